@@ -1,0 +1,124 @@
+/*
+ * quarry/base.h: the lowest layer. Error codes, a capped arena allocator, a growable
+ * byte buffer, hashing, checked size arithmetic and UTF-8 helpers.
+ *
+ * Ownership: an arena owns every block it hands out; blocks are never freed one by one,
+ * only all at once (qr_arena_release) or back to a mark (qr_arena_rewind). A qr_buf owns
+ * its bytes (malloc) until qr_buf_release or qr_buf_detach.
+ */
+#ifndef QUARRY_BASE_H
+#define QUARRY_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Error codes: functions return 0 on success or one of these (negative). */
+enum {
+    QR_OK = 0,
+    QR_ENOMEM = -1,   /* allocation failed or the arena cap was reached */
+    QR_EINVAL = -2,   /* bad input: parse error, bad argument, bad usage */
+    QR_ERUNTIME = -3, /* a program ran and failed (type, arity, tool, limit errors) */
+    QR_EIO = -4,      /* a file or stream could not be read or written */
+    QR_ELIMIT = -5,   /* a sandbox limit was reached */
+};
+
+/* ---- checked size arithmetic: return false on overflow ---- */
+static inline bool qr_size_add(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+static inline bool qr_size_mul(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+/* ---- arena ----
+ * A chain of chunks. `cap` bounds the total bytes handed out (0 means unbounded); once
+ * the cap is reached every allocation fails and `exhausted` stays set (sticky, as in
+ * SQLite's out-of-memory flag) until the arena is rewound below the cap. */
+typedef struct qr_arena_chunk qr_arena_chunk;
+typedef struct qr_arena {
+    qr_arena_chunk *head; /* newest chunk */
+    size_t used;          /* bytes handed out, counted against cap */
+    size_t cap;           /* 0 = no cap */
+    bool exhausted;       /* sticky: an allocation was refused */
+    bool too_deep;        /* sticky: a value would nest deeper than QR_MAX_DEPTH */
+    /* Called when an allocation is refused (code QR_ENOMEM) or a value would nest too
+     * deep (QR_ELIMIT), before the constructor gives up. The Lisp sets it to unwind the
+     * evaluation; other users leave it NULL and check the sticky flags. */
+    void (*on_fail)(void *ud, int code);
+    void *ud;
+} qr_arena;
+
+typedef struct qr_arena_mark {
+    qr_arena_chunk *head;
+    size_t head_used;
+    size_t used;
+} qr_arena_mark;
+
+void qr_arena_init(qr_arena *a, size_t cap);
+/* Returns NULL (and sets a->exhausted) when the cap would be exceeded or malloc fails.
+ * Memory is 16-byte aligned and not zeroed. */
+void *qr_arena_alloc(qr_arena *a, size_t n);
+void *qr_arena_zalloc(qr_arena *a, size_t n);
+/* Grows the block most recently returned by qr_arena_alloc in place when it is the last
+ * one in its chunk, else allocates and copies. NULL on failure (old block intact). */
+void *qr_arena_realloc(qr_arena *a, void *p, size_t old_n, size_t new_n);
+char *qr_arena_strndup(qr_arena *a, const char *s, size_t n);
+qr_arena_mark qr_arena_get_mark(const qr_arena *a);
+/* Frees every chunk allocated after the mark; blocks handed out before it stay valid. */
+void qr_arena_rewind(qr_arena *a, qr_arena_mark m);
+void qr_arena_release(qr_arena *a);
+/* Sets the sticky flag for code and calls on_fail. */
+void qr_arena_fail(qr_arena *a, int code);
+
+/* ---- buffer (malloc-owned, for output that outlives an arena) ---- */
+typedef struct qr_buf {
+    char *p; /* NUL-terminated when non-NULL */
+    size_t len;
+    size_t cap;
+    bool failed; /* sticky: an append could not allocate */
+} qr_buf;
+
+void qr_buf_init(qr_buf *b);
+void qr_buf_append(qr_buf *b, const char *s, size_t n);
+void qr_buf_puts(qr_buf *b, const char *s);
+void qr_buf_putc(qr_buf *b, char c);
+void qr_buf_printf(qr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qr_buf_vprintf(qr_buf *b, const char *fmt, va_list ap);
+/* Appends s as a JSON string literal (quotes included). */
+void qr_buf_json_string(qr_buf *b, const char *s, size_t n);
+void qr_buf_reset(qr_buf *b);
+/* Transfers ownership of the bytes to the caller (free with free()). */
+char *qr_buf_detach(qr_buf *b, size_t *len);
+void qr_buf_release(qr_buf *b);
+
+/* ---- hashing ---- */
+uint64_t qr_hash_bytes(const void *p, size_t n);
+uint64_t qr_hash_mix(uint64_t h);
+static inline uint64_t qr_hash_combine(uint64_t seed, uint64_t h)
+{
+    return qr_hash_mix(seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)));
+}
+
+/* ---- UTF-8 ---- */
+/* Decodes one code point at s[0..n). Returns bytes consumed (1..4) and sets *cp; on an
+ * invalid sequence returns 1 and sets *cp to 0xFFFD. n must be > 0. */
+size_t qr_utf8_decode(const char *s, size_t n, uint32_t *cp);
+/* Encodes cp into out (at least 4 bytes); returns the length. */
+size_t qr_utf8_encode(uint32_t cp, char *out);
+bool qr_utf8_valid(const char *s, size_t n);
+/* Number of code points (invalid bytes count one each). */
+size_t qr_utf8_count(const char *s, size_t n);
+/* Byte offset of code point index i, or n when i is at or past the end. */
+size_t qr_utf8_offset(const char *s, size_t n, size_t i);
+
+/* ---- files ---- */
+/* Reads a whole file (or stdin when path is "-") into a malloc'd NUL-terminated buffer.
+ * Returns QR_OK, QR_EIO (errno preserved) or QR_ENOMEM. max bounds the size (0 = none;
+ * a larger file yields QR_EINVAL). */
+int qr_read_file(const char *path, size_t max, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,52 @@
+#!/bin/sh
+# deps.sh: makes sure the Debian packages quarry builds with are present.
+# Checks each with pkg-config (or the command it provides); when run as root, installs
+# what is missing with apt-get; otherwise prints the exact command and fails.
+set -eu
+
+# pkg-config module or command : Debian package
+NEEDS="
+cmd:cc:gcc
+cmd:cmake:cmake
+cmd:make:make
+cmd:pkg-config:pkg-config
+cmd:git:git
+pc:libpcre2-8:libpcre2-dev
+pc:libedit:libedit-dev
+"
+# only for `make test`: the sanitizer and fuzzer runtimes come with clang
+if [ "${1:-}" = "--test" ]; then
+  NEEDS="$NEEDS
+cmd:clang:clang
+file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
+"
+fi
+
+missing=""
+for need in $NEEDS; do
+  kind=${need%%:*}
+  rest=${need#*:}
+  what=${rest%:*}
+  pkg=${rest##*:}
+  case $kind in
+    cmd) command -v "$what" >/dev/null 2>&1 || missing="$missing $pkg" ;;
+    pc) { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$what"; } || missing="$missing $pkg" ;;
+    file) [ -e "$what" ] || ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing="$missing $pkg" ;;
+  esac
+done
+
+if [ -z "$missing" ]; then
+  exit 0
+fi
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "deps: installing$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2 || true
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >&2
+else
+  echo "deps: missing packages:$missing" >&2
+  echo "deps: run as root: $cmd" >&2
+  exit 1
+fi

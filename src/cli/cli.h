@@ -1,0 +1,37 @@
+/*
+ * cli.h: what the subcommands share: the command table record, option parsing helpers,
+ * error reporting (one line on stderr, JSON with --format json) and exit codes.
+ */
+#ifndef QUARRY_CLI_H
+#define QUARRY_CLI_H
+
+#include "quarry/lisp.h"
+
+#include <stdio.h>
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+typedef enum { FMT_DEFAULT, FMT_EDN, FMT_JSON, FMT_TABLE } cli_format;
+
+typedef struct cli_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+    const char *summary;
+} cli_cmd;
+
+int cmd_lisp(int argc, char **argv);
+
+/* Parses "edn", "json", "table"; returns -1 for anything else. */
+int cli_parse_format(const char *s);
+/* Parses a size with an optional K, M or G suffix; returns false on bad input. */
+bool cli_parse_size(const char *s, size_t *out);
+bool cli_parse_u64(const char *s, uint64_t *out);
+/* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
+void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
+void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Golden test runner: runs every case in the files; prints failures and a summary. */
+int cli_run_golden(int nfiles, char **files);
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * cmd_lisp.c: `quarry lisp`: runs a PTC-Lisp program from -e, a file or stdin (or a REPL
+ * on a terminal), with an optional request context (--data FILE, JSON or EDN), and
+ * prints the result as EDN (default) or JSON. Captured println output goes to stdout
+ * before an EDN result, and to stderr when the result is JSON so stdout stays parseable.
+ */
+#include "cli.h"
+
+#include <editline/readline.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_SOURCE (16u << 20)
+
+static const char usage[] =
+    "usage: quarry lisp [-e EXPR | FILE | -] [OPTIONS]\n"
+    "\n"
+    "Runs a PTC-Lisp program (Clojure-like, sandboxed) and prints its value.\n"
+    "With no EXPR or FILE: a REPL on a terminal, else the program is read from stdin.\n"
+    "\n"
+    "options:\n"
+    "  -e, --eval EXPR      the program text\n"
+    "  --data FILE          request context (JSON or EDN map), read as data/NAME\n"
+    "  --format edn|json    how to print the result (default edn)\n"
+    "  --timeout-ms N       wall time limit (default 1000)\n"
+    "  --max-memory SIZE    memory limit, e.g. 64M (default 64M)\n"
+    "  --max-steps N        evaluation step limit (default 100000000)\n"
+    "  --max-depth N        call depth limit (default 10000)\n"
+    "  --max-output SIZE    println output kept (default 64K)\n"
+    "  --stats              print timing and usage as a JSON line on stderr\n"
+    "  --run-tests FILE...  run golden test files (see tests/lang/)\n"
+    "\n"
+    "exit status: 0 success, 1 the program failed (error or limit), 2 bad usage or a\n"
+    "program that cannot be read or analyzed.\n";
+
+static int load_data(qr_lisp_session *s, const char *path, cli_format fmt)
+{
+    char *text;
+    size_t len;
+    int rc = qr_read_file(path, 1u << 30, &text, &len);
+    if (rc != QR_OK) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "cannot read data file '%s': %s", path,
+                 rc == QR_EINVAL ? "larger than 1 GiB" : strerror(errno));
+        cli_error(fmt, "usage", 0, 0, msg);
+        return EXIT_USAGE;
+    }
+    qr_arena *a = qr_lisp_session_arena(s);
+    qr_val data;
+    qr_read_error err;
+    size_t plen = strlen(path);
+    bool edn = plen > 4 && !strcmp(path + plen - 4, ".edn");
+    rc = edn ? QR_EINVAL : qr_json_read(a, text, len, &data, &err);
+    if (rc == QR_EINVAL) {
+        qr_read_error err2;
+        qr_val forms;
+        int rc2 = qr_read_all(a, text, len, QR_READ_EDN, &forms, &err2);
+        if (rc2 == QR_OK && forms.c->len == 1) {
+            data = qr_vec_at(forms, 0);
+            rc = QR_OK;
+        } else if (edn) {
+            err = err2;
+        }
+    }
+    free(text);
+    if (rc != QR_OK) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "data file '%s' at %u:%u: %s", path, err.line, err.col,
+                 err.msg);
+        cli_error(fmt, "parse-error", 0, 0, msg);
+        return EXIT_USAGE;
+    }
+    if (data.t != QR_T_MAP) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "data file '%s' must hold a map (JSON object), got %s", path,
+                 qr_type_name((qr_type)data.t));
+        cli_error(fmt, "usage", 0, 0, msg);
+        return EXIT_USAGE;
+    }
+    qr_lisp_set_data(s, data);
+    return EXIT_OK;
+}
+
+static void print_result(const qr_lisp_result *res, cli_format fmt)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    if (fmt == FMT_JSON) {
+        if (res->output_len)
+            fwrite(res->output, 1, res->output_len, stderr);
+        qr_print_json(&b, res->value, false);
+    } else {
+        if (res->output_len)
+            fwrite(res->output, 1, res->output_len, stdout);
+        qr_print(&b, res->value, QR_PRINT_READABLY);
+    }
+    qr_buf_putc(&b, '\n');
+    fwrite(b.p, 1, b.len, stdout);
+    qr_buf_release(&b);
+    if (res->output_truncated)
+        fprintf(stderr, "quarry: output was cut at the --max-output limit\n");
+}
+
+static int report(const qr_lisp_result *res, int rc, cli_format fmt)
+{
+    if (rc == QR_OK) {
+        print_result(res, fmt);
+        return EXIT_OK;
+    }
+    if (res->output_len)
+        fwrite(res->output, 1, res->output_len, fmt == FMT_JSON ? stderr : stdout);
+    cli_error(fmt, qr_lisp_errkind_name(res->kind), res->line, res->col, res->message);
+    return rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+}
+
+static void print_stats(const qr_lisp_result *res)
+{
+    fprintf(stderr,
+            "{\"read_ms\":%.3f,\"eval_ms\":%.3f,\"steps\":%llu,\"memory\":%zu}\n",
+            res->read_ms, res->eval_ms, (unsigned long long)res->steps, res->memory);
+}
+
+/* True when src ends inside an unfinished form (the REPL then reads another line). */
+static bool incomplete(const char *src, size_t n)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_val forms;
+    qr_read_error err;
+    int rc = qr_read_all(&a, src, n, QR_READ_LISP, &forms, &err);
+    qr_arena_release(&a);
+    return rc == QR_EINVAL &&
+           (!strncmp(err.msg, "unterminated", 12) || !strncmp(err.msg, "unexpected end", 14));
+}
+
+static int repl(qr_lisp_session *s, cli_format fmt)
+{
+    const char *home = getenv("HOME");
+    char hist[1024] = "";
+    if (home) {
+        snprintf(hist, sizeof hist, "%s/.quarry_history", home);
+        read_history(hist);
+    }
+    printf("quarry lisp: PTC-Lisp REPL. Definitions persist; Ctrl-D to leave.\n");
+    qr_buf src;
+    qr_buf_init(&src);
+    for (;;) {
+        char *line = readline(src.len ? "  ... " : "quarry> ");
+        if (!line)
+            break;
+        if (src.len)
+            qr_buf_putc(&src, '\n');
+        qr_buf_puts(&src, line);
+        free(line);
+        if (incomplete(src.p, src.len))
+            continue;
+        if (src.len == 0)
+            continue;
+        add_history(src.p);
+        qr_lisp_result res;
+        int rc = qr_lisp_run(s, src.p, src.len, &res);
+        report(&res, rc, fmt);
+        qr_lisp_result_clear(&res);
+        qr_buf_reset(&src);
+    }
+    if (hist[0])
+        write_history(hist);
+    qr_buf_release(&src);
+    printf("\n");
+    return EXIT_OK;
+}
+
+int cmd_lisp(int argc, char **argv)
+{
+    const char *expr = NULL, *file = NULL, *data = NULL;
+    cli_format fmt = FMT_EDN;
+    bool stats = false;
+    qr_lisp_limits lim;
+    qr_lisp_limits_default(&lim);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (!strcmp(a, "--run-tests")) {
+            if (i + 1 >= argc) {
+                cli_usage_error("lisp", "--run-tests needs at least one file");
+                return EXIT_USAGE;
+            }
+            return cli_run_golden(argc - i - 1, argv + i + 1);
+        }
+        if (!strcmp(a, "--stats")) {
+            stats = true;
+            continue;
+        }
+        bool takes = !strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--data") ||
+                     !strcmp(a, "--format") || !strcmp(a, "--timeout-ms") ||
+                     !strcmp(a, "--max-memory") || !strcmp(a, "--max-steps") ||
+                     !strcmp(a, "--max-depth") || !strcmp(a, "--max-output") ||
+                     !strcmp(a, "--repo");
+        if (takes && !v) {
+            cli_usage_error("lisp", "option '%s' needs a value", a);
+            return EXIT_USAGE;
+        }
+        if (!strcmp(a, "-e") || !strcmp(a, "--eval")) {
+            expr = v;
+        } else if (!strcmp(a, "--data")) {
+            data = v;
+        } else if (!strcmp(a, "--repo")) {
+            /* accepted by every command; the Lisp has no repository of its own yet */
+        } else if (!strcmp(a, "--format")) {
+            int f = cli_parse_format(v);
+            if (f < 0 || f == FMT_TABLE) {
+                cli_usage_error("lisp", "unknown format '%s': expected edn or json", v);
+                return EXIT_USAGE;
+            }
+            fmt = (cli_format)f;
+        } else if (!strcmp(a, "--timeout-ms")) {
+            if (!cli_parse_u64(v, &lim.timeout_ms) || lim.timeout_ms == 0) {
+                cli_usage_error("lisp", "bad --timeout-ms '%s': expected milliseconds > 0", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--max-memory") || !strcmp(a, "--max-output")) {
+            size_t *dst = a[6] == 'm' ? &lim.max_memory : &lim.max_output;
+            if (!cli_parse_size(v, dst) || (*dst == 0 && dst == &lim.max_memory)) {
+                cli_usage_error("lisp", "bad %s '%s': expected a size such as 64M", a, v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--max-steps")) {
+            if (!cli_parse_u64(v, &lim.max_steps) || lim.max_steps == 0) {
+                cli_usage_error("lisp", "bad --max-steps '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--max-depth")) {
+            uint64_t d;
+            if (!cli_parse_u64(v, &d) || d == 0 || d > 1000000) {
+                cli_usage_error("lisp", "bad --max-depth '%s'", v);
+                return EXIT_USAGE;
+            }
+            lim.max_depth = (uint32_t)d;
+        } else if (a[0] == '-' && a[1]) {
+            cli_usage_error("lisp", "unknown option '%s'", a);
+            return EXIT_USAGE;
+        } else {
+            if (file || expr) {
+                cli_usage_error("lisp", "give one program: -e EXPR, a FILE or '-'");
+                return EXIT_USAGE;
+            }
+            file = a;
+            continue;
+        }
+        i++;
+    }
+    if (expr && file) {
+        cli_usage_error("lisp", "give one program: -e EXPR, a FILE or '-'");
+        return EXIT_USAGE;
+    }
+    qr_lisp_session *s = qr_lisp_session_new(&lim);
+    if (!s) {
+        fprintf(stderr, "quarry: out of memory\n");
+        return EXIT_FAILED;
+    }
+    int status = EXIT_OK;
+    if (data && (status = load_data(s, data, fmt)) != EXIT_OK)
+        goto done;
+    if (!expr && !file && isatty(0)) {
+        status = repl(s, fmt);
+        goto done;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (expr) {
+        len = strlen(expr);
+    } else {
+        const char *path = file ? file : "-";
+        int rc = qr_read_file(path, MAX_SOURCE, &text, &len);
+        if (rc != QR_OK) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "cannot read program '%s': %s", path,
+                     rc == QR_EINVAL ? "larger than 16 MiB" : strerror(errno));
+            cli_error(fmt, "usage", 0, 0, msg);
+            status = EXIT_USAGE;
+            goto done;
+        }
+    }
+    qr_lisp_result res;
+    int rc = qr_lisp_run(s, expr ? expr : text, len, &res);
+    status = report(&res, rc, fmt);
+    if (stats)
+        print_stats(&res);
+    qr_lisp_result_clear(&res);
+    free(text);
+done:
+    qr_lisp_session_free(s);
+    return status;
+}

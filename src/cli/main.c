@@ -1,0 +1,170 @@
+/*
+ * main.c: the quarry command line: one table of subcommands (name, handler, usage,
+ * summary) that drives dispatch and help, git-style.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const cli_cmd commands[] = {
+    {"lisp", cmd_lisp, "quarry lisp [-e EXPR | FILE] [--data FILE] [--format edn|json]",
+     "run a PTC-Lisp program in the sandbox; prints the result as EDN"},
+    {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
+    {"version", cmd_version, "quarry version", "print the version"},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+int cli_parse_format(const char *s)
+{
+    if (!strcmp(s, "edn"))
+        return FMT_EDN;
+    if (!strcmp(s, "json"))
+        return FMT_JSON;
+    if (!strcmp(s, "table"))
+        return FMT_TABLE;
+    return -1;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_size(const char *s, size_t *out)
+{
+    if (!*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    unsigned long long mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1ull << 10;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1ull << 20;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1ull << 30;
+    else if (*end)
+        return false;
+    if (mul > 1 && end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))
+        return false;
+    if (v > SIZE_MAX / mul)
+        return false;
+    *out = (size_t)(v * mul);
+    return true;
+}
+
+void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg)
+{
+    if (fmt == FMT_JSON) {
+        qr_buf b;
+        qr_buf_init(&b);
+        qr_buf_puts(&b, "{\"error\":{\"kind\":");
+        qr_buf_json_string(&b, kind, strlen(kind));
+        qr_buf_puts(&b, ",\"message\":");
+        qr_buf_json_string(&b, msg, strlen(msg));
+        if (line)
+            qr_buf_printf(&b, ",\"line\":%u,\"col\":%u", line, col);
+        qr_buf_puts(&b, "}}\n");
+        fputs(b.p ? b.p : "", stderr);
+        qr_buf_release(&b);
+        return;
+    }
+    if (line)
+        fprintf(stderr, "quarry: %s at %u:%u: %s\n", kind, line, col, msg);
+    else
+        fprintf(stderr, "quarry: %s: %s\n", kind, msg);
+}
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "quarry %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "; see 'quarry %s --help'\n", cmd);
+    va_end(ap);
+}
+
+static void print_overview(FILE *f)
+{
+    fprintf(f, "quarry: ask questions of a repository's history, its code and an agent's memory\n\n"
+               "usage: quarry COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'quarry COMMAND --help' for the options of one command.\n"
+               "Exit status: 0 success, 1 the program ran and failed, 2 bad usage or input.\n");
+}
+
+static const cli_cmd *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 1) {
+        const cli_cmd *c = find_command(argv[1]);
+        if (!c) {
+            fprintf(stderr, "quarry help: unknown command '%s'\n", argv[1]);
+            return EXIT_USAGE;
+        }
+        char *args[] = {argv[1], "--help", NULL};
+        return c->run(2, args);
+    }
+    print_overview(stdout);
+    return EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("quarry 0.1.0\n");
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        print_overview(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(name, "--version"))
+        return cmd_version(0, NULL);
+    const cli_cmd *c = find_command(name);
+    if (!c) {
+        fprintf(stderr, "quarry: unknown command '%s'", name);
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            if (!strncmp(commands[i].name, name, 2))
+                fprintf(stderr, "; did you mean '%s'?", commands[i].name);
+        fprintf(stderr, "\nRun 'quarry --help' for the list of commands.\n");
+        return EXIT_USAGE;
+    }
+    return c->run(argc - 1, argv + 1);
+}

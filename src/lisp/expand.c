@@ -1,0 +1,415 @@
+/*
+ * expand.c: derived forms rewritten into core forms before analysis: defn, when,
+ * when-not, if-not, cond, condp, if-let, when-let, if-some, when-some, ->, ->>, as->,
+ * cond->, cond->>, some->, some->>, doseq, for, dotimes, comment, declare.
+ *
+ * Each is a C function from form to form (there is no defmacro: programs written by
+ * models do not need one, and a fixed set keeps analysis predictable). `for` and `doseq`
+ * become nested reduces over an accumulator; `:while` stops its binding's iteration with
+ * `reduced`. Generated names end in __N__auto and cannot clash with a program's own.
+ */
+#include "lisp_int.h"
+
+#include <string.h>
+
+typedef qr_val (*expander)(lx_ax *ax, qr_val form, const qr_val *it, size_t n);
+
+static qr_val S(lx_ax *ax, const char *name)
+{
+    return ax_sym(ax, name);
+}
+
+static qr_val list_of(lx_ax *ax, const qr_val *items, size_t n, qr_val pos)
+{
+    qr_val l = qr_vec_from(ax_arena(ax), QR_T_LIST, items, n);
+    if (l.t == QR_T_LIST && l.c->len && (pos.t == QR_T_LIST || pos.t == QR_T_VEC)) {
+        ((qr_coll *)l.c)->line = pos.c->line;
+        ((qr_coll *)l.c)->col = pos.c->col;
+    }
+    return l;
+}
+
+/* (head a b ... rest...) */
+static qr_val cons_list(lx_ax *ax, qr_val pos, int nfixed, const qr_val *fixed,
+                        const qr_val *rest, size_t nrest)
+{
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), (size_t)nfixed + nrest);
+    for (int i = 0; i < nfixed; i++)
+        qr_vecb_push(&vb, fixed[i]);
+    for (size_t i = 0; i < nrest; i++)
+        qr_vecb_push(&vb, rest[i]);
+    qr_val l = qr_vecb_finish(&vb, QR_T_LIST);
+    if (l.t == QR_T_LIST && l.c->len && (pos.t == QR_T_LIST || pos.t == QR_T_VEC)) {
+        ((qr_coll *)l.c)->line = pos.c->line;
+        ((qr_coll *)l.c)->col = pos.c->col;
+    }
+    return l;
+}
+
+static qr_val do_body(lx_ax *ax, qr_val pos, const qr_val *body, size_t n)
+{
+    if (n == 1)
+        return body[0];
+    qr_val d = S(ax, "do");
+    return cons_list(ax, pos, 1, &d, body, n);
+}
+
+static qr_val x_defn(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 3 || it[1].t != QR_T_SYM)
+        ax_error(ax, form, QR_LE_PARSE, "defn expects a name, a parameter vector and a body, "
+                                        "as in (defn f [x] (* x 2))");
+    size_t i = 2;
+    if (i < n && it[i].t == QR_T_STR)
+        i++; /* docstring */
+    if (i < n && it[i].t == QR_T_MAP)
+        i++; /* attribute map */
+    if (i >= n)
+        ax_error(ax, form, QR_LE_PARSE, "defn expects a parameter vector after the name");
+    qr_val head[2] = {S(ax, "fn"), it[1]};
+    qr_val fn = cons_list(ax, form, 2, head, it + i, n - i);
+    qr_val def[3] = {S(ax, "def"), it[1], fn};
+    return list_of(ax, def, 3, form);
+}
+
+static qr_val x_when(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 2)
+        ax_error(ax, form, QR_LE_PARSE, "when expects a test");
+    bool neg = strcmp(it[0].sym->text, "when-not") == 0;
+    qr_val body = do_body(ax, form, it + 2, n - 2);
+    if (n == 2)
+        body = qr_nil();
+    qr_val f[4] = {S(ax, "if"), it[1], neg ? qr_nil() : body, neg ? body : qr_nil()};
+    return list_of(ax, f, 4, form);
+}
+
+static qr_val x_if_not(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 3 || n > 4)
+        ax_error(ax, form, QR_LE_PARSE, "if-not expects a test, a then and an optional else");
+    qr_val f[4] = {S(ax, "if"), it[1], n == 4 ? it[3] : qr_nil(), it[2]};
+    return list_of(ax, f, 4, form);
+}
+
+static qr_val x_cond(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if ((n - 1) % 2)
+        ax_error(ax, form, QR_LE_PARSE, "cond expects test/expression pairs; the last test "
+                                        "has no expression");
+    qr_val acc = qr_nil();
+    for (size_t i = n - 1; i > 1; i -= 2) {
+        qr_val f[4] = {S(ax, "if"), it[i - 1], it[i], acc};
+        acc = list_of(ax, f, 4, form);
+    }
+    return acc;
+}
+
+static qr_val no_match(lx_ax *ax, qr_val form, const char *what, qr_val val)
+{
+    qr_val f[3] = {S(ax, "clojure.core/--no-match"), qr_str_cstr(ax_arena(ax), what), val};
+    return list_of(ax, f, 3, form);
+}
+
+static qr_val x_condp(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 3)
+        ax_error(ax, form, QR_LE_PARSE, "condp expects a predicate, an expression and clauses");
+    qr_val p = ax_gensym(ax, "pred"), e = ax_gensym(ax, "expr");
+    size_t nclauses = (n - 3) / 2;
+    qr_val acc = (n - 3) % 2 ? it[n - 1] : no_match(ax, form, "condp", e);
+    for (size_t k = nclauses; k > 0; k--) {
+        qr_val test[3] = {p, it[3 + 2 * (k - 1)], e};
+        qr_val f[4] = {S(ax, "if"), list_of(ax, test, 3, form), it[4 + 2 * (k - 1)], acc};
+        acc = list_of(ax, f, 4, form);
+    }
+    qr_val bv[4] = {p, it[1], e, it[2]};
+    qr_val let[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, bv, 4), acc};
+    return list_of(ax, let, 3, form);
+}
+
+/* if-let, when-let, if-some, when-some */
+static qr_val x_if_let(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    const char *h = it[0].sym->text;
+    bool is_when = h[0] == 'w', is_some = strstr(h, "some") != NULL;
+    if (n < 3 || it[1].t != QR_T_VEC || it[1].c->len != 2)
+        ax_error(ax, form, QR_LE_PARSE, "%s expects a binding vector of one name and a value, "
+                                        "as in (%s [x (f)] ...)",
+                 h, h);
+    if (!is_when && n > 4)
+        ax_error(ax, form, QR_LE_PARSE, "%s expects a then and an optional else", h);
+    qr_val t = ax_gensym(ax, "test");
+    qr_val then = is_when ? do_body(ax, form, it + 2, n - 2) : it[2];
+    qr_val els = !is_when && n == 4 ? it[3] : qr_nil();
+    qr_val inner_bv[2] = {qr_vec_at(it[1], 0), t};
+    qr_val inner[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, inner_bv, 2), then};
+    qr_val test = t;
+    if (is_some) {
+        qr_val sm[2] = {S(ax, "clojure.core/some?"), t};
+        test = list_of(ax, sm, 2, form);
+    }
+    qr_val ifs[4] = {S(ax, "if"), test, list_of(ax, inner, 3, form), els};
+    qr_val outer_bv[2] = {t, qr_vec_at(it[1], 1)};
+    qr_val outer[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, outer_bv, 2),
+                       list_of(ax, ifs, 4, form)};
+    return list_of(ax, outer, 3, form);
+}
+
+/* Threads x into step as first (last = false) or last argument. */
+static qr_val thread(lx_ax *ax, qr_val x, qr_val step, bool last)
+{
+    if (step.t != QR_T_LIST) {
+        qr_val f[2] = {step, x};
+        return list_of(ax, f, 2, step);
+    }
+    size_t sn = step.c->len;
+    const qr_val *s = qr_vec_items(step);
+    if (sn == 0)
+        ax_error(ax, step, QR_LE_PARSE, "cannot thread into an empty list");
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), sn + 1);
+    qr_vecb_push(&vb, s[0]);
+    if (!last)
+        qr_vecb_push(&vb, x);
+    for (size_t i = 1; i < sn; i++)
+        qr_vecb_push(&vb, s[i]);
+    if (last)
+        qr_vecb_push(&vb, x);
+    qr_val l = qr_vecb_finish(&vb, QR_T_LIST);
+    ((qr_coll *)l.c)->line = step.c->line;
+    ((qr_coll *)l.c)->col = step.c->col;
+    return l;
+}
+
+static qr_val x_thread(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 2)
+        ax_error(ax, form, QR_LE_PARSE, "%s expects an initial value", it[0].sym->text);
+    bool last = strcmp(it[0].sym->text, "->>") == 0;
+    qr_val acc = it[1];
+    for (size_t i = 2; i < n; i++)
+        acc = thread(ax, acc, it[i], last);
+    return acc;
+}
+
+static qr_val x_as_thread(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 3 || it[2].t != QR_T_SYM)
+        ax_error(ax, form, QR_LE_PARSE, "as-> expects a value and a name, as in (as-> x v ...)");
+    qr_vecb bv;
+    qr_vecb_init(&bv, ax_arena(ax), 2 * (n - 2));
+    qr_vecb_push(&bv, it[2]);
+    qr_vecb_push(&bv, it[1]);
+    for (size_t i = 3; i < n; i++) {
+        qr_vecb_push(&bv, it[2]);
+        qr_vecb_push(&bv, it[i]);
+    }
+    qr_val f[3] = {S(ax, "let"), qr_vecb_finish(&bv, QR_T_VEC), it[2]};
+    return list_of(ax, f, 3, form);
+}
+
+/* cond->, cond->>, some->, some->> */
+static qr_val x_cond_thread(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    const char *h = it[0].sym->text;
+    bool is_some = h[0] == 's', last = strstr(h, "->>") != NULL;
+    if (n < 2)
+        ax_error(ax, form, QR_LE_PARSE, "%s expects an initial value", h);
+    if (!is_some && (n - 2) % 2)
+        ax_error(ax, form, QR_LE_PARSE, "%s expects test/form pairs after the value", h);
+    qr_val g = ax_gensym(ax, "v");
+    qr_vecb bv;
+    qr_vecb_init(&bv, ax_arena(ax), 2 * n);
+    qr_vecb_push(&bv, g);
+    qr_vecb_push(&bv, it[1]);
+    size_t step = is_some ? 1 : 2;
+    for (size_t i = 2; i + step - 1 < n; i += step) {
+        qr_val test, f;
+        if (is_some) {
+            qr_val nn[2] = {S(ax, "clojure.core/nil?"), g};
+            test = list_of(ax, nn, 2, form);
+            qr_val ifs[4] = {S(ax, "if"), test, qr_nil(), thread(ax, g, it[i], last)};
+            f = list_of(ax, ifs, 4, form);
+        } else {
+            qr_val ifs[4] = {S(ax, "if"), it[i], thread(ax, g, it[i + 1], last), g};
+            f = list_of(ax, ifs, 4, form);
+        }
+        qr_vecb_push(&bv, g);
+        qr_vecb_push(&bv, f);
+    }
+    qr_val l[3] = {S(ax, "let"), qr_vecb_finish(&bv, QR_T_VEC), g};
+    return list_of(ax, l, 3, form);
+}
+
+/* for and doseq: bindings from index i on, around `inner`, threading accumulator acc. */
+static qr_val comprehend(lx_ax *ax, qr_val form, const qr_val *b, size_t nb, size_t i,
+                         qr_val acc, qr_val innermost)
+{
+    if (i >= nb)
+        return innermost;
+    qr_val k = b[i];
+    if (i + 1 >= nb)
+        ax_error(ax, form, QR_LE_PARSE, "binding vector needs an even number of forms");
+    if (k.t == QR_T_KW) {
+        qr_val rest = comprehend(ax, form, b, nb, i + 2, acc, innermost);
+        const char *m = k.sym->text;
+        if (!strcmp(m, "when")) {
+            qr_val f[4] = {S(ax, "if"), b[i + 1], rest, acc};
+            return list_of(ax, f, 4, form);
+        }
+        if (!strcmp(m, "let")) {
+            if (b[i + 1].t != QR_T_VEC)
+                ax_error(ax, form, QR_LE_PARSE, ":let expects a binding vector");
+            qr_val f[3] = {S(ax, "let"), b[i + 1], rest};
+            return list_of(ax, f, 3, form);
+        }
+        if (!strcmp(m, "while")) {
+            qr_val red[2] = {S(ax, "clojure.core/reduced"), acc};
+            qr_val f[4] = {S(ax, "if"), b[i + 1], rest, list_of(ax, red, 2, form)};
+            return list_of(ax, f, 4, form);
+        }
+        ax_error(ax, form, QR_LE_PARSE, "unknown modifier :%s: expected :when, :let or :while",
+                 m);
+    }
+    /* (reduce (fn [acc pattern] rest) acc coll) */
+    qr_val rest = comprehend(ax, form, b, nb, i + 2, acc, innermost);
+    qr_val params[2] = {acc, k};
+    qr_val fn[3] = {S(ax, "fn"), qr_vec_from(ax_arena(ax), QR_T_VEC, params, 2), rest};
+    qr_val red[4] = {S(ax, "clojure.core/reduce"), list_of(ax, fn, 3, form), acc, b[i + 1]};
+    return list_of(ax, red, 4, form);
+}
+
+static qr_val x_for(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    bool is_doseq = strcmp(it[0].sym->text, "doseq") == 0;
+    if (n < 3 || it[1].t != QR_T_VEC)
+        ax_error(ax, form, QR_LE_PARSE, "%s expects a binding vector and a body, as in (%s [x "
+                                        "xs] ...)",
+                 it[0].sym->text, it[0].sym->text);
+    if (!is_doseq && n != 3)
+        ax_error(ax, form, QR_LE_PARSE, "for expects exactly one body expression");
+    size_t nb = it[1].c->len;
+    if (nb == 0 || nb % 2)
+        ax_error(ax, form, QR_LE_PARSE, "binding vector needs an even number of forms");
+    const qr_val *b = qr_vec_items(it[1]);
+    if (b[0].t == QR_T_KW)
+        ax_error(ax, form, QR_LE_PARSE, "the first binding must be a name and a collection");
+    qr_val acc = ax_gensym(ax, "acc");
+    qr_val innermost;
+    if (is_doseq) {
+        qr_vecb vb;
+        qr_vecb_init(&vb, ax_arena(ax), n);
+        qr_vecb_push(&vb, S(ax, "do"));
+        for (size_t i = 2; i < n; i++)
+            qr_vecb_push(&vb, it[i]);
+        qr_vecb_push(&vb, acc);
+        innermost = qr_vecb_finish(&vb, QR_T_LIST);
+    } else {
+        qr_val c[3] = {S(ax, "clojure.core/conj"), acc, it[2]};
+        innermost = list_of(ax, c, 3, form);
+    }
+    qr_val body = comprehend(ax, form, b, nb, 0, acc, innermost);
+    qr_val bv[2] = {acc, is_doseq ? qr_nil() : qr_vec_empty(QR_T_VEC)};
+    qr_val let[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, bv, 2), body};
+    qr_val l = list_of(ax, let, 3, form);
+    if (!is_doseq)
+        return l;
+    qr_val d[3] = {S(ax, "do"), l, qr_nil()};
+    return list_of(ax, d, 3, form);
+}
+
+static qr_val x_dotimes(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 2 || it[1].t != QR_T_VEC || it[1].c->len != 2 || qr_vec_at(it[1], 0).t != QR_T_SYM)
+        ax_error(ax, form, QR_LE_PARSE, "dotimes expects [name count], as in (dotimes [i 3] ...)");
+    qr_val i = qr_vec_at(it[1], 0), lim = ax_gensym(ax, "n");
+    qr_vecb body;
+    qr_vecb_init(&body, ax_arena(ax), n + 2);
+    qr_vecb_push(&body, S(ax, "do"));
+    for (size_t k = 2; k < n; k++)
+        qr_vecb_push(&body, it[k]);
+    qr_val inc[2] = {S(ax, "clojure.core/inc"), i};
+    qr_val rec[2] = {S(ax, "recur"), list_of(ax, inc, 2, form)};
+    qr_vecb_push(&body, list_of(ax, rec, 2, form));
+    qr_val lt[3] = {S(ax, "clojure.core/<"), i, lim};
+    qr_val when[4] = {S(ax, "if"), list_of(ax, lt, 3, form), qr_vecb_finish(&body, QR_T_LIST),
+                      qr_nil()};
+    qr_val lbv[2] = {i, qr_int(0)};
+    qr_val loop[3] = {S(ax, "loop"), qr_vec_from(ax_arena(ax), QR_T_VEC, lbv, 2),
+                      list_of(ax, when, 4, form)};
+    qr_val bv[2] = {lim, qr_vec_at(it[1], 1)};
+    qr_val let[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, bv, 2),
+                     list_of(ax, loop, 3, form)};
+    return list_of(ax, let, 3, form);
+}
+
+static qr_val x_comment(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    (void)ax;
+    (void)form;
+    (void)it;
+    (void)n;
+    return qr_nil();
+}
+
+static qr_val x_declare(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), n);
+    qr_vecb_push(&vb, S(ax, "do"));
+    for (size_t i = 1; i < n; i++) {
+        if (it[i].t != QR_T_SYM)
+            ax_error(ax, form, QR_LE_PARSE, "declare expects names");
+        qr_val d[2] = {S(ax, "def"), it[i]};
+        qr_vecb_push(&vb, list_of(ax, d, 2, form));
+    }
+    qr_vecb_push(&vb, qr_nil());
+    return qr_vecb_finish(&vb, QR_T_LIST);
+}
+
+static const struct {
+    const char *name;
+    expander fn;
+} expanders[] = {
+    {"defn", x_defn},       {"defn-", x_defn},         {"when", x_when},
+    {"when-not", x_when},   {"if-not", x_if_not},      {"cond", x_cond},
+    {"condp", x_condp},     {"if-let", x_if_let},      {"when-let", x_if_let},
+    {"if-some", x_if_let},  {"when-some", x_if_let},   {"->", x_thread},
+    {"->>", x_thread},      {"as->", x_as_thread},     {"cond->", x_cond_thread},
+    {"cond->>", x_cond_thread}, {"some->", x_cond_thread}, {"some->>", x_cond_thread},
+    {"doseq", x_for},       {"for", x_for},            {"dotimes", x_dotimes},
+    {"comment", x_comment}, {"declare", x_declare},
+};
+
+static const char *const core_forms[] = {"quote", "if",  "do",   "let",   "let*", "loop",
+                                         "loop*", "fn",  "fn*",  "letfn", "case", "recur",
+                                         "def",   "var", "and",  "or",    "return", "fail"};
+
+bool lx_is_special(const qr_sym *sym)
+{
+    if (sym->ns_len)
+        return false;
+    for (size_t i = 0; i < sizeof core_forms / sizeof core_forms[0]; i++)
+        if (!strcmp(sym->text, core_forms[i]))
+            return true;
+    for (size_t i = 0; i < sizeof expanders / sizeof expanders[0]; i++)
+        if (!strcmp(sym->text, expanders[i].name))
+            return true;
+    return false;
+}
+
+bool lx_expand(lx_ax *ax, qr_val form, qr_val *out)
+{
+    qr_val head = qr_vec_at(form, 0);
+    if (head.t != QR_T_SYM || head.sym->ns_len)
+        return false;
+    for (size_t i = 0; i < sizeof expanders / sizeof expanders[0]; i++) {
+        if (!strcmp(head.sym->text, expanders[i].name)) {
+            *out = expanders[i].fn(ax, form, qr_vec_items(form), form.c->len);
+            return true;
+        }
+    }
+    return false;
+}

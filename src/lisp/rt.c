@@ -1,0 +1,415 @@
+/*
+ * rt.c: the runtime helpers builtins share: viewing any seqable value as an array,
+ * lookups with Clojure's `get` semantics, argument checks, output capture, unbounded
+ * sequences, and the builtin name table with "did you mean" suggestions.
+ *
+ * Sequences are materialized (there are no lazy sequences in PTC-Lisp): a vector is
+ * its own array, a map becomes [k v] pairs, a string one-character strings. Unbounded
+ * generators ((range), (repeat x), ...) are values of their own that only the functions
+ * which bound them (take, first, nth, map with a bounded partner, ...) accept.
+ */
+#include "lisp_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool lx_seqable(qr_val v)
+{
+    return v.t == QR_T_NIL || v.t == QR_T_VEC || v.t == QR_T_LIST || v.t == QR_T_MAP ||
+           v.t == QR_T_SET || v.t == QR_T_STR;
+}
+
+static _Noreturn void unbounded_error(qr_lx *lx, const char *fname)
+{
+    lx_throw(lx, QR_LE_TYPE,
+             "'%s' cannot consume an unbounded sequence ((range), (repeat x), (iterate f x) or "
+             "(cycle xs)); bound it first, as in (take 10 (range))",
+             fname);
+}
+
+qr_val lx_str_chars(qr_lx *lx, const qr_str *s)
+{
+    qr_vecb vb;
+    qr_vecb_init(&vb, lx->a, s->nchars);
+    size_t i = 0;
+    while (i < s->len) {
+        uint32_t cp;
+        size_t k = (unsigned char)s->data[i] < 0x80 ? 1 : qr_utf8_decode(s->data + i, s->len - i, &cp);
+        qr_vecb_push(&vb, qr_str_new(lx->a, s->data + i, k));
+        i += k;
+    }
+    return qr_vecb_finish(&vb, QR_T_VEC);
+}
+
+lx_seq lx_items(qr_lx *lx, qr_val coll, const char *fname, int argn)
+{
+    lx_seq r = {NULL, 0};
+    switch (coll.t) {
+    case QR_T_NIL: return r;
+    case QR_T_VEC:
+    case QR_T_LIST:
+        r.items = qr_vec_items(coll);
+        r.n = coll.c->len;
+        return r;
+    case QR_T_MAP: {
+        size_t n = qr_map_len(coll);
+        qr_val *items = qr_arena_alloc(lx->a, sizeof(qr_val) * (n ? n : 1));
+        for (size_t i = 0; i < n; i++) {
+            qr_val kv[2] = {qr_map_key_at(coll, i), qr_map_val_at(coll, i)};
+            items[i] = qr_vec_from(lx->a, QR_T_VEC, kv, 2);
+        }
+        r.items = items;
+        r.n = n;
+        return r;
+    }
+    case QR_T_SET: {
+        size_t n = qr_map_len(coll);
+        qr_val *items = qr_arena_alloc(lx->a, sizeof(qr_val) * (n ? n : 1));
+        for (size_t i = 0; i < n; i++)
+            items[i] = qr_map_key_at(coll, i);
+        r.items = items;
+        r.n = n;
+        return r;
+    }
+    case QR_T_STR: {
+        qr_val v = lx_str_chars(lx, coll.s);
+        r.items = qr_vec_items(v);
+        r.n = v.c->len;
+        return r;
+    }
+    case QR_T_LAZY: unbounded_error(lx, fname);
+    default: lx_type_error(lx, fname, argn, "a collection", coll);
+    }
+}
+
+bool lx_get(qr_val coll, qr_val k, qr_val *out)
+{
+    switch (coll.t) {
+    case QR_T_MAP: return qr_map_lookup(coll, k, out);
+    case QR_T_SET: {
+        long i = qr_map_find(coll, k);
+        if (i < 0)
+            return false;
+        *out = qr_map_key_at(coll, (size_t)i);
+        return true;
+    }
+    case QR_T_VEC:
+        if (k.t == QR_T_INT && k.i >= 0 && (uint64_t)k.i < coll.c->len) {
+            *out = qr_vec_at(coll, (size_t)k.i);
+            return true;
+        }
+        return false;
+    default: return false;
+    }
+}
+
+int64_t lx_arg_int(qr_lx *lx, const char *fname, int argn, qr_val v)
+{
+    if (v.t == QR_T_INT)
+        return v.i;
+    lx_type_error(lx, fname, argn, "an integer", v);
+}
+
+double lx_arg_num(qr_lx *lx, const char *fname, int argn, qr_val v)
+{
+    if (v.t == QR_T_INT)
+        return (double)v.i;
+    if (v.t == QR_T_DOUBLE)
+        return v.d;
+    lx_type_error(lx, fname, argn, "a number", v);
+}
+
+const qr_str *lx_arg_str(qr_lx *lx, const char *fname, int argn, qr_val v)
+{
+    if (v.t == QR_T_STR)
+        return v.s;
+    lx_type_error(lx, fname, argn, "a string", v);
+}
+
+qr_val lx_str(qr_lx *lx, const char *s, size_t n)
+{
+    return qr_str_new(lx->a, s, n);
+}
+
+qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_print(&b, v, mode);
+    if (b.failed) {
+        qr_buf_release(&b);
+        lx_throw(lx, QR_LE_MEMORY, "out of memory while printing");
+    }
+    if (b.len > lx->s->limits.max_memory) {
+        qr_buf_release(&b);
+        lx_throw(lx, QR_LE_MEMORY, "printed value exceeds the memory limit");
+    }
+    /* copy into the arena; a refusal there unwinds, so check the cap first */
+    size_t need = sizeof(qr_str) + b.len + 1;
+    if (lx->a->cap && lx->a->used + need > lx->a->cap) {
+        qr_buf_release(&b);
+        lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached",
+                 lx->s->limits.max_memory);
+    }
+    qr_val r = qr_str_new(lx->a, b.p ? b.p : "", b.len);
+    qr_buf_release(&b);
+    return r;
+}
+
+void lx_write(qr_lx *lx, const char *s, size_t n)
+{
+    size_t max = lx->s->limits.max_output;
+    if (lx->out.len >= max) {
+        if (n)
+            lx->out_truncated = true;
+        return;
+    }
+    if (lx->out.len + n > max) {
+        /* cut at a character boundary */
+        size_t keep = max - lx->out.len;
+        while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+            keep--;
+        n = keep;
+        lx->out_truncated = true;
+    }
+    qr_buf_append(&lx->out, s, n);
+}
+
+/* ---- unbounded sequences ---- */
+
+qr_val lx_lazy_nth(qr_lx *lx, const lazy_seq *z, size_t i)
+{
+    switch (z->kind) {
+    case LAZY_RANGE: {
+        qr_val start = z->a, step = z->b;
+        if (start.t == QR_T_INT && step.t == QR_T_INT) {
+            int64_t off, v;
+            if (__builtin_mul_overflow(step.i, (int64_t)i, &off) ||
+                __builtin_add_overflow(start.i, off, &v))
+                lx_throw(lx, QR_LE_ARITH, "integer overflow in range");
+            return qr_int(v);
+        }
+        return qr_double(qr_to_double(start) + qr_to_double(step) * (double)i);
+    }
+    case LAZY_REPEAT: return z->a;
+    case LAZY_CYCLE: {
+        size_t n = z->a.c->len;
+        return qr_vec_at(z->a, i % n);
+    }
+    case LAZY_ITERATE: {
+        qr_val x = z->b;
+        for (size_t k = 0; k < i; k++)
+            x = lx_call1(lx, z->a, x);
+        return x;
+    }
+    }
+    return qr_nil();
+}
+
+qr_val lx_take(qr_lx *lx, qr_val coll, size_t n, const char *fname)
+{
+    if (coll.t == QR_T_LAZY) {
+        const lazy_seq *z = lx_lazy(coll);
+        qr_vecb vb;
+        qr_vecb_init(&vb, lx->a, n < 1024 ? n : 1024);
+        qr_val x = z->b;
+        for (size_t i = 0; i < n; i++) {
+            if (z->kind == LAZY_ITERATE) {
+                if (i)
+                    x = lx_call1(lx, z->a, x);
+                qr_vecb_push(&vb, x);
+            } else {
+                qr_vecb_push(&vb, lx_lazy_nth(lx, z, i));
+            }
+            if ((i & 4095) == 4095)
+                lx_tick_n(lx, 4096);
+        }
+        return qr_vecb_finish(&vb, QR_T_VEC);
+    }
+    lx_seq s = lx_items(lx, coll, fname, 2);
+    if (n > s.n)
+        n = s.n;
+    if (coll.t == QR_T_VEC)
+        return qr_vec_slice(lx->a, coll, 0, n);
+    return qr_vec_from(lx->a, QR_T_VEC, s.items, n);
+}
+
+/* ---- the builtin name table ---- */
+
+typedef struct name_table {
+    const qr_builtin **slots;
+    size_t mask;
+    bool ready;
+} name_table;
+
+static name_table names;
+
+static const qr_builtin *const libs_list[] = {qr_lib_core,   qr_lib_seq,    qr_lib_map,
+                                              qr_lib_num,    qr_lib_string, qr_lib_regex};
+
+static void names_init(void)
+{
+    size_t count = 0;
+    for (size_t l = 0; l < sizeof libs_list / sizeof libs_list[0]; l++)
+        for (const qr_builtin *b = libs_list[l]; b->hdr.name; b++)
+            count++;
+    size_t cap = 64;
+    while (cap < count * 2)
+        cap *= 2;
+    names.slots = calloc(cap, sizeof *names.slots);
+    if (!names.slots)
+        abort();
+    names.mask = cap - 1;
+    for (size_t l = 0; l < sizeof libs_list / sizeof libs_list[0]; l++) {
+        for (const qr_builtin *b = libs_list[l]; b->hdr.name; b++) {
+            size_t j = qr_hash_bytes(b->hdr.name, strlen(b->hdr.name)) & names.mask;
+            while (names.slots[j])
+                j = (j + 1) & names.mask;
+            names.slots[j] = b;
+        }
+    }
+    names.ready = true;
+}
+
+static const qr_builtin *find_exact(const char *name, size_t n)
+{
+    if (!names.ready)
+        names_init();
+    for (size_t j = qr_hash_bytes(name, n) & names.mask;; j = (j + 1) & names.mask) {
+        const qr_builtin *b = names.slots[j];
+        if (!b)
+            return NULL;
+        if (strncmp(b->hdr.name, name, n) == 0 && b->hdr.name[n] == 0)
+            return b;
+    }
+}
+
+const qr_builtin *lx_builtin_find(const char *name, size_t n)
+{
+    static const char cs[] = "clojure.string/";
+    const char *slash = memchr(name, '/', n);
+    if (slash && slash != name && (size_t)(slash - name) < n - 1) {
+        size_t nsl = (size_t)(slash - name);
+        if ((nsl == 3 && !memcmp(name, "str", 3)) || (nsl == 6 && !memcmp(name, "string", 6)) ||
+            (nsl == 14 && !memcmp(name, "clojure.string", 14))) {
+            char buf[128];
+            size_t rest = n - nsl - 1;
+            if (rest + sizeof cs > sizeof buf)
+                return NULL;
+            memcpy(buf, cs, sizeof cs - 1);
+            memcpy(buf + sizeof cs - 1, slash + 1, rest);
+            return find_exact(buf, sizeof cs - 1 + rest);
+        }
+        if (nsl == 12 && !memcmp(name, "clojure.core", 12))
+            return find_exact(slash + 1, n - nsl - 1);
+        return find_exact(name, n); /* Math/sqrt and friends */
+    }
+    return find_exact(name, n);
+}
+
+static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t row[64];
+    if (an >= 63 || bn >= 63)
+        return 99;
+    for (size_t j = 0; j <= bn; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= an; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= bn; j++) {
+            size_t cur = row[j];
+            size_t best = prev + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[bn];
+}
+
+typedef struct cand {
+    const char *name;
+    size_t d;
+} cand;
+
+static void consider(cand *best, int max, int *nbest, const char *name, size_t d)
+{
+    for (int i = 0; i < *nbest; i++)
+        if (strcmp(best[i].name, name) == 0)
+            return;
+    int pos = *nbest;
+    while (pos > 0 && best[pos - 1].d > d)
+        pos--;
+    if (pos >= max)
+        return;
+    int last = *nbest < max ? *nbest : max - 1;
+    for (int i = last; i > pos; i--)
+        best[i] = best[i - 1];
+    best[pos].name = name;
+    best[pos].d = d;
+    if (*nbest < max)
+        (*nbest)++;
+}
+
+int lx_suggest(qr_lisp_session *s, const char *name, size_t n, const char **out, int max)
+{
+    if (!names.ready)
+        names_init();
+    cand best[8];
+    int nbest = 0;
+    if (max > 8)
+        max = 8;
+    size_t limit = n <= 3 ? 1 : n <= 6 ? 2 : 3;
+    /* compare short names against the part after a namespace too */
+    const char *slash = memchr(name, '/', n);
+    const char *bare = slash ? slash + 1 : name;
+    size_t bare_n = slash ? n - (size_t)(slash + 1 - name) : n;
+    for (size_t j = 0; j <= names.mask; j++) {
+        const qr_builtin *b = names.slots[j];
+        if (!b || b->hdr.name[0] == '-')
+            continue;
+        const char *cand_name = b->hdr.name;
+        size_t d = edit_distance(name, n, cand_name, strlen(cand_name));
+        const char *cs = strchr(cand_name, '/');
+        if (cs) {
+            size_t d2 = edit_distance(bare, bare_n, cs + 1, strlen(cs + 1));
+            if (d2 < d)
+                d = d2;
+        }
+        if (d <= limit)
+            consider(best, max, &nbest, cand_name, d);
+    }
+    for (size_t j = 0; s && s->globals.slots && j <= s->globals.mask; j++) {
+        global *g = s->globals.slots[j];
+        if (!g || !g->bound)
+            continue;
+        size_t d = edit_distance(name, n, g->sym->text, g->sym->len);
+        if (d <= limit)
+            consider(best, max, &nbest, g->sym->text, d);
+    }
+    static const char *const forms[] = {"defn", "let", "loop", "when", "cond", "if-let",
+                                        "when-let", "for", "doseq", "fn", "case", "condp"};
+    for (size_t j = 0; j < sizeof forms / sizeof forms[0]; j++) {
+        size_t d = edit_distance(name, n, forms[j], strlen(forms[j]));
+        if (d <= limit)
+            consider(best, max, &nbest, forms[j], d);
+    }
+    for (int i = 0; i < nbest; i++)
+        out[i] = best[i].name;
+    return nbest;
+}
+
+void qr_lisp_each_builtin(void (*fn)(void *ud, const char *name, const char *args,
+                                     const char *doc),
+                          void *ud)
+{
+    for (size_t l = 0; l < sizeof libs_list / sizeof libs_list[0]; l++)
+        for (const qr_builtin *b = libs_list[l]; b->hdr.name; b++)
+            if (b->hdr.name[0] != '-')
+                fn(ud, b->hdr.name, b->args, b->doc);
+}

@@ -274,6 +274,8 @@ static node *local_ref(lx_ax *ax, int slot)
 static node *call_builtin(lx_ax *ax, const char *name, int argc, node **args, qr_val form)
 {
     const qr_builtin *b = lx_builtin_find(name, strlen(name));
+    if (!b)
+        ax_error(ax, form, QR_LE_UNBOUND, "internal: builtin '%s' is missing", name);
     node *n = mk(ax, N_CALL, form);
     qr_val f = {.t = QR_T_FN};
     f.fn = &b->hdr;
@@ -791,6 +793,9 @@ static node *analyze_call(lx_ax *ax, qr_val form, bool tail)
                 if (n != 2 || it[1].t != QR_T_SYM)
                     ax_error(ax, form, QR_LE_PARSE, "var expects a symbol");
                 global *g = lx_global_find(ax->s, it[1].sym);
+                qr_val pending = ax->s->pending_defs;
+                if (!g && pending.t == QR_T_SET && qr_set_has(pending, it[1]))
+                    g = lx_global_intern(ax->s, it[1].sym);
                 if (!g)
                     ax_error(ax, form, QR_LE_UNBOUND, "unable to resolve var '%s'",
                              it[1].sym->text);
@@ -847,10 +852,6 @@ static node *analyze_call(lx_ax *ax, qr_val form, bool tail)
             nd->call.args[i - 1] = analyze(ax, it[i], false);
         return nd;
     }
-    if (head.t == QR_T_NIL || head.t == QR_T_BOOL || head.t == QR_T_INT ||
-        head.t == QR_T_DOUBLE || head.t == QR_T_STR)
-        ax_error(ax, form, QR_LE_TYPE, "cannot call %s as a function",
-                 qr_type_name((qr_type)head.t));
     node *nd = mk(ax, N_CALL, form);
     nd->call.fn = analyze(ax, head, false);
     nd->call.argc = (int)n - 1;

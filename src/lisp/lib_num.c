@@ -102,9 +102,11 @@ static qr_val bi_num_div(qr_lx *lx, int argc, const qr_val *argv)
         return qr_double(1.0 / qr_to_double(argv[0]));
     }
     qr_val acc = argv[0];
+    bool exact = acc.t == QR_T_INT; /* every operand so far an integer */
     for (int i = 1; i < argc; i++) {
         need_num(lx, "/", i, argv[i]);
-        if (acc.t == QR_T_INT && argv[i].t == QR_T_INT && argv[i].i == 0)
+        exact = exact && argv[i].t == QR_T_INT;
+        if (exact && argv[i].i == 0)
             lx_throw(lx, QR_LE_ARITH, "divide by zero");
         acc = qr_double(qr_to_double(acc) / qr_to_double(argv[i]));
     }

@@ -224,14 +224,20 @@ static double ms_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* Evaluates top-level forms, splitting top-level do. */
-static qr_val run_forms(qr_lx *lx, const qr_val *forms, size_t n, int depth)
+typedef struct toplevel {
+    node *n;
+    int nslots;
+} toplevel;
+
+/* Analyzes every top-level form (splitting top-level do) before any runs, so a program
+ * with a mistake anywhere fails before it calls a single tool. */
+static void analyze_forms(qr_lx *lx, const qr_val *forms, size_t n, int depth, toplevel **out,
+                          size_t *count, size_t *cap)
 {
-    qr_val last = qr_nil();
     for (size_t i = 0; i < n; i++) {
         qr_val f = forms[i];
         if (head_is(f, "do") && depth < 50) {
-            last = run_forms(lx, qr_vec_items(f) + 1, f.c->len - 1, depth + 1);
+            analyze_forms(lx, qr_vec_items(f) + 1, f.c->len - 1, depth + 1, out, count, cap);
             continue;
         }
         lx_analyze_error aerr;
@@ -246,11 +252,32 @@ static qr_val run_forms(qr_lx *lx, const qr_val *forms, size_t n, int depth)
         }
         if ((size_t)nslots + 1 > lx->stack_cap)
             lx_throw(lx, QR_LE_DEPTH, "too many local bindings");
+        if (*count == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 16;
+            toplevel *nt = qr_arena_alloc(lx->a, ncap * sizeof *nt);
+            if (*count)
+                memcpy(nt, *out, *count * sizeof *nt);
+            *out = nt;
+            *cap = ncap;
+        }
+        (*out)[*count].n = nd;
+        (*out)[*count].nslots = nslots;
+        (*count)++;
+    }
+}
+
+static qr_val run_forms(qr_lx *lx, const qr_val *forms, size_t n)
+{
+    toplevel *tops = NULL;
+    size_t count = 0, cap = 0;
+    analyze_forms(lx, forms, n, 0, &tops, &count, &cap);
+    qr_val last = qr_nil();
+    for (size_t i = 0; i < count; i++) {
         lx->fp = 0;
-        lx->sp = (size_t)nslots;
+        lx->sp = (size_t)tops[i].nslots;
         lx->cur_closure = NULL;
         lx->cur = NULL;
-        last = lx_eval(lx, nd);
+        last = lx_eval(lx, tops[i].n);
     }
     return last;
 }
@@ -307,7 +334,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
             for (size_t i = 0; i < forms.c->len; i++)
                 collect_defs(&s->arena, qr_vec_at(forms, i), &names, 0);
             s->pending_defs = qr_mapb_finish(&names, QR_T_SET);
-            res->value = run_forms(lx, qr_vec_items(forms), forms.c->len, 0);
+            res->value = run_forms(lx, qr_vec_items(forms), forms.c->len);
         }
     } else if (jumped == 2) {
         res->value = lx->return_value;

@@ -1,0 +1,109 @@
+/*
+ * test_base.c: unit tests for the base layer: the capped arena (cap, marks, realloc in
+ * place), the buffer, UTF-8 helpers and hashing.
+ */
+#include "check.h"
+#include "quarry/base.h"
+
+#include <stdlib.h>
+
+static int fail_calls;
+static void count_fail(void *ud, int code)
+{
+    (void)ud;
+    (void)code;
+    fail_calls++;
+}
+
+static void test_arena(void)
+{
+    qr_arena a;
+    qr_arena_init(&a, 1000);
+    void *p = qr_arena_alloc(&a, 100);
+    CHECK(p != NULL);
+    CHECK(((uintptr_t)p & 15) == 0);
+    CHECK(a.used == 112);
+    a.on_fail = count_fail;
+    CHECK(qr_arena_alloc(&a, 2000) == NULL);
+    CHECK(a.exhausted);
+    CHECK(fail_calls == 1);
+    qr_arena_mark m = qr_arena_get_mark(&a);
+    (void)m;
+    qr_arena_release(&a);
+
+    /* rewinding drops what came after the mark and keeps what came before */
+    qr_arena_init(&a, 0);
+    char *keep = qr_arena_strndup(&a, "keep", 4);
+    qr_arena_mark mark = qr_arena_get_mark(&a);
+    for (int i = 0; i < 1000; i++)
+        CHECK(qr_arena_alloc(&a, 1000) != NULL);
+    CHECK(a.used > 1000000);
+    qr_arena_rewind(&a, mark);
+    CHECK(a.used == mark.used);
+    CHECK_STR(keep, "keep");
+
+    /* realloc of the last block grows in place */
+    char *r = qr_arena_alloc(&a, 32);
+    memcpy(r, "abc", 4);
+    char *r2 = qr_arena_realloc(&a, r, 32, 64);
+    CHECK(r2 == r);
+    CHECK_STR(r2, "abc");
+    qr_arena_release(&a);
+
+    /* a size that overflows is refused, never wrapped */
+    qr_arena_init(&a, 0);
+    CHECK(qr_arena_alloc(&a, SIZE_MAX - 4) == NULL);
+    qr_arena_release(&a);
+}
+
+static void test_buf(void)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_puts(&b, "ab");
+    qr_buf_printf(&b, "%d-%s", 42, "x");
+    CHECK_STR(b.p, "ab42-x");
+    qr_buf_reset(&b);
+    qr_buf_json_string(&b, "a\"b\n\x01", 5);
+    CHECK_STR(b.p, "\"a\\\"b\\n\\u0001\"");
+    size_t n;
+    char *d = qr_buf_detach(&b, &n);
+    CHECK(n == strlen(d));
+    free(d);
+    CHECK(b.p == NULL);
+}
+
+static void test_utf8(void)
+{
+    const char *s = "h\xc3\xa9llo \xf0\x9f\x98\x80";
+    size_t n = strlen(s);
+    CHECK(qr_utf8_count(s, n) == 7);
+    CHECK(qr_utf8_valid(s, n));
+    CHECK(!qr_utf8_valid("\xc3", 1));
+    CHECK(!qr_utf8_valid("\xed\xa0\x80", 3)); /* a surrogate */
+    CHECK(qr_utf8_offset(s, n, 2) == 3);
+    uint32_t cp;
+    CHECK(qr_utf8_decode(s + 1, n - 1, &cp) == 2 && cp == 0xe9);
+    char out[4];
+    CHECK(qr_utf8_encode(0x1f600, out) == 4 && memcmp(out, "\xf0\x9f\x98\x80", 4) == 0);
+    CHECK(qr_utf8_decode("\xff", 1, &cp) == 1 && cp == 0xfffd);
+}
+
+static void test_hash(void)
+{
+    CHECK(qr_hash_bytes("abc", 3) == qr_hash_bytes("abc", 3));
+    CHECK(qr_hash_bytes("abc", 3) != qr_hash_bytes("abd", 3));
+    CHECK(qr_hash_bytes("", 0) != qr_hash_bytes("a", 1));
+    size_t over;
+    CHECK(!qr_size_mul(SIZE_MAX / 2, 3, &over));
+    CHECK(qr_size_add(1, 2, &over) && over == 3);
+}
+
+int main(void)
+{
+    test_arena();
+    test_buf();
+    test_utf8();
+    test_hash();
+    CHECK_DONE();
+}

@@ -1,0 +1,176 @@
+/*
+ * test_value.c: unit tests for the value layer: collections (sharing, order, index
+ * growth), equality/hash/compare semantics, the printer, and the EDN and JSON readers.
+ */
+#include "check.h"
+#include "quarry/value.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static qr_arena A;
+
+static char *pr(qr_val v)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_print(&b, v, QR_PRINT_READABLY);
+    return qr_buf_detach(&b, NULL);
+}
+
+static qr_val edn(const char *s)
+{
+    qr_val forms;
+    qr_read_error e;
+    int rc = qr_read_all(&A, s, strlen(s), QR_READ_LISP, &forms, &e);
+    if (rc != QR_OK) {
+        fprintf(stderr, "read error: %s\n", e.msg);
+        return qr_nil();
+    }
+    return qr_vec_at(forms, 0);
+}
+
+#define CHECK_PR(v, want)                                                                    \
+    do {                                                                                     \
+        char *s_ = pr(v);                                                                    \
+        CHECK_STR(s_, want);                                                                 \
+        free(s_);                                                                            \
+    } while (0)
+
+static void test_vectors(void)
+{
+    qr_val v = qr_vec_empty(QR_T_VEC);
+    for (int i = 0; i < 100; i++)
+        v = qr_vec_conj(&A, v, qr_int(i));
+    CHECK(qr_vec_len(v) == 100);
+    CHECK(qr_vec_at(v, 99).i == 99);
+    /* an older value never sees later appends; a branch copies */
+    qr_val a = qr_vec_from(&A, QR_T_VEC, (qr_val[]){qr_int(1), qr_int(2)}, 2);
+    qr_val b = qr_vec_conj(&A, a, qr_int(3));
+    qr_val c = qr_vec_conj(&A, a, qr_int(4));
+    CHECK_PR(a, "[1 2]");
+    CHECK_PR(b, "[1 2 3]");
+    CHECK_PR(c, "[1 2 4]");
+    qr_val s = qr_vec_slice(&A, b, 1, 3);
+    CHECK_PR(s, "[2 3]");
+    CHECK_PR(qr_vec_assoc(&A, b, 0, qr_kw_cstr(&A, "x")), "[:x 2 3]");
+    CHECK_PR(b, "[1 2 3]");
+    qr_val l = qr_vec_from(&A, QR_T_LIST, qr_vec_items(b), 3);
+    CHECK_PR(l, "(1 2 3)");
+    CHECK(qr_equal(l, b));
+    CHECK(qr_hash(l) == qr_hash(b));
+}
+
+static void test_maps(void)
+{
+    qr_val m = qr_map_empty();
+    char key[16];
+    for (int i = 0; i < 50; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        m = qr_map_assoc(&A, m, qr_kw_cstr(&A, key), qr_int(i));
+    }
+    CHECK(qr_map_len(m) == 50);
+    qr_val out;
+    CHECK(qr_map_get(m, qr_kw_cstr(&A, "k37"), &out) && out.i == 37);
+    CHECK(!qr_map_get(m, qr_kw_cstr(&A, "nope"), &out));
+    /* string/keyword fallback */
+    CHECK(qr_map_lookup(m, qr_str_cstr(&A, "k5"), &out) && out.i == 5);
+    qr_val sm = edn("{\"name\" 1}");
+    CHECK(qr_map_lookup(sm, qr_kw_cstr(&A, "name"), &out) && out.i == 1);
+    /* insertion order, replace keeps place, dissoc */
+    qr_val small = edn("{:b 1 :a 2}");
+    CHECK_PR(qr_map_assoc(&A, small, qr_kw_cstr(&A, "b"), qr_int(9)), "{:b 9, :a 2}");
+    CHECK_PR(qr_map_dissoc(&A, small, qr_kw_cstr(&A, "b")), "{:a 2}");
+    CHECK_PR(small, "{:b 1, :a 2}");
+    /* the index of a shared buffer does not leak later keys into older views */
+    qr_val before = m;
+    qr_val after = qr_map_assoc(&A, m, qr_kw_cstr(&A, "late"), qr_int(1));
+    CHECK(!qr_map_get(before, qr_kw_cstr(&A, "late"), &out));
+    CHECK(qr_map_get(after, qr_kw_cstr(&A, "late"), &out));
+    /* content equality, whatever the order */
+    CHECK(qr_equal(edn("{:a 1 :b 2}"), edn("{:b 2 :a 1}")));
+    CHECK(qr_hash(edn("{:a 1 :b 2}")) == qr_hash(edn("{:b 2 :a 1}")));
+    CHECK(qr_equal(edn("#{1 2 3}"), edn("#{3 2 1}")));
+    CHECK(!qr_equal(edn("{:a 1}"), edn("{:a 2}")));
+}
+
+static void test_semantics(void)
+{
+    CHECK(!qr_equal(qr_int(1), qr_double(1.0)));
+    CHECK(qr_num_equal(qr_int(1), qr_double(1.0)));
+    CHECK(!qr_equal(qr_double(NAN), qr_double(NAN)));
+    int c;
+    CHECK(qr_compare(qr_nil(), qr_int(1), &c) && c < 0);
+    CHECK(qr_compare(qr_int(2), qr_double(1.5), &c) && c > 0);
+    CHECK(qr_compare(edn("[1 2]"), edn("[1 2 0]"), &c) && c < 0);
+    CHECK(qr_compare(edn("[2]"), edn("[1 5]"), &c) && c < 0); /* length first */
+    CHECK(qr_compare(edn(":a"), edn(":b"), &c) && c < 0);
+    CHECK(!qr_compare(edn(":a"), qr_int(1), &c));
+    CHECK(qr_compare(qr_str_cstr(&A, "ab"), qr_str_cstr(&A, "b"), &c) && c < 0);
+}
+
+static void test_printer(void)
+{
+    CHECK_PR(qr_double(1.0), "1.0");
+    CHECK_PR(qr_double(0.1), "0.1");
+    CHECK_PR(qr_double(1e7), "1.0E7");
+    CHECK_PR(qr_double(1234567.0), "1234567.0");
+    CHECK_PR(qr_double(1.0e-4), "1.0E-4");
+    CHECK_PR(qr_double(0.001), "0.001");
+    CHECK_PR(qr_double(-0.5), "-0.5");
+    CHECK_PR(qr_double(1.0 / 3), "0.3333333333333333");
+    CHECK_PR(qr_double(INFINITY), "##Inf");
+    CHECK_PR(qr_double(NAN), "##NaN");
+    CHECK_PR(qr_str_cstr(&A, "a\"b\\\n"), "\"a\\\"b\\\\\\n\"");
+    CHECK_PR(edn("{:a [1 2.5 \"x\" nil true] :b #{:k}}"), "{:a [1 2.5 \"x\" nil true], :b #{:k}}");
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_print_json(&b, edn("{:a [1 2.5 \"x\" nil true] \"b c\" #{:k} 3 ##NaN}"), false);
+    CHECK_STR(b.p, "{\"a\":[1,2.5,\"x\",null,true],\"b c\":[\"k\"],\"3\":null}");
+    qr_buf_release(&b);
+}
+
+static void test_readers(void)
+{
+    qr_val v;
+    qr_read_error e;
+    const char *json = "{\"a\": [1, -2, 3.5e2, \"\\u00e9\\ud83d\\ude00\"], \"not a kw\": null, "
+                       "\"big\": 123456789012345678901}";
+    CHECK(qr_json_read(&A, json, strlen(json), &v, &e) == QR_OK);
+    CHECK_PR(v, "{:a [1 -2 350.0 \"\xc3\xa9\xf0\x9f\x98\x80\"], \"not a kw\" nil, :big 1.2345678901234568E20}");
+    CHECK(qr_json_read(&A, "[1,]", 4, &v, &e) == QR_EINVAL);
+    CHECK(e.line == 1 && e.col == 4);
+    CHECK(qr_json_read(&A, "{\"a\" 1}", 7, &v, &e) == QR_EINVAL);
+    CHECK(qr_json_read(&A, "[1] x", 5, &v, &e) == QR_EINVAL);
+    /* nesting is bounded */
+    char deep[5000];
+    memset(deep, '[', sizeof deep);
+    CHECK(qr_json_read(&A, deep, sizeof deep, &v, &e) == QR_EINVAL);
+    qr_val forms;
+    CHECK(qr_read_all(&A, deep, sizeof deep, QR_READ_EDN, &forms, &e) == QR_EINVAL);
+    /* EDN reader */
+    CHECK_PR(edn("(a :b/c \"s\" \\a \\newline ##Inf 0x10 -7 1.5 #{1} [] {})"),
+             "(a :b/c \"s\" \"a\" \"\\n\" ##Inf 16 -7 1.5 #{1} [] {})");
+    CHECK(qr_read_all(&A, "(1 2", 4, QR_READ_EDN, &forms, &e) == QR_EINVAL);
+    CHECK(strstr(e.msg, "unterminated list") != NULL);
+    CHECK(qr_read_all(&A, "{:a}", 4, QR_READ_EDN, &forms, &e) == QR_EINVAL);
+    CHECK(qr_read_all(&A, "{:a 1 :a 2}", 11, QR_READ_EDN, &forms, &e) == QR_EINVAL);
+    CHECK(qr_read_all(&A, "99999999999999999999", 20, QR_READ_EDN, &forms, &e) == QR_EINVAL);
+    CHECK(qr_read_all(&A, "1 #_ 2 3", 8, QR_READ_EDN, &forms, &e) == QR_OK);
+    CHECK_PR(forms, "[1 3]");
+    CHECK_PR(edn("#(+ % %2)"), "(fn [%1 %2] (+ %1 %2))");
+    CHECK_PR(edn("'x"), "(quote x)");
+    CHECK(qr_read_all(&A, "#\"(\"", 4, QR_READ_LISP, &forms, &e) == QR_EINVAL);
+}
+
+int main(void)
+{
+    qr_arena_init(&A, 0);
+    test_vectors();
+    test_maps();
+    test_semantics();
+    test_printer();
+    test_readers();
+    qr_arena_release(&A);
+    CHECK_DONE();
+}

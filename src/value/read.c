@@ -432,7 +432,17 @@ static int read_token(reader *r, qr_val *out)
     }
     if ((tok[0] >= '0' && tok[0] <= '9') ||
         ((tok[0] == '-' || tok[0] == '+') && n > 1 && tok[1] >= '0' && tok[1] <= '9'))
-        return (r->line = line, r->col = col, read_number(r, tok, n, out));
+    {
+        uint32_t end_line = r->line, end_col = r->col;
+        r->line = line;
+        r->col = col;
+        int rc = read_number(r, tok, n, out);
+        if (rc == QR_OK) {
+            r->line = end_line;
+            r->col = end_col;
+        }
+        return rc;
+    }
     if (tok[0] == ':') {
         if (n == 1 || tok[1] == ':')
             return (r->line = line, r->col = col,

@@ -1,0 +1,34 @@
+# 09_docs.sh: runs every example in docs/*.md: in ```console blocks, a line starting
+# with "$ " is a command ("quarry" meaning the binary under test), and the lines after it
+# are its expected stdout.
+. "$(dirname "$0")/lib.sh"
+
+for doc in "$SRC"/docs/*.md; do
+  awk -v out="$TMP/cases" '
+    /^```console/ { inblock = 1; next }
+    /^```/ { if (inblock) { inblock = 0; if (cmd != "") print "END" >> out; cmd = "" } next }
+    inblock && /^\$ / { if (cmd != "") print "END" >> out; cmd = substr($0, 3); print "CMD " cmd >> out; next }
+    inblock { print "OUT " $0 >> out }
+  ' "$doc"
+done
+[ -f "$TMP/cases" ] || { echo "no examples found"; exit 1; }
+
+mkdir -p "$TMP/bin"
+ln -s "$Q" "$TMP/bin/quarry"
+n=0
+while IFS= read -r line; do
+  case $line in
+    "CMD "*) cmd=${line#CMD }; want="" ; have_want=0 ;;
+    "OUT "*) if [ $have_want = 1 ]; then want="$want
+${line#OUT }"; else want=${line#OUT }; have_want=1; fi ;;
+    END)
+      n=$((n + 1))
+      got=$(PATH="$TMP/bin:$PATH" sh -c "$cmd" 2>/dev/null)
+      if [ "$got" != "$want" ]; then
+        echo "FAIL: docs example: $cmd"; echo "  want: $want"; echo "  got:  $got"
+        FAILS=$((FAILS + 1))
+      fi ;;
+  esac
+done < "$TMP/cases"
+echo "$n examples"
+finish

@@ -472,9 +472,11 @@ static int read_token(reader *r, qr_val *out)
         if (n == 2 && tok[1] == '&') {
             r->anon_rest = true;
         } else {
-            char *end;
-            long k = strtol(tok + 1, &end, 10);
-            if (end != tok + n || k < 1 || k > 20)
+            long k = 0;
+            size_t j = 1;
+            while (j < n && j < 4 && tok[j] >= '0' && tok[j] <= '9')
+                k = k * 10 + (tok[j++] - '0');
+            if (j != n || k < 1 || k > 20)
                 return (r->line = line, r->col = col,
                         fail(r, "bad argument '%.*s' in #(): expected %%, %%1..%%20 or %%&",
                              (int)n, tok));

@@ -678,7 +678,12 @@ static node *analyze_symbol(lx_ax *ax, qr_val form)
                  "'%s' must be called, as in (%s {:param value})", sym->text, sym->text);
     bool core_ns = sym->ns_len == 12 && memcmp(sym->text, "clojure.core", 12) == 0;
     if (!sym->ns_len) {
+        /* a global counts once defined, or when this program defines it somewhere;
+         * one left unbound by a failed program does not hide a builtin */
         global *g = lx_global_find(ax->s, sym);
+        qr_val pending = ax->s->pending_defs;
+        if (g && !g->bound && !(pending.t == QR_T_SET && qr_set_has(pending, form)))
+            g = NULL;
         if (g) {
             node *n = mk(ax, N_GLOBAL, qr_nil());
             n->g = g;

@@ -300,6 +300,7 @@ qr_val lx_take(qr_lx *lx, qr_val coll, size_t n, const char *fname);
 /* ---- builtin tables (one per library, terminated by an entry with NULL name) ---- */
 extern const qr_builtin qr_lib_core[];
 extern const qr_builtin qr_lib_seq[];
+extern const qr_builtin qr_lib_seq_sort[];
 extern const qr_builtin qr_lib_map[];
 extern const qr_builtin qr_lib_num[];
 extern const qr_builtin qr_lib_string[];

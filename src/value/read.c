@@ -425,6 +425,14 @@ static int read_token(reader *r, qr_val *out)
         next(r);
     const char *tok = r->s + start;
     size_t n = r->i - start;
+    for (size_t j = 0; j < n; j++) {
+        unsigned char c = (unsigned char)tok[j];
+        if (c < 0x20 || c == 0x7f) {
+            r->line = line;
+            r->col = col;
+            return fail(r, "control character 0x%02x in a name or number", c);
+        }
+    }
     if (n == 0) {
         r->line = line;
         r->col = col;

@@ -43,6 +43,9 @@ static void test_session(void)
     expect(s, "(def x 0) (def y 1) (inc \"boom\")", "type-error");
     expect(s, "x", "41");
     expect(s, "y", "unbound-symbol");
+    /* a name a failed program meant to define does not hide the builtin afterwards */
+    expect(s, "(defn + [x] when)", "parse-error");
+    expect(s, "(+ 1 2)", "3");
     /* a def used before it runs is an error, not a crash */
     expect(s, "(defn g [] (h)) (g)", "unbound-symbol");
     qr_lisp_session_free(s);

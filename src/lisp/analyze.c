@@ -850,11 +850,10 @@ static node *analyze_call(lx_ax *ax, qr_val form, bool tail)
     }
     if (head.t == QR_T_KW && (n == 2 || n == 3)) {
         node *nd = mk(ax, N_KWGET, form);
-        nd->data.kw = head;
-        nd->call.argc = (int)n - 1;
-        nd->call.args = ax_alloc(ax, sizeof(node *) * 2);
+        nd->kwget.kw = head;
+        nd->kwget.argc = (int)n - 1;
         for (size_t i = 1; i < n; i++)
-            nd->call.args[i - 1] = analyze(ax, it[i], false);
+            nd->kwget.args[i - 1] = analyze(ax, it[i], false);
         return nd;
     }
     node *nd = mk(ax, N_CALL, form);
@@ -898,7 +897,16 @@ static node *analyze_coll(lx_ax *ax, qr_val form)
                 qr_vecb_push(&vb, items[i]->k);
             return mk_const(ax, qr_vecb_finish(&vb, QR_T_VEC));
         }
-        return mk_const(ax, form); /* maps and sets of constants are their own value */
+        /* build the value from the constants: quoted items are not their own value */
+        qr_mapb mb;
+        qr_mapb_init(&mb, ax->a, n);
+        for (size_t i = 0; i < n; i += is_map ? 2 : 1) {
+            if (qr_mapb_slot(&mb, items[i]->k))
+                ax_error(ax, form, QR_LE_PARSE, "duplicate %s in literal",
+                         is_map ? "key" : "item");
+            qr_mapb_put(&mb, items[i]->k, is_map ? items[i + 1]->k : items[i]->k);
+        }
+        return mk_const(ax, qr_mapb_finish(&mb, form.t == QR_T_MAP ? QR_T_MAP : QR_T_SET));
     }
     node *nd = mk(ax, form.t == QR_T_VEC ? N_VEC : is_map ? N_MAP : N_SET, form);
     nd->seq.n = (int)n;

@@ -499,11 +499,11 @@ qr_val lx_eval(qr_lx *lx, const node *n)
         case N_FN: return make_closure(lx, n->fn);
         case N_CALL: return eval_call(lx, n);
         case N_KWGET: {
-            qr_val m = lx_eval(lx, n->call.args[0]), out;
-            if (lx_get(m, n->data.kw, &out))
+            qr_val m = lx_eval(lx, n->kwget.args[0]), out;
+            if (lx_get(m, n->kwget.kw, &out))
                 return out;
-            if (n->call.argc == 2)
-                return lx_eval(lx, n->call.args[1]);
+            if (n->kwget.argc == 2)
+                return lx_eval(lx, n->kwget.args[1]);
             return qr_nil();
         }
         case N_DEF: return eval_def(lx, n);

@@ -150,8 +150,12 @@ struct node {
         } tool;
         struct {
             qr_val key;        /* N_DATA: keyword */
-            qr_val kw;         /* N_KWGET: the keyword */
         } data;
+        struct {
+            qr_val kw;         /* N_KWGET: (:kw map) or (:kw map default) */
+            int argc;
+            node *args[2];
+        } kwget;
         node *arg;             /* N_RETURN, N_FAIL */
     };
 };

@@ -85,7 +85,8 @@ static _Noreturn void match_failed(lx_rx *m, int rc)
     case PCRE2_ERROR_HEAPLIMIT:
         lx_throw(lx, QR_LE_REGEX,
                  "regex backtracking limit reached matching #\"%.*s%s\" (simplify the pattern: "
-                 "avoid nested repetition such as (a+)+)",
+                 "avoid nested repetition such as (a+)+, and a repeated group of alternatives "
+                 "over a long string: (a|b)* is [ab]*)",
                  shown, src->data, more);
     case PCRE2_ERROR_NOMEMORY:
         lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached",

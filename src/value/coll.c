@@ -17,7 +17,7 @@
 
 static qr_coll empty_vec, empty_list, empty_map, empty_set;
 
-#define INDEX_AFTER 8
+#define INDEX_AFTER 16
 
 static inline uint32_t elem_depth(qr_val x)
 {
@@ -553,8 +553,42 @@ qr_val qr_mapb_finish(qr_mapb *b, qr_type t)
         return t == QR_T_SET ? qr_set_empty() : qr_map_empty();
     if (!depth_ok(b->a, b->depth + 1))
         return qr_nil();
-    qr_coll proto = {.len = b->buf->used, .depth = b->depth + 1};
-    proto.mbuf = b->buf;
+    /* Copy into one block (view, buffer header, entries, index), sized exactly: a map read
+     * from JSON is then a few adjacent cache lines instead of five scattered blocks, which
+     * is most of the cost of scanning 100,000 records. */
+    qr_mbuf *src = b->buf;
+    uint32_t n = src->used;
+    size_t isize = 0;
+    if (n > INDEX_AFTER) {
+        isize = 16;
+        while (isize < (size_t)n * 2)
+            isize *= 2;
+    }
+    size_t bytes = sizeof(qr_coll) + sizeof(qr_mbuf) + 2 * (size_t)n * sizeof(qr_val) +
+                   isize * sizeof(uint32_t);
+    unsigned char *blk = qr_arena_alloc(b->a, bytes);
+    if (!blk)
+        return qr_nil();
+    qr_coll *c = (qr_coll *)blk;
+    qr_mbuf *mb = (qr_mbuf *)(blk + sizeof(qr_coll));
+    mb->kv = (qr_val *)(blk + sizeof(qr_coll) + sizeof(qr_mbuf));
+    memcpy(mb->kv, src->kv, 2 * (size_t)n * sizeof(qr_val));
+    mb->used = mb->cap = n;
+    mb->mask = 0;
+    mb->index = NULL;
+    if (isize) {
+        mb->index = (uint32_t *)(mb->kv + 2 * (size_t)n);
+        memset(mb->index, 0, isize * sizeof(uint32_t));
+        mb->mask = (uint32_t)(isize - 1);
+        for (uint32_t i = 0; i < n; i++)
+            index_insert(mb, i);
+    }
+    memset(c, 0, sizeof *c);
+    c->len = n;
+    c->depth = b->depth + 1;
+    c->mbuf = mb;
     b->buf = NULL;
-    return make_view(b->a, t, &proto);
+    qr_val v = {.t = (uint8_t)t};
+    v.c = c;
+    return v;
 }

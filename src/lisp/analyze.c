@@ -871,6 +871,17 @@ static node *analyze_call(lx_ax *ax, qr_val form, bool tail)
         if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args))
             ax_error(ax, form, QR_LE_ARITY, "wrong number of arguments (%d) to '%s'; usage: (%s %s)",
                      argc, b->hdr.name, b->hdr.name, b->args);
+        static const struct {
+            const char *name;
+            int op;
+        } ops[] = {{"+", OP_ADD}, {"-", OP_SUB}, {"<", OP_LT}, {">", OP_GT},
+                   {"<=", OP_LE}, {">=", OP_GE}, {"=", OP_EQ}};
+        for (size_t i = 0; argc == 2 && i < sizeof ops / sizeof ops[0]; i++) {
+            if (!strcmp(b->hdr.name, ops[i].name)) {
+                nd->kind = N_OP2;
+                nd->call.op = ops[i].op;
+            }
+        }
     }
     return nd;
 }

@@ -435,6 +435,41 @@ static __attribute__((noinline)) qr_val eval_letfn(qr_lx *lx, const node *n)
     return qr_nil();
 }
 
+/* (op a b) for the common arithmetic and comparisons: integers directly, anything else
+ * (doubles, overflow, type errors) through the builtin itself. */
+static qr_val eval_op2(qr_lx *lx, const node *n)
+{
+    qr_val args[2];
+    args[0] = lx_eval(lx, n->call.args[0]);
+    args[1] = lx_eval(lx, n->call.args[1]);
+    if (args[0].t == QR_T_INT && args[1].t == QR_T_INT) {
+        int64_t a = args[0].i, b = args[1].i, r;
+        switch (n->call.op) {
+        case OP_ADD:
+            if (!__builtin_add_overflow(a, b, &r))
+                return qr_int(r);
+            break;
+        case OP_SUB:
+            if (!__builtin_sub_overflow(a, b, &r))
+                return qr_int(r);
+            break;
+        case OP_LT: return qr_bool(a < b);
+        case OP_GT: return qr_bool(a > b);
+        case OP_LE: return qr_bool(a <= b);
+        case OP_GE: return qr_bool(a >= b);
+        case OP_EQ: return qr_bool(a == b);
+        }
+    } else if (n->call.op == OP_EQ) {
+        return qr_bool(qr_equal(args[0], args[1]));
+    }
+    const node *saved = lx->cur;
+    lx->cur = n;
+    const qr_builtin *b = (const qr_builtin *)n->call.fn->k.fn;
+    qr_val r = b->fn(lx, 2, args);
+    lx->cur = saved;
+    return r;
+}
+
 static __attribute__((noinline)) qr_val eval_call(qr_lx *lx, const node *n)
 {
     qr_val f = lx_eval(lx, n->call.fn);
@@ -452,6 +487,8 @@ static __attribute__((noinline)) qr_val eval_call(qr_lx *lx, const node *n)
     qr_val r;
     if (f.t == QR_T_FN && f.fn->kind == FN_CLOSURE)
         r = call_closure(lx, (const closure *)f.fn, argc, lx->stack + base);
+    else if (n->call.fn->kind == N_CONST && f.t == QR_T_FN && f.fn->kind == FN_BUILTIN)
+        r = ((const qr_builtin *)f.fn)->fn(lx, argc, lx->stack + base); /* arity checked */
     else
         r = lx_apply(lx, f, argc, lx->stack + base);
     lx->cur = saved;
@@ -498,6 +535,7 @@ qr_val lx_eval(qr_lx *lx, const node *n)
         case N_RECUR: return eval_recur(lx, n);
         case N_FN: return make_closure(lx, n->fn);
         case N_CALL: return eval_call(lx, n);
+        case N_OP2: return eval_op2(lx, n);
         case N_KWGET: {
             qr_val m = lx_eval(lx, n->kwget.args[0]), out;
             if (lx_get(m, n->kwget.kw, &out))

@@ -64,7 +64,11 @@ typedef enum node_kind {
     N_LETFN,
     N_RETURN,
     N_FAIL,
+    N_OP2,    /* a call of a two-argument arithmetic or comparison builtin (fast path) */
 } node_kind;
+
+/* N_OP2 operators: integers take a fast path; anything else calls the builtin. */
+enum { OP_ADD, OP_SUB, OP_LT, OP_GT, OP_LE, OP_GE, OP_EQ };
 
 typedef struct global {
     const qr_sym *sym;
@@ -132,7 +136,8 @@ struct node {
             node *fn;
             int argc;
             node **args;
-        } call;                /* N_CALL, N_KWGET (fn unused: k in kw) */
+            int op;            /* N_OP2 only */
+        } call;                /* N_CALL, N_OP2 */
         struct {
             global *g;
             node *init;

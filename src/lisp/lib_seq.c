@@ -1,15 +1,15 @@
 /*
- * lib_seq.c: the sequence builtins: access (first, rest, nth, last, peek...), building
- * (cons, conj, concat, into, vec, set), transforming (map, filter, reduce, keep,
- * mapcat...), cutting (take, drop, split-at, partition...), combining (interleave,
- * interpose, zipmap), generating (range, repeat, iterate, cycle) and predicates (some,
- * every?...). Sorting, grouping, de-duplicating and the PTC aggregates are in
- * lib_seq_sort.c.
+ * lib_seq.c: the sequence builtins that access (first, rest, nth, last, peek...), build
+ * (cons, conj, concat, into, vec, set), transform (map, filter, reduce, keep, mapcat...),
+ * cut (take, drop, split-at...), combine (interleave, interpose, zipmap) and generate
+ * (range, repeat, iterate, cycle). Sorting, grouping, partitioning, flattening, the
+ * predicates over items and the PTC aggregates are in lib_seq_sort.c (one file would be
+ * too long to read); what both use is in lib_seq.h.
  *
  * There are no lazy sequences: every result is a vector (conj and into keep their
  * target's type), built once with a size hint. Inputs are viewed as arrays (lx_items), so
  * a vector's or list's own storage is read in place, and results that are a run of the
- * input (rest, take, drop, partition chunks, subvec) share that storage.
+ * input (rest, take, drop, subvec) share that storage.
  *
  * Unbounded generators are QR_T_LAZY values. Only what bounds them accepts them: take,
  * take-while, first, second, nth, the walkers of several collections (map, mapcat,
@@ -34,9 +34,7 @@ static qr_val lazy_new(qr_lx *lx, lazy_kind kind, qr_val a, qr_val b)
     return v;
 }
 
-/* A count argument (take, drop, partition...): an integer, or a double rounded up, as
- * Clojure's (take 2.5 xs) takes 3 (`/` always returns a double here). */
-static int64_t count_arg(qr_lx *lx, const char *fname, int argn, qr_val v)
+int64_t seq_count_arg(qr_lx *lx, const char *fname, int argn, qr_val v)
 {
     if (v.t == QR_T_INT)
         return v.i;
@@ -159,7 +157,18 @@ static bool item_at(qr_lx *lx, qr_val coll, size_t i, qr_val *out, const char *f
         *out = qr_str_new(lx->a, s->data + off, k);
         return true;
     }
-    case QR_T_LAZY: *out = lx_lazy_nth(lx, lx_lazy(coll), i); return true;
+    case QR_T_LAZY: {
+        const lazy_seq *z = lx_lazy(coll);
+        if (z->kind != LAZY_ITERATE) {
+            *out = lx_lazy_nth(lx, z, i);
+            return true;
+        }
+        lz_iter it = {z, 0, qr_nil()}; /* steps counted, so a far index times out */
+        for (size_t k = 0; k <= i; k++)
+            lz_next(lx, &it);
+        *out = it.cur;
+        return true;
+    }
     default: lx_type_error(lx, fname, 1, "a collection", coll);
     }
 }
@@ -283,7 +292,7 @@ static qr_val bi_seq_nnext(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_seq_nthrest(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    int64_t n = count_arg(lx, "nthrest", 2, argv[1]);
+    int64_t n = seq_count_arg(lx, "nthrest", 2, argv[1]);
     if (argv[0].t == QR_T_NIL)
         return argv[0];
     if (n <= 0) {
@@ -299,7 +308,7 @@ static qr_val seq_of(qr_lx *lx, qr_val coll, const char *fname, int argn);
 static qr_val bi_seq_nthnext(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    int64_t n = count_arg(lx, "nthnext", 2, argv[1]);
+    int64_t n = seq_count_arg(lx, "nthnext", 2, argv[1]);
     if (n <= 0)
         return seq_of(lx, argv[0], "nthnext", 1);
     return nil_if_empty(drop_n(lx, argv[0], (size_t)n, "nthnext", 1));
@@ -700,8 +709,11 @@ static qr_val map_impl(qr_lx *lx, int argc, const qr_val *argv, const char *fnam
     if (argc == 2) {
         lx_seq s = lx_items(lx, argv[1], fname, 2);
         qr_vecb_init(&vb, lx->a, s.n);
-        for (size_t i = 0; i < s.n; i++)
+        const seq_pf pf = seq_pf_for(f);
+        for (size_t i = 0; i < s.n; i++) {
+            seq_prefetch(s.items, s.n, i, &pf);
             qr_vecb_push(&vb, seq_call1(lx, f, s.items[i]));
+        }
         return qr_vecb_finish(&vb, QR_T_VEC);
     }
     int nc = argc - 1;
@@ -738,8 +750,9 @@ static qr_val filter_impl(qr_lx *lx, const qr_val *argv, bool keep, const char *
         return qr_vec_empty(QR_T_VEC);
     uint8_t *mark = qr_arena_alloc(lx->a, s.n);
     size_t kept = 0;
+    const seq_pf pf = seq_pf_for(f);
     for (size_t i = 0; i < s.n; i++) {
-        seq_prefetch(s.items, s.n, i);
+        seq_prefetch(s.items, s.n, i, &pf);
         bool t = qr_truthy(seq_call1(lx, f, s.items[i])) == keep;
         mark[i] = t;
         kept += t;
@@ -780,7 +793,9 @@ static qr_val bi_seq_keep(qr_lx *lx, int argc, const qr_val *argv)
     lx_seq s = lx_items(lx, argv[1], "keep", 2);
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, s.n < 64 ? s.n : 64);
+    const seq_pf pf = seq_pf_for(f);
     for (size_t i = 0; i < s.n; i++) {
+        seq_prefetch(s.items, s.n, i, &pf);
         qr_val r = seq_call1(lx, f, s.items[i]);
         if (r.t != QR_T_NIL)
             qr_vecb_push(&vb, r);
@@ -796,8 +811,11 @@ static qr_val bi_seq_map_indexed(qr_lx *lx, int argc, const qr_val *argv)
     lx_seq s = lx_items(lx, argv[1], "map-indexed", 2);
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, s.n);
-    for (size_t i = 0; i < s.n; i++)
+    const seq_pf pf = seq_pf_for(f);
+    for (size_t i = 0; i < s.n; i++) {
+        seq_prefetch(s.items, s.n, i, &pf);
         qr_vecb_push(&vb, lx_call2(lx, f, qr_int((int64_t)i), s.items[i]));
+    }
     return qr_vecb_finish(&vb, QR_T_VEC);
 }
 
@@ -809,7 +827,9 @@ static qr_val bi_seq_keep_indexed(qr_lx *lx, int argc, const qr_val *argv)
     lx_seq s = lx_items(lx, argv[1], "keep-indexed", 2);
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, s.n < 64 ? s.n : 64);
+    const seq_pf pf = seq_pf_for(f);
     for (size_t i = 0; i < s.n; i++) {
+        seq_prefetch(s.items, s.n, i, &pf);
         qr_val r = lx_call2(lx, f, qr_int((int64_t)i), s.items[i]);
         if (r.t != QR_T_NIL)
             qr_vecb_push(&vb, r);
@@ -852,7 +872,9 @@ static qr_val bi_seq_reduce(qr_lx *lx, int argc, const qr_val *argv)
         acc = s.items[0];
         i = 1;
     }
+    const seq_pf pf = seq_pf_for(f);
     for (; i < s.n; i++) {
+        seq_prefetch(s.items, s.n, i, &pf);
         acc = lx_call2(lx, f, acc, s.items[i]);
         if (lx_is_reduced(acc))
             return lx_unreduced(acc);
@@ -924,7 +946,7 @@ static qr_val bi_seq_reductions(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_seq_take(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    int64_t n = count_arg(lx, "take", 1, argv[0]);
+    int64_t n = seq_count_arg(lx, "take", 1, argv[0]);
     qr_val coll = argv[1];
     if (n <= 0) {
         if (coll.t != QR_T_LAZY)
@@ -940,7 +962,7 @@ static qr_val bi_seq_take(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_seq_drop(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    int64_t n = count_arg(lx, "drop", 1, argv[0]);
+    int64_t n = seq_count_arg(lx, "drop", 1, argv[0]);
     return drop_n(lx, argv[1], clamp_count(n), "drop", 2);
 }
 
@@ -990,7 +1012,7 @@ static qr_val bi_seq_drop_while(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_seq_take_last(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    int64_t n = count_arg(lx, "take-last", 1, argv[0]);
+    int64_t n = seq_count_arg(lx, "take-last", 1, argv[0]);
     lx_seq s = lx_items(lx, argv[1], "take-last", 2);
     size_t k = clamp_count(n);
     if (k == 0 || s.n == 0)
@@ -1002,7 +1024,7 @@ static qr_val bi_seq_drop_last(qr_lx *lx, int argc, const qr_val *argv)
 {
     int64_t n = 1;
     if (argc == 2)
-        n = count_arg(lx, "drop-last", 1, argv[0]);
+        n = seq_count_arg(lx, "drop-last", 1, argv[0]);
     qr_val coll = argv[argc - 1];
     lx_seq s = lx_items(lx, coll, "drop-last", argc);
     size_t k = clamp_count(n);
@@ -1027,7 +1049,7 @@ static qr_val pair(qr_lx *lx, qr_val a, qr_val b)
 static qr_val bi_seq_split_at(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    size_t n = clamp_count(count_arg(lx, "split-at", 1, argv[0]));
+    size_t n = clamp_count(seq_count_arg(lx, "split-at", 1, argv[0]));
     lx_seq s = lx_items(lx, argv[1], "split-at", 2);
     return pair(lx, sub_vec(lx, argv[1], s, 0, n), sub_vec(lx, argv[1], s, n, s.n));
 }
@@ -1047,7 +1069,7 @@ static qr_val bi_seq_split_with(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_seq_take_nth(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    int64_t n = count_arg(lx, "take-nth", 1, argv[0]);
+    int64_t n = seq_count_arg(lx, "take-nth", 1, argv[0]);
     lx_seq s = lx_items(lx, argv[1], "take-nth", 2);
     if (s.n == 0)
         return qr_vec_empty(QR_T_VEC);
@@ -1061,122 +1083,7 @@ static qr_val bi_seq_take_nth(qr_lx *lx, int argc, const qr_val *argv)
     return qr_vecb_finish(&vb, QR_T_VEC);
 }
 
-/* ---- partitions ---- */
-
-/* A vector whose slices can share its storage: coll itself when it is a vector. */
-static qr_val sliceable(qr_lx *lx, qr_val coll, lx_seq s)
-{
-    if (coll.t == QR_T_VEC)
-        return coll;
-    return qr_vec_from(lx->a, QR_T_VEC, s.items, s.n);
-}
-
-static size_t positive_arg(qr_lx *lx, const char *fname, int argn, qr_val v)
-{
-    int64_t n = count_arg(lx, fname, argn, v);
-    if (n <= 0)
-        lx_type_error(lx, fname, argn, "a positive integer", v);
-    return (size_t)n;
-}
-
-/* partition (all = false) and partition-all (all = true), with optional step and pad. */
-static qr_val partition_impl(qr_lx *lx, int argc, const qr_val *argv, bool all,
-                             const char *fname)
-{
-    size_t n = positive_arg(lx, fname, 1, argv[0]);
-    size_t step = argc >= 3 ? positive_arg(lx, fname, 2, argv[1]) : n;
-    bool has_pad = !all && argc == 4;
-    qr_val coll = argv[argc - 1];
-    lx_seq s = lx_items(lx, coll, fname, argc);
-    lx_seq pad = {NULL, 0};
-    if (has_pad)
-        pad = lx_items(lx, argv[2], fname, 3);
-    qr_val v = sliceable(lx, coll, s);
-    qr_vecb vb;
-    qr_vecb_init(&vb, lx->a, s.n / step + 1);
-    for (size_t i = 0; i < s.n; i += step) {
-        if (s.n - i >= n) {
-            qr_vecb_push(&vb, qr_vec_slice(lx->a, v, i, i + n));
-            continue;
-        }
-        if (all) {
-            qr_vecb_push(&vb, qr_vec_slice(lx->a, v, i, s.n));
-            continue;
-        }
-        if (has_pad) { /* one last chunk, filled up from pad */
-            qr_vecb cb;
-            qr_vecb_init(&cb, lx->a, n);
-            for (size_t k = i; k < s.n; k++)
-                qr_vecb_push(&cb, s.items[k]);
-            for (size_t k = 0; k < pad.n && s.n - i + k < n; k++)
-                qr_vecb_push(&cb, pad.items[k]);
-            qr_vecb_push(&vb, qr_vecb_finish(&cb, QR_T_VEC));
-        }
-        break;
-    }
-    lx_tick_n(lx, s.n);
-    return qr_vecb_finish(&vb, QR_T_VEC);
-}
-
-static qr_val bi_seq_partition(qr_lx *lx, int argc, const qr_val *argv)
-{
-    return partition_impl(lx, argc, argv, false, "partition");
-}
-
-static qr_val bi_seq_partition_all(qr_lx *lx, int argc, const qr_val *argv)
-{
-    return partition_impl(lx, argc, argv, true, "partition-all");
-}
-
-static qr_val bi_seq_partition_by(qr_lx *lx, int argc, const qr_val *argv)
-{
-    (void)argc;
-    qr_val f = argv[0], coll = argv[1];
-    seq_need_fn(lx, "partition-by", 1, f);
-    lx_seq s = lx_items(lx, coll, "partition-by", 2);
-    qr_vecb vb;
-    qr_vecb_init(&vb, lx->a, 8);
-    if (s.n == 0)
-        return qr_vecb_finish(&vb, QR_T_VEC);
-    qr_val v = sliceable(lx, coll, s);
-    size_t start = 0;
-    qr_val prev = seq_call1(lx, f, s.items[0]);
-    for (size_t i = 1; i < s.n; i++) {
-        qr_val k = seq_call1(lx, f, s.items[i]);
-        if (!qr_equal(k, prev)) {
-            qr_vecb_push(&vb, qr_vec_slice(lx->a, v, start, i));
-            start = i;
-            prev = k;
-        }
-    }
-    qr_vecb_push(&vb, qr_vec_slice(lx->a, v, start, s.n));
-    return qr_vecb_finish(&vb, QR_T_VEC);
-}
-
-/* ---- flatten, interleave, interpose, zipmap ---- */
-
-static void flatten_into(qr_lx *lx, qr_vecb *vb, qr_val x)
-{
-    const qr_val *it = qr_vec_items(x);
-    size_t n = x.c->len;
-    for (size_t i = 0; i < n; i++) {
-        if (it[i].t == QR_T_VEC || it[i].t == QR_T_LIST)
-            flatten_into(lx, vb, it[i]);
-        else
-            qr_vecb_push(vb, it[i]);
-    }
-    lx_tick_n(lx, n);
-}
-
-static qr_val bi_seq_flatten(qr_lx *lx, int argc, const qr_val *argv)
-{
-    (void)argc;
-    qr_vecb vb;
-    qr_vecb_init(&vb, lx->a, 0);
-    if (argv[0].t == QR_T_VEC || argv[0].t == QR_T_LIST) /* else (): only sequential nests */
-        flatten_into(lx, &vb, argv[0]);
-    return qr_vecb_finish(&vb, QR_T_VEC);
-}
+/* ---- interleave, interpose, zipmap ---- */
 
 static qr_val bi_seq_interleave(qr_lx *lx, int argc, const qr_val *argv)
 {
@@ -1310,7 +1217,7 @@ static qr_val bi_seq_repeat(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 1)
         return lazy_new(lx, LAZY_REPEAT, argv[0], qr_nil());
-    size_t n = clamp_count(count_arg(lx, "repeat", 1, argv[0]));
+    size_t n = clamp_count(seq_count_arg(lx, "repeat", 1, argv[0]));
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, n);
     for (size_t i = 0; i < n; i++) {
@@ -1324,7 +1231,7 @@ static qr_val bi_seq_repeat(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_seq_repeatedly(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    size_t n = clamp_count(count_arg(lx, "repeatedly", 1, argv[0]));
+    size_t n = clamp_count(seq_count_arg(lx, "repeatedly", 1, argv[0]));
     qr_val f = argv[1];
     seq_need_fn(lx, "repeatedly", 2, f);
     qr_vecb vb;
@@ -1355,58 +1262,6 @@ static qr_val bi_seq_cycle(qr_lx *lx, int argc, const qr_val *argv)
     return lazy_new(lx, LAZY_CYCLE, vec_of(lx, c, s), qr_nil());
 }
 
-/* ---- predicates over items ---- */
-
-/* The first truthy (f x), or nil. */
-static qr_val some_impl(qr_lx *lx, const qr_val *argv, const char *fname)
-{
-    qr_val f = argv[0];
-    seq_need_fn(lx, fname, 1, f);
-    lx_seq s = lx_items(lx, argv[1], fname, 2);
-    for (size_t i = 0; i < s.n; i++) {
-        qr_val r = seq_call1(lx, f, s.items[i]);
-        if (qr_truthy(r))
-            return r;
-    }
-    return qr_nil();
-}
-
-static qr_val bi_seq_some(qr_lx *lx, int argc, const qr_val *argv)
-{
-    (void)argc;
-    return some_impl(lx, argv, "some");
-}
-
-/* Index of the first item whose (f x) is falsy, or n. */
-static size_t first_failing(qr_lx *lx, const qr_val *argv, const char *fname)
-{
-    qr_val f = argv[0];
-    seq_need_fn(lx, fname, 1, f);
-    lx_seq s = lx_items(lx, argv[1], fname, 2);
-    for (size_t i = 0; i < s.n; i++)
-        if (!qr_truthy(seq_call1(lx, f, s.items[i])))
-            return i;
-    return SIZE_MAX;
-}
-
-static qr_val bi_seq_every_p(qr_lx *lx, int argc, const qr_val *argv)
-{
-    (void)argc;
-    return qr_bool(first_failing(lx, argv, "every?") == SIZE_MAX);
-}
-
-static qr_val bi_seq_not_every_p(qr_lx *lx, int argc, const qr_val *argv)
-{
-    (void)argc;
-    return qr_bool(first_failing(lx, argv, "not-every?") != SIZE_MAX);
-}
-
-static qr_val bi_seq_not_any_p(qr_lx *lx, int argc, const qr_val *argv)
-{
-    (void)argc;
-    return qr_bool(!qr_truthy(some_impl(lx, argv, "not-any?")));
-}
-
 /* ---- forcing and side effects ---- */
 
 static qr_val bi_seq_doall(qr_lx *lx, int argc, const qr_val *argv)
@@ -1429,54 +1284,16 @@ static qr_val bi_seq_run(qr_lx *lx, int argc, const qr_val *argv)
     qr_val f = argv[0];
     seq_need_fn(lx, "run!", 1, f);
     lx_seq s = lx_items(lx, argv[1], "run!", 2);
-    for (size_t i = 0; i < s.n; i++)
+    const seq_pf pf = seq_pf_for(f);
+    for (size_t i = 0; i < s.n; i++) {
+        seq_prefetch(s.items, s.n, i, &pf);
         if (lx_is_reduced(seq_call1(lx, f, s.items[i])))
             break;
+    }
     return qr_nil();
 }
 
-/* ---- tree-seq and some-fn ---- */
-
-static qr_val bi_seq_tree_seq(qr_lx *lx, int argc, const qr_val *argv)
-{
-    (void)argc;
-    qr_val branch = argv[0], children = argv[1];
-    seq_need_fn(lx, "tree-seq", 1, branch);
-    seq_need_fn(lx, "tree-seq", 2, children);
-    /* depth-first, pre-order, with an explicit stack of child arrays (no C recursion:
-     * children may build an arbitrarily deep tree) */
-    typedef struct frame {
-        const qr_val *items;
-        size_t n, i;
-    } frame;
-    size_t cap = 16, depth = 0;
-    frame *st = qr_arena_alloc(lx->a, cap * sizeof *st);
-    qr_vecb vb;
-    qr_vecb_init(&vb, lx->a, 16);
-    qr_val cur = argv[2];
-    for (;;) {
-        qr_vecb_push(&vb, cur);
-        lx_tick(lx);
-        if (qr_truthy(seq_call1(lx, branch, cur))) {
-            qr_val kids = seq_call1(lx, children, cur);
-            lx_seq s = lx_items(lx, kids, "tree-seq", 0);
-            if (s.n) {
-                if (depth == cap) {
-                    st = qr_arena_realloc(lx->a, st, cap * sizeof *st, 2 * cap * sizeof *st);
-                    cap *= 2;
-                }
-                st[depth++] = (frame){s.items, s.n, 0};
-            }
-        }
-        while (depth && st[depth - 1].i == st[depth - 1].n)
-            depth--;
-        if (!depth)
-            break;
-        frame *fr = &st[depth - 1];
-        cur = fr->items[fr->i++];
-    }
-    return qr_vecb_finish(&vb, QR_T_VEC);
-}
+/* ---- some-fn ---- */
 
 typedef struct seq_combo {
     qr_builtin b; /* b.hdr.kind = FN_COMBO; lx_apply passes it in lx->cur_combo */
@@ -1569,10 +1386,6 @@ const qr_builtin qr_lib_seq[] = {
     QR_BUILTIN("split-at", bi_seq_split_at, 2, 2, "[n coll]", "[(take n coll) (drop n coll)]"),
     QR_BUILTIN("split-with", bi_seq_split_with, 2, 2, "[pred coll]", "[(take-while pred coll) (drop-while pred coll)]"),
     QR_BUILTIN("take-nth", bi_seq_take_nth, 2, 2, "[n coll]", "every nth item, starting with the first"),
-    QR_BUILTIN("partition", bi_seq_partition, 2, 4, "[n coll] or [n step coll] or [n step pad coll]", "chunks of n items, step apart; an incomplete last chunk is dropped unless padded from pad"),
-    QR_BUILTIN("partition-all", bi_seq_partition_all, 2, 3, "[n coll] or [n step coll]", "chunks of n items, step apart, the last possibly shorter"),
-    QR_BUILTIN("partition-by", bi_seq_partition_by, 2, 2, "[f coll]", "runs of consecutive items with equal (f x)"),
-    QR_BUILTIN("flatten", bi_seq_flatten, 1, 1, "[x]", "the non-sequential items of nested vectors and lists"),
     QR_BUILTIN("interleave", bi_seq_interleave, 0, -1, "[& colls]", "the first item of each coll, then the second, ... up to the shortest"),
     QR_BUILTIN("interpose", bi_seq_interpose, 2, 2, "[sep coll]", "the items with sep between each two"),
     QR_BUILTIN("zipmap", bi_seq_zipmap, 2, 2, "[keys vals]", "a map pairing keys with vals, up to the shorter"),
@@ -1581,14 +1394,9 @@ const qr_builtin qr_lib_seq[] = {
     QR_BUILTIN("repeatedly", bi_seq_repeatedly, 2, 2, "[n f]", "a vector of n results of calling f with no arguments"),
     QR_BUILTIN("iterate", bi_seq_iterate, 2, 2, "[f x]", "the unbounded sequence x, (f x), (f (f x)), ..."),
     QR_BUILTIN("cycle", bi_seq_cycle, 1, 1, "[coll]", "the items of coll repeated without end"),
-    QR_BUILTIN("some", bi_seq_some, 2, 2, "[pred coll]", "the first truthy (pred x), or nil"),
-    QR_BUILTIN("every?", bi_seq_every_p, 2, 2, "[pred coll]", "true when (pred x) is truthy for every item"),
-    QR_BUILTIN("not-every?", bi_seq_not_every_p, 2, 2, "[pred coll]", "true when (pred x) is falsy for some item"),
-    QR_BUILTIN("not-any?", bi_seq_not_any_p, 2, 2, "[pred coll]", "true when (pred x) is falsy for every item"),
     QR_BUILTIN("doall", bi_seq_doall, 1, 2, "[coll] or [n coll]", "coll (sequences are already realized)"),
     QR_BUILTIN("dorun", bi_seq_dorun, 1, 2, "[coll] or [n coll]", "nil (sequences are already realized)"),
     QR_BUILTIN("run!", bi_seq_run, 2, 2, "[f coll]", "calls f on each item for its effects; returns nil"),
-    QR_BUILTIN("tree-seq", bi_seq_tree_seq, 3, 3, "[branch? children root]", "the nodes of a tree, depth first"),
     QR_BUILTIN("some-fn", bi_seq_some_fn, 1, -1, "[& preds]", "a function returning the first truthy (pred x) over its arguments"),
     {.hdr = {.name = NULL}},
 };

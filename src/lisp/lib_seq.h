@@ -1,8 +1,7 @@
 /*
- * lib_seq.h: what the two files of the sequence library (lib_seq.c: access, building,
- * transforming, partitioning and generating; lib_seq_sort.c: sorting, grouping,
- * de-duplicating and aggregating) share: calling a function on one item, with keywords
- * looked up directly, and the function argument check.
+ * lib_seq.h: what the two files of the sequence library (lib_seq.c and lib_seq_sort.c)
+ * share: calling a function on one item with keywords looked up directly, prefetching
+ * records ahead of a loop, and argument checks.
  */
 #ifndef QUARRY_LIB_SEQ_H
 #define QUARRY_LIB_SEQ_H
@@ -21,39 +20,71 @@ static inline qr_val seq_call1(qr_lx *lx, qr_val f, qr_val x)
     return lx_call1(lx, f, x);
 }
 
-/* Walking a vector of maps (records) is bound by memory latency, not by work: each
- * lookup follows the view, its entry buffer, its index and its entries, four dependent
- * loads that mostly miss the cache for data parsed from JSON. Called at item i of a
- * loop, this starts those loads for the items a few places ahead, one level per
- * distance, so that by the time the loop (or the function it calls) reaches them they
- * are in cache. A hint only. Always inlined: as a function of its own, GCC finds it has no
- * side effects and drops the calls. */
-#define SEQ_PF_DIST 4
-__attribute__((always_inline)) static inline void seq_prefetch(const qr_val *items, size_t n,
-                                                                size_t i)
+/* Walking a vector of maps (records) is bound by memory latency, not by work: records
+ * parsed from JSON are spread over far more memory than the caches hold, and a lookup's
+ * loads (the map's view, its entries, perhaps its index) depend on one another. A loop
+ * calls seq_prefetch at item i to start those loads for the items ahead, in two levels
+ * d items apart: first the view, then (once it is in cache) the entries, so that the
+ * loop, or the function it calls, finds its item in cache. A map made by a builder is
+ * one block (view, buffer header, entries, index; see qr_mapb_finish), whose entries
+ * are found without loading the header. A hint only: if the layout changes, only speed
+ * does.
+ *
+ * Always inlined: as a function of its own, GCC finds it has no side effects and
+ * drops the calls. */
+typedef struct seq_pf {
+    size_t d;      /* distance between levels, in items */
+    qr_val key;    /* keyword looked up in each item, or nil */
+    uint64_t hash; /* qr_hash(key) */
+} seq_pf;
+
+/* For a loop calling f on each item: a keyword lookup is quick, so it looks further
+ * ahead than a call into Lisp. */
+static inline seq_pf seq_pf_for(qr_val f)
 {
-    size_t j = i + 3 * SEQ_PF_DIST;
-    if (j < n && items[j].t == QR_T_MAP)
+    seq_pf pf = {6, qr_nil(), 0};
+    if (f.t == QR_T_KW) {
+        pf.d = 16;
+        pf.key = f;
+        pf.hash = qr_hash(f);
+    }
+    return pf;
+}
+
+__attribute__((always_inline)) static inline void seq_prefetch(const qr_val *items, size_t n,
+                                                                size_t i, const seq_pf *pf)
+{
+    size_t j = i + 2 * pf->d;
+    if (j < n && items[j].t == QR_T_MAP) {
         __builtin_prefetch(items[j].c);
-    j = i + 2 * SEQ_PF_DIST;
-    if (j < n && items[j].t == QR_T_MAP)
-        __builtin_prefetch(items[j].c->mbuf);
-    j = i + SEQ_PF_DIST;
+        __builtin_prefetch((const char *)items[j].c + 64);
+    }
+    j = i + pf->d;
     if (j < n && items[j].t == QR_T_MAP) {
         const qr_coll *c = items[j].c;
         const qr_mbuf *mb = c->mbuf;
-        if (mb) {
-            const char *kv = (const char *)mb->kv;
-            size_t bytes = (size_t)c->len * 2 * sizeof(qr_val);
-            if (bytes > 512)
-                bytes = 512;
-            for (size_t off = 0; off < bytes; off += 64)
-                __builtin_prefetch(kv + off);
-            if (mb->index)
-                __builtin_prefetch(mb->index);
+        const char *kv;
+        if (!mb)
+            return;
+        if ((const void *)mb == (const void *)(c + 1)) {
+            kv = (const char *)(mb + 1); /* one block: the entries follow the header */
+        } else {
+            __builtin_prefetch(mb);
+            kv = (const char *)mb->kv;
         }
+        size_t bytes = (size_t)c->len * 2 * sizeof(qr_val);
+        if (bytes > 512)
+            bytes = 512;
+        for (size_t off = 0; off < bytes; off += 64)
+            __builtin_prefetch(kv + off);
+        if (mb->index && pf->key.t == QR_T_KW)
+            __builtin_prefetch(&mb->index[pf->hash & mb->mask]);
     }
 }
+
+/* A count argument (take, drop, partition...): an integer, or a double rounded up, as
+ * Clojure's (take 2.5 xs) takes 3 (`/` always returns a double here). */
+int64_t seq_count_arg(qr_lx *lx, const char *fname, int argn, qr_val v);
 
 /* Checked before walking a collection, so (map 5 xs) names map's argument rather than
  * failing inside with "cannot call". */

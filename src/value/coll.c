@@ -246,7 +246,9 @@ static long find_in(const qr_mbuf *mb, uint32_t len, qr_val key)
         if (key.t == QR_T_KW) {
             for (uint32_t i = 0; i < len; i++) {
                 qr_val k = mb->kv[2 * i];
-                if (k.t == QR_T_KW && (k.sym == key.sym || qr_sym_eq(k.sym, key.sym)))
+                if (k.t == QR_T_KW &&
+                    (k.sym == key.sym ||
+                     ((!k.sym->interned || !key.sym->interned) && qr_sym_eq(k.sym, key.sym))))
                     return (long)i;
             }
             return -1;

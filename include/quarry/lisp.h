@@ -79,7 +79,10 @@ void qr_lisp_session_free(qr_lisp_session *s);
 qr_lisp_limits *qr_lisp_session_limits(qr_lisp_session *s);
 /* The arena values given to the session (the data map) must be built in. */
 qr_arena *qr_lisp_session_arena(qr_lisp_session *s);
-/* data must be a map (keys keywords or strings) allocated from the session arena. */
+/* A second arena that lives as long as the session, for the text of large data (see
+ * qr_json_read_split): values built in either may be given to the session. */
+qr_arena *qr_lisp_session_text_arena(qr_lisp_session *s);
+/* data must be a map (keys keywords or strings) allocated from the session's arenas. */
 void qr_lisp_set_data(qr_lisp_session *s, qr_val data);
 void qr_lisp_set_tools(qr_lisp_session *s, qr_lisp_tool_fn fn, void *ud);
 

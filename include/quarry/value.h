@@ -264,7 +264,10 @@ void qr_mapb_init(qr_mapb *b, qr_arena *a, size_t hint);
 size_t qr_mapb_put(qr_mapb *b, qr_val key, qr_val val);
 /* Pointer to the value slot of key, or NULL when absent. Valid until the next put. */
 qr_val *qr_mapb_slot(qr_mapb *b, qr_val key);
+/* The value is a compact copy: the builder keeps its buffer, and qr_mapb_reuse empties it
+ * for the next map (readers building many maps reuse one builder per nesting level). */
 qr_val qr_mapb_finish(qr_mapb *b, qr_type t); /* QR_T_MAP or QR_T_SET */
+void qr_mapb_reuse(qr_mapb *b);
 
 /* ---- equality, hashing, ordering (Clojure semantics) ---- */
 /* (= a b): 1 and 1.0 differ; lists equal vectors with equal items; maps and sets by
@@ -312,6 +315,10 @@ int qr_read_all(qr_arena *a, const char *src, size_t n, int flags, qr_val *out,
  * maps with keyword keys when the key is a valid keyword, else string keys; integers that
  * fit in int64 become ints, other numbers doubles. */
 int qr_json_read(qr_arena *a, const char *src, size_t n, qr_val *out, qr_read_error *err);
+/* Like qr_json_read, but string values are allocated from `strings` (which must live as
+ * long as a), keeping collections compact in a. */
+int qr_json_read_split(qr_arena *a, qr_arena *strings, const char *src, size_t n, qr_val *out,
+                       qr_read_error *err);
 
 /* ---- regexes (PCRE2, UTF mode) ---- */
 /* Compiles pattern; on failure returns QR_EINVAL with a message in err->msg. The compiled

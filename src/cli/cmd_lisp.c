@@ -53,7 +53,8 @@ static int load_data(qr_lisp_session *s, const char *path, cli_format fmt)
     qr_read_error err;
     size_t plen = strlen(path);
     bool edn = plen > 4 && !strcmp(path + plen - 4, ".edn");
-    rc = edn ? QR_EINVAL : qr_json_read(a, text, len, &data, &err);
+    rc = edn ? QR_EINVAL
+             : qr_json_read_split(a, qr_lisp_session_text_arena(s), text, len, &data, &err);
     if (rc == QR_EINVAL) {
         qr_read_error err2;
         qr_val forms;

@@ -179,6 +179,7 @@ typedef struct undo_entry {
 
 struct qr_lisp_session {
     qr_arena arena;
+    qr_arena text;  /* text of data given to the session (never rewound by a run) */
     qr_lisp_limits limits;
     global_table globals;
     qr_val data;

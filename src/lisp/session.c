@@ -56,6 +56,7 @@ qr_lisp_session *qr_lisp_session_new(const qr_lisp_limits *limits)
     else
         qr_lisp_limits_default(&s->limits);
     qr_arena_init(&s->arena, 0);
+    qr_arena_init(&s->text, 0);
     s->stack_cap = STACK_VALUES;
     s->stack = malloc(sizeof(qr_val) * s->stack_cap);
     pcre2_match_context *mc = pcre2_match_context_create(NULL);
@@ -80,6 +81,7 @@ void qr_lisp_session_free(qr_lisp_session *s)
     free(s->globals.slots);
     pcre2_match_context_free(s->regex_match_ctx);
     qr_arena_release(&s->arena);
+    qr_arena_release(&s->text);
     free(s->stack);
     free(s);
 }
@@ -92,6 +94,11 @@ qr_lisp_limits *qr_lisp_session_limits(qr_lisp_session *s)
 qr_arena *qr_lisp_session_arena(qr_lisp_session *s)
 {
     return &s->arena;
+}
+
+qr_arena *qr_lisp_session_text_arena(qr_lisp_session *s)
+{
+    return &s->text;
 }
 
 void qr_lisp_set_data(qr_lisp_session *s, qr_val data)

@@ -549,6 +549,16 @@ size_t qr_mapb_put(qr_mapb *b, qr_val key, qr_val val)
     return mb->used - 1;
 }
 
+void qr_mapb_reuse(qr_mapb *b)
+{
+    b->depth = 0;
+    if (!b->buf)
+        return;
+    b->buf->used = 0;
+    b->buf->mask = 0;
+    b->buf->index = NULL;
+}
+
 qr_val qr_mapb_finish(qr_mapb *b, qr_type t)
 {
     if (!b->buf || b->buf->used == 0)
@@ -589,7 +599,7 @@ qr_val qr_mapb_finish(qr_mapb *b, qr_type t)
     c->len = n;
     c->depth = b->depth + 1;
     c->mbuf = mb;
-    b->buf = NULL;
+    /* the builder's buffer stays with the builder: qr_mapb_reuse starts the next map in it */
     qr_val v = {.t = (uint8_t)t};
     v.c = c;
     return v;

@@ -3,6 +3,9 @@
  * tree. Object keys become keywords when they can be written as keywords, else strings,
  * so `(:name commit)` works on tool results. Numbers without fraction or exponent that
  * fit in 64 bits are integers, others doubles. Duplicate keys: the last one wins.
+ * String values may go to an arena of their own (qr_json_read_split): records then sit
+ * next to each other in memory and a scan over one field of 100,000 of them streams
+ * through caches instead of skipping over every record's text.
  */
 #include "quarry/value.h"
 
@@ -14,11 +17,14 @@
 
 typedef struct jr {
     qr_arena *a;
+    qr_arena *sa; /* where string values go (a, or a separate arena) */
     const char *s;
     size_t n, i;
     int depth;
     qr_read_error *err;
     qr_buf tmp;
+    qr_mapb *scratch; /* one map builder per nesting level, reused */
+    int nscratch;
 } jr;
 
 static int jfail(jr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -223,8 +229,23 @@ static int jvalue(jr *r, qr_val *out)
         if (++r->depth > QR_MAX_DEPTH)
             return jfail(r, "nested deeper than %d levels", QR_MAX_DEPTH);
         r->i++;
-        qr_mapb mb;
-        qr_mapb_init(&mb, r->a, 8);
+        if (r->depth > r->nscratch) {
+            int ncap = r->nscratch ? r->nscratch * 2 : 16;
+            qr_mapb *ns = qr_arena_alloc(r->a, sizeof(qr_mapb) * (size_t)ncap);
+            if (!ns)
+                return QR_ENOMEM;
+            if (r->nscratch)
+                memcpy(ns, r->scratch, sizeof(qr_mapb) * (size_t)r->nscratch);
+            for (int k = r->nscratch; k < ncap; k++)
+                ns[k].buf = NULL;
+            r->scratch = ns;
+            r->nscratch = ncap;
+        }
+        qr_mapb *mbp = &r->scratch[r->depth - 1];
+        if (!mbp->buf)
+            qr_mapb_init(mbp, r->a, 16);
+        else
+            qr_mapb_reuse(mbp);
         ws(r);
         if (r->i < r->n && r->s[r->i] == '}') {
             r->i++;
@@ -246,7 +267,7 @@ static int jvalue(jr *r, qr_val *out)
                 qr_val v;
                 if ((rc = jvalue(r, &v)))
                     return rc;
-                qr_mapb_put(&mb, key, v);
+                qr_mapb_put(mbp, key, v);
                 if ((rc = jcheck(r)))
                     return rc;
                 ws(r);
@@ -262,7 +283,7 @@ static int jvalue(jr *r, qr_val *out)
             }
         }
         r->depth--;
-        *out = qr_mapb_finish(&mb, QR_T_MAP);
+        *out = qr_mapb_finish(mbp, QR_T_MAP);
         return jcheck(r);
     }
     case '[': {
@@ -302,7 +323,9 @@ static int jvalue(jr *r, qr_val *out)
         r->i++;
         if ((rc = jstring(r)))
             return rc;
-        *out = qr_str_new(r->a, r->tmp.p ? r->tmp.p : "", r->tmp.len);
+        *out = qr_str_new(r->sa, r->tmp.p ? r->tmp.p : "", r->tmp.len);
+        if (r->sa->exhausted)
+            return QR_ENOMEM;
         return jcheck(r);
     case 't':
         if (r->n - r->i >= 4 && memcmp(r->s + r->i, "true", 4) == 0) {
@@ -334,7 +357,13 @@ static int jvalue(jr *r, qr_val *out)
 
 int qr_json_read(qr_arena *a, const char *src, size_t n, qr_val *out, qr_read_error *err)
 {
-    jr r = {.a = a, .s = src, .n = n, .err = err};
+    return qr_json_read_split(a, a, src, n, out, err);
+}
+
+int qr_json_read_split(qr_arena *a, qr_arena *strings, const char *src, size_t n, qr_val *out,
+                       qr_read_error *err)
+{
+    jr r = {.a = a, .sa = strings, .s = src, .n = n, .err = err};
     qr_buf_init(&r.tmp);
     if (err) {
         err->msg[0] = 0;

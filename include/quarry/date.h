@@ -1,0 +1,74 @@
+/*
+ * quarry/date.h: parsing the points in time people and LLMs write for git's --since and
+ * --until (ISO-8601, "3 days ago", "yesterday", "@1700000000") into epoch seconds, and
+ * formatting epoch seconds as ISO-8601.
+ *
+ * No global state: no locale, no TZ environment, no timegm/mktime. The caller passes the
+ * reference time and the local UTC offset, so results are reproducible and testable.
+ * Supported instants lie in years 0000..9999 (UTC); anything outside is QR_EINVAL.
+ */
+#ifndef QUARRY_DATE_H
+#define QUARRY_DATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quarry/base.h"
+
+/* A buffer of this size holds any qr_date_format_iso output (any int64_t, any offset). */
+#define QR_DATE_ISO_LEN 40
+/* A buffer of this size holds any qr_date_parse error message untruncated. */
+#define QR_DATE_ERR_LEN 512
+
+/*
+ * Parses s[0..n) (not NUL-terminated; case-insensitive; surrounding whitespace ignored).
+ * `now` is the reference time in epoch seconds; tz_offset_min is the local UTC offset in
+ * minutes (east positive, -1439..1439; pass 0 for UTC). Local means now shifted by that
+ * offset: "today", month arithmetic and dates without a zone are computed in it.
+ *
+ * Accepted forms:
+ *   ISO-8601   2024-03-01 (00:00 local), 2024-03-01T12:30, 2024-03-01T12:30:45,
+ *              2024-03-01 12:30:45, optional fraction (.5 or ,5; dropped), optional zone
+ *              after the time: Z, UTC, GMT, +01, +0100, +01:00, -05:00, also after a
+ *              space as git prints it ("2024-03-01 12:30:45 +0100"). No zone: local.
+ *   epoch      @1700000000, or a bare integer of 9 or more digits.
+ *   keywords   now; today (00:00 local today); yesterday (00:00 local yesterday);
+ *              this week (Monday 00:00), this month (day 1 00:00), this year (Jan 1 00:00);
+ *              last <unit> = 1 <unit> ago ("last week" is now - 7 days, as in git).
+ *   relative   one or more "N unit" terms, optionally followed by "ago" (with or without
+ *              it the time is in the past, as in git): "3 days ago", "2.weeks",
+ *              "1 day 2 hours ago", "3d". N is digits, a, an, or zero..twelve. Units:
+ *              s sec secs second(s), min mins minute(s), h hr hrs hour(s), d day(s),
+ *              w wk wks week(s), mo mos month(s), y yr yrs year(s). Tokens may be
+ *              separated by spaces, '.' or ','. Seconds-based units subtract exact
+ *              seconds; months and years subtract calendar months in local time, keep
+ *              the time of day and clamp the day to the month's end (Mar 31 - 1 month =
+ *              Feb 29 in 2024; 2024-02-29 - 1 year = 2023-02-28). Terms apply left to
+ *              right.
+ *
+ * Differences from git's approxidate (which silently returns `now` for what it cannot
+ * read): "today"/"yesterday" are midnights here, not now / now - 24h; a date without a
+ * time is 00:00, not the current time of day on that date; month/year arithmetic clamps
+ * instead of overflowing (git: Mar 31 - 1 month = Mar 2); "a", "an", "eleven", "twelve"
+ * and the unit abbreviations are extensions; everything else git half-reads (weekday
+ * names, "noon", "next tuesday", RFC 2822) is rejected rather than guessed.
+ *
+ * Returns QR_OK and stores the result in *out, or QR_EINVAL (bad input, a result or `now`
+ * outside years 0000..9999, an offset out of range, s NULL with n > 0, out NULL) and
+ * writes a one-line, NUL-terminated message to err (when err and errlen are non-zero; see
+ * QR_DATE_ERR_LEN) that names the input and lists the accepted forms. *out is untouched
+ * on failure.
+ */
+int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out,
+                  char *err, size_t errlen);
+
+/*
+ * Formats t as "2024-03-01T12:00:00+01:00" in the zone tz_offset_min (UTC is "+00:00")
+ * into buf, NUL-terminated and truncated to len (26 bytes fit years 0000..9999;
+ * QR_DATE_ISO_LEN fits any t). An offset outside -1439..1439 is ignored: the instant is
+ * written in UTC. Years outside 0000..9999 are written with more digits or a sign. Does
+ * nothing when buf is NULL or len is 0.
+ */
+void qr_date_format_iso(int64_t t, int tz_offset_min, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * quarry/tools.h: the tool registry. One record per tool (name, one-line summary,
+ * parameters, result shape, handler, capability bits) drives everything that calls or
+ * describes tools: validation, the Lisp's (tool/NAME {...}), `quarry tool`, `quarry tools`,
+ * the OpenAI / Anthropic / MCP schemas, and later the MCP server and the agents' prompts.
+ *
+ * Records are static data: a registry keeps pointers to them (and to their parameter
+ * arrays and strings), so they must outlive it. Defaults are EDN (or JSON) text, parsed
+ * anew into the arena of each call, so nothing a call returns points into the registry.
+ *
+ * Calls go through one path: arguments (a map, or nil for {}) are checked against the
+ * record and normalized, then the handler runs with a map whose keys are keywords, in the
+ * order the parameters are declared, with defaults filled in and absent optional
+ * parameters left out. Error messages are one line, lowercase, and say what to change:
+ *   tool 'get_commits': unknown parameter 'sinse'; did you mean 'since'? parameters: ...
+ *
+ * Error codes: functions return QR_OK or a negative QR_E* code. QR_EINVAL means the call
+ * was wrong (unknown tool, bad parameters, a capability the registry does not allow);
+ * anything a handler returns is passed up unchanged.
+ */
+#ifndef QUARRY_TOOLS_H
+#define QUARRY_TOOLS_H
+
+#include "quarry/value.h"
+
+/* JSON Schema types of a parameter (and of an array's items). */
+typedef enum qr_tool_type {
+    QR_TOOL_ANY = 0, /* only for array items: items of any type */
+    QR_TOOL_STRING,
+    QR_TOOL_INTEGER,
+    QR_TOOL_NUMBER,
+    QR_TOOL_BOOLEAN,
+    QR_TOOL_ARRAY,
+    QR_TOOL_OBJECT,
+} qr_tool_type;
+
+/* "string", "integer", "number", "boolean", "array", "object" ("any" for QR_TOOL_ANY). */
+const char *qr_tool_type_name(qr_tool_type t);
+
+/* Capability bits: what a tool may touch. A registry allows a set of them; a sandbox can
+ * only clear bits (qr_tools_restrict), never set them again. */
+enum {
+    QR_TOOL_READS_REPO = 1u << 0,   /* reads the repository and quarry's indexes of it */
+    QR_TOOL_READS_MEMORY = 1u << 1, /* reads the memory store */
+    QR_TOOL_WRITES = 1u << 2,       /* changes a store, an index or a file */
+    QR_TOOL_NETWORK = 1u << 3,      /* talks to the network */
+    QR_TOOL_MODEL = 1u << 4,        /* calls a language model (spends tokens) */
+    QR_TOOL_ALL_CAPS = (1u << 5) - 1,
+};
+/* Name of one capability bit ("reads-repo", "network", ...), or NULL. */
+const char *qr_tool_cap_name(uint32_t bit);
+
+typedef struct qr_tool_param {
+    const char *name;        /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
+    qr_tool_type type;
+    bool required;           /* a required parameter has no default */
+    const char *def;         /* default as EDN/JSON text ("50", "\"HEAD\"", "[]"), or NULL */
+    const char *desc;        /* one line for people and models */
+    const char *const *enum_values; /* NULL-terminated allowed strings (string parameters,
+                                       or arrays of strings), or NULL for any */
+    qr_tool_type items;      /* arrays: the type of each item (QR_TOOL_ANY for any) */
+    bool has_min, has_max;   /* integer and number parameters: inclusive bounds */
+    double min, max;
+} qr_tool_param;
+
+/* The handler: args is the normalized map (keyword keys, defaults filled in). Store the
+ * result, allocated from `a`, in *out and return QR_OK; on failure write a one-line
+ * message into err (without the "tool 'NAME': " prefix, which callers add) and return a
+ * negative code. ctx is the registry's context (qr_tools_set_ctx). */
+typedef int (*qr_tool_fn)(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err);
+
+typedef struct qr_tool {
+    const char *name;            /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
+    const char *summary;         /* one line: what it does and when to use it */
+    const qr_tool_param *params; /* ended by an entry whose name is NULL; NULL for none */
+    const char *result;          /* short description of the result */
+    const char *result_schema;   /* JSON Schema of the result as JSON text, or NULL */
+    qr_tool_fn handler;
+    uint32_t caps;               /* QR_TOOL_* capability bits */
+} qr_tool;
+
+typedef struct qr_tools qr_tools;
+
+/* A new empty registry that allows every capability; NULL when out of memory. */
+qr_tools *qr_tools_new(void);
+void qr_tools_free(qr_tools *r);
+/* The product registry: every built-in tool (src/tools/builtin_tools.c). Free it with
+ * qr_tools_free. NULL when out of memory or when a built-in record is invalid (a bug,
+ * caught by the tests). */
+qr_tools *qr_tools_default(void);
+
+/* Adds a record (kept by pointer). Returns QR_EINVAL when the record is malformed (bad
+ * name, duplicate name, a default that does not parse or does not fit its parameter, an
+ * enum on a non-string, a result schema that is not a JSON object...), with the reason
+ * in qr_tools_error; QR_ENOMEM when out of memory. */
+int qr_tools_add(qr_tools *r, const qr_tool *t);
+/* The message of the last failed qr_tools_add ("" when none). */
+const char *qr_tools_error(const qr_tools *r);
+
+/* Lookup by name; NULL when absent. Finds tools whatever their capabilities. */
+const qr_tool *qr_tools_find(const qr_tools *r, const char *name, size_t len);
+/* Iteration in registration order: i from 0 to qr_tools_count - 1. */
+size_t qr_tools_count(const qr_tools *r);
+const qr_tool *qr_tools_at(const qr_tools *r, size_t i);
+/* True when every capability t needs is allowed by r. Exports list only usable tools, and
+ * a call to a tool that is not usable fails with QR_EINVAL. */
+bool qr_tools_usable(const qr_tools *r, const qr_tool *t);
+
+/* Clears every allowed capability not in keep (allowed &= keep); bits never come back. */
+void qr_tools_restrict(qr_tools *r, uint32_t keep);
+uint32_t qr_tools_allowed(const qr_tools *r);
+/* The context every handler receives (a host object that gives them the repository, the
+ * stores, ...). NULL until set. */
+void qr_tools_set_ctx(qr_tools *r, void *ctx);
+
+/* ---- calling ---- */
+/* Finds the tool and checks args against it: *tool and *norm (the normalized map, built
+ * in `a`) are set on success. Returns QR_EINVAL with a message in err on a bad call,
+ * QR_ENOMEM when `a` is exhausted. */
+int qr_tools_prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a,
+                     const qr_tool **tool, qr_val *norm, qr_buf *err);
+/* Runs the handler of t on normalized arguments. Returns its code unchanged; on failure
+ * err holds "tool 'NAME': " and the handler's message (or "failed" when it gave none). */
+int qr_tools_invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a, qr_val *out,
+                    qr_buf *err);
+/* qr_tools_prepare, then qr_tools_invoke. */
+int qr_tools_call(const qr_tools *r, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err);
+/* The same call shaped as the Lisp's tool hook (qr_lisp_tool_fn): pass the registry as
+ * ud to qr_lisp_set_tools. Messages leave out the "tool 'NAME': " prefix, which the
+ * interpreter adds. */
+int qr_tools_lisp_dispatch(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                           qr_buf *err);
+
+/* Checks args against one record without a registry (capabilities are not checked).
+ * Messages start with "tool 'NAME': ". */
+int qr_tool_validate(const qr_tool *t, qr_val args, qr_arena *a, qr_val *norm, qr_buf *err);
+
+/* Parses command-line flags (`--name value`, `--name=value`, repeated flags and
+ * comma-separated values for arrays, a bare `--flag` for true, JSON or EDN for objects
+ * and for arrays written as [...]) into an argument map built in `a`, by each parameter's
+ * type. A flag matches a parameter with '-' and '_' taken as equal; an unknown flag is
+ * kept as a string so that validation reports it with its suggestions. Returns QR_EINVAL
+ * with a message ("tool 'NAME': ...") when a value does not parse or a word is not a flag.
+ * base, when a map, holds arguments given another way (e.g. --args); flags override it. */
+int qr_tool_parse_argv(const qr_tool *t, int argc, char *const *argv, qr_val base, qr_arena *a,
+                       qr_val *args, qr_buf *err);
+
+/* ---- generated descriptions ---- */
+typedef enum qr_tools_format {
+    QR_TOOLS_TEXT = 0, /* for people: "name  summary", then one line per parameter */
+    QR_TOOLS_JSON,     /* [{name, summary, parameters, result, capabilities}] */
+    QR_TOOLS_OPENAI,   /* Chat Completions `tools`: [{type:"function", function:{...}}] */
+    QR_TOOLS_ANTHROPIC, /* Messages API `tools`: [{name, description, input_schema}] */
+    QR_TOOLS_MCP,      /* MCP 2025-11-25 tools/list entries: [{name, description,
+                          inputSchema, outputSchema?, annotations}] */
+} qr_tools_format;
+
+/* Parses "text", "json", "openai", "anthropic", "mcp"; -1 for anything else. */
+int qr_tools_format_parse(const char *s);
+/* Appends the description of every usable tool in the format (JSON pretty-printed when
+ * pretty, each ending with a newline). Returns QR_OK, or QR_ENOMEM. */
+int qr_tools_export(const qr_tools *r, qr_tools_format f, bool pretty, qr_buf *out);
+/* The text description of one tool (what `quarry tools` prints for it). */
+void qr_tool_describe(const qr_tool *t, qr_buf *out);
+/* The JSON Schema of a tool's parameters as a value built in `a`:
+ * {"type":"object","properties":{...},"required":[...],"additionalProperties":false}
+ * ("required" only when some parameter is required). nil when `a` is exhausted. */
+qr_val qr_tool_input_schema(const qr_tool *t, qr_arena *a);
+/* The description given to models: the summary, then "Returns: " and the result. */
+void qr_tool_description(const qr_tool *t, qr_buf *out);
+
+/* ---- output for people and models ---- */
+/* Default number of rows of a vector result printed by the CLI (and given to a model). */
+#define QR_TOOLS_OUTPUT_ROWS 50
+/* When v is a vector or list longer than max_rows (> 0), returns its first max_rows items
+ * and sets *omitted to how many were left out; else returns v and sets *omitted to 0. */
+qr_val qr_tools_cap_output(qr_arena *a, qr_val v, size_t max_rows, size_t *omitted);
+/* Renders a result as a plain-text table: a vector of maps as columns (the union of
+ * their keys), a vector of scalars one per line, a map as key and value columns,
+ * anything else printed as with str. Cells are cut at 60 characters; newlines in
+ * cells print as spaces. */
+void qr_tools_render_table(qr_buf *out, qr_val v);
+
+#endif

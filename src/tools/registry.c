@@ -1,0 +1,392 @@
+/*
+ * registry.c: the tool registry (records, lookup, capabilities) and the one call path
+ * (find, check capabilities, validate, run the handler) shared by the Lisp hook, the CLI
+ * and later the MCP server; also the "did you mean" suggestions used by every message.
+ *
+ * Design: a registry holds pointers to static records in registration order plus an
+ * open-addressing index by name, so iteration is stable (exports and help are
+ * deterministic) and lookup is O(1) for programs that call tools in loops. Capabilities
+ * are a mask the registry allows; qr_tools_restrict only clears bits, as in Janet's
+ * sandbox, so code that receives a restricted registry cannot widen it. A tool that needs
+ * a cleared bit stays findable (so the message can say why it cannot run) but is left out
+ * of every export.
+ *
+ * Rejected: copying records into the registry (they are static data, and copying the
+ * nested parameter arrays buys nothing); a global registry (sessions with different
+ * capabilities must be able to coexist); returning "unknown tool" for a tool that is
+ * only disallowed (a model would then look for another spelling instead of another way).
+ */
+#include "tools_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct qr_tools {
+    const qr_tool **items;
+    size_t n, cap;
+    uint32_t *index; /* entry number + 1, 0 = empty; size mask + 1 */
+    size_t mask;
+    uint32_t allowed;
+    void *ctx;
+    char err[400];
+};
+
+const char *qr_tool_type_name(qr_tool_type t)
+{
+    switch (t) {
+    case QR_TOOL_ANY: return "any";
+    case QR_TOOL_STRING: return "string";
+    case QR_TOOL_INTEGER: return "integer";
+    case QR_TOOL_NUMBER: return "number";
+    case QR_TOOL_BOOLEAN: return "boolean";
+    case QR_TOOL_ARRAY: return "array";
+    case QR_TOOL_OBJECT: return "object";
+    }
+    return "unknown";
+}
+
+const char *qr_tool_cap_name(uint32_t bit)
+{
+    switch (bit) {
+    case QR_TOOL_READS_REPO: return "reads-repo";
+    case QR_TOOL_READS_MEMORY: return "reads-memory";
+    case QR_TOOL_WRITES: return "writes";
+    case QR_TOOL_NETWORK: return "network";
+    case QR_TOOL_MODEL: return "model";
+    default: return NULL;
+    }
+}
+
+qr_tools *qr_tools_new(void)
+{
+    qr_tools *r = calloc(1, sizeof *r);
+    if (r)
+        r->allowed = QR_TOOL_ALL_CAPS;
+    return r;
+}
+
+void qr_tools_free(qr_tools *r)
+{
+    if (!r)
+        return;
+    free(r->items);
+    free(r->index);
+    free(r);
+}
+
+const char *qr_tools_error(const qr_tools *r)
+{
+    return r->err;
+}
+
+static size_t slot_of(const qr_tools *r, const char *name, size_t len)
+{
+    return (size_t)qr_hash_bytes(name, len) & r->mask;
+}
+
+static int reindex(qr_tools *r, size_t size)
+{
+    uint32_t *index = calloc(size, sizeof *index);
+    if (!index)
+        return QR_ENOMEM;
+    free(r->index);
+    r->index = index;
+    r->mask = size - 1;
+    for (size_t i = 0; i < r->n; i++) {
+        const char *name = r->items[i]->name;
+        size_t j = slot_of(r, name, strlen(name));
+        while (r->index[j])
+            j = (j + 1) & r->mask;
+        r->index[j] = (uint32_t)(i + 1);
+    }
+    return QR_OK;
+}
+
+const qr_tool *qr_tools_find(const qr_tools *r, const char *name, size_t len)
+{
+    if (!r->index)
+        return NULL;
+    for (size_t j = slot_of(r, name, len); r->index[j]; j = (j + 1) & r->mask) {
+        const qr_tool *t = r->items[r->index[j] - 1];
+        if (strlen(t->name) == len && memcmp(t->name, name, len) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+int qr_tools_add(qr_tools *r, const qr_tool *t)
+{
+    r->err[0] = '\0';
+    if (!t) {
+        snprintf(r->err, sizeof r->err, "a tool record is NULL");
+        return QR_EINVAL;
+    }
+    if (!qr__tool_record_ok(t, r->err, sizeof r->err))
+        return QR_EINVAL;
+    if (qr_tools_find(r, t->name, strlen(t->name))) {
+        snprintf(r->err, sizeof r->err, "tool '%s' is registered twice", t->name);
+        return QR_EINVAL;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        const qr_tool **items = realloc(r->items, cap * sizeof *items);
+        if (!items)
+            return QR_ENOMEM;
+        r->items = items;
+        r->cap = cap;
+    }
+    r->items[r->n++] = t;
+    /* keep the index at most half full */
+    if (2 * r->n > r->mask + 1 || !r->index) {
+        size_t size = r->index ? 2 * (r->mask + 1) : 32;
+        while (2 * r->n > size)
+            size *= 2;
+        if (reindex(r, size) != QR_OK) {
+            r->n--;
+            return QR_ENOMEM;
+        }
+    } else {
+        size_t j = slot_of(r, t->name, strlen(t->name));
+        while (r->index[j])
+            j = (j + 1) & r->mask;
+        r->index[j] = (uint32_t)r->n;
+    }
+    return QR_OK;
+}
+
+size_t qr_tools_count(const qr_tools *r)
+{
+    return r->n;
+}
+
+const qr_tool *qr_tools_at(const qr_tools *r, size_t i)
+{
+    return i < r->n ? r->items[i] : NULL;
+}
+
+bool qr_tools_usable(const qr_tools *r, const qr_tool *t)
+{
+    return (t->caps & ~r->allowed) == 0;
+}
+
+void qr_tools_restrict(qr_tools *r, uint32_t keep)
+{
+    r->allowed &= keep;
+}
+
+uint32_t qr_tools_allowed(const qr_tools *r)
+{
+    return r->allowed;
+}
+
+void qr_tools_set_ctx(qr_tools *r, void *ctx)
+{
+    r->ctx = ctx;
+}
+
+/* ---- suggestions ---- */
+
+static char fold(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return (char)(c - 'A' + 'a');
+    return c == '-' ? '_' : c;
+}
+
+bool qr__name_matches_loose(const char *a, size_t an, const char *b)
+{
+    size_t bn = strlen(b);
+    if (an != bn)
+        return false;
+    for (size_t i = 0; i < an; i++) {
+        char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+        if (x != y)
+            return false;
+    }
+    return true;
+}
+
+/* Optimal string alignment distance (a transposition counts as one edit), on folded
+ * characters. Both strings are at most QR_TOOL_MAX_NAME bytes. */
+static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t rows[3][QR_TOOL_MAX_NAME + 1];
+    size_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= bn; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= an; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= bn; j++) {
+            size_t cost = fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1;
+            size_t d = prev[j] + 1;
+            if (cur[j - 1] + 1 < d)
+                d = cur[j - 1] + 1;
+            if (prev[j - 1] + cost < d)
+                d = prev[j - 1] + cost;
+            if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) &&
+                fold(a[i - 2]) == fold(b[j - 1]) && pp[j - 2] + 1 < d)
+                d = pp[j - 2] + 1;
+            cur[j] = d;
+        }
+        size_t *t = pp;
+        pp = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[bn];
+}
+
+const char *qr__suggest(const char *s, size_t n, const char *const *cands, size_t ncands)
+{
+    if (n == 0 || n > QR_TOOL_MAX_NAME)
+        return NULL;
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < ncands; i++) {
+        const char *c = cands[i];
+        size_t cn = strlen(c);
+        if (cn > QR_TOOL_MAX_NAME)
+            continue;
+        size_t d = edit_distance(s, n, c, cn);
+        size_t longer = n > cn ? n : cn;
+        size_t limit = longer <= 3 ? 1 : longer <= 7 ? 2 : 3;
+        /* a prefix of three characters or more ("lim" for "limit") also counts */
+        bool prefix = n >= 3 && n < cn && edit_distance(s, n, c, n) == 0;
+        if (prefix && d > limit)
+            d = limit;
+        if (d <= limit && d < best_d) {
+            best = c;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* ---- calling ---- */
+
+static void unknown_tool(const qr_tools *r, const char *name, qr_buf *err)
+{
+    const char *cands[256];
+    size_t nc = 0;
+    for (size_t i = 0; i < r->n && nc < 256; i++)
+        if (qr_tools_usable(r, r->items[i]))
+            cands[nc++] = r->items[i]->name;
+    qr_buf_printf(err, "unknown tool '%s'", name);
+    if (nc == 0) {
+        qr_buf_puts(err, "; no tools are registered");
+        return;
+    }
+    const char *s = qr__suggest(name, strlen(name), cands, nc);
+    if (s)
+        qr_buf_printf(err, "; did you mean '%s'?", s);
+    qr_buf_puts(err, s ? " tools: " : "; tools: ");
+    for (size_t i = 0; i < nc; i++)
+        qr_buf_printf(err, "%s%s", i ? ", " : "", cands[i]);
+}
+
+static void truncate_to(qr_buf *b, size_t n)
+{
+    if (b->p && b->len > n) {
+        b->len = n;
+        b->p[n] = '\0';
+    }
+}
+
+/* On failure err holds the message; on success it is as it was. */
+static int prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a,
+                   const qr_tool **tool, qr_val *norm, qr_buf *err, bool prefix)
+{
+    size_t start = err->len;
+    const qr_tool *t = qr_tools_find(r, name, strlen(name));
+    if (!t) {
+        unknown_tool(r, name, err);
+        return QR_EINVAL;
+    }
+    if (prefix)
+        qr_buf_printf(err, "tool '%s': ", t->name);
+    if (!qr_tools_usable(r, t)) {
+        uint32_t missing = t->caps & ~r->allowed;
+        qr_buf_puts(err, "not available in this session (it needs");
+        const char *sep = " ";
+        for (uint32_t bit = 1; bit <= missing; bit <<= 1)
+            if (missing & bit) {
+                qr_buf_printf(err, "%scapability '%s'", sep, qr_tool_cap_name(bit));
+                sep = " and ";
+            }
+        qr_buf_puts(err, ", which is not allowed)");
+        return QR_EINVAL;
+    }
+    int rc = qr__tool_check(t, args, a, norm, err);
+    if (rc == QR_OK) {
+        truncate_to(err, start);
+        *tool = t;
+    }
+    return rc;
+}
+
+int qr_tools_prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a,
+                     const qr_tool **tool, qr_val *norm, qr_buf *err)
+{
+    return prepare(r, name, args, a, tool, norm, err, true);
+}
+
+static int invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a, qr_val *out,
+                  qr_buf *err, bool prefix)
+{
+    size_t start = err->len;
+    if (prefix)
+        qr_buf_printf(err, "tool '%s': ", t->name);
+    size_t body = err->len;
+    *out = qr_nil();
+    int rc = t->handler(r->ctx, norm, a, out, err);
+    if (rc == QR_OK && (a->exhausted || a->too_deep))
+        rc = a->too_deep ? QR_ELIMIT : QR_ENOMEM;
+    if (rc == QR_OK) {
+        truncate_to(err, start);
+        return QR_OK;
+    }
+    if (err->len == body)
+        qr_buf_puts(err, rc == QR_ENOMEM   ? "out of memory"
+                         : rc == QR_ELIMIT ? "result nests too deeply"
+                                           : "failed");
+    *out = qr_nil();
+    return rc;
+}
+
+int qr_tools_invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a, qr_val *out,
+                    qr_buf *err)
+{
+    return invoke(r, t, norm, a, out, err, true);
+}
+
+int qr_tools_call(const qr_tools *r, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
+{
+    const qr_tool *t;
+    qr_val norm;
+    *out = qr_nil();
+    int rc = prepare(r, name, args, a, &t, &norm, err, true);
+    return rc == QR_OK ? invoke(r, t, norm, a, out, err, true) : rc;
+}
+
+int qr_tools_lisp_dispatch(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                           qr_buf *err)
+{
+    const qr_tools *r = ud;
+    const qr_tool *t;
+    qr_val norm;
+    *out = qr_nil();
+    int rc = prepare(r, name, args, a, &t, &norm, err, false);
+    return rc == QR_OK ? invoke(r, t, norm, a, out, err, false) : rc;
+}
+
+int qr_tool_validate(const qr_tool *t, qr_val args, qr_arena *a, qr_val *norm, qr_buf *err)
+{
+    size_t start = err->len;
+    qr_buf_printf(err, "tool '%s': ", t->name);
+    int rc = qr__tool_check(t, args, a, norm, err);
+    if (rc == QR_OK)
+        truncate_to(err, start);
+    return rc;
+}

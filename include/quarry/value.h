@@ -241,6 +241,9 @@ bool qr_map_get(qr_val m, qr_val key, qr_val *out);
 /* Like qr_map_get, but a keyword key that is absent falls back to the string of the same
  * name, and a string key to the keyword (tool results arrive as JSON). */
 bool qr_map_lookup(qr_val m, qr_val key, qr_val *out);
+/* qr_map_lookup that first tries the entry at *hint (comparing keys by identity) and
+ * stores where it found the key: records of one shape are then read with one probe. */
+bool qr_map_lookup_hint(qr_val m, qr_val key, uint32_t *hint, qr_val *out);
 /* Index of key in m, or -1. */
 long qr_map_find(qr_val m, qr_val key);
 qr_val qr_map_assoc(qr_arena *a, qr_val m, qr_val key, qr_val val);

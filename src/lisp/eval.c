@@ -538,7 +538,7 @@ qr_val lx_eval(qr_lx *lx, const node *n)
         case N_OP2: return eval_op2(lx, n);
         case N_KWGET: {
             qr_val m = lx_eval(lx, n->kwget.args[0]), out;
-            if (lx_get(m, n->kwget.kw, &out))
+            if (lx_get_kw(lx, m, n->kwget.kw, &out))
                 return out;
             if (n->kwget.argc == 2)
                 return lx_eval(lx, n->kwget.args[1]);

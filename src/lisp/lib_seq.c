@@ -709,7 +709,7 @@ static qr_val map_impl(qr_lx *lx, int argc, const qr_val *argv, const char *fnam
     if (argc == 2) {
         lx_seq s = lx_items(lx, argv[1], fname, 2);
         qr_vecb_init(&vb, lx->a, s.n);
-        const seq_pf pf = seq_pf_for(f);
+        const seq_pf pf = seq_pf_for(lx, f);
         for (size_t i = 0; i < s.n; i++) {
             seq_prefetch(s.items, s.n, i, &pf);
             qr_vecb_push(&vb, seq_call1(lx, f, s.items[i]));
@@ -750,7 +750,7 @@ static qr_val filter_impl(qr_lx *lx, const qr_val *argv, bool keep, const char *
         return qr_vec_empty(QR_T_VEC);
     uint8_t *mark = qr_arena_alloc(lx->a, s.n);
     size_t kept = 0;
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         bool t = qr_truthy(seq_call1(lx, f, s.items[i])) == keep;
@@ -793,7 +793,7 @@ static qr_val bi_seq_keep(qr_lx *lx, int argc, const qr_val *argv)
     lx_seq s = lx_items(lx, argv[1], "keep", 2);
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, s.n < 64 ? s.n : 64);
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         qr_val r = seq_call1(lx, f, s.items[i]);
@@ -811,7 +811,7 @@ static qr_val bi_seq_map_indexed(qr_lx *lx, int argc, const qr_val *argv)
     lx_seq s = lx_items(lx, argv[1], "map-indexed", 2);
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, s.n);
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         qr_vecb_push(&vb, lx_call2(lx, f, qr_int((int64_t)i), s.items[i]));
@@ -827,7 +827,7 @@ static qr_val bi_seq_keep_indexed(qr_lx *lx, int argc, const qr_val *argv)
     lx_seq s = lx_items(lx, argv[1], "keep-indexed", 2);
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, s.n < 64 ? s.n : 64);
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         qr_val r = lx_call2(lx, f, qr_int((int64_t)i), s.items[i]);
@@ -872,7 +872,7 @@ static qr_val bi_seq_reduce(qr_lx *lx, int argc, const qr_val *argv)
         acc = s.items[0];
         i = 1;
     }
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         acc = lx_call2(lx, f, acc, s.items[i]);
@@ -1284,7 +1284,7 @@ static qr_val bi_seq_run(qr_lx *lx, int argc, const qr_val *argv)
     qr_val f = argv[0];
     seq_need_fn(lx, "run!", 1, f);
     lx_seq s = lx_items(lx, argv[1], "run!", 2);
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         if (lx_is_reduced(seq_call1(lx, f, s.items[i])))

@@ -15,7 +15,7 @@ static inline qr_val seq_call1(qr_lx *lx, qr_val f, qr_val x)
     if (f.t == QR_T_KW) {
         qr_val out;
         lx_tick(lx);
-        return lx_get(x, f, &out) ? out : qr_nil();
+        return lx_get_kw(lx, x, f, &out) ? out : qr_nil();
     }
     return lx_call1(lx, f, x);
 }
@@ -36,17 +36,19 @@ typedef struct seq_pf {
     size_t d;      /* distance between levels, in items */
     qr_val key;    /* keyword looked up in each item, or nil */
     uint64_t hash; /* qr_hash(key) */
+    const uint32_t *hint; /* where key was last found (lx_kw_hint), or NULL */
 } seq_pf;
 
 /* For a loop calling f on each item: a keyword lookup is quick, so it looks further
  * ahead than a call into Lisp. */
-static inline seq_pf seq_pf_for(qr_val f)
+static inline seq_pf seq_pf_for(qr_lx *lx, qr_val f)
 {
-    seq_pf pf = {6, qr_nil(), 0};
+    seq_pf pf = {6, qr_nil(), 0, NULL};
     if (f.t == QR_T_KW) {
         pf.d = 16;
         pf.key = f;
         pf.hash = qr_hash(f);
+        pf.hint = lx_kw_hint(lx, f);
     }
     return pf;
 }
@@ -71,6 +73,11 @@ __attribute__((always_inline)) static inline void seq_prefetch(const qr_val *ite
         } else {
             __builtin_prefetch(mb);
             kv = (const char *)mb->kv;
+        }
+        if (pf->hint && *pf->hint < c->len) {
+            /* records of one shape: the key is where it was in the last record */
+            __builtin_prefetch(kv + (size_t)*pf->hint * 2 * sizeof(qr_val));
+            return;
         }
         size_t bytes = (size_t)c->len * 2 * sizeof(qr_val);
         if (bytes > 512)

@@ -216,7 +216,7 @@ static qr_val sort_impl(const sorter *st, qr_val kf, lx_seq s)
     size_t n = s.n, i = 0;
     if (n == 0)
         return qr_vec_empty(QR_T_VEC);
-    const seq_pf pf = seq_pf_for(kf);
+    const seq_pf pf = seq_pf_for(lx, kf);
     sort_ent *ents;
     if (st->fn.t == QR_T_NIL) {
         int_ent *a = qr_arena_alloc(lx->a, n * sizeof *a);
@@ -313,7 +313,7 @@ static qr_val bi_seq_group_by(qr_lx *lx, int argc, const qr_val *argv)
         return qr_map_empty();
     /* pass 1: the keys (records prefetched ahead) */
     qr_val *keys = qr_arena_alloc(lx->a, n * sizeof *keys);
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < n; i++) {
         seq_prefetch(s.items, n, i, &pf);
         keys[i] = seq_call1(lx, f, s.items[i]);
@@ -393,7 +393,7 @@ static qr_val distinct_impl(qr_lx *lx, qr_val f, qr_val coll, const char *fname,
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, s.n < 64 ? s.n : 64);
     size_t seen = 0;
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         qr_val x = s.items[i];
         if (f.t != QR_T_NIL)
@@ -490,7 +490,7 @@ static num_sum sum_values(qr_lx *lx, const qr_val *argv, const char *fname, bool
     seq_need_fn(lx, fname, 1, f);
     lx_seq s = lx_items(lx, argv[1], fname, 2);
     num_sum r = {0, 0.0, false, 0};
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         qr_val v = seq_call1(lx, f, s.items[i]);
@@ -552,7 +552,7 @@ static qr_val extreme_by(qr_lx *lx, const qr_val *argv, int want, const char *fn
     lx_seq s = lx_items(lx, argv[1], fname, 2);
     qr_val best = qr_nil(), bk = qr_nil();
     bool found = false;
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         qr_val k = seq_call1(lx, f, s.items[i]);
@@ -745,7 +745,7 @@ static qr_val some_impl(qr_lx *lx, const qr_val *argv, const char *fname)
     qr_val f = argv[0];
     seq_need_fn(lx, fname, 1, f);
     lx_seq s = lx_items(lx, argv[1], fname, 2);
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         qr_val r = seq_call1(lx, f, s.items[i]);
@@ -767,7 +767,7 @@ static size_t first_failing(qr_lx *lx, const qr_val *argv, const char *fname)
     qr_val f = argv[0];
     seq_need_fn(lx, fname, 1, f);
     lx_seq s = lx_items(lx, argv[1], fname, 2);
-    const seq_pf pf = seq_pf_for(f);
+    const seq_pf pf = seq_pf_for(lx, f);
     for (size_t i = 0; i < s.n; i++) {
         seq_prefetch(s.items, s.n, i, &pf);
         if (!qr_truthy(seq_call1(lx, f, s.items[i])))

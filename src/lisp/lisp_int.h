@@ -217,7 +217,11 @@ struct qr_lx {
     qr_val return_value;
     /* recur */
     qr_val recur_vals[64];
+    /* where each keyword was last found in a map, by keyword address (see lx_get_kw) */
+    uint32_t kw_hint[64];
 };
+
+
 
 /* Marks a recur in flight: propagated from tail positions to the loop or fn. */
 #define QR_T_RECUR 200
@@ -289,6 +293,18 @@ void lx_describe(qr_buf *b, qr_val v);
 qr_val lx_str_chars(qr_lx *lx, const qr_str *s);
 /* (get coll k) with Clojure semantics on maps, sets, vectors, strings and nil. */
 bool lx_get(qr_val coll, qr_val k, qr_val *out);
+/* (:kw m): like lx_get, remembering where the keyword was found so a scan over records
+ * of one shape finds each with one probe. */
+static inline uint32_t *lx_kw_hint(qr_lx *lx, qr_val kw)
+{
+    return &lx->kw_hint[((uintptr_t)kw.sym >> 5) & 63];
+}
+static inline bool lx_get_kw(qr_lx *lx, qr_val m, qr_val kw, qr_val *out)
+{
+    if (m.t == QR_T_MAP)
+        return qr_map_lookup_hint(m, kw, lx_kw_hint(lx, kw), out);
+    return lx_get(m, kw, out);
+}
 /* Output capture for println and friends. */
 void lx_write(qr_lx *lx, const char *s, size_t n);
 

@@ -319,20 +319,48 @@ static long find_text(qr_val m, qr_type want, const char *text, size_t n, uint64
     }
 }
 
-bool qr_map_lookup(qr_val m, qr_val key, qr_val *out)
+/* Index of key in m with the keyword/string fallback, or -1. */
+static long lookup_index(qr_val m, qr_val key)
 {
-    if (m.t != QR_T_MAP && m.t != QR_T_SET)
-        return false;
     long i = find_in(m.c->mbuf, m.c->len, key);
     if (i < 0) {
         if (key.t == QR_T_KW)
             i = find_text(m, QR_T_STR, key.sym->text, key.sym->len, key.sym->hash);
         else if (key.t == QR_T_STR)
             i = find_text(m, QR_T_KW, key.s->data, key.s->len, qr_str_hash(key.s));
-        if (i < 0)
-            return false;
     }
+    return i;
+}
+
+bool qr_map_lookup(qr_val m, qr_val key, qr_val *out)
+{
+    if (m.t != QR_T_MAP && m.t != QR_T_SET)
+        return false;
+    long i = lookup_index(m, key);
+    if (i < 0)
+        return false;
     *out = m.c->mbuf->kv[2 * i + 1];
+    return true;
+}
+
+bool qr_map_lookup_hint(qr_val m, qr_val key, uint32_t *hint, qr_val *out)
+{
+    if (m.t != QR_T_MAP && m.t != QR_T_SET)
+        return false;
+    const qr_coll *c = m.c;
+    uint32_t h = *hint;
+    if (h < c->len) {
+        qr_val k = c->mbuf->kv[2 * h];
+        if (k.t == key.t && k.p == key.p) {
+            *out = c->mbuf->kv[2 * h + 1];
+            return true;
+        }
+    }
+    long i = lookup_index(m, key);
+    if (i < 0)
+        return false;
+    *hint = (uint32_t)i;
+    *out = c->mbuf->kv[2 * i + 1];
     return true;
 }
 

@@ -25,7 +25,44 @@ typedef struct jr {
     qr_buf tmp;
     qr_mapb *scratch; /* one map builder per nesting level, reused */
     int nscratch;
+    const qr_str **dedup; /* short strings seen so far (open addressing), or NULL */
 } jr;
+
+/* Short string values repeat in records (authors, emails, states): one shared string per
+ * distinct text makes equal keys identical pointers (no byte compare when grouping) and
+ * keeps hot text in few cache lines. */
+#define DEDUP_SLOTS 8192
+#define DEDUP_MAX_LEN 48
+
+static qr_val jstr_value(jr *r, const char *p, size_t n)
+{
+    if (n > DEDUP_MAX_LEN || r->n < 65536) /* small documents: not worth the table */
+        return qr_str_new(r->sa, p, n);
+    if (!r->dedup) {
+        r->dedup = qr_arena_zalloc(r->a, DEDUP_SLOTS * sizeof *r->dedup);
+        if (!r->dedup)
+            return qr_nil();
+    }
+    uint64_t h = qr_hash_bytes(p, n) | 1;
+    size_t j = h & (DEDUP_SLOTS - 1);
+    for (int probe = 0; probe < 8; probe++, j = (j + 1) & (DEDUP_SLOTS - 1)) {
+        const qr_str *e = r->dedup[j];
+        if (!e) {
+            qr_val v = qr_str_new(r->sa, p, n);
+            if (v.t == QR_T_STR) {
+                ((qr_str *)v.s)->hash = h; /* the same hash qr_str_hash computes */
+                r->dedup[j] = v.s;
+            }
+            return v;
+        }
+        if (e->hash == h && e->len == n && memcmp(e->data, p, n) == 0) {
+            qr_val v = {.t = QR_T_STR};
+            v.s = e;
+            return v;
+        }
+    }
+    return qr_str_new(r->sa, p, n);
+}
 
 static int jfail(jr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int jfail(jr *r, const char *fmt, ...)
@@ -323,7 +360,7 @@ static int jvalue(jr *r, qr_val *out)
         r->i++;
         if ((rc = jstring(r)))
             return rc;
-        *out = qr_str_new(r->sa, r->tmp.p ? r->tmp.p : "", r->tmp.len);
+        *out = jstr_value(r, r->tmp.p ? r->tmp.p : "", r->tmp.len);
         if (r->sa->exhausted)
             return QR_ENOMEM;
         return jcheck(r);

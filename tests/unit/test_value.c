@@ -163,6 +163,34 @@ static void test_readers(void)
     CHECK(qr_read_all(&A, "#\"(\"", 4, QR_READ_LISP, &forms, &e) == QR_EINVAL);
 }
 
+static void test_json_dedup(void)
+{
+    /* a large document shares one string per distinct short text; values stay equal */
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_putc(&b, '[');
+    for (int i = 0; i < 3000; i++)
+        qr_buf_printf(&b, "%s{\"author\":\"ann\",\"msg\":\"%0100d\"}", i ? "," : "", i);
+    qr_buf_putc(&b, ']');
+    CHECK(b.len > 65536);
+    qr_arena text;
+    qr_arena_init(&text, 0);
+    qr_val v;
+    qr_read_error e;
+    CHECK(qr_json_read_split(&A, &text, b.p, b.len, &v, &e) == QR_OK);
+    CHECK(qr_vec_len(v) == 3000);
+    qr_val a0, a1, m0, m1;
+    qr_val kw = qr_kw_cstr(&A, "author"), msg = qr_kw_cstr(&A, "msg");
+    CHECK(qr_map_get(qr_vec_at(v, 0), kw, &a0) && qr_map_get(qr_vec_at(v, 2999), kw, &a1));
+    CHECK(a0.s == a1.s);
+    CHECK(qr_equal(a0, qr_str_cstr(&A, "ann")));
+    CHECK(qr_hash(a0) == qr_hash(qr_str_cstr(&A, "ann")));
+    CHECK(qr_map_get(qr_vec_at(v, 0), msg, &m0) && qr_map_get(qr_vec_at(v, 1), msg, &m1));
+    CHECK(!qr_equal(m0, m1));
+    qr_buf_release(&b);
+    qr_arena_release(&text);
+}
+
 int main(void)
 {
     qr_arena_init(&A, 0);
@@ -171,6 +199,7 @@ int main(void)
     test_semantics();
     test_printer();
     test_readers();
+    test_json_dedup();
     qr_arena_release(&A);
     CHECK_DONE();
 }

@@ -59,8 +59,8 @@
  * QR_DATE_ERR_LEN) that names the input and lists the accepted forms. *out is untouched
  * on failure.
  */
-int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out,
-                  char *err, size_t errlen);
+int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out, char *err,
+                  size_t errlen);
 
 /*
  * Formats t as "2024-03-01T12:00:00+01:00" in the zone tz_offset_min (UTC is "+00:00")

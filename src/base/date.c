@@ -37,15 +37,16 @@ static const char FORMS[] =
 
 /* ---- calendar ---- */
 
+/* Floor division and modulo for b > 0; neither overflows for any a. */
 static int64_t floor_div(int64_t a, int64_t b)
 {
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+    return a / b - (a % b < 0);
 }
 
 static int64_t floor_mod(int64_t a, int64_t b)
 {
-    return a - floor_div(a, b) * b;
+    int64_t r = a % b;
+    return r < 0 ? r + b : r;
 }
 
 static bool is_leap(int64_t y)
@@ -87,7 +88,7 @@ static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
  * clamping the day to the target month's length. */
 static void sub_months(int64_t *l, int64_t months)
 {
-    int64_t days = floor_div(*l, DAY), sod = *l - days * DAY, y;
+    int64_t days = floor_div(*l, DAY), sod = floor_mod(*l, DAY), y;
     int m, d;
     civil_from_days(days, &y, &m, &d);
     int64_t idx = y * 12 + (m - 1) - months;
@@ -111,7 +112,7 @@ typedef struct {
 
 /* Forms with a reason make their message specific; returning QR_EINVAL with why empty
  * gives the generic one. */
-#define FAIL(c, ...) (snprintf((c)->why, sizeof (c)->why, __VA_ARGS__), QR_EINVAL)
+#define FAIL(c, ...) (snprintf((c)->why, sizeof(c)->why, __VA_ARGS__), QR_EINVAL)
 
 /* For "%.*s": up to 32 bytes of the original input from p, a position in c->low. The
  * input is not NUL-terminated, so the length is always bounded by what remains. */
@@ -149,6 +150,17 @@ static bool digits(const char **p, int min, int max, int64_t *v)
         return false;
     *p = q;
     *v = x;
+    return true;
+}
+
+/* Exactly two digits, whatever follows (zones run "+0100" together). */
+static bool two_digits(const char **p, int64_t *v)
+{
+    const char *q = *p;
+    if (!is_digit(q[0]) || !is_digit(q[1]))
+        return false;
+    *v = (q[0] - '0') * 10 + (q[1] - '0');
+    *p = q + 2;
     return true;
 }
 
@@ -196,12 +208,12 @@ static int parse_zone(pctx *c, const char *p, int64_t *off, const char **end)
                     FRAG(c, p));
     int sign = *p++ == '-' ? -1 : 1;
     int64_t hh, mm = 0;
-    if (!digits(&p, 2, 2, &hh))
+    if (!two_digits(&p, &hh))
         return FAIL(c, "bad zone (expected Z, +01, +0100 or +01:00)");
     if (*p == ':' || is_digit(*p)) {
         if (*p == ':')
             p++;
-        if (!digits(&p, 2, 2, &mm))
+        if (!two_digits(&p, &mm))
             return FAIL(c, "bad zone (expected Z, +01, +0100 or +01:00)");
     }
     if (hh > 23 || mm > 59)
@@ -221,8 +233,8 @@ static int parse_iso(pctx *c, int64_t *out)
     if (mo < 1 || mo > 12)
         return FAIL(c, "month %d is out of range (01-12)", (int)mo);
     if (d < 1 || d > days_in_month(y, (int)mo))
-        return FAIL(c, "day %d is out of range for %04d-%02d (01-%02d)", (int)d, (int)y,
-                    (int)mo, days_in_month(y, (int)mo));
+        return FAIL(c, "day %d is out of range for %04d-%02d (01-%02d)", (int)d, (int)y, (int)mo,
+                    days_in_month(y, (int)mo));
     if (*p) {
         if (*p == 't')
             p++;
@@ -254,6 +266,8 @@ static int parse_iso(pctx *c, int64_t *out)
             int rc = parse_zone(c, p, &off, &p);
             if (rc)
                 return rc;
+            while (is_space(*p))
+                p++;
             if (*p)
                 return FAIL(c, "unexpected '%.*s' after the zone", FRAG(c, p));
         }
@@ -277,21 +291,21 @@ typedef struct {
 } unit;
 
 static const unit UNITS[] = {
-    {"s", U_SEC, 1},          {"sec", U_SEC, 1},        {"secs", U_SEC, 1},
-    {"second", U_SEC, 1},     {"seconds", U_SEC, 1},    {"min", U_SEC, 60},
-    {"mins", U_SEC, 60},      {"minute", U_SEC, 60},    {"minutes", U_SEC, 60},
-    {"h", U_SEC, 3600},       {"hr", U_SEC, 3600},      {"hrs", U_SEC, 3600},
-    {"hour", U_SEC, 3600},    {"hours", U_SEC, 3600},   {"d", U_SEC, DAY},
-    {"day", U_SEC, DAY},      {"days", U_SEC, DAY},     {"w", U_SEC, 7 * DAY},
-    {"wk", U_SEC, 7 * DAY},   {"wks", U_SEC, 7 * DAY},  {"week", U_SEC, 7 * DAY},
-    {"weeks", U_SEC, 7 * DAY}, {"mo", U_MONTH, 0},       {"mos", U_MONTH, 0},
-    {"month", U_MONTH, 0},    {"months", U_MONTH, 0},   {"y", U_YEAR, 0},
-    {"yr", U_YEAR, 0},        {"yrs", U_YEAR, 0},       {"year", U_YEAR, 0},
+    {"s", U_SEC, 1},           {"sec", U_SEC, 1},       {"secs", U_SEC, 1},
+    {"second", U_SEC, 1},      {"seconds", U_SEC, 1},   {"min", U_SEC, 60},
+    {"mins", U_SEC, 60},       {"minute", U_SEC, 60},   {"minutes", U_SEC, 60},
+    {"h", U_SEC, 3600},        {"hr", U_SEC, 3600},     {"hrs", U_SEC, 3600},
+    {"hour", U_SEC, 3600},     {"hours", U_SEC, 3600},  {"d", U_SEC, DAY},
+    {"day", U_SEC, DAY},       {"days", U_SEC, DAY},    {"w", U_SEC, 7 * DAY},
+    {"wk", U_SEC, 7 * DAY},    {"wks", U_SEC, 7 * DAY}, {"week", U_SEC, 7 * DAY},
+    {"weeks", U_SEC, 7 * DAY}, {"mo", U_MONTH, 0},      {"mos", U_MONTH, 0},
+    {"month", U_MONTH, 0},     {"months", U_MONTH, 0},  {"y", U_YEAR, 0},
+    {"yr", U_YEAR, 0},         {"yrs", U_YEAR, 0},      {"year", U_YEAR, 0},
     {"years", U_YEAR, 0},
 };
 
-static const char *const NUMBER_WORDS[] = {"zero", "one", "two",   "three", "four",
-                                           "five", "six", "seven", "eight", "nine",
+static const char *const NUMBER_WORDS[] = {"zero", "one",    "two",   "three", "four",
+                                           "five", "six",    "seven", "eight", "nine",
                                            "ten",  "eleven", "twelve"};
 
 static bool tok_is(tok t, const char *w)
@@ -406,13 +420,15 @@ static int parse_relative(pctx *c, int64_t *out)
         int rc = shift(c, &l, 1, u);
         return rc ? rc : check_range(c, l - c->off, out);
     }
-    int i = 0;
+    int i = 0, all = nt;
     if (nt > 1 && tok_is(t[nt - 1], "ago"))
         nt--;
     while (i < nt) {
         int64_t num = tok_number(t[i]);
         if (num < 0 && i == 0)
             return QR_EINVAL; /* "next tuesday": not a relative time at all */
+        if (num < 0 && tok_is(t[i], "ago"))
+            return FAIL(c, "unexpected '%.*s' after 'ago'", TOK(c, t[i + 1 < all ? i + 1 : i]));
         if (num < 0)
             return FAIL(c, "unexpected '%.*s' (expected a number, or 'ago' at the end)",
                         TOK(c, t[i]));
@@ -482,8 +498,8 @@ static int parse(pctx *c, int64_t now, int tz_offset_min, int64_t *out)
     return parse_relative(c, out);
 }
 
-int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out,
-                  char *err, size_t errlen)
+int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out, char *err,
+                  size_t errlen)
 {
     pctx c;
     memset(&c, 0, sizeof c);
@@ -514,9 +530,9 @@ void qr_date_format_iso(int64_t t, int tz_offset_min, char *buf, size_t len)
         return;
     if (tz_offset_min < -1439 || tz_offset_min > 1439)
         tz_offset_min = 0;
-    int64_t days = floor_div(t, DAY), sod = t - days * DAY + tz_offset_min * 60, y;
+    int64_t days = floor_div(t, DAY), sod = floor_mod(t, DAY) + tz_offset_min * 60, y;
     days += floor_div(sod, DAY);
-    sod -= floor_div(sod, DAY) * DAY;
+    sod = floor_mod(sod, DAY);
     int m, d, a = tz_offset_min < 0 ? -tz_offset_min : tz_offset_min;
     civil_from_days(days, &y, &m, &d);
     snprintf(buf, len, "%04lld-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", (long long)y, m, d,

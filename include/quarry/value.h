@@ -93,7 +93,10 @@ typedef struct qr_var {
 } qr_var;
 
 typedef struct qr_val {
-    uint8_t t; /* qr_type */
+    uint8_t t;    /* qr_type */
+    uint8_t pad_;
+    uint16_t dep; /* collections: their nesting depth, copied from the view so building a
+                   * collection of records never has to load each record to learn it */
     union {
         bool b;
         int64_t i;

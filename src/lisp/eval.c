@@ -105,9 +105,12 @@ void lx_tick_n(qr_lx *lx, size_t n)
         lx_check_time(lx);
 }
 
-static void check_depth(qr_lx *lx)
+static inline void check_depth(qr_lx *lx)
 {
     char probe;
+    if (lx->depth < lx->max_depth &&
+        (size_t)(lx->stack_base - &probe) <= lx->stack_bytes)
+        return;
     if (lx->depth >= lx->s->limits.max_depth)
         lx_throw(lx, QR_LE_DEPTH, "call depth limit of %u reached (runaway recursion?)",
                  lx->s->limits.max_depth);
@@ -117,38 +120,45 @@ static void check_depth(qr_lx *lx)
                  lx->depth);
 }
 
+static _Noreturn __attribute__((noinline)) void arity_error(qr_lx *lx, const lambda *lam,
+                                                             int argc)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    for (int i = 0; i < lam->narities; i++)
+        qr_buf_printf(&b, "%s%d%s", i ? ", " : "", lam->arities[i].nparams,
+                      lam->arities[i].variadic ? " or more" : "");
+    char exp[120];
+    snprintf(exp, sizeof exp, "%s", b.p ? b.p : "");
+    qr_buf_release(&b);
+    lx_throw(lx, QR_LE_ARITY, "wrong number of arguments (%d) to %s%s%s; expects %s", argc,
+             lam->name ? "'" : "", lam->name ? lam->name : "anonymous fn", lam->name ? "'" : "",
+             exp);
+}
+
+static const arity *pick_arity(const lambda *lam, int argc)
+{
+    for (int i = 0; i < lam->narities; i++) {
+        const arity *a = &lam->arities[i];
+        if (!a->variadic && a->nparams == argc)
+            return a;
+    }
+    for (int i = 0; i < lam->narities; i++) {
+        const arity *a = &lam->arities[i];
+        if (a->variadic && argc >= a->nparams)
+            return a;
+    }
+    return NULL;
+}
+
 static qr_val call_closure(qr_lx *lx, const closure *cl, int argc, const qr_val *argv)
 {
     const lambda *lam = cl->lam;
-    const arity *ar = NULL;
-    for (int i = 0; i < lam->narities; i++) {
-        const arity *a = &lam->arities[i];
-        if (!a->variadic && a->nparams == argc) {
-            ar = a;
-            break;
-        }
-    }
-    if (!ar) {
-        for (int i = 0; i < lam->narities; i++) {
-            const arity *a = &lam->arities[i];
-            if (a->variadic && argc >= a->nparams) {
-                ar = a;
-                break;
-            }
-        }
-    }
-    if (!ar) {
-        qr_buf b;
-        qr_buf_init(&b);
-        for (int i = 0; i < lam->narities; i++)
-            qr_buf_printf(&b, "%s%d%s", i ? ", " : "", lam->arities[i].nparams,
-                          lam->arities[i].variadic ? " or more" : "");
-        char exp[120];
-        snprintf(exp, sizeof exp, "%s", b.p ? b.p : "");
-        qr_buf_release(&b);
-        lx_throw(lx, QR_LE_ARITY, "wrong number of arguments (%d) to %s%s%s; expects %s", argc,
-                 lam->name ? "'" : "", lam->name ? lam->name : "anonymous fn",
-                 lam->name ? "'" : "", exp);
+    const arity *ar = &lam->arities[0];
+    if (lam->narities != 1 || ar->variadic || ar->nparams != argc) {
+        ar = pick_arity(lam, argc);
+        if (!ar)
+            arity_error(lx, lam, argc);
     }
     check_depth(lx);
     size_t base = lx->sp;

@@ -205,6 +205,8 @@ struct qr_lx {
     const void *cur_combo;  /* the FN_COMBO being called */
     const node *cur;        /* the call being evaluated, for error positions */
     uint32_t depth;
+    uint32_t max_depth;     /* copies of the session's limits, read on every call */
+    size_t stack_bytes;
     char *stack_base;       /* address of a local in qr_lisp_run */
     /* limits */
     uint64_t steps, max_steps;

@@ -304,6 +304,8 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     lx->res = res;
     lx->stack_base = &stack_probe;
     lx->max_steps = s->limits.max_steps;
+    lx->max_depth = s->limits.max_depth;
+    lx->stack_bytes = s->limits.stack_bytes;
     qr_buf_init(&lx->out);
     s->undo_len = 0;
     s->undo_cap = 0;

@@ -22,7 +22,7 @@ static qr_coll empty_vec, empty_list, empty_map, empty_set;
 static inline uint32_t elem_depth(qr_val x)
 {
     return (x.t == QR_T_VEC || x.t == QR_T_LIST || x.t == QR_T_MAP || x.t == QR_T_SET)
-               ? x.c->depth
+               ? x.dep
                : 0;
 }
 
@@ -42,6 +42,7 @@ static qr_val make_view(qr_arena *a, qr_type t, const qr_coll *proto)
         return qr_nil();
     *c = *proto;
     qr_val v = {.t = (uint8_t)t};
+    v.dep = (uint16_t)c->depth;
     v.c = c;
     return v;
 }
@@ -629,6 +630,7 @@ qr_val qr_mapb_finish(qr_mapb *b, qr_type t)
     c->mbuf = mb;
     /* the builder's buffer stays with the builder: qr_mapb_reuse starts the next map in it */
     qr_val v = {.t = (uint8_t)t};
+    v.dep = (uint16_t)c->depth;
     v.c = c;
     return v;
 }

@@ -51,15 +51,22 @@ enum {
 const char *qr_tool_cap_name(uint32_t bit);
 
 typedef struct qr_tool_param {
-    const char *name;        /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
+    /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
+    const char *name;
     qr_tool_type type;
-    bool required;           /* a required parameter has no default */
-    const char *def;         /* default as EDN/JSON text ("50", "\"HEAD\"", "[]"), or NULL */
-    const char *desc;        /* one line for people and models */
-    const char *const *enum_values; /* NULL-terminated allowed strings (string parameters,
-                                       or arrays of strings), or NULL for any */
-    qr_tool_type items;      /* arrays: the type of each item (QR_TOOL_ANY for any) */
-    bool has_min, has_max;   /* integer and number parameters: inclusive bounds */
+    /* a required parameter has no default */
+    bool required;
+    /* the default as EDN or JSON text ("50", "\"HEAD\"", "[]"), or NULL */
+    const char *def;
+    /* one line for people and models */
+    const char *desc;
+    /* NULL-terminated allowed strings (for string parameters and arrays of strings), or
+     * NULL for any */
+    const char *const *enum_values;
+    /* arrays: the type of each item (QR_TOOL_ANY for any) */
+    qr_tool_type items;
+    /* integer and number parameters: inclusive bounds, each when its flag is set */
+    bool has_min, has_max;
     double min, max;
 } qr_tool_param;
 
@@ -70,13 +77,18 @@ typedef struct qr_tool_param {
 typedef int (*qr_tool_fn)(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err);
 
 typedef struct qr_tool {
-    const char *name;            /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
-    const char *summary;         /* one line: what it does and when to use it */
-    const qr_tool_param *params; /* ended by an entry whose name is NULL; NULL for none */
-    const char *result;          /* short description of the result */
-    const char *result_schema;   /* JSON Schema of the result as JSON text, or NULL */
+    /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
+    const char *name;
+    /* one line: what it does and when to use it */
+    const char *summary;
+    /* ended by an entry whose name is NULL; NULL for none */
+    const qr_tool_param *params;
+    /* a short description of the result, and its JSON Schema as JSON text (or NULL) */
+    const char *result;
+    const char *result_schema;
     qr_tool_fn handler;
-    uint32_t caps;               /* QR_TOOL_* capability bits */
+    /* QR_TOOL_* capability bits */
+    uint32_t caps;
 } qr_tool;
 
 typedef struct qr_tools qr_tools;
@@ -99,6 +111,9 @@ const char *qr_tools_error(const qr_tools *r);
 
 /* Lookup by name; NULL when absent. Finds tools whatever their capabilities. */
 const qr_tool *qr_tools_find(const qr_tools *r, const char *name, size_t len);
+/* Appends the message for a name that is no tool: "unknown tool 'x'", then a suggestion
+ * and the names of the usable tools, or "; no tools are registered". */
+void qr_tools_explain_unknown(const qr_tools *r, const char *name, qr_buf *err);
 /* Iteration in registration order: i from 0 to qr_tools_count - 1. */
 size_t qr_tools_count(const qr_tools *r);
 const qr_tool *qr_tools_at(const qr_tools *r, size_t i);
@@ -148,12 +163,12 @@ int qr_tool_parse_argv(const qr_tool *t, int argc, char *const *argv, qr_val bas
 
 /* ---- generated descriptions ---- */
 typedef enum qr_tools_format {
-    QR_TOOLS_TEXT = 0, /* for people: "name  summary", then one line per parameter */
-    QR_TOOLS_JSON,     /* [{name, summary, parameters, result, capabilities}] */
-    QR_TOOLS_OPENAI,   /* Chat Completions `tools`: [{type:"function", function:{...}}] */
+    QR_TOOLS_TEXT = 0,  /* for people: "name  summary", then one line per parameter */
+    QR_TOOLS_JSON,      /* [{name, summary, parameters, result, capabilities}] */
+    QR_TOOLS_OPENAI,    /* Chat Completions `tools`: [{type:"function", function:{...}}] */
     QR_TOOLS_ANTHROPIC, /* Messages API `tools`: [{name, description, input_schema}] */
-    QR_TOOLS_MCP,      /* MCP 2025-11-25 tools/list entries: [{name, description,
-                          inputSchema, outputSchema?, annotations}] */
+    QR_TOOLS_MCP,       /* MCP 2025-11-25 tools/list entries: [{name, description,
+                           inputSchema, outputSchema?, annotations}] */
 } qr_tools_format;
 
 /* Parses "text", "json", "openai", "anthropic", "mcp"; -1 for anything else. */
@@ -176,10 +191,10 @@ void qr_tool_description(const qr_tool *t, qr_buf *out);
 /* When v is a vector or list longer than max_rows (> 0), returns its first max_rows items
  * and sets *omitted to how many were left out; else returns v and sets *omitted to 0. */
 qr_val qr_tools_cap_output(qr_arena *a, qr_val v, size_t max_rows, size_t *omitted);
-/* Renders a result as a plain-text table: a vector of maps as columns (the union of
- * their keys), a vector of scalars one per line, a map as key and value columns,
- * anything else printed as with str. Cells are cut at 60 characters; newlines in
- * cells print as spaces. */
+/* Renders a result as plain text for a terminal: a vector of maps as a table (columns are
+ * the union of their keys, cells cut at 60 characters), a vector of scalars one per line,
+ * a map as key and value (values cut at 200), anything else printed as with str.
+ * Newlines inside cells and values print as spaces. */
 void qr_tools_render_table(qr_buf *out, qr_val v);
 
 #endif

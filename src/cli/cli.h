@@ -21,6 +21,8 @@ typedef struct cli_cmd {
 } cli_cmd;
 
 int cmd_lisp(int argc, char **argv);
+int cmd_tools(int argc, char **argv);
+int cmd_tool(int argc, char **argv);
 
 /* Parses "edn", "json", "table"; returns -1 for anything else. */
 int cli_parse_format(const char *s);

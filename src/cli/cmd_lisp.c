@@ -3,8 +3,11 @@
  * on a terminal), with an optional request context (--data FILE, JSON or EDN), and
  * prints the result as EDN (default) or JSON. Captured println output goes to stdout
  * before an EDN result, and to stderr when the result is JSON so stdout stays parseable.
+ * (tool/NAME {...}) calls the product tool registry (qr_tools_default).
  */
 #include "cli.h"
+
+#include "quarry/tools.h"
 
 #include <editline/readline.h>
 #include <errno.h>
@@ -268,10 +271,15 @@ int cmd_lisp(int argc, char **argv)
         return EXIT_USAGE;
     }
     qr_lisp_session *s = qr_lisp_session_new(&lim);
-    if (!s) {
+    qr_tools *tools = qr_tools_default();
+    if (!s || !tools) {
         fprintf(stderr, "quarry: out of memory\n");
+        qr_lisp_session_free(s);
+        qr_tools_free(tools);
         return EXIT_FAILED;
     }
+    /* (tool/NAME {...}) goes through the registry: same checks as `quarry tool` */
+    qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     int status = EXIT_OK;
     if (data && (status = load_data(s, data, fmt)) != EXIT_OK)
         goto done;
@@ -314,5 +322,6 @@ int cmd_lisp(int argc, char **argv)
     free(text);
 done:
     qr_lisp_session_free(s);
+    qr_tools_free(tools);
     return status;
 }

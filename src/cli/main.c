@@ -15,6 +15,10 @@ static int cmd_version(int argc, char **argv);
 static const cli_cmd commands[] = {
     {"lisp", cmd_lisp, "quarry lisp [-e EXPR | FILE] [--data FILE] [--format edn|json]",
      "run a PTC-Lisp program in the sandbox; prints the result as EDN"},
+    {"tools", cmd_tools, "quarry tools [NAME...] [--format text|json|openai|anthropic|mcp]",
+     "list the tools and their parameters, or export them as model tool schemas"},
+    {"tool", cmd_tool, "quarry tool NAME [--PARAM VALUE ...] [--format edn|json|table]",
+     "call one tool with parameters given as flags"},
     {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

@@ -265,7 +265,7 @@ const char *qr__suggest(const char *s, size_t n, const char *const *cands, size_
 
 /* ---- calling ---- */
 
-static void unknown_tool(const qr_tools *r, const char *name, qr_buf *err)
+void qr_tools_explain_unknown(const qr_tools *r, const char *name, qr_buf *err)
 {
     const char *cands[256];
     size_t nc = 0;
@@ -300,7 +300,7 @@ static int prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a
     size_t start = err->len;
     const qr_tool *t = qr_tools_find(r, name, strlen(name));
     if (!t) {
-        unknown_tool(r, name, err);
+        qr_tools_explain_unknown(r, name, err);
         return QR_EINVAL;
     }
     if (prefix)

@@ -179,7 +179,7 @@ static void test_json_dedup(void)
     qr_read_error e;
     CHECK(qr_json_read_split(&A, &text, b.p, b.len, &v, &e) == QR_OK);
     CHECK(qr_vec_len(v) == 3000);
-    qr_val a0, a1, m0, m1;
+    qr_val a0 = qr_nil(), a1 = qr_nil(), m0 = qr_nil(), m1 = qr_nil();
     qr_val kw = qr_kw_cstr(&A, "author"), msg = qr_kw_cstr(&A, "msg");
     CHECK(qr_map_get(qr_vec_at(v, 0), kw, &a0) && qr_map_get(qr_vec_at(v, 2999), kw, &a1));
     CHECK(a0.s == a1.s);

@@ -1,0 +1,254 @@
+/*
+ * cmd_tool.c: `quarry tool NAME --PARAM VALUE ...`: calls one tool from the command line
+ * and prints its result (JSON when stdout is not a terminal, a table when it is, or EDN
+ * or JSON on request).
+ *
+ * Design: the words after NAME are typed by the tool's record (qr_tool_parse_argv), then
+ * checked and run by the same path as (tool/NAME {...}) in the Lisp and a model's call
+ * (qr_tools_prepare, qr_tools_invoke), so the three cannot disagree about what is valid.
+ * quarry's own options (--format, --limit-output, --args, --repo, --help) are taken
+ * wherever they appear before a `--`; every flag after `--` belongs to the tool, for a
+ * tool that has a parameter with one of those names. A vector result is cut to 50 rows
+ * (--limit-output) with a line saying how many were left out: on stdout under a table,
+ * on stderr otherwise so that stdout stays one JSON or EDN document.
+ *
+ * Rejected: positional parameters (names are what the schemas, the docs and models use);
+ * printing a cut result without saying so (a reader would take 50 rows for all of them).
+ */
+#include "cli.h"
+
+#include "quarry/tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: quarry tool NAME [--PARAM VALUE ...] [OPTIONS] [-- --PARAM VALUE ...]\n"
+    "\n"
+    "Calls one tool with parameters given as flags, checks them against the tool's\n"
+    "schema (as (tool/NAME {...}) in a Lisp program does), and prints the result.\n"
+    "'quarry tools' lists the tools; 'quarry tool NAME --help' shows one.\n"
+    "\n"
+    "parameter values, by the parameter's type:\n"
+    "  string           as given\n"
+    "  integer, number  decimal numbers: --limit 10\n"
+    "  boolean          true or false; a bare --flag means true\n"
+    "  array            comma-separated (--paths a.c,b.c), repeated flags (which add\n"
+    "                   items), or a JSON array (--paths '[\"a,b.c\"]')\n"
+    "  object           JSON or EDN: --filter '{\"author\": \"ann\"}'\n"
+    "  '-' and '_' are the same in flag names; --name=value works too.\n"
+    "\n"
+    "options:\n"
+    "  --args MAP            all parameters as one JSON or EDN map (flags override keys)\n"
+    "  --format edn|json|table\n"
+    "                        how to print the result (default: table on a terminal,\n"
+    "                        JSON otherwise)\n"
+    "  --limit-output N      rows of a vector result to print (default 50; 0: all)\n"
+    "  --repo DIR            the repository (accepted by every command)\n"
+    "  --                    the flags after it are all tool parameters\n"
+    "\n"
+    "exit status: 0 success, 1 the tool ran and failed, 2 an unknown tool or a bad\n"
+    "parameter (one line on stderr; a JSON object with --format json).\n";
+
+static void print_tool_names(const qr_tools *r)
+{
+    size_t n = qr_tools_count(r), shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        const qr_tool *t = qr_tools_at(r, i);
+        if (!qr_tools_usable(r, t))
+            continue;
+        printf("%s%s", shown++ ? ", " : "\ntools: ", t->name);
+    }
+    printf(shown ? "\n" : "\nno tools are registered\n");
+}
+
+static void tool_help(const qr_tool *t)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_printf(&b, "usage: quarry tool %s [--PARAM VALUE ...] [OPTIONS]\n\n", t->name);
+    qr_tool_describe(t, &b);
+    qr_buf_puts(&b, "\nOPTIONS and value syntax: see 'quarry tool --help'.\n");
+    fwrite(b.p, 1, b.len, stdout);
+    qr_buf_release(&b);
+}
+
+/* Reads --args text (JSON, else one EDN form) as a map. */
+static int read_args_map(qr_arena *a, const char *text, qr_val *out, cli_format fmt)
+{
+    size_t n = strlen(text);
+    qr_read_error e;
+    qr_val forms;
+    if (qr_json_read(a, text, n, out, &e) != QR_OK) {
+        qr_read_error e2;
+        if (qr_read_all(a, text, n, QR_READ_EDN, &forms, &e2) != QR_OK || qr_vec_len(forms) != 1) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "--args is neither JSON nor EDN: at %u:%u: %s", e.line, e.col,
+                     e.msg);
+            cli_error(fmt, "usage", 0, 0, msg);
+            return EXIT_USAGE;
+        }
+        *out = qr_vec_at(forms, 0);
+    }
+    if (out->t != QR_T_MAP) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "--args must be a map (JSON object), got %s",
+                 qr_type_name((qr_type)out->t));
+        cli_error(fmt, "usage", 0, 0, msg);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static void print_result(qr_val v, cli_format fmt, size_t omitted)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    if (fmt == FMT_JSON) {
+        qr_print_json(&b, v, false);
+        qr_buf_putc(&b, '\n');
+    } else if (fmt == FMT_EDN) {
+        qr_print(&b, v, QR_PRINT_READABLY);
+        qr_buf_putc(&b, '\n');
+    } else {
+        qr_tools_render_table(&b, v);
+    }
+    char note[160] = "";
+    if (omitted)
+        snprintf(note, sizeof note,
+                 "%zu more row%s left out; --limit-output N shows more, 0 shows all", omitted,
+                 omitted == 1 ? "" : "s");
+    if (fmt == FMT_TABLE && omitted)
+        qr_buf_printf(&b, "(%s)\n", note);
+    fwrite(b.p, 1, b.len, stdout);
+    fflush(stdout);
+    if (fmt != FMT_TABLE && omitted)
+        fprintf(stderr, "quarry: %s\n", note);
+    qr_buf_release(&b);
+}
+
+int cmd_tool(int argc, char **argv)
+{
+    cli_format fmt = FMT_DEFAULT;
+    const char *name = NULL, *args_text = NULL;
+    bool help = false;
+    uint64_t limit = QR_TOOLS_OUTPUT_ROWS;
+    /* the words that belong to the tool, in order */
+    char **targs = calloc((size_t)argc + 1, sizeof *targs);
+    int ntargs = 0;
+    if (!targs) {
+        fprintf(stderr, "quarry: out of memory\n");
+        return EXIT_FAILED;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            while (++i < argc)
+                targs[ntargs++] = argv[i];
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            help = true;
+            continue;
+        }
+        bool takes = !strcmp(a, "--format") || !strcmp(a, "--limit-output") ||
+                     !strcmp(a, "--args") || !strcmp(a, "--repo");
+        if (takes) {
+            if (i + 1 >= argc) {
+                cli_usage_error("tool", "option '%s' needs a value", a);
+                free(targs);
+                return EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--format")) {
+                int f = cli_parse_format(v);
+                if (f < 0) {
+                    cli_usage_error("tool", "unknown format '%s': expected edn, json or table", v);
+                    free(targs);
+                    return EXIT_USAGE;
+                }
+                fmt = (cli_format)f;
+            } else if (!strcmp(a, "--limit-output")) {
+                if (!cli_parse_u64(v, &limit)) {
+                    cli_usage_error("tool", "bad --limit-output '%s': expected a row count", v);
+                    free(targs);
+                    return EXIT_USAGE;
+                }
+            } else if (!strcmp(a, "--args")) {
+                args_text = v;
+            }
+            continue;
+        }
+        if (!name && a[0] == '-') {
+            cli_usage_error("tool", "give the tool's NAME before its parameters ('%s')", a);
+            free(targs);
+            return EXIT_USAGE;
+        }
+        if (!name) {
+            name = a;
+            continue;
+        }
+        targs[ntargs++] = argv[i];
+    }
+    if (!name && !help) {
+        cli_usage_error("tool", "which tool? give its NAME ('quarry tools' lists them)");
+        free(targs);
+        return EXIT_USAGE;
+    }
+    qr_tools *reg = qr_tools_default();
+    if (!reg) {
+        fprintf(stderr, "quarry: out of memory\n");
+        free(targs);
+        return EXIT_FAILED;
+    }
+    int status = EXIT_OK;
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf err;
+    qr_buf_init(&err);
+    const qr_tool *t = name ? qr_tools_find(reg, name, strlen(name)) : NULL;
+    if (help && !t) {
+        fputs(usage, stdout);
+        print_tool_names(reg);
+        goto done;
+    }
+    if (!t) {
+        qr_tools_explain_unknown(reg, name, &err);
+        cli_error(fmt, "usage", 0, 0, err.p ? err.p : "unknown tool");
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if (help) {
+        tool_help(t);
+        goto done;
+    }
+    qr_val base = qr_nil(), args, norm, out;
+    if (args_text && (status = read_args_map(&a, args_text, &base, fmt)) != EXIT_OK)
+        goto done;
+    int rc = qr_tool_parse_argv(t, ntargs, targs, base, &a, &args, &err);
+    if (rc == QR_OK)
+        rc = qr_tools_prepare(reg, t->name, args, &a, &t, &norm, &err);
+    if (rc != QR_OK) {
+        cli_error(fmt, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p ? err.p : "failed");
+        status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+        goto done;
+    }
+    rc = qr_tools_invoke(reg, t, norm, &a, &out, &err);
+    if (rc != QR_OK) {
+        cli_error(fmt, "tool-error", 0, 0, err.p ? err.p : "failed");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    if (fmt == FMT_DEFAULT)
+        fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
+    size_t omitted;
+    out = qr_tools_cap_output(&a, out, (size_t)limit, &omitted);
+    print_result(out, fmt, omitted);
+done:
+    qr_buf_release(&err);
+    qr_arena_release(&a);
+    qr_tools_free(reg);
+    free(targs);
+    return status;
+}

@@ -1,0 +1,234 @@
+/*
+ * render.c: tool results prepared for a reader outside the sandbox: the row cap on what
+ * is printed to a person or handed to a model, and the plain-text table `quarry tool`
+ * prints on a terminal.
+ *
+ * Design: the cap applies only where a result leaves quarry (the CLI, later the MCP
+ * server); inside a Lisp program results are whole, since the program is what reduces
+ * them. The table is for eyes: a vector of maps becomes columns (the union of the keys in
+ * the order first seen), numbers are right-aligned, cells are cut at 60 characters and
+ * newlines become spaces, so one row is one line; a map prints as key and value (values
+ * cut at 200), a vector of scalars one per line, uncut.
+ *
+ * Rejected: capping inside the registry (a program that counts commits must see them
+ * all); box-drawing borders (noise when pasted into an issue or a prompt); widths by
+ * terminal columns of East Asian characters (code points are close enough here, and
+ * the JSON format is there for exact output).
+ */
+#include "tools_int.h"
+
+#include <string.h>
+
+#define CELL_MAX 60       /* cells of a table of rows */
+#define MAP_VALUE_MAX 200 /* values of a map shown as key and value */
+#define MAX_COLUMNS 32
+
+qr_val qr_tools_cap_output(qr_arena *a, qr_val v, size_t max_rows, size_t *omitted)
+{
+    *omitted = 0;
+    if (!qr_is_seqcoll(v) || max_rows == 0 || qr_vec_len(v) <= max_rows)
+        return v;
+    *omitted = qr_vec_len(v) - max_rows;
+    qr_val cut = qr_vec_slice(a, v, 0, max_rows);
+    return qr_is_nil(cut) ? v : cut;
+}
+
+/* The text of one cell: strings raw, nil empty, everything else as pr-str; control
+ * characters become spaces; cut at max code points (0: no cut) with "...". */
+static void cell_text_max(qr_buf *out, qr_val v, size_t max)
+{
+    if (qr_is_nil(v))
+        return;
+    qr_buf tmp;
+    qr_buf_init(&tmp);
+    qr_print(&tmp, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY);
+    const char *s = tmp.p ? tmp.p : "";
+    size_t n = tmp.len, chars = 0;
+    for (size_t i = 0; i < n;) {
+        if (max && chars == max - 3 && qr_utf8_count(s + i, n - i) > 3) {
+            qr_buf_puts(out, "...");
+            break;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f) {
+            qr_buf_putc(out, ' ');
+            i++;
+        } else {
+            uint32_t cp;
+            size_t k = qr_utf8_decode(s + i, n - i, &cp);
+            qr_buf_append(out, s + i, k);
+            i += k;
+        }
+        chars++;
+    }
+    qr_buf_release(&tmp);
+}
+
+static void cell_text(qr_buf *out, qr_val v)
+{
+    cell_text_max(out, v, CELL_MAX);
+}
+
+static size_t text_width(const qr_buf *b)
+{
+    return b->p ? qr_utf8_count(b->p, b->len) : 0;
+}
+
+static void pad(qr_buf *out, size_t n)
+{
+    while (n--)
+        qr_buf_putc(out, ' ');
+}
+
+/* Rows are maps: columns are their keys. */
+static void render_rows(qr_buf *out, qr_val rows)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_mapb cols_b;
+    qr_mapb_init(&cols_b, &a, 8);
+    size_t n = qr_vec_len(rows);
+    for (size_t r = 0; r < n; r++) {
+        qr_val m = qr_vec_at(rows, r);
+        for (size_t k = 0; k < qr_map_len(m); k++) {
+            qr_val key = qr_map_key_at(m, k);
+            if (!qr_mapb_slot(&cols_b, key) && cols_b.buf && cols_b.buf->used >= MAX_COLUMNS)
+                continue;
+            qr_mapb_put(&cols_b, key, qr_nil());
+        }
+    }
+    qr_val cols = qr_mapb_finish(&cols_b, QR_T_MAP);
+    size_t nc = qr_map_len(cols);
+    size_t widths[MAX_COLUMNS];
+    bool numeric[MAX_COLUMNS];
+    qr_buf head[MAX_COLUMNS];
+    for (size_t c = 0; c < nc; c++) {
+        qr_buf_init(&head[c]);
+        qr_val key = qr_map_key_at(cols, c);
+        if (key.t == QR_T_KW)
+            qr_buf_append(&head[c], key.sym->text, key.sym->len);
+        else
+            cell_text(&head[c], key);
+        widths[c] = text_width(&head[c]);
+        numeric[c] = true;
+    }
+    /* one pass for widths, one to print (cells are cheap to redo) */
+    for (size_t r = 0; r < n; r++) {
+        qr_val m = qr_vec_at(rows, r);
+        for (size_t c = 0; c < nc; c++) {
+            qr_val v;
+            if (!qr_map_get(m, qr_map_key_at(cols, c), &v))
+                continue;
+            if (!qr_is_number(v) && !qr_is_nil(v))
+                numeric[c] = false;
+            qr_buf cell;
+            qr_buf_init(&cell);
+            cell_text(&cell, v);
+            size_t w = text_width(&cell);
+            widths[c] = w > widths[c] ? w : widths[c];
+            qr_buf_release(&cell);
+        }
+    }
+    for (size_t r = 0; r <= n; r++) {
+        qr_buf line;
+        qr_buf_init(&line);
+        size_t pending = 0; /* spaces owed before the next non-empty text */
+        for (size_t c = 0; c < nc; c++) {
+            qr_buf cell;
+            qr_buf_init(&cell);
+            qr_val v;
+            if (r == 0)
+                qr_buf_append(&cell, head[c].p ? head[c].p : "", head[c].len);
+            else if (qr_map_get(qr_vec_at(rows, r - 1), qr_map_key_at(cols, c), &v))
+                cell_text(&cell, v);
+            size_t w = text_width(&cell), gap = widths[c] - w;
+            if (c)
+                pending += 2;
+            if (numeric[c] && r > 0)
+                pending += gap;
+            if (cell.len) {
+                pad(&line, pending);
+                qr_buf_append(&line, cell.p, cell.len);
+                pending = 0;
+            }
+            if (!numeric[c] || r == 0)
+                pending += gap;
+            qr_buf_release(&cell);
+        }
+        qr_buf_append(out, line.p ? line.p : "", line.len);
+        qr_buf_putc(out, '\n');
+        qr_buf_release(&line);
+    }
+    for (size_t c = 0; c < nc; c++)
+        qr_buf_release(&head[c]);
+    qr_arena_release(&a);
+}
+
+static void render_map(qr_buf *out, qr_val m)
+{
+    size_t n = qr_map_len(m), wk = 0;
+    for (size_t i = 0; i < n; i++) {
+        qr_buf k;
+        qr_buf_init(&k);
+        qr_val key = qr_map_key_at(m, i);
+        if (key.t == QR_T_KW)
+            qr_buf_append(&k, key.sym->text, key.sym->len);
+        else
+            cell_text(&k, key);
+        size_t w = text_width(&k);
+        wk = w > wk ? w : wk;
+        qr_buf_release(&k);
+    }
+    for (size_t i = 0; i < n; i++) {
+        qr_buf k;
+        qr_buf_init(&k);
+        qr_val key = qr_map_key_at(m, i);
+        if (key.t == QR_T_KW)
+            qr_buf_append(&k, key.sym->text, key.sym->len);
+        else
+            cell_text(&k, key);
+        qr_buf_append(out, k.p ? k.p : "", k.len);
+        qr_buf cell;
+        qr_buf_init(&cell);
+        cell_text_max(&cell, qr_map_val_at(m, i), MAP_VALUE_MAX);
+        if (cell.len) {
+            pad(out, wk - text_width(&k) + 2);
+            qr_buf_append(out, cell.p, cell.len);
+        }
+        qr_buf_putc(out, '\n');
+        qr_buf_release(&cell);
+        qr_buf_release(&k);
+    }
+}
+
+void qr_tools_render_table(qr_buf *out, qr_val v)
+{
+    if (qr_is_seqcoll(v) || v.t == QR_T_SET) {
+        size_t n = v.c->len;
+        if (n == 0) {
+            qr_buf_puts(out, "(no results)\n");
+            return;
+        }
+        bool maps = v.t != QR_T_SET;
+        for (size_t i = 0; maps && i < n; i++)
+            maps = qr_vec_at(v, i).t == QR_T_MAP;
+        if (maps) {
+            render_rows(out, v);
+            return;
+        }
+        for (size_t i = 0; i < n; i++) {
+            cell_text_max(out, v.t == QR_T_SET ? qr_map_key_at(v, i) : qr_vec_at(v, i), 0);
+            qr_buf_putc(out, '\n');
+        }
+        return;
+    }
+    if (v.t == QR_T_MAP) {
+        if (qr_map_len(v) == 0)
+            qr_buf_puts(out, "(no results)\n");
+        else
+            render_map(out, v);
+        return;
+    }
+    qr_print(out, v, QR_PRINT_DISPLAY);
+    qr_buf_putc(out, '\n');
+}

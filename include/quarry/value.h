@@ -296,6 +296,12 @@ enum {
     QR_PRINT_DISPLAY = 1,  /* str/println: strings and characters raw */
 };
 void qr_print(qr_buf *b, qr_val v, int mode);
+/* pr-str of v cut to at most max bytes (at a character boundary, ending in "..."): the
+ * form or value quoted in an error message. */
+void qr_print_short(qr_buf *b, qr_val v, size_t max);
+/* "string \"abc\"", "map {:a 1}", "nil": a value's type and short printed form, as error
+ * messages describe what they found. */
+void qr_describe(qr_buf *b, qr_val v);
 /* Formats a double as Clojure prints it (1.0, 0.001, 1.0E10, ##Inf). */
 void qr_print_double(qr_buf *b, double d);
 /* JSON: keywords and symbols print as their names, sets as arrays, non-finite doubles as

@@ -69,20 +69,6 @@ static void form_pos(qr_val form, uint32_t *line, uint32_t *col)
     }
 }
 
-static void describe_form(qr_buf *b, qr_val form)
-{
-    qr_buf tmp;
-    qr_buf_init(&tmp);
-    qr_print(&tmp, form, QR_PRINT_READABLY);
-    if (tmp.len > 70) {
-        qr_buf_append(b, tmp.p, 67);
-        qr_buf_puts(b, "...");
-    } else if (tmp.p) {
-        qr_buf_append(b, tmp.p, tmp.len);
-    }
-    qr_buf_release(&tmp);
-}
-
 void ax_error(lx_ax *ax, qr_val form, qr_lisp_errkind kind, const char *fmt, ...)
 {
     qr_buf b;
@@ -93,7 +79,7 @@ void ax_error(lx_ax *ax, qr_val form, qr_lisp_errkind kind, const char *fmt, ...
     va_end(ap);
     if (!qr_is_nil(form)) {
         qr_buf_puts(&b, " in ");
-        describe_form(&b, form);
+        qr_print_short(&b, form, 70);
     }
     snprintf(ax->err->msg, sizeof ax->err->msg, "%s", b.p ? b.p : "error");
     qr_buf_release(&b);

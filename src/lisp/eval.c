@@ -36,16 +36,7 @@ void lx_throw(qr_lx *lx, qr_lisp_errkind kind, const char *fmt, ...)
     if (at && !qr_is_nil(at->form) && kind != QR_LE_TIMEOUT && kind != QR_LE_STEPS &&
         kind != QR_LE_MEMORY) {
         qr_buf_puts(&b, " in ");
-        qr_buf tmp;
-        qr_buf_init(&tmp);
-        qr_print(&tmp, at->form, QR_PRINT_READABLY);
-        if (tmp.len > 70) {
-            qr_buf_append(&b, tmp.p, 67);
-            qr_buf_puts(&b, "...");
-        } else if (tmp.p) {
-            qr_buf_append(&b, tmp.p, tmp.len);
-        }
-        qr_buf_release(&tmp);
+        qr_print_short(&b, at->form, 70);
     }
     snprintf(res->message, sizeof res->message, "%s", b.p ? b.p : "error");
     qr_buf_release(&b);
@@ -55,29 +46,11 @@ void lx_throw(qr_lx *lx, qr_lisp_errkind kind, const char *fmt, ...)
     longjmp(lx->jb, 1);
 }
 
-void lx_describe(qr_buf *b, qr_val v)
-{
-    qr_buf_puts(b, qr_type_name((qr_type)v.t));
-    if (v.t == QR_T_NIL)
-        return;
-    qr_buf tmp;
-    qr_buf_init(&tmp);
-    qr_print(&tmp, v, QR_PRINT_READABLY);
-    qr_buf_putc(b, ' ');
-    if (tmp.len > 60) {
-        qr_buf_append(b, tmp.p, 57);
-        qr_buf_puts(b, "...");
-    } else if (tmp.p) {
-        qr_buf_append(b, tmp.p, tmp.len);
-    }
-    qr_buf_release(&tmp);
-}
-
 void lx_type_error(qr_lx *lx, const char *fname, int argn, const char *expected, qr_val got)
 {
     qr_buf b;
     qr_buf_init(&b);
-    lx_describe(&b, got);
+    qr_describe(&b, got);
     char found[200];
     snprintf(found, sizeof found, "%s", b.p ? b.p : "?");
     qr_buf_release(&b);
@@ -274,7 +247,7 @@ qr_val lx_apply(qr_lx *lx, qr_val f, int argc, const qr_val *argv)
     default: {
         qr_buf b;
         qr_buf_init(&b);
-        lx_describe(&b, f);
+        qr_describe(&b, f);
         char what[200];
         snprintf(what, sizeof what, "%s", b.p ? b.p : "?");
         qr_buf_release(&b);
@@ -586,7 +559,7 @@ qr_val lx_eval(qr_lx *lx, const node *n)
                 lx->cur = n;
                 qr_buf b;
                 qr_buf_init(&b);
-                lx_describe(&b, v);
+                qr_describe(&b, v);
                 char what[200];
                 snprintf(what, sizeof what, "%s", b.p ? b.p : "?");
                 qr_buf_release(&b);

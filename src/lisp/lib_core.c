@@ -304,23 +304,15 @@ static qr_val bi_core_namespace(qr_lx *lx, int argc, const qr_val *argv)
 
 /* ---- function combinators ---- */
 
-typedef struct combo {
-    qr_builtin b;   /* b.hdr is the function header; b.fn the combinator's body */
-    int n;
-    qr_val fns[];   /* the combined functions / bound arguments */
-} combo;
-
-static const combo *self_combo(qr_lx *lx)
+static const lx_combo *self_combo(qr_lx *lx)
 {
-    /* the combo being called is the function of the current call; lx_apply passes it
-     * through lx->cur_combo */
-    return (const combo *)lx->cur_combo;
+    /* lx_apply sets cur_combo to the combo it is calling */
+    return (const lx_combo *)lx->cur_combo;
 }
 
-static qr_val make_combo(qr_lx *lx, const char *name, qr_builtin_fn body, int n,
-                         const qr_val *fns)
+qr_val lx_make_combo(qr_lx *lx, const char *name, qr_builtin_fn body, int n, const qr_val *fns)
 {
-    combo *c = qr_arena_alloc(lx->a, sizeof(combo) + sizeof(qr_val) * (size_t)n);
+    lx_combo *c = qr_arena_alloc(lx->a, sizeof(lx_combo) + sizeof(qr_val) * (size_t)n);
     memset(&c->b, 0, sizeof c->b);
     c->b.hdr.name = name;
     c->b.hdr.kind = FN_COMBO;
@@ -338,7 +330,7 @@ static qr_val make_combo(qr_lx *lx, const char *name, qr_builtin_fn body, int n,
 
 static qr_val combo_comp(qr_lx *lx, int argc, const qr_val *argv)
 {
-    const combo *c = self_combo(lx);
+    const lx_combo *c = self_combo(lx);
     qr_val r = lx_apply(lx, c->fns[c->n - 1], argc, argv);
     for (int i = c->n - 2; i >= 0; i--)
         r = lx_call1(lx, c->fns[i], r);
@@ -355,12 +347,12 @@ static qr_val bi_core_comp(qr_lx *lx, int argc, const qr_val *argv)
     }
     if (argc == 1)
         return argv[0];
-    return make_combo(lx, "comp", combo_comp, argc, argv);
+    return lx_make_combo(lx, "comp", combo_comp, argc, argv);
 }
 
 static qr_val combo_partial(qr_lx *lx, int argc, const qr_val *argv)
 {
-    const combo *c = self_combo(lx);
+    const lx_combo *c = self_combo(lx);
     int nb = c->n - 1;
     qr_val *args = qr_arena_alloc(lx->a, sizeof(qr_val) * (size_t)(nb + argc + 1));
     memcpy(args, c->fns + 1, sizeof(qr_val) * (size_t)nb);
@@ -370,16 +362,16 @@ static qr_val combo_partial(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_core_partial(qr_lx *lx, int argc, const qr_val *argv)
 {
-    return make_combo(lx, "partial", combo_partial, argc, argv);
+    return lx_make_combo(lx, "partial", combo_partial, argc, argv);
 }
 
 static qr_val combo_juxt(qr_lx *lx, int argc, const qr_val *argv)
 {
-    const combo *c = self_combo(lx);
+    const lx_combo *c = self_combo(lx);
     qr_vecb vb;
     qr_vecb_init(&vb, lx->a, (size_t)c->n);
     for (int i = 0; i < c->n; i++) {
-        const combo *saved = self_combo(lx);
+        const lx_combo *saved = self_combo(lx);
         qr_val r = lx_apply(lx, c->fns[i], argc, argv);
         lx->cur_combo = saved;
         qr_vecb_push(&vb, r);
@@ -389,18 +381,18 @@ static qr_val combo_juxt(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_core_juxt(qr_lx *lx, int argc, const qr_val *argv)
 {
-    return make_combo(lx, "juxt", combo_juxt, argc, argv);
+    return lx_make_combo(lx, "juxt", combo_juxt, argc, argv);
 }
 
 static qr_val combo_complement(qr_lx *lx, int argc, const qr_val *argv)
 {
-    const combo *c = self_combo(lx);
+    const lx_combo *c = self_combo(lx);
     return qr_bool(!qr_truthy(lx_apply(lx, c->fns[0], argc, argv)));
 }
 
 static qr_val bi_core_complement(qr_lx *lx, int argc, const qr_val *argv)
 {
-    return make_combo(lx, "complement", combo_complement, argc, argv);
+    return lx_make_combo(lx, "complement", combo_complement, argc, argv);
 }
 
 static qr_val combo_constantly(qr_lx *lx, int argc, const qr_val *argv)
@@ -412,12 +404,12 @@ static qr_val combo_constantly(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_core_constantly(qr_lx *lx, int argc, const qr_val *argv)
 {
-    return make_combo(lx, "constantly", combo_constantly, argc, argv);
+    return lx_make_combo(lx, "constantly", combo_constantly, argc, argv);
 }
 
 static qr_val combo_fnil(qr_lx *lx, int argc, const qr_val *argv)
 {
-    const combo *c = self_combo(lx);
+    const lx_combo *c = self_combo(lx);
     qr_val *args = qr_arena_alloc(lx->a, sizeof(qr_val) * (size_t)(argc + 1));
     memcpy(args, argv, sizeof(qr_val) * (size_t)argc);
     for (int i = 0; i < argc && i < c->n - 1; i++)
@@ -428,12 +420,12 @@ static qr_val combo_fnil(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_core_fnil(qr_lx *lx, int argc, const qr_val *argv)
 {
-    return make_combo(lx, "fnil", combo_fnil, argc, argv);
+    return lx_make_combo(lx, "fnil", combo_fnil, argc, argv);
 }
 
 static qr_val combo_every_pred(qr_lx *lx, int argc, const qr_val *argv)
 {
-    const combo *c = self_combo(lx);
+    const lx_combo *c = self_combo(lx);
     for (int i = 0; i < c->n; i++)
         for (int j = 0; j < argc; j++) {
             lx->cur_combo = c;
@@ -445,7 +437,7 @@ static qr_val combo_every_pred(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_core_every_pred(qr_lx *lx, int argc, const qr_val *argv)
 {
-    return make_combo(lx, "every-pred", combo_every_pred, argc, argv);
+    return lx_make_combo(lx, "every-pred", combo_every_pred, argc, argv);
 }
 
 static qr_val bi_core_apply(qr_lx *lx, int argc, const qr_val *argv)
@@ -525,7 +517,7 @@ static qr_val bi_core_no_match(qr_lx *lx, int argc, const qr_val *argv)
     (void)argc;
     qr_buf b;
     qr_buf_init(&b);
-    lx_describe(&b, argv[1]);
+    qr_describe(&b, argv[1]);
     char what[200];
     snprintf(what, sizeof what, "%s", b.p ? b.p : "?");
     qr_buf_release(&b);

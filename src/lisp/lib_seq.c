@@ -1295,15 +1295,9 @@ static qr_val bi_seq_run(qr_lx *lx, int argc, const qr_val *argv)
 
 /* ---- some-fn ---- */
 
-typedef struct seq_combo {
-    qr_builtin b; /* b.hdr.kind = FN_COMBO; lx_apply passes it in lx->cur_combo */
-    int n;
-    qr_val fns[];
-} seq_combo;
-
 static qr_val combo_some_fn(qr_lx *lx, int argc, const qr_val *argv)
 {
-    const seq_combo *c = (const seq_combo *)lx->cur_combo;
+    const lx_combo *c = (const lx_combo *)lx->cur_combo;
     qr_val r = qr_nil();
     for (int i = 0; i < c->n; i++)
         for (int j = 0; j < argc; j++) {
@@ -1318,20 +1312,7 @@ static qr_val bi_seq_some_fn(qr_lx *lx, int argc, const qr_val *argv)
 {
     for (int i = 0; i < argc; i++)
         seq_need_fn(lx, "some-fn", i + 1, argv[i]);
-    seq_combo *c = qr_arena_alloc(lx->a, sizeof(seq_combo) + sizeof(qr_val) * (size_t)argc);
-    memset(&c->b, 0, sizeof c->b);
-    c->b.hdr.name = "some-fn";
-    c->b.hdr.kind = FN_COMBO;
-    c->b.fn = combo_some_fn;
-    c->b.min_args = 0;
-    c->b.max_args = -1;
-    c->b.args = "[& args]";
-    c->b.doc = "";
-    c->n = argc;
-    memcpy(c->fns, argv, sizeof(qr_val) * (size_t)argc);
-    qr_val v = {.t = QR_T_FN};
-    v.fn = &c->b.hdr;
-    return v;
+    return lx_make_combo(lx, "some-fn", combo_some_fn, argc, argv);
 }
 
 const qr_builtin qr_lib_seq[] = {

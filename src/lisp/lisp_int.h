@@ -225,6 +225,15 @@ struct qr_lx {
 
 
 
+/* A function made at run time from values (comp, partial, some-fn, ...): body finds them
+ * in ((const lx_combo *)lx->cur_combo)->fns. */
+typedef struct lx_combo {
+    qr_builtin b; /* b.hdr.kind = FN_COMBO */
+    int n;
+    qr_val fns[];
+} lx_combo;
+qr_val lx_make_combo(qr_lx *lx, const char *name, qr_builtin_fn body, int n, const qr_val *fns);
+
 /* Marks a recur in flight: propagated from tail positions to the loop or fn. */
 #define QR_T_RECUR 200
 /* (reduced x): stops reduce early; .p points to the wrapped value in the arena. */
@@ -289,8 +298,6 @@ const qr_str *lx_arg_str(qr_lx *lx, const char *fname, int argn, qr_val v);
 qr_val lx_str(qr_lx *lx, const char *s, size_t n);
 /* pr-str into a buffer that belongs to the run's arena */
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode);
-/* Short printed form for messages ("string \"abc\"", "map {:a 1}"), cut at ~60 chars. */
-void lx_describe(qr_buf *b, qr_val v);
 /* Vector of one-character strings of s. */
 qr_val lx_str_chars(qr_lx *lx, const qr_str *s);
 /* (get coll k) with Clojure semantics on maps, sets, vectors, strings and nil. */

@@ -85,26 +85,6 @@ static void param_expectation(qr_buf *b, const qr_tool_param *p)
         qr_buf_puts(b, qr__type_expectation(p->type));
 }
 
-void qr__describe_value(qr_buf *b, qr_val v)
-{
-    qr_buf_puts(b, qr_type_name((qr_type)v.t));
-    if (v.t == QR_T_NIL)
-        return;
-    qr_buf tmp;
-    qr_buf_init(&tmp);
-    qr_print(&tmp, v, QR_PRINT_READABLY);
-    qr_buf_putc(b, ' ');
-    if (tmp.len > 60) {
-        size_t cut = 57;
-        while (cut > 0 && ((unsigned char)tmp.p[cut] & 0xC0) == 0x80)
-            cut--; /* do not split a UTF-8 sequence */
-        qr_buf_append(b, tmp.p, cut);
-        qr_buf_puts(b, "...");
-    } else if (tmp.p) {
-        qr_buf_append(b, tmp.p, tmp.len);
-    }
-    qr_buf_release(&tmp);
-}
 
 int qr__param_default(const qr_tool_param *p, qr_arena *a, qr_val *out)
 {
@@ -142,7 +122,7 @@ static void enum_error(qr_buf *err, const qr_tool_param *p, const char *where, q
         qr_buf_json_string(err, *e, strlen(*e));
     }
     qr_buf_puts(err, ", got ");
-    qr__describe_value(err, got);
+    qr_describe(err, got);
     if (got.t == QR_T_STR) {
         const char *s =
             qr__suggest(got.s->data, got.s->len, (const char *const *)p->enum_values, n);
@@ -215,7 +195,7 @@ static int check_typed(const qr_tool_param *p, qr_tool_type type, const char *wh
     else
         param_expectation(err, p);
     qr_buf_puts(err, ", got ");
-    qr__describe_value(err, v);
+    qr_describe(err, v);
     return QR_EINVAL;
 }
 
@@ -310,7 +290,7 @@ int qr__tool_check(const qr_tool *t, qr_val args, qr_arena *a, qr_val *norm, qr_
         args = qr_map_empty();
     if (args.t != QR_T_MAP) {
         qr_buf_puts(err, "parameters must be a map, got ");
-        qr__describe_value(err, args);
+        qr_describe(err, args);
         return QR_EINVAL;
     }
     for (size_t k = 0; k < qr_map_len(args); k++) {
@@ -325,7 +305,7 @@ int qr__tool_check(const qr_tool *t, qr_val args, qr_arena *a, qr_val *norm, qr_
             n = key.s->len;
         } else {
             qr_buf_puts(err, "parameter names must be keywords or strings, got ");
-            qr__describe_value(err, key);
+            qr_describe(err, key);
             return QR_EINVAL;
         }
         size_t i = 0;

@@ -29,8 +29,7 @@ int qr__tool_check(const qr_tool *t, qr_val args, qr_arena *a, qr_val *norm, qr_
 int qr__param_default(const qr_tool_param *p, qr_arena *a, qr_val *out);
 /* "a string", "an integer", "an array of integers", ... */
 const char *qr__type_expectation(qr_tool_type t);
-/* Appends "TYPE VALUE" (the value printed readably, cut at 60 bytes) or "nil". */
-void qr__describe_value(qr_buf *b, qr_val v);
+
 
 /* The candidate closest to s[0..n) by edit distance (case and '-' / '_' ignored), or
  * NULL when none is close enough to be worth suggesting. */

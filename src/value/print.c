@@ -77,36 +77,30 @@ void qr_print_double(qr_buf *b, double d)
     qr_buf_printf(b, "E%d", exp);
 }
 
-static void print_string(qr_buf *b, const qr_str *s)
+void qr_print_short(qr_buf *b, qr_val v, size_t max)
 {
-    qr_buf_putc(b, '"');
-    size_t start = 0;
-    for (size_t i = 0; i < s->len; i++) {
-        unsigned char c = (unsigned char)s->data[i];
-        const char *esc = NULL;
-        char tmp[8];
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\t': esc = "\\t"; break;
-        case '\r': esc = "\\r"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-            if (c < 0x20 || c == 0x7f) {
-                snprintf(tmp, sizeof tmp, "\\u%04X", c);
-                esc = tmp;
-            }
-        }
-        if (esc) {
-            qr_buf_append(b, s->data + start, i - start);
-            qr_buf_puts(b, esc);
-            start = i + 1;
-        }
+    qr_buf tmp;
+    qr_buf_init(&tmp);
+    qr_print(&tmp, v, QR_PRINT_READABLY);
+    if (tmp.len > max && max > 3) {
+        size_t cut = max - 3;
+        while (cut > 0 && ((unsigned char)tmp.p[cut] & 0xc0) == 0x80)
+            cut--; /* do not split a UTF-8 sequence */
+        qr_buf_append(b, tmp.p, cut);
+        qr_buf_puts(b, "...");
+    } else if (tmp.p) {
+        qr_buf_append(b, tmp.p, tmp.len);
     }
-    qr_buf_append(b, s->data + start, s->len - start);
-    qr_buf_putc(b, '"');
+    qr_buf_release(&tmp);
+}
+
+void qr_describe(qr_buf *b, qr_val v)
+{
+    qr_buf_puts(b, qr_type_name((qr_type)v.t));
+    if (v.t == QR_T_NIL)
+        return;
+    qr_buf_putc(b, ' ');
+    qr_print_short(b, v, 60);
 }
 
 void qr_print(qr_buf *b, qr_val v, int mode)
@@ -120,7 +114,7 @@ void qr_print(qr_buf *b, qr_val v, int mode)
         if (mode == QR_PRINT_DISPLAY)
             qr_buf_append(b, v.s->data, v.s->len);
         else
-            print_string(b, v.s);
+            qr_buf_json_string(b, v.s->data, v.s->len); /* the escapes EDN and JSON share */
         return;
     case QR_T_KW:
         qr_buf_putc(b, ':');

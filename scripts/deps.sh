@@ -13,6 +13,8 @@ cmd:pkg-config:pkg-config
 cmd:git:git
 pc:libpcre2-8:libpcre2-dev
 pc:libedit:libedit-dev
+pc:libgit2:libgit2-dev
+pc:sqlite3:libsqlite3-dev
 "
 # only for `make test`: the sanitizer and fuzzer runtimes come with clang
 if [ "${1:-}" = "--test" ]; then

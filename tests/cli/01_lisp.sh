@@ -45,6 +45,8 @@ expect_err "memory" "memory-exceeded" "$Q" lisp --max-memory 4M -e '(loop [s "x"
 expect_err "steps" "step-limit" "$Q" lisp --max-steps 1000 -e '(loop [] (recur))'
 expect_err "depth" "depth-limit" "$Q" lisp --max-depth 100 -e '(defn f [n] (inc (f n))) (f 1)'
 expect_rc "bad --max-memory" 2 "$Q" lisp --max-memory lots -e '1'
+expect_err "regex backtracking" "regex-limit" "$Q" lisp -e '(re-find #"^(\w+\s?)*$" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!")'
+expect_rc "limit errors exit 1" 1 "$Q" lisp -e '(count (range))'
 
 # println output is captured: before the result in EDN mode, on stderr in JSON mode
 expect_out "println" "$(printf 'hi 1\nnil')" "$Q" lisp -e '(println "hi" 1)'

@@ -132,6 +132,10 @@ static void test_limits(void)
     expect(s, "(defn f [n] (+ 1 (f n))) (f 1)", "depth-limit");
     expect(s, "(loop [s \"x\"] (recur (str s s)))", "memory-exceeded");
     expect(s, "(loop [acc []] (recur [acc]))", "depth-limit");
+    expect(s, "(re-find #\"^(\\w+\\s?)*$\" (str (apply str (repeat 40 \"a\")) \"!\"))",
+           "regex-limit");
+    expect(s, "(count (range))", "type-error");
+    expect(s, "(apply str (repeat 1000000000 \"a\"))", "memory-exceeded");
     /* the session still works after every limit */
     expect(s, "(+ 1 1)", "2");
     qr_lisp_session_free(s);

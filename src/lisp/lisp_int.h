@@ -310,8 +310,18 @@ static inline uint32_t *lx_kw_hint(qr_lx *lx, qr_val kw)
 }
 static inline bool lx_get_kw(qr_lx *lx, qr_val m, qr_val kw, qr_val *out)
 {
-    if (m.t == QR_T_MAP)
-        return qr_map_lookup_hint(m, kw, lx_kw_hint(lx, kw), out);
+    if (m.t == QR_T_MAP) {
+        uint32_t *hint = lx_kw_hint(lx, kw);
+        const qr_coll *c = m.c;
+        if (*hint < c->len) { /* the common case inline: the key is where it was last time */
+            const qr_val *e = &c->mbuf->kv[2 * (size_t)*hint];
+            if (e->t == QR_T_KW && e->sym == kw.sym) {
+                *out = e[1];
+                return true;
+            }
+        }
+        return qr_map_lookup_hint(m, kw, hint, out);
+    }
     return lx_get(m, kw, out);
 }
 /* Output capture for println and friends. */

@@ -42,18 +42,45 @@ typedef struct qr_commit_stats {
 
 /* ---- the statistics index: SQLite (WAL) at <gitdir>/quarry/index.db ----
  * Keyed by commit id; stats of a commit never change, so entries are never updated.
- * Safe with several processes (WAL, busy timeout). A database that is corrupt or from
- * another schema version is moved aside and rebuilt (warn is set). */
+ * Safe with several processes and several handles at once (WAL, 5 s busy timeout); one
+ * handle is used by one thread at a time. A database that is corrupt or from another
+ * schema version is moved aside (index.db.broken-<UTC time>) and created afresh: at open
+ * (*rebuilt is set) or when a later call finds the damage (the call then runs on the fresh
+ * database, finds nothing, and qr_git_index_rebuilt turns true). The index is a cache:
+ * when a call fails with QR_EIO, the caller computes the stats without it.
+ * Commit ids are 40 hexadecimal digits (either case); a malformed id is QR_EINVAL.
+ * Reads allocate from the arena given; its on_fail hook is not called during a read (an
+ * exhausted arena gives QR_ENOMEM), and on any error what the call allocated is freed. */
 typedef struct qr_git_index qr_git_index;
 
+/* Opens (creating <gitdir>/quarry, mode 0755, and the database as needed). */
 int qr_git_index_open(const char *gitdir, qr_git_index **out, bool *rebuilt, qr_buf *err);
 void qr_git_index_close(qr_git_index *ix);
+/* True once the database was found broken and rebuilt, at open or since. */
+bool qr_git_index_rebuilt(const qr_git_index *ix);
+/* The database file, for messages ("<gitdir>/quarry/index.db"). */
+const char *qr_git_index_path(const qr_git_index *ix);
 /* QR_OK and *out filled (strings from a) when the commit is indexed; 1 when it is not. */
 int qr_git_index_get(qr_git_index *ix, const char *oid, qr_arena *a, qr_commit_stats *out,
                      qr_buf *err);
-/* Stores stats for n commits in one transaction (existing entries are left alone). */
+/* Bulk get, in one read transaction: for each oids[i], found[i] tells whether it is
+ * indexed and, when it is, out[i] holds its stats (strings from a; equal paths are one
+ * string). Repeated ids are allowed. When the ids cover a large part of the index (the
+ * history walk of get_author_stats), the table is read once in storage order instead of
+ * looked up id by id: 20,000 commits of 5 files each load in a few ms. */
+int qr_git_index_get_many(qr_git_index *ix, const char *const *oids, size_t n, qr_arena *a,
+                          qr_commit_stats *out, bool *found, qr_buf *err);
+/* Stores stats for n commits in one transaction (existing entries are left alone). Each
+ * status must be A, D, M or T, counts not negative, paths not empty (QR_EINVAL). */
 int qr_git_index_put(qr_git_index *ix, const qr_commit_stats *stats, size_t n, qr_buf *err);
-/* Number of commits indexed, and the database size in bytes. */
+/* Number of commits indexed, and the database size in bytes (either pointer may be NULL). */
 int qr_git_index_count(qr_git_index *ix, int64_t *commits, int64_t *bytes, qr_buf *err);
+
+/* ---- the git tools (src/git/tools_git.c) ----
+ * get_commits, get_author_stats, get_file_stats, get_file_history, get_diff_stats.
+ * Their handlers take a qr_host (quarry/host.h) as ctx, open its repository on the first
+ * call and keep it there. NULL-terminated, for the product registry. */
+struct qr_tool;
+extern const struct qr_tool *const qr_git_tools[];
 
 #endif

@@ -31,6 +31,11 @@ bool cli_parse_size(const char *s, size_t *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
+/* Prints "quarry: warning: msg" to stderr (the hosts' warn hook; ud is unused). */
+void cli_warn(void *ud, const char *msg);
+/* Draws a progress bar on stderr when it is a terminal (the hosts' progress hook); erases
+ * it when done == total. */
+void cli_progress(void *ud, const char *what, size_t done, size_t total);
 void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Golden test runner: runs every case in the files; prints failures and a summary. */

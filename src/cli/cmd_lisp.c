@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <editline/readline.h>
@@ -32,6 +33,9 @@ static const char usage[] =
     "  --max-steps N        evaluation step limit (default 100000000)\n"
     "  --max-depth N        call depth limit (default 10000)\n"
     "  --max-output SIZE    println output kept (default 64K)\n"
+    "  --repo DIR           the repository the tools read (default: the one containing\n"
+    "                       the working directory)\n"
+    "  --no-index           compute git statistics without the index\n"
     "  --stats              print timing and usage as a JSON line on stderr\n"
     "  --repeat N           run the program N times (benchmarks; --stats shows the best)\n"
     "  --run-tests FILE...  run golden test files (see tests/lang/)\n"
@@ -179,9 +183,9 @@ static int repl(qr_lisp_session *s, cli_format fmt)
 
 int cmd_lisp(int argc, char **argv)
 {
-    const char *expr = NULL, *file = NULL, *data = NULL;
+    const char *expr = NULL, *file = NULL, *data = NULL, *repo = NULL;
     cli_format fmt = FMT_EDN;
-    bool stats = false;
+    bool stats = false, no_index = false;
     uint64_t repeat = 1;
     qr_lisp_limits lim;
     qr_lisp_limits_default(&lim);
@@ -203,6 +207,10 @@ int cmd_lisp(int argc, char **argv)
             stats = true;
             continue;
         }
+        if (!strcmp(a, "--no-index")) {
+            no_index = true;
+            continue;
+        }
         bool takes = !strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--data") ||
                      !strcmp(a, "--format") || !strcmp(a, "--timeout-ms") ||
                      !strcmp(a, "--max-memory") || !strcmp(a, "--max-steps") ||
@@ -217,7 +225,7 @@ int cmd_lisp(int argc, char **argv)
         } else if (!strcmp(a, "--data")) {
             data = v;
         } else if (!strcmp(a, "--repo")) {
-            /* accepted by every command; the Lisp has no repository of its own yet */
+            repo = v;
         } else if (!strcmp(a, "--format")) {
             int f = cli_parse_format(v);
             if (f < 0 || f == FMT_TABLE) {
@@ -278,7 +286,14 @@ int cmd_lisp(int argc, char **argv)
         qr_tools_free(tools);
         return EXIT_FAILED;
     }
-    /* (tool/NAME {...}) goes through the registry: same checks as `quarry tool` */
+    /* (tool/NAME {...}) goes through the registry: same checks as `quarry tool`; the
+     * repository is opened on the first call that needs it */
+    qr_host host;
+    qr_host_init(&host, repo);
+    host.no_index = no_index;
+    host.warn = cli_warn;
+    host.progress = cli_progress;
+    qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     int status = EXIT_OK;
     if (data && (status = load_data(s, data, fmt)) != EXIT_OK)
@@ -322,6 +337,7 @@ int cmd_lisp(int argc, char **argv)
     free(text);
 done:
     qr_lisp_session_free(s);
+    qr_host_release(&host);
     qr_tools_free(tools);
     return status;
 }

@@ -6,17 +6,20 @@
  * Design: the words after NAME are typed by the tool's record (qr_tool_parse_argv), then
  * checked and run by the same path as (tool/NAME {...}) in the Lisp and a model's call
  * (qr_tools_prepare, qr_tools_invoke), so the three cannot disagree about what is valid.
- * quarry's own options (--format, --limit-output, --args, --repo, --help) are taken
- * wherever they appear before a `--`; every flag after `--` belongs to the tool, for a
- * tool that has a parameter with one of those names. A vector result is cut to 50 rows
- * (--limit-output) with a line saying how many were left out: on stdout under a table,
- * on stderr otherwise so that stdout stays one JSON or EDN document.
+ * quarry's own options (--format, --limit-output, --args, --repo, --no-index, --help) are
+ * taken wherever they appear before a `--`; every flag after `--` belongs to the tool, for
+ * a tool that has a parameter with one of those names. The handlers get a host
+ * (quarry/host.h) for --repo, which opens the repository on the first call; bad input a
+ * handler finds (not a repository, an unknown ref) exits 2 like a bad parameter. A vector
+ * result is cut to 50 rows (--limit-output) with a line saying how many were left out: on
+ * stdout under a table, on stderr otherwise so that stdout stays one JSON or EDN document.
  *
  * Rejected: positional parameters (names are what the schemas, the docs and models use);
  * printing a cut result without saying so (a reader would take 50 rows for all of them).
  */
 #include "cli.h"
 
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>
@@ -45,11 +48,15 @@ static const char usage[] =
     "                        how to print the result (default: table on a terminal,\n"
     "                        JSON otherwise)\n"
     "  --limit-output N      rows of a vector result to print (default 50; 0: all)\n"
-    "  --repo DIR            the repository (accepted by every command)\n"
+    "  --repo DIR            the repository (default: the one containing the working\n"
+    "                        directory)\n"
+    "  --no-index            compute git statistics without reading or writing the\n"
+    "                        statistics index\n"
     "  --                    the flags after it are all tool parameters\n"
     "\n"
-    "exit status: 0 success, 1 the tool ran and failed, 2 an unknown tool or a bad\n"
-    "parameter (one line on stderr; a JSON object with --format json).\n";
+    "exit status: 0 success, 1 the tool ran and failed, 2 an unknown tool, a bad\n"
+    "parameter or bad input the tool found (not a repository, an unknown ref, a date\n"
+    "it cannot read); errors are one line on stderr (a JSON object with --format json).\n";
 
 static void print_tool_names(const qr_tools *r)
 {
@@ -131,8 +138,8 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
 int cmd_tool(int argc, char **argv)
 {
     cli_format fmt = FMT_DEFAULT;
-    const char *name = NULL, *args_text = NULL;
-    bool help = false;
+    const char *name = NULL, *args_text = NULL, *repo = NULL;
+    bool help = false, no_index = false;
     uint64_t limit = QR_TOOLS_OUTPUT_ROWS;
     /* the words that belong to the tool, in order */
     char **targs = calloc((size_t)argc + 1, sizeof *targs);
@@ -150,6 +157,10 @@ int cmd_tool(int argc, char **argv)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             help = true;
+            continue;
+        }
+        if (!strcmp(a, "--no-index")) {
+            no_index = true;
             continue;
         }
         bool takes = !strcmp(a, "--format") || !strcmp(a, "--limit-output") ||
@@ -177,6 +188,8 @@ int cmd_tool(int argc, char **argv)
                 }
             } else if (!strcmp(a, "--args")) {
                 args_text = v;
+            } else {
+                repo = v;
             }
             continue;
         }
@@ -203,6 +216,12 @@ int cmd_tool(int argc, char **argv)
         return EXIT_FAILED;
     }
     int status = EXIT_OK;
+    qr_host host;
+    qr_host_init(&host, repo);
+    host.no_index = no_index;
+    host.warn = cli_warn;
+    host.progress = cli_progress;
+    qr_tools_set_ctx(reg, &host);
     qr_arena a;
     qr_arena_init(&a, 0);
     qr_buf err;
@@ -236,8 +255,10 @@ int cmd_tool(int argc, char **argv)
     }
     rc = qr_tools_invoke(reg, t, norm, &a, &out, &err);
     if (rc != QR_OK) {
-        cli_error(fmt, "tool-error", 0, 0, err.p ? err.p : "failed");
-        status = EXIT_FAILED;
+        /* bad input the handler found (not a repository, an unknown ref, a date it cannot
+         * read) is bad usage like a bad parameter */
+        cli_error(fmt, rc == QR_EINVAL ? "usage" : "tool-error", 0, 0, err.p ? err.p : "failed");
+        status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
         goto done;
     }
     if (fmt == FMT_DEFAULT)
@@ -248,6 +269,7 @@ int cmd_tool(int argc, char **argv)
 done:
     qr_buf_release(&err);
     qr_arena_release(&a);
+    qr_host_release(&host);
     qr_tools_free(reg);
     free(targs);
     return status;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -95,6 +96,29 @@ void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, co
         fprintf(stderr, "quarry: %s at %u:%u: %s\n", kind, line, col, msg);
     else
         fprintf(stderr, "quarry: %s: %s\n", kind, msg);
+}
+
+void cli_warn(void *ud, const char *msg)
+{
+    (void)ud;
+    fprintf(stderr, "quarry: warning: %s\n", msg);
+}
+
+void cli_progress(void *ud, const char *what, size_t done, size_t total)
+{
+    (void)ud;
+    if (!total || !isatty(2))
+        return;
+    if (done >= total) { /* erase the bar */
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        return;
+    }
+    enum { WIDTH = 30 };
+    int fill = (int)(done * WIDTH / total);
+    fprintf(stderr, "\rquarry: %s [%.*s%*s] %zu/%zu commits", what, fill,
+            "##############################", WIDTH - fill, "", done, total);
+    fflush(stderr);
 }
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -2,10 +2,10 @@
  * builtin_tools.c: the list of tools the product registry opens, in one place (as Lua's
  * linit.c lists the libraries a state opens), so adding a tool is one line here next to
  * its module, and a sandbox that wants fewer starts from a shorter list or restricts
- * capabilities.
+ * capabilities. Also the host (quarry/host.h) that their handlers receive, since this is
+ * the one place that knows every source and what it opens.
  *
- * The list is empty until the data sources (layer 5: git, code, memory) land; each will
- * export its records (e.g. `extern const qr_tool qr_git_tools[]`) and be added below.
+ * Each source exports its records as a NULL-terminated list (qr_git_tools, ...).
  *
  * Rejected: registration from each module's constructor (link-order dependent, and a
  * static library drops objects nothing references); a registry built at compile time
@@ -13,8 +13,14 @@
  */
 #include "tools_int.h"
 
-/* NULL-terminated. */
-static const qr_tool *const builtin[] = {
+#include "quarry/git.h"
+#include "quarry/host.h"
+
+#include <string.h>
+
+/* NULL-terminated lists, one per source. */
+static const qr_tool *const *const sources[] = {
+    qr_git_tools,
     NULL,
 };
 
@@ -23,10 +29,28 @@ qr_tools *qr_tools_default(void)
     qr_tools *r = qr_tools_new();
     if (!r)
         return NULL;
-    for (const qr_tool *const *t = builtin; *t; t++)
-        if (qr_tools_add(r, *t) != QR_OK) {
-            qr_tools_free(r);
-            return NULL;
-        }
+    for (const qr_tool *const *const *s = sources; *s; s++)
+        for (const qr_tool *const *t = *s; *t; t++)
+            if (qr_tools_add(r, *t) != QR_OK) {
+                qr_tools_free(r);
+                return NULL;
+            }
     return r;
+}
+
+void qr_host_init(qr_host *h, const char *repo_dir)
+{
+    memset(h, 0, sizeof *h);
+    h->repo_dir = repo_dir;
+}
+
+void qr_host_release(qr_host *h)
+{
+    if (h->git_index)
+        qr_git_index_close(h->git_index);
+    if (h->git)
+        qr_git_free(h->git);
+    h->git_index = NULL;
+    h->git = NULL;
+    h->git_index_tried = h->git_index_warned = false;
 }

@@ -62,7 +62,7 @@ expect_rc "quarry --help" 0 "$Q" --help
 expect_rc "quarry help lisp" 0 "$Q" help lisp
 
 # tools: none are registered yet, and the error says so
-expect_err "unknown tool" "unknown tool 'get_commits'" "$Q" lisp -e '(tool/get_commits {})'
+expect_err "unknown tool" "unknown tool 'get_comits'; did you mean 'get_commits'?" "$Q" lisp -e '(tool/get_comits {})'
 
 # the golden runner reports failures with file and line
 printf '(+ 1 1)\n=> 3\n' > "$TMP/bad.txt"

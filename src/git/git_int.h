@@ -1,0 +1,153 @@
+/*
+ * git_int.h: what the files of the git source share and nothing else sees: the open
+ * repository (repo.c), the revision walk and its filters (repo.c), per-commit statistics
+ * from git's own numstat (numstat.c), and pathspec matching.
+ *
+ * Strings in results come from the arena the caller passes. Errors follow git.h: a
+ * negative QR_E* code and a one-line message in err.
+ */
+#ifndef QUARRY_GIT_INT_H
+#define QUARRY_GIT_INT_H
+
+#include "quarry/git.h"
+
+#include <git2.h>
+
+typedef struct qr_mailmap qr_mailmap;
+
+struct qr_git {
+    git_repository *repo;
+    char *gitdir;  /* the common git directory, absolute, without a trailing '/' */
+    char *workdir; /* absolute, without a trailing '/'; NULL when bare */
+    qr_mailmap *mailmap;
+    bool mailmap_loaded;
+    git_oid *shallow; /* sorted: commits whose parents git treats as absent */
+    size_t nshallow;
+    bool shallow_loaded;
+};
+
+/* ---- pathspecs (git's default magic: exact path, directory prefix, or a glob whose '*'
+ * also matches '/') ---- */
+typedef struct qr_pathspec {
+    const char *pat; /* NULL or empty: everything */
+    size_t len;      /* without trailing '/' */
+    bool dir_only;   /* the pattern ended with '/' */
+    bool glob;       /* has *, ? or [ */
+    size_t lit;      /* length of the part before the first glob character */
+} qr_pathspec;
+
+void qr__pathspec_init(qr_pathspec *ps, const char *pat);
+bool qr__pathspec_all(const qr_pathspec *ps);
+bool qr__pathspec_match(const qr_pathspec *ps, const char *path, size_t n);
+
+/* ---- .mailmap (mailmap.c) ---- */
+int qr__mailmap_load(git_repository *repo, qr_mailmap **out);
+/* A map of the lines of text[0..n) alone (tests and fuzzing). */
+int qr__mailmap_parse(const char *text, size_t n, qr_mailmap **out);
+void qr__mailmap_free(qr_mailmap *m);
+/* Maps *name and *email as git does; returns true when the map changed either. The
+ * strings it stores live as long as the map. */
+bool qr__mailmap_map(const qr_mailmap *m, const char **name, const char **email);
+
+/* ---- the repository ---- */
+/* The commit a ref names (a branch, tag, oid, or any revision git understands), peeled.
+ * *unborn is set (and QR_OK returned) when ref is HEAD on a branch with no commits yet. */
+int qr__git_resolve(qr_git *g, const char *ref, git_oid *out, bool *unborn, qr_buf *err);
+/* True when git treats oid's parents as absent (the boundary of a shallow clone). */
+bool qr__git_is_shallow(qr_git *g, const git_oid *oid);
+/* The directory to run git in (the working tree, or the git directory when bare). */
+const char *qr__git_rundir(const qr_git *g);
+
+/* What a commit says about itself, as `git log` shows it (author through .mailmap). */
+typedef struct qr_commit_info {
+    git_oid oid;
+    const char *author, *email, *message; /* NUL-terminated, from the arena */
+    const char *raw_author, *raw_email;   /* as recorded (the same pointers when unmapped) */
+    size_t subject_len;                   /* the first paragraph, joined as %s joins it */
+    const char *subject;
+    int64_t atime; /* author date */
+    int aoffset;   /* its UTC offset in minutes */
+    int64_t ctime; /* committer date: the walk order and since/until */
+    uint32_t nparents;
+    git_oid *parents; /* as git shows them: none at a shallow boundary */
+} qr_commit_info;
+
+/* Reads one commit's information into *out (strings in a). */
+int qr__git_commit_info(qr_git *g, const git_oid *oid, qr_arena *a, qr_commit_info *out,
+                        qr_buf *err);
+
+enum { QR_MERGES_INCLUDE = 0, QR_MERGES_EXCLUDE, QR_MERGES_ONLY };
+
+typedef struct qr_walk_opts {
+    const char *ref; /* NULL: HEAD */
+    bool has_since, has_until;
+    int64_t since, until;    /* committer dates, as git log --since/--until */
+    const char *author;      /* case-insensitive substring of name or email, or NULL */
+    const qr_pathspec *path; /* NULL: no path limit */
+    void *grep;              /* a pcre2_code_8 matched against the message, or NULL */
+    int merges;              /* QR_MERGES_* */
+    bool first_parent;
+    int64_t limit; /* < 0: no limit */
+} qr_walk_opts;
+
+/* Walks the history as `git log` does (date order, history simplification for a path,
+ * since cutting the walk, until, author, grep and merges filtering) and returns the
+ * commits shown, newest first, in *out (an array of *n from a). */
+int qr__git_walk(qr_git *g, const qr_walk_opts *o, qr_arena *a, qr_commit_info **out, size_t *n,
+                 qr_buf *err);
+/* True when the commit's author (name or email, mapped or as recorded) contains needle,
+ * ignoring ASCII case. */
+bool qr__git_author_matches(const qr_commit_info *c, const char *needle);
+/* True when the pcre2_code_8 pattern matches the message (with the walk's backtracking
+ * limits; a pattern that hits them does not match). */
+bool qr__git_message_matches(void *code, const char *msg);
+
+/* ---- statistics (numstat.c) ---- */
+/* Progress of computing many commits' statistics (see qr_host.progress). */
+typedef struct qr_progress {
+    void (*fn)(void *ud, const char *what, size_t done, size_t total);
+    void *ud;
+} qr_progress;
+/* Fewest commits to compute for which progress is reported. */
+#define QR_PROGRESS_MIN 1000
+
+/* Statistics of commits cs[0..n) into out[0..n) (strings from a), as `git log --numstat
+ * --no-renames` shows them: merges carry none unless first_parent, when they carry their
+ * diff against the first parent (as `git log --first-parent` shows it). Uses the index
+ * when ix is not NULL (reading, and storing what it computes); *ix is closed and set to
+ * NULL when it fails, and the stats are computed without it. */
+int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t n,
+                  bool first_parent, const qr_progress *progress, qr_arena *a, qr_commit_stats *out,
+                  qr_buf *err);
+/* Parses git's `--raw --numstat -z` output (with a "<hex id>\0" header before each commit
+ * when headers is set, as git log prints it; else one diff) into *out (from a). QR_EIO
+ * when it is not in that form. Exposed for tests and fuzzing. */
+int qr__numstat_parse(const char *buf, size_t len, bool headers, qr_arena *a, qr_commit_stats **out,
+                      size_t *n);
+/* The diff between two commits' trees (`git diff-tree --numstat --no-renames`). */
+int qr__git_diff_stats(qr_git *g, const git_oid *from, const git_oid *to, qr_arena *a,
+                       qr_commit_stats *out, qr_buf *err);
+
+/* One commit of `git log --follow`: the file's name there and its numstat. */
+typedef struct qr_follow_entry {
+    git_oid oid;
+    const char *path, *old_path; /* old_path: the name before a rename, or NULL */
+    char status;
+    bool binary;
+    int64_t additions, deletions;
+} qr_follow_entry;
+
+typedef struct qr_follow_opts {
+    const git_oid *start;
+    const char *path;
+    bool has_since, has_until;
+    int64_t since, until;
+    int merges;
+    bool first_parent;
+} qr_follow_opts;
+
+/* Runs `git log --follow` for one file and returns its commits, newest first. */
+int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_entry **out,
+                   size_t *n, qr_buf *err);
+
+#endif

@@ -3,7 +3,8 @@
  * (printed results, error messages, captured output).
  *
  * Appends never fail loudly: a failed allocation sets the sticky `failed` flag and later
- * appends are ignored, so a writer checks once at the end.
+ * appends are ignored, so a writer checks once at the end. JSON strings written here are
+ * always valid UTF-8 (invalid bytes become U+FFFD).
  */
 #include "quarry/base.h"
 
@@ -89,6 +90,20 @@ void qr_buf_json_string(qr_buf *b, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         const char *esc = NULL;
+        if (c >= 0x80) {
+            /* JSON text must be UTF-8: a byte that does not start a valid sequence (a
+             * non-UTF-8 file name, say) becomes U+FFFD */
+            uint32_t cp;
+            size_t k = qr_utf8_decode(s + i, n - i, &cp);
+            if (cp == 0xfffd && k == 1) {
+                qr_buf_append(b, s + start, i - start);
+                qr_buf_puts(b, "\\ufffd");
+                start = i + 1;
+            } else {
+                i += k - 1;
+            }
+            continue;
+        }
         char tmp[8];
         switch (c) {
         case '"': esc = "\\\""; break;

@@ -66,6 +66,9 @@ static void test_buf(void)
     qr_buf_reset(&b);
     qr_buf_json_string(&b, "a\"b\n\x01", 5);
     CHECK_STR(b.p, "\"a\\\"b\\n\\u0001\"");
+    qr_buf_reset(&b);
+    qr_buf_json_string(&b, "a\xff\xc3\xa9", 4);
+    CHECK_STR(b.p, "\"a\\ufffd\xc3\xa9\"");
     size_t n;
     char *d = qr_buf_detach(&b, &n);
     CHECK(n == strlen(d));

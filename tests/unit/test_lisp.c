@@ -7,6 +7,7 @@
 #include "quarry/lisp.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static char *run(qr_lisp_session *s, const char *src, int *rc, qr_lisp_result *res)
 {
@@ -67,6 +68,34 @@ static int fake_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_va
     else
         *out = qr_nil();
     return QR_OK;
+}
+
+static int slow_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                     qr_buf *err)
+{
+    (void)ud;
+    (void)name;
+    (void)args;
+    (void)a;
+    (void)err;
+    struct timespec ts = {0, 150 * 1000000L};
+    nanosleep(&ts, NULL);
+    *out = qr_int(1);
+    return QR_OK;
+}
+
+static void test_tool_time_not_counted(void)
+{
+    /* three 150 ms tool calls in a program limited to 200 ms: the tools' time is theirs */
+    qr_lisp_limits lim;
+    qr_lisp_limits_default(&lim);
+    lim.timeout_ms = 200;
+    lim.max_steps = UINT64_MAX; /* only the clock stops the loop below */
+    qr_lisp_session *s = qr_lisp_session_new(&lim);
+    qr_lisp_set_tools(s, slow_tool, NULL);
+    expect(s, "(+ (tool/slow {}) (tool/slow {}) (tool/slow {}))", "3");
+    expect(s, "(do (tool/slow {}) (loop [] (recur)))", "timeout");
+    qr_lisp_session_free(s);
 }
 
 static void test_tools_and_data(void)
@@ -164,6 +193,7 @@ int main(void)
 {
     test_session();
     test_tools_and_data();
+    test_tool_time_not_counted();
     test_errors();
     test_limits();
     CHECK_DONE();

@@ -27,7 +27,7 @@ test-asan:
 		ctest --output-on-failure -j $(JOBS)
 
 bench: all
-	sh bench/lisp/run.sh $(BUILD)/quarry
+	bash bench/lisp/run.sh $(BUILD)/quarry
 
 # libFuzzer: each harness runs for FUZZ_SECONDS (default 60)
 FUZZ_SECONDS ?= 60

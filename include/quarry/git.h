@@ -29,7 +29,7 @@ typedef struct qr_file_stat {
     int64_t additions; /* 0 for binary files */
     int64_t deletions;
     bool binary;
-    char status;       /* 'A' added, 'D' deleted, 'M' modified, 'T' type change */
+    char status; /* 'A' added, 'D' deleted, 'M' modified, 'T' type change */
 } qr_file_stat;
 
 /* A commit's statistics. Merge commits carry none (nfiles 0), as git log shows them. */
@@ -53,6 +53,14 @@ typedef struct qr_commit_stats {
  * exhausted arena gives QR_ENOMEM), and on any error what the call allocated is freed. */
 typedef struct qr_git_index qr_git_index;
 
+/* The schema version (PRAGMA user_version) this build reads and writes. 2: each commit's
+ * header fields (the commit graph) are kept too, so a warm query reads no commit
+ * objects. */
+#define QR_GIT_INDEX_SCHEMA_VERSION 2
+
+/* Whether <gitdir>/quarry/index.db exists, without opening or creating anything; *path
+ * (may be NULL) is set to that file's name. */
+bool qr_git_index_exists(const char *gitdir, qr_buf *path);
 /* Opens (creating <gitdir>/quarry, mode 0755, and the database as needed). */
 int qr_git_index_open(const char *gitdir, qr_git_index **out, bool *rebuilt, qr_buf *err);
 void qr_git_index_close(qr_git_index *ix);
@@ -75,6 +83,36 @@ int qr_git_index_get_many(qr_git_index *ix, const char *const *oids, size_t n, q
 int qr_git_index_put(qr_git_index *ix, const qr_commit_stats *stats, size_t n, qr_buf *err);
 /* Number of commits indexed, and the database size in bytes (either pointer may be NULL). */
 int qr_git_index_count(qr_git_index *ix, int64_t *commits, int64_t *bytes, qr_buf *err);
+
+/* ---- indexing a whole repository (`quarry index`; src/git/index_build.c) ----
+ * "Reachable" is what `git rev-list --all` lists: every commit reachable from HEAD or any
+ * ref (branches, tags, remote-tracking branches, notes, stash); refs to objects that are
+ * not commits are skipped, and so are the HEADs of other worktrees (which git counts). The index
+ * never stores statistics for merges (git log shows none) or for the boundary commits of a shallow
+ * clone (they change once it is deepened): those are counted apart. */
+typedef struct qr_git_index_state {
+    int64_t indexed;   /* commits whose statistics the index holds, reachable or not */
+    int64_t reachable; /* commits reachable from HEAD and every ref */
+    int64_t unstored;  /* of those, merges and shallow boundaries (never stored) */
+    int64_t missing;   /* of those, commits whose statistics the index lacks */
+    int64_t bytes;     /* the database's size */
+} qr_git_index_state;
+
+/* Reports the index of g. ix may be NULL for an index not built yet (indexed and bytes
+ * are then 0, and every storable reachable commit is missing); nothing is written. */
+int qr_git_index_status(qr_git *g, qr_git_index *ix, qr_git_index_state *st, qr_buf *err);
+
+/* Progress of long work: called now and then with done < total, and once with done ==
+ * total at the end (see qr_host.progress). */
+typedef void (*qr_git_progress_fn)(void *ud, const char *what, size_t done, size_t total);
+
+/* Computes and stores what ix lacks for every reachable commit: the commit graph and the
+ * statistics (with git, one process per core), in batches each stored as soon as it is
+ * computed, so an interrupted run keeps what it did. *added (may be NULL): how many
+ * commits' statistics were stored by this call. progress may be NULL. A failing index is
+ * an error (QR_EIO), as building it is the point. */
+int qr_git_index_update(qr_git *g, qr_git_index *ix, qr_git_progress_fn progress, void *ud,
+                        int64_t *added, qr_buf *err);
 
 /* ---- the git tools (src/git/tools_git.c) ----
  * get_commits, get_author_stats, get_file_stats, get_file_history, get_diff_stats.

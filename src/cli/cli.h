@@ -23,6 +23,10 @@ typedef struct cli_cmd {
 int cmd_lisp(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_index(int argc, char **argv);
+int cmd_mcp(int argc, char **argv);
 
 /* Parses "edn", "json", "table"; returns -1 for anything else. */
 int cli_parse_format(const char *s);
@@ -37,6 +41,15 @@ void cli_warn(void *ud, const char *msg);
  * it when done == total. */
 void cli_progress(void *ud, const char *what, size_t done, size_t total);
 void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Query helpers shared by `query` and `compile` (cmd_query.c). The query text: arg, or
+ * stdin when arg is NULL or "-". */
+int cli_query_text(const char *cmd, const char *arg, cli_format fmt, char **text, size_t *len);
+/* Reads --data FILE (JSON, else EDN) as a map into a (strings of JSON into `strings`). */
+int cli_query_data(const char *path, qr_arena *a, qr_arena *strings, cli_format fmt, qr_val *out);
+/* Prints the problems of an invalid query on stderr (one line each, or JSON). */
+struct qr_query_compiled;
+void cli_query_problems(const struct qr_query_compiled *c, cli_format fmt);
 
 /* Golden test runner: runs every case in the files; prints failures and a summary. */
 int cli_run_golden(int nfiles, char **files);

@@ -88,6 +88,14 @@ typedef struct qr_walk_opts {
     int merges;              /* QR_MERGES_* */
     bool first_parent;
     int64_t limit; /* < 0: no limit */
+    bool all_refs; /* start from HEAD and every ref, as `git log --all` (ref is not used) */
+    /* An index whose commit graph the walk may read instead of commit objects, or NULL.
+     * Used only when the walk needs no trees or messages (no path, no grep); the results
+     * then carry "" as message and subject. Commits the graph lacks are read from the
+     * pack and, with graph_write, added to it. When the graph fails, the walk reads
+     * every commit from the pack instead. */
+    qr_git_index *graph;
+    bool graph_write;
 } qr_walk_opts;
 
 /* Walks the history as `git log` does (date order, history simplification for a path,
@@ -101,6 +109,39 @@ bool qr__git_author_matches(const qr_commit_info *c, const char *needle);
 /* True when the pcre2_code_8 pattern matches the message (with the walk's backtracking
  * limits; a pattern that hits them does not match). */
 bool qr__git_message_matches(void *code, const char *msg);
+
+/* ---- the commit graph and other internals of the index (index.c) ----
+ * Each commit's header fields, as libgit2 parses them, keyed by commit id: what a walk
+ * needs without reading commit objects from the pack. A row never changes (an id names
+ * one content); parents are as recorded (the walk applies a shallow boundary). */
+typedef struct qr_graph_commit {
+    git_oid oid;
+    int64_t ctime;            /* committer date */
+    int64_t atime;            /* author date */
+    int aoffset;              /* its UTC offset in minutes */
+    const char *name, *email; /* the author as recorded (before .mailmap) */
+    uint32_t nparents;
+    const git_oid *parents;
+} qr_graph_commit;
+
+typedef struct qr_graph_reader qr_graph_reader;
+
+/* Starts reading the graph of ix. whole: the caller will visit most of it (a walk of the
+ * whole history), so it is loaded at once; else rows are looked up one by one, until so
+ * many were that loading the rest at once is cheaper. On failure (QR_EIO, QR_ENOMEM) a
+ * damaged database has been rebuilt empty for the next use. */
+int qr__graph_open(qr_git_index *ix, bool whole, qr_graph_reader **out, qr_buf *err);
+/* The graph's row for oid: QR_OK and *out (valid until the reader is closed), 1 when the
+ * graph lacks it, or an error as for qr__graph_open (the reader answers nothing after). */
+int qr__graph_get(qr_graph_reader *r, const git_oid *oid, const qr_graph_commit **out, qr_buf *err);
+/* How many rows the reader has loaded (all of them once it loaded the whole graph). */
+size_t qr__graph_loaded(const qr_graph_reader *r);
+void qr__graph_close(qr_graph_reader *r);
+/* Adds rows in one transaction (existing ones are left alone). QR_EINVAL for a row
+ * without name or email. */
+int qr__graph_put(qr_git_index *ix, const qr_graph_commit *cs, size_t n, qr_buf *err);
+/* found[i]: whether the index holds statistics for oids[i] (one read transaction). */
+int qr__index_has_many(qr_git_index *ix, const git_oid *oids, size_t n, bool *found, qr_buf *err);
 
 /* ---- statistics (numstat.c) ---- */
 /* Progress of computing many commits' statistics (see qr_host.progress). */
@@ -119,6 +160,15 @@ typedef struct qr_progress {
 int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t n,
                   bool first_parent, const qr_progress *progress, qr_arena *a, qr_commit_stats *out,
                   qr_buf *err);
+/* True when the index may store the statistics of c: not a merge (git log shows none) and
+ * not the boundary of a shallow clone (a root here, but not once it is deepened). */
+bool qr__git_stats_storable(qr_git *g, const qr_commit_info *c);
+/* Computes and stores the statistics of the commits of cs[0..n) that the index may store
+ * and lacks, in batches each stored when computed (an interrupted run keeps what it did).
+ * *added: how many were stored. Progress as for qr__git_stats. A failing index is an
+ * error here (QR_EIO), not a reason to go on without it. */
+int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, size_t n,
+                         const qr_progress *progress, size_t *added, qr_buf *err);
 /* Parses git's `--raw --numstat -z` output (with a "<hex id>\0" header before each commit
  * when headers is set, as git log prints it; else one diff) into *out (from a). QR_EIO
  * when it is not in that form. Exposed for tests and fuzzing. */

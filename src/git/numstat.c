@@ -16,6 +16,9 @@
  * with an argument vector, the repository given with -C, and the variables that would
  * point git at another repository (GIT_DIR, GIT_WORK_TREE, ...) removed.
  * --raw runs alongside --numstat for the status letters (A/D/M/T), which numstat lacks.
+ * For `quarry index` (qr__git_stats_ensure) the commits the index lacks are computed in
+ * batches of ENSURE_BATCH, each stored before the next starts: memory stays bounded on a
+ * long history, and an interrupted run keeps the batches it finished.
  *
  * Rejected: libgit2 tree-to-tree diffs with a line callback (2x slower than git on
  * redis's history, and its line counts and binary detection differ from git's at the
@@ -41,6 +44,10 @@ extern char **environ;
 /* Fewest commits worth a process of their own, and the most processes at once. */
 #define CHUNK_MIN 200
 #define MAX_JOBS 4
+/* qr__git_stats_ensure computes and stores this many commits at a time: memory stays
+ * bounded (git's output for a batch, ~1 MB per 1,000 commits) and an interrupted run
+ * keeps every batch it finished. */
+#define ENSURE_BATCH 8192
 
 /* ---- running git ---- */
 
@@ -740,6 +747,11 @@ static int compute(qr_git *g, const qr_commit_info *cs, const size_t *idx, size_
     return rc;
 }
 
+bool qr__git_stats_storable(qr_git *g, const qr_commit_info *c)
+{
+    return !is_merge(c) && !(c->nparents == 0 && qr__git_is_shallow(g, &c->oid));
+}
+
 int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t n,
                   bool first_parent, const qr_progress *progress, qr_arena *a, qr_commit_stats *out,
                   qr_buf *err)
@@ -818,8 +830,7 @@ int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t
         size_t nput = 0;
         if (put) {
             for (size_t k = 0; k < nmissing; k++) {
-                const qr_commit_info *c = &cs[missing[k]];
-                if (is_merge(c) || (c->nparents == 0 && qr__git_is_shallow(g, &c->oid)))
+                if (!qr__git_stats_storable(g, &cs[missing[k]]))
                     continue;
                 put[nput++] = out[missing[k]];
             }
@@ -835,6 +846,85 @@ int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t
     }
     free(want);
     free(missing);
+    if (rc == QR_ENOMEM && !err->len)
+        qr_buf_puts(err, "out of memory computing file statistics");
+    return rc;
+}
+
+/* ---- filling the index ---- */
+
+/* Progress of one batch, as part of the whole run. */
+typedef struct batch_progress {
+    const qr_progress *outer;
+    size_t offset, total;
+} batch_progress;
+
+static void batch_progress_fn(void *ud, const char *what, size_t done, size_t total)
+{
+    const batch_progress *b = ud;
+    (void)total;
+    /* the end of the whole run is reported once, by qr__git_stats_ensure */
+    if (b->offset + done < b->total)
+        b->outer->fn(b->outer->ud, what, b->offset + done, b->total);
+}
+
+int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, size_t n,
+                         const qr_progress *progress, size_t *added, qr_buf *err)
+{
+    *added = 0;
+    size_t *miss = malloc((n ? n : 1) * sizeof *miss);
+    git_oid *oids = calloc(n ? n : 1, sizeof *oids);
+    bool *found = malloc(n ? n : 1);
+    qr_commit_info *batch = NULL;
+    size_t *iota = NULL;
+    int rc = miss && oids && found ? QR_OK : QR_ENOMEM;
+    size_t m = 0, nmiss = 0;
+    for (size_t i = 0; rc == QR_OK && i < n; i++)
+        if (qr__git_stats_storable(g, &cs[i])) {
+            miss[m] = i;
+            git_oid_cpy(&oids[m++], &cs[i].oid);
+        }
+    if (rc == QR_OK)
+        rc = qr__index_has_many(ix, oids, m, found, err);
+    for (size_t k = 0; rc == QR_OK && k < m; k++)
+        if (!found[k])
+            miss[nmiss++] = miss[k];
+    size_t bmax = nmiss < ENSURE_BATCH ? nmiss : ENSURE_BATCH;
+    if (rc == QR_OK && nmiss &&
+        (!(batch = malloc(bmax * sizeof *batch)) || !(iota = malloc(bmax * sizeof *iota))))
+        rc = QR_ENOMEM;
+    for (size_t k = 0; rc == QR_OK && k < bmax; k++)
+        iota[k] = k;
+    bool report = progress && progress->fn && nmiss >= QR_PROGRESS_MIN;
+    if (rc == QR_OK && report)
+        progress->fn(progress->ud, "computing line statistics", 0, nmiss);
+    for (size_t from = 0; rc == QR_OK && from < nmiss; from += ENSURE_BATCH) {
+        size_t k = nmiss - from < ENSURE_BATCH ? nmiss - from : ENSURE_BATCH;
+        for (size_t j = 0; j < k; j++)
+            batch[j] = cs[miss[from + j]];
+        qr_arena a;
+        qr_arena_init(&a, 0);
+        qr_commit_stats *out = qr_arena_zalloc(&a, k * sizeof *out);
+        batch_progress bp = {progress, from, nmiss};
+        qr_progress sub = {batch_progress_fn, &bp};
+        rc = out ? QR_OK : QR_ENOMEM;
+        for (size_t j = 0; rc == QR_OK && j < k; j++)
+            git_oid_fmt(out[j].oid, &batch[j].oid);
+        if (rc == QR_OK)
+            rc = compute(g, batch, iota, k, report ? &sub : NULL, &a, out, err);
+        if (rc == QR_OK)
+            rc = qr_git_index_put(ix, out, k, err);
+        if (rc == QR_OK)
+            *added += k;
+        qr_arena_release(&a);
+    }
+    if (report)
+        progress->fn(progress->ud, "computing line statistics", nmiss, nmiss);
+    free(miss);
+    free(oids);
+    free(found);
+    free(batch);
+    free(iota);
     if (rc == QR_ENOMEM && !err->len)
         qr_buf_puts(err, "out of memory computing file statistics");
     return rc;

@@ -9,9 +9,13 @@
  * work in a scratch arena and copy only the result into the caller's arena, so a Lisp
  * program's memory limit counts what it gets, not what it took to compute it. The
  * repository and the statistics index are opened on the first call and kept in the host
- * (quarry/host.h). With a path, line counts cover the files the path matches, as
- * `git log --numstat -- PATH` counts them. Parameters have no default limit: a program
- * sees the whole window, and what is shown to a person is cut by the registry's caller.
+ * (quarry/host.h); get_author_stats and get_file_stats, which read only authors, dates
+ * and parents, let the walk take them from the index's commit graph, and count distinct
+ * files and authors with ids rather than strings (the index gives one string per path,
+ * so the pointer is looked up before the bytes are hashed). With a path, line counts
+ * cover the files the path matches, as `git log --numstat -- PATH` counts them.
+ * Parameters have no default limit: a program sees the whole window, and what is shown to
+ * a person is cut by the registry's caller.
  *
  * Rejected: lazy statistics (a map a program filters on :files must hold them; the index
  * makes them cheap); per-tool walks with their own filter semantics; author identity by
@@ -259,6 +263,15 @@ static int stats_for(qr_host *h, const qr_commit_info *cs, size_t n, bool first_
     return rc;
 }
 
+/* For a tool that reads only the author, dates and parents of each commit: the walk may
+ * take them from the index's commit graph (and add what it lacks). */
+static void use_graph(qr_host *h, window *win)
+{
+    qr_git_index **ix = host_index(h);
+    win->w.graph = ix ? *ix : NULL;
+    win->w.graph_write = true;
+}
+
 /* ---- building results ---- */
 
 static qr_val str(qr_arena *a, const char *s)
@@ -458,6 +471,104 @@ static void tab_free(tab *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Dense ids for strings. The string's address is looked up first: stats read from the
+ * index share one string per distinct path and the commit graph one per author, so most
+ * lookups hash a pointer instead of the bytes (on 20,000 commits x 5 files, 5 ms less). */
+typedef struct ptr_id {
+    const char *p; /* NULL: empty slot */
+    uint32_t id;
+} ptr_id;
+
+typedef struct strids {
+    ptr_id *e;
+    size_t n, cap;
+    tab by_str;
+    uint32_t next;
+} strids;
+
+static size_t ptr_slot(const ptr_id *e, size_t cap, const char *p)
+{
+    size_t j = qr_hash_mix((uintptr_t)p) & (cap - 1);
+    while (e[j].p && e[j].p != p)
+        j = (j + 1) & (cap - 1);
+    return j;
+}
+
+/* The id of s (equal strings, equal ids; ids from 0 up); false when out of memory. s must
+ * outlive the table. */
+static bool strid_get(strids *t, const char *s, uint32_t *id)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        ptr_id *e = calloc(cap, sizeof *e);
+        if (!e)
+            return false;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->e[i].p)
+                e[ptr_slot(e, cap, t->e[i].p)] = t->e[i];
+        free(t->e);
+        t->e = e;
+        t->cap = cap;
+    }
+    size_t j = ptr_slot(t->e, t->cap, s);
+    if (!t->e[j].p) {
+        tab_entry *te = tab_get(&t->by_str, 0, s);
+        if (!te)
+            return false;
+        if (te->val == UINT32_MAX)
+            te->val = t->next++;
+        t->e[j] = (ptr_id){s, te->val};
+        t->n++;
+    }
+    *id = t->e[j].id;
+    return true;
+}
+
+static void strids_free(strids *t)
+{
+    free(t->e);
+    tab_free(&t->by_str);
+    memset(t, 0, sizeof *t);
+}
+
+/* A set of (a, b) pairs of ids. */
+typedef struct pairset {
+    uint64_t *e; /* a << 32 | b, + 1 so that 0 marks an empty slot */
+    size_t n, cap;
+} pairset;
+
+/* Adds (a, b): 1 when it was new, 0 when already there, QR_ENOMEM. */
+static int pair_add(pairset *t, uint32_t a, uint32_t b)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        uint64_t *e = calloc(cap, sizeof *e);
+        if (!e)
+            return QR_ENOMEM;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->e[i])
+                continue;
+            size_t j = qr_hash_mix(t->e[i]) & (cap - 1);
+            while (e[j])
+                j = (j + 1) & (cap - 1);
+            e[j] = t->e[i];
+        }
+        free(t->e);
+        t->e = e;
+        t->cap = cap;
+    }
+    uint64_t k = ((uint64_t)a << 32 | b) + 1;
+    size_t j = qr_hash_mix(k) & (t->cap - 1);
+    while (t->e[j]) {
+        if (t->e[j] == k)
+            return 0;
+        j = (j + 1) & (t->cap - 1);
+    }
+    t->e[j] = k;
+    t->n++;
+    return 1;
+}
+
 /* ---- get_author_stats ---- */
 
 typedef struct author_row {
@@ -495,7 +606,10 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
     qr_commit_stats *st = NULL;
     size_t n, nrows = 0;
     author_row *rows = NULL;
-    tab by_email = {0}, pairs = {0};
+    tab by_email = {0};
+    strids paths = {0};
+    pairset pairs = {0};
+    use_graph(ctx, &win);
     rc = qr__git_walk(g, &win.w, &s, &cs, &n, err);
     if (rc == QR_OK)
         rc = stats_for(ctx, cs, n, win.w.first_parent, &s, &st, err);
@@ -526,15 +640,14 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
                 continue;
             r->additions += f->additions;
             r->deletions += f->deletions;
-            tab_entry *pe = tab_get(&pairs, e->val, f->path);
-            if (!pe) {
+            uint32_t pid;
+            int added =
+                strid_get(&paths, f->path, &pid) ? pair_add(&pairs, e->val, pid) : QR_ENOMEM;
+            if (added < 0) {
                 rc = QR_ENOMEM;
                 break;
             }
-            if (pe->val == UINT32_MAX) {
-                pe->val = 0;
-                r->files++;
-            }
+            r->files += added;
         }
     }
     if (rc == QR_OK) {
@@ -565,7 +678,8 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
     }
     free(rows);
     tab_free(&by_email);
-    tab_free(&pairs);
+    strids_free(&paths);
+    free(pairs.e);
     qr_arena_release(&s);
     window_release(&win);
     return fail_nomem(err, rc);
@@ -609,7 +723,9 @@ static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
     qr_commit_stats *st = NULL;
     size_t n, nrows = 0, caprows = 0;
     file_acc *rows = NULL;
-    tab by_path = {0}, pairs = {0};
+    strids by_path = {0}, emails = {0};
+    pairset pairs = {0};
+    use_graph(ctx, &win);
     rc = qr__git_walk(g, &win.w, &s, &cs, &n, err);
     if (rc == QR_OK)
         rc = stats_for(ctx, cs, n, win.w.first_parent, &s, &st, err);
@@ -618,12 +734,12 @@ static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
             const qr_file_stat *f = &st[i].files[j];
             if (!in_path(&win, f))
                 continue;
-            tab_entry *e = tab_get(&by_path, 0, f->path);
-            if (!e) {
+            uint32_t pid, eid;
+            if (!strid_get(&by_path, f->path, &pid)) {
                 rc = QR_ENOMEM;
                 break;
             }
-            if (e->val == UINT32_MAX) {
+            if (pid == nrows) { /* a new path */
                 if (nrows == caprows) {
                     size_t cap = caprows ? caprows * 2 : 256;
                     file_acc *p = realloc(rows, cap * sizeof *p);
@@ -634,24 +750,21 @@ static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
                     rows = p;
                     caprows = cap;
                 }
-                e->val = (uint32_t)nrows;
                 rows[nrows++] = (file_acc){.path = f->path, .last = &cs[i]};
             }
-            file_acc *r = &rows[e->val];
+            file_acc *r = &rows[pid];
             r->commits++;
             r->additions += f->additions;
             r->deletions += f->deletions;
             if (cs[i].atime > r->last->atime)
                 r->last = &cs[i];
-            tab_entry *pe = tab_get(&pairs, e->val, cs[i].email);
-            if (!pe) {
+            int added =
+                strid_get(&emails, cs[i].email, &eid) ? pair_add(&pairs, pid, eid) : QR_ENOMEM;
+            if (added < 0) {
                 rc = QR_ENOMEM;
                 break;
             }
-            if (pe->val == UINT32_MAX) {
-                pe->val = 0;
-                r->authors++;
-            }
+            r->authors += added;
         }
     }
     if (rc == QR_OK) {
@@ -679,8 +792,9 @@ static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
         rc = finish(a, qr_vecb_finish(&vb, QR_T_VEC), out, err);
     }
     free(rows);
-    tab_free(&by_path);
-    tab_free(&pairs);
+    strids_free(&by_path);
+    strids_free(&emails);
+    free(pairs.e);
     qr_arena_release(&s);
     window_release(&win);
     return fail_nomem(err, rc);

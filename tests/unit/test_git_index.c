@@ -4,10 +4,13 @@
  * missing and malformed ids, duplicate puts, counts, reopening, rebuilding a database that
  * is garbage, damaged, from another version, foreign, or found damaged while open, two
  * handles and two writing processes at once, arenas that run out, and a bulk get of 20,000 commits
- * (timed for information only). Each test uses a fresh fake git directory under /tmp.
+ * (timed for information only). Also the internals the walk and `quarry index` use: the
+ * commit graph (round trips, identities shared, lookups switching to one scan, damage),
+ * which commits are indexed (qr__index_has_many), and the check at open that is skipped
+ * while the file is unchanged. Each test uses a fresh fake git directory under /tmp.
  */
 #include "check.h"
-#include "quarry/git.h"
+#include "git/git_int.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -262,7 +265,7 @@ static void test_round_trip(void)
                              " (SELECT value FROM meta WHERE key = 'quarry_version')",
                              -1, &st, NULL) == SQLITE_OK);
     CHECK(sqlite3_step(st) == SQLITE_ROW);
-    CHECK(sqlite3_column_int(st, 0) == 1);
+    CHECK(sqlite3_column_int(st, 0) == QR_GIT_INDEX_SCHEMA_VERSION);
     CHECK_STR((const char *)sqlite3_column_text(st, 1), "wal");
     CHECK_STR((const char *)sqlite3_column_text(st, 2), "0.1.0");
     sqlite3_finalize(st);
@@ -688,6 +691,247 @@ done:
     free(dir);
 }
 
+/* ---- the commit graph ---- */
+
+static git_oid oid_of(unsigned i)
+{
+    git_oid o;
+    memset(&o, 0, sizeof o);
+    for (int k = 0; k < 4; k++)
+        o.id[16 + k] = (unsigned char)(i >> (8 * (3 - k)));
+    o.id[0] = 0xab;
+    return o;
+}
+
+static bool same_row(const qr_graph_commit *a, const qr_graph_commit *b)
+{
+    if (!git_oid_equal(&a->oid, &b->oid) || a->ctime != b->ctime || a->atime != b->atime ||
+        a->aoffset != b->aoffset || strcmp(a->name, b->name) || strcmp(a->email, b->email) ||
+        a->nparents != b->nparents)
+        return false;
+    for (uint32_t i = 0; i < a->nparents; i++)
+        if (!git_oid_equal(&a->parents[i], &b->parents[i]))
+            return false;
+    return true;
+}
+
+static void test_graph(void)
+{
+    char *dir = make_gitdir();
+    qr_git_index *ix = open_ok(dir, false);
+    qr_buf err;
+    qr_buf_init(&err);
+    git_oid p1 = oid_of(1), p2 = oid_of(2), both[2] = {oid_of(1), oid_of(2)};
+    qr_graph_commit rows[4] = {
+        {oid_of(1), 1700000000, 1700000000, 0, "Ann", "ann@example.com", 0, NULL},
+        {oid_of(2), 1700000100, 1690000000, -300, "", "\xff\xfe@raw", 1, &p1},
+        {oid_of(3), 1700000200, 1700000200, 330, "Ann", "ann@example.com", 2, both},
+        {oid_of(4), 1600000000, 1600000000, 60, "Ann", "ANN@example.com", 1, &p2},
+    };
+    CHECK(qr__graph_put(ix, rows, 4, &err) == QR_OK);
+    CHECK(qr__graph_put(ix, rows, 2, &err) == QR_OK); /* again: left alone */
+    qr_graph_commit bad = rows[0];
+    bad.name = NULL;
+    CHECK(qr__graph_put(ix, &bad, 1, &err) == QR_EINVAL);
+    qr_git_index_close(ix);
+
+    ix = open_ok(dir, false);
+    for (int whole = 0; whole < 2; whole++) {
+        qr_graph_reader *r = NULL;
+        CHECK(qr__graph_open(ix, whole, &r, &err) == QR_OK);
+        if (!r)
+            break;
+        CHECK(qr__graph_loaded(r) == (whole ? 4u : 0u));
+        const qr_graph_commit *got[4];
+        for (int i = 0; i < 4; i++) {
+            CHECK(qr__graph_get(r, &rows[i].oid, &got[i], &err) == QR_OK);
+            CHECK(got[i] && same_row(got[i], &rows[i]));
+        }
+        /* equal identities share their strings; emails differing in case do not */
+        CHECK(got[0]->name == got[2]->name && got[0]->email == got[2]->email);
+        CHECK(got[0]->email != got[3]->email);
+        git_oid absent = oid_of(99);
+        const qr_graph_commit *none = rows;
+        CHECK(qr__graph_get(r, &absent, &none, &err) == 1 && none == NULL);
+        qr__graph_close(r);
+    }
+    qr_git_index_close(ix);
+    qr_buf_release(&err);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A reader not asked to load everything looks rows up, then loads the rest at once. */
+static void test_graph_many(void)
+{
+    enum { N = 5000 };
+    char *dir = make_gitdir();
+    qr_git_index *ix = open_ok(dir, false);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_graph_commit *rows = calloc(N, sizeof *rows);
+    git_oid *parents = calloc(N, sizeof *parents);
+    char(*names)[16] = calloc(N, 16);
+    for (unsigned i = 0; rows && parents && names && i < N; i++) {
+        snprintf(names[i], 16, "dev%u", i % 37);
+        parents[i] = oid_of(i);
+        rows[i] =
+            (qr_graph_commit){oid_of(i + 1), 1000 + i,          2000 + i,  (int)(i % 60),
+                              names[i],      "dev@example.com", i ? 1 : 0, i ? &parents[i] : NULL};
+    }
+    CHECK(rows && parents && names && qr__graph_put(ix, rows, N, &err) == QR_OK);
+    qr_graph_reader *r = NULL;
+    CHECK(qr__graph_open(ix, false, &r, &err) == QR_OK);
+    size_t ok = 0;
+    for (unsigned i = N; r && i > 0; i--) {
+        const qr_graph_commit *g = NULL;
+        ok +=
+            qr__graph_get(r, &rows[i - 1].oid, &g, &err) == QR_OK && g && same_row(g, &rows[i - 1]);
+    }
+    CHECK(ok == N);
+    CHECK(r && qr__graph_loaded(r) == N); /* it switched to one scan on the way */
+    qr__graph_close(r);
+    qr_git_index_close(ix);
+    qr_buf_release(&err);
+    free(rows);
+    free(parents);
+    free(names);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A damaged graph row: the reader fails (the caller walks the pack instead) and the file
+ * is rebuilt for the next use. */
+static void test_graph_damaged(void)
+{
+    static const char *const damage[] = {
+        /* parents that are not whole ids */
+        "INSERT INTO graph VALUES (x'" OID_C "', 1, 1, 0, 1, x'00112233')",
+        /* an identity that does not exist */
+        "INSERT INTO graph VALUES (x'" OID_C "', 1, 1, 0, 77, NULL)",
+    };
+    for (size_t k = 0; k < sizeof damage / sizeof *damage; k++) {
+        char *dir = make_gitdir();
+        qr_git_index *ix = open_ok(dir, false);
+        qr_buf err;
+        qr_buf_init(&err);
+        qr_graph_commit row = {oid_of(1), 5, 5, 0, "Ann", "ann@example.com", 0, NULL};
+        CHECK(qr__graph_put(ix, &row, 1, &err) == QR_OK);
+        raw_sql(dir, damage[k]);
+        for (int whole = 1; whole >= 0; whole--) {
+            qr_graph_reader *r = NULL;
+            int rc = qr__graph_open(ix, whole, &r, &err);
+            if (whole) {
+                CHECK(rc == QR_EIO && r == NULL);
+                CHECK(qr_git_index_rebuilt(ix));
+                CHECK(qr__graph_put(ix, &row, 1, &err) == QR_OK);
+                raw_sql(dir, damage[k]);
+                continue;
+            }
+            CHECK(rc == QR_OK);
+            git_oid c;
+            CHECK(git_oid_fromstr(&c, OID_C) == 0);
+            const qr_graph_commit *g = NULL;
+            CHECK(r && qr__graph_get(r, &c, &g, &err) == QR_EIO);
+            CHECK(r && qr__graph_get(r, &row.oid, &g, &err) == QR_EIO); /* nothing after */
+            qr__graph_close(r);
+        }
+        CHECK(count_files(dir, "index.db.broken-") == 2);
+        CHECK(count_of(ix) == 0);
+        qr_git_index_close(ix);
+        qr_buf_release(&err);
+        remove_tree(dir);
+        free(dir);
+    }
+}
+
+static void test_has_many(void)
+{
+    char *dir = make_gitdir();
+    qr_git_index *ix = open_ok(dir, false);
+    qr_buf err;
+    qr_buf_init(&err);
+    put_a(ix);
+    git_oid a, b;
+    CHECK(git_oid_fromstr(&a, OID_A) == 0 && git_oid_fromstr(&b, OID_B) == 0);
+    /* few ids: looked up; many: one scan (the table is small next to them) */
+    enum { N = 600 };
+    git_oid ids[N];
+    bool found[N];
+    for (int n = 3; n <= N; n += N - 3) {
+        for (int i = 0; i < n; i++)
+            ids[i] = i % 3 == 0 ? a : i % 3 == 1 ? b : oid_of((unsigned)i);
+        CHECK(qr__index_has_many(ix, ids, (size_t)n, found, &err) == QR_OK);
+        int hits = 0;
+        for (int i = 0; i < n; i++) {
+            CHECK(found[i] == (i % 3 == 0));
+            hits += found[i];
+        }
+        CHECK(hits == (n + 2) / 3);
+    }
+    CHECK(qr__index_has_many(ix, ids, 0, found, &err) == QR_OK);
+    qr_git_index_close(ix);
+    qr_buf_release(&err);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* The check at open is skipped while the file is as it was when a check last passed, and
+ * runs again once anything changed it. */
+static void test_check_stamp(void)
+{
+    char *dir = make_gitdir();
+    qr_git_index *ix = open_ok(dir, false);
+    put_a(ix);
+    qr_git_index_close(ix);
+    char stamp[4096], p[4096];
+    snprintf(stamp, sizeof stamp, "%s/quarry/index.checked", dir);
+    db_path(dir, p, sizeof p);
+    struct stat sb;
+    ix = open_ok(dir, false); /* checks and records it */
+    qr_git_index_close(ix);
+    CHECK(stat(stamp, &sb) == 0 && sb.st_size > 0);
+    ix = open_ok(dir, false);
+    CHECK(count_of(ix) == 1);
+    qr_git_index_close(ix);
+
+    /* damage: the file changed, so the check runs and finds it */
+    CHECK(stat(p, &sb) == 0);
+    char junk[4096];
+    memset(junk, 0x5a, sizeof junk);
+    for (off_t at = 4096; at + (off_t)sizeof junk <= sb.st_size; at += 4096)
+        write_file(p, junk, sizeof junk, at, false);
+    ix = open_ok(dir, true);
+    CHECK(count_of(ix) == 0);
+    qr_git_index_close(ix);
+
+    /* damage that leaves size and times as they were: not seen at open, but the query
+     * that reads it finds it, rebuilds and runs again */
+    ix = open_ok(dir, false);
+    put_a(ix);
+    qr_git_index_close(ix);
+    ix = open_ok(dir, false);
+    qr_git_index_close(ix);
+    CHECK(stat(p, &sb) == 0);
+    for (off_t at = 4096; at + (off_t)sizeof junk <= sb.st_size; at += 4096)
+        write_file(p, junk, sizeof junk, at, false);
+    struct timespec times[2] = {sb.st_atim, sb.st_mtim};
+    CHECK(utimensat(AT_FDCWD, p, times, 0) == 0);
+    ix = open_ok(dir, false);
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_commit_stats got;
+    CHECK(qr_git_index_get(ix, OID_A, &a, &got, &err) == 1);
+    CHECK(qr_git_index_rebuilt(ix));
+    qr_git_index_close(ix);
+    qr_arena_release(&a);
+    qr_buf_release(&err);
+    remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     umask(022);
@@ -700,5 +944,10 @@ int main(void)
     test_two_processes();
     test_errors();
     test_bulk();
+    test_graph();
+    test_graph_many();
+    test_graph_damaged();
+    test_has_many();
+    test_check_stamp();
     CHECK_DONE();
 }

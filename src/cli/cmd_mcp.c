@@ -1,0 +1,131 @@
+/*
+ * cmd_mcp.c: `quarry mcp`: runs the Model Context Protocol server (src/mcp/) on stdin and
+ * stdout, for an MCP client that starts it as a subprocess (Claude Code, Claude Desktop,
+ * Cursor, the SDKs). stdout carries only protocol messages; warnings go to stderr.
+ *
+ * Design: this file only parses options into a qr_mcp_config and hands the descriptors
+ * to the stdio transport; everything the protocol does lives in the library, where the
+ * fuzz harness and the tests reach it. SIGPIPE is ignored so that a client that goes
+ * away shows up as a failed write, which ends the server with status 0.
+ *
+ * Rejected: a banner or any other output on stdout (the transport forbids anything but
+ * messages there); exiting 1 when the client disappears (that is how stdio sessions end).
+ */
+#include "cli.h"
+
+#include "quarry/mcp.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: quarry mcp [--repo DIR] [OPTIONS]\n"
+    "\n"
+    "Serves every quarry tool, run_lisp and run_query to an MCP client over stdio\n"
+    "(JSON-RPC 2.0, one message per line; protocol 2025-11-25, also 2025-06-18,\n"
+    "2025-03-26 and 2024-11-05). The client starts it; see docs/mcp.md for the\n"
+    "configuration of Claude Code, Claude Desktop and other clients.\n"
+    "\n"
+    "options:\n"
+    "  --repo DIR           the repository a call without a `repo` argument works on\n"
+    "                       (default: the one containing the working directory)\n"
+    "  --no-index           compute git statistics without the statistics index\n"
+    "  --max-rows N         rows of a list result sent to the client (default 50; 0: all);\n"
+    "                       the result says how many were left out\n"
+    "  --max-message SIZE   largest message accepted, e.g. 16M (default 16M)\n"
+    "  --page-size N        tools per tools/list page (default 100)\n"
+    "  --timeout-ms N       time limit of each run_lisp program or run_query query\n"
+    "                       (default 1000)\n"
+    "  --max-memory SIZE    memory limit of each program or query (default 64M)\n"
+    "\n"
+    "exit status: 0 when the client closes the connection, 1 when reading fails, 2 for\n"
+    "bad usage.\n";
+
+static void log_line(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "quarry mcp: %s\n", line);
+}
+
+int cmd_mcp(int argc, char **argv)
+{
+    qr_mcp_config cfg;
+    qr_mcp_config_init(&cfg);
+    cfg.log = log_line;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (!strcmp(a, "--no-index")) {
+            cfg.no_index = true;
+            continue;
+        }
+        bool takes = !strcmp(a, "--repo") || !strcmp(a, "--max-rows") ||
+                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size") ||
+                     !strcmp(a, "--timeout-ms") || !strcmp(a, "--max-memory");
+        if (!takes) {
+            cli_usage_error("mcp", "unknown option '%s'", a);
+            return EXIT_USAGE;
+        }
+        if (!v) {
+            cli_usage_error("mcp", "option '%s' needs a value", a);
+            return EXIT_USAGE;
+        }
+        i++;
+        uint64_t n;
+        if (!strcmp(a, "--repo")) {
+            cfg.repo_dir = v;
+        } else if (!strcmp(a, "--max-rows")) {
+            if (!cli_parse_u64(v, &n) || n > SIZE_MAX) {
+                cli_usage_error("mcp", "bad --max-rows '%s': expected a row count", v);
+                return EXIT_USAGE;
+            }
+            cfg.max_rows = (size_t)n;
+        } else if (!strcmp(a, "--page-size")) {
+            if (!cli_parse_u64(v, &n) || n == 0 || n > 100000) {
+                cli_usage_error("mcp", "bad --page-size '%s': expected a count from 1", v);
+                return EXIT_USAGE;
+            }
+            cfg.page_size = (size_t)n;
+        } else if (!strcmp(a, "--timeout-ms")) {
+            if (!cli_parse_u64(v, &cfg.limits.timeout_ms) || cfg.limits.timeout_ms == 0) {
+                cli_usage_error("mcp", "bad --timeout-ms '%s': expected milliseconds > 0", v);
+                return EXIT_USAGE;
+            }
+        } else {
+            size_t *dst = !strcmp(a, "--max-message") ? &cfg.max_message : &cfg.limits.max_memory;
+            if (!cli_parse_size(v, dst) || *dst < 64) {
+                cli_usage_error("mcp", "bad %s '%s': expected a size such as 16M", a, v);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    qr_mcp_server *s;
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = qr_mcp_server_new(&cfg, &s, &err);
+    if (rc != QR_OK) {
+        fprintf(stderr, "quarry mcp: cannot start: %s\n",
+                rc == QR_ENOMEM ? "out of memory" : (err.p ? err.p : "error"));
+        qr_buf_release(&err);
+        return EXIT_FAILED;
+    }
+    qr_buf_release(&err);
+    if (isatty(0))
+        fprintf(stderr, "quarry mcp: an MCP server on stdio, waiting for a client's messages "
+                        "(one JSON-RPC message per line; Ctrl-D ends). See docs/mcp.md.\n");
+    rc = qr_mcp_serve_stdio(s, 0, 1);
+    qr_mcp_server_free(s);
+    if (rc != QR_OK) {
+        fprintf(stderr, "quarry mcp: %s\n",
+                rc == QR_ENOMEM ? "out of memory" : "reading the client's messages failed");
+        return EXIT_FAILED;
+    }
+    return EXIT_OK;
+}

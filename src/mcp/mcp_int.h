@@ -1,0 +1,120 @@
+/*
+ * mcp_int.h: what the MCP server's files share: the server object, the request being
+ * handled, and the calls between the protocol layer (server.c), the tools (tools_mcp.c)
+ * and the transports (stdio.c).
+ */
+#ifndef QUARRY_MCP_INT_H
+#define QUARRY_MCP_INT_H
+
+#include "quarry/host.h"
+#include "quarry/mcp.h"
+#include "quarry/tools.h"
+
+/* JSON-RPC 2.0 error codes */
+enum {
+    RPC_PARSE_ERROR = -32700,
+    RPC_INVALID_REQUEST = -32600,
+    RPC_METHOD_NOT_FOUND = -32601,
+    RPC_INVALID_PARAMS = -32602,
+    RPC_INTERNAL_ERROR = -32603,
+    /* implementation-defined (-32000..-32019 stays so in 2026-07-28) */
+    RPC_NOT_INITIALIZED = -32000,
+};
+
+/* One repository's host, opened on the first call that names it. */
+typedef struct mcp_host {
+    char *key; /* the directory's real path, or NULL for the default before it resolves */
+    char *dir; /* what repo_dir points to */
+    qr_host host;
+    uint64_t last_used;
+    bool in_use;
+} mcp_host;
+
+#define MCP_MAX_HOSTS 16
+#define MCP_CANCEL_RING 64
+
+/* One entry of the tool list: the descriptor served by tools/list and how to call it. */
+typedef struct mcp_tool {
+    const qr_tool *tool;
+    const qr_tools *reg; /* the registry it is called through */
+    qr_val desc;         /* the descriptor (in the server's list arena) */
+    qr_val desc_legacy;  /* the same without outputSchema, for revisions before 2025-06-18 */
+    bool repo_arg;       /* `repo` was added to its input schema: take it out of calls */
+    bool wrapped;        /* its structuredContent is {"result": value} */
+} mcp_tool;
+
+struct qr_mcp_server {
+    qr_mcp_config cfg;
+    qr_tools *tools;               /* the product registry */
+    qr_tools *own;                 /* run_lisp, run_query: served next to it */
+    struct qr_query_cache *qcache; /* compiled run_query programs */
+
+    /* transport */
+    qr_mcp_send_fn send;
+    qr_mcp_poll_fn poll;
+    void *io_ud;
+    bool io_failed;
+
+    /* lifecycle */
+    bool initialized; /* initialize was answered */
+    char version[16]; /* the negotiated revision */
+    int log_level;    /* index into the level names: messages below it are not sent */
+
+    /* tools */
+    qr_arena list_arena;
+    mcp_tool *list;
+    size_t nlist;
+
+    /* one host per repository */
+    mcp_host hosts[MCP_MAX_HOSTS];
+    uint64_t tick;
+
+    /* cancellations seen (request ids as JSON text), newest overwriting oldest */
+    char *cancelled[MCP_CANCEL_RING];
+    size_t cancel_next;
+
+    /* the request being handled */
+    const char *cur_id; /* its id as JSON text, or NULL */
+    qr_val progress_token;
+    bool has_progress;
+    double progress_last; /* the last value sent: each must be larger */
+    double progress_base; /* the totals of earlier rounds of this request */
+    size_t progress_round_done, progress_round_total;
+    uint64_t progress_at_ms;
+};
+
+/* What a method handler works with, and what it leaves for the dispatcher to send. */
+typedef struct mcp_req {
+    qr_arena *a;
+    qr_val id;     /* nil for a notification */
+    qr_val params; /* a map, or nil when absent */
+    qr_val result; /* set on success */
+    int err_code;  /* set on failure (with err) */
+    qr_buf err;
+    qr_val err_data; /* nil or extra data for the error */
+} mcp_req;
+
+/* Handler outcome. */
+enum { MCP_REPLY = 0, MCP_FAIL = 1, MCP_SILENT = 2 };
+
+/* server.c */
+int mcp_fail(mcp_req *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+qr_val mcp_get(qr_arena *a, qr_val map, const char *key);
+bool mcp_has(qr_arena *a, qr_val map, const char *key);
+/* "string \"abc\"", "array [1,2]", "null": a value's JSON type and short JSON text. */
+void mcp_describe(qr_buf *b, qr_val v);
+/* Sends a notification {"jsonrpc":"2.0","method":...,"params":...}. */
+int mcp_notify(qr_mcp_server *s, const char *method, qr_val params);
+/* A log message to the client (when level passes logging/setLevel) and to cfg.log. */
+void mcp_log(qr_mcp_server *s, const char *level, const char *msg);
+/* True when the revision in use is at least rev ("2025-06-18"). */
+bool mcp_since(const qr_mcp_server *s, const char *rev);
+uint64_t mcp_now_ms(void);
+
+/* tools_mcp.c */
+int mcp_tools_init(qr_mcp_server *s, qr_buf *err);
+void mcp_tools_release(qr_mcp_server *s);
+int mcp_tools_list(qr_mcp_server *s, mcp_req *r);
+int mcp_tools_call(qr_mcp_server *s, mcp_req *r);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * test_mcp.c: unit tests for the MCP server without a transport: the id scanner (ids at
+ * the start, at the end, nested decoys, escapes, numbers, chunked input), and the server
+ * driven message by message through a send hook that records what it sends: lifecycle,
+ * answers to requests and silence for notifications, a cancellation seen by qr_mcp_peek
+ * before the request starts and while it runs (through the poll hook), an oversized
+ * message, a send that fails (the client is gone).
+ */
+#include "check.h"
+#include "quarry/mcp.h"
+
+#include <stdlib.h>
+
+/* ---- id scanner ---- */
+
+static const char *scan(const char *text, size_t chunk)
+{
+    static char out[200];
+    qr_mcp_idscan sc;
+    qr_mcp_idscan_init(&sc);
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i += chunk)
+        qr_mcp_idscan_feed(&sc, text + i, n - i < chunk ? n - i : chunk);
+    size_t len;
+    const char *id = qr_mcp_idscan_result(&sc, &len);
+    if (!id)
+        return "(none)";
+    snprintf(out, sizeof out, "%.*s", (int)len, id);
+    return out;
+}
+
+static void test_idscan(void)
+{
+    for (size_t chunk = 1; chunk <= 64; chunk *= 4) {
+        CHECK_STR(scan("{\"id\":1,\"method\":\"ping\"}", chunk), "1");
+        CHECK_STR(scan("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"id\":\"abc\"}", chunk), "\"abc\"");
+        CHECK_STR(scan(" { \"a\" : {\"id\":5, \"b\":[{\"id\":6}]}, \"s\": \"\\\"id\\\":7\", \"id\" "
+                       ": -42 }",
+                       chunk),
+                  "-42");
+        CHECK_STR(scan("{\"id\":\"a\\\"b\"}", chunk), "\"a\\\"b\"");
+        CHECK_STR(scan("{\"method\":\"x\"}", chunk), "(none)");
+        CHECK_STR(scan("{\"i\\u0064\":3}", chunk), "(none)");
+        CHECK_STR(scan("{\"idx\":3,\"id\":4}", chunk), "4");
+        CHECK_STR(scan("{\"id\":null}", chunk), "(none)");
+        CHECK_STR(scan("{\"id\":{\"x\":1}}", chunk), "(none)");
+        CHECK_STR(scan("[{\"id\":1}]", chunk), "(none)");
+        CHECK_STR(scan("{\"id\":12", chunk), "12"); /* cut off after the number */
+        CHECK_STR(scan("{\"id\":\"unterminated", chunk), "(none)");
+    }
+    char longid[400] = "{\"id\":\"";
+    memset(longid + 7, 'x', 300);
+    strcpy(longid + 307, "\"}");
+    CHECK_STR(scan(longid, 7), "(none)"); /* too long to answer with */
+}
+
+/* ---- the server ---- */
+
+typedef struct sink {
+    qr_buf out; /* every message, one per line */
+    int sent;
+    int fail_after; /* the send after this many fails (-1: never) */
+    int polls;
+    qr_mcp_server *s;
+    const char *during_poll; /* a message that "arrives" while a request runs */
+} sink;
+
+static int sink_send(void *ud, const char *msg, size_t len)
+{
+    sink *k = ud;
+    if (k->fail_after >= 0 && k->sent >= k->fail_after)
+        return QR_EIO;
+    CHECK(memchr(msg, '\n', len) == NULL);
+    qr_buf_append(&k->out, msg, len);
+    qr_buf_putc(&k->out, '\n');
+    k->sent++;
+    return QR_OK;
+}
+
+static void sink_poll(void *ud)
+{
+    sink *k = ud;
+    k->polls++;
+    if (k->during_poll)
+        qr_mcp_peek(k->s, k->during_poll, strlen(k->during_poll));
+}
+
+static int handle(qr_mcp_server *s, const char *msg)
+{
+    return qr_mcp_handle(s, msg, strlen(msg));
+}
+
+static bool has(const sink *k, const char *text)
+{
+    return k->out.p && strstr(k->out.p, text) != NULL;
+}
+
+static qr_mcp_server *server(sink *k)
+{
+    qr_mcp_config cfg;
+    qr_mcp_config_init(&cfg);
+    cfg.repo_dir = "/nonexistent/quarry-unit";
+    cfg.max_message = 100;
+    qr_mcp_server *s = NULL;
+    qr_buf err;
+    qr_buf_init(&err);
+    CHECK(qr_mcp_server_new(&cfg, &s, &err) == QR_OK);
+    qr_buf_release(&err);
+    memset(k, 0, sizeof *k);
+    qr_buf_init(&k->out);
+    k->fail_after = -1;
+    k->s = s;
+    qr_mcp_set_io(s, sink_send, sink_poll, k);
+    return s;
+}
+
+static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+                           "\"protocolVersion\":\"2025-06-18\"}}";
+
+static void test_lifecycle(void)
+{
+    sink k;
+    qr_mcp_server *s = server(&k);
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}") == QR_OK);
+    CHECK(has(&k, "\"id\":1,\"error\":{\"code\":-32000"));
+    CHECK(handle(s, init) == QR_OK);
+    CHECK(has(&k, "\"protocolVersion\":\"2025-06-18\""));
+    int before = k.sent;
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}") == QR_OK);
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}") == QR_OK);
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"method\":\"bogus\",\"params\":7}") == QR_OK);
+    CHECK(k.sent == before); /* notifications are never answered */
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}") == QR_OK);
+    CHECK(has(&k, "\"id\":2,\"result\":{\"tools\":[{\"name\":\"get_commits\""));
+    CHECK(k.polls == 0); /* only calls poll */
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+                    "\"name\":\"run_lisp\",\"arguments\":{\"program\":\"(* 6 7)\"}}}") == QR_OK);
+    CHECK(has(
+        &k,
+        "\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"result\\\":42}\"}],"
+        "\"structuredContent\":{\"result\":42},\"isError\":false}"));
+    CHECK(k.polls == 1);
+    CHECK(qr_mcp_handle_oversized(s, 12345, "\"big\"", 5) == QR_OK);
+    CHECK(has(&k, "\"id\":\"big\",\"error\":{\"code\":-32600"));
+    CHECK(qr_mcp_handle_oversized(s, 12345, "{}", 2) == QR_OK); /* not an id: null */
+    CHECK(has(&k, "\"id\":null,\"error\":{\"code\":-32600,\"message\":\"message of 12345 bytes"));
+    qr_buf_release(&k.out);
+    qr_mcp_server_free(s);
+}
+
+static void test_cancel(void)
+{
+    sink k;
+    qr_mcp_server *s = server(&k);
+    handle(s, init);
+    /* seen before the request starts: it is not run */
+    const char *cancel7 = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+                          "\"requestId\":7}}";
+    qr_mcp_peek(s, cancel7, strlen(cancel7));
+    int before = k.sent;
+    handle(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+              "\"run_lisp\",\"arguments\":{\"program\":\"1\"}}}");
+    CHECK(k.sent == before);
+    CHECK(k.polls == 0);
+    /* arriving while it runs: the response is dropped */
+    k.during_poll = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+                    "\"requestId\":\"eight\"}}";
+    handle(s, "{\"jsonrpc\":\"2.0\",\"id\":\"eight\",\"method\":\"tools/call\",\"params\":{"
+              "\"name\":\"run_lisp\",\"arguments\":{\"program\":\"1\"}}}");
+    CHECK(k.sent == before);
+    CHECK(k.polls == 1);
+    /* once only: the same id again is answered */
+    k.during_poll = NULL;
+    handle(s, "{\"jsonrpc\":\"2.0\",\"id\":\"eight\",\"method\":\"ping\"}");
+    CHECK(k.sent == before + 1);
+    qr_buf_release(&k.out);
+    qr_mcp_server_free(s);
+}
+
+static void test_gone(void)
+{
+    sink k;
+    qr_mcp_server *s = server(&k);
+    k.fail_after = 1;
+    CHECK(handle(s, init) == QR_OK);
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}") == QR_EIO);
+    CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}") == QR_EIO);
+    qr_buf_release(&k.out);
+    qr_mcp_server_free(s);
+}
+
+int main(void)
+{
+    test_idscan();
+    test_lifecycle();
+    test_cancel();
+    test_gone();
+    CHECK_DONE();
+}

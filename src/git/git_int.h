@@ -122,6 +122,9 @@ typedef struct qr_graph_commit {
     const char *name, *email; /* the author as recorded (before .mailmap) */
     uint32_t nparents;
     const git_oid *parents;
+    /* a reader that loaded the whole graph numbers its rows 0..qr__graph_loaded() - 1, so
+     * that a walk can mark them in an array; UINT32_MAX for any other row */
+    uint32_t slot;
 } qr_graph_commit;
 
 typedef struct qr_graph_reader qr_graph_reader;

@@ -150,6 +150,7 @@ static int decode_graph_row(qr_graph_reader *r, sqlite3_stmt *st, int c, const u
     g->name = r->idents[id].name;
     g->email = r->idents[id].email;
     g->nparents = (uint32_t)(plen / 20);
+    g->slot = UINT32_MAX;
     if (plen)
         memcpy(parents, par, plen);
     g->parents = parents;
@@ -185,6 +186,8 @@ static int scan_graph(qr_graph_reader *r, qr_buf *err)
     if (rc == QR_OK && src != SQLITE_DONE)
         rc = qr__ix_fail(r->ix, src, "read", err);
     sqlite3_reset(st);
+    for (size_t k = 0; rc == QR_OK && k < n && k < UINT32_MAX; k++)
+        rows[k]->slot = (uint32_t)k;
     if (rc == QR_OK && !gtab_add(r, rows, n))
         rc = qr__ix_arena_full(r->ix, err);
     free(rows);

@@ -560,6 +560,10 @@ typedef struct walk {
     size_t nfresh, capfresh;
     ident_memo *memo;
     size_t memo_n, memo_cap;
+    /* with a graph loaded whole: its rows seen, by slot (the seen table then holds only
+     * the commits the graph lacks) */
+    unsigned char *row_seen;
+    size_t nrow_seen;
 } walk;
 
 /* The graph failed: the walk starts again reading the pack. */
@@ -718,6 +722,7 @@ static int graph_row_of(walk *w, git_commit *c, const qr_graph_commit **out)
         git_oid_cpy(&parents[i], git_commit_parent_id(c, i));
     r->nparents = np;
     r->parents = parents;
+    r->slot = UINT32_MAX;
     w->fresh[w->nfresh++] = r;
     *out = r;
     return QR_OK;
@@ -726,18 +731,32 @@ static int graph_row_of(walk *w, git_commit *c, const qr_graph_commit **out)
 /* Queues oid unless it was queued before. */
 static int enqueue(walk *w, const git_oid *oid, qr_buf *err)
 {
-    int rc = seen_add(w, oid);
-    if (rc <= 0)
-        return rc;
+    int rc;
     git_commit *c = NULL;
     heap_item it = {0};
     if (w->gr) {
+        /* a graph loaded whole is asked first: its rows are marked seen by slot */
+        if (!w->row_seen && (rc = seen_add(w, oid)) <= 0)
+            return rc;
         qr_buf gerr;
         qr_buf_init(&gerr);
         rc = qr__graph_get(w->gr, oid, &it.gc, &gerr);
         qr_buf_release(&gerr);
         if (rc < 0)
             return WALK_GRAPH_FAILED;
+        if (w->row_seen) {
+            int seen;
+            if (rc == QR_OK && it.gc->slot < w->nrow_seen) {
+                seen = w->row_seen[it.gc->slot];
+                w->row_seen[it.gc->slot] = 1;
+            } else if ((seen = seen_add(w, oid)) < 0) {
+                return seen;
+            } else {
+                seen = !seen;
+            }
+            if (seen)
+                return QR_OK;
+        }
         if (rc == 1) { /* not in the graph yet */
             if (git_commit_lookup(&c, w->g->repo, oid) != 0)
                 return read_error(oid, err);
@@ -749,6 +768,8 @@ static int enqueue(walk *w, const git_oid *oid, qr_buf *err)
         it.ctime = it.gc->ctime;
         return heap_push(w, it);
     }
+    if ((rc = seen_add(w, oid)) <= 0)
+        return rc;
     if (git_commit_lookup(&c, w->g->repo, oid) != 0)
         return read_error(oid, err);
     it.c = c;
@@ -797,6 +818,7 @@ static void walk_release(walk *w)
     qr_arena_release(&w->fresh_a);
     free(w->fresh);
     free(w->memo);
+    free(w->row_seen);
 }
 
 /* History simplification for commit c with np parents: sets *treesame and *follow (the
@@ -972,12 +994,12 @@ static int walk_run(qr_git *g, const qr_walk_opts *o, bool use_graph, qr_arena *
     if (rc == QR_OK && use_graph) {
         qr_buf gerr;
         qr_buf_init(&gerr);
-        rc = qr__graph_open(o->graph, !o->has_since && o->limit < 0, &w.gr, &gerr) == QR_OK
-                 ? QR_OK
-                 : WALK_GRAPH_FAILED;
+        bool whole = !o->has_since && o->limit < 0;
+        rc = qr__graph_open(o->graph, whole, &w.gr, &gerr) == QR_OK ? QR_OK : WALK_GRAPH_FAILED;
         qr_buf_release(&gerr);
-        if (rc == QR_OK)
-            rc = seen_reserve(&w, qr__graph_loaded(w.gr));
+        w.nrow_seen = rc == QR_OK && whole ? qr__graph_loaded(w.gr) : 0;
+        if (w.nrow_seen && !(w.row_seen = calloc(w.nrow_seen, 1)))
+            rc = QR_ENOMEM;
     }
     if (rc == QR_OK && o->all_refs) {
         rc = enqueue_all_refs(&w, err);

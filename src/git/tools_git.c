@@ -606,8 +606,7 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
     qr_commit_stats *st = NULL;
     size_t n, nrows = 0;
     author_row *rows = NULL;
-    tab by_email = {0};
-    strids paths = {0};
+    strids by_email = {0}, paths = {0};
     pairset pairs = {0};
     use_graph(ctx, &win);
     rc = qr__git_walk(g, &win.w, &s, &cs, &n, err);
@@ -617,16 +616,16 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
         rc = QR_ENOMEM;
     for (size_t i = 0; rc == QR_OK && i < n; i++) {
         const qr_commit_info *c = &cs[i];
-        tab_entry *e = tab_get(&by_email, 0, c->email);
-        if (!e) {
+        uint32_t aid;
+        if (!strid_get(&by_email, c->email, &aid)) {
             rc = QR_ENOMEM;
             break;
         }
-        if (e->val == UINT32_MAX) {
-            e->val = (uint32_t)nrows++;
-            rows[e->val].latest = rows[e->val].first = rows[e->val].last = c;
+        if (aid == nrows) { /* a new author */
+            nrows++;
+            rows[aid].latest = rows[aid].first = rows[aid].last = c;
         }
-        author_row *r = &rows[e->val];
+        author_row *r = &rows[aid];
         r->commits++;
         if (c->atime > r->latest->atime)
             r->latest = c;
@@ -641,8 +640,7 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
             r->additions += f->additions;
             r->deletions += f->deletions;
             uint32_t pid;
-            int added =
-                strid_get(&paths, f->path, &pid) ? pair_add(&pairs, e->val, pid) : QR_ENOMEM;
+            int added = strid_get(&paths, f->path, &pid) ? pair_add(&pairs, aid, pid) : QR_ENOMEM;
             if (added < 0) {
                 rc = QR_ENOMEM;
                 break;
@@ -677,7 +675,7 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
         rc = finish(a, qr_vecb_finish(&vb, QR_T_VEC), out, err);
     }
     free(rows);
-    tab_free(&by_email);
+    strids_free(&by_email);
     strids_free(&paths);
     free(pairs.e);
     qr_arena_release(&s);

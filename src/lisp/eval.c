@@ -327,7 +327,10 @@ static __attribute__((noinline)) qr_val eval_data(qr_lx *lx, const node *n)
         for (size_t i = 0; i < qr_map_len(lx->s->data) && i < 20; i++) {
             qr_val k = qr_map_key_at(lx->s->data, i);
             qr_buf_printf(&b, "%sdata/", i ? ", " : "");
-            qr_print(&b, k, QR_PRINT_DISPLAY);
+            if (k.t == QR_T_KW)
+                qr_buf_append(&b, k.sym->text, k.sym->len);
+            else
+                qr_print(&b, k, QR_PRINT_DISPLAY);
         }
     } else {
         qr_buf_puts(&b, "; no request context was given (--data FILE)");

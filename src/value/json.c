@@ -268,6 +268,8 @@ static int jvalue(jr *r, qr_val *out)
         r->i++;
         if (r->depth > r->nscratch) {
             int ncap = r->nscratch ? r->nscratch * 2 : 16;
+            while (ncap < r->depth) /* arrays count towards depth too */
+                ncap *= 2;
             qr_mapb *ns = qr_arena_alloc(r->a, sizeof(qr_mapb) * (size_t)ncap);
             if (!ns)
                 return QR_ENOMEM;

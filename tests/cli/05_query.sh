@@ -23,8 +23,8 @@ NOW=$(date +%s)
 git init -q -b main "$R"
 git -C "$R" config commit.gpgsign false
 
-# commit DAYS_AGO NAME FILES MESSAGE: NAME changes FILES files, DAYS_AGO days ago (at noon
-# of that day relative to now, so window edges are days away)
+# commit DAYS_AGO NAME FILES MESSAGE: NAME changes FILES files, DAYS_AGO times 24 hours
+# before now (so the edges of "1 week ago" and "1 month ago" are days from any commit)
 n=0
 commit() {
   days=$1 name=$2 files=$3 msg=$4

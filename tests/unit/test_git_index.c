@@ -723,10 +723,10 @@ static void test_graph(void)
     qr_buf_init(&err);
     git_oid p1 = oid_of(1), p2 = oid_of(2), both[2] = {oid_of(1), oid_of(2)};
     qr_graph_commit rows[4] = {
-        {oid_of(1), 1700000000, 1700000000, 0, "Ann", "ann@example.com", 0, NULL},
-        {oid_of(2), 1700000100, 1690000000, -300, "", "\xff\xfe@raw", 1, &p1},
-        {oid_of(3), 1700000200, 1700000200, 330, "Ann", "ann@example.com", 2, both},
-        {oid_of(4), 1600000000, 1600000000, 60, "Ann", "ANN@example.com", 1, &p2},
+        {oid_of(1), 1700000000, 1700000000, 0, "Ann", "ann@example.com", 0, NULL, 0},
+        {oid_of(2), 1700000100, 1690000000, -300, "", "\xff\xfe@raw", 1, &p1, 0},
+        {oid_of(3), 1700000200, 1700000200, 330, "Ann", "ann@example.com", 2, both, 0},
+        {oid_of(4), 1600000000, 1600000000, 60, "Ann", "ANN@example.com", 1, &p2, 0},
     };
     CHECK(qr__graph_put(ix, rows, 4, &err) == QR_OK);
     CHECK(qr__graph_put(ix, rows, 2, &err) == QR_OK); /* again: left alone */
@@ -775,9 +775,15 @@ static void test_graph_many(void)
     for (unsigned i = 0; rows && parents && names && i < N; i++) {
         snprintf(names[i], 16, "dev%u", i % 37);
         parents[i] = oid_of(i);
-        rows[i] =
-            (qr_graph_commit){oid_of(i + 1), 1000 + i,          2000 + i,  (int)(i % 60),
-                              names[i],      "dev@example.com", i ? 1 : 0, i ? &parents[i] : NULL};
+        rows[i] = (qr_graph_commit){oid_of(i + 1),
+                                    1000 + i,
+                                    2000 + i,
+                                    (int)(i % 60),
+                                    names[i],
+                                    "dev@example.com",
+                                    i ? 1 : 0,
+                                    i ? &parents[i] : NULL,
+                                    0};
     }
     CHECK(rows && parents && names && qr__graph_put(ix, rows, N, &err) == QR_OK);
     qr_graph_reader *r = NULL;
@@ -815,7 +821,7 @@ static void test_graph_damaged(void)
         qr_git_index *ix = open_ok(dir, false);
         qr_buf err;
         qr_buf_init(&err);
-        qr_graph_commit row = {oid_of(1), 5, 5, 0, "Ann", "ann@example.com", 0, NULL};
+        qr_graph_commit row = {oid_of(1), 5, 5, 0, "Ann", "ann@example.com", 0, NULL, 0};
         CHECK(qr__graph_put(ix, &row, 1, &err) == QR_OK);
         raw_sql(dir, damage[k]);
         for (int whole = 1; whole >= 0; whole--) {

@@ -448,12 +448,12 @@ done:
 }
 
 /* ---- the check at open ----
- * PRAGMA quick_check reads the whole file (about 3.5 ms for 2.7 MB). It is skipped when
- * the database and its WAL are exactly as they were when a check last passed: device,
- * inode, size and modification time of both (an empty WAL as none), kept in
- * quarry/index.checked. Any write
- * (ours at a checkpoint, or damage from outside) changes them, so the next open checks
- * again; damage that changes nothing of that is still found by the query that reads it. */
+ * PRAGMA quick_check reads the whole file (opening 2.7 MB takes 7 ms with it, 0.6 ms
+ * without). It is skipped when the database and its WAL are exactly as they were when a
+ * check last passed: device, inode, size and modification time of both (an empty WAL as
+ * none), kept in quarry/index.checked. Any write (ours at a checkpoint, or damage from
+ * outside) changes them, so the next open checks again; damage that changes nothing of
+ * that is still found by the query that reads it. */
 
 #define STAMP_LEN 160
 

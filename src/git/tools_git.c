@@ -473,7 +473,7 @@ static void tab_free(tab *t)
 
 /* Dense ids for strings. The string's address is looked up first: stats read from the
  * index share one string per distinct path and the commit graph one per author, so most
- * lookups hash a pointer instead of the bytes (on 20,000 commits x 5 files, 5 ms less). */
+ * lookups hash a pointer instead of the bytes (2 to 3 ms less on 20,000 commits). */
 typedef struct ptr_id {
     const char *p; /* NULL: empty slot */
     uint32_t id;

@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The one place the version is written (CLI, index metadata, MCP serverInfo). */
+#define QR_VERSION "0.1.0"
+
 /* Error codes: functions return 0 on success or one of these (negative). */
 enum {
     QR_OK = 0,

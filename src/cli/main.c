@@ -176,7 +176,7 @@ static int cmd_version(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    printf("quarry 0.1.0\n");
+    printf("quarry %s\n", QR_VERSION);
     return EXIT_OK;
 }
 

@@ -70,7 +70,7 @@
 #define INDEX_SCHEMA_VERSION QR_GIT_INDEX_SCHEMA_VERSION
 #define INDEX_APPLICATION_ID 0x51525259 /* "QRRY" */
 /* The same string `quarry version` prints (src/cli/main.c); informative only. */
-#define INDEX_QUARRY_VERSION "0.1.0"
+#define INDEX_QUARRY_VERSION QR_VERSION
 #define INDEX_BUSY_TIMEOUT_MS 5000
 #define INDEX_QUICK_CHECK_MAX ((int64_t)16 << 20)
 /* A bulk get of at least SCAN_MIN ids scans the whole table when the table holds at most

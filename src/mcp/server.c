@@ -54,7 +54,7 @@ void qr_mcp_config_init(qr_mcp_config *c)
     c->page_size = QR_MCP_PAGE_SIZE;
     c->max_rows = QR_TOOLS_OUTPUT_ROWS;
     qr_lisp_limits_default(&c->limits);
-    c->version = "0.1.0";
+    c->version = QR_VERSION;
 }
 
 uint64_t mcp_now_ms(void)
@@ -648,7 +648,7 @@ int qr_mcp_server_new(const qr_mcp_config *c, qr_mcp_server **out, qr_buf *err)
     if (!s->cfg.page_size)
         s->cfg.page_size = QR_MCP_PAGE_SIZE;
     if (!s->cfg.version)
-        s->cfg.version = "0.1.0";
+        s->cfg.version = QR_VERSION;
     snprintf(s->version, sizeof s->version, "%s", QR_MCP_PROTOCOL_VERSION);
     s->log_level = LEVEL_INFO;
     s->progress_token = qr_nil();

@@ -1270,7 +1270,12 @@ static const qr_tool get_file_history_tool = {
               "the file was renamed); the counts are the file's own",
     .result_schema =
         "{\"type\": \"array\", \"items\": {\"type\": \"object\", \"properties\": {"
-        "\"hash\": {\"type\": \"string\"}, \"path\": {\"type\": \"string\"}, "
+        "\"hash\": {\"type\": \"string\"}, \"short_hash\": {\"type\": \"string\"}, "
+        "\"author\": {\"type\": \"string\"}, \"email\": {\"type\": \"string\"}, "
+        "\"date\": {\"type\": \"string\"}, \"timestamp\": {\"type\": \"integer\"}, "
+        "\"subject\": {\"type\": \"string\"}, \"message\": {\"type\": \"string\"}, "
+        "\"parents\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}}, "
+        "\"path\": {\"type\": \"string\"}, "
         "\"old_path\": {\"type\": \"string\"}, \"status\": {\"type\": \"string\"}, "
         "\"additions\": {\"type\": \"integer\"}, \"deletions\": {\"type\": \"integer\"}}}}",
     .handler = get_file_history_fn,

@@ -28,6 +28,10 @@ static const cli_cmd commands[] = {
      "run a query written in the query DSL (EDN or JSON) and print its :return"},
     {"compile", cmd_compile, "quarry compile 'QUERY' | - [--data FILE] [--format text|json]",
      "print the PTC-Lisp program a query compiles to, without running it"},
+    {"ask", cmd_ask, "quarry ask \"QUESTION\" [--explain] [--trace FILE] [--max-calls N]",
+     "answer a question about the repository, with a model only where one is needed"},
+    {"mem", cmd_mem, "quarry mem COMMAND [--store FILE] ...",
+     "the memory graph: add, get, link, query notes; run memory agents"},
     {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

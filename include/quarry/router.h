@@ -1,0 +1,37 @@
+/*
+ * quarry/router.h: tier 1 of the cost ladder (docs/ask.md). A deterministic router that
+ * recognises common questions about a repository's history, in plain English, with
+ * their time windows, names, paths and counts ("commits from last week", "who
+ * contributed most this month", "most changed files", "commits by alice", "history of
+ * src/main.c", "what changed since 2024-03-01", "largest commits this year"), and emits
+ * the query-DSL query (quarry/query.h) that answers it, without calling a model.
+ *
+ * The rules are one table (src/agents/router.c), each with a name, what it answers and
+ * example phrasings; a question matches at most one rule, the first that recognises it.
+ * A question it does not recognise, or recognises only in part (words left over that
+ * would change the answer), is not matched: the Architect answers it instead.
+ *
+ * Ownership: a qr_route owns its strings (malloc); clear it with qr_route_clear.
+ * Error codes: none; matching is a pure function of the question text.
+ */
+#ifndef QUARRY_ROUTER_H
+#define QUARRY_ROUTER_H
+
+#include "quarry/base.h"
+
+typedef struct qr_route {
+    char *query;   /* the DSL query as EDN text, ready for qr_query_compile */
+    char *rule;    /* the name of the rule that matched: "commits-in-window" */
+    char *explain; /* one line saying how the question was read:
+                      "commits by alice since \"1 week ago\"" */
+} qr_route;
+
+/* True, with out filled in, when a rule recognises the question (UTF-8, any case). */
+bool qr_router_match(const char *question, size_t len, qr_route *out);
+void qr_route_clear(qr_route *r);
+/* The rules, in the order they are tried: name, summary and one example question each. */
+void qr_router_each_rule(void (*fn)(void *ud, const char *name, const char *summary,
+                                    const char *example),
+                         void *ud);
+
+#endif

@@ -1,0 +1,874 @@
+/*
+ * router.c: tier 1 of the cost ladder, the question reader. A question in plain English
+ * ("alice's commits last month", "top 5 authors by lines added") is cut into tokens
+ * (words, numbers, quoted strings, paths, emails, ISO dates), then the slots are taken
+ * out in a fixed order, each consuming its tokens: the time window, a sort key, a
+ * message term, an author, a path, merges, a count. What is left is filler (a fixed
+ * stop-word list: "please", "show", "the", ...) or content words, each mapped to one
+ * canonical bit (router_int.h). The rules (router_rules.c) accept a question only when
+ * its bits are exactly one of their required sets plus some of their optional words, so
+ * any word nobody took ("interesting", "risk", "why") means no match and the Architect
+ * answers instead: a wrong answer costs more than a model call.
+ *
+ * Rejected: regular expressions per phrasing (hundreds of them, and each new filler
+ * word breaks them), and fuzzy keyword scoring (it answers questions it half read).
+ * Dates are checked with qr_date_parse, so every window emitted is one the tools take.
+ */
+#include "router_int.h"
+
+#include "quarry/date.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_QUESTION 1000
+#define MAX_TOKENS 64
+#define TOK_LEN 200
+
+enum { T_WORD, T_NUM, T_QUOTED, T_PATH, T_EMAIL, T_DATE };
+
+typedef struct tok {
+    char s[TOK_LEN]; /* words lowercased; quoted strings, paths and emails as written */
+    int kind;
+    bool poss; /* the word ended in 's: "alice's" */
+    bool used; /* a slot took it */
+} tok;
+
+typedef struct parser {
+    tok t[MAX_TOKENS];
+    size_t n;
+    rt_question *q;
+    bool bad; /* read something that contradicts itself (two windows, two paths) */
+} parser;
+
+/* ---- word lists ---- */
+
+static bool in_list(const char *s, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Filler: words that never change what is asked. */
+static const char *const STOP[] = {
+    "please", "pls", "kindly", "show", "me", "us", "list", "display", "give", "get", "find",
+    "tell", "what", "which", "are", "is", "was", "were", "be", "been", "the", "a", "an", "all",
+    "any", "of", "in", "on", "for", "to", "with", "that", "i", "we", "you", "can", "could",
+    "would", "will", "want", "like", "see", "there", "have", "has", "had", "do", "does", "did",
+    "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
+    "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its",
+    "their", "it", "this", "repo's", "whole", "entire", "into", "up", NULL};
+
+typedef struct canon {
+    const char *word;
+    uint32_t bit;
+} canon;
+
+static const canon CANON[] = {
+    {"commit", RW_COMMITS},       {"commits", RW_COMMITS},       {"change", RW_CHANGE},
+    {"changes", RW_CHANGE},       {"changed", RW_CHANGE},        {"modified", RW_CHANGE},
+    {"modifications", RW_CHANGE}, {"modification", RW_CHANGE},   {"modify", RW_CHANGE},
+    {"edited", RW_CHANGE},        {"edits", RW_CHANGE},          {"touched", RW_CHANGE},
+    {"updated", RW_CHANGE},       {"happened", RW_CHANGE},       {"committed", RW_COMMITTED},
+    {"contributed", RW_COMMITTED}, {"contributes", RW_COMMITTED}, {"contributions", RW_COMMITTED},
+    {"contribution", RW_COMMITTED}, {"worked", RW_COMMITTED},    {"work", RW_COMMITTED},
+    {"author", RW_AUTHORS},       {"authors", RW_AUTHORS},       {"contributor", RW_AUTHORS},
+    {"contributors", RW_AUTHORS}, {"committer", RW_AUTHORS},     {"committers", RW_AUTHORS},
+    {"developer", RW_AUTHORS},    {"developers", RW_AUTHORS},    {"devs", RW_AUTHORS},
+    {"people", RW_AUTHORS},       {"engineers", RW_AUTHORS},     {"who", RW_WHO},
+    {"most", RW_MOST},            {"top", RW_MOST},              {"highest", RW_MOST},
+    {"active", RW_ACTIVE},        {"prolific", RW_ACTIVE},       {"file", RW_FILES},
+    {"files", RW_FILES},          {"paths", RW_FILES},           {"largest", RW_LARGEST},
+    {"biggest", RW_LARGEST},      {"big", RW_LARGEST},           {"large", RW_LARGEST},
+    {"huge", RW_LARGEST},         {"recent", RW_RECENT},         {"recently", RW_RECENT},
+    {"latest", RW_RECENT},        {"newest", RW_RECENT},         {"last", RW_RECENT},
+    {"history", RW_HISTORY},      {"log", RW_HISTORY},           {"count", RW_COUNT},
+    {"total", RW_COUNT},          {"hotspots", RW_HOTSPOTS},     {"hotspot", RW_HOTSPOTS},
+    {"churn", RW_HOTSPOTS},       {"often", RW_OFTEN},           {"frequently", RW_OFTEN},
+    {"when", RW_WHEN},            {"ranked", RW_RANKED},         {"rank", RW_RANKED},
+    {"ranking", RW_RANKED},       {"sorted", RW_RANKED},         {"ordered", RW_RANKED},
+    {"leaderboard", RW_RANKED},   {"message", RW_MESSAGE},       {"messages", RW_MESSAGE},
+    {"subject", RW_MESSAGE},      {"title", RW_MESSAGE},         {"whose", RW_WHOSE},
+    {"where", RW_WHOSE},          {"per", RW_PER},               {"by", RW_BY},
+    {"made", RW_MADE},            {"make", RW_MADE},             {"pushed", RW_MADE},
+    {"done", RW_MADE},            {"lines", RW_LINES},           {"line", RW_LINES},
+    {NULL, 0}};
+
+static uint32_t canon_bit(const char *w)
+{
+    for (size_t i = 0; CANON[i].word; i++)
+        if (strcmp(w, CANON[i].word) == 0)
+            return CANON[i].bit;
+    return 0;
+}
+
+/* Words after "by" (or before 's) that are never a person. */
+static const char *const NOT_NAME[] = {
+    "risk", "score", "size", "date", "day", "days", "week", "month", "year", "time", "type",
+    "team", "area", "module", "component", "directory", "folder", "path", "hour", "frequency",
+    "importance", "impact", "severity", "priority", "category", "language", "extension",
+    "additions", "deletions", "number", "me", "everyone", "anyone", "someone", "whom", "them",
+    "him", "her", "default", "branch", "name", "email", "each", "every", "complexity", "value",
+    "quality", "review", "reviewer", "status", "tests", "test", "bots", "bot", "today",
+    "yesterday", "now", "tomorrow", "lines", "line", "how", "why", "and", "or", "not", "no",
+    "many", "much", "mentioning", "containing", "matching", "since", "until", "before",
+    "after", "between", "from", "ago", "merge", "merges", "alphabetically", "descending",
+    "ascending", "message", "noone", "nobody", "somebody", "one", "two", "three", NULL};
+
+static const char *const NUM_WORDS[] = {
+    "zero",    "one",     "two",     "three",    "four",     "five",    "six",
+    "seven",   "eight",   "nine",    "ten",      "eleven",   "twelve",  "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", NULL};
+
+/* ---- tokens ---- */
+
+static bool tok_is(const parser *p, size_t i, const char *w)
+{
+    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
+           strcmp(p->t[i].s, w) == 0;
+}
+
+static bool tok_in(const parser *p, size_t i, const char *const *list)
+{
+    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
+           in_list(p->t[i].s, list);
+}
+
+static void use(parser *p, size_t from, size_t to)
+{
+    for (size_t i = from; i < to && i < p->n; i++)
+        p->t[i].used = true;
+}
+
+static bool is_iso_date(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 10 || !(isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1]) &&
+                    isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) &&
+                    s[4] == '-' && isdigit((unsigned char)s[5]) &&
+                    isdigit((unsigned char)s[6]) && s[7] == '-' &&
+                    isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9])))
+        return false;
+    int64_t t;
+    return qr_date_parse(s, n, 1700000000, 0, &t, NULL, 0) == QR_OK;
+}
+
+/* A token with a '/', a '*' or a file extension ("README.md", "src/", "*.c"). */
+static bool looks_like_path(const char *s)
+{
+    if (strchr(s, '/') || strchr(s, '*'))
+        return true;
+    const char *dot = strrchr(s, '.');
+    if (!dot || dot == s || !dot[1] || strlen(dot + 1) > 8)
+        return false;
+    bool alpha = false;
+    for (const char *c = dot + 1; *c; c++) {
+        if (!isalnum((unsigned char)*c))
+            return false;
+        if (isalpha((unsigned char)*c))
+            alpha = true;
+    }
+    return alpha;
+}
+
+static bool classify(tok *t)
+{
+    size_t n = strlen(t->s);
+    if (n == 0)
+        return false;
+    if (strchr(t->s, '@')) {
+        t->kind = T_EMAIL;
+        return true;
+    }
+    if (is_iso_date(t->s)) {
+        t->kind = T_DATE;
+        return true;
+    }
+    bool digits = true;
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)t->s[i]))
+            digits = false;
+    if (digits) {
+        t->kind = T_NUM;
+        return true;
+    }
+    if (looks_like_path(t->s)) {
+        t->kind = T_PATH;
+        return true;
+    }
+    t->kind = T_WORD;
+    for (size_t i = 0; i < n; i++)
+        t->s[i] = (char)tolower((unsigned char)t->s[i]);
+    /* "alice's", "today's"; "what's" is "what is" */
+    if (n > 2 && t->s[n - 2] == '\'' && t->s[n - 1] == 's') {
+        t->s[n - 2] = '\0';
+        t->poss = !in_list(t->s, STOP);
+    }
+    return true;
+}
+
+/* Smart quotes become ASCII ones; anything else outside printable ASCII is kept only as
+ * part of a word (UTF-8 names). */
+static size_t normalize(const char *in, size_t len, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == 0xE2 && i + 2 < len && (unsigned char)in[i + 1] == 0x80) {
+            unsigned char d = (unsigned char)in[i + 2];
+            if (d == 0x98 || d == 0x99) {
+                out[o++] = '\'';
+                i += 2;
+                continue;
+            }
+            if (d == 0x9C || d == 0x9D) {
+                out[o++] = '"';
+                i += 2;
+                continue;
+            }
+        }
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return o;
+}
+
+static bool is_sep(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ';' || c == '!' ||
+           c == '?' || c == '(' || c == ')' || c == '[' || c == ']';
+}
+
+static bool tokenize(parser *p, const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        char c = s[i];
+        if (is_sep(c)) {
+            i++;
+            continue;
+        }
+        if (p->n == MAX_TOKENS)
+            return false;
+        tok *t = &p->t[p->n];
+        memset(t, 0, sizeof *t);
+        size_t k = 0;
+        if (c == '"' || c == '\'' || c == '`') {
+            /* a quoted string: up to the same quote followed by a separator or the end */
+            size_t j = i + 1;
+            while (j < len && !(s[j] == c && (j + 1 == len || is_sep(s[j + 1]) ||
+                                              s[j + 1] == '.' || s[j + 1] == ':')))
+                j++;
+            if (j >= len || j == i + 1 || j - i - 1 >= TOK_LEN)
+                return false;
+            memcpy(t->s, s + i + 1, j - i - 1);
+            t->s[j - i - 1] = '\0';
+            /* a backticked path is a path; other quoted text is a name or a term */
+            if (c == '`' && looks_like_path(t->s))
+                t->kind = T_PATH;
+            else if (c != '`' && strchr(t->s, '@') && !strchr(t->s, ' '))
+                t->kind = T_EMAIL;
+            else
+                t->kind = T_QUOTED;
+            p->n++;
+            i = j + 1;
+            continue;
+        }
+        while (i < len && !is_sep(s[i]) && s[i] != '"' && s[i] != '`') {
+            if (k + 1 >= TOK_LEN)
+                return false;
+            t->s[k++] = s[i++];
+        }
+        /* sentence punctuation at the end of a word: "README.md.", "week:" */
+        while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\''))
+            k--;
+        t->s[k] = '\0';
+        if (k == 0)
+            continue;
+        if (!classify(t))
+            return false;
+        p->n++;
+    }
+    return true;
+}
+
+/* ---- numbers and units ---- */
+
+/* A count said as digits or a word: 1..1000; -1 when the token is not one. */
+static int number_at(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used || p->t[i].poss)
+        return -1;
+    const tok *t = &p->t[i];
+    if (t->kind == T_NUM) {
+        if (strlen(t->s) > 4)
+            return -1;
+        int v = atoi(t->s);
+        return v >= 1 && v <= 1000 ? v : -1;
+    }
+    if (t->kind != T_WORD)
+        return -1;
+    for (int k = 1; NUM_WORDS[k]; k++)
+        if (strcmp(t->s, NUM_WORDS[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* "day", "weeks"... as the tools' unit, singular; NULL when not a unit. */
+static const char *unit_at(const parser *p, size_t i)
+{
+    static const char *const UNITS[][2] = {
+        {"day", "day"},   {"days", "day"},   {"week", "week"},   {"weeks", "week"},
+        {"month", "month"}, {"months", "month"}, {"year", "year"}, {"years", "year"},
+        {"hour", "hour"}, {"hours", "hour"}, {NULL, NULL}};
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_WORD)
+        return NULL;
+    for (size_t k = 0; UNITS[k][0]; k++)
+        if (strcmp(p->t[i].s, UNITS[k][0]) == 0)
+            return UNITS[k][1];
+    return NULL;
+}
+
+static void ago(char *out, int n, const char *unit)
+{
+    snprintf(out, RT_STR, "%d %s%s ago", n, unit, n == 1 ? "" : "s");
+}
+
+/* ---- the window ---- */
+
+/* A point in time at token i: "2024-03-01", "yesterday", "last week", "3 days ago",
+ * "this month", "2023". Writes the tool's string; *end is past it; *date_only says the
+ * string is a calendar day (so an inclusive "until" may extend it to the day's end). */
+static bool point_at(parser *p, size_t i, char *out, size_t *end, bool *date_only)
+{
+    *date_only = false;
+    if (i >= p->n || p->t[i].used)
+        return false;
+    const tok *t = &p->t[i];
+    if (t->kind == T_DATE) {
+        snprintf(out, RT_STR, "%s", t->s);
+        *date_only = strlen(t->s) == 10;
+        *end = i + 1;
+        return true;
+    }
+    if (t->kind == T_NUM && strlen(t->s) == 4 && atoi(t->s) >= 1970 && atoi(t->s) <= 2100 &&
+        !unit_at(p, i + 1)) {
+        snprintf(out, RT_STR, "%s-01-01", t->s);
+        *end = i + 1;
+        return true;
+    }
+    if (tok_is(p, i, "today") || tok_is(p, i, "yesterday") || tok_is(p, i, "now")) {
+        snprintf(out, RT_STR, "%s", t->s);
+        *end = i + 1;
+        return true;
+    }
+    const char *u;
+    if ((tok_is(p, i, "last") || tok_is(p, i, "past")) && (u = unit_at(p, i + 1)) &&
+        strcmp(p->t[i + 1].s, u) == 0) {
+        ago(out, 1, u);
+        *end = i + 2;
+        return true;
+    }
+    if (tok_is(p, i, "this") && (u = unit_at(p, i + 1)) && strcmp(u, "hour") != 0 &&
+        strcmp(u, "day") != 0) {
+        snprintf(out, RT_STR, "this %s", u);
+        *end = i + 2;
+        return true;
+    }
+    int n = number_at(p, i);
+    if (n < 0 && (tok_is(p, i, "a") || tok_is(p, i, "an")))
+        n = 1;
+    if (n > 0 && (u = unit_at(p, i + 1)) && tok_is(p, i + 2, "ago")) {
+        ago(out, n, u);
+        *end = i + 3;
+        return true;
+    }
+    return false;
+}
+
+static bool window_prep(const parser *p, size_t i)
+{
+    static const char *const PREP[] = {"in", "from", "during", "over", "within", "for", "of",
+                                       "on", NULL};
+    return tok_in(p, i, PREP);
+}
+
+/* Takes the start of a window phrase back over "in the", "from", "over the past". */
+static size_t back_over_preps(parser *p, size_t i)
+{
+    if (i > 0 && tok_is(p, i - 1, "the"))
+        i--;
+    if (i > 0 && window_prep(p, i - 1))
+        i--;
+    return i;
+}
+
+static bool set_since(parser *p, const char *s)
+{
+    if (p->q->since[0])
+        return p->bad = true, false;
+    snprintf(p->q->since, RT_STR, "%s", s);
+    return true;
+}
+
+static bool set_until(parser *p, const char *s, bool date_only, bool inclusive)
+{
+    if (p->q->until[0])
+        return p->bad = true, false;
+    if (date_only && inclusive)
+        snprintf(p->q->until, RT_STR, "%sT23:59:59", s);
+    else
+        snprintf(p->q->until, RT_STR, "%s", s);
+    return true;
+}
+
+static void add_desc(parser *p, const char *fmt, const char *a, const char *b)
+{
+    char part[RT_STR];
+    snprintf(part, sizeof part, fmt, a, b);
+    size_t have = strlen(p->q->window);
+    snprintf(p->q->window + have, RT_STR - have, "%s%s", have ? " " : "", part);
+}
+
+/* A year said alone ("in 2023", "until 2023") is the whole year. */
+static bool year_point(const char *s)
+{
+    return strlen(s) == 10 && strcmp(s + 4, "-01-01") == 0;
+}
+
+static void parse_window(parser *p)
+{
+    for (size_t i = 0; i < p->n && !p->bad; i++) {
+        char a[RT_STR], b[RT_STR];
+        size_t e1, e2;
+        bool d1, d2;
+        if (p->t[i].used)
+            continue;
+        /* between A and B; from A to/until B */
+        if ((tok_is(p, i, "between") || tok_is(p, i, "from")) && point_at(p, i + 1, a, &e1, &d1) &&
+            (tok_is(p, e1, "and") || tok_is(p, e1, "to") || tok_is(p, e1, "until") ||
+             tok_is(p, e1, "till") || tok_is(p, e1, "through")) &&
+            point_at(p, e1 + 1, b, &e2, &d2)) {
+            if (year_point(b) && p->t[e1 + 1].kind == T_NUM) {
+                snprintf(b + 4, RT_STR - 4, "-12-31");
+                d2 = true;
+            }
+            use(p, back_over_preps(p, i), e2);
+            set_since(p, a);
+            set_until(p, b, d2, true);
+            add_desc(p, "between %s and %s", a, b);
+            continue;
+        }
+        if ((tok_is(p, i, "since") || tok_is(p, i, "after")) && point_at(p, i + 1, a, &e1, &d1)) {
+            if (strcmp(a, "now") == 0)
+                continue;
+            use(p, i, e1);
+            set_since(p, a);
+            add_desc(p, "since %s", a, NULL);
+            continue;
+        }
+        bool before = tok_is(p, i, "before");
+        size_t at = i + 1;
+        if (tok_is(p, i, "up") && tok_is(p, i + 1, "to"))
+            at = i + 2;
+        if ((before || tok_is(p, i, "until") || tok_is(p, i, "till") || at == i + 2) &&
+            point_at(p, at, a, &e1, &d1)) {
+            if (year_point(a) && p->t[at].kind == T_NUM && !before) {
+                snprintf(a + 4, RT_STR - 4, "-12-31");
+                d1 = true;
+            }
+            use(p, i, e1);
+            set_until(p, a, d1, !before);
+            add_desc(p, before ? "before %s" : "until %s", a, NULL);
+            continue;
+        }
+        const char *u;
+        int n;
+        /* today, yesterday (the whole day), this week */
+        if (tok_is(p, i, "today") || (p->t[i].kind == T_WORD && p->t[i].poss &&
+                                      strcmp(p->t[i].s, "today") == 0)) {
+            use(p, back_over_preps(p, i), i + 1);
+            set_since(p, "today");
+            add_desc(p, "today", NULL, NULL);
+            continue;
+        }
+        if (tok_is(p, i, "yesterday") || (p->t[i].kind == T_WORD && p->t[i].poss &&
+                                          strcmp(p->t[i].s, "yesterday") == 0)) {
+            use(p, back_over_preps(p, i), i + 1);
+            set_since(p, "yesterday");
+            set_until(p, "today", false, false);
+            add_desc(p, "yesterday", NULL, NULL);
+            continue;
+        }
+        if (tok_is(p, i, "this") && i + 1 < p->n && !p->t[i + 1].used &&
+            p->t[i + 1].kind == T_WORD && (u = unit_at(p, i + 1)) != NULL &&
+            (strcmp(u, "week") == 0 || strcmp(u, "month") == 0 || strcmp(u, "year") == 0)) {
+            char s[RT_STR];
+            snprintf(s, sizeof s, "this %s", u);
+            use(p, back_over_preps(p, i), i + 2);
+            set_since(p, s);
+            add_desc(p, "%s", s, NULL);
+            continue;
+        }
+        /* last week, the past month, in the last 3 days, past 24 hours */
+        if (tok_is(p, i, "last") || tok_is(p, i, "past")) {
+            char s[RT_STR];
+            if ((u = unit_at(p, i + 1)) != NULL && strcmp(p->t[i + 1].s, u) == 0) {
+                ago(s, 1, u);
+                use(p, back_over_preps(p, i), i + 2);
+            } else if ((n = number_at(p, i + 1)) > 0 && (u = unit_at(p, i + 2)) != NULL) {
+                ago(s, n, u);
+                use(p, back_over_preps(p, i), i + 3);
+            } else {
+                continue;
+            }
+            set_since(p, s);
+            add_desc(p, "since %s", s, NULL);
+            continue;
+        }
+        /* in 2023 */
+        if (tok_is(p, i, "in") && i + 1 < p->n && !p->t[i + 1].used &&
+            p->t[i + 1].kind == T_NUM && point_at(p, i + 1, a, &e1, &d1) && year_point(a)) {
+            char end[RT_STR];
+            snprintf(end, sizeof end, "%.4s-12-31", a);
+            use(p, i, e1);
+            set_since(p, a);
+            set_until(p, end, true, true);
+            add_desc(p, "in %.4s", a, NULL);
+            continue;
+        }
+    }
+}
+
+/* ---- sort key, message term, author, path, merges, count ---- */
+
+static void parse_sort(parser *p)
+{
+    static const char *const ORDER[] = {"ranked", "sorted", "ordered", "rank", "sort", "order",
+                                        NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        if (!tok_is(p, i, "by"))
+            continue;
+        size_t j = i + 1, end = 0;
+        int key = RT_SORT_NONE;
+        if ((tok_is(p, j, "number") || tok_is(p, j, "count")) && tok_is(p, j + 1, "of"))
+            j += 2;
+        if (tok_is(p, j, "lines") || tok_is(p, j, "line")) {
+            if (tok_is(p, j + 1, "added"))
+                key = RT_SORT_ADDITIONS;
+            else if (tok_is(p, j + 1, "deleted") || tok_is(p, j + 1, "removed"))
+                key = RT_SORT_DELETIONS;
+            else if (tok_is(p, j + 1, "changed") || tok_is(p, j + 1, "modified"))
+                key = RT_SORT_LINES;
+            end = key ? j + 2 : j + 1;
+            if (!key)
+                key = RT_SORT_LINES;
+        } else if (tok_is(p, j, "additions") || tok_is(p, j, "insertions")) {
+            key = RT_SORT_ADDITIONS, end = j + 1;
+        } else if (tok_is(p, j, "deletions")) {
+            key = RT_SORT_DELETIONS, end = j + 1;
+        } else if (tok_is(p, j, "size") || tok_is(p, j, "churn")) {
+            key = RT_SORT_LINES, end = j + 1;
+        } else if (tok_is(p, j, "commits") || (tok_is(p, j, "commit") && tok_is(p, j + 1, "count"))) {
+            key = RT_SORT_COMMITS, end = tok_is(p, j, "commit") ? j + 2 : j + 1;
+        } else if (tok_is(p, j, "files")) {
+            key = RT_SORT_FILES, end = tok_is(p, j + 1, "changed") ? j + 2 : j + 1;
+        }
+        if (!key)
+            continue;
+        if (p->q->sort)
+            p->bad = true;
+        p->q->sort = key;
+        size_t from = i;
+        if (from > 0 && tok_in(p, from - 1, ORDER))
+            from--;
+        use(p, from, end);
+    }
+}
+
+/* A name: quoted, an email, or one word nobody else means. */
+static bool name_at(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used)
+        return false;
+    const tok *t = &p->t[i];
+    if (t->kind == T_QUOTED || t->kind == T_EMAIL)
+        return true;
+    if (t->kind != T_WORD || !isalpha((unsigned char)t->s[0]))
+        return false;
+    for (const char *c = t->s; *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_' ||
+              (unsigned char)*c >= 0x80))
+            return false;
+    return !in_list(t->s, STOP) && !in_list(t->s, NOT_NAME) && !canon_bit(t->s) &&
+           number_at(p, i) < 0 && !unit_at(p, i);
+}
+
+static void set_author(parser *p, const char *s)
+{
+    if (p->q->author[0])
+        p->bad = true;
+    snprintf(p->q->author, RT_STR, "%s", s);
+}
+
+/* A message term: quoted, or one plain word. */
+static bool term_at(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used)
+        return false;
+    const tok *t = &p->t[i];
+    if (t->kind == T_QUOTED)
+        return true;
+    if (t->kind != T_WORD || t->poss || in_list(t->s, STOP))
+        return false;
+    for (const char *c = t->s; *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '#' ||
+              (unsigned char)*c >= 0x80))
+            return false;
+    return true;
+}
+
+static void parse_grep(parser *p)
+{
+    static const char *const VERB[] = {
+        "mentioning", "mention",  "mentions",    "containing", "contain", "contains",
+        "matching",   "match",    "matches",     "saying",     "says",    "say",
+        "referencing", "reference", "references", "about",     NULL};
+    static const char *const MSG[] = {"message", "messages", "subject", "title", "log", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        size_t j = i + 1;
+        if (tok_in(p, i, VERB)) {
+            if (tok_is(p, j, "the") && tok_is(p, j + 1, "word"))
+                j += 2;
+            else if (tok_is(p, j, "word"))
+                j++;
+            if (!term_at(p, j))
+                continue;
+            if (p->q->grep[0])
+                p->bad = true;
+            snprintf(p->q->grep, RT_STR, "%s", p->t[j].s);
+            use(p, i, j + 1);
+            continue;
+        }
+        /* with TERM in the message */
+        if (tok_is(p, i, "with") && term_at(p, j) && tok_is(p, j + 1, "in")) {
+            size_t k = j + 2;
+            if (tok_is(p, k, "the") || tok_is(p, k, "their") || tok_is(p, k, "its"))
+                k++;
+            if (tok_is(p, k, "commit"))
+                k++;
+            if (tok_in(p, k, MSG)) {
+                if (p->q->grep[0])
+                    p->bad = true;
+                snprintf(p->q->grep, RT_STR, "%s", p->t[j].s);
+                use(p, i, k + 1);
+            }
+            continue;
+        }
+    }
+}
+
+static void parse_author(parser *p)
+{
+    static const char *const FOLLOW[] = {
+        "do",   "make",   "commit",     "push",    "change",  "modify",     "touch", "work",
+        "contribute", "last", "recently", "worked", "committed", "changed", "contributed",
+        "done", "made", "been", "most", "edit",  NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        tok *t = &p->t[i];
+        if (t->used)
+            continue;
+        /* by NAME, authored by NAME, from EMAIL */
+        if ((tok_is(p, i, "by") && name_at(p, i + 1)) ||
+            (tok_is(p, i, "from") && i + 1 < p->n && !p->t[i + 1].used &&
+             p->t[i + 1].kind == T_EMAIL)) {
+            size_t from = i;
+            if (from > 0 && (tok_is(p, from - 1, "authored") || tok_is(p, from - 1, "written")))
+                from--;
+            set_author(p, p->t[i + 1].s);
+            use(p, from, i + 2);
+            continue;
+        }
+        /* did NAME do / make / last change; has NAME done */
+        if ((tok_is(p, i, "did") || tok_is(p, i, "has") || tok_is(p, i, "have")) &&
+            name_at(p, i + 1) && tok_in(p, i + 2, FOLLOW)) {
+            set_author(p, p->t[i + 1].s);
+            use(p, i, i + 2);
+            continue;
+        }
+        /* NAME's */
+        if (t->kind == T_WORD && t->poss) {
+            t->poss = false;
+            bool ok = name_at(p, i);
+            t->poss = true;
+            if (ok) {
+                set_author(p, t->s);
+                use(p, i, i + 1);
+            }
+            continue;
+        }
+        /* author NAME, author: NAME */
+        if (tok_is(p, i, "author") && p->t[i + 1 < p->n ? i + 1 : i].kind != T_WORD &&
+            name_at(p, i + 1)) {
+            set_author(p, p->t[i + 1].s);
+            use(p, i, i + 2);
+        }
+    }
+}
+
+static void parse_path(parser *p)
+{
+    static const char *const PREP[] = {
+        "of",       "to",        "in",        "on",       "for",      "under",   "within",
+        "inside",   "touching",  "touch",     "touches",  "touched",  "affecting", "affect",
+        "affected", "changing",  "modifying", "involving", "about",   "into",    NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        tok *t = &p->t[i];
+        if (t->used || t->kind != T_PATH)
+            continue;
+        if (p->q->path_kind)
+            p->bad = true;
+        snprintf(p->q->path, RT_STR, "%s", t->s);
+        size_t n = strlen(t->s);
+        const char *last = strrchr(t->s, '/');
+        last = last ? last + 1 : t->s;
+        bool file = t->s[n - 1] != '/' && !strchr(t->s, '*') && strchr(last, '.') != NULL &&
+                    looks_like_path(last);
+        p->q->path_kind = file ? RT_PATH_FILE : RT_PATH_DIR;
+        size_t from = i;
+        if (from > 0 && tok_in(p, from - 1, PREP))
+            from--;
+        use(p, from, i + 1);
+    }
+}
+
+static void parse_merges(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        int m = 0;
+        size_t from = i;
+        if (tok_is(p, i, "merge") || tok_is(p, i, "merges")) {
+            m = RT_MERGES_ONLY;
+            if (i > 0 && (tok_is(p, i - 1, "no") || tok_is(p, i - 1, "without") ||
+                          tok_is(p, i - 1, "excluding") || tok_is(p, i - 1, "except"))) {
+                m = RT_MERGES_EXCLUDE;
+                from = i - 1;
+            }
+        } else if (tok_is(p, i, "non-merge") || tok_is(p, i, "nonmerge")) {
+            m = RT_MERGES_EXCLUDE;
+        }
+        if (!m)
+            continue;
+        if (p->q->merges && p->q->merges != m)
+            p->bad = true;
+        p->q->merges = m;
+        use(p, from, i + 1);
+    }
+}
+
+static void parse_count(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        int v = number_at(p, i);
+        if (v < 0)
+            continue;
+        /* "one" alone is not a count unless a noun follows ("one commit") */
+        if (p->q->n)
+            p->bad = true;
+        p->q->n = v;
+        use(p, i, i + 1);
+    }
+}
+
+/* What no slot took: filler, or content words by their canonical bit. */
+static void collect_words(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        tok *t = &p->t[i];
+        if (t->used)
+            continue;
+        if (t->kind != T_WORD || t->poss) {
+            p->q->words |= RW_UNKNOWN;
+            continue;
+        }
+        if (strcmp(t->s, "how") == 0 && tok_is(p, i + 1, "many")) {
+            p->q->words |= RW_COUNT;
+            use(p, i, i + 2);
+            continue;
+        }
+        if (strcmp(t->s, "number") == 0 && tok_is(p, i + 1, "of")) {
+            p->q->words |= RW_COUNT;
+            use(p, i, i + 2);
+            continue;
+        }
+        if (strcmp(t->s, "commit") == 0)
+            p->q->singular = true;
+        uint32_t bit = canon_bit(t->s);
+        if (bit)
+            p->q->words |= bit;
+        else if (!in_list(t->s, STOP))
+            p->q->words |= RW_UNKNOWN;
+        t->used = true;
+    }
+}
+
+bool rt_parse(const char *question, size_t len, rt_question *q)
+{
+    memset(q, 0, sizeof *q);
+    if (!question || len == 0 || len > MAX_QUESTION)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)question[i];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f || c == '{' ||
+            c == '}' || c == '\\')
+            return false;
+    }
+    if (!qr_utf8_valid(question, len))
+        return false;
+    char norm[MAX_QUESTION + 1];
+    size_t n = normalize(question, len, norm);
+    parser *p = calloc(1, sizeof *p);
+    if (!p)
+        return false;
+    p->q = q;
+    bool ok = tokenize(p, norm, n);
+    if (ok) {
+        parse_window(p);
+        parse_sort(p);
+        parse_grep(p);
+        parse_author(p);
+        parse_path(p);
+        parse_merges(p);
+        parse_count(p);
+        collect_words(p);
+        ok = !p->bad;
+    }
+    free(p);
+    return ok;
+}
+
+/* ---- public API ---- */
+
+bool qr_router_match(const char *question, size_t len, qr_route *out)
+{
+    rt_question q;
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!out || !rt_parse(question, len, &q))
+        return false;
+    return rt_rules_match(&q, out);
+}
+
+void qr_route_clear(qr_route *r)
+{
+    if (!r)
+        return;
+    free(r->query);
+    free(r->rule);
+    free(r->explain);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,639 @@
+/*
+ * router_rules.c: the rules of the tier-1 router, one table. Each record is a rule's
+ * name, what it answers, example phrasings (the tests and docs/router.md use them), the
+ * word sets it accepts (one required set, exactly, plus any of its optional words), the
+ * slots it takes and needs, and the emitter that writes its query in the DSL. The first
+ * record that accepts a question answers it, so the narrower rules come first (a file
+ * path makes "who changed" a question about that file).
+ *
+ * Emitters write EDN text by hand, every string through edn_str; a name or term the user
+ * typed is never spliced into a template unescaped (the reader refuses braces and
+ * backslashes, and a message term is quoted into a regular expression). Each query ends
+ * in :findings and a :summary template, so `quarry ask` prints the same thing whatever
+ * tier answered.
+ *
+ * Rejected: one emitter per phrasing (the eight families share four tools and differ in
+ * slots), and default limits everywhere (a window's commits are all listed, so the
+ * summary's count is the answer; only an open-ended "recent commits" is cut to 20).
+ */
+#include "router_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- slots a rule takes ---- */
+
+enum {
+    S_WINDOW = 1u << 0,
+    S_AUTHOR = 1u << 1,
+    S_FILE = 1u << 2, /* a path to one file */
+    S_DIR = 1u << 3,  /* a directory or glob */
+    S_GREP = 1u << 4,
+    S_MERGES_ONLY = 1u << 5,
+    S_MERGES_EXCL = 1u << 6,
+    S_N = 1u << 7,
+    S_SORT = 1u << 8,
+    S_PATH = S_FILE | S_DIR,
+    S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
+};
+
+#define SB(k) (1u << (k))
+#define REQ_END 0xFFFFFFFFu
+#define MAX_REQ 8
+
+typedef struct rule {
+    const char *name;
+    const char *summary;
+    const char *examples[4];
+    uint32_t required[MAX_REQ]; /* alternatives, REQ_END after the last; 0 is "no words" */
+    uint32_t optional;
+    uint32_t slots_allowed;
+    uint32_t slots_needed; /* every one of these (of S_PATH, either kind) */
+    uint32_t sorts;        /* 1 << RT_SORT_* accepted with S_SORT */
+    void (*emit)(const rt_question *q, qr_buf *query, qr_buf *explain);
+} rule;
+
+static uint32_t slots_of(const rt_question *q)
+{
+    uint32_t s = 0;
+    if (q->since[0] || q->until[0])
+        s |= S_WINDOW;
+    if (q->author[0])
+        s |= S_AUTHOR;
+    if (q->path_kind == RT_PATH_FILE)
+        s |= S_FILE;
+    if (q->path_kind == RT_PATH_DIR)
+        s |= S_DIR;
+    if (q->grep[0])
+        s |= S_GREP;
+    if (q->merges == RT_MERGES_ONLY)
+        s |= S_MERGES_ONLY;
+    if (q->merges == RT_MERGES_EXCLUDE)
+        s |= S_MERGES_EXCL;
+    if (q->n)
+        s |= S_N;
+    if (q->sort)
+        s |= S_SORT;
+    return s;
+}
+
+/* ---- EDN writing ---- */
+
+static void edn_str(qr_buf *b, const char *s)
+{
+    qr_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            qr_buf_putc(b, '\\');
+        qr_buf_putc(b, *s);
+    }
+    qr_buf_putc(b, '"');
+}
+
+/* The term as a regular expression that matches it literally. */
+static void regex_quote(char *out, size_t cap, const char *s)
+{
+    size_t o = 0;
+    for (; *s && o + 3 < cap; s++) {
+        if (strchr(".^$*+?()[]{}|\\/-#", *s))
+            out[o++] = '\\';
+        out[o++] = *s;
+    }
+    out[o] = '\0';
+}
+
+enum { P_WINDOW = 1, P_AUTHOR = 2, P_PATH = 4, P_GREP = 8, P_MERGES = 16 };
+
+/* The tool parameters the question's slots give, as EDN map entries; limit < 1: none. */
+static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
+{
+    qr_buf_puts(b, "{");
+    const char *sep = "";
+    if ((which & P_PATH) && q->path_kind) {
+        qr_buf_printf(b, "%s:path ", sep), edn_str(b, q->path), sep = " ";
+    }
+    if ((which & P_WINDOW) && q->since[0]) {
+        qr_buf_printf(b, "%s:since ", sep), edn_str(b, q->since), sep = " ";
+    }
+    if ((which & P_WINDOW) && q->until[0]) {
+        qr_buf_printf(b, "%s:until ", sep), edn_str(b, q->until), sep = " ";
+    }
+    if ((which & P_AUTHOR) && q->author[0]) {
+        qr_buf_printf(b, "%s:author ", sep), edn_str(b, q->author), sep = " ";
+    }
+    if ((which & P_GREP) && q->grep[0]) {
+        char re[RT_STR * 2];
+        regex_quote(re, sizeof re, q->grep);
+        qr_buf_printf(b, "%s:grep ", sep), edn_str(b, re), sep = " ";
+    }
+    if ((which & P_MERGES) && q->merges) {
+        qr_buf_printf(b, "%s:merges \"%s\"", sep,
+                      q->merges == RT_MERGES_ONLY ? "only" : "exclude");
+        sep = " ";
+    }
+    if (limit > 0)
+        qr_buf_printf(b, "%s:limit %d", sep, limit);
+    qr_buf_puts(b, "}");
+}
+
+/* How the slots read, for summaries: " by alice mentioning 'fix' in src/ since 1 week ago". */
+static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned which)
+{
+    size_t o = 0;
+    out[0] = '\0';
+#define ADD(...) (o += (size_t)snprintf(out + o, o < cap ? cap - o : 0, __VA_ARGS__))
+    if ((which & P_MERGES) && q->merges == RT_MERGES_EXCLUDE)
+        ADD(" (merges excluded)");
+    if ((which & P_AUTHOR) && q->author[0])
+        ADD(" by %s", q->author);
+    if ((which & P_GREP) && q->grep[0])
+        ADD(" mentioning '%s'", q->grep);
+    if ((which & P_PATH) && q->path_kind)
+        ADD(" in %s", q->path);
+    if ((which & P_WINDOW) && q->window[0])
+        ADD(" %s", q->window);
+#undef ADD
+    if (o >= cap)
+        out[cap - 1] = '\0';
+}
+
+static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsigned which,
+                         int limit)
+{
+    qr_buf_puts(e, what);
+    if ((which & P_AUTHOR) && q->author[0])
+        qr_buf_printf(e, " by \"%s\"", q->author);
+    if ((which & P_PATH) && q->path_kind)
+        qr_buf_printf(e, " path \"%s\"", q->path);
+    if ((which & P_GREP) && q->grep[0])
+        qr_buf_printf(e, " message matching \"%s\"", q->grep);
+    if ((which & P_MERGES) && q->merges)
+        qr_buf_printf(e, " merges %s", q->merges == RT_MERGES_ONLY ? "only" : "excluded");
+    if ((which & P_WINDOW) && q->since[0])
+        qr_buf_printf(e, " since \"%s\"", q->since);
+    if ((which & P_WINDOW) && q->until[0])
+        qr_buf_printf(e, " until \"%s\"", q->until);
+    if (limit > 0)
+        qr_buf_printf(e, " limit %d", limit);
+}
+
+static const char *const COMMIT_FIELDS =
+    "[:short_hash :date :author :subject :files :additions :deletions]";
+
+/* ---- emitters ---- */
+
+static int commits_limit(const rt_question *q)
+{
+    if (q->n)
+        return q->n;
+    if (q->since[0] || q->until[0])
+        return 0;
+    if ((q->words & RW_RECENT) && q->singular)
+        return 1;
+    if ((q->words & RW_RECENT) || !(q->author[0] || q->grep[0] || q->path_kind || q->merges))
+        return 20;
+    return 0;
+}
+
+static void emit_commits(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
+    int limit = commits_limit(q);
+    char qual[RT_STR * 4];
+    qualifiers(qual, sizeof qual, q, all);
+    const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
+    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commits :params ");
+    params(b, q, all, limit);
+    qr_buf_printf(b, "}]\n :transform [{:op :map :on :commits :as :rows :select %s}]\n",
+                  COMMIT_FIELDS);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    char sum[RT_STR * 6];
+    if (limit > 0)
+        snprintf(sum, sizeof sum, "The latest {{count:commits}} %s%s", noun, qual);
+    else
+        snprintf(sum, sizeof sum, "Found {{count:commits}} %s%s", noun, qual);
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, noun, q, all, limit);
+}
+
+static void emit_count(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
+    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commits :params ");
+    params(b, q, all, 0);
+    snprintf(sum, sizeof sum, "{{count:commits}} %s%s", noun, qual);
+    qr_buf_puts(b, "}]\n :return {:count \"{{count:commits}}\" :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    qr_buf_puts(e, "count of ");
+    explain_line(e, noun, q, all, 0);
+}
+
+static void emit_count_authors(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_PATH | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
+    params(b, q, all, 0);
+    snprintf(sum, sizeof sum, "{{count:authors}} authors committed%s", qual);
+    qr_buf_puts(b, "}]\n :return {:count \"{{count:authors}}\" :findings :authors :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "count of authors", q, all, 0);
+}
+
+/* The field a sort key ranks by, and how a summary says it. */
+static const char *sort_field(int sort)
+{
+    switch (sort) {
+    case RT_SORT_ADDITIONS: return "additions";
+    case RT_SORT_DELETIONS: return "deletions";
+    case RT_SORT_LINES: return "lines";
+    case RT_SORT_FILES: return "files";
+    default: return "commits";
+    }
+}
+
+static const char *sort_words(int sort)
+{
+    switch (sort) {
+    case RT_SORT_ADDITIONS: return "lines added";
+    case RT_SORT_DELETIONS: return "lines deleted";
+    case RT_SORT_LINES: return "lines changed";
+    case RT_SORT_FILES: return "files";
+    default: return "commits";
+    }
+}
+
+/* Ranks binding `from` by the sort key into `:ranked`, then takes n into `:top`. Lines
+ * are computed as additions + deletions. The tools already order by commits. */
+static void rank_steps(qr_buf *b, const char *from, int sort, int n)
+{
+    const char *on = from;
+    if (sort == RT_SORT_LINES) {
+        qr_buf_printf(b, "{:op :map :on :%s :as :sized :compute {:lines [:+ :additions "
+                         ":deletions]}}\n             ",
+                      from);
+        on = "sized";
+    }
+    if (sort != RT_SORT_NONE && sort != RT_SORT_COMMITS) {
+        qr_buf_printf(b, "{:op :sort :on :%s :as :ranked :by :%s :order :desc}\n             ", on,
+                      sort_field(sort));
+        on = "ranked";
+    }
+    qr_buf_printf(b, "{:op :take :on :%s :as :top :n %d}", on, n);
+}
+
+static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_PATH | P_MERGES;
+    int n = q->n ? q->n : 10;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
+    params(b, q, all, 0);
+    qr_buf_puts(b, "}]\n :transform [");
+    rank_steps(b, "authors", q->sort, n);
+    snprintf(sum, sizeof sum,
+             "{{count:authors}} authors committed%s; most %s: {{first:top:author}} "
+             "({{first:top:%s}})",
+             qual, sort_words(q->sort), sort_field(q->sort));
+    qr_buf_puts(b, "]\n :return {:findings :top :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "authors ranked by ", q, 0, 0);
+    qr_buf_puts(e, sort_words(q->sort));
+    explain_line(e, "", q, all, n);
+}
+
+static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_PATH | P_AUTHOR | P_MERGES;
+    bool ranked = (q->words & (RW_MOST | RW_HOTSPOTS)) || q->n || q->sort;
+    int n = q->n ? q->n : ranked ? 10 : 0;
+    bool by_commits = q->sort == RT_SORT_NONE || q->sort == RT_SORT_COMMITS;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_stats :as :files :params ");
+    params(b, q, all, by_commits ? n : 0);
+    qr_buf_puts(b, "}]\n");
+    const char *out = "files";
+    if (!by_commits) {
+        qr_buf_puts(b, " :transform [");
+        rank_steps(b, "files", q->sort, n);
+        qr_buf_puts(b, "]\n");
+        out = "top";
+    }
+    if (ranked)
+        snprintf(sum, sizeof sum,
+                 "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
+                 "({{first:%s:%s}})",
+                 out, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+    else
+        snprintf(sum, sizeof sum, "{{count:files}} files changed%s, most commits first", qual);
+    qr_buf_printf(b, " :return {:findings :%s :summary ", out);
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "files ranked by ", q, 0, 0);
+    qr_buf_puts(e, sort_words(q->sort));
+    explain_line(e, "", q, all, n);
+}
+
+static void emit_file_history(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_PATH | P_AUTHOR | P_GREP | P_MERGES;
+    int limit = q->n ? q->n : ((q->words & RW_RECENT) && q->singular) ? 1 : 0;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, all, limit);
+    qr_buf_puts(b, "}]\n :transform [{:op :map :on :history :as :rows :select [:short_hash "
+                   ":date :author :subject :path :status :additions :deletions]}]\n");
+    snprintf(sum, sizeof sum, "%s{{count:history}} commits changed %s%s",
+             limit ? "The latest " : "", q->path, qual);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "history of a file (following renames)", q, all, limit);
+}
+
+static void emit_file_last(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_PATH | P_AUTHOR;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, all, 1);
+    qr_buf_puts(b, "}]\n :transform [{:op :map :on :history :as :rows :select [:short_hash "
+                   ":date :author :subject :path :status]}]\n");
+    snprintf(sum, sizeof sum,
+             "%s was last changed%s on {{first:rows:date}} by {{first:rows:author}} in "
+             "{{first:rows:short_hash}} ({{first:rows:subject}})",
+             q->path, qual);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "last change to a file (following renames)", q, all, 1);
+}
+
+static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_PATH | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
+    if (q->path_kind == RT_PATH_DIR) {
+        qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
+        params(b, q, all, q->n);
+        qr_buf_puts(b, "}]\n");
+    } else {
+        qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+        params(b, q, all, 0);
+        qr_buf_puts(b, "}]\n :transform [{:op :group :on :history :as :by_author :by :author}\n"
+                       "             {:op :aggregate :on :by_author :as :counted :compute "
+                       "{:commits [:count] :additions [:sum :additions] :deletions [:sum "
+                       ":deletions] :last [:max :date]}}\n"
+                       "             {:op :sort :on :counted :as :authors :by :commits "
+                       ":order :desc}");
+        if (q->n)
+            qr_buf_printf(b, "\n             {:op :take :on :authors :as :top :n %d}", q->n);
+        qr_buf_puts(b, "]\n");
+    }
+    const char *out = q->path_kind == RT_PATH_FILE && q->n ? "top" : "authors";
+    snprintf(sum, sizeof sum,
+             "{{count:%s}} authors changed %s%s; most commits: {{first:%s:author}} "
+             "({{first:%s:commits}})",
+             out, q->path, qual, out, out);
+    qr_buf_printf(b, " :return {:findings :%s :summary ", out);
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "authors of a path by commits", q, all, q->n);
+}
+
+static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
+    int n = q->n ? q->n : 10;
+    int sort = q->sort ? q->sort : RT_SORT_LINES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commits :params ");
+    params(b, q, all, 0);
+    qr_buf_printf(b, "}]\n :transform [{:op :map :on :commits :as :sized :select %s "
+                     ":compute {:lines [:+ :additions :deletions]}}\n"
+                     "             {:op :sort :on :sized :as :ranked :by :%s :order :desc}\n"
+                     "             {:op :take :on :ranked :as :top :n %d}]\n",
+                  COMMIT_FIELDS, sort_field(sort), n);
+    snprintf(sum, sizeof sum,
+             "The {{count:top}} largest of {{count:commits}} commits by %s%s; largest: "
+             "{{first:top:short_hash}} ({{first:top:%s}} %s)",
+             sort_words(sort), qual, sort_field(sort), sort_words(sort));
+    qr_buf_puts(b, " :return {:findings :top :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "commits ranked by ", q, 0, 0);
+    qr_buf_puts(e, sort_words(sort));
+    explain_line(e, "", q, all, n);
+}
+
+/* ---- the table ---- */
+
+#define W(x) RW_##x
+#define COMMIT_WORDS (W(RECENT) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(HISTORY) | W(COMMITS))
+
+static const rule RULES[] = {
+    {"count-authors",
+     "how many authors committed in a window (or to a path)",
+     {"how many contributors this year", "number of authors since 2024-01-01",
+      "how many people committed to src/ last month", NULL},
+     {W(COUNT) | W(AUTHORS), W(COUNT) | W(WHO) | W(COMMITTED), REQ_END},
+     W(ACTIVE) | W(COMMITTED) | W(MADE) | W(CHANGE),
+     S_WINDOW | S_PATH | S_MERGES,
+     0,
+     0,
+     emit_count_authors},
+    {"count-commits",
+     "how many commits match a window, author, path, message term or merges",
+     {"how many commits last week", "number of commits by alice",
+      "how many commits did carol make", "how many merge commits this year"},
+     {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), REQ_END},
+     W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
+     S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES,
+     0,
+     0,
+     emit_count},
+    {"file-last-change",
+     "when one file last changed, by whom and in which commit",
+     {"when was docs/x.md last changed", "when did README.md last change",
+      "last change to src/main.c", "when was lib/util.c last modified by alice"},
+     {W(WHEN) | W(RECENT) | W(CHANGE), W(WHEN) | W(CHANGE), W(RECENT) | W(CHANGE),
+      W(WHEN) | W(RECENT) | W(COMMITTED), REQ_END},
+     W(FILES) | W(COMMITS),
+     S_FILE | S_AUTHOR | S_WINDOW,
+     S_FILE,
+     0,
+     emit_file_last},
+    {"file-authors",
+     "who changed a file (following renames) or a directory, most commits first",
+     {"who changed README.md", "who worked on src/", "authors of lib/util.c",
+      "top 3 contributors to src/main.c this year"},
+     {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS), REQ_END},
+     W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
+         W(FILES),
+     S_PATH | S_WINDOW | S_N | S_MERGES,
+     S_PATH,
+     0,
+     emit_file_authors},
+    {"file-history",
+     "the commits that changed one file, following renames",
+     {"history of src/main.c", "commits touching lib/util.c since last month",
+      "changes to README.md by alice", "last 3 commits to docs/guide.md"},
+     {W(HISTORY), W(COMMITS), W(CHANGE), W(COMMITTED), REQ_END},
+     W(RECENT) | W(MADE) | W(HISTORY) | W(COMMITS) | W(CHANGE) | W(FILES),
+     S_FILE | S_WINDOW | S_AUTHOR | S_GREP | S_MERGES | S_N,
+     S_FILE,
+     0,
+     emit_file_history},
+    {"top-contributors",
+     "authors ranked by commits (or lines added, deleted, changed) in a window",
+     {"who contributed most this month", "most active contributors",
+      "top 5 authors last year", "authors ranked by lines added"},
+     {W(AUTHORS), W(WHO) | W(COMMITTED), W(WHO) | W(MOST), W(WHO) | W(ACTIVE),
+      W(WHO) | W(COMMITS), REQ_END},
+     W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
+         W(WHO) | W(AUTHORS),
+     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES,
+     0,
+     SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES) |
+         SB(RT_SORT_FILES),
+     emit_top_authors},
+    {"file-churn",
+     "files ranked by how many commits changed them (or by lines)",
+     {"most changed files", "top 10 most modified files this week", "hotspots",
+      "which files change most often in src/"},
+     {W(FILES) | W(MOST), W(FILES) | W(CHANGE), W(HOTSPOTS), W(FILES) | W(RANKED), REQ_END},
+     W(CHANGE) | W(OFTEN) | W(COMMITS) | W(ACTIVE) | W(RANKED) | W(BY) | W(HOTSPOTS) |
+         W(FILES) | W(MOST),
+     S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES,
+     0,
+     SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
+     emit_file_churn},
+    {"largest-commits",
+     "commits ranked by lines changed (additions + deletions), or by files",
+     {"largest commits this year", "biggest commits by lines changed",
+      "top 5 largest commits last month", "largest commits by alice"},
+     {W(LARGEST) | W(COMMITS), W(LARGEST) | W(CHANGE), REQ_END},
+     W(MOST) | W(RECENT) | W(MADE) | W(COMMITS) | W(CHANGE) | W(RANKED),
+     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_SORT,
+     0,
+     SB(RT_SORT_LINES) | SB(RT_SORT_FILES) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS),
+     emit_largest},
+    {"merge-commits",
+     "merge commits in a window",
+     {"merge commits last month", "show merges since 2024-01-01", "recent merges",
+      "merge commits by alice"},
+     {W(COMMITS), 0, REQ_END},
+     COMMIT_WORDS,
+     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N,
+     S_MERGES_ONLY,
+     0,
+     emit_commits},
+    {"commits-matching",
+     "commits whose message matches a word or quoted phrase",
+     {"commits mentioning fix", "commits with 'refactor' in the message",
+      "commits whose message contains typo", "commits about parser since last month"},
+     {W(COMMITS), 0, REQ_END},
+     COMMIT_WORDS | W(MESSAGE) | W(WHOSE),
+     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N,
+     S_GREP,
+     0,
+     emit_commits},
+    {"commits-by-author",
+     "one author's commits, in a window or all",
+     {"commits by alice", "alice's commits last month", "what did bob do this week",
+      "last 5 commits by bob@example.com"},
+     {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
+     COMMIT_WORDS,
+     S_WINDOW | S_AUTHOR | S_DIR | S_MERGES | S_N,
+     S_AUTHOR,
+     0,
+     emit_commits},
+    {"commits-in-window",
+     "the commits of a window (or the latest 20), newest first",
+     {"commits from last week", "recent commits", "last 10 commits",
+      "what changed since 2024-03-01"},
+     {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
+     COMMIT_WORDS,
+     S_WINDOW | S_DIR | S_MERGES_EXCL | S_N,
+     0,
+     0,
+     emit_commits},
+};
+
+static bool rule_accepts(const rule *r, const rt_question *q)
+{
+    uint32_t s = slots_of(q);
+    /* a needed path is either kind of path; every other needed slot must be there */
+    uint32_t need = r->slots_needed;
+    if ((need & S_PATH) && !(s & need & S_PATH))
+        return false;
+    need &= ~(uint32_t)S_PATH;
+    if ((s & ~r->slots_allowed) || (s & need) != need)
+        return false;
+    if (q->sort && !(r->sorts & (1u << q->sort)))
+        return false;
+    if (q->words & RW_UNKNOWN)
+        return false;
+    for (size_t i = 0; i < MAX_REQ && r->required[i] != REQ_END; i++) {
+        uint32_t req = r->required[i];
+        if ((q->words & req) == req && (q->words & ~(req | r->optional)) == 0)
+            return true;
+    }
+    return false;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+bool rt_rules_match(const rt_question *q, qr_route *out)
+{
+    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++) {
+        const rule *r = &RULES[i];
+        if (!rule_accepts(r, q))
+            continue;
+        qr_buf b, e;
+        qr_buf_init(&b);
+        qr_buf_init(&e);
+        qr_buf_printf(&e, "%s: ", r->name);
+        r->emit(q, &b, &e);
+        bool failed = b.failed || e.failed;
+        out->query = qr_buf_detach(&b, NULL);
+        out->explain = qr_buf_detach(&e, NULL);
+        out->rule = dup_str(r->name);
+        if (failed || !out->query || !out->explain || !out->rule) {
+            qr_route_clear(out);
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+void qr_router_each_rule(void (*fn)(void *ud, const char *name, const char *summary,
+                                    const char *example),
+                         void *ud)
+{
+    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++)
+        fn(ud, RULES[i].name, RULES[i].summary, RULES[i].examples[0]);
+}

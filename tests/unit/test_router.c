@@ -1,0 +1,311 @@
+/*
+ * test_router.c: the tier-1 router. Each phrasing is routed and checked for the rule
+ * that answered and the parts of the query that carry the question's meaning (the
+ * window, the author, the path, the count, the sort); every query emitted must compile
+ * against the default tool registry with no problems. Questions the router only half
+ * understands must not match, and no input (long, binary, odd quoting) may crash it.
+ * The answers themselves are checked against git in tests/cli/11_router.sh.
+ */
+#include "check.h"
+#include "quarry/query.h"
+#include "quarry/router.h"
+#include "quarry/tools.h"
+
+#include <stdlib.h>
+
+static qr_tools *tools;
+
+typedef struct expect {
+    const char *question;
+    const char *rule;
+    const char *parts[5]; /* substrings the query must hold */
+} expect;
+
+static const expect MATCHES[] = {
+    /* commits in a window */
+    {"commits from last week", "commits-in-window", {":since \"1 week ago\"", "Found {{count:commits}} commits since 1 week ago"}},
+    {"show commits since yesterday", "commits-in-window", {":since \"yesterday\""}},
+    {"What was committed in the last 3 days?", "commits-in-window", {":since \"3 days ago\""}},
+    {"commits this month", "commits-in-window", {":since \"this month\""}},
+    {"recent commits", "commits-in-window", {":limit 20", "The latest"}},
+    {"last 10 commits", "commits-in-window", {":limit 10"}},
+    {"commits between 2024-01-01 and 2024-02-01", "commits-in-window", {":since \"2024-01-01\"", ":until \"2024-02-01T23:59:59\""}},
+    {"what changed since 2024-03-01", "commits-in-window", {":since \"2024-03-01\""}},
+    {"commits today", "commits-in-window", {":since \"today\""}},
+    {"Please show me the commits from last week.", "commits-in-window", {":since \"1 week ago\""}},
+    {"list the commits in the past 2 weeks", "commits-in-window", {":since \"2 weeks ago\""}},
+    {"commits before 2024-01-01", "commits-in-window", {":until \"2024-01-01\"}"}},
+    {"commits until 2024-01-01", "commits-in-window", {":until \"2024-01-01T23:59:59\""}},
+    {"commits in 2023", "commits-in-window", {":since \"2023-01-01\"", ":until \"2023-12-31T23:59:59\""}},
+    {"yesterday's commits", "commits-in-window", {":since \"yesterday\" :until \"today\""}},
+    {"commits in the last twenty days", "commits-in-window", {":since \"20 days ago\""}},
+    {"list all commits made in the past 24 hours", "commits-in-window", {":since \"24 hours ago\""}},
+    {"the latest commit", "commits-in-window", {":limit 1"}},
+    {"commits from 2024-01-01 to 2024-02-01", "commits-in-window", {":since \"2024-01-01\"", ":until \"2024-02-01T23:59:59\""}},
+    {"non-merge commits last week", "commits-in-window", {":merges \"exclude\"", ":since \"1 week ago\""}},
+    {"commits in src/ this year", "commits-in-window", {":path \"src/\"", ":since \"this year\""}},
+    {"this week's commits", "commits-in-window", {":since \"this week\""}},
+    {"show me the last five commits", "commits-in-window", {":limit 5"}},
+    {"commits over the past month", "commits-in-window", {":since \"1 month ago\""}},
+    {"commits since 2 weeks ago", "commits-in-window", {":since \"2 weeks ago\""}},
+    /* by author */
+    {"commits by alice", "commits-by-author", {":author \"alice\""}},
+    {"alice's commits last month", "commits-by-author", {":author \"alice\"", ":since \"1 month ago\""}},
+    {"what did bob do this week", "commits-by-author", {":author \"bob\"", ":since \"this week\""}},
+    {"recent commits by alice", "commits-by-author", {":author \"alice\"", ":limit 20"}},
+    {"commits by \"Alice Smith\"", "commits-by-author", {":author \"Alice Smith\""}},
+    {"last 5 commits by bob@example.com", "commits-by-author", {":author \"bob@example.com\"", ":limit 5"}},
+    {"what did alice commit yesterday", "commits-by-author", {":author \"alice\"", ":since \"yesterday\""}},
+    {"what has bob worked on since last week", "commits-by-author", {":author \"bob\"", ":since \"1 week ago\""}},
+    {"Commits authored by Carol in the last 2 months", "commits-by-author", {":author \"carol\"", ":since \"2 months ago\""}},
+    /* counts */
+    {"how many commits did carol make", "count-commits", {":author \"carol\"", ":count \"{{count:commits}}\""}},
+    {"how many commits last week", "count-commits", {":since \"1 week ago\"", "{{count:commits}} commits since 1 week ago"}},
+    {"number of commits by alice", "count-commits", {":author \"alice\""}},
+    {"how many commits has alice made this year", "count-commits", {":author \"alice\"", ":since \"this year\""}},
+    {"how many merge commits this year", "count-commits", {":merges \"only\""}},
+    {"count the commits touching src/ since 2024-01-01", "count-commits", {":path \"src/\"", ":since \"2024-01-01\""}},
+    {"how many contributors this year", "count-authors", {":tool :get_author_stats", ":since \"this year\""}},
+    {"how many people committed to src/ last month", "count-authors", {":path \"src/\""}},
+    /* top contributors */
+    {"who contributed most this month", "top-contributors", {":tool :get_author_stats", ":since \"this month\"", ":n 10"}},
+    {"most active contributors", "top-contributors", {":tool :get_author_stats"}},
+    {"top 5 authors last year", "top-contributors", {":n 5", ":since \"1 year ago\""}},
+    {"who committed the most", "top-contributors", {":tool :get_author_stats"}},
+    {"authors ranked by lines added", "top-contributors", {":by :additions :order :desc"}},
+    {"What are the most active contributors?", "top-contributors", {":tool :get_author_stats"}},
+    {"top five authors", "top-contributors", {":n 5"}},
+    {"who has the most commits", "top-contributors", {":tool :get_author_stats"}},
+    {"commits per author", "top-contributors", {":tool :get_author_stats"}},
+    {"authors by lines deleted this year", "top-contributors", {":by :deletions", ":since \"this year\""}},
+    {"who are the top 3 contributors by lines changed", "top-contributors", {":lines [:+ :additions :deletions]", ":by :lines", ":n 3"}},
+    {"who committed last week", "top-contributors", {":since \"1 week ago\""}},
+    /* file churn */
+    {"most changed files", "file-churn", {":tool :get_file_stats", ":limit 10"}},
+    {"top 10 most modified files this week", "file-churn", {":limit 10", ":since \"this week\""}},
+    {"hotspots", "file-churn", {":tool :get_file_stats"}},
+    {"which files change most often in src/", "file-churn", {":path \"src/\""}},
+    {"files with the most commits", "file-churn", {":tool :get_file_stats"}},
+    {"which files changed last week", "file-churn", {":since \"1 week ago\"", "files changed since 1 week ago"}},
+    {"most changed files by lines changed", "file-churn", {":by :lines"}},
+    {"files changed most by alice", "file-churn", {":author \"alice\""}},
+    /* file history */
+    {"history of src/main.c", "file-history", {":tool :get_file_history", ":path \"src/main.c\""}},
+    {"commits touching lib/util.c since last month", "file-history", {":path \"lib/util.c\"", ":since \"1 month ago\""}},
+    {"changes to README.md by alice", "file-history", {":path \"README.md\"", ":author \"alice\""}},
+    {"last 3 commits to docs/guide.md", "file-history", {":limit 3"}},
+    {"git log of `src/main.c`", "file-history", {":path \"src/main.c\""}},
+    {"when was docs/x.md last changed", "file-last-change", {":path \"docs/x.md\"", ":limit 1", "{{first:rows:date}}"}},
+    {"when did README.md last change?", "file-last-change", {":limit 1"}},
+    {"last change to src/main.c", "file-last-change", {":limit 1"}},
+    {"who changed README.md", "file-authors", {":tool :get_file_history", ":group", ":by :commits :order :desc"}},
+    {"who worked on src/", "file-authors", {":tool :get_author_stats", ":path \"src/\""}},
+    {"top 3 contributors to src/main.c this year", "file-authors", {":n 3", ":since \"this year\""}},
+    /* largest commits */
+    {"largest commits this year", "largest-commits", {":compute {:lines [:+ :additions :deletions]}", ":by :lines :order :desc", ":n 10", ":since \"this year\""}},
+    {"biggest commits by lines changed", "largest-commits", {":by :lines"}},
+    {"top 5 largest commits last month", "largest-commits", {":n 5", ":since \"1 month ago\""}},
+    {"largest commits by files", "largest-commits", {":by :files"}},
+    {"largest commits by alice", "largest-commits", {":author \"alice\""}},
+    /* messages and merges */
+    {"commits mentioning fix", "commits-matching", {":grep \"fix\""}},
+    {"commits with 'refactor' in the message", "commits-matching", {":grep \"refactor\""}},
+    {"commits whose message contains typo", "commits-matching", {":grep \"typo\""}},
+    {"Show me commits mentioning \"bug fix\" since last month", "commits-matching", {":grep \"bug fix\"", ":since \"1 month ago\""}},
+    {"commits matching 'c++'", "commits-matching", {":grep \"c\\\\+\\\\+\""}},
+    {"merge commits last month", "merge-commits", {":merges \"only\"", ":since \"1 month ago\""}},
+    {"show merges since 2024-01-01", "merge-commits", {":merges \"only\""}},
+    {"merge commits by alice", "merge-commits", {":author \"alice\""}},
+};
+
+static const char *const NO_MATCH[] = {
+    "interesting commits from the most active contributor last week",
+    "rank authors by risk score",
+    "why did the build break",
+    "commits by alice that touch tests and have no review",
+    "what is the meaning of life",
+    "commits by alice smith",
+    "commits since monday",
+    "who should review src/main.c",
+    "summarize last week's changes",
+    "which commits introduced bugs",
+    "files that alice and bob both changed",
+    "commits from main",
+    "first 10 commits",
+    "commits per day last month",
+    "oldest commits",
+    "what did alice break",
+    "most complex files",
+    "commits not by alice",
+    "largest files",
+    "how many lines of code",
+    "commits by alice or bob",
+    "commits since next tuesday",
+    "history of src/main.c and lib/util.c",
+    "average commit size",
+    "commits last week last month",
+    "top authors by alice",
+    "",
+    "?",
+    "please",
+    "commits {{count:x}}",
+    "commits by al\\ice",
+};
+
+static void check_compiles(const char *question, const char *query)
+{
+    qr_query_opts o;
+    qr_query_opts_init(&o, tools);
+    qr_query_compiled c;
+    int rc = qr_query_compile(&o, query, strlen(query), &c);
+    if (rc != QR_OK || c.nproblems) {
+        qr_buf b;
+        qr_buf_init(&b);
+        qr_query_problems_text(&c, &b);
+        fprintf(stderr, "'%s': query does not compile:\n%s\n%s\n", question, query,
+                b.p ? b.p : "");
+        qr_buf_release(&b);
+        check_failures++;
+    }
+    qr_query_compiled_clear(&c);
+}
+
+static void test_matches(void)
+{
+    for (size_t i = 0; i < sizeof MATCHES / sizeof MATCHES[0]; i++) {
+        const expect *x = &MATCHES[i];
+        qr_route r;
+        if (!qr_router_match(x->question, strlen(x->question), &r)) {
+            fprintf(stderr, "'%s': no match, expected rule %s\n", x->question, x->rule);
+            check_failures++;
+            continue;
+        }
+        if (strcmp(r.rule, x->rule) != 0) {
+            fprintf(stderr, "'%s': rule %s, expected %s\n", x->question, r.rule, x->rule);
+            check_failures++;
+        }
+        for (size_t k = 0; k < 5 && x->parts[k]; k++)
+            if (!strstr(r.query, x->parts[k])) {
+                fprintf(stderr, "'%s': query lacks %s:\n%s\n", x->question, x->parts[k], r.query);
+                check_failures++;
+            }
+        CHECK(r.explain && strncmp(r.explain, r.rule, strlen(r.rule)) == 0);
+        check_compiles(x->question, r.query);
+        qr_route_clear(&r);
+        CHECK(r.query == NULL && r.rule == NULL);
+    }
+}
+
+static void test_no_match(void)
+{
+    for (size_t i = 0; i < sizeof NO_MATCH / sizeof NO_MATCH[0]; i++) {
+        qr_route r;
+        if (qr_router_match(NO_MATCH[i], strlen(NO_MATCH[i]), &r)) {
+            fprintf(stderr, "'%s': matched %s, expected no match\n", NO_MATCH[i], r.rule);
+            check_failures++;
+            qr_route_clear(&r);
+        } else {
+            CHECK(r.query == NULL);
+        }
+    }
+}
+
+/* Case, punctuation and filler do not change the query. */
+static void test_variants_agree(void)
+{
+    static const char *const SAME[][3] = {
+        {"commits by alice last week", "Please, show me ALL the commits by Alice from last week!",
+         "list commits by alice in the last week?"},
+        {"top 5 authors this year", "Who are the top five contributors this year?",
+         "show me the top 5 committers this year"},
+        {"history of src/main.c", "Show me the history of src/main.c.", "src/main.c history"},
+    };
+    for (size_t i = 0; i < sizeof SAME / sizeof SAME[0]; i++) {
+        qr_route a, b;
+        CHECK(qr_router_match(SAME[i][0], strlen(SAME[i][0]), &a));
+        for (size_t k = 1; k < 3; k++) {
+            if (!qr_router_match(SAME[i][k], strlen(SAME[i][k]), &b)) {
+                fprintf(stderr, "'%s': no match\n", SAME[i][k]);
+                check_failures++;
+                continue;
+            }
+            CHECK_STR(b.rule, a.rule);
+            /* the summary may name the author as typed; the params must be the same */
+            const char *pa = strstr(a.query, ":params"), *pb = strstr(b.query, ":params");
+            CHECK(pa && pb && strncmp(pa, pb, (size_t)(strchr(pa, '}') - pa)) == 0);
+            qr_route_clear(&b);
+        }
+        qr_route_clear(&a);
+    }
+}
+
+static void each_rule(void *ud, const char *name, const char *summary, const char *example)
+{
+    int *n = ud;
+    (*n)++;
+    CHECK(summary && *summary);
+    qr_route r;
+    if (!qr_router_match(example, strlen(example), &r)) {
+        fprintf(stderr, "rule %s: its example '%s' does not match\n", name, example);
+        check_failures++;
+        return;
+    }
+    CHECK_STR(r.rule, name);
+    qr_route_clear(&r);
+}
+
+static void test_rule_table(void)
+{
+    int n = 0;
+    qr_router_each_rule(each_rule, &n);
+    CHECK(n >= 10);
+}
+
+/* Hostile input: long, binary, unbalanced quotes, every byte. Nothing crashes. */
+static void test_hostile(void)
+{
+    char big[5000];
+    memset(big, 'a', sizeof big);
+    qr_route r;
+    CHECK(!qr_router_match(big, sizeof big, &r));
+    for (int i = 0; i < 4000; i += 2)
+        big[i] = ' ';
+    CHECK(!qr_router_match(big, 900, &r));
+    CHECK(!qr_router_match(NULL, 0, &r));
+    CHECK(!qr_router_match("commits \"by", 11, &r));
+    CHECK(!qr_router_match("commits by '", 12, &r));
+    CHECK(!qr_router_match("commits\0by alice", 16, &r));
+    CHECK(!qr_router_match("commits by \xff\xfe", 13, &r));
+    unsigned seed = 12345;
+    static const char *const WORDS[] = {"commits", "by", "alice", "last", "week", "top", "5",
+                                        "'", "\"", "src/", "a.c", "since", "between", "and",
+                                        "2024-01-01", "most", "files", "who", "?", "changed",
+                                        "mentioning", "with", "in", "the", "message", "merge"};
+    for (int i = 0; i < 20000; i++) {
+        char q[256];
+        size_t n = 0;
+        int words = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 8;
+        for (int w = 0; w < words; w++) {
+            seed = seed * 1103515245u + 12345u;
+            const char *s = WORDS[(seed >> 16) % (sizeof WORDS / sizeof WORDS[0])];
+            n += (size_t)snprintf(q + n, sizeof q - n, "%s%s", w ? " " : "", s);
+        }
+        if (qr_router_match(q, n, &r)) {
+            check_compiles(q, r.query);
+            qr_route_clear(&r);
+        }
+    }
+}
+
+int main(void)
+{
+    tools = qr_tools_default();
+    CHECK(tools != NULL);
+    test_matches();
+    test_no_match();
+    test_variants_agree();
+    test_rule_table();
+    test_hostile();
+    qr_tools_free(tools);
+    CHECK_DONE();
+}

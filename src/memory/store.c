@@ -1,0 +1,1275 @@
+/*
+ * store.c: the memory store's SQLite file: opening and schema, transactions, the change
+ * counter, and the node, tag, edge, visit, search and statistics operations (memory.h).
+ * Import/export is in store_io.c, the in-memory snapshot in store_snapshot.c.
+ *
+ * Design. One file the caller names; WAL, synchronous=NORMAL, foreign keys on, a 5 s busy
+ * timeout. Every write runs in BEGIN IMMEDIATE (so two writers queue on the lock instead
+ * of failing on upgrade) and ends by bumping meta.generation in the same transaction: the
+ * snapshot compares it to know when to reload, whichever process wrote. Schema version in
+ * PRAGMA user_version, file type in PRAGMA application_id "QRMM":
+ *
+ *   meta(key TEXT PRIMARY KEY, value)           schema_version, quarry_version, created,
+ *                                               generation
+ *   nodes(id INTEGER PRIMARY KEY, key TEXT UNIQUE, type, weight CHECK 0..1, provenance,
+ *         created, modified, retrievals, uses, wrongs, deleted NULL, content_len, content)
+ *   tags(node, tag) PRIMARY KEY(node, tag)      WITHOUT ROWID
+ *   edges(source, target, type, strength CHECK (0, 1]) PRIMARY KEY(source, target, type)
+ *   visits(id, node, agent, time, outcome)      index (agent, node, time)
+ *   nodes_fts                                   FTS5 over key and content, external content
+ *                                               (nodes), 'porter unicode61', kept in sync by
+ *                                               triggers on insert/update of key, content
+ *
+ * content is the last column and its byte length is stored beside it, so the snapshot's
+ * scan of every node never reads content pages (length() of TEXT would decode it).
+ * Soft delete sets nodes.deleted; rows are never removed, so edges, tags and visits stay
+ * and reappear on restore. Search filters deleted nodes when it joins back to nodes.
+ *
+ * Rejected: moving a damaged or foreign file aside and starting afresh, as the git index
+ * does (that index is a cache; this file is the user's data: we refuse and say why);
+ * contentless FTS (search could not rank by key text after an update without the old
+ * values); deleting FTS rows on soft delete (a restore would have to re-index, and
+ * filtering at query time is one join).
+ */
+#include "memory_int.h"
+
+#include "quarry/date.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MEM_APPLICATION_ID 0x51524d4d /* "QRMM" */
+#define MEM_BUSY_TIMEOUT_MS 5000
+
+static const char *const stmt_sql[ST_N] = {
+    [ST_BEGIN] = "BEGIN",
+    [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_BUMP] = "UPDATE meta SET value = value + 1 WHERE key = 'generation'",
+    [ST_GENERATION] = "SELECT value FROM meta WHERE key = 'generation'",
+    [ST_NODE_ID] = "SELECT id, deleted FROM nodes WHERE key = ?1",
+    [ST_NODE_GET] = ("SELECT id, key, type, weight, provenance, created, modified, retrievals,"
+                     " uses, wrongs, deleted, content_len, content FROM nodes WHERE key = ?1"),
+    [ST_NODE_ADD] = ("INSERT INTO nodes(key, type, weight, provenance, created, modified,"
+                     " retrievals, uses, wrongs, deleted, content_len, content)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"),
+    [ST_NODE_TAGS] = "SELECT tag FROM tags WHERE node = ?1 ORDER BY tag",
+    [ST_TAG_ADD] = "INSERT OR IGNORE INTO tags(node, tag) VALUES (?1, ?2)",
+    [ST_TAG_DEL] = "DELETE FROM tags WHERE node = ?1 AND tag = ?2",
+    [ST_TOUCH] = "UPDATE nodes SET modified = ?2 WHERE id = ?1",
+    [ST_EDGE_PUT] = ("INSERT INTO edges(source, target, type, strength) VALUES (?1, ?2, ?3, ?4)"
+                     " ON CONFLICT(source, target, type) DO UPDATE SET strength = excluded.strength"),
+    [ST_EDGE_HAS] = "SELECT 1 FROM edges WHERE source = ?1 AND target = ?2 AND type = ?3",
+    [ST_VISIT_ADD] = "INSERT INTO visits(node, agent, time, outcome) VALUES (?1, ?2, ?3, ?4)",
+};
+
+static const char schema_sql[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE nodes(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,"
+    " type TEXT NOT NULL, weight REAL NOT NULL CHECK (weight >= 0 AND weight <= 1),"
+    " provenance TEXT NOT NULL, created INTEGER NOT NULL, modified INTEGER NOT NULL,"
+    " retrievals INTEGER NOT NULL DEFAULT 0, uses INTEGER NOT NULL DEFAULT 0,"
+    " wrongs INTEGER NOT NULL DEFAULT 0, deleted INTEGER,"
+    " content_len INTEGER NOT NULL, content TEXT NOT NULL);"
+    "CREATE TABLE tags(node INTEGER NOT NULL REFERENCES nodes(id), tag TEXT NOT NULL,"
+    " PRIMARY KEY(node, tag)) WITHOUT ROWID;"
+    "CREATE TABLE edges(source INTEGER NOT NULL REFERENCES nodes(id),"
+    " target INTEGER NOT NULL REFERENCES nodes(id), type TEXT NOT NULL,"
+    " strength REAL NOT NULL CHECK (strength > 0 AND strength <= 1),"
+    " PRIMARY KEY(source, target, type)) WITHOUT ROWID;"
+    "CREATE INDEX edges_target ON edges(target);"
+    "CREATE TABLE visits(id INTEGER PRIMARY KEY, node INTEGER NOT NULL REFERENCES nodes(id),"
+    " agent TEXT NOT NULL, time INTEGER NOT NULL, outcome TEXT NOT NULL);"
+    "CREATE INDEX visits_agent ON visits(agent, node, time);"
+    "CREATE VIRTUAL TABLE nodes_fts USING fts5(key, content, content='nodes',"
+    " content_rowid='id', tokenize='porter unicode61');"
+    "CREATE TRIGGER nodes_fts_ai AFTER INSERT ON nodes BEGIN"
+    " INSERT INTO nodes_fts(rowid, key, content) VALUES (new.id, new.key, new.content); END;"
+    "CREATE TRIGGER nodes_fts_ad AFTER DELETE ON nodes BEGIN"
+    " INSERT INTO nodes_fts(nodes_fts, rowid, key, content)"
+    " VALUES ('delete', old.id, old.key, old.content); END;"
+    "CREATE TRIGGER nodes_fts_au AFTER UPDATE OF key, content ON nodes BEGIN"
+    " INSERT INTO nodes_fts(nodes_fts, rowid, key, content)"
+    " VALUES ('delete', old.id, old.key, old.content);"
+    " INSERT INTO nodes_fts(rowid, key, content) VALUES (new.id, new.key, new.content); END;"
+    "INSERT INTO meta(key, value) VALUES"
+    " ('quarry_version', '" QR_VERSION "'),"
+    " ('schema_version', 1),"
+    " ('generation', 0),"
+    " ('created', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));"
+    "PRAGMA application_id = 1364348237;" /* MEM_APPLICATION_ID */
+    "PRAGMA user_version = 1;";           /* QR_MEM_SCHEMA_VERSION */
+
+_Static_assert(MEM_APPLICATION_ID == 1364348237, "schema_sql spells the application id");
+_Static_assert(QR_MEM_SCHEMA_VERSION == 1, "schema_sql spells the schema version");
+
+/* ---- errors, time, statements, transactions ---- */
+
+int qr__mem_fail(qr_mem *m, int rc, const char *what, qr_buf *err)
+{
+    int prim = rc & 0xff;
+    if (prim == SQLITE_NOMEM) {
+        qr_buf_printf(err, "out of memory: cannot %s memory store '%s'", what, m->path);
+        return QR_ENOMEM;
+    }
+    if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) {
+        qr_buf_printf(err,
+                      "memory store '%s' is busy: another process held its lock for more "
+                      "than %d s; try again",
+                      m->path, MEM_BUSY_TIMEOUT_MS / 1000);
+        return QR_EIO;
+    }
+    const char *msg =
+        m->db && sqlite3_errcode(m->db) == rc ? sqlite3_errmsg(m->db) : sqlite3_errstr(rc);
+    if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+        qr_buf_printf(err,
+                      "cannot %s memory store '%s': %s; the file is damaged: restore it from "
+                      "an export ('quarry mem export') or a backup",
+                      what, m->path, msg);
+    else
+        qr_buf_printf(err, "cannot %s memory store '%s': %s", what, m->path, msg);
+    return QR_EIO;
+}
+
+int64_t qr__mem_now(const qr_mem *m)
+{
+    return m->fixed_now ? m->fixed_now : (int64_t)time(NULL);
+}
+
+void qr_mem_set_now(qr_mem *m, int64_t now)
+{
+    m->fixed_now = now;
+}
+
+const char *qr_mem_path(const qr_mem *m)
+{
+    return m->path;
+}
+
+sqlite3_stmt *qr__mem_stmt(qr_mem *m, int id, qr_buf *err)
+{
+    if (!m->st[id]) {
+        int rc = sqlite3_prepare_v3(m->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                                    &m->st[id], NULL);
+        if (rc != SQLITE_OK) {
+            qr__mem_fail(m, rc, "prepare a statement on", err);
+            return NULL;
+        }
+    }
+    return m->st[id];
+}
+
+/* Runs a statement that returns no rows (or whose rows are ignored). */
+static int run_stmt(qr_mem *m, int id, const char *what, qr_buf *err)
+{
+    sqlite3_stmt *st = qr__mem_stmt(m, id, err);
+    if (!st)
+        return QR_EIO;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return qr__mem_fail(m, rc, what, err);
+    return QR_OK;
+}
+
+int qr__mem_begin_write(qr_mem *m, qr_buf *err)
+{
+    return run_stmt(m, ST_BEGIN_WRITE, "write", err);
+}
+
+int qr__mem_begin_read(qr_mem *m, qr_buf *err)
+{
+    return run_stmt(m, ST_BEGIN, "read", err);
+}
+
+void qr__mem_rollback(qr_mem *m)
+{
+    if (!sqlite3_get_autocommit(m->db)) {
+        sqlite3_stmt *st = qr__mem_stmt(m, ST_ROLLBACK, NULL);
+        if (st) {
+            sqlite3_step(st);
+            sqlite3_reset(st);
+        } else {
+            sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+        }
+    }
+}
+
+int qr__mem_commit_write(qr_mem *m, qr_buf *err)
+{
+    int rc = run_stmt(m, ST_BUMP, "write", err);
+    if (rc == QR_OK)
+        rc = run_stmt(m, ST_COMMIT, "write", err);
+    if (rc != QR_OK)
+        qr__mem_rollback(m);
+    return rc;
+}
+
+int qr__mem_commit_read(qr_mem *m, qr_buf *err)
+{
+    int rc = run_stmt(m, ST_COMMIT, "read", err);
+    if (rc != QR_OK)
+        qr__mem_rollback(m);
+    return rc;
+}
+
+/* Ends a write: commit on success, roll back on failure; returns the first error. */
+static int end_write(qr_mem *m, int rc, qr_buf *err)
+{
+    if (rc == QR_OK)
+        return qr__mem_commit_write(m, err);
+    qr__mem_rollback(m);
+    return rc;
+}
+
+void qr__mem_format_time(int64_t t, char *buf, size_t len)
+{
+    qr_date_format_iso(t, 0, buf, len);
+    size_t n = strlen(buf);
+    if (n >= 6 && !strcmp(buf + n - 6, "+00:00") && len >= n - 4) {
+        buf[n - 6] = 'Z';
+        buf[n - 5] = '\0';
+    }
+}
+
+/* ---- validation ---- */
+
+static bool has_control(const char *s, bool allow_lines)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && !(allow_lines && (*p == '\n' || *p == '\t' || *p == '\r'))) ||
+            *p == 0x7f)
+            return true;
+    return false;
+}
+
+bool qr__mem_check_key(const char *key, qr_buf *err)
+{
+    size_t n = key ? strlen(key) : 0;
+    if (n == 0) {
+        qr_buf_puts(err, "empty key: a node needs a key such as 'journal#2026-11-20'");
+        return false;
+    }
+    if (n > QR_MEM_KEY_MAX) {
+        qr_buf_printf(err, "key '%.40s...' is %zu bytes: at most %d", key, n, QR_MEM_KEY_MAX);
+        return false;
+    }
+    if (!qr_utf8_valid(key, n) || has_control(key, false)) {
+        qr_buf_puts(err, "key ");
+        qr_buf_json_string(err, key, n < 80 ? n : 80);
+        qr_buf_puts(err, " is not valid: keys are UTF-8 text without control characters");
+        return false;
+    }
+    return true;
+}
+
+bool qr_mem_word_valid(const char *s)
+{
+    size_t n = 0;
+    for (; s && s[n]; n++) {
+        char c = s[n];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+            return false;
+    }
+    return n > 0 && n <= QR_MEM_WORD_MAX;
+}
+
+bool qr__mem_check_word(const char *what, const char *w, qr_buf *err)
+{
+    if (qr_mem_word_valid(w))
+        return true;
+    qr_buf_printf(err, "%s ", what);
+    qr_buf_json_string(err, w ? w : "", w ? strnlen(w, 80) : 0);
+    qr_buf_printf(err, " is not valid: use lowercase letters, digits and '-' (1 to %d), e.g. %s",
+                  QR_MEM_WORD_MAX,
+                  !strcmp(what, "type") ? "'semantic' or 'episodic-daily'" : "'related'");
+    return false;
+}
+
+bool qr__mem_check_tag(const char *tag, qr_buf *err)
+{
+    size_t n = tag ? strlen(tag) : 0;
+    bool ok = n > 0 && n <= QR_MEM_WORD_MAX && qr_utf8_valid(tag, n) && !has_control(tag, false);
+    for (size_t i = 0; ok && i < n; i++)
+        if (tag[i] == ' ')
+            ok = false;
+    if (!ok) {
+        qr_buf_puts(err, "tag ");
+        qr_buf_json_string(err, tag ? tag : "", n < 80 ? n : 80);
+        qr_buf_printf(err, " is not valid: tags are 1 to %d bytes of UTF-8 without spaces or "
+                           "control characters",
+                      QR_MEM_WORD_MAX);
+    }
+    return ok;
+}
+
+bool qr__mem_check_weight(double w, qr_buf *err)
+{
+    if (isfinite(w) && w >= 0 && w <= 1)
+        return true;
+    qr_buf_printf(err, "weight %g is out of range: a weight is a number from 0 to 1", w);
+    return false;
+}
+
+bool qr__mem_check_strength(double s, qr_buf *err)
+{
+    if (isfinite(s) && s > 0 && s <= 1)
+        return true;
+    qr_buf_printf(err,
+                  "strength %g is out of range: a strength is a number above 0 and at most 1 "
+                  "(to remove a link, unlink it)",
+                  s);
+    return false;
+}
+
+bool qr__mem_check_text(const char *what, const char *s, size_t max, bool lines, qr_buf *err)
+{
+    size_t n = strlen(s);
+    if (n > max) {
+        qr_buf_printf(err, "%s is %zu bytes: at most %zu", what, n, max);
+        return false;
+    }
+    if (!qr_utf8_valid(s, n)) {
+        qr_buf_printf(err, "%s is not valid UTF-8", what);
+        return false;
+    }
+    if (has_control(s, lines)) {
+        qr_buf_printf(err, "%s holds control characters%s", what,
+                      lines ? " (only tab and line breaks are allowed)" : "");
+        return false;
+    }
+    return true;
+}
+
+/* ---- opening ---- */
+
+static int query_int(qr_mem *m, const char *sql, int64_t *out, qr_buf *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int64(st, 0);
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            *out = 0;
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? QR_OK : qr__mem_fail(m, rc, "read", err);
+}
+
+/* Checks the file's identity and creates the schema in a fresh one (under the write lock,
+ * so two processes creating the store at once create it once). */
+static int check_schema(qr_mem *m, bool create, qr_buf *err)
+{
+    int64_t app = 0, version = 0;
+    int rc;
+    if ((rc = query_int(m, "PRAGMA application_id", &app, err)) ||
+        (rc = query_int(m, "PRAGMA user_version", &version, err)))
+        return rc;
+    if (app == MEM_APPLICATION_ID && version == QR_MEM_SCHEMA_VERSION)
+        return QR_OK;
+    if (app == MEM_APPLICATION_ID && version > QR_MEM_SCHEMA_VERSION) {
+        qr_buf_printf(err,
+                      "memory store '%s' has schema version %lld, newer than this quarry "
+                      "reads (%d): upgrade quarry",
+                      m->path, (long long)version, QR_MEM_SCHEMA_VERSION);
+        return QR_EIO;
+    }
+    int64_t tables = 0;
+    if ((rc = query_int(m, "SELECT count(*) FROM sqlite_schema", &tables, err)))
+        return rc;
+    if (app != 0 || tables != 0 || version != 0) {
+        qr_buf_printf(err,
+                      "'%s' is not a quarry memory store: it is another SQLite database; name "
+                      "a new file to create a store",
+                      m->path);
+        return QR_EIO;
+    }
+    if (!create) {
+        qr_buf_printf(err, "memory store '%s' is empty: add a note or import one first",
+                      m->path);
+        return QR_ERUNTIME;
+    }
+    if ((rc = qr__mem_begin_write(m, err)))
+        return rc;
+    /* another process may have created it while we waited for the lock */
+    if ((rc = query_int(m, "PRAGMA user_version", &version, err))) {
+        qr__mem_rollback(m);
+        return rc;
+    }
+    if (version == 0) {
+        int src = sqlite3_exec(m->db, schema_sql, NULL, NULL, NULL);
+        if (src != SQLITE_OK) {
+            rc = qr__mem_fail(m, src, "create", err);
+            qr__mem_rollback(m);
+            return rc;
+        }
+    }
+    if (sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = qr__mem_fail(m, sqlite3_errcode(m->db), "create", err);
+        qr__mem_rollback(m);
+        return rc;
+    }
+    return QR_OK;
+}
+
+int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
+{
+    *out = NULL;
+    bool create = flags & QR_MEM_CREATE;
+    bool memory = !strcmp(path, ":memory:");
+    if (!memory && !create) {
+        struct stat sb;
+        if (stat(path, &sb) != 0) {
+            if (errno == ENOENT) {
+                qr_buf_printf(err,
+                              "no memory store at '%s': create it with 'quarry mem add' or "
+                              "'quarry mem import'",
+                              path);
+                return QR_ERUNTIME;
+            }
+            qr_buf_printf(err, "cannot open memory store '%s': %s", path, strerror(errno));
+            return QR_EIO;
+        }
+    }
+    qr_mem *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = strdup(path))) {
+        free(m);
+        qr_buf_printf(err, "out of memory opening memory store '%s'", path);
+        return QR_ENOMEM;
+    }
+    int rc = sqlite3_open_v2(path, &m->db,
+                             SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
+                                 SQLITE_OPEN_NOMUTEX,
+                             NULL);
+    if (rc != SQLITE_OK) {
+        rc = qr__mem_fail(m, rc, "open", err);
+        goto fail;
+    }
+    sqlite3_busy_timeout(m->db, MEM_BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(m->db, 1);
+    if (!memory) {
+        sqlite3_stmt *st = NULL;
+        int src = sqlite3_prepare_v2(m->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+        if (src == SQLITE_OK)
+            src = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (src != SQLITE_ROW) {
+            rc = qr__mem_fail(m, src, "open", err);
+            goto fail;
+        }
+    }
+    if (sqlite3_exec(m->db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", NULL,
+                     NULL, NULL) != SQLITE_OK) {
+        rc = qr__mem_fail(m, sqlite3_errcode(m->db), "open", err);
+        goto fail;
+    }
+    if ((rc = check_schema(m, create, err)))
+        goto fail;
+    *out = m;
+    return QR_OK;
+fail:
+    qr_mem_close(m);
+    return rc;
+}
+
+void qr_mem_close(qr_mem *m)
+{
+    if (!m)
+        return;
+    if (m->snap)
+        qr_mem_snapshot_release(m->snap);
+    for (int i = 0; i < ST_N; i++)
+        sqlite3_finalize(m->st[i]);
+    sqlite3_close(m->db);
+    free(m->path);
+    free(m);
+}
+
+int qr_mem_generation(qr_mem *m, uint64_t *out, qr_buf *err)
+{
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_GENERATION, err);
+    if (!st)
+        return QR_EIO;
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "read", err);
+    return QR_OK;
+}
+
+/* ---- nodes ---- */
+
+int qr__mem_node_id(qr_mem *m, const char *key, bool include_deleted, bool quiet, int64_t *id,
+                    int64_t *deleted, qr_buf *err)
+{
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_ID, err);
+    if (!st)
+        return QR_EIO;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int64_t del = 0;
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        del = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "read", err);
+    if (deleted)
+        *deleted = del;
+    if (rc == SQLITE_DONE) {
+        if (!quiet)
+            qr_buf_printf(err, "no node '%s' in the memory store: keys are exact and "
+                               "case-sensitive",
+                          key);
+        return QR_ERUNTIME;
+    }
+    if (del && !include_deleted) {
+        if (!quiet)
+            qr_buf_printf(err, "node '%s' is deleted: restore it with 'quarry mem restore %s'",
+                          key, key);
+        return QR_ERUNTIME;
+    }
+    return QR_OK;
+}
+
+static int put_tag(qr_mem *m, int id, int64_t node, const char *tag, int *changes, qr_buf *err)
+{
+    sqlite3_stmt *st = qr__mem_stmt(m, id, err);
+    if (!st)
+        return QR_EIO;
+    sqlite3_bind_int64(st, 1, node);
+    sqlite3_bind_text(st, 2, tag, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "write", err);
+    if (changes)
+        *changes = sqlite3_changes(m->db);
+    return QR_OK;
+}
+
+int qr__mem_node_insert(qr_mem *m, const qr_mem_node *n, int64_t *id_out, qr_buf *err)
+{
+    const char *content = n->content ? n->content : "";
+    const char *type = n->type ? n->type : "semantic";
+    const char *prov = n->provenance ? n->provenance : "";
+    if (!qr__mem_check_key(n->key, err) || !qr__mem_check_word("type", type, err) ||
+        !qr__mem_check_weight(n->weight, err) ||
+        !qr__mem_check_text("content", content, QR_MEM_CONTENT_MAX, true, err) ||
+        !qr__mem_check_text("provenance", prov, QR_MEM_PROVENANCE_MAX, false, err))
+        return QR_EINVAL;
+    for (size_t i = 0; i < n->ntags; i++)
+        if (!qr__mem_check_tag(n->tags[i], err))
+            return QR_EINVAL;
+    if (n->retrievals < 0 || n->uses < 0 || n->wrongs < 0 || n->deleted < 0) {
+        qr_buf_printf(err, "node '%s': counters and times cannot be negative", n->key);
+        return QR_EINVAL;
+    }
+    int64_t old, odel = 0;
+    int rc = qr__mem_node_id(m, n->key, true, true, &old, &odel, err);
+    if (rc == QR_OK) {
+        if (odel)
+            qr_buf_printf(err,
+                          "node '%s' already exists (deleted): restore it with 'quarry mem "
+                          "restore %s'",
+                          n->key, n->key);
+        else
+            qr_buf_printf(err, "node '%s' already exists: change it with 'quarry mem update'",
+                          n->key);
+        return QR_ERUNTIME;
+    }
+    if (rc != QR_ERUNTIME)
+        return rc;
+    int64_t now = qr__mem_now(m);
+    int64_t created = n->created ? n->created : now;
+    int64_t modified = n->modified ? n->modified : created;
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_ADD, err);
+    if (!st)
+        return QR_EIO;
+    size_t clen = strlen(content);
+    sqlite3_bind_text(st, 1, n->key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 3, n->weight);
+    sqlite3_bind_text(st, 4, prov, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, created);
+    sqlite3_bind_int64(st, 6, modified);
+    sqlite3_bind_int64(st, 7, n->retrievals);
+    sqlite3_bind_int64(st, 8, n->uses);
+    sqlite3_bind_int64(st, 9, n->wrongs);
+    if (n->deleted)
+        sqlite3_bind_int64(st, 10, n->deleted);
+    else
+        sqlite3_bind_null(st, 10);
+    sqlite3_bind_int64(st, 11, (int64_t)clen);
+    sqlite3_bind_text(st, 12, content, (int)clen, SQLITE_STATIC);
+    int src = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (src != SQLITE_DONE)
+        return qr__mem_fail(m, src, "write", err);
+    int64_t id = sqlite3_last_insert_rowid(m->db);
+    for (size_t i = 0; i < n->ntags; i++)
+        if ((rc = put_tag(m, ST_TAG_ADD, id, n->tags[i], NULL, err)))
+            return rc;
+    if (id_out)
+        *id_out = id;
+    return QR_OK;
+}
+
+int qr_mem_node_add(qr_mem *m, const qr_mem_node *n, int64_t *id_out, qr_buf *err)
+{
+    int rc = qr__mem_begin_write(m, err);
+    if (rc)
+        return rc;
+    return end_write(m, qr__mem_node_insert(m, n, id_out, err), err);
+}
+
+static const char *col_str(sqlite3_stmt *st, int c, qr_arena *a)
+{
+    const char *p = (const char *)sqlite3_column_text(st, c);
+    size_t n = (size_t)sqlite3_column_bytes(st, c);
+    return qr_arena_strndup(a, p ? p : "", p ? n : 0);
+}
+
+int qr_mem_node_get(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
+                    qr_mem_node *out, qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = qr__mem_begin_read(m, err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_GET, err);
+    if (!st) {
+        rc = QR_EIO;
+        goto done;
+    }
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        out->key = col_str(st, 1, a);
+        out->type = col_str(st, 2, a);
+        out->weight = sqlite3_column_double(st, 3);
+        out->provenance = col_str(st, 4, a);
+        out->created = sqlite3_column_int64(st, 5);
+        out->modified = sqlite3_column_int64(st, 6);
+        out->retrievals = sqlite3_column_int64(st, 7);
+        out->uses = sqlite3_column_int64(st, 8);
+        out->wrongs = sqlite3_column_int64(st, 9);
+        out->deleted = sqlite3_column_int64(st, 10);
+        out->content = col_str(st, 12, a);
+        out->content_len = (size_t)sqlite3_column_bytes(st, 12);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (src != SQLITE_ROW && src != SQLITE_DONE) {
+        rc = qr__mem_fail(m, src, "read", err);
+        goto done;
+    }
+    if (src == SQLITE_DONE || (out->deleted && !include_deleted)) {
+        int64_t id;
+        rc = qr__mem_node_id(m, key, include_deleted, false, &id, NULL, err);
+        if (rc == QR_OK)
+            rc = QR_ERUNTIME;
+        goto done;
+    }
+    st = qr__mem_stmt(m, ST_NODE_TAGS, err);
+    if (!st) {
+        rc = QR_EIO;
+        goto done;
+    }
+    sqlite3_bind_int64(st, 1, out->id);
+    const char **tags = NULL;
+    size_t ntags = 0, cap = 0;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        if (ntags == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            const char **nt = qr_arena_realloc(a, tags, cap * sizeof *tags, ncap * sizeof *tags);
+            if (!nt)
+                break;
+            tags = nt;
+            cap = ncap;
+        }
+        tags[ntags++] = col_str(st, 0, a);
+    }
+    sqlite3_reset(st);
+    if (src != SQLITE_DONE && src != SQLITE_ROW) {
+        rc = qr__mem_fail(m, src, "read", err);
+        goto done;
+    }
+    out->tags = tags;
+    out->ntags = ntags;
+    if (a->exhausted) {
+        qr_buf_printf(err, "out of memory reading node '%s'", key);
+        rc = QR_ENOMEM;
+    }
+done:
+    if (rc == QR_OK)
+        rc = qr__mem_commit_read(m, err);
+    else
+        qr__mem_rollback(m);
+    return rc;
+}
+
+/* Runs one SQL statement with up to four bound values (text when the pointer is set). */
+static int exec_bound(qr_mem *m, const char *sql, int64_t i1, const char *t2, int64_t i3,
+                      double d4, bool use_d4, qr_buf *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, i1);
+        if (t2)
+            sqlite3_bind_text(st, 2, t2, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, i3);
+        if (use_d4)
+            sqlite3_bind_double(st, 4, d4);
+        rc = sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "write", err);
+    return QR_OK;
+}
+
+static int touch(qr_mem *m, int64_t id, qr_buf *err)
+{
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_TOUCH, err);
+    if (!st)
+        return QR_EIO;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, qr__mem_now(m));
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "write", err);
+    return QR_OK;
+}
+
+static int update_in_tx(qr_mem *m, const char *key, const qr_mem_update *u, qr_buf *err)
+{
+    int64_t id;
+    int rc = qr__mem_node_id(m, key, false, false, &id, NULL, err);
+    if (rc)
+        return rc;
+    if (u->content &&
+        !qr__mem_check_text("content", u->content, QR_MEM_CONTENT_MAX, true, err))
+        return QR_EINVAL;
+    if ((u->type && !qr__mem_check_word("type", u->type, err)) ||
+        (u->provenance &&
+         !qr__mem_check_text("provenance", u->provenance, QR_MEM_PROVENANCE_MAX, false, err)) ||
+        (u->has_weight && !qr__mem_check_weight(u->weight, err)))
+        return QR_EINVAL;
+    for (size_t i = 0; i < u->nadd_tags; i++)
+        if (!qr__mem_check_tag(u->add_tags[i], err))
+            return QR_EINVAL;
+    if (u->content) {
+        sqlite3_stmt *st = NULL;
+        int src = sqlite3_prepare_v2(
+            m->db, "UPDATE nodes SET content = ?2, content_len = ?3 WHERE id = ?1", -1, &st, NULL);
+        if (src == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, id);
+            sqlite3_bind_text(st, 2, u->content, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 3, (int64_t)strlen(u->content));
+            src = sqlite3_step(st);
+        }
+        sqlite3_finalize(st);
+        if (src != SQLITE_DONE)
+            return qr__mem_fail(m, src, "write", err);
+    }
+    if (u->type && (rc = exec_bound(m, "UPDATE nodes SET type = ?2 WHERE id = ?1", id, u->type,
+                                    0, 0, false, err)))
+        return rc;
+    if (u->provenance && (rc = exec_bound(m, "UPDATE nodes SET provenance = ?2 WHERE id = ?1",
+                                          id, u->provenance, 0, 0, false, err)))
+        return rc;
+    if (u->has_weight && (rc = exec_bound(m, "UPDATE nodes SET weight = ?4 WHERE id = ?1", id,
+                                          NULL, 0, u->weight, true, err)))
+        return rc;
+    for (size_t i = 0; i < u->nadd_tags; i++)
+        if ((rc = put_tag(m, ST_TAG_ADD, id, u->add_tags[i], NULL, err)))
+            return rc;
+    for (size_t i = 0; i < u->nremove_tags; i++) {
+        int changes = 0;
+        if ((rc = put_tag(m, ST_TAG_DEL, id, u->remove_tags[i], &changes, err)))
+            return rc;
+        if (!changes) {
+            qr_buf_printf(err, "node '%s' has no tag '%s': see its tags with 'quarry mem get %s'",
+                          key, u->remove_tags[i], key);
+            return QR_ERUNTIME;
+        }
+    }
+    return touch(m, id, err);
+}
+
+int qr_mem_node_update(qr_mem *m, const char *key, const qr_mem_update *u, qr_buf *err)
+{
+    int rc = qr__mem_begin_write(m, err);
+    if (rc)
+        return rc;
+    return end_write(m, update_in_tx(m, key, u, err), err);
+}
+
+int qr_mem_tag_add(qr_mem *m, const char *key, const char *tag, qr_buf *err)
+{
+    qr_mem_update u = {.add_tags = &tag, .nadd_tags = 1};
+    return qr_mem_node_update(m, key, &u, err);
+}
+
+int qr_mem_tag_remove(qr_mem *m, const char *key, const char *tag, qr_buf *err)
+{
+    qr_mem_update u = {.remove_tags = &tag, .nremove_tags = 1};
+    return qr_mem_node_update(m, key, &u, err);
+}
+
+static int set_deleted(qr_mem *m, const char *key, bool del, qr_buf *err)
+{
+    int rc = qr__mem_begin_write(m, err);
+    if (rc)
+        return rc;
+    int64_t id, was = 0;
+    rc = qr__mem_node_id(m, key, true, false, &id, &was, err);
+    if (rc == QR_OK && del && was) {
+        qr_buf_printf(err, "node '%s' is already deleted: restore it with 'quarry mem restore %s'",
+                      key, key);
+        rc = QR_ERUNTIME;
+    } else if (rc == QR_OK && !del && !was) {
+        qr_buf_printf(err, "node '%s' is not deleted: nothing to restore", key);
+        rc = QR_ERUNTIME;
+    }
+    if (rc == QR_OK) {
+        if (del)
+            rc = exec_bound(m, "UPDATE nodes SET deleted = ?3 WHERE id = ?1", id, NULL,
+                            qr__mem_now(m), 0, false, err);
+        else
+            rc = exec_bound(m, "UPDATE nodes SET deleted = NULL WHERE id = ?1", id, NULL, 0, 0,
+                            false, err);
+    }
+    return end_write(m, rc, err);
+}
+
+int qr_mem_node_delete(qr_mem *m, const char *key, qr_buf *err)
+{
+    return set_deleted(m, key, true, err);
+}
+
+int qr_mem_node_restore(qr_mem *m, const char *key, qr_buf *err)
+{
+    return set_deleted(m, key, false, err);
+}
+
+int qr_mem_node_count(qr_mem *m, const char *key, qr_mem_counter which, int64_t delta,
+                      qr_buf *err)
+{
+    static const char *const sql[] = {
+        [QR_MEM_RETRIEVALS] = "UPDATE nodes SET retrievals = max(0, retrievals + ?3) WHERE id = ?1",
+        [QR_MEM_USES] = "UPDATE nodes SET uses = max(0, uses + ?3) WHERE id = ?1",
+        [QR_MEM_WRONGS] = "UPDATE nodes SET wrongs = max(0, wrongs + ?3) WHERE id = ?1",
+    };
+    if ((unsigned)which > QR_MEM_WRONGS) {
+        qr_buf_printf(err, "unknown counter %d: expected retrievals, uses or wrongs", (int)which);
+        return QR_EINVAL;
+    }
+    int rc = qr__mem_begin_write(m, err);
+    if (rc)
+        return rc;
+    int64_t id;
+    rc = qr__mem_node_id(m, key, false, false, &id, NULL, err);
+    if (rc == QR_OK)
+        rc = exec_bound(m, sql[which], id, NULL, delta, 0, false, err);
+    return end_write(m, rc, err);
+}
+
+/* ---- edges ---- */
+
+int qr__mem_edge_put(qr_mem *m, int64_t src, int64_t dst, double strength, const char *type,
+                     bool *created, qr_buf *err)
+{
+    if (!qr__mem_check_strength(strength, err) || !qr__mem_check_word("link type", type, err))
+        return QR_EINVAL;
+    bool fresh = true;
+    int rc = SQLITE_DONE;
+    if (created) {
+        sqlite3_stmt *has = qr__mem_stmt(m, ST_EDGE_HAS, err);
+        if (!has)
+            return QR_EIO;
+        sqlite3_bind_int64(has, 1, src);
+        sqlite3_bind_int64(has, 2, dst);
+        sqlite3_bind_text(has, 3, type, -1, SQLITE_STATIC);
+        rc = sqlite3_step(has);
+        fresh = rc == SQLITE_DONE;
+        sqlite3_reset(has);
+        sqlite3_clear_bindings(has);
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+            return qr__mem_fail(m, rc, "read", err);
+    }
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_EDGE_PUT, err);
+    if (!st)
+        return QR_EIO;
+    sqlite3_bind_int64(st, 1, src);
+    sqlite3_bind_int64(st, 2, dst);
+    sqlite3_bind_text(st, 3, type, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 4, strength);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "write", err);
+    if (created)
+        *created = fresh;
+    return QR_OK;
+}
+
+int qr_mem_link(qr_mem *m, const char *source, const char *target, double strength,
+                const char *type, bool *created, qr_buf *err)
+{
+    if (!type)
+        type = "related";
+    if (!strcmp(source, target)) {
+        qr_buf_printf(err, "cannot link '%s' to itself: a link joins two different nodes",
+                      source);
+        return QR_EINVAL;
+    }
+    int rc = qr__mem_begin_write(m, err);
+    if (rc)
+        return rc;
+    int64_t s, t;
+    if ((rc = qr__mem_node_id(m, source, false, false, &s, NULL, err)) == QR_OK &&
+        (rc = qr__mem_node_id(m, target, false, false, &t, NULL, err)) == QR_OK)
+        rc = qr__mem_edge_put(m, s, t, strength, type, created, err);
+    return end_write(m, rc, err);
+}
+
+int qr_mem_unlink(qr_mem *m, const char *source, const char *target, const char *type,
+                  int64_t *removed, qr_buf *err)
+{
+    if (type && !qr__mem_check_word("link type", type, err))
+        return QR_EINVAL;
+    int rc = qr__mem_begin_write(m, err);
+    if (rc)
+        return rc;
+    int64_t s, t;
+    if ((rc = qr__mem_node_id(m, source, false, false, &s, NULL, err)) == QR_OK &&
+        (rc = qr__mem_node_id(m, target, false, false, &t, NULL, err)) == QR_OK) {
+        sqlite3_stmt *st = NULL;
+        int src = sqlite3_prepare_v2(
+            m->db,
+            type ? "DELETE FROM edges WHERE source = ?1 AND target = ?2 AND type = ?3"
+                 : "DELETE FROM edges WHERE source = ?1 AND target = ?2",
+            -1, &st, NULL);
+        if (src == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, s);
+            sqlite3_bind_int64(st, 2, t);
+            if (type)
+                sqlite3_bind_text(st, 3, type, -1, SQLITE_STATIC);
+            src = sqlite3_step(st);
+        }
+        sqlite3_finalize(st);
+        if (src != SQLITE_DONE) {
+            rc = qr__mem_fail(m, src, "write", err);
+        } else {
+            int64_t n = sqlite3_changes(m->db);
+            if (removed)
+                *removed = n;
+            if (n == 0) {
+                if (type)
+                    qr_buf_printf(err, "no '%s' link from '%s' to '%s': see the links with "
+                                       "'quarry mem get %s'",
+                                  type, source, target, source);
+                else
+                    qr_buf_printf(err, "no link from '%s' to '%s': see the links with "
+                                       "'quarry mem get %s'",
+                                  source, target, source);
+                rc = QR_ERUNTIME;
+            }
+        }
+    }
+    return end_write(m, rc, err);
+}
+
+int qr_mem_edges(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
+                 qr_mem_edge **out, size_t *n, qr_buf *err)
+{
+    *out = NULL;
+    *n = 0;
+    int rc = qr__mem_begin_read(m, err);
+    if (rc)
+        return rc;
+    int64_t id;
+    if ((rc = qr__mem_node_id(m, key, include_deleted, false, &id, NULL, err))) {
+        qr__mem_rollback(m);
+        return rc;
+    }
+    static const char sql[] =
+        "SELECT 0, o.key, e.type, e.strength FROM edges e JOIN nodes o ON o.id = e.target"
+        " WHERE e.source = ?1 AND o.deleted IS NULL"
+        " UNION ALL "
+        "SELECT 1, o.key, e.type, e.strength FROM edges e JOIN nodes o ON o.id = e.source"
+        " WHERE e.target = ?1 AND o.deleted IS NULL"
+        " ORDER BY 1, 2, 3";
+    sqlite3_stmt *st = NULL;
+    int src = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
+    size_t cap = 0;
+    qr_mem_edge *v = NULL;
+    const char *self = qr_arena_strndup(a, key, strlen(key));
+    if (src == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+            if (*n == cap) {
+                size_t ncap = cap ? cap * 2 : 8;
+                qr_mem_edge *nv = qr_arena_realloc(a, v, cap * sizeof *v, ncap * sizeof *v);
+                if (!nv)
+                    break;
+                v = nv;
+                cap = ncap;
+            }
+            qr_mem_edge *e = &v[(*n)++];
+            const char *other = col_str(st, 1, a);
+            bool incoming = sqlite3_column_int(st, 0) == 1;
+            e->source = incoming ? other : self;
+            e->target = incoming ? self : other;
+            e->type = col_str(st, 2, a);
+            e->strength = sqlite3_column_double(st, 3);
+        }
+    }
+    sqlite3_finalize(st);
+    if (src != SQLITE_DONE && src != SQLITE_ROW) {
+        rc = qr__mem_fail(m, src, "read", err);
+    } else if (a->exhausted) {
+        qr_buf_printf(err, "out of memory reading the links of '%s'", key);
+        rc = QR_ENOMEM;
+    }
+    if (rc) {
+        qr__mem_rollback(m);
+        return rc;
+    }
+    *out = v;
+    return qr__mem_commit_read(m, err);
+}
+
+/* ---- visits ---- */
+
+int qr__mem_visit_insert(qr_mem *m, int64_t node, const char *agent, int64_t time,
+                         const char *outcome, qr_buf *err)
+{
+    if (!qr__mem_check_word("agent", agent, err) ||
+        !qr__mem_check_text("outcome", outcome, QR_MEM_PROVENANCE_MAX, true, err))
+        return QR_EINVAL;
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_VISIT_ADD, err);
+    if (!st)
+        return QR_EIO;
+    sqlite3_bind_int64(st, 1, node);
+    sqlite3_bind_text(st, 2, agent, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, time);
+    sqlite3_bind_text(st, 4, outcome, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "write", err);
+    return QR_OK;
+}
+
+int qr_mem_visit(qr_mem *m, const char *key, const char *agent, int64_t time,
+                 const char *outcome, qr_buf *err)
+{
+    int rc = qr__mem_begin_write(m, err);
+    if (rc)
+        return rc;
+    int64_t id;
+    rc = qr__mem_node_id(m, key, false, false, &id, NULL, err);
+    if (rc == QR_OK)
+        rc = qr__mem_visit_insert(m, id, agent, time ? time : qr__mem_now(m),
+                                  outcome ? outcome : "", err);
+    return end_write(m, rc, err);
+}
+
+/* ---- search ---- */
+
+/* Appends term as one FTS5 string (a phrase after tokenizing); false when it holds no
+ * letters or digits (nothing the tokenizer would keep). */
+static bool fts_phrase(qr_buf *q, const char *term)
+{
+    bool word = false;
+    for (const unsigned char *p = (const unsigned char *)term; *p; p++)
+        if (*p >= 0x80 || (*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))
+            word = true;
+    if (!word)
+        return false;
+    qr_buf_putc(q, '"');
+    for (const char *p = term; *p; p++) {
+        if (*p == '"')
+            qr_buf_putc(q, '"');
+        qr_buf_putc(q, *p);
+    }
+    qr_buf_putc(q, '"');
+    return true;
+}
+
+int qr_mem_search(qr_mem *m, const char *const *terms, size_t nterms, int mode, size_t limit,
+                  qr_arena *a, qr_mem_hit **hits, size_t *n, qr_buf *err)
+{
+    *hits = NULL;
+    *n = 0;
+    qr_buf q;
+    qr_buf_init(&q);
+    size_t used = 0;
+    for (size_t i = 0; i < nterms; i++) {
+        if (!qr_utf8_valid(terms[i], strlen(terms[i])))
+            continue;
+        size_t before = q.len;
+        if (used)
+            qr_buf_puts(&q, mode == QR_MEM_MATCH_ALL ? " AND " : " OR ");
+        if (fts_phrase(&q, terms[i]))
+            used++;
+        else
+            q.len = before;
+    }
+    if (q.failed) {
+        qr_buf_release(&q);
+        qr_buf_puts(err, "out of memory building a search");
+        return QR_ENOMEM;
+    }
+    if (!used) {
+        qr_buf_release(&q);
+        qr_buf_puts(err, "nothing to search for: give at least one term with a letter or digit");
+        return QR_EINVAL;
+    }
+    if (q.p)
+        q.p[q.len] = '\0';
+    int rc = qr__mem_begin_read(m, err);
+    if (rc) {
+        qr_buf_release(&q);
+        return rc;
+    }
+    static const char sql[] =
+        "SELECT f.rowid, -bm25(nodes_fts) AS score FROM nodes_fts f"
+        " JOIN nodes n ON n.id = f.rowid"
+        " WHERE nodes_fts MATCH ?1 AND n.deleted IS NULL"
+        " ORDER BY score DESC, f.rowid LIMIT ?2";
+    sqlite3_stmt *st = NULL;
+    int src = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
+    size_t cap = 0;
+    qr_mem_hit *v = NULL;
+    if (src == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, q.p, (int)q.len, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, limit ? (int64_t)limit : -1);
+        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+            if (*n == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                qr_mem_hit *nv = qr_arena_realloc(a, v, cap * sizeof *v, ncap * sizeof *v);
+                if (!nv)
+                    break;
+                v = nv;
+                cap = ncap;
+            }
+            v[*n].id = sqlite3_column_int64(st, 0);
+            v[*n].score = sqlite3_column_double(st, 1);
+            (*n)++;
+        }
+    }
+    sqlite3_finalize(st);
+    qr_buf_release(&q);
+    if (src != SQLITE_DONE && src != SQLITE_ROW)
+        rc = qr__mem_fail(m, src, "search", err);
+    else if (a->exhausted) {
+        qr_buf_puts(err, "out of memory collecting search results");
+        rc = QR_ENOMEM;
+    }
+    if (rc) {
+        qr__mem_rollback(m);
+        *n = 0;
+        return rc;
+    }
+    *hits = v;
+    return qr__mem_commit_read(m, err);
+}
+
+/* ---- statistics ---- */
+
+int qr_mem_stats_get(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = qr__mem_begin_read(m, err);
+    if (rc)
+        return rc;
+    int64_t gen = 0, pages = 0, psize = 0;
+    if ((rc = query_int(m, "SELECT count(*) FROM nodes WHERE deleted IS NULL", &out->nodes,
+                        err)) ||
+        (rc = query_int(m, "SELECT count(*) FROM nodes WHERE deleted IS NOT NULL",
+                        &out->deleted, err)) ||
+        (rc = query_int(m,
+                        "SELECT count(*) FROM edges e JOIN nodes s ON s.id = e.source"
+                        " JOIN nodes t ON t.id = e.target"
+                        " WHERE s.deleted IS NULL AND t.deleted IS NULL",
+                        &out->edges, err)) ||
+        (rc = query_int(m, "SELECT count(*) FROM visits", &out->visits, err)) ||
+        (rc = query_int(m,
+                        "SELECT count(*) FROM tags g JOIN nodes n ON n.id = g.node"
+                        " WHERE n.deleted IS NULL",
+                        &out->tags, err)) ||
+        (rc = query_int(m, "SELECT coalesce(sum(length(block)), 0) FROM nodes_fts_data",
+                        &out->fts_bytes, err)) ||
+        (rc = query_int(m, "SELECT value FROM meta WHERE key = 'generation'", &gen, err)) ||
+        (rc = query_int(m, "PRAGMA page_count", &pages, err)) ||
+        (rc = query_int(m, "PRAGMA page_size", &psize, err)))
+        goto done;
+    {
+        int64_t all = 0;
+        if ((rc = query_int(m, "SELECT count(*) FROM edges", &all, err)))
+            goto done;
+        out->hidden_edges = all - out->edges;
+    }
+    out->generation = (uint64_t)gen;
+    out->file_bytes = pages * psize;
+    sqlite3_stmt *st = NULL;
+    int src = sqlite3_prepare_v2(m->db,
+                                 "SELECT type, count(*) FROM nodes WHERE deleted IS NULL"
+                                 " GROUP BY type ORDER BY type",
+                                 -1, &st, NULL);
+    size_t cap = 0;
+    if (src == SQLITE_OK) {
+        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+            if (out->ntypes == cap) {
+                size_t ncap = cap ? cap * 2 : 8;
+                qr_mem_type_count *nv = qr_arena_realloc(a, out->types, cap * sizeof *nv,
+                                                         ncap * sizeof *nv);
+                if (!nv)
+                    break;
+                out->types = nv;
+                cap = ncap;
+            }
+            out->types[out->ntypes].type = col_str(st, 0, a);
+            out->types[out->ntypes].count = sqlite3_column_int64(st, 1);
+            out->ntypes++;
+        }
+    }
+    sqlite3_finalize(st);
+    if (src != SQLITE_DONE && src != SQLITE_ROW)
+        rc = qr__mem_fail(m, src, "read", err);
+    else if (a->exhausted) {
+        qr_buf_puts(err, "out of memory reading the store's statistics");
+        rc = QR_ENOMEM;
+    }
+done:
+    if (rc) {
+        qr__mem_rollback(m);
+        return rc;
+    }
+    return qr__mem_commit_read(m, err);
+}

@@ -403,6 +403,203 @@ static void test_status(void)
     CHECK_STR(shortkey, "abc");
 }
 
+/* ---- configuration ---- */
+
+static const char *ENV_VARS[] = {
+    "QUARRY_LLM_URL",         "QUARRY_LLM_MODEL",          "QUARRY_LLM_API_KEY",
+    "QUARRY_LLM_PROVIDER",    "QUARRY_LLM_TIMEOUT_MS",     "QUARRY_LLM_MAX_RETRIES",
+    "QUARRY_LLM_RETRY_BASE_MS", "QUARRY_LLM_STREAM",       "QUARRY_LLM_MAX_TOKENS",
+    "QUARRY_LLM_RETRY_MAX_MS", "QUARRY_LLM_CONNECT_TIMEOUT_MS",
+};
+
+static void clear_env(void)
+{
+    for (size_t i = 0; i < sizeof ENV_VARS / sizeof ENV_VARS[0]; i++)
+        unsetenv(ENV_VARS[i]);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Loads with the given user file (NULL: none) and repo file (NULL: none); err out. */
+static int load_with(const char *dir, const char *user, const char *repo, qr_llm_config *c,
+                     char *err, size_t errlen)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/xdg/quarry/config.toml", dir);
+    if (user)
+        write_text(p, user);
+    else
+        unlink(p);
+    snprintf(p, sizeof p, "%s/repo/.quarry.toml", dir);
+    if (repo)
+        write_text(p, repo);
+    else
+        unlink(p);
+    snprintf(p, sizeof p, "%s/repo", dir);
+    return qr_llm_config_load(c, p, err, errlen);
+}
+
+static void test_config(void)
+{
+    char dir[] = "/tmp/qr-llmcfg-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[300];
+    const char *sub[] = {"xdg", "xdg/quarry", "repo", "home", "home/.config",
+                         "home/.config/quarry"};
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+        mkdir(p, 0700);
+    }
+    snprintf(p, sizeof p, "%s/xdg", dir);
+    setenv("XDG_CONFIG_HOME", p, 1);
+    clear_env();
+    qr_llm_config c;
+    char err[400];
+
+    /* nothing anywhere: the defaults, not configured */
+    CHECK(load_with(dir, NULL, NULL, &c, err, sizeof err) == QR_OK);
+    CHECK(!qr_llm_configured(&c) && c.url == NULL && c.provider == QR_LLM_NONE);
+    CHECK(c.timeout_ms == 120000 && c.max_retries == 3 && c.retry_base_ms == 500 &&
+          c.max_tokens == 2048 && !c.stream && c.connect_timeout_ms == 10000 &&
+          c.retry_max_ms == 30000);
+    qr_llm_config_clear(&c);
+
+    /* the user file; other tables are not ours */
+    const char *user = "# mine\n[memory]\nanything = 1\n\n[llm]\nurl = \"https://api.anthropic.com\"\n"
+                       "model = \"claude-x\"\napi_key = \"sk-user\"\ntimeout_ms = 5_000\n"
+                       "stream = true\n";
+    CHECK(load_with(dir, user, NULL, &c, err, sizeof err) == QR_OK);
+    CHECK(qr_llm_configured(&c) && c.provider == QR_LLM_ANTHROPIC);
+    CHECK_STR(c.model, "claude-x");
+    CHECK_STR(c.api_key, "sk-user");
+    CHECK(c.timeout_ms == 5000 && c.stream && c.max_retries == 3);
+    qr_llm_config_clear(&c);
+
+    /* the repository's file overrides key by key */
+    const char *repo = "[llm]\nmodel = 'claude-y'\nmax_retries = 0\n";
+    CHECK(load_with(dir, user, repo, &c, err, sizeof err) == QR_OK);
+    CHECK_STR(c.model, "claude-y");
+    CHECK_STR(c.url, "https://api.anthropic.com");
+    CHECK(c.max_retries == 0 && c.timeout_ms == 5000);
+    qr_llm_config_clear(&c);
+
+    /* the environment overrides both; the provider is guessed from the final URL */
+    setenv("QUARRY_LLM_URL", "http://localhost:8080/v1", 1);
+    setenv("QUARRY_LLM_STREAM", "0", 1);
+    setenv("QUARRY_LLM_MAX_RETRIES", "5", 1);
+    setenv("QUARRY_LLM_API_KEY", "", 1); /* empty: as if unset */
+    CHECK(load_with(dir, user, repo, &c, err, sizeof err) == QR_OK);
+    CHECK(c.provider == QR_LLM_OPENAI && !c.stream && c.max_retries == 5);
+    CHECK_STR(c.url, "http://localhost:8080/v1");
+    CHECK_STR(c.api_key, "sk-user");
+    CHECK_STR(c.model, "claude-y");
+    qr_llm_config_clear(&c);
+    setenv("QUARRY_LLM_PROVIDER", "anthropic", 1);
+    CHECK(load_with(dir, user, repo, &c, err, sizeof err) == QR_OK);
+    CHECK(c.provider == QR_LLM_ANTHROPIC);
+    qr_llm_config_clear(&c);
+    clear_env();
+
+    /* no XDG_CONFIG_HOME: ~/.config/quarry/config.toml */
+    unsetenv("XDG_CONFIG_HOME");
+    const char *old_home = getenv("HOME");
+    char *saved_home = old_home ? strdup(old_home) : NULL;
+    snprintf(p, sizeof p, "%s/home", dir);
+    setenv("HOME", p, 1);
+    snprintf(p, sizeof p, "%s/home/.config/quarry/config.toml", dir);
+    write_text(p, "[llm]\nurl = \"http://127.0.0.1:11434/v1\"\nmodel = \"qwen\"\n");
+    CHECK(qr_llm_config_load(&c, NULL, err, sizeof err) == QR_OK);
+    CHECK_STR(c.model, "qwen");
+    CHECK(c.provider == QR_LLM_OPENAI && c.api_key == NULL);
+    qr_llm_config_clear(&c);
+    if (saved_home)
+        setenv("HOME", saved_home, 1);
+    free(saved_home);
+    snprintf(p, sizeof p, "%s/xdg", dir);
+    setenv("XDG_CONFIG_HOME", p, 1);
+
+    /* bad values: the file, the line, the key, what was expected */
+    char upath[300], rpath[300];
+    snprintf(upath, sizeof upath, "%s/xdg/quarry/config.toml", dir);
+    snprintf(rpath, sizeof rpath, "%s/repo/.quarry.toml", dir);
+    struct {
+        const char *user, *repo, *file, *want;
+    } bad[] = {
+        {"[llm]\nmodel = \"m\"\ntimeout_ms = -5\n", NULL, upath,
+         ":3: [llm] timeout_ms must be a positive integer, not -5"},
+        {NULL, "\n[llm]\n  timeout_ms = \"5000\"\n", rpath,
+         ":3: [llm] timeout_ms must be a positive integer, not \"5000\""},
+        {"[llm]\nstream = \"yes\"\n", NULL, upath, ":2: [llm] stream must be true or false"},
+        {"[llm]\nprovider = \"gemini\"\n", NULL, upath,
+         ":2: [llm] provider must be 'openai' or 'anthropic', not \"gemini\""},
+        {NULL, "[llm]\ntimeout_sm = 10\n", rpath,
+         ":2: unknown key [llm] timeout_sm; did you mean 'timeout_ms'?"},
+        {NULL, "[llm]\nmodle = \"x\"\n", rpath, ":2: unknown key [llm] modle; did you mean 'model'?"},
+        {NULL, "[llm]\ntemperature = 0.5\n", rpath,
+         ":2: unknown key [llm] temperature; the keys are url, model"},
+        {"[llm]\napi_key = 12345\n", NULL, upath, ":2: [llm] api_key must be a string, not (hidden)"},
+        {"[llm]\nmax_retries = -1\n", NULL, upath, ":2: [llm] max_retries must be an integer of 0"},
+        {"[llm]\nurl = \"x\"\nurl = \"y\"\n", NULL, upath, ":3:"},
+        {"llm = 5\n", NULL, upath, ": 'llm' must be a table"},
+        {"[llm]\nurl = \"localhost:8080\"\n", NULL, NULL,
+         "the model URL 'localhost:8080' must start with http:// or https://"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        int rc = load_with(dir, bad[i].user, bad[i].repo, &c, err, sizeof err);
+        CHECK(rc == QR_EINVAL);
+        bool ok = strstr(err, bad[i].want) != NULL &&
+                  (!bad[i].file || strncmp(err, bad[i].file, strlen(bad[i].file)) == 0);
+        if (!ok)
+            fprintf(stderr, "case %zu: got \"%s\", want \"%s%s\"\n", i, err,
+                    bad[i].file ? bad[i].file : "", bad[i].want);
+        CHECK(ok);
+        CHECK(c.url == NULL && c.model == NULL); /* cleared on error */
+        qr_llm_config_clear(&c);
+    }
+
+    /* bad environment values name the variable, never the key's value */
+    struct {
+        const char *var, *val, *want;
+    } benv[] = {
+        {"QUARRY_LLM_TIMEOUT_MS", "abc", "QUARRY_LLM_TIMEOUT_MS must be a positive integer, not 'abc'"},
+        {"QUARRY_LLM_TIMEOUT_MS", "0", "QUARRY_LLM_TIMEOUT_MS must be a positive integer, not '0'"},
+        {"QUARRY_LLM_RETRY_BASE_MS", "99999999999", "must be a positive integer"},
+        {"QUARRY_LLM_STREAM", "yes", "QUARRY_LLM_STREAM must be 0 or 1, not 'yes'"},
+        {"QUARRY_LLM_PROVIDER", "OpenAI", "QUARRY_LLM_PROVIDER must be 'openai' or 'anthropic'"},
+    };
+    for (size_t i = 0; i < sizeof benv / sizeof benv[0]; i++) {
+        clear_env();
+        setenv(benv[i].var, benv[i].val, 1);
+        err[0] = 0;
+        CHECK(load_with(dir, NULL, NULL, &c, err, sizeof err) == QR_EINVAL);
+        if (!strstr(err, benv[i].want))
+            fprintf(stderr, "env case %zu: got \"%s\"\n", i, err);
+        CHECK(strstr(err, benv[i].want) != NULL);
+        qr_llm_config_clear(&c);
+    }
+    clear_env();
+    setenv("QUARRY_LLM_MAX_RETRIES", "0", 1); /* zero retries is allowed */
+    CHECK(load_with(dir, NULL, NULL, &c, err, sizeof err) == QR_OK && c.max_retries == 0);
+    qr_llm_config_clear(&c);
+    clear_env();
+
+    CHECK_STR(llm_config_suggest("QUARRY_LLM_MODLE", true), "QUARRY_LLM_MODEL");
+    CHECK(llm_config_suggest("completely_different", false) == NULL);
+
+    unsetenv("XDG_CONFIG_HOME");
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    CHECK(system(p) == 0);
+}
+
 /* ---- the scripted model server ---- */
 
 typedef struct server {
@@ -813,6 +1010,7 @@ int main(void)
     test_parse_bodies();
     test_sse();
     test_status();
+    test_config();
     test_server_plain();
     test_server_stream_and_cache();
     test_server_failures();

@@ -22,6 +22,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <signal.h>
 #include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,32 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* curl_easy_perform with SIGPIPE blocked in this thread, and one raised meanwhile taken
+ * back: a server closing the connection under a write must not kill the process, and
+ * CURLOPT_NOSIGNAL (needed with threads) leaves that to the caller. A SIGPIPE that was
+ * already pending stays pending. */
+static CURLcode perform_quietly(CURL *c)
+{
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigemptyset(&pending);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    CURLcode cc = curl_easy_perform(c);
+    if (!was_pending) {
+        sigemptyset(&pending);
+        sigpending(&pending);
+        if (sigismember(&pending, SIGPIPE)) {
+            struct timespec zero = {0, 0};
+            sigtimedwait(&pipe_set, NULL, &zero);
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return cc;
+}
+
 typedef struct outcome {
     int rc;      /* QR_OK, QR_EIO, QR_EINVAL, QR_ENOMEM */
     bool retry;  /* with rc != QR_OK: worth another attempt */
@@ -248,7 +275,7 @@ static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outco
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(c, CURLOPT_USERAGENT, "quarry/" QR_VERSION);
-    CURLcode cc = curl_easy_perform(c);
+    CURLcode cc = perform_quietly(c);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

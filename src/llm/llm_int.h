@@ -50,12 +50,14 @@ void llm_one_line(char *out, size_t outlen, const char *s, size_t n);
  * when r has no messages or a message without a role. */
 int llm_openai_body(const qr_llm_config *c, const qr_llm_request *r, qr_buf *out);
 int llm_anthropic_body(const qr_llm_config *c, const qr_llm_request *r, qr_buf *out);
-/* Parses a whole (non-streamed) response body into rep. QR_OK, or QR_EINVAL with
- * rep->failed and rep->error set. */
+/* Parses a whole (non-streamed) response body into rep. QR_OK; QR_EINVAL when it is not
+ * the wire format, QR_EIO when it carries an error object, QR_ENOMEM; on failure
+ * rep->failed and rep->error are set. */
 int llm_openai_parse(const char *body, size_t n, llm_reply *rep);
 int llm_anthropic_parse(const char *body, size_t n, llm_reply *rep);
-/* One streamed event (the SSE event name, possibly empty, and its data). Returns QR_OK,
- * or QR_EINVAL with rep->failed set. */
+/* One streamed event (the SSE event name, possibly empty, and its data). The same
+ * return codes as the parsers; QR_EIO for an error event (rep->retryable when the server
+ * said it was overloaded). */
 int llm_openai_event(const char *data, size_t n, llm_reply *rep);
 int llm_anthropic_event(const char *event, size_t elen, const char *data, size_t n,
                         llm_reply *rep);

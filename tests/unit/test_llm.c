@@ -1004,7 +1004,6 @@ static void test_connection_refused(void)
 
 int main(void)
 {
-    signal(SIGPIPE, SIG_IGN);
     test_request_json();
     test_endpoints();
     test_parse_bodies();

@@ -407,6 +407,18 @@ static size_t back_over_preps(parser *p, size_t i)
     return i;
 }
 
+/* Appends s to the NUL-terminated dst of capacity cap, cut to fit. */
+static void append(char *dst, size_t cap, const char *s)
+{
+    size_t have = strlen(dst), n = strlen(s);
+    if (have + 1 >= cap)
+        return;
+    if (n > cap - 1 - have)
+        n = cap - 1 - have;
+    memcpy(dst + have, s, n);
+    dst[have + n] = '\0';
+}
+
 static bool set_since(parser *p, const char *s)
 {
     if (p->q->since[0])
@@ -419,19 +431,19 @@ static bool set_until(parser *p, const char *s, bool date_only, bool inclusive)
 {
     if (p->q->until[0])
         return p->bad = true, false;
+    append(p->q->until, RT_STR, s);
     if (date_only && inclusive)
-        snprintf(p->q->until, RT_STR, "%sT23:59:59", s);
-    else
-        snprintf(p->q->until, RT_STR, "%s", s);
+        append(p->q->until, RT_STR, "T23:59:59");
     return true;
 }
 
 static void add_desc(parser *p, const char *fmt, const char *a, const char *b)
 {
-    char part[RT_STR];
+    char part[3 * RT_STR];
     snprintf(part, sizeof part, fmt, a, b);
-    size_t have = strlen(p->q->window);
-    snprintf(p->q->window + have, RT_STR - have, "%s%s", have ? " " : "", part);
+    if (p->q->window[0])
+        append(p->q->window, RT_STR, " ");
+    append(p->q->window, RT_STR, part);
 }
 
 /* A year said alone ("in 2023", "until 2023") is the whole year. */

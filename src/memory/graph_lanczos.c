@@ -4,7 +4,7 @@
  *
  * Design: thick-restart Lanczos with full reorthogonalisation. The basis is extended one
  * product with M at a time; each new vector is orthogonalised twice (classical
- * Gram-Schmidt, twice is enough) against a deflation set and the basis, and the
+ * Gram-Schmidt, a second pass when the first cancelled most of the vector) against a deflation set and the basis, and the
  * coefficients fill the Rayleigh-Ritz matrix T = V^T M V directly (upper triangle), so the
  * arrowhead that a restart leaves needs no special case. When the basis is full, the
  * Ritz pairs come from T (graph_eigen.c); the residual of a pair is |beta * y_last|,
@@ -35,6 +35,7 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
+#define RBLOCK 256 /* rows per block when a restart rotates the basis */
 
 typedef struct lz {
     const qr_graph *g;
@@ -104,13 +105,16 @@ static void deflate(lz *L, double *x)
     }
 }
 
-/* Orthogonalises w against the deflation set and V[0..cols) twice; h[0..cols) gets the
- * coefficients along V (sum of both passes). */
+/* Orthogonalises w against the deflation set and V[0..cols); h[0..cols) gets the
+ * coefficients along V. A second pass runs only when the first removed most of w (the
+ * DGKS criterion: the norm fell below 1/sqrt(2) of what it was), which is when
+ * cancellation can leave components behind. */
 static void orthogonalize(lz *L, const double *V, size_t cols, double *w, double *h)
 {
     size_t n = L->n;
     for (size_t c = 0; c < cols; c++)
         h[c] = 0;
+    double before = norm(w, n);
     for (int pass = 0; pass < 2; pass++) {
         deflate(L, w);
         for (size_t c = 0; c < cols; c++) {
@@ -120,6 +124,10 @@ static void orthogonalize(lz *L, const double *V, size_t cols, double *w, double
             for (size_t i = 0; i < n; i++)
                 w[i] -= x * v[i];
         }
+        double after = norm(w, n);
+        if (after > 0.7071 * before)
+            break;
+        before = after;
     }
 }
 
@@ -164,7 +172,7 @@ static int lanczos_pass(lz *L, size_t k, size_t m, double tol, double *theta, do
     double *S = qr__mg_alloc(m * m, sizeof *S);
     double *ev = qr__mg_alloc(m, sizeof *ev);
     double *h = qr__mg_alloc(m + 1, sizeof *h);
-    double *row = qr__mg_alloc(m, sizeof *row);
+    double *row = qr__mg_alloc(m * RBLOCK, sizeof *row);
     po->found = 0;
     po->exhausted = false;
     po->converged = true;
@@ -237,16 +245,20 @@ static int lanczos_pass(lz *L, size_t k, size_t m, double tol, double *theta, do
         nk = k + (mcur - k) / 2;
         if (nk >= mcur)
             nk = mcur - 1;
-        for (size_t r = 0; r < n; r++) {
+        for (size_t r0 = 0; r0 < n; r0 += RBLOCK) {
+            size_t rn = n - r0 < RBLOCK ? n - r0 : RBLOCK;
+            memset(row, 0, nk * RBLOCK * sizeof *row);
             for (size_t c = 0; c < nk; c++) {
-                size_t idx = mcur - 1 - c;
-                double s = 0;
-                for (size_t i = 0; i < mcur; i++)
-                    s += V[i * n + r] * S[i * mcur + idx];
-                row[c] = s;
+                double *acc = row + c * RBLOCK;
+                for (size_t i = 0; i < mcur; i++) {
+                    double y = S[i * mcur + mcur - 1 - c];
+                    const double *v = V + i * n + r0;
+                    for (size_t r = 0; r < rn; r++)
+                        acc[r] += y * v[r];
+                }
             }
             for (size_t c = 0; c < nk; c++)
-                V[c * n + r] = row[c];
+                memcpy(V + c * n + r0, row + c * RBLOCK, rn * sizeof *row);
         }
         memmove(V + nk * n, V + mcur * n, n * sizeof *V);
         memset(T, 0, m * m * sizeof *T);

@@ -53,6 +53,10 @@ int cli_query_data(const char *path, qr_arena *a, qr_arena *strings, cli_format 
 struct qr_query_compiled;
 void cli_query_problems(const struct qr_query_compiled *c, cli_format fmt);
 
+/* Prints a query's :return (or any result) as `quarry query` does: a table (summary line,
+ * findings cut to `limit` rows, then the other keys), EDN or JSON. */
+void cli_print_result(qr_arena *a, qr_val v, cli_format fmt, size_t limit);
+
 /* Golden test runner: runs every case in the files; prints failures and a summary. */
 int cli_run_golden(int nfiles, char **files);
 

@@ -1,10 +1,359 @@
-/* cmd_ask.c: placeholder while `quarry ask` is being built (not yet usable). */
+/*
+ * cmd_ask.c: `quarry ask "QUESTION"`: answers a question about the repository by the
+ * cheapest tier of the cost ladder that can (quarry/ask.h, docs/ask.md): the router with
+ * no model, else the Architect and, as needed, the Compiler or a Fetcher/Evaluator plan.
+ * Prints the answer as `quarry query` prints a result (a summary line and the findings
+ * as a table on a terminal, JSON otherwise); --explain adds, on stderr, the tier, the
+ * query, the compiled program and each model call with its tokens and time; --trace FILE
+ * writes every step as JSON lines.
+ *
+ * Exit status: 0 answered; 1 the run failed (model unreachable, output unusable after a
+ * repair, budget spent, a query failing); 2 bad usage, a bad configuration, or a question
+ * that needs a model when none is configured.
+ *
+ * Rejected: printing the explanation on stdout (it would break `--format json | jq`).
+ */
+#define _XOPEN_SOURCE 700 /* realpath, strdup */
 #include "cli.h"
+
+#include "quarry/ask.h"
+#include "quarry/host.h"
+#include "quarry/llm.h"
+#include "quarry/tools.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: quarry ask \"QUESTION\" [OPTIONS]\n"
+    "\n"
+    "Answers a question about the repository's history in plain words, for the fewest\n"
+    "model calls: common questions (\"commits from last week\", \"who contributed most this\n"
+    "month\", \"history of src/main.c\") are recognised and answered with no model at all;\n"
+    "anything else goes to a model, which writes a query (1 call), an intent that a second\n"
+    "call compiles (2), or a plan run step by step (3 to 7). docs/ask.md tells more.\n"
+    "\n"
+    "The model is configured with QUARRY_LLM_URL, QUARRY_LLM_MODEL, QUARRY_LLM_API_KEY and\n"
+    "QUARRY_LLM_PROVIDER (openai|anthropic), or an [llm] table in\n"
+    "~/.config/quarry/config.toml or the repository's .quarry.toml (docs/llm.md).\n"
+    "\n"
+    "options:\n"
+    "  --explain             on stderr: the tier that answered, the query, the compiled\n"
+    "                        program, each model call with its tokens and time\n"
+    "  --trace FILE          write every step as JSON lines: prompts, replies, compiled\n"
+    "                        code, tool calls with durations, errors (never the API key)\n"
+    "  --max-calls N         budget of model calls for the question (default 8)\n"
+    "  --no-router           always ask the model (skip the deterministic router)\n"
+    "  --format edn|json|table\n"
+    "                        how to print the answer (default: table on a terminal, else\n"
+    "                        JSON); errors and --explain are JSON too with --format json\n"
+    "  --limit-output N      rows of findings a table shows (default 50; 0: all)\n"
+    "  --repo DIR            the repository (default: the one containing the working\n"
+    "                        directory)\n"
+    "  --no-index            compute git statistics without the index\n"
+    "  --timeout-ms N        wall time limit of each program run (default 1000)\n"
+    "\n"
+    "exit status: 0 answered, 1 the run failed (the error says why), 2 bad usage, a bad\n"
+    "configuration, or a question that needs a model when none is configured.\n";
+
+/* The work tree holding dir (for .quarry.toml): the nearest parent with a .git entry. */
+static char *work_tree(const char *dir)
+{
+    char buf[PATH_MAX];
+    if (!realpath(dir ? dir : ".", buf))
+        return NULL;
+    size_t n = strlen(buf);
+    for (;;) {
+        char probe[PATH_MAX + 8];
+        struct stat st;
+        snprintf(probe, sizeof probe, "%s/.git", n ? buf : "");
+        if (stat(probe, &st) == 0)
+            return strdup(buf);
+        char *slash = strrchr(buf, '/');
+        if (!slash || slash == buf)
+            return NULL;
+        *slash = 0;
+        n = strlen(buf);
+    }
+}
+
+static void trace_line(void *ud, const char *json, size_t len)
+{
+    FILE *f = ud;
+    fwrite(json, 1, len, f);
+    fputc('\n', f);
+    fflush(f);
+}
+
+static void retry_note(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "quarry: %s\n", line);
+}
+
+static const char *tier_name(int tier)
+{
+    switch (tier) {
+    case 1:
+        return "router";
+    case 2:
+        return "query";
+    case 3:
+        return "intent";
+    case 4:
+        return "plan";
+    default:
+        return "none";
+    }
+}
+
+static void explain_text(const qr_ask_result *r, qr_buf *b)
+{
+    qr_buf_printf(b, "tier %d (%s)", r->tier, tier_name(r->tier));
+    if (r->rule)
+        qr_buf_printf(b, ", rule %s", r->rule);
+    qr_buf_printf(b, ": %zu model call%s, %.1f ms\n", r->ncalls, r->ncalls == 1 ? "" : "s", r->ms);
+    if (r->query)
+        qr_buf_printf(b, "query: %s\n", r->query);
+    if (r->program) {
+        qr_buf_puts(b, "program:\n");
+        for (const char *p = r->program; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            qr_buf_printf(b, "  %.*s\n", (int)n, p);
+            p += n + (nl != NULL);
+        }
+    }
+    for (size_t i = 0; i < r->ncalls; i++) {
+        const qr_ask_call *c = &r->calls[i];
+        qr_buf_printf(b,
+                      "call %zu: %s%s: %llu in, %llu out, %llu cache write, %llu cache read; "
+                      "%.0f ms%s%s\n",
+                      i + 1, c->agent, c->repair ? " (repair)" : "",
+                      (unsigned long long)c->usage.input, (unsigned long long)c->usage.output,
+                      (unsigned long long)c->usage.cache_write,
+                      (unsigned long long)c->usage.cache_read, c->ms,
+                      c->attempts > 1 ? ", retried" : "", c->ok ? "" : ", failed");
+    }
+    if (r->ncalls)
+        qr_buf_printf(b, "tokens: %llu in, %llu out, %llu cache write, %llu cache read\n",
+                      (unsigned long long)r->total.input, (unsigned long long)r->total.output,
+                      (unsigned long long)r->total.cache_write,
+                      (unsigned long long)r->total.cache_read);
+}
+
+static void usage_json(qr_buf *b, const qr_llm_usage *u)
+{
+    qr_buf_printf(b, "{\"input\":%llu,\"output\":%llu,\"cache_write\":%llu,\"cache_read\":%llu}",
+                  (unsigned long long)u->input, (unsigned long long)u->output,
+                  (unsigned long long)u->cache_write, (unsigned long long)u->cache_read);
+}
+
+static void explain_json(const qr_ask_result *r, qr_buf *b)
+{
+    qr_buf_printf(b, "{\"explain\":{\"tier\":%d,\"path\":\"%s\",\"rule\":", r->tier,
+                  tier_name(r->tier));
+    if (r->rule)
+        qr_buf_json_string(b, r->rule, strlen(r->rule));
+    else
+        qr_buf_puts(b, "null");
+    qr_buf_puts(b, ",\"query\":");
+    if (r->query)
+        qr_buf_json_string(b, r->query, strlen(r->query));
+    else
+        qr_buf_puts(b, "null");
+    qr_buf_puts(b, ",\"program\":");
+    if (r->program)
+        qr_buf_json_string(b, r->program, strlen(r->program));
+    else
+        qr_buf_puts(b, "null");
+    qr_buf_printf(b, ",\"ms\":%.1f,\"calls\":[", r->ms);
+    for (size_t i = 0; i < r->ncalls; i++) {
+        const qr_ask_call *c = &r->calls[i];
+        qr_buf_printf(b, "%s{\"agent\":\"%s\",\"repair\":%s,\"ok\":%s,\"attempts\":%u,\"ms\":%.1f,"
+                         "\"usage\":",
+                      i ? "," : "", c->agent, c->repair ? "true" : "false",
+                      c->ok ? "true" : "false", c->attempts, c->ms);
+        usage_json(b, &c->usage);
+        qr_buf_putc(b, '}');
+    }
+    qr_buf_puts(b, "],\"usage\":");
+    usage_json(b, &r->total);
+    qr_buf_puts(b, "}}\n");
+}
 
 int cmd_ask(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cli_usage_error("ask", "not built yet");
-    return EXIT_USAGE;
+    const char *question = NULL, *repo = NULL, *trace = NULL;
+    cli_format fmt = FMT_DEFAULT;
+    bool explain = false, no_index = false, no_router = false;
+    uint64_t limit = QR_TOOLS_OUTPUT_ROWS, max_calls = QR_ASK_DEFAULT_MAX_CALLS;
+    qr_lisp_limits lim;
+    qr_lisp_limits_default(&lim);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (!strcmp(a, "--explain")) {
+            explain = true;
+            continue;
+        }
+        if (!strcmp(a, "--no-index")) {
+            no_index = true;
+            continue;
+        }
+        if (!strcmp(a, "--no-router")) {
+            no_router = true;
+            continue;
+        }
+        bool takes = !strcmp(a, "--trace") || !strcmp(a, "--format") || !strcmp(a, "--repo") ||
+                     !strcmp(a, "--limit-output") || !strcmp(a, "--timeout-ms") ||
+                     !strcmp(a, "--max-calls");
+        if (takes && !v) {
+            cli_usage_error("ask", "option '%s' needs a value", a);
+            return EXIT_USAGE;
+        }
+        if (!strcmp(a, "--trace")) {
+            trace = v;
+        } else if (!strcmp(a, "--repo")) {
+            repo = v;
+        } else if (!strcmp(a, "--format")) {
+            int f = cli_parse_format(v);
+            if (f < 0) {
+                cli_usage_error("ask", "unknown format '%s': expected edn, json or table", v);
+                return EXIT_USAGE;
+            }
+            fmt = (cli_format)f;
+        } else if (!strcmp(a, "--limit-output")) {
+            if (!cli_parse_u64(v, &limit)) {
+                cli_usage_error("ask", "bad --limit-output '%s': expected a row count", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--max-calls")) {
+            if (!cli_parse_u64(v, &max_calls) || max_calls == 0 || max_calls > 100) {
+                cli_usage_error("ask", "bad --max-calls '%s': expected 1 to 100", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--timeout-ms")) {
+            if (!cli_parse_u64(v, &lim.timeout_ms) || lim.timeout_ms == 0) {
+                cli_usage_error("ask", "bad --timeout-ms '%s': expected milliseconds > 0", v);
+                return EXIT_USAGE;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            cli_usage_error("ask", "unknown option '%s'", a);
+            return EXIT_USAGE;
+        } else {
+            if (question) {
+                cli_usage_error("ask", "give one question (quote it as one argument)");
+                return EXIT_USAGE;
+            }
+            question = a;
+            continue;
+        }
+        i++;
+    }
+    if (!question || !question[strspn(question, " \t\n")]) {
+        cli_usage_error("ask", "give a question: quarry ask \"commits from last week\"");
+        return EXIT_USAGE;
+    }
+
+    /* the model, when one is configured */
+    qr_llm_config cfg;
+    qr_llm_config_init(&cfg);
+    char cerr[400] = "";
+    char *root = work_tree(repo);
+    int rc = qr_llm_config_load(&cfg, root, cerr, sizeof cerr);
+    free(root);
+    if (rc != QR_OK) {
+        cli_error(fmt, "config", 0, 0, cerr[0] ? cerr : "cannot load the model configuration");
+        qr_llm_config_clear(&cfg);
+        return EXIT_USAGE;
+    }
+    qr_llm *llm = NULL;
+    if (qr_llm_configured(&cfg)) {
+        llm = qr_llm_new(&cfg);
+        if (!llm) {
+            fprintf(stderr, "quarry: out of memory\n");
+            qr_llm_config_clear(&cfg);
+            return EXIT_FAILED;
+        }
+        qr_llm_set_log(llm, retry_note, NULL);
+    }
+    qr_llm_config_clear(&cfg);
+
+    FILE *tf = NULL;
+    if (trace) {
+        tf = fopen(trace, "w");
+        if (!tf) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "cannot write the trace file '%s': %s", trace,
+                     strerror(errno));
+            cli_error(fmt, "usage", 0, 0, msg);
+            qr_llm_free(llm);
+            return EXIT_USAGE;
+        }
+    }
+    qr_tools *tools = qr_tools_default();
+    if (!tools) {
+        fprintf(stderr, "quarry: out of memory\n");
+        qr_llm_free(llm);
+        if (tf)
+            fclose(tf);
+        return EXIT_FAILED;
+    }
+    qr_host host;
+    qr_host_init(&host, repo);
+    host.no_index = no_index;
+    host.warn = cli_warn;
+    host.progress = cli_progress;
+    qr_tools_set_ctx(tools, &host);
+
+    qr_ask_opts o;
+    qr_ask_opts_init(&o, question, tools, llm);
+    o.max_calls = (uint32_t)max_calls;
+    o.no_router = no_router;
+    o.limits = lim;
+    if (tf) {
+        o.trace = trace_line;
+        o.trace_ud = tf;
+    }
+    qr_ask_result r;
+    rc = qr_ask(&o, &r);
+    int status = EXIT_OK;
+    if (fmt == FMT_DEFAULT)
+        fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
+    if (rc == QR_OK) {
+        qr_arena scratch;
+        qr_arena_init(&scratch, 0);
+        cli_print_result(&scratch, r.answer, fmt, (size_t)limit);
+        qr_arena_release(&scratch);
+    } else {
+        cli_error(fmt, rc == QR_EINVAL ? "usage" : "ask-failed", 0, 0,
+                  r.error[0] ? r.error : "out of memory");
+        status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+    }
+    if (explain) {
+        qr_buf b;
+        qr_buf_init(&b);
+        if (fmt == FMT_JSON)
+            explain_json(&r, &b);
+        else
+            explain_text(&r, &b);
+        fputs(b.p ? b.p : "", stderr);
+        qr_buf_release(&b);
+    }
+    qr_ask_result_clear(&r);
+    qr_host_release(&host);
+    qr_tools_free(tools);
+    qr_llm_free(llm);
+    if (tf)
+        fclose(tf);
+    return status;
 }

@@ -213,7 +213,7 @@ static void print_table(qr_arena *a, qr_val v, size_t limit)
     qr_buf_release(&b);
 }
 
-static void print_value(qr_arena *a, qr_val v, cli_format fmt, size_t limit)
+void cli_print_result(qr_arena *a, qr_val v, cli_format fmt, size_t limit)
 {
     if (fmt == FMT_TABLE) {
         print_table(a, v, limit);
@@ -379,7 +379,7 @@ int cmd_query(int argc, char **argv)
             fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
         qr_arena scratch;
         qr_arena_init(&scratch, 0);
-        print_value(&scratch, res.value, fmt, (size_t)limit);
+        cli_print_result(&scratch, res.value, fmt, (size_t)limit);
         qr_arena_release(&scratch);
     }
     qr_lisp_result_clear(&res);

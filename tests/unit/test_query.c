@@ -807,7 +807,7 @@ static void gen_query(qr_buf *q)
             for (int j = 0; j < k; j++) {
                 const char *fn = aggs[rnd(6)];
                 const gfield *f = pick(&s, (fn[0] == 's' || fn[0] == 'a') ? 1 : -1);
-                char rn[16];
+                char rn[32];
                 snprintf(rn, sizeof rn, "r%d_%d", i, j);
                 if (!strcmp(fn, "count") && rnd(2))
                     qr_buf_printf(q, ":%s [:count] ", rn);

@@ -1,0 +1,96 @@
+/*
+ * quarry/ask.h: `quarry ask`, the cost ladder of seed 000 (docs/ask.md). A question in
+ * plain words is answered by the cheapest tier that can:
+ *
+ *   tier 1  the deterministic router (quarry/router.h) emits a query: no model call;
+ *   tier 2  the Architect (1 call) writes a query in the DSL, compiled deterministically;
+ *   tier 3  the Architect writes an intent, the Compiler (1 call) writes the Lisp;
+ *   tier 4  the Architect writes a plan; per step a Fetcher (1 call) writes a fetch query
+ *           and an Evaluator (1 call, no tools) transforms the data and decides: :done,
+ *           :advance (with a result that later steps read as {{resolved:key}}), :fetch
+ *           (with hints, the Fetcher tries again) or :revise (new remaining steps).
+ *
+ * Every prompt starts with the same stable prefix for its agent (role, tool summary, DSL
+ * reference: byte-identical across calls, so providers cache it) and every request holds
+ * the original question (the north star). Model output that does not parse, does not
+ * validate or fails when run earns one repair turn that carries the structured error;
+ * after that the run fails with what it had. The total number of model calls never
+ * exceeds max_calls.
+ *
+ * Ownership: the caller owns the options and everything they point to (registry, client),
+ * which must outlive the call. A result owns its strings (malloc) and the Lisp session
+ * whose arena holds the answer; free with qr_ask_result_clear.
+ *
+ * Error codes: QR_OK (an answer); QR_EINVAL when the question cannot be answered without
+ * a model and none is configured (error says how to configure one), or is empty;
+ * QR_ERUNTIME when the run failed (model unreachable, output still invalid after the
+ * repair, budget exhausted, a query failing when run): error says why, and the partial
+ * state (resolved values) is kept in the result; QR_ENOMEM.
+ */
+#ifndef QUARRY_ASK_H
+#define QUARRY_ASK_H
+
+#include "quarry/lisp.h"
+#include "quarry/llm.h"
+#include "quarry/tools.h"
+
+#define QR_ASK_DEFAULT_MAX_CALLS 8
+
+typedef struct qr_ask_opts {
+    const char *question;
+    qr_tools *tools;        /* the registry, its context (the host) set */
+    qr_llm *llm;            /* NULL: no model; tier 1 only */
+    uint32_t max_calls;     /* budget of model calls; 0: QR_ASK_DEFAULT_MAX_CALLS */
+    bool no_router;         /* skip tier 1 (always ask the model) */
+    qr_lisp_limits limits;  /* of every program run */
+    /* every step as one JSON object (no newline): prompts, responses, compiled code,
+     * tool calls with durations, errors. NULL: none. Never holds the API key. */
+    void (*trace)(void *ud, const char *json, size_t len);
+    void *trace_ud;
+} qr_ask_opts;
+
+void qr_ask_opts_init(qr_ask_opts *o, const char *question, qr_tools *tools, qr_llm *llm);
+
+/* One model call, as --explain shows it. */
+typedef struct qr_ask_call {
+    char agent[16]; /* "architect", "compiler", "fetcher", "evaluator" */
+    bool repair;    /* a repair turn */
+    bool ok;        /* the model answered (its output may still have been invalid) */
+    qr_llm_usage usage;
+    uint32_t attempts;
+    double ms;
+} qr_ask_call;
+
+typedef struct qr_ask_result {
+    int tier;            /* 1..4; 0 when nothing answered */
+    char *rule;          /* tier 1: the router's rule; else NULL */
+    char *query;         /* the last query run (EDN), or NULL */
+    char *program;       /* the last program run (Lisp), or NULL */
+    qr_val answer;       /* the :return map ({:findings :summary ...}); nil on failure */
+    qr_val resolved;     /* plan mode: values resolved by finished steps; nil otherwise */
+    qr_ask_call *calls;  /* model calls, in order */
+    size_t ncalls;
+    qr_llm_usage total;  /* summed over the calls */
+    double ms;           /* wall time of the whole question */
+    char error[600];     /* one line when the run failed */
+    qr_lisp_session *session; /* owns answer and resolved (their arena) */
+} qr_ask_result;
+
+int qr_ask(const qr_ask_opts *o, qr_ask_result *out);
+void qr_ask_result_clear(qr_ask_result *r);
+
+/* ---- pieces, exposed for tests ---- */
+/* The stable prompt prefix of an agent ("architect", "compiler", "fetcher", "evaluator"),
+ * generated from the registry and the DSL op table. Appended to out. */
+int qr_ask_prompt_prefix(const qr_tools *tools, const char *agent, qr_buf *out);
+/* Finds the data in a model's reply: the first fenced block (```edn, ```clojure, ```json,
+ * ```lisp or bare ```), else the whole text; an outer (return X) is unwrapped. Reads it
+ * as JSON (*json set) or EDN into `a`. QR_EINVAL with a message in err when nothing
+ * parses. */
+int qr_ask_parse_reply(qr_arena *a, const char *text, size_t n, qr_val *out, bool *json,
+                       qr_buf *err);
+/* The Lisp program in a Compiler reply: the fenced block, else the whole text (copied to
+ * out). */
+void qr_ask_extract_code(const char *text, size_t n, qr_buf *out);
+
+#endif

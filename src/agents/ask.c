@@ -1,0 +1,778 @@
+/*
+ * ask.c: the control loop of `quarry ask` (seed 000; quarry/ask.h has the contract).
+ *
+ * One Lisp session holds the whole question: every model reply is read into its arena,
+ * every query and program runs in it, and the answer stays there for the caller. A run
+ * that fails rewinds only what it made, so values from earlier steps stay valid.
+ *
+ * The ladder: tier 1 (router) → Architect → {query: compile and run | intent: Compiler
+ * writes Lisp | plan: per step a Fetcher query, then an Evaluator query whose :return
+ * holds :action}. Each model turn goes through `converse`, which owns the budget and the
+ * single repair turn: the turn's checker (parse, validate, compile, run) either accepts
+ * the reply or returns the structured error the repair prompt carries.
+ *
+ * Rejected: a tool-calling loop where the model calls tools itself (unbounded turns and
+ * tokens, the failure modes seed 000 was written against); giving the Evaluator raw data
+ * (it gets each binding's size, fields and a 3-record sample: enough to write transforms,
+ * a fraction of the tokens).
+ */
+#include "ask_int.h"
+
+#include "quarry/query.h"
+#include "quarry/router.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SAMPLE_RECORDS 3
+#define SAMPLE_CHARS 400
+
+typedef struct ask_run {
+    const qr_ask_opts *o;
+    qr_ask_result *r;
+    qr_lisp_session *s;
+    qr_arena *a;
+    uint32_t max_calls;
+    double t0;
+    size_t calls_cap;
+} ask_run;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = 0;
+    }
+    return p;
+}
+
+static void set_error(ask_run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(ask_run *R, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R->r->error, sizeof R->r->error, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- trace ---- */
+
+static bool tracing(const ask_run *R)
+{
+    return R->o->trace != NULL;
+}
+
+static void trace_begin(ask_run *R, qr_buf *b, const char *event)
+{
+    qr_buf_init(b);
+    qr_buf_printf(b, "{\"event\":\"%s\",\"t_ms\":%.1f", event, now_ms() - R->t0);
+}
+
+static void trace_str(qr_buf *b, const char *key, const char *s, size_t n)
+{
+    qr_buf_printf(b, ",\"%s\":", key);
+    qr_buf_json_string(b, s ? s : "", s ? n : 0);
+}
+
+static void trace_val(qr_buf *b, const char *key, qr_val v)
+{
+    qr_buf_printf(b, ",\"%s\":", key);
+    qr_print_json(b, v, false);
+}
+
+static void trace_end(ask_run *R, qr_buf *b)
+{
+    qr_buf_putc(b, '}');
+    R->o->trace(R->o->trace_ud, b->p, b->len);
+    qr_buf_release(b);
+}
+
+/* ---- tools, timed for the trace ---- */
+
+static int traced_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                       qr_buf *err)
+{
+    ask_run *R = ud;
+    double t = now_ms();
+    int rc = qr_tools_lisp_dispatch(R->o->tools, name, args, a, out, err);
+    if (tracing(R)) {
+        qr_buf b;
+        trace_begin(R, &b, "tool");
+        trace_str(&b, "tool", name, strlen(name));
+        trace_val(&b, "args", args);
+        qr_buf_printf(&b, ",\"ms\":%.2f", now_ms() - t);
+        if (rc == QR_OK && qr_is_seqcoll(*out))
+            qr_buf_printf(&b, ",\"rows\":%zu", qr_vec_len(*out));
+        if (rc != QR_OK)
+            trace_str(&b, "error", err->p, err->len);
+        trace_end(R, &b);
+    }
+    return rc;
+}
+
+/* ---- running queries and programs ---- */
+
+static void keep_string(char **slot, const char *s, size_t n)
+{
+    free(*slot);
+    *slot = dup_n(s, n);
+}
+
+/* Runs a program in the session with `data` as its context. */
+static int run_program(ask_run *R, const char *src, size_t n, qr_val data,
+                       const qr_query_compiled *q, qr_val *out, qr_buf *err)
+{
+    keep_string(&R->r->program, src, n);
+    qr_lisp_set_data(R->s, data.t == QR_T_MAP ? data : qr_map_empty());
+    qr_lisp_result res;
+    double t = now_ms();
+    int rc = qr_lisp_run(R->s, src, n, &res);
+    if (tracing(R)) {
+        qr_buf b;
+        trace_begin(R, &b, "run");
+        trace_str(&b, "program", src, n);
+        qr_buf_printf(&b, ",\"ms\":%.2f,\"steps\":%llu", now_ms() - t,
+                      (unsigned long long)res.steps);
+        if (rc != QR_OK)
+            trace_str(&b, "error", res.message, strlen(res.message));
+        trace_end(R, &b);
+    }
+    if (rc == QR_OK) {
+        *out = res.value;
+    } else {
+        const qr_query_step *st = q && res.line ? qr_query_step_at(q, res.line) : NULL;
+        qr_buf_printf(err, "%s", qr_lisp_errkind_name(res.kind));
+        if (st)
+            qr_buf_printf(err, " in %s%s%s%s", st->path, st->binding[0] ? " (:" : "",
+                          st->binding, st->binding[0] ? ")" : "");
+        else if (res.line)
+            qr_buf_printf(err, " at line %u", res.line);
+        qr_buf_printf(err, ": %s", res.message);
+        rc = rc == QR_ENOMEM ? rc : QR_ERUNTIME;
+    }
+    qr_lisp_result_clear(&res);
+    return rc;
+}
+
+/* Validates and compiles a query against the context, then runs it. */
+static int run_query(ask_run *R, qr_val query, bool json, qr_val context, qr_val *out,
+                     qr_buf *err)
+{
+    qr_query_opts qo;
+    qr_query_opts_init(&qo, R->o->tools);
+    qo.context = context;
+    qr_query_compiled q = {0};
+    int rc = qr_query_compile_value(&qo, query, json, &q);
+    if (q.normalized)
+        keep_string(&R->r->query, q.normalized, strlen(q.normalized));
+    if (tracing(R)) {
+        qr_buf b;
+        trace_begin(R, &b, "compile");
+        trace_val(&b, "query", query);
+        if (q.program)
+            trace_str(&b, "program", q.program, q.program_len);
+        if (rc != QR_OK) {
+            qr_buf_puts(&b, ",\"problems\":");
+            qr_query_problems_json(&q, &b);
+        }
+        trace_end(R, &b);
+    }
+    if (rc != QR_OK) {
+        qr_buf_puts(err, "invalid query:\n");
+        qr_query_problems_text(&q, err);
+        qr_query_compiled_clear(&q);
+        return rc;
+    }
+    rc = run_program(R, q.program, q.program_len, context, &q, out, err);
+    qr_query_compiled_clear(&q);
+    return rc;
+}
+
+/* ---- model turns ---- */
+
+/* Checks one reply: QR_OK when it is usable (results kept in ctx), else an error whose
+ * message (in err) goes into the repair prompt. */
+typedef int (*reply_check)(ask_run *R, void *ctx, const char *text, size_t n, qr_buf *err);
+
+static int call_model(ask_run *R, const char *agent, bool repair, const qr_buf *prefix,
+                      const qr_llm_message *msgs, size_t nmsgs, qr_llm_response *resp)
+{
+    if (R->r->ncalls == R->calls_cap) {
+        size_t cap = R->calls_cap ? 2 * R->calls_cap : 8;
+        qr_ask_call *c = realloc(R->r->calls, cap * sizeof *c);
+        if (!c)
+            return QR_ENOMEM;
+        R->r->calls = c;
+        R->calls_cap = cap;
+    }
+    qr_llm_request req = {.system = prefix->p,
+                          .system_len = prefix->len,
+                          .messages = msgs,
+                          .nmessages = nmsgs};
+    if (tracing(R)) {
+        qr_buf b;
+        trace_begin(R, &b, "llm_request");
+        trace_str(&b, "agent", agent, strlen(agent));
+        qr_buf_printf(&b, ",\"repair\":%s", repair ? "true" : "false");
+        trace_str(&b, "system", prefix->p, prefix->len);
+        qr_buf_puts(&b, ",\"messages\":[");
+        for (size_t i = 0; i < nmsgs; i++) {
+            qr_buf_printf(&b, "%s{\"role\":\"%s\",\"content\":", i ? "," : "", msgs[i].role);
+            qr_buf_json_string(&b, msgs[i].content, msgs[i].len);
+            qr_buf_putc(&b, '}');
+        }
+        qr_buf_putc(&b, ']');
+        trace_end(R, &b);
+    }
+    int rc = qr_llm_complete(R->o->llm, &req, resp);
+    qr_ask_call *c = &R->r->calls[R->r->ncalls++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->agent, sizeof c->agent, "%s", agent);
+    c->repair = repair;
+    c->ok = rc == QR_OK;
+    c->usage = resp->usage;
+    c->attempts = resp->attempts;
+    c->ms = resp->ms;
+    R->r->total.input += resp->usage.input;
+    R->r->total.output += resp->usage.output;
+    R->r->total.cache_write += resp->usage.cache_write;
+    R->r->total.cache_read += resp->usage.cache_read;
+    if (tracing(R)) {
+        qr_buf b;
+        trace_begin(R, &b, "llm_response");
+        trace_str(&b, "agent", agent, strlen(agent));
+        if (resp->text)
+            trace_str(&b, "text", resp->text, resp->len);
+        qr_buf_printf(&b,
+                      ",\"usage\":{\"input\":%llu,\"output\":%llu,\"cache_write\":%llu,"
+                      "\"cache_read\":%llu},\"ms\":%.1f,\"attempts\":%u,\"http_status\":%d",
+                      (unsigned long long)resp->usage.input,
+                      (unsigned long long)resp->usage.output,
+                      (unsigned long long)resp->usage.cache_write,
+                      (unsigned long long)resp->usage.cache_read, resp->ms, resp->attempts,
+                      resp->http_status);
+        if (rc != QR_OK)
+            trace_str(&b, "error", resp->error, strlen(resp->error));
+        trace_end(R, &b);
+    }
+    return rc;
+}
+
+/* One turn of an agent: the call, the check, and at most one repair turn. */
+static int converse(ask_run *R, const char *agent, const char *user, size_t user_len,
+                    reply_check check, void *ctx)
+{
+    qr_buf prefix, err;
+    qr_buf_init(&prefix);
+    qr_buf_init(&err);
+    int rc = qr_ask_prompt_prefix(R->o->tools, agent, &prefix);
+    qr_llm_message msgs[3] = {{"user", user, user_len}, {"assistant", NULL, 0}, {"user", NULL, 0}};
+    qr_llm_response first = {0}, second = {0};
+    qr_buf repair;
+    qr_buf_init(&repair);
+    if (rc != QR_OK)
+        goto done;
+    for (int turn = 0; turn < 2; turn++) {
+        if (R->r->ncalls >= R->max_calls) {
+            set_error(R, "the budget of %u model calls is spent before the %s could %s",
+                      R->max_calls, agent, turn ? "repair its reply" : "answer");
+            rc = QR_ELIMIT;
+            goto done;
+        }
+        qr_llm_response *resp = turn ? &second : &first;
+        rc = call_model(R, agent, turn == 1, &prefix, msgs, turn ? 3 : 1, resp);
+        if (rc != QR_OK) {
+            set_error(R, "the %s's model call failed: %s", agent, resp->error);
+            goto done;
+        }
+        qr_buf_reset(&err);
+        rc = check(R, ctx, resp->text ? resp->text : "", resp->len, &err);
+        if (rc == QR_OK || rc == QR_ENOMEM)
+            goto done;
+        if (tracing(R)) {
+            qr_buf b;
+            trace_begin(R, &b, "invalid_reply");
+            trace_str(&b, "agent", agent, strlen(agent));
+            trace_str(&b, "error", err.p, err.len);
+            trace_end(R, &b);
+        }
+        if (turn == 1)
+            break;
+        msgs[1].content = first.text ? first.text : "";
+        msgs[1].len = first.len;
+        qr_buf_printf(&repair,
+                      "Your reply could not be used.\n%.*s\n\nQUESTION (north star): %s\n"
+                      "Reply again with the corrected reply only, in the same form.",
+                      (int)err.len, err.p ? err.p : "", R->o->question);
+        msgs[2].content = repair.p;
+        msgs[2].len = repair.len;
+    }
+    /* still invalid after the repair */
+    {
+        size_t n = err.len;
+        const char *e = err.p ? err.p : "";
+        char line[400];
+        size_t k = 0;
+        for (size_t i = 0; i < n && k + 1 < sizeof line; i++)
+            line[k++] = e[i] == '\n' ? ' ' : e[i];
+        line[k] = 0;
+        set_error(R, "the %s's reply was still unusable after a repair turn: %s", agent, line);
+        rc = QR_ERUNTIME;
+    }
+done:
+    qr_llm_response_clear(&first);
+    qr_llm_response_clear(&second);
+    qr_buf_release(&repair);
+    qr_buf_release(&err);
+    qr_buf_release(&prefix);
+    return rc;
+}
+
+/* ---- answers ---- */
+
+static qr_val as_answer(ask_run *R, qr_val v)
+{
+    qr_val f;
+    if (v.t == QR_T_MAP && (ask_get(R->a, v, "findings", &f) || ask_get(R->a, v, "summary", &f)))
+        return v;
+    qr_mapb b;
+    qr_mapb_init(&b, R->a, 1);
+    qr_mapb_put(&b, qr_kw_cstr(R->a, "findings"), v);
+    return qr_mapb_finish(&b, QR_T_MAP);
+}
+
+/* ---- the Architect ---- */
+
+typedef struct arch_ctx {
+    ask_mode mode;
+    qr_val payload; /* the intent string or the steps */
+    qr_val answer;
+} arch_ctx;
+
+static int check_architect(ask_run *R, void *vctx, const char *text, size_t n, qr_buf *err)
+{
+    arch_ctx *c = vctx;
+    qr_val v, payload;
+    bool json = false;
+    int rc = qr_ask_parse_reply(R->a, text, n, &v, &json, err);
+    if (rc != QR_OK)
+        return rc;
+    rc = ask_reply_mode(R->a, v, &c->mode, &payload, err);
+    if (rc != QR_OK)
+        return rc;
+    c->payload = payload;
+    if (c->mode != ASK_MODE_QUERY)
+        return QR_OK;
+    R->r->tier = 2;
+    return run_query(R, payload, json, qr_nil(), &c->answer, err);
+}
+
+/* ---- the Compiler (intents) ---- */
+
+static int check_compiler(ask_run *R, void *vctx, const char *text, size_t n, qr_buf *err)
+{
+    qr_val *answer = vctx;
+    qr_buf code;
+    qr_buf_init(&code);
+    qr_ask_extract_code(text, n, &code);
+    int rc = run_program(R, code.p ? code.p : "", code.len, qr_nil(), NULL, answer, err);
+    qr_buf_release(&code);
+    return rc;
+}
+
+/* ---- plans ---- */
+
+static void print_steps(qr_buf *b, qr_val steps, size_t current)
+{
+    for (size_t i = 0; i < qr_vec_len(steps); i++) {
+        qr_val st = qr_vec_at(steps, i), goal;
+        qr_buf_printf(b, "  %s step %zu: ", i == current ? "->" : "  ", i + 1);
+        if (st.t == QR_T_MAP) {
+            bool found = false;
+            for (size_t k = 0; k < qr_map_len(st); k++) {
+                if (ask_is_name(qr_map_key_at(st, k), "goal")) {
+                    goal = qr_map_val_at(st, k);
+                    qr_print(b, goal, QR_PRINT_DISPLAY);
+                    found = true;
+                }
+            }
+            if (!found)
+                qr_print_short(b, st, 200);
+        }
+        qr_buf_puts(b, i < current ? " (done)\n" : "\n");
+    }
+}
+
+static void step_context(ask_run *R, qr_buf *b, qr_val steps, size_t current, qr_val resolved)
+{
+    qr_buf_printf(b, "QUESTION (north star): %s\n\nPLAN\n", R->o->question);
+    print_steps(b, steps, current);
+    qr_buf_puts(b, "\nRESOLVED by earlier steps (use as {{resolved:key}}): ");
+    qr_print(b, resolved, QR_PRINT_READABLY);
+    qr_buf_putc(b, '\n');
+}
+
+/* The shape of each binding the Fetcher made: size, fields and a short sample. */
+static void describe_data(qr_buf *b, qr_val data)
+{
+    for (size_t i = 0; i < qr_map_len(data); i++) {
+        qr_val k = qr_map_key_at(data, i), v = qr_map_val_at(data, i);
+        if (ask_is_name(k, "resolved"))
+            continue;
+        qr_buf_puts(b, "- ");
+        qr_print(b, k, QR_PRINT_READABLY);
+        if (qr_is_seqcoll(v)) {
+            size_t n = qr_vec_len(v);
+            qr_buf_printf(b, ": a vector of %zu item%s", n, n == 1 ? "" : "s");
+            if (n && qr_vec_at(v, 0).t == QR_T_MAP) {
+                qr_val first = qr_vec_at(v, 0);
+                qr_buf_puts(b, "; fields");
+                for (size_t f = 0; f < qr_map_len(first); f++) {
+                    qr_buf_putc(b, ' ');
+                    qr_print(b, qr_map_key_at(first, f), QR_PRINT_READABLY);
+                }
+            }
+            qr_buf_puts(b, "\n");
+            for (size_t j = 0; j < n && j < SAMPLE_RECORDS; j++) {
+                qr_buf_puts(b, "    ");
+                qr_print_short(b, qr_vec_at(v, j), SAMPLE_CHARS);
+                qr_buf_putc(b, '\n');
+            }
+            if (n > SAMPLE_RECORDS)
+                qr_buf_printf(b, "    ... %zu more\n", n - SAMPLE_RECORDS);
+        } else {
+            qr_buf_puts(b, ": ");
+            qr_print_short(b, v, SAMPLE_CHARS);
+            qr_buf_putc(b, '\n');
+        }
+    }
+}
+
+typedef struct step_ctx {
+    qr_val resolved;
+    qr_val data;   /* fetcher: the bindings it made */
+    qr_val result; /* evaluator: its :return */
+} step_ctx;
+
+static qr_val resolved_context(ask_run *R, qr_val resolved, qr_val data)
+{
+    qr_val ctx = data.t == QR_T_MAP ? data : qr_map_empty();
+    return qr_map_assoc(R->a, ctx, qr_kw_cstr(R->a, "resolved"), resolved);
+}
+
+static int check_fetcher(ask_run *R, void *vctx, const char *text, size_t n, qr_buf *err)
+{
+    step_ctx *c = vctx;
+    qr_val v, q;
+    ask_mode mode;
+    bool json = false;
+    int rc = qr_ask_parse_reply(R->a, text, n, &v, &json, err);
+    if (rc != QR_OK)
+        return rc;
+    rc = ask_reply_mode(R->a, v, &mode, &q, err);
+    if (rc != QR_OK)
+        return rc;
+    if (mode != ASK_MODE_QUERY) {
+        qr_buf_puts(err, "the Fetcher replies with {:mode :query :query {:fetch [...]}}");
+        return QR_EINVAL;
+    }
+    qr_val f;
+    if (!ask_get(R->a, q, "fetch", &f) || !qr_is_seqcoll(f) || qr_vec_len(f) == 0) {
+        qr_buf_puts(err, "the Fetcher's query needs a non-empty :fetch vector of tool calls");
+        return QR_EINVAL;
+    }
+    /* what it fetched is the map of its bindings: a :return would hide them */
+    q = qr_map_dissoc(R->a, q, qr_kw_cstr(R->a, "return"));
+    q = qr_map_dissoc(R->a, q, qr_str_cstr(R->a, "return"));
+    qr_val ctx = resolved_context(R, c->resolved, qr_nil());
+    return run_query(R, q, json, ctx, &c->data, err);
+}
+
+static int check_evaluator(ask_run *R, void *vctx, const char *text, size_t n, qr_buf *err)
+{
+    step_ctx *c = vctx;
+    qr_val v, q, act;
+    ask_mode mode;
+    bool json = false;
+    int rc = qr_ask_parse_reply(R->a, text, n, &v, &json, err);
+    if (rc != QR_OK)
+        return rc;
+    rc = ask_reply_mode(R->a, v, &mode, &q, err);
+    if (rc != QR_OK)
+        return rc;
+    if (mode != ASK_MODE_QUERY) {
+        qr_buf_puts(err, "the Evaluator replies with {:mode :query :query {:transform [...] "
+                         ":return {:action ...}}}");
+        return QR_EINVAL;
+    }
+    qr_val f;
+    if (ask_get(R->a, q, "fetch", &f) && qr_is_seqcoll(f) && qr_vec_len(f)) {
+        qr_buf_puts(err, "the Evaluator has no tools: remove :fetch and work on the data names");
+        return QR_EINVAL;
+    }
+    qr_val ctx = resolved_context(R, c->resolved, c->data);
+    rc = run_query(R, q, json, ctx, &c->result, err);
+    if (rc != QR_OK)
+        return rc;
+    if (!ask_get(R->a, c->result, "action", &act) ||
+        !(ask_is_name(act, "done") || ask_is_name(act, "advance") || ask_is_name(act, "fetch") ||
+          ask_is_name(act, "revise"))) {
+        qr_buf_puts(err, "the :return must hold :action :done, :advance, :fetch or :revise");
+        return QR_EINVAL;
+    }
+    return QR_OK;
+}
+
+static int run_plan(ask_run *R, qr_val steps)
+{
+    R->r->tier = 4;
+    qr_val resolved = qr_map_empty(), hints = qr_nil();
+    size_t i = 0;
+    uint32_t rounds = 0;
+    while (i < qr_vec_len(steps)) {
+        if (++rounds > 32) { /* the budget stops it first; this is a guard */
+            set_error(R, "the plan did not finish");
+            return QR_ERUNTIME;
+        }
+        step_ctx c = {.resolved = resolved, .data = qr_nil(), .result = qr_nil()};
+        R->r->resolved = resolved;
+        qr_buf u;
+        qr_buf_init(&u);
+        step_context(R, &u, steps, i, resolved);
+        if (hints.t != QR_T_NIL) {
+            qr_buf_puts(&u, "HINTS from the Evaluator (what was missing last time): ");
+            qr_print(&u, hints, QR_PRINT_READABLY);
+            qr_buf_putc(&u, '\n');
+        }
+        qr_buf_printf(&u, "\nWrite the fetch query for step %zu.\n", i + 1);
+        int rc = converse(R, "fetcher", u.p, u.len, check_fetcher, &c);
+        qr_buf_release(&u);
+        if (rc != QR_OK)
+            return rc;
+        qr_buf_init(&u);
+        step_context(R, &u, steps, i, resolved);
+        qr_buf_puts(&u, "\nDATA the Fetcher got (use these names with :on):\n");
+        describe_data(&u, c.data);
+        qr_buf_printf(&u, "\nWrite the Evaluator query for step %zu%s.\n", i + 1,
+                      i + 1 == qr_vec_len(steps) ? " (the last step: finish with :done)" : "");
+        rc = converse(R, "evaluator", u.p, u.len, check_evaluator, &c);
+        qr_buf_release(&u);
+        if (rc != QR_OK)
+            return rc;
+        qr_val act, x;
+        ask_get(R->a, c.result, "action", &act);
+        if (tracing(R)) {
+            qr_buf b;
+            trace_begin(R, &b, "step");
+            qr_buf_printf(&b, ",\"step\":%zu", i + 1);
+            trace_val(&b, "action", act);
+            trace_val(&b, "result", c.result);
+            trace_end(R, &b);
+        }
+        hints = qr_nil();
+        if (ask_is_name(act, "done")) {
+            qr_val ans = qr_map_dissoc(R->a, c.result, qr_kw_cstr(R->a, "action"));
+            R->r->answer = as_answer(R, ans);
+            return QR_OK;
+        } else if (ask_is_name(act, "advance")) {
+            if (ask_get(R->a, c.result, "result", &x) && x.t == QR_T_MAP) {
+                for (size_t k = 0; k < qr_map_len(x); k++)
+                    resolved = qr_map_assoc(R->a, resolved, qr_map_key_at(x, k), qr_map_val_at(x, k));
+            } else if (ask_get(R->a, c.result, "result", &x)) {
+                char key[32];
+                snprintf(key, sizeof key, "step%zu", i + 1);
+                resolved = qr_map_assoc(R->a, resolved, qr_kw_cstr(R->a, key), x);
+            }
+            i++;
+        } else if (ask_is_name(act, "fetch")) {
+            hints = ask_get(R->a, c.result, "hints", &x) ? x : qr_str_cstr(R->a, "(none given)");
+        } else { /* revise */
+            if (!ask_get(R->a, c.result, "steps", &x) || !qr_is_seqcoll(x) || !qr_vec_len(x)) {
+                set_error(R, "the Evaluator asked to revise the plan without new :steps");
+                return QR_ERUNTIME;
+            }
+            qr_vecb vb;
+            qr_vecb_init(&vb, R->a, i + qr_vec_len(x));
+            for (size_t k = 0; k < i; k++)
+                qr_vecb_push(&vb, qr_vec_at(steps, k));
+            for (size_t k = 0; k < qr_vec_len(x); k++)
+                qr_vecb_push(&vb, qr_vec_at(x, k));
+            steps = qr_vecb_finish(&vb, QR_T_VEC);
+        }
+        R->r->resolved = resolved;
+    }
+    /* every step advanced: the resolved values are the answer */
+    qr_mapb b;
+    qr_mapb_init(&b, R->a, 2);
+    qr_vecb one;
+    qr_vecb_init(&one, R->a, 1);
+    qr_vecb_push(&one, resolved);
+    qr_mapb_put(&b, qr_kw_cstr(R->a, "findings"), qr_vecb_finish(&one, QR_T_VEC));
+    qr_mapb_put(&b, qr_kw_cstr(R->a, "summary"),
+                qr_str_cstr(R->a, "every step of the plan finished; its resolved values"));
+    R->r->answer = qr_mapb_finish(&b, QR_T_MAP);
+    return QR_OK;
+}
+
+/* ---- entry ---- */
+
+void qr_ask_opts_init(qr_ask_opts *o, const char *question, qr_tools *tools, qr_llm *llm)
+{
+    memset(o, 0, sizeof *o);
+    o->question = question;
+    o->tools = tools;
+    o->llm = llm;
+    o->max_calls = QR_ASK_DEFAULT_MAX_CALLS;
+    qr_lisp_limits_default(&o->limits);
+}
+
+void qr_ask_result_clear(qr_ask_result *r)
+{
+    free(r->rule);
+    free(r->query);
+    free(r->program);
+    free(r->calls);
+    qr_lisp_session_free(r->session);
+    memset(r, 0, sizeof *r);
+}
+
+static int tier1(ask_run *R, bool *answered)
+{
+    qr_route route = {0};
+    *answered = false;
+    if (!qr_router_match(R->o->question, strlen(R->o->question), &route))
+        return QR_OK;
+    R->r->tier = 1;
+    R->r->rule = route.rule ? dup_n(route.rule, strlen(route.rule)) : NULL;
+    if (tracing(R)) {
+        qr_buf b;
+        trace_begin(R, &b, "route");
+        trace_str(&b, "rule", route.rule, route.rule ? strlen(route.rule) : 0);
+        trace_str(&b, "explain", route.explain, route.explain ? strlen(route.explain) : 0);
+        trace_str(&b, "query", route.query, route.query ? strlen(route.query) : 0);
+        trace_end(R, &b);
+    }
+    qr_query_opts qo;
+    qr_query_opts_init(&qo, R->o->tools);
+    qr_query_compiled q = {0};
+    int rc = qr_query_compile(&qo, route.query, strlen(route.query), &q);
+    keep_string(&R->r->query, route.query, strlen(route.query));
+    qr_buf err;
+    qr_buf_init(&err);
+    if (rc != QR_OK) {
+        qr_query_problems_text(&q, &err);
+        set_error(R, "the router's query for rule '%s' is invalid (a bug): %.*s", route.rule,
+                  (int)err.len, err.p ? err.p : "");
+        rc = QR_ERUNTIME;
+    } else {
+        qr_val v;
+        rc = run_program(R, q.program, q.program_len, qr_nil(), &q, &v, &err);
+        if (rc == QR_OK) {
+            R->r->answer = as_answer(R, v);
+            *answered = true;
+        } else if (rc != QR_ENOMEM) {
+            set_error(R, "%.*s", (int)err.len, err.p ? err.p : "");
+        }
+    }
+    qr_buf_release(&err);
+    qr_query_compiled_clear(&q);
+    qr_route_clear(&route);
+    return rc;
+}
+
+int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->answer = qr_nil();
+    out->resolved = qr_nil();
+    ask_run R = {.o = o, .r = out, .t0 = now_ms()};
+    R.max_calls = o->max_calls ? o->max_calls : QR_ASK_DEFAULT_MAX_CALLS;
+    size_t qlen = o->question ? strlen(o->question) : 0;
+    while (qlen && (o->question[qlen - 1] == ' ' || o->question[qlen - 1] == '\n'))
+        qlen--;
+    if (qlen == 0) {
+        set_error(&R, "the question is empty");
+        return QR_EINVAL;
+    }
+    out->session = qr_lisp_session_new(&o->limits);
+    if (!out->session)
+        return QR_ENOMEM;
+    R.s = out->session;
+    R.a = qr_lisp_session_arena(R.s);
+    qr_lisp_set_tools(R.s, traced_tool, &R);
+    if (tracing(&R)) {
+        qr_buf b;
+        trace_begin(&R, &b, "question");
+        trace_str(&b, "question", o->question, strlen(o->question));
+        qr_buf_printf(&b, ",\"max_calls\":%u,\"model\":%s", R.max_calls,
+                      o->llm ? "true" : "false");
+        trace_end(&R, &b);
+    }
+    int rc = QR_OK;
+    bool answered = false;
+    if (!o->no_router) {
+        rc = tier1(&R, &answered);
+        if (answered || rc != QR_OK)
+            goto done;
+    }
+    if (!o->llm) {
+        set_error(&R, "no model is configured, and the question is not one quarry answers "
+                      "without one; set QUARRY_LLM_URL and QUARRY_LLM_MODEL (see docs/llm.md), "
+                      "or ask with a query: quarry query");
+        rc = QR_EINVAL;
+        goto done;
+    }
+    arch_ctx ac = {.mode = ASK_MODE_NONE, .payload = qr_nil(), .answer = qr_nil()};
+    qr_buf u;
+    qr_buf_init(&u);
+    qr_buf_printf(&u, "QUESTION (north star): %s\n\nDecide how to answer it: reply with "
+                      "{:mode :query ...}, {:mode :intent ...} or {:mode :plan ...}.\n",
+                  o->question);
+    rc = converse(&R, "architect", u.p, u.len, check_architect, &ac);
+    qr_buf_release(&u);
+    if (rc != QR_OK)
+        goto done;
+    if (ac.mode == ASK_MODE_QUERY) {
+        out->tier = 2;
+        out->answer = as_answer(&R, ac.answer);
+    } else if (ac.mode == ASK_MODE_INTENT) {
+        out->tier = 3;
+        qr_buf_init(&u);
+        qr_buf_printf(&u, "QUESTION (north star): %s\n\nINTENT: ", o->question);
+        qr_print(&u, ac.payload, QR_PRINT_DISPLAY);
+        qr_buf_puts(&u, "\n\nWrite the PTC-Lisp program.\n");
+        qr_val v = qr_nil();
+        rc = converse(&R, "compiler", u.p, u.len, check_compiler, &v);
+        qr_buf_release(&u);
+        if (rc == QR_OK)
+            out->answer = as_answer(&R, v);
+    } else {
+        rc = run_plan(&R, ac.payload);
+    }
+done:
+    out->ms = now_ms() - R.t0;
+    if (tracing(&R)) {
+        qr_buf b;
+        trace_begin(&R, &b, rc == QR_OK ? "answer" : "error");
+        qr_buf_printf(&b, ",\"tier\":%d,\"calls\":%zu", out->tier, out->ncalls);
+        if (rc == QR_OK)
+            trace_val(&b, "answer", out->answer);
+        else
+            trace_str(&b, "error", out->error, strlen(out->error));
+        trace_end(&R, &b);
+    }
+    if (rc == QR_ENOMEM && !out->error[0])
+        set_error(&R, "out of memory");
+    return rc;
+}

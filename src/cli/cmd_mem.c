@@ -265,7 +265,7 @@ void cli_mem_print_result(FILE *f, cli_format fmt, const char *text, const cli_m
         qr_val v;
         if (fields[i].str)
             v = str_val(&a, fields[i].str);
-        else if (fields[i].num == floor(fields[i].num) && fabs(fields[i].num) < 9e15)
+        else if (fields[i].integer)
             v = qr_int((int64_t)fields[i].num);
         else
             v = qr_double(fields[i].num);
@@ -481,7 +481,7 @@ int cmd_mem_add(int argc, char **argv, cli_mem_opts *o)
     }
     char text[QR_MEM_KEY_MAX + 32];
     snprintf(text, sizeof text, "added '%s'", na.pos[0]);
-    cli_mem_field f[] = {{"added", na.pos[0], 0}};
+    cli_mem_field f[] = {{"added", na.pos[0], 0, false}};
     cli_mem_print_result(stdout, o->fmt, text, f, 1);
     st = EXIT_OK;
 done:
@@ -573,7 +573,7 @@ int cmd_mem_update(int argc, char **argv, cli_mem_opts *o)
     }
     char text[QR_MEM_KEY_MAX + 32];
     snprintf(text, sizeof text, "updated '%s'", na.pos[0]);
-    cli_mem_field f[] = {{"updated", na.pos[0], 0}};
+    cli_mem_field f[] = {{"updated", na.pos[0], 0, false}};
     cli_mem_print_result(stdout, o->fmt, text, f, 1);
     st = EXIT_OK;
 done:
@@ -612,7 +612,7 @@ static int delete_or_restore(int argc, char **argv, cli_mem_opts *o, bool del)
                  na.pos[0]);
     else
         snprintf(text, sizeof text, "restored '%s'", na.pos[0]);
-    cli_mem_field f[] = {{del ? "deleted" : "restored", na.pos[0], 0}};
+    cli_mem_field f[] = {{del ? "deleted" : "restored", na.pos[0], 0, false}};
     cli_mem_print_result(stdout, o->fmt, text, f, 1);
     st = EXIT_OK;
 done:
@@ -692,17 +692,17 @@ static int link_or_unlink(int argc, char **argv, cli_mem_opts *o, bool link)
         if (link) {
             qr_buf_printf(&text, "%s '%s' -> '%s' (%s %s)", created ? "linked" : "relinked",
                           pos[0], pos[1], type ? type : "related", sbuf.p ? sbuf.p : "");
-            cli_mem_field f[] = {{created ? "linked" : "relinked", pos[0], 0},
-                                 {"target", pos[1], 0},
-                                 {"type", type ? type : "related", 0},
-                                 {"strength", NULL, strength}};
+            cli_mem_field f[] = {{created ? "linked" : "relinked", pos[0], 0, false},
+                                 {"target", pos[1], 0, false},
+                                 {"type", type ? type : "related", 0, false},
+                                 {"strength", NULL, strength, false}};
             cli_mem_print_result(stdout, o->fmt, text.p ? text.p : "", f, 4);
         } else {
             qr_buf_printf(&text, "unlinked '%s' -> '%s' (%lld link%s)", pos[0], pos[1],
                           (long long)removed, removed == 1 ? "" : "s");
-            cli_mem_field f[] = {{"unlinked", pos[0], 0},
-                                 {"target", pos[1], 0},
-                                 {"removed", NULL, (double)removed}};
+            cli_mem_field f[] = {{"unlinked", pos[0], 0, false},
+                                 {"target", pos[1], 0, false},
+                                 {"removed", NULL, (double)removed, true}};
             cli_mem_print_result(stdout, o->fmt, text.p ? text.p : "", f, 3);
         }
         qr_buf_release(&text);
@@ -792,9 +792,9 @@ int cmd_mem_import(int argc, char **argv, cli_mem_opts *o)
     } else {
         char line[200];
         counts_text(line, sizeof line, "imported", &c);
-        cli_mem_field f[] = {{"nodes", NULL, (double)c.nodes},
-                             {"edges", NULL, (double)c.edges},
-                             {"visits", NULL, (double)c.visits}};
+        cli_mem_field f[] = {{"nodes", NULL, (double)c.nodes, true},
+                             {"edges", NULL, (double)c.edges, true},
+                             {"visits", NULL, (double)c.visits, true}};
         cli_mem_print_result(stdout, o->fmt, line, f, 3);
         st = EXIT_OK;
     }
@@ -849,9 +849,9 @@ int cmd_mem_export(int argc, char **argv, cli_mem_opts *o)
     if (!to_stdout) {
         char line[200];
         counts_text(line, sizeof line, "exported", &c);
-        cli_mem_field fl[] = {{"nodes", NULL, (double)c.nodes},
-                              {"edges", NULL, (double)c.edges},
-                              {"visits", NULL, (double)c.visits}};
+        cli_mem_field fl[] = {{"nodes", NULL, (double)c.nodes, true},
+                              {"edges", NULL, (double)c.edges, true},
+                              {"visits", NULL, (double)c.visits, true}};
         cli_mem_print_result(stdout, o->fmt, line, fl, 3);
     }
     st = EXIT_OK;

@@ -46,12 +46,13 @@ int cli_mem_usage(cli_mem_opts *o, const char *fmt, ...) __attribute__((format(p
 /* Prints one node with its links in the resolved format (table, JSON or EDN). */
 void cli_mem_print_node(FILE *f, cli_format fmt, const qr_mem_node *n, const qr_mem_edge *edges,
                         size_t nedges);
-/* One entry of a small result map: a string value, or (str NULL) a number, printed as an
- * integer when it is one. */
+/* One entry of a small result map: a string value, or (str NULL) a number: an integer
+ * when `integer` is set, else a double (1.0 prints as 1.0). */
 typedef struct cli_mem_field {
     const char *name;
     const char *str;
     double num;
+    bool integer;
 } cli_mem_field;
 /* Prints a result as a JSON/EDN map of the fields, or as the `text` line in table format. */
 void cli_mem_print_result(FILE *f, cli_format fmt, const char *text, const cli_mem_field *fields,

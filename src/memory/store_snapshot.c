@@ -48,6 +48,8 @@ typedef struct snap_priv {
     uint32_t key_mask;
     uint32_t *id_slots;  /* id -> index + 1 */
     const int64_t *ids;  /* the snapshot's id array */
+    int32_t *dense;      /* id -> index, -1 absent; when ids are dense enough (else NULL) */
+    int64_t dense_n;     /* entries in dense */
     uint32_t id_mask;
     qr_mem_visit_map *maps;
 } snap_priv;
@@ -176,7 +178,8 @@ static bool intern_finish(interner *in, snap_priv *p, const char *const **sorted
     in->rank = malloc((in->n ? in->n : 1) * sizeof *in->rank);
     if (!v || !in->rank)
         return false;
-    memcpy(v, in->names, in->n * sizeof *v);
+    if (in->n)
+        memcpy(v, in->names, in->n * sizeof *v);
     qsort(v, in->n, sizeof *v, cmp_cstr);
     for (uint32_t r = 0; r < in->n; r++) {
         /* find the number of v[r]: look it up again */
@@ -208,6 +211,8 @@ static int oom(loader *L)
 
 static int64_t lookup_id(const snap_priv *p, int64_t id)
 {
+    if (p->dense)
+        return id >= 0 && id < p->dense_n ? p->dense[id] : -1;
     uint32_t j = (uint32_t)id_hash(id) & p->id_mask;
     for (uint32_t v; (v = p->id_slots[j]); j = (j + 1) & p->id_mask)
         if (p->ids[v - 1] == id)
@@ -306,6 +311,18 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return qr__mem_fail(m, rc, "read", L->err);
+    /* ids are rowids, usually 1..n with few holes: then a plain array maps them (the
+     * edge scan looks up two ids per row; the hash's random probes cost twice as much) */
+    int64_t max_id = i ? id[i - 1] : 0;
+    if (max_id >= 0 && max_id < 4 * (int64_t)i + 1024) {
+        p->dense_n = max_id + 1;
+        p->dense = block(p, (size_t)p->dense_n, sizeof *p->dense, false);
+        if (!p->dense)
+            return oom(L);
+        memset(p->dense, 0xff, (size_t)p->dense_n * sizeof *p->dense);
+        for (uint32_t k = 0; k < i; k++)
+            p->dense[id[k]] = (int32_t)k;
+    }
     s->n = i;
     s->id = id;
     s->key = key;

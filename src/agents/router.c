@@ -542,6 +542,15 @@ static void parse_window(parser *p)
             add_desc(p, "since %s", s, NULL);
             continue;
         }
+        /* on 2024-03-01: that day */
+        if (tok_is(p, i, "on") && i + 1 < p->n && !p->t[i + 1].used &&
+            p->t[i + 1].kind == T_DATE && point_at(p, i + 1, a, &e1, &d1) && d1) {
+            use(p, i, e1);
+            set_since(p, a);
+            set_until(p, a, true, true);
+            add_desc(p, "on %s", a, NULL);
+            continue;
+        }
         /* in 2023 */
         if (tok_is(p, i, "in") && i + 1 < p->n && !p->t[i + 1].used &&
             p->t[i + 1].kind == T_NUM && point_at(p, i + 1, a, &e1, &d1) && year_point(a)) {

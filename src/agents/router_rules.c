@@ -418,7 +418,7 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
 static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
-    int n = q->n ? q->n : 10;
+    int n = q->n ? q->n : q->singular ? 1 : 10; /* "the largest commit" is one */
     int sort = q->sort ? q->sort : RT_SORT_LINES;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);

@@ -79,6 +79,7 @@ print("MONTH1=\"%s\"" % f(day.replace(day=1)))
 print("JAN1=\"%s\"" % f(day.replace(month=1, day=1)))
 print("D50=\"%s\"" % (day - datetime.timedelta(days=50)).strftime("%Y-%m-%d"))
 print("D15=\"%s\"" % (day - datetime.timedelta(days=15)).strftime("%Y-%m-%d"))
+print("D10=\"%s\"" % (now - datetime.timedelta(days=10)).strftime("%Y-%m-%d"))
 ' "$NOW")"
 
 # until `quarry ask` is built, its placeholder says so: nothing to test yet
@@ -175,6 +176,7 @@ check "commits between $D50 and $D15" field short_hash -- \
   "$(hashes --since="$D50 00:00:00" --until="$D15 23:59:59")"
 check "what changed since $D15" field short_hash -- "$(hashes --since="$D15 00:00:00")"
 check "commits before $D15" field short_hash -- "$(hashes --until="$D15 00:00:00")"
+check "commits on $D10" field short_hash -- "$(hashes --since="$D10 00:00:00" --until="$D10 23:59:59")"
 check "commits today" field short_hash -- "$(hashes --since="$TODAY")"
 check "yesterday's commits" field short_hash -- "$(hashes --since="$YESTERDAY" --until="$TODAY")"
 check "commits in the past 2 weeks" field short_hash -- "$(hashes --since='2 weeks ago')"
@@ -228,6 +230,7 @@ check "who worked on src/" field author -- "$(shortlog -- src/)"
 # ---- largest commits ----
 check "largest commits this year" field short_hash -- "$(largest --since="$JAN1" | head -10)"
 check "biggest commits by lines changed" field short_hash -- "$(largest | head -10)"
+check "what was the largest commit last year?" field short_hash -- "$(largest --since='1 year ago' | head -1)"
 check "top 3 largest commits last month" field short_hash -- "$(largest --since='1 month ago' | head -3)"
 
 # ---- messages and merges ----

@@ -723,8 +723,20 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
     bool answered = false;
     if (!o->no_router) {
         rc = tier1(&R, &answered);
-        if (answered || rc != QR_OK)
+        if (answered || rc == QR_ENOMEM || (rc != QR_OK && !o->llm))
             goto done;
+        if (rc != QR_OK) {
+            /* the router read the question but its query failed: the model may do better */
+            if (tracing(&R)) {
+                qr_buf b;
+                trace_begin(&R, &b, "route_failed");
+                trace_str(&b, "error", out->error, strlen(out->error));
+                trace_end(&R, &b);
+            }
+            out->error[0] = 0;
+            out->tier = 0;
+            rc = QR_OK;
+        }
     }
     if (!o->llm) {
         set_error(&R, "no model is configured, and the question is not one quarry answers "

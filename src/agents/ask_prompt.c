@@ -18,8 +18,23 @@
 
 /* ---- tool summary ---- */
 
+static bool key_param(const char *name)
+{
+    static const char *const keys[] = {"since", "author", "path", "limit", "grep",
+                                       "merges", "commits", "from", NULL};
+    for (size_t i = 0; keys[i]; i++)
+        if (!strcmp(name, keys[i]))
+            return true;
+    return false;
+}
+
+/* One line per tool (its signature and summary), the parameters models get wrong without
+ * a word (dates, paths, names), each description given once (a later tool whose
+ * parameter reads the same says "as above"), and what the tool returns. */
 static void tool_summary(const qr_tools *tools, qr_buf *out)
 {
+    const char *said[64];
+    size_t nsaid = 0;
     for (size_t i = 0; i < qr_tools_count(tools); i++) {
         const qr_tool *t = qr_tools_at(tools, i);
         if (!qr_tools_usable(tools, t) || !(t->caps & QR_TOOL_READS_REPO) ||
@@ -31,14 +46,23 @@ static void tool_summary(const qr_tools *tools, qr_buf *out)
                           p->required ? "" : "?");
         }
         qr_buf_printf(out, "): %s\n", t->summary);
+        bool above = false;
         for (const qr_tool_param *p = t->params; p && p->name; p++) {
-            /* the parameters models get wrong without a word: dates, paths, names */
-            if (!strcmp(p->name, "since") || !strcmp(p->name, "author") ||
-                !strcmp(p->name, "path") || !strcmp(p->name, "limit") ||
-                !strcmp(p->name, "grep") || !strcmp(p->name, "merges") ||
-                !strcmp(p->name, "commits") || !strcmp(p->name, "from"))
-                qr_buf_printf(out, "    %s: %s\n", p->name, p->desc);
+            if (!key_param(p->name) || !p->desc)
+                continue;
+            bool seen = false;
+            for (size_t k = 0; k < nsaid && !seen; k++)
+                seen = !strcmp(said[k], p->desc);
+            if (seen) {
+                above = true;
+                continue;
+            }
+            if (nsaid < sizeof said / sizeof said[0])
+                said[nsaid++] = p->desc;
+            qr_buf_printf(out, "    %s: %s\n", p->name, p->desc);
         }
+        if (above)
+            qr_buf_puts(out, "    (other parameters as above)\n");
         if (t->result)
             qr_buf_printf(out, "    returns: %s\n", t->result);
     }

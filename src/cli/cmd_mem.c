@@ -227,7 +227,8 @@ void cli_mem_print_node(FILE *f, cli_format fmt, const qr_mem_node *n, const qr_
     iso(n->modified, t2);
     fprintf(f, "key:        %s\ntype:       %s\nweight:     ", n->key, n->type);
     print_num(f, n->weight);
-    fprintf(f, "\nprovenance: %s\ncreated:    %s\nmodified:   %s\n", n->provenance, t1, t2);
+    fprintf(f, "\nprovenance: %s\ncreated:    %s\nmodified:   %s\n",
+            *n->provenance ? n->provenance : "(none)", t1, t2);
     if (n->deleted) {
         iso(n->deleted, t1);
         fprintf(f, "deleted:    %s\n", t1);
@@ -236,6 +237,8 @@ void cli_mem_print_node(FILE *f, cli_format fmt, const qr_mem_node *n, const qr_
             (long long)n->retrievals, (long long)n->uses, (long long)n->wrongs);
     for (size_t i = 0; i < n->ntags; i++)
         fprintf(f, " %s", n->tags[i]);
+    if (!n->ntags)
+        fputs(" (none)", f);
     fprintf(f, "\nlinks:      %zu\n", nedges);
     for (size_t i = 0; i < nedges; i++) {
         bool out = !strcmp(edges[i].source, n->key);

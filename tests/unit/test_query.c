@@ -541,7 +541,7 @@ static uint32_t rnd(uint32_t n)
 }
 
 typedef struct gfield {
-    char name[16];
+    char name[32];
     bool num;
 } gfield;
 

@@ -11,11 +11,18 @@
  * a table twice, and every other malformation, is an error with its line and column.
  *
  * Values: tables become maps with string keys in the order they were written; arrays
- * become vectors; integers ints; floats doubles.
+ * become vectors; integers ints; floats doubles; booleans booleans. A multi-line string's
+ * CRLF line ends read as "\n". A float too large for a double (1e999) is an error, as is
+ * an integer outside int64. A BOM at the start is skipped; the input must be UTF-8.
  *
- * Ownership: everything is allocated in the arena a.
- * Error codes: QR_OK; QR_EINVAL for malformed input (err filled in); QR_ELIMIT when the
- * document nests deeper than QR_TOML_MAX_DEPTH; QR_ENOMEM.
+ * Ownership: the values are allocated in the arena a (so is scratch, which stays there
+ * until the arena is released); src is only read and need not be NUL-terminated.
+ * Error codes: QR_OK (*out is the document's map); QR_EINVAL for malformed input;
+ * QR_ELIMIT when the document nests deeper than QR_TOML_MAX_DEPTH (the root map counts
+ * as one level, each table, array and inline table inside it as one more); QR_ENOMEM when
+ * the arena refuses. On every error *out is nil and err (when not NULL) holds a message;
+ * for QR_EINVAL and QR_ELIMIT also the 1-based line and column (in characters) where the
+ * problem is, for QR_ENOMEM line and column 0.
  */
 #ifndef QUARRY_TOML_H
 #define QUARRY_TOML_H

@@ -215,15 +215,22 @@ static tnode *node_new(tr *r, int kind, size_t depth, size_t pos)
     t->kind = (uint8_t)kind;
     t->depth = (uint16_t)depth;
     t->pos = pos;
-    if (kind == N_TABLE)
-        qr_mapb_init(&t->kids, r->a, 4);
-    return r->a->exhausted ? NULL : t;
+    return t;
 }
 
 static tnode *kid(tnode *t, qr_val key)
 {
-    qr_val *slot = qr_mapb_slot(&t->kids, key);
+    qr_val *slot = qr_mapb_slot(&t->kids, key); /* NULL while t has no children */
     return slot ? (tnode *)slot->p : NULL;
+}
+
+/* Adds child c to table t under key (the key is known to be new). Tables get their
+ * child map on the first child: many tables are empty or hold only sub-tables' parents. */
+static void put_kid(tr *r, tnode *t, qr_val key, tnode *c)
+{
+    if (!t->kids.buf)
+        qr_mapb_init(&t->kids, r->a, 4);
+    qr_mapb_put(&t->kids, key, node_ref(c));
 }
 
 /* Adds a new child table (or array of tables) of t under key; NULL on exhaustion. */
@@ -234,7 +241,7 @@ static tnode *add_kid(tr *r, tnode *t, const tkey *k, int kind, int how)
         return NULL;
     c->how = (uint8_t)how;
     c->section = r->section;
-    qr_mapb_put(&t->kids, k->s, node_ref(c));
+    put_kid(r, t, k->s, c);
     return r->a->exhausted ? NULL : c;
 }
 
@@ -958,7 +965,7 @@ static int keyval(tr *r, tnode *table)
         return oom(r);
     if ((rc = value(r, (size_t)t->depth + 1, &leaf->v, &leaf->what)))
         return rc;
-    qr_mapb_put(&t->kids, keyv, node_ref(leaf));
+    put_kid(r, t, keyv, leaf);
     return r->a->exhausted ? oom(r) : QR_OK;
 }
 

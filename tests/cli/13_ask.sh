@@ -232,6 +232,37 @@ expect_out "plan: the evaluator sees the fetched data" "True" pylog '"authors" i
 expect_out "plan: step 2 sees the resolved value" "True" pylog '"top_contributor" in L[3]["body"]["messages"][-1]["content"]'
 unserve
 
+# ---- :fetch with hints, then :revise, in a plan; JSON replies ----
+cat >"$TMP/plan1.txt" <<'EOF'
+{"mode": "plan", "steps": [{"id": 1, "goal": "count the commits of last week", "needs": []}]}
+EOF
+cat >"$TMP/fetch_wrong.txt" <<'EOF'
+{:mode :query :query {:fetch [{:tool :get_file_stats :as :files :params {:since "1 week ago"}}]}}
+EOF
+cat >"$TMP/eval_fetch.txt" <<'EOF'
+{:mode :query :query {:return {:action :fetch :hints ["need the commits themselves, not file stats"]}}}
+EOF
+cat >"$TMP/fetch_right.txt" <<'EOF'
+{"mode": "query", "query": {"fetch": [{"tool": "get_commits", "as": "commits", "params": {"since": "1 week ago"}}]}}
+EOF
+cat >"$TMP/eval_revise.txt" <<'EOF'
+{:mode :query :query {:return {:action :revise :steps [{:id 2 :goal "list last week's commits by size" :needs []}]}}}
+EOF
+cat >"$TMP/eval_done.txt" <<'EOF'
+{:mode :query :query {:transform [{:op :sort :on :commits :as :ranked :by :files :order :desc}]
+                      :return {:action :done :findings :ranked :summary "{{count:commits}} commits"}}}
+EOF
+script "$TMP/s3b.json" "$TMP/plan1.txt" "$TMP/fetch_wrong.txt" "$TMP/eval_fetch.txt" \
+  "$TMP/fetch_right.txt" "$TMP/eval_revise.txt" "$TMP/fetch_right.txt" "$TMP/eval_done.txt"
+serve "$TMP/s3b.json"
+ask "$TMP/q3b" "how many commits were made last week, and which were largest"
+expect_out "fetch/revise: exit 0" "0" cat "$TMP/q3b.rc"
+expect_out "fetch/revise: seven calls" "7" requests
+expect_out "fetch/revise: the answer" "$git_week_count commits" pyq 'd["summary"]' "$TMP/q3b"
+expect_out "fetch/revise: the Fetcher gets the hints" "True" pylog '"need the commits themselves" in L[3]["body"]["messages"][-1]["content"] and "need the commits themselves" not in L[1]["body"]["messages"][-1]["content"]'
+expect_out "fetch/revise: the revised plan is shown" "True" pylog "\"list last week's commits by size\" in L[5]['body']['messages'][-1]['content']"
+unserve
+
 # ---- the budget holds ----
 script "$TMP/s4.json" "$TMP/plan.txt" "$TMP/fetch1.txt" "$TMP/eval1.txt" "$TMP/fetch2.txt" "$TMP/eval2.txt"
 serve "$TMP/s4.json"

@@ -327,12 +327,11 @@ int cmd_ask(int argc, char **argv)
     qr_ask_result r;
     rc = qr_ask(&o, &r);
     int status = EXIT_OK;
-    if (fmt == FMT_DEFAULT)
-        fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
     if (rc == QR_OK) {
         qr_arena scratch;
         qr_arena_init(&scratch, 0);
-        cli_print_result(&scratch, r.answer, fmt, (size_t)limit);
+        cli_format out = fmt != FMT_DEFAULT ? fmt : isatty(1) ? FMT_TABLE : FMT_JSON;
+        cli_print_result(&scratch, r.answer, out, (size_t)limit);
         qr_arena_release(&scratch);
     } else {
         cli_error(fmt, rc == QR_EINVAL ? "usage" : "ask-failed", 0, 0,

@@ -68,6 +68,11 @@ typedef struct qr_tool_param {
     /* integer and number parameters: inclusive bounds, each when its flag is set */
     bool has_min, has_max;
     double min, max;
+    /* string parameters: the value's own check (a date, a regex), run wherever the
+     * parameter is validated (calls, queries before they run); QR_OK, or QR_EINVAL with
+     * one line in err saying what is wrong ("unknown date 'next tuesday'; ..."), without
+     * the parameter's name, which callers add. NULL: none. */
+    int (*check)(const char *s, size_t n, qr_buf *err);
 } qr_tool_param;
 
 /* The handler: args is the normalized map (keyword keys, defaults filled in). Store the

@@ -1105,15 +1105,29 @@ static int get_diff_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
 
 static const char *const merges_values[] = {"include", "exclude", "only", NULL};
 
+/* since/until are checked where they are validated (a query's literal params fail before
+ * anything runs, exit 2, rather than in the tool call) */
+static int check_date(const char *s, size_t n, qr_buf *err)
+{
+    time_t now = time(NULL);
+    char msg[QR_DATE_ERR_LEN];
+    int64_t t;
+    if (qr_date_parse(s, n, (int64_t)now, local_offset(now), &t, msg, sizeof msg) != QR_OK) {
+        qr_buf_puts(err, msg);
+        return QR_EINVAL;
+    }
+    return QR_OK;
+}
+
 #define P_SINCE                                                                                    \
     {                                                                                              \
-        .name = "since", .type = QR_TOOL_STRING,                                                   \
+        .name = "since", .type = QR_TOOL_STRING, .check = check_date,                              \
         .desc = "only commits from this point on (committer date, as git log --since): \"2 "       \
                 "weeks ago\", \"yesterday\", \"2024-03-01\", ISO-8601, @epoch"                     \
     }
 #define P_UNTIL                                                                                    \
     {                                                                                              \
-        .name = "until", .type = QR_TOOL_STRING,                                                   \
+        .name = "until", .type = QR_TOOL_STRING, .check = check_date,                              \
         .desc = "only commits up to this point (committer date, as git log --until); same "        \
                 "forms as since"                                                                   \
     }

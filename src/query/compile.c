@@ -273,6 +273,17 @@ static bool check_param_value(qq_ctx *c, const qr_tool_param *p, qr_tool_type ty
                 return false;
             }
         }
+        if (ok && p->check && type == QR_TOOL_STRING) {
+            qr_buf msg;
+            qr_buf_init(&msg);
+            bool good = p->check(out->s->data, out->s->len, &msg) == QR_OK;
+            if (!good)
+                qq_problem(c, &v, NULL, qq_fmt(c, "a value '%s' accepts", p->name), "",
+                           "parameter '%s': %s", p->name, msg.p ? msg.p : "invalid");
+            qr_buf_release(&msg);
+            if (!good)
+                return false;
+        }
         break;
     case QR_TOOL_INTEGER:
         if (v.t == QR_T_DOUBLE && v.d == (double)(int64_t)v.d && v.d > -9e15 && v.d < 9e15)

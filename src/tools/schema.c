@@ -226,6 +226,15 @@ static int check_value(const qr_tool_param *p, qr_val v, qr_arena *a, qr_val *ou
         enum_error(err, p, "", *out);
         return QR_EINVAL;
     }
+    if (p->type == QR_TOOL_STRING && p->check) {
+        qr_buf msg;
+        qr_buf_init(&msg);
+        rc = p->check(out->s->data, out->s->len, &msg);
+        if (rc != QR_OK)
+            qr_buf_printf(err, "parameter '%s': %.*s", p->name, (int)msg.len, msg.p ? msg.p : "");
+        qr_buf_release(&msg);
+        return rc;
+    }
     if (p->type == QR_TOOL_INTEGER || p->type == QR_TOOL_NUMBER)
         return check_bounds(p, *out, err);
     if (p->type != QR_TOOL_ARRAY)

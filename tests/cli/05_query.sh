@@ -274,11 +274,18 @@ expect_out "edn" '{:n 12}' "$Q" query --repo "$R" --format edn '{:fetch [{:tool 
 # ---- errors and exit codes ----
 expect_rc "invalid query: exit 2" 2 "$Q" query --repo "$R" '{:fetch [{:tool :get_comits :as :c}]}'
 expect_rc "invalid query to compile: exit 2" 2 "$Q" compile '{:fetch [{:tool :get_comits :as :c}]}'
-expect_err "JSON errors are data" '{"error":{"kind":"invalid-query","message":":fetch[0] :tool: unknown tool :get_comits; expected one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats; did you mean :get_commits?","problems":[{"path":["fetch",0,"tool"],"at":":fetch[0] :tool","message":"unknown tool :get_comits","expected":"one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats","found":"keyword :get_comits","hint":"did you mean :get_commits?"}]}}' \
+expect_err "JSON errors are data" '{"error":{"kind":"invalid-query","message":":fetch[0] :tool: unknown tool :get_comits; expected one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query; did you mean :get_commits?","problems":[{"path":["fetch",0,"tool"],"at":":fetch[0] :tool","message":"unknown tool :get_comits","expected":"one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query","found":"keyword :get_comits","hint":"did you mean :get_commits?"}]}}' \
   "$Q" query --repo "$R" --format json '{:fetch [{:tool :get_comits :as :c}]}'
-expect_rc "a query that runs and fails: exit 1" 1 "$Q" query --repo "$R" '{:fetch [{:tool :get_commits :as :c :params {:since "next tuesday"}}]}'
-expect_err "a run-time error names the step" "quarry: tool-error in :fetch[0] (:c): tool 'get_commits': parameter 'since': cannot parse date 'next tuesday'" \
+printf '{"resolved": {"d": "next tuesday"}}' > "$TMP/baddate.json"
+expect_rc "a query that runs and fails: exit 1" 1 "$Q" query --repo "$R" '{:fetch [{:tool :get_commits :as :c :params {:ref "nope"}}]}'
+expect_err "a run-time error names the step" "quarry: tool-error in :fetch[0] (:c): tool 'get_commits': unknown ref 'nope'" \
+  "$Q" query --repo "$R" '{:fetch [{:tool :get_commits :as :c :params {:ref "nope"}}]}'
+# a bad literal date is the query's fault, found before anything runs
+expect_rc "a bad date in :params: exit 2" 2 "$Q" query --repo "$R" '{:fetch [{:tool :get_commits :as :c :params {:since "next tuesday"}}]}'
+expect_err "a bad date in :params: named with its path" "quarry: invalid-query: :fetch[0] :params :since: parameter 'since': cannot parse date 'next tuesday'" \
   "$Q" query --repo "$R" '{:fetch [{:tool :get_commits :as :c :params {:since "next tuesday"}}]}'
+# a template is checked when it is filled in, at run time
+expect_rc "a template date is checked at run time" 1 "$Q" query --repo "$R" --data "$TMP/baddate.json" '{:fetch [{:tool :get_commits :as :c :params {:since "{{resolved:d}}"}}]}'
 expect_rc "a context that is not a map: exit 2" 2 sh -c "echo '[1]' > '$TMP/bad.json' && '$Q' query --data '$TMP/bad.json' '{:return {:a 1}}'"
 expect_rc "no query: exit 2" 2 "$Q" query --repo "$R" --no-such-option
 

@@ -16,6 +16,8 @@
 
 struct qr_git;
 struct qr_git_index;
+struct qr_mem;
+struct qr_pipeline_cache;
 
 typedef struct qr_host {
     /* the repository: a directory in it (--repo DIR), or NULL for the working directory */
@@ -35,9 +37,16 @@ typedef struct qr_host {
     struct qr_git_index *git_index;
     bool git_index_tried;  /* opening the index was attempted (it may have failed) */
     bool git_index_warned; /* the warning that it was rebuilt was given */
+
+    /* the memory store the memory tools use when a call names none: set by qr_host_init
+     * from $QUARRY_MEMORY (NULL when unset or empty); the caller may point it elsewhere */
+    const char *memory_path;
+    struct qr_mem *mem;                       /* opened on first use (path: qr_mem_path) */
+    struct qr_pipeline_cache *pipeline_cache; /* embedding and communities of mem's graph */
 } qr_host;
 
-/* A host for repo_dir (NULL: the working directory), everything else off. */
+/* A host for repo_dir (NULL: the working directory), memory_path from $QUARRY_MEMORY,
+ * everything else off. */
 void qr_host_init(qr_host *h, const char *repo_dir);
 /* Closes what the sources opened; the host can be used again (they reopen). */
 void qr_host_release(qr_host *h);

@@ -28,10 +28,22 @@
 
 typedef struct qr_pipeline qr_pipeline;
 
+/* Limits (checked by the parsers): text size, stages, and parameter ranges. */
+#define QR_PIPELINE_MAX_TEXT (64u << 10)
+#define QR_PIPELINE_MAX_STAGES 64
+#define QR_PIPELINE_MAX_HOPS 10
+#define QR_PIPELINE_MAX_K 1000
+#define QR_PIPELINE_MAX_LIMIT 1000000
+/* The dimension of the spectral embedding the spectral stages and sort:priority use. */
+#define QR_PIPELINE_SPECTRAL_DIM 8
+
 typedef struct qr_pipeline_error {
-    int stage;        /* 0-based index of the offending stage, -1 for the whole pipeline */
-    uint32_t offset;  /* byte offset in the text where the stage starts */
-    char message[400];
+    int stage;         /* 0-based index of the offending stage, -1 for the whole pipeline */
+    uint32_t offset;   /* byte offset in the text of the problem (the stage's start, or the
+                        * parameter at fault); for qr_pipeline_parse_stages, in the stages
+                        * joined by " | " */
+    char message[400]; /* one line: "stage 2 'sprad' at byte 6: unknown stage ...; did
+                        * you mean 'spread'?" (stages counted from 1 in the text) */
 } qr_pipeline_error;
 
 /* Parses "stage | stage | ...". Bare words before the first stage that is not a word
@@ -55,10 +67,82 @@ typedef struct qr_pipeline_result {
     size_t n;
 } qr_pipeline_result;
 
+/* Number of stages of a parsed pipeline (an implicit leading `all` included). */
+size_t qr_pipeline_count(const qr_pipeline *p);
+
+/* What one stage did, for --explain: hits after it, time spent, and a note (how the
+ * embedding was obtained, which seeds were used...). */
+typedef struct qr_pipeline_stat {
+    char stage[160]; /* the stage's normalized text, cut */
+    size_t count;    /* hits after the stage */
+    double ms;       /* wall time of the stage */
+    char note[160];  /* "" or e.g. "embedding: loaded from 'm.db.spectral'" */
+} qr_pipeline_stat;
+
+/* Run statistics per stage: stats[i] for stage i (malloc-owned, freed by
+ * qr_pipeline_stats_clear); nstats is qr_pipeline_count(p) after a successful run. */
+typedef struct qr_pipeline_result_stats {
+    qr_pipeline_stat *stats;
+    size_t nstats;
+} qr_pipeline_result_stats;
+
+/* A cache of what the graph stages derive from the store's graph (the spectral embedding
+ * and the communities), keyed by the graph's fingerprint, so they are computed once per
+ * process while the graph is unchanged. Keep one next to a long-lived store handle (the
+ * tools' host does); one thread at a time. NULL from new when out of memory. */
+typedef struct qr_pipeline_cache qr_pipeline_cache;
+qr_pipeline_cache *qr_pipeline_cache_new(void);
+void qr_pipeline_cache_free(qr_pipeline_cache *c);
+
+typedef struct qr_pipeline_run_opts {
+    int64_t now;              /* unix seconds age:, visits and priority compare with; 0: clock */
+    qr_pipeline_cache *cache; /* NULL: a cache for this run only */
+    /* The embedding and communities are also kept in a file next to the store
+     * (STORE.spectral, docs/pipeline.md), read when its graph fingerprint matches and
+     * rewritten (atomically) when computed. no_file_cache: neither read nor write it. */
+    bool no_file_cache;
+    qr_pipeline_result_stats *stats; /* NULL: none collected */
+} qr_pipeline_run_opts;
+
 /* Runs p on the store's current snapshot. now: the time age: and not-visited: compare
- * with (unix seconds; 0 for the clock). */
+ * with (unix seconds; 0 for the clock). Equivalent to qr_pipeline_run_ex with only now
+ * set. */
 int qr_pipeline_run(const qr_pipeline *p, qr_mem *m, int64_t now, qr_pipeline_result *out,
                     qr_buf *err);
+/* opts NULL: the defaults. *out is set on QR_OK only. */
+int qr_pipeline_run_ex(const qr_pipeline *p, qr_mem *m, const qr_pipeline_run_opts *opts,
+                       qr_pipeline_result *out, qr_buf *err);
 void qr_pipeline_result_clear(qr_pipeline_result *r);
+/* Frees what a run collected into stats (the struct itself is the caller's). */
+void qr_pipeline_stats_clear(qr_pipeline_result_stats *s);
+
+/* ---- the stage table, for help and docs ---- */
+typedef enum {
+    QR_STAGE_GENERATOR,
+    QR_STAGE_FILTER,
+    QR_STAGE_TRANSFORM,
+    QR_STAGE_GRAPH,
+} qr_pipeline_stage_kind;
+
+typedef struct qr_pipeline_stage_info {
+    const char *name; /* "not-visited" */
+    qr_pipeline_stage_kind kind;
+    const char *syntax;  /* "not-visited:AGENT[,DURATION]" */
+    const char *summary; /* one line */
+    const char *example; /* "not-visited:linker,7d" */
+} qr_pipeline_stage_info;
+
+/* The stage table in order: i from 0 to qr_pipeline_stage_count() - 1 (static data;
+ * NULL past the end). */
+size_t qr_pipeline_stage_count(void);
+const qr_pipeline_stage_info *qr_pipeline_stage_at(size_t i);
+/* "generator", "filter", "transform", "graph". */
+const char *qr_pipeline_kind_name(qr_pipeline_stage_kind k);
+
+/* The memory tools (memory_query; src/memory/tools_memory.c), NULL-terminated, for the
+ * registry's list of sources. Their handlers take a qr_host (quarry/host.h) as ctx and
+ * keep the store and the pipeline cache on it. */
+struct qr_tool;
+extern const struct qr_tool *const qr_memory_tools[];
 
 #endif

@@ -15,12 +15,16 @@
 
 #include "quarry/git.h"
 #include "quarry/host.h"
+#include "quarry/memory.h"
+#include "quarry/pipeline.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* NULL-terminated lists, one per source. */
 static const qr_tool *const *const sources[] = {
     qr_git_tools,
+    qr_memory_tools,
     NULL,
 };
 
@@ -42,6 +46,8 @@ void qr_host_init(qr_host *h, const char *repo_dir)
 {
     memset(h, 0, sizeof *h);
     h->repo_dir = repo_dir;
+    const char *mem = getenv("QUARRY_MEMORY");
+    h->memory_path = mem && *mem ? mem : NULL;
 }
 
 void qr_host_release(qr_host *h)
@@ -50,7 +56,12 @@ void qr_host_release(qr_host *h)
         qr_git_index_close(h->git_index);
     if (h->git)
         qr_git_free(h->git);
+    if (h->mem)
+        qr_mem_close(h->mem);
+    qr_pipeline_cache_free(h->pipeline_cache);
     h->git_index = NULL;
     h->git = NULL;
+    h->mem = NULL;
+    h->pipeline_cache = NULL;
     h->git_index_tried = h->git_index_warned = false;
 }

@@ -5,8 +5,8 @@
 # the git tools return, in 03_git.sh.
 . "$(dirname "$0")/lib.sh"
 
-NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats"
-N=5
+NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats memory_query"
+N=6
 expect_out "tools: one line per tool" "$NAMES" sh -c "\"$Q\" tools | awk '/^[a-z]/ { printf \"%s%s\", n++ ? \" \" : \"\", \$1 }'"
 expect_rc "tools exits 0" 0 "$Q" tools
 expect_out "tools NAME lists one" "get_commits" sh -c "\"$Q\" tools get_commits | head -1 | cut -d' ' -f1"
@@ -21,7 +21,7 @@ for f in json openai anthropic mcp; do
   done
 done
 expect_out "openai: function names" "\"$NAMES\"" "$Q" lisp --data "$TMP/openai.json" -e '(clojure.string/join " " (map #(get-in % [:function :name]) data/tools))'
-expect_out "mcp: the git tools are read-only" "true" "$Q" lisp --data "$TMP/mcp.json" -e '(every? #(get-in % [:annotations :readOnlyHint]) data/tools)'
+expect_out "mcp: the tools are read-only" "true" "$Q" lisp --data "$TMP/mcp.json" -e '(every? #(get-in % [:annotations :readOnlyHint]) data/tools)'
 
 expect_rc "tools: unknown format" 2 "$Q" tools --format xml
 expect_err "tools: unknown format named" "unknown format 'xml': expected text, json, openai, anthropic or mcp" "$Q" tools --format xml

@@ -73,6 +73,8 @@ async function toolError(client, name, args, fragment) {
 }
 
 const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'get_diff_stats'];
+// tools that read the repository get `repo`; memory_query reads the memory store
+const repoTools = [...gitTools, 'run_lisp', 'run_query'];
 
 const main = await connect(['--repo', alpha]);
 const { client } = main;
@@ -96,7 +98,8 @@ await check('tools/list: every registry tool and run_lisp, with schemas', async 
     assert.equal(t.outputSchema.type, 'object', t.name);
     assert.equal(t.annotations.readOnlyHint, true, t.name);
     assert.ok(t.description.length > 20, t.name);
-    assert.equal(t.inputSchema.properties.repo.type, 'string', `${t.name} has repo`);
+    if (repoTools.includes(t.name)) assert.equal(t.inputSchema.properties.repo.type, 'string', `${t.name} has repo`);
+    else assert.equal(t.inputSchema.properties.repo, undefined, `${t.name} has no repo`);
   }
   // the descriptors are `quarry tools --format mcp`, plus `repo` and a wrapped outputSchema
   const exported = JSON.parse(execFileSync(quarry, ['tools', '--format', 'mcp'], { encoding: 'utf8' }));
@@ -106,7 +109,7 @@ await check('tools/list: every registry tool and run_lisp, with schemas', async 
     assert.equal(t.description, e.description);
     assert.deepEqual(t.annotations, e.annotations);
     const { repo, ...props } = t.inputSchema.properties;
-    assert.ok(repo);
+    assert.equal(!!repo, repoTools.includes(t.name), `${t.name}: repo`);
     assert.deepEqual({ ...t.inputSchema, properties: props }, e.inputSchema);
     if (e.outputSchema) assert.deepEqual(t.outputSchema, e.outputSchema);
     else assert.deepEqual(t.outputSchema.required, ['result']);

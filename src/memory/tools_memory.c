@@ -1,0 +1,235 @@
+/*
+ * tools_memory.c: the memory tools: memory_query, which runs a pipeline (docs/pipeline.md)
+ * on a memory store and returns the nodes it selects with their content, for agents and
+ * Lisp programs (`(tool/memory_query {:pipeline "..."})`).
+ *
+ * Design: the store is the call's `store`, else the host's memory_path ($QUARRY_MEMORY);
+ * it is opened on the first call and kept on the host with the pipeline cache (the
+ * spectral embedding and communities), so a session pays for them once. A call naming
+ * another store closes the kept one. Content is read per returned node (the snapshot has
+ * only lengths) and cut at about 500 bytes on a character boundary, with "..." appended,
+ * so a model sees what each note is about without a full dump; `quarry mem get` gives
+ * the whole note.
+ *
+ * Rejected: returning every field of a node (the pipeline already filtered on them; the
+ * result is for reading); a default limit above 50 (a model's context is the budget).
+ */
+#include "quarry/date.h"
+#include "quarry/host.h"
+#include "quarry/memory.h"
+#include "quarry/pipeline.h"
+#include "quarry/tools.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTENT_CUT 500
+
+static bool arg_get(qr_val args, qr_arena *a, const char *name, qr_val *out)
+{
+    return args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, name), out) && !qr_is_nil(*out);
+}
+
+static qr_val kv_str(qr_arena *a, const char *s, size_t n)
+{
+    return qr_str_new(a, s, n);
+}
+
+static qr_val iso_val(qr_arena *a, int64_t t)
+{
+    char buf[QR_DATE_ISO_LEN];
+    qr_date_format_iso(t, 0, buf, sizeof buf);
+    size_t n = strlen(buf);
+    if (n >= 6 && !strcmp(buf + n - 6, "+00:00")) {
+        buf[n - 6] = 'Z';
+        buf[n - 5] = 0;
+    }
+    return qr_str_new(a, buf, strlen(buf));
+}
+
+/* The store to use: opened (or kept) on the host, or a fresh handle in *own. */
+static int open_store(qr_host *h, const char *path, qr_mem **m, qr_mem **own, qr_buf *err)
+{
+    *own = NULL;
+    if (h && h->mem && !strcmp(qr_mem_path(h->mem), path)) {
+        *m = h->mem;
+        return QR_OK;
+    }
+    qr_mem *x;
+    int rc = qr_mem_open(&x, path, 0, err);
+    if (rc)
+        return rc;
+    if (h) {
+        if (h->mem)
+            qr_mem_close(h->mem);
+        qr_pipeline_cache_free(h->pipeline_cache);
+        h->pipeline_cache = NULL;
+        h->mem = x;
+    } else {
+        *own = x;
+    }
+    *m = x;
+    return QR_OK;
+}
+
+static int memory_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    qr_host *h = ctx;
+    qr_val v;
+    const char *text = NULL;
+    size_t tn = 0;
+    if (arg_get(args, a, "pipeline", &v) && v.t == QR_T_STR) {
+        text = v.s->data;
+        tn = v.s->len;
+    }
+    const char *path = h ? h->memory_path : NULL;
+    if (!path) {
+        const char *env = getenv("QUARRY_MEMORY");
+        path = env && *env ? env : NULL;
+    }
+    if (arg_get(args, a, "store", &v) && v.t == QR_T_STR)
+        path = v.s->data;
+    int64_t limit = 50;
+    if (arg_get(args, a, "limit", &v) && v.t == QR_T_INT)
+        limit = v.i;
+    if (!text) {
+        qr_buf_puts(err, "parameter 'pipeline' is required");
+        return QR_EINVAL;
+    }
+    if (!path || !*path) {
+        qr_buf_puts(err, "no memory store: give 'store' or set QUARRY_MEMORY");
+        return QR_EINVAL;
+    }
+    qr_pipeline *p;
+    qr_pipeline_error perr;
+    int rc = qr_pipeline_parse(text, tn, &p, &perr);
+    if (rc) {
+        qr_buf_printf(err, "pipeline: %s", perr.message);
+        return rc;
+    }
+    qr_mem *m, *own;
+    if ((rc = open_store(h, path, &m, &own, err))) {
+        qr_pipeline_free(p);
+        return rc;
+    }
+    qr_pipeline_cache *cache = NULL;
+    if (h) {
+        if (!h->pipeline_cache)
+            h->pipeline_cache = qr_pipeline_cache_new();
+        cache = h->pipeline_cache;
+    }
+    qr_pipeline_run_opts o = {0};
+    o.cache = cache;
+    qr_pipeline_result res = {0};
+    rc = qr_pipeline_run_ex(p, m, &o, &res, err);
+    qr_pipeline_free(p);
+    if (rc)
+        goto done;
+    size_t n = res.n < (size_t)limit ? res.n : (size_t)limit;
+    qr_arena scratch;
+    qr_arena_init(&scratch, 0);
+    qr_vecb vb;
+    qr_vecb_init(&vb, a, n);
+    qr_val k_key = qr_kw_cstr(a, "key"), k_type = qr_kw_cstr(a, "type"),
+           k_weight = qr_kw_cstr(a, "weight"), k_score = qr_kw_cstr(a, "score"),
+           k_mod = qr_kw_cstr(a, "modified"), k_content = qr_kw_cstr(a, "content");
+    const qr_mem_snapshot *s = res.snap;
+    for (size_t i = 0; i < n && !rc; i++) {
+        uint32_t node = res.hits[i].node;
+        qr_arena_mark mk = qr_arena_get_mark(&scratch);
+        qr_mem_node nd;
+        rc = qr_mem_node_get(m, s->key[node], false, &scratch, &nd, err);
+        if (rc == QR_ERUNTIME) {
+            /* deleted since the snapshot was taken */
+            qr_buf_reset(err);
+            rc = QR_OK;
+            continue;
+        }
+        if (rc)
+            break;
+        size_t cn = nd.content_len;
+        bool cut = cn > CONTENT_CUT;
+        if (cut) {
+            cn = CONTENT_CUT;
+            while (cn > 0 && ((unsigned char)nd.content[cn] & 0xc0) == 0x80)
+                cn--;
+        }
+        qr_val content = kv_str(a, nd.content, cn);
+        if (cut && content.t == QR_T_STR) {
+            qr_str *cs = qr_str_alloc(a, cn + 3);
+            if (cs) {
+                memcpy(cs->data, nd.content, cn);
+                memcpy(cs->data + cn, "...", 3);
+                content = qr_str_seal(cs);
+            }
+        }
+        qr_mapb mb;
+        qr_mapb_init(&mb, a, 6);
+        qr_mapb_put(&mb, k_key, kv_str(a, s->key[node], s->key_len[node]));
+        qr_mapb_put(&mb, k_type, kv_str(a, nd.type, strlen(nd.type)));
+        qr_mapb_put(&mb, k_weight, qr_double(nd.weight));
+        qr_mapb_put(&mb, k_score, qr_double(res.hits[i].score));
+        qr_mapb_put(&mb, k_mod, iso_val(a, nd.modified));
+        qr_mapb_put(&mb, k_content, content);
+        qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
+        qr_arena_rewind(&scratch, mk);
+    }
+    qr_arena_release(&scratch);
+    if (!rc) {
+        *out = qr_vecb_finish(&vb, QR_T_VEC);
+        if (a->exhausted) {
+            qr_buf_puts(err, "out of memory building the result");
+            rc = QR_ENOMEM;
+        }
+    }
+done:
+    qr_pipeline_result_clear(&res);
+    if (own)
+        qr_mem_close(own);
+    return rc;
+}
+
+static const qr_tool_param memory_query_params[] = {
+    {.name = "pipeline",
+     .type = QR_TOOL_STRING,
+     .required = true,
+     .desc = "stages separated by '|', e.g. \"all | type:episodic | not-visited:linker,7d | "
+             "sort:priority | limit:20\" or \"match:btree journal | spread,max_hops=2\" (see "
+             "docs/pipeline.md)"},
+    {.name = "store",
+     .type = QR_TOOL_STRING,
+     .desc = "the memory store file (default: $QUARRY_MEMORY)"},
+    {.name = "limit",
+     .type = QR_TOOL_INTEGER,
+     .def = "50",
+     .desc = "at most this many nodes are returned",
+     .has_min = true,
+     .min = 0,
+     .has_max = true,
+     .max = 10000},
+    {.name = NULL},
+};
+
+static const qr_tool memory_query_tool = {
+    .name = "memory_query",
+    .summary = "Select notes from the memory store with a pipeline of stages: generators "
+               "(all, match:TERMS), filters (type:, key:, tag:, weight:, age:, "
+               "not-visited:AGENT,7d...), sort:FIELD, limit:N and graph stages (spread, "
+               "spectral, confluence, geodesic, manifold).",
+    .params = memory_query_params,
+    .result = "a vector of {:key :type :weight :score :modified :content} in pipeline order; "
+              ":content is cut at about 500 bytes (\"...\" marks a cut)",
+    .result_schema = "{\"type\": \"array\", \"items\": {\"type\": \"object\", \"properties\": {"
+                     "\"key\": {\"type\": \"string\"}, \"type\": {\"type\": \"string\"}, "
+                     "\"weight\": {\"type\": \"number\"}, \"score\": {\"type\": \"number\"}, "
+                     "\"modified\": {\"type\": \"string\"}, "
+                     "\"content\": {\"type\": \"string\"}}}}",
+    .handler = memory_query_fn,
+    .caps = QR_TOOL_READS_MEMORY,
+};
+
+const qr_tool *const qr_memory_tools[] = {
+    &memory_query_tool,
+    NULL,
+};

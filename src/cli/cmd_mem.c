@@ -17,6 +17,7 @@
  * reading the output wants to see what happened).
  */
 #include "cmd_mem.h"
+#include "cmd_mem_query.h"
 
 #include "quarry/date.h"
 #include "quarry/value.h"
@@ -985,6 +986,7 @@ static const cli_mem_cmd subs[] = {
      "count the notes by type, links, tags and visits",
      "\nAlso the size of the search index and of the file, and the generation (a counter\n"
      "every write bumps).\n"},
+    {"query", cmd_mem_query, CMD_MEM_QUERY_USAGE, CMD_MEM_QUERY_SUMMARY, CMD_MEM_QUERY_HELP},
 };
 
 #define NSUBS (sizeof subs / sizeof subs[0])

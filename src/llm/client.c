@@ -69,9 +69,13 @@ qr_llm *qr_llm_new(const qr_llm_config *c)
         l->cfg.provider = llm_guess_provider(l->cfg.url);
     if (l->cfg.url)
         l->endpoint = llm_endpoint_for(l->cfg.provider, l->cfg.url);
-    l->curl = curl_easy_init();
+    /* without libcurl the client still exists; each call then says why it cannot work */
+    if (llm_curl_load(NULL) == QR_OK && !(l->curl = llm_cu.easy_init())) {
+        qr_llm_free(l);
+        return NULL;
+    }
     if ((c->url && !l->cfg.url) || (c->model && !l->cfg.model) ||
-        (c->api_key && !l->cfg.api_key) || (l->cfg.url && !l->endpoint) || !l->curl) {
+        (c->api_key && !l->cfg.api_key) || (l->cfg.url && !l->endpoint)) {
         qr_llm_free(l);
         return NULL;
     }
@@ -88,7 +92,7 @@ void qr_llm_free(qr_llm *l)
     if (!l)
         return;
     if (l->curl)
-        curl_easy_cleanup(l->curl);
+        llm_cu.easy_cleanup(l->curl);
     free(l->endpoint);
     qr_llm_config_clear(&l->cfg);
     free(l);
@@ -140,8 +144,8 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
         x->decided = true;
         long status = 0;
         char *ctype = NULL;
-        curl_easy_getinfo(x->l->curl, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_getinfo(x->l->curl, CURLINFO_CONTENT_TYPE, &ctype);
+        llm_cu.easy_getinfo(x->l->curl, CURLINFO_RESPONSE_CODE, &status);
+        llm_cu.easy_getinfo(x->l->curl, CURLINFO_CONTENT_TYPE, &ctype);
         x->streaming = x->l->cfg.stream && status >= 200 && status < 300 && ctype &&
                        strncmp(ctype, "text/event-stream", 17) == 0;
     }
@@ -192,7 +196,7 @@ static CURLcode perform_quietly(CURL *c)
     sigpending(&pending);
     bool was_pending = sigismember(&pending, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    CURLcode cc = curl_easy_perform(c);
+    CURLcode cc = llm_cu.easy_perform(c);
     if (!was_pending) {
         sigemptyset(&pending);
         sigpending(&pending);
@@ -215,7 +219,7 @@ typedef struct outcome {
 
 static void transport_message(qr_llm *l, CURLcode cc, const char *errbuf, outcome *o)
 {
-    const char *why = *errbuf ? errbuf : curl_easy_strerror(cc);
+    const char *why = *errbuf ? errbuf : llm_cu.easy_strerror(cc);
     o->rc = QR_EIO;
     switch (cc) {
     case CURLE_COULDNT_CONNECT:
@@ -259,26 +263,26 @@ static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outco
     char errbuf[CURL_ERROR_SIZE] = "";
 
     CURL *c = l->curl;
-    curl_easy_setopt(c, CURLOPT_URL, l->endpoint);
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->p);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)l->cfg.timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)l->cfg.connect_timeout_ms);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "quarry/" QR_VERSION);
+    llm_cu.easy_setopt(c, CURLOPT_URL, l->endpoint);
+    llm_cu.easy_setopt(c, CURLOPT_POST, 1L);
+    llm_cu.easy_setopt(c, CURLOPT_POSTFIELDS, req->p);
+    llm_cu.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
+    llm_cu.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+    llm_cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+    llm_cu.easy_setopt(c, CURLOPT_WRITEDATA, &x);
+    llm_cu.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    llm_cu.easy_setopt(c, CURLOPT_HEADERDATA, &x);
+    llm_cu.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    llm_cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    llm_cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)l->cfg.timeout_ms);
+    llm_cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)l->cfg.connect_timeout_ms);
+    llm_cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    llm_cu.easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    llm_cu.easy_setopt(c, CURLOPT_USERAGENT, "quarry/" QR_VERSION);
     CURLcode cc = perform_quietly(c);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
+    llm_cu.easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
     long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    llm_cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     o->status = (int)status;
     o->retry_after = x.retry_after;
     o->retry = false;
@@ -373,7 +377,7 @@ static void sleep_ms(uint32_t ms)
 
 static struct curl_slist *add_header(struct curl_slist *h, bool *failed, const char *line)
 {
-    struct curl_slist *n = curl_slist_append(h, line);
+    struct curl_slist *n = llm_cu.slist_append(h, line);
     if (!n) {
         *failed = true;
         return h;
@@ -425,6 +429,12 @@ int qr_llm_complete(qr_llm *l, const qr_llm_request *r, qr_llm_response *out)
                  "no model configured: set QUARRY_LLM_URL and QUARRY_LLM_MODEL (or [llm] url "
                  "and model in ~/.config/quarry/config.toml)");
         rc = QR_EINVAL;
+        goto done;
+    }
+    const char *why;
+    if (!l->curl && llm_curl_load(&why) != QR_OK) {
+        snprintf(out->error, sizeof out->error, "%s", why);
+        rc = QR_EIO;
         goto done;
     }
     rc = qr_llm_request_json(l, r, &req);
@@ -491,7 +501,7 @@ int qr_llm_complete(qr_llm *l, const qr_llm_request *r, qr_llm_response *out)
     }
 done:
     llm_scrub(out->error, sizeof out->error, l->cfg.api_key);
-    curl_slist_free_all(hdrs);
+    llm_cu.slist_free_all(hdrs);
     llm_reply_release(&rep);
     qr_buf_release(&req);
     out->ms = now_ms() - t0;

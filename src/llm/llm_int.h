@@ -131,4 +131,23 @@ char *llm_endpoint_for(qr_llm_provider p, const char *url);
 /* "anthropic" in the URL's host name: anthropic; anything else: openai. */
 qr_llm_provider llm_guess_provider(const char *url);
 
+/* ---- libcurl, loaded on first use (curl_dl.c) ---- */
+#include <curl/curl.h>
+
+typedef struct llm_curl_api {
+    CURL *(*easy_init)(void);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} llm_curl_api;
+
+/* The functions, valid once llm_curl_load returned QR_OK. */
+extern llm_curl_api llm_cu;
+/* Loads libcurl once per process: QR_OK, or QR_EIO with *why saying what failed. */
+int llm_curl_load(const char **why);
+
 #endif

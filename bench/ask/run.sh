@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# run.sh -- what `quarry ask` costs: time for the questions tier 1 answers without a
+# model (against git answering the same question, in the same run), and, for the tiers
+# that call a model, how many calls and how many prompt bytes each question spends,
+# measured on the requests themselves as the scripted model server receives them.
+#
+# Usage: bench/ask/run.sh [QUARRY_BINARY] [--repo DIR]      (works from any directory)
+#   QUARRY_BINARY  defaults to build/quarry under the repository root.
+#   --repo DIR     the repository to ask about (default: this project's own).
+#
+# Part 1 times each tier-1 question as a fresh process (best of BENCH_RUNS, default 10)
+# next to the git command that answers it. Part 2 replays seed 000's three walkthroughs
+# (a query: 1 call; an intent: 2; the two-step plan: 5) against tests/llm/model_server.py
+# with the replies in bench/ask/replies/, and prints per question: calls, prompt bytes
+# (the stable prefix that providers cache, and the variable part), reply bytes. Tokens
+# are not counted here (that needs the model's tokenizer); bytes/4 is printed as a rough
+# estimate and labelled so.
+#
+# Exit status: 0 (this reports, it does not gate); 1 when a command fails; 2 on a usage
+# error.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+Q="$root/build/quarry"
+REPO="$root"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --repo) REPO=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) Q=$1; shift ;;
+  esac
+done
+[ -x "$Q" ] || { echo "run.sh: no quarry binary at $Q (run make first)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "run.sh: python3 is needed" >&2; exit 2; }
+RUNS=${BENCH_RUNS:-10}
+TMP=$(mktemp -d)
+SERVER=
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER QUARRY_LLM_STREAM
+export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config"
+mkdir -p "$HOME"
+
+# best NAME CMD...: the best wall time of RUNS runs, in ms
+best() {
+  local b=999999999 t0 t1 d
+  for _ in $(seq "$RUNS"); do
+    t0=$(date +%s%N)
+    "$@" >/dev/null 2>&1 || { echo "run.sh: failed: $*" >&2; exit 1; }
+    t1=$(date +%s%N)
+    d=$(( (t1 - t0) / 1000 ))
+    [ $d -lt $b ] && b=$d
+  done
+  awk -v us="$b" 'BEGIN { printf "%.1f", us / 1000 }'
+}
+
+echo "== tier 1: no model call (best of $RUNS fresh processes; repository $REPO)"
+printf '%-44s %10s %10s %8s\n' "question" "quarry ms" "git ms" "ratio"
+row() { # row QUESTION -- GIT ARGS...
+  local q=$1; shift 2
+  local a b
+  # the index is built on first use; a warm index is the normal state
+  (cd "$REPO" && "$Q" ask "$q" --format json >/dev/null 2>&1)
+  a=$(best sh -c "cd '$REPO' && '$Q' ask \"$q\" --format json")
+  b=$(best git -C "$REPO" "$@")
+  printf '%-44s %10s %10s %7sx\n' "$q" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')"
+}
+row "commits from last week" -- log --since="1 week ago" --numstat --no-renames --format=%H%x09%an%x09%s
+row "who contributed most this month" -- shortlog -sne --since="$(date +%Y-%m-01)" HEAD
+row "most changed files" -- log --numstat --no-renames --format=
+row "largest commits this year" -- log --since="$(date +%Y-01-01)" --numstat --no-renames --format=%H
+echo "(ratio: git's time over quarry's; above 1 means quarry is faster. git prints raw"
+echo " rows; quarry also ranks, counts and formats them. File ranking from git needs a"
+echo " further sort over its output, not timed here.)"
+
+echo
+echo "== tiers 2-4: calls and prompt bytes per question (scripted model server)"
+serve() {
+  rm -f "$TMP/port" "$TMP/log.jsonl"
+  python3 "$root/tests/llm/model_server.py" --script "$1" --log "$TMP/log.jsonl" \
+    --port-file "$TMP/port" 2>/dev/null &
+  SERVER=$!
+  for _ in $(seq 200); do [ -s "$TMP/port" ] && break; sleep 0.05; done
+  export QUARRY_LLM_URL="http://127.0.0.1:$(cat "$TMP/port")/v1" QUARRY_LLM_MODEL=bench
+}
+unserve() { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; SERVER=; }
+script() {
+  local out=$1; shift
+  python3 - "$out" "$@" <<'EOF'
+import json, sys
+json.dump({"responses": [{"text": open(a).read()} for a in sys.argv[2:]]}, open(sys.argv[1], "w"))
+EOF
+}
+R="$here/replies"
+printf '%-8s %-58s %5s %12s %12s %10s %10s\n' tier question calls "prefix B" "variable B" "reply B" "~tokens"
+scenario() { # scenario TIER QUESTION REPLY...
+  local tier=$1 q=$2; shift 2
+  script "$TMP/s.json" "$@"
+  serve "$TMP/s.json"
+  (cd "$REPO" && "$Q" ask "$q" --no-router --format json >"$TMP/out.json" 2>"$TMP/err") ||
+    { echo "run.sh: ask failed: $(cat "$TMP/err")" >&2; exit 1; }
+  unserve
+  python3 - "$TMP/log.jsonl" "$tier" "$q" "$@" <<'EOF'
+import json, sys
+L = [json.loads(l) for l in open(sys.argv[1])]
+prefix = sum(len(r["body"]["messages"][0]["content"]) for r in L)
+var = sum(len(m["content"]) for r in L for m in r["body"]["messages"][1:])
+reply = sum(len(open(f).read()) for f in sys.argv[4:])
+print("%-8s %-58s %5d %12d %12d %10d %10s" % (sys.argv[2], sys.argv[3][:58], len(L), prefix, var, reply,
+      "~%d" % ((prefix + var + reply) // 4)))
+EOF
+}
+scenario "2 query" "show me the commits of the past week ordered by size" "$R/arch_query.txt"
+scenario "3 intent" "rank last week's commits by a risk score" "$R/arch_intent.txt" "$R/compiler.txt"
+scenario "4 plan" "interesting commits from the most active contributor last week" \
+  "$R/plan.txt" "$R/fetch1.txt" "$R/eval1.txt" "$R/fetch2.txt" "$R/eval2.txt"
+echo "(prefix B: the stable system prompts, byte-identical per agent, which providers cache"
+echo " after the first call; variable B: the question, plan, resolved values and data"
+echo " samples; ~tokens: all bytes / 4, a rough estimate, not a tokenizer count)"

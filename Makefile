@@ -29,6 +29,7 @@ test-asan:
 bench: all
 	bash bench/lisp/run.sh $(BUILD)/quarry
 	bash bench/git/run.sh $(BUILD)/quarry
+	bash bench/ask/run.sh $(BUILD)/quarry
 
 # libFuzzer: each harness runs for FUZZ_SECONDS (default 60)
 FUZZ_SECONDS ?= 60

@@ -1,0 +1,246 @@
+/*
+ * quarry/mem_agent.h: memory agents defined as data (seed 002,
+ * "agent-as-config"; docs/memory-agents.md). An agent is a TOML file
+ * agents/NAME.toml holding a pipeline query (which nodes it looks at), a prompt
+ * template (what the model is told), the actions its reply may take, and a
+ * schedule. One run: run the query, fill the template, make one model call,
+ * parse the actions out of the reply, check every one, apply them, record a
+ * visit on every node the prompt showed.
+ *
+ *   [query]
+ *   pipeline = "all | type:episodic | not-visited:linker,7d | sort:priority |
+ * limit:20" [prompt] template = """..."""        # or template_file =
+ * "linker.md" (beside the agent file) [execution] model = "sonnet"            #
+ * optional; overrides the configured model actions = ["link-add", "weight"]   #
+ * link-add, weight, write, refine schedule = "daily"          # daily, hourly,
+ * weekly, on-demand, or 30m, 6h, 2d, 1w
+ *
+ * Ownership: a loaded agent owns its strings and its parsed pipeline
+ * (qr_mem_agent_free). A prompt, a plan and a report own their memory (their
+ * _clear functions). Nothing here prints or exits; the CLI
+ * (src/cli/cmd_mem_agent.c) does.
+ *
+ * Error codes: QR_OK; QR_EINVAL for a bad agent file (err holds one line,
+ * "agents/linker.toml:LINE: what, expected what; hint") and for a reply with
+ * invalid actions (the problems are listed in the plan); QR_ERUNTIME when the
+ * store refuses a write or a query fails while running; QR_EIO when a file
+ * cannot be read or written or the model could not be reached; QR_ENOMEM.
+ */
+#ifndef QUARRY_MEM_AGENT_H
+#define QUARRY_MEM_AGENT_H
+
+#include "quarry/llm.h"
+#include "quarry/memory.h"
+
+struct qr_pipeline;
+
+/* The actions a reply may take (a bit set in qr_mem_agent.actions). */
+enum {
+  QR_MEM_AGENT_LINK_ADD = 1, /* link two existing nodes */
+  QR_MEM_AGENT_WEIGHT = 2,   /* set an existing node's weight */
+  QR_MEM_AGENT_WRITE = 4,    /* add a new node (provenance "agent:NAME") */
+  QR_MEM_AGENT_REFINE = 8,   /* replace an existing node's content */
+};
+/* "link-add", "weight", "write", "refine" for one bit; NULL otherwise. */
+const char *qr_mem_agent_action_name(unsigned kind);
+
+/* Bounds on a prompt: content of one node is cut at NODE_BYTES (the prompt says
+ * so), and the {{nodes}} section stops taking nodes once it holds NODES_BYTES
+ * (those left out are not visited, so a later run shows them). */
+#define QR_MEM_AGENT_NODE_BYTES 4000
+#define QR_MEM_AGENT_NODES_BYTES 100000
+/* Largest agent file, template file and reply read; most actions in one reply.
+ */
+#define QR_MEM_AGENT_FILE_MAX (1u << 20)
+#define QR_MEM_AGENT_MAX_ACTIONS 500
+/* Problems kept for one reply (later ones are counted in nproblems_dropped). */
+#define QR_MEM_AGENT_MAX_PROBLEMS 64
+
+typedef struct qr_mem_agent {
+  char *name;                   /* the file's stem: [a-z0-9-]+ */
+  char *path;                   /* the agent file as it was named */
+  char *pipeline_text;          /* [query] pipeline as written */
+  struct qr_pipeline *pipeline; /* parsed */
+  char *template; /* the template's text (from the file or template_file) */
+  size_t template_len;
+  char *template_path; /* template_file as resolved, or NULL for an inline
+                          template */
+  char *model;         /* [execution] model, or NULL */
+  unsigned actions;    /* QR_MEM_AGENT_* bits */
+  char *schedule;      /* as written ("daily"); "on-demand" when absent */
+  int64_t period;      /* seconds between runs; 0 for on-demand */
+} qr_mem_agent;
+
+enum {
+  QR_MEM_AGENT_NO_FILES =
+      1, /* refuse template_file (the fuzz harness: no file reads) */
+};
+
+/* True when s[0..n) is an agent name: 1..QR_MEM_WORD_MAX bytes of [a-z0-9-]. */
+bool qr_mem_agent_name_valid(const char *s, size_t n);
+/* Reads schedule text: "daily", "hourly", "weekly", "on-demand" (period 0), or
+ * a count and a unit m, h, d or w ("30m", "6h", "2d"; 1 minute to 365 days).
+ * QR_EINVAL when not. */
+int qr_mem_agent_schedule_parse(const char *s, size_t n, int64_t *period);
+
+/* Reads and checks the agent file at path (its stem is the name). Every problem
+ * is an error: a TOML syntax error, an unknown table or key (with "did you
+ * mean"), a missing pipeline or template, a pipeline that does not parse, an
+ * unknown action, a bad schedule, a template placeholder that does not exist.
+ * err gets "PATH:LINE: message". */
+int qr_mem_agent_load(qr_mem_agent **out, const char *path, qr_buf *err);
+/* The same from text already read: name is the agent's name, path is used in
+ * messages and to resolve template_file (flags: QR_MEM_AGENT_NO_FILES). */
+int qr_mem_agent_parse(qr_mem_agent **out, const char *name, const char *path,
+                       const char *text, size_t len, int flags, qr_buf *err);
+void qr_mem_agent_free(qr_mem_agent *a);
+
+/* Checks a template: {{nodes}}, {{topology}}, {{node:KEY}}, {{agent}}, {{now}}
+ * (spaces inside the braces allowed). An unknown or unclosed placeholder is
+ * QR_EINVAL; *line gets the 1-based line of the template where it is, and err
+ * the message (no position). */
+int qr_mem_agent_template_check(const char *t, size_t n, uint32_t *line,
+                                qr_buf *err);
+
+/* ---- the query ---- */
+/* Runs the agent's pipeline on the store; *keys (malloc'd array of malloc'd
+ * strings, free with qr_mem_agent_keys_free) gets the keys of the nodes it
+ * returned, in order. */
+int qr_mem_agent_select(const qr_mem_agent *a, qr_mem *m, int64_t now,
+                        char ***keys, size_t *nkeys, qr_buf *err);
+void qr_mem_agent_keys_free(char **keys, size_t n);
+
+/* ---- the prompt ---- */
+typedef struct qr_mem_agent_prompt {
+  qr_buf system; /* quarry's reply contract for this agent: stable, the cached
+                    prefix */
+  qr_buf user;   /* the filled template */
+  char **shown;  /* keys of the nodes in the prompt, in order (they get the
+                    visits) */
+  size_t nshown;
+  size_t omitted; /* nodes selected but left out to bound the prompt */
+  size_t cut;     /* nodes whose content was cut at QR_MEM_AGENT_NODE_BYTES */
+} qr_mem_agent_prompt;
+
+/* Fills the agent's template for the nodes with these keys (each must be live)
+ * at time now (unix seconds, written as ISO-8601 UTC). Deterministic: the same
+ * store, keys and now give the same bytes. QR_ERUNTIME when a key, or the KEY
+ * of {{node:KEY}}, is not in the store. */
+int qr_mem_agent_fill(const qr_mem_agent *a, qr_mem *m, const char *const *keys,
+                      size_t nkeys, int64_t now, qr_mem_agent_prompt *out,
+                      qr_buf *err);
+void qr_mem_agent_prompt_clear(qr_mem_agent_prompt *p);
+
+/* ---- the reply ---- */
+typedef struct qr_mem_agent_action {
+  unsigned kind;      /* one QR_MEM_AGENT_* bit */
+  const char *key;    /* weight, write, refine */
+  const char *source; /* link-add */
+  const char *target; /* link-add */
+  const char
+      *type; /* link-add (edge type, default "related"), write (node type) */
+  const char *content; /* write, refine */
+  size_t content_len;
+  double
+      value; /* weight: the weight; link-add: the strength; write: the weight */
+} qr_mem_agent_action;
+
+typedef struct qr_mem_agent_problem {
+  long index; /* 0-based index of the action, -1 for the reply as a whole */
+  char action[16]; /* the action's name when known, else "" */
+  char field[32];  /* the field at fault, else "" */
+  char why[320];   /* what is wrong and what was expected */
+} qr_mem_agent_problem;
+
+typedef struct qr_mem_agent_plan {
+  qr_arena arena; /* the actions' strings */
+  qr_mem_agent_action *actions;
+  size_t n;
+  qr_mem_agent_problem *problems;
+  size_t nproblems;
+  size_t nproblems_dropped;
+} qr_mem_agent_plan;
+
+/* Reads the actions out of a reply: the one ```json (or ```edn, or unlabelled)
+ * fenced block, else the whole reply; holding a JSON array of objects, JSON
+ * lines (one object a line), or an EDN vector of maps. Each action is checked:
+ * allowed by `allowed`, known, no field missing or extra, numbers in range, and
+ * (when m is not NULL) the keys it names exist (link-add, weight, refine; or
+ * were written by an earlier action of the reply) or do not (write). QR_OK when
+ * every action is valid; QR_EINVAL when there is at least one problem (all are
+ * listed; the plan then must not be applied); QR_EIO when the store could not
+ * be read; QR_ENOMEM. Clear the plan in every case. */
+int qr_mem_agent_parse_reply(qr_mem_agent_plan *out, unsigned allowed,
+                             qr_mem *m, const char *text, size_t len);
+void qr_mem_agent_plan_clear(qr_mem_agent_plan *p);
+/* "action 2 (link-add) 'target': ..." for a problem, appended to out. */
+void qr_mem_agent_problem_format(const qr_mem_agent_problem *p, qr_buf *out);
+
+/* Applies a valid plan in order (writes with provenance "agent:NAME"). memory.h
+ * has no transaction spanning several writes, so each action is its own
+ * transaction: the plan is checked against the store first, and a write that
+ * still fails (another process changed the store in between) stops the run with
+ * *applied telling how many went in and err saying which failed. */
+int qr_mem_agent_apply(qr_mem *m, const char *agent, const qr_mem_agent_plan *p,
+                       size_t *applied, qr_buf *err);
+
+/* ---- one run ---- */
+typedef struct qr_mem_agent_report {
+  size_t selected; /* nodes the query returned */
+  qr_mem_agent_prompt prompt;
+  bool called; /* a model call was made */
+  char *reply; /* the model's text (malloc), or NULL */
+  size_t reply_len;
+  qr_llm_usage usage;
+  double ms;           /* of the model call */
+  char llm_error[400]; /* when the call failed */
+  qr_mem_agent_plan plan;
+  size_t applied; /* actions applied */
+  size_t visits;  /* visits recorded */
+} qr_mem_agent_report;
+
+/* One run of agent a on the store at time now (0: the clock): select, fill, and
+ * unless llm is NULL (a dry run: nothing is sent or written), one call, parse,
+ * apply, visit. A query returning no node makes no call (report.selected == 0,
+ * QR_OK). Returns QR_OK, QR_EINVAL (the reply had invalid actions: report.plan
+ * lists them; nothing applied), QR_EIO (the model failed: report.llm_error),
+ * QR_ERUNTIME (the query or a write failed; err), QR_ENOMEM. Clear the report
+ * in every case. */
+int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
+                     qr_mem_agent_report *report, qr_buf *err);
+void qr_mem_agent_report_clear(qr_mem_agent_report *r);
+
+/* ---- schedule state ----
+ * Last-run times survive restarts in a small JSON file beside the store,
+ * STORE.agents.json
+ * ({"agents":{"linker":{"last_ok":T,"last_attempt":T,"error":"..."}}}),
+ * rewritten whole through a temporary file and rename(2) under a lock (fcntl)
+ * on STORE.agents.lock, so a daemon and a manual run never lose each other's
+ * update or leave half a file. */
+typedef struct qr_mem_agent_state {
+  int64_t last_ok;      /* end of the last successful run; 0: never */
+  int64_t last_attempt; /* end of the last run, successful or not; 0: never */
+  char error[300]; /* the last failure's message when it was the last run */
+} qr_mem_agent_state;
+
+/* The state file's path for a store file, appended to out. */
+void qr_mem_agent_state_path(const char *store_path, qr_buf *out);
+/* Reads the state of one agent (all zero when the file or the agent is absent).
+ * A file that is not the state format is QR_EIO. */
+int qr_mem_agent_state_get(const char *state_path, const char *agent,
+                           qr_mem_agent_state *out, qr_buf *err);
+/* Records a run that ended at time `when`: ok, or failed with error. */
+int qr_mem_agent_state_record(const char *state_path, const char *agent,
+                              int64_t when, bool ok, const char *error,
+                              qr_buf *err);
+
+/* The scheduler's rule. An on-demand agent is never due. Another is due at now
+ * when it never ran successfully or its period has passed since its last
+ * success, unless its last run failed less than min(period, 1 hour) ago (a
+ * failing agent is retried, not hammered). *next (may be NULL) gets the time it
+ * becomes due (0 for on-demand). The daemon runs a due agent only when its
+ * query returns at least one node. */
+bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s,
+                      int64_t now, int64_t *next);
+
+#endif

@@ -31,6 +31,21 @@ typedef struct seg {
     uint32_t off; /* of p in the (joined) text */
 } seg;
 
+/* Cuts an incomplete UTF-8 sequence off the end of s (left by a truncating snprintf). */
+static void utf8_trim(char *s)
+{
+    size_t n = strlen(s);
+    size_t i = n;
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80 && n - i < 3)
+        i--;
+    if (i == 0 || !((unsigned char)s[i - 1] & 0x80))
+        return; /* ends in ASCII */
+    unsigned char c = (unsigned char)s[i - 1];
+    size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    if (n - (i - 1) < want)
+        s[i - 1] = 0;
+}
+
 static void verr(qr_pipeline_error *e, int stage, const seg *sg, uint32_t off, const char *fmt,
                  va_list ap)
 {
@@ -40,8 +55,10 @@ static void verr(qr_pipeline_error *e, int stage, const seg *sg, uint32_t off, c
     e->offset = off;
     char detail[320];
     vsnprintf(detail, sizeof detail, fmt, ap);
+    utf8_trim(detail);
     if (stage < 0 || !sg) {
         snprintf(e->message, sizeof e->message, "%s", detail);
+        utf8_trim(e->message);
         return;
     }
     /* the stage as written, cut at 40 bytes on a character boundary */
@@ -55,6 +72,7 @@ static void verr(qr_pipeline_error *e, int stage, const seg *sg, uint32_t off, c
     }
     snprintf(e->message, sizeof e->message, "stage %d '%.*s%s' at byte %u: %s", stage + 1, (int)n,
              sg->p, ell, off, detail);
+    utf8_trim(e->message);
 }
 
 static int fail(qr_pipeline_error *e, int stage, const seg *sg, uint32_t off, const char *fmt, ...)
@@ -271,6 +289,44 @@ static int parse_params(qr_pipeline_error *e, int idx, const seg *sg, const char
     return QR_OK;
 }
 
+/* The normalized text of a stage: prefix, then the stage as written with runs of white
+ * space made one space (the stage is trimmed already). NULL when out of memory. */
+static char *collapse(qr_arena *a, const char *prefix, const char *p, size_t n)
+{
+    size_t pn = strlen(prefix);
+    char *t = qr_arena_alloc(a, pn + n + 1);
+    if (!t)
+        return NULL;
+    memcpy(t, prefix, pn);
+    size_t k = pn;
+    for (size_t j = 0; j < n; j++) {
+        if (is_ws(p[j])) {
+            if (k > pn && t[k - 1] != ' ')
+                t[k++] = ' ';
+        } else {
+            t[k++] = p[j];
+        }
+    }
+    t[k] = 0;
+    return t;
+}
+
+/* The character at p, quoted, whole (the text is valid UTF-8): "'x'" or "'é'". */
+static void show_char(const char *p, size_t n, char out[16])
+{
+    size_t len = 1;
+    unsigned char c = (unsigned char)p[0];
+    if (c >= 0xf0)
+        len = 4;
+    else if (c >= 0xe0)
+        len = 3;
+    else if (c >= 0xc0)
+        len = 2;
+    if (len > n)
+        len = n;
+    snprintf(out, 16, "'%.*s'", (int)len, p);
+}
+
 /* ---- one stage ---- */
 
 static int parse_stage(qr_pipeline *pl, qr_pipeline_error *e, int idx, seg sg, pl_stage *st)
@@ -293,10 +349,12 @@ static int parse_stage(qr_pipeline *pl, qr_pipeline_error *e, int idx, seg sg, p
         if (st->negate)
             return fail(e, idx, &sg, sg.off,
                         "'!' must be followed by a filter, as in !type:semantic");
-        return fail(e, idx, &sg, sg.off,
-                    "expected a stage name ([a-z0-9-]), got '%c'; stages look like all, "
+        char what[16];
+        show_char(p + i, n - i, what);
+        return fail(e, idx, &sg, sg.off + (uint32_t)i,
+                    "expected a stage name ([a-z0-9-]), got %s; stages look like all, "
                     "type:episodic, sort:weight, spread,max_hops=2",
-                    p[0]);
+                    what);
     }
     const pl_def *d = pl_find_def(name, nn);
     if (!d)
@@ -311,8 +369,10 @@ static int parse_stage(qr_pipeline *pl, qr_pipeline_error *e, int idx, seg sg, p
             return fail(e, idx, &sg, sg.off + (uint32_t)i,
                         "unexpected text after '%s'; separate stages with '|' (%s)", d->info.name,
                         d->info.syntax);
-        return fail(e, idx, &sg, sg.off + (uint32_t)i, "unexpected '%c' after '%s'; expected %s",
-                    sep, d->info.name, d->info.syntax);
+        char what[16];
+        show_char(p + i, n - i, what);
+        return fail(e, idx, &sg, sg.off + (uint32_t)i, "unexpected %s after '%s'; expected %s",
+                    what, d->info.name, d->info.syntax);
     }
     if (d->params) {
         for (size_t k = 0; d->params[k].name; k++)
@@ -350,20 +410,8 @@ static int parse_stage(qr_pipeline *pl, qr_pipeline_error *e, int idx, seg sg, p
                 return fail(e, idx, &sg, arg.off, "%s", msg);
         }
     }
-    /* normalized text: the stage as written, runs of white space made one space */
-    char *t = qr_arena_alloc(&pl->a, n + 1);
-    if (!t)
+    if (!(st->text = collapse(&pl->a, "", p, n)))
         return fail(e, idx, &sg, sg.off, "out of memory");
-    size_t k = 0;
-    for (size_t j = 0; j < n; j++) {
-        if (is_ws(p[j])) {
-            if (k && t[k - 1] != ' ')
-                t[k++] = ' ';
-        } else
-            t[k++] = p[j];
-    }
-    t[k] = 0;
-    st->text = t;
     return QR_OK;
 }
 
@@ -425,14 +473,10 @@ static int build(const seg *segs, size_t nsegs, qr_pipeline **out, qr_pipeline_e
                                      : fail(e, 0, &sg, sg.off, "%s", msg);
                 goto done;
             }
-            size_t tn = 6 + sg.n + 1;
-            char *t = qr_arena_alloc(&pl->a, tn);
-            if (!t) {
+            if (!(st->text = collapse(&pl->a, "match:", sg.p, sg.n))) {
                 rc = fail(e, 0, &sg, sg.off, "out of memory");
                 goto done;
             }
-            snprintf(t, tn, "match:%.*s", (int)sg.n, sg.p);
-            st->text = t;
         } else if ((rc = parse_stage(pl, e, (int)i, sg, st)) != QR_OK) {
             goto done;
         }

@@ -87,8 +87,12 @@ int pl_take_hits(pl_run *r, qr_graph_hits *h);
 /* The current set as graph seeds (scores below 0 or NaN taken as 0); malloc-owned. */
 int pl_seeds(pl_run *r, qr_graph_item **out);
 /* Sorts by a field (sort:FIELD), ties by key; for SF_PRIORITY the score becomes the
- * priority. */
-int pl_sort(pl_run *r, int field, bool asc);
+ * priority. Only the first `keep` need to be in order (a limit:keep follows; r->n when
+ * none). */
+int pl_sort(pl_run *r, int field, bool asc, size_t keep);
+/* The run functions of sort: and limit: (the runner fuses them into a partial sort). */
+int pl_run_sort(pl_run *r, const pl_stage *st);
+int pl_run_limit(pl_run *r, const pl_stage *st);
 
 /* ---- the table ---- */
 

@@ -68,10 +68,52 @@ static int cmp_key_desc(const void *a, const void *b)
     return strcmp(y->key, x->key);
 }
 
-/* Sorts items (k ascending, then key) and writes them back as the set. */
-static void write_sorted(pl_run *r, sitem *it, int (*cmp)(const void *, const void *))
+static void swap_items(sitem *a, sitem *b)
 {
-    qsort(it, r->n, sizeof *it, cmp);
+    sitem t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Moves the `keep` first items in cmp order to the front (in any order), by quickselect;
+ * false when it gave up (too many bad pivots), leaving a permutation. */
+static bool select_front(sitem *it, size_t n, size_t keep, int (*cmp)(const void *, const void *))
+{
+    size_t lo = 0, hi = n; /* the boundary keep lies in [lo, hi) */
+    int budget = 64;
+    while (hi - lo > 1 && budget-- > 0) {
+        /* median of three as the pivot, moved to hi - 1 */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp(&it[mid], &it[lo]) < 0)
+            swap_items(&it[mid], &it[lo]);
+        if (cmp(&it[hi - 1], &it[lo]) < 0)
+            swap_items(&it[hi - 1], &it[lo]);
+        if (cmp(&it[mid], &it[hi - 1]) < 0)
+            swap_items(&it[mid], &it[hi - 1]);
+        size_t store = lo;
+        for (size_t i = lo; i < hi - 1; i++)
+            if (cmp(&it[i], &it[hi - 1]) < 0)
+                swap_items(&it[i], &it[store++]);
+        swap_items(&it[store], &it[hi - 1]);
+        if (store == keep || store + 1 == keep)
+            return true;
+        if (store < keep)
+            lo = store + 1;
+        else
+            hi = store;
+    }
+    return hi - lo <= 1;
+}
+
+/* Sorts items (k ascending, then key) and writes them back as the set. With keep < n
+ * (a limit:keep follows), only the first keep are put in order, the rest follow in any
+ * order: the limit drops them. */
+static void write_sorted(pl_run *r, sitem *it, int (*cmp)(const void *, const void *), size_t keep)
+{
+    if (keep < r->n / 4 && select_front(it, r->n, keep, cmp))
+        qsort(it, keep, sizeof *it, cmp);
+    else
+        qsort(it, r->n, sizeof *it, cmp);
     for (size_t i = 0; i < r->n; i++) {
         r->hits[i].node = it[i].node;
         r->hits[i].score = it[i].score;
@@ -91,7 +133,7 @@ void pl_sort_by_score(pl_run *r)
         double s = r->hits[i].score;
         it[i] = (sitem){s == s ? -s : INFINITY, s, r->s->key[r->hits[i].node], r->hits[i].node};
     }
-    write_sorted(r, it, cmp_k);
+    write_sorted(r, it, cmp_k, r->n);
     free(it);
 }
 
@@ -113,7 +155,7 @@ static double priority_of(const pl_run *r, const double *dist, int64_t agent, do
     return overdue * (0.5 + isolation) * (0.5 + (double)s->weight[i]);
 }
 
-int pl_sort(pl_run *r, int field, bool asc)
+int pl_sort(pl_run *r, int field, bool asc, size_t keep)
 {
     if (r->n < 2 && field != SF_PRIORITY)
         return QR_OK;
@@ -154,7 +196,7 @@ int pl_sort(pl_run *r, int field, bool asc)
             k = -INFINITY;
         it[j] = (sitem){asc ? k : -k, score, s->key[i], i};
     }
-    write_sorted(r, it, field == SF_KEY && !asc ? cmp_key_desc : cmp_k);
+    write_sorted(r, it, field == SF_KEY && !asc ? cmp_key_desc : cmp_k, keep);
     free(it);
     return QR_OK;
 }
@@ -254,6 +296,9 @@ int qr_pipeline_run_ex(const qr_pipeline *p, qr_mem *m, const qr_pipeline_run_op
             rc = run_filter(&r, st);
         else if (st->def->info.kind == QR_STAGE_GRAPH && r.n == 0)
             snprintf(r.note, sizeof r.note, "no seeds: the set stays empty");
+        else if (st->def->run == pl_run_sort && i + 1 < p->n &&
+                 p->stages[i + 1].def->run == pl_run_limit)
+            rc = pl_sort(&r, st->field, st->asc, (size_t)p->stages[i + 1].count);
         else
             rc = st->def->run(&r, st);
         if (rc) {

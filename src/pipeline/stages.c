@@ -597,12 +597,12 @@ static bool pred_community(const pl_run *r, const pl_stage *st, const pl_fctx *c
 
 /* ---- transforms ---- */
 
-static int run_sort(pl_run *r, const pl_stage *st)
+int pl_run_sort(pl_run *r, const pl_stage *st)
 {
-    return pl_sort(r, st->field, st->asc);
+    return pl_sort(r, st->field, st->asc, r->n);
 }
 
-static int run_limit(pl_run *r, const pl_stage *st)
+int pl_run_limit(pl_run *r, const pl_stage *st)
 {
     if (r->n > st->count)
         r->n = (size_t)st->count;
@@ -798,9 +798,9 @@ const pl_def pl_defs[] = {
     {{"sort", TRA, "sort:FIELD[,asc|desc]",
       "order by priority, score, timestamp, created, weight, degree, content-len, key-len "
       "(largest first) or key (A to Z); ties by key", "sort:weight"},
-     parse_sort, NULL, NULL, run_sort, NULL, true},
+     parse_sort, NULL, NULL, pl_run_sort, NULL, true},
     {{"limit", TRA, "limit:N", "keep the first N", "limit:20"},
-     parse_limit, NULL, NULL, run_limit, NULL, true},
+     parse_limit, NULL, NULL, pl_run_limit, NULL, true},
     {{"spread", GRA, "spread[,max_hops=3][,edge_decay=0.5][,min_activation=0.01]",
       "spreading activation from the set along the links", "spread,max_hops=2"},
      NULL, NULL, NULL, run_spread, spread_params, false},

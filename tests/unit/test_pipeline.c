@@ -354,6 +354,11 @@ static void test_sorts(qr_mem *m)
                "b2 fts5 journal#2026-03-01 a1 b1 odd lsm-tree "
                "journal#2026-03-08 lonely btree");
     CHECK_KEYS(m, "sort:key | limit:4", "a1 b1 b2 btree");
+    /* sort then a small limit takes the partial sort: the same rows as the full one */
+    CHECK_KEYS(m, "sort:weight,asc | limit:2", "b2 fts5");
+    CHECK_KEYS(m, "sort:degree | limit:2", "b1 a1");
+    CHECK_KEYS(m, "sort:weight | limit:1", "btree");
+    CHECK_KEYS(m, "sort:weight | limit:100 | limit:1", "btree");
     CHECK_KEYS(m, "sort:key,desc | limit:3", "odd lsm-tree lonely");
     CHECK_KEYS(m, "sort:timestamp | limit:3", "fts5 journal#2026-03-08 odd");
     CHECK_KEYS(m, "sort:timestamp,asc | limit:2", "lonely lsm-tree");

@@ -36,10 +36,10 @@ struct qr_pipeline;
 
 /* The actions a reply may take (a bit set in qr_mem_agent.actions). */
 enum {
-  QR_MEM_AGENT_LINK_ADD = 1, /* link two existing nodes */
-  QR_MEM_AGENT_WEIGHT = 2,   /* set an existing node's weight */
-  QR_MEM_AGENT_WRITE = 4,    /* add a new node (provenance "agent:NAME") */
-  QR_MEM_AGENT_REFINE = 8,   /* replace an existing node's content */
+    QR_MEM_AGENT_LINK_ADD = 1, /* link two existing nodes */
+    QR_MEM_AGENT_WEIGHT = 2,   /* set an existing node's weight */
+    QR_MEM_AGENT_WRITE = 4,    /* add a new node (provenance "agent:NAME") */
+    QR_MEM_AGENT_REFINE = 8,   /* replace an existing node's content */
 };
 /* "link-add", "weight", "write", "refine" for one bit; NULL otherwise. */
 const char *qr_mem_agent_action_name(unsigned kind);
@@ -57,23 +57,22 @@ const char *qr_mem_agent_action_name(unsigned kind);
 #define QR_MEM_AGENT_MAX_PROBLEMS 64
 
 typedef struct qr_mem_agent {
-  char *name;                   /* the file's stem: [a-z0-9-]+ */
-  char *path;                   /* the agent file as it was named */
-  char *pipeline_text;          /* [query] pipeline as written */
-  struct qr_pipeline *pipeline; /* parsed */
-  char *template; /* the template's text (from the file or template_file) */
-  size_t template_len;
-  char *template_path; /* template_file as resolved, or NULL for an inline
-                          template */
-  char *model;         /* [execution] model, or NULL */
-  unsigned actions;    /* QR_MEM_AGENT_* bits */
-  char *schedule;      /* as written ("daily"); "on-demand" when absent */
-  int64_t period;      /* seconds between runs; 0 for on-demand */
+    char *name;                   /* the file's stem: [a-z0-9-]+ */
+    char *path;                   /* the agent file as it was named */
+    char *pipeline_text;          /* [query] pipeline as written */
+    struct qr_pipeline *pipeline; /* parsed */
+    char *template;               /* the template's text (from the file or template_file) */
+    size_t template_len;
+    char *template_path; /* template_file as resolved, or NULL for an inline
+                            template */
+    char *model;         /* [execution] model, or NULL */
+    unsigned actions;    /* QR_MEM_AGENT_* bits */
+    char *schedule;      /* as written ("daily"); "on-demand" when absent */
+    int64_t period;      /* seconds between runs; 0 for on-demand */
 } qr_mem_agent;
 
 enum {
-  QR_MEM_AGENT_NO_FILES =
-      1, /* refuse template_file (the fuzz harness: no file reads) */
+    QR_MEM_AGENT_NO_FILES = 1, /* refuse template_file (the fuzz harness: no file reads) */
 };
 
 /* True when s[0..n) is an agent name: 1..QR_MEM_WORD_MAX bytes of [a-z0-9-]. */
@@ -91,74 +90,70 @@ int qr_mem_agent_schedule_parse(const char *s, size_t n, int64_t *period);
 int qr_mem_agent_load(qr_mem_agent **out, const char *path, qr_buf *err);
 /* The same from text already read: name is the agent's name, path is used in
  * messages and to resolve template_file (flags: QR_MEM_AGENT_NO_FILES). */
-int qr_mem_agent_parse(qr_mem_agent **out, const char *name, const char *path,
-                       const char *text, size_t len, int flags, qr_buf *err);
+int qr_mem_agent_parse(qr_mem_agent **out, const char *name, const char *path, const char *text,
+                       size_t len, int flags, qr_buf *err);
 void qr_mem_agent_free(qr_mem_agent *a);
 
 /* Checks a template: {{nodes}}, {{topology}}, {{node:KEY}}, {{agent}}, {{now}}
  * (spaces inside the braces allowed). An unknown or unclosed placeholder is
  * QR_EINVAL; *line gets the 1-based line of the template where it is, and err
  * the message (no position). */
-int qr_mem_agent_template_check(const char *t, size_t n, uint32_t *line,
-                                qr_buf *err);
+int qr_mem_agent_template_check(const char *t, size_t n, uint32_t *line, qr_buf *err);
 
 /* ---- the query ---- */
 /* Runs the agent's pipeline on the store; *keys (malloc'd array of malloc'd
  * strings, free with qr_mem_agent_keys_free) gets the keys of the nodes it
  * returned, in order. */
-int qr_mem_agent_select(const qr_mem_agent *a, qr_mem *m, int64_t now,
-                        char ***keys, size_t *nkeys, qr_buf *err);
+int qr_mem_agent_select(const qr_mem_agent *a, qr_mem *m, int64_t now, char ***keys, size_t *nkeys,
+                        qr_buf *err);
 void qr_mem_agent_keys_free(char **keys, size_t n);
 
 /* ---- the prompt ---- */
 typedef struct qr_mem_agent_prompt {
-  qr_buf system; /* quarry's reply contract for this agent: stable, the cached
-                    prefix */
-  qr_buf user;   /* the filled template */
-  char **shown;  /* keys of the nodes in the prompt, in order (they get the
-                    visits) */
-  size_t nshown;
-  size_t omitted; /* nodes selected but left out to bound the prompt */
-  size_t cut;     /* nodes whose content was cut at QR_MEM_AGENT_NODE_BYTES */
+    qr_buf system; /* quarry's reply contract for this agent: stable, the cached
+                      prefix */
+    qr_buf user;   /* the filled template */
+    char **shown;  /* keys of the nodes in the prompt, in order (they get the
+                      visits) */
+    size_t nshown;
+    size_t omitted; /* nodes selected but left out to bound the prompt */
+    size_t cut;     /* nodes whose content was cut at QR_MEM_AGENT_NODE_BYTES */
 } qr_mem_agent_prompt;
 
 /* Fills the agent's template for the nodes with these keys (each must be live)
  * at time now (unix seconds, written as ISO-8601 UTC). Deterministic: the same
  * store, keys and now give the same bytes. QR_ERUNTIME when a key, or the KEY
  * of {{node:KEY}}, is not in the store. */
-int qr_mem_agent_fill(const qr_mem_agent *a, qr_mem *m, const char *const *keys,
-                      size_t nkeys, int64_t now, qr_mem_agent_prompt *out,
-                      qr_buf *err);
+int qr_mem_agent_fill(const qr_mem_agent *a, qr_mem *m, const char *const *keys, size_t nkeys,
+                      int64_t now, qr_mem_agent_prompt *out, qr_buf *err);
 void qr_mem_agent_prompt_clear(qr_mem_agent_prompt *p);
 
 /* ---- the reply ---- */
 typedef struct qr_mem_agent_action {
-  unsigned kind;      /* one QR_MEM_AGENT_* bit */
-  const char *key;    /* weight, write, refine */
-  const char *source; /* link-add */
-  const char *target; /* link-add */
-  const char
-      *type; /* link-add (edge type, default "related"), write (node type) */
-  const char *content; /* write, refine */
-  size_t content_len;
-  double
-      value; /* weight: the weight; link-add: the strength; write: the weight */
+    unsigned kind;       /* one QR_MEM_AGENT_* bit */
+    const char *key;     /* weight, write, refine */
+    const char *source;  /* link-add */
+    const char *target;  /* link-add */
+    const char *type;    /* link-add (edge type, default "related"), write (node type) */
+    const char *content; /* write, refine */
+    size_t content_len;
+    double value; /* weight: the weight; link-add: the strength; write: the weight */
 } qr_mem_agent_action;
 
 typedef struct qr_mem_agent_problem {
-  long index; /* 0-based index of the action, -1 for the reply as a whole */
-  char action[16]; /* the action's name when known, else "" */
-  char field[32];  /* the field at fault, else "" */
-  char why[320];   /* what is wrong and what was expected */
+    long index;      /* 0-based index of the action, -1 for the reply as a whole */
+    char action[16]; /* the action's name when known, else "" */
+    char field[32];  /* the field at fault, else "" */
+    char why[320];   /* what is wrong and what was expected */
 } qr_mem_agent_problem;
 
 typedef struct qr_mem_agent_plan {
-  qr_arena arena; /* the actions' strings */
-  qr_mem_agent_action *actions;
-  size_t n;
-  qr_mem_agent_problem *problems;
-  size_t nproblems;
-  size_t nproblems_dropped;
+    qr_arena arena; /* the actions' strings */
+    qr_mem_agent_action *actions;
+    size_t n;
+    qr_mem_agent_problem *problems;
+    size_t nproblems;
+    size_t nproblems_dropped;
 } qr_mem_agent_plan;
 
 /* Reads the actions out of a reply: the one ```json (or ```edn, or unlabelled)
@@ -170,8 +165,8 @@ typedef struct qr_mem_agent_plan {
  * every action is valid; QR_EINVAL when there is at least one problem (all are
  * listed; the plan then must not be applied); QR_EIO when the store could not
  * be read; QR_ENOMEM. Clear the plan in every case. */
-int qr_mem_agent_parse_reply(qr_mem_agent_plan *out, unsigned allowed,
-                             qr_mem *m, const char *text, size_t len);
+int qr_mem_agent_parse_reply(qr_mem_agent_plan *out, unsigned allowed, qr_mem *m, const char *text,
+                             size_t len);
 void qr_mem_agent_plan_clear(qr_mem_agent_plan *p);
 /* "action 2 (link-add) 'target': ..." for a problem, appended to out. */
 void qr_mem_agent_problem_format(const qr_mem_agent_problem *p, qr_buf *out);
@@ -181,22 +176,22 @@ void qr_mem_agent_problem_format(const qr_mem_agent_problem *p, qr_buf *out);
  * transaction: the plan is checked against the store first, and a write that
  * still fails (another process changed the store in between) stops the run with
  * *applied telling how many went in and err saying which failed. */
-int qr_mem_agent_apply(qr_mem *m, const char *agent, const qr_mem_agent_plan *p,
-                       size_t *applied, qr_buf *err);
+int qr_mem_agent_apply(qr_mem *m, const char *agent, const qr_mem_agent_plan *p, size_t *applied,
+                       qr_buf *err);
 
 /* ---- one run ---- */
 typedef struct qr_mem_agent_report {
-  size_t selected; /* nodes the query returned */
-  qr_mem_agent_prompt prompt;
-  bool called; /* a model call was made */
-  char *reply; /* the model's text (malloc), or NULL */
-  size_t reply_len;
-  qr_llm_usage usage;
-  double ms;           /* of the model call */
-  char llm_error[400]; /* when the call failed */
-  qr_mem_agent_plan plan;
-  size_t applied; /* actions applied */
-  size_t visits;  /* visits recorded */
+    size_t selected; /* nodes the query returned */
+    qr_mem_agent_prompt prompt;
+    bool called; /* a model call was made */
+    char *reply; /* the model's text (malloc), or NULL */
+    size_t reply_len;
+    qr_llm_usage usage;
+    double ms;           /* of the model call */
+    char llm_error[400]; /* when the call failed */
+    qr_mem_agent_plan plan;
+    size_t applied; /* actions applied */
+    size_t visits;  /* visits recorded */
 } qr_mem_agent_report;
 
 /* One run of agent a on the store at time now (0: the clock): select, fill, and
@@ -218,21 +213,20 @@ void qr_mem_agent_report_clear(qr_mem_agent_report *r);
  * on STORE.agents.lock, so a daemon and a manual run never lose each other's
  * update or leave half a file. */
 typedef struct qr_mem_agent_state {
-  int64_t last_ok;      /* end of the last successful run; 0: never */
-  int64_t last_attempt; /* end of the last run, successful or not; 0: never */
-  char error[300]; /* the last failure's message when it was the last run */
+    int64_t last_ok;      /* end of the last successful run; 0: never */
+    int64_t last_attempt; /* end of the last run, successful or not; 0: never */
+    char error[300];      /* the last failure's message when it was the last run */
 } qr_mem_agent_state;
 
 /* The state file's path for a store file, appended to out. */
 void qr_mem_agent_state_path(const char *store_path, qr_buf *out);
 /* Reads the state of one agent (all zero when the file or the agent is absent).
  * A file that is not the state format is QR_EIO. */
-int qr_mem_agent_state_get(const char *state_path, const char *agent,
-                           qr_mem_agent_state *out, qr_buf *err);
+int qr_mem_agent_state_get(const char *state_path, const char *agent, qr_mem_agent_state *out,
+                           qr_buf *err);
 /* Records a run that ended at time `when`: ok, or failed with error. */
-int qr_mem_agent_state_record(const char *state_path, const char *agent,
-                              int64_t when, bool ok, const char *error,
-                              qr_buf *err);
+int qr_mem_agent_state_record(const char *state_path, const char *agent, int64_t when, bool ok,
+                              const char *error, qr_buf *err);
 
 /* The scheduler's rule. An on-demand agent is never due. Another is due at now
  * when it never ran successfully or its period has passed since its last
@@ -240,7 +234,7 @@ int qr_mem_agent_state_record(const char *state_path, const char *agent,
  * failing agent is retried, not hammered). *next (may be NULL) gets the time it
  * becomes due (0 for on-demand). The daemon runs a due agent only when its
  * query returns at least one node. */
-bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s,
-                      int64_t now, int64_t *next);
+bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s, int64_t now,
+                      int64_t *next);
 
 #endif

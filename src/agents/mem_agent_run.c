@@ -28,328 +28,331 @@
 #include <time.h>
 #include <unistd.h>
 
-int qr_mem_agent_select(const qr_mem_agent *a, qr_mem *m, int64_t now,
-                        char ***keys, size_t *nkeys, qr_buf *err) {
-  *keys = NULL;
-  *nkeys = 0;
-  qr_pipeline_result r;
-  memset(&r, 0, sizeof r);
-  int rc = qr_pipeline_run(a->pipeline, m, now, &r, err);
-  if (rc != QR_OK)
-    return rc == QR_ENOMEM ? rc : QR_ERUNTIME;
-  char **k = r.n ? calloc(r.n, sizeof *k) : NULL;
-  if (r.n && !k) {
-    qr_pipeline_result_clear(&r);
-    return QR_ENOMEM;
-  }
-  for (size_t i = 0; i < r.n; i++) {
-    if (!(k[i] = strdup(r.snap->key[r.hits[i].node]))) {
-      qr_mem_agent_keys_free(k, i);
-      qr_pipeline_result_clear(&r);
-      return QR_ENOMEM;
+int qr_mem_agent_select(const qr_mem_agent *a, qr_mem *m, int64_t now, char ***keys, size_t *nkeys,
+                        qr_buf *err)
+{
+    *keys = NULL;
+    *nkeys = 0;
+    qr_pipeline_result r;
+    memset(&r, 0, sizeof r);
+    int rc = qr_pipeline_run(a->pipeline, m, now, &r, err);
+    if (rc != QR_OK)
+        return rc == QR_ENOMEM ? rc : QR_ERUNTIME;
+    char **k = r.n ? calloc(r.n, sizeof *k) : NULL;
+    if (r.n && !k) {
+        qr_pipeline_result_clear(&r);
+        return QR_ENOMEM;
     }
-  }
-  *keys = k;
-  *nkeys = r.n;
-  qr_pipeline_result_clear(&r);
-  return QR_OK;
+    for (size_t i = 0; i < r.n; i++) {
+        if (!(k[i] = strdup(r.snap->key[r.hits[i].node]))) {
+            qr_mem_agent_keys_free(k, i);
+            qr_pipeline_result_clear(&r);
+            return QR_ENOMEM;
+        }
+    }
+    *keys = k;
+    *nkeys = r.n;
+    qr_pipeline_result_clear(&r);
+    return QR_OK;
 }
 
-void qr_mem_agent_report_clear(qr_mem_agent_report *r) {
-  qr_mem_agent_prompt_clear(&r->prompt);
-  qr_mem_agent_plan_clear(&r->plan);
-  free(r->reply);
-  memset(r, 0, sizeof *r);
+void qr_mem_agent_report_clear(qr_mem_agent_report *r)
+{
+    qr_mem_agent_prompt_clear(&r->prompt);
+    qr_mem_agent_plan_clear(&r->plan);
+    free(r->reply);
+    memset(r, 0, sizeof *r);
 }
 
 int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
-                     qr_mem_agent_report *r, qr_buf *err) {
-  memset(r, 0, sizeof *r);
-  if (!now)
-    now = (int64_t)time(NULL);
-  char **keys = NULL;
-  size_t nkeys = 0;
-  int rc = qr_mem_agent_select(a, m, now, &keys, &nkeys, err);
-  if (rc != QR_OK)
-    return rc;
-  r->selected = nkeys;
-  rc = qr_mem_agent_fill(a, m, (const char *const *)keys, nkeys, now,
-                         &r->prompt, err);
-  qr_mem_agent_keys_free(keys, nkeys);
-  if (rc != QR_OK || !llm || nkeys == 0)
-    return rc;
-
-  qr_llm_message msg = {
-      .role = "user", .content = r->prompt.user.p, .len = r->prompt.user.len};
-  qr_llm_request req = {.system = r->prompt.system.p,
-                        .system_len = r->prompt.system.len,
-                        .messages = &msg,
-                        .nmessages = 1};
-  qr_llm_response resp;
-  rc = qr_llm_complete(llm, &req, &resp);
-  r->called = true;
-  r->usage = resp.usage;
-  r->ms = resp.ms;
-  if (rc != QR_OK) {
-    snprintf(r->llm_error, sizeof r->llm_error, "%s",
-             resp.error[0] ? resp.error : "the model call failed");
-    qr_llm_response_clear(&resp);
-    return rc == QR_ENOMEM ? rc : QR_EIO;
-  }
-  r->reply = resp.text;
-  r->reply_len = resp.len;
-  resp.text = NULL;
-  qr_llm_response_clear(&resp);
-  if (!r->reply) {
-    snprintf(r->llm_error, sizeof r->llm_error, "the model sent no text");
-    return QR_EIO;
-  }
-
-  rc =
-      qr_mem_agent_parse_reply(&r->plan, a->actions, m, r->reply, r->reply_len);
-  if (rc == QR_EIO) {
-    if (err)
-      qr_buf_printf(
-          err, "agent '%s': the store could not be read to check the reply",
-          a->name);
-    return rc;
-  }
-  if (rc != QR_OK)
-    return rc;
-  rc = qr_mem_agent_apply(m, a->name, &r->plan, &r->applied, err);
-  if (rc != QR_OK)
-    return rc;
-  for (size_t i = 0; i < r->prompt.nshown; i++) {
-    rc = qr_mem_visit(m, r->prompt.shown[i], a->name, now, "ok", err);
+                     qr_mem_agent_report *r, qr_buf *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!now)
+        now = (int64_t)time(NULL);
+    char **keys = NULL;
+    size_t nkeys = 0;
+    int rc = qr_mem_agent_select(a, m, now, &keys, &nkeys, err);
     if (rc != QR_OK)
-      return rc == QR_ENOMEM ? rc : QR_ERUNTIME;
-    r->visits++;
-  }
-  return QR_OK;
+        return rc;
+    r->selected = nkeys;
+    rc = qr_mem_agent_fill(a, m, (const char *const *)keys, nkeys, now, &r->prompt, err);
+    qr_mem_agent_keys_free(keys, nkeys);
+    if (rc != QR_OK || !llm || nkeys == 0)
+        return rc;
+
+    qr_llm_message msg = {.role = "user", .content = r->prompt.user.p, .len = r->prompt.user.len};
+    qr_llm_request req = {.system = r->prompt.system.p,
+                          .system_len = r->prompt.system.len,
+                          .messages = &msg,
+                          .nmessages = 1};
+    qr_llm_response resp;
+    rc = qr_llm_complete(llm, &req, &resp);
+    r->called = true;
+    r->usage = resp.usage;
+    r->ms = resp.ms;
+    if (rc != QR_OK) {
+        snprintf(r->llm_error, sizeof r->llm_error, "%s",
+                 resp.error[0] ? resp.error : "the model call failed");
+        qr_llm_response_clear(&resp);
+        return rc == QR_ENOMEM ? rc : QR_EIO;
+    }
+    r->reply = resp.text;
+    r->reply_len = resp.len;
+    resp.text = NULL;
+    qr_llm_response_clear(&resp);
+    if (!r->reply) {
+        snprintf(r->llm_error, sizeof r->llm_error, "the model sent no text");
+        return QR_EIO;
+    }
+
+    rc = qr_mem_agent_parse_reply(&r->plan, a->actions, m, r->reply, r->reply_len);
+    if (rc == QR_EIO) {
+        if (err)
+            qr_buf_printf(err, "agent '%s': the store could not be read to check the reply",
+                          a->name);
+        return rc;
+    }
+    if (rc != QR_OK)
+        return rc;
+    rc = qr_mem_agent_apply(m, a->name, &r->plan, &r->applied, err);
+    if (rc != QR_OK)
+        return rc;
+    for (size_t i = 0; i < r->prompt.nshown; i++) {
+        rc = qr_mem_visit(m, r->prompt.shown[i], a->name, now, "ok", err);
+        if (rc != QR_OK)
+            return rc == QR_ENOMEM ? rc : QR_ERUNTIME;
+        r->visits++;
+    }
+    return QR_OK;
 }
 
 /* ---- the schedule ---- */
 
-bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s,
-                      int64_t now, int64_t *next) {
-  if (a->period <= 0) {
+bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s, int64_t now,
+                      int64_t *next)
+{
+    if (a->period <= 0) {
+        if (next)
+            *next = 0;
+        return false;
+    }
+    int64_t due = s->last_ok ? s->last_ok + a->period : 0;
+    if (s->last_attempt > s->last_ok) {
+        int64_t wait = a->period < 3600 ? a->period : 3600;
+        if (s->last_attempt + wait > due)
+            due = s->last_attempt + wait;
+    }
     if (next)
-      *next = 0;
-    return false;
-  }
-  int64_t due = s->last_ok ? s->last_ok + a->period : 0;
-  if (s->last_attempt > s->last_ok) {
-    int64_t wait = a->period < 3600 ? a->period : 3600;
-    if (s->last_attempt + wait > due)
-      due = s->last_attempt + wait;
-  }
-  if (next)
-    *next = due;
-  return now >= due;
+        *next = due;
+    return now >= due;
 }
 
 /* ---- the state file ---- */
 
-void qr_mem_agent_state_path(const char *store_path, qr_buf *out) {
-  qr_buf_printf(out, "%s.agents.json", store_path);
+void qr_mem_agent_state_path(const char *store_path, qr_buf *out)
+{
+    qr_buf_printf(out, "%s.agents.json", store_path);
 }
 
-static int read_state(const char *path, qr_arena *a, qr_val *agents,
-                      qr_buf *err) {
-  *agents = qr_map_empty();
-  char *text = NULL;
-  size_t len = 0;
-  int rc = qr_read_file(path, 16u << 20, &text, &len);
-  if (rc != QR_OK) {
-    if (rc == QR_EIO && errno == ENOENT)
-      return QR_OK;
-    if (err)
-      qr_buf_printf(err, "cannot read the agent state file '%s': %s", path,
-                    rc == QR_EINVAL ? "too large" : strerror(errno));
-    return rc == QR_ENOMEM ? rc : QR_EIO;
-  }
-  qr_val doc;
-  qr_read_error rerr;
-  rc = len ? qr_json_read(a, text, len, &doc, &rerr) : QR_EINVAL;
-  free(text);
-  qr_val ag;
-  if (rc != QR_OK || doc.t != QR_T_MAP ||
-      !qr_map_lookup(doc, qr_kw_cstr(a, "agents"), &ag) || ag.t != QR_T_MAP) {
-    if (rc == QR_ENOMEM)
-      return rc;
-    if (err)
-      qr_buf_printf(
-          err,
-          "the agent state file '%s' is not in its format "
-          "({\"agents\": {...}}); move it aside and the times start afresh",
-          path);
-    return QR_EIO;
-  }
-  *agents = ag;
-  return QR_OK;
-}
-
-static int64_t int_field(qr_arena *a, qr_val m, const char *k) {
-  qr_val v;
-  if (m.t == QR_T_MAP && qr_map_lookup(m, qr_kw_cstr(a, k), &v) &&
-      v.t == QR_T_INT)
-    return v.i;
-  return 0;
-}
-
-static void fill_state(qr_arena *a, qr_val e, qr_mem_agent_state *out) {
-  out->last_ok = int_field(a, e, "last_ok");
-  out->last_attempt = int_field(a, e, "last_attempt");
-  qr_val v;
-  if (e.t == QR_T_MAP && qr_map_lookup(e, qr_kw_cstr(a, "error"), &v) &&
-      v.t == QR_T_STR)
-    snprintf(out->error, sizeof out->error, "%s", v.s->data);
-}
-
-int qr_mem_agent_state_get(const char *state_path, const char *agent,
-                           qr_mem_agent_state *out, qr_buf *err) {
-  memset(out, 0, sizeof *out);
-  qr_arena a;
-  qr_arena_init(&a, 64u << 20);
-  qr_val agents, e;
-  int rc = read_state(state_path, &a, &agents, err);
-  if (rc == QR_OK && qr_map_lookup(agents, qr_str_cstr(&a, agent), &e))
-    fill_state(&a, e, out);
-  qr_arena_release(&a);
-  return rc;
-}
-
-static void put_entry(qr_buf *b, const char *name, size_t nlen,
-                      const qr_mem_agent_state *s, bool first) {
-  qr_buf_puts(b, first ? "\n    " : ",\n    ");
-  qr_buf_json_string(b, name, nlen);
-  qr_buf_printf(b, ": {\"last_ok\": %lld, \"last_attempt\": %lld",
-                (long long)s->last_ok, (long long)s->last_attempt);
-  if (s->error[0]) {
-    qr_buf_puts(b, ", \"error\": ");
-    qr_buf_json_string(b, s->error, strlen(s->error));
-  }
-  qr_buf_putc(b, '}');
-}
-
-static int write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
-int qr_mem_agent_state_record(const char *state_path, const char *agent,
-                              int64_t when, bool ok, const char *error,
-                              qr_buf *err) {
-  qr_buf lockp, tmpp, out;
-  qr_buf_init(&lockp);
-  qr_buf_init(&tmpp);
-  qr_buf_init(&out);
-  size_t sl = strlen(state_path);
-  if (sl > 5 && !strcmp(state_path + sl - 5, ".json"))
-    sl -= 5;
-  qr_buf_printf(&lockp, "%.*s.lock", (int)sl, state_path);
-  qr_buf_printf(&tmpp, "%s.tmp.%ld", state_path, (long)getpid());
-  qr_arena a;
-  qr_arena_init(&a, 64u << 20);
-  int rc = QR_ENOMEM, lfd = -1;
-  if (lockp.failed || tmpp.failed)
-    goto done;
-  lfd = open(lockp.p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  struct flock fl;
-  memset(&fl, 0, sizeof fl);
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  int lr = -1;
-  while (lfd >= 0 && (lr = fcntl(lfd, F_SETLKW, &fl)) < 0 && errno == EINTR)
-    ;
-  if (lfd < 0 || lr < 0) {
-    if (err)
-      qr_buf_printf(err, "cannot lock the agent state file '%s': %s", lockp.p,
-                    strerror(errno));
-    rc = QR_EIO;
-    goto done;
-  }
-  qr_val agents;
-  if ((rc = read_state(state_path, &a, &agents, err)) != QR_OK)
-    goto done;
-  qr_mem_agent_state s;
-  memset(&s, 0, sizeof s);
-  qr_val e;
-  if (qr_map_lookup(agents, qr_str_cstr(&a, agent), &e))
-    fill_state(&a, e, &s);
-  s.last_attempt = when;
-  if (ok) {
-    s.last_ok = when;
-    s.error[0] = 0;
-  } else {
-    snprintf(s.error, sizeof s.error, "%s", error && *error ? error : "failed");
-  }
-  qr_buf_puts(&out, "{\"agents\": {");
-  bool first = true, seen = false;
-  for (size_t i = 0; i < qr_map_len(agents); i++) {
-    qr_val k = qr_map_key_at(agents, i);
-    const char *kn;
-    size_t kl;
-    if (k.t == QR_T_STR) {
-      kn = k.s->data;
-      kl = k.s->len;
-    } else if (k.t == QR_T_KW) {
-      kn = qr_sym_name(k.sym, &kl);
-    } else {
-      continue;
+static int read_state(const char *path, qr_arena *a, qr_val *agents, qr_buf *err)
+{
+    *agents = qr_map_empty();
+    char *text = NULL;
+    size_t len = 0;
+    int rc = qr_read_file(path, 16u << 20, &text, &len);
+    if (rc != QR_OK) {
+        if (rc == QR_EIO && errno == ENOENT)
+            return QR_OK;
+        if (err)
+            qr_buf_printf(err, "cannot read the agent state file '%s': %s", path,
+                          rc == QR_EINVAL ? "too large" : strerror(errno));
+        return rc == QR_ENOMEM ? rc : QR_EIO;
     }
-    qr_mem_agent_state o;
-    memset(&o, 0, sizeof o);
-    if (kl == strlen(agent) && !memcmp(kn, agent, kl)) {
-      o = s;
-      seen = true;
-    } else {
-      fill_state(&a, qr_map_val_at(agents, i), &o);
+    qr_val doc;
+    qr_read_error rerr;
+    rc = len ? qr_json_read(a, text, len, &doc, &rerr) : QR_EINVAL;
+    free(text);
+    qr_val ag;
+    if (rc != QR_OK || doc.t != QR_T_MAP || !qr_map_lookup(doc, qr_kw_cstr(a, "agents"), &ag) ||
+        ag.t != QR_T_MAP) {
+        if (rc == QR_ENOMEM)
+            return rc;
+        if (err)
+            qr_buf_printf(err,
+                          "the agent state file '%s' is not in its format "
+                          "({\"agents\": {...}}); move it aside and the times start afresh",
+                          path);
+        return QR_EIO;
     }
-    put_entry(&out, kn, kl, &o, first);
-    first = false;
-  }
-  if (!seen)
-    put_entry(&out, agent, strlen(agent), &s, first);
-  qr_buf_puts(&out, "\n}}\n");
-  rc = QR_ENOMEM;
-  if (out.failed)
-    goto done;
-  int fd = open(tmpp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || write_all(fd, out.p, out.len) < 0 || fsync(fd) < 0) {
-    if (err)
-      qr_buf_printf(err, "cannot write the agent state file '%s': %s", tmpp.p,
-                    strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    unlink(tmpp.p);
-    rc = QR_EIO;
-    goto done;
-  }
-  close(fd);
-  if (rename(tmpp.p, state_path) < 0) {
-    if (err)
-      qr_buf_printf(err, "cannot replace the agent state file '%s': %s",
-                    state_path, strerror(errno));
-    unlink(tmpp.p);
-    rc = QR_EIO;
-    goto done;
-  }
-  rc = QR_OK;
+    *agents = ag;
+    return QR_OK;
+}
+
+static int64_t int_field(qr_arena *a, qr_val m, const char *k)
+{
+    qr_val v;
+    if (m.t == QR_T_MAP && qr_map_lookup(m, qr_kw_cstr(a, k), &v) && v.t == QR_T_INT)
+        return v.i;
+    return 0;
+}
+
+static void fill_state(qr_arena *a, qr_val e, qr_mem_agent_state *out)
+{
+    out->last_ok = int_field(a, e, "last_ok");
+    out->last_attempt = int_field(a, e, "last_attempt");
+    qr_val v;
+    if (e.t == QR_T_MAP && qr_map_lookup(e, qr_kw_cstr(a, "error"), &v) && v.t == QR_T_STR)
+        snprintf(out->error, sizeof out->error, "%s", v.s->data);
+}
+
+int qr_mem_agent_state_get(const char *state_path, const char *agent, qr_mem_agent_state *out,
+                           qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    qr_arena a;
+    qr_arena_init(&a, 64u << 20);
+    qr_val agents, e;
+    int rc = read_state(state_path, &a, &agents, err);
+    if (rc == QR_OK && qr_map_lookup(agents, qr_str_cstr(&a, agent), &e))
+        fill_state(&a, e, out);
+    qr_arena_release(&a);
+    return rc;
+}
+
+static void put_entry(qr_buf *b, const char *name, size_t nlen, const qr_mem_agent_state *s,
+                      bool first)
+{
+    qr_buf_puts(b, first ? "\n    " : ",\n    ");
+    qr_buf_json_string(b, name, nlen);
+    qr_buf_printf(b, ": {\"last_ok\": %lld, \"last_attempt\": %lld", (long long)s->last_ok,
+                  (long long)s->last_attempt);
+    if (s->error[0]) {
+        qr_buf_puts(b, ", \"error\": ");
+        qr_buf_json_string(b, s->error, strlen(s->error));
+    }
+    qr_buf_putc(b, '}');
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int qr_mem_agent_state_record(const char *state_path, const char *agent, int64_t when, bool ok,
+                              const char *error, qr_buf *err)
+{
+    qr_buf lockp, tmpp, out;
+    qr_buf_init(&lockp);
+    qr_buf_init(&tmpp);
+    qr_buf_init(&out);
+    size_t sl = strlen(state_path);
+    if (sl > 5 && !strcmp(state_path + sl - 5, ".json"))
+        sl -= 5;
+    qr_buf_printf(&lockp, "%.*s.lock", (int)sl, state_path);
+    qr_buf_printf(&tmpp, "%s.tmp.%ld", state_path, (long)getpid());
+    qr_arena a;
+    qr_arena_init(&a, 64u << 20);
+    int rc = QR_ENOMEM, lfd = -1;
+    if (lockp.failed || tmpp.failed)
+        goto done;
+    lfd = open(lockp.p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    int lr = -1;
+    while (lfd >= 0 && (lr = fcntl(lfd, F_SETLKW, &fl)) < 0 && errno == EINTR)
+        ;
+    if (lfd < 0 || lr < 0) {
+        if (err)
+            qr_buf_printf(err, "cannot lock the agent state file '%s': %s", lockp.p,
+                          strerror(errno));
+        rc = QR_EIO;
+        goto done;
+    }
+    qr_val agents;
+    if ((rc = read_state(state_path, &a, &agents, err)) != QR_OK)
+        goto done;
+    qr_mem_agent_state s;
+    memset(&s, 0, sizeof s);
+    qr_val e;
+    if (qr_map_lookup(agents, qr_str_cstr(&a, agent), &e))
+        fill_state(&a, e, &s);
+    s.last_attempt = when;
+    if (ok) {
+        s.last_ok = when;
+        s.error[0] = 0;
+    } else {
+        snprintf(s.error, sizeof s.error, "%s", error && *error ? error : "failed");
+    }
+    qr_buf_puts(&out, "{\"agents\": {");
+    bool first = true, seen = false;
+    for (size_t i = 0; i < qr_map_len(agents); i++) {
+        qr_val k = qr_map_key_at(agents, i);
+        const char *kn;
+        size_t kl;
+        if (k.t == QR_T_STR) {
+            kn = k.s->data;
+            kl = k.s->len;
+        } else if (k.t == QR_T_KW) {
+            kn = qr_sym_name(k.sym, &kl);
+        } else {
+            continue;
+        }
+        qr_mem_agent_state o;
+        memset(&o, 0, sizeof o);
+        if (kl == strlen(agent) && !memcmp(kn, agent, kl)) {
+            o = s;
+            seen = true;
+        } else {
+            fill_state(&a, qr_map_val_at(agents, i), &o);
+        }
+        put_entry(&out, kn, kl, &o, first);
+        first = false;
+    }
+    if (!seen)
+        put_entry(&out, agent, strlen(agent), &s, first);
+    qr_buf_puts(&out, "\n}}\n");
+    rc = QR_ENOMEM;
+    if (out.failed)
+        goto done;
+    int fd = open(tmpp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write_all(fd, out.p, out.len) < 0 || fsync(fd) < 0) {
+        if (err)
+            qr_buf_printf(err, "cannot write the agent state file '%s': %s", tmpp.p,
+                          strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        unlink(tmpp.p);
+        rc = QR_EIO;
+        goto done;
+    }
+    close(fd);
+    if (rename(tmpp.p, state_path) < 0) {
+        if (err)
+            qr_buf_printf(err, "cannot replace the agent state file '%s': %s", state_path,
+                          strerror(errno));
+        unlink(tmpp.p);
+        rc = QR_EIO;
+        goto done;
+    }
+    rc = QR_OK;
 done:
-  if (lfd >= 0)
-    close(lfd); /* releases the lock */
-  qr_arena_release(&a);
-  qr_buf_release(&lockp);
-  qr_buf_release(&tmpp);
-  qr_buf_release(&out);
-  return rc;
+    if (lfd >= 0)
+        close(lfd); /* releases the lock */
+    qr_arena_release(&a);
+    qr_buf_release(&lockp);
+    qr_buf_release(&tmpp);
+    qr_buf_release(&out);
+    return rc;
 }

@@ -23,9 +23,13 @@
  *
  * Error codes: QR_OK (an answer); QR_EINVAL when the question cannot be answered without
  * a model and none is configured (error says how to configure one), or is empty;
- * QR_ERUNTIME when the run failed (model unreachable, output still invalid after the
- * repair, budget exhausted, a query failing when run): error says why, and the partial
- * state (resolved values) is kept in the result; QR_ENOMEM.
+ * QR_ERUNTIME when the run failed (model unreachable or answering garbage, output still
+ * invalid after the repair, a query failing when run); QR_ELIMIT when the budget of model
+ * calls was spent first. In both, error says why and the partial state (resolved values)
+ * is kept in the result. QR_ENOMEM.
+ *
+ * A "model call" is one request the agents make; the client's retries of that request
+ * (on 429, 5xx, a dropped connection: answers a provider does not bill) are not counted.
  */
 #ifndef QUARRY_ASK_H
 #define QUARRY_ASK_H

@@ -18,7 +18,10 @@
  *   means anthropic, anything else openai), QUARRY_LLM_TIMEOUT_MS,
  *   QUARRY_LLM_MAX_RETRIES, QUARRY_LLM_RETRY_BASE_MS, QUARRY_LLM_STREAM (0|1).
  * The TOML files hold the same keys in an [llm] table: url, model, api_key, provider,
- * timeout_ms, max_retries, retry_base_ms, max_tokens, stream.
+ * timeout_ms, connect_timeout_ms, max_retries, retry_base_ms, retry_max_ms, max_tokens,
+ * stream. A repository's .quarry.toml may not set url, api_key or provider (a cloned
+ * repository could send the user's key elsewhere); numbers are bounded (max_retries at
+ * most 10, timeout_ms at most an hour) so no file can make a command hang.
  * The API key is never printed, logged or written to a trace; the request JSON given by
  * qr_llm_request_json never holds it (keys travel in headers).
  *
@@ -52,7 +55,7 @@ typedef struct qr_llm_config {
     char *model;   /* NULL: not configured */
     char *api_key; /* NULL: none (local servers) */
     qr_llm_provider provider;
-    uint32_t timeout_ms;         /* whole request; default 120000 */
+    uint32_t timeout_ms;         /* one attempt, reply included; default 120000 */
     uint32_t connect_timeout_ms; /* default 10000 */
     uint32_t max_retries;        /* retries after the first attempt; default 3 */
     uint32_t retry_base_ms;      /* first backoff; doubles each retry, with jitter; 500 */

@@ -29,6 +29,9 @@
 
 #define SAMPLE_RECORDS 3
 #define SAMPLE_CHARS 400
+#define BINDINGS_SHOWN 16     /* the Evaluator sees at most this many bindings */
+#define RESOLVED_CHARS 2000   /* resolved values, as shown in a prompt */
+#define HINTS_CHARS 1000      /* the Evaluator's hints, as shown to the Fetcher */
 
 typedef struct ask_run {
     const qr_ask_opts *o;
@@ -105,7 +108,15 @@ static int traced_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_
 {
     ask_run *R = ud;
     double t = now_ms();
-    int rc = qr_tools_lisp_dispatch(R->o->tools, name, args, a, out, err);
+    /* only the tools the agents are shown: what a model writes cannot reach the others */
+    const qr_tool *tool = qr_tools_find(R->o->tools, name, strlen(name));
+    int rc;
+    if (tool && !qr_ask_tool_offered(R->o->tools, tool)) {
+        qr_buf_printf(err, "tool '%s' is not available to quarry ask", name);
+        rc = QR_EINVAL;
+    } else {
+        rc = qr_tools_lisp_dispatch(R->o->tools, name, args, a, out, err);
+    }
     if (tracing(R)) {
         qr_buf b;
         trace_begin(R, &b, "tool");
@@ -294,6 +305,8 @@ static int converse(ask_run *R, const char *agent, const char *user, size_t user
         rc = call_model(R, agent, turn == 1, &prefix, msgs, turn ? 3 : 1, resp);
         if (rc != QR_OK) {
             set_error(R, "the %s's model call failed: %s", agent, resp->error);
+            if (rc != QR_ENOMEM)
+                rc = QR_ERUNTIME; /* the question was fine; the model was not */
             goto done;
         }
         qr_buf_reset(&err);
@@ -419,14 +432,19 @@ static void step_context(ask_run *R, qr_buf *b, qr_val steps, size_t current, qr
     qr_buf_printf(b, "QUESTION (north star): %s\n\nPLAN\n", R->o->question);
     print_steps(b, steps, current);
     qr_buf_puts(b, "\nRESOLVED by earlier steps (use as {{resolved:key}}): ");
-    qr_print(b, resolved, QR_PRINT_READABLY);
+    qr_print_short(b, resolved, RESOLVED_CHARS);
     qr_buf_putc(b, '\n');
 }
 
 /* The shape of each binding the Fetcher made: size, fields and a short sample. */
 static void describe_data(qr_buf *b, qr_val data)
 {
+    size_t shown = 0;
     for (size_t i = 0; i < qr_map_len(data); i++) {
+        if (++shown > BINDINGS_SHOWN) {
+            qr_buf_printf(b, "- ... %zu more bindings\n", qr_map_len(data) - i);
+            break;
+        }
         qr_val k = qr_map_key_at(data, i), v = qr_map_val_at(data, i);
         if (ask_is_name(k, "resolved"))
             continue;
@@ -552,7 +570,7 @@ static int run_plan(ask_run *R, qr_val steps)
         step_context(R, &u, steps, i, resolved);
         if (hints.t != QR_T_NIL) {
             qr_buf_puts(&u, "HINTS from the Evaluator (what was missing last time): ");
-            qr_print(&u, hints, QR_PRINT_READABLY);
+            qr_print_short(&u, hints, HINTS_CHARS);
             qr_buf_putc(&u, '\n');
         }
         qr_buf_printf(&u, "\nWrite the fetch query for step %zu.\n", i + 1);
@@ -598,10 +616,21 @@ static int run_plan(ask_run *R, qr_val steps)
         } else if (ask_is_name(act, "fetch")) {
             hints = ask_get(R->a, c.result, "hints", &x) ? x : qr_str_cstr(R->a, "(none given)");
         } else { /* revise */
-            if (!ask_get(R->a, c.result, "steps", &x) || !qr_is_seqcoll(x) || !qr_vec_len(x)) {
-                set_error(R, "the Evaluator asked to revise the plan without new :steps");
+            qr_val steps_v;
+            qr_buf why;
+            qr_buf_init(&why);
+            ask_mode m;
+            bool good = ask_get(R->a, c.result, "steps", &x) &&
+                        ask_reply_mode(R->a, c.result, &m, &steps_v, &why) == QR_OK &&
+                        m == ASK_MODE_PLAN && i + qr_vec_len(steps_v) <= ASK_MAX_STEPS;
+            if (!good) {
+                set_error(R, "the Evaluator's revised plan is not usable: %s",
+                          why.len ? why.p : "it needs :steps, at most 8 in all");
+                qr_buf_release(&why);
                 return QR_ERUNTIME;
             }
+            qr_buf_release(&why);
+            x = steps_v;
             qr_vecb vb;
             qr_vecb_init(&vb, R->a, i + qr_vec_len(x));
             for (size_t k = 0; k < i; k++)
@@ -735,6 +764,8 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
             }
             out->error[0] = 0;
             out->tier = 0;
+            free(out->rule);
+            out->rule = NULL;
             rc = QR_OK;
         }
     }

@@ -6,6 +6,12 @@
 
 #include "quarry/ask.h"
 
+/* The most steps a plan may have, revisions included. */
+#define ASK_MAX_STEPS 8
+
+/* Whether the agents are shown, and may call, tool t: the repository's read-only tools. */
+bool qr_ask_tool_offered(const qr_tools *tools, const qr_tool *t);
+
 typedef enum ask_mode { ASK_MODE_NONE = 0, ASK_MODE_QUERY, ASK_MODE_INTENT, ASK_MODE_PLAN } ask_mode;
 
 /* What an Architect, Fetcher or Evaluator reply asks for, read from the parsed value:

@@ -218,8 +218,8 @@ int ask_reply_mode(qr_arena *a, qr_val v, ask_mode *mode, qr_val *payload, qr_bu
                 return QR_EINVAL;
             }
         }
-        if (qr_vec_len(x) > 8) {
-            qr_buf_puts(err, "a plan has at most 8 steps");
+        if (qr_vec_len(x) > ASK_MAX_STEPS) {
+            qr_buf_printf(err, "a plan has at most %d steps", ASK_MAX_STEPS);
             *mode = ASK_MODE_NONE;
             return QR_EINVAL;
         }

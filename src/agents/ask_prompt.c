@@ -28,6 +28,12 @@ static bool key_param(const char *name)
     return false;
 }
 
+bool qr_ask_tool_offered(const qr_tools *tools, const qr_tool *t)
+{
+    return qr_tools_usable(tools, t) && (t->caps & QR_TOOL_READS_REPO) &&
+           !(t->caps & (QR_TOOL_WRITES | QR_TOOL_MODEL | QR_TOOL_NETWORK));
+}
+
 /* One line per tool (its signature and summary), the parameters models get wrong without
  * a word (dates, paths, names), each description given once (a later tool whose
  * parameter reads the same says "as above"), and what the tool returns. */
@@ -37,8 +43,7 @@ static void tool_summary(const qr_tools *tools, qr_buf *out)
     size_t nsaid = 0;
     for (size_t i = 0; i < qr_tools_count(tools); i++) {
         const qr_tool *t = qr_tools_at(tools, i);
-        if (!qr_tools_usable(tools, t) || !(t->caps & QR_TOOL_READS_REPO) ||
-            (t->caps & (QR_TOOL_WRITES | QR_TOOL_MODEL)))
+        if (!qr_ask_tool_offered(tools, t))
             continue;
         qr_buf_printf(out, "- %s(", t->name);
         for (const qr_tool_param *p = t->params; p && p->name; p++) {

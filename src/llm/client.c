@@ -133,6 +133,7 @@ typedef struct xfer {
     bool decided;   /* whether the body streams was settled on its first bytes */
     bool streaming; /* the body goes through the SSE parser */
     bool too_big;
+    size_t received; /* bytes of the response so far, streamed or not */
     long retry_after; /* seconds, -1 when the header was absent */
 } xfer;
 
@@ -148,6 +149,12 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
         llm_cu.easy_getinfo(x->l->curl, CURLINFO_CONTENT_TYPE, &ctype);
         x->streaming = x->l->cfg.stream && status >= 200 && status < 300 && ctype &&
                        strncmp(ctype, "text/event-stream", 17) == 0;
+    }
+    /* a stream is bounded like a body: a server that never stops cannot fill memory */
+    x->received += n;
+    if (x->received > LLM_MAX_BODY) {
+        x->too_big = true;
+        return 0;
     }
     if (x->streaming)
         return llm_stream_feed(&x->stream, p, n) == QR_OK ? n : 0;

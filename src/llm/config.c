@@ -62,22 +62,24 @@ typedef struct key_spec {
     const char *name; /* in the [llm] table */
     const char *env;
     int kind;
-    size_t off; /* of the field in qr_llm_config */
+    size_t off;   /* of the field in qr_llm_config */
+    uint32_t max; /* numbers: the largest value accepted (a config cannot hang a command) */
 } key_spec;
 
 #define F(field) offsetof(qr_llm_config, field)
 static const key_spec keys[] = {
-    {"url", "QUARRY_LLM_URL", K_STR, F(url)},
-    {"model", "QUARRY_LLM_MODEL", K_STR, F(model)},
-    {"api_key", "QUARRY_LLM_API_KEY", K_STR, F(api_key)},
-    {"provider", "QUARRY_LLM_PROVIDER", K_PROVIDER, F(provider)},
-    {"timeout_ms", "QUARRY_LLM_TIMEOUT_MS", K_POSITIVE, F(timeout_ms)},
-    {"connect_timeout_ms", "QUARRY_LLM_CONNECT_TIMEOUT_MS", K_POSITIVE, F(connect_timeout_ms)},
-    {"max_retries", "QUARRY_LLM_MAX_RETRIES", K_COUNT, F(max_retries)},
-    {"retry_base_ms", "QUARRY_LLM_RETRY_BASE_MS", K_POSITIVE, F(retry_base_ms)},
-    {"retry_max_ms", "QUARRY_LLM_RETRY_MAX_MS", K_POSITIVE, F(retry_max_ms)},
-    {"max_tokens", "QUARRY_LLM_MAX_TOKENS", K_POSITIVE, F(max_tokens)},
-    {"stream", "QUARRY_LLM_STREAM", K_BOOL, F(stream)},
+    {"url", "QUARRY_LLM_URL", K_STR, F(url), 0},
+    {"model", "QUARRY_LLM_MODEL", K_STR, F(model), 0},
+    {"api_key", "QUARRY_LLM_API_KEY", K_STR, F(api_key), 0},
+    {"provider", "QUARRY_LLM_PROVIDER", K_PROVIDER, F(provider), 0},
+    {"timeout_ms", "QUARRY_LLM_TIMEOUT_MS", K_POSITIVE, F(timeout_ms), 3600000},
+    {"connect_timeout_ms", "QUARRY_LLM_CONNECT_TIMEOUT_MS", K_POSITIVE, F(connect_timeout_ms),
+     600000},
+    {"max_retries", "QUARRY_LLM_MAX_RETRIES", K_COUNT, F(max_retries), 10},
+    {"retry_base_ms", "QUARRY_LLM_RETRY_BASE_MS", K_POSITIVE, F(retry_base_ms), 60000},
+    {"retry_max_ms", "QUARRY_LLM_RETRY_MAX_MS", K_POSITIVE, F(retry_max_ms), 600000},
+    {"max_tokens", "QUARRY_LLM_MAX_TOKENS", K_POSITIVE, F(max_tokens), 1000000},
+    {"stream", "QUARRY_LLM_STREAM", K_BOOL, F(stream), 0},
 };
 #undef F
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -146,11 +148,16 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return QR_EINVAL;
 }
 
-static const char *what_kind(int kind)
+static const char *what_kind(const key_spec *k)
 {
-    switch (kind) {
-    case K_POSITIVE: return "a positive integer";
-    case K_COUNT: return "an integer of 0 or more";
+    static _Thread_local char range[64];
+    switch (k->kind) {
+    case K_POSITIVE:
+        snprintf(range, sizeof range, "an integer from 1 to %u", k->max);
+        return range;
+    case K_COUNT:
+        snprintf(range, sizeof range, "an integer from 0 to %u", k->max);
+        return range;
     case K_BOOL: return "true or false";
     case K_PROVIDER: return "'openai' or 'anthropic'";
     default: return "a string";
@@ -194,7 +201,7 @@ static void shown(char *out, size_t outlen, const key_spec *k, const char *s, si
 
 static int set_number(qr_llm_config *c, const key_spec *k, int64_t v)
 {
-    if (v < (k->kind == K_COUNT ? 0 : 1) || v > UINT32_MAX)
+    if (v < (k->kind == K_COUNT ? 0 : 1) || v > (int64_t)k->max)
         return QR_EINVAL;
     *(uint32_t *)((char *)c + k->off) = (uint32_t)v;
     return QR_OK;
@@ -217,7 +224,7 @@ int llm_config_set_env(qr_llm_config *c, const char *var, const char *s, char *e
         return set_string(c, k, s, n);
     case K_PROVIDER:
         if (!parse_provider(s, n, &c->provider))
-            return fail(err, errlen, "%s must be %s, not '%s'", var, what_kind(k->kind), val);
+            return fail(err, errlen, "%s must be %s, not '%s'", var, what_kind(k), val);
         return QR_OK;
     case K_BOOL:
         if (strcmp(s, "1") == 0 || strcmp(s, "true") == 0)
@@ -232,7 +239,7 @@ int llm_config_set_env(qr_llm_config *c, const char *var, const char *s, char *e
         errno = 0;
         long long v = strtoll(s, &end, 10);
         if (!n || errno || *end || s[0] == '+' || s[0] == ' ' || set_number(c, k, v) != QR_OK)
-            return fail(err, errlen, "%s must be %s, not '%s'", var, what_kind(k->kind), val);
+            return fail(err, errlen, "%s must be %s, not '%s'", var, what_kind(k), val);
         return QR_OK;
     }
     }
@@ -281,7 +288,7 @@ int llm_config_set_value(qr_llm_config *c, const char *name, qr_val v, const cha
     else
         qr_print_short(&b, v, 60);
     int rc = fail(err, errlen, "%s: [llm] %s must be %s, not %s", where, name,
-                  what_kind(k->kind), b.p ? b.p : "?");
+                  what_kind(k), b.p ? b.p : "?");
     qr_buf_release(&b);
     return rc;
 }

@@ -10,6 +10,9 @@
  * "did you mean" hint are the same for every source. The TOML value carries no line, so
  * the line quoted in an error is found again by scanning the text for the key under an
  * [llm] header (when the key was written some other way, the error names the file only).
+ * A repository's .quarry.toml may set the model and the tuning keys but not url, api_key
+ * or provider: with a key in the user's file or the environment, a cloned repository
+ * naming its own url would receive it.
  * Rejected: ignoring unknown keys (a typo such as "timeout_sm" would silently do nothing);
  * a key in the environment that names a file of settings (one more place to look).
  */
@@ -67,8 +70,10 @@ static unsigned key_line(const char *text, size_t n, const char *key)
     return 0;
 }
 
-/* Applies the [llm] table of the file at path. A missing file is not an error. */
-static int load_file(qr_llm_config *c, const char *path, char *err, size_t errlen)
+/* Applies the [llm] table of the file at path. A missing file is not an error. A
+ * repository's file (repo) may not say where requests go or with which key: a cloned
+ * repository could otherwise send the user's key to a server of its choosing. */
+static int load_file(qr_llm_config *c, const char *path, bool repo, char *err, size_t errlen)
 {
     char *text = NULL;
     size_t n = 0;
@@ -121,6 +126,16 @@ static int load_file(qr_llm_config *c, const char *path, char *err, size_t errle
             snprintf(where, sizeof where, "%s:%u", path, line);
         else
             snprintf(where, sizeof where, "%s", path);
+        if (repo && (!strcmp(name, "url") || !strcmp(name, "api_key") ||
+                     !strcmp(name, "provider"))) {
+            snprintf(err, errlen,
+                     "%s: [llm] %s cannot be set in a repository's .quarry.toml (a cloned "
+                     "repository could send your API key elsewhere); set it in "
+                     "~/.config/quarry/config.toml or the environment",
+                     where, name);
+            rc = QR_EINVAL;
+            break;
+        }
         rc = llm_config_set_value(c, name, qr_map_val_at(llm, i), where, err, errlen);
     }
 done:
@@ -153,10 +168,10 @@ int qr_llm_config_load(qr_llm_config *c, const char *repo_root, char *err, size_
     else if (home && *home)
         snprintf(path, sizeof path, "%s/.config/quarry/config.toml", home);
     if (path[0])
-        rc = load_file(c, path, err, errlen);
+        rc = load_file(c, path, false, err, errlen);
     if (rc == QR_OK && repo_root && *repo_root) {
         snprintf(path, sizeof path, "%s/.quarry.toml", repo_root);
-        rc = load_file(c, path, err, errlen);
+        rc = load_file(c, path, true, err, errlen);
     }
     if (rc == QR_OK)
         rc = llm_config_env(c, err, errlen);

@@ -181,25 +181,33 @@ void llm_scrub(char *s, size_t cap, const char *key)
     size_t klen = strlen(key);
     if (klen < 4)
         return;
+    /* the whole key, or a piece of its start long enough to matter: a message cut at a
+     * byte limit before it reached here may hold only the key's first characters */
+    size_t least = klen < 6 ? klen : 6;
     static const char mask[] = "[redacted]";
     const size_t mlen = sizeof mask - 1;
-    char *hit;
-    char *from = s;
-    while ((hit = strstr(from, key))) {
-        size_t tail = strlen(hit + klen);
-        size_t pos = (size_t)(hit - s);
-        size_t keep = tail;
-        if (pos + mlen + keep + 1 > cap) /* no room: cut the tail */
-            keep = pos + mlen + 1 <= cap ? cap - 1 - pos - mlen : 0;
-        if (pos + mlen + 1 > cap) { /* not even the mask fits: end the text here */
-            *hit = 0;
-            return;
-        }
-        memmove(hit + mlen, hit + klen, keep);
-        memcpy(hit, mask, mlen);
-        hit[mlen + keep] = 0;
-        from = hit + mlen;
+    size_t n = strlen(s), o = 0;
+    char *out = malloc(cap);
+    if (!out) { /* cannot rewrite: drop the text rather than risk the key */
+        s[0] = 0;
+        return;
     }
+    for (size_t i = 0; i < n && o + 1 < cap;) {
+        size_t m = 0;
+        while (m < klen && i + m < n && s[i + m] == key[m])
+            m++;
+        if (m >= least) {
+            size_t k = mlen < cap - 1 - o ? mlen : cap - 1 - o;
+            memcpy(out + o, mask, k);
+            o += k;
+            i += m;
+        } else {
+            out[o++] = s[i++];
+        }
+    }
+    out[o] = 0;
+    memcpy(s, out, o + 1);
+    free(out);
 }
 
 static bool ends_with(const char *s, size_t n, const char *suffix)

@@ -263,6 +263,38 @@ expect_out "fetch/revise: the Fetcher gets the hints" "True" pylog '"need the co
 expect_out "fetch/revise: the revised plan is shown" "True" pylog "\"list last week's commits by size\" in L[5]['body']['messages'][-1]['content']"
 unserve
 
+# ---- a body that is not the wire format: a run failure (exit 1), not bad usage ----
+script "$TMP/s10.json" '{"garbage": "<html>oops</html>"}'
+serve "$TMP/s10.json"
+QUARRY_LLM_MAX_RETRIES=0 ask "$TMP/q10g" "commits of the past week by size" --no-router
+expect_out "garbage body: exit 1" "1" cat "$TMP/q10g.rc"
+unserve
+
+# ---- a revised plan that is not a plan: refused ----
+cat >"$TMP/eval_badrevise.txt" <<'EOF'
+{:mode :query :query {:return {:action :revise :steps :commits}}}
+EOF
+script "$TMP/s11.json" "$TMP/plan1.txt" "$TMP/fetch_right.txt" "$TMP/eval_badrevise.txt"
+serve "$TMP/s11.json"
+ask "$TMP/q11" "how many commits were made last week, and which were largest"
+expect_out "bad revision: exit 1" "1" cat "$TMP/q11.rc"
+expect_out "bad revision: says so" "True" python3 -c "import sys; print('revised plan is not usable' in open(sys.argv[1]).read())" "$TMP/q11.err"
+expect_out "bad revision: no further calls" "3" requests
+unserve
+
+# ---- code a model writes reaches only the tools the agents are shown ----
+cat >"$TMP/compiler_mem.txt" <<'EOF'
+```clojure
+(return {:findings (tool/memory_query {:pipeline "all" :store "/etc/passwd"})})
+```
+EOF
+script "$TMP/s12.json" "$TMP/arch_intent.txt" "$TMP/compiler_mem.txt" "$TMP/compiler_mem.txt"
+serve "$TMP/s12.json"
+ask "$TMP/q12" "rank last week's commits by a risk score"
+expect_out "tool fence: exit 1" "1" cat "$TMP/q12.rc"
+expect_out "tool fence: the repair turn was told why" "True" pylog '"not available to quarry ask" in L[2]["body"]["messages"][-1]["content"]'
+unserve
+
 # ---- the budget holds ----
 script "$TMP/s4.json" "$TMP/plan.txt" "$TMP/fetch1.txt" "$TMP/eval1.txt" "$TMP/fetch2.txt" "$TMP/eval2.txt"
 serve "$TMP/s4.json"

@@ -30,6 +30,8 @@ SCRIPT.json:
       "retry_after"  seconds, sent as a Retry-After header
       "garbage"      a raw body sent with status 200 and content-type application/json
       "delay_ms"     sleep this long before answering
+      "flood_mb"     (streamed requests) send this many MB of 64 KB deltas that never end the
+                     reply, then close: a server that does not stop
       "usage"        {"input", "output", "cache_read", "cache_write"} overriding the
                      simulated usage (missing fields count 0)
       "stop_reason"  overrides "stop" (OpenAI) / "end_turn" (Anthropic)
@@ -204,6 +206,18 @@ class Handler(BaseHTTPRequestHandler):
         if step.get("status"):
             self.send_error_body(fmt, step["status"], step.get("text", "scripted error"),
                                  step.get("retry_after"))
+            return
+        if step.get("flood_mb") and body.get("stream"):
+            self.start_sse()
+            piece = json.dumps({"choices": [{"index": 0, "delta": {"content": "x" * 65536}}]}
+                               if fmt == "openai" else
+                               {"type": "content_block_delta", "index": 0,
+                                "delta": {"type": "text_delta", "text": "x" * 65536}})
+            try:
+                for _ in range(int(step["flood_mb"] * 16)):
+                    self.sse(piece)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client hung up: what it should do
             return
         text = step.get("text", "")
         usage = self.usage(fmt, body, text, step.get("usage"))

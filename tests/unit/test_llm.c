@@ -398,6 +398,25 @@ static void test_status(void)
     char small[12] = "xx KEYKEY y";
     llm_scrub(small, sizeof small, "KEYKEY");
     CHECK(strstr(small, "KEYKEY") == NULL && strlen(small) < sizeof small);
+    /* a message cut before the whole key: the piece of its start is masked too */
+    const char *key = "sk-SECRET-user-key-1234567890";
+    char pad[400];
+    memset(pad, 'x', 147);
+    snprintf(pad + 147, sizeof pad - 147, "%s and more", key);
+    char big[600];
+    snprintf(big, sizeof big, "{\"error\":{\"message\":\"%s\"}}", pad);
+    qr_llm_config kc;
+    qr_llm_config_init(&kc);
+    kc.api_key = strdup(key);
+    llm_status_message(&kc, "E", 400, big, strlen(big), msg, sizeof msg);
+    CHECK(strstr(msg, "sk-SECRE") == NULL && strstr(msg, "SECRET") == NULL);
+    qr_llm_config_clear(&kc);
+    char cut[64] = "text then sk-SECRET-us";
+    llm_scrub(cut, sizeof cut, key);
+    CHECK_STR(cut, "text then [redacted]");
+    char harmless[64] = "sk- is a common prefix";
+    llm_scrub(harmless, sizeof harmless, key);
+    CHECK_STR(harmless, "sk- is a common prefix");
     char shortkey[10] = "abc";
     llm_scrub(shortkey, sizeof shortkey, "abc"); /* too short to be a key */
     CHECK_STR(shortkey, "abc");
@@ -534,9 +553,9 @@ static void test_config(void)
         const char *user, *repo, *file, *want;
     } bad[] = {
         {"[llm]\nmodel = \"m\"\ntimeout_ms = -5\n", NULL, upath,
-         ":3: [llm] timeout_ms must be a positive integer, not -5"},
+         ":3: [llm] timeout_ms must be an integer from 1 to 3600000, not -5"},
         {NULL, "\n[llm]\n  timeout_ms = \"5000\"\n", rpath,
-         ":3: [llm] timeout_ms must be a positive integer, not \"5000\""},
+         ":3: [llm] timeout_ms must be an integer from 1 to 3600000, not \"5000\""},
         {"[llm]\nstream = \"yes\"\n", NULL, upath, ":2: [llm] stream must be true or false"},
         {"[llm]\nprovider = \"gemini\"\n", NULL, upath,
          ":2: [llm] provider must be 'openai' or 'anthropic', not \"gemini\""},
@@ -546,7 +565,17 @@ static void test_config(void)
         {NULL, "[llm]\ntemperature = 0.5\n", rpath,
          ":2: unknown key [llm] temperature; the keys are url, model"},
         {"[llm]\napi_key = 12345\n", NULL, upath, ":2: [llm] api_key must be a string, not (hidden)"},
-        {"[llm]\nmax_retries = -1\n", NULL, upath, ":2: [llm] max_retries must be an integer of 0"},
+        {"[llm]\nmax_retries = -1\n", NULL, upath, ":2: [llm] max_retries must be an integer from 0 to 10"},
+        /* a config cannot make a command wait forever */
+        {NULL, "[llm]\nmax_retries = 4294967295\n", rpath, ":2: [llm] max_retries must be an integer from 0 to 10"},
+        {"[llm]\ntimeout_ms = 4294967295\n", NULL, upath, ":2: [llm] timeout_ms must be an integer from 1 to 3600000"},
+        /* a repository may not say where requests go, nor with which key */
+        {NULL, "[llm]\nurl = \"http://127.0.0.1:9/v1\"\n", rpath,
+         ":2: [llm] url cannot be set in a repository's .quarry.toml"},
+        {NULL, "[llm]\napi_key = \"sk-repo\"\n", rpath,
+         ":2: [llm] api_key cannot be set in a repository's .quarry.toml"},
+        {NULL, "[llm]\nprovider = \"openai\"\n", rpath,
+         ":2: [llm] provider cannot be set in a repository's .quarry.toml"},
         {"[llm]\nurl = \"x\"\nurl = \"y\"\n", NULL, upath, ":3:"},
         {"llm = 5\n", NULL, upath, ": 'llm' must be a table"},
         {"[llm]\nurl = \"localhost:8080\"\n", NULL, NULL,
@@ -570,9 +599,9 @@ static void test_config(void)
     struct {
         const char *var, *val, *want;
     } benv[] = {
-        {"QUARRY_LLM_TIMEOUT_MS", "abc", "QUARRY_LLM_TIMEOUT_MS must be a positive integer, not 'abc'"},
-        {"QUARRY_LLM_TIMEOUT_MS", "0", "QUARRY_LLM_TIMEOUT_MS must be a positive integer, not '0'"},
-        {"QUARRY_LLM_RETRY_BASE_MS", "99999999999", "must be a positive integer"},
+        {"QUARRY_LLM_TIMEOUT_MS", "abc", "QUARRY_LLM_TIMEOUT_MS must be an integer from 1 to 3600000, not 'abc'"},
+        {"QUARRY_LLM_TIMEOUT_MS", "0", "QUARRY_LLM_TIMEOUT_MS must be an integer from 1 to 3600000, not '0'"},
+        {"QUARRY_LLM_RETRY_BASE_MS", "99999999999", "must be an integer from 1 to 60000"},
         {"QUARRY_LLM_STREAM", "yes", "QUARRY_LLM_STREAM must be 0 or 1, not 'yes'"},
         {"QUARRY_LLM_PROVIDER", "OpenAI", "QUARRY_LLM_PROVIDER must be 'openai' or 'anthropic'"},
     };
@@ -1002,6 +1031,27 @@ static void test_connection_refused(void)
     qr_llm_free(l);
 }
 
+/* A streamed reply that never ends is cut at the body limit, not read until memory runs
+ * out; the failure is final (not retried). */
+static void test_server_flood(void)
+{
+    server s;
+    if (!server_start(&s, "{\"responses\":[{\"flood_mb\":48},{\"flood_mb\":48}]}")) {
+        CHECK(!"model server did not start");
+        return;
+    }
+    call c;
+    do_call(&s, QR_LLM_OPENAI, true, 3, NULL, &c);
+    CHECK(c.rc == QR_EINVAL);
+    CHECK(strstr(c.resp.error, "larger than 32 MB") != NULL);
+    CHECK(c.resp.attempts == 1);
+    qr_llm_response_clear(&c.resp);
+    do_call(&s, QR_LLM_ANTHROPIC, true, 3, NULL, &c);
+    CHECK(c.rc == QR_EINVAL && c.resp.attempts == 1);
+    qr_llm_response_clear(&c.resp);
+    server_stop(&s);
+}
+
 int main(void)
 {
     test_request_json();
@@ -1013,6 +1063,7 @@ int main(void)
     test_server_plain();
     test_server_stream_and_cache();
     test_server_failures();
+    test_server_flood();
     test_connection_refused();
     CHECK_DONE();
 }

@@ -223,6 +223,11 @@ static int fail_at(load_ctx *c, uint32_t line, const char *fmt, ...)
         va_start(ap, fmt);
         qr_buf_vprintf(c->err, fmt, ap);
         va_end(ap);
+        /* one line: a message quoting the file's text (a pipeline with a newline in it)
+         * gets its control characters as spaces */
+        for (size_t i = 0; c->err->p && i < c->err->len; i++)
+            if ((unsigned char)c->err->p[i] < 0x20)
+                c->err->p[i] = ' ';
     }
     return QR_EINVAL;
 }

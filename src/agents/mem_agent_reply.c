@@ -123,6 +123,16 @@ static void problem(pctx *c, long index, const char *action, const char *field, 
     vsnprintf(q->why, sizeof q->why, fmt, ap);
     va_end(ap);
     cut_utf8(q->why);
+    /* quoted input may hold bytes that are not UTF-8 (the JSON reader's messages quote a
+     * lone byte): the problem is read by people and models, so it is always UTF-8 */
+    size_t n = strlen(q->why);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = qr_utf8_decode(q->why + i, n - i, &cp);
+        if (k == 1 && cp == 0xFFFD)
+            q->why[i] = '?';
+        i += k;
+    }
 }
 
 void qr_mem_agent_problem_format(const qr_mem_agent_problem *p, qr_buf *out)

@@ -17,6 +17,7 @@
  * reading the output wants to see what happened).
  */
 #include "cmd_mem.h"
+#include "cmd_mem_agent.h"
 #include "cmd_mem_query.h"
 
 #include "quarry/date.h"
@@ -987,6 +988,8 @@ static const cli_mem_cmd subs[] = {
      "\nAlso the size of the search index and of the file, and the generation (a counter\n"
      "every write bumps).\n"},
     {"query", cmd_mem_query, CMD_MEM_QUERY_USAGE, CMD_MEM_QUERY_SUMMARY, CMD_MEM_QUERY_HELP},
+    {"agent", cmd_mem_agent, CLI_MEM_AGENT_USAGE, CLI_MEM_AGENT_SUMMARY, cli_mem_agent_help},
+    {"daemon", cmd_mem_daemon, CLI_MEM_DAEMON_USAGE, CLI_MEM_DAEMON_SUMMARY, cli_mem_daemon_help},
 };
 
 #define NSUBS (sizeof subs / sizeof subs[0])

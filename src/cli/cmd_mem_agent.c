@@ -872,6 +872,15 @@ static void rescan(daemon_ctx *d)
     free_files(files, n);
 }
 
+static void daemon_retry(void *ud, const char *line)
+{
+    qr_buf f;
+    qr_buf_init(&f);
+    json_field(&f, "message", line);
+    log_event(ud, "retry", f.p);
+    qr_buf_release(&f);
+}
+
 /* Runs one due agent; returns false when the run failed. */
 static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, const char *statep)
 {
@@ -898,6 +907,7 @@ static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, 
         ok = false;
         goto done;
     }
+    qr_llm_set_log(llm, daemon_retry, &d->log);
     qr_mem_agent_report r;
     int rc = qr_mem_agent_run(ag, m, llm, now, &r, &err);
     qr_llm_free(llm);

@@ -12,12 +12,6 @@ if ! command -v python3 >/dev/null 2>&1; then
   exit 1
 fi
 
-# until cmd_mem.c's table has the entries for agent and daemon (its owner adds them)
-if "$Q" mem agent --help 2>&1 | grep -q "unknown command 'agent'"; then
-  echo "SKIP: 'quarry mem agent' is not in cmd_mem.c's command table yet"
-  exit 0
-fi
-
 export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" TZ=UTC LC_ALL=C
 unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER QUARRY_LLM_STREAM \
   QUARRY_LLM_MAX_RETRIES QUARRY_LLM_TIMEOUT_MS QUARRY_MEMORY QUARRY_MEMORY_AGENTS

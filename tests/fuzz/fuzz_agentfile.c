@@ -56,8 +56,8 @@ static void check_agent(const char *text, size_t size)
 static void check_reply(const char *text, size_t size)
 {
     qr_mem_agent_plan p;
-    unsigned all = QR_MEM_AGENT_LINK_ADD | QR_MEM_AGENT_WEIGHT | QR_MEM_AGENT_WRITE |
-                   QR_MEM_AGENT_REFINE;
+    unsigned all =
+        QR_MEM_AGENT_LINK_ADD | QR_MEM_AGENT_WEIGHT | QR_MEM_AGENT_WRITE | QR_MEM_AGENT_REFINE;
     int rc = qr_mem_agent_parse_reply(&p, size % 2 ? all : QR_MEM_AGENT_WEIGHT, NULL, text, size);
     if (rc == QR_OK) {
         if (p.nproblems || p.n > QR_MEM_AGENT_MAX_ACTIONS)
@@ -68,8 +68,7 @@ static void check_reply(const char *text, size_t size)
                 abort();
             if ((x->kind == QR_MEM_AGENT_LINK_ADD && (!x->source || !x->target || !x->type)) ||
                 (x->kind != QR_MEM_AGENT_LINK_ADD && !x->key) ||
-                ((x->kind == QR_MEM_AGENT_WRITE || x->kind == QR_MEM_AGENT_REFINE) &&
-                 !x->content))
+                ((x->kind == QR_MEM_AGENT_WRITE || x->kind == QR_MEM_AGENT_REFINE) && !x->content))
                 abort();
         }
     } else if (rc == QR_EINVAL) {

@@ -27,7 +27,8 @@
 #define MAX_TOKENS 64
 #define TOK_LEN 200
 
-enum { T_WORD, T_NUM, T_QUOTED, T_PATH, T_EMAIL, T_DATE };
+/* T_OTHER: a token no slot takes and no rule accepts ("11/19", "and/or") */
+enum { T_WORD, T_NUM, T_QUOTED, T_PATH, T_EMAIL, T_DATE, T_OTHER };
 
 typedef struct tok {
     char s[TOK_LEN]; /* words lowercased; quoted strings, paths and emails as written */
@@ -106,18 +107,85 @@ static uint32_t canon_bit(const char *w)
     return 0;
 }
 
-/* Words after "by" (or before 's) that are never a person. */
+/* Words after "by" (or before 's) that are never a person: pronouns, the nouns a
+ * question about history uses ("commits by weekday", "by mistake", "main's commits"). */
 static const char *const NOT_NAME[] = {
-    "risk", "score", "size", "date", "day", "days", "week", "month", "year", "time", "type",
-    "team", "area", "module", "component", "directory", "folder", "path", "hour", "frequency",
-    "importance", "impact", "severity", "priority", "category", "language", "extension",
-    "additions", "deletions", "number", "me", "everyone", "anyone", "someone", "whom", "them",
-    "him", "her", "default", "branch", "name", "email", "each", "every", "complexity", "value",
-    "quality", "review", "reviewer", "status", "tests", "test", "bots", "bot", "today",
-    "yesterday", "now", "tomorrow", "lines", "line", "how", "why", "and", "or", "not", "no",
-    "many", "much", "mentioning", "containing", "matching", "since", "until", "before",
-    "after", "between", "from", "ago", "merge", "merges", "alphabetically", "descending",
-    "ascending", "message", "noone", "nobody", "somebody", "one", "two", "three", NULL};
+    "he", "she", "they", "we", "i", "you", "it", "me", "him", "her", "them", "us", "one",
+    "someone", "somebody", "anyone", "anybody", "everyone", "everybody", "nobody", "noone",
+    "no-one", "whom", "whoever", "people", "person", "persons", "human", "humans", "user",
+    "users", "team", "teams", "member", "members", "staff", "maintainer", "maintainers",
+    "reviewer", "reviewers", "owner", "owners", "admin", "admins", "bots", "bot", "robot",
+    "robots", "machine", "ci", "mistake", "accident", "error", "default", "hand", "design",
+    "chance", "force", "weekday", "weekdays", "weekend", "weekends", "day", "days", "week",
+    "weeks", "month", "months", "year", "years", "hour", "hours", "minute", "date", "dates",
+    "time", "morning", "evening", "night", "size", "type", "types", "kind", "file", "files",
+    "line", "lines", "folder", "directory", "path", "module", "component", "area", "package",
+    "language", "extension", "risk", "score", "frequency", "importance", "impact",
+    "severity", "priority", "category", "additions", "deletions", "number", "count",
+    "amount", "total", "name", "email", "each", "every", "complexity", "value", "quality",
+    "review", "status", "tests", "test", "today", "yesterday", "now", "tomorrow", "how",
+    "why", "and", "or", "not", "no", "many", "much", "mentioning", "containing", "matching",
+    "since", "until", "before", "after", "between", "from", "ago", "merge", "merges",
+    "alphabetically", "descending", "ascending", "message", "two", "three", "branch",
+    "branches", "main", "master", "head", "origin", "upstream", "trunk", "develop", "dev",
+    "feature", "release", "tag", "tags", "commit", "commits", "bug", "bugs", "fix", "fixes",
+    "issue", "issues", "ticket", "pr", "prs", "request", "requests", "patch", "patches",
+    "code", "source", "docs", "config", "build", "linux", "windows", "mac", NULL};
+
+/* The most common English words (function words, verbs, adjectives and nouns), about
+ * 400 of them: a bare word that is one of these is never read as a name ("commits by
+ * new contributors", "what did every one do"), whatever marks it. A person with such a
+ * name is asked for with quotes ("commits by \"Will\""). */
+static const char *const COMMON[] = {
+    /* determiners, pronouns, conjunctions, prepositions */
+    "the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "its", "our",
+    "their", "mine", "yours", "hers", "ours", "theirs", "myself", "yourself", "himself",
+    "herself", "itself", "ourselves", "themselves", "who", "what", "which", "whose",
+    "where", "when", "whatever", "something", "anything", "everything", "nothing", "all",
+    "any", "some", "none", "few", "several", "both", "either", "neither", "other",
+    "others", "another", "such", "same", "own", "more", "most", "less", "least", "and",
+    "but", "or", "nor", "so", "yet", "if", "then", "than", "because", "while", "though",
+    "although", "unless", "whether", "as", "at", "by", "for", "from", "in", "into", "of",
+    "off", "on", "onto", "out", "over", "to", "up", "upon", "with", "within", "without",
+    "about", "above", "across", "against", "along", "among", "around", "behind", "below",
+    "beneath", "beside", "beyond", "down", "during", "except", "inside", "near", "outside",
+    "past", "through", "throughout", "toward", "towards", "under", "via", "per", "like",
+    "unlike",
+    /* auxiliaries and common verbs */
+    "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
+    "having", "do", "does", "did", "doing", "done", "can", "could", "shall", "should",
+    "will", "would", "may", "might", "must", "ought", "get", "got", "gets", "go", "goes",
+    "going", "gone", "went", "make", "makes", "made", "take", "took", "taken", "come",
+    "came", "see", "saw", "seen", "know", "knew", "known", "think", "thought", "say",
+    "said", "tell", "told", "give", "gave", "given", "find", "found", "use", "used", "want",
+    "look", "seem", "keep", "let", "put", "set", "run", "show", "try", "call", "ask",
+    "feel", "leave", "mean", "become", "begin", "help", "start", "turn", "move", "live",
+    "bring", "happen", "write", "wrote", "written", "read", "add", "added", "remove",
+    "removed", "delete", "deleted", "change", "changed", "create", "created", "stop",
+    "open", "close", "pay", "meet", "learn", "lead", "follow", "speak", "allow", "spend",
+    "grow", "win", "buy", "wait", "send", "expect", "stay", "fall", "cut", "reach", "pass",
+    "sell", "decide", "pull", "break", "push", "pushed", "revert", "ship", "worked",
+    /* adverbs */
+    "not", "very", "too", "also", "just", "only", "even", "still", "already", "again",
+    "ever", "never", "always", "often", "sometimes", "usually", "really", "quite",
+    "rather", "almost", "enough", "here", "there", "why", "how", "soon", "later",
+    "once", "twice", "first", "last", "next", "away", "back", "well", "better", "best",
+    "worse", "worst", "else", "together", "maybe", "perhaps", "probably", "yes", "no",
+    /* adjectives */
+    "new", "old", "good", "bad", "great", "big", "small", "large", "little", "long",
+    "short", "high", "low", "early", "late", "young", "important", "different", "right",
+    "wrong", "left", "real", "true", "false", "sure", "whole", "free", "full", "public",
+    "private", "recent", "latest", "current", "previous", "random", "various", "certain",
+    "main", "top", "total", "average", "single", "empty",
+    /* nouns */
+    "man", "woman", "men", "women", "child", "children", "group", "way", "thing", "things",
+    "world", "life", "part", "place", "case", "point", "fact", "question", "problem",
+    "word", "words", "end", "side", "home", "state", "country", "city", "money", "water",
+    "book", "story", "lot", "bit", "level", "result", "reason", "rest", "company",
+    "system", "program", "job", "example", "order", "list", "idea", "body", "information",
+    "power", "war", "history", "party", "market", "law", "game", "room", "car", "family",
+    "school", "office", "door", "health", "art", "service", "process", "data", "changes",
+    "project", NULL};
 
 static const char *const NUM_WORDS[] = {
     "zero",    "one",     "two",     "three",    "four",     "five",    "six",
@@ -175,13 +243,37 @@ static bool looks_like_path(const char *s)
     return alpha;
 }
 
+/* Slashed tokens that are not paths: a date ("11/19", "11/19/2026", digits and slashes
+ * only; the router does not read such dates, so the question is not matched) and the
+ * English abbreviations ("and/or", "w/o"). Both become T_OTHER. */
+static bool not_a_path(const char *s)
+{
+    static const char *const SLASH_WORDS[] = {"and/or", "or/and", "w/", "w/o", "n/a", "he/she",
+                                              "his/her", "s/he", "y/n", "either/or", NULL};
+    bool only = true;
+    for (const char *c = s; *c; c++)
+        if (!isdigit((unsigned char)*c) && *c != '/')
+            only = false;
+    if (only)
+        return true;
+    char low[TOK_LEN];
+    size_t n = 0;
+    for (; s[n] && n + 1 < sizeof low; n++)
+        low[n] = (char)tolower((unsigned char)s[n]);
+    low[n] = '\0';
+    return in_list(low, SLASH_WORDS);
+}
+
 static bool classify(tok *t)
 {
     size_t n = strlen(t->s);
     if (n == 0)
         return false;
-    if (strchr(t->s, '@')) {
-        t->kind = T_EMAIL;
+    /* an email has text on both sides of one '@'; "@alice" (a handle) is not a name the
+       tools can match, so it is nothing the router reads */
+    const char *at = strchr(t->s, '@');
+    if (at) {
+        t->kind = at > t->s && at[1] && !strchr(at + 1, '@') ? T_EMAIL : T_OTHER;
         return true;
     }
     if (is_iso_date(t->s)) {
@@ -194,6 +286,10 @@ static bool classify(tok *t)
             digits = false;
     if (digits) {
         t->kind = T_NUM;
+        return true;
+    }
+    if (strchr(t->s, '/') && not_a_path(t->s)) {
+        t->kind = T_OTHER;
         return true;
     }
     if (looks_like_path(t->s)) {
@@ -427,13 +523,57 @@ static bool set_since(parser *p, const char *s)
     return true;
 }
 
+/* An until: "before" a point stops at it; "until" a calendar day includes that day
+ * (until 2024-01-31 runs to 23:59:59, until yesterday to today's midnight, until today
+ * or this week to now). */
 static bool set_until(parser *p, const char *s, bool date_only, bool inclusive)
 {
     if (p->q->until[0])
         return p->bad = true, false;
+    if (inclusive && strcmp(s, "yesterday") == 0)
+        s = "today";
+    else if (inclusive && (strcmp(s, "today") == 0 || strncmp(s, "this ", 5) == 0))
+        s = "now";
     append(p->q->until, RT_STR, s);
     if (date_only && inclusive)
         append(p->q->until, RT_STR, "T23:59:59");
+    return true;
+}
+
+static bool leap_year(int y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* "after" a calendar day starts when the day ends: the next day's midnight, written to
+ * out ("2024-02-29" -> "2024-03-01", "yesterday" -> "today", a year said alone -> the
+ * next January 1st). False for what has no such end in the past ("today", "this week")
+ * and for relative points ("after last week" reads two ways): no match. */
+static bool after_point(const char *a, bool year_alone, char *out)
+{
+    if (strcmp(a, "yesterday") == 0) {
+        snprintf(out, RT_STR, "today");
+        return true;
+    }
+    int y, m, d;
+    if (strlen(a) != 10 || sscanf(a, "%4d-%2d-%2d", &y, &m, &d) != 3)
+        return false;
+    static const int MDAYS[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (year_alone) {
+        y++;
+        m = 1, d = 1;
+    } else if (m < 1 || m > 12) {
+        return false;
+    } else if (d < MDAYS[m - 1] + (m == 2 && leap_year(y))) {
+        d++;
+    } else if (m < 12) {
+        m++, d = 1;
+    } else {
+        y++, m = 1, d = 1;
+    }
+    if (y > 9999)
+        return false;
+    snprintf(out, RT_STR, "%04d-%02d-%02d", y, m, d);
     return true;
 }
 
@@ -475,12 +615,26 @@ static void parse_window(parser *p)
             add_desc(p, "between %s and %s", a, b);
             continue;
         }
-        if ((tok_is(p, i, "since") || tok_is(p, i, "after")) && point_at(p, i + 1, a, &e1, &d1)) {
+        if (tok_is(p, i, "since") && point_at(p, i + 1, a, &e1, &d1)) {
             if (strcmp(a, "now") == 0)
                 continue;
             use(p, i, e1);
             set_since(p, a);
             add_desc(p, "since %s", a, NULL);
+            continue;
+        }
+        /* after a day: from the next day on; after a time of day: from then on */
+        if (tok_is(p, i, "after") && point_at(p, i + 1, a, &e1, &d1)) {
+            bool year_alone = year_point(a) && p->t[i + 1].kind == T_NUM;
+            if (p->t[i + 1].kind == T_DATE && !d1) {
+                b[0] = '\0';
+                append(b, RT_STR, a);
+            } else if (!after_point(a, year_alone, b)) {
+                continue; /* the words stay, so nothing matches */
+            }
+            use(p, i, e1);
+            set_since(p, b);
+            add_desc(p, "after %s", a, NULL);
             continue;
         }
         bool before = tok_is(p, i, "before");
@@ -567,6 +721,53 @@ static void parse_window(parser *p)
 
 /* ---- sort key, message term, author, path, merges, count ---- */
 
+/* "with the most files", "changed the most lines": a superlative over a sort key. The
+ * key becomes the sort and the phrase the word RW_MOSTBY, so "commits with the most
+ * files" ranks commits by files and "files with the most commits" files by commits,
+ * whichever noun comes first; "with" is taken with the phrase, a verb before "the most"
+ * ("which commit changed the most files") is left as a word for the rules. */
+static void parse_most(parser *p)
+{
+    static const char *const VERB[] = {"changed", "touched", "modified", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        bool with = tok_is(p, i, "with");
+        if (!with && !tok_in(p, i, VERB))
+            continue;
+        size_t j = i + 1;
+        if (tok_is(p, j, "the"))
+            j++;
+        if (!tok_is(p, j, "most"))
+            continue;
+        j++;
+        int key = RT_SORT_NONE;
+        size_t end = j + 1;
+        if (tok_is(p, j, "files"))
+            key = RT_SORT_FILES;
+        else if (tok_is(p, j, "commits"))
+            key = RT_SORT_COMMITS;
+        else if (tok_is(p, j, "additions") || tok_is(p, j, "insertions"))
+            key = RT_SORT_ADDITIONS;
+        else if (tok_is(p, j, "deletions"))
+            key = RT_SORT_DELETIONS;
+        else if (tok_is(p, j, "lines")) {
+            key = RT_SORT_LINES;
+            if (tok_is(p, j + 1, "added"))
+                key = RT_SORT_ADDITIONS, end++;
+            else if (tok_is(p, j + 1, "deleted") || tok_is(p, j + 1, "removed"))
+                key = RT_SORT_DELETIONS, end++;
+            else if (tok_is(p, j + 1, "changed"))
+                end++;
+        }
+        if (!key)
+            continue;
+        if (p->q->sort)
+            p->bad = true;
+        p->q->sort = key;
+        p->q->words |= RW_MOSTBY;
+        use(p, with ? i : i + 1, end);
+    }
+}
+
 static void parse_sort(parser *p)
 {
     static const char *const ORDER[] = {"ranked", "sorted", "ordered", "rank", "sort", "order",
@@ -609,9 +810,18 @@ static void parse_sort(parser *p)
             from--;
         use(p, from, end);
     }
+    parse_most(p);
 }
 
-/* A name: quoted, an email, or one word nobody else means. */
+static bool plain_name(const char *w)
+{
+    return !in_list(w, STOP) && !in_list(w, NOT_NAME) && !in_list(w, COMMON);
+}
+
+/* A name: quoted, an email, or one word that looks like a name: two or more
+ * characters, a letter first, and not a pronoun, a common English word or a word of the
+ * question's own vocabulary. The callers accept it only after a marker ("by NAME",
+ * "NAME's", "did NAME do"); a bare name is never an author. */
 static bool name_at(const parser *p, size_t i)
 {
     if (i >= p->n || p->t[i].used)
@@ -619,14 +829,24 @@ static bool name_at(const parser *p, size_t i)
     const tok *t = &p->t[i];
     if (t->kind == T_QUOTED || t->kind == T_EMAIL)
         return true;
-    if (t->kind != T_WORD || !isalpha((unsigned char)t->s[0]))
+    if (t->kind != T_WORD || !isalpha((unsigned char)t->s[0]) || strlen(t->s) < 2)
         return false;
     for (const char *c = t->s; *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_' ||
               (unsigned char)*c >= 0x80))
             return false;
-    return !in_list(t->s, STOP) && !in_list(t->s, NOT_NAME) && !canon_bit(t->s) &&
-           number_at(p, i) < 0 && !unit_at(p, i);
+    if (!plain_name(t->s) || canon_bit(t->s) || number_at(p, i) >= 0 || unit_at(p, i))
+        return false;
+    /* "so-and-so", "non-humans": every part of a hyphenated name must pass too */
+    if (strchr(t->s, '-')) {
+        char part[TOK_LEN];
+        snprintf(part, sizeof part, "%s", t->s);
+        for (char *save = NULL, *w = strtok_r(part, "-", &save); w;
+             w = strtok_r(NULL, "-", &save))
+            if (!plain_name(w))
+                return false;
+    }
+    return true;
 }
 
 static void set_author(parser *p, const char *s)
@@ -805,6 +1025,30 @@ static void parse_count(parser *p)
     }
 }
 
+/* "i", "you", "we" and "my", "our", "their" are filler only in a request ("can you
+ * show", "i want", "our repo"); elsewhere they name whose commits are asked for ("what
+ * did i change", "commits we made", "my commits", "their commits"), which the router
+ * cannot know, so they count as unknown words. True for every other word. */
+static bool person_filler(const parser *p, size_t i)
+{
+    static const char *const SUBJECT[] = {"i", "you", "we", NULL};
+    static const char *const OWNER[] = {"my", "our", "their", "your", NULL};
+    static const char *const ASK_BEFORE[] = {"can", "could", "would", "will", "may", "shall",
+                                             NULL};
+    static const char *const ASK_AFTER[] = {"want", "need", "would", "like", "see", "get",
+                                            "wanna", "show", "list", "give", "tell", "find",
+                                            "wonder", "please", "kindly", NULL};
+    static const char *const PLACE[] = {"repo", "repository", "project", "codebase", NULL};
+    const char *w = p->t[i].s;
+    bool next_ok = i + 1 < p->n && p->t[i + 1].kind == T_WORD;
+    if (in_list(w, SUBJECT))
+        return (i > 0 && p->t[i - 1].kind == T_WORD && in_list(p->t[i - 1].s, ASK_BEFORE)) ||
+               (next_ok && in_list(p->t[i + 1].s, ASK_AFTER));
+    if (in_list(w, OWNER))
+        return next_ok && in_list(p->t[i + 1].s, PLACE);
+    return true;
+}
+
 /* What no slot took: filler, or content words by their canonical bit. */
 static void collect_words(parser *p)
 {
@@ -826,8 +1070,15 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
+        if (!person_filler(p, i)) {
+            p->q->words |= RW_UNKNOWN;
+            t->used = true;
+            continue;
+        }
         if (strcmp(t->s, "commit") == 0)
             p->q->singular = true;
+        if (strcmp(t->s, "all") == 0)
+            p->q->all = true;
         uint32_t bit = canon_bit(t->s);
         if (bit)
             p->q->words |= bit;
@@ -866,6 +1117,9 @@ bool rt_parse(const char *question, size_t len, rt_question *q)
         parse_merges(p);
         parse_count(p);
         collect_words(p);
+        /* "all recent commits": all of them, or the recent ones? Neither is sure. */
+        if (q->all && (q->words & RW_RECENT))
+            q->words |= RW_UNKNOWN;
         ok = !p->bad;
     }
     free(p);

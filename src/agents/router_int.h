@@ -34,6 +34,8 @@ enum {
     RW_BY = 1u << 19,   /* a "by" no slot took ("commits by author") */
     RW_MADE = 1u << 20, /* made, make, pushed, done */
     RW_LINES = 1u << 21,
+    RW_MOSTBY = 1u << 22, /* "with the most files", "changed the most lines": the sort key
+                             is then set to what follows "most" */
     RW_UNKNOWN = 1u << 31
 };
 
@@ -47,6 +49,7 @@ enum { RT_MERGES_ANY, RT_MERGES_ONLY, RT_MERGES_EXCLUDE };
 typedef struct rt_question {
     uint32_t words; /* RW_* bits of the words no slot took */
     bool singular;  /* "commit" (not "commits") was said: "the last commit" is one */
+    bool all;       /* "all" was said: no default cut ("show all commits", "all authors") */
     char since[RT_STR], until[RT_STR]; /* tool strings ("1 week ago"); "" when absent */
     char window[RT_STR];                /* how the window reads: "since 1 week ago" */
     char author[RT_STR];                /* "" when absent */

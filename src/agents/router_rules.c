@@ -14,7 +14,8 @@
  *
  * Rejected: one emitter per phrasing (the eight families share four tools and differ in
  * slots), and default limits everywhere (a window's commits are all listed, so the
- * summary's count is the answer; only an open-ended "recent commits" is cut to 20).
+ * summary's count is the answer; only an open-ended "recent commits" is cut to 20, and a
+ * ranking to 10 only when asked as one, "top" or "most"; "all" lifts every cut).
  */
 #include "router_int.h"
 
@@ -187,7 +188,7 @@ static int commits_limit(const rt_question *q)
 {
     if (q->n)
         return q->n;
-    if (q->since[0] || q->until[0])
+    if (q->all || q->since[0] || q->until[0])
         return 0;
     if ((q->words & RW_RECENT) && q->singular)
         return 1;
@@ -271,40 +272,58 @@ static const char *sort_words(int sort)
     }
 }
 
-/* Ranks binding `from` by the sort key into `:ranked`, then takes n into `:top`. Lines
- * are computed as additions + deletions. The tools already order by commits. */
-static void rank_steps(qr_buf *b, const char *from, int sort, int n)
+/* The :transform that ranks binding `from` by the sort key into `:ranked`, then takes n
+ * (n > 0) into `:top`; nothing when there is nothing to do. Lines are computed as
+ * additions + deletions. The tools already order by commits. Returns the binding that
+ * holds the result. */
+static const char *rank_steps(qr_buf *b, const char *from, int sort, int n)
 {
-    const char *on = from;
+    const char *on = from, *sep = " :transform [";
     if (sort == RT_SORT_LINES) {
-        qr_buf_printf(b, "{:op :map :on :%s :as :sized :compute {:lines [:+ :additions "
-                         ":deletions]}}\n             ",
-                      from);
-        on = "sized";
+        qr_buf_printf(b, "%s{:op :map :on :%s :as :sized :compute {:lines [:+ :additions "
+                         ":deletions]}}",
+                      sep, from);
+        on = "sized", sep = "\n             ";
     }
     if (sort != RT_SORT_NONE && sort != RT_SORT_COMMITS) {
-        qr_buf_printf(b, "{:op :sort :on :%s :as :ranked :by :%s :order :desc}\n             ", on,
+        qr_buf_printf(b, "%s{:op :sort :on :%s :as :ranked :by :%s :order :desc}", sep, on,
                       sort_field(sort));
-        on = "ranked";
+        on = "ranked", sep = "\n             ";
     }
-    qr_buf_printf(b, "{:op :take :on :%s :as :top :n %d}", on, n);
+    if (n > 0) {
+        qr_buf_printf(b, "%s{:op :take :on :%s :as :top :n %d}", sep, on, n);
+        on = "top", sep = "\n             ";
+    }
+    if (on != from)
+        qr_buf_puts(b, "]\n");
+    return on;
+}
+
+/* The default cut of a ranking: none when "all" was said, the first 10 when a ranking
+ * was asked for ("top", "most", "ranked"), else none ("who committed last week",
+ * "commits per author" list every author). */
+static int rank_limit(const rt_question *q, bool ranked)
+{
+    if (q->n)
+        return q->n;
+    return ranked && !q->all ? 10 : 0;
 }
 
 static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_PATH | P_MERGES;
-    int n = q->n ? q->n : 10;
+    int n = rank_limit(q, q->words & (RW_MOST | RW_ACTIVE | RW_RANKED | RW_MOSTBY));
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
     params(b, q, all, 0);
-    qr_buf_puts(b, "}]\n :transform [");
-    rank_steps(b, "authors", q->sort, n);
+    qr_buf_puts(b, "}]\n");
+    const char *out = rank_steps(b, "authors", q->sort, n);
     snprintf(sum, sizeof sum,
-             "{{count:authors}} authors committed%s; most %s: {{first:top:author}} "
-             "({{first:top:%s}})",
-             qual, sort_words(q->sort), sort_field(q->sort));
-    qr_buf_puts(b, "]\n :return {:findings :top :summary ");
+             "{{count:authors}} authors committed%s; most %s: {{first:%s:author}} "
+             "({{first:%s:%s}})",
+             qual, sort_words(q->sort), out, out, sort_field(q->sort));
+    qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
     explain_line(e, "authors ranked by ", q, 0, 0);
@@ -315,8 +334,8 @@ static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
 static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_PATH | P_AUTHOR | P_MERGES;
-    bool ranked = (q->words & (RW_MOST | RW_HOTSPOTS)) || q->n || q->sort;
-    int n = q->n ? q->n : ranked ? 10 : 0;
+    bool ranked = (q->words & (RW_MOST | RW_HOTSPOTS | RW_MOSTBY)) || q->n || q->sort;
+    int n = rank_limit(q, ranked);
     bool by_commits = q->sort == RT_SORT_NONE || q->sort == RT_SORT_COMMITS;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
@@ -324,12 +343,8 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     params(b, q, all, by_commits ? n : 0);
     qr_buf_puts(b, "}]\n");
     const char *out = "files";
-    if (!by_commits) {
-        qr_buf_puts(b, " :transform [");
-        rank_steps(b, "files", q->sort, n);
-        qr_buf_puts(b, "]\n");
-        out = "top";
-    }
+    if (!by_commits)
+        out = rank_steps(b, "files", q->sort, n);
     if (ranked)
         snprintf(sum, sizeof sum,
                  "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
@@ -418,22 +433,26 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
 static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
-    int n = q->n ? q->n : q->singular ? 1 : 10; /* "the largest commit" is one */
+    /* "the largest commit" is one; "all" lists every commit, largest first */
+    int n = q->n ? q->n : q->singular ? 1 : q->all ? 0 : 10;
     int sort = q->sort ? q->sort : RT_SORT_LINES;
+    const char *out = n > 0 ? "top" : "ranked";
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commits :params ");
     params(b, q, all, 0);
     qr_buf_printf(b, "}]\n :transform [{:op :map :on :commits :as :sized :select %s "
                      ":compute {:lines [:+ :additions :deletions]}}\n"
-                     "             {:op :sort :on :sized :as :ranked :by :%s :order :desc}\n"
-                     "             {:op :take :on :ranked :as :top :n %d}]\n",
-                  COMMIT_FIELDS, sort_field(sort), n);
+                     "             {:op :sort :on :sized :as :ranked :by :%s :order :desc}",
+                  COMMIT_FIELDS, sort_field(sort));
+    if (n > 0)
+        qr_buf_printf(b, "\n             {:op :take :on :ranked :as :top :n %d}", n);
+    qr_buf_puts(b, "]\n");
     snprintf(sum, sizeof sum,
-             "The {{count:top}} largest of {{count:commits}} commits by %s%s; largest: "
-             "{{first:top:short_hash}} ({{first:top:%s}} %s)",
-             sort_words(sort), qual, sort_field(sort), sort_words(sort));
-    qr_buf_puts(b, " :return {:findings :top :summary ");
+             "The {{count:%s}} largest of {{count:commits}} commits by %s%s; largest: "
+             "{{first:%s:short_hash}} ({{first:%s:%s}} %s)",
+             out, sort_words(sort), qual, out, out, sort_field(sort), sort_words(sort));
+    qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
     explain_line(e, "commits ranked by ", q, 0, 0);
@@ -506,7 +525,7 @@ static const rule RULES[] = {
      {W(AUTHORS), W(WHO) | W(COMMITTED), W(WHO) | W(MOST), W(WHO) | W(ACTIVE),
       W(WHO) | W(COMMITS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
-         W(WHO) | W(AUTHORS),
+         W(WHO) | W(AUTHORS) | W(MOSTBY),
      S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES) |
@@ -516,9 +535,10 @@ static const rule RULES[] = {
      "files ranked by how many commits changed them (or by lines)",
      {"most changed files", "top 10 most modified files this week", "hotspots",
       "which files change most often in src/"},
-     {W(FILES) | W(MOST), W(FILES) | W(CHANGE), W(HOTSPOTS), W(FILES) | W(RANKED), REQ_END},
-     W(CHANGE) | W(OFTEN) | W(COMMITS) | W(ACTIVE) | W(RANKED) | W(BY) | W(HOTSPOTS) |
-         W(FILES) | W(MOST),
+     {W(FILES) | W(MOST), W(FILES) | W(CHANGE), W(HOTSPOTS), W(FILES) | W(RANKED),
+      W(FILES) | W(MOSTBY), REQ_END},
+     /* not COMMITS: "which commit changed the most files" asks about commits */
+     W(CHANGE) | W(OFTEN) | W(ACTIVE) | W(RANKED) | W(BY) | W(HOTSPOTS) | W(FILES) | W(MOST),
      S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
@@ -527,8 +547,10 @@ static const rule RULES[] = {
      "commits ranked by lines changed (additions + deletions), or by files",
      {"largest commits this year", "biggest commits by lines changed",
       "top 5 largest commits last month", "largest commits by alice"},
-     {W(LARGEST) | W(COMMITS), W(LARGEST) | W(CHANGE), REQ_END},
-     W(MOST) | W(RECENT) | W(MADE) | W(COMMITS) | W(CHANGE) | W(RANKED),
+     {W(LARGEST) | W(COMMITS), W(LARGEST) | W(CHANGE), W(COMMITS) | W(MOSTBY), REQ_END},
+     /* not RECENT: "largest recent commits" names no window, and a guessed one would
+        answer a question nobody asked */
+     W(MOST) | W(MADE) | W(COMMITS) | W(CHANGE) | W(RANKED) | W(MOSTBY),
      S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_SORT,
      0,
      SB(RT_SORT_LINES) | SB(RT_SORT_FILES) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS),

@@ -79,6 +79,7 @@ print("MONTH1=\"%s\"" % f(day.replace(day=1)))
 print("JAN1=\"%s\"" % f(day.replace(month=1, day=1)))
 print("D50=\"%s\"" % (day - datetime.timedelta(days=50)).strftime("%Y-%m-%d"))
 print("D15=\"%s\"" % (day - datetime.timedelta(days=15)).strftime("%Y-%m-%d"))
+print("D14=\"%s\"" % (day - datetime.timedelta(days=14)).strftime("%Y-%m-%d"))
 print("D10=\"%s\"" % (now - datetime.timedelta(days=10)).strftime("%Y-%m-%d"))
 ' "$NOW")"
 
@@ -100,7 +101,7 @@ EOF
 PASSED=0
 # ask QUESTION: the answer as JSON in $TMP/ask.json, how it was routed in $TMP/ask.err
 ask() {
-  "$Q" ask "$1" --repo "$R" --format json --explain >"$TMP/ask.json" 2>"$TMP/ask.err"
+  "$Q" ask "$1" --repo "${ASK_REPO:-$R}" --format json --explain >"$TMP/ask.json" 2>"$TMP/ask.err"
 }
 # same QUESTION GOT WANT: one comparison
 same() {
@@ -129,7 +130,7 @@ check() {
   same "$question" "$got" "$1"
 }
 
-G() { git -C "$R" "$@"; }
+G() { git -C "${ASK_REPO:-$R}" "$@"; }
 # hashes of git log with these options, newest first
 hashes() { G log --format=%h --abbrev=7 "$@"; }
 # files with their commits, most first, then most changed lines, then by path
@@ -233,12 +234,79 @@ check "commits with 'refactor' in the message" field short_hash -- "$(hashes -i 
 check "merge commits last month" field short_hash -- "$(hashes --merges --since='1 month ago')"
 check "commits mentioning '#12'" field short_hash -- "$(hashes -i --fixed-strings --grep='#12')"
 
+# ---- review fixes: superlatives, "after" / "until" a day, "all", "per author" ----
+# commits by how many files they changed (numstat entries; a merge shows none), most
+# first, newest first among equals
+by_files() {
+  G log --numstat --no-renames --format='@%h' "$@" |
+    awk '/^@/ { n++; h[n] = substr($0, 2); next } NF == 3 { f[n]++ }
+      END { for (i = 1; i <= n; i++) print i, f[i] + 0, h[i] }' |
+    sort -k2,2nr -k1,1n | awk '{ print $3 }'
+}
+# commits by lines added, most first, newest first among equals
+by_added() {
+  G log --numstat --no-renames --format='@%h' "$@" |
+    awk '/^@/ { n++; h[n] = substr($0, 2); next } NF == 3 { a[n] += $1 }
+      END { for (i = 1; i <= n; i++) print i, a[i] + 0, h[i] }' |
+    sort -k2,2nr -k1,1n | awk '{ print $3 }'
+}
+check "which commit changed the most files" field short_hash -- "$(by_files | head -1)"
+check "commits with the most files" field short_hash -- "$(by_files | head -10)"
+check "commits with the most lines added" field short_hash -- "$(by_added | head -10)"
+check "files with the most commits" field path -- "$(churn | head -10)"
+check "authors with the most commits" field author -- "$(shortlog | head -10)"
+check "commits after yesterday" field short_hash -- "$(hashes --since="$TODAY")"
+check "commits after $D15" field short_hash -- "$(hashes --since="$D14 00:00:00")"
+check "commits until today" field short_hash -- "$(hashes)"
+check "commits until yesterday" field short_hash -- "$(hashes --until="$TODAY")"
+check "commits between yesterday and today" field short_hash -- "$(hashes --since="$YESTERDAY")"
+check "which files did alice change" field path -- "$(churn -i --author=alice)"
+check "the last commit by alice" field short_hash -- "$(hashes -1 -i --author=alice)"
+check "can you show me commits from last week" field short_hash -- "$(hashes --since='1 week ago')"
+check "who committed last week" field author -- "$(shortlog --since='1 week ago')"
+check "top 5 files" field path -- "$(churn | head -5)"
+check "what did Alice do?" field short_hash -- "$(hashes -i --author=alice)"
+check "commits about README.md" field short_hash -- "$(hashes --follow -- README.md)"
+check "who is the most active" field author -- "$(shortlog)"
+check "commits by carol on $D10" field short_hash -- \
+  "$(hashes -i --author=carol --since="$D10 00:00:00" --until="$D10 23:59:59")"
+
+# a second repository with more commits (25) and authors (12) than the default cuts
+R2="$TMP/repo2"
+git init -q -b main "$R2"
+k=0
+for who in Ann Ben Cat Dan Eli Fay Gus Hal Ivy Jon Kim Lou Ann Ben Cat Ann Ben Ann Kim Lou \
+  Ann Ivy Jon Ann Eli; do
+  k=$((k + 1))
+  echo "line $k" >> "$R2/notes.txt"
+  git -C "$R2" add notes.txt
+  d="$((NOW - k * 3600)) +0000"
+  lower=$(echo "$who" | tr 'A-Z' 'a-z')
+  GIT_AUTHOR_NAME=$who GIT_AUTHOR_EMAIL=$lower@example.com GIT_AUTHOR_DATE=$d \
+  GIT_COMMITTER_NAME=$who GIT_COMMITTER_EMAIL=$lower@example.com GIT_COMMITTER_DATE=$d \
+    git -C "$R2" commit -q -m "note $k"
+done
+ASK_REPO=$R2
+check "show all commits" field short_hash -- "$(hashes)"
+check "commits per author" pairs author commits -- \
+  "$(G log --format=%aN | sort | uniq -c | awk '{ print $2, $1 }' | sort)"
+check "commits per author last week" pairs author commits -- \
+  "$(G log --since='1 week ago' --format=%aN | sort | uniq -c | awk '{ print $2, $1 }' | sort)"
+check "top authors" field author -- \
+  "$(G log --format=%aN | sort | uniq -c | sort -k1,1nr -k2,2 | awk '{ print $2 }' | head -10)"
+check "recent commits" field short_hash -- "$(hashes -20)"
+ASK_REPO=
+
 # ---- the route itself, and what tier 1 must leave alone ----
 ask "commits by alice last week"
 expect_out "explain names the rule" "1" grep -c "commits-by-author" "$TMP/ask.err"
 for q in "interesting commits from the most active contributor last week" \
   "rank authors by risk score" "why did the build break" \
-  "commits by alice that touch tests and have no review"; do
+  "commits by alice that touch tests and have no review" \
+  "what did he do this month" "what has she done" "how many commits did they make" \
+  "commits by weekday" "commits by user" "commits by mistake" "main's commits" \
+  "my commits" "largest recent commits" "commits on 11/19/2026" "what changed on 11/19" \
+  "commits after today" "which commit has the most files"; do
   "$Q" ask "$q" --repo "$R" --format json >"$TMP/nm.out" 2>"$TMP/nm.err"
   rc=$?
   if [ "$rc" = 0 ]; then

@@ -119,6 +119,67 @@ static const expect MATCHES[] = {
     {"merge commits last month", "merge-commits", {":merges \"only\"", ":since \"1 month ago\""}},
     {"show merges since 2024-01-01", "merge-commits", {":merges \"only\""}},
     {"merge commits by alice", "merge-commits", {":author \"alice\""}},
+    /* review fixes: superlatives over a key, "after" a day, "until" today, "all", "per" */
+    {"which commit changed the most files", "largest-commits", {":by :files :order :desc", ":n 1"}},
+    {"commits with the most files", "largest-commits", {":by :files", ":n 10"}},
+    {"which commit touched the most lines", "largest-commits", {":by :lines", ":n 1"}},
+    {"commits with the most lines added", "largest-commits", {":by :additions"}},
+    {"files with the most commits", "file-churn", {":tool :get_file_stats", ":limit 10"}},
+    {"authors with the most commits", "top-contributors", {":n 10"}},
+    {"commits after yesterday", "commits-in-window", {":since \"today\"}"}},
+    {"commits after 2024-02-29", "commits-in-window", {":since \"2024-03-01\"}"}},
+    {"commits after 2023-12-31", "commits-in-window", {":since \"2024-01-01\"}"}},
+    {"commits after 2023", "commits-in-window", {":since \"2024-01-01\"}"}},
+    {"commits after 2024-03-01T12:00", "commits-in-window", {":since \"2024-03-01T12:00\"}"}},
+    {"commits since 2023", "commits-in-window", {":since \"2023-01-01\"}"}},
+    {"commits until today", "commits-in-window", {":until \"now\"}"}},
+    {"commits until yesterday", "commits-in-window", {":until \"today\"}"}},
+    {"commits until this week", "commits-in-window", {":until \"now\"}"}},
+    {"commits before today", "commits-in-window", {":until \"today\"}"}},
+    {"commits between yesterday and today", "commits-in-window", {":since \"yesterday\" :until \"now\"}"}},
+    {"show all commits", "commits-in-window", {":params {}"}},
+    {"list all commits by alice", "commits-by-author", {":params {:author \"alice\"}}"}},
+    {"commits per author last week", "top-contributors", {":since \"1 week ago\"", ":findings :authors"}},
+    {"commits per author", "top-contributors", {":findings :authors"}},
+    {"who committed last week", "top-contributors", {":findings :authors"}},
+    {"all contributors ranked by lines added", "top-contributors", {":by :additions", ":findings :ranked"}},
+    {"all the most changed files", "file-churn", {":params {}"}},
+    {"all largest commits", "largest-commits", {":findings :ranked"}},
+    /* adversarial phrasings that do mean what they say */
+    {"can you show me commits from last week", "commits-in-window", {":since \"1 week ago\""}},
+    {"can i see the commits from last week", "commits-in-window", {":since \"1 week ago\""}},
+    {"i want the commits from last week", "commits-in-window", {":since \"1 week ago\""}},
+    {"commits in our repo this week", "commits-in-window", {":since \"this week\""}},
+    {"commits with fix in their message", "commits-matching", {":grep \"fix\""}},
+    {"which files did alice change", "file-churn", {":author \"alice\""}},
+    {"did alice commit today", "commits-by-author", {":since \"today\" :author \"alice\""}},
+    {"commits by \"Will\"", "commits-by-author", {":author \"Will\""}},
+    {"commits by dave-42", "commits-by-author", {":author \"dave-42\""}},
+    {"the last commit by alice", "commits-by-author", {":limit 1"}},
+    {"bob's changes to README.md", "file-history", {":path \"README.md\" :author \"bob\""}},
+    {"how many commits has dependabot made", "count-commits", {":author \"dependabot\""}},
+    {"top 5 files", "file-churn", {":limit 5"}},
+    {"commits mentioning alice", "commits-matching", {":grep \"alice\""}},
+    {"commits about README.md", "file-history", {":path \"README.md\""}},
+    {"commits by alice on 2024-03-01", "commits-by-author", {":since \"2024-03-01\" :until \"2024-03-01T23:59:59\" :author \"alice\""}},
+    {"what did Alice do?", "commits-by-author", {":params {:author \"alice\"}"}},
+    {"has bob committed this week", "commits-by-author", {":since \"this week\" :author \"bob\""}},
+    {"commits by mary-jane", "commits-by-author", {":author \"mary-jane\""}},
+    {"who is the most active", "top-contributors", {":n 10"}},
+};
+
+/* What a matched question's query must not hold: a cut nobody asked for ("all", "per
+ * author", "who committed" list everything). Each question is also in MATCHES. */
+static const char *const ABSENT[][2] = {
+    {"show all commits", ":limit"},
+    {"list all commits by alice", ":limit"},
+    {"commits per author last week", ":take"},
+    {"commits per author last week", ":limit"},
+    {"commits per author", ":take"},
+    {"who committed last week", ":take"},
+    {"all contributors ranked by lines added", ":take"},
+    {"all the most changed files", ":limit"},
+    {"all largest commits", ":take"},
 };
 
 static const char *const NO_MATCH[] = {
@@ -156,6 +217,101 @@ static const char *const NO_MATCH[] = {
     "please",
     "commits {{count:x}}",
     "commits by al\\ice",
+    /* review: ordinary words after "by" / "did" / "has" or before 's are not names */
+    "what did he do this month",
+    "what has she done",
+    "how many commits did they make",
+    "commits by weekday",
+    "commits by user",
+    "commits by mistake",
+    "main's commits",
+    "commits by him",
+    "what did everyone do this week",
+    "has anyone committed today",
+    "commits by new contributors",
+    "commits by each author",
+    "commits by the team",
+    "commits by date",
+    "commits by accident",
+    "commits by default",
+    "commits by hand",
+    "what files did he change",
+    "someone's commits",
+    "everyone's commits last week",
+    "master's commits",
+    "commits by x",
+    /* review: whose commits ("my", "we", "you") is not known */
+    "my commits",
+    "what did i change",
+    "did we commit",
+    "commits we made",
+    "commits I made",
+    "what did you change",
+    "their commits",
+    "our commits",
+    /* review: the commit that changed the most files is not the most changed files */
+    "which commit has the most files",
+    "commits with the most commits",
+    "who changed the most files",
+    "who changed the most lines",
+    /* review: "recent" has no window of its own in a ranking */
+    "largest recent commits",
+    "largest commits recently",
+    "biggest latest commits",
+    "all recent commits",
+    /* review: slashed dates and abbreviations are not paths */
+    "commits on 11/19/2026",
+    "what changed on 11/19",
+    "commits from 2024/01/01",
+    "commits since 1/1",
+    "commits in /",
+    "commits w/o merges",
+    "commits by alice and/or bob",
+    /* review: "after" a point that has no end yet, or reads two ways */
+    "commits after today",
+    "commits after this week",
+    "commits after last week",
+    "commits after 3 days ago",
+    "what changed after the merge",
+    /* adversarial: near a recognised question, asking something else */
+    "commits from a week ago",
+    "commits older than a week",
+    "commits in the last 0 days",
+    "top 0 authors",
+    "top 100000 authors",
+    "commits on main",
+    "commits in january",
+    "commits from yesterday's release",
+    "commits since alice's last commit",
+    "commits before alice's",
+    "commits without alice",
+    "commits of alice",
+    "commits from alice",
+    "how many files",
+    "how many files changed last week",
+    "how many commits per author",
+    "who wrote README.md",
+    "commits to README",
+    "commits by size",
+    "commits since 1.5 weeks ago",
+    "most recent commit by alice and bob",
+    "commits by 'alice' and 'bob'",
+    "commits by @alice",
+    "commits by alice@",
+    "commits by so-and-so",
+    "commits by non-humans",
+    "commits by alice's team",
+    "latest commits by everyone",
+    "what did alice and bob do",
+    "least active contributors",
+    "most recent commits",
+    "commits since v1.0",
+    "files changed in the largest commit",
+    "who made the largest commit",
+    "top 3 commits",
+    "most commits",
+    "how many files did alice change",
+    "did dave push anything",
 };
 
 static void check_compiles(const char *question, const char *query)
@@ -195,6 +351,12 @@ static void test_matches(void)
                 fprintf(stderr, "'%s': query lacks %s:\n%s\n", x->question, x->parts[k], r.query);
                 check_failures++;
             }
+        for (size_t k = 0; k < sizeof ABSENT / sizeof ABSENT[0]; k++)
+            if (strcmp(ABSENT[k][0], x->question) == 0 && strstr(r.query, ABSENT[k][1])) {
+                fprintf(stderr, "'%s': query holds %s:\n%s\n", x->question, ABSENT[k][1],
+                        r.query);
+                check_failures++;
+            }
         CHECK(r.explain && strncmp(r.explain, r.rule, strlen(r.rule)) == 0);
         check_compiles(x->question, r.query);
         qr_route_clear(&r);
@@ -216,6 +378,40 @@ static void test_no_match(void)
     }
 }
 
+/* The tool parameters of a query: from ":params {" to its closing brace (strings may
+ * hold braces), with their length; NULL when there are none or the map is unclosed. */
+static const char *params_of(const char *query, size_t *len)
+{
+    const char *p = strstr(query, ":params {");
+    if (!p)
+        return NULL;
+    bool in_str = false;
+    for (const char *c = p + 9; *c; c++) {
+        if (in_str && *c == '\\' && c[1])
+            c++;
+        else if (*c == '"')
+            in_str = !in_str;
+        else if (!in_str && *c == '}') {
+            *len = (size_t)(c + 1 - p);
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* A variant must not pass by matching only a prefix of the params ("commits by alice
+ * last week" and the same with a path more). */
+static void test_params_compared_whole(void)
+{
+    size_t na = 0, nb = 0;
+    const char *a = "{:fetch [{:tool :get_commits :as :c :params {:since \"1 week ago\"}}]}";
+    const char *b = "{:fetch [{:tool :get_commits :as :c :params {:since \"1 week ago\" :path \"}\"}}]}";
+    const char *pa = params_of(a, &na), *pb = params_of(b, &nb);
+    CHECK(pa && pb && na != nb);
+    CHECK(nb == strlen(":params {:since \"1 week ago\" :path \"}\"}"));
+    CHECK(params_of("{:params {:a 1", &na) == NULL);
+}
+
 /* Case, punctuation and filler do not change the query. */
 static void test_variants_agree(void)
 {
@@ -225,6 +421,8 @@ static void test_variants_agree(void)
         {"top 5 authors this year", "Who are the top five contributors this year?",
          "show me the top 5 committers this year"},
         {"history of src/main.c", "Show me the history of src/main.c.", "src/main.c history"},
+        {"commits after yesterday", "Show me the commits after yesterday.", "commits since today"},
+        {"show all commits", "list all the commits", "all commits please"},
     };
     for (size_t i = 0; i < sizeof SAME / sizeof SAME[0]; i++) {
         qr_route a, b;
@@ -236,9 +434,15 @@ static void test_variants_agree(void)
                 continue;
             }
             CHECK_STR(b.rule, a.rule);
-            /* the summary may name the author as typed; the params must be the same */
-            const char *pa = strstr(a.query, ":params"), *pb = strstr(b.query, ":params");
-            CHECK(pa && pb && strncmp(pa, pb, (size_t)(strchr(pa, '}') - pa)) == 0);
+            /* the summary may name the author as typed; the params must be the same, the
+               whole map: one with a parameter more is a different question */
+            size_t na = 0, nb = 0;
+            const char *pa = params_of(a.query, &na), *pb = params_of(b.query, &nb);
+            if (!pa || !pb || na != nb || memcmp(pa, pb, na) != 0) {
+                fprintf(stderr, "'%s' and '%s': params differ:\n%s\n%s\n", SAME[i][0],
+                        SAME[i][k], a.query, b.query);
+                check_failures++;
+            }
             qr_route_clear(&b);
         }
         qr_route_clear(&a);
@@ -309,6 +513,7 @@ int main(void)
     CHECK(tools != NULL);
     test_matches();
     test_no_match();
+    test_params_compared_whole();
     test_variants_agree();
     test_rule_table();
     test_hostile();

@@ -94,6 +94,22 @@ static void cut_utf8(char *s)
     }
 }
 
+/* A problem is read by people and models, so it is always UTF-8: a character cut in two
+ * by truncation is dropped, and bytes that are not UTF-8 (the JSON reader's messages quote
+ * a lone byte) become '?'. */
+static void tidy_utf8(char *s)
+{
+    cut_utf8(s);
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = qr_utf8_decode(s + i, n - i, &cp);
+        if (k == 1 && cp == 0xFFFD)
+            s[i] = '?';
+        i += k;
+    }
+}
+
 static void problem(pctx *c, long index, const char *action, const char *field, const char *fmt,
                     ...) __attribute__((format(printf, 5, 6)));
 static void problem(pctx *c, long index, const char *action, const char *field, const char *fmt,
@@ -122,17 +138,9 @@ static void problem(pctx *c, long index, const char *action, const char *field, 
     va_start(ap, fmt);
     vsnprintf(q->why, sizeof q->why, fmt, ap);
     va_end(ap);
-    cut_utf8(q->why);
-    /* quoted input may hold bytes that are not UTF-8 (the JSON reader's messages quote a
-     * lone byte): the problem is read by people and models, so it is always UTF-8 */
-    size_t n = strlen(q->why);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t k = qr_utf8_decode(q->why + i, n - i, &cp);
-        if (k == 1 && cp == 0xFFFD)
-            q->why[i] = '?';
-        i += k;
-    }
+    tidy_utf8(q->action);
+    tidy_utf8(q->field);
+    tidy_utf8(q->why);
 }
 
 void qr_mem_agent_problem_format(const qr_mem_agent_problem *p, qr_buf *out)

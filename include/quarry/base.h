@@ -118,6 +118,18 @@ size_t qr_utf8_count(const char *s, size_t n);
 /* Byte offset of code point index i, or n when i is at or past the end. */
 size_t qr_utf8_offset(const char *s, size_t n, size_t i);
 
+/* ---- "did you mean" ---- */
+/* Longest string qr_edit_distance compares; longer ones are never a typo of anything. */
+#define QR_EDIT_MAX 64
+enum {
+    QR_EDIT_FOLD = 1,      /* ASCII case ignored, '-' and '_' equal */
+    QR_EDIT_TRANSPOSE = 2, /* swapping two neighbours is one edit (optimal string alignment) */
+};
+/* Edits (insert, delete, substitute, and with QR_EDIT_TRANSPOSE swap) between a[0..an)
+ * and b[0..bn); SIZE_MAX when either is longer than QR_EDIT_MAX. Callers decide how many
+ * edits still make a typo. */
+size_t qr_edit_distance(const char *a, size_t an, const char *b, size_t bn, int flags);
+
 /* ---- files ---- */
 /* Reads a whole file (or stdin when path is "-") into a malloc'd NUL-terminated buffer.
  * Returns QR_OK, QR_EIO (errno preserved) or QR_ENOMEM. max bounds the size (0 = none;

@@ -86,30 +86,6 @@ int qr_mem_agent_schedule_parse(const char *s, size_t n, int64_t *period)
 
 /* ---- did you mean ---- */
 
-static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
-{
-    size_t row[65];
-    if (an > 64 || bn > 64)
-        return (size_t)-1;
-    for (size_t j = 0; j <= bn; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= an; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= bn; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[bn];
-}
-
 /* The candidate closest to s[0..n) when it is close enough to be a typo, else
  * NULL. */
 static const char *near(const char *s, size_t n, const char *const *cands, size_t ncands)
@@ -117,7 +93,7 @@ static const char *near(const char *s, size_t n, const char *const *cands, size_
     const char *best = NULL;
     size_t bestd = (size_t)-1;
     for (size_t i = 0; i < ncands; i++) {
-        size_t d = edit_distance(s, n, cands[i], strlen(cands[i]));
+        size_t d = qr_edit_distance(s, n, cands[i], strlen(cands[i]), 0);
         if (d < bestd) {
             bestd = d;
             best = cands[i];

@@ -38,30 +38,6 @@ typedef struct ph {
 
 static const char *const ph_names[] = {"nodes", "topology", "node:KEY", "agent", "now"};
 
-static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
-{
-    size_t row[65];
-    if (an > 64 || bn > 64)
-        return (size_t)-1;
-    for (size_t j = 0; j <= bn; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= an; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= bn; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[bn];
-}
-
 static uint32_t line_at(const char *t, size_t pos)
 {
     uint32_t line = 1;
@@ -128,7 +104,7 @@ static int next_ph(const char *t, size_t n, size_t pos, ph *out, uint32_t *line,
         const char *sug = NULL;
         size_t best = (size_t)-1;
         for (size_t k = 0; k < 5; k++) {
-            size_t d = edit_distance(a, len, ph_names[k], strlen(ph_names[k]));
+            size_t d = qr_edit_distance(a, len, ph_names[k], strlen(ph_names[k]), 0);
             if (d < best) {
                 best = d;
                 sug = ph_names[k];

@@ -308,30 +308,6 @@ const qr_builtin *lx_builtin_find(const char *name, size_t n)
     return find_exact(name, n);
 }
 
-static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
-{
-    size_t row[64];
-    if (an >= 63 || bn >= 63)
-        return 99;
-    for (size_t j = 0; j <= bn; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= an; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= bn; j++) {
-            size_t cur = row[j];
-            size_t best = prev + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[bn];
-}
-
 typedef struct cand {
     const char *name;
     size_t d;
@@ -374,10 +350,10 @@ int lx_suggest(qr_lisp_session *s, const char *name, size_t n, const char **out,
         if (!b || b->hdr.name[0] == '-')
             continue;
         const char *cand_name = b->hdr.name;
-        size_t d = edit_distance(name, n, cand_name, strlen(cand_name));
+        size_t d = qr_edit_distance(name, n, cand_name, strlen(cand_name), 0);
         const char *cs = strchr(cand_name, '/');
         if (cs) {
-            size_t d2 = edit_distance(bare, bare_n, cs + 1, strlen(cs + 1));
+            size_t d2 = qr_edit_distance(bare, bare_n, cs + 1, strlen(cs + 1), 0);
             if (d2 < d)
                 d = d2;
         }
@@ -388,14 +364,14 @@ int lx_suggest(qr_lisp_session *s, const char *name, size_t n, const char **out,
         global *g = s->globals.slots[j];
         if (!g || !g->bound)
             continue;
-        size_t d = edit_distance(name, n, g->sym->text, g->sym->len);
+        size_t d = qr_edit_distance(name, n, g->sym->text, g->sym->len, 0);
         if (d <= limit)
             consider(best, max, &nbest, g->sym->text, d);
     }
     static const char *const forms[] = {"defn", "let", "loop", "when", "cond", "if-let",
                                         "when-let", "for", "doseq", "fn", "case", "condp"};
     for (size_t j = 0; j < sizeof forms / sizeof forms[0]; j++) {
-        size_t d = edit_distance(name, n, forms[j], strlen(forms[j]));
+        size_t d = qr_edit_distance(name, n, forms[j], strlen(forms[j]), 0);
         if (d <= limit)
             consider(best, max, &nbest, forms[j], d);
     }

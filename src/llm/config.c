@@ -84,39 +84,13 @@ static const key_spec keys[] = {
 #undef F
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-/* Edit distance, for "did you mean"; long names are not compared (no hint). */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40)
-        return 99;
-    size_t row[41];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 const char *llm_config_suggest(const char *name, bool env)
 {
     const char *best = NULL;
     size_t bd = 99;
     for (size_t i = 0; i < NKEYS; i++) {
         const char *k = env ? keys[i].env : keys[i].name;
-        size_t d = distance(name, k);
+        size_t d = qr_edit_distance(name, strlen(name), k, strlen(k), 0);
         if (d < bd) {
             bd = d;
             best = k;

@@ -109,37 +109,13 @@ static bool name_char(char c)
 
 /* ---- suggestions ---- */
 
-static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
-{
-    if (an > 32 || bn > 32)
-        return 99;
-    size_t row[33];
-    for (size_t j = 0; j <= bn; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= an; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= bn; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[bn];
-}
-
 /* The nearest candidate within distance 2 (1 for words of 3 bytes or fewer), or NULL. */
 const char *pl_nearest(const char *s, size_t n, const char *const *cands, size_t ncands)
 {
     const char *best = NULL;
     size_t bd = n <= 3 ? 2 : 3;
     for (size_t i = 0; i < ncands; i++) {
-        size_t d = edit_distance(s, n, cands[i], strlen(cands[i]));
+        size_t d = qr_edit_distance(s, n, cands[i], strlen(cands[i]), 0);
         if (d < bd) {
             bd = d;
             best = cands[i];

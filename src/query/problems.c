@@ -289,46 +289,6 @@ qr_val qq_kw(qq_ctx *c, const char *s, size_t n)
 
 /* ---- suggestions ---- */
 
-static char fold(char ch)
-{
-    if (ch >= 'A' && ch <= 'Z')
-        return (char)(ch - 'A' + 'a');
-    return ch == '-' ? '_' : ch;
-}
-
-/* Optimal string alignment distance on folded characters; strings longer than 64 bytes
- * are not compared (no suggestion). */
-static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
-{
-    enum { MAXN = 64 };
-    if (an > MAXN || bn > MAXN)
-        return SIZE_MAX;
-    size_t rows[3][MAXN + 1];
-    size_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
-    for (size_t j = 0; j <= bn; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= an; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= bn; j++) {
-            size_t cost = fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1;
-            size_t d = prev[j] + 1;
-            if (cur[j - 1] + 1 < d)
-                d = cur[j - 1] + 1;
-            if (prev[j - 1] + cost < d)
-                d = prev[j - 1] + cost;
-            if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) &&
-                fold(a[i - 2]) == fold(b[j - 1]) && pp[j - 2] + 1 < d)
-                d = pp[j - 2] + 1;
-            cur[j] = d;
-        }
-        size_t *t = pp;
-        pp = prev;
-        prev = cur;
-        cur = t;
-    }
-    return prev[bn];
-}
-
 const char *qq_suggest(const char *s, size_t n, const char *const *cands, size_t ncands)
 {
     const char *best = NULL;
@@ -336,7 +296,8 @@ const char *qq_suggest(const char *s, size_t n, const char *const *cands, size_t
     for (size_t i = 0; i < ncands; i++) {
         if (!cands[i])
             continue;
-        size_t d = edit_distance(s, n, cands[i], strlen(cands[i]));
+        size_t d =
+            qr_edit_distance(s, n, cands[i], strlen(cands[i]), QR_EDIT_FOLD | QR_EDIT_TRANSPOSE);
         if (d < bestd) {
             bestd = d;
             best = cands[i];

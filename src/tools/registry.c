@@ -187,13 +187,6 @@ void qr_tools_set_ctx(qr_tools *r, void *ctx)
 
 /* ---- suggestions ---- */
 
-static char fold(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return (char)(c - 'A' + 'a');
-    return c == '-' ? '_' : c;
-}
-
 bool qr__name_matches_loose(const char *a, size_t an, const char *b)
 {
     size_t bn = strlen(b);
@@ -207,36 +200,6 @@ bool qr__name_matches_loose(const char *a, size_t an, const char *b)
     return true;
 }
 
-/* Optimal string alignment distance (a transposition counts as one edit), on folded
- * characters. Both strings are at most QR_TOOL_MAX_NAME bytes. */
-static size_t edit_distance(const char *a, size_t an, const char *b, size_t bn)
-{
-    size_t rows[3][QR_TOOL_MAX_NAME + 1];
-    size_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
-    for (size_t j = 0; j <= bn; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= an; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= bn; j++) {
-            size_t cost = fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1;
-            size_t d = prev[j] + 1;
-            if (cur[j - 1] + 1 < d)
-                d = cur[j - 1] + 1;
-            if (prev[j - 1] + cost < d)
-                d = prev[j - 1] + cost;
-            if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) &&
-                fold(a[i - 2]) == fold(b[j - 1]) && pp[j - 2] + 1 < d)
-                d = pp[j - 2] + 1;
-            cur[j] = d;
-        }
-        size_t *t = pp;
-        pp = prev;
-        prev = cur;
-        cur = t;
-    }
-    return prev[bn];
-}
-
 const char *qr__suggest(const char *s, size_t n, const char *const *cands, size_t ncands)
 {
     if (n == 0 || n > QR_TOOL_MAX_NAME)
@@ -248,11 +211,12 @@ const char *qr__suggest(const char *s, size_t n, const char *const *cands, size_
         size_t cn = strlen(c);
         if (cn > QR_TOOL_MAX_NAME)
             continue;
-        size_t d = edit_distance(s, n, c, cn);
+        size_t d = qr_edit_distance(s, n, c, cn, QR_EDIT_FOLD | QR_EDIT_TRANSPOSE);
         size_t longer = n > cn ? n : cn;
         size_t limit = longer <= 3 ? 1 : longer <= 7 ? 2 : 3;
         /* a prefix of three characters or more ("lim" for "limit") also counts */
-        bool prefix = n >= 3 && n < cn && edit_distance(s, n, c, n) == 0;
+        bool prefix =
+            n >= 3 && n < cn && qr_edit_distance(s, n, c, n, QR_EDIT_FOLD | QR_EDIT_TRANSPOSE) == 0;
         if (prefix && d > limit)
             d = limit;
         if (d <= limit && d < best_d) {

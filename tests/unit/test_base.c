@@ -102,8 +102,28 @@ static void test_hash(void)
     CHECK(qr_size_add(1, 2, &over) && over == 3);
 }
 
+static void test_edit_distance(void)
+{
+    CHECK(qr_edit_distance("limit", 5, "limit", 5, 0) == 0);
+    CHECK(qr_edit_distance("", 0, "abc", 3, 0) == 3);
+    CHECK(qr_edit_distance("sinse", 5, "since", 5, 0) == 1);
+    CHECK(qr_edit_distance("kitten", 6, "sitting", 7, 0) == 3);
+    /* a swap of neighbours: two edits, or one with QR_EDIT_TRANSPOSE */
+    CHECK(qr_edit_distance("fitler", 6, "filter", 6, 0) == 2);
+    CHECK(qr_edit_distance("fitler", 6, "filter", 6, QR_EDIT_TRANSPOSE) == 1);
+    /* folding: case, and '-' against '_' */
+    CHECK(qr_edit_distance("First-Parent", 12, "first_parent", 12, 0) == 3);
+    CHECK(qr_edit_distance("First-Parent", 12, "first_parent", 12, QR_EDIT_FOLD) == 0);
+    /* too long to be anyone's typo */
+    char big[QR_EDIT_MAX + 2];
+    memset(big, 'a', sizeof big);
+    CHECK(qr_edit_distance(big, QR_EDIT_MAX + 1, "a", 1, 0) == SIZE_MAX);
+    CHECK(qr_edit_distance(big, QR_EDIT_MAX, big, QR_EDIT_MAX, 0) == 0);
+}
+
 int main(void)
 {
+    test_edit_distance();
     test_arena();
     test_buf();
     test_utf8();

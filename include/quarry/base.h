@@ -115,6 +115,9 @@ size_t qr_utf8_encode(uint32_t cp, char *out);
 bool qr_utf8_valid(const char *s, size_t n);
 /* Number of code points (invalid bytes count one each). */
 size_t qr_utf8_count(const char *s, size_t n);
+/* A byte quoted in an error message: itself when printable ASCII, else "\xNN", so a
+ * message stays valid UTF-8 whatever the input held. Returns buf (8 bytes). */
+const char *qr_char_shown(int c, char buf[8]);
 /* Byte offset of code point index i, or n when i is at or past the end. */
 size_t qr_utf8_offset(const char *s, size_t n, size_t i);
 

@@ -7,6 +7,8 @@
  */
 #include "quarry/base.h"
 
+#include <stdio.h>
+
 size_t qr_utf8_decode(const char *s, size_t n, uint32_t *cp)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -124,4 +126,16 @@ size_t qr_utf8_offset(const char *s, size_t n, size_t idx)
         idx--;
     }
     return i;
+}
+
+const char *qr_char_shown(int c, char buf[8])
+{
+    unsigned char u = (unsigned char)c;
+    if (u >= 0x20 && u < 0x7f) {
+        buf[0] = (char)u;
+        buf[1] = 0;
+    } else {
+        snprintf(buf, 8, "\\x%02x", u);
+    }
+    return buf;
 }

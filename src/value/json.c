@@ -180,7 +180,10 @@ static int jstring(jr *r)
             start = r->i;
             continue;
         }
-        default: return jfail(r, "bad escape '\\%c' in string", e);
+        default: {
+            char cb[8];
+            return jfail(r, "bad escape '\\%s' in string", qr_char_shown(e, cb));
+        }
         }
         qr_buf_append(&r->tmp, &ch, 1);
         start = r->i;
@@ -391,7 +394,8 @@ static int jvalue(jr *r, qr_val *out)
         if (c == '-' || (c >= '0' && c <= '9'))
             return jnumber(r, out);
     }
-    return jfail(r, "unexpected character '%c': expected a JSON value", c);
+    char cb[8];
+    return jfail(r, "unexpected character '%s': expected a JSON value", qr_char_shown(c, cb));
 }
 
 int qr_json_read(qr_arena *a, const char *src, size_t n, qr_val *out, qr_read_error *err)

@@ -265,11 +265,13 @@ static int read_string(reader *r, qr_val *out)
             qr_buf_append(&b, tmp, qr_utf8_encode(cp, tmp));
             continue;
         }
-        default:
-            rc = fail(r, "unsupported escape '\\%c' in string: expected one of \\n \\t \\r "
+        default: {
+            char cb[8];
+            rc = fail(r, "unsupported escape '\\%s' in string: expected one of \\n \\t \\r "
                          "\\b \\f \\\" \\\\ \\uXXXX",
-                      e < 0 ? ' ' : e);
+                      e < 0 ? " " : qr_char_shown(e, cb));
             goto done;
+        }
         }
         qr_buf_append(&b, &ch, 1);
     }
@@ -436,7 +438,10 @@ static int read_token(reader *r, qr_val *out)
     if (n == 0) {
         r->line = line;
         r->col = col;
-        return fail(r, "unexpected character '%c'", peek(r));
+        {
+            char cb[8];
+            return fail(r, "unexpected character '%s'", qr_char_shown(peek(r), cb));
+        }
     }
     if ((tok[0] >= '0' && tok[0] <= '9') ||
         ((tok[0] == '-' || tok[0] == '+') && n > 1 && tok[1] >= '0' && tok[1] <= '9'))
@@ -597,7 +602,8 @@ static int read_dispatch(reader *r, uint32_t line, uint32_t col, qr_val *out)
             next(r);
         return read_form(r, out);
     }
-    return fail(r, "unsupported dispatch '#%c'", c < 0 ? ' ' : c);
+    char cb[8];
+    return fail(r, "unsupported dispatch '#%s'", c < 0 ? " " : qr_char_shown(c, cb));
 }
 
 /* Returns QR_OK with *out set, 1 when only a discarded form was found, or an error. */

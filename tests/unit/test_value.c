@@ -163,6 +163,27 @@ static void test_readers(void)
     CHECK(qr_read_all(&A, "#\"(\"", 4, QR_READ_LISP, &forms, &e) == QR_EINVAL);
 }
 
+/* error messages stay valid UTF-8 whatever byte the input held */
+static void test_error_bytes(void)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_val v;
+    qr_read_error e;
+    CHECK(qr_json_read(&a, "{\"a\": \xde}", 8, &v, &e) == QR_EINVAL);
+    CHECK(qr_utf8_valid(e.msg, strlen(e.msg)) && strstr(e.msg, "'\\xde'") != NULL);
+    CHECK(qr_json_read(&a, "\"\\\xc3\"", 5, &v, &e) == QR_EINVAL);
+    CHECK(qr_utf8_valid(e.msg, strlen(e.msg)) && strstr(e.msg, "\\xc3") != NULL);
+    CHECK(qr_read_all(&a, "(a \"\\\xc3\")", 8, QR_READ_EDN, &v, &e) == QR_EINVAL);
+    CHECK(qr_utf8_valid(e.msg, strlen(e.msg)));
+    CHECK(qr_read_all(&a, "#\x01", 2, QR_READ_LISP, &v, &e) == QR_EINVAL);
+    CHECK(qr_utf8_valid(e.msg, strlen(e.msg)) && strstr(e.msg, "\\x01") != NULL);
+    char buf[8];
+    CHECK_STR(qr_char_shown('a', buf), "a");
+    CHECK_STR(qr_char_shown(0x7f, buf), "\\x7f");
+    qr_arena_release(&a);
+}
+
 static void test_json_dedup(void)
 {
     /* a large document shares one string per distinct short text; values stay equal */
@@ -193,6 +214,7 @@ static void test_json_dedup(void)
 
 int main(void)
 {
+    test_error_bytes();
     qr_arena_init(&A, 0);
     test_vectors();
     test_maps();

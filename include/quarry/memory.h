@@ -48,6 +48,7 @@ typedef struct qr_mem qr_mem;
 /* ---- opening ---- */
 enum {
     QR_MEM_CREATE = 1, /* create the file (and schema) when it does not exist */
+    QR_MEM_NO_SNAPSHOT_FILE = 2, /* neither read nor write STORE.snapshot (see below) */
 };
 /* Opens the store at path (":memory:" for a private in-memory store). Without
  * QR_MEM_CREATE a missing file is QR_ERUNTIME ("no memory store at 'path'"). A file that
@@ -247,6 +248,28 @@ typedef struct qr_mem_snapshot {
  * until qr_mem_snapshot_release; a reload never changes a snapshot someone holds. */
 int qr_mem_snapshot_get(qr_mem *m, const qr_mem_snapshot **out, qr_buf *err);
 void qr_mem_snapshot_release(const qr_mem_snapshot *s);
+
+/* The snapshot file. The first qr_mem_snapshot_get of a handle on a file store looks for
+ * STORE.snapshot (the store's path with ".snapshot" added), a binary copy of the snapshot
+ * that the last process to load one from SQL wrote there, and uses it when it belongs to
+ * the store as it is now (same generation and same write id: a token every write changes,
+ * so a store deleted and created again, or restored from a copy, never matches an old
+ * file) and passes every check (size, checksum, bounds, sorted and symmetric adjacency).
+ * Otherwise the snapshot is read from SQL and the file rewritten (a temporary file, then
+ * rename(2)), unless the store is read-only, its directory is not writable, the store is
+ * ":memory:", or the handle was opened with QR_MEM_NO_SNAPSHOT_FILE. Problems with the
+ * file are never errors: a damaged or foreign file is ignored and replaced. Writes made to
+ * the SQLite file by other programs must bump meta.generation (as every quarry write
+ * does) or delete STORE.snapshot. */
+typedef struct qr_mem_snapshot_stats {
+    uint64_t sql_loads;     /* snapshots built from SQL by this handle */
+    uint64_t file_loads;    /* snapshots loaded from STORE.snapshot */
+    uint64_t file_writes;   /* STORE.snapshot files written */
+    uint64_t file_rejects;  /* files present but not used (stale, damaged, foreign) */
+    const char *last_reject; /* why the last one was not used (a static string), or NULL */
+} qr_mem_snapshot_stats;
+void qr_mem_snapshot_stats_get(const qr_mem *m, qr_mem_snapshot_stats *out);
+
 /* Dense index of the node with this key / store id, or -1 (absent or deleted). O(1). */
 int64_t qr_mem_snapshot_find(const qr_mem_snapshot *s, const char *key, size_t len);
 int64_t qr_mem_snapshot_find_id(const qr_mem_snapshot *s, int64_t id);

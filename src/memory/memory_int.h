@@ -1,6 +1,7 @@
 /*
  * memory_int.h: what the memory store's files share (store.c, store_io.c,
- * store_snapshot.c): the handle, its prepared statements, transactions and error helpers.
+ * store_snapshot.c, store_snapfile.c): the handle, its prepared statements, transactions
+ * and error helpers, the snapshot's private part and the snapshot file's codec.
  */
 #ifndef QUARRY_MEMORY_INT_H
 #define QUARRY_MEMORY_INT_H
@@ -16,6 +17,7 @@ enum {
     ST_ROLLBACK,
     ST_BUMP,
     ST_GENERATION,
+    ST_VERSION,
     ST_NODE_ID,
     ST_NODE_GET,
     ST_NODE_ADD,
@@ -34,7 +36,9 @@ struct qr_mem {
     char *path;
     int64_t fixed_now;
     sqlite3_stmt *st[ST_N];
+    int flags;             /* QR_MEM_* given to qr_mem_open */
     qr_mem_snapshot *snap; /* the latest loaded, one reference held by the handle */
+    qr_mem_snapshot_stats snapstats;
 };
 
 /* Steps st while the last result (*rc, SQLITE_OK after prepare) allows: true on a row. */
@@ -82,7 +86,76 @@ bool qr__mem_check_text(const char *what, const char *s, size_t max, bool lines,
 /* ISO-8601 UTC with a Z ("2026-11-20T10:00:00Z"); buf of QR_DATE_ISO_LEN bytes. */
 void qr__mem_format_time(int64_t t, char *buf, size_t len);
 
+/* The generation and the write id (a random token each write changes; 0 in a store no
+ * write of this version has touched), read together. */
+int qr__mem_version(qr_mem *m, uint64_t *generation, uint64_t *write_id, qr_buf *err);
+
 /* ---- store_snapshot.c ---- */
+struct qr_mem_visit_map {
+    uint32_t mask;  /* slots - 1; slots a power of two, at least twice the entries */
+    uint32_t *node; /* dense index + 1, 0 = empty */
+    int64_t *time;
+};
+
+/* The snapshot's private part (s->priv). */
+typedef struct qr__snap_priv {
+    qr_arena strings;
+    void *blocks[32]; /* malloc'd arrays, freed with the snapshot */
+    int nblocks;
+    uint32_t *key_slots; /* key -> index + 1 */
+    uint32_t key_mask;
+    uint32_t *id_slots;  /* id -> index + 1 (when dense is NULL) */
+    uint32_t id_mask;
+    int32_t *dense;      /* id -> index, -1 absent; when ids are dense enough (else NULL) */
+    int64_t dense_n;     /* entries in dense */
+    qr_mem_visit_map *maps;
+    bool maps_borrowed;  /* maps[i].node and .time point into a block: not freed apart */
+    void *map;           /* the mapped STORE.snapshot the arrays point into, or NULL */
+    size_t map_len;
+    bool from_file;      /* loaded from STORE.snapshot */
+    uint64_t write_id;   /* of the store when loaded */
+} qr__snap_priv;
+
+/* An empty snapshot (refs 1) with its private part, or NULL when out of memory. */
+qr_mem_snapshot *qr__mem_snapshot_new(void);
 void qr__mem_snapshot_free(qr_mem_snapshot *s);
+/* n * size bytes (zeroed when zero) freed with s; NULL when out of memory. */
+void *qr__mem_snapshot_block(qr_mem_snapshot *s, size_t n, size_t size, bool zero);
+/* Makes p (malloc'd) freed with s; false, and p freed, when there is no room. */
+bool qr__mem_snapshot_adopt(qr_mem_snapshot *s, void *p);
+/* Builds the key and id lookups from s->n, id (ascending), key and key_len: QR_OK or
+ * QR_ENOMEM. */
+int qr__mem_snapshot_index(qr_mem_snapshot *s);
+
+/* ---- store_snapfile.c: STORE.snapshot ----
+ * The layout is documented at the top of store_snapfile.c. These never write messages:
+ * the file is a cache, and a problem with it means rebuilding from SQL. */
+#define QR__SNAPFILE_HEADER 128
+enum { /* byte offsets in the header, for tests and the fuzz harness */
+    QR__SNAPFILE_OFF_VERSION = 12,
+    QR__SNAPFILE_OFF_SCHEMA = 16,
+    QR__SNAPFILE_OFF_GENERATION = 24,
+    QR__SNAPFILE_OFF_WRITE_ID = 32,
+    QR__SNAPFILE_OFF_LENGTH = 40,
+    QR__SNAPFILE_OFF_SUM = 48,
+    QR__SNAPFILE_OFF_COUNTS = 56, /* u32 n, types, provenances, tag names, tag entries,
+                                   * adjacencies, agents, visit slots; u64 string bytes */
+};
+/* path + ".snapshot" into buf; false when the handle has no side file (":memory:", an
+ * empty path, QR_MEM_NO_SNAPSHOT_FILE) or the name does not fit. */
+bool qr__mem_snapfile_path(const qr_mem *m, char *buf, size_t cap);
+/* Writes s to path (through path.tmp.PID and rename), with the mode bits of the store
+ * file: QR_OK, or QR_EIO / QR_ENOMEM (nothing left behind). */
+int qr__mem_snapfile_write(const qr_mem_snapshot *s, const char *path, const char *store_path);
+/* Loads path when it is the snapshot of (generation, write_id) and valid: QR_OK and *out,
+ * or QR_ERUNTIME with *why (a static string; NULL when there is no file), or QR_ENOMEM. */
+int qr__mem_snapfile_read(const char *path, uint64_t generation, uint64_t write_id,
+                          qr_mem_snapshot **out, const char **why);
+/* The same on bytes in memory: buf (malloc'd, len bytes) is always taken over. */
+int qr__mem_snapfile_parse(char *buf, size_t len, uint64_t generation, uint64_t write_id,
+                           qr_mem_snapshot **out, const char **why);
+/* Recomputes the checksum of a file image in place (tests and fuzzing make hostile files
+ * that get past it). No-op when len is below the header size. */
+void qr__mem_snapfile_seal(char *buf, size_t len);
 
 #endif

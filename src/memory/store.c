@@ -10,7 +10,8 @@
  * PRAGMA user_version, file type in PRAGMA application_id "QRMM":
  *
  *   meta(key TEXT PRIMARY KEY, value)           schema_version, quarry_version, created,
- *                                               generation
+ *                                               generation, write_id (random, new at each
+ *                                               write: ties STORE.snapshot to this store)
  *   nodes(id INTEGER PRIMARY KEY, key TEXT UNIQUE, type, weight CHECK 0..1, provenance,
  *         created, modified, retrievals, uses, wrongs, deleted NULL, content_len, content)
  *   tags(node, tag) PRIMARY KEY(node, tag)      WITHOUT ROWID
@@ -51,8 +52,14 @@ static const char *const stmt_sql[ST_N] = {
     [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
-    [ST_BUMP] = "UPDATE meta SET value = value + 1 WHERE key = 'generation'",
+    /* the generation, and a fresh write id (see qr__mem_version): one statement, as the
+     * write_id row is missing in stores created before it existed */
+    [ST_BUMP] = ("INSERT INTO meta(key, value) VALUES ('generation', 1), ('write_id', random())"
+                 " ON CONFLICT(key) DO UPDATE SET value = CASE excluded.key"
+                 " WHEN 'generation' THEN value + 1 ELSE excluded.value END"),
     [ST_GENERATION] = "SELECT value FROM meta WHERE key = 'generation'",
+    [ST_VERSION] = ("SELECT (SELECT value FROM meta WHERE key = 'generation'),"
+                    " (SELECT value FROM meta WHERE key = 'write_id')"),
     [ST_NODE_ID] = "SELECT id, deleted FROM nodes WHERE key = ?1",
     [ST_NODE_GET] = ("SELECT id, key, type, weight, provenance, created, modified, retrievals,"
                      " uses, wrongs, deleted, content_len, content FROM nodes WHERE key = ?1"),
@@ -102,6 +109,7 @@ static const char schema_sql[] =
     " ('quarry_version', '" QR_VERSION "'),"
     " ('schema_version', 1),"
     " ('generation', 0),"
+    " ('write_id', random()),"
     " ('created', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));"
     "PRAGMA application_id = 1364348237;" /* MEM_APPLICATION_ID */
     "PRAGMA user_version = 1;";           /* QR_MEM_SCHEMA_VERSION */
@@ -448,6 +456,7 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
         qr_buf_printf(err, "out of memory opening memory store '%s'", path);
         return QR_ENOMEM;
     }
+    m->flags = flags;
     int rc = sqlite3_open_v2(path, &m->db,
                              SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
                                  SQLITE_OPEN_NOMUTEX,
@@ -503,6 +512,20 @@ int qr_mem_generation(qr_mem *m, uint64_t *out, qr_buf *err)
         return QR_EIO;
     int rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return qr__mem_fail(m, rc, "read", err);
+    return QR_OK;
+}
+
+int qr__mem_version(qr_mem *m, uint64_t *generation, uint64_t *write_id, qr_buf *err)
+{
+    sqlite3_stmt *st = qr__mem_stmt(m, ST_VERSION, err);
+    if (!st)
+        return QR_EIO;
+    int rc = sqlite3_step(st);
+    *generation = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+    *write_id = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 1) : 0;
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return qr__mem_fail(m, rc, "read", err);

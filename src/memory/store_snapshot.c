@@ -35,26 +35,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-struct qr_mem_visit_map {
-    uint32_t mask;  /* slots - 1 */
-    uint32_t *node; /* dense index + 1, 0 = empty */
-    int64_t *time;
-};
-
-typedef struct snap_priv {
-    qr_arena strings;
-    void *blocks[32]; /* malloc'd arrays */
-    int nblocks;
-    uint32_t *key_slots; /* key -> index + 1 */
-    uint32_t key_mask;
-    uint32_t *id_slots;  /* id -> index + 1 */
-    const int64_t *ids;  /* the snapshot's id array */
-    int32_t *dense;      /* id -> index, -1 absent; when ids are dense enough (else NULL) */
-    int64_t dense_n;     /* entries in dense */
-    uint32_t id_mask;
-    qr_mem_visit_map *maps;
-} snap_priv;
+typedef qr__snap_priv snap_priv;
 
 static void *block(snap_priv *p, size_t n, size_t size, bool zero)
 {
@@ -68,13 +51,44 @@ static void *block(snap_priv *p, size_t n, size_t size, bool zero)
     return b;
 }
 
+void *qr__mem_snapshot_block(qr_mem_snapshot *s, size_t n, size_t size, bool zero)
+{
+    return block(s->priv, n, size, zero);
+}
+
+bool qr__mem_snapshot_adopt(qr_mem_snapshot *s, void *b)
+{
+    snap_priv *p = s->priv;
+    if (p->nblocks == (int)(sizeof p->blocks / sizeof p->blocks[0])) {
+        free(b);
+        return false;
+    }
+    p->blocks[p->nblocks++] = b;
+    return true;
+}
+
+qr_mem_snapshot *qr__mem_snapshot_new(void)
+{
+    qr_mem_snapshot *s = calloc(1, sizeof *s);
+    snap_priv *p = calloc(1, sizeof *p);
+    if (!s || !p) {
+        free(s);
+        free(p);
+        return NULL;
+    }
+    qr_arena_init(&p->strings, 0);
+    s->priv = p;
+    s->refs = 1;
+    return s;
+}
+
 void qr__mem_snapshot_free(qr_mem_snapshot *s)
 {
     if (!s)
         return;
     snap_priv *p = s->priv;
     if (p) {
-        if (p->maps)
+        if (p->maps && !p->maps_borrowed)
             for (uint32_t i = 0; i < s->nagents; i++) {
                 free(p->maps[i].node);
                 free(p->maps[i].time);
@@ -82,6 +96,8 @@ void qr__mem_snapshot_free(qr_mem_snapshot *s)
         for (int i = 0; i < p->nblocks; i++)
             free(p->blocks[i]);
         qr_arena_release(&p->strings);
+        if (p->map)
+            munmap(p->map, p->map_len);
         free(p);
     }
     free(s);
@@ -211,15 +227,57 @@ static int oom(loader *L)
     return QR_ENOMEM;
 }
 
-static int64_t lookup_id(const snap_priv *p, int64_t id)
+static int64_t lookup_id(const qr_mem_snapshot *s, int64_t id)
 {
+    const snap_priv *p = s->priv;
     if (p->dense)
         return id >= 0 && id < p->dense_n ? p->dense[id] : -1;
     uint32_t j = (uint32_t)id_hash(id) & p->id_mask;
     for (uint32_t v; (v = p->id_slots[j]); j = (j + 1) & p->id_mask)
-        if (p->ids[v - 1] == id)
+        if (s->id[v - 1] == id)
             return v - 1;
     return -1;
+}
+
+int qr__mem_snapshot_index(qr_mem_snapshot *s)
+{
+    snap_priv *p = s->priv;
+    uint32_t n = s->n;
+    p->key_mask = pow2_at_least(n) - 1;
+    p->key_slots = block(p, (size_t)p->key_mask + 1, sizeof *p->key_slots, true);
+    if (!p->key_slots)
+        return QR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = (uint32_t)qr_hash_bytes(s->key[i], s->key_len[i]) & p->key_mask;
+        while (p->key_slots[j])
+            j = (j + 1) & p->key_mask;
+        p->key_slots[j] = i + 1;
+    }
+    /* ids are rowids, usually 1..n with few holes: then a plain array maps them (the
+     * edge scan looks up two ids per row; the hash's random probes cost twice as much) */
+    const int64_t *id = s->id;
+    int64_t max_id = n ? id[n - 1] : 0;
+    if ((!n || id[0] >= 0) && max_id < 4 * (int64_t)n + 1024) {
+        p->dense_n = max_id + 1;
+        p->dense = block(p, (size_t)p->dense_n, sizeof *p->dense, false);
+        if (!p->dense)
+            return QR_ENOMEM;
+        memset(p->dense, 0xff, (size_t)p->dense_n * sizeof *p->dense);
+        for (uint32_t k = 0; k < n; k++)
+            p->dense[id[k]] = (int32_t)k;
+        return QR_OK;
+    }
+    p->id_mask = p->key_mask;
+    p->id_slots = block(p, (size_t)p->id_mask + 1, sizeof *p->id_slots, true);
+    if (!p->id_slots)
+        return QR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = (uint32_t)id_hash(id[i]) & p->id_mask;
+        while (p->id_slots[j])
+            j = (j + 1) & p->id_mask;
+        p->id_slots[j] = i + 1;
+    }
+    return QR_OK;
 }
 
 static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **type_num,
@@ -245,7 +303,6 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
     }
     uint32_t n = (uint32_t)count;
     int64_t *id = block(p, n, sizeof *id, false);
-    p->ids = id;
     const char **key = block(p, n, sizeof *key, false);
     uint32_t *key_len = block(p, n, sizeof *key_len, false);
     uint16_t *type = block(p, n, sizeof *type, false);
@@ -257,12 +314,8 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
     int64_t *retr = block(p, n, sizeof *retr, false);
     int64_t *uses = block(p, n, sizeof *uses, false);
     int64_t *wrongs = block(p, n, sizeof *wrongs, false);
-    p->key_mask = pow2_at_least(n) - 1;
-    p->id_mask = p->key_mask;
-    p->key_slots = block(p, (size_t)p->key_mask + 1, sizeof *p->key_slots, true);
-    p->id_slots = block(p, (size_t)p->id_mask + 1, sizeof *p->id_slots, true);
     if (!id || !key || !key_len || !type || !weight || !created || !modified || !clen ||
-        !prov || !retr || !uses || !wrongs || !p->key_slots || !p->id_slots)
+        !prov || !retr || !uses || !wrongs)
         return oom(L);
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(m->db,
@@ -300,31 +353,11 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
         wrongs[i] = sqlite3_column_int64(st, 9);
         int64_t cl = sqlite3_column_int64(st, 10);
         clen[i] = cl > UINT32_MAX ? UINT32_MAX : (uint32_t)cl;
-        uint32_t j = (uint32_t)qr_hash_bytes(key[i], klen) & p->key_mask;
-        while (p->key_slots[j])
-            j = (j + 1) & p->key_mask;
-        p->key_slots[j] = i + 1;
-        j = (uint32_t)id_hash(id[i]) & p->id_mask;
-        while (p->id_slots[j])
-            j = (j + 1) & p->id_mask;
-        p->id_slots[j] = i + 1;
         i++;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return qr__mem_fail(m, rc, "read", L->err);
-    /* ids are rowids, usually 1..n with few holes: then a plain array maps them (the
-     * edge scan looks up two ids per row; the hash's random probes cost twice as much) */
-    int64_t max_id = i ? id[i - 1] : 0;
-    if (max_id >= 0 && max_id < 4 * (int64_t)i + 1024) {
-        p->dense_n = max_id + 1;
-        p->dense = block(p, (size_t)p->dense_n, sizeof *p->dense, false);
-        if (!p->dense)
-            return oom(L);
-        memset(p->dense, 0xff, (size_t)p->dense_n * sizeof *p->dense);
-        for (uint32_t k = 0; k < i; k++)
-            p->dense[id[k]] = (int32_t)k;
-    }
     s->n = i;
     s->id = id;
     s->key = key;
@@ -340,7 +373,7 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
     *prov_num = prov;
     s->type = type;
     s->provenance = prov;
-    return QR_OK;
+    return qr__mem_snapshot_index(s) ? oom(L) : QR_OK;
 }
 
 static int load_tags(loader *L)
@@ -361,7 +394,7 @@ static int load_tags(loader *L)
     int ret = QR_OK;
     int64_t last = -1;
     while (qr__mem_next_row(&rc, st)) {
-        int64_t i = lookup_id(p, sqlite3_column_int64(st, 0));
+        int64_t i = lookup_id(s, sqlite3_column_int64(st, 0));
         if (i < 0)
             continue; /* a deleted node */
         if (i < last) {
@@ -452,8 +485,8 @@ static int load_edges(loader *L)
                                 NULL);
     size_t ne = 0;
     while (qr__mem_next_row(&rc, st) && ne < (size_t)count) {
-        int64_t u = lookup_id(p, sqlite3_column_int64(st, 0));
-        int64_t v = lookup_id(p, sqlite3_column_int64(st, 1));
+        int64_t u = lookup_id(s, sqlite3_column_int64(st, 0));
+        int64_t v = lookup_id(s, sqlite3_column_int64(st, 1));
         if (u < 0 || v < 0 || u == v)
             continue;
         src[2 * ne] = (uint32_t)u;
@@ -572,7 +605,7 @@ static int load_visits(loader *L)
             qr_mem_visit_map *vm = &maps[nagents];
             vm->mask = slots - 1;
             vm->node = calloc(slots, sizeof *vm->node);
-            vm->time = malloc(slots * sizeof *vm->time);
+            vm->time = calloc(slots, sizeof *vm->time); /* zeros: written as they are */
             agents[nagents] = qr_arena_strndup(&p->strings, agent, alen);
             nagents++;
             if (!vm->node || !vm->time || !agents[nagents - 1]) {
@@ -580,7 +613,7 @@ static int load_visits(loader *L)
                 break;
             }
         }
-        int64_t i = lookup_id(p, sqlite3_column_int64(st, 1));
+        int64_t i = lookup_id(s, sqlite3_column_int64(st, 1));
         if (i < 0)
             continue;
         qr_mem_visit_map *vm = &maps[nagents - 1];
@@ -623,17 +656,12 @@ static int load_visits(loader *L)
 static int load(qr_mem *m, qr_mem_snapshot **out, qr_buf *err)
 {
     *out = NULL;
-    qr_mem_snapshot *s = calloc(1, sizeof *s);
-    snap_priv *p = calloc(1, sizeof *p);
-    if (!s || !p) {
-        free(s);
-        free(p);
+    qr_mem_snapshot *s = qr__mem_snapshot_new();
+    if (!s) {
         qr_buf_printf(err, "out of memory loading a snapshot of memory store '%s'", m->path);
         return QR_ENOMEM;
     }
-    qr_arena_init(&p->strings, 0);
-    s->priv = p;
-    s->refs = 1;
+    snap_priv *p = s->priv;
     loader L = {.m = m, .s = s, .p = p, .err = err};
     interner types = {.a = &p->strings}, provs = {.a = &p->strings};
     uint16_t *type_num = NULL;
@@ -641,7 +669,7 @@ static int load(qr_mem *m, qr_mem_snapshot **out, qr_buf *err)
     int rc = qr__mem_begin_read(m, err);
     if (rc)
         goto fail;
-    if ((rc = qr_mem_generation(m, &s->generation, err)) ||
+    if ((rc = qr__mem_version(m, &s->generation, &p->write_id, err)) ||
         (rc = load_nodes(&L, &types, &provs, &type_num, &prov_num)))
         goto fail_tx;
     const char *const *tnames, *const *pnames;
@@ -674,6 +702,48 @@ fail:
     return rc;
 }
 
+/* ---- STORE.snapshot (the codec is in store_snapfile.c) ---- */
+
+/* Sets *out from the file when it matches the store now; nothing (QR_OK) when it does
+ * not; an error only when the store cannot be read. */
+static int load_from_file(qr_mem *m, qr_mem_snapshot **out, qr_buf *err)
+{
+    char path[4096];
+    if (!qr__mem_snapfile_path(m, path, sizeof path))
+        return QR_OK;
+    uint64_t gen, wid;
+    int rc = qr__mem_version(m, &gen, &wid, err);
+    if (rc)
+        return rc;
+    const char *why = NULL;
+    if (qr__mem_snapfile_read(path, gen, wid, out, &why) == QR_OK) {
+        m->snapstats.file_loads++;
+        return QR_OK;
+    }
+    *out = NULL;
+    if (why) {
+        m->snapstats.file_rejects++;
+        m->snapstats.last_reject = why;
+    }
+    return QR_OK;
+}
+
+/* Writes the file after a load from SQL, unless the store is read-only; failure to write
+ * (a read-only directory, a full disk) only means the next process reads SQL again. */
+static void save_to_file(qr_mem *m, const qr_mem_snapshot *s)
+{
+    char path[4096];
+    if (!qr__mem_snapfile_path(m, path, sizeof path) || sqlite3_db_readonly(m->db, "main") != 0)
+        return;
+    if (qr__mem_snapfile_write(s, path, m->path) == QR_OK)
+        m->snapstats.file_writes++;
+}
+
+void qr_mem_snapshot_stats_get(const qr_mem *m, qr_mem_snapshot_stats *out)
+{
+    *out = m->snapstats;
+}
+
 int qr_mem_snapshot_get(qr_mem *m, const qr_mem_snapshot **out, qr_buf *err)
 {
     *out = NULL;
@@ -688,9 +758,16 @@ int qr_mem_snapshot_get(qr_mem *m, const qr_mem_snapshot **out, qr_buf *err)
         }
     }
     if (!m->snap) {
+        int rc = load_from_file(m, &m->snap, err);
+        if (rc)
+            return rc;
+    }
+    if (!m->snap) {
         int rc = load(m, &m->snap, err);
         if (rc)
             return rc;
+        m->snapstats.sql_loads++;
+        save_to_file(m, m->snap);
     }
     m->snap->refs++;
     *out = m->snap;
@@ -709,7 +786,7 @@ int64_t qr_mem_snapshot_find(const qr_mem_snapshot *s, const char *key, size_t l
 
 int64_t qr_mem_snapshot_find_id(const qr_mem_snapshot *s, int64_t id)
 {
-    return lookup_id(s->priv, id);
+    return lookup_id(s, id);
 }
 
 int64_t qr_mem_snapshot_agent(const qr_mem_snapshot *s, const char *agent)

@@ -6,7 +6,11 @@
  * deleted nodes and self-loops excluded, tags, types, visits, refresh; and a randomized
  * store checked against a brute-force adjacency), exact export/import round trips, import
  * atomicity on a bad line, two processes writing at once, and a process killed with
- * SIGKILL in the middle of a large import.
+ * SIGKILL in the middle of a large import. The snapshot file (STORE.snapshot): written,
+ * reused by the next handle (its stats, the file's inode and mtime unchanged, every field
+ * equal to a snapshot built from SQL), rebuilt after a write, and each kind of damage
+ * (truncation, bit flips, wrong version, generation or write id, hostile counts and
+ * values under a forged checksum) refused for its reason with a correct snapshot rebuilt.
  *
  * `test_memory --bench [NODES EDGES [FILE]]` builds a store of that size (default 100,000
  * nodes, 1,000,000 edges; in FILE, kept, when given) and prints how long the snapshot
@@ -14,6 +18,7 @@
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "check.h"
+#include "memory/memory_int.h"
 #include "quarry/memory.h"
 
 #include <dirent.h>
@@ -929,6 +934,555 @@ static int bench(long nodes, long edges, const char *keep)
     return 0;
 }
 
+/* ---- the snapshot file (STORE.snapshot) ---- */
+
+static qr_mem *open_flags(const char *name, int flags)
+{
+    char p[256];
+    store_path(name, p, sizeof p);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem *m = NULL;
+    int rc = qr_mem_open(&m, p, flags, &err);
+    if (rc != QR_OK)
+        fprintf(stderr, "open %s: %s\n", p, err.p ? err.p : "?");
+    CHECK(rc == QR_OK);
+    qr_buf_release(&err);
+    return m;
+}
+
+static const qr_mem_snapshot *snap_of(qr_mem *m)
+{
+    const qr_mem_snapshot *s = NULL;
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = qr_mem_snapshot_get(m, &s, &err);
+    if (rc)
+        fprintf(stderr, "snapshot: %s\n", err.p ? err.p : "?");
+    CHECK(rc == QR_OK && s);
+    qr_buf_release(&err);
+    return s;
+}
+
+static qr_mem_snapshot_stats stats_of(const qr_mem *m)
+{
+    qr_mem_snapshot_stats st;
+    qr_mem_snapshot_stats_get(m, &st);
+    return st;
+}
+
+#define SAME(cond)                                                                           \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "%s:%d: snapshots differ: %s\n", __FILE__, __LINE__, #cond);     \
+            return false;                                                                    \
+        }                                                                                    \
+    } while (0)
+
+static bool same_names(const char *const *a, const char *const *b, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (strcmp(a[k], b[k]))
+            return false;
+    return true;
+}
+
+#define SAME_ARRAY(f, count) SAME(!(count) || !memcmp(a->f, b->f, (size_t)(count) * sizeof *a->f))
+
+/* Every field of two snapshots, and the lookups of b answering as a's data says. */
+static bool snap_same(const qr_mem_snapshot *a, const qr_mem_snapshot *b)
+{
+    SAME(a && b);
+    uint32_t n = a->n;
+    SAME(a->n == b->n && a->generation == b->generation);
+    SAME_ARRAY(id, n);
+    SAME_ARRAY(key_len, n);
+    for (uint32_t i = 0; i < n; i++)
+        SAME(!strcmp(a->key[i], b->key[i]));
+    SAME(a->ntypes == b->ntypes && same_names(a->types, b->types, a->ntypes));
+    SAME_ARRAY(type, n);
+    SAME_ARRAY(weight, n);
+    SAME_ARRAY(created, n);
+    SAME_ARRAY(modified, n);
+    SAME_ARRAY(content_len, n);
+    SAME(a->nprovenances == b->nprovenances &&
+         same_names(a->provenances, b->provenances, a->nprovenances));
+    SAME_ARRAY(provenance, n);
+    SAME_ARRAY(retrievals, n);
+    SAME_ARRAY(uses, n);
+    SAME_ARRAY(wrongs, n);
+    SAME_ARRAY(tag_off, n + 1);
+    SAME_ARRAY(tag_ids, a->tag_off[n]);
+    SAME(a->ntag_names == b->ntag_names &&
+         same_names(a->tag_names, b->tag_names, a->ntag_names));
+    SAME(a->graph.n == b->graph.n);
+    SAME_ARRAY(graph.off, n + 1);
+    SAME_ARRAY(graph.adj, a->graph.off[n]);
+    SAME_ARRAY(graph.w, a->graph.off[n]);
+    SAME(a->nagents == b->nagents && same_names(a->agents, b->agents, a->nagents));
+    for (uint32_t ag = 0; ag < a->nagents; ag++)
+        for (uint32_t i = 0; i < n; i++)
+            SAME(qr_mem_snapshot_last_visit(a, ag, i) == qr_mem_snapshot_last_visit(b, ag, i));
+    for (uint32_t i = 0; i < n; i++) {
+        SAME(qr_mem_snapshot_find(b, a->key[i], a->key_len[i]) == i);
+        SAME(qr_mem_snapshot_find_id(b, a->id[i]) == i);
+    }
+    SAME(qr_mem_snapshot_find(b, "absent", 6) == -1);
+    SAME(qr_graph_check(&b->graph, NULL) == QR_OK);
+    return true;
+}
+
+/* A store with every kind of field: types, provenances, tags, counters, parallel and
+ * deleted links, visits by two agents, a deleted node. */
+static void fill_rich(qr_mem *m)
+{
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem_set_now(m, 1000);
+    static const char *const tags_a[] = {"btree", "work"}, *const tags_c[] = {"work"};
+    qr_mem_node a = {.key = "alpha", .content = "one", .type = "semantic", .weight = 0.5,
+                     .provenance = "manual", .tags = tags_a, .ntags = 2, .retrievals = 3,
+                     .uses = 2, .wrongs = 1};
+    qr_mem_node c = {.key = "gamma", .content = "three", .type = "episodic-daily",
+                     .weight = 0.125, .provenance = "agent:linker", .tags = tags_c, .ntags = 1};
+    CHECK(qr_mem_node_add(m, &a, NULL, &err) == QR_OK);
+    CHECK(add(m, "beta", "two", "procedural", 1) == QR_OK);
+    CHECK(qr_mem_node_add(m, &c, NULL, &err) == QR_OK);
+    CHECK(add(m, "delta", "", NULL, 0) == QR_OK);
+    CHECK(add(m, "eps", "gone", NULL, 0.75) == QR_OK);
+    CHECK(add(m, "zeta", "lonely", "semantic", 0.25) == QR_OK);
+    CHECK(link2(m, "alpha", "beta", 0.5, NULL) == QR_OK);
+    CHECK(link2(m, "beta", "alpha", 0.875, "cites") == QR_OK);
+    CHECK(link2(m, "alpha", "gamma", 0.375, NULL) == QR_OK);
+    CHECK(link2(m, "gamma", "delta", 1, NULL) == QR_OK);
+    CHECK(link2(m, "delta", "eps", 0.25, NULL) == QR_OK);
+    CHECK(qr_mem_visit(m, "alpha", "linker", 500, "ok", &err) == QR_OK);
+    CHECK(qr_mem_visit(m, "alpha", "linker", 700, "ok", &err) == QR_OK);
+    CHECK(qr_mem_visit(m, "gamma", "linker", 600, "", &err) == QR_OK);
+    CHECK(qr_mem_visit(m, "beta", "replay", 800, "", &err) == QR_OK);
+    CHECK(qr_mem_node_delete(m, "eps", &err) == QR_OK);
+    qr_buf_release(&err);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(n > 0 ? (size_t)n : 1);
+    *len = b ? fread(b, 1, (size_t)n, f) : 0;
+    fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(b, 1, len, f) == len);
+        fclose(f);
+    }
+}
+
+static void test_snapshot_file(void)
+{
+    char p[256], side[300];
+    store_path("sf.db", p, sizeof p);
+    snprintf(side, sizeof side, "%s.snapshot", p);
+    qr_mem *m = open_store("sf.db");
+    fill_rich(m);
+
+    /* the first load reads SQL and writes the file */
+    const qr_mem_snapshot *s = snap_of(m);
+    qr_mem_snapshot_stats st = stats_of(m);
+    CHECK(st.sql_loads == 1 && st.file_writes == 1 && st.file_loads == 0 && st.file_rejects == 0);
+    struct stat sb1, sb2;
+    CHECK(stat(side, &sb1) == 0 && sb1.st_size > 128);
+    char tmp[320];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", side, (long)getpid());
+    CHECK(access(tmp, F_OK) != 0); /* renamed into place */
+
+    /* a handle that never touches the file gives the reference, built from SQL */
+    qr_mem *ref = open_flags("sf.db", QR_MEM_NO_SNAPSHOT_FILE);
+    const qr_mem_snapshot *r = snap_of(ref);
+    st = stats_of(ref);
+    CHECK(st.sql_loads == 1 && st.file_writes == 0 && st.file_loads == 0);
+    CHECK(snap_same(r, s));
+
+    /* the next process (handle) loads the file: same fields, file untouched */
+    qr_mem *b = open_flags("sf.db", 0);
+    const qr_mem_snapshot *fs = snap_of(b);
+    st = stats_of(b);
+    CHECK(st.file_loads == 1 && st.sql_loads == 0 && st.file_writes == 0 && st.file_rejects == 0);
+    CHECK(snap_same(r, fs));
+    CHECK(stat(side, &sb2) == 0 && sb2.st_ino == sb1.st_ino && sb2.st_size == sb1.st_size &&
+          sb2.st_mtim.tv_sec == sb1.st_mtim.tv_sec && sb2.st_mtim.tv_nsec == sb1.st_mtim.tv_nsec);
+    const qr_mem_snapshot *again = snap_of(b); /* no write: the same one */
+    CHECK(again == fs);
+    qr_mem_snapshot_release(again);
+    CHECK(qr_mem_snapshot_agent(fs, "replay") == 1);
+    CHECK(qr_mem_snapshot_last_visit(fs, 0, (uint32_t)qr_mem_snapshot_find(fs, "alpha", 5)) ==
+          700);
+
+    /* a write: the handle reloads from SQL and rewrites the file; what it held stays */
+    CHECK(add(b, "eta", "new", NULL, 0.5) == QR_OK);
+    const qr_mem_snapshot *fs2 = snap_of(b);
+    st = stats_of(b);
+    CHECK(fs2 != fs && fs2->n == fs->n + 1 && st.sql_loads == 1 && st.file_writes == 1);
+    CHECK(fs->n == r->n && !strcmp(fs->key[0], "alpha") && qr_graph_check(&fs->graph, NULL) == 0);
+    qr_mem_snapshot_release(fs);
+    CHECK(stat(side, &sb2) == 0 && sb2.st_ino != sb1.st_ino);
+    qr_mem *c = open_flags("sf.db", 0);
+    const qr_mem_snapshot *cs = snap_of(c);
+    CHECK(stats_of(c).file_loads == 1 && snap_same(fs2, cs));
+    qr_mem_snapshot_release(cs);
+    qr_mem_close(c);
+
+    /* a write through a handle that does not write the file: the file is stale */
+    qr_buf err;
+    qr_buf_init(&err);
+    CHECK(qr_mem_node_delete(ref, "eta", &err) == QR_OK);
+    qr_mem_snapshot_release(r);
+    r = snap_of(ref);
+    c = open_flags("sf.db", 0);
+    cs = snap_of(c);
+    st = stats_of(c);
+    CHECK(st.file_rejects == 1 && st.sql_loads == 1 && st.file_writes == 1 && st.file_loads == 0);
+    CHECK(st.last_reject && !strcmp(st.last_reject, "stale: another generation"));
+    CHECK(snap_same(r, cs));
+    qr_mem_snapshot_release(cs);
+    qr_mem_close(c);
+
+    qr_mem_snapshot_release(fs2);
+    qr_mem_snapshot_release(s);
+    qr_mem_snapshot_release(r);
+    qr_buf_release(&err);
+    qr_mem_close(b);
+    qr_mem_close(ref);
+    qr_mem_close(m);
+}
+
+/* The file's layout (store_snapfile.c), to aim damage at one array. */
+typedef struct snap_layout {
+    uint32_t n, ntypes, nprov, ntagn, ntags, nadj, nagents, nvslots;
+    uint64_t nstr;
+    size_t id, weight, tag_off, tag_ids, off, adj, w, vslots, vnode, type, str, key_len;
+} snap_layout;
+
+static snap_layout layout_of_image(const char *img)
+{
+    snap_layout l;
+    uint32_t c[8];
+    memcpy(c, img + QR__SNAPFILE_OFF_COUNTS, sizeof c);
+    memcpy(&l.nstr, img + QR__SNAPFILE_OFF_COUNTS + 32, 8);
+    l.n = c[0], l.ntypes = c[1], l.nprov = c[2], l.ntagn = c[3], l.ntags = c[4], l.nadj = c[5];
+    l.nagents = c[6], l.nvslots = c[7];
+    size_t n = l.n;
+    l.id = 128;
+    l.weight = 128 + 8 * (6 * n + l.nvslots);
+    l.key_len = l.weight + 4 * n;
+    l.tag_off = l.weight + 4 * 4 * n;
+    l.tag_ids = l.tag_off + 4 * (n + 1);
+    l.off = l.tag_ids + 4 * (size_t)l.ntags;
+    l.adj = l.off + 4 * (n + 1);
+    l.w = l.adj + 4 * (size_t)l.nadj;
+    l.vslots = l.w + 4 * (size_t)l.nadj;
+    l.vnode = l.vslots + 4 * (size_t)l.nagents;
+    l.type = l.vnode + 4 * (size_t)l.nvslots;
+    l.str = l.type + 2 * n;
+    return l;
+}
+
+static void put32_at(char *img, size_t off, uint32_t v)
+{
+    memcpy(img + off, &v, 4);
+}
+
+static void put64_at(char *img, size_t off, uint64_t v)
+{
+    memcpy(img + off, &v, 8);
+}
+
+static void putf_at(char *img, size_t off, float v)
+{
+    memcpy(img + off, &v, 4);
+}
+
+typedef enum {
+    D_TRUNC1, D_TRUNC64, D_EMPTY, D_EXTEND, D_FLIP_BODY, D_FLIP_LAST, D_FLIP_COUNT, D_MAGIC,
+    D_BOM, D_VERSION, D_SCHEMA, D_GENERATION, D_WRITE_ID, D_PADDING, D_HUGE_N, D_BIG_N,
+    D_HUGE_STR, D_ADJ_RANGE, D_ADJ_SELF, D_ASYM, D_W_NAN, D_W_ZERO, D_OFF_DECREASE,
+    D_OFF_END, D_TAG_RANGE, D_TYPE_RANGE, D_WEIGHT, D_IDS, D_KEY_NUL, D_KEY_LEN, D_VISIT_NODE,
+    D_VISIT_POW2, D_STR_END, D_NAMES_ORDER, D_COUNT
+} damage;
+
+static const struct {
+    const char *name;
+    bool seal; /* recompute the checksum after the damage (a forged file) */
+    const char *why;
+} damages[D_COUNT] = {
+    [D_TRUNC1] = {"truncated by one byte", false, "truncated or extended"},
+    [D_TRUNC64] = {"truncated into the header", false, "not a snapshot file"},
+    [D_EMPTY] = {"empty", false, "not a snapshot file"},
+    [D_EXTEND] = {"extended", false, "truncated or extended"},
+    [D_FLIP_BODY] = {"bit flip in the body", false, "checksum mismatch"},
+    [D_FLIP_LAST] = {"bit flip in the last byte", false, "checksum mismatch"},
+    [D_FLIP_COUNT] = {"bit flip in a count", false, "length does not match the counts"},
+    [D_MAGIC] = {"wrong magic", true, "not a snapshot file"},
+    [D_BOM] = {"other byte order", true, "written on a machine of another byte order"},
+    [D_VERSION] = {"format version 2", true, "another format version"},
+    [D_SCHEMA] = {"schema version 99", true, "another schema version"},
+    [D_GENERATION] = {"another generation", true, "stale: another generation"},
+    [D_WRITE_ID] = {"another write id", true, "stale: another write id"},
+    [D_PADDING] = {"header padding", true, "header padding is not zero"},
+    [D_HUGE_N] = {"n = 2^30", true, "counts out of range"},
+    [D_BIG_N] = {"n = 2^30 - 2", true, "length does not match the counts"},
+    [D_HUGE_STR] = {"string bytes 2^63", true, "counts out of range"},
+    [D_ADJ_RANGE] = {"neighbour n", true, "neighbour out of range, the node itself or not ascending"},
+    [D_ADJ_SELF] = {"neighbour itself", true, "neighbour out of range, the node itself or not ascending"},
+    [D_ASYM] = {"one-sided strength", true, "graph not symmetric"},
+    [D_W_NAN] = {"strength NaN", true, "strength out of range"},
+    [D_W_ZERO] = {"strength 0", true, "strength out of range"},
+    [D_OFF_DECREASE] = {"offsets decrease", true, "offsets decrease"},
+    [D_OFF_END] = {"last offset", true, "offsets do not match the counts"},
+    [D_TAG_RANGE] = {"tag index", true, "tag index out of range or not ascending"},
+    [D_TYPE_RANGE] = {"type index", true, "type or provenance index out of range"},
+    [D_WEIGHT] = {"weight 2", true, "weight out of range"},
+    [D_IDS] = {"ids repeat", true, "ids not ascending"},
+    [D_KEY_NUL] = {"NUL in a key", true, "key outside the strings or holding NUL"},
+    [D_KEY_LEN] = {"key length past the end", true, "key outside the strings or holding NUL"},
+    [D_VISIT_NODE] = {"visit node n + 1", true, "visit node out of range"},
+    [D_VISIT_POW2] = {"visit table of 17", true, "visit table size is not a power of two"},
+    [D_STR_END] = {"unterminated names", true, "names outside the strings, empty or not sorted"},
+    [D_NAMES_ORDER] = {"types out of order", true, "names outside the strings, empty or not sorted"},
+};
+
+/* Damages a copy of the image; returns its new length. */
+static size_t do_damage(damage d, char *img, size_t len)
+{
+    snap_layout l = layout_of_image(img);
+    uint32_t u;
+    switch (d) {
+    case D_TRUNC1: return len - 1;
+    case D_TRUNC64: return 64;
+    case D_EMPTY: return 0;
+    case D_EXTEND: memset(img + len, 0, 8); return len + 8;
+    case D_FLIP_BODY: img[len / 2] ^= 0x10; break;
+    case D_FLIP_LAST: img[len - 1] ^= 0x01; break;
+    case D_FLIP_COUNT: img[QR__SNAPFILE_OFF_COUNTS + 20] ^= 0x02; break; /* adjacencies */
+    case D_MAGIC: img[0] = 'X'; break;
+    case D_BOM: put32_at(img, 8, 0x04030201u); break;
+    case D_VERSION: put32_at(img, QR__SNAPFILE_OFF_VERSION, 2); break;
+    case D_SCHEMA: put32_at(img, QR__SNAPFILE_OFF_SCHEMA, 99); break;
+    case D_GENERATION: img[QR__SNAPFILE_OFF_GENERATION] ^= 1; break;
+    case D_WRITE_ID: img[QR__SNAPFILE_OFF_WRITE_ID] ^= 1; break;
+    case D_PADDING: img[127] = 1; break;
+    case D_HUGE_N: put32_at(img, QR__SNAPFILE_OFF_COUNTS, 1u << 30); break;
+    case D_BIG_N: put32_at(img, QR__SNAPFILE_OFF_COUNTS, (1u << 30) - 2); break;
+    case D_HUGE_STR: put64_at(img, QR__SNAPFILE_OFF_COUNTS + 32, 1ull << 63); break;
+    case D_ADJ_RANGE: put32_at(img, l.adj, l.n); break;
+    case D_ADJ_SELF: put32_at(img, l.adj, 0); break; /* node 0 lists itself */
+    case D_ASYM: putf_at(img, l.w, 0.0625f); break;
+    case D_W_NAN: putf_at(img, l.w, NAN); break;
+    case D_W_ZERO: putf_at(img, l.w, 0.0f); break;
+    case D_OFF_DECREASE: /* off[2] = off[1] - 1 (node 0 has neighbours) */
+        memcpy(&u, img + l.off + 4, 4);
+        put32_at(img, l.off + 8, u - 1);
+        break;
+    case D_OFF_END: put32_at(img, l.off + 4 * (size_t)l.n, 0); break;
+    case D_TAG_RANGE: put32_at(img, l.tag_ids, l.ntagn); break;
+    case D_TYPE_RANGE: {
+        uint16_t t = (uint16_t)l.ntypes;
+        memcpy(img + l.type, &t, 2);
+        break;
+    }
+    case D_WEIGHT: putf_at(img, l.weight, 2.0f); break;
+    case D_IDS: memcpy(img + l.id + 8, img + l.id, 8); break;
+    case D_KEY_NUL: img[l.str] = 0; break;
+    case D_KEY_LEN: put32_at(img, l.key_len, (uint32_t)l.nstr); break;
+    case D_VISIT_NODE:
+        for (size_t k = 0; k < l.nvslots; k++) {
+            memcpy(&u, img + l.vnode + 4 * k, 4);
+            if (u) {
+                put32_at(img, l.vnode + 4 * k, l.n + 1);
+                break;
+            }
+        }
+        break;
+    case D_VISIT_POW2: put32_at(img, l.vslots, 17); break;
+    case D_STR_END: img[l.str + l.nstr - 1] = 'x'; break;
+    case D_NAMES_ORDER: {
+        /* the first type name (after the keys) starts with 'z': sorted no more */
+        size_t pos = l.str;
+        for (uint32_t i = 0; i < l.n; i++)
+            pos += strlen(img + pos) + 1;
+        img[pos] = 'z';
+        break;
+    }
+    case D_COUNT: break;
+    }
+    return len;
+}
+
+static void test_snapshot_file_damage(void)
+{
+    char p[256], side[300];
+    store_path("dmg.db", p, sizeof p);
+    snprintf(side, sizeof side, "%s.snapshot", p);
+    qr_mem *m = open_store("dmg.db");
+    fill_rich(m);
+    qr_mem_snapshot_release(snap_of(m));
+    CHECK(stats_of(m).file_writes == 1);
+    qr_mem_close(m);
+    size_t len = 0;
+    char *good = slurp(side, &len);
+    CHECK(good && len > 128);
+    if (!good)
+        return;
+    snap_layout l = layout_of_image(good);
+    CHECK(l.n == 5 && l.nagents == 2 && l.ntypes == 3 && l.nadj == 6 && l.nvslots == 32);
+    CHECK(l.str + l.nstr == len); /* the test's copy of the layout is right */
+    qr_mem *ref = open_flags("dmg.db", QR_MEM_NO_SNAPSHOT_FILE);
+    const qr_mem_snapshot *r = snap_of(ref);
+    char *img = malloc(len + 8);
+    for (int d = 0; d < D_COUNT && img; d++) {
+        memcpy(img, good, len);
+        size_t n = do_damage((damage)d, img, len);
+        if (damages[d].seal)
+            qr__mem_snapfile_seal(img, n);
+        spit(side, img, n);
+        qr_mem *h = open_flags("dmg.db", 0);
+        const qr_mem_snapshot *s = snap_of(h);
+        qr_mem_snapshot_stats st = stats_of(h);
+        bool ok = st.file_rejects == 1 && st.file_loads == 0 && st.sql_loads == 1 &&
+                  st.file_writes == 1 && st.last_reject &&
+                  !strcmp(st.last_reject, damages[d].why) && snap_same(r, s);
+        if (!ok)
+            fprintf(stderr, "damage '%s': rejected as '%s', expected '%s'\n", damages[d].name,
+                    st.last_reject ? st.last_reject : "(not rejected)", damages[d].why);
+        CHECK(ok);
+        qr_mem_snapshot_release(s);
+        qr_mem_close(h);
+        /* rebuilt: the file is whole again */
+        size_t len2 = 0;
+        char *again = slurp(side, &len2);
+        CHECK(again && len2 == len && !memcmp(again, good, len));
+        free(again);
+    }
+    free(img);
+
+    /* the same checks straight on images: every damaged one refused, the good one loads */
+    for (int d = 0; d < D_COUNT; d++) {
+        char *b = malloc(len + 8);
+        memcpy(b, good, len);
+        size_t n = do_damage((damage)d, b, len);
+        if (damages[d].seal)
+            qr__mem_snapfile_seal(b, n);
+        qr_mem_snapshot *s = NULL;
+        const char *why = NULL;
+        CHECK(qr__mem_snapfile_parse(b, n, r->generation, ((qr__snap_priv *)r->priv)->write_id,
+                                     &s, &why) == QR_ERUNTIME &&
+              !s && why);
+    }
+    char *b = malloc(len);
+    memcpy(b, good, len);
+    qr_mem_snapshot *s = NULL;
+    const char *why = NULL;
+    CHECK(qr__mem_snapfile_parse(b, len, r->generation, ((qr__snap_priv *)r->priv)->write_id, &s,
+                                 &why) == QR_OK &&
+          snap_same(r, s));
+    qr_mem_snapshot_release(s);
+
+    /* the side file is a directory: ignored, and not replaced */
+    unlink(side);
+    CHECK(mkdir(side, 0755) == 0);
+    qr_mem *h = open_flags("dmg.db", 0);
+    const qr_mem_snapshot *hs = snap_of(h);
+    qr_mem_snapshot_stats st = stats_of(h);
+    CHECK(st.file_rejects == 1 && st.last_reject && !strcmp(st.last_reject, "not a regular file"));
+    CHECK(st.sql_loads == 1 && st.file_writes == 0 && snap_same(r, hs));
+    qr_mem_snapshot_release(hs);
+    qr_mem_close(h);
+    rmdir(side);
+
+    /* the file cannot be written (its temporary name is taken): no error, nothing left */
+    char tmp[320];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", side, (long)getpid());
+    CHECK(mkdir(tmp, 0755) == 0);
+    h = open_flags("dmg.db", 0);
+    hs = snap_of(h);
+    st = stats_of(h);
+    CHECK(st.sql_loads == 1 && st.file_writes == 0 && st.file_rejects == 0 && snap_same(r, hs));
+    CHECK(access(side, F_OK) != 0);
+    qr_mem_snapshot_release(hs);
+    qr_mem_close(h);
+    rmdir(tmp);
+
+    qr_mem_snapshot_release(r);
+    qr_mem_close(ref);
+    free(good);
+}
+
+/* A store deleted and created again reaches the same generation: the write id tells the
+ * old file apart. Also: an empty snapshot round trip, and no file for ":memory:". */
+static void test_snapshot_file_identity(void)
+{
+    char p[256], side[300], aux[300];
+    store_path("ident.db", p, sizeof p);
+    snprintf(side, sizeof side, "%s.snapshot", p);
+    qr_mem *m = open_store("ident.db");
+    CHECK(add(m, "old", "", NULL, 0.5) == QR_OK);
+    uint64_t gen = generation(m);
+    qr_mem_snapshot_release(snap_of(m));
+    CHECK(stats_of(m).file_writes == 1);
+    qr_mem_close(m);
+    unlink(p);
+    snprintf(aux, sizeof aux, "%s-wal", p);
+    unlink(aux);
+    snprintf(aux, sizeof aux, "%s-shm", p);
+    unlink(aux);
+    CHECK(access(side, F_OK) == 0);
+    m = open_store("ident.db");
+    CHECK(add(m, "new", "", NULL, 0.5) == QR_OK);
+    CHECK(generation(m) == gen);
+    const qr_mem_snapshot *s = snap_of(m);
+    qr_mem_snapshot_stats st = stats_of(m);
+    CHECK(st.file_rejects == 1 && st.last_reject &&
+          !strcmp(st.last_reject, "stale: another write id"));
+    CHECK(s->n == 1 && !strcmp(s->key[0], "new"));
+    qr_mem_snapshot_release(s);
+
+    /* every node deleted: an empty snapshot, written and read back */
+    qr_buf err;
+    qr_buf_init(&err);
+    CHECK(qr_mem_node_delete(m, "new", &err) == QR_OK);
+    s = snap_of(m);
+    CHECK(s->n == 0 && stats_of(m).file_writes == 2);
+    qr_mem_snapshot_release(s);
+    qr_mem *b = open_flags("ident.db", 0);
+    s = snap_of(b);
+    CHECK(stats_of(b).file_loads == 1 && s->n == 0 && s->graph.off[0] == 0 &&
+          qr_mem_snapshot_find(s, "new", 3) == -1);
+    qr_mem_snapshot_release(s);
+    qr_mem_close(b);
+    qr_mem_close(m);
+
+    /* ":memory:" has no side file */
+    CHECK(qr_mem_open(&m, ":memory:", QR_MEM_CREATE, &err) == QR_OK);
+    CHECK(add(m, "k", "", NULL, 0.5) == QR_OK);
+    s = snap_of(m);
+    st = stats_of(m);
+    CHECK(st.sql_loads == 1 && st.file_writes == 0 && st.file_loads == 0 && s->n == 1);
+    CHECK(access(":memory:.snapshot", F_OK) != 0);
+    qr_mem_snapshot_release(s);
+    qr_mem_close(m);
+    qr_buf_release(&err);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "/tmp/quarry-mem-XXXXXX");
@@ -947,6 +1501,9 @@ int main(int argc, char **argv)
     test_search();
     test_snapshot();
     test_snapshot_random();
+    test_snapshot_file();
+    test_snapshot_file_damage();
+    test_snapshot_file_identity();
     test_round_trip();
     test_import_errors();
     test_concurrent_writers();

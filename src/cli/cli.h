@@ -35,6 +35,12 @@ int cli_parse_format(const char *s);
 /* Parses a size with an optional K, M or G suffix; returns false on bad input. */
 bool cli_parse_size(const char *s, size_t *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
+/* The sandbox limit options (--timeout-ms, --max-memory, --max-output, --max-steps,
+ * --max-depth): whether a is one, and parsing one with its value v (NULL when missing)
+ * into lim. Returns 1 when a was such an option and v was good, 0 when a is not one, -1
+ * after printing a usage error. */
+bool cli_is_limit_option(const char *a);
+int cli_limit_option(const char *cmd, const char *a, const char *v, qr_lisp_limits *lim);
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
 /* Prints "quarry: warning: msg" to stderr (the hosts' warn hook; ud is unused). */

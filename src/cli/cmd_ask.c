@@ -56,6 +56,8 @@ static const char usage[] =
     "                        directory)\n"
     "  --no-index            compute git statistics without the index\n"
     "  --timeout-ms N        wall time limit of each program run (default 1000)\n"
+    "  --max-memory SIZE     memory limit of each program run (default 64M)\n"
+    "  --max-steps N         evaluation step limit of each program run\n"
     "\n"
     "exit status: 0 answered, 1 the run failed (the error says why), 2 bad usage, a bad\n"
     "configuration, or a question that needs a model when none is configured.\n";
@@ -214,7 +216,7 @@ int cmd_ask(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "--trace") || !strcmp(a, "--format") || !strcmp(a, "--repo") ||
-                     !strcmp(a, "--limit-output") || !strcmp(a, "--timeout-ms") ||
+                     !strcmp(a, "--limit-output") || cli_is_limit_option(a) ||
                      !strcmp(a, "--max-calls");
         if (takes && !v) {
             cli_usage_error("ask", "option '%s' needs a value", a);
@@ -241,11 +243,9 @@ int cmd_ask(int argc, char **argv)
                 cli_usage_error("ask", "bad --max-calls '%s': expected 1 to 100", v);
                 return EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--timeout-ms")) {
-            if (!cli_parse_u64(v, &lim.timeout_ms) || lim.timeout_ms == 0) {
-                cli_usage_error("ask", "bad --timeout-ms '%s': expected milliseconds > 0", v);
+        } else if (cli_is_limit_option(a)) {
+            if (cli_limit_option("ask", a, v, &lim) < 0)
                 return EXIT_USAGE;
-            }
         } else if (a[0] == '-' && a[1]) {
             cli_usage_error("ask", "unknown option '%s'", a);
             return EXIT_USAGE;

@@ -212,10 +212,8 @@ int cmd_lisp(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--data") ||
-                     !strcmp(a, "--format") || !strcmp(a, "--timeout-ms") ||
-                     !strcmp(a, "--max-memory") || !strcmp(a, "--max-steps") ||
-                     !strcmp(a, "--max-depth") || !strcmp(a, "--max-output") ||
-                     !strcmp(a, "--repo") || !strcmp(a, "--repeat");
+                     !strcmp(a, "--format") || cli_is_limit_option(a) || !strcmp(a, "--repo") ||
+                     !strcmp(a, "--repeat");
         if (takes && !v) {
             cli_usage_error("lisp", "option '%s' needs a value", a);
             return EXIT_USAGE;
@@ -233,34 +231,14 @@ int cmd_lisp(int argc, char **argv)
                 return EXIT_USAGE;
             }
             fmt = (cli_format)f;
-        } else if (!strcmp(a, "--timeout-ms")) {
-            if (!cli_parse_u64(v, &lim.timeout_ms) || lim.timeout_ms == 0) {
-                cli_usage_error("lisp", "bad --timeout-ms '%s': expected milliseconds > 0", v);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--max-memory") || !strcmp(a, "--max-output")) {
-            size_t *dst = a[6] == 'm' ? &lim.max_memory : &lim.max_output;
-            if (!cli_parse_size(v, dst) || (*dst == 0 && dst == &lim.max_memory)) {
-                cli_usage_error("lisp", "bad %s '%s': expected a size such as 64M", a, v);
-                return EXIT_USAGE;
-            }
         } else if (!strcmp(a, "--repeat")) {
             if (!cli_parse_u64(v, &repeat) || repeat == 0 || repeat > 1000000) {
                 cli_usage_error("lisp", "bad --repeat '%s': expected a count from 1", v);
                 return EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--max-steps")) {
-            if (!cli_parse_u64(v, &lim.max_steps) || lim.max_steps == 0) {
-                cli_usage_error("lisp", "bad --max-steps '%s'", v);
+        } else if (cli_is_limit_option(a)) {
+            if (cli_limit_option("lisp", a, v, &lim) < 0)
                 return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--max-depth")) {
-            uint64_t d;
-            if (!cli_parse_u64(v, &d) || d == 0 || d > 1000000) {
-                cli_usage_error("lisp", "bad --max-depth '%s'", v);
-                return EXIT_USAGE;
-            }
-            lim.max_depth = (uint32_t)d;
         } else if (a[0] == '-' && a[1]) {
             cli_usage_error("lisp", "unknown option '%s'", a);
             return EXIT_USAGE;

@@ -278,8 +278,7 @@ int cmd_query(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "--data") || !strcmp(a, "--format") || !strcmp(a, "--repo") ||
-                     !strcmp(a, "--limit-output") || !strcmp(a, "--timeout-ms") ||
-                     !strcmp(a, "--max-memory") || !strcmp(a, "--max-steps");
+                     !strcmp(a, "--limit-output") || cli_is_limit_option(a);
         if (takes && !v) {
             cli_usage_error("query", "option '%s' needs a value", a);
             return EXIT_USAGE;
@@ -300,21 +299,9 @@ int cmd_query(int argc, char **argv)
                 cli_usage_error("query", "bad --limit-output '%s': expected a row count", v);
                 return EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--timeout-ms")) {
-            if (!cli_parse_u64(v, &lim.timeout_ms) || lim.timeout_ms == 0) {
-                cli_usage_error("query", "bad --timeout-ms '%s': expected milliseconds > 0", v);
+        } else if (cli_is_limit_option(a)) {
+            if (cli_limit_option("query", a, v, &lim) < 0)
                 return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--max-memory")) {
-            if (!cli_parse_size(v, &lim.max_memory) || lim.max_memory == 0) {
-                cli_usage_error("query", "bad --max-memory '%s': expected a size such as 64M", v);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--max-steps")) {
-            if (!cli_parse_u64(v, &lim.max_steps) || lim.max_steps == 0) {
-                cli_usage_error("query", "bad --max-steps '%s'", v);
-                return EXIT_USAGE;
-            }
         } else if (a[0] == '-' && a[1]) {
             cli_usage_error("query", "unknown option '%s'", a);
             return EXIT_USAGE;

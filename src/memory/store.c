@@ -1236,11 +1236,13 @@ int qr_mem_stats_get(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err)
                         err)) ||
         (rc = query_int(m, "SELECT count(*) FROM nodes WHERE deleted IS NOT NULL",
                         &out->deleted, err)) ||
+        /* the edges touching a deleted node, found from the (few) deleted nodes through
+         * the two edge indexes: joining every edge to both ends took 0.45 s for 1M */
         (rc = query_int(m,
-                        "SELECT count(*) FROM edges e JOIN nodes s ON s.id = e.source"
-                        " JOIN nodes t ON t.id = e.target"
-                        " WHERE s.deleted IS NULL AND t.deleted IS NULL",
-                        &out->edges, err)) ||
+                        "SELECT count(*) FROM edges"
+                        " WHERE source IN (SELECT id FROM nodes WHERE deleted IS NOT NULL)"
+                        " OR target IN (SELECT id FROM nodes WHERE deleted IS NOT NULL)",
+                        &out->hidden_edges, err)) ||
         (rc = query_int(m, "SELECT count(*) FROM visits", &out->visits, err)) ||
         (rc = query_int(m,
                         "SELECT count(*) FROM tags g JOIN nodes n ON n.id = g.node"
@@ -1256,7 +1258,7 @@ int qr_mem_stats_get(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err)
         int64_t all = 0;
         if ((rc = query_int(m, "SELECT count(*) FROM edges", &all, err)))
             goto done;
-        out->hidden_edges = all - out->edges;
+        out->edges = all - out->hidden_edges;
     }
     out->generation = (uint64_t)gen;
     out->file_bytes = pages * psize;

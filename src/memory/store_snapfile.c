@@ -274,7 +274,10 @@ static bool check_header(const char *h, uint64_t len, uint64_t gen, uint64_t wid
             return false;
         }
     /* bounds the SQL loader also enforces; the rest is bounded by the length */
-    if (c->n >= UINT32_MAX / 4 || c->ntypes > 65536 || c->nstr > len) {
+    /* every key and name takes at least its NUL in the strings: this bounds the name
+     * counts (which size allocations but not the layout) by the file's length */
+    if (c->n >= UINT32_MAX / 4 || c->ntypes > 65536 || c->nstr > len ||
+        (uint64_t)c->n + c->ntypes + c->nprov + c->ntagn + c->nagents > c->nstr) {
         *why = "counts out of range";
         return false;
     }

@@ -123,6 +123,28 @@ expect_out "store before the command" '{"deleted":"semantic-1"}' "$Q" mem --stor
 expect_err "json error" '{"error":{"kind":"error","message":"no node '"'"'nope'"'"'' M get nope --format json
 expect_rc "bad format" 2 M stats --format yaml
 
+# the snapshot file: written by the first query, reused unchanged by the next, replaced
+# after a write; a damaged one is ignored (same answer) and rewritten
+SS="$TMP/snap.db"
+"$Q" mem add s1 --store "$SS" --weight 0.5 >/dev/null
+"$Q" mem add s2 --store "$SS" --weight 0.75 >/dev/null
+"$Q" mem link s1 s2 --store "$SS" >/dev/null
+[ -e "$SS.snapshot" ] && { echo "FAIL: a write made the snapshot file"; FAILS=$((FAILS + 1)); }
+"$Q" mem query 'all | sort:weight' --store "$SS" --format json >"$TMP/q1.json"
+[ -s "$SS.snapshot" ] || { echo "FAIL: no snapshot file after a query"; FAILS=$((FAILS + 1)); }
+id1=$(ls -i --time-style=full-iso -l "$SS.snapshot")
+expect_out "query from the snapshot file" "$(cat "$TMP/q1.json")" "$Q" mem query 'all | sort:weight' --store "$SS" --format json
+expect_out "snapshot file reused, not rewritten" "$id1" ls -i --time-style=full-iso -l "$SS.snapshot"
+"$Q" mem add s3 --store "$SS" --weight 1 >/dev/null
+expect_out "after a write: the new note" '"s3"' sh -c "'$Q' mem query 'all | sort:weight | limit:1' --store '$SS' --format json | grep -o '\"s3\"'"
+[ "$(ls -i --time-style=full-iso -l "$SS.snapshot")" != "$id1" ] || { echo "FAIL: snapshot file not replaced after a write"; FAILS=$((FAILS + 1)); }
+"$Q" mem query 'all | sort:weight' --store "$SS" --format json >"$TMP/q2.json"
+printf 'QRMEMSNP garbage' >"$SS.snapshot"
+expect_out "damaged snapshot file: same answer" "$(cat "$TMP/q2.json")" "$Q" mem query 'all | sort:weight' --store "$SS" --format json
+expect_out "damaged snapshot file: rewritten" "QRMEMSNP" head -c 8 "$SS.snapshot"
+[ "$(wc -c <"$SS.snapshot")" -gt 128 ] || { echo "FAIL: damaged snapshot file not rewritten"; FAILS=$((FAILS + 1)); }
+ls "$TMP"/snap.db.snapshot.tmp.* >/dev/null 2>&1 && { echo "FAIL: temporary snapshot file left"; FAILS=$((FAILS + 1)); }
+
 # help tells the truth: every command in the overview has help with its usage line
 expect_rc "mem --help" 0 "$Q" mem --help
 for sub in add get update delete restore link unlink import export stats; do

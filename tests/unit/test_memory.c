@@ -907,8 +907,13 @@ static int bench(long nodes, long edges, const char *keep)
                  NULL, NULL);
     sqlite3_close(db);
     printf("built %ld nodes, %ld edges in %.2f s\n", nodes, edges, now_s() - t0);
-    for (int run = 0; run < 3; run++) {
-        if (qr_mem_open(&m, p, 0, NULL) != QR_OK)
+    /* run 0 reads SQL (and writes STORE.snapshot), runs 1 and 2 load that file, run 3
+     * reads SQL again without the file */
+    char side[300];
+    snprintf(side, sizeof side, "%s.snapshot", p);
+    unlink(side);
+    for (int run = 0; run < 4; run++) {
+        if (qr_mem_open(&m, p, run == 3 ? QR_MEM_NO_SNAPSHOT_FILE : 0, NULL) != QR_OK)
             return 1;
         double t1 = now_s();
         const qr_mem_snapshot *s;
@@ -917,8 +922,14 @@ static int bench(long nodes, long edges, const char *keep)
         int rc = qr_mem_snapshot_get(m, &s, &err);
         double t2 = now_s();
         if (rc == QR_OK) {
-            printf("snapshot load %d: %.3f s (%u nodes, %u adjacencies)\n", run, t2 - t1, s->n,
-                   s->graph.off[s->n]);
+            qr_mem_snapshot_stats ss;
+            qr_mem_snapshot_stats_get(m, &ss);
+            struct stat sb;
+            printf("snapshot load %d: %.3f s from %s (%u nodes, %u adjacencies)%s\n", run,
+                   t2 - t1, ss.file_loads ? "STORE.snapshot" : "SQL", s->n, s->graph.off[s->n],
+                   ss.file_writes ? ", file written" : "");
+            if (ss.file_writes && stat(side, &sb) == 0)
+                printf("  STORE.snapshot: %lld bytes\n", (long long)sb.st_size);
             const qr_mem_snapshot *again;
             double t3 = now_s();
             qr_mem_snapshot_get(m, &again, &err);
@@ -1214,8 +1225,8 @@ static void putf_at(char *img, size_t off, float v)
 
 typedef enum {
     D_TRUNC1, D_TRUNC64, D_EMPTY, D_EXTEND, D_FLIP_BODY, D_FLIP_LAST, D_FLIP_COUNT, D_MAGIC,
-    D_BOM, D_VERSION, D_SCHEMA, D_GENERATION, D_WRITE_ID, D_PADDING, D_HUGE_N, D_BIG_N,
-    D_HUGE_STR, D_ADJ_RANGE, D_ADJ_SELF, D_ASYM, D_W_NAN, D_W_ZERO, D_OFF_DECREASE,
+    D_BOM, D_VERSION, D_SCHEMA, D_GENERATION, D_WRITE_ID, D_PADDING, D_HUGE_N, D_BIG_N, D_BIG_ADJ,
+    D_HUGE_STR, D_NAME_COUNT, D_ADJ_RANGE, D_ADJ_SELF, D_ASYM, D_W_NAN, D_W_ZERO, D_OFF_DECREASE,
     D_OFF_END, D_TAG_RANGE, D_TYPE_RANGE, D_WEIGHT, D_IDS, D_KEY_NUL, D_KEY_LEN, D_VISIT_NODE,
     D_VISIT_POW2, D_STR_END, D_NAMES_ORDER, D_COUNT
 } damage;
@@ -1240,8 +1251,11 @@ static const struct {
     [D_WRITE_ID] = {"another write id", true, "stale: another write id"},
     [D_PADDING] = {"header padding", true, "header padding is not zero"},
     [D_HUGE_N] = {"n = 2^30", true, "counts out of range"},
-    [D_BIG_N] = {"n = 2^30 - 2", true, "length does not match the counts"},
+    [D_BIG_N] = {"n = 2^30 - 2", true, "counts out of range"},
+    [D_BIG_ADJ] = {"two more adjacencies", true, "length does not match the counts"},
     [D_HUGE_STR] = {"string bytes 2^63", true, "counts out of range"},
+    /* found by fuzz_mem_snapshot: name counts size allocations, not the layout */
+    [D_NAME_COUNT] = {"provenances 2^30", true, "counts out of range"},
     [D_ADJ_RANGE] = {"neighbour n", true, "neighbour out of range, the node itself or not ascending"},
     [D_ADJ_SELF] = {"neighbour itself", true, "neighbour out of range, the node itself or not ascending"},
     [D_ASYM] = {"one-sided strength", true, "graph not symmetric"},
@@ -1283,7 +1297,9 @@ static size_t do_damage(damage d, char *img, size_t len)
     case D_PADDING: img[127] = 1; break;
     case D_HUGE_N: put32_at(img, QR__SNAPFILE_OFF_COUNTS, 1u << 30); break;
     case D_BIG_N: put32_at(img, QR__SNAPFILE_OFF_COUNTS, (1u << 30) - 2); break;
+    case D_BIG_ADJ: put32_at(img, QR__SNAPFILE_OFF_COUNTS + 20, l.nadj + 2); break;
     case D_HUGE_STR: put64_at(img, QR__SNAPFILE_OFF_COUNTS + 32, 1ull << 63); break;
+    case D_NAME_COUNT: put32_at(img, QR__SNAPFILE_OFF_COUNTS + 8, 1u << 30); break;
     case D_ADJ_RANGE: put32_at(img, l.adj, l.n); break;
     case D_ADJ_SELF: put32_at(img, l.adj, 0); break; /* node 0 lists itself */
     case D_ASYM: putf_at(img, l.w, 0.0625f); break;

@@ -182,10 +182,10 @@ typedef struct layout {
 static void layout_of(const counts *c, layout *l)
 {
     uint64_t n = c->n, pos = HEADER;
-#define PUT(field, bytes)                                                                    \
-    do {                                                                                     \
-        l->field = pos;                                                                      \
-        pos += (bytes);                                                                      \
+#define PUT(field, bytes)                                                                          \
+    do {                                                                                           \
+        l->field = pos;                                                                            \
+        pos += (bytes);                                                                            \
     } while (0)
     PUT(id, 8 * n);
     PUT(created, 8 * n);
@@ -237,8 +237,7 @@ static bool check_header(const char *h, uint64_t len, uint64_t gen, uint64_t wid
         *why = "written on a machine of another byte order";
         return false;
     }
-    if (get32(h + QR__SNAPFILE_OFF_VERSION) != FORMAT_VERSION ||
-        get32(h + 20) != HEADER) {
+    if (get32(h + QR__SNAPFILE_OFF_VERSION) != FORMAT_VERSION || get32(h + 20) != HEADER) {
         *why = "another format version";
         return false;
     }
@@ -324,8 +323,7 @@ static inline uint64_t edge_hash(uint32_t a, uint32_t b, uint32_t wbits)
 }
 
 /* Every check named at the top of the file, then the snapshot's pointers. */
-static bool build(qr_mem_snapshot *s, char *buf, const counts *c, const char **why,
-                  int *rc)
+static bool build(qr_mem_snapshot *s, char *buf, const counts *c, const char **why, int *rc)
 {
     layout l;
     layout_of(c, &l);
@@ -481,8 +479,8 @@ static void release_image(char *buf, size_t len, bool mapped)
 }
 
 /* Checks and takes over an image: malloc'd, or mapped (munmap'd with the snapshot). */
-static int parse_image(char *buf, size_t len, bool mapped, uint64_t generation,
-                       uint64_t write_id, qr_mem_snapshot **out, const char **why)
+static int parse_image(char *buf, size_t len, bool mapped, uint64_t generation, uint64_t write_id,
+                       qr_mem_snapshot **out, const char **why)
 {
     *out = NULL;
     *why = NULL;

@@ -26,13 +26,19 @@ void qr_print_double(qr_buf *b, double d)
         qr_buf_puts(b, signbit(d) ? "-0.0" : "0.0");
         return;
     }
+    /* the fewest significant digits that read back as d: a binary search, since once a
+     * precision round-trips every larger one does too (17 always does) */
     char tmp[40];
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+    int lo = 1, hi = 17;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(tmp, sizeof tmp, "%.*e", mid - 1, d);
         if (strtod(tmp, NULL) == d)
-            break;
+            hi = mid;
+        else
+            lo = mid + 1;
     }
+    snprintf(tmp, sizeof tmp, "%.*e", lo - 1, d);
     /* tmp: [-]D[.DDD]e[+-]XX */
     char digits[24];
     size_t nd = 0;

@@ -163,6 +163,39 @@ static void test_readers(void)
     CHECK(qr_read_all(&A, "#\"(\"", 4, QR_READ_LISP, &forms, &e) == QR_EINVAL);
 }
 
+/* doubles print with the fewest digits that read back as the same double: checked
+ * against a linear search over every precision, on random bit patterns */
+static void test_double_shortest(void)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double d;
+        memcpy(&d, &x, sizeof d);
+        if (!isfinite(d) || d == 0)
+            continue;
+        qr_buf b;
+        qr_buf_init(&b);
+        qr_print_double(&b, d);
+        double back = strtod(b.p, NULL);
+        CHECK(back == d);
+        char tmp[40];
+        int prec = 1;
+        for (; prec < 17; prec++) {
+            snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+            if (strtod(tmp, NULL) == d)
+                break;
+        }
+        size_t digits = 0;
+        for (size_t k = 0; k < b.len && b.p[k] != 'E'; k++)
+            digits += b.p[k] >= '1' && b.p[k] <= '9' ? 1 : 0;
+        CHECK(digits <= (size_t)prec);
+        qr_buf_release(&b);
+    }
+}
+
 /* error messages stay valid UTF-8 whatever byte the input held */
 static void test_error_bytes(void)
 {
@@ -215,6 +248,7 @@ static void test_json_dedup(void)
 int main(void)
 {
     test_error_bytes();
+    test_double_shortest();
     qr_arena_init(&A, 0);
     test_vectors();
     test_maps();

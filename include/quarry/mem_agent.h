@@ -171,11 +171,11 @@ void qr_mem_agent_plan_clear(qr_mem_agent_plan *p);
 /* "action 2 (link-add) 'target': ..." for a problem, appended to out. */
 void qr_mem_agent_problem_format(const qr_mem_agent_problem *p, qr_buf *out);
 
-/* Applies a valid plan in order (writes with provenance "agent:NAME"). memory.h
- * has no transaction spanning several writes, so each action is its own
- * transaction: the plan is checked against the store first, and a write that
- * still fails (another process changed the store in between) stops the run with
- * *applied telling how many went in and err saying which failed. */
+/* Applies a valid plan in order (writes with provenance "agent:NAME"); a write
+ * that still fails (another process changed the store since the plan was checked)
+ * stops it, with err saying which. Call it inside qr_mem_begin / qr_mem_commit so
+ * that the plan goes in whole or not at all (qr_mem_agent_run does, with the
+ * visits in the same transaction). */
 int qr_mem_agent_apply(qr_mem *m, const char *agent, const qr_mem_agent_plan *p, size_t *applied,
                        qr_buf *err);
 

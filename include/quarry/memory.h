@@ -57,6 +57,17 @@ enum {
 int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err);
 void qr_mem_close(qr_mem *m);
 const char *qr_mem_path(const qr_mem *m);
+/* One transaction around several writes: after qr_mem_begin (which takes the write lock,
+ * waiting up to the busy timeout), every write of this handle joins it, and either all of
+ * them become visible at qr_mem_commit (one generation bump) or none do, after
+ * qr_mem_rollback or a crash. A write that fails inside it is undone alone (the caller
+ * then commits or rolls back the rest). Reads inside it see its writes. QR_EINVAL for a
+ * begin while one is open, or a commit with none; QR_EIO when busy or on I/O errors (a
+ * failed commit has rolled everything back). Closing the handle with one open rolls it
+ * back. No snapshot can be taken while one is open (QR_EINVAL). */
+int qr_mem_begin(qr_mem *m, qr_buf *err);
+int qr_mem_commit(qr_mem *m, qr_buf *err);
+void qr_mem_rollback(qr_mem *m);
 /* Fixes the clock writes use for created/modified (unix seconds); 0 restores the real
  * clock. For reproducible tests and examples. */
 void qr_mem_set_now(qr_mem *m, int64_t now);

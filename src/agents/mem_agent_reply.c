@@ -725,8 +725,8 @@ int qr_mem_agent_apply(qr_mem *m, const char *agent, const qr_mem_agent_plan *p,
         }
         if (rc != QR_OK) {
             if (err)
-                qr_buf_printf(err, "action %zu (%s) failed after %zu of %zu were applied: %s",
-                              i + 1, qr_mem_agent_action_name(a->kind), i, p->n,
+                qr_buf_printf(err, "action %zu of %zu (%s) failed: %s", i + 1, p->n,
+                              qr_mem_agent_action_name(a->kind),
                               e.p ? e.p : "the store refused it");
             qr_buf_release(&e);
             return rc == QR_ENOMEM ? rc : QR_ERUNTIME;

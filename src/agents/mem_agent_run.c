@@ -115,16 +115,30 @@ int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
     }
     if (rc != QR_OK)
         return rc;
-    rc = qr_mem_agent_apply(m, a->name, &r->plan, &r->applied, err);
+    /* the reply's actions and the visits: one transaction, all or nothing */
+    rc = qr_mem_begin(m, err);
     if (rc != QR_OK)
-        return rc;
-    for (size_t i = 0; i < r->prompt.nshown; i++) {
+        return rc == QR_ENOMEM ? rc : QR_ERUNTIME;
+    rc = qr_mem_agent_apply(m, a->name, &r->plan, &r->applied, err);
+    for (size_t i = 0; rc == QR_OK && i < r->prompt.nshown; i++) {
         rc = qr_mem_visit(m, r->prompt.shown[i], a->name, now, "ok", err);
-        if (rc != QR_OK)
-            return rc == QR_ENOMEM ? rc : QR_ERUNTIME;
-        r->visits++;
+        if (rc == QR_OK)
+            r->visits++;
+        else if (rc != QR_ENOMEM)
+            rc = QR_ERUNTIME;
     }
-    return QR_OK;
+    if (rc == QR_OK) {
+        rc = qr_mem_commit(m, err);
+        if (rc != QR_OK && rc != QR_ENOMEM)
+            rc = QR_ERUNTIME;
+    } else {
+        qr_mem_rollback(m);
+    }
+    if (rc != QR_OK) {
+        r->applied = 0;
+        r->visits = 0;
+    }
+    return rc;
 }
 
 /* ---- the schedule ---- */

@@ -39,6 +39,7 @@ struct qr_mem {
     int flags;             /* QR_MEM_* given to qr_mem_open */
     qr_mem_snapshot *snap; /* the latest loaded, one reference held by the handle */
     qr_mem_snapshot_stats snapstats;
+    bool user_tx; /* qr_mem_begin is in force: each write is a savepoint inside it */
 };
 
 /* Steps st while the last result (*rc, SQLITE_OK after prepare) allows: true on a row. */

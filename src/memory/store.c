@@ -186,18 +186,34 @@ static int run_stmt(qr_mem *m, int id, const char *what, qr_buf *err)
     return QR_OK;
 }
 
+/* Inside a caller's transaction (qr_mem_begin), each operation is a savepoint: one that
+ * fails is undone alone, and the caller decides about the whole. Reads need nothing. */
+static int exec_sql(qr_mem *m, const char *sql, const char *what, qr_buf *err)
+{
+    int rc = sqlite3_exec(m->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? QR_OK : qr__mem_fail(m, rc, what, err);
+}
+
 int qr__mem_begin_write(qr_mem *m, qr_buf *err)
 {
+    if (m->user_tx)
+        return exec_sql(m, "SAVEPOINT qr_op", "write", err);
     return run_stmt(m, ST_BEGIN_WRITE, "write", err);
 }
 
 int qr__mem_begin_read(qr_mem *m, qr_buf *err)
 {
+    if (m->user_tx)
+        return QR_OK;
     return run_stmt(m, ST_BEGIN, "read", err);
 }
 
 void qr__mem_rollback(qr_mem *m)
 {
+    if (m->user_tx) {
+        sqlite3_exec(m->db, "ROLLBACK TO qr_op; RELEASE qr_op", NULL, NULL, NULL);
+        return;
+    }
     if (!sqlite3_get_autocommit(m->db)) {
         sqlite3_stmt *st = qr__mem_stmt(m, ST_ROLLBACK, NULL);
         if (st) {
@@ -211,6 +227,12 @@ void qr__mem_rollback(qr_mem *m)
 
 int qr__mem_commit_write(qr_mem *m, qr_buf *err)
 {
+    if (m->user_tx) {
+        int rc = exec_sql(m, "RELEASE qr_op", "write", err);
+        if (rc != QR_OK)
+            qr__mem_rollback(m);
+        return rc;
+    }
     int rc = run_stmt(m, ST_BUMP, "write", err);
     if (rc == QR_OK)
         rc = run_stmt(m, ST_COMMIT, "write", err);
@@ -221,10 +243,44 @@ int qr__mem_commit_write(qr_mem *m, qr_buf *err)
 
 int qr__mem_commit_read(qr_mem *m, qr_buf *err)
 {
+    if (m->user_tx)
+        return QR_OK;
     int rc = run_stmt(m, ST_COMMIT, "read", err);
     if (rc != QR_OK)
         qr__mem_rollback(m);
     return rc;
+}
+
+int qr_mem_begin(qr_mem *m, qr_buf *err)
+{
+    if (m->user_tx) {
+        if (err)
+            qr_buf_puts(err, "a transaction is already open on this store handle");
+        return QR_EINVAL;
+    }
+    int rc = run_stmt(m, ST_BEGIN_WRITE, "write", err);
+    if (rc == QR_OK)
+        m->user_tx = true;
+    return rc;
+}
+
+int qr_mem_commit(qr_mem *m, qr_buf *err)
+{
+    if (!m->user_tx) {
+        if (err)
+            qr_buf_puts(err, "no transaction is open on this store handle");
+        return QR_EINVAL;
+    }
+    m->user_tx = false;
+    return qr__mem_commit_write(m, err);
+}
+
+void qr_mem_rollback(qr_mem *m)
+{
+    if (!m->user_tx)
+        return;
+    m->user_tx = false;
+    qr__mem_rollback(m);
 }
 
 /* Ends a write: commit on success, roll back on failure; returns the first error. */

@@ -752,6 +752,13 @@ void qr_mem_snapshot_stats_get(const qr_mem *m, qr_mem_snapshot_stats *out)
 int qr_mem_snapshot_get(qr_mem *m, const qr_mem_snapshot **out, qr_buf *err)
 {
     *out = NULL;
+    if (m->user_tx) {
+        /* it would hold writes that may still be rolled back, under a generation that
+         * does not count them */
+        if (err)
+            qr_buf_puts(err, "no snapshot inside a transaction: take it before qr_mem_begin");
+        return QR_EINVAL;
+    }
     if (m->snap) {
         uint64_t gen;
         int rc = qr_mem_generation(m, &gen, err);

@@ -720,15 +720,19 @@ static void test_apply(void)
             found = e[i].strength > 0.69 && e[i].strength < 0.71; /* updated from 0.5 */
     CHECK(found);
 
-    /* a plan that the store refuses part way reports how far it got */
+    /* a plan that the store refuses part way, inside a transaction: nothing stays */
     r = "[{\"action\":\"weight\",\"key\":\"btree\",\"weight\":0.3},"
         "{\"action\":\"weight\",\"key\":\"journal#1\",\"weight\":0.3}]";
     CHECK(qr_mem_agent_parse_reply(&p, all_actions, m, r, strlen(r)) == QR_OK);
     CHECK(qr_mem_node_delete(m, "journal#1", &err) == QR_OK);
     qr_buf_reset(&err);
+    CHECK(qr_mem_begin(m, &err) == QR_OK);
     CHECK(qr_mem_agent_apply(m, "linker", &p, &applied, &err) == QR_ERUNTIME);
     CHECK(applied == 1);
-    CHECK(err.p && strstr(err.p, "action 2 (weight) failed after 1 of 2 were applied"));
+    CHECK(err.p && strstr(err.p, "action 2 of 2 (weight) failed"));
+    qr_mem_rollback(m);
+    CHECK(qr_mem_node_get(m, "btree", false, &a, &n, &err) == QR_OK);
+    CHECK(n.weight != 0.3); /* the first action went back too */
     qr_mem_agent_plan_clear(&p);
     qr_arena_release(&a);
     qr_buf_release(&err);

@@ -115,6 +115,54 @@ static char *export_str(qr_mem *m, size_t *len)
     return p;
 }
 
+/* several writes in one transaction: all or none, one generation bump, and a second
+ * handle sees nothing until the commit */
+static void test_transaction(void)
+{
+    qr_mem *m = open_store("tx.db");
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem_node a = {.key = "a", .content = "alpha"}, b = {.key = "b", .content = "beta"};
+    CHECK(qr_mem_node_add(m, &a, NULL, &err) == QR_OK);
+    uint64_t g0, g1;
+    CHECK(qr_mem_generation(m, &g0, &err) == QR_OK);
+
+    /* rolled back: nothing stays */
+    CHECK(qr_mem_begin(m, &err) == QR_OK);
+    CHECK(qr_mem_begin(m, &err) == QR_EINVAL);
+    CHECK(qr_mem_node_add(m, &b, NULL, &err) == QR_OK);
+    CHECK(qr_mem_link(m, "a", "b", 0.5, NULL, NULL, &err) == QR_OK);
+    const qr_mem_snapshot *snap;
+    CHECK(qr_mem_snapshot_get(m, &snap, &err) == QR_EINVAL);
+    qr_mem_rollback(m);
+    qr_arena ar;
+    qr_arena_init(&ar, 0);
+    qr_mem_node got;
+    CHECK(qr_mem_node_get(m, "b", true, &ar, &got, &err) == QR_ERUNTIME);
+    CHECK(qr_mem_generation(m, &g1, &err) == QR_OK && g1 == g0);
+
+    /* committed: everything, one bump; a failing write inside is undone alone */
+    CHECK(qr_mem_begin(m, &err) == QR_OK);
+    CHECK(qr_mem_node_add(m, &b, NULL, &err) == QR_OK);
+    qr_buf_reset(&err);
+    CHECK(qr_mem_node_add(m, &a, NULL, &err) == QR_ERUNTIME); /* exists */
+    CHECK(qr_mem_link(m, "a", "b", 0.5, NULL, NULL, &err) == QR_OK);
+    CHECK(qr_mem_visit(m, "a", "linker", 0, "ok", &err) == QR_OK);
+    qr_mem *other = open_store("tx.db");
+    CHECK(qr_mem_node_get(other, "b", true, &ar, &got, &err) == QR_ERUNTIME);
+    CHECK(qr_mem_commit(m, &err) == QR_OK);
+    CHECK(qr_mem_commit(m, &err) == QR_EINVAL);
+    CHECK(qr_mem_generation(m, &g1, &err) == QR_OK && g1 == g0 + 1);
+    CHECK(qr_mem_node_get(other, "b", false, &ar, &got, &err) == QR_OK);
+    CHECK(qr_mem_snapshot_get(other, &snap, &err) == QR_OK);
+    CHECK(snap->n == 2 && snap->graph.off[snap->n] == 2 && snap->nagents == 1);
+    qr_mem_snapshot_release(snap);
+    qr_mem_close(other);
+    qr_arena_release(&ar);
+    qr_buf_release(&err);
+    qr_mem_close(m);
+}
+
 static void test_crud(void)
 {
     qr_mem *m = open_store("crud.db");
@@ -1513,6 +1561,7 @@ int main(int argc, char **argv)
         return rc;
     }
     test_crud();
+    test_transaction();
     test_delete_links();
     test_search();
     test_snapshot();

@@ -138,5 +138,9 @@ size_t qr_edit_distance(const char *a, size_t an, const char *b, size_t bn, int 
  * Returns QR_OK, QR_EIO (errno preserved) or QR_ENOMEM. max bounds the size (0 = none;
  * a larger file yields QR_EINVAL). */
 int qr_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Replaces path with data[0..n) whole: written to a fresh temporary file beside it
+ * (mkstemp, permissions `mode`), then renamed over it, so readers see the old file or the
+ * new one. Returns QR_OK, QR_EIO (errno preserved; nothing left behind) or QR_ENOMEM. */
+int qr_write_file_atomic(const char *path, const void *data, size_t n, unsigned mode);
 
 #endif

@@ -71,10 +71,16 @@ uint64_t qr_graph_fingerprint(const qr_graph *g);
  * Output: every node with a counted contribution (seeds always included), scored by its
  * summed activation. Cost: proportional to the edges of the nodes reached (a frontier per
  * hop; no sweep over the whole graph). */
+/* Bound on the links spread and confluence look at, summed over every seed's walk (a
+ * walk per seed: all seeds times a large radius is the whole graph many times over).
+ * Reaching it is QR_ELIMIT, with a message saying how to narrow the call. 0: default. */
+#define QR_GRAPH_DEFAULT_MAX_WORK 50000000ull
+
 typedef struct qr_graph_spread_params {
     uint32_t max_hops;     /* default 3; 0..QR_GRAPH_MAX_HOPS */
     double edge_decay;     /* default 0.5; in (0, 1] */
     double min_activation; /* default 0.01; >= 0 */
+    uint64_t max_work;     /* default QR_GRAPH_DEFAULT_MAX_WORK */
 } qr_graph_spread_params;
 
 void qr_graph_spread_params_init(qr_graph_spread_params *p);
@@ -92,6 +98,7 @@ typedef struct qr_graph_confluence_params {
     uint32_t max_hops; /* default 3; 1..QR_GRAPH_MAX_HOPS */
     double edge_decay; /* default 0.5; in (0, 1] */
     uint32_t min_seeds; /* default 2; >= 1 */
+    uint64_t max_work;  /* default QR_GRAPH_DEFAULT_MAX_WORK */
 } qr_graph_confluence_params;
 
 void qr_graph_confluence_params_init(qr_graph_confluence_params *p);

@@ -1,7 +1,18 @@
 /*
- * file.c: reading a whole file or stdin into memory, with a size bound.
+ * file.c: reading a whole file or stdin into memory, with a size bound; and replacing a
+ * file whole (a temporary file beside it, then rename), so a reader sees the old file or
+ * the new one, never half of one.
+ *
+ * The temporary name comes from mkstemp (O_EXCL): a name guessed in advance, such as
+ * PATH.tmp.PID, could be a symlink someone planted, and writing through it would clobber
+ * its target.
  */
+#define _XOPEN_SOURCE 700 /* mkstemp, fchmod */
 #include "quarry/base.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -40,4 +51,43 @@ int qr_read_file(const char *path, size_t max, char **out, size_t *len)
     }
     *out = qr_buf_detach(&b, len);
     return *out ? QR_OK : QR_ENOMEM;
+}
+
+int qr_write_file_atomic(const char *path, const void *data, size_t n, unsigned mode)
+{
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    if (!tmp)
+        return QR_ENOMEM;
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(tmp);
+        return QR_EIO;
+    }
+    int rc = QR_OK;
+    if (fchmod(fd, (mode_t)mode) != 0)
+        rc = QR_EIO;
+    const char *p = data;
+    for (size_t done = 0; rc == QR_OK && done < n;) {
+        ssize_t w = write(fd, p + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            rc = QR_EIO;
+        else
+            done += (size_t)w;
+    }
+    if (close(fd) != 0)
+        rc = QR_EIO;
+    if (rc == QR_OK && rename(tmp, path) != 0)
+        rc = QR_EIO;
+    if (rc != QR_OK) {
+        int saved = errno;
+        unlink(tmp);
+        errno = saved;
+    }
+    free(tmp);
+    return rc;
 }

@@ -35,6 +35,8 @@ typedef struct walker {
     uint32_t *fa, *fb; /* frontier nodes (current, next) */
     double *va, *vb;   /* their values */
     uint32_t *pos;     /* node's index in the next frontier or NONE */
+    uint64_t work, max_work; /* adjacencies looked at, over all walks, and the bound */
+    const char *what;        /* the stage, for the message when the bound is reached */
 } walker;
 
 static void walker_release(walker *w)
@@ -99,6 +101,12 @@ static int walk(walker *w, uint32_t k, uint32_t s, double a, qr_buf *err)
             double base = cv[i] * w->decay;
             if (base < w->min_act)
                 continue;
+            w->work += e - b;
+            if (w->work > w->max_work)
+                return qr__mg_fail(err, QR_ELIMIT,
+                                   "'%s' stopped after looking at %llu links (its max_work): "
+                                   "start from fewer seeds (sort, then limit:) or lower max_hops",
+                                   w->what, (unsigned long long)w->max_work);
             for (uint32_t j = b; j < e; j++) {
                 uint32_t v = g->adj[j];
                 float st = g->w[j];
@@ -141,6 +149,7 @@ void qr_graph_spread_params_init(qr_graph_spread_params *p)
     p->max_hops = 3;
     p->edge_decay = 0.5;
     p->min_activation = 0.01;
+    p->max_work = QR_GRAPH_DEFAULT_MAX_WORK;
 }
 
 void qr_graph_confluence_params_init(qr_graph_confluence_params *p)
@@ -148,6 +157,7 @@ void qr_graph_confluence_params_init(qr_graph_confluence_params *p)
     p->max_hops = 3;
     p->edge_decay = 0.5;
     p->min_seeds = 2;
+    p->max_work = QR_GRAPH_DEFAULT_MAX_WORK;
 }
 
 static int check_decay(double decay, const char *what, qr_buf *err)
@@ -199,6 +209,8 @@ int qr_graph_spread(const qr_graph *g, const qr_graph_item *seeds, size_t nseeds
     size_t nres = 0;
     if (walker_init(&w, g, p->max_hops, p->edge_decay, p->min_activation))
         return qr__mg_nomem(err, "spread");
+    w.max_work = p->max_work ? p->max_work : QR_GRAPH_DEFAULT_MAX_WORK;
+    w.what = "spread";
     total = qr__mg_zalloc(g->n, sizeof *total);
     res = qr__mg_alloc(g->n, sizeof *res);
     in = qr__mg_zalloc(g->n, sizeof *in);
@@ -275,6 +287,8 @@ int qr_graph_confluence(const qr_graph *g, const qr_graph_item *seeds, size_t ns
     size_t nu = 0, nres = 0, nitems = 0;
     if (walker_init(&w, g, p->max_hops, p->edge_decay, 0.0))
         return qr__mg_nomem(err, "confluence");
+    w.max_work = p->max_work ? p->max_work : QR_GRAPH_DEFAULT_MAX_WORK;
+    w.what = "confluence";
     uniq = qr__mg_alloc(nseeds, sizeof *uniq);
     act = qr__mg_zalloc(g->n, sizeof *act);
     cnt = qr__mg_zalloc(g->n, sizeof *cnt);

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define MAGIC "QRSPEC01"
 #define HEADER 72
@@ -136,7 +135,7 @@ static void put32(qr_buf *b, uint32_t v)
 static int save(pl_run *r)
 {
     qr_pipeline_cache *c = r->cache;
-    char path[4096], tmp[4200];
+    char path[4096];
     if (!file_path(r, path, sizeof path))
         return QR_OK;
     const qr_graph_embedding *e = c->emb;
@@ -176,16 +175,8 @@ static int save(pl_run *r)
     }
     uint64_t h = qr_hash_bytes(b.p, b.len);
     qr_buf_append(&b, (const char *)&h, 8);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = b.failed ? NULL : fopen(tmp, "wb");
-    bool ok = f && fwrite(b.p, 1, b.len, f) == b.len;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (ok && rename(tmp, path) != 0)
-        ok = false;
+    bool ok = !b.failed && qr_write_file_atomic(path, b.p, b.len, 0600) == QR_OK;
     if (!ok) {
-        if (f)
-            unlink(tmp);
         note_add(r, "; not saved to '%s'", path);
     } else {
         note_add(r, "; saved to '%s'", path);

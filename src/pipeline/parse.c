@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct seg {
@@ -249,9 +250,11 @@ static int parse_params(qr_pipeline_error *e, int idx, const seg *sg, const char
         given[k] = true;
         double v;
         bool ok = parse_number(val.p, val.n, &v);
-        if (ok && pp->integer && v != (double)(int64_t)v)
-            ok = false;
-        if (!ok || v < pp->min || v > pp->max || (pp->min_open && v == pp->min)) {
+        /* the range first: converting 1e20 to an integer to test it would be undefined */
+        bool in_range = ok && v >= pp->min && v <= pp->max && !(pp->min_open && v == pp->min);
+        if (in_range && pp->integer && v != floor(v))
+            in_range = false;
+        if (!in_range) {
             char range[96];
             snprintf(range, sizeof range, "%s %s%g, %g]",
                      pp->integer ? "an integer in" : "a number in", pp->min_open ? "(" : "[",

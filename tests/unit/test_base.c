@@ -1,11 +1,16 @@
 /*
  * test_base.c: unit tests for the base layer: the capped arena (cap, marks, realloc in
- * place), the buffer, UTF-8 helpers and hashing.
+ * place), the buffer, UTF-8 helpers, hashing, the edit distance and replacing a file.
  */
+#define _XOPEN_SOURCE 700 /* mkdtemp, symlink */
 #include "check.h"
 #include "quarry/base.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int fail_calls;
 static void count_fail(void *ud, int code)
@@ -121,9 +126,45 @@ static void test_edit_distance(void)
     CHECK(qr_edit_distance(big, QR_EDIT_MAX, big, QR_EDIT_MAX, 0) == 0);
 }
 
+static void test_write_atomic(void)
+{
+    char dir[] = "/tmp/quarry-base-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128], other[128];
+    snprintf(path, sizeof path, "%s/f", dir);
+    snprintf(other, sizeof other, "%s/victim", dir);
+    CHECK(qr_write_file_atomic(path, "one", 3, 0600) == QR_OK);
+    CHECK(qr_write_file_atomic(path, "second", 6, 0600) == QR_OK);
+    char *t;
+    size_t n;
+    CHECK(qr_read_file(path, 0, &t, &n) == QR_OK && n == 6 && !memcmp(t, "second", 6));
+    free(t);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+    /* a symlink planted at the old, guessable temporary name is never written through */
+    char guess[160];
+    snprintf(guess, sizeof guess, "%s.tmp.%ld", path, (long)getpid());
+    FILE *v = fopen(other, "w");
+    fputs("keep", v);
+    fclose(v);
+    CHECK(symlink(other, guess) == 0);
+    CHECK(qr_write_file_atomic(path, "third", 5, 0600) == QR_OK);
+    CHECK(qr_read_file(other, 0, &t, &n) == QR_OK && n == 4 && !memcmp(t, "keep", 4));
+    free(t);
+    /* a directory that does not exist: an error, nothing left behind */
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/no/such", dir);
+    CHECK(qr_write_file_atomic(bad, "x", 1, 0600) == QR_EIO);
+    unlink(guess);
+    unlink(other);
+    unlink(path);
+    CHECK(rmdir(dir) == 0); /* empty: no temporary file was left */
+}
+
 int main(void)
 {
     test_edit_distance();
+    test_write_atomic();
     test_arena();
     test_buf();
     test_utf8();

@@ -870,9 +870,51 @@ static void test_alloc_failures(void)
     free(l.e);
 }
 
+/* every seed walks on its own: the work over all walks is bounded, and reaching the
+ * bound is an error that says how to narrow the call */
+static void test_work_bound(void)
+{
+    elist l = {0};
+    path(&l, 0, 50, 1.0f);
+    tg t;
+    tg_build(&t, 50, l.e, l.n);
+    qr_graph_item seeds[50];
+    for (uint32_t i = 0; i < 50; i++) {
+        seeds[i].node = i;
+        seeds[i].score = 1.0;
+    }
+    qr_graph_hits h = {0};
+    qr_graph_spread_params p;
+    qr_graph_spread_params_init(&p);
+    CHECK(p.max_work == QR_GRAPH_DEFAULT_MAX_WORK);
+    p.max_hops = 10;
+    p.edge_decay = 1.0;
+    p.max_work = 100;
+    qr_buf err;
+    qr_buf_init(&err);
+    CHECK(qr_graph_spread(&t.g, seeds, 50, &p, &h, &err) == QR_ELIMIT);
+    CHECK(err.p && strstr(err.p, "stopped after looking at 100 links") &&
+          strstr(err.p, "fewer seeds"));
+    CHECK(h.n == 0 && h.items == NULL);
+    p.max_work = 0; /* the default: plenty for this graph */
+    CHECK(qr_graph_spread(&t.g, seeds, 50, &p, &h, NULL) == QR_OK && h.n == 50);
+    qr_graph_hits_release(&h);
+    qr_graph_confluence_params c;
+    qr_graph_confluence_params_init(&c);
+    c.max_hops = 10;
+    c.max_work = 100;
+    qr_buf_reset(&err);
+    CHECK(qr_graph_confluence(&t.g, seeds, 50, &c, &h, &err) == QR_ELIMIT);
+    CHECK(err.p && strstr(err.p, "'confluence' stopped"));
+    qr_buf_release(&err);
+    tg_free(&t);
+    free(l.e);
+}
+
 int main(void)
 {
     test_check();
+    test_work_bound();
     test_spread();
     test_confluence();
     test_spectral_closed_forms();

@@ -141,6 +141,10 @@ static void test_parse(void)
     check_err("all | spread,max_hop=2", 1, 13,
               "unknown parameter 'max_hop' of spread; did you mean 'max_hops'?");
     check_err("all | spread,max_hops=11", 1, 22, "'max_hops' must be an integer in [0, 10]");
+    /* out of range before it is made an integer (no undefined conversion) */
+    check_err("all | spread,max_hops=1e20", 1, 22, "'max_hops' must be an integer in [0, 10]");
+    check_err("all | spread,max_hops=-1e300", 1, 22, "'max_hops' must be an integer in [0, 10]");
+    check_err("all | spread,max_hops=2.5", 1, 22, "'max_hops' must be an integer in [0, 10]");
     check_err("all | spread,edge_decay=0", 1, 24, "must be a number in (0, 1]");
     check_err("all | spread,max_hops=2,max_hops=3", 1, 24, "given twice");
     check_err("all | spread:max_hops=2", 1, 12, "takes parameters after ','");

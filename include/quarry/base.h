@@ -118,6 +118,10 @@ size_t qr_utf8_count(const char *s, size_t n);
 /* A byte quoted in an error message: itself when printable ASCII, else "\xNN", so a
  * message stays valid UTF-8 whatever the input held. Returns buf (8 bytes). */
 const char *qr_char_shown(int c, char buf[8]);
+/* Makes the NUL-terminated message s (in a buffer of cap bytes, at most 1024 used) valid
+ * UTF-8 on one line: invalid and control bytes become "\xNN", and a cut falls between
+ * characters. For messages that quote untrusted input. */
+void qr_utf8_clean(char *s, size_t cap);
 /* Byte offset of code point index i, or n when i is at or past the end. */
 size_t qr_utf8_offset(const char *s, size_t n, size_t i);
 

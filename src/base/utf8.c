@@ -8,6 +8,7 @@
 #include "quarry/base.h"
 
 #include <stdio.h>
+#include <string.h>
 
 size_t qr_utf8_decode(const char *s, size_t n, uint32_t *cp)
 {
@@ -138,4 +139,33 @@ const char *qr_char_shown(int c, char buf[8])
         snprintf(buf, 8, "\\x%02x", u);
     }
     return buf;
+}
+
+void qr_utf8_clean(char *s, size_t cap)
+{
+    if (!s || !cap)
+        return;
+    size_t n = strnlen(s, cap - 1);
+    char out[1024];
+    size_t lim = cap < sizeof out ? cap : sizeof out, o = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = qr_utf8_decode(s + i, n - i, &cp);
+        bool bad = (k == 1 && (unsigned char)s[i] >= 0x80) || cp < 0x20 || cp == 0x7f;
+        if (bad) {
+            if (o + 4 >= lim)
+                break;
+            snprintf(out + o, 5, "\\x%02x", (unsigned char)s[i]);
+            o += 4;
+            i += 1;
+        } else {
+            if (o + k >= lim)
+                break;
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    out[o] = 0;
+    memcpy(s, out, o + 1);
 }

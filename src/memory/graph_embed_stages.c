@@ -198,7 +198,8 @@ int qr_graph_geodesic(const qr_graph *g, const qr_graph_embedding *e, const qr_g
         }
     }
     for (size_t s = 0; s < ns; s++) {
-        rc = bfs(g, su[s], p->max_hops + 0, dist + s * n, queue, err);
+        /* a node on a path within slack of the shortest can lie max_hops + slack away */
+        rc = bfs(g, su[s], p->max_hops + p->slack, dist + s * n, queue, err);
         if (rc)
             goto done;
         ok[s] = e->dim > 0 && qr__mg_unit_row(e, su[s], xs);

@@ -72,6 +72,7 @@ static int jfail(jr *r, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(r->err->msg, sizeof r->err->msg, fmt, ap);
         va_end(ap);
+        qr_utf8_clean(r->err->msg, sizeof r->err->msg); /* it may quote the input */
         /* compute line and column of r->i */
         uint32_t line = 1, col = 1;
         for (size_t k = 0; k < r->i && k < r->n; k++) {

@@ -38,6 +38,7 @@ static int fail(reader *r, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(r->err->msg, sizeof r->err->msg, fmt, ap);
         va_end(ap);
+        qr_utf8_clean(r->err->msg, sizeof r->err->msg); /* it may quote the input */
         r->err->line = r->line;
         r->err->col = r->col;
     }

@@ -711,6 +711,45 @@ static void test_knn(void)
     qr_graph_embedding_free(e);
 }
 
+/* slack reaches past max_hops: a node on a path within slack of the shortest may lie
+ * max_hops + slack hops from a seed (found by review) */
+static void test_geodesic_slack(void)
+{
+    elist l = {0};
+    el_add(&l, 0, 1, 1.0f);
+    el_add(&l, 1, 2, 1.0f);
+    el_add(&l, 2, 3, 1.0f);
+    el_add(&l, 0, 4, 1.0f);
+    el_add(&l, 4, 5, 1.0f);
+    el_add(&l, 5, 6, 1.0f);
+    el_add(&l, 6, 7, 1.0f);
+    el_add(&l, 7, 3, 1.0f);
+    tg t;
+    tg_build(&t, 8, l.e, l.n);
+    qr_graph_embedding *e = NULL;
+    qr_graph_spectral_params sp;
+    qr_graph_spectral_params_init(&sp);
+    sp.dim = 4;
+    CHECK(qr_graph_spectral(&t.g, &sp, &e, NULL) == QR_OK);
+    qr_graph_item seeds[2] = {{0, 1}, {3, 1}};
+    qr_graph_geodesic_params gp;
+    qr_graph_geodesic_params_init(&gp);
+    gp.max_hops = 3;
+    gp.slack = 2;
+    gp.min_alignment = 0;
+    qr_graph_hits h = {0};
+    CHECK(qr_graph_geodesic(&t.g, e, seeds, 2, &gp, &h, NULL) == QR_OK);
+    /* d(0,v) + d(v,3) <= 3 + 2 for every node but the seeds */
+    CHECK(h.n == 6);
+    for (uint32_t v = 1; v < 8; v++)
+        if (v != 3)
+            CHECK(score_of(&h, v) >= 0);
+    qr_graph_hits_release(&h);
+    qr_graph_embedding_free(e);
+    tg_free(&t);
+    free(l.e);
+}
+
 static void test_geodesic(void)
 {
     /* 0-1-2 and 0-3-2 (two shortest paths), 2-4-5, 0-6 (off the paths) */
@@ -915,6 +954,7 @@ int main(void)
 {
     test_check();
     test_work_bound();
+    test_geodesic_slack();
     test_spread();
     test_confluence();
     test_spectral_closed_forms();

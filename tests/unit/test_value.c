@@ -211,6 +211,17 @@ static void test_error_bytes(void)
     CHECK(qr_utf8_valid(e.msg, strlen(e.msg)));
     CHECK(qr_read_all(&a, "#\x01", 2, QR_READ_LISP, &v, &e) == QR_EINVAL);
     CHECK(qr_utf8_valid(e.msg, strlen(e.msg)) && strstr(e.msg, "\\x01") != NULL);
+    /* tokens quoted whole: character literals, numbers, symbolic values (found by
+     * review), and a cut that would fall inside a character */
+    const char *toks[] = {"\\ab\xff", "12\xff", "##In\xff",
+                          "\\abbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\xc3\xa9"};
+    for (size_t i = 0; i < sizeof toks / sizeof toks[0]; i++) {
+        CHECK(qr_read_all(&a, toks[i], strlen(toks[i]), QR_READ_LISP, &v, &e) == QR_EINVAL);
+        CHECK(qr_utf8_valid(e.msg, strlen(e.msg)));
+    }
+    char m[16] = "ok \x01 \xc3\xa9";
+    qr_utf8_clean(m, sizeof m);
+    CHECK_STR(m, "ok \\x01 \xc3\xa9");
     char buf[8];
     CHECK_STR(qr_char_shown('a', buf), "a");
     CHECK_STR(qr_char_shown(0x7f, buf), "\\x7f");

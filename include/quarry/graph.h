@@ -125,8 +125,10 @@ int qr_graph_confluence(const qr_graph *g, const qr_graph_item *seeds, size_t ns
 typedef struct qr_graph_spectral_params {
     uint32_t dim;         /* default 8; 1..QR_GRAPH_MAX_DIM */
     double tol;           /* default 1e-6; residual target per pair, in [1e-12, 0.1] */
-    uint32_t max_matvecs; /* default 20000; >= 1; bounds the work */
-    uint32_t basis;       /* Lanczos basis size; default 0 = auto (2*dim + 24, >= 40) */
+    uint32_t max_matvecs; /* default 20000; >= 1; bounds the work: checked after each
+                             restart cycle, so a run may do up to basis + dim more */
+    uint32_t basis;       /* Lanczos basis size; default 0 = auto (2*dim + 24, >= 40);
+                             memory is (basis + 1) * n doubles */
     uint64_t seed;        /* start vector; default 0x5eed */
 } qr_graph_spectral_params;
 

@@ -53,7 +53,8 @@ enum {
 /* Opens the store at path (":memory:" for a private in-memory store). Without
  * QR_MEM_CREATE a missing file is QR_ERUNTIME ("no memory store at 'path'"). A file that
  * is not a quarry memory store, or has a newer schema, is QR_EIO and is left untouched
- * (the store is user data: never moved aside or rebuilt). */
+ * (the store is user data: never moved aside or rebuilt; what the file is gets read before
+ * anything, WAL included, is set on it); a file that is not SQLite at all says so. */
 int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err);
 void qr_mem_close(qr_mem *m);
 const char *qr_mem_path(const qr_mem *m);
@@ -63,8 +64,11 @@ const char *qr_mem_path(const qr_mem *m);
  * qr_mem_rollback or a crash. A write that fails inside it is undone alone (the caller
  * then commits or rolls back the rest). Reads inside it see its writes. QR_EINVAL for a
  * begin while one is open, or a commit with none; QR_EIO when busy or on I/O errors (a
- * failed commit has rolled everything back). Closing the handle with one open rolls it
- * back. No snapshot can be taken while one is open (QR_EINVAL). */
+ * failed commit has rolled everything back). When SQLite itself has rolled the whole
+ * transaction back (it does after some I/O errors, a full disk or out of memory), every
+ * later operation of the handle and qr_mem_commit are QR_EIO saying so, and nothing of it
+ * is kept, until qr_mem_commit or qr_mem_rollback ends it. Closing the handle with one
+ * open rolls it back. No snapshot can be taken while one is open (QR_EINVAL). */
 int qr_mem_begin(qr_mem *m, qr_buf *err);
 int qr_mem_commit(qr_mem *m, qr_buf *err);
 void qr_mem_rollback(qr_mem *m);
@@ -231,7 +235,7 @@ typedef struct qr_mem_snapshot {
     const uint16_t *type;       /* [n] index into types */
     const char *const *types;   /* [ntypes] distinct type names, sorted */
     uint32_t ntypes;
-    const float *weight;        /* [n] 0..1 */
+    const double *weight;       /* [n] 0..1, as the store holds it */
     const int64_t *created;     /* [n] unix seconds */
     const int64_t *modified;    /* [n] unix seconds */
     const uint32_t *content_len; /* [n] bytes of content */

@@ -145,8 +145,8 @@ enum { /* byte offsets in the header, for tests and the fuzz harness */
 /* path + ".snapshot" into buf; false when the handle has no side file (":memory:", an
  * empty path, QR_MEM_NO_SNAPSHOT_FILE) or the name does not fit. */
 bool qr__mem_snapfile_path(const qr_mem *m, char *buf, size_t cap);
-/* Writes s to path (through path.tmp.PID and rename), with the mode bits of the store
- * file: QR_OK, or QR_EIO / QR_ENOMEM (nothing left behind). */
+/* Writes s to path (through a fresh path.tmp.XXXXXX from mkstemp, then rename), with the
+ * mode bits of the store file: QR_OK, or QR_EIO / QR_ENOMEM (nothing left behind). */
 int qr__mem_snapfile_write(const qr_mem_snapshot *s, const char *path, const char *store_path);
 /* Loads path when it is the snapshot of (generation, write_id) and valid: QR_OK and *out,
  * or QR_ERUNTIME with *why (a static string; NULL when there is no file), or QR_ENOMEM. */

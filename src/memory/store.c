@@ -4,10 +4,15 @@
  * Import/export is in store_io.c, the in-memory snapshot in store_snapshot.c.
  *
  * Design. One file the caller names; WAL, synchronous=NORMAL, foreign keys on, a 5 s busy
- * timeout. Every write runs in BEGIN IMMEDIATE (so two writers queue on the lock instead
- * of failing on upgrade) and ends by bumping meta.generation in the same transaction: the
- * snapshot compares it to know when to reload, whichever process wrote. Schema version in
- * PRAGMA user_version, file type in PRAGMA application_id "QRMM":
+ * timeout. Opening reads what the file is (application_id, user_version, its schema)
+ * before setting anything: WAL is written into the file's header, so only a quarry store
+ * or an empty file about to become one gets it, and a foreign database keeps its journal
+ * mode. Every write runs in BEGIN IMMEDIATE (so two writers queue on the lock instead of
+ * failing on upgrade) and ends by bumping meta.generation in the same transaction: the
+ * snapshot compares it to know when to reload, whichever process wrote. Inside a caller's
+ * transaction (qr_mem_begin) each write is a savepoint, and each operation first checks
+ * that SQLite has not rolled that transaction back by itself. Schema version in PRAGMA
+ * user_version, file type in PRAGMA application_id "QRMM":
  *
  *   meta(key TEXT PRIMARY KEY, value)           schema_version, quarry_version, created,
  *                                               generation, write_id (random, new at each
@@ -26,8 +31,10 @@
  * Soft delete sets nodes.deleted; rows are never removed, so edges, tags and visits stay
  * and reappear on restore. Search filters deleted nodes when it joins back to nodes.
  *
- * Rejected: moving a damaged or foreign file aside and starting afresh, as the git index
- * does (that index is a cache; this file is the user's data: we refuse and say why);
+ * Rejected: setting WAL first and checking the file after (it switched foreign databases
+ * to WAL, then refused them); moving a damaged or foreign file aside and starting afresh,
+ * as the git index does (that index is a cache; this file is the user's data: we refuse
+ * and say why);
  * contentless FTS (search could not rank by key text after an update without the old
  * values); deleting FTS rows on soft delete (a restore would have to re-index, and
  * filtering at query time is one join).
@@ -135,7 +142,14 @@ int qr__mem_fail(qr_mem *m, int rc, const char *what, qr_buf *err)
     }
     const char *msg =
         m->db && sqlite3_errcode(m->db) == rc ? sqlite3_errmsg(m->db) : sqlite3_errstr(rc);
-    if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+    if (prim == SQLITE_NOTADB)
+        qr_buf_printf(err,
+                      "cannot %s memory store '%s': the file is not a SQLite database, so not "
+                      "a memory store; it was left untouched: name another file (a new one "
+                      "creates a store), or if it was a store, restore it from an export or a "
+                      "backup",
+                      what, m->path);
+    else if (prim == SQLITE_CORRUPT)
         qr_buf_printf(err,
                       "cannot %s memory store '%s': %s; the file is damaged: restore it from "
                       "an export ('quarry mem export') or a backup",
@@ -194,24 +208,45 @@ static int exec_sql(qr_mem *m, const char *sql, const char *what, qr_buf *err)
     return rc == SQLITE_OK ? QR_OK : qr__mem_fail(m, rc, what, err);
 }
 
+/* SQLite rolls a whole transaction back by itself after some errors (I/O, disk full, out
+ * of memory): then the handle is in autocommit while the caller's transaction is still
+ * open here. A savepoint then would start and commit a transaction of its own (a write
+ * kept without the rest and without a generation bump), so every operation inside the
+ * caller's transaction checks first, and fails until the caller ends it (qr_mem_commit
+ * says so too; qr_mem_rollback ends it quietly). False, with the message, when lost. */
+static bool user_tx_alive(qr_mem *m, qr_buf *err)
+{
+    if (!sqlite3_get_autocommit(m->db))
+        return true;
+    if (err)
+        qr_buf_printf(err,
+                      "the transaction on memory store '%s' was rolled back by SQLite after an "
+                      "earlier error (I/O, disk full or out of memory): none of its writes were "
+                      "kept; roll it back (qr_mem_rollback) and do them again",
+                      m->path);
+    return false;
+}
+
 int qr__mem_begin_write(qr_mem *m, qr_buf *err)
 {
     if (m->user_tx)
-        return exec_sql(m, "SAVEPOINT qr_op", "write", err);
+        return user_tx_alive(m, err) ? exec_sql(m, "SAVEPOINT qr_op", "write", err) : QR_EIO;
     return run_stmt(m, ST_BEGIN_WRITE, "write", err);
 }
 
 int qr__mem_begin_read(qr_mem *m, qr_buf *err)
 {
     if (m->user_tx)
-        return QR_OK;
+        return user_tx_alive(m, err) ? QR_OK : QR_EIO;
     return run_stmt(m, ST_BEGIN, "read", err);
 }
 
 void qr__mem_rollback(qr_mem *m)
 {
     if (m->user_tx) {
-        sqlite3_exec(m->db, "ROLLBACK TO qr_op; RELEASE qr_op", NULL, NULL, NULL);
+        /* in a transaction SQLite already rolled back there is no savepoint to undo */
+        if (!sqlite3_get_autocommit(m->db))
+            sqlite3_exec(m->db, "ROLLBACK TO qr_op; RELEASE qr_op", NULL, NULL, NULL);
         return;
     }
     if (!sqlite3_get_autocommit(m->db)) {
@@ -228,6 +263,8 @@ void qr__mem_rollback(qr_mem *m)
 int qr__mem_commit_write(qr_mem *m, qr_buf *err)
 {
     if (m->user_tx) {
+        if (!user_tx_alive(m, err))
+            return QR_EIO;
         int rc = exec_sql(m, "RELEASE qr_op", "write", err);
         if (rc != QR_OK)
             qr__mem_rollback(m);
@@ -270,6 +307,10 @@ int qr_mem_commit(qr_mem *m, qr_buf *err)
         if (err)
             qr_buf_puts(err, "no transaction is open on this store handle");
         return QR_EINVAL;
+    }
+    if (!user_tx_alive(m, err)) {
+        m->user_tx = false;
+        return QR_EIO;
     }
     m->user_tx = false;
     return qr__mem_commit_write(m, err);
@@ -431,17 +472,23 @@ static int query_int(qr_mem *m, const char *sql, int64_t *out, qr_buf *err)
     return rc == SQLITE_OK ? QR_OK : qr__mem_fail(m, rc, "read", err);
 }
 
-/* Checks the file's identity and creates the schema in a fresh one (under the write lock,
- * so two processes creating the store at once create it once). */
-static int check_schema(qr_mem *m, bool create, qr_buf *err)
+/* What the file holds, read before anything is set on it. */
+typedef enum { FILE_STORE, FILE_EMPTY } file_kind;
+
+/* Reads application_id, user_version and the schema's size, changing nothing (a foreign
+ * file must stay as it was, journal mode included): FILE_STORE for a quarry store of this
+ * schema, FILE_EMPTY for a new or empty database; anything else is refused. */
+static int identify(qr_mem *m, file_kind *kind, qr_buf *err)
 {
-    int64_t app = 0, version = 0;
+    int64_t app = 0, version = 0, tables = 0;
     int rc;
     if ((rc = query_int(m, "PRAGMA application_id", &app, err)) ||
         (rc = query_int(m, "PRAGMA user_version", &version, err)))
         return rc;
-    if (app == MEM_APPLICATION_ID && version == QR_MEM_SCHEMA_VERSION)
+    if (app == MEM_APPLICATION_ID && version == QR_MEM_SCHEMA_VERSION) {
+        *kind = FILE_STORE;
         return QR_OK;
+    }
     if (app == MEM_APPLICATION_ID && version > QR_MEM_SCHEMA_VERSION) {
         qr_buf_printf(err,
                       "memory store '%s' has schema version %lld, newer than this quarry "
@@ -449,7 +496,6 @@ static int check_schema(qr_mem *m, bool create, qr_buf *err)
                       m->path, (long long)version, QR_MEM_SCHEMA_VERSION);
         return QR_EIO;
     }
-    int64_t tables = 0;
     if ((rc = query_int(m, "SELECT count(*) FROM sqlite_schema", &tables, err)))
         return rc;
     if (app != 0 || tables != 0 || version != 0) {
@@ -459,11 +505,16 @@ static int check_schema(qr_mem *m, bool create, qr_buf *err)
                       m->path);
         return QR_EIO;
     }
-    if (!create) {
-        qr_buf_printf(err, "memory store '%s' is empty: add a note or import one first",
-                      m->path);
-        return QR_ERUNTIME;
-    }
+    *kind = FILE_EMPTY;
+    return QR_OK;
+}
+
+/* Creates the schema in an empty file (under the write lock, so two processes creating
+ * the store at once create it once). */
+static int create_schema(qr_mem *m, qr_buf *err)
+{
+    int64_t version = 0;
+    int rc;
     if ((rc = qr__mem_begin_write(m, err)))
         return rc;
     /* another process may have created it while we waited for the lock */
@@ -523,6 +574,17 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
     }
     sqlite3_busy_timeout(m->db, MEM_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(m->db, 1);
+    /* what the file is, before anything is set on it: WAL is written into the file's
+     * header, so only a quarry store or a file about to become one gets it */
+    file_kind kind;
+    if ((rc = identify(m, &kind, err)))
+        goto fail;
+    if (kind == FILE_EMPTY && !create) {
+        qr_buf_printf(err, "memory store '%s' is empty: add a note or import one first",
+                      m->path);
+        rc = QR_ERUNTIME;
+        goto fail;
+    }
     if (!memory) {
         sqlite3_stmt *st = NULL;
         int src = sqlite3_prepare_v2(m->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
@@ -539,7 +601,7 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
         rc = qr__mem_fail(m, sqlite3_errcode(m->db), "open", err);
         goto fail;
     }
-    if ((rc = check_schema(m, create, err)))
+    if (kind == FILE_EMPTY && (rc = create_schema(m, err)))
         goto fail;
     *out = m;
     return QR_OK;

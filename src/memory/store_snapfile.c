@@ -1,24 +1,29 @@
 /*
  * store_snapfile.c: STORE.snapshot, the memory store's snapshot (memory.h) kept in a file
  * next to the store, so that a short-lived process (one `quarry mem query`) loads it with
- * one read instead of scanning a million rows of SQLite (0.25 s for 100k notes and 1M
+ * one mapping instead of scanning a million rows of SQLite (0.25 s for 100k notes and 1M
  * links; the file takes a few ms).
  *
- * Layout: native byte order (a byte-order word tells another machine's file apart), a
- * 128-byte header, then the snapshot's arrays back to back, widest element first so that
- * every array is aligned in a malloc'd image and the snapshot points into it:
+ * Layout (format version 2): native byte order (a byte-order word tells another machine's
+ * file apart), a 128-byte header, then the snapshot's arrays back to back, widest element
+ * first so that every array is aligned in a mapping or a malloc'd image and the snapshot
+ * points into it:
  *
  *   header   "QRMEMSNP", u32 0x01020304, u32 format version, u32 schema version,
  *            u32 header size (128), u64 generation, u64 write id, u64 file length,
  *            u64 checksum, u32 counts: n, types, provenances, tag names, tag entries,
  *            adjacencies, agents, visit slots; u64 string bytes; zeros to 128
- *   8 bytes  id, created, modified, retrievals, uses, wrongs [n]; visit times [slots]
- *   4 bytes  weight (f32), key_len, content_len, provenance [n]; tag_off [n+1];
- *            tag_ids [tag entries]; off [n+1]; adj, w (f32) [adjacencies];
- *            slots per agent [agents]; visit nodes [slots]
+ *   8 bytes  id, created, modified, retrievals, uses, wrongs, weight (f64) [n];
+ *            visit times [slots]
+ *   4 bytes  key_len, content_len, provenance [n]; tag_off [n+1]; tag_ids [tag entries];
+ *            off [n+1]; adj, w (f32) [adjacencies]; slots per agent [agents];
+ *            visit nodes [slots]
  *   2 bytes  type [n]
  *   strings  each key then NUL (key_len bytes each), then the type, provenance, tag and
  *            agent names, each NUL-terminated, each list sorted
+ *
+ * Version 1 kept weights as f32: a weight of 0.50000001 read back as 0.5, so a filter
+ * weight:>0.5 disagreed with the store. Weights are the store's doubles now.
  *
  * The visit tables are stored as they are in memory (open addressing, power-of-two slots),
  * so loading them is pointing at them. The key and id lookups are rebuilt (a pass over n).
@@ -28,22 +33,37 @@
  * Trust: none. A file is used only when its header names the store's current generation
  * and write id, its length matches the counts, the checksum matches, and every value is
  * in range: ids ascending, weights in [0, 1], type, provenance and tag indexes in range,
- * offsets from 0 non-decreasing to their counts, each node's tags and neighbours strictly
- * ascending, the graph passing qr_graph_check (neighbours < n, no self-loops, strengths in
- * (0, 1], symmetric), visit tables a power of two at most half full with nodes < n, keys
- * free of NUL, names sorted and distinct, every string inside the string block. So a
- * hostile file that forges the checksum can make a snapshot say wrong things, never make
- * the reader or the algorithms step outside an array. The checks cost about as much as
+ * every offset array (tag_off, off) from 0, non-decreasing, to its count, checked whole
+ * before any loop reads through it (checking offset i + 1 only when node i's loop ends let
+ * a hostile tag_off[1] walk the loop past the image), each node's tags and neighbours
+ * strictly ascending, the graph passing qr_graph_check (neighbours < n, no self-loops,
+ * strengths in (0, 1], symmetric), visit tables a power of two summing to the slot count
+ * (checked before the slots are walked) and at most half full with nodes <= n, keys free
+ * of NUL, names sorted and distinct, every string inside the string block. So a hostile
+ * file that forges the checksum can make a snapshot say wrong things, never make the
+ * reader or the algorithms step outside an array. The checks cost about as much as
  * reading the file.
  *
- * Writing: to STORE.snapshot.tmp.PID with the store file's permission bits (the file holds
- * every key), then rename(2); no fsync (a torn file after a crash fails the length or the
+ * Reading maps the file (MAP_PRIVATE, read-only: a 25 MB read costs 10 to 20 ms, the
+ * mapping under 1 ms) and validates it once, in place; it falls back to read(2) into a
+ * malloc'd image when mapping fails. Validating once is sound only because the file never
+ * changes under a mapping: quarry replaces it by rename(2), so a process holding a mapping
+ * keeps the old inode. Someone who truncates or rewrites the file in place while a quarry
+ * process has it mapped can crash that process (SIGBUS past the new end) or change values
+ * after they were checked; docs/memory.md warns to replace it by rename or delete it.
+ *
+ * Writing: to a fresh name made by mkstemp(3) in the same directory (STORE.snapshot.tmp.
+ * and six random characters, created with O_EXCL, so a symlink planted at a predictable
+ * name is never followed), then fchmod to the store file's permission bits (the file holds
+ * every key) and rename(2); no fsync (a torn file after a crash fails the length or the
  * checksum and is rebuilt).
  *
- * Rejected: mmap (a file truncated by someone else while mapped is a SIGBUS: a crash);
- * storing the key and id hash tables (more to validate, a few ms saved); storing each edge
- * once and rebuilding both directions (a second pass as costly as the SQL path's CSR
- * build); compressing (reading 25 MB from the page cache costs less than inflating it).
+ * Rejected: copying the file into memory always (the copy and the fresh pages cost 10 to
+ * 20 ms for 25 MB, the whole load is 12); storing the key and id hash tables (more to
+ * validate, a few ms saved); storing each edge once and rebuilding both directions (a
+ * second pass as costly as the SQL path's CSR build); compressing (reading 25 MB from the
+ * page cache costs less than inflating it); a temporary name of the process id opened
+ * with O_CREAT | O_TRUNC (followed a symlink planted there).
  */
 #include "memory_int.h"
 
@@ -58,10 +78,11 @@
 
 #define MAGIC "QRMEMSNP"
 #define BOM 0x01020304u
-#define FORMAT_VERSION 1u
+#define FORMAT_VERSION 2u
 #define HEADER QR__SNAPFILE_HEADER
 
 _Static_assert(QR__SNAPFILE_OFF_COUNTS + 8 * 4 + 8 <= HEADER, "header fields fit");
+_Static_assert(sizeof(double) == 8 && sizeof(float) == 4, "f64 weights, f32 strengths");
 
 /* ---- checksum ---- */
 
@@ -173,8 +194,8 @@ typedef struct counts {
 } counts;
 
 typedef struct layout {
-    uint64_t id, created, modified, retr, uses, wrongs, vtime;
-    uint64_t weight, key_len, clen, prov, tag_off, tag_ids, off, adj, w, vslots, vnode;
+    uint64_t id, created, modified, retr, uses, wrongs, weight, vtime;
+    uint64_t key_len, clen, prov, tag_off, tag_ids, off, adj, w, vslots, vnode;
     uint64_t type, str, end;
 } layout;
 
@@ -193,8 +214,8 @@ static void layout_of(const counts *c, layout *l)
     PUT(retr, 8 * n);
     PUT(uses, 8 * n);
     PUT(wrongs, 8 * n);
+    PUT(weight, 8 * n);
     PUT(vtime, 8 * (uint64_t)c->nvslots);
-    PUT(weight, 4 * n);
     PUT(key_len, 4 * n);
     PUT(clen, 4 * n);
     PUT(prov, 4 * n);
@@ -330,7 +351,7 @@ static bool build(qr_mem_snapshot *s, char *buf, const counts *c, const char **w
     qr__snap_priv *p = s->priv;
     uint32_t n = c->n;
     const int64_t *id = (const int64_t *)(buf + l.id);
-    const float *weight = (const float *)(buf + l.weight);
+    const double *weight = (const double *)(buf + l.weight);
     const uint32_t *key_len = (const uint32_t *)(buf + l.key_len);
     const uint32_t *prov = (const uint32_t *)(buf + l.prov);
     const uint32_t *tag_off = (const uint32_t *)(buf + l.tag_off);
@@ -342,19 +363,22 @@ static bool build(qr_mem_snapshot *s, char *buf, const counts *c, const char **w
     const uint16_t *type = (const uint16_t *)(buf + l.type);
     const char *str = buf + l.str;
 
+    /* the offset arrays, whole, before any loop reads through them: from 0 to their
+     * counts without decreasing, so every range below lies inside its array */
     if (tag_off[0] != 0 || tag_off[n] != c->ntags || off[0] != 0 || off[n] != c->nadj)
         return bad(why, "offsets do not match the counts");
+    for (uint32_t i = 0; i < n; i++)
+        if (tag_off[i + 1] < tag_off[i] || off[i + 1] < off[i])
+            return bad(why, "offsets decrease");
     const float *w = (const float *)(buf + l.w);
     uint64_t lo = 0, hi = 0; /* symmetry: each edge's hash summed from both of its ends */
     for (uint32_t i = 0; i < n; i++) {
         if (i && id[i] <= id[i - 1])
             return bad(why, "ids not ascending");
-        if (!(weight[i] >= 0.0f && weight[i] <= 1.0f))
+        if (!(weight[i] >= 0.0 && weight[i] <= 1.0))
             return bad(why, "weight out of range");
         if (type[i] >= c->ntypes || prov[i] >= c->nprov)
             return bad(why, "type or provenance index out of range");
-        if (tag_off[i + 1] < tag_off[i] || off[i + 1] < off[i])
-            return bad(why, "offsets decrease");
         for (uint32_t k = tag_off[i]; k < tag_off[i + 1]; k++)
             if (tag_ids[k] >= c->ntagn || (k > tag_off[i] && tag_ids[k] <= tag_ids[k - 1]))
                 return bad(why, "tag index out of range or not ascending");
@@ -571,8 +595,8 @@ int qr__mem_snapfile_read(const char *path, uint64_t generation, uint64_t write_
     /* a stale or foreign file is told apart before reading the rest */
     if (!check_header(head, len, generation, write_id, &c, why))
         goto done;
-    /* mapped: no copy, no fresh pages to fault in (a 25 MB read costs 10 to 20 ms, the
-     * mapping under 1 ms); read when mapping fails */
+    /* mapped: no copy, no fresh pages to fault in; read when mapping fails (see the top
+     * of the file for why checking the mapping once is enough) */
     void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map != MAP_FAILED) {
         close(fd);
@@ -636,9 +660,9 @@ static void emit_body(writer *w, const qr_mem_snapshot *s, const qr_buf *str)
     emit(w, s->retrievals, n * 8);
     emit(w, s->uses, n * 8);
     emit(w, s->wrongs, n * 8);
+    emit(w, s->weight, n * 8);
     for (uint32_t a = 0; a < s->nagents; a++)
         emit(w, p->maps[a].time, ((size_t)p->maps[a].mask + 1) * 8);
-    emit(w, s->weight, n * 4);
     emit(w, s->key_len, n * 4);
     emit(w, s->content_len, n * 4);
     emit(w, s->provenance, n * 4);
@@ -717,13 +741,16 @@ int qr__mem_snapfile_write(const qr_mem_snapshot *s, const char *path, const cha
     uint64_t h = sum_final(&w.sum);
     memcpy(head + QR__SNAPFILE_OFF_SUM, &h, 8);
 
-    /* pass two: the file */
+    /* pass two: the file, under a fresh name (O_EXCL: never through a planted symlink) */
     char tmp[4200];
-    int k = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = k > 0 && (size_t)k < sizeof tmp
-                 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, sb.st_mode & 0666)
-                 : -1;
+    int k = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = k > 0 && (size_t)k < sizeof tmp ? mkstemp(tmp) : -1;
     int rc = QR_EIO;
+    if (fd >= 0 && (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || fchmod(fd, sb.st_mode & 0666) != 0)) {
+        close(fd);
+        unlink(tmp);
+        fd = -1;
+    }
     if (fd >= 0 && (w.f = fdopen(fd, "wb"))) {
         w.hashing = false;
         emit(&w, head, HEADER);

@@ -311,7 +311,7 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
     const char **key = block(p, n, sizeof *key, false);
     uint32_t *key_len = block(p, n, sizeof *key_len, false);
     uint16_t *type = block(p, n, sizeof *type, false);
-    float *weight = block(p, n, sizeof *weight, false);
+    double *weight = block(p, n, sizeof *weight, false);
     int64_t *created = block(p, n, sizeof *created, false);
     int64_t *modified = block(p, n, sizeof *modified, false);
     uint32_t *clen = block(p, n, sizeof *clen, false);
@@ -350,7 +350,7 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
         }
         type[i] = (uint16_t)t;
         prov[i] = pv;
-        weight[i] = (float)sqlite3_column_double(st, 3);
+        weight[i] = sqlite3_column_double(st, 3);
         created[i] = sqlite3_column_int64(st, 5);
         modified[i] = sqlite3_column_int64(st, 6);
         retr[i] = sqlite3_column_int64(st, 7);

@@ -117,6 +117,18 @@ expect_rc "import: no file" 2 "$Q" mem import --store "$TMP/bad.db"
 printf 'not a database at all, just some text that is long enough to look like a header..' >"$TMP/junk.db"
 expect_rc "junk file" 1 "$Q" mem get a --store "$TMP/junk.db"
 expect_out "junk file untouched" "not a database at all, just some text that is long enough to look like a header.." cat "$TMP/junk.db"
+printf 'hello' >"$TMP/notdb.txt"
+expect_rc "not SQLite" 1 "$Q" mem stats --store "$TMP/notdb.txt"
+expect_err "not SQLite: message" "cannot read memory store '$TMP/notdb.txt': the file is not a SQLite database, so not a memory store; it was left untouched" "$Q" mem stats --store "$TMP/notdb.txt"
+expect_out "not SQLite: untouched" "hello" cat "$TMP/notdb.txt"
+[ -e "$TMP/notdb.txt-wal" ] && { echo "FAIL: a -wal file next to a text file"; FAILS=$((FAILS + 1)); }
+# a foreign SQLite database keeps its journal mode: it is refused before anything is set
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('pragma journal_mode=delete'); c.execute('create table t(x)'); c.commit()" "$TMP/other.db"
+cp "$TMP/other.db" "$TMP/other.copy"
+expect_rc "foreign database" 1 "$Q" mem stats --store "$TMP/other.db"
+expect_err "foreign database: message" "'$TMP/other.db' is not a quarry memory store" "$Q" mem add k --store "$TMP/other.db"
+expect_out "foreign database: still in delete mode" "delete" python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('pragma journal_mode').fetchone()[0])" "$TMP/other.db"
+cmp -s "$TMP/other.db" "$TMP/other.copy" || { echo "FAIL: foreign database rewritten"; FAILS=$((FAILS + 1)); }
 
 # options before the subcommand; formats; JSON errors
 expect_out "store before the command" '{"deleted":"semantic-1"}' "$Q" mem --store "$S" delete semantic-1
@@ -144,6 +156,12 @@ expect_out "damaged snapshot file: same answer" "$(cat "$TMP/q2.json")" "$Q" mem
 expect_out "damaged snapshot file: rewritten" "QRMEMSNP" head -c 8 "$SS.snapshot"
 [ "$(wc -c <"$SS.snapshot")" -gt 128 ] || { echo "FAIL: damaged snapshot file not rewritten"; FAILS=$((FAILS + 1)); }
 ls "$TMP"/snap.db.snapshot.tmp.* >/dev/null 2>&1 && { echo "FAIL: temporary snapshot file left"; FAILS=$((FAILS + 1)); }
+# weights are the store's doubles, from SQL and from the file: 0.50000001 is above 0.5
+"$Q" mem add w-half --store "$TMP/w.db" --weight 0.5 >/dev/null
+"$Q" mem add w-above --store "$TMP/w.db" --weight 0.50000001 >/dev/null
+expect_out "weight above 0.5 (from SQL)" '"key":"w-above"' sh -c "'$Q' mem query 'all | weight:>0.5' --store '$TMP/w.db' --format json | grep -o '\"key\":\"[^\"]*\"'"
+[ -s "$TMP/w.db.snapshot" ] || { echo "FAIL: no snapshot file for w.db"; FAILS=$((FAILS + 1)); }
+expect_out "weight above 0.5 (from the file)" '"key":"w-above"' sh -c "'$Q' mem query 'all | weight:>0.5' --store '$TMP/w.db' --format json | grep -o '\"key\":\"[^\"]*\"'"
 
 # help tells the truth: every command in the overview has help with its usage line
 expect_rc "mem --help" 0 "$Q" mem --help

@@ -5,7 +5,11 @@
  * (every check behind it, as a hostile file that forges the checksum would reach them).
  * The generation and write id expected are the ones the bytes name, so the header never
  * stops a mutated file early. A file the reader accepts must give a snapshot whose graph
- * passes qr_graph_check and whose lookups stay in bounds; never a crash.
+ * passes qr_graph_check, whose weights are in [0, 1] and whose lookups stay in bounds;
+ * never a crash. Seeds: files written by quarry (format 2), one cut short, one with a
+ * huge name count, and two that walked the tag loop past the image before the offset
+ * arrays were checked whole (crash-overread, in format 1 as a review found it, now
+ * refused by its version; crash-overread-v2, the same shape in format 2).
  */
 #include "memory/memory_int.h"
 
@@ -34,7 +38,8 @@ static void use(const qr_mem_snapshot *s)
     for (uint32_t i = 0; i < s->n; i++) {
         if (qr_mem_snapshot_find(s, s->key[i], s->key_len[i]) < 0 ||
             qr_mem_snapshot_find_id(s, s->id[i]) != (int64_t)i || s->type[i] >= s->ntypes ||
-            s->provenance[i] >= s->nprovenances || s->tag_off[i + 1] < s->tag_off[i])
+            s->provenance[i] >= s->nprovenances || s->tag_off[i + 1] < s->tag_off[i] ||
+            !(s->weight[i] >= 0.0 && s->weight[i] <= 1.0))
             abort();
         for (uint32_t k = s->tag_off[i]; k < s->tag_off[i + 1]; k++)
             if (s->tag_ids[k] >= s->ntag_names)

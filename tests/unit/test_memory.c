@@ -163,6 +163,136 @@ static void test_transaction(void)
     qr_mem_close(m);
 }
 
+/* SQLite rolls a whole transaction back by itself after an I/O error, a full disk or out
+ * of memory. Provoked here by a raw ROLLBACK on the handle's connection: every operation
+ * after it fails (before the fix, the next write ran as a savepoint in autocommit and was
+ * kept alone, without a generation bump), the commit says so, nothing is kept, and the
+ * handle works normally once the transaction is ended. */
+static void test_transaction_lost(void)
+{
+    qr_mem *m = open_store("txlost.db");
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_arena ar;
+    qr_arena_init(&ar, 0);
+    qr_mem_node got;
+    CHECK(add(m, "a", "alpha", NULL, 0.5) == QR_OK);
+    uint64_t g0 = generation(m);
+
+    CHECK(qr_mem_begin(m, &err) == QR_OK);
+    CHECK(add(m, "b", "beta", NULL, 0.5) == QR_OK);
+    CHECK(sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK);
+    qr_mem_node c = {.key = "c", .content = "gamma"};
+    CHECK(qr_mem_node_add(m, &c, NULL, &err) == QR_EIO);
+    CHECK(err.p && strstr(err.p, "was rolled back by SQLite after an earlier error"));
+    CHECK(link2(m, "a", "b", 0.5, NULL) == QR_EIO);
+    qr_buf_reset(&err);
+    CHECK(qr_mem_node_get(m, "a", false, &ar, &got, &err) == QR_EIO); /* reads too */
+    qr_buf_reset(&err);
+    CHECK(qr_mem_commit(m, &err) == QR_EIO);
+    CHECK(err.p && strstr(err.p, "none of its writes were kept"));
+    CHECK(qr_mem_commit(m, &err) == QR_EINVAL); /* ended */
+    qr_mem *other = open_store("txlost.db");
+    CHECK(qr_mem_node_get(other, "b", true, &ar, &got, &err) == QR_ERUNTIME);
+    CHECK(qr_mem_node_get(other, "c", true, &ar, &got, &err) == QR_ERUNTIME);
+    CHECK(generation(other) == g0);
+
+    /* ended by a rollback instead: quiet, and the next writes are ordinary ones */
+    CHECK(qr_mem_begin(m, &err) == QR_OK);
+    CHECK(add(m, "d", "", NULL, 0.5) == QR_OK);
+    CHECK(sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK);
+    qr_mem_rollback(m);
+    CHECK(add(m, "e", "", NULL, 0.5) == QR_OK);
+    CHECK(generation(other) == g0 + 1);
+    CHECK(qr_mem_node_get(other, "d", true, &ar, &got, &err) == QR_ERUNTIME);
+    CHECK(qr_mem_begin(m, &err) == QR_OK);
+    CHECK(add(m, "f", "", NULL, 0.5) == QR_OK);
+    CHECK(qr_mem_commit(m, &err) == QR_OK);
+    CHECK(generation(other) == g0 + 2);
+    CHECK(qr_mem_node_get(other, "f", false, &ar, &got, &err) == QR_OK);
+    qr_mem_close(other);
+    qr_arena_release(&ar);
+    qr_buf_release(&err);
+    qr_mem_close(m);
+}
+
+static char *slurp(const char *path, size_t *len);
+static void spit(const char *path, const char *b, size_t len);
+static bool file_is(const char *path, const char *bytes, size_t len);
+
+/* A file that is not a store is refused and left exactly as it was: a SQLite database in
+ * rollback-journal mode stays in it (quarry once set WAL, which rewrites the header, before
+ * looking at what the file was), an empty file opened to read stays empty, and a file
+ * that is not SQLite is named so, not called damaged. A new store still gets WAL. */
+static void test_open_foreign(void)
+{
+    char p[256], aux[300];
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem *m = NULL;
+    store_path("journal.db", p, sizeof p);
+    sqlite3 *db;
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    char *emsg = NULL;
+    int src = sqlite3_exec(
+        db, "PRAGMA journal_mode = DELETE; CREATE TABLE t(x); INSERT INTO t VALUES (1)", NULL,
+        NULL, &emsg);
+    if (src != SQLITE_OK)
+        fprintf(stderr, "%s: %s\n", p, emsg ? emsg : "?");
+    sqlite3_free(emsg);
+    CHECK(src == SQLITE_OK);
+    sqlite3_close(db);
+    size_t len0 = 0;
+    char *before = slurp(p, &len0);
+    CHECK(before && len0 >= 100 && before[18] == 1 && before[19] == 1); /* rollback journal */
+    for (int create = 0; create < 2 && before; create++) {
+        qr_buf_reset(&err);
+        CHECK(qr_mem_open(&m, p, create ? QR_MEM_CREATE : 0, &err) == QR_EIO && !m);
+        CHECK(err.p && strstr(err.p, "is not a quarry memory store"));
+        CHECK(file_is(p, before, len0));
+    }
+    snprintf(aux, sizeof aux, "%s-wal", p);
+    CHECK(access(aux, F_OK) != 0);
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    CHECK(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
+          sqlite3_step(st) == SQLITE_ROW &&
+          !strcmp((const char *)sqlite3_column_text(st, 0), "delete"));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(before);
+
+    /* empty: refused for reading and left empty; created as a store in WAL */
+    store_path("empty.db", p, sizeof p);
+    spit(p, "", 0);
+    qr_buf_reset(&err);
+    CHECK(qr_mem_open(&m, p, 0, &err) == QR_ERUNTIME && !m);
+    CHECK(err.p && strstr(err.p, "is empty"));
+    CHECK(file_is(p, "", 0));
+    snprintf(aux, sizeof aux, "%s-wal", p);
+    CHECK(access(aux, F_OK) != 0);
+    CHECK(qr_mem_open(&m, p, QR_MEM_CREATE, &err) == QR_OK);
+    qr_mem_close(m);
+    size_t len = 0;
+    char *head = slurp(p, &len);
+    CHECK(head && len >= 100 && head[18] == 2 && head[19] == 2); /* WAL */
+    free(head);
+
+    /* not SQLite at all */
+    store_path("notdb.txt", p, sizeof p);
+    spit(p, "hello", 5);
+    for (int create = 0; create < 2; create++) {
+        qr_buf_reset(&err);
+        m = NULL;
+        CHECK(qr_mem_open(&m, p, create ? QR_MEM_CREATE : 0, &err) == QR_EIO && !m);
+        CHECK(err.p && strstr(err.p, "is not a SQLite database") && !strstr(err.p, "damaged"));
+        CHECK(file_is(p, "hello", 5));
+    }
+    snprintf(aux, sizeof aux, "%s-wal", p);
+    CHECK(access(aux, F_OK) != 0);
+    qr_buf_release(&err);
+}
+
 static void test_crud(void)
 {
     qr_mem *m = open_store("crud.db");
@@ -1147,6 +1277,29 @@ static void spit(const char *path, const char *b, size_t len)
     }
 }
 
+/* True when the file at path holds exactly len bytes equal to bytes. */
+static bool file_is(const char *path, const char *bytes, size_t len)
+{
+    size_t n = 0;
+    char *b = slurp(path, &n);
+    bool same = b && n == len && (!len || !memcmp(b, bytes, len));
+    free(b);
+    return same;
+}
+
+/* Entries of the test directory whose name starts with prefix. */
+static int count_prefixed(const char *prefix)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += !strncmp(e->d_name, prefix, strlen(prefix));
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void test_snapshot_file(void)
 {
     char p[256], side[300];
@@ -1161,9 +1314,7 @@ static void test_snapshot_file(void)
     CHECK(st.sql_loads == 1 && st.file_writes == 1 && st.file_loads == 0 && st.file_rejects == 0);
     struct stat sb1, sb2;
     CHECK(stat(side, &sb1) == 0 && sb1.st_size > 128);
-    char tmp[320];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", side, (long)getpid());
-    CHECK(access(tmp, F_OK) != 0); /* renamed into place */
+    CHECK(count_prefixed("sf.db.snapshot.tmp.") == 0); /* renamed into place */
 
     /* a handle that never touches the file gives the reference, built from SQL */
     qr_mem *ref = open_flags("sf.db", QR_MEM_NO_SNAPSHOT_FILE);
@@ -1242,9 +1393,9 @@ static snap_layout layout_of_image(const char *img)
     l.nagents = c[6], l.nvslots = c[7];
     size_t n = l.n;
     l.id = 128;
-    l.weight = 128 + 8 * (6 * n + l.nvslots);
-    l.key_len = l.weight + 4 * n;
-    l.tag_off = l.weight + 4 * 4 * n;
+    l.weight = 128 + 8 * 6 * n;
+    l.key_len = l.weight + 8 * (n + l.nvslots);
+    l.tag_off = l.key_len + 3 * 4 * n;
     l.tag_ids = l.tag_off + 4 * (n + 1);
     l.off = l.tag_ids + 4 * (size_t)l.ntags;
     l.adj = l.off + 4 * (n + 1);
@@ -1271,12 +1422,24 @@ static void putf_at(char *img, size_t off, float v)
     memcpy(img + off, &v, 4);
 }
 
+static void putd_at(char *img, size_t off, double v)
+{
+    memcpy(img + off, &v, 8);
+}
+
+static uint64_t get_u64(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
 typedef enum {
     D_TRUNC1, D_TRUNC64, D_EMPTY, D_EXTEND, D_FLIP_BODY, D_FLIP_LAST, D_FLIP_COUNT, D_MAGIC,
     D_BOM, D_VERSION, D_SCHEMA, D_GENERATION, D_WRITE_ID, D_PADDING, D_HUGE_N, D_BIG_N, D_BIG_ADJ,
     D_HUGE_STR, D_NAME_COUNT, D_ADJ_RANGE, D_ADJ_SELF, D_ASYM, D_W_NAN, D_W_ZERO, D_OFF_DECREASE,
-    D_OFF_END, D_TAG_RANGE, D_TYPE_RANGE, D_WEIGHT, D_IDS, D_KEY_NUL, D_KEY_LEN, D_VISIT_NODE,
-    D_VISIT_POW2, D_STR_END, D_NAMES_ORDER, D_COUNT
+    D_OFF_END, D_OFF_JUMP, D_TAG_OFF_JUMP, D_TAG_RANGE, D_TYPE_RANGE, D_WEIGHT, D_IDS,
+    D_KEY_NUL, D_KEY_LEN, D_VISIT_NODE, D_VISIT_POW2, D_STR_END, D_NAMES_ORDER, D_COUNT
 } damage;
 
 static const struct {
@@ -1293,7 +1456,7 @@ static const struct {
     [D_FLIP_COUNT] = {"bit flip in a count", false, "length does not match the counts"},
     [D_MAGIC] = {"wrong magic", true, "not a snapshot file"},
     [D_BOM] = {"other byte order", true, "written on a machine of another byte order"},
-    [D_VERSION] = {"format version 2", true, "another format version"},
+    [D_VERSION] = {"format version 1 (f32 weights)", true, "another format version"},
     [D_SCHEMA] = {"schema version 99", true, "another schema version"},
     [D_GENERATION] = {"another generation", true, "stale: another generation"},
     [D_WRITE_ID] = {"another write id", true, "stale: another write id"},
@@ -1311,6 +1474,10 @@ static const struct {
     [D_W_ZERO] = {"strength 0", true, "strength out of range"},
     [D_OFF_DECREASE] = {"offsets decrease", true, "offsets decrease"},
     [D_OFF_END] = {"last offset", true, "offsets do not match the counts"},
+    /* an offset far past its array that comes down again at the next node: the whole
+     * array is checked before node 0's loop would walk past the image */
+    [D_OFF_JUMP] = {"off[1] past the adjacencies", true, "offsets decrease"},
+    [D_TAG_OFF_JUMP] = {"tag_off[1] past the tags", true, "offsets decrease"},
     [D_TAG_RANGE] = {"tag index", true, "tag index out of range or not ascending"},
     [D_TYPE_RANGE] = {"type index", true, "type or provenance index out of range"},
     [D_WEIGHT] = {"weight 2", true, "weight out of range"},
@@ -1338,7 +1505,7 @@ static size_t do_damage(damage d, char *img, size_t len)
     case D_FLIP_COUNT: img[QR__SNAPFILE_OFF_COUNTS + 20] ^= 0x02; break; /* adjacencies */
     case D_MAGIC: img[0] = 'X'; break;
     case D_BOM: put32_at(img, 8, 0x04030201u); break;
-    case D_VERSION: put32_at(img, QR__SNAPFILE_OFF_VERSION, 2); break;
+    case D_VERSION: put32_at(img, QR__SNAPFILE_OFF_VERSION, 1); break;
     case D_SCHEMA: put32_at(img, QR__SNAPFILE_OFF_SCHEMA, 99); break;
     case D_GENERATION: img[QR__SNAPFILE_OFF_GENERATION] ^= 1; break;
     case D_WRITE_ID: img[QR__SNAPFILE_OFF_WRITE_ID] ^= 1; break;
@@ -1358,13 +1525,15 @@ static size_t do_damage(damage d, char *img, size_t len)
         put32_at(img, l.off + 8, u - 1);
         break;
     case D_OFF_END: put32_at(img, l.off + 4 * (size_t)l.n, 0); break;
+    case D_OFF_JUMP: put32_at(img, l.off + 4, l.nadj + 1000); break;
+    case D_TAG_OFF_JUMP: put32_at(img, l.tag_off + 4, l.ntags + 1000); break;
     case D_TAG_RANGE: put32_at(img, l.tag_ids, l.ntagn); break;
     case D_TYPE_RANGE: {
         uint16_t t = (uint16_t)l.ntypes;
         memcpy(img + l.type, &t, 2);
         break;
     }
-    case D_WEIGHT: putf_at(img, l.weight, 2.0f); break;
+    case D_WEIGHT: putd_at(img, l.weight, 2.0); break;
     case D_IDS: memcpy(img + l.id + 8, img + l.id, 8); break;
     case D_KEY_NUL: img[l.str] = 0; break;
     case D_KEY_LEN: put32_at(img, l.key_len, (uint32_t)l.nstr); break;
@@ -1469,26 +1638,164 @@ static void test_snapshot_file_damage(void)
     qr_mem_snapshot_stats st = stats_of(h);
     CHECK(st.file_rejects == 1 && st.last_reject && !strcmp(st.last_reject, "not a regular file"));
     CHECK(st.sql_loads == 1 && st.file_writes == 0 && snap_same(r, hs));
+    CHECK(count_prefixed("dmg.db.snapshot.tmp.") == 0); /* the rename failed: none left */
     qr_mem_snapshot_release(hs);
     qr_mem_close(h);
     rmdir(side);
 
-    /* the file cannot be written (its temporary name is taken): no error, nothing left */
-    char tmp[320];
+    /* a symlink planted at the temporary name an older quarry used (STORE.snapshot.tmp.PID,
+     * opened with O_TRUNC) is not followed: its target keeps its bytes, and the file is
+     * written under a fresh name with the store's permission bits, then renamed */
+    char tmp[320], victim[256];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", side, (long)getpid());
-    CHECK(mkdir(tmp, 0755) == 0);
+    store_path("victim.txt", victim, sizeof victim);
+    spit(victim, "precious", 8);
+    CHECK(symlink(victim, tmp) == 0);
+    CHECK(chmod(p, 0640) == 0);
     h = open_flags("dmg.db", 0);
     hs = snap_of(h);
     st = stats_of(h);
-    CHECK(st.sql_loads == 1 && st.file_writes == 0 && st.file_rejects == 0 && snap_same(r, hs));
-    CHECK(access(side, F_OK) != 0);
+    CHECK(st.sql_loads == 1 && st.file_writes == 1 && snap_same(r, hs));
+    size_t vlen = 0;
+    char *v = slurp(victim, &vlen);
+    CHECK(v && vlen == 8 && !memcmp(v, "precious", 8));
+    free(v);
+    struct stat lsb;
+    CHECK(lstat(tmp, &lsb) == 0 && S_ISLNK(lsb.st_mode));
+    CHECK(lstat(side, &lsb) == 0 && S_ISREG(lsb.st_mode) && (size_t)lsb.st_size == len &&
+          (lsb.st_mode & 0777) == 0640);
+    CHECK(count_prefixed("dmg.db.snapshot.tmp.") == 1); /* only the planted link */
     qr_mem_snapshot_release(hs);
     qr_mem_close(h);
-    rmdir(tmp);
+    unlink(tmp);
+    unlink(victim);
+    chmod(p, 0644);
 
     qr_mem_snapshot_release(r);
     qr_mem_close(ref);
     free(good);
+}
+
+/* The shape a review found (a sealed file, after the checksum): tag_off[1] is a million
+ * and every u32 from tag_off's end to the end of the image ascends and stays below the
+ * tag-name count, so a reader that checked offset i + 1 only once node i's loop was done
+ * walked tag_ids off the end of the image (ASan: heap-buffer-overflow; without ASan it
+ * stopped later for another reason). head: a valid file's header (magic, versions,
+ * generation, write id), whose counts and length are replaced. malloc'd, exactly *len. */
+static char *walking_tags_image(const char *head, size_t *len)
+{
+    enum { N = 2, NTYPES = 20, NPROV = 1, NADJ = 2, NSTR = 4096 };
+    uint32_t counts[8] = {N, NTYPES, NPROV, NSTR - 30 /* tag names */, 0, NADJ, 0, 0};
+    size_t n = 128 + 8 * 7 * N + 4 * 3 * N + 4 * (N + 1) + 4 * (N + 1) + 2 * 4 * NADJ + 2 * N +
+               NSTR;
+    char *img = calloc(1, n);
+    if (!img)
+        return NULL;
+    memcpy(img, head, 128);
+    memcpy(img + QR__SNAPFILE_OFF_COUNTS, counts, sizeof counts);
+    put64_at(img, QR__SNAPFILE_OFF_COUNTS + 32, NSTR);
+    put64_at(img, QR__SNAPFILE_OFF_LENGTH, n);
+    snap_layout l = layout_of_image(img);
+    CHECK(l.str + NSTR == n);
+    put64_at(img, l.id, 1);
+    put64_at(img, l.id + 8, 2);
+    putd_at(img, l.weight, 0.5);
+    putd_at(img, l.weight + 8, 0.5);
+    put32_at(img, l.tag_off + 4, 1000000); /* tag_off = 0, 1000000, 0 */
+    /* off = 0 1 2 (= NADJ), then adj, w, both types (type[0] small) and the strings */
+    uint32_t v = 0;
+    for (size_t o = l.off; o + 4 <= n; o += 4)
+        put32_at(img, o, v++);
+    qr__mem_snapfile_seal(img, n);
+    *len = n;
+    return img;
+}
+
+/* Every offset array is checked whole before any loop reads through it. */
+static void test_snapshot_file_offsets(void)
+{
+    qr_mem *m = open_store("offs.db");
+    CHECK(add(m, "one", "", NULL, 0.5) == QR_OK);
+    qr_mem_snapshot_release(snap_of(m));
+    qr_mem_close(m);
+    char p[256], side[300];
+    store_path("offs.db", p, sizeof p);
+    snprintf(side, sizeof side, "%s.snapshot", p);
+    size_t glen = 0, len = 0;
+    char *good = slurp(side, &glen);
+    CHECK(good && glen > 128);
+    char *img = good ? walking_tags_image(good, &len) : NULL;
+    CHECK(img != NULL);
+    if (img) {
+        qr_mem_snapshot *s = NULL;
+        const char *why = NULL;
+        int rc = qr__mem_snapfile_parse(img, len, get_u64(good + QR__SNAPFILE_OFF_GENERATION),
+                                        get_u64(good + QR__SNAPFILE_OFF_WRITE_ID), &s, &why);
+        if (!why || strcmp(why, "offsets decrease"))
+            fprintf(stderr, "walking tags: rejected as '%s'\n", why ? why : "(accepted)");
+        CHECK(rc == QR_ERUNTIME && !s && why && !strcmp(why, "offsets decrease"));
+    }
+    free(good);
+}
+
+/* Weights are the store's doubles in the snapshot, built from SQL and read back from the
+ * file: comparing them agrees with SQL (as f32, 0.50000001 was 0.5, so weight > 0.5
+ * missed it, and 0.30000001 was below 0.3f). */
+static void test_snapshot_weights(void)
+{
+    static const double w[] = {0.5, 0.50000001, 0.49999999, 0.3, 0.30000001, 0.29999999, 0, 1};
+    enum { NW = sizeof w / sizeof w[0] };
+    qr_mem *m = open_store("wt.db");
+    char key[16];
+    for (int i = 0; i < NW; i++) {
+        snprintf(key, sizeof key, "w%d", i);
+        CHECK(add(m, key, "", NULL, w[i]) == QR_OK);
+    }
+    const qr_mem_snapshot *from_sql = snap_of(m);
+    qr_mem *b = open_flags("wt.db", 0);
+    const qr_mem_snapshot *from_file = snap_of(b);
+    CHECK(stats_of(m).sql_loads == 1 && stats_of(b).file_loads == 1);
+    CHECK(from_sql->n == NW && from_file->n == NW);
+    for (int i = 0; i < NW && from_sql->n == NW && from_file->n == NW; i++)
+        CHECK(from_sql->weight[i] == w[i] && from_file->weight[i] == w[i]);
+    static const char *const ops[] = {">", ">=", "<", "<=", "="};
+    static const double th[] = {0.5, 0.3, 0.50000001, 0.30000001};
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (size_t t = 0; t < sizeof th / sizeof th[0]; t++) {
+            char sql[128], want[128] = "", got_sql[128] = "", got_file[128] = "";
+            snprintf(sql, sizeof sql,
+                     "SELECT key FROM nodes WHERE deleted IS NULL AND weight %s ?1 ORDER BY id",
+                     ops[o]);
+            sqlite3_stmt *st = NULL;
+            CHECK(sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) == SQLITE_OK);
+            sqlite3_bind_double(st, 1, th[t]);
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                strcat(want, (const char *)sqlite3_column_text(st, 0));
+                strcat(want, " ");
+            }
+            sqlite3_finalize(st);
+            for (int pass = 0; pass < 2; pass++) {
+                const qr_mem_snapshot *s = pass ? from_file : from_sql;
+                char *out = pass ? got_file : got_sql;
+                for (uint32_t i = 0; i < s->n; i++) {
+                    double x = s->weight[i], y = th[t];
+                    bool hit = o == 0 ? x > y : o == 1 ? x >= y : o == 2 ? x < y : o == 3 ? x <= y
+                                                                                   : x == y;
+                    if (hit) {
+                        strcat(out, s->key[i]);
+                        strcat(out, " ");
+                    }
+                }
+            }
+            if (strcmp(want, got_sql) || strcmp(want, got_file))
+                fprintf(stderr, "weight %s %.8f: sql '%s', snapshot '%s', from the file '%s'\n",
+                        ops[o], th[t], want, got_sql, got_file);
+            CHECK(!strcmp(want, got_sql) && !strcmp(want, got_file));
+        }
+    qr_mem_snapshot_release(from_sql);
+    qr_mem_snapshot_release(from_file);
+    qr_mem_close(b);
+    qr_mem_close(m);
 }
 
 /* A store deleted and created again reaches the same generation: the write id tells the
@@ -1562,12 +1869,16 @@ int main(int argc, char **argv)
     }
     test_crud();
     test_transaction();
+    test_transaction_lost();
+    test_open_foreign();
     test_delete_links();
     test_search();
     test_snapshot();
     test_snapshot_random();
     test_snapshot_file();
     test_snapshot_file_damage();
+    test_snapshot_file_offsets();
+    test_snapshot_weights();
     test_snapshot_file_identity();
     test_round_trip();
     test_import_errors();

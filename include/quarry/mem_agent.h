@@ -46,9 +46,16 @@ const char *qr_mem_agent_action_name(unsigned kind);
 
 /* Bounds on a prompt: content of one node is cut at NODE_BYTES (the prompt says
  * so), and the {{nodes}} section stops taking nodes once it holds NODES_BYTES
- * (those left out are not visited, so a later run shows them). */
+ * (those left out are not visited, so a later run shows them); {{topology}}
+ * stops listing links and degrees at TOPOLOGY_BYTES (saying how many it left
+ * out). The whole filled prompt (the template's text, {{nodes}} and {{topology}}
+ * once each, every {{node:KEY}}) is at most PROMPT_MAX bytes: a template whose
+ * worst case passes it is refused at load, and a fill that passes it anyway
+ * fails with QR_ELIMIT. */
 #define QR_MEM_AGENT_NODE_BYTES 4000
 #define QR_MEM_AGENT_NODES_BYTES 100000
+#define QR_MEM_AGENT_TOPOLOGY_BYTES 50000
+#define QR_MEM_AGENT_PROMPT_MAX 250000
 /* Largest agent file, template file and reply read; most actions in one reply.
  */
 #define QR_MEM_AGENT_FILE_MAX (1u << 20)
@@ -95,9 +102,11 @@ int qr_mem_agent_parse(qr_mem_agent **out, const char *name, const char *path, c
 void qr_mem_agent_free(qr_mem_agent *a);
 
 /* Checks a template: {{nodes}}, {{topology}}, {{node:KEY}}, {{agent}}, {{now}}
- * (spaces inside the braces allowed). An unknown or unclosed placeholder is
- * QR_EINVAL; *line gets the 1-based line of the template where it is, and err
- * the message (no position). */
+ * (spaces inside the braces allowed). QR_EINVAL for an unknown or unclosed
+ * placeholder, {{nodes}} or {{topology}} used more than once, or a template
+ * whose text and placeholders can fill more than QR_MEM_AGENT_PROMPT_MAX bytes;
+ * *line gets the 1-based line of the template where it is, and err the message
+ * (no position). */
 int qr_mem_agent_template_check(const char *t, size_t n, uint32_t *line, qr_buf *err);
 
 /* ---- the query ---- */
@@ -123,7 +132,9 @@ typedef struct qr_mem_agent_prompt {
 /* Fills the agent's template for the nodes with these keys (each must be live)
  * at time now (unix seconds, written as ISO-8601 UTC). Deterministic: the same
  * store, keys and now give the same bytes. QR_ERUNTIME when a key, or the KEY
- * of {{node:KEY}}, is not in the store. */
+ * of {{node:KEY}}, is not in the store; QR_ELIMIT when the prompt would pass
+ * QR_MEM_AGENT_PROMPT_MAX bytes (only for a template qr_mem_agent_template_check
+ * would refuse). */
 int qr_mem_agent_fill(const qr_mem_agent *a, qr_mem *m, const char *const *keys, size_t nkeys,
                       int64_t now, qr_mem_agent_prompt *out, qr_buf *err);
 void qr_mem_agent_prompt_clear(qr_mem_agent_prompt *p);
@@ -199,7 +210,9 @@ typedef struct qr_mem_agent_report {
  * apply, visit. A query returning no node makes no call (report.selected == 0,
  * QR_OK). Returns QR_OK, QR_EINVAL (the reply had invalid actions: report.plan
  * lists them; nothing applied), QR_EIO (the model failed: report.llm_error),
- * QR_ERUNTIME (the query or a write failed; err), QR_ENOMEM. Clear the report
+ * QR_ERUNTIME (the query or a write failed; err), QR_ELIMIT (the prompt would
+ * pass QR_MEM_AGENT_PROMPT_MAX; err), QR_ENOMEM. The caller holds the agent's
+ * lock (qr_mem_agent_lock) around a run that is not a dry run. Clear the report
  * in every case. */
 int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
                      qr_mem_agent_report *report, qr_buf *err);
@@ -209,9 +222,10 @@ void qr_mem_agent_report_clear(qr_mem_agent_report *r);
  * Last-run times survive restarts in a small JSON file beside the store,
  * STORE.agents.json
  * ({"agents":{"linker":{"last_ok":T,"last_attempt":T,"error":"..."}}}),
- * rewritten whole through a temporary file and rename(2) under a lock (fcntl)
- * on STORE.agents.lock, so a daemon and a manual run never lose each other's
- * update or leave half a file. */
+ * rewritten whole through a new temporary file (mkstemp) and rename(2) under a
+ * lock (fcntl) on STORE.agents.lock, so a daemon and a manual run never lose
+ * each other's update or leave half a file. Times read from it are held in
+ * [0, now + 1 year]. */
 typedef struct qr_mem_agent_state {
     int64_t last_ok;      /* end of the last successful run; 0: never */
     int64_t last_attempt; /* end of the last run, successful or not; 0: never */
@@ -227,6 +241,34 @@ int qr_mem_agent_state_get(const char *state_path, const char *agent, qr_mem_age
 /* Records a run that ended at time `when`: ok, or failed with error. */
 int qr_mem_agent_state_record(const char *state_path, const char *agent, int64_t when, bool ok,
                               const char *error, qr_buf *err);
+
+/* ---- who runs what ----
+ * A run holds a lock on its agent from the due check until its state is
+ * recorded, so two processes (two daemons, a daemon and `mem agent run`) never
+ * run one agent at once; a daemon also holds a lock of its own for its lifetime.
+ * Both are fcntl locks on one byte of STORE.agents.run.lock (byte 0: the
+ * daemon; an agent: a byte chosen by a fixed hash of its name), taken without
+ * waiting and released when the process ends, however it ends. The file is not
+ * STORE.agents.lock: closing any descriptor of a file drops all of a process's
+ * fcntl locks on it, and qr_mem_agent_state_record opens and closes that one. */
+typedef struct qr_mem_agent_locks {
+    int fd; /* the lock file, -1 when closed */
+} qr_mem_agent_locks;
+
+/* Opens (creating it) the lock file for a state file (qr_mem_agent_state_path).
+ * QR_EIO when it cannot be opened (err); l->fd is then -1. */
+int qr_mem_agent_locks_open(qr_mem_agent_locks *l, const char *state_path, qr_buf *err);
+/* Closes the file, releasing every lock taken through it. */
+void qr_mem_agent_locks_close(qr_mem_agent_locks *l);
+/* Takes the daemon's lock: QR_OK; QR_ERUNTIME when another process holds it
+ * (err: "a memory daemon is already running on the store 'S' (pid N); ...");
+ * QR_EIO. store_path is for the message. */
+int qr_mem_agent_lock_daemon(qr_mem_agent_locks *l, const char *store_path, qr_buf *err);
+/* Takes agent's run lock: QR_OK; QR_ERUNTIME when another process holds it (err:
+ * "agent 'X' is running in another process (pid N); ..."); QR_EIO. Within one
+ * process the lock is not exclusive (fcntl semantics). */
+int qr_mem_agent_lock(qr_mem_agent_locks *l, const char *agent, qr_buf *err);
+void qr_mem_agent_unlock(qr_mem_agent_locks *l, const char *agent);
 
 /* The scheduler's rule. An on-demand agent is never due. Another is due at now
  * when it never ran successfully or its period has passed since its last

@@ -18,14 +18,18 @@
  * unknown keys (a typo such as "shedule" would silently make a daily agent
  * on-demand).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "quarry/mem_agent.h"
 #include "quarry/pipeline.h"
 #include "quarry/toml.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const struct {
     unsigned bit;
@@ -364,6 +368,160 @@ static uint32_t template_first_line(load_ctx *c)
     return line;
 }
 
+/* ---- template_file ---- */
+
+/* The agent file's directory: "" for a bare name, else up to and with its '/'. */
+static size_t dir_len(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* True when rel is relative and has no ".." component. */
+static bool rel_path_ok(const char *rel)
+{
+    if (!*rel || rel[0] == '/')
+        return false;
+    for (const char *p = rel; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return false;
+        p += n;
+        p += *p == '/';
+    }
+    return true;
+}
+
+/* Opens rel below the directory dfd, one component at a time, never following a
+ * symbolic link (O_NOFOLLOW on each) and never blocking (O_NONBLOCK: a FIFO
+ * opens at once and is then refused as not a regular file). Returns the fd or -1
+ * with errno. Takes dfd. */
+static int open_below(int dfd, const char *rel)
+{
+    char comp[256];
+    const char *p = rel;
+    for (;;) {
+        size_t n = strcspn(p, "/");
+        if (n >= sizeof comp) {
+            close(dfd);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(comp, p, n);
+        comp[n] = 0;
+        p += n;
+        while (*p == '/')
+            p++;
+        bool last = *p == 0;
+        if (n == 0) { /* unreachable: rel_path_ok refuses a leading '/' */
+            close(dfd);
+            errno = ENOENT;
+            return -1;
+        }
+        int fd = openat(dfd, comp,
+                        last ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+                             : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(dfd);
+        errno = e;
+        if (fd < 0 || last)
+            return fd;
+        dfd = fd;
+    }
+}
+
+/* Reads [prompt] template_file into ag->template. The file must stay inside the
+ * agent's directory: a relative path without "..", no symbolic link on the way
+ * (an agent file is data, and the template is sent to a model and printed by
+ * --dry-run: a link to ~/.ssh/id_rsa must not be read), a regular file of at most
+ * QR_MEM_AGENT_FILE_MAX bytes, and realpath() inside the directory's realpath as
+ * a second check. */
+static int read_template_file(load_ctx *c, qr_mem_agent *ag, const char *rel, uint32_t kline)
+{
+    if (!rel_path_ok(rel))
+        return fail_at(c, kline,
+                       "template_file '%s' must be a path relative to the agent file's "
+                       "directory, without '..'; put the template beside the agent file",
+                       rel);
+    size_t dl = dir_len(c->path);
+    qr_buf p;
+    qr_buf_init(&p);
+    qr_buf_append(&p, c->path, dl);
+    qr_buf_puts(&p, rel);
+    char *dir = dup_n(dl ? c->path : ".", dl ? dl : 1);
+    if (p.failed || !dir) {
+        qr_buf_release(&p);
+        free(dir);
+        return QR_ENOMEM;
+    }
+    ag->template_path = qr_buf_detach(&p, NULL);
+    const char *tp = ag->template_path;
+    char *rdir = NULL, *rfile = NULL;
+    int rc = QR_OK, fd = -1;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    fd = dfd < 0 ? -1 : open_below(dfd, rel);
+    struct stat st;
+    if (fd < 0) {
+        if (errno == ELOOP || errno == ENOTDIR)
+            rc = fail_at(c, kline,
+                         "template_file '%s' is or passes through a symbolic link (or a "
+                         "path component is not a directory); links are not followed: "
+                         "copy the template into the agent directory",
+                         tp);
+        else
+            rc = fail_at(c, kline,
+                         "cannot read template_file '%s': %s; the path is relative to the "
+                         "agent file's directory",
+                         tp, strerror(errno));
+        goto done;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = fail_at(c, kline, "template_file '%s' is not a regular file", tp);
+        goto done;
+    }
+    if (st.st_size > (off_t)QR_MEM_AGENT_FILE_MAX) {
+        rc = fail_at(c, kline, "template_file '%s' is larger than %u bytes", tp,
+                     QR_MEM_AGENT_FILE_MAX);
+        goto done;
+    }
+    rdir = realpath(dir, NULL);
+    rfile = realpath(tp, NULL);
+    size_t rl = rdir ? strlen(rdir) : 0;
+    if (!rdir || !rfile || strncmp(rfile, rdir, rl) || (rl > 1 && rfile[rl] != '/')) {
+        rc = fail_at(c, kline, "template_file '%s' is outside the agent directory '%s'", tp,
+                     dir);
+        goto done;
+    }
+    size_t cap = (size_t)st.st_size, n = 0;
+    rc = QR_ENOMEM;
+    if (!(ag->template = malloc(cap + 1)))
+        goto done;
+    while (n < cap) {
+        ssize_t r = read(fd, ag->template + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = fail_at(c, kline, "cannot read template_file '%s': %s", tp, strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    ag->template[n] = 0;
+    ag->template_len = n;
+    rc = QR_OK;
+    if (!qr_utf8_valid(ag->template, n) || memchr(ag->template, 0, n))
+        rc = fail_at(c, kline, "template_file '%s' is not UTF-8 text", tp);
+done:
+    if (fd >= 0)
+        close(fd);
+    free(rdir);
+    free(rfile);
+    free(dir);
+    return rc;
+}
+
 static int load_template(load_ctx *c, qr_mem_agent *ag, const qr_str *inline_t,
                          const qr_str *file_t, int flags)
 {
@@ -390,34 +548,9 @@ static int load_template(load_ctx *c, qr_mem_agent *ag, const qr_str *inline_t,
                            "template inline");
         if (memchr(file_t->data, 0, file_t->len))
             return fail_at(c, kline, "[prompt] template_file holds a NUL byte");
-        qr_buf p;
-        qr_buf_init(&p);
-        if (file_t->data[0] != '/') {
-            const char *slash = strrchr(c->path, '/');
-            if (slash)
-                qr_buf_append(&p, c->path, (size_t)(slash - c->path) + 1);
-        }
-        qr_buf_append(&p, file_t->data, file_t->len);
-        if (p.failed) {
-            qr_buf_release(&p);
-            return QR_ENOMEM;
-        }
-        ag->template_path = qr_buf_detach(&p, NULL);
-        size_t n = 0;
-        int rc = qr_read_file(ag->template_path, QR_MEM_AGENT_FILE_MAX, &ag->template, &n);
-        if (rc == QR_ENOMEM)
-            return rc;
-        if (rc == QR_EINVAL)
-            return fail_at(c, kline, "template_file '%s' is larger than %u bytes",
-                           ag->template_path, QR_MEM_AGENT_FILE_MAX);
+        int rc = read_template_file(c, ag, file_t->data, kline);
         if (rc != QR_OK)
-            return fail_at(c, kline,
-                           "cannot read template_file '%s': %s; the path is relative "
-                           "to the agent file's directory",
-                           ag->template_path, strerror(errno));
-        ag->template_len = n;
-        if (!qr_utf8_valid(ag->template, n) || memchr(ag->template, 0, n))
-            return fail_at(c, kline, "template_file '%s' is not UTF-8 text", ag->template_path);
+            return rc;
         where = ag->template_path;
     }
     uint32_t tline = 0;

@@ -8,11 +8,19 @@
  * is an error before any run) and the fill; text outside placeholders is copied
  * byte for byte. Output is a pure function of the store, the keys and `now`
  * (numbers with %g, times as ISO-8601 UTC), so a prompt can be compared in
- * tests and cached by a provider. The size is bounded twice: each node's
- * content is cut at QR_MEM_AGENT_NODE_BYTES (at a character boundary, with a
- * note saying how much was cut), and nodes stop being taken once the section
- * reaches QR_MEM_AGENT_NODES_BYTES; the nodes left out are reported and get no
- * visit, so the next run sees them. The reply contract is the system text, not
+ * tests and cached by a provider. The size is bounded at every level: each
+ * node's content is cut at QR_MEM_AGENT_NODE_BYTES (at a character boundary,
+ * with a note saying how much was cut); nodes stop being taken once the section
+ * reaches QR_MEM_AGENT_NODES_BYTES (the nodes left out are reported and get no
+ * visit, so the next run sees them); {{topology}} stops listing links and
+ * degrees at QR_MEM_AGENT_TOPOLOGY_BYTES, saying how many it left out. Each
+ * placeholder thus has a worst case, and the check at load adds them up with
+ * the template's text: {{nodes}} and {{topology}} may appear once each (a
+ * template repeating them once made a 294 MB prompt), and a template whose
+ * worst case passes QR_MEM_AGENT_PROMPT_MAX is refused, naming the line. The
+ * fill enforces the same cap again (a template set by hand, or a worst case
+ * reasoned wrongly, fails with QR_ELIMIT rather than growing without bound).
+ * The reply contract is the system text, not
  * part of the template: every agent gets the same, exact rules for its actions,
  * and the template only says what to do. Rejected: a general template language
  * (conditionals, loops; the seed asks for named slots); an escape for literal
@@ -23,6 +31,7 @@
 #include "quarry/date.h"
 #include "quarry/mem_agent.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +46,23 @@ typedef struct ph {
 } ph;
 
 static const char *const ph_names[] = {"nodes", "topology", "node:KEY", "agent", "now"};
+
+/* The most bytes one expansion can take (what the budget at load counts): a
+ * node's cut note is under 96 bytes; a section's closing note under 256. */
+#define CUT_NOTE_MAX 96
+#define SECTION_NOTE_MAX 256
+
+static size_t ph_worst(ph_kind k)
+{
+    switch (k) {
+    case PH_NODES: return QR_MEM_AGENT_NODES_BYTES + SECTION_NOTE_MAX;
+    case PH_TOPOLOGY: return QR_MEM_AGENT_TOPOLOGY_BYTES + 2 * SECTION_NOTE_MAX;
+    case PH_NODE: return QR_MEM_AGENT_NODE_BYTES + CUT_NOTE_MAX;
+    case PH_AGENT: return QR_MEM_WORD_MAX;
+    case PH_NOW: return QR_DATE_ISO_LEN;
+    }
+    return 0;
+}
 
 static uint32_t line_at(const char *t, size_t pos)
 {
@@ -123,15 +149,64 @@ static int next_ph(const char *t, size_t n, size_t pos, ph *out, uint32_t *line,
     return QR_EINVAL;
 }
 
+static void budget_error(qr_buf *err)
+{
+    if (err)
+        qr_buf_printf(err,
+                      "the template can make a prompt larger than %u bytes, the most quarry "
+                      "sends: its text, up to %u bytes for {{nodes}}, %u for {{topology}} "
+                      "and %u for each {{node:KEY}}; shorten the template or use fewer "
+                      "{{node:KEY}}",
+                      QR_MEM_AGENT_PROMPT_MAX, QR_MEM_AGENT_NODES_BYTES,
+                      QR_MEM_AGENT_TOPOLOGY_BYTES, QR_MEM_AGENT_NODE_BYTES);
+}
+
 int qr_mem_agent_template_check(const char *t, size_t n, uint32_t *line, qr_buf *err)
 {
-    size_t pos = 0;
+    size_t pos = 0, worst = 0;
+    size_t first[2] = {0, 0}; /* where {{nodes}} and {{topology}} first are, +1 */
     ph p;
     *line = 0;
     for (;;) {
         int r = next_ph(t, n, pos, &p, line, err);
-        if (r <= 0)
+        if (r < 0)
             return r;
+        size_t text = (r ? p.start : n) - pos;
+        if (text > QR_MEM_AGENT_PROMPT_MAX - worst) {
+            *line = line_at(t, pos + (QR_MEM_AGENT_PROMPT_MAX - worst));
+            budget_error(err);
+            return QR_EINVAL;
+        }
+        worst += text;
+        if (r == 0)
+            return QR_OK;
+        if (p.kind == PH_NODES || p.kind == PH_TOPOLOGY) {
+            size_t *f = &first[p.kind == PH_TOPOLOGY];
+            if (*f) {
+                const char *w = p.kind == PH_NODES ? "nodes" : "topology";
+                *line = line_at(t, p.start);
+                /* the first one's place relative to this one: *line is made
+                 * absolute by the caller, a second number could not be */
+                uint32_t up = *line - line_at(t, *f - 1);
+                if (err) {
+                    qr_buf_printf(err, "{{%s}} is used twice in the template (the first ", w);
+                    if (up)
+                        qr_buf_printf(err, "%u line%s up)", up, up == 1 ? "" : "s");
+                    else
+                        qr_buf_puts(err, "on the same line)");
+                    qr_buf_printf(err, "; it expands to all the selected nodes' %s, so use it once",
+                                  p.kind == PH_NODES ? "text" : "links");
+                }
+                return QR_EINVAL;
+            }
+            *f = p.start + 1;
+        }
+        if (ph_worst(p.kind) > QR_MEM_AGENT_PROMPT_MAX - worst) {
+            *line = line_at(t, p.start);
+            budget_error(err);
+            return QR_EINVAL;
+        }
+        worst += ph_worst(p.kind);
         pos = p.end;
     }
 }
@@ -200,11 +275,31 @@ static bool in_set(const qr_mem_node *nodes, size_t n, const char *key)
     return false;
 }
 
+/* Appends one formatted line to b unless the section (from byte start) would pass
+ * cap; false when it was left out. */
+static bool put_capped(qr_buf *b, size_t start, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool put_capped(qr_buf *b, size_t start, size_t cap, const char *fmt, ...)
+{
+    size_t before = b->len;
+    va_list ap;
+    va_start(ap, fmt);
+    qr_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    if (b->failed || b->len - start <= cap)
+        return true;
+    b->len = before;
+    if (b->p)
+        b->p[before] = 0;
+    return false;
+}
+
 static int put_topology(qr_buf *b, qr_mem *m, qr_arena *a, const qr_mem_node *nodes, size_t n,
                         qr_buf *err)
 {
+    size_t start = b->len;
     qr_buf_puts(b, "Links among these nodes (source -> target: type, strength):\n");
-    size_t links = 0;
+    size_t links = 0, links_left = 0;
     for (size_t i = 0; i < n; i++) {
         qr_mem_edge *e = NULL;
         size_t ne = 0;
@@ -214,24 +309,36 @@ static int put_topology(qr_buf *b, qr_mem *m, qr_arena *a, const qr_mem_node *no
         for (size_t j = 0; j < ne; j++) {
             if (strcmp(e[j].source, nodes[i].key) || !in_set(nodes, n, e[j].target))
                 continue;
-            qr_buf_printf(b, "- %s -> %s: %s, %g\n", e[j].source, e[j].target, e[j].type,
-                          e[j].strength);
-            links++;
+            /* links take at most half of the section, so the degrees always show */
+            if (!links_left && put_capped(b, start, QR_MEM_AGENT_TOPOLOGY_BYTES / 2,
+                                          "- %s -> %s: %s, %g\n", e[j].source, e[j].target,
+                                          e[j].type, e[j].strength))
+                links++;
+            else
+                links_left++;
         }
     }
-    if (!links)
+    if (!links && !links_left)
         qr_buf_puts(b, "- (none)\n");
+    if (links_left)
+        qr_buf_printf(b, "(%zu more link%s among these nodes left out to keep the prompt small)\n",
+                      links_left, links_left == 1 ? "" : "s");
     qr_buf_puts(b, "Degree of each node in the whole graph (how many nodes it is "
                    "linked to):\n");
     const qr_mem_snapshot *s = NULL;
     int rc = qr_mem_snapshot_get(m, &s, err);
     if (rc != QR_OK)
         return rc;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    for (; i < n; i++) {
         int64_t k = qr_mem_snapshot_find(s, nodes[i].key, strlen(nodes[i].key));
         uint32_t deg = k >= 0 ? s->graph.off[k + 1] - s->graph.off[k] : 0;
-        qr_buf_printf(b, "- %s: %u\n", nodes[i].key, deg);
+        if (!put_capped(b, start, QR_MEM_AGENT_TOPOLOGY_BYTES, "- %s: %u\n", nodes[i].key, deg))
+            break;
     }
+    if (i < n)
+        qr_buf_printf(b, "(the degrees of %zu more node%s left out to keep the prompt small)\n",
+                      n - i, n - i == 1 ? "" : "s");
     qr_mem_snapshot_release(s);
     return QR_OK;
 }
@@ -289,6 +396,17 @@ void qr_mem_agent_keys_free(char **keys, size_t n)
     free(keys);
 }
 
+static int too_big(const qr_mem_agent *ag, uint32_t line, qr_buf *err)
+{
+    if (err)
+        qr_buf_printf(err,
+                      "agent '%s': the filled prompt passes %u bytes at line %u of the "
+                      "template; use {{nodes}} and {{topology}} once each and fewer "
+                      "{{node:KEY}}",
+                      ag->name, QR_MEM_AGENT_PROMPT_MAX, line);
+    return QR_ELIMIT;
+}
+
 int qr_mem_agent_fill(const qr_mem_agent *ag, qr_mem *m, const char *const *keys, size_t nkeys,
                       int64_t now, qr_mem_agent_prompt *out, qr_buf *err)
 {
@@ -306,7 +424,10 @@ int qr_mem_agent_fill(const qr_mem_agent *ag, qr_mem *m, const char *const *keys
         rc = qr_mem_node_get(m, keys[n], false, &a, &nodes[n], err);
         if (rc != QR_OK)
             goto done;
-        size_t cost = shown_len(nodes[n].content, nodes[n].content_len) + strlen(keys[n]) + 160;
+        /* an upper bound of what put_nodes writes for it: header lines (two numbers,
+         * a %g and a date: under 160 bytes with the key and type), content, cut note */
+        size_t cost = shown_len(nodes[n].content, nodes[n].content_len) + strlen(keys[n]) +
+                      strlen(nodes[n].type) + 160 + CUT_NOTE_MAX;
         if (n > 0 && used + cost > QR_MEM_AGENT_NODES_BYTES)
             break;
         used += cost;
@@ -338,11 +459,14 @@ int qr_mem_agent_fill(const qr_mem_agent *ag, qr_mem *m, const char *const *keys
                               line);
             goto done;
         }
-        if (r == 0) {
-            qr_buf_append(&out->user, t + pos, tn - pos);
-            break;
+        size_t text = (r ? p.start : tn) - pos;
+        if (text > QR_MEM_AGENT_PROMPT_MAX - out->user.len) {
+            rc = too_big(ag, line_at(t, pos), err);
+            goto done;
         }
-        qr_buf_append(&out->user, t + pos, p.start - pos);
+        qr_buf_append(&out->user, t + pos, text);
+        if (r == 0)
+            break;
         pos = p.end;
         switch (p.kind) {
         case PH_NODES: put_nodes(&out->user, nodes, n, out->omitted); break;
@@ -375,6 +499,11 @@ int qr_mem_agent_fill(const qr_mem_agent *ag, qr_mem *m, const char *const *keys
             put_content(&out->user, &nd, NULL);
             break;
         }
+        }
+        /* each expansion is bounded, so the prompt never grows far past the cap */
+        if (out->user.len > QR_MEM_AGENT_PROMPT_MAX) {
+            rc = too_big(ag, line_at(t, p.start), err);
+            goto done;
         }
     }
     rc = out->user.failed || out->system.failed ? QR_ENOMEM : QR_OK;

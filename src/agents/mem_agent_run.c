@@ -9,9 +9,18 @@
  * prompt showed, after the actions were applied, with outcome "ok": a failed
  * run records none, so the next run sees the same nodes. Last-run times live in
  * STORE.agents.json beside the store, rewritten whole through a temporary file
- * and rename(2) under an fcntl lock on STORE.agents.lock: small, readable,
- * durable, and written by both `mem agent run` and the daemon. Rejected:
- * deriving the last run from visits (a run whose query matched nothing, or that
+ * (a fresh mkstemp name, never a predictable one that a planted symbolic link
+ * could redirect) and rename(2) under an fcntl lock on STORE.agents.lock:
+ * small, readable, durable, and written by both `mem agent run` and the daemon;
+ * its times are clamped to [0, now + 1 year] when read and added with
+ * saturation, so a corrupt file cannot overflow the schedule. Who runs an agent
+ * is a second lock, one byte per agent (and byte 0 for a daemon) of
+ * STORE.agents.run.lock, held from the due check to the recorded state; a
+ * separate file because closing any descriptor of a file drops all of the
+ * process's fcntl locks on it (two names whose hashes meet would
+ * exclude each other; at 61 bits that takes billions of agents). Rejected: a lock file
+ * per agent (litter beside the store); open-file-description locks (Linux
+ * only); flock (whole files only); deriving the last run from visits (a run whose query matched nothing, or that
  * failed, leaves none, so a failing agent would be retried every round; and the
  * store's schema belongs to the memory module); keeping the times only in the
  * daemon's memory (a restart would run every agent again at once).
@@ -22,9 +31,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +154,17 @@ int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
 
 /* ---- the schedule ---- */
 
+/* a + b, held at INT64_MIN / INT64_MAX instead of overflowing (the times come
+ * from a file anyone may have edited) */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
 bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s, int64_t now,
                       int64_t *next)
 {
@@ -151,11 +173,11 @@ bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s, int64_
             *next = 0;
         return false;
     }
-    int64_t due = s->last_ok ? s->last_ok + a->period : 0;
+    int64_t due = s->last_ok ? sat_add(s->last_ok, a->period) : 0;
     if (s->last_attempt > s->last_ok) {
         int64_t wait = a->period < 3600 ? a->period : 3600;
-        if (s->last_attempt + wait > due)
-            due = s->last_attempt + wait;
+        if (sat_add(s->last_attempt, wait) > due)
+            due = sat_add(s->last_attempt, wait);
     }
     if (next)
         *next = due;
@@ -211,10 +233,19 @@ static int64_t int_field(qr_arena *a, qr_val m, const char *k)
     return 0;
 }
 
+/* A time read from the state file, held in [0, now + 1 year]: a corrupt or
+ * hand-edited value can delay an agent by a year at most, never overflow. */
+static int64_t time_field(qr_arena *a, qr_val m, const char *k)
+{
+    int64_t t = int_field(a, m, k);
+    int64_t hi = sat_add((int64_t)time(NULL), 366 * 86400);
+    return t < 0 ? 0 : t > hi ? hi : t;
+}
+
 static void fill_state(qr_arena *a, qr_val e, qr_mem_agent_state *out)
 {
-    out->last_ok = int_field(a, e, "last_ok");
-    out->last_attempt = int_field(a, e, "last_attempt");
+    out->last_ok = time_field(a, e, "last_ok");
+    out->last_attempt = time_field(a, e, "last_attempt");
     qr_val v;
     if (e.t == QR_T_MAP && qr_map_lookup(e, qr_kw_cstr(a, "error"), &v) && v.t == QR_T_STR)
         snprintf(out->error, sizeof out->error, "%s", v.s->data);
@@ -273,13 +304,13 @@ int qr_mem_agent_state_record(const char *state_path, const char *agent, int64_t
     if (sl > 5 && !strcmp(state_path + sl - 5, ".json"))
         sl -= 5;
     qr_buf_printf(&lockp, "%.*s.lock", (int)sl, state_path);
-    qr_buf_printf(&tmpp, "%s.tmp.%ld", state_path, (long)getpid());
+    qr_buf_printf(&tmpp, "%s.tmp.XXXXXX", state_path);
     qr_arena a;
     qr_arena_init(&a, 64u << 20);
     int rc = QR_ENOMEM, lfd = -1;
     if (lockp.failed || tmpp.failed)
         goto done;
-    lfd = open(lockp.p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    lfd = open(lockp.p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     struct flock fl;
     memset(&fl, 0, sizeof fl);
     fl.l_type = F_WRLCK;
@@ -340,14 +371,17 @@ int qr_mem_agent_state_record(const char *state_path, const char *agent, int64_t
     rc = QR_ENOMEM;
     if (out.failed)
         goto done;
-    int fd = open(tmpp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write_all(fd, out.p, out.len) < 0 || fsync(fd) < 0) {
+    /* a new file of a name nobody can guess (mkstemp: O_CREAT | O_EXCL), so a
+     * symbolic link planted beside the store is never written through */
+    int fd = mkstemp(tmpp.p);
+    if (fd < 0 || fchmod(fd, 0644) < 0 || write_all(fd, out.p, out.len) < 0 || fsync(fd) < 0) {
         if (err)
             qr_buf_printf(err, "cannot write the agent state file '%s': %s", tmpp.p,
                           strerror(errno));
-        if (fd >= 0)
+        if (fd >= 0) {
             close(fd);
-        unlink(tmpp.p);
+            unlink(tmpp.p);
+        }
         rc = QR_EIO;
         goto done;
     }
@@ -369,4 +403,119 @@ done:
     qr_buf_release(&tmpp);
     qr_buf_release(&out);
     return rc;
+}
+
+/* ---- who runs what ---- */
+
+static off_t agent_offset(const char *agent)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a: fixed, so every quarry agrees */
+    for (const unsigned char *p = (const unsigned char *)agent; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return (off_t)(1 + h % ((uint64_t)1 << (sizeof(off_t) * 8 - 3)));
+}
+
+int qr_mem_agent_locks_open(qr_mem_agent_locks *l, const char *state_path, qr_buf *err)
+{
+    l->fd = -1;
+    qr_buf p;
+    qr_buf_init(&p);
+    size_t sl = strlen(state_path);
+    if (sl > 5 && !strcmp(state_path + sl - 5, ".json"))
+        sl -= 5;
+    qr_buf_printf(&p, "%.*s.run.lock", (int)sl, state_path);
+    if (p.failed) {
+        qr_buf_release(&p);
+        return QR_ENOMEM;
+    }
+    l->fd = open(p.p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = QR_OK;
+    if (l->fd < 0) {
+        if (err)
+            qr_buf_printf(err, "cannot open the agent lock file '%s': %s", p.p, strerror(errno));
+        rc = QR_EIO;
+    }
+    qr_buf_release(&p);
+    return rc;
+}
+
+void qr_mem_agent_locks_close(qr_mem_agent_locks *l)
+{
+    if (l->fd >= 0)
+        close(l->fd); /* releases every lock this process holds on the file */
+    l->fd = -1;
+}
+
+/* Takes the one byte at off without waiting. QR_ERUNTIME when another process
+ * holds it (*pid: that process, 0 when unknown). */
+static int lock_byte(int fd, off_t off, long *pid)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = off;
+    fl.l_len = 1;
+    *pid = 0;
+    int r;
+    while ((r = fcntl(fd, F_SETLK, &fl)) < 0 && errno == EINTR)
+        ;
+    if (r == 0)
+        return QR_OK;
+    if (errno != EACCES && errno != EAGAIN)
+        return QR_EIO;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = off;
+    fl.l_len = 1;
+    if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+        *pid = (long)fl.l_pid;
+    return QR_ERUNTIME;
+}
+
+static void holder(qr_buf *err, long pid)
+{
+    if (pid > 0)
+        qr_buf_printf(err, " (pid %ld)", pid);
+}
+
+int qr_mem_agent_lock_daemon(qr_mem_agent_locks *l, const char *store_path, qr_buf *err)
+{
+    long pid = 0;
+    int rc = lock_byte(l->fd, 0, &pid);
+    if (rc == QR_ERUNTIME && err) {
+        qr_buf_printf(err, "a memory daemon is already running on the store '%s'", store_path);
+        holder(err, pid);
+        qr_buf_puts(err, "; stop it first, or use one daemon per store");
+    } else if (rc == QR_EIO && err) {
+        qr_buf_printf(err, "cannot lock the agent lock file: %s", strerror(errno));
+    }
+    return rc;
+}
+
+int qr_mem_agent_lock(qr_mem_agent_locks *l, const char *agent, qr_buf *err)
+{
+    long pid = 0;
+    int rc = lock_byte(l->fd, agent_offset(agent), &pid);
+    if (rc == QR_ERUNTIME && err) {
+        qr_buf_printf(err, "agent '%s' is running in another process", agent);
+        holder(err, pid);
+        qr_buf_puts(err, "; wait for that run to finish, then try again");
+    } else if (rc == QR_EIO && err) {
+        qr_buf_printf(err, "cannot lock agent '%s': %s", agent, strerror(errno));
+    }
+    return rc;
+}
+
+void qr_mem_agent_unlock(qr_mem_agent_locks *l, const char *agent)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_UNLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = agent_offset(agent);
+    fl.l_len = 1;
+    if (l->fd >= 0)
+        fcntl(l->fd, F_SETLK, &fl);
 }

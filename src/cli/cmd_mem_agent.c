@@ -545,6 +545,9 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     qr_mem *m = NULL;
     qr_mem_agent_report r;
     memset(&r, 0, sizeof r);
+    qr_buf statep;
+    qr_buf_init(&statep);
+    qr_mem_agent_locks locks = {-1};
     int rc = qr_mem_agent_load(&ag, path, &err);
     if (rc != QR_OK) {
         if (rc == QR_EIO && access(path, F_OK) != 0) {
@@ -579,6 +582,17 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     }
     if ((status = cli_mem_open(o, false, &m)) != EXIT_OK)
         goto done;
+    qr_mem_agent_state_path(qr_mem_path(m), &statep);
+    if (!dry) {
+        /* held until the state is recorded: one run of an agent at a time */
+        qr_buf_reset(&err);
+        if (statep.failed || qr_mem_agent_locks_open(&locks, statep.p, &err) != QR_OK ||
+            qr_mem_agent_lock(&locks, ag->name, &err) != QR_OK) {
+            cli_error(o->fmt, "error", 0, 0, err.p ? err.p : "cannot lock the agent");
+            status = EXIT_FAILED;
+            goto done;
+        }
+    }
     int64_t now = (int64_t)time(NULL);
     rc = qr_mem_agent_run(ag, m, llm, now, &r, &err);
     if (dry) {
@@ -609,10 +623,8 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         }
         goto done;
     }
-    qr_buf statep, serr;
-    qr_buf_init(&statep);
+    qr_buf serr;
     qr_buf_init(&serr);
-    qr_mem_agent_state_path(qr_mem_path(m), &statep);
     int64_t end = (int64_t)time(NULL);
     if (rc == QR_OK) {
         if (r.called && qr_mem_agent_state_record(statep.p, ag->name, end, true, NULL, &serr))
@@ -634,9 +646,10 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         }
         status = EXIT_FAILED;
     }
-    qr_buf_release(&statep);
     qr_buf_release(&serr);
 done:
+    qr_mem_agent_locks_close(&locks);
+    qr_buf_release(&statep);
     qr_mem_agent_report_clear(&r);
     qr_mem_close(m);
     qr_llm_free(llm);
@@ -739,6 +752,7 @@ typedef struct dentry {
     qr_mem_agent *agent;    /* NULL while the file is broken */
     bool seen;              /* in this round's scan */
     bool skip_logged;       /* "no nodes" already logged since the last run */
+    bool busy_logged;       /* "running in another process" already logged */
 } dentry;
 
 typedef struct daemon_ctx {
@@ -881,24 +895,64 @@ static void daemon_retry(void *ud, const char *line)
     qr_buf_release(&f);
 }
 
-/* Runs one due agent; returns false when the run failed. */
-static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, const char *statep)
+/* Reads the agent's state and says whether it is due now (*now gets the time);
+ * false with *ok cleared after logging a state file that cannot be read. */
+static bool due_now(daemon_ctx *d, const qr_mem_agent *ag, const char *statep, int64_t *now,
+                    bool *ok)
+{
+    qr_mem_agent_state st;
+    qr_buf err;
+    qr_buf_init(&err);
+    bool due = false;
+    if (qr_mem_agent_state_get(statep, ag->name, &st, &err) != QR_OK) {
+        qr_buf f;
+        qr_buf_init(&f);
+        json_field(&f, "agent", ag->name);
+        json_field(&f, "message", err.p ? err.p : "cannot read the state file");
+        log_event(&d->log, "error", f.p);
+        qr_buf_release(&f);
+        *ok = false;
+    } else {
+        *now = (int64_t)time(NULL);
+        due = qr_mem_agent_due(ag, &st, *now, NULL);
+    }
+    qr_buf_release(&err);
+    return due;
+}
+
+/* Runs one agent when it is due; returns false when the run failed. The agent's
+ * lock is held from the due check (made again once it is held: another process
+ * may have just run it) until its state is recorded. */
+static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, const char *statep,
+                       qr_mem_agent_locks *locks)
 {
     qr_mem_agent *ag = e->agent;
-    qr_mem_agent_state st;
     qr_buf err, f;
     qr_buf_init(&err);
     qr_buf_init(&f);
     json_field(&f, "agent", ag->name);
-    bool ok = true;
-    if (qr_mem_agent_state_get(statep, ag->name, &st, &err) != QR_OK) {
-        json_field(&f, "message", err.p ? err.p : "cannot read the state file");
+    bool ok = true, locked = false;
+    int64_t now = 0;
+    if (!due_now(d, ag, statep, &now, &ok))
+        goto done;
+    int lrc = qr_mem_agent_lock(locks, ag->name, &err);
+    if (lrc == QR_ERUNTIME) { /* another process runs it now */
+        if (!e->busy_logged) {
+            json_field(&f, "reason", err.p ? err.p : "it is running in another process");
+            log_event(&d->log, "agent-skip", f.p);
+            e->busy_logged = true;
+        }
+        goto done;
+    }
+    if (lrc != QR_OK) {
+        json_field(&f, "message", err.p ? err.p : "cannot lock the agent");
         log_event(&d->log, "error", f.p);
         ok = false;
         goto done;
     }
-    int64_t now = (int64_t)time(NULL);
-    if (!qr_mem_agent_due(ag, &st, now, NULL))
+    locked = true;
+    e->busy_logged = false;
+    if (!due_now(d, ag, statep, &now, &ok))
         goto done;
     qr_llm *llm = client_for(cfg, ag);
     if (!llm) {
@@ -958,6 +1012,8 @@ static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, 
     qr_buf_release(&serr);
     qr_mem_agent_report_clear(&r);
 done:
+    if (locked)
+        qr_mem_agent_unlock(locks, ag->name);
     qr_buf_release(&err);
     qr_buf_release(&f);
     return ok;
@@ -1006,6 +1062,7 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     qr_mem *m = NULL;
     qr_buf statep;
     qr_buf_init(&statep);
+    qr_mem_agent_locks locks = {-1};
     int status = EXIT_OK;
     struct stat dst;
     if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
@@ -1036,6 +1093,17 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     if ((status = cli_mem_open(o, false, &m)) != EXIT_OK)
         goto done;
     qr_mem_agent_state_path(qr_mem_path(m), &statep);
+    /* one daemon per store, for its whole life */
+    qr_buf lerr;
+    qr_buf_init(&lerr);
+    if (statep.failed || qr_mem_agent_locks_open(&locks, statep.p, &lerr) != QR_OK ||
+        qr_mem_agent_lock_daemon(&locks, qr_mem_path(m), &lerr) != QR_OK) {
+        cli_error(o->fmt, "error", 0, 0, lerr.p ? lerr.p : "cannot lock the store's agents");
+        qr_buf_release(&lerr);
+        status = EXIT_FAILED;
+        goto done;
+    }
+    qr_buf_release(&lerr);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -1056,7 +1124,7 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     while (!stop_signal) {
         rescan(&d);
         for (size_t i = 0; i < d.n && !stop_signal; i++)
-            if (d.e[i].agent && !daemon_run(&d, &d.e[i], m, &cfg, statep.p))
+            if (d.e[i].agent && !daemon_run(&d, &d.e[i], m, &cfg, statep.p, &locks))
                 runs_failed++;
         if (once)
             break;
@@ -1081,6 +1149,7 @@ done:
     free(d.e);
     if (d.log.f && d.log.f != stderr)
         fclose(d.log.f);
+    qr_mem_agent_locks_close(&locks);
     qr_mem_close(m);
     qr_llm_config_clear(&cfg);
     qr_buf_release(&statep);

@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[64];
@@ -548,6 +551,16 @@ static void test_reply_problems(void)
              "reply: the reply holds no actions: expected a ```json block "
              "holding a JSON array "
              "of action objects ([] when there is nothing to do)");
+    /* content the store would refuse is refused here, before anything is applied */
+    PROBLEMS(m, all_actions,
+             "[{\"action\": \"write\", \"key\": \"n1\", \"content\": \"a\\u0001b\", "
+             "\"type\": \"semantic\"},\n"
+             " {\"action\": \"refine\", \"key\": \"btree\", \"content\": \"x\\u007fy\"},\n"
+             " {\"action\": \"refine\", \"key\": \"btree\", \"content\": \"ok\\ttab\\r\\n\"}]",
+             "action 1 (write) 'content': holds control characters or is not UTF-8 (only tab and "
+             "line breaks are allowed)\n"
+             "action 2 (refine) 'content': holds control characters or is not UTF-8 (only tab and "
+             "line breaks are allowed)");
     PROBLEMS(m, lw, "```json\n[]\n```\nor\n```json\n[]\n```",
              "reply: the reply has 2 ```json blocks; put every action in one block");
     PROBLEMS(m, lw, "```json\n\n```",
@@ -739,6 +752,361 @@ static void test_apply(void)
     qr_mem_close(m);
 }
 
+/* ---- review fixes: bounds, template_file, locks, state file, content ---- */
+
+/* {{nodes}} / {{topology}} once each; a template whose worst case passes the
+ * prompt cap is refused at load, on its line. */
+static void test_template_bounds(void)
+{
+    INVALID(Q "[prompt]\ntemplate = \"\"\"\n{{nodes}}\nand\n{{ nodes }}\n\"\"\"\n" E,
+            "agents/linker.toml:7: {{nodes}} is used twice in the template (the first 2 lines up); "
+            "it expands to all the selected nodes' text, so use it once");
+    INVALID(Q "[prompt]\ntemplate = \"{{topology}} {{nodes}} {{topology}}\"\n" E,
+            "agents/linker.toml:4: {{topology}} is used twice in the template (the first on the same "
+            "line)");
+    /* {{node:KEY}} counts against the budget: about 24 fit beside {{nodes}} and {{topology}} */
+    qr_buf t;
+    qr_buf_init(&t);
+    qr_buf_puts(&t, Q "[prompt]\ntemplate = \"\"\"\n{{nodes}}\n{{topology}}\n");
+    for (int i = 0; i < 40; i++)
+        qr_buf_printf(&t, "{{node:k%d}}\n", i);
+    qr_buf_puts(&t, "\"\"\"\n" E);
+    char want[200];
+    snprintf(want, sizeof want,
+             "agents/linker.toml:%d: the template can make a prompt larger than %u bytes",
+             7 + (QR_MEM_AGENT_PROMPT_MAX - QR_MEM_AGENT_NODES_BYTES - QR_MEM_AGENT_TOPOLOGY_BYTES) /
+                     (QR_MEM_AGENT_NODE_BYTES + 96),
+             QR_MEM_AGENT_PROMPT_MAX);
+    INVALID(t.p, want);
+    /* the template's own text counts too */
+    qr_buf_reset(&t);
+    qr_buf_puts(&t, Q "[prompt]\ntemplate = \"\"\"\n{{nodes}}\n");
+    for (int i = 0; i < 3000; i++)
+        qr_buf_puts(&t, "0123456789012345678901234567890123456789012345678901234567890123456789\n");
+    qr_buf_puts(&t, "\"\"\"\n" E);
+    INVALID(t.p, "the template can make a prompt larger than");
+    /* a template at the limits still loads */
+    qr_buf_reset(&t);
+    qr_buf_puts(&t, Q "[prompt]\ntemplate = \"\"\"\n{{nodes}}\n{{topology}}\n");
+    for (int i = 0; i < 20; i++)
+        qr_buf_printf(&t, "{{node:k%d}} {{agent}} {{now}}\n", i);
+    qr_buf_puts(&t, "\"\"\"\n" E);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem_agent *a = parse(t.p, &err);
+    CHECK(a != NULL);
+    qr_mem_agent_free(a);
+    qr_buf_release(&t);
+    qr_buf_release(&err);
+}
+
+/* The fill enforces the cap itself: a template set by hand (no load check) with
+ * {{nodes}} 3000 times fails with QR_ELIMIT instead of a prompt of megabytes; and
+ * {{topology}} stops listing links and degrees at its budget. */
+static void test_fill_bounds(void)
+{
+    qr_mem *m = make_store();
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem_agent *a = parse(Q P E, &err);
+    CHECK(a != NULL);
+    if (!a || !m)
+        return;
+    char *big = malloc(2 * QR_MEM_AGENT_NODE_BYTES + 1);
+    memset(big, 'x', 2 * QR_MEM_AGENT_NODE_BYTES);
+    big[2 * QR_MEM_AGENT_NODE_BYTES] = 0;
+    enum { NB = 8 };
+    char *keys[NB];
+    for (int i = 0; i < NB; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "wide-%d", i);
+        keys[i] = strdup(k);
+        qr_mem_node n;
+        memset(&n, 0, sizeof n);
+        n.key = k;
+        n.content = big;
+        n.content_len = strlen(big);
+        n.weight = 0.5;
+        CHECK(qr_mem_node_add(m, &n, NULL, &err) == QR_OK);
+    }
+    qr_buf t;
+    qr_buf_init(&t);
+    for (int i = 0; i < 3000; i++)
+        qr_buf_puts(&t, "{{nodes}}\n");
+    free(a->template);
+    a->template_len = t.len;
+    a->template = qr_buf_detach(&t, NULL);
+    qr_mem_agent_prompt p;
+    qr_buf_reset(&err);
+    CHECK(qr_mem_agent_fill(a, m, (const char *const *)keys, NB, 1763900000, &p, &err) ==
+          QR_ELIMIT);
+    char want[200];
+    snprintf(want, sizeof want,
+             "agent 'linker': the filled prompt passes %u bytes at line 8 of the template",
+             QR_MEM_AGENT_PROMPT_MAX);
+    CHECK(err.p && strstr(err.p, want));
+    CHECK(p.user.len == 0 && p.nshown == 0);
+    /* {{node:KEY}} repeated counts the same way */
+    free(a->template);
+    qr_buf_init(&t);
+    for (int i = 0; i < 100; i++)
+        qr_buf_puts(&t, "{{node:wide-1}}");
+    a->template_len = t.len;
+    a->template = qr_buf_detach(&t, NULL);
+    qr_buf_reset(&err);
+    CHECK(qr_mem_agent_fill(a, m, NULL, 0, 1763900000, &p, &err) == QR_ELIMIT);
+    qr_mem_agent_free(a);
+
+    /* topology: 120 nodes, each linked to the next 40: 4800 links among them */
+    enum { NT = 120, FAN = 40 };
+    char *tk[NT];
+    CHECK(qr_mem_begin(m, &err) == QR_OK);
+    for (int i = 0; i < NT; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "t-%03d", i);
+        tk[i] = strdup(k);
+        qr_mem_node n;
+        memset(&n, 0, sizeof n);
+        n.key = k;
+        n.content = "short";
+        n.content_len = 5;
+        n.weight = 0.5;
+        CHECK(qr_mem_node_add(m, &n, NULL, &err) == QR_OK);
+    }
+    for (int i = 0; i < NT; i++)
+        for (int j = 1; j <= FAN; j++)
+            CHECK(qr_mem_link(m, tk[i], tk[(i + j) % NT], 0.5, NULL, NULL, &err) == QR_OK);
+    CHECK(qr_mem_commit(m, &err) == QR_OK);
+    CHECK((a = parse(Q "[prompt]\ntemplate = \"{{topology}}\"\n" E, &err)) != NULL);
+    qr_buf_reset(&err);
+    CHECK(qr_mem_agent_fill(a, m, (const char *const *)tk, NT, 1763900000, &p, &err) == QR_OK);
+    CHECK(p.nshown == NT);
+    CHECK(p.user.len <= QR_MEM_AGENT_TOPOLOGY_BYTES + 512);
+    CHECK(p.user.p && strstr(p.user.p, " more links among these nodes left out to keep the "
+                                       "prompt small)\n"));
+    /* the degrees still show, after the links */
+    CHECK(p.user.p && strstr(p.user.p, "- t-119: 80\n"));
+    qr_mem_agent_prompt_clear(&p);
+    qr_mem_agent_free(a);
+    for (int i = 0; i < NT; i++)
+        free(tk[i]);
+    for (int i = 0; i < NB; i++)
+        free(keys[i]);
+    free(big);
+    qr_buf_release(&err);
+    qr_mem_close(m);
+}
+
+/* template_file stays inside the agent directory: no absolute path, no "..", no
+ * symbolic link, only a regular file. Each is a file:line error; nothing is read. */
+static void expect_tfile(int line, const char *tfile, const char *want)
+{
+    char p[256], text[512];
+    snprintf(text, sizeof text, Q "[prompt]\ntemplate_file = \"%s\"\n" E, tfile);
+    write_file("agents/tf.toml", text);
+    snprintf(p, sizeof p, "%s/agents/tf.toml", tmpdir);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem_agent *a = NULL;
+    int rc = qr_mem_agent_load(&a, p, &err);
+    char w[600];
+    snprintf(w, sizeof w, "%s:4: %s", p, want);
+    if (rc != QR_EINVAL || a || !err.p || strncmp(err.p, w, strlen(w))) {
+        fprintf(stderr, "test_mem_agent.c:%d: rc %d\n  want: %s\n  got:  %s\n", line, rc, w,
+                err.p ? err.p : "");
+        check_failures++;
+    }
+    qr_mem_agent_free(a);
+    qr_buf_release(&err);
+}
+#define TFILE(tfile, want) expect_tfile(__LINE__, tfile, want)
+
+static void test_template_file(void)
+{
+    char d[256], p[300], secret[300];
+    snprintf(d, sizeof d, "%s/agents", tmpdir);
+    CHECK(mkdir(d, 0755) == 0);
+    snprintf(p, sizeof p, "%s/agents/sub", tmpdir);
+    CHECK(mkdir(p, 0755) == 0);
+    write_file("secret.md", "SECRET {{nodes}}\n");
+    snprintf(secret, sizeof secret, "%s/secret.md", tmpdir);
+    char abs[400];
+    snprintf(abs, sizeof abs, "%s", secret);
+    qr_buf w;
+    qr_buf_init(&w);
+    qr_buf_printf(&w, "template_file '%s' must be a path relative to the agent file's directory, "
+                      "without '..'",
+                  abs);
+    TFILE(abs, w.p);
+    qr_buf_release(&w);
+    TFILE("../secret.md", "template_file '../secret.md' must be a path relative");
+    TFILE("sub/../../secret.md", "template_file 'sub/../../secret.md' must be a path relative");
+    /* a symbolic link in the directory, to a file outside it, and a linked directory */
+    snprintf(p, sizeof p, "%s/agents/link.md", tmpdir);
+    CHECK(symlink(secret, p) == 0);
+    snprintf(p, sizeof p, "%s/agents/linkdir", tmpdir);
+    CHECK(symlink(tmpdir, p) == 0);
+    char want[400];
+    snprintf(want, sizeof want, "template_file '%s/agents/link.md' is or passes through a symbolic "
+                                "link", tmpdir);
+    TFILE("link.md", want);
+    snprintf(want, sizeof want, "template_file '%s/agents/linkdir/secret.md' is or passes through "
+                                "a symbolic link", tmpdir);
+    TFILE("linkdir/secret.md", want);
+    /* a FIFO: refused without blocking (nobody ever writes to it) */
+    snprintf(p, sizeof p, "%s/agents/fifo.md", tmpdir);
+    CHECK(mkfifo(p, 0644) == 0);
+    snprintf(want, sizeof want, "template_file '%s/agents/fifo.md' is not a regular file", tmpdir);
+    TFILE("fifo.md", want);
+    snprintf(want, sizeof want, "template_file '%s/agents/sub' is not a regular file", tmpdir);
+    TFILE("sub", want);
+    /* inside, in a subdirectory: fine */
+    write_file("agents/sub/t.md", "in sub {{nodes}}\n");
+    write_file("agents/ok.toml", Q "[prompt]\ntemplate_file = \"sub/t.md\"\n" E);
+    snprintf(p, sizeof p, "%s/agents/ok.toml", tmpdir);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_mem_agent *a = NULL;
+    CHECK(qr_mem_agent_load(&a, p, &err) == QR_OK);
+    CHECK(a && !strcmp(a->template, "in sub {{nodes}}\n"));
+    qr_mem_agent_free(a);
+    qr_buf_release(&err);
+}
+
+/* One process holds an agent's lock (and the daemon's): another is refused at
+ * once, with the holder's pid; once it exits, the locks are free. */
+static void test_locks(void)
+{
+    char sp[300];
+    snprintf(sp, sizeof sp, "%s/locks.db.agents.json", tmpdir);
+    int go[2], done[2];
+    CHECK(pipe(go) == 0 && pipe(done) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        qr_mem_agent_locks l;
+        char c = 0;
+        if (qr_mem_agent_locks_open(&l, sp, NULL) != QR_OK ||
+            qr_mem_agent_lock(&l, "linker", NULL) != QR_OK ||
+            qr_mem_agent_lock_daemon(&l, "locks.db", NULL) != QR_OK)
+            _exit(1);
+        if (write(go[1], "x", 1) != 1 || read(done[0], &c, 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+    char c = 0;
+    CHECK(read(go[0], &c, 1) == 1);
+    qr_mem_agent_locks l;
+    qr_buf err;
+    qr_buf_init(&err);
+    CHECK(qr_mem_agent_locks_open(&l, sp, &err) == QR_OK);
+    CHECK(qr_mem_agent_lock(&l, "linker", &err) == QR_ERUNTIME);
+    char want[200];
+    snprintf(want, sizeof want,
+             "agent 'linker' is running in another process (pid %ld); wait for that run to "
+             "finish, then try again",
+             (long)pid);
+    CHECK_STR(err.p, want);
+    qr_buf_reset(&err);
+    CHECK(qr_mem_agent_lock_daemon(&l, "locks.db", &err) == QR_ERUNTIME);
+    snprintf(want, sizeof want,
+             "a memory daemon is already running on the store 'locks.db' (pid %ld)", (long)pid);
+    CHECK(err.p && !strncmp(err.p, want, strlen(want)));
+    /* another agent is not blocked */
+    CHECK(qr_mem_agent_lock(&l, "tagger", &err) == QR_OK);
+    qr_mem_agent_unlock(&l, "tagger");
+    CHECK(write(done[1], "x", 1) == 1);
+    int st = -1;
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(qr_mem_agent_lock(&l, "linker", &err) == QR_OK);
+    CHECK(qr_mem_agent_lock_daemon(&l, "locks.db", &err) == QR_OK);
+    /* recording state (which opens and closes STORE.agents.lock) keeps them */
+    CHECK(qr_mem_agent_state_record(sp, "linker", 1000, true, NULL, &err) == QR_OK);
+    pid = fork();
+    if (pid == 0) {
+        qr_mem_agent_locks l2;
+        _exit(qr_mem_agent_locks_open(&l2, sp, NULL) == QR_OK &&
+                      qr_mem_agent_lock(&l2, "linker", NULL) == QR_ERUNTIME
+                  ? 0
+                  : 1);
+    }
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    qr_mem_agent_locks_close(&l);
+    close(go[0]);
+    close(go[1]);
+    close(done[0]);
+    close(done[1]);
+    qr_buf_release(&err);
+}
+
+/* A corrupt state file: times far in the future or negative are held in
+ * [0, now + 1 year], and the schedule's sums saturate (no signed overflow). */
+static void test_state_corrupt(void)
+{
+    qr_mem_agent a;
+    memset(&a, 0, sizeof a);
+    a.period = 86400;
+    qr_mem_agent_state s;
+    memset(&s, 0, sizeof s);
+    s.last_ok = 9223372036854775000;
+    s.last_attempt = 9223372036854775000;
+    int64_t next = 0;
+    CHECK(!qr_mem_agent_due(&a, &s, 1763900000, &next) && next == INT64_MAX);
+    s.last_ok = 1;
+    CHECK(!qr_mem_agent_due(&a, &s, 1763900000, &next) && next == INT64_MAX);
+
+    char sp[300];
+    snprintf(sp, sizeof sp, "%s/corrupt.db.agents.json", tmpdir);
+    write_file("corrupt.db.agents.json",
+               "{\"agents\": {\"linker\": {\"last_ok\": 9223372036854775000, "
+               "\"last_attempt\": 9223372036854775000},"
+               " \"old\": {\"last_ok\": -9223372036854775000, \"last_attempt\": -5}}}");
+    qr_buf err;
+    qr_buf_init(&err);
+    int64_t now = (int64_t)time(NULL);
+    CHECK(qr_mem_agent_state_get(sp, "linker", &s, &err) == QR_OK);
+    CHECK(s.last_ok >= now + 365 * 86400 && s.last_ok <= now + 367 * 86400);
+    CHECK(s.last_attempt == s.last_ok);
+    CHECK(!qr_mem_agent_due(&a, &s, now, &next) && next == s.last_ok + 86400);
+    CHECK(qr_mem_agent_state_get(sp, "old", &s, &err) == QR_OK);
+    CHECK(s.last_ok == 0 && s.last_attempt == 0);
+    CHECK(qr_mem_agent_due(&a, &s, now, NULL));
+    /* rewriting the file writes the held values */
+    CHECK(qr_mem_agent_state_record(sp, "other", 1000, true, NULL, &err) == QR_OK);
+    CHECK(qr_mem_agent_state_get(sp, "linker", &s, &err) == QR_OK);
+    CHECK(s.last_ok < now + 367 * 86400);
+    unlink(sp);
+    qr_buf_release(&err);
+}
+
+/* The state file's temporary file has an unpredictable name: a symbolic link
+ * planted at the old name (STATE.tmp.PID) is not written through. */
+static void test_state_tmp_link(void)
+{
+    char sp[300], tmp[400], victim[300];
+    snprintf(sp, sizeof sp, "%s/plant.db.agents.json", tmpdir);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", sp, (long)getpid());
+    snprintf(victim, sizeof victim, "%s/victim.txt", tmpdir);
+    write_file("victim.txt", "precious\n");
+    CHECK(symlink(victim, tmp) == 0);
+    qr_buf err;
+    qr_buf_init(&err);
+    CHECK(qr_mem_agent_state_record(sp, "linker", 1000, true, NULL, &err) == QR_OK);
+    char buf[64] = "";
+    FILE *f = fopen(victim, "r");
+    CHECK(f && fgets(buf, sizeof buf, f));
+    if (f)
+        fclose(f);
+    CHECK_STR(buf, "precious\n");
+    struct stat st;
+    CHECK(lstat(sp, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0644);
+    CHECK(lstat(tmp, &st) == 0 && S_ISLNK(st.st_mode)); /* left alone */
+    qr_mem_agent_state s;
+    CHECK(qr_mem_agent_state_get(sp, "linker", &s, &err) == QR_OK && s.last_ok == 1000);
+    unlink(tmp);
+    unlink(sp);
+    qr_buf_release(&err);
+}
+
 /* A dry run goes through the real pipeline: the query's nodes make the prompt.
  */
 static void test_dry_run(void)
@@ -776,6 +1144,12 @@ int main(void)
     test_reply_problems();
     test_apply();
     test_dry_run();
+    test_template_bounds();
+    test_fill_bounds();
+    test_template_file();
+    test_locks();
+    test_state_corrupt();
+    test_state_tmp_link();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

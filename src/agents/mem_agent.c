@@ -488,8 +488,7 @@ static int read_template_file(load_ctx *c, qr_mem_agent *ag, const char *rel, ui
     rfile = realpath(tp, NULL);
     size_t rl = rdir ? strlen(rdir) : 0;
     if (!rdir || !rfile || strncmp(rfile, rdir, rl) || (rl > 1 && rfile[rl] != '/')) {
-        rc = fail_at(c, kline, "template_file '%s' is outside the agent directory '%s'", tp,
-                     dir);
+        rc = fail_at(c, kline, "template_file '%s' is outside the agent directory '%s'", tp, dir);
         goto done;
     }
     size_t cap = (size_t)st.st_size, n = 0;

@@ -310,9 +310,9 @@ static int put_topology(qr_buf *b, qr_mem *m, qr_arena *a, const qr_mem_node *no
             if (strcmp(e[j].source, nodes[i].key) || !in_set(nodes, n, e[j].target))
                 continue;
             /* links take at most half of the section, so the degrees always show */
-            if (!links_left && put_capped(b, start, QR_MEM_AGENT_TOPOLOGY_BYTES / 2,
-                                          "- %s -> %s: %s, %g\n", e[j].source, e[j].target,
-                                          e[j].type, e[j].strength))
+            if (!links_left &&
+                put_capped(b, start, QR_MEM_AGENT_TOPOLOGY_BYTES / 2, "- %s -> %s: %s, %g\n",
+                           e[j].source, e[j].target, e[j].type, e[j].strength))
                 links++;
             else
                 links_left++;

@@ -20,8 +20,8 @@
  * process's fcntl locks on it (two names whose hashes meet would
  * exclude each other; at 61 bits that takes billions of agents). Rejected: a lock file
  * per agent (litter beside the store); open-file-description locks (Linux
- * only); flock (whole files only); deriving the last run from visits (a run whose query matched nothing, or that
- * failed, leaves none, so a failing agent would be retried every round; and the
+ * only); flock (whole files only); deriving the last run from visits (a run whose query matched
+ * nothing, or that failed, leaves none, so a failing agent would be retried every round; and the
  * store's schema belongs to the memory module); keeping the times only in the
  * daemon's memory (a restart would run every agent again at once).
  */

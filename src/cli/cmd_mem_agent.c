@@ -14,7 +14,11 @@
  * Its log is JSON lines (start, agent-load, agent-remove, agent-run,
  * agent-skip, error, stop) on stderr or --log FILE. SIGTERM and SIGINT only set
  * a flag, looked at between agents and while sleeping, so a run in progress
- * (its writes included) finishes before the exit. Rejected: inotify (Linux
+ * (its writes included) finishes before the exit. Runs are locked
+ * (qr_mem_agent_lock): an agent's lock is held from the due check, made again
+ * once it is held, to its recorded state, by the daemon and by `agent run`
+ * alike, and a daemon holds one more lock for its life, so two processes never
+ * run one agent at once and a second daemon on a store refuses to start. Rejected: inotify (Linux
  * only, and a rescan of a directory of a few files each round costs nothing); a
  * worker per agent (the seed asks for one model call at a time, and SQLite
  * writers queue anyway); exiting on a broken agent file (one typo would stop
@@ -78,7 +82,10 @@ const char cli_mem_daemon_help[] =
     "min(period, 1 hour); on-demand agents never run from the daemon. Last-run "
     "times are\n"
     "kept in STORE.agents.json. SIGTERM or SIGINT: the current run finishes, "
-    "then exit 0.\n";
+    "then exit 0.\n"
+    "One daemon per store: a second one refuses to start (exit 1); an agent that "
+    "another\n"
+    "process is running is skipped.\n";
 
 #define DEFAULT_INTERVAL 60
 

@@ -279,6 +279,121 @@ expect_out "daemon: one request" "1" requests
 expect_rc "daemon: the store is intact" 0 M stats
 expect_out "daemon: late's visits are in the store" "2" sh -c "'$Q' mem export --store '$S' | grep -c '\"agent\":\"late\"'"
 
+# ---- untrusted agent files: the prompt is bounded, template_file stays in the directory ----
+mkdir -p "$TMP/evil/sub"
+printf 'SECRET-TEXT {{nodes}}\n' >"$TMP/secret.md"
+evil() { # evil NAME TEMPLATE-LINE: an agent file in $TMP/evil
+  printf '[query]\npipeline = "all"\n[prompt]\n%s\n[execution]\nactions = []\n' "$2" >"$TMP/evil/$1.toml"
+}
+E() { "$Q" mem agent run "$1" --dry-run --store "$S" --agents "$TMP/evil"; }
+evil amp 'template = """
+{{nodes}}
+{{nodes}}
+"""'
+expect_rc "a template using {{nodes}} twice: exit 2" 2 E amp
+expect_err "a template using {{nodes}} twice: file:line" "/evil/amp.toml:6: {{nodes}} is used twice in the template (the first 1 line up)" E amp
+evil abs "template_file = \"$TMP/secret.md\""
+evil up 'template_file = "../secret.md"'
+ln -s "$TMP/secret.md" "$TMP/evil/link.md"
+evil link 'template_file = "link.md"'
+mkfifo "$TMP/evil/fifo.md"
+evil fifo 'template_file = "fifo.md"'
+for n in abs up link fifo; do
+  E "$n" >"$TMP/evil.out" 2>"$TMP/evil.err"
+  expect_out "template_file $n: exit 2" "2" echo $?
+  grep -q "/evil/$n.toml:4: template_file '" "$TMP/evil.err" || { fail "template_file $n: no file:line error"; cat "$TMP/evil.err"; }
+  grep -q "SECRET-TEXT" "$TMP/evil.out" "$TMP/evil.err" && fail "template_file $n: the file outside was read"
+done
+E abs 2>&1 | grep -q "must be a path relative to the agent file's directory, without '..'" || fail "template_file absolute: message"
+E up 2>&1 | grep -q "must be a path relative to the agent file's directory, without '..'" || fail "template_file ../: message"
+E link 2>&1 | grep -q "is or passes through a symbolic link" || fail "template_file symlink: message"
+E fifo 2>&1 | grep -q "is not a regular file" || fail "template_file fifo: message"
+printf 'in sub: {{nodes}}\n' >"$TMP/evil/sub/t.md"
+evil insub 'template_file = "sub/t.md"'
+expect_out "template_file in a subdirectory: read" "in sub: ### node 1 of 3: j1" sh -c "'$Q' mem agent run insub --dry-run --store '$S' --agents '$TMP/evil' | head -1"
+
+# ---- one run of an agent at a time; one daemon per store ----
+# fresh DIR: a store with the notes and an agent 'slow', due now
+fresh() {
+  mkdir -p "$1/agents"
+  "$Q" mem import "$TMP/notes.jsonl" --store "$1/notes.db" >/dev/null || fail "fresh: import"
+  cat >"$1/agents/slow.toml" <<'EOF'
+[query]
+pipeline = "all | type:episodic | not-visited:slow,7d"
+[prompt]
+template = "Slow: {{nodes}}"
+[execution]
+actions = ["link-add"]
+schedule = "daily"
+EOF
+}
+cat >"$TMP/r5.txt" <<'EOF'
+```json
+[{"action": "link-add", "source": "j1", "target": "j2", "strength": 0.6, "type": "slow"}]
+```
+EOF
+# slow SCRIPT MS: a script whose every step is that reply after MS milliseconds
+slow() {
+  python3 - "$1" "$2" "$TMP/r5.txt" <<'EOF'
+import json, sys
+t = open(sys.argv[3]).read()
+json.dump({"responses": [{"text": t, "delay_ms": int(sys.argv[2])}] * 3}, open(sys.argv[1], "w"))
+EOF
+}
+# wait_requests N: until the model server has received N requests
+wait_requests() {
+  i=0
+  while [ "$(requests)" -lt "$1" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+# two `daemon --once` started together: the agent is run once, one model call
+fresh "$TMP/m2"
+slow "$TMP/s5.json" 1500
+serve "$TMP/s5.json"
+"$Q" mem daemon --once --store "$TMP/m2/notes.db" --log "$TMP/m2/d1.log" 2>"$TMP/m2/d1.err" &
+P1=$!
+"$Q" mem daemon --once --store "$TMP/m2/notes.db" --log "$TMP/m2/d2.log" 2>"$TMP/m2/d2.err" &
+P2=$!
+wait $P1; R1=$?
+wait $P2; R2=$?
+expect_out "two daemons at once: one model call" "1" requests
+expect_out "two daemons at once: the link is there once" "1" sh -c "'$Q' mem export --store '$TMP/m2/notes.db' | grep -c '\"type\":\"slow\"'"
+case "$R1$R2" in
+  00) ;; # the second started after the first had finished: nothing was due
+  01|10) grep -qh "a memory daemon is already running on the store" "$TMP/m2/d1.err" "$TMP/m2/d2.err" || fail "two daemons at once: no refusal message" ;;
+  *) fail "two daemons at once: exit statuses $R1 $R2" ;;
+esac
+
+# a daemon in the middle of a run (a slow model): a second daemon refuses to start, a
+# manual run of the same agent fails at once; then SIGTERM lets the run finish and commit
+fresh "$TMP/m3"
+slow "$TMP/s6.json" 3000
+serve "$TMP/s6.json"
+"$Q" mem daemon --store "$TMP/m3/notes.db" --interval 1 --log "$TMP/m3/bg.log" 2>"$TMP/m3/bg.err" &
+DAEMON_PID=$!
+wait_requests 1
+expect_out "busy: the daemon's call is in progress" "1" requests
+"$Q" mem daemon --once --store "$TMP/m3/notes.db" >/dev/null 2>"$TMP/m3/second.err"
+expect_out "second daemon: exit 1" "1" echo $?
+grep -qF "a memory daemon is already running on the store '$TMP/m3/notes.db' (pid $DAEMON_PID); stop it first" "$TMP/m3/second.err" || { fail "second daemon: message"; cat "$TMP/m3/second.err"; }
+"$Q" mem agent run slow --store "$TMP/m3/notes.db" >/dev/null 2>"$TMP/m3/manual.err"
+expect_out "manual run of a running agent: exit 1" "1" echo $?
+grep -qF "agent 'slow' is running in another process (pid $DAEMON_PID); wait for that run to finish" "$TMP/m3/manual.err" || { fail "manual run of a running agent: message"; cat "$TMP/m3/manual.err"; }
+expect_out "busy: no second model call" "1" requests
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID"
+expect_out "SIGTERM during a run: exit 0" "0" echo $?
+DAEMON_PID=
+expect_out "SIGTERM during a run: the run finished, then the stop line" "agent-run SIGTERM" python3 -c "
+import json
+ev = [json.loads(l) for l in open('$TMP/m3/bg.log')]
+print(ev[-2]['event'], ev[-1]['reason'] if ev[-1]['event'] == 'stop' else ev[-1])"
+expect_out "SIGTERM during a run: the link is committed" "1" sh -c "'$Q' mem export --store '$TMP/m3/notes.db' | grep -c '\"type\":\"slow\"'"
+expect_out "SIGTERM during a run: the visits are committed" "2" sh -c "'$Q' mem export --store '$TMP/m3/notes.db' | grep -c '\"agent\":\"slow\"'"
+expect_out "SIGTERM during a run: the state is recorded" "True" pyq 'd["agents"]["slow"]["last_ok"] > 0' "$TMP/m3/notes.db.agents.json"
+# with the daemon gone, the lock is free again (nothing to do: its nodes were visited)
+expect_out "after the daemon: the agent runs" "agent 'slow': nothing to do: its query returned no nodes" "$Q" mem agent run slow --store "$TMP/m3/notes.db" --format table
+
 # ---- the daemon's usage errors ----
 expect_rc "daemon: no model" 2 env -u QUARRY_LLM_URL "$Q" mem daemon --once --store "$S"
 expect_rc "daemon: missing agent directory" 2 M daemon --once --agents "$TMP/nope"

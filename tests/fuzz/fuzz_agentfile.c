@@ -5,6 +5,10 @@
  * either loads / parses or fails with a well-formed error: one line, "fuzz.toml:LINE: "
  * first, valid UTF-8; a rejected reply has at least one problem, each with an index in
  * range and a non-empty UTF-8 reason, and no actions. Never a crash or a hang.
+ * An agent that loads is filled against a small in-memory store (one node whose
+ * content is past the cut, two links): the fill succeeds or names a missing
+ * {{node:KEY}}, and never passes QR_MEM_AGENT_PROMPT_MAX, which checks the
+ * worst case the loader adds up.
  */
 #include "quarry/mem_agent.h"
 
@@ -12,6 +16,56 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Made once: a store with nodes a (long content), b and c, and links a->b, b->c. */
+static qr_mem *store(void)
+{
+    static qr_mem *m;
+    static bool made;
+    if (made)
+        return m;
+    made = true;
+    qr_buf err;
+    qr_buf_init(&err);
+    static char big[3 * QR_MEM_AGENT_NODE_BYTES];
+    memset(big, 'x', sizeof big - 1);
+    if (qr_mem_open(&m, ":memory:", QR_MEM_CREATE, &err) != QR_OK)
+        abort();
+    static const char *const keys[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        qr_mem_node n;
+        memset(&n, 0, sizeof n);
+        n.key = keys[i];
+        n.content = i ? "short" : big;
+        n.content_len = strlen(n.content);
+        n.weight = 0.5;
+        if (qr_mem_node_add(m, &n, NULL, &err) != QR_OK)
+            abort();
+    }
+    if (qr_mem_link(m, "a", "b", 0.5, NULL, NULL, &err) != QR_OK ||
+        qr_mem_link(m, "b", "c", 0.5, NULL, NULL, &err) != QR_OK)
+        abort();
+    qr_buf_release(&err);
+    return m;
+}
+
+static void check_fill(const qr_mem_agent *a)
+{
+    static const char *const keys[] = {"a", "b", "c"};
+    qr_mem_agent_prompt p;
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = qr_mem_agent_fill(a, store(), keys, 3, 1763900000, &p, &err);
+    if (rc == QR_OK) {
+        if (p.user.len > QR_MEM_AGENT_PROMPT_MAX || p.nshown != 3 ||
+            !qr_utf8_valid(p.user.p ? p.user.p : "", p.user.len))
+            abort();
+    } else if ((rc != QR_ERUNTIME && rc != QR_ENOMEM) || !err.p) {
+        abort();
+    }
+    qr_mem_agent_prompt_clear(&p);
+    qr_buf_release(&err);
+}
 
 static void check_agent(const char *text, size_t size)
 {
@@ -26,6 +80,7 @@ static void check_agent(const char *text, size_t size)
         uint32_t line;
         if (qr_mem_agent_template_check(a->template, a->template_len, &line, NULL) != QR_OK)
             abort();
+        check_fill(a);
     } else {
         if (a || (rc != QR_EINVAL && rc != QR_ENOMEM) || !err.p)
             abort();

@@ -9,10 +9,10 @@
 
 #include "quarry/mem_agent.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -761,9 +761,10 @@ static void test_template_bounds(void)
     INVALID(Q "[prompt]\ntemplate = \"\"\"\n{{nodes}}\nand\n{{ nodes }}\n\"\"\"\n" E,
             "agents/linker.toml:7: {{nodes}} is used twice in the template (the first 2 lines up); "
             "it expands to all the selected nodes' text, so use it once");
-    INVALID(Q "[prompt]\ntemplate = \"{{topology}} {{nodes}} {{topology}}\"\n" E,
-            "agents/linker.toml:4: {{topology}} is used twice in the template (the first on the same "
-            "line)");
+    INVALID(
+        Q "[prompt]\ntemplate = \"{{topology}} {{nodes}} {{topology}}\"\n" E,
+        "agents/linker.toml:4: {{topology}} is used twice in the template (the first on the same "
+        "line)");
     /* {{node:KEY}} counts against the budget: about 24 fit beside {{nodes}} and {{topology}} */
     qr_buf t;
     qr_buf_init(&t);
@@ -772,11 +773,12 @@ static void test_template_bounds(void)
         qr_buf_printf(&t, "{{node:k%d}}\n", i);
     qr_buf_puts(&t, "\"\"\"\n" E);
     char want[200];
-    snprintf(want, sizeof want,
-             "agents/linker.toml:%d: the template can make a prompt larger than %u bytes",
-             7 + (QR_MEM_AGENT_PROMPT_MAX - QR_MEM_AGENT_NODES_BYTES - QR_MEM_AGENT_TOPOLOGY_BYTES) /
-                     (QR_MEM_AGENT_NODE_BYTES + 96),
-             QR_MEM_AGENT_PROMPT_MAX);
+    snprintf(
+        want, sizeof want,
+        "agents/linker.toml:%d: the template can make a prompt larger than %u bytes",
+        7 + (QR_MEM_AGENT_PROMPT_MAX - QR_MEM_AGENT_NODES_BYTES - QR_MEM_AGENT_TOPOLOGY_BYTES) /
+                (QR_MEM_AGENT_NODE_BYTES + 96),
+        QR_MEM_AGENT_PROMPT_MAX);
     INVALID(t.p, want);
     /* the template's own text counts too */
     qr_buf_reset(&t);
@@ -934,8 +936,9 @@ static void test_template_file(void)
     snprintf(abs, sizeof abs, "%s", secret);
     qr_buf w;
     qr_buf_init(&w);
-    qr_buf_printf(&w, "template_file '%s' must be a path relative to the agent file's directory, "
-                      "without '..'",
+    qr_buf_printf(&w,
+                  "template_file '%s' must be a path relative to the agent file's directory, "
+                  "without '..'",
                   abs);
     TFILE(abs, w.p);
     qr_buf_release(&w);
@@ -947,11 +950,15 @@ static void test_template_file(void)
     snprintf(p, sizeof p, "%s/agents/linkdir", tmpdir);
     CHECK(symlink(tmpdir, p) == 0);
     char want[400];
-    snprintf(want, sizeof want, "template_file '%s/agents/link.md' is or passes through a symbolic "
-                                "link", tmpdir);
+    snprintf(want, sizeof want,
+             "template_file '%s/agents/link.md' is or passes through a symbolic "
+             "link",
+             tmpdir);
     TFILE("link.md", want);
-    snprintf(want, sizeof want, "template_file '%s/agents/linkdir/secret.md' is or passes through "
-                                "a symbolic link", tmpdir);
+    snprintf(want, sizeof want,
+             "template_file '%s/agents/linkdir/secret.md' is or passes through "
+             "a symbolic link",
+             tmpdir);
     TFILE("linkdir/secret.md", want);
     /* a FIFO: refused without blocking (nobody ever writes to it) */
     snprintf(p, sizeof p, "%s/agents/fifo.md", tmpdir);

@@ -297,5 +297,9 @@ int64_t qr_mem_snapshot_last_visit(const qr_mem_snapshot *s, int64_t agent, uint
 /* ---- validation helpers (shared with the CLI) ---- */
 /* True when s is a type / edge type / agent word: [a-z0-9-]+, at most QR_MEM_WORD_MAX. */
 bool qr_mem_word_valid(const char *s);
+/* True when s[0..n) is text the store accepts as content (lines true: tab and line breaks
+ * allowed) or as a one-line field (lines false): valid UTF-8, no NUL, no other control
+ * character, no DEL. The rule every write applies, for callers that check first. */
+bool qr_mem_text_valid(const char *s, size_t n, bool lines);
 
 #endif

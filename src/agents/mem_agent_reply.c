@@ -411,23 +411,6 @@ static bool key_text_ok(pctx *c, long idx, const char *an, const char *field, co
     return true;
 }
 
-/* The store's rule for content (src/memory/store.c refuses the rest at write
- * time, which would be after the plan was accepted): UTF-8, no NUL, no control
- * character but tab, line feed and carriage return, no DEL. Kept here because
- * the store's check is not public (quarry/memory.h exports only
- * qr_mem_word_valid). */
-static bool content_text_ok(const char *s, size_t n)
-{
-    if (!qr_utf8_valid(s, n))
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if ((ch < 0x20 && ch != '\n' && ch != '\t' && ch != '\r') || ch == 0x7f)
-            return false;
-    }
-    return true;
-}
-
 /* 1: live node, 0: absent, -1: deleted, -2: store error. */
 static int key_state(qr_mem *m, const char *key)
 {
@@ -589,7 +572,7 @@ static int check_action(pctx *c, qr_arena *a, unsigned allowed, qr_mem *m, long 
             } else if (strs[f]->len > QR_MEM_CONTENT_MAX) {
                 problem(c, idx, sp->name, fn, "is larger than %u bytes", QR_MEM_CONTENT_MAX);
                 ok = false;
-            } else if (!content_text_ok(strs[f]->data, strs[f]->len)) {
+            } else if (!qr_mem_text_valid(strs[f]->data, strs[f]->len, true)) {
                 problem(c, idx, sp->name, fn,
                         "holds control characters or is not UTF-8 (only tab and line breaks "
                         "are allowed)");

@@ -354,6 +354,18 @@ static bool has_control(const char *s, bool allow_lines)
     return false;
 }
 
+bool qr_mem_text_valid(const char *s, size_t n, bool lines)
+{
+    if (memchr(s, 0, n) || !qr_utf8_valid(s, n))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && !(lines && (c == '\n' || c == '\t' || c == '\r'))) || c == 0x7f)
+            return false;
+    }
+    return true;
+}
+
 bool qr__mem_check_key(const char *key, qr_buf *err)
 {
     size_t n = key ? strlen(key) : 0;
@@ -444,7 +456,7 @@ bool qr__mem_check_text(const char *what, const char *s, size_t max, bool lines,
         qr_buf_printf(err, "%s is not valid UTF-8", what);
         return false;
     }
-    if (has_control(s, lines)) {
+    if (!qr_mem_text_valid(s, n, lines)) {
         qr_buf_printf(err, "%s holds control characters%s", what,
                       lines ? " (only tab and line breaks are allowed)" : "");
         return false;

@@ -530,8 +530,8 @@ static bool pred_key_len(const pl_run *r, const pl_stage *st, const pl_fctx *c, 
 static bool pred_weight(const pl_run *r, const pl_stage *st, const pl_fctx *c, uint32_t i)
 {
     (void)c;
-    /* weights are floats in the snapshot: compare as floats, so weight:0.3 finds 0.3 */
-    return compare((double)r->s->weight[i], st->cmp, (double)(float)st->num);
+    /* the snapshot keeps the store's doubles: compared as SQL would compare them */
+    return compare(r->s->weight[i], st->cmp, st->num);
 }
 
 static bool pred_age(const pl_run *r, const pl_stage *st, const pl_fctx *c, uint32_t i)

@@ -99,7 +99,13 @@ char *qr_buf_detach(qr_buf *b, size_t *len);
 void qr_buf_release(qr_buf *b);
 
 /* ---- hashing ---- */
+/* Deterministic across processes: for anything written to a file or compared between
+ * runs (checksums, fingerprints, index keys). */
 uint64_t qr_hash_bytes(const void *p, size_t n);
+/* Seeded at random once per process: for in-memory tables whose keys untrusted input
+ * chooses (map keys, interned keywords), so that no input can be crafted in advance to
+ * make them collide. Never store it. */
+uint64_t qr_hash_text(const void *p, size_t n);
 uint64_t qr_hash_mix(uint64_t h);
 static inline uint64_t qr_hash_combine(uint64_t seed, uint64_t h)
 {

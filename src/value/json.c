@@ -43,7 +43,7 @@ static qr_val jstr_value(jr *r, const char *p, size_t n)
         if (!r->dedup)
             return qr_nil();
     }
-    uint64_t h = qr_hash_bytes(p, n) | 1;
+    uint64_t h = qr_hash_text(p, n) | 1;
     size_t j = h & (DEDUP_SLOTS - 1);
     for (int probe = 0; probe < 8; probe++, j = (j + 1) & (DEDUP_SLOTS - 1)) {
         const qr_str *e = r->dedup[j];

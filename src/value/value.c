@@ -78,7 +78,7 @@ uint64_t qr_str_hash(const qr_str *s)
 {
     if (s->hash)
         return s->hash;
-    uint64_t h = qr_hash_bytes(s->data, s->len) | 1;
+    uint64_t h = qr_hash_text(s->data, s->len) | 1;
     ((qr_str *)s)->hash = h;
     return h;
 }
@@ -137,7 +137,7 @@ static const qr_sym *intern(intern_table *t, qr_arena *a, const char *s, size_t 
 {
     if (n > UINT32_MAX - 1)
         n = UINT32_MAX - 1;
-    uint64_t h = qr_hash_bytes(s, n) | 1;
+    uint64_t h = qr_hash_text(s, n) | 1;
     if (t->slots) {
         for (size_t j = h & t->mask;; j = (j + 1) & t->mask) {
             qr_sym *e = t->slots[j];

@@ -126,6 +126,15 @@ static void test_edit_distance(void)
     CHECK(qr_edit_distance(big, QR_EDIT_MAX, big, QR_EDIT_MAX, 0) == 0);
 }
 
+static void test_hash_text(void)
+{
+    /* stable within the process, seeded apart from the persistent hash */
+    CHECK(qr_hash_text("author", 6) == qr_hash_text("author", 6));
+    CHECK(qr_hash_text("author", 6) != qr_hash_text("authos", 6));
+    CHECK(qr_hash_text("author", 6) != qr_hash_bytes("author", 6));
+    CHECK(qr_hash_bytes("author", 6) == qr_hash_bytes("author", 6));
+}
+
 static void test_write_atomic(void)
 {
     char dir[] = "/tmp/quarry-base-XXXXXX";
@@ -165,6 +174,7 @@ int main(void)
 {
     test_edit_distance();
     test_write_atomic();
+    test_hash_text();
     test_arena();
     test_buf();
     test_utf8();

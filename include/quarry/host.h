@@ -18,6 +18,8 @@ struct qr_git;
 struct qr_git_index;
 struct qr_mem;
 struct qr_pipeline_cache;
+struct qr_code;
+struct qr_code_graph;
 
 typedef struct qr_host {
     /* the repository: a directory in it (--repo DIR), or NULL for the working directory */
@@ -43,6 +45,12 @@ typedef struct qr_host {
     const char *memory_path;
     struct qr_mem *mem;                       /* opened on first use (path: qr_mem_path) */
     struct qr_pipeline_cache *pipeline_cache; /* embedding and communities of mem's graph */
+
+    /* the code index (<gitdir>/quarry/code.db) and the last graph assembled from it, of
+     * code_graph_ref (malloc'd; NULL: the working tree), reused while the host lives */
+    struct qr_code *code;
+    struct qr_code_graph *code_graph;
+    char *code_graph_ref;
 } qr_host;
 
 /* A host for repo_dir (NULL: the working directory), memory_path from $QUARRY_MEMORY,

@@ -13,6 +13,7 @@
  */
 #include "tools_int.h"
 
+#include "quarry/code.h"
 #include "quarry/git.h"
 #include "quarry/host.h"
 #include "quarry/memory.h"
@@ -24,6 +25,7 @@
 /* NULL-terminated lists, one per source. */
 static const qr_tool *const *const sources[] = {
     qr_git_tools,
+    qr_code_tools,
     qr_memory_tools,
     NULL,
 };
@@ -59,6 +61,12 @@ void qr_host_release(qr_host *h)
     if (h->mem)
         qr_mem_close(h->mem);
     qr_pipeline_cache_free(h->pipeline_cache);
+    qr_code_graph_free(h->code_graph);
+    qr_code_close(h->code);
+    free(h->code_graph_ref);
+    h->code_graph = NULL;
+    h->code = NULL;
+    h->code_graph_ref = NULL;
     h->git_index = NULL;
     h->git = NULL;
     h->mem = NULL;

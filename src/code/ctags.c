@@ -39,7 +39,7 @@ static int run_ctags(const char *file, qr_buf *out)
     posix_spawn_file_actions_addclose(&fa, fds[0]);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *argv[] = {(char *)bin,        "--output-format=json", "--fields=+neKS",
-                    "--extras=-F",      "-f",                   "-",
+                    "--extras=-F", "--sort=no", "-f",                   "-",
                     (char *)file,       NULL};
     pid_t pid;
     int rc = posix_spawnp(&pid, bin, &fa, NULL, argv, environ);
@@ -153,6 +153,9 @@ int qr__code_ctags(const char *path, const char *src, size_t len, qr_arena *a, q
             const char *kind = get_str(m, a, "kind");
             const char *name = get_str(m, a, "name");
             int k = kind ? kind_of(kind) : -1;
+            /* a member with a signature is a method (Python's "member" kind) */
+            if (k == QR_CODE_MEMBER && get_str(m, a, "signature"))
+                k = QR_CODE_FUNCTION;
             if (type && !strcmp(type, "tag") && name && k >= 0) {
                 if (out->nitems == cap) {
                     size_t nc = cap ? cap * 2 : 32;

@@ -338,9 +338,9 @@ static void host_open(qr_mcp_server *s, mcp_host *h, char *key, char *dir)
     h->key = key;
     h->dir = dir;
     qr_host_init(&h->host, dir);
-    h->host.no_index = s->cfg.no_index;
-    h->host.warn = host_warn;
-    h->host.warn_ud = s;
+    h->host.git.no_index = s->cfg.no_index;
+    h->host.git.warn = host_warn;
+    h->host.git.warn_ud = s;
     h->in_use = true;
     h->last_used = ++s->tick;
 }
@@ -752,15 +752,15 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
         call_ctx cc = {s, h};
         qr_tools_set_ctx(s->tools, &h->host);
         qr_tools_set_ctx(s->own, &cc);
-        h->host.progress = host_progress;
-        h->host.progress_ud = s;
+        h->host.git.progress = host_progress;
+        h->host.git.progress_ud = s;
         const qr_tool *t;
         qr_val norm;
         rc = qr_tools_prepare(mt->reg, mt->tool->name, args, a, &t, &norm, &err);
         if (rc == QR_OK)
             rc = qr_tools_invoke(mt->reg, t, norm, a, &out, &err);
-        h->host.progress = NULL;
-        h->host.progress_ud = NULL;
+        h->host.git.progress = NULL;
+        h->host.git.progress_ud = NULL;
         qr_tools_set_ctx(s->own, NULL);
     }
     char line[200];

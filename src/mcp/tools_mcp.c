@@ -197,9 +197,11 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
             goto done;
         qr_lisp_set_data(ls, opts.context);
     }
-    rc = qr_is_nil(query) ? qr_query_compile(&opts, text.s->data, text.s->len, &q)
-                          : qr_query_compile_value(&opts, query, true, &q);
-    if (rc != QR_OK) {
+    qr_lisp_result res;
+    bool ran;
+    rc = qr_query_run(ls, &opts, qr_is_nil(query) ? text.s->data : NULL,
+                      qr_is_nil(query) ? text.s->len : 0, query, true, &q, &res, &ran, err);
+    if (!ran) {
         qr_buf_printf(err, "invalid query (%zu problem%s): ", q.nproblems,
                       q.nproblems == 1 ? "" : "s");
         qr_query_problems_text(&q, err);
@@ -207,16 +209,7 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
             err->p[--err->len] = '\0';
         goto done;
     }
-    qr_lisp_result res;
-    rc = qr_lisp_run(ls, q.program, q.program_len, &res);
-    if (rc != QR_OK) {
-        const qr_query_step *st = res.line ? qr_query_step_at(&q, res.line) : NULL;
-        qr_buf_puts(err, qr_lisp_errkind_name(res.kind));
-        if (st)
-            qr_buf_printf(err, " in %s%s%s%s", st->path, st->binding[0] ? " (:" : "", st->binding,
-                          st->binding[0] ? ")" : "");
-        qr_buf_printf(err, ": %s", res.message);
-    } else {
+    if (rc == QR_OK) {
         qr_val v;
         rc = copy_json(a, NULL, res.value, &v, err);
         if (rc == QR_OK) {

@@ -203,7 +203,28 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
 /* Runs one query_codebase query (args: the tool's normalized argument map). */
 int qr_code_query(qr_code_graph *g, qr_val args, qr_arena *a, qr_val *out, qr_buf *err);
 
-/* The query_codebase tool (NULL-terminated list, as the other sources export). */
+/* ---- the query_codebase tool (src/code/tools_code.c) ----
+ * Its handler takes a qr_code_ctx as ctx (the host above the sources embeds one and
+ * registers the tool at its offset: qr_tools_add_part), opens the index on the first call
+ * and keeps the last graph assembled (of one ref, or of the working tree) for the life of
+ * the context. NULL-terminated, for the product registry. */
+struct qr_tool;
 extern const struct qr_tool *const qr_code_tools[];
+
+typedef struct qr_code_ctx {
+    /* the repository: a directory in it (--repo DIR), or NULL for the working directory */
+    const char *repo_dir;
+    /* progress of indexing (NULL: none) */
+    qr_code_progress_fn progress;
+    void *progress_ud;
+
+    /* ---- opened on first use ---- */
+    qr_code *code;
+    qr_code_graph *graph;
+    char *graph_ref; /* malloc'd; NULL: the graph is of the working tree */
+} qr_code_ctx;
+
+/* Closes the index and frees the graph; keeps the settings. */
+void qr_code_ctx_release(qr_code_ctx *c);
 
 #endif

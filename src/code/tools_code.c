@@ -13,7 +13,6 @@
  */
 #include "graph_int.h"
 
-#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>
@@ -33,13 +32,13 @@ static bool same_ref(const char *a, const char *b)
 
 int qr__code_host_graph(void *ctx, const char *ref, qr_code_graph **out, qr_buf *err)
 {
-    qr_host *h = ctx;
+    qr_code_ctx *h = ctx;
     if (!h) {
         qr_buf_puts(err, "no repository: the tool registry has no host (qr_tools_set_ctx)");
         return QR_EINVAL;
     }
-    if (h->code_graph && same_ref(h->code_graph_ref, ref)) {
-        *out = h->code_graph;
+    if (h->graph && same_ref(h->graph_ref, ref)) {
+        *out = h->graph;
         return QR_OK;
     }
     if (!h->code) {
@@ -47,21 +46,31 @@ int qr__code_host_graph(void *ctx, const char *ref, qr_code_graph **out, qr_buf 
         if (rc != QR_OK)
             return rc;
     }
-    qr_code_graph_free(h->code_graph);
-    free(h->code_graph_ref);
-    h->code_graph = NULL;
-    h->code_graph_ref = NULL;
+    qr_code_graph_free(h->graph);
+    free(h->graph_ref);
+    h->graph = NULL;
+    h->graph_ref = NULL;
     qr_code_opts o = {.ref = ref, .progress = h->progress, .progress_ud = h->progress_ud};
-    int rc = qr_code_load(h->code, &o, &h->code_graph, err);
+    int rc = qr_code_load(h->code, &o, &h->graph, err);
     if (rc != QR_OK)
         return rc;
-    if (ref && !(h->code_graph_ref = strdup(ref))) {
-        qr_code_graph_free(h->code_graph);
-        h->code_graph = NULL;
+    if (ref && !(h->graph_ref = strdup(ref))) {
+        qr_code_graph_free(h->graph);
+        h->graph = NULL;
         return QR_ENOMEM;
     }
-    *out = h->code_graph;
+    *out = h->graph;
     return QR_OK;
+}
+
+void qr_code_ctx_release(qr_code_ctx *c)
+{
+    qr_code_graph_free(c->graph);
+    qr_code_close(c->code);
+    free(c->graph_ref);
+    c->graph = NULL;
+    c->code = NULL;
+    c->graph_ref = NULL;
 }
 
 static int query_codebase_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)

@@ -290,11 +290,37 @@ static TSNode decl_function(TSNode d)
     return none;
 }
 
+/* The type specifier with the qualifiers written around it (`const char`). */
+static const char *base_type(ex *e, TSNode owner, TSNode type)
+{
+    if (ts_node_is_null(type))
+        return "";
+    if (ts_node_is_null(owner))
+        return text(e, type);
+    qr_buf b;
+    qr_buf_init(&b);
+    uint32_t k = ts_node_named_child_count(owner);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(owner, i);
+        if (!ts_node_eq(ch, type) && !is(ch, "type_qualifier"))
+            continue;
+        const char *t = text(e, ch);
+        if (!t)
+            continue;
+        if (b.len)
+            qr_buf_putc(&b, ' ');
+        qr_buf_puts(&b, t);
+    }
+    const char *r = b.p ? dup(e, b.p, b.len) : text(e, type);
+    qr_buf_release(&b);
+    return r;
+}
+
 /* The type of a declarator as written: the specifier's text and the declarator's
  * decorations without the name (`char *`, `int [8]`). */
-static const char *decl_type(ex *e, TSNode type, TSNode d)
+static const char *decl_type(ex *e, TSNode owner, TSNode type, TSNode d)
 {
-    const char *t = ts_node_is_null(type) ? "" : text(e, type);
+    const char *t = base_type(e, owner, type);
     if (!t || ts_node_is_null(d))
         return t;
     TSNode name = decl_name(d);
@@ -459,7 +485,7 @@ static void members(ex *e, TSNode body, const char *owner, const ctx *c)
                 qr_code_item *it = item(e, QR_CODE_MEMBER, text(e, nm), m, &cc);
                 if (it) {
                     it->parent = owner;
-                    it->type = decl_type(e, type, d);
+                    it->type = decl_type(e, m, type, d);
                 }
                 walk_declarator(e, d, &cc);
             }
@@ -491,7 +517,7 @@ static void function_def(ex *e, TSNode n, const ctx *c)
         return;
     if (has_storage(n, "static", e))
         it->flags |= QR_CODE_STATIC;
-    it->type = ts_node_is_null(fd) ? text(e, type) : decl_type(e, type, d);
+    it->type = ts_node_is_null(fd) ? base_type(e, n, type) : decl_type(e, n, type, d);
     if (it->type && !ts_node_is_null(fd)) {
         /* decl_type left the parameter list in: cut it */
         const char *params = text(e, field(fd, "parameters"));
@@ -544,7 +570,7 @@ static void declaration(ex *e, TSNode n, const ctx *c)
                 if (it) {
                     it->flags |= (is_static ? QR_CODE_STATIC : 0) |
                                  (is_extern && !fn ? QR_CODE_EXTERN : 0);
-                    it->type = decl_type(e, type, fn ? d : d);
+                    it->type = decl_type(e, n, type, d);
                     if (fn) {
                         it->signature = text(e, n);
                         const char *params = text(e, field(fd, "parameters"));
@@ -591,7 +617,7 @@ static void type_definition(ex *e, TSNode n, const ctx *c)
             it->type = b.p ? dup(e, b.p, b.len) : NULL;
             qr_buf_release(&b);
         } else {
-            it->type = decl_type(e, type, d);
+            it->type = decl_type(e, n, type, d);
         }
         walk_declarator(e, d, c);
     }

@@ -152,7 +152,8 @@ static void print_overview(FILE *f)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nRun 'quarry COMMAND --help' for the options of one command.\n"
-               "Exit status: 0 success, 1 the program ran and failed, 2 bad usage or input.\n");
+               "Exit status: 0 success, 1 the program ran and failed, 2 bad usage or input.\n"
+               "QUARRY_NOW (ISO-8601 or epoch seconds) pins the clock every command reads.\n");
 }
 
 static const cli_cmd *find_command(const char *name)

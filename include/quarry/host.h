@@ -41,6 +41,11 @@ typedef struct qr_host {
     /* the memory store the memory tools use when a call names none: set by qr_host_init
      * from $QUARRY_MEMORY (NULL when unset or empty); the caller may point it elsewhere */
     const char *memory_path;
+    /* a call may name any store file in its `store` argument: only for a person at the
+     * terminal (`quarry tool`). Off (the default) for programs (Lisp, queries, MCP, agents):
+     * a call may then name only memory_path, and any other name is refused with one fixed
+     * message, whatever the file is or whether it exists */
+    bool any_store;
     struct qr_mem *mem;                       /* opened on first use (path: qr_mem_path) */
     struct qr_pipeline_cache *pipeline_cache; /* embedding and communities of mem's graph */
 } qr_host;

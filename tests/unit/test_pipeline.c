@@ -630,7 +630,7 @@ static void test_tool(void)
     CHECK(t && t->caps == QR_TOOL_READS_MEMORY);
     qr_host h;
     qr_host_init(&h, NULL);
-    h.memory_path = store;
+    h.mem.memory_path = store;
     qr_tools_set_ctx(r, &h);
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -645,7 +645,7 @@ static void test_tool(void)
     CHECK_STR(b.p, "[{:key \"journal#2026-03-08\", :type \"episodic-session\", :weight 0.7, "
                    ":score 1.0, :modified \"2026-03-08T00:00:00Z\", :content \"Spreading "
                    "activation over the graph.\"}]");
-    CHECK(h.mem != NULL && h.pipeline_cache != NULL);
+    CHECK(h.mem.mem != NULL && h.mem.pipeline_cache != NULL);
     /* a bad pipeline: the parser's message */
     qr_buf_reset(&err);
     args = read1(&a, "{:pipeline \"all | sprad\"}");
@@ -689,17 +689,17 @@ static void test_tool(void)
     CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_EINVAL);
     CHECK(err.p && strstr(err.p, "parameter 'store' holds a NUL character"));
     /* a host that lets a person name any store (quarry tool) opens it */
-    h.any_store = true;
+    h.mem.any_store = true;
     qr_buf_reset(&err);
     snprintf(named, sizeof named, "{:pipeline \"all\" :store \"%s\"}", other);
     CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_OK);
     CHECK(out.t == QR_T_VEC && qr_vec_len(out) == 0);
-    CHECK(h.mem && !strcmp(qr_mem_path(h.mem), other));
-    h.any_store = false;
+    CHECK(h.mem.mem && !strcmp(qr_mem_path(h.mem.mem), other));
+    h.mem.any_store = false;
     /* no store */
-    h.memory_path = NULL;
-    qr_mem_close(h.mem);
-    h.mem = NULL;
+    h.mem.memory_path = NULL;
+    qr_mem_close(h.mem.mem);
+    h.mem.mem = NULL;
     qr_buf_reset(&err);
     unsetenv("QUARRY_MEMORY");
     args = read1(&a, "{:pipeline \"all\"}");

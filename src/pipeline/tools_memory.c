@@ -3,13 +3,14 @@
  * on a memory store and returns the nodes it selects with their content, for agents and
  * Lisp programs (`(tool/memory_query {:pipeline "..."})`).
  *
- * Design: the store is the host's memory_path (--store, $QUARRY_MEMORY). A call's `store`
- * may name another file only when the host allows it (any_store: `quarry tool`, a person
+ * Design: the store is the context's memory_path (--store, $QUARRY_MEMORY). A call's `store`
+ * may name another file only when the context allows it (any_store: `quarry tool`, a person
  * at the terminal); for a program it must name the configured store, and any other name
  * gets one fixed message: answering "no such file", "is a directory" or "not a SQLite
  * database" would let a program probe the file system, and opening any store would let it
  * read (and write STORE.snapshot beside) every store on the machine.
- * The store is opened on the first call and kept on the host with the pipeline cache (the
+ * The store is opened on the first call and kept in the context (qr_memory_ctx, which
+ * the host embeds) with the pipeline cache (the
  * spectral embedding and communities), so a session pays for them once. A call naming
  * another store closes the kept one. Content is read per returned node (the snapshot has
  * only lengths) and cut at about 500 bytes on a character boundary, with "..." appended,
@@ -20,7 +21,6 @@
  * result is for reading); a default limit above 50 (a model's context is the budget).
  */
 #include "quarry/date.h"
-#include "quarry/host.h"
 #include "quarry/memory.h"
 #include "quarry/pipeline.h"
 #include "quarry/tools.h"
@@ -74,8 +74,8 @@ static bool same_store(const char *name, size_t n, const char *configured)
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* The store to use: opened (or kept) on the host, or a fresh handle in *own. */
-static int open_store(qr_host *h, const char *path, qr_mem **m, qr_mem **own, qr_buf *err)
+/* The store to use: opened (or kept) in the context, or a fresh handle in *own. */
+static int open_store(qr_memory_ctx *h, const char *path, qr_mem **m, qr_mem **own, qr_buf *err)
 {
     *own = NULL;
     if (h && h->mem && !strcmp(qr_mem_path(h->mem), path)) {
@@ -99,9 +99,18 @@ static int open_store(qr_host *h, const char *path, qr_mem **m, qr_mem **own, qr
     return QR_OK;
 }
 
+void qr_memory_ctx_release(qr_memory_ctx *c)
+{
+    if (c->mem)
+        qr_mem_close(c->mem);
+    qr_pipeline_cache_free(c->pipeline_cache);
+    c->mem = NULL;
+    c->pipeline_cache = NULL;
+}
+
 static int memory_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
-    qr_host *h = ctx;
+    qr_memory_ctx *h = ctx;
     qr_val v;
     const char *text = NULL;
     size_t tn = 0;

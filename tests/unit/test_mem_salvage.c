@@ -151,6 +151,7 @@ static void test_damaged(int64_t page, int64_t first, int64_t cells, int64_t psi
     char *after = slurp(path, &n1);
     CHECK(before && after && n0 == n1 && !memcmp(before, after, n0));
     free(before);
+    free(after);
 
     /* salvage into a private store: everything but the page's rows */
     CHECK(qr_mem_open(&m, ":memory:", QR_MEM_CREATE, &err) == QR_OK);

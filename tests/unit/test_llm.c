@@ -417,6 +417,26 @@ static void test_status(void)
     char harmless[64] = "sk- is a common prefix";
     llm_scrub(harmless, sizeof harmless, key);
     CHECK_STR(harmless, "sk- is a common prefix");
+    /* any 8 characters in a row from anywhere in the key, not only its start */
+    char mid[128] = "echo: user-key-12 and 34567890 and RET-user, not RET-use here";
+    llm_scrub(mid, sizeof mid, key);
+    CHECK_STR(mid, "echo: [redacted] and [redacted] and [redacted], not RET-use here");
+    char tail[64] = "x1234567890";
+    llm_scrub(tail, sizeof tail, key);
+    CHECK_STR(tail, "x[redacted]");
+    char seven[64] = "1234567 is too short to be a piece";
+    llm_scrub(seven, sizeof seven, key);
+    CHECK_STR(seven, "1234567 is too short to be a piece");
+    /* a key of under 8 characters: only the whole of it */
+    char whole[64] = "k: abc1234 and bc1234, abc123 and abc12";
+    llm_scrub(whole, sizeof whole, "abc1234");
+    CHECK_STR(whole, "k: [redacted] and bc1234, [redacted] and abc12");
+    const char *b401 = "{\"error\":{\"message\":\"no such key ...ER-key-1234567890\"}}";
+    qr_llm_config_init(&kc);
+    kc.api_key = strdup(key);
+    llm_status_message(&kc, "E", 400, b401, strlen(b401), msg, sizeof msg);
+    CHECK(strstr(msg, "1234567890") == NULL && strstr(msg, "[redacted]") != NULL);
+    qr_llm_config_clear(&kc);
     char shortkey[10] = "abc";
     llm_scrub(shortkey, sizeof shortkey, "abc"); /* too short to be a key */
     CHECK_STR(shortkey, "abc");

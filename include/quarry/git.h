@@ -23,6 +23,10 @@ const char *qr_git_dir(const qr_git *g);
 /* The working directory, or NULL when bare. */
 const char *qr_git_workdir(const qr_git *g);
 
+/* The committer times (epoch seconds) of the oldest and the newest commit reachable from
+ * HEAD. QR_EINVAL when HEAD has no commits. */
+int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err);
+
 /* One file changed by a commit, against its first parent (or the empty tree). */
 typedef struct qr_file_stat {
     const char *path;  /* as git prints it with core.quotePath=false */

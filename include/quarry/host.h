@@ -37,6 +37,11 @@ void qr_host_init(qr_host *h, const char *repo_dir);
 /* Closes what the sources opened; the host can be used again (they reopen). */
 void qr_host_release(qr_host *h);
 
+/* The first and last commit times of the host's repository (qr_git_span), opening it
+ * through the host's git part if need be; host is a qr_host (the shape of
+ * qr_ask_opts.repo_span). */
+int qr_host_repo_span(void *host, int64_t *first, int64_t *last);
+
 /* The product registry: every built-in tool, each registered at the offset of its
  * source's part of a qr_host, so its context must be a qr_host (qr_tools_set_ctx). Free
  * it with qr_tools_free. NULL when out of memory or when a built-in record is invalid (a

@@ -59,3 +59,17 @@ void qr_host_release(qr_host *h)
     qr_git_ctx_release(&h->git);
     qr_memory_ctx_release(&h->mem);
 }
+
+int qr_host_repo_span(void *host, int64_t *first, int64_t *last)
+{
+    qr_host *h = host;
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = QR_OK;
+    if (!h->git.git)
+        rc = qr_git_open(h->git.repo_dir ? h->git.repo_dir : ".", &h->git.git, &err);
+    if (rc == QR_OK)
+        rc = qr_git_span(h->git.git, first, last, &err);
+    qr_buf_release(&err);
+    return rc;
+}

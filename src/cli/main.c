@@ -4,6 +4,8 @@
  */
 #include "cli.h"
 
+#include "quarry/date.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -198,6 +200,13 @@ int main(int argc, char **argv)
     if (!strcmp(name, "--version"))
         return cmd_version(0, NULL);
     const cli_cmd *c = find_command(name);
+    /* a pinned clock that cannot be read stops every command, rather than letting the
+     * real clock answer in its place */
+    char clock_err[QR_DATE_ERR_LEN];
+    if (c && qr_clock_check(clock_err, sizeof clock_err) != QR_OK) {
+        fprintf(stderr, "quarry: %s\n", clock_err);
+        return EXIT_USAGE;
+    }
     if (!c) {
         fprintf(stderr, "quarry: unknown command '%s'", name);
         for (size_t i = 0; i < NCOMMANDS; i++)

@@ -90,12 +90,12 @@ typedef struct qr_llm_message {
 typedef struct qr_llm_request {
     const char *system; /* the stable, cached prefix; NULL for none */
     size_t system_len;
-    /* the first shared_len bytes of system are shared with other requests (other
-     * agents): Anthropic gets a cache breakpoint after them too. 0: none */
-    size_t shared_len;
     const qr_llm_message *messages; /* at least one; the first is "user" */
     size_t nmessages;
     uint32_t max_tokens; /* 0: the config's */
+    /* the first shared_len bytes of system are shared with other requests (other
+     * agents): Anthropic gets a cache breakpoint after them too. 0: none */
+    size_t shared_len;
 } qr_llm_request;
 
 typedef struct qr_llm_response {

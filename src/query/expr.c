@@ -415,7 +415,9 @@ static bool check_operand(qq_ctx *c, const qq_shape *s, qr_val v, bool right, qr
 static bool check_fn_operand(qq_ctx *c, const qq_shape *s, qr_val a, qr_val *co, int depth)
 {
     qr_val name;
-    if (a.t == QR_T_KW || (a.t == QR_T_STR && c->json))
+    /* JSON has no keywords: a string there is a field when the records have one of that
+     * name, else text */
+    if (a.t == QR_T_KW || (a.t == QR_T_STR && c->json && qq_field_find(s, a.s->data, a.s->len)))
         return check_field(c, s, a, co);
     if (field_ref_map(a, &name))
         return check_field(c, s, name, co);
@@ -907,10 +909,12 @@ static void emit_fn(qq_ctx *c, const qq_shape *s, int fn, qr_val e, const char *
 
 void qq_emit_expr(qq_ctx *c, const qq_shape *s, qr_val e, const char *x, qr_buf *b)
 {
-    size_t on;
-    int fn = e.t == QR_T_VEC && qr_vec_len(e) && qr_vec_at(e, 0).t == QR_T_KW
-                 ? find_op(qr_sym_name(qr_vec_at(e, 0).sym, &on), on, fn_ops, F_COUNT)
-                 : -1;
+    int fn = -1;
+    if (e.t == QR_T_VEC && qr_vec_len(e) && qr_vec_at(e, 0).t == QR_T_KW) {
+        size_t on;
+        const char *op = qr_sym_name(qr_vec_at(e, 0).sym, &on);
+        fn = find_op(op, on, fn_ops, F_COUNT);
+    }
     if (fn >= 0)
         emit_fn(c, s, fn, e, x, b);
     else if (e.t == QR_T_VEC && qr_vec_len(e) && qr_vec_at(e, 0).t == QR_T_KW)

@@ -369,7 +369,13 @@ static bool check_map(qq_ctx *c, qq_step *st, const qr_val *raw, const bool *has
     out->records = true;
     out->closed = has[QK_SELECT] || s->closed;
     bool ok = in_ok;
-    if (has[QK_SELECT]) {
+    qr_val rs = raw[QK_SELECT];
+    if (has[QK_SELECT] && has[QK_COMPUTE] && (rs.t == QR_T_VEC || rs.t == QR_T_LIST) &&
+        qr_vec_len(rs) == 0) {
+        /* :select [] keeps no field: the records are the computed fields only (a rename:
+         * :select [] :compute {:who :author}) */
+        st->keys[QK_SELECT] = qr_vec_empty(QR_T_VEC);
+    } else if (has[QK_SELECT]) {
         if (field_list(c, s, raw[QK_SELECT], "select", &st->keys[QK_SELECT])) {
             qr_val sel = st->keys[QK_SELECT];
             for (size_t i = 0; i < qr_vec_len(sel); i++) {
@@ -981,7 +987,10 @@ static const qq_op ops[] = {
      check_take, emit_take},
     {"drop", "the items after the first :n", ":on :n", "", "{:op :drop :on :ranked :as :rest :n 5}",
      check_take, emit_take},
-    {"map", "records with only the :select fields (or all of them) plus :compute fields", ":on",
+    {"map",
+     "records with only the :select fields (all of them without :select; none with :select "
+     "[]) plus :compute fields (a field keyword renames: :compute {:who :author})",
+     ":on",
      ":select :compute",
      "{:op :map :on :commits :as :scored :select [:hash :author] :compute {:risk [:+ [:* "
      ":deletions 2] :additions]}}",

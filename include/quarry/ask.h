@@ -56,6 +56,10 @@ typedef struct qr_ask_opts {
      * failing call (QR_OK not returned): not stated */
     int (*repo_span)(void *ud, int64_t *first, int64_t *last);
     void *repo_span_ud;
+    /* the repository's authors, for the router (qr_router_opts.author); NULL: names
+     * only after a marker */
+    bool (*author)(void *ud, const char *name, char *out, size_t cap);
+    void *author_ud;
 } qr_ask_opts;
 
 void qr_ask_opts_init(qr_ask_opts *o, const char *question, qr_tools *tools, qr_llm *llm);

@@ -736,7 +736,8 @@ static int tier1(ask_run *R, bool *answered)
 {
     qr_route route = {0};
     *answered = false;
-    if (!qr_router_match(R->o->question, strlen(R->o->question), &route))
+    qr_router_opts ro = {.author = R->o->author, .author_ud = R->o->author_ud};
+    if (!qr_router_match_opts(R->o->question, strlen(R->o->question), &ro, &route))
         return QR_OK;
     R->r->tier = 1;
     R->r->rule = route.rule ? dup_n(route.rule, strlen(route.rule)) : NULL;

@@ -326,6 +326,8 @@ int cmd_ask(int argc, char **argv)
     o.limits = lim;
     o.repo_span = qr_host_repo_span;
     o.repo_span_ud = &host;
+    o.author = qr_host_author;
+    o.author_ud = &host;
     if (tf) {
         o.trace = trace_line;
         o.trace_ud = tf;

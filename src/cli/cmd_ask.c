@@ -40,6 +40,10 @@ static const char usage[] =
     "The model is configured with QUARRY_LLM_URL, QUARRY_LLM_MODEL, QUARRY_LLM_API_KEY and\n"
     "QUARRY_LLM_PROVIDER (openai|anthropic), or an [llm] table in\n"
     "~/.config/quarry/config.toml or the repository's .quarry.toml (docs/llm.md).\n"
+    "Each model request waits at most QUARRY_LLM_TIMEOUT_MS (default 120000) and is\n"
+    "retried QUARRY_LLM_MAX_RETRIES times (default 3) on timeouts, 429 and 5xx.\n"
+    "Every prompt states today's date and time zone (QUARRY_NOW pins \"now\") and the\n"
+    "repository's first and last commit dates.\n"
     "\n"
     "options:\n"
     "  --explain             on stderr: the tier that answered, the query, the compiled\n"
@@ -327,6 +331,10 @@ int cmd_ask(int argc, char **argv)
     o.max_calls = (uint32_t)max_calls;
     o.no_router = no_router;
     o.limits = lim;
+    o.repo_span = qr_host_repo_span;
+    o.repo_span_ud = &host;
+    o.author = qr_host_author;
+    o.author_ud = &host;
     if (tf) {
         o.trace = trace_line;
         o.trace_ud = tf;

@@ -38,7 +38,10 @@ static qr_llm_message user_msg(const char *text)
 
 static qr_llm_request simple_request(const qr_llm_message *m, size_t n, const char *system)
 {
-    qr_llm_request r = {system, system ? strlen(system) : 0, m, n, 0};
+    qr_llm_request r = {.system = system,
+                        .system_len = system ? strlen(system) : 0,
+                        .messages = m,
+                        .nmessages = n};
     return r;
 }
 
@@ -102,6 +105,20 @@ static void test_request_json(void)
                    "\"content\":\"ok\"}],\"temperature\":0,\"stream\":false}");
     CHECK(strstr(b.p, KEY) == NULL);
     CHECK_STR(qr_llm_endpoint(l), "https://api.anthropic.com/v1/messages");
+
+    /* a shared block: a cache breakpoint after it, and one after the whole system text */
+    qr_buf_reset(&b);
+    r = simple_request(m, 1, "SHARED role");
+    r.shared_len = 6;
+    CHECK(qr_llm_request_json(l, &r, &b) == QR_OK);
+    CHECK(strstr(b.p, "\"system\":[{\"type\":\"text\",\"text\":\"SHARED\",\"cache_control\":{"
+                      "\"type\":\"ephemeral\"}},{\"type\":\"text\",\"text\":\" role\","
+                      "\"cache_control\":{\"type\":\"ephemeral\"}}]") != NULL);
+    /* a shared length that is not shorter than the text: one block */
+    qr_buf_reset(&b);
+    r.shared_len = 11;
+    CHECK(qr_llm_request_json(l, &r, &b) == QR_OK);
+    CHECK(strstr(b.p, "\"system\":[{\"type\":\"text\",\"text\":\"SHARED role\",") != NULL);
 
     /* no messages: refused */
     qr_buf_reset(&b);

@@ -74,6 +74,8 @@ void qr__code_node_json(const qr_code_graph *g, const qr_code_node *n, qr_buf *b
                   n->it.type);
     if (n->it.flags & QR_CODE_EXTERN)
         qr_buf_puts(b, ",\"extern\":true");
+    if (n->it.flags & QR_CODE_ANON)
+        qr_buf_puts(b, ",\"anonymous\":true");
     if (n->it.flags & QR_CODE_LEXICAL)
         qr_buf_puts(b, ",\"lexical\":true");
     if (n->inactive)

@@ -484,6 +484,7 @@ static void members(ex *e, TSNode body, const char *owner, const ctx *c)
                     continue;
                 qr_code_item *it = item(e, QR_CODE_MEMBER, text(e, nm), m, &cc);
                 if (it) {
+                    it->line = line_of(nm); /* one of several on a declaration's lines */
                     it->parent = owner;
                     it->type = decl_type(e, m, type, d);
                 }
@@ -568,6 +569,8 @@ static void declaration(ex *e, TSNode n, const ctx *c)
                 qr_code_item *it =
                     item(e, fn ? QR_CODE_DECLARATION : QR_CODE_VARIABLE, text(e, nm), n, c);
                 if (it) {
+                    if (!fn)
+                        it->line = line_of(nm);
                     it->flags |= (is_static ? QR_CODE_STATIC : 0) |
                                  (is_extern && !fn ? QR_CODE_EXTERN : 0);
                     it->type = decl_type(e, n, type, d);

@@ -553,9 +553,78 @@ const char *qr__code_node_key(qr_code_graph *g, size_t i)
     return g->keys[i] ? g->keys[i] : n->it.name;
 }
 
-/* The node of kind k (or any definition kind when k < 0) named `name`: one in `file`
- * first, then an active non-static one elsewhere, else -1. */
-int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int k, const char *file)
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The files `f` includes, directly or not (file indexes, sorted), made on first use. */
+static const gfile *closure_of(qr_code_graph *g, int64_t fi)
+{
+    gfile *f = &g->files[fi];
+    if (f->closure_done)
+        return f;
+    f->closure_done = true;
+    size_t n = 0, cap = 16;
+    size_t *q = malloc(cap * sizeof *q);
+    if (!q)
+        return f;
+    for (size_t i = 0; i < f->ndirect; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < n && !seen; j++)
+            seen = q[j] == f->direct[i];
+        if (!seen)
+            q[n++] = f->direct[i];
+        if (n == cap)
+            break;
+    }
+    for (size_t head = 0; head < n; head++) {
+        const gfile *h = &g->files[q[head]];
+        for (size_t i = 0; i < h->ndirect; i++) {
+            bool seen = h->direct[i] == (size_t)fi;
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = q[j] == h->direct[i];
+            if (seen)
+                continue;
+            if (n == cap) {
+                size_t *nq = realloc(q, cap * 2 * sizeof *q);
+                if (!nq)
+                    goto done;
+                q = nq;
+                cap *= 2;
+            }
+            q[n++] = h->direct[i];
+        }
+    }
+done:
+    qsort(q, n, sizeof *q, cmp_size);
+    f->closure = q;
+    f->nclosure = n;
+    return f;
+}
+
+/* Whether the file named `path` is `file` itself or one it includes. */
+static bool visible_from(qr_code_graph *g, const char *file, const char *path)
+{
+    if (!file)
+        return false;
+    if (!strcmp(file, path))
+        return true;
+    int64_t fi = qr__code_file_index(g, file), pi = qr__code_file_index(g, path);
+    if (fi < 0 || pi < 0)
+        return false;
+    const gfile *f = closure_of(g, fi);
+    size_t want = (size_t)pi;
+    return f->closure && bsearch(&want, f->closure, f->nclosure, sizeof want, cmp_size) != NULL;
+}
+
+/* The node of kind k (or any definition kind when k < 0) named `name`, as the code of
+ * `file` sees it: one in `file` first, then one in a header it includes, then (for what
+ * the linker joins: non-static functions and variables; and types, as a guess) one
+ * anywhere. Macros and static functions are seen only in `file` and what it includes.
+ * Active ones before inactive ones; -1 when none. */
+int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
     int64_t best = -1;
     int best_rank = 99;
@@ -568,10 +637,17 @@ int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int k, const 
         if (!kind_ok)
             continue;
         bool same = file && !strcmp(n->file, file);
-        bool stat = n->it.flags & QR_CODE_STATIC;
-        if (stat && !same)
+        bool local = n->it.kind == QR_CODE_MACRO || (n->it.flags & QR_CODE_STATIC);
+        int rank;
+        if (same)
+            rank = 0;
+        else if (visible_from(g, file, n->file))
+            rank = 2;
+        else if (!local)
+            rank = 4;
+        else
             continue;
-        int rank = (same ? 0 : 2) + (n->inactive ? 1 : 0);
+        rank += n->inactive ? 1 : 0;
         if (rank < best_rank) {
             best_rank = rank;
             best = (int64_t)g->by_name[i];
@@ -785,6 +861,41 @@ static int assemble(qr_code_graph *g)
     for (size_t i = 0; i < g->nnodes; i++)
         g->nodes[i].inactive = qr__code_cond_inactive(g, g->nodes[i].it.cond);
 
+    /* includes first: which files a file includes decides which macros and static
+     * functions its code sees */
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        for (size_t r = 0; r < f->file.nrefs; r++) {
+            const qr_code_ref *ref = &f->file.refs[r];
+            if (ref->kind != QR_CODE_REF_INCLUDE)
+                continue;
+            const char *to = resolve_include(g, f, ref->name);
+            qr_code_edge e = {.kind = QR_CODE_E_INCLUDES,
+                              .from = f->file_node,
+                              .to = -1,
+                              .from_key = f->path,
+                              .to_key = to ? to : ref->name,
+                              .file = f->path,
+                              .line = ref->line,
+                              .inactive = qr__code_cond_inactive(g, ref->cond)};
+            if (to) {
+                int64_t ti = qr__code_file_index(g, to);
+                if (ti >= 0) {
+                    e.to = g->files[ti].file_node;
+                    size_t *nd = realloc(f->direct, (f->ndirect + 1) * sizeof *nd);
+                    if (!nd)
+                        return QR_ENOMEM;
+                    f->direct = nd;
+                    f->direct[f->ndirect++] = (size_t)ti;
+                }
+            }
+            if ((rc = push_edge(g, &e)))
+                return rc;
+        }
+    }
+
     /* edges */
     const char *stack[MACRO_DEPTH];
     for (size_t i = 0; i < g->nfiles; i++) {
@@ -842,21 +953,7 @@ static int assemble(qr_code_graph *g)
             const qr_code_ref *ref = &f->file.refs[r];
             bool inactive = qr__code_cond_inactive(g, ref->cond);
             if (ref->kind == QR_CODE_REF_INCLUDE) {
-                const char *to = resolve_include(g, f, ref->name);
-                qr_code_edge e = {.kind = QR_CODE_E_INCLUDES,
-                                  .from = f->file_node,
-                                  .to = -1,
-                                  .from_key = f->path,
-                                  .to_key = to ? to : ref->name,
-                                  .file = f->path,
-                                  .line = ref->line,
-                                  .inactive = inactive};
-                if (to) {
-                    int64_t ti = qr__code_file_index(g, to);
-                    e.to = ti >= 0 ? g->files[ti].file_node : -1;
-                }
-                if ((rc = push_edge(g, &e)))
-                    return rc;
+                continue; /* done before, so that what a file includes is known */
             } else if (ref->kind == QR_CODE_REF_CALL && ref->from) {
                 int64_t caller = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
                 call_site s = {.f = f,
@@ -1048,6 +1145,10 @@ void qr_code_graph_free(qr_code_graph *g)
 {
     if (!g)
         return;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        free(g->files[i].direct);
+        free(g->files[i].closure);
+    }
     free(g->files);
     free(g->nodes);
     free(g->edges);

@@ -25,6 +25,11 @@ typedef struct gfile {
     qr_code_file file;
     int64_t file_node;
     size_t node0, nnodes; /* its items: nodes[node0 .. node0 + nnodes) */
+    size_t *direct;       /* repository files it includes (malloc'd) */
+    size_t ndirect;
+    size_t *closure; /* and what those include, sorted (malloc'd, made on first use) */
+    size_t nclosure;
+    bool closure_done;
 } gfile;
 
 struct qr_code_graph {
@@ -49,7 +54,7 @@ size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *firs
 size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first);
 int64_t qr__code_file_index(const qr_code_graph *g, const char *path);
 const char *qr__code_node_key(qr_code_graph *g, size_t i);
-int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int kind, const char *file);
+int64_t qr__code_resolve(qr_code_graph *g, const char *name, int kind, const char *file);
 
 bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond);
 extern const char *const qr__code_query_types[];

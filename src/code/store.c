@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 /* bump when the schema or what the extractor yields for a blob changes */
-#define CODE_STORE_VERSION 6
+#define CODE_STORE_VERSION 7
 #define CODE_APPLICATION_ID 0x71636f64 /* "qcod" */
 
 enum { ST_GET_BLOB, ST_GET_ITEMS, ST_GET_REFS, ST_PUT_BLOB, ST_PUT_ITEM, ST_PUT_REF, ST_N };

@@ -1149,6 +1149,8 @@ void qr_code_graph_free(qr_code_graph *g)
         free(g->files[i].direct);
         free(g->files[i].closure);
     }
+    free(g->refs);
+    free(g->ref_file);
     free(g->files);
     free(g->nodes);
     free(g->edges);
@@ -1215,4 +1217,96 @@ const char *qr_code_graph_text(qr_code_graph *g, const qr_code_node *n, qr_arena
         r = qr_arena_strndup(a, data + n->it.start_byte, n->it.end_byte - n->it.start_byte);
     free(data);
     return r;
+}
+
+int qr__code_file_names(qr_code_graph *g, size_t fi, qr_buf *err)
+{
+    gfile *f = &g->files[fi];
+    if (f->names_loaded || f->status != QR_CODE_BLOB_OK)
+        return QR_OK;
+    int rc = qr__code_store_names(g->c->store, f->oid, &g->a, &f->names, &f->nnames, err);
+    if (rc == QR_OK)
+        f->names_loaded = true;
+    return rc;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    const qr_code_ref *rx = sort_graph->refs[x], *ry = sort_graph->refs[y];
+    int c = strcmp(rx->name, ry->name);
+    if (c)
+        return c;
+    if (sort_graph->ref_file[x] != sort_graph->ref_file[y])
+        return sort_graph->ref_file[x] < sort_graph->ref_file[y] ? -1 : 1;
+    if (rx->line != ry->line)
+        return rx->line < ry->line ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+int qr__code_ref_index(qr_code_graph *g, qr_buf *err)
+{
+    if (g->refs_done)
+        return QR_OK;
+    size_t n = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        int rc = qr__code_file_names(g, i, err);
+        if (rc)
+            return rc;
+        if (g->files[i].status < 0 || g->files[i].deleted)
+            continue;
+        n += g->files[i].file.nrefs + g->files[i].nnames;
+    }
+    const qr_code_ref **refs = malloc((n ? n : 1) * sizeof *refs);
+    size_t *files = malloc((n ? n : 1) * sizeof *files);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!refs || !files || !order) {
+        free(refs);
+        free(files);
+        free(order);
+        return QR_ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        if (f->status < 0 || f->deleted)
+            continue;
+        for (size_t r = 0; r < f->file.nrefs; r++)
+            if (f->file.refs[r].kind != QR_CODE_REF_INCLUDE) {
+                refs[k] = &f->file.refs[r];
+                files[k++] = i;
+            }
+        for (size_t r = 0; r < f->nnames; r++) {
+            refs[k] = &f->names[r];
+            files[k++] = i;
+        }
+    }
+    g->refs = refs;
+    g->ref_file = files;
+    g->nrefs = k;
+    for (size_t i = 0; i < k; i++)
+        order[i] = i;
+    sort_graph = g;
+    qsort(order, k, sizeof *order, cmp_ref);
+    sort_graph = NULL;
+    /* apply the order */
+    const qr_code_ref **r2 = malloc((k ? k : 1) * sizeof *r2);
+    size_t *f2 = malloc((k ? k : 1) * sizeof *f2);
+    if (!r2 || !f2) {
+        free(r2);
+        free(f2);
+        free(order);
+        return QR_ENOMEM;
+    }
+    for (size_t i = 0; i < k; i++) {
+        r2[i] = refs[order[i]];
+        f2[i] = files[order[i]];
+    }
+    free(refs);
+    free(files);
+    free(order);
+    g->refs = r2;
+    g->ref_file = f2;
+    g->refs_done = true;
+    return QR_OK;
 }

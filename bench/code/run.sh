@@ -31,7 +31,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RUNS=${BENCH_RUNS:-3}
 COPIES=${BENCH_COPIES:-20}
-QUERIES=${BENCH_QUERIES:-200}
+QUERIES=${BENCH_QUERIES:-1000}
 WORK=$HERE/.data
 
 say() { printf '%s\n' "$*" >&2; }
@@ -124,8 +124,8 @@ inproc() {
   "$Q" lisp --repo "$REPO" --timeout-ms 600000 --max-steps 100000000 \
     -e "(count (for [i (range $k)] (tool/query_codebase $q)))"
 }
-cg='{:query_type "get_call_graph" :name "'$fn'" :limit 1000}'
-fr='{:query_type "find_references" :name "'$fn'" :limit 1000}'
+cg='{:query_type "get_call_graph" :name "'$fn'"}'
+fr='{:query_type "find_references" :name "'$fn'"}'
 one_cg=$(best "get_call_graph x1" inproc "$cg" 1)
 many_cg=$(best "get_call_graph x$QUERIES" inproc "$cg" $((QUERIES + 1)))
 one_fr=$(best "find_references x1" inproc "$fr" 1)

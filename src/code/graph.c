@@ -399,20 +399,22 @@ static int cmp_by_name(const void *a, const void *b)
     return x->it.line < y->it.line ? -1 : x->it.line > y->it.line;
 }
 
+static int cmp_edge_keys(const void *a, const void *b, bool to)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const qr_code_edge *x = &sort_graph->edges[i], *y = &sort_graph->edges[j];
+    int c = to ? strcmp(x->to_key, y->to_key) : strcmp(x->from_key, y->from_key);
+    return c ? c : (i > j) - (i < j);
+}
+
 static int cmp_by_from(const void *a, const void *b)
 {
-    const qr_code_edge *x = &sort_graph->edges[*(const size_t *)a];
-    const qr_code_edge *y = &sort_graph->edges[*(const size_t *)b];
-    int c = strcmp(x->from_key, y->from_key);
-    return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+    return cmp_edge_keys(a, b, false);
 }
 
 static int cmp_by_to(const void *a, const void *b)
 {
-    const qr_code_edge *x = &sort_graph->edges[*(const size_t *)a];
-    const qr_code_edge *y = &sort_graph->edges[*(const size_t *)b];
-    int c = strcmp(x->to_key, y->to_key);
-    return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+    return cmp_edge_keys(a, b, true);
 }
 
 /* First position in g->by_name whose name is >= name. */

@@ -211,8 +211,8 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
             continue;
         for (int dir = 0; dir < 2; dir++) {
             bool forward = dir == 0;
-            if (file_mode && !forward)
-                continue;
+            if (file_mode && !forward && mode == QR_CODE_DOT_INCLUDES)
+                continue; /* --includes: what it includes; else both ways */
             if (!file_mode && forward && mode == QR_CODE_DOT_CALLERS)
                 continue;
             if (!file_mode && !forward && mode == QR_CODE_DOT_CALLEES)

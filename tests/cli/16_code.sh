@@ -130,6 +130,9 @@ expect_out "a function that parses before an error" '1' \
 
 # pictures
 expect_out "graph: DOT" 'digraph quarry {' sh -c "'$Q' code graph pushint --repo '$R' | head -1"
+expect_out "graph: a header and what includes it" '  "src/api.c" -> "include/lib.h";
+  "src/main.c" -> "include/lib.h";' \
+  sh -c "'$Q' code graph lib.h --repo '$R' | grep -- '->'"
 expect_out "graph: a static function filled" '1' \
   sh -c "'$Q' code graph pushint --callees --repo '$R' | grep -c 'label=\"check\", style=filled'"
 if command -v dot >/dev/null 2>&1; then

@@ -18,6 +18,7 @@
  */
 #include "graph_int.h"
 
+#include <ctype.h>
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -827,6 +828,51 @@ static const char *resolve_include(qr_code_graph *g, const gfile *f, const char 
     return found;
 }
 
+/* uses-type edges from a struct to the repository's types its member n names (words of
+ * the member's type: `struct X` a struct, other identifiers a typedef). */
+static int member_types(qr_code_graph *g, const gfile *f, int64_t owner, const qr_code_node *n)
+{
+    const char *t = n->it.type;
+    if (!t)
+        return QR_OK;
+    int kind = QR_CODE_TYPEDEF;
+    while (*t) {
+        if (!(isalpha((unsigned char)*t) || *t == '_')) {
+            t++;
+            continue;
+        }
+        const char *b = t;
+        while (isalnum((unsigned char)*t) || *t == '_')
+            t++;
+        char word[128];
+        size_t w = (size_t)(t - b);
+        if (w >= sizeof word)
+            continue;
+        memcpy(word, b, w);
+        word[w] = 0;
+        if (!strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum")) {
+            kind = word[0] == 's' ? QR_CODE_STRUCT : word[0] == 'u' ? QR_CODE_UNION : QR_CODE_ENUM;
+            continue;
+        }
+        int64_t to = qr__code_resolve(g, word, kind, f->path);
+        kind = QR_CODE_TYPEDEF;
+        if (to < 0 || to == owner)
+            continue;
+        qr_code_edge e = {.kind = QR_CODE_E_USES_TYPE,
+                          .from = owner,
+                          .to = to,
+                          .from_key = qr__code_node_key(g, (size_t)owner),
+                          .to_key = qr__code_node_key(g, (size_t)to),
+                          .file = f->path,
+                          .line = n->it.line,
+                          .inactive = n->inactive};
+        int rc = push_edge(g, &e);
+        if (rc)
+            return rc;
+    }
+    return QR_OK;
+}
+
 static int assemble(qr_code_graph *g)
 {
     int rc;
@@ -939,6 +985,8 @@ static int assemble(qr_code_graph *g)
                 e.to = owner;
                 e.to_key = qr__code_node_key(g, (size_t)owner);
                 if ((rc = push_edge(g, &e)))
+                    return rc;
+                if (n->it.kind == QR_CODE_MEMBER && (rc = member_types(g, f, owner, n)))
                     return rc;
                 continue;
             }

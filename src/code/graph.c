@@ -607,16 +607,13 @@ done:
     return f;
 }
 
-/* Whether the file named `path` is `file` itself or one it includes. */
-static bool visible_from(qr_code_graph *g, const char *file, const char *path)
+/* Whether file pi is file fi or one fi includes. */
+static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
 {
-    if (!file)
-        return false;
-    if (!strcmp(file, path))
-        return true;
-    int64_t fi = qr__code_file_index(g, file), pi = qr__code_file_index(g, path);
     if (fi < 0 || pi < 0)
         return false;
+    if (fi == pi)
+        return true;
     const gfile *f = closure_of(g, fi);
     size_t want = (size_t)pi;
     return f->closure && bsearch(&want, f->closure, f->nclosure, sizeof want, cmp_size) != NULL;
@@ -631,6 +628,7 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
 {
     int64_t best = -1;
     int best_rank = 99;
+    int64_t fi = -2; /* the index of `file`, looked up once a candidate needs it */
     for (size_t i = qr__code_name_lower(g, name);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, name); i++) {
         const qr_code_node *n = &g->nodes[g->by_name[i]];
@@ -639,12 +637,15 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
                                     n->it.kind != QR_CODE_ENUMERATOR;
         if (!kind_ok)
             continue;
-        bool same = file && !strcmp(n->file, file);
+        if (fi == -2)
+            fi = file ? qr__code_file_index(g, file) : -1;
+        int64_t ni = g->node_file ? (int64_t)g->node_file[g->by_name[i]] : -1;
+        bool same = file && (n->file == file || (fi >= 0 && ni == fi) || !strcmp(n->file, file));
         bool local = n->it.kind == QR_CODE_MACRO || (n->it.flags & QR_CODE_STATIC);
         int rank;
         if (same)
             rank = 0;
-        else if (visible_from(g, file, n->file))
+        else if (visible_from(g, fi, ni))
             rank = 2;
         else if (!local)
             rank = 4;
@@ -660,20 +661,35 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
 }
 
 /* The function in file whose lines hold `line` named `name` (-1 when none). */
-static int64_t enclosing(const qr_code_graph *g, const gfile *f, const char *name, uint32_t line,
+static int64_t enclosing(qr_code_graph *g, const gfile *f, const char *name, uint32_t line,
                          qr_code_kind kind)
 {
     if (!name)
         return -1;
+    /* consecutive references mostly sit in one function: try the last answer first */
+    int64_t last = g->last_enclosing;
+    if (last >= (int64_t)f->node0 && last < (int64_t)(f->node0 + f->nnodes)) {
+        const qr_code_node *n = &g->nodes[last];
+        if (n->it.kind == kind && line >= n->it.line && line <= n->it.end_line &&
+            !strcmp(n->it.name, name))
+            return last;
+    }
+    int64_t found = -1;
     int64_t any = -1;
     for (size_t i = f->node0; i < f->node0 + f->nnodes; i++) {
         const qr_code_node *n = &g->nodes[i];
         if (n->it.kind != kind || strcmp(n->it.name, name))
             continue;
-        if (line >= n->it.line && line <= n->it.end_line)
-            return (int64_t)i;
+        if (line >= n->it.line && line <= n->it.end_line) {
+            found = (int64_t)i;
+            break;
+        }
         if (any < 0)
             any = (int64_t)i;
+    }
+    if (found >= 0) {
+        g->last_enclosing = found;
+        return found;
     }
     return any;
 }
@@ -896,6 +912,17 @@ static int assemble(qr_code_graph *g)
                 return rc;
         }
         f->nnodes = g->nnodes - f->node0;
+    }
+    g->node_file = malloc((g->nnodes ? g->nnodes : 1) * sizeof *g->node_file);
+    if (!g->node_file)
+        return QR_ENOMEM;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        g->node_file[f->file_node] = i;
+        for (size_t k = f->node0; k < f->node0 + f->nnodes; k++)
+            g->node_file[k] = i;
     }
     g->keys = calloc(g->nnodes ? g->nnodes : 1, sizeof *g->keys);
     g->by_name = malloc((g->nnodes ? g->nnodes : 1) * sizeof *g->by_name);
@@ -1201,6 +1228,7 @@ void qr_code_graph_free(qr_code_graph *g)
     }
     free(g->refs);
     free(g->ref_file);
+    free(g->node_file);
     free(g->files);
     free(g->nodes);
     free(g->edges);

@@ -46,6 +46,8 @@ struct qr_code_graph {
     qr_code_edge *edges;
     size_t nedges, cape;
     const char **keys; /* per node, "FILE:NAME", made on demand */
+    size_t *node_file; /* per node, the index of its file */
+    int64_t last_enclosing; /* the function the last reference was in (a cache) */
     size_t *by_name;   /* non-file nodes sorted by name, file, line */
     size_t nnamed;
     size_t *by_from, *by_to; /* edges sorted by from_key / to_key */

@@ -58,6 +58,7 @@ struct qr_code_graph {
     size_t *ref_file;
     size_t nrefs;
     bool refs_done;
+    size_t ref_queries; /* find_references asked so far */
 };
 
 size_t qr__code_name_lower(const qr_code_graph *g, const char *name);

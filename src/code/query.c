@@ -866,6 +866,25 @@ static int q_get_call_graph(q *x, qr_val *out)
     return QR_OK;
 }
 
+/* One row of find_references (when in the page and active as asked). */
+static void ref_row(q *x, const gfile *f, const qr_code_ref *ref)
+{
+    static const char *const kinds[] = {"call", "include", "type", "use", "macro-body"};
+    if (!x->inactive && qr__code_cond_inactive(x->g, ref->cond))
+        return;
+    if (in_page(x)) {
+        qr_mapb mb;
+        qr_mapb_init(&mb, x->a, 6);
+        qr_mapb_put(&mb, kw(x, "file"), s(x, f->path));
+        qr_mapb_put(&mb, kw(x, "line"), qr_int(ref->line));
+        qr_mapb_put(&mb, kw(x, "kind"), s(x, kinds[ref->kind]));
+        qr_mapb_put(&mb, kw(x, ref->kind == QR_CODE_REF_MACRO_CALL ? "macro" : "function"),
+                    s(x, ref->from));
+        qr_vecb_push(&x->rows, qr_mapb_finish(&mb, QR_T_MAP));
+    }
+    x->total++;
+}
+
 static int q_find_references(q *x, qr_val *out)
 {
     int rc = need(x, "name", x->name);
@@ -876,10 +895,33 @@ static int q_find_references(q *x, qr_val *out)
     for (size_t j = qr__code_name_lower(g, x->name);
          j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++)
         known = true;
-    static const char *const kinds[] = {"call", "include", "type", "use", "macro-body"};
-    if ((rc = qr__code_ref_index(x->g, x->err)))
-        return rc;
-    size_t lo = 0, hi = g->nrefs;
+    if (!x->g->refs_done && x->g->ref_queries++ == 0) {
+        /* the first question of a graph scans (a process answering one question should
+         * not sort every reference); the second builds the index */
+        for (size_t i = 0; i < g->nfiles; i++) {
+            if ((rc = qr__code_file_names(x->g, i, x->err)))
+                return rc;
+            const gfile *f = &g->files[i];
+            if (f->status < 0 || f->deleted || !file_ok(x, f->path))
+                continue;
+            size_t a = 0, b = 0;
+            while (a < f->file.nrefs || b < f->nnames) {
+                const qr_code_ref *ref;
+                if (b >= f->nnames ||
+                    (a < f->file.nrefs && f->file.refs[a].line <= f->names[b].line))
+                    ref = &f->file.refs[a++];
+                else
+                    ref = &f->names[b++];
+                if (ref->kind == QR_CODE_REF_INCLUDE || strcmp(ref->name, x->name))
+                    continue;
+                known = true;
+                ref_row(x, f, ref);
+            }
+        }
+    } else {
+        if ((rc = qr__code_ref_index(x->g, x->err)))
+            return rc;
+        size_t lo = 0, hi = g->nrefs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (strcmp(g->refs[mid]->name, x->name) < 0)
@@ -887,23 +929,12 @@ static int q_find_references(q *x, qr_val *out)
         else
             hi = mid;
     }
-    for (size_t i = lo; i < g->nrefs && !strcmp(g->refs[i]->name, x->name); i++) {
-        const qr_code_ref *ref = g->refs[i];
-        const gfile *f = &g->files[g->ref_file[i]];
-        known = true;
-        if (!file_ok(x, f->path) || (!x->inactive && qr__code_cond_inactive(g, ref->cond)))
-            continue;
-        if (in_page(x)) {
-            qr_mapb mb;
-            qr_mapb_init(&mb, x->a, 6);
-            qr_mapb_put(&mb, kw(x, "file"), s(x, f->path));
-            qr_mapb_put(&mb, kw(x, "line"), qr_int(ref->line));
-            qr_mapb_put(&mb, kw(x, "kind"), s(x, kinds[ref->kind]));
-            qr_mapb_put(&mb, kw(x, ref->kind == QR_CODE_REF_MACRO_CALL ? "macro" : "function"),
-                        s(x, ref->from));
-            qr_vecb_push(&x->rows, qr_mapb_finish(&mb, QR_T_MAP));
+        for (size_t i = lo; i < g->nrefs && !strcmp(g->refs[i]->name, x->name); i++) {
+            const gfile *f = &g->files[g->ref_file[i]];
+            known = true;
+            if (file_ok(x, f->path))
+                ref_row(x, f, g->refs[i]);
         }
-        x->total++;
     }
     if (!known) {
         static const qr_code_kind ks[] = {

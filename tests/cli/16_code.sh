@@ -101,6 +101,8 @@ expect_out "query: struct members" 'name fn' \
   sh -c "'$Q' code query find_struct --name reg --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(m[\"name\"] for m in json.load(sys.stdin)[\"results\"][0][\"members\"]))'"
 expect_out "query: references with their functions" 'src/api.c 8 call pushint|src/api.c 17 use openlib|src/main.c 3 call main|src/main.c 5 call extra' \
   sh -c "'$Q' code query find_references --name check --repo '$R' --format json | python3 -c 'import json,sys; print(\"|\".join(\"%s %d %s %s\" % (r[\"file\"], r[\"line\"], r[\"kind\"], r.get(\"function\")) for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "query: references scanned, then indexed, alike" 'true' \
+  "$Q" lisp --repo "$R" -e '(let [q {:query_type "find_references" :name "pushint"}] (= (tool/query_codebase q) (tool/query_codebase q) (tool/query_codebase q)))'
 expect_out "the same tool from the Lisp" '["src/api.c:pushint"]' \
   "$Q" lisp --repo "$R" --format json -e '(:functions (tool/query_codebase {:query_type "get_call_graph" :name "pushint"}))'
 expect_out "the tool is listed" 'query_codebase' \

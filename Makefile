@@ -16,6 +16,7 @@ deps:
 test: test-release test-asan
 
 test-release: all
+	@sh scripts/deps.sh --test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (clang)
@@ -31,6 +32,7 @@ bench: all
 	bash bench/git/run.sh $(BUILD)/quarry
 	bash bench/ask/run.sh $(BUILD)/quarry
 	bash bench/memory/run.sh $(BUILD)/quarry
+	bash bench/code/run.sh $(BUILD)/quarry
 
 # libFuzzer: each harness runs for FUZZ_SECONDS (default 60)
 FUZZ_SECONDS ?= 60

@@ -777,8 +777,10 @@ int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t
         if (!oids || !got || !found || !qpos) {
             rc = QR_ENOMEM;
         } else {
+            /* a shallow boundary is not looked up: what the index holds for it (if
+             * anything) was its diff against parents that git no longer sees */
             for (size_t k = 0; k < nwant; k++)
-                if (!is_merge(&cs[want[k]])) {
+                if (qr__git_stats_storable(g, &cs[want[k]])) {
                     oids[nq] = out[want[k]].oid;
                     qpos[nq++] = want[k];
                 }

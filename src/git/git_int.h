@@ -190,6 +190,14 @@ int qr__graph_put(qr_git_index *ix, const qr_graph_commit *cs, size_t n, qr_buf 
 /* found[i]: whether the index holds statistics for oids[i] (one read transaction). */
 int qr__index_has_many(qr_git_index *ix, const git_oid *oids, size_t n, bool *found, qr_buf *err);
 
+/* ---- attributes (attrs.c) ---- */
+/* The fingerprint of what decides which files git counts as binary now: the lines of the
+ * attributes files in force that name diff, binary or a macro, the diff.*.binary settings
+ * and core.bigFileThreshold. Never 0. QR_ENOMEM (with a fingerprint of what was read). */
+int qr__git_attrs_fingerprint(qr_git *g, uint64_t *out);
+/* Sets ix to read and write under g's attributes now (QR_ENOMEM leaves it as it was). */
+int qr__git_index_bind(qr_git *g, qr_git_index *ix);
+
 /* ---- statistics (numstat.c) ---- */
 /* Progress of computing many commits' statistics (see qr_host.progress). */
 typedef struct qr_progress {

@@ -767,6 +767,9 @@ int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t
     for (size_t i = 0; rc == QR_OK && i < n; i++)
         if (!is_merge(&cs[i]) || first_parent)
             want[nwant++] = i;
+    /* what the index holds was computed under the attributes of its time */
+    if (rc == QR_OK && ix && *ix && nwant)
+        rc = qr__git_index_bind(g, *ix);
     /* the index holds what git log shows by default: merges are not in it */
     if (rc == QR_OK && ix && *ix && nwant) {
         const char **oids = malloc(nwant * sizeof *oids);
@@ -880,6 +883,8 @@ int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, 
     qr_commit_info *batch = NULL;
     size_t *iota = NULL;
     int rc = miss && oids && found ? QR_OK : QR_ENOMEM;
+    if (rc == QR_OK)
+        rc = qr__git_index_bind(g, ix);
     size_t m = 0, nmiss = 0;
     for (size_t i = 0; rc == QR_OK && i < n; i++)
         if (qr__git_stats_storable(g, &cs[i])) {

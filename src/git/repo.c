@@ -40,11 +40,13 @@
 #include "git_int.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <iconv.h>
 #include <limits.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* ---- library setup and errors ---- */
@@ -363,12 +365,50 @@ static const char *subject_of(qr_arena *a, const char *msg, size_t *outlen)
     return s;
 }
 
+/* The commit's declared encoding when git would convert from it (not UTF-8), or NULL. */
+static const char *foreign_encoding(git_commit *c)
+{
+    const char *enc = git_commit_message_encoding(c);
+    if (!enc || !*enc || !strcasecmp(enc, "utf-8") || !strcasecmp(enc, "utf8"))
+        return NULL;
+    return enc;
+}
+
+/* s[0..n) converted from enc to UTF-8 (NUL-terminated, in a), as git log shows a commit
+ * with an `encoding` header; s itself (copied) when enc is NULL or iconv cannot convert
+ * it (an unknown encoding, or bytes invalid in it), as git keeps the original then. */
+static char *to_utf8(qr_arena *a, const char *enc, const char *s, size_t n)
+{
+    if (!enc || !n)
+        return qr_arena_strndup(a, s, n);
+    iconv_t cd = iconv_open("UTF-8", enc);
+    if (cd == (iconv_t)-1)
+        return qr_arena_strndup(a, s, n);
+    size_t cap = n * 4 + 4, left = cap;
+    char *buf = malloc(cap), *o = buf;
+    char *in = (char *)s;
+    size_t inleft = n;
+    bool ok = buf && iconv(cd, &in, &inleft, &o, &left) != (size_t)-1 && inleft == 0 &&
+              iconv(cd, NULL, NULL, &o, &left) != (size_t)-1;
+    iconv_close(cd);
+    char *r = ok ? qr_arena_strndup(a, buf, (size_t)(o - buf)) : qr_arena_strndup(a, s, n);
+    free(buf);
+    return r;
+}
+
 static int fill_info(qr_git *g, git_commit *c, qr_arena *a, qr_commit_info *out)
 {
     memset(out, 0, sizeof *out);
     git_oid_cpy(&out->oid, git_commit_id(c));
     const git_signature *sig = git_commit_author(c);
+    const char *enc = foreign_encoding(c);
     const char *name = sig->name ? sig->name : "", *email = sig->email ? sig->email : "";
+    if (enc) {
+        name = to_utf8(a, enc, name, strlen(name));
+        email = to_utf8(a, enc, email, strlen(email));
+        if (!name || !email)
+            return QR_ENOMEM;
+    }
     const char *mname = name, *memail = email;
     qr__mailmap_map(mailmap(g), &mname, &memail);
     out->raw_author = qr_arena_strndup(a, name, strlen(name));
@@ -381,6 +421,8 @@ static int fill_info(qr_git *g, git_commit *c, qr_arena *a, qr_commit_info *out)
     const char *msg = git_commit_message(c);
     if (!msg)
         msg = "";
+    if (enc && !(msg = to_utf8(a, enc, msg, strlen(msg))))
+        return QR_ENOMEM;
     size_t mlen = strlen(msg);
     while (mlen && blank(msg[mlen - 1]))
         mlen--;
@@ -745,8 +787,10 @@ static int graph_row_of(walk *w, git_commit *c, const qr_graph_commit **out)
     r->ctime = git_commit_time(c);
     r->atime = sig->when.time;
     r->aoffset = sig->when.offset;
-    r->name = qr_arena_strndup(a, name, strlen(name));
-    r->email = qr_arena_strndup(a, email, strlen(email));
+    /* stored as git log shows it: converted from the commit's declared encoding */
+    const char *enc = foreign_encoding(c);
+    r->name = to_utf8(a, enc, name, strlen(name));
+    r->email = to_utf8(a, enc, email, strlen(email));
     if (!r->name || !r->email)
         return QR_ENOMEM;
     for (unsigned i = 0; i < np; i++)

@@ -17,7 +17,8 @@
  * definitions (`[attr]NAME ...`); plus the diff.*.binary settings and
  * core.bigFileThreshold (larger blobs are binary to git). Editing a `text` or `eol` rule,
  * or a comment, keeps the index. The .gitattributes files looked at are the root one and
- * every one the index tracks; an untracked .gitattributes below the root is not seen.
+ * the work tree's copy of every one the index tracks; an untracked .gitattributes below
+ * the root is not seen (finding one would mean a stat in every directory per query).
  *
  * Rejected: asking `git check-attr` for every path in the history (a process and a pass
  * over every path per query); keying by the content of whole files (a comment would throw
@@ -127,8 +128,9 @@ static void collect_macros(fp_state *st, const char *text, size_t n)
 /* Hashes the lines of one attributes file that can change a diff (label: where from). */
 static void hash_lines(fp_state *st, const char *label, const char *text, size_t n)
 {
-    mix(st, label, strlen(label) + 1);
+    bool labelled = false; /* a file without a line that matters adds nothing */
     if (n > ATTR_FILE_MAX) {
+        mix(st, label, strlen(label) + 1);
         mix(st, text, n);
         return;
     }
@@ -142,6 +144,10 @@ static void hash_lines(fp_state *st, const char *label, const char *text, size_t
         bool keep = k < len && line[k] != '#' &&
                     ((len - k >= 6 && !memcmp(line + k, "[attr]", 6)) ||
                      line_names(line, len, matters, st));
+        if (keep && !labelled) {
+            mix(st, label, strlen(label) + 1);
+            labelled = true;
+        }
         if (keep)
             mix(st, line, len + 1);
         i += len + 1;
@@ -195,31 +201,17 @@ static void add_path(attr_files *fs, const char *label, const char *path)
         files_add(fs, label, text, n);
 }
 
-/* A tracked .gitattributes: the work tree's copy, else the index's. */
+/* A tracked .gitattributes, as git log reads it: the work tree's copy (git log does not
+ * read the index, so a file deleted from the work tree counts as absent). */
 static void add_tracked(attr_files *fs, qr_git *g, const git_index_entry *e)
 {
     qr_buf p;
     qr_buf_init(&p);
     qr_buf_printf(&p, "%s/%s", g->workdir, e->path);
-    char *text = NULL;
-    size_t n = 0;
-    if (!p.failed && read_whole(p.p, &text, &n)) {
-        files_add(fs, e->path, text, n);
-    } else {
-        git_blob *b = NULL;
-        if (git_blob_lookup(&b, g->repo, &e->id) == 0) {
-            size_t len = (size_t)git_blob_rawsize(b);
-            char *copy = malloc(len + 1);
-            if (copy) {
-                memcpy(copy, git_blob_rawcontent(b), len);
-                copy[len] = '\0';
-                files_add(fs, e->path, copy, len);
-            } else {
-                fs->failed = true;
-            }
-            git_blob_free(b);
-        }
-    }
+    if (!p.failed)
+        add_path(fs, e->path, p.p);
+    else
+        fs->failed = true;
     qr_buf_release(&p);
 }
 
@@ -344,4 +336,15 @@ int qr__git_index_bind(qr_git *g, qr_git_index *ix)
     if (rc == QR_OK)
         qr_git_index_set_attrs(ix, fp);
     return rc;
+}
+
+uint64_t qr__attrs_hash_text(const char *text, size_t n)
+{
+    fp_state st = {.h = 0x71756172727961ULL};
+    qr_buf_init(&st.macros);
+    qr_buf_putc(&st.macros, '\n');
+    collect_macros(&st, text, n);
+    hash_lines(&st, "text", text, n);
+    qr_buf_release(&st.macros);
+    return st.h;
 }

@@ -195,6 +195,8 @@ int qr__index_has_many(qr_git_index *ix, const git_oid *oids, size_t n, bool *fo
  * attributes files in force that name diff, binary or a macro, the diff.*.binary settings
  * and core.bigFileThreshold. Never 0. QR_ENOMEM (with a fingerprint of what was read). */
 int qr__git_attrs_fingerprint(qr_git *g, uint64_t *out);
+/* The fingerprint of one attributes file's text alone (tests and fuzzing). */
+uint64_t qr__attrs_hash_text(const char *text, size_t n);
 /* Sets ix to read and write under g's attributes now (QR_ENOMEM leaves it as it was). */
 int qr__git_index_bind(qr_git *g, qr_git_index *ix);
 

@@ -96,81 +96,88 @@ static const char *bracket(const char *p, const char *pe, unsigned char c, bool 
     return p + 1;
 }
 
-/* Does pattern p[0..pe) match text t[0..te)? pathname: '*', '?' and brackets do not match
- * '/', and "**" between slashes (or at either end) matches any number of directories. */
-static bool wild(const char *p0, const char *p, const char *pe, const char *t, const char *te,
-                 bool pathname, bool icase, int depth)
+enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_TO_STARSTAR };
+
+/* The most steps one match may take: git's abort rules keep a match polynomial, and this
+ * bounds what is left (a pattern that needs more does not match). */
+#define WILD_BUDGET 100000
+
+typedef struct wild_ctx {
+    const char *p0, *pe, *te;
+    bool pathname, icase;
+    long budget;
+} wild_ctx;
+
+/* Does pattern p match text t (to the ends of both)? pathname: '*', '?' and brackets do
+ * not match '/', and "**" between slashes (or at either end) matches any number of
+ * directories. The abort codes are git's: once the text ran out, or a single '*' met a
+ * '/', no later start of an enclosing '*' can match either. */
+static int wild(wild_ctx *w, const char *p, const char *t)
 {
-    if (depth > 64)
-        return false;
-    while (p < pe) {
+    for (; p < w->pe; p++, t++) {
+        if (--w->budget < 0)
+            return WM_ABORT_ALL;
         unsigned char c = (unsigned char)*p;
+        if (t >= w->te && c != '*')
+            return WM_ABORT_ALL;
+        unsigned char tc = t < w->te ? (unsigned char)*t : 0;
         if (c == '*') {
             const char *q = p;
-            while (q < pe && *q == '*')
+            while (q < w->pe && *q == '*')
                 q++;
-            bool dbl = q - p >= 2;
-            if (pathname && dbl) {
-                bool at_start = p == p0 || p[-1] == '/';
-                bool at_end = q == pe || *q == '/';
-                if (at_start && at_end) {
-                    if (q == pe) /* trailing "**": everything below */
-                        return true;
-                    /* "**" + "/": zero or more whole directories */
-                    for (const char *s = t;; s++) {
-                        if ((s == t || s[-1] == '/') &&
-                            wild(p0, q + 1, pe, s, te, pathname, icase, depth + 1))
-                            return true;
-                        if (s >= te)
-                            return false;
-                    }
-                }
+            bool match_slash = !w->pathname;
+            if (w->pathname && q - p >= 2 && (p == w->p0 || p[-1] == '/') &&
+                (q == w->pe || *q == '/')) {
+                if (q == w->pe)
+                    return WM_MATCH; /* a trailing "**": everything below */
+                /* "**" + "/": no directory at all, or any ending before a '/' */
+                if (wild(w, q + 1, t) == WM_MATCH)
+                    return WM_MATCH;
+                match_slash = true;
             }
             p = q;
-            if (p == pe)
-                return !pathname || !memchr(t, '/', (size_t)(te - t));
-            for (const char *s = t; s <= te; s++) {
-                if (wild(p0, p, pe, s, te, pathname, icase, depth + 1))
-                    return true;
-                if (s < te && pathname && *s == '/')
-                    return false;
+            if (p == w->pe)
+                return !match_slash && memchr(t, '/', (size_t)(w->te - t)) ? WM_ABORT_TO_STARSTAR
+                                                                           : WM_MATCH;
+            for (; t < w->te; t++) {
+                int r = wild(w, p, t);
+                if (r != WM_NOMATCH) {
+                    if (!match_slash || r != WM_ABORT_TO_STARSTAR)
+                        return r;
+                } else if (!match_slash && *t == '/') {
+                    return WM_ABORT_TO_STARSTAR;
+                }
             }
-            return false;
+            return WM_ABORT_ALL;
         }
-        if (t >= te)
-            return false;
-        unsigned char tc = (unsigned char)*t;
         if (c == '?') {
-            if (pathname && tc == '/')
-                return false;
+            if (w->pathname && tc == '/')
+                return WM_NOMATCH;
         } else if (c == '[') {
             bool m = false;
-            const char *after = bracket(p + 1, pe, tc, icase, &m);
+            const char *after = bracket(p + 1, w->pe, tc, w->icase, &m);
             if (after) {
-                if (!m || (pathname && tc == '/'))
-                    return false;
-                p = after;
-                t++;
-                continue;
+                if (!m || (w->pathname && tc == '/'))
+                    return WM_NOMATCH;
+                p = after - 1;
+            } else if (tc != '[') {
+                return WM_NOMATCH;
             }
-            if (tc != '[')
-                return false;
         } else {
-            if (c == '\\' && p + 1 < pe)
+            if (c == '\\' && p + 1 < w->pe)
                 c = (unsigned char)*++p;
-            if (fold(c, icase) != fold(tc, icase))
-                return false;
+            if (fold(c, w->icase) != fold(tc, w->icase))
+                return WM_NOMATCH;
         }
-        p++;
-        t++;
     }
-    return t == te;
+    return t == w->te ? WM_MATCH : WM_NOMATCH;
 }
 
 bool qr__wildmatch(const char *pat, size_t plen, const char *text, size_t tlen, bool pathname,
                    bool icase)
 {
-    return wild(pat, pat, pat + plen, text, text + tlen, pathname, icase, 0);
+    wild_ctx w = {pat, pat + plen, text + tlen, pathname, icase, WILD_BUDGET};
+    return wild(&w, pat, text) == WM_MATCH;
 }
 
 /* ---- the quoted form of a path ---- */

@@ -1023,6 +1023,8 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
     size_t total = 0;
     for (size_t k = 0; rc == QR_OK && k < p.nr; k++)
         total += o->per_file && p.r[k].n ? p.r[k].n : 1;
+    /* a commit git lists without a file (a merge): a row named after the one path asked
+     * for, or none for a pattern (one row per file) */
     if (rc == QR_OK && total) {
         *out = qr_arena_zalloc(a, total * sizeof **out);
         if (!*out)
@@ -1032,6 +1034,8 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
     for (size_t k = 0; rc == QR_OK && k < p.nr; k++) {
         const record *r = &p.r[k];
         qr_follow_entry *f = &(*out)[nout];
+        if (r->n == 0 && !o->path)
+            continue;
         if (!o->per_file || r->n == 0) {
             nout++;
             git_oid_cpy(&f->oid, &r->oid);

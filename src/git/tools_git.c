@@ -845,7 +845,7 @@ static int get_file_history_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
     qr_follow_opts fo = {
         .revs = &revs,
         .spec = spec,
-        .path = NULL,
+        .path = pattern ? NULL : qr_arena_strndup(a, win.ps.pat, win.ps.len),
         .per_file = true,
         .follow = !pattern,
         .has_since = win.w.has_since,

@@ -1187,14 +1187,18 @@ static int check_date(const char *s, size_t n, qr_buf *err)
 #define P_PATH                                                                                     \
     {                                                                                              \
         .name = "path", .type = QR_TOOL_STRING,                                                    \
-        .desc = "only commits changing this path (from the repository root): a file, a "           \
-                "directory, or a glob like '*.c' whose '*' also matches '/'; line counts "         \
-                "cover the matching files"                                                         \
+        .desc = "only commits changing this git pathspec (from the repository root): a file, "    \
+                "a directory, a glob like '*.c' whose '*' also matches '/', or git's magic "       \
+                "':(icase)', ':(glob)' ('**' crosses directories), ':(literal)', ':!' / "          \
+                "':(exclude)' (everything but); a path shown quoted (\"caf\\351.txt\") is "         \
+                "taken back as such; line counts cover the matching files"                         \
     }
 #define P_REF                                                                                      \
     {                                                                                              \
         .name = "ref", .type = QR_TOOL_STRING, .def = "\"HEAD\"",                                  \
-        .desc = "where the history starts: a branch, tag, commit or revision"                      \
+        .desc = "where the history starts: a branch, tag, commit or revision, or a range as "      \
+                "git log takes one: 'A..B' (in B, not in A), 'A...B' (in either, not both), "     \
+                "'^A B' (an empty side of '..' is HEAD)"                                           \
     }
 #define P_MERGES                                                                                   \
     {                                                                                              \
@@ -1309,7 +1313,9 @@ static const qr_tool_param get_file_history_params[] = {
      .type = QR_TOOL_STRING,
      .required = true,
      .desc = "the file (from the repository root); earlier names are followed across "
-             "renames, as git log --follow does"},
+             "renames, as git log --follow does; a pattern (a glob, ':(icase)', ':!') "
+             "gives every matching file, one row per commit and file, without following "
+             "renames (git follows only one file)"},
     P_SINCE,
     P_UNTIL,
     P_AUTHOR,
@@ -1346,7 +1352,8 @@ static const qr_tool get_file_history_tool = {
 static const qr_tool_param get_diff_stats_params[] = {
     {.name = "from",
      .type = QR_TOOL_STRING,
-     .desc = "the commit to compare from (a branch, tag, commit or revision)"},
+     .desc = "the commit to compare from (a branch, tag, commit or revision), or a range "
+             "without 'to': 'A..B' (git diff A B) or 'A...B' (from their merge base to B)"},
     {.name = "to",
      .type = QR_TOOL_STRING,
      .desc = "the commit to compare to; default HEAD when from is given"},
@@ -1357,7 +1364,8 @@ static const qr_tool_param get_diff_stats_params[] = {
              "get_commits results)"},
     {.name = "path",
      .type = QR_TOOL_STRING,
-     .desc = "count only files matching this path: a file, a directory or a glob"},
+     .desc = "count only files matching this git pathspec: a file, a directory, a glob or "
+             "git's magic (':(icase)', ':(glob)', ':!')"},
     {.name = NULL},
 };
 

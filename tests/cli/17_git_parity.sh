@@ -1,4 +1,4 @@
-# 16_git_parity.sh: places where quarry's git answers once differed from git's, each built
+# 17_git_parity.sh: places where quarry's git answers once differed from git's, each built
 # here with git and compared with git's own output and with `--no-index`: a shallow clone
 # made shallower after indexing, .gitattributes that change what git counts, non-UTF-8
 # paths given back in their escaped form, a commit's `encoding` header, pathspecs with

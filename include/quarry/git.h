@@ -98,7 +98,8 @@ int qr_git_index_count(qr_git_index *ix, int64_t *commits, int64_t *bytes, qr_bu
  * never stores statistics for merges (git log shows none) or for the boundary commits of a shallow
  * clone (they change once it is deepened): those are counted apart. */
 typedef struct qr_git_index_state {
-    int64_t indexed;   /* commits whose statistics the index holds, reachable or not */
+    int64_t indexed;   /* commits whose statistics the index holds under the attributes
+                        * in force (qr_git_index_set_attrs), reachable or not */
     int64_t reachable; /* commits reachable from HEAD and every ref */
     int64_t unstored;  /* of those, merges and shallow boundaries (never stored) */
     int64_t missing;   /* of those, commits whose statistics the index lacks */

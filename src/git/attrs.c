@@ -251,12 +251,20 @@ static void add_global(attr_files *fs, git_config *cfg)
     qr_buf_release(&p);
 }
 
-static int config_entry(const git_config_entry *e, void *ud)
+static void config_entry(const git_config_entry *e, fp_state *st)
 {
-    fp_state *st = ud;
     mix(st, e->name, strlen(e->name) + 1);
     mix(st, e->value ? e->value : "", e->value ? strlen(e->value) + 1 : 1);
-    return 0;
+}
+
+/* diff.<driver>.binary and core.bigFileThreshold (names as libgit2 gives them: section
+ * and key in lower case) */
+static bool config_matters(const char *name)
+{
+    size_t n = strlen(name);
+    if (!strcmp(name, "core.bigfilethreshold"))
+        return true;
+    return n > 12 && !strncmp(name, "diff.", 5) && !strcmp(name + n - 7, ".binary");
 }
 
 static bool env_true(const char *name)
@@ -312,11 +320,16 @@ int qr__git_attrs_fingerprint(qr_git *g, uint64_t *out)
         collect_macros(&st, fs.v[i].text, fs.v[i].n);
     for (size_t i = 0; i < fs.n; i++)
         hash_lines(&st, fs.v[i].label, fs.v[i].text, fs.v[i].n);
-    if (cfg) {
-        git_config_foreach_match(cfg, "^diff\\..*\\.binary$", config_entry, &st);
-        git_config_foreach_match(cfg, "^core\\.bigfilethreshold$", config_entry, &st);
-        git_config_free(cfg);
+    /* every entry, filtered here: libgit2 1.5's regex matching leaks its match data */
+    git_config_iterator *it = NULL;
+    if (cfg && git_config_iterator_new(&it, cfg) == 0) {
+        git_config_entry *e;
+        while (git_config_next(&e, it) == 0)
+            if (config_matters(e->name))
+                config_entry(e, &st);
+        git_config_iterator_free(it);
     }
+    git_config_free(cfg);
     int rc = fs.failed || st.macros.failed ? QR_ENOMEM : QR_OK;
     for (size_t i = 0; i < fs.n; i++) {
         free(fs.v[i].label);

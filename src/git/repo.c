@@ -259,12 +259,21 @@ int qr__git_resolve_revs(qr_git *g, const char *ref, qr_revs *out, qr_buf *err)
     memset(out, 0, sizeof *out);
     if (!ref || !*ref)
         ref = "HEAD";
-    if (!strstr(ref, "..") && !strpbrk(ref, " \t^")) {
+    if (!strstr(ref, "..")) {
+        /* one revision, unless it only reads as a list ("^A B"); a revision may hold
+         * spaces and '^' ("HEAD@{1 day ago}", "main^2") */
         git_oid oid;
+        size_t mark = err->len;
         int rc = qr__git_resolve(g, ref, &oid, &out->unborn, err);
-        if (rc == QR_OK && !out->unborn)
-            rc = revs_add(out->pos, &out->npos, &oid, ref, err);
-        return rc;
+        bool list = rc == QR_EINVAL && strpbrk(ref, " \t^");
+        if (!list) {
+            if (rc == QR_OK && !out->unborn)
+                rc = revs_add(out->pos, &out->npos, &oid, ref, err);
+            return rc;
+        }
+        err->len = mark;
+        if (err->p)
+            err->p[mark] = '\0';
     }
     out->range = true;
     int rc = QR_OK;

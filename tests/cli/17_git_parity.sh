@@ -239,7 +239,7 @@ expect_out "history of one file still follows renames" "$(git_rows --follow HEAD
 expect_out "history of a normalised path follows renames" "$(git_rows --follow HEAD src/renamed.c)" hist_rows '{:path "docs/../src/renamed.c"}'
 
 # ranges as ref: A..B, A...B, ^A B, with an empty side meaning HEAD
-for r in 'main~1..topic' 'topic..main' 'v1...topic' 'main~3...main' '^topic main' 'main ^main~2' '..topic' 'topic...'; do
+for r in 'main~1..topic' 'topic..main' 'v1...topic' 'main~3...main' '^topic main' 'main ^main~2' '..topic' 'topic...' 'main~1^2' 'main^1 ^topic'; do
   # shellcheck disable=SC2086
   want=$(git -C "$P" log --format=%h $r | tr '\n' ' ' | sed 's/ $//')
   expect_out "range '$r': get_commits equals git log" "$want" hashes_of "$P" "{:ref \"$r\"}"

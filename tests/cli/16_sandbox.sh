@@ -112,38 +112,60 @@ if command -v git >/dev/null 2>&1; then
     git -C "$R" commit -q -m "Add a"
   quotes=$(repeat 100000 "'")
   discards=$(repeat 50000 '#_')
-  {
-    printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}'
-    printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-    printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"%sa"}}}\n' "$quotes"
-    printf '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"%sa"}}}\n' "$discards"
-    printf '%s\n' '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"((loop [f inc i 0] (if (< i 100000) (recur (juxt f) (inc i)) f)) 0)"}}}'
-    printf '%s\n' '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"(defn dag [n] (reduce (fn [a _] [a a]) [] (range n))) (dag 60)"}}}'
-    printf '%s\n' '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"(defn dag [n] (reduce (fn [a _] [a a]) [] (range n))) (= (dag 60) (dag 60))"}}}'
-    printf '%s\n' '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"(defn dag [n] (reduce (fn [a _] [a a]) [] (range n))) (tool/get_commits {:author (dag 60)})"}}}'
-    printf '%s\n' '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"(+ 1 2)"}}}'
-    printf '%s\n' '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"run_query","arguments":{"query":{"fetch":[{"tool":"get_commits","as":"commits"}],"return":{"findings":"commits","summary":"{{count:commits}} commits"}}}}}'
-  } > "$TMP/mcp.in"
-  (cd "$R" && python3 "$TMP/peak.py" "$TMP/peak" "$Q" mcp < "$TMP/mcp.in" > "$TMP/mcp.out" 2> "$TMP/mcp.err")
-  read -r rc kb < "$TMP/peak"
-  [ "$rc" = 0 ] || { echo "FAIL: mcp exited $rc"; sed 's/^/  /' "$TMP/mcp.err"; FAILS=$((FAILS + 1)); }
-  [ "$kb" -le $(((64 + 50) * 1024)) ] || { echo "FAIL: mcp peak memory $((kb / 1024)) MB"; FAILS=$((FAILS + 1)); }
-  # mcp_answer ID SUBSTRING: the answer to request ID contains SUBSTRING
+  INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}'
+  INITED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  # call ID PROGRAM: a run_lisp request
+  call() {
+    printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"%s"}}}\n' "$1" "$2"
+  }
+  # mcp_session NAME ARGS...: quarry mcp ARGS on $TMP/NAME.in in the fixture repository;
+  # it must exit 0 with peak memory under its 64 MB limit + 50 MB
+  mcp_session() {
+    name=$1; shift
+    (cd "$R" && python3 "$TMP/peak.py" "$TMP/peak" "$Q" mcp "$@" < "$TMP/$name.in" > "$TMP/$name.out" 2> "$TMP/$name.err")
+    read -r rc kb < "$TMP/peak"
+    [ "$rc" = 0 ] || { echo "FAIL: $name: mcp exited $rc"; sed 's/^/  /' "$TMP/$name.err"; FAILS=$((FAILS + 1)); }
+    [ "$kb" -le $(((64 + 50) * 1024)) ] || { echo "FAIL: $name: peak memory $((kb / 1024)) MB"; FAILS=$((FAILS + 1)); }
+  }
+  # mcp_answer NAME ID SUBSTRING: the answer to request ID contains SUBSTRING
   mcp_answer() {
-    line=$(grep -F "\"id\":$1," "$TMP/mcp.out" | head -1)
+    line=$(grep -F "\"id\":$2," "$TMP/$1.out" | head -1)
     case $line in
-      *"$2"*) ;;
-      *) echo "FAIL: mcp answer $1 lacks '$2': $(printf '%s' "$line" | cut -c1-300)"; FAILS=$((FAILS + 1)) ;;
+      *"$3"*) ;;
+      *) echo "FAIL: $1: answer $2 lacks '$3': $(printf '%s' "$line" | cut -c1-300)"; FAILS=$((FAILS + 1)) ;;
     esac
   }
-  mcp_answer 1 "parse-error at 1:1001: forms nested deeper than 1000 levels"
-  mcp_answer 2 "forms nested deeper than 1000 levels"
-  mcp_answer 3 "depth-limit"
-  mcp_answer 4 "memory-exceeded"
-  mcp_answer 5 "timeout"
-  mcp_answer 6 "memory-exceeded"
-  mcp_answer 7 '"structuredContent":{"result":3}'
-  mcp_answer 8 '1 commits'
+  # limits that end each call at the same limit on any machine: memory, then time
+  {
+    echo "$INIT"; echo "$INITED"
+    call 1 "${quotes}a"
+    call 2 "${discards}a"
+    call 3 '((loop [f inc i 0] (if (< i 20000) (recur (juxt f) (inc i)) f)) 0)'
+    call 4 "$DAG (dag 60)"
+    call 5 "$DAG (tool/get_commits {:author (dag 60)})"
+    call 6 "$DAG (str (dag 60))"
+    call 7 '(+ 1 2)'
+    printf '%s\n' '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"run_query","arguments":{"query":{"fetch":[{"tool":"get_commits","as":"commits"}],"return":{"findings":"commits","summary":"{{count:commits}} commits"}}}}}'
+  } > "$TMP/mcp_memory.in"
+  mcp_session mcp_memory --max-memory 4M --timeout-ms 60000
+  mcp_answer mcp_memory 1 "parse-error at 1:1001: forms nested deeper than 1000 levels"
+  mcp_answer mcp_memory 2 "parse-error at 1:2003: forms nested deeper than 1000 levels"
+  mcp_answer mcp_memory 3 "depth-limit"
+  mcp_answer mcp_memory 4 "memory-exceeded: the program's value prints to more than 4194304 bytes"
+  mcp_answer mcp_memory 5 "memory-exceeded: the tool's argument map prints to more than 4194304 bytes"
+  mcp_answer mcp_memory 6 "memory-exceeded"
+  mcp_answer mcp_memory 7 '"structuredContent":{"result":3}'
+  mcp_answer mcp_memory 8 '1 commits'
+  {
+    echo "$INIT"; echo "$INITED"
+    call 1 "$DAG (= (dag 60) (dag 60))"
+    call 2 "$DAG (count (distinct [(dag 60) (dag 60)]))"
+    call 3 '(+ 1 2)'
+  } > "$TMP/mcp_time.in"
+  mcp_session mcp_time --timeout-ms 100
+  mcp_answer mcp_time 1 "timeout"
+  mcp_answer mcp_time 2 "timeout"
+  mcp_answer mcp_time 3 '"structuredContent":{"result":3}'
 fi
 
 finish

@@ -354,9 +354,18 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     lx_check_size(lx, arg, "the tool's argument map");
     uint64_t t0 = now_ns();
     qr_meter *meter = qr_meter_install(NULL);
+    /* nor may an arena refusal unwind through the host's frames (its statements, files,
+     * buffers): while it runs, a refusal only sets the arena's sticky flag, checked after */
+    void (*on_fail)(void *, int) = lx->a->on_fail;
+    lx->a->on_fail = NULL;
     int rc = s->tool_fn(s->tool_ud, n->tool.name, arg, lx->a, &out, &err);
+    lx->a->on_fail = on_fail;
     qr_meter_install(meter);
     lx->deadline_ns += now_ns() - t0;
+    if (lx->a->exhausted || lx->a->too_deep) {
+        qr_buf_release(&err);
+        on_fail(lx->a->ud, lx->a->too_deep ? QR_ELIMIT : QR_ENOMEM);
+    }
     if (rc != QR_OK) {
         char msg[500];
         snprintf(msg, sizeof msg, "%s", err.p ? err.p : "failed");
@@ -647,14 +656,12 @@ qr_val lx_eval(qr_lx *lx, const node *n)
         case N_FAIL: {
             qr_val v = lx_eval(lx, n->arg);
             lx->cur = n;
-            qr_buf b;
-            qr_buf_init(&b);
+            qr_buf *b = lx_scratch(lx);
             char msg[500];
-            if (lx_print(lx, &b, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
+            if (lx_print(lx, b, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
                          sizeof msg - 4) == QR_PRINT_CUT)
-                qr_buf_puts(&b, "...");
-            snprintf(msg, sizeof msg, "%s", b.p ? b.p : "");
-            qr_buf_release(&b);
+                qr_buf_puts(b, "...");
+            snprintf(msg, sizeof msg, "%s", b->p ? b->p : "");
             lx->res->fail_value = v;
             lx->cur = NULL;
             lx_throw(lx, QR_LE_FAIL, "%s", msg);

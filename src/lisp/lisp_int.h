@@ -219,6 +219,10 @@ struct qr_lx {
     /* output */
     qr_buf out;
     bool out_truncated;
+    /* room for builtins to print and format in (lx_scratch): it belongs to the run and
+     * qr_lisp_run releases it, so an error raised while it is in use (an arena refusal
+     * unwinds from inside a constructor) leaks nothing */
+    qr_buf scratch;
     /* result */
     qr_lisp_result *res;
     qr_val return_value;
@@ -310,11 +314,20 @@ qr_val lx_str(qr_lx *lx, const char *s, size_t n);
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode);
 /* Bytes the run may still allocate. */
 size_t lx_room(qr_lx *lx);
-/* Appends at most max bytes of v's printed form to b (qr_print_max). When the meter stopped
- * the printing, releases b and raises the limit error. Returns QR_PRINT_DONE or
- * QR_PRINT_CUT. */
+/* The run's scratch buffer, emptied. One user at a time: hold it only across code that
+ * does not use it itself (printing, arena constructors, lx_throw), never across a call
+ * back into Lisp. A heap buffer of a builtin's own would leak when an arena refusal or a
+ * limit unwinds past it. */
+static inline qr_buf *lx_scratch(qr_lx *lx)
+{
+    qr_buf_reset(&lx->scratch);
+    return &lx->scratch;
+}
+/* Appends at most max bytes of v's printed form to b (qr_print_max); b must belong to the
+ * run (lx_scratch, lx->out). When the meter stopped the printing, raises the limit error.
+ * Returns QR_PRINT_DONE or QR_PRINT_CUT. */
 int lx_print(qr_lx *lx, qr_buf *b, qr_val v, int mode, size_t max);
-/* Copies b (printed within lx_room) into a string of the run's arena and releases b;
+/* Copies b (the scratch buffer, printed within lx_room) into a string of the run's arena;
  * raises memory-exceeded when b failed or st is QR_PRINT_CUT. */
 qr_val lx_buf_to_str(qr_lx *lx, qr_buf *b, int st);
 /* Raises memory-exceeded unless v prints within the memory limit (what names v in the

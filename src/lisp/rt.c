@@ -144,7 +144,6 @@ int lx_print(qr_lx *lx, qr_buf *b, qr_val v, int mode, size_t max)
 {
     int st = qr_print_max(b, v, mode, max);
     if (st == QR_PRINT_STOPPED) {
-        qr_buf_release(b);
         lx_check_time(lx); /* the meter stopped the printer: a limit was reached */
         lx_throw(lx, QR_LE_TIMEOUT, "printing was stopped by a limit");
     }
@@ -155,21 +154,17 @@ qr_val lx_buf_to_str(qr_lx *lx, qr_buf *b, int st)
 {
     /* the copy needs a string header too: 64 bytes spare */
     if (b->failed || st == QR_PRINT_CUT || b->len + 64 > lx_room(lx)) {
-        qr_buf_release(b);
         lx->cur = NULL;
         lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached (printing a value)",
                  lx->s->limits.max_memory);
     }
-    qr_val r = qr_str_new(lx->a, b->p ? b->p : "", b->len);
-    qr_buf_release(b);
-    return r;
+    return qr_str_new(lx->a, b->p ? b->p : "", b->len);
 }
 
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode)
 {
-    qr_buf b;
-    qr_buf_init(&b);
-    return lx_buf_to_str(lx, &b, lx_print(lx, &b, v, mode, lx_room(lx)));
+    qr_buf *b = lx_scratch(lx);
+    return lx_buf_to_str(lx, b, lx_print(lx, b, v, mode, lx_room(lx)));
 }
 
 void lx_check_size(qr_lx *lx, qr_val v, const char *what)

@@ -321,8 +321,9 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     s->arena.cap = s->arena.used + s->limits.max_memory;
     s->arena.exhausted = false;
     s->arena.too_deep = false;
-    s->arena.on_fail = on_arena_fail;
+    s->arena.on_fail = NULL; /* the reader reports a refusal itself; then it unwinds */
     s->arena.ud = lx;
+    qr_buf_init(&lx->scratch);
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -339,6 +340,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
         qr_read_error rerr;
         int r = qr_read_all(&s->arena, src, n, QR_READ_LISP, &forms, &rerr);
         res->read_ms = ms_since(&t0);
+        s->arena.on_fail = on_arena_fail;
         if (r != QR_OK) {
             res->kind = r == QR_ENOMEM ? QR_LE_MEMORY : QR_LE_PARSE;
             snprintf(res->message, sizeof res->message, "%s", rerr.msg);
@@ -369,6 +371,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     }
     qr_meter_install(outer_meter);
     atomic_store(&s->interrupted, false);
+    qr_buf_release(&lx->scratch);
     /* a value containing an unbounded sequence cannot be printed or kept */
     if (rc == QR_OK && res->value.t == QR_T_LAZY) {
         res->kind = QR_LE_TYPE;

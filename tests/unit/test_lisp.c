@@ -211,11 +211,44 @@ static const char *const fault_programs[] = {
     "(re-seq #\"[a-z]+\" \"one two three\")",
     "(defn dag [n] (reduce (fn [a _] [a a]) [] (range n))) (= (dag 8) (dag 8))",
     "(format \"%s-%05.1f\" (set [1 2]) 3.14159)",
+    "(->> (tool/rows {:n 20}) (filter #(odd? (:i %))) (map :s) (take 2))",
+    "(keyword \"ns\" (str (symbol \"a\" \"b\")))",
     NULL};
+
+/* A host tool that builds rows in the run's arena while it holds a heap buffer of its own,
+ * as real tools hold statements and files: a refusal inside it must not unwind past it
+ * (ASan would see the buffer leak). */
+static int rows_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                     qr_buf *err)
+{
+    (void)ud;
+    (void)name;
+    (void)args;
+    qr_buf held;
+    qr_buf_init(&held);
+    qr_buf_puts(&held, "a resource of the host");
+    qr_vecb vb;
+    qr_vecb_init(&vb, a, 0);
+    for (int i = 0; i < 20; i++) {
+        qr_mapb mb;
+        qr_mapb_init(&mb, a, 2);
+        qr_mapb_put(&mb, qr_kw_cstr(a, "i"), qr_int(i));
+        qr_mapb_put(&mb, qr_kw_cstr(a, "s"), qr_str_new(a, held.p, held.len));
+        qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
+    }
+    *out = qr_vecb_finish(&vb, QR_T_VEC);
+    qr_buf_release(&held);
+    if (a->exhausted) {
+        qr_buf_puts(err, "out of memory");
+        return QR_ENOMEM;
+    }
+    return QR_OK;
+}
 
 static void test_fault_injection(void)
 {
     qr_lisp_session *s = qr_lisp_session_new(NULL);
+    qr_lisp_set_tools(s, rows_tool, NULL);
     qr_arena *a = qr_lisp_session_arena(s);
     expect(s, "(def base 41)", "#'user/base");
     int injected = 0;

@@ -1,7 +1,8 @@
 # 16_sandbox.sh: hostile input ends in a typed error within the limits (issue 11, part 2).
 # Deep prefix forms (100,000 ' or #' and 50,000 #_) through every surface that reads
 # programs, queries or data (`quarry lisp`, `quarry query`, `quarry compile`, --data EDN,
-# MCP run_lisp; MCP run_query takes its query as JSON, whose depth 07 tests); functions built at run time 100,000 deep; a small value
+# MCP run_lisp, model replies read by `quarry ask`; MCP run_query takes its query as
+# JSON, whose depth 07 tests); functions built at run time 100,000 deep; a small value
 # that shares its parts (2^60 leaves) printed, compared, hashed and sorted. Each must end
 # with its typed error and exit code, within its time limit, with peak memory under the
 # limit plus 50 MB, and the MCP server must keep answering after each.
@@ -166,6 +167,31 @@ if command -v git >/dev/null 2>&1; then
   mcp_answer mcp_time 1 "timeout"
   mcp_answer mcp_time 2 "timeout"
   mcp_answer mcp_time 3 '"structuredContent":{"result":3}'
+
+  # ---- quarry ask: model replies holding deep prefix forms are refused, not a crash ----
+  unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER QUARRY_LLM_STREAM
+  python3 - "$TMP/model.json" <<'PY'
+import json, sys
+edn = "```edn\n{:mode :query :query " + "#_" * 50000 + "{}}\n```\n"
+lisp = "```clojure\n" + "'" * 100000 + "a\n```\n"
+json.dump({"responses": [{"text": edn}, {"text": lisp}]}, open(sys.argv[1], "w"))
+PY
+  python3 "$SRC/tests/llm/model_server.py" --script "$TMP/model.json" --log "$TMP/model.log" \
+    --port-file "$TMP/port" 2>"$TMP/model.err" &
+  server=$!
+  i=0
+  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  if [ -s "$TMP/port" ]; then
+    cd "$R"
+    bounded "ask: deep replies" 1 "ask-failed" 64 env QUARRY_LLM_URL="http://127.0.0.1:$(cat "$TMP/port")/v1" \
+      QUARRY_LLM_MODEL=test-model QUARRY_LLM_API_KEY=sk-test QUARRY_LLM_MAX_RETRIES=0 \
+      "$Q" ask --no-router "rank authors by a risk score"
+    cd - >/dev/null
+    [ "$(wc -l < "$TMP/model.log" | tr -d ' ')" = 2 ] || { echo "FAIL: ask: want 2 model calls"; FAILS=$((FAILS + 1)); }
+  else
+    echo "FAIL: the model server did not start"; cat "$TMP/model.err"; FAILS=$((FAILS + 1))
+  fi
+  kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
 fi
 
 finish

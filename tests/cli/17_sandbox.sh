@@ -1,4 +1,4 @@
-# 16_sandbox.sh: hostile input ends in a typed error within the limits (issue 11, part 2).
+# 17_sandbox.sh: hostile input ends in a typed error within the limits (issue 11, part 2).
 # Deep prefix forms (100,000 ' or #' and 50,000 #_) through every surface that reads
 # programs, queries or data (`quarry lisp`, `quarry query`, `quarry compile`, --data EDN,
 # MCP run_lisp, model replies read by `quarry ask`; MCP run_query takes its query as

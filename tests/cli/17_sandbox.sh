@@ -78,11 +78,11 @@ expect_rc "900 quotes read and run" 0 "$Q" lisp "$TMP/ok_quotes.clj"
 # ---- work the program asks for: a runtime error (exit 1) ----
 DAG='(defn dag [n] (reduce (fn [a _] [a a]) [] (range n)))'
 bounded "juxt 100,000 deep" 1 "depth-limit" 64 \
-  "$Q" lisp -e '((loop [f inc i 0] (if (< i 100000) (recur (juxt f) (inc i)) f)) 0)'
+  "$Q" lisp --timeout-ms 60000 -e '((loop [f inc i 0] (if (< i 100000) (recur (juxt f) (inc i)) f)) 0)'
 bounded "comp 300,000 deep" 1 "depth-limit" 64 \
-  "$Q" lisp -e '((loop [f inc i 0] (if (< i 300000) (recur (comp inc f) (inc i)) f)) 0)'
+  "$Q" lisp --timeout-ms 60000 -e '((loop [f inc i 0] (if (< i 300000) (recur (comp inc f) (inc i)) f)) 0)'
 bounded "every-pred 100,000 deep" 1 "depth-limit" 64 \
-  "$Q" lisp -e '((loop [f inc i 0] (if (< i 100000) (recur (every-pred f) (inc i)) f)) 0)'
+  "$Q" lisp --timeout-ms 60000 -e '((loop [f inc i 0] (if (< i 100000) (recur (every-pred f) (inc i)) f)) 0)'
 for e in '(dag 60)' '(str (dag 60))' '(pr-str (dag 60))' '(format "%s" (dag 60))'; do
   bounded "print $e" 1 "memory-exceeded" 16 "$Q" lisp --max-memory 16M --timeout-ms 60000 -e "$DAG $e"
 done

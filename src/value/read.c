@@ -31,9 +31,22 @@ typedef struct reader {
     bool anon_rest;
 } reader;
 
+static int oom(reader *r)
+{
+    if (r->err) {
+        snprintf(r->err->msg, sizeof r->err->msg, "out of memory while reading");
+        r->err->line = r->line;
+        r->err->col = r->col;
+    }
+    return QR_ENOMEM;
+}
+
 static int fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(reader *r, const char *fmt, ...)
 {
+    /* a refused allocation is sticky and wins: what was read after it may be incomplete */
+    if (r->a->exhausted)
+        return oom(r);
     if (r->err) {
         va_list ap;
         va_start(ap, fmt);
@@ -92,16 +105,10 @@ static int read_form(reader *r, qr_val *out);
 
 static int check_oom(reader *r)
 {
+    if (r->a->exhausted)
+        return oom(r);
     if (r->a->too_deep)
         return fail(r, "value nested deeper than %d levels", QR_MAX_DEPTH);
-    if (r->a->exhausted) {
-        if (r->err) {
-            snprintf(r->err->msg, sizeof r->err->msg, "out of memory while reading");
-            r->err->line = r->line;
-            r->err->col = r->col;
-        }
-        return QR_ENOMEM;
-    }
     return QR_OK;
 }
 

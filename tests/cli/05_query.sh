@@ -273,7 +273,7 @@ expect_out "edn" '{:n 12}' "$Q" query --repo "$R" --format edn '{:fetch [{:tool 
 # ---- errors and exit codes ----
 expect_rc "invalid query: exit 2" 2 "$Q" query --repo "$R" '{:fetch [{:tool :get_comits :as :c}]}'
 expect_rc "invalid query to compile: exit 2" 2 "$Q" compile '{:fetch [{:tool :get_comits :as :c}]}'
-expect_err "JSON errors are data" '{"error":{"kind":"invalid-query","message":":fetch[0] :tool: unknown tool :get_comits; expected one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query; did you mean :get_commits?","problems":[{"path":["fetch",0,"tool"],"at":":fetch[0] :tool","message":"unknown tool :get_comits","expected":"one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query","found":"keyword :get_comits","hint":"did you mean :get_commits?"}]}}' \
+expect_err "JSON errors are data" '{"error":{"kind":"invalid-query","message":":fetch[0] :tool: unknown tool :get_comits; expected one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query :query_codebase; did you mean :get_commits?","problems":[{"path":["fetch",0,"tool"],"at":":fetch[0] :tool","message":"unknown tool :get_comits","expected":"one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query :query_codebase","found":"keyword :get_comits","hint":"did you mean :get_commits?"}]}}' \
   "$Q" query --repo "$R" --format json '{:fetch [{:tool :get_comits :as :c}]}'
 printf '{"resolved": {"d": "next tuesday"}}' > "$TMP/baddate.json"
 expect_rc "a query that runs and fails: exit 1" 1 "$Q" query --repo "$R" '{:fetch [{:tool :get_commits :as :c :params {:ref "nope"}}]}'
@@ -292,7 +292,7 @@ expect_rc "no query: exit 2" 2 "$Q" query --repo "$R" --no-such-option
 for op in $("$Q" compile --ops | sed -n 's/^:\([a-z]*\) .*/\1/p'); do
   grep -q "\`:$op\`" "$SRC/docs/query.md" || { echo "FAIL: op :$op is not in docs/query.md"; FAILS=$((FAILS + 1)); }
 done
-expect_out "compile --ops lists 11 ops" "11" sh -c "'$Q' compile --ops | grep -c '^:'"
+expect_out "compile --ops lists 12 ops" "12" sh -c "'$Q' compile --ops | grep -c '^:'"
 
 # ---- golden invalid queries: tests/query/invalid/NAME.edn, expected stderr NAME.err ----
 ng=0

@@ -386,6 +386,9 @@ extern const qr_builtin qr_lib_map[];
 extern const qr_builtin qr_lib_num[];
 extern const qr_builtin qr_lib_string[];
 extern const qr_builtin qr_lib_regex[];
+extern const qr_builtin qr_lib_compat[];
+/* The value of a constant a program names (Math/PI, Double/NaN, Long/MAX_VALUE ...). */
+bool lx_constant_find(const char *name, size_t n, qr_val *out);
 
 /* Finds a builtin by name ("inc", "clojure.string/join"; the namespaces str and string
  * are aliases of clojure.string). */

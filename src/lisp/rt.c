@@ -271,7 +271,8 @@ typedef struct name_table {
 static name_table names;
 
 static const qr_builtin *const libs_list[] = {qr_lib_core,   qr_lib_seq,    qr_lib_map,
-                                              qr_lib_num,    qr_lib_string, qr_lib_regex, qr_lib_seq_sort};
+                                              qr_lib_num,    qr_lib_string, qr_lib_regex,
+                                              qr_lib_seq_sort, qr_lib_compat};
 
 static void names_init(void)
 {
@@ -328,6 +329,15 @@ const qr_builtin *lx_builtin_find(const char *name, size_t n)
         }
         if (nsl == 12 && !memcmp(name, "clojure.core", 12))
             return find_exact(slash + 1, n - nsl - 1);
+        if (nsl == 4 && !memcmp(name, "walk", 4)) { /* (:require [clojure.walk :as walk]) */
+            char buf[128];
+            size_t rest = n - nsl - 1;
+            if (rest + 14 > sizeof buf)
+                return NULL;
+            memcpy(buf, "clojure.walk/", 13);
+            memcpy(buf + 13, slash + 1, rest);
+            return find_exact(buf, 13 + rest);
+        }
         return find_exact(name, n); /* Math/sqrt and friends */
     }
     return find_exact(name, n);

@@ -317,6 +317,24 @@ static void test_graph(void)
     CHECK(edge_count(g, QR_CODE_E_USES_TYPE, "include/api.h:struct box",
                      "include/api.h:struct pt", NULL, NULL) == 1);
 
+    /* the lookups evaluators use */
+    const size_t *idx;
+    size_t n = qr_code_graph_named(g, "helper", &idx);
+    CHECK(n == 2);
+    if (n == 2) {
+        CHECK_STR(qr_code_graph_node(g, idx[0])->file, "src/one.c");
+        CHECK_STR(qr_code_graph_node_key(g, idx[1]), "src/two.c:helper");
+    }
+    n = qr_code_graph_edges_to(g, "src/one.c:shared", &idx);
+    int callers = 0;
+    for (size_t i = 0; i < n; i++)
+        callers += qr_code_graph_edge(g, idx[i])->kind == QR_CODE_E_CALLS;
+    CHECK(callers == 2);
+    n = qr_code_graph_edges_from(g, "src/one.c", &idx);
+    CHECK(n >= 2 && qr_code_graph_edge(g, idx[0])->kind == QR_CODE_E_INCLUDES);
+    CHECK(qr_code_graph_file_node(g, "include/api.h") >= 0);
+    CHECK(qr_code_graph_file_node(g, "nope.c") == -1);
+
     qr_arena a;
     qr_arena_init(&a, 0);
     int rc;

@@ -16,6 +16,8 @@ pc:libedit:libedit-dev
 pc:libgit2:libgit2-dev
 pc:sqlite3:libsqlite3-dev
 pc:libcurl:libcurl4-openssl-dev
+pc:serd-0:libserd-dev
+pc:libcrypto:libssl-dev
 "
 # only for `make test`: the sanitizer and fuzzer runtimes come with clang
 if [ "${1:-}" = "--test" ]; then

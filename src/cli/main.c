@@ -32,6 +32,10 @@ static const cli_cmd commands[] = {
      "answer a question about the repository, with a model only where one is needed"},
     {"mem", cmd_mem, "quarry mem COMMAND [--store FILE] ...",
      "the memory graph: add, get, link, query notes; run memory agents"},
+    {"sparql", cmd_sparql,
+     "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "
+     "[--format json|xml|csv|tsv|table]",
+     "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files"},
     {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

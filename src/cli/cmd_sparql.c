@@ -1,0 +1,275 @@
+/*
+ * cmd_sparql.c: `quarry sparql`: runs a read-only SPARQL 1.1 query (SELECT or ASK) over
+ * RDF files (--data, --graph) and prints the results as SPARQL JSON or XML, CSV, TSV or a
+ * table. The query is parsed whole first: a syntax error or a refused form (CONSTRUCT,
+ * DESCRIBE, SERVICE, any update) exits 2 with one line; a query stopped by a limit exits
+ * 1. Data files are read with libserd; their base IRI is the file's URI.
+ *
+ * The code graph of --repo becomes the default graph when the code index lands (see
+ * docs/sparql.md); until then a query needs --data.
+ */
+#define _XOPEN_SOURCE 700
+#include "cli.h"
+
+#include "quarry/sparql.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: quarry sparql [--repo DIR] (QUERY | --query FILE | -) [--format F]\n"
+    "                     [--data FILE]... [--graph IRI=FILE]... [--base IRI]\n"
+    "\n"
+    "Runs a read-only SPARQL 1.1 query (SELECT or ASK). CONSTRUCT, DESCRIBE, SERVICE and\n"
+    "updates are recognised and refused. With '-' the query is read from stdin.\n"
+    "\n"
+    "options:\n"
+    "  --data FILE        add an N-Triples (.nt) or Turtle file to the default graph\n"
+    "  --graph IRI=FILE   load FILE as the named graph IRI (for GRAPH and FROM NAMED)\n"
+    "  --query FILE       read the query from FILE\n"
+    "  --base IRI         base IRI of the query (default: the query file's URI)\n"
+    "  --format F         json, xml, csv, tsv or table (default: table on a terminal,\n"
+    "                     else json)\n"
+    "  --timeout-ms N     stop after N ms of evaluation (default 30000)\n"
+    "  --max-rows N       fail when the result has more than N rows (default: none)\n"
+    "  --max-memory SIZE  cap the memory of one evaluation (default 1G)\n"
+    "\n"
+    "exit status: 0 results printed, 1 the query ran and failed (a limit), 2 bad usage, a\n"
+    "syntax error, a refused query or unreadable data.\n";
+
+static char *file_uri(const char *path)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return NULL;
+    size_t n = strlen(real);
+    char *u = malloc(n * 3 + 8);
+    if (!u)
+        return NULL;
+    strcpy(u, "file://");
+    char *o = u + 7;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)real[i];
+        if (c <= 0x20 || c == '%' || c == '#' || c == '?' || c >= 0x7f || c == '<' || c == '>' ||
+            c == '"' || c == '{' || c == '}' || c == '|' || c == '\\' || c == '^' || c == '`') {
+            sprintf(o, "%%%02X", c);
+            o += 3;
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    *o = 0;
+    return u;
+}
+
+static int error_exit(qr_sparql_error *err, cli_format fmt)
+{
+    const char *kind = err->kind == QR_SPARQL_SYNTAX    ? "syntax error"
+                       : err->kind == QR_SPARQL_REFUSED ? "refused"
+                       : err->kind == QR_SPARQL_LIMIT   ? "limit"
+                       : err->kind == QR_SPARQL_INPUT   ? "bad data"
+                                                        : "error";
+    cli_error(fmt, kind, err->line, err->col, err->msg);
+    return err->kind == QR_SPARQL_LIMIT || err->kind == QR_SPARQL_RUNTIME ? EXIT_FAILED
+                                                                            : EXIT_USAGE;
+}
+
+static int64_t now_epoch(void)
+{
+    const char *s = getenv("QUARRY_NOW");
+    if (s && *s) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (!errno && !*end)
+            return v;
+    }
+    return (int64_t)time(NULL);
+}
+
+int cmd_sparql(int argc, char **argv)
+{
+    const char *qarg = NULL, *qfile = NULL, *base = NULL;
+    int ofmt = isatty(1) ? QR_SPARQL_FMT_TABLE : QR_SPARQL_FMT_JSON;
+    cli_format efmt = FMT_DEFAULT;
+    const char **data = calloc((size_t)argc + 1, sizeof(char *));
+    const char **graphs = calloc((size_t)argc + 1, sizeof(char *));
+    size_t ndata = 0, ngraphs = 0;
+    qr_sparql_limits lim = {0};
+    lim.timeout_ms = 30000;
+    lim.max_memory = (size_t)1 << 30;
+    int status = EXIT_OK;
+    char *text = NULL, *uri = NULL;
+    size_t len = 0;
+    qr_sparql_store *st = NULL;
+    qr_sparql_query *q = NULL;
+    qr_sparql_result *res = NULL;
+    qr_sparql_error err;
+    if (!data || !graphs) {
+        fprintf(stderr, "quarry: out of memory\n");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            goto done;
+        }
+        if (!strcmp(a, "-") || a[0] != '-') {
+            if (qarg || qfile) {
+                cli_usage_error("sparql", "give one query (quote it as one argument)");
+                status = EXIT_USAGE;
+                goto done;
+            }
+            qarg = a;
+            continue;
+        }
+        static const char *const takes[] = {"--data", "--graph", "--query", "--base", "--format",
+                                            "--repo", "--timeout-ms", "--max-rows",
+                                            "--max-memory", NULL};
+        bool known = false;
+        for (size_t k = 0; takes[k]; k++)
+            if (!strcmp(a, takes[k]))
+                known = true;
+        if (!known) {
+            cli_usage_error("sparql", "unknown option '%s'", a);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        if (!v) {
+            cli_usage_error("sparql", "option '%s' needs a value", a);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        i++;
+        uint64_t n;
+        if (!strcmp(a, "--data")) {
+            data[ndata++] = v;
+        } else if (!strcmp(a, "--graph")) {
+            if (!strchr(v, '=')) {
+                cli_usage_error("sparql", "--graph needs IRI=FILE, got '%s'", v);
+                status = EXIT_USAGE;
+                goto done;
+            }
+            graphs[ngraphs++] = v;
+        } else if (!strcmp(a, "--query")) {
+            if (qarg) {
+                cli_usage_error("sparql", "give one query (quote it as one argument)");
+                status = EXIT_USAGE;
+                goto done;
+            }
+            qfile = v;
+        } else if (!strcmp(a, "--base")) {
+            base = v;
+        } else if (!strcmp(a, "--repo")) {
+            /* the code graph of the repository: see the header comment */
+        } else if (!strcmp(a, "--format")) {
+            ofmt = qr_sparql_format_parse(v);
+            if (ofmt < 0) {
+                cli_usage_error("sparql", "unknown format '%s': expected json, xml, csv, tsv "
+                                          "or table",
+                                v);
+                status = EXIT_USAGE;
+                goto done;
+            }
+            if (ofmt == QR_SPARQL_FMT_JSON)
+                efmt = FMT_JSON;
+        } else if (!strcmp(a, "--max-memory")) {
+            size_t sz;
+            if (!cli_parse_size(v, &sz)) {
+                cli_usage_error("sparql", "bad size '%s' for --max-memory", v);
+                status = EXIT_USAGE;
+                goto done;
+            }
+            lim.max_memory = sz;
+        } else {
+            if (!cli_parse_u64(v, &n)) {
+                cli_usage_error("sparql", "bad number '%s' for %s", v, a);
+                status = EXIT_USAGE;
+                goto done;
+            }
+            if (!strcmp(a, "--timeout-ms"))
+                lim.timeout_ms = n;
+            else
+                lim.max_rows = n;
+        }
+    }
+    if (qfile) {
+        if (qr_read_file(qfile, 0, &text, &len)) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "cannot read query file '%s': %s", qfile, strerror(errno));
+            cli_error(efmt, "usage", 0, 0, msg);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        if (!base)
+            base = uri = file_uri(qfile);
+    } else {
+        status = cli_query_text("sparql", qarg, efmt, &text, &len);
+        if (status != EXIT_OK)
+            goto done;
+    }
+    if (qr_sparql_prepare(text, len, base, &q, &err)) {
+        status = error_exit(&err, efmt);
+        goto done;
+    }
+    if (!ndata && !ngraphs) {
+        cli_error(efmt, "usage", 0, 0,
+                  "no data to query: pass --data FILE (N-Triples or Turtle); the code graph "
+                  "of --repo is not available in this build yet");
+        status = EXIT_USAGE;
+        goto done;
+    }
+    st = qr_sparql_store_new();
+    if (!st) {
+        fprintf(stderr, "quarry: out of memory\n");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    for (size_t i = 0; i < ndata + ngraphs; i++) {
+        const char *path = i < ndata ? data[i] : strchr(graphs[i - ndata], '=') + 1;
+        char *gname = NULL;
+        if (i >= ndata) {
+            const char *g = graphs[i - ndata];
+            gname = strndup(g, (size_t)(strchr(g, '=') - g));
+        }
+        char *fu = file_uri(path);
+        int rc = qr_sparql_store_load_file(st, path, gname, fu, &err);
+        free(fu);
+        free(gname);
+        if (rc) {
+            status = error_exit(&err, efmt);
+            goto done;
+        }
+    }
+    lim.now = now_epoch();
+    if (qr_sparql_exec(st, q, &lim, &res, &err)) {
+        status = error_exit(&err, efmt);
+        goto done;
+    }
+    qr_buf out;
+    qr_buf_init(&out);
+    qr_sparql_write(res, (qr_sparql_format)ofmt, 0, 0, &out);
+    if (out.failed) {
+        fprintf(stderr, "quarry: out of memory\n");
+        status = EXIT_FAILED;
+    } else {
+        fwrite(out.p ? out.p : "", 1, out.len, stdout);
+    }
+    qr_buf_release(&out);
+done:
+    qr_sparql_result_free(res);
+    qr_sparql_query_free(q);
+    qr_sparql_store_free(st);
+    free(text);
+    free(uri);
+    free(data);
+    free(graphs);
+    return status;
+}

@@ -1,0 +1,81 @@
+# 16_sparql.sh: `quarry sparql`: results in every format, exit codes (0 results, 1 a
+# limit, 2 syntax error / refused / bad data), the hostile corpus (every query refused or
+# stopped by a limit, none crashing) and the W3C conformance floor (tests/sparql/w3c_run.py
+# is its own ctest).
+. "$(dirname "$0")/lib.sh"
+
+cat > "$TMP/g.ttl" <<'TTL'
+@prefix : <http://e/> .
+:main :calls :parse , :eval . :parse :calls :lex . :eval :calls :eval .
+:main :name "main" . :parse :name "parse" . :lex :name "lex" . :eval :name "eval" .
+:lex :lines 120 . :parse :lines 300 . :eval :lines 80 . :main :lines 12 .
+TTL
+printf '<http://e/x> <http://e/p> "named" .\n' > "$TMP/n.nt"
+P='PREFIX : <http://e/> '
+
+expect_out "select tsv" "?n
+\"eval\"
+\"lex\"" "$Q" sparql --data "$TMP/g.ttl" --format tsv "$P SELECT ?n { :main :calls/:calls ?f . ?f :name ?n } ORDER BY ?n"
+expect_out "csv" "f,total
+http://e/eval,80
+http://e/parse,420" sh -c "'$Q' sparql --data '$TMP/g.ttl' --format csv '$P SELECT ?f (SUM(?l) AS ?total) { :main :calls ?f . ?f :calls* ?g . ?g :lines ?l } GROUP BY ?f ORDER BY ?f' | tr -d '\\r'"
+expect_out "ask json" '{"head":{},"boolean":true}' "$Q" sparql --data "$TMP/g.ttl" --format json "$P ASK { :eval :calls+ :eval }"
+expect_out "json bindings" '{"head":{"vars":["f"]},"results":{"bindings":[
+{"f":{"type":"uri","value":"http://e/main"}}]}}' "$Q" sparql --data "$TMP/g.ttl" --format json "$P SELECT ?f { ?f :name ?n FILTER NOT EXISTS { ?g :calls ?f } }"
+expect_out "xml" '<?xml version="1.0"?>
+<sparql xmlns="http://www.w3.org/2005/sparql-results#">
+<head>
+  <variable name="v"/>
+</head>
+<results>
+  <result>
+    <binding name="v"><literal>named</literal></binding>
+  </result>
+</results>
+</sparql>' "$Q" sparql --graph http://n/=$TMP/n.nt --data "$TMP/g.ttl" --format xml "SELECT ?v { GRAPH <http://n/> { ?s ?p ?v } }"
+expect_out "table" "?f              ?l
+<http://e/lex>  120" "$Q" sparql --data "$TMP/g.ttl" --format table "$P SELECT ?f ?l { ?f :lines ?l FILTER(?l > 100 && ?l < 200) }"
+printf '%s' "$P SELECT (COUNT(*) AS ?n) { ?s :calls ?o }" > "$TMP/q.rq"
+expect_out "--query file" '?n
+4' "$Q" sparql --query "$TMP/q.rq" --data "$TMP/g.ttl" --format tsv
+expect_out "stdin" '?n
+4' sh -c "'$Q' sparql - --data '$TMP/g.ttl' --format tsv < '$TMP/q.rq'"
+
+# exit codes and messages
+expect_rc "syntax error exits 2" 2 "$Q" sparql --data "$TMP/g.ttl" "SELECT ?x WHERE { ?x }"
+expect_err "syntax error message" "quarry: syntax error at 1:22: unexpected '}'" "$Q" sparql --data "$TMP/g.ttl" "SELECT ?x WHERE { ?x }"
+expect_rc "update exits 2" 2 "$Q" sparql --data "$TMP/g.ttl" "INSERT DATA { <a:a> <a:b> <a:c> }"
+expect_err "update message" "quarry: refused: read-only: INSERT DATA is an update" "$Q" sparql --data "$TMP/g.ttl" "INSERT DATA { <a:a> <a:b> <a:c> }"
+expect_err "construct message" "CONSTRUCT is not supported" "$Q" sparql --data "$TMP/g.ttl" "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"
+expect_rc "row limit exits 1" 1 "$Q" sparql --data "$TMP/g.ttl" --max-rows 3 "SELECT * { ?s ?p ?o }"
+expect_err "row limit message" "quarry: limit: row limit reached" "$Q" sparql --data "$TMP/g.ttl" --max-rows 3 "SELECT * { ?s ?p ?o }"
+expect_rc "memory limit exits 1" 1 "$Q" sparql --data "$TMP/g.ttl" --max-memory 1M "SELECT * { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+printf '<http://a> <http://b> .\n' > "$TMP/bad.nt"
+expect_rc "bad data exits 2" 2 "$Q" sparql --data "$TMP/bad.nt" "SELECT * { ?s ?p ?o }"
+expect_err "bad data message" "bad RDF in" "$Q" sparql --data "$TMP/bad.nt" "SELECT * { ?s ?p ?o }"
+expect_rc "missing data exits 2" 2 "$Q" sparql "SELECT * { ?s ?p ?o }"
+expect_rc "bad format exits 2" 2 "$Q" sparql --data "$TMP/g.ttl" --format yaml "SELECT * { ?s ?p ?o }"
+expect_err "json errors" '{"error":{"kind":"refused","message":"read-only: DROP is an update"}}' "$Q" sparql --format json --data "$TMP/g.ttl" "DROP ALL"
+
+# the hostile corpus: every file refused (exit 2) with one line, none crashing
+for f in "$SRC"/tests/sparql/hostile/*.rq; do
+  "$Q" sparql --data "$TMP/g.ttl" --query "$f" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  if [ "$rc" != 2 ] || [ "$(wc -l < "$TMP/err")" != 1 ] || [ -s "$TMP/out" ]; then
+    echo "FAIL: hostile $(basename "$f"): exit $rc"; cat "$TMP/err"; FAILS=$((FAILS + 1))
+  fi
+done
+expect_err "hidden update" "read-only: DELETE DATA is an update" "$Q" sparql --data "$TMP/g.ttl" --query "$SRC/tests/sparql/hostile/01_comment_update.rq"
+expect_err "escaped update" "read-only: DELETE WHERE is an update" "$Q" sparql --data "$TMP/g.ttl" --query "$SRC/tests/sparql/hostile/04_escape_update.rq"
+expect_err "service" "SERVICE is not supported" "$Q" sparql --data "$TMP/g.ttl" --query "$SRC/tests/sparql/hostile/07_service.rq"
+expect_err "construct in subquery" "syntax error" "$Q" sparql --data "$TMP/g.ttl" --query "$SRC/tests/sparql/hostile/06_construct_subquery.rq"
+
+# stopped by limits: exponential paths, huge VALUES, deep nesting
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "<http://e/n%d> <http://e/p> <http://e/n%d> .\n", i, i + 1 }' > "$TMP/chain.nt"
+expect_rc "exponential path stopped" 1 "$Q" sparql --data "$TMP/chain.nt" --timeout-ms 300 --max-memory 64M "SELECT * { ?a <http://e/p>* ?b . ?c <http://e/p>* ?d . ?e (<http://e/p>|^<http://e/p>)* ?f }"
+awk 'BEGIN { printf "SELECT * { VALUES ?x {"; for (i = 0; i < 200000; i++) printf " %d", i; printf " } ?s ?p ?o }" }' > "$TMP/values.rq"
+expect_rc "huge VALUES stopped" 1 "$Q" sparql --data "$TMP/g.ttl" --max-memory 8M --query "$TMP/values.rq"
+awk 'BEGIN { printf "SELECT * WHERE "; for (i = 0; i < 5000; i++) printf "{"; for (i = 0; i < 5000; i++) printf "}" }' > "$TMP/deep.rq"
+expect_err "deep nesting refused" "nests deeper than" "$Q" sparql --data "$TMP/g.ttl" --query "$TMP/deep.rq"
+awk 'BEGIN { printf "SELECT * { FILTER("; for (i = 0; i < 5000; i++) printf "("; printf "1"; for (i = 0; i < 5000; i++) printf ")"; printf ") }" }' > "$TMP/deep2.rq"
+expect_rc "deep expression refused" 2 "$Q" sparql --data "$TMP/g.ttl" --query "$TMP/deep2.rq"
+finish

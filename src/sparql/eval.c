@@ -49,6 +49,8 @@ struct sq_ctx {
     sq_term *aggv; /* the current group's aggregate values */
     uint64_t bnode_serial;
     void *regex_cache;
+    sq_id zero_ok; /* a path end given as a constant: its zero-length match stands even
+                    * when the graph lacks it */
 };
 
 void sq_regex_cache_free(void *cache);
@@ -113,6 +115,10 @@ qr_sparql_store *sq_ctx_store(sq_ctx *c)
 int64_t sq_ctx_now(sq_ctx *c)
 {
     return c->lim ? c->lim->now : 0;
+}
+const char *sq_ctx_base(sq_ctx *c)
+{
+    return c->q->base;
 }
 uint64_t sq_ctx_bnode_serial(sq_ctx *c)
 {
@@ -437,6 +443,19 @@ static void graph_nodes(sq_ctx *c, sq_id g, idset *set, sq_id **list, size_t *n)
     }
 }
 
+/* zero-length paths match the graph's nodes, and a constant written in the query */
+static bool zero_allowed(sq_ctx *c, sq_id g, sq_id n)
+{
+    if (n == c->zero_ok)
+        return true;
+    size_t m;
+    sq_store_match(c->st, g, n, 0, 0, &m);
+    if (m)
+        return true;
+    sq_store_match(c->st, g, 0, 0, n, &m);
+    return m > 0;
+}
+
 /* closure from start along x (forward when fwd, else backward) */
 static void closure(sq_ctx *c, const sq_path *x, sq_id g, sq_id start, bool zero, bool fwd,
                     sq_id want, pairs *out, int depth)
@@ -444,7 +463,7 @@ static void closure(sq_ctx *c, const sq_path *x, sq_id g, sq_id start, bool zero
     idset seen = {0};
     sq_id *queue = ca(c, 16 * sizeof(sq_id));
     size_t qcap = 16, qh = 0, qt = 0;
-    if (zero) {
+    if (zero && zero_allowed(c, g, start)) {
         idset_add(c, &seen, start);
         if (!want || want == start)
             pairs_add(c, out, fwd ? start : start, start);
@@ -568,7 +587,8 @@ static void path_pairs(sq_ctx *c, const sq_path *x, sq_id g, sq_id s, sq_id o, p
             idset seen = {0};
             if (s && o) {
                 if (s == o) {
-                    pairs_add(c, out, s, o);
+                    if (zero_allowed(c, g, s))
+                        pairs_add(c, out, s, o);
                     return;
                 }
                 pairs one = {0};
@@ -581,7 +601,8 @@ static void path_pairs(sq_ctx *c, const sq_path *x, sq_id g, sq_id s, sq_id o, p
             size_t nn;
             if (s || o) {
                 sq_id b = s ? s : o;
-                pairs_add(c, out, b, b);
+                if (zero_allowed(c, g, b))
+                    pairs_add(c, out, b, b);
                 idset_add(c, &seen, b);
                 pairs one = {0};
                 path_pairs(c, x->a, g, s, o, &one, depth + 1);
@@ -639,6 +660,7 @@ static void bgp_match(sq_ctx *c, bgp_run *b, size_t k, sq_id *row)
         for (size_t gi = 0; gi < c->nactive; gi++) {
             pairs pp = {0};
             qr_arena_mark m = qr_arena_get_mark(&c->mem);
+            c->zero_ok = t->s.var < 0 ? s : t->o.var < 0 ? o : 0;
             path_pairs(c, t->path, c->active[gi], s, o, &pp, 0);
             for (size_t i = 0; i < pp.n; i++) {
                 int set1 = -1, set2 = -1;
@@ -715,9 +737,12 @@ static table *eval_bgp(sq_ctx *c, const sq_node *n, table *in)
             if (k == 1 && n->tp[i].path)
                 continue;
             if (sl[k]->var < 0) {
-                sq_id id = sq_dict_find(c->st, &sl[k]->t);
+                /* a constant the data lacks has no match, except as the end of a path,
+                 * which it can match with zero length */
+                sq_id id = n->tp[i].path ? sq_ctx_intern(c, &sl[k]->t)
+                                         : sq_dict_find(c->st, &sl[k]->t);
                 if (!id)
-                    return b.out; /* a constant the data lacks: no solution */
+                    return b.out;
                 b.cid[3 * i + k] = id;
             }
         }

@@ -546,8 +546,10 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
         if (!strarg(&v[0]) || v[0].lang)
             return ERR;
         out->kind = SQ_IRI;
-        out->lex = v[0].lex;
-        out->len = v[0].len;
+        out->lex = sq_resolve_iri(a, sq_ctx_base(c), v[0].lex, v[0].len);
+        if (!out->lex)
+            return ERR;
+        out->len = (uint32_t)strlen(out->lex);
         out->dt = out->lang = NULL;
         return 0;
     }
@@ -747,7 +749,7 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
             PCRE2_SIZE ol = outlen;
             int rc = pcre2_substitute(rx->code, (PCRE2_SPTR)v[0].lex, v[0].len, 0,
                                       PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH |
-                                          PCRE2_SUBSTITUTE_EXTENDED * 0,
+                                          PCRE2_SUBSTITUTE_UNSET_EMPTY,
                                       rx->md, regex_mc(c), (PCRE2_SPTR)(rep.p ? rep.p : ""),
                                       rep.len, (PCRE2_UCHAR *)dst, &ol);
             if (rc == PCRE2_ERROR_NOMEMORY) {

@@ -62,7 +62,7 @@ typedef struct parser {
     size_t bgp_serial;
     bnode_use *bn;
     size_t nbn, capbn;
-    bool no_vars, no_bnodes;
+    bool no_vars, no_bnodes, in_template;
     size_t anon;
     size_t cap_vars;
 } parser;
@@ -260,7 +260,6 @@ static bool has_scheme(const char *s, size_t n)
     return false;
 }
 
-char *sq_resolve_iri(qr_arena *a, const char *base, const char *r, size_t rn);
 char *sq_resolve_iri(qr_arena *a, const char *base, const char *r, size_t rn)
 {
     if (!base || has_scheme(r, rn))
@@ -439,7 +438,7 @@ static int bnode_var(parser *p, const char *label, size_t n, size_t at)
     memcpy(name + 2, label, n);
     for (size_t i = 0; i < p->nbn; i++)
         if (!strcmp(p->bn[i].label, name)) {
-            if (p->bn[i].serial != p->bgp_serial)
+            if (p->bn[i].serial != p->bgp_serial && !p->in_template)
                 fail_at(p, at, "blank node label '_:%.*s' is used in two basic graph patterns",
                         (int)(n > 40 ? 40 : n), label);
             return var_index(p, name, n + 2);
@@ -1755,7 +1754,16 @@ static sq_select *parse_subselect(parser *p)
 }
 
 /* ---- CONSTRUCT, DESCRIBE and updates: parsed whole, then refused ---- */
+static void parse_quads_body(parser *p, tlist *tl);
 static void parse_quads(parser *p, tlist *tl)
+{
+    bool save = p->in_template;
+    p->in_template = true;
+    parse_quads_body(p, tl);
+    p->in_template = save;
+}
+
+static void parse_quads_body(parser *p, tlist *tl)
 {
     expect(p, '{');
     for (;;) {
@@ -2061,6 +2069,7 @@ int qr_sparql_parse(const char *text, size_t len, const char *base, qr_sparql_qu
         p->base = pdup(p, base, strlen(base));
     next(p);
     parse_query(p);
+    q->base = p->base;
     free(p);
     *out = q;
     return QR_OK;

@@ -200,6 +200,7 @@ struct qr_sparql_query {
     qr_arena a;
     int form;
     const char *update_name;
+    const char *base;
     bool has_service;
     sq_select *top;
     char **var_names;
@@ -247,6 +248,9 @@ sq_id sq_ctx_intern(sq_ctx *c, const sq_term *t);
 const sq_term *sq_ctx_term(sq_ctx *c, sq_id id);
 int sq_ctx_agg_value(sq_ctx *c, int agg, sq_term *out);
 uint64_t sq_ctx_bnode_serial(sq_ctx *c);
+const char *sq_ctx_base(sq_ctx *c);
+/* RFC 3986 resolution of r[0..rn) against base (NULL: r as is), in arena a */
+char *sq_resolve_iri(qr_arena *a, const char *base, const char *r, size_t rn);
 const sq_id *sq_ctx_outer(sq_ctx *c);
 
 /* formatting helpers (term.c) for computed numerics; lex in arena a */

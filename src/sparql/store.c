@@ -510,6 +510,8 @@ int qr_sparql_store_load_text(qr_sparql_store *st, const char *text, size_t len,
     if (!c.g)
         return QR_ENOMEM;
     snprintf(c.bprefix, sizeof c.bprefix, "f%zu_", ++st->load_serial);
+    if (!len)
+        return QR_OK;
     if (strlen(text) != len) {
         snprintf(err->msg, sizeof err->msg, "bad RDF in '%s': it contains a NUL byte", c.name);
         return QR_EINVAL;

@@ -436,7 +436,11 @@ sq_term sq_make_double(qr_arena *a, double v, const char *dt)
     } else if (isinf(v)) {
         snprintf(buf, sizeof buf, v < 0 ? "-INF" : "INF");
     } else if (!strcmp(dt, XSD "decimal")) {
-        snprintf(buf, sizeof buf, "%.15f", v);
+        snprintf(buf, sizeof buf, "%.15g", v);
+        if (strchr(buf, 'e'))
+            snprintf(buf, sizeof buf, "%.15f", v);
+        if (!strchr(buf, '.') && strlen(buf) < sizeof buf - 3)
+            strcat(buf, ".0");
         size_t n = strlen(buf);
         while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
             buf[--n] = 0;
@@ -444,7 +448,14 @@ sq_term sq_make_double(qr_arena *a, double v, const char *dt)
             strcpy(buf, "0.0");
     } else {
         char m[48];
-        snprintf(m, sizeof m, "%.15E", v);
+        bool is_float = !strcmp(dt, XSD "float");
+        int prec = is_float ? 5 : 14;
+        for (; prec < 17; prec++) {
+            snprintf(m, sizeof m, "%.*E", prec, v);
+            double back = strtod(m, NULL);
+            if (is_float ? (float)back == (float)v : back == v)
+                break;
+        }
         char *e = strchr(m, 'E');
         int ex = atoi(e + 1);
         *e = 0;

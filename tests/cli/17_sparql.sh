@@ -1,4 +1,4 @@
-# 16_sparql.sh: `quarry sparql`: results in every format, exit codes (0 results, 1 a
+# 17_sparql.sh: `quarry sparql`: results in every format, exit codes (0 results, 1 a
 # limit, 2 syntax error / refused / bad data), the hostile corpus (every query refused or
 # stopped by a limit, none crashing) and the W3C conformance floor (tests/sparql/w3c_run.py
 # is its own ctest).

@@ -49,6 +49,7 @@ struct sq_ctx {
     sq_term *aggv; /* the current group's aggregate values */
     uint64_t bnode_serial;
     void *regex_cache;
+    uint64_t row_serial; /* which solution BIND/SELECT expressions run on (for BNODE(str)) */
     sq_id zero_ok; /* a path end given as a constant: its zero-length match stands even
                     * when the graph lacks it */
 };
@@ -115,6 +116,11 @@ qr_sparql_store *sq_ctx_store(sq_ctx *c)
 int64_t sq_ctx_now(sq_ctx *c)
 {
     return c->lim ? c->lim->now : 0;
+}
+uint64_t sq_ctx_row_serial(sq_ctx *c);
+uint64_t sq_ctx_row_serial(sq_ctx *c)
+{
+    return c->row_serial;
 }
 const char *sq_ctx_base(sq_ctx *c)
 {
@@ -995,6 +1001,7 @@ static table *ev(sq_ctx *c, const sq_node *n, table *in)
         r = tab_new(c);
         for (size_t i = 0; i < a->n; i++) {
             sq_id *row = tab_push(c, r, tab_row(c, a, i));
+            c->row_serial++;
             qr_arena_mark m = qr_arena_get_mark(&c->mem);
             sq_term v;
             int rc = sq_expr_eval(c, n->expr, row, &v);
@@ -1185,6 +1192,7 @@ static table *run_select(sq_ctx *c, const sq_select *s, size_t **projp, size_t *
             continue;
         sq_id *nr = tab_push(c, kept, r);
         kept_group[kept->n - 1] = i;
+        c->row_serial++;
         for (size_t k = 0; k < s->nproj; k++) {
             if (!s->proj_expr[k])
                 continue;

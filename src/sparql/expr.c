@@ -121,6 +121,9 @@ static pcre2_match_context *regex_mc(sq_ctx *c)
     return rc ? rc->mc : NULL;
 }
 
+size_t sq_ctx_width(sq_ctx *c);
+uint64_t sq_ctx_row_serial(sq_ctx *c);
+
 /* ---- helpers ---- */
 static bool is_lit(const sq_term *t)
 {
@@ -224,6 +227,40 @@ static int cast(sq_ctx *c, const char *dt, const sq_term *v, sq_term *out)
     if (v->kind == SQ_BLANK)
         return ERR;
     if (!strcmp(local, "string")) {
+        /* typed values cast to their canonical string (XPath casting rules) */
+        double d0;
+        int64_t i0;
+        int r0;
+        if (is_xsd(v, "boolean") && sq_ebv(v) >= 0) {
+            *out = sq_make_str(a, sq_ebv(v) ? "true" : "false", sq_ebv(v) ? 4 : 5, NULL, NULL);
+            return 0;
+        }
+        if (sq_numeric_value(v, &d0, &i0, &r0)) {
+            char buf[64];
+            if (r0 == 1) {
+                snprintf(buf, sizeof buf, "%lld", (long long)i0);
+            } else if (isnan(d0)) {
+                snprintf(buf, sizeof buf, "NaN");
+            } else if (isinf(d0)) {
+                snprintf(buf, sizeof buf, d0 < 0 ? "-INF" : "INF");
+            } else if (r0 == 2 || (fabs(d0) >= 1e-6 && fabs(d0) < 1e6) || d0 == 0) {
+                int prec = r0 == 3 ? 6 : 15;
+                for (; prec < 17; prec++) {
+                    snprintf(buf, sizeof buf, "%.*g", prec, d0);
+                    double back = strtod(buf, NULL);
+                    if (r0 == 3 ? (float)back == (float)d0 : back == d0)
+                        break;
+                }
+                if (strchr(buf, 'e'))
+                    snprintf(buf, sizeof buf, "%.6f", d0);
+            } else {
+                *out = sq_make_double(a, d0, XSD "double");
+                *out = sq_make_str(a, out->lex, out->len, NULL, NULL);
+                return out->kind ? 0 : ERR;
+            }
+            *out = sq_make_str(a, buf, strlen(buf), NULL, NULL);
+            return out->kind ? 0 : ERR;
+        }
         if (v->kind == SQ_IRI || is_lit(v)) {
             *out = sq_make_str(a, v->lex, v->len, NULL, NULL);
             return 0;
@@ -484,9 +521,7 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
             if (sq_expr_eval(c, e->args[0], row, &v[0]) || !strarg(&v[0]) || v[0].lang)
                 return ERR;
             /* the same label within one row gives the same node */
-            uint64_t h = qr_hash_bytes(v[0].lex, v[0].len);
-            for (size_t i = 0; i < 4; i++)
-                h = qr_hash_combine(h, row ? row[0] : 0);
+            uint64_t h = qr_hash_combine(qr_hash_bytes(v[0].lex, v[0].len), sq_ctx_row_serial(c));
             snprintf(buf, sizeof buf, "q%llx", (unsigned long long)h);
         } else {
             snprintf(buf, sizeof buf, "q%llu", (unsigned long long)sq_ctx_bnode_serial(c));

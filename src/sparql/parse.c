@@ -1895,8 +1895,11 @@ static const char *parse_update1(parser *p)
     }
     if (accept_word(p, "INSERT")) {
         if (!with && accept_word(p, "DATA")) {
+            /* blank node labels of INSERT DATA are scoped to the whole request: one used
+             * by two operations is an error (a fresh serial per operation) */
             p->no_vars = true;
-            parse_quads(p, &tl);
+            p->bgp_serial++;
+            parse_quads_body(p, &tl);
             p->no_vars = false;
             return "INSERT DATA";
         }

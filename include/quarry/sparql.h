@@ -139,4 +139,17 @@ int qr_sparql_format_parse(const char *s);
 void qr_sparql_write(const qr_sparql_result *r, qr_sparql_format f, size_t offset, size_t count,
                      qr_buf *out);
 
+/* ---- the sparql_query tool (tier 3) ----
+ * Its handler takes a qr_sparql_ctx (the host embeds one: qr_tools_add_part). The store
+ * is loaded from `data_paths` on first use and kept until qr_sparql_ctx_release. */
+typedef struct qr_sparql_ctx {
+    const char *data_paths;  /* RDF files of the default graph, separated by ':'; or NULL */
+    qr_sparql_store *store;   /* loaded on first use */
+    qr_sparql_limits limits;  /* memory cap and interrupt for tool calls (time: per call) */
+} qr_sparql_ctx;
+
+struct qr_tool;
+extern const struct qr_tool *const qr_sparql_tools[];
+void qr_sparql_ctx_release(qr_sparql_ctx *c);
+
 #endif

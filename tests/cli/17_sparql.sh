@@ -57,6 +57,20 @@ expect_rc "missing data exits 2" 2 "$Q" sparql "SELECT * { ?s ?p ?o }"
 expect_rc "bad format exits 2" 2 "$Q" sparql --data "$TMP/g.ttl" --format yaml "SELECT * { ?s ?p ?o }"
 expect_err "json errors" '{"error":{"kind":"refused","message":"read-only: DROP is an update"}}' "$Q" sparql --format json --data "$TMP/g.ttl" "DROP ALL"
 
+# the sparql_query tool: pages, the refusal before running, no data configured
+expect_out "tool page" '{"vars":["f"],"rows":[{"f":"http://e/eval"},{"f":"http://e/lex"}],"total":4,"truncated":true,"next_offset":2,"hint":"showing rows 0 to 2 of 4; call again with offset 2 for the next page, or narrow the query (ORDER BY, LIMIT)"}' \
+  env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --query "$P SELECT ?f { ?f :lines ?l } ORDER BY ?f" --limit 2 --format json
+expect_out "tool next page" '{"vars":["f","l"],"rows":[{"f":"http://e/main","l":12},{"f":"http://e/parse","l":300}],"total":4,"truncated":false}' \
+  env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --query "$P SELECT ?f ?l { ?f :lines ?l } ORDER BY ?f" --limit 2 --offset 2 --format json
+expect_out "tool ask" '{"boolean":false}' \
+  env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --query "$P ASK { :lex :calls ?x }" --format json
+expect_err "tool refuses updates" "parameter 'query': refused: read-only: INSERT DATA is an update" \
+  env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --query "INSERT DATA { <a:a> <a:b> <a:c> }"
+expect_err "tool without data" "no graph to query: set QUARRY_SPARQL_DATA" \
+  env -u QUARRY_SPARQL_DATA "$Q" tool sparql_query --query "SELECT * { ?s ?p ?o }"
+expect_err "tool time limit" "time limit reached" \
+  env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --timeout_ms 1 --query "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }"
+
 # the hostile corpus: every file refused (exit 2) with one line, none crashing
 for f in "$SRC"/tests/sparql/hostile/*.rq; do
   "$Q" sparql --data "$TMP/g.ttl" --query "$f" >"$TMP/out" 2>"$TMP/err"; rc=$?

@@ -139,6 +139,38 @@ int qr_sparql_format_parse(const char *s);
 void qr_sparql_write(const qr_sparql_result *r, qr_sparql_format f, size_t offset, size_t count,
                      qr_buf *out);
 
+/* ---- the code graph as RDF (src/sparql/code_rdf.c; vocabulary: docs/sparql.md) ----
+ * Feed one assembled code graph: its files, then its nodes in index order (edges refer to
+ * them by index), then its edges. Kinds are the code graph's names: nodes "file",
+ * "function", "declaration", "struct", "union", "enum", "enumerator", "typedef", "member",
+ * "macro", "variable"; edges "calls", "includes", "declares", "defines", "member_of",
+ * "uses_type", "expands". Triples go straight into the store's default graph. Each call
+ * returns QR_OK or QR_ENOMEM (sticky); _end frees the builder and returns the first
+ * error. */
+typedef struct qr_sparql_code_node {
+    const char *kind, *name, *file, *lang;
+    const char *parent, *type, *signature, *cond; /* NULL when absent */
+    uint32_t line, end_line;
+    bool is_static, function_like, inactive;
+} qr_sparql_code_node;
+
+typedef struct qr_sparql_code_edge {
+    const char *kind;
+    int64_t from, to;             /* node indexes, -1 when not a node */
+    const char *from_key, *to_key; /* a path, a header as written or an unresolved name */
+    const char *file, *via;        /* where the edge is written; the macro a call goes via */
+    uint32_t line;
+    bool inactive;
+} qr_sparql_code_edge;
+
+typedef struct qr_sparql_code_builder qr_sparql_code_builder;
+qr_sparql_code_builder *qr_sparql_code_begin(qr_sparql_store *st);
+int qr_sparql_code_add_file(qr_sparql_code_builder *b, const char *path, const char *lang,
+                        uint32_t lines);
+int qr_sparql_code_add_node(qr_sparql_code_builder *b, const qr_sparql_code_node *n);
+int qr_sparql_code_add_edge(qr_sparql_code_builder *b, const qr_sparql_code_edge *e);
+int qr_sparql_code_end(qr_sparql_code_builder *b);
+
 /* ---- the sparql_query tool (tier 3) ----
  * Its handler takes a qr_sparql_ctx (the host embeds one: qr_tools_add_part). The store
  * is loaded from `data_paths` on first use and kept until qr_sparql_ctx_release. */

@@ -134,5 +134,56 @@ int main(void)
     CHECK(err.kind == QR_SPARQL_INPUT);
 
     qr_sparql_store_free(store);
+
+    /* the code graph adapter: a small graph fed as src/code assembles it */
+    store = qr_sparql_store_new();
+    qr_sparql_code_builder *cb = qr_sparql_code_begin(store);
+    CHECK(cb != NULL);
+    CHECK(qr_sparql_code_add_file(cb, "src/main.c", "c", 40) == QR_OK);
+    CHECK(qr_sparql_code_add_file(cb, "src/util.h", "c", 10) == QR_OK);
+    qr_sparql_code_node nodes[] = {
+        {.kind = "function", .name = "main", .file = "src/main.c", .line = 3, .end_line = 20},
+        {.kind = "function", .name = "helper", .file = "src/main.c", .line = 22, .end_line = 30,
+         .is_static = true},
+        {.kind = "function", .name = "unused", .file = "src/main.c", .line = 32, .end_line = 34,
+         .is_static = true},
+        {.kind = "struct", .name = "point", .file = "src/util.h", .line = 1, .end_line = 4},
+        {.kind = "member", .name = "x", .parent = "point", .type = "int", .file = "src/util.h",
+         .line = 2, .end_line = 2},
+        {.kind = "function", .name = "helper", .file = "src/main.c", .line = 36, .end_line = 37,
+         .is_static = true, .inactive = true},
+    };
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
+        CHECK(qr_sparql_code_add_node(cb, &nodes[i]) == QR_OK);
+    qr_sparql_code_edge edges[] = {
+        {.kind = "calls", .from = 0, .to = 1, .file = "src/main.c", .line = 5},
+        {.kind = "calls", .from = 0, .to = -1, .to_key = "printf", .file = "src/main.c", .line = 6},
+        {.kind = "calls", .from = 1, .to = 1, .file = "src/main.c", .line = 25},
+        {.kind = "includes", .from = -1, .to = -1, .from_key = "src/main.c",
+         .to_key = "src/util.h", .file = "src/main.c", .line = 1},
+        {.kind = "includes", .from = -1, .to = -1, .from_key = "src/main.c",
+         .to_key = "<stdio.h>", .file = "src/main.c", .line = 2},
+        {.kind = "member_of", .from = 4, .to = 3, .file = "src/util.h", .line = 2},
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        CHECK(qr_sparql_code_add_edge(cb, &edges[i]) == QR_OK);
+    CHECK(qr_sparql_code_end(cb) == QR_OK);
+#define C "PREFIX code: <https://quarry.dev/code#> "
+    EXPECT(C "SELECT ?n { ?f code:calls ?g . ?g code:name \"helper\" . ?f code:name ?n } ORDER BY ?n",
+           "?n\n\"helper\"\n\"main\"\n");
+    EXPECT(C "SELECT ?n { ?f a code:Function ; code:static true ; code:name ?n "
+             "FILTER NOT EXISTS { ?g code:calls ?f } FILTER NOT EXISTS { ?f code:inactive true } }",
+           "?n\n\"unused\"\n");
+    EXPECT(C "SELECT ?h { ?f code:path \"src/main.c\" ; code:includes ?x . ?x code:name ?h } ORDER BY ?h",
+           "?h\n\"<stdio.h>\"\n\"util.h\"\n");
+    EXPECT(C "SELECT ?l ?e { ?f code:callSite ?c . ?c code:callee ?x . ?x a code:External ; "
+             "code:name ?e . ?c code:line ?l }",
+           "?l\t?e\n6\t\"printf\"\n");
+    EXPECT(C "SELECT ?t { ?m code:memberOf ?s . ?s code:name \"point\" . ?m code:type ?t }",
+           "?t\n\"int\"\n");
+    EXPECT(C "SELECT (COUNT(*) AS ?n) { ?f code:name \"helper\" ; a code:Function }", "?n\n2\n");
+    EXPECT(C "SELECT ?f { ?f code:name \"helper\" ; code:inactive true }",
+           "?f\n<https://quarry.dev/code/function/src/main.c#helper@36>\n");
+    qr_sparql_store_free(store);
     CHECK_DONE();
 }

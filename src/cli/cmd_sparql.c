@@ -37,6 +37,8 @@ static const char usage[] =
     "  --timeout-ms N     stop after N ms of evaluation (default 30000)\n"
     "  --max-rows N       fail when the result has more than N rows (default: none)\n"
     "  --max-memory SIZE  cap the memory of one evaluation (default 1G)\n"
+    "  --repeat N         run the query N times; print the load time and the best and\n"
+    "                     median query times on stderr (for benchmarks)\n"
     "\n"
     "exit status: 0 results printed, 1 the query ran and failed (a limit), 2 bad usage, a\n"
     "syntax error, a refused query or unreadable data.\n";
@@ -78,6 +80,13 @@ static int error_exit(qr_sparql_error *err, cli_format fmt)
                                                                             : EXIT_USAGE;
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
+}
+
 static int64_t now_epoch(void)
 {
     const char *s = getenv("QUARRY_NOW");
@@ -99,6 +108,7 @@ int cmd_sparql(int argc, char **argv)
     const char **data = calloc((size_t)argc + 1, sizeof(char *));
     const char **graphs = calloc((size_t)argc + 1, sizeof(char *));
     size_t ndata = 0, ngraphs = 0;
+    uint64_t repeat = 0;
     qr_sparql_limits lim = {0};
     lim.timeout_ms = 30000;
     lim.max_memory = (size_t)1 << 30;
@@ -132,7 +142,7 @@ int cmd_sparql(int argc, char **argv)
         }
         static const char *const takes[] = {"--data", "--graph", "--query", "--base", "--format",
                                             "--repo", "--timeout-ms", "--max-rows",
-                                            "--max-memory", NULL};
+                                            "--max-memory", "--repeat", NULL};
         bool known = false;
         for (size_t k = 0; takes[k]; k++)
             if (!strcmp(a, takes[k]))
@@ -196,6 +206,8 @@ int cmd_sparql(int argc, char **argv)
             }
             if (!strcmp(a, "--timeout-ms"))
                 lim.timeout_ms = n;
+            else if (!strcmp(a, "--repeat"))
+                repeat = n;
             else
                 lim.max_rows = n;
         }
@@ -226,6 +238,7 @@ int cmd_sparql(int argc, char **argv)
         status = EXIT_USAGE;
         goto done;
     }
+    double t_load = now_ms();
     st = qr_sparql_store_new();
     if (!st) {
         fprintf(stderr, "quarry: out of memory\n");
@@ -249,7 +262,38 @@ int cmd_sparql(int argc, char **argv)
         }
     }
     lim.now = now_epoch();
-    if (qr_sparql_exec(st, q, &lim, &res, &err)) {
+    if (repeat) {
+        double *ts = calloc(repeat, sizeof(double));
+        if (!ts) {
+            status = EXIT_FAILED;
+            goto done;
+        }
+        for (uint64_t k = 0; k < repeat; k++) {
+            double t0 = now_ms();
+            if (k == 0)
+                fprintf(stderr, "load: %.1f ms (%zu triples)\n", t0 - t_load,
+                        qr_sparql_store_size(st));
+            if (qr_sparql_exec(st, q, &lim, &res, &err)) {
+                free(ts);
+                status = error_exit(&err, efmt);
+                goto done;
+            }
+            ts[k] = now_ms() - t0;
+            if (k + 1 < repeat) {
+                qr_sparql_result_free(res);
+                res = NULL;
+            }
+        }
+        for (uint64_t i = 1; i < repeat; i++)
+            for (uint64_t j = i; j > 0 && ts[j - 1] > ts[j]; j--) {
+                double x = ts[j];
+                ts[j] = ts[j - 1];
+                ts[j - 1] = x;
+            }
+        fprintf(stderr, "query: best %.2f ms, median %.2f ms over %llu runs, %zu rows\n", ts[0],
+                ts[repeat / 2], (unsigned long long)repeat, qr_sparql_result_nrows(res));
+        free(ts);
+    } else if (qr_sparql_exec(st, q, &lim, &res, &err)) {
         status = error_exit(&err, efmt);
         goto done;
     }

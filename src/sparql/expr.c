@@ -982,14 +982,21 @@ int sq_aggregate(sq_ctx *c, const sq_agg *g, const void *tab, const uint32_t *ro
         }
         vals[nv++] = sq_ctx_intern(c, &v);
     }
-    if (g->distinct && !g->star) {
+    if (g->distinct && !g->star && nv > 1) {
+        /* first occurrences, in order, through an open-addressing set of ids */
+        size_t cap = 16;
+        while (cap < nv * 2)
+            cap *= 2;
+        sq_id *set = qr_arena_zalloc(a, cap * sizeof(sq_id));
         size_t m = 0;
         for (size_t i = 0; i < nv; i++) {
-            bool dup = false;
-            for (size_t j = 0; j < m && !dup; j++)
-                dup = vals[j] == vals[i];
-            if (!dup)
+            size_t k = qr_hash_mix(vals[i]) & (cap - 1);
+            while (set[k] && set[k] != vals[i])
+                k = (k + 1) & (cap - 1);
+            if (!set[k]) {
+                set[k] = vals[i];
                 vals[m++] = vals[i];
+            }
             sq_ctx_tick(c);
         }
         nv = m;

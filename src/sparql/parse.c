@@ -132,20 +132,12 @@ static const char *tok_text(parser *p, char *buf, size_t cap)
     const sq_token *t = &p->tok;
     if (t->kind == T_EOF)
         return "end of query";
-    size_t n = t->len;
-    const char *s = t->s;
-    if (t->kind < 256 || t->kind >= T_LE) {
-        size_t end = p->L.i;
-        s = p->L.s + t->at;
-        n = end - t->at;
-    } else if (t->kind == T_IRI || t->kind == T_VAR || t->kind == T_STR || t->kind == T_BNODE ||
-               t->kind == T_LANG) {
-        s = p->L.s + t->at;
-        n = p->L.i - t->at;
-    }
+    /* the current token's text: the lexer stands right after it */
+    size_t n = p->L.i > t->at ? p->L.i - t->at : 0;
     if (n > cap - 1)
         n = cap - 1;
-    memcpy(buf, s, n);
+    if (n)
+        memcpy(buf, p->L.s + t->at, n);
     buf[n] = 0;
     return buf;
 }

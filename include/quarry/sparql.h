@@ -170,12 +170,18 @@ int qr_sparql_code_add_file(qr_sparql_code_builder *b, const char *path, const c
 int qr_sparql_code_add_node(qr_sparql_code_builder *b, const qr_sparql_code_node *n);
 int qr_sparql_code_add_edge(qr_sparql_code_builder *b, const qr_sparql_code_edge *e);
 int qr_sparql_code_end(qr_sparql_code_builder *b);
+/* The glue: every file, node and edge of one assembled code graph (quarry/code.h). */
+struct qr_code_graph;
+int qr_sparql_load_code_graph(qr_sparql_store *st, const struct qr_code_graph *g);
 
 /* ---- the sparql_query tool (tier 3) ----
  * Its handler takes a qr_sparql_ctx (the host embeds one: qr_tools_add_part). The store
  * is loaded from `data_paths` on first use and kept until qr_sparql_ctx_release. */
+struct qr_code_ctx;
 typedef struct qr_sparql_ctx {
-    const char *data_paths;  /* RDF files of the default graph, separated by ':'; or NULL */
+    const char *data_paths;  /* RDF files of the default graph, separated by ':'; or NULL:
+                              * the code graph of `code`'s repository (its working tree) */
+    struct qr_code_ctx *code; /* the host's code index (shared with query_codebase) */
     qr_sparql_store *store;   /* loaded on first use */
     qr_sparql_limits limits;  /* memory cap and interrupt for tool calls (time: per call) */
 } qr_sparql_ctx;

@@ -5,12 +5,14 @@
  * DESCRIBE, SERVICE, any update) exits 2 with one line; a query stopped by a limit exits
  * 1. Data files are read with libserd; their base IRI is the file's URI.
  *
- * The code graph of --repo becomes the default graph when the code index lands (see
- * docs/sparql.md); until then a query needs --data.
+ * Without --data or --graph the default graph is the code graph of --repo (its working
+ * tree, or --ref), as RDF under the vocabulary of docs/sparql.md: the code index is
+ * brought up to date first, as `quarry code index` does.
  */
 #define _XOPEN_SOURCE 700
 #include "cli.h"
 
+#include "quarry/code.h"
 #include "quarry/sparql.h"
 
 #include <errno.h>
@@ -21,13 +23,17 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: quarry sparql [--repo DIR] (QUERY | --query FILE | -) [--format F]\n"
+    "usage: quarry sparql [--repo DIR] [--ref REF] (QUERY | --query FILE | -) [--format F]\n"
     "                     [--data FILE]... [--graph IRI=FILE]... [--base IRI]\n"
     "\n"
-    "Runs a read-only SPARQL 1.1 query (SELECT or ASK). CONSTRUCT, DESCRIBE, SERVICE and\n"
-    "updates are recognised and refused. With '-' the query is read from stdin.\n"
+    "Runs a read-only SPARQL 1.1 query (SELECT or ASK) over the code graph of the\n"
+    "repository (vocabulary: docs/sparql.md), or over RDF files with --data/--graph.\n"
+    "CONSTRUCT, DESCRIBE, SERVICE and updates are recognised and refused. With '-' the\n"
+    "query is read from stdin.\n"
     "\n"
     "options:\n"
+    "  --repo DIR         the repository whose code graph is queried (default: here)\n"
+    "  --ref REF          the code graph of a commit instead of the working tree\n"
     "  --data FILE        add an N-Triples (.nt) or Turtle file to the default graph\n"
     "  --graph IRI=FILE   load FILE as the named graph IRI (for GRAPH and FROM NAMED)\n"
     "  --query FILE       read the query from FILE\n"
@@ -102,7 +108,7 @@ static int64_t now_epoch(void)
 
 int cmd_sparql(int argc, char **argv)
 {
-    const char *qarg = NULL, *qfile = NULL, *base = NULL;
+    const char *qarg = NULL, *qfile = NULL, *base = NULL, *repo = NULL, *ref = NULL;
     int ofmt = isatty(1) ? QR_SPARQL_FMT_TABLE : QR_SPARQL_FMT_JSON;
     cli_format efmt = FMT_DEFAULT;
     const char **data = calloc((size_t)argc + 1, sizeof(char *));
@@ -141,7 +147,7 @@ int cmd_sparql(int argc, char **argv)
             continue;
         }
         static const char *const takes[] = {"--data", "--graph", "--query", "--base", "--format",
-                                            "--repo", "--timeout-ms", "--max-rows",
+                                            "--repo", "--ref", "--timeout-ms", "--max-rows",
                                             "--max-memory", "--repeat", NULL};
         bool known = false;
         for (size_t k = 0; takes[k]; k++)
@@ -178,7 +184,9 @@ int cmd_sparql(int argc, char **argv)
         } else if (!strcmp(a, "--base")) {
             base = v;
         } else if (!strcmp(a, "--repo")) {
-            /* the code graph of the repository: see the header comment */
+            repo = v;
+        } else if (!strcmp(a, "--ref")) {
+            ref = v;
         } else if (!strcmp(a, "--format")) {
             ofmt = qr_sparql_format_parse(v);
             if (ofmt < 0) {
@@ -231,19 +239,35 @@ int cmd_sparql(int argc, char **argv)
         status = error_exit(&err, efmt);
         goto done;
     }
-    if (!ndata && !ngraphs) {
-        cli_error(efmt, "usage", 0, 0,
-                  "no data to query: pass --data FILE (N-Triples or Turtle); the code graph "
-                  "of --repo is not available in this build yet");
-        status = EXIT_USAGE;
-        goto done;
-    }
     double t_load = now_ms();
     st = qr_sparql_store_new();
     if (!st) {
         fprintf(stderr, "quarry: out of memory\n");
         status = EXIT_FAILED;
         goto done;
+    }
+    if (!ndata && !ngraphs) {
+        /* the code graph of the repository */
+        qr_buf cerr;
+        qr_buf_init(&cerr);
+        qr_code *code = NULL;
+        qr_code_graph *g = NULL;
+        int rc = qr_code_open(repo ? repo : ".", &code, &cerr);
+        qr_code_opts o = {.ref = ref, .progress = cli_progress};
+        if (rc == QR_OK)
+            rc = qr_code_load(code, &o, &g, &cerr);
+        if (rc == QR_OK)
+            rc = qr_sparql_load_code_graph(st, g);
+        if (rc) {
+            cli_error(efmt, rc == QR_EINVAL ? "usage" : "error", 0, 0,
+                      cerr.len ? cerr.p : "out of memory while building the code graph");
+            status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+        }
+        qr_code_graph_free(g);
+        qr_code_close(code);
+        qr_buf_release(&cerr);
+        if (rc)
+            goto done;
     }
     for (size_t i = 0; i < ndata + ngraphs; i++) {
         const char *path = i < ndata ? data[i] : strchr(graphs[i - ndata], '=') + 1;

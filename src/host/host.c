@@ -57,6 +57,7 @@ void qr_host_init(qr_host *h, const char *repo_dir)
     h->mem.memory_path = mem && *mem ? mem : NULL;
     const char *rdf = getenv("QUARRY_SPARQL_DATA");
     h->sparql.data_paths = rdf && *rdf ? rdf : NULL;
+    h->sparql.code = &h->code;
 }
 
 void qr_host_release(qr_host *h)

@@ -17,6 +17,8 @@
  */
 #include "sparql_int.h"
 
+#include "quarry/code.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,4 +346,56 @@ int qr_sparql_code_end(qr_sparql_code_builder *b)
     qr_buf_release(&b->tmp);
     free(b);
     return rc;
+}
+
+/* ---- the glue: one assembled qr_code_graph ---- */
+static const char *const edge_kinds[QR_CODE_E_KIND_COUNT] = {
+    "calls", "includes", "declares", "defines", "member_of", "uses_type", "expands",
+};
+
+int qr_sparql_load_code_graph(qr_sparql_store *st, const qr_code_graph *g)
+{
+    qr_sparql_code_builder *b = qr_sparql_code_begin(st);
+    if (!b)
+        return QR_ENOMEM;
+    for (size_t i = 0, n = qr_code_graph_nfiles(g); i < n; i++) {
+        qr_code_lang lang;
+        const char *path = qr_code_graph_file(g, i, &lang);
+        qr_sparql_code_add_file(b, path, qr_code_lang_name(lang), 0);
+    }
+    for (size_t i = 0, n = qr_code_graph_nnodes(g); i < n; i++) {
+        const qr_code_node *x = qr_code_graph_node(g, i);
+        qr_sparql_code_node y = {0};
+        y.kind = qr_code_kind_name(x->it.kind);
+        y.name = x->it.name;
+        y.file = x->file;
+        y.lang = qr_code_lang_name(x->lang);
+        y.parent = x->it.parent;
+        y.type = x->it.type;
+        y.signature = x->it.signature;
+        y.cond = x->it.cond;
+        y.line = x->it.line;
+        y.end_line = x->it.end_line;
+        y.is_static = x->it.flags & QR_CODE_STATIC;
+        y.function_like = x->it.flags & QR_CODE_FUNC_LIKE;
+        y.inactive = x->inactive;
+        qr_sparql_code_add_node(b, &y);
+    }
+    for (size_t i = 0, n = qr_code_graph_nedges(g); i < n; i++) {
+        const qr_code_edge *x = qr_code_graph_edge(g, i);
+        if ((unsigned)x->kind >= QR_CODE_E_KIND_COUNT)
+            continue;
+        qr_sparql_code_edge y = {0};
+        y.kind = edge_kinds[x->kind];
+        y.from = x->from;
+        y.to = x->to;
+        y.from_key = x->from_key;
+        y.to_key = x->to_key;
+        y.file = x->file;
+        y.via = x->via;
+        y.line = x->line;
+        y.inactive = x->inactive;
+        qr_sparql_code_add_edge(b, &y);
+    }
+    return qr_sparql_code_end(b);
 }

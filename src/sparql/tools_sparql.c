@@ -6,14 +6,15 @@
  * validated (syntax, refusals), so a model sees "read-only: INSERT DATA is an update"
  * before anything runs.
  *
- * The graph: the RDF files of the context (qr_sparql_ctx.data_paths, from $QUARRY_SPARQL_DATA
- * on the host), loaded once on first use and kept. The code graph of the repository joins
- * here when the code index lands (docs/sparql.md).
+ * The graph: the code graph of the host's repository (its working tree, as RDF under the
+ * vocabulary of docs/sparql.md), or the RDF files of $QUARRY_SPARQL_DATA when set; built
+ * once on first use and kept for the life of the context.
  *
  * Values come back as plain data: IRIs and strings as strings, blank nodes as "_:label",
  * integers, decimals and doubles as numbers, booleans as booleans; unbound variables are
  * absent from their row.
  */
+#include "quarry/code.h"
 #include "quarry/sparql.h"
 #include "quarry/tools.h"
 #include "quarry/value.h"
@@ -66,10 +67,33 @@ static int load(qr_sparql_ctx *c, qr_buf *err)
     if (c->store)
         return QR_OK;
     if (!c->data_paths || !c->data_paths[0]) {
-        qr_buf_puts(err, "no graph to query: set QUARRY_SPARQL_DATA to N-Triples or Turtle "
-                         "files (separated by ':'); the code graph of the repository is not "
-                         "available in this build yet");
-        return QR_EINVAL;
+        qr_code_ctx *cc = c->code;
+        if (!cc) {
+            qr_buf_puts(err, "no graph to query: set QUARRY_SPARQL_DATA to N-Triples or Turtle "
+                             "files (separated by ':'), or run in a repository");
+            return QR_EINVAL;
+        }
+        /* the code graph of the working tree, shared with query_codebase */
+        if (!cc->graph || cc->graph_ref) {
+            int rc;
+            if (!cc->code &&
+                (rc = qr_code_open(cc->repo_dir ? cc->repo_dir : ".", &cc->code, err)) != QR_OK)
+                return rc;
+            qr_code_graph_free(cc->graph);
+            free(cc->graph_ref);
+            cc->graph = NULL;
+            cc->graph_ref = NULL;
+            qr_code_opts o = {.progress = cc->progress, .progress_ud = cc->progress_ud};
+            if ((rc = qr_code_load(cc->code, &o, &cc->graph, err)) != QR_OK)
+                return rc;
+        }
+        c->store = qr_sparql_store_new();
+        if (!c->store)
+            return QR_ENOMEM;
+        int rc = qr_sparql_load_code_graph(c->store, cc->graph);
+        if (rc)
+            qr_sparql_ctx_release(c);
+        return rc;
     }
     c->store = qr_sparql_store_new();
     if (!c->store)
@@ -252,8 +276,9 @@ static const qr_tool_param sparql_query_params[] = {
 
 static const qr_tool sparql_query_tool = {
     .name = "sparql_query",
-    .summary = "Run a read-only SPARQL 1.1 query (SELECT or ASK) over the RDF graph; rows come "
-               "back a page at a time.",
+    .summary = "Run a read-only SPARQL 1.1 query (SELECT or ASK) over the code graph as RDF "
+               "(functions, files, calls, includes, types: vocabulary in docs/sparql.md); "
+               "rows come back a page at a time.",
     .params = sparql_query_params,
     .result = "{:vars [names] :rows [{var value}] :total N :truncated bool (+ :next_offset "
               ":hint when cut)}, or {:boolean b} for ASK",

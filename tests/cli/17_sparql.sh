@@ -53,7 +53,51 @@ expect_rc "memory limit exits 1" 1 "$Q" sparql --data "$TMP/g.ttl" --max-memory 
 printf '<http://a> <http://b> .\n' > "$TMP/bad.nt"
 expect_rc "bad data exits 2" 2 "$Q" sparql --data "$TMP/bad.nt" "SELECT * { ?s ?p ?o }"
 expect_err "bad data message" "bad RDF in" "$Q" sparql --data "$TMP/bad.nt" "SELECT * { ?s ?p ?o }"
-expect_rc "missing data exits 2" 2 "$Q" sparql "SELECT * { ?s ?p ?o }"
+mkdir "$TMP/norepo"
+expect_rc "no repository, no data exits 2" 2 "$Q" sparql --repo "$TMP/norepo" "SELECT * { ?s ?p ?o }"
+expect_err "no repository message" "not a git repository" "$Q" sparql --repo "$TMP/norepo" "SELECT * { ?s ?p ?o }"
+
+# the code graph of a repository as RDF (docs/sparql.md)
+R="$TMP/repo"
+git init -q -b main "$R"
+mkdir -p "$R/src"
+cat > "$R/src/util.h" <<'C'
+struct point { int x; int y; };
+int add(int a, int b);
+C
+cat > "$R/src/main.c" <<'C'
+#include <stdio.h>
+#include "util.h"
+static int twice(int n) { return add(n, n); }
+static int unused(void) { return 0; }
+int add(int a, int b) { return a + b; }
+int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+int main(void) { printf("%d\n", twice(fact(3))); return 0; }
+C
+git -C "$R" add -A
+GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@x git -C "$R" commit -q -m init
+C='PREFIX code: <https://quarry.dev/code#> '
+expect_out "code graph: callers" '?n
+"twice"' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?n { ?f code:calls ?g . ?g code:name \"add\" . ?f code:name ?n } ORDER BY ?n"
+expect_out "code graph: transitive callees" '?n
+"add"
+"fact"
+"printf"
+"twice"' "$Q" sparql --repo "$R" --format tsv "$C SELECT DISTINCT ?n { ?m code:name \"main\" ; a code:Function ; code:calls+ ?g . ?g code:name ?n } ORDER BY ?n"
+expect_out "code graph: dead statics" '?n
+"unused"' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?n { ?f a code:Function ; code:static true ; code:name ?n FILTER NOT EXISTS { ?g code:calls ?f } }"
+expect_out "code graph: recursive" '?n
+"fact"' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?n { ?f code:calls ?f ; code:name ?n }"
+expect_out "code graph: includes" '?h
+"<stdio.h>"
+"util.h"' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?h { ?f code:path \"src/main.c\" ; code:includes ?x . ?x code:name ?h } ORDER BY ?h"
+expect_out "code graph: members" '?m	?t
+"x"	"int"
+"y"	"int"' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?m ?t { ?s a code:Struct ; code:name \"point\" . ?x code:memberOf ?s ; code:name ?m ; code:type ?t } ORDER BY ?m"
+expect_out "code graph: call sites" '?l
+7' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?l { ?f code:name \"main\" ; a code:Function ; code:callSite ?c . ?c code:callee/code:name \"printf\" ; code:line ?l }"
+expect_out "tool over the code graph" '{"vars":["n"],"rows":[{"n":"fact"}],"total":1,"truncated":false}' \
+  env -u QUARRY_SPARQL_DATA "$Q" tool sparql_query --repo "$R" --query "$C SELECT ?n { ?f code:calls ?f ; code:name ?n }" --format json
 expect_rc "bad format exits 2" 2 "$Q" sparql --data "$TMP/g.ttl" --format yaml "SELECT * { ?s ?p ?o }"
 expect_err "json errors" '{"error":{"kind":"refused","message":"read-only: DROP is an update"}}' "$Q" sparql --format json --data "$TMP/g.ttl" "DROP ALL"
 
@@ -66,8 +110,8 @@ expect_out "tool ask" '{"boolean":false}' \
   env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --query "$P ASK { :lex :calls ?x }" --format json
 expect_err "tool refuses updates" "parameter 'query': refused: read-only: INSERT DATA is an update" \
   env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --query "INSERT DATA { <a:a> <a:b> <a:c> }"
-expect_err "tool without data" "no graph to query: set QUARRY_SPARQL_DATA" \
-  env -u QUARRY_SPARQL_DATA "$Q" tool sparql_query --query "SELECT * { ?s ?p ?o }"
+expect_err "tool outside a repository" "not a git repository" \
+  env -u QUARRY_SPARQL_DATA "$Q" tool sparql_query --repo "$TMP/norepo" --query "SELECT * { ?s ?p ?o }"
 expect_err "tool time limit" "time limit reached" \
   env QUARRY_SPARQL_DATA="$TMP/g.ttl" "$Q" tool sparql_query --timeout_ms 1 --query "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }"
 

@@ -81,6 +81,8 @@ typedef struct qr_sparql_term {
 int qr_sparql_store_add(qr_sparql_store *st, const char *graph, const qr_sparql_term *s,
                         const qr_sparql_term *p, const qr_sparql_term *o);
 size_t qr_sparql_store_size(const qr_sparql_store *st);
+/* Appends the default graph as N-Triples (sorted by subject) to out. QR_OK or QR_ENOMEM. */
+int qr_sparql_store_write_ntriples(qr_sparql_store *st, qr_buf *out);
 
 /* ---- queries ---- */
 typedef struct qr_sparql_query qr_sparql_query;

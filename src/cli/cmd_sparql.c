@@ -43,6 +43,8 @@ static const char usage[] =
     "  --timeout-ms N     stop after N ms of evaluation (default 30000)\n"
     "  --max-rows N       fail when the result has more than N rows (default: none)\n"
     "  --max-memory SIZE  cap the memory of one evaluation (default 1G)\n"
+    "  --export-nt FILE   write the default graph (the code graph, or the data) as\n"
+    "                     N-Triples to FILE ('-': stdout) instead of running a query\n"
     "  --repeat N         run the query N times; print the load time and the best and\n"
     "                     median query times on stderr (for benchmarks)\n"
     "\n"
@@ -109,6 +111,7 @@ static int64_t now_epoch(void)
 int cmd_sparql(int argc, char **argv)
 {
     const char *qarg = NULL, *qfile = NULL, *base = NULL, *repo = NULL, *ref = NULL;
+    const char *export_nt = NULL;
     int ofmt = isatty(1) ? QR_SPARQL_FMT_TABLE : QR_SPARQL_FMT_JSON;
     cli_format efmt = FMT_DEFAULT;
     const char **data = calloc((size_t)argc + 1, sizeof(char *));
@@ -148,7 +151,7 @@ int cmd_sparql(int argc, char **argv)
         }
         static const char *const takes[] = {"--data", "--graph", "--query", "--base", "--format",
                                             "--repo", "--ref", "--timeout-ms", "--max-rows",
-                                            "--max-memory", "--repeat", NULL};
+                                            "--max-memory", "--repeat", "--export-nt", NULL};
         bool known = false;
         for (size_t k = 0; takes[k]; k++)
             if (!strcmp(a, takes[k]))
@@ -187,6 +190,8 @@ int cmd_sparql(int argc, char **argv)
             repo = v;
         } else if (!strcmp(a, "--ref")) {
             ref = v;
+        } else if (!strcmp(a, "--export-nt")) {
+            export_nt = v;
         } else if (!strcmp(a, "--format")) {
             ofmt = qr_sparql_format_parse(v);
             if (ofmt < 0) {
@@ -220,7 +225,14 @@ int cmd_sparql(int argc, char **argv)
                 lim.max_rows = n;
         }
     }
-    if (qfile) {
+    if (export_nt && (qarg || qfile)) {
+        cli_usage_error("sparql", "--export-nt writes the graph and runs no query");
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if (export_nt) {
+        /* no query: load, then write the graph */
+    } else if (qfile) {
         if (qr_read_file(qfile, 0, &text, &len)) {
             char msg[300];
             snprintf(msg, sizeof msg, "cannot read query file '%s': %s", qfile, strerror(errno));
@@ -235,7 +247,7 @@ int cmd_sparql(int argc, char **argv)
         if (status != EXIT_OK)
             goto done;
     }
-    if (qr_sparql_prepare(text, len, base, &q, &err)) {
+    if (!export_nt && qr_sparql_prepare(text, len, base, &q, &err)) {
         status = error_exit(&err, efmt);
         goto done;
     }
@@ -284,6 +296,23 @@ int cmd_sparql(int argc, char **argv)
             status = error_exit(&err, efmt);
             goto done;
         }
+    }
+    if (export_nt) {
+        qr_buf nt;
+        qr_buf_init(&nt);
+        if (qr_sparql_store_write_ntriples(st, &nt)) {
+            fprintf(stderr, "quarry: out of memory\n");
+            status = EXIT_FAILED;
+        } else if (!strcmp(export_nt, "-")) {
+            fwrite(nt.p ? nt.p : "", 1, nt.len, stdout);
+        } else if (qr_write_file_atomic(export_nt, nt.p ? nt.p : "", nt.len, 0644)) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "cannot write '%s': %s", export_nt, strerror(errno));
+            cli_error(efmt, "error", 0, 0, msg);
+            status = EXIT_FAILED;
+        }
+        qr_buf_release(&nt);
+        goto done;
     }
     lim.now = now_epoch();
     if (repeat) {

@@ -360,3 +360,73 @@ void qr_sparql_write(const qr_sparql_result *r, qr_sparql_format f, size_t offse
     default: write_table(r, from, to, out); break;
     }
 }
+
+/* ---- N-Triples export of the default graph ---- */
+static void nt_term(qr_buf *b, const sq_term *t)
+{
+    if (t->kind == SQ_IRI) {
+        qr_buf_putc(b, '<');
+        for (uint32_t i = 0; i < t->len; i++) {
+            unsigned char c = (unsigned char)t->lex[i];
+            if (c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' ||
+                c == '|' || c == '^' || c == '`' || c == '\\')
+                qr_buf_printf(b, "\\u%04X", c);
+            else
+                qr_buf_putc(b, (char)c);
+        }
+        qr_buf_putc(b, '>');
+        return;
+    }
+    if (t->kind == SQ_BLANK) {
+        qr_buf_puts(b, "_:");
+        for (uint32_t i = 0; i < t->len; i++) {
+            unsigned char c = (unsigned char)t->lex[i];
+            qr_buf_putc(b, (char)((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                                          (c >= 'A' && c <= 'Z') || c == '_'
+                                      ? c
+                                      : '_'));
+        }
+        return;
+    }
+    qr_buf_putc(b, '"');
+    for (uint32_t i = 0; i < t->len; i++) {
+        char c = t->lex[i];
+        switch (c) {
+        case '"': qr_buf_puts(b, "\\\""); break;
+        case '\\': qr_buf_puts(b, "\\\\"); break;
+        case '\n': qr_buf_puts(b, "\\n"); break;
+        case '\r': qr_buf_puts(b, "\\r"); break;
+        default: qr_buf_putc(b, c); break;
+        }
+    }
+    qr_buf_putc(b, '"');
+    if (t->lang) {
+        qr_buf_putc(b, '@');
+        qr_buf_puts(b, t->lang);
+    } else if (t->dt) {
+        qr_buf_puts(b, "^^");
+        sq_term d = {0};
+        d.kind = SQ_IRI;
+        d.lex = t->dt;
+        d.len = (uint32_t)strlen(t->dt);
+        nt_term(b, &d);
+    }
+}
+
+int qr_sparql_store_write_ntriples(qr_sparql_store *st, qr_buf *out)
+{
+    int rc = sq_store_index(st);
+    if (rc)
+        return rc;
+    size_t n;
+    const sq_quad *q = sq_store_match(st, SQ_DEFAULT_G, 0, 0, 0, &n);
+    for (size_t i = 0; i < n; i++) {
+        nt_term(out, &st->terms[q[i].s]);
+        qr_buf_putc(out, ' ');
+        nt_term(out, &st->terms[q[i].p]);
+        qr_buf_putc(out, ' ');
+        nt_term(out, &st->terms[q[i].o]);
+        qr_buf_puts(out, " .\n");
+    }
+    return out->failed ? QR_ENOMEM : QR_OK;
+}

@@ -96,6 +96,10 @@ expect_out "code graph: members" '?m	?t
 "y"	"int"' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?m ?t { ?s a code:Struct ; code:name \"point\" . ?x code:memberOf ?s ; code:name ?m ; code:type ?t } ORDER BY ?m"
 expect_out "code graph: call sites" '?l
 7' "$Q" sparql --repo "$R" --format tsv "$C SELECT ?l { ?f code:name \"main\" ; a code:Function ; code:callSite ?c . ?c code:callee/code:name \"printf\" ; code:line ?l }"
+"$Q" sparql --repo "$R" --export-nt "$TMP/code.nt"
+n_repo=$("$Q" sparql --repo "$R" --format tsv "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }" | tail -1)
+expect_out "export-nt round trip" "$n_repo" sh -c "'$Q' sparql --data '$TMP/code.nt' --format tsv 'SELECT (COUNT(*) AS ?n) { ?s ?p ?o }' | tail -1"
+expect_rc "export-nt takes no query" 2 "$Q" sparql --repo "$R" --export-nt - "SELECT * { ?s ?p ?o }"
 expect_out "tool over the code graph" '{"vars":["n"],"rows":[{"n":"fact"}],"total":1,"truncated":false}' \
   env -u QUARRY_SPARQL_DATA "$Q" tool sparql_query --repo "$R" --query "$C SELECT ?n { ?f code:calls ?f ; code:name ?n }" --format json
 expect_rc "bad format exits 2" 2 "$Q" sparql --data "$TMP/g.ttl" --format yaml "SELECT * { ?s ?p ?o }"

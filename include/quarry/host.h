@@ -25,6 +25,7 @@
 #include "quarry/code.h"
 #include "quarry/git.h"
 #include "quarry/pipeline.h"
+#include "quarry/codesearch.h"
 #include "quarry/sparql.h"
 #include "quarry/tools.h"
 
@@ -33,6 +34,7 @@ typedef struct qr_host {
     qr_memory_ctx mem; /* the memory store (memory_path from $QUARRY_MEMORY) */
     qr_code_ctx code;  /* the code index and the last graph assembled */
     qr_sparql_ctx sparql; /* the RDF graph of sparql_query ($QUARRY_SPARQL_DATA) */
+    qr_codesearch_ctx codesearch; /* search_codebase: templates, then the model */
 } qr_host;
 
 /* A host for repo_dir (NULL: the working directory), the memory store from

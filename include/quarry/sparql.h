@@ -18,6 +18,7 @@
 #define QUARRY_SPARQL_H
 
 #include "quarry/base.h"
+#include "quarry/value.h"
 
 #include <signal.h>
 
@@ -191,5 +192,11 @@ typedef struct qr_sparql_ctx {
 struct qr_tool;
 extern const struct qr_tool *const qr_sparql_tools[];
 void qr_sparql_ctx_release(qr_sparql_ctx *c);
+/* The context's store, built on first use (the code graph, or the data files). */
+int qr_sparql_ctx_store(qr_sparql_ctx *c, qr_sparql_store **out, qr_buf *err);
+/* Rows [offset, offset+limit) of r as the tool returns them: {:vars :rows :total
+ * :truncated (+ :next_offset :hint)} or {:boolean b}, built in a. */
+int qr_sparql_result_page(const qr_sparql_result *r, size_t offset, size_t limit, qr_arena *a,
+                          qr_val *out, qr_buf *err);
 
 #endif

@@ -31,6 +31,7 @@ static const struct {
     {qr_memory_tools, offsetof(qr_host, mem)},
     {qr_code_tools, offsetof(qr_host, code)},
     {qr_sparql_tools, offsetof(qr_host, sparql)},
+    {qr_codesearch_tools, offsetof(qr_host, codesearch)},
     {NULL, 0},
 };
 
@@ -58,6 +59,8 @@ void qr_host_init(qr_host *h, const char *repo_dir)
     const char *rdf = getenv("QUARRY_SPARQL_DATA");
     h->sparql.data_paths = rdf && *rdf ? rdf : NULL;
     h->sparql.code = &h->code;
+    h->codesearch.sparql = &h->sparql;
+    h->codesearch.repo_dir = repo_dir;
 }
 
 void qr_host_release(qr_host *h)
@@ -66,4 +69,5 @@ void qr_host_release(qr_host *h)
     qr_memory_ctx_release(&h->mem);
     qr_code_ctx_release(&h->code);
     qr_sparql_ctx_release(&h->sparql);
+    qr_codesearch_ctx_release(&h->codesearch);
 }

@@ -62,6 +62,15 @@ static int64_t arg_int(qr_val args, qr_arena *a, const char *name, int64_t def)
     return v.t == QR_T_INT ? v.i : v.t == QR_T_DOUBLE ? (int64_t)v.d : def;
 }
 
+static int load(qr_sparql_ctx *c, qr_buf *err);
+
+int qr_sparql_ctx_store(qr_sparql_ctx *c, qr_sparql_store **out, qr_buf *err)
+{
+    int rc = load(c, err);
+    *out = rc ? NULL : c->store;
+    return rc;
+}
+
 static int load(qr_sparql_ctx *c, qr_buf *err)
 {
     if (c->store)
@@ -150,60 +159,32 @@ static qr_val term_value(qr_arena *a, const qr_sparql_term *t)
     return qr_str_new(a, t->lex, t->len);
 }
 
-static int sparql_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+int qr_sparql_result_page(const qr_sparql_result *r, size_t offset, size_t limit, qr_arena *a,
+                          qr_val *out, qr_buf *err)
 {
-    qr_sparql_ctx *c = ctx;
-    qr_val qv;
-    if (!arg_get(args, a, "query", &qv) || qv.t != QR_T_STR) {
-        qr_buf_puts(err, "parameter 'query' must be a string");
-        return QR_EINVAL;
-    }
-    int64_t limit = arg_int(args, a, "limit", 100);
-    int64_t offset = arg_int(args, a, "offset", 0);
-    int64_t timeout = arg_int(args, a, "timeout_ms", 10000);
-    qr_sparql_query *q = NULL;
-    qr_sparql_result *r = NULL;
-    qr_sparql_error e;
-    int rc = qr_sparql_prepare(qv.s->data, qv.s->len, NULL, &q, &e);
-    if (rc) {
-        qr_buf_printf(err, "%s: %s", e.kind == QR_SPARQL_REFUSED ? "refused" : "syntax error",
-                      e.msg);
-        return rc;
-    }
-    if ((rc = load(c, err)) != QR_OK)
-        goto done;
-    qr_sparql_limits lim = c->limits;
-    lim.timeout_ms = (uint64_t)timeout;
-    if (!lim.max_memory)
-        lim.max_memory = (size_t)256 << 20;
-    if ((rc = qr_sparql_exec(c->store, q, &lim, &r, &e)) != QR_OK) {
-        qr_buf_puts(err, e.msg);
-        goto done;
-    }
+    int rc = QR_OK;
     qr_mapb mbs;
     qr_mapb_init(&mbs, a, 8);
     qr_mapb *mb = &mbs;
     if (qr_sparql_result_is_ask(r)) {
         qr_mapb_put(mb, qr_kw_cstr(a, "boolean"), qr_bool(qr_sparql_result_boolean(r)));
         *out = qr_mapb_finish(mb, QR_T_MAP);
-        goto done;
+        return QR_OK;
     }
     size_t nv = qr_sparql_result_nvars(r), n = qr_sparql_result_nrows(r);
     qr_vecb vars_b, rows_b;
     qr_vecb_init(&vars_b, a, nv);
     qr_vecb *vars = &vars_b;
     qr_val *keys = qr_arena_alloc(a, (nv + 1) * sizeof(qr_val));
-    if (!keys) {
-        rc = QR_ENOMEM;
-        goto done;
-    }
+    if (!keys)
+        return QR_ENOMEM;
     for (size_t j = 0; j < nv; j++) {
         const char *name = qr_sparql_result_var(r, j);
         qr_vecb_push(vars, qr_str_new(a, name, strlen(name)));
         keys[j] = qr_kw_cstr(a, name);
     }
-    size_t from = (size_t)offset < n ? (size_t)offset : n;
-    size_t to = from + (size_t)limit < n ? from + (size_t)limit : n;
+    size_t from = offset < n ? offset : n;
+    size_t to = from + limit < n ? from + limit : n;
     qr_vecb_init(&rows_b, a, to - from);
     qr_vecb *rows = &rows_b;
     qr_mapb rbs;
@@ -236,6 +217,40 @@ static int sparql_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_
         qr_buf_puts(err, "the result does not fit in the memory limit; lower 'limit'");
         rc = QR_ENOMEM;
     }
+    return rc;
+}
+
+static int sparql_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    qr_sparql_ctx *c = ctx;
+    qr_val qv;
+    if (!arg_get(args, a, "query", &qv) || qv.t != QR_T_STR) {
+        qr_buf_puts(err, "parameter 'query' must be a string");
+        return QR_EINVAL;
+    }
+    int64_t limit = arg_int(args, a, "limit", 100);
+    int64_t offset = arg_int(args, a, "offset", 0);
+    int64_t timeout = arg_int(args, a, "timeout_ms", 10000);
+    qr_sparql_query *q = NULL;
+    qr_sparql_result *r = NULL;
+    qr_sparql_error e;
+    int rc = qr_sparql_prepare(qv.s->data, qv.s->len, NULL, &q, &e);
+    if (rc) {
+        qr_buf_printf(err, "%s: %s", e.kind == QR_SPARQL_REFUSED ? "refused" : "syntax error",
+                      e.msg);
+        return rc;
+    }
+    if ((rc = load(c, err)) != QR_OK)
+        goto done;
+    qr_sparql_limits lim = c->limits;
+    lim.timeout_ms = (uint64_t)timeout;
+    if (!lim.max_memory)
+        lim.max_memory = (size_t)256 << 20;
+    if ((rc = qr_sparql_exec(c->store, q, &lim, &r, &e)) != QR_OK) {
+        qr_buf_puts(err, e.msg);
+        goto done;
+    }
+    rc = qr_sparql_result_page(r, (size_t)offset, (size_t)limit, a, out, err);
 done:
     qr_sparql_result_free(r);
     qr_sparql_query_free(q);

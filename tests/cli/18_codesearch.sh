@@ -45,6 +45,12 @@ expect_err "a name that is not an identifier matches no template" "no template a
 expect_err "no template, no model" "no template answers 'how many functions are there' and no model is configured" \
   "$Q" tool search_codebase --repo "$R" --question "how many functions are there"
 
+# quarry ask reaches the templates for code questions (tier 1, no model)
+expect_out "quarry ask: code question" '{"findings":[{"name":"unused","file":"src/main.c","line":4}],"summary":"1 result(s) from the code graph (template dead-statics)"}' \
+  "$Q" ask "static functions nobody calls?" --repo "$R" --format json
+expect_out "quarry ask --explain names the rule" "tier 1 (router), rule code-dead-statics: 0 model calls" \
+  sh -c "'$Q' ask 'static functions nobody calls?' --repo '$R' --explain 2>&1 | head -1 | sed 's/, [0-9.]* ms\$//'"
+
 # ---- the model path ----
 serve() { # serve STEP...: the model server answering with these steps
   python3 - "$TMP/script.json" "$@" <<'PY'

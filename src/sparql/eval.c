@@ -665,7 +665,6 @@ static void bgp_match(sq_ctx *c, bgp_run *b, size_t k, sq_id *row)
     if (t->path) {
         for (size_t gi = 0; gi < c->nactive; gi++) {
             pairs pp = {0};
-            qr_arena_mark m = qr_arena_get_mark(&c->mem);
             c->zero_ok = t->s.var < 0 ? s : t->o.var < 0 ? o : 0;
             path_pairs(c, t->path, c->active[gi], s, o, &pp, 0);
             for (size_t i = 0; i < pp.n; i++) {
@@ -677,9 +676,6 @@ static void bgp_match(sq_ctx *c, bgp_run *b, size_t k, sq_id *row)
                 if (set2 >= 0)
                     row[set2] = 0;
             }
-            /* the pairs are dead once matched; the rows pushed live in b->out, which was
-             * allocated before the mark only if it did not grow: keep the memory */
-            (void)m;
         }
         return;
     }
@@ -1164,14 +1160,22 @@ typedef struct sort_item {
     sq_term *keys;
 } sort_item;
 
-static const sq_select *g_sort_sel; /* qsort has no context argument */
-static int sort_cmp(const void *x, const void *y)
+/* a stable merge sort (qsort has no context argument, and ORDER BY must be stable) */
+static void sort_items(sq_ctx *c, const sq_select *s, sort_item *v, sort_item *tmp, size_t n)
 {
-    const sort_item *a = x, *b = y;
-    int r = order_cmp_ctx(NULL, g_sort_sel, a->keys, b->keys);
-    if (r)
-        return r;
-    return a->row < b->row ? -1 : a->row > b->row;
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_items(c, s, v, tmp, h);
+    sort_items(c, s, v + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = order_cmp_ctx(c, s, v[j].keys, v[i].keys) < 0 ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
 }
 
 static table *run_select(sq_ctx *c, const sq_select *s, size_t **projp, size_t *nprojp)
@@ -1221,8 +1225,7 @@ static table *run_select(sq_ctx *c, const sq_select *s, size_t **projp, size_t *
             }
             sq_ctx_tick(c);
         }
-        g_sort_sel = s;
-        qsort(items, t->n, sizeof *items, sort_cmp);
+        sort_items(c, s, items, ca(c, t->n * sizeof(sort_item)), t->n);
         table *sorted = tab_new(c);
         for (size_t i = 0; i < t->n; i++)
             tab_push(c, sorted, tab_row(c, t, items[i].row));

@@ -563,11 +563,6 @@ int qr_sparql_store_load_file(qr_sparql_store *st, const char *path, const char 
     size_t pl = strlen(path);
     const char *syntax = pl > 3 && !strcmp(path + pl - 3, ".nt") ? "ntriples" : "turtle";
     rc = qr_sparql_store_load_text(st, text, len, syntax, graph, base, err);
-    if (rc && err->msg[0]) {
-        /* name the file, not its URI */
-        const char *q = strstr(err->msg, "'");
-        (void)q;
-    }
     free(text);
     free(uri);
     return rc;

@@ -13,6 +13,7 @@
  * any query); embedding the question in the cached prefix (it would break the cache).
  */
 #include "quarry/codesearch.h"
+#include "quarry/date.h"
 #include "quarry/tools.h"
 
 #include <ctype.h>
@@ -320,6 +321,7 @@ static int run_query(qr_sparql_store *st, const char *q, qr_sparql_result **out,
     qr_sparql_limits lim = {0};
     lim.timeout_ms = 10000;
     lim.max_memory = (size_t)256 << 20;
+    lim.now = qr_clock_now();
     int rc = qr_sparql_prepare(q, strlen(q), NULL, &pq, &e);
     if (rc == QR_OK) {
         rc = qr_sparql_exec(st, pq, &lim, out, &e);

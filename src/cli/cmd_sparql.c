@@ -13,6 +13,7 @@
 #include "cli.h"
 
 #include "quarry/code.h"
+#include "quarry/date.h"
 #include "quarry/sparql.h"
 
 #include <errno.h>
@@ -93,19 +94,6 @@ static double now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
-}
-
-static int64_t now_epoch(void)
-{
-    const char *s = getenv("QUARRY_NOW");
-    if (s && *s) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 10);
-        if (!errno && !*end)
-            return v;
-    }
-    return (int64_t)time(NULL);
 }
 
 int cmd_sparql(int argc, char **argv)
@@ -314,7 +302,7 @@ int cmd_sparql(int argc, char **argv)
         qr_buf_release(&nt);
         goto done;
     }
-    lim.now = now_epoch();
+    lim.now = qr_clock_now();
     if (repeat) {
         double *ts = calloc(repeat, sizeof(double));
         if (!ts) {

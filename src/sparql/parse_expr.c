@@ -247,26 +247,27 @@ static sq_expr *parse_unary(parser *p)
     return e;
 }
 
-static sq_expr *parse_mul(parser *p)
+/* one left-associative level: operands from `sub`, tokens t1/t2 for ops op1/op2 */
+static sq_expr *binary_level(parser *p, sq_expr *(*sub)(parser *), int t1, int op1, int t2,
+                             int op2)
 {
-    sq_expr *e = parse_unary(p);
-    while (p->tok.kind == '*' || p->tok.kind == '/') {
-        int op = p->tok.kind == '*' ? E_MUL : E_DIV;
+    sq_expr *e = sub(p);
+    while (p->tok.kind == t1 || p->tok.kind == t2) {
+        int op = p->tok.kind == t1 ? op1 : op2;
         sqp_next(p);
-        e = expr2(p, op, e, parse_unary(p));
+        e = expr2(p, op, e, sub(p));
     }
     return e;
 }
 
+static sq_expr *parse_mul(parser *p)
+{
+    return binary_level(p, parse_unary, '*', E_MUL, '/', E_DIV);
+}
+
 static sq_expr *parse_add(parser *p)
 {
-    sq_expr *e = parse_mul(p);
-    while (p->tok.kind == '+' || p->tok.kind == '-') {
-        int op = p->tok.kind == '+' ? E_ADD : E_SUB;
-        sqp_next(p);
-        e = expr2(p, op, e, parse_mul(p));
-    }
-    return e;
+    return binary_level(p, parse_mul, '+', E_ADD, '-', E_SUB);
 }
 
 static sq_expr *parse_relational(parser *p)

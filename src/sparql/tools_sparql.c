@@ -15,6 +15,7 @@
  * absent from their row.
  */
 #include "quarry/code.h"
+#include "quarry/date.h"
 #include "quarry/sparql.h"
 #include "quarry/tools.h"
 #include "quarry/value.h"
@@ -244,6 +245,7 @@ static int sparql_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_
         goto done;
     qr_sparql_limits lim = c->limits;
     lim.timeout_ms = (uint64_t)timeout;
+    lim.now = qr_clock_now();
     if (!lim.max_memory)
         lim.max_memory = (size_t)256 << 20;
     if ((rc = qr_sparql_exec(c->store, q, &lim, &r, &e)) != QR_OK) {

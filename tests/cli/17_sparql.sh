@@ -41,6 +41,10 @@ expect_out "--query file" '?n
 expect_out "stdin" '?n
 4' sh -c "'$Q' sparql - --data '$TMP/g.ttl' --format tsv < '$TMP/q.rq'"
 
+expect_out "NOW() reads the one clock (QUARRY_NOW)" '?y	?n
+2024	"2024-02-29T12:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>' \
+  env QUARRY_NOW=2024-02-29T12:00:00Z "$Q" sparql --data "$TMP/g.ttl" --format tsv "SELECT (YEAR(NOW()) AS ?y) (NOW() AS ?n) {}"
+
 # exit codes and messages
 expect_rc "syntax error exits 2" 2 "$Q" sparql --data "$TMP/g.ttl" "SELECT ?x WHERE { ?x }"
 expect_err "syntax error message" "quarry: syntax error at 1:22: unexpected '}'" "$Q" sparql --data "$TMP/g.ttl" "SELECT ?x WHERE { ?x }"

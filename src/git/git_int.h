@@ -96,6 +96,7 @@ typedef struct qr_walk_opts {
      * every commit from the pack instead. */
     qr_git_index *graph;
     bool graph_write;
+    const qr_stop *stop; /* checked every few hundred commits: QR_ESTOPPED (NULL: none) */
 } qr_walk_opts;
 
 /* Walks the history as `git log` does (date order, history simplification for a path,
@@ -151,6 +152,7 @@ int qr__index_has_many(qr_git_index *ix, const git_oid *oids, size_t n, bool *fo
 typedef struct qr_progress {
     void (*fn)(void *ud, const char *what, size_t done, size_t total);
     void *ud;
+    const qr_stop *stop; /* the git processes are killed when it says stop (NULL: none) */
 } qr_progress;
 /* Fewest commits to compute for which progress is reported. */
 #define QR_PROGRESS_MIN 1000

@@ -34,7 +34,7 @@ void lx_throw(qr_lx *lx, qr_lisp_errkind kind, const char *fmt, ...)
     va_end(ap);
     const node *at = lx->cur;
     if (at && !qr_is_nil(at->form) && kind != QR_LE_TIMEOUT && kind != QR_LE_STEPS &&
-        kind != QR_LE_MEMORY) {
+        kind != QR_LE_MEMORY && kind != QR_LE_INTERRUPT) {
         qr_buf_puts(&b, " in ");
         qr_print_short(&b, at->form, 70);
     }
@@ -62,6 +62,8 @@ void lx_type_error(qr_lx *lx, const char *fname, int argn, const char *expected,
 
 void lx_check_time(qr_lx *lx)
 {
+    if (atomic_load_explicit(&lx->s->interrupted, memory_order_relaxed))
+        lx_throw(lx, QR_LE_INTERRUPT, "the run was interrupted by its host");
     if (lx->steps > lx->max_steps)
         lx_throw(lx, QR_LE_STEPS, "step limit of %llu evaluation steps reached",
                  (unsigned long long)lx->max_steps);
@@ -296,11 +298,10 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     qr_buf err;
     qr_buf_init(&err);
     qr_val out = qr_nil();
-    /* time spent inside a tool (a cold statistics index, say) is not the program's: the
-     * deadline moves by it, so the limit bounds what the program itself does */
-    uint64_t t0 = now_ns();
+    /* time spent inside a tool counts against the program's limit, as the caller waits for
+     * it all the same: the limits are checked as soon as the tool returns (the host bounds
+     * the tool's own loops by the same deadline, see qr_stop) */
     int rc = s->tool_fn(s->tool_ud, n->tool.name, arg, lx->a, &out, &err);
-    lx->deadline_ns += now_ns() - t0;
     if (rc != QR_OK) {
         char msg[500];
         snprintf(msg, sizeof msg, "%s", err.p ? err.p : "failed");
@@ -312,6 +313,7 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     }
     qr_buf_release(&err);
     lx_tick(lx);
+    lx_check_time(lx);
     return out;
 }
 

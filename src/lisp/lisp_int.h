@@ -13,6 +13,7 @@
 #include "quarry/lisp.h"
 
 #include <setjmp.h>
+#include <stdatomic.h>
 
 typedef struct qr_lx qr_lx;
 typedef struct node node;
@@ -192,6 +193,7 @@ struct qr_lisp_session {
     size_t undo_len, undo_cap;
     void *regex_match_ctx; /* pcre2_match_context, owned */
     qr_val pending_defs;   /* set of names the running program defs somewhere */
+    atomic_bool interrupted; /* qr_lisp_interrupt */
 };
 
 struct qr_lx {

@@ -36,7 +36,7 @@ const char *qr_lisp_errkind_name(qr_lisp_errkind k)
     static const char *const names[] = {
         "none",       "parse-error",     "type-error", "arity-error", "unbound-symbol",
         "arithmetic-error", "index-error", "tool-error", "fail",      "timeout",
-        "memory-exceeded",  "step-limit",  "depth-limit", "regex-limit"};
+        "memory-exceeded",  "step-limit",  "depth-limit", "regex-limit", "interrupted"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "error";
 }
 
@@ -84,6 +84,11 @@ void qr_lisp_session_free(qr_lisp_session *s)
     qr_arena_release(&s->text);
     free(s->stack);
     free(s);
+}
+
+void qr_lisp_interrupt(qr_lisp_session *s)
+{
+    atomic_store(&s->interrupted, true);
 }
 
 qr_lisp_limits *qr_lisp_session_limits(qr_lisp_session *s)
@@ -350,6 +355,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     } else {
         rc = jumped == 3 ? QR_EINVAL : QR_ERUNTIME;
     }
+    atomic_store(&s->interrupted, false);
     /* a value containing an unbounded sequence cannot be printed or kept */
     if (rc == QR_OK && res->value.t == QR_T_LAZY) {
         res->kind = QR_LE_TYPE;

@@ -161,6 +161,9 @@ typedef struct qr_stop {
 uint64_t qr_clock_ns(void);
 /* Clears s and, when timeout_ms is not 0, sets its deadline that far from now. */
 void qr_stop_init(qr_stop *s, uint64_t timeout_ms);
+/* Sets (timeout_ms 0: removes) the deadline of s, keeping a request to stop. Only the
+ * thread doing the work may call it. */
+void qr_stop_set_deadline(qr_stop *s, uint64_t timeout_ms);
 /* Asks the work to stop (safe from any thread and from a signal handler). */
 void qr_stop_request(qr_stop *s);
 /* True when the work should stop (requested, or past the deadline). s may be NULL. */

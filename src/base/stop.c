@@ -24,6 +24,11 @@ uint64_t qr_clock_ns(void)
 void qr_stop_init(qr_stop *s, uint64_t timeout_ms)
 {
     atomic_init(&s->requested, 0);
+    qr_stop_set_deadline(s, timeout_ms);
+}
+
+void qr_stop_set_deadline(qr_stop *s, uint64_t timeout_ms)
+{
     s->limit_ms = timeout_ms;
     s->deadline_ns = 0;
     if (timeout_ms) {

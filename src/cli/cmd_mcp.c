@@ -38,6 +38,8 @@ static const char usage[] =
     "                       the result says how many were left out\n"
     "  --max-message SIZE   largest message accepted, e.g. 16M (default 16M)\n"
     "  --page-size N        tools per tools/list page (default 100)\n"
+    "  --workers N          calls run at once (default 4; 1: one at a time, in order);\n"
+    "                       ping and cancellations are answered while calls run\n"
     "  --timeout-ms N       time limit of each run_lisp program or run_query query\n"
     "                       (default 1000)\n"
     "  --max-memory SIZE    memory limit of each program or query (default 64M)\n"
@@ -78,7 +80,8 @@ int cmd_mcp(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "--repo") || !strcmp(a, "--max-rows") ||
-                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size");
+                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size") ||
+                     !strcmp(a, "--workers");
         if (!takes) {
             cli_usage_error("mcp", "unknown option '%s'", a);
             return EXIT_USAGE;
@@ -103,6 +106,12 @@ int cmd_mcp(int argc, char **argv)
                 return EXIT_USAGE;
             }
             cfg.page_size = (size_t)n;
+        } else if (!strcmp(a, "--workers")) {
+            if (!cli_parse_u64(v, &n) || n == 0 || n > 64) {
+                cli_usage_error("mcp", "bad --workers '%s': expected a count from 1 to 64", v);
+                return EXIT_USAGE;
+            }
+            cfg.workers = (size_t)n;
         } else {
             size_t *dst = &cfg.max_message;
             if (!cli_parse_size(v, dst) || *dst < 64) {

@@ -42,6 +42,7 @@
 /* What a handler of the server's own tools receives as its context. */
 typedef struct call_ctx {
     qr_mcp_server *s;
+    mcp_req *r;
     mcp_host *h;
 } call_ctx;
 
@@ -69,17 +70,37 @@ static int copy_json(qr_arena *to, qr_arena *strings, qr_val v, qr_val *out, qr_
     return rc;
 }
 
+/* A session for one program of a call: its tools are the worker's registry on the call's
+ * host; a cancellation interrupts it, and its tools' loops stop at its deadline (time
+ * inside tools counts against the program's limit). */
+static qr_lisp_session *program_start(call_ctx *c)
+{
+    qr_lisp_session *ls = qr_lisp_session_new(&c->s->cfg.limits);
+    if (!ls)
+        return NULL;
+    qr_tools_set_ctx(c->r->w->tools, &c->h->host);
+    qr_lisp_set_tools(ls, qr_tools_lisp_dispatch, c->r->w->tools);
+    qr_stop_set_deadline(&c->r->stop, c->s->cfg.limits.timeout_ms);
+    mcp_req_set_session(c->r, ls);
+    return ls;
+}
+
+static void program_end(call_ctx *c, qr_lisp_session *ls)
+{
+    mcp_req_set_session(c->r, NULL);
+    qr_stop_set_deadline(&c->r->stop, 0);
+    qr_lisp_session_free(ls);
+}
+
 static int run_lisp_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val program = arg(a, args, "program"), data = arg(a, args, "data");
-    qr_lisp_session *ls = qr_lisp_session_new(&c->s->cfg.limits);
+    qr_lisp_session *ls = program_start(c);
     if (!ls) {
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    qr_tools_set_ctx(c->s->tools, &c->h->host);
-    qr_lisp_set_tools(ls, qr_tools_lisp_dispatch, c->s->tools);
     int rc = QR_OK;
     if (data.t == QR_T_MAP) {
         qr_val copy;
@@ -121,7 +142,7 @@ static int run_lisp_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf 
         }
     }
     qr_lisp_result_clear(&res);
-    qr_lisp_session_free(ls);
+    program_end(c, ls);
     return rc;
 }
 
@@ -178,16 +199,14 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
                          "text), not both");
         return QR_EINVAL;
     }
-    qr_lisp_session *ls = qr_lisp_session_new(&c->s->cfg.limits);
+    qr_lisp_session *ls = program_start(c);
     if (!ls) {
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    qr_tools_set_ctx(c->s->tools, &c->h->host);
-    qr_lisp_set_tools(ls, qr_tools_lisp_dispatch, c->s->tools);
     qr_query_opts opts;
-    qr_query_opts_init(&opts, c->s->tools);
-    opts.cache = c->s->qcache;
+    qr_query_opts_init(&opts, c->r->w->tools);
+    opts.cache = c->r->w->qcache;
     qr_query_compiled q = {0};
     int rc = QR_OK;
     if (data.t == QR_T_MAP) {
@@ -228,7 +247,7 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
     qr_lisp_result_clear(&res);
 done:
     qr_query_compiled_clear(&q);
-    qr_lisp_session_free(ls);
+    program_end(c, ls);
     return rc;
 }
 
@@ -285,7 +304,7 @@ static void host_warn(void *ud, const char *msg)
  * several tools), and is sent at most every 100 ms, except the last of a round. */
 static void host_progress(void *ud, const char *what, size_t done, size_t total)
 {
-    qr_mcp_server *s = ud;
+    mcp_req *s = ud; /* the request's progress state */
     if (!s->has_progress)
         return;
     if (done < s->progress_round_done)
@@ -311,7 +330,7 @@ static void host_progress(void *ud, const char *what, size_t done, size_t total)
     qr_mapb_put(&m, qr_kw_cstr(&a, "message"), qr_str_cstr(&a, msg));
     qr_val params = qr_mapb_finish(&m, QR_T_MAP);
     if (!a.exhausted)
-        mcp_notify(s, "notifications/progress", params);
+        mcp_notify(s->s, "notifications/progress", params, &s->stop);
     qr_arena_release(&a);
 }
 
@@ -326,16 +345,16 @@ static char *dup_str(const char *p)
     return d;
 }
 
-static void host_open(qr_mcp_server *s, mcp_host *h, char *key, char *dir)
+static void host_open(mcp_worker *w, mcp_host *h, char *key, char *dir)
 {
     h->key = key;
     h->dir = dir;
     qr_host_init(&h->host, dir);
-    h->host.git.no_index = s->cfg.no_index;
+    h->host.git.no_index = w->s->cfg.no_index;
     h->host.git.warn = host_warn;
-    h->host.git.warn_ud = s;
+    h->host.git.warn_ud = w->s;
     h->in_use = true;
-    h->last_used = ++s->tick;
+    h->last_used = ++w->tick;
 }
 
 static void host_close(mcp_host *h)
@@ -350,9 +369,9 @@ static void host_close(mcp_host *h)
 
 /* The host for a call: the default one (slot 0) when repo is nil or names the same
  * directory, else the one for repo's real path, opened when new. */
-static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **out, qr_buf *err)
+static int host_for(mcp_worker *w, const char *tool, qr_val repo, mcp_host **out, qr_buf *err)
 {
-    mcp_host *def = &s->hosts[0];
+    mcp_host *def = &w->hosts[0];
     if (qr_is_nil(repo)) {
         *out = def;
         return QR_OK;
@@ -378,10 +397,10 @@ static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **
     }
     mcp_host *slot = NULL;
     for (size_t i = 1; i < MCP_MAX_HOSTS; i++) {
-        mcp_host *h = &s->hosts[i];
+        mcp_host *h = &w->hosts[i];
         if (h->in_use && !strcmp(h->key, key)) {
             free(key);
-            h->last_used = ++s->tick;
+            h->last_used = ++w->tick;
             *out = h;
             return QR_OK;
         }
@@ -389,10 +408,10 @@ static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **
             slot = h;
     }
     if (!slot) { /* every slot taken: close the least recently used */
-        slot = &s->hosts[1];
+        slot = &w->hosts[1];
         for (size_t i = 2; i < MCP_MAX_HOSTS; i++)
-            if (s->hosts[i].last_used < slot->last_used)
-                slot = &s->hosts[i];
+            if (w->hosts[i].last_used < slot->last_used)
+                slot = &w->hosts[i];
         host_close(slot);
     }
     char *dir = dup_str(key);
@@ -401,7 +420,7 @@ static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    host_open(s, slot, key, dir);
+    host_open(w, slot, key, dir);
     *out = slot;
     return QR_OK;
 }
@@ -447,7 +466,7 @@ static qr_val repo_schema(qr_arena *a)
 }
 
 /* Appends the descriptors of every usable tool of reg to the list. */
-static int add_tools(qr_mcp_server *s, const qr_tools *reg, qr_buf *err)
+static int add_tools(qr_mcp_server *s, const qr_tools *reg, bool own, qr_buf *err)
 {
     qr_arena *a = &s->list_arena;
     qr_buf text;
@@ -482,7 +501,7 @@ static int add_tools(qr_mcp_server *s, const qr_tools *reg, qr_buf *err)
         mcp_tool *mt = &s->list[s->nlist++];
         memset(mt, 0, sizeof *mt);
         mt->tool = t;
-        mt->reg = reg;
+        mt->own = own;
         qr_val in = mcp_get(a, d, "inputSchema"), props = mcp_get(a, in, "properties");
         if ((t->caps & QR_TOOL_READS_REPO) && !mcp_has(a, props, "repo")) {
             props = qr_map_assoc(a, props, kw(a, "repo"), repo_schema(a));
@@ -519,7 +538,7 @@ static void amend_run_query(qr_mcp_server *s)
     qr_arena *a = &s->list_arena;
     for (size_t i = 0; i < s->nlist; i++) {
         mcp_tool *mt = &s->list[i];
-        if (mt->reg != s->own || strcmp(mt->tool->name, "run_query"))
+        if (!mt->own || strcmp(mt->tool->name, "run_query"))
             continue;
         qr_buf b;
         qr_buf_init(&b);
@@ -537,48 +556,64 @@ static void amend_run_query(qr_mcp_server *s)
     }
 }
 
-int mcp_tools_init(qr_mcp_server *s, qr_buf *err)
+int mcp_worker_init(qr_mcp_server *s, mcp_worker *w)
 {
-    s->tools = qr_tools_default();
-    s->own = qr_tools_new();
-    s->qcache = qr_query_cache_new(64);
-    if (!s->tools || !s->own || !s->qcache)
+    w->s = s;
+    w->tools = qr_tools_default();
+    w->own = qr_tools_new();
+    w->qcache = qr_query_cache_new(64);
+    if (!w->tools || !w->own || !w->qcache)
         return QR_ENOMEM;
     for (const qr_tool *const *t = own_tools; *t; t++)
-        if (qr_tools_add(s->own, *t) != QR_OK) {
-            qr_buf_printf(err, "tool '%s': %s", (*t)->name, qr_tools_error(s->own));
+        if (qr_tools_add(w->own, *t) != QR_OK)
             return QR_EINVAL;
-        }
-    int rc = add_tools(s, s->tools, err);
-    if (rc == QR_OK)
-        rc = add_tools(s, s->own, err);
-    if (rc != QR_OK)
-        return rc;
-    amend_run_query(s);
-    if (s->list_arena.exhausted)
-        return QR_ENOMEM;
     char *dir = NULL;
     if (s->cfg.repo_dir && !(dir = dup_str(s->cfg.repo_dir)))
         return QR_ENOMEM;
     /* the default host's key is its real path when it has one, so a call naming the same
      * directory shares it; a directory that does not exist fails on the first call */
-    host_open(s, &s->hosts[0], realpath(s->cfg.repo_dir ? s->cfg.repo_dir : ".", NULL), dir);
+    host_open(w, &w->hosts[0], realpath(s->cfg.repo_dir ? s->cfg.repo_dir : ".", NULL), dir);
     return QR_OK;
+}
+
+void mcp_worker_release(mcp_worker *w)
+{
+    for (size_t i = 0; i < MCP_MAX_HOSTS; i++)
+        host_close(&w->hosts[i]);
+    qr_tools_free(w->tools);
+    qr_tools_free(w->own);
+    w->tools = w->own = NULL;
+    if (w->qcache)
+        qr_query_cache_free(w->qcache);
+    w->qcache = NULL;
+}
+
+int mcp_tools_init(qr_mcp_server *s, qr_buf *err)
+{
+    for (size_t i = 0; i < s->nworkers; i++) {
+        int rc = mcp_worker_init(s, &s->workers[i]);
+        if (rc == QR_EINVAL)
+            qr_buf_printf(err, "a tool of the server: %s", qr_tools_error(s->workers[i].own));
+        if (rc != QR_OK)
+            return rc;
+    }
+    mcp_worker *w = &s->workers[0];
+    int rc = add_tools(s, w->tools, false, err);
+    if (rc == QR_OK)
+        rc = add_tools(s, w->own, true, err);
+    if (rc != QR_OK)
+        return rc;
+    amend_run_query(s);
+    return s->list_arena.exhausted ? QR_ENOMEM : QR_OK;
 }
 
 void mcp_tools_release(qr_mcp_server *s)
 {
-    for (size_t i = 0; i < MCP_MAX_HOSTS; i++)
-        host_close(&s->hosts[i]);
+    for (size_t i = 0; s->workers && i < s->nworkers; i++)
+        mcp_worker_release(&s->workers[i]);
     free(s->list);
     s->list = NULL;
     s->nlist = 0;
-    qr_tools_free(s->tools);
-    qr_tools_free(s->own);
-    s->tools = s->own = NULL;
-    if (s->qcache)
-        qr_query_cache_free(s->qcache);
-    s->qcache = NULL;
 }
 
 int mcp_tools_list(qr_mcp_server *s, mcp_req *r)
@@ -721,9 +756,9 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
     if (!mt) {
         qr_buf m;
         qr_buf_init(&m);
-        qr_tools_explain_unknown(s->tools, name.s->data, &m);
+        qr_tools_explain_unknown(r->w->tools, name.s->data, &m);
         for (size_t i = 0; i < s->nlist; i++)
-            if (s->list[i].reg == s->own)
+            if (s->list[i].own)
                 qr_buf_printf(&m, ", %s", s->list[i].tool->name);
         mcp_fail(r, RPC_INVALID_PARAMS, "%s", m.p ? m.p : "unknown tool");
         qr_buf_release(&m);
@@ -737,24 +772,28 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
         args = qr_map_dissoc(a, args, kw(a, "repo"));
         args = qr_map_dissoc(a, args, qr_str_cstr(a, "repo"));
     }
+    mcp_worker *w = r->w;
     mcp_host *h;
-    int rc = host_for(s, mt->tool->name, repo, &h, &err);
+    int rc = host_for(w, mt->tool->name, repo, &h, &err);
     qr_val out = qr_nil();
     uint64_t t0 = mcp_now_ms();
     if (rc == QR_OK) {
-        call_ctx cc = {s, h};
-        qr_tools_set_ctx(s->tools, &h->host);
-        qr_tools_set_ctx(s->own, &cc);
+        call_ctx cc = {s, r, h};
+        const qr_tools *reg = mt->own ? w->own : w->tools;
+        qr_tools_set_ctx(w->tools, &h->host);
+        qr_tools_set_ctx(w->own, &cc);
         h->host.git.progress = host_progress;
-        h->host.git.progress_ud = s;
+        h->host.git.progress_ud = r;
+        h->host.git.stop = &r->stop;
         const qr_tool *t;
         qr_val norm;
-        rc = qr_tools_prepare(mt->reg, mt->tool->name, args, a, &t, &norm, &err);
+        rc = qr_tools_prepare(reg, mt->tool->name, args, a, &t, &norm, &err);
         if (rc == QR_OK)
-            rc = qr_tools_invoke(mt->reg, t, norm, a, &out, &err);
+            rc = qr_tools_invoke(reg, t, norm, a, &out, &err);
         h->host.git.progress = NULL;
         h->host.git.progress_ud = NULL;
-        qr_tools_set_ctx(s->own, NULL);
+        h->host.git.stop = NULL;
+        qr_tools_set_ctx(w->own, NULL);
     }
     char line[200];
     snprintf(line, sizeof line, "tools/call %s: %s in %llu ms", mt->tool->name,

@@ -67,6 +67,18 @@ expect_lines() {
   fi
 }
 
+# expect_lines_any_order NAME: the same, in any order (calls run on a pool of workers, so
+# their responses may come before or after the ones answered at once; ids tell them apart)
+expect_lines_any_order() {
+  LC_ALL=C sort > "$TMP/$1.want"
+  LC_ALL=C sort "$TMP/$1.out" > "$TMP/$1.sorted"
+  if ! cmp -s "$TMP/$1.want" "$TMP/$1.sorted"; then
+    echo "FAIL: $1: output differs, in any order (- want, + got):"
+    diff "$TMP/$1.want" "$TMP/$1.sorted" | sed 's/^/  /' | head -40
+    FAILS=$((FAILS + 1))
+  fi
+}
+
 # expect_grep NAME PATTERN [COUNT]: lines of NAME's output matching PATTERN (fixed string)
 expect_grep() {
   got=$(grep -cF -- "$2" "$TMP/$1.out")
@@ -137,7 +149,7 @@ printf '{"jsonrpc":"2.0","id":33,"method":"ping"}' >> "$TMP/hostile.in"
 session hostile --repo "$R"
 grep -F '"id":32,' "$TMP/hostile.out" > "$TMP/utf8.line.out"
 grep -vF '"id":32,' "$TMP/hostile.out" > "$TMP/hostile.rest" && mv "$TMP/hostile.rest" "$TMP/hostile.out"
-expect_lines hostile <<'EOF'
+expect_lines_any_order hostile <<'EOF'
 {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"server not initialized: send 'initialize' first (protocolVersion \"2025-11-25\"), then 'notifications/initialized'"}}
 {"jsonrpc":"2.0","id":2,"result":{}}
 {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string such as \"2025-11-25\""}}
@@ -252,6 +264,33 @@ expect_grep deep '"id":null,"error":{"code":-32700' 2
 expect_grep deep '{"jsonrpc":"2.0","id":2,"result":{}}' 1
 
 # ---- cancellation: of the running request (no response), of a queued one (not run) ----
+# With the workers (two here): programs that would spin until their time limit (an hour,
+# and steps without limit), so only the cancellation can stop them. Request 51 waits in
+# the queue behind two spinning calls; its cancellation comes before theirs, so it is
+# dropped unrun; then ping 52 is answered, and nothing for 40, "50", "50b" or 51.
+SPIN='(loop [] (recur))'
+{
+  echo "$INIT"; echo "$INITED"
+  echo "{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"tools/call\",\"params\":{\"name\":\"run_lisp\",\"arguments\":{\"program\":\"$SPIN\"}}}"
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":40,"reason":"no longer needed"}}'
+  echo '{"jsonrpc":"2.0","id":41,"method":"ping"}'
+  echo "{\"jsonrpc\":\"2.0\",\"id\":\"50\",\"method\":\"tools/call\",\"params\":{\"name\":\"run_lisp\",\"arguments\":{\"program\":\"$SPIN\"}}}"
+  echo "{\"jsonrpc\":\"2.0\",\"id\":\"50b\",\"method\":\"tools/call\",\"params\":{\"name\":\"run_lisp\",\"arguments\":{\"program\":\"$SPIN\"}}}"
+  echo '{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"(+ 1 2)"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":51}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"50"}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"50b"}}'
+  echo '{"jsonrpc":"2.0","id":52,"method":"ping"}'
+} > "$TMP/pool.in"
+session pool --repo "$R" --workers 2 --timeout-ms 3600000 --max-steps 1000000000000000
+expect_grep pool '"id":40,' 0
+expect_grep pool '{"jsonrpc":"2.0","id":41,"result":{}}' 1
+expect_grep pool '"id":"50",' 0
+expect_grep pool '"id":"50b",' 0
+expect_grep pool '"id":51,' 0
+expect_grep pool '{"jsonrpc":"2.0","id":52,"result":{}}' 1
+# With one worker, calls run in order on the reading thread, which looks at what arrived
+# while a call runs: the same cancellations take effect.
 SLOW='(loop [i 0] (if (< i 3000000) (recur (inc i)) i))'
 {
   echo "$INIT"; echo "$INITED"
@@ -264,7 +303,7 @@ SLOW='(loop [i 0] (if (< i 3000000) (recur (inc i)) i))'
   echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"50"}}'
   echo '{"jsonrpc":"2.0","id":52,"method":"ping"}'
 } > "$TMP/cancel.in"
-session cancel --repo "$R" --timeout-ms 60000
+session cancel --repo "$R" --timeout-ms 60000 --workers 1
 expect_grep cancel '"id":40,' 0
 expect_grep cancel '{"jsonrpc":"2.0","id":41,"result":{}}' 1
 expect_grep cancel '"id":"50",' 0

@@ -52,8 +52,8 @@ typedef struct qr_mcp_config {
     size_t max_rows;
     /* limits of each run_lisp / run_query program */
     qr_lisp_limits limits;
-    /* calls run at once by a pool of threads (qr_mcp_start_workers); 1: one at a time, in
-     * order, on the thread that reads the messages */
+    /* calls run at once by the pool of threads (qr_mcp_start_workers); 1: one at a time,
+     * in order, while the reading thread still answers ping and cancellations */
     size_t workers;
     /* serverInfo.version */
     const char *version;
@@ -81,7 +81,7 @@ typedef void (*qr_mcp_poll_fn)(void *ud);
 void qr_mcp_set_io(qr_mcp_server *s, qr_mcp_send_fn send, qr_mcp_poll_fn poll, void *ud);
 
 /* Concurrency. Without workers, qr_mcp_handle runs every request before it returns, in
- * order. qr_mcp_start_workers starts cfg.workers threads (when more than 1): from then on
+ * order. qr_mcp_start_workers starts cfg.workers threads: from then on
  * qr_mcp_handle answers ping, initialize, tools/list, logging/setLevel and cancellations
  * at once on the calling thread and queues tools/call for the workers, so a long call
  * never holds up the others; a notifications/cancelled drops a queued call or stops a

@@ -144,7 +144,7 @@ static bool incomplete(const char *src, size_t n)
            (!strncmp(err.msg, "unterminated", 12) || !strncmp(err.msg, "unexpected end", 14));
 }
 
-static int repl(qr_lisp_session *s, cli_format fmt)
+static int repl(qr_lisp_session *s, cli_format fmt, qr_stop *stop)
 {
     const char *home = getenv("HOME");
     char hist[1024] = "";
@@ -169,6 +169,7 @@ static int repl(qr_lisp_session *s, cli_format fmt)
             continue;
         add_history(src.p);
         qr_lisp_result res;
+        qr_stop_set_deadline(stop, qr_lisp_session_limits(s)->timeout_ms);
         int rc = qr_lisp_run(s, src.p, src.len, &res);
         report(&res, rc, fmt);
         qr_lisp_result_clear(&res);
@@ -271,13 +272,17 @@ int cmd_lisp(int argc, char **argv)
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;
+    /* the tools' long loops stop at the program's deadline: their time is its time */
+    qr_stop stop;
+    qr_stop_init(&stop, 0);
+    host.git.stop = &stop;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     int status = EXIT_OK;
     if (data && (status = load_data(s, data, fmt)) != EXIT_OK)
         goto done;
     if (!expr && !file && isatty(0)) {
-        status = repl(s, fmt);
+        status = repl(s, fmt, &stop);
         goto done;
     }
     char *text = NULL;
@@ -297,10 +302,12 @@ int cmd_lisp(int argc, char **argv)
         }
     }
     qr_lisp_result res;
+    qr_stop_set_deadline(&stop, lim.timeout_ms);
     int rc = qr_lisp_run(s, expr ? expr : text, len, &res);
     double best_eval = res.eval_ms;
     for (uint64_t k = 1; k < repeat && rc == QR_OK; k++) {
         qr_lisp_result again;
+        qr_stop_set_deadline(&stop, lim.timeout_ms);
         rc = qr_lisp_run(s, expr ? expr : text, len, &again);
         if (again.eval_ms < best_eval)
             best_eval = again.eval_ms;

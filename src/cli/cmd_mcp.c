@@ -40,6 +40,7 @@ static const char usage[] =
     "  --page-size N        tools per tools/list page (default 100)\n"
     "  --workers N          calls run at once (default 4; 1: one at a time, in order);\n"
     "                       ping and cancellations are answered while calls run\n"
+    "                       whatever the number\n"
     "  --timeout-ms N       time limit of each run_lisp program or run_query query\n"
     "                       (default 1000)\n"
     "  --max-memory SIZE    memory limit of each program or query (default 64M)\n"

@@ -332,6 +332,10 @@ int cmd_query(int argc, char **argv)
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;
+    /* the tools' long loops stop at the program's deadline: their time is its time */
+    qr_stop stop;
+    qr_stop_init(&stop, lim.timeout_ms);
+    host.git.stop = &stop;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     qr_query_compiled q = {0};

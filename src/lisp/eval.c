@@ -306,6 +306,9 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
         char msg[500];
         snprintf(msg, sizeof msg, "%s", err.p ? err.p : "failed");
         qr_buf_release(&err);
+        /* a tool stopped by the program's deadline or an interrupt: that is the error */
+        if (rc == QR_ESTOPPED)
+            lx_check_time(lx);
         /* the hook's message names the tool itself ("tool 'x': ...", "unknown tool 'x'") */
         if (strstr(msg, n->tool.name))
             lx_throw(lx, QR_LE_TOOL, "%s", msg);

@@ -322,8 +322,8 @@ static const char instructions[] =
     "calls, send one run_query query or one run_lisp program that calls the tools as "
     "(tool/NAME {...}), and get back only what you need. Every tool works on the repository "
     "the server was started in, or on the one named by its `repo` argument. Results that "
-    "are lists are cut to a number of rows, and say how many were left out: pass `limit`, "
-    "or aggregate in run_query or run_lisp.";
+    "are lists come a page at a time: a cut result gives the total and a next_offset to "
+    "pass as `offset` for the next page; or aggregate in run_query or run_lisp.";
 
 static int m_initialize(qr_mcp_server *s, mcp_req *r)
 {
@@ -751,8 +751,8 @@ static void *worker_main(void *arg)
 
 int qr_mcp_start_workers(qr_mcp_server *s)
 {
-    if (s->pool || s->nworkers < 2)
-        return QR_OK; /* one worker: calls run inline, in order */
+    if (s->pool)
+        return QR_OK;
     s->stopping = false;
     size_t started = 0;
     for (size_t i = 0; i < s->nworkers; i++) {

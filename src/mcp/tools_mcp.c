@@ -92,10 +92,48 @@ static void program_end(call_ctx *c, qr_lisp_session *ls)
     qr_lisp_session_free(ls);
 }
 
+/* The `offset` argument of a paged tool: 0 when absent; false (with a message) when it is
+ * not a non-negative integer. */
+static bool offset_arg(qr_arena *a, qr_val v, const char *tool, size_t *out, qr_buf *err)
+{
+    *out = 0;
+    if (qr_is_nil(v))
+        return true;
+    if (v.t == QR_T_INT && v.i >= 0) {
+        *out = (size_t)v.i;
+        return true;
+    }
+    (void)a;
+    qr_buf_printf(err,
+                  "tool '%s': parameter 'offset' expects a non-negative integer (the "
+                  "next_offset of the previous page), got ",
+                  tool);
+    mcp_describe(err, v);
+    return false;
+}
+
+/* The paging fields of a cut or paged list: where this page starts, how many rows there
+ * are, how many follow, and the offset of the next page. Nothing for a whole list. */
+static void put_page(qr_mapb *m, qr_arena *a, const qr_tools_page *pg)
+{
+    if (!pg->offset && !pg->next)
+        return;
+    size_t after = pg->next ? pg->total - pg->next : 0;
+    qr_mapb_put(m, qr_kw_cstr(a, "offset"), qr_int((int64_t)pg->offset));
+    qr_mapb_put(m, qr_kw_cstr(a, "total"), qr_int((int64_t)pg->total));
+    if (after)
+        qr_mapb_put(m, qr_kw_cstr(a, "omitted"), qr_int((int64_t)after));
+    if (pg->next)
+        qr_mapb_put(m, qr_kw_cstr(a, "next_offset"), qr_int((int64_t)pg->next));
+}
+
 static int run_lisp_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val program = arg(a, args, "program"), data = arg(a, args, "data");
+    size_t offset;
+    if (!offset_arg(a, arg(a, args, "offset"), "run_lisp", &offset, err))
+        return QR_EINVAL;
     qr_lisp_session *ls = program_start(c);
     if (!ls) {
         qr_buf_puts(err, "out of memory");
@@ -129,15 +167,14 @@ static int run_lisp_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf 
         qr_val v;
         rc = copy_json(a, NULL, res.value, &v, err);
         if (rc == QR_OK) {
-            size_t omitted;
-            v = qr_tools_cap_output(a, v, c->s->cfg.max_rows, &omitted);
+            qr_tools_page pg;
+            v = qr_tools_page_of(a, v, offset, c->s->cfg.max_rows, &pg);
             qr_mapb m;
-            qr_mapb_init(&m, a, 3);
+            qr_mapb_init(&m, a, 6);
             qr_mapb_put(&m, qr_kw_cstr(a, "result"), v);
             if (res.output_len)
                 qr_mapb_put(&m, qr_kw_cstr(a, "output"), qr_str_new(a, res.output, res.output_len));
-            if (omitted)
-                qr_mapb_put(&m, qr_kw_cstr(a, "omitted"), qr_int((int64_t)omitted));
+            put_page(&m, a, &pg);
             *out = qr_mapb_finish(&m, QR_T_MAP);
         }
     }
@@ -156,6 +193,12 @@ static const qr_tool_param run_lisp_params[] = {
      .type = QR_TOOL_OBJECT,
      .desc = "a JSON object the program reads as data/KEY, e.g. {\"paths\": [...]} as "
              "data/paths"},
+    {.name = "offset",
+     .type = QR_TOOL_INTEGER,
+     .has_min = true,
+     .min = 0,
+     .desc = "when the value is a list cut to a page: the row to start from (the "
+             "next_offset of the previous page; the program runs again)"},
     {.name = NULL},
 };
 
@@ -168,31 +211,37 @@ static const qr_tool run_lisp_tool = {
                "memory are limited.",
     .params = run_lisp_params,
     .result = "{result: the program's value as JSON, output: what println printed (when "
-              "anything), omitted: rows left out when a long list was cut}",
+              "anything); when the value is a list cut to a page: offset, total, omitted "
+              "(rows after this page) and next_offset (pass it as offset for the next page)}",
     .result_schema = "{\"type\": \"object\", \"properties\": {\"result\": {}, \"output\": "
-                     "{\"type\": \"string\"}, \"omitted\": {\"type\": \"integer\"}}, "
-                     "\"required\": [\"result\"]}",
+                     "{\"type\": \"string\"}, \"offset\": {\"type\": \"integer\"}, \"total\": "
+                     "{\"type\": \"integer\"}, \"omitted\": {\"type\": \"integer\"}, "
+                     "\"next_offset\": {\"type\": \"integer\"}}, \"required\": [\"result\"]}",
     .handler = run_lisp_fn,
     .caps = QR_TOOL_READS_REPO,
 };
 
 /* ---- run_query ---- */
 
-/* Cuts the :findings of a query's result (its rows, by the DSL's convention) to max_rows. */
-static qr_val cut_findings(qr_arena *a, qr_val v, size_t max_rows, size_t *omitted)
+/* One page of the :findings of a query's result (its rows, by the DSL's convention), or
+ * of the result itself when it is a list. */
+static qr_val page_findings(qr_arena *a, qr_val v, size_t offset, size_t max_rows,
+                            qr_tools_page *pg)
 {
-    *omitted = 0;
-    qr_val findings = arg(a, v, "findings");
-    if (v.t != QR_T_MAP || !qr_is_seqcoll(findings))
-        return qr_tools_cap_output(a, v, max_rows, omitted);
-    qr_val cut = qr_tools_cap_output(a, findings, max_rows, omitted);
-    return *omitted ? qr_map_assoc(a, v, qr_kw_cstr(a, "findings"), cut) : v;
+    qr_val findings = v.t == QR_T_MAP ? arg(a, v, "findings") : qr_nil();
+    if (!qr_is_seqcoll(findings))
+        return qr_tools_page_of(a, v, offset, max_rows, pg);
+    qr_val page = qr_tools_page_of(a, findings, offset, max_rows, pg);
+    return pg->offset || pg->next ? qr_map_assoc(a, v, qr_kw_cstr(a, "findings"), page) : v;
 }
 
 static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val query = arg(a, args, "query"), text = arg(a, args, "text"), data = arg(a, args, "data");
+    size_t offset;
+    if (!offset_arg(a, arg(a, args, "offset"), "run_query", &offset, err))
+        return QR_EINVAL;
     if (qr_is_nil(query) == qr_is_nil(text)) {
         qr_buf_puts(err, "give the query either as 'query' (a JSON object such as {\"fetch\": "
                          "[...], \"return\": {...}}) or as 'text' (the query as EDN or JSON "
@@ -232,15 +281,14 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
         qr_val v;
         rc = copy_json(a, NULL, res.value, &v, err);
         if (rc == QR_OK) {
-            size_t omitted;
-            v = cut_findings(a, v, c->s->cfg.max_rows, &omitted);
+            qr_tools_page pg;
+            v = page_findings(a, v, offset, c->s->cfg.max_rows, &pg);
             qr_mapb m;
-            qr_mapb_init(&m, a, 3);
+            qr_mapb_init(&m, a, 6);
             qr_mapb_put(&m, qr_kw_cstr(a, "result"), v);
             if (res.output_len)
                 qr_mapb_put(&m, qr_kw_cstr(a, "output"), qr_str_new(a, res.output, res.output_len));
-            if (omitted)
-                qr_mapb_put(&m, qr_kw_cstr(a, "omitted"), qr_int((int64_t)omitted));
+            put_page(&m, a, &pg);
             *out = qr_mapb_finish(&m, QR_T_MAP);
         }
     }
@@ -265,6 +313,12 @@ static const qr_tool_param run_query_params[] = {
      .type = QR_TOOL_OBJECT,
      .desc = "the context: names the query may use as bindings, and \"resolved\" values "
              "for {{resolved:key}}"},
+    {.name = "offset",
+     .type = QR_TOOL_INTEGER,
+     .has_min = true,
+     .min = 0,
+     .desc = "when the findings are cut to a page: the row to start from (the next_offset "
+             "of the previous page; the query runs again)"},
     {.name = NULL},
 };
 
@@ -275,12 +329,15 @@ static const qr_tool run_query_tool = {
                "summary. The query is checked before it runs, and every problem is reported "
                "with its path in the query and a hint.",
     .params = run_query_params,
-    .result = "{result: what the query's return section builds (findings cut to a number of "
-              "rows), output: what println printed (when anything), omitted: findings left "
-              "out}",
+    .result = "{result: what the query's return section builds, output: what println "
+              "printed (when anything); when the findings are cut to a page: offset, total, "
+              "omitted (findings after this page) and next_offset (pass it as offset for the "
+              "next page)}",
     .result_schema = "{\"type\": \"object\", \"properties\": {\"result\": {\"type\": "
-                     "\"object\"}, \"output\": {\"type\": \"string\"}, \"omitted\": "
-                     "{\"type\": \"integer\"}}, \"required\": [\"result\"]}",
+                     "\"object\"}, \"output\": {\"type\": \"string\"}, \"offset\": "
+                     "{\"type\": \"integer\"}, \"total\": {\"type\": \"integer\"}, "
+                     "\"omitted\": {\"type\": \"integer\"}, \"next_offset\": {\"type\": "
+                     "\"integer\"}}, \"required\": [\"result\"]}",
     .handler = run_query_fn,
     .caps = QR_TOOL_READS_REPO,
 };
@@ -432,24 +489,49 @@ static qr_val kw(qr_arena *a, const char *k)
     return qr_kw_cstr(a, k);
 }
 
-/* {"type":"object","properties":{"result": inner, "omitted": ...},"required":["result"]} */
+static qr_val int_schema(qr_arena *a, const char *desc)
+{
+    qr_mapb m;
+    qr_mapb_init(&m, a, 2);
+    qr_mapb_put(&m, kw(a, "type"), qr_str_cstr(a, "integer"));
+    qr_mapb_put(&m, kw(a, "description"), qr_str_cstr(a, desc));
+    return qr_mapb_finish(&m, QR_T_MAP);
+}
+
+/* {"type":"object","properties":{"result": inner, "offset": ..., "total": ...,
+ * "omitted": ..., "next_offset": ...},"required":["result"]} */
 static qr_val wrapper_schema(qr_arena *a, qr_val inner)
 {
-    qr_mapb om;
-    qr_mapb_init(&om, a, 2);
-    qr_mapb_put(&om, kw(a, "type"), qr_str_cstr(a, "integer"));
-    qr_mapb_put(&om, kw(a, "description"),
-                qr_str_cstr(a, "how many rows of result were left out when it was cut"));
     qr_mapb props;
-    qr_mapb_init(&props, a, 2);
+    qr_mapb_init(&props, a, 5);
     qr_mapb_put(&props, kw(a, "result"), inner);
-    qr_mapb_put(&props, kw(a, "omitted"), qr_mapb_finish(&om, QR_T_MAP));
+    qr_mapb_put(&props, kw(a, "offset"),
+                int_schema(a, "when the list is cut to a page: the row this page starts at"));
+    qr_mapb_put(&props, kw(a, "total"),
+                int_schema(a, "when the list is cut to a page: how many rows there are"));
+    qr_mapb_put(&props, kw(a, "omitted"),
+                int_schema(a, "how many rows follow this page"));
+    qr_mapb_put(&props, kw(a, "next_offset"),
+                int_schema(a, "the offset of the next page: call again with the same "
+                              "arguments and this offset"));
     qr_val req = qr_vec_from(a, QR_T_VEC, (qr_val[]){qr_str_cstr(a, "result")}, 1);
     qr_mapb m;
     qr_mapb_init(&m, a, 3);
     qr_mapb_put(&m, kw(a, "type"), qr_str_cstr(a, "object"));
     qr_mapb_put(&m, kw(a, "properties"), qr_mapb_finish(&props, QR_T_MAP));
     qr_mapb_put(&m, kw(a, "required"), req);
+    return qr_mapb_finish(&m, QR_T_MAP);
+}
+
+static qr_val offset_schema(qr_arena *a)
+{
+    qr_mapb m;
+    qr_mapb_init(&m, a, 3);
+    qr_mapb_put(&m, kw(a, "type"), qr_str_cstr(a, "integer"));
+    qr_mapb_put(&m, kw(a, "minimum"), qr_int(0));
+    qr_mapb_put(&m, kw(a, "description"),
+                qr_str_cstr(a, "the first row to return when the list is longer than a page: "
+                               "the next_offset of the previous page (default 0)"));
     return qr_mapb_finish(&m, QR_T_MAP);
 }
 
@@ -515,6 +597,21 @@ static int add_tools(qr_mcp_server *s, const qr_tools *reg, bool own, qr_buf *er
                 qr_json_read(a, t->result_schema, strlen(t->result_schema), &inner, &e);
             d = qr_map_assoc(a, d, kw(a, "outputSchema"), wrapper_schema(a, inner));
             mt->wrapped = true;
+        }
+        /* a result that may be a list is served a page at a time: the client asks for the
+         * next with `offset` (the server's own tools take it as a parameter of theirs) */
+        qr_val rtype = mcp_get(a, mcp_get(a, mcp_get(a, mcp_get(a, d, "outputSchema"),
+                                                     "properties"),
+                                          "result"),
+                               "type");
+        bool object_result = rtype.t == QR_T_STR && !strcmp(rtype.s->data, "object");
+        if (mt->wrapped && !object_result && !mcp_has(a, props, "offset")) {
+            in = mcp_get(a, d, "inputSchema");
+            props = qr_map_assoc(a, mcp_get(a, in, "properties"), kw(a, "offset"),
+                                 offset_schema(a));
+            in = qr_map_assoc(a, in, kw(a, "properties"), props);
+            d = qr_map_assoc(a, d, kw(a, "inputSchema"), in);
+            mt->offset_arg = true;
         }
         mt->desc = d;
         mt->desc_legacy = qr_map_dissoc(a, d, kw(a, "outputSchema"));
@@ -681,38 +778,48 @@ static qr_val tool_error(qr_arena *a, const qr_buf *msg)
     return qr_mapb_finish(&m, QR_T_MAP);
 }
 
-static qr_val tool_result(qr_mcp_server *s, const mcp_tool *mt, qr_arena *a, qr_val v)
+static size_t int_field(qr_arena *a, qr_val map, const char *key)
 {
-    size_t omitted = 0, shown = 0;
-    v = qr_tools_cap_output(a, v, s->cfg.max_rows, &omitted);
+    qr_val v = mcp_get(a, map, key);
+    return v.t == QR_T_INT && v.i > 0 ? (size_t)v.i : 0;
+}
+
+static qr_val tool_result(qr_mcp_server *s, const mcp_tool *mt, qr_arena *a, qr_val v,
+                          size_t offset)
+{
     qr_val structured = v;
     if (mt->wrapped || v.t != QR_T_MAP) {
+        qr_tools_page pg;
+        v = qr_tools_page_of(a, v, offset, s->cfg.max_rows, &pg);
         qr_mapb w;
-        qr_mapb_init(&w, a, 2);
+        qr_mapb_init(&w, a, 5);
         qr_mapb_put(&w, kw(a, "result"), v);
-        if (omitted)
-            qr_mapb_put(&w, kw(a, "omitted"), qr_int((int64_t)omitted));
+        put_page(&w, a, &pg);
         structured = qr_mapb_finish(&w, QR_T_MAP);
-    } else {
-        qr_val o = mcp_get(a, v, "omitted"); /* run_lisp cuts its own result */
-        if (o.t == QR_T_INT)
-            omitted = (size_t)o.i;
     }
-    qr_val inner = mcp_get(a, structured, "result");
-    if (qr_is_seqcoll(inner))
-        shown = qr_vec_len(inner);
+    /* the paging fields, whoever cut the list (run_lisp and run_query cut their own) */
+    size_t next = int_field(a, structured, "next_offset"), total = int_field(a, structured, "total");
+    size_t from = int_field(a, structured, "offset");
     qr_buf text;
     qr_buf_init(&text);
     qr_print_json(&text, structured, false);
     qr_vecb content;
     qr_vecb_init(&content, a, 2);
     qr_vecb_push(&content, text_item(a, text.p ? text.p : "", text.len));
-    if (omitted) {
+    if (next) {
+        /* the line a model reads: which rows it has, and how to get the rest */
         qr_buf_reset(&text);
         qr_buf_printf(&text,
-                      "%zu more row%s left out: the first %zu are shown. Pass 'limit', or "
+                      "Rows %zu to %zu of %zu are shown; %zu more row%s left out. For the next "
+                      "page, call %s again with the same arguments and \"offset\": %zu; or "
                       "filter and aggregate in run_lisp to get what you need in one result.",
-                      omitted, omitted == 1 ? " was" : "s were", shown);
+                      from + 1, next, total, total - next,
+                      total - next == 1 ? " was" : "s were", mt->tool->name, next);
+        qr_vecb_push(&content, text_item(a, text.p, text.len));
+    } else if (from && total) {
+        qr_buf_reset(&text);
+        qr_buf_printf(&text, "Rows %zu to %zu of %zu are shown: the last page.", from + 1, total,
+                      total);
         qr_vecb_push(&content, text_item(a, text.p, text.len));
     }
     qr_buf_release(&text);
@@ -766,15 +873,23 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
     }
     qr_buf err;
     qr_buf_init(&err);
-    qr_val repo = qr_nil();
+    qr_val repo = qr_nil(), offset_v = qr_nil();
     if (mt->repo_arg && args.t == QR_T_MAP) {
         repo = mcp_get(a, args, "repo");
         args = qr_map_dissoc(a, args, kw(a, "repo"));
         args = qr_map_dissoc(a, args, qr_str_cstr(a, "repo"));
     }
+    if (mt->offset_arg && args.t == QR_T_MAP) {
+        offset_v = mcp_get(a, args, "offset");
+        args = qr_map_dissoc(a, args, kw(a, "offset"));
+        args = qr_map_dissoc(a, args, qr_str_cstr(a, "offset"));
+    }
     mcp_worker *w = r->w;
     mcp_host *h;
-    int rc = host_for(w, mt->tool->name, repo, &h, &err);
+    size_t offset = 0;
+    int rc = offset_arg(a, offset_v, mt->tool->name, &offset, &err) ? QR_OK : QR_EINVAL;
+    if (rc == QR_OK)
+        rc = host_for(w, mt->tool->name, repo, &h, &err);
     qr_val out = qr_nil();
     uint64_t t0 = mcp_now_ms();
     if (rc == QR_OK) {
@@ -799,7 +914,7 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
     snprintf(line, sizeof line, "tools/call %s: %s in %llu ms", mt->tool->name,
              rc == QR_OK ? "ok" : "failed", (unsigned long long)(mcp_now_ms() - t0));
     mcp_log(s, "debug", line);
-    r->result = rc == QR_OK ? tool_result(s, mt, a, out) : tool_error(a, &err);
+    r->result = rc == QR_OK ? tool_result(s, mt, a, out, offset) : tool_error(a, &err);
     qr_buf_release(&err);
     return MCP_REPLY;
 }

@@ -153,7 +153,7 @@ expect_lines_any_order hostile <<'EOF'
 {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"server not initialized: send 'initialize' first (protocolVersion \"2025-11-25\"), then 'notifications/initialized'"}}
 {"jsonrpc":"2.0","id":2,"result":{}}
 {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string such as \"2025-11-25\""}}
-{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists are cut to a number of rows, and say how many were left out: pass `limit`, or aggregate in run_query or run_lisp."}}
+{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists come a page at a time: a cut result gives the total and a next_offset to pass as `offset` for the next page; or aggregate in run_query or run_lisp."}}
 {"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"already initialized with protocol 2025-11-25: initialize is sent once, as the first request"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error at 1:25: expected a string key in object; send one JSON-RPC message per line"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error at 1:1: unexpected character 'n': expected a JSON value; send one JSON-RPC message per line"}}
@@ -231,7 +231,7 @@ pad() { head -c "$1" /dev/zero | tr '\0' 'x'; }
 } > "$TMP/big.in"
 session big --repo "$R" --max-message 1K
 expect_lines big <<'EOF'
-{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists are cut to a number of rows, and say how many were left out: pass `limit`, or aggregate in run_query or run_lisp."}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists come a page at a time: a cut result gives the total and a next_offset to pass as `offset` for the next page; or aggregate in run_query or run_lisp."}}
 {"jsonrpc":"2.0","id":"big-1","error":{"code":-32600,"message":"message of 5108 bytes is larger than the limit of 1024 bytes (quarry mcp --max-message); send large data in smaller pieces","data":{"size":5108,"limit":1024}}}
 {"jsonrpc":"2.0","id":77,"error":{"code":-32600,"message":"message of 200103 bytes is larger than the limit of 1024 bytes (quarry mcp --max-message); send large data in smaller pieces","data":{"size":200103,"limit":1024}}}
 {"jsonrpc":"2.0","id":"late \"id\"","error":{"code":-32600,"message":"message of 200147 bytes is larger than the limit of 1024 bytes (quarry mcp --max-message); send large data in smaller pieces","data":{"size":200147,"limit":1024}}}
@@ -289,8 +289,8 @@ expect_grep pool '"id":"50",' 0
 expect_grep pool '"id":"50b",' 0
 expect_grep pool '"id":51,' 0
 expect_grep pool '{"jsonrpc":"2.0","id":52,"result":{}}' 1
-# With one worker, calls run in order on the reading thread, which looks at what arrived
-# while a call runs: the same cancellations take effect.
+# With one worker, calls run one at a time in order; the reading thread still answers
+# ping and takes cancellations at once.
 SLOW='(loop [i 0] (if (< i 3000000) (recur (inc i)) i))'
 {
   echo "$INIT"; echo "$INITED"

@@ -192,6 +192,9 @@ qr_val qr_tool_input_schema(const qr_tool *t, qr_arena *a);
 void qr_tool_description(const qr_tool *t, qr_buf *out);
 
 /* ---- output for people and models ---- */
+/* Longest failure message of a tool call, in bytes: longer ones are cut (with how much
+ * was left out), so input quoted in a message never makes it large. */
+#define QR_TOOLS_ERROR_MAX 600
 /* Default number of rows of a vector result printed by the CLI (and given to a model). */
 #define QR_TOOLS_OUTPUT_ROWS 50
 /* When v is a vector or list longer than max_rows (> 0), returns its first max_rows items

@@ -11,8 +11,10 @@
  * a tool that has a parameter with one of those names. The handlers get a host
  * (quarry/host.h) for --repo, which opens the repository on the first call; bad input a
  * handler finds (not a repository, an unknown ref) exits 2 like a bad parameter. A vector
- * result is cut to 50 rows (--limit-output) with a line saying how many were left out: on
- * stdout under a table, on stderr otherwise so that stdout stays one JSON or EDN document.
+ * result printed to a terminal is cut to 50 rows (--limit-output) with a line saying how
+ * many were left out: on stdout under a table, on stderr otherwise so that stdout stays
+ * one JSON or EDN document. On a pipe every row is printed unless --limit-output is given:
+ * a script must not take 50 rows for the whole window.
  *
  * Rejected: positional parameters (names are what the schemas, the docs and models use);
  * printing a cut result without saying so (a reader would take 50 rows for all of them).
@@ -47,7 +49,8 @@ static const char usage[] =
     "  --format edn|json|table\n"
     "                        how to print the result (default: table on a terminal,\n"
     "                        JSON otherwise)\n"
-    "  --limit-output N      rows of a vector result to print (default 50; 0: all)\n"
+    "  --limit-output N      rows of a vector result to print (default: 50 on a\n"
+    "                        terminal, all on a pipe or into a file; 0: all)\n"
     "  --repo DIR            the repository (default: the one containing the working\n"
     "                        directory)\n"
     "  --no-index            compute git statistics without reading or writing the\n"
@@ -140,7 +143,9 @@ int cmd_tool(int argc, char **argv)
     cli_format fmt = FMT_DEFAULT;
     const char *name = NULL, *args_text = NULL, *repo = NULL;
     bool help = false, no_index = false;
-    uint64_t limit = QR_TOOLS_OUTPUT_ROWS;
+    /* rows printed: on a terminal the first 50, on a pipe or into a file all of them
+     * (a script gets the whole window), unless --limit-output says */
+    uint64_t limit = isatty(1) ? QR_TOOLS_OUTPUT_ROWS : 0;
     /* the words that belong to the tool, in order */
     char **targs = calloc((size_t)argc + 1, sizeof *targs);
     int ntargs = 0;

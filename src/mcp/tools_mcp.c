@@ -443,8 +443,8 @@ static int host_for(mcp_worker *w, const char *tool, qr_val repo, mcp_host **out
     }
     char *key = realpath(repo.s->data, NULL);
     if (!key) {
-        qr_buf_printf(err, "tool '%s': repository directory '%s' cannot be used: %s", tool,
-                      repo.s->data, strerror(errno));
+        qr_buf_printf(err, "tool '%s': repository directory '%.300s%s' cannot be used: %s",
+                      tool, repo.s->data, repo.s->len > 300 ? "..." : "", strerror(errno));
         return QR_EINVAL;
     }
     if (def->key && !strcmp(def->key, key)) {

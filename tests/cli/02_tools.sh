@@ -53,7 +53,7 @@ expect_rc "tool --help" 0 "$Q" tool --help
 expect_out "tool --help first line" "usage: quarry tool NAME [--PARAM VALUE ...] [OPTIONS] [-- --PARAM VALUE ...]" sh -c "\"$Q\" tool --help | head -1"
 expect_out "tool --help lists the tools" "tools: $(echo $NAMES | sed 's/ /, /g')" sh -c "\"$Q\" tool --help | tail -1"
 expect_out "tool NAME --help describes it" "usage: quarry tool get_commits [--PARAM VALUE ...] [OPTIONS]" sh -c "\"$Q\" tool get_commits --help | head -1"
-expect_out "tool --help documents --limit-output" "1" sh -c "\"$Q\" tool --help | grep -c -- '--limit-output N      rows of a vector result to print (default 50; 0: all)'"
+expect_out "tool --help documents --limit-output" "1" sh -c "\"$Q\" tool --help | grep -c -- '--limit-output N      rows of a vector result to print (default: 50 on a'"
 
 expect_rc "help tools" 0 "$Q" help tools
 expect_rc "help tool" 0 "$Q" help tool

@@ -1,0 +1,61 @@
+# 21_surface.sh: what an agent builder sees at the surfaces: `quarry tool` on a pipe prints
+# the whole window (a terminal gets 50 rows unless --limit-output says), a tool's error
+# message stays short however long the input it quotes, the time a program spends in its
+# tools counts against its time limit (and stops the tools' own work), and `quarry mcp`'s
+# --workers option.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v git >/dev/null 2>&1; then
+  echo "skipped: git is not installed"
+  exit 77
+fi
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY
+mkdir -p "$HOME"
+
+# 120 commits by one author, a minute apart
+R="$TMP/repo"
+git init -q -b main "$R"
+i=1
+while [ $i -le 120 ]; do
+  printf 'commit refs/heads/main\ncommitter Ann <ann@example.com> %d +0000\ndata 9\nstep %04d\nM 644 inline f%d.txt\ndata 10\nstep %04d\n\n' \
+    $((1700000000 + i * 60)) $i $((i % 5)) $i
+  i=$((i + 1))
+done | git -C "$R" fast-import --quiet
+git -C "$R" reset -q --hard main
+
+# ---- no silent caps: on a pipe, every row; --limit-output cuts and says so on stderr ----
+expect_out "tool on a pipe prints the whole window" "120" \
+  sh -c "\"$Q\" tool get_commits --repo \"$R\" | { printf '{\"rows\":'; cat; printf '}'; } | \"$Q\" lisp --data - -e '(count data/rows)'"
+expect_out "--limit-output cuts" "10" \
+  sh -c "\"$Q\" tool get_commits --repo \"$R\" --limit-output 10 2>/dev/null | { printf '{\"rows\":'; cat; printf '}'; } | \"$Q\" lisp --data - -e '(count data/rows)'"
+expect_err "--limit-output says what it left out" "110 more rows left out" \
+  "$Q" tool get_commits --repo "$R" --limit-output 10
+
+# ---- errors quote a bounded part of their input ----
+long=$(head -c 100000 /dev/zero | tr '\0' x)
+"$Q" tool get_commits --repo "$R" --ref "$long" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+size=$(wc -c < "$TMP/err" | tr -d ' ')
+if [ "$rc" != 2 ] || [ "$size" -gt 700 ] || ! grep -q 'more bytes)' "$TMP/err"; then
+  echo "FAIL: a 100 KB ref: exit $rc (want 2), a message of $size bytes (want at most 700, cut)"
+  head -c 300 "$TMP/err"; echo
+  FAILS=$((FAILS + 1))
+fi
+
+# ---- time inside tools is the program's ----
+# statistics without the index start git processes, which alone take longer than 1 ms:
+# the program fails with a timeout rather than finishing on its tools' time
+expect_err "time in tools counts against --timeout-ms" "timeout" \
+  "$Q" lisp --repo "$R" --no-index --timeout-ms 1 -e '(count (tool/get_author_stats {}))'
+expect_rc "the same program fails" 1 \
+  "$Q" lisp --repo "$R" --no-index --timeout-ms 1 -e '(count (tool/get_author_stats {}))'
+expect_out "with time to spare it runs" "1" \
+  "$Q" lisp --repo "$R" --no-index --timeout-ms 60000 -e '(count (tool/get_author_stats {}))'
+
+# ---- quarry mcp --workers ----
+expect_rc "mcp --workers 0" 2 "$Q" mcp --repo "$R" --workers 0
+expect_rc "mcp --workers lots" 2 "$Q" mcp --repo "$R" --workers lots
+expect_out "mcp --help documents --workers" "1" \
+  sh -c "\"$Q\" mcp --help | grep -c -- '--workers N'"
+finish

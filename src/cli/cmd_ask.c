@@ -247,7 +247,7 @@ int cmd_ask(int argc, char **argv)
             if (cli_limit_option("ask", a, v, &lim) < 0)
                 return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("ask", "unknown option '%s'", a);
+            cli_unknown_option("ask", a, usage);
             return EXIT_USAGE;
         } else {
             if (question) {

@@ -241,7 +241,7 @@ int cmd_lisp(int argc, char **argv)
             if (cli_limit_option("lisp", a, v, &lim) < 0)
                 return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("lisp", "unknown option '%s'", a);
+            cli_unknown_option("lisp", a, usage);
             return EXIT_USAGE;
         } else {
             if (file || expr) {

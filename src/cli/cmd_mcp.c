@@ -84,7 +84,7 @@ int cmd_mcp(int argc, char **argv)
                      !strcmp(a, "--max-message") || !strcmp(a, "--page-size") ||
                      !strcmp(a, "--workers");
         if (!takes) {
-            cli_usage_error("mcp", "unknown option '%s'", a);
+            cli_unknown_option("mcp", a, usage);
             return EXIT_USAGE;
         }
         if (!v) {

@@ -301,7 +301,7 @@ int cmd_query(int argc, char **argv)
             if (cli_limit_option("query", a, v, &lim) < 0)
                 return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("query", "unknown option '%s'", a);
+            cli_unknown_option("query", a, usage);
             return EXIT_USAGE;
         } else {
             if (qarg) {

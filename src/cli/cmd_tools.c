@@ -73,7 +73,7 @@ int cmd_tools(int argc, char **argv)
                 fmt = (qr_tools_format)f;
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("tools", "unknown option '%s'", a);
+            cli_unknown_option("tools", a, usage);
             return EXIT_USAGE;
         } else {
             names[nnames++] = argv[i];

@@ -58,4 +58,23 @@ expect_rc "mcp --workers 0" 2 "$Q" mcp --repo "$R" --workers 0
 expect_rc "mcp --workers lots" 2 "$Q" mcp --repo "$R" --workers lots
 expect_out "mcp --help documents --workers" "1" \
   sh -c "\"$Q\" mcp --help | grep -c -- '--workers N'"
+
+# ---- one suggestion, in one form, for an unknown command or option ----
+expect_rc "an unknown command" 2 "$Q" mpc
+expect_err "an unknown command gets a suggestion" "quarry: unknown command 'mpc' (did you mean 'mcp'?); see 'quarry --help'" "$Q" mpc
+expect_err "help of an unknown command" "unknown command 'mpc' (did you mean 'mcp'?)" "$Q" help mpc
+expect_rc "version --bogus" 2 "$Q" version --bogus
+expect_err "an unknown option gets a suggestion" "quarry mcp: unknown option '--wokers' (did you mean '--workers'?); see 'quarry mcp --help'" "$Q" mcp --wokers 2
+expect_err "the same form in lisp" "unknown option '--timout-ms' (did you mean '--timeout-ms'?)" "$Q" lisp --timout-ms 3 -e 1
+expect_err "nothing close: no suggestion" "quarry: unknown command 'xyzzy'; see 'quarry --help'" "$Q" xyzzy
+
+# ---- --format json: errors are JSON objects on stderr in every command ----
+for cmd in "tools nope" "mpc" "lisp --bogus" "version --bogus" "mcp --workers 0" "tool nope" "query --bogus"; do
+  # shellcheck disable=SC2086
+  "$Q" $cmd --format json >/dev/null 2>"$TMP/err"
+  case $(cat "$TMP/err") in
+    '{"error":{"kind":"usage","message":'*'}}') ;;
+    *) echo "FAIL: quarry $cmd --format json: not a JSON error: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)) ;;
+  esac
+done
 finish

@@ -32,7 +32,7 @@ static const cli_cmd commands[] = {
      "answer a question about the repository, with a model only where one is needed"},
     {"mem", cmd_mem, "quarry mem COMMAND [--store FILE] ...",
      "the memory graph: add, get, link, query notes; run memory agents"},
-    {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
+    {"help", cmd_help, "quarry help [COMMAND | --commands]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };
 
@@ -242,6 +242,19 @@ static const cli_cmd *find_command(const char *name)
 
 static int cmd_help(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--commands")) {
+        /* the command table, for the man pages and shell completions `make install`
+         * generates: NAME, a tab, the summary */
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            printf("%s\t%s\n", commands[i].name, commands[i].summary);
+        return EXIT_OK;
+    }
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: quarry help [COMMAND | --commands]\n\nShows the help of quarry or of "
+               "one command; --commands lists the commands, one a line:\nNAME, a tab, "
+               "what it does.\n");
+        return EXIT_OK;
+    }
     if (argc > 1) {
         const cli_cmd *c = find_command(argv[1]);
         if (!c) {

@@ -45,7 +45,8 @@ static const char usage[] =
     "  '-' and '_' are the same in flag names; --name=value works too.\n"
     "\n"
     "options:\n"
-    "  --args MAP            all parameters as one JSON or EDN map (flags override keys)\n"
+    "  --args MAP            all parameters as one JSON or EDN map (flags override keys);\n"
+    "                        '-' reads it from stdin, as a model's call was made\n"
     "  --format edn|json|table\n"
     "                        how to print the result (default: table on a terminal,\n"
     "                        JSON otherwise)\n"
@@ -71,6 +72,14 @@ static void print_tool_names(const qr_tools *r)
         printf("%s%s", shown++ ? ", " : "\ntools: ", t->name);
     }
     printf(shown ? "\n" : "\nno tools are registered\n");
+}
+
+static bool tool_has_param(const qr_tool *t, const char *name)
+{
+    for (const qr_tool_param *p = t->params; p && p->name; p++)
+        if (!strcmp(p->name, name))
+            return true;
+    return false;
 }
 
 static void tool_help(const qr_tool *t)
@@ -248,9 +257,46 @@ int cmd_tool(int argc, char **argv)
         goto done;
     }
     qr_val base = qr_nil(), args, norm, out;
-    if (args_text && (status = read_args_map(&a, args_text, &base, fmt)) != EXIT_OK)
+    char *stdin_args = NULL;
+    if (args_text && !strcmp(args_text, "-")) {
+        /* a model's call replayed as it was made: its arguments as JSON on stdin */
+        size_t len;
+        if (qr_read_file("-", 16u << 20, &stdin_args, &len) != QR_OK) {
+            cli_error(fmt, "usage", 0, 0, "--args -: cannot read the arguments from stdin");
+            status = EXIT_USAGE;
+            goto done;
+        }
+        args_text = stdin_args;
+    }
+    if (args_text)
+        status = read_args_map(&a, args_text, &base, fmt);
+    free(stdin_args);
+    if (status != EXIT_OK)
         goto done;
     int rc = qr_tool_parse_argv(t, ntargs, targs, base, &a, &args, &err);
+    /* a call replayed from an MCP client may carry the server's own arguments: `repo`
+     * (which repository) and `offset` (which page) */
+    size_t offset = 0;
+    if (rc == QR_OK && args.t == QR_T_MAP) {
+        qr_val v;
+        for (int k = 0; k < 2; k++) {
+            qr_val key = k ? qr_kw_cstr(&a, "repo") : qr_str_cstr(&a, "repo");
+            if (qr_map_lookup(args, key, &v) && !tool_has_param(t, "repo")) {
+                if (v.t == QR_T_STR && !repo)
+                    host.git.repo_dir = v.s->data;
+                args = qr_map_dissoc(&a, args, key);
+            }
+            key = k ? qr_kw_cstr(&a, "offset") : qr_str_cstr(&a, "offset");
+            if (qr_map_lookup(args, key, &v) && !tool_has_param(t, "offset")) {
+                if (v.t != QR_T_INT || v.i < 0) {
+                    qr_buf_puts(&err, "'offset' must be a non-negative integer");
+                    rc = QR_EINVAL;
+                }
+                offset = v.t == QR_T_INT && v.i > 0 ? (size_t)v.i : 0;
+                args = qr_map_dissoc(&a, args, key);
+            }
+        }
+    }
     if (rc == QR_OK)
         rc = qr_tools_prepare(reg, t->name, args, &a, &t, &norm, &err);
     if (rc != QR_OK) {
@@ -268,9 +314,9 @@ int cmd_tool(int argc, char **argv)
     }
     if (fmt == FMT_DEFAULT)
         fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
-    size_t omitted;
-    out = qr_tools_cap_output(&a, out, (size_t)limit, &omitted);
-    print_result(out, fmt, omitted);
+    qr_tools_page pg;
+    out = qr_tools_page_of(&a, out, offset, (size_t)limit, &pg);
+    print_result(out, fmt, pg.next ? pg.total - pg.next : 0);
 done:
     qr_buf_release(&err);
     qr_arena_release(&a);

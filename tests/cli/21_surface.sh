@@ -32,6 +32,12 @@ expect_out "--limit-output cuts" "10" \
 expect_err "--limit-output says what it left out" "110 more rows left out" \
   "$Q" tool get_commits --repo "$R" --limit-output 10
 
+# ---- --args - replays a model's call from stdin, MCP's repo and offset included ----
+expect_out "--args - reads the arguments from stdin" "2" \
+  sh -c "echo '{\"limit\": 2, \"author\": null}' | \"$Q\" tool get_commits --repo \"$R\" --args - | { printf '{\"rows\":'; cat; printf '}'; } | \"$Q\" lisp --data - -e '(count data/rows)'"
+expect_out "--args - with MCP's repo and offset" '"step 0118"' \
+  sh -c "cd / && echo '{\"limit\": 5, \"repo\": \"$R\", \"offset\": 2}' | \"$Q\" tool get_commits --args - --limit-output 1 2>/dev/null | grep -o '\"subject\":\"[^\"]*\"' | cut -d: -f2"
+
 # ---- errors quote a bounded part of their input ----
 long=$(head -c 100000 /dev/zero | tr '\0' x)
 "$Q" tool get_commits --repo "$R" --ref "$long" >"$TMP/out" 2>"$TMP/err"

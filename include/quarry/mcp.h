@@ -110,6 +110,18 @@ int qr_mcp_handle_oversized(qr_mcp_server *s, size_t len, const char *id_json, s
  * message to qr_mcp_handle in its turn. */
 void qr_mcp_peek(qr_mcp_server *s, const char *msg, size_t len);
 
+/* ---- the tool list for other agent hosts ----
+ * The tools exactly as tools/list serves them (run_lisp and run_query, `repo` and
+ * `offset`, titles), as a JSON array in one of the formats of qr_mcp_export_formats:
+ * "mcp" (tools/list entries), "openai" (Chat Completions tools), "openai-strict" (the
+ * same in OpenAI's strict mode: every property required, optional ones nullable, no
+ * default, additionalProperties false; parameters that take any JSON object are left
+ * out) and "anthropic" (Messages API tools). names (nnames of them) picks tools; none:
+ * all. QR_EINVAL with a message in err for an unknown format or tool; QR_ENOMEM. */
+extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
+int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names, size_t nnames,
+                  bool pretty, qr_buf *out, qr_buf *err);
+
 /* ---- stdio transport ---- */
 /* Serves newline-delimited messages read from in_fd, writing to out_fd, until end of
  * input (after answering every complete message) or until the client stops reading.

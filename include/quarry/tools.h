@@ -94,6 +94,9 @@ typedef struct qr_tool {
     qr_tool_fn handler;
     /* QR_TOOL_* capability bits */
     uint32_t caps;
+    /* a short name for people ("Commits of a window"), shown by MCP clients; NULL: made
+     * from the name ("get_commits" -> "Get commits") */
+    const char *title;
 } qr_tool;
 
 typedef struct qr_tools qr_tools;
@@ -188,6 +191,8 @@ void qr_tool_describe(const qr_tool *t, qr_buf *out);
  * {"type":"object","properties":{...},"required":[...],"additionalProperties":false}
  * ("required" only when some parameter is required). nil when `a` is exhausted. */
 qr_val qr_tool_input_schema(const qr_tool *t, qr_arena *a);
+/* The tool's title: its own, or one made from its name. */
+void qr_tool_title(const qr_tool *t, qr_buf *out);
 /* The description given to models: the summary, then "Returns: " and the result. */
 void qr_tool_description(const qr_tool *t, qr_buf *out);
 

@@ -278,23 +278,22 @@ int cmd_tool(int argc, char **argv)
      * (which repository) and `offset` (which page) */
     size_t offset = 0;
     if (rc == QR_OK && args.t == QR_T_MAP) {
-        qr_val v;
-        for (int k = 0; k < 2; k++) {
-            qr_val key = k ? qr_kw_cstr(&a, "repo") : qr_str_cstr(&a, "repo");
-            if (qr_map_lookup(args, key, &v) && !tool_has_param(t, "repo")) {
-                if (v.t == QR_T_STR && !repo)
-                    host.git.repo_dir = v.s->data;
-                args = qr_map_dissoc(&a, args, key);
+        qr_val v; /* qr_map_lookup finds a string key as well as a keyword */
+        if (!tool_has_param(t, "repo") && qr_map_lookup(args, qr_kw_cstr(&a, "repo"), &v)) {
+            if (v.t == QR_T_STR && !repo)
+                host.git.repo_dir = v.s->data;
+            args = qr_map_dissoc(&a, qr_map_dissoc(&a, args, qr_kw_cstr(&a, "repo")),
+                                 qr_str_cstr(&a, "repo"));
+        }
+        if (!tool_has_param(t, "offset") && qr_map_lookup(args, qr_kw_cstr(&a, "offset"), &v)) {
+            if (!qr_is_nil(v) && (v.t != QR_T_INT || v.i < 0)) {
+                qr_buf_puts(&err, "'offset' must be a non-negative integer (the next_offset "
+                                  "of the previous page)");
+                rc = QR_EINVAL;
             }
-            key = k ? qr_kw_cstr(&a, "offset") : qr_str_cstr(&a, "offset");
-            if (qr_map_lookup(args, key, &v) && !tool_has_param(t, "offset")) {
-                if (v.t != QR_T_INT || v.i < 0) {
-                    qr_buf_puts(&err, "'offset' must be a non-negative integer");
-                    rc = QR_EINVAL;
-                }
-                offset = v.t == QR_T_INT && v.i > 0 ? (size_t)v.i : 0;
-                args = qr_map_dissoc(&a, args, key);
-            }
+            offset = v.t == QR_T_INT && v.i > 0 ? (size_t)v.i : 0;
+            args = qr_map_dissoc(&a, qr_map_dissoc(&a, args, qr_kw_cstr(&a, "offset")),
+                                 qr_str_cstr(&a, "offset"));
         }
     }
     if (rc == QR_OK)

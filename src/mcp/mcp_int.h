@@ -22,6 +22,7 @@ enum {
     RPC_INTERNAL_ERROR = -32603,
     /* implementation-defined (-32000..-32019 stays so in 2026-07-28) */
     RPC_NOT_INITIALIZED = -32000,
+    RPC_RESOURCE_NOT_FOUND = -32002, /* resources/read of an unknown uri (MCP) */
 };
 
 /* One repository's host, opened on the first call that names it. */
@@ -160,6 +161,12 @@ uint64_t mcp_now_ms(void);
 int mcp_tools_init(qr_mcp_server *s, qr_buf *err);
 void mcp_tools_release(qr_mcp_server *s);
 int mcp_tools_list(qr_mcp_server *s, mcp_req *r);
+/* catalog_mcp.c: resources (the Lisp and query DSL references) and prompts */
+int mcp_resources_list(qr_mcp_server *s, mcp_req *r);
+int mcp_resources_read(qr_mcp_server *s, mcp_req *r);
+int mcp_prompts_list(qr_mcp_server *s, mcp_req *r);
+int mcp_prompts_get(qr_mcp_server *s, mcp_req *r);
+
 /* Sets up a worker's registries (tools NULL: failed) and releases them with its hosts. */
 int mcp_worker_init(qr_mcp_server *s, mcp_worker *w);
 void mcp_worker_release(mcp_worker *w);

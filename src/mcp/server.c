@@ -346,8 +346,14 @@ static int m_initialize(qr_mcp_server *s, mcp_req *r)
     snprintf(s->version, sizeof s->version, "%s", chosen);
     s->initialized = true;
 
-    qr_val caps = map_of(a, "tools", map_of(a, "listChanged", qr_bool(false), NULL, qr_nil()),
-                         "logging", qr_map_empty());
+    qr_mapb cm;
+    qr_mapb_init(&cm, a, 4);
+    qr_mapb_put(&cm, qr_kw_cstr(a, "tools"),
+                map_of(a, "listChanged", qr_bool(false), NULL, qr_nil()));
+    qr_mapb_put(&cm, qr_kw_cstr(a, "resources"), qr_map_empty());
+    qr_mapb_put(&cm, qr_kw_cstr(a, "prompts"), qr_map_empty());
+    qr_mapb_put(&cm, qr_kw_cstr(a, "logging"), qr_map_empty());
+    qr_val caps = qr_mapb_finish(&cm, QR_T_MAP);
     qr_val info =
         map_of(a, "name", qr_str_cstr(a, "quarry"), "version", qr_str_cstr(a, s->cfg.version));
     qr_mapb m;
@@ -485,6 +491,10 @@ static const mcp_method methods[] = {
     {"ping", m_ping, M_ANYTIME, "2024-11-05", "2025-11-25"},
     {"tools/list", mcp_tools_list, 0, "2024-11-05", NULL},
     {"tools/call", mcp_tools_call, M_SLOW, "2024-11-05", NULL},
+    {"resources/list", mcp_resources_list, 0, "2024-11-05", NULL},
+    {"resources/read", mcp_resources_read, 0, "2024-11-05", NULL},
+    {"prompts/list", mcp_prompts_list, 0, "2024-11-05", NULL},
+    {"prompts/get", mcp_prompts_get, 0, "2024-11-05", NULL},
     {"logging/setLevel", m_set_level, 0, "2024-11-05", "2025-11-25"},
     {"notifications/cancelled", n_cancelled, M_NOTIFICATION | M_ANYTIME, "2024-11-05", NULL},
 };
@@ -588,7 +598,8 @@ static int handle_message(qr_mcp_server *s, qr_val m, mcp_req *r)
         }
         out = mcp_fail(r, RPC_METHOD_NOT_FOUND,
                        "unknown method '%.100s'; this server speaks MCP %s (initialize, ping, "
-                       "tools/list, tools/call, logging/setLevel)",
+                       "tools/list, tools/call, resources/list, resources/read, "
+                       "prompts/list, prompts/get, logging/setLevel)",
                        name, QR_MCP_PROTOCOL_VERSION);
         goto done;
     }

@@ -219,6 +219,7 @@ static const qr_tool run_lisp_tool = {
                      "\"next_offset\": {\"type\": \"integer\"}}, \"required\": [\"result\"]}",
     .handler = run_lisp_fn,
     .caps = QR_TOOL_READS_REPO,
+    .title = "Run a PTC-Lisp program",
 };
 
 /* ---- run_query ---- */
@@ -340,6 +341,7 @@ static const qr_tool run_query_tool = {
                      "\"integer\"}}, \"required\": [\"result\"]}",
     .handler = run_query_fn,
     .caps = QR_TOOL_READS_REPO,
+    .title = "Run a query",
 };
 
 /* The server's own tools, served after the registry's. */

@@ -74,6 +74,24 @@ expect_err "an unknown option gets a suggestion" "quarry mcp: unknown option '--
 expect_err "the same form in lisp" "unknown option '--timout-ms' (did you mean '--timeout-ms'?)" "$Q" lisp --timout-ms 3 -e 1
 expect_err "nothing close: no suggestion" "quarry: unknown command 'xyzzy'; see 'quarry --help'" "$Q" xyzzy
 
+# ---- tool schemas: the strict OpenAI export follows strict mode's rules ----
+"$Q" tools --format openai-strict > "$TMP/strict.json"
+"$Q" tools --format openai > "$TMP/plain.json"
+if ! python3 "$SRC/tests/cli/strict_check.py" "$TMP/strict.json" "$TMP/plain.json" > "$TMP/strict.out"; then
+  echo "FAIL: openai-strict breaks strict mode's rules:"; sed 's/^/  /' "$TMP/strict.out"
+  FAILS=$((FAILS + 1))
+fi
+# a deliberately broken export is caught (the checker can fail)
+sed 's/"additionalProperties": false/"additionalProperties": true/' "$TMP/strict.json" > "$TMP/broken.json"
+expect_rc "the strict checker rejects additionalProperties true" 1 \
+  python3 "$SRC/tests/cli/strict_check.py" "$TMP/broken.json" "$TMP/plain.json"
+expect_rc "the plain export is not strict" 1 \
+  python3 "$SRC/tests/cli/strict_check.py" "$TMP/plain.json" "$TMP/plain.json"
+# null means "not given": a strict call with every optional parameter null runs
+expect_out "a strict call with nulls" "2" sh -c "echo '{\"since\": null, \"until\": null, \"author\": null, \"path\": null, \"ref\": null, \"limit\": 2, \"grep\": null, \"merges\": null, \"first_parent\": null, \"with_paths\": null, \"repo\": \"$R\", \"offset\": null}' | \"$Q\" tool get_commits --args - | { printf '{\"rows\":'; cat; printf '}'; } | \"$Q\" lisp --data - -e '(count data/rows)'"
+expect_out "the export has titles, run_lisp and repo" "Run a PTC-Lisp program string" \
+  sh -c "\"$Q\" tools --format mcp --compact run_lisp | python3 -c 'import json,sys; t=json.load(sys.stdin)[0]; print(t[\"title\"], t[\"inputSchema\"][\"properties\"][\"repo\"][\"type\"])'"
+
 # ---- --format json: errors are JSON objects on stderr in every command ----
 for cmd in "tools nope" "mpc" "lisp --bogus" "version --bogus" "mcp --workers 0" "tool nope" "query --bogus"; do
   # shellcheck disable=SC2086

@@ -106,20 +106,43 @@ await check('tools/list: every registry tool and run_lisp, with schemas', async 
     if (pagedTools.includes(t.name)) assert.equal(t.inputSchema.properties.offset.type, 'integer', `${t.name} has offset`);
     else assert.equal(t.inputSchema.properties.offset, undefined, `${t.name} has no offset`);
   }
-  // the descriptors are `quarry tools --format mcp`, plus `repo` and a wrapped outputSchema
+  // the descriptors are exactly `quarry tools --format mcp` (the served list exported)
   const exported = JSON.parse(execFileSync(quarry, ['tools', '--format', 'mcp'], { encoding: 'utf8' }));
-  for (const e of exported) {
+  assert.deepEqual(tools, exported);
+  for (const t of tools) assert.ok(typeof t.title === 'string' && t.title.length > 3, `${t.name} has a title`);
+  // and the registry's own export is the same tools less the server's additions
+  const registry = JSON.parse(execFileSync(quarry, ['tools', '--format', 'json'], { encoding: 'utf8' }));
+  for (const e of registry) {
     const t = tools.find((x) => x.name === e.name);
     assert.ok(t, `${e.name} is served`);
-    assert.equal(t.description, e.description);
-    assert.deepEqual(t.annotations, e.annotations);
     const { repo, offset, ...props } = t.inputSchema.properties;
     assert.equal(!!repo, repoTools.includes(t.name), `${t.name}: repo`);
     assert.equal(!!offset, pagedTools.includes(t.name), `${t.name}: offset`);
-    assert.deepEqual({ ...t.inputSchema, properties: props }, e.inputSchema);
-    if (e.outputSchema) assert.deepEqual(t.outputSchema, e.outputSchema);
-    else assert.deepEqual(t.outputSchema.required, ['result']);
+    assert.deepEqual({ ...t.inputSchema, properties: props }, e.parameters);
   }
+});
+
+await check('resources: the Lisp and query DSL references', async () => {
+  const { resources } = await client.listResources();
+  assert.deepEqual(resources.map((r) => r.uri), ['quarry://reference/lisp', 'quarry://reference/query']);
+  const lisp = await client.readResource({ uri: 'quarry://reference/lisp' });
+  assert.ok(lisp.contents[0].text.includes('(tool/NAME'), 'the Lisp reference says how tools are called');
+  assert.ok(lisp.contents[0].text.includes('`(frequencies'), 'and lists the builtins');
+  const query = await client.readResource({ uri: 'quarry://reference/query' });
+  assert.ok(query.contents[0].text.includes('- `filter`'), 'the query reference lists the transform steps');
+  await rejects(client.readResource({ uri: 'quarry://nothing' }), -32002, 'unknown resource');
+});
+
+await check('prompts: the common questions', async () => {
+  const { prompts } = await client.listPrompts();
+  assert.deepEqual(prompts.map((p) => p.name), ['recent-commits', 'top-contributors', 'file-history', 'hotspots']);
+  const p = await client.getPrompt({ name: 'file-history', arguments: { path: 'src/main.c' } });
+  assert.equal(p.messages[0].role, 'user');
+  assert.ok(p.messages[0].content.text.includes('get_file_history (path: "src/main.c")'), p.messages[0].content.text);
+  const d = await client.getPrompt({ name: 'recent-commits' });
+  assert.ok(d.messages[0].content.text.includes('since: "1 week ago"'), 'an argument left out takes its default');
+  await rejects(client.getPrompt({ name: 'file-history' }), -32602, "argument 'path'");
+  await rejects(client.getPrompt({ name: 'nope' }), -32602, 'unknown prompt');
 });
 
 await check('tools/list: pages of 2 with a cursor, and a bad cursor', async () => {

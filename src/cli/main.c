@@ -32,6 +32,8 @@ static const cli_cmd commands[] = {
      "answer a question about the repository, with a model only where one is needed"},
     {"mem", cmd_mem, "quarry mem COMMAND [--store FILE] ...",
      "the memory graph: add, get, link, query notes; run memory agents"},
+    {"code", cmd_code, "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...",
+     "the code graph: functions, types, macros, includes and calls, per git blob"},
     {"help", cmd_help, "quarry help [COMMAND | --commands]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

@@ -75,9 +75,9 @@ async function toolError(client, name, args, fragment) {
 
 const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'get_diff_stats'];
 // tools that read the repository get `repo`; memory_query reads the memory store
-const repoTools = [...gitTools, 'run_lisp', 'run_query'];
+const repoTools = [...gitTools, 'query_codebase', 'run_lisp', 'run_query'];
 // tools whose result may be a list get `offset` (get_diff_stats returns an object)
-const pagedTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'run_lisp', 'run_query'];
+const pagedTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'query_codebase', 'run_lisp', 'run_query'];
 
 const main = await connect(['--repo', alpha]);
 const { client } = main;
@@ -115,9 +115,12 @@ await check('tools/list: every registry tool and run_lisp, with schemas', async 
   for (const e of registry) {
     const t = tools.find((x) => x.name === e.name);
     assert.ok(t, `${e.name} is served`);
-    const { repo, offset, ...props } = t.inputSchema.properties;
+    const { repo, ...withOffset } = t.inputSchema.properties;
+    const { offset, ...withoutOffset } = withOffset;
     assert.equal(!!repo, repoTools.includes(t.name), `${t.name}: repo`);
     assert.equal(!!offset, pagedTools.includes(t.name), `${t.name}: offset`);
+    // (a tool may take offset itself, as query_codebase does)
+    const props = e.parameters.properties.offset ? withOffset : withoutOffset;
     assert.deepEqual({ ...t.inputSchema, properties: props }, e.parameters);
   }
 });

@@ -40,6 +40,8 @@ install-files:
 	sh scripts/install.sh $(QUARRY) "$(DESTDIR)$(PREFIX)"
 
 bench: all
+	@sh scripts/deps.sh --bench
+	bash bench/startup/run.sh $(BUILD)/quarry
 	bash bench/lisp/run.sh $(BUILD)/quarry
 	bash bench/git/run.sh $(BUILD)/quarry
 	bash bench/ask/run.sh $(BUILD)/quarry

@@ -35,6 +35,13 @@ file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:lib
 "
 fi
 
+# only for `make bench`: what the benchmarks compare against
+if [ "${1:-}" = "--bench" ]; then
+  NEEDS="$NEEDS
+cmd:lua5.4:lua5.4
+"
+fi
+
 missing=""
 for need in $NEEDS; do
   kind=${need%%:*}

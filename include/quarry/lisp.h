@@ -17,7 +17,7 @@
 #include "quarry/value.h"
 
 typedef struct qr_lisp_limits {
-    uint64_t timeout_ms;   /* wall time; default 1000 */
+    uint64_t timeout_ms;   /* wall time, tools included; default 10000 */
     size_t max_memory;     /* bytes allocated by one run; default 64 MiB */
     uint64_t max_steps;    /* function calls plus loop iterations; default 100 million */
     uint32_t max_depth;    /* nested calls; default 10000 (also bounded by stack_bytes) */

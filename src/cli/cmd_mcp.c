@@ -42,7 +42,7 @@ static const char usage[] =
     "                       ping and cancellations are answered while calls run\n"
     "                       whatever the number\n"
     "  --timeout-ms N       time limit of each run_lisp program or run_query query\n"
-    "                       (default 1000)\n"
+    "                       (default 10000; time inside tools counts)\n"
     "  --max-memory SIZE    memory limit of each program or query (default 64M)\n"
     "  --max-output SIZE    printed output limit of each program\n"
     "  --max-steps N        evaluation step limit of each program\n"

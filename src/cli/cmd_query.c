@@ -47,7 +47,7 @@ static const char usage[] =
     "  --repo DIR            the repository (default: the one containing the working\n"
     "                        directory)\n"
     "  --no-index            compute git statistics without the index\n"
-    "  --timeout-ms N        wall time limit of the program (default 1000)\n"
+    "  --timeout-ms N        wall time limit of the program (default 10000)\n"
     "  --max-memory SIZE     memory limit of the program (default 64M)\n"
     "  --max-steps N         evaluation step limit\n"
     "\n"

@@ -11,7 +11,7 @@
 
 #include "quarry/git.h"
 
-#include <git2.h>
+#include "git_dl.h" /* libgit2, loaded on first use */
 
 typedef struct qr_mailmap qr_mailmap;
 

@@ -89,6 +89,8 @@ int qr_git_open(const char *path, qr_git **out, qr_buf *err)
     *out = NULL;
     if (!path || !*path)
         path = ".";
+    if (!qr__git_load(err))
+        return QR_EIO;
     libgit2_setup();
     qr_git *g = calloc(1, sizeof *g);
     if (!g) {

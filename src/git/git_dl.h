@@ -74,6 +74,10 @@
     X(git_repository_path) \
     X(git_repository_workdir) \
     X(git_revparse_single) \
+    X(git_revwalk_free) \
+    X(git_revwalk_new) \
+    X(git_revwalk_next) \
+    X(git_revwalk_push_head) \
     X(git_status_byindex) \
     X(git_status_list_entrycount) \
     X(git_status_list_free) \
@@ -166,6 +170,10 @@ static inline const qr_git_api *qr__git_api(void)
 #define git_repository_path (qr__git_api()->git_repository_path)
 #define git_repository_workdir (qr__git_api()->git_repository_workdir)
 #define git_revparse_single (qr__git_api()->git_revparse_single)
+#define git_revwalk_free (qr__git_api()->git_revwalk_free)
+#define git_revwalk_new (qr__git_api()->git_revwalk_new)
+#define git_revwalk_next (qr__git_api()->git_revwalk_next)
+#define git_revwalk_push_head (qr__git_api()->git_revwalk_push_head)
 #define git_status_byindex (qr__git_api()->git_status_byindex)
 #define git_status_list_entrycount (qr__git_api()->git_status_list_entrycount)
 #define git_status_list_free (qr__git_api()->git_status_list_free)

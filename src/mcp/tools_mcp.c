@@ -409,6 +409,8 @@ static void host_open(mcp_worker *w, mcp_host *h, char *key, char *dir)
     h->key = key;
     h->dir = dir;
     qr_host_init(&h->host, dir);
+    if (w->s->cfg.memory_path)
+        h->host.mem.memory_path = w->s->cfg.memory_path;
     h->host.git.no_index = w->s->cfg.no_index;
     h->host.git.warn = host_warn;
     h->host.git.warn_ud = w->s;

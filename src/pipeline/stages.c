@@ -882,7 +882,8 @@ static int run_interference(pl_run *r, const pl_stage *st)
             acc[touched[t]] = 0;
     }
     if (rc == QR_OK) {
-        qsort(pairs, np, sizeof *pairs, pair_cmp);
+        if (np) /* (qsort of no array is undefined) */
+            qsort(pairs, np, sizeof *pairs, pair_cmp);
         /* each pair's two nodes in turn, each node once, until `limit` pairs are in */
         size_t out = 0, taken = 0;
         for (size_t k = 0; k < np && taken < limit; k++) {

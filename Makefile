@@ -4,7 +4,12 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps test test-release test-asan bench fuzz format clean
+.PHONY: all deps test test-release test-asan bench fuzz format clean install install-files
+
+# where `make install` puts quarry: $(DESTDIR)$(PREFIX)/bin/quarry, man pages in
+# share/man/man1, completions in share/bash-completion and share/zsh
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 all: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -27,7 +32,17 @@ test-asan:
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS)
 
+install: all
+	$(MAKE) install-files
+
+# what install does once quarry is built (QUARRY: the binary to install)
+QUARRY ?= $(BUILD)/quarry
+install-files:
+	sh scripts/install.sh $(QUARRY) "$(DESTDIR)$(PREFIX)"
+
 bench: all
+	@sh scripts/deps.sh --bench
+	bash bench/startup/run.sh $(BUILD)/quarry
 	bash bench/lisp/run.sh $(BUILD)/quarry
 	bash bench/git/run.sh $(BUILD)/quarry
 	bash bench/ask/run.sh $(BUILD)/quarry

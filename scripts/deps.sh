@@ -26,12 +26,23 @@ if [ "${1:-}" = "--test" ]; then
   NEEDS="$NEEDS
 cmd:clang:clang
 cmd:python3:python3
+cmd:node:nodejs
+cmd:npm:npm
+cmd:zsh:zsh
+cmd:man:man-db
 cmd:cscope:cscope
 cmd:cflow:cflow
 cmd:c-index-test:clang-tools-14
 cmd:faketime:faketime
 path:/usr/share/zoneinfo/America/Los_Angeles:tzdata
 file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
+"
+fi
+
+# only for `make bench`: what the benchmarks compare against
+if [ "${1:-}" = "--bench" ]; then
+  NEEDS="$NEEDS
+cmd:lua5.4:lua5.4
 "
 fi
 

@@ -25,6 +25,7 @@ enum {
     QR_ERUNTIME = -3, /* a program ran and failed (type, arity, tool, limit errors) */
     QR_EIO = -4,      /* a file or stream could not be read or written */
     QR_ELIMIT = -5,   /* a sandbox limit was reached */
+    QR_ESTOPPED = -6, /* the work was stopped: cancelled, or its deadline passed (qr_stop) */
 };
 
 /* ---- checked size arithmetic: return false on overflow ---- */
@@ -146,6 +147,34 @@ enum {
  * and b[0..bn); SIZE_MAX when either is longer than QR_EDIT_MAX. Callers decide how many
  * edits still make a typo. */
 size_t qr_edit_distance(const char *a, size_t an, const char *b, size_t bn, int flags);
+
+/* ---- stopping long work (src/base/stop.c) ----
+ * A request to stop, shared between the code that runs long work (a history walk, a
+ * program's tools) and whoever may want it stopped: another thread that sets `requested`
+ * (an MCP cancellation), or the deadline of the program the work runs for (time inside a
+ * tool counts against the program's limit). Loops whose cost is not bounded by their
+ * input call qr_stop_check now and then (every few hundred items: it reads the clock only
+ * when a deadline is set) and return QR_ESTOPPED when it says so, with
+ * qr_stop_describe's message. A NULL qr_stop never stops. */
+typedef struct qr_stop {
+    _Atomic int requested; /* nonzero: stop (set from any thread) */
+    uint64_t deadline_ns;  /* qr_clock_ns() after which to stop; 0: none */
+    uint64_t limit_ms;     /* the limit the deadline came from, for the message */
+} qr_stop;
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t qr_clock_ns(void);
+/* Clears s and, when timeout_ms is not 0, sets its deadline that far from now. */
+void qr_stop_init(qr_stop *s, uint64_t timeout_ms);
+/* Sets (timeout_ms 0: removes) the deadline of s, keeping a request to stop. Only the
+ * thread doing the work may call it. */
+void qr_stop_set_deadline(qr_stop *s, uint64_t timeout_ms);
+/* Asks the work to stop (safe from any thread and from a signal handler). */
+void qr_stop_request(qr_stop *s);
+/* True when the work should stop (requested, or past the deadline). s may be NULL. */
+bool qr_stop_check(const qr_stop *s);
+/* Appends why the work stopped: "cancelled by the client" or "time limit of N ms
+ * reached". */
+void qr_stop_describe(const qr_stop *s, qr_buf *b);
 
 /* ---- files ---- */
 /* Reads a whole file (or stdin when path is "-") into a malloc'd NUL-terminated buffer.

@@ -161,6 +161,10 @@ typedef struct qr_git_ctx {
     /* progress of long work (see qr_git_progress_fn); NULL: none */
     qr_git_progress_fn progress;
     void *progress_ud;
+    /* long work (history walks, git processes) stops when it says so, failing with
+     * QR_ESTOPPED and its reason (cancelled, or the calling program's time limit); NULL:
+     * never */
+    const qr_stop *stop;
 
     /* ---- opened on first use ---- */
     qr_git *git;

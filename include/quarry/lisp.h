@@ -17,7 +17,7 @@
 #include "quarry/value.h"
 
 typedef struct qr_lisp_limits {
-    uint64_t timeout_ms;   /* wall time; default 1000 */
+    uint64_t timeout_ms;   /* wall time, tools included; default 10000 */
     size_t max_memory;     /* bytes allocated by one run; default 64 MiB */
     uint64_t max_steps;    /* function calls plus loop iterations; default 100 million */
     uint32_t max_depth;    /* nested calls; default 10000 (also bounded by stack_bytes) */
@@ -93,10 +93,11 @@ void qr_lisp_set_tools(qr_lisp_session *s, qr_lisp_tool_fn fn, void *ud);
 int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *res);
 
 /* Asks the run in progress on s to stop: it fails with `interrupted` at its next check
- * (every 1024 evaluation steps, and as often inside printing, equality, hashing and
- * sorting), leaving the session as it was, as any failed run does. Safe to call from
- * another thread or a signal handler (one atomic store). The request is cleared when a run
- * ends, so one made while no run is in progress stops the next run at its first check. */
+ * (every 1024 evaluation steps, as often inside printing, equality, hashing and sorting,
+ * and after every tool call), leaving the session as it was, as any failed run does. Safe
+ * to call from another thread or a signal handler (one atomic store). The request is
+ * cleared when a run ends, so one made while no run is in progress stops the next run at
+ * its first check. */
 void qr_lisp_interrupt(qr_lisp_session *s);
 
 /* Names of every builtin function and special form, for help and completion: calls fn

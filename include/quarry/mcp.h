@@ -35,6 +35,7 @@ extern const char *const qr_mcp_protocol_versions[]; /* NULL-terminated */
 /* Defaults of qr_mcp_config_init. */
 #define QR_MCP_MAX_MESSAGE (16u << 20) /* bytes of one message */
 #define QR_MCP_PAGE_SIZE 100           /* tools in one tools/list page */
+#define QR_MCP_WORKERS 4               /* calls run at once */
 
 typedef struct qr_mcp_config {
     /* the repository a call without a `repo` argument works on (NULL: the working
@@ -54,6 +55,9 @@ typedef struct qr_mcp_config {
     size_t max_rows;
     /* limits of each run_lisp / run_query program */
     qr_lisp_limits limits;
+    /* calls run at once by the pool of threads (qr_mcp_start_workers); 1: one at a time,
+     * in order, while the reading thread still answers ping and cancellations */
+    size_t workers;
     /* serverInfo.version */
     const char *version;
     /* a line for the person running the server (stderr), or NULL: warnings of the
@@ -79,8 +83,25 @@ typedef int (*qr_mcp_send_fn)(void *ud, const char *msg, size_t len);
 typedef void (*qr_mcp_poll_fn)(void *ud);
 void qr_mcp_set_io(qr_mcp_server *s, qr_mcp_send_fn send, qr_mcp_poll_fn poll, void *ud);
 
+/* Concurrency. Without workers, qr_mcp_handle runs every request before it returns, in
+ * order. qr_mcp_start_workers starts cfg.workers threads: from then on
+ * qr_mcp_handle answers ping, initialize, tools/list, logging/setLevel and cancellations
+ * at once on the calling thread and queues tools/call for the workers, so a long call
+ * never holds up the others; a notifications/cancelled drops a queued call or stops a
+ * running one (its program interrupted, its history walks and git processes stopped)
+ * and suppresses its response and any further progress. Each worker has its own hosts
+ * (one per repository it was asked about): a repository's libgit2 handles and index
+ * connection are never shared between threads, and two calls on one repository run at
+ * once. Responses may then come in any order (JSON-RPC matches them by id).
+ * qr_mcp_stop_workers waits for every queued and running call to be answered (abandon:
+ * drops the queued ones and stops the running ones, for a client that is gone), then
+ * joins the threads. The send hook is called from several threads, one call at a time. */
+int qr_mcp_start_workers(qr_mcp_server *s);
+void qr_mcp_stop_workers(qr_mcp_server *s, bool abandon);
+
 /* Handles one message (msg[0..len), one JSON text). Sends its response, if any, and any
- * notifications. Returns QR_OK, or QR_EIO when a send failed. */
+ * notifications (with workers running, a call's response later, from a worker). Returns
+ * QR_OK, or QR_EIO when a send failed. */
 int qr_mcp_handle(qr_mcp_server *s, const char *msg, size_t len);
 /* Answers a message the transport dropped because it was larger than max_message: an
  * Invalid Request error for the request id the transport found in it (id_json, the id's
@@ -91,6 +112,18 @@ int qr_mcp_handle_oversized(qr_mcp_server *s, size_t len, const char *id_json, s
  * response (and is skipped when it has not started). The transport still passes the
  * message to qr_mcp_handle in its turn. */
 void qr_mcp_peek(qr_mcp_server *s, const char *msg, size_t len);
+
+/* ---- the tool list for other agent hosts ----
+ * The tools exactly as tools/list serves them (run_lisp and run_query, `repo` and
+ * `offset`, titles), as a JSON array in one of the formats of qr_mcp_export_formats:
+ * "mcp" (tools/list entries), "openai" (Chat Completions tools), "openai-strict" (the
+ * same in OpenAI's strict mode: every property required, optional ones nullable, no
+ * default, additionalProperties false; parameters that take any JSON object are left
+ * out) and "anthropic" (Messages API tools). names (nnames of them) picks tools; none:
+ * all. QR_EINVAL with a message in err for an unknown format or tool; QR_ENOMEM. */
+extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
+int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names, size_t nnames,
+                  bool pretty, qr_buf *out, qr_buf *err);
 
 /* ---- stdio transport ---- */
 /* Serves newline-delimited messages read from in_fd, writing to out_fd, until end of

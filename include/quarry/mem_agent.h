@@ -108,6 +108,8 @@ void qr_mem_agent_free(qr_mem_agent *a);
  * *line gets the 1-based line of the template where it is, and err the message
  * (no position). */
 int qr_mem_agent_template_check(const char *t, size_t n, uint32_t *line, qr_buf *err);
+/* Whether the template uses the placeholder {{name}} ("nodes" or "topology", in any case). */
+bool qr_mem_agent_template_has(const char *t, size_t n, const char *name);
 
 /* ---- the query ---- */
 /* Runs the agent's pipeline on the store; *keys (malloc'd array of malloc'd

@@ -94,6 +94,9 @@ typedef struct qr_tool {
     qr_tool_fn handler;
     /* QR_TOOL_* capability bits */
     uint32_t caps;
+    /* a short name for people ("Commits of a window"), shown by MCP clients; NULL: made
+     * from the name ("get_commits" -> "Get commits") */
+    const char *title;
 } qr_tool;
 
 typedef struct qr_tools qr_tools;
@@ -188,15 +191,29 @@ void qr_tool_describe(const qr_tool *t, qr_buf *out);
  * {"type":"object","properties":{...},"required":[...],"additionalProperties":false}
  * ("required" only when some parameter is required). nil when `a` is exhausted. */
 qr_val qr_tool_input_schema(const qr_tool *t, qr_arena *a);
+/* The tool's title: its own, or one made from its name. */
+void qr_tool_title(const qr_tool *t, qr_buf *out);
 /* The description given to models: the summary, then "Returns: " and the result. */
 void qr_tool_description(const qr_tool *t, qr_buf *out);
 
 /* ---- output for people and models ---- */
+/* Longest failure message of a tool call, in bytes: longer ones are cut (with how much
+ * was left out), so input quoted in a message never makes it large. */
+#define QR_TOOLS_ERROR_MAX 600
 /* Default number of rows of a vector result printed by the CLI (and given to a model). */
 #define QR_TOOLS_OUTPUT_ROWS 50
 /* When v is a vector or list longer than max_rows (> 0), returns its first max_rows items
  * and sets *omitted to how many were left out; else returns v and sets *omitted to 0. */
 qr_val qr_tools_cap_output(qr_arena *a, qr_val v, size_t max_rows, size_t *omitted);
+/* One page of a list result, for a surface that cuts results (MCP, the CLI): the rows
+ * [offset, offset + max_rows) of a vector or list v (max_rows 0: every row from offset),
+ * as a vector. `total` is v's length, `shown` the rows returned, `next` the offset of the
+ * next page (0 when this page is the last). A value that is not a list is returned whole
+ * (total 1, shown 1). An offset past the end gives an empty page. */
+typedef struct qr_tools_page {
+    size_t offset, shown, total, next;
+} qr_tools_page;
+qr_val qr_tools_page_of(qr_arena *a, qr_val v, size_t offset, size_t max_rows, qr_tools_page *pg);
 /* Renders a result as plain text for a terminal: a vector of maps as a table (columns are
  * the union of their keys, cells cut at 60 characters), a vector of scalars one per line,
  * a map as key and value (values cut at 200), anything else printed as with str.

@@ -9,12 +9,16 @@
  * error with a "did you mean" hint, never ignored. The TOML value carries no
  * positions, so the line an error names is found again by scanning the text for
  * the key under its table header (as the model configuration does); for a
- * template the placeholder's line inside the string is added. Every check fails
+ * template the placeholder's line inside the string is added. The seed's own
+ * form is read as it was written: `template = "linker.md"` (a bare file name
+ * ending in .md or .txt) names a file beside the agent, as template_file does,
+ * and `placeholders = ["TOPOLOGY", "NODES"]` lists what the template uses (in any
+ * case): each must be a known placeholder the template holds, so the list can
+ * never disagree with the template. Every check fails
  * on the first problem with one line "PATH:LINE: message": an agent file is
  * small and written by hand, one fix at a time. Rejected: defaults for a
  * missing pipeline or template (an agent that silently reads the whole store);
- * `placeholders = [...]` in [prompt] as the seed sketched (the template already
- * says which it uses; a second list can only disagree with it); ignoring
+ * ignoring
  * unknown keys (a typo such as "shedule" would silently make a daily agent
  * on-demand).
  */
@@ -242,7 +246,7 @@ static void key_name(qr_val k, char *buf, size_t cap)
 
 static const char *const tables[] = {"query", "prompt", "execution"};
 static const char *const query_keys[] = {"pipeline"};
-static const char *const prompt_keys[] = {"template", "template_file"};
+static const char *const prompt_keys[] = {"template", "template_file", "placeholders"};
 static const char *const exec_keys[] = {"model", "actions", "schedule"};
 
 static const char *table_of_key(const char *k)
@@ -250,7 +254,7 @@ static const char *table_of_key(const char *k)
     for (size_t i = 0; i < 1; i++)
         if (!strcmp(k, query_keys[i]))
             return "query";
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; i < 3; i++)
         if (!strcmp(k, prompt_keys[i]))
             return "prompt";
     for (size_t i = 0; i < 3; i++)
@@ -272,10 +276,6 @@ static int check_keys(load_ctx *c, const char *name, qr_val t, const char *const
         if (known)
             continue;
         uint32_t line = line_of(c, name, k);
-        if (!strcmp(name, "prompt") && !strcmp(k, "placeholders"))
-            return fail_at(c, line,
-                           "unknown key [prompt] placeholders: the template's placeholders are "
-                           "read from the template itself; remove this key");
         const char *other = table_of_key(k);
         if (other)
             return fail_at(c, line, "key '%s' belongs in the [%s] table, not [%s]", k, other, name);
@@ -565,6 +565,55 @@ static int load_template(load_ctx *c, qr_mem_agent *ag, const qr_str *inline_t,
     return rc;
 }
 
+/* A template value that is a file name rather than text: one word ending in .md or .txt. */
+static bool names_file(const qr_str *t)
+{
+    if (t->len < 4 || t->len > 255 || strpbrk(t->data, " \t\r\n{}"))
+        return false;
+    return (t->len > 3 && !strcmp(t->data + t->len - 3, ".md")) ||
+           (t->len > 4 && !strcmp(t->data + t->len - 4, ".txt"));
+}
+
+/* [prompt] placeholders: a list of the placeholders the template uses, each known
+ * (nodes or topology, in any case) and present in the template. */
+static int check_placeholders(load_ctx *c, const qr_mem_agent *ag, qr_val prompt)
+{
+    qr_val list = qr_nil();
+    for (size_t i = 0; !qr_is_nil(prompt) && i < qr_map_len(prompt); i++) {
+        char k[80];
+        key_name(qr_map_key_at(prompt, i), k, sizeof k);
+        if (!strcmp(k, "placeholders"))
+            list = qr_map_val_at(prompt, i);
+    }
+    if (qr_is_nil(list))
+        return QR_OK;
+    uint32_t line = line_of(c, "prompt", "placeholders");
+    if (!qr_is_seqcoll(list))
+        return fail_at(c, line, "[prompt] placeholders must be a list such as [\"TOPOLOGY\", "
+                                "\"NODES\"]");
+    for (size_t i = 0; i < qr_vec_len(list); i++) {
+        qr_val v = qr_vec_at(list, i);
+        char lower[16] = "";
+        if (v.t == QR_T_STR && v.s->len < sizeof lower) {
+            for (size_t k = 0; k <= v.s->len; k++)
+                lower[k] = (char)(v.s->data[k] >= 'A' && v.s->data[k] <= 'Z'
+                                      ? v.s->data[k] - 'A' + 'a'
+                                      : v.s->data[k]);
+        }
+        if (strcmp(lower, "nodes") && strcmp(lower, "topology"))
+            return fail_at(c, line,
+                           "[prompt] placeholders: item %zu is not NODES or TOPOLOGY (the "
+                           "placeholders a template lists; {{agent}}, {{now}} and "
+                           "{{node:KEY}} need no listing)",
+                           i + 1);
+        if (!qr_mem_agent_template_has(ag->template, ag->template_len, lower))
+            return fail_at(c, line,
+                           "[prompt] placeholders lists %s, but the template has no {{%s}}",
+                           v.s->data, v.s->data);
+    }
+    return QR_OK;
+}
+
 static int load_execution(load_ctx *c, qr_mem_agent *ag, qr_val ex)
 {
     const qr_str *model = NULL, *sched = NULL;
@@ -688,7 +737,7 @@ static int parse_doc(load_ctx *c, qr_mem_agent *ag, qr_arena *a, int flags)
     }
     if (!qr_is_nil(query) && (rc = check_keys(c, "query", query, query_keys, 1)) != QR_OK)
         return rc;
-    if (!qr_is_nil(prompt) && (rc = check_keys(c, "prompt", prompt, prompt_keys, 2)) != QR_OK)
+    if (!qr_is_nil(prompt) && (rc = check_keys(c, "prompt", prompt, prompt_keys, 3)) != QR_OK)
         return rc;
     if (!qr_is_nil(ex) && (rc = check_keys(c, "execution", ex, exec_keys, 3)) != QR_OK)
         return rc;
@@ -721,7 +770,13 @@ static int parse_doc(load_ctx *c, qr_mem_agent *ag, qr_arena *a, int flags)
         return fail_at(c, 0,
                        "missing [prompt] table with template = \"\"\"...\"\"\" or "
                        "template_file = \"NAME.md\"");
+    if (tin && !tfile && names_file(tin)) { /* template = "linker.md": a file beside it */
+        tfile = tin;
+        tin = NULL;
+    }
     if ((rc = load_template(c, ag, tin, tfile, flags)) != QR_OK)
+        return rc;
+    if ((rc = check_placeholders(c, ag, prompt)) != QR_OK)
         return rc;
 
     /* [execution] */

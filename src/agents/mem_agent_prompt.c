@@ -32,6 +32,7 @@
 #include "quarry/mem_agent.h"
 
 #include <stdarg.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +110,13 @@ static int next_ph(const char *t, size_t n, size_t pos, ph *out, uint32_t *line,
         ph_kind k;
     } words[] = {
         {"nodes", PH_NODES}, {"topology", PH_TOPOLOGY}, {"agent", PH_AGENT}, {"now", PH_NOW}};
+    /* names in any case: the seed's own agent writes {{NODES}} and {{TOPOLOGY}} */
     for (size_t k = 0; k < 4; k++)
-        if (len == strlen(words[k].w) && !memcmp(a, words[k].w, len)) {
+        if (len == strlen(words[k].w) && !strncasecmp(a, words[k].w, len)) {
             out->kind = words[k].k;
             return 1;
         }
-    if (len > 5 && !memcmp(a, "node:", 5)) {
+    if (len > 5 && !strncasecmp(a, "node:", 5)) {
         const char *k = a + 5;
         while (k < b && (*k == ' ' || *k == '\t'))
             k++;
@@ -159,6 +161,20 @@ static void budget_error(qr_buf *err)
                       "{{node:KEY}}",
                       QR_MEM_AGENT_PROMPT_MAX, QR_MEM_AGENT_NODES_BYTES,
                       QR_MEM_AGENT_TOPOLOGY_BYTES, QR_MEM_AGENT_NODE_BYTES);
+}
+
+bool qr_mem_agent_template_has(const char *t, size_t n, const char *name)
+{
+    size_t pos = 0;
+    ph p;
+    uint32_t line;
+    while (next_ph(t, n, pos, &p, &line, NULL) == 1) {
+        if ((p.kind == PH_NODES && !strcmp(name, "nodes")) ||
+            (p.kind == PH_TOPOLOGY && !strcmp(name, "topology")))
+            return true;
+        pos = p.end;
+    }
+    return false;
 }
 
 int qr_mem_agent_template_check(const char *t, size_t n, uint32_t *line, qr_buf *err)
@@ -436,10 +452,13 @@ int qr_mem_agent_fill(const qr_mem_agent *ag, qr_mem *m, const char *const *keys
     for (size_t i = 0; i < n; i++)
         if (shown_len(nodes[i].content, nodes[i].content_len) < nodes[i].content_len)
             out->cut++;
+    /* only what {{nodes}} shows the model is shown (and gets a visit): a template
+     * without it shows none of the selected nodes' text */
+    size_t nshow = qr_mem_agent_template_has(ag->template, ag->template_len, "nodes") ? n : 0;
     rc = QR_ENOMEM;
-    if (n && !(out->shown = calloc(n, sizeof *out->shown)))
+    if (nshow && !(out->shown = calloc(nshow, sizeof *out->shown)))
         goto done;
-    for (size_t i = 0; i < n; i++, out->nshown++)
+    for (size_t i = 0; i < nshow; i++, out->nshown++)
         if (!(out->shown[i] = strdup(nodes[i].key)))
             goto done;
 

@@ -51,6 +51,9 @@ void cli_warn(void *ud, const char *msg);
  * it when done == total. */
 void cli_progress(void *ud, const char *what, size_t done, size_t total);
 void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "quarry CMD: unknown option 'OPT'; did you mean '--X'? see 'quarry CMD --help'": the
+ * suggestion is the closest --option in the command's usage text, when one is close. */
+void cli_unknown_option(const char *cmd, const char *opt, const char *usage);
 
 /* Query helpers shared by `query` and `compile` (cmd_query.c). The query text: arg, or
  * stdin when arg is NULL or "-". */

@@ -61,7 +61,7 @@ static const char usage[] =
     "  --store FILE          the memory store memory_query reads (default:\n"
     "                        $QUARRY_MEMORY); a program may name no other store\n"
     "  --no-index            compute git statistics without the index\n"
-    "  --timeout-ms N        wall time limit of each program run (default 1000)\n"
+    "  --timeout-ms N        wall time limit of each program run (default 10000)\n"
     "  --max-memory SIZE     memory limit of each program run (default 64M)\n"
     "  --max-steps N         evaluation step limit of each program run\n"
     "\n"
@@ -256,7 +256,7 @@ int cmd_ask(int argc, char **argv)
             if (cli_limit_option("ask", a, v, &lim) < 0)
                 return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("ask", "unknown option '%s'", a);
+            cli_unknown_option("ask", a, usage);
             return EXIT_USAGE;
         } else {
             if (question) {

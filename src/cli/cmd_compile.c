@@ -79,7 +79,7 @@ int cmd_compile(int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("compile", "unknown option '%s'", a);
+            cli_unknown_option("compile", a, usage);
             return EXIT_USAGE;
         } else {
             if (qarg) {

@@ -10,6 +10,7 @@
 #include "quarry/host.h"
 #include "quarry/tools.h"
 
+#include <dlfcn.h>
 #include <editline/readline.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static const char usage[] =
     "  -e, --eval EXPR      the program text\n"
     "  --data FILE          request context (JSON or EDN map), read as data/NAME\n"
     "  --format edn|json    how to print the result (default edn)\n"
-    "  --timeout-ms N       wall time limit (default 1000)\n"
+    "  --timeout-ms N       wall time limit, tools included (default 10000)\n"
     "  --max-memory SIZE    memory limit, e.g. 64M (default 64M)\n"
     "  --max-steps N        evaluation step limit (default 100000000)\n"
     "  --max-depth N        call depth limit (default 10000)\n"
@@ -146,19 +147,56 @@ static bool incomplete(const char *src, size_t n)
            (!strncmp(err.msg, "unterminated", 12) || !strncmp(err.msg, "unexpected end", 14));
 }
 
-static int repl(qr_lisp_session *s, cli_format fmt)
+#ifndef QR_LIBEDIT_SONAME
+#define QR_LIBEDIT_SONAME "libedit.so"
+#endif
+
+/* libedit, loaded when the REPL starts rather than linked: it and what it needs (libbsd,
+ * libmd, libtinfo) would cost every quarry command's start-up, and only the REPL uses it */
+static struct {
+    __typeof__(readline) *readline;
+    __typeof__(add_history) *add_history;
+    __typeof__(read_history) *read_history;
+    __typeof__(write_history) *write_history;
+} ed;
+
+static bool edit_load(void)
 {
+    void *h = dlopen(QR_LIBEDIT_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        fprintf(stderr,
+                "quarry lisp: the REPL needs libedit (%s): %s; install Debian's libedit2, or "
+                "give the program with -e, a file or stdin\n",
+                QR_LIBEDIT_SONAME, e ? e : "not found");
+        return false;
+    }
+    ed.readline = (__typeof__(readline) *)dlsym(h, "readline");
+    ed.add_history = (__typeof__(add_history) *)dlsym(h, "add_history");
+    ed.read_history = (__typeof__(read_history) *)dlsym(h, "read_history");
+    ed.write_history = (__typeof__(write_history) *)dlsym(h, "write_history");
+    if (!ed.readline || !ed.add_history || !ed.read_history || !ed.write_history) {
+        fprintf(stderr, "quarry lisp: %s lacks readline's functions\n", QR_LIBEDIT_SONAME);
+        return false;
+    }
+    return true;
+}
+
+static int repl(qr_lisp_session *s, cli_format fmt, qr_stop *stop)
+{
+    if (!edit_load())
+        return EXIT_FAILED;
     const char *home = getenv("HOME");
     char hist[1024] = "";
     if (home) {
         snprintf(hist, sizeof hist, "%s/.quarry_history", home);
-        read_history(hist);
+        ed.read_history(hist);
     }
     printf("quarry lisp: PTC-Lisp REPL. Definitions persist; Ctrl-D to leave.\n");
     qr_buf src;
     qr_buf_init(&src);
     for (;;) {
-        char *line = readline(src.len ? "  ... " : "quarry> ");
+        char *line = ed.readline(src.len ? "  ... " : "quarry> ");
         if (!line)
             break;
         if (src.len)
@@ -169,15 +207,16 @@ static int repl(qr_lisp_session *s, cli_format fmt)
             continue;
         if (src.len == 0)
             continue;
-        add_history(src.p);
+        ed.add_history(src.p);
         qr_lisp_result res;
+        qr_stop_set_deadline(stop, qr_lisp_session_limits(s)->timeout_ms);
         int rc = qr_lisp_run(s, src.p, src.len, &res);
         report(&res, rc, fmt);
         qr_lisp_result_clear(&res);
         qr_buf_reset(&src);
     }
     if (hist[0])
-        write_history(hist);
+        ed.write_history(hist);
     qr_buf_release(&src);
     printf("\n");
     return EXIT_OK;
@@ -244,7 +283,7 @@ int cmd_lisp(int argc, char **argv)
             if (cli_limit_option("lisp", a, v, &lim) < 0)
                 return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("lisp", "unknown option '%s'", a);
+            cli_unknown_option("lisp", a, usage);
             return EXIT_USAGE;
         } else {
             if (file || expr) {
@@ -277,13 +316,17 @@ int cmd_lisp(int argc, char **argv)
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;
+    /* the tools' long loops stop at the program's deadline: their time is its time */
+    qr_stop stop;
+    qr_stop_init(&stop, 0);
+    host.git.stop = &stop;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     int status = EXIT_OK;
     if (data && (status = load_data(s, data, fmt)) != EXIT_OK)
         goto done;
     if (!expr && !file && isatty(0)) {
-        status = repl(s, fmt);
+        status = repl(s, fmt, &stop);
         goto done;
     }
     char *text = NULL;
@@ -303,10 +346,12 @@ int cmd_lisp(int argc, char **argv)
         }
     }
     qr_lisp_result res;
+    qr_stop_set_deadline(&stop, lim.timeout_ms);
     int rc = qr_lisp_run(s, expr ? expr : text, len, &res);
     double best_eval = res.eval_ms;
     for (uint64_t k = 1; k < repeat && rc == QR_OK; k++) {
         qr_lisp_result again;
+        qr_stop_set_deadline(&stop, lim.timeout_ms);
         rc = qr_lisp_run(s, expr ? expr : text, len, &again);
         if (again.eval_ms < best_eval)
             best_eval = again.eval_ms;

@@ -40,8 +40,11 @@ static const char usage[] =
     "                       the result says how many were left out\n"
     "  --max-message SIZE   largest message accepted, e.g. 16M (default 16M)\n"
     "  --page-size N        tools per tools/list page (default 100)\n"
+    "  --workers N          calls run at once (default 4; 1: one at a time, in order);\n"
+    "                       ping and cancellations are answered while calls run\n"
+    "                       whatever the number\n"
     "  --timeout-ms N       time limit of each run_lisp program or run_query query\n"
-    "                       (default 1000)\n"
+    "                       (default 10000; time inside tools counts)\n"
     "  --max-memory SIZE    memory limit of each program or query (default 64M)\n"
     "  --max-output SIZE    printed output limit of each program\n"
     "  --max-steps N        evaluation step limit of each program\n"
@@ -80,9 +83,10 @@ int cmd_mcp(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "--repo") || !strcmp(a, "--store") || !strcmp(a, "--max-rows") ||
-                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size");
+                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size") ||
+                     !strcmp(a, "--workers");
         if (!takes) {
-            cli_usage_error("mcp", "unknown option '%s'", a);
+            cli_unknown_option("mcp", a, usage);
             return EXIT_USAGE;
         }
         if (!v) {
@@ -107,6 +111,12 @@ int cmd_mcp(int argc, char **argv)
                 return EXIT_USAGE;
             }
             cfg.page_size = (size_t)n;
+        } else if (!strcmp(a, "--workers")) {
+            if (!cli_parse_u64(v, &n) || n == 0 || n > 64) {
+                cli_usage_error("mcp", "bad --workers '%s': expected a count from 1 to 64", v);
+                return EXIT_USAGE;
+            }
+            cfg.workers = (size_t)n;
         } else {
             size_t *dst = &cfg.max_message;
             if (!cli_parse_size(v, dst) || *dst < 64) {

@@ -49,7 +49,7 @@ static const char usage[] =
     "  --store FILE          the memory store memory_query reads (default:\n"
     "                        $QUARRY_MEMORY); a program may name no other store\n"
     "  --no-index            compute git statistics without the index\n"
-    "  --timeout-ms N        wall time limit of the program (default 1000)\n"
+    "  --timeout-ms N        wall time limit of the program (default 10000)\n"
     "  --max-memory SIZE     memory limit of the program (default 64M)\n"
     "  --max-steps N         evaluation step limit\n"
     "\n"
@@ -306,7 +306,7 @@ int cmd_query(int argc, char **argv)
             if (cli_limit_option("query", a, v, &lim) < 0)
                 return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("query", "unknown option '%s'", a);
+            cli_unknown_option("query", a, usage);
             return EXIT_USAGE;
         } else {
             if (qarg) {
@@ -339,6 +339,10 @@ int cmd_query(int argc, char **argv)
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;
+    /* the tools' long loops stop at the program's deadline: their time is its time */
+    qr_stop stop;
+    qr_stop_init(&stop, lim.timeout_ms);
+    host.git.stop = &stop;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     qr_query_compiled q = {0};

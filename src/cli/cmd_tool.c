@@ -11,8 +11,10 @@
  * a tool that has a parameter with one of those names. The handlers get a host
  * (quarry/host.h) for --repo, which opens the repository on the first call; bad input a
  * handler finds (not a repository, an unknown ref) exits 2 like a bad parameter. A vector
- * result is cut to 50 rows (--limit-output) with a line saying how many were left out: on
- * stdout under a table, on stderr otherwise so that stdout stays one JSON or EDN document.
+ * result printed to a terminal is cut to 50 rows (--limit-output) with a line saying how
+ * many were left out: on stdout under a table, on stderr otherwise so that stdout stays
+ * one JSON or EDN document. On a pipe every row is printed unless --limit-output is given:
+ * a script must not take 50 rows for the whole window.
  *
  * Rejected: positional parameters (names are what the schemas, the docs and models use);
  * printing a cut result without saying so (a reader would take 50 rows for all of them).
@@ -43,11 +45,13 @@ static const char usage[] =
     "  '-' and '_' are the same in flag names; --name=value works too.\n"
     "\n"
     "options:\n"
-    "  --args MAP            all parameters as one JSON or EDN map (flags override keys)\n"
+    "  --args MAP            all parameters as one JSON or EDN map (flags override keys);\n"
+    "                        '-' reads it from stdin, as a model's call was made\n"
     "  --format edn|json|table\n"
     "                        how to print the result (default: table on a terminal,\n"
     "                        JSON otherwise)\n"
-    "  --limit-output N      rows of a vector result to print (default 50; 0: all)\n"
+    "  --limit-output N      rows of a vector result to print (default: 50 on a\n"
+    "                        terminal, all on a pipe or into a file; 0: all)\n"
     "  --repo DIR            the repository (default: the one containing the working\n"
     "                        directory)\n"
     "  --no-index            compute git statistics without reading or writing the\n"
@@ -68,6 +72,14 @@ static void print_tool_names(const qr_tools *r)
         printf("%s%s", shown++ ? ", " : "\ntools: ", t->name);
     }
     printf(shown ? "\n" : "\nno tools are registered\n");
+}
+
+static bool tool_has_param(const qr_tool *t, const char *name)
+{
+    for (const qr_tool_param *p = t->params; p && p->name; p++)
+        if (!strcmp(p->name, name))
+            return true;
+    return false;
 }
 
 static void tool_help(const qr_tool *t)
@@ -155,7 +167,9 @@ int cmd_tool(int argc, char **argv)
     cli_format fmt = FMT_DEFAULT;
     const char *name = NULL, *args_text = NULL, *repo = NULL;
     bool help = false, no_index = false;
-    uint64_t limit = QR_TOOLS_OUTPUT_ROWS;
+    /* rows printed: on a terminal the first 50, on a pipe or into a file all of them
+     * (a script gets the whole window), unless --limit-output says */
+    uint64_t limit = isatty(1) ? QR_TOOLS_OUTPUT_ROWS : 0;
     /* the words that belong to the tool, in order */
     char **targs = calloc((size_t)argc + 1, sizeof *targs);
     int ntargs = 0;
@@ -262,9 +276,45 @@ int cmd_tool(int argc, char **argv)
         goto done;
     }
     qr_val base = qr_nil(), args, norm, out;
-    if (args_text && (status = read_args_map(&a, args_text, &base, fmt)) != EXIT_OK)
+    char *stdin_args = NULL;
+    if (args_text && !strcmp(args_text, "-")) {
+        /* a model's call replayed as it was made: its arguments as JSON on stdin */
+        size_t len;
+        if (qr_read_file("-", 16u << 20, &stdin_args, &len) != QR_OK) {
+            cli_error(fmt, "usage", 0, 0, "--args -: cannot read the arguments from stdin");
+            status = EXIT_USAGE;
+            goto done;
+        }
+        args_text = stdin_args;
+    }
+    if (args_text)
+        status = read_args_map(&a, args_text, &base, fmt);
+    free(stdin_args);
+    if (status != EXIT_OK)
         goto done;
     int rc = qr_tool_parse_argv(t, ntargs, targs, base, &a, &args, &err);
+    /* a call replayed from an MCP client may carry the server's own arguments: `repo`
+     * (which repository) and `offset` (which page) */
+    size_t offset = 0;
+    if (rc == QR_OK && args.t == QR_T_MAP) {
+        qr_val v; /* qr_map_lookup finds a string key as well as a keyword */
+        if (!tool_has_param(t, "repo") && qr_map_lookup(args, qr_kw_cstr(&a, "repo"), &v)) {
+            if (v.t == QR_T_STR && !repo)
+                host.git.repo_dir = v.s->data;
+            args = qr_map_dissoc(&a, qr_map_dissoc(&a, args, qr_kw_cstr(&a, "repo")),
+                                 qr_str_cstr(&a, "repo"));
+        }
+        if (!tool_has_param(t, "offset") && qr_map_lookup(args, qr_kw_cstr(&a, "offset"), &v)) {
+            if (!qr_is_nil(v) && (v.t != QR_T_INT || v.i < 0)) {
+                qr_buf_puts(&err, "'offset' must be a non-negative integer (the next_offset "
+                                  "of the previous page)");
+                rc = QR_EINVAL;
+            }
+            offset = v.t == QR_T_INT && v.i > 0 ? (size_t)v.i : 0;
+            args = qr_map_dissoc(&a, qr_map_dissoc(&a, args, qr_kw_cstr(&a, "offset")),
+                                 qr_str_cstr(&a, "offset"));
+        }
+    }
     if (rc == QR_OK)
         rc = qr_tools_prepare(reg, t->name, args, &a, &t, &norm, &err);
     if (rc != QR_OK) {
@@ -282,9 +332,9 @@ int cmd_tool(int argc, char **argv)
     }
     if (fmt == FMT_DEFAULT)
         fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
-    size_t omitted;
-    out = qr_tools_cap_output(&a, out, (size_t)limit, &omitted);
-    print_result(out, fmt, omitted);
+    qr_tools_page pg;
+    out = qr_tools_page_of(&a, out, offset, (size_t)limit, &pg);
+    print_result(out, fmt, pg.next ? pg.total - pg.next : 0);
 done:
     qr_buf_release(&err);
     qr_arena_release(&a);

@@ -4,8 +4,11 @@
  * anthropic, mcp), all generated from the registry's records (src/tools/export.c).
  *
  * Design: the command only picks the registry, the names and the format; everything it
- * prints comes from qr_tools_export, so `quarry tools`, the MCP server and the agents'
- * prompts cannot disagree. Naming tools narrows the list (a registry of just those).
+ * prints comes from qr_tools_export (text, json: the registry's tools) or from the MCP
+ * server's own list (mcp, openai, openai-strict, anthropic: what an agent is served,
+ * run_lisp and run_query with `repo` and `offset` included, qr_mcp_export), so `quarry
+ * tools`, the MCP server and the agents' prompts cannot disagree. Naming tools narrows
+ * the list.
  *
  * Rejected: table/edn formats for the listing (the text form is the table; the JSON
  * forms are what programs consume); printing only names by default (parameters are what
@@ -14,12 +17,14 @@
 #include "cli.h"
 
 #include "quarry/host.h"
+#include "quarry/mcp.h"
 #include "quarry/tools.h"
 
 #include <string.h>
 
 static const char usage[] =
-    "usage: quarry tools [NAME...] [--format text|json|openai|anthropic|mcp] [--compact]\n"
+    "usage: quarry tools [NAME...] [--format text|json|mcp|openai|openai-strict|anthropic]\n"
+    "                    [--compact]\n"
     "\n"
     "Lists the tools that Lisp programs call as (tool/NAME {...}), that 'quarry tool'\n"
     "runs, and that models are offered, with their parameters. Naming tools lists only\n"
@@ -28,10 +33,16 @@ static const char usage[] =
     "formats:\n"
     "  text        a line per tool (name and summary), then its parameters (default)\n"
     "  json        [{name, summary, parameters (JSON Schema), result, capabilities}]\n"
-    "  openai      the Chat Completions 'tools' array: [{type: \"function\", function}]\n"
-    "  anthropic   the Messages API 'tools' array: [{name, description, input_schema}]\n"
-    "  mcp         MCP tools/list entries (protocol 2025-11-25): [{name, description,\n"
-    "              inputSchema, outputSchema?, annotations}]\n"
+    "  mcp         what 'quarry mcp' serves, as tools/list entries (protocol 2025-11-25):\n"
+    "              [{name, title, description, inputSchema, outputSchema, annotations}],\n"
+    "              run_lisp and run_query included, with their 'repo' and 'offset'\n"
+    "  openai      the same tools as the Chat Completions 'tools' array:\n"
+    "              [{type: \"function\", function: {name, description, parameters}}]\n"
+    "  openai-strict  the same in OpenAI's strict mode: every property required, optional\n"
+    "              ones nullable (null means not given), no default, no other properties;\n"
+    "              parameters that take any JSON object are left out\n"
+    "  anthropic   the same tools as the Messages API 'tools' array: [{name, description,\n"
+    "              input_schema}]\n"
     "\n"
     "options:\n"
     "  --format F   one of the formats above\n"
@@ -44,6 +55,7 @@ static const char usage[] =
 int cmd_tools(int argc, char **argv)
 {
     qr_tools_format fmt = QR_TOOLS_TEXT;
+    const char *served = NULL; /* a format of the served list (qr_mcp_export) */
     bool pretty = true;
     int nnames = 0;
     char **names = argv + 1; /* names are compacted to the front as they are found */
@@ -62,22 +74,53 @@ int cmd_tools(int argc, char **argv)
             }
             const char *v = argv[++i];
             if (a[2] == 'f') {
+                served = NULL;
+                for (const char *const *f = qr_mcp_export_formats; *f; f++)
+                    if (!strcmp(*f, v))
+                        served = *f;
                 int f = qr_tools_format_parse(v);
-                if (f < 0) {
+                if (f < 0 && !served) {
                     cli_usage_error("tools",
-                                    "unknown format '%s': expected text, json, openai, "
-                                    "anthropic or mcp",
+                                    "unknown format '%.100s': expected text, json, mcp, openai, "
+                                    "openai-strict or anthropic",
                                     v);
                     return EXIT_USAGE;
                 }
-                fmt = (qr_tools_format)f;
+                fmt = f < 0 ? QR_TOOLS_TEXT : (qr_tools_format)f;
             }
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("tools", "unknown option '%s'", a);
+            cli_unknown_option("tools", a, usage);
             return EXIT_USAGE;
         } else {
             names[nnames++] = argv[i];
         }
+    }
+    if (served) {
+        /* the list the MCP server serves (its registries; no repository is opened) */
+        qr_mcp_config cfg;
+        qr_mcp_config_init(&cfg);
+        cfg.workers = 1;
+        qr_mcp_server *s;
+        qr_buf out, err;
+        qr_buf_init(&out);
+        qr_buf_init(&err);
+        int rc = qr_mcp_server_new(&cfg, &s, &err);
+        if (rc == QR_OK) {
+            rc = qr_mcp_export(s, served, (const char *const *)names, (size_t)nnames, pretty,
+                               &out, &err);
+            qr_mcp_server_free(s);
+        }
+        int status = EXIT_OK;
+        if (rc == QR_OK) {
+            fwrite(out.p, 1, out.len, stdout);
+        } else {
+            cli_error(FMT_DEFAULT, rc == QR_EINVAL ? "usage" : "error", 0, 0,
+                      rc == QR_ENOMEM ? "out of memory" : (err.p ? err.p : "failed"));
+            status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+        }
+        qr_buf_release(&out);
+        qr_buf_release(&err);
+        return status;
     }
     qr_tools *all = qr_tools_default(), *shown = all;
     if (!all) {

@@ -40,7 +40,7 @@ static const cli_cmd commands[] = {
      "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "
      "[--format json|xml|csv|tsv|table]",
      "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files"},
-    {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
+    {"help", cmd_help, "quarry help [COMMAND | --commands]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };
 
@@ -96,9 +96,25 @@ bool cli_parse_size(const char *s, size_t *out)
     return true;
 }
 
+/* Set when the command line asks for --format json anywhere: then every error is a JSON
+ * object on stderr, usage errors included, whichever command finds them and however far
+ * it got in reading its options. */
+static bool json_errors;
+
+static void scan_format(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            return;
+        if ((!strcmp(argv[i], "--format") && i + 1 < argc && !strcmp(argv[i + 1], "json")) ||
+            !strcmp(argv[i], "--format=json"))
+            json_errors = true;
+    }
+}
+
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg)
 {
-    if (fmt == FMT_JSON) {
+    if (fmt == FMT_JSON || json_errors) {
         qr_buf b;
         qr_buf_init(&b);
         qr_buf_puts(&b, "{\"error\":{\"kind\":");
@@ -145,10 +161,73 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (json_errors) {
+        qr_buf b;
+        qr_buf_init(&b);
+        qr_buf_vprintf(&b, fmt, ap);
+        qr_buf_printf(&b, "; see 'quarry %s --help'", cmd);
+        cli_error(FMT_JSON, "usage", 0, 0, b.p ? b.p : "bad usage");
+        qr_buf_release(&b);
+        va_end(ap);
+        return;
+    }
     fprintf(stderr, "quarry %s: ", cmd);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "; see 'quarry %s --help'\n", cmd);
     va_end(ap);
+}
+
+/* The closest of the candidates to word, when it is close enough to be a typo (at most a
+ * third of its length in edits, at least one), or NULL. */
+static const char *closest(const char *word, const char *const *cands, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX, wl = strlen(word);
+    size_t max = wl / 3 > 1 ? wl / 3 : 1;
+    if (max > 3)
+        max = 3;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = qr_edit_distance(word, wl, cands[i], strlen(cands[i]),
+                                    QR_EDIT_FOLD | QR_EDIT_TRANSPOSE);
+        if (d <= max && d < best_d) {
+            best_d = d;
+            best = cands[i];
+        }
+    }
+    return best;
+}
+
+void cli_unknown_option(const char *cmd, const char *opt, const char *usage)
+{
+    /* the options a command has are the --words of its usage text */
+    enum { MAXOPT = 64, OPTLEN = 40 };
+    char opts[MAXOPT][OPTLEN];
+    const char *cands[MAXOPT];
+    size_t n = 0;
+    for (const char *p = usage; p && (p = strstr(p, "--")) && n < MAXOPT;) {
+        size_t k = 2;
+        while ((p[k] >= 'a' && p[k] <= 'z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '-')
+            k++;
+        if (k > 3 && k < OPTLEN && !(p > usage && p[-1] != ' ' && p[-1] != '[' && p[-1] != '|')) {
+            memcpy(opts[n], p, k);
+            opts[n][k] = '\0';
+            bool dup = false;
+            for (size_t i = 0; i < n && !dup; i++)
+                dup = !strcmp(opts[i], opts[n]);
+            if (!dup) {
+                cands[n] = opts[n];
+                n++;
+            }
+        }
+        p += k;
+    }
+    char word[OPTLEN * 2];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(opt, "="), opt);
+    const char *s = closest(word, cands, n);
+    if (s)
+        cli_usage_error(cmd, "unknown option '%.100s' (did you mean '%s'?)", opt, s);
+    else
+        cli_usage_error(cmd, "unknown option '%.100s'", opt);
 }
 
 static void print_overview(FILE *f)
@@ -172,10 +251,30 @@ static const cli_cmd *find_command(const char *name)
 
 static int cmd_help(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--commands")) {
+        /* the command table, for the man pages and shell completions `make install`
+         * generates: NAME, a tab, the summary */
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            printf("%s\t%s\n", commands[i].name, commands[i].summary);
+        return EXIT_OK;
+    }
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: quarry help [COMMAND | --commands]\n\nShows the help of quarry or of "
+               "one command; --commands lists the commands, one a line:\nNAME, a tab, "
+               "what it does.\n");
+        return EXIT_OK;
+    }
     if (argc > 1) {
         const cli_cmd *c = find_command(argv[1]);
         if (!c) {
-            fprintf(stderr, "quarry help: unknown command '%s'\n", argv[1]);
+            const char *names[NCOMMANDS];
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                names[i] = commands[i].name;
+            const char *s = closest(argv[1], names, NCOMMANDS);
+            if (s)
+                cli_usage_error("help", "unknown command '%.100s' (did you mean '%s'?)", argv[1], s);
+            else
+                cli_usage_error("help", "unknown command '%.100s'", argv[1]);
             return EXIT_USAGE;
         }
         char *args[] = {argv[1], "--help", NULL};
@@ -187,8 +286,17 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: quarry version\n\nPrints quarry's version.\n");
+            return EXIT_OK;
+        }
+        if (argv[i][0] == '-')
+            cli_unknown_option("version", argv[i], "--help");
+        else
+            cli_usage_error("version", "unexpected argument '%.100s'", argv[i]);
+        return EXIT_USAGE;
+    }
     printf("quarry %s\n", QR_VERSION);
     return EXIT_OK;
 }
@@ -206,6 +314,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(name, "--version"))
         return cmd_version(0, NULL);
+    scan_format(argc, argv);
     const cli_cmd *c = find_command(name);
     /* a pinned clock that cannot be read stops every command, rather than letting the
      * real clock answer in its place */
@@ -215,11 +324,17 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!c) {
-        fprintf(stderr, "quarry: unknown command '%s'", name);
+        const char *names[NCOMMANDS];
         for (size_t i = 0; i < NCOMMANDS; i++)
-            if (!strncmp(commands[i].name, name, 2))
-                fprintf(stderr, "; did you mean '%s'?", commands[i].name);
-        fprintf(stderr, "\nRun 'quarry --help' for the list of commands.\n");
+            names[i] = commands[i].name;
+        const char *s = closest(name, names, NCOMMANDS);
+        char msg[300];
+        snprintf(msg, sizeof msg, "unknown command '%.100s'%s%s%s; see 'quarry --help'", name,
+                 s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+        if (json_errors)
+            cli_error(FMT_JSON, "usage", 0, 0, msg);
+        else
+            fprintf(stderr, "quarry: %s\n", msg);
         return EXIT_USAGE;
     }
     return c->run(argc - 1, argv + 1);

@@ -19,7 +19,7 @@
 #include "graph_int.h"
 
 #include <ctype.h>
-#include <git2.h>
+#include "../git/git_dl.h" /* libgit2, loaded on first use */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +33,8 @@
 int qr_code_open(const char *path, qr_code **out, qr_buf *err)
 {
     *out = NULL;
+    if (!qr__git_load(err))
+        return QR_EIO;
     qr_code *c = calloc(1, sizeof *c);
     if (!c)
         return QR_ENOMEM;

@@ -7,7 +7,7 @@
 
 #include "store_int.h"
 
-#include <git2.h>
+#include "../git/git_dl.h" /* libgit2, loaded on first use */
 
 struct qr_code {
     git_repository *repo;

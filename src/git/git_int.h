@@ -11,7 +11,7 @@
 
 #include "quarry/git.h"
 
-#include <git2.h>
+#include "git_dl.h" /* libgit2, loaded on first use */
 
 typedef struct qr_mailmap qr_mailmap;
 
@@ -140,6 +140,7 @@ typedef struct qr_walk_opts {
      * every commit from the pack instead. */
     qr_git_index *graph;
     bool graph_write;
+    const qr_stop *stop; /* checked every few hundred commits: QR_ESTOPPED (NULL: none) */
 } qr_walk_opts;
 
 /* Walks the history as `git log` does (date order, history simplification for a path,
@@ -205,6 +206,7 @@ int qr__git_index_bind(qr_git *g, qr_git_index *ix);
 typedef struct qr_progress {
     void (*fn)(void *ud, const char *what, size_t done, size_t total);
     void *ud;
+    const qr_stop *stop; /* the git processes are killed when it says stop (NULL: none) */
 } qr_progress;
 /* Fewest commits to compute for which progress is reported. */
 #define QR_PROGRESS_MIN 1000

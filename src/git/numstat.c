@@ -25,6 +25,8 @@
  * edges); threads over one libgit2 repository (its pack access serializes them); a range
  * walk (`git log A --not B`) for the missing commits (the index can have any subset).
  */
+/* pipe2 */
+#define _GNU_SOURCE
 #include "git_int.h"
 
 #include <errno.h>
@@ -117,11 +119,9 @@ static void close_fd(int *fd)
 
 static int make_pipe(int fds[2])
 {
-    if (pipe(fds) != 0)
-        return -1;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    return 0;
+    /* close-on-exec from the start: a child another thread spawns meanwhile (the MCP
+     * server runs calls at once) must not hold our pipes open */
+    return pipe2(fds, O_CLOEXEC) != 0 ? -1 : 0;
 }
 
 static int job_start(job *j, char *const argv[], char *const env[], const sigset_t *mask,
@@ -235,7 +235,7 @@ static void report_progress(job_progress *p, job *jobs, size_t n)
 
 /* Serves every job's pipes until all children have closed their output, then reaps them.
  * Returns QR_OK when every child exited with status 0. */
-static int jobs_run(job *jobs, size_t n, job_progress *prog, qr_buf *err)
+static int jobs_run(job *jobs, size_t n, job_progress *prog, const qr_stop *stop, qr_buf *err)
 {
     struct pollfd pfd[3 * MAX_JOBS];
     int rc = QR_OK;
@@ -252,7 +252,22 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, qr_buf *err)
         }
         if (!np)
             break;
-        if (poll(pfd, (nfds_t)np, -1) < 0) {
+        if (qr_stop_check(stop)) {
+            /* the children are killed, reaped below, and their output dropped */
+            for (size_t i = 0; i < n; i++)
+                if (jobs[i].pid > 0)
+                    kill(jobs[i].pid, SIGKILL);
+            for (size_t i = 0; i < n; i++) {
+                close_fd(&jobs[i].in);
+                close_fd(&jobs[i].out);
+                close_fd(&jobs[i].errfd);
+            }
+            qr_buf_puts(err, "stopped: ");
+            qr_stop_describe(stop, err);
+            rc = QR_ESTOPPED;
+            break;
+        }
+        if (poll(pfd, (nfds_t)np, stop ? 50 : -1) < 0) {
             if (errno == EINTR)
                 continue;
             qr_buf_printf(err, "cannot run git: poll: %s", strerror(errno));
@@ -321,7 +336,8 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, qr_buf *err)
 
 /* Runs n copies of git with argv, job i fed inputs[i], and leaves each output in
  * jobs[i].outb (released by the caller with jobs_release). */
-static int run_git(char *const argv[], job *jobs, size_t n, job_progress *prog, qr_buf *err)
+static int run_git(char *const argv[], job *jobs, size_t n, job_progress *prog, const qr_stop *stop,
+                   qr_buf *err)
 {
     char **env = child_env();
     if (!env)
@@ -334,14 +350,14 @@ static int run_git(char *const argv[], job *jobs, size_t n, job_progress *prog, 
     sigset_t pending;
     sigpending(&pending);
     bool was_pending = sigismember(&pending, SIGPIPE);
-    sigprocmask(SIG_BLOCK, &pipe_set, &old);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     int rc = QR_OK;
     size_t started = 0;
     for (; started < n && rc == QR_OK; started++)
         rc = job_start(&jobs[started], argv, env, &old, err);
     if (rc != QR_OK)
         started--;
-    int rc2 = jobs_run(jobs, started, prog, err);
+    int rc2 = jobs_run(jobs, started, prog, stop, err);
     if (rc == QR_OK)
         rc = rc2;
     sigpending(&pending);
@@ -349,7 +365,7 @@ static int run_git(char *const argv[], job *jobs, size_t n, job_progress *prog, 
         struct timespec zero = {0, 0};
         sigtimedwait(&pipe_set, NULL, &zero);
     }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(env);
     return rc;
 }
@@ -719,7 +735,8 @@ static int compute(qr_git *g, const qr_commit_info *cs, const size_t *idx, size_
         clock_gettime(CLOCK_MONOTONIC, &prog.next);
         progress->fn(progress->ud, "computing line statistics", 0, n);
     }
-    int rc = run_git(av.v, jobs, njobs, report ? &prog : NULL, err);
+    int rc = run_git(av.v, jobs, njobs, report ? &prog : NULL, progress ? progress->stop : NULL,
+                     err);
     if (report)
         progress->fn(progress->ud, "computing line statistics", n, n);
     for (size_t j = 0; j < njobs && rc == QR_OK; j++) {
@@ -913,7 +930,7 @@ int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, 
         qr_arena_init(&a, 0);
         qr_commit_stats *out = qr_arena_zalloc(&a, k * sizeof *out);
         batch_progress bp = {progress, from, nmiss};
-        qr_progress sub = {batch_progress_fn, &bp};
+        qr_progress sub = {batch_progress_fn, &bp, progress ? progress->stop : NULL};
         rc = out ? QR_OK : QR_ENOMEM;
         for (size_t j = 0; rc == QR_OK && j < k; j++)
             git_oid_fmt(out[j].oid, &batch[j].oid);
@@ -957,7 +974,7 @@ int qr__git_diff_stats(qr_git *g, const git_oid *from, const git_oid *to, qr_are
     arg(&av, ht);
     job j;
     memset(&j, 0, sizeof j);
-    int rc = run_git(av.v, &j, 1, NULL, err);
+    int rc = run_git(av.v, &j, 1, NULL, NULL, err);
     parsed p = {0};
     if (rc == QR_OK) {
         rc = parse_output(&p, j.outb.p ? j.outb.p : "", j.outb.len, false);
@@ -1013,7 +1030,7 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
     arg(&av, o->spec);
     job j;
     memset(&j, 0, sizeof j);
-    int rc = run_git(av.v, &j, 1, NULL, err);
+    int rc = run_git(av.v, &j, 1, NULL, NULL, err);
     parsed p = {0};
     if (rc == QR_OK) {
         rc = parse_output(&p, j.outb.p ? j.outb.p : "", j.outb.len, true);

@@ -43,6 +43,7 @@
 #include <iconv.h>
 #include <limits.h>
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,16 +52,18 @@
 
 /* ---- library setup and errors ---- */
 
+static void libgit2_options(void)
+{
+    /* objects come from the repository's own store; hashing each one again costs about
+     * 30% of a walk */
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+}
+
 static void libgit2_setup(void)
 {
-    static bool done;
+    static pthread_once_t once = PTHREAD_ONCE_INIT; /* repositories open on several threads */
     git_libgit2_init();
-    if (!done) {
-        /* objects come from the repository's own store; hashing each one again costs
-         * about 30% of a walk */
-        git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-        done = true;
-    }
+    pthread_once(&once, libgit2_options);
 }
 
 static const char *git_msg(void)
@@ -87,6 +90,8 @@ int qr_git_open(const char *path, qr_git **out, qr_buf *err)
     *out = NULL;
     if (!path || !*path)
         path = ".";
+    if (!qr__git_load(err))
+        return QR_EIO;
     libgit2_setup();
     qr_git *g = calloc(1, sizeof *g);
     if (!g) {
@@ -1144,7 +1149,15 @@ static int walk_run(qr_git *g, const qr_walk_opts *o, bool use_graph, qr_arena *
             rc = enqueue(&w, &revs.pos[i], err);
     }
     heap_item it = {0};
+    size_t popped = 0;
     while (rc == QR_OK && (o->limit < 0 || (int64_t)nres < o->limit) && heap_pop(&w, &it)) {
+        if ((++popped & 255) == 0 && qr_stop_check(o->stop)) {
+            item_free(&it);
+            qr_buf_puts(err, "stopped: ");
+            qr_stop_describe(o->stop, err);
+            rc = QR_ESTOPPED;
+            break;
+        }
         int64_t ctime = it.ctime;
         if (o->has_since && ctime < o->since) {
             item_free(&it);

@@ -247,7 +247,7 @@ static int stats_for(qr_git_ctx *h, const qr_commit_info *cs, size_t n, bool fir
     if (!*out)
         return QR_ENOMEM;
     qr_git_index **ix = host_index(h);
-    qr_progress progress = {h->progress, h->progress_ud};
+    qr_progress progress = {h->progress, h->progress_ud, h->stop};
     int rc = qr__git_stats(h->git, ix, cs, n, first_parent, &progress, a, *out, err);
     if (ix && *ix && !h->git_index_warned && qr_git_index_rebuilt(*ix)) {
         h->git_index_warned = true;
@@ -268,6 +268,7 @@ static void use_graph(qr_git_ctx *h, window *win)
     qr_git_index **ix = host_index(h);
     win->w.graph = ix ? *ix : NULL;
     win->w.graph_write = true;
+    win->w.stop = h->stop;
 }
 
 /* ---- building results ---- */
@@ -376,6 +377,7 @@ static int get_commits_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_b
     qr_commit_info *cs;
     qr_commit_stats *st = NULL;
     size_t n;
+    win.w.stop = ((qr_git_ctx *)ctx)->stop;
     rc = qr__git_walk(g, &win.w, &s, &cs, &n, err);
     if (rc == QR_OK)
         rc = stats_for(ctx, cs, n, win.w.first_parent, &s, &st, err);

@@ -47,7 +47,7 @@ struct lx_ax {
     int depth;
 };
 
-static uint64_t gensym_counter;
+static _Atomic uint64_t gensym_counter; /* programs may be analyzed on several threads */
 
 qr_arena *ax_arena(lx_ax *ax)
 {

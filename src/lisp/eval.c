@@ -347,12 +347,12 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     qr_buf err;
     qr_buf_init(&err);
     qr_val out = qr_nil();
-    /* time spent inside a tool (a cold statistics index, say) is not the program's: the
-     * deadline moves by it, so the limit bounds what the program itself does */
+    /* time spent inside a tool counts against the program's limit, as the caller waits for
+     * it all the same: the limits are checked as soon as the tool returns (the host bounds
+     * the tool's own loops by the same deadline, see qr_stop) */
     /* the host walks the arguments (schema checks, JSON): bound that work by their
      * printed size, then let the host run unmetered (its code is not ours to jump out of) */
     lx_check_size(lx, arg, "the tool's argument map");
-    uint64_t t0 = now_ns();
     qr_meter *meter = qr_meter_install(NULL);
     /* nor may an arena refusal unwind through the host's frames (its statements, files,
      * buffers): while it runs, a refusal only sets the arena's sticky flag, checked after */
@@ -361,7 +361,6 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     int rc = s->tool_fn(s->tool_ud, n->tool.name, arg, lx->a, &out, &err);
     lx->a->on_fail = on_fail;
     qr_meter_install(meter);
-    lx->deadline_ns += now_ns() - t0;
     if (lx->a->exhausted || lx->a->too_deep) {
         qr_buf_release(&err);
         on_fail(lx->a->ud, lx->a->too_deep ? QR_ELIMIT : QR_ENOMEM);
@@ -370,6 +369,9 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
         char msg[500];
         snprintf(msg, sizeof msg, "%s", err.p ? err.p : "failed");
         qr_buf_release(&err);
+        /* a tool stopped by the program's deadline or an interrupt: that is the error */
+        if (rc == QR_ESTOPPED)
+            lx_check_time(lx);
         /* the hook's message names the tool itself ("tool 'x': ...", "unknown tool 'x'") */
         if (strstr(msg, n->tool.name))
             lx_throw(lx, QR_LE_TOOL, "%s", msg);
@@ -377,6 +379,7 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     }
     qr_buf_release(&err);
     lx_tick(lx);
+    lx_check_time(lx);
     return out;
 }
 

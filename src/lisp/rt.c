@@ -10,6 +10,8 @@
  */
 #include "lisp_int.h"
 
+#include <pthread.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +271,7 @@ typedef struct name_table {
 } name_table;
 
 static name_table names;
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
 static const qr_builtin *const libs_list[] = {qr_lib_core,   qr_lib_seq,    qr_lib_map,
                                               qr_lib_num,    qr_lib_string, qr_lib_regex,
@@ -300,8 +303,7 @@ static void names_init(void)
 
 static const qr_builtin *find_exact(const char *name, size_t n)
 {
-    if (!names.ready)
-        names_init();
+    pthread_once(&names_once, names_init); /* threads may run programs at once */
     for (size_t j = qr_hash_bytes(name, n) & names.mask;; j = (j + 1) & names.mask) {
         const qr_builtin *b = names.slots[j];
         if (!b)
@@ -369,8 +371,7 @@ static void consider(cand *best, int max, int *nbest, const char *name, size_t d
 
 int lx_suggest(qr_lisp_session *s, const char *name, size_t n, const char **out, int max)
 {
-    if (!names.ready)
-        names_init();
+    pthread_once(&names_once, names_init);
     cand best[8];
     int nbest = 0;
     if (max > 8)

@@ -22,7 +22,7 @@
 
 void qr_lisp_limits_default(qr_lisp_limits *l)
 {
-    l->timeout_ms = 1000;
+    l->timeout_ms = 10000; /* it bounds the tools a program calls too */
     l->max_memory = 64u << 20;
     l->max_steps = 100000000ull;
     l->max_depth = 10000;

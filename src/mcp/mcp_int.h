@@ -10,6 +10,9 @@
 #include "quarry/mcp.h"
 #include "quarry/tools.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 /* JSON-RPC 2.0 error codes */
 enum {
     RPC_PARSE_ERROR = -32700,
@@ -19,6 +22,7 @@ enum {
     RPC_INTERNAL_ERROR = -32603,
     /* implementation-defined (-32000..-32019 stays so in 2026-07-28) */
     RPC_NOT_INITIALIZED = -32000,
+    RPC_RESOURCE_NOT_FOUND = -32002, /* resources/read of an unknown uri (MCP) */
 };
 
 /* One repository's host, opened on the first call that names it. */
@@ -30,51 +34,100 @@ typedef struct mcp_host {
     bool in_use;
 } mcp_host;
 
-#define MCP_MAX_HOSTS 16
+#define MCP_MAX_HOSTS 8     /* hosts a worker keeps open */
 #define MCP_CANCEL_RING 64
+#define MCP_MAX_WORKERS 64
+#define MCP_MAX_QUEUE 256   /* calls waiting for a worker; more are refused */
 
 /* One entry of the tool list: the descriptor served by tools/list and how to call it. */
 typedef struct mcp_tool {
     const qr_tool *tool;
-    const qr_tools *reg; /* the registry it is called through */
+    bool own;            /* one of the server's own tools (run_lisp, run_query) */
     qr_val desc;         /* the descriptor (in the server's list arena) */
     qr_val desc_legacy;  /* the same without outputSchema, for revisions before 2025-06-18 */
     bool repo_arg;       /* `repo` was added to its input schema: take it out of calls */
+    bool offset_arg;     /* `offset` was added to its input schema: the server pages */
     bool wrapped;        /* its structuredContent is {"result": value} */
 } mcp_tool;
 
+typedef struct mcp_req mcp_req;
+
+/* What one thread needs to run calls: registries whose context it sets per call, its
+ * own hosts (a repository's libgit2 handles and index connection are used by one thread
+ * only), and its cache of compiled queries. */
+typedef struct mcp_worker {
+    struct qr_mcp_server *s;
+    qr_tools *tools;               /* the product registry */
+    qr_tools *own;                 /* run_lisp, run_query */
+    struct qr_query_cache *qcache; /* compiled run_query programs */
+    mcp_host hosts[MCP_MAX_HOSTS];
+    uint64_t tick;
+    mcp_req *cur; /* the call it runs (under the server's lock), or NULL */
+    pthread_t thread;
+    bool started;
+} mcp_worker;
+
 struct qr_mcp_server {
     qr_mcp_config cfg;
-    qr_tools *tools;               /* the product registry */
-    qr_tools *own;                 /* run_lisp, run_query: served next to it */
-    struct qr_query_cache *qcache; /* compiled run_query programs */
 
     /* transport */
     qr_mcp_send_fn send;
     qr_mcp_poll_fn poll;
     void *io_ud;
-    bool io_failed;
+    atomic_bool io_failed;
+    pthread_mutex_t out_mu; /* one message at a time on the transport */
 
-    /* lifecycle */
+    /* lifecycle (written by the reading thread before any call is queued) */
     bool initialized; /* initialize was answered */
     char version[16]; /* the negotiated revision */
-    int log_level;    /* index into the level names: messages below it are not sent */
+    atomic_int log_level; /* index into the level names: messages below it are not sent */
 
-    /* tools */
+    /* tools (read-only once built) */
     qr_arena list_arena;
     mcp_tool *list;
     size_t nlist;
 
-    /* one host per repository */
-    mcp_host hosts[MCP_MAX_HOSTS];
-    uint64_t tick;
+    /* workers: workers[0] runs calls inline until the pool starts */
+    mcp_worker *workers;
+    size_t nworkers;
 
-    /* cancellations seen (request ids as JSON text), newest overwriting oldest */
+    /* the pool (under mu) */
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv; /* a call was queued, or the pool stops */
+    pthread_cond_t idle_cv; /* a call finished */
+    mcp_req *q_head, *q_tail;
+    size_t q_len, busy;
+    bool pool, stopping;
+
+    /* cancellations seen while no pool runs (request ids as JSON text), newest
+     * overwriting oldest */
     char *cancelled[MCP_CANCEL_RING];
     size_t cancel_next;
+};
 
-    /* the request being handled */
-    const char *cur_id; /* its id as JSON text, or NULL */
+/* What a method handler works with, and what it leaves for the dispatcher to send: one
+ * request from its message to its answer, owning the arena its values live in. */
+struct mcp_req {
+    qr_mcp_server *s;
+    qr_arena arena;
+    qr_arena *a;   /* &arena */
+    qr_val id;     /* nil for a notification */
+    qr_val params; /* a map, or nil when absent */
+    qr_val result; /* set on success */
+    int err_code;  /* set on failure (with err) */
+    qr_buf err;
+    qr_val err_data; /* nil or extra data for the error */
+
+    /* a request in flight */
+    const struct mcp_method *rec;
+    const char *id_text; /* its id as JSON text, or NULL */
+    mcp_worker *w;       /* the worker running it */
+    qr_stop stop;        /* cancellation, and the deadline of a program's tools */
+    qr_lisp_session *ls; /* the program it runs (under the server's lock), or NULL */
+    bool cancelled;      /* under the server's lock */
+    mcp_req *next;       /* in the queue */
+
+    /* progress */
     qr_val progress_token;
     bool has_progress;
     double progress_last; /* the last value sent: each must be larger */
@@ -83,19 +136,8 @@ struct qr_mcp_server {
     uint64_t progress_at_ms;
 };
 
-/* What a method handler works with, and what it leaves for the dispatcher to send. */
-typedef struct mcp_req {
-    qr_arena *a;
-    qr_val id;     /* nil for a notification */
-    qr_val params; /* a map, or nil when absent */
-    qr_val result; /* set on success */
-    int err_code;  /* set on failure (with err) */
-    qr_buf err;
-    qr_val err_data; /* nil or extra data for the error */
-} mcp_req;
-
 /* Handler outcome. */
-enum { MCP_REPLY = 0, MCP_FAIL = 1, MCP_SILENT = 2 };
+enum { MCP_REPLY = 0, MCP_FAIL = 1, MCP_SILENT = 2, MCP_DEFER = 3 };
 
 /* server.c */
 int mcp_fail(mcp_req *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -103,8 +145,12 @@ qr_val mcp_get(qr_arena *a, qr_val map, const char *key);
 bool mcp_has(qr_arena *a, qr_val map, const char *key);
 /* "string \"abc\"", "array [1,2]", "null": a value's JSON type and short JSON text. */
 void mcp_describe(qr_buf *b, qr_val v);
-/* Sends a notification {"jsonrpc":"2.0","method":...,"params":...}. */
-int mcp_notify(qr_mcp_server *s, const char *method, qr_val params);
+/* Sends a notification {"jsonrpc":"2.0","method":...,"params":...}; with `unless`, not
+ * when that request was cancelled (checked under the transport's lock, so nothing about
+ * a request follows its cancellation). */
+int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_stop *unless);
+/* The program a request runs (NULL when it ends), so a cancellation interrupts it. */
+void mcp_req_set_session(mcp_req *r, qr_lisp_session *ls);
 /* A log message to the client (when level passes logging/setLevel) and to cfg.log. */
 void mcp_log(qr_mcp_server *s, const char *level, const char *msg);
 /* True when the revision in use is at least rev ("2025-06-18"). */
@@ -115,6 +161,15 @@ uint64_t mcp_now_ms(void);
 int mcp_tools_init(qr_mcp_server *s, qr_buf *err);
 void mcp_tools_release(qr_mcp_server *s);
 int mcp_tools_list(qr_mcp_server *s, mcp_req *r);
+/* catalog_mcp.c: resources (the Lisp and query DSL references) and prompts */
+int mcp_resources_list(qr_mcp_server *s, mcp_req *r);
+int mcp_resources_read(qr_mcp_server *s, mcp_req *r);
+int mcp_prompts_list(qr_mcp_server *s, mcp_req *r);
+int mcp_prompts_get(qr_mcp_server *s, mcp_req *r);
+
+/* Sets up a worker's registries (tools NULL: failed) and releases them with its hosts. */
+int mcp_worker_init(qr_mcp_server *s, mcp_worker *w);
+void mcp_worker_release(mcp_worker *w);
 int mcp_tools_call(qr_mcp_server *s, mcp_req *r);
 
 #endif

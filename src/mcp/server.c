@@ -55,6 +55,7 @@ void qr_mcp_config_init(qr_mcp_config *c)
     c->max_rows = QR_TOOLS_OUTPUT_ROWS;
     qr_lisp_limits_default(&c->limits);
     c->version = QR_VERSION;
+    c->workers = QR_MCP_WORKERS;
 }
 
 uint64_t mcp_now_ms(void)
@@ -165,17 +166,34 @@ int mcp_fail(mcp_req *r, int code, const char *fmt, ...)
 
 /* ---- sending ---- */
 
-static int send_buf(qr_mcp_server *s, qr_buf *b)
+/* Sends one message, unless `unless` says its request was cancelled; the caller holds
+ * out_mu. */
+static int send_locked(qr_mcp_server *s, qr_buf *b, const qr_stop *unless)
 {
-    if (s->io_failed)
+    if (atomic_load(&s->io_failed))
         return QR_EIO;
     if (b->failed)
         return QR_ENOMEM;
+    if (unless && atomic_load(&((qr_stop *)unless)->requested))
+        return QR_OK;
     if (s->send && s->send(s->io_ud, b->p, b->len) != QR_OK) {
-        s->io_failed = true;
+        atomic_store(&s->io_failed, true);
         return QR_EIO;
     }
     return QR_OK;
+}
+
+static int send_buf_unless(qr_mcp_server *s, qr_buf *b, const qr_stop *unless)
+{
+    pthread_mutex_lock(&s->out_mu);
+    int rc = send_locked(s, b, unless);
+    pthread_mutex_unlock(&s->out_mu);
+    return rc;
+}
+
+static int send_buf(qr_mcp_server *s, qr_buf *b)
+{
+    return send_buf_unless(s, b, NULL);
 }
 
 static int send_result(qr_mcp_server *s, qr_val id, qr_val result)
@@ -210,7 +228,7 @@ static int send_error(qr_mcp_server *s, qr_val id, int code, const char *msg, qr
     return rc;
 }
 
-int mcp_notify(qr_mcp_server *s, const char *method, qr_val params)
+int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_stop *unless)
 {
     qr_buf b;
     qr_buf_init(&b);
@@ -219,7 +237,7 @@ int mcp_notify(qr_mcp_server *s, const char *method, qr_val params)
     qr_buf_puts(&b, ",\"params\":");
     qr_print_json(&b, params, false);
     qr_buf_putc(&b, '}');
-    int rc = send_buf(s, &b);
+    int rc = send_buf_unless(s, &b, unless);
     qr_buf_release(&b);
     return rc;
 }
@@ -237,7 +255,7 @@ void mcp_log(qr_mcp_server *s, const char *level, const char *msg)
     int li = level_index(level);
     if (li >= LEVEL_WARNING && s->cfg.log)
         s->cfg.log(s->cfg.log_ud, msg);
-    if (!s->initialized || li < s->log_level)
+    if (!s->initialized || li < atomic_load(&s->log_level))
         return;
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -248,7 +266,7 @@ void mcp_log(qr_mcp_server *s, const char *level, const char *msg)
     qr_mapb_put(&m, qr_kw_cstr(&a, "data"), qr_str_cstr(&a, msg));
     qr_val params = qr_mapb_finish(&m, QR_T_MAP);
     if (!a.exhausted)
-        mcp_notify(s, "notifications/message", params);
+        mcp_notify(s, "notifications/message", params, NULL);
     qr_arena_release(&a);
 }
 
@@ -328,8 +346,8 @@ static const char instructions[] =
     "calls, send one run_query query or one run_lisp program that calls the tools as "
     "(tool/NAME {...}), and get back only what you need. Every tool works on the repository "
     "the server was started in, or on the one named by its `repo` argument. Results that "
-    "are lists are cut to a number of rows, and say how many were left out: pass `limit`, "
-    "or aggregate in run_query or run_lisp.";
+    "are lists come a page at a time: a cut result gives the total and a next_offset to "
+    "pass as `offset` for the next page; or aggregate in run_query or run_lisp.";
 
 static int m_initialize(qr_mcp_server *s, mcp_req *r)
 {
@@ -352,8 +370,14 @@ static int m_initialize(qr_mcp_server *s, mcp_req *r)
     snprintf(s->version, sizeof s->version, "%s", chosen);
     s->initialized = true;
 
-    qr_val caps = map_of(a, "tools", map_of(a, "listChanged", qr_bool(false), NULL, qr_nil()),
-                         "logging", qr_map_empty());
+    qr_mapb cm;
+    qr_mapb_init(&cm, a, 4);
+    qr_mapb_put(&cm, qr_kw_cstr(a, "tools"),
+                map_of(a, "listChanged", qr_bool(false), NULL, qr_nil()));
+    qr_mapb_put(&cm, qr_kw_cstr(a, "resources"), qr_map_empty());
+    qr_mapb_put(&cm, qr_kw_cstr(a, "prompts"), qr_map_empty());
+    qr_mapb_put(&cm, qr_kw_cstr(a, "logging"), qr_map_empty());
+    qr_val caps = qr_mapb_finish(&cm, QR_T_MAP);
     qr_val info =
         map_of(a, "name", qr_str_cstr(a, "quarry"), "version", qr_str_cstr(a, s->cfg.version));
     qr_mapb m;
@@ -391,7 +415,7 @@ static int m_set_level(qr_mcp_server *s, mcp_req *r)
         qr_buf_release(&d);
         return MCP_FAIL;
     }
-    s->log_level = li;
+    atomic_store(&s->log_level, li);
     r->result = qr_map_empty();
     return MCP_REPLY;
 }
@@ -405,13 +429,67 @@ static int n_initialized(qr_mcp_server *s, mcp_req *r)
     return MCP_SILENT;
 }
 
+static void req_free(mcp_req *r);
+
+void mcp_req_set_session(mcp_req *r, qr_lisp_session *ls)
+{
+    qr_mcp_server *s = r->s;
+    pthread_mutex_lock(&s->mu);
+    r->ls = ls;
+    if (ls && r->cancelled)
+        qr_lisp_interrupt(ls);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Cancels the request whose id has the JSON text id: a queued one is dropped, a running
+ * one is told to stop (its program interrupted, its tools' loops stopped) and gets no
+ * response. Takes the server's lock. */
+static void cancel_in_flight(qr_mcp_server *s, const char *id)
+{
+    mcp_req *dropped = NULL;
+    pthread_mutex_lock(&s->mu);
+    for (mcp_req **pp = &s->q_head; *pp; pp = &(*pp)->next)
+        if ((*pp)->id_text && !strcmp((*pp)->id_text, id)) {
+            dropped = *pp;
+            *pp = dropped->next;
+            if (s->q_tail == dropped) {
+                s->q_tail = NULL;
+                for (mcp_req *q = s->q_head; q; q = q->next)
+                    s->q_tail = q;
+            }
+            s->q_len--;
+            break;
+        }
+    for (size_t i = 0; !dropped && i < s->nworkers; i++) {
+        mcp_req *cur = s->workers[i].cur;
+        if (!cur || !cur->id_text || strcmp(cur->id_text, id))
+            continue;
+        cur->cancelled = true;
+        /* under the transport's lock: no progress notification is sent after this */
+        pthread_mutex_lock(&s->out_mu);
+        qr_stop_request(&cur->stop);
+        pthread_mutex_unlock(&s->out_mu);
+        if (cur->ls)
+            qr_lisp_interrupt(cur->ls);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (dropped) {
+        mcp_log(s, "debug", "a request was cancelled before it started");
+        req_free(dropped);
+    }
+}
+
 static int n_cancelled(qr_mcp_server *s, mcp_req *r)
 {
-    /* Cancellations take effect when the transport peeks at them while a request runs
-     * (qr_mcp_peek). Met here in turn, the request it names has been answered already, or
-     * never was sent: "MAY ignore" in the spec. */
-    (void)s;
-    (void)r;
+    /* With the pool running, the request it names is queued or running on a worker: it
+     * is dropped or stopped here. Without it, cancellations take effect when the
+     * transport peeks at them while a request runs (qr_mcp_peek); met here in turn, the
+     * request it names has been answered already, or never was sent: "MAY ignore" in
+     * the spec. */
+    qr_val rid = mcp_get(r->a, r->params, "requestId");
+    const char *text = (rid.t == QR_T_STR || rid.t == QR_T_INT) ? json_text(r->a, rid) : NULL;
+    if (text && s->pool)
+        cancel_in_flight(s, text);
     return MCP_SILENT;
 }
 
@@ -437,6 +515,10 @@ static const mcp_method methods[] = {
     {"ping", m_ping, M_ANYTIME, "2024-11-05", "2025-11-25"},
     {"tools/list", mcp_tools_list, 0, "2024-11-05", NULL},
     {"tools/call", mcp_tools_call, M_SLOW, "2024-11-05", NULL},
+    {"resources/list", mcp_resources_list, 0, "2024-11-05", NULL},
+    {"resources/read", mcp_resources_read, 0, "2024-11-05", NULL},
+    {"prompts/list", mcp_prompts_list, 0, "2024-11-05", NULL},
+    {"prompts/get", mcp_prompts_get, 0, "2024-11-05", NULL},
     {"logging/setLevel", m_set_level, 0, "2024-11-05", "2025-11-25"},
     {"notifications/cancelled", n_cancelled, M_NOTIFICATION | M_ANYTIME, "2024-11-05", NULL},
 };
@@ -552,7 +634,8 @@ static int handle_message(qr_mcp_server *s, qr_val m, mcp_req *r)
         }
         out = mcp_fail(r, RPC_METHOD_NOT_FOUND,
                        "unknown method '%.100s'; this server speaks MCP %s (initialize, ping, "
-                       "tools/list, tools/call, logging/setLevel)",
+                       "tools/list, tools/call, resources/list, resources/read, "
+                       "prompts/list, prompts/get, logging/setLevel)",
                        name, QR_MCP_PROTOCOL_VERSION);
         goto done;
     }
@@ -584,23 +667,29 @@ static int handle_message(qr_mcp_server *s, qr_val m, mcp_req *r)
             mcp_fail(r, RPC_METHOD_NOT_FOUND, "'%s' is not part of MCP %s", rec->name, s->version);
         goto done;
     }
+    r->rec = rec;
     if (has_id) {
-        s->cur_id = json_text(a, id);
-        if (strcmp(name, "initialize") && take_cancelled(s, s->cur_id)) {
+        r->id_text = json_text(a, id);
+        if (strcmp(name, "initialize") && take_cancelled(s, r->id_text)) {
             mcp_log(s, "debug", "a request was cancelled before it started");
             out = MCP_SILENT;
             goto done;
         }
         qr_val token = mcp_get(a, mcp_get(a, params, "_meta"), "progressToken");
         if (token.t == QR_T_STR || token.t == QR_T_INT) {
-            s->progress_token = token;
-            s->has_progress = true;
+            r->progress_token = token;
+            r->has_progress = true;
         }
     }
+    if (has_id && (rec->flags & M_SLOW) && s->pool) {
+        out = MCP_DEFER; /* a worker runs it */
+        goto done;
+    }
+    r->w = &s->workers[0];
     out = rec->fn(s, r);
     if (has_id && (rec->flags & M_SLOW) && s->poll)
         s->poll(s->io_ud);
-    if (has_id && strcmp(name, "initialize") && take_cancelled(s, s->cur_id)) {
+    if (has_id && strcmp(name, "initialize") && take_cancelled(s, r->id_text)) {
         mcp_log(s, "debug", "a request was cancelled; its response was dropped");
         out = MCP_SILENT;
     }
@@ -609,42 +698,183 @@ done:
     return out;
 }
 
+static mcp_req *req_new(qr_mcp_server *s)
+{
+    mcp_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->s = s;
+    qr_arena_init(&r->arena, MESSAGE_ARENA_CAP);
+    r->a = &r->arena;
+    r->id = r->params = r->result = r->err_data = qr_nil();
+    r->progress_token = qr_nil();
+    r->progress_last = -1;
+    qr_buf_init(&r->err);
+    qr_stop_init(&r->stop, 0);
+    return r;
+}
+
+static void req_free(mcp_req *r)
+{
+    qr_buf_release(&r->err);
+    qr_arena_release(&r->arena);
+    free(r);
+}
+
+/* Sends what the handler left (a result, an error, or nothing) and frees the request. */
+static void req_finish(qr_mcp_server *s, mcp_req *r, int out)
+{
+    if (out == MCP_REPLY && r->a->exhausted)
+        out = mcp_fail(r, RPC_INTERNAL_ERROR, "out of memory while building the response");
+    if (out == MCP_REPLY)
+        send_result(s, r->id, r->result);
+    else if (out == MCP_FAIL)
+        send_error(s, r->id, r->err_code, r->err.p ? r->err.p : "error", r->err_data);
+    req_free(r);
+}
+
+/* Queues a call for the workers; answers at once when the queue is full. */
+static void enqueue(qr_mcp_server *s, mcp_req *r)
+{
+    pthread_mutex_lock(&s->mu);
+    bool full = s->q_len >= MCP_MAX_QUEUE;
+    if (!full) {
+        r->next = NULL;
+        if (s->q_tail)
+            s->q_tail->next = r;
+        else
+            s->q_head = r;
+        s->q_tail = r;
+        s->q_len++;
+        pthread_cond_signal(&s->work_cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (full)
+        req_finish(s, r,
+                   mcp_fail(r, RPC_INTERNAL_ERROR,
+                            "the server is busy: %d calls are waiting for one of its %zu "
+                            "workers; wait for answers before sending more",
+                            MCP_MAX_QUEUE, s->nworkers));
+}
+
+static void *worker_main(void *arg)
+{
+    mcp_worker *w = arg;
+    qr_mcp_server *s = w->s;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->q_head && !s->stopping)
+            pthread_cond_wait(&s->work_cv, &s->mu);
+        if (!s->q_head)
+            break;
+        mcp_req *r = s->q_head;
+        s->q_head = r->next;
+        if (!s->q_head)
+            s->q_tail = NULL;
+        s->q_len--;
+        s->busy++;
+        w->cur = r;
+        pthread_mutex_unlock(&s->mu);
+
+        r->w = w;
+        int out = r->rec->fn(s, r);
+
+        pthread_mutex_lock(&s->mu);
+        w->cur = NULL;
+        bool cancelled = r->cancelled;
+        pthread_mutex_unlock(&s->mu);
+        if (cancelled) {
+            mcp_log(s, "debug", "a request was cancelled; its response was dropped");
+            out = MCP_SILENT;
+        }
+        req_finish(s, r, out);
+        pthread_mutex_lock(&s->mu);
+        s->busy--;
+        pthread_cond_broadcast(&s->idle_cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+int qr_mcp_start_workers(qr_mcp_server *s)
+{
+    if (s->pool)
+        return QR_OK;
+    s->stopping = false;
+    size_t started = 0;
+    for (size_t i = 0; i < s->nworkers; i++) {
+        if (pthread_create(&s->workers[i].thread, NULL, worker_main, &s->workers[i]) != 0)
+            break;
+        s->workers[i].started = true;
+        started++;
+    }
+    if (!started)
+        return QR_ENOMEM;
+    s->pool = true;
+    return QR_OK;
+}
+
+void qr_mcp_stop_workers(qr_mcp_server *s, bool abandon)
+{
+    if (!s->pool)
+        return;
+    pthread_mutex_lock(&s->mu);
+    if (abandon) {
+        /* the client is gone: nothing queued will be answered, and what runs stops */
+        while (s->q_head) {
+            mcp_req *r = s->q_head;
+            s->q_head = r->next;
+            req_free(r);
+        }
+        s->q_tail = NULL;
+        s->q_len = 0;
+        for (size_t i = 0; i < s->nworkers; i++) {
+            mcp_req *cur = s->workers[i].cur;
+            if (!cur)
+                continue;
+            cur->cancelled = true;
+            qr_stop_request(&cur->stop);
+            if (cur->ls)
+                qr_lisp_interrupt(cur->ls);
+        }
+    }
+    while (s->q_head || s->busy)
+        pthread_cond_wait(&s->idle_cv, &s->mu);
+    s->stopping = true;
+    pthread_cond_broadcast(&s->work_cv);
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < s->nworkers; i++)
+        if (s->workers[i].started) {
+            pthread_join(s->workers[i].thread, NULL);
+            s->workers[i].started = false;
+        }
+    s->pool = false;
+}
+
 int qr_mcp_handle(qr_mcp_server *s, const char *msg, size_t len)
 {
-    if (s->io_failed)
+    if (atomic_load(&s->io_failed))
         return QR_EIO;
-    qr_arena a;
-    qr_arena_init(&a, MESSAGE_ARENA_CAP);
-    mcp_req r = {.a = &a};
-    r.id = r.params = r.result = r.err_data = qr_nil();
-    qr_buf_init(&r.err);
+    mcp_req *r = req_new(s);
+    if (!r)
+        return QR_ENOMEM;
     qr_val m;
     qr_read_error e;
-    int rc = qr_json_read(&a, msg, len, &m, &e);
+    int rc = qr_json_read(r->a, msg, len, &m, &e);
     int out;
     if (rc == QR_ENOMEM)
-        out = mcp_fail(&r, RPC_INTERNAL_ERROR, "out of memory reading a message of %zu bytes", len);
+        out = mcp_fail(r, RPC_INTERNAL_ERROR, "out of memory reading a message of %zu bytes", len);
     else if (rc != QR_OK)
-        out = mcp_fail(&r, RPC_PARSE_ERROR,
+        out = mcp_fail(r, RPC_PARSE_ERROR,
                        "parse error at %u:%u: %s; send one JSON-RPC message per line", e.line,
                        e.col, e.msg);
     else
-        out = handle_message(s, m, &r);
-    if (out == MCP_REPLY && a.exhausted)
-        out = mcp_fail(&r, RPC_INTERNAL_ERROR, "out of memory while building the response");
-    if (out == MCP_REPLY)
-        send_result(s, r.id, r.result);
-    else if (out == MCP_FAIL)
-        send_error(s, r.id, r.err_code, r.err.p ? r.err.p : "error", r.err_data);
-    s->cur_id = NULL;
-    s->has_progress = false;
-    s->progress_last = -1;
-    s->progress_base = 0;
-    s->progress_round_done = s->progress_round_total = 0;
-    s->progress_at_ms = 0;
-    qr_buf_release(&r.err);
-    qr_arena_release(&a);
-    return s->io_failed ? QR_EIO : QR_OK;
+        out = handle_message(s, m, r);
+    if (out == MCP_DEFER)
+        enqueue(s, r);
+    else
+        req_finish(s, r, out);
+    return atomic_load(&s->io_failed) ? QR_EIO : QR_OK;
 }
 
 int qr_mcp_handle_oversized(qr_mcp_server *s, size_t len, const char *id_json, size_t id_len)
@@ -667,7 +897,7 @@ int qr_mcp_handle_oversized(qr_mcp_server *s, size_t len, const char *id_json, s
     send_error(s, id, RPC_INVALID_REQUEST, msg.p ? msg.p : "message too large", data);
     qr_buf_release(&msg);
     qr_arena_release(&a);
-    return s->io_failed ? QR_EIO : QR_OK;
+    return atomic_load(&s->io_failed) ? QR_EIO : QR_OK;
 }
 
 /* ---- the server object ---- */
@@ -686,10 +916,21 @@ int qr_mcp_server_new(const qr_mcp_config *c, qr_mcp_server **out, qr_buf *err)
     if (!s->cfg.version)
         s->cfg.version = QR_VERSION;
     snprintf(s->version, sizeof s->version, "%s", QR_MCP_PROTOCOL_VERSION);
-    s->log_level = LEVEL_INFO;
-    s->progress_token = qr_nil();
-    s->progress_last = -1;
+    atomic_init(&s->log_level, LEVEL_INFO);
+    atomic_init(&s->io_failed, false);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->out_mu, NULL);
+    pthread_cond_init(&s->work_cv, NULL);
+    pthread_cond_init(&s->idle_cv, NULL);
     qr_arena_init(&s->list_arena, 0);
+    s->nworkers = s->cfg.workers ? s->cfg.workers : 1;
+    if (s->nworkers > MCP_MAX_WORKERS)
+        s->nworkers = MCP_MAX_WORKERS;
+    s->workers = calloc(s->nworkers, sizeof *s->workers);
+    if (!s->workers) {
+        qr_mcp_server_free(s);
+        return QR_ENOMEM;
+    }
     int rc = mcp_tools_init(s, err);
     if (rc != QR_OK) {
         qr_mcp_server_free(s);
@@ -703,10 +944,16 @@ void qr_mcp_server_free(qr_mcp_server *s)
 {
     if (!s)
         return;
+    qr_mcp_stop_workers(s, true);
     mcp_tools_release(s);
     for (size_t i = 0; i < MCP_CANCEL_RING; i++)
         free(s->cancelled[i]);
     qr_arena_release(&s->list_arena);
+    free(s->workers);
+    pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->out_mu);
+    pthread_cond_destroy(&s->work_cv);
+    pthread_cond_destroy(&s->idle_cv);
     free(s);
 }
 
@@ -715,5 +962,5 @@ void qr_mcp_set_io(qr_mcp_server *s, qr_mcp_send_fn send, qr_mcp_poll_fn poll, v
     s->send = send;
     s->poll = poll;
     s->io_ud = ud;
-    s->io_failed = false;
+    atomic_store(&s->io_failed, false);
 }

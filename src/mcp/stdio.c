@@ -3,9 +3,12 @@
  * read from one descriptor and written to another (the server's stdin and stdout), and
  * the scanner that finds the id of a message too large to read.
  *
- * Design: one thread and one growing buffer. Complete lines are handed to qr_mcp_handle
- * in order; a message is never split or merged. While a request runs, the server calls
- * the poll hook before answering: it reads whatever input has already arrived, without
+ * Design: one reading thread and one growing buffer. Complete lines are handed to
+ * qr_mcp_handle in order; a message is never split or merged. With the server's workers
+ * running (the default), qr_mcp_handle returns as soon as a call is queued, so this
+ * thread reads on: ping and notifications/cancelled take effect while calls run. With
+ * one worker, calls run on this thread; then, while a request runs, the server calls the
+ * poll hook before answering: it reads whatever input has already arrived, without
  * blocking, and shows each complete line to qr_mcp_peek, so a notifications/cancelled
  * for the running request (or for one queued behind it) takes effect. The buffer is
  * bounded by the message limit: a line longer than it is not kept but streamed through
@@ -15,8 +18,7 @@
  * a newline) is answered, at EPIPE as soon as a write fails; either way the server exits
  * with status 0, as the lifecycle's stdio shutdown expects.
  *
- * Rejected: a reader thread (the interpreter and the value layer's interning are
- * single-threaded, and polling between calls gets cancellations without locks); reading
+ * Rejected: reading
  * with stdio's FILE (its buffering hides what poll(2) would report as available);
  * closing the connection on an oversized message (one bad message should cost one error).
  */
@@ -367,6 +369,10 @@ int qr_mcp_serve_stdio(qr_mcp_server *s, int in_fd, int out_fd)
     if (!io.buf)
         return QR_ENOMEM;
     qr_mcp_set_io(s, io_send, io_poll, &io);
+    /* calls run on the workers (when there are several), so this thread keeps reading:
+     * pings and cancellations are answered while calls run */
+    if (qr_mcp_start_workers(s) != QR_OK && s->cfg.log)
+        s->cfg.log(s->cfg.log_ud, "cannot start worker threads: calls run one at a time");
     int rc = QR_OK;
     for (;;) {
         char *nl = memchr(io.buf + io.pos, '\n', io.len - io.pos);
@@ -396,6 +402,9 @@ int qr_mcp_serve_stdio(qr_mcp_server *s, int in_fd, int out_fd)
         if (rc != QR_OK)
             break;
     }
+    /* at end of input every call is answered; a client that stopped reading gets
+     * nothing more, so what runs is stopped */
+    qr_mcp_stop_workers(s, rc != QR_OK);
     qr_mcp_set_io(s, NULL, NULL, NULL);
     free(io.buf);
     if (rc == QR_EIO) /* the client stopped reading: a normal end */

@@ -42,6 +42,7 @@
 /* What a handler of the server's own tools receives as its context. */
 typedef struct call_ctx {
     qr_mcp_server *s;
+    mcp_req *r;
     mcp_host *h;
 } call_ctx;
 
@@ -69,17 +70,75 @@ static int copy_json(qr_arena *to, qr_arena *strings, qr_val v, qr_val *out, qr_
     return rc;
 }
 
+/* A session for one program of a call: its tools are the worker's registry on the call's
+ * host; a cancellation interrupts it, and its tools' loops stop at its deadline (time
+ * inside tools counts against the program's limit). */
+static qr_lisp_session *program_start(call_ctx *c)
+{
+    qr_lisp_session *ls = qr_lisp_session_new(&c->s->cfg.limits);
+    if (!ls)
+        return NULL;
+    qr_tools_set_ctx(c->r->w->tools, &c->h->host);
+    qr_lisp_set_tools(ls, qr_tools_lisp_dispatch, c->r->w->tools);
+    qr_stop_set_deadline(&c->r->stop, c->s->cfg.limits.timeout_ms);
+    mcp_req_set_session(c->r, ls);
+    return ls;
+}
+
+static void program_end(call_ctx *c, qr_lisp_session *ls)
+{
+    mcp_req_set_session(c->r, NULL);
+    qr_stop_set_deadline(&c->r->stop, 0);
+    qr_lisp_session_free(ls);
+}
+
+/* The `offset` argument of a paged tool: 0 when absent; false (with a message) when it is
+ * not a non-negative integer. */
+static bool offset_arg(qr_arena *a, qr_val v, const char *tool, size_t *out, qr_buf *err)
+{
+    *out = 0;
+    if (qr_is_nil(v))
+        return true;
+    if (v.t == QR_T_INT && v.i >= 0) {
+        *out = (size_t)v.i;
+        return true;
+    }
+    (void)a;
+    qr_buf_printf(err,
+                  "tool '%s': parameter 'offset' expects a non-negative integer (the "
+                  "next_offset of the previous page), got ",
+                  tool);
+    mcp_describe(err, v);
+    return false;
+}
+
+/* The paging fields of a cut or paged list: where this page starts, how many rows there
+ * are, how many follow, and the offset of the next page. Nothing for a whole list. */
+static void put_page(qr_mapb *m, qr_arena *a, const qr_tools_page *pg)
+{
+    if (!pg->offset && !pg->next)
+        return;
+    size_t after = pg->next ? pg->total - pg->next : 0;
+    qr_mapb_put(m, qr_kw_cstr(a, "offset"), qr_int((int64_t)pg->offset));
+    qr_mapb_put(m, qr_kw_cstr(a, "total"), qr_int((int64_t)pg->total));
+    if (after)
+        qr_mapb_put(m, qr_kw_cstr(a, "omitted"), qr_int((int64_t)after));
+    if (pg->next)
+        qr_mapb_put(m, qr_kw_cstr(a, "next_offset"), qr_int((int64_t)pg->next));
+}
+
 static int run_lisp_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val program = arg(a, args, "program"), data = arg(a, args, "data");
-    qr_lisp_session *ls = qr_lisp_session_new(&c->s->cfg.limits);
+    size_t offset;
+    if (!offset_arg(a, arg(a, args, "offset"), "run_lisp", &offset, err))
+        return QR_EINVAL;
+    qr_lisp_session *ls = program_start(c);
     if (!ls) {
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    qr_tools_set_ctx(c->s->tools, &c->h->host);
-    qr_lisp_set_tools(ls, qr_tools_lisp_dispatch, c->s->tools);
     int rc = QR_OK;
     if (data.t == QR_T_MAP) {
         qr_val copy;
@@ -108,20 +167,19 @@ static int run_lisp_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf 
         qr_val v;
         rc = copy_json(a, NULL, res.value, &v, err);
         if (rc == QR_OK) {
-            size_t omitted;
-            v = qr_tools_cap_output(a, v, c->s->cfg.max_rows, &omitted);
+            qr_tools_page pg;
+            v = qr_tools_page_of(a, v, offset, c->s->cfg.max_rows, &pg);
             qr_mapb m;
-            qr_mapb_init(&m, a, 3);
+            qr_mapb_init(&m, a, 6);
             qr_mapb_put(&m, qr_kw_cstr(a, "result"), v);
             if (res.output_len)
                 qr_mapb_put(&m, qr_kw_cstr(a, "output"), qr_str_new(a, res.output, res.output_len));
-            if (omitted)
-                qr_mapb_put(&m, qr_kw_cstr(a, "omitted"), qr_int((int64_t)omitted));
+            put_page(&m, a, &pg);
             *out = qr_mapb_finish(&m, QR_T_MAP);
         }
     }
     qr_lisp_result_clear(&res);
-    qr_lisp_session_free(ls);
+    program_end(c, ls);
     return rc;
 }
 
@@ -135,6 +193,12 @@ static const qr_tool_param run_lisp_params[] = {
      .type = QR_TOOL_OBJECT,
      .desc = "a JSON object the program reads as data/KEY, e.g. {\"paths\": [...]} as "
              "data/paths"},
+    {.name = "offset",
+     .type = QR_TOOL_INTEGER,
+     .has_min = true,
+     .min = 0,
+     .desc = "when the value is a list cut to a page: the row to start from (the "
+             "next_offset of the previous page; the program runs again)"},
     {.name = NULL},
 };
 
@@ -147,47 +211,52 @@ static const qr_tool run_lisp_tool = {
                "memory are limited.",
     .params = run_lisp_params,
     .result = "{result: the program's value as JSON, output: what println printed (when "
-              "anything), omitted: rows left out when a long list was cut}",
+              "anything); when the value is a list cut to a page: offset, total, omitted "
+              "(rows after this page) and next_offset (pass it as offset for the next page)}",
     .result_schema = "{\"type\": \"object\", \"properties\": {\"result\": {}, \"output\": "
-                     "{\"type\": \"string\"}, \"omitted\": {\"type\": \"integer\"}}, "
-                     "\"required\": [\"result\"]}",
+                     "{\"type\": \"string\"}, \"offset\": {\"type\": \"integer\"}, \"total\": "
+                     "{\"type\": \"integer\"}, \"omitted\": {\"type\": \"integer\"}, "
+                     "\"next_offset\": {\"type\": \"integer\"}}, \"required\": [\"result\"]}",
     .handler = run_lisp_fn,
     .caps = QR_TOOL_READS_REPO,
+    .title = "Run a PTC-Lisp program",
 };
 
 /* ---- run_query ---- */
 
-/* Cuts the :findings of a query's result (its rows, by the DSL's convention) to max_rows. */
-static qr_val cut_findings(qr_arena *a, qr_val v, size_t max_rows, size_t *omitted)
+/* One page of the :findings of a query's result (its rows, by the DSL's convention), or
+ * of the result itself when it is a list. */
+static qr_val page_findings(qr_arena *a, qr_val v, size_t offset, size_t max_rows,
+                            qr_tools_page *pg)
 {
-    *omitted = 0;
-    qr_val findings = arg(a, v, "findings");
-    if (v.t != QR_T_MAP || !qr_is_seqcoll(findings))
-        return qr_tools_cap_output(a, v, max_rows, omitted);
-    qr_val cut = qr_tools_cap_output(a, findings, max_rows, omitted);
-    return *omitted ? qr_map_assoc(a, v, qr_kw_cstr(a, "findings"), cut) : v;
+    qr_val findings = v.t == QR_T_MAP ? arg(a, v, "findings") : qr_nil();
+    if (!qr_is_seqcoll(findings))
+        return qr_tools_page_of(a, v, offset, max_rows, pg);
+    qr_val page = qr_tools_page_of(a, findings, offset, max_rows, pg);
+    return pg->offset || pg->next ? qr_map_assoc(a, v, qr_kw_cstr(a, "findings"), page) : v;
 }
 
 static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val query = arg(a, args, "query"), text = arg(a, args, "text"), data = arg(a, args, "data");
+    size_t offset;
+    if (!offset_arg(a, arg(a, args, "offset"), "run_query", &offset, err))
+        return QR_EINVAL;
     if (qr_is_nil(query) == qr_is_nil(text)) {
         qr_buf_puts(err, "give the query either as 'query' (a JSON object such as {\"fetch\": "
                          "[...], \"return\": {...}}) or as 'text' (the query as EDN or JSON "
                          "text), not both");
         return QR_EINVAL;
     }
-    qr_lisp_session *ls = qr_lisp_session_new(&c->s->cfg.limits);
+    qr_lisp_session *ls = program_start(c);
     if (!ls) {
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    qr_tools_set_ctx(c->s->tools, &c->h->host);
-    qr_lisp_set_tools(ls, qr_tools_lisp_dispatch, c->s->tools);
     qr_query_opts opts;
-    qr_query_opts_init(&opts, c->s->tools);
-    opts.cache = c->s->qcache;
+    qr_query_opts_init(&opts, c->r->w->tools);
+    opts.cache = c->r->w->qcache;
     qr_query_compiled q = {0};
     int rc = QR_OK;
     if (data.t == QR_T_MAP) {
@@ -213,22 +282,21 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
         qr_val v;
         rc = copy_json(a, NULL, res.value, &v, err);
         if (rc == QR_OK) {
-            size_t omitted;
-            v = cut_findings(a, v, c->s->cfg.max_rows, &omitted);
+            qr_tools_page pg;
+            v = page_findings(a, v, offset, c->s->cfg.max_rows, &pg);
             qr_mapb m;
-            qr_mapb_init(&m, a, 3);
+            qr_mapb_init(&m, a, 6);
             qr_mapb_put(&m, qr_kw_cstr(a, "result"), v);
             if (res.output_len)
                 qr_mapb_put(&m, qr_kw_cstr(a, "output"), qr_str_new(a, res.output, res.output_len));
-            if (omitted)
-                qr_mapb_put(&m, qr_kw_cstr(a, "omitted"), qr_int((int64_t)omitted));
+            put_page(&m, a, &pg);
             *out = qr_mapb_finish(&m, QR_T_MAP);
         }
     }
     qr_lisp_result_clear(&res);
 done:
     qr_query_compiled_clear(&q);
-    qr_lisp_session_free(ls);
+    program_end(c, ls);
     return rc;
 }
 
@@ -246,6 +314,12 @@ static const qr_tool_param run_query_params[] = {
      .type = QR_TOOL_OBJECT,
      .desc = "the context: names the query may use as bindings, and \"resolved\" values "
              "for {{resolved:key}}"},
+    {.name = "offset",
+     .type = QR_TOOL_INTEGER,
+     .has_min = true,
+     .min = 0,
+     .desc = "when the findings are cut to a page: the row to start from (the next_offset "
+             "of the previous page; the query runs again)"},
     {.name = NULL},
 };
 
@@ -256,14 +330,18 @@ static const qr_tool run_query_tool = {
                "summary. The query is checked before it runs, and every problem is reported "
                "with its path in the query and a hint.",
     .params = run_query_params,
-    .result = "{result: what the query's return section builds (findings cut to a number of "
-              "rows), output: what println printed (when anything), omitted: findings left "
-              "out}",
+    .result = "{result: what the query's return section builds, output: what println "
+              "printed (when anything); when the findings are cut to a page: offset, total, "
+              "omitted (findings after this page) and next_offset (pass it as offset for the "
+              "next page)}",
     .result_schema = "{\"type\": \"object\", \"properties\": {\"result\": {\"type\": "
-                     "\"object\"}, \"output\": {\"type\": \"string\"}, \"omitted\": "
-                     "{\"type\": \"integer\"}}, \"required\": [\"result\"]}",
+                     "\"object\"}, \"output\": {\"type\": \"string\"}, \"offset\": "
+                     "{\"type\": \"integer\"}, \"total\": {\"type\": \"integer\"}, "
+                     "\"omitted\": {\"type\": \"integer\"}, \"next_offset\": {\"type\": "
+                     "\"integer\"}}, \"required\": [\"result\"]}",
     .handler = run_query_fn,
     .caps = QR_TOOL_READS_REPO,
+    .title = "Run a query",
 };
 
 /* The server's own tools, served after the registry's. */
@@ -285,7 +363,7 @@ static void host_warn(void *ud, const char *msg)
  * several tools), and is sent at most every 100 ms, except the last of a round. */
 static void host_progress(void *ud, const char *what, size_t done, size_t total)
 {
-    qr_mcp_server *s = ud;
+    mcp_req *s = ud; /* the request's progress state */
     if (!s->has_progress)
         return;
     if (done < s->progress_round_done)
@@ -311,7 +389,7 @@ static void host_progress(void *ud, const char *what, size_t done, size_t total)
     qr_mapb_put(&m, qr_kw_cstr(&a, "message"), qr_str_cstr(&a, msg));
     qr_val params = qr_mapb_finish(&m, QR_T_MAP);
     if (!a.exhausted)
-        mcp_notify(s, "notifications/progress", params);
+        mcp_notify(s->s, "notifications/progress", params, &s->stop);
     qr_arena_release(&a);
 }
 
@@ -326,18 +404,18 @@ static char *dup_str(const char *p)
     return d;
 }
 
-static void host_open(qr_mcp_server *s, mcp_host *h, char *key, char *dir)
+static void host_open(mcp_worker *w, mcp_host *h, char *key, char *dir)
 {
     h->key = key;
     h->dir = dir;
     qr_host_init(&h->host, dir);
-    if (s->cfg.memory_path)
-        h->host.mem.memory_path = s->cfg.memory_path;
-    h->host.git.no_index = s->cfg.no_index;
+    if (w->s->cfg.memory_path)
+        h->host.mem.memory_path = w->s->cfg.memory_path;
+    h->host.git.no_index = w->s->cfg.no_index;
     h->host.git.warn = host_warn;
-    h->host.git.warn_ud = s;
+    h->host.git.warn_ud = w->s;
     h->in_use = true;
-    h->last_used = ++s->tick;
+    h->last_used = ++w->tick;
 }
 
 static void host_close(mcp_host *h)
@@ -352,9 +430,9 @@ static void host_close(mcp_host *h)
 
 /* The host for a call: the default one (slot 0) when repo is nil or names the same
  * directory, else the one for repo's real path, opened when new. */
-static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **out, qr_buf *err)
+static int host_for(mcp_worker *w, const char *tool, qr_val repo, mcp_host **out, qr_buf *err)
 {
-    mcp_host *def = &s->hosts[0];
+    mcp_host *def = &w->hosts[0];
     if (qr_is_nil(repo)) {
         *out = def;
         return QR_OK;
@@ -369,8 +447,8 @@ static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **
     }
     char *key = realpath(repo.s->data, NULL);
     if (!key) {
-        qr_buf_printf(err, "tool '%s': repository directory '%s' cannot be used: %s", tool,
-                      repo.s->data, strerror(errno));
+        qr_buf_printf(err, "tool '%s': repository directory '%.300s%s' cannot be used: %s",
+                      tool, repo.s->data, repo.s->len > 300 ? "..." : "", strerror(errno));
         return QR_EINVAL;
     }
     if (def->key && !strcmp(def->key, key)) {
@@ -380,10 +458,10 @@ static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **
     }
     mcp_host *slot = NULL;
     for (size_t i = 1; i < MCP_MAX_HOSTS; i++) {
-        mcp_host *h = &s->hosts[i];
+        mcp_host *h = &w->hosts[i];
         if (h->in_use && !strcmp(h->key, key)) {
             free(key);
-            h->last_used = ++s->tick;
+            h->last_used = ++w->tick;
             *out = h;
             return QR_OK;
         }
@@ -391,10 +469,10 @@ static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **
             slot = h;
     }
     if (!slot) { /* every slot taken: close the least recently used */
-        slot = &s->hosts[1];
+        slot = &w->hosts[1];
         for (size_t i = 2; i < MCP_MAX_HOSTS; i++)
-            if (s->hosts[i].last_used < slot->last_used)
-                slot = &s->hosts[i];
+            if (w->hosts[i].last_used < slot->last_used)
+                slot = &w->hosts[i];
         host_close(slot);
     }
     char *dir = dup_str(key);
@@ -403,7 +481,7 @@ static int host_for(qr_mcp_server *s, const char *tool, qr_val repo, mcp_host **
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    host_open(s, slot, key, dir);
+    host_open(w, slot, key, dir);
     *out = slot;
     return QR_OK;
 }
@@ -415,24 +493,49 @@ static qr_val kw(qr_arena *a, const char *k)
     return qr_kw_cstr(a, k);
 }
 
-/* {"type":"object","properties":{"result": inner, "omitted": ...},"required":["result"]} */
+static qr_val int_schema(qr_arena *a, const char *desc)
+{
+    qr_mapb m;
+    qr_mapb_init(&m, a, 2);
+    qr_mapb_put(&m, kw(a, "type"), qr_str_cstr(a, "integer"));
+    qr_mapb_put(&m, kw(a, "description"), qr_str_cstr(a, desc));
+    return qr_mapb_finish(&m, QR_T_MAP);
+}
+
+/* {"type":"object","properties":{"result": inner, "offset": ..., "total": ...,
+ * "omitted": ..., "next_offset": ...},"required":["result"]} */
 static qr_val wrapper_schema(qr_arena *a, qr_val inner)
 {
-    qr_mapb om;
-    qr_mapb_init(&om, a, 2);
-    qr_mapb_put(&om, kw(a, "type"), qr_str_cstr(a, "integer"));
-    qr_mapb_put(&om, kw(a, "description"),
-                qr_str_cstr(a, "how many rows of result were left out when it was cut"));
     qr_mapb props;
-    qr_mapb_init(&props, a, 2);
+    qr_mapb_init(&props, a, 5);
     qr_mapb_put(&props, kw(a, "result"), inner);
-    qr_mapb_put(&props, kw(a, "omitted"), qr_mapb_finish(&om, QR_T_MAP));
+    qr_mapb_put(&props, kw(a, "offset"),
+                int_schema(a, "when the list is cut to a page: the row this page starts at"));
+    qr_mapb_put(&props, kw(a, "total"),
+                int_schema(a, "when the list is cut to a page: how many rows there are"));
+    qr_mapb_put(&props, kw(a, "omitted"),
+                int_schema(a, "how many rows follow this page"));
+    qr_mapb_put(&props, kw(a, "next_offset"),
+                int_schema(a, "the offset of the next page: call again with the same "
+                              "arguments and this offset"));
     qr_val req = qr_vec_from(a, QR_T_VEC, (qr_val[]){qr_str_cstr(a, "result")}, 1);
     qr_mapb m;
     qr_mapb_init(&m, a, 3);
     qr_mapb_put(&m, kw(a, "type"), qr_str_cstr(a, "object"));
     qr_mapb_put(&m, kw(a, "properties"), qr_mapb_finish(&props, QR_T_MAP));
     qr_mapb_put(&m, kw(a, "required"), req);
+    return qr_mapb_finish(&m, QR_T_MAP);
+}
+
+static qr_val offset_schema(qr_arena *a)
+{
+    qr_mapb m;
+    qr_mapb_init(&m, a, 3);
+    qr_mapb_put(&m, kw(a, "type"), qr_str_cstr(a, "integer"));
+    qr_mapb_put(&m, kw(a, "minimum"), qr_int(0));
+    qr_mapb_put(&m, kw(a, "description"),
+                qr_str_cstr(a, "the first row to return when the list is longer than a page: "
+                               "the next_offset of the previous page (default 0)"));
     return qr_mapb_finish(&m, QR_T_MAP);
 }
 
@@ -449,7 +552,7 @@ static qr_val repo_schema(qr_arena *a)
 }
 
 /* Appends the descriptors of every usable tool of reg to the list. */
-static int add_tools(qr_mcp_server *s, const qr_tools *reg, qr_buf *err)
+static int add_tools(qr_mcp_server *s, const qr_tools *reg, bool own, qr_buf *err)
 {
     qr_arena *a = &s->list_arena;
     qr_buf text;
@@ -484,7 +587,7 @@ static int add_tools(qr_mcp_server *s, const qr_tools *reg, qr_buf *err)
         mcp_tool *mt = &s->list[s->nlist++];
         memset(mt, 0, sizeof *mt);
         mt->tool = t;
-        mt->reg = reg;
+        mt->own = own;
         qr_val in = mcp_get(a, d, "inputSchema"), props = mcp_get(a, in, "properties");
         if ((t->caps & QR_TOOL_READS_REPO) && !mcp_has(a, props, "repo")) {
             props = qr_map_assoc(a, props, kw(a, "repo"), repo_schema(a));
@@ -498,6 +601,21 @@ static int add_tools(qr_mcp_server *s, const qr_tools *reg, qr_buf *err)
                 qr_json_read(a, t->result_schema, strlen(t->result_schema), &inner, &e);
             d = qr_map_assoc(a, d, kw(a, "outputSchema"), wrapper_schema(a, inner));
             mt->wrapped = true;
+        }
+        /* a result that may be a list is served a page at a time: the client asks for the
+         * next with `offset` (the server's own tools take it as a parameter of theirs) */
+        qr_val rtype = mcp_get(a, mcp_get(a, mcp_get(a, mcp_get(a, d, "outputSchema"),
+                                                     "properties"),
+                                          "result"),
+                               "type");
+        bool object_result = rtype.t == QR_T_STR && !strcmp(rtype.s->data, "object");
+        if (mt->wrapped && !object_result && !mcp_has(a, props, "offset")) {
+            in = mcp_get(a, d, "inputSchema");
+            props = qr_map_assoc(a, mcp_get(a, in, "properties"), kw(a, "offset"),
+                                 offset_schema(a));
+            in = qr_map_assoc(a, in, kw(a, "properties"), props);
+            d = qr_map_assoc(a, d, kw(a, "inputSchema"), in);
+            mt->offset_arg = true;
         }
         mt->desc = d;
         mt->desc_legacy = qr_map_dissoc(a, d, kw(a, "outputSchema"));
@@ -521,7 +639,7 @@ static void amend_run_query(qr_mcp_server *s)
     qr_arena *a = &s->list_arena;
     for (size_t i = 0; i < s->nlist; i++) {
         mcp_tool *mt = &s->list[i];
-        if (mt->reg != s->own || strcmp(mt->tool->name, "run_query"))
+        if (!mt->own || strcmp(mt->tool->name, "run_query"))
             continue;
         qr_buf b;
         qr_buf_init(&b);
@@ -539,48 +657,64 @@ static void amend_run_query(qr_mcp_server *s)
     }
 }
 
-int mcp_tools_init(qr_mcp_server *s, qr_buf *err)
+int mcp_worker_init(qr_mcp_server *s, mcp_worker *w)
 {
-    s->tools = qr_tools_default();
-    s->own = qr_tools_new();
-    s->qcache = qr_query_cache_new(64);
-    if (!s->tools || !s->own || !s->qcache)
+    w->s = s;
+    w->tools = qr_tools_default();
+    w->own = qr_tools_new();
+    w->qcache = qr_query_cache_new(64);
+    if (!w->tools || !w->own || !w->qcache)
         return QR_ENOMEM;
     for (const qr_tool *const *t = own_tools; *t; t++)
-        if (qr_tools_add(s->own, *t) != QR_OK) {
-            qr_buf_printf(err, "tool '%s': %s", (*t)->name, qr_tools_error(s->own));
+        if (qr_tools_add(w->own, *t) != QR_OK)
             return QR_EINVAL;
-        }
-    int rc = add_tools(s, s->tools, err);
-    if (rc == QR_OK)
-        rc = add_tools(s, s->own, err);
-    if (rc != QR_OK)
-        return rc;
-    amend_run_query(s);
-    if (s->list_arena.exhausted)
-        return QR_ENOMEM;
     char *dir = NULL;
     if (s->cfg.repo_dir && !(dir = dup_str(s->cfg.repo_dir)))
         return QR_ENOMEM;
     /* the default host's key is its real path when it has one, so a call naming the same
      * directory shares it; a directory that does not exist fails on the first call */
-    host_open(s, &s->hosts[0], realpath(s->cfg.repo_dir ? s->cfg.repo_dir : ".", NULL), dir);
+    host_open(w, &w->hosts[0], realpath(s->cfg.repo_dir ? s->cfg.repo_dir : ".", NULL), dir);
     return QR_OK;
+}
+
+void mcp_worker_release(mcp_worker *w)
+{
+    for (size_t i = 0; i < MCP_MAX_HOSTS; i++)
+        host_close(&w->hosts[i]);
+    qr_tools_free(w->tools);
+    qr_tools_free(w->own);
+    w->tools = w->own = NULL;
+    if (w->qcache)
+        qr_query_cache_free(w->qcache);
+    w->qcache = NULL;
+}
+
+int mcp_tools_init(qr_mcp_server *s, qr_buf *err)
+{
+    for (size_t i = 0; i < s->nworkers; i++) {
+        int rc = mcp_worker_init(s, &s->workers[i]);
+        if (rc == QR_EINVAL)
+            qr_buf_printf(err, "a tool of the server: %s", qr_tools_error(s->workers[i].own));
+        if (rc != QR_OK)
+            return rc;
+    }
+    mcp_worker *w = &s->workers[0];
+    int rc = add_tools(s, w->tools, false, err);
+    if (rc == QR_OK)
+        rc = add_tools(s, w->own, true, err);
+    if (rc != QR_OK)
+        return rc;
+    amend_run_query(s);
+    return s->list_arena.exhausted ? QR_ENOMEM : QR_OK;
 }
 
 void mcp_tools_release(qr_mcp_server *s)
 {
-    for (size_t i = 0; i < MCP_MAX_HOSTS; i++)
-        host_close(&s->hosts[i]);
+    for (size_t i = 0; s->workers && i < s->nworkers; i++)
+        mcp_worker_release(&s->workers[i]);
     free(s->list);
     s->list = NULL;
     s->nlist = 0;
-    qr_tools_free(s->tools);
-    qr_tools_free(s->own);
-    s->tools = s->own = NULL;
-    if (s->qcache)
-        qr_query_cache_free(s->qcache);
-    s->qcache = NULL;
 }
 
 int mcp_tools_list(qr_mcp_server *s, mcp_req *r)
@@ -648,38 +782,48 @@ static qr_val tool_error(qr_arena *a, const qr_buf *msg)
     return qr_mapb_finish(&m, QR_T_MAP);
 }
 
-static qr_val tool_result(qr_mcp_server *s, const mcp_tool *mt, qr_arena *a, qr_val v)
+static size_t int_field(qr_arena *a, qr_val map, const char *key)
 {
-    size_t omitted = 0, shown = 0;
-    v = qr_tools_cap_output(a, v, s->cfg.max_rows, &omitted);
+    qr_val v = mcp_get(a, map, key);
+    return v.t == QR_T_INT && v.i > 0 ? (size_t)v.i : 0;
+}
+
+static qr_val tool_result(qr_mcp_server *s, const mcp_tool *mt, qr_arena *a, qr_val v,
+                          size_t offset)
+{
     qr_val structured = v;
     if (mt->wrapped || v.t != QR_T_MAP) {
+        qr_tools_page pg;
+        v = qr_tools_page_of(a, v, offset, s->cfg.max_rows, &pg);
         qr_mapb w;
-        qr_mapb_init(&w, a, 2);
+        qr_mapb_init(&w, a, 5);
         qr_mapb_put(&w, kw(a, "result"), v);
-        if (omitted)
-            qr_mapb_put(&w, kw(a, "omitted"), qr_int((int64_t)omitted));
+        put_page(&w, a, &pg);
         structured = qr_mapb_finish(&w, QR_T_MAP);
-    } else {
-        qr_val o = mcp_get(a, v, "omitted"); /* run_lisp cuts its own result */
-        if (o.t == QR_T_INT)
-            omitted = (size_t)o.i;
     }
-    qr_val inner = mcp_get(a, structured, "result");
-    if (qr_is_seqcoll(inner))
-        shown = qr_vec_len(inner);
+    /* the paging fields, whoever cut the list (run_lisp and run_query cut their own) */
+    size_t next = int_field(a, structured, "next_offset"), total = int_field(a, structured, "total");
+    size_t from = int_field(a, structured, "offset");
     qr_buf text;
     qr_buf_init(&text);
     qr_print_json(&text, structured, false);
     qr_vecb content;
     qr_vecb_init(&content, a, 2);
     qr_vecb_push(&content, text_item(a, text.p ? text.p : "", text.len));
-    if (omitted) {
+    if (next) {
+        /* the line a model reads: which rows it has, and how to get the rest */
         qr_buf_reset(&text);
         qr_buf_printf(&text,
-                      "%zu more row%s left out: the first %zu are shown. Pass 'limit', or "
+                      "Rows %zu to %zu of %zu are shown; %zu more row%s left out. For the next "
+                      "page, call %s again with the same arguments and \"offset\": %zu; or "
                       "filter and aggregate in run_lisp to get what you need in one result.",
-                      omitted, omitted == 1 ? " was" : "s were", shown);
+                      from + 1, next, total, total - next,
+                      total - next == 1 ? " was" : "s were", mt->tool->name, next);
+        qr_vecb_push(&content, text_item(a, text.p, text.len));
+    } else if (from && total) {
+        qr_buf_reset(&text);
+        qr_buf_printf(&text, "Rows %zu to %zu of %zu are shown: the last page.", from + 1, total,
+                      total);
         qr_vecb_push(&content, text_item(a, text.p, text.len));
     }
     qr_buf_release(&text);
@@ -723,9 +867,9 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
     if (!mt) {
         qr_buf m;
         qr_buf_init(&m);
-        qr_tools_explain_unknown(s->tools, name.s->data, &m);
+        qr_tools_explain_unknown(r->w->tools, name.s->data, &m);
         for (size_t i = 0; i < s->nlist; i++)
-            if (s->list[i].reg == s->own)
+            if (s->list[i].own)
                 qr_buf_printf(&m, ", %s", s->list[i].tool->name);
         mcp_fail(r, RPC_INVALID_PARAMS, "%s", m.p ? m.p : "unknown tool");
         qr_buf_release(&m);
@@ -733,36 +877,48 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
     }
     qr_buf err;
     qr_buf_init(&err);
-    qr_val repo = qr_nil();
+    qr_val repo = qr_nil(), offset_v = qr_nil();
     if (mt->repo_arg && args.t == QR_T_MAP) {
         repo = mcp_get(a, args, "repo");
         args = qr_map_dissoc(a, args, kw(a, "repo"));
         args = qr_map_dissoc(a, args, qr_str_cstr(a, "repo"));
     }
+    if (mt->offset_arg && args.t == QR_T_MAP) {
+        offset_v = mcp_get(a, args, "offset");
+        args = qr_map_dissoc(a, args, kw(a, "offset"));
+        args = qr_map_dissoc(a, args, qr_str_cstr(a, "offset"));
+    }
+    mcp_worker *w = r->w;
     mcp_host *h;
-    int rc = host_for(s, mt->tool->name, repo, &h, &err);
+    size_t offset = 0;
+    int rc = offset_arg(a, offset_v, mt->tool->name, &offset, &err) ? QR_OK : QR_EINVAL;
+    if (rc == QR_OK)
+        rc = host_for(w, mt->tool->name, repo, &h, &err);
     qr_val out = qr_nil();
     uint64_t t0 = mcp_now_ms();
     if (rc == QR_OK) {
-        call_ctx cc = {s, h};
-        qr_tools_set_ctx(s->tools, &h->host);
-        qr_tools_set_ctx(s->own, &cc);
+        call_ctx cc = {s, r, h};
+        const qr_tools *reg = mt->own ? w->own : w->tools;
+        qr_tools_set_ctx(w->tools, &h->host);
+        qr_tools_set_ctx(w->own, &cc);
         h->host.git.progress = host_progress;
-        h->host.git.progress_ud = s;
+        h->host.git.progress_ud = r;
+        h->host.git.stop = &r->stop;
         const qr_tool *t;
         qr_val norm;
-        rc = qr_tools_prepare(mt->reg, mt->tool->name, args, a, &t, &norm, &err);
+        rc = qr_tools_prepare(reg, mt->tool->name, args, a, &t, &norm, &err);
         if (rc == QR_OK)
-            rc = qr_tools_invoke(mt->reg, t, norm, a, &out, &err);
+            rc = qr_tools_invoke(reg, t, norm, a, &out, &err);
         h->host.git.progress = NULL;
         h->host.git.progress_ud = NULL;
-        qr_tools_set_ctx(s->own, NULL);
+        h->host.git.stop = NULL;
+        qr_tools_set_ctx(w->own, NULL);
     }
     char line[200];
     snprintf(line, sizeof line, "tools/call %s: %s in %llu ms", mt->tool->name,
              rc == QR_OK ? "ok" : "failed", (unsigned long long)(mcp_now_ms() - t0));
     mcp_log(s, "debug", line);
-    r->result = rc == QR_OK ? tool_result(s, mt, a, out) : tool_error(a, &err);
+    r->result = rc == QR_OK ? tool_result(s, mt, a, out, offset) : tool_error(a, &err);
     qr_buf_release(&err);
     return MCP_REPLY;
 }

@@ -289,10 +289,19 @@ static bool get_time(line_ctx *c, const char *name, bool required, int64_t *out)
         size_t n = v.s->len;
         bool shape = n >= 20 && digits(s, 4) && s[4] == '-' && digits(s + 5, 2) &&
                      s[7] == '-' && digits(s + 8, 2) && s[10] == 'T' && digits(s + 11, 2) &&
-                     s[13] == ':' && digits(s + 14, 2) && s[16] == ':' && digits(s + 17, 2) &&
-                     ((n == 20 && s[19] == 'Z') ||
-                      (n == 25 && (s[19] == '+' || s[19] == '-') && digits(s + 20, 2) &&
-                       s[22] == ':' && digits(s + 23, 2)));
+                     s[13] == ':' && digits(s + 14, 2) && s[16] == ':' && digits(s + 17, 2);
+        /* fractional seconds, as Python's isoformat() and JavaScript write them (kept to
+         * the second: the store's times are whole seconds) */
+        size_t k = 19;
+        if (shape && k < n && s[k] == '.') {
+            size_t d0 = ++k;
+            while (k < n && k - d0 < 9 && s[k] >= '0' && s[k] <= '9')
+                k++;
+            shape = k > d0;
+        }
+        shape = shape && ((n - k == 1 && s[k] == 'Z') ||
+                          (n - k == 6 && (s[k] == '+' || s[k] == '-') && digits(s + k + 1, 2) &&
+                           s[k + 3] == ':' && digits(s + k + 4, 2)));
         int64_t t;
         if (shape && qr_date_parse(s, n, 0, 0, &t, NULL, 0) == QR_OK && t > 0) {
             *out = t;

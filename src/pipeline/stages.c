@@ -17,6 +17,7 @@
  */
 #include "pipeline_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,10 +325,19 @@ static const char *const sort_fields[SF_N] = {
 static int parse_sort(pl_stage *st, qr_arena *a, const char *s, size_t n, char *msg, size_t cap)
 {
     (void)a;
-    const char *comma = memchr(s, ',', n);
-    size_t fn = comma ? (size_t)(comma - s) : n;
-    while (fn && s[fn - 1] == ' ')
-        fn--;
+    /* the direction after a comma or a space: sort:weight,desc and sort:weight desc */
+    size_t fn = 0;
+    while (fn < n && s[fn] != ',' && s[fn] != ' ')
+        fn++;
+    const char *comma = NULL;
+    if (fn < n) {
+        size_t k = fn;
+        while (k < n && s[k] == ' ')
+            k++;
+        if (k < n && s[k] == ',')
+            k++;
+        comma = s + k - 1;
+    }
     int f = 0;
     while (f < SF_N && !(strlen(sort_fields[f]) == fn && !memcmp(sort_fields[f], s, fn)))
         f++;
@@ -351,7 +361,7 @@ static int parse_sort(pl_stage *st, qr_arena *a, const char *s, size_t n, char *
         else if (dn == 4 && !memcmp(d, "desc", 4))
             st->asc = false;
         else {
-            snprintf(msg, cap, "expected asc or desc after '%s,', got '%.*s'", sort_fields[f],
+            snprintf(msg, cap, "expected asc or desc after '%s', got '%.*s'", sort_fields[f],
                      (int)dn, d);
             return QR_EINVAL;
         }
@@ -440,12 +450,19 @@ static int run_match(pl_run *r, const pl_stage *st)
         rc = pl_reserve(r, nh);
     if (!rc) {
         r->n = 0;
+        /* scores relative to the best hit (1), so that they seed graph stages as other
+         * generators do: raw BM25 of a common term is about 1e-6, which a spread from it
+         * would never carry past its threshold */
+        double best = 0;
+        for (size_t i = 0; i < nh; i++)
+            if (h[i].score > best)
+                best = h[i].score;
         for (size_t i = 0; i < nh; i++) {
             int64_t k = qr_mem_snapshot_find_id(r->s, h[i].id);
             if (k < 0)
                 continue; /* added after the snapshot was taken */
             r->hits[r->n].node = (uint32_t)k;
-            r->hits[r->n].score = h[i].score;
+            r->hits[r->n].score = best > 0 ? h[i].score / best : 0;
             r->n++;
         }
         pl_sort_by_score(r);
@@ -752,6 +769,156 @@ static const pl_param manifold_params[] = {
     {NULL, false, 0, 0, false, 0},
 };
 
+/* ---- interference-pairs ---- */
+
+#define PL_PAIR_MAX_SET 4096 /* nodes of the set whose pairs are compared */
+
+typedef struct pl_pair {
+    uint32_t a, b; /* nodes, a < b */
+    double sim;
+} pl_pair;
+
+static bool linked(const qr_graph *g, uint32_t a, uint32_t b)
+{
+    uint32_t lo = g->off[a], hi = g->off[a + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->adj[mid] == b)
+            return true;
+        if (g->adj[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* most similar first; ties by the nodes' indexes (creation order): deterministic */
+static int pair_cmp(const void *x, const void *y)
+{
+    const pl_pair *p = x, *q = y;
+    if (p->sim != q->sim)
+        return p->sim > q->sim ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* interference-pairs: pairs of nodes of the set that are linked to the same nodes (the
+ * cosine of their weighted link vectors at least min_sim) yet not to each other: notes
+ * that play the same part in the graph without a link saying how they differ, which is
+ * what the separator agent is shown. Only pairs that share a neighbour can score above
+ * 0, so each node's two-hop neighbourhood is all that is visited. The set becomes the
+ * nodes of the best `limit` pairs, pair by pair (each node once, at its best pair),
+ * scored by the pair's similarity. */
+static int run_interference(pl_run *r, const pl_stage *st)
+{
+    if (!r->n)
+        return QR_OK;
+    if (r->n > PL_PAIR_MAX_SET) {
+        qr_buf_printf(r->err,
+                      "interference-pairs compares the pairs of the set, which has %zu nodes "
+                      "(at most %d); narrow it first (type:, key:, or sort:... then limit:N)",
+                      r->n, PL_PAIR_MAX_SET);
+        return QR_ERUNTIME;
+    }
+    const qr_graph *g = &r->s->graph;
+    double min_sim = st->pv[0];
+    size_t limit = (size_t)st->pv[1];
+    uint32_t N = g->n;
+    int rc = QR_OK;
+    size_t cap = 0, np = 0;
+    pl_pair *pairs = NULL;
+    double *norm = calloc(N ? N : 1, sizeof *norm), *acc = calloc(N ? N : 1, sizeof *acc);
+    unsigned char *in_set = calloc(N ? N : 1, 1);
+    uint32_t *touched = malloc((N ? N : 1) * sizeof *touched);
+    if (!norm || !acc || !in_set || !touched) {
+        rc = QR_ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        uint32_t a = r->hits[i].node;
+        in_set[a] = 1;
+        double s2 = 0;
+        for (uint32_t e = g->off[a]; e < g->off[a + 1]; e++)
+            s2 += (double)g->w[e] * g->w[e];
+        norm[a] = sqrt(s2);
+    }
+    for (size_t i = 0; i < r->n && rc == QR_OK; i++) {
+        uint32_t a = r->hits[i].node, nt = 0;
+        if (in_set[a] != 1 || norm[a] == 0)
+            continue;
+        in_set[a] = 2; /* pairs are counted from their first node only */
+        for (uint32_t e = g->off[a]; e < g->off[a + 1]; e++) {
+            uint32_t x = g->adj[e];
+            for (uint32_t f = g->off[x]; f < g->off[x + 1]; f++) {
+                uint32_t b = g->adj[f];
+                if (b == a || in_set[b] != 1)
+                    continue;
+                if (acc[b] == 0)
+                    touched[nt++] = b;
+                acc[b] += (double)g->w[e] * g->w[f];
+            }
+        }
+        for (uint32_t t = 0; t < nt && rc == QR_OK; t++) {
+            uint32_t b = touched[t];
+            double sim = acc[b] / (norm[a] * norm[b]);
+            acc[b] = 0;
+            if (sim < min_sim || linked(g, a, b))
+                continue;
+            if (np == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                pl_pair *p = realloc(pairs, nc * sizeof *p);
+                if (!p) {
+                    rc = QR_ENOMEM;
+                    break;
+                }
+                pairs = p;
+                cap = nc;
+            }
+            pairs[np++] = (pl_pair){a < b ? a : b, a < b ? b : a, sim};
+        }
+        for (uint32_t t = 0; t < nt; t++)
+            acc[touched[t]] = 0;
+    }
+    if (rc == QR_OK) {
+        if (np) /* (qsort of no array is undefined) */
+            qsort(pairs, np, sizeof *pairs, pair_cmp);
+        /* each pair's two nodes in turn, each node once, until `limit` pairs are in */
+        size_t out = 0, taken = 0;
+        for (size_t k = 0; k < np && taken < limit; k++) {
+            bool new_pair = false;
+            uint32_t ends[2] = {pairs[k].a, pairs[k].b};
+            for (int x = 0; x < 2; x++) {
+                bool seen = false;
+                for (size_t q = 0; q < out && !seen; q++)
+                    seen = r->hits[q].node == ends[x];
+                if (!seen) {
+                    r->hits[out].node = ends[x];
+                    r->hits[out].score = pairs[k].sim;
+                    out++;
+                    new_pair = true;
+                }
+            }
+            taken += new_pair;
+        }
+        r->n = out;
+    }
+done:
+    free(norm);
+    free(acc);
+    free(in_set);
+    free(touched);
+    free(pairs);
+    return rc;
+}
+
+static const pl_param interference_params[] = {
+    {"min_sim", false, -1, 1, false, 0.5},
+    {"limit", true, 1, QR_PIPELINE_MAX_K, false, 10},
+    {NULL, false, 0, 0, false, 0},
+};
+
 #define GEN QR_STAGE_GENERATOR
 #define FIL QR_STAGE_FILTER
 #define TRA QR_STAGE_TRANSFORM
@@ -818,6 +985,11 @@ const pl_def pl_defs[] = {
       "nodes beyond the set along its principal direction in the embedding",
       "manifold,limit=10"},
      NULL, NULL, NULL, run_manifold, manifold_params, false},
+    {{"interference-pairs", GRA, "interference-pairs[,min_sim=0.5][,limit=10]",
+      "pairs of nodes of the set (at most 4096) linked to the same nodes but not to each "
+      "other: the nodes of the best limit pairs, pair by pair, scored by similarity",
+      "interference-pairs,min_sim=0.8,limit=5"},
+     NULL, NULL, NULL, run_interference, interference_params, false},
 };
 /* clang-format on */
 

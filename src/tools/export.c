@@ -121,6 +121,20 @@ qr_val qr_tool_input_schema(const qr_tool *t, qr_arena *a)
     return a->exhausted ? qr_nil() : v;
 }
 
+void qr_tool_title(const qr_tool *t, qr_buf *out)
+{
+    if (t->title) {
+        qr_buf_puts(out, t->title);
+        return;
+    }
+    for (const char *p = t->name; *p; p++) {
+        char c = *p == '_' || *p == '-' ? ' ' : *p;
+        if (p == t->name && c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        qr_buf_putc(out, c);
+    }
+}
+
 void qr_tool_description(const qr_tool *t, qr_buf *out)
 {
     qr_buf_puts(out, t->summary);
@@ -193,6 +207,11 @@ static qr_val entry(const qr_tool *t, qr_tools_format f, qr_arena *a)
         break;
     case QR_TOOLS_MCP: {
         put_str(&m, "name", t->name);
+        qr_buf title;
+        qr_buf_init(&title);
+        qr_tool_title(t, &title);
+        put(&m, "title", qr_str_new(a, title.p ? title.p : "", title.len));
+        qr_buf_release(&title);
         put(&m, "description", description(t, a));
         put(&m, "inputSchema", qr_tool_input_schema(t, a));
         qr_val schema = result_schema(t, a), type;

@@ -259,12 +259,13 @@ void qr_tools_explain_unknown(const qr_tools *r, const char *name, qr_buf *err)
     for (size_t i = 0; i < r->n && nc < 256; i++)
         if (qr_tools_usable(r, r->items[i]))
             cands[nc++] = r->items[i]->name;
-    qr_buf_printf(err, "unknown tool '%s'", name);
+    size_t nlen = strlen(name);
+    qr_buf_printf(err, "unknown tool '%.100s%s'", name, nlen > 100 ? "..." : "");
     if (nc == 0) {
         qr_buf_puts(err, "; no tools are registered");
         return;
     }
-    const char *s = qr__suggest(name, strlen(name), cands, nc);
+    const char *s = qr__suggest(name, nlen, cands, nc);
     if (s)
         qr_buf_printf(err, "; did you mean '%s'?", s);
     qr_buf_puts(err, s ? " tools: " : "; tools: ");
@@ -280,6 +281,21 @@ static void truncate_to(qr_buf *b, size_t n)
     }
 }
 
+/* Cuts a failure's message (from start) to QR_TOOLS_ERROR_MAX bytes, at a character
+ * boundary: a message quotes what it was given (a ref, a path, a pattern), and a 10 MB
+ * argument must not come back as a 10 MB error. */
+static void cap_message(qr_buf *b, size_t start)
+{
+    if (!b->p || b->len - start <= QR_TOOLS_ERROR_MAX)
+        return;
+    size_t n = start + QR_TOOLS_ERROR_MAX - 40;
+    while (n > start && ((unsigned char)b->p[n] & 0xc0) == 0x80)
+        n--;
+    size_t cut = b->len - n;
+    truncate_to(b, n);
+    qr_buf_printf(b, "... (%zu more bytes)", cut);
+}
+
 /* On failure err holds the message; on success it is as it was. */
 static int prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a,
                    const qr_tool **tool, qr_val *norm, qr_buf *err, bool prefix)
@@ -288,6 +304,7 @@ static int prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a
     const qr_tool *t = qr_tools_find(r, name, strlen(name));
     if (!t) {
         qr_tools_explain_unknown(r, name, err);
+        cap_message(err, start);
         return QR_EINVAL;
     }
     if (prefix)
@@ -308,6 +325,8 @@ static int prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a
     if (rc == QR_OK) {
         truncate_to(err, start);
         *tool = t;
+    } else {
+        cap_message(err, start);
     }
     return rc;
 }
@@ -337,6 +356,7 @@ static int invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a,
         qr_buf_puts(err, rc == QR_ENOMEM   ? "out of memory"
                          : rc == QR_ELIMIT ? "result nests too deeply"
                                            : "failed");
+    cap_message(err, start);
     *out = qr_nil();
     return rc;
 }

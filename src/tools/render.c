@@ -33,6 +33,26 @@ qr_val qr_tools_cap_output(qr_arena *a, qr_val v, size_t max_rows, size_t *omitt
     return qr_is_nil(cut) ? v : cut;
 }
 
+qr_val qr_tools_page_of(qr_arena *a, qr_val v, size_t offset, size_t max_rows, qr_tools_page *pg)
+{
+    memset(pg, 0, sizeof *pg);
+    if (!qr_is_seqcoll(v)) {
+        pg->total = pg->shown = 1;
+        return v;
+    }
+    size_t n = qr_vec_len(v);
+    size_t from = offset < n ? offset : n;
+    size_t to = max_rows && n - from > max_rows ? from + max_rows : n;
+    pg->offset = offset;
+    pg->total = n;
+    pg->shown = to - from;
+    pg->next = to < n ? to : 0;
+    if (from == 0 && to == n && v.t == QR_T_VEC)
+        return v;
+    qr_val page = qr_vec_slice(a, v, from, to);
+    return qr_is_nil(page) && to > from ? v : page;
+}
+
 /* The text of one cell: strings raw, nil empty, everything else as pr-str; control
  * characters become spaces; cut at max code points (0: no cut) with "...". */
 static void cell_text_max(qr_buf *out, qr_val v, size_t max)

@@ -9,6 +9,8 @@
  */
 #include "quarry/value.h"
 
+#include <pthread.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,7 +135,22 @@ static bool table_grow(intern_table *t)
     return true;
 }
 
+/* The tables are shared by every thread (the MCP server runs calls at once): one lock,
+ * held for a probe and, for a new name, an insertion. Interned names are never freed, so
+ * a pointer returned stays valid after the lock is dropped. */
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const qr_sym *intern_locked(intern_table *t, qr_arena *a, const char *s, size_t n);
+
 static const qr_sym *intern(intern_table *t, qr_arena *a, const char *s, size_t n)
+{
+    pthread_mutex_lock(&intern_lock);
+    const qr_sym *sym = intern_locked(t, a, s, n);
+    pthread_mutex_unlock(&intern_lock);
+    return sym;
+}
+
+static const qr_sym *intern_locked(intern_table *t, qr_arena *a, const char *s, size_t n)
 {
     if (n > UINT32_MAX - 1)
         n = UINT32_MAX - 1;

@@ -13,18 +13,21 @@ expect_out "tools NAME lists one" "get_commits" sh -c "\"$Q\" tools get_commits 
 
 # every JSON format is an array with one entry per tool, and valid JSON (read back by
 # quarry's own reader)
-for f in json openai anthropic mcp; do
+# (the formats of what `quarry mcp` serves have run_lisp and run_query too)
+SERVED="$NAMES run_lisp run_query"
+for f in json openai openai-strict anthropic mcp; do
+  n=$N; [ $f = json ] || n=$((N + 2))
   for c in "" --compact; do
     out=$("$Q" tools --format $f $c)
     printf '{"tools": %s}' "$out" > "$TMP/$f.json"
-    expect_out "tools --format $f $c parses as JSON" "$N" "$Q" lisp --data "$TMP/$f.json" -e '(count data/tools)'
+    expect_out "tools --format $f $c parses as JSON" "$n" "$Q" lisp --data "$TMP/$f.json" -e '(count data/tools)'
   done
 done
-expect_out "openai: function names" "\"$NAMES\"" "$Q" lisp --data "$TMP/openai.json" -e '(clojure.string/join " " (map #(get-in % [:function :name]) data/tools))'
+expect_out "openai: function names" "\"$SERVED\"" "$Q" lisp --data "$TMP/openai.json" -e '(clojure.string/join " " (map #(get-in % [:function :name]) data/tools))'
 expect_out "mcp: the tools are read-only" "true" "$Q" lisp --data "$TMP/mcp.json" -e '(every? #(get-in % [:annotations :readOnlyHint]) data/tools)'
 
 expect_rc "tools: unknown format" 2 "$Q" tools --format xml
-expect_err "tools: unknown format named" "unknown format 'xml': expected text, json, openai, anthropic or mcp" "$Q" tools --format xml
+expect_err "tools: unknown format named" "unknown format 'xml': expected text, json, mcp, openai, openai-strict or anthropic" "$Q" tools --format xml
 expect_rc "tools: unknown option" 2 "$Q" tools --frob
 expect_rc "tools: --format needs a value" 2 "$Q" tools --format
 expect_rc "tools: unknown tool name" 2 "$Q" tools get_comits
@@ -53,7 +56,7 @@ expect_rc "tool --help" 0 "$Q" tool --help
 expect_out "tool --help first line" "usage: quarry tool NAME [--PARAM VALUE ...] [OPTIONS] [-- --PARAM VALUE ...]" sh -c "\"$Q\" tool --help | head -1"
 expect_out "tool --help lists the tools" "tools: $(echo $NAMES | sed 's/ /, /g')" sh -c "\"$Q\" tool --help | tail -1"
 expect_out "tool NAME --help describes it" "usage: quarry tool get_commits [--PARAM VALUE ...] [OPTIONS]" sh -c "\"$Q\" tool get_commits --help | head -1"
-expect_out "tool --help documents --limit-output" "1" sh -c "\"$Q\" tool --help | grep -c -- '--limit-output N      rows of a vector result to print (default 50; 0: all)'"
+expect_out "tool --help documents --limit-output" "1" sh -c "\"$Q\" tool --help | grep -c -- '--limit-output N      rows of a vector result to print (default: 50 on a'"
 
 expect_rc "help tools" 0 "$Q" help tools
 expect_rc "help tool" 0 "$Q" help tool

@@ -4,7 +4,7 @@
 # here with git (fixed dates and authors) and compares the results with git; see
 # tests/mcp/client_test.mjs for what is checked. The SDK is installed from the npm
 # registry into tests/mcp/node_modules the first time (npm ci); without node or npm the
-# test is skipped with a message.
+# test is skipped with a message (exit 77, which ctest reports as skipped).
 . "$(dirname "$0")/lib.sh"
 
 for tool in git node npm; do
@@ -90,7 +90,23 @@ i=1
 } | git -C "$R3" fast-import --quiet
 git -C "$R3" reset -q --hard main
 
-if ! node "$MCPDIR/client_test.mjs" "$Q" "$R1" "$R2" "$R3" >"$TMP/node.out" 2>&1; then
+# R4: 79 commits in the ten days from 2024-05-01 (one every three hours), and 21 in the
+# days before: the window the pages test fetches
+R4="$TMP/delta"
+git init -q -b main "$R4"
+i=1
+{
+  while [ $i -le 100 ]; do
+    t=$((1714521600 + (i - 22) * 10800)) # 2024-05-01T00:00:00Z is commit 22
+    [ $i -le 21 ] && t=$((1714521600 - (22 - i) * 86400))
+    printf 'commit refs/heads/main\ncommitter Dee <dee@example.com> %d +0000\ndata 9\nstep %04d\n' $t $i
+    printf 'M 644 inline d%d.txt\ndata 10\nstep %04d\n\n' $((i % 5)) $i
+    i=$((i + 1))
+  done
+} | git -C "$R4" fast-import --quiet
+git -C "$R4" reset -q --hard main
+
+if ! node "$MCPDIR/client_test.mjs" "$Q" "$R1" "$R2" "$R3" "$R4" >"$TMP/node.out" 2>&1; then
   echo "FAIL: the MCP SDK client test:"; sed 's/^/  /' "$TMP/node.out"
   FAILS=$((FAILS + 1))
 else

@@ -67,6 +67,18 @@ expect_lines() {
   fi
 }
 
+# expect_lines_any_order NAME: the same, in any order (calls run on a pool of workers, so
+# their responses may come before or after the ones answered at once; ids tell them apart)
+expect_lines_any_order() {
+  LC_ALL=C sort > "$TMP/$1.want"
+  LC_ALL=C sort "$TMP/$1.out" > "$TMP/$1.sorted"
+  if ! cmp -s "$TMP/$1.want" "$TMP/$1.sorted"; then
+    echo "FAIL: $1: output differs, in any order (- want, + got):"
+    diff "$TMP/$1.want" "$TMP/$1.sorted" | sed 's/^/  /' | head -40
+    FAILS=$((FAILS + 1))
+  fi
+}
+
 # expect_grep NAME PATTERN [COUNT]: lines of NAME's output matching PATTERN (fixed string)
 expect_grep() {
   got=$(grep -cF -- "$2" "$TMP/$1.out")
@@ -137,11 +149,11 @@ printf '{"jsonrpc":"2.0","id":33,"method":"ping"}' >> "$TMP/hostile.in"
 session hostile --repo "$R"
 grep -F '"id":32,' "$TMP/hostile.out" > "$TMP/utf8.line.out"
 grep -vF '"id":32,' "$TMP/hostile.out" > "$TMP/hostile.rest" && mv "$TMP/hostile.rest" "$TMP/hostile.out"
-expect_lines hostile <<'EOF'
+expect_lines_any_order hostile <<'EOF'
 {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"server not initialized: send 'initialize' first (protocolVersion \"2025-11-25\"), then 'notifications/initialized'"}}
 {"jsonrpc":"2.0","id":2,"result":{}}
 {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"initialize needs params.protocolVersion, a string such as \"2025-11-25\""}}
-{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists are cut to a number of rows, and say how many were left out: pass `limit`, or aggregate in run_query or run_lisp."}}
+{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"resources":{},"prompts":{},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists come a page at a time: a cut result gives the total and a next_offset to pass as `offset` for the next page; or aggregate in run_query or run_lisp."}}
 {"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"already initialized with protocol 2025-11-25: initialize is sent once, as the first request"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error at 1:25: expected a string key in object; send one JSON-RPC message per line"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error at 1:1: unexpected character 'n': expected a JSON value; send one JSON-RPC message per line"}}
@@ -152,7 +164,7 @@ expect_lines hostile <<'EOF'
 {"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"'jsonrpc' must be \"2.0\", got string \"1.0\""}}
 {"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"'jsonrpc' must be \"2.0\", got nothing"}}
 {"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"'jsonrpc' must be \"2.0\", got number 2.0"}}
-{"jsonrpc":"2.0","id":8,"error":{"code":-32601,"message":"unknown method 'no/such'; this server speaks MCP 2025-11-25 (initialize, ping, tools/list, tools/call, logging/setLevel)"}}
+{"jsonrpc":"2.0","id":8,"error":{"code":-32601,"message":"unknown method 'no/such'; this server speaks MCP 2025-11-25 (initialize, ping, tools/list, tools/call, resources/list, resources/read, prompts/list, prompts/get, logging/setLevel)"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request id must be a string or an integer, got null"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request id must be a string or an integer, got number 1.5"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request id must be a string or an integer, got true"}}
@@ -219,7 +231,7 @@ pad() { head -c "$1" /dev/zero | tr '\0' 'x'; }
 } > "$TMP/big.in"
 session big --repo "$R" --max-message 1K
 expect_lines big <<'EOF'
-{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists are cut to a number of rows, and say how many were left out: pass `limit`, or aggregate in run_query or run_lisp."}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"resources":{},"prompts":{},"logging":{}},"serverInfo":{"name":"quarry","version":"0.1.0"},"instructions":"quarry answers questions about a git repository's history: commits, authors, file churn, diffs. Call one tool for one question; to filter, join or aggregate across calls, send one run_query query or one run_lisp program that calls the tools as (tool/NAME {...}), and get back only what you need. Every tool works on the repository the server was started in, or on the one named by its `repo` argument. Results that are lists come a page at a time: a cut result gives the total and a next_offset to pass as `offset` for the next page; or aggregate in run_query or run_lisp."}}
 {"jsonrpc":"2.0","id":"big-1","error":{"code":-32600,"message":"message of 5108 bytes is larger than the limit of 1024 bytes (quarry mcp --max-message); send large data in smaller pieces","data":{"size":5108,"limit":1024}}}
 {"jsonrpc":"2.0","id":77,"error":{"code":-32600,"message":"message of 200103 bytes is larger than the limit of 1024 bytes (quarry mcp --max-message); send large data in smaller pieces","data":{"size":200103,"limit":1024}}}
 {"jsonrpc":"2.0","id":"late \"id\"","error":{"code":-32600,"message":"message of 200147 bytes is larger than the limit of 1024 bytes (quarry mcp --max-message); send large data in smaller pieces","data":{"size":200147,"limit":1024}}}
@@ -252,6 +264,33 @@ expect_grep deep '"id":null,"error":{"code":-32700' 2
 expect_grep deep '{"jsonrpc":"2.0","id":2,"result":{}}' 1
 
 # ---- cancellation: of the running request (no response), of a queued one (not run) ----
+# With the workers (two here): programs that would spin until their time limit (an hour,
+# and steps without limit), so only the cancellation can stop them. Request 51 waits in
+# the queue behind two spinning calls; its cancellation comes before theirs, so it is
+# dropped unrun; then ping 52 is answered, and nothing for 40, "50", "50b" or 51.
+SPIN='(loop [] (recur))'
+{
+  echo "$INIT"; echo "$INITED"
+  echo "{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"tools/call\",\"params\":{\"name\":\"run_lisp\",\"arguments\":{\"program\":\"$SPIN\"}}}"
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":40,"reason":"no longer needed"}}'
+  echo '{"jsonrpc":"2.0","id":41,"method":"ping"}'
+  echo "{\"jsonrpc\":\"2.0\",\"id\":\"50\",\"method\":\"tools/call\",\"params\":{\"name\":\"run_lisp\",\"arguments\":{\"program\":\"$SPIN\"}}}"
+  echo "{\"jsonrpc\":\"2.0\",\"id\":\"50b\",\"method\":\"tools/call\",\"params\":{\"name\":\"run_lisp\",\"arguments\":{\"program\":\"$SPIN\"}}}"
+  echo '{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"run_lisp","arguments":{"program":"(+ 1 2)"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":51}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"50"}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"50b"}}'
+  echo '{"jsonrpc":"2.0","id":52,"method":"ping"}'
+} > "$TMP/pool.in"
+session pool --repo "$R" --workers 2 --timeout-ms 3600000 --max-steps 1000000000000000
+expect_grep pool '"id":40,' 0
+expect_grep pool '{"jsonrpc":"2.0","id":41,"result":{}}' 1
+expect_grep pool '"id":"50",' 0
+expect_grep pool '"id":"50b",' 0
+expect_grep pool '"id":51,' 0
+expect_grep pool '{"jsonrpc":"2.0","id":52,"result":{}}' 1
+# With one worker, calls run one at a time in order; the reading thread still answers
+# ping and takes cancellations at once.
 SLOW='(loop [i 0] (if (< i 3000000) (recur (inc i)) i))'
 {
   echo "$INIT"; echo "$INITED"
@@ -264,7 +303,7 @@ SLOW='(loop [i 0] (if (< i 3000000) (recur (inc i)) i))'
   echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"50"}}'
   echo '{"jsonrpc":"2.0","id":52,"method":"ping"}'
 } > "$TMP/cancel.in"
-session cancel --repo "$R" --timeout-ms 60000
+session cancel --repo "$R" --timeout-ms 60000 --workers 1
 expect_grep cancel '"id":40,' 0
 expect_grep cancel '{"jsonrpc":"2.0","id":41,"result":{}}' 1
 expect_grep cancel '"id":"50",' 0

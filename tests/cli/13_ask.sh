@@ -98,7 +98,9 @@ pylog() {
 
 ask() { # ask OUT ARGS...: runs quarry ask in the repository; JSON to OUT, stderr to OUT.err
   out=$1; shift
-  (cd "$R" && "$Q" ask --format json "$@") >"$out" 2>"$out.err"
+  # time inside tools counts against a program's limit: a generous one, as the sanitizer
+  # build computes cold statistics slowly while the rest of the suite runs
+  (cd "$R" && "$Q" ask --timeout-ms 60000 --format json "$@") >"$out" 2>"$out.err"
   echo $? >"$out.rc"
 }
 

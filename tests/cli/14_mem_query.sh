@@ -76,7 +76,7 @@ expect_err "missing store: message" "no memory store at" "$Q" mem query all --st
 expect_rc "runtime failure: exit 1" 1 "$Q" mem query 'key:btree | manifold' --store "$S"
 expect_err "runtime failure names the stage" "stage 2 'manifold'" "$Q" mem query 'key:btree | manifold' --store "$S"
 expect_rc "--help" 0 "$Q" mem query --help
-expect_out "--stages lists every stage" "21" sh -c "'$Q' mem query --stages | grep -c '^[a-z]'"
+expect_out "--stages lists every stage" "22" sh -c "'$Q' mem query --stages | grep -c '^[a-z]'"
 
 # the embedding cache file
 rm -f "$S.spectral"

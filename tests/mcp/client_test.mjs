@@ -1,7 +1,8 @@
 // client_test.mjs: `quarry mcp` as the official MCP TypeScript SDK client sees it.
-// Run by tests/cli/06_mcp.sh as: node client_test.mjs QUARRY ALPHA BETA GAMMA, where the
-// three are fixture repositories (ALPHA: 6 commits by Ann, Bob and Carol; BETA: 2 commits
-// by Dora; GAMMA: 1,200 commits by Gus). Each check connects over stdio the way Claude
+// Run by tests/cli/06_mcp.sh as: node client_test.mjs QUARRY ALPHA BETA GAMMA DELTA, where
+// the four are fixture repositories (ALPHA: 6 commits by Ann, Bob and Carol; BETA: 2
+// commits by Dora; GAMMA: 1,200 commits by Gus; DELTA: 79 commits in the ten days from
+// 2024-05-01 and 21 before them). Each check connects over stdio the way Claude
 // Code does, and compares what the tools return with what git says. The SDK validates
 // every structuredContent against the tool's outputSchema, so a result that does not
 // match its declared schema fails here too.
@@ -12,9 +13,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { readFileSync } from 'node:fs';
 import { EmptyResultSchema, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-const [quarry, alpha, beta, gamma] = process.argv.slice(2);
-if (!gamma) {
-  console.error('usage: node client_test.mjs QUARRY ALPHA BETA GAMMA');
+const [quarry, alpha, beta, gamma, delta] = process.argv.slice(2);
+if (!delta) {
+  console.error('usage: node client_test.mjs QUARRY ALPHA BETA GAMMA DELTA');
   process.exit(2);
 }
 
@@ -76,6 +77,8 @@ const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file
 // tools that read the repository get `repo` (sparql_query: its code graph); memory_query
 // reads the memory store
 const repoTools = [...gitTools, 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query'];
+// tools whose result may be a list get `offset` (get_diff_stats returns an object)
+const pagedTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'query_codebase', 'run_lisp', 'run_query'];
 
 const main = await connect(['--repo', alpha]);
 const { client } = main;
@@ -101,20 +104,49 @@ await check('tools/list: every registry tool and run_lisp, with schemas', async 
     assert.ok(t.description.length > 20, t.name);
     if (repoTools.includes(t.name)) assert.equal(t.inputSchema.properties.repo.type, 'string', `${t.name} has repo`);
     else assert.equal(t.inputSchema.properties.repo, undefined, `${t.name} has no repo`);
+    if (pagedTools.includes(t.name)) assert.equal(t.inputSchema.properties.offset.type, 'integer', `${t.name} has offset`);
+    else assert.equal(t.inputSchema.properties.offset, undefined, `${t.name} has no offset`);
   }
-  // the descriptors are `quarry tools --format mcp`, plus `repo` and a wrapped outputSchema
+  // the descriptors are exactly `quarry tools --format mcp` (the served list exported)
   const exported = JSON.parse(execFileSync(quarry, ['tools', '--format', 'mcp'], { encoding: 'utf8' }));
-  for (const e of exported) {
+  assert.deepEqual(tools, exported);
+  for (const t of tools) assert.ok(typeof t.title === 'string' && t.title.length > 3, `${t.name} has a title`);
+  // and the registry's own export is the same tools less the server's additions
+  const registry = JSON.parse(execFileSync(quarry, ['tools', '--format', 'json'], { encoding: 'utf8' }));
+  for (const e of registry) {
     const t = tools.find((x) => x.name === e.name);
     assert.ok(t, `${e.name} is served`);
-    assert.equal(t.description, e.description);
-    assert.deepEqual(t.annotations, e.annotations);
-    const { repo, ...props } = t.inputSchema.properties;
+    const { repo, ...withOffset } = t.inputSchema.properties;
+    const { offset, ...withoutOffset } = withOffset;
     assert.equal(!!repo, repoTools.includes(t.name), `${t.name}: repo`);
-    assert.deepEqual({ ...t.inputSchema, properties: props }, e.inputSchema);
-    if (e.outputSchema) assert.deepEqual(t.outputSchema, e.outputSchema);
-    else assert.deepEqual(t.outputSchema.required, ['result']);
+    assert.equal(!!offset, pagedTools.includes(t.name), `${t.name}: offset`);
+    // (a tool may take offset itself, as query_codebase does)
+    const props = e.parameters.properties.offset ? withOffset : withoutOffset;
+    assert.deepEqual({ ...t.inputSchema, properties: props }, e.parameters);
   }
+});
+
+await check('resources: the Lisp and query DSL references', async () => {
+  const { resources } = await client.listResources();
+  assert.deepEqual(resources.map((r) => r.uri), ['quarry://reference/lisp', 'quarry://reference/query']);
+  const lisp = await client.readResource({ uri: 'quarry://reference/lisp' });
+  assert.ok(lisp.contents[0].text.includes('(tool/NAME'), 'the Lisp reference says how tools are called');
+  assert.ok(lisp.contents[0].text.includes('`(frequencies'), 'and lists the builtins');
+  const query = await client.readResource({ uri: 'quarry://reference/query' });
+  assert.ok(query.contents[0].text.includes('- `filter`'), 'the query reference lists the transform steps');
+  await rejects(client.readResource({ uri: 'quarry://nothing' }), -32002, 'unknown resource');
+});
+
+await check('prompts: the common questions', async () => {
+  const { prompts } = await client.listPrompts();
+  assert.deepEqual(prompts.map((p) => p.name), ['recent-commits', 'top-contributors', 'file-history', 'hotspots']);
+  const p = await client.getPrompt({ name: 'file-history', arguments: { path: 'src/main.c' } });
+  assert.equal(p.messages[0].role, 'user');
+  assert.ok(p.messages[0].content.text.includes('get_file_history (path: "src/main.c")'), p.messages[0].content.text);
+  const d = await client.getPrompt({ name: 'recent-commits' });
+  assert.ok(d.messages[0].content.text.includes('since: "1 week ago"'), 'an argument left out takes its default');
+  await rejects(client.getPrompt({ name: 'file-history' }), -32602, "argument 'path'");
+  await rejects(client.getPrompt({ name: 'nope' }), -32602, 'unknown prompt');
 });
 
 await check('tools/list: pages of 2 with a cursor, and a bad cursor', async () => {
@@ -294,10 +326,47 @@ await check('long results are cut to --max-rows and say so', async () => {
   let r = await small.client.callTool({ name: 'get_commits', arguments: {} });
   assert.equal(r.structuredContent.result.length, 2);
   assert.equal(r.structuredContent.omitted, 4);
+  assert.equal(r.structuredContent.next_offset, 2);
   assert.ok(r.content[1].text.includes('4 more rows were left out'), r.content[1].text);
+  assert.ok(r.content[1].text.includes('"offset": 2'), r.content[1].text);
   r = await small.client.callTool({ name: 'run_lisp', arguments: { program: '(range 10)' } });
-  assert.deepEqual(r.structuredContent, { result: [0, 1], omitted: 8 });
+  assert.deepEqual(r.structuredContent, { result: [0, 1], offset: 0, total: 10, omitted: 8, next_offset: 2 });
+  r = await small.client.callTool({ name: 'run_lisp', arguments: { program: '(range 10)', offset: 8 } });
+  assert.deepEqual(r.structuredContent, { result: [8, 9], offset: 8, total: 10 });
+  assert.ok(r.content[1].text.includes('the last page'), r.content[1].text);
+  // a program inside the sandbox sees the whole window whatever --max-rows says
+  r = await small.client.callTool({ name: 'run_lisp', arguments: { program: '(count (tool/get_commits {}))' } });
+  assert.deepEqual(r.structuredContent, { result: 6 });
+  await toolError(small.client, 'get_commits', { offset: -1 }, "parameter 'offset'");
   await small.client.close();
+});
+
+await check('all 79 commits of a 10-day window, through pages', async () => {
+  const want = lines(git(delta, 'log', '--format=%H', '--since=2024-05-01T00:00:00Z', '--until=2024-05-10T23:59:59Z'));
+  assert.equal(want.length, 79);
+  const window = { since: '2024-05-01T00:00:00Z', until: '2024-05-10T23:59:59Z', repo: delta };
+  const got = [];
+  let offset = 0;
+  let pages = 0;
+  for (;;) {
+    const r = await client.callTool({ name: 'get_commits', arguments: offset ? { ...window, offset } : window });
+    assert.equal(r.isError, false, text(r));
+    const page = r.structuredContent;
+    got.push(...page.result.map((c) => c.hash));
+    pages++;
+    if (page.next_offset === undefined) break;
+    assert.equal(page.total, 79);
+    assert.equal(page.next_offset, got.length);
+    offset = page.next_offset;
+  }
+  assert.equal(pages, 2);
+  assert.deepEqual(got, want);
+  // the same through run_query's findings
+  const q = { fetch: [{ tool: 'get_commits', as: 'c', params: { since: window.since, until: window.until } }], return: { findings: 'c' } };
+  const first = (await client.callTool({ name: 'run_query', arguments: { query: q, repo: delta } })).structuredContent;
+  assert.equal(first.total, 79);
+  const second = (await client.callTool({ name: 'run_query', arguments: { query: q, repo: delta, offset: first.next_offset } })).structuredContent;
+  assert.deepEqual([...first.result.findings, ...second.result.findings].map((c) => c.hash), want);
 });
 
 await check('progress notifications for a long call, rising to the total', async () => {
@@ -335,21 +404,66 @@ await check('logging/setLevel and notifications/message', async () => {
   await rejects(client.request({ method: 'logging/setLevel', params: { level: 'loud' } }, EmptyResultSchema), -32602, 'loud');
 });
 
-await check('a cancelled call gets no response, and the server goes on', async () => {
-  const c = await connect(['--repo', alpha, '--timeout-ms', '60000']);
+// A program that would spin until its limits, set so high (an hour, 10^15 steps) that only
+// a cancellation can stop it within the test.
+const spinArgs = ['--timeout-ms', '3600000', '--max-steps', '1000000000000000'];
+const SPIN = '(loop [] (recur))';
+
+await check('ping and a second call are answered while a long call runs', async () => {
+  const c = await connect(['--repo', alpha, '--workers', '2', ...spinArgs]);
   const ac = new AbortController();
-  const slow = c.client.callTool(
-    { name: 'run_lisp', arguments: { program: '(loop [i 0] (if (< i 30000000) (recur (inc i)) i))' } },
-    undefined,
-    { signal: ac.signal, timeout: 120000 },
-  );
-  setTimeout(() => ac.abort('changed my mind'), 150);
+  let settled = false;
+  const slow = c.client.callTool({ name: 'run_lisp', arguments: { program: SPIN } }, undefined, { signal: ac.signal, timeout: 600000 });
+  slow.then(() => (settled = true), () => (settled = true));
+  assert.deepEqual(await c.client.ping(), {});
+  const r = await c.client.callTool({ name: 'get_commits', arguments: { limit: 1 } });
+  assert.equal(r.structuredContent.result.length, 1);
+  assert.equal(settled, false, 'the long call is still running');
+  ac.abort('done');
   await assert.rejects(slow);
-  // answered only after the cancelled program has finished: the server handles one at a time
-  const r = await c.client.callTool({ name: 'run_lisp', arguments: { program: '(+ 1 2)' } }, undefined, { timeout: 120000 });
+  await c.client.close();
+});
+
+await check('a cancel stops a running program: it gets no response, and the server goes on', async () => {
+  // one worker: the next call can only run once the spinning program has stopped. The
+  // program first computes statistics for GAMMA's 1,200 commits (without the index), whose
+  // progress notifications show that it runs before it is cancelled (in the statistics
+  // or in the loop after them)
+  const c = await connect(['--repo', gamma, '--no-index', '--workers', '1', ...spinArgs]);
+  const ac = new AbortController();
+  let started;
+  const running = new Promise((resolve) => (started = resolve));
+  const slow = c.client.callTool(
+    { name: 'run_lisp', arguments: { program: `(tool/get_author_stats {}) ${SPIN}` } },
+    undefined,
+    { signal: ac.signal, timeout: 600000, onprogress: () => started() },
+  );
+  slow.catch(() => {});
+  await running;
+  assert.deepEqual(await c.client.ping(), {}, 'ping is answered while the program runs');
+  ac.abort('changed my mind');
+  await assert.rejects(slow);
+  const r = await c.client.callTool({ name: 'run_lisp', arguments: { program: '(+ 1 2)' } }, undefined, { timeout: 600000 });
   assert.deepEqual(r.structuredContent, { result: 3 });
   assert.deepEqual(await c.client.ping(), {});
   assert.deepEqual(c.errors.map(String), [], 'no response came for the cancelled request');
+  await c.client.close();
+});
+
+await check('a cancelled call queued behind another is never run', async () => {
+  const c = await connect(['--repo', alpha, '--workers', '1', ...spinArgs]);
+  const a1 = new AbortController();
+  const a2 = new AbortController();
+  const first = c.client.callTool({ name: 'run_lisp', arguments: { program: SPIN } }, undefined, { signal: a1.signal, timeout: 600000 });
+  const queued = c.client.callTool({ name: 'run_lisp', arguments: { program: '(+ 1 2)' } }, undefined, { signal: a2.signal, timeout: 600000 });
+  assert.deepEqual(await c.client.ping(), {});
+  a2.abort('not needed');
+  a1.abort('not needed');
+  await assert.rejects(queued);
+  await assert.rejects(first);
+  const r = await c.client.callTool({ name: 'run_lisp', arguments: { program: '(+ 4 5)' } }, undefined, { timeout: 600000 });
+  assert.deepEqual(r.structuredContent, { result: 9 });
+  assert.deepEqual(c.errors.map(String), [], 'no response came for either cancelled request');
   await c.client.close();
 });
 

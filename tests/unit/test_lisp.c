@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <time.h>
 
 static char *run(qr_lisp_session *s, const char *src, int *rc, qr_lisp_result *res)
@@ -87,17 +88,71 @@ static int slow_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_va
     return QR_OK;
 }
 
-static void test_tool_time_not_counted(void)
+static void test_tool_time_counted(void)
 {
-    /* three 150 ms tool calls in a program limited to 200 ms: the tools' time is theirs */
+    /* three tool calls of at least 150 ms each in a program limited to 200 ms: the time
+     * inside tools is the program's too, so the run stops with a timeout after the second */
     qr_lisp_limits lim;
     qr_lisp_limits_default(&lim);
     lim.timeout_ms = 200;
-    lim.max_steps = UINT64_MAX; /* only the clock stops the loop below */
+    lim.max_steps = UINT64_MAX;
     qr_lisp_session *s = qr_lisp_session_new(&lim);
     qr_lisp_set_tools(s, slow_tool, NULL);
-    expect(s, "(+ (tool/slow {}) (tool/slow {}) (tool/slow {}))", "3");
-    expect(s, "(do (tool/slow {}) (loop [] (recur)))", "timeout");
+    expect(s, "(+ (tool/slow {}) (tool/slow {}) (tool/slow {}))", "timeout");
+    expect(s, "(tool/slow {})", "1");
+    qr_lisp_session_free(s);
+}
+
+/* a tool that asks its own session to stop, as another thread would */
+static int interrupting_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                             qr_buf *err)
+{
+    (void)name;
+    (void)args;
+    (void)a;
+    (void)err;
+    qr_lisp_interrupt(ud);
+    *out = qr_int(1);
+    return QR_OK;
+}
+
+typedef struct spin_run {
+    qr_lisp_session *s;
+    int rc;
+    qr_lisp_errkind kind;
+} spin_run;
+
+static void *spin_thread(void *arg)
+{
+    spin_run *sr = arg;
+    qr_lisp_result res;
+    sr->rc = qr_lisp_run(sr->s, "(loop [] (recur))", 17, &res);
+    sr->kind = res.kind;
+    qr_lisp_result_clear(&res);
+    return NULL;
+}
+
+static void test_interrupt_from_tool(void)
+{
+    /* no time or step limit that could stop these: only the interrupt does */
+    qr_lisp_limits lim;
+    qr_lisp_limits_default(&lim);
+    lim.timeout_ms = 3600u * 1000u;
+    lim.max_steps = UINT64_MAX;
+    qr_lisp_session *s = qr_lisp_session_new(&lim);
+    qr_lisp_set_tools(s, interrupting_tool, s);
+    expect(s, "(def x 1) (tool/stop {}) (loop [] (recur))", "interrupted");
+    expect(s, "x", "unbound-symbol"); /* the failed run's defs are undone */
+    expect(s, "(+ 1 2)", "3");        /* the request ended with its run */
+    /* from another thread, while the program spins */
+    spin_run sr = {s, 0, QR_LE_NONE};
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, spin_thread, &sr) == 0);
+    struct timespec ts = {0, 20 * 1000000L};
+    nanosleep(&ts, NULL);
+    qr_lisp_interrupt(s);
+    pthread_join(t, NULL);
+    CHECK(sr.rc == QR_ERUNTIME && sr.kind == QR_LE_INTERRUPT);
     qr_lisp_session_free(s);
 }
 
@@ -347,7 +402,8 @@ int main(void)
 {
     test_session();
     test_tools_and_data();
-    test_tool_time_not_counted();
+    test_tool_time_counted();
+    test_interrupt_from_tool();
     test_errors();
     test_limits();
     test_fault_injection();

@@ -148,8 +148,10 @@ static void test_invalid(void)
             "agents/linker.toml:5: [prompt] has both template and template_file; "
             "keep one");
     INVALID(Q "[prompt]\ntemplate = \"a\"\nplaceholders = [\"NODES\"]\n" E,
-            "agents/linker.toml:5: unknown key [prompt] placeholders: the template's "
-            "placeholders are read from the template itself");
+            "agents/linker.toml:5: [prompt] placeholders lists NODES, but the template has no "
+            "{{NODES}}");
+    INVALID(Q "[prompt]\ntemplate = \"{{nodes}}\"\nplaceholders = [\"EDGES\"]\n" E,
+            "agents/linker.toml:5: [prompt] placeholders: item 1 is not NODES or TOPOLOGY");
     INVALID(Q "[prompt]\ntemplate = \"\"\"\nline one\nline two {{nodse}}\n\"\"\"\n" E,
             "agents/linker.toml:6: unknown placeholder {{nodse}} in the template; "
             "did you mean "
@@ -882,7 +884,9 @@ static void test_fill_bounds(void)
     CHECK((a = parse(Q "[prompt]\ntemplate = \"{{topology}}\"\n" E, &err)) != NULL);
     qr_buf_reset(&err);
     CHECK(qr_mem_agent_fill(a, m, (const char *const *)tk, NT, 1763900000, &p, &err) == QR_OK);
-    CHECK(p.nshown == NT);
+    /* {{topology}} alone shows links and degrees, not the nodes' text: nothing is shown
+     * for a visit to be recorded on */
+    CHECK(p.nshown == 0);
     CHECK(p.user.len <= QR_MEM_AGENT_TOPOLOGY_BYTES + 512);
     CHECK(p.user.p && strstr(p.user.p, " more links among these nodes left out to keep the "
                                        "prompt small)\n"));

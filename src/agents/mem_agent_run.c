@@ -25,6 +25,7 @@
  * store's schema belongs to the memory module); keeping the times only in the
  * daemon's memory (a restart would run every agent again at once).
  */
+#include "quarry/date.h"
 #include "quarry/mem_agent.h"
 #include "quarry/pipeline.h"
 #include "quarry/value.h"
@@ -80,7 +81,7 @@ int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
 {
     memset(r, 0, sizeof *r);
     if (!now)
-        now = (int64_t)time(NULL);
+        now = qr_clock_now();
     char **keys = NULL;
     size_t nkeys = 0;
     int rc = qr_mem_agent_select(a, m, now, &keys, &nkeys, err);
@@ -196,13 +197,15 @@ static int read_state(const char *path, qr_arena *a, qr_val *agents, qr_buf *err
     *agents = qr_map_empty();
     char *text = NULL;
     size_t len = 0;
-    int rc = qr_read_file(path, 16u << 20, &text, &len);
+    const char *why = NULL;
+    /* quarry writes it (temporary file, rename): a FIFO or a link there was planted */
+    int rc = qr_read_regular_file(path, 16u << 20, &text, &len, &why);
     if (rc != QR_OK) {
         if (rc == QR_EIO && errno == ENOENT)
             return QR_OK;
         if (err)
             qr_buf_printf(err, "cannot read the agent state file '%s': %s", path,
-                          rc == QR_EINVAL ? "too large" : strerror(errno));
+                          rc == QR_EINVAL ? "too large" : why ? why : strerror(errno));
         return rc == QR_ENOMEM ? rc : QR_EIO;
     }
     qr_val doc;
@@ -238,7 +241,7 @@ static int64_t int_field(qr_arena *a, qr_val m, const char *k)
 static int64_t time_field(qr_arena *a, qr_val m, const char *k)
 {
     int64_t t = int_field(a, m, k);
-    int64_t hi = sat_add((int64_t)time(NULL), 366 * 86400);
+    int64_t hi = sat_add(qr_clock_now(), 366 * 86400);
     return t < 0 ? 0 : t > hi ? hi : t;
 }
 

@@ -557,6 +557,22 @@ static __attribute__((noinline)) qr_val eval_call(qr_lx *lx, const node *n)
     return r;
 }
 
+/* (fail v): kept out of lx_eval, whose hot loop it would only crowd */
+static _Noreturn __attribute__((noinline)) void eval_fail(qr_lx *lx, const node *n)
+{
+    qr_val v = lx_eval(lx, n->arg);
+    lx->cur = n;
+    qr_buf *b = lx_scratch(lx);
+    char msg[500];
+    if (lx_print(lx, b, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
+                 sizeof msg - 4) == QR_PRINT_CUT)
+        qr_buf_puts(b, "...");
+    snprintf(msg, sizeof msg, "%s", b->p ? b->p : "");
+    lx->res->fail_value = v;
+    lx->cur = NULL;
+    lx_throw(lx, QR_LE_FAIL, "%s", msg);
+}
+
 qr_val lx_eval(qr_lx *lx, const node *n)
 {
     for (;;) {
@@ -656,19 +672,7 @@ qr_val lx_eval(qr_lx *lx, const node *n)
         case N_RETURN:
             lx->return_value = lx_eval(lx, n->arg);
             longjmp(lx->jb, 2);
-        case N_FAIL: {
-            qr_val v = lx_eval(lx, n->arg);
-            lx->cur = n;
-            qr_buf *b = lx_scratch(lx);
-            char msg[500];
-            if (lx_print(lx, b, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
-                         sizeof msg - 4) == QR_PRINT_CUT)
-                qr_buf_puts(b, "...");
-            snprintf(msg, sizeof msg, "%s", b->p ? b->p : "");
-            lx->res->fail_value = v;
-            lx->cur = NULL;
-            lx_throw(lx, QR_LE_FAIL, "%s", msg);
-        }
+        case N_FAIL: eval_fail(lx, n);
         }
         return qr_nil();
     }

@@ -32,6 +32,8 @@ static const cli_cmd commands[] = {
      "answer a question about the repository, with a model only where one is needed"},
     {"mem", cmd_mem, "quarry mem COMMAND [--store FILE] ...",
      "the memory graph: add, get, link, query notes; run memory agents"},
+    {"flow", cmd_flow, "quarry flow check|fmt|run FILE... [OPTIONS]",
+     "the workflow language: check, format and run .flow files (docs/flow.md)"},
     {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

@@ -200,6 +200,17 @@ static void *znew(parser *p, size_t n)
 static qr_flow_expr *parse_expr(parser *p);
 static qr_flow_expr *flow_parse_additive(parser *p);
 
+/* Words that continue an expression or a statement, so `run` before one is a variable. */
+static bool is_continuation(const flow_tok *t)
+{
+    static const char *const words[] = {"contains", "and", "or", "where", "do", "to", "in",
+                                        "with", "using", "not", NULL};
+    for (int i = 0; words[i]; i++)
+        if (is_word(t, words[i]))
+            return true;
+    return false;
+}
+
 /* Whether t can start an operand (so that a soft keyword before it is a keyword). */
 static bool starts_operand(const flow_tok *t)
 {
@@ -323,7 +334,7 @@ static qr_flow_expr *parse_atom(parser *p)
             e = mkexpr(p, QR_FX_NULL, &t);
             advance(p);
         } else if (!t.dollar && (is_word(&t, "run") || is_word(&t, "call")) &&
-                   peek(p)->kind == T_NAME &&
+                   peek(p)->kind == T_NAME && !is_continuation(peek(p)) &&
                    (is_word(&t, "run") || is_word(peek(p), "llm"))) {
             return parse_invoke(p);
         } else if (!t.dollar && is_word(&t, "filter") && starts_operand(peek(p))) {
@@ -819,7 +830,7 @@ static qr_flow_stmt *parse_stmt(parser *p)
         s->e = parse_expr(p);
         if (!s->e)
             return NULL;
-    } else if ((is_word(&t, "run") && peek(p)->kind == T_NAME) ||
+    } else if ((is_word(&t, "run") && peek(p)->kind == T_NAME && !is_continuation(peek(p))) ||
                (is_word(&t, "call") && is_word(peek(p), "llm"))) {
         s = mkstmt(p, QR_FS_EXPR, &t);
         if (!s)
@@ -829,6 +840,20 @@ static qr_flow_stmt *parse_stmt(parser *p)
             return NULL;
     } else if (foreign_help(&t)) {
         unsupported(p, &t, foreign_help(&t));
+        /* `on EVENT do ... end`, `loop do ... end`: skip the body and its `end` too */
+        flow_tok last = t;
+        while (p->tok.kind != T_NL && p->tok.kind != T_EOF && p->tok.kind != T_DEDENT) {
+            last = p->tok;
+            advance(p);
+        }
+        if (is_word(&last, "do") && p->tok.kind == T_NL) {
+            advance(p);
+            if (p->tok.kind == T_INDENT)
+                skip_indented(p);
+            if (is_word(&p->tok, "end")) {
+                advance(p);
+            }
+        }
         return NULL;
     } else {
         error_at(p, &t,

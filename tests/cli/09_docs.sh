@@ -1,6 +1,7 @@
 # 09_docs.sh: runs every example in docs/*.md: in ```console blocks, a line starting
 # with "$ " is a command ("quarry" meaning the binary under test), and the lines after it
-# are its expected stdout.
+# are its expected stdout. Commands run in the source tree, so examples can name the files
+# under docs/examples.
 . "$(dirname "$0")/lib.sh"
 
 for doc in "$SRC"/docs/*.md; do
@@ -23,7 +24,7 @@ while IFS= read -r line; do
 ${line#OUT }"; else want=${line#OUT }; have_want=1; fi ;;
     END)
       n=$((n + 1))
-      got=$(PATH="$TMP/bin:$PATH" sh -c "$cmd" 2>/dev/null)
+      got=$(cd "$SRC" && PATH="$TMP/bin:$PATH" sh -c "$cmd" 2>/dev/null)
       if [ "$got" != "$want" ]; then
         echo "FAIL: docs example: $cmd"; echo "  want: $want"; echo "  got:  $got"
         FAILS=$((FAILS + 1))

@@ -116,9 +116,37 @@ int qr_git_index_update(qr_git *g, qr_git_index *ix, qr_git_progress_fn progress
 
 /* ---- the git tools (src/git/tools_git.c) ----
  * get_commits, get_author_stats, get_file_stats, get_file_history, get_diff_stats.
- * Their handlers take a qr_host (quarry/host.h) as ctx, open its repository on the first
- * call and keep it there. NULL-terminated, for the product registry. */
+ * Their handlers take a qr_git_ctx as ctx (the host above the sources embeds one and
+ * registers these tools at its offset: qr_tools_add_part), open its repository on the
+ * first call and keep it there. NULL-terminated, for the product registry. */
 struct qr_tool;
 extern const struct qr_tool *const qr_git_tools[];
+
+/* What the git tools work on, and what they open on first use and keep for the life of
+ * the context (one command, one Lisp session, one MCP connection). The caller owns the
+ * context and the strings it sets; qr_git_ctx_release closes what the tools opened (the
+ * context can be used again: they reopen). Handlers never print: warnings go through
+ * `warn` (NULL: none). */
+typedef struct qr_git_ctx {
+    /* the repository: a directory in it (--repo DIR), or NULL for the working directory */
+    const char *repo_dir;
+    /* compute statistics without reading or writing the index (--no-index) */
+    bool no_index;
+    /* one line, without a trailing newline, for the person at the terminal */
+    void (*warn)(void *ud, const char *msg);
+    void *warn_ud;
+    /* progress of long work (see qr_git_progress_fn); NULL: none */
+    qr_git_progress_fn progress;
+    void *progress_ud;
+
+    /* ---- opened on first use ---- */
+    qr_git *git;
+    qr_git_index *git_index;
+    bool git_index_tried;  /* opening the index was attempted (it may have failed) */
+    bool git_index_warned; /* the warning that it was rebuilt was given */
+} qr_git_ctx;
+
+/* Closes the repository and the index the tools opened; keeps the settings. */
+void qr_git_ctx_release(qr_git_ctx *c);
 
 #endif

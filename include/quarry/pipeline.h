@@ -139,10 +139,23 @@ const qr_pipeline_stage_info *qr_pipeline_stage_at(size_t i);
 /* "generator", "filter", "transform", "graph". */
 const char *qr_pipeline_kind_name(qr_pipeline_stage_kind k);
 
-/* The memory tools (memory_query; src/memory/tools_memory.c), NULL-terminated, for the
- * registry's list of sources. Their handlers take a qr_host (quarry/host.h) as ctx and
- * keep the store and the pipeline cache on it. */
+/* The memory tools (memory_query; src/pipeline/tools_memory.c), NULL-terminated, for the
+ * product registry. Their handlers take a qr_memory_ctx as ctx (the host above embeds
+ * one and registers these tools at its offset: qr_tools_add_part) and keep the store and
+ * the pipeline cache in it. */
 struct qr_tool;
 extern const struct qr_tool *const qr_memory_tools[];
+
+/* What the memory tools work on. The caller owns the context and memory_path;
+ * qr_memory_ctx_release closes the store and frees the cache (the context can be used
+ * again). */
+typedef struct qr_memory_ctx {
+    /* the store a call that names none uses ($QUARRY_MEMORY, --store), or NULL */
+    const char *memory_path;
+    qr_mem *mem;                       /* opened on first use (path: qr_mem_path) */
+    qr_pipeline_cache *pipeline_cache; /* embedding and communities of mem's graph */
+} qr_memory_ctx;
+
+void qr_memory_ctx_release(qr_memory_ctx *c);
 
 #endif

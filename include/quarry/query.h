@@ -29,6 +29,7 @@
 #ifndef QUARRY_QUERY_H
 #define QUARRY_QUERY_H
 
+#include "quarry/lisp.h"
 #include "quarry/tools.h"
 #include "quarry/value.h"
 
@@ -105,6 +106,26 @@ void qr_query_problems_text(const qr_query_compiled *c, qr_buf *out);
 void qr_query_problems_json(const qr_query_compiled *c, qr_buf *out);
 /* The step whose code holds program line `line`, or NULL. */
 const qr_query_step *qr_query_step_at(const qr_query_compiled *c, uint32_t line);
+
+/* ---- running (src/query/run.c): the one path `quarry query`, MCP's run_query and
+ * `quarry ask` take from a query to its result ---- */
+
+/* Appends "KIND in PATH (:binding): MESSAGE" for a failed run of q's program (the step
+ * is found by res->line; without one, "KIND at line N: MESSAGE" or "KIND: MESSAGE").
+ * q may be NULL for a program that came from no query. */
+void qr_query_describe_failure(const qr_query_compiled *q, const qr_lisp_result *res,
+                               qr_buf *out);
+
+/* Compiles a query, given as text (src, n) or, when src is NULL, as the value `query`
+ * (json: it came from JSON), then runs its program in s (whose tools and data the caller
+ * set; o->context should be the data). *c is always filled in (clear it with
+ * qr_query_compiled_clear); *res is filled in when the program ran (clear it with
+ * qr_lisp_result_clear), and *ran says so. Returns QR_OK; QR_EINVAL (or QR_ENOMEM) when
+ * the query did not compile (its problems are in c); the run's code when it failed, with
+ * qr_query_describe_failure's line in err. */
+int qr_query_run(qr_lisp_session *s, const qr_query_opts *o, const char *src, size_t n,
+                 qr_val query, bool json, qr_query_compiled *c, qr_lisp_result *res, bool *ran,
+                 qr_buf *err);
 
 /* The transform ops, from the one table that defines them: calls fn for each with its
  * name, required keys, optional keys (space-separated, e.g. ":on :as :where"), a one-line

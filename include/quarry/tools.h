@@ -101,16 +101,17 @@ typedef struct qr_tools qr_tools;
 /* A new empty registry that allows every capability; NULL when out of memory. */
 qr_tools *qr_tools_new(void);
 void qr_tools_free(qr_tools *r);
-/* The product registry: every built-in tool (src/tools/builtin_tools.c). Free it with
- * qr_tools_free. NULL when out of memory or when a built-in record is invalid (a bug,
- * caught by the tests). */
-qr_tools *qr_tools_default(void);
 
 /* Adds a record (kept by pointer). Returns QR_EINVAL when the record is malformed (bad
  * name, duplicate name, a default that does not parse or does not fit its parameter, an
  * enum on a non-string, a result schema that is not a JSON object...), with the reason
  * in qr_tools_error; QR_ENOMEM when out of memory. */
 int qr_tools_add(qr_tools *r, const qr_tool *t);
+/* qr_tools_add for a tool whose handler works on a part of the registry's context: it
+ * receives (char *)ctx + ctx_offset (NULL while the context is NULL). A host that embeds
+ * each source's context registers that source's tools at the offset of its part, so a
+ * source knows only its own context type and the host stays above the sources. */
+int qr_tools_add_part(qr_tools *r, const qr_tool *t, size_t ctx_offset);
 /* The message of the last failed qr_tools_add ("" when none). */
 const char *qr_tools_error(const qr_tools *r);
 
@@ -129,8 +130,8 @@ bool qr_tools_usable(const qr_tools *r, const qr_tool *t);
 /* Clears every allowed capability not in keep (allowed &= keep); bits never come back. */
 void qr_tools_restrict(qr_tools *r, uint32_t keep);
 uint32_t qr_tools_allowed(const qr_tools *r);
-/* The context every handler receives (a host object that gives them the repository, the
- * stores, ...). NULL until set. */
+/* The context handlers receive (a host object that gives them the repository, the
+ * stores, ...; each tool gets its part of it: qr_tools_add_part). NULL until set. */
 void qr_tools_set_ctx(qr_tools *r, void *ctx);
 
 /* ---- calling ---- */

@@ -162,14 +162,7 @@ static int run_program(ask_run *R, const char *src, size_t n, qr_val data,
     if (rc == QR_OK) {
         *out = res.value;
     } else {
-        const qr_query_step *st = q && res.line ? qr_query_step_at(q, res.line) : NULL;
-        qr_buf_printf(err, "%s", qr_lisp_errkind_name(res.kind));
-        if (st)
-            qr_buf_printf(err, " in %s%s%s%s", st->path, st->binding[0] ? " (:" : "",
-                          st->binding, st->binding[0] ? ")" : "");
-        else if (res.line)
-            qr_buf_printf(err, " at line %u", res.line);
-        qr_buf_printf(err, ": %s", res.message);
+        qr_query_describe_failure(q, &res, err);
         rc = rc == QR_ENOMEM ? rc : QR_ERUNTIME;
     }
     qr_lisp_result_clear(&res);

@@ -310,9 +310,9 @@ int cmd_ask(int argc, char **argv)
     }
     qr_host host;
     qr_host_init(&host, repo);
-    host.no_index = no_index;
-    host.warn = cli_warn;
-    host.progress = cli_progress;
+    host.git.no_index = no_index;
+    host.git.warn = cli_warn;
+    host.git.progress = cli_progress;
     qr_tools_set_ctx(tools, &host);
 
     qr_ask_opts o;

@@ -268,9 +268,9 @@ int cmd_lisp(int argc, char **argv)
      * repository is opened on the first call that needs it */
     qr_host host;
     qr_host_init(&host, repo);
-    host.no_index = no_index;
-    host.warn = cli_warn;
-    host.progress = cli_progress;
+    host.git.no_index = no_index;
+    host.git.warn = cli_warn;
+    host.git.progress = cli_progress;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     int status = EXIT_OK;

@@ -13,6 +13,8 @@
  */
 #include "cli.h"
 
+#include "quarry/git.h"
+
 #include "quarry/mcp.h"
 
 #include <signal.h>
@@ -39,6 +41,9 @@ static const char usage[] =
     "  --timeout-ms N       time limit of each run_lisp program or run_query query\n"
     "                       (default 1000)\n"
     "  --max-memory SIZE    memory limit of each program or query (default 64M)\n"
+    "  --max-output SIZE    printed output limit of each program\n"
+    "  --max-steps N        evaluation step limit of each program\n"
+    "  --max-depth N        nesting depth limit of each program\n"
     "\n"
     "exit status: 0 when the client closes the connection, 1 when reading fails, 2 for\n"
     "bad usage.\n";
@@ -65,9 +70,15 @@ int cmd_mcp(int argc, char **argv)
             cfg.no_index = true;
             continue;
         }
+        int lr = cli_limit_option("mcp", a, v, &cfg.limits);
+        if (lr < 0)
+            return EXIT_USAGE;
+        if (lr > 0) {
+            i++;
+            continue;
+        }
         bool takes = !strcmp(a, "--repo") || !strcmp(a, "--max-rows") ||
-                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size") ||
-                     !strcmp(a, "--timeout-ms") || !strcmp(a, "--max-memory");
+                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size");
         if (!takes) {
             cli_usage_error("mcp", "unknown option '%s'", a);
             return EXIT_USAGE;
@@ -92,18 +103,27 @@ int cmd_mcp(int argc, char **argv)
                 return EXIT_USAGE;
             }
             cfg.page_size = (size_t)n;
-        } else if (!strcmp(a, "--timeout-ms")) {
-            if (!cli_parse_u64(v, &cfg.limits.timeout_ms) || cfg.limits.timeout_ms == 0) {
-                cli_usage_error("mcp", "bad --timeout-ms '%s': expected milliseconds > 0", v);
-                return EXIT_USAGE;
-            }
         } else {
-            size_t *dst = !strcmp(a, "--max-message") ? &cfg.max_message : &cfg.limits.max_memory;
+            size_t *dst = &cfg.max_message;
             if (!cli_parse_size(v, dst) || *dst < 64) {
                 cli_usage_error("mcp", "bad %s '%s': expected a size such as 16M", a, v);
                 return EXIT_USAGE;
             }
         }
+    }
+    if (cfg.repo_dir) {
+        /* a wrong --repo is the person's to fix now, not the model's later */
+        qr_git *g;
+        qr_buf e;
+        qr_buf_init(&e);
+        if (qr_git_open(cfg.repo_dir, &g, &e) != QR_OK) {
+            cli_usage_error("mcp", "bad --repo '%s': %s", cfg.repo_dir,
+                            e.p ? e.p : "not a git repository");
+            qr_buf_release(&e);
+            return EXIT_USAGE;
+        }
+        qr_git_free(g);
+        qr_buf_release(&e);
     }
     signal(SIGPIPE, SIG_IGN);
     qr_mcp_server *s;

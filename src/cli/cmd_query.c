@@ -247,12 +247,10 @@ static void runtime_error(const qr_query_compiled *q, const qr_lisp_result *res,
             qr_buf_json_string(&b, st->path, strlen(st->path));
         }
         qr_buf_puts(&b, "}}\n");
-    } else if (st) {
-        qr_buf_printf(&b, "quarry: %s in %s%s%s%s: %s\n", kind, st->path,
-                      st->binding[0] ? " (:" : "", st->binding, st->binding[0] ? ")" : "",
-                      res->message);
     } else {
-        qr_buf_printf(&b, "quarry: %s: %s\n", kind, res->message);
+        qr_buf_puts(&b, "quarry: ");
+        qr_query_describe_failure(q, res, &b);
+        qr_buf_putc(&b, '\n');
     }
     fputs(b.p ? b.p : "", stderr);
     qr_buf_release(&b);
@@ -331,9 +329,9 @@ int cmd_query(int argc, char **argv)
     }
     qr_host host;
     qr_host_init(&host, repo);
-    host.no_index = no_index;
-    host.warn = cli_warn;
-    host.progress = cli_progress;
+    host.git.no_index = no_index;
+    host.git.warn = cli_warn;
+    host.git.progress = cli_progress;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     qr_query_compiled q = {0};
@@ -348,14 +346,17 @@ int cmd_query(int argc, char **argv)
     qr_query_opts opts;
     qr_query_opts_init(&opts, tools);
     opts.context = context;
-    int rc = qr_query_compile(&opts, text, len, &q);
-    if (rc != QR_OK) {
+    qr_lisp_result res;
+    bool ran;
+    qr_buf why;
+    qr_buf_init(&why);
+    int rc = qr_query_run(s, &opts, text, len, qr_nil(), false, &q, &res, &ran, &why);
+    qr_buf_release(&why);
+    if (!ran) {
         cli_query_problems(&q, fmt);
         status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
         goto done;
     }
-    qr_lisp_result res;
-    rc = qr_lisp_run(s, q.program, q.program_len, &res);
     if (res.output_len)
         fwrite(res.output, 1, res.output_len, stderr);
     if (rc != QR_OK) {

@@ -218,9 +218,9 @@ int cmd_tool(int argc, char **argv)
     int status = EXIT_OK;
     qr_host host;
     qr_host_init(&host, repo);
-    host.no_index = no_index;
-    host.warn = cli_warn;
-    host.progress = cli_progress;
+    host.git.no_index = no_index;
+    host.git.warn = cli_warn;
+    host.git.progress = cli_progress;
     qr_tools_set_ctx(reg, &host);
     qr_arena a;
     qr_arena_init(&a, 0);

@@ -13,6 +13,7 @@
  */
 #include "cli.h"
 
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <string.h>

@@ -8,8 +8,8 @@
  * author) means the same commits everywhere and the same ones `git log` shows. Handlers
  * work in a scratch arena and copy only the result into the caller's arena, so a Lisp
  * program's memory limit counts what it gets, not what it took to compute it. The
- * repository and the statistics index are opened on the first call and kept in the host
- * (quarry/host.h); get_author_stats and get_file_stats, which read only authors, dates
+ * repository and the statistics index are opened on the first call and kept in the
+ * context (qr_git_ctx, which the host embeds); get_author_stats and get_file_stats, which read only authors, dates
  * and parents, let the walk take them from the index's commit graph, and count distinct
  * files and authors with ids rather than strings (the index gives one string per path,
  * so the pointer is looked up before the bytes are hashed). With a path, line counts
@@ -24,7 +24,6 @@
 #include "git_int.h"
 
 #include "quarry/date.h"
-#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -188,9 +187,9 @@ static void window_release(window *win)
     win->grep = NULL;
 }
 
-/* ---- the host ---- */
+/* ---- the context ---- */
 
-static void warn(qr_host *h, qr_buf *msg)
+static void warn(qr_git_ctx *h, qr_buf *msg)
 {
     if (h->warn && msg->p)
         h->warn(h->warn_ud, msg->p);
@@ -198,9 +197,9 @@ static void warn(qr_host *h, qr_buf *msg)
 
 static int host_git(void *ctx, qr_git **g, qr_buf *err)
 {
-    qr_host *h = ctx;
+    qr_git_ctx *h = ctx;
     if (!h) {
-        qr_buf_puts(err, "no repository: the tool registry has no host (qr_tools_set_ctx)");
+        qr_buf_puts(err, "no repository: the tool registry has no context (qr_tools_set_ctx)");
         return QR_EINVAL;
     }
     if (!h->git) {
@@ -212,8 +211,19 @@ static int host_git(void *ctx, qr_git **g, qr_buf *err)
     return QR_OK;
 }
 
-/* The index of the host's repository, or NULL (--no-index, or it cannot be opened). */
-static qr_git_index **host_index(qr_host *h)
+void qr_git_ctx_release(qr_git_ctx *c)
+{
+    if (c->git_index)
+        qr_git_index_close(c->git_index);
+    if (c->git)
+        qr_git_free(c->git);
+    c->git_index = NULL;
+    c->git = NULL;
+    c->git_index_tried = c->git_index_warned = false;
+}
+
+/* The index of the context's repository, or NULL (--no-index, or it cannot be opened). */
+static qr_git_index **host_index(qr_git_ctx *h)
 {
     if (h->no_index)
         return NULL;
@@ -242,7 +252,7 @@ static qr_git_index **host_index(qr_host *h)
     return &h->git_index;
 }
 
-static int stats_for(qr_host *h, const qr_commit_info *cs, size_t n, bool first_parent, qr_arena *a,
+static int stats_for(qr_git_ctx *h, const qr_commit_info *cs, size_t n, bool first_parent, qr_arena *a,
                      qr_commit_stats **out, qr_buf *err)
 {
     *out = qr_arena_alloc(a, (n ? n : 1) * sizeof **out);
@@ -265,7 +275,7 @@ static int stats_for(qr_host *h, const qr_commit_info *cs, size_t n, bool first_
 
 /* For a tool that reads only the author, dates and parents of each commit: the walk may
  * take them from the index's commit graph (and add what it lacks). */
-static void use_graph(qr_host *h, window *win)
+static void use_graph(qr_git_ctx *h, window *win)
 {
     qr_git_index **ix = host_index(h);
     win->w.graph = ix ? *ix : NULL;
@@ -952,7 +962,7 @@ static int path_acc_cmp(const void *x, const void *y)
     return strcmp(a->path, b->path);
 }
 
-static int diff_commits(qr_host *h, const window *win, qr_val list, qr_arena *a, qr_val *out,
+static int diff_commits(qr_git_ctx *h, const window *win, qr_val list, qr_arena *a, qr_val *out,
                         qr_buf *err)
 {
     qr_git *g = h->git;

@@ -197,9 +197,11 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
             goto done;
         qr_lisp_set_data(ls, opts.context);
     }
-    rc = qr_is_nil(query) ? qr_query_compile(&opts, text.s->data, text.s->len, &q)
-                          : qr_query_compile_value(&opts, query, true, &q);
-    if (rc != QR_OK) {
+    qr_lisp_result res;
+    bool ran;
+    rc = qr_query_run(ls, &opts, qr_is_nil(query) ? text.s->data : NULL,
+                      qr_is_nil(query) ? text.s->len : 0, query, true, &q, &res, &ran, err);
+    if (!ran) {
         qr_buf_printf(err, "invalid query (%zu problem%s): ", q.nproblems,
                       q.nproblems == 1 ? "" : "s");
         qr_query_problems_text(&q, err);
@@ -207,16 +209,7 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
             err->p[--err->len] = '\0';
         goto done;
     }
-    qr_lisp_result res;
-    rc = qr_lisp_run(ls, q.program, q.program_len, &res);
-    if (rc != QR_OK) {
-        const qr_query_step *st = res.line ? qr_query_step_at(&q, res.line) : NULL;
-        qr_buf_puts(err, qr_lisp_errkind_name(res.kind));
-        if (st)
-            qr_buf_printf(err, " in %s%s%s%s", st->path, st->binding[0] ? " (:" : "", st->binding,
-                          st->binding[0] ? ")" : "");
-        qr_buf_printf(err, ": %s", res.message);
-    } else {
+    if (rc == QR_OK) {
         qr_val v;
         rc = copy_json(a, NULL, res.value, &v, err);
         if (rc == QR_OK) {
@@ -338,9 +331,9 @@ static void host_open(qr_mcp_server *s, mcp_host *h, char *key, char *dir)
     h->key = key;
     h->dir = dir;
     qr_host_init(&h->host, dir);
-    h->host.no_index = s->cfg.no_index;
-    h->host.warn = host_warn;
-    h->host.warn_ud = s;
+    h->host.git.no_index = s->cfg.no_index;
+    h->host.git.warn = host_warn;
+    h->host.git.warn_ud = s;
     h->in_use = true;
     h->last_used = ++s->tick;
 }
@@ -752,15 +745,15 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
         call_ctx cc = {s, h};
         qr_tools_set_ctx(s->tools, &h->host);
         qr_tools_set_ctx(s->own, &cc);
-        h->host.progress = host_progress;
-        h->host.progress_ud = s;
+        h->host.git.progress = host_progress;
+        h->host.git.progress_ud = s;
         const qr_tool *t;
         qr_val norm;
         rc = qr_tools_prepare(mt->reg, mt->tool->name, args, a, &t, &norm, &err);
         if (rc == QR_OK)
             rc = qr_tools_invoke(mt->reg, t, norm, a, &out, &err);
-        h->host.progress = NULL;
-        h->host.progress_ud = NULL;
+        h->host.git.progress = NULL;
+        h->host.git.progress_ud = NULL;
         qr_tools_set_ctx(s->own, NULL);
     }
     char line[200];

@@ -24,6 +24,7 @@
 
 struct qr_tools {
     const qr_tool **items;
+    size_t *parts; /* per item: the offset of its part of ctx (qr_tools_add_part) */
     size_t n, cap;
     uint32_t *index; /* entry number + 1, 0 = empty; size mask + 1 */
     size_t mask;
@@ -71,6 +72,7 @@ void qr_tools_free(qr_tools *r)
     if (!r)
         return;
     free(r->items);
+    free(r->parts);
     free(r->index);
     free(r);
 }
@@ -115,7 +117,7 @@ const qr_tool *qr_tools_find(const qr_tools *r, const char *name, size_t len)
     return NULL;
 }
 
-int qr_tools_add(qr_tools *r, const qr_tool *t)
+int qr_tools_add_part(qr_tools *r, const qr_tool *t, size_t ctx_offset)
 {
     r->err[0] = '\0';
     if (!t) {
@@ -134,8 +136,13 @@ int qr_tools_add(qr_tools *r, const qr_tool *t)
         if (!items)
             return QR_ENOMEM;
         r->items = items;
+        size_t *parts = realloc(r->parts, cap * sizeof *parts);
+        if (!parts)
+            return QR_ENOMEM;
+        r->parts = parts;
         r->cap = cap;
     }
+    r->parts[r->n] = ctx_offset;
     r->items[r->n++] = t;
     /* keep the index at most half full */
     if (2 * r->n > r->mask + 1 || !r->index) {
@@ -153,6 +160,22 @@ int qr_tools_add(qr_tools *r, const qr_tool *t)
         r->index[j] = (uint32_t)r->n;
     }
     return QR_OK;
+}
+
+int qr_tools_add(qr_tools *r, const qr_tool *t)
+{
+    return qr_tools_add_part(r, t, 0);
+}
+
+/* The context t's handler receives: its part of the registry's context. */
+static void *ctx_of(const qr_tools *r, const qr_tool *t)
+{
+    if (!r->ctx)
+        return NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->items[i] == t)
+            return (char *)r->ctx + r->parts[i];
+    return r->ctx;
 }
 
 size_t qr_tools_count(const qr_tools *r)
@@ -303,7 +326,7 @@ static int invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a,
         qr_buf_printf(err, "tool '%s': ", t->name);
     size_t body = err->len;
     *out = qr_nil();
-    int rc = t->handler(r->ctx, norm, a, out, err);
+    int rc = t->handler(ctx_of(r, t), norm, a, out, err);
     if (rc == QR_OK && (a->exhausted || a->too_deep))
         rc = a->too_deep ? QR_ELIMIT : QR_ENOMEM;
     if (rc == QR_OK) {

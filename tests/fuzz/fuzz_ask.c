@@ -5,6 +5,7 @@
  * code extraction runs too. Never a crash, never a hang, never an empty error.
  */
 #include "agents/ask_int.h"
+#include "quarry/host.h"
 #include "quarry/query.h"
 
 #include <stdlib.h>

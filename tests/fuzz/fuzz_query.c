@@ -8,6 +8,7 @@
  */
 #include "quarry/lisp.h"
 #include "quarry/query.h"
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  */
 #include "quarry/query.h"
 #include "quarry/router.h"
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>

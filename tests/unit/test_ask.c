@@ -6,6 +6,7 @@
 #include "agents/ask_int.h"
 #include "check.h"
 
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>

@@ -439,8 +439,8 @@ static void test_tools(void)
         return;
     qr_host h;
     qr_host_init(&h, dir);
-    h.warn = count_warning;
-    h.no_index = system("git --version >/dev/null 2>&1") != 0;
+    h.git.warn = count_warning;
+    h.git.no_index = system("git --version >/dev/null 2>&1") != 0;
     qr_tools_set_ctx(r, &h);
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -458,7 +458,7 @@ static void test_tools(void)
         CHECK_STR(v.s->data, "2023-11-14T23:13:20+00:00");
         CHECK(qr_map_get(c, qr_kw_cstr(&a, "email"), &v));
         CHECK_STR(v.s->data, "bob@example.com");
-        if (!h.no_index) {
+        if (!h.git.no_index) {
             CHECK(qr_map_get(c, qr_kw_cstr(&a, "files"), &v) && v.i == 2);
             CHECK(qr_map_get(c, qr_kw_cstr(&a, "additions"), &v) && v.i == 2);
         }

@@ -630,7 +630,7 @@ static void test_tool(void)
     CHECK(t && t->caps == QR_TOOL_READS_MEMORY);
     qr_host h;
     qr_host_init(&h, NULL);
-    h.memory_path = store;
+    h.mem.memory_path = store;
     qr_tools_set_ctx(r, &h);
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -645,7 +645,7 @@ static void test_tool(void)
     CHECK_STR(b.p, "[{:key \"journal#2026-03-08\", :type \"episodic-session\", :weight 0.7, "
                    ":score 1.0, :modified \"2026-03-08T00:00:00Z\", :content \"Spreading "
                    "activation over the graph.\"}]");
-    CHECK(h.mem != NULL && h.pipeline_cache != NULL);
+    CHECK(h.mem.mem != NULL && h.mem.pipeline_cache != NULL);
     /* a bad pipeline: the parser's message */
     qr_buf_reset(&err);
     args = read1(&a, "{:pipeline \"all | sprad\"}");
@@ -653,9 +653,9 @@ static void test_tool(void)
     CHECK(err.p && strstr(err.p, "tool 'memory_query': pipeline: stage 2 'sprad' at byte 6: "
                                  "unknown stage 'sprad'; did you mean 'spread'?"));
     /* no store */
-    h.memory_path = NULL;
-    qr_mem_close(h.mem);
-    h.mem = NULL;
+    h.mem.memory_path = NULL;
+    qr_mem_close(h.mem.mem);
+    h.mem.mem = NULL;
     qr_buf_reset(&err);
     char missing[200];
     snprintf(missing, sizeof missing, "{:pipeline \"all\" :store \"%s/none.db\"}", dir);

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "quarry/lisp.h"
 #include "quarry/query.h"
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <math.h>

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "quarry/query.h"
 #include "quarry/router.h"
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  */
 #include "check.h"
 #include "quarry/lisp.h"
+#include "quarry/host.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>

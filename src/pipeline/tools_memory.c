@@ -3,8 +3,9 @@
  * on a memory store and returns the nodes it selects with their content, for agents and
  * Lisp programs (`(tool/memory_query {:pipeline "..."})`).
  *
- * Design: the store is the call's `store`, else the host's memory_path ($QUARRY_MEMORY);
- * it is opened on the first call and kept on the host with the pipeline cache (the
+ * Design: the store is the call's `store`, else the context's memory_path
+ * ($QUARRY_MEMORY); it is opened on the first call and kept in the context
+ * (qr_memory_ctx, which the host embeds) with the pipeline cache (the
  * spectral embedding and communities), so a session pays for them once. A call naming
  * another store closes the kept one. Content is read per returned node (the snapshot has
  * only lengths) and cut at about 500 bytes on a character boundary, with "..." appended,
@@ -15,7 +16,6 @@
  * result is for reading); a default limit above 50 (a model's context is the budget).
  */
 #include "quarry/date.h"
-#include "quarry/host.h"
 #include "quarry/memory.h"
 #include "quarry/pipeline.h"
 #include "quarry/tools.h"
@@ -48,8 +48,8 @@ static qr_val iso_val(qr_arena *a, int64_t t)
     return qr_str_new(a, buf, strlen(buf));
 }
 
-/* The store to use: opened (or kept) on the host, or a fresh handle in *own. */
-static int open_store(qr_host *h, const char *path, qr_mem **m, qr_mem **own, qr_buf *err)
+/* The store to use: opened (or kept) in the context, or a fresh handle in *own. */
+static int open_store(qr_memory_ctx *h, const char *path, qr_mem **m, qr_mem **own, qr_buf *err)
 {
     *own = NULL;
     if (h && h->mem && !strcmp(qr_mem_path(h->mem), path)) {
@@ -73,9 +73,18 @@ static int open_store(qr_host *h, const char *path, qr_mem **m, qr_mem **own, qr
     return QR_OK;
 }
 
+void qr_memory_ctx_release(qr_memory_ctx *c)
+{
+    if (c->mem)
+        qr_mem_close(c->mem);
+    qr_pipeline_cache_free(c->pipeline_cache);
+    c->mem = NULL;
+    c->pipeline_cache = NULL;
+}
+
 static int memory_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
-    qr_host *h = ctx;
+    qr_memory_ctx *h = ctx;
     qr_val v;
     const char *text = NULL;
     size_t tn = 0;

@@ -81,10 +81,20 @@ typedef struct qr_llm_usage {
     uint64_t cache_read;  /* prompt tokens read from the cache */
 } qr_llm_usage;
 
+/* Function calling (tools). Tool definitions, calls and results cross this API as JSON
+ * text in one neutral shape; each wire format translates it:
+ *   tools:      [{"name": ..., "description": ..., "input_schema": {JSON Schema}}]
+ *   tool calls: [{"id": ..., "name": ..., "arguments": {an object}}]
+ * An assistant message that called tools carries its calls (tool_calls); each result goes
+ * back as a message of role "tool" whose tool_call_id names the call (Anthropic: merged
+ * into one user message of tool_result blocks). A request with tools is never streamed. */
 typedef struct qr_llm_message {
-    const char *role; /* "user" or "assistant" */
+    const char *role; /* "user", "assistant" or "tool" */
     const char *content;
     size_t len;
+    const char *tool_calls; /* assistant: JSON array of its tool calls, or NULL */
+    size_t tool_calls_len;
+    const char *tool_call_id; /* tool: the id of the call this is the result of */
 } qr_llm_message;
 
 typedef struct qr_llm_request {
@@ -93,6 +103,8 @@ typedef struct qr_llm_request {
     const qr_llm_message *messages; /* at least one; the first is "user" */
     size_t nmessages;
     uint32_t max_tokens; /* 0: the config's */
+    const char *tools;   /* JSON array of tool definitions, or NULL for none */
+    size_t tools_len;
 } qr_llm_request;
 
 typedef struct qr_llm_response {
@@ -104,6 +116,8 @@ typedef struct qr_llm_response {
     double ms;         /* wall time of the call, waits included */
     char *stop_reason; /* "stop", "end_turn", "length", "max_tokens"...; may be NULL */
     char error[400];   /* one line on failure, "" on success */
+    char *tool_calls;  /* JSON array of the tool calls the model made (malloc), or NULL */
+    size_t tool_calls_len;
 } qr_llm_response;
 
 typedef struct qr_llm qr_llm;

@@ -281,7 +281,9 @@ static int converse(ask_run *R, const char *agent, const char *user, size_t user
     qr_buf_init(&prefix);
     qr_buf_init(&err);
     int rc = qr_ask_prompt_prefix(R->o->tools, agent, &prefix);
-    qr_llm_message msgs[3] = {{"user", user, user_len}, {"assistant", NULL, 0}, {"user", NULL, 0}};
+    qr_llm_message msgs[3] = {{.role = "user", .content = user, .len = user_len},
+                            {.role = "assistant"},
+                            {.role = "user"}};
     qr_llm_response first = {0}, second = {0};
     qr_buf repair;
     qr_buf_init(&repair);

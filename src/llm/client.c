@@ -120,6 +120,7 @@ void qr_llm_response_clear(qr_llm_response *r)
 {
     free(r->text);
     free(r->stop_reason);
+    free(r->tool_calls);
     memset(r, 0, sizeof *r);
 }
 
@@ -498,6 +499,14 @@ int qr_llm_complete(qr_llm *l, const qr_llm_request *r, qr_llm_response *out)
     out->len = text ? len : 0;
     if (rep.stop[0])
         out->stop_reason = dup_or_null(rep.stop);
+    if (rep.ncalls) {
+        qr_buf_putc(&rep.calls, ']');
+        out->tool_calls = qr_buf_detach(&rep.calls, &out->tool_calls_len);
+        if (!out->tool_calls) {
+            free(out->text);
+            out->text = NULL;
+        }
+    }
     if (!out->text || (rep.stop[0] && !out->stop_reason)) {
         free(out->text);
         free(out->stop_reason);

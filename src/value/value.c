@@ -5,10 +5,13 @@
  * Keywords and symbols are interned (one block per distinct text, compared by pointer)
  * until the table holds QR_INTERN_MAX entries; past that they are built in the caller's
  * arena and compared by hash and bytes. Untrusted input (JSON keys) therefore cannot
- * grow process memory without bound. The table is not thread-safe: one thread evaluates.
+ * grow process memory without bound. The table is safe to use from several threads (see
+ * below); everything else about a value lives in its arena, one arena per thread.
  */
 #include "quarry/value.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,13 +86,27 @@ uint64_t qr_str_hash(const qr_str *s)
     return h;
 }
 
-/* ---- interning ---- */
+/* ---- interning ----
+ * Lookups are lock-free: the slot array is published with a release store and read with
+ * acquire loads, and a slot, once filled, never changes. Insertions take the table's
+ * mutex and look again first. Growing publishes a new array; the old one is kept (never
+ * freed: at most the size of the new one in all), since a reader may still probe it and
+ * at worst misses, then finds the name under the mutex. So `flow run`'s parallel workers
+ * (and any embedder's threads) may read JSON and build keywords at the same time. */
+typedef struct intern_slots {
+    struct intern_slots *older; /* the arrays this one replaced, kept for readers */
+    size_t mask;
+    qr_sym *_Atomic slot[];
+} intern_slots;
+
 typedef struct intern_table {
-    qr_sym **slots;
-    size_t mask, count;
+    intern_slots *_Atomic cur;
+    size_t count;
+    pthread_mutex_t lock;
 } intern_table;
 
-static intern_table kw_table, sym_table;
+static intern_table kw_table = {NULL, 0, PTHREAD_MUTEX_INITIALIZER};
+static intern_table sym_table = {NULL, 0, PTHREAD_MUTEX_INITIALIZER};
 
 static qr_sym *make_sym(qr_arena *a, const char *s, size_t n, uint64_t h, bool interned)
 {
@@ -112,25 +129,41 @@ static qr_sym *make_sym(qr_arena *a, const char *s, size_t n, uint64_t h, bool i
     return sym;
 }
 
+/* Under the lock. */
 static bool table_grow(intern_table *t)
 {
-    size_t ncap = t->slots ? (t->mask + 1) * 2 : 1024;
-    qr_sym **ns = calloc(ncap, sizeof *ns);
+    intern_slots *old = atomic_load_explicit(&t->cur, memory_order_relaxed);
+    size_t ncap = old ? (old->mask + 1) * 2 : 1024;
+    intern_slots *ns = calloc(1, sizeof *ns + ncap * sizeof(qr_sym *));
     if (!ns)
         return false;
-    for (size_t i = 0; t->slots && i <= t->mask; i++) {
-        qr_sym *s = t->slots[i];
+    ns->mask = ncap - 1;
+    ns->older = old;
+    for (size_t i = 0; old && i <= old->mask; i++) {
+        qr_sym *s = atomic_load_explicit(&old->slot[i], memory_order_relaxed);
         if (!s)
             continue;
         size_t j = s->hash & (ncap - 1);
-        while (ns[j])
+        while (atomic_load_explicit(&ns->slot[j], memory_order_relaxed))
             j = (j + 1) & (ncap - 1);
-        ns[j] = s;
+        atomic_store_explicit(&ns->slot[j], s, memory_order_relaxed);
     }
-    free(t->slots);
-    t->slots = ns;
-    t->mask = ncap - 1;
+    atomic_store_explicit(&t->cur, ns, memory_order_release);
     return true;
+}
+
+static qr_sym *lookup(intern_table *t, const char *s, size_t n, uint64_t h)
+{
+    intern_slots *sl = atomic_load_explicit(&t->cur, memory_order_acquire);
+    if (!sl)
+        return NULL;
+    for (size_t j = h & sl->mask;; j = (j + 1) & sl->mask) {
+        qr_sym *e = atomic_load_explicit(&sl->slot[j], memory_order_acquire);
+        if (!e)
+            return NULL;
+        if (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0)
+            return e;
+    }
 }
 
 static const qr_sym *intern(intern_table *t, qr_arena *a, const char *s, size_t n)
@@ -138,27 +171,28 @@ static const qr_sym *intern(intern_table *t, qr_arena *a, const char *s, size_t 
     if (n > UINT32_MAX - 1)
         n = UINT32_MAX - 1;
     uint64_t h = qr_hash_text(s, n) | 1;
-    if (t->slots) {
-        for (size_t j = h & t->mask;; j = (j + 1) & t->mask) {
-            qr_sym *e = t->slots[j];
-            if (!e)
-                break;
-            if (e->hash == h && e->len == n && memcmp(e->text, s, n) == 0)
-                return e;
+    qr_sym *e = lookup(t, s, n, h);
+    if (e)
+        return e;
+    pthread_mutex_lock(&t->lock);
+    e = lookup(t, s, n, h);
+    if (!e && t->count < QR_INTERN_MAX) {
+        intern_slots *sl = atomic_load_explicit(&t->cur, memory_order_relaxed);
+        if ((sl && t->count + 1 <= (sl->mask + 1) / 2) || table_grow(t)) {
+            sl = atomic_load_explicit(&t->cur, memory_order_relaxed);
+            e = make_sym(a, s, n, h, true);
+            if (e) {
+                size_t j = h & sl->mask;
+                while (atomic_load_explicit(&sl->slot[j], memory_order_relaxed))
+                    j = (j + 1) & sl->mask;
+                atomic_store_explicit(&sl->slot[j], e, memory_order_release);
+                t->count++;
+            }
         }
     }
-    if (t->count < QR_INTERN_MAX && (t->slots || table_grow(t)) &&
-        (t->count + 1 <= (t->mask + 1) / 2 || table_grow(t))) {
-        qr_sym *e = make_sym(a, s, n, h, true);
-        if (e) {
-            size_t j = h & t->mask;
-            while (t->slots[j])
-                j = (j + 1) & t->mask;
-            t->slots[j] = e;
-            t->count++;
-            return e;
-        }
-    }
+    pthread_mutex_unlock(&t->lock);
+    if (e)
+        return e;
     return make_sym(a, s, n, h, false);
 }
 

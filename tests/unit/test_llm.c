@@ -32,13 +32,14 @@ static const char KEY[] = "test-key-123-secret";
 
 static qr_llm_message user_msg(const char *text)
 {
-    qr_llm_message m = {"user", text, strlen(text)};
+    qr_llm_message m = {.role = "user", .content = text, .len = strlen(text)};
     return m;
 }
 
 static qr_llm_request simple_request(const qr_llm_message *m, size_t n, const char *system)
 {
-    qr_llm_request r = {system, system ? strlen(system) : 0, m, n, 0};
+    qr_llm_request r = {.system = system, .system_len = system ? strlen(system) : 0,
+                        .messages = m, .nmessages = n};
     return r;
 }
 
@@ -63,7 +64,7 @@ static void test_request_json(void)
     c.max_tokens = 100;
     qr_llm *l = qr_llm_new(&c);
     CHECK(l != NULL);
-    qr_llm_message m[2] = {user_msg("hi \"there\""), {"assistant", "ok", 2}};
+    qr_llm_message m[2] = {user_msg("hi \"there\""), {.role = "assistant", .content = "ok", .len = 2}};
     qr_llm_request r = simple_request(m, 2, "you are\nquarry");
     qr_buf b;
     qr_buf_init(&b);

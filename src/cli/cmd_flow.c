@@ -18,9 +18,12 @@
 #include "cli.h"
 
 #include "quarry/flow.h"
+#include "quarry/host.h"
+#include "quarry/llm.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -302,6 +305,227 @@ static int flow_fmt(int argc, char **argv)
     return rc;
 }
 
+static const char run_usage[] =
+    "usage: quarry flow run FILE [OPTIONS]\n"
+    "\n"
+    "Checks FILE, then runs its entry point: the flow 'main', else the only flow, else\n"
+    "the agent 'main', else the only agent. Prints what the flow returns (a string as\n"
+    "is, anything else as JSON); 'log' lines go to stderr.\n"
+    "\n"
+    "The model is quarry's configured one (QUARRY_LLM_URL, QUARRY_LLM_API_KEY...); a\n"
+    "'model' declaration picks the model name and the wire format (anthropic/... or\n"
+    "openai-compatible). docs/flow.md tells more.\n"
+    "\n"
+    "options:\n"
+    "  --flow NAME        run this flow (or agent) instead\n"
+    "  --input TEXT       the run's input (input_prompt); --input - reads stdin\n"
+    "  --trace FILE       write every step as JSON lines: prompts, replies, tool calls,\n"
+    "                     durations, tokens (never the API key)\n"
+    "  --max-calls N      budget of model calls (default 100)\n"
+    "  --max-tokens N     budget of tokens, input and output (default 1000000)\n"
+    "  --max-time-ms N    budget of wall time (default 600000)\n"
+    "  --max-turns N      model turns of one agent run (default 8)\n"
+    "  --workers N        statements of a 'parallel do' run at once (default 4)\n"
+    "  --repo DIR         the repository the git tools read (default: the working\n"
+    "                     directory's)\n"
+    "\n"
+    "exit status: 0 done, 1 the file has errors or the run failed, 2 bad usage, an\n"
+    "unreadable file or a bad configuration.\n";
+
+/* The work tree holding dir (for .quarry.toml): the nearest parent with a .git entry. */
+static char *work_tree(const char *dir)
+{
+    char buf[PATH_MAX];
+    if (!realpath(dir ? dir : ".", buf))
+        return NULL;
+    for (;;) {
+        char probe[PATH_MAX + 8];
+        struct stat st;
+        snprintf(probe, sizeof probe, "%s/.git", buf);
+        if (stat(probe, &st) == 0)
+            return strdup(buf);
+        char *slash = strrchr(buf, '/');
+        if (!slash || slash == buf)
+            return NULL;
+        *slash = 0;
+    }
+}
+
+static void run_trace(void *ud, const char *line, size_t n)
+{
+    FILE *f = ud;
+    fwrite(line, 1, n, f);
+    fputc('\n', f);
+    fflush(f);
+}
+
+static void run_log(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "log: %s\n", line);
+}
+
+static void retry_note(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "quarry: %s\n", line);
+}
+
+static int flow_run_cmd(int argc, char **argv)
+{
+    const char *file = NULL, *flow = NULL, *input = NULL, *trace = NULL, *repo = NULL;
+    qr_flow_budget b = {.max_calls = 100, .max_tokens = 1000000, .max_ms = 600000,
+                        .max_turns = 8, .workers = 4};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(run_usage, stdout);
+            return EXIT_OK;
+        }
+        bool takes = !strcmp(a, "--flow") || !strcmp(a, "--input") || !strcmp(a, "--trace") ||
+                     !strcmp(a, "--repo") || !strcmp(a, "--max-calls") ||
+                     !strcmp(a, "--max-tokens") || !strcmp(a, "--max-time-ms") ||
+                     !strcmp(a, "--max-turns") || !strcmp(a, "--workers");
+        if (takes && i + 1 >= argc) {
+            cli_usage_error("flow run", "%s needs a value", a);
+            return EXIT_USAGE;
+        }
+        const char *v = takes ? argv[++i] : NULL;
+        uint64_t n = 0;
+        if (!strcmp(a, "--flow"))
+            flow = v;
+        else if (!strcmp(a, "--input"))
+            input = v;
+        else if (!strcmp(a, "--trace"))
+            trace = v;
+        else if (!strcmp(a, "--repo"))
+            repo = v;
+        else if (takes) {
+            if (!cli_parse_u64(v, &n) || n > UINT32_MAX) {
+                cli_usage_error("flow run", "%s takes a whole number, not '%s'", a, v);
+                return EXIT_USAGE;
+            }
+            if (!strcmp(a, "--max-calls"))
+                b.max_calls = (uint32_t)n;
+            else if (!strcmp(a, "--max-tokens"))
+                b.max_tokens = n;
+            else if (!strcmp(a, "--max-time-ms"))
+                b.max_ms = (uint32_t)n;
+            else if (!strcmp(a, "--max-turns"))
+                b.max_turns = n ? (uint32_t)n : 1;
+            else
+                b.workers = n ? (uint32_t)(n > 64 ? 64 : n) : 1;
+        } else if (a[0] == '-' && a[1]) {
+            cli_usage_error("flow run", "unknown option '%s'", a);
+            return EXIT_USAGE;
+        } else if (!file) {
+            file = a;
+        } else {
+            cli_usage_error("flow run", "one file at a time ('%s' and '%s')", file, a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!file) {
+        cli_usage_error("flow run", "give the flow file to run");
+        return EXIT_USAGE;
+    }
+    char *src = NULL, *in_text = NULL;
+    size_t n = 0, in_len = 0;
+    if (qr_read_file(file, FLOW_FILE_MAX, &src, &n) != QR_OK) {
+        fprintf(stderr, "quarry flow run: cannot read '%s': %s\n", file, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (input && !strcmp(input, "-")) {
+        if (qr_read_file("-", FLOW_FILE_MAX, &in_text, &in_len) != QR_OK) {
+            fprintf(stderr, "quarry flow run: cannot read the input from stdin\n");
+            free(src);
+            return EXIT_USAGE;
+        }
+    }
+    int status = EXIT_OK;
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_flow_diags d;
+    qr_flow_diags_init(&d);
+    qr_flow_file *f = NULL;
+    qr_flow_check_text(&a, src, n, &f, &d);
+    if (d.n) {
+        qr_buf out;
+        qr_buf_init(&out);
+        qr_flow_diags_render(&d, file, src, n, false, &out);
+        fputs(out.p ? out.p : "", stderr);
+        qr_buf_release(&out);
+    }
+    if (d.errors) {
+        fprintf(stderr, "quarry flow run: '%s' has %zu error%s; nothing was run\n", file,
+                d.errors, d.errors == 1 ? "" : "s");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    qr_llm_config cfg;
+    qr_llm_config_init(&cfg);
+    char cerr[400] = "";
+    char *root = work_tree(repo);
+    int rc = qr_llm_config_load(&cfg, root, cerr, sizeof cerr);
+    free(root);
+    if (rc != QR_OK) {
+        fprintf(stderr, "quarry flow run: %s\n", cerr[0] ? cerr : "bad model configuration");
+        qr_llm_config_clear(&cfg);
+        status = EXIT_USAGE;
+        goto done;
+    }
+    FILE *tf = NULL;
+    if (trace && !(tf = fopen(trace, "w"))) {
+        fprintf(stderr, "quarry flow run: cannot write the trace file '%s': %s\n", trace,
+                strerror(errno));
+        qr_llm_config_clear(&cfg);
+        status = EXIT_USAGE;
+        goto done;
+    }
+    qr_tools *tools = qr_tools_default();
+    qr_host host;
+    qr_host_init(&host, repo);
+    host.git.warn = cli_warn;
+    if (tools)
+        qr_tools_set_ctx(tools, &host);
+    qr_flow_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.flow = flow;
+    o.input = in_text ? in_text : input;
+    o.inputn = in_text ? in_len : input ? strlen(input) : 0;
+    o.llm = &cfg;
+    o.tools = tools;
+    o.budget = b;
+    if (tf) {
+        o.trace = run_trace;
+        o.trace_ud = tf;
+    }
+    o.log = run_log;
+    (void)retry_note;
+    qr_flow_result r;
+    rc = qr_flow_run(f, &o, &r);
+    if (rc == QR_OK) {
+        fwrite(r.value ? r.value : "", 1, r.len, stdout);
+        if (r.len && r.value[r.len - 1] != '\n')
+            fputc('\n', stdout);
+    } else {
+        fprintf(stderr, "quarry flow run: %s\n", r.error[0] ? r.error : "the run failed");
+        status = EXIT_FAILED;
+    }
+    qr_flow_result_clear(&r);
+    qr_host_release(&host);
+    qr_tools_free(tools);
+    if (tf)
+        fclose(tf);
+    qr_llm_config_clear(&cfg);
+done:
+    qr_flow_diags_clear(&d);
+    qr_arena_release(&a);
+    free(src);
+    free(in_text);
+    return status;
+}
+
 int cmd_flow(int argc, char **argv)
 {
     if (argc < 2) {
@@ -317,6 +541,8 @@ int cmd_flow(int argc, char **argv)
         return flow_check(argc - 1, argv + 1);
     if (!strcmp(sub, "fmt"))
         return flow_fmt(argc - 1, argv + 1);
+    if (!strcmp(sub, "run"))
+        return flow_run_cmd(argc - 1, argv + 1);
     fprintf(stderr, "quarry flow: unknown subcommand '%s'; use check, fmt or run\n", sub);
     return EXIT_USAGE;
 }

@@ -22,6 +22,8 @@ if [ "${1:-}" = "--test" ]; then
   NEEDS="$NEEDS
 cmd:clang:clang
 cmd:python3:python3
+cmd:node:nodejs
+cmd:npm:npm
 file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
 "
 fi

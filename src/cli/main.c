@@ -34,6 +34,8 @@ static const cli_cmd commands[] = {
      "the memory graph: add, get, link, query notes; run memory agents"},
     {"flow", cmd_flow, "quarry flow check|fmt|run FILE... [OPTIONS]",
      "the workflow language: check, format and run .flow files (docs/flow.md)"},
+    {"lsp", cmd_lsp, "quarry lsp",
+     "a Language Server Protocol server for workflow files, on stdio (for editors)"},
     {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

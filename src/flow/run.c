@@ -61,12 +61,22 @@ static flow_var *var_slot(const flow_vars *t, const char *s, size_t n)
     return NULL;
 }
 
-bool flow_var_get(const flow_frame *fr, const char *s, size_t n, qr_val *out)
+static void var_put(flow_frame *fr, const char *s, size_t n, qr_val v, bool written);
+
+bool flow_var_get(flow_frame *fr, const char *s, size_t n, qr_val *out)
 {
-    for (const flow_frame *f = fr; f; f = f->parent) {
-        flow_var *e = var_slot(&f->vars, s, n);
+    flow_var *e = var_slot(&fr->vars, s, n);
+    if (e) {
+        *out = e->v;
+        return true;
+    }
+    for (const flow_frame *f = fr->parent; f; f = f->parent) {
+        e = var_slot(&f->vars, s, n);
         if (e) {
-            *out = e->v;
+            /* a worker's own copy: collections can grow in place in their buffers, which
+             * must not be shared between threads; not merged back unless written */
+            *out = flow_copy(fr->a, e->v);
+            var_put(fr, s, n, *out, false);
             return true;
         }
     }
@@ -75,10 +85,16 @@ bool flow_var_get(const flow_frame *fr, const char *s, size_t n, qr_val *out)
 
 void flow_var_set(flow_frame *fr, const char *s, size_t n, qr_val v)
 {
+    var_put(fr, s, n, v, true);
+}
+
+static void var_put(flow_frame *fr, const char *s, size_t n, qr_val v, bool written)
+{
     flow_vars *t = &fr->vars;
     flow_var *e = var_slot(t, s, n);
     if (e) {
         e->v = v;
+        e->written |= written;
         return;
     }
     if ((t->n + 1) * 2 > t->cap) {
@@ -106,6 +122,7 @@ void flow_var_set(flow_frame *fr, const char *s, size_t n, qr_val v)
     t->v[h].name = name;
     t->v[h].n = n;
     t->v[h].v = v;
+    t->v[h].written = written;
     t->n++;
 }
 
@@ -1176,10 +1193,9 @@ static int parallel(flow_frame *fr, const qr_flow_stmt *s)
     } else {
         for (size_t i = 0; i < n; i++) {
             flow_vars *t = &j.frames[i].vars;
-            /* in the order the statement set them is not kept by the table; the values
-             * are final, so any order within one statement is the same */
+            /* the order within one statement does not matter: the values are final */
             for (size_t k = 0; k < t->cap; k++)
-                if (t->v[k].name)
+                if (t->v[k].name && t->v[k].written)
                     flow_var_set(fr, t->v[k].name, t->v[k].n, flow_copy(fr->a, t->v[k].v));
         }
     }

@@ -37,6 +37,7 @@ typedef struct flow_var {
     const char *name;
     size_t n;
     qr_val v;
+    bool written; /* set in this frame (not only a copy read from the parent's) */
 } flow_var;
 
 typedef struct flow_vars {
@@ -66,7 +67,8 @@ struct flow_frame {
 };
 
 /* ---- run.c ---- */
-bool flow_var_get(const flow_frame *fr, const char *s, size_t n, qr_val *out);
+/* A variable's value; a parallel worker gets (and keeps) its own copy of a parent's. */
+bool flow_var_get(flow_frame *fr, const char *s, size_t n, qr_val *out);
 void flow_var_set(flow_frame *fr, const char *s, size_t n, qr_val v);
 /* Sets fr->err ("line L: ...") and returns QR_ERUNTIME. */
 int flow_fail(flow_frame *fr, uint32_t line, const char *fmt, ...)

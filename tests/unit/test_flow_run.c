@@ -152,6 +152,15 @@ static void test_parallel(void)
         NULL, NULL, &o);
     CHECK(o.rc == QR_OK);
     CHECK_STR(o.value, "[3,199990000,[3,\"three\"],3,\"f1\"]");
+    /* workers change their own copies; writes land in statement order (the last wins) and
+     * what a worker only read is not written back */
+    run("flow main:\n    xs = [1]\n    keep = { a: 1 }\n    parallel do\n        run p1\n"
+        "        run p2\n        run p3\n    end\n    return [xs, keep]\n"
+        "flow p1:\n    push 2 to xs\nflow p2:\n    push 3 to xs\n"
+        "flow p3:\n    k = keep.a + len(xs)\n",
+        NULL, NULL, &o);
+    CHECK(o.rc == QR_OK);
+    CHECK_STR(o.value, "[[1,3],{\"a\":1}]");
     /* every failure is reported */
     expect_error("flow main:\n    parallel do\n        a = run bad1\n        b = run ok\n"
                  "        c = run bad2\n    end\n"

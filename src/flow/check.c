@@ -782,6 +782,7 @@ static void check_schemas(checker *c)
 typedef struct order {
     checker *c;
     symtab set;                /* variables that can have been set so far */
+    symtab walked;             /* flows already walked from this entry */
     const qr_flow_decl *stack[FLOW_MAX_NEST]; /* flows being walked */
     int nstack;
 } order;
@@ -887,6 +888,22 @@ static void order_set(order *o, const char *s, size_t n)
 }
 
 static void order_stmts(order *o, qr_flow_stmt **v, size_t n);
+static void order_invoke(order *o, const qr_flow_stmt *s, const qr_flow_expr *e, bool check);
+
+/* Adds every variable the statements set (a flow's effect, without checking it again). */
+static void order_assigned(order *o, qr_flow_stmt **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const qr_flow_stmt *s = v[i];
+        if ((s->kind == QR_FS_ASSIGN || s->kind == QR_FS_PUSH || s->kind == QR_FS_FOR) &&
+            s->ntarget)
+            order_set(o, s->target[0].s, s->target[0].n);
+        if (s->e && s->kind == QR_FS_EXPR && s->e->kind == QR_FX_RUN_AGENT)
+            order_invoke(o, s, s->e, false);
+        order_assigned(o, s->body, s->nbody);
+        order_assigned(o, s->orelse, s->norelse);
+    }
+}
 
 /* Checks an invocation's needs against the set, then adds what it sets; run FLOW walks
  * the flow. out: the variable it assigns (NULL for a statement). */
@@ -931,6 +948,14 @@ static void order_invoke(order *o, const qr_flow_stmt *s, const qr_flow_expr *e,
             if (o->stack[i] == fl->p)
                 return;
         const qr_flow_decl *d = fl->p;
+        bool fresh = true;
+        tab_put(&o->walked, 0, d->name.s, d->name.n, &fresh);
+        if (!fresh) {
+            /* walked once in this entry already: what it sets is all it adds now (the
+             * set only grows), so the walk stays linear in the file */
+            order_assigned(o, d->stmts, d->nstmts);
+            return;
+        }
         o->stack[o->nstack++] = d;
         order_stmts(o, d->stmts, d->nstmts);
         o->nstack--;
@@ -1017,6 +1042,7 @@ static void check_order(checker *c)
         o.stack[o.nstack++] = d;
         order_stmts(&o, d->stmts, d->nstmts);
         free(o.set.v);
+        free(o.walked.v);
     }
     free(called.v);
 }

@@ -1152,6 +1152,12 @@ static int parallel(flow_frame *fr, const qr_flow_stmt *s)
         free(j.frames), free(j.arenas), free(j.rcs), free(th);
         return flow_fail(fr, s->pos.line, "out of memory");
     }
+    if (!r->curl_ready && r->o->llm) {
+        /* workers make their own model clients; the first client of the process loads
+         * and initializes libcurl, which must not happen on two threads at once */
+        qr_llm_free(qr_llm_new(r->o->llm));
+        r->curl_ready = true;
+    }
     for (size_t i = 0; i < n; i++) {
         qr_arena_init(&j.arenas[i], FLOW_ARENA_CAP);
         flow_frame *w = &j.frames[i];

@@ -26,6 +26,7 @@ typedef struct flow_run {
     uint32_t calls;
     uint64_t tokens_in, tokens_out;
     double t0;
+    bool curl_ready; /* a model client was made on the main thread (see parallel) */
     /* MCP servers, started on first use: one per `tool X = mcp` declaration */
     const qr_flow_decl **mcp_decl;
     flow_mcp **mcp;

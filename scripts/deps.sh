@@ -16,12 +16,17 @@ pc:libedit:libedit-dev
 pc:libgit2:libgit2-dev
 pc:sqlite3:libsqlite3-dev
 pc:libcurl:libcurl4-openssl-dev
+pc:tree-sitter:libtree-sitter-dev
+cmd:ctags:universal-ctags
 "
 # only for `make test`: the sanitizer and fuzzer runtimes come with clang
 if [ "${1:-}" = "--test" ]; then
   NEEDS="$NEEDS
 cmd:clang:clang
 cmd:python3:python3
+cmd:cscope:cscope
+cmd:cflow:cflow
+cmd:c-index-test:clang-tools-14
 cmd:node:nodejs
 cmd:npm:npm
 file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev

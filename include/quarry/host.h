@@ -22,6 +22,7 @@
 #ifndef QUARRY_HOST_H
 #define QUARRY_HOST_H
 
+#include "quarry/code.h"
 #include "quarry/git.h"
 #include "quarry/pipeline.h"
 #include "quarry/tools.h"
@@ -29,6 +30,7 @@
 typedef struct qr_host {
     qr_git_ctx git;    /* the repository and its statistics index */
     qr_memory_ctx mem; /* the memory store (memory_path from $QUARRY_MEMORY) */
+    qr_code_ctx code;  /* the code index and the last graph assembled */
 } qr_host;
 
 /* A host for repo_dir (NULL: the working directory), the memory store from

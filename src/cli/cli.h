@@ -29,6 +29,7 @@ int cmd_index(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
+int cmd_code(int argc, char **argv);
 int cmd_flow(int argc, char **argv);
 int cmd_lsp(int argc, char **argv);
 

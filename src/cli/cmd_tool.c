@@ -221,6 +221,7 @@ int cmd_tool(int argc, char **argv)
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;
+    host.code.progress = cli_progress;
     qr_tools_set_ctx(reg, &host);
     qr_arena a;
     qr_arena_init(&a, 0);

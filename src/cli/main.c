@@ -32,6 +32,8 @@ static const cli_cmd commands[] = {
      "answer a question about the repository, with a model only where one is needed"},
     {"mem", cmd_mem, "quarry mem COMMAND [--store FILE] ...",
      "the memory graph: add, get, link, query notes; run memory agents"},
+    {"code", cmd_code, "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...",
+     "the code graph: functions, types, macros, includes and calls, per git blob"},
     {"flow", cmd_flow, "quarry flow check|fmt|run FILE... [OPTIONS]",
      "the workflow language: check, format and run .flow files (docs/flow.md)"},
     {"lsp", cmd_lsp, "quarry lsp",

@@ -29,6 +29,7 @@ static const struct {
 } sources[] = {
     {qr_git_tools, offsetof(qr_host, git)},
     {qr_memory_tools, offsetof(qr_host, mem)},
+    {qr_code_tools, offsetof(qr_host, code)},
     {NULL, 0},
 };
 
@@ -50,6 +51,7 @@ void qr_host_init(qr_host *h, const char *repo_dir)
 {
     memset(h, 0, sizeof *h);
     h->git.repo_dir = repo_dir;
+    h->code.repo_dir = repo_dir;
     const char *mem = getenv("QUARRY_MEMORY");
     h->mem.memory_path = mem && *mem ? mem : NULL;
 }
@@ -58,4 +60,5 @@ void qr_host_release(qr_host *h)
 {
     qr_git_ctx_release(&h->git);
     qr_memory_ctx_release(&h->mem);
+    qr_code_ctx_release(&h->code);
 }

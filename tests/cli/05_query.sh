@@ -274,7 +274,7 @@ expect_out "edn" '{:n 12}' "$Q" query --repo "$R" --format edn '{:fetch [{:tool 
 # ---- errors and exit codes ----
 expect_rc "invalid query: exit 2" 2 "$Q" query --repo "$R" '{:fetch [{:tool :get_comits :as :c}]}'
 expect_rc "invalid query to compile: exit 2" 2 "$Q" compile '{:fetch [{:tool :get_comits :as :c}]}'
-expect_err "JSON errors are data" '{"error":{"kind":"invalid-query","message":":fetch[0] :tool: unknown tool :get_comits; expected one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query; did you mean :get_commits?","problems":[{"path":["fetch",0,"tool"],"at":":fetch[0] :tool","message":"unknown tool :get_comits","expected":"one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query","found":"keyword :get_comits","hint":"did you mean :get_commits?"}]}}' \
+expect_err "JSON errors are data" '{"error":{"kind":"invalid-query","message":":fetch[0] :tool: unknown tool :get_comits; expected one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query :query_codebase; did you mean :get_commits?","problems":[{"path":["fetch",0,"tool"],"at":":fetch[0] :tool","message":"unknown tool :get_comits","expected":"one of :get_commits :get_author_stats :get_file_stats :get_file_history :get_diff_stats :memory_query :query_codebase","found":"keyword :get_comits","hint":"did you mean :get_commits?"}]}}' \
   "$Q" query --repo "$R" --format json '{:fetch [{:tool :get_comits :as :c}]}'
 printf '{"resolved": {"d": "next tuesday"}}' > "$TMP/baddate.json"
 expect_rc "a query that runs and fails: exit 1" 1 "$Q" query --repo "$R" '{:fetch [{:tool :get_commits :as :c :params {:ref "nope"}}]}'

@@ -74,7 +74,7 @@ async function toolError(client, name, args, fragment) {
 
 const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'get_diff_stats'];
 // tools that read the repository get `repo`; memory_query reads the memory store
-const repoTools = [...gitTools, 'run_lisp', 'run_query'];
+const repoTools = [...gitTools, 'query_codebase', 'run_lisp', 'run_query'];
 
 const main = await connect(['--repo', alpha]);
 const { client } = main;

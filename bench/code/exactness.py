@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""exactness.py: how exact quarry's code graph is, against Debian's own tools on one C tree.
+
+    python3 bench/code/exactness.py QUARRY REPO [-I DIR ...] [--json] [--floors FILE]
+
+REPO is a git repository of C sources (quarry indexes its working tree). Compares:
+  definitions  quarry's nodes with universal-ctags' tags (function, struct, union, enum,
+               typedef, macro, enumerator, member, variable), by (file, kind, name), and
+               functions by (file, name, line) apart;
+  calls        quarry's lexical view (calls written in the source: direct calls, and a call
+               through a project macro as a call of the macro, including inactive code)
+               with cscope (-L -2), with cflow (posix tree), and with what both agree on;
+               quarry's semantic view (calls the compiled code makes: through macros to
+               what they call, without disabled branches) with clang's index
+               (c-index-test -index-file), by (file, caller, callee);
+  includes     quarry's include edges with clang's (#include lines of each .c file and
+               the repository file they reach, or the header as written).
+Prints precision, recall and F1 of each; with --floors FILE (lines `NAME MIN_F1`) exits
+1 when a figure is below its floor. The -I directories are passed to clang (relative to
+REPO). Facts only: nothing here is copied from the tools it runs.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def run(cmd, cwd, check=True):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace")
+    if check and p.returncode != 0:
+        sys.exit("exactness: %s failed (%d): %s" % (cmd[0], p.returncode, p.stderr.strip()[:300]))
+    return p.stdout
+
+
+def prf(got, want):
+    tp = len(got & want)
+    p = tp / len(got) if got else 1.0
+    r = tp / len(want) if want else 1.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f, len(got), len(want)
+
+
+def c_files(repo):
+    out = run(["git", "ls-files", "*.c", "*.h"], repo)
+    return sorted(f for f in out.splitlines() if f and not os.path.islink(os.path.join(repo, f)))
+
+
+def quarry_graph(quarry, repo):
+    nodes, edges = [], []
+    for line in run([quarry, "code", "dump", "--repo", repo], repo).splitlines():
+        d = json.loads(line)
+        (nodes if "node" in d else edges).append(d)
+    return nodes, edges
+
+
+def split_key(k):
+    if ":" in k and not k.startswith("<"):
+        f, n = k.rsplit(":", 1)
+        return f, n
+    return None, k
+
+
+def quarry_calls(edges, lexical):
+    out = set()
+    for e in edges:
+        if lexical:
+            if e["edge"] == "expands" or (e["edge"] == "calls" and "via" not in e):
+                f, caller = split_key(e["from"])
+                out.add((f, caller, split_key(e["to"])[1]))
+        else:
+            if e["edge"] == "calls" and not e.get("inactive"):
+                f, caller = split_key(e["from"])
+                out.add((f, caller, split_key(e["to"])[1]))
+    return out
+
+
+CTAGS_KINDS = {"function", "struct", "union", "enum", "typedef", "macro", "enumerator",
+               "member", "variable"}
+
+
+def ctags_defs(repo, files):
+    out = set()
+    txt = run(["ctags", "--languages=C", "--language-force=C", "--output-format=json",
+               "--fields=+nK", "-f", "-"] + files, repo)
+    for line in txt.splitlines():
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if d.get("_type") != "tag" or d.get("kind") not in CTAGS_KINDS:
+            continue
+        if d["name"].startswith("__anon"):
+            continue
+        out.add((d["path"], d["kind"], d["name"], d.get("line")))
+    return out
+
+
+def quarry_defs(nodes):
+    out = set()
+    for n in nodes:
+        k = n["node"]
+        if k in CTAGS_KINDS and not n.get("lexical"):
+            if (k == "variable" and n.get("extern")) or n["name"] == "(anonymous)":
+                continue
+            out.add((n["file"], k, n["name"], n["line"]))
+    return out
+
+
+def cscope_calls(repo, files, functions):
+    with open(os.path.join(repo, "cscope.files"), "w") as f:
+        f.write("\n".join(files) + "\n")
+    run(["cscope", "-b", "-k", "-i", "cscope.files", "-f", "cscope.out"], repo)
+    out = set()
+    for name in sorted(functions):
+        txt = run(["cscope", "-d", "-f", "cscope.out", "-L", "-2", name], repo, check=False)
+        for line in txt.splitlines():
+            parts = line.split(" ", 3)
+            if len(parts) >= 3:
+                out.add((parts[0], name, parts[1]))
+    for f in ("cscope.files", "cscope.out"):
+        try:
+            os.remove(os.path.join(repo, f))
+        except OSError:
+            pass
+    return out
+
+
+CFLOW_LINE = re.compile(r"^\s*(\d+) (\s*)(\S+): (.*)$")
+
+
+def cflow_calls(repo, files):
+    cfiles = [f for f in files if f.endswith(".c")]
+    txt = run(["cflow", "--format=posix", "--omit-arguments", "-A", "-i", "_"] + cfiles, repo,
+              check=False)
+    out = set()
+    by_no = {}
+    stack = []  # (depth, name, file)
+    for line in txt.splitlines():
+        m = CFLOW_LINE.match(line)
+        if not m:
+            continue
+        no, indent, name, rest = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+        depth = len(indent) // 4
+        fm = re.search(r"<(\S+) (\d+)>", rest)
+        if fm:
+            fil = fm.group(1)
+        elif re.match(r"^\d+$", rest.strip()):
+            fil = by_no.get(int(rest.strip()), (None, None))[1]
+        else:
+            fil = None
+        by_no[no] = (name, fil)
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if stack:
+            _, pname, pfile = stack[-1]
+            if pfile:
+                out.add((pfile, pname, name))
+        stack.append((depth, name, fil))
+    return out
+
+
+IDX_CALL = re.compile(r"^\[indexEntityReference\]: kind: function \| name: ([^ |]+) .*\| loc: "
+                      r"(\d+):\d+ \| <parent>:: kind: function \| name: ([^ |]+) .*role: ref call")
+IDX_INCL = re.compile(r"^\[ppIncludedFile\]: (.*?) \| name: \"(.*?)\" \| hash loc: (\d+):\d+ \| "
+                      r"isImport: \d \| isAngled: (\d)")
+
+
+def clang_index(repo, files, incdirs):
+    calls, incls = set(), set()
+    args = ["-D_POSIX_C_SOURCE=200809L", "-std=c11"] + ["-I" + d for d in incdirs]
+    tracked = set(files)
+    for f in files:
+        if not f.endswith(".c"):
+            continue
+        txt = run(["c-index-test", "-index-file", f] + args, repo, check=False)
+        for line in txt.splitlines():
+            m = IDX_CALL.match(line)
+            if m:
+                calls.add((f, m.group(3), m.group(1)))
+                continue
+            m = IDX_INCL.match(line)
+            if m:
+                path, name, hline, angled = m.group(1), m.group(2), int(m.group(3)), m.group(4)
+                rel = os.path.relpath(os.path.normpath(os.path.join(repo, path)), repo) \
+                    if not os.path.isabs(path) else os.path.relpath(path, repo)
+                to = rel if rel in tracked else ("<%s>" % name if angled == "1" else '"%s"' % name)
+                incls.add((f, hline, to))
+    return calls, incls
+
+
+def quarry_includes(edges):
+    out = set()
+    for e in edges:
+        if e["edge"] == "includes" and e["from"].endswith(".c"):
+            to = e["to"]
+            out.add((e["from"], e["line"], to))
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    as_json = "--json" in args
+    floors = None
+    incdirs = []
+    rest = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--json":
+            pass
+        elif a == "--floors":
+            i += 1
+            floors = args[i]
+        elif a == "-I":
+            i += 1
+            incdirs.append(args[i])
+        elif a.startswith("-I"):
+            incdirs.append(a[2:])
+        else:
+            rest.append(a)
+        i += 1
+    if len(rest) != 2:
+        sys.exit(__doc__)
+    quarry, repo = os.path.abspath(rest[0]), os.path.abspath(rest[1])
+    files = c_files(repo)
+    nodes, edges = quarry_graph(quarry, repo)
+
+    fig = {}
+    defs_q, defs_t = quarry_defs(nodes), ctags_defs(repo, files)
+    # identity by (file, kind, name); the line is checked apart, since the tools differ on
+    # which line a multi-line definition is at (its first, or its name's)
+    fig["definitions vs ctags"] = prf({d[:3] for d in defs_q}, {d[:3] for d in defs_t})
+    fig["function lines vs ctags"] = prf({d for d in defs_q if d[1] == "function"},
+                                         {d for d in defs_t if d[1] == "function"})
+    functions = {n["name"] for n in nodes if n["node"] == "function"}
+    lex = quarry_calls(edges, True)
+    sem = quarry_calls(edges, False)
+    cs = cscope_calls(repo, files, functions)
+    cf = cflow_calls(repo, files)
+    both = cs & cf
+    fig["calls vs cscope"] = prf(lex, cs)
+    fig["calls vs cflow"] = prf(lex, cf)
+    fig["calls vs cscope+cflow"] = prf(lex, both)
+    cl_calls, cl_incls = clang_index(repo, files, incdirs)
+    fig["calls vs clang"] = prf(sem, cl_calls)
+    fig["cscope+cflow vs clang"] = prf(both, cl_calls)
+    fig["includes vs clang"] = prf(quarry_includes(edges), cl_incls)
+
+    if as_json:
+        print(json.dumps({k: {"precision": round(v[0], 4), "recall": round(v[1], 4),
+                              "f1": round(v[2], 4), "quarry": v[3], "reference": v[4]}
+                          for k, v in fig.items()}, indent=1))
+    else:
+        print("%-24s %9s %7s %7s %8s %10s" % ("", "precision", "recall", "F1", "quarry",
+                                              "reference"))
+        for k, (p, r, f, ng, nw) in fig.items():
+            print("%-24s %9.3f %7.3f %7.3f %8d %10d" % (k, p, r, f, ng, nw))
+    status = 0
+    if floors:
+        with open(floors) as fh:
+            for line in fh:
+                line = line.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                name, floor = line.rsplit(" ", 1)
+                if name not in fig:
+                    print("exactness: unknown figure '%s' in %s" % (name, floors))
+                    status = 1
+                elif fig[name][2] < float(floor):
+                    print("exactness: %s F1 %.3f is below its floor %s" % (name, fig[name][2], floor))
+                    status = 1
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,986 @@
+/*
+ * extract.c: what one C or C++ source holds, read from its tree-sitter syntax tree:
+ * functions, prototypes, structs/unions/enums and their members, typedefs, macros,
+ * globals (items), and the raw references (calls, includes, type uses, other identifier
+ * uses, what a function-like macro's body calls). The result depends only on the bytes,
+ * never on the file's path, so it is stored once per git blob; names are resolved across
+ * files when a graph is assembled (graph.c).
+ *
+ * Design: one recursive walk with a small context (enclosing function, preprocessor
+ * condition, file scope or not); depth is capped so that hostile nesting cannot exhaust
+ * the stack (deeper subtrees are skipped, counted as errors). Every preprocessor branch is
+ * walked; an item remembers the conditions it sits under (`#if 0`, `#ifdef X`,
+ * `#if defined(X)`), and the assembly decides which are inactive, since whether X is
+ * defined anywhere is a question about the whole project. A function-like macro's body
+ * is raw text in the tree: its calls are found by a small token scan (an identifier
+ * followed by '(' that is not a parameter or a keyword).
+ *
+ * Rejected: tree-sitter query files (a second language to maintain for what a switch on
+ * node types says plainly); running the preprocessor (needs the build's flags, loses the
+ * disabled branches the user asked about).
+ */
+#include "code_int.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#define MAX_DEPTH 256
+
+const TSLanguage *tree_sitter_c(void);
+const TSLanguage *tree_sitter_cpp(void);
+
+typedef struct vec {
+    void *p;
+    size_t n, cap, size;
+} vec;
+
+typedef struct ex {
+    qr_arena *a;
+    const char *src;
+    size_t len;
+    vec items, refs;
+    uint32_t errors;
+    bool oom;
+} ex;
+
+typedef struct ctx {
+    const char *fn;   /* enclosing function */
+    const char *cond; /* conditions so far */
+    bool file_scope;
+    int depth;
+} ctx;
+
+static void *vec_push(ex *e, vec *v)
+{
+    if (v->n == v->cap) {
+        size_t nc = v->cap ? v->cap * 2 : 64;
+        void *np = qr_arena_realloc(e->a, v->p, v->cap * v->size, nc * v->size);
+        if (!np) {
+            e->oom = true;
+            return NULL;
+        }
+        v->p = np;
+        v->cap = nc;
+    }
+    void *slot = (char *)v->p + v->n++ * v->size;
+    memset(slot, 0, v->size);
+    return slot;
+}
+
+static const char *dup(ex *e, const char *s, size_t n)
+{
+    char *d = qr_arena_strndup(e->a, s, n);
+    if (!d)
+        e->oom = true;
+    return d;
+}
+
+/* The node's text with runs of whitespace (and comments' newlines) made one space. */
+static const char *text(ex *e, TSNode n)
+{
+    uint32_t s = ts_node_start_byte(n), t = ts_node_end_byte(n);
+    if (t > e->len)
+        t = (uint32_t)e->len;
+    if (s > t)
+        s = t;
+    char *d = qr_arena_alloc(e->a, (size_t)(t - s) + 1);
+    if (!d) {
+        e->oom = true;
+        return NULL;
+    }
+    size_t k = 0;
+    bool sp = false;
+    for (uint32_t i = s; i < t; i++) {
+        unsigned char c = (unsigned char)e->src[i];
+        if (c == '\\' && i + 1 < t && e->src[i + 1] == '\n') {
+            i++;
+            sp = true;
+            continue;
+        }
+        if (isspace(c)) {
+            sp = true;
+            continue;
+        }
+        if (sp && k)
+            d[k++] = ' ';
+        sp = false;
+        d[k++] = (char)c;
+    }
+    d[k] = 0;
+    return d;
+}
+
+static const char *text_range(ex *e, uint32_t s, uint32_t t)
+{
+    if (t > e->len)
+        t = (uint32_t)e->len;
+    if (s > t)
+        s = t;
+    char *d = qr_arena_alloc(e->a, (size_t)(t - s) + 1);
+    if (!d) {
+        e->oom = true;
+        return NULL;
+    }
+    size_t k = 0;
+    bool sp = false;
+    for (uint32_t i = s; i < t; i++) {
+        unsigned char c = (unsigned char)e->src[i];
+        if (isspace(c)) {
+            sp = true;
+            continue;
+        }
+        if (sp && k)
+            d[k++] = ' ';
+        sp = false;
+        d[k++] = (char)c;
+    }
+    d[k] = 0;
+    return d;
+}
+
+static bool is(TSNode n, const char *type)
+{
+    return !strcmp(ts_node_type(n), type);
+}
+
+static TSNode field(TSNode n, const char *name)
+{
+    return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+static uint32_t line_of(TSNode n)
+{
+    return ts_node_start_point(n).row + 1;
+}
+
+static uint32_t end_line_of(TSNode n)
+{
+    TSPoint p = ts_node_end_point(n);
+    /* a node ending at column 0 ends on the line before (a trailing newline) */
+    return p.column == 0 && p.row > ts_node_start_point(n).row ? p.row : p.row + 1;
+}
+
+static qr_code_item *item(ex *e, qr_code_kind k, const char *name, TSNode n, const ctx *c)
+{
+    qr_code_item *it = vec_push(e, &e->items);
+    if (!it)
+        return NULL;
+    it->kind = k;
+    it->name = name;
+    it->cond = c->cond;
+    it->line = line_of(n);
+    it->end_line = end_line_of(n);
+    it->start_byte = ts_node_start_byte(n);
+    it->end_byte = ts_node_end_byte(n);
+    return it;
+}
+
+static void ref(ex *e, qr_code_ref_kind k, const char *from, const char *name, uint32_t line,
+                const char *cond)
+{
+    if (!name || !*name)
+        return;
+    /* consecutive duplicates (one name used twice on a line) are one reference */
+    if (e->refs.n) {
+        qr_code_ref *last = (qr_code_ref *)e->refs.p + e->refs.n - 1;
+        if (last->kind == k && last->line == line && last->from == from &&
+            !strcmp(last->name, name))
+            return;
+    }
+    qr_code_ref *r = vec_push(e, &e->refs);
+    if (!r)
+        return;
+    r->kind = k;
+    r->from = from;
+    r->name = name;
+    r->line = line;
+    r->cond = cond;
+}
+
+static const char *cond_add(ex *e, const char *cond, const char *name)
+{
+    if (!cond)
+        return name;
+    size_t a = strlen(cond), b = strlen(name);
+    char *d = qr_arena_alloc(e->a, a + b + 2);
+    if (!d) {
+        e->oom = true;
+        return cond;
+    }
+    memcpy(d, cond, a);
+    d[a] = ',';
+    memcpy(d + a + 1, name, b + 1);
+    return d;
+}
+
+static void walk(ex *e, TSNode n, ctx c);
+
+static void walk_children(ex *e, TSNode n, const ctx *c)
+{
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++)
+        walk(e, ts_node_named_child(n, i), *c);
+}
+
+/* The children of n in field `declarator` (through a cursor: ts_node_field_name_for_child
+ * of libtree-sitter 0.20.7 miscounts after unnamed children). At most max. */
+static uint32_t declarators(TSNode n, TSNode *out, uint32_t max)
+{
+    uint32_t k = 0;
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&cur)) {
+        do {
+            const char *f = ts_tree_cursor_current_field_name(&cur);
+            if (f && !strcmp(f, "declarator") && k < max)
+                out[k++] = ts_tree_cursor_current_node(&cur);
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
+    return k;
+}
+
+/* ---- declarators ---- */
+
+/* The identifier a declarator declares (through pointers, arrays, init, parentheses). */
+static TSNode decl_name(TSNode d)
+{
+    for (int guard = 0; guard < 64 && !ts_node_is_null(d); guard++) {
+        const char *t = ts_node_type(d);
+        if (!strcmp(t, "identifier") || !strcmp(t, "field_identifier") ||
+            !strcmp(t, "type_identifier") || !strcmp(t, "qualified_identifier") ||
+            !strcmp(t, "destructor_name") || !strcmp(t, "operator_name") ||
+            !strcmp(t, "primitive_type"))
+            return d;
+        TSNode inner = field(d, "declarator");
+        if (ts_node_is_null(inner)) {
+            /* parenthesized_declarator and attributed declarators have no field */
+            if (ts_node_named_child_count(d) == 0)
+                break;
+            inner = ts_node_named_child(d, 0);
+        }
+        d = inner;
+    }
+    TSNode none = {0};
+    return none;
+}
+
+/* The function_declarator a declarator declares a function with, or a null node (a
+ * function pointer variable `int (*fp)(int)` is not a function). */
+static TSNode decl_function(TSNode d)
+{
+    TSNode none = {0};
+    for (int guard = 0; guard < 64 && !ts_node_is_null(d); guard++) {
+        if (is(d, "function_declarator")) {
+            TSNode inner = field(d, "declarator");
+            if (!ts_node_is_null(inner) && is(inner, "parenthesized_declarator"))
+                return none;
+            return d;
+        }
+        if (is(d, "pointer_declarator") || is(d, "attributed_declarator") ||
+            is(d, "reference_declarator")) {
+            TSNode inner = field(d, "declarator");
+            if (ts_node_is_null(inner) && ts_node_named_child_count(d))
+                inner = ts_node_named_child(d, ts_node_named_child_count(d) - 1);
+            d = inner;
+            continue;
+        }
+        return none;
+    }
+    return none;
+}
+
+/* The type specifier with the qualifiers written around it (`const char`). */
+static const char *base_type(ex *e, TSNode owner, TSNode type)
+{
+    if (ts_node_is_null(type))
+        return "";
+    if (ts_node_is_null(owner))
+        return text(e, type);
+    qr_buf b;
+    qr_buf_init(&b);
+    uint32_t k = ts_node_named_child_count(owner);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(owner, i);
+        if (!ts_node_eq(ch, type) && !is(ch, "type_qualifier"))
+            continue;
+        const char *t = text(e, ch);
+        if (!t)
+            continue;
+        if (b.len)
+            qr_buf_putc(&b, ' ');
+        qr_buf_puts(&b, t);
+    }
+    const char *r = b.p ? dup(e, b.p, b.len) : text(e, type);
+    qr_buf_release(&b);
+    return r;
+}
+
+/* The type of a declarator as written: the specifier's text and the declarator's
+ * decorations without the name (`char *`, `int [8]`). */
+static const char *decl_type(ex *e, TSNode owner, TSNode type, TSNode d)
+{
+    const char *t = base_type(e, owner, type);
+    if (!t || ts_node_is_null(d))
+        return t;
+    TSNode name = decl_name(d);
+    if (ts_node_is_null(name))
+        return t;
+    const char *whole = text(e, d);
+    const char *nm = text(e, name);
+    if (!whole || !nm)
+        return t;
+    /* remove the name and an initializer from the declarator's text */
+    const char *at = strstr(whole, nm);
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_puts(&b, t);
+    if (at) {
+        const char *eq = strchr(at + strlen(nm), '=');
+        size_t pre = (size_t)(at - whole);
+        size_t post_end = eq ? (size_t)(eq - whole) : strlen(whole);
+        if (pre || post_end > pre + strlen(nm))
+            qr_buf_putc(&b, ' ');
+        qr_buf_append(&b, whole, pre);
+        qr_buf_append(&b, at + strlen(nm), post_end - pre - strlen(nm));
+        while (b.len && b.p[b.len - 1] == ' ')
+            b.p[--b.len] = 0;
+    }
+    const char *r = b.p ? dup(e, b.p, b.len) : t;
+    qr_buf_release(&b);
+    return r;
+}
+
+static bool has_storage(TSNode n, const char *what, ex *e)
+{
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (is(ch, "storage_class_specifier")) {
+            uint32_t s = ts_node_start_byte(ch), t = ts_node_end_byte(ch);
+            size_t w = strlen(what);
+            if (t <= e->len && t - s == w && !memcmp(e->src + s, what, w))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Walks what a declarator holds besides its name: array sizes, initializers, parameter
+ * types. */
+static void walk_declarator(ex *e, TSNode d, const ctx *c)
+{
+    if (ts_node_is_null(d) || c->depth > MAX_DEPTH)
+        return;
+    const char *t = ts_node_type(d);
+    if (!strcmp(t, "identifier") || !strcmp(t, "field_identifier"))
+        return;
+    if (!strcmp(t, "init_declarator")) {
+        walk_declarator(e, field(d, "declarator"), c);
+        TSNode v = field(d, "value");
+        if (!ts_node_is_null(v))
+            walk(e, v, *c);
+        return;
+    }
+    ctx cc = *c;
+    cc.depth++;
+    uint32_t k = ts_node_named_child_count(d);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(d, i);
+        if (is(ch, "identifier") || is(ch, "field_identifier"))
+            continue;
+        if (strstr(ts_node_type(ch), "declarator"))
+            walk_declarator(e, ch, &cc);
+        else
+            walk(e, ch, cc);
+    }
+}
+
+/* ---- definitions ---- */
+
+static const char *type_name_of(ex *e, TSNode spec)
+{
+    TSNode nm = field(spec, "name");
+    if (ts_node_is_null(nm))
+        return NULL;
+    return text(e, nm);
+}
+
+static qr_code_kind spec_kind(TSNode spec)
+{
+    return is(spec, "union_specifier")  ? QR_CODE_UNION
+           : is(spec, "enum_specifier") ? QR_CODE_ENUM
+                                        : QR_CODE_STRUCT;
+}
+
+static bool is_record(TSNode n)
+{
+    return is(n, "struct_specifier") || is(n, "union_specifier") || is(n, "enum_specifier") ||
+           is(n, "class_specifier");
+}
+
+static void members(ex *e, TSNode body, const char *owner, const ctx *c);
+
+/* A struct/union/enum specifier. With a body it defines the type (named `alias` when it
+ * has no name of its own); without one it is a use of the type. */
+static void record(ex *e, TSNode spec, const char *alias, const ctx *c)
+{
+    TSNode body = field(spec, "body");
+    const char *name = type_name_of(e, spec);
+    if (ts_node_is_null(body)) {
+        if (name)
+            ref(e, QR_CODE_REF_TYPE, c->fn, name, line_of(spec), c->cond);
+        return;
+    }
+    uint32_t flags = 0;
+    if (!name) {
+        name = alias ? alias : "(anonymous)";
+        flags |= QR_CODE_ANON;
+    }
+    qr_code_item *it = item(e, spec_kind(spec), name, spec, c);
+    if (!it)
+        return;
+    it->flags |= flags;
+    members(e, body, name, c);
+}
+
+static void members(ex *e, TSNode body, const char *owner, const ctx *c)
+{
+    if (c->depth > MAX_DEPTH) {
+        e->errors++;
+        return;
+    }
+    ctx cc = *c;
+    cc.depth++;
+    uint32_t k = ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode m = ts_node_named_child(body, i);
+        if (is(m, "enumerator")) {
+            TSNode nm = field(m, "name");
+            if (ts_node_is_null(nm))
+                continue;
+            qr_code_item *it = item(e, QR_CODE_ENUMERATOR, text(e, nm), m, &cc);
+            if (it)
+                it->parent = owner;
+            TSNode v = field(m, "value");
+            if (!ts_node_is_null(v))
+                walk(e, v, cc);
+            continue;
+        }
+        if (is(m, "field_declaration")) {
+            TSNode type = field(m, "type");
+            if (!ts_node_is_null(type)) {
+                if (is_record(type))
+                    record(e, type, NULL, &cc);
+                else
+                    walk(e, type, cc);
+            }
+            TSNode ds[64];
+            uint32_t nd = declarators(m, ds, 64);
+            for (uint32_t j = 0; j < nd; j++) {
+                TSNode d = ds[j];
+                TSNode nm = decl_name(d);
+                if (ts_node_is_null(nm))
+                    continue;
+                qr_code_item *it = item(e, QR_CODE_MEMBER, text(e, nm), m, &cc);
+                if (it) {
+                    it->parent = owner;
+                    it->type = decl_type(e, m, type, d);
+                }
+                walk_declarator(e, d, &cc);
+            }
+            continue;
+        }
+        if (strncmp(ts_node_type(m), "preproc_", 8) == 0) {
+            /* members under #if: walk the branch as a struct body */
+            members(e, m, owner, &cc);
+            continue;
+        }
+        walk(e, m, cc);
+    }
+}
+
+static void function_def(ex *e, TSNode n, const ctx *c)
+{
+    TSNode d = field(n, "declarator");
+    TSNode fd = decl_function(d);
+    TSNode type = field(n, "type");
+    TSNode body = field(n, "body");
+    TSNode nm = decl_name(ts_node_is_null(fd) ? d : field(fd, "declarator"));
+    if (ts_node_is_null(nm) || ts_node_is_null(body)) {
+        walk_children(e, n, c);
+        return;
+    }
+    const char *name = text(e, nm);
+    qr_code_item *it = item(e, QR_CODE_FUNCTION, name, n, c);
+    if (!it)
+        return;
+    if (has_storage(n, "static", e))
+        it->flags |= QR_CODE_STATIC;
+    it->type = ts_node_is_null(fd) ? base_type(e, n, type) : decl_type(e, n, type, d);
+    if (it->type && !ts_node_is_null(fd)) {
+        /* decl_type left the parameter list in: cut it */
+        const char *params = text(e, field(fd, "parameters"));
+        char *p = params ? strstr((char *)it->type, params) : NULL;
+        if (p) {
+            *p = 0;
+            while (p > it->type && p[-1] == ' ')
+                *--p = 0;
+        }
+    }
+    it->signature = text_range(e, ts_node_start_byte(n), ts_node_start_byte(body));
+    ctx cc = *c;
+    cc.fn = name;
+    cc.file_scope = false;
+    cc.depth++;
+    if (!ts_node_is_null(type)) {
+        if (is_record(type))
+            record(e, type, NULL, &cc);
+        else
+            walk(e, type, cc);
+    }
+    walk_declarator(e, d, &cc);
+    walk(e, body, cc);
+}
+
+static void declaration(ex *e, TSNode n, const ctx *c)
+{
+    TSNode type = field(n, "type");
+    ctx cc = *c;
+    cc.depth++;
+    if (!ts_node_is_null(type)) {
+        if (is_record(type))
+            record(e, type, NULL, &cc);
+        else
+            walk(e, type, cc);
+    }
+    bool is_static = has_storage(n, "static", e);
+    bool is_extern = has_storage(n, "extern", e);
+    TSNode ds[64];
+    uint32_t nd = declarators(n, ds, 64);
+    for (uint32_t j = 0; j < nd; j++) {
+        TSNode d = ds[j];
+        if (c->file_scope || !ts_node_is_null(decl_function(d))) {
+            TSNode fd = decl_function(d);
+            TSNode nm = decl_name(ts_node_is_null(fd) ? d : field(fd, "declarator"));
+            if (!ts_node_is_null(nm) && (c->file_scope || !ts_node_is_null(fd))) {
+                bool fn = !ts_node_is_null(fd);
+                qr_code_item *it =
+                    item(e, fn ? QR_CODE_DECLARATION : QR_CODE_VARIABLE, text(e, nm), n, c);
+                if (it) {
+                    it->flags |= (is_static ? QR_CODE_STATIC : 0) |
+                                 (is_extern && !fn ? QR_CODE_EXTERN : 0);
+                    it->type = decl_type(e, n, type, d);
+                    if (fn) {
+                        it->signature = text(e, n);
+                        const char *params = text(e, field(fd, "parameters"));
+                        char *p = params && it->type ? strstr((char *)it->type, params) : NULL;
+                        if (p) {
+                            *p = 0;
+                            while (p > it->type && p[-1] == ' ')
+                                *--p = 0;
+                        }
+                    }
+                }
+            }
+        }
+        walk_declarator(e, d, &cc);
+    }
+}
+
+static void type_definition(ex *e, TSNode n, const ctx *c)
+{
+    TSNode type = field(n, "type");
+    const char *first = NULL;
+    TSNode ds[64];
+    uint32_t nd = declarators(n, ds, 64);
+    for (uint32_t j = 0; j < nd; j++) {
+        TSNode d = ds[j];
+        TSNode nm = decl_name(d);
+        if (ts_node_is_null(nm))
+            continue;
+        const char *name = text(e, nm);
+        if (!first)
+            first = name;
+        qr_code_item *it = item(e, QR_CODE_TYPEDEF, name, n, c);
+        if (!it)
+            continue;
+        if (!ts_node_is_null(type) && is_record(type) &&
+            !ts_node_is_null(field(type, "body"))) {
+            const char *tn = type_name_of(e, type);
+            const char *kw = is(type, "union_specifier")  ? "union"
+                             : is(type, "enum_specifier") ? "enum"
+                                                          : "struct";
+            qr_buf b;
+            qr_buf_init(&b);
+            qr_buf_printf(&b, "%s %s", kw, tn ? tn : name);
+            it->type = b.p ? dup(e, b.p, b.len) : NULL;
+            qr_buf_release(&b);
+        } else {
+            it->type = decl_type(e, n, type, d);
+        }
+        walk_declarator(e, d, c);
+    }
+    if (!ts_node_is_null(type)) {
+        if (is_record(type))
+            record(e, type, first, c);
+        else
+            walk(e, type, *c);
+    }
+}
+
+/* ---- the preprocessor ---- */
+
+static bool is_ident_char(int c)
+{
+    return isalnum(c) || c == '_';
+}
+
+/* The calls a function-like macro's body makes: identifiers followed by '(' that are not
+ * its parameters, keywords or operands of # and ##. */
+static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, const ctx *c)
+{
+    if (ts_node_is_null(value))
+        return;
+    uint32_t s = ts_node_start_byte(value), t = ts_node_end_byte(value);
+    if (t > e->len)
+        t = (uint32_t)e->len;
+    static const char *const keywords[] = {"if",     "while",   "for",     "switch", "return",
+                                           "sizeof", "defined", "_Alignof", "alignof",
+                                           "typeof", "__typeof__", "_Generic", "do", NULL};
+    uint32_t line = line_of(value);
+    for (uint32_t i = s; i < t;) {
+        unsigned char ch = (unsigned char)e->src[i];
+        if (ch == '\n')
+            line++;
+        if (ch == '"' || ch == '\'') {
+            /* skip a string or character literal */
+            for (i++; i < t && (unsigned char)e->src[i] != ch; i++)
+                if (e->src[i] == '\\')
+                    i++;
+            i++;
+            continue;
+        }
+        if (!(isalpha(ch) || ch == '_')) {
+            i++;
+            continue;
+        }
+        uint32_t b = i;
+        while (i < t && is_ident_char((unsigned char)e->src[i]))
+            i++;
+        uint32_t w = i - b;
+        uint32_t j = i;
+        while (j < t && (e->src[j] == ' ' || e->src[j] == '\t'))
+            j++;
+        if (j >= t || e->src[j] != '(')
+            continue;
+        /* operands of # and ## are pasted, not called */
+        uint32_t p = b;
+        while (p > s && (e->src[p - 1] == ' ' || e->src[p - 1] == '\t'))
+            p--;
+        if (p > s && e->src[p - 1] == '#')
+            continue;
+        if (e->src[j + 1 < t ? j : j] == '(' && j + 1 < t && e->src[j + 1] == '#')
+            continue;
+        bool skip = false;
+        for (const char *const *k = keywords; *k && !skip; k++)
+            skip = strlen(*k) == w && !memcmp(*k, e->src + b, w);
+        uint32_t np = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+        for (uint32_t q = 0; q < np && !skip; q++) {
+            TSNode pn = ts_node_named_child(params, q);
+            uint32_t ps = ts_node_start_byte(pn), pt = ts_node_end_byte(pn);
+            skip = pt - ps == w && pt <= e->len && !memcmp(e->src + ps, e->src + b, w);
+        }
+        if (!skip)
+            ref(e, QR_CODE_REF_MACRO_CALL, name, dup(e, e->src + b, w), line, c->cond);
+    }
+}
+
+/* The macro a simple condition tests: `X` for `defined(X)` or `defined X`, "0" for `0`,
+ * NULL for anything else (which is not judged: its code counts as active). */
+static const char *cond_of(ex *e, TSNode cond)
+{
+    if (ts_node_is_null(cond))
+        return NULL;
+    if (is(cond, "number_literal")) {
+        const char *t = text(e, cond);
+        return t && !strcmp(t, "0") ? "0" : NULL;
+    }
+    if (is(cond, "preproc_defined")) {
+        TSNode nm = ts_node_named_child(cond, 0);
+        return ts_node_is_null(nm) ? NULL : text(e, nm);
+    }
+    if (is(cond, "parenthesized_expression") && ts_node_named_child_count(cond) == 1)
+        return cond_of(e, ts_node_named_child(cond, 0));
+    return NULL;
+}
+
+/* The branches of #if/#ifdef/#elif: the body under `c` plus the branch's own condition,
+ * the alternative without it. */
+static void preproc_branch(ex *e, TSNode n, const char *own, const ctx *c)
+{
+    if (c->depth > MAX_DEPTH) {
+        e->errors++;
+        return;
+    }
+    ctx body = *c;
+    body.depth++;
+    if (own)
+        body.cond = cond_add(e, c->cond, own);
+    TSNode cond = field(n, "condition");
+    TSNode name = field(n, "name");
+    TSNode alt = field(n, "alternative");
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (ts_node_eq(ch, cond) || ts_node_eq(ch, name) || ts_node_eq(ch, alt))
+            continue;
+        walk(e, ch, body);
+    }
+    if (ts_node_is_null(alt))
+        return;
+    ctx other = *c;
+    other.depth++;
+    if (is(alt, "preproc_elif")) {
+        preproc_branch(e, alt, cond_of(e, field(alt, "condition")), &other);
+    } else {
+        /* #else: the branch of `#if 1` is disabled; others are not judged */
+        const char *t = is(n, "preproc_if") ? text(e, cond) : NULL;
+        if (t && !strcmp(t, "1"))
+            other.cond = cond_add(e, c->cond, "0");
+        uint32_t ak = ts_node_named_child_count(alt);
+        for (uint32_t i = 0; i < ak; i++)
+            walk(e, ts_node_named_child(alt, i), other);
+    }
+}
+
+static void preproc_ifdef(ex *e, TSNode n, const ctx *c)
+{
+    TSNode first = ts_node_child(n, 0);
+    bool ifndef = !ts_node_is_null(first) && ts_node_end_byte(first) - ts_node_start_byte(first) == 7;
+    TSNode nm = field(n, "name");
+    const char *own = !ifndef && !ts_node_is_null(nm) ? text(e, nm) : NULL;
+    preproc_branch(e, n, own, c);
+}
+
+/* ---- the walk ---- */
+
+static void walk(ex *e, TSNode n, ctx c)
+{
+    if (e->oom || ts_node_is_null(n))
+        return;
+    if (c.depth > MAX_DEPTH) {
+        e->errors++;
+        return;
+    }
+    c.depth++;
+    const char *t = ts_node_type(n);
+    if (ts_node_is_missing(n) || !strcmp(t, "ERROR"))
+        e->errors++;
+    switch (t[0]) {
+    case 'c':
+        if (!strcmp(t, "call_expression")) {
+            TSNode f = field(n, "function");
+            if (!ts_node_is_null(f) && is(f, "identifier"))
+                ref(e, QR_CODE_REF_CALL, c.fn, text(e, f), line_of(f), c.cond);
+            else
+                walk(e, f, c);
+            walk(e, field(n, "arguments"), c);
+            return;
+        }
+        if (!strcmp(t, "class_specifier")) {
+            record(e, n, NULL, &c);
+            return;
+        }
+        break;
+    case 'd':
+        if (!strcmp(t, "declaration")) {
+            declaration(e, n, &c);
+            return;
+        }
+        break;
+    case 'e':
+        if (!strcmp(t, "enum_specifier")) {
+            record(e, n, NULL, &c);
+            return;
+        }
+        break;
+    case 'f':
+        if (!strcmp(t, "function_definition")) {
+            function_def(e, n, &c);
+            return;
+        }
+        if (!strcmp(t, "field_identifier"))
+            return;
+        break;
+    case 'i':
+        if (!strcmp(t, "identifier")) {
+            ref(e, QR_CODE_REF_NAME, c.fn, text(e, n), line_of(n), c.cond);
+            return;
+        }
+        break;
+    case 'p':
+        if (!strcmp(t, "preproc_include")) {
+            TSNode p = field(n, "path");
+            if (!ts_node_is_null(p))
+                ref(e, QR_CODE_REF_INCLUDE, NULL, text(e, p), line_of(n), c.cond);
+            return;
+        }
+        if (!strcmp(t, "preproc_def") || !strcmp(t, "preproc_function_def")) {
+            TSNode nm = field(n, "name");
+            if (ts_node_is_null(nm))
+                return;
+            const char *name = text(e, nm);
+            qr_code_item *it = item(e, QR_CODE_MACRO, name, n, &c);
+            if (!it)
+                return;
+            TSNode params = field(n, "parameters");
+            if (!ts_node_is_null(params)) {
+                it->flags |= QR_CODE_FUNC_LIKE;
+                it->signature = text(e, params);
+                macro_calls(e, name, params, field(n, "value"), &c);
+            }
+            TSNode v = field(n, "value");
+            if (!ts_node_is_null(v))
+                it->type = text(e, v); /* the replacement text */
+            return;
+        }
+        if (!strcmp(t, "preproc_if") || !strcmp(t, "preproc_elif")) {
+            preproc_branch(e, n, cond_of(e, field(n, "condition")), &c);
+            return;
+        }
+        if (!strcmp(t, "preproc_ifdef")) {
+            preproc_ifdef(e, n, &c);
+            return;
+        }
+        if (!strcmp(t, "preproc_call") || !strcmp(t, "preproc_arg"))
+            return;
+        if (!strcmp(t, "parameter_declaration")) {
+            walk(e, field(n, "type"), c);
+            walk_declarator(e, field(n, "declarator"), &c);
+            return;
+        }
+        break;
+    case 's':
+        if (!strcmp(t, "struct_specifier")) {
+            record(e, n, NULL, &c);
+            return;
+        }
+        if (!strcmp(t, "string_literal") || !strcmp(t, "system_lib_string"))
+            return;
+        break;
+    case 't':
+        if (!strcmp(t, "type_definition")) {
+            type_definition(e, n, &c);
+            return;
+        }
+        if (!strcmp(t, "type_identifier")) {
+            ref(e, QR_CODE_REF_TYPE, c.fn, text(e, n), line_of(n), c.cond);
+            return;
+        }
+        break;
+    case 'u':
+        if (!strcmp(t, "union_specifier")) {
+            record(e, n, NULL, &c);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    walk_children(e, n, &c);
+}
+
+static const TSLanguage *language(qr_code_lang lang)
+{
+    return lang == QR_CODE_LANG_CPP ? tree_sitter_cpp() : tree_sitter_c();
+}
+
+int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
+                    qr_code_file *out)
+{
+    memset(out, 0, sizeof *out);
+    out->lang = lang;
+    if (len > UINT32_MAX / 2)
+        return QR_EINVAL;
+    for (size_t i = 0; i < len; i++)
+        if (src[i] == '\n')
+            out->lines++;
+    if (len && src[len - 1] != '\n')
+        out->lines++;
+    TSParser *p = ts_parser_new();
+    if (!p)
+        return QR_ENOMEM;
+    if (!ts_parser_set_language(p, language(lang))) {
+        ts_parser_delete(p);
+        return QR_EINVAL;
+    }
+    TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    if (!tree) {
+        ts_parser_delete(p);
+        return QR_ENOMEM;
+    }
+    ex e = {.a = a, .src = src, .len = len};
+    e.items.size = sizeof(qr_code_item);
+    e.refs.size = sizeof(qr_code_ref);
+    ctx c = {.file_scope = true};
+    TSNode root = ts_tree_root_node(tree);
+    walk_children(&e, root, &c);
+    ts_tree_delete(tree);
+    ts_parser_delete(p);
+    if (e.oom || a->exhausted)
+        return QR_ENOMEM;
+    out->items = e.items.p;
+    out->nitems = e.items.n;
+    out->refs = e.refs.p;
+    out->nrefs = e.refs.n;
+    out->errors = e.errors;
+    return QR_OK;
+}
+
+qr_code_lang qr_code_lang_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash))
+        return QR_CODE_LANG_NONE;
+    dot++;
+    if (!strcmp(dot, "c") || !strcmp(dot, "h"))
+        return QR_CODE_LANG_C;
+    static const char *const cpp[] = {"cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "h++",
+                                      "C", "H", "ipp", "tpp", NULL};
+    for (const char *const *x = cpp; *x; x++)
+        if (!strcmp(dot, *x))
+            return QR_CODE_LANG_CPP;
+    static const char *const tags[] = {"py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "rs",
+                                       "java", "sh", "bash", "rb", "lua", "pl", "pm", "php",
+                                       "kt", "scala", "swift", "cs", "ex", "exs", "erl",
+                                       "hs", "ml", "el", "lisp", "clj", "tcl", "r", "R",
+                                       "m", "mk", "cmake", "sql", "vim", NULL};
+    for (const char *const *x = tags; *x; x++)
+        if (!strcmp(dot, *x))
+            return QR_CODE_LANG_CTAGS;
+    return QR_CODE_LANG_NONE;
+}
+
+const char *qr_code_kind_name(qr_code_kind k)
+{
+    static const char *const names[] = {"file",       "function", "declaration", "struct",
+                                        "union",      "enum",     "enumerator",  "typedef",
+                                        "member",     "macro",    "variable"};
+    return (unsigned)k < QR_CODE_KIND_COUNT ? names[k] : "unknown";
+}
+
+const char *qr_code_lang_name(qr_code_lang l)
+{
+    switch (l) {
+    case QR_CODE_LANG_C:
+        return "c";
+    case QR_CODE_LANG_CPP:
+        return "c++";
+    case QR_CODE_LANG_CTAGS:
+        return "ctags";
+    default:
+        return "none";
+    }
+}

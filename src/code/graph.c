@@ -1,0 +1,1117 @@
+/*
+ * graph.c: the code graph of one commit or of the working tree. Lists the files (a
+ * commit's tree, or the git index overlaid with the working tree's changes, each changed
+ * file hashed as `git hash-object` does), indexes each blob the store lacks (extract.c,
+ * ctags.c), then assembles nodes and edges from the stored per-blob results and resolves
+ * names across files: calls to the function definition they reach (a static function in
+ * the caller's file first, else the external definition, preferring the caller's file),
+ * calls written through a project function-like macro to what its body calls (`via`),
+ * includes to repository files, and which preprocessor branches are disabled (`#if 0`,
+ * `#ifdef` of a macro no file defines).
+ *
+ * Lookups are sorted index arrays (nodes by name, edges by from-key and by to-key) built
+ * once per graph: deterministic, compact, and O(log n) for the queries.
+ *
+ * Rejected: storing resolved edges per commit (a commit's graph is cheap to assemble
+ * from blobs, and per-commit rows would multiply the store by the history's length);
+ * following symbolic links (a link can leave the tree; links are counted and skipped).
+ */
+#include "graph_int.h"
+
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define DEFAULT_MAX_BYTES (2u << 20)
+#define BINARY_SNIFF 8000
+#define MACRO_DEPTH 8
+
+/* ---- the index handle ---- */
+
+int qr_code_open(const char *path, qr_code **out, qr_buf *err)
+{
+    *out = NULL;
+    qr_code *c = calloc(1, sizeof *c);
+    if (!c)
+        return QR_ENOMEM;
+    git_libgit2_init();
+    if (git_repository_open_ext(&c->repo, path ? path : ".", 0, NULL) != 0) {
+        const git_error *ge = git_error_last();
+        qr_buf_printf(err, "not a git repository: '%s'%s%s", path ? path : ".",
+                      ge && ge->message ? ": " : "", ge && ge->message ? ge->message : "");
+        free(c);
+        git_libgit2_shutdown();
+        return QR_EINVAL;
+    }
+    const char *common = git_repository_commondir(c->repo);
+    size_t n = strlen(common);
+    while (n > 1 && common[n - 1] == '/')
+        n--;
+    c->gitdir = strndup(common, n);
+    const char *wd = git_repository_workdir(c->repo);
+    if (wd) {
+        n = strlen(wd);
+        while (n > 1 && wd[n - 1] == '/')
+            n--;
+        c->workdir = strndup(wd, n);
+    }
+    if (!c->gitdir || (wd && !c->workdir)) {
+        qr_code_close(c);
+        return QR_ENOMEM;
+    }
+    int rc = qr__code_store_open(c->gitdir, &c->store, err);
+    if (rc != QR_OK) {
+        qr_code_close(c);
+        return rc;
+    }
+    *out = c;
+    return QR_OK;
+}
+
+void qr_code_close(qr_code *c)
+{
+    if (!c)
+        return;
+    qr__code_store_close(c->store);
+    if (c->repo) {
+        git_repository_free(c->repo);
+        git_libgit2_shutdown();
+    }
+    free(c->gitdir);
+    free(c->workdir);
+    free(c);
+}
+
+const char *qr_code_db_path(const qr_code *c)
+{
+    return qr__code_store_path(c->store);
+}
+
+/* ---- listing the files ---- */
+
+typedef struct lister {
+    qr_code_graph *g;
+    size_t cap;
+    int rc;
+} lister;
+
+static gfile *add_file(lister *l, const char *path, const git_oid *oid, bool on_disk)
+{
+    qr_code_graph *g = l->g;
+    if (g->nfiles == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 256;
+        gfile *nf = realloc(g->files, nc * sizeof *nf);
+        if (!nf) {
+            l->rc = QR_ENOMEM;
+            return NULL;
+        }
+        g->files = nf;
+        l->cap = nc;
+    }
+    gfile *f = &g->files[g->nfiles++];
+    memset(f, 0, sizeof *f);
+    f->path = qr_arena_strndup(&g->a, path, strlen(path));
+    git_oid_tostr(f->oid, sizeof f->oid, oid);
+    f->on_disk = on_disk;
+    if (!f->path)
+        l->rc = QR_ENOMEM;
+    return f;
+}
+
+static int tree_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+    lister *l = payload;
+    if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+        return 0;
+    qr_buf p;
+    qr_buf_init(&p);
+    qr_buf_puts(&p, root);
+    qr_buf_puts(&p, git_tree_entry_name(e));
+    if (p.failed) {
+        l->rc = QR_ENOMEM;
+        return -1;
+    }
+    gfile *f = add_file(l, p.p, git_tree_entry_id(e), false);
+    if (f && git_tree_entry_filemode(e) == GIT_FILEMODE_LINK)
+        f->symlink = true;
+    qr_buf_release(&p);
+    return l->rc ? -1 : 0;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+    return strcmp(((const gfile *)a)->path, ((const gfile *)b)->path);
+}
+
+static int git_fail(const char *what, const char *subject, qr_buf *err)
+{
+    const git_error *ge = git_error_last();
+    qr_buf_printf(err, "%s '%s'%s%s", what, subject, ge && ge->message ? ": " : "",
+                  ge && ge->message ? ge->message : "");
+    return QR_EINVAL;
+}
+
+static int list_ref(qr_code *c, lister *l, const char *ref, qr_buf *err)
+{
+    git_object *obj = NULL;
+    git_tree *tree = NULL;
+    int rc = QR_OK;
+    if (git_revparse_single(&obj, c->repo, ref) != 0)
+        return git_fail("unknown revision", ref, err);
+    if (git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) != 0) {
+        rc = git_fail("not a commit or tree", ref, err);
+        goto done;
+    }
+    git_oid_tostr(l->g->commit, sizeof l->g->commit, git_object_id(obj));
+    if (git_tree_walk(tree, GIT_TREEWALK_PRE, tree_cb, l) != 0 && !l->rc)
+        rc = git_fail("cannot read the tree of", ref, err);
+    if (l->rc)
+        rc = l->rc;
+done:
+    git_tree_free(tree);
+    git_object_free(obj);
+    return rc;
+}
+
+static gfile *find_listed(qr_code_graph *g, const char *path)
+{
+    for (size_t i = 0; i < g->nfiles; i++)
+        if (!strcmp(g->files[i].path, path))
+            return &g->files[i];
+    return NULL;
+}
+
+/* The git index overlaid with the working tree: modified and untracked files are hashed
+ * from disk, deleted ones dropped. */
+static int list_worktree(qr_code *c, lister *l, qr_buf *err)
+{
+    git_index *ix = NULL;
+    git_status_list *sl = NULL;
+    int rc = QR_OK;
+    if (!c->workdir) {
+        return list_ref(c, l, "HEAD", err);
+    }
+    git_oid head;
+    if (git_reference_name_to_id(&head, c->repo, "HEAD") == 0)
+        git_oid_tostr(l->g->commit, sizeof l->g->commit, &head);
+    if (git_repository_index(&ix, c->repo) != 0)
+        return git_fail("cannot read the index of", c->workdir, err);
+    size_t n = git_index_entrycount(ix);
+    for (size_t i = 0; i < n && !l->rc; i++) {
+        const git_index_entry *e = git_index_get_byindex(ix, i);
+        if (!e || GIT_INDEX_ENTRY_STAGE(e) != 0 || e->mode == GIT_FILEMODE_COMMIT)
+            continue;
+        gfile *f = add_file(l, e->path, &e->id, false);
+        if (f && e->mode == GIT_FILEMODE_LINK)
+            f->symlink = true;
+    }
+    if (l->rc) {
+        rc = l->rc;
+        goto done;
+    }
+    git_status_options so;
+    git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+    so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+    so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+               GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+    if (git_status_list_new(&sl, c->repo, &so) != 0) {
+        rc = git_fail("cannot read the status of", c->workdir, err);
+        goto done;
+    }
+    size_t ns = git_status_list_entrycount(sl);
+    qr_buf full;
+    qr_buf_init(&full);
+    for (size_t i = 0; i < ns && !l->rc; i++) {
+        const git_status_entry *s = git_status_byindex(sl, i);
+        const git_diff_delta *d = s ? s->index_to_workdir : NULL;
+        if (!d)
+            continue;
+        const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+        gfile *f = find_listed(l->g, path);
+        if (s->status & GIT_STATUS_WT_DELETED) {
+            if (f)
+                f->deleted = true;
+            continue;
+        }
+        if (!(s->status & (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_NEW | GIT_STATUS_WT_TYPECHANGE)))
+            continue;
+        qr_buf_reset(&full);
+        qr_buf_printf(&full, "%s/%s", c->workdir, path);
+        struct stat sb;
+        if (full.failed || lstat(full.p, &sb) != 0)
+            continue;
+        git_oid oid;
+        bool link = S_ISLNK(sb.st_mode);
+        if (!link && !S_ISREG(sb.st_mode))
+            continue;
+        if (!link && git_repository_hashfile(&oid, c->repo, full.p, GIT_OBJECT_BLOB, path) != 0)
+            continue;
+        if (link)
+            memset(&oid, 0, sizeof oid);
+        if (!f)
+            f = add_file(l, path, &oid, true);
+        else {
+            git_oid_tostr(f->oid, sizeof f->oid, &oid);
+            f->on_disk = true;
+        }
+        if (f) {
+            f->symlink = link;
+            f->dirty = true;
+        }
+    }
+    qr_buf_release(&full);
+    rc = l->rc;
+done:
+    git_status_list_free(sl);
+    git_index_free(ix);
+    return rc;
+}
+
+/* ---- reading and indexing blobs ---- */
+
+/* The content of a file: *data is malloc'd. QR_OK, or 1 when over max (size set). */
+static int read_content(qr_code *c, const gfile *f, size_t max, char **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    if (f->on_disk) {
+        if (!c->workdir)
+            return QR_EIO;
+        qr_buf p;
+        qr_buf_init(&p);
+        qr_buf_printf(&p, "%s/%s", c->workdir, f->path);
+        struct stat sb;
+        if (p.failed || lstat(p.p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            qr_buf_release(&p);
+            return QR_EIO;
+        }
+        if (max && (size_t)sb.st_size > max) {
+            *len = (size_t)sb.st_size;
+            qr_buf_release(&p);
+            return 1;
+        }
+        int rc = qr_read_file(p.p, 0, data, len);
+        qr_buf_release(&p);
+        return rc;
+    }
+    git_oid oid;
+    git_blob *b = NULL;
+    if (git_oid_fromstr(&oid, f->oid) != 0 || git_blob_lookup(&b, c->repo, &oid) != 0)
+        return QR_EIO;
+    size_t n = (size_t)git_blob_rawsize(b);
+    if (max && n > max) {
+        *len = n;
+        git_blob_free(b);
+        return 1;
+    }
+    *data = malloc(n + 1);
+    if (!*data) {
+        git_blob_free(b);
+        return QR_ENOMEM;
+    }
+    memcpy(*data, git_blob_rawcontent(b), n);
+    (*data)[n] = 0;
+    *len = n;
+    git_blob_free(b);
+    return QR_OK;
+}
+
+static int index_blob(qr_code *c, qr_code_graph *g, gfile *f, size_t max, qr_buf *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    qr_code_blob b;
+    memset(&b, 0, sizeof b);
+    b.file.lang = f->lang;
+    int rc = read_content(c, f, max, &data, &len);
+    b.bytes = len;
+    if (rc == 1) {
+        b.status = QR_CODE_BLOB_LARGE;
+    } else if (rc != QR_OK) {
+        free(data);
+        return QR_OK; /* unreadable: listed, not indexed */
+    } else if (memchr(data, 0, len < BINARY_SNIFF ? len : BINARY_SNIFF)) {
+        b.status = QR_CODE_BLOB_BINARY;
+    } else {
+        qr_arena tmp;
+        qr_arena_init(&tmp, 0);
+        int xr = f->lang == QR_CODE_LANG_CTAGS
+                     ? qr__code_ctags(f->path, data, len, &tmp, &b.file)
+                     : qr_code_extract(f->lang, data, len, &tmp, &b.file);
+        b.status = xr == QR_OK ? QR_CODE_BLOB_OK : QR_CODE_BLOB_FAILED;
+        if (xr != QR_OK)
+            memset(&b.file, 0, sizeof b.file);
+        b.file.lang = f->lang;
+        rc = qr__code_store_put(c->store, f->oid, &b, err);
+        qr_arena_release(&tmp);
+        free(data);
+        g->stats.blobs_indexed_now++;
+        return rc;
+    }
+    free(data);
+    g->stats.blobs_indexed_now++;
+    return qr__code_store_put(c->store, f->oid, &b, err);
+}
+
+/* ---- assembly ---- */
+
+static int push_node(qr_code_graph *g, const qr_code_node *n)
+{
+    if (g->nnodes == g->capn) {
+        size_t nc = g->capn ? g->capn * 2 : 1024;
+        qr_code_node *nn = realloc(g->nodes, nc * sizeof *nn);
+        if (!nn)
+            return QR_ENOMEM;
+        g->nodes = nn;
+        g->capn = nc;
+    }
+    g->nodes[g->nnodes++] = *n;
+    return QR_OK;
+}
+
+static int push_edge(qr_code_graph *g, const qr_code_edge *e)
+{
+    if (g->nedges == g->cape) {
+        size_t nc = g->cape ? g->cape * 2 : 1024;
+        qr_code_edge *ne = realloc(g->edges, nc * sizeof *ne);
+        if (!ne)
+            return QR_ENOMEM;
+        g->edges = ne;
+        g->cape = nc;
+    }
+    g->edges[g->nedges++] = *e;
+    return QR_OK;
+}
+
+static const qr_code_graph *sort_graph; /* qsort has no context argument */
+
+static int cmp_by_name(const void *a, const void *b)
+{
+    const qr_code_node *x = &sort_graph->nodes[*(const size_t *)a];
+    const qr_code_node *y = &sort_graph->nodes[*(const size_t *)b];
+    int c = strcmp(x->it.name, y->it.name);
+    if (c)
+        return c;
+    c = strcmp(x->file, y->file);
+    if (c)
+        return c;
+    return x->it.line < y->it.line ? -1 : x->it.line > y->it.line;
+}
+
+static int cmp_by_from(const void *a, const void *b)
+{
+    const qr_code_edge *x = &sort_graph->edges[*(const size_t *)a];
+    const qr_code_edge *y = &sort_graph->edges[*(const size_t *)b];
+    int c = strcmp(x->from_key, y->from_key);
+    return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+static int cmp_by_to(const void *a, const void *b)
+{
+    const qr_code_edge *x = &sort_graph->edges[*(const size_t *)a];
+    const qr_code_edge *y = &sort_graph->edges[*(const size_t *)b];
+    int c = strcmp(x->to_key, y->to_key);
+    return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* First position in g->by_name whose name is >= name. */
+size_t qr__code_name_lower(const qr_code_graph *g, const char *name)
+{
+    size_t lo = 0, hi = g->nnamed;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(g->nodes[g->by_name[mid]].it.name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static size_t edge_lower(const qr_code_graph *g, const size_t *idx, bool to, const char *key)
+{
+    size_t lo = 0, hi = g->nedges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const qr_code_edge *e = &g->edges[idx[mid]];
+        if (strcmp(to ? e->to_key : e->from_key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *first)
+{
+    size_t i = edge_lower(g, g->by_from, false, key), j = i;
+    while (j < g->nedges && !strcmp(g->edges[g->by_from[j]].from_key, key))
+        j++;
+    *first = i;
+    return j - i;
+}
+
+size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first)
+{
+    size_t i = edge_lower(g, g->by_to, true, key), j = i;
+    while (j < g->nedges && !strcmp(g->edges[g->by_to[j]].to_key, key))
+        j++;
+    *first = i;
+    return j - i;
+}
+
+/* The file index of a path, or -1. */
+int64_t qr__code_file_index(const qr_code_graph *g, const char *path)
+{
+    size_t lo = 0, hi = g->nfiles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(g->files[mid].path, path);
+        if (!c)
+            return (int64_t)mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static bool macro_defined(const qr_code_graph *g, const char *name, size_t n)
+{
+    char buf[256];
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, name, n);
+    buf[n] = 0;
+    for (size_t i = qr__code_name_lower(g, buf);
+         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++)
+        if (g->nodes[g->by_name[i]].it.kind == QR_CODE_MACRO)
+            return true;
+    return false;
+}
+
+/* A condition list is inactive when it holds "0" or a macro no file defines. */
+bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond)
+{
+    if (!cond)
+        return false;
+    for (const char *p = cond; *p;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if ((n == 1 && *p == '0') || !macro_defined(g, p, n))
+            return true;
+        p += n + (e ? 1 : 0);
+    }
+    return false;
+}
+
+static const char *key_of(qr_code_graph *g, const char *file, const char *name)
+{
+    size_t a = strlen(file), b = strlen(name);
+    char *k = qr_arena_alloc(&g->a, a + b + 2);
+    if (!k)
+        return name;
+    memcpy(k, file, a);
+    k[a] = ':';
+    memcpy(k + a + 1, name, b + 1);
+    return k;
+}
+
+const char *qr__code_node_key(qr_code_graph *g, size_t i)
+{
+    qr_code_node *n = &g->nodes[i];
+    if (n->it.kind == QR_CODE_FILE)
+        return n->file;
+    if (!g->keys[i]) {
+        if (n->it.kind == QR_CODE_MEMBER && n->it.parent) {
+            size_t a = strlen(n->it.parent), b = strlen(n->it.name);
+            char *k = qr_arena_alloc(&g->a, a + b + 2);
+            if (k) {
+                memcpy(k, n->it.parent, a);
+                k[a] = '.';
+                memcpy(k + a + 1, n->it.name, b + 1);
+                g->keys[i] = key_of(g, n->file, k);
+            }
+        } else if (n->it.kind == QR_CODE_STRUCT || n->it.kind == QR_CODE_UNION ||
+                   n->it.kind == QR_CODE_ENUM) {
+            /* "struct point" beside a typedef "point" */
+            const char *kw = qr_code_kind_name(n->it.kind);
+            size_t a = strlen(kw), b = strlen(n->it.name);
+            char *k = qr_arena_alloc(&g->a, a + b + 2);
+            if (k) {
+                memcpy(k, kw, a);
+                k[a] = ' ';
+                memcpy(k + a + 1, n->it.name, b + 1);
+                g->keys[i] = key_of(g, n->file, k);
+            }
+        } else {
+            g->keys[i] = key_of(g, n->file, n->it.name);
+        }
+    }
+    return g->keys[i] ? g->keys[i] : n->it.name;
+}
+
+/* The node of kind k (or any definition kind when k < 0) named `name`: one in `file`
+ * first, then an active non-static one elsewhere, else -1. */
+int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int k, const char *file)
+{
+    int64_t best = -1;
+    int best_rank = 99;
+    for (size_t i = qr__code_name_lower(g, name);
+         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, name); i++) {
+        const qr_code_node *n = &g->nodes[g->by_name[i]];
+        bool kind_ok = k >= 0 ? n->it.kind == (qr_code_kind)k
+                              : n->it.kind != QR_CODE_DECLARATION && n->it.kind != QR_CODE_MEMBER &&
+                                    n->it.kind != QR_CODE_ENUMERATOR;
+        if (!kind_ok)
+            continue;
+        bool same = file && !strcmp(n->file, file);
+        bool stat = n->it.flags & QR_CODE_STATIC;
+        if (stat && !same)
+            continue;
+        int rank = (same ? 0 : 2) + (n->inactive ? 1 : 0);
+        if (rank < best_rank) {
+            best_rank = rank;
+            best = (int64_t)g->by_name[i];
+        }
+    }
+    return best;
+}
+
+/* The function in file whose lines hold `line` named `name` (-1 when none). */
+static int64_t enclosing(const qr_code_graph *g, const gfile *f, const char *name, uint32_t line,
+                         qr_code_kind kind)
+{
+    if (!name)
+        return -1;
+    int64_t any = -1;
+    for (size_t i = f->node0; i < f->node0 + f->nnodes; i++) {
+        const qr_code_node *n = &g->nodes[i];
+        if (n->it.kind != kind || strcmp(n->it.name, name))
+            continue;
+        if (line >= n->it.line && line <= n->it.end_line)
+            return (int64_t)i;
+        if (any < 0)
+            any = (int64_t)i;
+    }
+    return any;
+}
+
+typedef struct call_site {
+    const gfile *f;
+    int64_t caller;
+    const char *caller_key;
+    uint32_t line;
+    bool inactive;
+} call_site;
+
+static int add_call(qr_code_graph *g, const call_site *s, const char *name, const char *via,
+                    int depth, const char **stack);
+
+/* A call written through the function-like macro m: what its body calls, resolved from
+ * the call site (static functions of the caller's file are visible there). */
+static int expand_macro(qr_code_graph *g, const call_site *s, int64_t m, const char *via, int depth,
+                        const char **stack)
+{
+    const qr_code_node *mn = &g->nodes[m];
+    int64_t fi = qr__code_file_index(g, mn->file);
+    if (fi < 0)
+        return QR_OK;
+    const gfile *mf = &g->files[fi];
+    for (size_t r = 0; r < mf->file.nrefs; r++) {
+        const qr_code_ref *ref = &mf->file.refs[r];
+        if (ref->kind != QR_CODE_REF_MACRO_CALL || !ref->from || strcmp(ref->from, mn->it.name))
+            continue;
+        int rc = add_call(g, s, ref->name, via, depth + 1, stack);
+        if (rc)
+            return rc;
+    }
+    return QR_OK;
+}
+
+static int add_call(qr_code_graph *g, const call_site *s, const char *name, const char *via,
+                    int depth, const char **stack)
+{
+    if (depth >= MACRO_DEPTH)
+        return QR_OK;
+    int64_t m = qr__code_resolve(g, name, QR_CODE_MACRO, s->f->path);
+    if (m >= 0 && (g->nodes[m].it.flags & QR_CODE_FUNC_LIKE)) {
+        for (int d = 0; d < depth; d++)
+            if (stack[d] && !strcmp(stack[d], name))
+                return QR_OK; /* a macro does not expand inside itself */
+        stack[depth] = name;
+        if (!via) {
+            qr_code_edge e = {.kind = QR_CODE_E_EXPANDS,
+                              .from = s->caller,
+                              .to = m,
+                              .from_key = s->caller_key,
+                              .to_key = g->nodes[m].it.name,
+                              .file = s->f->path,
+                              .line = s->line,
+                              .inactive = s->inactive};
+            int rc = push_edge(g, &e);
+            if (rc)
+                return rc;
+        }
+        return expand_macro(g, s, m, via ? via : g->nodes[m].it.name, depth, stack);
+    }
+    int64_t t = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);
+    if (via && t < 0)
+        return QR_OK; /* inside a macro body, only calls of project functions are kept */
+    qr_code_edge e = {.kind = QR_CODE_E_CALLS,
+                      .from = s->caller,
+                      .to = t,
+                      .from_key = s->caller_key,
+                      .to_key = t >= 0 ? qr__code_node_key(g, (size_t)t) : name,
+                      .file = s->f->path,
+                      .via = via,
+                      .line = s->line,
+                      .inactive = s->inactive};
+    if (t < 0)
+        g->stats.unresolved_calls++;
+    return push_edge(g, &e);
+}
+
+/* The repository file an #include names, or NULL (a system header as written). */
+static const char *resolve_include(qr_code_graph *g, const gfile *f, const char *written)
+{
+    size_t n = strlen(written);
+    if (n < 3)
+        return NULL;
+    bool quoted = written[0] == '"';
+    char inner[1024];
+    if (n - 2 >= sizeof inner)
+        return NULL;
+    memcpy(inner, written + 1, n - 2);
+    inner[n - 2] = 0;
+    qr_buf p;
+    qr_buf_init(&p);
+    const char *found = NULL;
+    if (quoted) {
+        const char *slash = strrchr(f->path, '/');
+        if (slash)
+            qr_buf_append(&p, f->path, (size_t)(slash - f->path) + 1);
+        qr_buf_puts(&p, inner);
+        /* normalize "./" and "../" */
+        if (!p.failed) {
+            char *s = p.p;
+            char out[2048];
+            size_t o = 0;
+            bool bad = false;
+            for (char *seg = s; *seg && !bad;) {
+                char *e = strchr(seg, '/');
+                size_t len = e ? (size_t)(e - seg) : strlen(seg);
+                if (len == 1 && seg[0] == '.') {
+                } else if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+                    if (!o)
+                        bad = true;
+                    else {
+                        while (o && out[o - 1] != '/')
+                            o--;
+                        if (o)
+                            o--;
+                        while (o && out[o - 1] != '/')
+                            o--;
+                    }
+                } else if (o + len + 2 < sizeof out) {
+                    memcpy(out + o, seg, len);
+                    o += len;
+                    if (e)
+                        out[o++] = '/';
+                }
+                seg = e ? e + 1 : seg + len;
+            }
+            out[o] = 0;
+            int64_t i = bad ? -1 : qr__code_file_index(g, out);
+            if (i >= 0)
+                found = g->files[i].path;
+        }
+    }
+    if (!found) {
+        int64_t i = qr__code_file_index(g, inner);
+        if (i >= 0 && (quoted || strchr(inner, '/')))
+            found = g->files[i].path;
+    }
+    if (!found && (quoted || strchr(inner, '/'))) {
+        /* a file whose path ends with /inner (an -I directory): the shortest */
+        size_t in = strlen(inner);
+        for (size_t i = 0; i < g->nfiles; i++) {
+            const char *fp = g->files[i].path;
+            size_t fl = strlen(fp);
+            if (fl > in && fp[fl - in - 1] == '/' && !strcmp(fp + fl - in, inner) &&
+                !g->files[i].deleted && (!found || strlen(found) > fl))
+                found = fp;
+        }
+    }
+    qr_buf_release(&p);
+    return found;
+}
+
+static int assemble(qr_code_graph *g)
+{
+    int rc;
+    /* nodes: a file node, then its items */
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        qr_code_node fn = {.file = f->path, .lang = f->lang};
+        fn.it.kind = QR_CODE_FILE;
+        fn.it.name = f->path;
+        fn.it.line = 1;
+        fn.it.end_line = f->file.lines;
+        f->file_node = (int64_t)g->nnodes;
+        if ((rc = push_node(g, &fn)))
+            return rc;
+        f->node0 = g->nnodes;
+        for (size_t k = 0; k < f->file.nitems; k++) {
+            qr_code_node n = {.it = f->file.items[k], .file = f->path, .lang = f->lang};
+            if ((rc = push_node(g, &n)))
+                return rc;
+        }
+        f->nnodes = g->nnodes - f->node0;
+    }
+    g->keys = calloc(g->nnodes ? g->nnodes : 1, sizeof *g->keys);
+    g->by_name = malloc((g->nnodes ? g->nnodes : 1) * sizeof *g->by_name);
+    if (!g->keys || !g->by_name)
+        return QR_ENOMEM;
+    for (size_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].it.kind != QR_CODE_FILE)
+            g->by_name[g->nnamed++] = i;
+    sort_graph = g;
+    qsort(g->by_name, g->nnamed, sizeof *g->by_name, cmp_by_name);
+    for (size_t i = 0; i < g->nnodes; i++)
+        g->nodes[i].inactive = qr__code_cond_inactive(g, g->nodes[i].it.cond);
+
+    /* edges */
+    const char *stack[MACRO_DEPTH];
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        for (size_t k = f->node0; k < f->node0 + f->nnodes; k++) {
+            qr_code_node *n = &g->nodes[k];
+            qr_code_edge e = {.from = f->file_node,
+                              .to = (int64_t)k,
+                              .from_key = f->path,
+                              .file = f->path,
+                              .line = n->it.line,
+                              .inactive = n->inactive};
+            switch (n->it.kind) {
+            case QR_CODE_DECLARATION:
+                e.kind = QR_CODE_E_DECLARES;
+                break;
+            case QR_CODE_VARIABLE:
+                e.kind = n->it.flags & QR_CODE_EXTERN ? QR_CODE_E_DECLARES : QR_CODE_E_DEFINES;
+                break;
+            case QR_CODE_MEMBER:
+            case QR_CODE_ENUMERATOR: {
+                int64_t owner = -1;
+                for (size_t j = k; j-- > f->node0;) {
+                    const qr_code_node *o = &g->nodes[j];
+                    if ((o->it.kind == QR_CODE_STRUCT || o->it.kind == QR_CODE_UNION ||
+                         o->it.kind == QR_CODE_ENUM) &&
+                        n->it.parent && !strcmp(o->it.name, n->it.parent)) {
+                        owner = (int64_t)j;
+                        break;
+                    }
+                }
+                if (owner < 0)
+                    continue;
+                e.kind = QR_CODE_E_MEMBER_OF;
+                e.from = (int64_t)k;
+                e.from_key = qr__code_node_key(g, k);
+                e.to = owner;
+                e.to_key = qr__code_node_key(g, (size_t)owner);
+                if ((rc = push_edge(g, &e)))
+                    return rc;
+                continue;
+            }
+            default:
+                e.kind = QR_CODE_E_DEFINES;
+                break;
+            }
+            e.to_key = qr__code_node_key(g, k);
+            if ((rc = push_edge(g, &e)))
+                return rc;
+        }
+        const char *last_type_fn = NULL;
+        for (size_t r = 0; r < f->file.nrefs; r++) {
+            const qr_code_ref *ref = &f->file.refs[r];
+            bool inactive = qr__code_cond_inactive(g, ref->cond);
+            if (ref->kind == QR_CODE_REF_INCLUDE) {
+                const char *to = resolve_include(g, f, ref->name);
+                qr_code_edge e = {.kind = QR_CODE_E_INCLUDES,
+                                  .from = f->file_node,
+                                  .to = -1,
+                                  .from_key = f->path,
+                                  .to_key = to ? to : ref->name,
+                                  .file = f->path,
+                                  .line = ref->line,
+                                  .inactive = inactive};
+                if (to) {
+                    int64_t ti = qr__code_file_index(g, to);
+                    e.to = ti >= 0 ? g->files[ti].file_node : -1;
+                }
+                if ((rc = push_edge(g, &e)))
+                    return rc;
+            } else if (ref->kind == QR_CODE_REF_CALL && ref->from) {
+                int64_t caller = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
+                call_site s = {.f = f,
+                               .caller = caller,
+                               .caller_key = caller >= 0 ? qr__code_node_key(g, (size_t)caller)
+                                                         : key_of(g, f->path, ref->from),
+                               .line = ref->line,
+                               .inactive = inactive};
+                memset(stack, 0, sizeof stack);
+                if ((rc = add_call(g, &s, ref->name, NULL, 0, stack)))
+                    return rc;
+            } else if (ref->kind == QR_CODE_REF_TYPE && ref->from) {
+                int64_t user = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
+                if (user < 0)
+                    continue;
+                int64_t t = qr__code_resolve(g, ref->name, QR_CODE_TYPEDEF, f->path);
+                if (t < 0)
+                    t = qr__code_resolve(g, ref->name, QR_CODE_STRUCT, f->path);
+                if (t < 0)
+                    t = qr__code_resolve(g, ref->name, QR_CODE_UNION, f->path);
+                if (t < 0)
+                    t = qr__code_resolve(g, ref->name, QR_CODE_ENUM, f->path);
+                if (t < 0)
+                    continue; /* a type of the system headers */
+                const char *tk = qr__code_node_key(g, (size_t)t);
+                /* one edge per function and type */
+                bool dup = false;
+                if (last_type_fn == ref->from)
+                    for (size_t j = g->nedges; j-- > 0;) {
+                        const qr_code_edge *pe = &g->edges[j];
+                        if (pe->kind != QR_CODE_E_USES_TYPE || pe->from != user)
+                            break;
+                        if (pe->to == t) {
+                            dup = true;
+                            break;
+                        }
+                    }
+                last_type_fn = ref->from;
+                if (dup)
+                    continue;
+                qr_code_edge e = {.kind = QR_CODE_E_USES_TYPE,
+                                  .from = user,
+                                  .to = t,
+                                  .from_key = qr__code_node_key(g, (size_t)user),
+                                  .to_key = tk,
+                                  .file = f->path,
+                                  .line = ref->line,
+                                  .inactive = inactive};
+                if ((rc = push_edge(g, &e)))
+                    return rc;
+            }
+        }
+    }
+    g->by_from = malloc((g->nedges ? g->nedges : 1) * sizeof *g->by_from);
+    g->by_to = malloc((g->nedges ? g->nedges : 1) * sizeof *g->by_to);
+    if (!g->by_from || !g->by_to)
+        return QR_ENOMEM;
+    for (size_t i = 0; i < g->nedges; i++)
+        g->by_from[i] = g->by_to[i] = i;
+    qsort(g->by_from, g->nedges, sizeof *g->by_from, cmp_by_from);
+    qsort(g->by_to, g->nedges, sizeof *g->by_to, cmp_by_to);
+    sort_graph = NULL;
+    g->stats.nodes = g->nnodes;
+    g->stats.edges = g->nedges;
+    return g->a.exhausted ? QR_ENOMEM : QR_OK;
+}
+
+static bool path_ok(const char *p)
+{
+    return qr_utf8_valid(p, strlen(p));
+}
+
+int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_buf *err)
+{
+    *out = NULL;
+    qr_code_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return QR_ENOMEM;
+    g->c = c;
+    qr_arena_init(&g->a, 0);
+    lister l = {.g = g};
+    const char *ref = opts ? opts->ref : NULL;
+    size_t max = opts && opts->max_bytes ? opts->max_bytes : DEFAULT_MAX_BYTES;
+    int rc = ref ? list_ref(c, &l, ref, err) : list_worktree(c, &l, err);
+    if (rc != QR_OK)
+        goto fail;
+    qsort(g->files, g->nfiles, sizeof *g->files, cmp_file);
+    /* drop what is not indexed, counting why */
+    size_t kept = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile f = g->files[i];
+        if (f.deleted)
+            continue;
+        g->stats.files++;
+        f.lang = qr_code_lang_of(f.path);
+        if (f.symlink) {
+            g->stats.skipped_symlink++;
+            continue;
+        }
+        if (!path_ok(f.path)) {
+            g->stats.skipped_path++;
+            continue;
+        }
+        if (f.lang == QR_CODE_LANG_NONE) {
+            g->stats.skipped_lang++;
+            continue;
+        }
+        g->files[kept++] = f;
+    }
+    g->nfiles = kept;
+    size_t todo = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        qr_code_blob b;
+        rc = qr__code_store_get(c->store, f->oid, &g->a, &b, err);
+        if (rc == 1) {
+            todo++;
+            f->status = -2; /* to index */
+            continue;
+        }
+        if (rc != QR_OK)
+            goto fail;
+        f->status = b.status;
+        f->file = b.file;
+    }
+    if (todo) {
+        size_t done = 0;
+        for (size_t i = 0; i < g->nfiles; i++) {
+            gfile *f = &g->files[i];
+            if (f->status != -2)
+                continue;
+            if (opts && opts->progress && (done % 16 == 0))
+                opts->progress(opts->progress_ud, "indexing code", done, todo);
+            if ((rc = index_blob(c, g, f, max, err)))
+                goto fail;
+            if (++done % 256 == 0 && (rc = qr__code_store_commit(c->store, err)))
+                goto fail;
+            qr_code_blob b;
+            rc = qr__code_store_get(c->store, f->oid, &g->a, &b, err);
+            if (rc == 1) {
+                f->status = -1;
+                continue;
+            }
+            if (rc != QR_OK)
+                goto fail;
+            f->status = b.status;
+            f->file = b.file;
+        }
+        if ((rc = qr__code_store_commit(c->store, err)))
+            goto fail;
+        if (opts && opts->progress)
+            opts->progress(opts->progress_ud, "indexing code", todo, todo);
+    }
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        switch (f->status) {
+        case QR_CODE_BLOB_OK:
+            if (f->lang == QR_CODE_LANG_CTAGS)
+                g->stats.ctags_files++;
+            else
+                g->stats.parsed++;
+            g->stats.parse_errors += f->file.errors;
+            if (f->file.errors)
+                g->stats.files_with_errors++;
+            break;
+        case QR_CODE_BLOB_BINARY:
+            g->stats.skipped_binary++;
+            break;
+        case QR_CODE_BLOB_LARGE:
+            g->stats.skipped_large++;
+            break;
+        default:
+            break;
+        }
+    }
+    if ((rc = assemble(g)) != QR_OK) {
+        if (rc == QR_ENOMEM)
+            qr_buf_puts(err, "out of memory assembling the code graph");
+        goto fail;
+    }
+    *out = g;
+    return QR_OK;
+fail:
+    qr_code_graph_free(g);
+    return rc;
+}
+
+void qr_code_graph_free(qr_code_graph *g)
+{
+    if (!g)
+        return;
+    free(g->files);
+    free(g->nodes);
+    free(g->edges);
+    free(g->keys);
+    free(g->by_name);
+    free(g->by_from);
+    free(g->by_to);
+    qr_arena_release(&g->a);
+    free(g);
+}
+
+size_t qr_code_graph_nnodes(const qr_code_graph *g)
+{
+    return g->nnodes;
+}
+
+const qr_code_node *qr_code_graph_node(const qr_code_graph *g, size_t i)
+{
+    return i < g->nnodes ? &g->nodes[i] : NULL;
+}
+
+size_t qr_code_graph_nedges(const qr_code_graph *g)
+{
+    return g->nedges;
+}
+
+const qr_code_edge *qr_code_graph_edge(const qr_code_graph *g, size_t i)
+{
+    return i < g->nedges ? &g->edges[i] : NULL;
+}
+
+size_t qr_code_graph_nfiles(const qr_code_graph *g)
+{
+    return g->nfiles;
+}
+
+const char *qr_code_graph_file(const qr_code_graph *g, size_t i, qr_code_lang *lang)
+{
+    if (i >= g->nfiles)
+        return NULL;
+    if (lang)
+        *lang = g->files[i].lang;
+    return g->files[i].path;
+}
+
+const qr_code_stats *qr_code_graph_stats(const qr_code_graph *g)
+{
+    return &g->stats;
+}
+
+const char *qr_code_graph_text(qr_code_graph *g, const qr_code_node *n, qr_arena *a)
+{
+    int64_t fi = qr__code_file_index(g, n->file);
+    if (fi < 0)
+        return NULL;
+    char *data = NULL;
+    size_t len = 0;
+    if (read_content(g->c, &g->files[fi], 0, &data, &len) != QR_OK)
+        return NULL;
+    const char *r = NULL;
+    if (n->it.kind == QR_CODE_FILE)
+        r = qr_arena_strndup(a, data, len);
+    else if (n->it.start_byte <= n->it.end_byte && n->it.end_byte <= len)
+        r = qr_arena_strndup(a, data + n->it.start_byte, n->it.end_byte - n->it.start_byte);
+    free(data);
+    return r;
+}

@@ -1,0 +1,66 @@
+/*
+ * graph_int.h: the layout of an assembled code graph (graph.c) shared with the queries
+ * (query.c), the dump and the pictures (dump.c), and the ctags reader (ctags.c).
+ */
+#ifndef QUARRY_CODE_GRAPH_INT_H
+#define QUARRY_CODE_GRAPH_INT_H
+
+#include "store_int.h"
+
+#include <git2.h>
+
+struct qr_code {
+    git_repository *repo;
+    char *gitdir;  /* the common git directory, absolute */
+    char *workdir; /* NULL when bare */
+    qr_code_store *store;
+};
+
+typedef struct gfile {
+    const char *path;
+    char oid[41];
+    qr_code_lang lang;
+    int status; /* QR_CODE_BLOB_*, or < 0 while not indexed */
+    bool on_disk, dirty, deleted, symlink;
+    qr_code_file file;
+    int64_t file_node;
+    size_t node0, nnodes; /* its items: nodes[node0 .. node0 + nnodes) */
+} gfile;
+
+struct qr_code_graph {
+    qr_code *c;
+    qr_arena a;
+    char commit[41]; /* the commit listed (or HEAD under a working tree), "" when none */
+    gfile *files;    /* sorted by path */
+    size_t nfiles;
+    qr_code_node *nodes;
+    size_t nnodes, capn;
+    qr_code_edge *edges;
+    size_t nedges, cape;
+    const char **keys; /* per node, "FILE:NAME", made on demand */
+    size_t *by_name;   /* non-file nodes sorted by name, file, line */
+    size_t nnamed;
+    size_t *by_from, *by_to; /* edges sorted by from_key / to_key */
+    qr_code_stats stats;
+};
+
+size_t qr__code_name_lower(const qr_code_graph *g, const char *name);
+size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *first);
+size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first);
+int64_t qr__code_file_index(const qr_code_graph *g, const char *path);
+const char *qr__code_node_key(qr_code_graph *g, size_t i);
+int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int kind, const char *file);
+
+bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond);
+extern const char *const qr__code_query_types[];
+const char *qr__code_edge_name(qr_code_edge_kind k);
+void qr__code_node_json(const qr_code_graph *g, const qr_code_node *n, qr_buf *b);
+void qr__code_edge_json(const qr_code_edge *e, qr_buf *b);
+
+int qr__code_host_graph(void *ctx, const char *ref, qr_code_graph **out, qr_buf *err);
+
+/* Definitions of a file in a language ctags knows (universal-ctags, JSON output), as
+ * items flagged QR_CODE_LEXICAL. QR_EIO when ctags cannot be run. */
+int qr__code_ctags(const char *path, const char *src, size_t len, qr_arena *a, qr_code_file *out);
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * store.c: the code index on disk, an SQLite database (WAL) at <gitdir>/quarry/code.db
+ * beside the statistics index. It maps a git blob id to what the extractor found in that
+ * blob, so a file is parsed once for every commit (and working tree) that holds it:
+ *
+ *   blobs(oid PRIMARY KEY, lang, status, bytes, lines, errors)   status: STORE_* below
+ *   items(oid, seq, kind, name, parent, type, signature, cond, line, end_line,
+ *         start_byte, end_byte, flags)                           qr_code_item
+ *   refs(oid, seq, kind, from_name, name, cond, line)            qr_code_ref
+ *
+ * Rows are never updated: a blob's content never changes. PRAGMA user_version carries
+ * the schema and extractor version together (what a blob yields depends on both); a
+ * database of another version, or one that does not read as ours, is a cache and is
+ * dropped and built afresh. Several processes may share it (WAL, 5 s busy timeout).
+ *
+ * Rejected: one serialized record per blob (faster to load, but the SPARQL views and
+ * people with sqlite3 want rows); keying by path (a rename or a branch switch would
+ * parse again).
+ */
+#include "store_int.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* bump when the schema or what the extractor yields for a blob changes */
+#define CODE_STORE_VERSION 6
+#define CODE_APPLICATION_ID 0x71636f64 /* "qcod" */
+
+enum { ST_GET_BLOB, ST_GET_ITEMS, ST_GET_REFS, ST_PUT_BLOB, ST_PUT_ITEM, ST_PUT_REF, ST_N };
+
+static const char *const stmt_sql[ST_N] = {
+    "SELECT lang, status, bytes, lines, errors FROM blobs WHERE oid = ?1",
+    "SELECT kind, name, parent, type, signature, cond, line, end_line, start_byte, end_byte, "
+    "flags FROM items WHERE oid = ?1 ORDER BY seq",
+    "SELECT kind, from_name, name, cond, line FROM refs WHERE oid = ?1 ORDER BY seq",
+    "INSERT OR IGNORE INTO blobs(oid, lang, status, bytes, lines, errors) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    "INSERT OR IGNORE INTO items VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    "INSERT OR IGNORE INTO refs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+};
+
+static const char schema_sql[] =
+    "DROP TABLE IF EXISTS blobs; DROP TABLE IF EXISTS items; DROP TABLE IF EXISTS refs;"
+    "CREATE TABLE blobs(oid TEXT PRIMARY KEY, lang INTEGER, status INTEGER, bytes INTEGER,"
+    " lines INTEGER, errors INTEGER) WITHOUT ROWID;"
+    "CREATE TABLE items(oid TEXT, seq INTEGER, kind INTEGER, name TEXT, parent TEXT, type TEXT,"
+    " signature TEXT, cond TEXT, line INTEGER, end_line INTEGER, start_byte INTEGER,"
+    " end_byte INTEGER, flags INTEGER, PRIMARY KEY(oid, seq)) WITHOUT ROWID;"
+    "CREATE TABLE refs(oid TEXT, seq INTEGER, kind INTEGER, from_name TEXT, name TEXT,"
+    " cond TEXT, line INTEGER, PRIMARY KEY(oid, seq)) WITHOUT ROWID;";
+
+struct qr_code_store {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_N];
+    char *path;
+    bool in_tx;
+};
+
+static int fail(qr_code_store *s, const char *what, qr_buf *err)
+{
+    qr_buf_printf(err, "code index '%s': %s failed: %s", s->path, what,
+                  s->db ? sqlite3_errmsg(s->db) : "cannot open");
+    return QR_EIO;
+}
+
+static void close_db(qr_code_store *s)
+{
+    for (int i = 0; i < ST_N; i++) {
+        sqlite3_finalize(s->st[i]);
+        s->st[i] = NULL;
+    }
+    if (s->db)
+        sqlite3_close(s->db);
+    s->db = NULL;
+}
+
+static int64_t pragma_int(sqlite3 *db, const char *sql, bool *ok)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = 0;
+    *ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+          sqlite3_step(st) == SQLITE_ROW;
+    if (*ok)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* QR_OK, 1 when the file is not usable as ours (drop it and retry), or an error. */
+static int open_db(qr_code_store *s, qr_buf *err)
+{
+    if (sqlite3_open_v2(s->path, &s->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK)
+        return fail(s, "open", err);
+    sqlite3_busy_timeout(s->db, 5000);
+    bool ok;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return 1;
+    }
+    sqlite3_finalize(st);
+    sqlite3_exec(s->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+    int64_t app = pragma_int(s->db, "PRAGMA application_id", &ok);
+    if (!ok)
+        return 1;
+    int64_t version = pragma_int(s->db, "PRAGMA user_version", &ok);
+    if (!ok)
+        return 1;
+    if (app != CODE_APPLICATION_ID || version != CODE_STORE_VERSION) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+                 CODE_APPLICATION_ID, CODE_STORE_VERSION);
+        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+            return fail(s, "creating the schema", err);
+        if (sqlite3_exec(s->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return 1;
+        }
+        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+            return fail(s, "creating the schema", err);
+    }
+    for (int i = 0; i < ST_N; i++)
+        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+                               NULL) != SQLITE_OK)
+            return 1;
+    return QR_OK;
+}
+
+int qr__code_store_open(const char *gitdir, qr_code_store **out, qr_buf *err)
+{
+    *out = NULL;
+    qr_code_store *s = calloc(1, sizeof *s);
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_printf(&b, "%s/quarry", gitdir);
+    if (!s || b.failed) {
+        free(s);
+        qr_buf_release(&b);
+        return QR_ENOMEM;
+    }
+    if (mkdir(b.p, 0755) != 0 && errno != EEXIST) {
+        qr_buf_printf(err, "cannot create directory '%s' for the code index: %s", b.p,
+                      strerror(errno));
+        qr_buf_release(&b);
+        free(s);
+        return QR_EIO;
+    }
+    qr_buf_puts(&b, "/code.db");
+    s->path = qr_buf_detach(&b, NULL);
+    if (!s->path) {
+        free(s);
+        return QR_ENOMEM;
+    }
+    int rc = open_db(s, err);
+    if (rc == 1) {
+        /* not ours, damaged or from another version: it is a cache, start afresh */
+        close_db(s);
+        char side[4096];
+        unlink(s->path);
+        snprintf(side, sizeof side, "%s-wal", s->path);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", s->path);
+        unlink(side);
+        rc = open_db(s, err);
+        if (rc == 1)
+            rc = fail(s, "rebuilding", err);
+    }
+    if (rc != QR_OK) {
+        qr__code_store_close(s);
+        return rc;
+    }
+    *out = s;
+    return QR_OK;
+}
+
+void qr__code_store_close(qr_code_store *s)
+{
+    if (!s)
+        return;
+    if (s->in_tx && s->db)
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    close_db(s);
+    free(s->path);
+    free(s);
+}
+
+const char *qr__code_store_path(const qr_code_store *s)
+{
+    return s->path;
+}
+
+int qr__code_store_begin(qr_code_store *s, qr_buf *err)
+{
+    if (s->in_tx)
+        return QR_OK;
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return fail(s, "begin", err);
+    s->in_tx = true;
+    return QR_OK;
+}
+
+int qr__code_store_commit(qr_code_store *s, qr_buf *err)
+{
+    if (!s->in_tx)
+        return QR_OK;
+    s->in_tx = false;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return fail(s, "commit", err);
+    }
+    return QR_OK;
+}
+
+static const char *col_str(sqlite3_stmt *st, int i, qr_arena *a)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (!t)
+        return NULL;
+    return qr_arena_strndup(a, (const char *)t, (size_t)sqlite3_column_bytes(st, i));
+}
+
+int qr__code_store_get(qr_code_store *s, const char *oid, qr_arena *a, qr_code_blob *out,
+                       qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = s->st[ST_GET_BLOB];
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(st);
+        return 1; /* absent */
+    }
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return fail(s, "read", err);
+    }
+    out->file.lang = (qr_code_lang)sqlite3_column_int(st, 0);
+    out->status = sqlite3_column_int(st, 1);
+    out->bytes = (size_t)sqlite3_column_int64(st, 2);
+    out->file.lines = (uint32_t)sqlite3_column_int64(st, 3);
+    out->file.errors = (uint32_t)sqlite3_column_int64(st, 4);
+    sqlite3_reset(st);
+    if (out->status != QR_CODE_BLOB_OK)
+        return QR_OK;
+
+    size_t cap = 0;
+    st = s->st[ST_GET_ITEMS];
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->file.nitems == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            void *np = qr_arena_realloc(a, out->file.items, cap * sizeof(qr_code_item),
+                                        nc * sizeof(qr_code_item));
+            if (!np) {
+                sqlite3_reset(st);
+                return QR_ENOMEM;
+            }
+            out->file.items = np;
+            cap = nc;
+        }
+        qr_code_item *it = &out->file.items[out->file.nitems++];
+        it->kind = (qr_code_kind)sqlite3_column_int(st, 0);
+        it->name = col_str(st, 1, a);
+        it->parent = col_str(st, 2, a);
+        it->type = col_str(st, 3, a);
+        it->signature = col_str(st, 4, a);
+        it->cond = col_str(st, 5, a);
+        it->line = (uint32_t)sqlite3_column_int64(st, 6);
+        it->end_line = (uint32_t)sqlite3_column_int64(st, 7);
+        it->start_byte = (uint32_t)sqlite3_column_int64(st, 8);
+        it->end_byte = (uint32_t)sqlite3_column_int64(st, 9);
+        it->flags = (uint32_t)sqlite3_column_int64(st, 10);
+        if (!it->name)
+            it->name = "";
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fail(s, "read", err);
+
+    cap = 0;
+    st = s->st[ST_GET_REFS];
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->file.nrefs == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            void *np = qr_arena_realloc(a, out->file.refs, cap * sizeof(qr_code_ref),
+                                        nc * sizeof(qr_code_ref));
+            if (!np) {
+                sqlite3_reset(st);
+                return QR_ENOMEM;
+            }
+            out->file.refs = np;
+            cap = nc;
+        }
+        qr_code_ref *r = &out->file.refs[out->file.nrefs++];
+        r->kind = (qr_code_ref_kind)sqlite3_column_int(st, 0);
+        r->from = col_str(st, 1, a);
+        r->name = col_str(st, 2, a);
+        r->cond = col_str(st, 3, a);
+        r->line = (uint32_t)sqlite3_column_int64(st, 4);
+        if (!r->name)
+            r->name = "";
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fail(s, "read", err);
+    return a->exhausted ? QR_ENOMEM : QR_OK;
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static int step_done(qr_code_store *s, sqlite3_stmt *st, qr_buf *err)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? QR_OK : fail(s, "write", err);
+}
+
+int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b, qr_buf *err)
+{
+    int rc = qr__code_store_begin(s, err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st = s->st[ST_PUT_BLOB];
+    sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, (int)b->file.lang);
+    sqlite3_bind_int(st, 3, b->status);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)b->bytes);
+    sqlite3_bind_int64(st, 5, b->file.lines);
+    sqlite3_bind_int64(st, 6, b->file.errors);
+    if ((rc = step_done(s, st, err)))
+        return rc;
+    st = s->st[ST_PUT_ITEM];
+    for (size_t i = 0; i < b->file.nitems; i++) {
+        const qr_code_item *it = &b->file.items[i];
+        sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_int(st, 3, (int)it->kind);
+        bind_opt(st, 4, it->name);
+        bind_opt(st, 5, it->parent);
+        bind_opt(st, 6, it->type);
+        bind_opt(st, 7, it->signature);
+        bind_opt(st, 8, it->cond);
+        sqlite3_bind_int64(st, 9, it->line);
+        sqlite3_bind_int64(st, 10, it->end_line);
+        sqlite3_bind_int64(st, 11, it->start_byte);
+        sqlite3_bind_int64(st, 12, it->end_byte);
+        sqlite3_bind_int64(st, 13, it->flags);
+        if ((rc = step_done(s, st, err)))
+            return rc;
+    }
+    st = s->st[ST_PUT_REF];
+    for (size_t i = 0; i < b->file.nrefs; i++) {
+        const qr_code_ref *r = &b->file.refs[i];
+        sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_int(st, 3, (int)r->kind);
+        bind_opt(st, 4, r->from);
+        bind_opt(st, 5, r->name);
+        bind_opt(st, 6, r->cond);
+        sqlite3_bind_int64(st, 7, r->line);
+        if ((rc = step_done(s, st, err)))
+            return rc;
+    }
+    return QR_OK;
+}
+
+int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64_t *refs)
+{
+    bool ok1, ok2, ok3;
+    *blobs = pragma_int(s->db, "SELECT count(*) FROM blobs", &ok1);
+    *items = pragma_int(s->db, "SELECT count(*) FROM items", &ok2);
+    *refs = pragma_int(s->db, "SELECT count(*) FROM refs", &ok3);
+    return ok1 && ok2 && ok3 ? QR_OK : QR_EIO;
+}

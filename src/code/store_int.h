@@ -1,0 +1,38 @@
+/*
+ * store_int.h: the on-disk code index (store.c), keyed by git blob id; used by the
+ * graph assembly (graph.c) only.
+ */
+#ifndef QUARRY_CODE_STORE_INT_H
+#define QUARRY_CODE_STORE_INT_H
+
+#include "quarry/code.h"
+
+/* what became of a blob */
+enum {
+    QR_CODE_BLOB_OK = 0,     /* extracted (items and refs stored) */
+    QR_CODE_BLOB_BINARY = 1, /* holds NUL bytes in its first 8 KiB: not parsed */
+    QR_CODE_BLOB_LARGE = 2,  /* over the size cap when it was indexed: not parsed */
+    QR_CODE_BLOB_FAILED = 3, /* the extractor (or ctags) gave nothing */
+};
+
+typedef struct qr_code_blob {
+    int status;
+    size_t bytes;
+    qr_code_file file;
+} qr_code_blob;
+
+typedef struct qr_code_store qr_code_store;
+
+int qr__code_store_open(const char *gitdir, qr_code_store **out, qr_buf *err);
+void qr__code_store_close(qr_code_store *s);
+const char *qr__code_store_path(const qr_code_store *s);
+/* QR_OK with *out filled (strings from a), 1 when the blob is not indexed, or an error */
+int qr__code_store_get(qr_code_store *s, const char *oid, qr_arena *a, qr_code_blob *out,
+                       qr_buf *err);
+/* Stores a blob's result inside the current transaction (begun when none is open). */
+int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b, qr_buf *err);
+int qr__code_store_begin(qr_code_store *s, qr_buf *err);
+int qr__code_store_commit(qr_code_store *s, qr_buf *err);
+int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64_t *refs);
+
+#endif

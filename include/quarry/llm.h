@@ -136,4 +136,25 @@ int qr_llm_request_json(const qr_llm *l, const qr_llm_request *r, qr_buf *out);
 /* The endpoint URL requests go to. */
 const char *qr_llm_endpoint(const qr_llm *l);
 
+/* ---- plain HTTP POST ----
+ * For other JSON-over-HTTP protocols (MCP's Streamable HTTP transport, used by `quarry
+ * flow run`), on the same libcurl the client loads. No retries. */
+typedef struct qr_http_reply {
+    int status;      /* 0 when no HTTP answer came */
+    qr_buf body;     /* at most 32 MB */
+    qr_buf headers;  /* the response's header lines as received ("Name: value\r\n") */
+    char error[300]; /* one line when no answer came */
+} qr_http_reply;
+
+void qr_http_reply_init(qr_http_reply *r);
+void qr_http_reply_clear(qr_http_reply *r);
+/* The value of header `name` (case-insensitive) into out (cut to cap - 1); false when
+ * absent. */
+bool qr_http_header(const qr_http_reply *r, const char *name, char *out, size_t cap);
+/* POSTs body[0..n) to url with the given header lines (NULL-terminated, "Name: value"),
+ * within timeout_ms for the whole exchange. QR_OK when an HTTP answer came (whatever its
+ * status), QR_EIO (error says why) when none did, QR_ENOMEM. */
+int qr_http_post(const char *url, const char *const *headers, const char *body, size_t n,
+                 uint32_t timeout_ms, qr_http_reply *out);
+
 #endif

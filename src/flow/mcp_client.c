@@ -8,11 +8,16 @@
  * server sends that is not the answer awaited (notifications, its own requests) is
  * skipped. Every wait is bounded (30 s a message) and a line is at most 16 MB.
  *
- * Rejected: the Streamable HTTP transport for now (the HTTP client lives in the llm layer,
- * for model endpoints); such tools fail with a message that says so.
+ * Streamable HTTP (`mcp "https://..."`, optionally `with auth bearer "TOKEN"`): each
+ * message is POSTed (qr_http_post, on the model client's libcurl) with Accept:
+ * application/json, text/event-stream; the answer is a JSON body or an SSE stream whose
+ * events carry the messages; the session id the server gives at initialize
+ * (Mcp-Session-Id) and the protocol version go with every later request. The server's
+ * own GET stream (server-initiated messages) is not opened: tools need none of it.
  */
 #define _GNU_SOURCE
 #include "run_int.h"
+#include "quarry/llm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +35,9 @@
 #define MCP_LINE_MAX (16u << 20)
 
 struct flow_mcp {
+    bool http;
+    char *url, *token;
+    char session[256];
     pid_t pid;
     int fd;
     qr_buf in; /* bytes read but not yet a whole line */
@@ -96,6 +104,88 @@ static int read_line(flow_mcp *m, qr_buf *line, qr_buf *err)
     }
 }
 
+/* POSTs one message over Streamable HTTP. For a request (id != 0), *found receives the
+ * answer with that id: the JSON body, or the data of one of the SSE events. */
+static int http_post(flow_mcp *m, const qr_buf *msg, qr_arena *a, long id, qr_val *found,
+                     qr_buf *err)
+{
+    char auth[600] = "", sess[300] = "";
+    const char *hdrs[6];
+    int k = 0;
+    hdrs[k++] = "Content-Type: application/json";
+    hdrs[k++] = "Accept: application/json, text/event-stream";
+    hdrs[k++] = "MCP-Protocol-Version: 2025-11-25";
+    if (m->token && *m->token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", m->token);
+        hdrs[k++] = auth;
+    }
+    if (m->session[0]) {
+        snprintf(sess, sizeof sess, "Mcp-Session-Id: %s", m->session);
+        hdrs[k++] = sess;
+    }
+    hdrs[k] = NULL;
+    qr_http_reply r;
+    qr_http_reply_init(&r);
+    int rc = qr_http_post(m->url, hdrs, msg->p, msg->len, MCP_WAIT_MS, &r);
+    if (rc) {
+        qr_buf_puts(err, r.error);
+    } else if (r.status == 401 || r.status == 403) {
+        qr_buf_printf(err, "the MCP server at %s refused the credentials (HTTP %d)", m->url,
+                      r.status);
+        rc = QR_EIO;
+    } else if (r.status < 200 || r.status >= 300) {
+        qr_buf_printf(err, "the MCP server at %s answered HTTP %d", m->url, r.status);
+        rc = QR_EIO;
+    } else {
+        char v[256];
+        if (qr_http_header(&r, "Mcp-Session-Id", v, sizeof v) && !m->session[0])
+            snprintf(m->session, sizeof m->session, "%s", v);
+        char ct[128] = "";
+        qr_http_header(&r, "Content-Type", ct, sizeof ct);
+        /* the messages: the body, or each SSE event's data lines */
+        const char *p = r.body.p ? r.body.p : "", *end = p + r.body.len;
+        bool sse = strstr(ct, "text/event-stream") != NULL;
+        qr_buf data;
+        qr_buf_init(&data);
+        while (id && p <= end && found->t == QR_T_NIL) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+            if (n && p[n - 1] == '\r')
+                n--;
+            bool last = !nl;
+            if (!sse) {
+                qr_buf_append(&data, r.body.p ? r.body.p : "", r.body.len);
+                last = true;
+            } else if (n >= 5 && !memcmp(p, "data:", 5)) {
+                size_t off = p[5] == ' ' ? 6 : 5;
+                if (data.len)
+                    qr_buf_putc(&data, '\n');
+                qr_buf_append(&data, p + off, n - off);
+            }
+            if ((!sse || n == 0 || last) && data.len) {
+                qr_val v2;
+                qr_read_error re;
+                if (qr_json_read(a, data.p, data.len, &v2, &re) == QR_OK && v2.t == QR_T_MAP) {
+                    qr_val vid = flow_field(a, v2, "id", 2);
+                    if (vid.t == QR_T_INT && vid.i == id)
+                        *found = v2;
+                }
+                qr_buf_reset(&data);
+            }
+            if (last || !sse)
+                break;
+            p = nl + 1;
+        }
+        qr_buf_release(&data);
+        if (id && found->t == QR_T_NIL) {
+            qr_buf_printf(err, "the MCP server at %s sent no answer to request %ld", m->url, id);
+            rc = QR_EIO;
+        }
+    }
+    qr_http_reply_clear(&r);
+    return rc;
+}
+
 /* Sends a request and waits for its answer; *result is its "result" (in a). */
 static int request(flow_mcp *m, qr_arena *a, const char *method, const char *params,
                    qr_val *result, qr_buf *err)
@@ -107,6 +197,21 @@ static int request(flow_mcp *m, qr_arena *a, const char *method, const char *par
     if (params)
         qr_buf_printf(&msg, ",\"params\":%s", params);
     qr_buf_puts(&msg, "}\n");
+    if (m->http) {
+        qr_val v = qr_nil();
+        int hrc = http_post(m, &msg, a, id, &v, err);
+        qr_buf_release(&msg);
+        if (hrc)
+            return hrc;
+        qr_val e = flow_field(a, v, "error", 5);
+        if (!qr_is_nil(e)) {
+            qr_buf_printf(err, "%s failed: ", method);
+            flow_stringify(err, flow_field(a, e, "message", 7));
+            return QR_EIO;
+        }
+        *result = flow_field(a, v, "result", 6);
+        return QR_OK;
+    }
     int rc = send_line(m, &msg, err);
     qr_buf_release(&msg);
     qr_buf line;
@@ -135,6 +240,54 @@ static int request(flow_mcp *m, qr_arena *a, const char *method, const char *par
     }
     qr_buf_release(&line);
     return rc;
+}
+
+/* initialize, then notifications/initialized */
+static int handshake(flow_mcp *m, qr_buf *err)
+{
+    qr_arena a;
+    qr_arena_init(&a, 64u << 20);
+    qr_val res;
+    int rc = request(m, &a,
+                     "initialize",
+                     "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                     "\"clientInfo\":{\"name\":\"quarry\",\"version\":\"" QR_VERSION "\"}}",
+                     &res, err);
+    if (!rc) {
+        qr_buf note;
+        qr_buf_init(&note);
+        qr_buf_puts(&note, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        if (m->http) {
+            qr_val none = qr_nil();
+            rc = http_post(m, &note, &a, 0, &none, err);
+        } else {
+            rc = send_line(m, &note, err);
+        }
+        qr_buf_release(&note);
+    }
+    qr_arena_release(&a);
+    return rc;
+}
+
+int flow_mcp_start_http(const char *url, const char *token, flow_mcp **out, qr_buf *err)
+{
+    *out = NULL;
+    flow_mcp *m = calloc(1, sizeof *m);
+    if (!m)
+        return QR_ENOMEM;
+    m->http = true;
+    m->fd = -1;
+    m->url = strdup(url);
+    m->token = token ? strdup(token) : NULL;
+    qr_buf_init(&m->in);
+    qr_buf_init(&m->tools);
+    int rc = !m->url || (token && !m->token) ? QR_ENOMEM : handshake(m, err);
+    if (rc) {
+        flow_mcp_stop(m);
+        return rc;
+    }
+    *out = m;
+    return QR_OK;
 }
 
 int flow_mcp_start(const char *cmd, flow_mcp **out, qr_buf *err)
@@ -174,22 +327,7 @@ int flow_mcp_start(const char *cmd, flow_mcp **out, qr_buf *err)
     m->fd = sv[0];
     qr_buf_init(&m->in);
     qr_buf_init(&m->tools);
-    qr_arena a;
-    qr_arena_init(&a, 64u << 20);
-    qr_val res;
-    int rc = request(m, &a,
-                     "initialize",
-                     "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-                     "\"clientInfo\":{\"name\":\"quarry\",\"version\":\"" QR_VERSION "\"}}",
-                     &res, err);
-    if (!rc) {
-        qr_buf note;
-        qr_buf_init(&note);
-        qr_buf_puts(&note, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-        rc = send_line(m, &note, err);
-        qr_buf_release(&note);
-    }
-    qr_arena_release(&a);
+    int rc = handshake(m, err);
     if (rc) {
         qr_buf tmp;
         qr_buf_init(&tmp);
@@ -208,6 +346,11 @@ void flow_mcp_stop(flow_mcp *m)
 {
     if (!m)
         return;
+    if (m->http) {
+        free(m->url);
+        free(m->token);
+        goto done;
+    }
     close(m->fd);
     /* closing its stdin ends a well-behaved server; then TERM, then KILL */
     for (int i = 0; i < 50; i++) {

@@ -126,21 +126,21 @@ static flow_mcp *mcp_for(flow_frame *fr, const qr_flow_decl *d, uint32_t line)
     expand_env(d->value, d->valuen, &url);
     const char *u = url.p ? url.p : "";
     flow_mcp *m = NULL;
-    if (!strncmp(u, "http://", 7) || !strncmp(u, "https://", 8)) {
-        flow_fail(fr, line, "tool '%.*s': MCP over Streamable HTTP is not supported yet; run "
-                            "the server over stdio (mcp \"stdio:COMMAND\")",
-                  (int)d->name.n, d->name.s);
-        qr_buf_release(&url);
-        return NULL;
-    }
     const char *cmd = u;
     if (!strncmp(cmd, "stdio://", 8))
         cmd += 8;
     else if (!strncmp(cmd, "stdio:", 6))
         cmd += 6;
-    qr_buf err;
+    qr_buf err, token;
     qr_buf_init(&err);
-    if (flow_mcp_start(cmd, &m, &err) != QR_OK) {
+    qr_buf_init(&token);
+    if (d->auth)
+        expand_env(d->auth, d->authn, &token);
+    bool http = !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
+    int src = http ? flow_mcp_start_http(u, d->auth ? (token.p ? token.p : "") : NULL, &m, &err)
+                   : flow_mcp_start(cmd, &m, &err);
+    qr_buf_release(&token);
+    if (src != QR_OK) {
         flow_fail(fr, line, "tool '%.*s': %s", (int)d->name.n, d->name.s,
                   err.p ? err.p : "cannot start the MCP server");
         m = NULL;

@@ -128,6 +128,8 @@ int flow_eval_expr(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
 /* ---- mcp_client.c ---- */
 /* Starts the server (command line cmd via /bin/sh -c), initializes the session. */
 int flow_mcp_start(const char *cmd, flow_mcp **out, qr_buf *err);
+/* A session with an MCP server over Streamable HTTP (token: bearer, or NULL). */
+int flow_mcp_start_http(const char *url, const char *token, flow_mcp **out, qr_buf *err);
 void flow_mcp_stop(flow_mcp *m);
 /* The server's tools as the neutral JSON list ([{name, description, input_schema}]). */
 int flow_mcp_tools(flow_mcp *m, qr_buf *out, qr_buf *err);

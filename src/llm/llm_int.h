@@ -161,5 +161,7 @@ typedef struct llm_curl_api {
 extern llm_curl_api llm_cu;
 /* Loads libcurl once per process: QR_OK, or QR_EIO with *why saying what failed. */
 int llm_curl_load(const char **why);
+/* curl_easy_perform with SIGPIPE kept from killing the process (client.c). */
+CURLcode llm_perform_quietly(CURL *c);
 
 #endif

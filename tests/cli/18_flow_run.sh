@@ -3,7 +3,8 @@
 # server as an MCP tool. Checks: entry point rules, call llm (what is sent: prompt
 # interpolation, `with`, JSON of structures), run agent with quarry's git tools through
 # function calling (the tool results the model receives agree with git) in the OpenAI
-# and the Anthropic format, the same through `quarry mcp` over stdio, use/delegate,
+# and the Anthropic format, the same through `quarry mcp` over stdio and over Streamable
+# HTTP (tests/mcp/http_bridge.py: JSON and SSE answers, bearer token, session id), use,
 # expecting Schema[] with validation and at most 3 retries, parallel do (concurrent:
 # the server holds the answers until all three requests are in flight; results land in
 # statement order; one failure fails the block with every error), budgets, the trace,
@@ -201,6 +202,58 @@ unserve
 expect_out "mcp agent: answer" "Change number 3 is the newest." cat "$TMP/m1"
 expect_out "mcp agent: tools listed by the server" "True" pylog '"get_commits" in [t["name"] for t in L[0]["body"]["tools"]]'
 expect_out "mcp agent: result from quarry mcp" "True" pylog '"Change number 3" in L[1]["body"]["messages"][-1]["content"][0]["content"]'
+
+# ---- the same over MCP's Streamable HTTP (quarry mcp behind an HTTP bridge) ----
+BRIDGE_PID=
+bridge() { # bridge ARGS...: starts tests/mcp/http_bridge.py in front of quarry mcp
+  rm -f "$TMP/bport" "$TMP/blog.jsonl"
+  python3 "$SRC/tests/mcp/http_bridge.py" --port-file "$TMP/bport" --log "$TMP/blog.jsonl" "$@" \
+    -- "$Q" mcp --repo "$R" 2>"$TMP/bridge.err" &
+  BRIDGE_PID=$!
+  i=0
+  while [ ! -s "$TMP/bport" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  BPORT=$(cat "$TMP/bport" 2>/dev/null)
+  [ -n "$BPORT" ] || { echo "FAIL: the MCP bridge did not start"; cat "$TMP/bridge.err"; exit 1; }
+}
+unbridge() { [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID" 2>/dev/null && wait "$BRIDGE_PID" 2>/dev/null; BRIDGE_PID=; }
+trap 'unserve; unbridge; rm -rf "$TMP"' EXIT
+for mode in json sse; do
+  if [ $mode = sse ]; then bridge --sse --token "tok-$mode"; else bridge --token "tok-$mode"; fi
+  cat > "$TMP/mcph.flow" <<EOF
+model main = openai/scripted-model
+
+tool history = mcp "http://127.0.0.1:$BPORT/mcp" with auth bearer "\${env:MCP_TOKEN}"
+
+prompt historian_instruction: """You answer questions about the history of a repository."""
+
+agent historian:
+    tools history
+    instruction historian_instruction
+
+flow main:
+    return run agent historian with input_prompt
+EOF
+  script "$TMP/s.json" \
+    '{"tool_calls": [{"name": "get_commits", "arguments": {"limit": 1}}]}' \
+    '{"text": "Change number 3, over HTTP."}'
+  serve "$TMP/s.json"
+  (export MCP_TOKEN="tok-$mode"; run "$TMP/h_$mode" "$TMP/mcph.flow" --input "newest?")
+  unserve
+  expect_out "mcp http $mode: answer" "Change number 3, over HTTP." cat "$TMP/h_$mode"
+  expect_out "mcp http $mode: result from quarry mcp" "True" pylog '"Change number 3" in [m for m in L[1]["body"]["messages"] if m["role"] == "tool"][0]["content"]'
+  expect_out "mcp http $mode: session and token sent" "True True" python3 -c '
+import json, sys
+L = [json.loads(l) for l in open(sys.argv[1])]
+print(all(l["headers"].get("authorization") == "Bearer " + sys.argv[2] for l in L),
+      all("mcp-session-id" in l["headers"] for l in L[1:]))' "$TMP/blog.jsonl" "tok-$mode"
+  # a wrong token: a clear error
+  script "$TMP/s.json" '{"text": "unused"}'
+  serve "$TMP/s.json"
+  (export MCP_TOKEN=wrong; run "$TMP/hw_$mode" "$TMP/mcph.flow" --input "newest?")
+  unserve
+  unbridge
+  expect_out "mcp http $mode: refused" "True" python3 -c 'import sys; print("refused the credentials (HTTP 401)" in open(sys.argv[1]).read())' "$TMP/hw_$mode.err"
+done
 
 # ---- use and delegate ----
 cat > "$TMP/use.flow" <<'EOF'

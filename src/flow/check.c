@@ -7,7 +7,7 @@
  *   E0001 undefined reference     E0002 variable never assigned    E0003 duplicate
  *   E0010 missing property        E0011 circular delegate/use      E0013 prompt without body
  *   E0014 conflicting modifiers   E0015 prompt reads an undefined variable
- *   W0002 agent with delegate and use
+ *   W0002 agent with delegate and use       W0004 a builtin tool set quarry does not have
  *   W0003 a flow runs an agent (or calls a prompt) before a variable its prompts read can
  *         have been set: the seed's LSP goal, from `produces` and `$var` references.
  *
@@ -742,6 +742,23 @@ done:
     free(edge);
 }
 
+/* W0004: a builtin tool set quarry does not have (files written for other runtimes name
+ * theirs): the agents using it get no tools from it. */
+static void check_tools(checker *c)
+{
+    for (size_t i = 0; i < c->f->ndecls; i++) {
+        const qr_flow_decl *d = c->f->decls[i];
+        if (d->kind != QR_FD_TOOL || d->mcp || flow_tool_group_known(d->value, d->valuen))
+            continue;
+        qr_flow_diag_add(c->d, QR_FLOW_WARNING, "W0004", d->name.pos.line, d->name.pos.col,
+                         d->name.pos.len,
+                         "quarry's builtin sets are quarry.git, quarry.memory and quarry (all)",
+                         "unknown builtin tool set '%.*s': agents get no tools from '%.*s'",
+                         (int)(d->valuen < 80 ? d->valuen : 80), d->value, (int)d->name.n,
+                         d->name.s);
+    }
+}
+
 static void check_schemas(checker *c)
 {
     for (size_t i = 0; i < c->f->ndecls; i++) {
@@ -1055,6 +1072,7 @@ int qr_flow_check(const qr_flow_file *f, qr_flow_diags *diags)
     c.d = diags;
     collect(&c);
     check_schemas(&c);
+    check_tools(&c);
     check_prompts(&c);
     check_agents(&c);
     agent_cycles(&c);

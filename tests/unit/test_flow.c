@@ -199,6 +199,9 @@ static void test_errors2(void)
            "agent a:\n    instruction p\n    delegate b\n    use b\n"
            "agent b:\n    instruction p\n",
            {"W0002", 5, 5, "both 'delegate' and 'use'"});
+    EXPECT("W0004 unknown builtin tool set",
+           "tool fs = builtin streetrace.fs\ntool g = builtin quarry.git\n",
+           {"W0004", 1, 6, "unknown builtin tool set 'streetrace.fs'"});
     EXPECT("W0003 agent runs before its variable is set",
            "prompt i: \"\"\"x\"\"\"\nprompt rp: \"\"\"Review $change\"\"\"\n"
            "agent r:\n    instruction i\n    prompt rp\n    produces out\n"

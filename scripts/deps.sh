@@ -27,6 +27,8 @@ cmd:python3:python3
 cmd:cscope:cscope
 cmd:cflow:cflow
 cmd:c-index-test:clang-tools-14
+cmd:faketime:faketime
+path:/usr/share/zoneinfo/America/Los_Angeles:tzdata
 cmd:node:nodejs
 cmd:npm:npm
 file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
@@ -42,6 +44,7 @@ for need in $NEEDS; do
   case $kind in
     cmd) command -v "$what" >/dev/null 2>&1 || missing="$missing $pkg" ;;
     pc) { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$what"; } || missing="$missing $pkg" ;;
+    path) [ -e "$what" ] || missing="$missing $pkg" ;;
     file) [ -e "$what" ] || ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing="$missing $pkg" ;;
   esac
 done

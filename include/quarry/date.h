@@ -1,11 +1,17 @@
 /*
  * quarry/date.h: parsing the points in time people and LLMs write for git's --since and
- * --until (ISO-8601, "3 days ago", "yesterday", "@1700000000") into epoch seconds, and
- * formatting epoch seconds as ISO-8601.
+ * --until (ISO-8601, "3 days ago", "yesterday", "@1700000000") into epoch seconds,
+ * formatting epoch seconds as ISO-8601, and the program's one clock.
  *
- * No global state: no locale, no TZ environment, no timegm/mktime. The caller passes the
- * reference time and the local UTC offset, so results are reproducible and testable.
+ * The parser has no global state: no locale, no TZ environment, no timegm/mktime. The
+ * caller passes the reference time and the zone (a fixed offset, or a function giving
+ * the offset in force at an instant), so results are reproducible and testable.
  * Supported instants lie in years 0000..9999 (UTC); anything outside is QR_EINVAL.
+ *
+ * The clock (qr_clock_*) is the only place quarry reads "now" or the process's time
+ * zone: every window, age, schedule and date reads it, so QUARRY_NOW pins all of them
+ * at once. Timeouts and rate limits measure elapsed time on CLOCK_MONOTONIC instead;
+ * they are not "now".
  */
 #ifndef QUARRY_DATE_H
 #define QUARRY_DATE_H
@@ -62,6 +68,20 @@
 int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out, char *err,
                   size_t errlen);
 
+/* The UTC offset in minutes (east positive, -1439..1439) in force at instant t. */
+typedef int (*qr_date_zone_fn)(int64_t t, void *ud);
+
+/*
+ * qr_date_parse in a zone whose offset changes over time (daylight saving): a wall-clock
+ * time without a zone ("2026-10-15 00:00:00", "today", "this month", "1 month ago") is
+ * read with the offset in force on that date, not the one in force at `now`. Forms that
+ * are plain seconds from now ("now", "3 hours ago", "2 weeks ago") stay exact seconds.
+ * A wall-clock time that a spring-forward skips is read as if the clock had not moved
+ * (02:30 becomes 03:30 after the change); one repeated by a fall-back is one of the two.
+ */
+int qr_date_parse_zone(const char *s, size_t n, int64_t now, qr_date_zone_fn zone, void *zone_ud,
+                       int64_t *out, char *err, size_t errlen);
+
 /*
  * Formats t as "2024-03-01T12:00:00+01:00" in the zone tz_offset_min (UTC is "+00:00")
  * into buf, NUL-terminated and truncated to len (26 bytes fit years 0000..9999;
@@ -70,5 +90,36 @@ int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64
  * nothing when buf is NULL or len is 0.
  */
 void qr_date_format_iso(int64_t t, int tz_offset_min, char *buf, size_t len);
+
+/* ---- the clock ---- */
+
+/* The environment variable that pins "now" for the whole process. */
+#define QR_CLOCK_ENV "QUARRY_NOW"
+
+/*
+ * Checks QUARRY_NOW: QR_OK when it is unset, empty or readable; QR_EINVAL with a one-line
+ * message in err (QR_DATE_ERR_LEN fits it) otherwise. Accepted: ISO-8601 with or without
+ * a zone (2026-11-24T01:30:00Z, 2026-11-24 01:30:00 +0100, 2026-11-24T01:30:00 in the
+ * process's TZ, 2026-11-24), or epoch seconds (1700000000, @1700000000). Relative forms
+ * ("yesterday") are refused: they would need a clock to read. A host calls this once at
+ * start and refuses to run when it fails (the CLI exits 2), since qr_clock_now cannot
+ * report an error.
+ */
+int qr_clock_check(char *err, size_t errlen);
+
+/*
+ * Now, in epoch seconds: QUARRY_NOW when it is set and readable (the same instant on
+ * every call: a pinned clock does not tick), else the system's real-time clock. When
+ * QUARRY_NOW is set but unreadable (a host that skipped qr_clock_check) it returns 0
+ * (1970-01-01), which no window or schedule mistakes for today.
+ */
+int64_t qr_clock_now(void);
+
+/* The process's UTC offset in minutes (east positive, -1439..1439) in force at instant
+ * t, from TZ (localtime_r); 0 when the C library cannot tell. */
+int qr_clock_offset_at(int64_t t);
+
+/* qr_date_parse_zone in the process's time zone (TZ), with now = qr_clock_now(). */
+int qr_clock_parse(const char *s, size_t n, int64_t *out, char *err, size_t errlen);
 
 #endif

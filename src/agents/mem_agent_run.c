@@ -25,6 +25,7 @@
  * store's schema belongs to the memory module); keeping the times only in the
  * daemon's memory (a restart would run every agent again at once).
  */
+#include "quarry/date.h"
 #include "quarry/mem_agent.h"
 #include "quarry/pipeline.h"
 #include "quarry/value.h"
@@ -80,7 +81,7 @@ int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
 {
     memset(r, 0, sizeof *r);
     if (!now)
-        now = (int64_t)time(NULL);
+        now = qr_clock_now();
     char **keys = NULL;
     size_t nkeys = 0;
     int rc = qr_mem_agent_select(a, m, now, &keys, &nkeys, err);
@@ -238,7 +239,7 @@ static int64_t int_field(qr_arena *a, qr_val m, const char *k)
 static int64_t time_field(qr_arena *a, qr_val m, const char *k)
 {
     int64_t t = int_field(a, m, k);
-    int64_t hi = sat_add((int64_t)time(NULL), 366 * 86400);
+    int64_t hi = sat_add(qr_clock_now(), 366 * 86400);
     return t < 0 ? 0 : t > hi ? hi : t;
 }
 

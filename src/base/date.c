@@ -10,10 +10,13 @@
  * strict: unknown words, trailing text and out-of-range fields are QR_EINVAL with a
  * message that lists the accepted forms, since the caller is often an LLM that will
  * retry with one of them.
+ * Time zones are the caller's: either a fixed offset, or a function that gives the offset
+ * in force at an instant (qr_date_parse_zone; the clock in clock.c passes the process's
+ * TZ through it), so a wall-clock time on a date across a daylight-saving change is read
+ * with that date's offset, as git and mktime do, not with today's.
  * Rejected: git's approxidate itself (it skips words it does not know and returns `now`
- * for "next tuesday", so a typo silently widens a query); timegm/mktime/strptime (TZ and
- * locale dependent, not in C11, and mktime normalises Feb 30 instead of failing); DST
- * rules (the caller owns time zones; a fixed offset is all --since needs).
+ * for "next tuesday", so a typo silently widens a query); timegm/mktime/strptime here (TZ
+ * and locale dependent, not in C11, and mktime normalises Feb 30 instead of failing).
  */
 #include "quarry/date.h"
 
@@ -106,7 +109,9 @@ typedef struct {
     size_t n;
     char low[INPUT_MAX + 1]; /* lowercased copy of src, NUL-terminated */
     int64_t now_l;           /* now in local seconds */
-    int64_t off;             /* offset in seconds */
+    int64_t off;             /* offset in seconds (in force at `now` when zone is set) */
+    qr_date_zone_fn zone;    /* NULL: the fixed offset `off` applies at every instant */
+    void *zone_ud;
     char why[192];           /* reason for the failure, "" when none is known */
 } pctx;
 
@@ -172,6 +177,31 @@ static int check_range(pctx *c, int64_t t, int64_t *out)
     return QR_OK;
 }
 
+/* The zone's offset in seconds at instant t, clamped to the supported range. */
+static int64_t zone_off(const pctx *c, int64_t t)
+{
+    int m = c->zone(t, c->zone_ud);
+    return (int64_t)(m < -1439 ? -1439 : m > 1439 ? 1439 : m) * 60;
+}
+
+/* Converts local wall-clock seconds l to an instant, with the offset in force at that
+ * instant (not at `now`): guess with now's offset, then take the offset at the guess,
+ * and again, until one reads back as itself. A wall time that a
+ * spring-forward skips lands after the gap (02:30 that does not exist is read with the
+ * offset before it, as 03:30), one that a fall-back repeats is one of its two instants. */
+static int64_t to_utc(const pctx *c, int64_t l)
+{
+    if (!c->zone)
+        return l - c->off;
+    int64_t o1 = zone_off(c, l - c->off);
+    if (zone_off(c, l - o1) == o1)
+        return l - o1;
+    int64_t o2 = zone_off(c, l - o1);
+    if (zone_off(c, l - o2) == o2)
+        return l - o2;
+    return l - (o1 < o2 ? o1 : o2); /* in a gap: the earlier offset, so after the gap */
+}
+
 /* ---- epoch seconds ---- */
 
 static int parse_epoch(pctx *c, const char *p, int64_t *out)
@@ -226,7 +256,8 @@ static int parse_zone(pctx *c, const char *p, int64_t *off, const char **end)
 static int parse_iso(pctx *c, int64_t *out)
 {
     const char *p = c->low;
-    int64_t y, mo, d, h = 0, mi = 0, s = 0, off = c->off;
+    int64_t y, mo, d, h = 0, mi = 0, s = 0, off = 0;
+    bool zoned = false;
     if (!digits(&p, 4, 4, &y) || *p++ != '-' || !digits(&p, 1, 2, &mo) || *p++ != '-' ||
         !digits(&p, 1, 2, &d))
         return FAIL(c, "a date is YYYY-MM-DD");
@@ -263,6 +294,7 @@ static int parse_iso(pctx *c, int64_t *out)
         while (is_space(*p))
             p++;
         if (*p) {
+            zoned = true;
             int rc = parse_zone(c, p, &off, &p);
             if (rc)
                 return rc;
@@ -272,8 +304,8 @@ static int parse_iso(pctx *c, int64_t *out)
                 return FAIL(c, "unexpected '%.*s' after the zone", FRAG(c, p));
         }
     }
-    int64_t t = days_from_civil(y, (int)mo, (int)d) * DAY + h * 3600 + mi * 60 + s - off;
-    return check_range(c, t, out);
+    int64_t l = days_from_civil(y, (int)mo, (int)d) * DAY + h * 3600 + mi * 60 + s;
+    return check_range(c, zoned ? l - off : to_utc(c, l), out);
 }
 
 /* ---- relative forms ---- */
@@ -396,9 +428,9 @@ static int parse_relative(pctx *c, int64_t *out)
     if (nt == 1 && tok_is(t[0], "now"))
         return check_range(c, l - c->off, out);
     if (nt == 1 && tok_is(t[0], "today"))
-        return check_range(c, day0 - c->off, out);
+        return check_range(c, to_utc(c, day0), out);
     if (nt == 1 && tok_is(t[0], "yesterday"))
-        return check_range(c, day0 - DAY - c->off, out);
+        return check_range(c, to_utc(c, day0 - DAY), out);
     if (nt == 2 && tok_is(t[0], "this")) {
         int64_t days = day0 / DAY, y;
         int m, d;
@@ -411,16 +443,17 @@ static int parse_relative(pctx *c, int64_t *out)
             l = days_from_civil(y, 1, 1) * DAY;
         else
             return FAIL(c, "'this' takes week, month or year");
-        return check_range(c, l - c->off, out);
+        return check_range(c, to_utc(c, l), out);
     }
     if (nt == 2 && tok_is(t[0], "last")) {
         const unit *u = find_unit(t[1]);
         if (!u)
             return FAIL(c, "'last' takes a unit: %s", UNIT_LIST);
         int rc = shift(c, &l, 1, u);
-        return rc ? rc : check_range(c, l - c->off, out);
+        return rc ? rc : check_range(c, u->kind == U_SEC ? l - c->off : to_utc(c, l), out);
     }
     int i = 0, all = nt;
+    bool calendar = false; /* a month or year term: the result is a wall-clock time */
     if (nt > 1 && tok_is(t[nt - 1], "ago"))
         nt--;
     while (i < nt) {
@@ -438,11 +471,12 @@ static int parse_relative(pctx *c, int64_t *out)
         if (!u)
             return FAIL(c, "unknown unit '%.*s' (expected %s)", TOK(c, t[i]), UNIT_LIST);
         i++;
+        calendar |= u->kind != U_SEC;
         int rc = shift(c, &l, num, u);
         if (rc)
             return rc;
     }
-    return check_range(c, l - c->off, out);
+    return check_range(c, calendar ? to_utc(c, l) : l - c->off, out);
 }
 
 /* ---- entry points ---- */
@@ -468,10 +502,12 @@ static int parse(pctx *c, int64_t now, int tz_offset_min, int64_t *out)
 {
     if (!out)
         return FAIL(c, "no output pointer (out is NULL)");
-    if (tz_offset_min < -1439 || tz_offset_min > 1439)
-        return FAIL(c, "tz offset %d minutes is out of range (-1439..1439)", tz_offset_min);
     if (now < T_MIN || now > T_MAX)
         return FAIL(c, "the reference time is outside years 0000-9999");
+    if (c->zone)
+        tz_offset_min = (int)(zone_off(c, now) / 60);
+    if (tz_offset_min < -1439 || tz_offset_min > 1439)
+        return FAIL(c, "tz offset %d minutes is out of range (-1439..1439)", tz_offset_min);
     if (c->n == 0)
         return FAIL(c, "the date is empty");
     if (c->n > INPUT_MAX)
@@ -498,11 +534,13 @@ static int parse(pctx *c, int64_t now, int tz_offset_min, int64_t *out)
     return parse_relative(c, out);
 }
 
-int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out, char *err,
-                  size_t errlen)
+static int parse_entry(const char *s, size_t n, int64_t now, int tz_offset_min, qr_date_zone_fn zone,
+                       void *zone_ud, int64_t *out, char *err, size_t errlen)
 {
     pctx c;
     memset(&c, 0, sizeof c);
+    c.zone = zone;
+    c.zone_ud = zone_ud;
     int rc;
     if (!s && n > 0) {
         s = "";
@@ -522,6 +560,18 @@ int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64
     if (rc != QR_OK)
         write_error(s, n, c.why, err, errlen);
     return rc;
+}
+
+int qr_date_parse(const char *s, size_t n, int64_t now, int tz_offset_min, int64_t *out, char *err,
+                  size_t errlen)
+{
+    return parse_entry(s, n, now, tz_offset_min, NULL, NULL, out, err, errlen);
+}
+
+int qr_date_parse_zone(const char *s, size_t n, int64_t now, qr_date_zone_fn zone, void *zone_ud,
+                       int64_t *out, char *err, size_t errlen)
+{
+    return parse_entry(s, n, now, 0, zone, zone_ud, out, err, errlen);
 }
 
 void qr_date_format_iso(int64_t t, int tz_offset_min, char *buf, size_t len)

@@ -462,7 +462,7 @@ static int agent_list(cli_mem_opts *o, const char *dir)
     qr_buf_init(&statep);
     if (sp)
         qr_mem_agent_state_path(sp, &statep);
-    int64_t now = (int64_t)time(NULL);
+    int64_t now = qr_clock_now();
     qr_arena a;
     qr_arena_init(&a, 0);
     qr_vecb rows;
@@ -600,7 +600,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
             goto done;
         }
     }
-    int64_t now = (int64_t)time(NULL);
+    int64_t now = qr_clock_now();
     rc = qr_mem_agent_run(ag, m, llm, now, &r, &err);
     if (dry) {
         if (rc != QR_OK) {
@@ -632,7 +632,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     }
     qr_buf serr;
     qr_buf_init(&serr);
-    int64_t end = (int64_t)time(NULL);
+    int64_t end = qr_clock_now();
     if (rc == QR_OK) {
         if (r.called && qr_mem_agent_state_record(statep.p, ag->name, end, true, NULL, &serr))
             fprintf(stderr, "quarry: warning: %s\n", serr.p ? serr.p : "state not saved");
@@ -735,7 +735,7 @@ typedef struct dlog {
 static void log_event(dlog *l, const char *event, const char *fields)
 {
     char t[QR_DATE_ISO_LEN];
-    iso((int64_t)time(NULL), t);
+    iso(qr_clock_now(), t);
     fprintf(l->f, "{\"time\":\"%s\",\"event\":\"%s\"%s%s}\n", t, event,
             fields && *fields ? "," : "", fields ? fields : "");
     fflush(l->f);
@@ -920,7 +920,7 @@ static bool due_now(daemon_ctx *d, const qr_mem_agent *ag, const char *statep, i
         qr_buf_release(&f);
         *ok = false;
     } else {
-        *now = (int64_t)time(NULL);
+        *now = qr_clock_now();
         due = qr_mem_agent_due(ag, &st, *now, NULL);
     }
     qr_buf_release(&err);
@@ -972,7 +972,7 @@ static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, 
     qr_mem_agent_report r;
     int rc = qr_mem_agent_run(ag, m, llm, now, &r, &err);
     qr_llm_free(llm);
-    int64_t end = (int64_t)time(NULL);
+    int64_t end = qr_clock_now();
     qr_buf serr;
     qr_buf_init(&serr);
     if (rc == QR_OK && !r.called) {

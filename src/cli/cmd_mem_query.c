@@ -192,8 +192,7 @@ int cmd_mem_query(int argc, char **argv, cli_mem_opts *o)
                 goto done;
             }
             const char *t = argv[++i];
-            if (qr_date_parse(t, strlen(t), (int64_t)time(NULL), 0, &now, msg, sizeof msg) !=
-                QR_OK) {
+            if (qr_clock_parse(t, strlen(t), &now, msg, sizeof msg) != QR_OK) {
                 status = cli_mem_usage(o, "option '--now': %s", msg);
                 goto done;
             }

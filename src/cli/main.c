@@ -4,6 +4,8 @@
  */
 #include "cli.h"
 
+#include "quarry/date.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -156,7 +158,8 @@ static void print_overview(FILE *f)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nRun 'quarry COMMAND --help' for the options of one command.\n"
-               "Exit status: 0 success, 1 the program ran and failed, 2 bad usage or input.\n");
+               "Exit status: 0 success, 1 the program ran and failed, 2 bad usage or input.\n"
+               "QUARRY_NOW (ISO-8601 or epoch seconds) pins the clock every command reads.\n");
 }
 
 static const cli_cmd *find_command(const char *name)
@@ -204,6 +207,13 @@ int main(int argc, char **argv)
     if (!strcmp(name, "--version"))
         return cmd_version(0, NULL);
     const cli_cmd *c = find_command(name);
+    /* a pinned clock that cannot be read stops every command, rather than letting the
+     * real clock answer in its place */
+    char clock_err[QR_DATE_ERR_LEN];
+    if (c && qr_clock_check(clock_err, sizeof clock_err) != QR_OK) {
+        fprintf(stderr, "quarry: %s\n", clock_err);
+        return EXIT_USAGE;
+    }
     if (!c) {
         fprintf(stderr, "quarry: unknown command '%s'", name);
         for (size_t i = 0; i < NCOMMANDS; i++)

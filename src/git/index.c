@@ -56,6 +56,7 @@
  * What this file and index_graph.c share is in index_int.h.
  */
 #include "index_int.h"
+#include "quarry/date.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,7 +119,7 @@ static const char schema_sql[] =
     "INSERT INTO meta(key, value) VALUES"
     " ('quarry_version', '" INDEX_QUARRY_VERSION "'),"
     " ('schema_version', '2'),"
-    " ('created', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));"
+    " ('created', '');"
     "PRAGMA application_id = 1364349529;" /* INDEX_APPLICATION_ID */
     "PRAGMA user_version = 2;";           /* INDEX_SCHEMA_VERSION */
 
@@ -436,6 +437,14 @@ static int create_schema(qr_git_index *ix, qr_buf *err)
     if (app == 0 && version == 0) {
         /* an empty file is ours to fill; tables without our marks are someone else's */
         rc = objects ? IX_BROKEN : exec_sql(ix, schema_sql, err);
+        if (rc == QR_OK) { /* the creation time comes from quarry's clock, not SQLite's */
+            char sql[128];
+            snprintf(sql, sizeof sql,
+                     "UPDATE meta SET value = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', %lld, "
+                     "'unixepoch') WHERE key = 'created'",
+                     (long long)qr_clock_now());
+            rc = exec_sql(ix, sql, err);
+        }
     } else if (app != INDEX_APPLICATION_ID || version != INDEX_SCHEMA_VERSION) {
         rc = IX_BROKEN;
     }
@@ -619,7 +628,7 @@ static int path_with(const char *base, const char *suffix, qr_buf *out)
 static int move_aside(qr_git_index *ix, qr_buf *err)
 {
     char stamp[32];
-    time_t now = time(NULL);
+    time_t now = (time_t)qr_clock_now();
     struct tm tm;
     if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm))
         snprintf(stamp, sizeof stamp, "%lld", (long long)now);

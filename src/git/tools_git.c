@@ -103,24 +103,10 @@ static int64_t arg_limit(qr_val args, qr_arena *a)
     return v.t == QR_T_INT ? v.i : v.t == QR_T_DOUBLE ? (int64_t)v.d : -1;
 }
 
-/* The local UTC offset in minutes at t (dates without a zone are local, as in git). */
-static int local_offset(time_t t)
-{
-    struct tm lt, gt;
-    if (!localtime_r(&t, &lt) || !gmtime_r(&t, &gt))
-        return 0;
-    int days =
-        lt.tm_year != gt.tm_year ? (lt.tm_year > gt.tm_year ? 1 : -1) : lt.tm_yday - gt.tm_yday;
-    int m = (days * 24 + lt.tm_hour - gt.tm_hour) * 60 + lt.tm_min - gt.tm_min;
-    return m < -1439 ? -1439 : m > 1439 ? 1439 : m;
-}
-
 static int parse_date(const char *name, const char *s, int64_t *out, qr_buf *err)
 {
-    time_t now = time(NULL);
     char msg[QR_DATE_ERR_LEN];
-    if (qr_date_parse(s, strlen(s), (int64_t)now, local_offset(now), out, msg, sizeof msg) !=
-        QR_OK) {
+    if (qr_clock_parse(s, strlen(s), out, msg, sizeof msg) != QR_OK) {
         qr_buf_printf(err, "parameter '%s': %s", name, msg);
         return QR_EINVAL;
     }
@@ -1119,10 +1105,9 @@ static const char *const merges_values[] = {"include", "exclude", "only", NULL};
  * anything runs, exit 2, rather than in the tool call) */
 static int check_date(const char *s, size_t n, qr_buf *err)
 {
-    time_t now = time(NULL);
     char msg[QR_DATE_ERR_LEN];
     int64_t t;
-    if (qr_date_parse(s, n, (int64_t)now, local_offset(now), &t, msg, sizeof msg) != QR_OK) {
+    if (qr_clock_parse(s, n, &t, msg, sizeof msg) != QR_OK) {
         qr_buf_puts(err, msg);
         return QR_EINVAL;
     }

@@ -117,7 +117,7 @@ static const char schema_sql[] =
     " ('schema_version', 1),"
     " ('generation', 0),"
     " ('write_id', random()),"
-    " ('created', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));"
+    " ('created', '');"
     "PRAGMA application_id = 1364348237;" /* MEM_APPLICATION_ID */
     "PRAGMA user_version = 1;";           /* QR_MEM_SCHEMA_VERSION */
 
@@ -161,7 +161,7 @@ int qr__mem_fail(qr_mem *m, int rc, const char *what, qr_buf *err)
 
 int64_t qr__mem_now(const qr_mem *m)
 {
-    return m->fixed_now ? m->fixed_now : (int64_t)time(NULL);
+    return m->fixed_now ? m->fixed_now : qr_clock_now();
 }
 
 void qr_mem_set_now(qr_mem *m, int64_t now)
@@ -536,6 +536,14 @@ static int create_schema(qr_mem *m, qr_buf *err)
     }
     if (version == 0) {
         int src = sqlite3_exec(m->db, schema_sql, NULL, NULL, NULL);
+        if (src == SQLITE_OK) { /* the creation time comes from quarry's clock */
+            char sql[128];
+            snprintf(sql, sizeof sql,
+                     "UPDATE meta SET value = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', %lld, "
+                     "'unixepoch') WHERE key = 'created'",
+                     (long long)qr_clock_now());
+            src = sqlite3_exec(m->db, sql, NULL, NULL, NULL);
+        }
         if (src != SQLITE_OK) {
             rc = qr__mem_fail(m, src, "create", err);
             qr__mem_rollback(m);

@@ -21,6 +21,7 @@
  * (keys are compared only between equal sort keys).
  */
 #include "pipeline_int.h"
+#include "quarry/date.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -270,7 +271,7 @@ int qr_pipeline_run_ex(const qr_pipeline *p, qr_mem *m, const qr_pipeline_run_op
     pl_run r = {0};
     r.m = m;
     r.s = s;
-    r.now = opts->now ? opts->now : (int64_t)time(NULL);
+    r.now = opts->now ? opts->now : qr_clock_now();
     r.err = &serr;
     r.no_file_cache = opts->no_file_cache;
     r.cache = opts->cache;

@@ -10,7 +10,7 @@
 
 if ! command -v git >/dev/null 2>&1; then
   echo "skipped: git is not installed"
-  exit 0
+  exit 77
 fi
 
 # a clean git: no user or system configuration, no repository from the environment

@@ -10,7 +10,7 @@
 
 if ! command -v git >/dev/null 2>&1; then
   echo "skipped: git is not installed"
-  exit 0
+  exit 77
 fi
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -19,7 +19,6 @@ unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_AUTHOR_NAME 
 mkdir -p "$HOME"
 
 R="$TMP/repo"
-NOW=$(date +%s)
 git init -q -b main "$R"
 git -C "$R" config commit.gpgsign false
 

@@ -10,7 +10,7 @@
 for tool in git node npm; do
   if ! command -v $tool >/dev/null 2>&1; then
     echo "skipped: $tool is not installed (the MCP SDK test needs git, node and npm)"
-    exit 0
+    exit 77
   fi
 done
 

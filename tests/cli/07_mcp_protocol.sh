@@ -11,7 +11,7 @@
 
 if ! command -v git >/dev/null 2>&1; then
   echo "skipped: git is not installed"
-  exit 0
+  exit 77
 fi
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY

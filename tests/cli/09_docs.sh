@@ -1,11 +1,17 @@
 # 09_docs.sh: runs every example in docs/*.md: in ```console blocks, a line starting
 # with "$ " is a command ("quarry" meaning the binary under test), and the lines after it
-# are its expected stdout. Commands run in the source tree, so examples can name the files
-# under docs/examples.
+# are its expected stdout. The docs write their scratch files under /tmp for the reader;
+# here every "/tmp/" in a command and in its expected output becomes this run's own
+# mktemp directory, so two runs at once (or a reader's leftovers) cannot collide. Commands
+# run in the source tree, so examples can name the files under docs/examples.
 . "$(dirname "$0")/lib.sh"
 
+W=$(mktemp -d)
+trap 'rm -rf "$TMP" "$W"' EXIT
+
 for doc in "$SRC"/docs/*.md; do
-  awk -v out="$TMP/cases" '
+  awk -v out="$TMP/cases" -v w="$W/" '
+    { gsub("/tmp/", w) }
     /^```console/ { inblock = 1; next }
     /^```/ { if (inblock) { inblock = 0; if (cmd != "") print "END" >> out; cmd = "" } next }
     inblock && /^\$ / { if (cmd != "") print "END" >> out; cmd = substr($0, 3); print "CMD " cmd >> out; next }

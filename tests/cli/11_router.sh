@@ -1,16 +1,18 @@
 # 11_router.sh: tier 1 of `quarry ask`, end to end. A repository is built here with git
-# (four authors with fixed emails, commits 400, 200, 120, 40, 20, 10, 5, 4, 3 and 1 days
-# ago and one two hours ago, files in subdirectories, a rename, a merge), then each
+# (four authors with fixed emails, commits 400, 200, 120, 40, 20, 10, 5 and 4 days ago,
+# one at noon yesterday and three between midnight and now, a merge among them, files in
+# subdirectories, a rename), then each
 # question is asked with no model configured, so only the router can answer, and the
 # answer (the query's :return as JSON) is compared with git's own: git log with the same
 # window, author, grep, merges or path, git shortlog -sne, git log --numstat summed with
 # awk, git log --follow. Windows that the router reads as calendar points ("today",
-# "this week") are computed here the same way (midnight, Monday, the 1st, in UTC).
+# "this week") are computed here the same way (midnight, Monday, the 1st, in UTC), and
+# "now" is lib.sh's pinned NOW for quarry and git alike.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v git >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
   echo "skipped: git or python3 is not installed"
-  exit 0
+  exit 77
 fi
 
 export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -20,25 +22,50 @@ unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_AUTHOR_NAME 
 mkdir -p "$HOME/.config"
 
 R="$TMP/repo"
-NOW=$(date +%s)
 git init -q -b main "$R"
 git -C "$R" config commit.gpgsign false
 mkdir -p "$R/src" "$R/lib" "$R/docs"
+
+# calendar points as the router's windows mean them (UTC, the tests' TZ), from the pinned
+# NOW (lib.sh) that quarry and git read too
+eval "$(python3 -c '
+import datetime, sys
+now = datetime.datetime.fromtimestamp(int(sys.argv[1]), datetime.timezone.utc)
+day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+f = lambda d: d.strftime("%Y-%m-%d %H:%M:%S")
+print("TODAY_S=%d" % day.timestamp())
+print("TODAY=\"%s\"" % f(day))
+print("YESTERDAY=\"%s\"" % f(day - datetime.timedelta(days=1)))
+print("MONDAY=\"%s\"" % f(day - datetime.timedelta(days=day.weekday())))
+print("MONTH1=\"%s\"" % f(day.replace(day=1)))
+print("JAN1=\"%s\"" % f(day.replace(month=1, day=1)))
+print("D50=\"%s\"" % (day - datetime.timedelta(days=50)).strftime("%Y-%m-%d"))
+print("D15=\"%s\"" % (day - datetime.timedelta(days=15)).strftime("%Y-%m-%d"))
+print("D14=\"%s\"" % (day - datetime.timedelta(days=14)).strftime("%Y-%m-%d"))
+print("D10=\"%s\"" % (now - datetime.timedelta(days=10)).strftime("%Y-%m-%d"))
+' "$NOW")"
 
 # lines FILE N TEXT: appends N numbered lines to FILE
 lines() {
   i=1
   while [ "$i" -le "$2" ]; do echo "$3 $i" >> "$R/$1"; i=$((i + 1)); done
 }
-# commit SECONDS_AGO NAME MESSAGE: commits what is staged, as NAME, that long ago
-commit() {
-  d="$((NOW - $1)) +0000"
+# commit_at EPOCH NAME MESSAGE: commits what is staged, as NAME, at that time
+commit_at() {
+  d="$1 +0000"
   lower=$(echo "$2" | tr 'A-Z' 'a-z')
   GIT_AUTHOR_NAME=$2 GIT_AUTHOR_EMAIL=$lower@example.com GIT_AUTHOR_DATE=$d \
   GIT_COMMITTER_NAME=$2 GIT_COMMITTER_EMAIL=$lower@example.com GIT_COMMITTER_DATE=$d \
     git -C "$R" commit -q -m "$3"
 }
+# commit SECONDS_AGO NAME MESSAGE: the same, that long before NOW
+commit() { commit_at $((NOW - $1)) "$2" "$3"; }
 DAY=86400
+# The last three commits fall between midnight and NOW, a quarter of that span apart, the
+# one before them at noon yesterday, so that "today", "this week" (bob's too), "this
+# month", "this year" (a merge and a change in src/ too) and "yesterday" each hold at
+# least one commit whatever the day and hour: Mondays, the 1st and 1 January included.
+QUARTER=$(((NOW - TODAY_S) / 4))
 lines src/main.c 10 main; lines lib/old.c 5 old; lines README.md 3 readme
 git -C "$R" add -A; commit $((400 * DAY)) Alice "Initial import"
 lines src/main.c 3 more; lines docs/guide.md 6 guide
@@ -57,31 +84,16 @@ git -C "$R" add -A; commit $((5 * DAY)) Dave "Document util"
 git -C "$R" checkout -q main
 lines src/main.c 1 tweak
 git -C "$R" add -A; commit $((4 * DAY)) Alice "Tweak main"
-d="$((NOW - 3 * DAY)) +0000"
+lines src/parse.c 40 rewrite; lines lib/util.c 3 rewrite
+git -C "$R" add -A; commit_at $((TODAY_S - DAY / 2)) Bob "Parser rewrite (fix #12)"
+d="$((TODAY_S + QUARTER)) +0000"
 GIT_AUTHOR_NAME=Alice GIT_AUTHOR_EMAIL=alice@example.com GIT_AUTHOR_DATE=$d \
 GIT_COMMITTER_NAME=Alice GIT_COMMITTER_EMAIL=alice@example.com GIT_COMMITTER_DATE=$d \
   git -C "$R" merge -q --no-ff -m "Merge branch feature" feature
-lines src/parse.c 40 rewrite; lines lib/util.c 3 rewrite
-git -C "$R" add -A; commit $((1 * DAY)) Bob "Parser rewrite (fix #12)"
+lines src/version.h 2 version
+git -C "$R" add -A; commit_at $((TODAY_S + 2 * QUARTER)) Bob "Bump the version"
 lines README.md 2 update
-git -C "$R" add -A; commit 7200 Carol "Update README"
-
-# calendar points as the router's windows mean them (UTC, the tests' TZ)
-eval "$(python3 -c '
-import datetime, sys
-now = datetime.datetime.fromtimestamp(int(sys.argv[1]), datetime.timezone.utc)
-day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-f = lambda d: d.strftime("%Y-%m-%d %H:%M:%S")
-print("TODAY=\"%s\"" % f(day))
-print("YESTERDAY=\"%s\"" % f(day - datetime.timedelta(days=1)))
-print("MONDAY=\"%s\"" % f(day - datetime.timedelta(days=day.weekday())))
-print("MONTH1=\"%s\"" % f(day.replace(day=1)))
-print("JAN1=\"%s\"" % f(day.replace(month=1, day=1)))
-print("D50=\"%s\"" % (day - datetime.timedelta(days=50)).strftime("%Y-%m-%d"))
-print("D15=\"%s\"" % (day - datetime.timedelta(days=15)).strftime("%Y-%m-%d"))
-print("D14=\"%s\"" % (day - datetime.timedelta(days=14)).strftime("%Y-%m-%d"))
-print("D10=\"%s\"" % (now - datetime.timedelta(days=10)).strftime("%Y-%m-%d"))
-' "$NOW")"
+git -C "$R" add -A; commit_at $((TODAY_S + 3 * QUARTER)) Carol "Update README"
 
 cat > "$TMP/j.py" <<'EOF'
 # j.py MODE ARGS < answer.json: what the tests compare, one item a line

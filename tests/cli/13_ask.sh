@@ -22,7 +22,6 @@ mkdir -p "$HOME"
 export QUARRY_LLM_RETRY_BASE_MS=5
 
 R="$TMP/repo"
-NOW=$(date +%s)
 git init -q -b main "$R"
 n=0
 commit() {

@@ -6,6 +6,18 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 FAILS=0
 
+# The clock, pinned for the whole script: every quarry run reads QUARRY_NOW and git reads
+# the same instant for its relative dates (GIT_TEST_DATE_NOW: "1 week ago"), so answers
+# and their expectations are computed from one instant and a run that crosses midnight
+# agrees with itself. NOW is the (possibly faked, see 90_any_time.sh) time at the start,
+# moved out of the first minute of a UTC day so that fixtures placed between midnight and
+# NOW have room for distinct commit times.
+NOW=$(date +%s)
+if [ $((NOW % 86400)) -lt 60 ]; then NOW=$((NOW + 60)); fi
+QUARRY_NOW=$NOW
+GIT_TEST_DATE_NOW=$NOW
+export QUARRY_NOW GIT_TEST_DATE_NOW
+
 # expect_out "description" "expected stdout" command...
 expect_out() {
   desc=$1; want=$2; shift 2

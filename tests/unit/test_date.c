@@ -3,10 +3,13 @@
  * edges (month-end clamping, leap years, the whole 0000..9999 calendar), zones and
  * offsets, the reference time, rejections and their messages, and agreement with git.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, tzset */
 #include "check.h"
 #include "quarry/date.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
 
 /* 2024-03-31T12:30:45Z, a Sunday at the end of a 31-day month after a leap February */
 #define NOW 1711888245LL
@@ -414,6 +417,123 @@ static void test_format(void)
     CHECK(bad == 0);
 }
 
+/* America/Los_Angeles in 2026, written out so the test needs no zone database:
+ * PDT (-07:00) from 2026-03-08T10:00:00Z until 2026-11-01T09:00:00Z, PST (-08:00) else */
+#define LA_SPRING 1772964000LL
+#define LA_FALL 1793523600LL
+static int la_zone(int64_t t, void *ud)
+{
+    (void)ud;
+    return t >= LA_SPRING && t < LA_FALL ? -420 : -480;
+}
+
+static int64_t parse_la(const char *s, int64_t now)
+{
+    int64_t t = FAILED;
+    last_err[0] = 0;
+    if (qr_date_parse_zone(s, strlen(s), now, la_zone, NULL, &t, last_err, sizeof last_err))
+        return FAILED;
+    return t;
+}
+
+/* Wall-clock times take the offset in force on their own date, not at `now` */
+static void test_daylight_saving(void)
+{
+    int64_t nov24 = 1795550400LL; /* 2026-11-24T12:00:00 PST */
+    CHECK(parse_la("2026-10-15 00:00:00", nov24) == 1792047600LL); /* 07:00Z, PDT */
+    CHECK(parse_la("2026-10-15", nov24) == 1792047600LL);
+    CHECK(parse_la("2026-10-15T00:30:00", nov24) == 1792049400LL);
+    CHECK(parse_la("2026-11-24", nov24) == 1795478400LL + 8 * 3600); /* PST */
+    CHECK(parse_la("today", nov24) == 1795507200LL);
+    CHECK(parse_la("yesterday", nov24) == 1795420800LL);
+    CHECK(parse_la("1 month ago", nov24) == 1792868400LL); /* 2026-10-24T12:00 PDT */
+    CHECK(parse_la("last month", nov24) == 1792868400LL);
+    /* seconds-based forms are exact seconds from now, across the change too */
+    CHECK(parse_la("3 hours ago", nov24) == nov24 - 3 * 3600);
+    CHECK(parse_la("4 weeks ago", nov24) == nov24 - 28 * 86400);
+    CHECK(parse_la("now", nov24) == nov24);
+    /* 2026-11-02T04:00 PST: the month began in PDT */
+    CHECK(parse_la("this month", 1793620800LL) == 1793516400LL);
+    CHECK(parse_la("this year", 1793620800LL) == 1767225600LL + 8 * 3600);
+    /* an explicit zone or epoch seconds are never shifted */
+    CHECK(parse_la("2026-03-08T02:30:00-07:00", nov24) == 1772962200LL);
+    CHECK(parse_la("2026-10-15T00:00:00Z", nov24) == 1792022400LL);
+    CHECK(parse_la("@1792047600", nov24) == 1792047600LL);
+    /* 02:30 on 2026-03-08 does not exist: read as 03:30 PDT, after the gap */
+    CHECK(parse_la("2026-03-08 02:30:00", nov24) == 1772965800LL);
+    CHECK(parse_la("2026-03-08 01:59:59", nov24) == LA_SPRING - 1);
+    CHECK(parse_la("2026-03-08 03:00:00", nov24) == LA_SPRING);
+    /* 01:30 on 2026-11-01 happens twice: either is right, nothing else is */
+    int64_t twice = parse_la("2026-11-01 01:30:00", nov24);
+    CHECK(twice == 1793521800LL || twice == 1793525400LL);
+    /* a fixed offset keeps the old behaviour: -08:00 on every date */
+    int64_t t = 0;
+    CHECK(qr_date_parse("2026-10-15 00:00:00", 19, nov24, -480, &t, NULL, 0) == QR_OK &&
+          t == 1792047600LL + 3600);
+    /* bad input fails the same way as with a fixed offset */
+    CHECK(parse_la("next tuesday", nov24) == FAILED && strstr(last_err, "next tuesday"));
+}
+
+static int64_t pinned_now(const char *v)
+{
+    setenv(QR_CLOCK_ENV, v, 1);
+    return qr_clock_now();
+}
+
+/* QUARRY_NOW pins the one clock; a bad value is refused, never replaced by the real one */
+static void test_clock(void)
+{
+    char err[QR_DATE_ERR_LEN];
+    setenv("TZ", "UTC", 1);
+    tzset();
+    CHECK(pinned_now("1700000000") == 1700000000LL);
+    CHECK(pinned_now("@1700000000") == 1700000000LL);
+    CHECK(pinned_now("0") == 0);
+    CHECK(pinned_now("2026-11-24T01:30:00Z") == 1795483800LL);
+    CHECK(pinned_now("2026-11-24 02:30:00 +0100") == 1795483800LL);
+    CHECK(pinned_now("2026-11-24T01:30:00") == 1795483800LL); /* TZ=UTC */
+    CHECK(qr_clock_check(err, sizeof err) == QR_OK);
+    CHECK(pinned_now("2026-11-24T01:30:00Z") == qr_clock_now()); /* it does not tick */
+    const char *bad[] = {"yesterday", "now", "bogus", "@", "2026-13-01", "253402300800",
+                         "2026-11-24T01:30:00Q", "-5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv(QR_CLOCK_ENV, bad[i], 1);
+        err[0] = 0;
+        CHECK(qr_clock_check(err, sizeof err) == QR_EINVAL);
+        CHECK(strncmp(err, "QUARRY_NOW '", 12) == 0 && strstr(err, "is not a time"));
+        CHECK(strstr(err, "epoch seconds"));
+        CHECK(qr_clock_now() == 0);
+    }
+    setenv(QR_CLOCK_ENV, "", 1); /* empty is unset: the real clock */
+    CHECK(qr_clock_check(err, sizeof err) == QR_OK && qr_clock_now() > 1700000000LL);
+    unsetenv(QR_CLOCK_ENV);
+    CHECK(qr_clock_check(err, sizeof err) == QR_OK && qr_clock_now() > 1700000000LL);
+
+    /* the process's zone, with its daylight-saving rules (tzdata is a build dependency
+     * of the tests: a missing zone file would read as UTC and fail here, not skip) */
+    setenv("TZ", "America/Los_Angeles", 1);
+    tzset();
+    CHECK(qr_clock_offset_at(1792047600LL) == -420);
+    CHECK(qr_clock_offset_at(1795550400LL) == -480);
+    CHECK(qr_clock_offset_at(LA_SPRING - 1) == -480 && qr_clock_offset_at(LA_SPRING) == -420);
+    CHECK(qr_clock_offset_at(LA_FALL - 1) == -420 && qr_clock_offset_at(LA_FALL) == -480);
+    CHECK(pinned_now("2026-11-24T12:00:00") == 1795550400LL);
+    CHECK(pinned_now("2026-10-15") == 1792047600LL);
+    int64_t t = 0;
+    setenv(QR_CLOCK_ENV, "2026-11-24T12:00:00", 1);
+    CHECK(qr_clock_parse("2026-10-15 00:00:00", 19, &t, err, sizeof err) == QR_OK &&
+          t == 1792047600LL);
+    CHECK(qr_clock_parse("today", 5, &t, err, sizeof err) == QR_OK && t == 1795507200LL);
+    CHECK(qr_clock_parse("2 days ago", 10, &t, err, sizeof err) == QR_OK &&
+          t == 1795550400LL - 2 * 86400);
+    setenv("TZ", "Asia/Kolkata", 1); /* +05:30, no daylight saving */
+    tzset();
+    CHECK(qr_clock_offset_at(1795550400LL) == 330);
+    unsetenv(QR_CLOCK_ENV);
+    setenv("TZ", "UTC", 1);
+    tzset();
+}
+
 int main(void)
 {
     test_relative();
@@ -425,5 +545,7 @@ int main(void)
     test_rejections();
     test_api_edges();
     test_format();
+    test_daylight_saving();
+    test_clock();
     CHECK_DONE();
 }

@@ -103,6 +103,9 @@ typedef struct qr_llm_request {
     const qr_llm_message *messages; /* at least one; the first is "user" */
     size_t nmessages;
     uint32_t max_tokens; /* 0: the config's */
+    /* the first shared_len bytes of system are shared with other requests (other
+     * agents): Anthropic gets a cache breakpoint after them too. 0: none */
+    size_t shared_len;
     const char *tools;   /* JSON array of tool definitions, or NULL for none */
     size_t tools_len;
 } qr_llm_request;

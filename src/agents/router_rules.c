@@ -41,7 +41,7 @@ enum {
 
 #define SB(k) (1u << (k))
 #define REQ_END 0xFFFFFFFFu
-#define MAX_REQ 8
+#define MAX_REQ 10
 
 typedef struct rule {
     const char *name;
@@ -136,6 +136,18 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
     if (limit > 0)
         qr_buf_printf(b, "%s:limit %d", sep, limit);
     qr_buf_puts(b, "}");
+}
+
+/* The params of the question's slots plus the author found by the :top step. */
+static void params_with_author(qr_buf *b, const rt_question *q, unsigned which)
+{
+    size_t start = b->len;
+    params(b, q, which, 0);
+    /* reopen the map: "{...}" -> "{... :author ...}" */
+    if (b->len > start && b->p[b->len - 1] == '}') {
+        b->p[--b->len] = '\0';
+        qr_buf_printf(b, "%s:author \"{{first:top:email}}\"}", b->len - start > 1 ? " " : "");
+    }
 }
 
 /* How the slots read, for summaries: " by alice mentioning 'fix' in src/ since 1 week ago". */
@@ -276,18 +288,20 @@ static const char *sort_words(int sort)
  * (n > 0) into `:top`; nothing when there is nothing to do. Lines are computed as
  * additions + deletions. The tools already order by commits. Returns the binding that
  * holds the result. */
-static const char *rank_steps(qr_buf *b, const char *from, int sort, int n)
+static const char *rank_steps(qr_buf *b, const char *from, int sort, int n, bool asc)
 {
     const char *on = from, *sep = " :transform [";
+    if (asc && sort == RT_SORT_NONE)
+        sort = RT_SORT_COMMITS;
     if (sort == RT_SORT_LINES) {
         qr_buf_printf(b, "%s{:op :map :on :%s :as :sized :compute {:lines [:+ :additions "
                          ":deletions]}}",
                       sep, from);
         on = "sized", sep = "\n             ";
     }
-    if (sort != RT_SORT_NONE && sort != RT_SORT_COMMITS) {
-        qr_buf_printf(b, "%s{:op :sort :on :%s :as :ranked :by :%s :order :desc}", sep, on,
-                      sort_field(sort));
+    if (sort != RT_SORT_NONE && (sort != RT_SORT_COMMITS || asc)) {
+        qr_buf_printf(b, "%s{:op :sort :on :%s :as :ranked :by :%s :order :%s}", sep, on,
+                      sort_field(sort), asc ? "asc" : "desc");
         on = "ranked", sep = "\n             ";
     }
     if (n > 0) {
@@ -312,17 +326,21 @@ static int rank_limit(const rt_question *q, bool ranked)
 static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_PATH | P_MERGES;
-    int n = rank_limit(q, q->words & (RW_MOST | RW_ACTIVE | RW_RANKED | RW_MOSTBY));
+    bool ranked = q->words & (RW_MOST | RW_ACTIVE | RW_RANKED | RW_MOSTBY);
+    int n = rank_limit(q, ranked);
+    if (!q->n && ranked && q->one_author && !q->all)
+        n = 1;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
     params(b, q, all, 0);
     qr_buf_puts(b, "}]\n");
-    const char *out = rank_steps(b, "authors", q->sort, n);
+    const char *out = rank_steps(b, "authors", q->sort, n, q->ascending);
     snprintf(sum, sizeof sum,
-             "{{count:authors}} authors committed%s; most %s: {{first:%s:author}} "
+             "{{count:authors}} authors committed%s; %s %s: {{first:%s:author}} "
              "({{first:%s:%s}})",
-             qual, sort_words(q->sort), out, out, sort_field(q->sort));
+             qual, q->ascending ? "fewest" : "most", sort_words(q->sort), out, out,
+             sort_field(q->sort));
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
@@ -344,7 +362,7 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_puts(b, "}]\n");
     const char *out = "files";
     if (!by_commits)
-        out = rank_steps(b, "files", q->sort, n);
+        out = rank_steps(b, "files", q->sort, n, false);
     if (ranked)
         snprintf(sum, sizeof sum,
                  "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
@@ -460,6 +478,31 @@ static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "", q, all, n);
 }
 
+/* Two steps with no model: the window's most active author, then that author's commits.
+ * The commits are also filtered on the email, so an empty window gives no commits rather
+ * than everyone's. */
+static void emit_top_author_commits(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned scope = P_WINDOW | P_PATH | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, scope);
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :top :params ");
+    params(b, q, scope, 1);
+    qr_buf_puts(b, "}\n         {:tool :get_commits :as :commits :params ");
+    params_with_author(b, q, scope);
+    qr_buf_puts(b, "}]\n :transform [{:op :filter :on :commits :as :theirs :where [:= :email "
+                   "\"{{first:top:email}}\"]}\n");
+    qr_buf_printf(b, "             {:op :map :on :theirs :as :rows :select %s}", COMMIT_FIELDS);
+    if (q->n)
+        qr_buf_printf(b, "\n             {:op :take :on :rows :as :shown :n %d}", q->n);
+    qr_buf_printf(b, "]\n :return {:findings :%s :summary ", q->n ? "shown" : "rows");
+    snprintf(sum, sizeof sum,
+             "{{count:theirs}} commits by {{first:top:author}}, the most active author%s", qual);
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the commits of the most active author", q, scope, q->n);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
@@ -491,8 +534,9 @@ static const rule RULES[] = {
      {"when was docs/x.md last changed", "when did README.md last change",
       "last change to src/main.c", "when was lib/util.c last modified by alice"},
      {W(WHEN) | W(RECENT) | W(CHANGE), W(WHEN) | W(CHANGE), W(RECENT) | W(CHANGE),
-      W(WHEN) | W(RECENT) | W(COMMITTED), REQ_END},
-     W(FILES) | W(COMMITS),
+      W(WHEN) | W(RECENT) | W(COMMITTED), W(WHO) | W(RECENT) | W(CHANGE),
+      W(RECENT) | W(AUTHORS) | W(CHANGE), W(WHO) | W(RECENT), W(RECENT) | W(AUTHORS), REQ_END},
+     W(FILES) | W(COMMITS) | W(WHO),
      S_FILE | S_AUTHOR | S_WINDOW,
      S_FILE,
      0,
@@ -501,9 +545,10 @@ static const rule RULES[] = {
      "who changed a file (following renames) or a directory, most commits first",
      {"who changed README.md", "who worked on src/", "authors of lib/util.c",
       "top 3 contributors to src/main.c this year"},
-     {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS), REQ_END},
+     {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS),
+      W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
-         W(FILES),
+         W(FILES) | W(OWNS) | W(AUTHORS),
      S_PATH | S_WINDOW | S_N | S_MERGES,
      S_PATH,
      0,
@@ -523,7 +568,7 @@ static const rule RULES[] = {
      {"who contributed most this month", "most active contributors",
       "top 5 authors last year", "authors ranked by lines added"},
      {W(AUTHORS), W(WHO) | W(COMMITTED), W(WHO) | W(MOST), W(WHO) | W(ACTIVE),
-      W(WHO) | W(COMMITS), REQ_END},
+      W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
          W(WHO) | W(AUTHORS) | W(MOSTBY),
      S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES,
@@ -611,6 +656,8 @@ static bool rule_accepts(const rule *r, const rt_question *q)
         return false;
     if (q->words & RW_UNKNOWN)
         return false;
+    if (q->ascending && r->emit != emit_top_authors)
+        return false;
     for (size_t i = 0; i < MAX_REQ && r->required[i] != REQ_END; i++) {
         uint32_t req = r->required[i];
         if ((q->words & req) == req && (q->words & ~(req | r->optional)) == 0)
@@ -628,11 +675,38 @@ static char *dup_str(const char *s)
     return d;
 }
 
-bool rt_rules_match(const rt_question *q, qr_route *out)
+static const rule TOP_AUTHOR_RULE = {
+    "top-author-commits",
+    "the commits of the window's most active author (two steps, no model)",
+    {"what did the top contributor do last week", "commits by the most active author this month",
+     "the top contributor's commits in src/", NULL},
+    {0, W(COMMITS), W(CHANGE), W(COMMITTED), W(MADE), REQ_END},
+    COMMIT_WORDS,
+    S_WINDOW | S_DIR | S_MERGES | S_N,
+    0,
+    0,
+    emit_top_author_commits};
+
+bool rt_rules_match(const rt_question *in, qr_route *out)
 {
-    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++) {
-        const rule *r = &RULES[i];
-        if (!rule_accepts(r, q))
+    rt_question qq = *in;
+    const rt_question *q = &qq;
+    const rule *only = NULL;
+    if (qq.top_author) {
+        if (qq.words & RW_WHO) {
+            /* "who is the top contributor": the ranking's first */
+            qq.top_author = false;
+            if (qq.n)
+                return false;
+            qq.n = 1;
+            qq.words |= RW_MOST | RW_AUTHORS;
+        } else {
+            only = &TOP_AUTHOR_RULE;
+        }
+    }
+    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0] + 1; i++) {
+        const rule *r = i < sizeof RULES / sizeof RULES[0] ? &RULES[i] : &TOP_AUTHOR_RULE;
+        if ((only && r != only) || (!only && r == &TOP_AUTHOR_RULE) || !rule_accepts(r, q))
             continue;
         qr_buf b, e;
         qr_buf_init(&b);
@@ -658,4 +732,5 @@ void qr_router_each_rule(void (*fn)(void *ud, const char *name, const char *summ
 {
     for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++)
         fn(ud, RULES[i].name, RULES[i].summary, RULES[i].examples[0]);
+    fn(ud, TOP_AUTHOR_RULE.name, TOP_AUTHOR_RULE.summary, TOP_AUTHOR_RULE.examples[0]);
 }

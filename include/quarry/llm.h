@@ -81,10 +81,20 @@ typedef struct qr_llm_usage {
     uint64_t cache_read;  /* prompt tokens read from the cache */
 } qr_llm_usage;
 
+/* Function calling (tools). Tool definitions, calls and results cross this API as JSON
+ * text in one neutral shape; each wire format translates it:
+ *   tools:      [{"name": ..., "description": ..., "input_schema": {JSON Schema}}]
+ *   tool calls: [{"id": ..., "name": ..., "arguments": {an object}}]
+ * An assistant message that called tools carries its calls (tool_calls); each result goes
+ * back as a message of role "tool" whose tool_call_id names the call (Anthropic: merged
+ * into one user message of tool_result blocks). A request with tools is never streamed. */
 typedef struct qr_llm_message {
-    const char *role; /* "user" or "assistant" */
+    const char *role; /* "user", "assistant" or "tool" */
     const char *content;
     size_t len;
+    const char *tool_calls; /* assistant: JSON array of its tool calls, or NULL */
+    size_t tool_calls_len;
+    const char *tool_call_id; /* tool: the id of the call this is the result of */
 } qr_llm_message;
 
 typedef struct qr_llm_request {
@@ -96,6 +106,8 @@ typedef struct qr_llm_request {
     /* the first shared_len bytes of system are shared with other requests (other
      * agents): Anthropic gets a cache breakpoint after them too. 0: none */
     size_t shared_len;
+    const char *tools;   /* JSON array of tool definitions, or NULL for none */
+    size_t tools_len;
 } qr_llm_request;
 
 typedef struct qr_llm_response {
@@ -107,6 +119,8 @@ typedef struct qr_llm_response {
     double ms;         /* wall time of the call, waits included */
     char *stop_reason; /* "stop", "end_turn", "length", "max_tokens"...; may be NULL */
     char error[400];   /* one line on failure, "" on success */
+    char *tool_calls;  /* JSON array of the tool calls the model made (malloc), or NULL */
+    size_t tool_calls_len;
 } qr_llm_response;
 
 typedef struct qr_llm qr_llm;
@@ -124,5 +138,26 @@ void qr_llm_response_clear(qr_llm_response *r);
 int qr_llm_request_json(const qr_llm *l, const qr_llm_request *r, qr_buf *out);
 /* The endpoint URL requests go to. */
 const char *qr_llm_endpoint(const qr_llm *l);
+
+/* ---- plain HTTP POST ----
+ * For other JSON-over-HTTP protocols (MCP's Streamable HTTP transport, used by `quarry
+ * flow run`), on the same libcurl the client loads. No retries. */
+typedef struct qr_http_reply {
+    int status;      /* 0 when no HTTP answer came */
+    qr_buf body;     /* at most 32 MB */
+    qr_buf headers;  /* the response's header lines as received ("Name: value\r\n") */
+    char error[300]; /* one line when no answer came */
+} qr_http_reply;
+
+void qr_http_reply_init(qr_http_reply *r);
+void qr_http_reply_clear(qr_http_reply *r);
+/* The value of header `name` (case-insensitive) into out (cut to cap - 1); false when
+ * absent. */
+bool qr_http_header(const qr_http_reply *r, const char *name, char *out, size_t cap);
+/* POSTs body[0..n) to url with the given header lines (NULL-terminated, "Name: value"),
+ * within timeout_ms for the whole exchange. QR_OK when an HTTP answer came (whatever its
+ * status), QR_EIO (error says why) when none did, QR_ENOMEM. */
+int qr_http_post(const char *url, const char *const *headers, const char *body, size_t n,
+                 uint32_t timeout_ms, qr_http_reply *out);
 
 #endif

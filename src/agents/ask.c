@@ -298,8 +298,9 @@ static int converse(ask_run *R, const char *agent, const char *user, size_t user
     qr_buf_append(&first_msg, R->today.p, R->today.len);
     qr_buf_putc(&first_msg, '\n');
     qr_buf_append(&first_msg, user, user_len);
-    qr_llm_message msgs[3] = {
-        {"user", first_msg.p, first_msg.len}, {"assistant", NULL, 0}, {"user", NULL, 0}};
+    qr_llm_message msgs[3] = {{.role = "user", .content = first_msg.p, .len = first_msg.len},
+                            {.role = "assistant"},
+                            {.role = "user"}};
     qr_llm_response first = {0}, second = {0};
     qr_buf repair;
     qr_buf_init(&repair);

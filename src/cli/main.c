@@ -40,6 +40,10 @@ static const cli_cmd commands[] = {
      "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "
      "[--format json|xml|csv|tsv|table]",
      "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files"},
+    {"flow", cmd_flow, "quarry flow check|fmt|run FILE... [OPTIONS]",
+     "the workflow language: check, format and run .flow files (docs/flow.md)"},
+    {"lsp", cmd_lsp, "quarry lsp",
+     "a Language Server Protocol server for workflow files, on stdio (for editors)"},
     {"help", cmd_help, "quarry help [COMMAND | --commands]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

@@ -120,6 +120,7 @@ void qr_llm_response_clear(qr_llm_response *r)
 {
     free(r->text);
     free(r->stop_reason);
+    free(r->tool_calls);
     memset(r, 0, sizeof *r);
 }
 
@@ -194,7 +195,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
  * back: a server closing the connection under a write must not kill the process, and
  * CURLOPT_NOSIGNAL (needed with threads) leaves that to the caller. A SIGPIPE that was
  * already pending stays pending. */
-static CURLcode perform_quietly(CURL *c)
+CURLcode llm_perform_quietly(CURL *c)
 {
     sigset_t pipe_set, old, pending;
     sigemptyset(&pipe_set);
@@ -286,7 +287,7 @@ static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outco
     llm_cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     llm_cu.easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     llm_cu.easy_setopt(c, CURLOPT_USERAGENT, "quarry/" QR_VERSION);
-    CURLcode cc = perform_quietly(c);
+    CURLcode cc = llm_perform_quietly(c);
     llm_cu.easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
     long status = 0;
     llm_cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -498,6 +499,14 @@ int qr_llm_complete(qr_llm *l, const qr_llm_request *r, qr_llm_response *out)
     out->len = text ? len : 0;
     if (rep.stop[0])
         out->stop_reason = dup_or_null(rep.stop);
+    if (rep.ncalls) {
+        qr_buf_putc(&rep.calls, ']');
+        out->tool_calls = qr_buf_detach(&rep.calls, &out->tool_calls_len);
+        if (!out->tool_calls) {
+            free(out->text);
+            out->text = NULL;
+        }
+    }
     if (!out->text || (rep.stop[0] && !out->stop_reason)) {
         free(out->text);
         free(out->stop_reason);

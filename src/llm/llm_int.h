@@ -27,6 +27,8 @@ typedef struct llm_reply {
     bool retryable;  /* with failed: the server said it was overloaded (stream error) */
     bool malformed;  /* with failed: the body was not the wire format (QR_EINVAL) */
     char error[300]; /* with failed: what was wrong, one line */
+    qr_buf calls;    /* the tool calls, as a JSON array being built ("[{...},{...}") */
+    size_t ncalls;
 } llm_reply;
 
 void llm_reply_init(llm_reply *r);
@@ -44,6 +46,16 @@ bool llm_field_u64(qr_arena *a, qr_val m, const char *key, uint64_t *out);
 /* Copies s[0..n) into out (at most outlen - 1 bytes, cut at a character boundary), with
  * control characters (newlines included) turned into spaces: one line. */
 void llm_one_line(char *out, size_t outlen, const char *s, size_t n);
+
+/* ---- function calling (wire_tools.c) ---- */
+/* Appends ',"tools":[...]' for the neutral tool list in provider p's format. */
+int llm_tools_json(qr_llm_provider p, const char *tools, size_t n, qr_buf *out);
+/* Appends the calls of an assistant message, comma-separated: OpenAI tool_calls entries
+ * or Anthropic tool_use blocks. */
+int llm_calls_json(qr_llm_provider p, const char *calls, size_t n, qr_buf *out);
+/* Adds one call the model made to r->calls (args: the arguments' JSON text). */
+void llm_reply_add_call(llm_reply *r, const char *id, size_t idn, const char *name,
+                        size_t namen, const char *args, size_t argsn);
 
 /* ---- the wire formats ---- */
 /* The JSON body for r under config c, appended to out (never holds the key). QR_EINVAL
@@ -151,5 +163,7 @@ typedef struct llm_curl_api {
 extern llm_curl_api llm_cu;
 /* Loads libcurl once per process: QR_OK, or QR_EIO with *why saying what failed. */
 int llm_curl_load(const char **why);
+/* curl_easy_perform with SIGPIPE kept from killing the process (client.c). */
+CURLcode llm_perform_quietly(CURL *c);
 
 #endif

@@ -18,11 +18,13 @@ void llm_reply_init(llm_reply *r)
 {
     memset(r, 0, sizeof *r);
     qr_buf_init(&r->text);
+    qr_buf_init(&r->calls);
 }
 
 void llm_reply_release(llm_reply *r)
 {
     qr_buf_release(&r->text);
+    qr_buf_release(&r->calls);
 }
 
 void llm_reply_fail(llm_reply *r, bool malformed, const char *fmt, ...)

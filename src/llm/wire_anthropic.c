@@ -46,13 +46,50 @@ int llm_anthropic_body(const qr_llm_config *c, const qr_llm_request *r, qr_buf *
         const qr_llm_message *m = &r->messages[i];
         if (i)
             qr_buf_putc(out, ',');
+        if (!strcmp(m->role, "tool")) {
+            /* consecutive results: one user message of tool_result blocks */
+            qr_buf_puts(out, "{\"role\":\"user\",\"content\":[");
+            for (size_t k = i; k < r->nmessages && !strcmp(r->messages[k].role, "tool"); k++) {
+                const qr_llm_message *t = &r->messages[k];
+                if (k > i)
+                    qr_buf_putc(out, ',');
+                qr_buf_puts(out, "{\"type\":\"tool_result\",\"tool_use_id\":");
+                const char *id = t->tool_call_id ? t->tool_call_id : "";
+                qr_buf_json_string(out, id, strlen(id));
+                qr_buf_puts(out, ",\"content\":");
+                qr_buf_json_string(out, t->content ? t->content : "", t->len);
+                qr_buf_putc(out, '}');
+                if (k + 1 >= r->nmessages || strcmp(r->messages[k + 1].role, "tool")) {
+                    i = k;
+                    break;
+                }
+            }
+            qr_buf_puts(out, "]}");
+            continue;
+        }
         qr_buf_puts(out, "{\"role\":");
         qr_buf_json_string(out, m->role, strlen(m->role));
         qr_buf_puts(out, ",\"content\":");
-        qr_buf_json_string(out, m->content ? m->content : "", m->len);
+        if (m->tool_calls) {
+            qr_buf_putc(out, '[');
+            if (m->len) {
+                qr_buf_puts(out, "{\"type\":\"text\",\"text\":");
+                qr_buf_json_string(out, m->content, m->len);
+                qr_buf_puts(out, "},");
+            }
+            if (llm_calls_json(QR_LLM_ANTHROPIC, m->tool_calls, m->tool_calls_len, out) != QR_OK)
+                return QR_EINVAL;
+            qr_buf_putc(out, ']');
+        } else {
+            qr_buf_json_string(out, m->content ? m->content : "", m->len);
+        }
         qr_buf_putc(out, '}');
     }
-    qr_buf_printf(out, "],\"temperature\":0,\"stream\":%s}", c->stream ? "true" : "false");
+    qr_buf_putc(out, ']');
+    if (r->tools && llm_tools_json(QR_LLM_ANTHROPIC, r->tools, r->tools_len, out) != QR_OK)
+        return QR_EINVAL;
+    qr_buf_printf(out, ",\"temperature\":0,\"stream\":%s}",
+                  c->stream && !r->tools ? "true" : "false");
     return out->failed ? QR_ENOMEM : QR_OK;
 }
 
@@ -135,6 +172,18 @@ int llm_anthropic_parse(const char *body, size_t n, llm_reply *rep)
         const char *text = llm_field_str(&a, b, "text", &xl);
         if (type && tl == 4 && memcmp(type, "text", 4) == 0 && text)
             qr_buf_append(&rep->text, text, xl);
+        if (is(type, tl, "tool_use")) {
+            size_t idn = 0, nn = 0;
+            const char *id = llm_field_str(&a, b, "id", &idn);
+            const char *name = llm_field_str(&a, b, "name", &nn);
+            qr_val input;
+            qr_buf args;
+            qr_buf_init(&args);
+            if (llm_field(&a, b, "input", &input) && !qr_is_nil(input))
+                qr_print_json(&args, input, false);
+            llm_reply_add_call(rep, id, idn, name, nn, args.p ? args.p : "", args.len);
+            qr_buf_release(&args);
+        }
     }
     size_t sl;
     const char *stop = llm_field_str(&a, root, "stop_reason", &sl);

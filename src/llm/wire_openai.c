@@ -7,8 +7,8 @@
  * completion_tokens and prompt_tokens_details.cached_tokens (cached tokens are part of
  * prompt_tokens: input = prompt_tokens - cached_tokens).
  *
- * Rejected: sending "n", "top_p" or tool definitions: quarry's agents answer in text and
- * the servers above disagree on the extras; "max_completion_tokens": llama.cpp and Ollama
+ * Tools (function calling) go through wire_tools.c; a request with tools is not streamed.
+ * Rejected: sending "n" or "top_p": the servers above disagree on the extras; "max_completion_tokens": llama.cpp and Ollama
  * still read max_tokens, which OpenAI accepts for chat models.
  */
 #include "llm_int.h"
@@ -40,13 +40,37 @@ int llm_openai_body(const qr_llm_config *c, const qr_llm_request *r, qr_buf *out
         first = false;
         qr_buf_puts(out, "{\"role\":");
         qr_buf_json_string(out, m->role, strlen(m->role));
+        if (m->tool_call_id) {
+            qr_buf_puts(out, ",\"tool_call_id\":");
+            qr_buf_json_string(out, m->tool_call_id, strlen(m->tool_call_id));
+        }
         qr_buf_puts(out, ",\"content\":");
-        qr_buf_json_string(out, m->content ? m->content : "", m->len);
+        if (m->tool_calls && !m->len)
+            qr_buf_puts(out, "null");
+        else
+            qr_buf_json_string(out, m->content ? m->content : "", m->len);
+        if (m->tool_calls) {
+            qr_buf_puts(out, ",\"tool_calls\":[");
+            if (llm_calls_json(QR_LLM_OPENAI, m->tool_calls, m->tool_calls_len, out) != QR_OK)
+                return QR_EINVAL;
+            qr_buf_putc(out, ']');
+        }
         qr_buf_putc(out, '}');
     }
     qr_buf_printf(out, "],\"max_tokens\":%u,\"temperature\":0,",
                   r->max_tokens ? r->max_tokens : c->max_tokens);
-    if (c->stream)
+    if (r->tools) {
+        /* llm_tools_json starts with a comma; the object goes on after it */
+        qr_buf tools;
+        qr_buf_init(&tools);
+        if (llm_tools_json(QR_LLM_OPENAI, r->tools, r->tools_len, &tools) != QR_OK) {
+            qr_buf_release(&tools);
+            return QR_EINVAL;
+        }
+        qr_buf_append(out, tools.p + 1, tools.len - 1);
+        qr_buf_release(&tools);
+        qr_buf_puts(out, ",\"stream\":false}");
+    } else if (c->stream)
         qr_buf_puts(out, "\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
     else
         qr_buf_puts(out, "\"stream\":false}");
@@ -139,6 +163,24 @@ int llm_openai_parse(const char *body, size_t n, llm_reply *rep)
         llm_reply_fail(rep, true, "the response's choices[0] has no 'message' object");
         rc = QR_EINVAL;
         goto done;
+    }
+    if (llm_field(&a, msg, "tool_calls", &v) && v.t == QR_T_VEC) {
+        for (size_t i = 0; i < qr_vec_len(v); i++) {
+            qr_val call = qr_vec_at(v, i), fn, args;
+            size_t idn = 0, nn = 0;
+            const char *id = llm_field_str(&a, call, "id", &idn);
+            if (!llm_field(&a, call, "function", &fn))
+                continue;
+            const char *name = llm_field_str(&a, fn, "name", &nn);
+            qr_buf text;
+            qr_buf_init(&text);
+            if (llm_field(&a, fn, "arguments", &args) && args.t == QR_T_STR)
+                qr_buf_append(&text, args.s->data, args.s->len);
+            else if (llm_field(&a, fn, "arguments", &args) && !qr_is_nil(args))
+                qr_print_json(&text, args, false);
+            llm_reply_add_call(rep, id, idn, name, nn, text.p ? text.p : "", text.len);
+            qr_buf_release(&text);
+        }
     }
     if (llm_field(&a, msg, "content", &v)) {
         if (v.t == QR_T_STR)

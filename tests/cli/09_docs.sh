@@ -2,7 +2,8 @@
 # with "$ " is a command ("quarry" meaning the binary under test), and the lines after it
 # are its expected stdout. The docs write their scratch files under /tmp for the reader;
 # here every "/tmp/" in a command and in its expected output becomes this run's own
-# mktemp directory, so two runs at once (or a reader's leftovers) cannot collide.
+# mktemp directory, so two runs at once (or a reader's leftovers) cannot collide. Commands
+# run in the source tree, so examples can name the files under docs/examples.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -29,7 +30,7 @@ while IFS= read -r line; do
 ${line#OUT }"; else want=${line#OUT }; have_want=1; fi ;;
     END)
       n=$((n + 1))
-      got=$(PATH="$TMP/bin:$PATH" sh -c "$cmd" 2>/dev/null)
+      got=$(cd "$SRC" && PATH="$TMP/bin:$PATH" sh -c "$cmd" 2>/dev/null)
       if [ "$got" != "$want" ]; then
         echo "FAIL: docs example: $cmd"; echo "  want: $want"; echo "  got:  $got"
         FAILS=$((FAILS + 1))

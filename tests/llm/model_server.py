@@ -21,7 +21,8 @@ Endpoints:
 SCRIPT.json:
     {"responses": [STEP, STEP, ...]}
     Steps are consumed in order, one per HTTP request to a model endpoint (each retry
-    attempt of a client consumes one). A STEP is an object with any of:
+    attempt of a client consumes one); a step with "match" is skipped by requests that
+    do not match it. A STEP is an object with any of:
       "text"         the reply's text, in the wire format of the endpoint called; streamed as
                      Server-Sent Events in that format (several small deltas) when the
                      request body has "stream": true
@@ -35,6 +36,16 @@ SCRIPT.json:
       "usage"        {"input", "output", "cache_read", "cache_write"} overriding the
                      simulated usage (missing fields count 0)
       "stop_reason"  overrides "stop" (OpenAI) / "end_turn" (Anthropic)
+      "tool_calls"   [{"name": ..., "arguments": {...}, "id": optional}]: the reply calls
+                     these tools (OpenAI message.tool_calls with finish_reason
+                     "tool_calls"; Anthropic tool_use blocks with stop_reason "tool_use"),
+                     after the text when there is some; always sent as one JSON body
+      "match"        a substring: the step answers only a request whose body contains it
+                     (the first unused step that matches is taken, so concurrent requests
+                     get their own answers whatever order they arrive in)
+      "wait_for"     N: hold this answer until N requests holding a "wait_for" step are
+                     waiting at once (a barrier: proves the client sent them concurrently);
+                     after 20 s without them: HTTP 500 "model_server: barrier not reached"
     When the script is exhausted: HTTP 500 with the message "model_server: script exhausted"
     (so a test sees an unexpected extra call).
 
@@ -65,22 +76,36 @@ class State:
 
     def __init__(self, steps, log_path):
         self.steps = steps
-        self.next_step = 0
+        self.used = [False] * len(steps)
         self.n = 0
         self.lock = threading.Lock()
+        self.barrier = threading.Condition(self.lock)
+        self.waiting = 0
         self.log = open(log_path, "a", encoding="utf-8")
         self.seen_system = {"openai": set(), "anthropic": set()}
 
-    def take(self):
-        """Returns (request index, step index or None, step or None)."""
+    def take(self, raw=""):
+        """Returns (request index, step index or None, step or None): the first unused
+        step without "match", or whose "match" is in the request body."""
         with self.lock:
             n = self.n
             self.n += 1
-            if self.next_step < len(self.steps):
-                i = self.next_step
-                self.next_step += 1
-                return n, i, self.steps[i]
+            for i, step in enumerate(self.steps):
+                if self.used[i]:
+                    continue
+                m = step.get("match") if isinstance(step, dict) else None
+                if m is None or m in raw:
+                    self.used[i] = True
+                    return n, i, step
             return n, None, None
+
+    def wait_for(self, count):
+        """Blocks until `count` requests are waiting here at once; False after 20 s."""
+        with self.barrier:
+            self.waiting += 1
+            self.barrier.notify_all()
+            ok = self.barrier.wait_for(lambda: self.waiting >= count, timeout=20)
+            return ok
 
     def write_log(self, record):
         with self.lock:
@@ -181,7 +206,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send_json(404, {"error": {"message": "no such path: " + self.path}})
             return
-        n, step_index, step = st.take()
+        n, step_index, step = st.take(raw)
         record = {"n": n, "path": self.path,
                   "headers": {k.lower(): v for k, v in self.headers.items()},
                   "step": step_index}
@@ -200,6 +225,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if step.get("delay_ms"):
             time.sleep(step["delay_ms"] / 1000.0)
+        if step.get("wait_for") and not st.wait_for(int(step["wait_for"])):
+            self.send_error_body(fmt, 500, "model_server: barrier not reached", None)
+            return
         if "garbage" in step:
             self.send_raw(200, step["garbage"], "application/json")
             return
@@ -221,6 +249,25 @@ class Handler(BaseHTTPRequestHandler):
             return
         text = step.get("text", "")
         usage = self.usage(fmt, body, text, step.get("usage"))
+        calls = step.get("tool_calls")
+        if calls:
+            calls = [dict(c, id=c.get("id") or "call_%d_%d" % (n, k))
+                     for k, c in enumerate(calls)]
+            if fmt == "openai":
+                reply = self.openai_reply(body, text or None, step.get("stop_reason", "tool_calls"),
+                                          usage)
+                reply["choices"][0]["message"]["tool_calls"] = [
+                    {"id": c["id"], "type": "function",
+                     "function": {"name": c["name"],
+                                  "arguments": c["arguments"] if isinstance(c.get("arguments"), str)
+                                  else json.dumps(c.get("arguments", {}))}} for c in calls]
+            else:
+                reply = self.anthropic_reply(body, text, step.get("stop_reason", "tool_use"), usage)
+                reply["content"] = ([{"type": "text", "text": text}] if text else []) + [
+                    {"type": "tool_use", "id": c["id"], "name": c["name"],
+                     "input": c.get("arguments", {})} for c in calls]
+            self.send_json(200, reply)
+            return
         if fmt == "openai":
             stop = step.get("stop_reason", "stop")
             if body.get("stream"):

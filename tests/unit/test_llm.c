@@ -32,7 +32,7 @@ static const char KEY[] = "test-key-123-secret";
 
 static qr_llm_message user_msg(const char *text)
 {
-    qr_llm_message m = {"user", text, strlen(text)};
+    qr_llm_message m = {.role = "user", .content = text, .len = strlen(text)};
     return m;
 }
 
@@ -66,7 +66,7 @@ static void test_request_json(void)
     c.max_tokens = 100;
     qr_llm *l = qr_llm_new(&c);
     CHECK(l != NULL);
-    qr_llm_message m[2] = {user_msg("hi \"there\""), {"assistant", "ok", 2}};
+    qr_llm_message m[2] = {user_msg("hi \"there\""), {.role = "assistant", .content = "ok", .len = 2}};
     qr_llm_request r = simple_request(m, 2, "you are\nquarry");
     qr_buf b;
     qr_buf_init(&b);

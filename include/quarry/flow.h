@@ -1,0 +1,290 @@
+/*
+ * quarry/flow.h: the workflow language of seed 001 (concrete syntax in
+ * ../shared/specs/flow-language.md). One file holds models, tools, schemas, prompts,
+ * agents and flows; `qr_flow_parse` reads it into a syntax tree, `qr_flow_check` finds
+ * what is wrong before anything runs, `qr_flow_format` prints the canonical layout and
+ * `qr_flow_run` runs a flow on quarry's LLM client and tool registry.
+ *
+ * Positions: lines and columns are 1-based; columns count code points. Every diagnostic
+ * has a stable code (E0001...; the list is in docs/flow.md), a one-line message, an
+ * optional help line, and a span (line, column, length in code points).
+ *
+ * Ownership: a parsed file (qr_flow_file) lives in the arena given to qr_flow_parse and
+ * points into the source text, which must outlive it. Diagnostics are malloc-owned by a
+ * qr_flow_diags (qr_flow_diags_clear). Nothing here prints or exits.
+ *
+ * Error codes: qr_flow_parse returns QR_OK even for a file with syntax errors (they are
+ * diagnostics; the tree holds what could be parsed); QR_ENOMEM when the arena is
+ * exhausted. qr_flow_run returns QR_OK, QR_ERUNTIME (the flow failed; the message is in
+ * its error buffer), QR_ELIMIT (a budget ran out) or QR_ENOMEM.
+ */
+#ifndef QUARRY_FLOW_H
+#define QUARRY_FLOW_H
+
+#include "quarry/base.h"
+
+/* ---- diagnostics ---- */
+typedef enum { QR_FLOW_ERROR = 0, QR_FLOW_WARNING = 1 } qr_flow_severity;
+
+typedef struct qr_flow_diag {
+    qr_flow_severity severity;
+    char code[8];  /* "E0001" */
+    char *message; /* one line, lowercase */
+    char *help;    /* one line, or NULL */
+    uint32_t line, col, len;
+} qr_flow_diag;
+
+typedef struct qr_flow_diags {
+    qr_flow_diag *v;
+    size_t n, cap;
+    size_t errors, warnings;
+    bool truncated; /* more than QR_FLOW_MAX_DIAGS were found */
+} qr_flow_diags;
+
+/* Diagnostics kept per file; past this one "too many diagnostics" note ends the list. */
+#define QR_FLOW_MAX_DIAGS 200
+
+void qr_flow_diags_init(qr_flow_diags *d);
+void qr_flow_diags_clear(qr_flow_diags *d);
+/* Adds one (message and help are formatted copies; help may be NULL). */
+void qr_flow_diag_add(qr_flow_diags *d, qr_flow_severity sev, const char *code, uint32_t line,
+                      uint32_t col, uint32_t len, const char *help, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+/* Sorts by position (stable), as compilers print them. */
+void qr_flow_diags_sort(qr_flow_diags *d);
+
+/* Renders d as a compiler does: "error[E0001]: ...", " --> FILE:L:C", the source line
+ * with carets under the span, "= help: ...". src is the file's text (for the lines). */
+void qr_flow_diags_render(const qr_flow_diags *d, const char *file, const char *src, size_t n,
+                          bool color, qr_buf *out);
+/* The JSON object of one file: {"file":..,"valid":..,"diagnostics":[...]}. valid is
+ * false when there are errors, or warnings under strict. */
+void qr_flow_diags_json(const qr_flow_diags *d, const char *file, bool strict, qr_buf *out);
+
+/* ---- the syntax tree ---- */
+typedef struct qr_flow_pos {
+    uint32_t line, col, len; /* len: code points of the token or name */
+} qr_flow_pos;
+
+typedef struct qr_flow_name {
+    const char *s; /* points into the source */
+    uint32_t n;
+    qr_flow_pos pos;
+} qr_flow_name;
+
+typedef enum qr_flow_expr_kind {
+    QR_FX_NAME,      /* a variable (or a prompt) by name; dollar when written $x */
+    QR_FX_FIELD,     /* .a.b inside filter ... where: a field of the current item */
+    QR_FX_STRING,    /* s/n: the decoded text; raw: the literal as written */
+    QR_FX_NUMBER,    /* raw: the literal */
+    QR_FX_BOOL,      /* op: 0 or 1 */
+    QR_FX_NULL,
+    QR_FX_LIST,      /* items */
+    QR_FX_OBJECT,    /* keys, items */
+    QR_FX_GET,       /* a.name */
+    QR_FX_CALL,      /* name(items) */
+    QR_FX_UNARY,     /* op a: '-' or 'n' (not) */
+    QR_FX_BINARY,    /* a op b */
+    QR_FX_FILTER,    /* filter a where b */
+    QR_FX_PAREN,     /* (a), kept for the formatter */
+    QR_FX_RUN_AGENT, /* run agent name [with a] */
+    QR_FX_RUN_FLOW,  /* run name [with a] */
+    QR_FX_CALL_LLM,  /* call llm name [with a] [using model "model"] */
+} qr_flow_expr_kind;
+
+/* Binary operators (op of QR_FX_BINARY). */
+enum {
+    QR_FOP_OR = 1, QR_FOP_AND, QR_FOP_EQ, QR_FOP_NE, QR_FOP_LT, QR_FOP_LE, QR_FOP_GT,
+    QR_FOP_GE, QR_FOP_CONTAINS, QR_FOP_NORM_EQ, QR_FOP_ADD, QR_FOP_SUB, QR_FOP_MUL,
+    QR_FOP_DIV, QR_FOP_MOD,
+};
+/* The operator as written ("or", "==", "contains", "~"...). */
+const char *qr_flow_op_text(int op);
+
+typedef struct qr_flow_expr qr_flow_expr;
+struct qr_flow_expr {
+    qr_flow_expr_kind kind;
+    qr_flow_pos pos;
+    int op;
+    qr_flow_name name;    /* NAME, FIELD (dotted text), GET, CALL, RUN_*, CALL_LLM */
+    const char *s;        /* STRING: decoded (arena) */
+    size_t n;
+    const char *raw;      /* STRING, NUMBER: as written (source) */
+    size_t rawn;
+    bool dollar;          /* NAME written $x */
+    qr_flow_expr *a, *b;  /* operands; RUN_* and CALL_LLM: a is the `with` expression */
+    qr_flow_expr **items; /* LIST, OBJECT (values), CALL (arguments) */
+    qr_flow_name *keys;   /* OBJECT */
+    size_t nitems;
+    qr_flow_name model;   /* CALL_LLM using model "model" (n == 0 when absent) */
+};
+
+typedef enum qr_flow_stmt_kind {
+    QR_FS_ASSIGN,   /* target = expr */
+    QR_FS_EXPR,     /* run agent / run flow / call llm as a statement */
+    QR_FS_FOR,      /* for var in expr do body end */
+    QR_FS_IF,       /* if expr: body [else: orelse] */
+    QR_FS_PARALLEL, /* parallel do body end */
+    QR_FS_PUSH,     /* push expr to target */
+    QR_FS_RETURN,   /* return [expr] */
+    QR_FS_LOG,      /* log expr */
+} qr_flow_stmt_kind;
+
+typedef struct qr_flow_stmt qr_flow_stmt;
+struct qr_flow_stmt {
+    qr_flow_stmt_kind kind;
+    qr_flow_pos pos;
+    uint32_t end_line;
+    qr_flow_name *target; /* ASSIGN and PUSH: the path a.b.c; FOR: [var] */
+    size_t ntarget;
+    qr_flow_expr *e;
+    qr_flow_stmt **body, **orelse;
+    size_t nbody, norelse;
+    uint32_t end_kw_line; /* FOR, PARALLEL: the line of `end`; IF: last line of the block */
+};
+
+typedef enum qr_flow_decl_kind {
+    QR_FD_MODEL,
+    QR_FD_TOOL,
+    QR_FD_SCHEMA,
+    QR_FD_PROMPT,
+    QR_FD_AGENT,
+    QR_FD_FLOW,
+} qr_flow_decl_kind;
+
+/* A schema field's type. */
+typedef enum { QR_FT_STRING, QR_FT_INT, QR_FT_FLOAT, QR_FT_BOOL, QR_FT_REF, QR_FT_LIST,
+               QR_FT_ANY } qr_flow_type_kind;
+typedef struct qr_flow_type qr_flow_type;
+struct qr_flow_type {
+    qr_flow_type_kind kind;
+    qr_flow_name ref;   /* REF: the schema's name */
+    qr_flow_type *elem; /* LIST */
+    bool optional;
+};
+
+/* One property line of a block (model, agent) or a schema field, or a prompt modifier. */
+typedef struct qr_flow_prop {
+    qr_flow_name key;
+    qr_flow_name *names; /* agent: tools/delegate/use lists, instruction, prompt, produces */
+    size_t nnames;
+    const char *value; /* a string's decoded text or a raw value (model blocks) */
+    size_t valuen;
+    const char *raw; /* as written, for the formatter */
+    size_t rawn;
+    qr_flow_type *type; /* schema fields */
+    bool list;          /* prompt `expecting S[]` */
+    uint32_t line;
+} qr_flow_prop;
+
+typedef struct qr_flow_decl {
+    qr_flow_decl_kind kind;
+    qr_flow_name name; /* agent: n == 0 when written `agent:` (it is then called main) */
+    qr_flow_pos pos;   /* of the keyword */
+    uint32_t end_line;
+    bool block;        /* model written as a block */
+    /* model `= provider/model` and tool `= builtin x.y` / `= mcp "url"`: */
+    const char *value; /* model: "provider/model"; tool: the dotted name or the url */
+    size_t valuen;
+    const char *raw; /* the right side as written */
+    size_t rawn;
+    bool mcp;                 /* tool: an MCP server */
+    const char *auth;         /* tool: the bearer token (decoded), or NULL */
+    size_t authn;
+    const char *auth_raw;
+    size_t auth_rawn;
+    qr_flow_prop *props;      /* model block, schema fields, agent properties, prompt modifiers */
+    size_t nprops;
+    bool has_body;            /* prompt */
+    const char *body;         /* prompt: the body's text */
+    size_t bodyn;
+    const char *body_raw;     /* with its quotes */
+    size_t body_rawn;
+    qr_flow_pos body_pos;
+    uint32_t body_line;       /* line where the body starts */
+    qr_flow_stmt **stmts;     /* flow */
+    size_t nstmts;
+} qr_flow_decl;
+
+typedef struct qr_flow_comment {
+    uint32_t line, col;
+    const char *s; /* from '#' to the end of the line, trailing blanks cut */
+    size_t n;
+    bool own_line; /* nothing but blanks before it on its line */
+} qr_flow_comment;
+
+typedef struct qr_flow_file {
+    const char *src;
+    size_t n;
+    const char *header; /* "streetrace v1" when the file starts so, else NULL */
+    size_t headern;
+    qr_flow_decl **decls;
+    size_t ndecls;
+    qr_flow_comment *comments;
+    size_t ncomments;
+    uint8_t *blank; /* blank[l] != 0: line l (1-based) holds only blanks */
+    uint32_t nlines;
+} qr_flow_file;
+
+/* Parses src[0..n) (`name` is only used in messages). Syntax and indentation problems
+ * go to diags (E0007, E0008); the tree keeps every declaration that parsed. */
+int qr_flow_parse(qr_arena *a, const char *src, size_t n, qr_flow_file **out,
+                  qr_flow_diags *diags);
+
+/* Semantic checks (E0001..E0015, W0002, W0003) of a parsed file, appended to diags. */
+int qr_flow_check(const qr_flow_file *f, qr_flow_diags *diags);
+
+/* Parse and check in one call; diagnostics sorted. */
+int qr_flow_check_text(qr_arena *a, const char *src, size_t n, qr_flow_file **out,
+                       qr_flow_diags *diags);
+
+/* The canonical layout of a file that parsed without errors, appended to out. */
+int qr_flow_format(const qr_flow_file *f, qr_buf *out);
+
+/* Lookups in a parsed file (NULL when absent). An agent's name is "main" when unnamed. */
+const qr_flow_decl *qr_flow_find(const qr_flow_file *f, qr_flow_decl_kind kind, const char *s,
+                                 size_t n);
+/* The name a declaration goes by ("main" for an unnamed agent). */
+qr_flow_name qr_flow_decl_name(const qr_flow_decl *d);
+const char *qr_flow_decl_kind_name(qr_flow_decl_kind k);
+
+/* ---- running ---- */
+typedef struct qr_flow_budget {
+    uint32_t max_calls;     /* model calls per run; 0: no limit */
+    uint64_t max_tokens;    /* input + output tokens per run; 0: no limit */
+    uint32_t max_ms;        /* wall time per run; 0: no limit */
+    uint32_t max_turns;     /* model turns of one agent run; default 8 */
+    uint32_t workers;       /* parallel do: threads at once; default 4 */
+} qr_flow_budget;
+
+struct qr_llm_config;
+struct qr_tools;
+
+typedef struct qr_flow_run_opts {
+    const char *flow;  /* entry flow or agent name, or NULL for the default rules */
+    const char *input; /* input_prompt, or NULL for "" */
+    size_t inputn;
+    const struct qr_llm_config *llm; /* the configured model (URL, key...) */
+    struct qr_tools *tools;          /* quarry's registry (builtin tools), may be NULL */
+    qr_flow_budget budget;
+    /* trace: one JSON object a line, or NULL */
+    void (*trace)(void *ud, const char *line, size_t n);
+    void *trace_ud;
+    /* log statements and notes: one line, or NULL */
+    void (*log)(void *ud, const char *line);
+    void *log_ud;
+} qr_flow_run_opts;
+
+typedef struct qr_flow_result {
+    char *value; /* the returned value printed (a string as is, else JSON); malloc */
+    size_t len;
+    uint32_t calls;
+    uint64_t tokens_in, tokens_out;
+    char error[600]; /* one line when the run failed */
+} qr_flow_result;
+
+void qr_flow_result_clear(qr_flow_result *r);
+/* Runs the entry point of a file that checked without errors. */
+int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result *out);
+
+#endif

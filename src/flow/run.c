@@ -1,0 +1,1332 @@
+/*
+ * run.c: `quarry flow run`: the interpreter of flows. It walks the syntax tree with one
+ * flat context of variables (seed 001), evaluates expressions into quarry's values
+ * (quarry/value.h: strings, numbers, lists, objects as maps), and hands prompts, model
+ * calls and agents to run_model.c.
+ *
+ * Entry point: the flow `main`, else the only flow, else the agent `main`, else the only
+ * agent (or the flow or agent named by opts.flow).
+ *
+ * `parallel do` runs its statements on worker threads (at most budget.workers at once).
+ * Each worker has its own frame: its own arena, its own model clients, and a table of the
+ * variables it sets over a read-only view of the parent's. After all finish, each
+ * worker's variables are copied into the parent in statement order (so results land as if
+ * the statements ran one after the other); if any failed, the block fails with every
+ * error. Shared state (budgets, trace, the tool registry, MCP servers) is behind the
+ * run's mutex; values are immutable and keywords are interned thread-safely.
+ *
+ * Rejected: a process per parallel statement (the context would have to be serialized
+ * both ways); running agents' tools concurrently (quarry's sources are not thread-safe;
+ * the model calls, which are the slow part, do run at the same time).
+ */
+#define _GNU_SOURCE /* memmem */
+#include "run_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Largest flow call depth (run FLOW, agents using agents). */
+#define FLOW_MAX_DEPTH 32
+/* Arena cap of one frame: a runaway loop cannot take all memory. */
+#define FLOW_ARENA_CAP ((size_t)1 << 30)
+
+double flow_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- variables ---- */
+static uint64_t var_hash(const char *s, size_t n)
+{
+    return qr_hash_text(s, n);
+}
+
+static flow_var *var_slot(const flow_vars *t, const char *s, size_t n)
+{
+    if (!t->cap)
+        return NULL;
+    size_t h = (size_t)var_hash(s, n) & (t->cap - 1);
+    while (t->v[h].name) {
+        if (t->v[h].n == n && !memcmp(t->v[h].name, s, n))
+            return &t->v[h];
+        h = (h + 1) & (t->cap - 1);
+    }
+    return NULL;
+}
+
+static void var_put(flow_frame *fr, const char *s, size_t n, qr_val v, bool written);
+
+bool flow_var_get(flow_frame *fr, const char *s, size_t n, qr_val *out)
+{
+    flow_var *e = var_slot(&fr->vars, s, n);
+    if (e) {
+        *out = e->v;
+        return true;
+    }
+    for (const flow_frame *f = fr->parent; f; f = f->parent) {
+        e = var_slot(&f->vars, s, n);
+        if (e) {
+            /* a worker's own copy: collections can grow in place in their buffers, which
+             * must not be shared between threads; not merged back unless written */
+            *out = flow_copy(fr->a, e->v);
+            var_put(fr, s, n, *out, false);
+            return true;
+        }
+    }
+    return false;
+}
+
+void flow_var_set(flow_frame *fr, const char *s, size_t n, qr_val v)
+{
+    var_put(fr, s, n, v, true);
+}
+
+static void var_put(flow_frame *fr, const char *s, size_t n, qr_val v, bool written)
+{
+    flow_vars *t = &fr->vars;
+    flow_var *e = var_slot(t, s, n);
+    if (e) {
+        e->v = v;
+        e->written |= written;
+        return;
+    }
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 32;
+        flow_var *nv = calloc(nc, sizeof *nv);
+        if (!nv)
+            return;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->v[i].name) {
+                size_t h = (size_t)var_hash(t->v[i].name, t->v[i].n) & (nc - 1);
+                while (nv[h].name)
+                    h = (h + 1) & (nc - 1);
+                nv[h] = t->v[i];
+            }
+        free(t->v);
+        t->v = nv;
+        t->cap = nc;
+    }
+    char *name = qr_arena_strndup(fr->a, s, n);
+    if (!name)
+        return;
+    size_t h = (size_t)var_hash(s, n) & (t->cap - 1);
+    while (t->v[h].name)
+        h = (h + 1) & (t->cap - 1);
+    t->v[h].name = name;
+    t->v[h].n = n;
+    t->v[h].v = v;
+    t->v[h].written = written;
+    t->n++;
+}
+
+int flow_fail(flow_frame *fr, uint32_t line, const char *fmt, ...)
+{
+    if (fr->err.len)
+        return QR_ERUNTIME;
+    if (line)
+        qr_buf_printf(&fr->err, "line %u: ", line);
+    va_list ap;
+    va_start(ap, fmt);
+    qr_buf_vprintf(&fr->err, fmt, ap);
+    va_end(ap);
+    return QR_ERUNTIME;
+}
+
+/* ---- values ---- */
+void flow_stringify(qr_buf *out, qr_val v)
+{
+    switch (v.t) {
+    case QR_T_NIL: break;
+    case QR_T_STR: qr_buf_append(out, v.s->data, v.s->len); break;
+    case QR_T_BOOL: qr_buf_puts(out, v.b ? "true" : "false"); break;
+    case QR_T_INT: qr_buf_printf(out, "%lld", (long long)v.i); break;
+    case QR_T_DOUBLE:
+        if (v.d == floor(v.d) && fabs(v.d) < 1e15)
+            qr_buf_printf(out, "%.1f", v.d);
+        else
+            qr_buf_printf(out, "%.17g", v.d);
+        break;
+    case QR_T_KW:
+    case QR_T_SYM: {
+        size_t n;
+        const char *s = qr_sym_name(v.sym, &n);
+        qr_buf_append(out, s, n);
+        break;
+    }
+    default: qr_print_json(out, v, false); break;
+    }
+}
+
+qr_val flow_field(qr_arena *a, qr_val obj, const char *s, size_t n)
+{
+    if (obj.t != QR_T_MAP)
+        return qr_nil();
+    qr_val out;
+    if (qr_map_lookup(obj, qr_kw(a, s, n), &out))
+        return out;
+    if (qr_map_lookup(obj, qr_str_new(a, s, n), &out))
+        return out;
+    return qr_nil();
+}
+
+qr_val flow_copy(qr_arena *a, qr_val v)
+{
+    switch (v.t) {
+    case QR_T_STR: return qr_str_new(a, v.s->data, v.s->len);
+    case QR_T_KW: {
+        size_t n;
+        const char *s = qr_sym_name(v.sym, &n);
+        return qr_kw(a, s, n);
+    }
+    case QR_T_VEC:
+    case QR_T_LIST: {
+        qr_vecb b;
+        qr_vecb_init(&b, a, qr_vec_len(v));
+        for (size_t i = 0; i < qr_vec_len(v); i++)
+            qr_vecb_push(&b, flow_copy(a, qr_vec_at(v, i)));
+        return qr_vecb_finish(&b, (qr_type)v.t);
+    }
+    case QR_T_MAP: {
+        qr_mapb b;
+        qr_mapb_init(&b, a, qr_map_len(v));
+        for (size_t i = 0; i < qr_map_len(v); i++)
+            qr_mapb_put(&b, flow_copy(a, qr_map_key_at(v, i)), flow_copy(a, qr_map_val_at(v, i)));
+        return qr_mapb_finish(&b, QR_T_MAP);
+    }
+    default: return v;
+    }
+}
+
+static bool truthy(qr_val v)
+{
+    switch (v.t) {
+    case QR_T_NIL: return false;
+    case QR_T_BOOL: return v.b;
+    case QR_T_INT: return v.i != 0;
+    case QR_T_DOUBLE: return v.d != 0;
+    case QR_T_STR: return v.s->len != 0;
+    case QR_T_VEC:
+    case QR_T_LIST: return qr_vec_len(v) != 0;
+    case QR_T_MAP: return qr_map_len(v) != 0;
+    default: return true;
+    }
+}
+
+static const char *type_of(qr_val v)
+{
+    switch (v.t) {
+    case QR_T_NIL: return "null";
+    case QR_T_BOOL: return "a boolean";
+    case QR_T_INT:
+    case QR_T_DOUBLE: return "a number";
+    case QR_T_STR: return "a string";
+    case QR_T_VEC:
+    case QR_T_LIST: return "a list";
+    case QR_T_MAP: return "an object";
+    default: return "a value";
+    }
+}
+
+/* ---- trace and budgets ---- */
+void flow_trace(flow_run *r, const qr_buf *obj)
+{
+    if (!r->o->trace || !obj->p)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->o->trace(r->o->trace_ud, obj->p, obj->len);
+    pthread_mutex_unlock(&r->lock);
+}
+
+int flow_budget_check(flow_frame *fr, uint32_t line)
+{
+    flow_run *r = fr->run;
+    int rc = QR_OK;
+    pthread_mutex_lock(&r->lock);
+    if (r->b.max_calls && r->calls >= r->b.max_calls) {
+        flow_fail(fr, line, "the budget of %u model calls is spent", r->b.max_calls);
+        rc = QR_ELIMIT;
+    } else if (r->b.max_tokens && r->tokens_in + r->tokens_out >= r->b.max_tokens) {
+        flow_fail(fr, line, "the budget of %llu tokens is spent",
+                  (unsigned long long)r->b.max_tokens);
+        rc = QR_ELIMIT;
+    } else if (r->b.max_ms && flow_now_ms() - r->t0 >= r->b.max_ms) {
+        flow_fail(fr, line, "the time budget of %u ms is spent", r->b.max_ms);
+        rc = QR_ELIMIT;
+    } else {
+        r->calls++; /* reserved now, so parallel workers cannot overspend */
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+void flow_budget_add(flow_run *r, const qr_llm_usage *u)
+{
+    pthread_mutex_lock(&r->lock);
+    r->tokens_in += u->input + u->cache_read + u->cache_write;
+    r->tokens_out += u->output;
+    pthread_mutex_unlock(&r->lock);
+}
+
+static int time_check(flow_frame *fr, uint32_t line)
+{
+    flow_run *r = fr->run;
+    if (r->b.max_ms && flow_now_ms() - r->t0 >= r->b.max_ms) {
+        flow_fail(fr, line, "the time budget of %u ms is spent", r->b.max_ms);
+        return QR_ELIMIT;
+    }
+    return QR_OK;
+}
+
+/* ---- expressions ---- */
+static int eval(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
+
+static int num_binary(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b, qr_val *out)
+{
+    if (!qr_is_number(a) || !qr_is_number(b))
+        return flow_fail(fr, e->pos.line, "'%s' needs numbers, got %s and %s",
+                         qr_flow_op_text(e->op), type_of(a), type_of(b));
+    bool ints = a.t == QR_T_INT && b.t == QR_T_INT;
+    double x = qr_to_double(a), y = qr_to_double(b);
+    switch (e->op) {
+    case QR_FOP_SUB:
+        *out = ints ? qr_int(a.i - b.i) : qr_double(x - y);
+        return QR_OK;
+    case QR_FOP_MUL:
+        *out = ints ? qr_int(a.i * b.i) : qr_double(x * y);
+        return QR_OK;
+    case QR_FOP_DIV:
+        if (y == 0)
+            return flow_fail(fr, e->pos.line, "division by zero");
+        *out = ints && a.i % b.i == 0 ? qr_int(a.i / b.i) : qr_double(x / y);
+        return QR_OK;
+    case QR_FOP_MOD:
+        if (y == 0)
+            return flow_fail(fr, e->pos.line, "division by zero");
+        *out = ints ? qr_int(a.i % b.i) : qr_double(fmod(x, y));
+        return QR_OK;
+    default: return flow_fail(fr, e->pos.line, "unknown operator");
+    }
+}
+
+/* `~`: equal once case, surrounding punctuation, markdown emphasis and runs of blanks
+ * are ignored. */
+static void normalize(qr_buf *out, qr_val v)
+{
+    qr_buf raw;
+    qr_buf_init(&raw);
+    flow_stringify(&raw, v);
+    const char *s = raw.p ? raw.p : "";
+    size_t n = raw.len, i = 0;
+    while (i < n && strchr(" \t\r\n.,;:!?\"'`*_()[]", s[i]))
+        i++;
+    while (n > i && strchr(" \t\r\n.,;:!?\"'`*_()[]", s[n - 1]))
+        n--;
+    bool blank = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '*' || c == '_' || c == '`')
+            continue;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            blank = true;
+            continue;
+        }
+        if (blank && out->len)
+            qr_buf_putc(out, ' ');
+        blank = false;
+        qr_buf_putc(out, c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c);
+    }
+    qr_buf_release(&raw);
+}
+
+static bool values_equal(qr_val a, qr_val b)
+{
+    if (qr_is_number(a) && qr_is_number(b))
+        return qr_num_equal(a, b);
+    if ((a.t == QR_T_KW || a.t == QR_T_STR) && (b.t == QR_T_KW || b.t == QR_T_STR)) {
+        qr_buf x, y;
+        qr_buf_init(&x);
+        qr_buf_init(&y);
+        flow_stringify(&x, a);
+        flow_stringify(&y, b);
+        bool eq = x.len == y.len && (!x.len || !memcmp(x.p, y.p, x.len));
+        qr_buf_release(&x);
+        qr_buf_release(&y);
+        return eq;
+    }
+    return qr_equal(a, b);
+}
+
+static int compare(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b, int *c)
+{
+    if (qr_is_number(a) && qr_is_number(b)) {
+        double x = qr_to_double(a), y = qr_to_double(b);
+        *c = x < y ? -1 : x > y;
+        return QR_OK;
+    }
+    if (a.t == QR_T_STR && b.t == QR_T_STR) {
+        size_t n = a.s->len < b.s->len ? a.s->len : b.s->len;
+        int r = memcmp(a.s->data, b.s->data, n);
+        *c = r ? (r < 0 ? -1 : 1) : (a.s->len < b.s->len ? -1 : a.s->len > b.s->len);
+        return QR_OK;
+    }
+    return flow_fail(fr, e->pos.line, "cannot compare %s with %s", type_of(a), type_of(b));
+}
+
+static int binary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_val a, b;
+    int rc = eval(fr, e->a, &a);
+    if (rc)
+        return rc;
+    if (e->op == QR_FOP_AND || e->op == QR_FOP_OR) {
+        bool ta = truthy(a);
+        if ((e->op == QR_FOP_AND && !ta) || (e->op == QR_FOP_OR && ta)) {
+            *out = qr_bool(ta);
+            return QR_OK;
+        }
+        rc = eval(fr, e->b, &b);
+        if (rc)
+            return rc;
+        *out = qr_bool(truthy(b));
+        return QR_OK;
+    }
+    rc = eval(fr, e->b, &b);
+    if (rc)
+        return rc;
+    int c = 0;
+    switch (e->op) {
+    case QR_FOP_EQ: *out = qr_bool(values_equal(a, b)); return QR_OK;
+    case QR_FOP_NE: *out = qr_bool(!values_equal(a, b)); return QR_OK;
+    case QR_FOP_LT:
+    case QR_FOP_LE:
+    case QR_FOP_GT:
+    case QR_FOP_GE:
+        if ((rc = compare(fr, e, a, b, &c)))
+            return rc;
+        *out = qr_bool(e->op == QR_FOP_LT ? c < 0 : e->op == QR_FOP_LE ? c <= 0
+                       : e->op == QR_FOP_GT ? c > 0 : c >= 0);
+        return QR_OK;
+    case QR_FOP_CONTAINS:
+        if (a.t == QR_T_STR) {
+            qr_buf nb;
+            qr_buf_init(&nb);
+            flow_stringify(&nb, b);
+            bool found = !nb.len || (nb.len <= a.s->len &&
+                                     memmem(a.s->data, a.s->len, nb.p, nb.len) != NULL);
+            qr_buf_release(&nb);
+            *out = qr_bool(found);
+        } else if (a.t == QR_T_VEC || a.t == QR_T_LIST) {
+            bool found = false;
+            for (size_t i = 0; i < qr_vec_len(a) && !found; i++)
+                found = values_equal(qr_vec_at(a, i), b);
+            *out = qr_bool(found);
+        } else if (a.t == QR_T_MAP) {
+            qr_buf kb;
+            qr_buf_init(&kb);
+            flow_stringify(&kb, b);
+            *out = qr_bool(!qr_is_nil(flow_field(fr->a, a, kb.p ? kb.p : "", kb.len)));
+            qr_buf_release(&kb);
+        } else {
+            *out = qr_bool(false);
+        }
+        return QR_OK;
+    case QR_FOP_NORM_EQ: {
+        qr_buf x, y;
+        qr_buf_init(&x);
+        qr_buf_init(&y);
+        normalize(&x, a);
+        normalize(&y, b);
+        *out = qr_bool(x.len == y.len && (!x.len || !memcmp(x.p, y.p, x.len)));
+        qr_buf_release(&x);
+        qr_buf_release(&y);
+        return QR_OK;
+    }
+    case QR_FOP_ADD:
+        if ((a.t == QR_T_VEC || a.t == QR_T_LIST || qr_is_nil(a)) &&
+            (b.t == QR_T_VEC || b.t == QR_T_LIST || qr_is_nil(b))) {
+            qr_vecb vb;
+            qr_vecb_init(&vb, fr->a, 8);
+            if (!qr_is_nil(a))
+                for (size_t i = 0; i < qr_vec_len(a); i++)
+                    qr_vecb_push(&vb, qr_vec_at(a, i));
+            if (!qr_is_nil(b))
+                for (size_t i = 0; i < qr_vec_len(b); i++)
+                    qr_vecb_push(&vb, qr_vec_at(b, i));
+            *out = qr_vecb_finish(&vb, QR_T_VEC);
+            return QR_OK;
+        }
+        if (a.t == QR_T_VEC || a.t == QR_T_LIST) {
+            *out = qr_vec_conj(fr->a, a.t == QR_T_LIST ? qr_vec_from(fr->a, QR_T_VEC,
+                                                                    qr_vec_items(a),
+                                                                    qr_vec_len(a))
+                                                       : a,
+                               b);
+            return QR_OK;
+        }
+        if (a.t == QR_T_STR || b.t == QR_T_STR) {
+            qr_buf s;
+            qr_buf_init(&s);
+            flow_stringify(&s, a);
+            flow_stringify(&s, b);
+            *out = qr_str_new(fr->a, s.p ? s.p : "", s.len);
+            qr_buf_release(&s);
+            return QR_OK;
+        }
+        if (qr_is_number(a) && qr_is_number(b)) {
+            *out = a.t == QR_T_INT && b.t == QR_T_INT ? qr_int(a.i + b.i)
+                                                     : qr_double(qr_to_double(a) + qr_to_double(b));
+            return QR_OK;
+        }
+        return flow_fail(fr, e->pos.line, "cannot add %s and %s", type_of(a), type_of(b));
+    default: return num_binary(fr, e, a, b, out);
+    }
+}
+
+static int builtin(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
+
+static int eval(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    switch (e->kind) {
+    case QR_FX_NAME: {
+        if (flow_var_get(fr, e->name.s, e->name.n, out))
+            return QR_OK;
+        const qr_flow_decl *p = qr_flow_find(fr->run->f, QR_FD_PROMPT, e->name.s, e->name.n);
+        if (p) {
+            qr_buf b;
+            qr_buf_init(&b);
+            rc = flow_render_prompt(fr, p, e->pos.line, &b);
+            if (rc == QR_OK)
+                *out = qr_str_new(a, b.p ? b.p : "", b.len);
+            qr_buf_release(&b);
+            return rc;
+        }
+        return flow_fail(fr, e->pos.line, "variable '%.*s' is not set yet", (int)e->name.n,
+                         e->name.s);
+    }
+    case QR_FX_FIELD: {
+        if (!fr->has_item)
+            return flow_fail(fr, e->pos.line, "'.%.*s' outside 'filter ... where'",
+                             (int)e->name.n, e->name.s);
+        qr_val v = fr->item;
+        const char *s = e->name.s, *end = e->name.s + e->name.n;
+        while (s < end) {
+            const char *dot = memchr(s, '.', (size_t)(end - s));
+            size_t k = dot ? (size_t)(dot - s) : (size_t)(end - s);
+            v = flow_field(a, v, s, k);
+            s += k + (dot ? 1 : 0);
+        }
+        *out = v;
+        return QR_OK;
+    }
+    case QR_FX_STRING: *out = qr_str_new(a, e->s, e->n); return QR_OK;
+    case QR_FX_NUMBER: {
+        char buf[64];
+        size_t n = e->rawn < sizeof buf - 1 ? e->rawn : sizeof buf - 1;
+        memcpy(buf, e->raw, n);
+        buf[n] = 0;
+        if (memchr(buf, '.', n)) {
+            *out = qr_double(strtod(buf, NULL));
+        } else {
+            errno = 0;
+            long long v = strtoll(buf, NULL, 10);
+            *out = errno ? qr_double(strtod(buf, NULL)) : qr_int(v);
+        }
+        return QR_OK;
+    }
+    case QR_FX_BOOL: *out = qr_bool(e->op); return QR_OK;
+    case QR_FX_NULL: *out = qr_nil(); return QR_OK;
+    case QR_FX_LIST: {
+        qr_vecb b;
+        qr_vecb_init(&b, a, e->nitems);
+        for (size_t i = 0; i < e->nitems; i++) {
+            qr_val x;
+            if ((rc = eval(fr, e->items[i], &x)))
+                return rc;
+            qr_vecb_push(&b, x);
+        }
+        *out = qr_vecb_finish(&b, QR_T_VEC);
+        return QR_OK;
+    }
+    case QR_FX_OBJECT: {
+        qr_mapb b;
+        qr_mapb_init(&b, a, e->nitems);
+        for (size_t i = 0; i < e->nitems; i++) {
+            qr_val x;
+            if ((rc = eval(fr, e->items[i], &x)))
+                return rc;
+            const char *k = e->keys[i].s;
+            size_t kn = e->keys[i].n;
+            if (kn >= 2 && (k[0] == '"' || k[0] == '\'')) {
+                k++;
+                kn -= 2;
+            }
+            qr_mapb_put(&b, qr_kw(a, k, kn), x);
+        }
+        *out = qr_mapb_finish(&b, QR_T_MAP);
+        return QR_OK;
+    }
+    case QR_FX_GET: {
+        qr_val obj;
+        if ((rc = eval(fr, e->a, &obj)))
+            return rc;
+        *out = flow_field(a, obj, e->name.s, e->name.n);
+        return QR_OK;
+    }
+    case QR_FX_CALL: return builtin(fr, e, out);
+    case QR_FX_UNARY: {
+        qr_val x;
+        if ((rc = eval(fr, e->a, &x)))
+            return rc;
+        if (e->op == 'n') {
+            *out = qr_bool(!truthy(x));
+            return QR_OK;
+        }
+        if (x.t == QR_T_INT)
+            *out = qr_int(-x.i);
+        else if (x.t == QR_T_DOUBLE)
+            *out = qr_double(-x.d);
+        else
+            return flow_fail(fr, e->pos.line, "'-' needs a number, got %s", type_of(x));
+        return QR_OK;
+    }
+    case QR_FX_BINARY: return binary(fr, e, out);
+    case QR_FX_PAREN: return eval(fr, e->a, out);
+    case QR_FX_FILTER: {
+        qr_val list;
+        if ((rc = eval(fr, e->a, &list)))
+            return rc;
+        if (qr_is_nil(list)) {
+            *out = qr_vec_empty(QR_T_VEC);
+            return QR_OK;
+        }
+        if (list.t != QR_T_VEC && list.t != QR_T_LIST)
+            return flow_fail(fr, e->pos.line, "filter needs a list, got %s", type_of(list));
+        bool had = fr->has_item;
+        qr_val saved = fr->item;
+        qr_vecb b;
+        qr_vecb_init(&b, a, qr_vec_len(list));
+        for (size_t i = 0; i < qr_vec_len(list); i++) {
+            fr->has_item = true;
+            fr->item = qr_vec_at(list, i);
+            qr_val keep;
+            if ((rc = eval(fr, e->b, &keep))) {
+                fr->has_item = had;
+                fr->item = saved;
+                return rc;
+            }
+            if (truthy(keep))
+                qr_vecb_push(&b, qr_vec_at(list, i));
+        }
+        fr->has_item = had;
+        fr->item = saved;
+        *out = qr_vecb_finish(&b, QR_T_VEC);
+        return QR_OK;
+    }
+    case QR_FX_RUN_AGENT: {
+        const qr_flow_decl *ag = qr_flow_find(fr->run->f, QR_FD_AGENT, e->name.s, e->name.n);
+        if (!ag)
+            return flow_fail(fr, e->pos.line, "undefined agent '%.*s'", (int)e->name.n,
+                             e->name.s);
+        return flow_run_agent(fr, ag, e->a, NULL, 0, e->pos.line, out);
+    }
+    case QR_FX_CALL_LLM: return flow_call_llm(fr, e, out);
+    case QR_FX_RUN_FLOW: {
+        const qr_flow_decl *fl = qr_flow_find(fr->run->f, QR_FD_FLOW, e->name.s, e->name.n);
+        if (!fl)
+            return flow_fail(fr, e->pos.line, "undefined flow '%.*s'", (int)e->name.n,
+                             e->name.s);
+        if (fr->depth >= FLOW_MAX_DEPTH)
+            return flow_fail(fr, e->pos.line, "flows nested more than %d deep", FLOW_MAX_DEPTH);
+        qr_val saved_input;
+        bool had_input = flow_var_get(fr, "input_prompt", 12, &saved_input);
+        if (e->a) {
+            qr_val in;
+            if ((rc = eval(fr, e->a, &in)))
+                return rc;
+            flow_var_set(fr, "input_prompt", 12, in);
+        }
+        fr->depth++;
+        rc = flow_run_flow(fr, fl, out);
+        fr->depth--;
+        if (e->a && had_input)
+            flow_var_set(fr, "input_prompt", 12, saved_input);
+        return rc;
+    }
+    }
+    return flow_fail(fr, e->pos.line, "cannot evaluate this expression");
+}
+
+int flow_eval_expr(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    return eval(fr, e, out);
+}
+
+/* ---- builtin functions ---- */
+static bool is_list(qr_val v)
+{
+    return v.t == QR_T_VEC || v.t == QR_T_LIST;
+}
+
+static int builtin(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    qr_val args[3] = {qr_nil(), qr_nil(), qr_nil()};
+    const flow_builtin *bi = flow_builtin_find(e->name.s, e->name.n);
+    if (!bi || e->nitems > 3)
+        return flow_fail(fr, e->pos.line, "undefined function '%.*s'", (int)e->name.n,
+                         e->name.s);
+    for (size_t i = 0; i < e->nitems; i++) {
+        int rc = eval(fr, e->items[i], &args[i]);
+        if (rc)
+            return rc;
+    }
+    const char *f = bi->name;
+    qr_val x = args[0];
+    qr_buf b;
+    qr_buf_init(&b);
+    int rc = QR_OK;
+    if (!strcmp(f, "len")) {
+        if (x.t == QR_T_STR)
+            *out = qr_int((int64_t)x.s->nchars);
+        else if (is_list(x))
+            *out = qr_int((int64_t)qr_vec_len(x));
+        else if (x.t == QR_T_MAP)
+            *out = qr_int((int64_t)qr_map_len(x));
+        else if (qr_is_nil(x))
+            *out = qr_int(0);
+        else
+            rc = flow_fail(fr, e->pos.line, "len() needs a string, list or object, got %s",
+                           type_of(x));
+    } else if (!strcmp(f, "str")) {
+        flow_stringify(&b, x);
+        *out = qr_str_new(a, b.p ? b.p : "", b.len);
+    } else if (!strcmp(f, "json")) {
+        qr_print_json(&b, x, false);
+        *out = qr_str_new(a, b.p ? b.p : "", b.len);
+    } else if (!strcmp(f, "int") || !strcmp(f, "float")) {
+        double d = 0;
+        if (qr_is_number(x))
+            d = qr_to_double(x);
+        else if (x.t == QR_T_STR) {
+            char *end;
+            char tmp[64];
+            size_t n = x.s->len < 63 ? x.s->len : 63;
+            memcpy(tmp, x.s->data, n);
+            tmp[n] = 0;
+            d = strtod(tmp, &end);
+            if (end == tmp)
+                rc = flow_fail(fr, e->pos.line, "%s() cannot read a number from \"%s\"", f, tmp);
+        } else if (x.t == QR_T_BOOL)
+            d = x.b;
+        else
+            rc = flow_fail(fr, e->pos.line, "%s() needs a number or a string, got %s", f,
+                           type_of(x));
+        if (!rc)
+            *out = f[0] == 'i' ? qr_int((int64_t)d) : qr_double(d);
+    } else if (!strcmp(f, "lower") || !strcmp(f, "upper") || !strcmp(f, "trim")) {
+        flow_stringify(&b, x);
+        char *s = b.p ? b.p : "";
+        size_t n = b.len, i = 0;
+        if (f[0] == 't') {
+            while (i < n && strchr(" \t\r\n", s[i]))
+                i++;
+            while (n > i && strchr(" \t\r\n", s[n - 1]))
+                n--;
+        } else {
+            for (size_t k = 0; k < n; k++)
+                if (f[0] == 'l' && s[k] >= 'A' && s[k] <= 'Z')
+                    s[k] = (char)(s[k] - 'A' + 'a');
+                else if (f[0] == 'u' && s[k] >= 'a' && s[k] <= 'z')
+                    s[k] = (char)(s[k] - 'a' + 'A');
+        }
+        *out = qr_str_new(a, s + i, n - i);
+    } else if (!strcmp(f, "join")) {
+        if (!is_list(x))
+            rc = flow_fail(fr, e->pos.line, "join() needs a list, got %s", type_of(x));
+        else {
+            qr_buf sep;
+            qr_buf_init(&sep);
+            if (e->nitems > 1)
+                flow_stringify(&sep, args[1]);
+            else
+                qr_buf_puts(&sep, ", ");
+            for (size_t i = 0; i < qr_vec_len(x); i++) {
+                if (i)
+                    qr_buf_append(&b, sep.p ? sep.p : "", sep.len);
+                flow_stringify(&b, qr_vec_at(x, i));
+            }
+            qr_buf_release(&sep);
+            *out = qr_str_new(a, b.p ? b.p : "", b.len);
+        }
+    } else if (!strcmp(f, "split")) {
+        qr_buf sep;
+        qr_buf_init(&sep);
+        flow_stringify(&b, x);
+        if (e->nitems > 1)
+            flow_stringify(&sep, args[1]);
+        else
+            qr_buf_puts(&sep, "\n");
+        qr_vecb vb;
+        qr_vecb_init(&vb, a, 8);
+        const char *s = b.p ? b.p : "", *end = s + b.len;
+        if (!sep.len) {
+            rc = flow_fail(fr, e->pos.line, "split() needs a non-empty separator");
+        } else {
+            for (;;) {
+                const char *hit = memmem(s, (size_t)(end - s), sep.p, sep.len);
+                if (!hit) {
+                    qr_vecb_push(&vb, qr_str_new(a, s, (size_t)(end - s)));
+                    break;
+                }
+                qr_vecb_push(&vb, qr_str_new(a, s, (size_t)(hit - s)));
+                s = hit + sep.len;
+            }
+            *out = qr_vecb_finish(&vb, QR_T_VEC);
+        }
+        qr_buf_release(&sep);
+    } else if (!strcmp(f, "keys") || !strcmp(f, "values")) {
+        if (x.t != QR_T_MAP)
+            rc = flow_fail(fr, e->pos.line, "%s() needs an object, got %s", f, type_of(x));
+        else {
+            qr_vecb vb;
+            qr_vecb_init(&vb, a, qr_map_len(x));
+            for (size_t i = 0; i < qr_map_len(x); i++) {
+                if (f[0] == 'k') {
+                    qr_buf kb;
+                    qr_buf_init(&kb);
+                    flow_stringify(&kb, qr_map_key_at(x, i));
+                    qr_vecb_push(&vb, qr_str_new(a, kb.p ? kb.p : "", kb.len));
+                    qr_buf_release(&kb);
+                } else {
+                    qr_vecb_push(&vb, qr_map_val_at(x, i));
+                }
+            }
+            *out = qr_vecb_finish(&vb, QR_T_VEC);
+        }
+    } else if (!strcmp(f, "parse_json")) {
+        flow_stringify(&b, x);
+        qr_read_error err;
+        if (qr_json_read(a, b.p ? b.p : "", b.len, out, &err) != QR_OK)
+            rc = flow_fail(fr, e->pos.line, "parse_json(): %s at %u:%u", err.msg, err.line,
+                           err.col);
+    } else if (!strcmp(f, "first") || !strcmp(f, "last")) {
+        if (!is_list(x))
+            rc = flow_fail(fr, e->pos.line, "%s() needs a list, got %s", f, type_of(x));
+        else
+            *out = qr_vec_len(x) ? qr_vec_at(x, f[0] == 'f' ? 0 : qr_vec_len(x) - 1) : qr_nil();
+    } else if (!strcmp(f, "flatten") || !strcmp(f, "unique")) {
+        if (!is_list(x))
+            rc = flow_fail(fr, e->pos.line, "%s() needs a list, got %s", f, type_of(x));
+        else {
+            qr_vecb vb;
+            qr_vecb_init(&vb, a, qr_vec_len(x));
+            size_t nout = 0;
+            for (size_t i = 0; i < qr_vec_len(x); i++) {
+                qr_val it = qr_vec_at(x, i);
+                if (f[0] == 'f' && is_list(it)) {
+                    for (size_t k = 0; k < qr_vec_len(it); k++)
+                        qr_vecb_push(&vb, qr_vec_at(it, k));
+                } else if (f[0] == 'u') {
+                    bool seen = false;
+                    for (size_t k = 0; k < i && !seen; k++)
+                        seen = values_equal(qr_vec_at(x, k), it);
+                    if (!seen)
+                        qr_vecb_push(&vb, it), nout++;
+                } else {
+                    qr_vecb_push(&vb, it);
+                }
+            }
+            *out = qr_vecb_finish(&vb, QR_T_VEC);
+        }
+    } else if (!strcmp(f, "sum") || !strcmp(f, "min") || !strcmp(f, "max")) {
+        if (!is_list(x))
+            rc = flow_fail(fr, e->pos.line, "%s() needs a list, got %s", f, type_of(x));
+        else {
+            bool ints = true;
+            double acc = 0;
+            int64_t iacc = 0;
+            bool any = false;
+            for (size_t i = 0; i < qr_vec_len(x) && !rc; i++) {
+                qr_val it = qr_vec_at(x, i);
+                if (!qr_is_number(it)) {
+                    rc = flow_fail(fr, e->pos.line, "%s() needs numbers, found %s", f,
+                                   type_of(it));
+                    break;
+                }
+                if (it.t != QR_T_INT)
+                    ints = false;
+                double d = qr_to_double(it);
+                if (f[1] == 'u') {
+                    acc += d;
+                    iacc += it.t == QR_T_INT ? it.i : 0;
+                } else if (!any || (f[1] == 'i' ? d < acc : d > acc)) {
+                    acc = d;
+                    iacc = it.t == QR_T_INT ? it.i : 0;
+                }
+                any = true;
+            }
+            if (!rc)
+                *out = !any && f[1] != 'u' ? qr_nil() : ints ? qr_int(iacc) : qr_double(acc);
+        }
+    } else if (!strcmp(f, "range")) {
+        int64_t from = 0, to;
+        if (e->nitems == 2) {
+            from = qr_is_number(args[0]) ? (int64_t)qr_to_double(args[0]) : 0;
+            to = qr_is_number(args[1]) ? (int64_t)qr_to_double(args[1]) : 0;
+        } else {
+            to = qr_is_number(x) ? (int64_t)qr_to_double(x) : 0;
+        }
+        if (to - from > 1000000)
+            rc = flow_fail(fr, e->pos.line, "range() of more than a million numbers");
+        else {
+            qr_vecb vb;
+            qr_vecb_init(&vb, a, 8);
+            for (int64_t i = from; i < to; i++)
+                qr_vecb_push(&vb, qr_int(i));
+            *out = qr_vecb_finish(&vb, QR_T_VEC);
+        }
+    } else if (!strcmp(f, "slice")) {
+        int64_t n = is_list(x) ? (int64_t)qr_vec_len(x) : x.t == QR_T_STR ? (int64_t)x.s->nchars : -1;
+        if (n < 0)
+            rc = flow_fail(fr, e->pos.line, "slice() needs a list or a string, got %s", type_of(x));
+        else {
+            int64_t from = qr_is_number(args[1]) ? (int64_t)qr_to_double(args[1]) : 0;
+            int64_t to = e->nitems > 2 && qr_is_number(args[2]) ? (int64_t)qr_to_double(args[2]) : n;
+            if (from < 0)
+                from += n;
+            if (to < 0)
+                to += n;
+            from = from < 0 ? 0 : from > n ? n : from;
+            to = to < from ? from : to > n ? n : to;
+            if (is_list(x))
+                *out = qr_vec_slice(a, x, (size_t)from, (size_t)to);
+            else {
+                size_t s = qr_utf8_offset(x.s->data, x.s->len, (size_t)from);
+                size_t t = qr_utf8_offset(x.s->data, x.s->len, (size_t)to);
+                *out = qr_str_new(a, x.s->data + s, t - s);
+            }
+        }
+    } else if (!strcmp(f, "round") || !strcmp(f, "abs")) {
+        if (!qr_is_number(x))
+            rc = flow_fail(fr, e->pos.line, "%s() needs a number, got %s", f, type_of(x));
+        else if (f[0] == 'r')
+            *out = qr_int((int64_t)llround(qr_to_double(x)));
+        else
+            *out = x.t == QR_T_INT ? qr_int(x.i < 0 ? -x.i : x.i) : qr_double(fabs(x.d));
+    } else {
+        rc = flow_fail(fr, e->pos.line, "undefined function '%s'", f);
+    }
+    qr_buf_release(&b);
+    if (!rc && a->exhausted)
+        rc = flow_fail(fr, e->pos.line, "out of memory");
+    return rc;
+}
+
+/* ---- statements ---- */
+static int exec_block(flow_frame *fr, qr_flow_stmt **v, size_t n);
+
+/* x.a.b = v: a copy of the object at x with the path set (objects made as needed). */
+static qr_val assoc_path(qr_arena *a, qr_val obj, const qr_flow_name *path, size_t n, qr_val v)
+{
+    if (!n)
+        return v;
+    if (obj.t != QR_T_MAP)
+        obj = qr_map_empty();
+    qr_val key = qr_kw(a, path[0].s, path[0].n);
+    qr_val inner = flow_field(a, obj, path[0].s, path[0].n);
+    /* a string key of the same name is replaced too */
+    qr_val skey = qr_str_new(a, path[0].s, path[0].n);
+    qr_val tmp;
+    if (qr_map_lookup(obj, skey, &tmp) && !qr_map_lookup(obj, key, &tmp))
+        key = skey;
+    return qr_map_assoc(a, obj, key, assoc_path(a, inner, path + 1, n - 1, v));
+}
+
+static int parallel(flow_frame *fr, const qr_flow_stmt *s);
+
+static int invoke_stmt(flow_frame *fr, const qr_flow_stmt *s)
+{
+    qr_val v;
+    int rc = eval(fr, s->e, &v);
+    if (rc)
+        return rc;
+    if (s->e->kind == QR_FX_RUN_AGENT) {
+        const qr_flow_decl *ag = qr_flow_find(fr->run->f, QR_FD_AGENT, s->e->name.s,
+                                              s->e->name.n);
+        for (size_t i = 0; ag && i < ag->nprops; i++)
+            if (flow_name_eq(ag->props[i].key, "produces", 8) && ag->props[i].nnames)
+                flow_var_set(fr, ag->props[i].names[0].s, ag->props[i].names[0].n, v);
+    }
+    return QR_OK;
+}
+
+static int exec(flow_frame *fr, const qr_flow_stmt *s)
+{
+    int rc = time_check(fr, s->pos.line);
+    if (rc)
+        return rc;
+    qr_val v;
+    switch (s->kind) {
+    case QR_FS_ASSIGN:
+        if ((rc = eval(fr, s->e, &v)))
+            return rc;
+        if (s->ntarget > 1) {
+            qr_val base = qr_nil();
+            flow_var_get(fr, s->target[0].s, s->target[0].n, &base);
+            v = assoc_path(fr->a, base, s->target + 1, s->ntarget - 1, v);
+        }
+        flow_var_set(fr, s->target[0].s, s->target[0].n, v);
+        return QR_OK;
+    case QR_FS_EXPR: return invoke_stmt(fr, s);
+    case QR_FS_PUSH: {
+        if ((rc = eval(fr, s->e, &v)))
+            return rc;
+        qr_val list = qr_nil();
+        flow_var_get(fr, s->target[0].s, s->target[0].n, &list);
+        if (s->ntarget > 1) {
+            qr_val inner = list;
+            for (size_t i = 1; i < s->ntarget; i++)
+                inner = flow_field(fr->a, inner, s->target[i].s, s->target[i].n);
+            if (!qr_is_nil(inner) && !is_list(inner))
+                return flow_fail(fr, s->pos.line, "push needs a list, and '%.*s' holds %s",
+                                 (int)s->target[s->ntarget - 1].n, s->target[s->ntarget - 1].s,
+                                 type_of(inner));
+            qr_val nl = qr_vec_conj(fr->a, qr_is_nil(inner) ? qr_vec_empty(QR_T_VEC) : inner, v);
+            list = assoc_path(fr->a, list, s->target + 1, s->ntarget - 1, nl);
+        } else {
+            if (!qr_is_nil(list) && !is_list(list))
+                return flow_fail(fr, s->pos.line, "push needs a list, and '%.*s' holds %s",
+                                 (int)s->target[0].n, s->target[0].s, type_of(list));
+            if (list.t == QR_T_LIST)
+                list = qr_vec_from(fr->a, QR_T_VEC, qr_vec_items(list), qr_vec_len(list));
+            list = qr_vec_conj(fr->a, qr_is_nil(list) ? qr_vec_empty(QR_T_VEC) : list, v);
+        }
+        flow_var_set(fr, s->target[0].s, s->target[0].n, list);
+        return QR_OK;
+    }
+    case QR_FS_FOR: {
+        qr_val list;
+        if ((rc = eval(fr, s->e, &list)))
+            return rc;
+        if (qr_is_nil(list))
+            return QR_OK;
+        if (list.t == QR_T_MAP) {
+            qr_vecb vb;
+            qr_vecb_init(&vb, fr->a, qr_map_len(list));
+            for (size_t i = 0; i < qr_map_len(list); i++)
+                qr_vecb_push(&vb, qr_map_key_at(list, i));
+            list = qr_vecb_finish(&vb, QR_T_VEC);
+        }
+        if (!is_list(list))
+            return flow_fail(fr, s->pos.line, "for needs a list, got %s", type_of(list));
+        for (size_t i = 0; i < qr_vec_len(list); i++) {
+            flow_var_set(fr, s->target[0].s, s->target[0].n, qr_vec_at(list, i));
+            if ((rc = exec_block(fr, s->body, s->nbody)) || fr->returned)
+                return rc;
+        }
+        return QR_OK;
+    }
+    case QR_FS_IF:
+        if ((rc = eval(fr, s->e, &v)))
+            return rc;
+        return truthy(v) ? exec_block(fr, s->body, s->nbody)
+                         : exec_block(fr, s->orelse, s->norelse);
+    case QR_FS_PARALLEL: return parallel(fr, s);
+    case QR_FS_RETURN:
+        v = qr_nil();
+        if (s->e && (rc = eval(fr, s->e, &v)))
+            return rc;
+        fr->returned = true;
+        fr->ret = v;
+        return QR_OK;
+    case QR_FS_LOG: {
+        if ((rc = eval(fr, s->e, &v)))
+            return rc;
+        qr_buf b;
+        qr_buf_init(&b);
+        flow_stringify(&b, v);
+        flow_run *r = fr->run;
+        pthread_mutex_lock(&r->lock);
+        if (r->o->log)
+            r->o->log(r->o->log_ud, b.p ? b.p : "");
+        pthread_mutex_unlock(&r->lock);
+        qr_buf t;
+        qr_buf_init(&t);
+        qr_buf_printf(&t, "{\"event\":\"log\",\"line\":%u,\"value\":", s->pos.line);
+        qr_buf_json_string(&t, b.p ? b.p : "", b.len);
+        qr_buf_putc(&t, '}');
+        flow_trace(r, &t);
+        qr_buf_release(&t);
+        qr_buf_release(&b);
+        return QR_OK;
+    }
+    }
+    return QR_OK;
+}
+
+static int exec_block(flow_frame *fr, qr_flow_stmt **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = exec(fr, v[i]);
+        if (rc || fr->returned)
+            return rc;
+        if (fr->a->exhausted)
+            return flow_fail(fr, v[i]->pos.line, "out of memory (the run's arena is full)");
+    }
+    return QR_OK;
+}
+
+int flow_run_flow(flow_frame *fr, const qr_flow_decl *flow, qr_val *out)
+{
+    flow_run *r = fr->run;
+    qr_buf t;
+    qr_buf_init(&t);
+    qr_buf_puts(&t, "{\"event\":\"flow\",\"name\":");
+    qr_buf_json_string(&t, flow->name.s, flow->name.n);
+    qr_buf_putc(&t, '}');
+    flow_trace(r, &t);
+    qr_buf_release(&t);
+    bool saved = fr->returned;
+    qr_val saved_ret = fr->ret;
+    fr->returned = false;
+    fr->ret = qr_nil();
+    int rc = exec_block(fr, flow->stmts, flow->nstmts);
+    *out = fr->ret;
+    fr->returned = saved;
+    fr->ret = saved_ret;
+    return rc;
+}
+
+/* ---- parallel do ---- */
+typedef struct worker_job {
+    flow_frame *parent;
+    const qr_flow_stmt *const *stmts;
+    size_t n;
+    flow_frame *frames; /* one per statement */
+    qr_arena *arenas;
+    int *rcs;
+    _Atomic size_t next;
+} worker_job;
+
+static void *worker(void *arg)
+{
+    worker_job *j = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->n)
+            break;
+        flow_frame *w = &j->frames[i];
+        j->rcs[i] = exec(w, j->stmts[i]);
+    }
+    return NULL;
+}
+
+static int parallel(flow_frame *fr, const qr_flow_stmt *s)
+{
+    size_t n = s->nbody;
+    if (!n)
+        return QR_OK;
+    flow_run *r = fr->run;
+    worker_job j;
+    memset(&j, 0, sizeof j);
+    j.parent = fr;
+    j.stmts = (const qr_flow_stmt *const *)s->body;
+    j.n = n;
+    j.frames = calloc(n, sizeof *j.frames);
+    j.arenas = calloc(n, sizeof *j.arenas);
+    j.rcs = calloc(n, sizeof *j.rcs);
+    size_t nthreads = r->b.workers ? r->b.workers : 4;
+    if (nthreads > n)
+        nthreads = n;
+    pthread_t *th = calloc(nthreads, sizeof *th);
+    if (!j.frames || !j.arenas || !j.rcs || !th) {
+        free(j.frames), free(j.arenas), free(j.rcs), free(th);
+        return flow_fail(fr, s->pos.line, "out of memory");
+    }
+    if (!r->curl_ready && r->o->llm) {
+        /* workers make their own model clients; the first client of the process loads
+         * and initializes libcurl, which must not happen on two threads at once */
+        qr_llm_free(qr_llm_new(r->o->llm));
+        r->curl_ready = true;
+    }
+    for (size_t i = 0; i < n; i++) {
+        qr_arena_init(&j.arenas[i], FLOW_ARENA_CAP);
+        flow_frame *w = &j.frames[i];
+        w->run = r;
+        w->a = &j.arenas[i];
+        w->parent = fr;
+        w->depth = fr->depth + 1;
+        qr_buf_init(&w->err);
+    }
+    atomic_store(&j.next, 0);
+    size_t started = 0;
+    for (size_t t = 0; t < nthreads; t++) {
+        if (pthread_create(&th[t], NULL, worker, &j) != 0)
+            break;
+        started++;
+    }
+    if (!started)
+        worker(&j); /* no threads to be had: run them here, one after the other */
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    free(th);
+    /* all errors, or every worker's variables in statement order */
+    int rc = QR_OK;
+    qr_buf errs;
+    qr_buf_init(&errs);
+    size_t nerr = 0;
+    for (size_t i = 0; i < n; i++)
+        if (j.rcs[i]) {
+            if (nerr++)
+                qr_buf_puts(&errs, "; ");
+            qr_buf_append(&errs, j.frames[i].err.p ? j.frames[i].err.p : "failed",
+                          j.frames[i].err.p ? j.frames[i].err.len : 6);
+            if (j.rcs[i] == QR_ELIMIT || rc != QR_ELIMIT)
+                rc = j.rcs[i];
+        }
+    if (nerr) {
+        flow_fail(fr, s->pos.line, "parallel block failed (%zu of %zu statements): %s", nerr, n,
+                  errs.p);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            flow_vars *t = &j.frames[i].vars;
+            /* the order within one statement does not matter: the values are final */
+            for (size_t k = 0; k < t->cap; k++)
+                if (t->v[k].name && t->v[k].written)
+                    flow_var_set(fr, t->v[k].name, t->v[k].n, flow_copy(fr->a, t->v[k].v));
+        }
+    }
+    qr_buf_release(&errs);
+    for (size_t i = 0; i < n; i++) {
+        flow_frame_release(&j.frames[i]);
+        qr_arena_release(&j.arenas[i]);
+    }
+    free(j.frames);
+    free(j.arenas);
+    free(j.rcs);
+    return rc;
+}
+
+/* ---- the entry point ---- */
+static const qr_flow_decl *only(const qr_flow_file *f, qr_flow_decl_kind k, size_t *count)
+{
+    const qr_flow_decl *d = NULL;
+    *count = 0;
+    for (size_t i = 0; i < f->ndecls; i++)
+        if (f->decls[i]->kind == k) {
+            d = f->decls[i];
+            (*count)++;
+        }
+    return *count == 1 ? d : NULL;
+}
+
+void qr_flow_result_clear(qr_flow_result *r)
+{
+    free(r->value);
+    memset(r, 0, sizeof *r);
+}
+
+int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result *out)
+{
+    memset(out, 0, sizeof *out);
+    flow_run r;
+    memset(&r, 0, sizeof r);
+    r.f = f;
+    r.o = o;
+    r.b = o->budget;
+    if (!r.b.max_turns)
+        r.b.max_turns = 8;
+    if (!r.b.workers)
+        r.b.workers = 4;
+    r.t0 = flow_now_ms();
+    pthread_mutex_init(&r.lock, NULL);
+    qr_arena a;
+    qr_arena_init(&a, FLOW_ARENA_CAP);
+    flow_frame fr;
+    memset(&fr, 0, sizeof fr);
+    fr.run = &r;
+    fr.a = &a;
+    qr_buf_init(&fr.err);
+    flow_var_set(&fr, "input_prompt", 12, qr_str_new(&a, o->input ? o->input : "",
+                                                      o->input ? o->inputn : 0));
+    /* the entry point */
+    const qr_flow_decl *entry = NULL;
+    size_t count = 0;
+    int rc = QR_OK;
+    if (o->flow) {
+        entry = qr_flow_find(f, QR_FD_FLOW, o->flow, strlen(o->flow));
+        if (!entry)
+            entry = qr_flow_find(f, QR_FD_AGENT, o->flow, strlen(o->flow));
+        if (!entry)
+            rc = flow_fail(&fr, 0, "no flow or agent named '%s' in the file", o->flow);
+    } else {
+        entry = qr_flow_find(f, QR_FD_FLOW, "main", 4);
+        if (!entry)
+            entry = only(f, QR_FD_FLOW, &count);
+        if (!entry && !count)
+            entry = qr_flow_find(f, QR_FD_AGENT, "main", 4);
+        size_t agents = 0;
+        if (!entry && !count)
+            entry = only(f, QR_FD_AGENT, &agents);
+        if (!entry)
+            rc = flow_fail(&fr, 0, count > 1 ? "several flows and none called 'main': name one "
+                                               "with --flow"
+                                             : agents > 1 ? "no flow, and several agents none "
+                                                            "called 'main': name one with --flow"
+                                                          : "the file has no flow and no agent "
+                                                            "to run");
+    }
+    qr_val result = qr_nil();
+    if (!rc) {
+        if (entry->kind == QR_FD_FLOW)
+            rc = flow_run_flow(&fr, entry, &result);
+        else
+            rc = flow_run_agent(&fr, entry, NULL, o->input ? o->input : "",
+                                o->input ? o->inputn : 0, entry->pos.line, &result);
+    }
+    if (!rc && a.exhausted)
+        rc = flow_fail(&fr, 0, "out of memory (the run's arena is full)");
+    out->calls = r.calls;
+    out->tokens_in = r.tokens_in;
+    out->tokens_out = r.tokens_out;
+    qr_buf t;
+    qr_buf_init(&t);
+    if (rc) {
+        snprintf(out->error, sizeof out->error, "%s", fr.err.p ? fr.err.p : "the run failed");
+        qr_utf8_clean(out->error, sizeof out->error);
+        qr_buf_puts(&t, "{\"event\":\"error\",\"message\":");
+        qr_buf_json_string(&t, out->error, strlen(out->error));
+    } else {
+        qr_buf v;
+        qr_buf_init(&v);
+        flow_stringify(&v, result);
+        out->value = qr_buf_detach(&v, &out->len);
+        if (!out->value)
+            out->value = calloc(1, 1);
+        qr_buf_puts(&t, "{\"event\":\"done\",\"value\":");
+        qr_buf_json_string(&t, out->value ? out->value : "", out->len);
+    }
+    qr_buf_printf(&t, ",\"calls\":%u,\"tokens\":{\"input\":%llu,\"output\":%llu}}", r.calls,
+                  (unsigned long long)r.tokens_in, (unsigned long long)r.tokens_out);
+    flow_trace(&r, &t);
+    qr_buf_release(&t);
+    flow_frame_release(&fr);
+    for (size_t i = 0; i < r.nmcp; i++)
+        flow_mcp_stop(r.mcp[i]);
+    free(r.mcp);
+    free(r.mcp_decl);
+    qr_arena_release(&a);
+    pthread_mutex_destroy(&r.lock);
+    if (rc == QR_ENOMEM || rc == QR_ELIMIT)
+        return rc;
+    return rc ? QR_ERUNTIME : QR_OK;
+}

@@ -363,7 +363,7 @@ static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store
                       question);
         return QR_EINVAL;
     }
-    qr_llm_message msgs[3] = {{"user", question, strlen(question)}, {0}, {0}};
+    qr_llm_message msgs[3] = {{.role = "user", .content = question, .len = strlen(question)}};
     qr_llm_request req = {.system = prompt, .system_len = sizeof prompt - 1, .messages = msgs,
                           .nmessages = 1};
     qr_buf why;
@@ -400,10 +400,10 @@ static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store
             break;
         }
         /* one repair: the reply and the structured error go back */
-        msgs[1] = (qr_llm_message){"assistant", reply, strlen(reply)};
+        msgs[1] = (qr_llm_message){.role = "assistant", .content = reply, .len = strlen(reply)};
         snprintf(repair, sizeof repair,
                  "That query failed: %s. Reply with a corrected query only.", why.p ? why.p : "");
-        msgs[2] = (qr_llm_message){"user", repair, strlen(repair)};
+        msgs[2] = (qr_llm_message){.role = "user", .content = repair, .len = strlen(repair)};
         req.nmessages = 3;
     }
     free(reply);

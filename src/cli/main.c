@@ -36,6 +36,8 @@ static const cli_cmd commands[] = {
      "the memory graph: add, get, link, query notes; run memory agents"},
     {"code", cmd_code, "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...",
      "the code graph: functions, types, macros, includes and calls, per git blob"},
+    {"dwim", cmd_dwim, "quarry dwim \"LINE\" | parse \"LINE\" | undo [--repo DIR] [--write]",
+     "run one terse intent (skeleton, expand, read, grep, fix, validate, any tool)"},
     {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

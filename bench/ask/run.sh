@@ -92,7 +92,7 @@ json.dump({"responses": [{"text": open(a).read()} for a in sys.argv[2:]]}, open(
 EOF
 }
 R="$here/replies"
-printf '%-8s %-58s %5s %12s %12s %10s %10s\n' tier question calls "prefix B" "variable B" "reply B" "~tokens"
+printf '%-8s %-50s %5s %10s %10s %9s %9s %8s\n' tier question calls "system B" "messages B" "cacheable" "reply B" "~tokens"
 scenario() { # scenario TIER QUESTION REPLY...
   local tier=$1 q=$2; shift 2
   script "$TMP/s.json" "$@"
@@ -101,19 +101,28 @@ scenario() { # scenario TIER QUESTION REPLY...
     { echo "run.sh: ask failed: $(cat "$TMP/err")" >&2; exit 1; }
   unserve
   python3 - "$TMP/log.jsonl" "$tier" "$q" "$@" <<'EOF'
-import json, sys
+import json, os, sys
 L = [json.loads(l) for l in open(sys.argv[1])]
 prefix = sum(len(r["body"]["messages"][0]["content"]) for r in L)
 var = sum(len(m["content"]) for r in L for m in r["body"]["messages"][1:])
 reply = sum(len(open(f).read()) for f in sys.argv[4:])
-print("%-8s %-58s %5d %12d %12d %10d %10s" % (sys.argv[2], sys.argv[3][:58], len(L), prefix, var, reply,
-      "~%d" % ((prefix + var + reply) // 4)))
+# what a prefix cache can serve: for each request, the longest prefix of its prompt that
+# an earlier request of the same question sent (system text, then the messages)
+texts = ["\x00".join(m["content"] for m in r["body"]["messages"]) for r in L]
+def lcp(a, b):
+    return len(os.path.commonprefix([a, b]))
+cached = sum(max([lcp(t, texts[j]) for j in range(i)] or [0]) for i, t in enumerate(texts))
+total = sum(len(t) for t in texts)
+print("%-8s %-50s %5d %10d %10d %8.0f%% %9d %8s" % (sys.argv[2], sys.argv[3][:50], len(L), prefix, var,
+      100.0 * cached / total if total else 0, reply, "~%d" % ((prefix + var + reply) // 4)))
 EOF
 }
 scenario "2 query" "show me the commits of the past week ordered by size" "$R/arch_query.txt"
 scenario "3 intent" "rank last week's commits by a risk score" "$R/arch_intent.txt" "$R/compiler.txt"
 scenario "4 plan" "interesting commits from the most active contributor last week" \
   "$R/plan.txt" "$R/fetch1.txt" "$R/eval1.txt" "$R/fetch2.txt" "$R/eval2.txt"
-echo "(prefix B: the stable system prompts, byte-identical per agent, which providers cache"
-echo " after the first call; variable B: the question, plan, resolved values and data"
-echo " samples; ~tokens: all bytes / 4, a rough estimate, not a tokenizer count)"
+echo "(system B: the system prompts, whose first block is byte-identical for every agent;"
+echo " messages B: today's date, the question, plan, resolved values and data samples;"
+echo " cacheable: the share of all prompt bytes that an earlier call of the same question"
+echo " sent as the same prefix, what a provider's prefix cache can serve; ~tokens: all"
+echo " bytes / 4, a rough estimate, not a tokenizer count)"

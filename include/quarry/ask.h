@@ -51,6 +51,15 @@ typedef struct qr_ask_opts {
      * tool calls with durations, errors. NULL: none. Never holds the API key. */
     void (*trace)(void *ud, const char *json, size_t len);
     void *trace_ud;
+    /* the repository's first and last commit times (epoch seconds), asked for once,
+     * before the first model call, for the TODAY lines of the prompts; NULL or a
+     * failing call (QR_OK not returned): not stated */
+    int (*repo_span)(void *ud, int64_t *first, int64_t *last);
+    void *repo_span_ud;
+    /* the repository's authors, for the router (qr_router_opts.author); NULL: names
+     * only after a marker */
+    bool (*author)(void *ud, const char *name, char *out, size_t cap);
+    void *author_ud;
 } qr_ask_opts;
 
 void qr_ask_opts_init(qr_ask_opts *o, const char *question, qr_tools *tools, qr_llm *llm);
@@ -84,9 +93,17 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out);
 void qr_ask_result_clear(qr_ask_result *r);
 
 /* ---- pieces, exposed for tests ---- */
-/* The stable prompt prefix of an agent ("architect", "compiler", "fetcher", "evaluator"),
- * generated from the registry and the DSL op table. Appended to out. */
-int qr_ask_prompt_prefix(const qr_tools *tools, const char *agent, qr_buf *out);
+/* The stable system prompt of an agent ("architect", "compiler", "fetcher", "evaluator"),
+ * generated from the registry and the DSL op table, appended to out: a block shared
+ * byte for byte by every agent (*shared_len bytes, when shared_len is not NULL), then the
+ * agent's role. QR_EINVAL for an unknown agent. */
+int qr_ask_prompt_prefix(const qr_tools *tools, const char *agent, qr_buf *out,
+                         size_t *shared_len);
+/* The lines that start every call's user message: today's date and weekday, the time,
+ * the time zone (UTC offset in minutes), and the repository's first and last commit
+ * dates when both are known (non-zero). */
+void qr_ask_prompt_today(int64_t now, int tz_offset_min, int64_t first, int64_t last,
+                         qr_buf *out);
 /* Finds the data in a model's reply: the first fenced block (```edn, ```clojure, ```json,
  * ```lisp or bare ```), else the whole text; an outer (return X) is unwrapped. Reads it
  * as JSON (*json set) or EDN into `a`. QR_EINVAL with a message in err when nothing

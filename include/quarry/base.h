@@ -148,6 +148,16 @@ size_t qr_edit_distance(const char *a, size_t an, const char *b, size_t bn, int 
  * Returns QR_OK, QR_EIO (errno preserved) or QR_ENOMEM. max bounds the size (0 = none;
  * a larger file yields QR_EINVAL). */
 int qr_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Reads a settings file (configuration, agent, template) only when path itself names a
+ * regular file: opened with O_NOFOLLOW|O_NONBLOCK (a symbolic link as the last component
+ * is refused, a FIFO or device never blocks the open), then fstat must say regular file.
+ * Returns QR_OK; QR_EIO with errno ENOENT or ENOTDIR (missing), ELOOP (a symbolic link),
+ * ENXIO (not a regular file) or another read error, and *why (when not NULL) a short
+ * phrase for the message ("is a symbolic link, which is not followed", "is not a regular
+ * file", or strerror); QR_EINVAL when larger than max (0: no bound); QR_ENOMEM. Callers
+ * quote the path and *why, never the file's bytes. */
+int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
+                         const char **why);
 /* Replaces path with data[0..n) whole: written to a fresh temporary file beside it
  * (mkstemp, permissions `mode`), then renamed over it, so readers see the old file or the
  * new one. Returns QR_OK, QR_EIO (errno preserved; nothing left behind) or QR_ENOMEM. */

@@ -23,6 +23,21 @@ const char *qr_git_dir(const qr_git *g);
 /* The working directory, or NULL when bare. */
 const char *qr_git_workdir(const qr_git *g);
 
+/* The committer times (epoch seconds) of the oldest and the newest commit reachable from
+ * HEAD. QR_EINVAL when HEAD has no commits. */
+int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err);
+
+/* The authors of the commits reachable from HEAD, after .mailmap: one entry per email,
+ * in the order first met (newest commits first), with the number of their commits.
+ * *out is malloc'd (free it with qr_git_people_free). QR_EINVAL when HEAD has no commits,
+ * QR_ENOMEM. */
+typedef struct qr_git_person {
+    char *name, *email;
+    size_t commits;
+} qr_git_person;
+int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err);
+void qr_git_people_free(qr_git_person *v, size_t n);
+
 /* One file changed by a commit, against its first parent (or the empty tree). */
 typedef struct qr_file_stat {
     const char *path;  /* as git prints it with core.quotePath=false */

@@ -31,6 +31,10 @@ typedef struct qr_host {
     qr_git_ctx git;    /* the repository and its statistics index */
     qr_memory_ctx mem; /* the memory store (memory_path from $QUARRY_MEMORY) */
     qr_code_ctx code;  /* the code index and the last graph assembled */
+    /* the repository's authors, read on the first qr_host_author call */
+    qr_git_person *people;
+    size_t npeople;
+    bool people_loaded;
 } qr_host;
 
 /* A host for repo_dir (NULL: the working directory), the memory store from
@@ -38,6 +42,19 @@ typedef struct qr_host {
 void qr_host_init(qr_host *h, const char *repo_dir);
 /* Closes what the sources opened; the host can be used again (they reopen). */
 void qr_host_release(qr_host *h);
+
+/* The first and last commit times of the host's repository (qr_git_span), opening it
+ * through the host's git part if need be; host is a qr_host (the shape of
+ * qr_ask_opts.repo_span). */
+int qr_host_repo_span(void *host, int64_t *first, int64_t *last);
+
+/* Whether `name` (lowercase; one word, or a first and a last name) is one author of the
+ * host's repository: a whole name, one part of a name, or an email's local part (or a
+ * part of it), compared without case. True with what the tools should search for in out:
+ * the author's email, or their name when the matches are one person under several
+ * emails. False when nobody or several people match. The shape of
+ * qr_router_opts.author; host is a qr_host. */
+bool qr_host_author(void *host, const char *name, char *out, size_t cap);
 
 /* The product registry: every built-in tool, each registered at the offset of its
  * source's part of a qr_host, so its context must be a qr_host (qr_tools_set_ctx). Free

@@ -93,6 +93,9 @@ typedef struct qr_llm_request {
     const qr_llm_message *messages; /* at least one; the first is "user" */
     size_t nmessages;
     uint32_t max_tokens; /* 0: the config's */
+    /* the first shared_len bytes of system are shared with other requests (other
+     * agents): Anthropic gets a cache breakpoint after them too. 0: none */
+    size_t shared_len;
 } qr_llm_request;
 
 typedef struct qr_llm_response {

@@ -42,6 +42,9 @@ typedef struct qr_mcp_config {
     const char *repo_dir;
     /* compute git statistics without the statistics index */
     bool no_index;
+    /* the memory store the memory tools use (NULL: $QUARRY_MEMORY); calls may name no
+     * other store */
+    const char *memory_path;
     /* largest message accepted, in bytes (larger ones are answered with an error) */
     size_t max_message;
     /* tools per tools/list page (at least 1) */

@@ -219,6 +219,26 @@ typedef struct qr_mem_counts {
 int qr_mem_import(qr_mem *m, const char *text, size_t len, qr_mem_counts *counts, qr_buf *err);
 int qr_mem_export(qr_mem *m, FILE *out, qr_mem_counts *counts, qr_buf *err);
 
+/* ---- salvage of a damaged store ----
+ * Copies every row that can still be read from the store file at path (opened read-only,
+ * never written) into dst (normally a new, empty store), each row through the store's own
+ * checks in one transaction of dst: nodes with their tags, links between salvaged nodes,
+ * visits of salvaged nodes. What was copied and what was lost is counted in *rep. Returns
+ * QR_OK (even when little could be read: see rep), QR_EIO when path cannot be opened at
+ * all or dst fails (dst then holds nothing of it), QR_ENOMEM. */
+typedef struct qr_mem_salvage_report {
+    int64_t nodes, edges, visits;      /* copied */
+    int64_t node_rows_lost;            /* node ids that could not be read */
+    int64_t nodes_dropped;             /* read but refused (damaged values, a repeated key) */
+    int64_t nodes_without_tags;        /* copied, but their tags could not be read */
+    int64_t tags_dropped;              /* tags read but not text */
+    int64_t nodes_without_edges;       /* copied, but their links could not all be read */
+    int64_t edges_dropped;             /* read but refused, or to a node that was lost */
+    int64_t visit_rows_lost, visits_dropped;
+    bool schema_unreadable; /* the file's schema could not be read: nothing is reachable */
+} qr_mem_salvage_report;
+int qr_mem_salvage(const char *path, qr_mem *dst, qr_mem_salvage_report *rep, qr_buf *err);
+
 /* ---- the snapshot ----
  * Every live node, in a dense index 0..n-1 ordered by store id (that is, creation order),
  * with the fields the pipeline filters and sorts on in parallel arrays, the undirected

@@ -152,6 +152,11 @@ extern const struct qr_tool *const qr_memory_tools[];
 typedef struct qr_memory_ctx {
     /* the store a call that names none uses ($QUARRY_MEMORY, --store), or NULL */
     const char *memory_path;
+    /* a call may name any store file in its `store` argument: only for a person at the
+     * terminal (`quarry tool`). Off (the default) for programs (Lisp, queries, MCP,
+     * agents): a call may then name only memory_path, and any other name is refused with
+     * one fixed message, whatever the file is or whether it exists */
+    bool any_store;
     qr_mem *mem;                       /* opened on first use (path: qr_mem_path) */
     qr_pipeline_cache *pipeline_cache; /* embedding and communities of mem's graph */
 } qr_memory_ctx;

@@ -26,7 +26,24 @@ typedef struct qr_route {
                       "commits by alice since \"1 week ago\"" */
 } qr_route;
 
-/* True, with out filled in, when a rule recognises the question (UTF-8, any case). */
+/* What the router may know of the repository and the time. */
+typedef struct qr_router_opts {
+    /* now (epoch seconds) and the UTC offset in force (minutes), for calendar windows
+     * ("in october", "since monday", "Q3"); now 0: qr_clock_now() and its offset */
+    int64_t now;
+    int tz_offset_min;
+    /* The repository's authors: true when `name` (one word or two, lowercase, as asked)
+     * names exactly one author, with what the tools should search for written to out
+     * (their email). NULL: names are read only after a marker ("by bob", "bob's"). */
+    bool (*author)(void *ud, const char *name, char *out, size_t cap);
+    void *author_ud;
+} qr_router_opts;
+
+/* True, with out filled in, when a rule recognises the question (UTF-8, any case).
+ * opts may be NULL (the clock, no author list). */
+bool qr_router_match_opts(const char *question, size_t len, const qr_router_opts *opts,
+                          qr_route *out);
+/* qr_router_match_opts with no options. */
 bool qr_router_match(const char *question, size_t len, qr_route *out);
 void qr_route_clear(qr_route *r);
 /* The rules, in the order they are tried: name, summary and one example question each. */

@@ -33,4 +33,12 @@
 
 int qr_toml_read(qr_arena *a, const char *src, size_t n, qr_val *out, qr_read_error *err);
 
+/* Flags of qr_toml_read_ex. QR_TOML_NO_TEXT: error messages give the position and what
+ * was expected but quote no text of the document (no key, value or letter; ASCII
+ * punctuation such as ':' is still named), for files whose errors a model or a log may
+ * see and whose content is not the reader's to show. */
+enum { QR_TOML_NO_TEXT = 1 };
+int qr_toml_read_ex(qr_arena *a, const char *src, size_t n, int flags, qr_val *out,
+                    qr_read_error *err);
+
 #endif

@@ -18,6 +18,7 @@
  */
 #include "ask_int.h"
 
+#include "quarry/date.h"
 #include "quarry/query.h"
 #include "quarry/router.h"
 
@@ -41,6 +42,7 @@ typedef struct ask_run {
     uint32_t max_calls;
     double t0;
     size_t calls_cap;
+    qr_buf today; /* the TODAY lines every user message starts with (made once) */
 } ask_run;
 
 static double now_ms(void)
@@ -210,7 +212,8 @@ static int run_query(ask_run *R, qr_val query, bool json, qr_val context, qr_val
 typedef int (*reply_check)(ask_run *R, void *ctx, const char *text, size_t n, qr_buf *err);
 
 static int call_model(ask_run *R, const char *agent, bool repair, const qr_buf *prefix,
-                      const qr_llm_message *msgs, size_t nmsgs, qr_llm_response *resp)
+                      size_t shared_len, const qr_llm_message *msgs, size_t nmsgs,
+                      qr_llm_response *resp)
 {
     if (R->r->ncalls == R->calls_cap) {
         size_t cap = R->calls_cap ? 2 * R->calls_cap : 8;
@@ -222,6 +225,7 @@ static int call_model(ask_run *R, const char *agent, bool repair, const qr_buf *
     }
     qr_llm_request req = {.system = prefix->p,
                           .system_len = prefix->len,
+                          .shared_len = shared_len,
                           .messages = msgs,
                           .nmessages = nmsgs};
     if (tracing(R)) {
@@ -277,11 +281,24 @@ static int call_model(ask_run *R, const char *agent, bool repair, const qr_buf *
 static int converse(ask_run *R, const char *agent, const char *user, size_t user_len,
                     reply_check check, void *ctx)
 {
-    qr_buf prefix, err;
+    qr_buf prefix, err, first_msg;
     qr_buf_init(&prefix);
     qr_buf_init(&err);
-    int rc = qr_ask_prompt_prefix(R->o->tools, agent, &prefix);
-    qr_llm_message msgs[3] = {{"user", user, user_len}, {"assistant", NULL, 0}, {"user", NULL, 0}};
+    qr_buf_init(&first_msg);
+    size_t shared_len = 0;
+    int rc = qr_ask_prompt_prefix(R->o->tools, agent, &prefix, &shared_len);
+    if (!R->today.len) {
+        int64_t first = 0, last = 0;
+        if (!R->o->repo_span || R->o->repo_span(R->o->repo_span_ud, &first, &last) != QR_OK)
+            first = last = 0;
+        int64_t now = qr_clock_now();
+        qr_ask_prompt_today(now, qr_clock_offset_at(now), first, last, &R->today);
+    }
+    qr_buf_append(&first_msg, R->today.p, R->today.len);
+    qr_buf_putc(&first_msg, '\n');
+    qr_buf_append(&first_msg, user, user_len);
+    qr_llm_message msgs[3] = {
+        {"user", first_msg.p, first_msg.len}, {"assistant", NULL, 0}, {"user", NULL, 0}};
     qr_llm_response first = {0}, second = {0};
     qr_buf repair;
     qr_buf_init(&repair);
@@ -295,7 +312,7 @@ static int converse(ask_run *R, const char *agent, const char *user, size_t user
             goto done;
         }
         qr_llm_response *resp = turn ? &second : &first;
-        rc = call_model(R, agent, turn == 1, &prefix, msgs, turn ? 3 : 1, resp);
+        rc = call_model(R, agent, turn == 1, &prefix, shared_len, msgs, turn ? 3 : 1, resp);
         if (rc != QR_OK) {
             set_error(R, "the %s's model call failed: %s", agent, resp->error);
             if (rc != QR_ENOMEM)
@@ -342,6 +359,7 @@ done:
     qr_buf_release(&repair);
     qr_buf_release(&err);
     qr_buf_release(&prefix);
+    qr_buf_release(&first_msg);
     return rc;
 }
 
@@ -545,7 +563,28 @@ static int check_evaluator(ask_run *R, void *vctx, const char *text, size_t n, q
     return QR_OK;
 }
 
-static int run_plan(ask_run *R, qr_val steps)
+/* The answer of a plan whose Fetcher repeated itself: the records it fetched (its first
+ * binding that holds a list), said to be what they are. */
+static qr_val repeated_answer(ask_run *R, qr_val data)
+{
+    qr_val rows = qr_vec_empty(QR_T_VEC);
+    for (size_t k = 0; data.t == QR_T_MAP && k < qr_map_len(data); k++)
+        if (qr_is_seqcoll(qr_map_val_at(data, k))) {
+            rows = qr_map_val_at(data, k);
+            break;
+        }
+    qr_mapb b;
+    qr_mapb_init(&b, R->a, 2);
+    qr_mapb_put(&b, qr_kw_cstr(R->a, "findings"), rows);
+    qr_mapb_put(&b, qr_kw_cstr(R->a, "summary"),
+                qr_str_cstr(R->a, "the plan stopped early: asked for more data, the Fetcher "
+                                  "repeated its last query; these are the records it got"));
+    return qr_mapb_finish(&b, QR_T_MAP);
+}
+
+/* The plan loop; *last_fetch keeps the Fetcher's last query (normalized EDN; the caller
+ * frees it). */
+static int plan_loop(ask_run *R, qr_val steps, char **last_fetch)
 {
     R->r->tier = 4;
     qr_val resolved = qr_map_empty(), hints = qr_nil();
@@ -571,6 +610,22 @@ static int run_plan(ask_run *R, qr_val steps)
         qr_buf_release(&u);
         if (rc != QR_OK)
             return rc;
+        /* asked to fetch again, the Fetcher wrote the query it wrote last time: asking
+         * again would spend the budget on the same data, so the plan ends with it */
+        bool repeated = hints.t != QR_T_NIL && *last_fetch && R->r->query &&
+                        !strcmp(*last_fetch, R->r->query);
+        free(*last_fetch);
+        *last_fetch = R->r->query ? dup_n(R->r->query, strlen(R->r->query)) : NULL;
+        if (repeated) {
+            R->r->answer = repeated_answer(R, c.data);
+            if (tracing(R)) {
+                qr_buf b;
+                trace_begin(R, &b, "repeated_fetch");
+                qr_buf_printf(&b, ",\"step\":%zu", i + 1);
+                trace_end(R, &b);
+            }
+            return QR_OK;
+        }
         qr_buf_init(&u);
         step_context(R, &u, steps, i, resolved);
         qr_buf_puts(&u, "\nDATA the Fetcher got (use these names with :on):\n");
@@ -647,6 +702,14 @@ static int run_plan(ask_run *R, qr_val steps)
     return QR_OK;
 }
 
+static int run_plan(ask_run *R, qr_val steps)
+{
+    char *last_fetch = NULL;
+    int rc = plan_loop(R, steps, &last_fetch);
+    free(last_fetch);
+    return rc;
+}
+
 /* ---- entry ---- */
 
 void qr_ask_opts_init(qr_ask_opts *o, const char *question, qr_tools *tools, qr_llm *llm)
@@ -673,7 +736,8 @@ static int tier1(ask_run *R, bool *answered)
 {
     qr_route route = {0};
     *answered = false;
-    if (!qr_router_match(R->o->question, strlen(R->o->question), &route))
+    qr_router_opts ro = {.author = R->o->author, .author_ud = R->o->author_ud};
+    if (!qr_router_match_opts(R->o->question, strlen(R->o->question), &ro, &route))
         return QR_OK;
     R->r->tier = 1;
     R->r->rule = route.rule ? dup_n(route.rule, strlen(route.rule)) : NULL;
@@ -797,6 +861,7 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
         rc = run_plan(&R, ac.payload);
     }
 done:
+    qr_buf_release(&R.today);
     out->ms = now_ms() - R.t0;
     if (tracing(&R)) {
         qr_buf b;

@@ -649,7 +649,7 @@ static int parse_doc(load_ctx *c, qr_mem_agent *ag, qr_arena *a, int flags)
         return fail_at(c, 1, "the agent file is not UTF-8 text");
     qr_val doc;
     qr_read_error rerr;
-    int rc = qr_toml_read(a, c->text, c->len, &doc, &rerr);
+    int rc = qr_toml_read_ex(a, c->text, c->len, QR_TOML_NO_TEXT, &doc, &rerr);
     if (rc == QR_ENOMEM)
         return rc;
     if (rc != QR_OK)
@@ -790,15 +790,22 @@ int qr_mem_agent_load(qr_mem_agent **out, const char *path, qr_buf *err)
              (int)(bl - 5 < QR_MEM_WORD_MAX + 2 ? bl - 5 : QR_MEM_WORD_MAX + 2), base);
     char *text = NULL;
     size_t len = 0;
-    int rc = qr_read_file(path, QR_MEM_AGENT_FILE_MAX, &text, &len);
+    const char *why = NULL;
+    int rc = qr_read_regular_file(path, QR_MEM_AGENT_FILE_MAX, &text, &len, &why);
     if (rc != QR_OK) {
         if (err) {
             qr_buf_reset(err);
             if (rc == QR_EINVAL)
                 qr_buf_printf(err, "%s: the agent file is larger than %u bytes", path,
                               QR_MEM_AGENT_FILE_MAX);
+            else if (rc == QR_EIO && (errno == ELOOP || errno == ENXIO))
+                qr_buf_printf(err,
+                              "%s: the agent file %s; agent files are read only when they "
+                              "are regular files in the agent directory",
+                              path, why);
             else
-                qr_buf_printf(err, "%s: cannot read the agent file: %s", path, strerror(errno));
+                qr_buf_printf(err, "%s: cannot read the agent file: %s", path,
+                              why ? why : strerror(errno));
         }
         return rc == QR_EINVAL ? QR_EINVAL : rc == QR_ENOMEM ? QR_ENOMEM : QR_EIO;
     }

@@ -197,13 +197,15 @@ static int read_state(const char *path, qr_arena *a, qr_val *agents, qr_buf *err
     *agents = qr_map_empty();
     char *text = NULL;
     size_t len = 0;
-    int rc = qr_read_file(path, 16u << 20, &text, &len);
+    const char *why = NULL;
+    /* quarry writes it (temporary file, rename): a FIFO or a link there was planted */
+    int rc = qr_read_regular_file(path, 16u << 20, &text, &len, &why);
     if (rc != QR_OK) {
         if (rc == QR_EIO && errno == ENOENT)
             return QR_OK;
         if (err)
             qr_buf_printf(err, "cannot read the agent state file '%s': %s", path,
-                          rc == QR_EINVAL ? "too large" : strerror(errno));
+                          rc == QR_EINVAL ? "too large" : why ? why : strerror(errno));
         return rc == QR_ENOMEM ? rc : QR_EIO;
     }
     qr_val doc;

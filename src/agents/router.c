@@ -18,6 +18,8 @@
 
 #include "quarry/date.h"
 
+#include <stdint.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,8 @@ typedef struct parser {
     size_t n;
     rt_question *q;
     bool bad; /* read something that contradicts itself (two windows, two paths) */
+    rt_today today;            /* for calendar windows ("in october", "since monday") */
+    const qr_router_opts *o;   /* the repository's authors (may be NULL) */
 } parser;
 
 /* ---- word lists ---- */
@@ -592,6 +596,268 @@ static bool year_point(const char *s)
     return strlen(s) == 10 && strcmp(s + 4, "-01-01") == 0;
 }
 
+/* ---- calendar windows: months, quarters, weekdays, weekends, days of the month ---- */
+
+/* A year said after a month or quarter ("october 2025"): 1970..2100 at token i, else 0. */
+static int year_at(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_NUM || strlen(p->t[i].s) != 4)
+        return 0;
+    int y = atoi(p->t[i].s);
+    return y >= 1970 && y <= 2100 ? y : 0;
+}
+
+static int month_tok(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_WORD || p->t[i].poss)
+        return 0;
+    return rt_month_word(p->t[i].s);
+}
+
+static int weekday_tok(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_WORD || p->t[i].poss)
+        return 0;
+    return rt_weekday_word(p->t[i].s);
+}
+
+/* "q3", or "first|second|third|fourth quarter"; *end past it. */
+static int quarter_at(const parser *p, size_t i, size_t *end)
+{
+    static const char *const ORD[] = {"first", "second", "third", "fourth", NULL};
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_WORD)
+        return 0;
+    const char *w = p->t[i].s;
+    if (w[0] == 'q' && w[1] >= '1' && w[1] <= '4' && !w[2]) {
+        *end = i + 1;
+        return w[1] - '0';
+    }
+    for (int k = 0; ORD[k]; k++)
+        if (!strcmp(w, ORD[k]) && tok_is(p, i + 1, "quarter")) {
+            *end = i + 2;
+            return k + 1;
+        }
+    return 0;
+}
+
+/* "1st", "15th", "the 2nd": a day of the month, 1..31, else 0. */
+static int ordinal_at(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_WORD)
+        return 0;
+    const char *w = p->t[i].s;
+    char *end;
+    long d = strtol(w, &end, 10);
+    if (end == w || d < 1 || d > 31)
+        return 0;
+    return (!strcmp(end, "st") || !strcmp(end, "nd") || !strcmp(end, "rd") || !strcmp(end, "th"))
+               ? (int)d
+               : 0;
+}
+
+/* "30d", "24h", "2w", "3mo", "1y": an amount of time said tersely, as the tools' "N UNIT
+ * ago" in out. */
+static bool terse_at(const parser *p, size_t i, char *out)
+{
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_WORD)
+        return false;
+    const char *w = p->t[i].s;
+    char *end;
+    long n = strtol(w, &end, 10);
+    if (end == w || n < 1 || n > 1000 || !isdigit((unsigned char)w[0]))
+        return false;
+    static const char *const UNITS[][2] = {{"h", "hour"}, {"hr", "hour"}, {"hrs", "hour"},
+                                           {"d", "day"},  {"w", "week"},  {"wk", "week"},
+                                           {"wks", "week"}, {"mo", "month"}, {"m", "month"},
+                                           {"y", "year"}, {"yr", "year"}, {"yrs", "year"}};
+    for (size_t k = 0; k < sizeof UNITS / sizeof UNITS[0]; k++)
+        if (!strcmp(end, UNITS[k][0])) {
+            ago(out, (int)n, UNITS[k][1]);
+            return true;
+        }
+    return false;
+}
+
+/* A whole-day window from since to last_day (both "YYYY-MM-DD"). */
+static void day_window(parser *p, size_t from, size_t to, const char *since, const char *last,
+                       const char *desc)
+{
+    use(p, from, to);
+    set_since(p, since);
+    set_until(p, last, true, true);
+    add_desc(p, "%s", desc, NULL);
+}
+
+static void parse_calendar(parser *p)
+{
+    static const char *const IN[] = {"in", "during", "over", "for", "throughout", "of", "within",
+                                     NULL};
+    static const char *const TO[] = {"and", "to", "until", "till", "through", "thru", "-", NULL};
+    const rt_today *t = &p->today;
+    for (size_t i = 0; i < p->n && !p->bad; i++) {
+        char a[RT_STR], b[RT_STR], desc[3 * RT_STR];
+        size_t e;
+        int m, m2, y, y2, q, wd, d;
+        if (p->t[i].used)
+            continue;
+        /* between june and august (2025); from march to may */
+        if ((tok_is(p, i, "between") || tok_is(p, i, "from")) && (m = month_tok(p, i + 1))) {
+            y = year_at(p, i + 2);
+            size_t j = i + 2 + (y != 0);
+            if (tok_in(p, j, TO) && (m2 = month_tok(p, j + 1))) {
+                y2 = year_at(p, j + 2);
+                e = j + 2 + (y2 != 0);
+                if (!y2 && y)
+                    y2 = y + (m2 < m);
+                if (!rt_span_window(t, m, y, m2, y2, a, b)) {
+                    p->bad = true;
+                    return;
+                }
+                snprintf(desc, sizeof desc, "from %s through %s", a, b);
+                day_window(p, back_over_preps(p, i), e, a, b, desc);
+                continue;
+            }
+        }
+        /* in october (2025), during march, of q3, in the third quarter of 2025 */
+        size_t at = i;
+        if (tok_in(p, i, IN))
+            at = tok_is(p, i + 1, "the") ? i + 2 : i + 1;
+        bool prep = at != i;
+        if ((m = month_tok(p, at)) && (prep || year_at(p, at + 1))) {
+            y = year_at(p, at + 1);
+            e = at + 1 + (y != 0);
+            if (!rt_month_window(t, m, y, a, b))
+                continue;
+            snprintf(desc, sizeof desc, "in %.7s", a);
+            day_window(p, i, e, a, b, desc);
+            continue;
+        }
+        if ((q = quarter_at(p, at, &e))) {
+            if (tok_is(p, e, "of") && year_at(p, e + 1))
+                e++;
+            y = year_at(p, e);
+            e += y != 0;
+            if (!rt_quarter_window(t, q, y, a, b))
+                continue;
+            snprintf(desc, sizeof desc, "in Q%d %.4s", q, a);
+            day_window(p, back_over_preps(p, i), e, a, b, desc);
+            continue;
+        }
+        /* this quarter, last quarter */
+        if ((tok_is(p, i, "this") || tok_is(p, i, "last") || tok_is(p, i, "past")) &&
+            tok_is(p, i + 1, "quarter")) {
+            int cur = rt_quarter_of(t), yq = t->y;
+            if (p->t[i].s[0] != 't' && --cur == 0)
+                cur = 4, yq--;
+            rt_quarter_window(t, cur, yq, a, b);
+            snprintf(desc, sizeof desc, "in Q%d %.4s", cur, a);
+            day_window(p, back_over_preps(p, i), i + 2, a, b, desc);
+            continue;
+        }
+        /* the weekend, this weekend, last weekend, over the weekend */
+        if ((tok_is(p, i, "weekend") || (tok_is(p, i + 1, "weekend") &&
+                                         (tok_is(p, i, "the") || tok_is(p, i, "this") ||
+                                          tok_is(p, i, "last") || tok_is(p, i, "past"))))) {
+            size_t end = tok_is(p, i, "weekend") ? i + 1 : i + 2;
+            rt_weekend(t, a, b);
+            snprintf(desc, sizeof desc, "the weekend of %s", a);
+            day_window(p, back_over_preps(p, i), end, a, b, desc);
+            continue;
+        }
+        /* since (last) monday; since march (2025); since the 1st; since q2 */
+        if (tok_is(p, i, "since") || (tok_is(p, i, "from") && !tok_in(p, i + 2, TO))) {
+            size_t j = i + 1;
+            bool last = tok_is(p, j, "last");
+            if (last || tok_is(p, j, "this"))
+                j++;
+            if ((wd = weekday_tok(p, j))) {
+                rt_weekday_day(t, wd, last, a);
+                use(p, i, j + 1);
+                set_since(p, a);
+                add_desc(p, "since %s", a, NULL);
+                continue;
+            }
+            if (!last && (m = month_tok(p, j))) {
+                y = year_at(p, j + 1);
+                if (rt_month_window(t, m, y, a, b)) {
+                    use(p, i, j + 1 + (y != 0));
+                    set_since(p, a);
+                    add_desc(p, "since %s", a, NULL);
+                }
+                continue;
+            }
+            if (!last && (q = quarter_at(p, j, &e))) {
+                y = year_at(p, e);
+                if (rt_quarter_window(t, q, y, a, b)) {
+                    use(p, i, e + (y != 0));
+                    set_since(p, a);
+                    add_desc(p, "since %s", a, NULL);
+                }
+                continue;
+            }
+            if (tok_is(p, j, "the"))
+                j++;
+            if (!last && (d = ordinal_at(p, j)) && rt_day_of_month(t, d, a)) {
+                use(p, i, j + 1);
+                set_since(p, a);
+                add_desc(p, "since %s", a, NULL);
+                continue;
+            }
+        }
+        /* on monday, last friday, this tuesday: that day */
+        if ((tok_is(p, i, "on") || tok_is(p, i, "last") || tok_is(p, i, "this")) &&
+            (wd = weekday_tok(p, i + 1))) {
+            rt_weekday_day(t, wd, tok_is(p, i, "last"), a);
+            snprintf(desc, sizeof desc, "on %s", a);
+            day_window(p, i, i + 2, a, a, desc);
+            continue;
+        }
+        /* before october, until march 2025, after june */
+        if ((tok_is(p, i, "before") || tok_is(p, i, "until") || tok_is(p, i, "till") ||
+             tok_is(p, i, "after")) &&
+            (m = month_tok(p, i + 1))) {
+            y = year_at(p, i + 2);
+            if (!rt_month_window(t, m, y, a, b))
+                continue;
+            use(p, i, i + 2 + (y != 0));
+            if (p->t[i].s[0] == 'b') {
+                set_until(p, a, false, false);
+                add_desc(p, "before %s", a, NULL);
+            } else if (p->t[i].s[0] == 'a') {
+                char next[RT_STR];
+                after_point(b, false, next);
+                set_since(p, next);
+                add_desc(p, "after %s", b, NULL);
+            } else {
+                set_until(p, b, true, true);
+                add_desc(p, "until %s", b, NULL);
+            }
+            continue;
+        }
+        /* the past fortnight */
+        if (tok_is(p, i, "fortnight")) {
+            size_t from = i;
+            if (from > 0 && (tok_is(p, from - 1, "last") || tok_is(p, from - 1, "past") ||
+                             tok_is(p, from - 1, "this")))
+                from--;
+            use(p, back_over_preps(p, from), i + 1);
+            set_since(p, "2 weeks ago");
+            add_desc(p, "since 2 weeks ago", NULL, NULL);
+            continue;
+        }
+        /* 30d, last 24h, in the past 2w */
+        if (terse_at(p, i, a)) {
+            size_t from = i;
+            if (from > 0 && (tok_is(p, from - 1, "last") || tok_is(p, from - 1, "past")))
+                from--;
+            use(p, back_over_preps(p, from), i + 1);
+            set_since(p, a);
+            add_desc(p, "since %s", a, NULL);
+            continue;
+        }
+    }
+}
+
 static void parse_window(parser *p)
 {
     for (size_t i = 0; i < p->n && !p->bad; i++) {
@@ -729,9 +995,14 @@ static void parse_window(parser *p)
 static void parse_most(parser *p)
 {
     static const char *const VERB[] = {"changed", "touched", "modified", NULL};
+    static const char *const DELETED[] = {"deleted", "removed", "deletes", "removes", NULL};
+    static const char *const ADDED[] = {"added", "wrote", "adds", "writes", NULL};
     for (size_t i = 0; i < p->n; i++) {
         bool with = tok_is(p, i, "with");
-        if (!with && !tok_in(p, i, VERB))
+        int verb_key = tok_in(p, i, DELETED) ? RT_SORT_DELETIONS
+                       : tok_in(p, i, ADDED) ? RT_SORT_ADDITIONS
+                                              : RT_SORT_NONE;
+        if (!with && !verb_key && !tok_in(p, i, VERB))
             continue;
         size_t j = i + 1;
         if (tok_is(p, j, "the"))
@@ -741,7 +1012,12 @@ static void parse_most(parser *p)
         j++;
         int key = RT_SORT_NONE;
         size_t end = j + 1;
-        if (tok_is(p, j, "files"))
+        if (verb_key) {
+            /* "who deleted the most lines", "who added most code" */
+            key = verb_key;
+            end = tok_is(p, j, "lines") || tok_is(p, j, "code") || tok_is(p, j, "line") ? j + 1
+                                                                                        : j;
+        } else if (tok_is(p, j, "files"))
             key = RT_SORT_FILES;
         else if (tok_is(p, j, "commits"))
             key = RT_SORT_COMMITS;
@@ -764,7 +1040,7 @@ static void parse_most(parser *p)
             p->bad = true;
         p->q->sort = key;
         p->q->words |= RW_MOSTBY;
-        use(p, with ? i : i + 1, end);
+        use(p, with || verb_key ? i : i + 1, end);
     }
 }
 
@@ -849,6 +1125,32 @@ static bool name_at(const parser *p, size_t i)
     return true;
 }
 
+static bool known_author(const parser *p, const char *name, char *out);
+
+/* The author a marked name means: quoted text and emails as written; a bare word, when
+ * the repository's authors are known, only if it names one of them (their email), so
+ * "what did jo do" in a repository without a Jo is not a search for "jo" in every name. */
+static bool resolve_name(const parser *p, size_t i, char *out, size_t *len)
+{
+    const tok *t = &p->t[i];
+    *len = 1;
+    if (t->kind == T_QUOTED || t->kind == T_EMAIL || !p->o || !p->o->author) {
+        snprintf(out, RT_STR, "%s", t->s);
+        return true;
+    }
+    /* a first and last name: "by alice smith" */
+    const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
+    if (u && !u->used && u->kind == T_WORD) {
+        char two[2 * TOK_LEN + 2];
+        snprintf(two, sizeof two, "%s %s", t->s, u->s);
+        if (known_author(p, two, out)) {
+            *len = 2;
+            return true;
+        }
+    }
+    return known_author(p, t->s, out);
+}
+
 static void set_author(parser *p, const char *s)
 {
     if (p->q->author[0])
@@ -919,6 +1221,8 @@ static void parse_author(parser *p)
         "do",   "make",   "commit",     "push",    "change",  "modify",     "touch", "work",
         "contribute", "last", "recently", "worked", "committed", "changed", "contributed",
         "done", "made", "been", "most", "edit",  NULL};
+    char who[RT_STR];
+    size_t len;
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
         if (t->used)
@@ -930,33 +1234,36 @@ static void parse_author(parser *p)
             size_t from = i;
             if (from > 0 && (tok_is(p, from - 1, "authored") || tok_is(p, from - 1, "written")))
                 from--;
-            set_author(p, p->t[i + 1].s);
-            use(p, from, i + 2);
+            if (!resolve_name(p, i + 1, who, &len))
+                continue;
+            set_author(p, who);
+            use(p, from, i + 1 + len);
             continue;
         }
         /* did NAME do / make / last change; has NAME done */
         if ((tok_is(p, i, "did") || tok_is(p, i, "has") || tok_is(p, i, "have")) &&
-            name_at(p, i + 1) && tok_in(p, i + 2, FOLLOW)) {
-            set_author(p, p->t[i + 1].s);
-            use(p, i, i + 2);
+            name_at(p, i + 1) && resolve_name(p, i + 1, who, &len) &&
+            tok_in(p, i + 1 + len, FOLLOW)) {
+            set_author(p, who);
+            use(p, i, i + 1 + len);
             continue;
         }
         /* NAME's */
         if (t->kind == T_WORD && t->poss) {
             t->poss = false;
-            bool ok = name_at(p, i);
+            bool ok = name_at(p, i) && resolve_name(p, i, who, &len) && len == 1;
             t->poss = true;
             if (ok) {
-                set_author(p, t->s);
+                set_author(p, who);
                 use(p, i, i + 1);
             }
             continue;
         }
         /* author NAME, author: NAME */
         if (tok_is(p, i, "author") && p->t[i + 1 < p->n ? i + 1 : i].kind != T_WORD &&
-            name_at(p, i + 1)) {
-            set_author(p, p->t[i + 1].s);
-            use(p, i, i + 2);
+            name_at(p, i + 1) && resolve_name(p, i + 1, who, &len)) {
+            set_author(p, who);
+            use(p, i, i + 1 + len);
         }
     }
 }
@@ -1049,6 +1356,10 @@ static bool person_filler(const parser *p, size_t i)
     return true;
 }
 
+/* An author noun in the singular: "which contributor has the most commits" asks for one. */
+static const char *const ONE_PERSON[] = {"contributor", "author", "committer", "developer",
+                                         "person", "dev", "engineer", NULL};
+
 /* What no slot took: filler, or content words by their canonical bit. */
 static void collect_words(parser *p)
 {
@@ -1077,6 +1388,8 @@ static void collect_words(parser *p)
         }
         if (strcmp(t->s, "commit") == 0)
             p->q->singular = true;
+        if (in_list(t->s, ONE_PERSON))
+            p->q->one_author = true;
         if (strcmp(t->s, "all") == 0)
             p->q->all = true;
         uint32_t bit = canon_bit(t->s);
@@ -1088,7 +1401,121 @@ static void collect_words(parser *p)
     }
 }
 
-bool rt_parse(const char *question, size_t len, rt_question *q)
+
+/* ---- typos, names the repository knows, "the top contributor" ---- */
+
+/* Whether the repository knows `name` as an author (one word, or two joined by a space);
+ * the tools' search string goes to out. */
+static bool known_author(const parser *p, const char *name, char *out)
+{
+    return p->o && p->o->author && p->o->author(p->o->author_ud, name, out, RT_STR);
+}
+
+/* Words a question about history uses that are worth reading through a typo
+ * ("commmits", "contributer", "wek"); others are left as they are, since correcting an
+ * ordinary word into one of these would change the question. */
+static const char *const TYPO_TARGETS[] = {
+    "commits", "commit", "committed", "contributors", "contributor", "contributed", "authors",
+    "author", "committers", "developers", "changed", "changes", "modified", "files", "largest",
+    "biggest", "recent", "recently", "latest", "history", "yesterday", "today", "week",
+    "weeks", "month", "months", "year", "years", "since", "between", "hotspots", "active",
+    "frequently", "messages", "weekend", "quarter", "additions", "deletions", NULL};
+
+static void fix_typos(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        tok *t = &p->t[i];
+        size_t n = strlen(t->s);
+        if (t->kind != T_WORD || n < 3 || n > 20 || in_list(t->s, STOP) ||
+            in_list(t->s, COMMON) || in_list(t->s, NOT_NAME) || in_list(t->s, NUM_WORDS) ||
+            canon_bit(t->s) || in_list(t->s, TYPO_TARGETS) || rt_month_word(t->s) ||
+            rt_weekday_word(t->s) || unit_at(p, i) || !isalpha((unsigned char)t->s[0]))
+            continue;
+        char who[RT_STR];
+        if (known_author(p, t->s, who))
+            continue;
+        size_t limit = n >= 9 ? 2 : 1, best = SIZE_MAX;
+        const char *pick = NULL;
+        bool tie = false;
+        for (size_t k = 0; TYPO_TARGETS[k]; k++) {
+            const char *w = TYPO_TARGETS[k];
+            size_t d = qr_edit_distance(t->s, n, w, strlen(w), QR_EDIT_TRANSPOSE);
+            if (d > limit || d > best)
+                continue;
+            /* "commmits" is as near "commits" as "commit": singular and plural agree */
+            size_t wl = strlen(w), pl = pick ? strlen(pick) : 0;
+            bool same = pick && ((wl == pl + 1 && !strncmp(w, pick, pl)) ||
+                                 (pl == wl + 1 && !strncmp(pick, w, wl)));
+            if (d == best && pick && !same)
+                tie = true;
+            if (d < best) {
+                best = d, pick = w, tie = false;
+            }
+        }
+        if (pick && !tie)
+            snprintf(t->s, TOK_LEN, "%s", pick);
+    }
+}
+
+/* "the top contributor", "the most active author", "our biggest committer": the first of
+ * the window's authors, found by a query step before the question's own. */
+static void parse_top_author(parser *p)
+{
+    static const char *const WHO[] = {"contributor", "author", "committer", "developer",
+                                      "dev", "person", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        size_t j = i;
+        if (tok_is(p, j, "top") || tok_is(p, j, "biggest") || tok_is(p, j, "main"))
+            j++;
+        else if (tok_is(p, j, "most") && (tok_is(p, j + 1, "active") || tok_is(p, j + 1, "prolific")))
+            j += 2;
+        else
+            continue;
+        tok *w = j < p->n ? &p->t[j] : NULL;
+        if (!w || w->used || w->kind != T_WORD || !in_list(w->s, WHO))
+            continue;
+        if (p->q->top_author)
+            p->bad = true;
+        p->q->top_author = true;
+        size_t from = i;
+        if (from > 0 && tok_is(p, from - 1, "the"))
+            from--;
+        /* "the top contributor's commits" */
+        w->poss = false;
+        use(p, from, j + 1);
+    }
+}
+
+/* Names said without a marker ("commits since monday by alice" is read by parse_author;
+ * "alice commits last week", "ines' commits" here): a word, or two, that the repository
+ * knows as exactly one author. */
+static void parse_known_authors(parser *p)
+{
+    if (!p->o || !p->o->author)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        tok *t = &p->t[i];
+        if (t->used || t->kind != T_WORD || in_list(t->s, STOP) || canon_bit(t->s))
+            continue;
+        char two[2 * TOK_LEN + 2], who[RT_STR];
+        const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
+        if (u && !u->used && u->kind == T_WORD && !t->poss) {
+            snprintf(two, sizeof two, "%s %s", t->s, u->s);
+            if (known_author(p, two, who)) {
+                set_author(p, who);
+                use(p, i, i + 2);
+                continue;
+            }
+        }
+        /* a lone common word ("will", "mark") is read as a name only with a marker */
+        if (!in_list(t->s, COMMON) && !in_list(t->s, NOT_NAME) && known_author(p, t->s, who)) {
+            set_author(p, who);
+            use(p, i, i + 1);
+        }
+    }
+}
+
+bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_question *q)
 {
     memset(q, 0, sizeof *q);
     if (!question || len == 0 || len > MAX_QUESTION)
@@ -1107,13 +1534,20 @@ bool rt_parse(const char *question, size_t len, rt_question *q)
     if (!p)
         return false;
     p->q = q;
+    p->o = o;
+    int64_t now = o && o->now ? o->now : qr_clock_now();
+    rt_today_of(now, o && o->now ? o->tz_offset_min : qr_clock_offset_at(now), &p->today);
     bool ok = tokenize(p, norm, n);
     if (ok) {
+        fix_typos(p);
+        parse_top_author(p);
+        parse_calendar(p);
         parse_window(p);
         parse_sort(p);
         parse_grep(p);
         parse_author(p);
         parse_path(p);
+        parse_known_authors(p);
         parse_merges(p);
         parse_count(p);
         collect_words(p);
@@ -1128,14 +1562,20 @@ bool rt_parse(const char *question, size_t len, rt_question *q)
 
 /* ---- public API ---- */
 
-bool qr_router_match(const char *question, size_t len, qr_route *out)
+bool qr_router_match_opts(const char *question, size_t len, const qr_router_opts *opts,
+                          qr_route *out)
 {
     rt_question q;
     if (out)
         memset(out, 0, sizeof *out);
-    if (!out || !rt_parse(question, len, &q))
+    if (!out || !rt_parse(question, len, opts, &q))
         return false;
     return rt_rules_match(&q, out);
+}
+
+bool qr_router_match(const char *question, size_t len, qr_route *out)
+{
+    return qr_router_match_opts(question, len, NULL, out);
 }
 
 void qr_route_clear(qr_route *r)

@@ -59,11 +59,43 @@ typedef struct rt_question {
     int merges;         /* RT_MERGES_* */
     int n;              /* a count said ("top 5", "last 10 commits"); 0 when none */
     int sort;           /* RT_SORT_* */
+    bool one_author;    /* an author noun in the singular ("which contributor ...") */
+    bool top_author;    /* "the top contributor", "the most active author": the question is
+                           about whoever ranks first in the window, found first */
 } rt_question;
+
+/* ---- the calendar (router_calendar.c) ----
+ * Days are local calendar days written "YYYY-MM-DD" (RT_STR buffers). */
+typedef struct rt_today {
+    int64_t days;  /* since 1970-01-01, local */
+    int y, m, d;   /* today's date */
+    int wday;      /* 1 Monday .. 7 Sunday */
+} rt_today;
+
+void rt_today_of(int64_t now, int tz_offset_min, rt_today *t);
+/* 1..12 for a month's name or abbreviation ("october", "oct", "sept"), else 0. */
+int rt_month_word(const char *w);
+/* 1 (Monday) .. 7 for a weekday's name or abbreviation, else 0. */
+int rt_weekday_word(const char *w);
+/* Month m of year y (0: the most recent that has begun): its first and last days. */
+bool rt_month_window(const rt_today *t, int m, int y, char *since, char *last_day);
+/* From month m1 of y1 through month m2 of y2 (0: the most recent m2 begun; y1 0: the
+ * year that puts m1 at or before m2). False when the span runs backwards. */
+bool rt_span_window(const rt_today *t, int m1, int y1, int m2, int y2, char *since,
+                    char *last_day);
+/* Quarter q (1..4) of year y (0: the most recent begun). */
+bool rt_quarter_window(const rt_today *t, int q, int y, char *since, char *last_day);
+int rt_quarter_of(const rt_today *t);
+/* The most recent weekday wday up to today (before_today: strictly before). */
+void rt_weekday_day(const rt_today *t, int wday, bool before_today, char *out);
+/* The Saturday and Sunday of the most recent weekend that has begun. */
+void rt_weekend(const rt_today *t, char *since, char *last_day);
+/* Day d of this month, or of last month when it has not come yet this month. */
+bool rt_day_of_month(const rt_today *t, int d, char *out);
 
 /* Reads the question into q; false when it cannot be read as words and slots at all
  * (too long, a brace or control character, two windows, two paths...). */
-bool rt_parse(const char *question, size_t len, rt_question *q);
+bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_question *q);
 
 /* Tries the rules in order; on a match fills out (malloc'd strings) and returns true. */
 bool rt_rules_match(const rt_question *q, qr_route *out);

@@ -138,6 +138,18 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
     qr_buf_puts(b, "}");
 }
 
+/* The params of the question's slots plus the author found by the :top step. */
+static void params_with_author(qr_buf *b, const rt_question *q, unsigned which)
+{
+    size_t start = b->len;
+    params(b, q, which, 0);
+    /* reopen the map: "{...}" -> "{... :author ...}" */
+    if (b->len > start && b->p[b->len - 1] == '}') {
+        b->p[--b->len] = '\0';
+        qr_buf_printf(b, "%s:author \"{{first:top:email}}\"}", b->len - start > 1 ? " " : "");
+    }
+}
+
 /* How the slots read, for summaries: " by alice mentioning 'fix' in src/ since 1 week ago". */
 static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned which)
 {
@@ -312,7 +324,10 @@ static int rank_limit(const rt_question *q, bool ranked)
 static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_PATH | P_MERGES;
-    int n = rank_limit(q, q->words & (RW_MOST | RW_ACTIVE | RW_RANKED | RW_MOSTBY));
+    bool ranked = q->words & (RW_MOST | RW_ACTIVE | RW_RANKED | RW_MOSTBY);
+    int n = rank_limit(q, ranked);
+    if (!q->n && ranked && q->one_author && !q->all)
+        n = 1;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
@@ -460,6 +475,31 @@ static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "", q, all, n);
 }
 
+/* Two steps with no model: the window's most active author, then that author's commits.
+ * The commits are also filtered on the email, so an empty window gives no commits rather
+ * than everyone's. */
+static void emit_top_author_commits(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned scope = P_WINDOW | P_PATH | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, scope);
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :top :params ");
+    params(b, q, scope, 1);
+    qr_buf_puts(b, "}\n         {:tool :get_commits :as :commits :params ");
+    params_with_author(b, q, scope);
+    qr_buf_puts(b, "}]\n :transform [{:op :filter :on :commits :as :theirs :where [:= :email "
+                   "\"{{first:top:email}}\"]}\n");
+    qr_buf_printf(b, "             {:op :map :on :theirs :as :rows :select %s}", COMMIT_FIELDS);
+    if (q->n)
+        qr_buf_printf(b, "\n             {:op :take :on :rows :as :shown :n %d}", q->n);
+    qr_buf_printf(b, "]\n :return {:findings :%s :summary ", q->n ? "shown" : "rows");
+    snprintf(sum, sizeof sum,
+             "{{count:theirs}} commits by {{first:top:author}}, the most active author%s", qual);
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the commits of the most active author", q, scope, q->n);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
@@ -523,7 +563,7 @@ static const rule RULES[] = {
      {"who contributed most this month", "most active contributors",
       "top 5 authors last year", "authors ranked by lines added"},
      {W(AUTHORS), W(WHO) | W(COMMITTED), W(WHO) | W(MOST), W(WHO) | W(ACTIVE),
-      W(WHO) | W(COMMITS), REQ_END},
+      W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
          W(WHO) | W(AUTHORS) | W(MOSTBY),
      S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES,
@@ -628,11 +668,38 @@ static char *dup_str(const char *s)
     return d;
 }
 
-bool rt_rules_match(const rt_question *q, qr_route *out)
+static const rule TOP_AUTHOR_RULE = {
+    "top-author-commits",
+    "the commits of the window's most active author (two steps, no model)",
+    {"what did the top contributor do last week", "commits by the most active author this month",
+     "the top contributor's commits in src/", NULL},
+    {0, W(COMMITS), W(CHANGE), W(COMMITTED), W(MADE), REQ_END},
+    COMMIT_WORDS,
+    S_WINDOW | S_DIR | S_MERGES | S_N,
+    0,
+    0,
+    emit_top_author_commits};
+
+bool rt_rules_match(const rt_question *in, qr_route *out)
 {
-    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++) {
-        const rule *r = &RULES[i];
-        if (!rule_accepts(r, q))
+    rt_question qq = *in;
+    const rt_question *q = &qq;
+    const rule *only = NULL;
+    if (qq.top_author) {
+        if (qq.words & RW_WHO) {
+            /* "who is the top contributor": the ranking's first */
+            qq.top_author = false;
+            if (qq.n)
+                return false;
+            qq.n = 1;
+            qq.words |= RW_MOST | RW_AUTHORS;
+        } else {
+            only = &TOP_AUTHOR_RULE;
+        }
+    }
+    for (size_t i = 0; i < sizeof RULES / sizeof RULES[0] + 1; i++) {
+        const rule *r = i < sizeof RULES / sizeof RULES[0] ? &RULES[i] : &TOP_AUTHOR_RULE;
+        if ((only && r != only) || (!only && r == &TOP_AUTHOR_RULE) || !rule_accepts(r, q))
             continue;
         qr_buf b, e;
         qr_buf_init(&b);
@@ -658,4 +725,5 @@ void qr_router_each_rule(void (*fn)(void *ud, const char *name, const char *summ
 {
     for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++)
         fn(ud, RULES[i].name, RULES[i].summary, RULES[i].examples[0]);
+    fn(ud, TOP_AUTHOR_RULE.name, TOP_AUTHOR_RULE.summary, TOP_AUTHOR_RULE.examples[0]);
 }

@@ -6,6 +6,12 @@
  * The temporary name comes from mkstemp (O_EXCL): a name guessed in advance, such as
  * PATH.tmp.PID, could be a symlink someone planted, and writing through it would clobber
  * its target.
+ *
+ * Settings files (configuration, agent files) are read with qr_read_regular_file: a
+ * repository can hold a FIFO (opening it would block until someone writes) or a symbolic
+ * link to a file outside it (/etc/shadow: its first line would come back in a parse
+ * error), so the file is opened with O_NOFOLLOW|O_NONBLOCK and must fstat as a regular
+ * file. Rejected: stat() then open() (the file can be swapped between the two calls).
  */
 #define _XOPEN_SOURCE 700 /* mkstemp, fchmod */
 #include "quarry/base.h"
@@ -90,4 +96,69 @@ int qr_write_file_atomic(const char *path, const void *data, size_t n, unsigned 
     }
     free(tmp);
     return rc;
+}
+
+int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
+                         const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    *why = NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        *why = e == ELOOP ? "is a symbolic link, which is not followed" : strerror(e);
+        errno = e;
+        return QR_EIO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        *why = "is not a regular file";
+        errno = ENXIO;
+        return QR_EIO;
+    }
+    if (max && st.st_size > (off_t)max) {
+        close(fd);
+        *why = "is too large";
+        return QR_EINVAL;
+    }
+    /* a regular file opened with O_NONBLOCK reads as usual; the size may change while we
+     * read, so read to the end with the bound */
+    qr_buf b;
+    qr_buf_init(&b);
+    char chunk[65536];
+    int rc = QR_OK;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            *why = strerror(e);
+            errno = e;
+            rc = QR_EIO;
+            break;
+        }
+        if (n == 0)
+            break;
+        if (max && b.len + (size_t)n > max) {
+            *why = "is too large";
+            rc = QR_EINVAL;
+            break;
+        }
+        qr_buf_append(&b, chunk, (size_t)n);
+    }
+    int saved = errno;
+    close(fd);
+    if (rc == QR_OK && b.failed)
+        rc = QR_ENOMEM;
+    if (rc != QR_OK) {
+        qr_buf_release(&b);
+        errno = saved;
+        return rc;
+    }
+    *out = qr_buf_detach(&b, len);
+    return *out ? QR_OK : QR_ENOMEM;
 }

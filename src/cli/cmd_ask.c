@@ -40,6 +40,10 @@ static const char usage[] =
     "The model is configured with QUARRY_LLM_URL, QUARRY_LLM_MODEL, QUARRY_LLM_API_KEY and\n"
     "QUARRY_LLM_PROVIDER (openai|anthropic), or an [llm] table in\n"
     "~/.config/quarry/config.toml or the repository's .quarry.toml (docs/llm.md).\n"
+    "Each model request waits at most QUARRY_LLM_TIMEOUT_MS (default 120000) and is\n"
+    "retried QUARRY_LLM_MAX_RETRIES times (default 3) on timeouts, 429 and 5xx.\n"
+    "Every prompt states today's date and time zone (QUARRY_NOW pins \"now\") and the\n"
+    "repository's first and last commit dates.\n"
     "\n"
     "options:\n"
     "  --explain             on stderr: the tier that answered, the query, the compiled\n"
@@ -54,6 +58,8 @@ static const char usage[] =
     "  --limit-output N      rows of findings a table shows (default 50; 0: all)\n"
     "  --repo DIR            the repository (default: the one containing the working\n"
     "                        directory)\n"
+    "  --store FILE          the memory store memory_query reads (default:\n"
+    "                        $QUARRY_MEMORY); a program may name no other store\n"
     "  --no-index            compute git statistics without the index\n"
     "  --timeout-ms N        wall time limit of each program run (default 1000)\n"
     "  --max-memory SIZE     memory limit of each program run (default 64M)\n"
@@ -190,7 +196,7 @@ static void explain_json(const qr_ask_result *r, qr_buf *b)
 
 int cmd_ask(int argc, char **argv)
 {
-    const char *question = NULL, *repo = NULL, *trace = NULL;
+    const char *question = NULL, *repo = NULL, *trace = NULL, *store = NULL;
     cli_format fmt = FMT_DEFAULT;
     bool explain = false, no_index = false, no_router = false;
     uint64_t limit = QR_TOOLS_OUTPUT_ROWS, max_calls = QR_ASK_DEFAULT_MAX_CALLS;
@@ -216,6 +222,7 @@ int cmd_ask(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "--trace") || !strcmp(a, "--format") || !strcmp(a, "--repo") ||
+                     !strcmp(a, "--store") ||
                      !strcmp(a, "--limit-output") || cli_is_limit_option(a) ||
                      !strcmp(a, "--max-calls");
         if (takes && !v) {
@@ -226,6 +233,8 @@ int cmd_ask(int argc, char **argv)
             trace = v;
         } else if (!strcmp(a, "--repo")) {
             repo = v;
+        } else if (!strcmp(a, "--store")) {
+            store = v;
         } else if (!strcmp(a, "--format")) {
             int f = cli_parse_format(v);
             if (f < 0) {
@@ -310,6 +319,8 @@ int cmd_ask(int argc, char **argv)
     }
     qr_host host;
     qr_host_init(&host, repo);
+    if (store)
+        host.mem.memory_path = store;
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;
@@ -320,6 +331,10 @@ int cmd_ask(int argc, char **argv)
     o.max_calls = (uint32_t)max_calls;
     o.no_router = no_router;
     o.limits = lim;
+    o.repo_span = qr_host_repo_span;
+    o.repo_span_ud = &host;
+    o.author = qr_host_author;
+    o.author_ud = &host;
     if (tf) {
         o.trace = trace_line;
         o.trace_ud = tf;

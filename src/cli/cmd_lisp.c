@@ -35,6 +35,8 @@ static const char usage[] =
     "  --max-output SIZE    println output kept (default 64K)\n"
     "  --repo DIR           the repository the tools read (default: the one containing\n"
     "                       the working directory)\n"
+    "  --store FILE         the memory store memory_query reads (default: $QUARRY_MEMORY);\n"
+    "                       a program may name no other store\n"
     "  --no-index           compute git statistics without the index\n"
     "  --stats              print timing and usage as a JSON line on stderr\n"
     "  --repeat N           run the program N times (benchmarks; --stats shows the best)\n"
@@ -183,7 +185,7 @@ static int repl(qr_lisp_session *s, cli_format fmt)
 
 int cmd_lisp(int argc, char **argv)
 {
-    const char *expr = NULL, *file = NULL, *data = NULL, *repo = NULL;
+    const char *expr = NULL, *file = NULL, *data = NULL, *repo = NULL, *store = NULL;
     cli_format fmt = FMT_EDN;
     bool stats = false, no_index = false;
     uint64_t repeat = 1;
@@ -213,7 +215,7 @@ int cmd_lisp(int argc, char **argv)
         }
         bool takes = !strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--data") ||
                      !strcmp(a, "--format") || cli_is_limit_option(a) || !strcmp(a, "--repo") ||
-                     !strcmp(a, "--repeat");
+                     !strcmp(a, "--repeat") || !strcmp(a, "--store");
         if (takes && !v) {
             cli_usage_error("lisp", "option '%s' needs a value", a);
             return EXIT_USAGE;
@@ -224,6 +226,8 @@ int cmd_lisp(int argc, char **argv)
             data = v;
         } else if (!strcmp(a, "--repo")) {
             repo = v;
+        } else if (!strcmp(a, "--store")) {
+            store = v;
         } else if (!strcmp(a, "--format")) {
             int f = cli_parse_format(v);
             if (f < 0 || f == FMT_TABLE) {
@@ -268,6 +272,8 @@ int cmd_lisp(int argc, char **argv)
      * repository is opened on the first call that needs it */
     qr_host host;
     qr_host_init(&host, repo);
+    if (store)
+        host.mem.memory_path = store;
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;

@@ -33,6 +33,8 @@ static const char usage[] =
     "options:\n"
     "  --repo DIR           the repository a call without a `repo` argument works on\n"
     "                       (default: the one containing the working directory)\n"
+    "  --store FILE         the memory store of memory_query (default: $QUARRY_MEMORY);\n"
+    "                       calls may name no other store\n"
     "  --no-index           compute git statistics without the statistics index\n"
     "  --max-rows N         rows of a list result sent to the client (default 50; 0: all);\n"
     "                       the result says how many were left out\n"
@@ -77,7 +79,7 @@ int cmd_mcp(int argc, char **argv)
             i++;
             continue;
         }
-        bool takes = !strcmp(a, "--repo") || !strcmp(a, "--max-rows") ||
+        bool takes = !strcmp(a, "--repo") || !strcmp(a, "--store") || !strcmp(a, "--max-rows") ||
                      !strcmp(a, "--max-message") || !strcmp(a, "--page-size");
         if (!takes) {
             cli_usage_error("mcp", "unknown option '%s'", a);
@@ -91,6 +93,8 @@ int cmd_mcp(int argc, char **argv)
         uint64_t n;
         if (!strcmp(a, "--repo")) {
             cfg.repo_dir = v;
+        } else if (!strcmp(a, "--store")) {
+            cfg.memory_path = v;
         } else if (!strcmp(a, "--max-rows")) {
             if (!cli_parse_u64(v, &n) || n > SIZE_MAX) {
                 cli_usage_error("mcp", "bad --max-rows '%s': expected a row count", v);

@@ -810,11 +810,26 @@ int cmd_mem_import(int argc, char **argv, cli_mem_opts *o)
 
 int cmd_mem_export(int argc, char **argv, cli_mem_opts *o)
 {
+    /* --salvage is export's own option: taken out before the shared ones are parsed */
+    bool salvage = false;
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            for (; i < argc; i++)
+                argv[n++] = argv[i];
+        else if (i > 0 && !strcmp(argv[i], "--salvage"))
+            salvage = true;
+        else
+            argv[n++] = argv[i];
+    }
+    argc = n;
     const char *path;
     int st = one_path(argc, argv, o, &path, false);
     if (st >= 0)
         return st;
     cli_mem_format(o);
+    if (salvage)
+        return cli_mem_export_salvage(o, path);
     qr_mem *m = NULL;
     if ((st = cli_mem_open(o, false, &m)) != EXIT_OK)
         return st;
@@ -978,11 +993,16 @@ static const cli_mem_cmd subs[] = {
      "Keys must be new; links and visits must come after their nodes. A bad line\n"
      "stops the import with 'line N: ...' and nothing is imported. Creates the store\n"
      "when it does not exist.\n"},
-    {"export", cmd_mem_export, "quarry mem export [FILE | -]",
+    {"export", cmd_mem_export, "quarry mem export [--salvage] [FILE | -]",
      "write the whole store as JSON lines (to stdout by default)",
      "\nNodes by key (deleted ones too, with \"deleted\"), then links by source, target,\n"
      "type, then visits by time. Importing the file into an empty store and exporting\n"
-     "again gives the same bytes. With FILE, prints a summary.\n"},
+     "again gives the same bytes. With FILE, prints a summary.\n"
+     "\n--salvage: for a damaged store (refused as damaged or malformed): reads every\n"
+     "row that can still be read, one at a time, without writing the file, and writes\n"
+     "them as JSON lines that 'quarry mem import' takes into a new store. What was\n"
+     "lost (rows on unreadable pages, links and visits of lost notes) is reported on\n"
+     "stderr (stdout with FILE).\n"},
     {"stats", cmd_mem_stats, "quarry mem stats",
      "count the notes by type, links, tags and visits",
      "\nAlso the size of the search index and of the file, and the generation (a counter\n"

@@ -58,6 +58,10 @@ typedef struct cli_mem_field {
 void cli_mem_print_result(FILE *f, cli_format fmt, const char *text, const cli_mem_field *fields,
                           size_t n);
 
+/* `quarry mem export --salvage [FILE]` (cmd_mem_salvage.c): what can still be read from a
+ * damaged store, as JSON lines; the report on stderr (stdout with FILE). */
+int cli_mem_export_salvage(cli_mem_opts *o, const char *out_path);
+
 int cmd_mem_add(int argc, char **argv, cli_mem_opts *o);
 int cmd_mem_get(int argc, char **argv, cli_mem_opts *o);
 int cmd_mem_update(int argc, char **argv, cli_mem_opts *o);

@@ -46,6 +46,8 @@ static const char usage[] =
     "  --limit-output N      rows of findings a table shows (default 50; 0: all)\n"
     "  --repo DIR            the repository (default: the one containing the working\n"
     "                        directory)\n"
+    "  --store FILE          the memory store memory_query reads (default:\n"
+    "                        $QUARRY_MEMORY); a program may name no other store\n"
     "  --no-index            compute git statistics without the index\n"
     "  --timeout-ms N        wall time limit of the program (default 1000)\n"
     "  --max-memory SIZE     memory limit of the program (default 64M)\n"
@@ -258,7 +260,7 @@ static void runtime_error(const qr_query_compiled *q, const qr_lisp_result *res,
 
 int cmd_query(int argc, char **argv)
 {
-    const char *qarg = NULL, *data = NULL, *repo = NULL;
+    const char *qarg = NULL, *data = NULL, *repo = NULL, *store = NULL;
     cli_format fmt = FMT_DEFAULT;
     bool no_index = false;
     uint64_t limit = QR_TOOLS_OUTPUT_ROWS;
@@ -276,6 +278,7 @@ int cmd_query(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "--data") || !strcmp(a, "--format") || !strcmp(a, "--repo") ||
+                     !strcmp(a, "--store") ||
                      !strcmp(a, "--limit-output") || cli_is_limit_option(a);
         if (takes && !v) {
             cli_usage_error("query", "option '%s' needs a value", a);
@@ -285,6 +288,8 @@ int cmd_query(int argc, char **argv)
             data = v;
         } else if (!strcmp(a, "--repo")) {
             repo = v;
+        } else if (!strcmp(a, "--store")) {
+            store = v;
         } else if (!strcmp(a, "--format")) {
             int f = cli_parse_format(v);
             if (f < 0) {
@@ -329,6 +334,8 @@ int cmd_query(int argc, char **argv)
     }
     qr_host host;
     qr_host_init(&host, repo);
+    if (store)
+        host.mem.memory_path = store;
     host.git.no_index = no_index;
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;

@@ -222,6 +222,9 @@ int cmd_tool(int argc, char **argv)
     host.git.warn = cli_warn;
     host.git.progress = cli_progress;
     host.code.progress = cli_progress;
+    /* a person at the terminal names their own files: memory_query's `store` may be any
+     * store here (a program's call may name only the configured one; docs/decisions.md) */
+    host.mem.any_store = true;
     qr_tools_set_ctx(reg, &host);
     qr_arena a;
     qr_arena_init(&a, 0);

@@ -19,8 +19,10 @@
 #include "quarry/host.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* NULL-terminated lists, one per source, with the offset of the source's context. */
 static const struct {
@@ -61,4 +63,110 @@ void qr_host_release(qr_host *h)
     qr_git_ctx_release(&h->git);
     qr_memory_ctx_release(&h->mem);
     qr_code_ctx_release(&h->code);
+    qr_git_people_free(h->people, h->npeople);
+    h->people = NULL;
+    h->npeople = 0;
+    h->people_loaded = false;
+}
+
+int qr_host_repo_span(void *host, int64_t *first, int64_t *last)
+{
+    qr_host *h = host;
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = QR_OK;
+    if (!h->git.git)
+        rc = qr_git_open(h->git.repo_dir ? h->git.repo_dir : ".", &h->git.git, &err);
+    if (rc == QR_OK)
+        rc = qr_git_span(h->git.git, first, last, &err);
+    qr_buf_release(&err);
+    return rc;
+}
+
+/* ---- authors by name ---- */
+
+/* True when w (lowercase, wn bytes) equals one of the parts of s split at any of seps,
+ * compared without ASCII case; whole: equals all of s instead. */
+static bool part_of(const char *w, size_t wn, const char *s, size_t sn, const char *seps,
+                    bool whole)
+{
+    if (whole)
+        return sn == wn && !strncasecmp(w, s, wn);
+    size_t i = 0;
+    while (i < sn) {
+        size_t j = i;
+        while (j < sn && !strchr(seps, s[j]))
+            j++;
+        if (j - i == wn && !strncasecmp(w, s + i, wn))
+            return true;
+        i = j + 1;
+    }
+    return false;
+}
+
+static bool person_matches(const qr_git_person *p, const char *w, size_t wn, bool *exact)
+{
+    const char *at = strchr(p->email, '@');
+    size_t local = at ? (size_t)(at - p->email) : strlen(p->email);
+    size_t nn = strlen(p->name);
+    *exact = part_of(w, wn, p->name, nn, "", true) ||
+             part_of(w, wn, p->email, strlen(p->email), "", true);
+    if (*exact)
+        return true;
+    if (part_of(w, wn, p->email, local, "", true))
+        return true;
+    if (strchr(w, ' ')) {
+        /* "alice smith": the first and the last part of the name */
+        const char *sp = strchr(w, ' '), *last = strrchr(p->name, ' ');
+        size_t first = strcspn(p->name, " ");
+        return last && (size_t)(sp - w) == first && !strncasecmp(w, p->name, first) &&
+               !strcasecmp(sp + 1, last + 1);
+    }
+    return part_of(w, wn, p->name, nn, " ", false) ||
+           part_of(w, wn, p->email, local, "._-+", false);
+}
+
+bool qr_host_author(void *host, const char *name, char *out, size_t cap)
+{
+    qr_host *h = host;
+    if (!h->people_loaded) {
+        h->people_loaded = true;
+        qr_buf err;
+        qr_buf_init(&err);
+        if (h->git.git ||
+            qr_git_open(h->git.repo_dir ? h->git.repo_dir : ".", &h->git.git, &err) == QR_OK)
+            if (qr_git_people(h->git.git, &h->people, &h->npeople, &err) != QR_OK)
+                h->people = NULL, h->npeople = 0;
+        qr_buf_release(&err);
+    }
+    size_t wn = strlen(name);
+    if (wn < 2)
+        return false;
+    const qr_git_person *hit = NULL, *exact_hit = NULL;
+    size_t hits = 0, exacts = 0;
+    bool one_name = true;
+    for (size_t i = 0; i < h->npeople; i++) {
+        bool exact;
+        if (!person_matches(&h->people[i], name, wn, &exact))
+            continue;
+        if (hit && strcasecmp(hit->name, h->people[i].name))
+            one_name = false;
+        hit = hit ? hit : &h->people[i];
+        hits++;
+        if (exact) {
+            exact_hit = exact_hit ? exact_hit : &h->people[i];
+            exacts++;
+        }
+    }
+    if (exacts == 1)
+        hit = exact_hit, hits = 1;
+    if (!hits)
+        return false;
+    if (hits == 1)
+        snprintf(out, cap, "%s", hit->email);
+    else if (one_name)
+        snprintf(out, cap, "%s", hit->name);
+    else
+        return false;
+    return true;
 }

@@ -77,7 +77,8 @@ static int load_file(qr_llm_config *c, const char *path, bool repo, char *err, s
 {
     char *text = NULL;
     size_t n = 0;
-    int rc = qr_read_file(path, CONFIG_MAX, &text, &n);
+    const char *why = NULL;
+    int rc = qr_read_regular_file(path, CONFIG_MAX, &text, &n, &why);
     if (rc == QR_EIO && (errno == ENOENT || errno == ENOTDIR))
         return QR_OK;
     if (rc == QR_EINVAL) {
@@ -87,7 +88,10 @@ static int load_file(qr_llm_config *c, const char *path, bool repo, char *err, s
     }
     if (rc != QR_OK) {
         if (rc == QR_EIO)
-            snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+            snprintf(err, errlen,
+                     "cannot read '%s': it %s; configuration is read only from a regular file "
+                     "in place",
+                     path, why);
         else
             snprintf(err, errlen, "out of memory reading '%s'", path);
         return rc == QR_EIO ? QR_EINVAL : rc;
@@ -96,7 +100,7 @@ static int load_file(qr_llm_config *c, const char *path, bool repo, char *err, s
     qr_arena_init(&a, 64u << 20);
     qr_val root, llm;
     qr_read_error rerr;
-    rc = qr_toml_read(&a, text, n, &root, &rerr);
+    rc = qr_toml_read_ex(&a, text, n, QR_TOML_NO_TEXT, &root, &rerr);
     if (rc != QR_OK) {
         if (rc == QR_ENOMEM)
             snprintf(err, errlen, "out of memory reading '%s'", path);

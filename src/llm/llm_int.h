@@ -105,8 +105,10 @@ int llm_status_class(int status);
 void llm_status_message(const qr_llm_config *c, const char *endpoint, int status,
                         const char *body, size_t n, char *out, size_t outlen);
 
-/* Replaces every occurrence of key (when it is at least 4 bytes) in the NUL-terminated
- * s (of capacity cap) with "[redacted]". */
+/* Replaces with "[redacted]", in the NUL-terminated s (of capacity cap), every run of
+ * LLM_SCRUB_RUN characters found anywhere in key (the whole key when shorter; keys under
+ * 4 bytes are left alone) and every piece of the key's start of at least 6 characters. */
+#define LLM_SCRUB_RUN 8
 void llm_scrub(char *s, size_t cap, const char *key);
 
 /* ---- configuration (config.c) ---- */

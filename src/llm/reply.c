@@ -181,8 +181,11 @@ void llm_scrub(char *s, size_t cap, const char *key)
     size_t klen = strlen(key);
     if (klen < 4)
         return;
-    /* the whole key, or a piece of its start long enough to matter: a message cut at a
-     * byte limit before it reached here may hold only the key's first characters */
+    /* Masked: any run of LLM_SCRUB_RUN characters taken from anywhere in the key (a server
+     * may echo a part of it, or a message cut at a byte limit may hold a piece), the whole
+     * of a shorter key, and a piece of the key's start of at least 6 characters (a message
+     * cut just after the key began). */
+    size_t run = klen < LLM_SCRUB_RUN ? klen : LLM_SCRUB_RUN;
     size_t least = klen < 6 ? klen : 6;
     static const char mask[] = "[redacted]";
     const size_t mlen = sizeof mask - 1;
@@ -193,14 +196,23 @@ void llm_scrub(char *s, size_t cap, const char *key)
         return;
     }
     for (size_t i = 0; i < n && o + 1 < cap;) {
-        size_t m = 0;
-        while (m < klen && i + m < n && s[i + m] == key[m])
-            m++;
-        if (m >= least) {
+        /* the longest piece of the key, from any position j in it, that starts at s[i] */
+        size_t best = 0;
+        for (size_t j = 0; j < klen && best < klen - j; j++) {
+            if (key[j] != s[i])
+                continue;
+            size_t m = 0;
+            while (j + m < klen && i + m < n && s[i + m] == key[j + m])
+                m++;
+            if (m >= run || (j == 0 && m >= least))
+                if (m > best)
+                    best = m;
+        }
+        if (best) {
             size_t k = mlen < cap - 1 - o ? mlen : cap - 1 - o;
             memcpy(out + o, mask, k);
             o += k;
-            i += m;
+            i += best;
         } else {
             out[o++] = s[i++];
         }

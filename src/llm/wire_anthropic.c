@@ -1,8 +1,9 @@
 /*
- * wire_anthropic.c: the Anthropic Messages format. Request: the system text as one text
- * block marked cache_control {"type":"ephemeral"} (the cache breakpoint: everything up to
- * and including the system prompt is cached and read back on the next identical call),
- * then the conversation, temperature 0. Reply: the text blocks of content[] concatenated,
+ * wire_anthropic.c: the Anthropic Messages format. Request: the system text as text
+ * blocks marked cache_control {"type":"ephemeral"} (cache breakpoints: everything up to
+ * and including a marked block is cached and read back on the next call with the same
+ * prefix): one after the part shared by several agents (shared_len) when there is one,
+ * one after the whole system text; then the conversation, temperature 0. Reply: the text blocks of content[] concatenated,
  * stop_reason, and usage (input_tokens, output_tokens, cache_creation_input_tokens,
  * cache_read_input_tokens; input_tokens already excludes the cached parts).
  * Streamed: message_start (usage so far), content_block_start/_delta (text), message_delta
@@ -27,8 +28,17 @@ int llm_anthropic_body(const qr_llm_config *c, const qr_llm_request *r, qr_buf *
     qr_buf_json_string(out, model, strlen(model));
     qr_buf_printf(out, ",\"max_tokens\":%u", r->max_tokens ? r->max_tokens : c->max_tokens);
     if (r->system) {
-        qr_buf_puts(out, ",\"system\":[{\"type\":\"text\",\"text\":");
-        qr_buf_json_string(out, r->system, r->system_len);
+        /* a breakpoint after the block every agent shares, and one after the whole
+         * system text */
+        size_t shared = r->shared_len < r->system_len ? r->shared_len : 0;
+        qr_buf_puts(out, ",\"system\":[");
+        if (shared) {
+            qr_buf_puts(out, "{\"type\":\"text\",\"text\":");
+            qr_buf_json_string(out, r->system, shared);
+            qr_buf_puts(out, ",\"cache_control\":{\"type\":\"ephemeral\"}},");
+        }
+        qr_buf_puts(out, "{\"type\":\"text\",\"text\":");
+        qr_buf_json_string(out, r->system + shared, r->system_len - shared);
         qr_buf_puts(out, ",\"cache_control\":{\"type\":\"ephemeral\"}}]");
     }
     qr_buf_puts(out, ",\"messages\":[");

@@ -85,6 +85,30 @@ bool mcp_has(qr_arena *a, qr_val map, const char *key)
     return map.t == QR_T_MAP && qr_map_lookup(map, qr_kw_cstr(a, key), &v);
 }
 
+/* Whether any string or key in v (a parsed message: maps, vectors, strings) holds a NUL
+ * byte. Such a string would be cut at the NUL wherever it becomes a C string (a method
+ * or tool name, a log level, a repository path): "debug\u0000x" would pass as "debug".
+ * The JSON reader bounds the depth, so the recursion is bounded too. */
+static bool has_nul(qr_val v)
+{
+    switch (v.t) {
+    case QR_T_STR: return memchr(v.s->data, 0, v.s->len) != NULL;
+    case QR_T_KW:
+    case QR_T_SYM: return memchr(v.sym->text, 0, v.sym->len) != NULL;
+    case QR_T_VEC:
+        for (size_t i = 0; i < qr_vec_len(v); i++)
+            if (has_nul(qr_vec_at(v, i)))
+                return true;
+        return false;
+    case QR_T_MAP:
+        for (size_t i = 0; i < qr_map_len(v); i++)
+            if (has_nul(qr_map_key_at(v, i)) || has_nul(qr_map_val_at(v, i)))
+                return true;
+        return false;
+    default: return false;
+    }
+}
+
 static bool is_str(qr_val v, const char *s)
 {
     return v.t == QR_T_STR && !strcmp(v.s->data, s);
@@ -493,6 +517,18 @@ static int handle_message(qr_mcp_server *s, qr_val m, mcp_req *r)
             goto done;
         }
         out = mcp_fail(r, RPC_INVALID_REQUEST, "'method' must be a string, got %s", d.p ? d.p : "");
+        goto done;
+    }
+    /* refused, not cut: a NUL anywhere in a message is refused before any string of it
+     * is used (the one place every name, level and path passes) */
+    if (has_nul(m)) {
+        if (!has_id) {
+            drop(s, "a string holds a NUL character", NULL);
+            goto done;
+        }
+        out = mcp_fail(r, RPC_INVALID_PARAMS,
+                       "a string in the message holds a NUL character (\\u0000); quarry "
+                       "refuses such strings rather than cut them: remove it");
         goto done;
     }
     const char *name = method.s->data;

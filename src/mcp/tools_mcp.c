@@ -331,6 +331,8 @@ static void host_open(qr_mcp_server *s, mcp_host *h, char *key, char *dir)
     h->key = key;
     h->dir = dir;
     qr_host_init(&h->host, dir);
+    if (s->cfg.memory_path)
+        h->host.mem.memory_path = s->cfg.memory_path;
     h->host.git.no_index = s->cfg.no_index;
     h->host.git.warn = host_warn;
     h->host.git.warn_ud = s;

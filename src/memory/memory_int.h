@@ -40,6 +40,7 @@ struct qr_mem {
     qr_mem_snapshot *snap; /* the latest loaded, one reference held by the handle */
     qr_mem_snapshot_stats snapstats;
     bool user_tx; /* qr_mem_begin is in force: each write is a savepoint inside it */
+    bool checked; /* PRAGMA quick_check passed on this handle (done before its first write) */
 };
 
 /* Steps st while the last result (*rc, SQLITE_OK after prepare) allows: true on a row. */

@@ -3,9 +3,14 @@
  * on a memory store and returns the nodes it selects with their content, for agents and
  * Lisp programs (`(tool/memory_query {:pipeline "..."})`).
  *
- * Design: the store is the call's `store`, else the context's memory_path
- * ($QUARRY_MEMORY); it is opened on the first call and kept in the context
- * (qr_memory_ctx, which the host embeds) with the pipeline cache (the
+ * Design: the store is the context's memory_path (--store, $QUARRY_MEMORY). A call's `store`
+ * may name another file only when the context allows it (any_store: `quarry tool`, a person
+ * at the terminal); for a program it must name the configured store, and any other name
+ * gets one fixed message: answering "no such file", "is a directory" or "not a SQLite
+ * database" would let a program probe the file system, and opening any store would let it
+ * read (and write STORE.snapshot beside) every store on the machine.
+ * The store is opened on the first call and kept in the context (qr_memory_ctx, which
+ * the host embeds) with the pipeline cache (the
  * spectral embedding and communities), so a session pays for them once. A call naming
  * another store closes the kept one. Content is read per returned node (the snapshot has
  * only lengths) and cut at about 500 bytes on a character boundary, with "..." appended,
@@ -19,6 +24,8 @@
 #include "quarry/memory.h"
 #include "quarry/pipeline.h"
 #include "quarry/tools.h"
+
+#include <sys/stat.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,6 +53,25 @@ static qr_val iso_val(qr_arena *a, int64_t t)
         buf[n - 5] = 0;
     }
     return qr_str_new(a, buf, strlen(buf));
+}
+
+/* A program names no file: one message for every refused name, so the answer says
+ * nothing about the path (missing, a directory, another store, not SQLite). */
+#define STORE_REFUSED                                                                     \
+    "'store' may only name the memory store this session was given (--store or "          \
+    "QUARRY_MEMORY); leave 'store' out to use it"
+
+/* Whether the name a program gave is the configured store: the same text, or the same
+ * file (device and inode) when both exist. A NUL inside the name never matches. */
+static bool same_store(const char *name, size_t n, const char *configured)
+{
+    if (strlen(name) != n)
+        return false;
+    if (!strcmp(name, configured))
+        return true;
+    struct stat a, b;
+    return stat(name, &a) == 0 && stat(configured, &b) == 0 && S_ISREG(a.st_mode) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* The store to use: opened (or kept) in the context, or a fresh handle in *own. */
@@ -97,8 +123,14 @@ static int memory_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_
         const char *env = getenv("QUARRY_MEMORY");
         path = env && *env ? env : NULL;
     }
-    if (arg_get(args, a, "store", &v) && v.t == QR_T_STR)
-        path = v.s->data;
+    if (arg_get(args, a, "store", &v) && v.t == QR_T_STR) {
+        if (h && h->any_store)
+            path = v.s->data;
+        else if (!path || !same_store(v.s->data, v.s->len, path)) {
+            qr_buf_puts(err, STORE_REFUSED);
+            return QR_EINVAL;
+        }
+    }
     int64_t limit = 50;
     if (arg_get(args, a, "limit", &v) && v.t == QR_T_INT)
         limit = v.i;
@@ -208,7 +240,8 @@ static const qr_tool_param memory_query_params[] = {
              "docs/pipeline.md)"},
     {.name = "store",
      .type = QR_TOOL_STRING,
-     .desc = "the memory store file (default: $QUARRY_MEMORY)"},
+     .desc = "the memory store file (default: the session's store, from --store or "
+             "$QUARRY_MEMORY); a program may name only that store"},
     {.name = "limit",
      .type = QR_TOOL_INTEGER,
      .def = "50",

@@ -107,6 +107,24 @@ static const struct {
 static const char *const arith_ops[] = {"+", "-", "*", "/"};
 static const char arith_expected[] = "one of :+ :- :* :/";
 
+/* Functions of computed values: [:if P A B], [:str a b ...], [:dirname p], [:basename p],
+ * [:top-dir p], [:count-of :binding]. */
+enum { F_IF, F_STR, F_DIRNAME, F_BASENAME, F_TOPDIR, F_COUNTOF, F_COUNT };
+static const char *const fn_ops[F_COUNT] = {"if",       "str",    "dirname",
+                                            "basename", "top-dir", "count-of"};
+static const struct {
+    size_t min, max; /* operands */
+    uint8_t type;    /* of the result */
+    const char *usage;
+} fn_info[F_COUNT] = {
+    {3, 3, FT_ANY, "[:if PREDICATE THEN ELSE], e.g. [:if [:> :files 10] \"large\" \"small\"]"},
+    {1, 16, FT_STR, "[:str x ...], e.g. [:str :author \" <\" :email \">\"]"},
+    {1, 1, FT_STR, "[:dirname :path]: the directory of a path (\"\" at the top)"},
+    {1, 1, FT_STR, "[:basename :path]: the last part of a path"},
+    {1, 1, FT_STR, "[:top-dir :path]: the first directory of a path (\"\" at the top)"},
+    {1, 1, FT_NUM, "[:count-of :binding]: how many items another binding holds"},
+};
+
 static int find_op(const char *s, size_t n, const char *const *ops, size_t nops)
 {
     for (size_t i = 0; i < nops; i++)
@@ -159,13 +177,22 @@ static et etype(const qq_shape *s, qr_val e)
         size_t n = qr_vec_len(e);
         if (n == 0 || qr_vec_at(e, 0).t != QR_T_KW) /* a literal vector (the values of :in) */
             return (et){FT_COLL, true, true};
+        size_t on;
+        const char *op = qr_sym_name(qr_vec_at(e, 0).sym, &on);
+        int fn = find_op(op, on, fn_ops, F_COUNT);
+        if (fn == F_IF) {
+            et a = etype(s, qr_vec_at(e, 2)), b = etype(s, qr_vec_at(e, 3));
+            if (a.type == b.type)
+                return (et){a.type, a.safe && b.safe, false};
+            return r;
+        }
+        if (fn >= 0)
+            return (et){fn_info[fn].type, true, false};
         bool safe = true;
         for (size_t i = 1; i < n; i++) {
             et k = etype(s, qr_vec_at(e, i));
             safe = safe && k.safe && k.type == FT_NUM;
         }
-        size_t on;
-        const char *op = qr_sym_name(qr_vec_at(e, 0).sym, &on);
         if (op[0] == '/') {
             qr_val d = qr_vec_at(e, n - 1);
             safe = safe && qr_is_number(d) && qr_to_double(d) != 0;
@@ -384,6 +411,61 @@ static bool check_operand(qq_ctx *c, const qq_shape *s, qr_val v, bool right, qr
     return false;
 }
 
+/* An operand of a function: a field, a literal, or a nested expression. */
+static bool check_fn_operand(qq_ctx *c, const qq_shape *s, qr_val a, qr_val *co, int depth)
+{
+    qr_val name;
+    /* JSON has no keywords: a string there is a field when the records have one of that
+     * name, else text */
+    if (a.t == QR_T_KW || (a.t == QR_T_STR && c->json && qq_field_find(s, a.s->data, a.s->len)))
+        return check_field(c, s, a, co);
+    if (field_ref_map(a, &name))
+        return check_field(c, s, name, co);
+    if (a.t == QR_T_VEC || a.t == QR_T_LIST)
+        return check_arith(c, s, a, co, depth + 1);
+    if (a.t == QR_T_STR || a.t == QR_T_INT || a.t == QR_T_BOOL || a.t == QR_T_NIL ||
+        (a.t == QR_T_DOUBLE && isfinite(a.d)))
+        return qq_check_literal(c, a, co, depth);
+    qq_problem(c, &a, NULL, "a field keyword, a value or an expression",
+               "e.g. [:str :author \" \" :email]", "bad operand %s", qq_show(c, a));
+    return false;
+}
+
+static bool check_fn(qq_ctx *c, const qq_shape *s, qr_val v, int fn, qr_val *out, int depth)
+{
+    size_t n = qr_vec_len(v), nargs = n - 1;
+    if (nargs < fn_info[fn].min || nargs > fn_info[fn].max) {
+        qq_problem(c, &v, NULL, fn_info[fn].usage, "give the function its operands",
+                   ":%s with %zu operand%s", fn_ops[fn], nargs, nargs == 1 ? "" : "s");
+        return false;
+    }
+    qr_vecb vb;
+    qr_vecb_init(&vb, c->a, n);
+    qr_vecb_push(&vb, qq_kw(c, fn_ops[fn], strlen(fn_ops[fn])));
+    bool ok = true;
+    for (size_t i = 1; i < n; i++) {
+        qr_val a = qr_vec_at(v, i), co = qr_nil();
+        qq_push_index(c, (long)i);
+        bool good;
+        if (fn == F_IF && i == 1) {
+            good = qq_check_where(c, s, a, &co, depth + 1);
+        } else if (fn == F_COUNTOF) {
+            int b = qq_need_binding(c, a, "count-of");
+            good = b >= 0;
+            if (good) /* canonical: the binding's name as a keyword */
+                co = qq_kw(c, c->binds[b].name, strlen(c->binds[b].name));
+        } else {
+            good = check_fn_operand(c, s, a, &co, depth);
+        }
+        if (good)
+            qr_vecb_push(&vb, co);
+        ok = ok && good;
+        qq_pop(c);
+    }
+    *out = qr_vecb_finish(&vb, QR_T_VEC);
+    return ok;
+}
+
 static bool check_arith(qq_ctx *c, const qq_shape *s, qr_val v, qr_val *out, int depth)
 {
     if (depth > QR_QUERY_MAX_NESTING) {
@@ -402,6 +484,9 @@ static bool check_arith(qq_ctx *c, const qq_shape *s, qr_val v, qr_val *out, int
         return false;
     }
     int op = find_op(on, onl, arith_ops, 4);
+    int fn = op < 0 ? find_op(on, onl, fn_ops, F_COUNT) : -1;
+    if (fn >= 0)
+        return check_fn(c, s, v, fn, out, depth);
     if (op < 0) {
         qr_val o = qr_vec_at(v, 0);
         qq_push_index(c, 0);
@@ -784,9 +869,55 @@ static void emit_arith(qq_ctx *c, const qq_shape *s, qr_val e, const char *x, qr
     qr_buf_puts(b, ")))");
 }
 
+static void emit_fn(qq_ctx *c, const qq_shape *s, int fn, qr_val e, const char *x, qr_buf *b)
+{
+    size_t n = qr_vec_len(e);
+    switch (fn) {
+    case F_IF:
+        qr_buf_puts(b, "(if ");
+        qq_emit_where(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_putc(b, ' ');
+        qq_emit_expr(c, s, qr_vec_at(e, 2), x, b);
+        qr_buf_putc(b, ' ');
+        qq_emit_expr(c, s, qr_vec_at(e, 3), x, b);
+        qr_buf_putc(b, ')');
+        return;
+    case F_STR:
+        qr_buf_puts(b, "(str");
+        for (size_t i = 1; i < n; i++) {
+            qr_buf_putc(b, ' ');
+            qq_emit_expr(c, s, qr_vec_at(e, i), x, b);
+        }
+        qr_buf_putc(b, ')');
+        return;
+    case F_COUNTOF: {
+        size_t bn;
+        const char *bs = qr_sym_name(qr_vec_at(e, 1).sym, &bn);
+        qr_buf_printf(b, "(count %s)", qq_sym(c, qq_lookup(c, bs, bn)));
+        return;
+    }
+    default: break;
+    }
+    /* path functions, on the operand read as text */
+    const char *re = fn == F_DIRNAME ? "^.*(?=/)" : fn == F_BASENAME ? "[^/]*$" : "^[^/]*(?=/)";
+    qr_buf_puts(b, "(or (re-find ");
+    qq_emit_regex(b, re, strlen(re));
+    qr_buf_puts(b, " (str ");
+    qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+    qr_buf_puts(b, ")) \"\")");
+}
+
 void qq_emit_expr(qq_ctx *c, const qq_shape *s, qr_val e, const char *x, qr_buf *b)
 {
-    if (e.t == QR_T_VEC && qr_vec_len(e) && qr_vec_at(e, 0).t == QR_T_KW)
+    int fn = -1;
+    if (e.t == QR_T_VEC && qr_vec_len(e) && qr_vec_at(e, 0).t == QR_T_KW) {
+        size_t on;
+        const char *op = qr_sym_name(qr_vec_at(e, 0).sym, &on);
+        fn = find_op(op, on, fn_ops, F_COUNT);
+    }
+    if (fn >= 0)
+        emit_fn(c, s, fn, e, x, b);
+    else if (e.t == QR_T_VEC && qr_vec_len(e) && qr_vec_at(e, 0).t == QR_T_KW)
         emit_arith(c, s, e, x, b);
     else
         emit_operand(c, s, e, x, b);

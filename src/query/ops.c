@@ -369,7 +369,13 @@ static bool check_map(qq_ctx *c, qq_step *st, const qr_val *raw, const bool *has
     out->records = true;
     out->closed = has[QK_SELECT] || s->closed;
     bool ok = in_ok;
-    if (has[QK_SELECT]) {
+    qr_val rs = raw[QK_SELECT];
+    if (has[QK_SELECT] && has[QK_COMPUTE] && (rs.t == QR_T_VEC || rs.t == QR_T_LIST) &&
+        qr_vec_len(rs) == 0) {
+        /* :select [] keeps no field: the records are the computed fields only (a rename:
+         * :select [] :compute {:who :author}) */
+        st->keys[QK_SELECT] = qr_vec_empty(QR_T_VEC);
+    } else if (has[QK_SELECT]) {
         if (field_list(c, s, raw[QK_SELECT], "select", &st->keys[QK_SELECT])) {
             qr_val sel = st->keys[QK_SELECT];
             for (size_t i = 0; i < qr_vec_len(sel); i++) {
@@ -897,6 +903,78 @@ static void emit_distinct(qq_ctx *c, const qq_step *st, qr_buf *b)
     qr_buf_printf(b, " %s)", qq_sym(c, st->in));
 }
 
+/* ---- concat ---- */
+
+static bool check_concat(qq_ctx *c, qq_step *st, const qr_val *raw, const bool *has, qq_shape *out)
+{
+    (void)has;
+    qr_val v = raw[QK_ON];
+    if (!(v.t == QR_T_VEC || v.t == QR_T_LIST) || qr_vec_len(v) < 2 || qr_vec_len(v) > 16) {
+        qq_push_key(c, "on");
+        qq_problem(c, &v, NULL, "a vector of 2 to 16 bindings", "e.g. :on [:recent :older]",
+                   "bad :on %s", qq_show(c, v));
+        qq_pop(c);
+        return false;
+    }
+    size_t n = qr_vec_len(v);
+    qr_vecb vb;
+    qr_vecb_init(&vb, c->a, n);
+    bool ok = true;
+    qq_push_key(c, "on");
+    for (size_t i = 0; i < n; i++) {
+        qq_push_index(c, (long)i);
+        int bi = qq_need_binding(c, qr_vec_at(v, i), "a binding holding a vector");
+        bool good = bi >= 0 && qq_need_seq(c, &c->binds[bi], "concat", false, false);
+        qq_pop(c);
+        if (!good) {
+            ok = false;
+            continue;
+        }
+        if (i == 0)
+            st->in = bi;
+        else if (i == 1)
+            st->in2 = bi;
+        qr_vecb_push(&vb, qq_kw(c, c->binds[bi].name, strlen(c->binds[bi].name)));
+        /* the items: the first input's fields, then the others'; a field some input
+         * lacks is not always present */
+        const qq_shape *bs = &c->binds[bi].shape;
+        if (i == 0) {
+            qq_shape_copy(c, out, bs);
+            out->kind = SK_SEQ;
+            continue;
+        }
+        out->records = out->records && bs->records;
+        out->closed = out->closed && bs->closed;
+        for (size_t k = 0; k < out->nfields; k++) {
+            const qq_field *f = qq_field_find(bs, out->fields[k].name, strlen(out->fields[k].name));
+            if (!f || !f->always)
+                out->fields[k].always = false;
+            if (f && f->type != out->fields[k].type)
+                out->fields[k].type = FT_ANY;
+        }
+        for (size_t k = 0; k < bs->nfields; k++)
+            if (!qq_field_find(out, bs->fields[k].name, strlen(bs->fields[k].name)))
+                qq_shape_add(c, out, bs->fields[k].name, strlen(bs->fields[k].name),
+                             bs->fields[k].type, false);
+    }
+    qq_pop(c);
+    st->keys[QK_ON] = qr_vecb_finish(&vb, QR_T_VEC);
+    out->origin = qq_fmt(c, "the items of %zu bindings", n);
+    return ok;
+}
+
+static void emit_concat(qq_ctx *c, const qq_step *st, qr_buf *b)
+{
+    qr_val on = st->keys[QK_ON];
+    qr_buf_puts(b, "(vec (concat");
+    for (size_t i = 0; i < qr_vec_len(on); i++) {
+        size_t n;
+        const char *nm = qr_sym_name(qr_vec_at(on, i).sym, &n);
+        qr_buf_printf(b, " %s", qq_sym(c, qq_lookup(c, nm, n)));
+    }
+    qr_buf_puts(b, "))");
+}
+
 /* ---- the table ---- */
 
 static const qq_op ops[] = {
@@ -909,7 +987,10 @@ static const qq_op ops[] = {
      check_take, emit_take},
     {"drop", "the items after the first :n", ":on :n", "", "{:op :drop :on :ranked :as :rest :n 5}",
      check_take, emit_take},
-    {"map", "records with only the :select fields (or all of them) plus :compute fields", ":on",
+    {"map",
+     "records with only the :select fields (all of them without :select; none with :select "
+     "[]) plus :compute fields (a field keyword renames: :compute {:who :author})",
+     ":on",
      ":select :compute",
      "{:op :map :on :commits :as :scored :select [:hash :author] :compute {:risk [:+ [:* "
      ":deletions 2] :additions]}}",
@@ -933,6 +1014,8 @@ static const qq_op ops[] = {
      check_first, emit_first},
     {"last", "the last item (a record), or nil", ":on", "", "{:op :last :on :ranked :as :bottom}",
      check_first, emit_first},
+    {"concat", "the items of several bindings, one after the other", ":on", "",
+     "{:op :concat :on [:recent :older] :as :all}", check_concat, emit_concat},
     {"distinct", "the items without repeats (by the :by fields when given), first ones kept", ":on",
      ":by", "{:op :distinct :on :commits :as :authors :by :author}", check_distinct, emit_distinct},
 };

@@ -159,8 +159,17 @@ static int check_typed(const qr_tool_param *p, qr_tool_type type, const char *wh
             }
             return QR_OK;
         }
-        if (v.t == QR_T_STR)
+        if (v.t == QR_T_STR) {
+            /* refused, not cut: the handlers pass strings on as C strings */
+            if (memchr(v.s->data, 0, v.s->len)) {
+                qr_buf_printf(err,
+                              "parameter '%s'%s holds a NUL character (\\u0000); strings "
+                              "with NUL are refused rather than cut: remove it",
+                              p->name, where);
+                return QR_EINVAL;
+            }
             return QR_OK;
+        }
         break;
     case QR_TOOL_INTEGER:
         if (v.t == QR_T_INT)

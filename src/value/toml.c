@@ -15,6 +15,10 @@
  * byte >= 0x80 as part of a valid character. Recursion (arrays, inline tables, building
  * the values) is bounded by QR_TOML_MAX_DEPTH.
  *
+ * With QR_TOML_NO_TEXT (settings files, whose error may reach a log or a model) a message
+ * names the position and what was expected but quotes no text of the document: show()
+ * gives "..." and found() a class ("a letter or digit") except for ASCII punctuation.
+ *
  * Rejected: building values directly (maps are immutable, and TOML lets later lines add
  * to earlier tables, which would mean copying maps on every reopened table); an
  * intermediate token list (twice the memory and no simpler); parsing date-times into
@@ -22,6 +26,7 @@
  */
 #include "quarry/toml.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -65,6 +70,7 @@ typedef struct tr {
     tkey keys[KEY_MAX];  /* the key being read */
     qr_mapb mb[QR_TOML_MAX_DEPTH + 2]; /* map builders for finishing, one per depth */
     bool mb_ready[QR_TOML_MAX_DEPTH + 2];
+    bool no_text; /* QR_TOML_NO_TEXT: messages quote no text of the document */
 } tr;
 
 /* ---- positions and messages ---- */
@@ -122,6 +128,10 @@ typedef struct shown {
 static shown show(const tr *r, size_t start, size_t end)
 {
     shown o;
+    if (r->no_text) {
+        strcpy(o.t, "...");
+        return o;
+    }
     size_t len = end - start, cut = len;
     if (cut > 60) {
         cut = 60;
@@ -146,6 +156,10 @@ static shown found(const tr *r, size_t pos)
         strcpy(o.t, "end of line");
     else if (c == '\t')
         strcpy(o.t, "a tab");
+    else if (r->no_text && c < 0x80 && (c < 0x20 || c == 0x7f))
+        strcpy(o.t, "a control character");
+    else if (r->no_text && !(c >= 0x20 && c < 0x7f && !isalnum(c)))
+        strcpy(o.t, c < 0x80 ? "a letter or digit" : "a non-ASCII character");
     else if (c >= 0x20 && c < 0x7f)
         snprintf(o.t, sizeof o.t, "'%c'", c);
     else if (c < 0x80)
@@ -1140,9 +1154,16 @@ static int document(tr *r, tnode *root)
 
 int qr_toml_read(qr_arena *a, const char *src, size_t n, qr_val *out, qr_read_error *err)
 {
+    return qr_toml_read_ex(a, src, n, 0, out, err);
+}
+
+int qr_toml_read_ex(qr_arena *a, const char *src, size_t n, int flags, qr_val *out,
+                    qr_read_error *err)
+{
     tr *r = calloc(1, sizeof *r);
     if (!r)
         return QR_ENOMEM;
+    r->no_text = flags & QR_TOML_NO_TEXT;
     r->a = a;
     r->s = src;
     r->n = n;
@@ -1156,8 +1177,10 @@ int qr_toml_read(qr_arena *a, const char *src, size_t n, qr_val *out, qr_read_er
     int rc;
     size_t bad = utf8_bad((const unsigned char *)src, n);
     if (bad < n) {
-        rc = fail(r, bad, "invalid utf-8 byte 0x%02x: a toml document must be utf-8 text",
-                  (unsigned char)src[bad]);
+        rc = r->no_text ? fail(r, bad, "invalid utf-8: a toml document must be utf-8 text")
+                        : fail(r, bad,
+                               "invalid utf-8 byte 0x%02x: a toml document must be utf-8 text",
+                               (unsigned char)src[bad]);
         goto done;
     }
     if (n >= 3 && memcmp(src, "\xef\xbb\xbf", 3) == 0)

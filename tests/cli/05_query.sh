@@ -292,7 +292,7 @@ expect_rc "no query: exit 2" 2 "$Q" query --repo "$R" --no-such-option
 for op in $("$Q" compile --ops | sed -n 's/^:\([a-z]*\) .*/\1/p'); do
   grep -q "\`:$op\`" "$SRC/docs/query.md" || { echo "FAIL: op :$op is not in docs/query.md"; FAILS=$((FAILS + 1)); }
 done
-expect_out "compile --ops lists 11 ops" "11" sh -c "'$Q' compile --ops | grep -c '^:'"
+expect_out "compile --ops lists 12 ops" "12" sh -c "'$Q' compile --ops | grep -c '^:'"
 
 # ---- golden invalid queries: tests/query/invalid/NAME.edn, expected stderr NAME.err ----
 ng=0

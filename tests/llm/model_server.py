@@ -263,6 +263,22 @@ class Handler(BaseHTTPRequestHandler):
             elif isinstance(system, list):
                 sys_text = "".join(b.get("text", "") for b in system if isinstance(b, dict))
                 cached = any(isinstance(b, dict) and "cache_control" in b for b in system)
+                # several breakpoints: as Anthropic does, the longest prefix ending at a
+                # breakpoint that an earlier request cached is read; the rest up to the
+                # last breakpoint is written
+                ends, acc = [], ""
+                for b in system:
+                    if isinstance(b, dict):
+                        acc += b.get("text", "")
+                        if "cache_control" in b:
+                            ends.append(acc)
+                if len(ends) > 1:
+                    hit = [e for e in ends if st.cache_seen("anthropic", e)]
+                    read = max((len(e) for e in hit), default=0)
+                    last = len(ends[-1])
+                    return {"input": tokens(message_chars(msgs)) + tokens(len(sys_text) - last),
+                            "output": out, "cache_read": tokens(read),
+                            "cache_write": tokens(last - read)}
             rest = tokens(message_chars(msgs))
             sys_tokens = tokens(len(sys_text))
             if cached and sys_text:

@@ -119,32 +119,62 @@ static void test_prefix(void)
     qr_tools *tools = qr_tools_default();
     CHECK(tools != NULL);
     const char *agents[] = {"architect", "compiler", "fetcher", "evaluator"};
+    qr_buf shared;
+    qr_buf_init(&shared);
     for (size_t i = 0; i < 4; i++) {
         qr_buf a, b;
         qr_buf_init(&a);
         qr_buf_init(&b);
-        CHECK(qr_ask_prompt_prefix(tools, agents[i], &a) == QR_OK);
-        CHECK(qr_ask_prompt_prefix(tools, agents[i], &b) == QR_OK);
+        size_t sa = 0, sb = 0;
+        CHECK(qr_ask_prompt_prefix(tools, agents[i], &a, &sa) == QR_OK);
+        CHECK(qr_ask_prompt_prefix(tools, agents[i], &b, &sb) == QR_OK);
         /* byte-identical across calls: what prompt caching needs */
-        CHECK(a.len == b.len && !memcmp(a.p, b.p, a.len));
-        /* every tool the registry has, by signature */
-        CHECK(strstr(a.p, "- get_commits(since?, until?, author?") != NULL);
-        CHECK(strstr(a.p, "- get_file_history(path, ") != NULL);
-        if (strcmp(agents[i], "compiler")) {
-            /* the DSL reference comes from the op table */
-            CHECK(strstr(a.p, "- :aggregate (") != NULL);
-            CHECK(strstr(a.p, "{{resolved:key}}") != NULL);
-        } else {
-            CHECK(strstr(a.p, "(tool/get_commits") != NULL);
-        }
+        CHECK(a.len == b.len && !memcmp(a.p, b.p, a.len) && sa == sb);
+        /* the shared block comes first and is byte-identical across agents */
+        CHECK(sa > 1000 && sa < a.len);
+        if (i == 0)
+            qr_buf_append(&shared, a.p, sa);
+        else
+            CHECK(sa == shared.len && !memcmp(a.p, shared.p, sa));
+        /* it holds most of each agent's prompt (what a cache can serve) */
+        CHECK(sa * 10 >= a.len * 7);
+        /* every tool the registry has, by signature with types and allowed values */
+        CHECK(strstr(a.p, "- get_commits(since?: string, until?: string, author?: string") !=
+              NULL);
+        CHECK(strstr(a.p, "merges?: \"include\"|\"exclude\"|\"only\"") != NULL);
+        CHECK(strstr(a.p, "first_parent?: boolean") != NULL);
+        CHECK(strstr(a.p, "- get_file_history(path: string, ") != NULL);
+        /* the DSL reference comes from the op table, and states the window rules */
+        CHECK(strstr(a.p, "- :aggregate (") != NULL);
+        CHECK(strstr(a.p, "{{resolved:key}}") != NULL);
+        CHECK(strstr(a.p, "\"last week\" means the last 7 days") != NULL);
+        /* the role follows the shared block */
+        CHECK(strstr(a.p + sa, "You are the ") == a.p + sa);
+        if (!strcmp(agents[i], "compiler"))
+            CHECK(strstr(a.p + sa, "(tool/get_commits") != NULL);
         qr_buf_release(&a);
         qr_buf_release(&b);
     }
+    qr_buf_release(&shared);
     qr_buf x;
     qr_buf_init(&x);
-    CHECK(qr_ask_prompt_prefix(tools, "nobody", &x) == QR_EINVAL);
+    CHECK(qr_ask_prompt_prefix(tools, "nobody", &x, NULL) == QR_EINVAL);
     qr_buf_release(&x);
     qr_tools_free(tools);
+}
+
+static void test_today(void)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    /* 2026-11-24 01:30 UTC is a Tuesday; in UTC-8 it is still Monday the 23rd */
+    qr_ask_prompt_today(1795483800, 0, 1577836800, 1795400000, &b);
+    CHECK_STR(b.p, "TODAY: 2026-11-24 (Tuesday), now 01:30, time zone UTC+00:00\n"
+                   "REPOSITORY: first commit 2020-01-01, last commit 2026-11-23\n");
+    qr_buf_reset(&b);
+    qr_ask_prompt_today(1795483800, -480, 0, 0, &b);
+    CHECK_STR(b.p, "TODAY: 2026-11-23 (Monday), now 17:30, time zone UTC-08:00\n");
+    qr_buf_release(&b);
 }
 
 int main(void)
@@ -153,5 +183,6 @@ int main(void)
     test_modes();
     test_code();
     test_prefix();
+    test_today();
     return check_failures ? 1 : 0;
 }

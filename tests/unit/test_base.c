@@ -1,11 +1,13 @@
 /*
  * test_base.c: unit tests for the base layer: the capped arena (cap, marks, realloc in
- * place), the buffer, UTF-8 helpers, hashing, the edit distance and replacing a file.
+ * place), the buffer, UTF-8 helpers, hashing, the edit distance, replacing a file and reading a settings file
+ * only when it is a regular file.
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp, symlink */
 #include "check.h"
 #include "quarry/base.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,8 +172,49 @@ static void test_write_atomic(void)
     CHECK(rmdir(dir) == 0); /* empty: no temporary file was left */
 }
 
+/* Settings files: only a regular file itself is read; a FIFO is refused without blocking,
+ * a symbolic link is not followed, a directory is not a file, a bound is kept. */
+static void test_read_regular(void)
+{
+    char dir[] = "/tmp/quarry-base-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128], fifo[128], link[128], sub[128], missing[128];
+    snprintf(path, sizeof path, "%s/conf.toml", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.toml", dir);
+    snprintf(link, sizeof link, "%s/link.toml", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(missing, sizeof missing, "%s/missing.toml", dir);
+    CHECK(qr_write_file_atomic(path, "a = 1\n", 6, 0600) == QR_OK);
+    char *t = NULL;
+    size_t n = 0;
+    const char *why = "unset";
+    CHECK(qr_read_regular_file(path, 100, &t, &n, &why) == QR_OK && n == 6 &&
+          !memcmp(t, "a = 1\n", 6) && why == NULL);
+    free(t);
+    /* larger than the bound */
+    CHECK(qr_read_regular_file(path, 5, &t, &n, &why) == QR_EINVAL);
+    /* a FIFO nobody writes to: refused at once (a blocking open would hang here) */
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(qr_read_regular_file(fifo, 0, &t, &n, &why) == QR_EIO && errno == ENXIO);
+    CHECK_STR(why, "is not a regular file");
+    /* a symbolic link, even to a regular file, is not followed */
+    CHECK(symlink(path, link) == 0);
+    CHECK(qr_read_regular_file(link, 0, &t, &n, &why) == QR_EIO && errno == ELOOP);
+    CHECK_STR(why, "is a symbolic link, which is not followed");
+    /* a directory; a missing file */
+    CHECK(mkdir(sub, 0700) == 0);
+    CHECK(qr_read_regular_file(sub, 0, &t, &n, &why) == QR_EIO && errno == ENXIO);
+    CHECK(qr_read_regular_file(missing, 0, &t, &n, NULL) == QR_EIO && errno == ENOENT);
+    unlink(fifo);
+    unlink(link);
+    unlink(path);
+    rmdir(sub);
+    CHECK(rmdir(dir) == 0);
+}
+
 int main(void)
 {
+    test_read_regular();
     test_edit_distance();
     test_write_atomic();
     test_hash_text();

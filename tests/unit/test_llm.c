@@ -38,7 +38,10 @@ static qr_llm_message user_msg(const char *text)
 
 static qr_llm_request simple_request(const qr_llm_message *m, size_t n, const char *system)
 {
-    qr_llm_request r = {system, system ? strlen(system) : 0, m, n, 0};
+    qr_llm_request r = {.system = system,
+                        .system_len = system ? strlen(system) : 0,
+                        .messages = m,
+                        .nmessages = n};
     return r;
 }
 
@@ -102,6 +105,20 @@ static void test_request_json(void)
                    "\"content\":\"ok\"}],\"temperature\":0,\"stream\":false}");
     CHECK(strstr(b.p, KEY) == NULL);
     CHECK_STR(qr_llm_endpoint(l), "https://api.anthropic.com/v1/messages");
+
+    /* a shared block: a cache breakpoint after it, and one after the whole system text */
+    qr_buf_reset(&b);
+    r = simple_request(m, 1, "SHARED role");
+    r.shared_len = 6;
+    CHECK(qr_llm_request_json(l, &r, &b) == QR_OK);
+    CHECK(strstr(b.p, "\"system\":[{\"type\":\"text\",\"text\":\"SHARED\",\"cache_control\":{"
+                      "\"type\":\"ephemeral\"}},{\"type\":\"text\",\"text\":\" role\","
+                      "\"cache_control\":{\"type\":\"ephemeral\"}}]") != NULL);
+    /* a shared length that is not shorter than the text: one block */
+    qr_buf_reset(&b);
+    r.shared_len = 11;
+    CHECK(qr_llm_request_json(l, &r, &b) == QR_OK);
+    CHECK(strstr(b.p, "\"system\":[{\"type\":\"text\",\"text\":\"SHARED role\",") != NULL);
 
     /* no messages: refused */
     qr_buf_reset(&b);
@@ -417,6 +434,26 @@ static void test_status(void)
     char harmless[64] = "sk- is a common prefix";
     llm_scrub(harmless, sizeof harmless, key);
     CHECK_STR(harmless, "sk- is a common prefix");
+    /* any 8 characters in a row from anywhere in the key, not only its start */
+    char mid[128] = "echo: user-key-12 and 34567890 and RET-user, not RET-use here";
+    llm_scrub(mid, sizeof mid, key);
+    CHECK_STR(mid, "echo: [redacted] and [redacted] and [redacted], not RET-use here");
+    char tail[64] = "x1234567890";
+    llm_scrub(tail, sizeof tail, key);
+    CHECK_STR(tail, "x[redacted]");
+    char seven[64] = "1234567 is too short to be a piece";
+    llm_scrub(seven, sizeof seven, key);
+    CHECK_STR(seven, "1234567 is too short to be a piece");
+    /* a key of under 8 characters: only the whole of it */
+    char whole[64] = "k: abc1234 and bc1234, abc123 and abc12";
+    llm_scrub(whole, sizeof whole, "abc1234");
+    CHECK_STR(whole, "k: [redacted] and bc1234, [redacted] and abc12");
+    const char *b401 = "{\"error\":{\"message\":\"no such key ...ER-key-1234567890\"}}";
+    qr_llm_config_init(&kc);
+    kc.api_key = strdup(key);
+    llm_status_message(&kc, "E", 400, b401, strlen(b401), msg, sizeof msg);
+    CHECK(strstr(msg, "1234567890") == NULL && strstr(msg, "[redacted]") != NULL);
+    qr_llm_config_clear(&kc);
     char shortkey[10] = "abc";
     llm_scrub(shortkey, sizeof shortkey, "abc"); /* too short to be a key */
     CHECK_STR(shortkey, "abc");

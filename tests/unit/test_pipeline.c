@@ -652,16 +652,59 @@ static void test_tool(void)
     CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_EINVAL);
     CHECK(err.p && strstr(err.p, "tool 'memory_query': pipeline: stage 2 'sprad' at byte 6: "
                                  "unknown stage 'sprad'; did you mean 'spread'?"));
+    /* a program names only the configured store: the same name, or the same file by
+     * another name, works */
+    char named[600];
+    snprintf(named, sizeof named, "{:pipeline \"all\" :limit 1 :store \"%s\"}", store);
+    qr_buf_reset(&err);
+    CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_OK);
+    snprintf(named, sizeof named, "{:pipeline \"all\" :limit 1 :store \"%s/./%s\"}", dir,
+             strrchr(store, '/') + 1);
+    qr_buf_reset(&err);
+    CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_OK);
+    /* any other name gets one message, whatever it names: missing, a directory, a file
+     * that is not SQLite, another store; nothing is opened or written */
+    const char *refused = "tool 'memory_query': 'store' may only name the memory store this "
+                          "session was given (--store or QUARRY_MEMORY); leave 'store' out to "
+                          "use it";
+    char other[300], text[300];
+    snprintf(other, sizeof other, "%s/other.db", dir);
+    snprintf(text, sizeof text, "%s/text.txt", dir);
+    qr_mem *om;
+    CHECK(qr_mem_open(&om, other, QR_MEM_CREATE, &err) == QR_OK);
+    qr_mem_close(om);
+    CHECK(qr_write_file_atomic(text, "not sqlite", 10, 0600) == QR_OK);
+    const char *names[] = {"/etc/passwd", "/nonexistent/none.db", dir, text, other};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(named, sizeof named, "{:pipeline \"all\" :store \"%s\"}", names[i]);
+        qr_buf_reset(&err);
+        CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_EINVAL);
+        CHECK_STR(err.p, refused);
+    }
+    snprintf(named, sizeof named, "%s.snapshot", other);
+    CHECK(access(named, F_OK) != 0); /* the other store was not opened */
+    /* a NUL inside the name is refused by the parameter check, not cut */
+    qr_buf_reset(&err);
+    args = read1(&a, "{:pipeline \"all\" :store \"a\\u0000b\"}");
+    CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_EINVAL);
+    CHECK(err.p && strstr(err.p, "parameter 'store' holds a NUL character"));
+    /* a host that lets a person name any store (quarry tool) opens it */
+    h.mem.any_store = true;
+    qr_buf_reset(&err);
+    snprintf(named, sizeof named, "{:pipeline \"all\" :store \"%s\"}", other);
+    CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_OK);
+    CHECK(out.t == QR_T_VEC && qr_vec_len(out) == 0);
+    CHECK(h.mem.mem && !strcmp(qr_mem_path(h.mem.mem), other));
+    h.mem.any_store = false;
     /* no store */
     h.mem.memory_path = NULL;
     qr_mem_close(h.mem.mem);
     h.mem.mem = NULL;
     qr_buf_reset(&err);
-    char missing[200];
-    snprintf(missing, sizeof missing, "{:pipeline \"all\" :store \"%s/none.db\"}", dir);
-    args = read1(&a, missing);
-    CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_ERUNTIME);
-    CHECK(err.p && strstr(err.p, "no memory store at"));
+    unsetenv("QUARRY_MEMORY");
+    args = read1(&a, "{:pipeline \"all\"}");
+    CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_EINVAL);
+    CHECK(err.p && strstr(err.p, "no memory store"));
     qr_buf_release(&b);
     qr_buf_release(&err);
     qr_arena_release(&a);

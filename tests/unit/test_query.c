@@ -385,6 +385,59 @@ static void test_bindings(void)
                "nil, :sum nil} {:n 8, :half 4.0, :sum 10} {:n \"x\", :half nil, :sum nil}]}");
 }
 
+/* Functions of computed values (:if :str :dirname :basename :top-dir :count-of) and
+ * :concat: what a model needed the intent path for. */
+static void test_functions(void)
+{
+    expect_run("{:transform [{:op :map :on :rows :as :m :select [:path]"
+               " :compute {:size [:if [:> :n 10] \"large\" \"small\"]"
+               " :label [:str :who \" (\" :n \")\"]"
+               " :dir [:dirname :path] :base [:basename :path] :top [:top-dir :path]"
+               " :share [:/ :n [:count-of :rows]]}}]"
+               " :return {:m :m}}",
+               "{:rows [{:path \"src/lisp/eval.c\" :who \"ann\" :n 12}"
+               " {:path \"README.md\" :who \"bob\" :n 2}]}",
+               "{:m [{:path \"src/lisp/eval.c\", :size \"large\", :label \"ann (12)\", :dir "
+               "\"src/lisp\", :base \"eval.c\", :top \"src\", :share 6.0} {:path \"README.md\", "
+               ":size \"small\", :label \"bob (2)\", :dir \"\", :base \"README.md\", :top \"\", "
+               ":share 1.0}]}");
+    /* :if nests, and a missing field makes the predicate false */
+    expect_run("{:transform [{:op :map :on :rows :as :m :select []"
+               " :compute {:k [:if [:> :n 5] [:if [:> :n 50] \"huge\" \"big\"] \"small\"]}}]"
+               " :return {:m :m}}",
+               "{:rows [{:n 100} {:n 7} {:x 1}]}",
+               "{:m [{:k \"huge\"} {:k \"big\"} {:k \"small\"}]}");
+    /* a fraction between bindings: the share of one author's commits */
+    expect_run("{:transform [{:op :filter :on :rows :as :ann :where [:= :who \"ann\"]}"
+               " {:op :take :on :rows :as :one :n 1}"
+               " {:op :map :on :one :as :frac :select [] :compute {:share [:/ [:count-of :ann] "
+               "[:count-of :rows]]}}]"
+               " :return {:share \"{{first:frac:share}}\"}}",
+               "{:rows [{:who \"ann\"} {:who \"bob\"} {:who \"ann\"} {:who \"cy\"}]}",
+               "{:share 0.5}");
+    /* :concat: the items of both, fields of either */
+    expect_run("{:transform [{:op :take :on :a :as :x :n 1}"
+               " {:op :concat :on [:x :b] :as :all}"
+               " {:op :sort :on :all :as :s :by :n}]"
+               " :return {:all :s}}",
+               "{:a [{:n 3 :p 1} {:n 9}] :b [{:n 1 :q 2}]}",
+               "{:all [{:n 1, :q 2} {:n 3, :p 1}]}");
+    /* JSON: a string naming a field is the field, any other string is text */
+    expect_run("{\"transform\": [{\"op\": \"map\", \"on\": \"rows\", \"as\": \"m\", "
+               "\"select\": [], \"compute\": {\"t\": [\"str\", \"who\", \" wrote \", \"n\"]}}],"
+               " \"return\": {\"m\": \"m\"}}",
+               "{:rows [{:who \"ann\" :n 2}]}", "{:m [{:t \"ann wrote 2\"}]}");
+    /* problems: arity, text in arithmetic, unknown binding */
+    expect_problem("{:transform [{:op :map :on :rows :as :m :compute {:k [:if [:> :n 1] 1]}}]}",
+                   ":compute :k: :if with 2 operands; expected [:if PREDICATE THEN ELSE]");
+    expect_problem("{:transform [{:op :map :on :rows :as :m :compute {:k [:+ 1 [:str \"a\"]]}}]}",
+                   "holds text, not numbers");
+    expect_problem("{:transform [{:op :map :on :rows :as :m :compute {:k [:count-of :rowz]}}]}",
+                   "unknown binding :rowz");
+    expect_problem("{:transform [{:op :concat :on :rows :as :all}]}",
+                   "bad :on :rows; expected a vector of 2 to 16 bindings");
+}
+
 /* ---- problems ---- */
 
 static void test_problems(void)
@@ -1451,6 +1504,7 @@ int main(void)
     test_seed_programs();
     test_json_form();
     test_bindings();
+    test_functions();
     test_problems();
     test_cache();
     test_runtime_step();

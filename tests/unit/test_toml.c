@@ -583,9 +583,64 @@ static void test_large(void)
     qr_buf_release(&b);
 }
 
+/* Whether msg holds any 3 characters in a row of secret. */
+static bool quotes_secret(const char *msg, const char *secret)
+{
+    for (size_t i = 0; secret[i] && secret[i + 1] && secret[i + 2]; i++) {
+        char piece[4] = {secret[i], secret[i + 1], secret[i + 2], 0};
+        if (strstr(msg, piece))
+            return true;
+    }
+    return false;
+}
+
+/* QR_TOML_NO_TEXT: every message keeps its position and says what was expected, but no
+ * text of the document comes back (a settings file may be something else: /etc/shadow
+ * through a link). Each case quotes text without the flag, so the check can fail. */
+static void test_no_text(void)
+{
+    static const char *const docs[] = {
+        "SECRETWORD:$y$j9T:19000:0:99999:7:::\n",
+        "a = SECRETWORD\n",
+        "SECRETWORD = 1\nSECRETWORD = 2\n",
+        "[SECRETWORD]\n[SECRETWORD]\n",
+        "a = \"\\qSECRETWORD\"\n",
+        "a = 12SECRETWORD\n",
+        "a = 1979-05-27TSECRETWORD\n",
+        "a = [1 SECRETWORD]\n",
+        "a = { x = 1 SECRETWORD }\n",
+        "SECRETWORD.x = 1\n[SECRETWORD]\n",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        qr_val v;
+        qr_read_error e, q;
+        int rc = qr_toml_read(&A, docs[i], strlen(docs[i]), &v, &e);
+        int rq = qr_toml_read_ex(&A, docs[i], strlen(docs[i]), QR_TOML_NO_TEXT, &v, &q);
+        CHECK(rc == QR_EINVAL && rq == QR_EINVAL);
+        CHECK(e.line == q.line && e.col == q.col);
+        /* the plain message quotes text (all of the word, or its first letter); the other
+         * none of it */
+        if (!strcmp(e.msg, q.msg) || quotes_secret(q.msg, "SECRETWORD") ||
+            strstr(q.msg, "'S'")) {
+            fprintf(stderr, "case %zu:\n  plain:   %s\n  no text: %s\n", i, e.msg, q.msg);
+            check_failures++;
+        }
+    }
+    /* punctuation is still named, letters are not; invalid UTF-8 gives no byte */
+    qr_val v;
+    qr_read_error q;
+    CHECK(qr_toml_read_ex(&A, "root:x", 6, QR_TOML_NO_TEXT, &v, &q) == QR_EINVAL);
+    CHECK_STR(q.msg, "expected '=' after key '...', found ':'");
+    CHECK(qr_toml_read_ex(&A, "a = [1 x]", 9, QR_TOML_NO_TEXT, &v, &q) == QR_EINVAL);
+    CHECK(strstr(q.msg, "found a letter or digit") != NULL);
+    CHECK(qr_toml_read_ex(&A, "a = \"\xff\"", 7, QR_TOML_NO_TEXT, &v, &q) == QR_EINVAL);
+    CHECK_STR(q.msg, "invalid utf-8: a toml document must be utf-8 text");
+}
+
 int main(void)
 {
     qr_arena_init(&A, 0);
+    test_no_text();
     test_quarry_files();
     test_scalars();
     test_strings();

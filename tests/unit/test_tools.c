@@ -391,6 +391,13 @@ static void test_validation(void)
                 "tool 'sum': parameters must be a map, got vector [1 2]");
     expect_call(r, "echo", "{:message \"hi\" :opts [1]}", QR_EINVAL,
                 "tool 'echo': parameter 'opts' expects an object (map), got vector [1]");
+    /* a NUL inside a string is refused, not cut (handlers pass strings on as C strings) */
+    expect_call(r, "echo", "{:message \"hi\\u0000there\"}", QR_EINVAL,
+                "tool 'echo': parameter 'message' holds a NUL character (\\u0000); strings "
+                "with NUL are refused rather than cut: remove it");
+    expect_call(r, "sum", "{:numbers [1] :tags [\"red\" \"gr\\u0000een\"]}", QR_EINVAL,
+                "tool 'sum': parameter 'tags' item at index 1 holds a NUL character "
+                "(\\u0000); strings with NUL are refused rather than cut: remove it");
     /* a long value is cut in the message */
     expect_call(r, "echo",
                 "{:message [\"aaaaaaaaaaaaaaaaaaaa\" \"bbbbbbbbbbbbbbbbbbbbbbbbb\" "

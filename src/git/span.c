@@ -1,0 +1,178 @@
+/*
+ * span.c: the first and last commit times of a repository's history, for the line of
+ * the agents' prompts that says what period the repository covers ("first commit
+ * 2020-01-01, last commit 2026-11-23"), so a model can tell "in october" of which year
+ * holds data.
+ *
+ * Design: one walk of the commits reachable from HEAD, reading only their headers
+ * (committer times), without sorting, so its cost is one pass over the commit graph.
+ * A walk that stops early (a shallow boundary, a missing object) keeps what it saw.
+ *
+ * The people of a history (qr_git_people): every author of a commit reachable from HEAD,
+ * after .mailmap, by email, with their commit counts, from the same kind of walk; the
+ * router looks names up in it, so a bare "ines" is read as an author only when this
+ * repository has one.
+ *
+ * Rejected: HEAD's time as the last commit (a rebased or cherry-picked HEAD can be older
+ * than a commit it contains), and the statistics index (absent with --no-index, and not
+ * always complete).
+ */
+#include "git_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Walks at most this many commits (a history beyond it has its span underestimated). */
+#define SPAN_MAX_COMMITS 5000000
+
+int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err)
+{
+    *first = *last = 0;
+    git_revwalk *w = NULL;
+    int rc = QR_OK;
+    if (git_revwalk_new(&w, g->repo) < 0 || git_revwalk_push_head(w) < 0) {
+        qr_buf_puts(err, "the repository has no commits on HEAD");
+        rc = QR_EINVAL;
+        goto done;
+    }
+    git_oid oid;
+    size_t n = 0;
+    while (n < SPAN_MAX_COMMITS && git_revwalk_next(&oid, w) == 0) {
+        git_commit *c;
+        if (git_commit_lookup(&c, g->repo, &oid) < 0)
+            break;
+        int64_t t = (int64_t)git_commit_time(c);
+        git_commit_free(c);
+        if (!n || t < *first)
+            *first = t;
+        if (!n || t > *last)
+            *last = t;
+        n++;
+    }
+    if (!n) {
+        qr_buf_puts(err, "the repository has no commits on HEAD");
+        rc = QR_EINVAL;
+    }
+done:
+    git_revwalk_free(w);
+    return rc;
+}
+
+/* ---- the people of a history ---- */
+
+/* A table of authors by email, for one walk. */
+typedef struct people {
+    qr_git_person *v;
+    size_t n, cap;
+    uint32_t *slot; /* index + 1; 0 empty */
+    size_t mask;
+} people;
+
+static int people_add(people *P, const char *name, const char *email)
+{
+    size_t el = strlen(email);
+    uint64_t h = qr_hash_bytes(email, el);
+    size_t j = (size_t)h & P->mask;
+    for (; P->slot[j]; j = (j + 1) & P->mask) {
+        qr_git_person *x = &P->v[P->slot[j] - 1];
+        if (!strcmp(x->email, email)) {
+            x->commits++;
+            return QR_OK;
+        }
+    }
+    if (P->n == P->cap) {
+        size_t cap = P->cap * 2;
+        qr_git_person *v = realloc(P->v, cap * sizeof *v);
+        uint32_t *slot = calloc(cap * 2, sizeof *slot);
+        if (!v || !slot) {
+            if (v)
+                P->v = v;
+            free(slot);
+            return QR_ENOMEM;
+        }
+        P->v = v;
+        P->cap = cap;
+        free(P->slot);
+        P->slot = slot;
+        P->mask = cap * 2 - 1;
+        for (size_t i = 0; i < P->n; i++) {
+            size_t k = (size_t)qr_hash_bytes(P->v[i].email, strlen(P->v[i].email)) & P->mask;
+            while (P->slot[k])
+                k = (k + 1) & P->mask;
+            P->slot[k] = (uint32_t)i + 1;
+        }
+        j = (size_t)h & P->mask;
+        while (P->slot[j])
+            j = (j + 1) & P->mask;
+    }
+    qr_git_person *x = &P->v[P->n];
+    x->name = strdup(name);
+    x->email = strdup(email);
+    x->commits = 1;
+    if (!x->name || !x->email) {
+        free(x->name);
+        free(x->email);
+        return QR_ENOMEM;
+    }
+    P->slot[j] = (uint32_t)++P->n;
+    return QR_OK;
+}
+
+int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err)
+{
+    *out = NULL;
+    *n = 0;
+    people P = {.cap = 64};
+    P.v = malloc(P.cap * sizeof *P.v);
+    P.slot = calloc(P.cap * 2, sizeof *P.slot);
+    P.mask = P.cap * 2 - 1;
+    git_revwalk *w = NULL;
+    int rc = QR_OK;
+    if (!P.v || !P.slot) {
+        rc = QR_ENOMEM;
+        goto done;
+    }
+    if (!g->mailmap_loaded) {
+        g->mailmap_loaded = true;
+        if (qr__mailmap_load(g->repo, &g->mailmap) != QR_OK)
+            g->mailmap = NULL;
+    }
+    if (git_revwalk_new(&w, g->repo) < 0 || git_revwalk_push_head(w) < 0) {
+        qr_buf_puts(err, "the repository has no commits on HEAD");
+        rc = QR_EINVAL;
+        goto done;
+    }
+    git_oid oid;
+    for (size_t k = 0; k < SPAN_MAX_COMMITS && git_revwalk_next(&oid, w) == 0; k++) {
+        git_commit *c;
+        if (git_commit_lookup(&c, g->repo, &oid) < 0)
+            break;
+        const git_signature *a = git_commit_author(c);
+        const char *name = a && a->name ? a->name : "", *email = a && a->email ? a->email : "";
+        if (g->mailmap)
+            qr__mailmap_map(g->mailmap, &name, &email);
+        rc = people_add(&P, name, email);
+        git_commit_free(c);
+        if (rc != QR_OK)
+            goto done;
+    }
+done:
+    git_revwalk_free(w);
+    free(P.slot);
+    if (rc != QR_OK) {
+        qr_git_people_free(P.v, P.n);
+        return rc;
+    }
+    *out = P.v;
+    *n = P.n;
+    return QR_OK;
+}
+
+void qr_git_people_free(qr_git_person *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].email);
+    }
+    free(v);
+}

@@ -1,0 +1,75 @@
+# 18_router_calendar.sh: tier-1 questions with calendar windows, typos, names the
+# repository knows and two-step questions, answered with no model and checked against
+# git on a repository built here at fixed dates, with "now" pinned (QUARRY_NOW) to
+# Tuesday 2026-11-24 12:00 UTC, so the answers are the same on any day.
+. "$(dirname "$0")/lib.sh"
+
+command -v git >/dev/null 2>&1 || { echo "FAIL: git is needed"; exit 1; }
+command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed"; exit 1; }
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C QUARRY_NOW=2026-11-24T12:00:00Z
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER
+mkdir -p "$HOME"
+R="$TMP/repo"
+git init -q -b main "$R"
+commit() { # commit DATE "NAME" EMAIL
+  echo "$1 $2" >> "$R/log.txt"
+  git -C "$R" add -A
+  GIT_AUTHOR_NAME=$2 GIT_AUTHOR_EMAIL=$3 GIT_AUTHOR_DATE="$1 +0000" \
+  GIT_COMMITTER_NAME=$2 GIT_COMMITTER_EMAIL=$3 GIT_COMMITTER_DATE="$1 +0000" \
+    git -C "$R" commit -q -m "work of $2 on $1"
+}
+commit "2025-12-15T10:00:00" "Ines Duarte" ines@example.org
+commit "2026-03-10T10:00:00" "Bob Stone" bob@example.org
+commit "2026-07-20T10:00:00" "Ines Duarte" ines@example.org
+commit "2026-08-05T10:00:00" "Bob Stone" bob@example.org
+commit "2026-10-02T10:00:00" "Ines Duarte" ines@example.org
+commit "2026-10-30T10:00:00" "Ines Duarte" ines@example.org
+commit "2026-10-31T10:00:00" "Bob Stone" bob@example.org
+commit "2026-11-01T10:00:00" "Bob Stone" bob@example.org
+commit "2026-11-21T10:00:00" "Ines Duarte" ines@example.org
+commit "2026-11-22T10:00:00" "Bob Stone" bob@example.org
+commit "2026-11-23T10:00:00" "Ines Duarte" ines@example.org
+commit "2026-11-24T09:00:00" "Bob Stone" bob@example.org
+
+# ask Q: the rule that answered, then the hashes it found (one per line)
+ask() {
+  (cd "$R" && "$Q" ask "$1" --format json --explain) >"$TMP/out.json" 2>"$TMP/err.json"
+  python3 - "$TMP/out.json" "$TMP/err.json" <<'PY'
+import json, sys
+try:
+    out = json.load(open(sys.argv[1]))
+    rule = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])["explain"]["rule"]
+except Exception:
+    print("no-answer")
+    sys.exit(0)
+print(rule)
+for row in out.get("findings", []):
+    print(row.get("short_hash", "?"))
+PY
+}
+gitlog() { # gitlog ARGS...: rule-less list of short hashes, as the answer prints them
+  git -C "$R" log --format=%h "$@"
+}
+check() { # check "QUESTION" RULE GIT-ARGS...
+  q=$1 rule=$2; shift 2
+  want=$(printf '%s\n%s' "$rule" "$(gitlog "$@")")
+  expect_out "$q" "$want" ask "$q"
+}
+check "commits in october" commits-in-window --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59
+check "commits in december" commits-in-window --since=2025-12-01T00:00:00 --until=2025-12-31T23:59:59
+check "commits during Q3" commits-in-window --since=2026-07-01T00:00:00 --until=2026-09-30T23:59:59
+check "commits since monday" commits-in-window --since=2026-11-23T00:00:00
+check "what changed over the weekend" commits-in-window --since=2026-11-21T00:00:00 --until=2026-11-22T23:59:59
+check "commits since the 1st" commits-in-window --since=2026-11-01T00:00:00
+check "commits between march and august" commits-in-window --since=2026-03-01T00:00:00 --until=2026-08-31T23:59:59
+check "commmits in the last wek" commits-in-window --since=2026-11-17T12:00:00
+check "commits last 48h" commits-in-window --since=2026-11-22T12:00:00
+check "ines commits in october" commits-by-author --author=ines@example.org --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59
+check "bob's commits since monday" commits-by-author --author=bob@example.org --since=2026-11-23T00:00:00
+# the most active author of October is Ines (2 commits to Bob's 1): her October commits
+check "what did the top contributor do in october" top-author-commits --author=ines@example.org --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59
+# never guess: a name the repository lacks, two people, a question that needs judgement
+expect_out "unknown name" "no-answer" ask "what did jo do last week"
+expect_out "two people" "no-answer" ask "commits by ines and bob"
+expect_out "judgement" "no-answer" ask "why did the top contributor stop in november"
+finish

@@ -31,6 +31,7 @@ bench: all
 	bash bench/git/run.sh $(BUILD)/quarry
 	bash bench/ask/run.sh $(BUILD)/quarry
 	bash bench/memory/run.sh $(BUILD)/quarry
+	bash bench/dwim/run.sh $(BUILD)/quarry
 
 # libFuzzer: each harness runs for FUZZ_SECONDS (default 60)
 FUZZ_SECONDS ?= 60

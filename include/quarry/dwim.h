@@ -119,4 +119,34 @@ typedef struct qr_dwim_diag {
  * into diags allocated from `a`. Lines of another shape are skipped. */
 size_t qr_dwim_parse_diags(const char *text, size_t n, qr_arena *a, qr_dwim_diag **out);
 
+/* ---- the loop (src/dwim/loop.c): quarry do ---- */
+
+struct qr_llm;
+
+typedef struct qr_dwim_loop_opts {
+    qr_dwim_ctx *ctx;
+    struct qr_llm *llm;
+    const char *task;
+    uint32_t max_turns;   /* model calls at most; 0: 20 */
+    uint32_t stall_turns; /* turns without a new result before it stops; 0: 5 */
+    size_t preview_chars; /* of the last result in the prompt; 0: 1200 */
+    /* one JSON line per turn (NULL: none) */
+    void (*trace)(void *ud, const char *json_line);
+    /* each turn's line and result (NULL: none) */
+    void (*on_turn)(void *ud, uint32_t turn, const char *line, const char *result);
+    void *trace_ud;
+} qr_dwim_loop_opts;
+
+typedef struct qr_dwim_loop_result {
+    char *summary;    /* malloc'd: done's summary, or what the path holds */
+    const char *stop; /* "done", "max-turns", "stall: ...", "model-error" */
+    uint32_t turns, calls, edits;
+    uint64_t input_tokens, output_tokens; /* as the model reported them */
+} qr_dwim_loop_result;
+
+/* Runs the loop until done, a stall, the budget or a model failure (QR_EIO with the
+ * message in err; r still says what was done). */
+int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf *err);
+void qr_dwim_loop_result_clear(qr_dwim_loop_result *r);
+
 #endif

@@ -16,6 +16,7 @@ deps:
 test: test-release test-asan
 
 test-release: all
+	@sh scripts/deps.sh --test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (clang)
@@ -31,10 +32,14 @@ bench: all
 	bash bench/git/run.sh $(BUILD)/quarry
 	bash bench/ask/run.sh $(BUILD)/quarry
 	bash bench/memory/run.sh $(BUILD)/quarry
+	bash bench/code/run.sh $(BUILD)/quarry
 	bash bench/dwim/run.sh $(BUILD)/quarry
 
-# libFuzzer: each harness runs for FUZZ_SECONDS (default 60)
+# libFuzzer: each harness runs for FUZZ_SECONDS (default 60), on inputs up to FUZZ_MAX_LEN
+# bytes: long enough for prefix forms nested 100,000 deep (the seeds of
+# tests/fuzz/gen_seeds.py), which libFuzzer's default (the longest seed) would not reach
 FUZZ_SECONDS ?= 60
+FUZZ_MAX_LEN ?= 200000
 fuzz:
 	@sh scripts/deps.sh --test
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DQUARRY_FUZZ=ON -DQUARRY_SANITIZE=ON >/dev/null
@@ -42,7 +47,7 @@ fuzz:
 	for f in $(FUZZ_BUILD)/fuzz_*; do \
 		name=$$(basename $$f | sed 's/^fuzz_//'); \
 		mkdir -p tests/fuzz/corpus/$$name; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
+		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=5 -rss_limit_mb=2048 \
 			tests/fuzz/corpus/$$name || exit 1; \
 	done
 

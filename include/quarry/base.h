@@ -53,6 +53,10 @@ typedef struct qr_arena {
      * evaluation; other users leave it NULL and check the sticky flags. */
     void (*on_fail)(void *ud, int code);
     void *ud;
+    /* Fault injection for tests (SQLite's and Lua's way of reaching every out-of-memory
+     * path): when nonzero, each allocation counts it down and the one that brings it to 0
+     * is refused as if the cap were reached. 0 (the default) never refuses. */
+    uint64_t fail_countdown;
 } qr_arena;
 
 typedef struct qr_arena_mark {

@@ -192,10 +192,11 @@ void qr_code_dump(const qr_code_graph *g, const char *const *prefixes, size_t np
  * unresolved callees and system headers dashed, inactive edges dotted. QR_EINVAL with the
  * nearest names when `what` is neither. */
 enum {
-    QR_CODE_DOT_AUTO = -1, /* callers and callees of a function, includes of a file */
+    QR_CODE_DOT_AUTO = -1, /* callers and callees of a function; what a file includes and
+                              what includes it */
     QR_CODE_DOT_CALLERS = 1,
     QR_CODE_DOT_CALLEES = 2,
-    QR_CODE_DOT_INCLUDES = 3,
+    QR_CODE_DOT_INCLUDES = 3, /* only what the file includes */
 };
 int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf *out,
                 qr_buf *err);

@@ -56,7 +56,8 @@ typedef struct qr_commit_stats {
 } qr_commit_stats;
 
 /* ---- the statistics index: SQLite (WAL) at <gitdir>/quarry/index.db ----
- * Keyed by commit id; stats of a commit never change, so entries are never updated.
+ * Keyed by commit id and the attributes fingerprint (qr_git_index_set_attrs): a commit's
+ * stats never change under the same attributes.
  * Safe with several processes and several handles at once (WAL, 5 s busy timeout); one
  * handle is used by one thread at a time. A database that is corrupt or from another
  * schema version is moved aside (index.db.broken-<UTC time>) and created afresh: at open
@@ -70,8 +71,9 @@ typedef struct qr_git_index qr_git_index;
 
 /* The schema version (PRAGMA user_version) this build reads and writes. 2: each commit's
  * header fields (the commit graph) are kept too, so a warm query reads no commit
- * objects. */
-#define QR_GIT_INDEX_SCHEMA_VERSION 2
+ * objects. 3: statistics are keyed by the attributes fingerprint too, and author names
+ * are stored in UTF-8, converted from a commit's declared encoding. */
+#define QR_GIT_INDEX_SCHEMA_VERSION 3
 
 /* Whether <gitdir>/quarry/index.db exists, without opening or creating anything; *path
  * (may be NULL) is set to that file's name. */
@@ -81,6 +83,11 @@ int qr_git_index_open(const char *gitdir, qr_git_index **out, bool *rebuilt, qr_
 void qr_git_index_close(qr_git_index *ix);
 /* True once the database was found broken and rebuilt, at open or since. */
 bool qr_git_index_rebuilt(const qr_git_index *ix);
+/* The fingerprint of the attributes in force (what makes git count a file as binary:
+ * .gitattributes and the diff.*.binary settings), under which statistics are read and
+ * stored: a row stored under another fingerprint is not found, and a put replaces it.
+ * 0 until set; the git tools set it from the repository before every use. */
+void qr_git_index_set_attrs(qr_git_index *ix, uint64_t fingerprint);
 /* The database file, for messages ("<gitdir>/quarry/index.db"). */
 const char *qr_git_index_path(const qr_git_index *ix);
 /* QR_OK and *out filled (strings from a) when the commit is indexed; 1 when it is not. */
@@ -106,7 +113,8 @@ int qr_git_index_count(qr_git_index *ix, int64_t *commits, int64_t *bytes, qr_bu
  * never stores statistics for merges (git log shows none) or for the boundary commits of a shallow
  * clone (they change once it is deepened): those are counted apart. */
 typedef struct qr_git_index_state {
-    int64_t indexed;   /* commits whose statistics the index holds, reachable or not */
+    int64_t indexed;   /* commits whose statistics the index holds under the attributes
+                        * in force (qr_git_index_set_attrs), reachable or not */
     int64_t reachable; /* commits reachable from HEAD and every ref */
     int64_t unstored;  /* of those, merges and shallow boundaries (never stored) */
     int64_t missing;   /* of those, commits whose statistics the index lacks */

@@ -43,6 +43,7 @@ typedef enum qr_lisp_errkind {
     QR_LE_STEPS,      /* step-limit */
     QR_LE_DEPTH,      /* depth-limit */
     QR_LE_REGEX,      /* regex-limit */
+    QR_LE_INTERRUPT,  /* interrupted: qr_lisp_interrupt was called */
 } qr_lisp_errkind;
 
 /* "type-error", "timeout", ... */
@@ -90,6 +91,13 @@ void qr_lisp_set_tools(qr_lisp_session *s, qr_lisp_tool_fn fn, void *ud);
  * kind is parse-error, unbound-symbol, arity-error...), or QR_ERUNTIME (it ran and failed,
  * limits included). res is always filled in; clear it with qr_lisp_result_clear. */
 int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *res);
+
+/* Asks the run in progress on s to stop: it fails with `interrupted` at its next check
+ * (every 1024 evaluation steps, and as often inside printing, equality, hashing and
+ * sorting), leaving the session as it was, as any failed run does. Safe to call from
+ * another thread or a signal handler (one atomic store). The request is cleared when a run
+ * ends, so one made while no run is in progress stops the next run at its first check. */
+void qr_lisp_interrupt(qr_lisp_session *s);
 
 /* Names of every builtin function and special form, for help and completion: calls fn
  * for each with its name, argument list and docstring. */

@@ -275,6 +275,43 @@ qr_val *qr_mapb_slot(qr_mapb *b, qr_val key);
 qr_val qr_mapb_finish(qr_mapb *b, qr_type t); /* QR_T_MAP or QR_T_SET */
 void qr_mapb_reuse(qr_mapb *b);
 
+/* ---- work metering ----
+ * Printing, equality, hashing and ordering recurse over values whose parts may be shared:
+ * (reduce (fn [a _] [a a]) [] (range 60)) is a few kilobytes but has 2^60 leaves, so the
+ * work of these functions is not bounded by the size of their input. They count it on the
+ * meter installed on the calling thread (none installed: nothing is counted or checked).
+ * A unit is one value visited or one item of a collection walked.
+ *
+ * Each time `left` drops to 0 or below, they call check(m), which refills `left` and
+ * returns true to stop the work (a limit was reached or the work was interrupted):
+ *  - equality, hashing and ordering allocate nothing, so check may leave them with
+ *    longjmp (the Lisp does, raising its limit error there);
+ *  - printing holds malloc'd buffers of its caller, so while it runs it raises m->soft,
+ *    and check must then return true instead of jumping: the printer stops as if it had
+ *    reached its byte limit and reports QR_PRINT_STOPPED.
+ * A host that calls code it does not own while a meter is installed (a tool) uninstalls
+ * it around the call. */
+typedef struct qr_meter qr_meter;
+struct qr_meter {
+    int64_t left;               /* units before the next check */
+    bool (*check)(qr_meter *m); /* refills left; true: stop */
+    void *ud;
+    int soft;                   /* nonzero while a printer runs: check must not jump */
+};
+/* The meter of the calling thread (NULL: none). */
+extern _Thread_local qr_meter *qr_meter_current;
+/* Installs m (NULL: none) on the calling thread and returns the one it replaces. */
+qr_meter *qr_meter_install(qr_meter *m);
+/* Counts n units; true when the meter says stop (only ever when it is soft). */
+static inline bool qr_meter_tick(size_t n)
+{
+    qr_meter *m = qr_meter_current;
+    if (!m)
+        return false;
+    m->left -= (int64_t)n;
+    return m->left <= 0 && m->check(m);
+}
+
 /* ---- equality, hashing, ordering (Clojure semantics) ---- */
 /* (= a b): 1 and 1.0 differ; lists equal vectors with equal items; maps and sets by
  * content; functions by identity. */
@@ -295,9 +332,20 @@ enum {
     QR_PRINT_READABLY = 0, /* pr-str: strings quoted and escaped */
     QR_PRINT_DISPLAY = 1,  /* str/println: strings and characters raw */
 };
+/* Appends the printed form of v. Unbounded: for values known to print small (results a
+ * sandbox has already measured with qr_print_max); anything else uses qr_print_max. */
 void qr_print(qr_buf *b, qr_val v, int mode);
+enum {
+    QR_PRINT_DONE = 0,    /* the whole value was printed */
+    QR_PRINT_CUT = 1,     /* it is longer than max: b holds at most max bytes of it */
+    QR_PRINT_STOPPED = 2, /* the installed meter said stop (a limit, an interrupt) */
+};
+/* Appends at most max bytes of the printed form of v (cut at a character boundary), and
+ * stops printing there: the work is bounded by max whatever v shares. b may be NULL to
+ * only measure (then nothing is appended and nothing allocated). Returns QR_PRINT_*. */
+int qr_print_max(qr_buf *b, qr_val v, int mode, size_t max);
 /* pr-str of v cut to at most max bytes (at a character boundary, ending in "..."): the
- * form or value quoted in an error message. */
+ * form or value quoted in an error message. Its work is bounded by max. */
 void qr_print_short(qr_buf *b, qr_val v, size_t max);
 /* "string \"abc\"", "map {:a 1}", "nil": a value's type and short printed form, as error
  * messages describe what they found. */
@@ -308,6 +356,8 @@ void qr_print_double(qr_buf *b, double d);
  * null, functions and regexes as their printed form in a string. Map keys that are not
  * strings or keywords are printed (pr-str) into a string. pretty indents by 2. */
 void qr_print_json(qr_buf *b, qr_val v, bool pretty);
+/* qr_print_json stopping after max bytes, as qr_print_max does. Returns QR_PRINT_*. */
+int qr_print_json_max(qr_buf *b, qr_val v, bool pretty, size_t max);
 
 /* ---- reading ---- */
 typedef struct qr_read_error {

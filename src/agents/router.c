@@ -99,6 +99,11 @@ static const canon CANON[] = {
     {"leaderboard", RW_RANKED},   {"message", RW_MESSAGE},       {"messages", RW_MESSAGE},
     {"subject", RW_MESSAGE},      {"title", RW_MESSAGE},         {"whose", RW_WHOSE},
     {"where", RW_WHOSE},          {"per", RW_PER},               {"by", RW_BY},
+    {"owns", RW_OWNS},            {"owner", RW_OWNS},            {"owners", RW_OWNS},
+    {"knows", RW_OWNS},           {"know", RW_OWNS},             {"expert", RW_OWNS},
+    {"experts", RW_OWNS},         {"maintains", RW_OWNS},        {"maintainer", RW_OWNS},
+    {"maintainers", RW_OWNS},     {"best", RW_OWNS},             {"person", RW_AUTHORS},
+    {"least", RW_MOST},           {"fewest", RW_MOST},
     {"made", RW_MADE},            {"make", RW_MADE},             {"pushed", RW_MADE},
     {"done", RW_MADE},            {"lines", RW_LINES},           {"line", RW_LINES},
     {NULL, 0}};
@@ -1390,6 +1395,8 @@ static void collect_words(parser *p)
             p->q->singular = true;
         if (in_list(t->s, ONE_PERSON))
             p->q->one_author = true;
+        if (!strcmp(t->s, "least") || !strcmp(t->s, "fewest"))
+            p->q->ascending = true;
         if (strcmp(t->s, "all") == 0)
             p->q->all = true;
         uint32_t bit = canon_bit(t->s);

@@ -34,6 +34,7 @@ enum {
     RW_BY = 1u << 19,   /* a "by" no slot took ("commits by author") */
     RW_MADE = 1u << 20, /* made, make, pushed, done */
     RW_LINES = 1u << 21,
+    RW_OWNS = 1u << 23,   /* owns, owner(s), knows, expert(s), maintainer(s), best */
     RW_MOSTBY = 1u << 22, /* "with the most files", "changed the most lines": the sort key
                              is then set to what follows "most" */
     RW_UNKNOWN = 1u << 31
@@ -59,6 +60,7 @@ typedef struct rt_question {
     int merges;         /* RT_MERGES_* */
     int n;              /* a count said ("top 5", "last 10 commits"); 0 when none */
     int sort;           /* RT_SORT_* */
+    bool ascending;     /* "least active", "fewest commits": the ranking reversed */
     bool one_author;    /* an author noun in the singular ("which contributor ...") */
     bool top_author;    /* "the top contributor", "the most active author": the question is
                            about whoever ranks first in the window, found first */

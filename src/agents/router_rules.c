@@ -41,7 +41,7 @@ enum {
 
 #define SB(k) (1u << (k))
 #define REQ_END 0xFFFFFFFFu
-#define MAX_REQ 8
+#define MAX_REQ 10
 
 typedef struct rule {
     const char *name;
@@ -288,18 +288,20 @@ static const char *sort_words(int sort)
  * (n > 0) into `:top`; nothing when there is nothing to do. Lines are computed as
  * additions + deletions. The tools already order by commits. Returns the binding that
  * holds the result. */
-static const char *rank_steps(qr_buf *b, const char *from, int sort, int n)
+static const char *rank_steps(qr_buf *b, const char *from, int sort, int n, bool asc)
 {
     const char *on = from, *sep = " :transform [";
+    if (asc && sort == RT_SORT_NONE)
+        sort = RT_SORT_COMMITS;
     if (sort == RT_SORT_LINES) {
         qr_buf_printf(b, "%s{:op :map :on :%s :as :sized :compute {:lines [:+ :additions "
                          ":deletions]}}",
                       sep, from);
         on = "sized", sep = "\n             ";
     }
-    if (sort != RT_SORT_NONE && sort != RT_SORT_COMMITS) {
-        qr_buf_printf(b, "%s{:op :sort :on :%s :as :ranked :by :%s :order :desc}", sep, on,
-                      sort_field(sort));
+    if (sort != RT_SORT_NONE && (sort != RT_SORT_COMMITS || asc)) {
+        qr_buf_printf(b, "%s{:op :sort :on :%s :as :ranked :by :%s :order :%s}", sep, on,
+                      sort_field(sort), asc ? "asc" : "desc");
         on = "ranked", sep = "\n             ";
     }
     if (n > 0) {
@@ -333,11 +335,12 @@ static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
     params(b, q, all, 0);
     qr_buf_puts(b, "}]\n");
-    const char *out = rank_steps(b, "authors", q->sort, n);
+    const char *out = rank_steps(b, "authors", q->sort, n, q->ascending);
     snprintf(sum, sizeof sum,
-             "{{count:authors}} authors committed%s; most %s: {{first:%s:author}} "
+             "{{count:authors}} authors committed%s; %s %s: {{first:%s:author}} "
              "({{first:%s:%s}})",
-             qual, sort_words(q->sort), out, out, sort_field(q->sort));
+             qual, q->ascending ? "fewest" : "most", sort_words(q->sort), out, out,
+             sort_field(q->sort));
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
@@ -359,7 +362,7 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_puts(b, "}]\n");
     const char *out = "files";
     if (!by_commits)
-        out = rank_steps(b, "files", q->sort, n);
+        out = rank_steps(b, "files", q->sort, n, false);
     if (ranked)
         snprintf(sum, sizeof sum,
                  "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
@@ -531,8 +534,9 @@ static const rule RULES[] = {
      {"when was docs/x.md last changed", "when did README.md last change",
       "last change to src/main.c", "when was lib/util.c last modified by alice"},
      {W(WHEN) | W(RECENT) | W(CHANGE), W(WHEN) | W(CHANGE), W(RECENT) | W(CHANGE),
-      W(WHEN) | W(RECENT) | W(COMMITTED), REQ_END},
-     W(FILES) | W(COMMITS),
+      W(WHEN) | W(RECENT) | W(COMMITTED), W(WHO) | W(RECENT) | W(CHANGE),
+      W(RECENT) | W(AUTHORS) | W(CHANGE), W(WHO) | W(RECENT), W(RECENT) | W(AUTHORS), REQ_END},
+     W(FILES) | W(COMMITS) | W(WHO),
      S_FILE | S_AUTHOR | S_WINDOW,
      S_FILE,
      0,
@@ -541,9 +545,10 @@ static const rule RULES[] = {
      "who changed a file (following renames) or a directory, most commits first",
      {"who changed README.md", "who worked on src/", "authors of lib/util.c",
       "top 3 contributors to src/main.c this year"},
-     {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS), REQ_END},
+     {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS),
+      W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
-         W(FILES),
+         W(FILES) | W(OWNS) | W(AUTHORS),
      S_PATH | S_WINDOW | S_N | S_MERGES,
      S_PATH,
      0,
@@ -650,6 +655,8 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     if (q->sort && !(r->sorts & (1u << q->sort)))
         return false;
     if (q->words & RW_UNKNOWN)
+        return false;
+    if (q->ascending && r->emit != emit_top_authors)
         return false;
     for (size_t i = 0; i < MAX_REQ && r->required[i] != REQ_END; i++) {
         uint32_t req = r->required[i];

@@ -54,6 +54,8 @@ void *qr_arena_alloc(qr_arena *a, size_t n)
         need = 16;
     if (!qr_size_add(a->used, need, &total) || (a->cap && total > a->cap))
         return refuse(a);
+    if (a->fail_countdown && --a->fail_countdown == 0)
+        return refuse(a);
     qr_arena_chunk *c = a->head;
     if (!c || c->size - c->used < need) {
         size_t size = need > CHUNK_MIN ? need : CHUNK_MIN;
@@ -99,6 +101,8 @@ void *qr_arena_realloc(qr_arena *a, void *p, size_t old_n, size_t new_n)
         c->size - (c->used - old_r) >= new_r) {
         size_t total;
         if (!qr_size_add(a->used, new_r - old_r, &total) || (a->cap && total > a->cap))
+            return refuse(a);
+        if (a->fail_countdown && --a->fail_countdown == 0)
             return refuse(a);
         c->used += new_r - old_r;
         a->used = total;

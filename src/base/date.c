@@ -481,8 +481,8 @@ static int parse_relative(pctx *c, int64_t *out)
 
 /* ---- entry points ---- */
 
-/* Writes the message: the input quoted (control bytes as '?', cut at 60 bytes on a UTF-8
- * boundary), the reason if known, then the accepted forms. */
+/* Writes the message: the input quoted (cut at 60 bytes on a UTF-8 boundary), the reason
+ * if known, then the accepted forms; control bytes anywhere in it become '?'. */
 static void write_error(const char *s, size_t n, const char *why, char *err, size_t errlen)
 {
     if (!err || errlen == 0)
@@ -496,6 +496,10 @@ static void write_error(const char *s, size_t n, const char *why, char *err, siz
     q[k] = 0;
     snprintf(err, errlen, "cannot parse date '%s%s': %s%s%s", q, k < n ? "..." : "", why,
              *why ? "; " : "", FORMS);
+    /* the reason may quote a fragment of the input: the message stays one line */
+    for (char *e = err; *e; e++)
+        if ((unsigned char)*e < 0x20 || *e == 0x7f)
+            *e = '?';
 }
 
 static int parse(pctx *c, int64_t now, int tz_offset_min, int64_t *out)

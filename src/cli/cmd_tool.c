@@ -119,7 +119,22 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
         qr_print(&b, v, QR_PRINT_READABLY);
         qr_buf_putc(&b, '\n');
     } else {
-        qr_tools_render_table(&b, v);
+        qr_arena a;
+        qr_arena_init(&a, 0);
+        qr_val rows;
+        if (v.t == QR_T_MAP && qr_map_get(v, qr_kw_cstr(&a, "results"), &rows) &&
+            rows.t == QR_T_VEC) {
+            /* a paged answer (query_codebase): its rows as the table, then the rest */
+            qr_tools_render_table(&b, rows);
+            qr_val rest = qr_map_dissoc(&a, v, qr_kw_cstr(&a, "results"));
+            if (qr_map_len(rest)) {
+                qr_buf_putc(&b, '\n');
+                qr_tools_render_table(&b, rest);
+            }
+        } else {
+            qr_tools_render_table(&b, v);
+        }
+        qr_arena_release(&a);
     }
     char note[160] = "";
     if (omitted)

@@ -4,7 +4,10 @@
  * A file holds cases separated by blank lines: program lines, then `=> VALUE` (the
  * result printed with pr-str) or `=! KIND` (the error kind), then optionally `-> TEXT`
  * (the captured output, with \n for newlines). Each case runs in a fresh session with
- * the default limits. Failures print as FILE:LINE with expected and actual values.
+ * the default limits, or those of a `=limits KEY=N ...` line in the case (keys timeout-ms,
+ * max-steps, max-memory, max-output, max-depth: a case that must end at one limit sets the
+ * others far enough that the result does not depend on the machine's speed). Failures
+ * print as FILE:LINE with expected and actual values.
  */
 #include "cli.h"
 
@@ -18,7 +21,41 @@ typedef struct gcase {
     char *expect; /* after "=> " or "=! " */
     bool expect_error;
     char *output; /* after "-> ", or NULL */
+    qr_lisp_limits limits;
 } gcase;
+
+/* "=limits timeout-ms=60000 max-steps=2000000": false on an unknown key or a bad number. */
+static bool parse_limits(qr_lisp_limits *l, const char *p)
+{
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p || *p == '\r')
+            break;
+        const char *eq = strchr(p, '=');
+        if (!eq)
+            return false;
+        char *end;
+        unsigned long long v = strtoull(eq + 1, &end, 10);
+        if (end == eq + 1 || (*end && *end != ' ' && *end != '\r'))
+            return false;
+        size_t kn = (size_t)(eq - p);
+        if (kn == 10 && !strncmp(p, "timeout-ms", kn))
+            l->timeout_ms = v;
+        else if (kn == 9 && !strncmp(p, "max-steps", kn))
+            l->max_steps = v;
+        else if (kn == 10 && !strncmp(p, "max-memory", kn))
+            l->max_memory = (size_t)v;
+        else if (kn == 10 && !strncmp(p, "max-output", kn))
+            l->max_output = (size_t)v;
+        else if (kn == 9 && !strncmp(p, "max-depth", kn))
+            l->max_depth = (uint32_t)v;
+        else
+            return false;
+        p = end;
+    }
+    return true;
+}
 
 static char *unescape_output(const char *s)
 {
@@ -41,7 +78,7 @@ static char *unescape_output(const char *s)
 /* Runs one case; returns true when it passes. */
 static bool run_case(gcase *c)
 {
-    qr_lisp_session *s = qr_lisp_session_new(NULL);
+    qr_lisp_session *s = qr_lisp_session_new(&c->limits);
     qr_lisp_result res;
     int rc = qr_lisp_run(s, c->prog.p ? c->prog.p : "", c->prog.len, &res);
     bool ok;
@@ -85,6 +122,7 @@ int cli_run_golden(int nfiles, char **files)
             return EXIT_USAGE;
         }
         gcase c = {.file = files[f]};
+        qr_lisp_limits_default(&c.limits);
         qr_buf_init(&c.prog);
         int lineno = 0;
         char *p = text;
@@ -103,6 +141,13 @@ int cli_run_golden(int nfiles, char **files)
                     c.expect[--el] = 0;
             } else if (!strncmp(p, "-> ", 3) && c.expect) {
                 c.output = p + 3;
+            } else if (!strncmp(p, "=limits ", 8)) {
+                if (!parse_limits(&c.limits, p + 8)) {
+                    fprintf(stderr, "%s:%d: bad =limits line: expected KEY=N with KEY one of "
+                                    "timeout-ms, max-steps, max-memory, max-output, max-depth\n",
+                            c.file, lineno);
+                    failed++;
+                }
             } else if (blank) {
                 if (in_case) {
                     if (!c.expect) {
@@ -116,6 +161,7 @@ int cli_run_golden(int nfiles, char **files)
                 }
                 qr_buf_reset(&c.prog);
                 c.expect = c.output = NULL;
+                qr_lisp_limits_default(&c.limits);
                 in_case = false;
             } else {
                 if (!in_case) {

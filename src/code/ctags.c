@@ -39,7 +39,7 @@ static int run_ctags(const char *file, qr_buf *out)
     posix_spawn_file_actions_addclose(&fa, fds[0]);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *argv[] = {(char *)bin,        "--output-format=json", "--fields=+neKS",
-                    "--extras=-F", "--sort=no", "-f",                   "-",
+                    "--sort=no", "-f",                   "-",
                     (char *)file,       NULL};
     pid_t pid;
     int rc = posix_spawnp(&pid, bin, &fa, NULL, argv, environ);

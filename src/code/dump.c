@@ -74,6 +74,8 @@ void qr__code_node_json(const qr_code_graph *g, const qr_code_node *n, qr_buf *b
                   n->it.type);
     if (n->it.flags & QR_CODE_EXTERN)
         qr_buf_puts(b, ",\"extern\":true");
+    if (n->it.flags & QR_CODE_ANON)
+        qr_buf_puts(b, ",\"anonymous\":true");
     if (n->it.flags & QR_CODE_LEXICAL)
         qr_buf_puts(b, ",\"lexical\":true");
     if (n->inactive)
@@ -209,8 +211,8 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
             continue;
         for (int dir = 0; dir < 2; dir++) {
             bool forward = dir == 0;
-            if (file_mode && !forward)
-                continue;
+            if (file_mode && !forward && mode == QR_CODE_DOT_INCLUDES)
+                continue; /* --includes: what it includes; else both ways */
             if (!file_mode && forward && mode == QR_CODE_DOT_CALLERS)
                 continue;
             if (!file_mode && !forward && mode == QR_CODE_DOT_CALLEES)

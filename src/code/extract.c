@@ -76,10 +76,9 @@ static const char *dup(ex *e, const char *s, size_t n)
     return d;
 }
 
-/* The node's text with runs of whitespace (and comments' newlines) made one space. */
-static const char *text(ex *e, TSNode n)
+/* The bytes [s, t) with runs of whitespace (and backslash-newlines) made one space. */
+static const char *text_range(ex *e, uint32_t s, uint32_t t)
 {
-    uint32_t s = ts_node_start_byte(n), t = ts_node_end_byte(n);
     if (t > e->len)
         t = (uint32_t)e->len;
     if (s > t)
@@ -111,32 +110,10 @@ static const char *text(ex *e, TSNode n)
     return d;
 }
 
-static const char *text_range(ex *e, uint32_t s, uint32_t t)
+/* A node's text, whitespace collapsed. */
+static const char *text(ex *e, TSNode n)
 {
-    if (t > e->len)
-        t = (uint32_t)e->len;
-    if (s > t)
-        s = t;
-    char *d = qr_arena_alloc(e->a, (size_t)(t - s) + 1);
-    if (!d) {
-        e->oom = true;
-        return NULL;
-    }
-    size_t k = 0;
-    bool sp = false;
-    for (uint32_t i = s; i < t; i++) {
-        unsigned char c = (unsigned char)e->src[i];
-        if (isspace(c)) {
-            sp = true;
-            continue;
-        }
-        if (sp && k)
-            d[k++] = ' ';
-        sp = false;
-        d[k++] = (char)c;
-    }
-    d[k] = 0;
-    return d;
+    return text_range(e, ts_node_start_byte(n), ts_node_end_byte(n));
 }
 
 static bool is(TSNode n, const char *type)
@@ -216,11 +193,45 @@ static const char *cond_add(ex *e, const char *cond, const char *name)
 
 static void walk(ex *e, TSNode n, ctx c);
 
+/* The named children of a node, through a cursor (ts_node_named_child(n, i) walks from
+ * the first child each time: quadratic over a header's top level). */
+typedef struct kids {
+    TSTreeCursor cur;
+    bool more;
+} kids;
+
+static void kids_init(kids *k, TSNode n)
+{
+    k->cur = ts_tree_cursor_new(n);
+    k->more = ts_tree_cursor_goto_first_child(&k->cur);
+}
+
+static bool kids_next(kids *k, TSNode *out)
+{
+    while (k->more) {
+        TSNode ch = ts_tree_cursor_current_node(&k->cur);
+        k->more = ts_tree_cursor_goto_next_sibling(&k->cur);
+        if (ts_node_is_named(ch)) {
+            *out = ch;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void kids_done(kids *k)
+{
+    ts_tree_cursor_delete(&k->cur);
+}
+
 static void walk_children(ex *e, TSNode n, const ctx *c)
 {
-    uint32_t k = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < k; i++)
-        walk(e, ts_node_named_child(n, i), *c);
+    kids k;
+    TSNode ch;
+    kids_init(&k, n);
+    while (!e->oom && kids_next(&k, &ch))
+        walk(e, ch, *c);
+    kids_done(&k);
 }
 
 /* The children of n in field `declarator` (through a cursor: ts_node_field_name_for_child
@@ -452,9 +463,10 @@ static void members(ex *e, TSNode body, const char *owner, const ctx *c)
     }
     ctx cc = *c;
     cc.depth++;
-    uint32_t k = ts_node_named_child_count(body);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode m = ts_node_named_child(body, i);
+    kids ks;
+    TSNode m;
+    kids_init(&ks, body);
+    while (!e->oom && kids_next(&ks, &m)) {
         if (is(m, "enumerator")) {
             TSNode nm = field(m, "name");
             if (ts_node_is_null(nm))
@@ -484,6 +496,7 @@ static void members(ex *e, TSNode body, const char *owner, const ctx *c)
                     continue;
                 qr_code_item *it = item(e, QR_CODE_MEMBER, text(e, nm), m, &cc);
                 if (it) {
+                    it->line = line_of(nm); /* one of several on a declaration's lines */
                     it->parent = owner;
                     it->type = decl_type(e, m, type, d);
                 }
@@ -498,6 +511,7 @@ static void members(ex *e, TSNode body, const char *owner, const ctx *c)
         }
         walk(e, m, cc);
     }
+    kids_done(&ks);
 }
 
 static void function_def(ex *e, TSNode n, const ctx *c)
@@ -568,6 +582,8 @@ static void declaration(ex *e, TSNode n, const ctx *c)
                 qr_code_item *it =
                     item(e, fn ? QR_CODE_DECLARATION : QR_CODE_VARIABLE, text(e, nm), n, c);
                 if (it) {
+                    if (!fn)
+                        it->line = line_of(nm);
                     it->flags |= (is_static ? QR_CODE_STATIC : 0) |
                                  (is_extern && !fn ? QR_CODE_EXTERN : 0);
                     it->type = decl_type(e, n, type, d);
@@ -730,13 +746,15 @@ static void preproc_branch(ex *e, TSNode n, const char *own, const ctx *c)
     TSNode cond = field(n, "condition");
     TSNode name = field(n, "name");
     TSNode alt = field(n, "alternative");
-    uint32_t k = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode ch = ts_node_named_child(n, i);
+    kids ks;
+    TSNode ch;
+    kids_init(&ks, n);
+    while (!e->oom && kids_next(&ks, &ch)) {
         if (ts_node_eq(ch, cond) || ts_node_eq(ch, name) || ts_node_eq(ch, alt))
             continue;
         walk(e, ch, body);
     }
+    kids_done(&ks);
     if (ts_node_is_null(alt))
         return;
     ctx other = *c;
@@ -748,9 +766,7 @@ static void preproc_branch(ex *e, TSNode n, const char *own, const ctx *c)
         const char *t = is(n, "preproc_if") ? text(e, cond) : NULL;
         if (t && !strcmp(t, "1"))
             other.cond = cond_add(e, c->cond, "0");
-        uint32_t ak = ts_node_named_child_count(alt);
-        for (uint32_t i = 0; i < ak; i++)
-            walk(e, ts_node_named_child(alt, i), other);
+        walk_children(e, alt, &other);
     }
 }
 

@@ -18,6 +18,7 @@
  */
 #include "graph_int.h"
 
+#include <ctype.h>
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,20 +400,22 @@ static int cmp_by_name(const void *a, const void *b)
     return x->it.line < y->it.line ? -1 : x->it.line > y->it.line;
 }
 
+static int cmp_edge_keys(const void *a, const void *b, bool to)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const qr_code_edge *x = &sort_graph->edges[i], *y = &sort_graph->edges[j];
+    int c = to ? strcmp(x->to_key, y->to_key) : strcmp(x->from_key, y->from_key);
+    return c ? c : (i > j) - (i < j);
+}
+
 static int cmp_by_from(const void *a, const void *b)
 {
-    const qr_code_edge *x = &sort_graph->edges[*(const size_t *)a];
-    const qr_code_edge *y = &sort_graph->edges[*(const size_t *)b];
-    int c = strcmp(x->from_key, y->from_key);
-    return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+    return cmp_edge_keys(a, b, false);
 }
 
 static int cmp_by_to(const void *a, const void *b)
 {
-    const qr_code_edge *x = &sort_graph->edges[*(const size_t *)a];
-    const qr_code_edge *y = &sort_graph->edges[*(const size_t *)b];
-    int c = strcmp(x->to_key, y->to_key);
-    return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+    return cmp_edge_keys(a, b, true);
 }
 
 /* First position in g->by_name whose name is >= name. */
@@ -553,12 +556,79 @@ const char *qr__code_node_key(qr_code_graph *g, size_t i)
     return g->keys[i] ? g->keys[i] : n->it.name;
 }
 
-/* The node of kind k (or any definition kind when k < 0) named `name`: one in `file`
- * first, then an active non-static one elsewhere, else -1. */
-int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int k, const char *file)
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The files `f` includes, directly or not (file indexes, sorted), made on first use. */
+static const gfile *closure_of(qr_code_graph *g, int64_t fi)
+{
+    gfile *f = &g->files[fi];
+    if (f->closure_done)
+        return f;
+    f->closure_done = true;
+    size_t n = 0, cap = 16;
+    size_t *q = malloc(cap * sizeof *q);
+    if (!q)
+        return f;
+    for (size_t i = 0; i < f->ndirect; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < n && !seen; j++)
+            seen = q[j] == f->direct[i];
+        if (!seen)
+            q[n++] = f->direct[i];
+        if (n == cap)
+            break;
+    }
+    for (size_t head = 0; head < n; head++) {
+        const gfile *h = &g->files[q[head]];
+        for (size_t i = 0; i < h->ndirect; i++) {
+            bool seen = h->direct[i] == (size_t)fi;
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = q[j] == h->direct[i];
+            if (seen)
+                continue;
+            if (n == cap) {
+                size_t *nq = realloc(q, cap * 2 * sizeof *q);
+                if (!nq)
+                    goto done;
+                q = nq;
+                cap *= 2;
+            }
+            q[n++] = h->direct[i];
+        }
+    }
+done:
+    qsort(q, n, sizeof *q, cmp_size);
+    f->closure = q;
+    f->nclosure = n;
+    return f;
+}
+
+/* Whether file pi is file fi or one fi includes. */
+static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
+{
+    if (fi < 0 || pi < 0)
+        return false;
+    if (fi == pi)
+        return true;
+    const gfile *f = closure_of(g, fi);
+    size_t want = (size_t)pi;
+    return f->closure && bsearch(&want, f->closure, f->nclosure, sizeof want, cmp_size) != NULL;
+}
+
+/* The node of kind k (or any definition kind when k < 0) named `name`, as the code of
+ * `file` sees it: one in `file` first, then one in a header it includes, then (for what
+ * the linker joins: non-static functions and variables; and types, as a guess) one
+ * anywhere. Macros and static functions are seen only in `file` and what it includes.
+ * Active ones before inactive ones; -1 when none. */
+int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
     int64_t best = -1;
     int best_rank = 99;
+    int64_t fi = -2; /* the index of `file`, looked up once a candidate needs it */
     for (size_t i = qr__code_name_lower(g, name);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, name); i++) {
         const qr_code_node *n = &g->nodes[g->by_name[i]];
@@ -567,11 +637,21 @@ int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int k, const 
                                     n->it.kind != QR_CODE_ENUMERATOR;
         if (!kind_ok)
             continue;
-        bool same = file && !strcmp(n->file, file);
-        bool stat = n->it.flags & QR_CODE_STATIC;
-        if (stat && !same)
+        if (fi == -2)
+            fi = file ? qr__code_file_index(g, file) : -1;
+        int64_t ni = g->node_file ? (int64_t)g->node_file[g->by_name[i]] : -1;
+        bool same = file && (n->file == file || (fi >= 0 && ni == fi) || !strcmp(n->file, file));
+        bool local = n->it.kind == QR_CODE_MACRO || (n->it.flags & QR_CODE_STATIC);
+        int rank;
+        if (same)
+            rank = 0;
+        else if (visible_from(g, fi, ni))
+            rank = 2;
+        else if (!local)
+            rank = 4;
+        else
             continue;
-        int rank = (same ? 0 : 2) + (n->inactive ? 1 : 0);
+        rank += n->inactive ? 1 : 0;
         if (rank < best_rank) {
             best_rank = rank;
             best = (int64_t)g->by_name[i];
@@ -581,20 +661,35 @@ int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int k, const 
 }
 
 /* The function in file whose lines hold `line` named `name` (-1 when none). */
-static int64_t enclosing(const qr_code_graph *g, const gfile *f, const char *name, uint32_t line,
+static int64_t enclosing(qr_code_graph *g, const gfile *f, const char *name, uint32_t line,
                          qr_code_kind kind)
 {
     if (!name)
         return -1;
+    /* consecutive references mostly sit in one function: try the last answer first */
+    int64_t last = g->last_enclosing;
+    if (last >= (int64_t)f->node0 && last < (int64_t)(f->node0 + f->nnodes)) {
+        const qr_code_node *n = &g->nodes[last];
+        if (n->it.kind == kind && line >= n->it.line && line <= n->it.end_line &&
+            !strcmp(n->it.name, name))
+            return last;
+    }
+    int64_t found = -1;
     int64_t any = -1;
     for (size_t i = f->node0; i < f->node0 + f->nnodes; i++) {
         const qr_code_node *n = &g->nodes[i];
         if (n->it.kind != kind || strcmp(n->it.name, name))
             continue;
-        if (line >= n->it.line && line <= n->it.end_line)
-            return (int64_t)i;
+        if (line >= n->it.line && line <= n->it.end_line) {
+            found = (int64_t)i;
+            break;
+        }
         if (any < 0)
             any = (int64_t)i;
+    }
+    if (found >= 0) {
+        g->last_enclosing = found;
+        return found;
     }
     return any;
 }
@@ -749,6 +844,51 @@ static const char *resolve_include(qr_code_graph *g, const gfile *f, const char 
     return found;
 }
 
+/* uses-type edges from a struct to the repository's types its member n names (words of
+ * the member's type: `struct X` a struct, other identifiers a typedef). */
+static int member_types(qr_code_graph *g, const gfile *f, int64_t owner, const qr_code_node *n)
+{
+    const char *t = n->it.type;
+    if (!t)
+        return QR_OK;
+    int kind = QR_CODE_TYPEDEF;
+    while (*t) {
+        if (!(isalpha((unsigned char)*t) || *t == '_')) {
+            t++;
+            continue;
+        }
+        const char *b = t;
+        while (isalnum((unsigned char)*t) || *t == '_')
+            t++;
+        char word[128];
+        size_t w = (size_t)(t - b);
+        if (w >= sizeof word)
+            continue;
+        memcpy(word, b, w);
+        word[w] = 0;
+        if (!strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum")) {
+            kind = word[0] == 's' ? QR_CODE_STRUCT : word[0] == 'u' ? QR_CODE_UNION : QR_CODE_ENUM;
+            continue;
+        }
+        int64_t to = qr__code_resolve(g, word, kind, f->path);
+        kind = QR_CODE_TYPEDEF;
+        if (to < 0 || to == owner)
+            continue;
+        qr_code_edge e = {.kind = QR_CODE_E_USES_TYPE,
+                          .from = owner,
+                          .to = to,
+                          .from_key = qr__code_node_key(g, (size_t)owner),
+                          .to_key = qr__code_node_key(g, (size_t)to),
+                          .file = f->path,
+                          .line = n->it.line,
+                          .inactive = n->inactive};
+        int rc = push_edge(g, &e);
+        if (rc)
+            return rc;
+    }
+    return QR_OK;
+}
+
 static int assemble(qr_code_graph *g)
 {
     int rc;
@@ -773,6 +913,17 @@ static int assemble(qr_code_graph *g)
         }
         f->nnodes = g->nnodes - f->node0;
     }
+    g->node_file = malloc((g->nnodes ? g->nnodes : 1) * sizeof *g->node_file);
+    if (!g->node_file)
+        return QR_ENOMEM;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        g->node_file[f->file_node] = i;
+        for (size_t k = f->node0; k < f->node0 + f->nnodes; k++)
+            g->node_file[k] = i;
+    }
     g->keys = calloc(g->nnodes ? g->nnodes : 1, sizeof *g->keys);
     g->by_name = malloc((g->nnodes ? g->nnodes : 1) * sizeof *g->by_name);
     if (!g->keys || !g->by_name)
@@ -784,6 +935,41 @@ static int assemble(qr_code_graph *g)
     qsort(g->by_name, g->nnamed, sizeof *g->by_name, cmp_by_name);
     for (size_t i = 0; i < g->nnodes; i++)
         g->nodes[i].inactive = qr__code_cond_inactive(g, g->nodes[i].it.cond);
+
+    /* includes first: which files a file includes decides which macros and static
+     * functions its code sees */
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        for (size_t r = 0; r < f->file.nrefs; r++) {
+            const qr_code_ref *ref = &f->file.refs[r];
+            if (ref->kind != QR_CODE_REF_INCLUDE)
+                continue;
+            const char *to = resolve_include(g, f, ref->name);
+            qr_code_edge e = {.kind = QR_CODE_E_INCLUDES,
+                              .from = f->file_node,
+                              .to = -1,
+                              .from_key = f->path,
+                              .to_key = to ? to : ref->name,
+                              .file = f->path,
+                              .line = ref->line,
+                              .inactive = qr__code_cond_inactive(g, ref->cond)};
+            if (to) {
+                int64_t ti = qr__code_file_index(g, to);
+                if (ti >= 0) {
+                    e.to = g->files[ti].file_node;
+                    size_t *nd = realloc(f->direct, (f->ndirect + 1) * sizeof *nd);
+                    if (!nd)
+                        return QR_ENOMEM;
+                    f->direct = nd;
+                    f->direct[f->ndirect++] = (size_t)ti;
+                }
+            }
+            if ((rc = push_edge(g, &e)))
+                return rc;
+        }
+    }
 
     /* edges */
     const char *stack[MACRO_DEPTH];
@@ -827,6 +1013,8 @@ static int assemble(qr_code_graph *g)
                 e.to_key = qr__code_node_key(g, (size_t)owner);
                 if ((rc = push_edge(g, &e)))
                     return rc;
+                if (n->it.kind == QR_CODE_MEMBER && (rc = member_types(g, f, owner, n)))
+                    return rc;
                 continue;
             }
             default:
@@ -842,21 +1030,7 @@ static int assemble(qr_code_graph *g)
             const qr_code_ref *ref = &f->file.refs[r];
             bool inactive = qr__code_cond_inactive(g, ref->cond);
             if (ref->kind == QR_CODE_REF_INCLUDE) {
-                const char *to = resolve_include(g, f, ref->name);
-                qr_code_edge e = {.kind = QR_CODE_E_INCLUDES,
-                                  .from = f->file_node,
-                                  .to = -1,
-                                  .from_key = f->path,
-                                  .to_key = to ? to : ref->name,
-                                  .file = f->path,
-                                  .line = ref->line,
-                                  .inactive = inactive};
-                if (to) {
-                    int64_t ti = qr__code_file_index(g, to);
-                    e.to = ti >= 0 ? g->files[ti].file_node : -1;
-                }
-                if ((rc = push_edge(g, &e)))
-                    return rc;
+                continue; /* done before, so that what a file includes is known */
             } else if (ref->kind == QR_CODE_REF_CALL && ref->from) {
                 int64_t caller = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
                 call_site s = {.f = f,
@@ -1048,6 +1222,13 @@ void qr_code_graph_free(qr_code_graph *g)
 {
     if (!g)
         return;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        free(g->files[i].direct);
+        free(g->files[i].closure);
+    }
+    free(g->refs);
+    free(g->ref_file);
+    free(g->node_file);
     free(g->files);
     free(g->nodes);
     free(g->edges);
@@ -1114,4 +1295,96 @@ const char *qr_code_graph_text(qr_code_graph *g, const qr_code_node *n, qr_arena
         r = qr_arena_strndup(a, data + n->it.start_byte, n->it.end_byte - n->it.start_byte);
     free(data);
     return r;
+}
+
+int qr__code_file_names(qr_code_graph *g, size_t fi, qr_buf *err)
+{
+    gfile *f = &g->files[fi];
+    if (f->names_loaded || f->status != QR_CODE_BLOB_OK)
+        return QR_OK;
+    int rc = qr__code_store_names(g->c->store, f->oid, &g->a, &f->names, &f->nnames, err);
+    if (rc == QR_OK)
+        f->names_loaded = true;
+    return rc;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    const qr_code_ref *rx = sort_graph->refs[x], *ry = sort_graph->refs[y];
+    int c = strcmp(rx->name, ry->name);
+    if (c)
+        return c;
+    if (sort_graph->ref_file[x] != sort_graph->ref_file[y])
+        return sort_graph->ref_file[x] < sort_graph->ref_file[y] ? -1 : 1;
+    if (rx->line != ry->line)
+        return rx->line < ry->line ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+int qr__code_ref_index(qr_code_graph *g, qr_buf *err)
+{
+    if (g->refs_done)
+        return QR_OK;
+    size_t n = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        int rc = qr__code_file_names(g, i, err);
+        if (rc)
+            return rc;
+        if (g->files[i].status < 0 || g->files[i].deleted)
+            continue;
+        n += g->files[i].file.nrefs + g->files[i].nnames;
+    }
+    const qr_code_ref **refs = malloc((n ? n : 1) * sizeof *refs);
+    size_t *files = malloc((n ? n : 1) * sizeof *files);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!refs || !files || !order) {
+        free(refs);
+        free(files);
+        free(order);
+        return QR_ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        if (f->status < 0 || f->deleted)
+            continue;
+        for (size_t r = 0; r < f->file.nrefs; r++)
+            if (f->file.refs[r].kind != QR_CODE_REF_INCLUDE) {
+                refs[k] = &f->file.refs[r];
+                files[k++] = i;
+            }
+        for (size_t r = 0; r < f->nnames; r++) {
+            refs[k] = &f->names[r];
+            files[k++] = i;
+        }
+    }
+    g->refs = refs;
+    g->ref_file = files;
+    g->nrefs = k;
+    for (size_t i = 0; i < k; i++)
+        order[i] = i;
+    sort_graph = g;
+    qsort(order, k, sizeof *order, cmp_ref);
+    sort_graph = NULL;
+    /* apply the order */
+    const qr_code_ref **r2 = malloc((k ? k : 1) * sizeof *r2);
+    size_t *f2 = malloc((k ? k : 1) * sizeof *f2);
+    if (!r2 || !f2) {
+        free(r2);
+        free(f2);
+        free(order);
+        return QR_ENOMEM;
+    }
+    for (size_t i = 0; i < k; i++) {
+        r2[i] = refs[order[i]];
+        f2[i] = files[order[i]];
+    }
+    free(refs);
+    free(files);
+    free(order);
+    g->refs = r2;
+    g->ref_file = f2;
+    g->refs_done = true;
+    return QR_OK;
 }

@@ -25,6 +25,14 @@ typedef struct gfile {
     qr_code_file file;
     int64_t file_node;
     size_t node0, nnodes; /* its items: nodes[node0 .. node0 + nnodes) */
+    size_t *direct;       /* repository files it includes (malloc'd) */
+    size_t ndirect;
+    size_t *closure; /* and what those include, sorted (malloc'd, made on first use) */
+    size_t nclosure;
+    bool closure_done;
+    qr_code_ref *names; /* identifier uses, read on first use (qr__code_file_names) */
+    size_t nnames;
+    bool names_loaded;
 } gfile;
 
 struct qr_code_graph {
@@ -38,10 +46,19 @@ struct qr_code_graph {
     qr_code_edge *edges;
     size_t nedges, cape;
     const char **keys; /* per node, "FILE:NAME", made on demand */
+    size_t *node_file; /* per node, the index of its file */
+    int64_t last_enclosing; /* the function the last reference was in (a cache) */
     size_t *by_name;   /* non-file nodes sorted by name, file, line */
     size_t nnamed;
     size_t *by_from, *by_to; /* edges sorted by from_key / to_key */
     qr_code_stats stats;
+    /* every reference but includes, sorted by name, file, line (find_references), made on
+     * first use: refs[i] in files[ref_file[i]] */
+    const qr_code_ref **refs;
+    size_t *ref_file;
+    size_t nrefs;
+    bool refs_done;
+    size_t ref_queries; /* find_references asked so far */
 };
 
 size_t qr__code_name_lower(const qr_code_graph *g, const char *name);
@@ -49,10 +66,14 @@ size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *firs
 size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first);
 int64_t qr__code_file_index(const qr_code_graph *g, const char *path);
 const char *qr__code_node_key(qr_code_graph *g, size_t i);
-int64_t qr__code_resolve(const qr_code_graph *g, const char *name, int kind, const char *file);
+int64_t qr__code_resolve(qr_code_graph *g, const char *name, int kind, const char *file);
 
 bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond);
 extern const char *const qr__code_query_types[];
+/* Builds g->refs (reading every file's identifier uses) once. */
+int qr__code_ref_index(qr_code_graph *g, qr_buf *err);
+/* Reads the identifier uses of file fi (find_references) once. */
+int qr__code_file_names(qr_code_graph *g, size_t fi, qr_buf *err);
 const char *qr__code_edge_name(qr_code_edge_kind k);
 void qr__code_node_json(const qr_code_graph *g, const qr_code_node *n, qr_buf *b);
 void qr__code_edge_json(const qr_code_edge *e, qr_buf *b);

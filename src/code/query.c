@@ -663,18 +663,28 @@ static int q_get_definition(q *x, qr_val *out)
 
 /* ---- graphs: dependencies and calls ---- */
 
+/* The keys met by a breadth-first walk, with their depths, and a hash set of them (open
+ * addressing over key contents), so that a function with thousands of callers is not a
+ * quadratic walk. */
 typedef struct walkq {
     const char **keys;
     int64_t *depth;
     size_t n, cap;
+    size_t *slots; /* index + 1, 0 empty */
+    size_t nslots;
 } walkq;
+
+static size_t wq_slot(const walkq *w, const char *k)
+{
+    size_t m = w->nslots - 1, i = (size_t)qr_hash_bytes(k, strlen(k)) & m;
+    while (w->slots[i] && strcmp(w->keys[w->slots[i] - 1], k))
+        i = (i + 1) & m;
+    return i;
+}
 
 static bool wq_has(const walkq *w, const char *k)
 {
-    for (size_t i = 0; i < w->n; i++)
-        if (!strcmp(w->keys[i], k))
-            return true;
-    return false;
+    return w->nslots && w->slots[wq_slot(w, k)];
 }
 
 static int wq_push(walkq *w, const char *k, int64_t d)
@@ -691,8 +701,20 @@ static int wq_push(walkq *w, const char *k, int64_t d)
         w->depth = nd;
         w->cap = nc;
     }
+    if ((w->n + 1) * 2 > w->nslots) {
+        size_t ns = w->nslots ? w->nslots * 2 : 64;
+        size_t *sl = calloc(ns, sizeof *sl);
+        if (!sl)
+            return QR_ENOMEM;
+        free(w->slots);
+        w->slots = sl;
+        w->nslots = ns;
+        for (size_t i = 0; i < w->n; i++)
+            w->slots[wq_slot(w, w->keys[i])] = i + 1;
+    }
     w->keys[w->n] = k;
     w->depth[w->n++] = d;
+    w->slots[wq_slot(w, k)] = w->n;
     return QR_OK;
 }
 
@@ -700,6 +722,7 @@ static void wq_free(walkq *w)
 {
     free(w->keys);
     free(w->depth);
+    free(w->slots);
 }
 
 /* Breadth-first from the start keys along edges of kind k (forward: from -> to), one row
@@ -739,7 +762,7 @@ static int bfs(q *x, walkq *w, qr_code_edge_kind k, bool forward, const char *di
                 qr_vecb_push(&x->rows, qr_mapb_finish(&mb, QR_T_MAP));
             }
             x->total++;
-            if (!wq_has(w, next)) {
+            if (w->depth[head] + 1 < x->depth && !wq_has(w, next)) {
                 int rc = wq_push(w, next, w->depth[head] + 1);
                 if (rc)
                     return rc;
@@ -843,6 +866,25 @@ static int q_get_call_graph(q *x, qr_val *out)
     return QR_OK;
 }
 
+/* One row of find_references (when in the page and active as asked). */
+static void ref_row(q *x, const gfile *f, const qr_code_ref *ref)
+{
+    static const char *const kinds[] = {"call", "include", "type", "use", "macro-body"};
+    if (!x->inactive && qr__code_cond_inactive(x->g, ref->cond))
+        return;
+    if (in_page(x)) {
+        qr_mapb mb;
+        qr_mapb_init(&mb, x->a, 6);
+        qr_mapb_put(&mb, kw(x, "file"), s(x, f->path));
+        qr_mapb_put(&mb, kw(x, "line"), qr_int(ref->line));
+        qr_mapb_put(&mb, kw(x, "kind"), s(x, kinds[ref->kind]));
+        qr_mapb_put(&mb, kw(x, ref->kind == QR_CODE_REF_MACRO_CALL ? "macro" : "function"),
+                    s(x, ref->from));
+        qr_vecb_push(&x->rows, qr_mapb_finish(&mb, QR_T_MAP));
+    }
+    x->total++;
+}
+
 static int q_find_references(q *x, qr_val *out)
 {
     int rc = need(x, "name", x->name);
@@ -853,29 +895,45 @@ static int q_find_references(q *x, qr_val *out)
     for (size_t j = qr__code_name_lower(g, x->name);
          j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++)
         known = true;
-    static const char *const kinds[] = {"call", "include", "type", "use", "macro-body"};
-    for (size_t i = 0; i < g->nfiles; i++) {
-        const gfile *f = &g->files[i];
-        if (f->status < 0 || !file_ok(x, f->path))
-            continue;
-        for (size_t r = 0; r < f->file.nrefs; r++) {
-            const qr_code_ref *ref = &f->file.refs[r];
-            if (ref->kind == QR_CODE_REF_INCLUDE || strcmp(ref->name, x->name))
+    if (!x->g->refs_done && x->g->ref_queries++ == 0) {
+        /* the first question of a graph scans (a process answering one question should
+         * not sort every reference); the second builds the index */
+        for (size_t i = 0; i < g->nfiles; i++) {
+            if ((rc = qr__code_file_names(x->g, i, x->err)))
+                return rc;
+            const gfile *f = &g->files[i];
+            if (f->status < 0 || f->deleted || !file_ok(x, f->path))
                 continue;
-            known = true;
-            if (!x->inactive && qr__code_cond_inactive(g, ref->cond))
-                continue;
-            if (in_page(x)) {
-                qr_mapb mb;
-                qr_mapb_init(&mb, x->a, 6);
-                qr_mapb_put(&mb, kw(x, "file"), s(x, f->path));
-                qr_mapb_put(&mb, kw(x, "line"), qr_int(ref->line));
-                qr_mapb_put(&mb, kw(x, "kind"), s(x, kinds[ref->kind]));
-                qr_mapb_put(&mb, kw(x, ref->kind == QR_CODE_REF_MACRO_CALL ? "macro" : "function"),
-                            s(x, ref->from));
-                qr_vecb_push(&x->rows, qr_mapb_finish(&mb, QR_T_MAP));
+            size_t a = 0, b = 0;
+            while (a < f->file.nrefs || b < f->nnames) {
+                const qr_code_ref *ref;
+                if (b >= f->nnames ||
+                    (a < f->file.nrefs && f->file.refs[a].line <= f->names[b].line))
+                    ref = &f->file.refs[a++];
+                else
+                    ref = &f->names[b++];
+                if (ref->kind == QR_CODE_REF_INCLUDE || strcmp(ref->name, x->name))
+                    continue;
+                known = true;
+                ref_row(x, f, ref);
             }
-            x->total++;
+        }
+    } else {
+        if ((rc = qr__code_ref_index(x->g, x->err)))
+            return rc;
+        size_t lo = 0, hi = g->nrefs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(g->refs[mid]->name, x->name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+        for (size_t i = lo; i < g->nrefs && !strcmp(g->refs[i]->name, x->name); i++) {
+            const gfile *f = &g->files[g->ref_file[i]];
+            known = true;
+            if (file_ok(x, f->path))
+                ref_row(x, f, g->refs[i]);
         }
     }
     if (!known) {

@@ -6,7 +6,11 @@
  *   blobs(oid PRIMARY KEY, lang, status, bytes, lines, errors)   status: STORE_* below
  *   items(oid, seq, kind, name, parent, type, signature, cond, line, end_line,
  *         start_byte, end_byte, flags)                           qr_code_item
- *   refs(oid, seq, kind, from_name, name, cond, line)            qr_code_ref
+ *   refs(oid, seq, kind, from_name, name, cond, line)            qr_code_ref (calls,
+ *                                                                includes, type uses)
+ *   names(oid PRIMARY KEY, data)     the other identifier uses, packed one a line
+ *                                    "LINE\tFROM\tCOND\tNAME" (three quarters of all
+ *                                    references; read only by find_references)
  *
  * Rows are never updated: a blob's content never changes. PRAGMA user_version carries
  * the schema and extractor version together (what a blob yields depends on both); a
@@ -28,31 +32,45 @@
 #include <unistd.h>
 
 /* bump when the schema or what the extractor yields for a blob changes */
-#define CODE_STORE_VERSION 6
+#define CODE_STORE_VERSION 9
 #define CODE_APPLICATION_ID 0x71636f64 /* "qcod" */
 
-enum { ST_GET_BLOB, ST_GET_ITEMS, ST_GET_REFS, ST_PUT_BLOB, ST_PUT_ITEM, ST_PUT_REF, ST_N };
+enum {
+    ST_GET_BLOB,
+    ST_GET_ITEMS,
+    ST_GET_REFS,
+    ST_GET_NAMES,
+    ST_PUT_BLOB,
+    ST_PUT_ITEM,
+    ST_PUT_REF,
+    ST_PUT_NAMES,
+    ST_N
+};
 
 static const char *const stmt_sql[ST_N] = {
     "SELECT lang, status, bytes, lines, errors FROM blobs WHERE oid = ?1",
     "SELECT kind, name, parent, type, signature, cond, line, end_line, start_byte, end_byte, "
     "flags FROM items WHERE oid = ?1 ORDER BY seq",
     "SELECT kind, from_name, name, cond, line FROM refs WHERE oid = ?1 ORDER BY seq",
+    "SELECT data FROM names WHERE oid = ?1",
     "INSERT OR IGNORE INTO blobs(oid, lang, status, bytes, lines, errors) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     "INSERT OR IGNORE INTO items VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     "INSERT OR IGNORE INTO refs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    "INSERT OR IGNORE INTO names VALUES (?1, ?2)",
 };
 
 static const char schema_sql[] =
     "DROP TABLE IF EXISTS blobs; DROP TABLE IF EXISTS items; DROP TABLE IF EXISTS refs;"
+    "DROP TABLE IF EXISTS names;"
     "CREATE TABLE blobs(oid TEXT PRIMARY KEY, lang INTEGER, status INTEGER, bytes INTEGER,"
     " lines INTEGER, errors INTEGER) WITHOUT ROWID;"
     "CREATE TABLE items(oid TEXT, seq INTEGER, kind INTEGER, name TEXT, parent TEXT, type TEXT,"
     " signature TEXT, cond TEXT, line INTEGER, end_line INTEGER, start_byte INTEGER,"
     " end_byte INTEGER, flags INTEGER, PRIMARY KEY(oid, seq)) WITHOUT ROWID;"
     "CREATE TABLE refs(oid TEXT, seq INTEGER, kind INTEGER, from_name TEXT, name TEXT,"
-    " cond TEXT, line INTEGER, PRIMARY KEY(oid, seq)) WITHOUT ROWID;";
+    " cond TEXT, line INTEGER, PRIMARY KEY(oid, seq)) WITHOUT ROWID;"
+    "CREATE TABLE names(oid TEXT PRIMARY KEY, data TEXT) WITHOUT ROWID;";
 
 struct qr_code_store {
     sqlite3 *db;
@@ -368,9 +386,32 @@ int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b,
         if ((rc = step_done(s, st, err)))
             return rc;
     }
+    qr_buf packed;
+    qr_buf_init(&packed);
+    for (size_t i = 0; i < b->file.nrefs; i++) {
+        const qr_code_ref *r = &b->file.refs[i];
+        if (r->kind == QR_CODE_REF_NAME)
+            qr_buf_printf(&packed, "%u\t%s\t%s\t%s\n", r->line, r->from ? r->from : "",
+                          r->cond ? r->cond : "", r->name);
+    }
+    if (packed.failed) {
+        qr_buf_release(&packed);
+        return QR_ENOMEM;
+    }
+    if (packed.len) {
+        st = s->st[ST_PUT_NAMES];
+        sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, packed.p, (int)packed.len, SQLITE_STATIC);
+        rc = step_done(s, st, err);
+    }
+    qr_buf_release(&packed);
+    if (rc)
+        return rc;
     st = s->st[ST_PUT_REF];
     for (size_t i = 0; i < b->file.nrefs; i++) {
         const qr_code_ref *r = &b->file.refs[i];
+        if (r->kind == QR_CODE_REF_NAME)
+            continue;
         sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
         sqlite3_bind_int(st, 3, (int)r->kind);
@@ -391,4 +432,62 @@ int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64
     *items = pragma_int(s->db, "SELECT count(*) FROM items", &ok2);
     *refs = pragma_int(s->db, "SELECT count(*) FROM refs", &ok3);
     return ok1 && ok2 && ok3 ? QR_OK : QR_EIO;
+}
+
+int qr__code_store_names(qr_code_store *s, const char *oid, qr_arena *a, qr_code_ref **out,
+                         size_t *n, qr_buf *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = s->st[ST_GET_NAMES];
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(st);
+        return QR_OK;
+    }
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return fail(s, "read", err);
+    }
+    const char *data = (const char *)sqlite3_column_text(st, 0);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    char *copy = data ? qr_arena_strndup(a, data, len) : NULL;
+    sqlite3_reset(st);
+    if (!copy)
+        return data ? QR_ENOMEM : QR_OK;
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += copy[i] == '\n';
+    qr_code_ref *refs = qr_arena_zalloc(a, (lines ? lines : 1) * sizeof *refs);
+    if (!refs)
+        return QR_ENOMEM;
+    size_t k = 0;
+    for (char *p = copy; *p && k < lines;) {
+        char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        *nl = 0;
+        char *f[4] = {p, NULL, NULL, NULL};
+        for (int j = 1; j < 4; j++) {
+            char *t = f[j - 1] ? strchr(f[j - 1], '\t') : NULL;
+            if (t) {
+                *t = 0;
+                f[j] = t + 1;
+            }
+        }
+        if (f[3]) {
+            qr_code_ref *r = &refs[k++];
+            r->kind = QR_CODE_REF_NAME;
+            r->line = (uint32_t)strtoul(f[0], NULL, 10);
+            r->from = *f[1] ? f[1] : NULL;
+            r->cond = *f[2] ? f[2] : NULL;
+            r->name = f[3];
+        }
+        p = nl + 1;
+    }
+    *out = refs;
+    *n = k;
+    return QR_OK;
 }

@@ -31,6 +31,10 @@ int qr__code_store_get(qr_code_store *s, const char *oid, qr_arena *a, qr_code_b
                        qr_buf *err);
 /* Stores a blob's result inside the current transaction (begun when none is open). */
 int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b, qr_buf *err);
+/* The other identifier uses of a blob (QR_CODE_REF_NAME; not part of qr__code_store_get's
+ * result), strings from a; *n is 0 when there are none. */
+int qr__code_store_names(qr_code_store *s, const char *oid, qr_arena *a, qr_code_ref **out,
+                         size_t *n, qr_buf *err);
 int qr__code_store_begin(qr_code_store *s, qr_buf *err);
 int qr__code_store_commit(qr_code_store *s, qr_buf *err);
 int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64_t *refs);

@@ -26,19 +26,49 @@ struct qr_git {
     bool shallow_loaded;
 };
 
-/* ---- pathspecs (git's default magic: exact path, directory prefix, or a glob whose '*'
- * also matches '/') ---- */
+/* ---- pathspecs (pathspec.c) ----
+ * git's pathspec of one path from the repository's root: an exact path, a leading
+ * directory, or a wildcard pattern; magic icase, exclude, glob, literal and top. */
 typedef struct qr_pathspec {
-    const char *pat; /* NULL or empty: everything */
+    const char *pat; /* normalised; NULL or empty: everything */
     size_t len;      /* without trailing '/' */
     bool dir_only;   /* the pattern ended with '/' */
-    bool glob;       /* has *, ? or [ */
+    bool glob;       /* has *, ? or [ (and no literal magic) */
     size_t lit;      /* length of the part before the first glob character */
+    bool icase;      /* :(icase): ASCII case folded */
+    bool exclude;    /* :(exclude), :!, :^: every path the pattern does not match */
+    bool wild;       /* :(glob): '*' stops at '/', "**" crosses directories */
+    bool literal;    /* :(literal): no wildcards */
 } qr_pathspec;
 
+/* Parses a pathspec as git reads one given at the top of the work tree: a quoted path
+ * (qr__path_unquote) unquoted, the magic signature, the path normalised ("./", "//",
+ * "dir/.." resolved). QR_EINVAL with a message for unknown or unsupported magic, or a
+ * path outside the repository (".." above the root, an absolute path outside workdir,
+ * which may be NULL). Strings from a. */
+int qr__pathspec_parse(qr_pathspec *ps, const char *spec, const char *workdir, qr_arena *a,
+                       qr_buf *err);
+/* A plain path or glob without magic or normalisation beyond "./" (tests). */
 void qr__pathspec_init(qr_pathspec *ps, const char *pat);
 bool qr__pathspec_all(const qr_pathspec *ps);
+/* True when the pathspec may match more than one file (a wildcard, icase or exclude). */
+bool qr__pathspec_has_magic(const qr_pathspec *ps);
 bool qr__pathspec_match(const qr_pathspec *ps, const char *path, size_t n);
+/* Could it match a path under directory dir[0..n)? Does it match every such path? */
+bool qr__pathspec_reaches(const qr_pathspec *ps, const char *dir, size_t n);
+bool qr__pathspec_covers(const qr_pathspec *ps, const char *dir, size_t n);
+/* The same pathspec as git's own argument (":(top,...)path"), from a. */
+int qr__pathspec_to_git(const qr_pathspec *ps, qr_arena *a, const char **out);
+/* git's wildmatch: pathname makes '*', '?' and brackets stop at '/' and "**" cross
+ * directories; icase folds ASCII case. */
+bool qr__wildmatch(const char *pat, size_t plen, const char *text, size_t tlen, bool pathname,
+                   bool icase);
+
+/* A path as results show it: itself when it is UTF-8, else (or when it starts and ends
+ * with '"') git's C-quoted form in double quotes, invalid bytes as \NNN. NULL: no memory. */
+const char *qr__path_shown(qr_arena *a, const char *s, size_t n);
+/* The inverse, for a path given back: s itself unless it starts and ends with '"'. */
+int qr__path_unquote(qr_arena *a, const char *s, const char **out, qr_buf *err);
 
 /* ---- .mailmap (mailmap.c) ---- */
 int qr__mailmap_load(git_repository *repo, qr_mailmap **out);
@@ -53,6 +83,20 @@ bool qr__mailmap_map(const qr_mailmap *m, const char **name, const char **email)
 /* The commit a ref names (a branch, tag, oid, or any revision git understands), peeled.
  * *unborn is set (and QR_OK returned) when ref is HEAD on a branch with no commits yet. */
 int qr__git_resolve(qr_git *g, const char *ref, git_oid *out, bool *unborn, qr_buf *err);
+/* What a `ref` parameter names: one revision, or a range as git reads one: "A..B"
+ * (reachable from B, not from A), "A...B" (from either, not from both: their merge bases
+ * hidden), or several revisions separated by spaces, "^A" hiding what A reaches ("^A B
+ * C"). An empty side of ".." or "..." is HEAD. */
+#define QR_REVS_MAX 32
+typedef struct qr_revs {
+    git_oid pos[QR_REVS_MAX]; /* where the walk starts */
+    size_t npos;
+    git_oid neg[QR_REVS_MAX]; /* what they reach is hidden */
+    size_t nneg;
+    bool range;  /* written as a range or a list, not one revision */
+    bool unborn; /* one revision, HEAD on a branch with no commits yet (npos is 0) */
+} qr_revs;
+int qr__git_resolve_revs(qr_git *g, const char *ref, qr_revs *out, qr_buf *err);
 /* True when git treats oid's parents as absent (the boundary of a shallow clone). */
 bool qr__git_is_shallow(qr_git *g, const git_oid *oid);
 /* The directory to run git in (the working tree, or the git directory when bare). */
@@ -146,6 +190,16 @@ int qr__graph_put(qr_git_index *ix, const qr_graph_commit *cs, size_t n, qr_buf 
 /* found[i]: whether the index holds statistics for oids[i] (one read transaction). */
 int qr__index_has_many(qr_git_index *ix, const git_oid *oids, size_t n, bool *found, qr_buf *err);
 
+/* ---- attributes (attrs.c) ---- */
+/* The fingerprint of what decides which files git counts as binary now: the lines of the
+ * attributes files in force that name diff, binary or a macro, the diff.*.binary settings
+ * and core.bigFileThreshold. Never 0. QR_ENOMEM (with a fingerprint of what was read). */
+int qr__git_attrs_fingerprint(qr_git *g, uint64_t *out);
+/* The fingerprint of one attributes file's text alone (tests and fuzzing). */
+uint64_t qr__attrs_hash_text(const char *text, size_t n);
+/* Sets ix to read and write under g's attributes now (QR_ENOMEM leaves it as it was). */
+int qr__git_index_bind(qr_git *g, qr_git_index *ix);
+
 /* ---- statistics (numstat.c) ---- */
 /* Progress of computing many commits' statistics (see qr_host.progress). */
 typedef struct qr_progress {
@@ -191,15 +245,19 @@ typedef struct qr_follow_entry {
 } qr_follow_entry;
 
 typedef struct qr_follow_opts {
-    const git_oid *start;
-    const char *path;
+    const qr_revs *revs;
+    const char *spec; /* the pathspec as git's argument (qr__pathspec_to_git) */
+    const char *path; /* the file's name for a commit git shows without one, or NULL */
+    bool per_file;    /* one entry per file and commit (a pathspec for many files) */
+    bool follow;      /* --follow (one path); else -M (git's default rename detection) */
     bool has_since, has_until;
     int64_t since, until;
     int merges;
     bool first_parent;
 } qr_follow_opts;
 
-/* Runs `git log --follow` for one file and returns its commits, newest first. */
+/* Runs `git log --follow` for one file and returns its commits, newest first (with
+ * per_file, one entry per file of each commit, in git's order). */
 int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_entry **out,
                    size_t *n, qr_buf *err);
 

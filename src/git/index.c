@@ -3,8 +3,11 @@
  * <gitdir>/quarry/index.db that maps a commit id to what `git log --numstat --no-renames`
  * reports for that commit.
  *
- * Design. A commit's stats never change, so rows are only inserted (INSERT OR IGNORE),
- * never updated, and the index is a cache: a database that is corrupt or has another
+ * Design. A commit's stats never change under the same attributes (.gitattributes can make
+ * git count a file as binary: attrs.c), so each row carries the fingerprint of the
+ * attributes it was computed under; reads see only rows of the handle's fingerprint
+ * (qr_git_index_set_attrs), and a put replaces a row of another fingerprint but leaves one
+ * of the same alone. The index is a cache: a database that is corrupt or has another
  * schema is moved aside (index.db.broken-<UTC time>) and created afresh. The schema
  * (version in PRAGMA user_version, file type in PRAGMA application_id "QRRY"):
  *
@@ -12,9 +15,11 @@
  *   paths(id INTEGER PRIMARY KEY, path BLOB UNIQUE)   each path stored once
  *   commits(oid BLOB PRIMARY KEY,                     the 20 raw bytes of the id
  *           nfiles, additions, deletions INTEGER,
- *           files BLOB) WITHOUT ROWID                 the packed file list
+ *           files BLOB,                               the packed file list
+ *           attrs INTEGER) WITHOUT ROWID              the attributes fingerprint
  *   idents(id INTEGER PRIMARY KEY, name BLOB,         each author identity stored once,
- *          email BLOB, UNIQUE(name, email))           as recorded (before .mailmap)
+ *          email BLOB, UNIQUE(name, email))           before .mailmap, in UTF-8 (from
+ *                                                     the commit's declared encoding)
  *   graph(oid BLOB PRIMARY KEY, ctime, atime,         each commit's header fields: the
  *         aoffset, ident INTEGER,                     commit graph a walk needs, so that
  *         parents BLOB) WITHOUT ROWID                 a warm query reads no commit objects
@@ -84,12 +89,16 @@ static const char *const stmt_sql[ST_N] = {
     [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
-    [ST_GET] = "SELECT nfiles, additions, deletions, files FROM commits WHERE oid = ?1",
-    [ST_SCAN] = "SELECT oid, nfiles, additions, deletions, files FROM commits",
-    [ST_COUNT] = "SELECT count(*) FROM commits",
-    [ST_HAS] = "SELECT 1 FROM commits WHERE oid = ?1",
-    [ST_PUT] = ("INSERT OR IGNORE INTO commits(oid, nfiles, additions, deletions, files) "
-                "VALUES (?1, ?2, ?3, ?4, ?5)"),
+    [ST_GET] = "SELECT nfiles, additions, deletions, files FROM commits WHERE oid = ?1 AND attrs = ?2",
+    [ST_SCAN] = "SELECT oid, nfiles, additions, deletions, files FROM commits WHERE attrs = ?1",
+    [ST_COUNT] = "SELECT count(*) FROM commits WHERE attrs = ?1",
+    [ST_HAS] = "SELECT 1 FROM commits WHERE oid = ?1 AND attrs = ?2",
+    /* a row computed under other attributes is replaced */
+    [ST_PUT] = ("INSERT INTO commits(oid, nfiles, additions, deletions, files, attrs) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(oid) DO UPDATE SET "
+                "nfiles = excluded.nfiles, additions = excluded.additions, "
+                "deletions = excluded.deletions, files = excluded.files, attrs = excluded.attrs "
+                "WHERE attrs != excluded.attrs"),
     [ST_PATH_FIND] = "SELECT id FROM paths WHERE path = ?1",
     [ST_PATH_ADD] = "INSERT INTO paths(path) VALUES (?1)",
     [ST_PATH_GET] = "SELECT path FROM paths WHERE id = ?1",
@@ -97,7 +106,7 @@ static const char *const stmt_sql[ST_N] = {
     [ST_PATH_MAX] = "SELECT max(id) FROM paths",
     [ST_PAGE_COUNT] = "PRAGMA page_count",
     [ST_PAGE_SIZE] = "PRAGMA page_size",
-    [ST_SCAN_OIDS] = "SELECT oid FROM commits",
+    [ST_SCAN_OIDS] = "SELECT oid FROM commits WHERE attrs = ?1",
     [ST_GRAPH_GET] = "SELECT ctime, atime, aoffset, ident, parents FROM graph WHERE oid = ?1",
     [ST_GRAPH_SCAN] = "SELECT oid, ctime, atime, aoffset, ident, parents FROM graph",
     [ST_GRAPH_PUT] = ("INSERT OR IGNORE INTO graph(oid, ctime, atime, aoffset, ident, parents) "
@@ -111,20 +120,21 @@ static const char schema_sql[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE paths(id INTEGER PRIMARY KEY, path BLOB NOT NULL UNIQUE);"
     "CREATE TABLE commits(oid BLOB PRIMARY KEY, nfiles INTEGER NOT NULL,"
-    " additions INTEGER NOT NULL, deletions INTEGER NOT NULL, files BLOB) WITHOUT ROWID;"
+    " additions INTEGER NOT NULL, deletions INTEGER NOT NULL, files BLOB,"
+    " attrs INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE idents(id INTEGER PRIMARY KEY, name BLOB NOT NULL, email BLOB NOT NULL,"
     " UNIQUE(name, email));"
     "CREATE TABLE graph(oid BLOB PRIMARY KEY, ctime INTEGER NOT NULL, atime INTEGER NOT NULL,"
     " aoffset INTEGER NOT NULL, ident INTEGER NOT NULL, parents BLOB) WITHOUT ROWID;"
     "INSERT INTO meta(key, value) VALUES"
     " ('quarry_version', '" INDEX_QUARRY_VERSION "'),"
-    " ('schema_version', '2'),"
+    " ('schema_version', '3'),"
     " ('created', '');"
     "PRAGMA application_id = 1364349529;" /* INDEX_APPLICATION_ID */
-    "PRAGMA user_version = 2;";           /* INDEX_SCHEMA_VERSION */
+    "PRAGMA user_version = 3;";           /* INDEX_SCHEMA_VERSION */
 
 _Static_assert(INDEX_APPLICATION_ID == 1364349529, "schema_sql spells the application id");
-_Static_assert(INDEX_SCHEMA_VERSION == 2, "schema_sql spells the schema version");
+_Static_assert(INDEX_SCHEMA_VERSION == 3, "schema_sql spells the schema version");
 
 /* ---- errors ---- */
 
@@ -822,6 +832,11 @@ bool qr_git_index_rebuilt(const qr_git_index *ix)
     return ix->rebuilt;
 }
 
+void qr_git_index_set_attrs(qr_git_index *ix, uint64_t fingerprint)
+{
+    ix->attrs = (int64_t)fingerprint;
+}
+
 const char *qr_git_index_path(const qr_git_index *ix)
 {
     return ix->path;
@@ -934,6 +949,7 @@ static int get_by_lookup(qr_git_index *ix, const unsigned char *keys, size_t n, 
     sqlite3_stmt *st = ix->st[ST_GET];
     for (size_t i = 0; i < n; i++) {
         sqlite3_bind_blob(st, 1, keys + 20 * i, 20, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, ix->attrs);
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
             qr__ix_format_oid(keys + 20 * i, out[i].oid);
@@ -1049,6 +1065,7 @@ static int get_by_scan(qr_git_index *ix, const unsigned char *keys, size_t n, pa
     if ((rc = load_paths(ix, m, a, err)))
         goto done;
     sqlite3_stmt *st = ix->st[ST_SCAN];
+    sqlite3_bind_int64(st, 1, ix->attrs);
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *oid = sqlite3_column_blob(st, 0);
@@ -1084,6 +1101,7 @@ static int scan_pays(qr_git_index *ix, size_t n, bool *scan, qr_buf *err)
     if (n < SCAN_MIN)
         return QR_OK;
     sqlite3_stmt *st = ix->st[ST_COUNT];
+    sqlite3_bind_int64(st, 1, ix->attrs);
     int src = sqlite3_step(st);
     int rc = QR_OK;
     if (src == SQLITE_ROW) {
@@ -1205,6 +1223,7 @@ static int do_has_many(qr_git_index *ix, const unsigned char *keys, size_t n, bo
         rc = qr__ix_arena_full(ix, err);
     if (rc == QR_OK && scan) {
         sqlite3_stmt *st = ix->st[ST_SCAN_OIDS];
+        sqlite3_bind_int64(st, 1, ix->attrs);
         int src;
         while ((src = sqlite3_step(st)) == SQLITE_ROW) {
             const unsigned char *oid = sqlite3_column_blob(st, 0);
@@ -1222,6 +1241,7 @@ static int do_has_many(qr_git_index *ix, const unsigned char *keys, size_t n, bo
     for (size_t i = 0; rc == QR_OK && !scan && i < n; i++) {
         sqlite3_stmt *st = ix->st[ST_HAS];
         sqlite3_bind_blob(st, 1, keys + 20 * i, 20, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, ix->attrs);
         int src = sqlite3_step(st);
         if (src == SQLITE_ROW)
             found[i] = true;
@@ -1331,12 +1351,13 @@ static int put_one(qr_git_index *ix, const qr_commit_stats *s, path_ids *m, qr_b
     parse_oid(s->oid, key); /* checked before */
     sqlite3_stmt *st = ix->st[ST_HAS];
     sqlite3_bind_blob(st, 1, key, 20, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, ix->attrs);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         rc = qr__ix_fail(ix, rc, "write", err);
     qr__ix_done_with(st);
     if (rc == SQLITE_ROW)
-        return QR_OK; /* stats never change: what is there is right */
+        return QR_OK; /* stats never change under the same attributes */
     if (rc != SQLITE_DONE)
         return rc;
     qr_buf_reset(blob);
@@ -1363,6 +1384,7 @@ static int put_one(qr_git_index *ix, const qr_commit_stats *s, path_ids *m, qr_b
         sqlite3_bind_blob(st, 5, blob->p, (int)blob->len, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 5);
+    sqlite3_bind_int64(st, 6, ix->attrs);
     rc = sqlite3_step(st);
     rc = rc == SQLITE_DONE ? QR_OK : qr__ix_fail(ix, rc, "write", err);
     qr__ix_done_with(st);
@@ -1417,6 +1439,8 @@ static int do_count(qr_git_index *ix, int64_t *commits, int64_t *bytes, qr_buf *
     int rc = qr__ix_run(ix, ST_BEGIN, "read", err);
     for (int i = 0; i < 3 && rc == QR_OK; i++) {
         sqlite3_stmt *st = ix->st[ids[i]];
+        if (ids[i] == ST_COUNT)
+            sqlite3_bind_int64(st, 1, ix->attrs);
         int src = sqlite3_step(st);
         if (src == SQLITE_ROW)
             v[i] = sqlite3_column_int64(st, 0);

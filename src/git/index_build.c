@@ -46,6 +46,8 @@ int qr_git_index_status(qr_git *g, qr_git_index *ix, qr_git_index_state *st, qr_
     }
     st->reachable = (int64_t)n;
     st->missing = (int64_t)m;
+    if (rc == QR_OK && ix)
+        rc = qr__git_index_bind(g, ix);
     if (rc == QR_OK && ix) {
         rc = qr__index_has_many(ix, oids, m, found, err);
         for (size_t k = 0; rc == QR_OK && k < m; k++)

@@ -53,6 +53,7 @@ struct qr_git_index {
     char *dir;  /* <gitdir>/quarry */
     char *path; /* <dir>/index.db */
     bool rebuilt;
+    int64_t attrs; /* the attributes fingerprint rows are read and written under */
     bool have_file_id; /* dev and ino identify the file db was opened on */
     dev_t dev;
     ino_t ino;

@@ -632,7 +632,7 @@ int qr__numstat_parse(const char *buf, size_t len, bool headers, qr_arena *a, qr
 
 /* ---- the options every numstat run pins ---- */
 
-#define ARGV_MAX 40
+#define ARGV_MAX (40 + 2 * QR_REVS_MAX)
 
 typedef struct argv_b {
     char *v[ARGV_MAX];
@@ -767,6 +767,9 @@ int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t
     for (size_t i = 0; rc == QR_OK && i < n; i++)
         if (!is_merge(&cs[i]) || first_parent)
             want[nwant++] = i;
+    /* what the index holds was computed under the attributes of its time */
+    if (rc == QR_OK && ix && *ix && nwant)
+        rc = qr__git_index_bind(g, *ix);
     /* the index holds what git log shows by default: merges are not in it */
     if (rc == QR_OK && ix && *ix && nwant) {
         const char **oids = malloc(nwant * sizeof *oids);
@@ -777,8 +780,10 @@ int qr__git_stats(qr_git *g, qr_git_index **ix, const qr_commit_info *cs, size_t
         if (!oids || !got || !found || !qpos) {
             rc = QR_ENOMEM;
         } else {
+            /* a shallow boundary is not looked up: what the index holds for it (if
+             * anything) was its diff against parents that git no longer sees */
             for (size_t k = 0; k < nwant; k++)
-                if (!is_merge(&cs[want[k]])) {
+                if (qr__git_stats_storable(g, &cs[want[k]])) {
                     oids[nq] = out[want[k]].oid;
                     qpos[nq++] = want[k];
                 }
@@ -878,6 +883,8 @@ int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, 
     qr_commit_info *batch = NULL;
     size_t *iota = NULL;
     int rc = miss && oids && found ? QR_OK : QR_ENOMEM;
+    if (rc == QR_OK)
+        rc = qr__git_index_bind(g, ix);
     size_t m = 0, nmiss = 0;
     for (size_t i = 0; rc == QR_OK && i < n; i++)
         if (qr__git_stats_storable(g, &cs[i])) {
@@ -971,12 +978,11 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
 {
     *out = NULL;
     *n = 0;
-    char start[GIT_OID_HEXSZ + 1], since[32], until[32];
-    git_oid_tostr(start, sizeof start, o->start);
+    char revs[2 * QR_REVS_MAX][GIT_OID_HEXSZ + 2], since[32], until[32];
     argv_b av = {.n = 0};
     common_args(&av, g);
     arg(&av, "log");
-    arg(&av, "--follow");
+    arg(&av, o->follow ? "--follow" : "-M");
     arg(&av, "--format=%H");
     diff_args(&av);
     if (o->has_since) {
@@ -993,14 +999,18 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
         arg(&av, "--merges");
     if (o->first_parent)
         arg(&av, "--first-parent");
-    arg(&av, start);
+    size_t nr = 0;
+    for (size_t i = 0; i < o->revs->nneg; i++) {
+        revs[nr][0] = '^';
+        git_oid_tostr(revs[nr] + 1, GIT_OID_HEXSZ + 1, &o->revs->neg[i]);
+        arg(&av, revs[nr++]);
+    }
+    for (size_t i = 0; i < o->revs->npos; i++) {
+        git_oid_tostr(revs[nr], GIT_OID_HEXSZ + 1, &o->revs->pos[i]);
+        arg(&av, revs[nr++]);
+    }
     arg(&av, "--");
-    qr_buf spec;
-    qr_buf_init(&spec);
-    qr_buf_printf(&spec, ":(literal)%s", o->path);
-    if (spec.failed)
-        return QR_ENOMEM;
-    arg(&av, spec.p);
+    arg(&av, o->spec);
     job j;
     memset(&j, 0, sizeof j);
     int rc = run_git(av.v, &j, 1, NULL, err);
@@ -1010,19 +1020,34 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
         if (rc == QR_EIO)
             bad_output(err, "git log --follow");
     }
-    if (rc == QR_OK && p.nr) {
-        *out = qr_arena_zalloc(a, p.nr * sizeof **out);
+    size_t total = 0;
+    for (size_t k = 0; rc == QR_OK && k < p.nr; k++)
+        total += o->per_file && p.r[k].n ? p.r[k].n : 1;
+    /* a commit git lists without a file (a merge): a row named after the one path asked
+     * for, or none for a pattern (one row per file) */
+    if (rc == QR_OK && total) {
+        *out = qr_arena_zalloc(a, total * sizeof **out);
         if (!*out)
             rc = QR_ENOMEM;
     }
+    size_t nout = 0;
     for (size_t k = 0; rc == QR_OK && k < p.nr; k++) {
-        qr_follow_entry *f = &(*out)[k];
         const record *r = &p.r[k];
-        git_oid_cpy(&f->oid, &r->oid);
-        f->status = 'M';
+        qr_follow_entry *f = &(*out)[nout];
+        if (r->n == 0 && !o->path)
+            continue;
+        if (!o->per_file || r->n == 0) {
+            nout++;
+            git_oid_cpy(&f->oid, &r->oid);
+            f->status = 'M';
+        }
         for (size_t i = 0; i < r->n; i++) {
             const entry *e = &p.e[r->first + i];
-            if (i == 0) {
+            if (o->per_file) {
+                f = &(*out)[nout++];
+                git_oid_cpy(&f->oid, &r->oid);
+            }
+            if (i == 0 || o->per_file) {
                 f->path = qr_arena_strndup(a, e->path, e->plen);
                 f->old_path = e->old ? qr_arena_strndup(a, e->old, e->olen) : NULL;
                 f->status =
@@ -1035,12 +1060,11 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
             f->deletions += e->del;
         }
         if (!f->path)
-            f->path = o->path;
+            f->path = o->path ? o->path : "";
     }
     if (rc == QR_OK)
-        *n = p.nr;
+        *n = nout;
     parsed_release(&p);
     jobs_release(&j, 1);
-    qr_buf_release(&spec);
     return rc;
 }

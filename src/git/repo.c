@@ -40,12 +40,13 @@
 #include "git_int.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <fnmatch.h>
+#include <iconv.h>
 #include <limits.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* ---- library setup and errors ---- */
@@ -222,6 +223,108 @@ int qr__git_resolve(qr_git *g, const char *ref, git_oid *out, bool *unborn, qr_b
     return QR_OK;
 }
 
+/* One side of a range: "" means HEAD, as in git. */
+static int resolve_side(qr_git *g, const char *s, size_t n, const char *whole, git_oid *out,
+                        qr_buf *err)
+{
+    char name[512];
+    if (n >= sizeof name) {
+        qr_buf_printf(err, "unknown ref in '%s': a revision is at most %zu bytes", whole,
+                      sizeof name - 1);
+        return QR_EINVAL;
+    }
+    memcpy(name, n ? s : "HEAD", n ? n : 4);
+    name[n ? n : 4] = '\0';
+    bool unborn;
+    int rc = qr__git_resolve(g, name, out, &unborn, err);
+    if (rc == QR_OK && unborn) {
+        qr_buf_printf(err, "unknown ref 'HEAD' in '%s': the repository has no commits yet", whole);
+        return QR_EINVAL;
+    }
+    return rc;
+}
+
+static int revs_add(git_oid *arr, size_t *n, const git_oid *oid, const char *whole, qr_buf *err)
+{
+    if (*n == QR_REVS_MAX) {
+        qr_buf_printf(err, "ref '%s' names more than %d revisions", whole, QR_REVS_MAX);
+        return QR_EINVAL;
+    }
+    git_oid_cpy(&arr[(*n)++], oid);
+    return QR_OK;
+}
+
+int qr__git_resolve_revs(qr_git *g, const char *ref, qr_revs *out, qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!ref || !*ref)
+        ref = "HEAD";
+    if (!strstr(ref, "..")) {
+        /* one revision, unless it only reads as a list ("^A B"); a revision may hold
+         * spaces and '^' ("HEAD@{1 day ago}", "main^2") */
+        git_oid oid;
+        size_t mark = err->len;
+        int rc = qr__git_resolve(g, ref, &oid, &out->unborn, err);
+        bool list = rc == QR_EINVAL && strpbrk(ref, " \t^");
+        if (!list) {
+            if (rc == QR_OK && !out->unborn)
+                rc = revs_add(out->pos, &out->npos, &oid, ref, err);
+            return rc;
+        }
+        err->len = mark;
+        if (err->p)
+            err->p[mark] = '\0';
+    }
+    out->range = true;
+    int rc = QR_OK;
+    for (const char *p = ref; rc == QR_OK && *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t n = strcspn(p, " \t");
+        if (!n)
+            break;
+        const char *dots = NULL;
+        for (size_t i = 0; i + 1 < n; i++)
+            if (p[i] == '.' && p[i + 1] == '.') {
+                dots = p + i;
+                break;
+            }
+        git_oid a, b;
+        if (p[0] == '^' && !dots) {
+            if ((rc = resolve_side(g, p + 1, n - 1, ref, &a, err)) == QR_OK)
+                rc = revs_add(out->neg, &out->nneg, &a, ref, err);
+        } else if (dots) {
+            bool sym = (size_t)(dots - p) + 2 < n && dots[2] == '.';
+            size_t la = (size_t)(dots - p), skip = sym ? 3 : 2;
+            const char *rb = dots + skip;
+            size_t lb = n - la - skip;
+            rc = resolve_side(g, p, la, ref, &a, err);
+            if (rc == QR_OK)
+                rc = resolve_side(g, rb, lb, ref, &b, err);
+            if (rc == QR_OK && sym) {
+                /* A...B: what either reaches and not both (their merge bases hidden) */
+                git_oidarray bases = {0};
+                int mrc = git_merge_bases(&bases, g->repo, &a, &b);
+                rc = revs_add(out->pos, &out->npos, &a, ref, err);
+                if (rc == QR_OK)
+                    rc = revs_add(out->pos, &out->npos, &b, ref, err);
+                for (size_t i = 0; rc == QR_OK && mrc == 0 && i < bases.count; i++)
+                    rc = revs_add(out->neg, &out->nneg, &bases.ids[i], ref, err);
+                git_oidarray_dispose(&bases);
+            } else if (rc == QR_OK) {
+                rc = revs_add(out->neg, &out->nneg, &a, ref, err);
+                if (rc == QR_OK)
+                    rc = revs_add(out->pos, &out->npos, &b, ref, err);
+            }
+        } else {
+            if ((rc = resolve_side(g, p, n, ref, &a, err)) == QR_OK)
+                rc = revs_add(out->pos, &out->npos, &a, ref, err);
+        }
+        p += n;
+    }
+    return rc;
+}
+
 /* ---- commit metadata ---- */
 
 static const qr_mailmap *mailmap(qr_git *g)
@@ -271,12 +374,50 @@ static const char *subject_of(qr_arena *a, const char *msg, size_t *outlen)
     return s;
 }
 
+/* The commit's declared encoding when git would convert from it (not UTF-8), or NULL. */
+static const char *foreign_encoding(git_commit *c)
+{
+    const char *enc = git_commit_message_encoding(c);
+    if (!enc || !*enc || !strcasecmp(enc, "utf-8") || !strcasecmp(enc, "utf8"))
+        return NULL;
+    return enc;
+}
+
+/* s[0..n) converted from enc to UTF-8 (NUL-terminated, in a), as git log shows a commit
+ * with an `encoding` header; s itself (copied) when enc is NULL or iconv cannot convert
+ * it (an unknown encoding, or bytes invalid in it), as git keeps the original then. */
+static char *to_utf8(qr_arena *a, const char *enc, const char *s, size_t n)
+{
+    if (!enc || !n)
+        return qr_arena_strndup(a, s, n);
+    iconv_t cd = iconv_open("UTF-8", enc);
+    if (cd == (iconv_t)-1)
+        return qr_arena_strndup(a, s, n);
+    size_t cap = n * 4 + 4, left = cap;
+    char *buf = malloc(cap), *o = buf;
+    char *in = (char *)s;
+    size_t inleft = n;
+    bool ok = buf && iconv(cd, &in, &inleft, &o, &left) != (size_t)-1 && inleft == 0 &&
+              iconv(cd, NULL, NULL, &o, &left) != (size_t)-1;
+    iconv_close(cd);
+    char *r = ok ? qr_arena_strndup(a, buf, (size_t)(o - buf)) : qr_arena_strndup(a, s, n);
+    free(buf);
+    return r;
+}
+
 static int fill_info(qr_git *g, git_commit *c, qr_arena *a, qr_commit_info *out)
 {
     memset(out, 0, sizeof *out);
     git_oid_cpy(&out->oid, git_commit_id(c));
     const git_signature *sig = git_commit_author(c);
+    const char *enc = foreign_encoding(c);
     const char *name = sig->name ? sig->name : "", *email = sig->email ? sig->email : "";
+    if (enc) {
+        name = to_utf8(a, enc, name, strlen(name));
+        email = to_utf8(a, enc, email, strlen(email));
+        if (!name || !email)
+            return QR_ENOMEM;
+    }
     const char *mname = name, *memail = email;
     qr__mailmap_map(mailmap(g), &mname, &memail);
     out->raw_author = qr_arena_strndup(a, name, strlen(name));
@@ -289,6 +430,8 @@ static int fill_info(qr_git *g, git_commit *c, qr_arena *a, qr_commit_info *out)
     const char *msg = git_commit_message(c);
     if (!msg)
         msg = "";
+    if (enc && !(msg = to_utf8(a, enc, msg, strlen(msg))))
+        return QR_ENOMEM;
     size_t mlen = strlen(msg);
     while (mlen && blank(msg[mlen - 1]))
         mlen--;
@@ -353,82 +496,6 @@ bool qr__git_author_matches(const qr_commit_info *c, const char *needle)
            contains_nocase(c->raw_author, needle) || contains_nocase(c->raw_email, needle);
 }
 
-/* ---- pathspecs ---- */
-
-void qr__pathspec_init(qr_pathspec *ps, const char *pat)
-{
-    memset(ps, 0, sizeof *ps);
-    if (!pat)
-        return;
-    while (pat[0] == '.' && pat[1] == '/')
-        pat += 2;
-    size_t n = strlen(pat);
-    if (n == 1 && pat[0] == '.')
-        n = 0;
-    while (n && pat[n - 1] == '/') {
-        n--;
-        ps->dir_only = true;
-    }
-    ps->pat = pat;
-    ps->len = n;
-    ps->lit = strcspn(pat, "*?[\\");
-    if (ps->lit > n)
-        ps->lit = n;
-    ps->glob = ps->lit < n;
-}
-
-bool qr__pathspec_all(const qr_pathspec *ps)
-{
-    return !ps || !ps->pat || ps->len == 0;
-}
-
-bool qr__pathspec_match(const qr_pathspec *ps, const char *path, size_t n)
-{
-    if (qr__pathspec_all(ps))
-        return true;
-    if (n > ps->len && !memcmp(path, ps->pat, ps->len) && path[ps->len] == '/')
-        return true;
-    if (n == ps->len && !memcmp(path, ps->pat, n) && !ps->dir_only)
-        return true;
-    if (!ps->glob)
-        return false;
-    char pat[PATH_MAX], name[PATH_MAX];
-    if (ps->len >= sizeof pat || n >= sizeof name)
-        return false;
-    memcpy(pat, ps->pat, ps->len);
-    pat[ps->len] = '\0';
-    memcpy(name, path, n);
-    name[n] = '\0';
-    return fnmatch(pat, name, 0) == 0;
-}
-
-/* Could the pathspec match a path under directory dir[0..n)? */
-static bool ps_reaches(const qr_pathspec *ps, const char *dir, size_t n)
-{
-    if (qr__pathspec_all(ps))
-        return true;
-    if (ps->glob) {
-        /* a match starts with the literal part: it and "dir/" agree as far as both go */
-        size_t m = ps->lit < n ? ps->lit : n;
-        if (memcmp(ps->pat, dir, m))
-            return false;
-        return ps->lit <= n || ps->pat[n] == '/';
-    }
-    if (ps->len <= n) /* the pattern is dir itself or a directory above it */
-        return !memcmp(ps->pat, dir, ps->len) && (ps->len == n || dir[ps->len] == '/');
-    return !memcmp(ps->pat, dir, n) && ps->pat[n] == '/';
-}
-
-/* Does the pathspec match every path under directory dir[0..n)? */
-static bool ps_covers(const qr_pathspec *ps, const char *dir, size_t n)
-{
-    if (qr__pathspec_all(ps))
-        return true;
-    if (ps->glob || ps->len > n)
-        return false;
-    return !memcmp(ps->pat, dir, ps->len) && (ps->len == n || dir[ps->len] == '/');
-}
-
 /* ---- TREESAME: do two trees differ within the pathspec? ---- */
 
 static int entry_cmp(const git_tree_entry *x, const git_tree_entry *y)
@@ -462,9 +529,9 @@ static int entry_differs(qr_git *g, const qr_pathspec *ps, const git_tree_entry 
     int rc;
     if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
         rc = qr__pathspec_match(ps, path->p, path->len);
-    } else if (!ps_reaches(ps, path->p, path->len)) {
+    } else if (!qr__pathspec_reaches(ps, path->p, path->len)) {
         rc = 0;
-    } else if (ps_covers(ps, path->p, path->len) && x && y) {
+    } else if (qr__pathspec_covers(ps, path->p, path->len) && x && y) {
         rc = 1; /* different tree ids: something under it changed */
     } else {
         git_tree *ta = NULL, *tb = NULL;
@@ -564,6 +631,8 @@ typedef struct walk {
      * the commits the graph lacks) */
     unsigned char *row_seen;
     size_t nrow_seen;
+    /* a range: the commits its negative ends reach (git's UNINTERESTING), never queued */
+    struct walk *hidden;
 } walk;
 
 /* The graph failed: the walk starts again reading the pack. */
@@ -683,6 +752,19 @@ static int seen_add(walk *w, const git_oid *oid)
     return 1;
 }
 
+static bool seen_has(const walk *w, const git_oid *oid)
+{
+    if (!w->seen_cap)
+        return false;
+    size_t s = oid_slot(oid, w->seen_cap - 1);
+    while (!oid_zero(&w->seen[s])) {
+        if (git_oid_equal(&w->seen[s], oid))
+            return true;
+        s = (s + 1) & (w->seen_cap - 1);
+    }
+    return false;
+}
+
 static int read_error(const git_oid *oid, qr_buf *err)
 {
     char hex[GIT_OID_HEXSZ + 1];
@@ -714,8 +796,10 @@ static int graph_row_of(walk *w, git_commit *c, const qr_graph_commit **out)
     r->ctime = git_commit_time(c);
     r->atime = sig->when.time;
     r->aoffset = sig->when.offset;
-    r->name = qr_arena_strndup(a, name, strlen(name));
-    r->email = qr_arena_strndup(a, email, strlen(email));
+    /* stored as git log shows it: converted from the commit's declared encoding */
+    const char *enc = foreign_encoding(c);
+    r->name = to_utf8(a, enc, name, strlen(name));
+    r->email = to_utf8(a, enc, email, strlen(email));
     if (!r->name || !r->email)
         return QR_ENOMEM;
     for (unsigned i = 0; i < np; i++)
@@ -728,12 +812,14 @@ static int graph_row_of(walk *w, git_commit *c, const qr_graph_commit **out)
     return QR_OK;
 }
 
-/* Queues oid unless it was queued before. */
+/* Queues oid unless it was queued before (or a range hides it). */
 static int enqueue(walk *w, const git_oid *oid, qr_buf *err)
 {
     int rc;
     git_commit *c = NULL;
     heap_item it = {0};
+    if (w->hidden && seen_has(w->hidden, oid))
+        return QR_OK;
     if (w->gr) {
         /* a graph loaded whole is asked first: its rows are marked seen by slot */
         if (!w->row_seen && (rc = seen_add(w, oid)) <= 0)
@@ -819,6 +905,9 @@ static void walk_release(walk *w)
     free(w->fresh);
     free(w->memo);
     free(w->row_seen);
+    if (w->hidden)
+        free(w->hidden->seen);
+    free(w->hidden);
 }
 
 /* History simplification for commit c with np parents: sets *treesame and *follow (the
@@ -980,6 +1069,46 @@ static void item_free(heap_item *it)
     it->c = NULL;
 }
 
+/* Marks in h (a walk used as a set) every commit the ids reach, parents as git sees them
+ * (none past a shallow boundary). */
+static int hide_ancestors(qr_git *g, walk *h, const git_oid *ids, size_t n, qr_buf *err)
+{
+    size_t cap = n + 64, top = 0;
+    git_oid *stack = malloc(cap * sizeof *stack);
+    if (!stack)
+        return QR_ENOMEM;
+    int rc = QR_OK;
+    for (size_t i = 0; i < n; i++)
+        stack[top++] = ids[i];
+    while (rc == QR_OK && top) {
+        git_oid id = stack[--top];
+        int added = seen_add(h, &id);
+        if (added <= 0) {
+            rc = added;
+            continue;
+        }
+        git_commit *c = NULL;
+        if (git_commit_lookup(&c, g->repo, &id) != 0) {
+            rc = read_error(&id, err);
+            break;
+        }
+        unsigned np = qr__git_is_shallow(g, &id) ? 0 : git_commit_parentcount(c);
+        if (top + np > cap) {
+            cap = (top + np) * 2;
+            git_oid *t = realloc(stack, cap * sizeof *t);
+            if (!t)
+                rc = QR_ENOMEM;
+            else
+                stack = t;
+        }
+        for (unsigned i = 0; rc == QR_OK && i < np; i++)
+            stack[top++] = *git_commit_parent_id(c, i);
+        git_commit_free(c);
+    }
+    free(stack);
+    return rc;
+}
+
 /* One walk, reading the graph of o->graph (use_graph) or the commit objects. */
 static int walk_run(qr_git *g, const qr_walk_opts *o, bool use_graph, qr_arena *a,
                     qr_commit_info **out, size_t *n, qr_buf *err)
@@ -1004,11 +1133,15 @@ static int walk_run(qr_git *g, const qr_walk_opts *o, bool use_graph, qr_arena *
     if (rc == QR_OK && o->all_refs) {
         rc = enqueue_all_refs(&w, err);
     } else if (rc == QR_OK) {
-        git_oid start;
-        bool unborn;
-        rc = qr__git_resolve(g, o->ref, &start, &unborn, err);
-        if (rc == QR_OK && !unborn)
-            rc = enqueue(&w, &start, err);
+        qr_revs revs;
+        rc = qr__git_resolve_revs(g, o->ref, &revs, err);
+        if (rc == QR_OK && revs.nneg) {
+            rc = (w.hidden = calloc(1, sizeof *w.hidden)) ? QR_OK : QR_ENOMEM;
+            if (rc == QR_OK)
+                rc = hide_ancestors(g, w.hidden, revs.neg, revs.nneg, err);
+        }
+        for (size_t i = 0; rc == QR_OK && i < revs.npos; i++)
+            rc = enqueue(&w, &revs.pos[i], err);
     }
     heap_item it = {0};
     while (rc == QR_OK && (o->limit < 0 || (int64_t)nres < o->limit) && heap_pop(&w, &it)) {

@@ -121,7 +121,7 @@ typedef struct window {
     pcre2_code *grep;
 } window;
 
-static int parse_window(qr_val args, qr_arena *a, window *win, qr_buf *err)
+static int parse_window(qr_git *g, qr_val args, qr_arena *a, window *win, qr_buf *err)
 {
     memset(win, 0, sizeof *win);
     win->w.limit = arg_limit(args, a);
@@ -144,7 +144,9 @@ static int parse_window(qr_val args, qr_arena *a, window *win, qr_buf *err)
                                               : QR_MERGES_INCLUDE;
     win->w.first_parent = arg_bool(args, a, "first_parent");
     if ((win->path = arg_str(args, a, "path"))) {
-        qr__pathspec_init(&win->ps, win->path);
+        int rc = qr__pathspec_parse(&win->ps, win->path, qr_git_workdir(g), a, err);
+        if (rc != QR_OK)
+            return rc;
         if (!qr__pathspec_all(&win->ps))
             win->w.path = &win->ps;
     }
@@ -275,6 +277,13 @@ static qr_val str(qr_arena *a, const char *s)
     return qr_str_new(a, s, strlen(s));
 }
 
+/* A path as results show it (quoted when it is not UTF-8: qr__path_shown). */
+static qr_val path_str(qr_arena *a, const char *s)
+{
+    const char *shown = qr__path_shown(a, s, strlen(s));
+    return shown ? str(a, shown) : qr_nil();
+}
+
 static qr_val oid_str(qr_arena *a, const git_oid *oid, size_t len)
 {
     char hex[GIT_OID_HEXSZ + 1];
@@ -319,7 +328,7 @@ static bool in_path(const window *win, const qr_file_stat *f)
 
 static qr_val file_row(qr_mapb *mb, const kws *k, qr_arena *a, const qr_file_stat *f)
 {
-    qr_mapb_put(mb, k->path, str(a, f->path));
+    qr_mapb_put(mb, k->path, path_str(a, f->path));
     qr_mapb_put(mb, k->additions, qr_int(f->additions));
     qr_mapb_put(mb, k->deletions, qr_int(f->deletions));
     qr_mapb_put(mb, k->status, status_str(a, f->status));
@@ -357,7 +366,7 @@ static int get_commits_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_b
     if (rc != QR_OK)
         return rc;
     window win;
-    if ((rc = parse_window(args, a, &win, err)) != QR_OK) {
+    if ((rc = parse_window(g, args, a, &win, err)) != QR_OK) {
         window_release(&win);
         return rc;
     }
@@ -590,7 +599,7 @@ static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
     if (rc != QR_OK)
         return rc;
     window win;
-    if ((rc = parse_window(args, a, &win, err)) != QR_OK) {
+    if ((rc = parse_window(g, args, a, &win, err)) != QR_OK) {
         window_release(&win);
         return rc;
     }
@@ -705,7 +714,7 @@ static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
     if (rc != QR_OK)
         return rc;
     window win;
-    if ((rc = parse_window(args, a, &win, err)) != QR_OK) {
+    if ((rc = parse_window(g, args, a, &win, err)) != QR_OK) {
         window_release(&win);
         return rc;
     }
@@ -774,7 +783,7 @@ static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
         qr_vecb_init(&vb, a, nrows);
         for (size_t i = 0; i < nrows; i++) {
             const file_acc *r = &rows[i];
-            qr_mapb_put(&mb, k.path, str(a, r->path));
+            qr_mapb_put(&mb, k.path, path_str(a, r->path));
             qr_mapb_put(&mb, k.commits, qr_int(r->commits));
             qr_mapb_put(&mb, k.additions, qr_int(r->additions));
             qr_mapb_put(&mb, k.deletions, qr_int(r->deletions));
@@ -803,30 +812,38 @@ static int get_file_history_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
     if (rc != QR_OK)
         return rc;
     window win;
-    if ((rc = parse_window(args, a, &win, err)) != QR_OK) {
+    if ((rc = parse_window(g, args, a, &win, err)) != QR_OK) {
         window_release(&win);
         return rc;
     }
-    const char *path = win.path;
-    while (path && path[0] == '.' && path[1] == '/')
-        path += 2;
-    if (!path || !*path) {
+    if (!win.path || qr__pathspec_all(&win.ps)) {
         window_release(&win);
         qr_buf_puts(err, "parameter 'path' must name a file (relative to the repository root)");
         return QR_EINVAL;
     }
-    git_oid start;
-    bool unborn;
-    rc = qr__git_resolve(g, win.w.ref, &start, &unborn, err);
-    if (rc != QR_OK || unborn) {
+    qr_revs revs;
+    rc = qr__git_resolve_revs(g, win.w.ref, &revs, err);
+    if (rc != QR_OK || revs.npos == 0) {
         window_release(&win);
         if (rc == QR_OK)
             *out = qr_vec_empty(QR_T_VEC);
         return rc;
     }
+    /* a file (or a directory): git log --follow; a pattern (a glob, icase, exclude):
+     * `git log -M` for what it matches, as git follows renames only for one path; one row
+     * per file and commit either way */
+    bool pattern = qr__pathspec_has_magic(&win.ps);
+    const char *spec = NULL;
+    if ((rc = qr__pathspec_to_git(&win.ps, a, &spec)) != QR_OK) {
+        window_release(&win);
+        return fail_nomem(err, rc);
+    }
     qr_follow_opts fo = {
-        .start = &start,
-        .path = path,
+        .revs = &revs,
+        .spec = spec,
+        .path = pattern ? NULL : qr_arena_strndup(a, win.ps.pat, win.ps.len),
+        .per_file = true,
+        .follow = !pattern,
         .has_since = win.w.has_since,
         .has_until = win.w.has_until,
         .since = win.w.since,
@@ -859,9 +876,9 @@ static int get_file_history_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out,
                 continue;
             shown++;
             put_commit_fields(&mb, &k, a, &c);
-            qr_mapb_put(&mb, k.path, str(a, fe[i].path));
+            qr_mapb_put(&mb, k.path, path_str(a, fe[i].path));
             if (fe[i].old_path)
-                qr_mapb_put(&mb, k.old_path, str(a, fe[i].old_path));
+                qr_mapb_put(&mb, k.old_path, path_str(a, fe[i].old_path));
             qr_mapb_put(&mb, k.status, status_str(a, fe[i].status));
             qr_mapb_put(&mb, k.additions, qr_int(fe[i].additions));
             qr_mapb_put(&mb, k.deletions, qr_int(fe[i].deletions));
@@ -887,11 +904,35 @@ typedef struct path_acc {
     bool binary;
 } path_acc;
 
+static int diff_oids(qr_git *g, const window *win, const git_oid *of, const git_oid *ot,
+                     qr_arena *a, qr_val *out, qr_buf *err);
+
 static int diff_between(qr_git *g, const window *win, const char *from, const char *to, qr_arena *a,
                         qr_val *out, qr_buf *err)
 {
     git_oid of, ot;
     bool unborn;
+    if (!to && strstr(from, "..")) {
+        /* from "A..B": git diff A B; "A...B": from their merge base to B */
+        qr_revs r;
+        int rc = qr__git_resolve_revs(g, from, &r, err);
+        if (rc != QR_OK)
+            return rc;
+        bool sym = strstr(from, "...") != NULL;
+        if (r.npos != (sym ? 2u : 1u) || r.nneg != 1) {
+            qr_buf_printf(err,
+                          sym ? "range '%s': the two sides have no merge base; give 'from' and "
+                                "'to' instead"
+                              : "range '%s': give one range A..B or A...B as 'from'",
+                          from);
+            return QR_EINVAL;
+        }
+        of = r.neg[0];
+        ot = r.pos[r.npos - 1];
+        return diff_oids(g, win, &of, &ot, a, out, err);
+    }
+    if (!to)
+        to = "HEAD";
     int rc = qr__git_resolve(g, from, &of, &unborn, err);
     if (rc == QR_OK && unborn) {
         qr_buf_printf(err, "unknown ref '%s': the repository has no commits yet", from);
@@ -905,10 +946,16 @@ static int diff_between(qr_git *g, const window *win, const char *from, const ch
     }
     if (rc != QR_OK)
         return rc;
+    return diff_oids(g, win, &of, &ot, a, out, err);
+}
+
+static int diff_oids(qr_git *g, const window *win, const git_oid *of, const git_oid *ot,
+                     qr_arena *a, qr_val *out, qr_buf *err)
+{
     qr_arena s;
     qr_arena_init(&s, 0);
     qr_commit_stats st;
-    rc = qr__git_diff_stats(g, &of, &ot, &s, &st, err);
+    int rc = qr__git_diff_stats(g, of, ot, &s, &st, err);
     if (rc == QR_OK) {
         kws k;
         kws_init(&k, a);
@@ -927,8 +974,8 @@ static int diff_between(qr_git *g, const window *win, const char *from, const ch
             dels += f->deletions;
             qr_vecb_push(&pb, file_row(&fb, &k, a, f));
         }
-        qr_mapb_put(&mb, k.from, oid_str(a, &of, GIT_OID_HEXSZ));
-        qr_mapb_put(&mb, k.to, oid_str(a, &ot, GIT_OID_HEXSZ));
+        qr_mapb_put(&mb, k.from, oid_str(a, of, GIT_OID_HEXSZ));
+        qr_mapb_put(&mb, k.to, oid_str(a, ot, GIT_OID_HEXSZ));
         qr_mapb_put(&mb, k.files, qr_int(files));
         qr_mapb_put(&mb, k.additions, qr_int(adds));
         qr_mapb_put(&mb, k.deletions, qr_int(dels));
@@ -1044,7 +1091,7 @@ static int diff_commits(qr_git_ctx *h, const window *win, qr_val list, qr_arena 
             qr_vecb pb;
             qr_vecb_init(&pb, a, nrows);
             for (size_t i = 0; i < nrows; i++) {
-                qr_mapb_put(&fb, k.path, str(a, rows[i].path));
+                qr_mapb_put(&fb, k.path, path_str(a, rows[i].path));
                 qr_mapb_put(&fb, k.additions, qr_int(rows[i].additions));
                 qr_mapb_put(&fb, k.deletions, qr_int(rows[i].deletions));
                 qr_mapb_put(&fb, k.commits, qr_int(rows[i].commits));
@@ -1073,7 +1120,7 @@ static int get_diff_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
     if (rc != QR_OK)
         return rc;
     window win;
-    if ((rc = parse_window(args, a, &win, err)) != QR_OK) {
+    if ((rc = parse_window(g, args, a, &win, err)) != QR_OK) {
         window_release(&win);
         return rc;
     }
@@ -1087,7 +1134,7 @@ static int get_diff_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
     } else if (have_list) {
         rc = diff_commits(ctx, &win, list, a, out, err);
     } else if (from) {
-        rc = diff_between(g, &win, from, to ? to : "HEAD", a, out, err);
+        rc = diff_between(g, &win, from, to, a, out, err);
     } else {
         qr_buf_puts(err, "missing what to compare: give 'from' (and 'to', default HEAD), or "
                          "'commits' (a list of commit hashes)");
@@ -1135,14 +1182,18 @@ static int check_date(const char *s, size_t n, qr_buf *err)
 #define P_PATH                                                                                     \
     {                                                                                              \
         .name = "path", .type = QR_TOOL_STRING,                                                    \
-        .desc = "only commits changing this path (from the repository root): a file, a "           \
-                "directory, or a glob like '*.c' whose '*' also matches '/'; line counts "         \
-                "cover the matching files"                                                         \
+        .desc = "only commits changing this git pathspec (from the repository root): a file, "    \
+                "a directory, a glob like '*.c' whose '*' also matches '/', or git's magic "       \
+                "':(icase)', ':(glob)' ('**' crosses directories), ':(literal)', ':!' / "          \
+                "':(exclude)' (everything but); a path shown quoted (\"caf\\351.txt\") is "         \
+                "taken back as such; line counts cover the matching files"                         \
     }
 #define P_REF                                                                                      \
     {                                                                                              \
         .name = "ref", .type = QR_TOOL_STRING, .def = "\"HEAD\"",                                  \
-        .desc = "where the history starts: a branch, tag, commit or revision"                      \
+        .desc = "where the history starts: a branch, tag, commit or revision, or a range as "      \
+                "git log takes one: 'A..B' (in B, not in A), 'A...B' (in either, not both), "     \
+                "'^A B' (an empty side of '..' is HEAD)"                                           \
     }
 #define P_MERGES                                                                                   \
     {                                                                                              \
@@ -1257,7 +1308,9 @@ static const qr_tool_param get_file_history_params[] = {
      .type = QR_TOOL_STRING,
      .required = true,
      .desc = "the file (from the repository root); earlier names are followed across "
-             "renames, as git log --follow does"},
+             "renames, as git log --follow does; a pattern (a glob, ':(icase)', ':!') "
+             "gives every matching file, one row per commit and file, without following "
+             "renames (git follows only one file)"},
     P_SINCE,
     P_UNTIL,
     P_AUTHOR,
@@ -1294,7 +1347,8 @@ static const qr_tool get_file_history_tool = {
 static const qr_tool_param get_diff_stats_params[] = {
     {.name = "from",
      .type = QR_TOOL_STRING,
-     .desc = "the commit to compare from (a branch, tag, commit or revision)"},
+     .desc = "the commit to compare from (a branch, tag, commit or revision), or a range "
+             "without 'to': 'A..B' (git diff A B) or 'A...B' (from their merge base to B)"},
     {.name = "to",
      .type = QR_TOOL_STRING,
      .desc = "the commit to compare to; default HEAD when from is given"},
@@ -1305,7 +1359,8 @@ static const qr_tool_param get_diff_stats_params[] = {
              "get_commits results)"},
     {.name = "path",
      .type = QR_TOOL_STRING,
-     .desc = "count only files matching this path: a file, a directory or a glob"},
+     .desc = "count only files matching this git pathspec: a file, a directory, a glob or "
+             "git's magic (':(icase)', ':(glob)', ':!')"},
     {.name = NULL},
 };
 

@@ -676,6 +676,9 @@ static node *analyze_symbol(lx_ax *ax, qr_val form)
             return n;
         }
     }
+    qr_val k;
+    if (sym->ns_len && lx_constant_find(sym->text, sym->len, &k))
+        return mk_const(ax, k);
     const qr_builtin *b = lx_builtin_find(core_ns ? name : sym->text, core_ns ? nlen : sym->len);
     if (b) {
         qr_val f = {.t = QR_T_FN};
@@ -703,7 +706,8 @@ static node *analyze_symbol(lx_ax *ax, qr_val form)
         for (int i = 0; i < ns; i++)
             qr_buf_printf(&hint, "%s'%s'", i ? (i == ns - 1 ? " or " : ", ") : "", sugg[i]);
     } else if (sym->ns_len) {
-        qr_buf_puts(&hint, "; namespaces are data/, tool/, clojure.string/ (str/, string/)");
+        qr_buf_puts(&hint, "; namespaces are data/, tool/, clojure.string/ (str/, string/), "
+                               "clojure.set/ (set/), clojure.walk/ (walk/), Math/");
     }
     char msg[300];
     snprintf(msg, sizeof msg, "%s", hint.p ? hint.p : "");

@@ -34,7 +34,7 @@ void lx_throw(qr_lx *lx, qr_lisp_errkind kind, const char *fmt, ...)
     va_end(ap);
     const node *at = lx->cur;
     if (at && !qr_is_nil(at->form) && kind != QR_LE_TIMEOUT && kind != QR_LE_STEPS &&
-        kind != QR_LE_MEMORY) {
+        kind != QR_LE_MEMORY && kind != QR_LE_INTERRUPT) {
         qr_buf_puts(&b, " in ");
         qr_print_short(&b, at->form, 70);
     }
@@ -60,14 +60,55 @@ void lx_type_error(qr_lx *lx, const char *fname, int argn, const char *expected,
     lx_throw(lx, QR_LE_TYPE, "'%s' expects %s, got %s", fname, expected, found);
 }
 
+/* The limit the run has reached, or QR_LE_NONE. */
+static qr_lisp_errkind limit_reached(qr_lx *lx)
+{
+    if (atomic_load_explicit(&lx->s->interrupted, memory_order_relaxed))
+        return QR_LE_INTERRUPT;
+    if (lx->steps > lx->max_steps)
+        return QR_LE_STEPS;
+    if (now_ns() > lx->deadline_ns)
+        return QR_LE_TIMEOUT;
+    return QR_LE_NONE;
+}
+
 void lx_check_time(qr_lx *lx)
 {
-    if (lx->steps > lx->max_steps)
+    switch (limit_reached(lx)) {
+    case QR_LE_INTERRUPT: lx_throw(lx, QR_LE_INTERRUPT, "the run was interrupted by its host");
+    case QR_LE_STEPS:
         lx_throw(lx, QR_LE_STEPS, "step limit of %llu evaluation steps reached",
                  (unsigned long long)lx->max_steps);
-    if (now_ns() > lx->deadline_ns)
+    case QR_LE_TIMEOUT:
         lx_throw(lx, QR_LE_TIMEOUT, "time limit of %llu ms reached",
                  (unsigned long long)lx->s->limits.timeout_ms);
+    default: return;
+    }
+}
+
+/* Every QR_LX_METER_PERIOD units of printing, equality, hashing or ordering: 16 units count
+ * as one step (as lx_tick_n does), then the limits are checked. Outside a printer the
+ * error is raised right here (equality and hashing allocate nothing to leak); inside one,
+ * the printer is told to stop and its caller raises the error (lx_print). */
+static bool meter_check(qr_meter *m)
+{
+    qr_lx *lx = m->ud;
+    int64_t used = QR_LX_METER_PERIOD - m->left;
+    m->left = QR_LX_METER_PERIOD;
+    lx->steps += (uint64_t)used / 16 + 1;
+    if (limit_reached(lx) == QR_LE_NONE)
+        return false;
+    if (!m->soft)
+        lx_check_time(lx);
+    return true;
+}
+
+void lx_meter_init(qr_lx *lx)
+{
+    lx->meter.left = QR_LX_METER_PERIOD;
+    lx->meter.check = meter_check;
+    lx->meter.ud = lx;
+    lx->meter.soft = 0;
 }
 
 void lx_tick_n(qr_lx *lx, size_t n)
@@ -187,16 +228,22 @@ qr_val lx_apply(qr_lx *lx, qr_val f, int argc, const qr_val *argv)
 {
     switch (f.t) {
     case QR_T_FN: {
-        if (f.fn->kind == FN_COMBO) {
-            lx->cur_combo = f.fn;
-            return ((const qr_builtin *)f.fn)->fn(lx, argc, argv);
-        }
-        if (f.fn->kind == FN_BUILTIN) {
+        if (f.fn->kind == FN_COMBO || f.fn->kind == FN_BUILTIN) {
+            /* C calling C that may call back into Lisp (comp of comp of ..., juxt, partial):
+             * the same step, depth and stack checks as a closure call, so a chain of
+             * combinators built at run time cannot recurse past the limits */
             const qr_builtin *b = (const qr_builtin *)f.fn;
-            if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args))
+            if (f.fn->kind == FN_COMBO) {
+                lx->cur_combo = f.fn;
+                lx_tick(lx); /* a call of a function the program made, like a closure's */
+            } else if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args))
                 lx_throw(lx, QR_LE_ARITY, "wrong number of arguments (%d) to '%s'; usage: (%s %s)",
                          argc, b->hdr.name, b->hdr.name, b->args);
-            return b->fn(lx, argc, argv);
+            check_depth(lx);
+            lx->depth++;
+            qr_val r = b->fn(lx, argc, argv);
+            lx->depth--;
+            return r;
         }
         const closure *cl = (const closure *)f.fn;
         /* put the arguments at the top of the stack so they become the frame */
@@ -242,7 +289,11 @@ qr_val lx_apply(qr_lx *lx, qr_val f, int argc, const qr_val *argv)
         global *g = (global *)((char *)f.var - offsetof(global, var));
         if (!g->bound)
             lx_throw(lx, QR_LE_UNBOUND, "var '%s' is not bound", g->sym->text);
-        return lx_apply(lx, g->value, argc, argv);
+        check_depth(lx); /* (def f #'f) then (f) */
+        lx->depth++;
+        qr_val r = lx_apply(lx, g->value, argc, argv);
+        lx->depth--;
+        return r;
     }
     default: {
         qr_buf b;
@@ -298,9 +349,23 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     qr_val out = qr_nil();
     /* time spent inside a tool (a cold statistics index, say) is not the program's: the
      * deadline moves by it, so the limit bounds what the program itself does */
+    /* the host walks the arguments (schema checks, JSON): bound that work by their
+     * printed size, then let the host run unmetered (its code is not ours to jump out of) */
+    lx_check_size(lx, arg, "the tool's argument map");
     uint64_t t0 = now_ns();
+    qr_meter *meter = qr_meter_install(NULL);
+    /* nor may an arena refusal unwind through the host's frames (its statements, files,
+     * buffers): while it runs, a refusal only sets the arena's sticky flag, checked after */
+    void (*on_fail)(void *, int) = lx->a->on_fail;
+    lx->a->on_fail = NULL;
     int rc = s->tool_fn(s->tool_ud, n->tool.name, arg, lx->a, &out, &err);
+    lx->a->on_fail = on_fail;
+    qr_meter_install(meter);
     lx->deadline_ns += now_ns() - t0;
+    if (lx->a->exhausted || lx->a->too_deep) {
+        qr_buf_release(&err);
+        on_fail(lx->a->ud, lx->a->too_deep ? QR_ELIMIT : QR_ENOMEM);
+    }
     if (rc != QR_OK) {
         char msg[500];
         snprintf(msg, sizeof msg, "%s", err.p ? err.p : "failed");
@@ -591,12 +656,12 @@ qr_val lx_eval(qr_lx *lx, const node *n)
         case N_FAIL: {
             qr_val v = lx_eval(lx, n->arg);
             lx->cur = n;
-            qr_buf b;
-            qr_buf_init(&b);
-            qr_print(&b, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY);
+            qr_buf *b = lx_scratch(lx);
             char msg[500];
-            snprintf(msg, sizeof msg, "%s", b.p ? b.p : "");
-            qr_buf_release(&b);
+            if (lx_print(lx, b, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
+                         sizeof msg - 4) == QR_PRINT_CUT)
+                qr_buf_puts(b, "...");
+            snprintf(msg, sizeof msg, "%s", b->p ? b->p : "");
             lx->res->fail_value = v;
             lx->cur = NULL;
             lx_throw(lx, QR_LE_FAIL, "%s", msg);

@@ -97,78 +97,65 @@ static qr_val bi_core_type(qr_lx *lx, int argc, const qr_val *argv)
 
 /* ---- printing ---- */
 
-static void print_args(qr_buf *b, int argc, const qr_val *argv, int mode)
+/* Prints argv separated by spaces into b, at most max bytes; returns QR_PRINT_*. */
+static int print_args(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int mode, size_t max)
 {
     for (int i = 0; i < argc; i++) {
         if (i)
             qr_buf_putc(b, ' ');
-        qr_print(b, argv[i], mode);
+        size_t room = b->len >= max ? 0 : max - b->len;
+        int st = lx_print(lx, b, argv[i], mode, room);
+        if (st != QR_PRINT_DONE)
+            return st;
     }
-}
-
-static qr_val buf_to_str(qr_lx *lx, qr_buf *b)
-{
-    if (b->failed || b->len > lx->s->limits.max_memory) {
-        qr_buf_release(b);
-        lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached",
-                 lx->s->limits.max_memory);
-    }
-    if (lx->a->cap && lx->a->used + b->len + 64 > lx->a->cap) {
-        qr_buf_release(b);
-        lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached",
-                 lx->s->limits.max_memory);
-    }
-    qr_val r = qr_str_new(lx->a, b->p ? b->p : "", b->len);
-    qr_buf_release(b);
-    return r;
+    return b->len > max ? QR_PRINT_CUT : QR_PRINT_DONE;
 }
 
 static qr_val bi_core_str(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 1 && argv[0].t == QR_T_STR)
         return argv[0];
-    qr_buf b;
-    qr_buf_init(&b);
-    for (int i = 0; i < argc; i++) {
+    qr_buf *b = lx_scratch(lx);
+    size_t max = lx_room(lx);
+    int st = QR_PRINT_DONE;
+    for (int i = 0; i < argc && st == QR_PRINT_DONE; i++) {
         qr_val x = argv[i];
         if (x.t == QR_T_NIL)
             continue;
-        if (x.t == QR_T_LAZY) {
-            qr_buf_release(&b);
+        if (x.t == QR_T_LAZY)
             lx_throw(lx, QR_LE_TYPE, "'str' cannot print an unbounded sequence");
-        }
-        qr_print(&b, x, x.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY);
-        if (b.len > lx->s->limits.max_memory)
-            break;
+        st = lx_print(lx, b, x, x.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
+                      b->len >= max ? 0 : max - b->len);
     }
-    return buf_to_str(lx, &b);
+    return lx_buf_to_str(lx, b, st);
 }
 
 static qr_val bi_core_pr_str(qr_lx *lx, int argc, const qr_val *argv)
 {
-    qr_buf b;
-    qr_buf_init(&b);
-    print_args(&b, argc, argv, QR_PRINT_READABLY);
-    return buf_to_str(lx, &b);
+    qr_buf *b = lx_scratch(lx);
+    int st = print_args(lx, b, argc, argv, QR_PRINT_READABLY, lx_room(lx));
+    return lx_buf_to_str(lx, b, st);
 }
 
 static qr_val bi_core_print_str(qr_lx *lx, int argc, const qr_val *argv)
 {
-    qr_buf b;
-    qr_buf_init(&b);
-    print_args(&b, argc, argv, QR_PRINT_DISPLAY);
-    return buf_to_str(lx, &b);
+    qr_buf *b = lx_scratch(lx);
+    int st = print_args(lx, b, argc, argv, QR_PRINT_DISPLAY, lx_room(lx));
+    return lx_buf_to_str(lx, b, st);
 }
 
+/* println and friends: printing stops where the captured output is full, so a value that
+ * prints to more than the output limit costs no more than the limit. */
 static void emit(qr_lx *lx, int argc, const qr_val *argv, int mode, bool newline)
 {
-    qr_buf b;
-    qr_buf_init(&b);
-    print_args(&b, argc, argv, mode);
-    if (newline)
-        qr_buf_putc(&b, '\n');
-    lx_write(lx, b.p ? b.p : "", b.len);
-    qr_buf_release(&b);
+    qr_buf *b = lx_scratch(lx);
+    size_t max = lx->s->limits.max_output;
+    size_t room = lx->out.len >= max ? 0 : max - lx->out.len;
+    if (print_args(lx, b, argc, argv, mode, room) != QR_PRINT_DONE)
+        lx->out_truncated = true;
+    else if (newline)
+        qr_buf_putc(b, '\n');
+    lx_write(lx, b->p ? b->p : "", b->len);
     lx_tick(lx);
 }
 
@@ -239,12 +226,9 @@ static qr_val bi_core_keyword(qr_lx *lx, int argc, const qr_val *argv)
             lx_type_error(lx, "keyword", 2, "a name string", x);
         if (argv[0].t == QR_T_NIL)
             return qr_kw(lx->a, x.s->data, x.s->len);
-        qr_buf b;
-        qr_buf_init(&b);
-        qr_buf_printf(&b, "%s/%s", argv[0].s->data, x.s->data);
-        qr_val k = qr_kw(lx->a, b.p, b.len);
-        qr_buf_release(&b);
-        return k;
+        qr_buf *b = lx_scratch(lx);
+        qr_buf_printf(b, "%s/%s", argv[0].s->data, x.s->data);
+        return qr_kw(lx->a, b->p, b->len);
     }
     switch (x.t) {
     case QR_T_KW: return x;
@@ -264,12 +248,9 @@ static qr_val bi_core_symbol(qr_lx *lx, int argc, const qr_val *argv)
     if (argc == 2) {
         const qr_str *ns = lx_arg_str(lx, "symbol", 1, argv[0]);
         const qr_str *nm = lx_arg_str(lx, "symbol", 2, x);
-        qr_buf b;
-        qr_buf_init(&b);
-        qr_buf_printf(&b, "%s/%s", ns->data, nm->data);
-        qr_val k = qr_symbol(lx->a, b.p, b.len);
-        qr_buf_release(&b);
-        return k;
+        qr_buf *b = lx_scratch(lx);
+        qr_buf_printf(b, "%s/%s", ns->data, nm->data);
+        return qr_symbol(lx->a, b->p, b->len);
     }
     switch (x.t) {
     case QR_T_SYM: return x;

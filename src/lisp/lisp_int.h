@@ -13,6 +13,7 @@
 #include "quarry/lisp.h"
 
 #include <setjmp.h>
+#include <stdatomic.h>
 
 typedef struct qr_lx qr_lx;
 typedef struct node node;
@@ -192,6 +193,7 @@ struct qr_lisp_session {
     size_t undo_len, undo_cap;
     void *regex_match_ctx; /* pcre2_match_context, owned */
     qr_val pending_defs;   /* set of names the running program defs somewhere */
+    atomic_bool interrupted; /* qr_lisp_interrupt */
 };
 
 struct qr_lx {
@@ -211,9 +213,16 @@ struct qr_lx {
     /* limits */
     uint64_t steps, max_steps;
     uint64_t deadline_ns;
+    /* counts the work of printing, equality, hashing and ordering (installed on the
+     * thread for the run; see qr_meter) */
+    qr_meter meter;
     /* output */
     qr_buf out;
     bool out_truncated;
+    /* room for builtins to print and format in (lx_scratch): it belongs to the run and
+     * qr_lisp_run releases it, so an error raised while it is in use (an arena refusal
+     * unwinds from inside a constructor) leaks nothing */
+    qr_buf scratch;
     /* result */
     qr_lisp_result *res;
     qr_val return_value;
@@ -255,8 +264,13 @@ _Noreturn void lx_throw(qr_lx *lx, qr_lisp_errkind kind, const char *fmt, ...)
 _Noreturn void lx_type_error(qr_lx *lx, const char *fname, int argn, const char *expected,
                              qr_val got);
 
-/* ---- limits ---- */
+/* ---- limits ----
+ * The one choke point for work: lx_check_time raises step-limit, timeout or interrupted.
+ * lx_tick calls it every 1024 steps (closure and combinator calls, loop iterations), and
+ * the meter every QR_LX_METER_PERIOD units of value work. */
+#define QR_LX_METER_PERIOD 4096
 void lx_check_time(qr_lx *lx);
+void lx_meter_init(qr_lx *lx);
 static inline void lx_tick(qr_lx *lx)
 {
     if ((++lx->steps & 1023) == 0)
@@ -298,6 +312,28 @@ const qr_str *lx_arg_str(qr_lx *lx, const char *fname, int argn, qr_val v);
 qr_val lx_str(qr_lx *lx, const char *s, size_t n);
 /* pr-str into a buffer that belongs to the run's arena */
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode);
+/* Bytes the run may still allocate. */
+size_t lx_room(qr_lx *lx);
+/* The run's scratch buffer, emptied. One user at a time: hold it only across code that
+ * does not use it itself (printing, arena constructors, lx_throw), never across a call
+ * back into Lisp. A heap buffer of a builtin's own would leak when an arena refusal or a
+ * limit unwinds past it. */
+static inline qr_buf *lx_scratch(qr_lx *lx)
+{
+    qr_buf_reset(&lx->scratch);
+    return &lx->scratch;
+}
+/* Appends at most max bytes of v's printed form to b (qr_print_max); b must belong to the
+ * run (lx_scratch, lx->out). When the meter stopped the printing, raises the limit error.
+ * Returns QR_PRINT_DONE or QR_PRINT_CUT. */
+int lx_print(qr_lx *lx, qr_buf *b, qr_val v, int mode, size_t max);
+/* Copies b (the scratch buffer, printed within lx_room) into a string of the run's arena;
+ * raises memory-exceeded when b failed or st is QR_PRINT_CUT. */
+qr_val lx_buf_to_str(qr_lx *lx, qr_buf *b, int st);
+/* Raises memory-exceeded unless v prints within the memory limit (what names v in the
+ * message): bounds what a host does with a value leaving the sandbox (the result, tool
+ * arguments), whatever v shares. */
+void lx_check_size(qr_lx *lx, qr_val v, const char *what);
 /* Vector of one-character strings of s. */
 qr_val lx_str_chars(qr_lx *lx, const qr_str *s);
 /* (get coll k) with Clojure semantics on maps, sets, vectors, strings and nil. */
@@ -350,6 +386,9 @@ extern const qr_builtin qr_lib_map[];
 extern const qr_builtin qr_lib_num[];
 extern const qr_builtin qr_lib_string[];
 extern const qr_builtin qr_lib_regex[];
+extern const qr_builtin qr_lib_compat[];
+/* The value of a constant a program names (Math/PI, Double/NaN, Long/MAX_VALUE ...). */
+bool lx_constant_find(const char *name, size_t n, qr_val *out);
 
 /* Finds a builtin by name ("inc", "clojure.string/join"; the namespaces str and string
  * are aliases of clojure.string). */

@@ -132,29 +132,54 @@ qr_val lx_str(qr_lx *lx, const char *s, size_t n)
     return qr_str_new(lx->a, s, n);
 }
 
-qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode)
+size_t lx_room(qr_lx *lx)
 {
-    qr_buf b;
-    qr_buf_init(&b);
-    qr_print(&b, v, mode);
-    if (b.failed) {
-        qr_buf_release(&b);
-        lx_throw(lx, QR_LE_MEMORY, "out of memory while printing");
+    const qr_arena *a = lx->a;
+    if (!a->cap)
+        return lx->s->limits.max_memory;
+    return a->used >= a->cap ? 0 : a->cap - a->used;
+}
+
+int lx_print(qr_lx *lx, qr_buf *b, qr_val v, int mode, size_t max)
+{
+    int st = qr_print_max(b, v, mode, max);
+    if (st == QR_PRINT_STOPPED) {
+        lx_check_time(lx); /* the meter stopped the printer: a limit was reached */
+        lx_throw(lx, QR_LE_TIMEOUT, "printing was stopped by a limit");
     }
-    if (b.len > lx->s->limits.max_memory) {
-        qr_buf_release(&b);
-        lx_throw(lx, QR_LE_MEMORY, "printed value exceeds the memory limit");
-    }
-    /* copy into the arena; a refusal there unwinds, so check the cap first */
-    size_t need = sizeof(qr_str) + b.len + 1;
-    if (lx->a->cap && lx->a->used + need > lx->a->cap) {
-        qr_buf_release(&b);
-        lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached",
+    return st;
+}
+
+qr_val lx_buf_to_str(qr_lx *lx, qr_buf *b, int st)
+{
+    /* the copy needs a string header too: 64 bytes spare */
+    if (b->failed || st == QR_PRINT_CUT || b->len + 64 > lx_room(lx)) {
+        lx->cur = NULL;
+        lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached (printing a value)",
                  lx->s->limits.max_memory);
     }
-    qr_val r = qr_str_new(lx->a, b.p ? b.p : "", b.len);
-    qr_buf_release(&b);
-    return r;
+    return qr_str_new(lx->a, b->p ? b->p : "", b->len);
+}
+
+qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode)
+{
+    qr_buf *b = lx_scratch(lx);
+    return lx_buf_to_str(lx, b, lx_print(lx, b, v, mode, lx_room(lx)));
+}
+
+void lx_check_size(qr_lx *lx, qr_val v, const char *what)
+{
+    size_t max = lx->s->limits.max_memory;
+    int st = qr_print_max(NULL, v, QR_PRINT_READABLY, max);
+    if (st == QR_PRINT_STOPPED)
+        lx_check_time(lx);
+    if (st != QR_PRINT_DONE) {
+        lx->cur = NULL;
+        lx_throw(lx, QR_LE_MEMORY,
+                 "%s prints to more than %zu bytes (the memory limit); it shares its parts "
+                 "or is too large: return or pass less, e.g. (take 100 xs)",
+                 what, max);
+    }
 }
 
 void lx_write(qr_lx *lx, const char *s, size_t n)
@@ -246,7 +271,8 @@ typedef struct name_table {
 static name_table names;
 
 static const qr_builtin *const libs_list[] = {qr_lib_core,   qr_lib_seq,    qr_lib_map,
-                                              qr_lib_num,    qr_lib_string, qr_lib_regex, qr_lib_seq_sort};
+                                              qr_lib_num,    qr_lib_string, qr_lib_regex,
+                                              qr_lib_seq_sort, qr_lib_compat};
 
 static void names_init(void)
 {
@@ -303,6 +329,15 @@ const qr_builtin *lx_builtin_find(const char *name, size_t n)
         }
         if (nsl == 12 && !memcmp(name, "clojure.core", 12))
             return find_exact(slash + 1, n - nsl - 1);
+        if (nsl == 4 && !memcmp(name, "walk", 4)) { /* (:require [clojure.walk :as walk]) */
+            char buf[128];
+            size_t rest = n - nsl - 1;
+            if (rest + 14 > sizeof buf)
+                return NULL;
+            memcpy(buf, "clojure.walk/", 13);
+            memcpy(buf + 13, slash + 1, rest);
+            return find_exact(buf, 13 + rest);
+        }
         return find_exact(name, n); /* Math/sqrt and friends */
     }
     return find_exact(name, n);

@@ -36,7 +36,7 @@ const char *qr_lisp_errkind_name(qr_lisp_errkind k)
     static const char *const names[] = {
         "none",       "parse-error",     "type-error", "arity-error", "unbound-symbol",
         "arithmetic-error", "index-error", "tool-error", "fail",      "timeout",
-        "memory-exceeded",  "step-limit",  "depth-limit", "regex-limit"};
+        "memory-exceeded",  "step-limit",  "depth-limit", "regex-limit", "interrupted"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "error";
 }
 
@@ -84,6 +84,11 @@ void qr_lisp_session_free(qr_lisp_session *s)
     qr_arena_release(&s->text);
     free(s->stack);
     free(s);
+}
+
+void qr_lisp_interrupt(qr_lisp_session *s)
+{
+    atomic_store(&s->interrupted, true);
 }
 
 qr_lisp_limits *qr_lisp_session_limits(qr_lisp_session *s)
@@ -316,13 +321,17 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     s->arena.cap = s->arena.used + s->limits.max_memory;
     s->arena.exhausted = false;
     s->arena.too_deep = false;
-    s->arena.on_fail = on_arena_fail;
+    s->arena.on_fail = NULL; /* the reader reports a refusal itself; then it unwinds */
     s->arena.ud = lx;
+    qr_buf_init(&lx->scratch);
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     lx->deadline_ns = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec +
                       s->limits.timeout_ms * 1000000ull;
+
+    lx_meter_init(lx);
+    qr_meter *outer_meter = qr_meter_install(&lx->meter);
 
     volatile int rc = QR_OK;
     int jumped = setjmp(lx->jb);
@@ -331,6 +340,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
         qr_read_error rerr;
         int r = qr_read_all(&s->arena, src, n, QR_READ_LISP, &forms, &rerr);
         res->read_ms = ms_since(&t0);
+        s->arena.on_fail = on_arena_fail;
         if (r != QR_OK) {
             res->kind = r == QR_ENOMEM ? QR_LE_MEMORY : QR_LE_PARSE;
             snprintf(res->message, sizeof res->message, "%s", rerr.msg);
@@ -350,6 +360,18 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     } else {
         rc = jumped == 3 ? QR_EINVAL : QR_ERUNTIME;
     }
+    /* the host prints the value: it must print within the memory limit (a value that
+     * shares its parts can print to far more than its size) */
+    if (rc == QR_OK && res->value.t != QR_T_LAZY) {
+        lx->cur = NULL;
+        if (setjmp(lx->jb) == 0)
+            lx_check_size(lx, res->value, "the program's value");
+        else
+            rc = QR_ERUNTIME;
+    }
+    qr_meter_install(outer_meter);
+    atomic_store(&s->interrupted, false);
+    qr_buf_release(&lx->scratch);
     /* a value containing an unbounded sequence cannot be printed or kept */
     if (rc == QR_OK && res->value.t == QR_T_LAZY) {
         res->kind = QR_LE_TYPE;

@@ -4,12 +4,23 @@
  * (= 1 1.0) is false and (== 1 1.0) true; lists equal vectors with equal items; maps
  * and sets compare by content whatever their insertion order, so their hash is an
  * order-independent sum. Recursion is bounded because collections cannot nest deeper
- * than QR_MAX_DEPTH (checked when they are built).
+ * than QR_MAX_DEPTH (checked when they are built). Work is not bounded by a value's size
+ * when it shares its parts, so every collection walked counts its items on the thread's
+ * meter (qr_meter), which may stop the work by jumping out: nothing here allocates.
  */
 #include "quarry/value.h"
 
 #include <math.h>
 #include <string.h>
+
+_Thread_local qr_meter *qr_meter_current;
+
+qr_meter *qr_meter_install(qr_meter *m)
+{
+    qr_meter *old = qr_meter_current;
+    qr_meter_current = m;
+    return old;
+}
 
 static bool is_seq(qr_val v)
 {
@@ -40,6 +51,7 @@ bool qr_equal(qr_val a, qr_val b)
         size_t n = a.c->len;
         if (n != b.c->len)
             return false;
+        qr_meter_tick(n);
         for (size_t i = 0; i < n; i++) {
             qr_val bv;
             if (!qr_map_get(b, qr_map_key_at(a, i), &bv) || !qr_equal(qr_map_val_at(a, i), bv))
@@ -53,6 +65,7 @@ bool qr_equal(qr_val a, qr_val b)
         size_t n = a.c->len;
         if (n != b.c->len)
             return false;
+        qr_meter_tick(n);
         for (size_t i = 0; i < n; i++)
             if (qr_map_find(b, qr_map_key_at(a, i)) < 0)
                 return false;
@@ -68,6 +81,9 @@ seq : {
     size_t n = a.c->len;
     if (n != b.c->len)
         return false;
+    if (a.c == b.c)
+        return true;
+    qr_meter_tick(n);
     const qr_val *x = qr_vec_items(a), *y = qr_vec_items(b);
     for (size_t i = 0; i < n; i++)
         if (!qr_equal(x[i], y[i]))
@@ -101,6 +117,7 @@ uint64_t qr_hash(qr_val v)
     case QR_T_VEC:
     case QR_T_LIST: {
         uint64_t h = 0x5eedULL;
+        qr_meter_tick(v.c->len);
         const qr_val *x = qr_vec_items(v);
         for (size_t i = 0; i < v.c->len; i++)
             h = qr_hash_combine(h, qr_hash(x[i]));
@@ -108,12 +125,14 @@ uint64_t qr_hash(qr_val v)
     }
     case QR_T_MAP: {
         uint64_t h = 0x3a9ULL;
+        qr_meter_tick(v.c->len);
         for (size_t i = 0; i < v.c->len; i++)
             h += qr_hash_mix(qr_hash(qr_map_key_at(v, i)) ^ (qr_hash(qr_map_val_at(v, i)) * 31));
         return qr_hash_mix(h);
     }
     case QR_T_SET: {
         uint64_t h = 0x5e7ULL;
+        qr_meter_tick(v.c->len);
         for (size_t i = 0; i < v.c->len; i++)
             h += qr_hash(qr_map_key_at(v, i));
         return qr_hash_mix(h);
@@ -159,6 +178,7 @@ bool qr_compare(qr_val a, qr_val b, int *out)
             *out = n < m ? -1 : 1;
             return true;
         }
+        qr_meter_tick(n);
         for (size_t i = 0; i < n; i++) {
             if (!qr_compare(qr_vec_at(a, i), qr_vec_at(b, i), out))
                 return false;

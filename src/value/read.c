@@ -4,7 +4,8 @@
  *
  * Lists and vectors remember the line and column where they start, so the evaluator can
  * place its errors. Every error names what was expected, what was found and where.
- * Nesting is bounded (QR_MAX_DEPTH) so hostile input cannot exhaust the stack.
+ * Nesting is bounded (QR_MAX_DEPTH) so hostile input cannot exhaust the stack: the bound
+ * counts every recursion of read_form, so prefix forms ('''''x, #_#_#_x) count like brackets.
  * Characters read as one-character strings: the Lisp has no character type.
  */
 #include "quarry/value.h"
@@ -30,9 +31,22 @@ typedef struct reader {
     bool anon_rest;
 } reader;
 
+static int oom(reader *r)
+{
+    if (r->err) {
+        snprintf(r->err->msg, sizeof r->err->msg, "out of memory while reading");
+        r->err->line = r->line;
+        r->err->col = r->col;
+    }
+    return QR_ENOMEM;
+}
+
 static int fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(reader *r, const char *fmt, ...)
 {
+    /* a refused allocation is sticky and wins: what was read after it may be incomplete */
+    if (r->a->exhausted)
+        return oom(r);
     if (r->err) {
         va_list ap;
         va_start(ap, fmt);
@@ -91,24 +105,16 @@ static int read_form(reader *r, qr_val *out);
 
 static int check_oom(reader *r)
 {
+    if (r->a->exhausted)
+        return oom(r);
     if (r->a->too_deep)
         return fail(r, "value nested deeper than %d levels", QR_MAX_DEPTH);
-    if (r->a->exhausted) {
-        if (r->err) {
-            snprintf(r->err->msg, sizeof r->err->msg, "out of memory while reading");
-            r->err->line = r->line;
-            r->err->col = r->col;
-        }
-        return QR_ENOMEM;
-    }
     return QR_OK;
 }
 
 /* Reads forms until `close`; t is the collection to build. */
 static int read_seq(reader *r, int close, qr_type t, uint32_t line, uint32_t col, qr_val *out)
 {
-    if (++r->depth > QR_MAX_DEPTH)
-        return fail(r, "forms nested deeper than %d levels", QR_MAX_DEPTH);
     qr_vecb vb;
     qr_mapb mb;
     bool is_map = t == QR_T_MAP || t == QR_T_SET;
@@ -170,7 +176,6 @@ static int read_seq(reader *r, int close, qr_type t, uint32_t line, uint32_t col
         if ((rc = check_oom(r)))
             return rc;
     }
-    r->depth--;
     if (have_key) {
         r->line = line;
         r->col = col;
@@ -607,8 +612,22 @@ static int read_dispatch(reader *r, uint32_t line, uint32_t col, qr_val *out)
     return fail(r, "unsupported dispatch '#%s'", c < 0 ? " " : qr_char_shown(c, cb));
 }
 
-/* Returns QR_OK with *out set, 1 when only a discarded form was found, or an error. */
+/* Returns QR_OK with *out set, 1 when only a discarded form was found, or an error. Every
+ * recursive path of the reader (brackets, and the prefix forms ' #' #_ and tagged literals,
+ * which nest without brackets) passes through read_form, so its depth count is the one
+ * bound on the reader's stack. */
+static int read_form_at(reader *r, qr_val *out);
 static int read_form(reader *r, qr_val *out)
+{
+    if (r->depth >= QR_MAX_DEPTH)
+        return fail(r, "forms nested deeper than %d levels", QR_MAX_DEPTH);
+    r->depth++;
+    int rc = read_form_at(r, out);
+    r->depth--;
+    return rc;
+}
+
+static int read_form_at(reader *r, qr_val *out)
 {
     skip_ws(r);
     uint32_t line = r->line, col = r->col;

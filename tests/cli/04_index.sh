@@ -89,7 +89,7 @@ expect_out "build: one summary line" "indexed $NOMERGE commits in S s; $NOMERGE 
   sed 's/in [0-9]*\.[0-9][0-9] s;/in S s;/' "$TMP/build1"
 "$Q" index --repo "$R" --status --format json > "$TMP/s1.json"
 expect_out "status after: JSON" \
-  "{\"path\":\"$IX\",\"exists\":true,\"schema_version\":2,\"indexed\":$NOMERGE,\"reachable\":$ALL,\"unstored\":$MERGES,\"missing\":0,\"bytes\":B}" \
+  "{\"path\":\"$IX\",\"exists\":true,\"schema_version\":3,\"indexed\":$NOMERGE,\"reachable\":$ALL,\"unstored\":$MERGES,\"missing\":0,\"bytes\":B}" \
   sed 's/"bytes":[1-9][0-9]*}/"bytes":B}/' "$TMP/s1.json"
 expect_out "status after: text" "commits indexed: $NOMERGE
 reachable:       $ALL ($MERGES of them merges or shallow boundaries, which carry no statistics)
@@ -165,7 +165,7 @@ E="$TMP/empty"
 git init -q "$E"
 expect_out "empty repository: builds nothing" "indexed 0 commits; 0 in the index" \
   sh -c "'$Q' index --repo '$E' | sed 's/ in [0-9.]* s;/;/'"
-expect_out "empty repository: status" "{\"path\":\"$E/.git/quarry/index.db\",\"exists\":true,\"schema_version\":2,\"indexed\":0,\"reachable\":0,\"unstored\":0,\"missing\":0,\"bytes\":B}" \
+expect_out "empty repository: status" "{\"path\":\"$E/.git/quarry/index.db\",\"exists\":true,\"schema_version\":3,\"indexed\":0,\"reachable\":0,\"unstored\":0,\"missing\":0,\"bytes\":B}" \
   sh -c "'$Q' index --repo '$E' --status --format json | sed 's/\"bytes\":[1-9][0-9]*}/\"bytes\":B}/'"
 expect_out "empty repository: author stats" "[]" "$Q" tool get_author_stats --repo "$E" --format json
 

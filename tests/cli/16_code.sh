@@ -99,6 +99,10 @@ expect_err "query: did you mean" "no function 'pushnit'; did you mean 'pushint'?
 expect_rc "query: unknown type exits 2" 2 "$Q" code query find_everything --repo "$R"
 expect_out "query: struct members" 'name fn' \
   sh -c "'$Q' code query find_struct --name reg --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(m[\"name\"] for m in json.load(sys.stdin)[\"results\"][0][\"members\"]))'"
+expect_out "query: references with their functions" 'src/api.c 8 call pushint|src/api.c 17 use openlib|src/main.c 3 call main|src/main.c 5 call extra' \
+  sh -c "'$Q' code query find_references --name check --repo '$R' --format json | python3 -c 'import json,sys; print(\"|\".join(\"%s %d %s %s\" % (r[\"file\"], r[\"line\"], r[\"kind\"], r.get(\"function\")) for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "query: references scanned, then indexed, alike" 'true' \
+  "$Q" lisp --repo "$R" -e '(let [q {:query_type "find_references" :name "pushint"}] (= (tool/query_codebase q) (tool/query_codebase q) (tool/query_codebase q)))'
 expect_out "the same tool from the Lisp" '["src/api.c:pushint"]' \
   "$Q" lisp --repo "$R" --format json -e '(:functions (tool/query_codebase {:query_type "get_call_graph" :name "pushint"}))'
 expect_out "the tool is listed" 'query_codebase' \
@@ -128,6 +132,9 @@ expect_out "a function that parses before an error" '1' \
 
 # pictures
 expect_out "graph: DOT" 'digraph quarry {' sh -c "'$Q' code graph pushint --repo '$R' | head -1"
+expect_out "graph: a header and what includes it" '  "src/api.c" -> "include/lib.h";
+  "src/main.c" -> "include/lib.h";' \
+  sh -c "'$Q' code graph lib.h --repo '$R' | grep -- '->'"
 expect_out "graph: a static function filled" '1' \
   sh -c "'$Q' code graph pushint --callees --repo '$R' | grep -c 'label=\"check\", style=filled'"
 if command -v dot >/dev/null 2>&1; then

@@ -19,6 +19,7 @@ commit() { # commit DATE "NAME" EMAIL
     git -C "$R" commit -q -m "work of $2 on $1"
 }
 commit "2025-12-15T10:00:00" "Ines Duarte" ines@example.org
+commit "2025-12-16T10:00:00" "Ines Duarte" ines@example.org
 commit "2026-03-10T10:00:00" "Bob Stone" bob@example.org
 commit "2026-07-20T10:00:00" "Ines Duarte" ines@example.org
 commit "2026-08-05T10:00:00" "Bob Stone" bob@example.org
@@ -68,6 +69,16 @@ check "ines commits in october" commits-by-author --author=ines@example.org --si
 check "bob's commits since monday" commits-by-author --author=bob@example.org --since=2026-11-23T00:00:00
 # the most active author of October is Ines (2 commits to Bob's 1): her October commits
 check "what did the top contributor do in october" top-author-commits --author=ines@example.org --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59
+# rankings reversed and ownership: the first row's author, against git's own counts
+first_author() {
+  (cd "$R" && "$Q" ask "$1" --format json) 2>/dev/null |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['findings'][0]['author'])"
+}
+least=$(git -C "$R" shortlog -sn --since=2026-10-01T00:00:00 HEAD | sort -n | head -1 | cut -f2)
+expect_out "least active contributors in october" "$least" first_author "least active contributors in october"
+expect_out "who last touched log.txt" "$(git -C "$R" log -1 --format=%an -- log.txt)" first_author "who last touched log.txt"
+owner=$(git -C "$R" shortlog -sn HEAD -- log.txt | head -1 | cut -f2)
+expect_out "who knows log.txt best" "$owner" first_author "who knows log.txt best"
 # never guess: a name the repository lacks, two people, a question that needs judgement
 expect_out "unknown name" "no-answer" ask "what did jo do last week"
 expect_out "two people" "no-answer" ask "commits by ines and bob"

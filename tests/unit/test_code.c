@@ -265,7 +265,9 @@ static void test_graph(void)
     put("include/api.h", "#ifndef API_H\n#define API_H\n"
                          "#define newlib(L, l) (setfuncs((L), (l)))\n"
                          "void setfuncs(void *L, void *l);\n"
-                         "int shared(int x);\n#endif\n");
+                         "int shared(int x);\n"
+                         "typedef struct pt { int x; } pt;\n"
+                         "struct box { pt a; const struct pt *b; };\n#endif\n");
     put("src/one.c", "#include \"api.h\"\n#include <stdio.h>\n"
                      "static int helper(void) { return 1; }\n"
                      "int shared(int x) { return helper() + x; }\n"
@@ -309,6 +311,11 @@ static void test_graph(void)
     CHECK(edge_count(g, QR_CODE_E_INCLUDES, "src/one.c", "include/api.h", NULL, NULL) == 1);
     CHECK(edge_count(g, QR_CODE_E_INCLUDES, "src/two.c", "include/api.h", NULL, NULL) == 1);
     CHECK(edge_count(g, QR_CODE_E_INCLUDES, "src/one.c", "<stdio.h>", NULL, NULL) == 1);
+    /* a struct uses the types of its members */
+    CHECK(edge_count(g, QR_CODE_E_USES_TYPE, "include/api.h:struct box", "include/api.h:pt", NULL,
+                     NULL) == 1);
+    CHECK(edge_count(g, QR_CODE_E_USES_TYPE, "include/api.h:struct box",
+                     "include/api.h:struct pt", NULL, NULL) == 1);
 
     qr_arena a;
     qr_arena_init(&a, 0);

@@ -472,6 +472,9 @@ static void test_daylight_saving(void)
           t == 1792047600LL + 3600);
     /* bad input fails the same way as with a fixed offset */
     CHECK(parse_la("next tuesday", nov24) == FAILED && strstr(last_err, "next tuesday"));
+    /* a reason that quotes the input keeps the message on one line (found by fuzz_date) */
+    CHECK(parse_la("2024-03-08\x1d" "700\n\x12", nov24) == FAILED && last_err[0] &&
+          !strchr(last_err, '\n') && !strchr(last_err, 0x1d) && !strchr(last_err, 0x12));
 }
 
 static int64_t pinned_now(const char *v)

@@ -206,6 +206,148 @@ static void test_pathspec(void)
     CHECK(qr__pathspec_all(&ps));
 }
 
+/* A pathspec with git's magic and normalisation; "!" before the path means the parse
+ * must fail. */
+static bool pspec(const char *spec, const char *path)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_pathspec ps;
+    bool m = qr__pathspec_parse(&ps, spec, "/work/repo", &a, &err) == QR_OK &&
+             qr__pathspec_match(&ps, path, strlen(path));
+    qr_buf_release(&err);
+    qr_arena_release(&a);
+    return m;
+}
+
+static int pspec_rc(const char *spec)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_pathspec ps;
+    int rc = qr__pathspec_parse(&ps, spec, "/work/repo", &a, &err);
+    CHECK(rc == QR_OK || (err.len && strstr(err.p, spec)));
+    qr_buf_release(&err);
+    qr_arena_release(&a);
+    return rc;
+}
+
+static void test_pathspec_magic(void)
+{
+    /* normalisation */
+    CHECK(pspec("src/../a.txt", "a.txt"));
+    CHECK(!pspec("src/../a.txt", "src/a.txt"));
+    CHECK(pspec("./src//x/./y.c", "src/x/y.c"));
+    CHECK(pspec("src/a/..", "src/b.c"));
+    CHECK(pspec("/work/repo/src", "src/b.c"));
+    CHECK(pspec("/work/repo", "anything"));
+    CHECK(pspec_rc("..") == QR_EINVAL);
+    CHECK(pspec_rc("../x") == QR_EINVAL);
+    CHECK(pspec_rc("src/../../x") == QR_EINVAL);
+    CHECK(pspec_rc("/work/repository/x") == QR_EINVAL);
+    CHECK(pspec_rc("/etc/passwd") == QR_EINVAL);
+    /* magic */
+    CHECK(pspec(":(icase)SRC/A.C", "src/a.c"));
+    CHECK(pspec(":(icase)SRC", "Src/x"));
+    CHECK(!pspec("SRC", "src/x"));
+    CHECK(pspec(":!src", "README"));
+    CHECK(!pspec(":!src", "src/a.c"));
+    CHECK(!pspec(":^src", "src/a.c"));
+    CHECK(pspec(":(exclude)src", "srcx"));
+    CHECK(!pspec(":(exclude,icase)SRC", "src/a"));
+    CHECK(pspec(":/src", "src/a.c"));
+    CHECK(pspec(":(top)src", "src/a.c"));
+    CHECK(pspec(":(literal)a*b", "a*b"));
+    CHECK(!pspec(":(literal)a*b", "axb"));
+    CHECK(pspec("a*b", "axb"));
+    CHECK(pspec("src/*.c", "src/a/b.c"));
+    CHECK(!pspec(":(glob)src/*.c", "src/a/b.c"));
+    CHECK(pspec(":(glob)src/*.c", "src/b.c"));
+    CHECK(pspec(":(glob)**/b.c", "src/a/b.c"));
+    CHECK(pspec(":(glob)**/b.c", "b.c"));
+    CHECK(pspec(":(glob)**/*.md", "docs/api/index.md"));
+    CHECK(!pspec(":(glob)**/*.md", "docs/api/index.mdx"));
+    CHECK(pspec(":(glob)docs/**/*", "docs/a/b/c"));
+    CHECK(pspec(":(glob)src/**", "src/a/b.c"));
+    CHECK(pspec(":(glob)src/**/b.c", "src/b.c"));
+    CHECK(pspec(":(glob)src/**/b.c", "src/x/y/b.c"));
+    CHECK(!pspec(":(glob)src/**/b.c", "srcx/b.c"));
+    CHECK(pspec(":(glob,icase)SRC/*.C", "src/b.c"));
+    CHECK(pspec("[ab]?.[[:digit:]]", "bx.7"));
+    CHECK(!pspec("[!ab]?.[[:digit:]]", "bx.7"));
+    /* a pattern built to backtrack ends (git's abort rules; a step budget behind them) */
+    char pat[200], text[400];
+    size_t k = 0;
+    for (int i = 0; i < 60; i++)
+        pat[k++] = '*', pat[k++] = i % 2 ? '*' : 'a', pat[k++] = i % 3 ? '/' : 'a';
+    memset(text, 'a', sizeof text - 1);
+    for (size_t i = 7; i < sizeof text - 1; i += 9)
+        text[i] = '/';
+    text[sizeof text - 2] = 'b';
+    text[sizeof text - 1] = '\0';
+    CHECK(!qr__wildmatch(pat, k, text, strlen(text), true, false));
+    CHECK(!qr__wildmatch(pat, k, text, strlen(text), false, true));
+    CHECK(pspec_rc(":(foo)x") == QR_EINVAL);
+    CHECK(pspec_rc(":(attr:binary)x") == QR_EINVAL);
+    CHECK(pspec_rc(":(glob,literal)x") == QR_EINVAL);
+    CHECK(pspec_rc(":(icase") == QR_EINVAL);
+    /* what the walk asks: can a directory hold a match, does it hold only matches */
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_pathspec ps;
+    CHECK(qr__pathspec_parse(&ps, ":!src/vendor", NULL, &a, &err) == QR_OK);
+    CHECK(qr__pathspec_reaches(&ps, "src", 3) && !qr__pathspec_covers(&ps, "src", 3));
+    CHECK(!qr__pathspec_reaches(&ps, "src/vendor", 10));
+    CHECK(qr__pathspec_covers(&ps, "docs", 4));
+    CHECK(qr__pathspec_parse(&ps, ":(icase)SRC", NULL, &a, &err) == QR_OK);
+    CHECK(qr__pathspec_reaches(&ps, "Src", 3) && qr__pathspec_covers(&ps, "src/x", 5));
+    CHECK(qr__pathspec_parse(&ps, "/abs", NULL, &a, &err) == QR_EINVAL); /* bare: no work tree */
+    /* as git's argument */
+    const char *g = NULL;
+    CHECK(qr__pathspec_parse(&ps, ":!src/", NULL, &a, &err) == QR_OK);
+    CHECK(qr__pathspec_to_git(&ps, &a, &g) == QR_OK);
+    CHECK_STR(g, ":(top,exclude,literal)src/");
+    CHECK(qr__pathspec_parse(&ps, "x/../*.c", NULL, &a, &err) == QR_OK);
+    CHECK(qr__pathspec_to_git(&ps, &a, &g) == QR_OK);
+    CHECK_STR(g, ":(top)*.c");
+    qr_buf_release(&err);
+    qr_arena_release(&a);
+}
+
+/* A path that is not UTF-8 is shown C-quoted, and the quoted form is read back. */
+static void test_path_quoting(void)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf err;
+    qr_buf_init(&err);
+    const char *raw[] = {"caf\351.txt", "ok/caf\303\251.txt", "\"quoted\"", "a\"b\\c\td\n\377",
+                         "plain", "\303"};
+    const char *shown[] = {"\"caf\\351.txt\"", "ok/caf\303\251.txt", "\"\\\"quoted\\\"\"",
+                           "\"a\\\"b\\\\c\\td\\n\\377\"", "plain", "\"\\303\""};
+    for (size_t i = 0; i < sizeof raw / sizeof *raw; i++) {
+        const char *s = qr__path_shown(&a, raw[i], strlen(raw[i]));
+        CHECK_STR(s, shown[i]);
+        const char *back = NULL;
+        CHECK(qr__path_unquote(&a, s, &back, &err) == QR_OK);
+        CHECK_STR(back, raw[i]);
+        CHECK(pspec(s, raw[i]));
+    }
+    const char *back;
+    CHECK(qr__path_unquote(&a, "\"bad\\q\"", &back, &err) == QR_EINVAL);
+    CHECK(qr__path_unquote(&a, "\"nul\\000\"", &back, &err) == QR_EINVAL);
+    CHECK(qr__path_unquote(&a, "\"a\"b\"", &back, &err) == QR_EINVAL);
+    CHECK(qr__path_unquote(&a, "\"end\\\"", &back, &err) == QR_EINVAL);
+    qr_buf_release(&err);
+    qr_arena_release(&a);
+}
+
 /* ---- .mailmap ---- */
 
 static void test_mailmap(void)
@@ -495,6 +637,8 @@ int main(void)
         return 1;
     }
     test_pathspec();
+    test_pathspec_magic();
+    test_path_quoting();
     test_mailmap();
     test_open();
     test_walk();

@@ -405,7 +405,7 @@ static void test_rebuild_while_open(void)
     qr_git_index *ix = open_ok(dir, false);
     put_a(ix);
     /* a row whose packed file list does not decode */
-    raw_sql(dir, "INSERT INTO commits VALUES (x'" OID_C "', 3, 1, 1, x'ffffffffffffffffffffffff')");
+    raw_sql(dir, "INSERT INTO commits VALUES (x'" OID_C "', 3, 1, 1, x'ffffffffffffffffffffffff', 0)");
     qr_buf err;
     qr_buf_init(&err);
     qr_arena a;
@@ -420,7 +420,7 @@ static void test_rebuild_while_open(void)
     check_a(&got);
 
     /* a path id that names no path */
-    raw_sql(dir, "INSERT INTO commits VALUES (x'" OID_C "', 1, 1, 1, x'7f01014d')");
+    raw_sql(dir, "INSERT INTO commits VALUES (x'" OID_C "', 1, 1, 1, x'7f01014d', 0)");
     const char *ids[2] = {OID_A, OID_C};
     bool found[2];
     qr_commit_stats many[2];
@@ -882,6 +882,53 @@ static void test_has_many(void)
     free(dir);
 }
 
+/* Rows are keyed by the attributes fingerprint too: under another one a commit is not
+ * found (by lookup, scan, has_many or count), and a put replaces the row. */
+static void test_attrs_key(void)
+{
+    char *dir = make_gitdir();
+    qr_git_index *ix = open_ok(dir, false);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_commit_stats got;
+    qr_git_index_set_attrs(ix, 11);
+    put_a(ix);
+    CHECK(qr_git_index_get(ix, OID_A, &a, &got, &err) == QR_OK);
+    check_a(&got);
+    qr_git_index_set_attrs(ix, 12);
+    CHECK(qr_git_index_get(ix, OID_A, &a, &got, &err) == 1);
+    CHECK(count_of(ix) == 0);
+    git_oid ids[300];
+    bool found[300];
+    CHECK(git_oid_fromstr(&ids[0], OID_A) == 0);
+    for (unsigned i = 1; i < 300; i++)
+        ids[i] = oid_of(i);
+    CHECK(qr__index_has_many(ix, ids, 1, found, &err) == QR_OK && !found[0]);
+    CHECK(qr__index_has_many(ix, ids, 300, found, &err) == QR_OK && !found[0]);
+    /* the same commit computed under fingerprint 12: one row, now 12's */
+    qr_commit_stats other = stats_a();
+    other.additions = 4;
+    CHECK(qr_git_index_put(ix, &other, 1, &err) == QR_OK);
+    CHECK(qr_git_index_get(ix, OID_A, &a, &got, &err) == QR_OK && got.additions == 4);
+    CHECK(count_of(ix) == 1);
+    /* under 12 again, a put of other numbers leaves the row alone */
+    CHECK(qr_git_index_put(ix, (qr_commit_stats[]){stats_a()}, 1, &err) == QR_OK);
+    CHECK(qr_git_index_get(ix, OID_A, &a, &got, &err) == QR_OK && got.additions == 4);
+    const char *one[1] = {OID_A};
+    bool f1[1];
+    CHECK(qr_git_index_get_many(ix, one, 1, &a, &got, f1, &err) == QR_OK && f1[0]);
+    qr_git_index_set_attrs(ix, 11);
+    CHECK(qr_git_index_get(ix, OID_A, &a, &got, &err) == 1);
+    CHECK(qr_git_index_get_many(ix, one, 1, &a, &got, f1, &err) == QR_OK && !f1[0]);
+    qr_git_index_close(ix);
+    qr_arena_release(&a);
+    qr_buf_release(&err);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* The check at open is skipped while the file is as it was when a check last passed, and
  * runs again once anything changed it. */
 static void test_check_stamp(void)
@@ -954,6 +1001,7 @@ int main(void)
     test_graph_many();
     test_graph_damaged();
     test_has_many();
+    test_attrs_key();
     test_check_stamp();
     CHECK_DONE();
 }

@@ -1,11 +1,14 @@
 /*
  * test_lisp.c: unit tests for the interpreter's embedding API: sessions keep defs
  * across runs and lose none on failure, the data context, the tool hook, typed errors
- * with positions, and every sandbox limit stopping a hostile program.
+ * with positions, and every sandbox limit stopping a hostile program; the interrupt hook;
+ * and fault injection: every arena allocation along a set of programs is made to fail in
+ * turn, and each failure must end in memory-exceeded with the session left clean.
  */
 #include "check.h"
 #include "quarry/lisp.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -189,6 +192,157 @@ static void test_limits(void)
     qr_lisp_session_free(s);
 }
 
+/* Fault injection, as SQLite and Lua do it: for each program, count the arena allocations
+ * of a normal run (N), then for every k in 1..N run it with the k-th refused. Each such
+ * run must fail with memory-exceeded (or, past the allocations this run makes, succeed
+ * with the same value), and the session must be clean afterwards: its earlier defs intact
+ * and the next run correct. */
+static const char *const fault_programs[] = {
+    "(+ 1 2)",
+    "(def m {:a 1 :b [1 2 3]}) (assoc m :c (str \"x\" (:a m)))",
+    "(defn f [{:keys [a b]} & more] (into [a b] more)) (f {:a 1 :b 2} 3 4)",
+    "(->> (range 40) (map (fn [i] {:k (mod i 3) :v i})) (group-by :k) (map (fn [[k vs]] [k (count vs)])) (sort-by first))",
+    "(let [s (clojure.string/join \",\" (map str (range 30)))] (clojure.string/split s #\",\"))",
+    "(frequencies (map #(mod % 7) (range 50)))",
+    "(for [x (range 5) y [:a :b] :when (odd? x)] [x y])",
+    "(reduce (fn [acc x] (update acc (mod x 4) (fnil conj []) x)) {} (range 20))",
+    "(pr-str (distinct (concat [1 2 3] #{4 5} '(6 1))))",
+    "(sort (comp - compare) (map (juxt identity inc) [3 1 2]))",
+    "(re-seq #\"[a-z]+\" \"one two three\")",
+    "(defn dag [n] (reduce (fn [a _] [a a]) [] (range n))) (= (dag 8) (dag 8))",
+    "(format \"%s-%05.1f\" (set [1 2]) 3.14159)",
+    "(->> (tool/rows {:n 20}) (filter #(odd? (:i %))) (map :s) (take 2))",
+    "(keyword \"ns\" (str (symbol \"a\" \"b\")))",
+    NULL};
+
+/* A host tool that builds rows in the run's arena while it holds a heap buffer of its own,
+ * as real tools hold statements and files: a refusal inside it must not unwind past it
+ * (ASan would see the buffer leak). */
+static int rows_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+                     qr_buf *err)
+{
+    (void)ud;
+    (void)name;
+    (void)args;
+    qr_buf held;
+    qr_buf_init(&held);
+    qr_buf_puts(&held, "a resource of the host");
+    qr_vecb vb;
+    qr_vecb_init(&vb, a, 0);
+    for (int i = 0; i < 20; i++) {
+        qr_mapb mb;
+        qr_mapb_init(&mb, a, 2);
+        qr_mapb_put(&mb, qr_kw_cstr(a, "i"), qr_int(i));
+        qr_mapb_put(&mb, qr_kw_cstr(a, "s"), qr_str_new(a, held.p, held.len));
+        qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
+    }
+    *out = qr_vecb_finish(&vb, QR_T_VEC);
+    qr_buf_release(&held);
+    if (a->exhausted) {
+        qr_buf_puts(err, "out of memory");
+        return QR_ENOMEM;
+    }
+    return QR_OK;
+}
+
+static void test_fault_injection(void)
+{
+    qr_lisp_session *s = qr_lisp_session_new(NULL);
+    qr_lisp_set_tools(s, rows_tool, NULL);
+    qr_arena *a = qr_lisp_session_arena(s);
+    expect(s, "(def base 41)", "#'user/base");
+    int injected = 0;
+    for (int p = 0; fault_programs[p]; p++) {
+        const char *prog = fault_programs[p];
+        const uint64_t big = UINT64_MAX / 2;
+        int rc;
+        qr_lisp_result res;
+        a->fail_countdown = big;
+        char *want = run(s, prog, &rc, &res);
+        uint64_t n = big - a->fail_countdown;
+        a->fail_countdown = 0;
+        CHECK(rc == QR_OK);
+        CHECK(n > 0);
+        qr_lisp_result_clear(&res);
+        for (uint64_t k = 1; k <= n; k++) {
+            a->fail_countdown = k;
+            char *got = run(s, prog, &rc, &res);
+            bool reached = a->fail_countdown == 0;
+            a->fail_countdown = 0;
+            if (reached) {
+                injected++;
+                if (rc == QR_OK || res.kind != QR_LE_MEMORY) {
+                    fprintf(stderr, "program %d, allocation %llu of %llu: %s: %s\n", p,
+                            (unsigned long long)k, (unsigned long long)n, got, res.message);
+                    CHECK(rc != QR_OK && res.kind == QR_LE_MEMORY);
+                }
+            } else {
+                CHECK(rc == QR_OK);
+                CHECK_STR(got, want);
+            }
+            free(got);
+            qr_lisp_result_clear(&res);
+            /* the session is clean: its defs survive and the next run is correct */
+            char *after = run(s, "(inc base)", &rc, &res);
+            CHECK_STR(after, "42");
+            free(after);
+            qr_lisp_result_clear(&res);
+        }
+        char *again = run(s, prog, &rc, &res);
+        CHECK_STR(again, want);
+        free(again);
+        qr_lisp_result_clear(&res);
+        free(want);
+    }
+    CHECK(injected > 100);
+    qr_lisp_session_free(s);
+}
+
+typedef struct interrupter {
+    qr_lisp_session *s;
+    int delay_ms;
+} interrupter;
+
+static void *interrupt_later(void *arg)
+{
+    interrupter *it = arg;
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)it->delay_ms * 1000000L};
+    nanosleep(&ts, NULL);
+    qr_lisp_interrupt(it->s);
+    return NULL;
+}
+
+/* qr_lisp_interrupt stops a run from another thread, in evaluation and inside equality,
+ * and the session works afterwards. */
+static void test_interrupt(void)
+{
+    qr_lisp_limits lim;
+    qr_lisp_limits_default(&lim);
+    lim.timeout_ms = 600000;
+    lim.max_steps = UINT64_MAX / 4;
+    lim.max_memory = (size_t)1 << 40;
+    qr_lisp_session *s = qr_lisp_session_new(&lim);
+    /* a request made between runs stops the next run at its first check */
+    qr_lisp_interrupt(s);
+    expect(s, "(loop [i 0] (recur (inc i)))", "interrupted");
+    expect(s, "(+ 1 1)", "2");
+    const char *const progs[] = {
+        "(loop [i 0] (recur (inc i)))",
+        "(defn dag [n] (reduce (fn [a _] [a a]) [] (range n))) (= (dag 60) (dag 60))",
+        /* measuring the value for the host, within a memory limit it never reaches */
+        "(defn dag [n] (reduce (fn [a _] [a a]) [] (range n))) (dag 60)",
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        interrupter it = {s, 50};
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, interrupt_later, &it) == 0);
+        expect(s, progs[i], "interrupted");
+        pthread_join(t, NULL);
+        expect(s, "(+ 1 1)", "2");
+    }
+    qr_lisp_session_free(s);
+}
+
 int main(void)
 {
     test_session();
@@ -196,5 +350,7 @@ int main(void)
     test_tool_time_not_counted();
     test_errors();
     test_limits();
+    test_fault_injection();
+    test_interrupt();
     CHECK_DONE();
 }

@@ -1069,9 +1069,12 @@ static void test_state_corrupt(void)
                " \"old\": {\"last_ok\": -9223372036854775000, \"last_attempt\": -5}}}");
     qr_buf err;
     qr_buf_init(&err);
-    int64_t now = (int64_t)time(NULL);
+    /* the clamp is a year past the clock's now: pin it, so the check cannot straddle a
+     * second boundary or depend on the day it runs */
+    int64_t now = 1795483800; /* 2026-11-24T01:30:00Z */
+    setenv("QUARRY_NOW", "1795483800", 1);
     CHECK(qr_mem_agent_state_get(sp, "linker", &s, &err) == QR_OK);
-    CHECK(s.last_ok >= now + 365 * 86400 && s.last_ok <= now + 367 * 86400);
+    CHECK(s.last_ok == now + 366 * 86400);
     CHECK(s.last_attempt == s.last_ok);
     CHECK(!qr_mem_agent_due(&a, &s, now, &next) && next == s.last_ok + 86400);
     CHECK(qr_mem_agent_state_get(sp, "old", &s, &err) == QR_OK);
@@ -1081,6 +1084,7 @@ static void test_state_corrupt(void)
     CHECK(qr_mem_agent_state_record(sp, "other", 1000, true, NULL, &err) == QR_OK);
     CHECK(qr_mem_agent_state_get(sp, "linker", &s, &err) == QR_OK);
     CHECK(s.last_ok < now + 367 * 86400);
+    unsetenv("QUARRY_NOW");
     unlink(sp);
     qr_buf_release(&err);
 }

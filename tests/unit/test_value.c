@@ -6,6 +6,7 @@
 #include "quarry/value.h"
 
 #include <math.h>
+#include <setjmp.h>
 #include <stdlib.h>
 
 static qr_arena A;
@@ -256,6 +257,115 @@ static void test_json_dedup(void)
     qr_arena_release(&text);
 }
 
+/* ---- bounded work on values that share their parts ---- */
+
+/* A vector holding the same vector twice, n levels deep: 2^n leaves. */
+static qr_val dag(int n)
+{
+    qr_val v = qr_vec_empty(QR_T_VEC);
+    for (int i = 0; i < n; i++) {
+        qr_val two[2] = {v, v};
+        v = qr_vec_from(&A, QR_T_VEC, two, 2);
+    }
+    return v;
+}
+
+typedef struct test_meter {
+    qr_meter m;
+    int checks, stop_after;
+    jmp_buf jb;
+} test_meter;
+
+static bool test_check(qr_meter *m)
+{
+    test_meter *t = (test_meter *)m;
+    m->left = 1000;
+    if (++t->checks < t->stop_after)
+        return false;
+    if (m->soft)
+        return true;
+    longjmp(t->jb, 1);
+}
+
+static void test_meter_bounds(void)
+{
+    /* printing stops at its byte limit whatever the value shares */
+    qr_buf b;
+    qr_buf_init(&b);
+    CHECK(qr_print_max(&b, dag(60), QR_PRINT_READABLY, 25) == QR_PRINT_CUT);
+    CHECK_STR(b.p, "[[[[[[[[[[[[[[[[[[[[[[[[[");
+    qr_buf_reset(&b);
+    CHECK(qr_print_max(&b, dag(3), QR_PRINT_READABLY, 100) == QR_PRINT_DONE);
+    CHECK_STR(b.p, "[[[[] []] [[] []]] [[[] []] [[] []]]]");
+    qr_buf_reset(&b);
+    /* measuring only: nothing appended */
+    CHECK(qr_print_max(NULL, dag(10), QR_PRINT_READABLY, 5117) == QR_PRINT_DONE);
+    CHECK(qr_print_max(NULL, dag(10), QR_PRINT_READABLY, 5116) == QR_PRINT_CUT);
+    CHECK(qr_print_json_max(NULL, dag(60), false, 1 << 20) == QR_PRINT_CUT);
+    /* a cut never splits a character, and a long string is not copied past the cut */
+    qr_val s = qr_str_cstr(&A, "\xc3\xa9\xc3\xa9\xc3\xa9");
+    CHECK(qr_print_max(&b, s, QR_PRINT_DISPLAY, 3) == QR_PRINT_CUT);
+    CHECK_STR(b.p, "\xc3\xa9");
+    qr_buf_reset(&b);
+    qr_print_short(&b, dag(60), 12);
+    CHECK_STR(b.p, "[[[[[[[[[...");
+    qr_buf_reset(&b);
+
+    /* equality, hashing and ordering tick the meter, which may jump out of them */
+    test_meter t = {.m = {.left = 1000, .check = test_check}, .stop_after = 5};
+    qr_meter *prev = qr_meter_install(&t.m);
+    CHECK(prev == NULL);
+    qr_val x = dag(60), y = dag(60);
+    volatile int stage = 0;
+    if (setjmp(t.jb) == 0) {
+        (void)qr_equal(x, y);
+        stage = 1;
+    }
+    CHECK(stage == 0 && t.checks == 5);
+    t.checks = 0;
+    if (setjmp(t.jb) == 0) {
+        (void)qr_hash(x);
+        stage = 1;
+    }
+    CHECK(stage == 0 && t.checks == 5);
+    t.checks = 0;
+    if (setjmp(t.jb) == 0) {
+        int c;
+        (void)qr_compare(x, y, &c);
+        stage = 1;
+    }
+    CHECK(stage == 0 && t.checks == 5);
+    /* a printer makes the meter soft: told to stop, it returns instead of jumping */
+    t.checks = 0;
+    CHECK(qr_print_max(&b, x, QR_PRINT_READABLY, SIZE_MAX) == QR_PRINT_STOPPED);
+    CHECK(t.checks == 5 && t.m.soft == 0 && b.len < 50000);
+    qr_buf_reset(&b);
+    /* small shared values compare in full */
+    t.checks = 0;
+    t.stop_after = 1 << 30;
+    CHECK(qr_equal(dag(12), dag(12)));
+    CHECK(!qr_equal(dag(12), dag(11)));
+    CHECK(qr_hash(dag(12)) == qr_hash(dag(12)));
+    CHECK(t.checks > 0);
+    qr_meter_install(NULL);
+    qr_buf_release(&b);
+
+    /* the readers count prefix forms against the depth limit */
+    const char *deep[] = {"'", "#_", "#'", "#x "};
+    for (size_t i = 0; i < sizeof deep / sizeof deep[0]; i++) {
+        qr_buf src;
+        qr_buf_init(&src);
+        for (int k = 0; k < 100000; k++)
+            qr_buf_puts(&src, deep[i]);
+        qr_buf_puts(&src, "a");
+        qr_val out;
+        qr_read_error err;
+        CHECK(qr_read_all(&A, src.p, src.len, QR_READ_LISP, &out, &err) == QR_EINVAL);
+        CHECK(strstr(err.msg, "nested deeper than 1000 levels") != NULL);
+        qr_buf_release(&src);
+    }
+}
+
 int main(void)
 {
     test_error_bytes();
@@ -267,6 +377,7 @@ int main(void)
     test_printer();
     test_readers();
     test_json_dedup();
+    test_meter_bounds();
     qr_arena_release(&A);
     CHECK_DONE();
 }

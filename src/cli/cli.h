@@ -33,6 +33,8 @@ int cmd_code(int argc, char **argv);
 int cmd_sparql(int argc, char **argv);
 int cmd_flow(int argc, char **argv);
 int cmd_lsp(int argc, char **argv);
+int cmd_dwim(int argc, char **argv);
+int cmd_do(int argc, char **argv);
 
 /* Parses "edn", "json", "table"; returns -1 for anything else. */
 int cli_parse_format(const char *s);

@@ -44,6 +44,10 @@ static const cli_cmd commands[] = {
      "the workflow language: check, format and run .flow files (docs/flow.md)"},
     {"lsp", cmd_lsp, "quarry lsp",
      "a Language Server Protocol server for workflow files, on stdio (for editors)"},
+    {"dwim", cmd_dwim, "quarry dwim \"LINE\" | parse \"LINE\" | undo [--repo DIR] [--write]",
+     "run one terse intent (skeleton, expand, read, grep, fix, validate, any tool)"},
+    {"do", cmd_do, "quarry do \"TASK\" [--write] [--max-turns N] [--trace FILE] [--repo DIR]",
+     "let the model work on a task one terse line per turn (quarry dwim's verbs)"},
     {"help", cmd_help, "quarry help [COMMAND | --commands]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

@@ -32,6 +32,7 @@
 #define _XOPEN_SOURCE 700
 #include "mcp_int.h"
 
+#include "quarry/dwim.h"
 #include "quarry/query.h"
 
 #include <errno.h>
@@ -344,10 +345,74 @@ static const qr_tool run_query_tool = {
     .title = "Run a query",
 };
 
+/* ---- dwim: one terse line (seed 003), the token-cheap alternative to many schemas ---- */
+
+static int dwim_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    call_ctx *c = ctx;
+    qr_val line = arg(a, args, "line");
+    char *root = qr_dwim_find_root(c->h->dir ? c->h->dir : ".", err);
+    if (!root)
+        return QR_EINVAL;
+    qr_tools_set_ctx(c->s->tools, &c->h->host);
+    /* read-only: fix is refused (an MCP client edits files with its own tools) */
+    qr_dwim_ctx d = {.host = &c->h->host, .tools = c->s->tools, .root = root};
+    qr_dwim_lookup lk;
+    qr_dwim_lookup_init(&lk, &d);
+    qr_arena pa;
+    qr_arena_init(&pa, 16u << 20);
+    qr_dwim_intent in;
+    qr_buf text;
+    qr_buf_init(&text);
+    int rc = qr_dwim_parse(&lk, line.s->data, line.s->len, &pa, &in);
+    if (rc == QR_OK && in.confidence < 0.85) {
+        qr_buf_printf(err, "unclear (%s %.2f): %s%s%s", qr_dwim_band(in.confidence),
+                      in.confidence, in.verb == QR_DWIM_TOOL ? in.tool : qr_dwim_verb_name(in.verb),
+                      in.target ? " " : "", in.target ? in.target : "");
+        for (size_t i = 0; i < in.nalts; i++)
+            qr_buf_printf(err, "; or %s (%.2f)",
+                          in.alts[i].verb == QR_DWIM_TOOL ? in.alts[i].tool
+                                                         : qr_dwim_verb_name(in.alts[i].verb),
+                          in.alts[i].confidence);
+        qr_buf_puts(err, "; write e.g. skeleton PATH, expand SYMBOL, read FILE:A-B, grep 'RE'");
+        rc = QR_EINVAL;
+    } else if (rc == QR_OK) {
+        rc = qr_dwim_run(&d, &in, &text, err);
+        if (rc == QR_OK)
+            *out = qr_str_new(a, text.p ? text.p : "", text.len);
+    }
+    qr_buf_release(&text);
+    qr_arena_release(&pa);
+    free(root);
+    return rc;
+}
+
+static const qr_tool_param dwim_params[] = {
+    {.name = "line",
+     .type = QR_TOOL_STRING,
+     .required = true,
+     .desc = "one terse line: skeleton PATH | expand SYMBOL (name, file.c:name, struct name) "
+             "| read FILE[:A-B] | grep 'REGEX' | callers|callees|references SYMBOL | deps "
+             "FILE | validate | any tool's name with key=value parameters"},
+    {.name = NULL},
+};
+
+static const qr_tool dwim_tool = {
+    .name = "dwim",
+    .summary = "Run one terse line on the repository (outline a file, show a symbol's "
+               "body, read lines, grep, call graph, build check, or any tool); lines it is "
+               "not sure of are answered with the readings it sees.",
+    .params = dwim_params,
+    .result = "the verb's text, with line numbers",
+    .handler = dwim_fn,
+    .caps = QR_TOOL_READS_REPO,
+};
+
 /* The server's own tools, served after the registry's. */
 static const qr_tool *const own_tools[] = {
     &run_lisp_tool,
     &run_query_tool,
+    &dwim_tool,
     NULL,
 };
 

@@ -76,7 +76,7 @@ async function toolError(client, name, args, fragment) {
 const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'get_diff_stats'];
 // tools that read the repository get `repo` (sparql_query: its code graph); memory_query
 // reads the memory store
-const repoTools = [...gitTools, 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query'];
+const repoTools = [...gitTools, 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query', 'dwim'];
 // tools whose result may be a list get `offset` (get_diff_stats returns an object)
 const pagedTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query'];
 
@@ -244,6 +244,14 @@ await check('run_lisp: data, println output, (return v)', async () => {
   assert.deepEqual(r.structuredContent, { result: 10, output: 'sum of 4\n' });
   r = await client.callTool({ name: 'run_lisp', arguments: { program: '(do (return {:k #{:a}}) 1)' } });
   assert.deepEqual(r.structuredContent, { result: { k: ['a'] } });
+});
+
+await check('dwim: one terse line runs, an unclear one is an error with its readings', async () => {
+  const r = await client.callTool({ name: 'dwim', arguments: { line: 'get_commits limit=1' } });
+  assert.ok(!r.isError, JSON.stringify(r));
+  assert.ok(r.content[0].text.includes(':short_hash'), r.content[0].text);
+  await toolError(client, 'dwim', { line: 'make coffee' }, 'unclear');
+  await toolError(client, 'dwim', { line: 'fix: anything' }, '--write');
 });
 
 await check('run_query: a query in JSON and in EDN agrees with git', async () => {

@@ -1,0 +1,158 @@
+/*
+ * cmd_do.c: `quarry do "task"`: the DWIM loop (quarry/dwim.h) on the configured model.
+ * Each turn prints the model's line and the first line of its result; the end prints why
+ * the loop stopped and the summary. --trace FILE writes one JSON line per turn (the line,
+ * its verb and confidence, the prompt's size and the tokens the model reported).
+ */
+#include "cli.h"
+
+#include "quarry/dwim.h"
+#include "quarry/host.h"
+#include "quarry/llm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: quarry do \"TASK\" [--repo DIR] [--write] [--max-turns N] [--trace FILE]\n"
+    "The model answers one terse line per turn (see quarry dwim); the loop ends at done,\n"
+    "on a stall, or after N model calls (default 20). --write lets fix change files\n"
+    "(quarry dwim undo restores them).\n"
+    "exit status: 0 done, 1 stopped before done or the model failed, 2 bad usage or no\n"
+    "model configured.\n";
+
+static void trace_line(void *ud, const char *line)
+{
+    FILE *f = ud;
+    if (f) {
+        fputs(line, f);
+        fputc('\n', f);
+        fflush(f);
+    }
+}
+
+static void show_turn(void *ud, uint32_t turn, const char *line, const char *result)
+{
+    (void)ud;
+    const char *nl = strchr(line, '\n');
+    printf("%u> %.*s\n", turn, nl ? (int)(nl - line) : (int)strlen(line), line);
+    const char *rn = strchr(result, '\n');
+    printf("   %.*s%s\n", rn ? (int)(rn - result) : (int)strlen(result), result,
+           rn && rn[1] ? " ..." : "");
+    fflush(stdout);
+}
+
+static void retry_note(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "quarry: %s\n", line);
+}
+
+int cmd_do(int argc, char **argv)
+{
+    const char *repo = NULL, *task = NULL, *trace = NULL;
+    bool write = false;
+    uint64_t max_turns = 20;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--repo") || !strcmp(a, "--max-turns") || !strcmp(a, "--trace")) {
+            if (i + 1 >= argc) {
+                cli_usage_error("do", "option '%s' needs a value", a);
+                return EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--repo"))
+                repo = v;
+            else if (!strcmp(a, "--trace"))
+                trace = v;
+            else if (!cli_parse_u64(v, &max_turns) || max_turns == 0 || max_turns > 200) {
+                cli_usage_error("do", "bad --max-turns '%s': expected 1 to 200", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--write"))
+            write = true;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        } else if (a[0] == '-' && a[1] == '-') {
+            cli_usage_error("do", "unknown option '%s'", a);
+            return EXIT_USAGE;
+        } else if (!task)
+            task = a;
+        else {
+            cli_usage_error("do", "one task: quote it");
+            return EXIT_USAGE;
+        }
+    }
+    if (!task || !task[strspn(task, " \t\n")]) {
+        cli_usage_error("do", "give a task: quarry do \"bound the stack check in eval.c\"");
+        return EXIT_USAGE;
+    }
+    qr_buf err;
+    qr_buf_init(&err);
+    char *root = qr_dwim_find_root(repo ? repo : ".", &err);
+    if (!root) {
+        cli_error(FMT_DEFAULT, "usage", 0, 0, err.p);
+        qr_buf_release(&err);
+        return EXIT_USAGE;
+    }
+    qr_llm_config cfg;
+    qr_llm_config_init(&cfg);
+    char cerr[400] = "";
+    if (qr_llm_config_load(&cfg, root, cerr, sizeof cerr) != QR_OK || !qr_llm_configured(&cfg)) {
+        cli_error(FMT_DEFAULT, "config", 0, 0,
+                  cerr[0] ? cerr
+                          : "no model configured (QUARRY_LLM_URL, QUARRY_LLM_MODEL); without "
+                            "one, run lines yourself: quarry dwim \"LINE\"");
+        qr_llm_config_clear(&cfg);
+        free(root);
+        qr_buf_release(&err);
+        return EXIT_USAGE;
+    }
+    qr_llm *llm = qr_llm_new(&cfg);
+    qr_llm_config_clear(&cfg);
+    FILE *tf = NULL;
+    if (trace && !(tf = fopen(trace, "w"))) {
+        cli_error(FMT_DEFAULT, "usage", 0, 0, "cannot write the trace file");
+        qr_llm_free(llm);
+        free(root);
+        qr_buf_release(&err);
+        return EXIT_USAGE;
+    }
+    qr_llm_set_log(llm, retry_note, NULL);
+    qr_tools *tools = qr_tools_default();
+    qr_host host;
+    qr_host_init(&host, repo);
+    qr_tools_set_ctx(tools, &host);
+    qr_dwim_ctx c = {.host = &host, .tools = tools, .root = root, .write = write};
+    qr_dwim_loop_opts o = {.ctx = &c,
+                           .llm = llm,
+                           .task = task,
+                           .max_turns = (uint32_t)max_turns,
+                           .trace = tf ? trace_line : NULL,
+                           .on_turn = show_turn,
+                           .trace_ud = tf};
+    qr_dwim_loop_result r;
+    int rc = qr_dwim_loop_run(&o, &r, &err);
+    int code = EXIT_OK;
+    if (rc != QR_OK) {
+        cli_error(FMT_DEFAULT, "model", 0, 0, err.p ? err.p : "failed");
+        code = EXIT_FAILED;
+    }
+    printf("%s after %u turn%s (%u model call%s, %llu tokens in, %llu out, %u edit%s)%s%s\n",
+           r.stop, r.turns, r.turns == 1 ? "" : "s", r.calls, r.calls == 1 ? "" : "s",
+           (unsigned long long)r.input_tokens, (unsigned long long)r.output_tokens, r.edits,
+           r.edits == 1 ? "" : "s", r.summary && *r.summary ? ": " : "",
+           r.summary ? r.summary : "");
+    if (strcmp(r.stop, "done") != 0)
+        code = EXIT_FAILED;
+    qr_dwim_loop_result_clear(&r);
+    if (tf)
+        fclose(tf);
+    qr_host_release(&host);
+    qr_tools_free(tools);
+    qr_llm_free(llm);
+    free(root);
+    qr_buf_release(&err);
+    return code;
+}

@@ -1,0 +1,462 @@
+/*
+ * loop.c: `quarry do`, the DWIM loop (seed 003). Each turn the model gets the same terse
+ * system role and one user message built anew: the task path (root goal to the current
+ * leaf, each node with its status and one-line summary), the live notes, and the last
+ * result as a preview with its id; it answers one line, which the parser routes and the
+ * verbs run. The context is a path, not a transcript: its size does not grow with the
+ * number of turns (bench/dwim measures it).
+ *
+ * Loop lines beside the verbs: `plan: GOAL` opens a subtask, `done[: SUMMARY]` closes the
+ * current one (the root ends the loop), `fetch ID` shows a cached result whole,
+ * `note[ when]: TEXT` keeps a note (when: `done` expires it when the current subtask
+ * closes, `N` after N turns, `'PATTERN'` when a result contains it; none: until
+ * `drop ID`). The loop stops with what it has on a stall (the same line three times in a
+ * row, or no new result for stall_turns turns), at max_turns model calls, or when the
+ * model fails.
+ */
+#include "dwim_int.h"
+
+#include "quarry/llm.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { MAX_DEPTH = 8, MAX_NOTES = 16, MAX_RESULTS = 256 };
+
+typedef struct node {
+    char *goal, *summary;
+    const char *status; /* "active", "done" */
+} node;
+
+typedef enum { X_MANUAL, X_ON_DONE, X_TURNS, X_PATTERN } expiry;
+
+typedef struct note {
+    int id;
+    char *text;
+    expiry how;
+    int depth;     /* X_ON_DONE: the subtask it belongs to */
+    uint32_t until_turn;
+    char *pattern; /* X_PATTERN */
+} note;
+
+typedef struct loop {
+    const qr_dwim_loop_opts *o;
+    node path[MAX_DEPTH];
+    int depth; /* nodes in path */
+    note notes[MAX_NOTES];
+    size_t nnotes;
+    int next_note;
+    char *results[MAX_RESULTS]; /* by id - 1 */
+    size_t nresults;
+    char *last_line;
+    int last_id;
+    uint64_t seen[MAX_RESULTS]; /* hashes of results, for progress */
+    size_t nseen;
+} loop;
+
+static const char system_role[] =
+    "You work on a code repository one terse line per turn. Answer with exactly one line "
+    "(a fix may add lines after it). Lines:\n"
+    "skeleton PATH | expand SYMBOL | read FILE[:A-B] | grep 'REGEX' | callers SYM | "
+    "callees SYM | deps FILE | references SYM | validate | fetch ID | TOOL key=value\n"
+    "fix FILE + a block: <<<<<<< SEARCH / old / ======= / new / >>>>>>> REPLACE\n"
+    "fix SYMBOL + its whole new text\n"
+    "plan: GOAL (open a subtask) | done: SUMMARY (close it; at the root, finish)\n"
+    "note: TEXT | note done: TEXT | note 3: TEXT | note 'PATTERN': TEXT | drop ID\n";
+
+static char *dupn(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static char *dups(const char *s)
+{
+    return dupn(s, strlen(s));
+}
+
+static void one_line_into(qr_buf *b, const char *s, size_t max)
+{
+    size_t n = 0;
+    for (; *s && n < max; s++, n++)
+        qr_buf_putc(b, *s == '\n' ? ' ' : *s);
+    if (*s)
+        qr_buf_puts(b, "...");
+}
+
+static void build_prompt(loop *L, uint32_t turn, qr_buf *b)
+{
+    const qr_dwim_loop_opts *o = L->o;
+    qr_buf_puts(b, "TASK\n");
+    for (int i = 0; i < L->depth; i++) {
+        qr_buf_printf(b, "%*s%d. [%s] ", 2 * i, "", i + 1, L->path[i].status);
+        one_line_into(b, L->path[i].goal, 200);
+        if (L->path[i].summary) {
+            qr_buf_puts(b, " - ");
+            one_line_into(b, L->path[i].summary, 120);
+        }
+        qr_buf_putc(b, '\n');
+    }
+    if (L->nnotes) {
+        qr_buf_puts(b, "NOTES\n");
+        for (size_t i = 0; i < L->nnotes; i++) {
+            qr_buf_printf(b, "n%d: ", L->notes[i].id);
+            one_line_into(b, L->notes[i].text, 200);
+            qr_buf_putc(b, '\n');
+        }
+    }
+    if (L->last_id) {
+        const char *r = L->results[L->last_id - 1];
+        size_t n = strlen(r), max = o->preview_chars ? o->preview_chars : 1200;
+        qr_buf_printf(b, "LAST #%04d `", L->last_id);
+        one_line_into(b, L->last_line ? L->last_line : "", 120);
+        qr_buf_puts(b, "`\n");
+        qr_buf_append(b, r, n < max ? n : max);
+        if (n > max)
+            qr_buf_printf(b, "\n... (%zu more chars: fetch %04d)", n - max, L->last_id);
+        qr_buf_putc(b, '\n');
+    }
+    qr_buf_printf(b, "TURN %u/%u. Your line:", turn, o->max_turns);
+}
+
+/* The model's line: the first non-empty line outside a code fence; a fix keeps the lines
+ * after it (its block), up to a closing fence. */
+static char *model_line(const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        const char *s = p;
+        while (l && isspace((unsigned char)*s)) {
+            s++;
+            l--;
+        }
+        while (l && isspace((unsigned char)s[l - 1]))
+            l--;
+        if (l && strncmp(s, "```", 3) != 0) {
+            bool fix = !strncasecmp(s, "fix ", 4) && !memchr(s, ':', l);
+            if (!fix || !e)
+                return dupn(s, l);
+            /* fix with a block: to the end, without a closing fence */
+            const char *end = e + strlen(e);
+            const char *fence = strstr(e, "\n```");
+            if (fence)
+                end = fence;
+            return dupn(s, (size_t)(end - s));
+        }
+        p = e ? e + 1 : p + strlen(p);
+    }
+    return NULL;
+}
+
+static void expire_notes(loop *L, uint32_t turn, const char *result, int closed_depth)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < L->nnotes; i++) {
+        note *n = &L->notes[i];
+        bool gone = (n->how == X_TURNS && turn >= n->until_turn) ||
+                    (n->how == X_ON_DONE && closed_depth > 0 && n->depth >= closed_depth) ||
+                    (n->how == X_PATTERN && result && strstr(result, n->pattern));
+        if (gone) {
+            free(n->text);
+            free(n->pattern);
+        } else
+            L->notes[k++] = *n;
+    }
+    L->nnotes = k;
+}
+
+/* note[ WHEN]: TEXT and drop ID; returns true when the line was one, with its result. */
+static bool note_line(loop *L, const char *line, uint32_t turn, qr_buf *res)
+{
+    if (!strncasecmp(line, "drop ", 5)) {
+        const char *s = line + 5;
+        while (*s == ' ' || *s == 'n' || *s == '#')
+            s++;
+        int id = atoi(s);
+        for (size_t i = 0; i < L->nnotes; i++)
+            if (L->notes[i].id == id) {
+                free(L->notes[i].text);
+                free(L->notes[i].pattern);
+                L->notes[i] = L->notes[--L->nnotes];
+                qr_buf_printf(res, "dropped n%d", id);
+                return true;
+            }
+        qr_buf_printf(res, "no note n%d", id);
+        return true;
+    }
+    if (strncasecmp(line, "note", 4) != 0 || (line[4] != ' ' && line[4] != ':'))
+        return false;
+    const char *colon = strchr(line, ':');
+    if (!colon)
+        return false;
+    note n = {.id = ++L->next_note, .how = X_MANUAL, .depth = L->depth};
+    const char *when = line + 4;
+    while (*when == ' ')
+        when++;
+    size_t wl = (size_t)(colon - when);
+    while (wl && when[wl - 1] == ' ')
+        wl--;
+    if (wl == 4 && !strncmp(when, "done", 4))
+        n.how = X_ON_DONE;
+    else if (wl && isdigit((unsigned char)*when)) {
+        n.how = X_TURNS;
+        n.until_turn = turn + (uint32_t)atoi(when);
+    } else if (wl >= 2 && (when[0] == '\'' || when[0] == '"') && when[wl - 1] == when[0]) {
+        n.how = X_PATTERN;
+        n.pattern = dupn(when + 1, wl - 2);
+    }
+    const char *t = colon + 1;
+    while (*t == ' ')
+        t++;
+    n.text = dups(t);
+    if (L->nnotes == MAX_NOTES) { /* the oldest goes */
+        free(L->notes[0].text);
+        free(L->notes[0].pattern);
+        memmove(L->notes, L->notes + 1, (MAX_NOTES - 1) * sizeof *L->notes);
+        L->nnotes--;
+    }
+    L->notes[L->nnotes++] = n;
+    qr_buf_printf(res, "noted n%d", n.id);
+    return true;
+}
+
+static void trace(const qr_dwim_loop_opts *o, uint32_t turn, const char *line,
+                  const qr_dwim_intent *in, int id, size_t prompt_chars, size_t result_chars,
+                  const qr_llm_usage *u, const char *event)
+{
+    if (!o->trace)
+        return;
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_printf(&b, "{\"turn\":%u,\"event\":\"%s\",\"line\":", turn, event);
+    if (line)
+        qr_buf_json_string(&b, line, strlen(line));
+    else
+        qr_buf_puts(&b, "null");
+    if (in)
+        qr_buf_printf(&b, ",\"verb\":\"%s\",\"confidence\":%.2f",
+                      in->verb == QR_DWIM_TOOL ? in->tool : qr_dwim_verb_name(in->verb),
+                      in->confidence);
+    qr_buf_printf(&b, ",\"result\":%d,\"result_chars\":%zu,\"prompt_chars\":%zu", id,
+                  result_chars, prompt_chars);
+    if (u)
+        qr_buf_printf(&b, ",\"input_tokens\":%llu,\"cache_read\":%llu,\"output_tokens\":%llu",
+                      (unsigned long long)u->input, (unsigned long long)u->cache_read,
+                      (unsigned long long)u->output);
+    qr_buf_putc(&b, '}');
+    o->trace(o->trace_ud, b.p);
+    qr_buf_release(&b);
+}
+
+int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf *err)
+{
+    memset(r, 0, sizeof *r);
+    loop L;
+    memset(&L, 0, sizeof L);
+    L.o = o;
+    L.path[0] = (node){dups(o->task), NULL, "active"};
+    L.depth = 1;
+    uint32_t max_turns = o->max_turns ? o->max_turns : 20;
+    uint32_t stall_turns = o->stall_turns ? o->stall_turns : 5;
+    uint32_t idle = 0, same = 0;
+    int rc = QR_OK;
+    qr_dwim_lookup lk;
+    qr_dwim_lookup_init(&lk, o->ctx);
+    r->stop = "max-turns";
+    for (uint32_t turn = 1; turn <= max_turns; turn++) {
+        qr_buf prompt;
+        qr_buf_init(&prompt);
+        build_prompt(&L, turn, &prompt);
+        qr_llm_message m = {"user", prompt.p, prompt.len};
+        qr_llm_request req = {.system = system_role,
+                              .system_len = sizeof system_role - 1,
+                              .messages = &m,
+                              .nmessages = 1,
+                              .max_tokens = 600};
+        qr_llm_response resp;
+        int lrc = qr_llm_complete(o->llm, &req, &resp);
+        r->calls++;
+        r->turns = turn;
+        r->input_tokens += resp.usage.input + resp.usage.cache_read + resp.usage.cache_write;
+        r->output_tokens += resp.usage.output;
+        if (lrc != QR_OK || !resp.text) {
+            qr_buf_printf(err, "the model failed: %s", resp.error[0] ? resp.error : "no reply");
+            trace(o, turn, NULL, NULL, 0, prompt.len, 0, &resp.usage, "model-error");
+            qr_llm_response_clear(&resp);
+            qr_buf_release(&prompt);
+            r->stop = "model-error";
+            rc = lrc != QR_OK ? lrc : QR_EIO;
+            break;
+        }
+        char *line = model_line(resp.text);
+        qr_llm_usage usage = resp.usage;
+        qr_llm_response_clear(&resp);
+        if (!line)
+            line = dups("");
+        /* the same line three times in a row is a stall */
+        if (L.last_line && !strcmp(line, L.last_line))
+            same++;
+        else
+            same = 1;
+        qr_buf res;
+        qr_buf_init(&res);
+        bool progress = false, stop = false;
+        qr_arena a;
+        qr_arena_init(&a, 16u << 20);
+        qr_dwim_intent in;
+        memset(&in, 0, sizeof in);
+        int closed = 0;
+        if (note_line(&L, line, turn, &res)) {
+            progress = true;
+        } else if (qr_dwim_parse(&lk, line, strlen(line), &a, &in) != QR_OK) {
+            qr_buf_puts(&res, "out of memory");
+        } else if (in.verb == QR_DWIM_PLAN && in.confidence >= 0.85) {
+            if (L.depth == MAX_DEPTH)
+                qr_buf_printf(&res, "too deep: finish a subtask first (done)");
+            else {
+                L.path[L.depth++] = (node){dups(in.content ? in.content : "(subtask)"), NULL,
+                                           "active"};
+                qr_buf_printf(&res, "subtask %d opened", L.depth);
+                progress = true;
+            }
+        } else if (in.verb == QR_DWIM_DONE && in.confidence >= 0.85) {
+            node *cur = &L.path[L.depth - 1];
+            cur->status = "done";
+            free(cur->summary);
+            cur->summary = dups(in.content ? in.content : "done");
+            closed = L.depth;
+            progress = true;
+            if (L.depth == 1) {
+                stop = true;
+                r->stop = "done";
+                free(r->summary);
+                r->summary = dups(cur->summary);
+                qr_buf_printf(&res, "task done");
+            } else {
+                /* the parent records what the subtask found */
+                node *parent = &L.path[L.depth - 2];
+                free(parent->summary);
+                qr_buf s;
+                qr_buf_init(&s);
+                qr_buf_puts(&s, "last subtask: ");
+                one_line_into(&s, cur->summary, 100);
+                parent->summary = qr_buf_detach(&s, NULL);
+                free(cur->goal);
+                free(cur->summary);
+                L.depth--;
+                qr_buf_printf(&res, "subtask %d closed", L.depth + 1);
+            }
+        } else if (in.verb == QR_DWIM_FETCH && in.target) {
+            const char *t = in.target;
+            while (*t == '#')
+                t++;
+            int id = atoi(t);
+            if (id >= 1 && (size_t)id <= L.nresults) {
+                const char *full = L.results[id - 1];
+                size_t n = strlen(full);
+                qr_buf_append(&res, full, n < 16000 ? n : 16000);
+                if (n > 16000)
+                    qr_buf_puts(&res, "\n... cut at 16000 chars");
+                progress = true;
+            } else
+                qr_buf_printf(&res, "no result %s", in.target);
+        } else if (in.confidence < 0.85) {
+            qr_buf_printf(&res, "unclear (%s %.2f): ", qr_dwim_band(in.confidence),
+                          in.confidence);
+            if (in.verb == QR_DWIM_NONE)
+                qr_buf_puts(&res, "no verb or tool recognised");
+            else {
+                qr_buf_printf(&res, "%s?",
+                              in.verb == QR_DWIM_TOOL ? in.tool : qr_dwim_verb_name(in.verb));
+                for (size_t i = 0; i < in.nalts; i++)
+                    qr_buf_printf(&res, " or %s?",
+                                  in.alts[i].verb == QR_DWIM_TOOL ? in.alts[i].tool
+                                                                 : qr_dwim_verb_name(in.alts[i].verb));
+            }
+            qr_buf_puts(&res, " Write one line of the forms listed.");
+        } else {
+            qr_buf e;
+            qr_buf_init(&e);
+            int vrc = qr_dwim_run(o->ctx, &in, &res, &e);
+            if (vrc != QR_OK) {
+                qr_buf_printf(&res, "error: %s", e.p ? e.p : "failed");
+            } else {
+                uint64_t h = qr_hash_bytes(res.p ? res.p : "", res.len);
+                progress = true;
+                for (size_t i = 0; i < L.nseen; i++)
+                    if (L.seen[i] == h)
+                        progress = false;
+                if (progress && L.nseen < MAX_RESULTS)
+                    L.seen[L.nseen++] = h;
+                if (in.verb == QR_DWIM_FIX)
+                    r->edits++;
+            }
+            qr_buf_release(&e);
+        }
+        /* keep the result */
+        int id = 0;
+        if (L.nresults < MAX_RESULTS) {
+            L.results[L.nresults++] = res.p ? dupn(res.p, res.len) : dups("");
+            id = (int)L.nresults;
+        }
+        L.last_id = id;
+        free(L.last_line);
+        L.last_line = line;
+        expire_notes(&L, turn, res.p, closed);
+        trace(o, turn, line, in.verb ? &in : NULL, id, prompt.len, res.len, &usage, "turn");
+        if (o->on_turn)
+            o->on_turn(o->trace_ud, turn, line, res.p ? res.p : "");
+        qr_arena_release(&a);
+        qr_buf_release(&res);
+        qr_buf_release(&prompt);
+        if (stop)
+            break;
+        idle = progress ? 0 : idle + 1;
+        if (same >= 3) {
+            r->stop = "stall: the same line three times";
+            break;
+        }
+        if (idle >= stall_turns) {
+            r->stop = "stall: no progress";
+            break;
+        }
+    }
+    if (!r->summary) {
+        /* what it has: the deepest summaries */
+        qr_buf s;
+        qr_buf_init(&s);
+        for (int i = 0; i < L.depth; i++)
+            if (L.path[i].summary) {
+                qr_buf_puts(&s, L.path[i].summary);
+                qr_buf_putc(&s, ' ');
+            }
+        r->summary = s.p ? qr_buf_detach(&s, NULL) : dups("");
+    }
+    for (int i = 0; i < L.depth; i++) {
+        free(L.path[i].goal);
+        free(L.path[i].summary);
+    }
+    for (size_t i = 0; i < L.nnotes; i++) {
+        free(L.notes[i].text);
+        free(L.notes[i].pattern);
+    }
+    for (size_t i = 0; i < L.nresults; i++)
+        free(L.results[i]);
+    free(L.last_line);
+    return rc;
+}
+
+void qr_dwim_loop_result_clear(qr_dwim_loop_result *r)
+{
+    free(r->summary);
+    r->summary = NULL;
+}

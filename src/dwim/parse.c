@@ -1,0 +1,907 @@
+/*
+ * parse.c: the DWIM intent parser and router (seed 003). A terse line is cut into tokens
+ * (words, quoted patterns, key=value parameters), each token is classified by shape and
+ * by lookup (a path that exists, a symbol the code index knows, file:line, file:symbol,
+ * Type.member), and every reading is scored: the verbs with their aliases, and every tool
+ * of the registry with aliases and keywords taken from its own record (name, name parts,
+ * summary words, parameter names), so a new tool is routable without touching this file.
+ *
+ * Scores: an alias or tool name written exactly as the first word scores 0.95, later in
+ * the line 0.9; a typo (qr_edit_distance, case and -/_ folded) costs 0.07 per edit; a verb
+ * that needs a target and has none drops to clarify. Natural wording ("what functions are
+ * in this file") is scored by keywords and stays below the run band, so a person or model
+ * is asked first. The anchor's bands: run 0.85, clarify 0.6, suggest 0.3.
+ */
+#include "quarry/dwim.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- the verbs ---- */
+
+typedef struct verb_rec {
+    const char *name;
+    const char *tool;              /* what runs it */
+    bool needs_target;             /* without a target it cannot run */
+    const char *const aliases[10]; /* words that name it */
+    /* natural wording: words with their weight (summed, capped) */
+    const char *const keywords[12];
+    const float weights[12];
+} verb_rec;
+
+static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
+    [QR_DWIM_NONE] = {"none", NULL, false, {NULL}, {NULL}, {0}},
+    [QR_DWIM_SKELETON] = {"skeleton",
+                          "skeleton",
+                          true,
+                          {"skeleton", "skel", "outline", "structure", "symbols", "overview",
+                           NULL},
+                          {"functions", "symbols", "declarations", "types", "structs",
+                           "signatures", "defined", "contains", "list", NULL},
+                          {0.35f, 0.35f, 0.3f, 0.2f, 0.2f, 0.3f, 0.15f, 0.15f, 0.1f}},
+    [QR_DWIM_EXPAND] = {"expand",
+                        "expand",
+                        true,
+                        {"expand", "body", "source", "impl", NULL},
+                        {"body", "implementation", "code", "show", "source", "text", "full",
+                         NULL},
+                        {0.35f, 0.35f, 0.15f, 0.15f, 0.2f, 0.15f, 0.15f}},
+    [QR_DWIM_READ] = {"read",
+                      "read",
+                      true,
+                      {"read", "cat", "view", "open", "lines", NULL},
+                      {"lines", "line", "contents", "open", "view", "print", "read", NULL},
+                      {0.3f, 0.3f, 0.3f, 0.3f, 0.25f, 0.15f, 0.3f}},
+    [QR_DWIM_GREP] = {"grep",
+                      "grep",
+                      true,
+                      {"grep", "search", "find", "locate", "rg", "ag", NULL},
+                      {"occurrences", "mentions", "matches", "regex", "pattern", "string",
+                       "text", "contain", "containing", "mention", NULL},
+                      {0.35f, 0.3f, 0.3f, 0.35f, 0.3f, 0.2f, 0.15f, 0.2f, 0.25f, 0.3f}},
+    [QR_DWIM_FIX] = {"fix",
+                     "fix",
+                     false,
+                     {"fix", "patch", "edit", "change", "replace", "rewrite", "modify", NULL},
+                     {"bug", "broken", "wrong", "correct", "repair", NULL},
+                     {0.3f, 0.3f, 0.2f, 0.2f, 0.3f}},
+    [QR_DWIM_VALIDATE] = {"validate",
+                          "validate",
+                          false,
+                          {"validate", "check", "lint", "build", "compile", "verify", NULL},
+                          {"compiles", "errors", "warnings", "diagnostics", "builds", NULL},
+                          {0.4f, 0.3f, 0.3f, 0.35f, 0.4f}},
+    [QR_DWIM_DONE] = {"done",
+                      "done",
+                      false,
+                      {"done", "finished", "complete", "finish", "stop", NULL},
+                      {"finished", "over", "nothing", NULL},
+                      {0.3f, 0.1f, 0.1f}},
+    [QR_DWIM_CALLERS] = {"callers",
+                         "query_codebase",
+                         true,
+                         {"callers", "who_calls", "callers_of", "called_by", NULL},
+                         {"calls", "called", "invoked", "invokes", "callers", "who", NULL},
+                         {0.3f, 0.35f, 0.3f, 0.2f, 0.4f, 0.1f}},
+    [QR_DWIM_CALLEES] = {"callees",
+                         "query_codebase",
+                         true,
+                         {"callees", "calls", NULL},
+                         {"callees", "call", NULL},
+                         {0.4f, 0.2f}},
+    [QR_DWIM_DEPS] = {"deps",
+                      "query_codebase",
+                      true,
+                      {"deps", "includes", "dependencies", "imports", NULL},
+                      {"includes", "include", "dependencies", "depends", "imports",
+                       "headers", NULL},
+                      {0.4f, 0.35f, 0.4f, 0.35f, 0.35f, 0.3f}},
+    [QR_DWIM_REFERENCES] = {"references",
+                            "query_codebase",
+                            true,
+                            {"references", "refs", "usages", "uses", NULL},
+                            {"references", "uses", "used", "usages", "referenced", NULL},
+                            {0.45f, 0.3f, 0.3f, 0.4f, 0.4f}},
+    [QR_DWIM_DEFINITION] = {"definition",
+                            "query_codebase",
+                            true,
+                            {"definition", "def", "goto", "declaration", NULL},
+                            {"defined", "definition", "declared", "where", NULL},
+                            {0.4f, 0.3f, 0.3f, 0.15f}},
+    [QR_DWIM_PLAN] = {"plan", "plan", false, {"plan", "subtask", NULL}, {NULL}, {0}},
+    [QR_DWIM_FETCH] = {"fetch", "fetch", true, {"fetch", "result", NULL}, {NULL}, {0}},
+    [QR_DWIM_NOTE] = {"note", "note", false, {"note", "remember", NULL}, {NULL}, {0}},
+    [QR_DWIM_TOOL] = {"tool", NULL, false, {NULL}, {NULL}, {0}},
+};
+
+const char *qr_dwim_verb_name(qr_dwim_verb v)
+{
+    return v < QR_DWIM_VERB_COUNT ? verbs[v].name : "none";
+}
+
+const char *qr_dwim_band(double c)
+{
+    if (c >= 0.85)
+        return "run";
+    if (c >= 0.6)
+        return "clarify";
+    if (c >= 0.3)
+        return "suggest";
+    return "reject";
+}
+
+static const char *const stopwords[] = {
+    "the",  "a",    "an",  "of",   "in",   "this", "that", "file", "is",    "are",  "what",
+    "which", "me",  "please", "for", "to", "all",  "and",  "on",   "at",   "does", "do",
+    "who",  "how",  "it",  "its",  "with", "from", "by",   "i",    "want",  "can",  "you",
+    "give", "there", "here", "my",  "be",   "some", "any",  "let",  "lets", "let's", "into",
+    "inside", "up",  "get", "tell", "about", "where", "now", NULL};
+
+static bool is_stopword(const char *w)
+{
+    for (size_t i = 0; stopwords[i]; i++)
+        if (!strcmp(w, stopwords[i]))
+            return true;
+    return false;
+}
+
+/* ---- tokens ---- */
+
+typedef enum tok_kind {
+    T_WORD,    /* a plain word */
+    T_PATTERN, /* quoted text or /regex/ */
+    T_PARAM,   /* key=value */
+    T_NUMBER,
+    T_PATH,     /* looks like a path (or exists) */
+    T_FILELINE, /* path:N or path:N-M */
+    T_FILESYM,  /* path:symbol */
+    T_MEMBER,   /* Type.member */
+    T_SYMBOL,   /* an identifier with _ or digits, a known symbol, or `struct X` */
+} tok_kind;
+
+typedef struct tok {
+    tok_kind kind;
+    char *text; /* as written (quotes removed) */
+    char *low;  /* lowercased, '-' as '_' */
+    char *key;  /* T_PARAM: the key */
+    bool verified; /* the path exists or the symbol is known */
+    bool used;     /* consumed as a verb word */
+} tok;
+
+enum { MAX_TOKS = 48 };
+
+static char *lower_dup(qr_arena *a, const char *s, size_t n)
+{
+    char *d = qr_arena_strndup(a, s, n);
+    if (!d)
+        return NULL;
+    for (char *p = d; *p; p++) {
+        *p = (char)tolower((unsigned char)*p);
+        if (*p == '-')
+            *p = '_';
+    }
+    return d;
+}
+
+static bool is_ident(const char *s)
+{
+    if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+    if (!n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+static const char *const code_exts[] = {
+    "c",  "h",  "cc", "cpp", "cxx", "hpp", "hh", "py",  "js",   "ts",  "go",   "rs", "java",
+    "rb", "sh", "md", "txt", "toml", "json", "yml", "yaml", "mk", "cmake", "lua", "el", NULL};
+
+static bool has_code_ext(const char *s)
+{
+    const char *dot = strrchr(s, '.');
+    if (!dot || dot == s)
+        return false;
+    for (size_t i = 0; code_exts[i]; i++)
+        if (!strcmp(dot + 1, code_exts[i]))
+            return true;
+    return false;
+}
+
+static void classify(const qr_dwim_lookup *lk, tok *t)
+{
+    const char *s = t->text;
+    size_t n = strlen(s);
+    bool path_ok = lk && lk->path_exists && n < 4096 && lk->path_exists(lk->ud, s);
+    const char *colon = strrchr(s, ':');
+    if (all_digits(s, n)) {
+        t->kind = T_NUMBER;
+        return;
+    }
+    if (colon && colon != s && colon[1] && !path_ok) {
+        const char *rest = colon + 1;
+        size_t rn = strlen(rest);
+        const char *dash = strchr(rest, '-');
+        bool range = dash ? all_digits(rest, (size_t)(dash - rest)) &&
+                                all_digits(dash + 1, strlen(dash + 1))
+                          : all_digits(rest, rn);
+        char *path = t->text; /* checked up to the colon */
+        size_t pn = (size_t)(colon - s);
+        char save = path[pn];
+        path[pn] = '\0';
+        bool pexists = lk && lk->path_exists && lk->path_exists(lk->ud, path);
+        bool pshape = strchr(path, '/') || has_code_ext(path);
+        path[pn] = save;
+        if (range && (pexists || pshape)) {
+            t->kind = T_FILELINE;
+            t->verified = pexists;
+            return;
+        }
+        if (is_ident(rest) && (pexists || pshape)) {
+            t->kind = T_FILESYM;
+            t->verified = pexists;
+            return;
+        }
+    }
+    if (path_ok) {
+        t->kind = T_PATH;
+        t->verified = true;
+        return;
+    }
+    if (strchr(s, '/') || has_code_ext(s)) {
+        t->kind = T_PATH;
+        return;
+    }
+    const char *dot = strchr(s, '.');
+    if (dot && dot != s && dot[1] && !strchr(dot + 1, '.')) {
+        char *c = t->text;
+        size_t dn = (size_t)(dot - s);
+        c[dn] = '\0';
+        bool ok = is_ident(c) && is_ident(dot + 1);
+        c[dn] = '.';
+        if (ok) {
+            t->kind = T_MEMBER;
+            return;
+        }
+    }
+    if (is_ident(s)) {
+        if (lk && lk->symbol_known && lk->symbol_known(lk->ud, s)) {
+            t->kind = T_SYMBOL;
+            t->verified = true;
+            return;
+        }
+        bool lowerword = true;
+        for (const char *p = s; *p; p++)
+            if (!islower((unsigned char)*p))
+                lowerword = false;
+        t->kind = lowerword ? T_WORD : T_SYMBOL;
+        return;
+    }
+    t->kind = T_WORD;
+}
+
+/* Cuts the first line into tokens. */
+static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_arena *a, tok *toks)
+{
+    size_t nt = 0, i = 0;
+    while (i < n && nt < MAX_TOKS) {
+        while (i < n && isspace((unsigned char)s[i]))
+            i++;
+        if (i >= n)
+            break;
+        tok *t = &toks[nt];
+        memset(t, 0, sizeof *t);
+        char q = s[i];
+        if (q == '"' || q == '\'' || q == '`' || (q == '/' && i + 1 < n && s[i + 1] != '/' &&
+                                                   memchr(s + i + 1, '/', n - i - 1) &&
+                                                   nt > 0)) {
+            size_t j = i + 1;
+            while (j < n && s[j] != q)
+                j++;
+            if (q == '/' && (j + 1 < n && !isspace((unsigned char)s[j + 1]))) {
+                /* a path like /usr/x, not a /regex/ */
+                goto word;
+            }
+            t->kind = T_PATTERN;
+            t->text = qr_arena_strndup(a, s + i + 1, j - i - 1);
+            t->low = lower_dup(a, s + i + 1, j - i - 1);
+            if (!t->text || !t->low)
+                return SIZE_MAX;
+            i = j < n ? j + 1 : j;
+            nt++;
+            continue;
+        }
+    word:;
+        size_t j = i;
+        while (j < n && !isspace((unsigned char)s[j]))
+            j++;
+        size_t wn = j - i;
+        /* trailing punctuation of prose */
+        while (wn > 1 && (s[i + wn - 1] == '?' || s[i + wn - 1] == ',' || s[i + wn - 1] == '!' ||
+                          (s[i + wn - 1] == '.' && nt > 0 && j == n)))
+            wn--;
+        t->text = qr_arena_strndup(a, s + i, wn);
+        t->low = lower_dup(a, s + i, wn);
+        if (!t->text || !t->low)
+            return SIZE_MAX;
+        const char *eq = memchr(s + i, '=', wn);
+        if (eq && eq != s + i && is_ident((t->key = qr_arena_strndup(a, s + i, (size_t)(eq - s - i))) ? t->key : "")) {
+            t->kind = T_PARAM;
+            t->text = qr_arena_strndup(a, eq + 1, wn - (size_t)(eq - s - i) - 1);
+            if (!t->text)
+                return SIZE_MAX;
+            /* key=value: the key keeps its case; '-' in it as '_' */
+            for (char *p = t->key; *p; p++)
+                if (*p == '-')
+                    *p = '_';
+        } else {
+            t->key = NULL;
+            classify(lk, t);
+        }
+        i = j;
+        nt++;
+    }
+    /* `struct X`, `union X`, `enum X`: one symbol */
+    for (size_t k = 0; k + 1 < nt; k++) {
+        if (toks[k].kind == T_WORD &&
+            (!strcmp(toks[k].low, "struct") || !strcmp(toks[k].low, "union") ||
+             !strcmp(toks[k].low, "enum")) &&
+            is_ident(toks[k + 1].text)) {
+            size_t l1 = strlen(toks[k].low), l2 = strlen(toks[k + 1].text);
+            char *c = qr_arena_alloc(a, l1 + l2 + 2);
+            if (!c)
+                return SIZE_MAX;
+            memcpy(c, toks[k].low, l1);
+            c[l1] = ' ';
+            memcpy(c + l1 + 1, toks[k + 1].text, l2 + 1);
+            toks[k].text = c;
+            toks[k].kind = T_SYMBOL;
+            toks[k].verified = toks[k + 1].verified;
+            memmove(&toks[k + 1], &toks[k + 2], (nt - k - 2) * sizeof *toks);
+            nt--;
+        }
+    }
+    return nt;
+}
+
+/* ---- scoring ---- */
+
+/* How well word w names `name`: 1.0 exact (case, -/_ folded), less per edit for a typo,
+ * 0 when too far. Short words must match exactly. */
+static double name_match(const char *w, const char *name)
+{
+    size_t wn = strlen(w), nn = strlen(name);
+    size_t d = qr_edit_distance(w, wn, name, nn, QR_EDIT_FOLD | QR_EDIT_TRANSPOSE);
+    if (d == 0)
+        return 1.0;
+    size_t m = wn < nn ? wn : nn;
+    size_t allowed = m >= 8 ? 2 : m >= 4 ? 1 : 0;
+    if (d > allowed)
+        return 0;
+    return 1.0 - 0.07 * (double)d;
+}
+
+static bool target_kind(tok_kind k)
+{
+    return k != T_WORD && k != T_PARAM;
+}
+
+typedef struct cand {
+    qr_dwim_verb verb;
+    const qr_tool *tool;
+    double score;
+    int verb_tok; /* the token that named it, or -1 */
+} cand;
+
+/* The words of a tool's record: name, its parts, parameter names, summary words. */
+static double tool_keyword_score(const qr_tool *t, tok *toks, size_t nt, int *named_by,
+                                 double *name_score)
+{
+    *named_by = -1;
+    *name_score = 0;
+    double kw = 0;
+    size_t nparts = 0, parts_hit = 0;
+    char part[65];
+    /* exact or typo'd name */
+    for (size_t k = 0; k < nt; k++) {
+        if (toks[k].kind == T_PARAM || toks[k].kind == T_PATTERN)
+            continue;
+        double m = name_match(toks[k].low, t->name);
+        if (m > 0 && strlen(t->name) >= 4) {
+            double s = m * (k == 0 ? 0.95 : 0.9);
+            if (s > *name_score) {
+                *name_score = s;
+                *named_by = (int)k;
+            }
+        }
+    }
+    /* name parts in any order ("commits get") */
+    const char *p = t->name;
+    while (*p) {
+        size_t l = strcspn(p, "_-");
+        if (l > 0 && l < sizeof part) {
+            memcpy(part, p, l);
+            part[l] = '\0';
+            for (char *c = part; *c; c++)
+                *c = (char)tolower((unsigned char)*c);
+            nparts++;
+            for (size_t k = 0; k < nt; k++) {
+                if (toks[k].kind == T_WORD && strlen(part) >= 3) {
+                    size_t wl = strlen(toks[k].low);
+                    /* plural or singular of the part counts */
+                    bool hit = !strcmp(toks[k].low, part) ||
+                               (wl == l + 1 && toks[k].low[l] == 's' &&
+                                !strncmp(toks[k].low, part, l)) ||
+                               (l == wl + 1 && part[wl] == 's' && !strncmp(toks[k].low, part, wl));
+                    if (hit) {
+                        parts_hit++;
+                        kw += 0.25;
+                        break;
+                    }
+                }
+            }
+        }
+        p += l;
+        while (*p == '_' || *p == '-')
+            p++;
+    }
+    if (nparts >= 2 && parts_hit == nparts && *name_score < 0.87)
+        *name_score = 0.87;
+    /* parameter names */
+    for (const qr_tool_param *pp = t->params; pp && pp->name; pp++)
+        for (size_t k = 0; k < nt; k++)
+            if ((toks[k].kind == T_WORD && !strcmp(toks[k].low, pp->name)) ||
+                (toks[k].kind == T_PARAM && !strcmp(toks[k].key, pp->name))) {
+                kw += 0.15;
+                break;
+            }
+    /* summary words */
+    if (t->summary) {
+        for (size_t k = 0; k < nt; k++) {
+            if (toks[k].kind != T_WORD || strlen(toks[k].low) < 4 || is_stopword(toks[k].low))
+                continue;
+            const char *s = t->summary;
+            size_t wl = strlen(toks[k].low);
+            while (*s) {
+                while (*s && !isalnum((unsigned char)*s))
+                    s++;
+                size_t l = 0;
+                while (isalnum((unsigned char)s[l]) || s[l] == '_')
+                    l++;
+                if (l && (l == wl || l == wl + 1) &&
+                    qr_edit_distance(s, wl, toks[k].low, wl, QR_EDIT_FOLD) == 0) {
+                    kw += 0.08;
+                    break;
+                }
+                s += l;
+            }
+        }
+    }
+    return kw > 0.75 ? 0.75 : kw;
+}
+
+static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *named_by,
+                                 double *name_score)
+{
+    *named_by = -1;
+    *name_score = 0;
+    double kw = 0;
+    for (size_t k = 0; k < nt; k++) {
+        if (toks[k].kind == T_PARAM || toks[k].kind == T_PATTERN || toks[k].kind == T_NUMBER)
+            continue;
+        const char *w = toks[k].low;
+        /* "who calls X" / "what calls X" ask for callers; "X calls" for callees */
+        bool asks_callers = k > 0 && !strcmp(w, "calls") &&
+                            (!strcmp(toks[k - 1].low, "who") || !strcmp(toks[k - 1].low, "what"));
+        if (asks_callers && !strcmp(v->name, "callers") && 0.9 > *name_score) {
+            *name_score = 0.9;
+            *named_by = (int)k;
+        }
+        if (asks_callers && !strcmp(v->name, "callees"))
+            continue;
+        for (size_t i = 0; v->aliases[i]; i++) {
+            double m = name_match(w, v->aliases[i]);
+            if (m <= 0)
+                continue;
+            /* the verb word leads a terse line; deeper in prose it counts less */
+            double s = m * (k == 0 ? 0.95 : k == 1 ? 0.9 : 0.8);
+            if (s > *name_score) {
+                *name_score = s;
+                *named_by = (int)k;
+            }
+        }
+        for (size_t i = 0; v->keywords[i]; i++)
+            if (!strcmp(w, v->keywords[i]))
+                kw += v->weights[i];
+    }
+    return kw;
+}
+
+/* ---- params ---- */
+
+static qr_val put(qr_arena *a, qr_val m, const char *k, qr_val v)
+{
+    return qr_map_assoc(a, m, qr_kw_cstr(a, k), v);
+}
+
+static qr_val str(qr_arena *a, const char *s)
+{
+    return qr_str_cstr(a, s);
+}
+
+/* A param value as written: integers and booleans as such, else a string. */
+static qr_val param_value(qr_arena *a, const char *s)
+{
+    size_t n = strlen(s);
+    if (all_digits(s, n) && n < 18)
+        return qr_int(strtoll(s, NULL, 10));
+    if (!strcmp(s, "true"))
+        return qr_bool(true);
+    if (!strcmp(s, "false"))
+        return qr_bool(false);
+    return str(a, s);
+}
+
+static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *toks, size_t nt,
+                          const char *content)
+{
+    qr_val m = qr_map_empty();
+    switch (v) {
+    case QR_DWIM_SKELETON:
+        if (target)
+            m = put(a, m, "path", str(a, target));
+        break;
+    case QR_DWIM_EXPAND:
+    case QR_DWIM_FETCH:
+        if (target)
+            m = put(a, m, v == QR_DWIM_FETCH ? "id" : "symbol", str(a, target));
+        break;
+    case QR_DWIM_READ: {
+        if (!target)
+            break;
+        const char *colon = strrchr(target, ':');
+        long lo = 0, hi = 0;
+        if (colon && isdigit((unsigned char)colon[1])) {
+            m = put(a, m, "path", qr_str_new(a, target, (size_t)(colon - target)));
+            char *end;
+            lo = strtol(colon + 1, &end, 10);
+            hi = *end == '-' ? strtol(end + 1, NULL, 10) : lo;
+        } else {
+            m = put(a, m, "path", str(a, target));
+            /* read FILE 10 20 */
+            size_t nums = 0;
+            for (size_t k = 0; k < nt; k++)
+                if (toks[k].kind == T_NUMBER && strlen(toks[k].text) < 10) {
+                    if (nums == 0)
+                        lo = strtol(toks[k].text, NULL, 10);
+                    else if (nums == 1)
+                        hi = strtol(toks[k].text, NULL, 10);
+                    nums++;
+                }
+            if (nums == 1)
+                hi = lo;
+        }
+        if (lo > 0)
+            m = put(a, m, "start", qr_int(lo));
+        if (hi > 0)
+            m = put(a, m, "end", qr_int(hi));
+        break;
+    }
+    case QR_DWIM_GREP:
+        if (target)
+            m = put(a, m, "pattern", str(a, target));
+        break;
+    case QR_DWIM_FIX:
+        if (target)
+            m = put(a, m, "target", str(a, target));
+        if (content)
+            m = put(a, m, "content", str(a, content));
+        break;
+    case QR_DWIM_DONE:
+    case QR_DWIM_PLAN:
+    case QR_DWIM_NOTE:
+        if (content)
+            m = put(a, m, v == QR_DWIM_DONE ? "summary" : "text", str(a, content));
+        break;
+    case QR_DWIM_CALLERS:
+    case QR_DWIM_CALLEES:
+        m = put(a, m, "query_type", str(a, "get_call_graph"));
+        if (target)
+            m = put(a, m, "name", str(a, target));
+        m = put(a, m, "direction", str(a, v == QR_DWIM_CALLERS ? "callers" : "callees"));
+        break;
+    case QR_DWIM_DEPS:
+        m = put(a, m, "query_type", str(a, "get_dependencies"));
+        if (target)
+            m = put(a, m, "file", str(a, target));
+        break;
+    case QR_DWIM_REFERENCES:
+        m = put(a, m, "query_type", str(a, "find_references"));
+        if (target)
+            m = put(a, m, "name", str(a, target));
+        break;
+    case QR_DWIM_DEFINITION:
+        m = put(a, m, "query_type", str(a, "get_definition"));
+        if (target)
+            m = put(a, m, "name", str(a, target));
+        break;
+    default:
+        break;
+    }
+    return m;
+}
+
+/* A tool's params: key=value tokens, then a lone target for its one required string. */
+static qr_val tool_params(qr_arena *a, const qr_tool *t, const char *target, tok *toks, size_t nt)
+{
+    qr_val m = qr_map_empty();
+    for (size_t k = 0; k < nt; k++)
+        if (toks[k].kind == T_PARAM)
+            m = put(a, m, toks[k].key, param_value(a, toks[k].text));
+    if (target) {
+        const qr_tool_param *only = NULL;
+        size_t nreq = 0;
+        for (const qr_tool_param *p = t->params; p && p->name; p++)
+            if (p->required) {
+                nreq++;
+                only = p;
+            }
+        if (nreq == 1 && only->type == QR_TOOL_STRING &&
+            !qr_map_get(m, qr_kw_cstr(a, only->name), NULL))
+            m = put(a, m, only->name, str(a, target));
+    }
+    return m;
+}
+
+/* ---- the parser ---- */
+
+static int by_score(const cand *x, const cand *y)
+{
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return 0;
+}
+
+int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena *a,
+                  qr_dwim_intent *out)
+{
+    memset(out, 0, sizeof *out);
+    out->params = qr_map_empty();
+    /* the first line is the intent; the rest (a patch, a block) is its content */
+    const char *nl = memchr(text, '\n', n);
+    size_t ln = nl ? (size_t)(nl - text) : n;
+    const char *content = NULL;
+    if (nl && (size_t)(nl - text) + 1 < n) {
+        if (!(content = qr_arena_strndup(a, nl + 1, n - ln - 1)))
+            return QR_ENOMEM;
+    }
+    /* `verb: text` carries content on the line */
+    size_t head = ln;
+    for (size_t i = 0; i < ln; i++) {
+        if (text[i] == ':' && (i + 1 == ln || text[i + 1] == ' ')) {
+            size_t w = 0;
+            while (w < i && !isspace((unsigned char)text[w]))
+                w++;
+            if (w == i && i > 0) { /* the first word ends with the colon */
+                size_t c = i + 1;
+                while (c < ln && text[c] == ' ')
+                    c++;
+                const char *line_content = qr_arena_strndup(a, text + c, ln - c);
+                if (!line_content)
+                    return QR_ENOMEM;
+                if (content) {
+                    size_t l1 = strlen(line_content), l2 = strlen(content);
+                    char *both = qr_arena_alloc(a, l1 + l2 + 2);
+                    if (!both)
+                        return QR_ENOMEM;
+                    memcpy(both, line_content, l1);
+                    both[l1] = '\n';
+                    memcpy(both + l1 + 1, content, l2 + 1);
+                    line_content = both;
+                }
+                content = line_content;
+                head = i;
+            }
+            break;
+        }
+    }
+    out->content = content && *content ? content : NULL;
+
+    tok toks[MAX_TOKS];
+    size_t nt = tokenize(lk, text, head, a, toks);
+    if (nt == SIZE_MAX)
+        return QR_ENOMEM;
+    if (nt == 0)
+        return QR_OK;
+
+    size_t ntools = lk && lk->tools ? qr_tools_count(lk->tools) : 0;
+    cand *cs = qr_arena_alloc(a, (QR_DWIM_VERB_COUNT + ntools) * sizeof *cs);
+    if (!cs)
+        return QR_ENOMEM;
+    size_t nc = 0;
+    size_t ntargets_any = 0;
+    for (size_t k = 0; k < nt; k++)
+        if (target_kind(toks[k].kind))
+            ntargets_any++;
+
+    for (int v = QR_DWIM_SKELETON; v < QR_DWIM_TOOL; v++) {
+        int by;
+        double ns;
+        double kw = verb_keyword_score(&verbs[v], toks, nt, &by, &ns);
+        double s;
+        /* targets other than the verb's own word */
+        size_t ntg = ntargets_any - (by >= 0 && target_kind(toks[by].kind) ? 1 : 0);
+        /* an unknown plain word after the verb can be its target (expand main) */
+        bool word_target = false;
+        if (by >= 0 && ntg == 0)
+            for (size_t k = (size_t)by + 1; k < nt; k++)
+                if (toks[k].kind == T_WORD && !is_stopword(toks[k].low)) {
+                    word_target = true;
+                    break;
+                }
+        if (by >= 0) {
+            s = ns;
+            if (verbs[v].needs_target && ntg == 0)
+                s = word_target ? s - 0.05 : s * 0.75;
+            if (kw > 0.3 && s < 0.95)
+                s += 0.03;
+            /* words the reading does not explain ("make coffee", "check the weather") */
+            size_t extra = 0;
+            bool first_word = verbs[v].needs_target && !ntg;
+            for (size_t k = 0; k < nt; k++) {
+                if ((int)k == by || toks[k].kind != T_WORD || is_stopword(toks[k].low))
+                    continue;
+                bool keyword = false;
+                for (size_t i = 0; verbs[v].keywords[i]; i++)
+                    if (!strcmp(toks[k].low, verbs[v].keywords[i]))
+                        keyword = true;
+                if (keyword)
+                    continue;
+                if (first_word && (int)k > by) {
+                    first_word = false;
+                    continue;
+                }
+                extra++;
+            }
+            s -= (verbs[v].needs_target ? 0.05 : 0.2) * (double)extra;
+        } else {
+            s = kw > 0 ? 0.3 + (kw > 0.5 ? 0.5 : kw) : 0;
+            if (s > 0 && ntg > 0)
+                s += 0.08;
+            if (s > 0.8)
+                s = 0.8;
+        }
+        /* content lines make a fix, a plan or a note more likely */
+        if (out->content && (v == QR_DWIM_FIX || v == QR_DWIM_PLAN || v == QR_DWIM_NOTE ||
+                             v == QR_DWIM_DONE) && by == 0)
+            s = s < 0.95 ? 0.95 : s;
+        cs[nc++] = (cand){(qr_dwim_verb)v, NULL, s, by};
+    }
+    for (size_t i = 0; i < ntools; i++) {
+        const qr_tool *t = qr_tools_at(lk->tools, i);
+        if (!qr_tools_usable(lk->tools, t))
+            continue;
+        int by;
+        double ns;
+        double kw = tool_keyword_score(t, toks, nt, &by, &ns);
+        double s = ns > 0 ? ns : kw;
+        cs[nc++] = (cand){QR_DWIM_TOOL, t, s, by};
+    }
+    /* a bare target: what a person most likely wants of it */
+    bool named = false;
+    for (size_t i = 0; i < nc; i++)
+        if (cs[i].verb_tok >= 0)
+            named = true;
+    if (!named && nt == 1 && target_kind(toks[0].kind)) {
+        qr_dwim_verb v = toks[0].kind == T_FILELINE  ? QR_DWIM_READ
+                         : toks[0].kind == T_PATTERN ? QR_DWIM_GREP
+                         : toks[0].kind == T_PATH    ? QR_DWIM_SKELETON
+                                                     : QR_DWIM_EXPAND;
+        double s = toks[0].verified ? 0.65 : 0.45;
+        for (size_t i = 0; i < nc; i++)
+            if (cs[i].verb == v && cs[i].score < s)
+                cs[i].score = s;
+    }
+    /* sort (stable insertion: verbs before tools on ties) */
+    for (size_t i = 1; i < nc; i++) {
+        cand c = cs[i];
+        size_t j = i;
+        while (j > 0 && by_score(&c, &cs[j - 1]) < 0) {
+            cs[j] = cs[j - 1];
+            j--;
+        }
+        cs[j] = c;
+    }
+    cand best = cs[0];
+    if (best.score <= 0) {
+        out->verb = QR_DWIM_NONE;
+        return QR_OK;
+    }
+    out->verb = best.verb;
+    out->confidence = best.score > 1 ? 1 : best.score;
+    out->tool = best.tool ? best.tool->name : verbs[best.verb].tool;
+    for (size_t i = 1; i < nc && out->nalts < 3; i++) {
+        if (cs[i].score <= 0.05)
+            break;
+        out->alts[out->nalts++] = (qr_dwim_alt){cs[i].verb,
+                                               cs[i].tool ? cs[i].tool->name
+                                                          : verbs[cs[i].verb].tool,
+                                               cs[i].score > 1 ? 1 : cs[i].score};
+    }
+    /* targets: every target-shaped token but the verb's own word; for a verb needing one
+     * and having none, the first plain non-stop word after it */
+    out->targets = qr_arena_alloc(a, (nt + 1) * sizeof *out->targets);
+    if (!out->targets)
+        return QR_ENOMEM;
+    for (size_t k = 0; k < nt; k++)
+        if ((int)k != best.verb_tok && target_kind(toks[k].kind) &&
+            !(toks[k].kind == T_NUMBER && best.verb == QR_DWIM_READ && out->ntargets > 0))
+            out->targets[out->ntargets++] = toks[k].text;
+    if (out->ntargets == 0 && best.verb_tok >= 0 && best.verb != QR_DWIM_TOOL &&
+        verbs[best.verb].needs_target)
+        for (size_t k = (size_t)best.verb_tok + 1; k < nt; k++)
+            if (toks[k].kind == T_WORD && !is_stopword(toks[k].low)) {
+                out->targets[out->ntargets++] = toks[k].text;
+                break;
+            }
+    out->target = out->ntargets ? out->targets[0] : NULL;
+    if (best.verb == QR_DWIM_TOOL)
+        out->params = tool_params(a, best.tool, out->target, toks, nt);
+    else
+        out->params = verb_params(a, best.verb, out->target, toks, nt, out->content);
+    return a->exhausted ? QR_ENOMEM : QR_OK;
+}
+
+void qr_dwim_intent_json(const qr_dwim_intent *in, qr_buf *b)
+{
+    qr_buf_puts(b, "{\"verb\":");
+    qr_buf_json_string(b, qr_dwim_verb_name(in->verb), strlen(qr_dwim_verb_name(in->verb)));
+    qr_buf_puts(b, ",\"target\":");
+    if (in->target)
+        qr_buf_json_string(b, in->target, strlen(in->target));
+    else
+        qr_buf_puts(b, "null");
+    qr_buf_puts(b, ",\"targets\":[");
+    for (size_t i = 0; i < in->ntargets; i++) {
+        if (i)
+            qr_buf_putc(b, ',');
+        qr_buf_json_string(b, in->targets[i], strlen(in->targets[i]));
+    }
+    qr_buf_puts(b, "],\"content\":");
+    if (in->content)
+        qr_buf_json_string(b, in->content, strlen(in->content));
+    else
+        qr_buf_puts(b, "null");
+    qr_buf_puts(b, ",\"tool\":");
+    if (in->tool)
+        qr_buf_json_string(b, in->tool, strlen(in->tool));
+    else
+        qr_buf_puts(b, "null");
+    qr_buf_puts(b, ",\"params\":");
+    qr_print_json(b, in->params, false);
+    qr_buf_printf(b, ",\"confidence\":%.2f,\"alternatives\":[", in->confidence);
+    for (size_t i = 0; i < in->nalts; i++) {
+        const char *v = qr_dwim_verb_name(in->alts[i].verb);
+        qr_buf_puts(b, i ? ",{\"verb\":" : "{\"verb\":");
+        qr_buf_json_string(b, v, strlen(v));
+        qr_buf_puts(b, ",\"tool\":");
+        if (in->alts[i].tool)
+            qr_buf_json_string(b, in->alts[i].tool, strlen(in->alts[i].tool));
+        else
+            qr_buf_puts(b, "null");
+        qr_buf_printf(b, ",\"confidence\":%.2f}", in->alts[i].confidence);
+    }
+    qr_buf_puts(b, "]}");
+}

@@ -1,0 +1,159 @@
+# 18_dwim_do.sh: `quarry do` end to end against the scripted model server
+# (tests/llm/model_server.py, real HTTP over loopback) on a C repository built here: the
+# model's lines open a subtask, break the code with a real edit, see the real compiler's
+# error through validate, repair it, close the subtask and finish; every edit is undone
+# after. Also: the prompt is a path, not a transcript (its size does not grow with the
+# turns), notes expire, fetch expands a cached result, stalls stop the loop, the model-call
+# budget holds, no model configured is a usage error.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY
+mkdir -p "$HOME"
+if ! command -v cc >/dev/null || ! command -v make >/dev/null || ! command -v python3 >/dev/null; then
+  echo "skip: no cc, make or python3"; exit 77
+fi
+R="$TMP/repo"
+git init -q -b main "$R"
+git -C "$R" config user.name T
+git -C "$R" config user.email t@example.com
+mkdir -p "$R/src"
+cat > "$R/src/calc.c" <<'C'
+int add(int a, int b)
+{
+    return a + b;
+}
+
+int twice(int a)
+{
+    return add(a, a);
+}
+C
+printf 'all:\n\tcc -Wall -fsyntax-only src/calc.c\n' > "$R/Makefile"
+git -C "$R" add -A
+git -C "$R" commit -qm init
+cp "$R/src/calc.c" "$TMP/calc.orig"
+cd "$R" || exit 1
+
+expect_err "no model" "no model configured" "$Q" do "anything"
+expect_rc "no model exit" 2 "$Q" do "anything"
+
+SERVER_PID=
+serve() { # serve REPLY...: one step per reply text
+  rm -f "$TMP/port" "$TMP/log.jsonl"
+  python3 - "$TMP/script.json" "$@" <<'PY'
+import json, sys
+json.dump({"responses": [{"text": t} for t in sys.argv[2:]]}, open(sys.argv[1], "w"))
+PY
+  python3 "$SRC/tests/llm/model_server.py" --script "$TMP/script.json" --log "$TMP/log.jsonl" \
+    --port-file "$TMP/port" 2>"$TMP/server.err" &
+  SERVER_PID=$!
+  i=0
+  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  PORT=$(cat "$TMP/port" 2>/dev/null)
+  [ -n "$PORT" ] || { echo "FAIL: the model server did not start"; cat "$TMP/server.err"; exit 1; }
+  export QUARRY_LLM_URL="http://127.0.0.1:$PORT/v1" QUARRY_LLM_MODEL=test-model QUARRY_LLM_MAX_RETRIES=0
+}
+unserve() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=
+}
+trap 'unserve; rm -rf "$TMP"' EXIT
+# user_msg N: the user message of request N
+user_msg() {
+  python3 -c 'import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+print(rows[int(sys.argv[2])]["body"]["messages"][-1]["content"])' "$TMP/log.jsonl" "$1"
+}
+
+BREAK='fix src/calc.c
+<<<<<<< SEARCH
+    return a + b;
+=======
+    return a + b
+>>>>>>> REPLACE'
+REPAIR='fix src/calc.c
+<<<<<<< SEARCH
+    return a + b
+=======
+    return b + a;
+>>>>>>> REPLACE'
+serve "skeleton src/calc.c" "note 'error': the build must stay green" "plan: swap the operands of add" \
+  "$BREAK" "validate" "fetch 0005" "$REPAIR" "validate" "done: operands swapped" "done: add now returns b + a"
+expect_out "the loop" "1> skeleton src/calc.c
+   src/calc.c ...
+2> note 'error': the build must stay green
+   noted n1
+3> plan: swap the operands of add
+   subtask 2 opened
+4> fix src/calc.c
+   edited src/calc.c at line 3: -18 +17 bytes (quarry dwim undo restores it)
+5> validate
+   make -k: failed (exit 2), 1 error, 0 warnings ...
+6> fetch 0005
+   make -k: failed (exit 2), 1 error, 0 warnings ...
+7> fix src/calc.c
+   edited src/calc.c at line 3: -17 +18 bytes (quarry dwim undo restores it)
+8> validate
+   make -k: ok (exit 0), 0 errors, 0 warnings
+9> done: operands swapped
+   subtask 2 closed
+10> done: add now returns b + a
+   task done" sh -c "'$Q' do 'swap the operands of add' --write --trace '$TMP/trace.jsonl' | sed '\$d'"
+unserve
+expect_out "the edit is on disk" "    return b + a;" sed -n 3p src/calc.c
+expect_out "the real compiler agrees" "ok" sh -c "make -s >/dev/null 2>&1 && echo ok"
+# what the model saw: the task path, the note until 'error' appeared, the last result
+user_msg 3 > "$TMP/m3"
+expect_out "turn 4 has the path" "1. [active] swap the operands of add
+  2. [active] swap the operands of add" sed -n 2,3p "$TMP/m3"
+expect_out "turn 4 has the note" "n1: the build must stay green" grep '^n1:' "$TMP/m3"
+user_msg 5 > "$TMP/m5"
+expect_out "the note expired at 'error'" "0" sh -c "grep -c '^NOTES' '$TMP/m5'"
+expect_out "turn 6 shows result 5" "LAST #0005 \`validate\`" grep '^LAST' "$TMP/m5"
+user_msg 9 > "$TMP/m9"
+expect_out "after the subtask closed, the root holds its summary" "1. [active] swap the operands of add - last subtask: operands swapped" sed -n 2p "$TMP/m9"
+# the context is a path: no prompt repeats an older result, and the prompts do not grow
+user_msg 1 > "$TMP/m1"
+expect_out "turn 2 shows the skeleton" "1" sh -c "grep -c 'int twice(int a)' '$TMP/m1'"
+expect_out "no transcript" "0" sh -c "grep -c 'twice' '$TMP/m9'"
+expect_out "prompt size flat" "ok" python3 -c 'import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+sizes=[len(r["body"]["messages"][-1]["content"]) for r in rows]
+assert len(rows)==10, sizes
+assert all(len(r["body"]["messages"])==2 for r in rows), "one system + one user message"
+assert max(sizes) < 1500, sizes
+print("ok")' "$TMP/log.jsonl"
+expect_out "trace" "10 done" python3 -c 'import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+print(len(rows), rows[-1]["verb"])' "$TMP/trace.jsonl"
+# every edit undone
+expect_out "undo 1" "restored src/calc.c" "$Q" dwim undo
+expect_out "undo 2" "restored src/calc.c" "$Q" dwim undo
+expect_out "tree as it was" "same" sh -c "cmp -s src/calc.c '$TMP/calc.orig' && echo same"
+
+# without --write, fix is refused and the model is told so
+serve "$BREAK" "done"
+expect_out "fix refused" "1> fix src/calc.c
+   error: fix changes files: run with --write" sh -c "'$Q' do 'x' | sed -n 1,2p"
+unserve
+
+# stalls: the same line three times
+serve "read src/calc.c:1-2" "read src/calc.c:1-2" "read src/calc.c:1-2" "done"
+expect_out "stall" "stall: the same line three times after 3 turns (3 model calls, " sh -c "'$Q' do 'x' | tail -1 | cut -d'(' -f1-2 | sed 's/[0-9]* tokens.*//'"
+unserve
+# no progress: lines that are not understood
+serve "make coffee" "sing" "dance" "weather" "lorem ipsum" "more" "done"
+expect_out "no progress" "stall: no progress after 5 turns" sh -c "'$Q' do 'x' | tail -1 | cut -d'(' -f1 | sed 's/ *\$//'"
+unserve
+# the budget: --max-turns N is N model calls
+serve "skeleton src/calc.c" "expand add" "expand twice" "done"
+expect_out "budget" "max-turns after 2 turns (2 model calls" sh -c "'$Q' do 'x' --max-turns 2 | tail -1 | cut -d, -f1"
+expect_rc "budget exit" 1 "$Q" do 'x' --max-turns 1
+unserve
+# the model fails: the loop stops with what it has
+serve "skeleton src/calc.c"
+expect_err "model error" "the model failed" "$Q" do 'x'
+unserve
+expect_rc "bad --max-turns" 2 "$Q" do 'x' --max-turns 0
+finish

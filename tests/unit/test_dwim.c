@@ -1,0 +1,243 @@
+/*
+ * test_dwim.c: the DWIM intent parser as a table: phrasings per verb, aliases, typos,
+ * case and -/_ variants, word order, natural wording, tool routes taken from the
+ * registry's records, and lines that must be rejected, each with the expected verb (or
+ * tool), target and confidence band. Lookups are a fixed set of paths and symbols here,
+ * so the table does not depend on a repository; the CLI tests run the same parser on a
+ * real one. Also: compiler diagnostics (gcc and clang shapes) parsed into records.
+ */
+#include "check.h"
+
+#include "quarry/dwim.h"
+
+#include <string.h>
+
+static bool fake_path(void *ud, const char *p)
+{
+    (void)ud;
+    static const char *const paths[] = {"src/lisp/eval.c", "src/lisp", "src", "README.md",
+                                        "include/quarry/value.h", "Makefile", NULL};
+    for (size_t i = 0; paths[i]; i++)
+        if (!strcmp(p, paths[i]))
+            return true;
+    return false;
+}
+
+static bool fake_symbol(void *ud, const char *s)
+{
+    (void)ud;
+    static const char *const syms[] = {"lx_eval", "main", "qr_value", "eval", NULL};
+    for (size_t i = 0; syms[i]; i++)
+        if (!strcmp(s, syms[i]))
+            return true;
+    return false;
+}
+
+typedef struct row {
+    const char *line;
+    const char *verb; /* verb name, or the tool's name for a registry route */
+    const char *target;
+    const char *band;
+} row;
+
+static const row rows[] = {
+    /* skeleton and its aliases */
+    {"skeleton src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"skel src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"outline src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"structure src/lisp", "skeleton", "src/lisp", "run"},
+    {"symbols include/quarry/value.h", "skeleton", "include/quarry/value.h", "run"},
+    {"SKELETON src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"Skeleton src", "skeleton", "src", "run"},
+    {"src/lisp/eval.c skeleton", "skeleton", "src/lisp/eval.c", "run"},
+    {"skeletn src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"skeelton src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"outlien src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"skeleton", "skeleton", NULL, "clarify"},
+    {"what functions are in this file", "skeleton", NULL, "clarify"},
+    {"what functions are in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "clarify"},
+    {"src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "clarify"},
+    /* expand */
+    {"expand lx_eval", "expand", "lx_eval", "run"},
+    {"expand eval.c:lx_eval", "expand", "eval.c:lx_eval", "run"},
+    {"expand struct qr_value", "expand", "struct qr_value", "run"},
+    {"expand qr_value.tag", "expand", "qr_value.tag", "run"},
+    {"expnad lx_eval", "expand", "lx_eval", "run"},
+    {"body lx_eval", "expand", "lx_eval", "run"},
+    {"expand main", "expand", "main", "run"},
+    {"show me the body of lx_eval", "expand", "lx_eval", "clarify"},
+    {"lx_eval", "expand", "lx_eval", "clarify"},
+    {"expand", "expand", NULL, "clarify"},
+    /* read */
+    {"read src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"read src/lisp/eval.c:10-40", "read", "src/lisp/eval.c:10-40", "run"},
+    {"cat README.md", "read", "README.md", "run"},
+    {"view src/lisp/eval.c 10 20", "read", "src/lisp/eval.c", "run"},
+    {"raed README.md", "read", "README.md", "run"},
+    {"src/lisp/eval.c:120", "read", "src/lisp/eval.c:120", "clarify"},
+    /* grep */
+    {"grep 'qr_buf_'", "grep", "qr_buf_", "run"},
+    {"grep \"static int\"", "grep", "static int", "run"},
+    {"search 'TODO'", "grep", "TODO", "run"},
+    {"find \"malloc\\(\"", "grep", "malloc\\(", "run"},
+    {"locate 'lx_'", "grep", "lx_", "run"},
+    {"GREP 'x'", "grep", "x", "run"},
+    {"serach 'TODO'", "grep", "TODO", "run"},
+    {"'TODO'", "grep", "TODO", "suggest"},
+    /* fix */
+    {"fix: bound the stack check", "fix", NULL, "run"},
+    {"patch src/lisp/eval.c", "fix", "src/lisp/eval.c", "run"},
+    {"edit src/lisp/eval.c", "fix", "src/lisp/eval.c", "run"},
+    {"replace lx_eval", "fix", "lx_eval", "run"},
+    {"change: rename the flag", "fix", NULL, "run"},
+    /* validate */
+    {"validate", "validate", NULL, "run"},
+    {"check", "validate", NULL, "run"},
+    {"lint", "validate", NULL, "run"},
+    {"build", "validate", NULL, "run"},
+    {"valdiate", "validate", NULL, "run"},
+    {"does it compile", "validate", NULL, "clarify"},
+    /* done */
+    {"done", "done", NULL, "run"},
+    {"finished", "done", NULL, "run"},
+    {"complete", "done", NULL, "run"},
+    {"done: the stack check is bounded", "done", NULL, "run"},
+    /* the code graph */
+    {"callers lx_eval", "callers", "lx_eval", "run"},
+    {"who-calls lx_eval", "callers", "lx_eval", "run"},
+    {"callees lx_eval", "callees", "lx_eval", "run"},
+    {"deps src/lisp/eval.c", "deps", "src/lisp/eval.c", "run"},
+    {"includes src/lisp/eval.c", "deps", "src/lisp/eval.c", "run"},
+    {"refs lx_eval", "references", "lx_eval", "run"},
+    {"references lx_eval", "references", "lx_eval", "run"},
+    {"definition lx_eval", "definition", "lx_eval", "run"},
+    {"where is lx_eval defined", "definition", "lx_eval", "clarify"},
+    {"who calls lx_eval", "callers", "lx_eval", "run"},
+    {"what does src/lisp/eval.c include", "deps", "src/lisp/eval.c", "clarify"},
+    /* registry tools, from their own records */
+    {"get_commits", "get_commits", NULL, "run"},
+    {"get-commits limit=5", "get_commits", NULL, "run"},
+    {"GET_COMMITS", "get_commits", NULL, "run"},
+    {"get_comits", "get_commits", NULL, "run"},
+    {"commits get", "get_commits", NULL, "run"},
+    {"query_codebase query_type=get_skeleton", "query_codebase", NULL, "run"},
+    {"memory_query", "memory_query", NULL, "run"},
+    /* rejects */
+    {"make coffee", "none", NULL, "reject"},
+    {"asdf qwer zxcv", "none", NULL, "reject"},
+    {"", "none", NULL, "reject"},
+    {"   ", "none", NULL, "reject"},
+    {"!!!", "none", NULL, "reject"},
+    {"the weather in paris", "none", NULL, "reject"},
+    {"sing me a song", "none", NULL, "reject"},
+    {"lorem ipsum dolor sit amet", "none", NULL, "reject"},
+};
+
+static void test_table(void)
+{
+    qr_tools *tools = qr_tools_default();
+    CHECK(tools != NULL);
+    qr_dwim_lookup lk = {.tools = tools, .path_exists = fake_path, .symbol_known = fake_symbol};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const row *r = &rows[i];
+        qr_arena a;
+        qr_arena_init(&a, 0);
+        qr_dwim_intent in;
+        CHECK(qr_dwim_parse(&lk, r->line, strlen(r->line), &a, &in) == QR_OK);
+        const char *verb = in.verb == QR_DWIM_TOOL ? in.tool : qr_dwim_verb_name(in.verb);
+        const char *band = qr_dwim_band(in.confidence);
+        bool bad = strcmp(verb, r->verb) != 0 || strcmp(band, r->band) != 0 ||
+                   (r->target ? !in.target || strcmp(in.target, r->target) != 0 : in.target != NULL);
+        if (bad && strcmp(r->band, "reject") == 0 && strcmp(band, "reject") == 0)
+            bad = false; /* a reject is a reject whatever it leaned to */
+        if (bad) {
+            fprintf(stderr, "line '%s': got %s '%s' %s %.2f, want %s '%s' %s\n", r->line, verb,
+                    in.target ? in.target : "(none)", band, in.confidence, r->verb,
+                    r->target ? r->target : "(none)", r->band);
+            check_failures++;
+        }
+        qr_arena_release(&a);
+    }
+    qr_tools_free(tools);
+}
+
+static void test_params_and_json(void)
+{
+    qr_tools *tools = qr_tools_default();
+    qr_dwim_lookup lk = {.tools = tools, .path_exists = fake_path, .symbol_known = fake_symbol};
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_dwim_intent in;
+    const char *l = "read src/lisp/eval.c:10-40";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK_STR(b.p, "{\"verb\":\"read\",\"target\":\"src/lisp/eval.c:10-40\",\"targets\":"
+                   "[\"src/lisp/eval.c:10-40\"],\"content\":null,\"tool\":\"read\",\"params\":"
+                   "{\"path\":\"src/lisp/eval.c\",\"start\":10,\"end\":40},\"confidence\":0.95,"
+                   "\"alternatives\":[]}");
+    /* a fix with a block on the following lines */
+    qr_buf_reset(&b);
+    l = "fix src/lisp/eval.c\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_FIX);
+    CHECK_STR(in.target, "src/lisp/eval.c");
+    CHECK(in.content && !strncmp(in.content, "<<<<<<< SEARCH\n", 15));
+    /* callers: the code graph's query */
+    l = "callers lx_eval";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK_STR(in.tool, "query_codebase");
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"direction\":\"callers\"") != NULL);
+    CHECK(strstr(b.p, "\"query_type\":\"get_call_graph\"") != NULL);
+    /* a clarify lists alternatives */
+    l = "what functions are in this file";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.nalts >= 1 && in.nalts <= 3);
+    qr_buf_release(&b);
+    qr_arena_release(&a);
+    qr_tools_free(tools);
+}
+
+static void test_diags(void)
+{
+    const char *log = "make: entering\n"
+                      "m.c:4:12: error: expected ';' before '}' token\n"
+                      "m.c: In function 'add':\n"
+                      "src/x.c:10:1: warning: unused variable 'y' [-Wunused-variable]\n"
+                      "x.h:3: note: declared here\n"
+                      "m.c:9:5: fatal error: nope.h: No such file or directory\n"
+                      "junk:notaline: error: x\n";
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_dwim_diag *d;
+    size_t n = qr_dwim_parse_diags(log, strlen(log), &a, &d);
+    CHECK(n == 4);
+    CHECK_STR(d[0].file, "m.c");
+    CHECK(d[0].line == 4 && d[0].col == 12);
+    CHECK_STR(d[0].severity, "error");
+    CHECK_STR(d[0].message, "expected ';' before '}' token");
+    CHECK_STR(d[1].severity, "warning");
+    CHECK(d[2].line == 3 && d[2].col == 0);
+    CHECK_STR(d[3].severity, "fatal error");
+    qr_arena_release(&a);
+}
+
+static void test_bands(void)
+{
+    CHECK_STR(qr_dwim_band(0.85), "run");
+    CHECK_STR(qr_dwim_band(0.849), "clarify");
+    CHECK_STR(qr_dwim_band(0.6), "clarify");
+    CHECK_STR(qr_dwim_band(0.3), "suggest");
+    CHECK_STR(qr_dwim_band(0.29), "reject");
+}
+
+int main(void)
+{
+    test_table();
+    test_params_and_json();
+    test_diags();
+    test_bands();
+    CHECK_DONE();
+}

@@ -276,7 +276,7 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
         qr_buf prompt;
         qr_buf_init(&prompt);
         build_prompt(&L, turn, &prompt);
-        qr_llm_message m = {"user", prompt.p, prompt.len};
+        qr_llm_message m = {.role = "user", .content = prompt.p, .len = prompt.len};
         qr_llm_request req = {.system = system_role,
                               .system_len = sizeof system_role - 1,
                               .messages = &m,

@@ -833,7 +833,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     out->confidence = best.score > 1 ? 1 : best.score;
     out->tool = best.tool ? best.tool->name : verbs[best.verb].tool;
     for (size_t i = 1; i < nc && out->nalts < 3; i++) {
-        if (cs[i].score <= 0.05)
+        if (cs[i].score < 0.1) /* too weak to be worth listing */
             break;
         out->alts[out->nalts++] = (qr_dwim_alt){cs[i].verb,
                                                cs[i].tool ? cs[i].tool->name

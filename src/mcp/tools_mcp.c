@@ -354,9 +354,9 @@ static int dwim_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err
     char *root = qr_dwim_find_root(c->h->dir ? c->h->dir : ".", err);
     if (!root)
         return QR_EINVAL;
-    qr_tools_set_ctx(c->s->tools, &c->h->host);
+    qr_tools_set_ctx(c->r->w->tools, &c->h->host);
     /* read-only: fix is refused (an MCP client edits files with its own tools) */
-    qr_dwim_ctx d = {.host = &c->h->host, .tools = c->s->tools, .root = root};
+    qr_dwim_ctx d = {.host = &c->h->host, .tools = c->r->w->tools, .root = root};
     qr_dwim_lookup lk;
     qr_dwim_lookup_init(&lk, &d);
     qr_arena pa;

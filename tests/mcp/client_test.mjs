@@ -78,7 +78,7 @@ const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file
 // reads the memory store
 const repoTools = [...gitTools, 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query', 'dwim'];
 // tools whose result may be a list get `offset` (get_diff_stats returns an object)
-const pagedTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query'];
+const pagedTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query', 'dwim'];
 
 const main = await connect(['--repo', alpha]);
 const { client } = main;

@@ -35,8 +35,6 @@ cmd:cflow:cflow
 cmd:c-index-test:clang-tools-14
 cmd:faketime:faketime
 path:/usr/share/zoneinfo/America/Los_Angeles:tzdata
-cmd:node:nodejs
-cmd:npm:npm
 file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
 "
 fi

@@ -512,8 +512,12 @@ static int host_for(mcp_worker *w, const char *tool, qr_val repo, mcp_host **out
     }
     char *key = realpath(repo.s->data, NULL);
     if (!key) {
-        qr_buf_printf(err, "tool '%s': repository directory '%.300s%s' cannot be used: %s",
-                      tool, repo.s->data, repo.s->len > 300 ? "..." : "", strerror(errno));
+        /* the same words as for a directory that is no repository (repo.c): a program
+         * must not learn from the message whether a path exists */
+        qr_buf_printf(err,
+                      "tool '%s': not a git repository: '%.300s%s' (nor any parent directory); "
+                      "run inside a repository or give --repo DIR",
+                      tool, repo.s->data, repo.s->len > 300 ? "..." : "");
         return QR_EINVAL;
     }
     if (def->key && !strcmp(def->key, key)) {

@@ -184,7 +184,7 @@ expect_lines_any_order hostile <<'EOF'
 {"jsonrpc":"2.0","id":21,"error":{"code":-32600,"message":"'notifications/cancelled' is a notification: send it without an id"}}
 {"jsonrpc":"2.0","id":"s-24","result":{}}
 {"jsonrpc":"2.0","id":25,"result":{}}
-{"jsonrpc":"2.0","id":26,"result":{"content":[{"type":"text","text":"tool 'get_commits': repository directory '/nonexistent/quarry' cannot be used: No such file or directory"}],"isError":true}}
+{"jsonrpc":"2.0","id":26,"result":{"content":[{"type":"text","text":"tool 'get_commits': not a git repository: '/nonexistent/quarry' (nor any parent directory); run inside a repository or give --repo DIR"}],"isError":true}}
 {"jsonrpc":"2.0","id":27,"result":{"content":[{"type":"text","text":"tool 'get_commits': parameter 'limit' expects an integer, got string \"ten\""}],"isError":true}}
 {"jsonrpc":"2.0","id":28,"result":{"content":[{"type":"text","text":"tool 'run_lisp': parse-error at 1:1: unterminated list: expected ')' before the end of input"}],"isError":true}}
 {"jsonrpc":"2.0","id":29,"result":{"content":[{"type":"text","text":"{\"result\":3}"}],"structuredContent":{"result":3},"isError":false}}

@@ -316,7 +316,7 @@ await check('bad arguments are tool errors an LLM can act on', async () => {
   await toolError(client, 'get_file_history', {}, "missing required parameter 'path'");
   await toolError(client, 'get_commits', { ref: 'no-such-branch' }, 'no-such-branch');
   await toolError(client, 'get_commits', { since: 'the day after tomorrow-ish' }, 'since');
-  await toolError(client, 'get_commits', { repo: '/nonexistent/quarry-repo' }, 'cannot be used');
+  await toolError(client, 'get_commits', { repo: '/nonexistent/quarry-repo' }, 'not a git repository');
   await toolError(client, 'get_commits', { repo: 42 }, "'repo'");
   await toolError(client, 'get_commits', { repo: '/' }, 'repository');
   await toolError(client, 'run_lisp', {}, "missing required parameter 'program'");

@@ -13,10 +13,10 @@ expect_out "tools NAME lists one" "get_commits" sh -c "\"$Q\" tools get_commits 
 
 # every JSON format is an array with one entry per tool, and valid JSON (read back by
 # quarry's own reader)
-# (the formats of what `quarry mcp` serves have run_lisp and run_query too)
-SERVED="$NAMES run_lisp run_query"
+# (the formats of what `quarry mcp` serves have run_lisp, run_query and dwim too)
+SERVED="$NAMES run_lisp run_query dwim"
 for f in json openai openai-strict anthropic mcp; do
-  n=$N; [ $f = json ] || n=$((N + 2))
+  n=$N; [ $f = json ] || n=$((N + 3))
   for c in "" --compact; do
     out=$("$Q" tools --format $f $c)
     printf '{"tools": %s}' "$out" > "$TMP/$f.json"

@@ -400,6 +400,30 @@ static qr_val x_declare(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
     return qr_vecb_finish(&vb, QR_T_LIST);
 }
 
+/* (when-first [x coll] body) = (let [s (seq coll)] (when s (let [x (first s)] body))) */
+static qr_val x_when_first(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 2 || it[1].t != QR_T_VEC || it[1].c->len != 2)
+        ax_error(ax, form, QR_LE_PARSE, "when-first expects a binding vector of one name and a "
+                                        "collection, as in (when-first [x xs] ...)");
+    qr_val s = ax_gensym(ax, "s");
+    qr_val seqf[2] = {S(ax, "seq"), qr_vec_at(it[1], 1)};
+    qr_val firstf[2] = {S(ax, "first"), s};
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), n + 1);
+    qr_vecb_push(&vb, S(ax, "let"));
+    qr_val ibv[2] = {qr_vec_at(it[1], 0), list_of(ax, firstf, 2, form)};
+    qr_vecb_push(&vb, qr_vec_from(ax_arena(ax), QR_T_VEC, ibv, 2));
+    for (size_t i = 2; i < n; i++)
+        qr_vecb_push(&vb, it[i]);
+    qr_val inner = qr_vecb_finish(&vb, QR_T_LIST);
+    qr_val when[3] = {S(ax, "when"), s, inner};
+    qr_val obv[2] = {s, list_of(ax, seqf, 2, form)};
+    qr_val let[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, obv, 2),
+                     list_of(ax, when, 3, form)};
+    return list_of(ax, let, 3, form);
+}
+
 /* ---- try / catch / finally ----
  * (try body* (catch Class e handler*)* (finally f*)) becomes calls of the internal
  * --try with thunks: (--try (fn [] body) nil "Class" (fn [e] handler) ...) and, when there
@@ -573,6 +597,7 @@ static const struct {
     {"doseq", x_for},       {"for", x_for},            {"dotimes", x_dotimes},
     {"comment", x_comment}, {"declare", x_declare},    {"ns", x_ns},
     {"require", x_require}, {"try", x_try},
+    {"when-first", x_when_first},
 };
 
 static const char *const core_forms[] = {"quote", "if",  "do",   "let",   "let*", "loop",

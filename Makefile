@@ -33,6 +33,7 @@ bench: all
 	bash bench/ask/run.sh $(BUILD)/quarry
 	bash bench/memory/run.sh $(BUILD)/quarry
 	bash bench/code/run.sh $(BUILD)/quarry
+	bash bench/sparql/run.sh $(BUILD)/quarry
 
 # libFuzzer: each harness runs for FUZZ_SECONDS (default 60), on inputs up to FUZZ_MAX_LEN
 # bytes: long enough for prefix forms nested 100,000 deep (the seeds of

@@ -18,6 +18,8 @@ pc:sqlite3:libsqlite3-dev
 pc:libcurl:libcurl4-openssl-dev
 pc:tree-sitter:libtree-sitter-dev
 cmd:ctags:universal-ctags
+pc:serd-0:libserd-dev
+pc:libcrypto:libssl-dev
 "
 # only for `make test`: the sanitizer and fuzzer runtimes come with clang
 if [ "${1:-}" = "--test" ]; then

@@ -179,6 +179,18 @@ const qr_code_edge *qr_code_graph_edge(const qr_code_graph *g, size_t i);
 size_t qr_code_graph_nfiles(const qr_code_graph *g);
 const char *qr_code_graph_file(const qr_code_graph *g, size_t i, qr_code_lang *lang);
 const qr_code_stats *qr_code_graph_stats(const qr_code_graph *g);
+/* Lookups for evaluators over the graph (the SPARQL views): each returns how many match
+ * and points *idx at that many indexes, valid as long as the graph. Nodes named `name`
+ * (files excluded), sorted by file and line; edges whose from_key (or to_key) is `key`,
+ * in assembly order. */
+size_t qr_code_graph_named(const qr_code_graph *g, const char *name, const size_t **idx);
+size_t qr_code_graph_edges_from(const qr_code_graph *g, const char *key, const size_t **idx);
+size_t qr_code_graph_edges_to(const qr_code_graph *g, const char *key, const size_t **idx);
+/* The key of node i as edges name it: a file's path, "FILE:NAME" for a function,
+ * "FILE:struct NAME" for a struct, union or enum, "FILE:STRUCT.MEMBER" for a member. */
+const char *qr_code_graph_node_key(qr_code_graph *g, size_t i);
+/* The file node of a repository path, or -1. */
+int64_t qr_code_graph_file_node(const qr_code_graph *g, const char *path);
 /* The source text of a node (get_definition), allocated from `a`; NULL when gone. */
 const char *qr_code_graph_text(qr_code_graph *g, const qr_code_node *n, qr_arena *a);
 

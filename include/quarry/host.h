@@ -25,6 +25,8 @@
 #include "quarry/code.h"
 #include "quarry/git.h"
 #include "quarry/pipeline.h"
+#include "quarry/codesearch.h"
+#include "quarry/sparql.h"
 #include "quarry/tools.h"
 
 typedef struct qr_host {
@@ -35,10 +37,13 @@ typedef struct qr_host {
     qr_git_person *people;
     size_t npeople;
     bool people_loaded;
+    qr_sparql_ctx sparql; /* the RDF graph of sparql_query ($QUARRY_SPARQL_DATA) */
+    qr_codesearch_ctx codesearch; /* search_codebase: templates, then the model */
 } qr_host;
 
 /* A host for repo_dir (NULL: the working directory), the memory store from
- * $QUARRY_MEMORY (NULL when unset or empty), everything else off. */
+ * $QUARRY_MEMORY (NULL when unset or empty), the RDF files of sparql_query from
+ * $QUARRY_SPARQL_DATA (paths separated by ':'), everything else off. */
 void qr_host_init(qr_host *h, const char *repo_dir);
 /* Closes what the sources opened; the host can be used again (they reopen). */
 void qr_host_release(qr_host *h);

@@ -20,6 +20,7 @@
 
 #include "quarry/date.h"
 #include "quarry/query.h"
+#include "quarry/codesearch.h"
 #include "quarry/router.h"
 
 #include <stdarg.h>
@@ -777,6 +778,53 @@ static int tier1(ask_run *R, bool *answered)
     return rc;
 }
 
+/* Tier 1 for code: a question the search_codebase templates know is answered by that tool
+ * (SPARQL over the code graph, no model). */
+static int tier1_code(ask_run *R, bool *answered)
+{
+    const char *tname = NULL;
+    char *sparql = qr_codesearch_template(R->o->question, &tname);
+    *answered = false;
+    if (!sparql || !qr_tools_find(R->o->tools, "search_codebase", 15)) {
+        free(sparql);
+        return QR_OK;
+    }
+    free(sparql);
+    R->r->tier = 1;
+    char rule[64];
+    snprintf(rule, sizeof rule, "code-%s", tname);
+    R->r->rule = dup_n(rule, strlen(rule));
+    qr_mapb b;
+    qr_mapb_init(&b, R->a, 1);
+    qr_mapb_put(&b, qr_kw_cstr(R->a, "question"),
+                qr_str_new(R->a, R->o->question, strlen(R->o->question)));
+    qr_val v;
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = qr_tools_call(R->o->tools, "search_codebase", qr_mapb_finish(&b, QR_T_MAP), R->a,
+                           &v, &err);
+    if (rc == QR_OK) {
+        qr_val rows = qr_nil(), total = qr_nil(), q = qr_nil();
+        ask_get(R->a, v, "rows", &rows);
+        ask_get(R->a, v, "total", &total);
+        ask_get(R->a, v, "sparql", &q);
+        if (q.t == QR_T_STR)
+            keep_string(&R->r->query, q.s->data, q.s->len);
+        char sum[160];
+        snprintf(sum, sizeof sum, "%lld result(s) from the code graph (template %s)",
+                 total.t == QR_T_INT ? (long long)total.i : 0LL, tname);
+        qr_mapb_init(&b, R->a, 3);
+        qr_mapb_put(&b, qr_kw_cstr(R->a, "findings"), rows);
+        qr_mapb_put(&b, qr_kw_cstr(R->a, "summary"), qr_str_new(R->a, sum, strlen(sum)));
+        R->r->answer = qr_mapb_finish(&b, QR_T_MAP);
+        *answered = true;
+    } else if (rc != QR_ENOMEM) {
+        set_error(R, "%.*s", (int)err.len, err.p ? err.p : "");
+    }
+    qr_buf_release(&err);
+    return rc;
+}
+
 int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -808,7 +856,9 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
     int rc = QR_OK;
     bool answered = false;
     if (!o->no_router) {
-        rc = tier1(&R, &answered);
+        rc = tier1_code(&R, &answered);
+        if (rc == QR_OK && !answered)
+            rc = tier1(&R, &answered);
         if (answered || rc == QR_ENOMEM || (rc != QR_OK && !o->llm))
             goto done;
         if (rc != QR_OK) {

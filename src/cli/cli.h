@@ -30,6 +30,7 @@ int cmd_mcp(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_code(int argc, char **argv);
+int cmd_sparql(int argc, char **argv);
 
 /* Parses "edn", "json", "table"; returns -1 for anything else. */
 int cli_parse_format(const char *s);

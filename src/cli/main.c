@@ -36,6 +36,10 @@ static const cli_cmd commands[] = {
      "the memory graph: add, get, link, query notes; run memory agents"},
     {"code", cmd_code, "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...",
      "the code graph: functions, types, macros, includes and calls, per git blob"},
+    {"sparql", cmd_sparql,
+     "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "
+     "[--format json|xml|csv|tsv|table]",
+     "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files"},
     {"help", cmd_help, "quarry help [COMMAND]", "show help for quarry or one command"},
     {"version", cmd_version, "quarry version", "print the version"},
 };

@@ -1388,3 +1388,37 @@ int qr__code_ref_index(qr_code_graph *g, qr_buf *err)
     g->refs_done = true;
     return QR_OK;
 }
+
+size_t qr_code_graph_named(const qr_code_graph *g, const char *name, const size_t **idx)
+{
+    size_t i = qr__code_name_lower(g, name), j = i;
+    while (j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, name))
+        j++;
+    *idx = g->by_name ? g->by_name + i : NULL;
+    return j - i;
+}
+
+size_t qr_code_graph_edges_from(const qr_code_graph *g, const char *key, const size_t **idx)
+{
+    size_t first, n = qr__code_edges_from(g, key, &first);
+    *idx = g->by_from ? g->by_from + first : NULL;
+    return n;
+}
+
+size_t qr_code_graph_edges_to(const qr_code_graph *g, const char *key, const size_t **idx)
+{
+    size_t first, n = qr__code_edges_to(g, key, &first);
+    *idx = g->by_to ? g->by_to + first : NULL;
+    return n;
+}
+
+const char *qr_code_graph_node_key(qr_code_graph *g, size_t i)
+{
+    return i < g->nnodes ? qr__code_node_key(g, i) : NULL;
+}
+
+int64_t qr_code_graph_file_node(const qr_code_graph *g, const char *path)
+{
+    int64_t fi = qr__code_file_index(g, path);
+    return fi < 0 ? -1 : g->files[fi].file_node;
+}

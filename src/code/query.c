@@ -583,21 +583,49 @@ static int q_search_by_name(q *x, qr_val *out)
     return QR_OK;
 }
 
-static int q_get_skeleton(q *x, qr_val *out)
+/* The file a query is about (`file`, else `name`): a repository path, or a file name or
+ * path suffix that only one file ends with. Errors name the candidates, or the nearest. */
+static int need_file(q *x, int64_t *fi)
 {
     const char *f = x->file ? x->file : x->name;
     int rc = need(x, "file", f);
     if (rc)
         return rc;
-    int64_t fi = qr__code_file_index(x->g, f);
-    if (fi < 0) {
-        x->name = f;
-        x->file = NULL;
-        qr_val ignore;
-        if (q_find_file(x, &ignore) == QR_OK)
-            qr_buf_printf(x->err, "file '%s' is not a path of the index; give the whole path", f);
+    if ((*fi = qr__code_file_index(x->g, f)) >= 0)
+        return QR_OK;
+    size_t fl = strlen(f), found = 0;
+    for (size_t i = 0; i < x->g->nfiles; i++) {
+        const char *p = x->g->files[i].path;
+        size_t pl = strlen(p);
+        if (pl > fl && p[pl - fl - 1] == '/' && !strcmp(p + pl - fl, f)) {
+            if (!found++)
+                *fi = (int64_t)i;
+            else if (found == 2)
+                qr_buf_printf(x->err, "file '%s' is ambiguous: '%s', '%s'", f,
+                              x->g->files[*fi].path, p);
+            else if (found <= 5)
+                qr_buf_printf(x->err, ", '%s'", p);
+        }
+    }
+    if (found == 1)
+        return QR_OK;
+    if (found > 1) {
+        qr_buf_puts(x->err, found > 5 ? ", ...; give the whole path" : "; give the whole path");
         return QR_EINVAL;
     }
+    x->name = f;
+    x->file = NULL;
+    qr_val ignore;
+    q_find_file(x, &ignore); /* fails, naming the nearest files */
+    return QR_EINVAL;
+}
+
+static int q_get_skeleton(q *x, qr_val *out)
+{
+    int64_t fi;
+    int rc = need_file(x, &fi);
+    if (rc)
+        return rc;
     const gfile *gf = &x->g->files[fi];
     for (size_t k = gf->node0; k < gf->node0 + gf->nnodes; k++) {
         const qr_code_node *n = &x->g->nodes[k];
@@ -774,19 +802,10 @@ static int bfs(q *x, walkq *w, qr_code_edge_kind k, bool forward, const char *di
 
 static int q_get_dependencies(q *x, qr_val *out)
 {
-    const char *f = x->file ? x->file : x->name;
-    int rc = need(x, "file", f);
+    int64_t fi;
+    int rc = need_file(x, &fi);
     if (rc)
         return rc;
-    int64_t fi = qr__code_file_index(x->g, f);
-    if (fi < 0) {
-        x->name = f;
-        x->file = NULL;
-        qr_val ignore;
-        if (q_find_file(x, &ignore) == QR_OK)
-            qr_buf_printf(x->err, "file '%s' is not a path of the index; give the whole path", f);
-        return QR_EINVAL;
-    }
     walkq w = {0};
     rc = wq_push(&w, x->g->files[fi].path, 0);
     if (!rc)

@@ -149,7 +149,7 @@ static void hash_lines(fp_state *st, const char *label, const char *text, size_t
             labelled = true;
         }
         if (keep)
-            mix(st, line, len + 1);
+            mix(st, line, len); /* each line is its own hash: the boundaries count */
         i += len + 1;
     }
 }

@@ -32,6 +32,8 @@ static const struct {
     {qr_git_tools, offsetof(qr_host, git)},
     {qr_memory_tools, offsetof(qr_host, mem)},
     {qr_code_tools, offsetof(qr_host, code)},
+    {qr_sparql_tools, offsetof(qr_host, sparql)},
+    {qr_codesearch_tools, offsetof(qr_host, codesearch)},
     {NULL, 0},
 };
 
@@ -56,6 +58,11 @@ void qr_host_init(qr_host *h, const char *repo_dir)
     h->code.repo_dir = repo_dir;
     const char *mem = getenv("QUARRY_MEMORY");
     h->mem.memory_path = mem && *mem ? mem : NULL;
+    const char *rdf = getenv("QUARRY_SPARQL_DATA");
+    h->sparql.data_paths = rdf && *rdf ? rdf : NULL;
+    h->sparql.code = &h->code;
+    h->codesearch.sparql = &h->sparql;
+    h->codesearch.repo_dir = repo_dir;
 }
 
 void qr_host_release(qr_host *h)
@@ -67,6 +74,8 @@ void qr_host_release(qr_host *h)
     h->people = NULL;
     h->npeople = 0;
     h->people_loaded = false;
+    qr_sparql_ctx_release(&h->sparql);
+    qr_codesearch_ctx_release(&h->codesearch);
 }
 
 int qr_host_repo_span(void *host, int64_t *first, int64_t *last)

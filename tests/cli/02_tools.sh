@@ -5,8 +5,8 @@
 # the git tools return, in 03_git.sh.
 . "$(dirname "$0")/lib.sh"
 
-NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats memory_query query_codebase"
-N=7
+NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats memory_query query_codebase sparql_query search_codebase"
+N=9
 expect_out "tools: one line per tool" "$NAMES" sh -c "\"$Q\" tools | awk '/^[a-z]/ { printf \"%s%s\", n++ ? \" \" : \"\", \$1 }'"
 expect_rc "tools exits 0" 0 "$Q" tools
 expect_out "tools NAME lists one" "get_commits" sh -c "\"$Q\" tools get_commits | head -1 | cut -d' ' -f1"

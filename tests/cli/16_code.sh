@@ -103,6 +103,12 @@ expect_out "query: references with their functions" 'src/api.c 8 call pushint|sr
   sh -c "'$Q' code query find_references --name check --repo '$R' --format json | python3 -c 'import json,sys; print(\"|\".join(\"%s %d %s %s\" % (r[\"file\"], r[\"line\"], r[\"kind\"], r.get(\"function\")) for r in json.load(sys.stdin)[\"results\"]))'"
 expect_out "query: references scanned, then indexed, alike" 'true' \
   "$Q" lisp --repo "$R" -e '(let [q {:query_type "find_references" :name "pushint"}] (= (tool/query_codebase q) (tool/query_codebase q) (tool/query_codebase q)))'
+expect_out "query: a file by its bare name" 'include/lib.h 7' \
+  sh -c "'$Q' code query get_skeleton --file lib.h --repo '$R' --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"file\"], d[\"total\"])'"
+expect_err "query: a file that is not there" "no file 'lob.h' in the index; did you mean 'include/lib.h'?" \
+  "$Q" code query get_dependencies --file lob.h --repo "$R"
+expect_out "query: a table on request" 'kind      name   file        line  end_line  stati' \
+  sh -c "'$Q' code query list_functions --file src/main.c --limit 1 --repo '$R' --format table | head -1 | cut -c1-50"
 expect_out "the same tool from the Lisp" '["src/api.c:pushint"]' \
   "$Q" lisp --repo "$R" --format json -e '(:functions (tool/query_codebase {:query_type "get_call_graph" :name "pushint"}))'
 expect_out "the tool is listed" 'query_codebase' \

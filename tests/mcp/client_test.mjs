@@ -73,8 +73,9 @@ async function toolError(client, name, args, fragment) {
 }
 
 const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'get_diff_stats'];
-// tools that read the repository get `repo`; memory_query reads the memory store
-const repoTools = [...gitTools, 'query_codebase', 'run_lisp', 'run_query'];
+// tools that read the repository get `repo` (sparql_query: its code graph); memory_query
+// reads the memory store
+const repoTools = [...gitTools, 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query'];
 
 const main = await connect(['--repo', alpha]);
 const { client } = main;

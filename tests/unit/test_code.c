@@ -149,6 +149,38 @@ static void test_extract_c(void)
     qr_arena_release(&a);
 }
 
+static void test_extract_conditions(void)
+{
+    static const char src[] = "#if 1\nint on(void) { return 1; }\n#else\nint off(void) { return 0; }\n"
+                              "#endif\n"
+                              "#if defined(A)\nint a(void) { return 0; }\n#elif 0\n"
+                              "int z(void) { return 0; }\n#elif defined B\nint b(void) { return 0; }\n"
+                              "#else\nint c(void) { return 0; }\n#endif\n"
+                              "#ifndef GUARD\nint g(void) { return 0; }\n#endif\n"
+                              "#ifdef X\n#ifdef Y\nint xy(void) { return 0; }\n#endif\n#endif\n";
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_code_file f;
+    CHECK(qr_code_extract(QR_CODE_LANG_C, src, sizeof src - 1, &a, &f) == QR_OK);
+    const qr_code_item *it = find_item(&f, QR_CODE_FUNCTION, "on");
+    CHECK(it && !it->cond);
+    it = find_item(&f, QR_CODE_FUNCTION, "off");
+    CHECK(it && it->cond && !strcmp(it->cond, "0"));
+    it = find_item(&f, QR_CODE_FUNCTION, "a");
+    CHECK(it && it->cond && !strcmp(it->cond, "A"));
+    it = find_item(&f, QR_CODE_FUNCTION, "z");
+    CHECK(it && it->cond && !strcmp(it->cond, "0"));
+    it = find_item(&f, QR_CODE_FUNCTION, "b");
+    CHECK(it && it->cond && !strcmp(it->cond, "B"));
+    it = find_item(&f, QR_CODE_FUNCTION, "c");
+    CHECK(it && !it->cond);
+    it = find_item(&f, QR_CODE_FUNCTION, "g");
+    CHECK(it && !it->cond); /* #ifndef is not judged */
+    it = find_item(&f, QR_CODE_FUNCTION, "xy");
+    CHECK(it && it->cond && !strcmp(it->cond, "X,Y"));
+    qr_arena_release(&a);
+}
+
 static void test_extract_bad(void)
 {
     qr_arena a;
@@ -317,6 +349,24 @@ static void test_graph(void)
     CHECK(edge_count(g, QR_CODE_E_USES_TYPE, "include/api.h:struct box",
                      "include/api.h:struct pt", NULL, NULL) == 1);
 
+    /* the lookups evaluators use */
+    const size_t *idx;
+    size_t n = qr_code_graph_named(g, "helper", &idx);
+    CHECK(n == 2);
+    if (n == 2) {
+        CHECK_STR(qr_code_graph_node(g, idx[0])->file, "src/one.c");
+        CHECK_STR(qr_code_graph_node_key(g, idx[1]), "src/two.c:helper");
+    }
+    n = qr_code_graph_edges_to(g, "src/one.c:shared", &idx);
+    int callers = 0;
+    for (size_t i = 0; i < n; i++)
+        callers += qr_code_graph_edge(g, idx[i])->kind == QR_CODE_E_CALLS;
+    CHECK(callers == 2);
+    n = qr_code_graph_edges_from(g, "src/one.c", &idx);
+    CHECK(n >= 2 && qr_code_graph_edge(g, idx[0])->kind == QR_CODE_E_INCLUDES);
+    CHECK(qr_code_graph_file_node(g, "include/api.h") >= 0);
+    CHECK(qr_code_graph_file_node(g, "nope.c") == -1);
+
     qr_arena a;
     qr_arena_init(&a, 0);
     int rc;
@@ -377,6 +427,7 @@ static void test_graph(void)
 int main(void)
 {
     test_extract_c();
+    test_extract_conditions();
     test_extract_bad();
     test_graph();
     CHECK_DONE();

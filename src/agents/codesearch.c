@@ -1,0 +1,500 @@
+/*
+ * codesearch.c: the search_codebase tool (seed 004, tier 2): a question about code in
+ * plain words becomes SPARQL over the code graph. First a table of templates (no model):
+ * the question, lower-cased and stripped of its final punctuation, is matched against
+ * fixed phrasings, one of which may hold a name or a path; the name goes into the query as
+ * a string literal (escaped), never as SPARQL text. Otherwise one model call: the system
+ * prompt is the vocabulary with examples, fixed text so that it is byte-identical on every
+ * call (the cached prefix; the Anthropic wire marks it cache_control), the question is the
+ * user message, and the reply's query is parsed, checked read-only and run; when that
+ * fails the error goes back once for a repair. At most two model calls per question.
+ *
+ * Rejected: letting the model's text run unchecked (it is data: parsed and refused like
+ * any query); embedding the question in the cached prefix (it would break the cache).
+ */
+#include "quarry/codesearch.h"
+#include "quarry/date.h"
+#include "quarry/tools.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PFX "PREFIX code: <https://quarry.dev/code#>\n"
+
+/* ---- templates ---- */
+typedef struct tmpl {
+    const char *name;
+    const char *const *pre;  /* phrasings before the argument (NULL-terminated) */
+    const char *const *post; /* after it ("" for none) */
+    bool path;               /* the argument is a file path, else an identifier */
+    const char *query;       /* printf format with one %s (the escaped argument) or none */
+} tmpl;
+
+static const char *const none[] = {"", NULL};
+static const char *const callers_pre[] = {"who calls ", "what calls ", "callers of ",
+                                          "which functions call ", "who uses ", NULL};
+static const char *const callees_pre[] = {"what does ", "which functions does ", NULL};
+static const char *const callees_post[] = {" call", " calls", NULL};
+static const char *const callees2_pre[] = {"callees of ", "what is called by ",
+                                           "functions called by ", NULL};
+static const char *const defined_pre[] = {"where is ", NULL};
+static const char *const defined_post[] = {" defined", " declared", "", NULL};
+static const char *const defined2_pre[] = {"definition of ", "find the definition of ",
+                                           "where can i find ", NULL};
+static const char *const includes_pre[] = {"which files include ", "what includes ",
+                                           "who includes ", "files that include ",
+                                           "files including ", NULL};
+static const char *const funcs_pre[] = {"functions in ", "functions of ", "list functions in ",
+                                        "what functions are in ", "which functions are in ",
+                                        "functions defined in ", NULL};
+static const char *const dead[] = {"static functions nobody calls", "unused static functions",
+                                   "dead code", "dead functions", "uncalled static functions",
+                                   "which static functions are never called",
+                                   "static functions that are never called", NULL};
+static const char *const recursive[] = {"recursive functions", "which functions are recursive",
+                                        "which functions call themselves",
+                                        "functions that call themselves", NULL};
+static const char *const largest[] = {"largest functions", "biggest functions",
+                                      "longest functions", "what are the largest functions",
+                                      "which functions are the largest", NULL};
+static const char *const most_inc[] = {"most included headers", "which headers are included most",
+                                       "most included files", "the most included headers", NULL};
+
+static const tmpl templates[] = {
+    {"callers", callers_pre, none, false,
+     PFX "SELECT DISTINCT ?caller ?file ?line WHERE {\n"
+         "  ?callee code:name \"%s\" .\n"
+         "  ?site code:callee ?callee ; code:line ?line .\n"
+         "  ?f code:callSite ?site ; code:name ?caller ; code:file/code:path ?file .\n"
+         "} ORDER BY ?file ?line"},
+    {"callees", callees_pre, callees_post, false,
+     PFX "SELECT DISTINCT ?callee ?line WHERE {\n"
+         "  ?f a code:Function ; code:name \"%s\" ; code:callSite ?site .\n"
+         "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
+         "} ORDER BY ?line ?callee"},
+    {"callees", callees2_pre, none, false,
+     PFX "SELECT DISTINCT ?callee ?line WHERE {\n"
+         "  ?f a code:Function ; code:name \"%s\" ; code:callSite ?site .\n"
+         "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
+         "} ORDER BY ?line ?callee"},
+    {"definition", defined_pre, defined_post, false,
+     PFX "SELECT ?kind ?file ?line ?end WHERE {\n"
+         "  ?x code:name \"%s\" ; a ?k ; code:file/code:path ?file ; code:line ?line ;\n"
+         "     code:endLine ?end .\n"
+         "  BIND(STRAFTER(STR(?k), \"#\") AS ?kind)\n"
+         "} ORDER BY ?kind ?file ?line"},
+    {"definition", defined2_pre, none, false,
+     PFX "SELECT ?kind ?file ?line ?end WHERE {\n"
+         "  ?x code:name \"%s\" ; a ?k ; code:file/code:path ?file ; code:line ?line ;\n"
+         "     code:endLine ?end .\n"
+         "  BIND(STRAFTER(STR(?k), \"#\") AS ?kind)\n"
+         "} ORDER BY ?kind ?file ?line"},
+    {"includers", includes_pre, none, true,
+     PFX "SELECT DISTINCT ?file WHERE {\n"
+         "  ?f code:includes ?h ; code:path ?file . ?h code:name ?n .\n"
+         "  OPTIONAL { ?h code:path ?p }\n"
+         "  FILTER(?n = \"%1$s\" || ?n = CONCAT(\"<\", \"%1$s\", \">\") || ?p = \"%1$s\" ||\n"
+         "         STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
+         "} ORDER BY ?file"},
+    {"file-functions", funcs_pre, none, true,
+     PFX "SELECT ?name ?line ?static WHERE {\n"
+         "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
+         "  ?f a code:Function ; code:file ?file ; code:name ?name ; code:line ?line ;\n"
+         "     code:static ?static .\n"
+         "} ORDER BY ?p ?line"},
+    {"dead-statics", dead, NULL, false,
+     PFX "SELECT ?name ?file ?line WHERE {\n"
+         "  ?f a code:Function ; code:static true ; code:name ?name ;\n"
+         "     code:file/code:path ?file ; code:line ?line .\n"
+         "  FILTER NOT EXISTS { ?g code:calls ?f }\n"
+         "  FILTER NOT EXISTS { ?f code:inactive true }\n"
+         "} ORDER BY ?file ?line"},
+    {"recursive", recursive, NULL, false,
+     PFX "SELECT ?name ?file WHERE {\n"
+         "  ?f code:calls ?f ; code:name ?name ; code:file/code:path ?file .\n"
+         "} ORDER BY ?file ?name"},
+    {"largest", largest, NULL, false,
+     PFX "SELECT ?name ?file ?lines WHERE {\n"
+         "  ?f a code:Function ; code:name ?name ; code:lineCount ?lines ;\n"
+         "     code:file/code:path ?file .\n"
+         "} ORDER BY DESC(?lines) ?name LIMIT 20"},
+    {"most-included", most_inc, NULL, false,
+     PFX "SELECT ?header (COUNT(DISTINCT ?f) AS ?includers) WHERE {\n"
+         "  ?f code:includes ?h . ?h code:name ?header .\n"
+         "} GROUP BY ?header ORDER BY DESC(?includers) ?header LIMIT 20"},
+};
+
+/* strips "the function ", quotes, backticks and a trailing "()"; true when what is left
+ * is one identifier (or, for a path, one path) */
+static bool clean_arg(char *s, bool path)
+{
+    static const char *const fillers[] = {"the function ", "function ", "the file ", "file ",
+                                          "the header ", "header ", "the macro ", "macro ",
+                                          "the struct ", "struct ", NULL};
+    for (size_t i = 0; fillers[i]; i++)
+        if (!strncmp(s, fillers[i], strlen(fillers[i]))) {
+            memmove(s, s + strlen(fillers[i]), strlen(s + strlen(fillers[i])) + 1);
+            break;
+        }
+    size_t n = strlen(s);
+    while (n && strchr("`'\"<> ", s[n - 1]))
+        s[--n] = 0;
+    size_t k = 0;
+    while (s[k] && strchr("`'\"<> ", s[k]))
+        k++;
+    memmove(s, s + k, n - k + 1);
+    n = strlen(s);
+    if (n > 2 && !strcmp(s + n - 2, "()"))
+        s[n -= 2] = 0;
+    if (!n || n > 200)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool ok = isalnum(c) || c == '_' || c >= 0x80 ||
+                  (path && (c == '/' || c == '.' || c == '-' || c == '+'));
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+char *qr_codesearch_template(const char *question, const char **name)
+{
+    size_t n = strlen(question);
+    char *low = malloc(n + 1), *orig = malloc(n + 1);
+    if (!low || !orig) {
+        free(low);
+        free(orig);
+        return NULL;
+    }
+    /* trim spaces and final punctuation; collapse nothing else */
+    size_t a = 0, b = n;
+    while (a < b && isspace((unsigned char)question[a]))
+        a++;
+    while (b > a && (isspace((unsigned char)question[b - 1]) || strchr("?.!", question[b - 1])))
+        b--;
+    memcpy(orig, question + a, b - a);
+    orig[b - a] = 0;
+    for (size_t i = 0; i <= b - a; i++)
+        low[i] = (char)tolower((unsigned char)orig[i]);
+    char *result = NULL;
+    for (size_t t = 0; t < sizeof templates / sizeof templates[0] && !result; t++) {
+        const tmpl *tp = &templates[t];
+        if (!tp->post) {
+            for (size_t i = 0; tp->pre[i] && !result; i++)
+                if (!strcmp(low, tp->pre[i]) ||
+                    (!strncmp(low, "show ", 5) && !strcmp(low + 5, tp->pre[i])) ||
+                    (!strncmp(low, "list ", 5) && !strcmp(low + 5, tp->pre[i]))) {
+                    result = strdup(tp->query);
+                    *name = tp->name;
+                }
+            continue;
+        }
+        size_t len = strlen(low);
+        for (size_t i = 0; tp->pre[i] && !result; i++) {
+            size_t pl = strlen(tp->pre[i]);
+            if (strncmp(low, tp->pre[i], pl))
+                continue;
+            for (size_t j = 0; tp->post[j] && !result; j++) {
+                size_t sl = strlen(tp->post[j]);
+                if (len < pl + sl + 1 || strcmp(low + len - sl, tp->post[j]))
+                    continue;
+                char arg[256];
+                size_t al = len - pl - sl;
+                if (al >= sizeof arg)
+                    continue;
+                memcpy(arg, orig + pl, al); /* the original case */
+                arg[al] = 0;
+                if (!clean_arg(arg, tp->path))
+                    continue;
+                size_t cap = strlen(tp->query) + 4 * strlen(arg) + 16;
+                result = malloc(cap);
+                if (result) {
+                    snprintf(result, cap, tp->query, arg);
+                    *name = tp->name;
+                }
+            }
+        }
+    }
+    free(low);
+    free(orig);
+    return result;
+}
+
+/* ---- the model path ---- */
+static const char prompt[] =
+    "You translate questions about a C or C++ code base into one SPARQL 1.1 query (SELECT or "
+    "ASK only) over its code graph. Reply with the query alone in a ```sparql block.\n"
+    "\n"
+    "Vocabulary (PREFIX code: <https://quarry.dev/code#>):\n"
+    "Classes: code:File, code:Function (a definition), code:Declaration (a prototype), "
+    "code:Struct, code:Union, code:Enum, code:Enumerator, code:Typedef, code:Member, "
+    "code:Macro, code:Variable, code:External (a called name not defined in the code base), "
+    "code:SystemHeader (<stdio.h>), code:Call (a call site).\n"
+    "Properties: code:name (string; a file's base name), code:path (File: the relative "
+    "path), code:language, code:file (item or Call -> File), code:line, code:endLine, "
+    "code:lineCount (integers), code:signature, code:type (return/member/variable type), "
+    "code:parentName, code:static (boolean), code:functionLike (macros), code:condition, "
+    "code:inactive (true in a disabled #if branch), code:calls (Function -> Function or "
+    "External), code:callSite (Function -> Call), code:callee (Call -> callee), code:via "
+    "(Call: the macro it goes through), code:includes (File -> File or SystemHeader), "
+    "code:declares, code:defines (File -> item), code:memberOf (Member or Enumerator -> "
+    "Struct, Union or Enum), code:usesType, code:expands (Function -> Macro).\n"
+    "\n"
+    "Examples:\n"
+    "# who calls parse_expr, with the call lines\n"
+    "SELECT ?caller ?line WHERE { ?callee code:name \"parse_expr\" . ?s code:callee ?callee ; "
+    "code:line ?line . ?f code:callSite ?s ; code:name ?caller }\n"
+    "# functions reachable from main\n"
+    "SELECT DISTINCT ?n WHERE { ?m a code:Function ; code:name \"main\" ; code:calls+ ?g . "
+    "?g code:name ?n }\n"
+    "# static functions nobody calls\n"
+    "SELECT ?n WHERE { ?f a code:Function ; code:static true ; code:name ?n FILTER NOT "
+    "EXISTS { ?g code:calls ?f } }\n"
+    "# the five largest functions of src/\n"
+    "SELECT ?n ?lines WHERE { ?f a code:Function ; code:name ?n ; code:lineCount ?lines ; "
+    "code:file/code:path ?p FILTER STRSTARTS(?p, \"src/\") } ORDER BY DESC(?lines) LIMIT 5\n"
+    "# structs with a member of type char *\n"
+    "SELECT DISTINCT ?s WHERE { ?m a code:Member ; code:memberOf ?x ; code:type \"char *\" . "
+    "?x code:name ?s }\n"
+    "\n"
+    "Rules: always declare the prefix; never write INSERT, DELETE, LOAD, CONSTRUCT, DESCRIBE "
+    "or SERVICE (they are refused); add ORDER BY for lists; use LIMIT when the answer could "
+    "be long.\n";
+
+const char *qr_codesearch_prompt(void)
+{
+    return prompt;
+}
+
+/* the query in a reply: the first fenced block, else the whole text */
+static char *extract_query(const char *text)
+{
+    const char *f = strstr(text, "```");
+    if (f) {
+        const char *start = strchr(f + 3, '\n');
+        if (start) {
+            start++;
+            const char *end = strstr(start, "```");
+            size_t n = end ? (size_t)(end - start) : strlen(start);
+            char *q = malloc(n + 1);
+            if (q) {
+                memcpy(q, start, n);
+                q[n] = 0;
+            }
+            return q;
+        }
+    }
+    return strdup(text);
+}
+
+void qr_codesearch_ctx_release(qr_codesearch_ctx *c)
+{
+    qr_llm_free(c->llm);
+    c->llm = NULL;
+    c->llm_tried = false;
+}
+
+static const char *arg_string(qr_val args, qr_arena *a, const char *name)
+{
+    qr_val v;
+    if (args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, name), &v) && v.t == QR_T_STR)
+        return v.s->data;
+    return NULL;
+}
+
+static int64_t arg_int(qr_val args, qr_arena *a, const char *name, int64_t def)
+{
+    qr_val v;
+    if (args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, name), &v) && v.t == QR_T_INT)
+        return v.i;
+    return def;
+}
+
+/* parses, checks and runs q; on failure writes "KIND: message" into why */
+static int run_query(qr_sparql_store *st, const char *q, qr_sparql_result **out, qr_buf *why)
+{
+    qr_sparql_query *pq;
+    qr_sparql_error e;
+    qr_sparql_limits lim = {0};
+    lim.timeout_ms = 10000;
+    lim.max_memory = (size_t)256 << 20;
+    lim.now = qr_clock_now();
+    int rc = qr_sparql_prepare(q, strlen(q), NULL, &pq, &e);
+    if (rc == QR_OK) {
+        rc = qr_sparql_exec(st, pq, &lim, out, &e);
+        qr_sparql_query_free(pq);
+    }
+    if (rc) {
+        const char *kind = e.kind == QR_SPARQL_SYNTAX    ? "syntax error"
+                           : e.kind == QR_SPARQL_REFUSED ? "refused"
+                           : e.kind == QR_SPARQL_LIMIT   ? "limit"
+                                                         : "error";
+        if (e.line)
+            qr_buf_printf(why, "%s at %u:%u: %s", kind, e.line, e.col, e.msg);
+        else
+            qr_buf_printf(why, "%s: %s", kind, e.msg);
+    }
+    return rc;
+}
+
+static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store *st,
+                     char **sparql, qr_sparql_result **res, int *calls, qr_buf *err)
+{
+    if (!c->llm && !c->llm_tried) {
+        c->llm_tried = true;
+        qr_llm_config cfg;
+        qr_llm_config_init(&cfg);
+        char cerr[400] = "";
+        if (qr_llm_config_load(&cfg, c->repo_dir, cerr, sizeof cerr) == QR_OK &&
+            qr_llm_configured(&cfg))
+            c->llm = qr_llm_new(&cfg);
+        qr_llm_config_clear(&cfg);
+    }
+    if (!c->llm) {
+        qr_buf_printf(err,
+                      "no template answers '%s' and no model is configured (QUARRY_LLM_URL, "
+                      "QUARRY_LLM_MODEL); templates: who calls X, what does X call, where is X "
+                      "defined, which files include H, functions in FILE, static functions "
+                      "nobody calls, recursive functions, largest functions, most included "
+                      "headers; or write SPARQL with sparql_query",
+                      question);
+        return QR_EINVAL;
+    }
+    qr_llm_message msgs[3] = {{"user", question, strlen(question)}, {0}, {0}};
+    qr_llm_request req = {prompt, sizeof prompt - 1, msgs, 1, 0};
+    qr_buf why;
+    qr_buf_init(&why);
+    char *reply = NULL;
+    char repair[1200];
+    int rc = QR_EINVAL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        qr_llm_response resp;
+        int lrc = qr_llm_complete(c->llm, &req, &resp);
+        (*calls)++;
+        if (lrc != QR_OK || !resp.text) {
+            qr_buf_printf(err, "the model call failed: %s", resp.error);
+            qr_llm_response_clear(&resp);
+            rc = lrc ? lrc : QR_ERUNTIME;
+            break;
+        }
+        free(reply);
+        reply = strdup(resp.text);
+        qr_llm_response_clear(&resp);
+        free(*sparql);
+        *sparql = reply ? extract_query(reply) : NULL;
+        if (!*sparql) {
+            rc = QR_ENOMEM;
+            break;
+        }
+        qr_buf_reset(&why);
+        rc = run_query(st, *sparql, res, &why);
+        if (rc == QR_OK)
+            break;
+        if (attempt == 1) {
+            qr_buf_printf(err, "the model's query failed twice: %s; query: %s",
+                          why.p ? why.p : "", *sparql);
+            break;
+        }
+        /* one repair: the reply and the structured error go back */
+        msgs[1] = (qr_llm_message){"assistant", reply, strlen(reply)};
+        snprintf(repair, sizeof repair,
+                 "That query failed: %s. Reply with a corrected query only.", why.p ? why.p : "");
+        msgs[2] = (qr_llm_message){"user", repair, strlen(repair)};
+        req.nmessages = 3;
+    }
+    free(reply);
+    qr_buf_release(&why);
+    return rc;
+}
+
+static int search_codebase_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    qr_codesearch_ctx *c = ctx;
+    const char *question = arg_string(args, a, "question");
+    if (!question) {
+        qr_buf_puts(err, "parameter 'question' must be a string");
+        return QR_EINVAL;
+    }
+    int64_t limit = arg_int(args, a, "limit", 50), offset = arg_int(args, a, "offset", 0);
+    qr_sparql_store *st;
+    int rc = qr_sparql_ctx_store(c->sparql, &st, err);
+    if (rc)
+        return rc;
+    const char *tname = NULL;
+    char *sparql = qr_codesearch_template(question, &tname);
+    qr_sparql_result *res = NULL;
+    int calls = 0;
+    if (sparql) {
+        qr_buf why;
+        qr_buf_init(&why);
+        rc = run_query(st, sparql, &res, &why);
+        if (rc)
+            qr_buf_printf(err, "template '%s' failed: %s", tname, why.p ? why.p : "");
+        qr_buf_release(&why);
+    } else {
+        rc = ask_model(c, question, st, &sparql, &res, &calls, err);
+    }
+    if (rc == QR_OK)
+        rc = qr_sparql_result_page(res, (size_t)offset, (size_t)limit, a, out, err);
+    if (rc == QR_OK) {
+        /* the page, plus how it was answered */
+        qr_mapb mb;
+        qr_mapb_init(&mb, a, 12);
+        char how[64];
+        snprintf(how, sizeof how, "%s%s", tname ? "template:" : "model",
+                 tname ? tname : "");
+        qr_mapb_put(&mb, qr_kw_cstr(a, "how"), qr_str_new(a, how, strlen(how)));
+        qr_mapb_put(&mb, qr_kw_cstr(a, "model_calls"), qr_int(calls));
+        qr_mapb_put(&mb, qr_kw_cstr(a, "sparql"), qr_str_new(a, sparql, strlen(sparql)));
+        for (size_t i = 0; i < qr_map_len(*out); i++)
+            qr_mapb_put(&mb, qr_map_key_at(*out, i), qr_map_val_at(*out, i));
+        *out = qr_mapb_finish(&mb, QR_T_MAP);
+    }
+    qr_sparql_result_free(res);
+    free(sparql);
+    return rc;
+}
+
+static const qr_tool_param search_codebase_params[] = {
+    {.name = "question",
+     .type = QR_TOOL_STRING,
+     .required = true,
+     .desc = "a question about the code in plain words (who calls X, what does X call, where "
+             "is X defined, which files include H, ...)"},
+    {.name = "limit",
+     .type = QR_TOOL_INTEGER,
+     .def = "50",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 10000,
+     .desc = "at most this many rows come back (a page)"},
+    {.name = "offset",
+     .type = QR_TOOL_INTEGER,
+     .def = "0",
+     .has_min = true,
+     .min = 0,
+     .desc = "the first row of the page (the previous call's next_offset)"},
+    {.name = NULL},
+};
+
+static const qr_tool search_codebase_tool = {
+    .name = "search_codebase",
+    .summary = "Answer a question about the code in plain words: common questions by template "
+               "(no model), others by one model call that writes SPARQL over the code graph.",
+    .params = search_codebase_params,
+    .result = "{:how \"template:NAME\" or \"model\" :model_calls N :sparql \"...\" :vars "
+              ":rows :total :truncated (+ :next_offset :hint)}",
+    .result_schema = "{\"type\": \"object\", \"properties\": {\"how\": {\"type\": \"string\"}, "
+                     "\"model_calls\": {\"type\": \"integer\"}, \"sparql\": {\"type\": "
+                     "\"string\"}, \"vars\": {\"type\": \"array\"}, \"rows\": {\"type\": "
+                     "\"array\"}, \"total\": {\"type\": \"integer\"}, \"truncated\": {\"type\": "
+                     "\"boolean\"}}}",
+    .handler = search_codebase_fn,
+    .caps = QR_TOOL_READS_REPO | QR_TOOL_MODEL,
+};
+
+const qr_tool *const qr_codesearch_tools[] = {&search_codebase_tool, NULL};

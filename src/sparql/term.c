@@ -1,0 +1,496 @@
+/*
+ * term.c: RDF term semantics the evaluator needs: numeric types and values (the XSD
+ * integer family, decimal, float, double), lexical validity, the '=' and '<' operators of
+ * SPARQL (17.3, with RDFterm-equal's type error between unequal literals it cannot
+ * compare), the total order ORDER BY uses (15.1), and canonical forms for computed
+ * numbers. Decimals are held as doubles while computing (exact decimal arithmetic was
+ * rejected for its size; results print in decimal notation).
+ */
+#include "sparql_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const int_types[] = {
+    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
+    "negativeInteger", "nonPositiveInteger", "unsignedLong", "unsignedInt", "unsignedShort",
+    "unsignedByte"};
+
+static int dt_rank(const char *dt)
+{
+    if (!dt || strncmp(dt, XSD, sizeof XSD - 1))
+        return 0;
+    const char *l = dt + sizeof XSD - 1;
+    for (size_t i = 0; i < sizeof int_types / sizeof int_types[0]; i++)
+        if (!strcmp(l, int_types[i]))
+            return 1;
+    if (!strcmp(l, "decimal"))
+        return 2;
+    if (!strcmp(l, "float"))
+        return 3;
+    if (!strcmp(l, "double"))
+        return 4;
+    return 0;
+}
+
+int sq_numeric_rank(const sq_term *t)
+{
+    return t->kind == SQ_LIT ? dt_rank(t->dt) : 0;
+}
+
+static bool lex_integer(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+static bool lex_decimal(const char *s, size_t n)
+{
+    size_t i = 0, digits = 0;
+    bool dot = false;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    for (; i < n; i++) {
+        if (isdigit((unsigned char)s[i]))
+            digits++;
+        else if (s[i] == '.' && !dot)
+            dot = true;
+        else
+            return false;
+    }
+    return digits > 0;
+}
+
+static bool lex_double(const char *s, size_t n)
+{
+    if ((n == 3 && (!memcmp(s, "INF", 3) || !memcmp(s, "NaN", 3))) || (n == 4 && !memcmp(s, "-INF", 4)) ||
+        (n == 4 && !memcmp(s, "+INF", 4)))
+        return true;
+    size_t e = 0;
+    while (e < n && s[e] != 'e' && s[e] != 'E')
+        e++;
+    if (!lex_decimal(s, e))
+        return false;
+    if (e == n)
+        return true;
+    return lex_integer(s + e + 1, n - e - 1);
+}
+
+bool sq_numeric_value(const sq_term *t, double *d, int64_t *i, int *rank)
+{
+    int r = sq_numeric_rank(t);
+    if (!r)
+        return false;
+    const char *s = t->lex;
+    size_t n = t->len;
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    char buf[128];
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    if (r == 1) {
+        if (!lex_integer(buf, n))
+            return false;
+        errno = 0;
+        long long v = strtoll(buf, NULL, 10);
+        if (errno) {
+            *d = strtod(buf, NULL);
+            *i = 0;
+            *rank = 2;
+            return true;
+        }
+        *i = v;
+        *d = (double)v;
+    } else if (r == 2) {
+        if (!lex_decimal(buf, n))
+            return false;
+        *d = strtod(buf, NULL);
+        *i = 0;
+    } else {
+        if (!lex_double(buf, n))
+            return false;
+        if (!strcmp(buf, "INF") || !strcmp(buf, "+INF"))
+            *d = INFINITY;
+        else if (!strcmp(buf, "-INF"))
+            *d = -INFINITY;
+        else if (!strcmp(buf, "NaN"))
+            *d = NAN;
+        else
+            *d = strtod(buf, NULL);
+        if (r == 3)
+            *d = (float)*d;
+        *i = 0;
+    }
+    *rank = r;
+    return true;
+}
+
+bool sq_is_string_lit(const sq_term *t)
+{
+    return t->kind == SQ_LIT && !t->dt;
+}
+
+static bool is_simple(const sq_term *t)
+{
+    return t->kind == SQ_LIT && !t->dt && !t->lang;
+}
+
+static bool is_dt(const sq_term *t, const char *local)
+{
+    return t->kind == SQ_LIT && t->dt && !strncmp(t->dt, XSD, sizeof XSD - 1) &&
+           !strcmp(t->dt + sizeof XSD - 1, local);
+}
+
+static int bool_value(const sq_term *t)
+{
+    if (!is_dt(t, "boolean"))
+        return -1;
+    if ((t->len == 4 && !memcmp(t->lex, "true", 4)) || (t->len == 1 && t->lex[0] == '1'))
+        return 1;
+    if ((t->len == 5 && !memcmp(t->lex, "false", 5)) || (t->len == 1 && t->lex[0] == '0'))
+        return 0;
+    return -1;
+}
+
+/* xsd:dateTime as seconds since 0001 (UTC when a zone is given, else taken as UTC) */
+bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz);
+bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz)
+{
+    if (!is_dt(t, "dateTime") && !is_dt(t, "date"))
+        return false;
+    bool date_only = is_dt(t, "date");
+    const char *s = t->lex;
+    int y, mo, d, h = 0, mi = 0, consumed = 0;
+    double sec = 0;
+    bool neg = false;
+    if (*s == '-') {
+        neg = true;
+        s++;
+    }
+    if (sscanf(s, "%d-%d-%d%n", &y, &mo, &d, &consumed) != 3)
+        return false;
+    s += consumed;
+    if (!date_only) {
+        if (*s != 'T')
+            return false;
+        s++;
+        char *end;
+        if (sscanf(s, "%d:%d:%n", &h, &mi, &consumed) != 2)
+            return false;
+        s += consumed;
+        sec = strtod(s, &end);
+        if (end == s)
+            return false;
+        s = end;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || sec >= 61)
+        return false;
+    *has_tz = false;
+    *tz_min = 0;
+    if (*s == 'Z') {
+        *has_tz = true;
+        s++;
+    } else if (*s == '+' || *s == '-') {
+        int th, tm;
+        if (sscanf(s + 1, "%d:%d", &th, &tm) != 2)
+            return false;
+        *tz_min = (th * 60 + tm) * (*s == '-' ? -1 : 1);
+        *has_tz = true;
+        s += 6;
+    }
+    if (*s)
+        return false;
+    if (neg)
+        y = -y;
+    /* days from civil (proleptic Gregorian) */
+    int64_t yy = y - (mo <= 2);
+    int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+    int64_t yoe = yy - era * 400;
+    int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    *secs = (double)days * 86400.0 + h * 3600.0 + mi * 60.0 + sec - *tz_min * 60.0;
+    return true;
+}
+
+bool sq_term_same(const sq_term *a, const sq_term *b)
+{
+    if (a->kind != b->kind || a->len != b->len || memcmp(a->lex, b->lex, a->len))
+        return false;
+    if ((a->dt == NULL) != (b->dt == NULL) || (a->dt && strcmp(a->dt, b->dt)))
+        return false;
+    if ((a->lang == NULL) != (b->lang == NULL) || (a->lang && strcmp(a->lang, b->lang)))
+        return false;
+    return true;
+}
+
+int sq_term_equal(const sq_term *a, const sq_term *b)
+{
+    if (!a->kind || !b->kind)
+        return -1;
+    double x, y;
+    int64_t i, j;
+    int ra, rb;
+    bool na = sq_numeric_value(a, &x, &i, &ra), nb = sq_numeric_value(b, &y, &j, &rb);
+    if (na && nb) {
+        if (ra == 1 && rb == 1)
+            return i == j;
+        return x == y;
+    }
+    if (sq_term_same(a, b))
+        return 1;
+    if (a->kind != SQ_LIT || b->kind != SQ_LIT)
+        return 0;
+    if (is_simple(a) && is_simple(b))
+        return 0;
+    if (a->lang && b->lang)
+        return 0;
+    int ba = bool_value(a), bb = bool_value(b);
+    if (ba >= 0 && bb >= 0)
+        return ba == bb;
+    double da, db;
+    int tza, tzb;
+    bool ha, hb;
+    if (sq_datetime_value(a, &da, &tza, &ha) && sq_datetime_value(b, &db, &tzb, &hb)) {
+        if (ha != hb)
+            return -1;
+        return da == db;
+    }
+    /* both literals, different terms: equal only if we knew the values */
+    if ((na && rb) || (nb && ra))
+        return -1;
+    int known_a = na || is_simple(a) || a->lang || ba >= 0;
+    int known_b = nb || is_simple(b) || b->lang || bb >= 0;
+    if (known_a && known_b)
+        return 0;
+    return -1;
+}
+
+int sq_term_less(const sq_term *a, const sq_term *b, int *lt)
+{
+    double x, y;
+    int64_t i, j;
+    int ra, rb;
+    if (sq_numeric_value(a, &x, &i, &ra) && sq_numeric_value(b, &y, &j, &rb)) {
+        *lt = (ra == 1 && rb == 1) ? i < j : x < y;
+        return 0;
+    }
+    if (is_simple(a) && is_simple(b)) {
+        size_t n = a->len < b->len ? a->len : b->len;
+        int c = memcmp(a->lex, b->lex, n);
+        *lt = c < 0 || (c == 0 && a->len < b->len);
+        return 0;
+    }
+    if (a->lang && b->lang && !strcmp(a->lang, b->lang)) {
+        size_t n = a->len < b->len ? a->len : b->len;
+        int c = memcmp(a->lex, b->lex, n);
+        *lt = c < 0 || (c == 0 && a->len < b->len);
+        return 0;
+    }
+    int ba = bool_value(a), bb = bool_value(b);
+    if (ba >= 0 && bb >= 0) {
+        *lt = ba < bb;
+        return 0;
+    }
+    double da, db;
+    int tza, tzb;
+    bool ha, hb;
+    if (sq_datetime_value(a, &da, &tza, &ha) && sq_datetime_value(b, &db, &tzb, &hb)) {
+        if (ha != hb && fabs(da - db) < 14 * 3600)
+            return -1;
+        *lt = da < db;
+        return 0;
+    }
+    return -1;
+}
+
+static int kind_rank(const sq_term *t)
+{
+    switch (t->kind) {
+    case SQ_BLANK: return 1;
+    case SQ_IRI: return 2;
+    case SQ_LIT: return 3;
+    default: return 0;
+    }
+}
+
+static int cmp_str(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t n = an < bn ? an : bn;
+    int c = memcmp(a, b, n);
+    if (c)
+        return c < 0 ? -1 : 1;
+    return an < bn ? -1 : an > bn;
+}
+
+int sq_term_order(const sq_term *a, const sq_term *b)
+{
+    int ka = kind_rank(a), kb = kind_rank(b);
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    if (ka == 0)
+        return 0;
+    if (ka != 3)
+        return cmp_str(a->lex, a->len, b->lex, b->len);
+    int lt;
+    if (sq_term_less(a, b, &lt) == 0) {
+        if (lt)
+            return -1;
+        int gt;
+        if (sq_term_less(b, a, &gt) == 0 && gt)
+            return 1;
+    } else {
+        /* simple literals before typed ones, then by datatype */
+        bool sa = is_simple(a), sb = is_simple(b);
+        if (sa != sb)
+            return sa ? -1 : 1;
+    }
+    const char *da = a->dt ? a->dt : "", *db = b->dt ? b->dt : "";
+    int c = strcmp(da, db);
+    if (c)
+        return c < 0 ? -1 : 1;
+    c = cmp_str(a->lex, a->len, b->lex, b->len);
+    if (c)
+        return c;
+    return strcmp(a->lang ? a->lang : "", b->lang ? b->lang : "");
+}
+
+bool sq_lex_valid(const sq_term *t)
+{
+    double d;
+    int64_t i;
+    int r;
+    if (sq_numeric_rank(t))
+        return sq_numeric_value(t, &d, &i, &r);
+    if (is_dt(t, "boolean"))
+        return bool_value(t) >= 0;
+    if (is_dt(t, "dateTime")) {
+        int tz;
+        bool h;
+        return sq_datetime_value(t, &d, &tz, &h);
+    }
+    return true;
+}
+
+int sq_ebv(const sq_term *t)
+{
+    if (t->kind != SQ_LIT)
+        return -1;
+    int b = bool_value(t);
+    if (b >= 0)
+        return b;
+    if (is_dt(t, "boolean"))
+        return 0;
+    if (sq_numeric_rank(t)) {
+        double d;
+        int64_t i;
+        int r;
+        if (!sq_numeric_value(t, &d, &i, &r))
+            return 0;
+        return !(d == 0 || isnan(d));
+    }
+    if (sq_is_string_lit(t) && !t->lang)
+        return t->len > 0;
+    return -1;
+}
+
+sq_term sq_make_int(qr_arena *a, int64_t v)
+{
+    sq_term t = {0};
+    t.kind = SQ_LIT;
+    t.dt = XSD "integer";
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    t.lex = qr_arena_strndup(a, buf, (size_t)n);
+    t.len = t.lex ? (uint32_t)n : 0;
+    if (!t.lex)
+        t.kind = 0;
+    return t;
+}
+
+sq_term sq_make_double(qr_arena *a, double v, const char *dt)
+{
+    sq_term t = {0};
+    t.kind = SQ_LIT;
+    t.dt = dt;
+    char buf[64];
+    if (isnan(v)) {
+        snprintf(buf, sizeof buf, "NaN");
+    } else if (isinf(v)) {
+        snprintf(buf, sizeof buf, v < 0 ? "-INF" : "INF");
+    } else if (!strcmp(dt, XSD "decimal")) {
+        snprintf(buf, sizeof buf, "%.15g", v);
+        if (strchr(buf, 'e'))
+            snprintf(buf, sizeof buf, "%.15f", v);
+        if (!strchr(buf, '.') && strlen(buf) < sizeof buf - 3)
+            strcat(buf, ".0");
+        size_t n = strlen(buf);
+        while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
+            buf[--n] = 0;
+        if (!strcmp(buf, "-0.0"))
+            strcpy(buf, "0.0");
+    } else {
+        char m[48];
+        bool is_float = !strcmp(dt, XSD "float");
+        int prec = is_float ? 5 : 14;
+        for (; prec < 17; prec++) {
+            snprintf(m, sizeof m, "%.*E", prec, v);
+            double back = strtod(m, NULL);
+            if (is_float ? (float)back == (float)v : back == v)
+                break;
+        }
+        char *e = strchr(m, 'E');
+        int ex = atoi(e + 1);
+        *e = 0;
+        size_t n = strlen(m);
+        while (n > 2 && m[n - 1] == '0' && m[n - 2] != '.')
+            m[--n] = 0;
+        snprintf(buf, sizeof buf, "%sE%d", m, ex);
+    }
+    size_t n = strlen(buf);
+    t.lex = qr_arena_strndup(a, buf, n);
+    t.len = (uint32_t)n;
+    if (!t.lex)
+        t.kind = 0;
+    return t;
+}
+
+sq_term sq_make_bool(bool v)
+{
+    sq_term t = {0};
+    t.kind = SQ_LIT;
+    t.dt = XSD "boolean";
+    t.lex = v ? "true" : "false";
+    t.len = v ? 4 : 5;
+    return t;
+}
+
+sq_term sq_make_str(qr_arena *a, const char *s, size_t n, const char *dt, const char *lang)
+{
+    sq_term t = {0};
+    t.kind = SQ_LIT;
+    t.dt = dt;
+    t.lang = lang;
+    t.lex = qr_arena_strndup(a, s, n);
+    t.len = (uint32_t)n;
+    if (!t.lex)
+        t.kind = 0;
+    return t;
+}

@@ -1,0 +1,91 @@
+# 18_codesearch.sh: the search_codebase tool (seed 004, tier 2) on a repository built here:
+# template questions answered with no model (checked against the code), other questions
+# by one call to the scripted model server (tests/llm/model_server.py, real HTTP on
+# 127.0.0.1), a broken query repaired once with the structured error, a refused one
+# failing after the repair, and the cached prefix byte-identical across calls.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER QUARRY_LLM_STREAM \
+  QUARRY_LLM_MAX_RETRIES QUARRY_SPARQL_DATA
+mkdir -p "$HOME"
+
+R="$TMP/repo"
+git init -q -b main "$R"
+mkdir -p "$R/src"
+cat > "$R/src/util.h" <<'C'
+int add(int a, int b);
+C
+cat > "$R/src/main.c" <<'C'
+#include <stdio.h>
+#include "util.h"
+static int twice(int n) { return add(n, n); }
+static int unused(void) { return 0; }
+int add(int a, int b) { return a + b; }
+int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+int main(void) { printf("%d\n", twice(fact(3))); return 0; }
+C
+
+# ask QUESTION: the rows of the answer as JSON, and how it was answered
+ask() {
+  "$Q" tool search_codebase --repo "$R" --question "$1" --format json > "$TMP/out.json" 2> "$TMP/err" || true
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['how'], d['model_calls'], json.dumps(d['rows'], separators=(',',':')))" "$TMP/out.json" 2>/dev/null || cat "$TMP/err"
+}
+
+expect_out "who calls" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "Who calls add?"
+expect_out "what does X call" 'template:callees 0 [{"callee":"fact","line":7},{"callee":"printf","line":7},{"callee":"twice","line":7}]' ask "what does main call"
+expect_out "where defined" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "where is \`add\` defined?"
+expect_out "includers" 'template:includers 0 [{"file":"src/main.c"}]' ask "which files include util.h"
+expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","line":3,"static":true},{"name":"unused","line":4,"static":true},{"name":"add","line":5,"static":false},{"name":"fact","line":6,"static":false},{"name":"main","line":7,"static":false}]' ask "functions in main.c"
+expect_out "dead statics" 'template:dead-statics 0 [{"name":"unused","file":"src/main.c","line":4}]' ask "static functions nobody calls"
+expect_out "recursive" 'template:recursive 0 [{"name":"fact","file":"src/main.c"}]' ask "Which functions are recursive?"
+expect_out "most included" 'template:most-included 0 [{"header":"<stdio.h>","includers":1},{"header":"util.h","includers":1}]' ask "most included headers"
+expect_err "a name that is not an identifier matches no template" "no template answers" \
+  "$Q" tool search_codebase --repo "$R" --question 'who calls x" } } INSERT DATA { <a:a> <a:b> <a:c> } #'
+expect_err "no template, no model" "no template answers 'how many functions are there' and no model is configured" \
+  "$Q" tool search_codebase --repo "$R" --question "how many functions are there"
+
+# quarry ask reaches the templates for code questions (tier 1, no model)
+expect_out "quarry ask: code question" '{"findings":[{"name":"unused","file":"src/main.c","line":4}],"summary":"1 result(s) from the code graph (template dead-statics)"}' \
+  "$Q" ask "static functions nobody calls?" --repo "$R" --format json
+expect_out "quarry ask --explain names the rule" "tier 1 (router), rule code-dead-statics: 0 model calls" \
+  sh -c "'$Q' ask 'static functions nobody calls?' --repo '$R' --explain 2>&1 | head -1 | sed 's/, [0-9.]* ms\$//'"
+
+# ---- the model path ----
+serve() { # serve STEP...: the model server answering with these steps
+  python3 - "$TMP/script.json" "$@" <<'PY'
+import json, sys
+json.dump({"responses": [json.loads(a) for a in sys.argv[2:]]}, open(sys.argv[1], "w"))
+PY
+  rm -f "$TMP/port" "$TMP/log.jsonl"
+  python3 "$SRC/tests/llm/model_server.py" --script "$TMP/script.json" --log "$TMP/log.jsonl" \
+    --port-file "$TMP/port" 2>"$TMP/server.err" &
+  SERVER_PID=$!
+  i=0
+  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  export QUARRY_LLM_URL="http://127.0.0.1:$(cat "$TMP/port")/v1" QUARRY_LLM_MODEL=test-model
+}
+unserve() { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; unset QUARRY_LLM_URL; }
+trap 'unserve; rm -rf "$TMP"' EXIT
+pylog() { python3 -c "import json,sys; L=[json.loads(l) for l in open(sys.argv[2])]; print($1)" "$1" "$TMP/log.jsonl"; }
+
+GOOD='{"text": "```sparql\nPREFIX code: <https://quarry.dev/code#>\nSELECT (COUNT(?f) AS ?n) WHERE { ?f a code:Function }\n```"}'
+serve "$GOOD"
+expect_out "one model call" 'model 1 [{"n":5}]' ask "how many functions are there"
+expect_out "the question is the user message" "how many functions are there" pylog 'L[0]["body"]["messages"][-1]["content"]'
+unserve
+
+BROKEN='{"text": "SELECT (COUNT(?f) AS ?n) WHERE { ?f a code:Function }"}'
+serve "$BROKEN" "$GOOD"
+expect_out "repaired once" 'model 2 [{"n":5}]' ask "count the functions"
+expect_out "the repair carries the error" "True" pylog '"unknown prefix" in L[1]["body"]["messages"][-1]["content"]'
+expect_out "the cached prefix is byte-identical" "True" pylog 'L[0]["body"]["messages"][0] == L[1]["body"]["messages"][0] and L[0]["body"]["messages"][0]["role"] == "system"'
+unserve
+
+UPDATE='{"text": "```sparql\nINSERT DATA { <a:a> <a:b> <a:c> }\n```"}'
+serve "$UPDATE" "$UPDATE"
+expect_err "refused twice: an error" "the model's query failed twice: refused: read-only: INSERT DATA is an update" \
+  "$Q" tool search_codebase --repo "$R" --question "delete everything"
+expect_out "two calls, no more" "2" pylog 'len(L)'
+unserve
+finish

@@ -364,7 +364,8 @@ static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store
         return QR_EINVAL;
     }
     qr_llm_message msgs[3] = {{"user", question, strlen(question)}, {0}, {0}};
-    qr_llm_request req = {prompt, sizeof prompt - 1, msgs, 1, 0};
+    qr_llm_request req = {.system = prompt, .system_len = sizeof prompt - 1, .messages = msgs,
+                          .nmessages = 1};
     qr_buf why;
     qr_buf_init(&why);
     char *reply = NULL;

@@ -44,6 +44,7 @@ typedef enum qr_lisp_errkind {
     QR_LE_DEPTH,      /* depth-limit */
     QR_LE_REGEX,      /* regex-limit */
     QR_LE_INTERRUPT,  /* interrupted: qr_lisp_interrupt was called */
+    QR_LE_THROW,      /* exception: (throw (ex-info ...)) that no catch caught */
 } qr_lisp_errkind;
 
 /* "type-error", "timeout", ... */

@@ -112,17 +112,48 @@ static qr_val no_match(lx_ax *ax, qr_val form, const char *what, qr_val val)
     return list_of(ax, f, 3, form);
 }
 
+static bool is_kw(qr_val v, const char *name)
+{
+    return v.t == QR_T_KW && strcmp(v.sym->text, name) == 0;
+}
+
+/* (condp pred e t1 r1 t2 :>> f default): a clause is "test result" or "test :>> fn", the
+ * latter calling fn on what (pred test e) returned, as Clojure does */
 static qr_val x_condp(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
 {
     if (n < 3)
         ax_error(ax, form, QR_LE_PARSE, "condp expects a predicate, an expression and clauses");
     qr_val p = ax_gensym(ax, "pred"), e = ax_gensym(ax, "expr");
-    size_t nclauses = (n - 3) / 2;
-    qr_val acc = (n - 3) % 2 ? it[n - 1] : no_match(ax, form, "condp", e);
+    /* clause starts, scanned forwards (a clause's width depends on its second item) */
+    size_t *start = qr_arena_alloc(ax_arena(ax), sizeof(size_t) * (n + 1));
+    size_t nclauses = 0, i = 3;
+    while (i + 1 < n) {
+        start[nclauses++] = i;
+        if (is_kw(it[i + 1], ">>")) {
+            if (i + 2 >= n)
+                ax_error(ax, form, QR_LE_PARSE, "condp: ':>>' must be followed by a function");
+            i += 3;
+        } else {
+            i += 2;
+        }
+    }
+    qr_val acc = i < n ? it[n - 1] : no_match(ax, form, "condp", e);
     for (size_t k = nclauses; k > 0; k--) {
-        qr_val test[3] = {p, it[3 + 2 * (k - 1)], e};
-        qr_val f[4] = {S(ax, "if"), list_of(ax, test, 3, form), it[4 + 2 * (k - 1)], acc};
-        acc = list_of(ax, f, 4, form);
+        size_t c = start[k - 1];
+        qr_val test[3] = {p, it[c], e};
+        qr_val tv = list_of(ax, test, 3, form);
+        if (is_kw(it[c + 1], ">>")) {
+            qr_val r = ax_gensym(ax, "res");
+            qr_val call[2] = {it[c + 2], r};
+            qr_val f[4] = {S(ax, "if"), r, list_of(ax, call, 2, form), acc};
+            qr_val bv[2] = {r, tv};
+            qr_val let[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, bv, 2),
+                             list_of(ax, f, 4, form)};
+            acc = list_of(ax, let, 3, form);
+        } else {
+            qr_val f[4] = {S(ax, "if"), tv, it[c + 1], acc};
+            acc = list_of(ax, f, 4, form);
+        }
     }
     qr_val bv[4] = {p, it[1], e, it[2]};
     qr_val let[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, bv, 4), acc};
@@ -369,6 +400,190 @@ static qr_val x_declare(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
     return qr_vecb_finish(&vb, QR_T_LIST);
 }
 
+/* (when-first [x coll] body) = (let [s (seq coll)] (when s (let [x (first s)] body))) */
+static qr_val x_when_first(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 2 || it[1].t != QR_T_VEC || it[1].c->len != 2)
+        ax_error(ax, form, QR_LE_PARSE, "when-first expects a binding vector of one name and a "
+                                        "collection, as in (when-first [x xs] ...)");
+    qr_val s = ax_gensym(ax, "s");
+    qr_val seqf[2] = {S(ax, "seq"), qr_vec_at(it[1], 1)};
+    qr_val firstf[2] = {S(ax, "first"), s};
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), n + 1);
+    qr_vecb_push(&vb, S(ax, "let"));
+    qr_val ibv[2] = {qr_vec_at(it[1], 0), list_of(ax, firstf, 2, form)};
+    qr_vecb_push(&vb, qr_vec_from(ax_arena(ax), QR_T_VEC, ibv, 2));
+    for (size_t i = 2; i < n; i++)
+        qr_vecb_push(&vb, it[i]);
+    qr_val inner = qr_vecb_finish(&vb, QR_T_LIST);
+    qr_val when[3] = {S(ax, "when"), s, inner};
+    qr_val obv[2] = {s, list_of(ax, seqf, 2, form)};
+    qr_val let[3] = {S(ax, "let"), qr_vec_from(ax_arena(ax), QR_T_VEC, obv, 2),
+                     list_of(ax, when, 3, form)};
+    return list_of(ax, let, 3, form);
+}
+
+/* ---- try / catch / finally ----
+ * (try body* (catch Class e handler*)* (finally f*)) becomes calls of the internal
+ * --try with thunks: (--try (fn [] body) nil "Class" (fn [e] handler) ...) and, when there
+ * is a finally, an outer (--try (fn [] inner) (fn [] f)). --try (lib_compat.c) decides
+ * what a class catches; limits, (fail v) and (return v) are never caught. */
+
+static const char *const catch_classes[] = {
+    "Exception", "Throwable", "RuntimeException", "Error", "Object", "ExceptionInfo",
+    "clojure.lang.ExceptionInfo", "java.lang.Exception", "java.lang.Throwable",
+    "java.lang.RuntimeException", "ArithmeticException", "java.lang.ArithmeticException",
+    "IllegalArgumentException", "java.lang.IllegalArgumentException",
+    "IndexOutOfBoundsException", "java.lang.IndexOutOfBoundsException",
+    "ClassCastException", "java.lang.ClassCastException", "NumberFormatException",
+    "java.lang.NumberFormatException",
+};
+
+static bool head_sym(qr_val f, const char *name)
+{
+    return f.t == QR_T_LIST && f.c->len > 0 && qr_vec_at(f, 0).t == QR_T_SYM &&
+           strcmp(qr_vec_at(f, 0).sym->text, name) == 0;
+}
+
+static qr_val thunk(lx_ax *ax, qr_val form, qr_val param, const qr_val *body, size_t n)
+{
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), n + 2);
+    qr_vecb_push(&vb, S(ax, "fn"));
+    qr_vecb_push(&vb, qr_vec_from(ax_arena(ax), QR_T_VEC, &param, qr_is_nil(param) ? 0 : 1));
+    for (size_t i = 0; i < n; i++)
+        qr_vecb_push(&vb, body[i]);
+    qr_val f = qr_vecb_finish(&vb, QR_T_LIST);
+    (void)form;
+    return f;
+}
+
+static qr_val x_try(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    size_t nbody = 1;
+    while (nbody < n && !head_sym(it[nbody], "catch") && !head_sym(it[nbody], "finally"))
+        nbody++;
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), 2 * n + 3);
+    qr_vecb_push(&vb, S(ax, "clojure.core/--try"));
+    qr_vecb_push(&vb, thunk(ax, form, qr_nil(), it + 1, nbody - 1));
+    qr_vecb_push(&vb, qr_nil());
+    qr_val fin = qr_nil();
+    size_t ncatch = 0;
+    for (size_t i = nbody; i < n; i++) {
+        qr_val c = it[i];
+        if (head_sym(c, "finally")) {
+            if (i != n - 1)
+                ax_error(ax, form, QR_LE_PARSE, "try: finally must be the last clause");
+            fin = thunk(ax, form, qr_nil(), qr_vec_items(c) + 1, c.c->len - 1);
+            continue;
+        }
+        if (!head_sym(c, "catch"))
+            ax_error(ax, form, QR_LE_PARSE, "try: only catch and finally may follow the body");
+        if (c.c->len < 3 || qr_vec_at(c, 2).t != QR_T_SYM)
+            ax_error(ax, form, QR_LE_PARSE, "catch expects a class and a name, as in "
+                                            "(catch Exception e ...)");
+        qr_val cls = qr_vec_at(c, 1);
+        const char *cname = NULL;
+        if (cls.t == QR_T_SYM) {
+            for (size_t k = 0; k < sizeof catch_classes / sizeof catch_classes[0]; k++)
+                if (strcmp(catch_classes[k], cls.sym->text) == 0)
+                    cname = catch_classes[k];
+        } else if (is_kw(cls, "default")) {
+            cname = "Throwable";
+        }
+        if (!cname)
+            ax_error(ax, form, QR_LE_PARSE, "catch: unknown class; write (catch Exception e ...) "
+                                            "or (catch clojure.lang.ExceptionInfo e ...)");
+        qr_vecb_push(&vb, qr_str_cstr(ax_arena(ax), cname));
+        qr_vecb_push(&vb, thunk(ax, form, qr_vec_at(c, 2), qr_vec_items(c) + 3, c.c->len - 3));
+        ncatch++;
+    }
+    qr_val inner = qr_vecb_finish(&vb, QR_T_LIST);
+    if (qr_is_nil(fin))
+        return inner;
+    qr_val body = ncatch ? thunk(ax, form, qr_nil(), &inner, 1) : qr_vec_at(inner, 1);
+    qr_val outer[3] = {S(ax, "clojure.core/--try"), body, fin};
+    return list_of(ax, outer, 3, form);
+}
+
+/* ---- ns and require: a header models write, checked and then a no-op ---- */
+
+/* The namespaces a program may require and the aliases the name lookup understands. */
+static const struct {
+    const char *ns;
+    const char *aliases[3];
+} known_ns[] = {
+    {"clojure.string", {"str", "string", "clojure.string"}},
+    {"clojure.set", {"set", "clojure.set", NULL}},
+    {"clojure.walk", {"walk", "clojure.walk", NULL}},
+    {"clojure.core", {"clojure.core", NULL, NULL}},
+};
+
+static void check_libspec(lx_ax *ax, qr_val form, qr_val spec)
+{
+    if (spec.t == QR_T_LIST && spec.c->len == 2 && qr_vec_at(spec, 0).t == QR_T_SYM &&
+        strcmp(qr_vec_at(spec, 0).sym->text, "quote") == 0)
+        spec = qr_vec_at(spec, 1);
+    qr_val name = spec;
+    size_t n = 1;
+    if (spec.t == QR_T_VEC) {
+        n = spec.c->len;
+        name = n ? qr_vec_at(spec, 0) : qr_nil();
+    }
+    if (name.t != QR_T_SYM)
+        ax_error(ax, form, QR_LE_PARSE, "require expects a namespace name or a vector such as "
+                                        "[clojure.string :as str]");
+    size_t k = 0, nk = sizeof known_ns / sizeof known_ns[0];
+    while (k < nk && strcmp(known_ns[k].ns, name.sym->text) != 0)
+        k++;
+    if (k == nk)
+        ax_error(ax, form, QR_LE_UNBOUND, "unknown namespace '%s': only clojure.string, "
+                                       "clojure.set and clojure.walk can be required",
+                 name.sym->text);
+    for (size_t i = 1; i < n; i += 2) {
+        qr_val opt = qr_vec_at(spec, i);
+        qr_val arg = i + 1 < n ? qr_vec_at(spec, i + 1) : qr_nil();
+        if (is_kw(opt, "as") && arg.t == QR_T_SYM) {
+            bool ok = false;
+            for (int a = 0; a < 3 && known_ns[k].aliases[a]; a++)
+                ok = ok || strcmp(known_ns[k].aliases[a], arg.sym->text) == 0;
+            if (!ok)
+                ax_error(ax, form, QR_LE_PARSE, "alias '%s' for %s is not supported: use :as %s",
+                         arg.sym->text, known_ns[k].ns, known_ns[k].aliases[0]);
+        } else {
+            ax_error(ax, form, QR_LE_PARSE, "require of '%s': only ':as %s' is supported (write "
+                                            "%s/name, not :refer)",
+                     known_ns[k].ns, known_ns[k].aliases[0], known_ns[k].aliases[0]);
+        }
+    }
+}
+
+static qr_val x_require(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        check_libspec(ax, form, it[i]);
+    return qr_nil();
+}
+
+/* (ns name "doc"? (:require spec ...)*) */
+static qr_val x_ns(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n < 2 || it[1].t != QR_T_SYM)
+        ax_error(ax, form, QR_LE_PARSE, "ns expects a name, as in (ns my.program (:require ...))");
+    for (size_t i = 2; i < n; i++) {
+        qr_val c = it[i];
+        if (i == 2 && (c.t == QR_T_STR || c.t == QR_T_MAP))
+            continue;
+        if (c.t != QR_T_LIST || c.c->len == 0 || !is_kw(qr_vec_at(c, 0), "require"))
+            ax_error(ax, form, QR_LE_PARSE, "ns: only (:require ...) clauses are supported");
+        for (size_t j = 1; j < c.c->len; j++)
+            check_libspec(ax, form, qr_vec_at(c, j));
+    }
+    return qr_nil();
+}
+
 static const struct {
     const char *name;
     expander fn;
@@ -380,7 +595,9 @@ static const struct {
     {"->>", x_thread},      {"as->", x_as_thread},     {"cond->", x_cond_thread},
     {"cond->>", x_cond_thread}, {"some->", x_cond_thread}, {"some->>", x_cond_thread},
     {"doseq", x_for},       {"for", x_for},            {"dotimes", x_dotimes},
-    {"comment", x_comment}, {"declare", x_declare},
+    {"comment", x_comment}, {"declare", x_declare},    {"ns", x_ns},
+    {"require", x_require}, {"try", x_try},
+    {"when-first", x_when_first},
 };
 
 static const char *const core_forms[] = {"quote", "if",  "do",   "let",   "let*", "loop",

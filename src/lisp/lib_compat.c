@@ -383,6 +383,44 @@ bool lx_constant_find(const char *name, size_t n, qr_val *out)
     return false;
 }
 
+/* ---- characters (one-character strings here), rseq, printf ---- */
+
+static qr_val bi_compat_char(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    qr_val x = argv[0];
+    if (x.t == QR_T_STR && x.s->nchars == 1)
+        return x;
+    if (x.t != QR_T_INT || x.i < 0 || x.i > 0x10ffff || (x.i >= 0xd800 && x.i <= 0xdfff))
+        lx_type_error(lx, "char", 1, "a Unicode code point (an integer) or a character", x);
+    char buf[4];
+    size_t n = qr_utf8_encode((uint32_t)x.i, buf);
+    return qr_str_new(lx->a, buf, n);
+}
+
+static qr_val bi_compat_char_p(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)lx;
+    (void)argc;
+    return qr_bool(argv[0].t == QR_T_STR && argv[0].s->nchars == 1);
+}
+
+static qr_val bi_compat_rseq(qr_lx *lx, int argc, const qr_val *argv)
+{
+    if (argv[0].t != QR_T_VEC)
+        lx_type_error(lx, "rseq", 1, "a vector", argv[0]);
+    if (argv[0].c->len == 0)
+        return qr_nil();
+    return fwd(lx, "reverse", argc, argv);
+}
+
+static qr_val bi_compat_printf(qr_lx *lx, int argc, const qr_val *argv)
+{
+    qr_val s = fwd(lx, "format", argc, argv);
+    lx_write(lx, s.s->data, s.s->len);
+    return qr_nil();
+}
+
 const qr_builtin qr_lib_compat[] = {
     QR_BUILTIN(".indexOf", bi_compat_index_of, 2, 3, "[s value] or [s value from]", "index of value in s, or nil (Java String.indexOf gives -1; Clojure's index-of nil)"),
     QR_BUILTIN(".substring", bi_compat_substring, 2, 3, "[s start] or [s start end]", "the characters of s from start (to end)"),
@@ -406,6 +444,10 @@ const qr_builtin qr_lib_compat[] = {
     QR_BUILTIN("pos-int?", bi_compat_pos_int_p, 1, 1, "[x]", "true for an integer > 0"),
     QR_BUILTIN("nat-int?", bi_compat_nat_int_p, 1, 1, "[x]", "true for an integer >= 0"),
     QR_BUILTIN("neg-int?", bi_compat_neg_int_p, 1, 1, "[x]", "true for an integer < 0"),
+    QR_BUILTIN("char", bi_compat_char, 1, 1, "[n]", "the character (a one-character string) of code point n"),
+    QR_BUILTIN("char?", bi_compat_char_p, 1, 1, "[x]", "true for a one-character string (characters are strings here)"),
+    QR_BUILTIN("rseq", bi_compat_rseq, 1, 1, "[v]", "the items of vector v in reverse order, nil when empty"),
+    QR_BUILTIN("printf", bi_compat_printf, 1, -1, "[fmt & args]", "writes (format fmt args) to the captured output"),
     QR_BUILTIN("bit-and", bi_compat_bit_and, 2, -1, "[x y & more]", "bitwise and"),
     QR_BUILTIN("bit-or", bi_compat_bit_or, 2, -1, "[x y & more]", "bitwise or"),
     QR_BUILTIN("bit-xor", bi_compat_bit_xor, 2, -1, "[x y & more]", "bitwise exclusive or"),

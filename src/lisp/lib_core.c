@@ -426,8 +426,12 @@ static qr_val bi_core_apply(qr_lx *lx, int argc, const qr_val *argv)
     lx_seq last = lx_items(lx, argv[argc - 1], "apply", argc);
     size_t nfixed = (size_t)argc - 2;
     size_t total = nfixed + last.n;
-    if (total > 100000)
-        lx_throw(lx, QR_LE_ARITY, "'apply' with %zu arguments: too many", total);
+    /* the argument array lives in the request's arena (so under its memory limit) and
+     * costs steps as a builtin walking that many items does (so under the step limit) */
+    if (total > 16000000)
+        lx_throw(lx, QR_LE_ARITY, "'apply' with %zu arguments: too many (at most 16000000)",
+                 total);
+    lx_tick_n(lx, total);
     qr_val *args = qr_arena_alloc(lx->a, sizeof(qr_val) * (total + 1));
     memcpy(args, argv + 1, sizeof(qr_val) * nfixed);
     if (last.n)
@@ -482,12 +486,22 @@ static qr_val bi_core_destructure_map(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
     qr_val x = argv[0];
-    /* keyword arguments arrive as a sequence of k v pairs */
-    if ((x.t == QR_T_VEC || x.t == QR_T_LIST) && x.c->len % 2 == 0 && x.c->len > 0) {
+    /* keyword arguments arrive as a sequence of k v pairs, optionally followed by one
+     * trailing map whose entries join them (Clojure 1.11: (f 1 {:b 2}) and (f 1 :b 2)
+     * bind alike) */
+    if ((x.t == QR_T_VEC || x.t == QR_T_LIST) && x.c->len > 0) {
+        size_t len = x.c->len;
+        qr_val last = qr_vec_at(x, len - 1);
+        bool trailing = len % 2 == 1 && last.t == QR_T_MAP;
+        if (len % 2 == 1 && !trailing)
+            return x;
+        size_t npairs = len / 2, nlast = trailing ? qr_map_len(last) : 0;
         qr_mapb mb;
-        qr_mapb_init(&mb, lx->a, x.c->len / 2);
-        for (size_t i = 0; i < x.c->len; i += 2)
+        qr_mapb_init(&mb, lx->a, npairs + nlast);
+        for (size_t i = 0; i + 1 < len; i += 2)
             qr_mapb_put(&mb, qr_vec_at(x, i), qr_vec_at(x, i + 1));
+        for (size_t i = 0; i < nlast; i++)
+            qr_mapb_put(&mb, qr_map_key_at(last, i), qr_map_val_at(last, i));
         return qr_mapb_finish(&mb, QR_T_MAP);
     }
     return x;

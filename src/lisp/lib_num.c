@@ -327,14 +327,12 @@ static qr_val bi_num_int(qr_lx *lx, int argc, const qr_val *argv)
     qr_val x = argv[0];
     if (x.t == QR_T_INT)
         return x;
+    /* NaN is 0, as the JVM's cast gives (Clojure's (int ##NaN)) */
     if (x.t == QR_T_DOUBLE)
-        return to_int(lx, "int", x.d);
-    if (x.t == QR_T_STR && x.s->nchars == 1) {
-        uint32_t cp;
-        qr_utf8_decode(x.s->data, x.s->len, &cp);
-        return qr_int(cp);
-    }
-    lx_type_error(lx, "int", 1, "a number (or a one-character string)", x);
+        return isnan(x.d) ? qr_int(0) : to_int(lx, "int", x.d);
+    /* a string is an error, never its code point: characters read as one-character
+     * strings here, so (int "5") would silently be 53; (Integer/parseInt s) parses */
+    lx_type_error(lx, "int", 1, "a number (parse text with Integer/parseInt or parse-long)", x);
 }
 
 static qr_val bi_num_double(qr_lx *lx, int argc, const qr_val *argv)

@@ -226,6 +226,7 @@ struct qr_lx {
     /* result */
     qr_lisp_result *res;
     qr_val return_value;
+    qr_val thrown;          /* the exception of a QR_LE_THROW in flight */
     /* recur */
     qr_val recur_vals[64];
     /* where each keyword was last found in a map, by keyword address (see lx_get_kw) */
@@ -387,6 +388,7 @@ extern const qr_builtin qr_lib_num[];
 extern const qr_builtin qr_lib_string[];
 extern const qr_builtin qr_lib_regex[];
 extern const qr_builtin qr_lib_compat[];
+extern const qr_builtin qr_lib_except[];
 /* The value of a constant a program names (Math/PI, Double/NaN, Long/MAX_VALUE ...). */
 bool lx_constant_find(const char *name, size_t n, qr_val *out);
 

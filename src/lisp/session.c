@@ -36,7 +36,8 @@ const char *qr_lisp_errkind_name(qr_lisp_errkind k)
     static const char *const names[] = {
         "none",       "parse-error",     "type-error", "arity-error", "unbound-symbol",
         "arithmetic-error", "index-error", "tool-error", "fail",      "timeout",
-        "memory-exceeded",  "step-limit",  "depth-limit", "regex-limit", "interrupted"};
+        "memory-exceeded",  "step-limit",  "depth-limit", "regex-limit", "interrupted",
+        "exception"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "error";
 }
 

@@ -24,11 +24,12 @@ const char *qr_git_dir(const qr_git *g);
 const char *qr_git_workdir(const qr_git *g);
 
 /* The committer times (epoch seconds) of the oldest and the newest commit reachable from
- * HEAD. QR_EINVAL when HEAD has no commits. */
+ * HEAD, walking at most 300,000 commits (beyond that *first is 0: unknown). QR_EINVAL when
+ * HEAD has no commits. */
 int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err);
 
-/* The authors of the commits reachable from HEAD, after .mailmap: one entry per email,
- * in the order first met (newest commits first), with the number of their commits.
+/* The authors of the commits reachable from HEAD (at most the 300,000 first walked),
+ * after .mailmap: one entry per email, in the order first met, with their commit counts.
  * *out is malloc'd (free it with qr_git_people_free). QR_EINVAL when HEAD has no commits,
  * QR_ENOMEM. */
 typedef struct qr_git_person {

@@ -22,8 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Walks at most this many commits (a history beyond it has its span underestimated). */
-#define SPAN_MAX_COMMITS 5000000
+/* Walks at most this many commits, so the cost before a model call or a router lookup
+ * stays bounded on very large histories (a million commits take seconds to walk): past
+ * it, the span's first commit is unknown (0) and the people are those of the newest
+ * commits walked. */
+#define SPAN_MAX_COMMITS 300000
 
 int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err)
 {
@@ -52,6 +55,8 @@ int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err)
     if (!n) {
         qr_buf_puts(err, "the repository has no commits on HEAD");
         rc = QR_EINVAL;
+    } else if (n == SPAN_MAX_COMMITS) {
+        *first = 0; /* older commits were not walked: the first is not known */
     }
 done:
     git_revwalk_free(w);

@@ -131,8 +131,9 @@ static bool person_matches(const qr_git_person *p, const char *w, size_t wn, boo
         return last && (size_t)(sp - w) == first && !strncasecmp(w, p->name, first) &&
                !strcasecmp(sp + 1, last + 1);
     }
-    return part_of(w, wn, p->name, nn, " ", false) ||
-           part_of(w, wn, p->email, local, "._-+", false);
+    /* "dependabot" names dependabot[bot] */
+    return part_of(w, wn, p->name, nn, " []", false) ||
+           part_of(w, wn, p->email, local, "._-+[]", false);
 }
 
 bool qr_host_author(void *host, const char *name, char *out, size_t cap)

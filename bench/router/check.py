@@ -24,6 +24,7 @@
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -296,12 +297,13 @@ def main():
         repo = argv[i + 1]
         del argv[i:i + 2]
     quarry, setfile = os.path.abspath(argv[0]), argv[1]
+    os.environ["TZ"] = "UTC"  # git reads the ISO dates of the expectations in UTC
     tmp = tempfile.mkdtemp(prefix="router-bench-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUARRY_LLM")}
     env.update(QUARRY_NOW="2026-11-24T12:00:00Z", TZ="UTC", LC_ALL="C.UTF-8",
                HOME=os.path.join(tmp, "home"), GIT_CONFIG_NOSYSTEM="1")
     os.makedirs(env["HOME"], exist_ok=True)
-    if not repo:
+    if not repo:  # a fixture of this run only (removed with tmp)
         repo = os.path.join(tmp, "repo")
     if not os.path.isdir(os.path.join(repo, ".git")):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -341,6 +343,7 @@ def main():
           (n, tally["right"], rate, tally["wrong"], tally["declined"]))
     print("judgement %d: declined %d, answered %d" %
           (j, tally["judgement declined"], tally["judgement ANSWERED"]))
+    shutil.rmtree(tmp, ignore_errors=True)
     bad = tally["wrong"] or tally["judgement ANSWERED"] or (floor is not None and rate < floor)
     if floor is not None and rate < floor:
         print("FAIL: right rate %.1f%% under the floor %.1f%%" % (rate, floor))

@@ -1217,6 +1217,30 @@ static void set_author(parser *p, const char *s)
     snprintf(p->q->author, RT_STR, "%s", s);
 }
 
+/* "... and NAME" after a name at k: a second person this repository knows ("commits by
+ * ines and bob", "did alice and zoe do"); the tokens it spans (0: none), with their
+ * email in who. Only names the repository knows (never a guess from a word's shape),
+ * and two different people whose searches cannot match each other's commits. */
+static size_t second_at(const parser *p, size_t k, const char *first, char *who)
+{
+    if (!p->o || !p->o->author || !(tok_is(p, k, "and") || tok_is(p, k, "&")))
+        return 0;
+    size_t j = k + 1;
+    if (tok_is(p, j, "by"))
+        j++;
+    size_t len;
+    if (!name_at(p, j) || p->t[j].kind != T_WORD || !resolve_name(p, j, who, &len))
+        return 0;
+    if (strstr(first, who) || strstr(who, first))
+        return 0;
+    return j + len - k;
+}
+
+static void set_second(parser *p, const char *who)
+{
+    snprintf(p->q->author2, RT_STR, "%s", who);
+}
+
 /* A message term: quoted, or one plain word. */
 static bool term_at(const parser *p, size_t i)
 {
@@ -1296,7 +1320,11 @@ static void parse_author(parser *p)
             if (!resolve_name(p, i + 1, who, &len))
                 continue;
             set_author(p, who);
-            use(p, from, i + 1 + len);
+            char who2[RT_STR];
+            size_t more = second_at(p, i + 1 + len, who, who2);
+            if (more)
+                set_second(p, who2);
+            use(p, from, i + 1 + len + more);
             continue;
         }
         /* from NAME: only a name this repository knows ("commits from carol") */
@@ -1307,11 +1335,15 @@ static void parse_author(parser *p)
             continue;
         }
         /* did NAME do / make / last change; has NAME done */
+        char who2[RT_STR];
+        size_t more = 0;
         if ((tok_is(p, i, "did") || tok_is(p, i, "has") || tok_is(p, i, "have")) &&
             name_at(p, i + 1) && resolve_name(p, i + 1, who, &len) &&
-            tok_in(p, i + 1 + len, FOLLOW)) {
+            tok_in(p, i + 1 + len + (more = second_at(p, i + 1 + len, who, who2)), FOLLOW)) {
             set_author(p, who);
-            use(p, i, i + 1 + len);
+            if (more)
+                set_second(p, who2);
+            use(p, i, i + 1 + len + more);
             continue;
         }
         /* NAME's */
@@ -1742,18 +1774,26 @@ static void parse_known_authors(parser *p)
             continue;
         char two[2 * TOK_LEN + 2], who[RT_STR];
         const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
+        char who2[RT_STR];
+        size_t more;
         if (u && !u->used && u->kind == T_WORD && !t->poss) {
             snprintf(two, sizeof two, "%s %s", t->s, u->s);
             if (known_author(p, two, who)) {
                 set_author(p, who);
-                use(p, i, i + 2);
+                if ((more = second_at(p, i + 2, who, who2)))
+                    set_second(p, who2);
+                use(p, i, i + 2 + more);
                 continue;
             }
         }
         /* a lone common word ("will", "mark") is read as a name only with a marker */
         if (!in_list(t->s, COMMON) && !in_list(t->s, NOT_NAME) && known_author(p, t->s, who)) {
             set_author(p, who);
-            use(p, i, i + 1);
+            if (!t->poss && (more = second_at(p, i + 1, who, who2)))
+                set_second(p, who2);
+            else
+                more = 0;
+            use(p, i, i + 1 + more);
         }
     }
 }

@@ -61,6 +61,7 @@ typedef struct rt_question {
     char since[RT_STR], until[RT_STR]; /* tool strings ("1 week ago"); "" when absent */
     char window[RT_STR];                /* how the window reads: "since 1 week ago" */
     char author[RT_STR];                /* "" when absent */
+    char author2[RT_STR];               /* a second person ("by ines and bob"), or "" */
     char path[RT_STR];
     int path_kind;      /* RT_PATH_* */
     bool path_excl;     /* the path is excluded ("without docs/"): an RT_PATH_DIR */

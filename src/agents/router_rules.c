@@ -36,6 +36,7 @@ enum {
     S_N = 1u << 7,
     S_SORT = 1u << 8,
     S_BOTS = 1u << 9, /* bots excluded or only bots */
+    S_AUTHOR2 = 1u << 10, /* a second person */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -79,6 +80,8 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_SORT;
     if (q->bots)
         s |= S_BOTS;
+    if (q->author2[0])
+        s |= S_AUTHOR2;
     return s;
 }
 
@@ -168,7 +171,7 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
     if (q->bots == RT_BOTS_ONLY)
         ADD(" by bots");
     if ((which & P_AUTHOR) && q->author[0])
-        ADD(" by %s", q->author);
+        ADD(" by %s%s%s", q->author, q->author2[0] ? " and " : "", q->author2);
     if ((which & P_GREP) && q->grep[0])
         ADD(" mentioning '%s'", q->grep);
     if ((which & P_PATH) && q->path_kind)
@@ -186,6 +189,8 @@ static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsi
     qr_buf_puts(e, what);
     if ((which & P_AUTHOR) && q->author[0])
         qr_buf_printf(e, " by \"%s\"", q->author);
+    if ((which & P_AUTHOR) && q->author2[0])
+        qr_buf_printf(e, " and \"%s\"", q->author2);
     if ((which & P_PATH) && q->path_kind)
         qr_buf_printf(e, " path \"%s%s\"", q->path_excl ? ":!" : "", q->path);
     if (q->bots)
@@ -215,9 +220,36 @@ static const char *fetch_as(const rt_question *q, const char *name)
     return q->bots ? "raw" : name;
 }
 
-/* The filter step (and a separator after it) when the question names bots. */
+/* The commits of the question's window: one fetch, or with two people one fetch each
+ * (pre_steps then joins them, newest first). */
+static void commits_fetch(qr_buf *b, const rt_question *q, unsigned which, int limit)
+{
+    if (!q->author2[0]) {
+        qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
+        params(b, q, which, limit);
+        qr_buf_puts(b, "}]\n");
+        return;
+    }
+    rt_question two = *q;
+    snprintf(two.author, RT_STR, "%s", q->author2);
+    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :first_author :params ");
+    params(b, q, which, limit);
+    qr_buf_puts(b, "}\n         {:tool :get_commits :as :second_author :params ");
+    params(b, &two, which, limit);
+    qr_buf_puts(b, "}]\n");
+}
+
+/* The steps (each followed by a separator) that make binding `name` out of what was
+ * fetched: the bots filter, or the two people's commits joined, newest first. */
 static void bots_step(qr_buf *b, const rt_question *q, const char *name)
 {
+    if (q->author2[0]) {
+        qr_buf_printf(b, "{:op :concat :on [:first_author :second_author] :as :both}\n"
+                         "             {:op :sort :on :both :as :%s :by [[:timestamp :desc]]}"
+                         "\n             ",
+                      name);
+        return;
+    }
     if (!q->bots)
         return;
     qr_buf_printf(b, "{:op :filter :on :raw :as :%s :where %s[:or [:matches :author ", name,
@@ -231,7 +263,7 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
 /* A :transform of the bots step alone, for queries that have no other step. */
 static void bots_only_transform(qr_buf *b, const rt_question *q, const char *name)
 {
-    if (!q->bots)
+    if (!q->bots && !q->author2[0])
         return;
     qr_buf_puts(b, " :transform [");
     bots_step(b, q, name);
@@ -261,14 +293,13 @@ static void emit_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     char qual[RT_STR * 4];
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
-    qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
-    /* with bots filtered, the cut comes after the filter */
-    params(b, q, all, q->bots ? 0 : limit);
-    qr_buf_puts(b, "}]\n :transform [");
+    /* with bots filtered, the cut comes after the filter; with two people, after the join */
+    commits_fetch(b, q, all, q->bots ? 0 : limit);
+    qr_buf_puts(b, " :transform [");
     bots_step(b, q, "commits");
     qr_buf_printf(b, "{:op :map :on :commits :as :rows :select %s}", COMMIT_FIELDS);
     const char *out = "rows";
-    if (q->bots && limit > 0) {
+    if ((q->bots || q->author2[0]) && limit > 0) {
         qr_buf_printf(b, "\n             {:op :take :on :rows :as :shown :n %d}", limit);
         out = "shown";
     }
@@ -289,10 +320,8 @@ static void emit_count(const rt_question *q, qr_buf *b, qr_buf *e)
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
-    qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
-    params(b, q, all, 0);
+    commits_fetch(b, q, all, 0);
     snprintf(sum, sizeof sum, "{{count:commits}} %s%s", noun, qual);
-    qr_buf_puts(b, "}]\n");
     bots_only_transform(b, q, "commits");
     qr_buf_puts(b, " :return {:count \"{{count:commits}}\" :summary ");
     edn_str(b, sum);
@@ -606,7 +635,7 @@ static const rule RULES[] = {
       "how many commits did carol make", "how many merge commits this year"},
      {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), REQ_END},
      W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS,
+     S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2,
      0,
      0,
      emit_count},
@@ -707,7 +736,7 @@ static const rule RULES[] = {
       "last 5 commits by bob@example.com"},
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_AUTHOR | S_DIR | S_MERGES | S_N | S_BOTS,
+     S_WINDOW | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS,
      S_AUTHOR,
      0,
      emit_commits},
@@ -736,6 +765,8 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     if (q->sort && !(r->sorts & (1u << q->sort)))
         return false;
     if (q->words & RW_UNKNOWN)
+        return false;
+    if ((s & S_AUTHOR2) && (s & S_BOTS))
         return false;
     if (q->ascending && r->emit != emit_top_authors)
         return false;

@@ -592,6 +592,11 @@ static const expect PINNED[] = {
     {"ines' commits", "commits-by-author", {":author \"ines@example.com\""}},
     {"commits since monday by ines", "commits-by-author", {":author \"ines@example.com\"", ":since \"2026-11-23\""}},
     {"what did alice smith do in october", "commits-by-author", {":author \"alice@example.com\"", ":since \"2026-10-01\""}},
+    /* two people the repository knows: one fetch each, joined newest first */
+    {"commits by alice and ines", "commits-by-author", {":as :first_author :params {:author \"alice@example.com\"}", ":as :second_author :params {:author \"ines@example.com\"}", "{:op :concat :on [:first_author :second_author] :as :both}", ":by [[:timestamp :desc]]"}},
+    {"what did alice and ines do last week", "commits-by-author", {":since \"1 week ago\" :author \"ines@example.com\""}},
+    {"how many commits by ines and alice", "count-commits", {":count \"{{count:commits}}\""}},
+    {"last 3 commits by ines and alice smith", "commits-by-author", {":take :on :rows :as :shown :n 3"}},
     /* two steps with no model */
     {"what did the top contributor do last week", "top-author-commits", {":tool :get_author_stats :as :top :params {:since \"1 week ago\" :limit 1}", ":author \"{{first:top:email}}\"", "[:= :email \"{{first:top:email}}\"]"}},
     {"the most active author's commits this month", "top-author-commits", {":since \"this month\""}},
@@ -600,7 +605,8 @@ static const expect PINNED[] = {
 
 /* Questions that stay unmatched at the pinned now, with the same authors. */
 static const char *const PINNED_NO_MATCH[] = {
-    "commits by alice and ines",  /* two people: the tools take one author */
+    "commits by alice and jo",    /* two people, one of them unknown */
+    "largest commits by alice and ines", /* two people: only lists and counts join them */
     "what did jo do",             /* not an author of this repository, and no marker */
     "commits in may be useful",   /* "may" read as a month would be a guess */
     "commits from last october",  /* which October? */

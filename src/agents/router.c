@@ -1449,7 +1449,7 @@ static void set_merges(parser *p, int mode)
 
 /* What an exclusion marker excludes, at j: bots, merges, a path or a folder; the tokens
  * it spans (0: nothing the router can exclude). */
-static size_t excl_object(parser *p, size_t j)
+static size_t excl_object(parser *p, size_t j, bool loose)
 {
     static const char *const BOTS[] = {"bots", "bot", "robots", "automation", "automated",
                                        "dependabot", NULL};
@@ -1481,7 +1481,7 @@ static size_t excl_object(parser *p, size_t j)
     }
     bool noun = tok_is(p, k + 1, "folder") || tok_is(p, k + 1, "directory") ||
                 tok_is(p, k + 1, "dir");
-    if (t && t->kind == T_WORD && !t->poss && (noun || in_list(t->s, FOLDERS)) &&
+    if (t && t->kind == T_WORD && !t->poss && (noun || (loose && in_list(t->s, FOLDERS))) &&
         (isalnum((unsigned char)t->s[0]) || t->s[0] == '_' || t->s[0] == '.')) {
         for (const char *c = t->s; *c; c++)
             if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
@@ -1512,8 +1512,12 @@ static void parse_exclusions(parser *p)
             continue;
         }
         size_t m = excl_marker(p, i);
+        /* "without tests", "no docs" may be about what a commit lacks: a bare folder
+           name is read only after a marker that names a place ("not in", "outside",
+           "excluding") */
+        bool loose = !tok_is(p, i, "without") && !tok_is(p, i, "no") && !tok_is(p, i, "sans");
         if (m) {
-            size_t j = i + m, len = excl_object(p, j);
+            size_t j = i + m, len = excl_object(p, j, loose);
             if (!len)
                 continue;
             j += len;
@@ -1523,7 +1527,7 @@ static void parse_exclusions(parser *p)
                 if (tok_is(p, c, "and") || tok_is(p, c, "or") || tok_is(p, c, "nor"))
                     c++;
                 size_t mk = c > j ? excl_marker(p, c) : 0; /* "and without merges" */
-                size_t more = c > j ? excl_object(p, c + mk) : 0;
+                size_t more = c > j ? excl_object(p, c + mk, loose || mk) : 0;
                 if (more)
                     more += mk;
                 if (!more)

@@ -47,6 +47,7 @@ bench: all
 	bash bench/git/run.sh $(BUILD)/quarry
 	bash bench/ask/run.sh $(BUILD)/quarry
 	bash bench/memory/run.sh $(BUILD)/quarry
+	bash bench/memory/write.sh $(BUILD)/quarry
 	bash bench/code/run.sh $(BUILD)/quarry
 	bash bench/sparql/run.sh $(BUILD)/quarry
 	bash bench/dwim/run.sh $(BUILD)/quarry

@@ -195,5 +195,17 @@ int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
  * (mkstemp, permissions `mode`), then renamed over it, so readers see the old file or the
  * new one. Returns QR_OK, QR_EIO (errno preserved; nothing left behind) or QR_ENOMEM. */
 int qr_write_file_atomic(const char *path, const void *data, size_t n, unsigned mode);
+/* What stat(2) says of a file, as text: device, inode, size, and the modification and
+ * change times to the nanosecond; "-" when the file is missing or empty (SQLite leaves an
+ * empty WAL behind). The change time (ctime) is set by the kernel at every write, rename
+ * or utimensat and cannot be set back by a program, so two equal stamps mean the file
+ * was not touched in between (up to the file system's clock tick). */
+#define QR_FILE_STAMP_LEN 128
+void qr_file_stamp(const char *path, char out[QR_FILE_STAMP_LEN]);
+/* quarry's private state directory, $XDG_STATE_HOME/quarry (else
+ * $HOME/.local/state/quarry), and `sub` inside it when not NULL, created mode 0700 when
+ * missing. QR_OK with the path in out; QR_EIO when there is no home or it cannot be
+ * made; QR_ENOMEM. */
+int qr_state_dir(const char *sub, qr_buf *out);
 
 #endif

@@ -88,9 +88,14 @@ typedef struct qr_buf {
     size_t len;
     size_t cap;
     bool failed; /* sticky: an append could not allocate */
+    bool fixed;  /* p is the caller's (qr_buf_init_fixed): never reallocated nor freed */
 } qr_buf;
 
 void qr_buf_init(qr_buf *b);
+/* A buffer over the caller's cap bytes at p (an arena block, say): appends fill it, and
+ * one that would pass cap - 1 bytes (the NUL needs one) sets `failed` instead of growing.
+ * qr_buf_release forgets p without freeing it. */
+void qr_buf_init_fixed(qr_buf *b, char *p, size_t cap);
 void qr_buf_append(qr_buf *b, const char *s, size_t n);
 void qr_buf_puts(qr_buf *b, const char *s);
 void qr_buf_putc(qr_buf *b, char c);

@@ -36,7 +36,7 @@ typedef enum qr_type {
     QR_T_FN,    /* opaque to this layer; points to a struct starting with qr_fnhdr */
     QR_T_REGEX,
     QR_T_VAR,
-    QR_T_LAZY,  /* an unbounded generator ((range), (repeat x)); opaque to this layer */
+    QR_T_LAZY,  /* a generator ((range), (repeat x)): starts with a qr_lazyhdr */
 } qr_type;
 
 typedef struct qr_str {
@@ -150,6 +150,30 @@ static inline bool qr_is_seqcoll(qr_val v)
 {
     return v.t == QR_T_VEC || v.t == QR_T_LIST;
 }
+/* The head of every QR_T_LAZY record. An unbounded generator is opaque to this layer
+ * (bounded false). A bounded one is the `count` integers start, start + step, ... (a
+ * range realised on demand): this layer prints, compares and hashes it as the list of
+ * those integers, so it is equal to the vector or list it stands for. */
+typedef struct qr_lazyhdr {
+    bool bounded;
+    uint64_t count;
+    int64_t start, step;
+} qr_lazyhdr;
+static inline bool qr_is_range(qr_val v)
+{
+    return v.t == QR_T_LAZY && ((const qr_lazyhdr *)v.p)->bounded;
+}
+/* Item i of a bounded range (i < count, so it cannot overflow). */
+static inline int64_t qr_range_at(qr_val v, uint64_t i)
+{
+    const qr_lazyhdr *h = (const qr_lazyhdr *)v.p;
+    return (int64_t)((uint64_t)h->start + (uint64_t)h->step * i);
+}
+static inline uint64_t qr_range_len(qr_val v)
+{
+    return ((const qr_lazyhdr *)v.p)->count;
+}
+
 static inline bool qr_is_number(qr_val v)
 {
     return v.t == QR_T_INT || v.t == QR_T_DOUBLE;

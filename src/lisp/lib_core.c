@@ -122,7 +122,7 @@ static qr_val bi_core_str(qr_lx *lx, int argc, const qr_val *argv)
         qr_val x = argv[i];
         if (x.t == QR_T_NIL)
             continue;
-        if (x.t == QR_T_LAZY)
+        if (lx_unbounded(x))
             lx_throw(lx, QR_LE_TYPE, "'str' cannot print an unbounded sequence");
         st = lx_print(lx, b, x, x.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
                       b->len >= max ? 0 : max - b->len);
@@ -472,7 +472,7 @@ static qr_val bi_core_nthnext(qr_lx *lx, int argc, const qr_val *argv)
     int64_t k = argv[1].i;
     if (coll.t == QR_T_NIL)
         return qr_nil();
-    if (coll.t == QR_T_LAZY)
+    if (lx_unbounded(coll))
         lx_throw(lx, QR_LE_TYPE, "cannot destructure the rest of an unbounded sequence");
     lx_seq s = lx_items(lx, coll, "destructuring", 1);
     if ((size_t)k >= s.n)
@@ -521,11 +521,11 @@ static qr_val bi_core_no_match(qr_lx *lx, int argc, const qr_val *argv)
 }
 
 const qr_builtin qr_lib_core[] = {
-    QR_BUILTIN("=", bi_core_eq, 1, -1, "[x & more]", "true when all arguments are equal (1 and 1.0 differ)"),
-    QR_BUILTIN("not=", bi_core_not_eq, 1, -1, "[x & more]", "(not (= x ...))"),
+    QR_BUILTIN_LAZY("=", bi_core_eq, 1, -1, "[x & more]", "true when all arguments are equal (1 and 1.0 differ)"),
+    QR_BUILTIN_LAZY("not=", bi_core_not_eq, 1, -1, "[x & more]", "(not (= x ...))"),
     QR_BUILTIN("compare", bi_core_compare, 2, 2, "[x y]", "-1, 0 or 1: numbers, strings, keywords, vectors"),
     QR_BUILTIN("not", bi_core_not, 1, 1, "[x]", "true when x is nil or false"),
-    QR_BUILTIN("identity", bi_core_identity, 1, 1, "[x]", "x"),
+    QR_BUILTIN_LAZY("identity", bi_core_identity, 1, 1, "[x]", "x"),
     QR_BUILTIN("nil?", bi_core_nil_p, 1, 1, "[x]", "true when x is nil"),
     QR_BUILTIN("some?", bi_core_some_p, 1, 1, "[x]", "true when x is not nil"),
     QR_BUILTIN("string?", bi_core_string_p, 1, 1, "[x]", "true for strings"),
@@ -552,16 +552,16 @@ const qr_builtin qr_lib_core[] = {
     QR_BUILTIN("regex?", bi_core_regex_p, 1, 1, "[x]", "true for regexes"),
     QR_BUILTIN("var?", bi_core_var_p, 1, 1, "[x]", "true for vars"),
     QR_BUILTIN("type", bi_core_type, 1, 1, "[x]", "the type of x as a keyword (:string, :integer, :map, ...)"),
-    QR_BUILTIN("str", bi_core_str, 0, -1, "[& xs]", "concatenates the printed forms of xs (nil prints nothing)"),
-    QR_BUILTIN("pr-str", bi_core_pr_str, 0, -1, "[& xs]", "the readable printed form of xs, space separated"),
+    QR_BUILTIN_LAZY("str", bi_core_str, 0, -1, "[& xs]", "concatenates the printed forms of xs (nil prints nothing)"),
+    QR_BUILTIN_LAZY("pr-str", bi_core_pr_str, 0, -1, "[& xs]", "the readable printed form of xs, space separated"),
     QR_BUILTIN("print-str", bi_core_print_str, 0, -1, "[& xs]", "the printed form of xs as print shows it"),
-    QR_BUILTIN("println", bi_core_println, 0, -1, "[& xs]", "writes xs and a newline to the captured output"),
-    QR_BUILTIN("print", bi_core_print, 0, -1, "[& xs]", "writes xs to the captured output"),
-    QR_BUILTIN("prn", bi_core_prn, 0, -1, "[& xs]", "writes the readable forms of xs and a newline"),
-    QR_BUILTIN("pr", bi_core_pr, 0, -1, "[& xs]", "writes the readable forms of xs"),
-    QR_BUILTIN("list", bi_core_list, 0, -1, "[& xs]", "a list of xs"),
-    QR_BUILTIN("vector", bi_core_vector, 0, -1, "[& xs]", "a vector of xs"),
-    QR_BUILTIN("hash-map", bi_core_hash_map, 0, -1, "[& kvs]", "a map of the key/value pairs"),
+    QR_BUILTIN_LAZY("println", bi_core_println, 0, -1, "[& xs]", "writes xs and a newline to the captured output"),
+    QR_BUILTIN_LAZY("print", bi_core_print, 0, -1, "[& xs]", "writes xs to the captured output"),
+    QR_BUILTIN_LAZY("prn", bi_core_prn, 0, -1, "[& xs]", "writes the readable forms of xs and a newline"),
+    QR_BUILTIN_LAZY("pr", bi_core_pr, 0, -1, "[& xs]", "writes the readable forms of xs"),
+    QR_BUILTIN_LAZY("list", bi_core_list, 0, -1, "[& xs]", "a list of xs"),
+    QR_BUILTIN_LAZY("vector", bi_core_vector, 0, -1, "[& xs]", "a vector of xs"),
+    QR_BUILTIN_LAZY("hash-map", bi_core_hash_map, 0, -1, "[& kvs]", "a map of the key/value pairs"),
     QR_BUILTIN("array-map", bi_core_hash_map, 0, -1, "[& kvs]", "a map of the key/value pairs"),
     QR_BUILTIN("hash-set", bi_core_hash_set, 0, -1, "[& xs]", "a set of xs"),
     QR_BUILTIN("keyword", bi_core_keyword, 1, 2, "[name] or [ns name]", "a keyword from a string or symbol"),

@@ -26,6 +26,7 @@
 static qr_val lazy_new(qr_lx *lx, lazy_kind kind, qr_val a, qr_val b)
 {
     lazy_seq *z = qr_arena_alloc(lx->a, sizeof *z);
+    memset(z, 0, sizeof *z);
     z->kind = kind;
     z->a = a;
     z->b = b;
@@ -101,6 +102,11 @@ static qr_val lazy_drop(qr_lx *lx, qr_val v, size_t n)
     const lazy_seq *z = lx_lazy(v);
     if (n == 0)
         return v;
+    if (z->h.bounded) {
+        if (n >= z->h.count)
+            return qr_vec_empty(QR_T_LIST);
+        return lx_range_new(lx, qr_range_at(v, n), z->h.step, z->h.count - n);
+    }
     switch (z->kind) {
     case LAZY_RANGE: return lazy_new(lx, LAZY_RANGE, lx_lazy_nth(lx, z, n), z->b);
     case LAZY_REPEAT: return v;
@@ -159,6 +165,8 @@ static bool item_at(qr_lx *lx, qr_val coll, size_t i, qr_val *out, const char *f
     }
     case QR_T_LAZY: {
         const lazy_seq *z = lx_lazy(coll);
+        if (z->h.bounded && i >= z->h.count)
+            return false;
         if (z->kind != LAZY_ITERATE) {
             *out = lx_lazy_nth(lx, z, i);
             return true;
@@ -182,7 +190,7 @@ static size_t multi_items(qr_lx *lx, const char *fname, const qr_val *colls, int
     size_t n = SIZE_MAX;
     bool bounded = false;
     for (int c = 0; c < nc; c++) {
-        if (colls[c].t == QR_T_LAZY)
+        if (lx_unbounded(colls[c]))
             continue;
         out[c] = lx_items(lx, colls[c], fname, argn0 + c);
         if (out[c].n < n)
@@ -192,7 +200,7 @@ static size_t multi_items(qr_lx *lx, const char *fname, const qr_val *colls, int
     if (!bounded)
         lx_items(lx, colls[0], fname, argn0); /* raises */
     for (int c = 0; c < nc; c++) {
-        if (colls[c].t != QR_T_LAZY)
+        if (!lx_unbounded(colls[c]))
             continue;
         qr_val v = lx_take(lx, colls[c], n, fname);
         out[c].items = qr_vec_items(v);
@@ -243,6 +251,10 @@ static qr_val bi_seq_last(qr_lx *lx, int argc, const qr_val *argv)
     case QR_T_MAP:
     case QR_T_SET: n = coll.c->len; break;
     case QR_T_STR: n = coll.s->nchars; break;
+    case QR_T_LAZY:
+        if (qr_is_range(coll))
+            return qr_int(qr_range_at(coll, qr_range_len(coll) - 1));
+        /* fall through */
     default: lx_items(lx, coll, "last", 1); return qr_nil(); /* raises */
     }
     return n && item_at(lx, coll, n - 1, &r, "last") ? r : qr_nil();
@@ -332,9 +344,11 @@ static qr_val bi_seq_nth(qr_lx *lx, int argc, const qr_val *argv)
         return r;
     if (argc == 3)
         return argv[2];
-    if (coll.t == QR_T_LAZY)
+    if (lx_unbounded(coll))
         lx_throw(lx, QR_LE_INDEX, "'nth' index %lld is negative", (long long)i);
-    size_t n = coll.t == QR_T_STR ? coll.s->nchars : coll.c->len;
+    size_t n = coll.t == QR_T_STR    ? coll.s->nchars
+               : coll.t == QR_T_LAZY ? (size_t)qr_range_len(coll)
+                                     : coll.c->len;
     lx_throw(lx, QR_LE_INDEX, "'nth' index %lld is out of bounds for a %s of %zu items",
              (long long)i, qr_type_name((qr_type)coll.t), n);
 }
@@ -394,6 +408,10 @@ static qr_val bi_seq_count(qr_lx *lx, int argc, const qr_val *argv)
     case QR_T_MAP:
     case QR_T_SET: return qr_int((int64_t)c.c->len);
     case QR_T_STR: return qr_int((int64_t)c.s->nchars);
+    case QR_T_LAZY:
+        if (qr_is_range(c))
+            return qr_int((int64_t)qr_range_len(c));
+        /* fall through */
     default: lx_items(lx, c, "count", 1); return qr_nil(); /* raises */
     }
 }
@@ -976,6 +994,8 @@ static qr_val bi_seq_take_while(qr_lx *lx, int argc, const qr_val *argv)
         qr_vecb vb;
         qr_vecb_init(&vb, lx->a, 16);
         for (;;) {
+            if (it.z->h.bounded && it.i >= it.z->h.count)
+                break;
             qr_val x = lz_next(lx, &it);
             if (!qr_truthy(seq_call1(lx, f, x)))
                 break;
@@ -998,7 +1018,8 @@ static qr_val bi_seq_drop_while(qr_lx *lx, int argc, const qr_val *argv)
     if (coll.t == QR_T_LAZY) {
         lz_iter it = {lx_lazy(coll), 0, qr_nil()};
         size_t k = 0;
-        while (qr_truthy(seq_call1(lx, f, lz_next(lx, &it))))
+        while (!(it.z->h.bounded && it.i >= it.z->h.count) &&
+               qr_truthy(seq_call1(lx, f, lz_next(lx, &it))))
             k++;
         return lazy_drop(lx, coll, k);
     }
@@ -1163,6 +1184,11 @@ static int num_cmp(qr_val a, qr_val b)
     return c;
 }
 
+/* A range of integers longer than this is a bounded range realised on demand (see
+ * lx_range_new); a shorter one is built at once, as cheap as the value that stands for it
+ * and what a tool argument or a host expects. */
+#define RANGE_EAGER 1024
+
 static qr_val bi_seq_range(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 0)
@@ -1192,6 +1218,8 @@ static qr_val bi_seq_range(qr_lx *lx, int argc, const qr_val *argv)
                                 : (uint64_t)start.i - (uint64_t)end.i;
         uint64_t st = dir > 0 ? (uint64_t)step.i : (uint64_t)(-(step.i + 1)) + 1;
         uint64_t count = diff / st + (diff % st != 0);
+        if (count > RANGE_EAGER)
+            return lx_range_new(lx, start.i, step.i, count);
         qr_vecb_init(&vb, lx->a, (size_t)count);
         int64_t x = start.i;
         for (uint64_t i = 0; i < count; i++) {
@@ -1316,25 +1344,25 @@ static qr_val bi_seq_some_fn(qr_lx *lx, int argc, const qr_val *argv)
 }
 
 const qr_builtin qr_lib_seq[] = {
-    QR_BUILTIN("first", bi_seq_first, 1, 1, "[coll]", "the first item of coll, or nil"),
-    QR_BUILTIN("second", bi_seq_second, 1, 1, "[coll]", "the second item of coll, or nil"),
+    QR_BUILTIN_LAZY("first", bi_seq_first, 1, 1, "[coll]", "the first item of coll, or nil"),
+    QR_BUILTIN_LAZY("second", bi_seq_second, 1, 1, "[coll]", "the second item of coll, or nil"),
     QR_BUILTIN("ffirst", bi_seq_ffirst, 1, 1, "[coll]", "(first (first coll))"),
     QR_BUILTIN("fnext", bi_seq_second, 1, 1, "[coll]", "(first (next coll))"),
     QR_BUILTIN("nfirst", bi_seq_nfirst, 1, 1, "[coll]", "(next (first coll))"),
     QR_BUILTIN("nnext", bi_seq_nnext, 1, 1, "[coll]", "(next (next coll))"),
-    QR_BUILTIN("last", bi_seq_last, 1, 1, "[coll]", "the last item of coll, or nil"),
-    QR_BUILTIN("rest", bi_seq_rest, 1, 1, "[coll]", "the items after the first, as a vector ([] when none)"),
-    QR_BUILTIN("next", bi_seq_next, 1, 1, "[coll]", "the items after the first, or nil when none"),
-    QR_BUILTIN("nthrest", bi_seq_nthrest, 2, 2, "[coll n]", "the items from index n on"),
-    QR_BUILTIN("nthnext", bi_seq_nthnext, 2, 2, "[coll n]", "the items from index n on, or nil when none"),
-    QR_BUILTIN("nth", bi_seq_nth, 2, 3, "[coll index] or [coll index not-found]", "the item at index; out of range is an index-error unless not-found is given"),
+    QR_BUILTIN_LAZY("last", bi_seq_last, 1, 1, "[coll]", "the last item of coll, or nil"),
+    QR_BUILTIN_LAZY("rest", bi_seq_rest, 1, 1, "[coll]", "the items after the first, as a vector ([] when none)"),
+    QR_BUILTIN_LAZY("next", bi_seq_next, 1, 1, "[coll]", "the items after the first, or nil when none"),
+    QR_BUILTIN_LAZY("nthrest", bi_seq_nthrest, 2, 2, "[coll n]", "the items from index n on"),
+    QR_BUILTIN_LAZY("nthnext", bi_seq_nthnext, 2, 2, "[coll n]", "the items from index n on, or nil when none"),
+    QR_BUILTIN_LAZY("nth", bi_seq_nth, 2, 3, "[coll index] or [coll index not-found]", "the item at index; out of range is an index-error unless not-found is given"),
     QR_BUILTIN("peek", bi_seq_peek, 1, 1, "[coll]", "the last item of a vector, the first of a list"),
     QR_BUILTIN("pop", bi_seq_pop, 1, 1, "[coll]", "a vector without its last item, a list without its first"),
     QR_BUILTIN("subvec", bi_seq_subvec, 2, 3, "[v start] or [v start end]", "the items of vector v from start to end (exclusive)"),
-    QR_BUILTIN("count", bi_seq_count, 1, 1, "[coll]", "the number of items (characters of a string)"),
-    QR_BUILTIN("empty?", bi_seq_empty_p, 1, 1, "[coll]", "true when coll has no items"),
-    QR_BUILTIN("not-empty", bi_seq_not_empty, 1, 1, "[coll]", "coll, or nil when it is empty"),
-    QR_BUILTIN("seq", bi_seq_seq, 1, 1, "[coll]", "the items of coll, or nil when empty"),
+    QR_BUILTIN_LAZY("count", bi_seq_count, 1, 1, "[coll]", "the number of items (characters of a string)"),
+    QR_BUILTIN_LAZY("empty?", bi_seq_empty_p, 1, 1, "[coll]", "true when coll has no items"),
+    QR_BUILTIN_LAZY("not-empty", bi_seq_not_empty, 1, 1, "[coll]", "coll, or nil when it is empty"),
+    QR_BUILTIN_LAZY("seq", bi_seq_seq, 1, 1, "[coll]", "the items of coll, or nil when empty"),
     QR_BUILTIN("vec", bi_seq_vec, 1, 1, "[coll]", "a vector of the items of coll"),
     QR_BUILTIN("sequence", bi_seq_sequence, 1, 1, "[coll]", "a vector of the items of coll"),
     QR_BUILTIN("set", bi_seq_set, 1, 1, "[coll]", "a set of the items of coll"),
@@ -1357,10 +1385,10 @@ const qr_builtin qr_lib_seq[] = {
     QR_BUILTIN("reduce", bi_seq_reduce, 2, 3, "[f coll] or [f init coll]", "combines the items with (f acc x); stops early at (reduced v)"),
     QR_BUILTIN("reduce-kv", bi_seq_reduce_kv, 3, 3, "[f init coll]", "(f acc k v) over a map's entries or a vector's indexes and items"),
     QR_BUILTIN("reductions", bi_seq_reductions, 2, 3, "[f coll] or [f init coll]", "the intermediate values of reduce"),
-    QR_BUILTIN("take", bi_seq_take, 2, 2, "[n coll]", "the first n items"),
-    QR_BUILTIN("drop", bi_seq_drop, 2, 2, "[n coll]", "the items after the first n"),
-    QR_BUILTIN("take-while", bi_seq_take_while, 2, 2, "[pred coll]", "the leading items for which pred is truthy"),
-    QR_BUILTIN("drop-while", bi_seq_drop_while, 2, 2, "[pred coll]", "the items from the first for which pred is falsy"),
+    QR_BUILTIN_LAZY("take", bi_seq_take, 2, 2, "[n coll]", "the first n items"),
+    QR_BUILTIN_LAZY("drop", bi_seq_drop, 2, 2, "[n coll]", "the items after the first n"),
+    QR_BUILTIN_LAZY("take-while", bi_seq_take_while, 2, 2, "[pred coll]", "the leading items for which pred is truthy"),
+    QR_BUILTIN_LAZY("drop-while", bi_seq_drop_while, 2, 2, "[pred coll]", "the items from the first for which pred is falsy"),
     QR_BUILTIN("take-last", bi_seq_take_last, 2, 2, "[n coll]", "the last n items, or nil when none"),
     QR_BUILTIN("drop-last", bi_seq_drop_last, 1, 2, "[coll] or [n coll]", "the items without the last n (default 1)"),
     QR_BUILTIN("butlast", bi_seq_butlast, 1, 1, "[coll]", "the items without the last, or nil when none remain"),

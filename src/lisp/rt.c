@@ -80,7 +80,14 @@ lx_seq lx_items(qr_lx *lx, qr_val coll, const char *fname, int argn)
         r.n = v.c->len;
         return r;
     }
-    case QR_T_LAZY: unbounded_error(lx, fname);
+    case QR_T_LAZY:
+        if (lx_lazy(coll)->h.bounded) {
+            qr_val v = lx_realize(lx, coll);
+            r.items = qr_vec_items(v);
+            r.n = v.c->len;
+            return r;
+        }
+        unbounded_error(lx, fname);
     default: lx_type_error(lx, fname, argn, "a collection", coll);
     }
 }
@@ -203,7 +210,54 @@ void lx_write(qr_lx *lx, const char *s, size_t n)
     qr_buf_append(&lx->out, s, n);
 }
 
-/* ---- unbounded sequences ---- */
+/* ---- generators ---- */
+
+qr_val lx_range_new(qr_lx *lx, int64_t start, int64_t step, uint64_t count)
+{
+    lazy_seq *z = qr_arena_alloc(lx->a, sizeof *z);
+    memset(z, 0, sizeof *z);
+    z->h.bounded = true;
+    z->h.count = count;
+    z->h.start = start;
+    z->h.step = step;
+    z->kind = LAZY_RANGE;
+    z->a = qr_int(start);
+    z->b = qr_int(step);
+    qr_val v = {.t = QR_T_LAZY};
+    v.p = z;
+    return v;
+}
+
+qr_val lx_realize(qr_lx *lx, qr_val v)
+{
+    if (!qr_is_range(v))
+        return v;
+    uint64_t n = qr_range_len(v);
+    if (n > lx_room(lx) / sizeof(qr_val))
+        lx_throw(lx, QR_LE_MEMORY, "memory limit reached realising a range of %llu integers",
+                 (unsigned long long)n);
+    qr_vecb vb;
+    qr_vecb_init(&vb, lx->a, (size_t)n);
+    for (uint64_t i = 0; i < n; i++) {
+        qr_vecb_push(&vb, qr_int(qr_range_at(v, i)));
+        if ((i & 65535) == 65535)
+            lx_tick_n(lx, 65536);
+    }
+    return qr_vecb_finish(&vb, QR_T_LIST);
+}
+
+const qr_val *lx_realize_args(qr_lx *lx, int argc, const qr_val *argv)
+{
+    int i = 0;
+    while (i < argc && argv[i].t != QR_T_LAZY)
+        i++;
+    if (i == argc)
+        return argv;
+    qr_val *copy = qr_arena_alloc(lx->a, sizeof(qr_val) * (size_t)argc);
+    for (int k = 0; k < argc; k++)
+        copy[k] = lx_realize(lx, argv[k]);
+    return copy;
+}
 
 qr_val lx_lazy_nth(qr_lx *lx, const lazy_seq *z, size_t i)
 {
@@ -238,6 +292,8 @@ qr_val lx_take(qr_lx *lx, qr_val coll, size_t n, const char *fname)
 {
     if (coll.t == QR_T_LAZY) {
         const lazy_seq *z = lx_lazy(coll);
+        if (z->h.bounded && n > z->h.count)
+            n = (size_t)z->h.count;
         qr_vecb vb;
         qr_vecb_init(&vb, lx->a, n < 1024 ? n : 1024);
         qr_val x = z->b;

@@ -363,18 +363,19 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     }
     /* the host prints the value: it must print within the memory limit (a value that
      * shares its parts can print to far more than its size) */
-    if (rc == QR_OK && res->value.t != QR_T_LAZY) {
+    if (rc == QR_OK && !lx_unbounded(res->value)) {
         lx->cur = NULL;
-        if (setjmp(lx->jb) == 0)
+        if (setjmp(lx->jb) == 0) {
+            res->value = lx_realize(lx, res->value); /* a host sees a list, not a range */
             lx_check_size(lx, res->value, "the program's value");
-        else
+        } else
             rc = QR_ERUNTIME;
     }
     qr_meter_install(outer_meter);
     atomic_store(&s->interrupted, false);
     qr_buf_release(&lx->scratch);
     /* a value containing an unbounded sequence cannot be printed or kept */
-    if (rc == QR_OK && res->value.t == QR_T_LAZY) {
+    if (rc == QR_OK && lx_unbounded(res->value)) {
         res->kind = QR_LE_TYPE;
         snprintf(res->message, sizeof res->message,
                  "the program's value is an unbounded sequence; bound it with (take n ...)");

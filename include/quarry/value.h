@@ -72,6 +72,7 @@ typedef struct qr_coll {
     uint32_t depth; /* nesting depth: 1 + the deepest element collection */
     uint32_t off;   /* vectors: first item in buf */
     uint32_t line, col; /* where the reader found it (lists and vectors), 0 when built */
+    bool sorted;    /* maps and sets: entries kept in qr_compare order of their keys */
     union {
         qr_vbuf *vbuf; /* vectors and lists */
         qr_mbuf *mbuf; /* maps and sets (sets store key = value) */
@@ -251,6 +252,13 @@ qr_val qr_vecb_finish(qr_vecb *b, qr_type t);
 /* ---- maps and sets (insertion-ordered) ---- */
 qr_val qr_map_empty(void);
 qr_val qr_set_empty(void);
+/* An empty sorted map or set (t): assoc, conj, dissoc and disj keep its entries in
+ * qr_compare order of their keys (a key no other key compares with goes last). */
+qr_val qr_sorted_empty(qr_type t);
+static inline bool qr_is_sorted(qr_val v)
+{
+    return (v.t == QR_T_MAP || v.t == QR_T_SET) && v.c->sorted;
+}
 static inline size_t qr_map_len(qr_val m)
 {
     return m.c->len;

@@ -424,6 +424,36 @@ static qr_val x_when_first(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
     return list_of(ax, let, 3, form);
 }
 
+/* (defonce name expr) = (if (--defined? 'name) nil (def name expr)) */
+static qr_val x_defonce(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n != 3 || it[1].t != QR_T_SYM)
+        ax_error(ax, form, QR_LE_PARSE, "defonce expects a name and a value, as in (defonce x 1)");
+    qr_val q[2] = {S(ax, "quote"), it[1]};
+    qr_val test[2] = {S(ax, "--defined?"), list_of(ax, q, 2, form)};
+    qr_val def[3] = {S(ax, "def"), it[1], it[2]};
+    qr_val iff[4] = {S(ax, "if"), list_of(ax, test, 2, form), qr_nil(), list_of(ax, def, 3, form)};
+    return list_of(ax, iff, 4, form);
+}
+
+/* (with-out-str body) = (let [m (--out-mark)] body (--out-take m)): what body printed,
+ * taken back out of the run's output */
+static qr_val x_with_out_str(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    qr_val m = ax_gensym(ax, "out");
+    qr_val mark[1] = {S(ax, "--out-mark")};
+    qr_val take[2] = {S(ax, "--out-take"), m};
+    qr_val bv[2] = {m, list_of(ax, mark, 1, form)};
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), n + 2);
+    qr_vecb_push(&vb, S(ax, "let"));
+    qr_vecb_push(&vb, qr_vec_from(ax_arena(ax), QR_T_VEC, bv, 2));
+    for (size_t i = 1; i < n; i++)
+        qr_vecb_push(&vb, it[i]);
+    qr_vecb_push(&vb, list_of(ax, take, 2, form));
+    return qr_vecb_finish(&vb, QR_T_LIST);
+}
+
 /* ---- try / catch / finally ----
  * (try body* (catch Class e handler*)* (finally f*)) becomes calls of the internal
  * --try with thunks: (--try (fn [] body) nil "Class" (fn [e] handler) ...) and, when there
@@ -597,7 +627,8 @@ static const struct {
     {"doseq", x_for},       {"for", x_for},            {"dotimes", x_dotimes},
     {"comment", x_comment}, {"declare", x_declare},    {"ns", x_ns},
     {"require", x_require}, {"try", x_try},
-    {"when-first", x_when_first},
+    {"when-first", x_when_first}, {"defonce", x_defonce},
+    {"with-out-str", x_with_out_str},
 };
 
 static const char *const core_forms[] = {"quote", "if",  "do",   "let",   "let*", "loop",

@@ -480,7 +480,8 @@ static qr_val bi_seq_vec(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_sequence(qr_lx *lx, int argc, const qr_val *argv)
 {
-    (void)argc;
+    if (argc == 2)
+        return lx_into_xf(lx, qr_vec_empty(QR_T_VEC), argv[0], argv[1]);
     lx_seq s = lx_items(lx, argv[0], "sequence", 1);
     return vec_of(lx, argv[0], s);
 }
@@ -597,10 +598,20 @@ static qr_val bi_seq_into(qr_lx *lx, int argc, const qr_val *argv)
     qr_val to = argv[0];
     if (argc == 1)
         return to;
+    if (argc == 3)
+        return lx_into_xf(lx, to, argv[1], argv[2]);
     qr_val from = argv[1];
     if (to.t != QR_T_NIL && to.t != QR_T_VEC && to.t != QR_T_LIST && to.t != QR_T_MAP &&
         to.t != QR_T_SET)
         lx_type_error(lx, "into", 1, "a collection", to);
+    if (qr_is_sorted(to)) { /* one at a time, each to its place */
+        lx_seq s = lx_items(lx, from, "into", 2);
+        for (size_t i = 0; i < s.n; i++)
+            to = to.t == QR_T_MAP ? map_conj(lx, to, s.items[i], "into")
+                                  : qr_set_conj(lx->a, to, s.items[i]);
+        lx_tick_n(lx, s.n);
+        return to;
+    }
     if (to.t == QR_T_MAP && from.t == QR_T_MAP) {
         if (to.c->len == 0)
             return from;
@@ -749,6 +760,8 @@ static qr_val map_impl(qr_lx *lx, int argc, const qr_val *argv, const char *fnam
 
 static qr_val bi_seq_map(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "map", argv[0]);
     return map_impl(lx, argc, argv, "map");
 }
 
@@ -787,6 +800,8 @@ static qr_val filter_impl(qr_lx *lx, const qr_val *argv, bool keep, const char *
 
 static qr_val bi_seq_filter(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "filter", argv[0]);
     (void)argc;
     return filter_impl(lx, argv, true, "filter");
 }
@@ -799,12 +814,16 @@ static qr_val bi_seq_filterv(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_remove(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "remove", argv[0]);
     (void)argc;
     return filter_impl(lx, argv, false, "remove");
 }
 
 static qr_val bi_seq_keep(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "keep", argv[0]);
     (void)argc;
     qr_val f = argv[0];
     seq_need_fn(lx, "keep", 1, f);
@@ -857,6 +876,8 @@ static qr_val bi_seq_keep_indexed(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_mapcat(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "mapcat", argv[0]);
     qr_val parts = map_impl(lx, argc, argv, "mapcat");
     size_t n = parts.c->len;
     const qr_val *p = qr_vec_items(parts);
@@ -963,6 +984,8 @@ static qr_val bi_seq_reductions(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_take(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "take", argv[0]);
     (void)argc;
     int64_t n = seq_count_arg(lx, "take", 1, argv[0]);
     qr_val coll = argv[1];
@@ -979,6 +1002,8 @@ static qr_val bi_seq_take(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_drop(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "drop", argv[0]);
     (void)argc;
     int64_t n = seq_count_arg(lx, "drop", 1, argv[0]);
     return drop_n(lx, argv[1], clamp_count(n), "drop", 2);
@@ -986,6 +1011,8 @@ static qr_val bi_seq_drop(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_take_while(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "take-while", argv[0]);
     (void)argc;
     qr_val f = argv[0], coll = argv[1];
     seq_need_fn(lx, "take-while", 1, f);
@@ -1012,6 +1039,8 @@ static qr_val bi_seq_take_while(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_drop_while(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "drop-while", argv[0]);
     (void)argc;
     qr_val f = argv[0], coll = argv[1];
     seq_need_fn(lx, "drop-while", 1, f);
@@ -1364,31 +1393,31 @@ const qr_builtin qr_lib_seq[] = {
     QR_BUILTIN_LAZY("not-empty", bi_seq_not_empty, 1, 1, "[coll]", "coll, or nil when it is empty"),
     QR_BUILTIN_LAZY("seq", bi_seq_seq, 1, 1, "[coll]", "the items of coll, or nil when empty"),
     QR_BUILTIN("vec", bi_seq_vec, 1, 1, "[coll]", "a vector of the items of coll"),
-    QR_BUILTIN("sequence", bi_seq_sequence, 1, 1, "[coll]", "a vector of the items of coll"),
+    QR_BUILTIN("sequence", bi_seq_sequence, 1, 2, "[coll]", "a vector of the items of coll"),
     QR_BUILTIN("set", bi_seq_set, 1, 1, "[coll]", "a set of the items of coll"),
     QR_BUILTIN("empty", bi_seq_empty, 1, 1, "[coll]", "an empty collection of the same type, or nil"),
     QR_BUILTIN("cons", bi_seq_cons, 2, 2, "[x coll]", "a vector of x followed by the items of coll"),
     QR_BUILTIN("conj", bi_seq_conj, 0, -1, "[coll & xs]", "coll with xs added: at the end of a vector, the front of a list, into a map or set"),
-    QR_BUILTIN("into", bi_seq_into, 0, 2, "[to from]", "to with every item of from added as conj adds"),
+    QR_BUILTIN("into", bi_seq_into, 0, 3, "[to from]", "to with every item of from added as conj adds"),
     QR_BUILTIN("concat", bi_seq_concat, 0, -1, "[& colls]", "a vector of the items of every coll in turn"),
     QR_BUILTIN("list*", bi_seq_list_star, 1, -1, "[& args coll]", "a list of args followed by the items of coll"),
     QR_BUILTIN("reverse", bi_seq_reverse, 1, 1, "[coll]", "the items of coll in reverse order"),
-    QR_BUILTIN("map", bi_seq_map, 2, -1, "[f coll & colls]", "a vector of (f x) for each item; with several colls, f takes one item of each and stops at the shortest"),
+    QR_BUILTIN("map", bi_seq_map, 1, -1, "[f coll & colls]", "a vector of (f x) for each item; with several colls, f takes one item of each and stops at the shortest"),
     QR_BUILTIN("mapv", bi_seq_mapv, 2, -1, "[f coll & colls]", "same as map"),
-    QR_BUILTIN("filter", bi_seq_filter, 2, 2, "[pred coll]", "the items for which (pred x) is truthy"),
+    QR_BUILTIN("filter", bi_seq_filter, 1, 2, "[pred coll]", "the items for which (pred x) is truthy"),
     QR_BUILTIN("filterv", bi_seq_filterv, 2, 2, "[pred coll]", "same as filter"),
-    QR_BUILTIN("remove", bi_seq_remove, 2, 2, "[pred coll]", "the items for which (pred x) is falsy"),
-    QR_BUILTIN("keep", bi_seq_keep, 2, 2, "[f coll]", "the non-nil results of (f x)"),
+    QR_BUILTIN("remove", bi_seq_remove, 1, 2, "[pred coll]", "the items for which (pred x) is falsy"),
+    QR_BUILTIN("keep", bi_seq_keep, 1, 2, "[f coll]", "the non-nil results of (f x)"),
     QR_BUILTIN("map-indexed", bi_seq_map_indexed, 2, 2, "[f coll]", "a vector of (f index x)"),
     QR_BUILTIN("keep-indexed", bi_seq_keep_indexed, 2, 2, "[f coll]", "the non-nil results of (f index x)"),
-    QR_BUILTIN("mapcat", bi_seq_mapcat, 2, -1, "[f coll & colls]", "the concatenation of the collections map returns"),
+    QR_BUILTIN("mapcat", bi_seq_mapcat, 1, -1, "[f coll & colls]", "the concatenation of the collections map returns"),
     QR_BUILTIN("reduce", bi_seq_reduce, 2, 3, "[f coll] or [f init coll]", "combines the items with (f acc x); stops early at (reduced v)"),
     QR_BUILTIN("reduce-kv", bi_seq_reduce_kv, 3, 3, "[f init coll]", "(f acc k v) over a map's entries or a vector's indexes and items"),
     QR_BUILTIN("reductions", bi_seq_reductions, 2, 3, "[f coll] or [f init coll]", "the intermediate values of reduce"),
-    QR_BUILTIN_LAZY("take", bi_seq_take, 2, 2, "[n coll]", "the first n items"),
-    QR_BUILTIN_LAZY("drop", bi_seq_drop, 2, 2, "[n coll]", "the items after the first n"),
-    QR_BUILTIN_LAZY("take-while", bi_seq_take_while, 2, 2, "[pred coll]", "the leading items for which pred is truthy"),
-    QR_BUILTIN_LAZY("drop-while", bi_seq_drop_while, 2, 2, "[pred coll]", "the items from the first for which pred is falsy"),
+    QR_BUILTIN_LAZY("take", bi_seq_take, 1, 2, "[n coll]", "the first n items"),
+    QR_BUILTIN_LAZY("drop", bi_seq_drop, 1, 2, "[n coll]", "the items after the first n"),
+    QR_BUILTIN_LAZY("take-while", bi_seq_take_while, 1, 2, "[pred coll]", "the leading items for which pred is truthy"),
+    QR_BUILTIN_LAZY("drop-while", bi_seq_drop_while, 1, 2, "[pred coll]", "the items from the first for which pred is falsy"),
     QR_BUILTIN("take-last", bi_seq_take_last, 2, 2, "[n coll]", "the last n items, or nil when none"),
     QR_BUILTIN("drop-last", bi_seq_drop_last, 1, 2, "[coll] or [n coll]", "the items without the last n (default 1)"),
     QR_BUILTIN("butlast", bi_seq_butlast, 1, 1, "[coll]", "the items without the last, or nil when none remain"),

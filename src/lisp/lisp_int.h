@@ -200,6 +200,8 @@ struct qr_lisp_session {
     void *regex_match_ctx; /* pcre2_match_context, owned */
     qr_val pending_defs;   /* set of names the running program defs somewhere */
     atomic_bool interrupted; /* qr_lisp_interrupt */
+    uint64_t runs;           /* runs started, so state a run keeps (memoize) is its own */
+    uint64_t rand_state;     /* rand and friends (splitmix64), seeded by qr_lisp_set_seed */
 };
 
 struct qr_lx {
@@ -409,6 +411,11 @@ extern const qr_builtin qr_lib_string[];
 extern const qr_builtin qr_lib_regex[];
 extern const qr_builtin qr_lib_compat[];
 extern const qr_builtin qr_lib_except[];
+extern const qr_builtin qr_lib_xf[];
+/* The transducer (map f), (filter p), (take n) ... named fname (lib_xf.c). */
+qr_val lx_transducer(qr_lx *lx, const char *fname, qr_val arg);
+/* (into to xf from) */
+qr_val lx_into_xf(qr_lx *lx, qr_val to, qr_val xf, qr_val from);
 /* The value of a constant a program names (Math/PI, Double/NaN, Long/MAX_VALUE ...). */
 bool lx_constant_find(const char *name, size_t n, qr_val *out);
 

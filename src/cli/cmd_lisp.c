@@ -39,6 +39,8 @@ static const char usage[] =
     "  --store FILE         the memory store memory_query reads (default: $QUARRY_MEMORY);\n"
     "                       a program may name no other store\n"
     "  --no-index           compute git statistics without the index\n"
+    "  --seed N             seed of rand, rand-int, rand-nth, shuffle (default 1): the same\n"
+    "                       seed gives the same numbers\n"
     "  --stats              print timing and usage as a JSON line on stderr\n"
     "  --repeat N           run the program N times (benchmarks; --stats shows the best)\n"
     "  --run-tests FILE...  run golden test files (see tests/lang/)\n"
@@ -227,7 +229,7 @@ int cmd_lisp(int argc, char **argv)
     const char *expr = NULL, *file = NULL, *data = NULL, *repo = NULL, *store = NULL;
     cli_format fmt = FMT_EDN;
     bool stats = false, no_index = false;
-    uint64_t repeat = 1;
+    uint64_t repeat = 1, seed = 1;
     qr_lisp_limits lim;
     qr_lisp_limits_default(&lim);
     for (int i = 1; i < argc; i++) {
@@ -254,7 +256,7 @@ int cmd_lisp(int argc, char **argv)
         }
         bool takes = !strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--data") ||
                      !strcmp(a, "--format") || cli_is_limit_option(a) || !strcmp(a, "--repo") ||
-                     !strcmp(a, "--repeat") || !strcmp(a, "--store");
+                     !strcmp(a, "--repeat") || !strcmp(a, "--store") || !strcmp(a, "--seed");
         if (takes && !v) {
             cli_usage_error("lisp", "option '%s' needs a value", a);
             return EXIT_USAGE;
@@ -274,6 +276,11 @@ int cmd_lisp(int argc, char **argv)
                 return EXIT_USAGE;
             }
             fmt = (cli_format)f;
+        } else if (!strcmp(a, "--seed")) {
+            if (!cli_parse_u64(v, &seed)) {
+                cli_usage_error("lisp", "bad --seed '%s': expected a non-negative integer", v);
+                return EXIT_USAGE;
+            }
         } else if (!strcmp(a, "--repeat")) {
             if (!cli_parse_u64(v, &repeat) || repeat == 0 || repeat > 1000000) {
                 cli_usage_error("lisp", "bad --repeat '%s': expected a count from 1", v);
@@ -307,6 +314,7 @@ int cmd_lisp(int argc, char **argv)
         qr_tools_free(tools);
         return EXIT_FAILED;
     }
+    qr_lisp_set_seed(s, seed);
     /* (tool/NAME {...}) goes through the registry: same checks as `quarry tool`; the
      * repository is opened on the first call that needs it */
     qr_host host;

@@ -595,7 +595,7 @@ static qr_val bi_seq_into(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 0)
         return qr_vec_empty(QR_T_VEC);
-    qr_val to = argv[0];
+    qr_val to = lx_realize(lx, argv[0]);
     if (argc == 1)
         return to;
     if (argc == 3)
@@ -1393,12 +1393,12 @@ const qr_builtin qr_lib_seq[] = {
     QR_BUILTIN_LAZY("not-empty", bi_seq_not_empty, 1, 1, "[coll]", "coll, or nil when it is empty"),
     QR_BUILTIN_LAZY("seq", bi_seq_seq, 1, 1, "[coll]", "the items of coll, or nil when empty"),
     QR_BUILTIN("vec", bi_seq_vec, 1, 1, "[coll]", "a vector of the items of coll"),
-    QR_BUILTIN("sequence", bi_seq_sequence, 1, 2, "[coll]", "a vector of the items of coll"),
+    QR_BUILTIN_LAZY("sequence", bi_seq_sequence, 1, 2, "[coll]", "a vector of the items of coll"),
     QR_BUILTIN("set", bi_seq_set, 1, 1, "[coll]", "a set of the items of coll"),
     QR_BUILTIN("empty", bi_seq_empty, 1, 1, "[coll]", "an empty collection of the same type, or nil"),
     QR_BUILTIN("cons", bi_seq_cons, 2, 2, "[x coll]", "a vector of x followed by the items of coll"),
     QR_BUILTIN("conj", bi_seq_conj, 0, -1, "[coll & xs]", "coll with xs added: at the end of a vector, the front of a list, into a map or set"),
-    QR_BUILTIN("into", bi_seq_into, 0, 3, "[to from]", "to with every item of from added as conj adds"),
+    QR_BUILTIN_LAZY("into", bi_seq_into, 0, 3, "[to from]", "to with every item of from added as conj adds"),
     QR_BUILTIN("concat", bi_seq_concat, 0, -1, "[& colls]", "a vector of the items of every coll in turn"),
     QR_BUILTIN("list*", bi_seq_list_star, 1, -1, "[& args coll]", "a list of args followed by the items of coll"),
     QR_BUILTIN("reverse", bi_seq_reverse, 1, 1, "[coll]", "the items of coll in reverse order"),

@@ -618,7 +618,7 @@ static qr_val bi_xf_out_take(qr_lx *lx, int argc, const qr_val *argv)
 
 const qr_builtin qr_lib_xf[] = {
     QR_BUILTIN_LAZY("transduce", bi_xf_transduce, 3, 4, "[xform f coll] or [xform f init coll]", "reduces coll with (xform f), then completes with its one-argument arity"),
-    QR_BUILTIN("eduction", bi_xf_eduction, 1, -1, "[xform* coll]", "the items of coll through the transducers, as a vector"),
+    QR_BUILTIN_LAZY("eduction", bi_xf_eduction, 1, -1, "[xform* coll]", "the items of coll through the transducers, as a vector"),
     QR_BUILTIN("completing", bi_xf_completing, 1, 2, "[f] or [f cf]", "f with a completing arity (identity, or cf)"),
     QR_BUILTIN("cat", bi_xf_cat, 1, 1, "[rf]", "the transducer that concatenates the collections it receives"),
     QR_BUILTIN("sorted-map", bi_xf_sorted_map, 0, -1, "[& kvs]", "a map kept in key order"),

@@ -388,6 +388,17 @@ const qr_builtin *lx_builtin_find(const char *name, size_t n)
         }
         if (nsl == 12 && !memcmp(name, "clojure.core", 12))
             return find_exact(slash + 1, n - nsl - 1);
+        if (nsl == 3 && !memcmp(name, "set", 3)) { /* (:require [clojure.set :as set]) */
+            char buf[128];
+            size_t rest = n - nsl - 1;
+            if (rest + 13 > sizeof buf)
+                return NULL;
+            memcpy(buf, "clojure.set/", 12);
+            memcpy(buf + 12, slash + 1, rest);
+            const qr_builtin *b = find_exact(buf, 12 + rest);
+            if (b)
+                return b;
+        }
         if (nsl == 4 && !memcmp(name, "walk", 4)) { /* (:require [clojure.walk :as walk]) */
             char buf[128];
             size_t rest = n - nsl - 1;

@@ -454,6 +454,27 @@ static qr_val x_with_out_str(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
     return qr_vecb_finish(&vb, QR_T_LIST);
 }
 
+/* (assert x) and (assert x message) = (when-not x (throw (ex-info "Assert failed: ..."
+ * {}))): an exception that (catch Throwable e ...) or (catch Exception e ...) takes */
+static qr_val x_assert(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n != 2 && n != 3)
+        ax_error(ax, form, QR_LE_PARSE, "assert expects a test and an optional message");
+    qr_val q[2] = {S(ax, "quote"), it[1]};
+    qr_val shown[2] = {S(ax, "pr-str"), list_of(ax, q, 2, form)};
+    qr_val text[5] = {S(ax, "str"), qr_str_new(ax_arena(ax), "Assert failed: ", 15)};
+    size_t nt = 2;
+    if (n == 3) {
+        text[nt++] = it[2];
+        text[nt++] = qr_str_new(ax_arena(ax), "\n", 1);
+    }
+    text[nt++] = list_of(ax, shown, 2, form);
+    qr_val exi[3] = {S(ax, "ex-info"), list_of(ax, text, nt, form), qr_map_empty()};
+    qr_val thr[2] = {S(ax, "throw"), list_of(ax, exi, 3, form)};
+    qr_val wn[3] = {S(ax, "when-not"), it[1], list_of(ax, thr, 2, form)};
+    return list_of(ax, wn, 3, form);
+}
+
 /* ---- try / catch / finally ----
  * (try body* (catch Class e handler*)* (finally f*)) becomes calls of the internal
  * --try with thunks: (--try (fn [] body) nil "Class" (fn [e] handler) ...) and, when there
@@ -628,7 +649,7 @@ static const struct {
     {"comment", x_comment}, {"declare", x_declare},    {"ns", x_ns},
     {"require", x_require}, {"try", x_try},
     {"when-first", x_when_first}, {"defonce", x_defonce},
-    {"with-out-str", x_with_out_str},
+    {"with-out-str", x_with_out_str}, {"assert", x_assert},
 };
 
 static const char *const core_forms[] = {"quote", "if",  "do",   "let",   "let*", "loop",

@@ -4,8 +4,10 @@
  * composed with comp, run by transduce, into, sequence and eduction), completing and cat;
  * sorted maps and sets (sorted-map, sorted-set, subseq, rsubseq); memoize; the seeded
  * random functions (rand, rand-int, rand-nth, shuffle, random-sample); pcalls; the rest of
- * clojure.set (select, project, rename, index, map-invert, join); combinations; and the
- * internals of defonce and with-out-str (expand.c).
+ * clojure.set (select, project, rename, index, map-invert, join); combinations; a few
+ * more of Clojure's spellings (num, rational?, distinct?, associative?, counted?,
+ * trampoline, prn-str, the unchecked- arithmetic); and the internals of defonce,
+ * with-out-str and assert (expand.c).
  *
  * A transducer is a function of a reducing function rf that returns another reducing
  * function (arities 0, 1 and 2), as in Clojure, so comp composes them and user code can
@@ -585,7 +587,119 @@ static qr_val bi_xf_set_join(qr_lx *lx, int argc, const qr_val *argv)
     return r;
 }
 
-/* ---- internals of defonce and with-out-str (expand.c) ---- */
+/* ---- more of Clojure's spellings ---- */
+
+static qr_val bi_xf_num(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    if (!qr_is_number(argv[0]))
+        lx_type_error(lx, "num", 1, "a number", argv[0]);
+    return argv[0];
+}
+
+/* integers are the only rationals quarry has (no ratios) */
+static qr_val bi_xf_rational_p(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    if (!qr_is_number(argv[0]))
+        lx_type_error(lx, "rational?", 1, "a number", argv[0]);
+    return qr_bool(argv[0].t == QR_T_INT);
+}
+
+static qr_val bi_xf_distinct_p(qr_lx *lx, int argc, const qr_val *argv)
+{
+    qr_val seen = qr_set_empty();
+    for (int i = 0; i < argc; i++) {
+        if (qr_map_find(seen, argv[i]) >= 0)
+            return qr_bool(false);
+        seen = qr_set_conj(lx->a, seen, argv[i]);
+    }
+    return qr_bool(true);
+}
+
+static qr_val bi_xf_associative_p(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)lx;
+    (void)argc;
+    return qr_bool(argv[0].t == QR_T_MAP || argv[0].t == QR_T_VEC);
+}
+
+static qr_val bi_xf_counted_p(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)lx;
+    (void)argc;
+    qr_type t = (qr_type)argv[0].t;
+    return qr_bool(t == QR_T_MAP || t == QR_T_VEC || t == QR_T_LIST || t == QR_T_SET);
+}
+
+/* (trampoline f & args): calls f, then each function it returns, until a value that is
+ * not a function */
+static qr_val bi_xf_trampoline(qr_lx *lx, int argc, const qr_val *argv)
+{
+    seq_need_fn(lx, "trampoline", 1, argv[0]);
+    qr_val r = lx_apply(lx, argv[0], argc - 1, argv + 1);
+    while (r.t == QR_T_FN) {
+        lx_tick(lx);
+        r = lx_apply(lx, r, 0, argv);
+    }
+    return r;
+}
+
+static qr_val bi_xf_prn_str(qr_lx *lx, int argc, const qr_val *argv)
+{
+    qr_val s = lx_apply(lx, builtin_val("pr-str"), argc, argv);
+    qr_val parts[2] = {s, lx_str(lx, "\n", 1)};
+    return lx_apply(lx, builtin_val("str"), 2, parts);
+}
+
+/* the unchecked- operations wrap around on overflow, as Java's long arithmetic does */
+static int64_t unchecked_arg(qr_lx *lx, const char *fname, int argn, qr_val v)
+{
+    if (v.t != QR_T_INT)
+        lx_type_error(lx, fname, argn, "an integer", v);
+    return v.i;
+}
+
+static qr_val bi_xf_unchecked_add(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    uint64_t a = (uint64_t)unchecked_arg(lx, "unchecked-add", 1, argv[0]);
+    return qr_int((int64_t)(a + (uint64_t)unchecked_arg(lx, "unchecked-add", 2, argv[1])));
+}
+
+static qr_val bi_xf_unchecked_subtract(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    uint64_t a = (uint64_t)unchecked_arg(lx, "unchecked-subtract", 1, argv[0]);
+    return qr_int((int64_t)(a - (uint64_t)unchecked_arg(lx, "unchecked-subtract", 2, argv[1])));
+}
+
+static qr_val bi_xf_unchecked_multiply(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    uint64_t a = (uint64_t)unchecked_arg(lx, "unchecked-multiply", 1, argv[0]);
+    return qr_int((int64_t)(a * (uint64_t)unchecked_arg(lx, "unchecked-multiply", 2, argv[1])));
+}
+
+static qr_val bi_xf_unchecked_inc(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    return qr_int((int64_t)((uint64_t)unchecked_arg(lx, "unchecked-inc", 1, argv[0]) + 1));
+}
+
+static qr_val bi_xf_unchecked_dec(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    return qr_int((int64_t)((uint64_t)unchecked_arg(lx, "unchecked-dec", 1, argv[0]) - 1));
+}
+
+static qr_val bi_xf_unchecked_negate(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    return qr_int((int64_t)(0 - (uint64_t)unchecked_arg(lx, "unchecked-negate", 1, argv[0])));
+}
+
+/* ---- internals of defonce, with-out-str and assert (expand.c) ---- */
 
 static qr_val bi_xf_defined_p(qr_lx *lx, int argc, const qr_val *argv)
 {
@@ -640,6 +754,19 @@ const qr_builtin qr_lib_xf[] = {
     QR_BUILTIN("clojure.set/index", bi_xf_set_index, 2, 2, "[rel ks]", "the maps of rel grouped by their values of ks"),
     QR_BUILTIN("clojure.set/map-invert", bi_xf_map_invert, 1, 1, "[m]", "m with keys and values swapped"),
     QR_BUILTIN("clojure.set/join", bi_xf_set_join, 2, 3, "[xrel yrel] or [xrel yrel km]", "the natural join of two sets of maps"),
+    QR_BUILTIN("num", bi_xf_num, 1, 1, "[x]", "x, which must be a number"),
+    QR_BUILTIN("rational?", bi_xf_rational_p, 1, 1, "[x]", "true for an integer (there are no ratios)"),
+    QR_BUILTIN("distinct?", bi_xf_distinct_p, 1, -1, "[x & more]", "true when no two arguments are equal"),
+    QR_BUILTIN("associative?", bi_xf_associative_p, 1, 1, "[x]", "true for a map or vector"),
+    QR_BUILTIN("counted?", bi_xf_counted_p, 1, 1, "[x]", "true for a collection"),
+    QR_BUILTIN("trampoline", bi_xf_trampoline, 1, -1, "[f & args]", "calls f with args, then what it returns while that is a function"),
+    QR_BUILTIN("prn-str", bi_xf_prn_str, 0, -1, "[& xs]", "pr-str followed by a newline"),
+    QR_BUILTIN("unchecked-add", bi_xf_unchecked_add, 2, 2, "[x y]", "x + y, wrapping on overflow"),
+    QR_BUILTIN("unchecked-subtract", bi_xf_unchecked_subtract, 2, 2, "[x y]", "x - y, wrapping on overflow"),
+    QR_BUILTIN("unchecked-multiply", bi_xf_unchecked_multiply, 2, 2, "[x y]", "x * y, wrapping on overflow"),
+    QR_BUILTIN("unchecked-inc", bi_xf_unchecked_inc, 1, 1, "[x]", "x + 1, wrapping on overflow"),
+    QR_BUILTIN("unchecked-dec", bi_xf_unchecked_dec, 1, 1, "[x]", "x - 1, wrapping on overflow"),
+    QR_BUILTIN("unchecked-negate", bi_xf_unchecked_negate, 1, 1, "[x]", "-x, wrapping on overflow"),
     QR_BUILTIN("--defined?", bi_xf_defined_p, 1, 1, "[sym]", "internal: defonce"),
     QR_BUILTIN("--out-mark", bi_xf_out_mark, 0, 0, "[]", "internal: with-out-str"),
     QR_BUILTIN("--out-take", bi_xf_out_take, 1, 1, "[mark]", "internal: with-out-str"),

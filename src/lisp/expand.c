@@ -475,6 +475,22 @@ static qr_val x_assert(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
     return list_of(ax, wn, 3, form);
 }
 
+/* (where field) = (--where field); (where field op value) = (--where field 'op value):
+ * the operator is quoted, since `in` and `includes` name no function (lib_ptc.c) */
+static qr_val x_where(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n != 2 && n != 4)
+        ax_error(ax, form, QR_LE_PARSE, "where expects a field, or a field, an operator and a "
+                                        "value, as in (where :status = \"active\")");
+    if (n == 2) {
+        qr_val w[2] = {S(ax, "--where"), it[1]};
+        return list_of(ax, w, 2, form);
+    }
+    qr_val q[2] = {S(ax, "quote"), it[2]};
+    qr_val w[4] = {S(ax, "--where"), it[1], list_of(ax, q, 2, form), it[3]};
+    return list_of(ax, w, 4, form);
+}
+
 /* ---- try / catch / finally ----
  * (try body* (catch Class e handler*)* (finally f*)) becomes calls of the internal
  * --try with thunks: (--try (fn [] body) nil "Class" (fn [e] handler) ...) and, when there
@@ -650,6 +666,7 @@ static const struct {
     {"require", x_require}, {"try", x_try},
     {"when-first", x_when_first}, {"defonce", x_defonce},
     {"with-out-str", x_with_out_str}, {"assert", x_assert},
+    {"where", x_where},
 };
 
 static const char *const core_forms[] = {"quote", "if",  "do",   "let",   "let*", "loop",

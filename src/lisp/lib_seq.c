@@ -900,6 +900,17 @@ static qr_val bi_seq_reduce(qr_lx *lx, int argc, const qr_val *argv)
 {
     qr_val f = argv[0];
     seq_need_fn(lx, "reduce", 1, f);
+    if (qr_is_range(argv[argc - 1])) { /* item by item, never built */
+        qr_val r = argv[argc - 1];
+        uint64_t i = 0, n = qr_range_len(r);
+        qr_val acc = argc == 3 ? lx_realize(lx, argv[1]) : qr_int(qr_range_at(r, i++));
+        for (; i < n; i++) {
+            acc = lx_call2(lx, f, acc, qr_int(qr_range_at(r, i)));
+            if (lx_is_reduced(acc))
+                return lx_unreduced(acc);
+        }
+        return acc;
+    }
     lx_seq s = lx_items(lx, argv[argc - 1], "reduce", argc);
     size_t i = 0;
     qr_val acc;
@@ -1411,7 +1422,7 @@ const qr_builtin qr_lib_seq[] = {
     QR_BUILTIN("map-indexed", bi_seq_map_indexed, 2, 2, "[f coll]", "a vector of (f index x)"),
     QR_BUILTIN("keep-indexed", bi_seq_keep_indexed, 2, 2, "[f coll]", "the non-nil results of (f index x)"),
     QR_BUILTIN("mapcat", bi_seq_mapcat, 1, -1, "[f coll & colls]", "the concatenation of the collections map returns"),
-    QR_BUILTIN("reduce", bi_seq_reduce, 2, 3, "[f coll] or [f init coll]", "combines the items with (f acc x); stops early at (reduced v)"),
+    QR_BUILTIN_LAZY("reduce", bi_seq_reduce, 2, 3, "[f coll] or [f init coll]", "combines the items with (f acc x); stops early at (reduced v)"),
     QR_BUILTIN("reduce-kv", bi_seq_reduce_kv, 3, 3, "[f init coll]", "(f acc k v) over a map's entries or a vector's indexes and items"),
     QR_BUILTIN("reductions", bi_seq_reductions, 2, 3, "[f coll] or [f init coll]", "the intermediate values of reduce"),
     QR_BUILTIN_LAZY("take", bi_seq_take, 1, 2, "[n coll]", "the first n items"),

@@ -209,6 +209,11 @@ int qr__dwim_diff_parse(const char *text, size_t n, qr_arena *a, qr_dwim_diff *o
                 qr_buf_printf(err, "line %u: a second '\\ No newline' for one line", ln);
                 return QR_EINVAL;
             }
+            if (hl[nl - 1].kind == '+' && hl[nl - 1].n == 0) {
+                /* an empty last line without its newline is no line at all */
+                qr_buf_printf(err, "line %u: '\\ No newline' after an empty added line", ln);
+                return QR_EINVAL;
+            }
             hl[nl - 1].nonl = true;
             continue;
         }

@@ -13,6 +13,11 @@
  * `drop ID`). The loop stops with what it has on a stall (the same line three times in a
  * row, or no new result for stall_turns turns), at max_turns model calls, or when the
  * model fails.
+ *
+ * The loop remembers what the model read (ctx->reads, filled by read, expand and
+ * skeleton): the prompt lists it under SEEN with the result ids; the same read line again,
+ * while its file is unchanged, is answered from the result cache without running; and fix
+ * checks each file against the content it had when it was read.
  */
 #include "dwim_int.h"
 
@@ -63,6 +68,7 @@ static const char system_role[] =
     "(a fix may add lines after it). Lines:\n"
     "skeleton PATH | expand SYMBOL | read FILE[:A-B] | grep 'REGEX' | callers SYM | "
     "callees SYM | deps FILE | references SYM | validate | fetch ID | TOOL key=value\n"
+    "fix + a unified diff (--- a/F, +++ b/F, @@ -l,n +l,n @@ hunks with context)\n"
     "fix FILE + a block: <<<<<<< SEARCH / old / ======= / new / >>>>>>> REPLACE\n"
     "fix SYMBOL + its whole new text\n"
     "plan: GOAL (open a subtask) | done: SUMMARY (close it; at the root, finish)\n"

@@ -102,6 +102,8 @@ static const row rows[] = {
      "@@ -1,2 +1,1 @@\n-a\n\\ No newline at end of file\n b\n", NULL, "before the end"},
     {"no newline claimed but there is one", F, "@@ -8 +8 @@\n-h\n\\ No newline at end of file\n+H\n",
      NULL, "does not apply"},
+    {"no newline after an empty added line", "a\nb\n", "@@ -2 +2 @@\n-b\n+\n\\ No newline\n", NULL,
+     "after an empty added line"},
     {"a marker with no line before it", F, "\\ No newline at end of file\n", NULL,
      "follows no hunk line"},
     {"new file with two hunks", "", "--- /dev/null\n+++ b/n.c\n@@ -0,0 +1 @@\n+a\n@@ -0,0 +2 @@\n+b\n",

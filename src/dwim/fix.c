@@ -216,8 +216,11 @@ static int load(qr_dwim_ctx *c, const char *path, bool create, efile *f, qr_buf 
     struct stat st;
     qr_buf lp;
     qr_buf_init(&lp);
-    qr_buf_printf(&lp, "%s/%s", c->root, path);
-    bool link = path[0] != '/' && lstat(lp.p, &st) == 0 && S_ISLNK(st.st_mode);
+    if (path[0] == '/')
+        qr_buf_puts(&lp, path);
+    else
+        qr_buf_printf(&lp, "%s/%s", c->root, path);
+    bool link = lstat(lp.p, &st) == 0 && S_ISLNK(st.st_mode);
     qr_buf_release(&lp);
     if (link) {
         qr_buf_printf(err, "'%s' is a symbolic link; fix edits regular files only", path);

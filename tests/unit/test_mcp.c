@@ -65,9 +65,13 @@ typedef struct sink {
     const char *during_poll; /* a message that "arrives" while a request runs */
 } sink;
 
-static int sink_send(void *ud, const char *msg, size_t len)
+static int sink_send(void *ud, const char *msg, size_t len, const char *req_id, bool final)
 {
     sink *k = ud;
+    (void)req_id;
+    (void)final;
+    if (!msg)
+        return QR_OK; /* a request that ended without a response */
     if (k->fail_after >= 0 && k->sent >= k->fail_after)
         return QR_EIO;
     CHECK(memchr(msg, '\n', len) == NULL);

@@ -742,8 +742,12 @@ static void serve_request(http_server *h, int fd)
     if (have > blen)
         have = blen; /* bytes after the body are ignored: one request per connection */
     memcpy(body, head + r.head_len, have);
-    if (read_until(fd, body, &have, blen, mcp_now_ms() + BODY_TIMEOUT_MS, NULL) != 1) {
-        refuse(fd, 408, NULL, "the request body did not arrive in time");
+    int br = read_until(fd, body, &have, blen, mcp_now_ms() + BODY_TIMEOUT_MS, NULL);
+    if (br != 1) {
+        if (br == 0)
+            refuse(fd, 400, NULL, "the body ended before its Content-Length");
+        else
+            refuse(fd, 408, NULL, "the request body did not arrive in time");
         free(body);
         return;
     }
@@ -808,7 +812,23 @@ static void *conn_main(void *arg)
     struct timeval tv = {.tv_sec = SEND_TIMEOUT_S};
     setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     serve_request(h, c->fd);
+    /* a lingering close: the client may still be sending (a head that was too large, a
+     * body never read); closing at once would reset the connection and lose the
+     * answer, so what it sends is read and dropped for a moment first */
     shutdown(c->fd, SHUT_WR);
+    char sink[4096];
+    size_t drained = 0;
+    uint64_t until = mcp_now_ms() + 1000;
+    while (drained < (1u << 20)) {
+        uint64_t now = mcp_now_ms();
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        if (now >= until || poll(&p, 1, (int)(until - now)) <= 0)
+            break;
+        ssize_t n = recv(c->fd, sink, sizeof sink, 0);
+        if (n <= 0)
+            break;
+        drained += (size_t)n;
+    }
     pthread_mutex_lock(&h->mu);
     h->conns[c->slot] = -1;
     h->nconns--;

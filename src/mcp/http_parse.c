@@ -100,11 +100,14 @@ int qr_mcp_http_parse_request(qr_mcp_http_request *r, const char *buf, size_t le
     r->target = buf + t;
     r->target_len = i - t;
     i++;
-    if (end - i != 8 || memcmp(buf + i, "HTTP/1.", 7))
+    /* HTTP/d.d: 1.0 and 1.1 (a later 1.x is served as 1.1); 2 to 9 are not served */
+    const char *ver = buf + i;
+    if (end - i != 8 || memcmp(ver, "HTTP/", 5) || ver[5] < '0' || ver[5] > '9' ||
+        ver[6] != '.' || ver[7] < '0' || ver[7] > '9')
         return -400;
-    if (buf[i + 7] != '0' && buf[i + 7] != '1')
-        return buf[i + 7] >= '2' && buf[i + 7] <= '9' ? -505 : -400;
-    r->minor = buf[i + 7] - '0';
+    if (ver[5] != '1')
+        return ver[5] == '0' ? -400 : -505;
+    r->minor = ver[7] == '0' ? 0 : 1;
     /* the headers, up to the empty line */
     size_t pos = (size_t)e + 1;
     for (;;) {

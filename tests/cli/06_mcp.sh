@@ -15,20 +15,8 @@ for tool in git node npm; do
 done
 
 MCPDIR="$SRC/tests/mcp"
-if [ ! -f "$MCPDIR/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
-  # install into a directory of its own, then rename it into place, so that two test
-  # runs at once (the release and the sanitizer build) never see a half-installed SDK
-  stage="$MCPDIR/.install.$$"
-  mkdir -p "$stage"
-  cp "$MCPDIR/package.json" "$MCPDIR/package-lock.json" "$stage/"
-  if ! (cd "$stage" && npm ci --no-audit --no-fund --loglevel=error >"$TMP/npm.log" 2>&1); then
-    echo "FAIL: npm ci of the MCP SDK failed:"; sed 's/^/  /' "$TMP/npm.log"
-    rm -rf "$stage"
-    exit 1
-  fi
-  [ -d "$MCPDIR/node_modules" ] || mv "$stage/node_modules" "$MCPDIR/node_modules"
-  rm -rf "$stage" "$MCPDIR/node_modules/node_modules" # (lost a race: another run's is in place)
-fi
+. "$SRC/tests/cli/npm.sh"
+npm_install "$MCPDIR" @modelcontextprotocol/sdk "the MCP SDK"
 
 # a clean git: no user or system configuration, no repository from the environment
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C

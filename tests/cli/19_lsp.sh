@@ -13,19 +13,8 @@ for tool in node npm python3; do
 done
 
 LSPDIR="$SRC/tests/lsp"
-if [ ! -f "$LSPDIR/node_modules/vscode-languageserver-protocol/package.json" ]; then
-  # installed aside, then renamed into place: two runs at once never see half of it
-  stage="$LSPDIR/.install.$$"
-  mkdir -p "$stage"
-  cp "$LSPDIR/package.json" "$LSPDIR/package-lock.json" "$stage/"
-  if ! (cd "$stage" && npm ci --no-audit --no-fund --loglevel=error >"$TMP/npm.log" 2>&1); then
-    echo "FAIL: npm ci of the LSP client failed:"; sed 's/^/  /' "$TMP/npm.log"
-    rm -rf "$stage"
-    exit 1
-  fi
-  [ -d "$LSPDIR/node_modules" ] || mv "$stage/node_modules" "$LSPDIR/node_modules"
-  rm -rf "$stage"
-fi
+. "$SRC/tests/cli/npm.sh"
+npm_install "$LSPDIR" vscode-languageserver-protocol "the LSP client"
 
 if ! node "$LSPDIR/client_test.mjs" "$Q" "$SRC/docs/examples" >"$TMP/node.out" 2>&1; then
   echo "FAIL: the LSP client test:"; sed 's/^/  /' "$TMP/node.out"

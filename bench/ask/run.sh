@@ -4,9 +4,13 @@
 # that call a model, how many calls and how many prompt bytes each question spends,
 # measured on the requests themselves as the scripted model server receives them.
 #
-# Usage: bench/ask/run.sh [QUARRY_BINARY] [--repo DIR]      (works from any directory)
+# Usage: bench/ask/run.sh [QUARRY_BINARY] [--repo DIR] [--previous BINARY]
 #   QUARRY_BINARY  defaults to build/quarry under the repository root.
 #   --repo DIR     the repository to ask about (default: this project's own).
+#   --previous BIN a build of the previous release: its calls and prompt bytes are
+#                  measured in the same run and the ratios printed against them. Without
+#                  it, the ratios are to the figures recorded in bench/ask/previous.tsv
+#                  (which names the release they were measured on).
 #
 # Part 1 times each tier-1 question as a fresh process (best of BENCH_RUNS, default 10)
 # next to the git command that answers it. Part 2 replays seed 000's three walkthroughs
@@ -24,14 +28,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 Q="$root/build/quarry"
 REPO="$root"
+PREV_Q=
 while [ $# -gt 0 ]; do
   case $1 in
     --repo) REPO=$2; shift 2 ;;
+    --previous) PREV_Q=$2; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) Q=$1; shift ;;
   esac
 done
 [ -x "$Q" ] || { echo "run.sh: no quarry binary at $Q (run make first)" >&2; exit 2; }
+[ -z "$PREV_Q" ] || [ -x "$PREV_Q" ] || { echo "run.sh: no quarry binary at $PREV_Q" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "run.sh: python3 is needed" >&2; exit 2; }
 RUNS=${BENCH_RUNS:-10}
 TMP=$(mktemp -d)
@@ -92,29 +99,70 @@ json.dump({"responses": [{"text": open(a).read()} for a in sys.argv[2:]]}, open(
 EOF
 }
 R="$here/replies"
-printf '%-8s %-50s %5s %10s %10s %9s %9s %8s\n' tier question calls "system B" "messages B" "cacheable" "reply B" "~tokens"
-scenario() { # scenario TIER QUESTION REPLY...
-  local tier=$1 q=$2; shift 2
+# measure BINARY TIER QUESTION REPLY...: one line of figures for the question asked of
+# BINARY: tier, calls, system bytes, message bytes, cacheable bytes, reply bytes
+measure() {
+  local bin=$1 tier=$2 q=$3; shift 3
   script "$TMP/s.json" "$@"
   serve "$TMP/s.json"
-  (cd "$REPO" && "$Q" ask "$q" --no-router --format json >"$TMP/out.json" 2>"$TMP/err") ||
-    { echo "run.sh: ask failed: $(cat "$TMP/err")" >&2; exit 1; }
+  (cd "$REPO" && "$bin" ask "$q" --no-router --format json >"$TMP/out.json" 2>"$TMP/err") ||
+    { echo "run.sh: ask failed ($bin): $(cat "$TMP/err")" >&2; exit 1; }
   unserve
-  python3 - "$TMP/log.jsonl" "$tier" "$q" "$@" <<'EOF'
+  # earlier prompts of the same binary in this run: what a cache warm from the questions
+  # asked before could serve
+  python3 - "$TMP/log.jsonl" "$TMP/seen.$(echo "$bin" | cksum | cut -d' ' -f1)" "$tier" "$@" <<'EOF'
 import json, os, sys
 L = [json.loads(l) for l in open(sys.argv[1])]
 prefix = sum(len(r["body"]["messages"][0]["content"]) for r in L)
 var = sum(len(m["content"]) for r in L for m in r["body"]["messages"][1:])
 reply = sum(len(open(f).read()) for f in sys.argv[4:])
 # what a prefix cache can serve: for each request, the longest prefix of its prompt that
-# an earlier request of the same question sent (system text, then the messages)
+# an earlier request sent (system text, then the messages): of the same question, and of
+# any question asked before in this run (a warm cache)
 texts = ["\x00".join(m["content"] for m in r["body"]["messages"]) for r in L]
+seen = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else []
 def lcp(a, b):
     return len(os.path.commonprefix([a, b]))
 cached = sum(max([lcp(t, texts[j]) for j in range(i)] or [0]) for i, t in enumerate(texts))
-total = sum(len(t) for t in texts)
-print("%-8s %-50s %5d %10d %10d %8.0f%% %9d %8s" % (sys.argv[2], sys.argv[3][:50], len(L), prefix, var,
-      100.0 * cached / total if total else 0, reply, "~%d" % ((prefix + var + reply) // 4)))
+warm = sum(max([lcp(t, u) for u in seen + texts[:i]] or [0]) for i, t in enumerate(texts))
+json.dump(seen + texts, open(sys.argv[2], "w"))
+print("%s\t%d\t%d\t%d\t%d\t%d\t%d" % (sys.argv[3], len(L), prefix, var, cached, reply, warm))
+EOF
+}
+if [ -n "$PREV_Q" ]; then
+  PREV_FROM="$PREV_Q, measured in this run"
+else
+  PREV_FROM="bench/ask/previous.tsv, $(sed -n 's/^# release: //p' "$here/previous.tsv")"
+fi
+printf '%-8s %-40s %5s %9s %9s %9s %6s %8s %8s %10s %13s %10s\n' tier question calls "system B" \
+  "message B" "cacheable" "warm" "reply B" "~tokens" "bytes/prev" "uncached/prev" "warm/prev"
+scenario() { # scenario TIER QUESTION REPLY...
+  local tier=$1 q=$2 now prev
+  now=$(measure "$Q" "$@") || exit 1
+  if [ -n "$PREV_Q" ]; then
+    prev=$(measure "$PREV_Q" "$@") || exit 1
+    # BENCH_ASK_RECORD=FILE keeps the previous release's figures (for previous.tsv)
+    [ -z "${BENCH_ASK_RECORD:-}" ] || echo "$prev" >>"$BENCH_ASK_RECORD"
+  else
+    prev=$(awk -F'\t' -v t="$tier" '$1 == t' "$here/previous.tsv")
+  fi
+  python3 - "$q" "$now" "$prev" <<'EOF'
+import sys
+q, now, prev = sys.argv[1], sys.argv[2].split("\t"), sys.argv[3].split("\t")
+tier, (calls, system, msgs, cached, reply, warm) = now[0], map(int, now[1:])
+total = system + msgs
+def ratio(a, b):
+    return "%.2fx" % (a / b) if b else "-"
+if len(prev) >= 6:
+    p = list(map(int, prev[1:]))
+    ptotal = p[1] + p[2]
+    vs, vu = ratio(total, ptotal), ratio(total - cached, ptotal - p[3])
+    vw = ratio(total - warm, ptotal - p[5]) if len(p) > 5 else "-"
+else:
+    vs = vu = vw = "-"
+pct = lambda n: "%.0f%%" % (100.0 * n / total if total else 0)
+print("%-8s %-40s %5d %9d %9d %9s %6s %8d %8s %10s %13s %10s" % (tier, q[:40], calls, system,
+      msgs, pct(cached), pct(warm), reply, "~%d" % ((total + reply) // 4), vs, vu, vw))
 EOF
 }
 scenario "2 query" "show me the commits of the past week ordered by size" "$R/arch_query.txt"
@@ -124,5 +172,9 @@ scenario "4 plan" "interesting commits from the most active contributor last wee
 echo "(system B: the system prompts, whose first block is byte-identical for every agent;"
 echo " messages B: today's date, the question, plan, resolved values and data samples;"
 echo " cacheable: the share of all prompt bytes that an earlier call of the same question"
-echo " sent as the same prefix, what a provider's prefix cache can serve; ~tokens: all"
-echo " bytes / 4, a rough estimate, not a tokenizer count)"
+echo " sent as the same prefix, what a provider's prefix cache can serve; warm: the same"
+echo " when the questions above it were asked before in the session; ~tokens: all"
+echo " bytes / 4, a rough estimate, not a tokenizer count; bytes/prev: all prompt bytes"
+echo " against the previous release, uncached/prev: the bytes no cache serves, likewise;"
+echo " warm/prev: the bytes a warm cache does not serve, likewise;"
+echo " below 1 is fewer. Previous: $PREV_FROM)"

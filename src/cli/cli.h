@@ -47,6 +47,37 @@ bool cli_parse_u64(const char *s, uint64_t *out);
  * after printing a usage error. */
 bool cli_is_limit_option(const char *a);
 int cli_limit_option(const char *cmd, const char *a, const char *v, qr_lisp_limits *lim);
+/* The options of the commands that run a program, a query or a question (lisp, query,
+ * compile, ask), parsed in one place so their spelling, bounds and messages agree. A
+ * command says which it takes (CLI_OPT_* bits); cli_run_option reads argv[*i] and, when it
+ * is one of them, its value (advancing *i past it). Returns 1 when it took the option, 0
+ * when argv[*i] is none of the accepted options (the command's own, or unknown), -1 after
+ * printing a usage error (a missing or bad value). The strings point into argv. */
+enum {
+    CLI_OPT_REPO = 1u << 0,         /* --repo DIR */
+    CLI_OPT_STORE = 1u << 1,        /* --store FILE: the memory store */
+    CLI_OPT_DATA = 1u << 2,         /* --data FILE */
+    CLI_OPT_FORMAT = 1u << 3,       /* --format edn|json|table */
+    CLI_OPT_LIMIT_OUTPUT = 1u << 4, /* --limit-output ROWS */
+    CLI_OPT_LIMITS = 1u << 5,       /* the sandbox limits (cli_limit_option) */
+    CLI_OPT_NO_INDEX = 1u << 6,     /* --no-index */
+};
+typedef struct cli_run_opts {
+    const char *repo, *store, *data;
+    cli_format fmt;
+    bool no_index;
+    uint64_t limit;     /* --limit-output; QR_TOOLS_OUTPUT_ROWS unless given */
+    qr_lisp_limits lim; /* qr_lisp_limits_default unless given */
+} cli_run_opts;
+void cli_run_opts_init(cli_run_opts *o);
+int cli_run_option(const char *cmd, unsigned accept, int argc, char **argv, int *i,
+                   cli_run_opts *o);
+/* Starts a host for a command's tools from its options: the repository, the store, the
+ * statistics index switch, and the terminal's warning and progress hooks. Release it
+ * with qr_host_release. */
+struct qr_host;
+void cli_host_init(struct qr_host *h, const cli_run_opts *o);
+
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
 /* Prints "quarry: warning: msg" to stderr (the hosts' warn hook; ud is unused). */

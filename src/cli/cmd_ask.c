@@ -196,12 +196,13 @@ static void explain_json(const qr_ask_result *r, qr_buf *b)
 
 int cmd_ask(int argc, char **argv)
 {
-    const char *question = NULL, *repo = NULL, *trace = NULL, *store = NULL;
-    cli_format fmt = FMT_DEFAULT;
-    bool explain = false, no_index = false, no_router = false;
-    uint64_t limit = QR_TOOLS_OUTPUT_ROWS, max_calls = QR_ASK_DEFAULT_MAX_CALLS;
-    qr_lisp_limits lim;
-    qr_lisp_limits_default(&lim);
+    const char *question = NULL, *trace = NULL;
+    bool explain = false, no_router = false;
+    uint64_t max_calls = QR_ASK_DEFAULT_MAX_CALLS;
+    cli_run_opts ro;
+    cli_run_opts_init(&ro);
+    const unsigned accept = CLI_OPT_REPO | CLI_OPT_STORE | CLI_OPT_FORMAT | CLI_OPT_LIMIT_OUTPUT |
+                            CLI_OPT_LIMITS | CLI_OPT_NO_INDEX;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -209,65 +210,40 @@ int cmd_ask(int argc, char **argv)
             fputs(usage, stdout);
             return EXIT_OK;
         }
+        int took = cli_run_option("ask", accept, argc, argv, &i, &ro);
+        if (took < 0)
+            return EXIT_USAGE;
+        if (took)
+            continue;
         if (!strcmp(a, "--explain")) {
             explain = true;
-            continue;
-        }
-        if (!strcmp(a, "--no-index")) {
-            no_index = true;
-            continue;
-        }
-        if (!strcmp(a, "--no-router")) {
+        } else if (!strcmp(a, "--no-router")) {
             no_router = true;
-            continue;
-        }
-        bool takes = !strcmp(a, "--trace") || !strcmp(a, "--format") || !strcmp(a, "--repo") ||
-                     !strcmp(a, "--store") ||
-                     !strcmp(a, "--limit-output") || cli_is_limit_option(a) ||
-                     !strcmp(a, "--max-calls");
-        if (takes && !v) {
+        } else if ((!strcmp(a, "--trace") || !strcmp(a, "--max-calls")) && !v) {
             cli_usage_error("ask", "option '%s' needs a value", a);
             return EXIT_USAGE;
-        }
-        if (!strcmp(a, "--trace")) {
+        } else if (!strcmp(a, "--trace")) {
             trace = v;
-        } else if (!strcmp(a, "--repo")) {
-            repo = v;
-        } else if (!strcmp(a, "--store")) {
-            store = v;
-        } else if (!strcmp(a, "--format")) {
-            int f = cli_parse_format(v);
-            if (f < 0) {
-                cli_usage_error("ask", "unknown format '%s': expected edn, json or table", v);
-                return EXIT_USAGE;
-            }
-            fmt = (cli_format)f;
-        } else if (!strcmp(a, "--limit-output")) {
-            if (!cli_parse_u64(v, &limit)) {
-                cli_usage_error("ask", "bad --limit-output '%s': expected a row count", v);
-                return EXIT_USAGE;
-            }
+            i++;
         } else if (!strcmp(a, "--max-calls")) {
             if (!cli_parse_u64(v, &max_calls) || max_calls == 0 || max_calls > 100) {
                 cli_usage_error("ask", "bad --max-calls '%s': expected 1 to 100", v);
                 return EXIT_USAGE;
             }
-        } else if (cli_is_limit_option(a)) {
-            if (cli_limit_option("ask", a, v, &lim) < 0)
-                return EXIT_USAGE;
+            i++;
         } else if (a[0] == '-' && a[1]) {
             cli_unknown_option("ask", a, usage);
             return EXIT_USAGE;
+        } else if (question) {
+            cli_usage_error("ask", "give one question (quote it as one argument)");
+            return EXIT_USAGE;
         } else {
-            if (question) {
-                cli_usage_error("ask", "give one question (quote it as one argument)");
-                return EXIT_USAGE;
-            }
             question = a;
-            continue;
         }
-        i++;
     }
+    const char *repo = ro.repo;
+    const cli_format fmt = ro.fmt;
+    const uint64_t limit = ro.limit;
     if (!question || !question[strspn(question, " \t\n")]) {
         cli_usage_error("ask", "give a question: quarry ask \"commits from last week\"");
         return EXIT_USAGE;
@@ -318,19 +294,14 @@ int cmd_ask(int argc, char **argv)
         return EXIT_FAILED;
     }
     qr_host host;
-    qr_host_init(&host, repo);
-    if (store)
-        host.mem.memory_path = store;
-    host.git.no_index = no_index;
-    host.git.warn = cli_warn;
-    host.git.progress = cli_progress;
+    cli_host_init(&host, &ro);
     qr_tools_set_ctx(tools, &host);
 
     qr_ask_opts o;
     qr_ask_opts_init(&o, question, tools, llm);
     o.max_calls = (uint32_t)max_calls;
     o.no_router = no_router;
-    o.limits = lim;
+    o.limits = ro.lim;
     o.repo_span = qr_host_repo_span;
     o.repo_span_ud = &host;
     o.author = qr_host_author;

@@ -46,9 +46,11 @@ static void print_op(void *ud, const char *name, const char *required, const cha
 
 int cmd_compile(int argc, char **argv)
 {
-    const char *qarg = NULL, *data = NULL;
+    const char *qarg = NULL;
     cli_format fmt = FMT_EDN;
     bool ops = false;
+    cli_run_opts ro; /* --repo is accepted like every command's; compiling reads none */
+    cli_run_opts_init(&ro);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -56,20 +58,18 @@ int cmd_compile(int argc, char **argv)
             fputs(usage, stdout);
             return EXIT_OK;
         }
+        int took = cli_run_option("compile", CLI_OPT_DATA | CLI_OPT_REPO, argc, argv, &i, &ro);
+        if (took < 0)
+            return EXIT_USAGE;
+        if (took)
+            continue;
         if (!strcmp(a, "--ops")) {
             ops = true;
-            continue;
-        }
-        bool takes = !strcmp(a, "--data") || !strcmp(a, "--format") || !strcmp(a, "--repo");
-        if (takes && !v) {
-            cli_usage_error("compile", "option '%s' needs a value", a);
-            return EXIT_USAGE;
-        }
-        if (!strcmp(a, "--data")) {
-            data = v;
-        } else if (!strcmp(a, "--repo")) {
-            /* accepted like every command's; compiling reads no repository */
         } else if (!strcmp(a, "--format")) {
+            if (!v) {
+                cli_usage_error("compile", "option '%s' needs a value", a);
+                return EXIT_USAGE;
+            }
             if (!strcmp(v, "text") || !strcmp(v, "edn")) {
                 fmt = FMT_EDN;
             } else if (!strcmp(v, "json")) {
@@ -78,19 +78,18 @@ int cmd_compile(int argc, char **argv)
                 cli_usage_error("compile", "unknown format '%s': expected text, edn or json", v);
                 return EXIT_USAGE;
             }
+            i++;
         } else if (a[0] == '-' && a[1]) {
             cli_unknown_option("compile", a, usage);
             return EXIT_USAGE;
+        } else if (qarg) {
+            cli_usage_error("compile", "give one query (quote it as one argument)");
+            return EXIT_USAGE;
         } else {
-            if (qarg) {
-                cli_usage_error("compile", "give one query (quote it as one argument)");
-                return EXIT_USAGE;
-            }
             qarg = a;
-            continue;
         }
-        i++;
     }
+    const char *data = ro.data;
     if (ops) {
         qr_query_each_op(print_op, NULL);
         return EXIT_OK;

@@ -224,12 +224,13 @@ static int repl(qr_lisp_session *s, cli_format fmt, qr_stop *stop)
 
 int cmd_lisp(int argc, char **argv)
 {
-    const char *expr = NULL, *file = NULL, *data = NULL, *repo = NULL, *store = NULL;
-    cli_format fmt = FMT_EDN;
-    bool stats = false, no_index = false;
+    const char *expr = NULL, *file = NULL;
+    bool stats = false;
     uint64_t repeat = 1;
-    qr_lisp_limits lim;
-    qr_lisp_limits_default(&lim);
+    cli_run_opts ro;
+    cli_run_opts_init(&ro);
+    const unsigned accept = CLI_OPT_REPO | CLI_OPT_STORE | CLI_OPT_DATA | CLI_OPT_FORMAT |
+                            CLI_OPT_LIMITS | CLI_OPT_NO_INDEX;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -244,57 +245,42 @@ int cmd_lisp(int argc, char **argv)
             }
             return cli_run_golden(argc - i - 1, argv + i + 1);
         }
+        int took = cli_run_option("lisp", accept, argc, argv, &i, &ro);
+        if (took < 0)
+            return EXIT_USAGE;
+        if (took)
+            continue;
         if (!strcmp(a, "--stats")) {
             stats = true;
-            continue;
-        }
-        if (!strcmp(a, "--no-index")) {
-            no_index = true;
-            continue;
-        }
-        bool takes = !strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--data") ||
-                     !strcmp(a, "--format") || cli_is_limit_option(a) || !strcmp(a, "--repo") ||
-                     !strcmp(a, "--repeat") || !strcmp(a, "--store");
-        if (takes && !v) {
+        } else if ((!strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--repeat")) && !v) {
             cli_usage_error("lisp", "option '%s' needs a value", a);
             return EXIT_USAGE;
-        }
-        if (!strcmp(a, "-e") || !strcmp(a, "--eval")) {
+        } else if (!strcmp(a, "-e") || !strcmp(a, "--eval")) {
             expr = v;
-        } else if (!strcmp(a, "--data")) {
-            data = v;
-        } else if (!strcmp(a, "--repo")) {
-            repo = v;
-        } else if (!strcmp(a, "--store")) {
-            store = v;
-        } else if (!strcmp(a, "--format")) {
-            int f = cli_parse_format(v);
-            if (f < 0 || f == FMT_TABLE) {
-                cli_usage_error("lisp", "unknown format '%s': expected edn or json", v);
-                return EXIT_USAGE;
-            }
-            fmt = (cli_format)f;
+            i++;
         } else if (!strcmp(a, "--repeat")) {
             if (!cli_parse_u64(v, &repeat) || repeat == 0 || repeat > 1000000) {
                 cli_usage_error("lisp", "bad --repeat '%s': expected a count from 1", v);
                 return EXIT_USAGE;
             }
-        } else if (cli_is_limit_option(a)) {
-            if (cli_limit_option("lisp", a, v, &lim) < 0)
-                return EXIT_USAGE;
+            i++;
         } else if (a[0] == '-' && a[1]) {
             cli_unknown_option("lisp", a, usage);
             return EXIT_USAGE;
+        } else if (file || expr) {
+            cli_usage_error("lisp", "give one program: -e EXPR, a FILE or '-'");
+            return EXIT_USAGE;
         } else {
-            if (file || expr) {
-                cli_usage_error("lisp", "give one program: -e EXPR, a FILE or '-'");
-                return EXIT_USAGE;
-            }
             file = a;
-            continue;
         }
-        i++;
     }
+    if (ro.fmt == FMT_TABLE) {
+        cli_usage_error("lisp", "unknown format 'table': expected edn or json");
+        return EXIT_USAGE;
+    }
+    const cli_format fmt = ro.fmt == FMT_DEFAULT ? FMT_EDN : ro.fmt;
+    const char *data = ro.data;
+    qr_lisp_limits lim = ro.lim;
     if (expr && file) {
         cli_usage_error("lisp", "give one program: -e EXPR, a FILE or '-'");
         return EXIT_USAGE;
@@ -310,12 +296,7 @@ int cmd_lisp(int argc, char **argv)
     /* (tool/NAME {...}) goes through the registry: same checks as `quarry tool`; the
      * repository is opened on the first call that needs it */
     qr_host host;
-    qr_host_init(&host, repo);
-    if (store)
-        host.mem.memory_path = store;
-    host.git.no_index = no_index;
-    host.git.warn = cli_warn;
-    host.git.progress = cli_progress;
+    cli_host_init(&host, &ro);
     /* the tools' long loops stop at the program's deadline: their time is its time */
     qr_stop stop;
     qr_stop_init(&stop, 0);

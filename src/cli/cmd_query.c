@@ -260,64 +260,35 @@ static void runtime_error(const qr_query_compiled *q, const qr_lisp_result *res,
 
 int cmd_query(int argc, char **argv)
 {
-    const char *qarg = NULL, *data = NULL, *repo = NULL, *store = NULL;
-    cli_format fmt = FMT_DEFAULT;
-    bool no_index = false;
-    uint64_t limit = QR_TOOLS_OUTPUT_ROWS;
-    qr_lisp_limits lim;
-    qr_lisp_limits_default(&lim);
+    const char *qarg = NULL;
+    cli_run_opts ro;
+    cli_run_opts_init(&ro);
+    const unsigned accept = CLI_OPT_REPO | CLI_OPT_STORE | CLI_OPT_DATA | CLI_OPT_FORMAT |
+                            CLI_OPT_LIMIT_OUTPUT | CLI_OPT_LIMITS | CLI_OPT_NO_INDEX;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return EXIT_OK;
         }
-        if (!strcmp(a, "--no-index")) {
-            no_index = true;
-            continue;
-        }
-        bool takes = !strcmp(a, "--data") || !strcmp(a, "--format") || !strcmp(a, "--repo") ||
-                     !strcmp(a, "--store") ||
-                     !strcmp(a, "--limit-output") || cli_is_limit_option(a);
-        if (takes && !v) {
-            cli_usage_error("query", "option '%s' needs a value", a);
+        int took = cli_run_option("query", accept, argc, argv, &i, &ro);
+        if (took < 0)
             return EXIT_USAGE;
-        }
-        if (!strcmp(a, "--data")) {
-            data = v;
-        } else if (!strcmp(a, "--repo")) {
-            repo = v;
-        } else if (!strcmp(a, "--store")) {
-            store = v;
-        } else if (!strcmp(a, "--format")) {
-            int f = cli_parse_format(v);
-            if (f < 0) {
-                cli_usage_error("query", "unknown format '%s': expected edn, json or table", v);
-                return EXIT_USAGE;
-            }
-            fmt = (cli_format)f;
-        } else if (!strcmp(a, "--limit-output")) {
-            if (!cli_parse_u64(v, &limit)) {
-                cli_usage_error("query", "bad --limit-output '%s': expected a row count", v);
-                return EXIT_USAGE;
-            }
-        } else if (cli_is_limit_option(a)) {
-            if (cli_limit_option("query", a, v, &lim) < 0)
-                return EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) {
+        if (took)
+            continue;
+        if (a[0] == '-' && a[1]) {
             cli_unknown_option("query", a, usage);
             return EXIT_USAGE;
-        } else {
-            if (qarg) {
-                cli_usage_error("query", "give one query (quote it as one argument)");
-                return EXIT_USAGE;
-            }
-            qarg = a;
-            continue;
         }
-        i++;
+        if (qarg) {
+            cli_usage_error("query", "give one query (quote it as one argument)");
+            return EXIT_USAGE;
+        }
+        qarg = a;
     }
+    cli_format fmt = ro.fmt;
+    const char *data = ro.data;
+    qr_lisp_limits lim = ro.lim;
     char *text = NULL;
     size_t len = 0;
     int status = cli_query_text("query", qarg, fmt, &text, &len);
@@ -333,12 +304,7 @@ int cmd_query(int argc, char **argv)
         return EXIT_FAILED;
     }
     qr_host host;
-    qr_host_init(&host, repo);
-    if (store)
-        host.mem.memory_path = store;
-    host.git.no_index = no_index;
-    host.git.warn = cli_warn;
-    host.git.progress = cli_progress;
+    cli_host_init(&host, &ro);
     /* the tools' long loops stop at the program's deadline: their time is its time */
     qr_stop stop;
     qr_stop_init(&stop, lim.timeout_ms);
@@ -378,7 +344,7 @@ int cmd_query(int argc, char **argv)
             fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
         qr_arena scratch;
         qr_arena_init(&scratch, 0);
-        cli_print_result(&scratch, res.value, fmt, (size_t)limit);
+        cli_print_result(&scratch, res.value, fmt, (size_t)ro.limit);
         qr_arena_release(&scratch);
     }
     qr_lisp_result_clear(&res);

@@ -15,7 +15,6 @@ for tool in git node npm; do
 done
 
 MCPDIR="$SRC/tests/mcp"
-. "$SRC/tests/cli/npm.sh"
 npm_install "$MCPDIR" @modelcontextprotocol/sdk "the MCP SDK"
 
 # a clean git: no user or system configuration, no repository from the environment

@@ -49,40 +49,13 @@ commit 2 Bob 9 "Add benchmarks"
 WEEK="1 week ago"
 
 # ---- the model server ----
-SERVER_PID=
-serve() { # serve SCRIPT.json: starts the server on a free port, points quarry at it
-  rm -f "$TMP/port" "$TMP/log.jsonl"
-  python3 "$SRC/tests/llm/model_server.py" --script "$1" --log "$TMP/log.jsonl" \
-    --port-file "$TMP/port" 2>"$TMP/server.err" &
-  SERVER_PID=$!
-  i=0
-  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  PORT=$(cat "$TMP/port" 2>/dev/null)
-  [ -n "$PORT" ] || { echo "FAIL: the model server did not start"; cat "$TMP/server.err"; exit 1; }
-  export QUARRY_LLM_URL="http://127.0.0.1:$PORT/v1" QUARRY_LLM_MODEL=test-model
-  export QUARRY_LLM_API_KEY=sk-test-secret-123
-}
-unserve() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=
-}
+serve() { llm_serve "$1"; export QUARRY_LLM_API_KEY=sk-test-secret-123; }
+unserve() { llm_unserve; }
 trap 'unserve; rm -rf "$TMP"' EXIT
 
 # script OUT REPLY...: a server script; each REPLY is a file of reply text, or a JSON step
 # object written inline ({"status": 429}).
-script() {
-  out=$1; shift
-  python3 - "$out" "$@" <<'EOF'
-import json, sys
-steps = []
-for a in sys.argv[2:]:
-    if a.startswith("{"):
-        steps.append(json.loads(a))
-    else:
-        steps.append({"text": open(a).read()})
-json.dump({"responses": steps}, open(sys.argv[1], "w"))
-EOF
-}
+script() { llm_script "$@"; }
 
 # requests: how many the server got
 requests() { wc -l < "$TMP/log.jsonl" | tr -d ' '; }

@@ -19,35 +19,13 @@ mkdir -p "$HOME"
 export QUARRY_LLM_RETRY_BASE_MS=5 QUARRY_LLM_MAX_RETRIES=0
 cd "$TMP"
 
-SERVER_PID=
 DAEMON_PID=
-serve() { # serve SCRIPT.json: starts the model server, points quarry at it
-  unserve
-  rm -f "$TMP/port" "$TMP/log.jsonl"
-  : >"$TMP/log.jsonl"
-  python3 "$SRC/tests/llm/model_server.py" --script "$1" --log "$TMP/log.jsonl" \
-    --port-file "$TMP/port" 2>"$TMP/server.err" &
-  SERVER_PID=$!
-  i=0
-  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  PORT=$(cat "$TMP/port" 2>/dev/null)
-  [ -n "$PORT" ] || { echo "FAIL: the model server did not start"; cat "$TMP/server.err"; exit 1; }
-  export QUARRY_LLM_URL="http://127.0.0.1:$PORT/v1" QUARRY_LLM_MODEL=test-model
-}
-unserve() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=
-}
+serve() { llm_serve "$1"; }
+unserve() { llm_unserve; }
 trap '[ -n "$DAEMON_PID" ] && kill "$DAEMON_PID" 2>/dev/null; unserve; rm -rf "$TMP"' EXIT
 
 # script OUT REPLYFILE...: a server script answering with each file's text in turn
-script() {
-  out=$1; shift
-  python3 - "$out" "$@" <<'EOF'
-import json, sys
-json.dump({"responses": [{"text": open(a).read()} for a in sys.argv[2:]]}, open(sys.argv[1], "w"))
-EOF
-}
+script() { llm_script "$@"; }
 requests() { wc -l < "$TMP/log.jsonl" | tr -d ' '; }
 # pylog EXPR: over the logged requests (L)
 pylog() {

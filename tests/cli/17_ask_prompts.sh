@@ -32,26 +32,10 @@ commit "2025-11-03T09:00:00Z" ann "first"
 commit "2026-02-27T12:00:00Z" bob "second"
 commit "2026-03-01T08:00:00Z" ann "third"
 
-SERVER_PID=
-serve() { # serve SCRIPT.json
-  rm -f "$TMP/port" "$TMP/log.jsonl"
-  python3 "$SRC/tests/llm/model_server.py" --script "$1" --log "$TMP/log.jsonl" \
-    --port-file "$TMP/port" 2>"$TMP/server.err" &
-  SERVER_PID=$!
-  i=0
-  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  [ -s "$TMP/port" ] || { echo "FAIL: the model server did not start"; cat "$TMP/server.err"; exit 1; }
-  export QUARRY_LLM_URL="http://127.0.0.1:$(cat "$TMP/port")/v1" QUARRY_LLM_MODEL=test-model
-}
-unserve() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null; SERVER_PID=; }
+serve() { llm_serve "$1"; }
+unserve() { llm_unserve; }
 trap 'unserve; rm -rf "$TMP"' EXIT
-script() { # script OUT REPLY_FILE...
-  out=$1; shift
-  python3 - "$out" "$@" <<'PY'
-import json, sys
-json.dump({"responses": [{"text": open(a).read()} for a in sys.argv[2:]]}, open(sys.argv[1], "w"))
-PY
-}
+script() { llm_script "$@"; }
 pylog() { # pylog EXPR: over the logged requests, L
   python3 -c "import json,sys; L=[json.loads(l) for l in open(sys.argv[2])]; print($1)" "$1" "$TMP/log.jsonl" 2>&1 | tail -1
 }

@@ -176,22 +176,13 @@ edn = "```edn\n{:mode :query :query " + "#_" * 50000 + "{}}\n```\n"
 lisp = "```clojure\n" + "'" * 100000 + "a\n```\n"
 json.dump({"responses": [{"text": edn}, {"text": lisp}]}, open(sys.argv[1], "w"))
 PY
-  python3 "$SRC/tests/llm/model_server.py" --script "$TMP/model.json" --log "$TMP/model.log" \
-    --port-file "$TMP/port" 2>"$TMP/model.err" &
-  server=$!
-  i=0
-  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  if [ -s "$TMP/port" ]; then
-    cd "$R"
-    bounded "ask: deep replies" 1 "ask-failed" 64 env QUARRY_LLM_URL="http://127.0.0.1:$(cat "$TMP/port")/v1" \
-      QUARRY_LLM_MODEL=test-model QUARRY_LLM_API_KEY=sk-test QUARRY_LLM_MAX_RETRIES=0 \
-      "$Q" ask --no-router "rank authors by a risk score"
-    cd - >/dev/null
-    [ "$(wc -l < "$TMP/model.log" | tr -d ' ')" = 2 ] || { echo "FAIL: ask: want 2 model calls"; FAILS=$((FAILS + 1)); }
-  else
-    echo "FAIL: the model server did not start"; cat "$TMP/model.err"; FAILS=$((FAILS + 1))
-  fi
-  kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
+  llm_serve "$TMP/model.json"
+  cd "$R"
+  bounded "ask: deep replies" 1 "ask-failed" 64 env QUARRY_LLM_API_KEY=sk-test QUARRY_LLM_MAX_RETRIES=0 \
+    "$Q" ask --no-router "rank authors by a risk score"
+  cd - >/dev/null
+  [ "$(wc -l < "$TMP/log.jsonl" | tr -d ' ')" = 2 ] || { echo "FAIL: ask: want 2 model calls"; FAILS=$((FAILS + 1)); }
+  llm_unserve
 fi
 
 finish

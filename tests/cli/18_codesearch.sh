@@ -53,19 +53,10 @@ expect_out "quarry ask --explain names the rule" "tier 1 (router), rule code-dea
 
 # ---- the model path ----
 serve() { # serve STEP...: the model server answering with these steps
-  python3 - "$TMP/script.json" "$@" <<'PY'
-import json, sys
-json.dump({"responses": [json.loads(a) for a in sys.argv[2:]]}, open(sys.argv[1], "w"))
-PY
-  rm -f "$TMP/port" "$TMP/log.jsonl"
-  python3 "$SRC/tests/llm/model_server.py" --script "$TMP/script.json" --log "$TMP/log.jsonl" \
-    --port-file "$TMP/port" 2>"$TMP/server.err" &
-  SERVER_PID=$!
-  i=0
-  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  export QUARRY_LLM_URL="http://127.0.0.1:$(cat "$TMP/port")/v1" QUARRY_LLM_MODEL=test-model
+  llm_script "$TMP/script.json" "$@"
+  llm_serve "$TMP/script.json"
 }
-unserve() { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; unset QUARRY_LLM_URL; }
+unserve() { llm_unserve; unset QUARRY_LLM_URL; }
 trap 'unserve; rm -rf "$TMP"' EXIT
 pylog() { python3 -c "import json,sys; L=[json.loads(l) for l in open(sys.argv[2])]; print($1)" "$1" "$TMP/log.jsonl"; }
 

@@ -31,33 +31,12 @@ for n in 1 2 3; do
   GIT_COMMITTER_DATE="2024-03-0$n 10:00:00 +0000" git -C "$R" commit -q -m "Change number $n"
 done
 
-SERVER_PID=
-serve() { # serve SCRIPT.json
-  rm -f "$TMP/port" "$TMP/log.jsonl"
-  python3 "$SRC/tests/llm/model_server.py" --script "$1" --log "$TMP/log.jsonl" \
-    --port-file "$TMP/port" 2>"$TMP/server.err" &
-  SERVER_PID=$!
-  i=0
-  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  PORT=$(cat "$TMP/port" 2>/dev/null)
-  [ -n "$PORT" ] || { echo "FAIL: the model server did not start"; cat "$TMP/server.err"; exit 1; }
-  export QUARRY_LLM_URL="http://127.0.0.1:$PORT/v1" QUARRY_LLM_MODEL=test-model
-  export QUARRY_LLM_API_KEY=sk-test-secret-123
-}
-unserve() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=
-}
+serve() { llm_serve "$1"; export QUARRY_LLM_API_KEY=sk-test-secret-123; }
+unserve() { llm_unserve; }
 trap 'unserve; rm -rf "$TMP"' EXIT
 
 # script OUT STEP...: each STEP is a JSON object
-script() {
-  out=$1; shift
-  python3 - "$out" "$@" <<'EOF'
-import json, sys
-json.dump({"responses": [json.loads(a) for a in sys.argv[2:]]}, open(sys.argv[1], "w"))
-EOF
-}
+script() { llm_script "$@"; }
 # pylog EXPR: over the logged requests (`L`)
 pylog() {
   python3 -c "import json,sys; L=[json.loads(l) for l in open(sys.argv[2])]; print($1)" "$1" "$TMP/log.jsonl" 2>&1 | tail -1

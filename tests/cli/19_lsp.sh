@@ -13,7 +13,6 @@ for tool in node npm python3; do
 done
 
 LSPDIR="$SRC/tests/lsp"
-. "$SRC/tests/cli/npm.sh"
 npm_install "$LSPDIR" vscode-languageserver-protocol "the LSP client"
 
 if ! node "$LSPDIR/client_test.mjs" "$Q" "$SRC/docs/examples" >"$TMP/node.out" 2>&1; then

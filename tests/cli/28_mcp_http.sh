@@ -15,7 +15,6 @@ for tool in git node npm curl python3; do
 done
 
 MCPDIR="$SRC/tests/mcp"
-. "$SRC/tests/cli/npm.sh"
 npm_install "$MCPDIR" @modelcontextprotocol/sdk "the MCP SDK"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C

@@ -28,6 +28,7 @@ cmd:clang:clang
 cmd:python3:python3
 cmd:node:nodejs
 cmd:npm:npm
+cmd:curl:curl
 cmd:zsh:zsh
 cmd:man:man-db
 cmd:cscope:cscope

@@ -140,6 +140,12 @@ const char *qr_char_shown(int c, char buf[8]);
 void qr_utf8_clean(char *s, size_t cap);
 /* Byte offset of code point index i, or n when i is at or past the end. */
 size_t qr_utf8_offset(const char *s, size_t n, size_t i);
+/* Terminal columns a code point takes: 0 for combining marks, other zero-width and
+ * control characters, 2 for East Asian wide and fullwidth characters and emoji, else 1
+ * (src/base/width.c: tables from the Unicode data, not the C library's locale). */
+int qr_cp_width(uint32_t cp);
+/* Terminal columns of s[0..n) (invalid bytes count one each, as U+FFFD). */
+size_t qr_utf8_width(const char *s, size_t n);
 
 /* ---- "did you mean" ---- */
 /* Longest string qr_edit_distance compares; longer ones are never a typo of anything. */

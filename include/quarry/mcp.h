@@ -76,10 +76,16 @@ int qr_mcp_server_new(const qr_mcp_config *c, qr_mcp_server **out, qr_buf *err);
 void qr_mcp_server_free(qr_mcp_server *s);
 
 /* The transport: send writes one message (JSON text without a newline) and returns
- * QR_OK, or QR_EIO when the client is gone. poll, when set, is called while a request is
- * handled and before its response is sent, so the transport can read what arrived
- * meanwhile and pass cancellations to qr_mcp_peek. */
-typedef int (*qr_mcp_send_fn)(void *ud, const char *msg, size_t len);
+ * QR_OK, or QR_EIO when the client is gone. req_id says which request the message
+ * belongs to, for a transport that answers each request on its own connection (HTTP):
+ * the JSON text of its id ("null" for an error to a message whose id could not be read),
+ * or NULL for a message about no request (a log message); final is true for the
+ * response itself and false for a progress notification. A request that ends without a
+ * response (it was cancelled) is reported once as msg NULL, len 0, final true. poll, when
+ * set, is called while a request is handled and before its response is sent, so the
+ * transport can read what arrived meanwhile and pass cancellations to qr_mcp_peek. */
+typedef int (*qr_mcp_send_fn)(void *ud, const char *msg, size_t len, const char *req_id,
+                              bool final);
 typedef void (*qr_mcp_poll_fn)(void *ud);
 void qr_mcp_set_io(qr_mcp_server *s, qr_mcp_send_fn send, qr_mcp_poll_fn poll, void *ud);
 
@@ -150,5 +156,60 @@ void qr_mcp_idscan_init(qr_mcp_idscan *sc);
 void qr_mcp_idscan_feed(qr_mcp_idscan *sc, const char *p, size_t n);
 /* The id's JSON text (a string or an integer) or NULL when none was found. */
 const char *qr_mcp_idscan_result(const qr_mcp_idscan *sc, size_t *len);
+
+
+/* ---- Streamable HTTP transport ---- */
+/* Serves MCP's Streamable HTTP transport (revisions 2025-03-26 and later) on one loopback
+ * address, at the endpoint /mcp, until stop_fd becomes readable (or, with stop_fd -1,
+ * for ever). addr is "127.0.0.1:PORT", "localhost:PORT" or "[::1]:PORT" (any 127.x.y.z);
+ * PORT 0 picks a free port. Each session (begun by an initialize POST, named by the
+ * Mcp-Session-Id header afterwards, ended by DELETE) is a server of its own made from
+ * cfg, with its own pool of cfg.workers threads; at most QR_MCP_HTTP_SESSIONS run at
+ * once. A tools/call is answered as a text/event-stream (its progress notifications,
+ * then its response), other requests as application/json, notifications with 202.
+ * Requests whose Origin or Host is not a loopback one are refused with 403; heads are
+ * limited to QR_MCP_HTTP_MAX_HEAD bytes, bodies to cfg.max_message; a client that sends its
+ * head or body too slowly is answered 408 and disconnected. ready, when set, is called
+ * once listening, with the endpoint's URL ("http://127.0.0.1:43117/mcp"). Returns QR_OK
+ * when stopped, QR_EINVAL with a message in err for an address that is malformed or not
+ * a loopback one, QR_EIO with a message when the address cannot be bound, QR_ENOMEM. */
+#define QR_MCP_HTTP_SESSIONS 32
+int qr_mcp_serve_http(const qr_mcp_config *cfg, const char *addr, int stop_fd,
+                      void (*ready)(void *ud, const char *url), void *ud, qr_buf *err);
+/* Checks addr as qr_mcp_serve_http would, without binding it. */
+int qr_mcp_http_check_addr(const char *addr, qr_buf *err);
+
+/* The HTTP/1.1 request head parser the transport uses (fuzzed on its own). */
+#define QR_MCP_HTTP_MAX_HEAD 16384
+#define QR_MCP_HTTP_MAX_HEADERS 64
+#define QR_MCP_HTTP_MAX_TARGET 2048
+typedef struct qr_mcp_http_header {
+    const char *name, *value; /* slices of the parsed buffer */
+    size_t name_len, value_len;
+} qr_mcp_http_header;
+typedef struct qr_mcp_http_request {
+    const char *method, *target;
+    size_t method_len, target_len;
+    int minor; /* HTTP/1.minor */
+    qr_mcp_http_header headers[QR_MCP_HTTP_MAX_HEADERS];
+    size_t nheaders;
+    size_t head_len; /* bytes through the empty line that ends the head */
+    uint64_t content_length;
+    bool has_length, has_transfer_encoding;
+} qr_mcp_http_request;
+/* Parses the head at buf[0..len): 1 when it is complete (r->head_len bytes), 0 when more
+ * bytes are needed, or the negated HTTP status to answer: -400 malformed, -414 target
+ * too long, -431 head too large, -505 version not supported. */
+int qr_mcp_http_parse_request(qr_mcp_http_request *r, const char *buf, size_t len);
+/* How many headers called name (case-insensitive) the request has; the first one's value
+ * in *value, *len (NULL, 0 when none). */
+size_t qr_mcp_http_header_get(const qr_mcp_http_request *r, const char *name, const char **value,
+                          size_t *len);
+/* Whether a comma-separated header value lists token (media types: parameters ignored). */
+bool qr_mcp_http_header_has(const char *value, size_t len, const char *token);
+/* Whether a Host value ("127.0.0.1:8080", "localhost", "[::1]:1") or an Origin value
+ * ("http://localhost:3000") names a loopback address. */
+bool qr_mcp_http_loopback_host(const char *v, size_t n);
+bool qr_mcp_http_loopback_origin(const char *v, size_t n);
 
 #endif

@@ -219,5 +219,11 @@ qr_val qr_tools_page_of(qr_arena *a, qr_val v, size_t offset, size_t max_rows, q
  * a map as key and value (values cut at 200), anything else printed as with str.
  * Newlines inside cells and values print as spaces. */
 void qr_tools_render_table(qr_buf *out, qr_val v);
+/* The same, fitted to a terminal `width` columns wide (0: no limit): a table of rows that
+ * would be wider has its widest columns of prose cut, then its other text columns (to 8
+ * columns at the least; numbers are never cut), then columns left out from the right with
+ * a line saying so; a map's values are cut to the width left beside the keys. Widths are
+ * display columns (qr_utf8_width). */
+void qr_tools_render_table_width(qr_buf *out, qr_val v, size_t width);
 
 #endif

@@ -5,6 +5,8 @@
 #ifndef QUARRY_CLI_H
 #define QUARRY_CLI_H
 
+#include <stdarg.h>
+
 #include "quarry/lisp.h"
 
 #include <stdio.h>
@@ -89,6 +91,14 @@ void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((forma
 /* "quarry CMD: unknown option 'OPT'; did you mean '--X'? see 'quarry CMD --help'": the
  * suggestion is the closest --option in the command's usage text, when one is close. */
 void cli_unknown_option(const char *cmd, const char *opt, const char *usage);
+/* cli_usage_error with a va_list. */
+void cli_usage_verror(const char *cmd, const char *fmt, va_list ap);
+/* The candidate a mistyped word most likely meant (a third of its length in edits at
+ * most), or NULL: the one suggestion of "did you mean". */
+const char *cli_closest(const char *word, const char *const *cands, size_t n);
+/* The width tables are fitted to: $COLUMNS when set, else the terminal's when stdout is
+ * one, else 0 (no limit: a pipe gets whole rows). */
+size_t cli_table_width(void);
 
 /* Query helpers shared by `query` and `compile` (cmd_query.c). The query text: arg, or
  * stdin when arg is NULL or "-". */

@@ -17,20 +17,27 @@
 
 #include "quarry/mcp.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: quarry mcp [--repo DIR] [OPTIONS]\n"
+    "usage: quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]\n"
     "\n"
     "Serves every quarry tool, run_lisp and run_query to an MCP client over stdio\n"
     "(JSON-RPC 2.0, one message per line; protocol 2025-11-25, also 2025-06-18,\n"
     "2025-03-26 and 2024-11-05). The client starts it; see docs/mcp.md for the\n"
-    "configuration of Claude Code, Claude Desktop and other clients.\n"
+    "configuration of Claude Code, Claude Desktop and other clients. With --http, it\n"
+    "serves the Streamable HTTP transport instead, at http://ADDR/mcp, until stopped\n"
+    "(SIGINT or SIGTERM); see docs/mcp-http.md.\n"
     "\n"
     "options:\n"
+    "  --http ADDR          serve HTTP on ADDR: 127.0.0.1:PORT, localhost:PORT or\n"
+    "                       [::1]:PORT (loopback only; PORT 0 picks a free port); the\n"
+    "                       URL is printed on stderr; each session runs --workers calls\n"
+    "                       at once, up to 32 sessions\n"
     "  --repo DIR           the repository a call without a `repo` argument works on\n"
     "                       (default: the one containing the working directory)\n"
     "  --store FILE         the memory store of memory_query (default: $QUARRY_MEMORY);\n"
@@ -50,8 +57,9 @@ static const char usage[] =
     "  --max-steps N        evaluation step limit of each program\n"
     "  --max-depth N        nesting depth limit of each program\n"
     "\n"
-    "exit status: 0 when the client closes the connection, 1 when reading fails, 2 for\n"
-    "bad usage.\n";
+    "exit status: 0 when the client closes the connection (or, with --http, when\n"
+    "stopped by a signal), 1 when reading fails or the address cannot be bound, 2 for\n"
+    "bad usage (a non-loopback --http address included).\n";
 
 static void log_line(void *ud, const char *line)
 {
@@ -59,11 +67,55 @@ static void log_line(void *ud, const char *line)
     fprintf(stderr, "quarry mcp: %s\n", line);
 }
 
+static int stop_pipe[2] = {-1, -1};
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    char c = 's';
+    if (write(stop_pipe[1], &c, 1) < 0) {
+        /* nothing to do: the pipe holds a byte already */
+    }
+}
+
+static void on_ready(void *ud, const char *url)
+{
+    (void)ud;
+    fprintf(stderr, "quarry mcp: serving MCP over HTTP at %s\n", url);
+    fflush(stderr);
+}
+
+/* `quarry mcp --http ADDR`: serves until SIGINT or SIGTERM. */
+static int serve_http(const qr_mcp_config *cfg, const char *addr)
+{
+    if (pipe(stop_pipe) != 0) {
+        fprintf(stderr, "quarry mcp: cannot start: %s\n", strerror(errno));
+        return EXIT_FAILED;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = qr_mcp_serve_http(cfg, addr, stop_pipe[0], on_ready, NULL, &err);
+    if (rc != QR_OK)
+        fprintf(stderr, "quarry mcp: %s\n",
+                rc == QR_ENOMEM ? "out of memory" : (err.p ? err.p : "cannot serve"));
+    qr_buf_release(&err);
+    close(stop_pipe[0]);
+    close(stop_pipe[1]);
+    return rc == QR_OK ? EXIT_OK : rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+}
+
 int cmd_mcp(int argc, char **argv)
 {
     qr_mcp_config cfg;
     qr_mcp_config_init(&cfg);
     cfg.log = log_line;
+    const char *http = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -82,7 +134,7 @@ int cmd_mcp(int argc, char **argv)
             i++;
             continue;
         }
-        bool takes = !strcmp(a, "--repo") || !strcmp(a, "--store") || !strcmp(a, "--max-rows") ||
+        bool takes = !strcmp(a, "--http") || !strcmp(a, "--repo") || !strcmp(a, "--store") || !strcmp(a, "--max-rows") ||
                      !strcmp(a, "--max-message") || !strcmp(a, "--page-size") ||
                      !strcmp(a, "--workers");
         if (!takes) {
@@ -95,7 +147,9 @@ int cmd_mcp(int argc, char **argv)
         }
         i++;
         uint64_t n;
-        if (!strcmp(a, "--repo")) {
+        if (!strcmp(a, "--http")) {
+            http = v;
+        } else if (!strcmp(a, "--repo")) {
             cfg.repo_dir = v;
         } else if (!strcmp(a, "--store")) {
             cfg.memory_path = v;
@@ -125,6 +179,16 @@ int cmd_mcp(int argc, char **argv)
             }
         }
     }
+    if (http) {
+        qr_buf e;
+        qr_buf_init(&e);
+        if (qr_mcp_http_check_addr(http, &e) != QR_OK) {
+            cli_usage_error("mcp", "bad --http address: %s", e.p ? e.p : "malformed");
+            qr_buf_release(&e);
+            return EXIT_USAGE;
+        }
+        qr_buf_release(&e);
+    }
     if (cfg.repo_dir) {
         /* a wrong --repo is the person's to fix now, not the model's later */
         qr_git *g;
@@ -140,6 +204,8 @@ int cmd_mcp(int argc, char **argv)
         qr_buf_release(&e);
     }
     signal(SIGPIPE, SIG_IGN);
+    if (http)
+        return serve_http(&cfg, http);
     qr_mcp_server *s;
     qr_buf err;
     qr_buf_init(&err);

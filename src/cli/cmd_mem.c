@@ -50,12 +50,29 @@ static void print_sub_help(const cli_mem_cmd *c)
 
 int cli_mem_usage(cli_mem_opts *o, const char *fmt, ...)
 {
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "mem%s%s", o->sub ? " " : "", o->sub ? o->sub : "");
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "quarry mem%s%s: ", o->sub ? " " : "", o->sub ? o->sub : "");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "; see 'quarry mem%s%s --help'\n", o->sub ? " " : "", o->sub ? o->sub : "");
+    cli_usage_verror(cmd, fmt, ap);
     va_end(ap);
+    return EXIT_USAGE;
+}
+
+int cli_mem_unknown_option(cli_mem_opts *o, const char *opt)
+{
+    /* the options of the subcommand are the --words of its usage and help, and the
+     * common ones */
+    const cli_mem_cmd *c = o->sub ? find_sub(o->sub) : NULL;
+    qr_buf u;
+    qr_buf_init(&u);
+    if (c)
+        qr_buf_printf(&u, "%s %s ", c->usage ? c->usage : "", c->help ? c->help : "");
+    qr_buf_puts(&u, " --store --format --help");
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "mem%s%s", o->sub ? " " : "", o->sub ? o->sub : "");
+    cli_unknown_option(cmd, opt, u.p ? u.p : "");
+    qr_buf_release(&u);
     return EXIT_USAGE;
 }
 
@@ -427,7 +444,7 @@ static int parse_node_args(int argc, char **argv, cli_mem_opts *o, node_args *na
                     return EXIT_FAILED;
                 }
             } else {
-                return cli_mem_usage(o, "unknown option '%s'", a);
+                return cli_mem_unknown_option(o, a);
             }
             continue;
         }
@@ -665,7 +682,7 @@ static int link_or_unlink(int argc, char **argv, cli_mem_opts *o, bool link)
                     !parse_unit(o, "strength", v, &strength))
                     return EXIT_USAGE;
             } else {
-                return cli_mem_usage(o, "unknown option '%s'", a);
+                return cli_mem_unknown_option(o, a);
             }
             continue;
         }
@@ -747,7 +764,7 @@ static int one_path(int argc, char **argv, cli_mem_opts *o, const char **path, b
                 dashdash = true;
                 continue;
             }
-            return cli_mem_usage(o, "unknown option '%s'", a);
+            return cli_mem_unknown_option(o, a);
         }
         if (*path)
             return cli_mem_usage(o, "unexpected argument '%s'", a);
@@ -1049,7 +1066,7 @@ int cmd_mem(int argc, char **argv)
         if (c < 0)
             return EXIT_USAGE;
         if (c == 0)
-            return cli_mem_usage(&o, "unknown option '%s' before the command", argv[i]);
+            return cli_mem_unknown_option(&o, argv[i]);
     }
     if (i >= argc) {
         print_overview(stderr);
@@ -1057,8 +1074,13 @@ int cmd_mem(int argc, char **argv)
     }
     const cli_mem_cmd *c = find_sub(argv[i]);
     if (!c) {
-        fprintf(stderr, "quarry mem: unknown command '%s'; see 'quarry mem --help'\n", argv[i]);
-        return EXIT_USAGE;
+        const char *names[sizeof subs / sizeof subs[0]];
+        for (size_t k = 0; k < sizeof subs / sizeof subs[0]; k++)
+            names[k] = subs[k].name;
+        const char *s = cli_closest(argv[i], names, sizeof subs / sizeof subs[0]);
+        if (s)
+            return cli_mem_usage(&o, "unknown command '%.100s' (did you mean '%s'?)", argv[i], s);
+        return cli_mem_usage(&o, "unknown command '%.100s'", argv[i]);
     }
     o.sub = c->name;
     return c->run(argc - i, argv + i, &o);

@@ -43,6 +43,9 @@ int cli_mem_open(cli_mem_opts *o, bool create, qr_mem **out);
 int cli_mem_fail(cli_mem_opts *o, int rc, const qr_buf *err);
 /* Prints a usage error for the subcommand and returns EXIT_USAGE. */
 int cli_mem_usage(cli_mem_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An unknown option of `quarry mem [SUB]`, with the one suggestion the rest of the CLI
+ * gives (from the subcommand's usage and help); returns EXIT_USAGE. */
+int cli_mem_unknown_option(cli_mem_opts *o, const char *opt);
 /* Prints one node with its links in the resolved format (table, JSON or EDN). */
 void cli_mem_print_node(FILE *f, cli_format fmt, const qr_mem_node *n, const qr_mem_edge *edges,
                         size_t nedges);

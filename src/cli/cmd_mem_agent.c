@@ -690,7 +690,7 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
                 return cli_mem_usage(o, "option '--agents' needs a directory");
             dir_opt = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            return cli_mem_usage(o, "unknown option '%s'", a);
+            return cli_mem_unknown_option(o, a);
         } else if (!verb) {
             verb = a;
         } else if (!name) {
@@ -702,8 +702,12 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
     if (!verb)
         return cli_mem_usage(o, "give 'list' or 'run NAME'");
     bool list = !strcmp(verb, "list"), run = !strcmp(verb, "run");
-    if (!list && !run)
-        return cli_mem_usage(o, "unknown agent command '%s': expected list or run NAME", verb);
+    if (!list && !run) {
+        static const char *const verbs[] = {"list", "run"};
+        const char *s = cli_closest(verb, verbs, 2);
+        return cli_mem_usage(o, "unknown agent command '%s'%s%s%s: expected list or run NAME", verb,
+                             s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+    }
     if (list && (name || dry))
         return cli_mem_usage(o, "'agent list' takes no %s", name ? "argument" : "--dry-run");
     if (run && !name)
@@ -1053,7 +1057,9 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
             else if (!cli_parse_u64(v, &interval) || interval == 0 || interval > 86400)
                 return cli_mem_usage(o, "bad --interval '%s': expected 1 to 86400 seconds", v);
         } else {
-            return cli_mem_usage(o, "unknown %s '%s'", a[0] == '-' ? "option" : "argument", a);
+            if (a[0] == '-')
+                return cli_mem_unknown_option(o, a);
+            return cli_mem_usage(o, "unexpected argument '%s'", a);
         }
     }
     cli_mem_format(o);

@@ -113,7 +113,7 @@ static void print_rows(cli_format fmt, const qr_pipeline_result *r)
         for (size_t i = 0; i < r->n; i++)
             qr_vecb_push(&vb, row(&a, r->snap, &r->hits[i]));
         if (r->n)
-            qr_tools_render_table(&b, qr_vecb_finish(&vb, QR_T_VEC));
+            qr_tools_render_table_width(&b, qr_vecb_finish(&vb, QR_T_VEC), cli_table_width());
         else
             qr_buf_puts(&b, "(no nodes)\n");
     } else {
@@ -205,7 +205,7 @@ int cmd_mem_query(int argc, char **argv, cli_mem_opts *o)
             }
             i++;
         } else if (a[0] == '-' && a[1] && strcmp(a, "-")) {
-            status = cli_mem_usage(o, "unknown option '%s'", a);
+            status = cli_mem_unknown_option(o, a);
             goto done;
         } else {
             if (nst) {

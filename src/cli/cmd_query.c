@@ -179,7 +179,7 @@ static void print_table(qr_arena *a, qr_val v, size_t limit)
     qr_buf_init(&b);
     qr_val summary, findings;
     if (v.t != QR_T_MAP) {
-        qr_tools_render_table(&b, v);
+        qr_tools_render_table_width(&b, v, cli_table_width());
         fwrite(b.p ? b.p : "", 1, b.len, stdout);
         qr_buf_release(&b);
         return;
@@ -193,7 +193,7 @@ static void print_table(qr_arena *a, qr_val v, size_t limit)
     if (has_findings) {
         size_t omitted = 0;
         qr_val shown = qr_tools_cap_output(a, findings, limit, &omitted);
-        qr_tools_render_table(&b, shown);
+        qr_tools_render_table_width(&b, shown, cli_table_width());
         if (omitted)
             qr_buf_printf(&b,
                           "(%zu more row%s left out; --limit-output N shows more, 0 "
@@ -209,7 +209,7 @@ static void print_table(qr_arena *a, qr_val v, size_t limit)
     if (rest.t == QR_T_MAP && qr_map_len(rest)) {
         if (has_findings || has_summary)
             qr_buf_putc(&b, '\n');
-        qr_tools_render_table(&b, rest);
+        qr_tools_render_table_width(&b, rest, cli_table_width());
     }
     fwrite(b.p ? b.p : "", 1, b.len, stdout);
     qr_buf_release(&b);

@@ -137,14 +137,14 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
         if (v.t == QR_T_MAP && qr_map_get(v, qr_kw_cstr(&a, "results"), &rows) &&
             rows.t == QR_T_VEC) {
             /* a paged answer (query_codebase): its rows as the table, then the rest */
-            qr_tools_render_table(&b, rows);
+            qr_tools_render_table_width(&b, rows, cli_table_width());
             qr_val rest = qr_map_dissoc(&a, v, qr_kw_cstr(&a, "results"));
             if (qr_map_len(rest)) {
                 qr_buf_putc(&b, '\n');
-                qr_tools_render_table(&b, rest);
+                qr_tools_render_table_width(&b, rest, cli_table_width());
             }
         } else {
-            qr_tools_render_table(&b, v);
+            qr_tools_render_table_width(&b, v, cli_table_width());
         }
         qr_arena_release(&a);
     }

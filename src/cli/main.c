@@ -7,6 +7,7 @@
 #include "quarry/date.h"
 
 #include <errno.h>
+#include <sys/ioctl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,8 @@ static const cli_cmd commands[] = {
      "list the tools and their parameters, or export them as model tool schemas"},
     {"tool", cmd_tool, "quarry tool NAME [--PARAM VALUE ...] [--format edn|json|table]",
      "call one tool with parameters given as flags"},
-    {"mcp", cmd_mcp, "quarry mcp [--repo DIR]",
-     "serve the tools to an MCP client (Claude Code, Cursor...) over stdio"},
+    {"mcp", cmd_mcp, "quarry mcp [--repo DIR] [--http ADDR]",
+     "serve the tools to an MCP client (Claude Code, Cursor...) over stdio or loopback HTTP"},
     {"index", cmd_index, "quarry index [--repo DIR] [--status] [--format text|json]",
      "build the statistics index of a repository, or report it (--status)"},
     {"query", cmd_query, "quarry query 'QUERY' | - [--data FILE] [--format edn|json|table]",
@@ -63,6 +64,21 @@ int cli_parse_format(const char *s)
     if (!strcmp(s, "table"))
         return FMT_TABLE;
     return -1;
+}
+
+size_t cli_table_width(void)
+{
+    /* COLUMNS, when set, is an explicit request (a script can fit a table to a width on a
+     * pipe too); else the terminal's width when stdout is one; else no limit, so that a
+     * table written to a file or a pipe keeps whole rows */
+    const char *c = getenv("COLUMNS");
+    uint64_t n;
+    if (c && *c && cli_parse_u64(c, &n) && n > 0 && n < 100000)
+        return (size_t)n;
+    struct winsize ws;
+    if (isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)
@@ -165,10 +181,8 @@ void cli_progress(void *ud, const char *what, size_t done, size_t total)
     fflush(stderr);
 }
 
-void cli_usage_error(const char *cmd, const char *fmt, ...)
+void cli_usage_verror(const char *cmd, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     if (json_errors) {
         qr_buf b;
         qr_buf_init(&b);
@@ -176,18 +190,24 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
         qr_buf_printf(&b, "; see 'quarry %s --help'", cmd);
         cli_error(FMT_JSON, "usage", 0, 0, b.p ? b.p : "bad usage");
         qr_buf_release(&b);
-        va_end(ap);
         return;
     }
     fprintf(stderr, "quarry %s: ", cmd);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "; see 'quarry %s --help'\n", cmd);
+}
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_usage_verror(cmd, fmt, ap);
     va_end(ap);
 }
 
 /* The closest of the candidates to word, when it is close enough to be a typo (at most a
  * third of its length in edits, at least one), or NULL. */
-static const char *closest(const char *word, const char *const *cands, size_t n)
+const char *cli_closest(const char *word, const char *const *cands, size_t n)
 {
     const char *best = NULL;
     size_t best_d = SIZE_MAX, wl = strlen(word);
@@ -231,7 +251,7 @@ void cli_unknown_option(const char *cmd, const char *opt, const char *usage)
     }
     char word[OPTLEN * 2];
     snprintf(word, sizeof word, "%.*s", (int)strcspn(opt, "="), opt);
-    const char *s = closest(word, cands, n);
+    const char *s = cli_closest(word, cands, n);
     if (s)
         cli_usage_error(cmd, "unknown option '%.100s' (did you mean '%s'?)", opt, s);
     else
@@ -278,7 +298,7 @@ static int cmd_help(int argc, char **argv)
             const char *names[NCOMMANDS];
             for (size_t i = 0; i < NCOMMANDS; i++)
                 names[i] = commands[i].name;
-            const char *s = closest(argv[1], names, NCOMMANDS);
+            const char *s = cli_closest(argv[1], names, NCOMMANDS);
             if (s)
                 cli_usage_error("help", "unknown command '%.100s' (did you mean '%s'?)", argv[1], s);
             else
@@ -335,7 +355,7 @@ int main(int argc, char **argv)
         const char *names[NCOMMANDS];
         for (size_t i = 0; i < NCOMMANDS; i++)
             names[i] = commands[i].name;
-        const char *s = closest(name, names, NCOMMANDS);
+        const char *s = cli_closest(name, names, NCOMMANDS);
         char msg[300];
         snprintf(msg, sizeof msg, "unknown command '%.100s'%s%s%s; see 'quarry --help'", name,
                  s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");

@@ -147,8 +147,10 @@ bool mcp_has(qr_arena *a, qr_val map, const char *key);
 void mcp_describe(qr_buf *b, qr_val v);
 /* Sends a notification {"jsonrpc":"2.0","method":...,"params":...}; with `unless`, not
  * when that request was cancelled (checked under the transport's lock, so nothing about
- * a request follows its cancellation). */
-int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_stop *unless);
+ * a request follows its cancellation). rel: the JSON text of the id of the request it
+ * reports on, or NULL (see qr_mcp_send_fn). */
+int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_stop *unless,
+               const char *rel);
 /* The program a request runs (NULL when it ends), so a cancellation interrupts it. */
 void mcp_req_set_session(mcp_req *r, qr_lisp_session *ls);
 /* A log message to the client (when level passes logging/setLevel) and to cfg.log. */

@@ -167,8 +167,10 @@ int mcp_fail(mcp_req *r, int code, const char *fmt, ...)
 /* ---- sending ---- */
 
 /* Sends one message, unless `unless` says its request was cancelled; the caller holds
- * out_mu. */
-static int send_locked(qr_mcp_server *s, qr_buf *b, const qr_stop *unless)
+ * out_mu. rel: the JSON text of the id of the request it answers (final) or reports on,
+ * or NULL. */
+static int send_locked(qr_mcp_server *s, qr_buf *b, const qr_stop *unless, const char *rel,
+                       bool final)
 {
     if (atomic_load(&s->io_failed))
         return QR_EIO;
@@ -176,24 +178,32 @@ static int send_locked(qr_mcp_server *s, qr_buf *b, const qr_stop *unless)
         return QR_ENOMEM;
     if (unless && atomic_load(&((qr_stop *)unless)->requested))
         return QR_OK;
-    if (s->send && s->send(s->io_ud, b->p, b->len) != QR_OK) {
+    if (s->send && s->send(s->io_ud, b->p, b->len, rel, final) != QR_OK) {
         atomic_store(&s->io_failed, true);
         return QR_EIO;
     }
     return QR_OK;
 }
 
-static int send_buf_unless(qr_mcp_server *s, qr_buf *b, const qr_stop *unless)
+static int send_buf_unless(qr_mcp_server *s, qr_buf *b, const qr_stop *unless, const char *rel,
+                           bool final)
 {
     pthread_mutex_lock(&s->out_mu);
-    int rc = send_locked(s, b, unless);
+    int rc = send_locked(s, b, unless, rel, final);
     pthread_mutex_unlock(&s->out_mu);
     return rc;
 }
 
-static int send_buf(qr_mcp_server *s, qr_buf *b)
+/* Sends the response to the request with this id (its JSON text is the message's rel). */
+static int send_response(qr_mcp_server *s, qr_buf *b, qr_val id)
 {
-    return send_buf_unless(s, b, NULL);
+    char rel[160];
+    qr_buf t;
+    qr_buf_init(&t);
+    qr_print_json(&t, id, false);
+    snprintf(rel, sizeof rel, "%.*s", (int)t.len, t.p ? t.p : "null");
+    qr_buf_release(&t);
+    return send_buf_unless(s, b, NULL, rel, true);
 }
 
 static int send_result(qr_mcp_server *s, qr_val id, qr_val result)
@@ -205,7 +215,7 @@ static int send_result(qr_mcp_server *s, qr_val id, qr_val result)
     qr_buf_puts(&b, ",\"result\":");
     qr_print_json(&b, result, false);
     qr_buf_putc(&b, '}');
-    int rc = send_buf(s, &b);
+    int rc = send_response(s, &b, id);
     qr_buf_release(&b);
     return rc;
 }
@@ -223,12 +233,13 @@ static int send_error(qr_mcp_server *s, qr_val id, int code, const char *msg, qr
         qr_print_json(&b, data, false);
     }
     qr_buf_puts(&b, "}}");
-    int rc = send_buf(s, &b);
+    int rc = send_response(s, &b, id);
     qr_buf_release(&b);
     return rc;
 }
 
-int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_stop *unless)
+int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_stop *unless,
+               const char *rel)
 {
     qr_buf b;
     qr_buf_init(&b);
@@ -237,7 +248,7 @@ int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_sto
     qr_buf_puts(&b, ",\"params\":");
     qr_print_json(&b, params, false);
     qr_buf_putc(&b, '}');
-    int rc = send_buf_unless(s, &b, unless);
+    int rc = send_buf_unless(s, &b, unless, rel, false);
     qr_buf_release(&b);
     return rc;
 }
@@ -266,7 +277,7 @@ void mcp_log(qr_mcp_server *s, const char *level, const char *msg)
     qr_mapb_put(&m, qr_kw_cstr(&a, "data"), qr_str_cstr(&a, msg));
     qr_val params = qr_mapb_finish(&m, QR_T_MAP);
     if (!a.exhausted)
-        mcp_notify(s, "notifications/message", params, NULL);
+        mcp_notify(s, "notifications/message", params, NULL, NULL);
     qr_arena_release(&a);
 }
 
@@ -726,10 +737,18 @@ static void req_finish(qr_mcp_server *s, mcp_req *r, int out)
 {
     if (out == MCP_REPLY && r->a->exhausted)
         out = mcp_fail(r, RPC_INTERNAL_ERROR, "out of memory while building the response");
-    if (out == MCP_REPLY)
+    if (out == MCP_REPLY) {
         send_result(s, r->id, r->result);
-    else if (out == MCP_FAIL)
+    } else if (out == MCP_FAIL) {
         send_error(s, r->id, r->err_code, r->err.p ? r->err.p : "error", r->err_data);
+    } else if (r->id_text && s->send) {
+        /* a request that ends without a response (cancelled): the transport may be
+         * holding a connection open for it */
+        pthread_mutex_lock(&s->out_mu);
+        if (!atomic_load(&s->io_failed))
+            s->send(s->io_ud, NULL, 0, r->id_text, true);
+        pthread_mutex_unlock(&s->out_mu);
+    }
     req_free(r);
 }
 

@@ -454,7 +454,7 @@ static void host_progress(void *ud, const char *what, size_t done, size_t total)
     qr_mapb_put(&m, qr_kw_cstr(&a, "message"), qr_str_cstr(&a, msg));
     qr_val params = qr_mapb_finish(&m, QR_T_MAP);
     if (!a.exhausted)
-        mcp_notify(s->s, "notifications/progress", params, &s->stop);
+        mcp_notify(s->s, "notifications/progress", params, &s->stop, s->id_text);
     qr_arena_release(&a);
 }
 

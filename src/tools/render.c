@@ -6,14 +6,19 @@
  * Design: the cap applies only where a result leaves quarry (the CLI, later the MCP
  * server); inside a Lisp program results are whole, since the program is what reduces
  * them. The table is for eyes: a vector of maps becomes columns (the union of the keys in
- * the order first seen), numbers are right-aligned, cells are cut at 60 characters and
+ * the order first seen), numbers are right-aligned, cells are cut at 60 columns and
  * newlines become spaces, so one row is one line; a map prints as key and value (values
- * cut at 200), a vector of scalars one per line, uncut.
+ * cut at 200), a vector of scalars one per line, uncut. Widths are terminal columns
+ * (qr_utf8_width: a CJK character takes two, a combining accent none), so rows line up
+ * whatever the script. Given the terminal's width, a table that would be wider is made to
+ * fit by cutting its widest column of prose (subjects, names), a column at a time, down
+ * to MIN_PROSE columns, then every text column (hashes, dates too) down to MIN_CELL; numbers
+ * are never cut, and a cut cell ends in "...". What still does not fit (a dozen columns
+ * in 60) is left out from the right, with a line saying how many columns were.
  *
  * Rejected: capping inside the registry (a program that counts commits must see them
- * all); box-drawing borders (noise when pasted into an issue or a prompt); widths by
- * terminal columns of East Asian characters (code points are close enough here, and
- * the JSON format is there for exact output).
+ * all); box-drawing borders (noise when pasted into an issue or a prompt); wrapping cells
+ * onto several lines (one row per line is what grep and a reader's eye expect).
  */
 #include "tools_int.h"
 
@@ -22,6 +27,8 @@
 #define CELL_MAX 60       /* cells of a table of rows */
 #define MAP_VALUE_MAX 200 /* values of a map shown as key and value */
 #define MAX_COLUMNS 32
+#define MIN_CELL 8   /* a text column is not cut narrower than this to fit the width */
+#define MIN_PROSE 20 /* nor a column of prose before the others are cut */
 
 qr_val qr_tools_cap_output(qr_arena *a, qr_val v, size_t max_rows, size_t *omitted)
 {
@@ -54,7 +61,7 @@ qr_val qr_tools_page_of(qr_arena *a, qr_val v, size_t offset, size_t max_rows, q
 }
 
 /* The text of one cell: strings raw, nil empty, everything else as pr-str; control
- * characters become spaces; cut at max code points (0: no cut) with "...". */
+ * characters become spaces; cut to max terminal columns (0: no cut), ending in "...". */
 static void cell_text_max(qr_buf *out, qr_val v, size_t max)
 {
     if (qr_is_nil(v))
@@ -63,23 +70,34 @@ static void cell_text_max(qr_buf *out, qr_val v, size_t max)
     qr_buf_init(&tmp);
     qr_print(&tmp, v, v.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY);
     const char *s = tmp.p ? tmp.p : "";
-    size_t n = tmp.len, chars = 0;
+    size_t n = tmp.len;
+    bool cut = max && qr_utf8_width(s, n) > max;
+    size_t room = cut ? (max > 3 ? max - 3 : 0) : SIZE_MAX, used = 0;
     for (size_t i = 0; i < n;) {
-        if (max && chars == max - 3 && qr_utf8_count(s + i, n - i) > 3) {
-            qr_buf_puts(out, "...");
-            break;
-        }
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7f) {
+            if (used + 1 > room)
+                break;
             qr_buf_putc(out, ' ');
+            used++;
             i++;
-        } else {
-            uint32_t cp;
-            size_t k = qr_utf8_decode(s + i, n - i, &cp);
-            qr_buf_append(out, s + i, k);
-            i += k;
+            continue;
         }
-        chars++;
+        uint32_t cp;
+        size_t k = qr_utf8_decode(s + i, n - i, &cp);
+        size_t w = (size_t)qr_cp_width(cp);
+        if (used + w > room)
+            break;
+        qr_buf_append(out, s + i, k);
+        used += w;
+        i += k;
+    }
+    if (cut) {
+        while (used + 3 < max) { /* a wide character left a column unused */
+            qr_buf_putc(out, ' ');
+            used++;
+        }
+        qr_buf_puts(out, max >= 3 ? "..." : "");
     }
     qr_buf_release(&tmp);
 }
@@ -91,7 +109,7 @@ static void cell_text(qr_buf *out, qr_val v)
 
 static size_t text_width(const qr_buf *b)
 {
-    return b->p ? qr_utf8_count(b->p, b->len) : 0;
+    return b->p ? qr_utf8_width(b->p, b->len) : 0;
 }
 
 static void pad(qr_buf *out, size_t n)
@@ -100,8 +118,8 @@ static void pad(qr_buf *out, size_t n)
         qr_buf_putc(out, ' ');
 }
 
-/* Rows are maps: columns are their keys. */
-static void render_rows(qr_buf *out, qr_val rows)
+/* Rows are maps: columns are their keys. width: the terminal's (0: no limit). */
+static void render_rows(qr_buf *out, qr_val rows, size_t width)
 {
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -120,7 +138,7 @@ static void render_rows(qr_buf *out, qr_val rows)
     qr_val cols = qr_mapb_finish(&cols_b, QR_T_MAP);
     size_t nc = qr_map_len(cols);
     size_t widths[MAX_COLUMNS];
-    bool numeric[MAX_COLUMNS];
+    bool numeric[MAX_COLUMNS], prose[MAX_COLUMNS];
     qr_buf head[MAX_COLUMNS];
     for (size_t c = 0; c < nc; c++) {
         qr_buf_init(&head[c]);
@@ -131,6 +149,7 @@ static void render_rows(qr_buf *out, qr_val rows)
             cell_text(&head[c], key);
         widths[c] = text_width(&head[c]);
         numeric[c] = true;
+        prose[c] = false;
     }
     /* one pass for widths, one to print (cells are cheap to redo) */
     for (size_t r = 0; r < n; r++) {
@@ -146,22 +165,52 @@ static void render_rows(qr_buf *out, qr_val rows)
             cell_text(&cell, v);
             size_t w = text_width(&cell);
             widths[c] = w > widths[c] ? w : widths[c];
+            if (cell.p && memchr(cell.p, ' ', cell.len))
+                prose[c] = true;
             qr_buf_release(&cell);
         }
+    }
+    /* too wide: first the columns of prose (cells with words: subjects, messages, names)
+     * give up a column at a time, the widest first, so cuts spread over several when one
+     * is not enough, down to MIN_PROSE; then every text column (hashes, dates too) the
+     * same way down to MIN_CELL; numbers never. What still does not fit is left out from
+     * the right, and a line says so. */
+    size_t total = nc ? 2 * (nc - 1) : 0;
+    for (size_t c = 0; c < nc; c++)
+        total += widths[c];
+    for (int pass = 0; pass < 2; pass++)
+        while (width && total > width) {
+            size_t widest = nc;
+            for (size_t c = 0; c < nc; c++)
+                if (!numeric[c] && (prose[c] || pass) &&
+                    widths[c] > (pass ? MIN_CELL : MIN_PROSE) &&
+                    (widest == nc || widths[c] > widths[widest]))
+                    widest = c;
+            if (widest == nc)
+                break; /* every such column is as narrow as it goes */
+            widths[widest]--;
+            total--;
+        }
+    size_t shown = nc;
+    while (width && total > width && shown > 1) {
+        shown--;
+        total -= widths[shown] + 2;
     }
     for (size_t r = 0; r <= n; r++) {
         qr_buf line;
         qr_buf_init(&line);
         size_t pending = 0; /* spaces owed before the next non-empty text */
-        for (size_t c = 0; c < nc; c++) {
+        for (size_t c = 0; c < shown; c++) {
             qr_buf cell;
             qr_buf_init(&cell);
             qr_val v;
-            if (r == 0)
+            if (r == 0 && text_width(&head[c]) <= widths[c])
                 qr_buf_append(&cell, head[c].p ? head[c].p : "", head[c].len);
+            else if (r == 0)
+                cell_text_max(&cell, qr_str_new(&a, head[c].p ? head[c].p : "", head[c].len), widths[c]);
             else if (qr_map_get(qr_vec_at(rows, r - 1), qr_map_key_at(cols, c), &v))
-                cell_text(&cell, v);
-            size_t w = text_width(&cell), gap = widths[c] - w;
+                cell_text_max(&cell, v, widths[c] < CELL_MAX ? widths[c] : CELL_MAX);
+            size_t w = text_width(&cell), gap = w < widths[c] ? widths[c] - w : 0;
             if (c)
                 pending += 2;
             if (numeric[c] && r > 0)
@@ -179,12 +228,15 @@ static void render_rows(qr_buf *out, qr_val rows)
         qr_buf_putc(out, '\n');
         qr_buf_release(&line);
     }
+    if (shown < nc)
+        qr_buf_printf(out, "(%zu of %zu columns left out to fit %zu columns; --format json shows all)\n",
+                      nc - shown, nc, width);
     for (size_t c = 0; c < nc; c++)
         qr_buf_release(&head[c]);
     qr_arena_release(&a);
 }
 
-static void render_map(qr_buf *out, qr_val m)
+static void render_map(qr_buf *out, qr_val m, size_t width)
 {
     size_t n = qr_map_len(m), wk = 0;
     for (size_t i = 0; i < n; i++) {
@@ -210,7 +262,10 @@ static void render_map(qr_buf *out, qr_val m)
         qr_buf_append(out, k.p ? k.p : "", k.len);
         qr_buf cell;
         qr_buf_init(&cell);
-        cell_text_max(&cell, qr_map_val_at(m, i), MAP_VALUE_MAX);
+        size_t max = MAP_VALUE_MAX;
+        if (width && width > wk + 2 && width - wk - 2 < max)
+            max = width - wk - 2 > MIN_CELL ? width - wk - 2 : MIN_CELL;
+        cell_text_max(&cell, qr_map_val_at(m, i), max);
         if (cell.len) {
             pad(out, wk - text_width(&k) + 2);
             qr_buf_append(out, cell.p, cell.len);
@@ -223,6 +278,11 @@ static void render_map(qr_buf *out, qr_val m)
 
 void qr_tools_render_table(qr_buf *out, qr_val v)
 {
+    qr_tools_render_table_width(out, v, 0);
+}
+
+void qr_tools_render_table_width(qr_buf *out, qr_val v, size_t width)
+{
     if (qr_is_seqcoll(v) || v.t == QR_T_SET) {
         size_t n = v.c->len;
         if (n == 0) {
@@ -233,7 +293,7 @@ void qr_tools_render_table(qr_buf *out, qr_val v)
         for (size_t i = 0; maps && i < n; i++)
             maps = qr_vec_at(v, i).t == QR_T_MAP;
         if (maps) {
-            render_rows(out, v);
+            render_rows(out, v, width);
             return;
         }
         for (size_t i = 0; i < n; i++) {
@@ -246,7 +306,7 @@ void qr_tools_render_table(qr_buf *out, qr_val v)
         if (qr_map_len(v) == 0)
             qr_buf_puts(out, "(no results)\n");
         else
-            render_map(out, v);
+            render_map(out, v, width);
         return;
     }
     qr_print(out, v, QR_PRINT_DISPLAY);

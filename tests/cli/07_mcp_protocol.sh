@@ -364,5 +364,5 @@ expect_out "a client that closes its end before the answer: exit 0" 0 cat "$TMP/
 # ---- usage ----
 expect_rc "an unknown option" 2 "$Q" mcp --bogus
 expect_rc "a bad --max-message" 2 "$Q" mcp --max-message lots
-expect_out "--help" "usage: quarry mcp [--repo DIR] [OPTIONS]" sh -c "\"$Q\" mcp --help | head -n 1"
+expect_out "--help" "usage: quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]" sh -c "\"$Q\" mcp --help | head -n 1"
 finish

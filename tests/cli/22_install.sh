@@ -27,7 +27,9 @@ for page in quarry $("$Q" help --commands | cut -f1 | sed 's/^/quarry-/'); do
   man -l "$f" >"$TMP/man.txt" 2>"$TMP/man.err" || { echo "FAIL: man -l $page.1"; FAILS=$((FAILS + 1)); }
 done
 expect_out "quarry-mcp.1 shows the synopsis" "1" \
-  sh -c "MANWIDTH=100 man -l '$P/share/man/man1/quarry-mcp.1' 2>/dev/null | grep -c 'quarry mcp \[--repo DIR\] \[OPTIONS\]'"
+  sh -c "MANWIDTH=100 man -l '$P/share/man/man1/quarry-mcp.1' 2>/dev/null | grep -c 'quarry mcp \[--repo DIR\] \[--http ADDR\] \[OPTIONS\]'"
+expect_out "quarry-mcp.1 documents --http" "1" \
+  sh -c "MANWIDTH=100 man -l '$P/share/man/man1/quarry-mcp.1' 2>/dev/null | grep -c -- '--http ADDR  '"
 expect_out "quarry-mcp.1 documents --workers" "1" \
   sh -c "MANWIDTH=100 man -l '$P/share/man/man1/quarry-mcp.1' 2>/dev/null | grep -c -- '--workers N'"
 expect_out "quarry.1 lists the commands" "1" \

@@ -86,6 +86,22 @@ static void test_buf(void)
     CHECK(b.p == NULL);
 }
 
+static void test_width(void)
+{
+    CHECK(qr_utf8_width("abc", 3) == 3);
+    CHECK(qr_utf8_width("\xe5\xb1\xb1\xe7\x94\xb0", 6) == 4);     /* two CJK */
+    CHECK(qr_utf8_width("e\xcc\x81", 3) == 1);                     /* e + combining acute */
+    CHECK(qr_utf8_width("\xf0\x9f\x9a\x80", 4) == 2);              /* rocket emoji */
+    CHECK(qr_utf8_width("\xea\xb9\x80", 3) == 2);                  /* Hangul syllable */
+    CHECK(qr_utf8_width("\xe2\x80\x8b", 3) == 0);                  /* zero width space */
+    CHECK(qr_utf8_width("\xef\xbc\xa1", 3) == 2);                  /* fullwidth A */
+    CHECK(qr_utf8_width("\xc3\xa9\xc3\x85", 4) == 2);              /* precomposed */
+    CHECK(qr_utf8_width("\xff", 1) == 1);                          /* invalid byte */
+    CHECK(qr_cp_width(0x0301) == 0 && qr_cp_width(0x4e00) == 2 && qr_cp_width('a') == 1);
+    CHECK(qr_cp_width(0x1f600) == 2 && qr_cp_width(0xfe0f) == 0 && qr_cp_width(0x2026) == 1);
+    CHECK(qr_cp_width(0x20000) == 2 && qr_cp_width(0x10ffff) == 1 && qr_cp_width(0x7) == 0);
+}
+
 static void test_utf8(void)
 {
     const char *s = "h\xc3\xa9llo \xf0\x9f\x98\x80";
@@ -300,6 +316,7 @@ int main(void)
     test_arena();
     test_buf();
     test_utf8();
+    test_width();
     test_hash();
     CHECK_DONE();
 }

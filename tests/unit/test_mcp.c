@@ -65,9 +65,13 @@ typedef struct sink {
     const char *during_poll; /* a message that "arrives" while a request runs */
 } sink;
 
-static int sink_send(void *ud, const char *msg, size_t len)
+static int sink_send(void *ud, const char *msg, size_t len, const char *req_id, bool final)
 {
     sink *k = ud;
+    (void)req_id;
+    (void)final;
+    if (!msg)
+        return QR_OK; /* a request that ended without a response */
     if (k->fail_after >= 0 && k->sent >= k->fail_after)
         return QR_EIO;
     CHECK(memchr(msg, '\n', len) == NULL);
@@ -189,11 +193,108 @@ static void test_gone(void)
     qr_mcp_server_free(s);
 }
 
+/* The HTTP transport's head parser, header lookups and loopback checks. */
+static void test_http_parse(void)
+{
+    qr_mcp_http_request r;
+    const char ok[] = "POST /mcp?a=b HTTP/1.1\r\nHost: 127.0.0.1:80\r\ncontent-length:  12 \r\n"
+                      "Accept: application/json, text/event-stream;q=0.9\r\n\r\n{\"x\":1}";
+    CHECK(qr_mcp_http_parse_request(&r, ok, strlen(ok)) == 1);
+    CHECK(r.method_len == 4 && !memcmp(r.method, "POST", 4));
+    CHECK(r.target_len == 8 && !memcmp(r.target, "/mcp?a=b", 8));
+    CHECK(r.minor == 1 && r.nheaders == 3 && r.has_length && r.content_length == 12);
+    CHECK(r.head_len == strlen(ok) - 7);
+    const char *v;
+    size_t vl;
+    CHECK(qr_mcp_http_header_get(&r, "HOST", &v, &vl) == 1 && vl == 12);
+    CHECK(qr_mcp_http_header_get(&r, "origin", &v, &vl) == 0 && !v);
+    CHECK(qr_mcp_http_header_get(&r, "accept", &v, &vl) == 1);
+    CHECK(qr_mcp_http_header_has(v, vl, "text/event-stream"));
+    CHECK(qr_mcp_http_header_has(v, vl, "APPLICATION/JSON"));
+    CHECK(!qr_mcp_http_header_has(v, vl, "text/html"));
+    /* incomplete, then each refusal */
+    CHECK(qr_mcp_http_parse_request(&r, ok, 30) == 0);
+    CHECK(qr_mcp_http_parse_request(&r, "", 0) == 0);
+    static const struct {
+        const char *in;
+        int want;
+    } bad[] = {
+        {"GARBAGE\r\n\r\n", -400},
+        {"GET  /mcp HTTP/1.1\r\n\r\n", -400},
+        {"GET /mcp HTTP/1.1\r\nHost : x\r\n\r\n", -400},
+        {"GET /mcp HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", -400},
+        {"GET /mcp HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", -400},
+        {"GET /mcp HTTP/1.1\r\nContent-Length: +1\r\n\r\n", -400},
+        {"GET /mcp HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", -400},
+        {"GET /mcp HTTP/1.1\r\nX: a\x01b\r\n\r\n", -400},
+        {"GET /mcp HTTP/2.0\r\n\r\n", -505},
+        {"GET /mcp HTTP/0.9\r\n\r\n", -400},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(qr_mcp_http_parse_request(&r, bad[i].in, strlen(bad[i].in)) == bad[i].want);
+    CHECK(qr_mcp_http_parse_request(&r, "GET /mcp HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n", 59) == 1);
+    /* limits: a head past 16 KiB, more than 64 headers, a long target */
+    size_t big = QR_MCP_HTTP_MAX_HEAD + 10;
+    char *b = malloc(big);
+    CHECK(b != NULL);
+    if (b) {
+        memset(b, 'a', big);
+        memcpy(b, "GET /mcp HTTP/1.1\r\nX: ", 22);
+        CHECK(qr_mcp_http_parse_request(&r, b, big) == -431);
+        memset(b, 'a', big);
+        memcpy(b, "GET /", 5);
+        memcpy(b + 3000, " HTTP/1.1\r\n\r\n", 13);
+        CHECK(qr_mcp_http_parse_request(&r, b, 3013) == -414);
+        size_t n = 0;
+        n += (size_t)snprintf(b, big, "GET / HTTP/1.1\r\n");
+        for (int i = 0; i < 65; i++)
+            n += (size_t)snprintf(b + n, big - n, "X%d: y\r\n", i);
+        n += (size_t)snprintf(b + n, big - n, "\r\n");
+        CHECK(qr_mcp_http_parse_request(&r, b, n) == -431);
+        free(b);
+    }
+    /* loopback names */
+    static const char *const hosts_ok[] = {"127.0.0.1", "127.0.0.1:8080", "localhost", "LOCALHOST:1",
+                                           "[::1]", "[::1]:65535", "127.255.0.9"};
+    static const char *const hosts_bad[] = {"", "evil.example", "127.0.0.1.evil.example",
+                                            "localhost.evil", "128.0.0.1", "127.0.0.256",
+                                            "127.0.0", "[::2]", "127.0.0.1:", "127.0.0.1:x",
+                                            "[::1]x", "127.0.0.1:123456"};
+    for (size_t i = 0; i < sizeof hosts_ok / sizeof hosts_ok[0]; i++)
+        CHECK(qr_mcp_http_loopback_host(hosts_ok[i], strlen(hosts_ok[i])));
+    for (size_t i = 0; i < sizeof hosts_bad / sizeof hosts_bad[0]; i++)
+        CHECK(!qr_mcp_http_loopback_host(hosts_bad[i], strlen(hosts_bad[i])));
+    static const char *const origins_ok[] = {"http://localhost:3000", "https://127.0.0.1",
+                                             "http://[::1]:8080", "HTTP://LOCALHOST/"};
+    static const char *const origins_bad[] = {"null", "http://evil.example", "file://",
+                                              "http://localhost.evil.example",
+                                              "http://localhost:3000/path", "localhost"};
+    for (size_t i = 0; i < sizeof origins_ok / sizeof origins_ok[0]; i++)
+        CHECK(qr_mcp_http_loopback_origin(origins_ok[i], strlen(origins_ok[i])));
+    for (size_t i = 0; i < sizeof origins_bad / sizeof origins_bad[0]; i++)
+        CHECK(!qr_mcp_http_loopback_origin(origins_bad[i], strlen(origins_bad[i])));
+    /* bind addresses */
+    qr_buf e;
+    qr_buf_init(&e);
+    CHECK(qr_mcp_http_check_addr("127.0.0.1:0", &e) == QR_OK);
+    CHECK(qr_mcp_http_check_addr("localhost:8765", &e) == QR_OK);
+    CHECK(qr_mcp_http_check_addr("[::1]:1", &e) == QR_OK);
+    CHECK(qr_mcp_http_check_addr("0.0.0.0:80", &e) == QR_EINVAL);
+    CHECK(e.p && strstr(e.p, "'0.0.0.0:80' is not a loopback address"));
+    CHECK(qr_mcp_http_check_addr("[::]:80", &e) == QR_EINVAL);
+    CHECK(qr_mcp_http_check_addr("10.0.0.1:80", &e) == QR_EINVAL);
+    CHECK(qr_mcp_http_check_addr("127.0.0.1", &e) == QR_EINVAL);
+    CHECK(qr_mcp_http_check_addr("127.0.0.1:65536", &e) == QR_EINVAL);
+    CHECK(qr_mcp_http_check_addr(":80", &e) == QR_EINVAL);
+    qr_buf_release(&e);
+}
+
 int main(void)
 {
     test_idscan();
     test_lifecycle();
     test_cancel();
     test_gone();
+    test_http_parse();
     CHECK_DONE();
 }

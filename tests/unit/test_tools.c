@@ -876,6 +876,28 @@ static void test_output(void)
     qr_tools_render_table(&b, edn(&a, "[{:m \"0123456789012345678901234567890123456789012345678"
                                       "9012345678901234567890\"}]"));
     CHECK_STR(b.p, "m\n012345678901234567890123456789012345678901234567890123456...\n");
+    /* wide characters line up by display columns; combining accents take none */
+    qr_buf_reset(&b);
+    qr_tools_render_table(&b, edn(&a, "[{:who \"\u5c71\u7530\" :n 1} {:who \"Jose\u0301\" :n 22}]"));
+    CHECK_STR(b.p, "who   n\n"
+                   "\xe5\xb1\xb1\xe7\x94\xb0   1\n"
+                   "Jose\xcc\x81  22\n");
+    /* fitted to a width: the widest text column is cut, numbers and narrow ones kept */
+    qr_buf_reset(&b);
+    qr_val rows = edn(&a, "[{:sha \"abcdef12\" :subject \"a long subject that does not fit\" :n 12345}"
+                          " {:sha \"0123abcd\" :subject \"short\" :n 7}]");
+    qr_tools_render_table_width(&b, rows, 30);
+    CHECK_STR(b.p, "sha       subject        n\n"
+                   "abcdef12  a long sub...  12345\n"
+                   "0123abcd  short              7\n");
+    qr_buf_reset(&b);
+    qr_tools_render_table_width(&b, rows, 0);
+    CHECK(strstr(b.p, "a long subject that does not fit") != NULL);
+    /* a cut never splits a wide character: its column is left blank */
+    qr_buf_reset(&b);
+    qr_tools_render_table_width(&b, edn(&a, "[{:a \"\u5c71\u5c71\u5c71\u5c71\u5c71\u5c71\u5c71\"}]"), 10);
+    CHECK_STR(b.p, "a\n"
+                   "\xe5\xb1\xb1\xe5\xb1\xb1\xe5\xb1\xb1 ...\n");
     qr_buf_release(&b);
     qr_buf_release(&err);
     qr_arena_release(&a);

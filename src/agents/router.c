@@ -66,7 +66,7 @@ static const char *const STOP[] = {
     "would", "will", "want", "like", "see", "there", "have", "has", "had", "do", "does", "did",
     "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
     "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its",
-    "their", "it", "this", "repo's", "whole", "entire", "into", "up", NULL};
+    "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", NULL};
 
 typedef struct canon {
     const char *word;
@@ -96,7 +96,7 @@ static const canon CANON[] = {
     {"churn", RW_HOTSPOTS},       {"often", RW_OFTEN},           {"frequently", RW_OFTEN},
     {"when", RW_WHEN},            {"ranked", RW_RANKED},         {"rank", RW_RANKED},
     {"ranking", RW_RANKED},       {"sorted", RW_RANKED},         {"ordered", RW_RANKED},
-    {"leaderboard", RW_RANKED},   {"message", RW_MESSAGE},       {"messages", RW_MESSAGE},
+    {"message", RW_MESSAGE},       {"messages", RW_MESSAGE},
     {"subject", RW_MESSAGE},      {"title", RW_MESSAGE},         {"whose", RW_WHOSE},
     {"where", RW_WHOSE},          {"per", RW_PER},               {"by", RW_BY},
     {"owns", RW_OWNS},            {"owner", RW_OWNS},            {"owners", RW_OWNS},
@@ -106,6 +106,9 @@ static const canon CANON[] = {
     {"least", RW_MOST},           {"fewest", RW_MOST},
     {"made", RW_MADE},            {"make", RW_MADE},             {"pushed", RW_MADE},
     {"done", RW_MADE},            {"lines", RW_LINES},           {"line", RW_LINES},
+    {"push", RW_MADE},            {"pushes", RW_MADE},           {"edit", RW_CHANGE},
+    {"working", RW_COMMITTED},    {"everything", RW_HISTORY},    {"anything", RW_HISTORY},
+    {"activity", RW_HISTORY},     {"leaderboard", RW_RANKED | RW_AUTHORS},
     {NULL, 0}};
 
 static uint32_t canon_bit(const char *w)
@@ -693,6 +696,57 @@ static void day_window(parser *p, size_t from, size_t to, const char *since, con
     add_desc(p, "%s", desc, NULL);
 }
 
+/* A day of the month at token i: "15", "15th" (1..31), else 0. */
+static int mday_at(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used)
+        return 0;
+    if (p->t[i].kind == T_NUM && strlen(p->t[i].s) <= 2) {
+        int d = atoi(p->t[i].s);
+        return d >= 1 && d <= 31 ? d : 0;
+    }
+    return ordinal_at(p, i);
+}
+
+/* "nov 15", "november 15th 2026", "15 nov", "the 3rd of march": one day, written into the
+ * month's token as an ISO date that the window slots then read ("since nov 15", "on 3
+ * march"). Without a year, the most recent such day up to today. A number next to a
+ * month is never a count. */
+static void parse_month_days(parser *p)
+{
+    const rt_today *t = &p->today;
+    for (size_t i = 0; i < p->n; i++) {
+        int m, d;
+        size_t mi, last;
+        if ((m = month_tok(p, i)) && (d = mday_at(p, i + 1))) {
+            mi = i, last = i + 1;
+        } else if ((d = mday_at(p, i)) && (tok_is(p, i + 1, "of") ? (m = month_tok(p, i + 2))
+                                                                   : (m = month_tok(p, i + 1)))) {
+            mi = tok_is(p, i + 1, "of") ? i + 2 : i + 1, last = mi;
+        } else {
+            continue;
+        }
+        int y = year_at(p, last + 1);
+        if (y)
+            last++;
+        else
+            y = (m > t->m || (m == t->m && d > t->d)) ? t->y - 1 : t->y;
+        static const int DAYS[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        if (d > DAYS[m - 1] || (m == 2 && d == 29 && !leap_year(y)))
+            continue;
+        size_t first = i;
+        if (first > 0 && tok_is(p, first - 1, "the") && mi != i)
+            first--;
+        tok *dt = &p->t[first];
+        snprintf(dt->s, TOK_LEN, "%04d-%02d-%02d", y, m, d);
+        dt->kind = T_DATE;
+        dt->poss = false;
+        for (size_t k = first + 1; k <= last; k++)
+            p->t[k].used = true;
+        i = last;
+    }
+}
+
 static void parse_calendar(parser *p)
 {
     static const char *const IN[] = {"in", "during", "over", "for", "throughout", "of", "within",
@@ -1163,6 +1217,30 @@ static void set_author(parser *p, const char *s)
     snprintf(p->q->author, RT_STR, "%s", s);
 }
 
+/* "... and NAME" after a name at k: a second person this repository knows ("commits by
+ * ines and bob", "did alice and zoe do"); the tokens it spans (0: none), with their
+ * email in who. Only names the repository knows (never a guess from a word's shape),
+ * and two different people whose searches cannot match each other's commits. */
+static size_t second_at(const parser *p, size_t k, const char *first, char *who)
+{
+    if (!p->o || !p->o->author || !(tok_is(p, k, "and") || tok_is(p, k, "&")))
+        return 0;
+    size_t j = k + 1;
+    if (tok_is(p, j, "by"))
+        j++;
+    size_t len;
+    if (!name_at(p, j) || p->t[j].kind != T_WORD || !resolve_name(p, j, who, &len))
+        return 0;
+    if (strstr(first, who) || strstr(who, first))
+        return 0;
+    return j + len - k;
+}
+
+static void set_second(parser *p, const char *who)
+{
+    snprintf(p->q->author2, RT_STR, "%s", who);
+}
+
 /* A message term: quoted, or one plain word. */
 static bool term_at(const parser *p, size_t i)
 {
@@ -1242,15 +1320,30 @@ static void parse_author(parser *p)
             if (!resolve_name(p, i + 1, who, &len))
                 continue;
             set_author(p, who);
-            use(p, from, i + 1 + len);
+            char who2[RT_STR];
+            size_t more = second_at(p, i + 1 + len, who, who2);
+            if (more)
+                set_second(p, who2);
+            use(p, from, i + 1 + len + more);
+            continue;
+        }
+        /* from NAME: only a name this repository knows ("commits from carol") */
+        if (tok_is(p, i, "from") && p->o && p->o->author && name_at(p, i + 1) &&
+            p->t[i + 1].kind == T_WORD && resolve_name(p, i + 1, who, &len)) {
+            set_author(p, who);
+            use(p, i, i + 1 + len);
             continue;
         }
         /* did NAME do / make / last change; has NAME done */
+        char who2[RT_STR];
+        size_t more = 0;
         if ((tok_is(p, i, "did") || tok_is(p, i, "has") || tok_is(p, i, "have")) &&
             name_at(p, i + 1) && resolve_name(p, i + 1, who, &len) &&
-            tok_in(p, i + 1 + len, FOLLOW)) {
+            tok_in(p, i + 1 + len + (more = second_at(p, i + 1 + len, who, who2)), FOLLOW)) {
             set_author(p, who);
-            use(p, i, i + 1 + len);
+            if (more)
+                set_second(p, who2);
+            use(p, i, i + 1 + len + more);
             continue;
         }
         /* NAME's */
@@ -1299,6 +1392,163 @@ static void parse_path(parser *p)
     }
 }
 
+/* ---- exclusions: "not by bots", "excluding merges", "without the docs folder" ---- */
+
+/* An exclusion marker at i ("excluding", "without", "no", "not by", "not counting",
+ * "other than", "outside of"...): its length in tokens, else 0. */
+static size_t excl_marker(const parser *p, size_t i)
+{
+    static const char *const ONE[] = {
+        "excluding", "exclude", "excludes", "excluded", "excl", "except", "without", "w/o",
+        "ignoring", "ignore", "minus", "sans", "outside", "skipping", "skip", "no", NULL};
+    static const char *const AFTER_NOT[] = {"by", "in", "from", "touching", "counting",
+                                            "including", "under", "inside", "within", NULL};
+    if (tok_is(p, i, "not") && tok_in(p, i + 1, AFTER_NOT))
+        return 2;
+    if ((tok_is(p, i, "but") && tok_is(p, i + 1, "not")) ||
+        (tok_is(p, i, "other") && tok_is(p, i + 1, "than")) ||
+        (tok_is(p, i, "apart") && tok_is(p, i + 1, "from")) ||
+        (tok_is(p, i, "leaving") && tok_is(p, i + 1, "out")) ||
+        (tok_is(p, i, "leave") && tok_is(p, i + 1, "out")) ||
+        (tok_is(p, i, "filter") && tok_is(p, i + 1, "out")))
+        return tok_is(p, i + 2, "of") ? 3 : 2;
+    if (tok_in(p, i, ONE))
+        return tok_is(p, i, "outside") && tok_is(p, i + 1, "of") ? 2 : 1;
+    return 0;
+}
+
+/* Folder names said without a slash that mean the top-level folder of that name ("not
+ * in tests", "excluding docs"); any other folder needs a slash or "the X folder". */
+static const char *const FOLDERS[] = {"docs", "doc", "tests", "test", "src", "lib", "vendor",
+                                      "examples", "scripts", "bench", "benchmarks", "spec",
+                                      "specs", "third_party", NULL};
+
+static void set_excl_path(parser *p, const char *dir)
+{
+    if (p->q->path_kind)
+        p->bad = true;
+    size_t n = strlen(dir);
+    snprintf(p->q->path, RT_STR, "%s%s", dir, n && dir[n - 1] != '/' ? "/" : "");
+    p->q->path_kind = RT_PATH_DIR;
+    p->q->path_excl = true;
+}
+
+static void set_bots(parser *p, int mode)
+{
+    if (p->q->bots && p->q->bots != mode)
+        p->bad = true;
+    p->q->bots = mode;
+}
+
+static void set_merges(parser *p, int mode)
+{
+    if (p->q->merges && p->q->merges != mode)
+        p->bad = true;
+    p->q->merges = mode;
+}
+
+/* What an exclusion marker excludes, at j: bots, merges, a path or a folder; the tokens
+ * it spans (0: nothing the router can exclude). */
+static size_t excl_object(parser *p, size_t j, bool loose)
+{
+    static const char *const BOTS[] = {"bots", "bot", "robots", "automation", "automated",
+                                       "dependabot", NULL};
+    size_t k = j;
+    if (tok_is(p, k, "the") || tok_is(p, k, "any") || tok_is(p, k, "all"))
+        k++;
+    if (tok_in(p, k, BOTS) && !(tok_is(p, k, "dependabot") && p->o && p->o->author)) {
+        set_bots(p, RT_BOTS_EXCLUDE);
+        return k + 1 - j;
+    }
+    if (tok_is(p, k, "merges") || (tok_is(p, k, "merge") && (tok_is(p, k + 1, "commits") ||
+                                                             tok_is(p, k + 1, "commit")))) {
+        set_merges(p, RT_MERGES_EXCLUDE);
+        return k + (tok_is(p, k, "merge") ? 2 : 1) - j;
+    }
+    const tok *t = k < p->n && !p->t[k].used ? &p->t[k] : NULL;
+    if (t && t->kind == T_PATH) {
+        set_excl_path(p, t->s);
+        /* a file is excluded as a pathspec too: everything but it */
+        if (t->s[strlen(t->s) - 1] != '/' && !strchr(t->s, '*')) {
+            const char *last = strrchr(t->s, '/');
+            if (strchr(last ? last : t->s, '.'))
+                snprintf(p->q->path, RT_STR, "%s", t->s);
+        }
+        size_t e = k + 1;
+        if (tok_is(p, e, "folder") || tok_is(p, e, "directory") || tok_is(p, e, "dir"))
+            e++;
+        return e - j;
+    }
+    bool noun = tok_is(p, k + 1, "folder") || tok_is(p, k + 1, "directory") ||
+                tok_is(p, k + 1, "dir");
+    if (t && t->kind == T_WORD && !t->poss && (noun || (loose && in_list(t->s, FOLDERS))) &&
+        (isalnum((unsigned char)t->s[0]) || t->s[0] == '_' || t->s[0] == '.')) {
+        for (const char *c = t->s; *c; c++)
+            if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+                return 0;
+        set_excl_path(p, t->s);
+        return k + 1 + noun - j;
+    }
+    return 0;
+}
+
+/* Exclusions, and their positive forms: "not by bots", "no bots", "human commits", "bot
+ * commits", "by bots"; "excluding merges", "without merge commits"; "without the docs
+ * folder", "not in tests", "outside src/". One exclusion marker may take several objects
+ * ("excluding bots and merges"). Bots are filtered out of the tools' rows by name and
+ * email; a path is excluded with git's ":!" pathspec magic. */
+static void parse_exclusions(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->t[i].used)
+            continue;
+        /* human(s), non-bot: bots excluded; bot commits, by bots: bots only */
+        if (tok_is(p, i, "human") || tok_is(p, i, "humans") || tok_is(p, i, "non-bot") ||
+            tok_is(p, i, "nonbot")) {
+            set_bots(p, RT_BOTS_EXCLUDE);
+            if (tok_is(p, i, "humans"))
+                p->q->words |= RW_AUTHORS;
+            use(p, i, i + 1);
+            continue;
+        }
+        size_t m = excl_marker(p, i);
+        /* "without tests", "no docs" may be about what a commit lacks: a bare folder
+           name is read only after a marker that names a place ("not in", "outside",
+           "excluding") */
+        bool loose = !tok_is(p, i, "without") && !tok_is(p, i, "no") && !tok_is(p, i, "sans");
+        if (m) {
+            size_t j = i + m, len = excl_object(p, j, loose);
+            if (!len)
+                continue;
+            j += len;
+            /* excluding bots and merges; not by bots or in docs/ */
+            for (;;) {
+                size_t c = j;
+                if (tok_is(p, c, "and") || tok_is(p, c, "or") || tok_is(p, c, "nor"))
+                    c++;
+                size_t mk = c > j ? excl_marker(p, c) : 0; /* "and without merges" */
+                size_t more = c > j ? excl_object(p, c + mk, loose || mk) : 0;
+                if (more)
+                    more += mk;
+                if (!more)
+                    break;
+                j = c + more;
+            }
+            use(p, i, j);
+            i = j - 1;
+            continue;
+        }
+        if ((tok_is(p, i, "bots") || tok_is(p, i, "bot")) &&
+            !(i > 0 && tok_is(p, i - 1, "not"))) {
+            size_t from = i > 0 && tok_is(p, i - 1, "by") ? i - 1 : i;
+            set_bots(p, RT_BOTS_ONLY);
+            if (tok_is(p, i, "bots") && from == i && !tok_is(p, i + 1, "commits"))
+                p->q->words |= RW_AUTHORS; /* "which bots committed" */
+            use(p, from, i + 1);
+        }
+    }
+}
+
 static void parse_merges(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
@@ -1316,9 +1566,11 @@ static void parse_merges(parser *p)
         }
         if (!m)
             continue;
-        if (p->q->merges && p->q->merges != m)
-            p->bad = true;
-        p->q->merges = m;
+        set_merges(p, m);
+        /* "how many merges", "merges last month": merges are commits */
+        if (m == RT_MERGES_ONLY && (tok_is(p, i, "merges") || tok_is(p, i + 1, "commits") ||
+                                    tok_is(p, i + 1, "commit")))
+            p->q->words |= RW_COMMITS;
         use(p, from, i + 1);
     }
 }
@@ -1326,6 +1578,16 @@ static void parse_merges(parser *p)
 static void parse_count(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
+        /* a year alone ("count commits 2025"): that year, when no window was said */
+        int y = year_at(p, i);
+        if (y && !p->q->since[0] && !p->q->until[0]) {
+            char a[RT_STR], b[RT_STR], desc[RT_STR];
+            snprintf(a, sizeof a, "%04d-01-01", y);
+            snprintf(b, sizeof b, "%04d-12-31", y);
+            snprintf(desc, sizeof desc, "in %04d", y);
+            day_window(p, i, i + 1, a, b, desc);
+            continue;
+        }
         int v = number_at(p, i);
         if (v < 0)
             continue;
@@ -1384,6 +1646,12 @@ static void collect_words(parser *p)
         if (strcmp(t->s, "number") == 0 && tok_is(p, i + 1, "of")) {
             p->q->words |= RW_COUNT;
             use(p, i, i + 2);
+            continue;
+        }
+        /* "the most recent commit", "edited most recently": "most" adds nothing */
+        if (strcmp(t->s, "most") == 0 && (tok_is(p, i + 1, "recent") ||
+                                          tok_is(p, i + 1, "recently"))) {
+            t->used = true;
             continue;
         }
         if (!person_filler(p, i)) {
@@ -1487,6 +1755,10 @@ static void parse_top_author(parser *p)
         size_t from = i;
         if (from > 0 && tok_is(p, from - 1, "the"))
             from--;
+        /* "commits by the most active author", "work of the top contributor" */
+        if (from > 0 && (tok_is(p, from - 1, "by") || tok_is(p, from - 1, "of") ||
+                         tok_is(p, from - 1, "from")))
+            from--;
         /* "the top contributor's commits" */
         w->poss = false;
         use(p, from, j + 1);
@@ -1506,18 +1778,26 @@ static void parse_known_authors(parser *p)
             continue;
         char two[2 * TOK_LEN + 2], who[RT_STR];
         const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
+        char who2[RT_STR];
+        size_t more;
         if (u && !u->used && u->kind == T_WORD && !t->poss) {
             snprintf(two, sizeof two, "%s %s", t->s, u->s);
             if (known_author(p, two, who)) {
                 set_author(p, who);
-                use(p, i, i + 2);
+                if ((more = second_at(p, i + 2, who, who2)))
+                    set_second(p, who2);
+                use(p, i, i + 2 + more);
                 continue;
             }
         }
         /* a lone common word ("will", "mark") is read as a name only with a marker */
         if (!in_list(t->s, COMMON) && !in_list(t->s, NOT_NAME) && known_author(p, t->s, who)) {
             set_author(p, who);
-            use(p, i, i + 1);
+            if (!t->poss && (more = second_at(p, i + 1, who, who2)))
+                set_second(p, who2);
+            else
+                more = 0;
+            use(p, i, i + 1 + more);
         }
     }
 }
@@ -1548,6 +1828,8 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     if (ok) {
         fix_typos(p);
         parse_top_author(p);
+        parse_month_days(p);
+        parse_exclusions(p);
         parse_calendar(p);
         parse_window(p);
         parse_sort(p);

@@ -44,6 +44,13 @@ enum { RT_SORT_NONE, RT_SORT_COMMITS, RT_SORT_ADDITIONS, RT_SORT_DELETIONS, RT_S
        RT_SORT_FILES };
 enum { RT_PATH_NONE, RT_PATH_FILE, RT_PATH_DIR };
 enum { RT_MERGES_ANY, RT_MERGES_ONLY, RT_MERGES_EXCLUDE };
+/* bots: authors whose name or email says so (RT_BOT_PATTERN, docs/decisions.md) */
+enum { RT_BOTS_ANY, RT_BOTS_ONLY, RT_BOTS_EXCLUDE };
+/* A bot author, as a PCRE2 pattern matched against the author's name and email: "[bot]"
+ * anywhere, dependabot, renovate, github-actions, or an email whose local part is
+ * noreply / no-reply (a person's 123+name@users.noreply.github.com is not one). */
+#define RT_BOT_PATTERN "(?i)[[]bot[]]|dependabot|renovate|github-actions|^no-?reply@"
+
 
 #define RT_STR 256
 
@@ -54,10 +61,13 @@ typedef struct rt_question {
     char since[RT_STR], until[RT_STR]; /* tool strings ("1 week ago"); "" when absent */
     char window[RT_STR];                /* how the window reads: "since 1 week ago" */
     char author[RT_STR];                /* "" when absent */
+    char author2[RT_STR];               /* a second person ("by ines and bob"), or "" */
     char path[RT_STR];
     int path_kind;      /* RT_PATH_* */
+    bool path_excl;     /* the path is excluded ("without docs/"): an RT_PATH_DIR */
     char grep[RT_STR];  /* the term as said; the rule escapes it into a regex */
     int merges;         /* RT_MERGES_* */
+    int bots;           /* RT_BOTS_* */
     int n;              /* a count said ("top 5", "last 10 commits"); 0 when none */
     int sort;           /* RT_SORT_* */
     bool ascending;     /* "least active", "fewest commits": the ranking reversed */

@@ -31,7 +31,8 @@
  * directory is outside every path a sandboxed program may name, and even a program that
  * could write it would have to know the damaged file's inode and change time to the
  * nanosecond, which nothing in the sandbox reports. Without a state directory (no HOME)
- * the check simply always runs. Rejected: the SQLite file change counter or data_version
+ * the check simply always runs. Markers of stores that are gone are pruned once there
+ * are more than 64. Rejected: the SQLite file change counter or data_version
  * (in WAL mode the header's counter moves only at checkpoints, data_version only sees
  * other SQLite connections, and neither sees bytes written over a page); a marker inside
  * the database (writing it changes the file it describes); a MAC over the marker (its key
@@ -43,9 +44,13 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "memory_int.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static bool debug_on(void)
 {
@@ -111,14 +116,56 @@ static bool marker_matches(qr_mem *m, const char *stamp)
     return same;
 }
 
+/* Markers of stores that are gone (temporary stores, deleted ones) are removed once the
+ * directory holds more than MARKERS_KEPT, so it stays small whatever comes and goes. */
+#define MARKERS_KEPT 64
+
+static void prune(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (n > MARKERS_KEPT) {
+        rewinddir(d);
+        qr_buf p;
+        qr_buf_init(&p);
+        for (struct dirent *e; (e = readdir(d));) {
+            if (e->d_name[0] == '.' || strlen(e->d_name) != 16)
+                continue;
+            qr_buf_reset(&p);
+            qr_buf_printf(&p, "%s/%s", dir, e->d_name);
+            char *text = NULL;
+            size_t len = 0;
+            if (p.failed || qr_read_regular_file(p.p, 16384, &text, &len, NULL) != QR_OK)
+                continue;
+            char *path = strchr(text, '\n'), *end = path ? strchr(path + 1, '\n') : NULL;
+            struct stat sb;
+            if (end) {
+                *end = 0;
+                if (stat(path + 1, &sb) != 0 && errno == ENOENT)
+                    unlink(p.p);
+            }
+            free(text);
+        }
+        qr_buf_release(&p);
+    }
+    closedir(d);
+}
+
 /* Best effort: without the marker the next handle checks. */
 static void marker_save(qr_mem *m, const char *stamp)
 {
     qr_buf path, text;
     qr_buf_init(&path);
     qr_buf_init(&text);
-    if (marker(m, stamp, &path, &text))
-        (void)qr_write_file_atomic(path.p, text.p, text.len, 0600);
+    if (marker(m, stamp, &path, &text) &&
+        qr_write_file_atomic(path.p, text.p, text.len, 0600) == QR_OK) {
+        *strrchr(path.p, '/') = 0;
+        prune(path.p);
+    }
     qr_buf_release(&path);
     qr_buf_release(&text);
 }

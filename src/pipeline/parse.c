@@ -524,7 +524,7 @@ int qr_pipeline_parse(const char *text, size_t n, qr_pipeline **out, qr_pipeline
     int rc = check_text(text, n, 0, -1, err);
     if (rc)
         return rc;
-    seg segs[QR_PIPELINE_MAX_STAGES + 1];
+    seg segs[QR_PIPELINE_MAX_STAGES];
     size_t ns = 0, i = 0;
     while (i <= n) {
         size_t j = i;
@@ -539,7 +539,9 @@ int qr_pipeline_parse(const char *text, size_t n, qr_pipeline **out, qr_pipeline
             return fail(err, (int)ns, NULL, (uint32_t)i,
                         "stage %zu is empty: remove the extra '|' or put a stage between", ns + 1);
         }
-        if (ns > QR_PIPELINE_MAX_STAGES)
+        /* the first stage past the limit is the one named (index 64, "stage 65"), however
+         * many follow it: build() names the same one */
+        if (ns == QR_PIPELINE_MAX_STAGES)
             return fail(err, (int)ns, &s, s.off, "too many stages: at most %d",
                         QR_PIPELINE_MAX_STAGES);
         segs[ns++] = s;

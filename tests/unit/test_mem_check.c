@@ -6,7 +6,8 @@
  * file, a file replaced by a copy, and writes of another handle between this handle's
  * own all make the next write check again, and the damaged or truncated file is refused
  * and left as it was; without a state directory the check always runs; the marker sits
- * in the state directory, not beside the store.
+ * in the state directory, not beside the store, and markers of stores that are gone are
+ * pruned.
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp, setenv */
 #include "check.h"
@@ -242,6 +243,26 @@ static void test_replaced(void)
     CHECK(add("c3", &seen) == QR_OK && seen == QR_MEM_CHECK_RAN);
 }
 
+/* Markers of stores that are gone are pruned once there are more than 64; the live
+ * store's marker stays and still works. */
+static void test_prune(void)
+{
+    snprintf(path, sizeof path, "%s/live.db", dir);
+    qr_mem_check seen;
+    CHECK(add("l1", &seen) == QR_OK);
+    int before = markers();
+    for (int i = 0; i < 80; i++) {
+        char p[256], text[200];
+        snprintf(p, sizeof p, "%s/quarry/store-checks/%016x", state, 0xdead0000u + (unsigned)i);
+        int n = snprintf(text, sizeof text, "quarry-store-check 1\n%s/gone%d.db\n- -\n", dir, i);
+        CHECK(qr_write_file_atomic(p, text, (size_t)n, 0600) == QR_OK);
+    }
+    CHECK(markers() == before + 80);
+    CHECK(add("l2", &seen) == QR_OK && seen == QR_MEM_CHECK_SKIPPED);
+    CHECK(markers() == before); /* the 80 gone, every live store's kept */
+    CHECK(add("l3", &seen) == QR_OK && seen == QR_MEM_CHECK_SKIPPED);
+}
+
 /* No state directory: no marker, so every first write checks. */
 static void test_no_state_dir(void)
 {
@@ -275,6 +296,7 @@ int main(void)
     test_damage_with_mtime_set_back();
     test_truncated();
     test_replaced();
+    test_prune();
     test_no_state_dir();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -192,6 +192,11 @@ static void test_parse(void)
         qr_pipeline_error e;
         CHECK(qr_pipeline_parse(b.p, b.len, &p, &e) == QR_EINVAL && strstr(e.message, "too many "
                                                                                       "stages"));
+        CHECK(e.stage == QR_PIPELINE_MAX_STAGES); /* the 65th, named by its index 64 */
+        /* more stages past the limit name the same first one (the fuzzer found stage 65) */
+        qr_buf_puts(&b, " | limit:5 | limit:5");
+        CHECK(qr_pipeline_parse(b.p, b.len, &p, &e) == QR_EINVAL && !p &&
+              e.stage == QR_PIPELINE_MAX_STAGES && strstr(e.message, "stage 65 "));
         qr_buf_reset(&b);
         qr_buf_puts(&b, "match:");
         while (b.len <= QR_PIPELINE_MAX_TEXT)

@@ -536,8 +536,11 @@ static void parse_month_days(parser *p)
         else
             y = (m > t->m || (m == t->m && d > t->d)) ? t->y - 1 : t->y;
         static const int DAYS[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-        if (d > DAYS[m - 1] || (m == 2 && d == 29 && !leap_year(y)))
-            continue;
+        /* "nov 31": no such day; read otherwise it would be November and a count */
+        if (d > DAYS[m - 1] || (m == 2 && d == 29 && !leap_year(y))) {
+            p->bad = true;
+            return;
+        }
         size_t first = i;
         if (first > 0 && tok_is(p, first - 1, "the") && mi != i)
             first--;

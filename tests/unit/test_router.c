@@ -27,6 +27,8 @@ static const expect MATCHES[] = {
     {"commits not by bots", "commits-in-window", {":as :raw", "[:not [:or [:matches :author", "(bots excluded)"}},
     {"commits last week excluding bots", "commits-in-window", {":since \"1 week ago\"", "[:not [:or"}},
     {"recent commits without bots", "commits-in-window", {"{:op :take :on :rows :as :shown :n 20}", ":findings :shown"}},
+    {"which bots committed last week", "top-contributors", {":as :raw"}},
+    {"how many bots committed", "count-authors", {":as :raw"}},
     {"how many commits by bots", "count-commits", {":where [:or [:matches :author", ":count"}},
     {"top contributors excluding bots", "top-contributors", {":on :raw :as :authors", ":take :on :authors"}},
     {"who are the most active humans", "top-contributors", {"[:not [:or"}},
@@ -342,6 +344,9 @@ static const char *const NO_MATCH[] = {
     "commits excluding the weekend",
     "why are there so many bot commits",
     "commits not by documentation",
+    "commits since nov 31",        /* no such day: not November and a count */
+    "commits on feb 30",
+    "what did the bots do",        /* their commits, not a ranking of bots: declined */
 };
 
 static void check_compiles(const char *question, const char *query)

@@ -548,9 +548,10 @@ static void parse_month_days(parser *p)
         snprintf(dt->s, TOK_LEN, "%04d-%02d-%02d", y, m, d);
         dt->kind = T_DATE;
         dt->poss = false;
-        for (size_t k = first + 1; k <= last; k++)
-            p->t[k].used = true;
-        i = last;
+        /* the day and year tokens go, so "between nov 1 and nov 15" reads as two dates */
+        memmove(&p->t[first + 1], &p->t[last + 1], (p->n - last - 1) * sizeof p->t[0]);
+        p->n -= last - first;
+        i = first;
     }
 }
 

@@ -575,6 +575,8 @@ static const expect PINNED[] = {
     /* a number next to a month is a day, never a count */
     {"what changed since nov 15", "commits-in-window", {":since \"2026-11-15\""}},
     {"commits on 3 march", "commits-in-window", {":since \"2026-03-03\"", ":until \"2026-03-03T23:59:59\""}},
+    {"commits between nov 1 and nov 15", "commits-in-window", {":since \"2026-11-01\" :until \"2026-11-15T23:59:59\""}},
+    {"who committed from oct 1 to oct 15", "top-contributors", {":since \"2026-10-01\" :until \"2026-10-15T23:59:59\""}},
     {"commits since december 24th", "commits-in-window", {":since \"2025-12-24\""}},
     {"leaderboard for q3", "top-contributors", {":since \"2026-07-01\""}},
     /* typos */

@@ -536,8 +536,11 @@ static void parse_month_days(parser *p)
         else
             y = (m > t->m || (m == t->m && d > t->d)) ? t->y - 1 : t->y;
         static const int DAYS[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-        if (d > DAYS[m - 1] || (m == 2 && d == 29 && !leap_year(y)))
-            continue;
+        /* "nov 31": no such day; read otherwise it would be November and a count */
+        if (d > DAYS[m - 1] || (m == 2 && d == 29 && !leap_year(y))) {
+            p->bad = true;
+            return;
+        }
         size_t first = i;
         if (first > 0 && tok_is(p, first - 1, "the") && mi != i)
             first--;
@@ -545,9 +548,10 @@ static void parse_month_days(parser *p)
         snprintf(dt->s, TOK_LEN, "%04d-%02d-%02d", y, m, d);
         dt->kind = T_DATE;
         dt->poss = false;
-        for (size_t k = first + 1; k <= last; k++)
-            p->t[k].used = true;
-        i = last;
+        /* the day and year tokens go, so "between nov 1 and nov 15" reads as two dates */
+        memmove(&p->t[first + 1], &p->t[last + 1], (p->n - last - 1) * sizeof p->t[0]);
+        p->n -= last - first;
+        i = first;
     }
 }
 

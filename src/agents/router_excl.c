@@ -164,8 +164,11 @@ void rt_parse_exclusions(parser *p)
             !(i > 0 && tok_is(p, i - 1, "not"))) {
             size_t from = i > 0 && tok_is(p, i - 1, "by") ? i - 1 : i;
             set_bots(p, RT_BOTS_ONLY);
-            if (tok_is(p, i, "bots") && from == i && !tok_is(p, i + 1, "commits"))
-                p->q->words |= RW_AUTHORS; /* "which bots committed" */
+            /* "which bots committed", "how many bots": the bots as authors; "what did
+               the bots do" asks for their commits */
+            if (tok_is(p, i, "bots") && from == i && i > 0 &&
+                (tok_is(p, i - 1, "which") || tok_is(p, i - 1, "many")))
+                p->q->words |= RW_AUTHORS;
             use(p, from, i + 1);
         }
     }

@@ -27,6 +27,8 @@ static const expect MATCHES[] = {
     {"commits not by bots", "commits-in-window", {":as :raw", "[:not [:or [:matches :author", "(bots excluded)"}},
     {"commits last week excluding bots", "commits-in-window", {":since \"1 week ago\"", "[:not [:or"}},
     {"recent commits without bots", "commits-in-window", {"{:op :take :on :rows :as :shown :n 20}", ":findings :shown"}},
+    {"which bots committed last week", "top-contributors", {":as :raw"}},
+    {"how many bots committed", "count-authors", {":as :raw"}},
     {"how many commits by bots", "count-commits", {":where [:or [:matches :author", ":count"}},
     {"top contributors excluding bots", "top-contributors", {":on :raw :as :authors", ":take :on :authors"}},
     {"who are the most active humans", "top-contributors", {"[:not [:or"}},
@@ -342,6 +344,9 @@ static const char *const NO_MATCH[] = {
     "commits excluding the weekend",
     "why are there so many bot commits",
     "commits not by documentation",
+    "commits since nov 31",        /* no such day: not November and a count */
+    "commits on feb 30",
+    "what did the bots do",        /* their commits, not a ranking of bots: declined */
 };
 
 static void check_compiles(const char *question, const char *query)
@@ -570,6 +575,8 @@ static const expect PINNED[] = {
     /* a number next to a month is a day, never a count */
     {"what changed since nov 15", "commits-in-window", {":since \"2026-11-15\""}},
     {"commits on 3 march", "commits-in-window", {":since \"2026-03-03\"", ":until \"2026-03-03T23:59:59\""}},
+    {"commits between nov 1 and nov 15", "commits-in-window", {":since \"2026-11-01\" :until \"2026-11-15T23:59:59\""}},
+    {"who committed from oct 1 to oct 15", "top-contributors", {":since \"2026-10-01\" :until \"2026-10-15T23:59:59\""}},
     {"commits since december 24th", "commits-in-window", {":since \"2025-12-24\""}},
     {"leaderboard for q3", "top-contributors", {":since \"2026-07-01\""}},
     /* typos */

@@ -26,200 +26,7 @@
 #include <string.h>
 
 #define MAX_QUESTION 1000
-#define MAX_TOKENS 64
-#define TOK_LEN 200
-
-/* T_OTHER: a token no slot takes and no rule accepts ("11/19", "and/or") */
-enum { T_WORD, T_NUM, T_QUOTED, T_PATH, T_EMAIL, T_DATE, T_OTHER };
-
-typedef struct tok {
-    char s[TOK_LEN]; /* words lowercased; quoted strings, paths and emails as written */
-    int kind;
-    bool poss; /* the word ended in 's: "alice's" */
-    bool used; /* a slot took it */
-} tok;
-
-typedef struct parser {
-    tok t[MAX_TOKENS];
-    size_t n;
-    rt_question *q;
-    bool bad; /* read something that contradicts itself (two windows, two paths) */
-    rt_today today;            /* for calendar windows ("in october", "since monday") */
-    const qr_router_opts *o;   /* the repository's authors (may be NULL) */
-} parser;
-
-/* ---- word lists ---- */
-
-static bool in_list(const char *s, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Filler: words that never change what is asked. */
-static const char *const STOP[] = {
-    "please", "pls", "kindly", "show", "me", "us", "list", "display", "give", "get", "find",
-    "tell", "what", "which", "are", "is", "was", "were", "be", "been", "the", "a", "an", "all",
-    "any", "of", "in", "on", "for", "to", "with", "that", "i", "we", "you", "can", "could",
-    "would", "will", "want", "like", "see", "there", "have", "has", "had", "do", "does", "did",
-    "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
-    "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its",
-    "their", "it", "this", "repo's", "whole", "entire", "into", "up", NULL};
-
-typedef struct canon {
-    const char *word;
-    uint32_t bit;
-} canon;
-
-static const canon CANON[] = {
-    {"commit", RW_COMMITS},       {"commits", RW_COMMITS},       {"change", RW_CHANGE},
-    {"changes", RW_CHANGE},       {"changed", RW_CHANGE},        {"modified", RW_CHANGE},
-    {"modifications", RW_CHANGE}, {"modification", RW_CHANGE},   {"modify", RW_CHANGE},
-    {"edited", RW_CHANGE},        {"edits", RW_CHANGE},          {"touched", RW_CHANGE},
-    {"updated", RW_CHANGE},       {"happened", RW_CHANGE},       {"committed", RW_COMMITTED},
-    {"contributed", RW_COMMITTED}, {"contributes", RW_COMMITTED}, {"contributions", RW_COMMITTED},
-    {"contribution", RW_COMMITTED}, {"worked", RW_COMMITTED},    {"work", RW_COMMITTED},
-    {"author", RW_AUTHORS},       {"authors", RW_AUTHORS},       {"contributor", RW_AUTHORS},
-    {"contributors", RW_AUTHORS}, {"committer", RW_AUTHORS},     {"committers", RW_AUTHORS},
-    {"developer", RW_AUTHORS},    {"developers", RW_AUTHORS},    {"devs", RW_AUTHORS},
-    {"people", RW_AUTHORS},       {"engineers", RW_AUTHORS},     {"who", RW_WHO},
-    {"most", RW_MOST},            {"top", RW_MOST},              {"highest", RW_MOST},
-    {"active", RW_ACTIVE},        {"prolific", RW_ACTIVE},       {"file", RW_FILES},
-    {"files", RW_FILES},          {"paths", RW_FILES},           {"largest", RW_LARGEST},
-    {"biggest", RW_LARGEST},      {"big", RW_LARGEST},           {"large", RW_LARGEST},
-    {"huge", RW_LARGEST},         {"recent", RW_RECENT},         {"recently", RW_RECENT},
-    {"latest", RW_RECENT},        {"newest", RW_RECENT},         {"last", RW_RECENT},
-    {"history", RW_HISTORY},      {"log", RW_HISTORY},           {"count", RW_COUNT},
-    {"total", RW_COUNT},          {"hotspots", RW_HOTSPOTS},     {"hotspot", RW_HOTSPOTS},
-    {"churn", RW_HOTSPOTS},       {"often", RW_OFTEN},           {"frequently", RW_OFTEN},
-    {"when", RW_WHEN},            {"ranked", RW_RANKED},         {"rank", RW_RANKED},
-    {"ranking", RW_RANKED},       {"sorted", RW_RANKED},         {"ordered", RW_RANKED},
-    {"leaderboard", RW_RANKED},   {"message", RW_MESSAGE},       {"messages", RW_MESSAGE},
-    {"subject", RW_MESSAGE},      {"title", RW_MESSAGE},         {"whose", RW_WHOSE},
-    {"where", RW_WHOSE},          {"per", RW_PER},               {"by", RW_BY},
-    {"owns", RW_OWNS},            {"owner", RW_OWNS},            {"owners", RW_OWNS},
-    {"knows", RW_OWNS},           {"know", RW_OWNS},             {"expert", RW_OWNS},
-    {"experts", RW_OWNS},         {"maintains", RW_OWNS},        {"maintainer", RW_OWNS},
-    {"maintainers", RW_OWNS},     {"best", RW_OWNS},             {"person", RW_AUTHORS},
-    {"least", RW_MOST},           {"fewest", RW_MOST},
-    {"made", RW_MADE},            {"make", RW_MADE},             {"pushed", RW_MADE},
-    {"done", RW_MADE},            {"lines", RW_LINES},           {"line", RW_LINES},
-    {NULL, 0}};
-
-static uint32_t canon_bit(const char *w)
-{
-    for (size_t i = 0; CANON[i].word; i++)
-        if (strcmp(w, CANON[i].word) == 0)
-            return CANON[i].bit;
-    return 0;
-}
-
-/* Words after "by" (or before 's) that are never a person: pronouns, the nouns a
- * question about history uses ("commits by weekday", "by mistake", "main's commits"). */
-static const char *const NOT_NAME[] = {
-    "he", "she", "they", "we", "i", "you", "it", "me", "him", "her", "them", "us", "one",
-    "someone", "somebody", "anyone", "anybody", "everyone", "everybody", "nobody", "noone",
-    "no-one", "whom", "whoever", "people", "person", "persons", "human", "humans", "user",
-    "users", "team", "teams", "member", "members", "staff", "maintainer", "maintainers",
-    "reviewer", "reviewers", "owner", "owners", "admin", "admins", "bots", "bot", "robot",
-    "robots", "machine", "ci", "mistake", "accident", "error", "default", "hand", "design",
-    "chance", "force", "weekday", "weekdays", "weekend", "weekends", "day", "days", "week",
-    "weeks", "month", "months", "year", "years", "hour", "hours", "minute", "date", "dates",
-    "time", "morning", "evening", "night", "size", "type", "types", "kind", "file", "files",
-    "line", "lines", "folder", "directory", "path", "module", "component", "area", "package",
-    "language", "extension", "risk", "score", "frequency", "importance", "impact",
-    "severity", "priority", "category", "additions", "deletions", "number", "count",
-    "amount", "total", "name", "email", "each", "every", "complexity", "value", "quality",
-    "review", "status", "tests", "test", "today", "yesterday", "now", "tomorrow", "how",
-    "why", "and", "or", "not", "no", "many", "much", "mentioning", "containing", "matching",
-    "since", "until", "before", "after", "between", "from", "ago", "merge", "merges",
-    "alphabetically", "descending", "ascending", "message", "two", "three", "branch",
-    "branches", "main", "master", "head", "origin", "upstream", "trunk", "develop", "dev",
-    "feature", "release", "tag", "tags", "commit", "commits", "bug", "bugs", "fix", "fixes",
-    "issue", "issues", "ticket", "pr", "prs", "request", "requests", "patch", "patches",
-    "code", "source", "docs", "config", "build", "linux", "windows", "mac", NULL};
-
-/* The most common English words (function words, verbs, adjectives and nouns), about
- * 400 of them: a bare word that is one of these is never read as a name ("commits by
- * new contributors", "what did every one do"), whatever marks it. A person with such a
- * name is asked for with quotes ("commits by \"Will\""). */
-static const char *const COMMON[] = {
-    /* determiners, pronouns, conjunctions, prepositions */
-    "the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "its", "our",
-    "their", "mine", "yours", "hers", "ours", "theirs", "myself", "yourself", "himself",
-    "herself", "itself", "ourselves", "themselves", "who", "what", "which", "whose",
-    "where", "when", "whatever", "something", "anything", "everything", "nothing", "all",
-    "any", "some", "none", "few", "several", "both", "either", "neither", "other",
-    "others", "another", "such", "same", "own", "more", "most", "less", "least", "and",
-    "but", "or", "nor", "so", "yet", "if", "then", "than", "because", "while", "though",
-    "although", "unless", "whether", "as", "at", "by", "for", "from", "in", "into", "of",
-    "off", "on", "onto", "out", "over", "to", "up", "upon", "with", "within", "without",
-    "about", "above", "across", "against", "along", "among", "around", "behind", "below",
-    "beneath", "beside", "beyond", "down", "during", "except", "inside", "near", "outside",
-    "past", "through", "throughout", "toward", "towards", "under", "via", "per", "like",
-    "unlike",
-    /* auxiliaries and common verbs */
-    "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
-    "having", "do", "does", "did", "doing", "done", "can", "could", "shall", "should",
-    "will", "would", "may", "might", "must", "ought", "get", "got", "gets", "go", "goes",
-    "going", "gone", "went", "make", "makes", "made", "take", "took", "taken", "come",
-    "came", "see", "saw", "seen", "know", "knew", "known", "think", "thought", "say",
-    "said", "tell", "told", "give", "gave", "given", "find", "found", "use", "used", "want",
-    "look", "seem", "keep", "let", "put", "set", "run", "show", "try", "call", "ask",
-    "feel", "leave", "mean", "become", "begin", "help", "start", "turn", "move", "live",
-    "bring", "happen", "write", "wrote", "written", "read", "add", "added", "remove",
-    "removed", "delete", "deleted", "change", "changed", "create", "created", "stop",
-    "open", "close", "pay", "meet", "learn", "lead", "follow", "speak", "allow", "spend",
-    "grow", "win", "buy", "wait", "send", "expect", "stay", "fall", "cut", "reach", "pass",
-    "sell", "decide", "pull", "break", "push", "pushed", "revert", "ship", "worked",
-    /* adverbs */
-    "not", "very", "too", "also", "just", "only", "even", "still", "already", "again",
-    "ever", "never", "always", "often", "sometimes", "usually", "really", "quite",
-    "rather", "almost", "enough", "here", "there", "why", "how", "soon", "later",
-    "once", "twice", "first", "last", "next", "away", "back", "well", "better", "best",
-    "worse", "worst", "else", "together", "maybe", "perhaps", "probably", "yes", "no",
-    /* adjectives */
-    "new", "old", "good", "bad", "great", "big", "small", "large", "little", "long",
-    "short", "high", "low", "early", "late", "young", "important", "different", "right",
-    "wrong", "left", "real", "true", "false", "sure", "whole", "free", "full", "public",
-    "private", "recent", "latest", "current", "previous", "random", "various", "certain",
-    "main", "top", "total", "average", "single", "empty",
-    /* nouns */
-    "man", "woman", "men", "women", "child", "children", "group", "way", "thing", "things",
-    "world", "life", "part", "place", "case", "point", "fact", "question", "problem",
-    "word", "words", "end", "side", "home", "state", "country", "city", "money", "water",
-    "book", "story", "lot", "bit", "level", "result", "reason", "rest", "company",
-    "system", "program", "job", "example", "order", "list", "idea", "body", "information",
-    "power", "war", "history", "party", "market", "law", "game", "room", "car", "family",
-    "school", "office", "door", "health", "art", "service", "process", "data", "changes",
-    "project", NULL};
-
-static const char *const NUM_WORDS[] = {
-    "zero",    "one",     "two",     "three",    "four",     "five",    "six",
-    "seven",   "eight",   "nine",    "ten",      "eleven",   "twelve",  "thirteen",
-    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", NULL};
-
 /* ---- tokens ---- */
-
-static bool tok_is(const parser *p, size_t i, const char *w)
-{
-    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
-           strcmp(p->t[i].s, w) == 0;
-}
-
-static bool tok_in(const parser *p, size_t i, const char *const *list)
-{
-    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
-           in_list(p->t[i].s, list);
-}
-
-static void use(parser *p, size_t from, size_t to)
-{
-    for (size_t i = from; i < to && i < p->n; i++)
-        p->t[i].used = true;
-}
 
 static bool is_iso_date(const char *s)
 {
@@ -311,7 +118,7 @@ static bool classify(tok *t)
     /* "alice's", "today's"; "what's" is "what is" */
     if (n > 2 && t->s[n - 2] == '\'' && t->s[n - 1] == 's') {
         t->s[n - 2] = '\0';
-        t->poss = !in_list(t->s, STOP);
+        t->poss = !in_list(t->s, RT_STOP);
     }
     return true;
 }
@@ -417,8 +224,8 @@ static int number_at(const parser *p, size_t i)
     }
     if (t->kind != T_WORD)
         return -1;
-    for (int k = 1; NUM_WORDS[k]; k++)
-        if (strcmp(t->s, NUM_WORDS[k]) == 0)
+    for (int k = 1; RT_NUM_WORDS[k]; k++)
+        if (strcmp(t->s, RT_NUM_WORDS[k]) == 0)
             return k;
     return -1;
 }
@@ -691,6 +498,57 @@ static void day_window(parser *p, size_t from, size_t to, const char *since, con
     set_since(p, since);
     set_until(p, last, true, true);
     add_desc(p, "%s", desc, NULL);
+}
+
+/* A day of the month at token i: "15", "15th" (1..31), else 0. */
+static int mday_at(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used)
+        return 0;
+    if (p->t[i].kind == T_NUM && strlen(p->t[i].s) <= 2) {
+        int d = atoi(p->t[i].s);
+        return d >= 1 && d <= 31 ? d : 0;
+    }
+    return ordinal_at(p, i);
+}
+
+/* "nov 15", "november 15th 2026", "15 nov", "the 3rd of march": one day, written into the
+ * month's token as an ISO date that the window slots then read ("since nov 15", "on 3
+ * march"). Without a year, the most recent such day up to today. A number next to a
+ * month is never a count. */
+static void parse_month_days(parser *p)
+{
+    const rt_today *t = &p->today;
+    for (size_t i = 0; i < p->n; i++) {
+        int m, d;
+        size_t mi, last;
+        if ((m = month_tok(p, i)) && (d = mday_at(p, i + 1))) {
+            mi = i, last = i + 1;
+        } else if ((d = mday_at(p, i)) && (tok_is(p, i + 1, "of") ? (m = month_tok(p, i + 2))
+                                                                   : (m = month_tok(p, i + 1)))) {
+            mi = tok_is(p, i + 1, "of") ? i + 2 : i + 1, last = mi;
+        } else {
+            continue;
+        }
+        int y = year_at(p, last + 1);
+        if (y)
+            last++;
+        else
+            y = (m > t->m || (m == t->m && d > t->d)) ? t->y - 1 : t->y;
+        static const int DAYS[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        if (d > DAYS[m - 1] || (m == 2 && d == 29 && !leap_year(y)))
+            continue;
+        size_t first = i;
+        if (first > 0 && tok_is(p, first - 1, "the") && mi != i)
+            first--;
+        tok *dt = &p->t[first];
+        snprintf(dt->s, TOK_LEN, "%04d-%02d-%02d", y, m, d);
+        dt->kind = T_DATE;
+        dt->poss = false;
+        for (size_t k = first + 1; k <= last; k++)
+            p->t[k].used = true;
+        i = last;
+    }
 }
 
 static void parse_calendar(parser *p)
@@ -1096,7 +954,7 @@ static void parse_sort(parser *p)
 
 static bool plain_name(const char *w)
 {
-    return !in_list(w, STOP) && !in_list(w, NOT_NAME) && !in_list(w, COMMON);
+    return !in_list(w, RT_STOP) && !in_list(w, RT_NOT_NAME) && !in_list(w, RT_COMMON);
 }
 
 /* A name: quoted, an email, or one word that looks like a name: two or more
@@ -1116,7 +974,7 @@ static bool name_at(const parser *p, size_t i)
         if (!(isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_' ||
               (unsigned char)*c >= 0x80))
             return false;
-    if (!plain_name(t->s) || canon_bit(t->s) || number_at(p, i) >= 0 || unit_at(p, i))
+    if (!plain_name(t->s) || rt_canon_bit(t->s) || number_at(p, i) >= 0 || unit_at(p, i))
         return false;
     /* "so-and-so", "non-humans": every part of a hyphenated name must pass too */
     if (strchr(t->s, '-')) {
@@ -1163,6 +1021,30 @@ static void set_author(parser *p, const char *s)
     snprintf(p->q->author, RT_STR, "%s", s);
 }
 
+/* "... and NAME" after a name at k: a second person this repository knows ("commits by
+ * ines and bob", "did alice and zoe do"); the tokens it spans (0: none), with their
+ * email in who. Only names the repository knows (never a guess from a word's shape),
+ * and two different people whose searches cannot match each other's commits. */
+static size_t second_at(const parser *p, size_t k, const char *first, char *who)
+{
+    if (!p->o || !p->o->author || !(tok_is(p, k, "and") || tok_is(p, k, "&")))
+        return 0;
+    size_t j = k + 1;
+    if (tok_is(p, j, "by"))
+        j++;
+    size_t len;
+    if (!name_at(p, j) || p->t[j].kind != T_WORD || !resolve_name(p, j, who, &len))
+        return 0;
+    if (strstr(first, who) || strstr(who, first))
+        return 0;
+    return j + len - k;
+}
+
+static void set_second(parser *p, const char *who)
+{
+    snprintf(p->q->author2, RT_STR, "%s", who);
+}
+
 /* A message term: quoted, or one plain word. */
 static bool term_at(const parser *p, size_t i)
 {
@@ -1171,7 +1053,7 @@ static bool term_at(const parser *p, size_t i)
     const tok *t = &p->t[i];
     if (t->kind == T_QUOTED)
         return true;
-    if (t->kind != T_WORD || t->poss || in_list(t->s, STOP))
+    if (t->kind != T_WORD || t->poss || in_list(t->s, RT_STOP))
         return false;
     for (const char *c = t->s; *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '#' ||
@@ -1242,15 +1124,30 @@ static void parse_author(parser *p)
             if (!resolve_name(p, i + 1, who, &len))
                 continue;
             set_author(p, who);
-            use(p, from, i + 1 + len);
+            char who2[RT_STR];
+            size_t more = second_at(p, i + 1 + len, who, who2);
+            if (more)
+                set_second(p, who2);
+            use(p, from, i + 1 + len + more);
+            continue;
+        }
+        /* from NAME: only a name this repository knows ("commits from carol") */
+        if (tok_is(p, i, "from") && p->o && p->o->author && name_at(p, i + 1) &&
+            p->t[i + 1].kind == T_WORD && resolve_name(p, i + 1, who, &len)) {
+            set_author(p, who);
+            use(p, i, i + 1 + len);
             continue;
         }
         /* did NAME do / make / last change; has NAME done */
+        char who2[RT_STR];
+        size_t more = 0;
         if ((tok_is(p, i, "did") || tok_is(p, i, "has") || tok_is(p, i, "have")) &&
             name_at(p, i + 1) && resolve_name(p, i + 1, who, &len) &&
-            tok_in(p, i + 1 + len, FOLLOW)) {
+            tok_in(p, i + 1 + len + (more = second_at(p, i + 1 + len, who, who2)), FOLLOW)) {
             set_author(p, who);
-            use(p, i, i + 1 + len);
+            if (more)
+                set_second(p, who2);
+            use(p, i, i + 1 + len + more);
             continue;
         }
         /* NAME's */
@@ -1299,33 +1196,19 @@ static void parse_path(parser *p)
     }
 }
 
-static void parse_merges(parser *p)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        int m = 0;
-        size_t from = i;
-        if (tok_is(p, i, "merge") || tok_is(p, i, "merges")) {
-            m = RT_MERGES_ONLY;
-            if (i > 0 && (tok_is(p, i - 1, "no") || tok_is(p, i - 1, "without") ||
-                          tok_is(p, i - 1, "excluding") || tok_is(p, i - 1, "except"))) {
-                m = RT_MERGES_EXCLUDE;
-                from = i - 1;
-            }
-        } else if (tok_is(p, i, "non-merge") || tok_is(p, i, "nonmerge")) {
-            m = RT_MERGES_EXCLUDE;
-        }
-        if (!m)
-            continue;
-        if (p->q->merges && p->q->merges != m)
-            p->bad = true;
-        p->q->merges = m;
-        use(p, from, i + 1);
-    }
-}
-
 static void parse_count(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
+        /* a year alone ("count commits 2025"): that year, when no window was said */
+        int y = year_at(p, i);
+        if (y && !p->q->since[0] && !p->q->until[0]) {
+            char a[RT_STR], b[RT_STR], desc[RT_STR];
+            snprintf(a, sizeof a, "%04d-01-01", y);
+            snprintf(b, sizeof b, "%04d-12-31", y);
+            snprintf(desc, sizeof desc, "in %04d", y);
+            day_window(p, i, i + 1, a, b, desc);
+            continue;
+        }
         int v = number_at(p, i);
         if (v < 0)
             continue;
@@ -1386,6 +1269,12 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
+        /* "the most recent commit", "edited most recently": "most" adds nothing */
+        if (strcmp(t->s, "most") == 0 && (tok_is(p, i + 1, "recent") ||
+                                          tok_is(p, i + 1, "recently"))) {
+            t->used = true;
+            continue;
+        }
         if (!person_filler(p, i)) {
             p->q->words |= RW_UNKNOWN;
             t->used = true;
@@ -1399,10 +1288,10 @@ static void collect_words(parser *p)
             p->q->ascending = true;
         if (strcmp(t->s, "all") == 0)
             p->q->all = true;
-        uint32_t bit = canon_bit(t->s);
+        uint32_t bit = rt_canon_bit(t->s);
         if (bit)
             p->q->words |= bit;
-        else if (!in_list(t->s, STOP))
+        else if (!in_list(t->s, RT_STOP))
             p->q->words |= RW_UNKNOWN;
         t->used = true;
     }
@@ -1418,24 +1307,14 @@ static bool known_author(const parser *p, const char *name, char *out)
     return p->o && p->o->author && p->o->author(p->o->author_ud, name, out, RT_STR);
 }
 
-/* Words a question about history uses that are worth reading through a typo
- * ("commmits", "contributer", "wek"); others are left as they are, since correcting an
- * ordinary word into one of these would change the question. */
-static const char *const TYPO_TARGETS[] = {
-    "commits", "commit", "committed", "contributors", "contributor", "contributed", "authors",
-    "author", "committers", "developers", "changed", "changes", "modified", "files", "largest",
-    "biggest", "recent", "recently", "latest", "history", "yesterday", "today", "week",
-    "weeks", "month", "months", "year", "years", "since", "between", "hotspots", "active",
-    "frequently", "messages", "weekend", "quarter", "additions", "deletions", NULL};
-
 static void fix_typos(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
         size_t n = strlen(t->s);
-        if (t->kind != T_WORD || n < 3 || n > 20 || in_list(t->s, STOP) ||
-            in_list(t->s, COMMON) || in_list(t->s, NOT_NAME) || in_list(t->s, NUM_WORDS) ||
-            canon_bit(t->s) || in_list(t->s, TYPO_TARGETS) || rt_month_word(t->s) ||
+        if (t->kind != T_WORD || n < 3 || n > 20 || in_list(t->s, RT_STOP) ||
+            in_list(t->s, RT_COMMON) || in_list(t->s, RT_NOT_NAME) || in_list(t->s, RT_NUM_WORDS) ||
+            rt_canon_bit(t->s) || in_list(t->s, RT_TYPO_TARGETS) || rt_month_word(t->s) ||
             rt_weekday_word(t->s) || unit_at(p, i) || !isalpha((unsigned char)t->s[0]))
             continue;
         char who[RT_STR];
@@ -1444,8 +1323,8 @@ static void fix_typos(parser *p)
         size_t limit = n >= 9 ? 2 : 1, best = SIZE_MAX;
         const char *pick = NULL;
         bool tie = false;
-        for (size_t k = 0; TYPO_TARGETS[k]; k++) {
-            const char *w = TYPO_TARGETS[k];
+        for (size_t k = 0; RT_TYPO_TARGETS[k]; k++) {
+            const char *w = RT_TYPO_TARGETS[k];
             size_t d = qr_edit_distance(t->s, n, w, strlen(w), QR_EDIT_TRANSPOSE);
             if (d > limit || d > best)
                 continue;
@@ -1487,6 +1366,10 @@ static void parse_top_author(parser *p)
         size_t from = i;
         if (from > 0 && tok_is(p, from - 1, "the"))
             from--;
+        /* "commits by the most active author", "work of the top contributor" */
+        if (from > 0 && (tok_is(p, from - 1, "by") || tok_is(p, from - 1, "of") ||
+                         tok_is(p, from - 1, "from")))
+            from--;
         /* "the top contributor's commits" */
         w->poss = false;
         use(p, from, j + 1);
@@ -1502,22 +1385,30 @@ static void parse_known_authors(parser *p)
         return;
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
-        if (t->used || t->kind != T_WORD || in_list(t->s, STOP) || canon_bit(t->s))
+        if (t->used || t->kind != T_WORD || in_list(t->s, RT_STOP) || rt_canon_bit(t->s))
             continue;
         char two[2 * TOK_LEN + 2], who[RT_STR];
         const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
+        char who2[RT_STR];
+        size_t more;
         if (u && !u->used && u->kind == T_WORD && !t->poss) {
             snprintf(two, sizeof two, "%s %s", t->s, u->s);
             if (known_author(p, two, who)) {
                 set_author(p, who);
-                use(p, i, i + 2);
+                if ((more = second_at(p, i + 2, who, who2)))
+                    set_second(p, who2);
+                use(p, i, i + 2 + more);
                 continue;
             }
         }
         /* a lone common word ("will", "mark") is read as a name only with a marker */
-        if (!in_list(t->s, COMMON) && !in_list(t->s, NOT_NAME) && known_author(p, t->s, who)) {
+        if (!in_list(t->s, RT_COMMON) && !in_list(t->s, RT_NOT_NAME) && known_author(p, t->s, who)) {
             set_author(p, who);
-            use(p, i, i + 1);
+            if (!t->poss && (more = second_at(p, i + 1, who, who2)))
+                set_second(p, who2);
+            else
+                more = 0;
+            use(p, i, i + 1 + more);
         }
     }
 }
@@ -1548,6 +1439,8 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     if (ok) {
         fix_typos(p);
         parse_top_author(p);
+        parse_month_days(p);
+        rt_parse_exclusions(p);
         parse_calendar(p);
         parse_window(p);
         parse_sort(p);
@@ -1555,7 +1448,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         parse_author(p);
         parse_path(p);
         parse_known_authors(p);
-        parse_merges(p);
+        rt_parse_merges(p);
         parse_count(p);
         collect_words(p);
         /* "all recent commits": all of them, or the recent ones? Neither is sure. */

@@ -35,6 +35,8 @@ enum {
     S_MERGES_EXCL = 1u << 6,
     S_N = 1u << 7,
     S_SORT = 1u << 8,
+    S_BOTS = 1u << 9, /* bots excluded or only bots */
+    S_AUTHOR2 = 1u << 10, /* a second person */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -76,6 +78,10 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_N;
     if (q->sort)
         s |= S_SORT;
+    if (q->bots)
+        s |= S_BOTS;
+    if (q->author2[0])
+        s |= S_AUTHOR2;
     return s;
 }
 
@@ -112,7 +118,9 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
     qr_buf_puts(b, "{");
     const char *sep = "";
     if ((which & P_PATH) && q->path_kind) {
-        qr_buf_printf(b, "%s:path ", sep), edn_str(b, q->path), sep = " ";
+        char spec[RT_STR + 4];
+        snprintf(spec, sizeof spec, "%s%s", q->path_excl ? ":!" : "", q->path);
+        qr_buf_printf(b, "%s:path ", sep), edn_str(b, spec), sep = " ";
     }
     if ((which & P_WINDOW) && q->since[0]) {
         qr_buf_printf(b, "%s:since ", sep), edn_str(b, q->since), sep = " ";
@@ -158,12 +166,16 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
 #define ADD(...) (o += (size_t)snprintf(out + o, o < cap ? cap - o : 0, __VA_ARGS__))
     if ((which & P_MERGES) && q->merges == RT_MERGES_EXCLUDE)
         ADD(" (merges excluded)");
+    if (q->bots == RT_BOTS_EXCLUDE)
+        ADD(" (bots excluded)");
+    if (q->bots == RT_BOTS_ONLY)
+        ADD(" by bots");
     if ((which & P_AUTHOR) && q->author[0])
-        ADD(" by %s", q->author);
+        ADD(" by %s%s%s", q->author, q->author2[0] ? " and " : "", q->author2);
     if ((which & P_GREP) && q->grep[0])
         ADD(" mentioning '%s'", q->grep);
     if ((which & P_PATH) && q->path_kind)
-        ADD(" in %s", q->path);
+        ADD(" %s %s", q->path_excl ? "outside" : "in", q->path);
     if ((which & P_WINDOW) && q->window[0])
         ADD(" %s", q->window);
 #undef ADD
@@ -177,8 +189,12 @@ static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsi
     qr_buf_puts(e, what);
     if ((which & P_AUTHOR) && q->author[0])
         qr_buf_printf(e, " by \"%s\"", q->author);
+    if ((which & P_AUTHOR) && q->author2[0])
+        qr_buf_printf(e, " and \"%s\"", q->author2);
     if ((which & P_PATH) && q->path_kind)
-        qr_buf_printf(e, " path \"%s\"", q->path);
+        qr_buf_printf(e, " path \"%s%s\"", q->path_excl ? ":!" : "", q->path);
+    if (q->bots)
+        qr_buf_printf(e, " bots %s", q->bots == RT_BOTS_ONLY ? "only" : "excluded");
     if ((which & P_GREP) && q->grep[0])
         qr_buf_printf(e, " message matching \"%s\"", q->grep);
     if ((which & P_MERGES) && q->merges)
@@ -194,6 +210,66 @@ static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsi
 static const char *const COMMIT_FIELDS =
     "[:short_hash :date :author :subject :files :additions :deletions]";
 
+/* ---- bots ----
+ * The tools have no bot filter: a question about bots fetches into :raw and a first
+ * :transform step keeps the rows whose author (name or email) is, or is not, a bot
+ * (RT_BOT_PATTERN) under the binding the rest of the query reads. */
+
+static const char *fetch_as(const rt_question *q, const char *name)
+{
+    return q->bots ? "raw" : name;
+}
+
+/* The commits of the question's window: one fetch, or with two people one fetch each
+ * (pre_steps then joins them, newest first). */
+static void commits_fetch(qr_buf *b, const rt_question *q, unsigned which, int limit)
+{
+    if (!q->author2[0]) {
+        qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
+        params(b, q, which, limit);
+        qr_buf_puts(b, "}]\n");
+        return;
+    }
+    rt_question two = *q;
+    snprintf(two.author, RT_STR, "%s", q->author2);
+    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :first_author :params ");
+    params(b, q, which, limit);
+    qr_buf_puts(b, "}\n         {:tool :get_commits :as :second_author :params ");
+    params(b, &two, which, limit);
+    qr_buf_puts(b, "}]\n");
+}
+
+/* The steps (each followed by a separator) that make binding `name` out of what was
+ * fetched: the bots filter, or the two people's commits joined, newest first. */
+static void bots_step(qr_buf *b, const rt_question *q, const char *name)
+{
+    if (q->author2[0]) {
+        qr_buf_printf(b, "{:op :concat :on [:first_author :second_author] :as :both}\n"
+                         "             {:op :sort :on :both :as :%s :by [[:timestamp :desc]]}"
+                         "\n             ",
+                      name);
+        return;
+    }
+    if (!q->bots)
+        return;
+    qr_buf_printf(b, "{:op :filter :on :raw :as :%s :where %s[:or [:matches :author ", name,
+                  q->bots == RT_BOTS_EXCLUDE ? "[:not " : "");
+    edn_str(b, RT_BOT_PATTERN);
+    qr_buf_puts(b, "] [:matches :email ");
+    edn_str(b, RT_BOT_PATTERN);
+    qr_buf_printf(b, "]]%s}\n             ", q->bots == RT_BOTS_EXCLUDE ? "]" : "");
+}
+
+/* A :transform of the bots step alone, for queries that have no other step. */
+static void bots_only_transform(qr_buf *b, const rt_question *q, const char *name)
+{
+    if (!q->bots && !q->author2[0])
+        return;
+    qr_buf_puts(b, " :transform [");
+    bots_step(b, q, name);
+    qr_buf_puts(b, "]\n");
+}
+
 /* ---- emitters ---- */
 
 static int commits_limit(const rt_question *q)
@@ -204,7 +280,8 @@ static int commits_limit(const rt_question *q)
         return 0;
     if ((q->words & RW_RECENT) && q->singular)
         return 1;
-    if ((q->words & RW_RECENT) || !(q->author[0] || q->grep[0] || q->path_kind || q->merges))
+    if ((q->words & RW_RECENT) ||
+        !(q->author[0] || q->grep[0] || q->path_kind || q->merges || q->bots))
         return 20;
     return 0;
 }
@@ -216,14 +293,20 @@ static void emit_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     char qual[RT_STR * 4];
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
-    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commits :params ");
-    params(b, q, all, limit);
-    qr_buf_printf(b, "}]\n :transform [{:op :map :on :commits :as :rows :select %s}]\n",
-                  COMMIT_FIELDS);
-    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    /* with bots filtered, the cut comes after the filter; with two people, after the join */
+    commits_fetch(b, q, all, q->bots ? 0 : limit);
+    qr_buf_puts(b, " :transform [");
+    bots_step(b, q, "commits");
+    qr_buf_printf(b, "{:op :map :on :commits :as :rows :select %s}", COMMIT_FIELDS);
+    const char *out = "rows";
+    if ((q->bots || q->author2[0]) && limit > 0) {
+        qr_buf_printf(b, "\n             {:op :take :on :rows :as :shown :n %d}", limit);
+        out = "shown";
+    }
+    qr_buf_printf(b, "]\n :return {:findings :%s :summary ", out);
     char sum[RT_STR * 6];
     if (limit > 0)
-        snprintf(sum, sizeof sum, "The latest {{count:commits}} %s%s", noun, qual);
+        snprintf(sum, sizeof sum, "The latest {{count:%s}} %s%s", out, noun, qual);
     else
         snprintf(sum, sizeof sum, "Found {{count:commits}} %s%s", noun, qual);
     edn_str(b, sum);
@@ -237,10 +320,10 @@ static void emit_count(const rt_question *q, qr_buf *b, qr_buf *e)
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
-    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commits :params ");
-    params(b, q, all, 0);
+    commits_fetch(b, q, all, 0);
     snprintf(sum, sizeof sum, "{{count:commits}} %s%s", noun, qual);
-    qr_buf_puts(b, "}]\n :return {:count \"{{count:commits}}\" :summary ");
+    bots_only_transform(b, q, "commits");
+    qr_buf_puts(b, " :return {:count \"{{count:commits}}\" :summary ");
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
     qr_buf_puts(e, "count of ");
@@ -252,10 +335,13 @@ static void emit_count_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     const unsigned all = P_WINDOW | P_PATH | P_MERGES;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
-    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
+    qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
+                  fetch_as(q, "authors"));
     params(b, q, all, 0);
     snprintf(sum, sizeof sum, "{{count:authors}} authors committed%s", qual);
-    qr_buf_puts(b, "}]\n :return {:count \"{{count:authors}}\" :findings :authors :summary ");
+    qr_buf_puts(b, "}]\n");
+    bots_only_transform(b, q, "authors");
+    qr_buf_puts(b, " :return {:count \"{{count:authors}}\" :findings :authors :summary ");
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
     explain_line(e, "count of authors", q, all, 0);
@@ -288,9 +374,15 @@ static const char *sort_words(int sort)
  * (n > 0) into `:top`; nothing when there is nothing to do. Lines are computed as
  * additions + deletions. The tools already order by commits. Returns the binding that
  * holds the result. */
-static const char *rank_steps(qr_buf *b, const char *from, int sort, int n, bool asc)
+static const char *rank_steps(qr_buf *b, const rt_question *q, const char *from, int sort, int n,
+                              bool asc)
 {
     const char *on = from, *sep = " :transform [";
+    if (q->bots) {
+        qr_buf_puts(b, sep);
+        bots_step(b, q, from);
+        sep = "";
+    }
     if (asc && sort == RT_SORT_NONE)
         sort = RT_SORT_COMMITS;
     if (sort == RT_SORT_LINES) {
@@ -308,7 +400,7 @@ static const char *rank_steps(qr_buf *b, const char *from, int sort, int n, bool
         qr_buf_printf(b, "%s{:op :take :on :%s :as :top :n %d}", sep, on, n);
         on = "top", sep = "\n             ";
     }
-    if (on != from)
+    if (on != from || q->bots)
         qr_buf_puts(b, "]\n");
     return on;
 }
@@ -332,10 +424,11 @@ static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
         n = 1;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
-    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
+    qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
+                  fetch_as(q, "authors"));
     params(b, q, all, 0);
     qr_buf_puts(b, "}]\n");
-    const char *out = rank_steps(b, "authors", q->sort, n, q->ascending);
+    const char *out = rank_steps(b, q, "authors", q->sort, n, q->ascending);
     snprintf(sum, sizeof sum,
              "{{count:authors}} authors committed%s; %s %s: {{first:%s:author}} "
              "({{first:%s:%s}})",
@@ -362,7 +455,7 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_puts(b, "}]\n");
     const char *out = "files";
     if (!by_commits)
-        out = rank_steps(b, "files", q->sort, n, false);
+        out = rank_steps(b, q, "files", q->sort, n, false);
     if (ranked)
         snprintf(sum, sizeof sum,
                  "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
@@ -420,14 +513,28 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     const unsigned all = P_WINDOW | P_PATH | P_MERGES;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
+    const char *out = "authors";
     if (q->path_kind == RT_PATH_DIR) {
-        qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
-        params(b, q, all, q->n);
+        qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
+                      fetch_as(q, "authors"));
+        params(b, q, all, q->bots ? 0 : q->n);
         qr_buf_puts(b, "}]\n");
+        if (q->bots) {
+            qr_buf_puts(b, " :transform [");
+            bots_step(b, q, "authors");
+            if (q->n) {
+                qr_buf_printf(b, "{:op :take :on :authors :as :top :n %d}", q->n);
+                out = "top";
+            }
+            qr_buf_puts(b, "]\n");
+        }
     } else {
-        qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+        qr_buf_printf(b, "{:fetch [{:tool :get_file_history :as :%s :params ",
+                      fetch_as(q, "history"));
         params(b, q, all, 0);
-        qr_buf_puts(b, "}]\n :transform [{:op :group :on :history :as :by_author :by :author}\n"
+        qr_buf_puts(b, "}]\n :transform [");
+        bots_step(b, q, "history");
+        qr_buf_puts(b, "{:op :group :on :history :as :by_author :by :author}\n"
                        "             {:op :aggregate :on :by_author :as :counted :compute "
                        "{:commits [:count] :additions [:sum :additions] :deletions [:sum "
                        ":deletions] :last [:max :date]}}\n"
@@ -437,7 +544,8 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
             qr_buf_printf(b, "\n             {:op :take :on :authors :as :top :n %d}", q->n);
         qr_buf_puts(b, "]\n");
     }
-    const char *out = q->path_kind == RT_PATH_FILE && q->n ? "top" : "authors";
+    if (q->path_kind == RT_PATH_FILE && q->n)
+        out = "top";
     snprintf(sum, sizeof sum,
              "{{count:%s}} authors changed %s%s; most commits: {{first:%s:author}} "
              "({{first:%s:commits}})",
@@ -457,9 +565,11 @@ static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
     const char *out = n > 0 ? "top" : "ranked";
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
-    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commits :params ");
+    qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
     params(b, q, all, 0);
-    qr_buf_printf(b, "}]\n :transform [{:op :map :on :commits :as :sized :select %s "
+    qr_buf_puts(b, "}]\n :transform [");
+    bots_step(b, q, "commits");
+    qr_buf_printf(b, "{:op :map :on :commits :as :sized :select %s "
                      ":compute {:lines [:+ :additions :deletions]}}\n"
                      "             {:op :sort :on :sized :as :ranked :by :%s :order :desc}",
                   COMMIT_FIELDS, sort_field(sort));
@@ -515,7 +625,7 @@ static const rule RULES[] = {
       "how many people committed to src/ last month", NULL},
      {W(COUNT) | W(AUTHORS), W(COUNT) | W(WHO) | W(COMMITTED), REQ_END},
      W(ACTIVE) | W(COMMITTED) | W(MADE) | W(CHANGE),
-     S_WINDOW | S_PATH | S_MERGES,
+     S_WINDOW | S_PATH | S_MERGES | S_BOTS,
      0,
      0,
      emit_count_authors},
@@ -525,7 +635,7 @@ static const rule RULES[] = {
       "how many commits did carol make", "how many merge commits this year"},
      {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), REQ_END},
      W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES,
+     S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2,
      0,
      0,
      emit_count},
@@ -549,7 +659,7 @@ static const rule RULES[] = {
       W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
          W(FILES) | W(OWNS) | W(AUTHORS),
-     S_PATH | S_WINDOW | S_N | S_MERGES,
+     S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS,
      S_PATH,
      0,
      emit_file_authors},
@@ -571,7 +681,7 @@ static const rule RULES[] = {
       W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
          W(WHO) | W(AUTHORS) | W(MOSTBY),
-     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES,
+     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES) |
          SB(RT_SORT_FILES),
@@ -581,7 +691,7 @@ static const rule RULES[] = {
      {"most changed files", "top 10 most modified files this week", "hotspots",
       "which files change most often in src/"},
      {W(FILES) | W(MOST), W(FILES) | W(CHANGE), W(HOTSPOTS), W(FILES) | W(RANKED),
-      W(FILES) | W(MOSTBY), REQ_END},
+      W(FILES) | W(MOSTBY), W(FILES), REQ_END},
      /* not COMMITS: "which commit changed the most files" asks about commits */
      W(CHANGE) | W(OFTEN) | W(ACTIVE) | W(RANKED) | W(BY) | W(HOTSPOTS) | W(FILES) | W(MOST),
      S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES,
@@ -596,7 +706,7 @@ static const rule RULES[] = {
      /* not RECENT: "largest recent commits" names no window, and a guessed one would
         answer a question nobody asked */
      W(MOST) | W(MADE) | W(COMMITS) | W(CHANGE) | W(RANKED) | W(MOSTBY),
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_SORT,
+     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_SORT | S_BOTS,
      0,
      SB(RT_SORT_LINES) | SB(RT_SORT_FILES) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS),
      emit_largest},
@@ -606,7 +716,7 @@ static const rule RULES[] = {
       "merge commits by alice"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N,
+     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS,
      S_MERGES_ONLY,
      0,
      emit_commits},
@@ -616,7 +726,7 @@ static const rule RULES[] = {
       "commits whose message contains typo", "commits about parser since last month"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N,
+     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS,
      S_GREP,
      0,
      emit_commits},
@@ -626,7 +736,7 @@ static const rule RULES[] = {
       "last 5 commits by bob@example.com"},
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_AUTHOR | S_DIR | S_MERGES | S_N,
+     S_WINDOW | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS,
      S_AUTHOR,
      0,
      emit_commits},
@@ -634,9 +744,9 @@ static const rule RULES[] = {
      "the commits of a window (or the latest 20), newest first",
      {"commits from last week", "recent commits", "last 10 commits",
       "what changed since 2024-03-01"},
-     {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
+     {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), W(MADE), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_DIR | S_MERGES_EXCL | S_N,
+     S_WINDOW | S_DIR | S_MERGES_EXCL | S_N | S_BOTS,
      0,
      0,
      emit_commits},
@@ -655,6 +765,8 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     if (q->sort && !(r->sorts & (1u << q->sort)))
         return false;
     if (q->words & RW_UNKNOWN)
+        return false;
+    if ((s & S_AUTHOR2) && (s & S_BOTS))
         return false;
     if (q->ascending && r->emit != emit_top_authors)
         return false;

@@ -42,6 +42,9 @@ static const char usage[] =
     "get_call_graph, find_struct, list_structs, find_type, find_macro, find_references,\n"
     "search_by_name, get_skeleton, get_definition, get_index_stats.\n"
     "\n"
+    "Files are parsed on one thread per processor (at most 8); QUARRY_THREADS=N sets the\n"
+    "number (1: no threads). QUARRY_CTAGS names the ctags binary for other languages.\n"
+    "\n"
     "exit status: 0 success, 1 failure, 2 bad usage or bad input (unknown symbol, ref).\n";
 
 typedef struct opts {

@@ -13,6 +13,7 @@
  * Rejected: one ctags run over the whole tree (faster cold, but the results must be kept
  * per blob, and a run per changed file is what re-indexing needs anyway).
  */
+#define _GNU_SOURCE /* pipe2 */
 #include "graph_int.h"
 
 #include <fcntl.h>
@@ -31,7 +32,8 @@ static int run_ctags(const char *file, qr_buf *out)
     if (!bin || !*bin)
         bin = "ctags";
     int fds[2];
-    if (pipe(fds) != 0)
+    /* close-on-exec: a ctags started by another parsing thread must not hold this pipe */
+    if (pipe2(fds, O_CLOEXEC) != 0)
         return QR_EIO;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);

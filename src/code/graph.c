@@ -7,7 +7,8 @@
  * the caller's file first, else the external definition, preferring the caller's file),
  * calls written through a project function-like macro to what its body calls (`via`),
  * includes to repository files, and which preprocessor branches are disabled (`#if 0`,
- * `#ifdef` of a macro no file defines).
+ * `#ifdef` of a macro no file defines). Blobs are parsed on one thread per processor, in
+ * batches read and stored by the calling thread.
  *
  * Lookups are sorted index arrays (nodes by name, edges by from-key and by to-key) built
  * once per graph: deterministic, compact, and O(log n) for the queries.
@@ -20,13 +21,17 @@
 
 #include <ctype.h>
 #include "../git/git_dl.h" /* libgit2, loaded on first use */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_MAX_BYTES (2u << 20)
 #define BINARY_SNIFF 8000
 #define MACRO_DEPTH 8
+#define INDEX_BATCH 64       /* blobs read, parsed and stored together */
+#define INDEX_THREADS_MAX 8  /* parsing threads at most */
 
 /* ---- the index handle ---- */
 
@@ -320,41 +325,108 @@ static int read_content(qr_code *c, const gfile *f, size_t max, char **data, siz
     return QR_OK;
 }
 
-static int index_blob(qr_code *c, qr_code_graph *g, gfile *f, size_t max, qr_buf *err)
-{
-    char *data = NULL;
-    size_t len = 0;
+/* One blob to index: read by the calling thread (libgit2 handles are not shared between
+ * threads), extracted by any worker, stored by the calling thread in listing order. */
+typedef struct blob_job {
+    gfile *f;
+    char *data;
+    size_t len;
+    int read_rc; /* read_content's: QR_OK, 1 (too large) or an error (unreadable) */
+    bool extract; /* the worker's part: a text blob to parse */
+    int xr;
+    qr_arena tmp;
     qr_code_blob b;
-    memset(&b, 0, sizeof b);
-    b.file.lang = f->lang;
-    int rc = read_content(c, f, max, &data, &len);
-    b.bytes = len;
-    if (rc == 1) {
-        b.status = QR_CODE_BLOB_LARGE;
-    } else if (rc != QR_OK) {
-        free(data);
-        return QR_OK; /* unreadable: listed, not indexed */
-    } else if (memchr(data, 0, len < BINARY_SNIFF ? len : BINARY_SNIFF)) {
-        b.status = QR_CODE_BLOB_BINARY;
-    } else {
-        qr_arena tmp;
-        qr_arena_init(&tmp, 0);
-        int xr = f->lang == QR_CODE_LANG_CTAGS
-                     ? qr__code_ctags(f->path, data, len, &tmp, &b.file)
-                     : qr_code_extract(f->lang, data, len, &tmp, &b.file);
-        b.status = xr == QR_OK ? QR_CODE_BLOB_OK : QR_CODE_BLOB_FAILED;
-        if (xr != QR_OK)
-            memset(&b.file, 0, sizeof b.file);
-        b.file.lang = f->lang;
-        rc = qr__code_store_put(c->store, f->oid, &b, err);
-        qr_arena_release(&tmp);
-        free(data);
+} blob_job;
+
+static void job_read(qr_code *c, blob_job *j, size_t max)
+{
+    memset(&j->b, 0, sizeof j->b);
+    j->b.file.lang = j->f->lang;
+    j->read_rc = read_content(c, j->f, max, &j->data, &j->len);
+    j->b.bytes = j->len;
+    j->extract = false;
+    if (j->read_rc == 1)
+        j->b.status = QR_CODE_BLOB_LARGE;
+    else if (j->read_rc == QR_OK && memchr(j->data, 0, j->len < BINARY_SNIFF ? j->len : BINARY_SNIFF))
+        j->b.status = QR_CODE_BLOB_BINARY;
+    else if (j->read_rc == QR_OK)
+        j->extract = true;
+}
+
+static void job_extract(blob_job *j)
+{
+    qr_arena_init(&j->tmp, 0);
+    j->xr = j->f->lang == QR_CODE_LANG_CTAGS
+                ? qr__code_ctags(j->f->path, j->data, j->len, &j->tmp, &j->b.file)
+                : qr_code_extract(j->f->lang, j->data, j->len, &j->tmp, &j->b.file);
+    j->b.status = j->xr == QR_OK ? QR_CODE_BLOB_OK : QR_CODE_BLOB_FAILED;
+    if (j->xr != QR_OK)
+        memset(&j->b.file, 0, sizeof j->b.file);
+    j->b.file.lang = j->f->lang;
+}
+
+/* Stores what the job found (an unreadable blob is listed, not indexed) and frees it. */
+static int job_store(qr_code *c, qr_code_graph *g, blob_job *j, qr_buf *err)
+{
+    int rc = QR_OK;
+    if (j->read_rc == QR_OK || j->read_rc == 1) {
+        rc = qr__code_store_put(c->store, j->f->oid, &j->b, err);
         g->stats.blobs_indexed_now++;
-        return rc;
     }
-    free(data);
-    g->stats.blobs_indexed_now++;
-    return qr__code_store_put(c->store, f->oid, &b, err);
+    if (j->extract)
+        qr_arena_release(&j->tmp);
+    free(j->data);
+    j->data = NULL;
+    return rc;
+}
+
+typedef struct extract_pool {
+    blob_job *jobs;
+    size_t n;
+    size_t next; /* the next job to take, under mu */
+    pthread_mutex_t mu;
+} extract_pool;
+
+static void *extract_worker(void *arg)
+{
+    extract_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            return NULL;
+        if (p->jobs[i].extract)
+            job_extract(&p->jobs[i]);
+    }
+}
+
+/* Parsing threads: one per online processor, at most INDEX_THREADS_MAX; QUARRY_THREADS
+ * sets the number (1: no threads). */
+static size_t index_threads(void)
+{
+    const char *e = getenv("QUARRY_THREADS");
+    long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        n = 1;
+    return n > INDEX_THREADS_MAX ? INDEX_THREADS_MAX : (size_t)n;
+}
+
+/* Extracts a batch of read jobs on `threads` threads (this one among them). A thread
+ * that cannot start leaves its share to the others. */
+static void extract_batch(blob_job *jobs, size_t n, size_t threads)
+{
+    extract_pool p = {.jobs = jobs, .n = n};
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_t tid[INDEX_THREADS_MAX];
+    size_t started = 0;
+    for (size_t t = 1; t < threads && t < n; t++)
+        if (pthread_create(&tid[started], NULL, extract_worker, &p) == 0)
+            started++;
+    extract_worker(&p);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&p.mu);
 }
 
 /* ---- assembly ---- */
@@ -1159,29 +1231,52 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         f->file = b.file;
     }
     if (todo) {
-        size_t done = 0;
-        for (size_t i = 0; i < g->nfiles; i++) {
-            gfile *f = &g->files[i];
-            if (f->status != -2)
-                continue;
-            if (opts && opts->progress && (done % 16 == 0))
-                opts->progress(opts->progress_ud, "indexing code", done, todo);
-            if ((rc = index_blob(c, g, f, max, err)))
-                goto fail;
-            if (++done % 256 == 0 && (rc = qr__code_store_commit(c->store, err)))
-                goto fail;
-            qr_code_blob b;
-            rc = qr__code_store_get(c->store, f->oid, &g->a, &b, err);
-            if (rc == 1) {
-                f->status = -1;
-                continue;
-            }
-            if (rc != QR_OK)
-                goto fail;
-            f->status = b.status;
-            f->file = b.file;
+        /* in batches: read (this thread), extract (all threads), store (this thread, in
+         * listing order, so the store's rows do not depend on the threads' timing) */
+        size_t threads = todo < INDEX_BATCH / 4 ? 1 : index_threads();
+        blob_job *jobs = calloc(INDEX_BATCH, sizeof *jobs);
+        if (!jobs) {
+            rc = QR_ENOMEM;
+            goto fail;
         }
-        if ((rc = qr__code_store_commit(c->store, err)))
+        size_t done = 0, i = 0;
+        rc = QR_OK;
+        while (i < g->nfiles && rc == QR_OK) {
+            size_t n = 0;
+            for (; i < g->nfiles && n < INDEX_BATCH; i++)
+                if (g->files[i].status == -2) {
+                    jobs[n].f = &g->files[i];
+                    job_read(c, &jobs[n++], max);
+                }
+            if (opts && opts->progress)
+                opts->progress(opts->progress_ud, "indexing code", done, todo);
+            extract_batch(jobs, n, threads);
+            for (size_t k = 0; k < n; k++) {
+                int sr = job_store(c, g, &jobs[k], err);
+                if (sr != QR_OK && rc == QR_OK)
+                    rc = sr;
+            }
+            done += n;
+            if (rc == QR_OK)
+                rc = qr__code_store_commit(c->store, err);
+            for (size_t k = 0; k < n && rc == QR_OK; k++) {
+                gfile *f = jobs[k].f;
+                qr_code_blob b;
+                int gr = qr__code_store_get(c->store, f->oid, &g->a, &b, err);
+                if (gr == 1) {
+                    f->status = -1;
+                    continue;
+                }
+                if (gr != QR_OK) {
+                    rc = gr;
+                    break;
+                }
+                f->status = b.status;
+                f->file = b.file;
+            }
+        }
+        free(jobs);
+        if (rc != QR_OK)
             goto fail;
         if (opts && opts->progress)
             opts->progress(opts->progress_ud, "indexing code", todo, todo);

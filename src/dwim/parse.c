@@ -492,6 +492,18 @@ static double tool_keyword_score(const qr_tool *t, tok *toks, size_t nt, int *na
     return kw > 0.75 ? 0.75 : kw;
 }
 
+/* Words that ask for something rather than say what: "find", "show", "get"... */
+static bool is_request_word(const char *w)
+{
+    static const char *const words[] = {"find", "search", "locate", "show", "get", "list",
+                                        "give", "view", "open", "display", "print", "lookup",
+                                        NULL};
+    for (size_t i = 0; words[i]; i++)
+        if (!strcmp(w, words[i]))
+            return true;
+    return false;
+}
+
 static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *named_by,
                                  double *name_score)
 {
@@ -799,6 +811,29 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         double s = ns > 0 ? ns : kw;
         cs[nc++] = (cand){QR_DWIM_TOOL, t, s, by};
     }
+    /* "find callers of X", "search the references to X", "open the skeleton of x.c": a
+     * request word that is also a verb's alias (find, search, view...) asks for what the
+     * next word names when that word names another verb; that verb wins, and the request
+     * word's own reading stays an alternative */
+    for (size_t i = 0; i < nc; i++) {
+        int b1 = cs[i].verb_tok;
+        if (cs[i].tool || b1 < 0 || !is_request_word(toks[b1].low))
+            continue;
+        size_t named = nc; /* the best reading the next word names */
+        for (size_t j = 0; j < nc; j++) {
+            int b2 = cs[j].verb_tok;
+            if (j == i || cs[j].tool || b2 <= b1 || b2 - b1 > 3 || is_request_word(toks[b2].low))
+                continue;
+            bool next = true; /* only stopwords between the two */
+            for (int k = b1 + 1; k < b2; k++)
+                if (toks[k].kind != T_WORD || !is_stopword(toks[k].low))
+                    next = false;
+            if (next && (named == nc || cs[j].score > cs[named].score))
+                named = j;
+        }
+        if (named < nc && cs[named].score < cs[i].score + 0.02)
+            cs[named].score = cs[i].score + 0.02;
+    }
     /* a bare target: what a person most likely wants of it */
     bool named = false;
     for (size_t i = 0; i < nc; i++)
@@ -847,7 +882,10 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         return QR_ENOMEM;
     for (size_t k = 0; k < nt; k++)
         if ((int)k != best.verb_tok && target_kind(toks[k].kind) &&
-            !(toks[k].kind == T_NUMBER && best.verb == QR_DWIM_READ && out->ntargets > 0))
+            !(toks[k].kind == T_NUMBER && best.verb == QR_DWIM_READ && out->ntargets > 0) &&
+            /* "show callers of X" asks for X's callers, even where a symbol is named show */
+            !((int)k < best.verb_tok && toks[k].kind != T_PATTERN &&
+              is_request_word(toks[k].low)))
             out->targets[out->ntargets++] = toks[k].text;
     if (out->ntargets == 0 && best.verb_tok >= 0 && best.verb != QR_DWIM_TOOL &&
         verbs[best.verb].needs_target)

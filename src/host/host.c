@@ -113,7 +113,56 @@ static bool part_of(const char *w, size_t wn, const char *s, size_t sn, const ch
     return false;
 }
 
+/* s in lower case with the accents of Latin letters taken off (U+00C0..U+017F: "Inês
+ * Ångström" is "ines angstrom"), so that a name typed without them finds its person;
+ * other bytes are copied. Cut at cap. */
+static void fold_name(const char *s, char *out, size_t cap)
+{
+    /* U+00C0..U+00FF; '*' keeps the character, 'A' 'T' 'S' stand for ae, th, ss */
+    static const char L1[] = "aaaaaaAceeeeiiiidnooooo*ouuuuyTSaaaaaaAceeeeiiiidnooooo*ouuuuyTy";
+    /* U+0100..U+017F */
+    static const char LA[] = "aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiiiiijjkkklllllll"
+                             "lllnnnnnnnnnoooooooorrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzs";
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c && o + 3 < cap; c++) {
+        unsigned cp = 0;
+        if ((c[0] == 0xC3 || c[0] == 0xC4 || c[0] == 0xC5) && (c[1] & 0xC0) == 0x80)
+            cp = ((unsigned)(c[0] & 0x1F) << 6) | (c[1] & 0x3F);
+        char f = cp >= 0xC0 && cp < 0x100 ? L1[cp - 0xC0] : cp >= 0x100 && cp < 0x180 ? LA[cp - 0x100] : 0;
+        if (!f || f == '*') {
+            out[o++] = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+            continue;
+        }
+        const char *two = f == 'A' ? "ae" : f == 'T' ? "th" : f == 'S' ? "ss" : NULL;
+        if (two)
+            out[o++] = two[0], out[o++] = two[1];
+        else
+            out[o++] = f;
+        c++;
+    }
+    out[o] = '\0';
+}
+
+static bool person_matches_folded(const qr_git_person *p, const char *w, size_t wn, bool *exact);
+
+/* Matches as written first; a word or person with accents also matches without them. */
 static bool person_matches(const qr_git_person *p, const char *w, size_t wn, bool *exact)
+{
+    if (person_matches_folded(p, w, wn, exact))
+        return true;
+    char fw[256], fname[256], femail[256];
+    fold_name(w, fw, sizeof fw);
+    fold_name(p->name, fname, sizeof fname);
+    fold_name(p->email, femail, sizeof femail);
+    if (!strcmp(fw, w) && !strcmp(fname, p->name) && !strcmp(femail, p->email))
+        return false; /* nothing to fold */
+    qr_git_person f = *p;
+    f.name = fname;
+    f.email = femail;
+    return person_matches_folded(&f, fw, strlen(fw), exact);
+}
+
+static bool person_matches_folded(const qr_git_person *p, const char *w, size_t wn, bool *exact)
 {
     const char *at = strchr(p->email, '@');
     size_t local = at ? (size_t)(at - p->email) : strlen(p->email);
@@ -131,8 +180,9 @@ static bool person_matches(const qr_git_person *p, const char *w, size_t wn, boo
         return last && (size_t)(sp - w) == first && !strncasecmp(w, p->name, first) &&
                !strcasecmp(sp + 1, last + 1);
     }
-    return part_of(w, wn, p->name, nn, " ", false) ||
-           part_of(w, wn, p->email, local, "._-+", false);
+    /* "dependabot" names dependabot[bot] */
+    return part_of(w, wn, p->name, nn, " []", false) ||
+           part_of(w, wn, p->email, local, "._-+[]", false);
 }
 
 bool qr_host_author(void *host, const char *name, char *out, size_t cap)

@@ -153,4 +153,23 @@ fi
 expect_rc "graph: unknown symbol exits 2" 2 "$Q" code graph nothing_here --repo "$R"
 expect_rc "code: unknown subcommand exits 2" 2 "$Q" code frobnicate
 expect_rc "not a repository exits 2" 2 "$Q" code dump --repo "$TMP/home"
+
+# parsing on several threads gives the same graph as on one: 80 files, each calling the
+# next, indexed from nothing with QUARRY_THREADS=1 and with 4
+P="$TMP/many"
+git init -q -b main "$P"
+mkdir -p "$P/src"
+i=0
+while [ $i -lt 80 ]; do
+  printf 'int f%d(int x);\nstatic int g%d(int x) { return x + %d; }\nint f%d(int x) { return g%d(f%d(x)); }\n' \
+    $i $i $i $i $i $(((i + 1) % 80)) >"$P/src/f$i.c"
+  i=$((i + 1))
+done
+git -C "$P" add -A && git -C "$P" -c user.name=t -c user.email=t@t commit -q -m many
+QUARRY_THREADS=1 "$Q" code index --repo "$P" >/dev/null && "$Q" code dump --repo "$P" >"$TMP/one.jsonl"
+rm -f "$P/.git/quarry/code.db"*
+QUARRY_THREADS=4 "$Q" code index --repo "$P" >/dev/null && "$Q" code dump --repo "$P" >"$TMP/four.jsonl"
+expect_out "threads: 80 calls resolved either way" "80 80" \
+  sh -c "echo \$(grep -c '\"edge\":\"calls\".*\"to\":\"src/f[0-9]*.c:f' '$TMP/one.jsonl') \$(grep -c '\"edge\":\"calls\".*\"to\":\"src/f[0-9]*.c:f' '$TMP/four.jsonl')"
+expect_out "threads: the same graph on 1 and 4 threads" "" cmp "$TMP/one.jsonl" "$TMP/four.jsonl"
 finish

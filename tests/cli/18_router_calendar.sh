@@ -27,6 +27,11 @@ commit "2026-10-02T10:00:00" "Ines Duarte" ines@example.org
 commit "2026-10-30T10:00:00" "Ines Duarte" ines@example.org
 commit "2026-10-31T10:00:00" "Bob Stone" bob@example.org
 commit "2026-11-01T10:00:00" "Bob Stone" bob@example.org
+commit "2026-11-05T10:00:00" "dependabot[bot]" "49699333+dependabot[bot]@users.noreply.github.com"
+mkdir -p "$R/docs"
+echo guide > "$R/docs/guide.md"
+commit "2026-11-06T10:00:00" "Bob Stone" bob@example.org
+commit "2026-11-07T10:00:00" "Zoë Ångström" zangs@example.net
 commit "2026-11-21T10:00:00" "Ines Duarte" ines@example.org
 commit "2026-11-22T10:00:00" "Bob Stone" bob@example.org
 commit "2026-11-23T10:00:00" "Ines Duarte" ines@example.org
@@ -69,18 +74,32 @@ check "ines commits in october" commits-by-author --author=ines@example.org --si
 check "bob's commits since monday" commits-by-author --author=bob@example.org --since=2026-11-23T00:00:00
 # the most active author of October is Ines (2 commits to Bob's 1): her October commits
 check "what did the top contributor do in october" top-author-commits --author=ines@example.org --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59
+# exclusions: bots by name and email (docs/decisions.md), merges, folders (":!" magic)
+nobots='--author=(?i)^(?!.*(?:[[]bot[]]|dependabot|renovate|github-actions|<no-?reply@))'
+check "commits not by bots since the 1st" commits-in-window --perl-regexp "$nobots" --since=2026-11-01T00:00:00
+check "commits by bots" commits-in-window --perl-regexp '--author=(?i)[[]bot[]]'
+check "commits since the 1st excluding docs/" commits-in-window --since=2026-11-01T00:00:00 -- ':!docs/'
+check "commits without the docs folder in november" commits-in-window --since=2026-11-01T00:00:00 --until=2026-11-30T23:59:59 -- ':!docs/'
+check "bob's commits excluding merges since nov 1" commits-by-author --no-merges --author=bob@example.org --since=2026-11-01T00:00:00
+# names typed without their accents find their person; "dependabot" names dependabot[bot]
+check "angstrom's commits" commits-by-author --author=zangs@example.net
+check "zoe commits in november" commits-by-author --author=zangs@example.net --since=2026-11-01T00:00:00 --until=2026-11-30T23:59:59
+check "what did dependabot do" commits-by-author --author=dependabot
+# two people the repository knows
+check "commits by ines and bob since nov 20" commits-by-author --author=ines@example.org --author=bob@example.org --since=2026-11-20T00:00:00
+check "commits since nov 15" commits-in-window --since=2026-11-15T00:00:00
 # rankings reversed and ownership: the first row's author, against git's own counts
 first_author() {
   (cd "$R" && "$Q" ask "$1" --format json) 2>/dev/null |
     python3 -c "import json,sys; print(json.load(sys.stdin)['findings'][0]['author'])"
 }
-least=$(git -C "$R" shortlog -sn --since=2026-10-01T00:00:00 HEAD | sort -n | head -1 | cut -f2)
+least=$(git -C "$R" shortlog -sn --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59 HEAD | sort -n | head -1 | cut -f2)
 expect_out "least active contributors in october" "$least" first_author "least active contributors in october"
 expect_out "who last touched log.txt" "$(git -C "$R" log -1 --format=%an -- log.txt)" first_author "who last touched log.txt"
 owner=$(git -C "$R" shortlog -sn HEAD -- log.txt | head -1 | cut -f2)
 expect_out "who knows log.txt best" "$owner" first_author "who knows log.txt best"
-# never guess: a name the repository lacks, two people, a question that needs judgement
+# never guess: a name the repository lacks (alone or as the second of two), judgement
 expect_out "unknown name" "no-answer" ask "what did jo do last week"
-expect_out "two people" "no-answer" ask "commits by ines and bob"
+expect_out "two people, one unknown" "no-answer" ask "commits by ines and jo"
 expect_out "judgement" "no-answer" ask "why did the top contributor stop in november"
 finish

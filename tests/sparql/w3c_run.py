@@ -392,6 +392,23 @@ class Stats:
             print("  FAIL %s [%s] %s: %s" % (group, cat, name, why))
 
 
+def find_suite(given):
+    """The suite where it was not given: $QUARRY_W3C_TESTS, else shared/w3c-rdf-tests beside
+    any folder above this checkout (a clone in a deeper folder than the project's own)."""
+    env = os.environ.get("QUARRY_W3C_TESTS")
+    if env:
+        return env
+    d = os.path.dirname(os.path.abspath(__file__))
+    while True:
+        cand = os.path.join(d, "shared", "w3c-rdf-tests", "sparql", "sparql11")
+        if os.path.isdir(cand):
+            return cand
+        up = os.path.dirname(d)
+        if up == d:
+            return given
+        d = up
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
@@ -416,7 +433,10 @@ def main():
             print("unknown argument " + args[i])
             return 2
     if not os.path.isdir(suite):
-        print("skipped: the W3C suite is not at " + suite)
+        suite = find_suite(suite)
+    if not os.path.isdir(suite):
+        print("skipped: the W3C suite is not at " + suite + " (nor in $QUARRY_W3C_TESTS, nor in"
+              " a shared/w3c-rdf-tests/sparql/sparql11 beside a folder above this checkout)")
         return 77
     stats = Stats()
     tmp = tempfile.mkdtemp()

@@ -26,7 +26,8 @@ static bool fake_path(void *ud, const char *p)
 static bool fake_symbol(void *ud, const char *s)
 {
     (void)ud;
-    static const char *const syms[] = {"lx_eval", "main", "qr_value", "eval", NULL};
+    /* "show" too: a repository may have a function of that name (shell scripts do) */
+    static const char *const syms[] = {"lx_eval", "main", "qr_value", "eval", "show", NULL};
     for (size_t i = 0; syms[i]; i++)
         if (!strcmp(s, syms[i]))
             return true;
@@ -114,6 +115,15 @@ static const row rows[] = {
     {"where is lx_eval defined", "definition", "lx_eval", "clarify"},
     {"who calls lx_eval", "callers", "lx_eval", "run"},
     {"what does src/lisp/eval.c include", "deps", "src/lisp/eval.c", "clarify"},
+    /* a request word asks for what the next word names */
+    {"find callers of lx_eval", "callers", "lx_eval", "run"},
+    {"find the callers of lx_eval", "callers", "lx_eval", "run"},
+    {"search references to lx_eval", "references", "lx_eval", "run"},
+    {"find definition of lx_eval", "definition", "lx_eval", "run"},
+    {"find usages of lx_eval", "references", "lx_eval", "run"},
+    {"find lx_eval", "grep", "lx_eval", "run"},
+    {"show callers of lx_eval", "callers", "lx_eval", "run"},
+    {"open the skeleton of src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
     /* registry tools, from their own records */
     {"get_commits", "get_commits", NULL, "run"},
     {"get-commits limit=5", "get_commits", NULL, "run"},

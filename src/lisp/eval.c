@@ -355,6 +355,7 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
     /* the host walks the arguments (schema checks, JSON): bound that work by their
      * printed size, then let the host run unmetered (its code is not ours to jump out of) */
     lx_check_size(lx, arg, "the tool's argument map");
+    arg = lx_realize_deep(lx, arg); /* the host sees lists, never a range */
     qr_meter *meter = qr_meter_install(NULL);
     /* nor may an arena refusal unwind through the host's frames (its statements, files,
      * buffers): while it runs, a refusal only sets the arena's sticky flag, checked after */

@@ -404,6 +404,9 @@ static inline bool lx_unbounded(qr_val v)
 qr_val lx_range_new(qr_lx *lx, int64_t start, int64_t step, uint64_t count);
 /* v itself, or the list of a bounded range's items. */
 qr_val lx_realize(qr_lx *lx, qr_val v);
+/* v with every bounded range inside it realised (what leaves the sandbox: a program's
+ * value, a tool's arguments); call it once v is known to print within the limits. */
+qr_val lx_realize_deep(qr_lx *lx, qr_val v);
 /* argv itself, or a copy in the run's arena with bounded ranges realised. */
 const qr_val *lx_realize_args(qr_lx *lx, int argc, const qr_val *argv);
 /* Item i of an unbounded sequence (iterate: computes up to i). */

@@ -180,6 +180,14 @@ qr_val lx_buf_to_str(qr_lx *lx, qr_buf *b, int st)
  * second printing pass for long results only. */
 #define LX_PRINT_DIRECT (64u << 10)
 
+/* What a piece prints as: str shows a regex as its source, as Clojure does. */
+static qr_val piece_value(int how, qr_val x)
+{
+    if (how == LX_PRINT_STR && x.t == QR_T_REGEX)
+        return (qr_val){.t = QR_T_STR, .s = x.re->source};
+    return x;
+}
+
 static int piece_mode(int how, qr_val x)
 {
     if (how != LX_PRINT_STR)
@@ -357,6 +365,72 @@ qr_val lx_realize(qr_lx *lx, qr_val v)
             lx_tick_n(lx, 65536);
     }
     return qr_vecb_finish(&vb, QR_T_LIST);
+}
+
+/* v with every bounded range inside it realised; *changed tells whether any was */
+static qr_val realize_deep(qr_lx *lx, qr_val v, bool *changed)
+{
+    switch (v.t) {
+    case QR_T_LAZY:
+        if (!qr_is_range(v))
+            return v;
+        *changed = true;
+        return lx_realize(lx, v);
+    case QR_T_VEC:
+    case QR_T_LIST: {
+        size_t n = v.c->len;
+        qr_val *items = NULL;
+        for (size_t i = 0; i < n; i++) {
+            bool ch = false;
+            qr_val x = realize_deep(lx, qr_vec_at(v, i), &ch);
+            if (ch && !items) {
+                items = qr_arena_alloc(lx->a, sizeof(qr_val) * n);
+                for (size_t k = 0; k < i; k++)
+                    items[k] = qr_vec_at(v, k);
+            }
+            if (items)
+                items[i] = x;
+        }
+        lx_tick_n(lx, n);
+        if (!items)
+            return v;
+        *changed = true;
+        return qr_vec_from(lx->a, (qr_type)v.t, items, n);
+    }
+    case QR_T_MAP:
+    case QR_T_SET: {
+        size_t n = v.c->len;
+        bool any = false;
+        for (size_t i = 0; i < n && !any; i++) {
+            bool ch = false;
+            realize_deep(lx, qr_map_key_at(v, i), &ch);
+            if (v.t == QR_T_MAP)
+                realize_deep(lx, qr_map_val_at(v, i), &ch);
+            any = ch;
+        }
+        lx_tick_n(lx, n);
+        if (!any)
+            return v;
+        *changed = true;
+        qr_val r = qr_is_sorted(v) ? qr_sorted_empty((qr_type)v.t)
+                   : v.t == QR_T_MAP ? qr_map_empty() : qr_set_empty();
+        for (size_t i = 0; i < n; i++) {
+            bool ch = false;
+            qr_val k = realize_deep(lx, qr_map_key_at(v, i), &ch);
+            r = v.t == QR_T_MAP
+                    ? qr_map_assoc(lx->a, r, k, realize_deep(lx, qr_map_val_at(v, i), &ch))
+                    : qr_set_conj(lx->a, r, k);
+        }
+        return r;
+    }
+    default: return v;
+    }
+}
+
+qr_val lx_realize_deep(qr_lx *lx, qr_val v)
+{
+    bool changed = false;
+    return realize_deep(lx, v, &changed);
 }
 
 const qr_val *lx_realize_args(qr_lx *lx, int argc, const qr_val *argv)

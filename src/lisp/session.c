@@ -373,8 +373,9 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     if (rc == QR_OK && !lx_unbounded(res->value)) {
         lx->cur = NULL;
         if (setjmp(lx->jb) == 0) {
-            res->value = lx_realize(lx, res->value); /* a host sees a list, not a range */
             lx_check_size(lx, res->value, "the program's value");
+            /* a host sees lists, never a range */
+            res->value = lx_realize_deep(lx, res->value);
         } else
             rc = QR_ERUNTIME;
     }

@@ -62,11 +62,19 @@ static int fake_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_va
 {
     (void)ud;
     tool_calls++;
+    qr_val v;
+    if (strcmp(name, "kind") == 0) { /* the type of :x, as the host sees it */
+        bool has = args.t == QR_T_MAP && qr_map_lookup(args, qr_kw_cstr(a, "x"), &v);
+        const char *t = has ? qr_type_name((qr_type)v.t) : "none";
+        if (has && v.t == QR_T_VEC && v.c->len && qr_vec_at(v, 0).t != QR_T_INT)
+            t = qr_type_name((qr_type)qr_vec_at(v, 0).t);
+        *out = qr_str_new(a, t, strlen(t));
+        return QR_OK;
+    }
     if (strcmp(name, "echo") != 0) {
         qr_buf_printf(err, "unknown tool '%s'", name);
         return QR_EINVAL;
     }
-    qr_val v;
     if (args.t == QR_T_MAP && qr_map_lookup(args, qr_kw_cstr(a, "x"), &v))
         *out = v;
     else
@@ -165,6 +173,10 @@ static void test_tools_and_data(void)
     expect(s, "(tool/echo {\"x\" 3})", "3");
     expect(s, "(tool/nope {})", "tool-error");
     expect(s, "(tool/echo 5)", "type-error");
+    /* a bounded range reaches a tool as the list it stands for, however deep */
+    expect(s, "(tool/kind {:x (range 5000)})", "\"list\"");
+    expect(s, "(tool/kind {:x [(range 5000)]})", "\"list\"");
+    expect(s, "(count (tool/echo {:x {:r (range 3000)}}))", "1");
     int before = tool_calls;
     /* an unknown name is found before anything runs, so no tool is called */
     expect(s, "(tool/echo {:x 1}) (undefined-thing 1)", "unbound-symbol");

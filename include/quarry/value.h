@@ -344,6 +344,10 @@ enum {
  * stops printing there: the work is bounded by max whatever v shares. b may be NULL to
  * only measure (then nothing is appended and nothing allocated). Returns QR_PRINT_*. */
 int qr_print_max(qr_buf *b, qr_val v, int mode, size_t max);
+/* qr_print_max(NULL, ...) that also says how long the printed form is: *len bytes (when
+ * QR_PRINT_DONE; more than max when QR_PRINT_CUT). Lets a caller allocate the exact room
+ * and print once into it (qr_buf_init_fixed). */
+int qr_print_measure(qr_val v, int mode, size_t max, size_t *len);
 /* pr-str of v cut to at most max bytes (at a character boundary, ending in "..."): the
  * form or value quoted in an error message. Its work is bounded by max. */
 void qr_print_short(qr_buf *b, qr_val v, size_t max);

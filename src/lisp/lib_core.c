@@ -97,65 +97,37 @@ static qr_val bi_core_type(qr_lx *lx, int argc, const qr_val *argv)
 
 /* ---- printing ---- */
 
-/* Prints argv separated by spaces into b, at most max bytes; returns QR_PRINT_*. */
-static int print_args(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int mode, size_t max)
-{
-    for (int i = 0; i < argc; i++) {
-        if (i)
-            qr_buf_putc(b, ' ');
-        size_t room = b->len >= max ? 0 : max - b->len;
-        int st = lx_print(lx, b, argv[i], mode, room);
-        if (st != QR_PRINT_DONE)
-            return st;
-    }
-    return b->len > max ? QR_PRINT_CUT : QR_PRINT_DONE;
-}
-
+/* str, pr-str and print-str build their string in place (lx_print_str): a long one is
+ * never held twice. */
 static qr_val bi_core_str(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 1 && argv[0].t == QR_T_STR)
         return argv[0];
-    qr_buf *b = lx_scratch(lx);
-    size_t max = lx_room(lx);
-    int st = QR_PRINT_DONE;
-    for (int i = 0; i < argc && st == QR_PRINT_DONE; i++) {
-        qr_val x = argv[i];
-        if (x.t == QR_T_NIL)
-            continue;
-        if (x.t == QR_T_LAZY)
-            lx_throw(lx, QR_LE_TYPE, "'str' cannot print an unbounded sequence");
-        st = lx_print(lx, b, x, x.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
-                      b->len >= max ? 0 : max - b->len);
-    }
-    return lx_buf_to_str(lx, b, st);
+    return lx_print_str(lx, argc, argv, LX_PRINT_STR);
 }
 
 static qr_val bi_core_pr_str(qr_lx *lx, int argc, const qr_val *argv)
 {
-    qr_buf *b = lx_scratch(lx);
-    int st = print_args(lx, b, argc, argv, QR_PRINT_READABLY, lx_room(lx));
-    return lx_buf_to_str(lx, b, st);
+    return lx_print_str(lx, argc, argv, QR_PRINT_READABLY);
 }
 
 static qr_val bi_core_print_str(qr_lx *lx, int argc, const qr_val *argv)
 {
-    qr_buf *b = lx_scratch(lx);
-    int st = print_args(lx, b, argc, argv, QR_PRINT_DISPLAY, lx_room(lx));
-    return lx_buf_to_str(lx, b, st);
+    return lx_print_str(lx, argc, argv, QR_PRINT_DISPLAY);
 }
 
-/* println and friends: printing stops where the captured output is full, so a value that
- * prints to more than the output limit costs no more than the limit. */
+/* println and friends print straight into the captured output and stop where it is full,
+ * so a value that prints to more than the output limit costs no more than the limit, and
+ * nothing is held twice. */
 static void emit(qr_lx *lx, int argc, const qr_val *argv, int mode, bool newline)
 {
-    qr_buf *b = lx_scratch(lx);
     size_t max = lx->s->limits.max_output;
     size_t room = lx->out.len >= max ? 0 : max - lx->out.len;
-    if (print_args(lx, b, argc, argv, mode, room) != QR_PRINT_DONE)
+    int st = lx_print_pieces(lx, &lx->out, argc, argv, mode, room);
+    if (st != QR_PRINT_DONE || lx->out.failed)
         lx->out_truncated = true;
     else if (newline)
-        qr_buf_putc(b, '\n');
-    lx_write(lx, b->p ? b->p : "", b->len);
+        lx_write(lx, "\n", 1);
     lx_tick(lx);
 }
 

@@ -313,6 +313,16 @@ const qr_str *lx_arg_str(qr_lx *lx, const char *fname, int argn, qr_val v);
 qr_val lx_str(qr_lx *lx, const char *s, size_t n);
 /* pr-str into a buffer that belongs to the run's arena */
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode);
+/* How lx_print_pieces joins values: QR_PRINT_READABLY or QR_PRINT_DISPLAY, space
+ * separated (pr-str, print-str, println), or LX_PRINT_STR: str's rules (nil prints
+ * nothing, strings raw, the rest readably, nothing between). */
+enum { LX_PRINT_STR = 2 };
+/* Appends the printed forms of argv joined as `how` says to b, at most max bytes (cut at
+ * a character start); QR_PRINT_DONE or QR_PRINT_CUT. */
+int lx_print_pieces(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int how, size_t max);
+/* The same as a string of the run's arena, built in place when long (never held twice),
+ * or memory-exceeded when it would not fit in the room left. */
+qr_val lx_print_str(qr_lx *lx, int argc, const qr_val *argv, int how);
 /* Bytes the run may still allocate. */
 size_t lx_room(qr_lx *lx);
 /* The run's scratch buffer, emptied. One user at a time: hold it only across code that

@@ -163,10 +163,113 @@ qr_val lx_buf_to_str(qr_lx *lx, qr_buf *b, int st)
     return qr_str_new(lx->a, b->p ? b->p : "", b->len);
 }
 
+/* ---- printing into a string: built in place ----
+ * A short result (the usual one) is printed into the scratch buffer and copied into the
+ * arena. A long one would then be held twice, once on the heap outside the memory limit
+ * and once in the arena, so a string near --max-memory took about twice the limit: past
+ * LX_PRINT_DIRECT bytes the pieces are measured first (bounded by the room left, the
+ * measure holds nothing), the string is allocated at its final size in the arena (the
+ * limit counts it) and printed once straight into it (qr_buf_init_fixed). The cost is a
+ * second printing pass for long results only. */
+#define LX_PRINT_DIRECT (64u << 10)
+
+static int piece_mode(int how, qr_val x)
+{
+    if (how != LX_PRINT_STR)
+        return how;
+    return x.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY;
+}
+
+/* False for what str leaves out (nil); raises for what nothing may print. */
+static bool piece_shown(qr_lx *lx, int how, qr_val x)
+{
+    if (x.t == QR_T_LAZY && how == LX_PRINT_STR)
+        lx_throw(lx, QR_LE_TYPE, "'str' cannot print an unbounded sequence");
+    return !(how == LX_PRINT_STR && x.t == QR_T_NIL);
+}
+
+int lx_print_pieces(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int how, size_t max)
+{
+    size_t start = b->len;
+    int st = QR_PRINT_DONE;
+    bool first = true;
+    for (int i = 0; i < argc && st == QR_PRINT_DONE; i++) {
+        if (!piece_shown(lx, how, argv[i]))
+            continue;
+        if (!first && how != LX_PRINT_STR)
+            qr_buf_putc(b, ' ');
+        first = false;
+        size_t used = b->len - start;
+        st = lx_print(lx, b, argv[i], piece_mode(how, argv[i]), used >= max ? 0 : max - used);
+    }
+    if (b->len - start > max) { /* a separator past the end: cut at a character start */
+        size_t cut = start + max;
+        while (cut > start && ((unsigned char)b->p[cut] & 0xc0) == 0x80)
+            cut--;
+        b->len = cut;
+        b->p[cut] = 0;
+        st = QR_PRINT_CUT;
+    }
+    return b->failed ? QR_PRINT_CUT : st;
+}
+
+/* The length lx_print_pieces would print, counted without keeping any of it. */
+static int measure_pieces(qr_lx *lx, int argc, const qr_val *argv, int how, size_t max,
+                          size_t *len)
+{
+    size_t n = 0;
+    bool first = true;
+    for (int i = 0; i < argc; i++) {
+        if (!piece_shown(lx, how, argv[i]))
+            continue;
+        n += !first && how != LX_PRINT_STR;
+        first = false;
+        size_t k = 0;
+        int st = qr_print_measure(argv[i], piece_mode(how, argv[i]), n >= max ? 0 : max - n, &k);
+        if (st == QR_PRINT_STOPPED) {
+            lx_check_time(lx);
+            lx_throw(lx, QR_LE_TIMEOUT, "printing was stopped by a limit");
+        }
+        n += k;
+        if (st != QR_PRINT_DONE || n > max)
+            return QR_PRINT_CUT;
+    }
+    *len = n;
+    return QR_PRINT_DONE;
+}
+
+static _Noreturn void print_too_big(qr_lx *lx)
+{
+    lx->cur = NULL;
+    lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached (printing a value)",
+             lx->s->limits.max_memory);
+}
+
+qr_val lx_print_str(qr_lx *lx, int argc, const qr_val *argv, int how)
+{
+    size_t room = lx_room(lx);
+    size_t direct = room < LX_PRINT_DIRECT ? room : LX_PRINT_DIRECT;
+    qr_buf *b = lx_scratch(lx);
+    int st = lx_print_pieces(lx, b, argc, argv, how, direct);
+    if (st == QR_PRINT_DONE || direct == room)
+        return lx_buf_to_str(lx, b, st);
+    /* long: measure, allocate once, print into it (the string header needs 64 bytes) */
+    size_t n = 0;
+    if (room < 64 || measure_pieces(lx, argc, argv, how, room - 64, &n) != QR_PRINT_DONE)
+        print_too_big(lx);
+    qr_str *s = qr_str_alloc(lx->a, n);
+    if (!s)
+        print_too_big(lx);
+    qr_buf in;
+    qr_buf_init_fixed(&in, s->data, n + 1);
+    if (lx_print_pieces(lx, &in, argc, argv, how, n) != QR_PRINT_DONE || in.len != n)
+        print_too_big(lx); /* cannot happen: printing is a pure function of the values */
+    return qr_str_seal(s);
+}
+
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode)
 {
-    qr_buf *b = lx_scratch(lx);
-    return lx_buf_to_str(lx, b, lx_print(lx, b, v, mode, lx_room(lx)));
+    return lx_print_str(lx, 1, &v, mode);
 }
 
 void lx_check_size(qr_lx *lx, qr_val v, const char *what)

@@ -256,6 +256,16 @@ int qr_print_max(qr_buf *b, qr_val v, int mode, size_t max)
     return p_end(&p);
 }
 
+int qr_print_measure(qr_val v, int mode, size_t max, size_t *len)
+{
+    printer p;
+    qr_buf scratch;
+    p_begin(&p, NULL, &scratch, max);
+    pr(&p, v, mode);
+    *len = p_len(&p);
+    return p_end(&p);
+}
+
 void qr_print(qr_buf *b, qr_val v, int mode)
 {
     qr_print_max(b, v, mode, SIZE_MAX);

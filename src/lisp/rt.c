@@ -203,14 +203,6 @@ static bool piece_shown(qr_lx *lx, int how, qr_val x)
     return !(how == LX_PRINT_STR && x.t == QR_T_NIL);
 }
 
-/* What a piece prints as: (str #"a+") is the pattern's source, as in Clojure. */
-static qr_val piece_value(int how, qr_val x)
-{
-    if (how == LX_PRINT_STR && x.t == QR_T_REGEX)
-        return (qr_val){.t = QR_T_STR, .s = x.re->source};
-    return x;
-}
-
 int lx_print_pieces(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int how, size_t max)
 {
     size_t start = b->len;

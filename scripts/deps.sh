@@ -35,6 +35,8 @@ cmd:cscope:cscope
 cmd:cflow:cflow
 cmd:c-index-test:clang-tools-14
 cmd:faketime:faketime
+cmd:java:default-jre-headless
+cmd:clojure:clojure
 path:/usr/share/zoneinfo/America/Los_Angeles:tzdata
 file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
 "

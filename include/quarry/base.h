@@ -88,9 +88,14 @@ typedef struct qr_buf {
     size_t len;
     size_t cap;
     bool failed; /* sticky: an append could not allocate */
+    bool fixed;  /* p is the caller's (qr_buf_init_fixed): never reallocated nor freed */
 } qr_buf;
 
 void qr_buf_init(qr_buf *b);
+/* A buffer over the caller's cap bytes at p (an arena block, say): appends fill it, and
+ * one that would pass cap - 1 bytes (the NUL needs one) sets `failed` instead of growing.
+ * qr_buf_release forgets p without freeing it. */
+void qr_buf_init_fixed(qr_buf *b, char *p, size_t cap);
 void qr_buf_append(qr_buf *b, const char *s, size_t n);
 void qr_buf_puts(qr_buf *b, const char *s);
 void qr_buf_putc(qr_buf *b, char c);
@@ -201,5 +206,17 @@ int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
  * (mkstemp, permissions `mode`), then renamed over it, so readers see the old file or the
  * new one. Returns QR_OK, QR_EIO (errno preserved; nothing left behind) or QR_ENOMEM. */
 int qr_write_file_atomic(const char *path, const void *data, size_t n, unsigned mode);
+/* What stat(2) says of a file, as text: device, inode, size, and the modification and
+ * change times to the nanosecond; "-" when the file is missing or empty (SQLite leaves an
+ * empty WAL behind). The change time (ctime) is set by the kernel at every write, rename
+ * or utimensat and cannot be set back by a program, so two equal stamps mean the file
+ * was not touched in between (up to the file system's clock tick). */
+#define QR_FILE_STAMP_LEN 128
+void qr_file_stamp(const char *path, char out[QR_FILE_STAMP_LEN]);
+/* quarry's private state directory, $XDG_STATE_HOME/quarry (else
+ * $HOME/.local/state/quarry), and `sub` inside it when not NULL, created mode 0700 when
+ * missing. QR_OK with the path in out; QR_EIO when there is no home or it cannot be
+ * made; QR_ENOMEM. */
+int qr_state_dir(const char *sub, qr_buf *out);
 
 #endif

@@ -90,6 +90,10 @@ typedef struct qr_dwim_ctx {
     bool write;       /* fix may change files */
     /* bounds: lines read, grep matches, skeleton rows (0: 200, 50, 400) */
     size_t max_lines, max_matches, max_rows;
+    /* what was read so far (the loop's memory, src/dwim/loop.c; NULL: none): read,
+     * expand and skeleton record the file and its content; fix refuses a file whose
+     * content moved on since it was read */
+    struct qr_dwim_reads *reads;
 } qr_dwim_ctx;
 
 /* The top of the working tree containing dir (git rev-parse --show-toplevel), malloc'd;

@@ -87,6 +87,9 @@ qr_arena *qr_lisp_session_text_arena(qr_lisp_session *s);
 /* data must be a map (keys keywords or strings) allocated from the session's arenas. */
 void qr_lisp_set_data(qr_lisp_session *s, qr_val data);
 void qr_lisp_set_tools(qr_lisp_session *s, qr_lisp_tool_fn fn, void *ud);
+/* Seeds the generator of rand, rand-int, rand-nth, shuffle and random-sample: the same
+ * seed and the same programs give the same numbers. A new session's seed is 1. */
+void qr_lisp_set_seed(qr_lisp_session *s, uint64_t seed);
 
 /* Runs a program. Returns QR_OK, QR_EINVAL (the program could not be read or analyzed;
  * kind is parse-error, unbound-symbol, arity-error...), or QR_ERUNTIME (it ran and failed,

@@ -57,6 +57,11 @@ enum {
  * anything, WAL included, is set on it); a file that is not SQLite at all says so. */
 int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err);
 void qr_mem_close(qr_mem *m);
+/* The damaged-store check of this handle (done before its first write): not yet, ran
+ * (PRAGMA quick_check passed), or skipped because the files are exactly as a handle that
+ * checked them left them after its own writes (docs/memory.md, src/memory/store_check.c). */
+typedef enum { QR_MEM_CHECK_NONE, QR_MEM_CHECK_RAN, QR_MEM_CHECK_SKIPPED } qr_mem_check;
+qr_mem_check qr_mem_check_state(const qr_mem *m);
 const char *qr_mem_path(const qr_mem *m);
 /* One transaction around several writes: after qr_mem_begin (which takes the write lock,
  * waiting up to the busy timeout), every write of this handle joins it, and either all of

@@ -36,7 +36,7 @@ typedef enum qr_type {
     QR_T_FN,    /* opaque to this layer; points to a struct starting with qr_fnhdr */
     QR_T_REGEX,
     QR_T_VAR,
-    QR_T_LAZY,  /* an unbounded generator ((range), (repeat x)); opaque to this layer */
+    QR_T_LAZY,  /* a generator ((range), (repeat x)): starts with a qr_lazyhdr */
 } qr_type;
 
 typedef struct qr_str {
@@ -72,6 +72,7 @@ typedef struct qr_coll {
     uint32_t depth; /* nesting depth: 1 + the deepest element collection */
     uint32_t off;   /* vectors: first item in buf */
     uint32_t line, col; /* where the reader found it (lists and vectors), 0 when built */
+    bool sorted;    /* maps and sets: entries kept in qr_compare order of their keys */
     union {
         qr_vbuf *vbuf; /* vectors and lists */
         qr_mbuf *mbuf; /* maps and sets (sets store key = value) */
@@ -150,6 +151,30 @@ static inline bool qr_is_seqcoll(qr_val v)
 {
     return v.t == QR_T_VEC || v.t == QR_T_LIST;
 }
+/* The head of every QR_T_LAZY record. An unbounded generator is opaque to this layer
+ * (bounded false). A bounded one is the `count` integers start, start + step, ... (a
+ * range realised on demand): this layer prints, compares and hashes it as the list of
+ * those integers, so it is equal to the vector or list it stands for. */
+typedef struct qr_lazyhdr {
+    bool bounded;
+    uint64_t count;
+    int64_t start, step;
+} qr_lazyhdr;
+static inline bool qr_is_range(qr_val v)
+{
+    return v.t == QR_T_LAZY && ((const qr_lazyhdr *)v.p)->bounded;
+}
+/* Item i of a bounded range (i < count, so it cannot overflow). */
+static inline int64_t qr_range_at(qr_val v, uint64_t i)
+{
+    const qr_lazyhdr *h = (const qr_lazyhdr *)v.p;
+    return (int64_t)((uint64_t)h->start + (uint64_t)h->step * i);
+}
+static inline uint64_t qr_range_len(qr_val v)
+{
+    return ((const qr_lazyhdr *)v.p)->count;
+}
+
 static inline bool qr_is_number(qr_val v)
 {
     return v.t == QR_T_INT || v.t == QR_T_DOUBLE;
@@ -227,6 +252,13 @@ qr_val qr_vecb_finish(qr_vecb *b, qr_type t);
 /* ---- maps and sets (insertion-ordered) ---- */
 qr_val qr_map_empty(void);
 qr_val qr_set_empty(void);
+/* An empty sorted map or set (t): assoc, conj, dissoc and disj keep its entries in
+ * qr_compare order of their keys (a key no other key compares with goes last). */
+qr_val qr_sorted_empty(qr_type t);
+static inline bool qr_is_sorted(qr_val v)
+{
+    return (v.t == QR_T_MAP || v.t == QR_T_SET) && v.c->sorted;
+}
 static inline size_t qr_map_len(qr_val m)
 {
     return m.c->len;
@@ -344,6 +376,10 @@ enum {
  * stops printing there: the work is bounded by max whatever v shares. b may be NULL to
  * only measure (then nothing is appended and nothing allocated). Returns QR_PRINT_*. */
 int qr_print_max(qr_buf *b, qr_val v, int mode, size_t max);
+/* qr_print_max(NULL, ...) that also says how long the printed form is: *len bytes (when
+ * QR_PRINT_DONE; more than max when QR_PRINT_CUT). Lets a caller allocate the exact room
+ * and print once into it (qr_buf_init_fixed). */
+int qr_print_measure(qr_val v, int mode, size_t max, size_t *len);
 /* pr-str of v cut to at most max bytes (at a character boundary, ending in "..."): the
  * form or value quoted in an error message. Its work is bounded by max. */
 void qr_print_short(qr_buf *b, qr_val v, size_t max);

@@ -26,203 +26,7 @@
 #include <string.h>
 
 #define MAX_QUESTION 1000
-#define MAX_TOKENS 64
-#define TOK_LEN 200
-
-/* T_OTHER: a token no slot takes and no rule accepts ("11/19", "and/or") */
-enum { T_WORD, T_NUM, T_QUOTED, T_PATH, T_EMAIL, T_DATE, T_OTHER };
-
-typedef struct tok {
-    char s[TOK_LEN]; /* words lowercased; quoted strings, paths and emails as written */
-    int kind;
-    bool poss; /* the word ended in 's: "alice's" */
-    bool used; /* a slot took it */
-} tok;
-
-typedef struct parser {
-    tok t[MAX_TOKENS];
-    size_t n;
-    rt_question *q;
-    bool bad; /* read something that contradicts itself (two windows, two paths) */
-    rt_today today;            /* for calendar windows ("in october", "since monday") */
-    const qr_router_opts *o;   /* the repository's authors (may be NULL) */
-} parser;
-
-/* ---- word lists ---- */
-
-static bool in_list(const char *s, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Filler: words that never change what is asked. */
-static const char *const STOP[] = {
-    "please", "pls", "kindly", "show", "me", "us", "list", "display", "give", "get", "find",
-    "tell", "what", "which", "are", "is", "was", "were", "be", "been", "the", "a", "an", "all",
-    "any", "of", "in", "on", "for", "to", "with", "that", "i", "we", "you", "can", "could",
-    "would", "will", "want", "like", "see", "there", "have", "has", "had", "do", "does", "did",
-    "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
-    "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its",
-    "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", NULL};
-
-typedef struct canon {
-    const char *word;
-    uint32_t bit;
-} canon;
-
-static const canon CANON[] = {
-    {"commit", RW_COMMITS},       {"commits", RW_COMMITS},       {"change", RW_CHANGE},
-    {"changes", RW_CHANGE},       {"changed", RW_CHANGE},        {"modified", RW_CHANGE},
-    {"modifications", RW_CHANGE}, {"modification", RW_CHANGE},   {"modify", RW_CHANGE},
-    {"edited", RW_CHANGE},        {"edits", RW_CHANGE},          {"touched", RW_CHANGE},
-    {"updated", RW_CHANGE},       {"happened", RW_CHANGE},       {"committed", RW_COMMITTED},
-    {"contributed", RW_COMMITTED}, {"contributes", RW_COMMITTED}, {"contributions", RW_COMMITTED},
-    {"contribution", RW_COMMITTED}, {"worked", RW_COMMITTED},    {"work", RW_COMMITTED},
-    {"author", RW_AUTHORS},       {"authors", RW_AUTHORS},       {"contributor", RW_AUTHORS},
-    {"contributors", RW_AUTHORS}, {"committer", RW_AUTHORS},     {"committers", RW_AUTHORS},
-    {"developer", RW_AUTHORS},    {"developers", RW_AUTHORS},    {"devs", RW_AUTHORS},
-    {"people", RW_AUTHORS},       {"engineers", RW_AUTHORS},     {"who", RW_WHO},
-    {"most", RW_MOST},            {"top", RW_MOST},              {"highest", RW_MOST},
-    {"active", RW_ACTIVE},        {"prolific", RW_ACTIVE},       {"file", RW_FILES},
-    {"files", RW_FILES},          {"paths", RW_FILES},           {"largest", RW_LARGEST},
-    {"biggest", RW_LARGEST},      {"big", RW_LARGEST},           {"large", RW_LARGEST},
-    {"huge", RW_LARGEST},         {"recent", RW_RECENT},         {"recently", RW_RECENT},
-    {"latest", RW_RECENT},        {"newest", RW_RECENT},         {"last", RW_RECENT},
-    {"history", RW_HISTORY},      {"log", RW_HISTORY},           {"count", RW_COUNT},
-    {"total", RW_COUNT},          {"hotspots", RW_HOTSPOTS},     {"hotspot", RW_HOTSPOTS},
-    {"churn", RW_HOTSPOTS},       {"often", RW_OFTEN},           {"frequently", RW_OFTEN},
-    {"when", RW_WHEN},            {"ranked", RW_RANKED},         {"rank", RW_RANKED},
-    {"ranking", RW_RANKED},       {"sorted", RW_RANKED},         {"ordered", RW_RANKED},
-    {"message", RW_MESSAGE},       {"messages", RW_MESSAGE},
-    {"subject", RW_MESSAGE},      {"title", RW_MESSAGE},         {"whose", RW_WHOSE},
-    {"where", RW_WHOSE},          {"per", RW_PER},               {"by", RW_BY},
-    {"owns", RW_OWNS},            {"owner", RW_OWNS},            {"owners", RW_OWNS},
-    {"knows", RW_OWNS},           {"know", RW_OWNS},             {"expert", RW_OWNS},
-    {"experts", RW_OWNS},         {"maintains", RW_OWNS},        {"maintainer", RW_OWNS},
-    {"maintainers", RW_OWNS},     {"best", RW_OWNS},             {"person", RW_AUTHORS},
-    {"least", RW_MOST},           {"fewest", RW_MOST},
-    {"made", RW_MADE},            {"make", RW_MADE},             {"pushed", RW_MADE},
-    {"done", RW_MADE},            {"lines", RW_LINES},           {"line", RW_LINES},
-    {"push", RW_MADE},            {"pushes", RW_MADE},           {"edit", RW_CHANGE},
-    {"working", RW_COMMITTED},    {"everything", RW_HISTORY},    {"anything", RW_HISTORY},
-    {"activity", RW_HISTORY},     {"leaderboard", RW_RANKED | RW_AUTHORS},
-    {NULL, 0}};
-
-static uint32_t canon_bit(const char *w)
-{
-    for (size_t i = 0; CANON[i].word; i++)
-        if (strcmp(w, CANON[i].word) == 0)
-            return CANON[i].bit;
-    return 0;
-}
-
-/* Words after "by" (or before 's) that are never a person: pronouns, the nouns a
- * question about history uses ("commits by weekday", "by mistake", "main's commits"). */
-static const char *const NOT_NAME[] = {
-    "he", "she", "they", "we", "i", "you", "it", "me", "him", "her", "them", "us", "one",
-    "someone", "somebody", "anyone", "anybody", "everyone", "everybody", "nobody", "noone",
-    "no-one", "whom", "whoever", "people", "person", "persons", "human", "humans", "user",
-    "users", "team", "teams", "member", "members", "staff", "maintainer", "maintainers",
-    "reviewer", "reviewers", "owner", "owners", "admin", "admins", "bots", "bot", "robot",
-    "robots", "machine", "ci", "mistake", "accident", "error", "default", "hand", "design",
-    "chance", "force", "weekday", "weekdays", "weekend", "weekends", "day", "days", "week",
-    "weeks", "month", "months", "year", "years", "hour", "hours", "minute", "date", "dates",
-    "time", "morning", "evening", "night", "size", "type", "types", "kind", "file", "files",
-    "line", "lines", "folder", "directory", "path", "module", "component", "area", "package",
-    "language", "extension", "risk", "score", "frequency", "importance", "impact",
-    "severity", "priority", "category", "additions", "deletions", "number", "count",
-    "amount", "total", "name", "email", "each", "every", "complexity", "value", "quality",
-    "review", "status", "tests", "test", "today", "yesterday", "now", "tomorrow", "how",
-    "why", "and", "or", "not", "no", "many", "much", "mentioning", "containing", "matching",
-    "since", "until", "before", "after", "between", "from", "ago", "merge", "merges",
-    "alphabetically", "descending", "ascending", "message", "two", "three", "branch",
-    "branches", "main", "master", "head", "origin", "upstream", "trunk", "develop", "dev",
-    "feature", "release", "tag", "tags", "commit", "commits", "bug", "bugs", "fix", "fixes",
-    "issue", "issues", "ticket", "pr", "prs", "request", "requests", "patch", "patches",
-    "code", "source", "docs", "config", "build", "linux", "windows", "mac", NULL};
-
-/* The most common English words (function words, verbs, adjectives and nouns), about
- * 400 of them: a bare word that is one of these is never read as a name ("commits by
- * new contributors", "what did every one do"), whatever marks it. A person with such a
- * name is asked for with quotes ("commits by \"Will\""). */
-static const char *const COMMON[] = {
-    /* determiners, pronouns, conjunctions, prepositions */
-    "the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "its", "our",
-    "their", "mine", "yours", "hers", "ours", "theirs", "myself", "yourself", "himself",
-    "herself", "itself", "ourselves", "themselves", "who", "what", "which", "whose",
-    "where", "when", "whatever", "something", "anything", "everything", "nothing", "all",
-    "any", "some", "none", "few", "several", "both", "either", "neither", "other",
-    "others", "another", "such", "same", "own", "more", "most", "less", "least", "and",
-    "but", "or", "nor", "so", "yet", "if", "then", "than", "because", "while", "though",
-    "although", "unless", "whether", "as", "at", "by", "for", "from", "in", "into", "of",
-    "off", "on", "onto", "out", "over", "to", "up", "upon", "with", "within", "without",
-    "about", "above", "across", "against", "along", "among", "around", "behind", "below",
-    "beneath", "beside", "beyond", "down", "during", "except", "inside", "near", "outside",
-    "past", "through", "throughout", "toward", "towards", "under", "via", "per", "like",
-    "unlike",
-    /* auxiliaries and common verbs */
-    "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
-    "having", "do", "does", "did", "doing", "done", "can", "could", "shall", "should",
-    "will", "would", "may", "might", "must", "ought", "get", "got", "gets", "go", "goes",
-    "going", "gone", "went", "make", "makes", "made", "take", "took", "taken", "come",
-    "came", "see", "saw", "seen", "know", "knew", "known", "think", "thought", "say",
-    "said", "tell", "told", "give", "gave", "given", "find", "found", "use", "used", "want",
-    "look", "seem", "keep", "let", "put", "set", "run", "show", "try", "call", "ask",
-    "feel", "leave", "mean", "become", "begin", "help", "start", "turn", "move", "live",
-    "bring", "happen", "write", "wrote", "written", "read", "add", "added", "remove",
-    "removed", "delete", "deleted", "change", "changed", "create", "created", "stop",
-    "open", "close", "pay", "meet", "learn", "lead", "follow", "speak", "allow", "spend",
-    "grow", "win", "buy", "wait", "send", "expect", "stay", "fall", "cut", "reach", "pass",
-    "sell", "decide", "pull", "break", "push", "pushed", "revert", "ship", "worked",
-    /* adverbs */
-    "not", "very", "too", "also", "just", "only", "even", "still", "already", "again",
-    "ever", "never", "always", "often", "sometimes", "usually", "really", "quite",
-    "rather", "almost", "enough", "here", "there", "why", "how", "soon", "later",
-    "once", "twice", "first", "last", "next", "away", "back", "well", "better", "best",
-    "worse", "worst", "else", "together", "maybe", "perhaps", "probably", "yes", "no",
-    /* adjectives */
-    "new", "old", "good", "bad", "great", "big", "small", "large", "little", "long",
-    "short", "high", "low", "early", "late", "young", "important", "different", "right",
-    "wrong", "left", "real", "true", "false", "sure", "whole", "free", "full", "public",
-    "private", "recent", "latest", "current", "previous", "random", "various", "certain",
-    "main", "top", "total", "average", "single", "empty",
-    /* nouns */
-    "man", "woman", "men", "women", "child", "children", "group", "way", "thing", "things",
-    "world", "life", "part", "place", "case", "point", "fact", "question", "problem",
-    "word", "words", "end", "side", "home", "state", "country", "city", "money", "water",
-    "book", "story", "lot", "bit", "level", "result", "reason", "rest", "company",
-    "system", "program", "job", "example", "order", "list", "idea", "body", "information",
-    "power", "war", "history", "party", "market", "law", "game", "room", "car", "family",
-    "school", "office", "door", "health", "art", "service", "process", "data", "changes",
-    "project", NULL};
-
-static const char *const NUM_WORDS[] = {
-    "zero",    "one",     "two",     "three",    "four",     "five",    "six",
-    "seven",   "eight",   "nine",    "ten",      "eleven",   "twelve",  "thirteen",
-    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", NULL};
-
 /* ---- tokens ---- */
-
-static bool tok_is(const parser *p, size_t i, const char *w)
-{
-    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
-           strcmp(p->t[i].s, w) == 0;
-}
-
-static bool tok_in(const parser *p, size_t i, const char *const *list)
-{
-    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
-           in_list(p->t[i].s, list);
-}
-
-static void use(parser *p, size_t from, size_t to)
-{
-    for (size_t i = from; i < to && i < p->n; i++)
-        p->t[i].used = true;
-}
 
 static bool is_iso_date(const char *s)
 {
@@ -314,7 +118,7 @@ static bool classify(tok *t)
     /* "alice's", "today's"; "what's" is "what is" */
     if (n > 2 && t->s[n - 2] == '\'' && t->s[n - 1] == 's') {
         t->s[n - 2] = '\0';
-        t->poss = !in_list(t->s, STOP);
+        t->poss = !in_list(t->s, RT_STOP);
     }
     return true;
 }
@@ -420,8 +224,8 @@ static int number_at(const parser *p, size_t i)
     }
     if (t->kind != T_WORD)
         return -1;
-    for (int k = 1; NUM_WORDS[k]; k++)
-        if (strcmp(t->s, NUM_WORDS[k]) == 0)
+    for (int k = 1; RT_NUM_WORDS[k]; k++)
+        if (strcmp(t->s, RT_NUM_WORDS[k]) == 0)
             return k;
     return -1;
 }
@@ -1150,7 +954,7 @@ static void parse_sort(parser *p)
 
 static bool plain_name(const char *w)
 {
-    return !in_list(w, STOP) && !in_list(w, NOT_NAME) && !in_list(w, COMMON);
+    return !in_list(w, RT_STOP) && !in_list(w, RT_NOT_NAME) && !in_list(w, RT_COMMON);
 }
 
 /* A name: quoted, an email, or one word that looks like a name: two or more
@@ -1170,7 +974,7 @@ static bool name_at(const parser *p, size_t i)
         if (!(isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == '_' ||
               (unsigned char)*c >= 0x80))
             return false;
-    if (!plain_name(t->s) || canon_bit(t->s) || number_at(p, i) >= 0 || unit_at(p, i))
+    if (!plain_name(t->s) || rt_canon_bit(t->s) || number_at(p, i) >= 0 || unit_at(p, i))
         return false;
     /* "so-and-so", "non-humans": every part of a hyphenated name must pass too */
     if (strchr(t->s, '-')) {
@@ -1249,7 +1053,7 @@ static bool term_at(const parser *p, size_t i)
     const tok *t = &p->t[i];
     if (t->kind == T_QUOTED)
         return true;
-    if (t->kind != T_WORD || t->poss || in_list(t->s, STOP))
+    if (t->kind != T_WORD || t->poss || in_list(t->s, RT_STOP))
         return false;
     for (const char *c = t->s; *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '#' ||
@@ -1392,189 +1196,6 @@ static void parse_path(parser *p)
     }
 }
 
-/* ---- exclusions: "not by bots", "excluding merges", "without the docs folder" ---- */
-
-/* An exclusion marker at i ("excluding", "without", "no", "not by", "not counting",
- * "other than", "outside of"...): its length in tokens, else 0. */
-static size_t excl_marker(const parser *p, size_t i)
-{
-    static const char *const ONE[] = {
-        "excluding", "exclude", "excludes", "excluded", "excl", "except", "without", "w/o",
-        "ignoring", "ignore", "minus", "sans", "outside", "skipping", "skip", "no", NULL};
-    static const char *const AFTER_NOT[] = {"by", "in", "from", "touching", "counting",
-                                            "including", "under", "inside", "within", NULL};
-    if (tok_is(p, i, "not") && tok_in(p, i + 1, AFTER_NOT))
-        return 2;
-    if ((tok_is(p, i, "but") && tok_is(p, i + 1, "not")) ||
-        (tok_is(p, i, "other") && tok_is(p, i + 1, "than")) ||
-        (tok_is(p, i, "apart") && tok_is(p, i + 1, "from")) ||
-        (tok_is(p, i, "leaving") && tok_is(p, i + 1, "out")) ||
-        (tok_is(p, i, "leave") && tok_is(p, i + 1, "out")) ||
-        (tok_is(p, i, "filter") && tok_is(p, i + 1, "out")))
-        return tok_is(p, i + 2, "of") ? 3 : 2;
-    if (tok_in(p, i, ONE))
-        return tok_is(p, i, "outside") && tok_is(p, i + 1, "of") ? 2 : 1;
-    return 0;
-}
-
-/* Folder names said without a slash that mean the top-level folder of that name ("not
- * in tests", "excluding docs"); any other folder needs a slash or "the X folder". */
-static const char *const FOLDERS[] = {"docs", "doc", "tests", "test", "src", "lib", "vendor",
-                                      "examples", "scripts", "bench", "benchmarks", "spec",
-                                      "specs", "third_party", NULL};
-
-static void set_excl_path(parser *p, const char *dir)
-{
-    if (p->q->path_kind)
-        p->bad = true;
-    size_t n = strlen(dir);
-    snprintf(p->q->path, RT_STR, "%s%s", dir, n && dir[n - 1] != '/' ? "/" : "");
-    p->q->path_kind = RT_PATH_DIR;
-    p->q->path_excl = true;
-}
-
-static void set_bots(parser *p, int mode)
-{
-    if (p->q->bots && p->q->bots != mode)
-        p->bad = true;
-    p->q->bots = mode;
-}
-
-static void set_merges(parser *p, int mode)
-{
-    if (p->q->merges && p->q->merges != mode)
-        p->bad = true;
-    p->q->merges = mode;
-}
-
-/* What an exclusion marker excludes, at j: bots, merges, a path or a folder; the tokens
- * it spans (0: nothing the router can exclude). */
-static size_t excl_object(parser *p, size_t j, bool loose)
-{
-    static const char *const BOTS[] = {"bots", "bot", "robots", "automation", "automated",
-                                       "dependabot", NULL};
-    size_t k = j;
-    if (tok_is(p, k, "the") || tok_is(p, k, "any") || tok_is(p, k, "all"))
-        k++;
-    if (tok_in(p, k, BOTS) && !(tok_is(p, k, "dependabot") && p->o && p->o->author)) {
-        set_bots(p, RT_BOTS_EXCLUDE);
-        return k + 1 - j;
-    }
-    if (tok_is(p, k, "merges") || (tok_is(p, k, "merge") && (tok_is(p, k + 1, "commits") ||
-                                                             tok_is(p, k + 1, "commit")))) {
-        set_merges(p, RT_MERGES_EXCLUDE);
-        return k + (tok_is(p, k, "merge") ? 2 : 1) - j;
-    }
-    const tok *t = k < p->n && !p->t[k].used ? &p->t[k] : NULL;
-    if (t && t->kind == T_PATH) {
-        set_excl_path(p, t->s);
-        /* a file is excluded as a pathspec too: everything but it */
-        if (t->s[strlen(t->s) - 1] != '/' && !strchr(t->s, '*')) {
-            const char *last = strrchr(t->s, '/');
-            if (strchr(last ? last : t->s, '.'))
-                snprintf(p->q->path, RT_STR, "%s", t->s);
-        }
-        size_t e = k + 1;
-        if (tok_is(p, e, "folder") || tok_is(p, e, "directory") || tok_is(p, e, "dir"))
-            e++;
-        return e - j;
-    }
-    bool noun = tok_is(p, k + 1, "folder") || tok_is(p, k + 1, "directory") ||
-                tok_is(p, k + 1, "dir");
-    if (t && t->kind == T_WORD && !t->poss && (noun || (loose && in_list(t->s, FOLDERS))) &&
-        (isalnum((unsigned char)t->s[0]) || t->s[0] == '_' || t->s[0] == '.')) {
-        for (const char *c = t->s; *c; c++)
-            if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
-                return 0;
-        set_excl_path(p, t->s);
-        return k + 1 + noun - j;
-    }
-    return 0;
-}
-
-/* Exclusions, and their positive forms: "not by bots", "no bots", "human commits", "bot
- * commits", "by bots"; "excluding merges", "without merge commits"; "without the docs
- * folder", "not in tests", "outside src/". One exclusion marker may take several objects
- * ("excluding bots and merges"). Bots are filtered out of the tools' rows by name and
- * email; a path is excluded with git's ":!" pathspec magic. */
-static void parse_exclusions(parser *p)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        if (p->t[i].used)
-            continue;
-        /* human(s), non-bot: bots excluded; bot commits, by bots: bots only */
-        if (tok_is(p, i, "human") || tok_is(p, i, "humans") || tok_is(p, i, "non-bot") ||
-            tok_is(p, i, "nonbot")) {
-            set_bots(p, RT_BOTS_EXCLUDE);
-            if (tok_is(p, i, "humans"))
-                p->q->words |= RW_AUTHORS;
-            use(p, i, i + 1);
-            continue;
-        }
-        size_t m = excl_marker(p, i);
-        /* "without tests", "no docs" may be about what a commit lacks: a bare folder
-           name is read only after a marker that names a place ("not in", "outside",
-           "excluding") */
-        bool loose = !tok_is(p, i, "without") && !tok_is(p, i, "no") && !tok_is(p, i, "sans");
-        if (m) {
-            size_t j = i + m, len = excl_object(p, j, loose);
-            if (!len)
-                continue;
-            j += len;
-            /* excluding bots and merges; not by bots or in docs/ */
-            for (;;) {
-                size_t c = j;
-                if (tok_is(p, c, "and") || tok_is(p, c, "or") || tok_is(p, c, "nor"))
-                    c++;
-                size_t mk = c > j ? excl_marker(p, c) : 0; /* "and without merges" */
-                size_t more = c > j ? excl_object(p, c + mk, loose || mk) : 0;
-                if (more)
-                    more += mk;
-                if (!more)
-                    break;
-                j = c + more;
-            }
-            use(p, i, j);
-            i = j - 1;
-            continue;
-        }
-        if ((tok_is(p, i, "bots") || tok_is(p, i, "bot")) &&
-            !(i > 0 && tok_is(p, i - 1, "not"))) {
-            size_t from = i > 0 && tok_is(p, i - 1, "by") ? i - 1 : i;
-            set_bots(p, RT_BOTS_ONLY);
-            if (tok_is(p, i, "bots") && from == i && !tok_is(p, i + 1, "commits"))
-                p->q->words |= RW_AUTHORS; /* "which bots committed" */
-            use(p, from, i + 1);
-        }
-    }
-}
-
-static void parse_merges(parser *p)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        int m = 0;
-        size_t from = i;
-        if (tok_is(p, i, "merge") || tok_is(p, i, "merges")) {
-            m = RT_MERGES_ONLY;
-            if (i > 0 && (tok_is(p, i - 1, "no") || tok_is(p, i - 1, "without") ||
-                          tok_is(p, i - 1, "excluding") || tok_is(p, i - 1, "except"))) {
-                m = RT_MERGES_EXCLUDE;
-                from = i - 1;
-            }
-        } else if (tok_is(p, i, "non-merge") || tok_is(p, i, "nonmerge")) {
-            m = RT_MERGES_EXCLUDE;
-        }
-        if (!m)
-            continue;
-        set_merges(p, m);
-        /* "how many merges", "merges last month": merges are commits */
-        if (m == RT_MERGES_ONLY && (tok_is(p, i, "merges") || tok_is(p, i + 1, "commits") ||
-                                    tok_is(p, i + 1, "commit")))
-            p->q->words |= RW_COMMITS;
-        use(p, from, i + 1);
-    }
-}
-
 static void parse_count(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
@@ -1667,10 +1288,10 @@ static void collect_words(parser *p)
             p->q->ascending = true;
         if (strcmp(t->s, "all") == 0)
             p->q->all = true;
-        uint32_t bit = canon_bit(t->s);
+        uint32_t bit = rt_canon_bit(t->s);
         if (bit)
             p->q->words |= bit;
-        else if (!in_list(t->s, STOP))
+        else if (!in_list(t->s, RT_STOP))
             p->q->words |= RW_UNKNOWN;
         t->used = true;
     }
@@ -1686,24 +1307,14 @@ static bool known_author(const parser *p, const char *name, char *out)
     return p->o && p->o->author && p->o->author(p->o->author_ud, name, out, RT_STR);
 }
 
-/* Words a question about history uses that are worth reading through a typo
- * ("commmits", "contributer", "wek"); others are left as they are, since correcting an
- * ordinary word into one of these would change the question. */
-static const char *const TYPO_TARGETS[] = {
-    "commits", "commit", "committed", "contributors", "contributor", "contributed", "authors",
-    "author", "committers", "developers", "changed", "changes", "modified", "files", "largest",
-    "biggest", "recent", "recently", "latest", "history", "yesterday", "today", "week",
-    "weeks", "month", "months", "year", "years", "since", "between", "hotspots", "active",
-    "frequently", "messages", "weekend", "quarter", "additions", "deletions", NULL};
-
 static void fix_typos(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
         size_t n = strlen(t->s);
-        if (t->kind != T_WORD || n < 3 || n > 20 || in_list(t->s, STOP) ||
-            in_list(t->s, COMMON) || in_list(t->s, NOT_NAME) || in_list(t->s, NUM_WORDS) ||
-            canon_bit(t->s) || in_list(t->s, TYPO_TARGETS) || rt_month_word(t->s) ||
+        if (t->kind != T_WORD || n < 3 || n > 20 || in_list(t->s, RT_STOP) ||
+            in_list(t->s, RT_COMMON) || in_list(t->s, RT_NOT_NAME) || in_list(t->s, RT_NUM_WORDS) ||
+            rt_canon_bit(t->s) || in_list(t->s, RT_TYPO_TARGETS) || rt_month_word(t->s) ||
             rt_weekday_word(t->s) || unit_at(p, i) || !isalpha((unsigned char)t->s[0]))
             continue;
         char who[RT_STR];
@@ -1712,8 +1323,8 @@ static void fix_typos(parser *p)
         size_t limit = n >= 9 ? 2 : 1, best = SIZE_MAX;
         const char *pick = NULL;
         bool tie = false;
-        for (size_t k = 0; TYPO_TARGETS[k]; k++) {
-            const char *w = TYPO_TARGETS[k];
+        for (size_t k = 0; RT_TYPO_TARGETS[k]; k++) {
+            const char *w = RT_TYPO_TARGETS[k];
             size_t d = qr_edit_distance(t->s, n, w, strlen(w), QR_EDIT_TRANSPOSE);
             if (d > limit || d > best)
                 continue;
@@ -1774,7 +1385,7 @@ static void parse_known_authors(parser *p)
         return;
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
-        if (t->used || t->kind != T_WORD || in_list(t->s, STOP) || canon_bit(t->s))
+        if (t->used || t->kind != T_WORD || in_list(t->s, RT_STOP) || rt_canon_bit(t->s))
             continue;
         char two[2 * TOK_LEN + 2], who[RT_STR];
         const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
@@ -1791,7 +1402,7 @@ static void parse_known_authors(parser *p)
             }
         }
         /* a lone common word ("will", "mark") is read as a name only with a marker */
-        if (!in_list(t->s, COMMON) && !in_list(t->s, NOT_NAME) && known_author(p, t->s, who)) {
+        if (!in_list(t->s, RT_COMMON) && !in_list(t->s, RT_NOT_NAME) && known_author(p, t->s, who)) {
             set_author(p, who);
             if (!t->poss && (more = second_at(p, i + 1, who, who2)))
                 set_second(p, who2);
@@ -1829,7 +1440,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         fix_typos(p);
         parse_top_author(p);
         parse_month_days(p);
-        parse_exclusions(p);
+        rt_parse_exclusions(p);
         parse_calendar(p);
         parse_window(p);
         parse_sort(p);
@@ -1837,7 +1448,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         parse_author(p);
         parse_path(p);
         parse_known_authors(p);
-        parse_merges(p);
+        rt_parse_merges(p);
         parse_count(p);
         collect_words(p);
         /* "all recent commits": all of them, or the recent ones? Neither is sure. */

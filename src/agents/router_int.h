@@ -10,6 +10,9 @@
 #include "quarry/base.h"
 #include "quarry/router.h"
 
+#include <stdint.h>
+#include <string.h>
+
 /* Canonical content words: synonyms share one bit ("contributors", "devs" -> RW_AUTHORS). */
 enum {
     RW_COMMITS = 1u << 0,   /* commit, commits */
@@ -111,5 +114,70 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
 
 /* Tries the rules in order; on a match fills out (malloc'd strings) and returns true. */
 bool rt_rules_match(const rt_question *q, qr_route *out);
+
+/* ---- the parser's tokens (router.c reads the question, router_excl.c its exclusions) ---- */
+
+#define MAX_TOKENS 64
+#define TOK_LEN 200
+
+/* T_OTHER: a token no slot takes and no rule accepts ("11/19", "and/or") */
+enum { T_WORD, T_NUM, T_QUOTED, T_PATH, T_EMAIL, T_DATE, T_OTHER };
+
+typedef struct tok {
+    char s[TOK_LEN]; /* words lowercased; quoted strings, paths and emails as written */
+    int kind;
+    bool poss; /* the word ended in 's: "alice's" */
+    bool used; /* a slot took it */
+} tok;
+
+typedef struct parser {
+    tok t[MAX_TOKENS];
+    size_t n;
+    rt_question *q;
+    bool bad; /* read something that contradicts itself (two windows, two paths) */
+    rt_today today;            /* for calendar windows ("in october", "since monday") */
+    const qr_router_opts *o;   /* the repository's authors (may be NULL) */
+} parser;
+
+
+static inline bool in_list(const char *s, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static inline bool tok_is(const parser *p, size_t i, const char *w)
+{
+    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
+           strcmp(p->t[i].s, w) == 0;
+}
+
+static inline bool tok_in(const parser *p, size_t i, const char *const *list)
+{
+    return i < p->n && !p->t[i].used && p->t[i].kind == T_WORD && !p->t[i].poss &&
+           in_list(p->t[i].s, list);
+}
+
+static inline void use(parser *p, size_t from, size_t to)
+{
+    for (size_t i = from; i < to && i < p->n; i++)
+        p->t[i].used = true;
+}
+
+/* The vocabulary (router_words.c), NULL-terminated lists. */
+extern const char *const RT_STOP[];         /* filler: never changes what is asked */
+extern const char *const RT_NOT_NAME[];     /* never a person after "by" or before 's */
+extern const char *const RT_COMMON[];       /* common English: a bare one is no name */
+extern const char *const RT_NUM_WORDS[];    /* "zero" .. "twenty" */
+extern const char *const RT_TYPO_TARGETS[]; /* words read through a typo */
+/* The canonical RW_* bits of a content word, 0 when it is none. */
+uint32_t rt_canon_bit(const char *w);
+
+/* Exclusions and merges (router_excl.c): "not by bots", "excluding merges", "without the
+ * docs folder", "merge commits". */
+void rt_parse_exclusions(parser *p);
+void rt_parse_merges(parser *p);
 
 #endif

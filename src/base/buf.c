@@ -5,6 +5,9 @@
  * Appends never fail loudly: a failed allocation sets the sticky `failed` flag and later
  * appends are ignored, so a writer checks once at the end. JSON strings written here are
  * always valid UTF-8 (invalid bytes become U+FFFD).
+ *
+ * A fixed buffer (qr_buf_init_fixed) writes into memory the caller owns, such as a string
+ * allocated in an arena at its final size, so text can be built in place, never copied.
  */
 #include "quarry/base.h"
 
@@ -17,6 +20,17 @@ void qr_buf_init(qr_buf *b)
     memset(b, 0, sizeof *b);
 }
 
+void qr_buf_init_fixed(qr_buf *b, char *p, size_t cap)
+{
+    memset(b, 0, sizeof *b);
+    b->p = p;
+    b->cap = cap;
+    b->fixed = true;
+    b->failed = cap == 0;
+    if (cap)
+        p[0] = 0;
+}
+
 static bool grow(qr_buf *b, size_t extra)
 {
     size_t need;
@@ -26,6 +40,10 @@ static bool grow(qr_buf *b, size_t extra)
     }
     if (need <= b->cap)
         return true;
+    if (b->fixed) {
+        b->failed = true;
+        return false;
+    }
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need) {
         if (!qr_size_mul(cap, 2, &cap)) {
@@ -139,7 +157,13 @@ void qr_buf_reset(qr_buf *b)
 char *qr_buf_detach(qr_buf *b, size_t *len)
 {
     char *p = b->p;
-    if (!p) {
+    if (b->fixed) { /* the caller's memory: the caller gets a copy */
+        p = malloc(b->len + 1);
+        if (p) {
+            memcpy(p, b->p, b->len);
+            p[b->len] = 0;
+        }
+    } else if (!p) {
         p = malloc(1);
         if (p)
             p[0] = 0;
@@ -152,6 +176,7 @@ char *qr_buf_detach(qr_buf *b, size_t *len)
 
 void qr_buf_release(qr_buf *b)
 {
-    free(b->p);
+    if (!b->fixed)
+        free(b->p);
     memset(b, 0, sizeof *b);
 }

@@ -12,6 +12,10 @@
  * link to a file outside it (/etc/shadow: its first line would come back in a parse
  * error), so the file is opened with O_NOFOLLOW|O_NONBLOCK and must fstat as a regular
  * file. Rejected: stat() then open() (the file can be swapped between the two calls).
+ *
+ * A file's stamp (qr_file_stamp) is how the git index and the memory store know that a
+ * database is exactly as it was when its check last passed; quarry's state directory
+ * (qr_state_dir) holds what must not sit beside files a program could write.
  */
 #define _XOPEN_SOURCE 700 /* mkstemp, fchmod */
 #include "quarry/base.h"
@@ -161,4 +165,56 @@ int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
     }
     *out = qr_buf_detach(&b, len);
     return *out ? QR_OK : QR_ENOMEM;
+}
+
+void qr_file_stamp(const char *path, char out[QR_FILE_STAMP_LEN])
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || sb.st_size == 0)
+        snprintf(out, QR_FILE_STAMP_LEN, "-");
+    else
+        snprintf(out, QR_FILE_STAMP_LEN, "%llu:%llu:%lld:%lld.%09ld:%lld.%09ld",
+                 (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
+                 (long long)sb.st_size, (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec,
+                 (long long)sb.st_ctim.tv_sec, (long)sb.st_ctim.tv_nsec);
+}
+
+/* mkdir -p for the part of `path` from byte `from` on, each new directory mode 0700 */
+static int make_dirs(char *path, size_t from)
+{
+    for (char *p = path + from;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char c = *p;
+        *p = 0;
+        int ok = mkdir(path, 0700) == 0 || errno == EEXIST;
+        *p = c;
+        if (!ok)
+            return QR_EIO;
+        if (!c)
+            return QR_OK;
+    }
+}
+
+int qr_state_dir(const char *sub, qr_buf *out)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    qr_buf_reset(out);
+    /* the XDG rule: a relative XDG_STATE_HOME is ignored */
+    if (xdg && xdg[0] == '/')
+        qr_buf_puts(out, xdg);
+    else if (home && home[0] == '/')
+        qr_buf_printf(out, "%s/.local/state", home);
+    else
+        return QR_EIO;
+    qr_buf_puts(out, "/quarry");
+    if (sub)
+        qr_buf_printf(out, "/%s", sub);
+    if (out->failed)
+        return QR_ENOMEM;
+    struct stat sb;
+    if (stat(out->p, &sb) == 0)
+        return S_ISDIR(sb.st_mode) ? QR_OK : QR_EIO;
+    /* ~/.local/state may be missing too: made like the rest */
+    return make_dirs(out->p, 1);
 }

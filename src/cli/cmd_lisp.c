@@ -39,6 +39,8 @@ static const char usage[] =
     "  --store FILE         the memory store memory_query reads (default: $QUARRY_MEMORY);\n"
     "                       a program may name no other store\n"
     "  --no-index           compute git statistics without the index\n"
+    "  --seed N             seed of rand, rand-int, rand-nth, shuffle (default 1): the same\n"
+    "                       seed gives the same numbers\n"
     "  --stats              print timing and usage as a JSON line on stderr\n"
     "  --repeat N           run the program N times (benchmarks; --stats shows the best)\n"
     "  --run-tests FILE...  run golden test files (see tests/lang/)\n"
@@ -226,7 +228,7 @@ int cmd_lisp(int argc, char **argv)
 {
     const char *expr = NULL, *file = NULL;
     bool stats = false;
-    uint64_t repeat = 1;
+    uint64_t repeat = 1, seed = 1;
     cli_run_opts ro;
     cli_run_opts_init(&ro);
     const unsigned accept = CLI_OPT_REPO | CLI_OPT_STORE | CLI_OPT_DATA | CLI_OPT_FORMAT |
@@ -252,11 +254,19 @@ int cmd_lisp(int argc, char **argv)
             continue;
         if (!strcmp(a, "--stats")) {
             stats = true;
-        } else if ((!strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--repeat")) && !v) {
+        } else if ((!strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--repeat") ||
+                    !strcmp(a, "--seed")) &&
+                   !v) {
             cli_usage_error("lisp", "option '%s' needs a value", a);
             return EXIT_USAGE;
         } else if (!strcmp(a, "-e") || !strcmp(a, "--eval")) {
             expr = v;
+            i++;
+        } else if (!strcmp(a, "--seed")) {
+            if (!cli_parse_u64(v, &seed)) {
+                cli_usage_error("lisp", "bad --seed '%s': expected a non-negative integer", v);
+                return EXIT_USAGE;
+            }
             i++;
         } else if (!strcmp(a, "--repeat")) {
             if (!cli_parse_u64(v, &repeat) || repeat == 0 || repeat > 1000000) {
@@ -293,6 +303,7 @@ int cmd_lisp(int argc, char **argv)
         qr_tools_free(tools);
         return EXIT_FAILED;
     }
+    qr_lisp_set_seed(s, seed);
     /* (tool/NAME {...}) goes through the registry: same checks as `quarry tool`; the
      * repository is opened on the first call that needs it */
     qr_host host;

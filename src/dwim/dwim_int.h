@@ -22,4 +22,76 @@ int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err);
 int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *out,
                  qr_buf *err);
 
+/* ---- what was read (fix.c): the loop's memory ---- */
+
+typedef struct qr_dwim_seen {
+    char *rel;      /* the file, relative to the root */
+    char *what;     /* "lines 1-40", "expand add (lines 3-9)", "skeleton" */
+    char *key;      /* the line that read it: a repeat is answered from the cache (NULL:
+                       not any more, the file was edited since) */
+    uint64_t hash;  /* of the whole file when it was read, or when fix last wrote it */
+    size_t size;
+    int id;         /* the result that holds it (0: not known yet) */
+} qr_dwim_seen;
+
+struct qr_dwim_reads {
+    qr_dwim_seen *v;
+    size_t n, cap;
+    char *current; /* the file read or edited last: where a headerless hunk applies */
+};
+
+/* Records that rel was read (no-op when c->reads is NULL). */
+void qr__dwim_seen_add(qr_dwim_ctx *c, const char *rel, const char *what);
+/* The newest record of rel, or NULL. */
+const qr_dwim_seen *qr__dwim_seen_last(const qr_dwim_ctx *c, const char *rel);
+/* The hash and size of a file of the tree now; false when it cannot be read. */
+bool qr__dwim_file_hash(const qr_dwim_ctx *c, const char *rel, uint64_t *h, size_t *n);
+void qr__dwim_reads_release(struct qr_dwim_reads *r);
+
+/* ---- unified diffs (diff.c) ---- */
+
+/* How far (in lines) a hunk is looked for from where its header (and the offset of the
+ * hunk before) says. */
+#define QR__DWIM_DIFF_MAX_OFFSET 100
+
+typedef struct qr_dwim_hline {
+    char kind;       /* ' ' context, '-' removed, '+' added */
+    bool nonl;       /* followed by '\ No newline at end of file' */
+    const char *s;   /* the text after the kind, without its end of line */
+    size_t n;
+} qr_dwim_hline;
+
+typedef struct qr_dwim_hunk {
+    uint32_t old_start, old_count, new_start, new_count;
+    size_t first, nlines; /* its lines in qr_dwim_diff.lines */
+    unsigned line;        /* of its header in the diff, for messages */
+} qr_dwim_hunk;
+
+typedef struct qr_dwim_fdiff {
+    const char *old_path, *new_path; /* NULL: /dev/null (both NULL when headerless) */
+    bool headerless;                 /* hunks without ---/+++: the fix line's file */
+    qr_dwim_hunk *hunks;
+    size_t nhunks;
+    unsigned line; /* of its --- header */
+} qr_dwim_fdiff;
+
+typedef struct qr_dwim_diff {
+    qr_dwim_fdiff *files;
+    size_t nfiles;
+    qr_dwim_hline *lines;
+} qr_dwim_diff;
+
+/* Does text hold a unified diff (a ---/+++ pair, a hunk header or diff --git)? */
+bool qr__dwim_diff_like(const char *text, size_t n);
+/* Parses a unified diff strictly (see diff.c); everything lives in `a`. QR_EINVAL with
+ * one line naming the diff's line number on a malformed or refused diff. */
+int qr__dwim_diff_parse(const char *text, size_t n, qr_arena *a, qr_dwim_diff *out,
+                        qr_buf *err);
+/* Applies the hunks of f to text (the file `name`), appending the new content to out;
+ * *first_line: the first line it changes (1-based, in the old file). QR_EINVAL when a hunk does not
+ * apply or applies ambiguously. */
+int qr__dwim_diff_apply(const qr_dwim_diff *d, const qr_dwim_fdiff *f, const char *name,
+                        const char *text, size_t n, qr_buf *out, uint32_t *first_line,
+                        qr_buf *err);
+
 #endif

@@ -1,13 +1,20 @@
 /*
- * fix.c: the fix verb and its undo log. An edit is a search/replace block
+ * fix.c: the fix verb, its undo log, and the memory of what was read. An edit is a
+ * unified diff (diff.c: several files, several hunks, new and deleted files), a
+ * search/replace block
  *     <<<<<<< SEARCH / old text / ======= / new text / >>>>>>> REPLACE
  * on the file the line names, or a new text for a named symbol (its whole definition,
  * replaced by its byte range in the code graph). Edits happen only with write permission
- * (quarry dwim --write, quarry do --write); the path is resolved under the working tree
- * (no .., no symlink out), the file is re-read just before it is replaced and the edit is
- * refused when it changed since it was read, and the file is replaced atomically
- * (qr_write_file_atomic). Each edit first saves the old file into the undo log
- * (<root>/.git/quarry/dwim-undo/NNNNNN.{path,orig}); qr_dwim_undo restores the newest.
+ * (quarry dwim --write, quarry do --write). Every file an edit touches is resolved under
+ * the working tree (no .., no symlink out, no symbolic link edited through), must be a
+ * regular text file, and must hold what was read: when the loop read it (c->reads), the
+ * content it read then (or fix last wrote); in every case the content the edit was made
+ * on, checked again just before writing. The whole edit is made in memory first; one
+ * hunk that does not apply refuses it all and nothing is written. Then each old file is
+ * saved into the undo log (<root>/.git/quarry/dwim-undo/NNNNNN.{path,orig}, the files of
+ * one edit forming one group) and each file is replaced atomically (qr_write_file_atomic;
+ * a failed write puts back the files already written). qr_dwim_undo restores the newest
+ * group.
  */
 #define _GNU_SOURCE
 #include "dwim_int.h"
@@ -60,74 +67,292 @@ static unsigned newest_entry(const char *dir)
     return best;
 }
 
-static int log_edit(const qr_dwim_ctx *c, const char *rel, const char *old, size_t n, bool existed)
+/* ---- the memory of reads ---- */
+
+bool qr__dwim_file_hash(const qr_dwim_ctx *c, const char *rel, uint64_t *h, size_t *n)
 {
-    qr_buf dir, p;
+    qr_buf p;
+    qr_buf_init(&p);
+    qr_buf_printf(&p, "%s/%s", c->root, rel);
+    char *text = NULL;
+    int rc = qr_read_file(p.p, 64u << 20, &text, n);
+    qr_buf_release(&p);
+    if (rc != QR_OK)
+        return false;
+    *h = qr_hash_bytes(text, *n);
+    free(text);
+    return true;
+}
+
+static qr_dwim_seen *seen_push(struct qr_dwim_reads *r)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        qr_dwim_seen *v = realloc(r->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        r->v = v;
+        r->cap = cap;
+    }
+    qr_dwim_seen *e = &r->v[r->n++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static void set_current(struct qr_dwim_reads *r, const char *rel)
+{
+    char *d = strdup(rel);
+    if (d) {
+        free(r->current);
+        r->current = d;
+    }
+}
+
+void qr__dwim_seen_add(qr_dwim_ctx *c, const char *rel, const char *what)
+{
+    struct qr_dwim_reads *r = c->reads;
+    uint64_t h;
+    size_t n;
+    if (!r || !qr__dwim_file_hash(c, rel, &h, &n))
+        return;
+    qr_dwim_seen *e = seen_push(r);
+    if (!e)
+        return;
+    e->rel = strdup(rel);
+    e->what = strdup(what);
+    e->hash = h;
+    e->size = n;
+    set_current(r, rel);
+}
+
+const qr_dwim_seen *qr__dwim_seen_last(const qr_dwim_ctx *c, const char *rel)
+{
+    if (!c->reads)
+        return NULL;
+    for (size_t i = c->reads->n; i-- > 0;)
+        if (c->reads->v[i].rel && !strcmp(c->reads->v[i].rel, rel))
+            return &c->reads->v[i];
+    return NULL;
+}
+
+/* fix wrote rel: later fixes check against what it wrote; earlier reads of it are no
+ * longer answered from the cache. */
+static void seen_wrote(qr_dwim_ctx *c, const char *rel, const char *data, size_t n)
+{
+    struct qr_dwim_reads *r = c->reads;
+    if (!r)
+        return;
+    bool any = false;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].rel && !strcmp(r->v[i].rel, rel)) {
+            free(r->v[i].key);
+            r->v[i].key = NULL;
+            r->v[i].hash = qr_hash_bytes(data, n);
+            r->v[i].size = n;
+            any = true;
+        }
+    if (!any) {
+        qr_dwim_seen *e = seen_push(r);
+        if (e) {
+            e->rel = strdup(rel);
+            e->what = strdup("edited");
+            e->hash = qr_hash_bytes(data, n);
+            e->size = n;
+        }
+    }
+    set_current(r, rel);
+}
+
+void qr__dwim_reads_release(struct qr_dwim_reads *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->v[i].rel);
+        free(r->v[i].what);
+        free(r->v[i].key);
+    }
+    free(r->v);
+    free(r->current);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- an edit: its files, checked, logged, written ---- */
+
+typedef struct efile {
+    char *abs;
+    const char *rel;  /* into abs */
+    char *old;        /* what the edit was made on (malloc'd; NULL for a new file) */
+    size_t on;
+    bool existed, remove;
+    unsigned mode;
+    qr_buf neu;       /* the new content */
+    uint32_t line;    /* where the edit starts */
+    size_t minus, plus;
+} efile;
+
+static void efiles_free(efile *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].abs);
+        free(v[i].old);
+        qr_buf_release(&v[i].neu);
+    }
+    free(v);
+}
+
+/* Opens path for an edit: resolved inside the tree, not a symbolic link, a regular text
+ * file (create: one that does not exist yet), holding what the loop read of it. */
+static int load(qr_dwim_ctx *c, const char *path, bool create, efile *f, qr_buf *err)
+{
+    int rc = qr__dwim_resolve(c, path, !create, &f->abs, &f->rel, err);
+    if (rc != QR_OK) {
+        if (create && !strstr(err->p ? err->p : "", "outside")) {
+            qr_buf_reset(err);
+            qr_buf_printf(err, "cannot create '%s': its directory does not exist", path);
+        }
+        return rc;
+    }
+    struct stat st;
+    qr_buf lp;
+    qr_buf_init(&lp);
+    if (path[0] == '/')
+        qr_buf_puts(&lp, path);
+    else
+        qr_buf_printf(&lp, "%s/%s", c->root, path);
+    bool link = lstat(lp.p, &st) == 0 && S_ISLNK(st.st_mode);
+    qr_buf_release(&lp);
+    if (link) {
+        qr_buf_printf(err, "'%s' is a symbolic link; fix edits regular files only", path);
+        return QR_EINVAL;
+    }
+    f->mode = 0644;
+    if (create) {
+        if (lstat(f->abs, &st) == 0) {
+            qr_buf_printf(err, "'%s' already exists; the diff creates it", f->rel);
+            return QR_EINVAL;
+        }
+        return QR_OK;
+    }
+    f->existed = true;
+    if (lstat(f->abs, &st) != 0 || !S_ISREG(st.st_mode)) {
+        qr_buf_printf(err, "'%s' is not a regular file", f->rel);
+        return QR_EINVAL;
+    }
+    f->mode = st.st_mode & 0777;
+    if (qr_read_file(f->abs, 64u << 20, &f->old, &f->on) != QR_OK) {
+        qr_buf_printf(err, "cannot read '%s'", f->rel);
+        return QR_EINVAL;
+    }
+    if (memchr(f->old, '\0', f->on)) {
+        qr_buf_printf(err, "'%s' is a binary file; fix edits text", f->rel);
+        return QR_EINVAL;
+    }
+    const qr_dwim_seen *s = qr__dwim_seen_last(c, f->rel);
+    if (s && (s->size != f->on || s->hash != qr_hash_bytes(f->old, f->on))) {
+        if (s->id)
+            qr_buf_printf(err, "'%s' changed since it was read (#%04d); read it again",
+                          f->rel, s->id);
+        else
+            qr_buf_printf(err, "'%s' changed since it was read; read it again", f->rel);
+        return QR_EINVAL;
+    }
+    return QR_OK;
+}
+
+static int undo_entry(qr_buf *p, const char *dir, unsigned k, const char *ext)
+{
+    qr_buf_reset(p);
+    qr_buf_printf(p, "%s/%06u.%s", dir, k, ext);
+    return p->failed ? QR_ENOMEM : QR_OK;
+}
+
+/* Checks every file again, logs the old ones as one undo group, writes them all. */
+static int commit(qr_dwim_ctx *c, efile *v, size_t n, qr_buf *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        efile *f = &v[i];
+        struct stat st;
+        if (!f->existed) {
+            if (lstat(f->abs, &st) == 0) {
+                qr_buf_printf(err, "'%s' appeared since it was read; read it again", f->rel);
+                return QR_EINVAL;
+            }
+            continue;
+        }
+        char *now = NULL;
+        size_t nn = 0;
+        bool same = lstat(f->abs, &st) == 0 && S_ISREG(st.st_mode) &&
+                    qr_read_file(f->abs, 64u << 20, &now, &nn) == QR_OK && nn == f->on &&
+                    !memcmp(now, f->old, nn);
+        free(now);
+        if (!same) {
+            qr_buf_printf(err, "'%s' changed since it was read; read it again", f->rel);
+            return QR_EINVAL;
+        }
+    }
+    qr_buf dir, p, line;
     qr_buf_init(&dir);
     qr_buf_init(&p);
+    qr_buf_init(&line);
     undo_dir(c, &dir);
     int rc = mkdirs(dir.p);
-    if (rc == QR_OK) {
-        unsigned k = newest_entry(dir.p) + 1;
-        qr_buf_printf(&p, "%s/%06u.orig", dir.p, k);
-        rc = existed ? qr_write_file_atomic(p.p, old, n, 0600) : QR_OK;
+    unsigned g = rc == QR_OK ? newest_entry(dir.p) + 1 : 0;
+    size_t logged = 0;
+    for (size_t i = 0; i < n && rc == QR_OK; i++) {
+        efile *f = &v[i];
+        rc = undo_entry(&p, dir.p, g + (unsigned)i, "orig");
+        if (rc == QR_OK && f->existed)
+            rc = qr_write_file_atomic(p.p, f->old, f->on, 0600);
         if (rc == QR_OK) {
-            qr_buf_reset(&p);
-            qr_buf_printf(&p, "%s/%06u.path", dir.p, k);
-            qr_buf line;
-            qr_buf_init(&line);
-            qr_buf_printf(&line, "%s\n%s\n", existed ? "existed" : "new", rel);
-            rc = qr_write_file_atomic(p.p, line.p, line.len, 0600);
-            qr_buf_release(&line);
+            qr_buf_reset(&line);
+            qr_buf_printf(&line, "%s\n%s\nedit %06u\n", f->existed ? "existed" : "new",
+                          f->rel, g);
+            rc = undo_entry(&p, dir.p, g + (unsigned)i, "path");
+            if (rc == QR_OK)
+                rc = qr_write_file_atomic(p.p, line.p, line.len, 0600);
         }
+        if (rc == QR_OK)
+            logged++;
+    }
+    if (rc != QR_OK)
+        qr_buf_puts(err, "cannot write the undo log");
+    size_t written = 0;
+    for (size_t i = 0; i < n && rc == QR_OK; i++) {
+        efile *f = &v[i];
+        if (f->remove)
+            rc = unlink(f->abs) == 0 ? QR_OK : QR_EIO;
+        else
+            rc = qr_write_file_atomic(f->abs, f->neu.p ? f->neu.p : "", f->neu.len, f->mode);
+        if (rc != QR_OK)
+            qr_buf_printf(err, "cannot write '%s'", f->rel);
+        else
+            written++;
+    }
+    if (rc != QR_OK) {
+        /* put back what was written and drop the group from the log */
+        for (size_t i = 0; i < written; i++) {
+            if (v[i].existed)
+                qr_write_file_atomic(v[i].abs, v[i].old, v[i].on, v[i].mode);
+            else
+                unlink(v[i].abs);
+        }
+        for (size_t i = 0; i < logged; i++) {
+            if (undo_entry(&p, dir.p, g + (unsigned)i, "path") == QR_OK)
+                unlink(p.p);
+            if (undo_entry(&p, dir.p, g + (unsigned)i, "orig") == QR_OK)
+                unlink(p.p);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            seen_wrote(c, v[i].rel, v[i].neu.p ? v[i].neu.p : "", v[i].neu.len);
+        /* the graph of the working tree is stale now */
+        qr_code_graph_free(c->host->code.graph);
+        c->host->code.graph = NULL;
     }
     qr_buf_release(&dir);
     qr_buf_release(&p);
-    return rc;
-}
-
-/* Replaces rel (abs) with data when it still holds `was` (what the edit was made on). */
-static int replace_file(const qr_dwim_ctx *c, const char *abs, const char *rel, const char *was,
-                        size_t wn, bool existed, const char *data, size_t n, qr_buf *err)
-{
-    char *now = NULL;
-    size_t nn = 0;
-    struct stat st;
-    unsigned mode = 0644;
-    if (existed) {
-        /* test hook: a writer that changes the file between the read and the write */
-        const char *race = getenv("QUARRY_DWIM_TEST_RACE");
-        if (race && *race) {
-            FILE *f = fopen(abs, "a");
-            if (f) {
-                fputs("/* changed underneath */\n", f);
-                fclose(f);
-            }
-        }
-        if (lstat(abs, &st) != 0 || !S_ISREG(st.st_mode)) {
-            qr_buf_printf(err, "'%s' is not a regular file", rel);
-            return QR_EINVAL;
-        }
-        mode = st.st_mode & 0777;
-        if (qr_read_file(abs, 64u << 20, &now, &nn) != QR_OK || nn != wn ||
-            memcmp(now, was, wn) != 0) {
-            free(now);
-            qr_buf_printf(err, "'%s' changed since it was read; read it again", rel);
-            return QR_EINVAL;
-        }
-        free(now);
-    } else if (access(abs, F_OK) == 0) {
-        qr_buf_printf(err, "'%s' appeared since it was read; read it again", rel);
-        return QR_EINVAL;
-    }
-    int rc = log_edit(c, rel, was, wn, existed);
-    if (rc != QR_OK) {
-        qr_buf_puts(err, "cannot write the undo log");
-        return rc;
-    }
-    rc = qr_write_file_atomic(abs, data, n, mode);
-    if (rc != QR_OK)
-        qr_buf_printf(err, "cannot write '%s'", rel);
+    qr_buf_release(&line);
     return rc;
 }
 
@@ -152,54 +377,114 @@ static bool split_block(const char *s, const char **old, size_t *on, const char 
     return true;
 }
 
+/* A unified diff: every file loaded and every hunk applied in memory before anything is
+ * written. */
+static int fix_diff(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *out,
+                    qr_buf *err)
+{
+    qr_dwim_diff d;
+    int rc = qr__dwim_diff_parse(in->content, strlen(in->content), a, &d, err);
+    if (rc != QR_OK)
+        return rc;
+    efile *v = calloc(d.nfiles, sizeof *v);
+    if (!v)
+        return QR_ENOMEM;
+    for (size_t i = 0; i < d.nfiles && rc == QR_OK; i++) {
+        const qr_dwim_fdiff *fd = &d.files[i];
+        efile *f = &v[i];
+        qr_buf_init(&f->neu);
+        const char *path = fd->new_path ? fd->new_path : fd->old_path;
+        if (fd->headerless) {
+            path = in->target ? in->target : c->reads ? c->reads->current : NULL;
+            if (!path) {
+                qr_buf_puts(err, "a hunk without ---/+++ headers needs a file: `fix FILE` "
+                                 "on the line before it");
+                rc = QR_EINVAL;
+                break;
+            }
+        }
+        bool create = !fd->headerless && !fd->old_path;
+        if ((rc = load(c, path, create, f, err)) != QR_OK)
+            break;
+        f->remove = !fd->headerless && !fd->new_path;
+        rc = qr__dwim_diff_apply(&d, fd, f->rel, f->old ? f->old : "", f->on, &f->neu,
+                                 &f->line, err);
+        if (rc == QR_OK && f->remove && f->neu.len) {
+            qr_buf_printf(err, "the diff deletes '%s' but leaves %zu bytes of it", f->rel,
+                          f->neu.len);
+            rc = QR_EINVAL;
+        }
+        for (size_t h = 0; h < fd->nhunks; h++)
+            for (size_t j = 0; j < fd->hunks[h].nlines; j++) {
+                char k = d.lines[fd->hunks[h].first + j].kind;
+                f->minus += k == '-';
+                f->plus += k == '+';
+            }
+    }
+    if (rc == QR_OK)
+        rc = commit(c, v, d.nfiles, err);
+    if (rc == QR_OK) {
+        for (size_t i = 0; i < d.nfiles; i++) {
+            const efile *f = &v[i];
+            if (!f->existed)
+                qr_buf_printf(out, "created %s: +%zu lines\n", f->rel, f->plus);
+            else if (f->remove)
+                qr_buf_printf(out, "deleted %s: -%zu lines\n", f->rel, f->minus);
+            else
+                qr_buf_printf(out, "edited %s at line %u: -%zu +%zu lines\n", f->rel, f->line,
+                              f->minus, f->plus);
+        }
+        qr_buf_printf(out, "(quarry dwim undo restores %s)\n", d.nfiles > 1 ? "them" : "it");
+    }
+    efiles_free(v, d.nfiles);
+    return rc;
+}
+
 int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *out, qr_buf *err)
 {
-    (void)a;
     if (!c->write) {
         qr_buf_puts(err, "fix changes files: run with --write");
         return QR_EINVAL;
     }
     if (!in->content) {
-        qr_buf_puts(err, "fix needs an edit: a SEARCH/REPLACE block on the lines after "
-                         "`fix FILE`, or the new text of a symbol after `fix SYMBOL`");
+        qr_buf_puts(err, "fix needs an edit: a unified diff, a SEARCH/REPLACE block on the "
+                         "lines after `fix FILE`, or the new text of a symbol after `fix "
+                         "SYMBOL`");
         return QR_EINVAL;
     }
-    const char *old, *neu;
-    size_t on, nn;
+    const char *old = NULL, *neu = NULL;
+    size_t on = 0, nn = 0;
     bool block = split_block(in->content, &old, &on, &neu, &nn);
+    if (!block && qr__dwim_diff_like(in->content, strlen(in->content)))
+        return fix_diff(c, in, a, out, err);
     if (!in->target) {
         qr_buf_puts(err, "fix needs a file (with a SEARCH/REPLACE block) or a symbol");
         return QR_EINVAL;
     }
-    char *abs = NULL;
-    const char *rel;
+    efile *f = calloc(1, sizeof *f);
+    if (!f)
+        return QR_ENOMEM;
+    qr_buf_init(&f->neu);
     int rc;
-    char *text = NULL;
-    size_t n = 0;
     size_t from = 0, to = 0; /* the bytes replaced */
-    const char *repl;
-    size_t rn;
+    const char *repl = NULL;
+    size_t rn = 0;
     if (block) {
-        if ((rc = qr__dwim_resolve(c, in->target, true, &abs, &rel, err)) != QR_OK)
-            return rc;
-        if (qr_read_file(abs, 64u << 20, &text, &n) != QR_OK) {
-            qr_buf_printf(err, "cannot read '%s'", in->target);
-            rc = QR_EINVAL;
+        if ((rc = load(c, in->target, false, f, err)) != QR_OK)
             goto done;
-        }
-        const char *hit = on ? memmem(text, n, old, on) : NULL;
+        const char *hit = on ? memmem(f->old, f->on, old, on) : NULL;
         if (!hit) {
-            qr_buf_printf(err, "the SEARCH text is not in '%s'", rel);
+            qr_buf_printf(err, "the SEARCH text is not in '%s'", f->rel);
             rc = QR_EINVAL;
             goto done;
         }
-        if (memmem(hit + 1, n - (size_t)(hit - text) - 1, old, on)) {
+        if (memmem(hit + 1, f->on - (size_t)(hit - f->old) - 1, old, on)) {
             qr_buf_printf(err, "the SEARCH text occurs more than once in '%s'; give more lines",
-                          rel);
+                          f->rel);
             rc = QR_EINVAL;
             goto done;
         }
-        from = (size_t)(hit - text);
+        from = (size_t)(hit - f->old);
         to = from + on;
         repl = neu;
         rn = nn;
@@ -207,7 +492,7 @@ int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *
         /* a new text for a symbol: its definition's bytes */
         qr_code_graph *g;
         if ((rc = qr__dwim_graph(c, &g, err)) != QR_OK)
-            return rc;
+            goto done;
         const qr_code_node *best = NULL;
         for (size_t i = 0; i < qr_code_graph_nnodes(g); i++) {
             const qr_code_node *nd = qr_code_graph_node(g, i);
@@ -217,22 +502,19 @@ int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *
             if (best) {
                 qr_buf_printf(err, "symbol '%s' is defined more than once; give FILE:NAME "
                                    "or a SEARCH/REPLACE block", in->target);
-                return QR_EINVAL;
+                rc = QR_EINVAL;
+                goto done;
             }
             best = nd;
         }
         if (!best) {
             qr_buf_printf(err, "no symbol '%s' in the code index", in->target);
-            return QR_EINVAL;
-        }
-        if ((rc = qr__dwim_resolve(c, best->file, true, &abs, &rel, err)) != QR_OK)
-            return rc;
-        if (qr_read_file(abs, 64u << 20, &text, &n) != QR_OK) {
-            qr_buf_printf(err, "cannot read '%s'", best->file);
             rc = QR_EINVAL;
             goto done;
         }
-        if (best->it.end_byte > n || best->it.start_byte > best->it.end_byte) {
+        if ((rc = load(c, best->file, false, f, err)) != QR_OK)
+            goto done;
+        if (best->it.end_byte > f->on || best->it.start_byte > best->it.end_byte) {
             qr_buf_printf(err, "'%s' changed since it was indexed; read it again", best->file);
             rc = QR_EINVAL;
             goto done;
@@ -244,62 +526,57 @@ int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *
         while (rn && repl[rn - 1] == '\n')
             rn--;
     }
-    {
-        qr_buf nb;
-        qr_buf_init(&nb);
-        qr_buf_append(&nb, text, from);
-        qr_buf_append(&nb, repl, rn);
-        qr_buf_append(&nb, text + to, n - to);
-        rc = replace_file(c, abs, rel, text, n, true, nb.p ? nb.p : "", nb.len, err);
-        if (rc == QR_OK) {
-            /* the line numbers the edit touched */
-            unsigned line = 1;
-            for (size_t i = 0; i < from; i++)
-                line += text[i] == '\n';
-            qr_buf_printf(out, "edited %s at line %u: -%zu +%zu bytes (quarry dwim undo "
-                               "restores it)\n", rel, line, to - from, rn);
-            /* the graph of the working tree is stale now */
-            qr_code_graph_free(c->host->code.graph);
-            c->host->code.graph = NULL;
-        }
-        qr_buf_release(&nb);
+    qr_buf_append(&f->neu, f->old, from);
+    qr_buf_append(&f->neu, repl, rn);
+    qr_buf_append(&f->neu, f->old + to, f->on - to);
+    if (f->neu.failed) {
+        rc = QR_ENOMEM;
+        goto done;
     }
+    /* the line the edit starts at */
+    unsigned line = 1;
+    for (size_t i = 0; i < from; i++)
+        line += f->old[i] == '\n';
+    rc = commit(c, f, 1, err);
+    if (rc == QR_OK)
+        qr_buf_printf(out, "edited %s at line %u: -%zu +%zu bytes (quarry dwim undo "
+                           "restores it)\n", f->rel, line, to - from, rn);
 done:
-    free(text);
-    free(abs);
+    efiles_free(f, 1);
     return rc;
 }
 
-int qr_dwim_undo(qr_dwim_ctx *c, qr_buf *out, qr_buf *err)
+/* Restores entry k of the undo log; *group: the first entry of its edit. */
+static int undo_one(qr_dwim_ctx *c, const char *dir, unsigned k, unsigned *group, qr_buf *out,
+                    qr_buf *err)
 {
-    qr_buf dir, p;
-    qr_buf_init(&dir);
+    qr_buf p;
     qr_buf_init(&p);
-    undo_dir(c, &dir);
-    unsigned k = newest_entry(dir.p);
-    int rc = QR_OK;
     char *rec = NULL, *orig = NULL, *abs = NULL;
     size_t rn = 0, on = 0;
-    if (!k) {
-        qr_buf_puts(err, "nothing to undo");
-        rc = QR_EINVAL;
-        goto done;
-    }
-    qr_buf_printf(&p, "%s/%06u.path", dir.p, k);
-    if (qr_read_file(p.p, 1u << 16, &rec, &rn) != QR_OK) {
+    int rc = undo_entry(&p, dir, k, "path");
+    if (rc == QR_OK && qr_read_file(p.p, 1u << 16, &rec, &rn) != QR_OK) {
         qr_buf_puts(err, "the undo log is unreadable");
         rc = QR_EIO;
-        goto done;
     }
-    char *nl = strchr(rec, '\n');
-    if (!nl) {
+    /* "existed|new\nPATH\n[edit GROUP\n]" */
+    char *nl = rc == QR_OK ? strchr(rec, '\n') : NULL;
+    if (rc == QR_OK && !nl) {
         qr_buf_puts(err, "the undo log is damaged");
         rc = QR_EIO;
-        goto done;
     }
+    if (rc != QR_OK)
+        goto done;
     *nl = '\0';
     char *rel = nl + 1;
-    rel[strcspn(rel, "\n")] = '\0';
+    char *e = strchr(rel, '\n');
+    *group = k;
+    if (e) {
+        *e = '\0';
+        unsigned g;
+        if (sscanf(e + 1, "edit %u", &g) == 1 && g <= k)
+            *group = g;
+    }
     bool existed = !strcmp(rec, "existed");
     const char *r;
     if ((rc = qr__dwim_resolve(c, rel, false, &abs, &r, err)) != QR_OK)
@@ -307,7 +584,7 @@ int qr_dwim_undo(qr_dwim_ctx *c, qr_buf *out, qr_buf *err)
     if (existed) {
         qr_buf o;
         qr_buf_init(&o);
-        qr_buf_printf(&o, "%s/%06u.orig", dir.p, k);
+        undo_entry(&o, dir, k, "orig");
         rc = qr_read_file(o.p, 64u << 20, &orig, &on);
         if (rc == QR_OK)
             rc = qr_write_file_atomic(abs, orig, on, 0644);
@@ -327,7 +604,25 @@ done:
     free(rec);
     free(orig);
     free(abs);
-    qr_buf_release(&dir);
     qr_buf_release(&p);
+    return rc;
+}
+
+int qr_dwim_undo(qr_dwim_ctx *c, qr_buf *out, qr_buf *err)
+{
+    qr_buf dir;
+    qr_buf_init(&dir);
+    undo_dir(c, &dir);
+    unsigned k = newest_entry(dir.p);
+    int rc = QR_OK;
+    if (!k) {
+        qr_buf_puts(err, "nothing to undo");
+        rc = QR_EINVAL;
+    }
+    /* the newest entry and the others of its edit, newest first */
+    unsigned group = k;
+    for (unsigned i = k; rc == QR_OK && i >= group && i > 0; i--)
+        rc = undo_one(c, dir.p, i, i == k ? &group : &(unsigned){0}, out, err);
+    qr_buf_release(&dir);
     return rc;
 }

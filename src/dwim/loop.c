@@ -13,6 +13,11 @@
  * `drop ID`). The loop stops with what it has on a stall (the same line three times in a
  * row, or no new result for stall_turns turns), at max_turns model calls, or when the
  * model fails.
+ *
+ * The loop remembers what the model read (ctx->reads, filled by read, expand and
+ * skeleton): the prompt lists it under SEEN with the result ids; the same read line again,
+ * while its file is unchanged, is answered from the result cache without running; and fix
+ * checks each file against the content it had when it was read.
  */
 #include "dwim_int.h"
 
@@ -24,7 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum { MAX_DEPTH = 8, MAX_NOTES = 16, MAX_RESULTS = 256 };
+enum { MAX_DEPTH = 8, MAX_NOTES = 16, MAX_RESULTS = 256, MAX_SEEN_SHOWN = 8 };
 
 typedef struct node {
     char *goal, *summary;
@@ -55,6 +60,7 @@ typedef struct loop {
     int last_id;
     uint64_t seen[MAX_RESULTS]; /* hashes of results, for progress */
     size_t nseen;
+    struct qr_dwim_reads reads; /* what the model read: the SEEN list, repeats, fix */
 } loop;
 
 static const char system_role[] =
@@ -62,6 +68,7 @@ static const char system_role[] =
     "(a fix may add lines after it). Lines:\n"
     "skeleton PATH | expand SYMBOL | read FILE[:A-B] | grep 'REGEX' | callers SYM | "
     "callees SYM | deps FILE | references SYM | validate | fetch ID | TOOL key=value\n"
+    "fix + a unified diff (--- a/F, +++ b/F, @@ -l,n +l,n @@ hunks with context)\n"
     "fix FILE + a block: <<<<<<< SEARCH / old / ======= / new / >>>>>>> REPLACE\n"
     "fix SYMBOL + its whole new text\n"
     "plan: GOAL (open a subtask) | done: SUMMARY (close it; at the root, finish)\n"
@@ -112,6 +119,21 @@ static void build_prompt(loop *L, uint32_t turn, qr_buf *b)
             qr_buf_putc(b, '\n');
         }
     }
+    /* what was read, newest first, one line per result */
+    int shown = 0, last = 0;
+    for (size_t i = L->reads.n; i-- > 0 && shown < MAX_SEEN_SHOWN;) {
+        const qr_dwim_seen *e = &L->reads.v[i];
+        if (!e->id || e->id == last)
+            continue;
+        if (!shown++)
+            qr_buf_puts(b, "SEEN (fetch ID shows one again)\n");
+        last = e->id;
+        qr_buf_printf(b, "#%04d %s ", e->id, e->rel);
+        one_line_into(b, e->what, 80);
+        if (!e->key && strcmp(e->what, "edited") != 0)
+            qr_buf_puts(b, " (edited since)");
+        qr_buf_putc(b, '\n');
+    }
     if (L->last_id) {
         const char *r = L->results[L->last_id - 1];
         size_t n = strlen(r), max = o->preview_chars ? o->preview_chars : 1200;
@@ -126,8 +148,15 @@ static void build_prompt(loop *L, uint32_t turn, qr_buf *b)
     qr_buf_printf(b, "TURN %u/%u. Your line:", turn, o->max_turns);
 }
 
-/* The model's line: the first non-empty line outside a code fence; a fix keeps the lines
- * after it (its block), up to a closing fence. */
+static bool fence(const char *s)
+{
+    return !strncmp(s, "```", 3);
+}
+
+/* The model's line: the first non-empty line outside a code fence. A fix keeps the lines
+ * after it (its edit): when they open with a fence, up to the fence that closes it;
+ * otherwise up to a fence or the end. A reply that is a unified diff with no line before
+ * it (`--- a/x.c`, `diff --git`, `@@ -1,3 +1,4 @@`) is a fix of that diff. */
 static char *model_line(const char *text)
 {
     const char *p = text;
@@ -141,18 +170,39 @@ static char *model_line(const char *text)
         }
         while (l && isspace((unsigned char)s[l - 1]))
             l--;
-        if (l && strncmp(s, "```", 3) != 0) {
-            bool fix = !strncasecmp(s, "fix ", 4) && !memchr(s, ':', l);
-            if (!fix || !e)
-                return dupn(s, l);
-            /* fix with a block: to the end, without a closing fence */
-            const char *end = e + strlen(e);
-            const char *fence = strstr(e, "\n```");
-            if (fence)
-                end = fence;
-            return dupn(s, (size_t)(end - s));
+        if (!l || fence(s)) {
+            p = e ? e + 1 : p + strlen(p);
+            continue;
         }
-        p = e ? e + 1 : p + strlen(p);
+        bool diff = !strncmp(p, "--- ", 4) || !strncmp(p, "diff --git ", 11) ||
+                    !strncmp(p, "@@ -", 4);
+        bool fix = diff || ((l == 3 || (l > 3 && s[3] == ' ')) && !strncasecmp(s, "fix", 3) &&
+                            !memchr(s, ':', l));
+        if (!fix || (!e && !diff))
+            return dupn(s, l);
+        qr_buf b;
+        qr_buf_init(&b);
+        if (diff)
+            qr_buf_puts(&b, "fix");
+        else
+            qr_buf_append(&b, s, l);
+        /* the edit: from the next line (or this one, for a bare diff) */
+        const char *q = diff ? p : e + 1;
+        while (*q == '\n')
+            q++;
+        bool fenced = fence(q);
+        if (fenced)
+            q = strchr(q, '\n') ? strchr(q, '\n') + 1 : q + strlen(q);
+        while (*q) {
+            const char *qe = strchr(q, '\n');
+            size_t ql = qe ? (size_t)(qe - q) : strlen(q);
+            if (fence(q))
+                break;
+            qr_buf_putc(&b, '\n');
+            qr_buf_append(&b, q, ql);
+            q = qe ? qe + 1 : q + ql;
+        }
+        return qr_buf_detach(&b, NULL);
     }
     return NULL;
 }
@@ -229,6 +279,28 @@ static bool note_line(loop *L, const char *line, uint32_t turn, qr_buf *res)
     return true;
 }
 
+/* A line that read a file before, while the file is as it was then: answered from the
+ * result cache with a note, without running it again. */
+static bool repeat_read(loop *L, const qr_dwim_intent *in, const char *line, qr_buf *res)
+{
+    if (in->verb != QR_DWIM_READ && in->verb != QR_DWIM_EXPAND && in->verb != QR_DWIM_SKELETON)
+        return false;
+    for (size_t i = L->reads.n; i-- > 0;) {
+        const qr_dwim_seen *e = &L->reads.v[i];
+        if (!e->key || strcmp(e->key, line) != 0 || e->id < 1 || (size_t)e->id > L->nresults)
+            continue;
+        uint64_t h;
+        size_t n;
+        if (!qr__dwim_file_hash(L->o->ctx, e->rel, &h, &n) || h != e->hash || n != e->size)
+            return false; /* it changed: read it again */
+        qr_buf_printf(res, "#%04d again (%s unchanged since; answered from the cache)\n",
+                      e->id, e->rel);
+        qr_buf_puts(res, L->results[e->id - 1]);
+        return true;
+    }
+    return false;
+}
+
 static void trace(const qr_dwim_loop_opts *o, uint32_t turn, const char *line,
                   const qr_dwim_intent *in, int id, size_t prompt_chars, size_t result_chars,
                   const qr_llm_usage *u, const char *event)
@@ -263,6 +335,8 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
     loop L;
     memset(&L, 0, sizeof L);
     L.o = o;
+    struct qr_dwim_reads *outer = o->ctx->reads;
+    o->ctx->reads = &L.reads;
     L.path[0] = (node){dups(o->task), NULL, "active"};
     L.depth = 1;
     uint32_t max_turns = o->max_turns ? o->max_turns : 20;
@@ -383,10 +457,20 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
                                                                  : qr_dwim_verb_name(in.alts[i].verb));
             }
             qr_buf_puts(&res, " Write one line of the forms listed.");
+        } else if (repeat_read(&L, &in, line, &res)) {
+            /* answered from the cache: no progress */
         } else {
             qr_buf e;
             qr_buf_init(&e);
+            size_t nreads = L.reads.n;
             int vrc = qr_dwim_run(o->ctx, &in, &res, &e);
+            /* what this turn read (or wrote) is in the result it makes */
+            int next_id = L.nresults < MAX_RESULTS ? (int)L.nresults + 1 : 0;
+            for (size_t i = nreads; i < L.reads.n; i++) {
+                L.reads.v[i].id = next_id;
+                if (vrc == QR_OK && in.verb != QR_DWIM_FIX && next_id)
+                    L.reads.v[i].key = dups(line);
+            }
             if (vrc != QR_OK) {
                 qr_buf_printf(&res, "error: %s", e.p ? e.p : "failed");
             } else {
@@ -452,6 +536,8 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
     for (size_t i = 0; i < L.nresults; i++)
         free(L.results[i]);
     free(L.last_line);
+    qr__dwim_reads_release(&L.reads);
+    o->ctx->reads = outer;
     return rc;
 }
 

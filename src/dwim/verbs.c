@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -280,6 +281,8 @@ static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf 
     }
     if (rows >= max)
         qr_buf_printf(out, "... cut at %zu rows\n", max);
+    if (!dir)
+        qr__dwim_seen_add(c, rel, "skeleton");
     free(abs);
     return QR_OK;
 }
@@ -362,6 +365,10 @@ static int run_expand(qr_dwim_ctx *c, const char *target, qr_arena *a, qr_buf *o
     if (*p)
         qr_buf_printf(out, "... cut at %zu lines (read %s:%u-%u for the rest)\n", max,
                       best->file, line, best->it.end_line);
+    char what[200];
+    snprintf(what, sizeof what, "expand %.120s (lines %u-%u)", best->it.name, best->it.line,
+             best->it.end_line);
+    qr__dwim_seen_add(c, best->file, what);
     return QR_OK;
 }
 
@@ -405,6 +412,10 @@ static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr
     }
     if ((int64_t)total > hi)
         qr_buf_printf(out, "... %zu lines in all\n", total);
+    char what[64];
+    snprintf(what, sizeof what, "lines %lld-%lld", (long long)lo,
+             (long long)(hi < (int64_t)total ? hi : (int64_t)total));
+    qr__dwim_seen_add(c, rel, what);
     free(text);
     free(abs);
     return QR_OK;

@@ -469,29 +469,18 @@ done:
 /* ---- the check at open ----
  * PRAGMA quick_check reads the whole file (opening 2.7 MB takes 7 ms with it, 0.6 ms
  * without). It is skipped when the database and its WAL are exactly as they were when a
- * check last passed: device, inode, size and modification time of both (an empty WAL as
- * none), kept in quarry/index.checked. Any write (ours at a checkpoint, or damage from
- * outside) changes them, so the next open checks again; damage that changes nothing of
- * that is still found by the query that reads it. */
+ * check last passed: device, inode, size, modification and change time of both (an
+ * empty WAL as none; qr_file_stamp), kept in quarry/index.checked. Any write (ours at a
+ * checkpoint, or damage from outside, even with the modification time set back) changes
+ * the change time, so the next open checks again; damage within one tick of the file
+ * system's clock is still found by the query that reads it. */
 
-#define STAMP_LEN 160
-
-/* An empty file counts as absent: SQLite creates an empty WAL at every first open. */
-static void stat_part(const char *path, char *out, size_t n)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0 || sb.st_size == 0)
-        snprintf(out, n, "-");
-    else
-        snprintf(out, n, "%llu:%llu:%lld:%lld.%09ld", (unsigned long long)sb.st_dev,
-                 (unsigned long long)sb.st_ino, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-                 (long)sb.st_mtim.tv_nsec);
-}
+#define STAMP_LEN (2 * QR_FILE_STAMP_LEN + 32)
 
 /* The stamp of the database and its WAL as they are now; false when it cannot be made. */
 static bool file_stamp(qr_git_index *ix, char out[STAMP_LEN])
 {
-    char db[72], wal[72];
+    char db[QR_FILE_STAMP_LEN], wal[QR_FILE_STAMP_LEN];
     qr_buf p;
     qr_buf_init(&p);
     qr_buf_printf(&p, "%s-wal", ix->path);
@@ -499,10 +488,10 @@ static bool file_stamp(qr_git_index *ix, char out[STAMP_LEN])
         qr_buf_release(&p);
         return false;
     }
-    stat_part(ix->path, db, sizeof db);
-    stat_part(p.p, wal, sizeof wal);
+    qr_file_stamp(ix->path, db);
+    qr_file_stamp(p.p, wal);
     qr_buf_release(&p);
-    return snprintf(out, STAMP_LEN, "quarry-index-check 1 %s %s\n", db, wal) < STAMP_LEN;
+    return snprintf(out, STAMP_LEN, "quarry-index-check 2 %s %s\n", db, wal) < STAMP_LEN;
 }
 
 static bool stamp_path(qr_git_index *ix, qr_buf *p)

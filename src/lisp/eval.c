@@ -240,6 +240,8 @@ qr_val lx_apply(qr_lx *lx, qr_val f, int argc, const qr_val *argv)
                 lx_throw(lx, QR_LE_ARITY, "wrong number of arguments (%d) to '%s'; usage: (%s %s)",
                          argc, b->hdr.name, b->hdr.name, b->args);
             check_depth(lx);
+            if (!b->lazy_ok)
+                argv = lx_realize_args(lx, argc, argv);
             lx->depth++;
             qr_val r = b->fn(lx, argc, argv);
             lx->depth--;
@@ -548,8 +550,13 @@ static __attribute__((noinline)) qr_val eval_call(qr_lx *lx, const node *n)
     qr_val r;
     if (f.t == QR_T_FN && f.fn->kind == FN_CLOSURE)
         r = call_closure(lx, (const closure *)f.fn, argc, lx->stack + base);
-    else if (n->call.fn->kind == N_CONST && f.t == QR_T_FN && f.fn->kind == FN_BUILTIN)
-        r = ((const qr_builtin *)f.fn)->fn(lx, argc, lx->stack + base); /* arity checked */
+    else if (n->call.fn->kind == N_CONST && f.t == QR_T_FN && f.fn->kind == FN_BUILTIN) {
+        const qr_builtin *b = (const qr_builtin *)f.fn;
+        const qr_val *args = lx->stack + base;
+        if (!b->lazy_ok)
+            args = lx_realize_args(lx, argc, args);
+        r = b->fn(lx, argc, args); /* arity checked */
+    }
     else
         r = lx_apply(lx, f, argc, lx->stack + base);
     lx->cur = saved;

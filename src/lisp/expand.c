@@ -424,6 +424,73 @@ static qr_val x_when_first(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
     return list_of(ax, let, 3, form);
 }
 
+/* (defonce name expr) = (if (--defined? 'name) nil (def name expr)) */
+static qr_val x_defonce(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n != 3 || it[1].t != QR_T_SYM)
+        ax_error(ax, form, QR_LE_PARSE, "defonce expects a name and a value, as in (defonce x 1)");
+    qr_val q[2] = {S(ax, "quote"), it[1]};
+    qr_val test[2] = {S(ax, "--defined?"), list_of(ax, q, 2, form)};
+    qr_val def[3] = {S(ax, "def"), it[1], it[2]};
+    qr_val iff[4] = {S(ax, "if"), list_of(ax, test, 2, form), qr_nil(), list_of(ax, def, 3, form)};
+    return list_of(ax, iff, 4, form);
+}
+
+/* (with-out-str body) = (let [m (--out-mark)] body (--out-take m)): what body printed,
+ * taken back out of the run's output */
+static qr_val x_with_out_str(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    qr_val m = ax_gensym(ax, "out");
+    qr_val mark[1] = {S(ax, "--out-mark")};
+    qr_val take[2] = {S(ax, "--out-take"), m};
+    qr_val bv[2] = {m, list_of(ax, mark, 1, form)};
+    qr_vecb vb;
+    qr_vecb_init(&vb, ax_arena(ax), n + 2);
+    qr_vecb_push(&vb, S(ax, "let"));
+    qr_vecb_push(&vb, qr_vec_from(ax_arena(ax), QR_T_VEC, bv, 2));
+    for (size_t i = 1; i < n; i++)
+        qr_vecb_push(&vb, it[i]);
+    qr_vecb_push(&vb, list_of(ax, take, 2, form));
+    return qr_vecb_finish(&vb, QR_T_LIST);
+}
+
+/* (assert x) and (assert x message) = (when-not x (throw (ex-info "Assert failed: ..."
+ * {}))): an exception that (catch Throwable e ...) or (catch Exception e ...) takes */
+static qr_val x_assert(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n != 2 && n != 3)
+        ax_error(ax, form, QR_LE_PARSE, "assert expects a test and an optional message");
+    qr_val q[2] = {S(ax, "quote"), it[1]};
+    qr_val shown[2] = {S(ax, "pr-str"), list_of(ax, q, 2, form)};
+    qr_val text[5] = {S(ax, "str"), qr_str_new(ax_arena(ax), "Assert failed: ", 15)};
+    size_t nt = 2;
+    if (n == 3) {
+        text[nt++] = it[2];
+        text[nt++] = qr_str_new(ax_arena(ax), "\n", 1);
+    }
+    text[nt++] = list_of(ax, shown, 2, form);
+    qr_val exi[3] = {S(ax, "ex-info"), list_of(ax, text, nt, form), qr_map_empty()};
+    qr_val thr[2] = {S(ax, "throw"), list_of(ax, exi, 3, form)};
+    qr_val wn[3] = {S(ax, "when-not"), it[1], list_of(ax, thr, 2, form)};
+    return list_of(ax, wn, 3, form);
+}
+
+/* (where field) = (--where field); (where field op value) = (--where field 'op value):
+ * the operator is quoted, since `in` and `includes` name no function (lib_ptc.c) */
+static qr_val x_where(lx_ax *ax, qr_val form, const qr_val *it, size_t n)
+{
+    if (n != 2 && n != 4)
+        ax_error(ax, form, QR_LE_PARSE, "where expects a field, or a field, an operator and a "
+                                        "value, as in (where :status = \"active\")");
+    if (n == 2) {
+        qr_val w[2] = {S(ax, "--where"), it[1]};
+        return list_of(ax, w, 2, form);
+    }
+    qr_val q[2] = {S(ax, "quote"), it[2]};
+    qr_val w[4] = {S(ax, "--where"), it[1], list_of(ax, q, 2, form), it[3]};
+    return list_of(ax, w, 4, form);
+}
+
 /* ---- try / catch / finally ----
  * (try body* (catch Class e handler*)* (finally f*)) becomes calls of the internal
  * --try with thunks: (--try (fn [] body) nil "Class" (fn [e] handler) ...) and, when there
@@ -597,7 +664,9 @@ static const struct {
     {"doseq", x_for},       {"for", x_for},            {"dotimes", x_dotimes},
     {"comment", x_comment}, {"declare", x_declare},    {"ns", x_ns},
     {"require", x_require}, {"try", x_try},
-    {"when-first", x_when_first},
+    {"when-first", x_when_first}, {"defonce", x_defonce},
+    {"with-out-str", x_with_out_str}, {"assert", x_assert},
+    {"where", x_where},
 };
 
 static const char *const core_forms[] = {"quote", "if",  "do",   "let",   "let*", "loop",

@@ -36,7 +36,6 @@ static qr_val fwd(qr_lx *lx, const char *name, int argc, const qr_val *argv)
         return fwd(lx, target, argc, argv);                                                  \
     }
 
-FWD(bi_compat_index_of, "clojure.string/index-of")
 FWD(bi_compat_substring, "subs")
 FWD(bi_compat_length, "count")
 FWD(bi_compat_upper, "clojure.string/upper-case")
@@ -49,8 +48,6 @@ FWD(bi_compat_replace, "clojure.string/replace")
 FWD(bi_compat_max, "max")
 FWD(bi_compat_min, "min")
 FWD(bi_compat_map, "map")
-FWD(bi_compat_floor, "Math/floor")
-FWD(bi_compat_ceil, "Math/ceil")
 FWD(bi_compat_round, "Math/round")
 FWD(bi_compat_sqrt, "Math/sqrt")
 
@@ -422,7 +419,6 @@ static qr_val bi_compat_printf(qr_lx *lx, int argc, const qr_val *argv)
 }
 
 const qr_builtin qr_lib_compat[] = {
-    QR_BUILTIN(".indexOf", bi_compat_index_of, 2, 3, "[s value] or [s value from]", "index of value in s, or nil (Java String.indexOf gives -1; Clojure's index-of nil)"),
     QR_BUILTIN(".substring", bi_compat_substring, 2, 3, "[s start] or [s start end]", "the characters of s from start (to end)"),
     QR_BUILTIN(".length", bi_compat_length, 1, 1, "[s]", "the number of characters of s"),
     QR_BUILTIN(".toUpperCase", bi_compat_upper, 1, 1, "[s]", "s in upper case"),
@@ -457,8 +453,6 @@ const qr_builtin qr_lib_compat[] = {
     QR_BUILTIN("pmap", bi_compat_map, 2, -1, "[f coll & colls]", "map (run in order: the sandbox has one thread)"),
     QR_BUILTIN("sum", bi_compat_sum, 1, 1, "[coll]", "the sum of the numbers of coll (0 when empty)"),
     QR_BUILTIN("avg", bi_compat_avg, 1, 1, "[coll]", "the mean of the numbers of coll, a double; nil when empty"),
-    QR_BUILTIN("floor", bi_compat_floor, 1, 1, "[x]", "largest integral double <= x"),
-    QR_BUILTIN("ceil", bi_compat_ceil, 1, 1, "[x]", "smallest integral double >= x"),
     QR_BUILTIN("round", bi_compat_round, 1, 1, "[x]", "nearest integer (halves round up)"),
     QR_BUILTIN("sqrt", bi_compat_sqrt, 1, 1, "[x]", "square root"),
     QR_BUILTIN("zip", bi_compat_zip, 1, 8, "[xs ys & more]", "vectors of the items at each position, as long as the shortest"),

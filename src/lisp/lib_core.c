@@ -29,10 +29,27 @@ static qr_val bi_core_not_eq(qr_lx *lx, int argc, const qr_val *argv)
     return qr_bool(!qr_truthy(bi_core_eq(lx, argc, argv)));
 }
 
+/* Java's String.compareTo: the difference of the first code points that differ, else of
+ * the lengths (in code points). */
+static qr_val compare_strings(const qr_str *a, const qr_str *b)
+{
+    size_t i = 0, j = 0;
+    while (i < a->len && j < b->len) {
+        uint32_t x, y;
+        i += qr_utf8_decode(a->data + i, a->len - i, &x);
+        j += qr_utf8_decode(b->data + j, b->len - j, &y);
+        if (x != y)
+            return qr_int((int64_t)x - (int64_t)y);
+    }
+    return qr_int((int64_t)a->nchars - (int64_t)b->nchars);
+}
+
 static qr_val bi_core_compare(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
     int c;
+    if (argv[0].t == QR_T_STR && argv[1].t == QR_T_STR)
+        return compare_strings(argv[0].s, argv[1].s);
     if (!qr_compare(argv[0], argv[1], &c)) {
         lx_throw(lx, QR_LE_TYPE, "'compare' cannot compare %s with %s",
                  qr_type_name((qr_type)argv[0].t), qr_type_name((qr_type)argv[1].t));
@@ -97,65 +114,37 @@ static qr_val bi_core_type(qr_lx *lx, int argc, const qr_val *argv)
 
 /* ---- printing ---- */
 
-/* Prints argv separated by spaces into b, at most max bytes; returns QR_PRINT_*. */
-static int print_args(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int mode, size_t max)
-{
-    for (int i = 0; i < argc; i++) {
-        if (i)
-            qr_buf_putc(b, ' ');
-        size_t room = b->len >= max ? 0 : max - b->len;
-        int st = lx_print(lx, b, argv[i], mode, room);
-        if (st != QR_PRINT_DONE)
-            return st;
-    }
-    return b->len > max ? QR_PRINT_CUT : QR_PRINT_DONE;
-}
-
+/* str, pr-str and print-str build their string in place (lx_print_str): a long one is
+ * never held twice. */
 static qr_val bi_core_str(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 1 && argv[0].t == QR_T_STR)
         return argv[0];
-    qr_buf *b = lx_scratch(lx);
-    size_t max = lx_room(lx);
-    int st = QR_PRINT_DONE;
-    for (int i = 0; i < argc && st == QR_PRINT_DONE; i++) {
-        qr_val x = argv[i];
-        if (x.t == QR_T_NIL)
-            continue;
-        if (x.t == QR_T_LAZY)
-            lx_throw(lx, QR_LE_TYPE, "'str' cannot print an unbounded sequence");
-        st = lx_print(lx, b, x, x.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY,
-                      b->len >= max ? 0 : max - b->len);
-    }
-    return lx_buf_to_str(lx, b, st);
+    return lx_print_str(lx, argc, argv, LX_PRINT_STR);
 }
 
 static qr_val bi_core_pr_str(qr_lx *lx, int argc, const qr_val *argv)
 {
-    qr_buf *b = lx_scratch(lx);
-    int st = print_args(lx, b, argc, argv, QR_PRINT_READABLY, lx_room(lx));
-    return lx_buf_to_str(lx, b, st);
+    return lx_print_str(lx, argc, argv, QR_PRINT_READABLY);
 }
 
 static qr_val bi_core_print_str(qr_lx *lx, int argc, const qr_val *argv)
 {
-    qr_buf *b = lx_scratch(lx);
-    int st = print_args(lx, b, argc, argv, QR_PRINT_DISPLAY, lx_room(lx));
-    return lx_buf_to_str(lx, b, st);
+    return lx_print_str(lx, argc, argv, QR_PRINT_DISPLAY);
 }
 
-/* println and friends: printing stops where the captured output is full, so a value that
- * prints to more than the output limit costs no more than the limit. */
+/* println and friends print straight into the captured output and stop where it is full,
+ * so a value that prints to more than the output limit costs no more than the limit, and
+ * nothing is held twice. */
 static void emit(qr_lx *lx, int argc, const qr_val *argv, int mode, bool newline)
 {
-    qr_buf *b = lx_scratch(lx);
     size_t max = lx->s->limits.max_output;
     size_t room = lx->out.len >= max ? 0 : max - lx->out.len;
-    if (print_args(lx, b, argc, argv, mode, room) != QR_PRINT_DONE)
+    int st = lx_print_pieces(lx, &lx->out, argc, argv, mode, room);
+    if (st != QR_PRINT_DONE || lx->out.failed)
         lx->out_truncated = true;
     else if (newline)
-        qr_buf_putc(b, '\n');
-    lx_write(lx, b->p ? b->p : "", b->len);
+        lx_write(lx, "\n", 1);
     lx_tick(lx);
 }
 
@@ -237,8 +226,7 @@ static qr_val bi_core_keyword(qr_lx *lx, int argc, const qr_val *argv)
         if (x.s->len > 0 && x.s->data[0] == ':')
             return qr_kw(lx->a, x.s->data + 1, x.s->len - 1);
         return qr_kw(lx->a, x.s->data, x.s->len);
-    case QR_T_NIL: return qr_nil();
-    default: lx_type_error(lx, "keyword", 1, "a string, symbol or keyword", x);
+    default: return qr_nil(); /* Clojure: (keyword 5) is nil */
     }
 }
 
@@ -472,7 +460,7 @@ static qr_val bi_core_nthnext(qr_lx *lx, int argc, const qr_val *argv)
     int64_t k = argv[1].i;
     if (coll.t == QR_T_NIL)
         return qr_nil();
-    if (coll.t == QR_T_LAZY)
+    if (lx_unbounded(coll))
         lx_throw(lx, QR_LE_TYPE, "cannot destructure the rest of an unbounded sequence");
     lx_seq s = lx_items(lx, coll, "destructuring", 1);
     if ((size_t)k >= s.n)
@@ -521,11 +509,11 @@ static qr_val bi_core_no_match(qr_lx *lx, int argc, const qr_val *argv)
 }
 
 const qr_builtin qr_lib_core[] = {
-    QR_BUILTIN("=", bi_core_eq, 1, -1, "[x & more]", "true when all arguments are equal (1 and 1.0 differ)"),
-    QR_BUILTIN("not=", bi_core_not_eq, 1, -1, "[x & more]", "(not (= x ...))"),
+    QR_BUILTIN_LAZY("=", bi_core_eq, 1, -1, "[x & more]", "true when all arguments are equal (1 and 1.0 differ)"),
+    QR_BUILTIN_LAZY("not=", bi_core_not_eq, 1, -1, "[x & more]", "(not (= x ...))"),
     QR_BUILTIN("compare", bi_core_compare, 2, 2, "[x y]", "-1, 0 or 1: numbers, strings, keywords, vectors"),
     QR_BUILTIN("not", bi_core_not, 1, 1, "[x]", "true when x is nil or false"),
-    QR_BUILTIN("identity", bi_core_identity, 1, 1, "[x]", "x"),
+    QR_BUILTIN_LAZY("identity", bi_core_identity, 1, 1, "[x]", "x"),
     QR_BUILTIN("nil?", bi_core_nil_p, 1, 1, "[x]", "true when x is nil"),
     QR_BUILTIN("some?", bi_core_some_p, 1, 1, "[x]", "true when x is not nil"),
     QR_BUILTIN("string?", bi_core_string_p, 1, 1, "[x]", "true for strings"),
@@ -552,16 +540,16 @@ const qr_builtin qr_lib_core[] = {
     QR_BUILTIN("regex?", bi_core_regex_p, 1, 1, "[x]", "true for regexes"),
     QR_BUILTIN("var?", bi_core_var_p, 1, 1, "[x]", "true for vars"),
     QR_BUILTIN("type", bi_core_type, 1, 1, "[x]", "the type of x as a keyword (:string, :integer, :map, ...)"),
-    QR_BUILTIN("str", bi_core_str, 0, -1, "[& xs]", "concatenates the printed forms of xs (nil prints nothing)"),
-    QR_BUILTIN("pr-str", bi_core_pr_str, 0, -1, "[& xs]", "the readable printed form of xs, space separated"),
+    QR_BUILTIN_LAZY("str", bi_core_str, 0, -1, "[& xs]", "concatenates the printed forms of xs (nil prints nothing)"),
+    QR_BUILTIN_LAZY("pr-str", bi_core_pr_str, 0, -1, "[& xs]", "the readable printed form of xs, space separated"),
     QR_BUILTIN("print-str", bi_core_print_str, 0, -1, "[& xs]", "the printed form of xs as print shows it"),
-    QR_BUILTIN("println", bi_core_println, 0, -1, "[& xs]", "writes xs and a newline to the captured output"),
-    QR_BUILTIN("print", bi_core_print, 0, -1, "[& xs]", "writes xs to the captured output"),
-    QR_BUILTIN("prn", bi_core_prn, 0, -1, "[& xs]", "writes the readable forms of xs and a newline"),
-    QR_BUILTIN("pr", bi_core_pr, 0, -1, "[& xs]", "writes the readable forms of xs"),
-    QR_BUILTIN("list", bi_core_list, 0, -1, "[& xs]", "a list of xs"),
-    QR_BUILTIN("vector", bi_core_vector, 0, -1, "[& xs]", "a vector of xs"),
-    QR_BUILTIN("hash-map", bi_core_hash_map, 0, -1, "[& kvs]", "a map of the key/value pairs"),
+    QR_BUILTIN_LAZY("println", bi_core_println, 0, -1, "[& xs]", "writes xs and a newline to the captured output"),
+    QR_BUILTIN_LAZY("print", bi_core_print, 0, -1, "[& xs]", "writes xs to the captured output"),
+    QR_BUILTIN_LAZY("prn", bi_core_prn, 0, -1, "[& xs]", "writes the readable forms of xs and a newline"),
+    QR_BUILTIN_LAZY("pr", bi_core_pr, 0, -1, "[& xs]", "writes the readable forms of xs"),
+    QR_BUILTIN_LAZY("list", bi_core_list, 0, -1, "[& xs]", "a list of xs"),
+    QR_BUILTIN_LAZY("vector", bi_core_vector, 0, -1, "[& xs]", "a vector of xs"),
+    QR_BUILTIN_LAZY("hash-map", bi_core_hash_map, 0, -1, "[& kvs]", "a map of the key/value pairs"),
     QR_BUILTIN("array-map", bi_core_hash_map, 0, -1, "[& kvs]", "a map of the key/value pairs"),
     QR_BUILTIN("hash-set", bi_core_hash_set, 0, -1, "[& xs]", "a set of xs"),
     QR_BUILTIN("keyword", bi_core_keyword, 1, 2, "[name] or [ns name]", "a keyword from a string or symbol"),

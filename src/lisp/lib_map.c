@@ -342,7 +342,14 @@ static qr_val merge_maps(qr_lx *lx, int argc, const qr_val *argv, qr_val f, cons
     mbx_from(&acc, lx, m, 8);
     for (int i = first + 1; i < argc; i++)
         merge_into(lx, &acc, argv[i], f, fname, argn0 + i);
-    return mbx_finish(&acc);
+    qr_val r = mbx_finish(&acc);
+    if (qr_is_sorted(m) && !qr_is_sorted(r)) { /* a sorted map stays sorted */
+        qr_val sm = qr_sorted_empty(QR_T_MAP);
+        for (size_t i = 0; i < r.c->len; i++)
+            sm = qr_map_assoc(lx->a, sm, qr_map_key_at(r, i), qr_map_val_at(r, i));
+        r = sm;
+    }
+    return r;
 }
 
 static qr_val bi_map_merge(qr_lx *lx, int argc, const qr_val *argv)

@@ -26,6 +26,7 @@
 static qr_val lazy_new(qr_lx *lx, lazy_kind kind, qr_val a, qr_val b)
 {
     lazy_seq *z = qr_arena_alloc(lx->a, sizeof *z);
+    memset(z, 0, sizeof *z);
     z->kind = kind;
     z->a = a;
     z->b = b;
@@ -101,6 +102,11 @@ static qr_val lazy_drop(qr_lx *lx, qr_val v, size_t n)
     const lazy_seq *z = lx_lazy(v);
     if (n == 0)
         return v;
+    if (z->h.bounded) {
+        if (n >= z->h.count)
+            return qr_vec_empty(QR_T_LIST);
+        return lx_range_new(lx, qr_range_at(v, n), z->h.step, z->h.count - n);
+    }
     switch (z->kind) {
     case LAZY_RANGE: return lazy_new(lx, LAZY_RANGE, lx_lazy_nth(lx, z, n), z->b);
     case LAZY_REPEAT: return v;
@@ -159,6 +165,8 @@ static bool item_at(qr_lx *lx, qr_val coll, size_t i, qr_val *out, const char *f
     }
     case QR_T_LAZY: {
         const lazy_seq *z = lx_lazy(coll);
+        if (z->h.bounded && i >= z->h.count)
+            return false;
         if (z->kind != LAZY_ITERATE) {
             *out = lx_lazy_nth(lx, z, i);
             return true;
@@ -182,7 +190,7 @@ static size_t multi_items(qr_lx *lx, const char *fname, const qr_val *colls, int
     size_t n = SIZE_MAX;
     bool bounded = false;
     for (int c = 0; c < nc; c++) {
-        if (colls[c].t == QR_T_LAZY)
+        if (lx_unbounded(colls[c]))
             continue;
         out[c] = lx_items(lx, colls[c], fname, argn0 + c);
         if (out[c].n < n)
@@ -192,7 +200,7 @@ static size_t multi_items(qr_lx *lx, const char *fname, const qr_val *colls, int
     if (!bounded)
         lx_items(lx, colls[0], fname, argn0); /* raises */
     for (int c = 0; c < nc; c++) {
-        if (colls[c].t != QR_T_LAZY)
+        if (!lx_unbounded(colls[c]))
             continue;
         qr_val v = lx_take(lx, colls[c], n, fname);
         out[c].items = qr_vec_items(v);
@@ -243,6 +251,10 @@ static qr_val bi_seq_last(qr_lx *lx, int argc, const qr_val *argv)
     case QR_T_MAP:
     case QR_T_SET: n = coll.c->len; break;
     case QR_T_STR: n = coll.s->nchars; break;
+    case QR_T_LAZY:
+        if (qr_is_range(coll))
+            return qr_int(qr_range_at(coll, qr_range_len(coll) - 1));
+        /* fall through */
     default: lx_items(lx, coll, "last", 1); return qr_nil(); /* raises */
     }
     return n && item_at(lx, coll, n - 1, &r, "last") ? r : qr_nil();
@@ -332,9 +344,11 @@ static qr_val bi_seq_nth(qr_lx *lx, int argc, const qr_val *argv)
         return r;
     if (argc == 3)
         return argv[2];
-    if (coll.t == QR_T_LAZY)
+    if (lx_unbounded(coll))
         lx_throw(lx, QR_LE_INDEX, "'nth' index %lld is negative", (long long)i);
-    size_t n = coll.t == QR_T_STR ? coll.s->nchars : coll.c->len;
+    size_t n = coll.t == QR_T_STR    ? coll.s->nchars
+               : coll.t == QR_T_LAZY ? (size_t)qr_range_len(coll)
+                                     : coll.c->len;
     lx_throw(lx, QR_LE_INDEX, "'nth' index %lld is out of bounds for a %s of %zu items",
              (long long)i, qr_type_name((qr_type)coll.t), n);
 }
@@ -394,6 +408,10 @@ static qr_val bi_seq_count(qr_lx *lx, int argc, const qr_val *argv)
     case QR_T_MAP:
     case QR_T_SET: return qr_int((int64_t)c.c->len);
     case QR_T_STR: return qr_int((int64_t)c.s->nchars);
+    case QR_T_LAZY:
+        if (qr_is_range(c))
+            return qr_int((int64_t)qr_range_len(c));
+        /* fall through */
     default: lx_items(lx, c, "count", 1); return qr_nil(); /* raises */
     }
 }
@@ -462,7 +480,8 @@ static qr_val bi_seq_vec(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_sequence(qr_lx *lx, int argc, const qr_val *argv)
 {
-    (void)argc;
+    if (argc == 2)
+        return lx_into_xf(lx, qr_vec_empty(QR_T_VEC), argv[0], argv[1]);
     lx_seq s = lx_items(lx, argv[0], "sequence", 1);
     return vec_of(lx, argv[0], s);
 }
@@ -576,13 +595,23 @@ static qr_val bi_seq_into(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 0)
         return qr_vec_empty(QR_T_VEC);
-    qr_val to = argv[0];
+    qr_val to = lx_realize(lx, argv[0]);
     if (argc == 1)
         return to;
+    if (argc == 3)
+        return lx_into_xf(lx, to, argv[1], argv[2]);
     qr_val from = argv[1];
     if (to.t != QR_T_NIL && to.t != QR_T_VEC && to.t != QR_T_LIST && to.t != QR_T_MAP &&
         to.t != QR_T_SET)
         lx_type_error(lx, "into", 1, "a collection", to);
+    if (qr_is_sorted(to)) { /* one at a time, each to its place */
+        lx_seq s = lx_items(lx, from, "into", 2);
+        for (size_t i = 0; i < s.n; i++)
+            to = to.t == QR_T_MAP ? map_conj(lx, to, s.items[i], "into")
+                                  : qr_set_conj(lx->a, to, s.items[i]);
+        lx_tick_n(lx, s.n);
+        return to;
+    }
     if (to.t == QR_T_MAP && from.t == QR_T_MAP) {
         if (to.c->len == 0)
             return from;
@@ -731,6 +760,8 @@ static qr_val map_impl(qr_lx *lx, int argc, const qr_val *argv, const char *fnam
 
 static qr_val bi_seq_map(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "map", argv[0]);
     return map_impl(lx, argc, argv, "map");
 }
 
@@ -769,6 +800,8 @@ static qr_val filter_impl(qr_lx *lx, const qr_val *argv, bool keep, const char *
 
 static qr_val bi_seq_filter(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "filter", argv[0]);
     (void)argc;
     return filter_impl(lx, argv, true, "filter");
 }
@@ -781,12 +814,16 @@ static qr_val bi_seq_filterv(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_remove(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "remove", argv[0]);
     (void)argc;
     return filter_impl(lx, argv, false, "remove");
 }
 
 static qr_val bi_seq_keep(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "keep", argv[0]);
     (void)argc;
     qr_val f = argv[0];
     seq_need_fn(lx, "keep", 1, f);
@@ -839,6 +876,8 @@ static qr_val bi_seq_keep_indexed(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_mapcat(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "mapcat", argv[0]);
     qr_val parts = map_impl(lx, argc, argv, "mapcat");
     size_t n = parts.c->len;
     const qr_val *p = qr_vec_items(parts);
@@ -861,6 +900,17 @@ static qr_val bi_seq_reduce(qr_lx *lx, int argc, const qr_val *argv)
 {
     qr_val f = argv[0];
     seq_need_fn(lx, "reduce", 1, f);
+    if (qr_is_range(argv[argc - 1])) { /* item by item, never built */
+        qr_val r = argv[argc - 1];
+        uint64_t i = 0, n = qr_range_len(r);
+        qr_val acc = argc == 3 ? lx_realize(lx, argv[1]) : qr_int(qr_range_at(r, i++));
+        for (; i < n; i++) {
+            acc = lx_call2(lx, f, acc, qr_int(qr_range_at(r, i)));
+            if (lx_is_reduced(acc))
+                return lx_unreduced(acc);
+        }
+        return acc;
+    }
     lx_seq s = lx_items(lx, argv[argc - 1], "reduce", argc);
     size_t i = 0;
     qr_val acc;
@@ -945,6 +995,8 @@ static qr_val bi_seq_reductions(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_take(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "take", argv[0]);
     (void)argc;
     int64_t n = seq_count_arg(lx, "take", 1, argv[0]);
     qr_val coll = argv[1];
@@ -961,6 +1013,8 @@ static qr_val bi_seq_take(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_drop(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "drop", argv[0]);
     (void)argc;
     int64_t n = seq_count_arg(lx, "drop", 1, argv[0]);
     return drop_n(lx, argv[1], clamp_count(n), "drop", 2);
@@ -968,6 +1022,8 @@ static qr_val bi_seq_drop(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_take_while(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "take-while", argv[0]);
     (void)argc;
     qr_val f = argv[0], coll = argv[1];
     seq_need_fn(lx, "take-while", 1, f);
@@ -976,6 +1032,8 @@ static qr_val bi_seq_take_while(qr_lx *lx, int argc, const qr_val *argv)
         qr_vecb vb;
         qr_vecb_init(&vb, lx->a, 16);
         for (;;) {
+            if (it.z->h.bounded && it.i >= it.z->h.count)
+                break;
             qr_val x = lz_next(lx, &it);
             if (!qr_truthy(seq_call1(lx, f, x)))
                 break;
@@ -992,13 +1050,16 @@ static qr_val bi_seq_take_while(qr_lx *lx, int argc, const qr_val *argv)
 
 static qr_val bi_seq_drop_while(qr_lx *lx, int argc, const qr_val *argv)
 {
+    if (argc == 1)
+        return lx_transducer(lx, "drop-while", argv[0]);
     (void)argc;
     qr_val f = argv[0], coll = argv[1];
     seq_need_fn(lx, "drop-while", 1, f);
     if (coll.t == QR_T_LAZY) {
         lz_iter it = {lx_lazy(coll), 0, qr_nil()};
         size_t k = 0;
-        while (qr_truthy(seq_call1(lx, f, lz_next(lx, &it))))
+        while (!(it.z->h.bounded && it.i >= it.z->h.count) &&
+               qr_truthy(seq_call1(lx, f, lz_next(lx, &it))))
             k++;
         return lazy_drop(lx, coll, k);
     }
@@ -1163,6 +1224,11 @@ static int num_cmp(qr_val a, qr_val b)
     return c;
 }
 
+/* A range of integers longer than this is a bounded range realised on demand (see
+ * lx_range_new); a shorter one is built at once, as cheap as the value that stands for it
+ * and what a tool argument or a host expects. */
+#define RANGE_EAGER 1024
+
 static qr_val bi_seq_range(qr_lx *lx, int argc, const qr_val *argv)
 {
     if (argc == 0)
@@ -1192,6 +1258,8 @@ static qr_val bi_seq_range(qr_lx *lx, int argc, const qr_val *argv)
                                 : (uint64_t)start.i - (uint64_t)end.i;
         uint64_t st = dir > 0 ? (uint64_t)step.i : (uint64_t)(-(step.i + 1)) + 1;
         uint64_t count = diff / st + (diff % st != 0);
+        if (count > RANGE_EAGER)
+            return lx_range_new(lx, start.i, step.i, count);
         qr_vecb_init(&vb, lx->a, (size_t)count);
         int64_t x = start.i;
         for (uint64_t i = 0; i < count; i++) {
@@ -1316,51 +1384,51 @@ static qr_val bi_seq_some_fn(qr_lx *lx, int argc, const qr_val *argv)
 }
 
 const qr_builtin qr_lib_seq[] = {
-    QR_BUILTIN("first", bi_seq_first, 1, 1, "[coll]", "the first item of coll, or nil"),
-    QR_BUILTIN("second", bi_seq_second, 1, 1, "[coll]", "the second item of coll, or nil"),
+    QR_BUILTIN_LAZY("first", bi_seq_first, 1, 1, "[coll]", "the first item of coll, or nil"),
+    QR_BUILTIN_LAZY("second", bi_seq_second, 1, 1, "[coll]", "the second item of coll, or nil"),
     QR_BUILTIN("ffirst", bi_seq_ffirst, 1, 1, "[coll]", "(first (first coll))"),
     QR_BUILTIN("fnext", bi_seq_second, 1, 1, "[coll]", "(first (next coll))"),
     QR_BUILTIN("nfirst", bi_seq_nfirst, 1, 1, "[coll]", "(next (first coll))"),
     QR_BUILTIN("nnext", bi_seq_nnext, 1, 1, "[coll]", "(next (next coll))"),
-    QR_BUILTIN("last", bi_seq_last, 1, 1, "[coll]", "the last item of coll, or nil"),
-    QR_BUILTIN("rest", bi_seq_rest, 1, 1, "[coll]", "the items after the first, as a vector ([] when none)"),
-    QR_BUILTIN("next", bi_seq_next, 1, 1, "[coll]", "the items after the first, or nil when none"),
-    QR_BUILTIN("nthrest", bi_seq_nthrest, 2, 2, "[coll n]", "the items from index n on"),
-    QR_BUILTIN("nthnext", bi_seq_nthnext, 2, 2, "[coll n]", "the items from index n on, or nil when none"),
-    QR_BUILTIN("nth", bi_seq_nth, 2, 3, "[coll index] or [coll index not-found]", "the item at index; out of range is an index-error unless not-found is given"),
+    QR_BUILTIN_LAZY("last", bi_seq_last, 1, 1, "[coll]", "the last item of coll, or nil"),
+    QR_BUILTIN_LAZY("rest", bi_seq_rest, 1, 1, "[coll]", "the items after the first, as a vector ([] when none)"),
+    QR_BUILTIN_LAZY("next", bi_seq_next, 1, 1, "[coll]", "the items after the first, or nil when none"),
+    QR_BUILTIN_LAZY("nthrest", bi_seq_nthrest, 2, 2, "[coll n]", "the items from index n on"),
+    QR_BUILTIN_LAZY("nthnext", bi_seq_nthnext, 2, 2, "[coll n]", "the items from index n on, or nil when none"),
+    QR_BUILTIN_LAZY("nth", bi_seq_nth, 2, 3, "[coll index] or [coll index not-found]", "the item at index; out of range is an index-error unless not-found is given"),
     QR_BUILTIN("peek", bi_seq_peek, 1, 1, "[coll]", "the last item of a vector, the first of a list"),
     QR_BUILTIN("pop", bi_seq_pop, 1, 1, "[coll]", "a vector without its last item, a list without its first"),
     QR_BUILTIN("subvec", bi_seq_subvec, 2, 3, "[v start] or [v start end]", "the items of vector v from start to end (exclusive)"),
-    QR_BUILTIN("count", bi_seq_count, 1, 1, "[coll]", "the number of items (characters of a string)"),
-    QR_BUILTIN("empty?", bi_seq_empty_p, 1, 1, "[coll]", "true when coll has no items"),
-    QR_BUILTIN("not-empty", bi_seq_not_empty, 1, 1, "[coll]", "coll, or nil when it is empty"),
-    QR_BUILTIN("seq", bi_seq_seq, 1, 1, "[coll]", "the items of coll, or nil when empty"),
+    QR_BUILTIN_LAZY("count", bi_seq_count, 1, 1, "[coll]", "the number of items (characters of a string)"),
+    QR_BUILTIN_LAZY("empty?", bi_seq_empty_p, 1, 1, "[coll]", "true when coll has no items"),
+    QR_BUILTIN_LAZY("not-empty", bi_seq_not_empty, 1, 1, "[coll]", "coll, or nil when it is empty"),
+    QR_BUILTIN_LAZY("seq", bi_seq_seq, 1, 1, "[coll]", "the items of coll, or nil when empty"),
     QR_BUILTIN("vec", bi_seq_vec, 1, 1, "[coll]", "a vector of the items of coll"),
-    QR_BUILTIN("sequence", bi_seq_sequence, 1, 1, "[coll]", "a vector of the items of coll"),
+    QR_BUILTIN_LAZY("sequence", bi_seq_sequence, 1, 2, "[coll]", "a vector of the items of coll"),
     QR_BUILTIN("set", bi_seq_set, 1, 1, "[coll]", "a set of the items of coll"),
     QR_BUILTIN("empty", bi_seq_empty, 1, 1, "[coll]", "an empty collection of the same type, or nil"),
     QR_BUILTIN("cons", bi_seq_cons, 2, 2, "[x coll]", "a vector of x followed by the items of coll"),
     QR_BUILTIN("conj", bi_seq_conj, 0, -1, "[coll & xs]", "coll with xs added: at the end of a vector, the front of a list, into a map or set"),
-    QR_BUILTIN("into", bi_seq_into, 0, 2, "[to from]", "to with every item of from added as conj adds"),
+    QR_BUILTIN_LAZY("into", bi_seq_into, 0, 3, "[to from]", "to with every item of from added as conj adds"),
     QR_BUILTIN("concat", bi_seq_concat, 0, -1, "[& colls]", "a vector of the items of every coll in turn"),
     QR_BUILTIN("list*", bi_seq_list_star, 1, -1, "[& args coll]", "a list of args followed by the items of coll"),
     QR_BUILTIN("reverse", bi_seq_reverse, 1, 1, "[coll]", "the items of coll in reverse order"),
-    QR_BUILTIN("map", bi_seq_map, 2, -1, "[f coll & colls]", "a vector of (f x) for each item; with several colls, f takes one item of each and stops at the shortest"),
+    QR_BUILTIN("map", bi_seq_map, 1, -1, "[f coll & colls]", "a vector of (f x) for each item; with several colls, f takes one item of each and stops at the shortest"),
     QR_BUILTIN("mapv", bi_seq_mapv, 2, -1, "[f coll & colls]", "same as map"),
-    QR_BUILTIN("filter", bi_seq_filter, 2, 2, "[pred coll]", "the items for which (pred x) is truthy"),
+    QR_BUILTIN("filter", bi_seq_filter, 1, 2, "[pred coll]", "the items for which (pred x) is truthy"),
     QR_BUILTIN("filterv", bi_seq_filterv, 2, 2, "[pred coll]", "same as filter"),
-    QR_BUILTIN("remove", bi_seq_remove, 2, 2, "[pred coll]", "the items for which (pred x) is falsy"),
-    QR_BUILTIN("keep", bi_seq_keep, 2, 2, "[f coll]", "the non-nil results of (f x)"),
+    QR_BUILTIN("remove", bi_seq_remove, 1, 2, "[pred coll]", "the items for which (pred x) is falsy"),
+    QR_BUILTIN("keep", bi_seq_keep, 1, 2, "[f coll]", "the non-nil results of (f x)"),
     QR_BUILTIN("map-indexed", bi_seq_map_indexed, 2, 2, "[f coll]", "a vector of (f index x)"),
     QR_BUILTIN("keep-indexed", bi_seq_keep_indexed, 2, 2, "[f coll]", "the non-nil results of (f index x)"),
-    QR_BUILTIN("mapcat", bi_seq_mapcat, 2, -1, "[f coll & colls]", "the concatenation of the collections map returns"),
-    QR_BUILTIN("reduce", bi_seq_reduce, 2, 3, "[f coll] or [f init coll]", "combines the items with (f acc x); stops early at (reduced v)"),
+    QR_BUILTIN("mapcat", bi_seq_mapcat, 1, -1, "[f coll & colls]", "the concatenation of the collections map returns"),
+    QR_BUILTIN_LAZY("reduce", bi_seq_reduce, 2, 3, "[f coll] or [f init coll]", "combines the items with (f acc x); stops early at (reduced v)"),
     QR_BUILTIN("reduce-kv", bi_seq_reduce_kv, 3, 3, "[f init coll]", "(f acc k v) over a map's entries or a vector's indexes and items"),
     QR_BUILTIN("reductions", bi_seq_reductions, 2, 3, "[f coll] or [f init coll]", "the intermediate values of reduce"),
-    QR_BUILTIN("take", bi_seq_take, 2, 2, "[n coll]", "the first n items"),
-    QR_BUILTIN("drop", bi_seq_drop, 2, 2, "[n coll]", "the items after the first n"),
-    QR_BUILTIN("take-while", bi_seq_take_while, 2, 2, "[pred coll]", "the leading items for which pred is truthy"),
-    QR_BUILTIN("drop-while", bi_seq_drop_while, 2, 2, "[pred coll]", "the items from the first for which pred is falsy"),
+    QR_BUILTIN_LAZY("take", bi_seq_take, 1, 2, "[n coll]", "the first n items"),
+    QR_BUILTIN_LAZY("drop", bi_seq_drop, 1, 2, "[n coll]", "the items after the first n"),
+    QR_BUILTIN_LAZY("take-while", bi_seq_take_while, 1, 2, "[pred coll]", "the leading items for which pred is truthy"),
+    QR_BUILTIN_LAZY("drop-while", bi_seq_drop_while, 1, 2, "[pred coll]", "the items from the first for which pred is falsy"),
     QR_BUILTIN("take-last", bi_seq_take_last, 2, 2, "[n coll]", "the last n items, or nil when none"),
     QR_BUILTIN("drop-last", bi_seq_drop_last, 1, 2, "[coll] or [n coll]", "the items without the last n (default 1)"),
     QR_BUILTIN("butlast", bi_seq_butlast, 1, 1, "[coll]", "the items without the last, or nil when none remain"),

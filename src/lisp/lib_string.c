@@ -115,7 +115,7 @@ static void sb_add_str_of(sbuf *b, qr_val x, const char *fname)
 {
     if (x.t == QR_T_STR) {
         sb_add(b, x.s->data, x.s->len);
-    } else if (x.t == QR_T_LAZY) {
+    } else if (lx_unbounded(x)) {
         lx_throw(b->lx, QR_LE_TYPE, "'%s' cannot print an unbounded sequence", fname);
     } else if (x.t != QR_T_NIL) {
         qr_val p = lx_pr_str(b->lx, x, QR_PRINT_READABLY);

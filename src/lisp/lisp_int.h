@@ -33,11 +33,17 @@ typedef struct qr_builtin {
     int16_t max_args;  /* -1: variadic */
     const char *args;  /* usage, e.g. "[f coll]" */
     const char *doc;   /* one line */
+    bool lazy_ok;      /* takes a bounded range as it is (else it gets the realised list) */
 } qr_builtin;
 
 #define QR_BUILTIN(lname, cfn, mn, mx, usage, docstr)                                        \
     {.hdr = {.name = lname, .kind = FN_BUILTIN}, .fn = cfn, .min_args = mn, .max_args = mx,  \
      .args = usage, .doc = docstr}
+
+/* A builtin that reads a bounded range without realising it (take, first, count ...). */
+#define QR_BUILTIN_LAZY(lname, cfn, mn, mx, usage, docstr)                                   \
+    {.hdr = {.name = lname, .kind = FN_BUILTIN}, .fn = cfn, .min_args = mn, .max_args = mx,  \
+     .args = usage, .doc = docstr, .lazy_ok = true}
 
 /* ---- analyzed code ---- */
 typedef enum node_kind {
@@ -194,6 +200,8 @@ struct qr_lisp_session {
     void *regex_match_ctx; /* pcre2_match_context, owned */
     qr_val pending_defs;   /* set of names the running program defs somewhere */
     atomic_bool interrupted; /* qr_lisp_interrupt */
+    uint64_t runs;           /* runs started, so state a run keeps (memoize) is its own */
+    uint64_t rand_state;     /* rand and friends (splitmix64), seeded by qr_lisp_set_seed */
 };
 
 struct qr_lx {
@@ -313,6 +321,16 @@ const qr_str *lx_arg_str(qr_lx *lx, const char *fname, int argn, qr_val v);
 qr_val lx_str(qr_lx *lx, const char *s, size_t n);
 /* pr-str into a buffer that belongs to the run's arena */
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode);
+/* How lx_print_pieces joins values: QR_PRINT_READABLY or QR_PRINT_DISPLAY, space
+ * separated (pr-str, print-str, println), or LX_PRINT_STR: str's rules (nil prints
+ * nothing, strings raw, the rest readably, nothing between). */
+enum { LX_PRINT_STR = 2 };
+/* Appends the printed forms of argv joined as `how` says to b, at most max bytes (cut at
+ * a character start); QR_PRINT_DONE or QR_PRINT_CUT. */
+int lx_print_pieces(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int how, size_t max);
+/* The same as a string of the run's arena, built in place when long (never held twice),
+ * or memory-exceeded when it would not fit in the room left. */
+qr_val lx_print_str(qr_lx *lx, int argc, const qr_val *argv, int how);
 /* Bytes the run may still allocate. */
 size_t lx_room(qr_lx *lx);
 /* The run's scratch buffer, emptied. One user at a time: hold it only across code that
@@ -364,9 +382,13 @@ static inline bool lx_get_kw(qr_lx *lx, qr_val m, qr_val kw, qr_val *out)
 /* Output capture for println and friends. */
 void lx_write(qr_lx *lx, const char *s, size_t n);
 
-/* ---- unbounded sequences (range), (repeat x), (iterate f x), (cycle coll) ---- */
+/* ---- generators: (range), (repeat x), (iterate f x), (cycle coll), and bounded ranges
+ * of integers, (range 10000000): a bounded range is realised (as a list) only when a
+ * builtin that is not lazy_ok receives it or lx_items views it, so (take 10 (range
+ * 10000000)) reads ten items and (count (range 10000000)) none. ---- */
 typedef enum { LAZY_RANGE, LAZY_REPEAT, LAZY_ITERATE, LAZY_CYCLE } lazy_kind;
 typedef struct lazy_seq {
+    qr_lazyhdr h; /* h.bounded: a bounded range of integers (kind LAZY_RANGE) */
     lazy_kind kind;
     qr_val a, b; /* range: start, step; repeat: x; iterate: f, x; cycle: coll */
 } lazy_seq;
@@ -374,6 +396,16 @@ static inline const lazy_seq *lx_lazy(qr_val v)
 {
     return (const lazy_seq *)v.p;
 }
+static inline bool lx_unbounded(qr_val v)
+{
+    return v.t == QR_T_LAZY && !lx_lazy(v)->h.bounded;
+}
+/* A bounded range of count integers from start by step. */
+qr_val lx_range_new(qr_lx *lx, int64_t start, int64_t step, uint64_t count);
+/* v itself, or the list of a bounded range's items. */
+qr_val lx_realize(qr_lx *lx, qr_val v);
+/* argv itself, or a copy in the run's arena with bounded ranges realised. */
+const qr_val *lx_realize_args(qr_lx *lx, int argc, const qr_val *argv);
 /* Item i of an unbounded sequence (iterate: computes up to i). */
 qr_val lx_lazy_nth(qr_lx *lx, const lazy_seq *z, size_t i);
 /* First n items of any sequence, bounded or not, as a vector. */
@@ -389,6 +421,12 @@ extern const qr_builtin qr_lib_string[];
 extern const qr_builtin qr_lib_regex[];
 extern const qr_builtin qr_lib_compat[];
 extern const qr_builtin qr_lib_except[];
+extern const qr_builtin qr_lib_xf[];
+extern const qr_builtin qr_lib_ptc[];
+/* The transducer (map f), (filter p), (take n) ... named fname (lib_xf.c). */
+qr_val lx_transducer(qr_lx *lx, const char *fname, qr_val arg);
+/* (into to xf from) */
+qr_val lx_into_xf(qr_lx *lx, qr_val to, qr_val xf, qr_val from);
 /* The value of a constant a program names (Math/PI, Double/NaN, Long/MAX_VALUE ...). */
 bool lx_constant_find(const char *name, size_t n, qr_val *out);
 

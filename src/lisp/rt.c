@@ -80,7 +80,14 @@ lx_seq lx_items(qr_lx *lx, qr_val coll, const char *fname, int argn)
         r.n = v.c->len;
         return r;
     }
-    case QR_T_LAZY: unbounded_error(lx, fname);
+    case QR_T_LAZY:
+        if (lx_lazy(coll)->h.bounded) {
+            qr_val v = lx_realize(lx, coll);
+            r.items = qr_vec_items(v);
+            r.n = v.c->len;
+            return r;
+        }
+        unbounded_error(lx, fname);
     default: lx_type_error(lx, fname, argn, "a collection", coll);
     }
 }
@@ -163,10 +170,123 @@ qr_val lx_buf_to_str(qr_lx *lx, qr_buf *b, int st)
     return qr_str_new(lx->a, b->p ? b->p : "", b->len);
 }
 
+/* ---- printing into a string: built in place ----
+ * A short result (the usual one) is printed into the scratch buffer and copied into the
+ * arena. A long one would then be held twice, once on the heap outside the memory limit
+ * and once in the arena, so a string near --max-memory took about twice the limit: past
+ * LX_PRINT_DIRECT bytes the pieces are measured first (bounded by the room left, the
+ * measure holds nothing), the string is allocated at its final size in the arena (the
+ * limit counts it) and printed once straight into it (qr_buf_init_fixed). The cost is a
+ * second printing pass for long results only. */
+#define LX_PRINT_DIRECT (64u << 10)
+
+static int piece_mode(int how, qr_val x)
+{
+    if (how != LX_PRINT_STR)
+        return how;
+    return x.t == QR_T_STR ? QR_PRINT_DISPLAY : QR_PRINT_READABLY;
+}
+
+/* False for what str leaves out (nil); raises for what nothing may print. */
+static bool piece_shown(qr_lx *lx, int how, qr_val x)
+{
+    if (how == LX_PRINT_STR && lx_unbounded(x))
+        lx_throw(lx, QR_LE_TYPE, "'str' cannot print an unbounded sequence");
+    return !(how == LX_PRINT_STR && x.t == QR_T_NIL);
+}
+
+/* What a piece prints as: (str #"a+") is the pattern's source, as in Clojure. */
+static qr_val piece_value(int how, qr_val x)
+{
+    if (how == LX_PRINT_STR && x.t == QR_T_REGEX)
+        return (qr_val){.t = QR_T_STR, .s = x.re->source};
+    return x;
+}
+
+int lx_print_pieces(qr_lx *lx, qr_buf *b, int argc, const qr_val *argv, int how, size_t max)
+{
+    size_t start = b->len;
+    int st = QR_PRINT_DONE;
+    bool first = true;
+    for (int i = 0; i < argc && st == QR_PRINT_DONE; i++) {
+        if (!piece_shown(lx, how, argv[i]))
+            continue;
+        if (!first && how != LX_PRINT_STR)
+            qr_buf_putc(b, ' ');
+        first = false;
+        size_t used = b->len - start;
+        qr_val x = piece_value(how, argv[i]);
+        st = lx_print(lx, b, x, piece_mode(how, x), used >= max ? 0 : max - used);
+    }
+    if (b->len - start > max) { /* a separator past the end: cut at a character start */
+        size_t cut = start + max;
+        while (cut > start && ((unsigned char)b->p[cut] & 0xc0) == 0x80)
+            cut--;
+        b->len = cut;
+        b->p[cut] = 0;
+        st = QR_PRINT_CUT;
+    }
+    return b->failed ? QR_PRINT_CUT : st;
+}
+
+/* The length lx_print_pieces would print, counted without keeping any of it. */
+static int measure_pieces(qr_lx *lx, int argc, const qr_val *argv, int how, size_t max,
+                          size_t *len)
+{
+    size_t n = 0;
+    bool first = true;
+    for (int i = 0; i < argc; i++) {
+        if (!piece_shown(lx, how, argv[i]))
+            continue;
+        n += !first && how != LX_PRINT_STR;
+        first = false;
+        size_t k = 0;
+        qr_val x = piece_value(how, argv[i]);
+        int st = qr_print_measure(x, piece_mode(how, x), n >= max ? 0 : max - n, &k);
+        if (st == QR_PRINT_STOPPED) {
+            lx_check_time(lx);
+            lx_throw(lx, QR_LE_TIMEOUT, "printing was stopped by a limit");
+        }
+        n += k;
+        if (st != QR_PRINT_DONE || n > max)
+            return QR_PRINT_CUT;
+    }
+    *len = n;
+    return QR_PRINT_DONE;
+}
+
+static _Noreturn void print_too_big(qr_lx *lx)
+{
+    lx->cur = NULL;
+    lx_throw(lx, QR_LE_MEMORY, "memory limit of %zu bytes reached (printing a value)",
+             lx->s->limits.max_memory);
+}
+
+qr_val lx_print_str(qr_lx *lx, int argc, const qr_val *argv, int how)
+{
+    size_t room = lx_room(lx);
+    size_t direct = room < LX_PRINT_DIRECT ? room : LX_PRINT_DIRECT;
+    qr_buf *b = lx_scratch(lx);
+    int st = lx_print_pieces(lx, b, argc, argv, how, direct);
+    if (st == QR_PRINT_DONE || direct == room)
+        return lx_buf_to_str(lx, b, st);
+    /* long: measure, allocate once, print into it (the string header needs 64 bytes) */
+    size_t n = 0;
+    if (room < 64 || measure_pieces(lx, argc, argv, how, room - 64, &n) != QR_PRINT_DONE)
+        print_too_big(lx);
+    qr_str *s = qr_str_alloc(lx->a, n);
+    if (!s)
+        print_too_big(lx);
+    qr_buf in;
+    qr_buf_init_fixed(&in, s->data, n + 1);
+    if (lx_print_pieces(lx, &in, argc, argv, how, n) != QR_PRINT_DONE || in.len != n)
+        print_too_big(lx); /* cannot happen: printing is a pure function of the values */
+    return qr_str_seal(s);
+}
+
 qr_val lx_pr_str(qr_lx *lx, qr_val v, int mode)
 {
-    qr_buf *b = lx_scratch(lx);
-    return lx_buf_to_str(lx, b, lx_print(lx, b, v, mode, lx_room(lx)));
+    return lx_print_str(lx, 1, &v, mode);
 }
 
 void lx_check_size(qr_lx *lx, qr_val v, const char *what)
@@ -203,7 +323,54 @@ void lx_write(qr_lx *lx, const char *s, size_t n)
     qr_buf_append(&lx->out, s, n);
 }
 
-/* ---- unbounded sequences ---- */
+/* ---- generators ---- */
+
+qr_val lx_range_new(qr_lx *lx, int64_t start, int64_t step, uint64_t count)
+{
+    lazy_seq *z = qr_arena_alloc(lx->a, sizeof *z);
+    memset(z, 0, sizeof *z);
+    z->h.bounded = true;
+    z->h.count = count;
+    z->h.start = start;
+    z->h.step = step;
+    z->kind = LAZY_RANGE;
+    z->a = qr_int(start);
+    z->b = qr_int(step);
+    qr_val v = {.t = QR_T_LAZY};
+    v.p = z;
+    return v;
+}
+
+qr_val lx_realize(qr_lx *lx, qr_val v)
+{
+    if (!qr_is_range(v))
+        return v;
+    uint64_t n = qr_range_len(v);
+    if (n > lx_room(lx) / sizeof(qr_val))
+        lx_throw(lx, QR_LE_MEMORY, "memory limit reached realising a range of %llu integers",
+                 (unsigned long long)n);
+    qr_vecb vb;
+    qr_vecb_init(&vb, lx->a, (size_t)n);
+    for (uint64_t i = 0; i < n; i++) {
+        qr_vecb_push(&vb, qr_int(qr_range_at(v, i)));
+        if ((i & 65535) == 65535)
+            lx_tick_n(lx, 65536);
+    }
+    return qr_vecb_finish(&vb, QR_T_LIST);
+}
+
+const qr_val *lx_realize_args(qr_lx *lx, int argc, const qr_val *argv)
+{
+    int i = 0;
+    while (i < argc && argv[i].t != QR_T_LAZY)
+        i++;
+    if (i == argc)
+        return argv;
+    qr_val *copy = qr_arena_alloc(lx->a, sizeof(qr_val) * (size_t)argc);
+    for (int k = 0; k < argc; k++)
+        copy[k] = lx_realize(lx, argv[k]);
+    return copy;
+}
 
 qr_val lx_lazy_nth(qr_lx *lx, const lazy_seq *z, size_t i)
 {
@@ -238,6 +405,8 @@ qr_val lx_take(qr_lx *lx, qr_val coll, size_t n, const char *fname)
 {
     if (coll.t == QR_T_LAZY) {
         const lazy_seq *z = lx_lazy(coll);
+        if (z->h.bounded && n > z->h.count)
+            n = (size_t)z->h.count;
         qr_vecb vb;
         qr_vecb_init(&vb, lx->a, n < 1024 ? n : 1024);
         qr_val x = z->b;
@@ -276,7 +445,7 @@ static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 static const qr_builtin *const libs_list[] = {qr_lib_core,   qr_lib_seq,    qr_lib_map,
                                               qr_lib_num,    qr_lib_string, qr_lib_regex,
                                               qr_lib_seq_sort, qr_lib_compat,
-                                              qr_lib_except};
+                                              qr_lib_except, qr_lib_xf, qr_lib_ptc};
 
 static void names_init(void)
 {
@@ -332,6 +501,17 @@ const qr_builtin *lx_builtin_find(const char *name, size_t n)
         }
         if (nsl == 12 && !memcmp(name, "clojure.core", 12))
             return find_exact(slash + 1, n - nsl - 1);
+        if (nsl == 3 && !memcmp(name, "set", 3)) { /* (:require [clojure.set :as set]) */
+            char buf[128];
+            size_t rest = n - nsl - 1;
+            if (rest + 13 > sizeof buf)
+                return NULL;
+            memcpy(buf, "clojure.set/", 12);
+            memcpy(buf + 12, slash + 1, rest);
+            const qr_builtin *b = find_exact(buf, 12 + rest);
+            if (b)
+                return b;
+        }
         if (nsl == 4 && !memcmp(name, "walk", 4)) { /* (:require [clojure.walk :as walk]) */
             char buf[128];
             size_t rest = n - nsl - 1;

@@ -56,6 +56,7 @@ qr_lisp_session *qr_lisp_session_new(const qr_lisp_limits *limits)
         s->limits = *limits;
     else
         qr_lisp_limits_default(&s->limits);
+    s->rand_state = 1;
     qr_arena_init(&s->arena, 0);
     qr_arena_init(&s->text, 0);
     s->stack_cap = STACK_VALUES;
@@ -116,6 +117,11 @@ void qr_lisp_set_tools(qr_lisp_session *s, qr_lisp_tool_fn fn, void *ud)
 {
     s->tool_fn = fn;
     s->tool_ud = ud;
+}
+
+void qr_lisp_set_seed(qr_lisp_session *s, uint64_t seed)
+{
+    s->rand_state = seed;
 }
 
 /* ---- globals ---- */
@@ -212,7 +218,7 @@ static void collect_defs(qr_arena *a, qr_val form, qr_mapb *names, int depth)
         return;
     if (form.t == QR_T_LIST || form.t == QR_T_VEC) {
         if ((head_is(form, "def") || head_is(form, "defn") || head_is(form, "defn-") ||
-             head_is(form, "declare")) &&
+             head_is(form, "defonce") || head_is(form, "declare")) &&
             form.c->len >= 2) {
             for (size_t i = 1; i < (head_is(form, "declare") ? form.c->len : 2); i++) {
                 qr_val nm = qr_vec_at(form, i);
@@ -318,6 +324,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     s->undo = NULL;
 
     qr_arena_mark mark = qr_arena_get_mark(&s->arena);
+    s->runs++;
     size_t cap_before = s->arena.cap;
     s->arena.cap = s->arena.used + s->limits.max_memory;
     s->arena.exhausted = false;
@@ -363,18 +370,19 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     }
     /* the host prints the value: it must print within the memory limit (a value that
      * shares its parts can print to far more than its size) */
-    if (rc == QR_OK && res->value.t != QR_T_LAZY) {
+    if (rc == QR_OK && !lx_unbounded(res->value)) {
         lx->cur = NULL;
-        if (setjmp(lx->jb) == 0)
+        if (setjmp(lx->jb) == 0) {
+            res->value = lx_realize(lx, res->value); /* a host sees a list, not a range */
             lx_check_size(lx, res->value, "the program's value");
-        else
+        } else
             rc = QR_ERUNTIME;
     }
     qr_meter_install(outer_meter);
     atomic_store(&s->interrupted, false);
     qr_buf_release(&lx->scratch);
     /* a value containing an unbounded sequence cannot be printed or kept */
-    if (rc == QR_OK && res->value.t == QR_T_LAZY) {
+    if (rc == QR_OK && lx_unbounded(res->value)) {
         res->kind = QR_LE_TYPE;
         snprintf(res->message, sizeof res->message,
                  "the program's value is an unbounded sequence; bound it with (take n ...)");

@@ -31,6 +31,8 @@ enum {
     ST_N
 };
 
+#define QR__MEM_STAMP_LEN (2 * QR_FILE_STAMP_LEN + 2)
+
 struct qr_mem {
     sqlite3 *db;
     char *path;
@@ -40,7 +42,12 @@ struct qr_mem {
     qr_mem_snapshot *snap; /* the latest loaded, one reference held by the handle */
     qr_mem_snapshot_stats snapstats;
     bool user_tx; /* qr_mem_begin is in force: each write is a savepoint inside it */
-    bool checked; /* PRAGMA quick_check passed on this handle (done before its first write) */
+    /* the damaged-store check (store_check.c): done before the handle's first write */
+    qr_mem_check check;
+    bool vouch;  /* every change to the files since the check was this handle's */
+    bool wrote;  /* this handle committed a write */
+    char *real;  /* the store's real path (malloc'd), NULL until needed */
+    char stamp[QR__MEM_STAMP_LEN]; /* the files after the check or this handle's last commit */
 };
 
 /* Steps st while the last result (*rc, SQLITE_OK after prepare) allows: true on a row. */
@@ -50,6 +57,15 @@ static inline bool qr__mem_next_row(int *rc, sqlite3_stmt *st)
         return false;
     return (*rc = sqlite3_step(st)) == SQLITE_ROW;
 }
+
+/* ---- store_check.c ---- */
+/* Before a write: the first time on the handle, PRAGMA quick_check unless the files are
+ * as quarry last vouched for them; QR_EIO with a message when the store is damaged. */
+int qr__mem_check_before_write(qr_mem *m, qr_buf *err);
+/* After each commit of this handle: stamps the files as its own state. */
+void qr__mem_after_commit(qr_mem *m);
+/* Closes the connection, and records the files' state when the handle can vouch for it. */
+void qr__mem_close_files(qr_mem *m);
 
 /* ---- store.c ---- */
 int64_t qr__mem_now(const qr_mem *m);

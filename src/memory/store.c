@@ -228,55 +228,9 @@ static bool user_tx_alive(qr_mem *m, qr_buf *err)
     return false;
 }
 
-/* A damaged file must not be written: SQLite writes through a damaged page it does not
- * touch, so `mem add` succeeded on a store `mem query` called malformed, and every write
- * on top of damage makes it harder to salvage. Before the first write of a handle the file
- * is checked once with PRAGMA quick_check (the b-tree structure of every page; not the
- * indexes against their tables, which integrity_check adds at about three times the
- * cost): about 0.3 s on the 100,000-note bench store (77 MB), paid by write commands
- * only. The damage found is quoted from SQLite (page numbers, never row content). */
-static int check_before_write(qr_mem *m, qr_buf *err)
-{
-    if (m->checked)
-        return QR_OK;
-    sqlite3_stmt *st = NULL;
-    int src = sqlite3_prepare_v2(m->db, "PRAGMA quick_check(1)", -1, &st, NULL);
-    if (src == SQLITE_OK)
-        src = sqlite3_step(st);
-    if (src != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return qr__mem_fail(m, src, "check", err);
-    }
-    const char *r = (const char *)sqlite3_column_text(st, 0);
-    if (r && !strcmp(r, "ok")) {
-        sqlite3_finalize(st);
-        m->checked = true;
-        return QR_OK;
-    }
-    if (err) {
-        char first[200];
-        /* SQLite's report opens with "*** in database main ***": quote the line after */
-        if (r && !strncmp(r, "*** ", 4) && strchr(r, '\n'))
-            r = strchr(r, '\n') + 1;
-        size_t n = r ? strcspn(r, "\n") : 0;
-        if (n >= sizeof first)
-            n = sizeof first - 1;
-        memcpy(first, r ? r : "", n);
-        first[n] = 0;
-        qr_buf_printf(err,
-                      "memory store '%s' is damaged (%s), so it is not written and was left "
-                      "as it was: save what can still be read with 'quarry mem export "
-                      "--salvage' and import that into a new store (docs/memory.md), or "
-                      "restore a backup",
-                      m->path, first);
-    }
-    sqlite3_finalize(st);
-    return QR_EIO;
-}
-
 int qr__mem_begin_write(qr_mem *m, qr_buf *err)
 {
-    int crc = m->user_tx ? QR_OK : check_before_write(m, err);
+    int crc = m->user_tx ? QR_OK : qr__mem_check_before_write(m, err);
     if (crc)
         return crc;
     if (m->user_tx)
@@ -325,6 +279,8 @@ int qr__mem_commit_write(qr_mem *m, qr_buf *err)
         rc = run_stmt(m, ST_COMMIT, "write", err);
     if (rc != QR_OK)
         qr__mem_rollback(m);
+    else
+        qr__mem_after_commit(m);
     return rc;
 }
 
@@ -345,7 +301,7 @@ int qr_mem_begin(qr_mem *m, qr_buf *err)
             qr_buf_puts(err, "a transaction is already open on this store handle");
         return QR_EINVAL;
     }
-    int rc = check_before_write(m, err);
+    int rc = qr__mem_check_before_write(m, err);
     if (rc == QR_OK)
         rc = run_stmt(m, ST_BEGIN_WRITE, "write", err);
     if (rc == QR_OK)
@@ -607,6 +563,7 @@ static int create_schema(qr_mem *m, qr_buf *err)
         qr__mem_rollback(m);
         return rc;
     }
+    qr__mem_after_commit(m);
     return QR_OK;
 }
 
@@ -690,7 +647,8 @@ void qr_mem_close(qr_mem *m)
         qr_mem_snapshot_release(m->snap);
     for (int i = 0; i < ST_N; i++)
         sqlite3_finalize(m->st[i]);
-    sqlite3_close(m->db);
+    qr__mem_close_files(m);
+    free(m->real);
     free(m->path);
     free(m);
 }

@@ -232,6 +232,16 @@ qr_val qr_set_empty(void)
     return v;
 }
 
+static const qr_coll empty_sorted_map = {.sorted = true};
+static const qr_coll empty_sorted_set = {.sorted = true};
+
+qr_val qr_sorted_empty(qr_type t)
+{
+    qr_val v = {.t = (uint8_t)(t == QR_T_SET ? QR_T_SET : QR_T_MAP)};
+    v.c = t == QR_T_SET ? &empty_sorted_set : &empty_sorted_map;
+    return v;
+}
+
 static inline bool key_eq(qr_val a, qr_val b)
 {
     if (a.t == QR_T_KW && b.t == QR_T_KW)
@@ -456,6 +466,54 @@ static uint32_t entries_depth(const qr_mbuf *b, uint32_t len)
     return d + 1;
 }
 
+/* Where key goes among the sorted entries of c: after every key that is not greater
+ * (the end when keys do not compare). */
+static uint32_t sorted_pos(const qr_coll *c, qr_val key)
+{
+    uint32_t lo = 0, hi = c->len;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int r;
+        if (!qr_compare(c->mbuf->kv[2 * mid], key, &r))
+            return c->len;
+        if (r <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A sorted map or set with a new key put in its place (d: the new depth). */
+static qr_val sorted_insert(qr_arena *a, qr_val m, qr_val key, qr_val val, uint32_t d)
+{
+    const qr_coll *c = m.c;
+    uint32_t pos = sorted_pos(c, key);
+    qr_mbuf *b = mbuf_new(a, (size_t)c->len + 1);
+    if (!b)
+        return qr_nil();
+    for (uint32_t i = 0; i <= c->len; i++) {
+        if (i == pos) {
+            b->kv[2 * b->used] = key;
+            b->kv[2 * b->used + 1] = val;
+            b->used++;
+        }
+        if (i < c->len) {
+            b->kv[2 * b->used] = c->mbuf->kv[2 * i];
+            b->kv[2 * b->used + 1] = c->mbuf->kv[2 * i + 1];
+            b->used++;
+        }
+    }
+    if (b->used > INDEX_AFTER && !index_build(a, b))
+        return qr_nil();
+    qr_coll proto = *c;
+    proto.line = proto.col = 0;
+    proto.mbuf = b;
+    proto.len = b->used;
+    proto.depth = d;
+    return make_view(a, (qr_type)m.t, &proto);
+}
+
 static qr_val map_put(qr_arena *a, qr_val m, qr_val key, qr_val val)
 {
     const qr_coll *c = m.c;
@@ -484,6 +542,8 @@ static qr_val map_put(qr_arena *a, qr_val m, qr_val key, qr_val val)
         d = c->depth;
     if (!depth_ok(a, d))
         return qr_nil();
+    if (c->sorted)
+        return sorted_insert(a, m, key, val, d);
     qr_mbuf *b = c->mbuf;
     if (!(b && c->len > 0 && c->len == b->used && b->used < b->cap)) {
         b = mbuf_copy(a, c->mbuf, c->len, -1, (size_t)c->len * 2);
@@ -517,7 +577,8 @@ static qr_val map_remove(qr_arena *a, qr_val m, qr_val key)
     if (i < 0)
         return m;
     if (c->len == 1)
-        return m.t == QR_T_SET ? qr_set_empty() : qr_map_empty();
+        return c->sorted ? qr_sorted_empty((qr_type)m.t)
+                         : m.t == QR_T_SET ? qr_set_empty() : qr_map_empty();
     qr_mbuf *b = mbuf_copy(a, c->mbuf, c->len, i, c->len);
     if (!b)
         return qr_nil();

@@ -27,8 +27,35 @@ static bool is_seq(qr_val v)
     return v.t == QR_T_VEC || v.t == QR_T_LIST;
 }
 
+/* Length and item i of a vector, a list or a bounded range. */
+static size_t seq_len(qr_val v)
+{
+    return v.t == QR_T_LAZY ? (size_t)qr_range_len(v) : v.c->len;
+}
+static qr_val seq_at(qr_val v, size_t i)
+{
+    return v.t == QR_T_LAZY ? qr_int(qr_range_at(v, i)) : qr_vec_at(v, i);
+}
+
+/* A bounded range against a vector, a list or another range. */
+static bool range_equal(qr_val a, qr_val b)
+{
+    if (!(is_seq(a) || qr_is_range(a)) || !(is_seq(b) || qr_is_range(b)))
+        return false;
+    size_t n = seq_len(a);
+    if (n != seq_len(b))
+        return false;
+    qr_meter_tick(n);
+    for (size_t i = 0; i < n; i++)
+        if (!qr_equal(seq_at(a, i), seq_at(b, i)))
+            return false;
+    return true;
+}
+
 bool qr_equal(qr_val a, qr_val b)
 {
+    if (qr_is_range(a) || qr_is_range(b))
+        return range_equal(a, b);
     if (a.t != b.t) {
         if (is_seq(a) && is_seq(b))
             goto seq;
@@ -140,7 +167,15 @@ uint64_t qr_hash(qr_val v)
     case QR_T_REGEX:
     case QR_T_FN:
     case QR_T_VAR:
-    case QR_T_LAZY: return qr_hash_mix((uint64_t)(uintptr_t)v.p);
+    case QR_T_LAZY:
+        if (qr_is_range(v)) { /* as the list of its items */
+            uint64_t h = 0x5eedULL;
+            qr_meter_tick(qr_range_len(v));
+            for (uint64_t i = 0; i < qr_range_len(v); i++)
+                h = qr_hash_combine(h, qr_hash(qr_int(qr_range_at(v, i))));
+            return h;
+        }
+        return qr_hash_mix((uint64_t)(uintptr_t)v.p);
     }
     return 0;
 }
@@ -172,15 +207,15 @@ bool qr_compare(qr_val a, qr_val b, int *out)
             *out = x < y ? -1 : x > y;
         return true;
     }
-    if (is_seq(a) && is_seq(b)) {
-        size_t n = a.c->len, m = b.c->len;
+    if ((is_seq(a) || qr_is_range(a)) && (is_seq(b) || qr_is_range(b))) {
+        size_t n = seq_len(a), m = seq_len(b);
         if (n != m) {
             *out = n < m ? -1 : 1;
             return true;
         }
         qr_meter_tick(n);
         for (size_t i = 0; i < n; i++) {
-            if (!qr_compare(qr_vec_at(a, i), qr_vec_at(b, i), out))
+            if (!qr_compare(seq_at(a, i), seq_at(b, i), out))
                 return false;
             if (*out)
                 return true;

@@ -243,7 +243,19 @@ static void pr(printer *p, qr_val v, int mode)
         qr_buf_puts(b, "#'user/");
         qr_buf_append(b, v.var->sym->text, v.var->sym->len);
         return;
-    case QR_T_LAZY: qr_buf_puts(b, "#unbounded-seq"); return;
+    case QR_T_LAZY:
+        if (!qr_is_range(v)) {
+            qr_buf_puts(b, "#unbounded-seq");
+            return;
+        }
+        qr_buf_putc(b, '(');
+        for (uint64_t i = 0; i < qr_range_len(v) && !p->status; i++) {
+            if (i)
+                qr_buf_putc(b, ' ');
+            pr(p, qr_int(qr_range_at(v, i)), mode);
+        }
+        qr_buf_putc(b, ')');
+        return;
     }
 }
 
@@ -253,6 +265,16 @@ int qr_print_max(qr_buf *b, qr_val v, int mode, size_t max)
     qr_buf scratch;
     p_begin(&p, b, &scratch, max);
     pr(&p, v, mode);
+    return p_end(&p);
+}
+
+int qr_print_measure(qr_val v, int mode, size_t max, size_t *len)
+{
+    printer p;
+    qr_buf scratch;
+    p_begin(&p, NULL, &scratch, max);
+    pr(&p, v, mode);
+    *len = p_len(&p);
     return p_end(&p);
 }
 
@@ -359,6 +381,19 @@ static void print_json(printer *p, qr_val v, bool pretty, int level)
     case QR_T_REGEX:
     case QR_T_VAR:
     case QR_T_LAZY: {
+        if (qr_is_range(v)) {
+            qr_buf_putc(b, '[');
+            for (uint64_t i = 0; i < qr_range_len(v) && !p->status; i++) {
+                if (i)
+                    qr_buf_putc(b, ',');
+                indent(b, pretty, level + 1);
+                print_json(p, qr_int(qr_range_at(v, i)), pretty, level + 1);
+            }
+            if (qr_range_len(v))
+                indent(b, pretty, level);
+            qr_buf_putc(b, ']');
+            return;
+        }
         qr_buf tmp;
         qr_buf_init(&tmp);
         qr_print(&tmp, v, QR_PRINT_READABLY);

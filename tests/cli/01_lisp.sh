@@ -61,6 +61,15 @@ expect_out "--help mentions --data" "  --data FILE          request context (JSO
 expect_rc "quarry --help" 0 "$Q" --help
 expect_rc "quarry help lisp" 0 "$Q" help lisp
 
+# rand and friends come from a generator the host seeds: --seed N (default 1)
+r1=$("$Q" lisp --seed 42 -e '[(rand-int 1000000) (shuffle (range 10)) (rand)]')
+r2=$("$Q" lisp --seed 42 -e '[(rand-int 1000000) (shuffle (range 10)) (rand)]')
+r3=$("$Q" lisp --seed 43 -e '[(rand-int 1000000) (shuffle (range 10)) (rand)]')
+expect_out "same seed, same numbers" "$r1" printf '%s' "$r2"
+if [ "$r1" = "$r3" ]; then echo "FAIL: another seed gave the same numbers: $r1"; FAILS=$((FAILS + 1)); fi
+expect_out "default seed is 1" "$("$Q" lisp --seed 1 -e '(rand-int 1000000)')" "$Q" lisp -e '(rand-int 1000000)'
+expect_rc "bad --seed" 2 "$Q" lisp --seed -3 -e '1'
+
 # tools: none are registered yet, and the error says so
 expect_err "unknown tool" "unknown tool 'get_comits'; did you mean 'get_commits'?" "$Q" lisp -e '(tool/get_comits {})'
 

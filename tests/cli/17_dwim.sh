@@ -3,7 +3,8 @@
 # respecting .gitignore, a code graph route, a registry tool), validate with a real
 # compiler run (make -k) and its diagnostics, fix (a SEARCH/REPLACE block and a symbol's
 # new body) only with --write, then undo; and the hostile set for fix: paths outside the
-# tree, a symlink out, a file changed underneath (the undo log untouched).
+# tree, a symlink out (the undo log untouched). Unified diffs: 19_dwim_diff.sh; a file
+# changed between the read and the fix (a real race, made by the test): 18_dwim_do.sh.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -159,7 +160,5 @@ no such text
 =======
 x
 >>>>>>> REPLACE"
-# a file changed between the read and the write: QUARRY_DWIM_TEST_RACE rewrites it
-expect_err "changed underneath" "changed since it was read" env QUARRY_DWIM_TEST_RACE=1 "$Q" dwim --write "$BLOCK"
 expect_rc "no undo entry for a refused edit" 2 "$Q" dwim undo
 finish

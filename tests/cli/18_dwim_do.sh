@@ -4,7 +4,10 @@
 # error through validate, repair it, close the subtask and finish; every edit is undone
 # after. Also: the prompt is a path, not a transcript (its size does not grow with the
 # turns), notes expire, fetch expands a cached result, stalls stop the loop, the model-call
-# budget holds, no model configured is a usage error.
+# budget holds, no model configured is a usage error. The loop's memory of reads: the SEEN
+# list, a repeated read answered from the cache, a unified diff as models write it, and a
+# real race (the model server changes the file between the read turn and the fix turn:
+# fix refuses, the model reads again, the diff applies).
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -40,11 +43,14 @@ expect_rc "no model exit" 2 "$Q" do "anything"
 
 SERVER_PID=
 serve() { # serve REPLY...: one step per reply text
-  rm -f "$TMP/port" "$TMP/log.jsonl"
   python3 - "$TMP/script.json" "$@" <<'PY'
 import json, sys
 json.dump({"responses": [{"text": t} for t in sys.argv[2:]]}, open(sys.argv[1], "w"))
 PY
+  serve_script
+}
+serve_script() { # the script in $TMP/script.json
+  rm -f "$TMP/port" "$TMP/log.jsonl"
   python3 "$SRC/tests/llm/model_server.py" --script "$TMP/script.json" --log "$TMP/log.jsonl" \
     --port-file "$TMP/port" 2>"$TMP/server.err" &
   SERVER_PID=$!
@@ -156,4 +162,72 @@ serve "skeleton src/calc.c"
 expect_err "model error" "the model failed" "$Q" do 'x'
 unserve
 expect_rc "bad --max-turns" 2 "$Q" do 'x' --max-turns 0
+
+# the loop remembers what was read: a SEEN list in the prompt, a repeated read answered
+# from the cache while the file is unchanged, a unified diff written the way models write
+# it (in a fence, no line before it), and a read after the edit run again
+DIFF='```diff
+--- a/src/calc.c
++++ b/src/calc.c
+@@ -1,4 +1,4 @@
+ int add(int a, int b)
+ {
+-    return a + b;
++    return a + b + 0;
+ }
+```'
+serve "read src/calc.c" "expand twice" "read src/calc.c" "$DIFF" "read src/calc.c" "done: ok"
+"$Q" do 'add zero' --write > "$TMP/out" 2>&1
+unserve
+expect_out "repeat read from the cache" "3> read src/calc.c
+   #0001 again (src/calc.c unchanged since; answered from the cache) ..." sed -n 5,6p "$TMP/out"
+expect_out "the diff applied" "4> fix
+   edited src/calc.c at line 3: -1 +1 lines ..." sed -n 7,8p "$TMP/out"
+expect_out "the read after the edit ran again" "5> read src/calc.c
+   src/calc.c:1-200 ..." sed -n 9,10p "$TMP/out"
+expect_out "edit on disk" "    return a + b + 0;" sed -n 3p src/calc.c
+user_msg 2 > "$TMP/s2"
+expect_out "SEEN in the prompt" "SEEN (fetch ID shows one again)
+#0002 src/calc.c expand twice (lines 6-9)
+#0001 src/calc.c lines 1-9" sh -c "sed -n '/^SEEN/,/^LAST/p' '$TMP/s2' | sed '\$d'"
+user_msg 3 > "$TMP/s3"
+expect_out "the repeat is in the prompt, whole" "1" sh -c "grep -c 'return a + b;' '$TMP/s3'"
+user_msg 5 > "$TMP/s5"
+expect_out "SEEN after the edit" "#0005 src/calc.c lines 1-9
+#0002 src/calc.c expand twice (lines 6-9) (edited since)
+#0001 src/calc.c lines 1-9 (edited since)" sh -c "sed -n '/^SEEN/,/^LAST/p' '$TMP/s5' | sed '1d;\$d'"
+expect_out "undo the diff" "restored src/calc.c" "$Q" dwim undo
+expect_out "tree as it was (diff)" "same" sh -c "cmp -s src/calc.c '$TMP/calc.orig' && echo same"
+
+# a real race: the file changes between the read turn and the fix turn (the model server
+# appends to it when the fix turn's request arrives); fix refuses, the model reads again
+# (not from the cache: the file changed) and the same diff then applies
+DIFF2='--- a/src/calc.c
++++ b/src/calc.c
+@@ -3 +3 @@
+-    return a + b;
++    return b + a;'
+python3 - "$TMP/script.json" "$R/src/calc.c" "$DIFF2" <<'PY'
+import json, sys
+path, diff = sys.argv[2], sys.argv[3]
+append = ["sh", "-c", 'printf "/* changed underneath */\\n" >> "$0"', path]
+json.dump({"responses": [{"text": "read src/calc.c"},
+                         {"text": diff, "run": append},
+                         {"text": "read src/calc.c"},
+                         {"text": diff},
+                         {"text": "done: swapped"}]}, open(sys.argv[1], "w"))
+PY
+serve_script
+"$Q" do 'swap' --write > "$TMP/out" 2>&1
+unserve
+expect_out "fix refused: changed since read" "2> fix
+   error: 'src/calc.c' changed since it was read (#0001); read it again" sed -n 3,4p "$TMP/out"
+expect_out "read again, not from the cache" "3> read src/calc.c
+   src/calc.c:1-200 ..." sed -n 5,6p "$TMP/out"
+expect_out "then the fix applies" "4> fix
+   edited src/calc.c at line 3: -1 +1 lines ..." sed -n 7,8p "$TMP/out"
+expect_out "both changes on disk" "    return b + a;|/* changed underneath */" sh -c "sed -n '3p;10p' src/calc.c | paste -sd'|'"
+expect_out "one edit to undo" "restored src/calc.c" "$Q" dwim undo
+expect_out "the outside change stays" "/* changed underneath */" sed -n 10p src/calc.c
+expect_rc "no second undo" 2 "$Q" dwim undo
 finish

@@ -133,6 +133,47 @@ grep -qF "\"node_rows_lost\":$CELLS" "$TMP/salvage.json" || fail "salvage --form
 "$Q" mem export --store "$TMP/new.db" >"$TMP/s2.jsonl"
 cmp -s "$TMP/s1.jsonl" "$TMP/s2.jsonl" || fail "salvage of a sound store differs from its export"
 
+# ---- the check before a write is skipped only while the file is as quarry left it ----
+# (QUARRY_DEBUG=store says which happened; the marker lives in the state directory)
+export XDG_STATE_HOME="$TMP/state"
+C="$TMP/check.db"
+RAN="integrity check ran: ok"; SKIPPED="integrity check skipped"
+dbg() { QUARRY_DEBUG=store "$Q" "$@"; }
+expect_rc "check: import creates the store" 0 "$Q" mem import "$TMP/notes.jsonl" --store "$C"
+expect_err "check: a store as quarry left it is not checked" "$SKIPPED" dbg mem add k1 --content x --store "$C"
+expect_err "check: again after a read" "$SKIPPED" \
+  sh -c "'$Q' mem query all --store '$C' >/dev/null && QUARRY_DEBUG=store '$Q' mem add k2 --content x --store '$C'"
+[ -z "$(ls "$TMP"/check.db.* 2>/dev/null | grep -v 'snapshot$\|spectral$')" ] || fail "check: a file beside the store"
+[ "$(ls "$XDG_STATE_HOME/quarry/store-checks" | wc -l)" = 1 ] || fail "check: one marker in the state directory"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE nodes SET weight = 0.25 WHERE key = 'n001'\"); c.commit()" "$C"
+expect_err "check: a change by another SQLite writer is checked" "$RAN" dbg mem add k3 --content x --store "$C"
+expect_err "check: then skipped again" "$SKIPPED" dbg mem link k1 k3 --store "$C"
+env -u XDG_STATE_HOME -u HOME "$Q" mem add k4 --content x --store "$C" >/dev/null 2>&1 || fail "check: add without a state directory"
+QUARRY_DEBUG=store env -u XDG_STATE_HOME -u HOME "$Q" mem add k5 --content x --store "$C" >/dev/null 2>"$TMP/nostate.err"
+grep -qF "$RAN" "$TMP/nostate.err" || fail "check: without a state directory the check runs"
+expect_err "check: after a write made without the marker, checked" "$RAN" dbg mem add k6 --content x --store "$C"
+# bytes over a page, the modification time set back: the change time moved, so refused
+set -- $(python3 -c "
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(*c.execute(\"SELECT pageno FROM dbstat WHERE name = 'nodes' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 1\").fetchone())
+print(c.execute('PRAGMA page_size').fetchone()[0])
+" "$C")
+touch -r "$C" "$TMP/mtime.ref"
+head -c "$2" /dev/zero | tr '\0' 'Z' | dd of="$C" bs="$2" seek=$(($1 - 1)) count=1 conv=notrunc 2>/dev/null
+touch -r "$TMP/mtime.ref" "$C"
+[ "$(stat -c %Y.%y "$C")" = "$(stat -c %Y.%y "$TMP/mtime.ref")" ] || fail "check: mtime not set back"
+expect_rc "check: damage with the mtime set back: refused" 1 dbg mem add k7 --content x --store "$C"
+expect_err "check: says damaged" "is damaged (" "$Q" mem add k7 --content x --store "$C"
+# a sound store cut short: refused, left as it was
+T="$TMP/trunc.db"
+expect_rc "check: import for truncation" 0 "$Q" mem import "$TMP/notes.jsonl" --store "$T"
+expect_err "check: sound before the cut" "$SKIPPED" dbg mem add t1 --content x --store "$T"
+truncate -s $(( $(stat -c %s "$T") / 2 )) "$T"
+cp "$T" "$TMP/trunc.copy"
+expect_rc "check: a truncated store refuses writes" 1 "$Q" mem add t2 --content x --store "$T"
+cmp -s "$T" "$TMP/trunc.copy" || fail "check: the truncated file was written"
+
 # ---- settings files: regular files only, errors quote none of their text ----
 git init -q "$TMP/repo"
 mkdir -p "$TMP/cfg/quarry"

@@ -31,6 +31,9 @@ SCRIPT.json:
       "retry_after"  seconds, sent as a Retry-After header
       "garbage"      a raw body sent with status 200 and content-type application/json
       "delay_ms"     sleep this long before answering
+      "run"          [argv...]: a command run (no shell, to completion) when the request
+                     arrives, before the answer: a test's way to act between two turns
+                     of a client (change a file the client read, say)
       "flood_mb"     (streamed requests) send this many MB of 64 KB deltas that never end the
                      reply, then close: a server that does not stop
       "usage"        {"input", "output", "cache_read", "cache_write"} overriding the
@@ -65,6 +68,7 @@ import argparse
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -223,6 +227,8 @@ class Handler(BaseHTTPRequestHandler):
         if step is None:
             self.send_error_body(fmt, 500, "model_server: script exhausted", None)
             return
+        if step.get("run"):
+            subprocess.run(step["run"], check=False)
         if step.get("delay_ms"):
             time.sleep(step["delay_ms"] / 1000.0)
         if step.get("wait_for") and not st.wait_for(int(step["wait_for"])):

@@ -1,17 +1,20 @@
 /*
  * test_base.c: unit tests for the base layer: the capped arena (cap, marks, realloc in
- * place), the buffer, UTF-8 helpers, hashing, the edit distance, replacing a file and reading a settings file
- * only when it is a regular file.
+ * place), the buffer (also over fixed memory), UTF-8 helpers, hashing, the edit distance,
+ * replacing a file, reading a settings file only when it is a regular file, a file's
+ * stamp (changed by a write even with the mtime set back) and the state directory.
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp, symlink */
 #include "check.h"
 #include "quarry/base.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int fail_calls;
@@ -228,8 +231,84 @@ static void test_read_regular(void)
     CHECK(rmdir(dir) == 0);
 }
 
+/* A fixed buffer writes into the caller's memory and never grows past it. */
+static void test_buf_fixed(void)
+{
+    char mem[8];
+    qr_buf b;
+    qr_buf_init_fixed(&b, mem, sizeof mem);
+    qr_buf_puts(&b, "abc");
+    qr_buf_printf(&b, "%d", 1234);
+    CHECK(!b.failed && b.len == 7 && b.p == mem && !strcmp(mem, "abc1234"));
+    qr_buf_putc(&b, 'x'); /* the NUL needs the eighth byte */
+    CHECK(b.failed && b.p == mem && b.len == 7 && !strcmp(mem, "abc1234"));
+    size_t n = 0;
+    char *copy = qr_buf_detach(&b, &n);
+    CHECK(copy && copy != mem && n == 7 && !strcmp(copy, "abc1234"));
+    free(copy);
+    qr_buf_init_fixed(&b, mem, sizeof mem);
+    qr_buf_release(&b); /* forgets mem, frees nothing */
+    CHECK(b.p == NULL && b.len == 0);
+}
+
+/* A stamp changes with any write, even one that sets the modification time back; the
+ * state directory is made under XDG_STATE_HOME, mode 0700. */
+static void test_stamp_and_state_dir(void)
+{
+    char dir[] = "/tmp/quarry-base-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char p[64], s0[QR_FILE_STAMP_LEN], s1[QR_FILE_STAMP_LEN], s2[QR_FILE_STAMP_LEN];
+    snprintf(p, sizeof p, "%s/f", dir);
+    qr_file_stamp(p, s0);
+    CHECK(!strcmp(s0, "-"));
+    CHECK(qr_write_file_atomic(p, "abcd", 4, 0644) == QR_OK);
+    qr_file_stamp(p, s1);
+    qr_file_stamp(p, s2);
+    CHECK(strcmp(s1, "-") && !strcmp(s1, s2));
+    struct stat before;
+    CHECK(stat(p, &before) == 0);
+    struct timespec tick = {0, 20000000}; /* past the file system clock's tick */
+    nanosleep(&tick, NULL);
+    FILE *f = fopen(p, "r+");
+    CHECK(f && fputc('Z', f) == 'Z');
+    if (f)
+        fclose(f);
+    struct timespec times[2] = {before.st_atim, before.st_mtim};
+    CHECK(utimensat(AT_FDCWD, p, times, 0) == 0);
+    qr_file_stamp(p, s2);
+    CHECK(strcmp(s1, s2)); /* same size and mtime: the change time moved */
+
+    char state[64];
+    snprintf(state, sizeof state, "%s/state", dir);
+    char *old = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
+    setenv("XDG_STATE_HOME", state, 1);
+    qr_buf b;
+    qr_buf_init(&b);
+    CHECK(qr_state_dir("a/b", &b) == QR_OK && b.p && strstr(b.p, "/state/quarry/a/b"));
+    struct stat sb;
+    CHECK(b.p && stat(b.p, &sb) == 0 && S_ISDIR(sb.st_mode) && (sb.st_mode & 0777) == 0700);
+    setenv("XDG_STATE_HOME", "relative", 1); /* ignored, as XDG says: HOME then */
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    unsetenv("HOME");
+    CHECK(qr_state_dir(NULL, &b) == QR_EIO);
+    if (home)
+        setenv("HOME", home, 1);
+    free(home);
+    if (old)
+        setenv("XDG_STATE_HOME", old, 1);
+    else
+        unsetenv("XDG_STATE_HOME");
+    free(old);
+    qr_buf_release(&b);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_buf_fixed();
+    test_stamp_and_state_dir();
     test_read_regular();
     test_edit_distance();
     test_write_atomic();

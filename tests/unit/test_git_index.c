@@ -958,8 +958,8 @@ static void test_check_stamp(void)
     CHECK(count_of(ix) == 0);
     qr_git_index_close(ix);
 
-    /* damage that leaves size and times as they were: not seen at open, but the query
-     * that reads it finds it, rebuilds and runs again */
+    /* damage that leaves size and modification time as they were: the change time moved
+     * (no program can set it back), so the check at open still finds it and rebuilds */
     ix = open_ok(dir, false);
     put_a(ix);
     qr_git_index_close(ix);
@@ -970,17 +970,12 @@ static void test_check_stamp(void)
         write_file(p, junk, sizeof junk, at, false);
     struct timespec times[2] = {sb.st_atim, sb.st_mtim};
     CHECK(utimensat(AT_FDCWD, p, times, 0) == 0);
-    ix = open_ok(dir, false);
-    qr_arena a;
-    qr_arena_init(&a, 0);
-    qr_buf err;
-    qr_buf_init(&err);
-    qr_commit_stats got;
-    CHECK(qr_git_index_get(ix, OID_A, &a, &got, &err) == 1);
-    CHECK(qr_git_index_rebuilt(ix));
+    struct stat after;
+    CHECK(stat(p, &after) == 0 && after.st_size == sb.st_size &&
+          after.st_mtim.tv_nsec == sb.st_mtim.tv_nsec);
+    ix = open_ok(dir, true);
+    CHECK(count_of(ix) == 0);
     qr_git_index_close(ix);
-    qr_arena_release(&a);
-    qr_buf_release(&err);
     remove_tree(dir);
     free(dir);
 }

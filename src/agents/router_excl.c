@@ -1,0 +1,199 @@
+/*
+ * router_excl.c: the exclusions of a question to the tier-1 router, and its merges:
+ * "not by bots", "excluding bots and merges", "human commits", "bot commits", "without
+ * the docs folder", "not in tests", "outside src/", "merge commits", "non-merge". Each
+ * sets a slot of rt_question (bots, merges, an excluded path) and takes its tokens, so
+ * the rules see only the words left (router.c tells the parser's story).
+ *
+ * Rejected: reading a bare folder name after "without" or "no" ("commits without
+ * tests" may mean commits that add no tests), and excluding people ("except bob"):
+ * the tools take one author to keep, not one to drop.
+ */
+#include "router_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+
+/* ---- exclusions: "not by bots", "excluding merges", "without the docs folder" ---- */
+
+/* An exclusion marker at i ("excluding", "without", "no", "not by", "not counting",
+ * "other than", "outside of"...): its length in tokens, else 0. */
+static size_t excl_marker(const parser *p, size_t i)
+{
+    static const char *const ONE[] = {
+        "excluding", "exclude", "excludes", "excluded", "excl", "except", "without", "w/o",
+        "ignoring", "ignore", "minus", "sans", "outside", "skipping", "skip", "no", NULL};
+    static const char *const AFTER_NOT[] = {"by", "in", "from", "touching", "counting",
+                                            "including", "under", "inside", "within", NULL};
+    if (tok_is(p, i, "not") && tok_in(p, i + 1, AFTER_NOT))
+        return 2;
+    if ((tok_is(p, i, "but") && tok_is(p, i + 1, "not")) ||
+        (tok_is(p, i, "other") && tok_is(p, i + 1, "than")) ||
+        (tok_is(p, i, "apart") && tok_is(p, i + 1, "from")) ||
+        (tok_is(p, i, "leaving") && tok_is(p, i + 1, "out")) ||
+        (tok_is(p, i, "leave") && tok_is(p, i + 1, "out")) ||
+        (tok_is(p, i, "filter") && tok_is(p, i + 1, "out")))
+        return tok_is(p, i + 2, "of") ? 3 : 2;
+    if (tok_in(p, i, ONE))
+        return tok_is(p, i, "outside") && tok_is(p, i + 1, "of") ? 2 : 1;
+    return 0;
+}
+
+/* Folder names said without a slash that mean the top-level folder of that name ("not
+ * in tests", "excluding docs"); any other folder needs a slash or "the X folder". */
+static const char *const FOLDERS[] = {"docs", "doc", "tests", "test", "src", "lib", "vendor",
+                                      "examples", "scripts", "bench", "benchmarks", "spec",
+                                      "specs", "third_party", NULL};
+
+static void set_excl_path(parser *p, const char *dir)
+{
+    if (p->q->path_kind)
+        p->bad = true;
+    size_t n = strlen(dir);
+    snprintf(p->q->path, RT_STR, "%s%s", dir, n && dir[n - 1] != '/' ? "/" : "");
+    p->q->path_kind = RT_PATH_DIR;
+    p->q->path_excl = true;
+}
+
+static void set_bots(parser *p, int mode)
+{
+    if (p->q->bots && p->q->bots != mode)
+        p->bad = true;
+    p->q->bots = mode;
+}
+
+static void set_merges(parser *p, int mode)
+{
+    if (p->q->merges && p->q->merges != mode)
+        p->bad = true;
+    p->q->merges = mode;
+}
+
+/* What an exclusion marker excludes, at j: bots, merges, a path or a folder; the tokens
+ * it spans (0: nothing the router can exclude). */
+static size_t excl_object(parser *p, size_t j, bool loose)
+{
+    static const char *const BOTS[] = {"bots", "bot", "robots", "automation", "automated",
+                                       "dependabot", NULL};
+    size_t k = j;
+    if (tok_is(p, k, "the") || tok_is(p, k, "any") || tok_is(p, k, "all"))
+        k++;
+    if (tok_in(p, k, BOTS) && !(tok_is(p, k, "dependabot") && p->o && p->o->author)) {
+        set_bots(p, RT_BOTS_EXCLUDE);
+        return k + 1 - j;
+    }
+    if (tok_is(p, k, "merges") || (tok_is(p, k, "merge") && (tok_is(p, k + 1, "commits") ||
+                                                             tok_is(p, k + 1, "commit")))) {
+        set_merges(p, RT_MERGES_EXCLUDE);
+        return k + (tok_is(p, k, "merge") ? 2 : 1) - j;
+    }
+    const tok *t = k < p->n && !p->t[k].used ? &p->t[k] : NULL;
+    if (t && t->kind == T_PATH) {
+        set_excl_path(p, t->s);
+        /* a file is excluded as a pathspec too: everything but it */
+        if (t->s[strlen(t->s) - 1] != '/' && !strchr(t->s, '*')) {
+            const char *last = strrchr(t->s, '/');
+            if (strchr(last ? last : t->s, '.'))
+                snprintf(p->q->path, RT_STR, "%s", t->s);
+        }
+        size_t e = k + 1;
+        if (tok_is(p, e, "folder") || tok_is(p, e, "directory") || tok_is(p, e, "dir"))
+            e++;
+        return e - j;
+    }
+    bool noun = tok_is(p, k + 1, "folder") || tok_is(p, k + 1, "directory") ||
+                tok_is(p, k + 1, "dir");
+    if (t && t->kind == T_WORD && !t->poss && (noun || (loose && in_list(t->s, FOLDERS))) &&
+        (isalnum((unsigned char)t->s[0]) || t->s[0] == '_' || t->s[0] == '.')) {
+        for (const char *c = t->s; *c; c++)
+            if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+                return 0;
+        set_excl_path(p, t->s);
+        return k + 1 + noun - j;
+    }
+    return 0;
+}
+
+/* Exclusions, and their positive forms: "not by bots", "no bots", "human commits", "bot
+ * commits", "by bots"; "excluding merges", "without merge commits"; "without the docs
+ * folder", "not in tests", "outside src/". One exclusion marker may take several objects
+ * ("excluding bots and merges"). Bots are filtered out of the tools' rows by name and
+ * email; a path is excluded with git's ":!" pathspec magic. */
+void rt_parse_exclusions(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->t[i].used)
+            continue;
+        /* human(s), non-bot: bots excluded; bot commits, by bots: bots only */
+        if (tok_is(p, i, "human") || tok_is(p, i, "humans") || tok_is(p, i, "non-bot") ||
+            tok_is(p, i, "nonbot")) {
+            set_bots(p, RT_BOTS_EXCLUDE);
+            if (tok_is(p, i, "humans"))
+                p->q->words |= RW_AUTHORS;
+            use(p, i, i + 1);
+            continue;
+        }
+        size_t m = excl_marker(p, i);
+        /* "without tests", "no docs" may be about what a commit lacks: a bare folder
+           name is read only after a marker that names a place ("not in", "outside",
+           "excluding") */
+        bool loose = !tok_is(p, i, "without") && !tok_is(p, i, "no") && !tok_is(p, i, "sans");
+        if (m) {
+            size_t j = i + m, len = excl_object(p, j, loose);
+            if (!len)
+                continue;
+            j += len;
+            /* excluding bots and merges; not by bots or in docs/ */
+            for (;;) {
+                size_t c = j;
+                if (tok_is(p, c, "and") || tok_is(p, c, "or") || tok_is(p, c, "nor"))
+                    c++;
+                size_t mk = c > j ? excl_marker(p, c) : 0; /* "and without merges" */
+                size_t more = c > j ? excl_object(p, c + mk, loose || mk) : 0;
+                if (more)
+                    more += mk;
+                if (!more)
+                    break;
+                j = c + more;
+            }
+            use(p, i, j);
+            i = j - 1;
+            continue;
+        }
+        if ((tok_is(p, i, "bots") || tok_is(p, i, "bot")) &&
+            !(i > 0 && tok_is(p, i - 1, "not"))) {
+            size_t from = i > 0 && tok_is(p, i - 1, "by") ? i - 1 : i;
+            set_bots(p, RT_BOTS_ONLY);
+            if (tok_is(p, i, "bots") && from == i && !tok_is(p, i + 1, "commits"))
+                p->q->words |= RW_AUTHORS; /* "which bots committed" */
+            use(p, from, i + 1);
+        }
+    }
+}
+
+void rt_parse_merges(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        int m = 0;
+        size_t from = i;
+        if (tok_is(p, i, "merge") || tok_is(p, i, "merges")) {
+            m = RT_MERGES_ONLY;
+            if (i > 0 && (tok_is(p, i - 1, "no") || tok_is(p, i - 1, "without") ||
+                          tok_is(p, i - 1, "excluding") || tok_is(p, i - 1, "except"))) {
+                m = RT_MERGES_EXCLUDE;
+                from = i - 1;
+            }
+        } else if (tok_is(p, i, "non-merge") || tok_is(p, i, "nonmerge")) {
+            m = RT_MERGES_EXCLUDE;
+        }
+        if (!m)
+            continue;
+        set_merges(p, m);
+        /* "how many merges", "merges last month": merges are commits */
+        if (m == RT_MERGES_ONLY && (tok_is(p, i, "merges") || tok_is(p, i + 1, "commits") ||
+                                    tok_is(p, i + 1, "commit")))
+            p->q->words |= RW_COMMITS;
+        use(p, from, i + 1);
+    }
+}
+

@@ -3,6 +3,11 @@
 #
 #   LC_ALL=C awk -v commits=20000 -v authors=30 -f gen_repo.awk /dev/null | git fast-import
 #
+# -v big=K (default 1) makes every commit K times larger: K times the files added and the
+# files edited, so a history of large commits over many files (a real project's shape:
+# vendored code, generated files, sweeping refactors). big=1 gives the same stream as
+# before the option existed (no random number is drawn differently).
+#
 # Deterministic: its own random numbers (Park-Miller, exact in any awk's doubles), fixed
 # dates, ASCII content; the same stream, so the same commit ids, from mawk, gawk or
 # busybox awk. The history: `main` with ~300 files at the start growing to a few
@@ -123,7 +128,7 @@ function main_commit(   a, nf, i, p, q, r, nch, seenp) {
     main_mark = mark
     r = pick(100)
     if (r < 14 || nlive < 50) {                   # add 1..3 files
-        nf = 1 + pick(3)
+        nf = (1 + pick(3)) * big
         for (i = 0; i < nf; i++) {
             p = new_path()
             content[p] = new_content(5 + pick(60))
@@ -148,7 +153,7 @@ function main_commit(   a, nf, i, p, q, r, nch, seenp) {
             emit_file(q, content[q])
         }
     }
-    nch = 1 + pick(3) + (pick(6) == 0 ? pick(8) : 0)   # edit a few files
+    nch = (1 + pick(3) + (pick(6) == 0 ? pick(8) : 0)) * big   # edit a few files
     split("", seenp)
     for (i = 0; i < nch; i++) {
         p = hot_file()
@@ -212,6 +217,7 @@ function start_topic() {
 BEGIN {
     if (commits == "") commits = 20000
     if (authors == "") authors = 30
+    if (big == "") big = 1
     seed = 20240301
     nverb = split("call set get put add free init check read write parse emit load save push pop", verb, " ")
     for (i = 1; i <= nverb; i++) verb[i - 1] = verb[i]

@@ -35,7 +35,9 @@
 # Exit status: 0 even when a target is missed (this reports, it does not gate); 1 when
 # quarry's answers disagree with git's or a timed command fails; 2 on a usage or setup
 # error. Environment: BENCH_RUNS (5; the fast commands run 4x as often), BENCH_COMMITS
-# (20000; smaller for a quick try).
+# (20000; smaller for a quick try), BENCH_BIG (1; K makes every synthetic commit K times
+# larger, K times the files added and edited: a history of large commits over many
+# files, e.g. BENCH_COMMITS=10000 BENCH_BIG=6).
 
 set -uo pipefail
 
@@ -43,6 +45,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RUNS=${BENCH_RUNS:-5}
 COMMITS=${BENCH_COMMITS:-20000}
+BIG=${BENCH_BIG:-1}
 WORK=$HERE/.data
 RES=$WORK/results
 
@@ -122,18 +125,18 @@ if [ -n "$REPO" ]; then
     LABEL="$R"
 else
     R=$WORK/synth.git
-    stamp="commits=$COMMITS gen=$(cksum <"$HERE/gen_repo.awk")"
+    stamp="commits=$COMMITS big=$BIG gen=$(cksum <"$HERE/gen_repo.awk")"
     if [ "$(cat "$WORK/synth.stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$R" ]; then
         say "== generating the synthetic repository ($COMMITS commits) in $R"
         rm -rf "$R" "$R.tmp" "$WORK/synth.stamp"
         git init -q --bare -b main "$R.tmp" || die "git init failed"
-        LC_ALL=C awk -v commits="$COMMITS" -v authors=30 -f "$HERE/gen_repo.awk" /dev/null |
+        LC_ALL=C awk -v commits="$COMMITS" -v authors=30 -v big="$BIG" -f "$HERE/gen_repo.awk" /dev/null |
             git -C "$R.tmp" fast-import --quiet || die "git fast-import failed"
         git -C "$R.tmp" gc -q || die "git gc failed"
         mv "$R.tmp" "$R"
         echo "$stamp" >"$WORK/synth.stamp"
     fi
-    LABEL="synthetic ($COMMITS commits; bench/git/gen_repo.awk)"
+    LABEL="synthetic ($COMMITS commits, big=$BIG; bench/git/gen_repo.awk)"
 fi
 GITDIR=$(cd "$R" && cd "$(git rev-parse --git-common-dir)" && pwd) || die "cannot find the git directory of $R"
 IXDIR=$GITDIR/quarry

@@ -41,7 +41,6 @@ cd "$R" || exit 1
 expect_err "no model" "no model configured" "$Q" do "anything"
 expect_rc "no model exit" 2 "$Q" do "anything"
 
-SERVER_PID=
 serve() { # serve REPLY...: one step per reply text
   python3 - "$TMP/script.json" "$@" <<'PY'
 import json, sys
@@ -50,20 +49,10 @@ PY
   serve_script
 }
 serve_script() { # the script in $TMP/script.json
-  rm -f "$TMP/port" "$TMP/log.jsonl"
-  python3 "$SRC/tests/llm/model_server.py" --script "$TMP/script.json" --log "$TMP/log.jsonl" \
-    --port-file "$TMP/port" 2>"$TMP/server.err" &
-  SERVER_PID=$!
-  i=0
-  while [ ! -s "$TMP/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-  PORT=$(cat "$TMP/port" 2>/dev/null)
-  [ -n "$PORT" ] || { echo "FAIL: the model server did not start"; cat "$TMP/server.err"; exit 1; }
-  export QUARRY_LLM_URL="http://127.0.0.1:$PORT/v1" QUARRY_LLM_MODEL=test-model QUARRY_LLM_MAX_RETRIES=0
+  llm_serve "$TMP/script.json"
+  export QUARRY_LLM_MAX_RETRIES=0
 }
-unserve() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=
-}
+unserve() { llm_unserve; }
 trap 'unserve; rm -rf "$TMP"' EXIT
 # user_msg N: the user message of request N
 user_msg() {

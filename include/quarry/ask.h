@@ -60,6 +60,10 @@ typedef struct qr_ask_opts {
      * only after a marker */
     bool (*author)(void *ud, const char *name, char *out, size_t cap);
     void *author_ud;
+    /* the request the question belongs to (quarry/req.h): its deadline, cancel and
+     * budgets bound every program, tool and model call of the question. NULL: the
+     * question makes its own, with no limits beyond the ones above. */
+    qr_req *req;
 } qr_ask_opts;
 
 void qr_ask_opts_init(qr_ask_opts *o, const char *question, qr_tools *tools, qr_llm *llm);

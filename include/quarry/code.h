@@ -119,6 +119,9 @@ typedef struct qr_code_opts {
     size_t max_bytes;
     qr_code_progress_fn progress;
     void *progress_ud;
+    /* the request's stop (NULL: none): checked between batches of files to index; the
+     * batches stored before a stop are kept (the load fails with QR_ESTOPPED) */
+    const qr_stop *stop;
 } qr_code_opts;
 
 /* Opens (creating) the index of the repository containing `path`. */
@@ -214,7 +217,8 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
                 qr_buf *err);
 
 /* Runs one query_codebase query (args: the tool's normalized argument map). */
-int qr_code_query(qr_code_graph *g, qr_val args, qr_arena *a, qr_val *out, qr_buf *err);
+int qr_code_query(qr_code_graph *g, const qr_stop *stop, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err);
 
 /* ---- the query_codebase tool (src/code/tools_code.c) ----
  * Its handler takes a qr_code_ctx as ctx (the host above the sources embeds one and

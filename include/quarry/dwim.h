@@ -94,6 +94,9 @@ typedef struct qr_dwim_ctx {
      * expand and skeleton record the file and its content; fix refuses a file whose
      * content moved on since it was read */
     struct qr_dwim_reads *reads;
+    /* the request the line runs for (NULL: none): its tools, greps and processes stop on
+     * its cancel or deadline */
+    qr_req *req;
 } qr_dwim_ctx;
 
 /* The top of the working tree containing dir (git rev-parse --show-toplevel), malloc'd;

@@ -131,12 +131,14 @@ int qr_git_index_status(qr_git *g, qr_git_index *ix, qr_git_index_state *st, qr_
 typedef void (*qr_git_progress_fn)(void *ud, const char *what, size_t done, size_t total);
 
 /* Computes and stores what ix lacks for every reachable commit: the commit graph and the
- * statistics (with git, one process per core), in batches each stored as soon as it is
- * computed, so an interrupted run keeps what it did. *added (may be NULL): how many
- * commits' statistics were stored by this call. progress may be NULL. A failing index is
- * an error (QR_EIO), as building it is the point. */
+ * statistics (with git, one process per core), in batches (growing from 512 commits) each
+ * stored as soon as it is computed, so an interrupted run keeps what it did. stop (NULL:
+ * none): a cancel ends the run with QR_ESTOPPED, keeping the batches stored before it.
+ * *added (may be NULL): how many commits' statistics were stored by this call, a stopped
+ * run included. progress may be NULL. A failing index is an error (QR_EIO), as building
+ * it is the point. */
 int qr_git_index_update(qr_git *g, qr_git_index *ix, qr_git_progress_fn progress, void *ud,
-                        int64_t *added, qr_buf *err);
+                        const qr_stop *stop, int64_t *added, qr_buf *err);
 
 /* ---- the git tools (src/git/tools_git.c) ----
  * get_commits, get_author_stats, get_file_stats, get_file_history, get_diff_stats.

@@ -81,6 +81,7 @@ typedef struct qr_graph_spread_params {
     double edge_decay;     /* default 0.5; in (0, 1] */
     double min_activation; /* default 0.01; >= 0 */
     uint64_t max_work;     /* default QR_GRAPH_DEFAULT_MAX_WORK */
+    const qr_stop *stop;   /* the request's; checked every 65,536 links (QR_ESTOPPED) */
 } qr_graph_spread_params;
 
 void qr_graph_spread_params_init(qr_graph_spread_params *p);
@@ -99,6 +100,7 @@ typedef struct qr_graph_confluence_params {
     double edge_decay; /* default 0.5; in (0, 1] */
     uint32_t min_seeds; /* default 2; >= 1 */
     uint64_t max_work;  /* default QR_GRAPH_DEFAULT_MAX_WORK */
+    const qr_stop *stop; /* the request's; checked every 65,536 links (QR_ESTOPPED) */
 } qr_graph_confluence_params;
 
 void qr_graph_confluence_params_init(qr_graph_confluence_params *p);

@@ -14,6 +14,7 @@
 #ifndef QUARRY_LISP_H
 #define QUARRY_LISP_H
 
+#include "quarry/req.h"
 #include "quarry/value.h"
 
 typedef struct qr_lisp_limits {
@@ -66,12 +67,15 @@ typedef struct qr_lisp_result {
 
 void qr_lisp_result_clear(qr_lisp_result *r);
 
-/* The tool hook: called for (tool/NAME args). args is a map (or nil). On success store the
- * result (allocated from `a`) in *out and return QR_OK; on failure write a one-line
- * message into err and return a negative code: QR_EINVAL for an unknown tool or bad
- * arguments, anything else for a failure of the tool itself. */
-typedef int (*qr_lisp_tool_fn)(void *ud, const char *name, qr_val args, qr_arena *a,
-                               qr_val *out, qr_buf *err);
+/* The tool hook: called for (tool/NAME args). args is a map (or nil); req is the run's
+ * request (qr_lisp_set_req, or one the run made with no limits beyond the program's own
+ * deadline), never NULL: the tool's loops stop at the program's deadline and at a cancel.
+ * On success store the result (allocated from `a`) in *out and return QR_OK; on failure
+ * write a one-line message into err and return a negative code: QR_EINVAL for an unknown
+ * tool or bad arguments, QR_ESTOPPED when the request stopped it, anything else for a
+ * failure of the tool itself. */
+typedef int (*qr_lisp_tool_fn)(void *ud, qr_req *req, const char *name, qr_val args,
+                               qr_arena *a, qr_val *out, qr_buf *err);
 
 typedef struct qr_lisp_session qr_lisp_session;
 
@@ -87,6 +91,11 @@ qr_arena *qr_lisp_session_text_arena(qr_lisp_session *s);
 /* data must be a map (keys keywords or strings) allocated from the session's arenas. */
 void qr_lisp_set_data(qr_lisp_session *s, qr_val data);
 void qr_lisp_set_tools(qr_lisp_session *s, qr_lisp_tool_fn fn, void *ud);
+/* Runs the session's programs for request req (NULL: none; the caller keeps it alive while
+ * runs use it). A run's limits become the smaller of the session's own and what the
+ * request has left: its deadline, its steps (a run spends its steps from the request),
+ * its memory budget. A cancel of the request stops a run as qr_lisp_interrupt does. */
+void qr_lisp_set_req(qr_lisp_session *s, qr_req *req);
 /* Seeds the generator of rand, rand-int, rand-nth, shuffle and random-sample: the same
  * seed and the same programs give the same numbers. A new session's seed is 1. */
 void qr_lisp_set_seed(qr_lisp_session *s, uint64_t seed);

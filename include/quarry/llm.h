@@ -81,6 +81,12 @@ typedef struct qr_llm_usage {
     uint64_t cache_read;  /* prompt tokens read from the cache */
 } qr_llm_usage;
 
+/* The one token count of a call, for budgets and reports: every prompt token (cached or
+ * not) plus the completion. */
+uint64_t qr_llm_usage_tokens(const qr_llm_usage *u);
+/* The prompt part of it: input + cache_write + cache_read. */
+uint64_t qr_llm_usage_prompt(const qr_llm_usage *u);
+
 /* Function calling (tools). Tool definitions, calls and results cross this API as JSON
  * text in one neutral shape; each wire format translates it:
  *   tools:      [{"name": ..., "description": ..., "input_schema": {JSON Schema}}]
@@ -108,6 +114,10 @@ typedef struct qr_llm_request {
     size_t shared_len;
     const char *tools;   /* JSON array of tool definitions, or NULL for none */
     size_t tools_len;
+    /* the request's stop (NULL: none): a cancel ends the transfer at once and the call
+     * fails with QR_ESTOPPED (never retried); each attempt waits at most what is left
+     * before its deadline */
+    const qr_stop *stop;
 } qr_llm_request;
 
 typedef struct qr_llm_response {

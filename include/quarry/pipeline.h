@@ -102,6 +102,8 @@ typedef struct qr_pipeline_run_opts {
      * rewritten (atomically) when computed. no_file_cache: neither read nor write it. */
     bool no_file_cache;
     qr_pipeline_result_stats *stats; /* NULL: none collected */
+    const qr_stop *stop; /* the request's (NULL: none): checked before each stage and in
+                          * the graph walks; a stop fails the run with QR_ESTOPPED */
 } qr_pipeline_run_opts;
 
 /* Runs p on the store's current snapshot. now: the time age: and not-visited: compare

@@ -42,7 +42,8 @@ typedef struct qr_sparql_limits {
     uint64_t timeout_ms;      /* wall time */
     uint64_t max_rows;        /* rows in the result (before LIMIT cuts them: an error) */
     size_t max_memory;        /* bytes of intermediate solutions and new terms */
-    volatile sig_atomic_t *interrupt; /* set non-zero to stop the evaluation */
+    const qr_stop *stop;      /* the request's (NULL: none): a cancel or its deadline stops
+                               * the evaluation (QR_ESTOPPED, kind QR_SPARQL_LIMIT) */
     int64_t now;              /* NOW() in epoch seconds (the caller's clock, QUARRY_NOW) */
 } qr_sparql_limits;
 
@@ -115,7 +116,7 @@ void qr_sparql_query_free(qr_sparql_query *q);
 typedef struct qr_sparql_result qr_sparql_result;
 
 /* Runs a prepared query over the store. Returns QR_OK with *out set, QR_ELIMIT (kind
- * QR_SPARQL_LIMIT: time, rows, memory or interrupt), QR_ERUNTIME or QR_ENOMEM. */
+ * QR_SPARQL_LIMIT: time, rows, memory or stop), QR_ERUNTIME or QR_ENOMEM. */
 int qr_sparql_exec(qr_sparql_store *st, const qr_sparql_query *q, const qr_sparql_limits *lim,
                    qr_sparql_result **out, qr_sparql_error *err);
 void qr_sparql_result_free(qr_sparql_result *r);

@@ -21,6 +21,7 @@
 #ifndef QUARRY_TOOLS_H
 #define QUARRY_TOOLS_H
 
+#include "quarry/req.h"
 #include "quarry/value.h"
 
 /* JSON Schema types of a parameter (and of an array's items). */
@@ -78,8 +79,11 @@ typedef struct qr_tool_param {
 /* The handler: args is the normalized map (keyword keys, defaults filled in). Store the
  * result, allocated from `a`, in *out and return QR_OK; on failure write a one-line
  * message into err (without the "tool 'NAME': " prefix, which callers add) and return a
- * negative code. ctx is the registry's context (qr_tools_set_ctx). */
-typedef int (*qr_tool_fn)(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err);
+ * negative code. ctx is the registry's context (qr_tools_set_ctx). req is the request the
+ * call belongs to (never NULL): the handler passes it to every engine it runs, whose loops
+ * check it, and returns QR_ESTOPPED with qr_req_fail's message when it stopped. */
+typedef int (*qr_tool_fn)(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                          qr_buf *err);
 
 typedef struct qr_tool {
     /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
@@ -143,18 +147,20 @@ void qr_tools_set_ctx(qr_tools *r, void *ctx);
  * QR_ENOMEM when `a` is exhausted. */
 int qr_tools_prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a,
                      const qr_tool **tool, qr_val *norm, qr_buf *err);
-/* Runs the handler of t on normalized arguments. Returns its code unchanged; on failure
- * err holds "tool 'NAME': " and the handler's message (or "failed" when it gave none). */
-int qr_tools_invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a, qr_val *out,
-                    qr_buf *err);
+/* Runs the handler of t on normalized arguments, for request req (NULL: a request with no
+ * limits). A request already stopped starts nothing: QR_ESTOPPED, "stopped: <why>".
+ * Returns the handler's code unchanged; on failure err holds "tool 'NAME': " and the
+ * handler's message (or "failed" when it gave none). */
+int qr_tools_invoke(const qr_tools *r, const qr_tool *t, qr_req *req, qr_val norm, qr_arena *a,
+                    qr_val *out, qr_buf *err);
 /* qr_tools_prepare, then qr_tools_invoke. */
-int qr_tools_call(const qr_tools *r, const char *name, qr_val args, qr_arena *a, qr_val *out,
-                  qr_buf *err);
+int qr_tools_call(const qr_tools *r, const char *name, qr_req *req, qr_val args, qr_arena *a,
+                  qr_val *out, qr_buf *err);
 /* The same call shaped as the Lisp's tool hook (qr_lisp_tool_fn): pass the registry as
- * ud to qr_lisp_set_tools. Messages leave out the "tool 'NAME': " prefix, which the
- * interpreter adds. */
-int qr_tools_lisp_dispatch(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
-                           qr_buf *err);
+ * ud to qr_lisp_set_tools; the program's request reaches the tool. Messages leave out the
+ * "tool 'NAME': " prefix, which the interpreter adds. */
+int qr_tools_lisp_dispatch(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a,
+                           qr_val *out, qr_buf *err);
 
 /* Checks args against one record without a registry (capabilities are not checked).
  * Messages start with "tool 'NAME': ". */

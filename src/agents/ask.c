@@ -44,6 +44,7 @@ typedef struct ask_run {
     double t0;
     size_t calls_cap;
     qr_buf today; /* the TODAY lines every user message starts with (made once) */
+    qr_req *req;  /* the question's request (the caller's, or one of its own) */
 } ask_run;
 
 static double now_ms(void)
@@ -106,8 +107,8 @@ static void trace_end(ask_run *R, qr_buf *b)
 
 /* ---- tools, timed for the trace ---- */
 
-static int traced_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
-                       qr_buf *err)
+static int traced_tool(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a,
+                       qr_val *out, qr_buf *err)
 {
     ask_run *R = ud;
     double t = now_ms();
@@ -118,7 +119,7 @@ static int traced_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_
         qr_buf_printf(err, "tool '%s' is not available to quarry ask", name);
         rc = QR_EINVAL;
     } else {
-        rc = qr_tools_lisp_dispatch(R->o->tools, name, args, a, out, err);
+        rc = qr_tools_lisp_dispatch(R->o->tools, req, name, args, a, out, err);
     }
     if (tracing(R)) {
         qr_buf b;
@@ -802,8 +803,8 @@ static int tier1_code(ask_run *R, bool *answered)
     qr_val v;
     qr_buf err;
     qr_buf_init(&err);
-    int rc = qr_tools_call(R->o->tools, "search_codebase", qr_mapb_finish(&b, QR_T_MAP), R->a,
-                           &v, &err);
+    int rc = qr_tools_call(R->o->tools, "search_codebase", R->req, qr_mapb_finish(&b, QR_T_MAP),
+                           R->a, &v, &err);
     if (rc == QR_OK) {
         qr_val rows = qr_nil(), total = qr_nil(), q = qr_nil();
         ask_get(R->a, v, "rows", &rows);
@@ -845,6 +846,12 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
         return QR_ENOMEM;
     R.s = out->session;
     R.a = qr_lisp_session_arena(R.s);
+    qr_req own_req;
+    if (!(R.req = o->req)) {
+        qr_req_init(&own_req, NULL);
+        R.req = &own_req;
+    }
+    qr_lisp_set_req(R.s, R.req);
     qr_lisp_set_tools(R.s, traced_tool, &R);
     if (tracing(&R)) {
         qr_buf b;
@@ -912,6 +919,7 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
         rc = run_plan(&R, ac.payload);
     }
 done:
+    qr_lisp_set_req(R.s, NULL); /* own_req ends here; the session outlives it */
     qr_buf_release(&R.today);
     out->ms = now_ms() - R.t0;
     if (tracing(&R)) {

@@ -314,11 +314,13 @@ static int64_t arg_int(qr_val args, qr_arena *a, const char *name, int64_t def)
 }
 
 /* parses, checks and runs q; on failure writes "KIND: message" into why */
-static int run_query(qr_sparql_store *st, const char *q, qr_sparql_result **out, qr_buf *why)
+static int run_query(qr_sparql_store *st, const qr_stop *stop, const char *q,
+                     qr_sparql_result **out, qr_buf *why)
 {
     qr_sparql_query *pq;
     qr_sparql_error e;
     qr_sparql_limits lim = {0};
+    lim.stop = stop;
     lim.timeout_ms = 10000;
     lim.max_memory = (size_t)256 << 20;
     lim.now = qr_clock_now();
@@ -340,8 +342,9 @@ static int run_query(qr_sparql_store *st, const char *q, qr_sparql_result **out,
     return rc;
 }
 
-static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store *st,
-                     char **sparql, qr_sparql_result **res, int *calls, qr_buf *err)
+static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
+                     qr_sparql_store *st, char **sparql, qr_sparql_result **res, int *calls,
+                     qr_buf *err)
 {
     if (!c->llm && !c->llm_tried) {
         c->llm_tried = true;
@@ -365,7 +368,7 @@ static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store
     }
     qr_llm_message msgs[3] = {{.role = "user", .content = question, .len = strlen(question)}};
     qr_llm_request req = {.system = prompt, .system_len = sizeof prompt - 1, .messages = msgs,
-                          .nmessages = 1};
+                          .nmessages = 1, .stop = &rq->stop};
     qr_buf why;
     qr_buf_init(&why);
     char *reply = NULL;
@@ -373,8 +376,11 @@ static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store
     int rc = QR_EINVAL;
     for (int attempt = 0; attempt < 2; attempt++) {
         qr_llm_response resp;
+        if ((rc = qr_req_may_call_model(rq, err)) != QR_OK)
+            break;
         int lrc = qr_llm_complete(c->llm, &req, &resp);
         (*calls)++;
+        qr_req_spend_model(rq, qr_llm_usage_tokens(&resp.usage));
         if (lrc != QR_OK || !resp.text) {
             qr_buf_printf(err, "the model call failed: %s", resp.error);
             qr_llm_response_clear(&resp);
@@ -391,7 +397,7 @@ static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store
             break;
         }
         qr_buf_reset(&why);
-        rc = run_query(st, *sparql, res, &why);
+        rc = run_query(st, &rq->stop, *sparql, res, &why);
         if (rc == QR_OK)
             break;
         if (attempt == 1) {
@@ -411,7 +417,8 @@ static int ask_model(qr_codesearch_ctx *c, const char *question, qr_sparql_store
     return rc;
 }
 
-static int search_codebase_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     qr_codesearch_ctx *c = ctx;
     const char *question = arg_string(args, a, "question");
@@ -431,12 +438,12 @@ static int search_codebase_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
     if (sparql) {
         qr_buf why;
         qr_buf_init(&why);
-        rc = run_query(st, sparql, &res, &why);
+        rc = run_query(st, &req->stop, sparql, &res, &why);
         if (rc)
             qr_buf_printf(err, "template '%s' failed: %s", tname, why.p ? why.p : "");
         qr_buf_release(&why);
     } else {
-        rc = ask_model(c, question, st, &sparql, &res, &calls, err);
+        rc = ask_model(c, req, question, st, &sparql, &res, &calls, err);
     }
     if (rc == QR_OK)
         rc = qr_sparql_result_page(res, (size_t)offset, (size_t)limit, a, out, err);

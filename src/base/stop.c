@@ -56,7 +56,14 @@ bool qr_stop_check(const qr_stop *s)
 
 void qr_stop_describe(const qr_stop *s, qr_buf *b)
 {
-    if (s && atomic_load(&((qr_stop *)s)->requested))
+    /* requested holds a qr_req_reason when the stop belongs to a request (quarry/req.h):
+     * 1 is a cancel, 3 and above a spent budget */
+    int why = s ? atomic_load(&((qr_stop *)s)->requested) : 0;
+    if (why >= 3)
+        qr_buf_puts(b, why == 3 ? "step budget spent"
+                       : why == 4 ? "model-call budget spent"
+                                  : "token budget spent");
+    else if (why)
         qr_buf_puts(b, "cancelled by the client");
     else if (s)
         qr_buf_printf(b, "time limit of %llu ms reached", (unsigned long long)s->limit_ms);

@@ -80,6 +80,12 @@ int cli_run_option(const char *cmd, unsigned accept, int argc, char **argv, int 
 struct qr_host;
 void cli_host_init(struct qr_host *h, const cli_run_opts *o);
 
+/* The command's one request (quarry/req.h): every tool and engine the command runs checks
+ * it. The first call starts it (no budget: a command's limits are its options) and makes
+ * the first SIGINT or SIGTERM cancel it, so the work stops at its next check and what it
+ * finished is kept; a second signal ends the process as usual. */
+qr_req *cli_req(void);
+
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
 /* Prints "quarry: warning: msg" to stderr (the hosts' warn hook; ud is unused). */

@@ -306,6 +306,7 @@ int cmd_ask(int argc, char **argv)
     o.repo_span_ud = &host;
     o.author = qr_host_author;
     o.author_ud = &host;
+    o.req = cli_req();
     if (tf) {
         o.trace = trace_line;
         o.trace_ud = tf;

@@ -154,7 +154,7 @@ static int code_index(int argc, char **argv)
     qr_buf err, b;
     qr_buf_init(&err);
     qr_buf_init(&b);
-    int rc = qr_code_query(g, args, &a, &out, &err);
+    int rc = qr_code_query(g, &cli_req()->stop, args, &a, &out, &err);
     if (rc != QR_OK) {
         cli_error(o.fmt, "error", 0, 0, err.p ? err.p : "failed");
         st = EXIT_FAILED;

@@ -124,7 +124,8 @@ int cmd_do(int argc, char **argv)
     qr_host host;
     qr_host_init(&host, repo);
     qr_tools_set_ctx(tools, &host);
-    qr_dwim_ctx c = {.host = &host, .tools = tools, .root = root, .write = write};
+    qr_dwim_ctx c = {
+        .host = &host, .tools = tools, .root = root, .write = write, .req = cli_req()};
     qr_dwim_loop_opts o = {.ctx = &c,
                            .llm = llm,
                            .task = task,

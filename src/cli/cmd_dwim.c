@@ -95,7 +95,7 @@ int cmd_dwim(int argc, char **argv)
     qr_host_init(&host, repo);
     host.code.progress = cli_progress;
     qr_tools_set_ctx(tools, &host);
-    qr_dwim_ctx c = {.host = &host, .tools = tools, .write = write};
+    qr_dwim_ctx c = {.host = &host, .tools = tools, .write = write, .req = cli_req()};
     char *root = qr_dwim_find_root(repo ? repo : ".", &err);
     int code = EXIT_OK;
     qr_arena a;

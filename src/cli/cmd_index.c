@@ -190,8 +190,19 @@ int cmd_index(int argc, char **argv)
         goto done;
     }
     int64_t added = 0, total = 0;
-    rc = qr_git_index_update(g, ix, cli_progress, NULL, &added, &err);
+    rc = qr_git_index_update(g, ix, cli_progress, NULL, &cli_req()->stop, &added, &err);
     warn_rebuilt(ix, &warned);
+    if (rc == QR_ESTOPPED) {
+        /* what was finished before the stop is kept: say how much, and that a second run
+         * computes only the rest */
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s; %lld commit%s indexed before it and kept; run it again "
+                 "to index the rest", err.p ? err.p : "stopped", (long long)added,
+                 added == 1 ? "" : "s");
+        cli_error(fmt, "error", 0, 0, msg);
+        status = EXIT_FAILED;
+        goto done;
+    }
     if (rc == QR_OK)
         rc = qr_git_index_count(ix, &total, NULL, &err);
     if (rc != QR_OK)

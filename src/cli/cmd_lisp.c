@@ -184,7 +184,7 @@ static bool edit_load(void)
     return true;
 }
 
-static int repl(qr_lisp_session *s, cli_format fmt, qr_stop *stop)
+static int repl(qr_lisp_session *s, cli_format fmt)
 {
     if (!edit_load())
         return EXIT_FAILED;
@@ -211,7 +211,6 @@ static int repl(qr_lisp_session *s, cli_format fmt, qr_stop *stop)
             continue;
         ed.add_history(src.p);
         qr_lisp_result res;
-        qr_stop_set_deadline(stop, qr_lisp_session_limits(s)->timeout_ms);
         int rc = qr_lisp_run(s, src.p, src.len, &res);
         report(&res, rc, fmt);
         qr_lisp_result_clear(&res);
@@ -308,19 +307,20 @@ int cmd_lisp(int argc, char **argv)
      * repository is opened on the first call that needs it */
     qr_host host;
     cli_host_init(&host, &ro);
-    /* the tools' long loops stop at the program's deadline: their time is its time */
-    qr_stop stop;
-    qr_stop_init(&stop, 0);
-    host.git.stop = &stop;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
     int status = EXIT_OK;
     if (data && (status = load_data(s, data, fmt)) != EXIT_OK)
         goto done;
     if (!expr && !file && isatty(0)) {
-        status = repl(s, fmt, &stop);
+        /* each line runs under a request of its own (the session makes it), so Ctrl-C
+         * stays the line editor's */
+        status = repl(s, fmt);
         goto done;
     }
+    /* the program runs for the command's request: Ctrl-C stops it and its tools, which
+     * also stop at the program's deadline (their time is its time) */
+    qr_lisp_set_req(s, cli_req());
     char *text = NULL;
     size_t len = 0;
     if (expr) {
@@ -338,12 +338,10 @@ int cmd_lisp(int argc, char **argv)
         }
     }
     qr_lisp_result res;
-    qr_stop_set_deadline(&stop, lim.timeout_ms);
     int rc = qr_lisp_run(s, expr ? expr : text, len, &res);
     double best_eval = res.eval_ms;
     for (uint64_t k = 1; k < repeat && rc == QR_OK; k++) {
         qr_lisp_result again;
-        qr_stop_set_deadline(&stop, lim.timeout_ms);
         rc = qr_lisp_run(s, expr ? expr : text, len, &again);
         if (again.eval_ms < best_eval)
             best_eval = again.eval_ms;

@@ -305,12 +305,11 @@ int cmd_query(int argc, char **argv)
     }
     qr_host host;
     cli_host_init(&host, &ro);
-    /* the tools' long loops stop at the program's deadline: their time is its time */
-    qr_stop stop;
-    qr_stop_init(&stop, lim.timeout_ms);
-    host.git.stop = &stop;
     qr_tools_set_ctx(tools, &host);
     qr_lisp_set_tools(s, qr_tools_lisp_dispatch, tools);
+    /* the query runs for the command's request: Ctrl-C stops it and its tools, which also
+     * stop at the program's deadline (their time is its time) */
+    qr_lisp_set_req(s, cli_req());
     qr_query_compiled q = {0};
     qr_val context = qr_nil();
     if (data) {

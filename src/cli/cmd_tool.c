@@ -322,7 +322,7 @@ int cmd_tool(int argc, char **argv)
         status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
         goto done;
     }
-    rc = qr_tools_invoke(reg, t, norm, &a, &out, &err);
+    rc = qr_tools_invoke(reg, t, cli_req(), norm, &a, &out, &err);
     if (rc != QR_OK) {
         /* bad input the handler found (not a repository, an unknown ref, a date it cannot
          * read) is bad usage like a bad parameter */

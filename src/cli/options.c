@@ -13,7 +13,36 @@
 #include "quarry/host.h"
 #include "quarry/tools.h"
 
+#include <signal.h>
 #include <string.h>
+
+/* ---- the command's request ---- */
+
+static qr_req the_req;
+static bool req_started;
+
+static void on_stop_signal(int sig)
+{
+    /* the first signal cancels the request; the next one is the default (the end) */
+    qr_req_cancel(&the_req);
+    signal(sig, SIG_DFL);
+}
+
+qr_req *cli_req(void)
+{
+    if (!req_started) {
+        req_started = true;
+        qr_req_init(&the_req, NULL);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sa.sa_flags = SA_RESTART; /* reads and writes go on; the work's checks stop it */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    return &the_req;
+}
 
 bool cli_is_limit_option(const char *a)
 {

@@ -193,7 +193,7 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
             qr_mapb_put(&mb, qr_kw_cstr(&a, "query_type"), qr_str_cstr(&a, "get_call_graph"));
             qr_mapb_put(&mb, qr_kw_cstr(&a, "name"), qr_str_cstr(&a, what));
             qr_val out_v;
-            rc = qr_code_query(g, qr_mapb_finish(&mb, QR_T_MAP), &a, &out_v, err);
+            rc = qr_code_query(g, NULL, qr_mapb_finish(&mb, QR_T_MAP), &a, &out_v, err);
             qr_arena_release(&a);
             if (rc == QR_OK)
                 set_add(&nodes, what); /* a library function: its callers */

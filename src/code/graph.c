@@ -1242,6 +1242,14 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         size_t done = 0, i = 0;
         rc = QR_OK;
         while (i < g->nfiles && rc == QR_OK) {
+            /* a stop ends the work between batches: the batches stored so far are kept,
+             * and the next load indexes only the rest */
+            if (opts && qr_stop_check(opts->stop)) {
+                qr_buf_puts(err, "stopped: ");
+                qr_stop_describe(opts->stop, err);
+                rc = QR_ESTOPPED;
+                break;
+            }
             size_t n = 0;
             for (; i < g->nfiles && n < INDEX_BATCH; i++)
                 if (g->files[i].status == -2) {

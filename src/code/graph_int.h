@@ -78,7 +78,8 @@ const char *qr__code_edge_name(qr_code_edge_kind k);
 void qr__code_node_json(const qr_code_graph *g, const qr_code_node *n, qr_buf *b);
 void qr__code_edge_json(const qr_code_edge *e, qr_buf *b);
 
-int qr__code_host_graph(void *ctx, const char *ref, qr_code_graph **out, qr_buf *err);
+int qr__code_host_graph(void *ctx, const qr_stop *stop, const char *ref, qr_code_graph **out,
+                        qr_buf *err);
 
 /* Definitions of a file in a language ctags knows (universal-ctags, JSON output), as
  * items flagged QR_CODE_LEXICAL. QR_EIO when ctags cannot be run. */

@@ -25,6 +25,7 @@
 
 typedef struct q {
     qr_code_graph *g;
+    const qr_stop *stop; /* the request's: walks check it */
     qr_arena *a;
     qr_buf *err;
     qr_val args;
@@ -759,6 +760,11 @@ static int bfs(q *x, walkq *w, qr_code_edge_kind k, bool forward, const char *di
 {
     const qr_code_graph *g = x->g;
     for (size_t head = 0; head < w->n; head++) {
+        if ((head & 255) == 255 && qr_stop_check(x->stop)) {
+            qr_buf_puts(x->err, "stopped: ");
+            qr_stop_describe(x->stop, x->err);
+            return QR_ESTOPPED;
+        }
         if (w->depth[head] >= x->depth)
             continue;
         size_t first;
@@ -1046,11 +1052,13 @@ const char *const qr__code_query_types[] = {
     "find_type",      "find_macro",      "find_references", "search_by_name",
     "get_skeleton",   "get_definition",  "get_index_stats", NULL};
 
-int qr_code_query(qr_code_graph *g, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+int qr_code_query(qr_code_graph *g, const qr_stop *stop, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     q x;
     memset(&x, 0, sizeof x);
     x.g = g;
+    x.stop = stop;
     x.a = a;
     x.err = err;
     x.args = args;

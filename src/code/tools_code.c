@@ -30,7 +30,8 @@ static bool same_ref(const char *a, const char *b)
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-int qr__code_host_graph(void *ctx, const char *ref, qr_code_graph **out, qr_buf *err)
+int qr__code_host_graph(void *ctx, const qr_stop *stop, const char *ref, qr_code_graph **out,
+                        qr_buf *err)
 {
     qr_code_ctx *h = ctx;
     if (!h) {
@@ -50,7 +51,8 @@ int qr__code_host_graph(void *ctx, const char *ref, qr_code_graph **out, qr_buf 
     free(h->graph_ref);
     h->graph = NULL;
     h->graph_ref = NULL;
-    qr_code_opts o = {.ref = ref, .progress = h->progress, .progress_ud = h->progress_ud};
+    qr_code_opts o = {
+        .ref = ref, .progress = h->progress, .progress_ud = h->progress_ud, .stop = stop};
     int rc = qr_code_load(h->code, &o, &h->graph, err);
     if (rc != QR_OK)
         return rc;
@@ -73,17 +75,18 @@ void qr_code_ctx_release(qr_code_ctx *c)
     c->graph_ref = NULL;
 }
 
-static int query_codebase_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int query_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     const char *ref = NULL;
     qr_val v;
     if (args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, "ref"), &v) && v.t == QR_T_STR)
         ref = v.s->data;
     qr_code_graph *g;
-    int rc = qr__code_host_graph(ctx, ref, &g, err);
+    int rc = qr__code_host_graph(ctx, &req->stop, ref, &g, err);
     if (rc != QR_OK)
         return rc;
-    return qr_code_query(g, args, a, out, err);
+    return qr_code_query(g, &req->stop, args, a, out, err);
 }
 
 static const qr_tool_param query_codebase_params[] = {

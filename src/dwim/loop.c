@@ -360,7 +360,7 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
         int lrc = qr_llm_complete(o->llm, &req, &resp);
         r->calls++;
         r->turns = turn;
-        r->input_tokens += resp.usage.input + resp.usage.cache_read + resp.usage.cache_write;
+        r->input_tokens += qr_llm_usage_prompt(&resp.usage);
         r->output_tokens += resp.usage.output;
         if (lrc != QR_OK || !resp.text) {
             qr_buf_printf(err, "the model failed: %s", resp.error[0] ? resp.error : "no reply");

@@ -538,7 +538,7 @@ static int run_tool(qr_dwim_ctx *c, const char *name, qr_val params, qr_arena *a
         return QR_EINVAL;
     }
     qr_val res;
-    int rc = qr_tools_call(c->tools, name, params, a, &res, err);
+    int rc = qr_tools_call(c->tools, name, c->req, params, a, &res, err);
     if (rc != QR_OK)
         return rc;
     qr_print(out, res, 0);

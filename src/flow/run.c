@@ -269,7 +269,7 @@ int flow_budget_check(flow_frame *fr, uint32_t line)
 void flow_budget_add(flow_run *r, const qr_llm_usage *u)
 {
     pthread_mutex_lock(&r->lock);
-    r->tokens_in += u->input + u->cache_read + u->cache_write;
+    r->tokens_in += qr_llm_usage_prompt(u);
     r->tokens_out += u->output;
     pthread_mutex_unlock(&r->lock);
 }

@@ -64,7 +64,7 @@ int qr_git_index_status(qr_git *g, qr_git_index *ix, qr_git_index_state *st, qr_
 }
 
 int qr_git_index_update(qr_git *g, qr_git_index *ix, qr_git_progress_fn progress, void *ud,
-                        int64_t *added, qr_buf *err)
+                        const qr_stop *stop, int64_t *added, qr_buf *err)
 {
     if (added)
         *added = 0;
@@ -73,7 +73,7 @@ int qr_git_index_update(qr_git *g, qr_git_index *ix, qr_git_progress_fn progress
     qr_commit_info *cs = NULL;
     size_t n = 0, k = 0;
     int rc = walk_all(g, ix, true, &a, &cs, &n, err);
-    qr_progress p = {progress, ud, NULL};
+    qr_progress p = {progress, ud, stop};
     if (rc == QR_OK)
         rc = qr__git_stats_ensure(g, ix, cs, n, &p, &k, err);
     if (added)

@@ -50,6 +50,7 @@ extern char **environ;
  * bounded (git's output for a batch, ~1 MB per 1,000 commits) and an interrupted run
  * keeps every batch it finished. */
 #define ENSURE_BATCH 8192
+#define FIRST_BATCH 512
 
 /* ---- running git ---- */
 
@@ -922,20 +923,30 @@ int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, 
     bool report = progress && progress->fn && nmiss >= QR_PROGRESS_MIN;
     if (rc == QR_OK && report)
         progress->fn(progress->ud, "computing line statistics", 0, nmiss);
-    for (size_t from = 0; rc == QR_OK && from < nmiss; from += ENSURE_BATCH) {
-        size_t k = nmiss - from < ENSURE_BATCH ? nmiss - from : ENSURE_BATCH;
+    /* batches grow from FIRST_BATCH to ENSURE_BATCH: a run stopped early (Ctrl-C, a
+     * cancel) still keeps the first batches it finished */
+    size_t step = FIRST_BATCH;
+    for (size_t from = 0; rc == QR_OK && from < nmiss; from += step, step = step * 2 < ENSURE_BATCH ? step * 2 : ENSURE_BATCH) {
+        if (qr_stop_check(progress ? progress->stop : NULL)) {
+            qr_buf_puts(err, "stopped: ");
+            qr_stop_describe(progress->stop, err);
+            rc = QR_ESTOPPED;
+            break;
+        }
+        size_t k = nmiss - from < step ? nmiss - from : step;
         for (size_t j = 0; j < k; j++)
             batch[j] = cs[miss[from + j]];
         qr_arena a;
         qr_arena_init(&a, 0);
         qr_commit_stats *out = qr_arena_zalloc(&a, k * sizeof *out);
         batch_progress bp = {progress, from, nmiss};
-        qr_progress sub = {batch_progress_fn, &bp, progress ? progress->stop : NULL};
+        /* the stop reaches the git processes whether or not progress is drawn */
+        qr_progress sub = {report ? batch_progress_fn : NULL, &bp, progress ? progress->stop : NULL};
         rc = out ? QR_OK : QR_ENOMEM;
         for (size_t j = 0; rc == QR_OK && j < k; j++)
             git_oid_fmt(out[j].oid, &batch[j].oid);
         if (rc == QR_OK)
-            rc = compute(g, batch, iota, k, report ? &sub : NULL, &a, out, err);
+            rc = compute(g, batch, iota, k, &sub, &a, out, err);
         if (rc == QR_OK)
             rc = qr_git_index_put(ix, out, k, err);
         if (rc == QR_OK)

@@ -360,7 +360,7 @@ static int fail_nomem(qr_buf *err, int rc)
 
 /* ---- get_commits ---- */
 
-static int get_commits_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int get_commits_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
     int rc = host_git(ctx, &g, err);
@@ -594,7 +594,7 @@ static int author_cmp(const void *x, const void *y)
     return c ? c : strcmp(a->latest->email, b->latest->email);
 }
 
-static int get_author_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
     int rc = host_git(ctx, &g, err);
@@ -709,7 +709,7 @@ static int file_cmp(const void *x, const void *y)
     return strcmp(a->path, b->path);
 }
 
-static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
     int rc = host_git(ctx, &g, err);
@@ -807,7 +807,7 @@ static int get_file_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
 
 /* ---- get_file_history ---- */
 
-static int get_file_history_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int get_file_history_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
     int rc = host_git(ctx, &g, err);
@@ -1115,7 +1115,7 @@ static int diff_commits(qr_git_ctx *h, const window *win, qr_val list, qr_arena 
     return rc;
 }
 
-static int get_diff_stats_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int get_diff_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
     int rc = host_git(ctx, &g, err);
@@ -1152,6 +1152,47 @@ static const char *const merges_values[] = {"include", "exclude", "only", NULL};
 
 /* since/until are checked where they are validated (a query's literal params fail before
  * anything runs, exit 2, rather than in the tool call) */
+/* Every git tool runs under its call's request: the history walks and git processes it
+ * starts check the request's stop (a cancel, the deadline, a spent budget) through the
+ * context's `stop`, which holds it for the length of the call. */
+static int with_req(int (*run)(void *, qr_val, qr_arena *, qr_val *, qr_buf *), void *ctx,
+                    qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    qr_git_ctx *h = ctx;
+    if (!h) /* no host: the tool says so itself */
+        return run(ctx, args, a, out, err);
+    const qr_stop *prev = h->stop;
+    h->stop = &req->stop;
+    int rc = run(ctx, args, a, out, err);
+    h->stop = prev;
+    return rc;
+}
+
+static int get_commits_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    return with_req(get_commits_run, ctx, req, args, a, out, err);
+}
+
+static int get_author_stats_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    return with_req(get_author_stats_run, ctx, req, args, a, out, err);
+}
+
+static int get_file_stats_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    return with_req(get_file_stats_run, ctx, req, args, a, out, err);
+}
+
+static int get_file_history_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    return with_req(get_file_history_run, ctx, req, args, a, out, err);
+}
+
+static int get_diff_stats_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+{
+    return with_req(get_diff_stats_run, ctx, req, args, a, out, err);
+}
+
 static int check_date(const char *s, size_t n, qr_buf *err)
 {
     char msg[QR_DATE_ERR_LEN];

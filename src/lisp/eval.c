@@ -16,12 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void lx_throw(qr_lx *lx, qr_lisp_errkind kind, const char *fmt, ...)
 {
@@ -67,21 +61,38 @@ static qr_lisp_errkind limit_reached(qr_lx *lx)
         return QR_LE_INTERRUPT;
     if (lx->steps > lx->max_steps)
         return QR_LE_STEPS;
-    if (now_ns() > lx->deadline_ns)
-        return QR_LE_TIMEOUT;
+    if (qr_req_stopped(lx->req))
+        switch (qr_req_why(lx->req)) {
+        case QR_REQ_TIME: return QR_LE_TIMEOUT;
+        case QR_REQ_STEPS: return QR_LE_STEPS;
+        default: return QR_LE_INTERRUPT;
+        }
     return QR_LE_NONE;
 }
 
 void lx_check_time(qr_lx *lx)
 {
     switch (limit_reached(lx)) {
-    case QR_LE_INTERRUPT: lx_throw(lx, QR_LE_INTERRUPT, "the run was interrupted by its host");
+    case QR_LE_INTERRUPT:
+        if (qr_req_why(lx->req) > QR_REQ_STEPS) {
+            qr_buf b;
+            qr_buf_init(&b);
+            qr_req_describe(lx->req, &b);
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s", b.p ? b.p : "stopped");
+            qr_buf_release(&b);
+            lx_throw(lx, QR_LE_INTERRUPT, "the run was stopped: %s", msg);
+        }
+        lx_throw(lx, QR_LE_INTERRUPT, "the run was interrupted by its host");
     case QR_LE_STEPS:
+        if (qr_req_why(lx->req) == QR_REQ_STEPS || lx->steps <= lx->s->limits.max_steps)
+            lx_throw(lx, QR_LE_STEPS, "step budget of the request (%llu steps) spent",
+                     (unsigned long long)lx->req->budget.steps);
         lx_throw(lx, QR_LE_STEPS, "step limit of %llu evaluation steps reached",
                  (unsigned long long)lx->max_steps);
     case QR_LE_TIMEOUT:
         lx_throw(lx, QR_LE_TIMEOUT, "time limit of %llu ms reached",
-                 (unsigned long long)lx->s->limits.timeout_ms);
+                 (unsigned long long)lx->req->stop.limit_ms);
     default: return;
     }
 }
@@ -361,7 +372,7 @@ static __attribute__((noinline)) qr_val eval_tool(qr_lx *lx, const node *n)
      * buffers): while it runs, a refusal only sets the arena's sticky flag, checked after */
     void (*on_fail)(void *, int) = lx->a->on_fail;
     lx->a->on_fail = NULL;
-    int rc = s->tool_fn(s->tool_ud, n->tool.name, arg, lx->a, &out, &err);
+    int rc = s->tool_fn(s->tool_ud, lx->req, n->tool.name, arg, lx->a, &out, &err);
     lx->a->on_fail = on_fail;
     qr_meter_install(meter);
     if (lx->a->exhausted || lx->a->too_deep) {

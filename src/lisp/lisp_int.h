@@ -192,6 +192,7 @@ struct qr_lisp_session {
     qr_val data;
     qr_lisp_tool_fn tool_fn;
     void *tool_ud;
+    qr_req *req; /* qr_lisp_set_req: the request runs belong to, or NULL */
     qr_val *stack; /* value stack for frames and arguments */
     size_t stack_cap;
     /* undo log of a run's defs */
@@ -220,7 +221,8 @@ struct qr_lx {
     char *stack_base;       /* address of a local in qr_lisp_run */
     /* limits */
     uint64_t steps, max_steps;
-    uint64_t deadline_ns;
+    qr_req *req;       /* the session's request, or run_req: never NULL during a run */
+    qr_req run_req;    /* the run's own request when the session has none */
     /* counts the work of printing, equality, hashing and ordering (installed on the
      * thread for the run; see qr_meter) */
     qr_meter meter;

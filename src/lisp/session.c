@@ -113,6 +113,11 @@ void qr_lisp_set_data(qr_lisp_session *s, qr_val data)
     s->data = data;
 }
 
+void qr_lisp_set_req(qr_lisp_session *s, qr_req *req)
+{
+    s->req = req;
+}
+
 void qr_lisp_set_tools(qr_lisp_session *s, qr_lisp_tool_fn fn, void *ud)
 {
     s->tool_fn = fn;
@@ -315,7 +320,17 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     lx->stack_cap = s->stack_cap;
     lx->res = res;
     lx->stack_base = &stack_probe;
+    /* the run's limits: the smaller of the session's own and what its request has left */
+    if (s->req) {
+        lx->req = s->req;
+    } else {
+        qr_req_init(&lx->run_req, NULL);
+        lx->req = &lx->run_req;
+    }
     lx->max_steps = s->limits.max_steps;
+    uint64_t steps_left = qr_req_steps_left(lx->req);
+    if (steps_left < lx->max_steps)
+        lx->max_steps = steps_left;
     lx->max_depth = s->limits.max_depth;
     lx->stack_bytes = s->limits.stack_bytes;
     qr_buf_init(&lx->out);
@@ -326,7 +341,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     qr_arena_mark mark = qr_arena_get_mark(&s->arena);
     s->runs++;
     size_t cap_before = s->arena.cap;
-    s->arena.cap = s->arena.used + s->limits.max_memory;
+    s->arena.cap = s->arena.used + qr_req_memory_cap(lx->req, s->limits.max_memory);
     s->arena.exhausted = false;
     s->arena.too_deep = false;
     s->arena.on_fail = NULL; /* the reader reports a refusal itself; then it unwinds */
@@ -335,8 +350,9 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    lx->deadline_ns = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec +
-                      s->limits.timeout_ms * 1000000ull;
+    /* the program's time limit narrows the request's deadline while it runs, so the tools
+     * it calls stop at the program's deadline too (time inside a tool counts) */
+    qr_req_saved saved_deadline = qr_req_narrow(lx->req, s->limits.timeout_ms);
 
     lx_meter_init(lx);
     qr_meter *outer_meter = qr_meter_install(&lx->meter);
@@ -381,6 +397,9 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     }
     qr_meter_install(outer_meter);
     atomic_store(&s->interrupted, false);
+    qr_req_restore(lx->req, saved_deadline);
+    if (lx->req == s->req)
+        qr_req_spend_steps(lx->req, lx->steps);
     qr_buf_release(&lx->scratch);
     /* a value containing an unbounded sequence cannot be printed or kept */
     if (rc == QR_OK && lx_unbounded(res->value)) {

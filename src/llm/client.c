@@ -36,7 +36,18 @@ struct qr_llm {
     void (*log)(void *ud, const char *line);
     void *log_ud;
     uint64_t rng;
+    const qr_stop *stop; /* the current call's (qr_llm_request.stop), for on_progress */
 };
+
+uint64_t qr_llm_usage_prompt(const qr_llm_usage *u)
+{
+    return u->input + u->cache_write + u->cache_read;
+}
+
+uint64_t qr_llm_usage_tokens(const qr_llm_usage *u)
+{
+    return qr_llm_usage_prompt(u) + u->output;
+}
 
 static char *dup_or_null(const char *s)
 {
@@ -261,6 +272,15 @@ static void transport_message(qr_llm *l, CURLcode cc, const char *errbuf, outcom
     }
 }
 
+/* curl calls it often while a transfer runs (about once a second when idle, and on
+ * every chunk): a cancel or the request's deadline ends the transfer at once */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return qr_stop_check(((qr_llm *)ud)->stop) ? 1 : 0;
+}
+
 static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outcome *o,
                     llm_reply *keep)
 {
@@ -282,7 +302,18 @@ static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outco
     llm_cu.easy_setopt(c, CURLOPT_HEADERDATA, &x);
     llm_cu.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     llm_cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    llm_cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)l->cfg.timeout_ms);
+    /* each attempt waits at most what the request has left before its deadline */
+    uint64_t tmo = l->cfg.timeout_ms;
+    if (l->stop && l->stop->deadline_ns) {
+        uint64_t now = qr_clock_ns();
+        uint64_t left = now >= l->stop->deadline_ns ? 1 : (l->stop->deadline_ns - now) / 1000000u + 1;
+        if (!tmo || left < tmo)
+            tmo = left;
+    }
+    llm_cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)tmo);
+    llm_cu.easy_setopt(c, CURLOPT_NOPROGRESS, l->stop ? 0L : 1L);
+    llm_cu.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    llm_cu.easy_setopt(c, CURLOPT_XFERINFODATA, l);
     llm_cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)l->cfg.connect_timeout_ms);
     llm_cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     llm_cu.easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
@@ -311,6 +342,15 @@ static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outco
         o->rc = x.rep.malformed ? QR_EINVAL : QR_EIO;
         o->retry = !x.rep.malformed && x.rep.retryable;
         snprintf(o->msg, sizeof o->msg, "bad stream from %s: %s", l->endpoint, x.rep.error);
+    } else if (cc != CURLE_OK && qr_stop_check(l->stop)) {
+        /* stopped by the request: not a failure of the model, and never retried */
+        qr_buf why;
+        qr_buf_init(&why);
+        qr_stop_describe(l->stop, &why);
+        o->rc = QR_ESTOPPED;
+        o->retry = false;
+        snprintf(o->msg, sizeof o->msg, "stopped: %s", why.p ? why.p : "");
+        qr_buf_release(&why);
     } else if (cc != CURLE_OK) {
         transport_message(l, cc, errbuf, o);
     } else if (llm_status_class(o->status) != LLM_STATUS_OK) {
@@ -461,11 +501,14 @@ int qr_llm_complete(qr_llm *l, const qr_llm_request *r, qr_llm_response *out)
     }
     uint32_t max_attempts = l->cfg.max_retries + 1;
     outcome o;
+    l->stop = r->stop;
     for (uint32_t k = 0;; k++) {
         out->attempts = k + 1;
         attempt(l, &req, hdrs, &o, &rep);
         out->http_status = o.status;
         if (o.rc == QR_OK || !o.retry || k + 1 >= max_attempts)
+            break;
+        if (qr_stop_check(l->stop))
             break;
         uint32_t wait = backoff_ms(l, k, o.retry_after);
         if (l->log) {
@@ -479,8 +522,13 @@ int qr_llm_complete(qr_llm *l, const qr_llm_request *r, qr_llm_response *out)
             llm_scrub(line, sizeof line, l->cfg.api_key);
             l->log(l->log_ud, line);
         }
-        sleep_ms(wait);
+        /* the wait before a retry ends early on a stop */
+        for (uint32_t waited = 0; waited < wait && !qr_stop_check(l->stop); waited += 50)
+            sleep_ms(wait - waited < 50 ? wait - waited : 50);
+        if (qr_stop_check(l->stop))
+            break;
     }
+    l->stop = NULL;
     rc = o.rc;
     if (rc != QR_OK) {
         if (out->attempts > 1 && o.retry)

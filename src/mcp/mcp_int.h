@@ -122,8 +122,7 @@ struct mcp_req {
     const struct mcp_method *rec;
     const char *id_text; /* its id as JSON text, or NULL */
     mcp_worker *w;       /* the worker running it */
-    qr_stop stop;        /* cancellation, and the deadline of a program's tools */
-    qr_lisp_session *ls; /* the program it runs (under the server's lock), or NULL */
+    qr_req req;          /* its request: a cancel stops everything the call runs */
     bool cancelled;      /* under the server's lock */
     mcp_req *next;       /* in the queue */
 
@@ -151,8 +150,6 @@ void mcp_describe(qr_buf *b, qr_val v);
  * reports on, or NULL (see qr_mcp_send_fn). */
 int mcp_notify(qr_mcp_server *s, const char *method, qr_val params, const qr_stop *unless,
                const char *rel);
-/* The program a request runs (NULL when it ends), so a cancellation interrupts it. */
-void mcp_req_set_session(mcp_req *r, qr_lisp_session *ls);
 /* A log message to the client (when level passes logging/setLevel) and to cfg.log. */
 void mcp_log(qr_mcp_server *s, const char *level, const char *msg);
 /* True when the revision in use is at least rev ("2025-06-18"). */

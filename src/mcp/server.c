@@ -442,18 +442,8 @@ static int n_initialized(qr_mcp_server *s, mcp_req *r)
 
 static void req_free(mcp_req *r);
 
-void mcp_req_set_session(mcp_req *r, qr_lisp_session *ls)
-{
-    qr_mcp_server *s = r->s;
-    pthread_mutex_lock(&s->mu);
-    r->ls = ls;
-    if (ls && r->cancelled)
-        qr_lisp_interrupt(ls);
-    pthread_mutex_unlock(&s->mu);
-}
-
 /* Cancels the request whose id has the JSON text id: a queued one is dropped, a running
- * one is told to stop (its program interrupted, its tools' loops stopped) and gets no
+ * one is told to stop (its request cancelled: its program, tools and loops stop) and gets no
  * response. Takes the server's lock. */
 static void cancel_in_flight(qr_mcp_server *s, const char *id)
 {
@@ -478,10 +468,8 @@ static void cancel_in_flight(qr_mcp_server *s, const char *id)
         cur->cancelled = true;
         /* under the transport's lock: no progress notification is sent after this */
         pthread_mutex_lock(&s->out_mu);
-        qr_stop_request(&cur->stop);
+        qr_req_cancel(&cur->req);
         pthread_mutex_unlock(&s->out_mu);
-        if (cur->ls)
-            qr_lisp_interrupt(cur->ls);
     }
     pthread_mutex_unlock(&s->mu);
     if (dropped) {
@@ -721,7 +709,7 @@ static mcp_req *req_new(qr_mcp_server *s)
     r->progress_token = qr_nil();
     r->progress_last = -1;
     qr_buf_init(&r->err);
-    qr_stop_init(&r->stop, 0);
+    qr_req_init(&r->req, NULL);
     return r;
 }
 
@@ -852,9 +840,7 @@ void qr_mcp_stop_workers(qr_mcp_server *s, bool abandon)
             if (!cur)
                 continue;
             cur->cancelled = true;
-            qr_stop_request(&cur->stop);
-            if (cur->ls)
-                qr_lisp_interrupt(cur->ls);
+            qr_req_cancel(&cur->req);
         }
     }
     while (s->q_head || s->busy)

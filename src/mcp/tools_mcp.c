@@ -72,24 +72,23 @@ static int copy_json(qr_arena *to, qr_arena *strings, qr_val v, qr_val *out, qr_
 }
 
 /* A session for one program of a call: its tools are the worker's registry on the call's
- * host; a cancellation interrupts it, and its tools' loops stop at its deadline (time
- * inside tools counts against the program's limit). */
-static qr_lisp_session *program_start(call_ctx *c)
+ * host, and it runs for the call's request, so a cancellation stops the program and the
+ * tools it calls, and those tools stop at the program's deadline too (time inside tools
+ * counts against the program's limit). */
+static qr_lisp_session *program_start(call_ctx *c, qr_req *req)
 {
     qr_lisp_session *ls = qr_lisp_session_new(&c->s->cfg.limits);
     if (!ls)
         return NULL;
     qr_tools_set_ctx(c->r->w->tools, &c->h->host);
     qr_lisp_set_tools(ls, qr_tools_lisp_dispatch, c->r->w->tools);
-    qr_stop_set_deadline(&c->r->stop, c->s->cfg.limits.timeout_ms);
-    mcp_req_set_session(c->r, ls);
+    qr_lisp_set_req(ls, req);
     return ls;
 }
 
 static void program_end(call_ctx *c, qr_lisp_session *ls)
 {
-    mcp_req_set_session(c->r, NULL);
-    qr_stop_set_deadline(&c->r->stop, 0);
+    (void)c;
     qr_lisp_session_free(ls);
 }
 
@@ -128,14 +127,15 @@ static void put_page(qr_mapb *m, qr_arena *a, const qr_tools_page *pg)
         qr_mapb_put(m, qr_kw_cstr(a, "next_offset"), qr_int((int64_t)pg->next));
 }
 
-static int run_lisp_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int run_lisp_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val program = arg(a, args, "program"), data = arg(a, args, "data");
     size_t offset;
     if (!offset_arg(a, arg(a, args, "offset"), "run_lisp", &offset, err))
         return QR_EINVAL;
-    qr_lisp_session *ls = program_start(c);
+    qr_lisp_session *ls = program_start(c, req);
     if (!ls) {
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
@@ -237,7 +237,8 @@ static qr_val page_findings(qr_arena *a, qr_val v, size_t offset, size_t max_row
     return pg->offset || pg->next ? qr_map_assoc(a, v, qr_kw_cstr(a, "findings"), page) : v;
 }
 
-static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int run_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val query = arg(a, args, "query"), text = arg(a, args, "text"), data = arg(a, args, "data");
@@ -250,7 +251,7 @@ static int run_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf
                          "text), not both");
         return QR_EINVAL;
     }
-    qr_lisp_session *ls = program_start(c);
+    qr_lisp_session *ls = program_start(c, req);
     if (!ls) {
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
@@ -347,7 +348,8 @@ static const qr_tool run_query_tool = {
 
 /* ---- dwim: one terse line (seed 003), the token-cheap alternative to many schemas ---- */
 
-static int dwim_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int dwim_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     call_ctx *c = ctx;
     qr_val line = arg(a, args, "line");
@@ -356,7 +358,7 @@ static int dwim_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err
         return QR_EINVAL;
     qr_tools_set_ctx(c->r->w->tools, &c->h->host);
     /* read-only: fix is refused (an MCP client edits files with its own tools) */
-    qr_dwim_ctx d = {.host = &c->h->host, .tools = c->r->w->tools, .root = root};
+    qr_dwim_ctx d = {.host = &c->h->host, .tools = c->r->w->tools, .root = root, .req = req};
     qr_dwim_lookup lk;
     qr_dwim_lookup_init(&lk, &d);
     qr_arena pa;
@@ -454,7 +456,7 @@ static void host_progress(void *ud, const char *what, size_t done, size_t total)
     qr_mapb_put(&m, qr_kw_cstr(&a, "message"), qr_str_cstr(&a, msg));
     qr_val params = qr_mapb_finish(&m, QR_T_MAP);
     if (!a.exhausted)
-        mcp_notify(s->s, "notifications/progress", params, &s->stop, s->id_text);
+        mcp_notify(s->s, "notifications/progress", params, &s->req.stop, s->id_text);
     qr_arena_release(&a);
 }
 
@@ -972,15 +974,13 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
         qr_tools_set_ctx(w->own, &cc);
         h->host.git.progress = host_progress;
         h->host.git.progress_ud = r;
-        h->host.git.stop = &r->stop;
         const qr_tool *t;
         qr_val norm;
         rc = qr_tools_prepare(reg, mt->tool->name, args, a, &t, &norm, &err);
         if (rc == QR_OK)
-            rc = qr_tools_invoke(reg, t, norm, a, &out, &err);
+            rc = qr_tools_invoke(reg, t, &r->req, norm, a, &out, &err);
         h->host.git.progress = NULL;
         h->host.git.progress_ud = NULL;
-        h->host.git.stop = NULL;
         qr_tools_set_ctx(w->own, NULL);
     }
     char line[200];

@@ -36,6 +36,8 @@ typedef struct walker {
     double *va, *vb;   /* their values */
     uint32_t *pos;     /* node's index in the next frontier or NONE */
     uint64_t work, max_work; /* adjacencies looked at, over all walks, and the bound */
+    uint64_t next_check;     /* work at which to check stop next */
+    const qr_stop *stop;     /* the request's (NULL: none) */
     const char *what;        /* the stage, for the message when the bound is reached */
 } walker;
 
@@ -102,6 +104,15 @@ static int walk(walker *w, uint32_t k, uint32_t s, double a, qr_buf *err)
             if (base < w->min_act)
                 continue;
             w->work += e - b;
+            if (w->work >= w->next_check) {
+                /* every 65,536 links: a cancel or deadline ends the walk */
+                w->next_check = w->work + 65536;
+                if (qr_stop_check(w->stop)) {
+                    qr_buf_printf(err, "'%s' stopped: ", w->what);
+                    qr_stop_describe(w->stop, err);
+                    return QR_ESTOPPED;
+                }
+            }
             if (w->work > w->max_work)
                 return qr__mg_fail(err, QR_ELIMIT,
                                    "'%s' stopped after looking at %llu links (its max_work): "
@@ -150,6 +161,7 @@ void qr_graph_spread_params_init(qr_graph_spread_params *p)
     p->edge_decay = 0.5;
     p->min_activation = 0.01;
     p->max_work = QR_GRAPH_DEFAULT_MAX_WORK;
+    p->stop = NULL;
 }
 
 void qr_graph_confluence_params_init(qr_graph_confluence_params *p)
@@ -158,6 +170,7 @@ void qr_graph_confluence_params_init(qr_graph_confluence_params *p)
     p->edge_decay = 0.5;
     p->min_seeds = 2;
     p->max_work = QR_GRAPH_DEFAULT_MAX_WORK;
+    p->stop = NULL;
 }
 
 static int check_decay(double decay, const char *what, qr_buf *err)
@@ -210,6 +223,7 @@ int qr_graph_spread(const qr_graph *g, const qr_graph_item *seeds, size_t nseeds
     if (walker_init(&w, g, p->max_hops, p->edge_decay, p->min_activation))
         return qr__mg_nomem(err, "spread");
     w.max_work = p->max_work ? p->max_work : QR_GRAPH_DEFAULT_MAX_WORK;
+    w.stop = p->stop;
     w.what = "spread";
     total = qr__mg_zalloc(g->n, sizeof *total);
     res = qr__mg_alloc(g->n, sizeof *res);
@@ -288,6 +302,7 @@ int qr_graph_confluence(const qr_graph *g, const qr_graph_item *seeds, size_t ns
     if (walker_init(&w, g, p->max_hops, p->edge_decay, 0.0))
         return qr__mg_nomem(err, "confluence");
     w.max_work = p->max_work ? p->max_work : QR_GRAPH_DEFAULT_MAX_WORK;
+    w.stop = p->stop;
     w.what = "confluence";
     uniq = qr__mg_alloc(nseeds, sizeof *uniq);
     act = qr__mg_zalloc(g->n, sizeof *act);

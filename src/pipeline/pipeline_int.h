@@ -76,6 +76,7 @@ typedef struct pl_run {
     const pl_stage *not_visited; /* the latest not-visited stage run, for sort:priority */
     char note[160];
     qr_buf *err;
+    const qr_stop *stop; /* the request's: checked before each stage and inside walks */
 } pl_run;
 
 /* Makes room for n hits (keeps the first r->n). */

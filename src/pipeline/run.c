@@ -275,6 +275,7 @@ int qr_pipeline_run_ex(const qr_pipeline *p, qr_mem *m, const qr_pipeline_run_op
     r.err = &serr;
     r.no_file_cache = opts->no_file_cache;
     r.cache = opts->cache;
+    r.stop = opts->stop;
     qr_pipeline_cache *own = NULL;
     if (!r.cache && !(r.cache = own = qr_pipeline_cache_new())) {
         rc = QR_ENOMEM;
@@ -293,7 +294,11 @@ int qr_pipeline_run_ex(const qr_pipeline *p, qr_mem *m, const qr_pipeline_run_op
         const pl_stage *st = &p->stages[i];
         double t0 = now_ms();
         r.note[0] = 0;
-        if (st->def->pred)
+        if (qr_stop_check(r.stop)) {
+            qr_buf_puts(&serr, "stopped: ");
+            qr_stop_describe(r.stop, &serr);
+            rc = QR_ESTOPPED;
+        } else if (st->def->pred)
             rc = run_filter(&r, st);
         else if (st->def->info.kind == QR_STAGE_GRAPH && r.n == 0)
             snprintf(r.note, sizeof r.note, "no seeds: the set stays empty");

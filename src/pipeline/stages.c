@@ -640,6 +640,7 @@ static int run_spread(pl_run *r, const pl_stage *st)
     if (rc)
         return rc;
     qr_graph_hits h = {0};
+    p.stop = r->stop;
     rc = qr_graph_spread(&r->s->graph, seeds, r->n, &p, &h, r->err);
     free(seeds);
     return rc ? rc : pl_take_hits(r, &h);
@@ -657,6 +658,7 @@ static int run_confluence(pl_run *r, const pl_stage *st)
     if (rc)
         return rc;
     qr_graph_hits h = {0};
+    p.stop = r->stop;
     rc = qr_graph_confluence(&r->s->graph, seeds, r->n, &p, &h, r->err);
     free(seeds);
     return rc ? rc : pl_take_hits(r, &h);

@@ -108,7 +108,8 @@ void qr_memory_ctx_release(qr_memory_ctx *c)
     c->pipeline_cache = NULL;
 }
 
-static int memory_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int memory_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     qr_memory_ctx *h = ctx;
     qr_val v;
@@ -162,6 +163,7 @@ static int memory_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_
     }
     qr_pipeline_run_opts o = {0};
     o.cache = cache;
+    o.stop = &req->stop;
     qr_pipeline_result res = {0};
     rc = qr_pipeline_run_ex(p, m, &o, &res, err);
     qr_pipeline_free(p);

@@ -12,7 +12,7 @@
  * exact range sizes the indexes give, preferring patterns connected to bound variables.
  *
  * Limits: every produced row and every path step ticks a counter; the clock and the
- * interrupt flag are read every 1024 ticks; the arena's cap is the memory limit. A limit
+ * request's stop are read every 1024 ticks; the arena's cap is the memory limit. A limit
  * unwinds with longjmp to qr_sparql_exec, which frees everything (all memory is in the
  * arena or in the context's list).
  */
@@ -88,8 +88,15 @@ static void *ca(sq_ctx *c, size_t n)
 int sq_ctx_tick(sq_ctx *c)
 {
     if ((++c->steps & 1023) == 0) {
-        if (c->lim && c->lim->interrupt && *c->lim->interrupt)
-            fail(c, QR_SPARQL_LIMIT, QR_ELIMIT, "the query was interrupted");
+        if (c->lim && qr_stop_check(c->lim->stop)) {
+            qr_buf why;
+            qr_buf_init(&why);
+            qr_stop_describe(c->lim->stop, &why);
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s", why.p ? why.p : "stopped");
+            qr_buf_release(&why);
+            fail(c, QR_SPARQL_LIMIT, QR_ESTOPPED, "the query was stopped: %s", msg);
+        }
         if (c->lim && c->lim->timeout_ms) {
             struct timespec t;
             clock_gettime(CLOCK_MONOTONIC, &t);

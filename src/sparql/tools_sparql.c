@@ -63,16 +63,16 @@ static int64_t arg_int(qr_val args, qr_arena *a, const char *name, int64_t def)
     return v.t == QR_T_INT ? v.i : v.t == QR_T_DOUBLE ? (int64_t)v.d : def;
 }
 
-static int load(qr_sparql_ctx *c, qr_buf *err);
+static int load(qr_sparql_ctx *c, const qr_stop *stop, qr_buf *err);
 
 int qr_sparql_ctx_store(qr_sparql_ctx *c, qr_sparql_store **out, qr_buf *err)
 {
-    int rc = load(c, err);
+    int rc = load(c, NULL, err);
     *out = rc ? NULL : c->store;
     return rc;
 }
 
-static int load(qr_sparql_ctx *c, qr_buf *err)
+static int load(qr_sparql_ctx *c, const qr_stop *stop, qr_buf *err)
 {
     if (c->store)
         return QR_OK;
@@ -93,7 +93,8 @@ static int load(qr_sparql_ctx *c, qr_buf *err)
             free(cc->graph_ref);
             cc->graph = NULL;
             cc->graph_ref = NULL;
-            qr_code_opts o = {.progress = cc->progress, .progress_ud = cc->progress_ud};
+            qr_code_opts o = {
+                .progress = cc->progress, .progress_ud = cc->progress_ud, .stop = stop};
             if ((rc = qr_code_load(cc->code, &o, &cc->graph, err)) != QR_OK)
                 return rc;
         }
@@ -221,7 +222,8 @@ int qr_sparql_result_page(const qr_sparql_result *r, size_t offset, size_t limit
     return rc;
 }
 
-static int sparql_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int sparql_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
+                  qr_buf *err)
 {
     qr_sparql_ctx *c = ctx;
     qr_val qv;
@@ -241,10 +243,11 @@ static int sparql_query_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_
                       e.msg);
         return rc;
     }
-    if ((rc = load(c, err)) != QR_OK)
+    if ((rc = load(c, &req->stop, err)) != QR_OK)
         goto done;
     qr_sparql_limits lim = c->limits;
     lim.timeout_ms = (uint64_t)timeout;
+    lim.stop = &req->stop;
     lim.now = qr_clock_now();
     if (!lim.max_memory)
         lim.max_memory = (size_t)256 << 20;

@@ -337,15 +337,25 @@ int qr_tools_prepare(const qr_tools *r, const char *name, qr_val args, qr_arena 
     return prepare(r, name, args, a, tool, norm, err, true);
 }
 
-static int invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a, qr_val *out,
-                  qr_buf *err, bool prefix)
+static int invoke(const qr_tools *r, const qr_tool *t, qr_req *req, qr_val norm, qr_arena *a,
+                  qr_val *out, qr_buf *err, bool prefix)
 {
     size_t start = err->len;
     if (prefix)
         qr_buf_printf(err, "tool '%s': ", t->name);
     size_t body = err->len;
     *out = qr_nil();
-    int rc = t->handler(ctx_of(r, t), norm, a, out, err);
+    /* a call without a request of its own runs under one with no limits, so a handler
+     * always has one to pass down */
+    qr_req none;
+    if (!req) {
+        qr_req_init(&none, NULL);
+        req = &none;
+    }
+    /* a stopped request starts no tool: the caller hears why at once */
+    if (qr_req_stopped(req))
+        return qr_req_fail(req, err);
+    int rc = t->handler(ctx_of(r, t), req, norm, a, out, err);
     if (rc == QR_OK && (a->exhausted || a->too_deep))
         rc = a->too_deep ? QR_ELIMIT : QR_ENOMEM;
     if (rc == QR_OK) {
@@ -361,31 +371,31 @@ static int invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a,
     return rc;
 }
 
-int qr_tools_invoke(const qr_tools *r, const qr_tool *t, qr_val norm, qr_arena *a, qr_val *out,
-                    qr_buf *err)
+int qr_tools_invoke(const qr_tools *r, const qr_tool *t, qr_req *req, qr_val norm, qr_arena *a,
+                    qr_val *out, qr_buf *err)
 {
-    return invoke(r, t, norm, a, out, err, true);
+    return invoke(r, t, req, norm, a, out, err, true);
 }
 
-int qr_tools_call(const qr_tools *r, const char *name, qr_val args, qr_arena *a, qr_val *out,
-                  qr_buf *err)
+int qr_tools_call(const qr_tools *r, const char *name, qr_req *req, qr_val args, qr_arena *a,
+                  qr_val *out, qr_buf *err)
 {
     const qr_tool *t;
     qr_val norm;
     *out = qr_nil();
     int rc = prepare(r, name, args, a, &t, &norm, err, true);
-    return rc == QR_OK ? invoke(r, t, norm, a, out, err, true) : rc;
+    return rc == QR_OK ? invoke(r, t, req, norm, a, out, err, true) : rc;
 }
 
-int qr_tools_lisp_dispatch(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
-                           qr_buf *err)
+int qr_tools_lisp_dispatch(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a,
+                           qr_val *out, qr_buf *err)
 {
     const qr_tools *r = ud;
     const qr_tool *t;
     qr_val norm;
     *out = qr_nil();
     int rc = prepare(r, name, args, a, &t, &norm, err, false);
-    return rc == QR_OK ? invoke(r, t, norm, a, out, err, false) : rc;
+    return rc == QR_OK ? invoke(r, t, req, norm, a, out, err, false) : rc;
 }
 
 int qr_tool_validate(const qr_tool *t, qr_val args, qr_arena *a, qr_val *norm, qr_buf *err)

@@ -21,8 +21,9 @@ static const char context_text[] =
     " :commits [{:hash \"a1\" :files 7 :message \"fix it\"}] :resolved {:top_contributor "
     "\"ann\" :n 2}}";
 
-static int no_data(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int no_data(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req;
     (void)ud;
     (void)name;
     (void)args;

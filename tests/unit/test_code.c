@@ -277,7 +277,7 @@ static qr_val query(qr_code_graph *g, qr_arena *a, const char *edn, qr_buf *err,
     CHECK(qr_read_all(a, edn, strlen(edn), QR_READ_EDN, &forms, &re) == QR_OK);
     qr_val out = qr_nil();
     qr_buf_reset(err);
-    *rc = qr_code_query(g, qr_vec_at(forms, 0), a, &out, err);
+    *rc = qr_code_query(g, NULL, qr_vec_at(forms, 0), a, &out, err);
     return out;
 }
 

@@ -590,7 +590,7 @@ static void test_tools(void)
     qr_buf_init(&err);
     qr_buf_init(&out);
     qr_val res;
-    CHECK(qr_tools_call(r, "get_commits", qr_nil(), &a, &res, &err) == QR_OK);
+    CHECK(qr_tools_call(r, "get_commits", NULL, qr_nil(), &a, &res, &err) == QR_OK);
     CHECK(res.t == QR_T_VEC && qr_vec_len(res) == 2);
     if (res.t == QR_T_VEC && qr_vec_len(res) == 2) {
         qr_val c = qr_vec_at(res, 0), v;
@@ -606,7 +606,7 @@ static void test_tools(void)
         }
     }
     /* a second call reuses the open repository (and the index it filled) */
-    CHECK(qr_tools_call(r, "get_author_stats", qr_nil(), &a, &res, &err) == QR_OK);
+    CHECK(qr_tools_call(r, "get_author_stats", NULL, qr_nil(), &a, &res, &err) == QR_OK);
     qr_print(&out, res, QR_PRINT_READABLY);
     CHECK(out.p && strstr(out.p, ":email \"bob@example.com\", :commits 1"));
     /* bad input is QR_EINVAL with a message */
@@ -614,14 +614,14 @@ static void test_tools(void)
     qr_read_error re;
     const char *src = "{:ref \"nope\"}";
     CHECK(qr_read_all(&a, src, strlen(src), QR_READ_EDN, &args, &re) == QR_OK);
-    CHECK(qr_tools_call(r, "get_commits", qr_vec_at(args, 0), &a, &res, &err) == QR_EINVAL);
+    CHECK(qr_tools_call(r, "get_commits", NULL, qr_vec_at(args, 0), &a, &res, &err) == QR_EINVAL);
     CHECK(err.p && strstr(err.p, "unknown ref 'nope'"));
     qr_host_release(&h);
     CHECK(warnings == 0);
     /* no host: an error, not a crash */
     qr_tools_set_ctx(r, NULL);
     qr_buf_reset(&err);
-    CHECK(qr_tools_call(r, "get_commits", qr_nil(), &a, &res, &err) == QR_EINVAL);
+    CHECK(qr_tools_call(r, "get_commits", NULL, qr_nil(), &a, &res, &err) == QR_EINVAL);
     qr_buf_release(&err);
     qr_buf_release(&out);
     qr_arena_release(&a);

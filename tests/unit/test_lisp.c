@@ -57,9 +57,10 @@ static void test_session(void)
 }
 
 static int tool_calls;
-static int fake_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+static int fake_tool(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a, qr_val *out,
                      qr_buf *err)
 {
+    (void)req;
     (void)ud;
     tool_calls++;
     qr_val v;
@@ -82,9 +83,10 @@ static int fake_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_va
     return QR_OK;
 }
 
-static int slow_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+static int slow_tool(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a, qr_val *out,
                      qr_buf *err)
 {
+    (void)req;
     (void)ud;
     (void)name;
     (void)args;
@@ -112,9 +114,10 @@ static void test_tool_time_counted(void)
 }
 
 /* a tool that asks its own session to stop, as another thread would */
-static int interrupting_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+static int interrupting_tool(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a, qr_val *out,
                              qr_buf *err)
 {
+    (void)req;
     (void)name;
     (void)args;
     (void)a;
@@ -285,9 +288,10 @@ static const char *const fault_programs[] = {
 /* A host tool that builds rows in the run's arena while it holds a heap buffer of its own,
  * as real tools hold statements and files: a refusal inside it must not unwind past it
  * (ASan would see the buffer leak). */
-static int rows_tool(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out,
+static int rows_tool(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a, qr_val *out,
                      qr_buf *err)
 {
+    (void)req;
     (void)ud;
     (void)name;
     (void)args;

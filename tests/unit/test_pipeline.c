@@ -643,7 +643,7 @@ static void test_tool(void)
     qr_val out;
     qr_buf err;
     qr_buf_init(&err);
-    CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_OK);
+    CHECK(qr_tools_call(r, "memory_query", NULL, args, &a, &out, &err) == QR_OK);
     qr_buf b;
     qr_buf_init(&b);
     qr_print(&b, out, QR_PRINT_READABLY);
@@ -654,7 +654,7 @@ static void test_tool(void)
     /* a bad pipeline: the parser's message */
     qr_buf_reset(&err);
     args = read1(&a, "{:pipeline \"all | sprad\"}");
-    CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_EINVAL);
+    CHECK(qr_tools_call(r, "memory_query", NULL, args, &a, &out, &err) == QR_EINVAL);
     CHECK(err.p && strstr(err.p, "tool 'memory_query': pipeline: stage 2 'sprad' at byte 6: "
                                  "unknown stage 'sprad'; did you mean 'spread'?"));
     /* a program names only the configured store: the same name, or the same file by
@@ -662,11 +662,11 @@ static void test_tool(void)
     char named[600];
     snprintf(named, sizeof named, "{:pipeline \"all\" :limit 1 :store \"%s\"}", store);
     qr_buf_reset(&err);
-    CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_OK);
+    CHECK(qr_tools_call(r, "memory_query", NULL, read1(&a, named), &a, &out, &err) == QR_OK);
     snprintf(named, sizeof named, "{:pipeline \"all\" :limit 1 :store \"%s/./%s\"}", dir,
              strrchr(store, '/') + 1);
     qr_buf_reset(&err);
-    CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_OK);
+    CHECK(qr_tools_call(r, "memory_query", NULL, read1(&a, named), &a, &out, &err) == QR_OK);
     /* any other name gets one message, whatever it names: missing, a directory, a file
      * that is not SQLite, another store; nothing is opened or written */
     const char *refused = "tool 'memory_query': 'store' may only name the memory store this "
@@ -683,7 +683,7 @@ static void test_tool(void)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(named, sizeof named, "{:pipeline \"all\" :store \"%s\"}", names[i]);
         qr_buf_reset(&err);
-        CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_EINVAL);
+        CHECK(qr_tools_call(r, "memory_query", NULL, read1(&a, named), &a, &out, &err) == QR_EINVAL);
         CHECK_STR(err.p, refused);
     }
     snprintf(named, sizeof named, "%s.snapshot", other);
@@ -691,13 +691,13 @@ static void test_tool(void)
     /* a NUL inside the name is refused by the parameter check, not cut */
     qr_buf_reset(&err);
     args = read1(&a, "{:pipeline \"all\" :store \"a\\u0000b\"}");
-    CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_EINVAL);
+    CHECK(qr_tools_call(r, "memory_query", NULL, args, &a, &out, &err) == QR_EINVAL);
     CHECK(err.p && strstr(err.p, "parameter 'store' holds a NUL character"));
     /* a host that lets a person name any store (quarry tool) opens it */
     h.mem.any_store = true;
     qr_buf_reset(&err);
     snprintf(named, sizeof named, "{:pipeline \"all\" :store \"%s\"}", other);
-    CHECK(qr_tools_call(r, "memory_query", read1(&a, named), &a, &out, &err) == QR_OK);
+    CHECK(qr_tools_call(r, "memory_query", NULL, read1(&a, named), &a, &out, &err) == QR_OK);
     CHECK(out.t == QR_T_VEC && qr_vec_len(out) == 0);
     CHECK(h.mem.mem && !strcmp(qr_mem_path(h.mem.mem), other));
     h.mem.any_store = false;
@@ -708,7 +708,7 @@ static void test_tool(void)
     qr_buf_reset(&err);
     unsetenv("QUARRY_MEMORY");
     args = read1(&a, "{:pipeline \"all\"}");
-    CHECK(qr_tools_call(r, "memory_query", args, &a, &out, &err) == QR_EINVAL);
+    CHECK(qr_tools_call(r, "memory_query", NULL, args, &a, &out, &err) == QR_EINVAL);
     CHECK(err.p && strstr(err.p, "no memory store"));
     qr_buf_release(&b);
     qr_buf_release(&err);

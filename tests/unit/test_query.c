@@ -1389,8 +1389,9 @@ static const char *const seeds[] = {
     "{:top_contributor \"{{top:author}}\" :who \"{{resolved:top}}\"}}}}",
 };
 
-static int tool_stub(void *ud, const char *name, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int tool_stub(void *ud, qr_req *req, const char *name, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req;
     (void)ud;
     (void)name;
     (void)args;

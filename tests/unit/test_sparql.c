@@ -5,6 +5,7 @@
  */
 #include "check.h"
 
+#include "quarry/req.h"
 #include "quarry/sparql.h"
 
 #include <stdlib.h>
@@ -112,11 +113,13 @@ int main(void)
     char *got = run(P "SELECT * { ?s ?p ?o }", &lim);
     CHECK(!strncmp(got, "ERR 3 row limit reached", 23));
     free(got);
-    volatile sig_atomic_t stop = 1;
+    qr_req stop;
+    qr_req_init(&stop, NULL);
+    qr_req_cancel(&stop);
     qr_sparql_limits lim2 = {0};
-    lim2.interrupt = &stop;
+    lim2.stop = &stop.stop;
     got = run(P "SELECT * { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o }", &lim2);
-    CHECK_STR(got, "ERR 3 the query was interrupted");
+    CHECK_STR(got, "ERR 3 the query was stopped: cancelled by the client");
     free(got);
     qr_sparql_limits lim3 = {0};
     lim3.max_memory = 1 << 16;

@@ -27,8 +27,9 @@ static qr_val arg(qr_arena *a, qr_val args, const char *name)
     return qr_map_get(args, qr_kw_cstr(a, name), &v) ? v : qr_nil();
 }
 
-static int sum_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int sum_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req;
     (void)ctx;
     (void)err;
     int64_t total = arg(a, args, "start").i;
@@ -39,15 +40,17 @@ static int sum_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 }
 
 /* returns the normalized arguments it was given, and the context */
-static int echo_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int echo_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req;
     (void)err;
     *out = ctx ? qr_map_assoc(a, args, qr_kw_cstr(a, "ctx"), qr_str_cstr(a, ctx)) : args;
     return QR_OK;
 }
 
-static int fail_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int fail_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req;
     (void)ctx;
     (void)args;
     (void)a;
@@ -56,8 +59,9 @@ static int fail_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err
     return QR_ERUNTIME;
 }
 
-static int rows_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int rows_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req;
     (void)ctx;
     (void)err;
     int64_t n = arg(a, args, "n").i;
@@ -209,7 +213,7 @@ static char *call(qr_tools *r, const char *name, const char *args, int *rc)
     qr_buf err;
     qr_buf_init(&err);
     qr_val out;
-    *rc = qr_tools_call(r, name, args ? edn(&a, args) : qr_nil(), &a, &out, &err);
+    *rc = qr_tools_call(r, name, NULL, args ? edn(&a, args) : qr_nil(), &a, &out, &err);
     char *s;
     if (*rc == QR_OK) {
         CHECK(err.len == 0);
@@ -463,7 +467,7 @@ static void test_normalization(void)
         qr_buf e;
         qr_buf_init(&e);
         qr_val out;
-        int rc = qr_tools_call(r, "sum", in, &small, &out, &e);
+        int rc = qr_tools_call(r, "sum", NULL, in, &small, &out, &e);
         CHECK(rc == QR_OK || rc == QR_ENOMEM);
         if (rc == QR_ENOMEM)
             CHECK(e.p && strstr(e.p, "out of memory"));
@@ -836,7 +840,7 @@ static void test_output(void)
     qr_buf err;
     qr_buf_init(&err);
     qr_val out;
-    CHECK(qr_tools_call(r, "rows", qr_nil(), &a, &out, &err) == QR_OK);
+    CHECK(qr_tools_call(r, "rows", NULL, qr_nil(), &a, &out, &err) == QR_OK);
     size_t omitted;
     qr_val cut = qr_tools_cap_output(&a, out, QR_TOOLS_OUTPUT_ROWS, &omitted);
     CHECK(qr_vec_len(cut) == 50 && omitted == 70);

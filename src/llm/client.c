@@ -36,7 +36,7 @@ struct qr_llm {
     void (*log)(void *ud, const char *line);
     void *log_ud;
     uint64_t rng;
-    const qr_stop *stop; /* the current call's (qr_llm_request.stop), for on_progress */
+    const qr_stop *stop; /* the current call's (qr_llm_request.stop) */
 };
 
 uint64_t qr_llm_usage_prompt(const qr_llm_usage *u)
@@ -206,7 +206,47 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
  * back: a server closing the connection under a write must not kill the process, and
  * CURLOPT_NOSIGNAL (needed with threads) leaves that to the caller. A SIGPIPE that was
  * already pending stays pending. */
-CURLcode llm_perform_quietly(CURL *c)
+/* The transfer on the multi interface, checking stop between waits of at most 50 ms. */
+static CURLcode perform_stoppable(CURL *c, const qr_stop *stop)
+{
+    CURLM *m = llm_cu.multi_init();
+    if (!m)
+        return CURLE_OUT_OF_MEMORY;
+    if (llm_cu.multi_add_handle(m, c) != CURLM_OK) {
+        llm_cu.multi_cleanup(m);
+        return CURLE_FAILED_INIT;
+    }
+    CURLcode cc = CURLE_OK;
+    int running = 1;
+    while (running) {
+        if (llm_cu.multi_perform(m, &running) != CURLM_OK) {
+            cc = CURLE_FAILED_INIT;
+            break;
+        }
+        if (!running)
+            break;
+        if (qr_stop_check(stop)) {
+            cc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (llm_cu.multi_poll(m, NULL, 0, 50, NULL) != CURLM_OK) {
+            cc = CURLE_FAILED_INIT;
+            break;
+        }
+    }
+    if (!running) {
+        int left;
+        CURLMsg *msg;
+        while ((msg = llm_cu.multi_info_read(m, &left)))
+            if (msg->msg == CURLMSG_DONE && msg->easy_handle == c)
+                cc = msg->data.result;
+    }
+    llm_cu.multi_remove_handle(m, c);
+    llm_cu.multi_cleanup(m);
+    return cc;
+}
+
+CURLcode llm_perform_quietly(CURL *c, const qr_stop *stop)
 {
     sigset_t pipe_set, old, pending;
     sigemptyset(&pipe_set);
@@ -215,7 +255,7 @@ CURLcode llm_perform_quietly(CURL *c)
     sigpending(&pending);
     bool was_pending = sigismember(&pending, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    CURLcode cc = llm_cu.easy_perform(c);
+    CURLcode cc = stop ? perform_stoppable(c, stop) : llm_cu.easy_perform(c);
     if (!was_pending) {
         sigemptyset(&pending);
         sigpending(&pending);
@@ -272,15 +312,6 @@ static void transport_message(qr_llm *l, CURLcode cc, const char *errbuf, outcom
     }
 }
 
-/* curl calls it often while a transfer runs (about once a second when idle, and on
- * every chunk): a cancel or the request's deadline ends the transfer at once */
-static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-                       curl_off_t ulnow)
-{
-    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
-    return qr_stop_check(((qr_llm *)ud)->stop) ? 1 : 0;
-}
-
 static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outcome *o,
                     llm_reply *keep)
 {
@@ -311,14 +342,11 @@ static void attempt(qr_llm *l, const qr_buf *req, struct curl_slist *hdrs, outco
             tmo = left;
     }
     llm_cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)tmo);
-    llm_cu.easy_setopt(c, CURLOPT_NOPROGRESS, l->stop ? 0L : 1L);
-    llm_cu.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-    llm_cu.easy_setopt(c, CURLOPT_XFERINFODATA, l);
     llm_cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)l->cfg.connect_timeout_ms);
     llm_cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     llm_cu.easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     llm_cu.easy_setopt(c, CURLOPT_USERAGENT, "quarry/" QR_VERSION);
-    CURLcode cc = llm_perform_quietly(c);
+    CURLcode cc = llm_perform_quietly(c, l->stop);
     llm_cu.easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
     long status = 0;
     llm_cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

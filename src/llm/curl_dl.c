@@ -45,6 +45,13 @@ int llm_curl_load(const char **why)
                 {"curl_easy_strerror", (void **)&llm_cu.easy_strerror},
                 {"curl_slist_append", (void **)&llm_cu.slist_append},
                 {"curl_slist_free_all", (void **)&llm_cu.slist_free_all},
+                {"curl_multi_init", (void **)&llm_cu.multi_init},
+                {"curl_multi_add_handle", (void **)&llm_cu.multi_add_handle},
+                {"curl_multi_remove_handle", (void **)&llm_cu.multi_remove_handle},
+                {"curl_multi_perform", (void **)&llm_cu.multi_perform},
+                {"curl_multi_poll", (void **)&llm_cu.multi_poll},
+                {"curl_multi_info_read", (void **)&llm_cu.multi_info_read},
+                {"curl_multi_cleanup", (void **)&llm_cu.multi_cleanup},
             };
             loaded = 1;
             for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {

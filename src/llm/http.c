@@ -113,7 +113,7 @@ int qr_http_post(const char *url, const char *const *headers, const char *body, 
         rc = QR_ENOMEM;
         snprintf(out->error, sizeof out->error, "out of memory building the request headers");
     } else {
-        CURLcode cc = llm_perform_quietly(c);
+        CURLcode cc = llm_perform_quietly(c, NULL);
         long status = 0;
         llm_cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
         out->status = (int)status;

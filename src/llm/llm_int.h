@@ -157,13 +157,24 @@ typedef struct llm_curl_api {
     const char *(*easy_strerror)(CURLcode);
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
     void (*slist_free_all)(struct curl_slist *);
+    /* the multi interface, for a transfer a stop can end at once (llm_perform_quietly) */
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_perform)(CURLM *, int *);
+    CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+    CURLMsg *(*multi_info_read)(CURLM *, int *);
+    CURLMcode (*multi_cleanup)(CURLM *);
 } llm_curl_api;
 
 /* The functions, valid once llm_curl_load returned QR_OK. */
 extern llm_curl_api llm_cu;
 /* Loads libcurl once per process: QR_OK, or QR_EIO with *why saying what failed. */
 int llm_curl_load(const char **why);
-/* curl_easy_perform with SIGPIPE kept from killing the process (client.c). */
-CURLcode llm_perform_quietly(CURL *c);
+/* curl_easy_perform with SIGPIPE kept from killing the process (client.c). With a stop
+ * (not NULL), the transfer runs on the multi interface, waking every 50 ms to check it:
+ * a cancel or a deadline ends it within that (CURLE_ABORTED_BY_CALLBACK), where curl's
+ * own progress callback can be a second late while the server is silent. */
+CURLcode llm_perform_quietly(CURL *c, const qr_stop *stop);
 
 #endif

@@ -10,11 +10,17 @@
 #include "quarry/code.h"
 #include "quarry/graph.h"
 #include "quarry/lisp.h"
+#include "quarry/llm.h"
 #include "quarry/req.h"
 #include "quarry/sparql.h"
 #include "quarry/tools.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -307,6 +313,52 @@ static void test_sparql(void)
     qr_sparql_store_free(st);
 }
 
+/* ---- a model transfer ---- */
+
+static void *cancel_later(void *ud)
+{
+    sleep_ms(100);
+    qr_req_cancel(ud);
+    return NULL;
+}
+
+static void test_model_transfer(void)
+{
+    /* a server that takes the connection and never answers: only the cancel ends the call
+     * (the model's own timeout is an hour) */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    CHECK(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+    CHECK(listen(fd, 4) == 0);
+    CHECK(getsockname(fd, (struct sockaddr *)&sa, &sl) == 0);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/v1", (unsigned)ntohs(sa.sin_port));
+    qr_llm_config cfg;
+    qr_llm_config_init(&cfg);
+    cfg.url = url;
+    cfg.model = "m";
+    cfg.timeout_ms = 3600000;
+    cfg.max_retries = 0;
+    qr_llm *l = qr_llm_new(&cfg);
+    CHECK(l != NULL);
+    qr_req r;
+    qr_req_init(&r, NULL);
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_later, &r);
+    qr_llm_message m = {.role = "user", .content = "hi", .len = 2};
+    qr_llm_request rq = {.messages = &m, .nmessages = 1, .stop = &r.stop};
+    qr_llm_response resp;
+    int rc = qr_llm_complete(l, &rq, &resp);
+    pthread_join(th, NULL);
+    CHECK(rc == QR_ESTOPPED);
+    CHECK_STR(resp.error, "stopped: cancelled by the client");
+    CHECK(resp.attempts == 1);
+    qr_llm_response_clear(&resp);
+    qr_llm_free(l);
+    close(fd);
+}
+
 int main(void)
 {
     test_request();
@@ -314,5 +366,6 @@ int main(void)
     test_lisp();
     test_graph();
     test_sparql();
+    test_model_transfer();
     CHECK_DONE();
 }

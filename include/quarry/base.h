@@ -183,7 +183,7 @@ void qr_stop_set_deadline(qr_stop *s, uint64_t timeout_ms);
 void qr_stop_request(qr_stop *s);
 /* True when the work should stop (requested, or past the deadline). s may be NULL. */
 bool qr_stop_check(const qr_stop *s);
-/* Appends why the work stopped: "cancelled by the client" or "time limit of N ms
+/* Appends why the work stopped: "cancelled" or "time limit of N ms
  * reached". */
 void qr_stop_describe(const qr_stop *s, qr_buf *b);
 

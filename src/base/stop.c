@@ -64,7 +64,7 @@ void qr_stop_describe(const qr_stop *s, qr_buf *b)
                        : why == 4 ? "model-call budget spent"
                                   : "token budget spent");
     else if (why)
-        qr_buf_puts(b, "cancelled by the client");
+        qr_buf_puts(b, "cancelled");
     else if (s)
         qr_buf_printf(b, "time limit of %llu ms reached", (unsigned long long)s->limit_ms);
     else

@@ -17,6 +17,7 @@
  * from blobs, and per-commit rows would multiply the store by the history's length);
  * following symbolic links (a link can leave the tree; links are counted and skipped).
  */
+#define _GNU_SOURCE /* qsort_r: the comparators take the graph, not a global */
 #include "graph_int.h"
 
 #include <ctype.h>
@@ -385,6 +386,7 @@ typedef struct extract_pool {
     size_t n;
     size_t next; /* the next job to take, under mu */
     pthread_mutex_t mu;
+    const qr_stop *stop; /* on a stop the jobs left are skipped (not stored) */
 } extract_pool;
 
 static void *extract_worker(void *arg)
@@ -396,8 +398,13 @@ static void *extract_worker(void *arg)
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n)
             return NULL;
-        if (p->jobs[i].extract)
+        if (p->jobs[i].extract && qr_stop_check(p->stop)) {
+            /* a stop in the middle of a batch: this blob is left for the next run */
+            p->jobs[i].extract = false;
+            p->jobs[i].read_rc = QR_ESTOPPED;
+        } else if (p->jobs[i].extract) {
             job_extract(&p->jobs[i]);
+        }
     }
 }
 
@@ -414,9 +421,9 @@ static size_t index_threads(void)
 
 /* Extracts a batch of read jobs on `threads` threads (this one among them). A thread
  * that cannot start leaves its share to the others. */
-static void extract_batch(blob_job *jobs, size_t n, size_t threads)
+static void extract_batch(blob_job *jobs, size_t n, size_t threads, const qr_stop *stop)
 {
-    extract_pool p = {.jobs = jobs, .n = n};
+    extract_pool p = {.jobs = jobs, .n = n, .stop = stop};
     pthread_mutex_init(&p.mu, NULL);
     pthread_t tid[INDEX_THREADS_MAX];
     size_t started = 0;
@@ -459,10 +466,11 @@ static int push_edge(qr_code_graph *g, const qr_code_edge *e)
     return QR_OK;
 }
 
-static const qr_code_graph *sort_graph; /* qsort has no context argument */
-
-static int cmp_by_name(const void *a, const void *b)
+/* The comparators get the graph as qsort_r's context: never a global, since MCP workers
+ * assemble graphs on several threads at once. */
+static int cmp_by_name(const void *a, const void *b, void *ctx)
 {
+    const qr_code_graph *sort_graph = ctx;
     const qr_code_node *x = &sort_graph->nodes[*(const size_t *)a];
     const qr_code_node *y = &sort_graph->nodes[*(const size_t *)b];
     int c = strcmp(x->it.name, y->it.name);
@@ -474,7 +482,7 @@ static int cmp_by_name(const void *a, const void *b)
     return x->it.line < y->it.line ? -1 : x->it.line > y->it.line;
 }
 
-static int cmp_edge_keys(const void *a, const void *b, bool to)
+static int cmp_edge_keys(const void *a, const void *b, const qr_code_graph *sort_graph, bool to)
 {
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
     const qr_code_edge *x = &sort_graph->edges[i], *y = &sort_graph->edges[j];
@@ -482,14 +490,14 @@ static int cmp_edge_keys(const void *a, const void *b, bool to)
     return c ? c : (i > j) - (i < j);
 }
 
-static int cmp_by_from(const void *a, const void *b)
+static int cmp_by_from(const void *a, const void *b, void *ctx)
 {
-    return cmp_edge_keys(a, b, false);
+    return cmp_edge_keys(a, b, ctx, false);
 }
 
-static int cmp_by_to(const void *a, const void *b)
+static int cmp_by_to(const void *a, const void *b, void *ctx)
 {
-    return cmp_edge_keys(a, b, true);
+    return cmp_edge_keys(a, b, ctx, true);
 }
 
 /* First position in g->by_name whose name is >= name. */
@@ -1005,8 +1013,7 @@ static int assemble(qr_code_graph *g)
     for (size_t i = 0; i < g->nnodes; i++)
         if (g->nodes[i].it.kind != QR_CODE_FILE)
             g->by_name[g->nnamed++] = i;
-    sort_graph = g;
-    qsort(g->by_name, g->nnamed, sizeof *g->by_name, cmp_by_name);
+    qsort_r(g->by_name, g->nnamed, sizeof *g->by_name, cmp_by_name, g);
     for (size_t i = 0; i < g->nnodes; i++)
         g->nodes[i].inactive = qr__code_cond_inactive(g, g->nodes[i].it.cond);
 
@@ -1164,9 +1171,8 @@ static int assemble(qr_code_graph *g)
         return QR_ENOMEM;
     for (size_t i = 0; i < g->nedges; i++)
         g->by_from[i] = g->by_to[i] = i;
-    qsort(g->by_from, g->nedges, sizeof *g->by_from, cmp_by_from);
-    qsort(g->by_to, g->nedges, sizeof *g->by_to, cmp_by_to);
-    sort_graph = NULL;
+    qsort_r(g->by_from, g->nedges, sizeof *g->by_from, cmp_by_from, g);
+    qsort_r(g->by_to, g->nedges, sizeof *g->by_to, cmp_by_to, g);
     g->stats.nodes = g->nnodes;
     g->stats.edges = g->nedges;
     return g->a.exhausted ? QR_ENOMEM : QR_OK;
@@ -1258,7 +1264,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
                 }
             if (opts && opts->progress)
                 opts->progress(opts->progress_ud, "indexing code", done, todo);
-            extract_batch(jobs, n, threads);
+            extract_batch(jobs, n, threads, opts ? opts->stop : NULL);
             for (size_t k = 0; k < n; k++) {
                 int sr = job_store(c, g, &jobs[k], err);
                 if (sr != QR_OK && rc == QR_OK)
@@ -1413,8 +1419,9 @@ int qr__code_file_names(qr_code_graph *g, size_t fi, qr_buf *err)
     return rc;
 }
 
-static int cmp_ref(const void *a, const void *b)
+static int cmp_ref(const void *a, const void *b, void *ctx)
 {
+    const qr_code_graph *sort_graph = ctx;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     const qr_code_ref *rx = sort_graph->refs[x], *ry = sort_graph->refs[y];
     int c = strcmp(rx->name, ry->name);
@@ -1469,9 +1476,7 @@ int qr__code_ref_index(qr_code_graph *g, qr_buf *err)
     g->nrefs = k;
     for (size_t i = 0; i < k; i++)
         order[i] = i;
-    sort_graph = g;
-    qsort(order, k, sizeof *order, cmp_ref);
-    sort_graph = NULL;
+    qsort_r(order, k, sizeof *order, cmp_ref, g);
     /* apply the order */
     const qr_code_ref **r2 = malloc((k ? k : 1) * sizeof *r2);
     size_t *f2 = malloc((k ? k : 1) * sizeof *f2);

@@ -1,8 +1,10 @@
 /*
  * mcp_client.c: quarry as a Model Context Protocol client, for `tool X = mcp "stdio:CMD"`.
- * The server is started with /bin/sh -c CMD; its stdin and stdout are one end of a
- * socket pair (so a server that dies makes writes fail with EPIPE instead of killing
- * quarry with SIGPIPE: send with MSG_NOSIGNAL), its stderr goes to /dev/null. Messages
+ * The server is started with /bin/sh -c CMD by quarry/proc.h (its own process group, a
+ * scrubbed environment: a key it needs is passed in CMD with ${env:VAR}); its stdin and
+ * stdout are one end of a socket pair (so a server that dies makes writes fail with EPIPE
+ * instead of killing quarry with SIGPIPE: send with MSG_NOSIGNAL), its stderr goes to
+ * /dev/null. Messages
  * are JSON-RPC 2.0, one a line (the stdio transport, framed by quarry/jsonrpc.h):
  * initialize (protocol 2025-11-25), notifications/initialized, tools/list (following
  * nextCursor), tools/call. Anything the server sends that is not the answer awaited
@@ -21,18 +23,12 @@
 #include "run_int.h"
 #include "quarry/jsonrpc.h"
 #include "quarry/llm.h"
+#include "quarry/proc.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define MCP_WAIT_MS 30000
 
@@ -40,8 +36,8 @@ struct flow_mcp {
     bool http;
     char *url, *token;
     char session[256];
-    pid_t pid;
-    int fd;
+    qr_proc proc; /* a stdio server (quarry/proc.h) */
+    int fd;       /* proc's socket: its stdin and stdout */
     qr_jsonrpc_reader rd; /* the server's messages */
     long next_id;
     qr_buf tools; /* the neutral tool list, once fetched */
@@ -267,43 +263,38 @@ int flow_mcp_start_http(const char *url, const char *token, flow_mcp **out, qr_b
     return QR_OK;
 }
 
+/* What a stdio server gets of quarry's environment besides quarry/proc.h's allow-list:
+ * quarry's own settings that hold no secret. A server that needs a key is handed it in
+ * the command with ${env:VAR}. */
+static const char *const server_env[] = {"QUARRY_NOW",     "XDG_CONFIG_HOME", "XDG_STATE_HOME",
+                                         "XDG_CACHE_HOME", "XDG_DATA_HOME",   NULL};
+
 int flow_mcp_start(const char *cmd, flow_mcp **out, qr_buf *err)
 {
     *out = NULL;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        qr_buf_printf(err, "cannot start the MCP server: %s", strerror(errno));
-        return QR_EIO;
+    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    qr_proc_opts o = {.argv = argv, .env_pass = server_env, .in = QR_PROC_SOCKET,
+                      .out = QR_PROC_SOCKET, .err = QR_PROC_NULL};
+    qr_proc p;
+    qr_buf why;
+    qr_buf_init(&why);
+    int rc = qr_proc_start(&p, &o, &why);
+    if (rc != QR_OK) {
+        qr_buf_printf(err, "cannot start the MCP server: %s", why.p ? why.p : "");
+        qr_buf_release(&why);
+        return rc;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        qr_buf_printf(err, "cannot start the MCP server: %s", strerror(errno));
-        close(sv[0]);
-        close(sv[1]);
-        return QR_EIO;
-    }
-    if (pid == 0) {
-        dup2(sv[1], 0);
-        dup2(sv[1], 1);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    close(sv[1]);
+    qr_buf_release(&why);
     flow_mcp *m = calloc(1, sizeof *m);
     if (!m) {
-        close(sv[0]);
-        kill(pid, SIGTERM);
-        waitpid(pid, NULL, 0);
+        qr_proc_end(&p, 0);
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    m->pid = pid;
-    m->fd = sv[0];
+    m->proc = p;
+    m->fd = p.in;
     qr_buf_init(&m->tools);
-    int rc = qr_jsonrpc_reader_init(&m->rd, m->fd, QR_JSONRPC_LINES, 0);
+    rc = qr_jsonrpc_reader_init(&m->rd, m->fd, QR_JSONRPC_LINES, 0);
     if (!rc)
         rc = handshake(m, err);
     if (rc) {
@@ -327,26 +318,10 @@ void flow_mcp_stop(flow_mcp *m)
     if (m->http) {
         free(m->url);
         free(m->token);
-        goto done;
+    } else {
+        /* closing its stdin ends a well-behaved server; then TERM, then KILL (its group) */
+        qr_proc_end(&m->proc, 500);
     }
-    close(m->fd);
-    /* closing its stdin ends a well-behaved server; then TERM, then KILL */
-    for (int i = 0; i < 50; i++) {
-        if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
-            goto done;
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    kill(m->pid, SIGTERM);
-    for (int i = 0; i < 100; i++) {
-        if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
-            goto done;
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    kill(m->pid, SIGKILL);
-    waitpid(m->pid, NULL, 0);
-done:
     qr_jsonrpc_reader_release(&m->rd);
     qr_buf_release(&m->tools);
     free(m);

@@ -82,6 +82,10 @@ typedef struct qr_store {
     const char *failed_op;        /* and at what: "open", "read", "set up" or "create" */
 } qr_store;
 
+/* Runs sql, a query of one integer (a PRAGMA, a count), into *out (NULL: not kept; no row
+ * gives 0). Returns SQLite's result code: SQLITE_OK (0) or the failure. */
+int qr_store_query_int(struct sqlite3 *db, const char *sql, int64_t *out);
+
 /* An after_create for schemas with a meta(key, value) table: sets the value of key
  * 'created' to now (quarry's clock, so QUARRY_NOW pins it) as ISO-8601 UTC. */
 int qr_store_stamp_created(struct sqlite3 *db, void *ud);

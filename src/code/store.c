@@ -102,13 +102,8 @@ static void close_db(qr_code_store *s)
 
 static int64_t pragma_int(sqlite3 *db, const char *sql, bool *ok)
 {
-    sqlite3_stmt *st = NULL;
     int64_t v = 0;
-    *ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-          sqlite3_step(st) == SQLITE_ROW;
-    if (*ok)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    *ok = qr_store_query_int(db, sql, &v) == SQLITE_OK;
     return v;
 }
 

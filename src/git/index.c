@@ -410,23 +410,8 @@ static void close_db(qr_git_index *ix)
 /* Runs one statement that needs no bindings and reads one integer (or none). */
 static int query_int(qr_git_index *ix, const char *sql, int64_t *out, qr_buf *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(ix->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            if (out)
-                *out = sqlite3_column_int64(st, 0);
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
-            if (out)
-                *out = 0;
-            rc = SQLITE_OK;
-        }
-    }
-    int ret = rc == SQLITE_OK ? QR_OK : qr__ix_fail(ix, rc, "open", err);
-    sqlite3_finalize(st);
-    return ret;
+    int rc = qr_store_query_int(ix->db, sql, out);
+    return rc == SQLITE_OK ? QR_OK : qr__ix_fail(ix, rc, "open", err);
 }
 
 /* ---- the check at open ----

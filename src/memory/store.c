@@ -477,19 +477,7 @@ bool qr__mem_check_text(const char *what, const char *s, size_t max, bool lines,
 
 static int query_int(qr_mem *m, const char *sql, int64_t *out, qr_buf *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *out = sqlite3_column_int64(st, 0);
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
-            *out = 0;
-            rc = SQLITE_OK;
-        }
-    }
-    sqlite3_finalize(st);
+    int rc = qr_store_query_int(m->db, sql, out);
     return rc == SQLITE_OK ? QR_OK : qr__mem_fail(m, rc, "read", err);
 }
 

@@ -42,21 +42,21 @@ int qr_store_stamp_created(sqlite3 *db, void *ud)
     return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
-static int query_int(sqlite3 *db, const char *sql, int64_t *out)
+int qr_store_query_int(sqlite3 *db, const char *sql, int64_t *out)
 {
     sqlite3_stmt *st = NULL;
+    int64_t v = 0;
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *out = sqlite3_column_int64(st, 0);
+        if (rc == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        if (rc == SQLITE_ROW || rc == SQLITE_DONE)
             rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
-            *out = 0;
-            rc = SQLITE_OK;
-        }
     }
     sqlite3_finalize(st);
+    if (out && rc == SQLITE_OK)
+        *out = v;
     return rc;
 }
 
@@ -64,9 +64,9 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 static int identify(qr_store *st, int64_t *objects)
 {
     int rc;
-    if ((rc = query_int(st->db, "PRAGMA application_id", &st->app_id)) ||
-        (rc = query_int(st->db, "PRAGMA user_version", &st->version)) ||
-        (rc = query_int(st->db, "SELECT count(*) FROM sqlite_schema", objects)))
+    if ((rc = qr_store_query_int(st->db, "PRAGMA application_id", &st->app_id)) ||
+        (rc = qr_store_query_int(st->db, "PRAGMA user_version", &st->version)) ||
+        (rc = qr_store_query_int(st->db, "SELECT count(*) FROM sqlite_schema", objects)))
         return rc;
     return SQLITE_OK;
 }

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -91,5 +92,16 @@ int qr_proc_wait(qr_proc *p);
 /* Closes our descriptors, gives the child grace_ms to exit, then SIGTERMs its group, then
  * SIGKILLs it, and reaps it. Returns its status. */
 int qr_proc_end(qr_proc *p, int grace_ms);
+
+/* While this thread writes to a child's stdin: SIGPIPE blocked (a child that exits without
+ * reading its input must not kill us: the write fails with EPIPE instead), and on restore
+ * a SIGPIPE raised meanwhile is taken back. qr_proc_run does it itself; a caller serving
+ * qr_proc_start's pipes does it around its loop. */
+typedef struct qr_proc_sigpipe {
+    sigset_t old;
+    bool was_pending;
+} qr_proc_sigpipe;
+void qr_proc_sigpipe_block(qr_proc_sigpipe *s);
+void qr_proc_sigpipe_restore(const qr_proc_sigpipe *s);
 
 #endif

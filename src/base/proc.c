@@ -263,6 +263,31 @@ int qr_proc_end(qr_proc *p, int grace_ms)
     return qr_proc_wait(p);
 }
 
+/* ---- SIGPIPE while writing ---- */
+
+void qr_proc_sigpipe_block(qr_proc_sigpipe *s)
+{
+    sigset_t pipe_set, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigpending(&pending);
+    s->was_pending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &s->old);
+}
+
+void qr_proc_sigpipe_restore(const qr_proc_sigpipe *s)
+{
+    sigset_t pipe_set, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigpending(&pending);
+    if (!s->was_pending && sigismember(&pending, SIGPIPE)) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &s->old, NULL);
+}
+
 /* ---- running to the end ---- */
 
 void qr_proc_result_init(qr_proc_result *r)
@@ -314,12 +339,8 @@ int qr_proc_run(const qr_proc_opts *o, qr_proc_result *r)
     if (p.in >= 0)
         fcntl(p.in, F_SETFL, fcntl(p.in, F_GETFL) | O_NONBLOCK);
     /* a child that exits without reading its input must not kill us with SIGPIPE */
-    sigset_t pipe_set, old, pending;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    qr_proc_sigpipe sp;
+    qr_proc_sigpipe_block(&sp);
 
     uint64_t deadline = o->timeout_ms ? qr_clock_ns() + o->timeout_ms * 1000000u : 0;
     size_t inoff = 0;
@@ -405,12 +426,7 @@ int qr_proc_run(const qr_proc_opts *o, qr_proc_result *r)
         qr_proc_kill(&p, SIGKILL);
         r->status = qr_proc_wait(&p);
     }
-    sigpending(&pending);
-    if (!was_pending && sigismember(&pending, SIGPIPE)) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&pipe_set, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    qr_proc_sigpipe_restore(&sp);
     if (stopped) {
         qr_buf b;
         qr_buf_init(&b);

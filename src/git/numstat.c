@@ -268,15 +268,9 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, const qr_stop *stop
 static int run_git(const char *const argv[], job *jobs, size_t n, job_progress *prog,
                    const qr_stop *stop, qr_buf *err)
 {
-    /* a child that exits early must not kill us with SIGPIPE: block it while writing,
-     * and take back any that was raised */
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    sigset_t pending;
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    /* a child that exits early must not kill us with SIGPIPE */
+    qr_proc_sigpipe sp;
+    qr_proc_sigpipe_block(&sp);
     int rc = QR_OK;
     size_t started = 0;
     for (; started < n && rc == QR_OK; started++)
@@ -286,12 +280,7 @@ static int run_git(const char *const argv[], job *jobs, size_t n, job_progress *
     int rc2 = jobs_run(jobs, started, prog, stop, err);
     if (rc == QR_OK)
         rc = rc2;
-    sigpending(&pending);
-    if (!was_pending && sigismember(&pending, SIGPIPE)) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&pipe_set, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    qr_proc_sigpipe_restore(&sp);
     return rc;
 }
 

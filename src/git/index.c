@@ -7,8 +7,9 @@
  * git count a file as binary: attrs.c), so each row carries the fingerprint of the
  * attributes it was computed under; reads see only rows of the handle's fingerprint
  * (qr_git_index_set_attrs), and a put replaces a row of another fingerprint but leaves one
- * of the same alone. The index is a cache: a database that is corrupt or has another
- * schema is moved aside (index.db.broken-<UTC time>) and created afresh. The schema
+ * of the same alone. The index is a cache: a database that is corrupt or has an older
+ * schema is moved aside (index.db.broken-<UTC time>) and created afresh; one with a newer
+ * schema is refused (quarry/store.h: a newer quarry's index is not ours to drop). The schema
  * (version in PRAGMA user_version, file type in PRAGMA application_id "QRRY"):
  *
  *   meta(key TEXT PRIMARY KEY, value TEXT)            quarry_version, schema_version, created

@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 /* ---- the id scanner ---- */
@@ -687,40 +685,16 @@ void qr_jsonrpc_poll(qr_jsonrpc_reader *r, void (*fn)(void *ud, const char *msg,
 
 /* ---- the writer ---- */
 
-static int send_all(int fd, const char *p, size_t n, bool *sock)
-{
-    while (n) {
-        ssize_t k = -1;
-        if (*sock) {
-            k = send(fd, p, n, MSG_NOSIGNAL);
-            if (k < 0 && errno == ENOTSOCK) {
-                *sock = false;
-                continue;
-            }
-        } else {
-            k = write(fd, p, n);
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return QR_EIO;
-        p += k;
-        n -= (size_t)k;
-    }
-    return QR_OK;
-}
-
 int qr_jsonrpc_write(int fd, qr_jsonrpc_framing framing, const char *msg, size_t len)
 {
-    bool sock = true;
     if (framing == QR_JSONRPC_HEADERS) {
         char head[64];
         int hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", len);
-        if (send_all(fd, head, (size_t)hn, &sock) != QR_OK)
+        if (qr_write_all(fd, head, (size_t)hn) != QR_OK)
             return QR_EIO;
-        return send_all(fd, msg, len, &sock);
+        return qr_write_all(fd, msg, len);
     }
-    if (send_all(fd, msg, len, &sock) != QR_OK)
+    if (qr_write_all(fd, msg, len) != QR_OK)
         return QR_EIO;
-    return send_all(fd, "\n", 1, &sock);
+    return qr_write_all(fd, "\n", 1);
 }

@@ -206,6 +206,10 @@ int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
  * (mkstemp, permissions `mode`), then renamed over it, so readers see the old file or the
  * new one. Returns QR_OK, QR_EIO (errno preserved; nothing left behind) or QR_ENOMEM. */
 int qr_write_file_atomic(const char *path, const void *data, size_t n, unsigned mode);
+/* Writes p[0..n) to fd whole, retrying short writes and EINTR. On a socket it sends with
+ * MSG_NOSIGNAL, so a peer that went away is an error (EPIPE), not SIGPIPE. QR_OK or
+ * QR_EIO (errno preserved). */
+int qr_write_all(int fd, const void *p, size_t n);
 /* What stat(2) says of a file, as text: device, inode, size, and the modification and
  * change times to the nanosecond; "-" when the file is missing or empty (SQLite leaves an
  * empty WAL behind). The change time (ctime) is set by the kernel at every write, rename

@@ -27,13 +27,14 @@
 #define QUARRY_MCP_H
 
 #include "quarry/lisp.h"
+#include "quarry/jsonrpc.h"
 
 /* The revision the server prefers, and every one it accepts, newest first. */
 #define QR_MCP_PROTOCOL_VERSION "2025-11-25"
 extern const char *const qr_mcp_protocol_versions[]; /* NULL-terminated */
 
 /* Defaults of qr_mcp_config_init. */
-#define QR_MCP_MAX_MESSAGE (16u << 20) /* bytes of one message */
+#define QR_MCP_MAX_MESSAGE QR_JSONRPC_MAX_MESSAGE /* bytes of one message */
 #define QR_MCP_PAGE_SIZE 100           /* tools in one tools/list page */
 #define QR_MCP_WORKERS 4               /* calls run at once */
 
@@ -139,23 +140,22 @@ int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names
  * ignore SIGPIPE), QR_EIO when reading fails, QR_ENOMEM. */
 int qr_mcp_serve_stdio(qr_mcp_server *s, int in_fd, int out_fd);
 
-/* Finds the request id of a JSON-RPC message from its bytes without parsing the whole
- * message (the member "id" of the top-level object, wherever it is), as the stdio
- * transport does for a message too large to read. Feed it chunks in order. */
-typedef struct qr_mcp_idscan {
-    uint32_t depth;
-    uint8_t state;
-    bool in_str, esc, done;
-    char key[4];
-    uint8_t keylen;
-    char id[130];
-    uint8_t idlen;
-    bool found;
-} qr_mcp_idscan;
-void qr_mcp_idscan_init(qr_mcp_idscan *sc);
-void qr_mcp_idscan_feed(qr_mcp_idscan *sc, const char *p, size_t n);
+/* The id scanner of a message too large to read (quarry/jsonrpc.h), under the names the
+ * HTTP transport and the tests use. */
+typedef qr_jsonrpc_idscan qr_mcp_idscan;
+static inline void qr_mcp_idscan_init(qr_mcp_idscan *sc)
+{
+    qr_jsonrpc_idscan_init(sc);
+}
+static inline void qr_mcp_idscan_feed(qr_mcp_idscan *sc, const char *p, size_t n)
+{
+    qr_jsonrpc_idscan_feed(sc, p, n);
+}
 /* The id's JSON text (a string or an integer) or NULL when none was found. */
-const char *qr_mcp_idscan_result(const qr_mcp_idscan *sc, size_t *len);
+static inline const char *qr_mcp_idscan_result(const qr_mcp_idscan *sc, size_t *len)
+{
+    return qr_jsonrpc_idscan_result(sc, len);
+}
 
 
 /* ---- Streamable HTTP transport ---- */

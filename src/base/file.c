@@ -1,7 +1,8 @@
 /*
  * file.c: reading a whole file or stdin into memory, with a size bound; and replacing a
  * file whole (a temporary file beside it, then rename), so a reader sees the old file or
- * the new one, never half of one.
+ * the new one, never half of one; and writing a buffer whole to a descriptor
+ * (qr_write_all: MSG_NOSIGNAL on a socket, so a closed peer is EPIPE, not SIGPIPE).
  *
  * The temporary name comes from mkstemp (O_EXCL): a name guessed in advance, such as
  * PATH.tmp.PID, could be a symlink someone planted, and writing through it would clobber
@@ -21,6 +22,7 @@
 #include "quarry/base.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -217,4 +219,29 @@ int qr_state_dir(const char *sub, qr_buf *out)
         return S_ISDIR(sb.st_mode) ? QR_OK : QR_EIO;
     /* ~/.local/state may be missing too: made like the rest */
     return make_dirs(out->p, 1);
+}
+
+int qr_write_all(int fd, const void *data, size_t n)
+{
+    const char *p = data;
+    bool sock = true; /* until send(2) says otherwise */
+    while (n) {
+        ssize_t k;
+        if (sock) {
+            k = send(fd, p, n, MSG_NOSIGNAL);
+            if (k < 0 && errno == ENOTSOCK) {
+                sock = false;
+                continue;
+            }
+        } else {
+            k = write(fd, p, n);
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return QR_EIO;
+        p += k;
+        n -= (size_t)k;
+    }
+    return QR_OK;
 }

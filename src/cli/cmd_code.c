@@ -16,16 +16,13 @@
 
 #include "quarry/code.h"
 #include "quarry/host.h"
+#include "quarry/proc.h"
 #include "quarry/tools.h"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static const char usage[] =
     "usage: quarry code index [--repo DIR] [--ref REF] [--format json|table]\n"
@@ -219,38 +216,20 @@ static int code_dump(int argc, char **argv)
     return st;
 }
 
-/* Renders DOT as SVG with Graphviz's dot; false when dot cannot be run. */
+/* Renders DOT as SVG with Graphviz's dot (quarry/proc.h) onto stdout; false when dot
+ * cannot be run or fails. */
 static bool render_svg(const qr_buf *dot)
 {
-    int in[2];
-    if (pipe(in) != 0)
-        return false;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_addclose(&fa, in[1]);
-    char *av[] = {"dot", "-Tsvg", NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "dot", &fa, NULL, av, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(in[0]);
-    if (rc != 0) {
-        close(in[1]);
-        return false;
-    }
-    fflush(stdout);
-    size_t off = 0;
-    while (off < dot->len) {
-        ssize_t w = write(in[1], dot->p + off, dot->len - off);
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    close(in[1]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        ;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const char *av[] = {"dot", "-Tsvg", NULL};
+    qr_proc_opts po = {.argv = av, .input = dot->p ? dot->p : "", .input_len = dot->len,
+                       .out_max = 256u << 20};
+    qr_proc_result r;
+    qr_proc_result_init(&r);
+    bool ok = qr_proc_run(&po, &r) == QR_OK && r.status == 0 && !r.out_truncated;
+    if (ok)
+        fwrite(r.out.p ? r.out.p : "", 1, r.out.len, stdout);
+    qr_proc_result_clear(&r);
+    return ok;
 }
 
 static int code_graph(int argc, char **argv)

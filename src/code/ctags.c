@@ -2,7 +2,8 @@
  * ctags.c: definitions of files in languages quarry does not parse itself (Python, Go,
  * Rust, JavaScript, shell, ...), from universal-ctags' JSON output. The blob is written
  * to a temporary file named with the same extension (ctags picks the language by it),
- * `ctags --output-format=json --fields=+neKS -f - FILE` runs with no shell, and each tag
+ * `ctags --output-format=json --fields=+neKS -f - FILE` runs with no shell (qr_proc_run:
+ * a scrubbed environment, its stderr dropped), and each tag
  * line becomes an item flagged QR_CODE_LEXICAL: a name, a kind, a line range (when ctags
  * knows the end), a scope and a signature. There are no calls or references: these are
  * lexical symbols, and docs/code.md says so per language.
@@ -13,55 +14,33 @@
  * Rejected: one ctags run over the whole tree (faster cold, but the results must be kept
  * per blob, and a run per changed file is what re-indexing needs anyway).
  */
-#define _GNU_SOURCE /* pipe2 */
 #include "graph_int.h"
 
+#include "quarry/proc.h"
+
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static int run_ctags(const char *file, qr_buf *out)
 {
     const char *bin = getenv("QUARRY_CTAGS");
     if (!bin || !*bin)
         bin = "ctags";
-    int fds[2];
-    /* close-on-exec: a ctags started by another parsing thread must not hold this pipe */
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return QR_EIO;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {(char *)bin,        "--output-format=json", "--fields=+neKS",
-                    "--sort=no", "-f",                   "-",
-                    (char *)file,       NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, bin, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        return QR_EIO;
-    }
-    char buf[8192];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0)
-        qr_buf_append(out, buf, (size_t)n);
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        ;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out->failed)
-        return QR_EIO;
-    return QR_OK;
+    const char *argv[] = {bin, "--output-format=json", "--fields=+neKS", "--sort=no", "-f", "-",
+                          file, NULL};
+    qr_proc_opts o = {.argv = argv, .err_max = 1};
+    qr_proc_result r;
+    qr_proc_result_init(&r);
+    int rc = qr_proc_run(&o, &r);
+    if (rc == QR_OK && r.status == 0 && !r.out_truncated)
+        qr_buf_append(out, r.out.p ? r.out.p : "", r.out.len);
+    else
+        rc = QR_EIO;
+    qr_proc_result_clear(&r);
+    return rc != QR_OK || out->failed ? QR_EIO : QR_OK;
 }
 
 static int kind_of(const char *k)

@@ -15,13 +15,16 @@
  * Rows are never updated: a blob's content never changes. PRAGMA user_version carries
  * the schema and extractor version together (what a blob yields depends on both); a
  * database of another version, or one that does not read as ours, is a cache and is
- * dropped and built afresh. Several processes may share it (WAL, 5 s busy timeout).
+ * dropped and built afresh; one of a newer version is refused (quarry/store.h opens it).
+ * Several processes may share it (WAL, 5 s busy timeout).
  *
  * Rejected: one serialized record per blob (faster to load, but the SPARQL views and
  * people with sqlite3 want rows); keying by path (a rename or a branch switch would
  * parse again).
  */
 #include "store_int.h"
+
+#include "quarry/store.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -99,53 +102,33 @@ static void close_db(qr_code_store *s)
 
 static int64_t pragma_int(sqlite3 *db, const char *sql, bool *ok)
 {
-    sqlite3_stmt *st = NULL;
     int64_t v = 0;
-    *ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-          sqlite3_step(st) == SQLITE_ROW;
-    if (*ok)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    *ok = qr_store_query_int(db, sql, &v) == SQLITE_OK;
     return v;
 }
 
 /* QR_OK, 1 when the file is not usable as ours (drop it and retry), or an error. */
 static int open_db(qr_code_store *s, qr_buf *err)
 {
-    if (sqlite3_open_v2(s->path, &s->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                        NULL) != SQLITE_OK)
-        return fail(s, "open", err);
-    sqlite3_busy_timeout(s->db, 5000);
-    bool ok;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return 1;
+    qr_store_spec spec = {.what = "code index",
+                          .location = s->path,
+                          .application_id = CODE_APPLICATION_ID,
+                          .schema_version = CODE_STORE_VERSION,
+                          .schema_sql = schema_sql,
+                          .flags = QR_STORE_CREATE};
+    qr_store st;
+    int rc = qr_store_open(&st, &spec, err);
+    s->db = st.db;
+    if (rc != QR_OK) {
+        int prim = st.sqlite_rc & 0xff;
+        if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT)
+            return 1; /* damaged: a cache, rebuilt */
+        if (st.sqlite_rc)
+            qr_store_describe(&st, &spec, err);
+        return rc;
     }
-    sqlite3_finalize(st);
-    sqlite3_exec(s->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
-    int64_t app = pragma_int(s->db, "PRAGMA application_id", &ok);
-    if (!ok)
-        return 1;
-    int64_t version = pragma_int(s->db, "PRAGMA user_version", &ok);
-    if (!ok)
-        return 1;
-    if (app != CODE_APPLICATION_ID || version != CODE_STORE_VERSION) {
-        char sql[160];
-        snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
-                 CODE_APPLICATION_ID, CODE_STORE_VERSION);
-        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-            return fail(s, "creating the schema", err);
-        if (sqlite3_exec(s->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-            sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            return 1;
-        }
-        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-            return fail(s, "creating the schema", err);
-    }
+    if (st.kind != QR_STORE_OURS)
+        return 1; /* another database, or an older schema */
     for (int i = 0; i < ST_N; i++)
         if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
                                NULL) != SQLITE_OK)

@@ -7,11 +7,12 @@
 
 #include "quarry/dwim.h"
 
-/* Runs argv (no shell) in dir (NULL: here), stdout and stderr into out (err_out NULL:
- * both into out); *status is the exit code (128+signal when killed). QR_EIO when it
- * cannot start. */
-int qr__dwim_spawn(const char *const *argv, const char *dir, qr_buf *out, qr_buf *err_out,
-                   int *status);
+/* Runs argv with qr_proc_run (no shell, a scrubbed environment) in dir (NULL: here),
+ * stdout and stderr into out (err_out NULL: both into out); *status is the exit code
+ * (128+signal when killed). stop (NULL: none) kills the process group. QR_EIO when it
+ * cannot start or was stopped. */
+int qr__dwim_spawn(const char *const *argv, const char *dir, const qr_stop *stop, qr_buf *out,
+                   qr_buf *err_out, int *status);
 /* path (relative to the root, or absolute) resolved with symlinks; refused outside the
  * root. must_exist false: a new file whose directory exists. *abs_out is malloc'd;
  * *rel_out points into it. */

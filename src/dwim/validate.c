@@ -3,75 +3,36 @@
  * repository's .quarry.toml (`check = "make -k"`, or `check = ["make", "-k"]`), else is
  * discovered: a Makefile means `make -k`, a compile_commands.json means each file's
  * compiler with -fsyntax-only. Its output is parsed into diagnostics (gcc and clang print
- * file:line:col: severity: message) and summarised, errors first.
+ * file:line:col: severity: message) and summarised, errors first. Children run through
+ * quarry/proc.h: no shell, a scrubbed environment (a check command a repository names
+ * sees no key of ours), their own process group.
  */
 #define _GNU_SOURCE
 #include "dwim_int.h"
 
+#include "quarry/proc.h"
 #include "quarry/toml.h"
 
 #include <ctype.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
-int qr__dwim_spawn(const char *const *argv, const char *dir, qr_buf *out, qr_buf *err_out,
-                   int *status)
+int qr__dwim_spawn(const char *const *argv, const char *dir, const qr_stop *stop, qr_buf *out,
+                   qr_buf *err_out, int *status)
 {
-    int fds[2], efds[2] = {-1, -1};
-    if (pipe(fds) != 0)
-        return QR_EIO;
-    if (err_out && pipe(efds) != 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return QR_EIO;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err_out ? efds[1] : fds[1], 2);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    qr_proc_opts o = {.argv = argv, .dir = dir, .merge_stderr = !err_out, .stop = stop};
+    qr_proc_result r;
+    qr_proc_result_init(&r);
+    int rc = qr_proc_run(&o, &r);
+    *status = r.status;
+    qr_buf_append(out, r.out.p ? r.out.p : "", r.out.len);
     if (err_out)
-        posix_spawn_file_actions_addclose(&fa, efds[0]);
-    if (dir)
-        posix_spawn_file_actions_addchdir_np(&fa, dir);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (err_out)
-        close(efds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        if (err_out)
-            close(efds[0]);
-        return QR_EIO;
-    }
-    char buf[8192];
-    ssize_t n;
-    /* stderr is read after stdout: fine for the short outputs of the children run here,
-     * which print little on stderr (git) or send both to one pipe (validate) */
-    while ((n = read(fds[0], buf, sizeof buf)) > 0)
-        if (out->len < (32u << 20))
-            qr_buf_append(out, buf, (size_t)n);
-    close(fds[0]);
-    if (err_out) {
-        while ((n = read(efds[0], buf, sizeof buf)) > 0)
-            if (err_out->len < (1u << 20))
-                qr_buf_append(err_out, buf, (size_t)n);
-        close(efds[0]);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        ;
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    return out->failed ? QR_ENOMEM : QR_OK;
+        qr_buf_append(err_out, r.err.p ? r.err.p : "", r.err.len);
+    qr_proc_result_clear(&r);
+    if (rc == QR_OK && out->failed)
+        rc = QR_ENOMEM;
+    return rc == QR_OK || rc == QR_ENOMEM ? rc : QR_EIO;
 }
 
 size_t qr_dwim_parse_diags(const char *text, size_t n, qr_arena *a, qr_dwim_diag **out)
@@ -231,7 +192,7 @@ static int syntax_only(qr_dwim_ctx *c, qr_arena *a, qr_buf *log, int *worst, siz
                               : c->root;
         const char *argv[] = {"cc", "-fsyntax-only", f.s->data, NULL};
         int st = 0;
-        if (qr__dwim_spawn(argv, dir, log, NULL, &st) != QR_OK)
+        if (qr__dwim_spawn(argv, dir, c->req ? &c->req->stop : NULL, log, NULL, &st) != QR_OK)
             return QR_EIO;
         if (st > *worst)
             *worst = st;
@@ -250,7 +211,7 @@ int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err)
     const char *what;
     if (argc) {
         what = argv[0];
-        if (qr__dwim_spawn(argv, c->root, &log, NULL, &status) != QR_OK) {
+        if (qr__dwim_spawn(argv, c->root, c->req ? &c->req->stop : NULL, &log, NULL, &status) != QR_OK) {
             qr_buf_printf(err, "cannot run the check command '%s' of .quarry.toml", argv[0]);
             rc = QR_EINVAL;
             goto done;
@@ -259,7 +220,7 @@ int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err)
                exists_in(c->root, "GNUmakefile")) {
         what = "make -k";
         const char *mk[] = {"make", "-k", NULL};
-        if (qr__dwim_spawn(mk, c->root, &log, NULL, &status) != QR_OK) {
+        if (qr__dwim_spawn(mk, c->root, c->req ? &c->req->stop : NULL, &log, NULL, &status) != QR_OK) {
             qr_buf_puts(err, "cannot run 'make'");
             rc = QR_EIO;
             goto done;

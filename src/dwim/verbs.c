@@ -32,7 +32,7 @@ char *qr_dwim_find_root(const char *dir, qr_buf *err)
     qr_buf o;
     qr_buf_init(&o);
     int status = 0;
-    int rc = qr__dwim_spawn(argv, NULL, &o, NULL, &status);
+    int rc = qr__dwim_spawn(argv, NULL, NULL, &o, NULL, &status);
     if (rc != QR_OK || status != 0 || o.len == 0) {
         qr_buf_printf(err, "'%s' is not in a git working tree", dir ? dir : ".");
         qr_buf_release(&o);
@@ -442,7 +442,7 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *er
     qr_buf files;
     qr_buf_init(&files);
     int status = 0;
-    int rc = qr__dwim_spawn(argv, NULL, &files, NULL, &status);
+    int rc = qr__dwim_spawn(argv, NULL, c->req ? &c->req->stop : NULL, &files, NULL, &status);
     if (rc != QR_OK || status != 0) {
         qr_buf_puts(err, "git ls-files failed");
         rc = QR_EIO;
@@ -451,6 +451,10 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *er
     size_t max = c->max_matches ? c->max_matches : 50, found = 0, nfiles = 0;
     bool cut = false;
     for (size_t off = 0; off < files.len && !cut;) {
+        if (qr_req_stopped(c->req)) {
+            rc = qr_req_fail(c->req, err);
+            goto done;
+        }
         const char *rel = files.p + off;
         size_t rl = strlen(rel);
         off += rl + 1;

@@ -1,12 +1,16 @@
 /*
  * mcp_client.c: quarry as a Model Context Protocol client, for `tool X = mcp "stdio:CMD"`.
- * The server is started with /bin/sh -c CMD; its stdin and stdout are one end of a
- * socket pair (so a server that dies makes writes fail with EPIPE instead of killing
- * quarry with SIGPIPE: send with MSG_NOSIGNAL), its stderr goes to /dev/null. Messages
- * are JSON-RPC 2.0, one a line (the stdio transport): initialize (protocol 2025-11-25),
- * notifications/initialized, tools/list (following nextCursor), tools/call. Anything the
- * server sends that is not the answer awaited (notifications, its own requests) is
- * skipped. Every wait is bounded (30 s a message) and a line is at most 16 MB.
+ * The server is started with /bin/sh -c CMD by quarry/proc.h (its own process group, a
+ * scrubbed environment: a key it needs is passed in CMD with ${env:VAR}); its stdin and
+ * stdout are one end of a socket pair (so a server that dies makes writes fail with EPIPE
+ * instead of killing quarry with SIGPIPE: send with MSG_NOSIGNAL), its stderr goes to
+ * /dev/null. Messages
+ * are JSON-RPC 2.0, one a line (the stdio transport, framed by quarry/jsonrpc.h):
+ * initialize (protocol 2025-11-25), notifications/initialized, tools/list (following
+ * nextCursor), tools/call. Anything the server sends that is not the answer awaited
+ * (notifications, its own requests) is skipped. Every wait is bounded (30 s a message)
+ * and a message is at most QR_JSONRPC_MAX_MESSAGE (16 MiB): a larger one is dropped, and
+ * fails the request when it was the answer awaited.
  *
  * Streamable HTTP (`mcp "https://..."`, optionally `with auth bearer "TOKEN"`): each
  * message is POSTed (qr_http_post, on the model client's libcurl) with Accept:
@@ -17,30 +21,24 @@
  */
 #define _GNU_SOURCE
 #include "run_int.h"
+#include "quarry/jsonrpc.h"
 #include "quarry/llm.h"
+#include "quarry/proc.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define MCP_WAIT_MS 30000
-#define MCP_LINE_MAX (16u << 20)
 
 struct flow_mcp {
     bool http;
     char *url, *token;
     char session[256];
-    pid_t pid;
-    int fd;
-    qr_buf in; /* bytes read but not yet a whole line */
+    qr_proc proc; /* a stdio server (quarry/proc.h) */
+    int fd;       /* proc's socket: its stdin and stdout */
+    qr_jsonrpc_reader rd; /* the server's messages */
     long next_id;
     qr_buf tools; /* the neutral tool list, once fetched */
     bool have_tools;
@@ -48,59 +46,50 @@ struct flow_mcp {
 
 static int send_line(flow_mcp *m, const qr_buf *msg, qr_buf *err)
 {
-    size_t off = 0;
-    while (off < msg->len) {
-        ssize_t w = send(m->fd, msg->p + off, msg->len - off, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            qr_buf_printf(err, "cannot write to the MCP server: %s", strerror(errno));
-            return QR_EIO;
-        }
-        off += (size_t)w;
+    if (qr_jsonrpc_write(m->fd, QR_JSONRPC_LINES, msg->p, msg->len) != QR_OK) {
+        qr_buf_printf(err, "cannot write to the MCP server: %s", strerror(errno));
+        return QR_EIO;
     }
     return QR_OK;
 }
 
-/* Reads one line (without its newline) into line. */
-static int read_line(flow_mcp *m, qr_buf *line, qr_buf *err)
+/* Reads messages until the answer to request id, parsed into *v (in a). */
+static int read_answer(flow_mcp *m, qr_arena *a, long id, qr_val *v, qr_buf *err)
 {
     for (;;) {
-        char *nl = m->in.len ? memchr(m->in.p, '\n', m->in.len) : NULL;
-        if (nl) {
-            size_t k = (size_t)(nl - m->in.p);
-            qr_buf_reset(line);
-            qr_buf_append(line, m->in.p, k);
-            memmove(m->in.p, nl + 1, m->in.len - k - 1);
-            m->in.len -= k + 1;
-            m->in.p[m->in.len] = 0;
-            return QR_OK;
+        const char *line;
+        size_t n;
+        int rc = qr_jsonrpc_read(&m->rd, MCP_WAIT_MS, NULL, &line, &n);
+        if (rc == QR_ELIMIT) {
+            char want[32];
+            snprintf(want, sizeof want, "%ld", id);
+            if (m->rd.has_id && !strcmp(m->rd.id, want)) {
+                qr_buf_printf(err, "the MCP server sent an answer of %zu bytes, over the limit "
+                                   "of %u bytes",
+                              m->rd.bad_len, QR_JSONRPC_MAX_MESSAGE);
+                return QR_EIO;
+            }
+            continue; /* something else too large: skipped */
         }
-        if (m->in.len > MCP_LINE_MAX) {
-            qr_buf_puts(err, "the MCP server sent a line longer than 16 MB");
-            return QR_EIO;
-        }
-        struct pollfd p = {.fd = m->fd, .events = POLLIN};
-        int r = poll(&p, 1, MCP_WAIT_MS);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0) {
-            qr_buf_printf(err, "the MCP server did not answer within %d s", MCP_WAIT_MS / 1000);
-            return QR_EIO;
-        }
-        char buf[65536];
-        ssize_t n = recv(m->fd, buf, sizeof buf, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
+        if (rc == QR_EIO && m->rd.eof && !m->rd.read_errno) {
             qr_buf_puts(err, "the MCP server closed the connection");
             return QR_EIO;
         }
-        qr_buf_append(&m->in, buf, (size_t)n);
-        if (m->in.failed) {
-            qr_buf_puts(err, "out of memory reading from the MCP server");
-            return QR_ENOMEM;
+        if (rc == QR_EIO && !m->rd.eof) {
+            qr_buf_printf(err, "the MCP server did not answer within %d s", MCP_WAIT_MS / 1000);
+            return QR_EIO;
         }
+        if (rc != QR_OK) {
+            qr_buf_printf(err, "reading from the MCP server: %s", m->rd.error);
+            return rc;
+        }
+        qr_read_error re;
+        if (qr_json_read(a, line, n, v, &re) != QR_OK || v->t != QR_T_MAP)
+            continue; /* not a message: skip */
+        qr_val vid = flow_field(a, *v, "id", 2);
+        if (vid.t == QR_T_INT && vid.i == id)
+            return QR_OK;
+        /* a notification or the server's own request */
     }
 }
 
@@ -196,7 +185,7 @@ static int request(flow_mcp *m, qr_arena *a, const char *method, const char *par
     qr_buf_printf(&msg, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\"", id, method);
     if (params)
         qr_buf_printf(&msg, ",\"params\":%s", params);
-    qr_buf_puts(&msg, "}\n");
+    qr_buf_putc(&msg, '}');
     if (m->http) {
         qr_val v = qr_nil();
         int hrc = http_post(m, &msg, a, id, &v, err);
@@ -214,31 +203,16 @@ static int request(flow_mcp *m, qr_arena *a, const char *method, const char *par
     }
     int rc = send_line(m, &msg, err);
     qr_buf_release(&msg);
-    qr_buf line;
-    qr_buf_init(&line);
-    while (!rc) {
-        rc = read_line(m, &line, err);
-        if (rc)
-            break;
-        qr_val v;
-        qr_read_error re;
-        if (qr_json_read(a, line.p ? line.p : "", line.len, &v, &re) != QR_OK || v.t != QR_T_MAP)
-            continue; /* not a message: skip */
-        qr_val vid = flow_field(a, v, "id", 2);
-        if (!(vid.t == QR_T_INT && vid.i == id))
-            continue; /* a notification or the server's own request */
+    qr_val v;
+    if (!rc && !(rc = read_answer(m, a, id, &v, err))) {
         qr_val e = flow_field(a, v, "error", 5);
         if (!qr_is_nil(e)) {
-            qr_val em = flow_field(a, e, "message", 7);
             qr_buf_printf(err, "%s failed: ", method);
-            flow_stringify(err, em);
-            rc = QR_EIO;
-            break;
+            flow_stringify(err, flow_field(a, e, "message", 7));
+            return QR_EIO;
         }
         *result = flow_field(a, v, "result", 6);
-        break;
     }
-    qr_buf_release(&line);
     return rc;
 }
 
@@ -256,7 +230,7 @@ static int handshake(flow_mcp *m, qr_buf *err)
     if (!rc) {
         qr_buf note;
         qr_buf_init(&note);
-        qr_buf_puts(&note, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        qr_buf_puts(&note, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         if (m->http) {
             qr_val none = qr_nil();
             rc = http_post(m, &note, &a, 0, &none, err);
@@ -279,7 +253,6 @@ int flow_mcp_start_http(const char *url, const char *token, flow_mcp **out, qr_b
     m->fd = -1;
     m->url = strdup(url);
     m->token = token ? strdup(token) : NULL;
-    qr_buf_init(&m->in);
     qr_buf_init(&m->tools);
     int rc = !m->url || (token && !m->token) ? QR_ENOMEM : handshake(m, err);
     if (rc) {
@@ -290,44 +263,40 @@ int flow_mcp_start_http(const char *url, const char *token, flow_mcp **out, qr_b
     return QR_OK;
 }
 
+/* What a stdio server gets of quarry's environment besides quarry/proc.h's allow-list:
+ * quarry's own settings that hold no secret. A server that needs a key is handed it in
+ * the command with ${env:VAR}. */
+static const char *const server_env[] = {"QUARRY_NOW",     "XDG_CONFIG_HOME", "XDG_STATE_HOME",
+                                         "XDG_CACHE_HOME", "XDG_DATA_HOME",   NULL};
+
 int flow_mcp_start(const char *cmd, flow_mcp **out, qr_buf *err)
 {
     *out = NULL;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        qr_buf_printf(err, "cannot start the MCP server: %s", strerror(errno));
-        return QR_EIO;
+    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    qr_proc_opts o = {.argv = argv, .env_pass = server_env, .in = QR_PROC_SOCKET,
+                      .out = QR_PROC_SOCKET, .err = QR_PROC_NULL};
+    qr_proc p;
+    qr_buf why;
+    qr_buf_init(&why);
+    int rc = qr_proc_start(&p, &o, &why);
+    if (rc != QR_OK) {
+        qr_buf_printf(err, "cannot start the MCP server: %s", why.p ? why.p : "");
+        qr_buf_release(&why);
+        return rc;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        qr_buf_printf(err, "cannot start the MCP server: %s", strerror(errno));
-        close(sv[0]);
-        close(sv[1]);
-        return QR_EIO;
-    }
-    if (pid == 0) {
-        dup2(sv[1], 0);
-        dup2(sv[1], 1);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    close(sv[1]);
+    qr_buf_release(&why);
     flow_mcp *m = calloc(1, sizeof *m);
     if (!m) {
-        close(sv[0]);
-        kill(pid, SIGTERM);
-        waitpid(pid, NULL, 0);
+        qr_proc_end(&p, 0);
         qr_buf_puts(err, "out of memory");
         return QR_ENOMEM;
     }
-    m->pid = pid;
-    m->fd = sv[0];
-    qr_buf_init(&m->in);
+    m->proc = p;
+    m->fd = p.in;
     qr_buf_init(&m->tools);
-    int rc = handshake(m, err);
+    rc = qr_jsonrpc_reader_init(&m->rd, m->fd, QR_JSONRPC_LINES, 0);
+    if (!rc)
+        rc = handshake(m, err);
     if (rc) {
         qr_buf tmp;
         qr_buf_init(&tmp);
@@ -349,27 +318,11 @@ void flow_mcp_stop(flow_mcp *m)
     if (m->http) {
         free(m->url);
         free(m->token);
-        goto done;
+    } else {
+        /* closing its stdin ends a well-behaved server; then TERM, then KILL (its group) */
+        qr_proc_end(&m->proc, 500);
     }
-    close(m->fd);
-    /* closing its stdin ends a well-behaved server; then TERM, then KILL */
-    for (int i = 0; i < 50; i++) {
-        if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
-            goto done;
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    kill(m->pid, SIGTERM);
-    for (int i = 0; i < 100; i++) {
-        if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
-            goto done;
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    kill(m->pid, SIGKILL);
-    waitpid(m->pid, NULL, 0);
-done:
-    qr_buf_release(&m->in);
+    qr_jsonrpc_reader_release(&m->rd);
     qr_buf_release(&m->tools);
     free(m);
 }

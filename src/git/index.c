@@ -7,8 +7,9 @@
  * git count a file as binary: attrs.c), so each row carries the fingerprint of the
  * attributes it was computed under; reads see only rows of the handle's fingerprint
  * (qr_git_index_set_attrs), and a put replaces a row of another fingerprint but leaves one
- * of the same alone. The index is a cache: a database that is corrupt or has another
- * schema is moved aside (index.db.broken-<UTC time>) and created afresh. The schema
+ * of the same alone. The index is a cache: a database that is corrupt or has an older
+ * schema is moved aside (index.db.broken-<UTC time>) and created afresh; one with a newer
+ * schema is refused (quarry/store.h: a newer quarry's index is not ours to drop). The schema
  * (version in PRAGMA user_version, file type in PRAGMA application_id "QRRY"):
  *
  *   meta(key TEXT PRIMARY KEY, value TEXT)            quarry_version, schema_version, created
@@ -61,7 +62,9 @@
  * What this file and index_graph.c share is in index_int.h.
  */
 #include "index_int.h"
+
 #include "quarry/date.h"
+#include "quarry/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -408,62 +411,8 @@ static void close_db(qr_git_index *ix)
 /* Runs one statement that needs no bindings and reads one integer (or none). */
 static int query_int(qr_git_index *ix, const char *sql, int64_t *out, qr_buf *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(ix->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            if (out)
-                *out = sqlite3_column_int64(st, 0);
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
-            if (out)
-                *out = 0;
-            rc = SQLITE_OK;
-        }
-    }
-    int ret = rc == SQLITE_OK ? QR_OK : qr__ix_fail(ix, rc, "open", err);
-    sqlite3_finalize(st);
-    return ret;
-}
-
-static int exec_sql(qr_git_index *ix, const char *sql, qr_buf *err)
-{
-    int rc = sqlite3_exec(ix->db, sql, NULL, NULL, NULL);
+    int rc = qr_store_query_int(ix->db, sql, out);
     return rc == SQLITE_OK ? QR_OK : qr__ix_fail(ix, rc, "open", err);
-}
-
-/* Creates the schema in an empty file, or finds that another process just did. */
-static int create_schema(qr_git_index *ix, qr_buf *err)
-{
-    int64_t app = 0, version = 0, objects = 0;
-    int rc = exec_sql(ix, "BEGIN IMMEDIATE", err);
-    if (rc)
-        return rc;
-    if ((rc = query_int(ix, "PRAGMA application_id", &app, err)) ||
-        (rc = query_int(ix, "PRAGMA user_version", &version, err)) ||
-        (rc = query_int(ix, "SELECT count(*) FROM sqlite_schema", &objects, err)))
-        goto done;
-    if (app == 0 && version == 0) {
-        /* an empty file is ours to fill; tables without our marks are someone else's */
-        rc = objects ? IX_BROKEN : exec_sql(ix, schema_sql, err);
-        if (rc == QR_OK) { /* the creation time comes from quarry's clock, not SQLite's */
-            char sql[128];
-            snprintf(sql, sizeof sql,
-                     "UPDATE meta SET value = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', %lld, "
-                     "'unixepoch') WHERE key = 'created'",
-                     (long long)qr_clock_now());
-            rc = exec_sql(ix, sql, err);
-        }
-    } else if (app != INDEX_APPLICATION_ID || version != INDEX_SCHEMA_VERSION) {
-        rc = IX_BROKEN;
-    }
-done:
-    if (rc == QR_OK)
-        rc = exec_sql(ix, "COMMIT", err);
-    if (rc != QR_OK)
-        sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
 }
 
 /* ---- the check at open ----
@@ -533,50 +482,38 @@ static void stamp_save(qr_git_index *ix, const char *stamp)
     qr_buf_release(&p);
 }
 
-/* Opens ix->path, creating it when missing. QR_OK, IX_BROKEN, or an error in err. */
+/* Opens ix->path, creating it when missing (quarry/store.h). QR_OK, IX_BROKEN (not ours,
+ * damaged, or an older schema: moved aside and rebuilt), or an error in err (a newer
+ * schema is refused). */
 static int open_db(qr_git_index *ix, qr_buf *err)
 {
-    int64_t app = 0, version = 0;
     ix->have_file_id = false;
-    int rc = sqlite3_open_v2(
-        ix->path, &ix->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc != SQLITE_OK) {
-        rc = qr__ix_fail(ix, rc, "open", err);
+    qr_store_spec spec = {.what = "statistics index",
+                          .location = ix->path,
+                          .application_id = INDEX_APPLICATION_ID,
+                          .schema_version = INDEX_SCHEMA_VERSION,
+                          .schema_sql = schema_sql,
+                          .after_create = qr_store_stamp_created,
+                          .flags = QR_STORE_CREATE,
+                          .busy_timeout_ms = INDEX_BUSY_TIMEOUT_MS};
+    qr_store store;
+    int rc = qr_store_open(&store, &spec, err);
+    ix->db = store.db;
+    if (rc != QR_OK) {
+        if (store.sqlite_rc)
+            rc = qr__ix_fail(ix, store.sqlite_rc, "open", err);
         goto done;
     }
-    sqlite3_busy_timeout(ix->db, INDEX_BUSY_TIMEOUT_MS);
+    if (store.kind != QR_STORE_OURS) {
+        rc = IX_BROKEN; /* tables without our marks, or an older schema */
+        goto done;
+    }
     struct stat sb;
     ix->have_file_id = stat(ix->path, &sb) == 0;
     ix->dev = ix->have_file_id ? sb.st_dev : 0;
     ix->ino = ix->have_file_id ? sb.st_ino : 0;
-
-    /* the first statement to read the header: a file that is not a database fails here */
     sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(ix->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const unsigned char *mode = sqlite3_column_text(st, 0);
-        rc = mode && !strcmp((const char *)mode, "wal") ? SQLITE_OK : SQLITE_ERROR;
-        if (rc != SQLITE_OK) {
-            qr_buf_printf(err,
-                          "cannot open statistics index '%s': journal mode '%s' instead of wal",
-                          ix->path, mode ? (const char *)mode : "");
-            sqlite3_finalize(st);
-            rc = QR_EIO;
-            goto done;
-        }
-    }
-    rc = rc == SQLITE_OK ? QR_OK : qr__ix_fail(ix, rc, "open", err);
-    sqlite3_finalize(st);
-    if (rc)
-        goto done;
-    if ((rc = exec_sql(ix, "PRAGMA synchronous = NORMAL", err)) ||
-        (rc = query_int(ix, "PRAGMA application_id", &app, err)) ||
-        (rc = query_int(ix, "PRAGMA user_version", &version, err)))
-        goto done;
-    if (app != INDEX_APPLICATION_ID || version != INDEX_SCHEMA_VERSION) {
-        if ((rc = create_schema(ix, err)))
-            goto done;
-    } else {
+    if (!store.created) {
         int64_t pages = 0, page_size = 0;
         if ((rc = query_int(ix, "PRAGMA page_count", &pages, err)) ||
             (rc = query_int(ix, "PRAGMA page_size", &page_size, err)))

@@ -12,9 +12,10 @@
  * make the numbers depend on the user's configuration are pinned: the diff algorithm
  * (myers, git's default), no textconv or external diff, no rename detection, root commits
  * diffed against the empty tree (log.showRoot), raw paths (core.quotePath=false, -z),
- * replace refs off (libgit2 does not see them either). A child gets no shell: posix_spawnp
- * with an argument vector, the repository given with -C, and the variables that would
- * point git at another repository (GIT_DIR, GIT_WORK_TREE, ...) removed.
+ * replace refs off (libgit2 does not see them either). A child gets no shell: it is started
+ * by quarry/proc.h with an argument vector, in a process group of its own, the repository
+ * given with -C, and an environment scrubbed to an allow-list (so the variables that would
+ * point git at another repository, GIT_DIR, GIT_WORK_TREE and the rest, never reach it).
  * --raw runs alongside --numstat for the status letters (A/D/M/T), which numstat lacks.
  * For `quarry index` (qr__git_stats_ensure) the commits the index lacks are computed in
  * batches of ENSURE_BATCH, each stored before the next starts: memory stays bounded on a
@@ -29,19 +30,18 @@
 #define _GNU_SOURCE
 #include "git_int.h"
 
+#include "quarry/proc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* Fewest commits worth a process of their own, and the most processes at once. */
 #define CHUNK_MIN 200
@@ -71,46 +71,6 @@ typedef struct job_progress {
     struct timespec next;
 } job_progress;
 
-static const char *const dropped_env[] = {
-    "GIT_DIR=",
-    "GIT_WORK_TREE=",
-    "GIT_INDEX_FILE=",
-    "GIT_OBJECT_DIRECTORY=",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES=",
-    "GIT_COMMON_DIR=",
-    "GIT_NAMESPACE=",
-    "GIT_CEILING_DIRECTORIES=",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM=",
-    "GIT_PREFIX=",
-    "GIT_REPLACE_REF_BASE=",
-    "GIT_NO_REPLACE_OBJECTS=",
-    "GIT_PAGER=",
-    "PAGER=",
-    NULL,
-};
-
-/* environ without the dropped variables, plus GIT_NO_REPLACE_OBJECTS=1. */
-static char **child_env(void)
-{
-    size_t n = 0;
-    while (environ && environ[n])
-        n++;
-    char **env = malloc((n + 2) * sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        bool drop = false;
-        for (const char *const *d = dropped_env; *d && !drop; d++)
-            drop = !strncmp(environ[i], *d, strlen(*d));
-        if (!drop)
-            env[k++] = environ[i];
-    }
-    env[k++] = "GIT_NO_REPLACE_OBJECTS=1";
-    env[k] = NULL;
-    return env;
-}
-
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -118,65 +78,34 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-static int make_pipe(int fds[2])
-{
-    /* close-on-exec from the start: a child another thread spawns meanwhile (the MCP
-     * server runs calls at once) must not hold our pipes open */
-    return pipe2(fds, O_CLOEXEC) != 0 ? -1 : 0;
-}
+/* The environment git gets besides quarry/proc.h's allow-list (which leaves out GIT_DIR,
+ * GIT_WORK_TREE and every other variable that would point git at another repository). */
+static const char *const git_env[] = {"GIT_NO_REPLACE_OBJECTS=1", NULL};
 
-static int job_start(job *j, char *const argv[], char *const env[], const sigset_t *mask,
-                     qr_buf *err)
+static int job_start(job *j, const char *const argv[], qr_buf *err)
 {
-    int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+    qr_proc_opts o = {.argv = argv, .env_add = git_env, .in = QR_PROC_PIPE,
+                      .out = QR_PROC_PIPE, .err = QR_PROC_PIPE};
+    qr_proc p;
     j->in = j->out = j->errfd = -1;
     j->pid = -1;
-    if (make_pipe(pin) || make_pipe(pout) || make_pipe(perr)) {
-        qr_buf_printf(err, "cannot run git: pipe: %s", strerror(errno));
-        for (int i = 0; i < 2; i++) {
-            if (pin[i] >= 0)
-                close(pin[i]);
-            if (pout[i] >= 0)
-                close(pout[i]);
-            if (perr[i] >= 0)
-                close(perr[i]);
-        }
-        return QR_EIO;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGPIPE);
-    posix_spawnattr_setsigmask(&at, mask);
-    posix_spawnattr_setsigdefault(&at, &def);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    int rc = posix_spawnp(&j->pid, "git", &fa, &at, argv, env);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    close(pin[0]);
-    close(pout[1]);
-    close(perr[1]);
-    if (rc != 0) {
-        close(pin[1]);
-        close(pout[0]);
-        close(perr[0]);
-        j->pid = -1;
-        if (rc == ENOENT)
+    qr_buf msg;
+    qr_buf_init(&msg);
+    int rc = qr_proc_start(&p, &o, &msg);
+    if (rc != QR_OK) {
+        if (strstr(msg.p ? msg.p : "", "not found in PATH"))
             qr_buf_puts(err, "cannot run 'git': not found in PATH; quarry needs the git "
                              "command for line statistics (apt-get install git)");
         else
-            qr_buf_printf(err, "cannot run 'git': %s", strerror(rc));
-        return QR_EIO;
+            qr_buf_puts(err, msg.p ? msg.p : "cannot run 'git'");
+        qr_buf_release(&msg);
+        return rc;
     }
-    j->in = pin[1];
-    j->out = pout[0];
-    j->errfd = perr[0];
+    qr_buf_release(&msg);
+    j->pid = p.pid;
+    j->in = p.in;
+    j->out = p.out;
+    j->errfd = p.err;
     fcntl(j->in, F_SETFL, fcntl(j->in, F_GETFL) | O_NONBLOCK);
     if (!j->inlen)
         close_fd(&j->in);
@@ -257,7 +186,7 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, const qr_stop *stop
             /* the children are killed, reaped below, and their output dropped */
             for (size_t i = 0; i < n; i++)
                 if (jobs[i].pid > 0)
-                    kill(jobs[i].pid, SIGKILL);
+                    kill(-jobs[i].pid, SIGKILL); /* its process group (quarry/proc.h) */
             for (size_t i = 0; i < n; i++) {
                 close_fd(&jobs[i].in);
                 close_fd(&jobs[i].out);
@@ -337,37 +266,22 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, const qr_stop *stop
 
 /* Runs n copies of git with argv, job i fed inputs[i], and leaves each output in
  * jobs[i].outb (released by the caller with jobs_release). */
-static int run_git(char *const argv[], job *jobs, size_t n, job_progress *prog, const qr_stop *stop,
-                   qr_buf *err)
+static int run_git(const char *const argv[], job *jobs, size_t n, job_progress *prog,
+                   const qr_stop *stop, qr_buf *err)
 {
-    char **env = child_env();
-    if (!env)
-        return QR_ENOMEM;
-    /* a child that exits early must not kill us with SIGPIPE: block it while writing,
-     * and take back any that was raised */
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    sigset_t pending;
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    /* a child that exits early must not kill us with SIGPIPE */
+    qr_proc_sigpipe sp;
+    qr_proc_sigpipe_block(&sp);
     int rc = QR_OK;
     size_t started = 0;
     for (; started < n && rc == QR_OK; started++)
-        rc = job_start(&jobs[started], argv, env, &old, err);
+        rc = job_start(&jobs[started], argv, err);
     if (rc != QR_OK)
         started--;
     int rc2 = jobs_run(jobs, started, prog, stop, err);
     if (rc == QR_OK)
         rc = rc2;
-    sigpending(&pending);
-    if (!was_pending && sigismember(&pending, SIGPIPE)) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&pipe_set, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    free(env);
+    qr_proc_sigpipe_restore(&sp);
     return rc;
 }
 
@@ -736,7 +650,7 @@ static int compute(qr_git *g, const qr_commit_info *cs, const size_t *idx, size_
         clock_gettime(CLOCK_MONOTONIC, &prog.next);
         progress->fn(progress->ud, "computing line statistics", 0, n);
     }
-    int rc = run_git(av.v, jobs, njobs, report ? &prog : NULL, progress ? progress->stop : NULL,
+    int rc = run_git((const char *const *)av.v, jobs, njobs, report ? &prog : NULL, progress ? progress->stop : NULL,
                      err);
     if (report)
         progress->fn(progress->ud, "computing line statistics", n, n);
@@ -985,7 +899,7 @@ int qr__git_diff_stats(qr_git *g, const git_oid *from, const git_oid *to, qr_are
     arg(&av, ht);
     job j;
     memset(&j, 0, sizeof j);
-    int rc = run_git(av.v, &j, 1, NULL, NULL, err);
+    int rc = run_git((const char *const *)av.v, &j, 1, NULL, NULL, err);
     parsed p = {0};
     if (rc == QR_OK) {
         rc = parse_output(&p, j.outb.p ? j.outb.p : "", j.outb.len, false);
@@ -1041,7 +955,7 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
     arg(&av, o->spec);
     job j;
     memset(&j, 0, sizeof j);
-    int rc = run_git(av.v, &j, 1, NULL, NULL, err);
+    int rc = run_git((const char *const *)av.v, &j, 1, NULL, NULL, err);
     parsed p = {0};
     if (rc == QR_OK) {
         rc = parse_output(&p, j.outb.p ? j.outb.p : "", j.outb.len, true);

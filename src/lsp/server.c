@@ -5,8 +5,10 @@
  * requests to features.c. Every change re-parses and re-checks the document and publishes
  * its diagnostics (the checker's codes, messages and help; positions in UTF-16).
  *
- * Bounds: a message is at most 64 MB and its JSON nests at most as deep as the reader
- * allows; a request that is not understood gets a JSON-RPC error, never a crash; requests
+ * Bounds: a message is at most QR_JSONRPC_MAX_MESSAGE (16 MiB, framed by the shared reader
+ * of quarry/jsonrpc.h: a larger one, or a header with a missing, duplicated or
+ * conflicting Content-Length, is answered with a parse error and reading goes on at the
+ * next frame) and its JSON nests at most as deep as the reader allows; a request that is not understood gets a JSON-RPC error, never a crash; requests
  * before initialize get ServerNotInitialized (-32002).
  *
  * Rejected: incremental sync (flow files are small, and re-checking a whole file takes
@@ -14,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "lsp_int.h"
+#include "quarry/jsonrpc.h"
 #include "quarry/lsp.h"
 
 #include <errno.h>
@@ -21,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define LSP_MESSAGE_MAX (64u << 20)
 
 /* ---- positions ---- */
 static void index_lines(lsp_doc *d)
@@ -132,7 +133,7 @@ typedef struct server {
     lsp_doc **docs;
     size_t ndocs;
     bool initialized, shutdown;
-    qr_buf in_buf;
+    qr_jsonrpc_reader rd;
 } server;
 
 static lsp_doc *find_doc(server *s, const char *uri, size_t n)
@@ -177,21 +178,7 @@ static void doc_set_text(lsp_doc *d, const char *text, size_t n)
 /* ---- output ---- */
 static void send_msg(server *s, const qr_buf *body)
 {
-    char head[64];
-    int hn = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", body->len);
-    const char *parts[2] = {head, body->p ? body->p : ""};
-    size_t lens[2] = {(size_t)hn, body->len};
-    for (int i = 0; i < 2; i++) {
-        size_t off = 0;
-        while (off < lens[i]) {
-            ssize_t w = write(s->out, parts[i] + off, lens[i] - off);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return;
-            off += (size_t)w;
-        }
-    }
+    qr_jsonrpc_write(s->out, QR_JSONRPC_HEADERS, body->p ? body->p : "", body->len);
 }
 
 static void put_id(qr_buf *b, qr_val id)
@@ -258,55 +245,6 @@ static void publish(server *s, const lsp_doc *d)
     qr_buf_puts(&b, "]}}");
     send_msg(s, &b);
     qr_buf_release(&b);
-}
-
-/* ---- input ---- */
-/* Reads one message body into body; false at the end of input. */
-static bool read_msg(server *s, qr_buf *body, bool *bad)
-{
-    *bad = false;
-    for (;;) {
-        char *end = s->in_buf.len ? memmem(s->in_buf.p, s->in_buf.len, "\r\n\r\n", 4) : NULL;
-        if (end) {
-            size_t hlen = (size_t)(end - s->in_buf.p) + 4;
-            long long clen = -1;
-            for (char *p = s->in_buf.p; p < end;) {
-                char *nl = memmem(p, (size_t)(end - p), "\r\n", 2);
-                size_t ln = nl ? (size_t)(nl - p) : (size_t)(end - p);
-                if (ln > 15 && !strncasecmp(p, "Content-Length:", 15))
-                    clen = strtoll(p + 15, NULL, 10);
-                p += ln + 2;
-            }
-            if (clen < 0 || clen > (long long)LSP_MESSAGE_MAX) {
-                /* drop the header and go on: the body cannot be found */
-                memmove(s->in_buf.p, s->in_buf.p + hlen, s->in_buf.len - hlen);
-                s->in_buf.len -= hlen;
-                *bad = true;
-                return true;
-            }
-            if (s->in_buf.len >= hlen + (size_t)clen) {
-                qr_buf_reset(body);
-                qr_buf_append(body, s->in_buf.p + hlen, (size_t)clen);
-                size_t used = hlen + (size_t)clen;
-                memmove(s->in_buf.p, s->in_buf.p + used, s->in_buf.len - used);
-                s->in_buf.len -= used;
-                return true;
-            }
-        } else if (s->in_buf.len > 65536) {
-            s->in_buf.len = 0; /* no header in 64 KB: garbage */
-            *bad = true;
-            return true;
-        }
-        char tmp[65536];
-        ssize_t r = read(s->in, tmp, sizeof tmp);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        qr_buf_append(&s->in_buf, tmp, (size_t)r);
-        if (s->in_buf.failed)
-            return false;
-    }
 }
 
 static qr_val field(qr_arena *a, qr_val m, const char *k)
@@ -496,24 +434,27 @@ int qr_lsp_serve(int in_fd, int out_fd)
     memset(&s, 0, sizeof s);
     s.in = in_fd;
     s.out = out_fd;
-    qr_buf_init(&s.in_buf);
-    qr_buf body;
-    qr_buf_init(&body);
+    if (qr_jsonrpc_reader_init(&s.rd, in_fd, QR_JSONRPC_HEADERS, 0) != QR_OK)
+        return 1;
     int status = 1;
-    bool bad;
-    while (read_msg(&s, &body, &bad)) {
-        if (bad) {
-            reply_error(&s, qr_nil(), -32700, "parse error: a header without a usable "
-                                              "Content-Length");
+    for (;;) {
+        const char *body;
+        size_t len;
+        int rc = qr_jsonrpc_read(&s.rd, -1, NULL, &body, &len);
+        if (rc == QR_ELIMIT || rc == QR_EINVAL) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "parse error: %s", s.rd.error);
+            reply_error(&s, qr_nil(), -32700, msg);
             continue;
         }
-        if (!handle(&s, body.p ? body.p : "", body.len, &status))
+        if (rc != QR_OK)
+            break;
+        if (!handle(&s, body, len, &status))
             break;
     }
     for (size_t i = 0; i < s.ndocs; i++)
         doc_free(s.docs[i]);
     free(s.docs);
-    qr_buf_release(&body);
-    qr_buf_release(&s.in_buf);
+    qr_jsonrpc_reader_release(&s.rd);
     return status;
 }

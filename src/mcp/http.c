@@ -161,16 +161,7 @@ int qr_mcp_http_check_addr(const char *addr, qr_buf *err)
 
 static bool write_all(int fd, const char *p, size_t n)
 {
-    while (n) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
+    return qr_write_all(fd, p, n) == QR_OK;
 }
 
 static const char *reason(int status)

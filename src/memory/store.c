@@ -42,6 +42,7 @@
 #include "memory_int.h"
 
 #include "quarry/date.h"
+#include "quarry/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -476,95 +477,8 @@ bool qr__mem_check_text(const char *what, const char *s, size_t max, bool lines,
 
 static int query_int(qr_mem *m, const char *sql, int64_t *out, qr_buf *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *out = sqlite3_column_int64(st, 0);
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
-            *out = 0;
-            rc = SQLITE_OK;
-        }
-    }
-    sqlite3_finalize(st);
+    int rc = qr_store_query_int(m->db, sql, out);
     return rc == SQLITE_OK ? QR_OK : qr__mem_fail(m, rc, "read", err);
-}
-
-/* What the file holds, read before anything is set on it. */
-typedef enum { FILE_STORE, FILE_EMPTY } file_kind;
-
-/* Reads application_id, user_version and the schema's size, changing nothing (a foreign
- * file must stay as it was, journal mode included): FILE_STORE for a quarry store of this
- * schema, FILE_EMPTY for a new or empty database; anything else is refused. */
-static int identify(qr_mem *m, file_kind *kind, qr_buf *err)
-{
-    int64_t app = 0, version = 0, tables = 0;
-    int rc;
-    if ((rc = query_int(m, "PRAGMA application_id", &app, err)) ||
-        (rc = query_int(m, "PRAGMA user_version", &version, err)))
-        return rc;
-    if (app == MEM_APPLICATION_ID && version == QR_MEM_SCHEMA_VERSION) {
-        *kind = FILE_STORE;
-        return QR_OK;
-    }
-    if (app == MEM_APPLICATION_ID && version > QR_MEM_SCHEMA_VERSION) {
-        qr_buf_printf(err,
-                      "memory store '%s' has schema version %lld, newer than this quarry "
-                      "reads (%d): upgrade quarry",
-                      m->path, (long long)version, QR_MEM_SCHEMA_VERSION);
-        return QR_EIO;
-    }
-    if ((rc = query_int(m, "SELECT count(*) FROM sqlite_schema", &tables, err)))
-        return rc;
-    if (app != 0 || tables != 0 || version != 0) {
-        qr_buf_printf(err,
-                      "'%s' is not a quarry memory store: it is another SQLite database; name "
-                      "a new file to create a store",
-                      m->path);
-        return QR_EIO;
-    }
-    *kind = FILE_EMPTY;
-    return QR_OK;
-}
-
-/* Creates the schema in an empty file (under the write lock, so two processes creating
- * the store at once create it once). */
-static int create_schema(qr_mem *m, qr_buf *err)
-{
-    int64_t version = 0;
-    int rc;
-    if ((rc = qr__mem_begin_write(m, err)))
-        return rc;
-    /* another process may have created it while we waited for the lock */
-    if ((rc = query_int(m, "PRAGMA user_version", &version, err))) {
-        qr__mem_rollback(m);
-        return rc;
-    }
-    if (version == 0) {
-        int src = sqlite3_exec(m->db, schema_sql, NULL, NULL, NULL);
-        if (src == SQLITE_OK) { /* the creation time comes from quarry's clock */
-            char sql[128];
-            snprintf(sql, sizeof sql,
-                     "UPDATE meta SET value = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', %lld, "
-                     "'unixepoch') WHERE key = 'created'",
-                     (long long)qr_clock_now());
-            src = sqlite3_exec(m->db, sql, NULL, NULL, NULL);
-        }
-        if (src != SQLITE_OK) {
-            rc = qr__mem_fail(m, src, "create", err);
-            qr__mem_rollback(m);
-            return rc;
-        }
-    }
-    if (sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = qr__mem_fail(m, sqlite3_errcode(m->db), "create", err);
-        qr__mem_rollback(m);
-        return rc;
-    }
-    qr__mem_after_commit(m);
-    return QR_OK;
 }
 
 int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
@@ -593,45 +507,40 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
         return QR_ENOMEM;
     }
     m->flags = flags;
-    int rc = sqlite3_open_v2(path, &m->db,
-                             SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
-                                 SQLITE_OPEN_NOMUTEX,
-                             NULL);
-    if (rc != SQLITE_OK) {
-        rc = qr__mem_fail(m, rc, "open", err);
+    /* what the file is, before anything is set on it (quarry/store.h): WAL is written
+     * into the file's header, so only a quarry store or a file about to become one gets it */
+    qr_store_spec spec = {.what = "memory store",
+                          .location = path,
+                          .application_id = MEM_APPLICATION_ID,
+                          .schema_version = QR_MEM_SCHEMA_VERSION,
+                          .schema_sql = schema_sql,
+                          .after_create = qr_store_stamp_created,
+                          .flags = QR_STORE_FOREIGN_KEYS | (create ? QR_STORE_CREATE : 0),
+                          .busy_timeout_ms = MEM_BUSY_TIMEOUT_MS};
+    qr_store st;
+    int rc = qr_store_open(&st, &spec, err);
+    m->db = st.db;
+    if (rc != QR_OK) {
+        if (st.sqlite_rc)
+            rc = qr__mem_fail(m, st.sqlite_rc, st.failed_op, err);
         goto fail;
     }
-    sqlite3_busy_timeout(m->db, MEM_BUSY_TIMEOUT_MS);
-    sqlite3_extended_result_codes(m->db, 1);
-    /* what the file is, before anything is set on it: WAL is written into the file's
-     * header, so only a quarry store or a file about to become one gets it */
-    file_kind kind;
-    if ((rc = identify(m, &kind, err)))
+    if (st.kind == QR_STORE_OTHER) {
+        qr_buf_printf(err,
+                      "'%s' is not a quarry memory store: it is another SQLite database; name "
+                      "a new file to create a store",
+                      m->path);
+        rc = QR_EIO;
         goto fail;
-    if (kind == FILE_EMPTY && !create) {
+    }
+    if (st.kind == QR_STORE_EMPTY) {
         qr_buf_printf(err, "memory store '%s' is empty: add a note or import one first",
                       m->path);
         rc = QR_ERUNTIME;
         goto fail;
     }
-    if (!memory) {
-        sqlite3_stmt *st = NULL;
-        int src = sqlite3_prepare_v2(m->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-        if (src == SQLITE_OK)
-            src = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (src != SQLITE_ROW) {
-            rc = qr__mem_fail(m, src, "open", err);
-            goto fail;
-        }
-    }
-    if (sqlite3_exec(m->db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", NULL,
-                     NULL, NULL) != SQLITE_OK) {
-        rc = qr__mem_fail(m, sqlite3_errcode(m->db), "open", err);
-        goto fail;
-    }
-    if (kind == FILE_EMPTY && (rc = create_schema(m, err)))
-        goto fail;
+    if (st.created)
+        qr__mem_after_commit(m);
     *out = m;
     return QR_OK;
 fail:

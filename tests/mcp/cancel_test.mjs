@@ -46,8 +46,9 @@ async function check(name, fn) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-// limits so high (an hour, 10^15 steps) that only a cancel ends a program in time
-let serverArgs = ['--workers', '1', '--timeout-ms', '3600000', '--max-steps', '1000000000000000'];
+// limits so high (an hour, 10^15 steps, 4 GiB: every tool result a loop gets is kept until
+// the program ends) that only a cancel ends a program in time
+let serverArgs = ['--workers', '1', '--timeout-ms', '3600000', '--max-steps', '1000000000000000', '--max-memory', '4G'];
 const env = {
   ...process.env,
   QUARRY_SPARQL_DATA: data,

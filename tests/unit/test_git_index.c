@@ -377,12 +377,28 @@ static void test_rebuild_other_version(void)
     qr_git_index *ix = open_ok(dir, false);
     put_a(ix);
     qr_git_index_close(ix);
-    raw_sql(dir, "PRAGMA user_version = 7");
+    /* an older schema is a cache to rebuild */
+    raw_sql(dir, "PRAGMA user_version = 2");
     ix = open_ok(dir, true);
     CHECK(count_of(ix) == 0);
     qr_git_index_close(ix);
     ix = open_ok(dir, false);
     qr_git_index_close(ix);
+
+    /* a newer one belongs to a newer quarry: refused, and left as it is */
+    raw_sql(dir, "PRAGMA user_version = 7");
+    int broken = count_files(dir, "index.db.broken-");
+    qr_buf err;
+    qr_buf_init(&err);
+    bool rebuilt = false;
+    ix = NULL;
+    CHECK(qr_git_index_open(dir, &ix, &rebuilt, &err) == QR_EIO);
+    CHECK(ix == NULL && !rebuilt);
+    CHECK(err.p && strstr(err.p, "' has schema version 7, newer than this quarry reads (3): "
+                                 "upgrade quarry"));
+    CHECK(count_files(dir, "index.db.broken-") == broken);
+    qr_buf_release(&err);
+    raw_sql(dir, "PRAGMA user_version = 3");
 
     /* someone else's database at our path */
     char p[4096];

@@ -112,10 +112,43 @@ static void test_garbage(void)
     qr_buf_release(&out);
 }
 
+/* The framing shared with MCP (quarry/jsonrpc.h): a message over the 16 MiB cap and a
+ * header with two Content-Length fields each cost one parse error, and the session goes
+ * on with the next frame. */
+static void test_cap_and_bad_header(void)
+{
+    qr_buf in, out;
+    qr_buf_init(&in);
+    qr_buf_init(&out);
+    size_t big = (16u << 20) + 10;
+    qr_buf_printf(&in, "Content-Length: %zu\r\n\r\n{\"id\":7,\"x\":\"", big);
+    char *fill = malloc(big);
+    CHECK(fill != NULL);
+    if (!fill)
+        return;
+    memset(fill, 'a', big);
+    qr_buf_append(&in, fill, big - strlen("{\"id\":7,\"x\":\"") - 2);
+    free(fill);
+    qr_buf_puts(&in, "\"}");
+    qr_buf_puts(&in, "Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\"}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    CHECK(session(&in, &out) == 0);
+    const char *o = out.p ? out.p : "";
+    CHECK(strstr(o, "over the limit of 16777216 bytes") != NULL);
+    CHECK(strstr(o, "duplicated Content-Length") != NULL);
+    CHECK(strstr(o, "\"id\":1,\"result\":{\"capabilities\"") != NULL);
+    CHECK(strstr(o, "\"id\":2,\"result\":null") != NULL);
+    qr_buf_release(&in);
+    qr_buf_release(&out);
+}
+
 int main(void)
 {
     test_session();
     test_utf16();
     test_garbage();
+    test_cap_and_bad_header();
     CHECK_DONE();
 }

@@ -232,8 +232,11 @@ static int add_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
         return rc;
     size_t start = err->len;
     rc = qr_mem_node_add(m, &n, NULL, err);
-    if (rc == QR_ERUNTIME && qr_mem_node_get(m, n.key, true, a, &(qr_mem_node){0}, err) == QR_OK) {
-        /* the store's message names `quarry mem update`; a tool's caller has a tool */
+    qr_memory_ctx *h = ctx;
+    if (rc == QR_ERUNTIME && !(h && h->any_store) &&
+        qr_mem_node_get(m, n.key, true, a, &(qr_mem_node){0}, err) == QR_OK) {
+        /* the store's message names `quarry mem update`, right for a person at the
+         * terminal (any_store: `quarry tool`, `quarry mem`); a program has a tool */
         err->len = start;
         if (err->p)
             err->p[start] = '\0';

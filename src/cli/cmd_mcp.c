@@ -3,6 +3,10 @@
  * stdout, for an MCP client that starts it as a subprocess (Claude Code, Claude Desktop,
  * Cursor, the SDKs). stdout carries only protocol messages; warnings go to stderr.
  *
+ * Permissions: --allow-write LIST (a comma list of what the tools may write; only
+ * `memory` so far) and --allow-exec set the config's allow_* fields; without them the
+ * server serves reading tools only (docs/capabilities.md).
+ *
  * Design: this file only parses options into a qr_mcp_config and hands the descriptors
  * to the stdio transport; everything the protocol does lives in the library, where the
  * fuzz harness and the tests reach it. SIGPIPE is ignored so that a client that goes

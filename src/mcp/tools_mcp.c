@@ -22,6 +22,14 @@
  * server runs, so an offset is stable. run_query's description gets the transform ops
  * from the DSL's own table (qr_query_each_op), so a model sees the ops that exist.
  *
+ * Capabilities (docs/capabilities.md): each worker's registries are restricted to what
+ * the server was started with (reading only; --allow-write memory adds the memory
+ * writes, --allow-exec repository code), so a tool held back is absent from the list and
+ * refused wherever it is called from (tools/call, a program, a dwim line) with a message
+ * naming the flag (qr_tools_set_cap_hint). The server's own tools carry the bits of every
+ * tool they can reach, so their derived annotations are true; dwim comes as two records,
+ * one whose validate runs (EXEC, with --allow-exec) and one whose validate is refused.
+ *
  * Rejected: writing descriptors by hand (they would drift from `quarry tools --format
  * mcp`); a Lisp session kept across calls (definitions would make calls depend on earlier
  * ones, which the stateless 2026-07-28 revision forbids); one host for every repository

@@ -9,7 +9,9 @@
  * are a mask the registry allows; qr_tools_restrict only clears bits, as in Janet's
  * sandbox, so code that receives a restricted registry cannot widen it. A tool that needs
  * a cleared bit stays findable (so the message can say why it cannot run) but is left out
- * of every export.
+ * of every export. A surface may say per bit what allows it (qr_tools_set_cap_hint: "start
+ * the server with --allow-exec"), which the refusal then ends with. The MCP hints are
+ * derived from the bits here (qr_tool_hints_of) and nowhere else.
  *
  * Rejected: copying records into the registry (they are static data, and copying the
  * nested parameter arrays buys nothing); a global registry (sessions with different

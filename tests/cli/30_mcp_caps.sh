@@ -40,6 +40,20 @@ else
 fi
 expect_out "the reproducer left no file behind" "absent" sh -c "[ -e '$PWNED' ] && echo present || echo absent"
 
+# `quarry do`: the tool lines a model writes get no memory writes either (the line is not
+# a tool the loop knows, and the store is not even created), while a person's
+# `quarry tool` may write
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json,sys; json.dump({"responses":[{"text":"memory_add key=x content=y"},{"text":"done: gave up"}]}, open(sys.argv[1],"w"))' "$TMP/do.json"
+  llm_serve "$TMP/do.json"
+  trap 'llm_unserve; rm -rf "$TMP"' EXIT
+  export QUARRY_LLM_MAX_RETRIES=0
+  expect_out "do: a model's memory_add is not run" "0" sh -c "cd '$R' && QUARRY_MEMORY='$TMP/do.db' '$Q' do 'remember x' 2>&1 | grep -c 'added'"
+  llm_unserve
+  expect_out "do: no store was made" "absent" sh -c "[ -e '$TMP/do.db' ] && echo present || echo absent"
+  expect_out "tool: a person may write" '{"added":"x"}' "$Q" tool memory_add --store "$TMP/do.db" --key x --format json
+fi
+
 expect_rc "--allow-write with an unknown store" 2 "$Q" mcp --allow-write memory,files
 expect_err "--allow-write names what it accepts" "quarry mcp: bad --allow-write 'memory,files': unknown store 'files'; expected memory" "$Q" mcp --allow-write memory,files
 expect_rc "--allow-write needs a value" 2 "$Q" mcp --allow-write

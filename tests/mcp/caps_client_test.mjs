@@ -102,6 +102,8 @@ for (const [surface, connect] of [['stdio', stdio], ['http', http]]) {
       await refused(client, 'memory_delete', { key: 'fact#1' }, '--allow-write memory');
       // a program cannot reach them either
       await refused(client, 'run_lisp', { program: '(tool/memory_add {:key "fact#1"})' }, '--allow-write memory');
+      const viaDwim = await client.callTool({ name: 'dwim', arguments: { line: 'memory_add key=fact#1 content=x' } });
+      assert.equal(viaDwim.isError, true, `a dwim line cannot write: ${text(viaDwim)}`);
       assert.ok(!existsSync(store), 'nothing created the store');
     } finally {
       await close();
@@ -140,6 +142,10 @@ for (const [surface, connect] of [['stdio', stdio], ['http', http]]) {
       const got = await ok(client, 'memory_get', { key: 'fact#1' });
       assert.deepEqual(got.links, [{ source: 'fact#1', target: 'fact#2', type: 'supports', strength: 0.7 }]);
       assert.deepEqual(got.tags, ['btree']);
+      // a dwim line reaches the writes too (it names a tool with key=value parameters)
+      const viaDwim = await client.callTool({ name: 'dwim', arguments: { line: 'memory_add key=fact#3 content=third' } });
+      assert.notEqual(viaDwim.isError, true, text(viaDwim));
+      assert.equal((await ok(client, 'memory_get', { key: 'fact#3' })).content, 'third');
       // the store's own errors come back as tool errors
       const dup = await client.callTool({ name: 'memory_add', arguments: { key: 'fact#1' } });
       assert.equal(dup.isError, true);

@@ -137,7 +137,7 @@ static qr_val iso(qr_arena *a, int64_t t)
     return str(a, buf);
 }
 
-/* {verb: key} and the fields given, as the result of a write. */
+/* {verb: key}, the result of a write to one note. */
 static int done(qr_arena *a, qr_val *out, const char *verb, const char *key)
 {
     qr_mapb m;

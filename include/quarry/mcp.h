@@ -47,6 +47,13 @@ typedef struct qr_mcp_config {
     /* the memory store the memory tools use (NULL: $QUARRY_MEMORY); calls may name no
      * other store */
     const char *memory_path;
+    /* what the server's tools may do beyond reading (docs/capabilities.md): both false
+     * by default, so a client gets reading tools only. allow_write_memory serves the
+     * tools that write the memory store (`--allow-write memory`), allow_exec those that
+     * run repository code, e.g. dwim's validate (`--allow-exec`). Without them those
+     * tools are not listed, and a call of one is refused with a message naming the flag. */
+    bool allow_write_memory;
+    bool allow_exec;
     /* largest message accepted, in bytes (larger ones are answered with an error) */
     size_t max_message;
     /* tools per tools/list page (at least 1) */
@@ -129,6 +136,10 @@ void qr_mcp_peek(qr_mcp_server *s, const char *msg, size_t len);
  * out) and "anthropic" (Messages API tools). names (nnames of them) picks tools; none:
  * all. QR_EINVAL with a message in err for an unknown format or tool; QR_ENOMEM. */
 extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
+/* The server's own tool records (run_lisp, run_query, dwim in both of its forms: the one
+ * served with --allow-exec carries QR_TOOL_EXEC), NULL-terminated, for tests that walk
+ * every record a client can be served. Static data. */
+extern const struct qr_tool *const qr_mcp_own_tools[];
 int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names, size_t nnames,
                   bool pretty, qr_buf *out, qr_buf *err);
 

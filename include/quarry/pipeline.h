@@ -141,8 +141,10 @@ const qr_pipeline_stage_info *qr_pipeline_stage_at(size_t i);
 /* "generator", "filter", "transform", "graph". */
 const char *qr_pipeline_kind_name(qr_pipeline_stage_kind k);
 
-/* The memory tools (memory_query; src/pipeline/tools_memory.c), NULL-terminated, for the
- * product registry. Their handlers take a qr_memory_ctx as ctx (the host above embeds
+/* The memory tools (memory_query, src/pipeline/tools_memory.c; memory_get and the writes
+ * memory_add, _update, _delete, _restore, _link, _unlink and _visit, which carry
+ * QR_TOOL_WRITES, src/pipeline/tools_memory_write.c), NULL-terminated, for the product
+ * registry. Their handlers take a qr_memory_ctx as ctx (the host above embeds
  * one and registers these tools at its offset: qr_tools_add_part) and keep the store and
  * the pipeline cache in it. */
 struct qr_tool;

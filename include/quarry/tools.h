@@ -39,17 +39,39 @@ typedef enum qr_tool_type {
 const char *qr_tool_type_name(qr_tool_type t);
 
 /* Capability bits: what a tool may touch. A registry allows a set of them; a sandbox can
- * only clear bits (qr_tools_restrict), never set them again. */
+ * only clear bits (qr_tools_restrict), never set them again. A tool is usable only when
+ * every bit it carries is allowed. docs/capabilities.md says what each surface allows. */
 enum {
     QR_TOOL_READS_REPO = 1u << 0,   /* reads the repository and quarry's indexes of it */
     QR_TOOL_READS_MEMORY = 1u << 1, /* reads the memory store */
     QR_TOOL_WRITES = 1u << 2,       /* changes a store, an index or a file */
     QR_TOOL_NETWORK = 1u << 3,      /* talks to the network */
     QR_TOOL_MODEL = 1u << 4,        /* calls a language model (spends tokens) */
-    QR_TOOL_ALL_CAPS = (1u << 5) - 1,
+    QR_TOOL_EXEC = 1u << 5,         /* runs code of the repository (a check command, make):
+                                       it may do anything its user may */
+    /* qualifiers of QR_TOOL_WRITES (a record with one of them must carry WRITES too;
+     * qr_tools_add refuses it otherwise); a registry may clear them alone, e.g. to allow
+     * writes but no deletes */
+    QR_TOOL_DESTROYS = 1u << 6,   /* a write removes or hides data (a delete, an unlink) */
+    QR_TOOL_CUMULATIVE = 1u << 7, /* each call adds a record: calling twice with the same
+                                     arguments is not the same as calling once */
+    QR_TOOL_ALL_CAPS = (1u << 8) - 1,
 };
-/* Name of one capability bit ("reads-repo", "network", ...), or NULL. */
+/* Name of one capability bit ("reads-repo", "network", "exec", "destroys", ...), or NULL. */
 const char *qr_tool_cap_name(uint32_t bit);
+
+/* The MCP annotations of a tool, derived from its capability bits here and nowhere else
+ * (the MCP export and the server read this):
+ *   read_only    no WRITES and no EXEC
+ *   destructive  DESTROYS, or EXEC (repository code may do anything)
+ *   idempotent   not CUMULATIVE and not EXEC (a read, or a write whose repetition
+ *                changes nothing more: setting a field, linking, a delete)
+ *   open_world   NETWORK, MODEL or EXEC (the tool reaches beyond the repository and the
+ *                stores: a model's endpoint is a service on the network) */
+typedef struct qr_tool_hints {
+    bool read_only, destructive, idempotent, open_world;
+} qr_tool_hints;
+qr_tool_hints qr_tool_hints_of(uint32_t caps);
 
 typedef struct qr_tool_param {
     /* [A-Za-z][A-Za-z0-9_-]*, at most 64 bytes */
@@ -137,6 +159,14 @@ bool qr_tools_usable(const qr_tools *r, const qr_tool *t);
 /* Clears every allowed capability not in keep (allowed &= keep); bits never come back. */
 void qr_tools_restrict(qr_tools *r, uint32_t keep);
 uint32_t qr_tools_allowed(const qr_tools *r);
+/* What a person must do to allow one capability bit on this surface ("start the server
+ * with --allow-write memory"): appended after "; " to the message of a call refused for
+ * lacking that bit, so the refusal names the flag. hint is kept by pointer (static text);
+ * NULL removes it. A bit that is not exactly one capability is ignored. */
+void qr_tools_set_cap_hint(qr_tools *r, uint32_t bit, const char *hint);
+/* Appends the refusal of a tool that is not usable in r: "not available in this session
+ * (it needs capability 'writes', which is not allowed); HINT". Nothing when it is usable. */
+void qr_tools_explain_refused(const qr_tools *r, const qr_tool *t, qr_buf *err);
 /* The context handlers receive (a host object that gives them the repository, the
  * stores, ...; each tool gets its part of it: qr_tools_add_part). NULL until set. */
 void qr_tools_set_ctx(qr_tools *r, void *ctx);

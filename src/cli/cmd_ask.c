@@ -293,6 +293,9 @@ int cmd_ask(int argc, char **argv)
             fclose(tf);
         return EXIT_FAILED;
     }
+    /* the programs a model writes read only: no memory writes (docs/capabilities.md) */
+    qr_tools_restrict(tools, ~(uint32_t)(QR_TOOL_WRITES | QR_TOOL_DESTROYS |
+                                         QR_TOOL_CUMULATIVE | QR_TOOL_EXEC));
     qr_host host;
     cli_host_init(&host, &ro);
     qr_tools_set_ctx(tools, &host);

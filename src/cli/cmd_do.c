@@ -121,6 +121,11 @@ int cmd_do(int argc, char **argv)
     }
     qr_llm_set_log(llm, retry_note, NULL);
     qr_tools *tools = qr_tools_default();
+    /* the tool lines a model writes read only: no memory writes (docs/capabilities.md);
+     * the loop's own fix (--write) and validate are its verbs, not tools */
+    if (tools)
+        qr_tools_restrict(tools, ~(uint32_t)(QR_TOOL_WRITES | QR_TOOL_DESTROYS |
+                                             QR_TOOL_CUMULATIVE | QR_TOOL_EXEC));
     qr_host host;
     qr_host_init(&host, repo);
     qr_tools_set_ctx(tools, &host);

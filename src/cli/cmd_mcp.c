@@ -3,6 +3,10 @@
  * stdout, for an MCP client that starts it as a subprocess (Claude Code, Claude Desktop,
  * Cursor, the SDKs). stdout carries only protocol messages; warnings go to stderr.
  *
+ * Permissions: --allow-write LIST (a comma list of what the tools may write; only
+ * `memory` so far) and --allow-exec set the config's allow_* fields; without them the
+ * server serves reading tools only (docs/capabilities.md).
+ *
  * Design: this file only parses options into a qr_mcp_config and hands the descriptors
  * to the stdio transport; everything the protocol does lives in the library, where the
  * fuzz harness and the tests reach it. SIGPIPE is ignored so that a client that goes
@@ -26,14 +30,23 @@
 static const char usage[] =
     "usage: quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]\n"
     "\n"
-    "Serves every quarry tool, run_lisp and run_query to an MCP client over stdio\n"
+    "Serves quarry's reading tools, run_lisp, run_query and dwim to an MCP client over stdio\n"
     "(JSON-RPC 2.0, one message per line; protocol 2025-11-25, also 2025-06-18,\n"
     "2025-03-26 and 2024-11-05). The client starts it; see docs/mcp.md for the\n"
     "configuration of Claude Code, Claude Desktop and other clients. With --http, it\n"
     "serves the Streamable HTTP transport instead, at http://ADDR/mcp, until stopped\n"
     "(SIGINT or SIGTERM); see docs/mcp-http.md.\n"
     "\n"
+    "By default every tool served only reads: tools that write or run repository code\n"
+    "are neither listed nor run (a call says which flag allows it); see\n"
+    "docs/capabilities.md.\n"
+    "\n"
     "options:\n"
+    "  --allow-write WHAT   also serve the tools that write WHAT, a comma list; `memory`\n"
+    "                       (the only one so far): add, update, delete, link and unlink\n"
+    "                       notes and record visits in the memory store\n"
+    "  --allow-exec         let tools run repository code: dwim's `validate` runs the\n"
+    "                       repository's check command (.quarry.toml) or make -k\n"
     "  --http ADDR          serve HTTP on ADDR: 127.0.0.1:PORT, localhost:PORT or\n"
     "                       [::1]:PORT (loopback only; PORT 0 picks a free port); the\n"
     "                       URL is printed on stderr; each session runs --workers calls\n"
@@ -110,6 +123,28 @@ static int serve_http(const qr_mcp_config *cfg, const char *addr)
     return rc == QR_OK ? EXIT_OK : rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
 }
 
+/* --allow-write LIST: what the served tools may write, a comma list of known scopes. */
+static bool allow_write(qr_mcp_config *cfg, const char *list)
+{
+    static const char *const scopes[] = {"memory", NULL};
+    const char *p = list;
+    do {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 6 && !memcmp(p, "memory", 6)) {
+            cfg->allow_write_memory = true;
+        } else {
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)(n < 60 ? n : 60), p);
+            cli_usage_error("mcp", "bad --allow-write '%s': unknown store '%s'; expected %s",
+                            list, word, scopes[0]);
+            return false;
+        }
+        p = end ? end + 1 : NULL;
+    } while (p);
+    return true;
+}
+
 int cmd_mcp(int argc, char **argv)
 {
     qr_mcp_config cfg;
@@ -122,6 +157,22 @@ int cmd_mcp(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return EXIT_OK;
+        }
+        if (!strcmp(a, "--allow-exec")) {
+            cfg.allow_exec = true;
+            continue;
+        }
+        if (!strcmp(a, "--allow-write") || !strncmp(a, "--allow-write=", 14)) {
+            const char *list = a[13] == '=' ? a + 14 : v;
+            if (!list) {
+                cli_usage_error("mcp", "option '--allow-write' needs a value: memory");
+                return EXIT_USAGE;
+            }
+            if (a[13] != '=')
+                i++;
+            if (!allow_write(&cfg, list))
+                return EXIT_USAGE;
+            continue;
         }
         if (!strcmp(a, "--no-index")) {
             cfg.no_index = true;

@@ -3,7 +3,8 @@
  * delete, restore, link, unlink, import, export, stats. Other files add subcommands (query,
  * agent, daemon) with one line in the table below (see cmd_mem.h).
  *
- * Design: a thin shell over memory.h, driven by one table of subcommands (name, handler,
+ * Design: a thin shell over memory.h (the writes over the memory tools' records, the same
+ * an agent calls: see "the writes" below), driven by one table of subcommands (name, handler,
  * usage, summary, help) that dispatch, `quarry mem --help` and `quarry mem SUB --help`
  * read, as the top-level command table does. The store is --store FILE, else
  * $QUARRY_MEMORY; write commands create it, read commands never do. Output follows the
@@ -21,6 +22,8 @@
 #include "cmd_mem_query.h"
 
 #include "quarry/date.h"
+#include "quarry/pipeline.h"
+#include "quarry/tools.h"
 #include "quarry/value.h"
 
 #include <errno.h>
@@ -466,6 +469,64 @@ static void node_args_free(node_args *na)
     free(na->untags.v);
 }
 
+/* ---- the writes, through the memory tools' records ----
+ * add, update, delete, restore, link and unlink run the handler of the memory tool an
+ * agent calls (src/pipeline/tools_memory_write.c), on a map built from the parsed
+ * options, so the command line and the tools cannot disagree on what a write does. The
+ * options keep their own parsing and messages (the store checks the values either way),
+ * and the output is this command's. */
+
+static void put_s(qr_mapb *b, qr_arena *a, const char *k, const char *v)
+{
+    if (v)
+        qr_mapb_put(b, qr_kw_cstr(a, k), qr_str_new(a, v, strlen(v)));
+}
+
+static void put_list(qr_mapb *b, qr_arena *a, const char *k, const char *const *v, size_t n)
+{
+    if (!n)
+        return;
+    qr_vecb vb;
+    qr_vecb_init(&vb, a, n);
+    for (size_t i = 0; i < n; i++)
+        qr_vecb_push(&vb, qr_str_new(a, v[i], strlen(v[i])));
+    qr_mapb_put(b, qr_kw_cstr(a, k), qr_vecb_finish(&vb, QR_T_VEC));
+}
+
+/* Runs memory tool `name` on args against --store / $QUARRY_MEMORY as a person at the
+ * terminal (any store). EXIT_OK with *out set, or the exit code after printing the error. */
+static int mem_tool(cli_mem_opts *o, const char *name, qr_val args, qr_arena *a, qr_val *out)
+{
+    const char *path = o->store;
+    if (!path) {
+        path = getenv("QUARRY_MEMORY");
+        if (path && !*path)
+            path = NULL;
+    }
+    if (!path) {
+        cli_error(o->fmt, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
+        return EXIT_USAGE;
+    }
+    const qr_tool *t = NULL;
+    for (const qr_tool *const *p = qr_memory_tools; *p && !t; p++)
+        if (!strcmp((*p)->name, name))
+            t = *p;
+    qr_memory_ctx ctx = {.memory_path = path, .any_store = true};
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = QR_ENOMEM;
+    if (a->exhausted)
+        qr_buf_puts(&err, "out of memory");
+    else if (!t)
+        qr_buf_printf(&err, "no memory tool '%s'", name);
+    else
+        rc = t->handler(&ctx, args, a, out, &err);
+    qr_memory_ctx_release(&ctx);
+    int st = rc == QR_OK ? EXIT_OK : cli_mem_fail(o, rc, &err);
+    qr_buf_release(&err);
+    return st;
+}
+
 /* ---- subcommands ---- */
 
 int cmd_mem_add(int argc, char **argv, cli_mem_opts *o)
@@ -473,9 +534,8 @@ int cmd_mem_add(int argc, char **argv, cli_mem_opts *o)
     node_args na = {0};
     int st = parse_node_args(argc, argv, o, &na, true, false, false);
     char *content = NULL;
-    qr_mem *m = NULL;
-    qr_buf err;
-    qr_buf_init(&err);
+    qr_arena a;
+    qr_arena_init(&a, 0);
     if (st >= 0)
         goto done;
     if (na.npos < 1) {
@@ -485,30 +545,25 @@ int cmd_mem_add(int argc, char **argv, cli_mem_opts *o)
     cli_mem_format(o);
     if ((st = read_content(o, &na.content, &content)) != EXIT_OK)
         goto done;
-    if ((st = cli_mem_open(o, true, &m)) != EXIT_OK)
+    qr_mapb b;
+    qr_mapb_init(&b, &a, 6);
+    put_s(&b, &a, "key", na.pos[0]);
+    put_s(&b, &a, "content", content);
+    put_s(&b, &a, "type", na.type);
+    qr_mapb_put(&b, qr_kw_cstr(&a, "weight"),
+                qr_double(na.has_weight ? na.weight : DEFAULT_WEIGHT));
+    put_s(&b, &a, "provenance", na.provenance ? na.provenance : "manual");
+    put_list(&b, &a, "tags", na.tags.v, na.tags.n);
+    qr_val out;
+    if ((st = mem_tool(o, "memory_add", qr_mapb_finish(&b, QR_T_MAP), &a, &out)) != EXIT_OK)
         goto done;
-    qr_mem_node n = {
-        .key = na.pos[0],
-        .content = content,
-        .type = na.type,
-        .weight = na.has_weight ? na.weight : DEFAULT_WEIGHT,
-        .provenance = na.provenance ? na.provenance : "manual",
-        .tags = na.tags.v,
-        .ntags = na.tags.n,
-    };
-    int rc = qr_mem_node_add(m, &n, NULL, &err);
-    if (rc != QR_OK) {
-        st = cli_mem_fail(o, rc, &err);
-        goto done;
-    }
     char text[QR_MEM_KEY_MAX + 32];
     snprintf(text, sizeof text, "added '%s'", na.pos[0]);
     cli_mem_field f[] = {{"added", na.pos[0], 0, false}};
     cli_mem_print_result(stdout, o->fmt, text, f, 1);
     st = EXIT_OK;
 done:
-    qr_mem_close(m);
-    qr_buf_release(&err);
+    qr_arena_release(&a);
     free(content);
     node_args_free(&na);
     return st;
@@ -557,9 +612,8 @@ int cmd_mem_update(int argc, char **argv, cli_mem_opts *o)
     node_args na = {0};
     int st = parse_node_args(argc, argv, o, &na, true, true, false);
     char *content = NULL;
-    qr_mem *m = NULL;
-    qr_buf err;
-    qr_buf_init(&err);
+    qr_arena a;
+    qr_arena_init(&a, 0);
     if (st >= 0)
         goto done;
     if (na.npos < 1) {
@@ -575,32 +629,26 @@ int cmd_mem_update(int argc, char **argv, cli_mem_opts *o)
     cli_mem_format(o);
     if ((st = read_content(o, &na.content, &content)) != EXIT_OK)
         goto done;
-    if ((st = cli_mem_open(o, false, &m)) != EXIT_OK)
+    qr_mapb b;
+    qr_mapb_init(&b, &a, 7);
+    put_s(&b, &a, "key", na.pos[0]);
+    put_s(&b, &a, "content", content);
+    put_s(&b, &a, "type", na.type);
+    if (na.has_weight)
+        qr_mapb_put(&b, qr_kw_cstr(&a, "weight"), qr_double(na.weight));
+    put_s(&b, &a, "provenance", na.provenance);
+    put_list(&b, &a, "add_tags", na.tags.v, na.tags.n);
+    put_list(&b, &a, "remove_tags", na.untags.v, na.untags.n);
+    qr_val out;
+    if ((st = mem_tool(o, "memory_update", qr_mapb_finish(&b, QR_T_MAP), &a, &out)) != EXIT_OK)
         goto done;
-    qr_mem_update u = {
-        .content = content,
-        .type = na.type,
-        .provenance = na.provenance,
-        .has_weight = na.has_weight,
-        .weight = na.weight,
-        .add_tags = na.tags.v,
-        .nadd_tags = na.tags.n,
-        .remove_tags = na.untags.v,
-        .nremove_tags = na.untags.n,
-    };
-    int rc = qr_mem_node_update(m, na.pos[0], &u, &err);
-    if (rc != QR_OK) {
-        st = cli_mem_fail(o, rc, &err);
-        goto done;
-    }
     char text[QR_MEM_KEY_MAX + 32];
     snprintf(text, sizeof text, "updated '%s'", na.pos[0]);
     cli_mem_field f[] = {{"updated", na.pos[0], 0, false}};
     cli_mem_print_result(stdout, o->fmt, text, f, 1);
     st = EXIT_OK;
 done:
-    qr_mem_close(m);
-    qr_buf_release(&err);
+    qr_arena_release(&a);
     free(content);
     node_args_free(&na);
     return st;
@@ -611,9 +659,8 @@ static int delete_or_restore(int argc, char **argv, cli_mem_opts *o, bool del)
 {
     node_args na = {0};
     int st = parse_node_args(argc, argv, o, &na, false, false, false);
-    qr_mem *m = NULL;
-    qr_buf err;
-    qr_buf_init(&err);
+    qr_arena a;
+    qr_arena_init(&a, 0);
     if (st >= 0)
         goto done;
     if (na.npos < 1) {
@@ -621,13 +668,13 @@ static int delete_or_restore(int argc, char **argv, cli_mem_opts *o, bool del)
         goto done;
     }
     cli_mem_format(o);
-    if ((st = cli_mem_open(o, false, &m)) != EXIT_OK)
+    qr_mapb b;
+    qr_mapb_init(&b, &a, 1);
+    put_s(&b, &a, "key", na.pos[0]);
+    qr_val out;
+    if ((st = mem_tool(o, del ? "memory_delete" : "memory_restore", qr_mapb_finish(&b, QR_T_MAP),
+                       &a, &out)) != EXIT_OK)
         goto done;
-    int rc = del ? qr_mem_node_delete(m, na.pos[0], &err) : qr_mem_node_restore(m, na.pos[0], &err);
-    if (rc != QR_OK) {
-        st = cli_mem_fail(o, rc, &err);
-        goto done;
-    }
     char text[2 * QR_MEM_KEY_MAX + 64];
     if (del)
         snprintf(text, sizeof text, "deleted '%s' (undo with 'quarry mem restore %s')", na.pos[0],
@@ -638,8 +685,7 @@ static int delete_or_restore(int argc, char **argv, cli_mem_opts *o, bool del)
     cli_mem_print_result(stdout, o->fmt, text, f, 1);
     st = EXIT_OK;
 done:
-    qr_mem_close(m);
-    qr_buf_release(&err);
+    qr_arena_release(&a);
     node_args_free(&na);
     return st;
 }
@@ -693,19 +739,25 @@ static int link_or_unlink(int argc, char **argv, cli_mem_opts *o, bool link)
     if (npos < 2)
         return cli_mem_usage(o, "give SOURCE and TARGET keys");
     cli_mem_format(o);
-    qr_mem *m = NULL;
-    int st = cli_mem_open(o, false, &m);
-    if (st != EXIT_OK)
-        return st;
-    qr_buf err;
-    qr_buf_init(&err);
-    bool created = false;
-    int64_t removed = 0;
-    int rc = link ? qr_mem_link(m, pos[0], pos[1], strength, type, &created, &err)
-                  : qr_mem_unlink(m, pos[0], pos[1], type, &removed, &err);
-    if (rc != QR_OK) {
-        st = cli_mem_fail(o, rc, &err);
-    } else {
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_mapb b;
+    qr_mapb_init(&b, &a, 4);
+    put_s(&b, &a, "source", pos[0]);
+    put_s(&b, &a, "target", pos[1]);
+    if (link)
+        qr_mapb_put(&b, qr_kw_cstr(&a, "strength"), qr_double(strength));
+    put_s(&b, &a, "type", type);
+    qr_val out = qr_nil(), v;
+    int st = mem_tool(o, link ? "memory_link" : "memory_unlink", qr_mapb_finish(&b, QR_T_MAP),
+                      &a, &out);
+    bool created = out.t == QR_T_MAP && qr_map_get(out, qr_kw_cstr(&a, "created"), &v) &&
+                   v.t == QR_T_BOOL && v.b;
+    int64_t removed = out.t == QR_T_MAP && qr_map_get(out, qr_kw_cstr(&a, "removed"), &v) &&
+                              v.t == QR_T_INT
+                          ? v.i
+                          : 0;
+    if (st == EXIT_OK) {
         qr_buf text;
         qr_buf_init(&text);
         qr_buf sbuf;
@@ -730,8 +782,7 @@ static int link_or_unlink(int argc, char **argv, cli_mem_opts *o, bool link)
         qr_buf_release(&text);
         qr_buf_release(&sbuf);
     }
-    qr_buf_release(&err);
-    qr_mem_close(m);
+    qr_arena_release(&a);
     return st;
 }
 

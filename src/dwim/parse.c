@@ -670,8 +670,9 @@ static qr_val tool_params(qr_arena *a, const qr_tool *t, const char *target, tok
                 nreq++;
                 only = p;
             }
+        qr_val given;
         if (nreq == 1 && only->type == QR_TOOL_STRING &&
-            !qr_map_get(m, qr_kw_cstr(a, only->name), NULL))
+            !qr_map_get(m, qr_kw_cstr(a, only->name), &given))
             m = put(a, m, only->name, str(a, target));
     }
     return m;

@@ -58,7 +58,10 @@ typedef struct mcp_req mcp_req;
 typedef struct mcp_worker {
     struct qr_mcp_server *s;
     qr_tools *tools;               /* the product registry */
-    qr_tools *own;                 /* run_lisp, run_query */
+    qr_tools *own;                 /* run_lisp, run_query, dwim */
+    /* the records `own` holds: the server's own tools with their capability bits widened
+     * by those of the tools they can call (tools_mcp.c) */
+    qr_tool own_records[4];
     struct qr_query_cache *qcache; /* compiled run_query programs */
     mcp_host hosts[MCP_MAX_HOSTS];
     uint64_t tick;

@@ -22,6 +22,14 @@
  * server runs, so an offset is stable. run_query's description gets the transform ops
  * from the DSL's own table (qr_query_each_op), so a model sees the ops that exist.
  *
+ * Capabilities (docs/capabilities.md): each worker's registries are restricted to what
+ * the server was started with (reading only; --allow-write memory adds the memory
+ * writes, --allow-exec repository code), so a tool held back is absent from the list and
+ * refused wherever it is called from (tools/call, a program, a dwim line) with a message
+ * naming the flag (qr_tools_set_cap_hint). The server's own tools carry the bits of every
+ * tool they can reach, so their derived annotations are true; dwim comes as two records,
+ * one whose validate runs (EXEC, with --allow-exec) and one whose validate is refused.
+ *
  * Rejected: writing descriptors by hand (they would drift from `quarry tools --format
  * mcp`); a Lisp session kept across calls (definitions would make calls depend on earlier
  * ones, which the stateless 2026-07-28 revision forbids); one host for every repository
@@ -39,6 +47,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What a refusal says to allow a capability: the flags of `quarry mcp`. */
+#define MCP_WRITE_HINT "start the server with --allow-write memory to allow it"
+#define MCP_EXEC_HINT "start the server with --allow-exec to allow it"
 
 /* What a handler of the server's own tools receives as its context. */
 typedef struct call_ctx {
@@ -378,6 +390,13 @@ static int dwim_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out
                           in.alts[i].confidence);
         qr_buf_puts(err, "; write e.g. skeleton PATH, expand SYMBOL, read FILE:A-B, grep 'RE'");
         rc = QR_EINVAL;
+    } else if (rc == QR_OK && in.verb == QR_DWIM_VALIDATE &&
+               !(qr_tools_allowed(c->r->w->own) & QR_TOOL_EXEC)) {
+        /* validate runs the repository's check command or make: code the repository
+         * chose, which a client must have allowed when it started the server */
+        qr_buf_puts(err, "'validate' runs the repository's check command (or make -k), and "
+                         "this server does not run repository code: " MCP_EXEC_HINT);
+        rc = QR_EINVAL;
     } else if (rc == QR_OK) {
         rc = qr_dwim_run(&d, &in, &text, err);
         if (rc == QR_OK)
@@ -399,22 +418,39 @@ static const qr_tool_param dwim_params[] = {
     {.name = NULL},
 };
 
+/* Two records of one tool: the server serves dwim_exec_tool when it may run repository
+ * code (--allow-exec), else dwim_tool, whose validate is refused; each record's bits say
+ * what its calls can do, so the annotations derived from them are true either way. */
 static const qr_tool dwim_tool = {
     .name = "dwim",
     .summary = "Run one terse line on the repository (outline a file, show a symbol's "
-               "body, read lines, grep, call graph, build check, or any tool); lines it is "
-               "not sure of are answered with the readings it sees.",
+               "body, read lines, grep, call graph, or any tool); lines it is not sure of "
+               "are answered with the readings it sees. 'validate' (the build check) runs "
+               "only when the server was started with --allow-exec.",
     .params = dwim_params,
     .result = "the verb's text, with line numbers",
     .handler = dwim_fn,
     .caps = QR_TOOL_READS_REPO,
 };
 
-/* The server's own tools, served after the registry's. */
-static const qr_tool *const own_tools[] = {
+static const qr_tool dwim_exec_tool = {
+    .name = "dwim",
+    .summary = "Run one terse line on the repository (outline a file, show a symbol's "
+               "body, read lines, grep, call graph, build check, or any tool); lines it is "
+               "not sure of are answered with the readings it sees. 'validate' runs the "
+               "repository's check command (or make -k).",
+    .params = dwim_params,
+    .result = "the verb's text, with line numbers",
+    .handler = dwim_fn,
+    .caps = QR_TOOL_READS_REPO | QR_TOOL_EXEC,
+};
+
+/* The server's own tools, served after the registry's; mcp_worker_init picks one dwim. */
+const qr_tool *const qr_mcp_own_tools[] = {
     &run_lisp_tool,
     &run_query_tool,
     &dwim_tool,
+    &dwim_exec_tool,
     NULL,
 };
 
@@ -736,9 +772,41 @@ int mcp_worker_init(qr_mcp_server *s, mcp_worker *w)
     w->qcache = qr_query_cache_new(64);
     if (!w->tools || !w->own || !w->qcache)
         return QR_ENOMEM;
-    for (const qr_tool *const *t = own_tools; *t; t++)
-        if (qr_tools_add(w->own, *t) != QR_OK)
+    /* what the server may do beyond reading: the registries' own capability mask, so
+     * tools/list (the export lists usable tools only), tools/call and every tool a
+     * program or a dwim line calls are held to it alike */
+    uint32_t keep = QR_TOOL_ALL_CAPS;
+    if (!s->cfg.allow_write_memory)
+        keep &= ~(uint32_t)(QR_TOOL_WRITES | QR_TOOL_DESTROYS | QR_TOOL_CUMULATIVE);
+    if (!s->cfg.allow_exec)
+        keep &= ~(uint32_t)QR_TOOL_EXEC;
+    qr_tools *regs[] = {w->tools, w->own};
+    for (size_t i = 0; i < 2; i++) {
+        qr_tools_restrict(regs[i], keep);
+        qr_tools_set_cap_hint(regs[i], QR_TOOL_WRITES, MCP_WRITE_HINT);
+        qr_tools_set_cap_hint(regs[i], QR_TOOL_DESTROYS, MCP_WRITE_HINT);
+        qr_tools_set_cap_hint(regs[i], QR_TOOL_CUMULATIVE, MCP_WRITE_HINT);
+        qr_tools_set_cap_hint(regs[i], QR_TOOL_EXEC, MCP_EXEC_HINT);
+    }
+    /* run_lisp, run_query and dwim call the product tools: each can do whatever a tool it
+     * can reach does, so its record carries their bits (a program that may add a note is
+     * no read-only tool), and the annotations derived from it say so */
+    uint32_t reach = 0;
+    for (size_t i = 0; i < qr_tools_count(w->tools); i++)
+        if (qr_tools_usable(w->tools, qr_tools_at(w->tools, i)))
+            reach |= qr_tools_at(w->tools, i)->caps;
+    size_t nrec = 0;
+    for (const qr_tool *const *t = qr_mcp_own_tools; *t; t++) {
+        if (*t == (s->cfg.allow_exec ? &dwim_tool : &dwim_exec_tool))
+            continue;
+        if (nrec == sizeof w->own_records / sizeof w->own_records[0])
             return QR_EINVAL;
+        qr_tool *rec = &w->own_records[nrec++];
+        *rec = **t;
+        rec->caps |= reach;
+        if (qr_tools_add(w->own, rec) != QR_OK)
+            return QR_EINVAL;
+    }
     char *dir = NULL;
     if (s->cfg.repo_dir && !(dir = dup_str(s->cfg.repo_dir)))
         return QR_ENOMEM;
@@ -935,6 +1003,26 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
         return MCP_FAIL;
     }
     const mcp_tool *mt = find_listed(s, name.s->data);
+    const qr_tool *held = NULL;
+    const qr_tools *held_reg = NULL;
+    if (!mt) {
+        /* a tool this server holds back (it writes or executes): a tool error that names
+         * the flag, so a model can tell the person what to allow */
+        qr_tools *regs[] = {r->w->tools, r->w->own};
+        for (size_t i = 0; i < 2 && !held; i++)
+            if ((held = qr_tools_find(regs[i], name.s->data, name.s->len)))
+                held_reg = regs[i];
+    }
+    if (!mt && held && !qr_tools_usable(held_reg, held)) {
+        qr_buf m;
+        qr_buf_init(&m);
+        qr_buf_printf(&m, "tool '%s': ", held->name);
+        qr_tools_explain_refused(held_reg, held, &m);
+        r->result = tool_error(a, &m);
+        qr_buf_release(&m);
+        mcp_log(s, "debug", "tools/call refused: the tool needs a capability not allowed");
+        return MCP_REPLY;
+    }
     if (!mt) {
         qr_buf m;
         qr_buf_init(&m);

@@ -11,6 +11,7 @@
 #define QUARRY_PIPELINE_INT_H
 
 #include "quarry/pipeline.h"
+#include "quarry/value.h"
 
 typedef enum { CMP_EQ, CMP_GT, CMP_GE, CMP_LT, CMP_LE } pl_cmp;
 
@@ -140,5 +141,21 @@ const char *pl_nearest(const char *s, size_t n, const char *const *cands, size_t
 /* Glob match: '*', '?', '[...]' ('!' or '^' negates, ranges), '\\' escapes. Linear
  * backtracking on the last '*' only, so O(len(p) * len(s)). */
 bool pl_glob(const char *p, size_t pn, const char *s, size_t sn);
+
+/* ---- the memory tools (tools_memory.c, tools_memory_write.c) ---- */
+struct qr_tool;
+struct qr_mem;
+/* The store a memory tool's call uses: the context's (or $QUARRY_MEMORY), or the call's
+ * `store` when the context allows any store; a program naming another store is refused
+ * with one fixed message (QR_EINVAL). *out may be NULL: no store is configured. */
+int pl_memory_path(qr_memory_ctx *h, qr_val args, qr_arena *a, const char **out, qr_buf *err);
+/* Opens the store at path (qr_mem_open flags), kept in the context (h->mem; a call naming
+ * another store closes the kept one), or, without a context, a fresh handle in *own that
+ * the caller closes. */
+int pl_memory_open(qr_memory_ctx *h, const char *path, int flags, struct qr_mem **m,
+                   struct qr_mem **own, qr_buf *err);
+extern const struct qr_tool pl_memory_get_tool, pl_memory_add_tool, pl_memory_update_tool,
+    pl_memory_delete_tool, pl_memory_restore_tool, pl_memory_link_tool, pl_memory_unlink_tool,
+    pl_memory_visit_tool;
 
 #endif

@@ -20,6 +20,8 @@
  * Rejected: returning every field of a node (the pipeline already filtered on them; the
  * result is for reading); a default limit above 50 (a model's context is the budget).
  */
+#include "pipeline_int.h"
+
 #include "quarry/date.h"
 #include "quarry/memory.h"
 #include "quarry/pipeline.h"
@@ -74,8 +76,29 @@ static bool same_store(const char *name, size_t n, const char *configured)
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+int pl_memory_path(qr_memory_ctx *h, qr_val args, qr_arena *a, const char **out, qr_buf *err)
+{
+    qr_val v;
+    const char *path = h ? h->memory_path : NULL;
+    if (!path) {
+        const char *env = getenv("QUARRY_MEMORY");
+        path = env && *env ? env : NULL;
+    }
+    if (arg_get(args, a, "store", &v) && v.t == QR_T_STR) {
+        if (h && h->any_store)
+            path = v.s->data;
+        else if (!path || !same_store(v.s->data, v.s->len, path)) {
+            qr_buf_puts(err, STORE_REFUSED);
+            return QR_EINVAL;
+        }
+    }
+    *out = path;
+    return QR_OK;
+}
+
 /* The store to use: opened (or kept) in the context, or a fresh handle in *own. */
-static int open_store(qr_memory_ctx *h, const char *path, qr_mem **m, qr_mem **own, qr_buf *err)
+int pl_memory_open(qr_memory_ctx *h, const char *path, int flags, qr_mem **m, qr_mem **own,
+                   qr_buf *err)
 {
     *own = NULL;
     if (h && h->mem && !strcmp(qr_mem_path(h->mem), path)) {
@@ -83,7 +106,7 @@ static int open_store(qr_memory_ctx *h, const char *path, qr_mem **m, qr_mem **o
         return QR_OK;
     }
     qr_mem *x;
-    int rc = qr_mem_open(&x, path, 0, err);
+    int rc = qr_mem_open(&x, path, flags, err);
     if (rc)
         return rc;
     if (h) {
@@ -119,19 +142,10 @@ static int memory_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
         text = v.s->data;
         tn = v.s->len;
     }
-    const char *path = h ? h->memory_path : NULL;
-    if (!path) {
-        const char *env = getenv("QUARRY_MEMORY");
-        path = env && *env ? env : NULL;
-    }
-    if (arg_get(args, a, "store", &v) && v.t == QR_T_STR) {
-        if (h && h->any_store)
-            path = v.s->data;
-        else if (!path || !same_store(v.s->data, v.s->len, path)) {
-            qr_buf_puts(err, STORE_REFUSED);
-            return QR_EINVAL;
-        }
-    }
+    const char *path;
+    int rc = pl_memory_path(h, args, a, &path, err);
+    if (rc)
+        return rc;
     int64_t limit = 50;
     if (arg_get(args, a, "limit", &v) && v.t == QR_T_INT)
         limit = v.i;
@@ -145,13 +159,13 @@ static int memory_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
     }
     qr_pipeline *p;
     qr_pipeline_error perr;
-    int rc = qr_pipeline_parse(text, tn, &p, &perr);
+    rc = qr_pipeline_parse(text, tn, &p, &perr);
     if (rc) {
         qr_buf_printf(err, "pipeline: %s", perr.message);
         return rc;
     }
     qr_mem *m, *own;
-    if ((rc = open_store(h, path, &m, &own, err))) {
+    if ((rc = pl_memory_open(h, path, 0, &m, &own, err))) {
         qr_pipeline_free(p);
         return rc;
     }
@@ -273,7 +287,16 @@ static const qr_tool memory_query_tool = {
     .caps = QR_TOOL_READS_MEMORY,
 };
 
+/* memory_query, then the tools of tools_memory_write.c (which read or change one note) */
 const qr_tool *const qr_memory_tools[] = {
     &memory_query_tool,
+    &pl_memory_get_tool,
+    &pl_memory_add_tool,
+    &pl_memory_update_tool,
+    &pl_memory_delete_tool,
+    &pl_memory_restore_tool,
+    &pl_memory_link_tool,
+    &pl_memory_unlink_tool,
+    &pl_memory_visit_tool,
     NULL,
 };

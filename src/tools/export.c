@@ -15,8 +15,10 @@
  * description a model sees is the summary followed by "Returns: " and the result's
  * description, since OpenAI and Anthropic have no field for the result. MCP gets the
  * result schema as outputSchema only when its root is an object, which is all that the
- * 2025-11-25 schema allows; MCP annotations come from the capability bits (readOnlyHint
- * unless the tool writes, openWorldHint only when it uses the network).
+ * 2025-11-25 schema allows; MCP annotations come from the capability bits through
+ * qr_tool_hints_of (registry.c), the one place that maps bits to the four hints, and all
+ * four are always given (a client's defaults, destructiveHint true and openWorldHint true,
+ * would be wrong for most tools).
  *
  * Rejected: OpenAI's `strict: true` (it requires every property to be listed as required
  * and optional ones written as nullable unions; quarry's optional parameters with defaults
@@ -219,9 +221,12 @@ static qr_val entry(const qr_tool *t, qr_tools_format f, qr_arena *a)
             type.t == QR_T_STR && !strcmp(type.s->data, "object"))
             put(&m, "outputSchema", schema);
         qr_mapb ann;
-        qr_mapb_init(&ann, a, 2);
-        put(&ann, "readOnlyHint", qr_bool(!(t->caps & QR_TOOL_WRITES)));
-        put(&ann, "openWorldHint", qr_bool((t->caps & QR_TOOL_NETWORK) != 0));
+        qr_mapb_init(&ann, a, 4);
+        qr_tool_hints h = qr_tool_hints_of(t->caps);
+        put(&ann, "readOnlyHint", qr_bool(h.read_only));
+        put(&ann, "destructiveHint", qr_bool(h.destructive));
+        put(&ann, "idempotentHint", qr_bool(h.idempotent));
+        put(&ann, "openWorldHint", qr_bool(h.open_world));
         put(&m, "annotations", qr_mapb_finish(&ann, QR_T_MAP));
         break;
     }

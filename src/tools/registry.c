@@ -9,7 +9,9 @@
  * are a mask the registry allows; qr_tools_restrict only clears bits, as in Janet's
  * sandbox, so code that receives a restricted registry cannot widen it. A tool that needs
  * a cleared bit stays findable (so the message can say why it cannot run) but is left out
- * of every export.
+ * of every export. A surface may say per bit what allows it (qr_tools_set_cap_hint: "start
+ * the server with --allow-exec"), which the refusal then ends with. The MCP hints are
+ * derived from the bits here (qr_tool_hints_of) and nowhere else.
  *
  * Rejected: copying records into the registry (they are static data, and copying the
  * nested parameter arrays buys nothing); a global registry (sessions with different
@@ -29,6 +31,8 @@ struct qr_tools {
     uint32_t *index; /* entry number + 1, 0 = empty; size mask + 1 */
     size_t mask;
     uint32_t allowed;
+    /* per capability bit: what allows it on this surface (static text), or NULL */
+    const char *hints[32];
     void *ctx;
     char err[400];
 };
@@ -55,6 +59,9 @@ const char *qr_tool_cap_name(uint32_t bit)
     case QR_TOOL_WRITES: return "writes";
     case QR_TOOL_NETWORK: return "network";
     case QR_TOOL_MODEL: return "model";
+    case QR_TOOL_EXEC: return "exec";
+    case QR_TOOL_DESTROYS: return "destroys";
+    case QR_TOOL_CUMULATIVE: return "cumulative";
     default: return NULL;
     }
 }
@@ -198,6 +205,66 @@ void qr_tools_restrict(qr_tools *r, uint32_t keep)
     r->allowed &= keep;
 }
 
+qr_tool_hints qr_tool_hints_of(uint32_t caps)
+{
+    qr_tool_hints h;
+    bool exec = (caps & QR_TOOL_EXEC) != 0;
+    h.read_only = !(caps & (QR_TOOL_WRITES | QR_TOOL_EXEC));
+    h.destructive = exec || (caps & QR_TOOL_DESTROYS);
+    h.idempotent = !exec && !(caps & QR_TOOL_CUMULATIVE);
+    h.open_world = exec || (caps & (QR_TOOL_NETWORK | QR_TOOL_MODEL));
+    return h;
+}
+
+static int bit_index(uint32_t bit)
+{
+    if (!bit || (bit & (bit - 1)) || !(bit & QR_TOOL_ALL_CAPS))
+        return -1;
+    int i = 0;
+    while (!(bit & 1u)) {
+        bit >>= 1;
+        i++;
+    }
+    return i;
+}
+
+void qr_tools_set_cap_hint(qr_tools *r, uint32_t bit, const char *hint)
+{
+    int i = bit_index(bit);
+    if (i >= 0)
+        r->hints[i] = hint;
+}
+
+void qr_tools_explain_refused(const qr_tools *r, const qr_tool *t, qr_buf *err)
+{
+    uint32_t missing = t->caps & ~r->allowed;
+    if (!missing)
+        return;
+    qr_buf_puts(err, "not available in this session (it needs");
+    const char *sep = " ";
+    for (uint32_t bit = 1; bit && bit <= missing; bit <<= 1)
+        if (missing & bit) {
+            qr_buf_printf(err, "%scapability '%s'", sep, qr_tool_cap_name(bit));
+            sep = " and ";
+        }
+    qr_buf_puts(err, ", which is not allowed)");
+    /* each distinct hint once: WRITES and DESTROYS are often allowed by one flag */
+    const char *said[32];
+    size_t nsaid = 0;
+    for (uint32_t bit = 1; bit && bit <= missing; bit <<= 1) {
+        int i = bit_index(bit);
+        if (!(missing & bit) || i < 0 || !r->hints[i])
+            continue;
+        bool dup = false;
+        for (size_t k = 0; k < nsaid; k++)
+            dup = dup || !strcmp(said[k], r->hints[i]);
+        if (dup)
+            continue;
+        said[nsaid++] = r->hints[i];
+        qr_buf_printf(err, "; %s", r->hints[i]);
+    }
+}
+
 uint32_t qr_tools_allowed(const qr_tools *r)
 {
     return r->allowed;
@@ -310,15 +377,7 @@ static int prepare(const qr_tools *r, const char *name, qr_val args, qr_arena *a
     if (prefix)
         qr_buf_printf(err, "tool '%s': ", t->name);
     if (!qr_tools_usable(r, t)) {
-        uint32_t missing = t->caps & ~r->allowed;
-        qr_buf_puts(err, "not available in this session (it needs");
-        const char *sep = " ";
-        for (uint32_t bit = 1; bit <= missing; bit <<= 1)
-            if (missing & bit) {
-                qr_buf_printf(err, "%scapability '%s'", sep, qr_tool_cap_name(bit));
-                sep = " and ";
-            }
-        qr_buf_puts(err, ", which is not allowed)");
+        qr_tools_explain_refused(r, t, err);
         return QR_EINVAL;
     }
     int rc = qr__tool_check(t, args, a, norm, err);

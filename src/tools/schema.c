@@ -465,6 +465,12 @@ bool qr__tool_record_ok(const qr_tool *t, char *msg, size_t size)
         return fail(msg, size, "tool '%s': no handler", t->name);
     if (t->caps & ~(uint32_t)QR_TOOL_ALL_CAPS)
         return fail(msg, size, "tool '%s': unknown capability bits", t->name);
+    if ((t->caps & (QR_TOOL_DESTROYS | QR_TOOL_CUMULATIVE)) && !(t->caps & QR_TOOL_WRITES))
+        return fail(msg, size,
+                    "tool '%s': capability '%s' qualifies a write: add QR_TOOL_WRITES",
+                    t->name,
+                    qr_tool_cap_name(t->caps & QR_TOOL_DESTROYS ? QR_TOOL_DESTROYS
+                                                                : QR_TOOL_CUMULATIVE));
     size_t np = qr__tool_nparams(t);
     if (np > QR_TOOL_MAX_PARAMS)
         return fail(msg, size, "tool '%s': more than 64 parameters", t->name);

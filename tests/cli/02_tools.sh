@@ -5,8 +5,11 @@
 # the git tools return, in 03_git.sh.
 . "$(dirname "$0")/lib.sh"
 
-NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats memory_query query_codebase sparql_query search_codebase"
-N=9
+NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats memory_query memory_get memory_add memory_update memory_delete memory_restore memory_link memory_unlink memory_visit query_codebase sparql_query search_codebase"
+N=17
+# the tools that write (served by `quarry mcp` only with --allow-write memory)
+WRITERS=7
+READERS="get_commits get_author_stats get_file_stats get_file_history get_diff_stats memory_query memory_get query_codebase sparql_query search_codebase"
 expect_out "tools: one line per tool" "$NAMES" sh -c "\"$Q\" tools | awk '/^[a-z]/ { printf \"%s%s\", n++ ? \" \" : \"\", \$1 }'"
 expect_rc "tools exits 0" 0 "$Q" tools
 expect_out "tools NAME lists one" "get_commits" sh -c "\"$Q\" tools get_commits | head -1 | cut -d' ' -f1"
@@ -14,9 +17,9 @@ expect_out "tools NAME lists one" "get_commits" sh -c "\"$Q\" tools get_commits 
 # every JSON format is an array with one entry per tool, and valid JSON (read back by
 # quarry's own reader)
 # (the formats of what `quarry mcp` serves have run_lisp, run_query and dwim too)
-SERVED="$NAMES run_lisp run_query dwim"
+SERVED="$READERS run_lisp run_query dwim"
 for f in json openai openai-strict anthropic mcp; do
-  n=$N; [ $f = json ] || n=$((N + 3))
+  n=$N; [ $f = json ] || n=$((N - WRITERS + 3))
   for c in "" --compact; do
     out=$("$Q" tools --format $f $c)
     printf '{"tools": %s}' "$out" > "$TMP/$f.json"

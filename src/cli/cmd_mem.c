@@ -520,7 +520,7 @@ static int mem_tool(cli_mem_opts *o, const char *name, qr_val args, qr_arena *a,
     else if (!t)
         qr_buf_printf(&err, "no memory tool '%s'", name);
     else
-        rc = t->handler(&ctx, args, a, out, &err);
+        rc = t->handler(&ctx, cli_req(), args, a, out, &err);
     qr_memory_ctx_release(&ctx);
     int st = rc == QR_OK ? EXIT_OK : cli_mem_fail(o, rc, &err);
     qr_buf_release(&err);

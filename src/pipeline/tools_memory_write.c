@@ -149,8 +149,9 @@ static int done(qr_arena *a, qr_val *out, const char *verb, const char *key)
 
 /* ---- memory_get ---- */
 
-static int get_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int get_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     qr_mem *m, *own;
     const char *key;
     qr_val v;
@@ -209,8 +210,9 @@ static int get_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 
 /* ---- memory_add, memory_update ---- */
 
-static int add_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int add_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     qr_mem_node n = {0};
     n.weight = 0.5;
     num_arg(args, a, "weight", &n.weight);
@@ -247,8 +249,9 @@ static int add_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
     return rc ? rc : done(a, out, "added", n.key);
 }
 
-static int update_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int update_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     qr_mem_update u = {0};
     const char *key;
     const char **add, **remove;
@@ -299,13 +302,15 @@ static int delete_or_restore(void *ctx, qr_val args, qr_arena *a, qr_val *out, q
     return rc ? rc : done(a, out, del ? "deleted" : "restored", key);
 }
 
-static int delete_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int delete_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     return delete_or_restore(ctx, args, a, out, err, true);
 }
 
-static int restore_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int restore_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     return delete_or_restore(ctx, args, a, out, err, false);
 }
 
@@ -348,20 +353,23 @@ static int link_or_unlink(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_b
     return a->exhausted ? QR_ENOMEM : QR_OK;
 }
 
-static int link_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int link_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     return link_or_unlink(ctx, args, a, out, err, true);
 }
 
-static int unlink_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int unlink_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     return link_or_unlink(ctx, args, a, out, err, false);
 }
 
 /* ---- memory_visit ---- */
 
-static int visit_fn(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int visit_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
+    (void)req; /* one quick statement: the registry refuses a stopped request */
     const char *key, *agent, *outcome;
     int rc = str_arg(args, a, "key", &key, err);
     if (!rc)

@@ -130,9 +130,9 @@ static void test_registry_walk(void)
     qr_arena_release(&a);
 }
 
-static int nop(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
+static int nop(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
-    (void)ctx, (void)args, (void)a, (void)err;
+    (void)ctx, (void)req, (void)args, (void)a, (void)err;
     *out = qr_nil();
     return QR_OK;
 }
@@ -155,7 +155,7 @@ static void test_qualifiers_need_writes(void)
     qr_buf err;
     qr_buf_init(&err);
     qr_val out;
-    CHECK(qr_tools_call(r, "wipe", qr_nil(), &a, &out, &err) == QR_EINVAL);
+    CHECK(qr_tools_call(r, "wipe", NULL, qr_nil(), &a, &out, &err) == QR_EINVAL);
     CHECK_STR(err.p, "tool 'wipe': not available in this session (it needs capability 'writes' "
                      "and capability 'destroys', which is not allowed); pass --allow-write");
     qr_buf_release(&err);
@@ -239,7 +239,7 @@ static int call(qr_tools *r, qr_arena *a, const char *name, const char *edn, qr_
     CHECK(qr_read_all(a, edn, strlen(edn), QR_READ_EDN, &forms, &e) == QR_OK);
     qr_val args = qr_vec_at(forms, 0);
     qr_buf_reset(err);
-    return qr_tools_call(r, name, args, a, out, err);
+    return qr_tools_call(r, name, NULL, args, a, out, err);
 }
 
 static void test_memory_writes(void)

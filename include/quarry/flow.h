@@ -119,7 +119,12 @@ struct qr_flow_expr {
     qr_flow_name *keys;   /* OBJECT */
     size_t nitems;
     qr_flow_name model;   /* CALL_LLM using model "model" (n == 0 when absent) */
+    uint32_t height;      /* nodes on the longest path down, at most QR_FLOW_MAX_EXPR_HEIGHT */
 };
+
+/* The deepest expression tree the parser builds (a longer chain of operators is error
+ * E0007), so every walk of a tree is bounded. */
+#define QR_FLOW_MAX_EXPR_HEIGHT 1000
 
 typedef enum qr_flow_stmt_kind {
     QR_FS_ASSIGN,   /* target = expr */

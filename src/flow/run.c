@@ -32,8 +32,9 @@
 
 /* Largest flow call depth (run FLOW, agents using agents). */
 #define FLOW_MAX_DEPTH 32
-/* Deepest expression the evaluator walks (the checker and the parser bound theirs too). */
-#define FLOW_MAX_EXPR_DEPTH 1000
+/* Deepest evaluation, counted across the flows an expression runs: the parser bounds one
+ * expression at QR_FLOW_MAX_EXPR_HEIGHT; this bounds the C stack of a whole run. */
+#define FLOW_MAX_EXPR_DEPTH 2000
 
 double flow_now_ms(void)
 {
@@ -635,9 +636,9 @@ static int builtin(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
 
 static int eval_node(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
 
-/* Every evaluation goes through here: an expression nested deeper than
- * FLOW_MAX_EXPR_DEPTH (a long chain of operators the parser built iteratively, or a
- * flow's own recursion through prompts) is an error, never a C stack overflow. */
+/* Every evaluation goes through here: evaluations nested deeper than FLOW_MAX_EXPR_DEPTH
+ * (through `run FLOW` inside expressions, or a tree built by hand rather than by the
+ * parser) are an error, never a C stack overflow. */
 static int eval(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 {
     if (fr->expr_depth >= FLOW_MAX_EXPR_DEPTH)

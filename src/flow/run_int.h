@@ -75,6 +75,7 @@ struct flow_frame {
     size_t mem_published;  /* the part of a->used already counted in run->mem_used */
     qr_lisp_session *lisp; /* the builtins' sandbox, made on first use */
     int expr_depth;        /* expressions being evaluated, nested */
+    uint32_t ticks;        /* flow_tick calls, to read the clock every so many */
 };
 
 /* The run-time context of one builtin call (src/flow/builtins.c). */

@@ -41,6 +41,13 @@ static int call_body(qr_lx *lx, const qr_builtin *b, int argc, const qr_val *arg
     qr_val v = lx_apply(lx, f, argc, argv);
     if (lx_unbounded(v))
         lx_throw(lx, QR_LE_TYPE, "'%s' gave an unbounded sequence", b->hdr.name);
+    if (v.t == QR_T_LAZY) {
+        /* a bounded range: its list of integers, which the arena's cap bounds */
+        lx->res->value = lx_realize(lx, v);
+        return QR_OK;
+    }
+    /* anything else may hold ranges, and may share its parts: realised once it is known
+     * to print within the limit, as a program's value is */
     lx_check_size(lx, v, "the value");
     lx->res->value = lx_realize_deep(lx, v);
     return QR_OK;

@@ -35,6 +35,10 @@
 /* Deepest evaluation, counted across the flows an expression runs: the parser bounds one
  * expression at QR_FLOW_MAX_EXPR_HEIGHT; this bounds the C stack of a whole run. */
 #define FLOW_MAX_EXPR_DEPTH 2000
+/* C stack an evaluation may use below its thread's first frame (workers get
+ * FLOW_WORKER_STACK): a second bound, for builds whose frames are large (sanitizers). */
+#define FLOW_STACK_BYTES ((size_t)5 << 20)
+#define FLOW_WORKER_STACK ((size_t)16 << 20)
 
 double flow_now_ms(void)
 {
@@ -389,6 +393,7 @@ int flow_lisp_call(flow_frame *fr, uint32_t line, const char *fname, const char 
     uint64_t steps = atomic_load(&r->steps);
     l->max_steps = steps < r->b.max_steps ? r->b.max_steps - steps : 1;
     l->max_memory = r->b.max_memory; /* the arena's cap holds the room left */
+    l->stack_bytes = (size_t)1 << 20;  /* on top of the flow's FLOW_STACK_BYTES at most */
     qr_lisp_result res;
     int rc = qr_lisp_call(fr->lisp, fr->a, lisp, argc, argv, &res);
     atomic_fetch_add(&r->steps, res.steps);
@@ -525,6 +530,9 @@ static int compare(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b, in
     return flow_fail(fr, e->pos.line, "cannot compare %s with %s", flow_type_of(a), flow_type_of(b));
 }
 
+static int binary_apply(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b,
+                        qr_val *out);
+
 static int binary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 {
     qr_val a, b;
@@ -546,7 +554,14 @@ static int binary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
     rc = eval(fr, e->b, &b);
     if (rc)
         return rc;
-    int c = 0;
+    return binary_apply(fr, e, a, b, out);
+}
+
+/* a op b once both are known (its own function: see eval_node) */
+static __attribute__((noinline)) int binary_apply(flow_frame *fr, const qr_flow_expr *e,
+                                                  qr_val a, qr_val b, qr_val *out)
+{
+    int rc, c = 0;
     switch (e->op) {
     case QR_FOP_EQ: *out = qr_bool(flow_values_equal(a, b)); return QR_OK;
     case QR_FOP_NE: *out = qr_bool(!flow_values_equal(a, b)); return QR_OK;
@@ -644,191 +659,239 @@ static int eval_node(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
  * parser) are an error, never a C stack overflow. */
 static int eval(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 {
-    if (fr->expr_depth >= FLOW_MAX_EXPR_DEPTH)
+    char probe;
+    if (fr->expr_depth >= FLOW_MAX_EXPR_DEPTH ||
+        (fr->stack_base && (size_t)(fr->stack_base - &probe) > FLOW_STACK_BYTES))
         return flow_fail(fr, e->pos.line,
                          "expression nested deeper than %d levels: split it into statements",
-                         FLOW_MAX_EXPR_DEPTH);
+                         fr->expr_depth >= FLOW_MAX_EXPR_DEPTH ? FLOW_MAX_EXPR_DEPTH
+                                                               : fr->expr_depth);
     fr->expr_depth++;
     int rc = eval_node(fr, e, out);
     fr->expr_depth--;
     return rc;
 }
 
-static int eval_node(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+/* The cases with locals of their own are functions of their own (noinline): the frames
+ * of the recursive path eval -> eval_node -> binary stay small, which is what bounds
+ * how deep an expression can go on a thread's stack (more so with sanitizers). */
+static __attribute__((noinline)) int eval_name(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 {
     qr_arena *a = fr->a;
     int rc;
-    switch (e->kind) {
-    case QR_FX_NAME: {
-        if (flow_var_get(fr, e->name.s, e->name.n, out))
-            return QR_OK;
-        const qr_flow_decl *p = qr_flow_find(fr->run->f, QR_FD_PROMPT, e->name.s, e->name.n);
-        if (p) {
-            qr_buf b;
-            qr_buf_init(&b);
-            rc = flow_render_prompt(fr, p, e->pos.line, &b);
-            if (rc == QR_OK)
-                *out = qr_str_new(a, b.p ? b.p : "", b.len);
-            qr_buf_release(&b);
-            return rc;
-        }
-        return flow_fail(fr, e->pos.line, "variable '%.*s' is not set yet", (int)e->name.n,
-                         e->name.s);
-    }
-    case QR_FX_FIELD: {
-        if (!fr->has_item)
-            return flow_fail(fr, e->pos.line, "'.%.*s' outside 'filter ... where'",
-                             (int)e->name.n, e->name.s);
-        qr_val v = fr->item;
-        const char *s = e->name.s, *end = e->name.s + e->name.n;
-        while (s < end) {
-            const char *dot = memchr(s, '.', (size_t)(end - s));
-            size_t k = dot ? (size_t)(dot - s) : (size_t)(end - s);
-            v = flow_field(a, v, s, k);
-            s += k + (dot ? 1 : 0);
-        }
-        *out = v;
+    if (flow_var_get(fr, e->name.s, e->name.n, out))
         return QR_OK;
-    }
-    case QR_FX_STRING: *out = qr_str_new(a, e->s, e->n); return QR_OK;
-    case QR_FX_NUMBER: {
-        char buf[64];
-        size_t n = e->rawn < sizeof buf - 1 ? e->rawn : sizeof buf - 1;
-        memcpy(buf, e->raw, n);
-        buf[n] = 0;
-        if (memchr(buf, '.', n)) {
-            *out = qr_double(strtod(buf, NULL));
-        } else {
-            errno = 0;
-            long long v = strtoll(buf, NULL, 10);
-            *out = errno ? qr_double(strtod(buf, NULL)) : qr_int(v);
-        }
-        return QR_OK;
-    }
-    case QR_FX_BOOL: *out = qr_bool(e->op); return QR_OK;
-    case QR_FX_NULL: *out = qr_nil(); return QR_OK;
-    case QR_FX_LIST: {
-        qr_vecb b;
-        qr_vecb_init(&b, a, e->nitems);
-        for (size_t i = 0; i < e->nitems; i++) {
-            qr_val x;
-            if ((rc = eval(fr, e->items[i], &x)))
-                return rc;
-            qr_vecb_push(&b, x);
-        }
-        *out = qr_vecb_finish(&b, QR_T_VEC);
-        return QR_OK;
-    }
-    case QR_FX_OBJECT: {
-        qr_mapb b;
-        qr_mapb_init(&b, a, e->nitems);
-        for (size_t i = 0; i < e->nitems; i++) {
-            qr_val x;
-            if ((rc = eval(fr, e->items[i], &x)))
-                return rc;
-            const char *k = e->keys[i].s;
-            size_t kn = e->keys[i].n;
-            if (kn >= 2 && (k[0] == '"' || k[0] == '\'')) {
-                k++;
-                kn -= 2;
-            }
-            qr_mapb_put(&b, qr_kw(a, k, kn), x);
-        }
-        *out = qr_mapb_finish(&b, QR_T_MAP);
-        return QR_OK;
-    }
-    case QR_FX_GET: {
-        qr_val obj;
-        if ((rc = eval(fr, e->a, &obj)))
-            return rc;
-        *out = flow_field(a, obj, e->name.s, e->name.n);
-        return QR_OK;
-    }
-    case QR_FX_CALL: return builtin(fr, e, out);
-    case QR_FX_UNARY: {
-        qr_val x;
-        if ((rc = eval(fr, e->a, &x)))
-            return rc;
-        if (e->op == 'n') {
-            *out = qr_bool(!truthy(x));
-            return QR_OK;
-        }
-        if (x.t == QR_T_INT)
-            *out = qr_int(-x.i);
-        else if (x.t == QR_T_DOUBLE)
-            *out = qr_double(-x.d);
-        else
-            return flow_fail(fr, e->pos.line, "'-' needs a number, got %s", flow_type_of(x));
-        return QR_OK;
-    }
-    case QR_FX_BINARY: return binary(fr, e, out);
-    case QR_FX_PAREN: return eval(fr, e->a, out);
-    case QR_FX_FILTER: {
-        qr_val list;
-        if ((rc = eval(fr, e->a, &list)))
-            return rc;
-        if (qr_is_nil(list)) {
-            *out = qr_vec_empty(QR_T_VEC);
-            return QR_OK;
-        }
-        if (list.t != QR_T_VEC && list.t != QR_T_LIST)
-            return flow_fail(fr, e->pos.line, "filter needs a list, got %s", flow_type_of(list));
-        bool had = fr->has_item;
-        qr_val saved = fr->item;
-        qr_vecb b;
-        qr_vecb_init(&b, a, qr_vec_len(list));
-        for (size_t i = 0; i < qr_vec_len(list); i++) {
-            if ((i & 255) == 255 && (rc = flow_tick(fr, e->pos.line, 256))) {
-                fr->has_item = had;
-                fr->item = saved;
-                return rc;
-            }
-            fr->has_item = true;
-            fr->item = qr_vec_at(list, i);
-            qr_val keep;
-            if ((rc = eval(fr, e->b, &keep))) {
-                fr->has_item = had;
-                fr->item = saved;
-                return rc;
-            }
-            if (truthy(keep))
-                qr_vecb_push(&b, qr_vec_at(list, i));
-        }
-        fr->has_item = had;
-        fr->item = saved;
-        *out = qr_vecb_finish(&b, QR_T_VEC);
-        return QR_OK;
-    }
-    case QR_FX_RUN_AGENT: {
-        const qr_flow_decl *ag = qr_flow_find(fr->run->f, QR_FD_AGENT, e->name.s, e->name.n);
-        if (!ag)
-            return flow_fail(fr, e->pos.line, "undefined agent '%.*s'", (int)e->name.n,
-                             e->name.s);
-        return flow_run_agent(fr, ag, e->a, NULL, 0, e->pos.line, out);
-    }
-    case QR_FX_CALL_LLM: return flow_call_llm(fr, e, out);
-    case QR_FX_RUN_FLOW: {
-        const qr_flow_decl *fl = qr_flow_find(fr->run->f, QR_FD_FLOW, e->name.s, e->name.n);
-        if (!fl)
-            return flow_fail(fr, e->pos.line, "undefined flow '%.*s'", (int)e->name.n,
-                             e->name.s);
-        if (fr->depth >= FLOW_MAX_DEPTH)
-            return flow_fail(fr, e->pos.line, "flows nested more than %d deep", FLOW_MAX_DEPTH);
-        qr_val saved_input;
-        bool had_input = flow_var_get(fr, "input_prompt", 12, &saved_input);
-        if (e->a) {
-            qr_val in;
-            if ((rc = eval(fr, e->a, &in)))
-                return rc;
-            flow_var_set(fr, "input_prompt", 12, in);
-        }
-        fr->depth++;
-        rc = flow_run_flow(fr, fl, out);
-        fr->depth--;
-        if (e->a && had_input)
-            flow_var_set(fr, "input_prompt", 12, saved_input);
+    const qr_flow_decl *p = qr_flow_find(fr->run->f, QR_FD_PROMPT, e->name.s, e->name.n);
+    if (p) {
+        qr_buf b;
+        qr_buf_init(&b);
+        rc = flow_render_prompt(fr, p, e->pos.line, &b);
+        if (rc == QR_OK)
+            *out = qr_str_new(a, b.p ? b.p : "", b.len);
+        qr_buf_release(&b);
         return rc;
     }
+    return flow_fail(fr, e->pos.line, "variable '%.*s' is not set yet", (int)e->name.n,
+                     e->name.s);
+}
+
+static __attribute__((noinline)) int eval_field(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    if (!fr->has_item)
+        return flow_fail(fr, e->pos.line, "'.%.*s' outside 'filter ... where'",
+                         (int)e->name.n, e->name.s);
+    qr_val v = fr->item;
+    const char *s = e->name.s, *end = e->name.s + e->name.n;
+    while (s < end) {
+        const char *dot = memchr(s, '.', (size_t)(end - s));
+        size_t k = dot ? (size_t)(dot - s) : (size_t)(end - s);
+        v = flow_field(a, v, s, k);
+        s += k + (dot ? 1 : 0);
+    }
+    *out = v;
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_number(const qr_flow_expr *e, qr_val *out)
+{
+    char buf[64];
+    size_t n = e->rawn < sizeof buf - 1 ? e->rawn : sizeof buf - 1;
+    memcpy(buf, e->raw, n);
+    buf[n] = 0;
+    if (memchr(buf, '.', n)) {
+        *out = qr_double(strtod(buf, NULL));
+    } else {
+        errno = 0;
+        long long v = strtoll(buf, NULL, 10);
+        *out = errno ? qr_double(strtod(buf, NULL)) : qr_int(v);
+    }
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_list(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_vecb b;
+    qr_vecb_init(&b, a, e->nitems);
+    for (size_t i = 0; i < e->nitems; i++) {
+        qr_val x;
+        if ((rc = eval(fr, e->items[i], &x)))
+            return rc;
+        qr_vecb_push(&b, x);
+    }
+    *out = qr_vecb_finish(&b, QR_T_VEC);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_object(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_mapb b;
+    qr_mapb_init(&b, a, e->nitems);
+    for (size_t i = 0; i < e->nitems; i++) {
+        qr_val x;
+        if ((rc = eval(fr, e->items[i], &x)))
+            return rc;
+        const char *k = e->keys[i].s;
+        size_t kn = e->keys[i].n;
+        if (kn >= 2 && (k[0] == '"' || k[0] == '\'')) {
+            k++;
+            kn -= 2;
+        }
+        qr_mapb_put(&b, qr_kw(a, k, kn), x);
+    }
+    *out = qr_mapb_finish(&b, QR_T_MAP);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_get(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_val obj;
+    if ((rc = eval(fr, e->a, &obj)))
+        return rc;
+    *out = flow_field(a, obj, e->name.s, e->name.n);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_unary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    int rc;
+    qr_val x;
+    if ((rc = eval(fr, e->a, &x)))
+        return rc;
+    if (e->op == 'n') {
+        *out = qr_bool(!truthy(x));
+        return QR_OK;
+    }
+    if (x.t == QR_T_INT)
+        *out = qr_int(-x.i);
+    else if (x.t == QR_T_DOUBLE)
+        *out = qr_double(-x.d);
+    else
+        return flow_fail(fr, e->pos.line, "'-' needs a number, got %s", flow_type_of(x));
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_filter(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_val list;
+    if ((rc = eval(fr, e->a, &list)))
+        return rc;
+    if (qr_is_nil(list)) {
+        *out = qr_vec_empty(QR_T_VEC);
+        return QR_OK;
+    }
+    if (list.t != QR_T_VEC && list.t != QR_T_LIST)
+        return flow_fail(fr, e->pos.line, "filter needs a list, got %s", flow_type_of(list));
+    bool had = fr->has_item;
+    qr_val saved = fr->item;
+    qr_vecb b;
+    qr_vecb_init(&b, a, qr_vec_len(list));
+    for (size_t i = 0; i < qr_vec_len(list); i++) {
+        if ((i & 255) == 255 && (rc = flow_tick(fr, e->pos.line, 256))) {
+            fr->has_item = had;
+            fr->item = saved;
+            return rc;
+        }
+        fr->has_item = true;
+        fr->item = qr_vec_at(list, i);
+        qr_val keep;
+        if ((rc = eval(fr, e->b, &keep))) {
+            fr->has_item = had;
+            fr->item = saved;
+            return rc;
+        }
+        if (truthy(keep))
+            qr_vecb_push(&b, qr_vec_at(list, i));
+    }
+    fr->has_item = had;
+    fr->item = saved;
+    *out = qr_vecb_finish(&b, QR_T_VEC);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_run_agent(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    const qr_flow_decl *ag = qr_flow_find(fr->run->f, QR_FD_AGENT, e->name.s, e->name.n);
+    if (!ag)
+        return flow_fail(fr, e->pos.line, "undefined agent '%.*s'", (int)e->name.n,
+                         e->name.s);
+    return flow_run_agent(fr, ag, e->a, NULL, 0, e->pos.line, out);
+}
+
+static __attribute__((noinline)) int eval_run_flow(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    int rc;
+    const qr_flow_decl *fl = qr_flow_find(fr->run->f, QR_FD_FLOW, e->name.s, e->name.n);
+    if (!fl)
+        return flow_fail(fr, e->pos.line, "undefined flow '%.*s'", (int)e->name.n,
+                         e->name.s);
+    if (fr->depth >= FLOW_MAX_DEPTH)
+        return flow_fail(fr, e->pos.line, "flows nested more than %d deep", FLOW_MAX_DEPTH);
+    qr_val saved_input;
+    bool had_input = flow_var_get(fr, "input_prompt", 12, &saved_input);
+    if (e->a) {
+        qr_val in;
+        if ((rc = eval(fr, e->a, &in)))
+            return rc;
+        flow_var_set(fr, "input_prompt", 12, in);
+    }
+    fr->depth++;
+    rc = flow_run_flow(fr, fl, out);
+    fr->depth--;
+    if (e->a && had_input)
+        flow_var_set(fr, "input_prompt", 12, saved_input);
+    return rc;
+}
+
+static int eval_node(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    switch (e->kind) {
+    case QR_FX_NAME: return eval_name(fr, e, out);
+    case QR_FX_FIELD: return eval_field(fr, e, out);
+    case QR_FX_STRING: *out = qr_str_new(a, e->s, e->n); return QR_OK;
+    case QR_FX_NUMBER: return eval_number(e, out);
+    case QR_FX_BOOL: *out = qr_bool(e->op); return QR_OK;
+    case QR_FX_NULL: *out = qr_nil(); return QR_OK;
+    case QR_FX_LIST: return eval_list(fr, e, out);
+    case QR_FX_OBJECT: return eval_object(fr, e, out);
+    case QR_FX_GET: return eval_get(fr, e, out);
+    case QR_FX_CALL: return builtin(fr, e, out);
+    case QR_FX_UNARY: return eval_unary(fr, e, out);
+    case QR_FX_BINARY: return binary(fr, e, out);
+    case QR_FX_PAREN: return eval(fr, e->a, out);
+    case QR_FX_FILTER: return eval_filter(fr, e, out);
+    case QR_FX_RUN_AGENT: return eval_run_agent(fr, e, out);
+    case QR_FX_CALL_LLM: return flow_call_llm(fr, e, out);
+    case QR_FX_RUN_FLOW: return eval_run_flow(fr, e, out);
     }
     return flow_fail(fr, e->pos.line, "cannot evaluate this expression");
 }
@@ -1066,6 +1129,9 @@ static void *worker(void *arg)
         if (i >= j->n)
             break;
         flow_frame *w = &j->frames[i];
+        char base;
+        if (!w->stack_base) /* NULL: a thread of its own */
+            w->stack_base = &base;
         j->rcs[i] = exec(w, j->stmts[i]);
     }
     return NULL;
@@ -1112,13 +1178,23 @@ static int parallel(flow_frame *fr, const qr_flow_stmt *s)
     /* this frame waits while its workers run: they share the memory room it had */
     atomic_fetch_add(&r->active, (int)nthreads - 1);
     size_t started = 0;
+    pthread_attr_t attr;
+    bool have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr)
+        pthread_attr_setstacksize(&attr, FLOW_WORKER_STACK);
     for (size_t t = 0; t < nthreads; t++) {
-        if (pthread_create(&th[t], NULL, worker, &j) != 0)
+        if (pthread_create(&th[t], have_attr ? &attr : NULL, worker, &j) != 0)
             break;
         started++;
     }
-    if (!started)
-        worker(&j); /* no threads to be had: run them here, one after the other */
+    if (have_attr)
+        pthread_attr_destroy(&attr);
+    if (!started) {
+        /* no threads to be had: run them here, one after the other, on this stack */
+        for (size_t i = 0; i < n; i++)
+            j.frames[i].stack_base = fr->stack_base;
+        worker(&j);
+    }
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
     atomic_fetch_sub(&r->active, (int)nthreads - 1);
@@ -1197,6 +1273,8 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     qr_arena_init(&a, r.b.max_memory);
     flow_frame fr;
     memset(&fr, 0, sizeof fr);
+    char stack_base;
+    fr.stack_base = &stack_base;
     fr.run = &r;
     fr.a = &a;
     qr_buf_init(&fr.err);

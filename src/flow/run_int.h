@@ -76,6 +76,7 @@ struct flow_frame {
     qr_lisp_session *lisp; /* the builtins' sandbox, made on first use */
     int expr_depth;        /* expressions being evaluated, nested */
     uint32_t ticks;        /* flow_tick calls, to read the clock every so many */
+    char *stack_base;      /* a local of the thread's first frame, to measure the stack */
 };
 
 /* The run-time context of one builtin call (src/flow/builtins.c). */

@@ -24,14 +24,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static int lisp(struct qr_flow_call *c, const char *name, int argc, const qr_val *argv,
-                qr_val *out)
+static int lisp(struct qr_flow_call *c, const char *name, int argc, const qr_val *argv, qr_val *out)
 {
     return flow_lisp_call(c->fr, c->line, c->b->name, name, argc, argv, out);
 }
 
-static int fail(struct qr_flow_call *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static int fail(struct qr_flow_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct qr_flow_call *c, const char *fmt, ...)
 {
     char msg[300];
@@ -283,14 +281,14 @@ static int bi_range(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val
 static int bi_slice(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
 {
     qr_val x = argv[0];
-    int64_t n = flow_is_list(x) ? (int64_t)qr_vec_len(x) : x.t == QR_T_STR ? (int64_t)x.s->nchars
-                                                                       : -1;
+    int64_t n = flow_is_list(x)   ? (int64_t)qr_vec_len(x)
+                : x.t == QR_T_STR ? (int64_t)x.s->nchars
+                                  : -1;
     if (n < 0)
         return fail(c, "needs a list or a string, got %s", flow_type_of(x));
     for (int i = 1; i < argc; i++)
         if (argv[i].t != QR_T_INT && !qr_is_nil(argv[i]))
-            return fail(c, "needs whole numbers for its bounds, got %s",
-                        flow_type_of(argv[i]));
+            return fail(c, "needs whole numbers for its bounds, got %s", flow_type_of(argv[i]));
     int64_t from = argv[1].t == QR_T_INT ? argv[1].i : 0;
     int64_t to = argc > 2 && argv[2].t == QR_T_INT ? argv[2].i : n;
     if (from < 0)
@@ -299,9 +297,9 @@ static int bi_slice(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val
         to += n;
     from = from < 0 ? 0 : from > n ? n : from;
     to = to < from ? from : to > n ? n : to;
-    qr_val args[3] = {x.t == QR_T_LIST ? qr_vec_from(c->fr->a, QR_T_VEC, qr_vec_items(x), qr_vec_len(x))
-                                       : x,
-                      qr_int(from), qr_int(to)};
+    qr_val args[3] = {
+        x.t == QR_T_LIST ? qr_vec_from(c->fr->a, QR_T_VEC, qr_vec_items(x), qr_vec_len(x)) : x,
+        qr_int(from), qr_int(to)};
     return lisp(c, x.t == QR_T_STR ? "subs" : "subvec", 3, args, out);
 }
 
@@ -320,7 +318,8 @@ static const qr_flow_builtin table[] = {
      "characters of a string, items of a list, entries of an object; 0 for null"},
     {"str", 1, 1, bi_str, "str", "str(x)",
      "x as text, as prompts insert it: lists and objects as JSON, null as \"\""},
-    {"int", 1, 1, bi_int, "int", "int(x)", "a number or a numeric string as a whole number, cut toward zero"},
+    {"int", 1, 1, bi_int, "int", "int(x)",
+     "a number or a numeric string as a whole number, cut toward zero"},
     {"float", 1, 1, bi_float, "double", "float(x)", "a number or a numeric string as a float"},
     {"lower", 1, 1, bi_lower, "clojure.string/lower-case", "lower(s)", "s in lower case"},
     {"upper", 1, 1, bi_upper, "clojure.string/upper-case", "upper(s)", "s in upper case"},

@@ -7,6 +7,13 @@
  * Entry point: the flow `main`, else the only flow, else the agent `main`, else the only
  * agent (or the flow or agent named by opts.flow).
  *
+ * Functions (`len(x)`...) are the records of builtins.c, which call the Lisp sandbox's
+ * builtins. A run has one budget (qr_flow_budget, library defaults for every 0): model
+ * calls and tokens, time, steps and memory, all counted in the run and shared by its
+ * frames. Every statement and loop turn ticks (flow_tick): the stop, the clock every 64
+ * ticks, the steps, and the frame's arena published to the run's memory count, with the
+ * arena's cap set to the room left, so no statement allocates past the budget.
+ *
  * `parallel do` runs its statements on worker threads (at most budget.workers at once).
  * Each worker has its own frame: its own arena, its own model clients, and a table of the
  * variables it sets over a read-only view of the parent's. After all finish, each
@@ -326,6 +333,15 @@ static int memory_fail(flow_frame *fr, uint32_t line)
     return QR_ELIMIT;
 }
 
+static int steps_fail(flow_frame *fr, uint32_t line)
+{
+    flow_fail(fr, line,
+              "step limit of %llu steps reached (statements, loop turns and the work of "
+              "functions; the budget's max_steps raises it)",
+              (unsigned long long)fr->run->b.max_steps);
+    return QR_ELIMIT;
+}
+
 int flow_mem_sync(flow_frame *fr, uint32_t line)
 {
     flow_run *r = fr->run;
@@ -365,10 +381,7 @@ int flow_tick(flow_frame *fr, uint32_t line, uint64_t n)
     }
     uint64_t steps = atomic_fetch_add(&r->steps, n) + n;
     if (steps > r->b.max_steps) {
-        flow_fail(fr, line, "step limit of %llu steps reached (statements, loop turns and "
-                            "the work of functions; the budget's max_steps raises it)",
-                  (unsigned long long)r->b.max_steps);
-        return QR_ELIMIT;
+        return steps_fail(fr, line);
     }
     if (clock && flow_now_ms() - r->t0 >= r->b.max_ms) {
         flow_fail(fr, line, "the time budget of %u ms is spent", r->b.max_ms);
@@ -411,10 +424,7 @@ int flow_lisp_call(flow_frame *fr, uint32_t line, const char *fname, const char 
         rc = QR_ELIMIT;
         break;
     case QR_LE_STEPS:
-        flow_fail(fr, line, "step limit of %llu steps reached (statements, loop turns and the "
-                            "work of functions; the budget's max_steps raises it)",
-                  (unsigned long long)r->b.max_steps);
-        rc = QR_ELIMIT;
+        rc = steps_fail(fr, line);
         break;
     case QR_LE_DEPTH:
         flow_fail(fr, line, "%s(): %s", fname, res.message);

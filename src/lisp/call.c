@@ -53,8 +53,8 @@ static int call_body(qr_lx *lx, const qr_builtin *b, int argc, const qr_val *arg
     return QR_OK;
 }
 
-int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc,
-                 const qr_val *argv, qr_lisp_result *res)
+int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc, const qr_val *argv,
+                 qr_lisp_result *res)
 {
     memset(res, 0, sizeof *res);
     if (!a)

@@ -98,7 +98,8 @@ static void test_docs_table(void)
     CHECK(sec != NULL);
     const qr_flow_builtin *b = qr_flow_builtins();
     size_t rows = 0;
-    for (const char *line = sec; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    for (const char *line = sec; line && *line;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         if (!strncmp(line, "## ", 3))
             break;
         if (strncmp(line, "| `", 3))
@@ -119,8 +120,8 @@ static void test_docs_table(void)
             snprintf(lisp, sizeof lisp, "(JSON, no Lisp builtin)");
         snprintf(want, sizeof want, "| `%s` | %s | %s |", b[rows].usage, lisp, b[rows].doc);
         if (strlen(want) != n || memcmp(want, line, n)) {
-            fprintf(stderr, "docs/flow.md row %zu:\n  doc:   %.*s\n  table: %s\n", rows + 1,
-                    (int)n, line, want);
+            fprintf(stderr, "docs/flow.md row %zu:\n  doc:   %.*s\n  table: %s\n", rows + 1, (int)n,
+                    line, want);
             check_failures++;
         }
         /* the usage starts with the name */
@@ -153,8 +154,7 @@ static void test_table_names_lisp(void)
         const char *want = b->lisp;
         qr_lisp_each_builtin(no_such, &want);
         if (want) {
-            fprintf(stderr, "flow %s names '%s', which the Lisp does not have\n", b->name,
-                    b->lisp);
+            fprintf(stderr, "flow %s names '%s', which the Lisp does not have\n", b->name, b->lisp);
             check_failures++;
         }
     }

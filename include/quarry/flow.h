@@ -286,8 +286,8 @@ const char *qr_flow_decl_kind_name(qr_flow_decl_kind k);
  *   max_calls   model calls per run                               (QR_FLOW_DEFAULT_CALLS)
  *   max_tokens  input + output tokens per run                     (QR_FLOW_DEFAULT_TOKENS)
  *   max_ms      wall time per run                                 (QR_FLOW_DEFAULT_MS)
- *   max_steps   statements, loop turns, expressions and the steps
- *               of the builtins they call                         (QR_FLOW_DEFAULT_STEPS)
+ *   max_steps   statements, loop turns, function calls, filtered
+ *               items, and the Lisp steps of the functions        (QR_FLOW_DEFAULT_STEPS)
  *   max_memory  bytes of the values the run builds                (QR_FLOW_DEFAULT_MEMORY)
  *   max_turns   model turns of one agent run                      (QR_FLOW_DEFAULT_TURNS)
  *   workers     statements of one `parallel do` run at once       (QR_FLOW_DEFAULT_WORKERS)

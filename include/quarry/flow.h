@@ -16,12 +16,14 @@
  * Error codes: qr_flow_parse returns QR_OK even for a file with syntax errors (they are
  * diagnostics; the tree holds what could be parsed); QR_ENOMEM when the arena is
  * exhausted. qr_flow_run returns QR_OK, QR_ERUNTIME (the flow failed; the message is in
- * its error buffer), QR_ELIMIT (a budget ran out) or QR_ENOMEM.
+ * its error buffer), QR_ELIMIT (a budget ran out: calls, tokens, time, steps, memory or
+ * nesting), QR_ESTOPPED (budget.stop asked it to end) or QR_ENOMEM.
  */
 #ifndef QUARRY_FLOW_H
 #define QUARRY_FLOW_H
 
 #include "quarry/base.h"
+#include "quarry/value.h"
 
 /* ---- diagnostics ---- */
 typedef enum { QR_FLOW_ERROR = 0, QR_FLOW_WARNING = 1 } qr_flow_severity;
@@ -117,7 +119,12 @@ struct qr_flow_expr {
     qr_flow_name *keys;   /* OBJECT */
     size_t nitems;
     qr_flow_name model;   /* CALL_LLM using model "model" (n == 0 when absent) */
+    uint32_t height;      /* nodes on the longest path down, at most QR_FLOW_MAX_EXPR_HEIGHT */
 };
+
+/* The deepest expression tree the parser builds (a longer chain of operators is error
+ * E0007), so every walk of a tree is bounded. */
+#define QR_FLOW_MAX_EXPR_HEIGHT 1000
 
 typedef enum qr_flow_stmt_kind {
     QR_FS_ASSIGN,   /* target = expr */
@@ -241,6 +248,29 @@ int qr_flow_check_text(qr_arena *a, const char *src, size_t n, qr_flow_file **ou
 /* The canonical layout of a file that parsed without errors, appended to out. */
 int qr_flow_format(const qr_flow_file *f, qr_buf *out);
 
+/* ---- builtin functions of expressions ----
+ * One record per function: the checker (arity, "did you mean"), the runtime, the
+ * language server's completion and docs/flow.md's list all read this table. Most call
+ * the Lisp builtin named in `lisp` through qr_lisp_call, so a flow gets the sandbox's
+ * semantics, messages and limits; docs/decisions.md records where a flow function
+ * deliberately differs. */
+struct qr_flow_call; /* the run-time context of one call (src/flow) */
+typedef int (*qr_flow_builtin_fn)(struct qr_flow_call *c, int argc, const qr_val *argv,
+                                  qr_val *out);
+typedef struct qr_flow_builtin {
+    const char *name;
+    int min_args, max_args;
+    qr_flow_builtin_fn fn;
+    const char *lisp;  /* the Lisp builtin it calls, or NULL (json, parse_json) */
+    const char *usage; /* "join(list, sep)" */
+    const char *doc;   /* one line */
+} qr_flow_builtin;
+
+/* The table, ending with a record whose name is NULL. */
+const qr_flow_builtin *qr_flow_builtins(void);
+/* The record of s[0..n), or NULL. */
+const qr_flow_builtin *qr_flow_builtin_find(const char *s, size_t n);
+
 /* Lookups in a parsed file (NULL when absent). An agent's name is "main" when unnamed. */
 const qr_flow_decl *qr_flow_find(const qr_flow_file *f, qr_flow_decl_kind kind, const char *s,
                                  size_t n);
@@ -249,13 +279,43 @@ qr_flow_name qr_flow_decl_name(const qr_flow_decl *d);
 const char *qr_flow_decl_kind_name(qr_flow_decl_kind k);
 
 /* ---- running ---- */
+/* What one run may spend. Every field's 0 means the library's default (below), so a
+ * zeroed budget is a sane one, never "no limit"; a surface that wants more says so. All
+ * of a run's work counts against the one budget, `parallel do` workers included: one
+ * struct, so that a caller's request object can fill it in.
+ *   max_calls   model calls per run                               (QR_FLOW_DEFAULT_CALLS)
+ *   max_tokens  input + output tokens per run                     (QR_FLOW_DEFAULT_TOKENS)
+ *   max_ms      wall time per run                                 (QR_FLOW_DEFAULT_MS)
+ *   max_steps   statements, loop turns, function calls, filtered
+ *               items, and the Lisp steps of the functions        (QR_FLOW_DEFAULT_STEPS)
+ *   max_memory  bytes of the values the run builds                (QR_FLOW_DEFAULT_MEMORY)
+ *   max_turns   model turns of one agent run                      (QR_FLOW_DEFAULT_TURNS)
+ *   workers     statements of one `parallel do` run at once       (QR_FLOW_DEFAULT_WORKERS)
+ *   stop        when not NULL, the run ends (QR_ESTOPPED) once qr_stop_check says so:
+ *               a cancel from another thread, or its deadline */
 typedef struct qr_flow_budget {
-    uint32_t max_calls;     /* model calls per run; 0: no limit */
-    uint64_t max_tokens;    /* input + output tokens per run; 0: no limit */
-    uint32_t max_ms;        /* wall time per run; 0: no limit */
-    uint32_t max_turns;     /* model turns of one agent run; default 8 */
-    uint32_t workers;       /* parallel do: threads at once; default 4 */
+    uint32_t max_calls;
+    uint64_t max_tokens;
+    uint32_t max_ms;
+    uint64_t max_steps;
+    size_t max_memory;
+    uint32_t max_turns;
+    uint32_t workers;
+    const qr_stop *stop;
 } qr_flow_budget;
+
+#define QR_FLOW_DEFAULT_CALLS 100u
+#define QR_FLOW_DEFAULT_TOKENS 1000000u
+#define QR_FLOW_DEFAULT_MS 600000u
+#define QR_FLOW_DEFAULT_STEPS 100000000u
+#define QR_FLOW_DEFAULT_MEMORY ((size_t)256 << 20)
+#define QR_FLOW_DEFAULT_TURNS 8u
+#define QR_FLOW_DEFAULT_WORKERS 4u
+
+/* Fills b with the defaults (stop NULL). */
+void qr_flow_budget_default(qr_flow_budget *b);
+/* Replaces every 0 field of b with its default. */
+void qr_flow_budget_fill(qr_flow_budget *b);
 
 struct qr_llm_config;
 struct qr_tools;

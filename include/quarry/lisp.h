@@ -105,6 +105,20 @@ void qr_lisp_set_seed(qr_lisp_session *s, uint64_t seed);
  * limits included). res is always filled in; clear it with qr_lisp_result_clear. */
 int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *res);
 
+/* Calls the builtin function `name` (as a program names it: "count", "clojure.string/join")
+ * on argv, as the call (name argv...) would run: the same semantics and error messages,
+ * under the session's limits (time, steps, depth, memory, interrupt). Values are
+ * allocated in arena a (NULL: the session's arena); the memory limit counts from a's use
+ * when the call starts, and a's own cap (when smaller) still holds, so a host can share
+ * one budget among its calls. res->value (ranges realised as lists) lives in a.
+ * Returns QR_OK; QR_EINVAL when no builtin has that name (kind unbound-symbol) or argc
+ * is outside its arity (arity-error); QR_ERUNTIME when the call failed (res->kind and
+ * res->message as for qr_lisp_run), in which case what it allocated in a is given back
+ * and a's flags are as they were. One call at a time per session (not thread-safe);
+ * qr_lisp_interrupt stops a call in progress. Clear res with qr_lisp_result_clear. */
+int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc,
+                 const qr_val *argv, qr_lisp_result *res);
+
 /* Asks the run in progress on s to stop: it fails with `interrupted` at its next check
  * (every 1024 evaluation steps, as often inside printing, equality, hashing and sorting,
  * and after every tool call), leaving the session as it was, as any failed run does. Safe

@@ -321,11 +321,14 @@ static const char run_usage[] =
     "  --input TEXT       the run's input (input_prompt); --input - reads stdin\n"
     "  --trace FILE       write every step as JSON lines: prompts, replies, tool calls,\n"
     "                     durations, tokens (never the API key)\n"
-    "  --max-calls N      budget of model calls (default 100)\n"
-    "  --max-tokens N     budget of tokens, input and output (default 1000000)\n"
-    "  --max-time-ms N    budget of wall time (default 600000)\n"
-    "  --max-turns N      model turns of one agent run (default 8)\n"
-    "  --workers N        statements of a 'parallel do' run at once (default 4)\n"
+    "  --max-calls N      budget of model calls (default %u)\n"
+    "  --max-tokens N     budget of tokens, input and output (default %u)\n"
+    "  --max-time-ms N    budget of wall time (default %u)\n"
+    "  --max-steps N      budget of statements, loop turns and function work (default %u)\n"
+    "  --max-memory SIZE  budget of the memory the run's values take (default %zuM);\n"
+    "                     e.g. 512M or 2G; parallel statements share it\n"
+    "  --max-turns N      model turns of one agent run (default %u)\n"
+    "  --workers N        statements of a 'parallel do' run at once (default %u)\n"
     "  --repo DIR         the repository the git tools read (default: the working\n"
     "                     directory's)\n"
     "\n"
@@ -374,18 +377,21 @@ static void retry_note(void *ud, const char *line)
 static int flow_run_cmd(int argc, char **argv)
 {
     const char *file = NULL, *flow = NULL, *input = NULL, *trace = NULL, *repo = NULL;
-    qr_flow_budget b = {.max_calls = 100, .max_tokens = 1000000, .max_ms = 600000,
-                        .max_turns = 8, .workers = 4};
+    qr_flow_budget b; /* the library's defaults, then what the options say */
+    qr_flow_budget_default(&b);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(run_usage, stdout);
+            printf(run_usage, QR_FLOW_DEFAULT_CALLS, QR_FLOW_DEFAULT_TOKENS, QR_FLOW_DEFAULT_MS,
+                   QR_FLOW_DEFAULT_STEPS, QR_FLOW_DEFAULT_MEMORY >> 20, QR_FLOW_DEFAULT_TURNS,
+                   QR_FLOW_DEFAULT_WORKERS);
             return EXIT_OK;
         }
         bool takes = !strcmp(a, "--flow") || !strcmp(a, "--input") || !strcmp(a, "--trace") ||
                      !strcmp(a, "--repo") || !strcmp(a, "--max-calls") ||
                      !strcmp(a, "--max-tokens") || !strcmp(a, "--max-time-ms") ||
-                     !strcmp(a, "--max-turns") || !strcmp(a, "--workers");
+                     !strcmp(a, "--max-turns") || !strcmp(a, "--workers") ||
+                     !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory");
         if (takes && i + 1 >= argc) {
             cli_usage_error("flow run", "%s needs a value", a);
             return EXIT_USAGE;
@@ -400,9 +406,30 @@ static int flow_run_cmd(int argc, char **argv)
             trace = v;
         else if (!strcmp(a, "--repo"))
             repo = v;
-        else if (takes) {
+        else if (!strcmp(a, "--max-memory")) {
+            size_t sz = 0;
+            if (!cli_parse_size(v, &sz) || sz < 4096) {
+                cli_usage_error("flow run", "--max-memory takes a size of at least 4K (e.g. "
+                                            "512M or 2G), not '%s'", v);
+                return EXIT_USAGE;
+            }
+            b.max_memory = sz;
+        } else if (!strcmp(a, "--max-steps")) {
+            if (!cli_parse_u64(v, &n) || !n) {
+                cli_usage_error("flow run", "--max-steps takes a positive whole number, not '%s'",
+                                v);
+                return EXIT_USAGE;
+            }
+            b.max_steps = n;
+        } else if (takes) {
             if (!cli_parse_u64(v, &n) || n > UINT32_MAX) {
                 cli_usage_error("flow run", "%s takes a whole number, not '%s'", a, v);
+                return EXIT_USAGE;
+            }
+            if (!n && (!strcmp(a, "--max-calls") || !strcmp(a, "--max-tokens") ||
+                       !strcmp(a, "--max-time-ms"))) {
+                /* a budget of 0 would mean the library's default, not "none" */
+                cli_usage_error("flow run", "%s takes a positive whole number, not '%s'", a, v);
                 return EXIT_USAGE;
             }
             if (!strcmp(a, "--max-calls"))

@@ -23,24 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const flow_builtin flow_builtins[] = {
-    {"len", 1, 1},     {"str", 1, 1},      {"int", 1, 1},   {"float", 1, 1},
-    {"lower", 1, 1},   {"upper", 1, 1},    {"trim", 1, 1},  {"join", 1, 2},
-    {"split", 1, 2},   {"keys", 1, 1},     {"values", 1, 1}, {"json", 1, 1},
-    {"parse_json", 1, 1}, {"first", 1, 1}, {"last", 1, 1},  {"flatten", 1, 1},
-    {"unique", 1, 1},  {"sum", 1, 1},      {"min", 1, 1},   {"max", 1, 1},
-    {"range", 1, 2},   {"slice", 2, 3},    {"round", 1, 1}, {"abs", 1, 1},
-    {NULL, 0, 0},
-};
-
-const flow_builtin *flow_builtin_find(const char *s, size_t n)
-{
-    for (const flow_builtin *b = flow_builtins; b->name; b++)
-        if (strlen(b->name) == n && !memcmp(b->name, s, n))
-            return b;
-    return NULL;
-}
-
 const char *const flow_tool_groups[] = {"git", "memory", "quarry", NULL};
 
 bool flow_tool_group_known(const char *s, size_t n)
@@ -408,11 +390,11 @@ static void check_expr(checker *c, const qr_flow_expr *e, bool in_filter)
                 check_expr(c, e->items[i], in_filter);
             return;
         case QR_FX_CALL: {
-            const flow_builtin *b = flow_builtin_find(e->name.s, e->name.n);
+            const qr_flow_builtin *b = qr_flow_builtin_find(e->name.s, e->name.n);
             if (!b) {
                 const char *names[40];
                 int k = 0;
-                for (const flow_builtin *x = flow_builtins; x->name && k < 39; x++)
+                for (const qr_flow_builtin *x = qr_flow_builtins(); x->name && k < 39; x++)
                     names[k++] = x->name;
                 names[k] = NULL;
                 char help[300];
@@ -421,13 +403,18 @@ static void check_expr(checker *c, const qr_flow_expr *e, bool in_filter)
                                  e->name.pos.col, e->name.pos.len,
                                  help[0] ? help : "see docs/flow.md for the functions",
                                  "undefined function '%.*s'", (int)e->name.n, e->name.s);
-            } else if ((int)e->nitems < b->min || (int)e->nitems > b->max) {
+            } else if ((int)e->nitems < b->min_args || (int)e->nitems > b->max_args) {
+                char help[160], takes[64];
+                snprintf(help, sizeof help, "usage: %s", b->usage);
+                if (b->min_args == b->max_args)
+                    snprintf(takes, sizeof takes, "%d argument%s", b->min_args,
+                             b->min_args == 1 ? "" : "s");
+                else
+                    snprintf(takes, sizeof takes, "%d to %d arguments", b->min_args,
+                             b->max_args);
                 qr_flow_diag_add(c->d, QR_FLOW_ERROR, "E0007", e->name.pos.line,
-                                 e->name.pos.col, e->name.pos.len, NULL,
-                                 "function '%s' takes %d%s%d argument%s, not %zu", b->name,
-                                 b->min, b->min == b->max ? "" : " to ",
-                                 b->min == b->max ? -1 : b->max, b->max == 1 ? "" : "s",
-                                 e->nitems);
+                                 e->name.pos.col, e->name.pos.len, help,
+                                 "function '%s' takes %s, not %zu", b->name, takes, e->nitems);
             }
             for (size_t i = 0; i < e->nitems; i++)
                 check_expr(c, e->items[i], in_filter);

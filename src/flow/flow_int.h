@@ -61,14 +61,6 @@ bool flow_str_decode(qr_arena *a, const flow_tok *t, const char **s, size_t *n);
 /* Code points in s[0..n). */
 uint32_t flow_cp_len(const char *s, size_t n);
 
-/* Builtin functions of expressions: name, arity range. NULL-terminated. */
-typedef struct flow_builtin {
-    const char *name;
-    int min, max;
-} flow_builtin;
-extern const flow_builtin flow_builtins[];
-const flow_builtin *flow_builtin_find(const char *s, size_t n);
-
 /* Builtin tool groups `tools NAME` may name without a `tool` declaration. */
 extern const char *const flow_tool_groups[];
 bool flow_tool_group_known(const char *s, size_t n);

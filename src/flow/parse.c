@@ -51,6 +51,35 @@ static qr_flow_expr *mkexpr(parser *p, qr_flow_expr_kind k, const flow_tok *t)
         return NULL;
     e->kind = k;
     e->pos = pos_of(t);
+    e->height = 1;
+    return e;
+}
+
+/* Sets e's height from its operands' once they are attached. Chains of operators and of
+ * `.field` are built in loops, not by recursion, so brackets (FLOW_MAX_NEST) do not bound
+ * them: the height does, for every walk of the tree (checker, formatter, runtime). */
+static qr_flow_expr *sized(parser *p, qr_flow_expr *e)
+{
+    if (!e)
+        return NULL;
+    uint32_t h = 0;
+    if (e->a && e->a->height > h)
+        h = e->a->height;
+    if (e->b && e->b->height > h)
+        h = e->b->height;
+    for (size_t i = 0; i < e->nitems; i++)
+        if (e->items[i] && e->items[i]->height > h)
+            h = e->items[i]->height;
+    e->height = h + 1;
+    if (e->height > QR_FLOW_MAX_EXPR_HEIGHT) {
+        if (!p->failed) {
+            p->failed = true;
+            qr_flow_diag_add(p->d, QR_FLOW_ERROR, "E0007", e->pos.line, e->pos.col, e->pos.len,
+                             "split it: assign parts to variables first",
+                             "expression nested deeper than %d levels", QR_FLOW_MAX_EXPR_HEIGHT);
+        }
+        return NULL;
+    }
     return e;
 }
 
@@ -104,7 +133,7 @@ static qr_flow_expr *parse_invoke(parser *p)
         }
         advance(p);
     }
-    return e;
+    return sized(p, e);
 }
 
 static qr_flow_expr *parse_atom(parser *p)
@@ -283,6 +312,7 @@ static qr_flow_expr *parse_atom(parser *p)
         error_at(p, &t, NULL, "an expression");
         return NULL;
     }
+    e = sized(p, e);
     /* property access */
     while (e && is_op(&p->tok, ".") && peek(p)->kind == T_NAME && !peek(p)->dollar) {
         flow_tok dot = p->tok;
@@ -294,7 +324,7 @@ static qr_flow_expr *parse_atom(parser *p)
         g->name = name_of(&p->tok);
         g->pos = e->pos;
         advance(p);
-        e = g;
+        e = sized(p, g);
     }
     return e;
 }
@@ -311,7 +341,7 @@ static qr_flow_expr *binary(parser *p, const flow_tok *t, int op, qr_flow_expr *
     e->a = a;
     e->b = b;
     e->pos = a->pos;
-    return e;
+    return sized(p, e);
 }
 
 static qr_flow_expr *parse_unary(parser *p)
@@ -330,7 +360,7 @@ static qr_flow_expr *parse_unary(parser *p)
             e->op = '-';
             e->a = x;
         }
-        return e;
+        return sized(p, e);
     }
     if (!enter(p))
         return NULL;
@@ -404,7 +434,7 @@ static qr_flow_expr *parse_not(parser *p)
             e->op = 'n';
             e->a = x;
         }
-        return e;
+        return sized(p, e);
     }
     return parse_cmp(p);
 }

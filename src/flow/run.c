@@ -7,6 +7,13 @@
  * Entry point: the flow `main`, else the only flow, else the agent `main`, else the only
  * agent (or the flow or agent named by opts.flow).
  *
+ * Functions (`len(x)`...) are the records of builtins.c, which call the Lisp sandbox's
+ * builtins. A run has one budget (qr_flow_budget, library defaults for every 0): model
+ * calls and tokens, time, steps and memory, all counted in the run and shared by its
+ * frames. Every statement and loop turn ticks (flow_tick): the stop, the clock every 64
+ * ticks, the steps, and the frame's arena published to the run's memory count, with the
+ * arena's cap set to the room left, so no statement allocates past the budget.
+ *
  * `parallel do` runs its statements on worker threads (at most budget.workers at once).
  * Each worker has its own frame: its own arena, its own model clients, and a table of the
  * variables it sets over a read-only view of the parent's. After all finish, each
@@ -32,8 +39,13 @@
 
 /* Largest flow call depth (run FLOW, agents using agents). */
 #define FLOW_MAX_DEPTH 32
-/* Arena cap of one frame: a runaway loop cannot take all memory. */
-#define FLOW_ARENA_CAP ((size_t)1 << 30)
+/* Deepest evaluation, counted across the flows an expression runs: the parser bounds one
+ * expression at QR_FLOW_MAX_EXPR_HEIGHT; this bounds the C stack of a whole run. */
+#define FLOW_MAX_EXPR_DEPTH 2000
+/* C stack an evaluation may use below its thread's first frame (workers get
+ * FLOW_WORKER_STACK): a second bound, for builds whose frames are large (sanitizers). */
+#define FLOW_STACK_BYTES ((size_t)5 << 20)
+#define FLOW_WORKER_STACK ((size_t)16 << 20)
 
 double flow_now_ms(void)
 {
@@ -219,7 +231,7 @@ static bool truthy(qr_val v)
     }
 }
 
-static const char *type_of(qr_val v)
+const char *flow_type_of(qr_val v)
 {
     switch (v.t) {
     case QR_T_NIL: return "null";
@@ -274,14 +286,163 @@ void flow_budget_add(flow_run *r, const qr_llm_usage *u)
     pthread_mutex_unlock(&r->lock);
 }
 
-static int time_check(flow_frame *fr, uint32_t line)
+void qr_flow_budget_default(qr_flow_budget *b)
+{
+    memset(b, 0, sizeof *b);
+    qr_flow_budget_fill(b);
+}
+
+void qr_flow_budget_fill(qr_flow_budget *b)
+{
+    if (!b->max_calls)
+        b->max_calls = QR_FLOW_DEFAULT_CALLS;
+    if (!b->max_tokens)
+        b->max_tokens = QR_FLOW_DEFAULT_TOKENS;
+    if (!b->max_ms)
+        b->max_ms = QR_FLOW_DEFAULT_MS;
+    if (!b->max_steps)
+        b->max_steps = QR_FLOW_DEFAULT_STEPS;
+    if (!b->max_memory)
+        b->max_memory = QR_FLOW_DEFAULT_MEMORY;
+    if (!b->max_turns)
+        b->max_turns = QR_FLOW_DEFAULT_TURNS;
+    if (!b->workers)
+        b->workers = QR_FLOW_DEFAULT_WORKERS;
+}
+
+/* "256 MiB", "1.5 GiB" or "1000 bytes", for messages */
+static void size_text(char *out, size_t cap, size_t n)
+{
+    if (n >= ((size_t)1 << 30) && n % ((size_t)1 << 30) == 0)
+        snprintf(out, cap, "%zu GiB", n >> 30);
+    else if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+        snprintf(out, cap, "%zu MiB", n >> 20);
+    else if (n >= ((size_t)1 << 10) && n % ((size_t)1 << 10) == 0)
+        snprintf(out, cap, "%zu KiB", n >> 10);
+    else
+        snprintf(out, cap, "%zu bytes", n);
+}
+
+static int memory_fail(flow_frame *fr, uint32_t line)
+{
+    char lim[40];
+    size_text(lim, sizeof lim, fr->run->b.max_memory);
+    flow_fail(fr, line, "memory limit of %s reached: the values this run builds need more "
+                        "(a loop that never ends? the budget's max_memory raises it)",
+              lim);
+    return QR_ELIMIT;
+}
+
+static int steps_fail(flow_frame *fr, uint32_t line)
+{
+    flow_fail(fr, line,
+              "step limit of %llu steps reached (statements, loop turns and the work of "
+              "functions; the budget's max_steps raises it)",
+              (unsigned long long)fr->run->b.max_steps);
+    return QR_ELIMIT;
+}
+
+int flow_mem_sync(flow_frame *fr, uint32_t line)
 {
     flow_run *r = fr->run;
-    if (r->b.max_ms && flow_now_ms() - r->t0 >= r->b.max_ms) {
+    qr_arena *a = fr->a;
+    size_t used = a->used;
+    if (used > fr->mem_published)
+        atomic_fetch_add(&r->mem_used, used - fr->mem_published);
+    else if (used < fr->mem_published)
+        atomic_fetch_sub(&r->mem_used, fr->mem_published - used);
+    fr->mem_published = used;
+    size_t total = atomic_load(&r->mem_used);
+    if (a->exhausted || total >= r->b.max_memory)
+        return memory_fail(fr, line);
+    /* the room left, shared among the frames running at once, is this arena's cap until
+     * the next check: a statement cannot allocate past the run's budget between checks */
+    size_t room = r->b.max_memory - total;
+    int active = atomic_load(&r->active);
+    if (active > 1)
+        room /= (size_t)active;
+    a->cap = used + (room ? room : 1);
+    return QR_OK;
+}
+
+int flow_tick(flow_frame *fr, uint32_t line, uint64_t n)
+{
+    flow_run *r = fr->run;
+    /* the clock (and a stop's deadline) every 64 ticks of this frame: a statement is a few
+     * hundred nanoseconds, reading the clock a tenth of that */
+    bool clock = (fr->ticks++ & 63) == 0;
+    if (clock && r->b.stop && qr_stop_check(r->b.stop)) {
+        qr_buf why;
+        qr_buf_init(&why);
+        qr_stop_describe(r->b.stop, &why);
+        flow_fail(fr, line, "the run was stopped: %s", why.p ? why.p : "cancelled");
+        qr_buf_release(&why);
+        return QR_ESTOPPED;
+    }
+    uint64_t steps = atomic_fetch_add(&r->steps, n) + n;
+    if (steps > r->b.max_steps) {
+        return steps_fail(fr, line);
+    }
+    if (clock && flow_now_ms() - r->t0 >= r->b.max_ms) {
         flow_fail(fr, line, "the time budget of %u ms is spent", r->b.max_ms);
         return QR_ELIMIT;
     }
-    return QR_OK;
+    return flow_mem_sync(fr, line);
+}
+
+int flow_lisp_call(flow_frame *fr, uint32_t line, const char *fname, const char *lisp,
+                   int argc, const qr_val *argv, qr_val *out)
+{
+    flow_run *r = fr->run;
+    if (!fr->lisp) {
+        fr->lisp = qr_lisp_session_new(NULL);
+        if (!fr->lisp)
+            return flow_fail(fr, line, "out of memory");
+    }
+    /* what is left of the run's budget is the call's limit */
+    qr_lisp_limits *l = qr_lisp_session_limits(fr->lisp);
+    double left_ms = (double)r->b.max_ms - (flow_now_ms() - r->t0);
+    l->timeout_ms = left_ms > 1 ? (uint64_t)left_ms : 1;
+    uint64_t steps = atomic_load(&r->steps);
+    l->max_steps = steps < r->b.max_steps ? r->b.max_steps - steps : 1;
+    l->max_memory = r->b.max_memory; /* the arena's cap holds the room left */
+    l->stack_bytes = (size_t)1 << 20;  /* on top of the flow's FLOW_STACK_BYTES at most */
+    qr_lisp_result res;
+    int rc = qr_lisp_call(fr->lisp, fr->a, lisp, argc, argv, &res);
+    atomic_fetch_add(&r->steps, res.steps);
+    if (rc == QR_OK) {
+        *out = res.value;
+        qr_lisp_result_clear(&res);
+        return QR_OK;
+    }
+    switch (res.kind) {
+    case QR_LE_MEMORY:
+        rc = memory_fail(fr, line);
+        break;
+    case QR_LE_TIMEOUT:
+        flow_fail(fr, line, "the time budget of %u ms is spent", r->b.max_ms);
+        rc = QR_ELIMIT;
+        break;
+    case QR_LE_STEPS:
+        rc = steps_fail(fr, line);
+        break;
+    case QR_LE_DEPTH:
+        flow_fail(fr, line, "%s(): %s", fname, res.message);
+        rc = QR_ELIMIT;
+        break;
+    default: {
+        /* the Lisp names its function ("'count' expects ..."): a flow's user wrote fname */
+        const char *m = res.message;
+        const char *q = m[0] == '\'' ? strstr(m + 1, "' ") : NULL;
+        if (q)
+            flow_fail(fr, line, "%s()%s", fname, q + 1);
+        else
+            flow_fail(fr, line, "%s(): %s", fname, m);
+        rc = QR_ERUNTIME;
+    }
+    }
+    qr_lisp_result_clear(&res);
+    return rc;
 }
 
 /* ---- expressions ---- */
@@ -291,7 +452,7 @@ static int num_binary(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b,
 {
     if (!qr_is_number(a) || !qr_is_number(b))
         return flow_fail(fr, e->pos.line, "'%s' needs numbers, got %s and %s",
-                         qr_flow_op_text(e->op), type_of(a), type_of(b));
+                         qr_flow_op_text(e->op), flow_type_of(a), flow_type_of(b));
     bool ints = a.t == QR_T_INT && b.t == QR_T_INT;
     double x = qr_to_double(a), y = qr_to_double(b);
     switch (e->op) {
@@ -345,7 +506,7 @@ static void normalize(qr_buf *out, qr_val v)
     qr_buf_release(&raw);
 }
 
-static bool values_equal(qr_val a, qr_val b)
+bool flow_values_equal(qr_val a, qr_val b)
 {
     if (qr_is_number(a) && qr_is_number(b))
         return qr_num_equal(a, b);
@@ -376,8 +537,11 @@ static int compare(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b, in
         *c = r ? (r < 0 ? -1 : 1) : (a.s->len < b.s->len ? -1 : a.s->len > b.s->len);
         return QR_OK;
     }
-    return flow_fail(fr, e->pos.line, "cannot compare %s with %s", type_of(a), type_of(b));
+    return flow_fail(fr, e->pos.line, "cannot compare %s with %s", flow_type_of(a), flow_type_of(b));
 }
+
+static int binary_apply(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b,
+                        qr_val *out);
 
 static int binary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 {
@@ -400,10 +564,17 @@ static int binary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
     rc = eval(fr, e->b, &b);
     if (rc)
         return rc;
-    int c = 0;
+    return binary_apply(fr, e, a, b, out);
+}
+
+/* a op b once both are known (its own function: see eval_node) */
+static __attribute__((noinline)) int binary_apply(flow_frame *fr, const qr_flow_expr *e,
+                                                  qr_val a, qr_val b, qr_val *out)
+{
+    int rc, c = 0;
     switch (e->op) {
-    case QR_FOP_EQ: *out = qr_bool(values_equal(a, b)); return QR_OK;
-    case QR_FOP_NE: *out = qr_bool(!values_equal(a, b)); return QR_OK;
+    case QR_FOP_EQ: *out = qr_bool(flow_values_equal(a, b)); return QR_OK;
+    case QR_FOP_NE: *out = qr_bool(!flow_values_equal(a, b)); return QR_OK;
     case QR_FOP_LT:
     case QR_FOP_LE:
     case QR_FOP_GT:
@@ -425,7 +596,7 @@ static int binary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
         } else if (a.t == QR_T_VEC || a.t == QR_T_LIST) {
             bool found = false;
             for (size_t i = 0; i < qr_vec_len(a) && !found; i++)
-                found = values_equal(qr_vec_at(a, i), b);
+                found = flow_values_equal(qr_vec_at(a, i), b);
             *out = qr_bool(found);
         } else if (a.t == QR_T_MAP) {
             qr_buf kb;
@@ -484,183 +655,253 @@ static int binary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
                                                      : qr_double(qr_to_double(a) + qr_to_double(b));
             return QR_OK;
         }
-        return flow_fail(fr, e->pos.line, "cannot add %s and %s", type_of(a), type_of(b));
+        return flow_fail(fr, e->pos.line, "cannot add %s and %s", flow_type_of(a), flow_type_of(b));
     default: return num_binary(fr, e, a, b, out);
     }
 }
 
 static int builtin(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
 
+static int eval_node(flow_frame *fr, const qr_flow_expr *e, qr_val *out);
+
+/* Every evaluation goes through here: evaluations nested deeper than FLOW_MAX_EXPR_DEPTH
+ * (through `run FLOW` inside expressions, or a tree built by hand rather than by the
+ * parser) are an error, never a C stack overflow. */
 static int eval(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    char probe;
+    if (fr->expr_depth >= FLOW_MAX_EXPR_DEPTH ||
+        (fr->stack_base && (size_t)(fr->stack_base - &probe) > FLOW_STACK_BYTES))
+        return flow_fail(fr, e->pos.line,
+                         "expression nested deeper than %d levels: split it into statements",
+                         fr->expr_depth >= FLOW_MAX_EXPR_DEPTH ? FLOW_MAX_EXPR_DEPTH
+                                                               : fr->expr_depth);
+    fr->expr_depth++;
+    int rc = eval_node(fr, e, out);
+    fr->expr_depth--;
+    return rc;
+}
+
+/* The cases with locals of their own are functions of their own (noinline): the frames
+ * of the recursive path eval -> eval_node -> binary stay small, which is what bounds
+ * how deep an expression can go on a thread's stack (more so with sanitizers). */
+static __attribute__((noinline)) int eval_name(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 {
     qr_arena *a = fr->a;
     int rc;
-    switch (e->kind) {
-    case QR_FX_NAME: {
-        if (flow_var_get(fr, e->name.s, e->name.n, out))
-            return QR_OK;
-        const qr_flow_decl *p = qr_flow_find(fr->run->f, QR_FD_PROMPT, e->name.s, e->name.n);
-        if (p) {
-            qr_buf b;
-            qr_buf_init(&b);
-            rc = flow_render_prompt(fr, p, e->pos.line, &b);
-            if (rc == QR_OK)
-                *out = qr_str_new(a, b.p ? b.p : "", b.len);
-            qr_buf_release(&b);
-            return rc;
-        }
-        return flow_fail(fr, e->pos.line, "variable '%.*s' is not set yet", (int)e->name.n,
-                         e->name.s);
-    }
-    case QR_FX_FIELD: {
-        if (!fr->has_item)
-            return flow_fail(fr, e->pos.line, "'.%.*s' outside 'filter ... where'",
-                             (int)e->name.n, e->name.s);
-        qr_val v = fr->item;
-        const char *s = e->name.s, *end = e->name.s + e->name.n;
-        while (s < end) {
-            const char *dot = memchr(s, '.', (size_t)(end - s));
-            size_t k = dot ? (size_t)(dot - s) : (size_t)(end - s);
-            v = flow_field(a, v, s, k);
-            s += k + (dot ? 1 : 0);
-        }
-        *out = v;
+    if (flow_var_get(fr, e->name.s, e->name.n, out))
         return QR_OK;
-    }
-    case QR_FX_STRING: *out = qr_str_new(a, e->s, e->n); return QR_OK;
-    case QR_FX_NUMBER: {
-        char buf[64];
-        size_t n = e->rawn < sizeof buf - 1 ? e->rawn : sizeof buf - 1;
-        memcpy(buf, e->raw, n);
-        buf[n] = 0;
-        if (memchr(buf, '.', n)) {
-            *out = qr_double(strtod(buf, NULL));
-        } else {
-            errno = 0;
-            long long v = strtoll(buf, NULL, 10);
-            *out = errno ? qr_double(strtod(buf, NULL)) : qr_int(v);
-        }
-        return QR_OK;
-    }
-    case QR_FX_BOOL: *out = qr_bool(e->op); return QR_OK;
-    case QR_FX_NULL: *out = qr_nil(); return QR_OK;
-    case QR_FX_LIST: {
-        qr_vecb b;
-        qr_vecb_init(&b, a, e->nitems);
-        for (size_t i = 0; i < e->nitems; i++) {
-            qr_val x;
-            if ((rc = eval(fr, e->items[i], &x)))
-                return rc;
-            qr_vecb_push(&b, x);
-        }
-        *out = qr_vecb_finish(&b, QR_T_VEC);
-        return QR_OK;
-    }
-    case QR_FX_OBJECT: {
-        qr_mapb b;
-        qr_mapb_init(&b, a, e->nitems);
-        for (size_t i = 0; i < e->nitems; i++) {
-            qr_val x;
-            if ((rc = eval(fr, e->items[i], &x)))
-                return rc;
-            const char *k = e->keys[i].s;
-            size_t kn = e->keys[i].n;
-            if (kn >= 2 && (k[0] == '"' || k[0] == '\'')) {
-                k++;
-                kn -= 2;
-            }
-            qr_mapb_put(&b, qr_kw(a, k, kn), x);
-        }
-        *out = qr_mapb_finish(&b, QR_T_MAP);
-        return QR_OK;
-    }
-    case QR_FX_GET: {
-        qr_val obj;
-        if ((rc = eval(fr, e->a, &obj)))
-            return rc;
-        *out = flow_field(a, obj, e->name.s, e->name.n);
-        return QR_OK;
-    }
-    case QR_FX_CALL: return builtin(fr, e, out);
-    case QR_FX_UNARY: {
-        qr_val x;
-        if ((rc = eval(fr, e->a, &x)))
-            return rc;
-        if (e->op == 'n') {
-            *out = qr_bool(!truthy(x));
-            return QR_OK;
-        }
-        if (x.t == QR_T_INT)
-            *out = qr_int(-x.i);
-        else if (x.t == QR_T_DOUBLE)
-            *out = qr_double(-x.d);
-        else
-            return flow_fail(fr, e->pos.line, "'-' needs a number, got %s", type_of(x));
-        return QR_OK;
-    }
-    case QR_FX_BINARY: return binary(fr, e, out);
-    case QR_FX_PAREN: return eval(fr, e->a, out);
-    case QR_FX_FILTER: {
-        qr_val list;
-        if ((rc = eval(fr, e->a, &list)))
-            return rc;
-        if (qr_is_nil(list)) {
-            *out = qr_vec_empty(QR_T_VEC);
-            return QR_OK;
-        }
-        if (list.t != QR_T_VEC && list.t != QR_T_LIST)
-            return flow_fail(fr, e->pos.line, "filter needs a list, got %s", type_of(list));
-        bool had = fr->has_item;
-        qr_val saved = fr->item;
-        qr_vecb b;
-        qr_vecb_init(&b, a, qr_vec_len(list));
-        for (size_t i = 0; i < qr_vec_len(list); i++) {
-            fr->has_item = true;
-            fr->item = qr_vec_at(list, i);
-            qr_val keep;
-            if ((rc = eval(fr, e->b, &keep))) {
-                fr->has_item = had;
-                fr->item = saved;
-                return rc;
-            }
-            if (truthy(keep))
-                qr_vecb_push(&b, qr_vec_at(list, i));
-        }
-        fr->has_item = had;
-        fr->item = saved;
-        *out = qr_vecb_finish(&b, QR_T_VEC);
-        return QR_OK;
-    }
-    case QR_FX_RUN_AGENT: {
-        const qr_flow_decl *ag = qr_flow_find(fr->run->f, QR_FD_AGENT, e->name.s, e->name.n);
-        if (!ag)
-            return flow_fail(fr, e->pos.line, "undefined agent '%.*s'", (int)e->name.n,
-                             e->name.s);
-        return flow_run_agent(fr, ag, e->a, NULL, 0, e->pos.line, out);
-    }
-    case QR_FX_CALL_LLM: return flow_call_llm(fr, e, out);
-    case QR_FX_RUN_FLOW: {
-        const qr_flow_decl *fl = qr_flow_find(fr->run->f, QR_FD_FLOW, e->name.s, e->name.n);
-        if (!fl)
-            return flow_fail(fr, e->pos.line, "undefined flow '%.*s'", (int)e->name.n,
-                             e->name.s);
-        if (fr->depth >= FLOW_MAX_DEPTH)
-            return flow_fail(fr, e->pos.line, "flows nested more than %d deep", FLOW_MAX_DEPTH);
-        qr_val saved_input;
-        bool had_input = flow_var_get(fr, "input_prompt", 12, &saved_input);
-        if (e->a) {
-            qr_val in;
-            if ((rc = eval(fr, e->a, &in)))
-                return rc;
-            flow_var_set(fr, "input_prompt", 12, in);
-        }
-        fr->depth++;
-        rc = flow_run_flow(fr, fl, out);
-        fr->depth--;
-        if (e->a && had_input)
-            flow_var_set(fr, "input_prompt", 12, saved_input);
+    const qr_flow_decl *p = qr_flow_find(fr->run->f, QR_FD_PROMPT, e->name.s, e->name.n);
+    if (p) {
+        qr_buf b;
+        qr_buf_init(&b);
+        rc = flow_render_prompt(fr, p, e->pos.line, &b);
+        if (rc == QR_OK)
+            *out = qr_str_new(a, b.p ? b.p : "", b.len);
+        qr_buf_release(&b);
         return rc;
     }
+    return flow_fail(fr, e->pos.line, "variable '%.*s' is not set yet", (int)e->name.n,
+                     e->name.s);
+}
+
+static __attribute__((noinline)) int eval_field(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    if (!fr->has_item)
+        return flow_fail(fr, e->pos.line, "'.%.*s' outside 'filter ... where'",
+                         (int)e->name.n, e->name.s);
+    qr_val v = fr->item;
+    const char *s = e->name.s, *end = e->name.s + e->name.n;
+    while (s < end) {
+        const char *dot = memchr(s, '.', (size_t)(end - s));
+        size_t k = dot ? (size_t)(dot - s) : (size_t)(end - s);
+        v = flow_field(a, v, s, k);
+        s += k + (dot ? 1 : 0);
+    }
+    *out = v;
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_number(const qr_flow_expr *e, qr_val *out)
+{
+    char buf[64];
+    size_t n = e->rawn < sizeof buf - 1 ? e->rawn : sizeof buf - 1;
+    memcpy(buf, e->raw, n);
+    buf[n] = 0;
+    if (memchr(buf, '.', n)) {
+        *out = qr_double(strtod(buf, NULL));
+    } else {
+        errno = 0;
+        long long v = strtoll(buf, NULL, 10);
+        *out = errno ? qr_double(strtod(buf, NULL)) : qr_int(v);
+    }
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_list(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_vecb b;
+    qr_vecb_init(&b, a, e->nitems);
+    for (size_t i = 0; i < e->nitems; i++) {
+        qr_val x;
+        if ((rc = eval(fr, e->items[i], &x)))
+            return rc;
+        qr_vecb_push(&b, x);
+    }
+    *out = qr_vecb_finish(&b, QR_T_VEC);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_object(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_mapb b;
+    qr_mapb_init(&b, a, e->nitems);
+    for (size_t i = 0; i < e->nitems; i++) {
+        qr_val x;
+        if ((rc = eval(fr, e->items[i], &x)))
+            return rc;
+        const char *k = e->keys[i].s;
+        size_t kn = e->keys[i].n;
+        if (kn >= 2 && (k[0] == '"' || k[0] == '\'')) {
+            k++;
+            kn -= 2;
+        }
+        qr_mapb_put(&b, qr_kw(a, k, kn), x);
+    }
+    *out = qr_mapb_finish(&b, QR_T_MAP);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_get(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_val obj;
+    if ((rc = eval(fr, e->a, &obj)))
+        return rc;
+    *out = flow_field(a, obj, e->name.s, e->name.n);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_unary(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    int rc;
+    qr_val x;
+    if ((rc = eval(fr, e->a, &x)))
+        return rc;
+    if (e->op == 'n') {
+        *out = qr_bool(!truthy(x));
+        return QR_OK;
+    }
+    if (x.t == QR_T_INT)
+        *out = qr_int(-x.i);
+    else if (x.t == QR_T_DOUBLE)
+        *out = qr_double(-x.d);
+    else
+        return flow_fail(fr, e->pos.line, "'-' needs a number, got %s", flow_type_of(x));
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_filter(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    int rc;
+    qr_val list;
+    if ((rc = eval(fr, e->a, &list)))
+        return rc;
+    if (qr_is_nil(list)) {
+        *out = qr_vec_empty(QR_T_VEC);
+        return QR_OK;
+    }
+    if (list.t != QR_T_VEC && list.t != QR_T_LIST)
+        return flow_fail(fr, e->pos.line, "filter needs a list, got %s", flow_type_of(list));
+    bool had = fr->has_item;
+    qr_val saved = fr->item;
+    qr_vecb b;
+    qr_vecb_init(&b, a, qr_vec_len(list));
+    for (size_t i = 0; i < qr_vec_len(list); i++) {
+        if ((i & 255) == 255 && (rc = flow_tick(fr, e->pos.line, 256))) {
+            fr->has_item = had;
+            fr->item = saved;
+            return rc;
+        }
+        fr->has_item = true;
+        fr->item = qr_vec_at(list, i);
+        qr_val keep;
+        if ((rc = eval(fr, e->b, &keep))) {
+            fr->has_item = had;
+            fr->item = saved;
+            return rc;
+        }
+        if (truthy(keep))
+            qr_vecb_push(&b, qr_vec_at(list, i));
+    }
+    fr->has_item = had;
+    fr->item = saved;
+    *out = qr_vecb_finish(&b, QR_T_VEC);
+    return QR_OK;
+}
+
+static __attribute__((noinline)) int eval_run_agent(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    const qr_flow_decl *ag = qr_flow_find(fr->run->f, QR_FD_AGENT, e->name.s, e->name.n);
+    if (!ag)
+        return flow_fail(fr, e->pos.line, "undefined agent '%.*s'", (int)e->name.n,
+                         e->name.s);
+    return flow_run_agent(fr, ag, e->a, NULL, 0, e->pos.line, out);
+}
+
+static __attribute__((noinline)) int eval_run_flow(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    int rc;
+    const qr_flow_decl *fl = qr_flow_find(fr->run->f, QR_FD_FLOW, e->name.s, e->name.n);
+    if (!fl)
+        return flow_fail(fr, e->pos.line, "undefined flow '%.*s'", (int)e->name.n,
+                         e->name.s);
+    if (fr->depth >= FLOW_MAX_DEPTH)
+        return flow_fail(fr, e->pos.line, "flows nested more than %d deep", FLOW_MAX_DEPTH);
+    qr_val saved_input;
+    bool had_input = flow_var_get(fr, "input_prompt", 12, &saved_input);
+    if (e->a) {
+        qr_val in;
+        if ((rc = eval(fr, e->a, &in)))
+            return rc;
+        flow_var_set(fr, "input_prompt", 12, in);
+    }
+    fr->depth++;
+    rc = flow_run_flow(fr, fl, out);
+    fr->depth--;
+    if (e->a && had_input)
+        flow_var_set(fr, "input_prompt", 12, saved_input);
+    return rc;
+}
+
+static int eval_node(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
+{
+    qr_arena *a = fr->a;
+    switch (e->kind) {
+    case QR_FX_NAME: return eval_name(fr, e, out);
+    case QR_FX_FIELD: return eval_field(fr, e, out);
+    case QR_FX_STRING: *out = qr_str_new(a, e->s, e->n); return QR_OK;
+    case QR_FX_NUMBER: return eval_number(e, out);
+    case QR_FX_BOOL: *out = qr_bool(e->op); return QR_OK;
+    case QR_FX_NULL: *out = qr_nil(); return QR_OK;
+    case QR_FX_LIST: return eval_list(fr, e, out);
+    case QR_FX_OBJECT: return eval_object(fr, e, out);
+    case QR_FX_GET: return eval_get(fr, e, out);
+    case QR_FX_CALL: return builtin(fr, e, out);
+    case QR_FX_UNARY: return eval_unary(fr, e, out);
+    case QR_FX_BINARY: return binary(fr, e, out);
+    case QR_FX_PAREN: return eval(fr, e->a, out);
+    case QR_FX_FILTER: return eval_filter(fr, e, out);
+    case QR_FX_RUN_AGENT: return eval_run_agent(fr, e, out);
+    case QR_FX_CALL_LLM: return flow_call_llm(fr, e, out);
+    case QR_FX_RUN_FLOW: return eval_run_flow(fr, e, out);
     }
     return flow_fail(fr, e->pos.line, "cannot evaluate this expression");
 }
@@ -671,263 +912,34 @@ int flow_eval_expr(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 }
 
 /* ---- builtin functions ---- */
-static bool is_list(qr_val v)
+bool flow_is_list(qr_val v)
 {
     return v.t == QR_T_VEC || v.t == QR_T_LIST;
 }
 
+/* name(args): the record's function (builtins.c) on the evaluated arguments. */
 static int builtin(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
 {
-    qr_arena *a = fr->a;
     qr_val args[3] = {qr_nil(), qr_nil(), qr_nil()};
-    const flow_builtin *bi = flow_builtin_find(e->name.s, e->name.n);
-    if (!bi || e->nitems > 3)
+    const qr_flow_builtin *bi = qr_flow_builtin_find(e->name.s, e->name.n);
+    if (!bi)
         return flow_fail(fr, e->pos.line, "undefined function '%.*s'", (int)e->name.n,
                          e->name.s);
+    if ((int)e->nitems < bi->min_args || (int)e->nitems > bi->max_args || e->nitems > 3)
+        return flow_fail(fr, e->pos.line, "%s() takes %d to %d arguments, not %zu; usage: %s",
+                         bi->name, bi->min_args, bi->max_args, e->nitems, bi->usage);
     for (size_t i = 0; i < e->nitems; i++) {
         int rc = eval(fr, e->items[i], &args[i]);
         if (rc)
             return rc;
     }
-    const char *f = bi->name;
-    qr_val x = args[0];
-    qr_buf b;
-    qr_buf_init(&b);
-    int rc = QR_OK;
-    if (!strcmp(f, "len")) {
-        if (x.t == QR_T_STR)
-            *out = qr_int((int64_t)x.s->nchars);
-        else if (is_list(x))
-            *out = qr_int((int64_t)qr_vec_len(x));
-        else if (x.t == QR_T_MAP)
-            *out = qr_int((int64_t)qr_map_len(x));
-        else if (qr_is_nil(x))
-            *out = qr_int(0);
-        else
-            rc = flow_fail(fr, e->pos.line, "len() needs a string, list or object, got %s",
-                           type_of(x));
-    } else if (!strcmp(f, "str")) {
-        flow_stringify(&b, x);
-        *out = qr_str_new(a, b.p ? b.p : "", b.len);
-    } else if (!strcmp(f, "json")) {
-        qr_print_json(&b, x, false);
-        *out = qr_str_new(a, b.p ? b.p : "", b.len);
-    } else if (!strcmp(f, "int") || !strcmp(f, "float")) {
-        double d = 0;
-        if (qr_is_number(x))
-            d = qr_to_double(x);
-        else if (x.t == QR_T_STR) {
-            char *end;
-            char tmp[64];
-            size_t n = x.s->len < 63 ? x.s->len : 63;
-            memcpy(tmp, x.s->data, n);
-            tmp[n] = 0;
-            d = strtod(tmp, &end);
-            if (end == tmp)
-                rc = flow_fail(fr, e->pos.line, "%s() cannot read a number from \"%s\"", f, tmp);
-        } else if (x.t == QR_T_BOOL)
-            d = x.b;
-        else
-            rc = flow_fail(fr, e->pos.line, "%s() needs a number or a string, got %s", f,
-                           type_of(x));
-        if (!rc)
-            *out = f[0] == 'i' ? qr_int((int64_t)d) : qr_double(d);
-    } else if (!strcmp(f, "lower") || !strcmp(f, "upper") || !strcmp(f, "trim")) {
-        flow_stringify(&b, x);
-        char *s = b.p ? b.p : "";
-        size_t n = b.len, i = 0;
-        if (f[0] == 't') {
-            while (i < n && strchr(" \t\r\n", s[i]))
-                i++;
-            while (n > i && strchr(" \t\r\n", s[n - 1]))
-                n--;
-        } else {
-            for (size_t k = 0; k < n; k++)
-                if (f[0] == 'l' && s[k] >= 'A' && s[k] <= 'Z')
-                    s[k] = (char)(s[k] - 'A' + 'a');
-                else if (f[0] == 'u' && s[k] >= 'a' && s[k] <= 'z')
-                    s[k] = (char)(s[k] - 'a' + 'A');
-        }
-        *out = qr_str_new(a, s + i, n - i);
-    } else if (!strcmp(f, "join")) {
-        if (!is_list(x))
-            rc = flow_fail(fr, e->pos.line, "join() needs a list, got %s", type_of(x));
-        else {
-            qr_buf sep;
-            qr_buf_init(&sep);
-            if (e->nitems > 1)
-                flow_stringify(&sep, args[1]);
-            else
-                qr_buf_puts(&sep, ", ");
-            for (size_t i = 0; i < qr_vec_len(x); i++) {
-                if (i)
-                    qr_buf_append(&b, sep.p ? sep.p : "", sep.len);
-                flow_stringify(&b, qr_vec_at(x, i));
-            }
-            qr_buf_release(&sep);
-            *out = qr_str_new(a, b.p ? b.p : "", b.len);
-        }
-    } else if (!strcmp(f, "split")) {
-        qr_buf sep;
-        qr_buf_init(&sep);
-        flow_stringify(&b, x);
-        if (e->nitems > 1)
-            flow_stringify(&sep, args[1]);
-        else
-            qr_buf_puts(&sep, "\n");
-        qr_vecb vb;
-        qr_vecb_init(&vb, a, 8);
-        const char *s = b.p ? b.p : "", *end = s + b.len;
-        if (!sep.len) {
-            rc = flow_fail(fr, e->pos.line, "split() needs a non-empty separator");
-        } else {
-            for (;;) {
-                const char *hit = memmem(s, (size_t)(end - s), sep.p, sep.len);
-                if (!hit) {
-                    qr_vecb_push(&vb, qr_str_new(a, s, (size_t)(end - s)));
-                    break;
-                }
-                qr_vecb_push(&vb, qr_str_new(a, s, (size_t)(hit - s)));
-                s = hit + sep.len;
-            }
-            *out = qr_vecb_finish(&vb, QR_T_VEC);
-        }
-        qr_buf_release(&sep);
-    } else if (!strcmp(f, "keys") || !strcmp(f, "values")) {
-        if (x.t != QR_T_MAP)
-            rc = flow_fail(fr, e->pos.line, "%s() needs an object, got %s", f, type_of(x));
-        else {
-            qr_vecb vb;
-            qr_vecb_init(&vb, a, qr_map_len(x));
-            for (size_t i = 0; i < qr_map_len(x); i++) {
-                if (f[0] == 'k') {
-                    qr_buf kb;
-                    qr_buf_init(&kb);
-                    flow_stringify(&kb, qr_map_key_at(x, i));
-                    qr_vecb_push(&vb, qr_str_new(a, kb.p ? kb.p : "", kb.len));
-                    qr_buf_release(&kb);
-                } else {
-                    qr_vecb_push(&vb, qr_map_val_at(x, i));
-                }
-            }
-            *out = qr_vecb_finish(&vb, QR_T_VEC);
-        }
-    } else if (!strcmp(f, "parse_json")) {
-        flow_stringify(&b, x);
-        qr_read_error err;
-        if (qr_json_read(a, b.p ? b.p : "", b.len, out, &err) != QR_OK)
-            rc = flow_fail(fr, e->pos.line, "parse_json(): %s at %u:%u", err.msg, err.line,
-                           err.col);
-    } else if (!strcmp(f, "first") || !strcmp(f, "last")) {
-        if (!is_list(x))
-            rc = flow_fail(fr, e->pos.line, "%s() needs a list, got %s", f, type_of(x));
-        else
-            *out = qr_vec_len(x) ? qr_vec_at(x, f[0] == 'f' ? 0 : qr_vec_len(x) - 1) : qr_nil();
-    } else if (!strcmp(f, "flatten") || !strcmp(f, "unique")) {
-        if (!is_list(x))
-            rc = flow_fail(fr, e->pos.line, "%s() needs a list, got %s", f, type_of(x));
-        else {
-            qr_vecb vb;
-            qr_vecb_init(&vb, a, qr_vec_len(x));
-            size_t nout = 0;
-            for (size_t i = 0; i < qr_vec_len(x); i++) {
-                qr_val it = qr_vec_at(x, i);
-                if (f[0] == 'f' && is_list(it)) {
-                    for (size_t k = 0; k < qr_vec_len(it); k++)
-                        qr_vecb_push(&vb, qr_vec_at(it, k));
-                } else if (f[0] == 'u') {
-                    bool seen = false;
-                    for (size_t k = 0; k < i && !seen; k++)
-                        seen = values_equal(qr_vec_at(x, k), it);
-                    if (!seen)
-                        qr_vecb_push(&vb, it), nout++;
-                } else {
-                    qr_vecb_push(&vb, it);
-                }
-            }
-            *out = qr_vecb_finish(&vb, QR_T_VEC);
-        }
-    } else if (!strcmp(f, "sum") || !strcmp(f, "min") || !strcmp(f, "max")) {
-        if (!is_list(x))
-            rc = flow_fail(fr, e->pos.line, "%s() needs a list, got %s", f, type_of(x));
-        else {
-            bool ints = true;
-            double acc = 0;
-            int64_t iacc = 0;
-            bool any = false;
-            for (size_t i = 0; i < qr_vec_len(x) && !rc; i++) {
-                qr_val it = qr_vec_at(x, i);
-                if (!qr_is_number(it)) {
-                    rc = flow_fail(fr, e->pos.line, "%s() needs numbers, found %s", f,
-                                   type_of(it));
-                    break;
-                }
-                if (it.t != QR_T_INT)
-                    ints = false;
-                double d = qr_to_double(it);
-                if (f[1] == 'u') {
-                    acc += d;
-                    iacc += it.t == QR_T_INT ? it.i : 0;
-                } else if (!any || (f[1] == 'i' ? d < acc : d > acc)) {
-                    acc = d;
-                    iacc = it.t == QR_T_INT ? it.i : 0;
-                }
-                any = true;
-            }
-            if (!rc)
-                *out = !any && f[1] != 'u' ? qr_nil() : ints ? qr_int(iacc) : qr_double(acc);
-        }
-    } else if (!strcmp(f, "range")) {
-        int64_t from = 0, to;
-        if (e->nitems == 2) {
-            from = qr_is_number(args[0]) ? (int64_t)qr_to_double(args[0]) : 0;
-            to = qr_is_number(args[1]) ? (int64_t)qr_to_double(args[1]) : 0;
-        } else {
-            to = qr_is_number(x) ? (int64_t)qr_to_double(x) : 0;
-        }
-        if (to - from > 1000000)
-            rc = flow_fail(fr, e->pos.line, "range() of more than a million numbers");
-        else {
-            qr_vecb vb;
-            qr_vecb_init(&vb, a, 8);
-            for (int64_t i = from; i < to; i++)
-                qr_vecb_push(&vb, qr_int(i));
-            *out = qr_vecb_finish(&vb, QR_T_VEC);
-        }
-    } else if (!strcmp(f, "slice")) {
-        int64_t n = is_list(x) ? (int64_t)qr_vec_len(x) : x.t == QR_T_STR ? (int64_t)x.s->nchars : -1;
-        if (n < 0)
-            rc = flow_fail(fr, e->pos.line, "slice() needs a list or a string, got %s", type_of(x));
-        else {
-            int64_t from = qr_is_number(args[1]) ? (int64_t)qr_to_double(args[1]) : 0;
-            int64_t to = e->nitems > 2 && qr_is_number(args[2]) ? (int64_t)qr_to_double(args[2]) : n;
-            if (from < 0)
-                from += n;
-            if (to < 0)
-                to += n;
-            from = from < 0 ? 0 : from > n ? n : from;
-            to = to < from ? from : to > n ? n : to;
-            if (is_list(x))
-                *out = qr_vec_slice(a, x, (size_t)from, (size_t)to);
-            else {
-                size_t s = qr_utf8_offset(x.s->data, x.s->len, (size_t)from);
-                size_t t = qr_utf8_offset(x.s->data, x.s->len, (size_t)to);
-                *out = qr_str_new(a, x.s->data + s, t - s);
-            }
-        }
-    } else if (!strcmp(f, "round") || !strcmp(f, "abs")) {
-        if (!qr_is_number(x))
-            rc = flow_fail(fr, e->pos.line, "%s() needs a number, got %s", f, type_of(x));
-        else if (f[0] == 'r')
-            *out = qr_int((int64_t)llround(qr_to_double(x)));
-        else
-            *out = x.t == QR_T_INT ? qr_int(x.i < 0 ? -x.i : x.i) : qr_double(fabs(x.d));
-    } else {
-        rc = flow_fail(fr, e->pos.line, "undefined function '%s'", f);
-    }
-    qr_buf_release(&b);
-    if (!rc && a->exhausted)
-        rc = flow_fail(fr, e->pos.line, "out of memory");
+    int rc = flow_tick(fr, e->pos.line, 1);
+    if (rc)
+        return rc;
+    struct qr_flow_call c = {.fr = fr, .line = e->pos.line, .b = bi};
+    rc = bi->fn(&c, (int)e->nitems, args, out);
+    if (!rc && fr->a->exhausted)
+        rc = flow_mem_sync(fr, e->pos.line);
     return rc;
 }
 
@@ -971,7 +983,7 @@ static int invoke_stmt(flow_frame *fr, const qr_flow_stmt *s)
 
 static int exec(flow_frame *fr, const qr_flow_stmt *s)
 {
-    int rc = time_check(fr, s->pos.line);
+    int rc = flow_tick(fr, s->pos.line, 1);
     if (rc)
         return rc;
     qr_val v;
@@ -996,16 +1008,16 @@ static int exec(flow_frame *fr, const qr_flow_stmt *s)
             qr_val inner = list;
             for (size_t i = 1; i < s->ntarget; i++)
                 inner = flow_field(fr->a, inner, s->target[i].s, s->target[i].n);
-            if (!qr_is_nil(inner) && !is_list(inner))
+            if (!qr_is_nil(inner) && !flow_is_list(inner))
                 return flow_fail(fr, s->pos.line, "push needs a list, and '%.*s' holds %s",
                                  (int)s->target[s->ntarget - 1].n, s->target[s->ntarget - 1].s,
-                                 type_of(inner));
+                                 flow_type_of(inner));
             qr_val nl = qr_vec_conj(fr->a, qr_is_nil(inner) ? qr_vec_empty(QR_T_VEC) : inner, v);
             list = assoc_path(fr->a, list, s->target + 1, s->ntarget - 1, nl);
         } else {
-            if (!qr_is_nil(list) && !is_list(list))
+            if (!qr_is_nil(list) && !flow_is_list(list))
                 return flow_fail(fr, s->pos.line, "push needs a list, and '%.*s' holds %s",
-                                 (int)s->target[0].n, s->target[0].s, type_of(list));
+                                 (int)s->target[0].n, s->target[0].s, flow_type_of(list));
             if (list.t == QR_T_LIST)
                 list = qr_vec_from(fr->a, QR_T_VEC, qr_vec_items(list), qr_vec_len(list));
             list = qr_vec_conj(fr->a, qr_is_nil(list) ? qr_vec_empty(QR_T_VEC) : list, v);
@@ -1026,9 +1038,11 @@ static int exec(flow_frame *fr, const qr_flow_stmt *s)
                 qr_vecb_push(&vb, qr_map_key_at(list, i));
             list = qr_vecb_finish(&vb, QR_T_VEC);
         }
-        if (!is_list(list))
-            return flow_fail(fr, s->pos.line, "for needs a list, got %s", type_of(list));
+        if (!flow_is_list(list))
+            return flow_fail(fr, s->pos.line, "for needs a list, got %s", flow_type_of(list));
         for (size_t i = 0; i < qr_vec_len(list); i++) {
+            if (i && (rc = flow_tick(fr, s->pos.line, 1)))
+                return rc;
             flow_var_set(fr, s->target[0].s, s->target[0].n, qr_vec_at(list, i));
             if ((rc = exec_block(fr, s->body, s->nbody)) || fr->returned)
                 return rc;
@@ -1080,7 +1094,7 @@ static int exec_block(flow_frame *fr, qr_flow_stmt **v, size_t n)
         if (rc || fr->returned)
             return rc;
         if (fr->a->exhausted)
-            return flow_fail(fr, v[i]->pos.line, "out of memory (the run's arena is full)");
+            return flow_mem_sync(fr, v[i]->pos.line);
     }
     return QR_OK;
 }
@@ -1125,6 +1139,9 @@ static void *worker(void *arg)
         if (i >= j->n)
             break;
         flow_frame *w = &j->frames[i];
+        char base;
+        if (!w->stack_base) /* NULL: a thread of its own */
+            w->stack_base = &base;
         j->rcs[i] = exec(w, j->stmts[i]);
     }
     return NULL;
@@ -1159,7 +1176,7 @@ static int parallel(flow_frame *fr, const qr_flow_stmt *s)
         r->curl_ready = true;
     }
     for (size_t i = 0; i < n; i++) {
-        qr_arena_init(&j.arenas[i], FLOW_ARENA_CAP);
+        qr_arena_init(&j.arenas[i], 1); /* its first statement's check sets the room */
         flow_frame *w = &j.frames[i];
         w->run = r;
         w->a = &j.arenas[i];
@@ -1168,16 +1185,29 @@ static int parallel(flow_frame *fr, const qr_flow_stmt *s)
         qr_buf_init(&w->err);
     }
     atomic_store(&j.next, 0);
+    /* this frame waits while its workers run: they share the memory room it had */
+    atomic_fetch_add(&r->active, (int)nthreads - 1);
     size_t started = 0;
+    pthread_attr_t attr;
+    bool have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr)
+        pthread_attr_setstacksize(&attr, FLOW_WORKER_STACK);
     for (size_t t = 0; t < nthreads; t++) {
-        if (pthread_create(&th[t], NULL, worker, &j) != 0)
+        if (pthread_create(&th[t], have_attr ? &attr : NULL, worker, &j) != 0)
             break;
         started++;
     }
-    if (!started)
-        worker(&j); /* no threads to be had: run them here, one after the other */
+    if (have_attr)
+        pthread_attr_destroy(&attr);
+    if (!started) {
+        /* no threads to be had: run them here, one after the other, on this stack */
+        for (size_t i = 0; i < n; i++)
+            j.frames[i].stack_base = fr->stack_base;
+        worker(&j);
+    }
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
+    atomic_fetch_sub(&r->active, (int)nthreads - 1);
     free(th);
     /* all errors, or every worker's variables in statement order */
     int rc = QR_OK;
@@ -1196,7 +1226,8 @@ static int parallel(flow_frame *fr, const qr_flow_stmt *s)
     if (nerr) {
         flow_fail(fr, s->pos.line, "parallel block failed (%zu of %zu statements): %s", nerr, n,
                   errs.p);
-    } else {
+    } else if ((rc = flow_mem_sync(fr, s->pos.line)) == QR_OK) {
+        /* the copies below fit in the room the workers' values leave (still counted) */
         for (size_t i = 0; i < n; i++) {
             flow_vars *t = &j.frames[i].vars;
             /* the order within one statement does not matter: the values are final */
@@ -1207,6 +1238,7 @@ static int parallel(flow_frame *fr, const qr_flow_stmt *s)
     }
     qr_buf_release(&errs);
     for (size_t i = 0; i < n; i++) {
+        atomic_fetch_sub(&r->mem_used, j.frames[i].mem_published);
         flow_frame_release(&j.frames[i]);
         qr_arena_release(&j.arenas[i]);
     }
@@ -1243,16 +1275,16 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     r.f = f;
     r.o = o;
     r.b = o->budget;
-    if (!r.b.max_turns)
-        r.b.max_turns = 8;
-    if (!r.b.workers)
-        r.b.workers = 4;
+    qr_flow_budget_fill(&r.b);
     r.t0 = flow_now_ms();
+    atomic_store(&r.active, 1);
     pthread_mutex_init(&r.lock, NULL);
     qr_arena a;
-    qr_arena_init(&a, FLOW_ARENA_CAP);
+    qr_arena_init(&a, r.b.max_memory);
     flow_frame fr;
     memset(&fr, 0, sizeof fr);
+    char stack_base;
+    fr.stack_base = &stack_base;
     fr.run = &r;
     fr.a = &a;
     qr_buf_init(&fr.err);
@@ -1294,7 +1326,7 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
                                 o->input ? o->inputn : 0, entry->pos.line, &result);
     }
     if (!rc && a.exhausted)
-        rc = flow_fail(&fr, 0, "out of memory (the run's arena is full)");
+        rc = memory_fail(&fr, 0);
     out->calls = r.calls;
     out->tokens_in = r.tokens_in;
     out->tokens_out = r.tokens_out;
@@ -1326,7 +1358,7 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     free(r.mcp_decl);
     qr_arena_release(&a);
     pthread_mutex_destroy(&r.lock);
-    if (rc == QR_ENOMEM || rc == QR_ELIMIT)
+    if (rc == QR_ENOMEM || rc == QR_ELIMIT || rc == QR_ESTOPPED)
         return rc;
     return rc ? QR_ERUNTIME : QR_OK;
 }

@@ -328,8 +328,10 @@ static int call_tool(flow_frame *fr, const toolset *ts, const char *name, size_t
         qr_buf_puts(out, "error: the arguments must be a JSON object");
         failed = true;
     } else if (t->kind == TK_BUILTIN) {
+        /* a tool's result may take at most what is left of the run's memory budget */
+        size_t used = atomic_load(&fr->run->mem_used), max = fr->run->b.max_memory;
         qr_arena a;
-        qr_arena_init(&a, 256u << 20);
+        qr_arena_init(&a, used < max ? max - used : 1);
         qr_val res;
         qr_buf err;
         qr_buf_init(&err);

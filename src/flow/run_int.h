@@ -10,11 +10,13 @@
 #define QUARRY_FLOW_RUN_INT_H
 
 #include "flow_int.h"
+#include "quarry/lisp.h"
 #include "quarry/llm.h"
 #include "quarry/tools.h"
 #include "quarry/value.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 typedef struct flow_mcp flow_mcp;
 
@@ -26,6 +28,11 @@ typedef struct flow_run {
     uint32_t calls;
     uint64_t tokens_in, tokens_out;
     double t0;
+    /* the run's shared budget of steps and memory: every frame (parallel workers too)
+     * adds to these, so all of a run's work counts against one figure */
+    _Atomic uint64_t steps;
+    _Atomic size_t mem_used; /* bytes in the frames' arenas, as last published */
+    _Atomic int active;      /* frames running at once (1, or the workers of parallel) */
     bool curl_ready; /* a model client was made on the main thread (see parallel) */
     /* MCP servers, started on first use: one per `tool X = mcp` declaration */
     const qr_flow_decl **mcp_decl;
@@ -65,6 +72,18 @@ struct flow_frame {
     qr_val ret;
     bool has_item; /* inside filter ... where */
     qr_val item;
+    size_t mem_published;  /* the part of a->used already counted in run->mem_used */
+    qr_lisp_session *lisp; /* the builtins' sandbox, made on first use */
+    int expr_depth;        /* expressions being evaluated, nested */
+    uint32_t ticks;        /* flow_tick calls, to read the clock every so many */
+    char *stack_base;      /* a local of the thread's first frame, to measure the stack */
+};
+
+/* The run-time context of one builtin call (src/flow/builtins.c). */
+struct qr_flow_call {
+    flow_frame *fr;
+    uint32_t line;
+    const qr_flow_builtin *b;
 };
 
 /* ---- run.c ---- */
@@ -83,6 +102,23 @@ qr_val flow_field(qr_arena *a, qr_val obj, const char *s, size_t n);
 void flow_trace(flow_run *r, const qr_buf *obj);
 /* Checks the budgets before a model call: QR_OK or QR_ELIMIT with fr->err set. */
 int flow_budget_check(flow_frame *fr, uint32_t line);
+/* The checks of every statement and loop turn: the stop, the time, n more steps, and the
+ * memory the frame's arena holds (published to the run, and the arena's cap set to the
+ * room left). QR_OK, or QR_ELIMIT / QR_ESTOPPED with fr->err set. */
+int flow_tick(flow_frame *fr, uint32_t line, uint64_t n);
+/* Publishes what fr's arena holds to the run; returns QR_ELIMIT (fr->err set) when the
+ * run's memory budget is spent, else sets the arena's cap to the room left. */
+int flow_mem_sync(flow_frame *fr, uint32_t line);
+/* Calls the Lisp builtin `lisp` for the flow function `fname` under the run's limits,
+ * allocating in fr's arena; a failure becomes fr->err ("line L: fname() ...") and
+ * QR_ERUNTIME, QR_ELIMIT or QR_ESTOPPED. */
+int flow_lisp_call(flow_frame *fr, uint32_t line, const char *fname, const char *lisp,
+                   int argc, const qr_val *argv, qr_val *out);
+/* "a string", "a list", "an object", "null"... */
+const char *flow_type_of(qr_val v);
+bool flow_is_list(qr_val v);
+/* == of flows: numbers by value, strings and keywords by text, else qr_equal. */
+bool flow_values_equal(qr_val a, qr_val b);
 void flow_budget_add(flow_run *r, const qr_llm_usage *u);
 double flow_now_ms(void);
 /* Runs a flow's statements in fr. */

@@ -37,6 +37,8 @@ void flow_frame_release(flow_frame *fr)
     fr->vars.v = NULL;
     fr->vars.cap = fr->vars.n = 0;
     qr_buf_release(&fr->err);
+    qr_lisp_session_free(fr->lisp);
+    fr->lisp = NULL;
 }
 
 /* ---- prompts ---- */

@@ -565,6 +565,12 @@ void lsp_completion(qr_buf *out, const lsp_doc *d, size_t off)
                                             "null", NULL};
         for (int i = 0; exprs[i]; i++)
             item(&it, exprs[i], strlen(exprs[i]), 14, NULL);
+        /* the functions, from the flow runtime's table of builtins */
+        for (const qr_flow_builtin *fb = qr_flow_builtins(); fb->name; fb++) {
+            char detail[200];
+            snprintf(detail, sizeof detail, "%s: %s", fb->usage, fb->doc);
+            item(&it, fb->name, strlen(fb->name), 3, detail);
+        }
     } else {
         bool top = before == 0;
         const char *const *kw = top ? decl_keywords

@@ -166,7 +166,7 @@ static void test_parallel(void)
                  "        c = run bad2\n    end\n"
                  "flow bad1:\n    return 1 / 0\nflow ok:\n    return 1\nflow bad2:\n    return len(5)\n",
                  "parallel block failed (2 of 3 statements): line 8: division by zero; line 12: "
-                 "len() needs a string, list or object, got a number");
+                 "len() expects a collection as argument 1, got integer 5");
 }
 
 static void test_errors(void)

@@ -3,7 +3,8 @@
  * its input (framed messages), the output read back and split into messages. Checks the
  * lifecycle (requests before initialize refused, exit status after shutdown or not),
  * positions in UTF-16 code units (a line with an emoji, two units, and a tab), the
- * diagnostics' ranges, completion, definition, and garbage framing. The full protocol is
+ * diagnostics' ranges, completion (the flow functions from the runtime's table too),
+ * definition, and garbage framing. The full protocol is
  * exercised by a real client in tests/lsp/client_test.mjs.
  */
 #include "check.h"
@@ -100,6 +101,30 @@ static void test_utf16(void)
     qr_buf_release(&out);
 }
 
+static void test_function_completion(void)
+{
+    /* after `=`, the flow functions from the runtime's table, with usage and doc */
+    qr_buf in, out;
+    qr_buf_init(&in);
+    qr_buf_init(&out);
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":"
+               "{\"uri\":\"u\",\"text\":\"flow main:\\n    z = le\\n    return z\\n\"}}}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"textDocument/completion\",\"params\":"
+               "{\"textDocument\":{\"uri\":\"u\"},\"position\":{\"line\":1,\"character\":10}}}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"shutdown\"}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    CHECK(session(&in, &out) == 0);
+    const char *o = out.p ? out.p : "";
+    CHECK(strstr(o, "\"id\":2,\"result\":{\"isIncomplete\":false,\"items\":[{\"label\":\"len\","
+                    "\"kind\":3,\"detail\":\"len(x): characters of a string, items of a list, "
+                    "entries of an object; 0 for null\"}]}") != NULL);
+    if (!strstr(o, "\"label\":\"len\""))
+        fprintf(stderr, "completion: %s\n", o);
+    qr_buf_release(&in);
+    qr_buf_release(&out);
+}
+
 static void test_garbage(void)
 {
     qr_buf in, out;
@@ -148,6 +173,7 @@ int main(void)
 {
     test_session();
     test_utf16();
+    test_function_completion();
     test_garbage();
     test_cap_and_bad_header();
     CHECK_DONE();

@@ -82,9 +82,7 @@ int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc, co
     lx->stack_cap = s->stack_cap;
     lx->res = res;
     lx->stack_base = &stack_probe;
-    lx->max_steps = s->limits.max_steps;
-    lx->max_depth = s->limits.max_depth;
-    lx->stack_bytes = s->limits.stack_bytes;
+    qr_req_saved saved_deadline = lx_begin_limits(lx);
     qr_buf_init(&lx->out);
     qr_buf_init(&lx->scratch);
 
@@ -94,7 +92,7 @@ int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc, co
     void *ud_before = a->ud;
     bool exhausted_before = a->exhausted, too_deep_before = a->too_deep;
     size_t lim;
-    if (!qr_size_add(a->used, s->limits.max_memory, &lim))
+    if (!qr_size_add(a->used, qr_req_memory_cap(lx->req, s->limits.max_memory), &lim))
         lim = SIZE_MAX;
     if (!a->cap || lim < a->cap)
         a->cap = lim;
@@ -103,16 +101,13 @@ int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc, co
     a->on_fail = call_on_fail;
     a->ud = lx;
 
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    lx->deadline_ns = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec +
-                      s->limits.timeout_ms * 1000000ull;
     lx_meter_init(lx);
     qr_meter *outer_meter = qr_meter_install(&lx->meter);
 
     int rc = call_body(lx, b, argc, argv);
     qr_meter_install(outer_meter);
     atomic_store(&s->interrupted, false);
+    lx_end_limits(lx, saved_deadline);
     qr_buf_release(&lx->scratch);
     res->steps = lx->steps;
     res->memory = a->used - mark.used;

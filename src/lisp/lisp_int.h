@@ -280,6 +280,12 @@ _Noreturn void lx_type_error(qr_lx *lx, const char *fname, int argn, const char 
  * lx_tick calls it every 1024 steps (closure and combinator calls, loop iterations), and
  * the meter every QR_LX_METER_PERIOD units of value work. */
 #define QR_LX_METER_PERIOD 4096
+/* A run's (or a builtin call's) limits, begun before it evaluates and ended after: its
+ * request (the session's, or run_req), steps and depth as the smaller of the session's
+ * own and what the request has left, and the request's deadline narrowed to the
+ * session's time limit; the end lifts the narrowing and spends the steps. */
+qr_req_saved lx_begin_limits(qr_lx *lx);
+void lx_end_limits(qr_lx *lx, qr_req_saved saved);
 void lx_check_time(qr_lx *lx);
 void lx_meter_init(qr_lx *lx);
 static inline void lx_tick(qr_lx *lx)

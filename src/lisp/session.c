@@ -113,6 +113,33 @@ void qr_lisp_set_data(qr_lisp_session *s, qr_val data)
     s->data = data;
 }
 
+qr_req_saved lx_begin_limits(qr_lx *lx)
+{
+    qr_lisp_session *s = lx->s;
+    if (s->req) {
+        lx->req = s->req;
+    } else {
+        qr_req_init(&lx->run_req, NULL);
+        lx->req = &lx->run_req;
+    }
+    lx->max_steps = s->limits.max_steps;
+    uint64_t steps_left = qr_req_steps_left(lx->req);
+    if (steps_left < lx->max_steps)
+        lx->max_steps = steps_left;
+    lx->max_depth = s->limits.max_depth;
+    lx->stack_bytes = s->limits.stack_bytes;
+    /* the program's time limit narrows the request's deadline while it runs, so the tools
+     * it calls stop at the program's deadline too (time inside a tool counts) */
+    return qr_req_narrow(lx->req, s->limits.timeout_ms);
+}
+
+void lx_end_limits(qr_lx *lx, qr_req_saved saved)
+{
+    qr_req_restore(lx->req, saved);
+    if (lx->req == lx->s->req)
+        qr_req_spend_steps(lx->req, lx->steps);
+}
+
 void qr_lisp_set_req(qr_lisp_session *s, qr_req *req)
 {
     s->req = req;
@@ -320,19 +347,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     lx->stack_cap = s->stack_cap;
     lx->res = res;
     lx->stack_base = &stack_probe;
-    /* the run's limits: the smaller of the session's own and what its request has left */
-    if (s->req) {
-        lx->req = s->req;
-    } else {
-        qr_req_init(&lx->run_req, NULL);
-        lx->req = &lx->run_req;
-    }
-    lx->max_steps = s->limits.max_steps;
-    uint64_t steps_left = qr_req_steps_left(lx->req);
-    if (steps_left < lx->max_steps)
-        lx->max_steps = steps_left;
-    lx->max_depth = s->limits.max_depth;
-    lx->stack_bytes = s->limits.stack_bytes;
+    qr_req_saved saved_deadline = lx_begin_limits(lx);
     qr_buf_init(&lx->out);
     s->undo_len = 0;
     s->undo_cap = 0;
@@ -350,9 +365,6 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    /* the program's time limit narrows the request's deadline while it runs, so the tools
-     * it calls stop at the program's deadline too (time inside a tool counts) */
-    qr_req_saved saved_deadline = qr_req_narrow(lx->req, s->limits.timeout_ms);
 
     lx_meter_init(lx);
     qr_meter *outer_meter = qr_meter_install(&lx->meter);
@@ -397,9 +409,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     }
     qr_meter_install(outer_meter);
     atomic_store(&s->interrupted, false);
-    qr_req_restore(lx->req, saved_deadline);
-    if (lx->req == s->req)
-        qr_req_spend_steps(lx->req, lx->steps);
+    lx_end_limits(lx, saved_deadline);
     qr_buf_release(&lx->scratch);
     /* a value containing an unbounded sequence cannot be printed or kept */
     if (rc == QR_OK && lx_unbounded(res->value)) {

@@ -151,6 +151,7 @@ typedef struct qr_turn_result {
     uint32_t repairs;   /* repair turns among them */
     qr_llm_usage usage; /* summed over the calls */
     uint64_t tokens;    /* qr_llm_usage_tokens summed */
+    double ms;          /* the calls' wall time, summed */
     char *text;         /* the accepted reply, or the last one refused (malloc); or NULL */
     size_t len;
     qr_buf complaint;   /* the checker's last complaint ("" when none) */

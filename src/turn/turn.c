@@ -189,6 +189,7 @@ int qr_turn_run(const qr_turn_ctx *c, const qr_turn *t, qr_turn_result *out)
         out->repairs += repair ? 1 : 0;
         add_usage(&out->usage, &resp.usage);
         out->tokens += qr_llm_usage_tokens(&resp.usage);
+        out->ms += resp.ms;
         if (t->on_call) {
             qr_turn_call_info ci = {.agent = t->agent,
                                     .repair = repair,

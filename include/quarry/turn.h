@@ -68,6 +68,13 @@ void qr_trace_json(qr_buf *b, const char *key, const char *json, size_t n);
 void qr_trace_usage(qr_buf *b, const char *key, const qr_llm_usage *u);
 void qr_trace_emit(qr_trace *t, qr_buf *b);
 
+/* Writes an event another module built whole: json[0..n) must be one JSON object whose
+ * first member is "event" ({"event":"log",...}); "source" and "t_ms" are inserted after
+ * it, so the line has the fixed fields. For a runtime adopting this writer without
+ * rebuilding its events (the flow runtime's flow_trace). QR_EINVAL (nothing written) when
+ * json does not start with {"event":"...". */
+int qr_trace_emit_object(qr_trace *t, const char *source, const char *json, size_t n);
+
 /* A "tool" event: a tool call made for the model (args: its JSON, or NULL), its time, the
  * rows it returned (negative: not a list) and its error (NULL: none). Counted in the
  * totals. */

@@ -239,6 +239,34 @@ void qr_trace_emit(qr_trace *t, qr_buf *b)
     qr_buf_release(b);
 }
 
+int qr_trace_emit_object(qr_trace *t, const char *source, const char *json, size_t n)
+{
+    static const char head[] = "{\"event\":\"";
+    size_t h = sizeof head - 1, e = h;
+    if (n < h || memcmp(json, head, h) != 0)
+        return QR_EINVAL;
+    while (e < n && json[e] != '"')
+        e += json[e] == '\\' ? 2 : 1;
+    if (e >= n)
+        return QR_EINVAL;
+    if (!t)
+        return QR_OK;
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_append(&b, json, e + 1); /* {"event":"NAME" */
+    qr_buf_puts(&b, ",\"source\":");
+    qr_buf_json_string(&b, source ? source : "quarry", source ? strlen(source) : 6);
+    qr_buf_printf(&b, ",\"t_ms\":%.1f", (double)(qr_clock_ns() - t->t0_ns) / 1e6);
+    /* the rest, without its closing brace (emit adds it) */
+    size_t rest = e + 1, end = n;
+    while (end > rest && json[end - 1] != '}')
+        end--;
+    if (end > rest)
+        qr_buf_append(&b, json + rest, end - 1 - rest);
+    qr_trace_emit(t, &b);
+    return QR_OK;
+}
+
 /* Called by turn.c after each call (not public: the totals are the writer's own). */
 void qr__trace_count_call(qr_trace *t, uint32_t repair, bool ok, const qr_llm_usage *u);
 void qr__trace_count_call(qr_trace *t, uint32_t repair, bool ok, const qr_llm_usage *u)

@@ -353,6 +353,13 @@ static void test_trace_writer(void)
     CHECK(strstr(L.text, "\"piece\":\"cut [redacted] off\"") != NULL);
     CHECK(strstr(L.text, "\"short\":\"ghijk is fine\"") != NULL);
     CHECK(strstr(L.text, "\"n\":-3}\n") != NULL);
+    /* an event built whole elsewhere (the flow runtime's) gets the fixed fields */
+    const char *obj = "{\"event\":\"log\",\"line\":2,\"value\":\"sk-abcdefghijklmnop\"}";
+    CHECK(qr_trace_emit_object(t, "flow", obj, strlen(obj)) == QR_OK);
+    CHECK(strstr(L.text, "\n{\"event\":\"log\",\"source\":\"flow\",\"t_ms\":") != NULL);
+    CHECK(strstr(L.text, ",\"line\":2,\"value\":\"[redacted]\"}\n") != NULL);
+    CHECK(qr_trace_emit_object(t, "flow", "{\"line\":2}", 10) == QR_EINVAL);
+    CHECK(L.n == 2);
     /* a NULL trace writes nothing and costs nothing */
     qr_trace_begin(NULL, &b, "x", "y");
     qr_trace_emit(NULL, &b);

@@ -25,8 +25,12 @@
  * a model and none is configured (error says how to configure one), or is empty;
  * QR_ERUNTIME when the run failed (model unreachable or answering garbage, output still
  * invalid after the repair, a query failing when run); QR_ELIMIT when the budget of model
- * calls was spent first. In both, error says why and the partial state (resolved values)
- * is kept in the result. QR_ENOMEM.
+ * calls was spent first; QR_ESTOPPED when the request (opts.req) was cancelled, passed its
+ * deadline or spent its model calls or tokens. In each, error says why and the partial
+ * state (resolved values) is kept in the result. QR_ENOMEM.
+ *
+ * Every model call goes through the turn module (quarry/turn.h): one budget, one token
+ * count, one repair rule (max_repairs 1) and the common trace events.
  *
  * A "model call" is one request the agents make; the client's retries of that request
  * (on 429, 5xx, a dropped connection: answers a provider does not bill) are not counted.
@@ -37,6 +41,7 @@
 #include "quarry/lisp.h"
 #include "quarry/llm.h"
 #include "quarry/tools.h"
+#include "quarry/turn.h"
 
 #define QR_ASK_DEFAULT_MAX_CALLS 8
 
@@ -47,10 +52,11 @@ typedef struct qr_ask_opts {
     uint32_t max_calls;     /* budget of model calls; 0: QR_ASK_DEFAULT_MAX_CALLS */
     bool no_router;         /* skip tier 1 (always ask the model) */
     qr_lisp_limits limits;  /* of every program run */
-    /* every step as one JSON object (no newline): prompts, responses, compiled code,
-     * tool calls with durations, errors. NULL: none. Never holds the API key. */
-    void (*trace)(void *ud, const char *json, size_t len);
-    void *trace_ud;
+    /* where every step goes as a trace event (docs/trace.md: prompts, replies, compiled
+     * code, tool calls with durations, errors; source "ask"). NULL: nowhere. It is bound
+     * to the request for the question, so tools the question calls (search_codebase)
+     * write to it too. Never holds the API key. The caller writes the "end" event. */
+    qr_trace *trace;
     /* the repository's first and last commit times (epoch seconds), asked for once,
      * before the first model call, for the TODAY lines of the prompts; NULL or a
      * failing call (QR_OK not returned): not stated */

@@ -137,22 +137,28 @@ typedef struct qr_dwim_loop_opts {
     uint32_t max_turns;   /* model calls at most; 0: 20 */
     uint32_t stall_turns; /* turns without a new result before it stops; 0: 5 */
     size_t preview_chars; /* of the last result in the prompt; 0: 1200 */
-    /* one JSON line per turn (NULL: none) */
-    void (*trace)(void *ud, const char *json_line);
+    /* where the trace events go (docs/trace.md, source "dwim": each model call, then a
+     * "turn" event with the line, its verb and its result; NULL: nowhere). The loop
+     * binds it to ctx->req while it runs, so tools a line calls write to it too. The
+     * caller writes the "end" event. */
+    struct qr_trace *trace;
     /* each turn's line and result (NULL: none) */
     void (*on_turn)(void *ud, uint32_t turn, const char *line, const char *result);
-    void *trace_ud;
+    void *on_turn_ud;
 } qr_dwim_loop_opts;
 
 typedef struct qr_dwim_loop_result {
     char *summary;    /* malloc'd: done's summary, or what the path holds */
-    const char *stop; /* "done", "max-turns", "stall: ...", "model-error" */
+    const char *stop; /* "done", "max-turns", "stall: ...", "model-error", "stopped" */
     uint32_t turns, calls, edits;
     uint64_t input_tokens, output_tokens; /* as the model reported them */
 } qr_dwim_loop_result;
 
 /* Runs the loop until done, a stall, the budget or a model failure (QR_EIO with the
- * message in err; r still says what was done). */
+ * message in err; r still says what was done). Each model call is one turn of the turn
+ * module (quarry/turn.h) under ctx->req: when the request is cancelled or its model calls,
+ * tokens or time are spent, the loop stops with r->stop "stopped" and QR_ESTOPPED (err
+ * says why). */
 int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf *err);
 void qr_dwim_loop_result_clear(qr_dwim_loop_result *r);
 

@@ -333,6 +333,9 @@ typedef struct qr_flow_run_opts {
     /* log statements and notes: one line, or NULL */
     void (*log)(void *ud, const char *line);
     void *log_ud;
+    /* the request the run belongs to (quarry/req.h): its cancel and deadline stop the run,
+     * its tools and its model calls; NULL: the run makes its own from the budget */
+    struct qr_req *req;
 } qr_flow_run_opts;
 
 typedef struct qr_flow_result {

@@ -148,6 +148,9 @@ void qr_llm_response_clear(qr_llm_response *r);
 int qr_llm_request_json(const qr_llm *l, const qr_llm_request *r, qr_buf *out);
 /* The endpoint URL requests go to. */
 const char *qr_llm_endpoint(const qr_llm *l);
+/* The API key the client sends (NULL: none), for scrubbers only (the trace writer masks
+ * it in every line it writes): never print it. */
+const char *qr_llm_api_key(const qr_llm *l);
 
 /* ---- plain HTTP POST ----
  * For other JSON-over-HTTP protocols (MCP's Streamable HTTP transport, used by `quarry

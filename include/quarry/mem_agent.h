@@ -31,6 +31,7 @@
 
 #include "quarry/llm.h"
 #include "quarry/memory.h"
+#include "quarry/turn.h"
 
 struct qr_pipeline;
 
@@ -218,6 +219,14 @@ typedef struct qr_mem_agent_report {
  * in every case. */
 int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
                      qr_mem_agent_report *report, qr_buf *err);
+/* The same run, its model call made as one turn of the turn module (quarry/turn.h) in tc:
+ * tc->llm (NULL: a dry run), tc->req (its budget and stop; NULL: none) and the trace
+ * (tc->trace, else the one bound to tc->req): the call's events, then a "mem_agent"
+ * event (the agent, nodes selected, actions, problems, applied, visits). A request that
+ * refuses the call or is cancelled during it: QR_ESTOPPED, report.llm_error says why,
+ * nothing applied. qr_mem_agent_run is this with tc = {llm}. */
+int qr_mem_agent_run_turn(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int64_t now,
+                          qr_mem_agent_report *report, qr_buf *err);
 void qr_mem_agent_report_clear(qr_mem_agent_report *r);
 
 /* ---- schedule state ----

@@ -53,6 +53,7 @@ typedef struct qr_req {
     _Atomic uint64_t tokens;      /* spent so far */
     _Atomic uint32_t model_calls; /* made so far */
     _Atomic int reason;           /* qr_req_reason; QR_REQ_RUNNING until stopped */
+    void *trace; /* the trace the work writes to (a qr_trace, quarry/turn.h), or NULL */
 } qr_req;
 
 /* Starts a request with budget b (NULL: no limits); its deadline is b->time_ms from now. */

@@ -73,7 +73,7 @@ static void set_error(ask_run *R, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- trace ---- */
+/* ---- trace (the common format: quarry/turn.h, docs/trace.md) ---- */
 
 static bool tracing(const ask_run *R)
 {
@@ -82,14 +82,12 @@ static bool tracing(const ask_run *R)
 
 static void trace_begin(ask_run *R, qr_buf *b, const char *event)
 {
-    qr_buf_init(b);
-    qr_buf_printf(b, "{\"event\":\"%s\",\"t_ms\":%.1f", event, now_ms() - R->t0);
+    qr_trace_begin(R->o->trace, b, event, "ask");
 }
 
 static void trace_str(qr_buf *b, const char *key, const char *s, size_t n)
 {
-    qr_buf_printf(b, ",\"%s\":", key);
-    qr_buf_json_string(b, s ? s : "", s ? n : 0);
+    qr_trace_str(b, key, s ? s : "", s ? n : 0);
 }
 
 static void trace_val(qr_buf *b, const char *key, qr_val v)
@@ -100,9 +98,7 @@ static void trace_val(qr_buf *b, const char *key, qr_val v)
 
 static void trace_end(ask_run *R, qr_buf *b)
 {
-    qr_buf_putc(b, '}');
-    R->o->trace(R->o->trace_ud, b->p, b->len);
-    qr_buf_release(b);
+    qr_trace_emit(R->o->trace, b);
 }
 
 /* ---- tools, timed for the trace ---- */
@@ -122,16 +118,13 @@ static int traced_tool(void *ud, qr_req *req, const char *name, qr_val args, qr_
         rc = qr_tools_lisp_dispatch(R->o->tools, req, name, args, a, out, err);
     }
     if (tracing(R)) {
-        qr_buf b;
-        trace_begin(R, &b, "tool");
-        trace_str(&b, "tool", name, strlen(name));
-        trace_val(&b, "args", args);
-        qr_buf_printf(&b, ",\"ms\":%.2f", now_ms() - t);
-        if (rc == QR_OK && qr_is_seqcoll(*out))
-            qr_buf_printf(&b, ",\"rows\":%zu", qr_vec_len(*out));
-        if (rc != QR_OK)
-            trace_str(&b, "error", err->p, err->len);
-        trace_end(R, &b);
+        qr_buf args_json;
+        qr_buf_init(&args_json);
+        qr_print_json(&args_json, args, false);
+        qr_trace_tool(R->o->trace, "ask", name, args_json.p, args_json.len, now_ms() - t,
+                      rc == QR_OK && qr_is_seqcoll(*out) ? (int64_t)qr_vec_len(*out) : -1,
+                      rc != QR_OK ? (err->p ? err->p : "failed") : NULL);
+        qr_buf_release(&args_json);
     }
     return rc;
 }
@@ -207,88 +200,62 @@ static int run_query(ask_run *R, qr_val query, bool json, qr_val context, qr_val
     return rc;
 }
 
-/* ---- model turns ---- */
+/* ---- model turns (the turn module owns the call, the budget and the repair) ---- */
 
 /* Checks one reply: QR_OK when it is usable (results kept in ctx), else an error whose
  * message (in err) goes into the repair prompt. */
 typedef int (*reply_check)(ask_run *R, void *ctx, const char *text, size_t n, qr_buf *err);
 
-static int call_model(ask_run *R, const char *agent, bool repair, const qr_buf *prefix,
-                      size_t shared_len, const qr_llm_message *msgs, size_t nmsgs,
-                      qr_llm_response *resp)
+typedef struct turn_check {
+    ask_run *R;
+    reply_check check;
+    void *ctx;
+} turn_check;
+
+static int check_reply(void *ud, const qr_llm_response *reply, qr_buf *complaint)
 {
+    turn_check *tc = ud;
+    return tc->check(tc->R, tc->ctx, reply->text ? reply->text : "", reply->len, complaint);
+}
+
+/* Each call, as --explain shows it. */
+static void record_call(void *ud, const qr_turn_call_info *ci)
+{
+    ask_run *R = ud;
     if (R->r->ncalls == R->calls_cap) {
         size_t cap = R->calls_cap ? 2 * R->calls_cap : 8;
         qr_ask_call *c = realloc(R->r->calls, cap * sizeof *c);
         if (!c)
-            return QR_ENOMEM;
+            return; /* the total below still counts it */
         R->r->calls = c;
         R->calls_cap = cap;
     }
-    qr_llm_request req = {.system = prefix->p,
-                          .system_len = prefix->len,
-                          .shared_len = shared_len,
-                          .messages = msgs,
-                          .nmessages = nmsgs};
-    if (tracing(R)) {
-        qr_buf b;
-        trace_begin(R, &b, "llm_request");
-        trace_str(&b, "agent", agent, strlen(agent));
-        qr_buf_printf(&b, ",\"repair\":%s", repair ? "true" : "false");
-        trace_str(&b, "system", prefix->p, prefix->len);
-        qr_buf_puts(&b, ",\"messages\":[");
-        for (size_t i = 0; i < nmsgs; i++) {
-            qr_buf_printf(&b, "%s{\"role\":\"%s\",\"content\":", i ? "," : "", msgs[i].role);
-            qr_buf_json_string(&b, msgs[i].content, msgs[i].len);
-            qr_buf_putc(&b, '}');
-        }
-        qr_buf_putc(&b, ']');
-        trace_end(R, &b);
-    }
-    int rc = qr_llm_complete(R->o->llm, &req, resp);
     qr_ask_call *c = &R->r->calls[R->r->ncalls++];
     memset(c, 0, sizeof *c);
-    snprintf(c->agent, sizeof c->agent, "%s", agent);
-    c->repair = repair;
-    c->ok = rc == QR_OK;
-    c->usage = resp->usage;
-    c->attempts = resp->attempts;
-    c->ms = resp->ms;
-    R->r->total.input += resp->usage.input;
-    R->r->total.output += resp->usage.output;
-    R->r->total.cache_write += resp->usage.cache_write;
-    R->r->total.cache_read += resp->usage.cache_read;
-    if (tracing(R)) {
-        qr_buf b;
-        trace_begin(R, &b, "llm_response");
-        trace_str(&b, "agent", agent, strlen(agent));
-        if (resp->text)
-            trace_str(&b, "text", resp->text, resp->len);
-        qr_buf_printf(&b,
-                      ",\"usage\":{\"input\":%llu,\"output\":%llu,\"cache_write\":%llu,"
-                      "\"cache_read\":%llu},\"ms\":%.1f,\"attempts\":%u,\"http_status\":%d",
-                      (unsigned long long)resp->usage.input,
-                      (unsigned long long)resp->usage.output,
-                      (unsigned long long)resp->usage.cache_write,
-                      (unsigned long long)resp->usage.cache_read, resp->ms, resp->attempts,
-                      resp->http_status);
-        if (rc != QR_OK)
-            trace_str(&b, "error", resp->error, strlen(resp->error));
-        trace_end(R, &b);
-    }
-    return rc;
+    snprintf(c->agent, sizeof c->agent, "%s", ci->agent);
+    c->repair = ci->repair > 0;
+    c->ok = ci->ok;
+    c->usage = ci->usage;
+    c->attempts = ci->attempts;
+    c->ms = ci->ms;
+    R->r->total.input += ci->usage.input;
+    R->r->total.output += ci->usage.output;
+    R->r->total.cache_write += ci->usage.cache_write;
+    R->r->total.cache_read += ci->usage.cache_read;
 }
 
 /* One turn of an agent: the call, the check, and at most one repair turn. */
 static int converse(ask_run *R, const char *agent, const char *user, size_t user_len,
                     reply_check check, void *ctx)
 {
-    qr_buf prefix, err, first_msg;
+    qr_buf prefix, first_msg, after;
     qr_buf_init(&prefix);
-    qr_buf_init(&err);
     qr_buf_init(&first_msg);
+    qr_buf_init(&after);
     size_t shared_len = 0;
     int rc = qr_ask_prompt_prefix(R->o->tools, agent, &prefix, &shared_len);
+    if (rc != QR_OK)
+        goto done;
     if (!R->today.len) {
         int64_t first = 0, last = 0;
         if (!R->o->repo_span || R->o->repo_span(R->o->repo_span_ud, &first, &last) != QR_OK)
@@ -299,70 +266,61 @@ static int converse(ask_run *R, const char *agent, const char *user, size_t user
     qr_buf_append(&first_msg, R->today.p, R->today.len);
     qr_buf_putc(&first_msg, '\n');
     qr_buf_append(&first_msg, user, user_len);
-    qr_llm_message msgs[3] = {{.role = "user", .content = first_msg.p, .len = first_msg.len},
-                            {.role = "assistant"},
-                            {.role = "user"}};
-    qr_llm_response first = {0}, second = {0};
-    qr_buf repair;
-    qr_buf_init(&repair);
-    if (rc != QR_OK)
+    qr_buf_printf(&after,
+                  "\n\nQUESTION (north star): %s\n"
+                  "Reply again with the corrected reply only, in the same form.",
+                  R->o->question);
+    qr_llm_message msg = {.role = "user", .content = first_msg.p, .len = first_msg.len};
+    turn_check tc = {.R = R, .check = check, .ctx = ctx};
+    uint32_t left = R->r->ncalls < R->max_calls ? R->max_calls - (uint32_t)R->r->ncalls : 0;
+    if (!left) {
+        set_error(R, "the budget of %u model calls is spent before the %s could answer",
+                  R->max_calls, agent);
+        rc = QR_ELIMIT;
         goto done;
-    for (int turn = 0; turn < 2; turn++) {
-        if (R->r->ncalls >= R->max_calls) {
-            set_error(R, "the budget of %u model calls is spent before the %s could %s",
-                      R->max_calls, agent, turn ? "repair its reply" : "answer");
-            rc = QR_ELIMIT;
-            goto done;
-        }
-        qr_llm_response *resp = turn ? &second : &first;
-        rc = call_model(R, agent, turn == 1, &prefix, shared_len, msgs, turn ? 3 : 1, resp);
-        if (rc != QR_OK) {
-            set_error(R, "the %s's model call failed: %s", agent, resp->error);
-            if (rc != QR_ENOMEM)
-                rc = QR_ERUNTIME; /* the question was fine; the model was not */
-            goto done;
-        }
-        qr_buf_reset(&err);
-        rc = check(R, ctx, resp->text ? resp->text : "", resp->len, &err);
-        if (rc == QR_OK || rc == QR_ENOMEM)
-            goto done;
-        if (tracing(R)) {
-            qr_buf b;
-            trace_begin(R, &b, "invalid_reply");
-            trace_str(&b, "agent", agent, strlen(agent));
-            trace_str(&b, "error", err.p, err.len);
-            trace_end(R, &b);
-        }
-        if (turn == 1)
-            break;
-        msgs[1].content = first.text ? first.text : "";
-        msgs[1].len = first.len;
-        qr_buf_printf(&repair,
-                      "Your reply could not be used.\n%.*s\n\nQUESTION (north star): %s\n"
-                      "Reply again with the corrected reply only, in the same form.",
-                      (int)err.len, err.p ? err.p : "", R->o->question);
-        msgs[2].content = repair.p;
-        msgs[2].len = repair.len;
     }
-    /* still invalid after the repair */
-    {
-        size_t n = err.len;
-        const char *e = err.p ? err.p : "";
+    qr_turn t = {.agent = agent,
+                 .system = prefix.p,
+                 .system_len = prefix.len,
+                 .shared_len = shared_len,
+                 .messages = &msg,
+                 .nmessages = 1,
+                 .max_repairs = 1,
+                 .max_calls = left,
+                 .check = check_reply,
+                 .check_ud = &tc,
+                 .repair_before = "Your reply could not be used.\n",
+                 .repair_after = after.p,
+                 .on_call = record_call,
+                 .on_call_ud = R};
+    qr_turn_ctx c = {.llm = R->o->llm, .req = R->req, .trace = R->o->trace, .source = "ask"};
+    qr_turn_result res;
+    rc = qr_turn_run(&c, &t, &res);
+    if (rc == QR_ELIMIT) {
+        set_error(R, "the budget of %u model calls is spent before the %s could %s",
+                  R->max_calls, agent, res.calls ? "repair its reply" : "answer");
+    } else if (rc == QR_EIO) {
+        set_error(R, "the %s's model call failed: %s", agent, res.error);
+        rc = QR_ERUNTIME; /* the question was fine; the model was not */
+    } else if (rc == QR_EINVAL) {
         char line[400];
         size_t k = 0;
-        for (size_t i = 0; i < n && k + 1 < sizeof line; i++)
-            line[k++] = e[i] == '\n' ? ' ' : e[i];
+        for (size_t i = 0; i < res.complaint.len && k + 1 < sizeof line; i++)
+            line[k++] = res.complaint.p[i] == '\n' ? ' ' : res.complaint.p[i];
         line[k] = 0;
         set_error(R, "the %s's reply was still unusable after a repair turn: %s", agent, line);
         rc = QR_ERUNTIME;
+    } else if (rc == QR_ESTOPPED) {
+        set_error(R, "the %s could not answer: %s", agent, res.error);
+    } else if (rc != QR_OK && rc != QR_ENOMEM) {
+        set_error(R, "the %s's turn failed: %s", agent, res.error);
+        rc = QR_ERUNTIME;
     }
+    qr_turn_result_clear(&res);
 done:
-    qr_llm_response_clear(&first);
-    qr_llm_response_clear(&second);
-    qr_buf_release(&repair);
-    qr_buf_release(&err);
     qr_buf_release(&prefix);
     qr_buf_release(&first_msg);
+    qr_buf_release(&after);
     return rc;
 }
 
@@ -853,6 +811,8 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
     }
     qr_lisp_set_req(R.s, R.req);
     qr_lisp_set_tools(R.s, traced_tool, &R);
+    /* tools the question calls (search_codebase) find the trace through the request */
+    bool bound = tracing(&R) && qr_trace_bind(R.req, o->trace);
     if (tracing(&R)) {
         qr_buf b;
         trace_begin(&R, &b, "question");
@@ -919,6 +879,8 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
         rc = run_plan(&R, ac.payload);
     }
 done:
+    if (bound)
+        qr_trace_unbind(R.req);
     qr_lisp_set_req(R.s, NULL); /* own_req ends here; the session outlives it */
     qr_buf_release(&R.today);
     out->ms = now_ms() - R.t0;

@@ -7,7 +7,10 @@
  * prompt is the vocabulary with examples, fixed text so that it is byte-identical on every
  * call (the cached prefix; the Anthropic wire marks it cache_control), the question is the
  * user message, and the reply's query is parsed, checked read-only and run; when that
- * fails the error goes back once for a repair. At most two model calls per question.
+ * fails the error goes back once for a repair. At most two model calls per question. The
+ * call, the request's budget, the token count, the repair and the trace events belong to
+ * the turn module (quarry/turn.h); the trace is the one bound to the request, so a
+ * search made inside `quarry ask` writes into ask's trace.
  *
  * Rejected: letting the model's text run unchecked (it is data: parsed and refused like
  * any query); embedding the question in the cached prefix (it would break the cache).
@@ -15,6 +18,7 @@
 #include "quarry/codesearch.h"
 #include "quarry/date.h"
 #include "quarry/tools.h"
+#include "quarry/turn.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -342,6 +346,27 @@ static int run_query(qr_sparql_store *st, const qr_stop *stop, const char *q,
     return rc;
 }
 
+/* The model path's reply checker: the query in the reply must parse, be read-only and run;
+ * its failure (kind, place, message) is the complaint the repair carries. */
+typedef struct query_check {
+    qr_sparql_store *st;
+    const qr_stop *stop;
+    char **sparql;
+    qr_sparql_result **res;
+} query_check;
+
+static int check_query(void *ud, const qr_llm_response *reply, qr_buf *complaint)
+{
+    query_check *qc = ud;
+    free(*qc->sparql);
+    *qc->sparql = extract_query(reply->text ? reply->text : "");
+    if (!*qc->sparql)
+        return QR_ENOMEM;
+    qr_sparql_result_free(*qc->res);
+    *qc->res = NULL;
+    return run_query(qc->st, qc->stop, *qc->sparql, qc->res, complaint);
+}
+
 static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
                      qr_sparql_store *st, char **sparql, qr_sparql_result **res, int *calls,
                      qr_buf *err)
@@ -366,54 +391,30 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
                       question);
         return QR_EINVAL;
     }
-    qr_llm_message msgs[3] = {{.role = "user", .content = question, .len = strlen(question)}};
-    qr_llm_request req = {.system = prompt, .system_len = sizeof prompt - 1, .messages = msgs,
-                          .nmessages = 1, .stop = &rq->stop};
-    qr_buf why;
-    qr_buf_init(&why);
-    char *reply = NULL;
-    char repair[1200];
-    int rc = QR_EINVAL;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        qr_llm_response resp;
-        if ((rc = qr_req_may_call_model(rq, err)) != QR_OK)
-            break;
-        int lrc = qr_llm_complete(c->llm, &req, &resp);
-        (*calls)++;
-        qr_req_spend_model(rq, qr_llm_usage_tokens(&resp.usage));
-        if (lrc != QR_OK || !resp.text) {
-            qr_buf_printf(err, "the model call failed: %s", resp.error);
-            qr_llm_response_clear(&resp);
-            rc = lrc ? lrc : QR_ERUNTIME;
-            break;
-        }
-        free(reply);
-        reply = strdup(resp.text);
-        qr_llm_response_clear(&resp);
-        free(*sparql);
-        *sparql = reply ? extract_query(reply) : NULL;
-        if (!*sparql) {
-            rc = QR_ENOMEM;
-            break;
-        }
-        qr_buf_reset(&why);
-        rc = run_query(st, &rq->stop, *sparql, res, &why);
-        if (rc == QR_OK)
-            break;
-        if (attempt == 1) {
-            qr_buf_printf(err, "the model's query failed twice: %s; query: %s",
-                          why.p ? why.p : "", *sparql);
-            break;
-        }
-        /* one repair: the reply and the structured error go back */
-        msgs[1] = (qr_llm_message){.role = "assistant", .content = reply, .len = strlen(reply)};
-        snprintf(repair, sizeof repair,
-                 "That query failed: %s. Reply with a corrected query only.", why.p ? why.p : "");
-        msgs[2] = (qr_llm_message){.role = "user", .content = repair, .len = strlen(repair)};
-        req.nmessages = 3;
-    }
-    free(reply);
-    qr_buf_release(&why);
+    qr_llm_message msg = {.role = "user", .content = question, .len = strlen(question)};
+    query_check qc = {.st = st, .stop = &rq->stop, .sparql = sparql, .res = res};
+    qr_turn t = {.agent = "search_codebase",
+                 .system = prompt,
+                 .system_len = sizeof prompt - 1,
+                 .messages = &msg,
+                 .nmessages = 1,
+                 .max_repairs = 1,
+                 .check = check_query,
+                 .check_ud = &qc,
+                 .repair_before = "That query failed: ",
+                 .repair_after = ". Reply with a corrected query only."};
+    qr_turn_ctx tc = {.llm = c->llm, .req = rq, .source = "search_codebase"};
+    qr_turn_result tr;
+    int rc = qr_turn_run(&tc, &t, &tr);
+    *calls = (int)tr.calls;
+    if (rc == QR_EINVAL)
+        qr_buf_printf(err, "the model's query failed twice: %s; query: %s",
+                      tr.complaint.p ? tr.complaint.p : "", *sparql ? *sparql : "");
+    else if (rc == QR_EIO)
+        qr_buf_printf(err, "the model call failed: %s", tr.error);
+    else if (rc != QR_OK)
+        qr_buf_puts(err, tr.error);
+    qr_turn_result_clear(&tr);
     return rc;
 }
 

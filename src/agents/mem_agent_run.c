@@ -5,7 +5,9 @@
  *
  * Design: a run is a straight line over the pieces in the other mem_agent
  * files; its report keeps everything a caller prints or logs (the prompt, the
- * reply, the plan, the counts, the tokens). Visits go only to the nodes the
+ * reply, the plan, the counts, the tokens). The model call is one turn of the turn
+ * module (quarry/turn.h: the request's budget and stop, the token count, the trace
+ * events; no repair turn). Visits go only to the nodes the
  * prompt showed, after the actions were applied, with outcome "ok": a failed
  * run records none, so the next run sees the same nodes. Last-run times live in
  * STORE.agents.json beside the store, rewritten whole through a temporary file
@@ -76,8 +78,47 @@ void qr_mem_agent_report_clear(qr_mem_agent_report *r)
     memset(r, 0, sizeof *r);
 }
 
+/* The "mem_agent" trace event: what the run did with the reply. */
+static void trace_run(const qr_turn_ctx *tc, const qr_mem_agent *a, const qr_mem_agent_report *r,
+                      int rc, const qr_buf *err)
+{
+    qr_trace *t = qr_turn_trace(tc);
+    if (!t)
+        return;
+    qr_buf b;
+    qr_trace_begin(t, &b, "mem_agent", tc->source ? tc->source : "mem_agent");
+    qr_trace_cstr(&b, "agent", a->name);
+    qr_trace_int(&b, "selected", (int64_t)r->selected);
+    qr_trace_int(&b, "actions", (int64_t)r->plan.n);
+    qr_trace_int(&b, "problems", (int64_t)r->plan.nproblems);
+    qr_trace_int(&b, "applied", (int64_t)r->applied);
+    qr_trace_int(&b, "visits", (int64_t)r->visits);
+    if (rc != QR_OK) {
+        qr_buf why;
+        qr_buf_init(&why);
+        if (r->llm_error[0])
+            qr_buf_puts(&why, r->llm_error);
+        else if (r->plan.nproblems)
+            qr_mem_agent_problem_format(&r->plan.problems[0], &why);
+        else if (err && err->len)
+            qr_buf_append(&why, err->p, err->len);
+        else
+            qr_buf_puts(&why, "failed");
+        qr_trace_str(&b, "error", why.p, why.len);
+        qr_buf_release(&why);
+    }
+    qr_trace_emit(t, &b);
+}
+
 int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
                      qr_mem_agent_report *r, qr_buf *err)
+{
+    qr_turn_ctx tc = {.llm = llm, .source = "mem_agent"};
+    return qr_mem_agent_run_turn(a, m, &tc, now, r, err);
+}
+
+static int run_turn(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int64_t now,
+                    qr_mem_agent_report *r, qr_buf *err)
 {
     memset(r, 0, sizeof *r);
     if (!now)
@@ -90,33 +131,31 @@ int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
     r->selected = nkeys;
     rc = qr_mem_agent_fill(a, m, (const char *const *)keys, nkeys, now, &r->prompt, err);
     qr_mem_agent_keys_free(keys, nkeys);
-    if (rc != QR_OK || !llm || nkeys == 0)
+    if (rc != QR_OK || !tc->llm || nkeys == 0)
         return rc;
 
+    /* one call, no repair: a reply with invalid actions is reported, never applied */
     qr_llm_message msg = {.role = "user", .content = r->prompt.user.p, .len = r->prompt.user.len};
-    qr_llm_request req = {.system = r->prompt.system.p,
-                          .system_len = r->prompt.system.len,
-                          .messages = &msg,
-                          .nmessages = 1};
-    qr_llm_response resp;
-    rc = qr_llm_complete(llm, &req, &resp);
-    r->called = true;
-    r->usage = resp.usage;
-    r->ms = resp.ms;
+    qr_turn t = {.agent = a->name,
+                 .system = r->prompt.system.p,
+                 .system_len = r->prompt.system.len,
+                 .messages = &msg,
+                 .nmessages = 1};
+    qr_turn_result res;
+    rc = qr_turn_run(tc, &t, &res);
+    r->called = res.calls > 0;
+    r->usage = res.usage;
+    r->ms = res.ms;
     if (rc != QR_OK) {
-        snprintf(r->llm_error, sizeof r->llm_error, "%s",
-                 resp.error[0] ? resp.error : "the model call failed");
-        qr_llm_response_clear(&resp);
-        return rc == QR_ENOMEM ? rc : QR_EIO;
+        snprintf(r->llm_error, sizeof r->llm_error, "%.399s",
+                 res.error[0] ? res.error : "the model call failed");
+        qr_turn_result_clear(&res);
+        return rc == QR_ENOMEM || rc == QR_ESTOPPED ? rc : QR_EIO;
     }
-    r->reply = resp.text;
-    r->reply_len = resp.len;
-    resp.text = NULL;
-    qr_llm_response_clear(&resp);
-    if (!r->reply) {
-        snprintf(r->llm_error, sizeof r->llm_error, "the model sent no text");
-        return QR_EIO;
-    }
+    r->reply = res.text;
+    r->reply_len = res.len;
+    res.text = NULL;
+    qr_turn_result_clear(&res);
 
     rc = qr_mem_agent_parse_reply(&r->plan, a->actions, m, r->reply, r->reply_len);
     if (rc == QR_EIO) {
@@ -150,6 +189,15 @@ int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
         r->applied = 0;
         r->visits = 0;
     }
+    return rc;
+}
+
+int qr_mem_agent_run_turn(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int64_t now,
+                          qr_mem_agent_report *r, qr_buf *err)
+{
+    int rc = run_turn(a, m, tc, now, r, err);
+    if (r->called)
+        trace_run(tc, a, r, rc, err);
     return rc;
 }
 

@@ -23,6 +23,7 @@ void qr_req_init(qr_req *r, const qr_budget *b)
     atomic_init(&r->tokens, 0);
     atomic_init(&r->model_calls, 0);
     atomic_init(&r->reason, QR_REQ_RUNNING);
+    r->trace = NULL;
 }
 
 /* Records why the request stopped (the first reason wins) and raises the stop flag. */

@@ -5,7 +5,7 @@
  * Prints the answer as `quarry query` prints a result (a summary line and the findings
  * as a table on a terminal, JSON otherwise); --explain adds, on stderr, the tier, the
  * query, the compiled program and each model call with its tokens and time; --trace FILE
- * writes every step as JSON lines.
+ * writes every step as JSON lines in the common trace format (docs/trace.md).
  *
  * Exit status: 0 answered; 1 the run failed (model unreachable, output unusable after a
  * repair, budget spent, a query failing); 2 bad usage, a bad configuration, or a question
@@ -48,8 +48,9 @@ static const char usage[] =
     "options:\n"
     "  --explain             on stderr: the tier that answered, the query, the compiled\n"
     "                        program, each model call with its tokens and time\n"
-    "  --trace FILE          write every step as JSON lines: prompts, replies, compiled\n"
-    "                        code, tool calls with durations, errors (never the API key)\n"
+    "  --trace FILE          write every step as JSON lines (docs/trace.md): prompts,\n"
+    "                        replies, compiled code, tool calls with durations, errors\n"
+    "                        (never the API key)\n"
     "  --max-calls N         budget of model calls for the question (default 8)\n"
     "  --no-router           always ask the model (skip the deterministic router)\n"
     "  --format edn|json|table\n"
@@ -87,14 +88,6 @@ static char *work_tree(const char *dir)
         *slash = 0;
         n = strlen(buf);
     }
-}
-
-static void trace_line(void *ud, const char *json, size_t len)
-{
-    FILE *f = ud;
-    fwrite(json, 1, len, f);
-    fputc('\n', f);
-    fflush(f);
 }
 
 static void retry_note(void *ud, const char *line)
@@ -273,24 +266,24 @@ int cmd_ask(int argc, char **argv)
     }
     qr_llm_config_clear(&cfg);
 
-    FILE *tf = NULL;
+    qr_trace *tf = NULL;
     if (trace) {
-        tf = fopen(trace, "w");
+        qr_buf terr;
+        qr_buf_init(&terr);
+        tf = qr_trace_open(trace, &terr);
         if (!tf) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "cannot write the trace file '%s': %s", trace,
-                     strerror(errno));
-            cli_error(fmt, "usage", 0, 0, msg);
+            cli_error(fmt, "usage", 0, 0, terr.p ? terr.p : "cannot write the trace file");
+            qr_buf_release(&terr);
             qr_llm_free(llm);
             return EXIT_USAGE;
         }
+        qr_buf_release(&terr);
     }
     qr_tools *tools = qr_tools_default();
     if (!tools) {
         fprintf(stderr, "quarry: out of memory\n");
         qr_llm_free(llm);
-        if (tf)
-            fclose(tf);
+        qr_trace_free(tf);
         return EXIT_FAILED;
     }
     /* the programs a model writes read only: no memory writes (docs/capabilities.md) */
@@ -310,12 +303,10 @@ int cmd_ask(int argc, char **argv)
     o.author = qr_host_author;
     o.author_ud = &host;
     o.req = cli_req();
-    if (tf) {
-        o.trace = trace_line;
-        o.trace_ud = tf;
-    }
+    o.trace = tf;
     qr_ask_result r;
     rc = qr_ask(&o, &r);
+    qr_trace_end(tf, "ask", rc == QR_OK, rc == QR_OK ? NULL : r.error[0] ? r.error : "failed");
     int status = EXIT_OK;
     if (rc == QR_OK) {
         qr_arena scratch;
@@ -342,7 +333,6 @@ int cmd_ask(int argc, char **argv)
     qr_host_release(&host);
     qr_tools_free(tools);
     qr_llm_free(llm);
-    if (tf)
-        fclose(tf);
+    qr_trace_free(tf);
     return status;
 }

@@ -1,14 +1,16 @@
 /*
  * cmd_do.c: `quarry do "task"`: the DWIM loop (quarry/dwim.h) on the configured model.
  * Each turn prints the model's line and the first line of its result; the end prints why
- * the loop stopped and the summary. --trace FILE writes one JSON line per turn (the line,
- * its verb and confidence, the prompt's size and the tokens the model reported).
+ * the loop stopped and the summary. --trace FILE writes the common trace (docs/trace.md):
+ * each model call's events, then a "turn" event (the line, its verb and confidence, the
+ * prompt's size), and an "end" event with the totals.
  */
 #include "cli.h"
 
 #include "quarry/dwim.h"
 #include "quarry/host.h"
 #include "quarry/llm.h"
+#include "quarry/turn.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +22,6 @@ static const char usage[] =
     "(quarry dwim undo restores them).\n"
     "exit status: 0 done, 1 stopped before done or the model failed, 2 bad usage or no\n"
     "model configured.\n";
-
-static void trace_line(void *ud, const char *line)
-{
-    FILE *f = ud;
-    if (f) {
-        fputs(line, f);
-        fputc('\n', f);
-        fflush(f);
-    }
-}
 
 static void show_turn(void *ud, uint32_t turn, const char *line, const char *result)
 {
@@ -111,9 +103,9 @@ int cmd_do(int argc, char **argv)
     }
     qr_llm *llm = qr_llm_new(&cfg);
     qr_llm_config_clear(&cfg);
-    FILE *tf = NULL;
-    if (trace && !(tf = fopen(trace, "w"))) {
-        cli_error(FMT_DEFAULT, "usage", 0, 0, "cannot write the trace file");
+    qr_trace *tf = NULL;
+    if (trace && !(tf = qr_trace_open(trace, &err))) {
+        cli_error(FMT_DEFAULT, "usage", 0, 0, err.p ? err.p : "cannot write the trace file");
         qr_llm_free(llm);
         free(root);
         qr_buf_release(&err);
@@ -135,11 +127,12 @@ int cmd_do(int argc, char **argv)
                            .llm = llm,
                            .task = task,
                            .max_turns = (uint32_t)max_turns,
-                           .trace = tf ? trace_line : NULL,
-                           .on_turn = show_turn,
-                           .trace_ud = tf};
+                           .trace = tf,
+                           .on_turn = show_turn};
     qr_dwim_loop_result r;
     int rc = qr_dwim_loop_run(&o, &r, &err);
+    qr_trace_end(tf, "dwim", rc == QR_OK && !strcmp(r.stop, "done"),
+                 rc != QR_OK ? (err.p ? err.p : "failed") : strcmp(r.stop, "done") ? r.stop : NULL);
     int code = EXIT_OK;
     if (rc != QR_OK) {
         cli_error(FMT_DEFAULT, "model", 0, 0, err.p ? err.p : "failed");
@@ -153,8 +146,7 @@ int cmd_do(int argc, char **argv)
     if (strcmp(r.stop, "done") != 0)
         code = EXIT_FAILED;
     qr_dwim_loop_result_clear(&r);
-    if (tf)
-        fclose(tf);
+    qr_trace_free(tf);
     qr_host_release(&host);
     qr_tools_free(tools);
     qr_llm_free(llm);

@@ -528,6 +528,7 @@ static int flow_run_cmd(int argc, char **argv)
         o.trace_ud = tf;
     }
     o.log = run_log;
+    o.req = cli_req(); /* Ctrl-C stops the run, its tools and its model calls */
     (void)retry_note;
     qr_flow_result r;
     rc = qr_flow_run(f, &o, &r);

@@ -52,6 +52,9 @@ const char cli_mem_agent_help[] =
     "nodes shown\n"
     "  --dry-run                 print the filled prompt; no model call, no "
     "write\n"
+    "  --trace FILE              run: write the model call and the run as JSON "
+    "lines\n"
+    "                            (docs/trace.md)\n"
     "  --agents DIR              the agent files (default: "
     "$QUARRY_MEMORY_AGENTS, else\n"
     "                            agents/ beside the store file)\n"
@@ -532,7 +535,8 @@ static int agent_list(cli_mem_opts *o, const char *dir)
 
 /* ---- agent run ---- */
 
-static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dry, bool fmt_given)
+static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dry, bool fmt_given,
+                     const char *trace)
 {
     if (!qr_mem_agent_name_valid(name, strlen(name)))
         return cli_mem_usage(o,
@@ -555,6 +559,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     qr_buf statep;
     qr_buf_init(&statep);
     qr_mem_agent_locks locks = {-1};
+    qr_trace *tf = NULL;
     int rc = qr_mem_agent_load(&ag, path, &err);
     if (rc != QR_OK) {
         if (rc == QR_EIO && access(path, F_OK) != 0) {
@@ -600,8 +605,26 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
             goto done;
         }
     }
+    if (trace) {
+        qr_buf terr;
+        qr_buf_init(&terr);
+        if (!(tf = qr_trace_open(trace, &terr))) {
+            cli_error(o->fmt, "usage", 0, 0, terr.p ? terr.p : "cannot write the trace file");
+            qr_buf_release(&terr);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        qr_buf_release(&terr);
+    }
     int64_t now = qr_clock_now();
-    rc = qr_mem_agent_run(ag, m, llm, now, &r, &err);
+    qr_turn_ctx tc = {.llm = llm, .req = cli_req(), .trace = tf, .source = "mem_agent"};
+    rc = qr_mem_agent_run_turn(ag, m, &tc, now, &r, &err);
+    if (tf) {
+        char why[700] = "";
+        if (rc != QR_OK)
+            failure_text(rc, &r, &err, why, sizeof why);
+        qr_trace_end(tf, "mem_agent", rc == QR_OK, rc == QR_OK ? NULL : why);
+    }
     if (dry) {
         if (rc != QR_OK) {
             status = cli_mem_fail(o, rc == QR_EINVAL ? QR_EINVAL : rc, &err);
@@ -655,6 +678,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     }
     qr_buf_release(&serr);
 done:
+    qr_trace_free(tf);
     qr_mem_agent_locks_close(&locks);
     qr_buf_release(&statep);
     qr_mem_agent_report_clear(&r);
@@ -669,7 +693,7 @@ done:
 
 int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
 {
-    const char *verb = NULL, *name = NULL, *dir_opt = NULL;
+    const char *verb = NULL, *name = NULL, *dir_opt = NULL, *trace = NULL;
     bool dry = false, fmt_given = o->fmt != FMT_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -689,6 +713,10 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
             if (i + 1 >= argc || !*argv[i + 1])
                 return cli_mem_usage(o, "option '--agents' needs a directory");
             dir_opt = argv[++i];
+        } else if (!strcmp(a, "--trace")) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return cli_mem_usage(o, "option '--trace' needs a file");
+            trace = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             return cli_mem_unknown_option(o, a);
         } else if (!verb) {
@@ -708,15 +736,16 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
         return cli_mem_usage(o, "unknown agent command '%s'%s%s%s: expected list or run NAME", verb,
                              s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
     }
-    if (list && (name || dry))
-        return cli_mem_usage(o, "'agent list' takes no %s", name ? "argument" : "--dry-run");
+    if (list && (name || dry || trace))
+        return cli_mem_usage(o, "'agent list' takes no %s",
+                             name ? "argument" : dry ? "--dry-run" : "--trace");
     if (run && !name)
         return cli_mem_usage(o, "give the agent to run: quarry mem agent run NAME");
     cli_mem_format(o);
     char *dir = agents_dir(o, dir_opt);
     if (!dir)
         return EXIT_USAGE;
-    int status = list ? agent_list(o, dir) : agent_run(o, dir, name, dry, fmt_given);
+    int status = list ? agent_list(o, dir) : agent_run(o, dir, name, dry, fmt_given, trace);
     free(dir);
     return status;
 }

@@ -20,6 +20,7 @@
  * printing a cut result without saying so (a reader would take 50 rows for all of them).
  */
 #include "cli.h"
+#include "quarry/turn.h"
 
 #include "quarry/host.h"
 #include "quarry/tools.h"
@@ -52,6 +53,7 @@ static const char usage[] =
     "                        JSON otherwise)\n"
     "  --limit-output N      rows of a vector result to print (default: 50 on a\n"
     "                        terminal, all on a pipe or into a file; 0: all)\n"
+    "  --trace FILE          write the call's model turns as JSON lines (docs/trace.md)\n"
     "  --repo DIR            the repository (default: the one containing the working\n"
     "                        directory)\n"
     "  --no-index            compute git statistics without reading or writing the\n"
@@ -165,7 +167,7 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
 int cmd_tool(int argc, char **argv)
 {
     cli_format fmt = FMT_DEFAULT;
-    const char *name = NULL, *args_text = NULL, *repo = NULL;
+    const char *name = NULL, *args_text = NULL, *repo = NULL, *trace = NULL;
     bool help = false, no_index = false;
     /* rows printed: on a terminal the first 50, on a pipe or into a file all of them
      * (a script gets the whole window), unless --limit-output says */
@@ -193,7 +195,7 @@ int cmd_tool(int argc, char **argv)
             continue;
         }
         bool takes = !strcmp(a, "--format") || !strcmp(a, "--limit-output") ||
-                     !strcmp(a, "--args") || !strcmp(a, "--repo");
+                     !strcmp(a, "--args") || !strcmp(a, "--repo") || !strcmp(a, "--trace");
         if (takes) {
             if (i + 1 >= argc) {
                 cli_usage_error("tool", "option '%s' needs a value", a);
@@ -217,6 +219,8 @@ int cmd_tool(int argc, char **argv)
                 }
             } else if (!strcmp(a, "--args")) {
                 args_text = v;
+            } else if (!strcmp(a, "--trace")) {
+                trace = v;
             } else {
                 repo = v;
             }
@@ -322,7 +326,26 @@ int cmd_tool(int argc, char **argv)
         status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
         goto done;
     }
+    /* --trace FILE: the model turns of the call (search_codebase), docs/trace.md */
+    qr_trace *tf = NULL;
+    if (trace) {
+        qr_buf terr;
+        qr_buf_init(&terr);
+        if (!(tf = qr_trace_open(trace, &terr))) {
+            cli_error(fmt, "usage", 0, 0, terr.p ? terr.p : "cannot write the trace file");
+            qr_buf_release(&terr);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        qr_buf_release(&terr);
+        qr_trace_bind(cli_req(), tf);
+    }
     rc = qr_tools_invoke(reg, t, cli_req(), norm, &a, &out, &err);
+    if (tf) {
+        qr_trace_unbind(cli_req());
+        qr_trace_end(tf, "tool", rc == QR_OK, rc == QR_OK ? NULL : err.p ? err.p : "failed");
+        qr_trace_free(tf);
+    }
     if (rc != QR_OK) {
         /* bad input the handler found (not a repository, an unknown ref, a date it cannot
          * read) is bad usage like a bad parameter */

@@ -11,8 +11,10 @@
  * `note[ when]: TEXT` keeps a note (when: `done` expires it when the current subtask
  * closes, `N` after N turns, `'PATTERN'` when a result contains it; none: until
  * `drop ID`). The loop stops with what it has on a stall (the same line three times in a
- * row, or no new result for stall_turns turns), at max_turns model calls, or when the
- * model fails.
+ * row, or no new result for stall_turns turns), at max_turns model calls, when the
+ * model fails, or when the request (ctx->req) stops. Each call is one turn of the turn
+ * module (quarry/turn.h: budget, stop, token count, trace events), with no repair: a line
+ * that does not parse is answered by its result ("unclear ...") on the next turn.
  *
  * The loop remembers what the model read (ctx->reads, filled by read, expand and
  * skeleton): the prompt lists it under SEEN with the result ids; the same read line again,
@@ -22,6 +24,7 @@
 #include "dwim_int.h"
 
 #include "quarry/llm.h"
+#include "quarry/turn.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -301,32 +304,25 @@ static bool repeat_read(loop *L, const qr_dwim_intent *in, const char *line, qr_
     return false;
 }
 
-static void trace(const qr_dwim_loop_opts *o, uint32_t turn, const char *line,
-                  const qr_dwim_intent *in, int id, size_t prompt_chars, size_t result_chars,
-                  const qr_llm_usage *u, const char *event)
+/* The "turn" event: the line, its verb, its result (after the model call's own events). */
+static void trace_turn(const qr_dwim_loop_opts *o, uint32_t turn, const char *line,
+                       const qr_dwim_intent *in, int id, size_t prompt_chars,
+                       size_t result_chars)
 {
     if (!o->trace)
         return;
     qr_buf b;
-    qr_buf_init(&b);
-    qr_buf_printf(&b, "{\"turn\":%u,\"event\":\"%s\",\"line\":", turn, event);
-    if (line)
-        qr_buf_json_string(&b, line, strlen(line));
-    else
-        qr_buf_puts(&b, "null");
-    if (in)
-        qr_buf_printf(&b, ",\"verb\":\"%s\",\"confidence\":%.2f",
-                      in->verb == QR_DWIM_TOOL ? in->tool : qr_dwim_verb_name(in->verb),
-                      in->confidence);
-    qr_buf_printf(&b, ",\"result\":%d,\"result_chars\":%zu,\"prompt_chars\":%zu", id,
-                  result_chars, prompt_chars);
-    if (u)
-        qr_buf_printf(&b, ",\"input_tokens\":%llu,\"cache_read\":%llu,\"output_tokens\":%llu",
-                      (unsigned long long)u->input, (unsigned long long)u->cache_read,
-                      (unsigned long long)u->output);
-    qr_buf_putc(&b, '}');
-    o->trace(o->trace_ud, b.p);
-    qr_buf_release(&b);
+    qr_trace_begin(o->trace, &b, "turn", "dwim");
+    qr_trace_int(&b, "turn", turn);
+    qr_trace_cstr(&b, "line", line);
+    if (in) {
+        qr_trace_cstr(&b, "verb", in->verb == QR_DWIM_TOOL ? in->tool : qr_dwim_verb_name(in->verb));
+        qr_trace_num(&b, "confidence", in->confidence);
+    }
+    qr_trace_int(&b, "result", id);
+    qr_trace_int(&b, "result_chars", (int64_t)result_chars);
+    qr_trace_int(&b, "prompt_chars", (int64_t)prompt_chars);
+    qr_trace_emit(o->trace, &b);
 }
 
 int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf *err)
@@ -346,34 +342,42 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
     qr_dwim_lookup lk;
     qr_dwim_lookup_init(&lk, o->ctx);
     r->stop = "max-turns";
+    qr_turn_ctx tc = {.llm = o->llm, .req = o->ctx->req, .trace = o->trace, .source = "dwim"};
+    bool bound = qr_trace_bind(o->ctx->req, o->trace);
     for (uint32_t turn = 1; turn <= max_turns; turn++) {
         qr_buf prompt;
         qr_buf_init(&prompt);
         build_prompt(&L, turn, &prompt);
         qr_llm_message m = {.role = "user", .content = prompt.p, .len = prompt.len};
-        qr_llm_request req = {.system = system_role,
-                              .system_len = sizeof system_role - 1,
-                              .messages = &m,
-                              .nmessages = 1,
-                              .max_tokens = 600};
-        qr_llm_response resp;
-        int lrc = qr_llm_complete(o->llm, &req, &resp);
-        r->calls++;
+        qr_turn mt = {.agent = "dwim",
+                     .system = system_role,
+                     .system_len = sizeof system_role - 1,
+                     .messages = &m,
+                     .nmessages = 1,
+                     .max_tokens = 600};
+        qr_turn_result tres;
+        int lrc = qr_turn_run(&tc, &mt, &tres);
+        r->calls += tres.calls;
         r->turns = turn;
-        r->input_tokens += qr_llm_usage_prompt(&resp.usage);
-        r->output_tokens += resp.usage.output;
-        if (lrc != QR_OK || !resp.text) {
-            qr_buf_printf(err, "the model failed: %s", resp.error[0] ? resp.error : "no reply");
-            trace(o, turn, NULL, NULL, 0, prompt.len, 0, &resp.usage, "model-error");
-            qr_llm_response_clear(&resp);
+        r->input_tokens += qr_llm_usage_prompt(&tres.usage);
+        r->output_tokens += tres.usage.output;
+        if (lrc != QR_OK) {
+            if (lrc == QR_ESTOPPED) {
+                qr_buf_puts(err, tres.error);
+                r->stop = "stopped";
+            } else {
+                qr_buf_printf(err, "the model failed: %s",
+                              tres.error[0] ? tres.error : "no reply");
+                r->stop = "model-error";
+            }
+            trace_turn(o, turn, NULL, NULL, 0, prompt.len, 0);
+            qr_turn_result_clear(&tres);
             qr_buf_release(&prompt);
-            r->stop = "model-error";
-            rc = lrc != QR_OK ? lrc : QR_EIO;
+            rc = lrc == QR_ENOMEM || lrc == QR_ESTOPPED ? lrc : QR_EIO;
             break;
         }
-        char *line = model_line(resp.text);
-        qr_llm_usage usage = resp.usage;
-        qr_llm_response_clear(&resp);
+        char *line = model_line(tres.text);
+        qr_turn_result_clear(&tres);
         if (!line)
             line = dups("");
         /* the same line three times in a row is a stall */
@@ -496,9 +500,9 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
         free(L.last_line);
         L.last_line = line;
         expire_notes(&L, turn, res.p, closed);
-        trace(o, turn, line, in.verb ? &in : NULL, id, prompt.len, res.len, &usage, "turn");
+        trace_turn(o, turn, line, in.verb ? &in : NULL, id, prompt.len, res.len);
         if (o->on_turn)
-            o->on_turn(o->trace_ud, turn, line, res.p ? res.p : "");
+            o->on_turn(o->on_turn_ud, turn, line, res.p ? res.p : "");
         qr_arena_release(&a);
         qr_buf_release(&res);
         qr_buf_release(&prompt);
@@ -538,6 +542,8 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
     free(L.last_line);
     qr__dwim_reads_release(&L.reads);
     o->ctx->reads = outer;
+    if (bound)
+        qr_trace_unbind(o->ctx->req);
     return rc;
 }
 

@@ -249,11 +249,9 @@ const char *flow_type_of(qr_val v)
 /* ---- trace and budgets ---- */
 void flow_trace(flow_run *r, const qr_buf *obj)
 {
-    if (!r->o->trace || !obj->p)
-        return;
-    pthread_mutex_lock(&r->lock);
-    r->o->trace(r->o->trace_ud, obj->p, obj->len);
-    pthread_mutex_unlock(&r->lock);
+    /* the shared writer adds source and t_ms, scrubs secrets and serialises the lines */
+    if (r->trace && obj->p)
+        qr_trace_emit_object(r->trace, "flow", obj->p, obj->len);
 }
 
 int flow_budget_check(flow_frame *fr, uint32_t line)
@@ -1276,6 +1274,19 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     r.o = o;
     r.b = o->budget;
     qr_flow_budget_fill(&r.b);
+    if (o->req) {
+        r.req = o->req;
+    } else {
+        qr_req_init(&r.own_req, NULL);
+        r.req = &r.own_req;
+    }
+    /* the run's time budget is the request's deadline while it runs: its tools and model
+     * calls stop there too */
+    qr_req_saved saved_deadline = qr_req_narrow(r.req, r.b.max_ms);
+    /* the budget's stop checks see the request's cancel */
+    if (!r.b.stop)
+        r.b.stop = &r.req->stop;
+    r.trace = o->trace ? qr_trace_new(o->trace, o->trace_ud) : NULL;
     r.t0 = flow_now_ms();
     atomic_store(&r.active, 1);
     pthread_mutex_init(&r.lock, NULL);
@@ -1358,6 +1369,8 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     free(r.mcp_decl);
     qr_arena_release(&a);
     pthread_mutex_destroy(&r.lock);
+    qr_trace_free(r.trace);
+    qr_req_restore(r.req, saved_deadline);
     if (rc == QR_ENOMEM || rc == QR_ELIMIT || rc == QR_ESTOPPED)
         return rc;
     return rc ? QR_ERUNTIME : QR_OK;

@@ -336,7 +336,7 @@ static int call_tool(flow_frame *fr, const toolset *ts, const char *name, size_t
         qr_buf err;
         qr_buf_init(&err);
         pthread_mutex_lock(&fr->run->lock);
-        int trc = qr_tools_call(fr->run->o->tools, t->tool->name, NULL, flow_copy(&a, args), &a,
+        int trc = qr_tools_call(fr->run->o->tools, t->tool->name, fr->run->req, flow_copy(&a, args), &a,
                                 &res, &err);
         pthread_mutex_unlock(&fr->run->lock);
         if (trc) {

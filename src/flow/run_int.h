@@ -13,6 +13,7 @@
 #include "quarry/lisp.h"
 #include "quarry/llm.h"
 #include "quarry/tools.h"
+#include "quarry/turn.h"
 #include "quarry/value.h"
 
 #include <pthread.h>
@@ -24,6 +25,11 @@ typedef struct flow_run {
     const qr_flow_file *f;
     const qr_flow_run_opts *o;
     qr_flow_budget b;
+    /* the run's one request: the caller's (o->req) or own_req; every tool and model call
+     * of the run, parallel statements included, runs for it */
+    qr_req *req;
+    qr_req own_req;
+    qr_trace *trace; /* the run's trace writer (o->trace), or NULL */
     pthread_mutex_t lock; /* budgets, trace, log, tool calls, MCP servers */
     uint32_t calls;
     uint64_t tokens_in, tokens_out;

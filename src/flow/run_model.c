@@ -411,48 +411,18 @@ const qr_flow_decl *flow_pick_model(flow_frame *fr, const qr_flow_name *call_mod
     return NULL;
 }
 
-/* One model call, with trace and budget. */
+/* One model call, through the one model turn: the flow's own budget of calls and tokens
+ * first, then the turn (the request's stop and budget, the shared trace events, the one
+ * token count). */
 int flow_complete(flow_frame *fr, qr_llm *l, const char *what, const qr_llm_request *req,
                     uint32_t line, qr_llm_response *resp)
 {
     int rc = flow_budget_check(fr, line);
     if (rc)
         return rc;
-    rc = qr_llm_complete(l, req, resp);
+    qr_turn_ctx c = {.llm = l, .req = fr->run->req, .trace = fr->run->trace, .source = "flow"};
+    rc = qr_turn_call(&c, what, 0, req, resp);
     flow_budget_add(fr->run, &resp->usage);
-    qr_buf t;
-    qr_buf_init(&t);
-    qr_buf_puts(&t, "{\"event\":\"model\",\"what\":");
-    qr_buf_json_string(&t, what, strlen(what));
-    qr_buf_printf(&t, ",\"line\":%u,\"system\":", line);
-    if (req->system)
-        qr_buf_json_string(&t, req->system, req->system_len);
-    else
-        qr_buf_puts(&t, "null");
-    const qr_llm_message *last = &req->messages[req->nmessages - 1];
-    qr_buf_puts(&t, ",\"messages\":");
-    qr_buf_printf(&t, "%zu,\"last\":", req->nmessages);
-    qr_buf_json_string(&t, last->content ? last->content : "", last->len);
-    qr_buf_puts(&t, ",\"reply\":");
-    if (resp->text)
-        qr_buf_json_string(&t, resp->text, resp->len);
-    else
-        qr_buf_puts(&t, "null");
-    if (resp->tool_calls) {
-        qr_buf_puts(&t, ",\"tool_calls\":");
-        qr_buf_append(&t, resp->tool_calls, resp->tool_calls_len);
-    }
-    qr_buf_printf(&t, ",\"ms\":%.1f,\"tokens\":{\"input\":%llu,\"output\":%llu}", resp->ms,
-                  (unsigned long long)(resp->usage.input + resp->usage.cache_read +
-                                       resp->usage.cache_write),
-                  (unsigned long long)resp->usage.output);
-    if (rc) {
-        qr_buf_puts(&t, ",\"error\":");
-        qr_buf_json_string(&t, resp->error, strlen(resp->error));
-    }
-    qr_buf_putc(&t, '}');
-    flow_trace(fr->run, &t);
-    qr_buf_release(&t);
     if (rc)
         return flow_fail(fr, line, "%s: %s", what, resp->error);
     return QR_OK;

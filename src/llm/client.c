@@ -120,6 +120,11 @@ const char *qr_llm_endpoint(const qr_llm *l)
     return l->endpoint ? l->endpoint : "";
 }
 
+const char *qr_llm_api_key(const qr_llm *l)
+{
+    return l && l->cfg.api_key && l->cfg.api_key[0] ? l->cfg.api_key : NULL;
+}
+
 int qr_llm_request_json(const qr_llm *l, const qr_llm_request *r, qr_buf *out)
 {
     if (l->cfg.provider == QR_LLM_ANTHROPIC)

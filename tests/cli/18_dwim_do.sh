@@ -119,9 +119,14 @@ assert len(rows)==10, sizes
 assert all(len(r["body"]["messages"])==2 for r in rows), "one system + one user message"
 assert max(sizes) < 1500, sizes
 print("ok")' "$TMP/log.jsonl"
-expect_out "trace" "10 done" python3 -c 'import json,sys
+# the common trace (docs/trace.md): each call's llm_request/llm_response, a turn event
+# per turn, and the end event with the totals
+expect_out "trace" "10 done 10 10" python3 -c 'import json,sys
 rows=[json.loads(l) for l in open(sys.argv[1])]
-print(len(rows), rows[-1]["verb"])' "$TMP/trace.jsonl"
+turns=[r for r in rows if r["event"]=="turn"]
+calls=[r for r in rows if r["event"]=="llm_response"]
+assert rows[-1]["event"]=="end" and all(r["source"]=="dwim" for r in rows), rows[-1]
+print(len(turns), turns[-1]["verb"], len(calls), rows[-1]["calls"])' "$TMP/trace.jsonl"
 # every edit undone
 expect_out "undo 1" "restored src/calc.c" "$Q" dwim undo
 expect_out "undo 2" "restored src/calc.c" "$Q" dwim undo

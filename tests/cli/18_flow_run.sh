@@ -151,7 +151,7 @@ EOF
     expect_out "$provider agent: tool_use echoed" "tool_use get_commits" pylog '" ".join([L[1]["body"]["messages"][1]["content"][1]["type"], L[1]["body"]["messages"][1]["content"][1]["name"]])'
   fi
   expect_out "$provider agent: instruction is the system text" "True" pylog '"history of a repository" in json.dumps(L[0]["body"])'
-  expect_out "$provider trace: events" "flow model tool model done" python3 -c '
+  expect_out "$provider trace: events" "flow llm_request llm_response tool llm_request llm_response done" python3 -c '
 import json, sys
 print(" ".join(json.loads(l)["event"] for l in open(sys.argv[1])))' "$TMP/trace_$provider.jsonl"
   expect_out "$provider trace: no key" "0" sh -c "grep -c sk-test-secret '$TMP/trace_$provider.jsonl'"

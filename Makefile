@@ -51,6 +51,8 @@ bench: all
 	bash bench/code/run.sh $(BUILD)/quarry
 	bash bench/sparql/run.sh $(BUILD)/quarry
 	bash bench/dwim/run.sh $(BUILD)/quarry
+	bash bench/flow/run.sh $(BUILD)/quarry
+	bash bench/cancel/run.sh $(BUILD)/quarry
 
 # libFuzzer: each harness runs for FUZZ_SECONDS (default 300, the issue's 5 minutes), on
 # inputs up to FUZZ_MAX_LEN bytes: long enough for prefix forms nested 100,000 deep (the

@@ -75,15 +75,7 @@ int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc, co
     char stack_probe = 0;
     qr_lx lx_storage;
     qr_lx *lx = &lx_storage;
-    memset(lx, 0, sizeof *lx);
-    lx->s = s;
-    lx->a = a;
-    lx->stack = s->stack;
-    lx->stack_cap = s->stack_cap;
-    lx->res = res;
-    lx->stack_base = &stack_probe;
-    qr_req_saved saved_deadline = lx_begin_limits(lx);
-    qr_buf_init(&lx->out);
+    qr_req_saved saved_deadline = lx_begin(lx, s, a, res, &stack_probe);
     qr_buf_init(&lx->scratch);
 
     qr_arena_mark mark = qr_arena_get_mark(a);

@@ -280,11 +280,14 @@ _Noreturn void lx_type_error(qr_lx *lx, const char *fname, int argn, const char 
  * lx_tick calls it every 1024 steps (closure and combinator calls, loop iterations), and
  * the meter every QR_LX_METER_PERIOD units of value work. */
 #define QR_LX_METER_PERIOD 4096
-/* A run's (or a builtin call's) limits, begun before it evaluates and ended after: its
- * request (the session's, or run_req), steps and depth as the smaller of the session's
- * own and what the request has left, and the request's deadline narrowed to the
- * session's time limit; the end lifts the narrowing and spends the steps. */
-qr_req_saved lx_begin_limits(qr_lx *lx);
+/* Starts a run (or a builtin call) of session s allocating in a: clears lx and sets its
+ * session, arena, stack, result and output, and its limits: its request (the session's,
+ * or run_req), steps and depth as the smaller of the session's own and what the request
+ * has left, and the request's deadline narrowed to the session's time limit.
+ * stack_base is the address of a local of the caller. lx_end_limits lifts the narrowing
+ * and spends the steps. */
+qr_req_saved lx_begin(qr_lx *lx, qr_lisp_session *s, qr_arena *a, qr_lisp_result *res,
+                      char *stack_base);
 void lx_end_limits(qr_lx *lx, qr_req_saved saved);
 void lx_check_time(qr_lx *lx);
 void lx_meter_init(qr_lx *lx);

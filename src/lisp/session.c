@@ -113,9 +113,17 @@ void qr_lisp_set_data(qr_lisp_session *s, qr_val data)
     s->data = data;
 }
 
-qr_req_saved lx_begin_limits(qr_lx *lx)
+qr_req_saved lx_begin(qr_lx *lx, qr_lisp_session *s, qr_arena *a, qr_lisp_result *res,
+                      char *stack_base)
 {
-    qr_lisp_session *s = lx->s;
+    memset(lx, 0, sizeof *lx);
+    lx->s = s;
+    lx->a = a;
+    lx->stack = s->stack;
+    lx->stack_cap = s->stack_cap;
+    lx->res = res;
+    lx->stack_base = stack_base;
+    qr_buf_init(&lx->out);
     if (s->req) {
         lx->req = s->req;
     } else {
@@ -340,15 +348,7 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
     qr_lx lx_storage;
     qr_lx *volatile lxp = &lx_storage;
     qr_lx *lx = lxp;
-    memset(lx, 0, sizeof *lx);
-    lx->s = s;
-    lx->a = &s->arena;
-    lx->stack = s->stack;
-    lx->stack_cap = s->stack_cap;
-    lx->res = res;
-    lx->stack_base = &stack_probe;
-    qr_req_saved saved_deadline = lx_begin_limits(lx);
-    qr_buf_init(&lx->out);
+    qr_req_saved saved_deadline = lx_begin(lx, s, &s->arena, res, &stack_probe);
     s->undo_len = 0;
     s->undo_cap = 0;
     s->undo = NULL;

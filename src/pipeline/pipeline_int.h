@@ -148,6 +148,9 @@ struct qr_mem;
 /* The store a memory tool's call uses: the context's (or $QUARRY_MEMORY), or the call's
  * `store` when the context allows any store; a program naming another store is refused
  * with one fixed message (QR_EINVAL). *out may be NULL: no store is configured. */
+/* t (unix seconds) as ISO-8601 UTC with a Z ("2024-05-01T10:00:00Z"), built in a: the one
+ * way the memory tools write a time. */
+qr_val pl_iso_time(qr_arena *a, int64_t t);
 int pl_memory_path(qr_memory_ctx *h, qr_val args, qr_arena *a, const char **out, qr_buf *err);
 /* Opens the store at path (qr_mem_open flags), kept in the context (h->mem; a call naming
  * another store closes the kept one), or, without a context, a fresh handle in *own that

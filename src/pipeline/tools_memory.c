@@ -45,7 +45,7 @@ static qr_val kv_str(qr_arena *a, const char *s, size_t n)
     return qr_str_new(a, s, n);
 }
 
-static qr_val iso_val(qr_arena *a, int64_t t)
+qr_val pl_iso_time(qr_arena *a, int64_t t)
 {
     char buf[QR_DATE_ISO_LEN];
     qr_date_format_iso(t, 0, buf, sizeof buf);
@@ -227,7 +227,7 @@ static int memory_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
         qr_mapb_put(&mb, k_type, kv_str(a, nd.type, strlen(nd.type)));
         qr_mapb_put(&mb, k_weight, qr_double(nd.weight));
         qr_mapb_put(&mb, k_score, qr_double(res.hits[i].score));
-        qr_mapb_put(&mb, k_mod, iso_val(a, nd.modified));
+        qr_mapb_put(&mb, k_mod, pl_iso_time(a, nd.modified));
         qr_mapb_put(&mb, k_content, content);
         qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
         qr_arena_rewind(&scratch, mk);

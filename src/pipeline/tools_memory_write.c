@@ -125,18 +125,6 @@ static qr_val str(qr_arena *a, const char *s)
     return qr_str_new(a, s, strlen(s));
 }
 
-static qr_val iso(qr_arena *a, int64_t t)
-{
-    char buf[QR_DATE_ISO_LEN];
-    qr_date_format_iso(t, 0, buf, sizeof buf);
-    size_t n = strlen(buf);
-    if (n >= 6 && !strcmp(buf + n - 6, "+00:00")) {
-        buf[n - 6] = 'Z';
-        buf[n - 5] = 0;
-    }
-    return str(a, buf);
-}
-
 /* {verb: key}, the result of a write to one note. */
 static int done(qr_arena *a, qr_val *out, const char *verb, const char *key)
 {
@@ -172,8 +160,8 @@ static int get_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
         qr_mapb_put(&b, kw(a, "type"), str(a, n.type));
         qr_mapb_put(&b, kw(a, "weight"), qr_double(n.weight));
         qr_mapb_put(&b, kw(a, "provenance"), str(a, n.provenance));
-        qr_mapb_put(&b, kw(a, "created"), iso(a, n.created));
-        qr_mapb_put(&b, kw(a, "modified"), iso(a, n.modified));
+        qr_mapb_put(&b, kw(a, "created"), pl_iso_time(a, n.created));
+        qr_mapb_put(&b, kw(a, "modified"), pl_iso_time(a, n.modified));
         qr_mapb_put(&b, kw(a, "retrievals"), qr_int(n.retrievals));
         qr_mapb_put(&b, kw(a, "uses"), qr_int(n.uses));
         qr_mapb_put(&b, kw(a, "wrongs"), qr_int(n.wrongs));
@@ -183,7 +171,7 @@ static int get_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
             qr_vecb_push(&tv, str(a, n.tags[i]));
         qr_mapb_put(&b, kw(a, "tags"), qr_vecb_finish(&tv, QR_T_VEC));
         if (n.deleted)
-            qr_mapb_put(&b, kw(a, "deleted"), iso(a, n.deleted));
+            qr_mapb_put(&b, kw(a, "deleted"), pl_iso_time(a, n.deleted));
         qr_mapb_put(&b, kw(a, "content"), qr_str_new(a, n.content, n.content_len));
         qr_vecb ev;
         qr_vecb_init(&ev, a, nedges);

@@ -260,7 +260,7 @@ typedef int (*qr_flow_builtin_fn)(struct qr_flow_call *c, int argc, const qr_val
 typedef struct qr_flow_builtin {
     const char *name;
     int min_args, max_args;
-    qr_flow_builtin_fn fn;
+    qr_flow_builtin_fn fn; /* NULL: the Lisp builtin `lisp`, called as it is */
     const char *lisp;  /* the Lisp builtin it calls, or NULL (json, parse_json) */
     const char *usage; /* "join(list, sep)" */
     const char *doc;   /* one line */
@@ -268,6 +268,9 @@ typedef struct qr_flow_builtin {
 
 /* The table, ending with a record whose name is NULL. */
 const qr_flow_builtin *qr_flow_builtins(void);
+/* Calls b on argc values: its own function, or the Lisp builtin it names. */
+int qr_flow_builtin_call(const qr_flow_builtin *b, struct qr_flow_call *c, int argc,
+                         const qr_val *argv, qr_val *out);
 /* The record of s[0..n), or NULL. */
 const qr_flow_builtin *qr_flow_builtin_find(const char *s, size_t n);
 

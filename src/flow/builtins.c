@@ -40,11 +40,6 @@ static int fail(struct qr_flow_call *c, const char *fmt, ...)
     return flow_fail(c->fr, c->line, "%s() %s", c->b->name, msg);
 }
 
-static int bi_len(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "count", argc, argv, out);
-}
-
 static int bi_str(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
 {
     qr_val x = argv[0];
@@ -90,21 +85,6 @@ static int bi_float(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val
 {
     (void)argc;
     return number_of(c, argv, "double", out);
-}
-
-static int bi_lower(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "clojure.string/lower-case", argc, argv, out);
-}
-
-static int bi_upper(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "clojure.string/upper-case", argc, argv, out);
-}
-
-static int bi_trim(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "clojure.string/trim", argc, argv, out);
 }
 
 static int bi_join(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
@@ -186,16 +166,6 @@ static int bi_parse_json(struct qr_flow_call *c, int argc, const qr_val *argv, q
     return rc;
 }
 
-static int bi_first(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "first", argc, argv, out);
-}
-
-static int bi_last(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "last", argc, argv, out);
-}
-
 static int need_list(struct qr_flow_call *c, qr_val x)
 {
     if (flow_is_list(x))
@@ -271,11 +241,6 @@ static int bi_max(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *
     return extreme(c, argv, "max", out);
 }
 
-static int bi_range(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "range", argc, argv, out);
-}
-
 /* slice(x, from, to): Python's slicing: negative indices count from the end, and indices
  * past either end are clamped; then subvec or subs cuts. */
 static int bi_slice(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
@@ -303,27 +268,17 @@ static int bi_slice(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val
     return lisp(c, x.t == QR_T_STR ? "subs" : "subvec", 3, args, out);
 }
 
-static int bi_round(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "round", argc, argv, out);
-}
-
-static int bi_abs(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
-{
-    return lisp(c, "abs", argc, argv, out);
-}
-
 static const qr_flow_builtin table[] = {
-    {"len", 1, 1, bi_len, "count", "len(x)",
+    {"len", 1, 1, NULL, "count", "len(x)",
      "characters of a string, items of a list, entries of an object; 0 for null"},
     {"str", 1, 1, bi_str, "str", "str(x)",
      "x as text, as prompts insert it: lists and objects as JSON, null as \"\""},
     {"int", 1, 1, bi_int, "int", "int(x)",
      "a number or a numeric string as a whole number, cut toward zero"},
     {"float", 1, 1, bi_float, "double", "float(x)", "a number or a numeric string as a float"},
-    {"lower", 1, 1, bi_lower, "clojure.string/lower-case", "lower(s)", "s in lower case"},
-    {"upper", 1, 1, bi_upper, "clojure.string/upper-case", "upper(s)", "s in upper case"},
-    {"trim", 1, 1, bi_trim, "clojure.string/trim", "trim(s)", "s without blanks at either end"},
+    {"lower", 1, 1, NULL, "clojure.string/lower-case", "lower(s)", "s in lower case"},
+    {"upper", 1, 1, NULL, "clojure.string/upper-case", "upper(s)", "s in upper case"},
+    {"trim", 1, 1, NULL, "clojure.string/trim", "trim(s)", "s without blanks at either end"},
     {"join", 1, 2, bi_join, "clojure.string/join", "join(list, sep)",
      "the items as text joined by sep (default \", \")"},
     {"split", 1, 2, bi_split, "clojure.string/split", "split(s, sep)",
@@ -332,8 +287,8 @@ static const qr_flow_builtin table[] = {
     {"values", 1, 1, bi_values, "vals", "values(obj)", "an object's values, in order"},
     {"json", 1, 1, bi_json, NULL, "json(x)", "x printed as JSON"},
     {"parse_json", 1, 1, bi_parse_json, NULL, "parse_json(s)", "the value of the JSON text s"},
-    {"first", 1, 1, bi_first, "first", "first(list)", "the first item, or null when empty"},
-    {"last", 1, 1, bi_last, "last", "last(list)", "the last item, or null when empty"},
+    {"first", 1, 1, NULL, "first", "first(list)", "the first item, or null when empty"},
+    {"last", 1, 1, NULL, "last", "last(list)", "the last item, or null when empty"},
     {"flatten", 1, 1, bi_flatten, "concat", "flatten(list)",
      "the items of the inner lists, one level deep"},
     {"unique", 1, 1, bi_unique, "distinct", "unique(list)",
@@ -341,14 +296,20 @@ static const qr_flow_builtin table[] = {
     {"sum", 1, 1, bi_sum, "sum", "sum(list)", "the sum of a list of numbers (0 when empty)"},
     {"min", 1, 1, bi_min, "min", "min(list)", "the smallest number, or null when empty"},
     {"max", 1, 1, bi_max, "max", "max(list)", "the largest number, or null when empty"},
-    {"range", 1, 2, bi_range, "range", "range(to) / range(from, to)",
+    {"range", 1, 2, NULL, "range", "range(to) / range(from, to)",
      "the whole numbers from (default 0) up to, not including, to"},
     {"slice", 2, 3, bi_slice, "subvec", "slice(x, from, to)",
      "part of a list or string; negative indices count from the end"},
-    {"round", 1, 1, bi_round, "round", "round(x)", "x rounded to the nearest whole number"},
-    {"abs", 1, 1, bi_abs, "abs", "abs(x)", "x without its sign"},
+    {"round", 1, 1, NULL, "round", "round(x)", "x rounded to the nearest whole number"},
+    {"abs", 1, 1, NULL, "abs", "abs(x)", "x without its sign"},
     {NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
+
+int qr_flow_builtin_call(const qr_flow_builtin *b, struct qr_flow_call *c, int argc,
+                         const qr_val *argv, qr_val *out)
+{
+    return b->fn ? b->fn(c, argc, argv, out) : lisp(c, b->lisp, argc, argv, out);
+}
 
 const qr_flow_builtin *qr_flow_builtins(void)
 {

@@ -935,7 +935,7 @@ static int builtin(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
     if (rc)
         return rc;
     struct qr_flow_call c = {.fr = fr, .line = e->pos.line, .b = bi};
-    rc = bi->fn(&c, (int)e->nitems, args, out);
+    rc = qr_flow_builtin_call(bi, &c, (int)e->nitems, args, out);
     if (!rc && fr->a->exhausted)
         rc = flow_mem_sync(fr, e->pos.line);
     return rc;

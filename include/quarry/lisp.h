@@ -119,12 +119,13 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
 int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc,
                  const qr_val *argv, qr_lisp_result *res);
 
-/* Asks the run in progress on s to stop: it fails with `interrupted` at its next check
- * (every 1024 evaluation steps, as often inside printing, equality, hashing and sorting,
- * and after every tool call), leaving the session as it was, as any failed run does. Safe
- * to call from another thread or a signal handler (one atomic store). The request is
- * cleared when a run ends, so one made while no run is in progress stops the next run at
- * its first check. */
+/* Asks the run in progress on s to stop by cancelling its request (the one set with
+ * qr_lisp_set_req, which stays cancelled, or else the session's own, which serves one run):
+ * it fails with `interrupted` at its next check (every 1024 evaluation steps, as often
+ * inside printing, equality, hashing and sorting, and after every tool call; the tools it
+ * calls see the same request), leaving the session as it was, as any failed run does. Safe
+ * to call from another thread or a signal handler (atomic stores). Made while no run is in
+ * progress, it stops the next run at its first check. */
 void qr_lisp_interrupt(qr_lisp_session *s);
 
 /* Names of every builtin function and special form, for help and completion: calls fn

@@ -98,7 +98,6 @@ int qr_lisp_call(qr_lisp_session *s, qr_arena *a, const char *name, int argc, co
 
     int rc = call_body(lx, b, argc, argv);
     qr_meter_install(outer_meter);
-    atomic_store(&s->interrupted, false);
     lx_end_limits(lx, saved_deadline);
     qr_buf_release(&lx->scratch);
     res->steps = lx->steps;

@@ -57,8 +57,6 @@ void lx_type_error(qr_lx *lx, const char *fname, int argn, const char *expected,
 /* The limit the run has reached, or QR_LE_NONE. */
 static qr_lisp_errkind limit_reached(qr_lx *lx)
 {
-    if (atomic_load_explicit(&lx->s->interrupted, memory_order_relaxed))
-        return QR_LE_INTERRUPT;
     if (lx->steps > lx->max_steps)
         return QR_LE_STEPS;
     if (qr_req_stopped(lx->req))

@@ -200,7 +200,7 @@ struct qr_lisp_session {
     size_t undo_len, undo_cap;
     void *regex_match_ctx; /* pcre2_match_context, owned */
     qr_val pending_defs;   /* set of names the running program defs somewhere */
-    atomic_bool interrupted; /* qr_lisp_interrupt */
+    qr_req own_req; /* the runs' request when none is set (qr_lisp_interrupt cancels it) */
     uint64_t runs;           /* runs started, so state a run keeps (memoize) is its own */
     uint64_t rand_state;     /* rand and friends (splitmix64), seeded by qr_lisp_set_seed */
 };
@@ -221,8 +221,7 @@ struct qr_lx {
     char *stack_base;       /* address of a local in qr_lisp_run */
     /* limits */
     uint64_t steps, max_steps;
-    qr_req *req;       /* the session's request, or run_req: never NULL during a run */
-    qr_req run_req;    /* the run's own request when the session has none */
+    qr_req *req; /* the session's request, or its own_req: never NULL during a run */
     /* counts the work of printing, equality, hashing and ordering (installed on the
      * thread for the run; see qr_meter) */
     qr_meter meter;
@@ -282,7 +281,7 @@ _Noreturn void lx_type_error(qr_lx *lx, const char *fname, int argn, const char 
 #define QR_LX_METER_PERIOD 4096
 /* Starts a run (or a builtin call) of session s allocating in a: clears lx and sets its
  * session, arena, stack, result and output, and its limits: its request (the session's,
- * or run_req), steps and depth as the smaller of the session's own and what the request
+ * or the session's own_req), steps and depth as the smaller of the session's own and what the request
  * has left, and the request's deadline narrowed to the session's time limit.
  * stack_base is the address of a local of the caller. lx_end_limits lifts the narrowing
  * and spends the steps. */

@@ -57,6 +57,7 @@ qr_lisp_session *qr_lisp_session_new(const qr_lisp_limits *limits)
     else
         qr_lisp_limits_default(&s->limits);
     s->rand_state = 1;
+    qr_req_init(&s->own_req, NULL);
     qr_arena_init(&s->arena, 0);
     qr_arena_init(&s->text, 0);
     s->stack_cap = STACK_VALUES;
@@ -90,7 +91,8 @@ void qr_lisp_session_free(qr_lisp_session *s)
 
 void qr_lisp_interrupt(qr_lisp_session *s)
 {
-    atomic_store(&s->interrupted, true);
+    /* one way to stop a run: its request is cancelled */
+    qr_req_cancel(s->req ? s->req : &s->own_req);
 }
 
 qr_lisp_limits *qr_lisp_session_limits(qr_lisp_session *s)
@@ -124,12 +126,7 @@ qr_req_saved lx_begin(qr_lx *lx, qr_lisp_session *s, qr_arena *a, qr_lisp_result
     lx->res = res;
     lx->stack_base = stack_base;
     qr_buf_init(&lx->out);
-    if (s->req) {
-        lx->req = s->req;
-    } else {
-        qr_req_init(&lx->run_req, NULL);
-        lx->req = &lx->run_req;
-    }
+    lx->req = s->req ? s->req : &s->own_req;
     lx->max_steps = s->limits.max_steps;
     uint64_t steps_left = qr_req_steps_left(lx->req);
     if (steps_left < lx->max_steps)
@@ -146,6 +143,8 @@ void lx_end_limits(qr_lx *lx, qr_req_saved saved)
     qr_req_restore(lx->req, saved);
     if (lx->req == lx->s->req)
         qr_req_spend_steps(lx->req, lx->steps);
+    else /* the session's own request serves one run: a cancel of it ends with the run */
+        qr_req_init(&lx->s->own_req, NULL);
 }
 
 void qr_lisp_set_req(qr_lisp_session *s, qr_req *req)
@@ -408,7 +407,6 @@ int qr_lisp_run(qr_lisp_session *s, const char *src, size_t n, qr_lisp_result *r
             rc = QR_ERUNTIME;
     }
     qr_meter_install(outer_meter);
-    atomic_store(&s->interrupted, false);
     lx_end_limits(lx, saved_deadline);
     qr_buf_release(&lx->scratch);
     /* a value containing an unbounded sequence cannot be printed or kept */

@@ -24,7 +24,7 @@
 _Static_assert(PCRE2_UNSET == LX_RX_UNSET, "LX_RX_UNSET must equal PCRE2_UNSET");
 
 /* Nested backtracking points one match may hold. */
-#define RX_DEPTH_LIMIT 10000u
+#define RX_DEPTH_LIMIT QR_REGEX_DEPTH_LIMIT
 
 static void *rx_malloc(size_t n, void *ud)
 {

@@ -122,24 +122,71 @@ int qr__dwim_read_at(int dfd, const char *leaf, size_t max, char **data, size_t 
     return *data ? QR_OK : QR_ENOMEM;
 }
 
-int qr__dwim_write_at(int dfd, const char *leaf, const void *data, size_t n, unsigned mode)
+/* Writes data to fd whole with mode, and flushes it. */
+static int fill(int fd, const void *data, size_t n, unsigned mode)
+{
+    int rc = qr_write_all(fd, data, n);
+    if (rc == QR_OK && fchmod(fd, (mode_t)mode) != 0)
+        rc = QR_EIO;
+    if (rc == QR_OK && fsync(fd) != 0)
+        rc = QR_EIO;
+    return rc;
+}
+
+static void tmp_name(char *buf, size_t cap)
 {
     static _Atomic unsigned seq;
+    snprintf(buf, cap, ".quarry-fix.%ld.%u.tmp", (long)getpid(), seq++);
+}
+
+/* The new content goes to an unnamed file of the directory (O_TMPFILE) and gets a name
+ * only once it is whole, for the rename: a kill during the write leaves nothing in the
+ * tree. Where the file system has no O_TMPFILE (or /proc is missing), a named temporary
+ * file. */
+int qr__dwim_write_at(int dfd, const char *leaf, const void *data, size_t n, unsigned mode)
+{
     char tmp[96];
-    int fd = -1;
+    int rc, fd = -1;
+#ifdef O_TMPFILE
+    fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        rc = fill(fd, data, n, mode);
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        bool named = false;
+        for (int tries = 0; rc == QR_OK && !named && tries < 100; tries++) {
+            tmp_name(tmp, sizeof tmp);
+            if (linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW) == 0)
+                named = true;
+            else if (errno != EEXIST)
+                break;
+        }
+        close(fd);
+        if (rc != QR_OK)
+            return rc;
+        if (named) {
+            if (renameat(dfd, tmp, dfd, leaf) != 0) {
+                int saved = errno;
+                unlinkat(dfd, tmp, 0);
+                errno = saved;
+                return QR_EIO;
+            }
+            fsync(dfd);
+            return QR_OK;
+        }
+        /* no /proc: a named temporary file below */
+    }
+#endif
+    fd = -1;
     for (int tries = 0; fd < 0 && tries < 100; tries++) {
-        snprintf(tmp, sizeof tmp, ".quarry-fix.%ld.%u.tmp", (long)getpid(), seq++);
+        tmp_name(tmp, sizeof tmp);
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
             return QR_EIO;
     }
     if (fd < 0)
         return QR_EIO;
-    int rc = qr_write_all(fd, data, n);
-    if (rc == QR_OK && fchmod(fd, (mode_t)mode) != 0)
-        rc = QR_EIO;
-    if (rc == QR_OK && fsync(fd) != 0)
-        rc = QR_EIO;
+    rc = fill(fd, data, n, mode);
     if (close(fd) != 0)
         rc = QR_EIO;
     if (rc == QR_OK && renameat(dfd, tmp, dfd, leaf) != 0)

@@ -419,6 +419,13 @@ int qr_json_read_split(qr_arena *a, qr_arena *strings, const char *src, size_t n
                        qr_read_error *err);
 
 /* ---- regexes (PCRE2, UTF mode) ---- */
+/* The limits every regex a model can write runs under (the sandbox's, shared by the Lisp
+ * and the DWIM grep): backtracking steps per match, nested backtracking points, and the
+ * backtracking heap in KiB (the Lisp narrows the heap to its memory limit). A match past
+ * one of them fails with PCRE2_ERROR_MATCHLIMIT, _DEPTHLIMIT or _HEAPLIMIT. */
+#define QR_REGEX_MATCH_LIMIT 1000000u
+#define QR_REGEX_DEPTH_LIMIT 10000u
+#define QR_REGEX_HEAP_KIB 65536u
 /* Compiles pattern; on failure returns QR_EINVAL with a message in err->msg. The compiled
  * code is allocated from the arena. */
 int qr_regex_compile(qr_arena *a, const char *pat, size_t n, qr_val *out, qr_read_error *err);

@@ -24,14 +24,18 @@
 #include <string.h>
 #include <unistd.h>
 
-static int run_ctags(const char *file, qr_buf *out)
+/* Runs ctags on `file` in `dir`. The name is given relative to the directory: ctags
+ * names anonymous definitions (`__anon0b886b1c0203`, `AnonymousFunction7c93...`) with a
+ * hash of the file name it was given, and the temporary directory's name differs on
+ * every run; the same name every time makes two builds of one tree give the same index. */
+static int run_ctags(const char *dir, const char *file, qr_buf *out)
 {
     const char *bin = getenv("QUARRY_CTAGS");
     if (!bin || !*bin)
         bin = "ctags";
     const char *argv[] = {bin, "--output-format=json", "--fields=+neKS", "--sort=no", "-f", "-",
                           file, NULL};
-    qr_proc_opts o = {.argv = argv, .err_max = 1};
+    qr_proc_opts o = {.argv = argv, .err_max = 1, .dir = dir};
     qr_proc_result r;
     qr_proc_result_init(&r);
     int rc = qr_proc_run(&o, &r);
@@ -115,7 +119,7 @@ int qr__code_ctags(const char *path, const char *src, size_t len, qr_arena *a, q
     close(fd);
     qr_buf outb;
     qr_buf_init(&outb);
-    int rc = off == len ? run_ctags(tmpl, &outb) : QR_EIO;
+    int rc = off == len ? run_ctags(dir, tmpl + strlen(dir) + 1, &outb) : QR_EIO;
     unlink(tmpl);
     rmdir(dir);
     if (rc != QR_OK) {

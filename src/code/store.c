@@ -215,8 +215,13 @@ int qr__code_store_commit(qr_code_store *s, qr_buf *err)
         return QR_OK;
     s->in_tx = false;
     if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        return fail(s, "commit", err);
+        /* the commit's message is the real error (a full disk, an I/O error): report it
+         * before the rollback, whose own message (none active when SQLite already rolled
+         * back by itself) would replace it */
+        int rc = fail(s, "commit", err);
+        if (!sqlite3_get_autocommit(s->db))
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
     }
     return QR_OK;
 }
@@ -333,7 +338,14 @@ static int step_done(qr_code_store *s, sqlite3_stmt *st, qr_buf *err)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? QR_OK : fail(s, "write", err);
+    if (rc == SQLITE_DONE)
+        return QR_OK;
+    int r = fail(s, "write", err);
+    /* after a full disk or an I/O error SQLite may have rolled the whole transaction
+     * back: the next write begins a new one instead of running outside any */
+    if (sqlite3_get_autocommit(s->db))
+        s->in_tx = false;
+    return r;
 }
 
 int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b, qr_buf *err)

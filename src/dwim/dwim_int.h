@@ -23,6 +23,37 @@ int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err);
 int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *out,
                  qr_buf *err);
 
+/* ---- the working tree as fix touches it (tree.c) ---- */
+
+struct stat;
+
+/* Opens the directory holding rel (relative to root, no "." or ".." components) by
+ * walking from root with openat(O_NOFOLLOW|O_DIRECTORY) per component: *dfd (close it)
+ * and *leaf (into rel). QR_EINVAL with a message when a component is a symbolic link or
+ * not a directory; QR_EIO when it cannot be opened. */
+int qr__dwim_open_parent(const char *root, const char *rel, int *dfd, const char **leaf,
+                         qr_buf *err);
+/* Reads leaf in dfd (not followed when a symbolic link; a regular file only, at most max
+ * bytes) into *data (malloc'd, NUL-terminated), its stat into *st. QR_EIO (errno: ENOENT
+ * when missing, ENXIO when not a regular file), QR_EINVAL when larger than max. */
+int qr__dwim_read_at(int dfd, const char *leaf, size_t max, char **data, size_t *n,
+                     struct stat *st);
+/* Replaces leaf in dfd with data (a temporary file in dfd with mode, fsync'd, renamed over
+ * it). QR_OK or QR_EIO (errno kept; nothing left behind). */
+int qr__dwim_write_at(int dfd, const char *leaf, const void *data, size_t n, unsigned mode);
+
+/* The git directories of the tree, which fix never edits. */
+typedef struct qr_dwim_gitdirs {
+    char *dirs[3]; /* real paths: the worktree's gitdir, the common dir, $GIT_DIR */
+    size_t n;
+    const char *own; /* the worktree's gitdir (dirs[0]): where the undo log lives */
+} qr_dwim_gitdirs;
+
+int qr__dwim_gitdirs_init(qr_dwim_gitdirs *g, const qr_dwim_ctx *c, qr_buf *err);
+void qr__dwim_gitdirs_release(qr_dwim_gitdirs *g);
+/* Whether abs (a real path) is in one of them, or rel has a component named .git. */
+bool qr__dwim_gitdirs_hold(const qr_dwim_gitdirs *g, const char *abs, const char *rel);
+
 /* ---- what was read (fix.c): the loop's memory ---- */
 
 typedef struct qr_dwim_seen {

@@ -168,6 +168,7 @@ typedef struct tok {
     char *key;  /* T_PARAM: the key */
     bool verified; /* the path exists or the symbol is known */
     bool used;     /* consumed as a verb word */
+    bool quoted;   /* T_PARAM: key='value': a string whatever it looks like */
 } tok;
 
 enum { MAX_TOKS = 48 };
@@ -193,6 +194,11 @@ static bool is_ident(const char *s)
         if (!(isalnum((unsigned char)*s) || *s == '_'))
             return false;
     return true;
+}
+
+static bool is_ident_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_';
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -325,6 +331,30 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         }
     word:;
         size_t j = i;
+        /* key='a value' (or "..." or `...`): the quotes hold the value, spaces and all */
+        size_t k = i;
+        while (k < n && (isalnum((unsigned char)s[k]) || s[k] == '_'))
+            k++;
+        if (k > i && k + 1 < n && s[k] == '=' &&
+            (s[k + 1] == '\'' || s[k + 1] == '"' || s[k + 1] == '`') &&
+            is_ident_start(s[i])) {
+            const char *close = memchr(s + k + 2, s[k + 1], n - k - 2);
+            if (close) {
+                t->kind = T_PARAM;
+                t->quoted = true;
+                t->key = qr_arena_strndup(a, s + i, k - i);
+                t->text = qr_arena_strndup(a, s + k + 2, (size_t)(close - s - k - 2));
+                t->low = lower_dup(a, s + i, (size_t)(close - s - i) + 1);
+                if (!t->key || !t->text || !t->low)
+                    return SIZE_MAX;
+                for (char *p = t->key; *p; p++)
+                    if (*p == '-')
+                        *p = '_';
+                i = (size_t)(close - s) + 1;
+                nt++;
+                continue;
+            }
+        }
         while (j < n && !isspace((unsigned char)s[j]))
             j++;
         size_t wn = j - i;
@@ -661,7 +691,8 @@ static qr_val tool_params(qr_arena *a, const qr_tool *t, const char *target, tok
     qr_val m = qr_map_empty();
     for (size_t k = 0; k < nt; k++)
         if (toks[k].kind == T_PARAM)
-            m = put(a, m, toks[k].key, param_value(a, toks[k].text));
+            m = put(a, m, toks[k].key,
+                    toks[k].quoted ? str(a, toks[k].text) : param_value(a, toks[k].text));
     if (target) {
         const qr_tool_param *only = NULL;
         size_t nreq = 0;

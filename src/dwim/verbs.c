@@ -437,6 +437,18 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *er
         return QR_EINVAL;
     }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    /* the sandbox's limits (quarry/value.h): a pattern that backtracks without end fails
+     * on the first line where it would */
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    if (!md || !mc) {
+        pcre2_match_data_free(md);
+        pcre2_match_context_free(mc);
+        pcre2_code_free(re);
+        return QR_ENOMEM;
+    }
+    pcre2_set_match_limit(mc, QR_REGEX_MATCH_LIMIT);
+    pcre2_set_depth_limit(mc, QR_REGEX_DEPTH_LIMIT);
+    pcre2_set_heap_limit(mc, QR_REGEX_HEAP_KIB);
     const char *argv[] = {"git", "-C", c->root, "ls-files", "-z", "--cached", "--others",
                           "--exclude-standard", NULL};
     qr_buf files;
@@ -481,9 +493,25 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *er
         bool in_file = false;
         uint32_t last_shown = 0;
         for (const char *p = text, *end = text + n; p < end && !cut;) {
+            /* a cancel or the deadline ends the walk between lines */
+            if (qr_req_stopped(c->req)) {
+                free(text);
+                rc = qr_req_fail(c->req, err);
+                goto done;
+            }
             const char *e = memchr(p, '\n', (size_t)(end - p));
             size_t l = e ? (size_t)(e - p) : (size_t)(end - p);
-            int m = pcre2_match(re, (PCRE2_SPTR)p, l, 0, 0, md, NULL);
+            int m = pcre2_match(re, (PCRE2_SPTR)p, l, 0, 0, md, mc);
+            if (m < PCRE2_ERROR_NOMATCH) {
+                PCRE2_UCHAR msg[128];
+                pcre2_get_error_message(m, msg, sizeof msg);
+                qr_buf_printf(err, "pattern '%s' is too costly at %s:%u (%s); write it "
+                                   "without nested repetition",
+                              pattern, rel, line, (char *)msg);
+                free(text);
+                rc = QR_EINVAL;
+                goto done;
+            }
             if (m >= 0) {
                 if (!in_file)
                     nfiles++;
@@ -503,7 +531,7 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *er
                     const char *q = e + 1;
                     const char *qe = memchr(q, '\n', (size_t)(end - q));
                     size_t ql = qe ? (size_t)(qe - q) : (size_t)(end - q);
-                    if (pcre2_match(re, (PCRE2_SPTR)q, ql, 0, 0, md, NULL) < 0) {
+                    if (pcre2_match(re, (PCRE2_SPTR)q, ql, 0, 0, md, mc) < 0) {
                         qr_buf_printf(out, "%s-%u-%.*s\n", rel, line + 1,
                                       (int)(ql > 300 ? 300 : ql), q);
                         last_shown = line + 1;
@@ -528,6 +556,7 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *er
 done:
     qr_buf_release(&files);
     pcre2_match_data_free(md);
+    pcre2_match_context_free(mc);
     pcre2_code_free(re);
     return rc;
 }

@@ -24,7 +24,7 @@
 _Static_assert(PCRE2_UNSET == LX_RX_UNSET, "LX_RX_UNSET must equal PCRE2_UNSET");
 
 /* Nested backtracking points one match may hold. */
-#define RX_DEPTH_LIMIT 10000u
+#define RX_DEPTH_LIMIT QR_REGEX_DEPTH_LIMIT
 
 static void *rx_malloc(size_t n, void *ud)
 {
@@ -113,8 +113,8 @@ bool lx_rx_exec(lx_rx *m, const char *s, size_t n, size_t from, bool whole)
     size_t heap_kib = lx->s->limits.max_memory / 4096;
     if (heap_kib < 1024)
         heap_kib = 1024;
-    if (heap_kib > 65536)
-        heap_kib = 65536;
+    if (heap_kib > QR_REGEX_HEAP_KIB)
+        heap_kib = QR_REGEX_HEAP_KIB;
     pcre2_set_heap_limit(mc, (uint32_t)heap_kib);
 
     uint32_t opts = whole ? PCRE2_ANCHORED | PCRE2_ENDANCHORED : 0;

@@ -28,7 +28,7 @@ void qr_lisp_limits_default(qr_lisp_limits *l)
     l->max_depth = 10000;
     l->stack_bytes = 4u << 20;
     l->max_output = 64u << 10;
-    l->regex_match_limit = 1000000;
+    l->regex_match_limit = QR_REGEX_MATCH_LIMIT;
 }
 
 const char *qr_lisp_errkind_name(qr_lisp_errkind k)

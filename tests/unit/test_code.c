@@ -10,10 +10,14 @@
  * "did you mean" errors.
  */
 #include "check.h"
+#include "code/graph_int.h"
+#include "code/store_int.h"
 #include "quarry/code.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -424,8 +428,95 @@ static void test_graph(void)
     CHECK(system(rm) == 0);
 }
 
+/* ctags names an anonymous struct or function after a hash of the file name it is given;
+ * the blob goes to a new temporary directory each time, so two builds of one tree gave
+ * two different indexes. The same blob twice gives the same names. */
+static void test_ctags_names_stable(void)
+{
+    if (system("ctags --version >/dev/null 2>&1") != 0) {
+        printf("skip: no ctags\n");
+        return;
+    }
+    static const char js[] = "foo(function(a){ return a; });\nvar o = {f: function(){}};\n";
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_code_file f1, f2;
+    CHECK(qr__code_ctags("web/app.js", js, sizeof js - 1, &a, &f1) == QR_OK);
+    CHECK(qr__code_ctags("web/app.js", js, sizeof js - 1, &a, &f2) == QR_OK);
+    CHECK(f1.nitems > 0 && f1.nitems == f2.nitems);
+    bool anon = false;
+    for (size_t i = 0; i < f1.nitems && i < f2.nitems; i++) {
+        CHECK_STR(f1.items[i].name, f2.items[i].name);
+        anon = anon || strstr(f1.items[i].name, "Anonymous") != NULL;
+    }
+    CHECK(anon); /* the case that matters was there */
+    qr_arena_release(&a);
+}
+
+/* A commit that fails on a full disk reports the commit's own error; the rollback after
+ * it (SQLite had already rolled back) used to replace it with "cannot rollback - no
+ * transaction is active". The disk is made full for this process with RLIMIT_FSIZE. */
+static void test_code_store_full_disk(void)
+{
+    char dir[] = "/tmp/quarry-test-codefull-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_code_store *s = NULL;
+    CHECK(qr__code_store_open(dir, &s, &err) == QR_OK);
+    if (!s)
+        return;
+    enum { N = 4000 };
+    qr_code_item *items = calloc(N, sizeof *items);
+    char (*names)[48] = calloc(N, sizeof *names);
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "function_with_a_long_name_%zu", i);
+        items[i] = (qr_code_item){.kind = QR_CODE_FUNCTION, .name = names[i], .line = 1,
+                                  .signature = "int function_with_a_long_name(void)"};
+    }
+    qr_code_blob b = {.status = QR_CODE_BLOB_OK, .bytes = 10};
+    b.file.lang = QR_CODE_LANG_C;
+    b.file.items = items;
+    b.file.nitems = N;
+    CHECK(qr__code_store_put(s, "0123456789abcdef0123456789abcdef01234567", &b, &err) == QR_OK);
+    struct stat st;
+    char db[256];
+    snprintf(db, sizeof db, "%s/quarry/code.db", dir);
+    CHECK(stat(db, &st) == 0);
+    struct rlimit old, lim;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)st.st_size + 4096;
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    int rc = qr__code_store_commit(s, &err);
+    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    signal(SIGXFSZ, prev);
+    CHECK(rc == QR_EIO);
+    CHECK(err.p && !strstr(err.p, "no transaction is active"));
+    CHECK(err.p && strstr(err.p, "commit failed"));
+    if (err.p && strstr(err.p, "no transaction"))
+        printf("  got: %s\n", err.p);
+    /* the store works again: the next batch begins a new transaction */
+    qr_buf_reset(&err);
+    b.file.nitems = 1;
+    CHECK(qr__code_store_put(s, "1123456789abcdef0123456789abcdef01234567", &b, &err) == QR_OK);
+    CHECK(qr__code_store_commit(s, &err) == QR_OK);
+    int64_t nb, ni, nr;
+    CHECK(qr__code_store_count(s, &nb, &ni, &nr) == QR_OK && nb == 1 && ni == 1);
+    qr__code_store_close(s);
+    free(items);
+    free(names);
+    qr_buf_release(&err);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_ctags_names_stable();
+    test_code_store_full_disk();
     test_extract_c();
     test_extract_conditions();
     test_extract_bad();

@@ -243,8 +243,69 @@ static void test_bands(void)
     CHECK_STR(qr_dwim_band(0.29), "reject");
 }
 
+/* The text of parameter `key` of in, or NULL when it is not a string. */
+static const char *param_str(qr_arena *a, const qr_dwim_intent *in, const char *key)
+{
+    qr_val v;
+    if (!qr_map_get(in->params, qr_kw_cstr(a, key), &v) || v.t != QR_T_STR)
+        return NULL;
+    return v.s->data;
+}
+
+/* A tool's one required parameter given as key=value beside a symbol the index knows: the
+ * parser asked the map for the given value with a NULL out-pointer and wrote through it
+ * (a SIGSEGV in quarry dwim, quarry do and the MCP server). The given value stays. */
+static void test_param_given_beside_known_symbol(void)
+{
+    qr_tools *tools = qr_tools_default();
+    qr_dwim_lookup lk = {.tools = tools, .path_exists = fake_path, .symbol_known = fake_symbol};
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_dwim_intent in;
+    const char *l = "get_file_history path=src/lisp/eval.c main";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_TOOL);
+    CHECK_STR(in.tool, "get_file_history");
+    CHECK_STR(param_str(&a, &in, "path"), "src/lisp/eval.c");
+    l = "get_file_history main path=README.md";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK_STR(param_str(&a, &in, "path"), "README.md");
+    qr_arena_release(&a);
+    qr_tools_free(tools);
+}
+
+/* key='a value with spaces' (or "..."): the quotes hold the whole value, which stays a
+ * string even when it looks like a number; the words after it are read as before. */
+static void test_quoted_param_value(void)
+{
+    qr_tools *tools = qr_tools_default();
+    qr_dwim_lookup lk = {.tools = tools, .path_exists = fake_path, .symbol_known = fake_symbol};
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_dwim_intent in;
+    const char *l = "get_commits author='ann smith'";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK_STR(in.tool, "get_commits");
+    CHECK_STR(param_str(&a, &in, "author"), "ann smith");
+    l = "get_commits author=\"Ann  Smith\" since=2024-01-01";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK_STR(param_str(&a, &in, "author"), "Ann  Smith");
+    CHECK_STR(param_str(&a, &in, "since"), "2024-01-01");
+    l = "get_commits author='42'";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK_STR(param_str(&a, &in, "author"), "42");
+    /* an unclosed quote: read as one word up to the space, as before */
+    l = "get_commits author='ann smith";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK_STR(param_str(&a, &in, "author"), "'ann");
+    qr_arena_release(&a);
+    qr_tools_free(tools);
+}
+
 int main(void)
 {
+    test_param_given_beside_known_symbol();
+    test_quoted_param_value();
     test_table();
     test_params_and_json();
     test_diags();

@@ -4,14 +4,28 @@
  * the refusal must hold (wrong context, overlapping hunks, bad counts, paths that leave
  * the tree, absolute paths, binary patches, CRLF files, `\ No newline at end of file`,
  * offsets, ambiguity). The files on disk (symlinks, atomic refusal of a whole edit, undo)
- * are tested through the CLI in tests/cli/17_dwim.sh and 18_dwim_do.sh.
+ * are tested through the CLI in tests/cli/17_dwim.sh, 18_dwim_do.sh and 37_dwim_safety.sh;
+ * here: a write beneath an opened directory whose name was swapped for a symbolic link,
+ * and the git directories fix refuses ($GIT_DIR too).
  */
+#define _GNU_SOURCE
 #include "check.h"
 
 #include "dwim/dwim_int.h"
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *slurp(const char *path)
+{
+    char *t = NULL;
+    size_t n;
+    return qr_read_file(path, 1 << 20, &t, &n) == QR_OK ? t : NULL;
+}
 
 typedef struct row {
     const char *name;
@@ -183,8 +197,105 @@ static void test_shape(void)
     qr_arena_release(&a);
 }
 
+/* A parent directory swapped for a symbolic link between the check and the write: the
+ * write goes into the directory that was checked (opened), never through the link, and a
+ * new walk refuses the link. */
+static void test_write_beneath_opened_dir(void)
+{
+    char root[] = "/tmp/quarry-test-beneath-XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char p[512], q[512];
+    snprintf(p, sizeof p, "%s/tree", root);
+    CHECK(mkdir(p, 0755) == 0);
+    snprintf(p, sizeof p, "%s/tree/sub", root);
+    CHECK(mkdir(p, 0755) == 0);
+    snprintf(p, sizeof p, "%s/outside", root);
+    CHECK(mkdir(p, 0755) == 0);
+    snprintf(p, sizeof p, "%s/tree", root);
+    qr_buf err;
+    qr_buf_init(&err);
+    int dfd = -1;
+    const char *leaf = NULL;
+    CHECK(qr__dwim_open_parent(p, "sub/f.c", &dfd, &leaf, &err) == QR_OK);
+    CHECK_STR(leaf, "f.c");
+    /* the swap: sub moves away, a link to the outside takes its name */
+    snprintf(p, sizeof p, "%s/tree/sub", root);
+    snprintf(q, sizeof q, "%s/tree/sub.old", root);
+    CHECK(rename(p, q) == 0);
+    snprintf(q, sizeof q, "%s/outside", root);
+    CHECK(symlink(q, p) == 0);
+    CHECK(qr__dwim_write_at(dfd, leaf, "new\n", 4, 0640) == QR_OK);
+    close(dfd);
+    snprintf(p, sizeof p, "%s/outside/f.c", root);
+    CHECK(access(p, F_OK) != 0); /* nothing outside */
+    snprintf(p, sizeof p, "%s/tree/sub.old/f.c", root);
+    char *t = slurp(p);
+    CHECK(t && !strcmp(t, "new\n"));
+    free(t);
+    struct stat st;
+    CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0640);
+    /* a walk now refuses the link */
+    snprintf(p, sizeof p, "%s/tree", root);
+    qr_buf_reset(&err);
+    CHECK(qr__dwim_open_parent(p, "sub/f.c", &dfd, &leaf, &err) == QR_EINVAL);
+    CHECK(err.p && strstr(err.p, "('sub') is a symbolic link"));
+    CHECK(qr__dwim_open_parent(p, "../tree/f.c", &dfd, &leaf, &err) == QR_EINVAL);
+    /* the file itself as a link is read as no file */
+    snprintf(p, sizeof p, "%s/tree/sub.old/l.c", root);
+    CHECK(symlink("/etc/passwd", p) == 0);
+    snprintf(p, sizeof p, "%s/tree", root);
+    CHECK(qr__dwim_open_parent(p, "sub.old/l.c", &dfd, &leaf, &err) == QR_OK);
+    char *data;
+    size_t n;
+    CHECK(qr__dwim_read_at(dfd, leaf, 1 << 20, &data, &n, &st) == QR_EIO);
+    close(dfd);
+    qr_buf_release(&err);
+    snprintf(p, sizeof p, "rm -rf '%s'", root);
+    CHECK(system(p) == 0);
+}
+
+/* The git directories fix refuses: the worktree's own, and $GIT_DIR wherever it points
+ * (here a directory inside the tree that is not named .git), and any .git component. */
+static void test_git_dirs_refused(void)
+{
+    char root[] = "/tmp/quarry-test-gitdirs-XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "git init -q '%s' && mkdir '%s/meta' '%s/src'", root, root,
+             root);
+    CHECK(system(cmd) == 0);
+    char *real = realpath(root, NULL);
+    qr_dwim_ctx c = {.root = real};
+    char meta[600];
+    snprintf(meta, sizeof meta, "%s/meta", real);
+    setenv("GIT_DIR", meta, 1);
+    qr_dwim_gitdirs g;
+    qr_buf err;
+    qr_buf_init(&err);
+    CHECK(qr__dwim_gitdirs_init(&g, &c, &err) == QR_OK);
+    unsetenv("GIT_DIR");
+    char abs[700];
+    snprintf(abs, sizeof abs, "%s/.git/config", real);
+    CHECK(qr__dwim_gitdirs_hold(&g, abs, ".git/config"));
+    snprintf(abs, sizeof abs, "%s/meta/hooks/pre-commit", real);
+    CHECK(qr__dwim_gitdirs_hold(&g, abs, "meta/hooks/pre-commit"));
+    snprintf(abs, sizeof abs, "%s/src/a.c", real);
+    CHECK(!qr__dwim_gitdirs_hold(&g, abs, "src/a.c"));
+    snprintf(abs, sizeof abs, "%s/vendor/lib/.GIT/config", real);
+    CHECK(qr__dwim_gitdirs_hold(&g, abs, "vendor/lib/.GIT/config"));
+    snprintf(abs, sizeof abs, "%s/.github/x.yml", real);
+    CHECK(!qr__dwim_gitdirs_hold(&g, abs, ".github/x.yml"));
+    qr__dwim_gitdirs_release(&g);
+    qr_buf_release(&err);
+    free(real);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_write_beneath_opened_dir();
+    test_git_dirs_refused();
     test_table();
     test_shape();
     CHECK_DONE();

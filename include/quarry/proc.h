@@ -36,6 +36,13 @@
 #define QR_PROC_OUT_MAX (32u << 20)
 #define QR_PROC_ERR_MAX (1u << 20)
 
+/* The environment entries (for env_add) of every git process quarry starts: a repository
+ * is untrusted input, and its configuration (or that of a git directory committed inside
+ * it) may not run a command nor reach the network: core.fsmonitor off, hooks nowhere,
+ * every transport refused, replace refs off, no prompts. Command-line configuration
+ * (GIT_CONFIG_COUNT) outranks every configuration file. NULL-terminated. */
+extern const char *const qr_proc_git_env[];
+
 typedef enum {
     QR_PROC_NULL = 0, /* /dev/null */
     QR_PROC_PIPE,     /* a pipe whose other end is ours */

@@ -56,6 +56,20 @@ static bool in_list(const char *entry, const char *const *names)
     return false;
 }
 
+const char *const qr_proc_git_env[] = {
+    "GIT_CONFIG_COUNT=3",
+    "GIT_CONFIG_KEY_0=core.fsmonitor",
+    "GIT_CONFIG_VALUE_0=false",
+    "GIT_CONFIG_KEY_1=core.hooksPath",
+    "GIT_CONFIG_VALUE_1=/dev/null",
+    "GIT_CONFIG_KEY_2=protocol.allow",
+    "GIT_CONFIG_VALUE_2=never",
+    "GIT_NO_REPLACE_OBJECTS=1",
+    "GIT_TERMINAL_PROMPT=0",
+    "GIT_OPTIONAL_LOCKS=0",
+    NULL,
+};
+
 /* Set by env_add (which replaces what is passed on). */
 static bool added(const char *entry, const char *const *add)
 {

@@ -21,7 +21,12 @@
 int qr__dwim_spawn(const char *const *argv, const char *dir, const qr_stop *stop, qr_buf *out,
                    qr_buf *err_out, int *status)
 {
-    qr_proc_opts o = {.argv = argv, .dir = dir, .merge_stderr = !err_out, .stop = stop};
+    /* git runs with the repository's commands switched off (quarry/proc.h) */
+    qr_proc_opts o = {.argv = argv,
+                      .dir = dir,
+                      .merge_stderr = !err_out,
+                      .stop = stop,
+                      .env_add = !strcmp(argv[0], "git") ? qr_proc_git_env : NULL};
     qr_proc_result r;
     qr_proc_result_init(&r);
     int rc = qr_proc_run(&o, &r);
@@ -32,7 +37,7 @@ int qr__dwim_spawn(const char *const *argv, const char *dir, const qr_stop *stop
     qr_proc_result_clear(&r);
     if (rc == QR_OK && out->failed)
         rc = QR_ENOMEM;
-    return rc == QR_OK || rc == QR_ENOMEM ? rc : QR_EIO;
+    return rc == QR_OK || rc == QR_ENOMEM || rc == QR_ESTOPPED ? rc : QR_EIO;
 }
 
 size_t qr_dwim_parse_diags(const char *text, size_t n, qr_arena *a, qr_dwim_diag **out)
@@ -130,7 +135,9 @@ static size_t configured_check(qr_dwim_ctx *c, qr_arena *a, const char **argv, s
     qr_buf_printf(&p, "%s/.quarry.toml", c->root);
     char *text;
     size_t n;
-    int rc = qr_read_file(p.p, 1u << 20, &text, &n);
+    /* a settings file: never through a symbolic link, a FIFO or a device (a committed
+     * .quarry.toml -> /dev/stdin would read the MCP stream itself) */
+    int rc = qr_read_regular_file(p.p, 1u << 20, &text, &n, NULL);
     qr_buf_release(&p);
     if (rc != QR_OK)
         return 0;
@@ -192,8 +199,9 @@ static int syntax_only(qr_dwim_ctx *c, qr_arena *a, qr_buf *log, int *worst, siz
                               : c->root;
         const char *argv[] = {"cc", "-fsyntax-only", f.s->data, NULL};
         int st = 0;
-        if (qr__dwim_spawn(argv, dir, c->req ? &c->req->stop : NULL, log, NULL, &st) != QR_OK)
-            return QR_EIO;
+        int sr = qr__dwim_spawn(argv, dir, c->req ? &c->req->stop : NULL, log, NULL, &st);
+        if (sr != QR_OK)
+            return sr == QR_ESTOPPED ? sr : QR_EIO;
         if (st > *worst)
             *worst = st;
         (*runs)++;
@@ -211,7 +219,13 @@ int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err)
     const char *what;
     if (argc) {
         what = argv[0];
-        if (qr__dwim_spawn(argv, c->root, c->req ? &c->req->stop : NULL, &log, NULL, &status) != QR_OK) {
+        rc = qr__dwim_spawn(argv, c->root, c->req ? &c->req->stop : NULL, &log, NULL, &status);
+        if (rc == QR_ESTOPPED) {
+            qr_buf_printf(err, "the check command '%s' was ", argv[0]);
+            qr_req_fail(c->req, err);
+            goto done;
+        }
+        if (rc != QR_OK) {
             qr_buf_printf(err, "cannot run the check command '%s' of .quarry.toml", argv[0]);
             rc = QR_EINVAL;
             goto done;
@@ -220,7 +234,13 @@ int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err)
                exists_in(c->root, "GNUmakefile")) {
         what = "make -k";
         const char *mk[] = {"make", "-k", NULL};
-        if (qr__dwim_spawn(mk, c->root, c->req ? &c->req->stop : NULL, &log, NULL, &status) != QR_OK) {
+        rc = qr__dwim_spawn(mk, c->root, c->req ? &c->req->stop : NULL, &log, NULL, &status);
+        if (rc == QR_ESTOPPED) {
+            qr_buf_puts(err, "'make -k' was ");
+            qr_req_fail(c->req, err);
+            goto done;
+        }
+        if (rc != QR_OK) {
             qr_buf_puts(err, "cannot run 'make'");
             rc = QR_EIO;
             goto done;
@@ -228,7 +248,13 @@ int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err)
     } else if (exists_in(c->root, "compile_commands.json")) {
         what = "cc -fsyntax-only";
         size_t runs = 0;
-        if (syntax_only(c, a, &log, &status, &runs) != QR_OK) {
+        rc = syntax_only(c, a, &log, &status, &runs);
+        if (rc == QR_ESTOPPED) {
+            qr_buf_puts(err, "'cc -fsyntax-only' was ");
+            qr_req_fail(c->req, err);
+            goto done;
+        }
+        if (rc != QR_OK) {
             qr_buf_puts(err, "cannot use 'compile_commands.json'");
             rc = QR_EINVAL;
             goto done;

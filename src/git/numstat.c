@@ -79,8 +79,9 @@ static void close_fd(int *fd)
 }
 
 /* The environment git gets besides quarry/proc.h's allow-list (which leaves out GIT_DIR,
- * GIT_WORK_TREE and every other variable that would point git at another repository). */
-static const char *const git_env[] = {"GIT_NO_REPLACE_OBJECTS=1", NULL};
+ * GIT_WORK_TREE and every other variable that would point git at another repository):
+ * qr_proc_git_env, which also keeps the repository's configuration from running anything. */
+static const char *const *const git_env = qr_proc_git_env;
 
 static int job_start(job *j, const char *const argv[], qr_buf *err)
 {

@@ -378,6 +378,9 @@ static int dwim_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out
     qr_dwim_intent in;
     qr_buf text;
     qr_buf_init(&text);
+    /* a line runs under the server's time limit of a program: a grep, or a check command
+     * (with --allow-exec) that never ends, stops there and its processes are killed */
+    qr_req_saved deadline = qr_req_narrow(req, c->s->cfg.limits.timeout_ms);
     int rc = qr_dwim_parse(&lk, line.s->data, line.s->len, &pa, &in);
     if (rc == QR_OK && in.confidence < 0.85) {
         qr_buf_printf(err, "unclear (%s %.2f): %s%s%s", qr_dwim_band(in.confidence),
@@ -404,6 +407,7 @@ static int dwim_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out
     }
     qr_buf_release(&text);
     qr_arena_release(&pa);
+    qr_req_restore(req, deadline);
     free(root);
     return rc;
 }

@@ -12,16 +12,20 @@
 #include "llm_int.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+/* written once, under `once`: MCP workers and flow workers make clients on several
+ * threads at once */
 llm_curl_api llm_cu;
 static int loaded; /* 0 not tried, 1 loaded, -1 failed */
 static char load_error[300];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-int llm_curl_load(const char **why)
+static void load(void)
 {
-    if (loaded == 0) {
+    {
         static const char *const names[] = {"libcurl.so.4", "libcurl.so", NULL};
         void *h = NULL;
         for (size_t i = 0; names[i] && !h; i++)
@@ -65,6 +69,11 @@ int llm_curl_load(const char **why)
             /* the library stays loaded for the life of the process */
         }
     }
+}
+
+int llm_curl_load(const char **why)
+{
+    pthread_once(&once, load);
     if (why)
         *why = load_error;
     return loaded == 1 ? QR_OK : QR_EIO;

@@ -3,7 +3,7 @@
 HTTP with raw sockets (the SDK clients read every answer at once and cannot be slow).
 
 Usage: http_faults.py QUARRY REPO CASE...   (CASE: memory, cancel-queued, slow-reader,
-sigterm; several may be given). Prints one line per check, "ok ..." or "FAIL ...", and
+sigterm, cancel-race; several may be given). Prints one line per check, "ok ..." or "FAIL ...", and
 exits 1 when a check failed. Every wait is bounded; a case that would hang fails instead.
 
 - memory: twelve clients at once each POST a 15 MB message (an array of one-digit
@@ -15,6 +15,8 @@ exits 1 when a check failed. Every wait is bounded; a case that would hang fails
   before the long call ends.
 - slow-reader: one client asks for a result of several megabytes and does not read it;
   another call of the same session must be answered meanwhile.
+- cancel-race (PROBE_ROUNDS rounds, default 10): calls cancelled at once or after a
+  short varying delay, queued or running; every connection must end.
 - sigterm: with a client that does not read its answer, one that sends half a body and
   one whose call runs, SIGTERM must end the server with status 0 in a few seconds.
 """
@@ -288,7 +290,43 @@ def case_sigterm(quarry, repo):
         s.close()
 
 
-CASES = {"memory": case_memory, "cancel-queued": case_cancel_queued,
+def case_cancel_race(quarry, repo):
+    """Cancels racing calls: each round queues calls behind a busy worker and cancels
+    them at once or after a short, varying delay, some while they run, some before
+    they are queued; every connection must end (answered or not) in a few seconds, and
+    the session must answer afterwards."""
+    rounds = int(os.environ.get("PROBE_ROUNDS", "10"))
+    srv = Server(quarry, repo, "--workers", "2")
+    sid = session(srv.port)
+    port = srv.port
+    stuck = 0
+    for rnd in range(rounds):
+        socks = []
+        for k in range(6):
+            i = 1000 + rnd * 10 + k
+            prog = LONG if k < 2 else "(+ 1 2)"
+            b = json.dumps(call(i, "run_lisp", {"program": prog})).encode()
+            s = connect(port)
+            s.sendall(head(port, len(b), sid) + b)
+            socks.append((i, s))
+            if k % 3 == rnd % 3:
+                time.sleep(0.001 * (rnd % 7))
+            post(port, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": i}}, sid)
+        for i, s in socks:
+            out, closed = read_all(s, 15)
+            s.close()
+            if not closed:
+                stuck += 1
+                print("     round %d: call %d never ended" % (rnd, i))
+    check(stuck == 0, "%d rounds of 6 cancelled calls: every connection ended (%d stuck)"
+          % (rounds, stuck))
+    out, _ = post(port, {"jsonrpc": "2.0", "id": 9, "method": "ping"}, sid)
+    check(b'"id":9,"result":{}' in out, "the session answers afterwards")
+    check(srv.stop() == 0, "SIGTERM ends the server with 0")
+
+
+CASES = {"cancel-race": case_cancel_race, "memory": case_memory, "cancel-queued": case_cancel_queued,
          "slow-reader": case_slow_reader, "sigterm": case_sigterm}
 
 if __name__ == "__main__":

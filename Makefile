@@ -2,9 +2,10 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps test test-release test-asan bench fuzz format clean install install-files
+.PHONY: all deps test test-release test-asan test-tsan bench fuzz format clean install install-files
 
 # where `make install` puts quarry: $(DESTDIR)$(PREFIX)/bin/quarry, man pages in
 # share/man/man1, completions in share/bash-completion and share/zsh
@@ -31,6 +32,21 @@ test-asan:
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS)
+
+# the MCP server's tests under ThreadSanitizer (clang): its workers, sessions and
+# connections run on many threads; a race report ends the process that found it
+# (halt_on_error), and any report left in tsan-reports/ fails the target, even one from a
+# process whose test did not notice. Not part of `make test`.
+TSAN_TESTS = ^(unit/test_mcp|cli/06_mcp|cli/07_mcp_protocol|cli/28_mcp_http|cli/32_mcp_cancel|cli/33_mcp_http_faults)$$
+test-tsan:
+	@sh scripts/deps.sh --test
+	CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DQUARRY_TSAN=ON >/dev/null
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target quarry test_mcp
+	rm -rf $(TSAN_BUILD)/tsan-reports && mkdir -p $(TSAN_BUILD)/tsan-reports
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(abspath $(TSAN_BUILD))/tsan-reports/race" \
+		ctest --output-on-failure -R '$(TSAN_TESTS)'
+	@if ls $(TSAN_BUILD)/tsan-reports/race.* >/dev/null 2>&1; then \
+		echo "ThreadSanitizer reports:"; cat $(TSAN_BUILD)/tsan-reports/race.*; exit 1; fi
 
 install: all
 	$(MAKE) install-files

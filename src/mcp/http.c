@@ -42,9 +42,14 @@
 
 #define HEAD_TIMEOUT_MS 10000u   /* to send the request head */
 #define BODY_TIMEOUT_MS 30000u   /* to send the body, after the head */
-#define SEND_TIMEOUT_S 10        /* a write the client does not read */
+#define SEND_TIMEOUT_MS 30000u   /* to write one message (a response, an event) */
 #define MAX_CONNECTIONS 64       /* connections served at once; more get 503 */
 #define SESSION_IDLE_MS (30u * 60u * 1000u) /* an idle session may give way to a new one */
+/* bytes of request bodies held at once, from reading to answering, over all connections:
+ * reading a message into values takes up to mcp_parse_cap (about 17 times its size for
+ * dense JSON), so this bounds the server's memory; a body waits for room (up to
+ * BODY_TIMEOUT_MS, then 503) before it is read. Never below the largest message. */
+#define BODY_BUDGET ((size_t)32 << 20)
 
 typedef struct pending {
     char key[160]; /* the request id's JSON text */
@@ -52,7 +57,9 @@ typedef struct pending {
     bool sse;      /* events are written as they come; else the response is kept */
     bool done;     /* answered, or ended without an answer */
     bool gone;     /* a write to the client failed */
-    qr_buf body;   /* the response (JSON mode) */
+    qr_buf body;   /* the response (JSON mode), or the events not yet written (SSE): the
+                    * connection's thread writes them, never the worker that sends them,
+                    * so a client that reads slowly holds up only its own answer */
     struct pending *next;
 } pending;
 
@@ -77,6 +84,7 @@ typedef struct http_server {
     session *sessions[QR_MCP_HTTP_SESSIONS];
     int conns[MAX_CONNECTIONS]; /* -1: free */
     size_t nconns;
+    size_t body_bytes; /* bodies held (BODY_BUDGET) */
     bool stopping;
 } http_server;
 
@@ -159,9 +167,35 @@ int qr_mcp_http_check_addr(const char *addr, qr_buf *err)
 
 /* ---- writing ---- */
 
+/* Writes all of p[0..n) by the deadline: false when the client does not take it in time
+ * (a slow reader gets SEND_TIMEOUT_MS for a whole message, not for each write), the
+ * connection failed, or the server shut it down while stopping. */
+static bool write_until(int fd, const char *p, size_t n, uint64_t deadline)
+{
+    while (n) {
+        uint64_t now = mcp_now_ms();
+        if (now >= deadline)
+            return false;
+        struct pollfd pf = {.fd = fd, .events = POLLOUT};
+        int k = poll(&pf, 1, (int)(deadline - now));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0 || (pf.revents & (POLLERR | POLLHUP | POLLNVAL)))
+            return false;
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
 static bool write_all(int fd, const char *p, size_t n)
 {
-    return qr_write_all(fd, p, n) == QR_OK;
+    return write_until(fd, p, n, mcp_now_ms() + SEND_TIMEOUT_MS);
 }
 
 static const char *reason(int status)
@@ -224,10 +258,11 @@ static void refuse(int fd, int status, const char *extra, const char *msg)
     qr_buf_release(&b);
 }
 
-static bool sse_event(int fd, const char *msg, size_t len)
+static void sse_event(qr_buf *b, const char *msg, size_t len)
 {
-    return write_all(fd, "event: message\ndata: ", 21) && write_all(fd, msg, len) &&
-           write_all(fd, "\n\n", 2);
+    qr_buf_puts(b, "event: message\ndata: ");
+    qr_buf_append(b, msg, len);
+    qr_buf_puts(b, "\n\n");
 }
 
 /* ---- sessions ---- */
@@ -241,8 +276,10 @@ static pending *find_pending(session *se, const char *key)
 }
 
 /* The send hook of a session's server: each message goes to the connection waiting for
- * its request. Called under the server's transport lock, so one at a time. Never fails:
- * one client that went away must not end the session. */
+ * its request, whose thread writes it. Called under the server's transport lock, so one
+ * at a time; it never writes to a socket itself (a client that does not read would hold
+ * the lock, and with it every answer of the session). Never fails: one client that went
+ * away must not end the session. */
 static int session_send(void *ud, const char *msg, size_t len, const char *req_id, bool final)
 {
     session *se = ud;
@@ -252,13 +289,12 @@ static int session_send(void *ud, const char *msg, size_t len, const char *req_i
     pending *p = find_pending(se, req_id);
     if (p && !p->done) {
         if (msg && p->sse && !p->gone)
-            p->gone = !sse_event(p->fd, msg, len);
+            sse_event(&p->body, msg, len);
         else if (msg && final)
             qr_buf_append(&p->body, msg, len);
-        if (final) {
+        if (final)
             p->done = true;
-            pthread_cond_broadcast(&se->cv);
-        }
+        pthread_cond_broadcast(&se->cv);
     }
     pthread_mutex_unlock(&se->mu);
     return QR_OK;
@@ -472,35 +508,42 @@ static bool str_is(const char *s, size_t n, const char *lit)
 
 enum { BODY_REQUEST, BODY_NOTE, BODY_BAD };
 
-/* What the body is: a request (its id's JSON text in key, its method in method), a
- * notification or a response (answered 202), or something the server answers with an
- * error for id null. */
-static int classify(const char *body, size_t len, char *key, size_t keycap, char *method,
-                    size_t mcap)
-{
+/* One message read once: the session's server takes it as read (mcp_handle_read). */
+typedef struct message {
     qr_arena a;
-    qr_arena_init(&a, 64u << 20);
     qr_val m;
+    int rc;
     qr_read_error e;
+    size_t len;
+} message;
+
+/* Reads the body and says what it is: a request (its id's JSON text in key, its method in
+ * method), a notification or a response (answered 202), or something the server answers
+ * with an error for id null. The values stay in msg for the server. */
+static int classify(message *msg, const char *body, size_t len, char *key, size_t keycap,
+                    char *method, size_t mcap)
+{
+    mcp_message_arena_init(&msg->a);
+    msg->len = len;
+    msg->m = qr_nil();
+    qr_arena *a = &msg->a;
     int kind = BODY_BAD;
     snprintf(key, keycap, "null");
     method[0] = '\0';
-    if (qr_json_read(&a, body, len, &m, &e) != QR_OK || m.t != QR_T_MAP)
-        goto done;
-    qr_val id = mcp_get(&a, m, "id");
-    qr_val meth = mcp_get(&a, m, "method");
+    msg->rc = mcp_read_message(a, body, len, &msg->m, &msg->e);
+    qr_val m = msg->m;
+    if (msg->rc != QR_OK || m.t != QR_T_MAP)
+        return kind;
+    qr_val id = mcp_get(a, m, "id");
+    qr_val meth = mcp_get(a, m, "method");
     if (meth.t == QR_T_STR)
         snprintf(method, mcap, "%s", meth.s->data);
-    if (!mcp_has(&a, m, "id")) {
-        kind = BODY_NOTE;
-        goto done;
-    }
-    if (!mcp_has(&a, m, "method") && (mcp_has(&a, m, "result") || mcp_has(&a, m, "error"))) {
-        kind = BODY_NOTE;
-        goto done;
-    }
+    if (!mcp_has(a, m, "id"))
+        return BODY_NOTE;
+    if (!mcp_has(a, m, "method") && (mcp_has(a, m, "result") || mcp_has(a, m, "error")))
+        return BODY_NOTE;
     if (id.t != QR_T_STR && id.t != QR_T_INT)
-        goto done;
+        return kind;
     qr_buf t;
     qr_buf_init(&t);
     qr_print_json(&t, id, false);
@@ -510,22 +553,27 @@ static int classify(const char *body, size_t len, char *key, size_t keycap, char
         kind = BODY_REQUEST;
     }
     qr_buf_release(&t);
-done:
-    qr_arena_release(&a);
     return kind;
+}
+
+/* Hands the message to the session's server, unless the session ended: false then. */
+static bool hand_over(session *se, message *msg)
+{
+    pthread_mutex_lock(&se->handle_mu);
+    bool ended = se->ended;
+    if (!ended)
+        mcp_handle_read(se->srv, &msg->a, msg->rc, msg->m, &msg->e, msg->len);
+    pthread_mutex_unlock(&se->handle_mu);
+    return !ended;
 }
 
 /* Hands a POST's body to a session and answers it; with held (a JSON answer only), the
  * response is left there instead of written. */
-static void serve_post(int fd, session *se, const char *body, size_t blen, int kind,
-                       const char *key, bool sse, qr_buf *held)
+static void serve_post(int fd, session *se, message *msg, int kind, const char *key, bool sse,
+                       qr_buf *held)
 {
     if (kind == BODY_NOTE) {
-        pthread_mutex_lock(&se->handle_mu);
-        bool ended = se->ended;
-        if (!ended)
-            qr_mcp_handle(se->srv, body, blen);
-        pthread_mutex_unlock(&se->handle_mu);
+        bool ended = !hand_over(se, msg);
         if (ended)
             refuse(fd, 404, NULL, "the session has ended: send initialize to begin a new one");
         else
@@ -554,15 +602,25 @@ static void serve_post(int fd, session *se, const char *body, size_t blen, int k
                                    "text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
         p.gone = !write_all(fd, head, sizeof head - 1);
     }
-    pthread_mutex_lock(&se->handle_mu);
-    bool ended = se->ended;
-    if (!ended)
-        qr_mcp_handle(se->srv, body, blen);
-    pthread_mutex_unlock(&se->handle_mu);
+    bool ended = !hand_over(se, msg);
     pthread_mutex_lock(&se->mu);
     if (ended)
         p.done = true;
-    while (!p.done && !p.gone) {
+    for (;;) {
+        if (p.sse && p.body.len && !p.gone) {
+            /* the events so far, written without the session's locks */
+            qr_buf out = p.body;
+            qr_buf_init(&p.body);
+            pthread_mutex_unlock(&se->mu);
+            bool ok = !out.failed && write_all(fd, out.p, out.len);
+            qr_buf_release(&out);
+            pthread_mutex_lock(&se->mu);
+            if (!ok)
+                p.gone = true;
+            continue;
+        }
+        if (p.done || p.gone)
+            break;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 250 * 1000000L;
@@ -591,6 +649,44 @@ static void serve_post(int fd, session *se, const char *body, size_t blen, int k
             respond(fd, 202, NULL, NULL, NULL, 0); /* cancelled: no answer */
     }
     qr_buf_release(&p.body);
+}
+
+/* Takes n bytes of the budget of bodies held, waiting for room up to BODY_TIMEOUT_MS:
+ * false when none came in time or the server stops. */
+static bool body_reserve(http_server *h, size_t n, size_t budget)
+{
+    uint64_t deadline = mcp_now_ms() + BODY_TIMEOUT_MS;
+    bool ok = false;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        if (h->stopping)
+            break;
+        if (h->body_bytes + n <= budget) {
+            h->body_bytes += n;
+            ok = true;
+            break;
+        }
+        uint64_t now = mcp_now_ms();
+        if (now >= deadline)
+            break;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t wait = deadline - now < 250 ? deadline - now : 250;
+        ts.tv_nsec += (long)(wait * 1000000u);
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return ok;
+}
+
+static void body_release(http_server *h, size_t n)
+{
+    pthread_mutex_lock(&h->mu);
+    h->body_bytes -= n;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
 }
 
 static bool supported_version(const char *v, size_t n)
@@ -724,10 +820,33 @@ static void serve_request(http_server *h, int fd)
         return;
     }
     size_t blen = (size_t)r.content_length;
+    /* the session first: a message for no session is refused before it is read */
+    session *se = NULL;
+    if (nsid) {
+        se = session_find(h, sid, sidl);
+        if (!se) {
+            refuse(fd, 404, NULL,
+                   "no such session (it ended, or the server restarted): send initialize "
+                   "without Mcp-Session-Id to begin a new one");
+            return;
+        }
+    }
+    /* then room for it among the bodies held */
+    size_t budget = BODY_BUDGET > h->cfg->max_message ? BODY_BUDGET : h->cfg->max_message;
+    if (!body_reserve(h, blen, budget)) {
+        refuse(fd, 503, NULL,
+               "the server is reading too many large messages at once: retry when an answer "
+               "has come");
+        if (se)
+            session_unref(h, se);
+        return;
+    }
+    message msg = {0};
+    qr_arena_init(&msg.a, 0);
     char *body = malloc(blen + 1);
     if (!body) {
         refuse(fd, 503, NULL, "out of memory");
-        return;
+        goto done;
     }
     size_t have = len - r.head_len;
     if (have > blen)
@@ -739,13 +858,13 @@ static void serve_request(http_server *h, int fd)
             refuse(fd, 400, NULL, "the body ended before its Content-Length");
         else
             refuse(fd, 408, NULL, "the request body did not arrive in time");
-        free(body);
-        return;
+        goto done;
     }
     char key[160], method[64];
-    int kind = classify(body, blen, key, sizeof key, method, sizeof method);
+    int kind = classify(&msg, body, blen, key, sizeof key, method, sizeof method);
+    free(body); /* what the server needs is in msg */
+    body = NULL;
     bool init = kind == BODY_REQUEST && !strcmp(method, "initialize");
-    session *se = NULL;
     bool fresh = false;
     if (!nsid) {
         if (!init) {
@@ -760,20 +879,12 @@ static void serve_request(http_server *h, int fd)
             goto done;
         }
         fresh = true;
-    } else {
-        se = session_find(h, sid, sidl);
-        if (!se) {
-            refuse(fd, 404, NULL,
-                   "no such session (it ended, or the server restarted): send initialize "
-                   "without Mcp-Session-Id to begin a new one");
-            goto done;
-        }
     }
     if (fresh) {
         /* the session is kept (and its id given) only when initialize succeeded */
         qr_buf out;
         qr_buf_init(&out);
-        serve_post(fd, se, body, blen, kind, key, false, &out);
+        serve_post(fd, se, &msg, kind, key, false, &out);
         pthread_mutex_lock(&se->handle_mu);
         bool ok = se->srv->initialized;
         pthread_mutex_unlock(&se->handle_mu);
@@ -789,19 +900,20 @@ static void serve_request(http_server *h, int fd)
         }
         qr_buf_release(&out);
     } else {
-        serve_post(fd, se, body, blen, kind, key, sse_ok && !strcmp(method, "tools/call"), NULL);
+        serve_post(fd, se, &msg, kind, key, sse_ok && !strcmp(method, "tools/call"), NULL);
     }
-    session_unref(h, se);
 done:
+    if (se)
+        session_unref(h, se);
     free(body);
+    qr_arena_release(&msg.a);
+    body_release(h, blen);
 }
 
 static void *conn_main(void *arg)
 {
     conn *c = arg;
     http_server *h = c->h;
-    struct timeval tv = {.tv_sec = SEND_TIMEOUT_S};
-    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     serve_request(h, c->fd);
     /* a lingering close: the client may still be sending (a head that was too large, a
      * body never read); closing at once would reset the connection and lose the
@@ -938,8 +1050,14 @@ int qr_mcp_serve_http(const qr_mcp_config *cfg, const char *addr, int stop_fd,
     /* stop: no new connection or session; every session ends (what runs is stopped),
      * which releases the connections waiting for answers; the others are shut down */
     close(lfd);
+    /* the connections first: a write to a client that does not read, a body that never
+     * comes or a wait for room fails at once, so nothing below waits for a client */
     pthread_mutex_lock(&h->mu);
     h->stopping = true;
+    for (int i = 0; i < MAX_CONNECTIONS; i++)
+        if (h->conns[i] >= 0)
+            shutdown(h->conns[i], SHUT_RDWR);
+    pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     for (size_t i = 0; i < QR_MCP_HTTP_SESSIONS; i++) {
         pthread_mutex_lock(&h->mu);

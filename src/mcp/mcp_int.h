@@ -159,6 +159,25 @@ void mcp_log(qr_mcp_server *s, const char *level, const char *msg);
 bool mcp_since(const qr_mcp_server *s, const char *rev);
 uint64_t mcp_now_ms(void);
 
+/* Reading one message: its values may take at most MCP_PARSE_ARENA_MIN plus
+ * MCP_PARSE_ARENA_FACTOR times its length (what qr_json_read builds from the densest
+ * JSON, a long array of one-digit numbers, is about 12 times its text). The transports
+ * read with mcp_read_message, the HTTP one to find a request's id before the session
+ * gets it: both with the same cap. */
+#define MCP_PARSE_ARENA_MIN ((size_t)4 << 20)
+#define MCP_PARSE_ARENA_FACTOR 24u
+size_t mcp_parse_cap(size_t len);
+/* qr_json_read of one message into a, under mcp_parse_cap(len) (a's own cap restored). */
+int mcp_read_message(qr_arena *a, const char *msg, size_t len, qr_val *m, qr_read_error *e);
+
+/* The arena a message is read into (the cap of a whole request). */
+void mcp_message_arena_init(qr_arena *a);
+/* qr_mcp_handle for a message the transport read already (into an arena from
+ * mcp_message_arena_init, with mcp_read_message): the request takes the arena over (a is
+ * left empty), so a message is read once. */
+int mcp_handle_read(qr_mcp_server *s, qr_arena *a, int rc, qr_val m, const qr_read_error *e,
+                    size_t len);
+
 /* tools_mcp.c */
 int mcp_tools_init(qr_mcp_server *s, qr_buf *err);
 void mcp_tools_release(qr_mcp_server *s);

@@ -441,6 +441,7 @@ static int n_initialized(qr_mcp_server *s, mcp_req *r)
 }
 
 static void req_free(mcp_req *r);
+static void req_finish(qr_mcp_server *s, mcp_req *r, int out);
 
 /* Cancels the request whose id has the JSON text id: a queued one is dropped, a running
  * one is told to stop (its request cancelled: its program, tools and loops stop) and gets no
@@ -473,8 +474,11 @@ static void cancel_in_flight(qr_mcp_server *s, const char *id)
     }
     pthread_mutex_unlock(&s->mu);
     if (dropped) {
+        /* no response (the specification: a cancelled request SHOULD NOT be answered),
+         * but the transport is told the request ended: over HTTP, a connection waits for
+         * it and is closed (202 with no body, or the event stream ends) */
         mcp_log(s, "debug", "a request was cancelled before it started");
-        req_free(dropped);
+        req_finish(s, dropped, MCP_SILENT);
     }
 }
 
@@ -856,6 +860,36 @@ void qr_mcp_stop_workers(qr_mcp_server *s, bool abandon)
     s->pool = false;
 }
 
+size_t mcp_parse_cap(size_t len)
+{
+    size_t cap = MCP_PARSE_ARENA_MIN;
+    if (len < (MESSAGE_ARENA_CAP - cap) / MCP_PARSE_ARENA_FACTOR)
+        cap += len * MCP_PARSE_ARENA_FACTOR;
+    else
+        cap = MESSAGE_ARENA_CAP;
+    return cap;
+}
+
+int mcp_read_message(qr_arena *a, const char *msg, size_t len, qr_val *m, qr_read_error *e)
+{
+    /* reading is held to a cap proportional to the message, so what a message may cost
+     * is known before it is read; what its handler builds has the whole request cap */
+    size_t cap = a->cap;
+    a->cap = mcp_parse_cap(len);
+    int rc = qr_json_read(a, msg, len, m, e);
+    a->cap = cap;
+    return rc;
+}
+
+void mcp_message_arena_init(qr_arena *a)
+{
+    qr_arena_init(a, MESSAGE_ARENA_CAP);
+}
+
+/* Handles a message read (rc, m, e: what mcp_read_message gave) into r's arena. */
+static int handle_read(qr_mcp_server *s, mcp_req *r, int rc, qr_val m, const qr_read_error *e,
+                       size_t len);
+
 int qr_mcp_handle(qr_mcp_server *s, const char *msg, size_t len)
 {
     if (atomic_load(&s->io_failed))
@@ -865,14 +899,38 @@ int qr_mcp_handle(qr_mcp_server *s, const char *msg, size_t len)
         return QR_ENOMEM;
     qr_val m;
     qr_read_error e;
-    int rc = qr_json_read(r->a, msg, len, &m, &e);
+    int rc = mcp_read_message(r->a, msg, len, &m, &e);
+    return handle_read(s, r, rc, m, &e, len);
+}
+
+int mcp_handle_read(qr_mcp_server *s, qr_arena *a, int rc, qr_val m, const qr_read_error *e,
+                    size_t len)
+{
+    if (atomic_load(&s->io_failed)) {
+        qr_arena_release(a);
+        return QR_EIO;
+    }
+    mcp_req *r = req_new(s);
+    if (!r) {
+        qr_arena_release(a);
+        return QR_ENOMEM;
+    }
+    qr_arena_release(&r->arena);
+    r->arena = *a; /* the values point into its chunks, not into the struct */
+    qr_arena_init(a, 0);
+    return handle_read(s, r, rc, m, e, len);
+}
+
+static int handle_read(qr_mcp_server *s, mcp_req *r, int rc, qr_val m, const qr_read_error *e,
+                       size_t len)
+{
     int out;
     if (rc == QR_ENOMEM)
         out = mcp_fail(r, RPC_INTERNAL_ERROR, "out of memory reading a message of %zu bytes", len);
     else if (rc != QR_OK)
         out = mcp_fail(r, RPC_PARSE_ERROR,
-                       "parse error at %u:%u: %s; send one JSON-RPC message per line", e.line,
-                       e.col, e.msg);
+                       "parse error at %u:%u: %s; send one JSON-RPC message per line", e->line,
+                       e->col, e->msg);
     else
         out = handle_message(s, m, r);
     if (out == MCP_DEFER)

@@ -3,7 +3,8 @@
  * the start, at the end, nested decoys, escapes, numbers, chunked input), and the server
  * driven message by message through a send hook that records what it sends: lifecycle,
  * answers to requests and silence for notifications, a cancellation seen by qr_mcp_peek
- * before the request starts and while it runs (through the poll hook), an oversized
+ * before the request starts and while it runs (through the poll hook), a call cancelled
+ * while it waits for a worker (never answered, but its end reported), an oversized
  * message, a send that fails (the client is gone).
  */
 #include "check.h"
@@ -63,15 +64,19 @@ typedef struct sink {
     int polls;
     qr_mcp_server *s;
     const char *during_poll; /* a message that "arrives" while a request runs */
+    qr_buf ended; /* the ids of requests that ended without a response, one per line */
 } sink;
 
 static int sink_send(void *ud, const char *msg, size_t len, const char *req_id, bool final)
 {
     sink *k = ud;
-    (void)req_id;
-    (void)final;
-    if (!msg)
-        return QR_OK; /* a request that ended without a response */
+    if (!msg) { /* a request that ended without a response */
+        if (final && req_id) {
+            qr_buf_puts(&k->ended, req_id);
+            qr_buf_putc(&k->ended, '\n');
+        }
+        return QR_OK;
+    }
     if (k->fail_after >= 0 && k->sent >= k->fail_after)
         return QR_EIO;
     CHECK(memchr(msg, '\n', len) == NULL);
@@ -99,12 +104,14 @@ static bool has(const sink *k, const char *text)
     return k->out.p && strstr(k->out.p, text) != NULL;
 }
 
-static qr_mcp_server *server(sink *k)
+static qr_mcp_server *server_with(sink *k, size_t workers)
 {
     qr_mcp_config cfg;
     qr_mcp_config_init(&cfg);
     cfg.repo_dir = "/nonexistent/quarry-unit";
     cfg.max_message = 100;
+    cfg.workers = workers;
+    cfg.limits.timeout_ms = 5000; /* bounds the spinning program of test_cancel_queued */
     qr_mcp_server *s = NULL;
     qr_buf err;
     qr_buf_init(&err);
@@ -112,10 +119,16 @@ static qr_mcp_server *server(sink *k)
     qr_buf_release(&err);
     memset(k, 0, sizeof *k);
     qr_buf_init(&k->out);
+    qr_buf_init(&k->ended);
     k->fail_after = -1;
     k->s = s;
     qr_mcp_set_io(s, sink_send, sink_poll, k);
     return s;
+}
+
+static qr_mcp_server *server(sink *k)
+{
+    return server_with(k, QR_MCP_WORKERS);
 }
 
 static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
@@ -149,6 +162,7 @@ static void test_lifecycle(void)
     CHECK(qr_mcp_handle_oversized(s, 12345, "{}", 2) == QR_OK); /* not an id: null */
     CHECK(has(&k, "\"id\":null,\"error\":{\"code\":-32600,\"message\":\"message of 12345 bytes"));
     qr_buf_release(&k.out);
+    qr_buf_release(&k.ended);
     qr_mcp_server_free(s);
 }
 
@@ -178,6 +192,35 @@ static void test_cancel(void)
     handle(s, "{\"jsonrpc\":\"2.0\",\"id\":\"eight\",\"method\":\"ping\"}");
     CHECK(k.sent == before + 1);
     qr_buf_release(&k.out);
+    qr_buf_release(&k.ended);
+    qr_mcp_server_free(s);
+}
+
+/* A call cancelled while it waits for a worker is never run nor answered, and the
+ * transport is told it ended (over HTTP a connection waits for it: before, it waited
+ * until the client gave up). */
+static void test_cancel_queued(void)
+{
+    sink k;
+    qr_mcp_server *s = server_with(&k, 1);
+    CHECK(handle(s, init) == QR_OK);
+    CHECK(qr_mcp_start_workers(s) == QR_OK);
+    handle(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+              "\"run_lisp\",\"arguments\":{\"program\":\"(loop [i 0] (recur (inc i)))\"}}}");
+    /* the only worker has the spinning call (or will take it first): this one queues */
+    handle(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+              "\"run_lisp\",\"arguments\":{\"program\":\"(+ 1 1)\"}}}");
+    handle(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+              "\"requestId\":2}}");
+    handle(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+              "\"requestId\":1}}");
+    qr_mcp_stop_workers(s, false);
+    CHECK(k.ended.p && strstr(k.ended.p, "2\n") != NULL);
+    CHECK(k.ended.p && strstr(k.ended.p, "1\n") != NULL);
+    CHECK(!has(&k, "\"id\":2,"));
+    CHECK(!has(&k, "\"id\":1,"));
+    qr_buf_release(&k.out);
+    qr_buf_release(&k.ended);
     qr_mcp_server_free(s);
 }
 
@@ -190,6 +233,7 @@ static void test_gone(void)
     CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}") == QR_EIO);
     CHECK(handle(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}") == QR_EIO);
     qr_buf_release(&k.out);
+    qr_buf_release(&k.ended);
     qr_mcp_server_free(s);
 }
 
@@ -294,6 +338,7 @@ int main(void)
     test_idscan();
     test_lifecycle();
     test_cancel();
+    test_cancel_queued();
     test_gone();
     test_http_parse();
     CHECK_DONE();

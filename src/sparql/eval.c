@@ -1289,7 +1289,7 @@ static table *run_select(sq_ctx *c, const sq_select *s, size_t **projp, size_t *
         if (s->limit >= 0 && off + (size_t)s->limit < end)
             end = off + (size_t)s->limit;
         table *sl = tab_new(c);
-        sl->r = t->r + off * c->w;
+        sl->r = t->r ? t->r + off * c->w : NULL; /* an empty table has no rows */
         sl->n = sl->cap = end - off;
         t = sl;
     }

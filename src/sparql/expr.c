@@ -471,7 +471,8 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
         return out->kind ? 0 : ERR;
     }
     case F_RAND: {
-        static uint64_t seed = 0x9e3779b97f4a7c15ULL;
+        /* per thread: MCP workers evaluate queries at once */
+        static _Thread_local uint64_t seed = 0x9e3779b97f4a7c15ULL;
         seed = qr_hash_mix(seed + 1);
         *out = sq_make_double(a, (double)(seed >> 11) / 9007199254740992.0, XSD "double");
         return 0;

@@ -382,7 +382,22 @@ static int dwim_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out
      * (with --allow-exec) that never ends, stops there and its processes are killed */
     qr_req_saved deadline = qr_req_narrow(req, c->s->cfg.limits.timeout_ms);
     int rc = qr_dwim_parse(&lk, line.s->data, line.s->len, &pa, &in);
-    if (rc == QR_OK && in.confidence < 0.85) {
+    /* a line that starts with the name of a tool this server holds back is refused as a
+     * direct call would be: naming the flag that allows it */
+    const qr_tool *held = NULL;
+    if (rc == QR_OK) {
+        size_t wn = 0;
+        while (wn < line.s->len && !strchr(" \t\n", line.s->data[wn]))
+            wn++;
+        held = qr_tools_find(c->r->w->tools, line.s->data, wn);
+        if (held && qr_tools_usable(c->r->w->tools, held))
+            held = NULL;
+    }
+    if (held) {
+        qr_buf_printf(err, "tool '%s': ", held->name);
+        qr_tools_explain_refused(c->r->w->tools, held, err);
+        rc = QR_EINVAL;
+    } else if (rc == QR_OK && in.confidence < 0.85) {
         qr_buf_printf(err, "unclear (%s %.2f): %s%s%s", qr_dwim_band(in.confidence),
                       in.confidence, in.verb == QR_DWIM_TOOL ? in.tool : qr_dwim_verb_name(in.verb),
                       in.target ? " " : "", in.target ? in.target : "");

@@ -3,7 +3,8 @@
 # ls-files, diff-tree...), nor one in a git directory committed inside the tree and named
 # as the call's `repo`. With --allow-exec, a committed .quarry.toml that is a symbolic link
 # to /dev/stdin is not read (it would swallow the protocol stream), and a check command that
-# never ends is stopped at the server's time limit with its whole process group.
+# never ends is stopped at the server's time limit with its whole process group. A memory
+# write named in a dwim line is refused naming the flag that allows it.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || { echo "FAIL: python3 is needed"; exit 1; }
@@ -42,6 +43,12 @@ call 1 dwim '{"line":"grep '"'"'x'"'"'","repo":"evil"}' \
   | (cd "$TMP/victim" && python3 "$CLIENT" "$Q" 60 --repo "$TMP/victim" --workers 1) >"$TMP/out2" 2>&1 \
   || { echo "FAIL: the call naming a committed git directory:"; sed 's/^/  /' "$TMP/out2"; FAILS=$((FAILS + 1)); }
 [ -e "$TMP/PWNED2" ] && { echo "FAIL: a committed git directory's core.fsmonitor command ran"; FAILS=$((FAILS + 1)); }
+
+# ---- a memory write named in a dwim line is refused, naming the flag that allows it ----
+call 1 dwim '{"line":"memory_add key=k4 content=x"}' \
+  | QUARRY_MEMORY="$TMP/mem.db" python3 "$CLIENT" "$Q" 60 --repo "$R1" --workers 1 >"$TMP/out5" 2>&1
+expect_out "the refusal names --allow-write memory" "1" sh -c "grep -c 'start the server with --allow-write memory' '$TMP/out5'"
+[ -e "$TMP/mem.db" ] && { echo "FAIL: the refused write created the store"; FAILS=$((FAILS + 1)); }
 
 # ---- with --allow-exec: .quarry.toml -> /dev/stdin is not read ----
 R3="$TMP/r3"

@@ -30,6 +30,7 @@ typedef struct qr_codesearch_ctx {
     const char *repo_dir;   /* where the model configuration is looked up */
     qr_llm *llm;            /* opened on the first question a template cannot answer */
     bool llm_tried;
+    char llm_error[400]; /* why the configuration could not be read ("" when it was) */
 } qr_codesearch_ctx;
 
 void qr_codesearch_ctx_release(qr_codesearch_ctx *c);

@@ -299,6 +299,7 @@ void qr_codesearch_ctx_release(qr_codesearch_ctx *c)
     qr_llm_free(c->llm);
     c->llm = NULL;
     c->llm_tried = false;
+    c->llm_error[0] = 0;
 }
 
 static const char *arg_string(qr_val args, qr_arena *a, const char *name)
@@ -375,11 +376,17 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
         c->llm_tried = true;
         qr_llm_config cfg;
         qr_llm_config_init(&cfg);
-        char cerr[400] = "";
-        if (qr_llm_config_load(&cfg, c->repo_dir, cerr, sizeof cerr) == QR_OK &&
+        if (qr_llm_config_load(&cfg, c->repo_dir, c->llm_error, sizeof c->llm_error) ==
+                QR_OK &&
             qr_llm_configured(&cfg))
             c->llm = qr_llm_new(&cfg);
         qr_llm_config_clear(&cfg);
+    }
+    if (!c->llm && c->llm_error[0]) {
+        /* the configuration could not be read: say why, not that there is none */
+        qr_buf_printf(err, "no template answers '%s', and the model's configuration could not "
+                           "be read: %s", question, c->llm_error);
+        return QR_EINVAL;
     }
     if (!c->llm) {
         qr_buf_printf(err,

@@ -62,6 +62,11 @@ commit "$R3" link
 expect_out "the calls after it are answered" "3" \
   python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if "\"id\": 3" in l][0]["result"]["structuredContent"]["result"])' "$TMP/out3"
 
+# ---- search_codebase says why the model's configuration was not read ----
+expect_err "a linked .quarry.toml is named as the reason" "is a symbolic link, which is not followed" \
+  env QUARRY_LLM_URL=http://127.0.0.1:9/v1 QUARRY_LLM_MODEL=m \
+  "$Q" tool search_codebase --repo "$R3" --question "explain the design of this program"
+
 # ---- with --allow-exec: a check command that never ends stops at the time limit ----
 R4="$TMP/r4"
 git init -q -b main "$R4"

@@ -370,13 +370,14 @@ static int call_tool(flow_frame *fr, const toolset *ts, const char *name, size_t
         qr_val input = flow_field(fr->a, args, "input", 5);
         qr_buf in;
         qr_buf_init(&in);
-        flow_stringify(&in, input);
         qr_val v;
-        rc = flow_run_agent(fr, t->agent, NULL, in.p ? in.p : "", in.len, line, &v);
-        if (!rc) {
-            flow_stringify(out, v);
+        rc = flow_print(fr, line, &in, input, false);
+        if (!rc)
+            rc = flow_run_agent(fr, t->agent, NULL, in.p ? in.p : "", in.len, line, &v);
+        if (!rc)
+            rc = flow_print(fr, line, out, v, false);
+        if (!rc)
             *final = t->delegate;
-        }
         qr_buf_release(&in);
     }
     if (out->len > TOOL_RESULT_MAX) {
@@ -520,7 +521,7 @@ int flow_run_agent(flow_frame *fr, const qr_flow_decl *ag, const qr_flow_expr *w
         qr_val v;
         rc = flow_eval_expr(fr, with, &v);
         if (!rc)
-            flow_stringify(&user, v);
+            rc = flow_print(fr, line, &user, v, false);
     } else if (!rc && input && (!pr || fr->depth > 0)) {
         qr_buf_append(&user, input, inputn);
     } else if (!rc && pr) {

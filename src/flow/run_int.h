@@ -102,6 +102,10 @@ int flow_fail(flow_frame *fr, uint32_t line, const char *fmt, ...)
 /* The value as prompts insert it: strings as is, numbers printed, lists and objects as
  * JSON, nil as "". */
 void flow_stringify(qr_buf *out, qr_val v);
+/* flow_stringify for a value of any size: appends v (as JSON when json, else as prompts
+ * insert it) to out, bounded by the room left in the run's memory budget and by its time
+ * and stop. QR_OK, or QR_ELIMIT / QR_ESTOPPED with fr->err set and out as it was. */
+int flow_print(flow_frame *fr, uint32_t line, qr_buf *out, qr_val v, bool json);
 /* A field of an object by name (keyword or string key); nil when absent. */
 qr_val flow_field(qr_arena *a, qr_val obj, const char *s, size_t n);
 /* One line to the trace (a JSON object without its braces' newline). */

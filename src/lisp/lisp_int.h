@@ -223,6 +223,7 @@ struct qr_lx {
     uint64_t steps, max_steps;
     qr_req *req;       /* the session's request, or run_req: never NULL during a run */
     qr_req run_req;    /* the run's own request when the session has none */
+    size_t saved_memory; /* the request's memory budget before lx_begin_limits */
     /* counts the work of printing, equality, hashing and ordering (installed on the
      * thread for the run; see qr_meter) */
     qr_meter meter;
@@ -283,7 +284,9 @@ _Noreturn void lx_type_error(qr_lx *lx, const char *fname, int argn, const char 
 /* A run's (or a builtin call's) limits, begun before it evaluates and ended after: its
  * request (the session's, or run_req), steps and depth as the smaller of the session's
  * own and what the request has left, and the request's deadline narrowed to the
- * session's time limit; the end lifts the narrowing and spends the steps. */
+ * session's time limit and its memory budget to the session's memory limit (so the tools
+ * a program calls keep their scratch memory within it); the end lifts the narrowing and
+ * spends the steps. */
 qr_req_saved lx_begin_limits(qr_lx *lx);
 void lx_end_limits(qr_lx *lx, qr_req_saved saved);
 void lx_check_time(qr_lx *lx);

@@ -319,6 +319,24 @@ const char *flow_type_of(qr_val v)
 }
 
 /* ---- trace and budgets ---- */
+static void discard_line(void *ud, const char *line, size_t len)
+{
+    (void)ud;
+    (void)line;
+    (void)len;
+}
+
+void flow_secret(flow_run *r, const char *s)
+{
+    qr_trace_add_secret(r->trace, s);
+    qr_trace_add_secret(r->secrets, s);
+}
+
+void flow_scrub(flow_run *r, qr_buf *b)
+{
+    qr_trace_scrub(r->secrets, b);
+}
+
 void flow_trace(flow_run *r, const qr_buf *obj)
 {
     /* the shared writer adds source and t_ms, scrubs secrets and serialises the lines */
@@ -1160,6 +1178,7 @@ static int exec(flow_frame *fr, const qr_flow_stmt *s)
             return rc;
         }
         flow_run *r = fr->run;
+        flow_scrub(r, &b);
         pthread_mutex_lock(&r->lock);
         if (r->o->log)
             r->o->log(r->o->log_ud, b.p ? b.p : "");
@@ -1380,6 +1399,9 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     if (!r.b.stop)
         r.b.stop = &r.req->stop;
     r.trace = o->trace ? qr_trace_new(o->trace, o->trace_ud) : NULL;
+    r.secrets = qr_trace_new(discard_line, NULL);
+    if (o->llm && o->llm->api_key)
+        flow_secret(&r, o->llm->api_key);
     r.t0 = flow_now_ms();
     atomic_store(&r.active, 1);
     pthread_mutex_init(&r.lock, NULL);
@@ -1440,6 +1462,8 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     out->tokens_out = r.tokens_out;
     qr_buf t;
     qr_buf_init(&t);
+    flow_scrub(&r, &fr.err);
+    flow_scrub(&r, &v);
     if (rc) {
         qr_buf_release(&v);
         snprintf(out->error, sizeof out->error, "%s", fr.err.p ? fr.err.p : "the run failed");
@@ -1465,6 +1489,7 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     qr_arena_release(&a);
     pthread_mutex_destroy(&r.lock);
     qr_trace_free(r.trace);
+    qr_trace_free(r.secrets);
     qr_req_restore(r.req, saved_deadline);
     if (rc == QR_ENOMEM || rc == QR_ELIMIT || rc == QR_ESTOPPED)
         return rc;

@@ -136,6 +136,8 @@ static flow_mcp *mcp_for(flow_frame *fr, const qr_flow_decl *d, uint32_t line)
     qr_buf_init(&token);
     if (d->auth)
         expand_env(d->auth, d->authn, &token);
+    if (token.p)
+        flow_secret(r, token.p);
     bool http = !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
     int src = http ? flow_mcp_start_http(u, d->auth ? (token.p ? token.p : "") : NULL, &m, &err)
                    : flow_mcp_start(cmd, &m, &err);
@@ -380,6 +382,7 @@ static int call_tool(flow_frame *fr, const toolset *ts, const char *name, size_t
             *final = t->delegate;
         qr_buf_release(&in);
     }
+    flow_scrub(fr->run, out); /* a server may echo its bearer token, a tool the key */
     if (out->len > TOOL_RESULT_MAX) {
         size_t cut = qr_utf8_offset(out->p, TOOL_RESULT_MAX, SIZE_MAX);
         (void)cut;

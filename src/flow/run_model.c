@@ -385,6 +385,7 @@ qr_llm *flow_client_for(flow_frame *fr, const qr_flow_decl *model, uint32_t line
         return NULL;
     }
     fr->clients = nc;
+    flow_secret(fr->run, qr_llm_api_key(l));
     nc[fr->nclients].model = model;
     nc[fr->nclients].llm = l;
     fr->nclients++;

@@ -52,6 +52,12 @@ void qr_trace_free(qr_trace *t);
 /* Text never to be written: every occurrence, and every run of 8 of its characters, is
  * replaced by "[redacted]". Strings under 4 bytes are ignored. QR_OK or QR_ENOMEM. */
 int qr_trace_add_secret(qr_trace *t, const char *secret);
+/* Masks in b the secrets t knows, by the rule above: for any text that leaves the process
+ * besides the trace (a command's output, an error, a tool result sent to a model). NULL t:
+ * nothing to mask. Thread-safe. */
+void qr_trace_scrub(qr_trace *t, qr_buf *b);
+/* The same rule over an explicit list (for a caller without a trace). */
+void qr_secrets_scrub(qr_buf *b, const char *const *secrets, size_t nsecrets);
 
 /* Building one event: begin writes {"event":E,"source":S,"t_ms":T; the field helpers
  * append ,"key":value; emit closes the object, scrubs it, writes it as one line and

@@ -421,6 +421,10 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
         qr_buf_printf(err, "the model call failed: %s", tr.error);
     else if (rc != QR_OK)
         qr_buf_puts(err, tr.error);
+    /* the error quotes the model's query and complaint: never the key, whatever they say */
+    const char *key = qr_llm_api_key(c->llm);
+    if (key)
+        qr_secrets_scrub(err, &key, 1);
     qr_turn_result_clear(&tr);
     return rc;
 }

@@ -49,10 +49,11 @@ static int bi_str(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *
     /* doubles, keywords, lists and objects: as prompts insert them (2.0, a, JSON) */
     qr_buf b;
     qr_buf_init(&b);
-    flow_stringify(&b, x);
-    *out = qr_str_new(c->fr->a, b.p ? b.p : "", b.len);
+    int rc = flow_print(c->fr, c->line, &b, x, false);
+    if (!rc)
+        *out = qr_str_new(c->fr->a, b.p ? b.p : "", b.len);
     qr_buf_release(&b);
-    return QR_OK;
+    return rc;
 }
 
 /* int("42"), float("1.5"): text is read as a number (parse-double), then converted. */
@@ -146,10 +147,11 @@ static int bi_json(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val 
     (void)argc;
     qr_buf b;
     qr_buf_init(&b);
-    qr_print_json(&b, argv[0], false);
-    *out = qr_str_new(c->fr->a, b.p ? b.p : "", b.len);
+    int rc = flow_print(c->fr, c->line, &b, argv[0], true);
+    if (!rc)
+        *out = qr_str_new(c->fr->a, b.p ? b.p : "", b.len);
     qr_buf_release(&b);
-    return QR_OK;
+    return rc;
 }
 
 static int bi_parse_json(struct qr_flow_call *c, int argc, const qr_val *argv, qr_val *out)
@@ -157,10 +159,9 @@ static int bi_parse_json(struct qr_flow_call *c, int argc, const qr_val *argv, q
     (void)argc;
     qr_buf b;
     qr_buf_init(&b);
-    flow_stringify(&b, argv[0]);
     qr_read_error err;
-    int rc = QR_OK;
-    if (qr_json_read(c->fr->a, b.p ? b.p : "", b.len, out, &err) != QR_OK)
+    int rc = flow_print(c->fr, c->line, &b, argv[0], false);
+    if (!rc && qr_json_read(c->fr->a, b.p ? b.p : "", b.len, out, &err) != QR_OK)
         rc = flow_fail(c->fr, c->line, "parse_json(): %s at %u:%u", err.msg, err.line, err.col);
     qr_buf_release(&b);
     return rc;

@@ -176,6 +176,78 @@ void flow_stringify(qr_buf *out, qr_val v)
     }
 }
 
+/* ---- printing a value of any size ----
+ * A value may share its parts (`x = [x, x]` forty times is a few hundred bytes holding
+ * 2^40 leaves), so printing it is not bounded by its size. flow_print is what print-like
+ * places use (log, json(), str(), a prompt's $x, the run's result...): its output is
+ * bounded by the room the run's memory budget has left (the frame arena's cap, less what
+ * `out` already holds), measured before it is built when past FLOW_PRINT_DIRECT bytes (as
+ * the Lisp's str does), and its work by the run's clock and stop through a value meter. */
+#define FLOW_PRINT_DIRECT (64u << 10)
+
+static void size_text(char *out, size_t cap, size_t n);
+
+static bool print_meter_check(qr_meter *m)
+{
+    flow_frame *fr = m->ud;
+    flow_run *r = fr->run;
+    m->left = 1 << 16;
+    return (r->b.stop && qr_stop_check(r->b.stop)) || flow_now_ms() - r->t0 >= r->b.max_ms;
+}
+
+int flow_print(flow_frame *fr, uint32_t line, qr_buf *out, qr_val v, bool json)
+{
+    bool composite = v.t == QR_T_VEC || v.t == QR_T_LIST || v.t == QR_T_MAP || v.t == QR_T_SET;
+    if (!json && !composite) {
+        flow_stringify(out, v);
+        return QR_OK;
+    }
+    int rc = flow_mem_sync(fr, line);
+    if (rc)
+        return rc;
+    size_t room = fr->a->cap > fr->a->used ? fr->a->cap - fr->a->used : 0;
+    room = room > out->len ? room - out->len : 0;
+    size_t start = out->len;
+    size_t direct = room < FLOW_PRINT_DIRECT ? room : FLOW_PRINT_DIRECT;
+    qr_meter m = {.left = 1 << 16, .check = print_meter_check, .ud = fr};
+    qr_meter *old = qr_meter_install(&m);
+    int st = qr_print_json_max(out, v, false, direct);
+    if (st == QR_PRINT_CUT && direct < room) {
+        out->len = start;
+        if (out->p)
+            out->p[start] = 0;
+        st = qr_print_json_max(NULL, v, false, room);
+        if (st == QR_PRINT_DONE)
+            st = qr_print_json_max(out, v, false, room);
+    }
+    qr_meter_install(old);
+    if (st == QR_PRINT_DONE && !out->failed)
+        return QR_OK;
+    out->len = start;
+    if (out->p)
+        out->p[start] = 0;
+    flow_run *r = fr->run;
+    if (st == QR_PRINT_STOPPED && r->b.stop && qr_stop_check(r->b.stop)) {
+        qr_buf why;
+        qr_buf_init(&why);
+        qr_stop_describe(r->b.stop, &why);
+        flow_fail(fr, line, "the run was stopped: %s", why.p ? why.p : "cancelled");
+        qr_buf_release(&why);
+        return QR_ESTOPPED;
+    }
+    if (st == QR_PRINT_STOPPED) {
+        flow_fail(fr, line, "the time budget of %u ms is spent (printing a value)", r->b.max_ms);
+        return QR_ELIMIT;
+    }
+    char lim[40];
+    size_text(lim, sizeof lim, r->b.max_memory);
+    flow_fail(fr, line,
+              "memory limit of %s reached: a value printed here is longer than the room left "
+              "(%zu bytes); print a part of it",
+              lim, room);
+    return QR_ELIMIT;
+}
+
 qr_val flow_field(qr_arena *a, qr_val obj, const char *s, size_t n)
 {
     if (obj.t != QR_T_MAP)
@@ -247,6 +319,24 @@ const char *flow_type_of(qr_val v)
 }
 
 /* ---- trace and budgets ---- */
+static void discard_line(void *ud, const char *line, size_t len)
+{
+    (void)ud;
+    (void)line;
+    (void)len;
+}
+
+void flow_secret(flow_run *r, const char *s)
+{
+    qr_trace_add_secret(r->trace, s);
+    qr_trace_add_secret(r->secrets, s);
+}
+
+void flow_scrub(flow_run *r, qr_buf *b)
+{
+    qr_trace_scrub(r->secrets, b);
+}
+
 void flow_trace(flow_run *r, const qr_buf *obj)
 {
     /* the shared writer adds source and t_ms, scrubs secrets and serialises the lines */
@@ -476,11 +566,15 @@ static int num_binary(flow_frame *fr, const qr_flow_expr *e, qr_val a, qr_val b,
 
 /* `~`: equal once case, surrounding punctuation, markdown emphasis and runs of blanks
  * are ignored. */
-static void normalize(qr_buf *out, qr_val v)
+static int normalize(flow_frame *fr, uint32_t line, qr_buf *out, qr_val v)
 {
     qr_buf raw;
     qr_buf_init(&raw);
-    flow_stringify(&raw, v);
+    int rc = flow_print(fr, line, &raw, v, false);
+    if (rc) {
+        qr_buf_release(&raw);
+        return rc;
+    }
     const char *s = raw.p ? raw.p : "";
     size_t n = raw.len, i = 0;
     while (i < n && strchr(" \t\r\n.,;:!?\"'`*_()[]", s[i]))
@@ -502,6 +596,7 @@ static void normalize(qr_buf *out, qr_val v)
         qr_buf_putc(out, c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c);
     }
     qr_buf_release(&raw);
+    return QR_OK;
 }
 
 bool flow_values_equal(qr_val a, qr_val b)
@@ -586,7 +681,10 @@ static __attribute__((noinline)) int binary_apply(flow_frame *fr, const qr_flow_
         if (a.t == QR_T_STR) {
             qr_buf nb;
             qr_buf_init(&nb);
-            flow_stringify(&nb, b);
+            if ((rc = flow_print(fr, e->pos.line, &nb, b, false))) {
+                qr_buf_release(&nb);
+                return rc;
+            }
             bool found = !nb.len || (nb.len <= a.s->len &&
                                      memmem(a.s->data, a.s->len, nb.p, nb.len) != NULL);
             qr_buf_release(&nb);
@@ -599,7 +697,10 @@ static __attribute__((noinline)) int binary_apply(flow_frame *fr, const qr_flow_
         } else if (a.t == QR_T_MAP) {
             qr_buf kb;
             qr_buf_init(&kb);
-            flow_stringify(&kb, b);
+            if ((rc = flow_print(fr, e->pos.line, &kb, b, false))) {
+                qr_buf_release(&kb);
+                return rc;
+            }
             *out = qr_bool(!qr_is_nil(flow_field(fr->a, a, kb.p ? kb.p : "", kb.len)));
             qr_buf_release(&kb);
         } else {
@@ -610,8 +711,12 @@ static __attribute__((noinline)) int binary_apply(flow_frame *fr, const qr_flow_
         qr_buf x, y;
         qr_buf_init(&x);
         qr_buf_init(&y);
-        normalize(&x, a);
-        normalize(&y, b);
+        if ((rc = normalize(fr, e->pos.line, &x, a)) ||
+            (rc = normalize(fr, e->pos.line, &y, b))) {
+            qr_buf_release(&x);
+            qr_buf_release(&y);
+            return rc;
+        }
         *out = qr_bool(x.len == y.len && (!x.len || !memcmp(x.p, y.p, x.len)));
         qr_buf_release(&x);
         qr_buf_release(&y);
@@ -642,8 +747,11 @@ static __attribute__((noinline)) int binary_apply(flow_frame *fr, const qr_flow_
         if (a.t == QR_T_STR || b.t == QR_T_STR) {
             qr_buf s;
             qr_buf_init(&s);
-            flow_stringify(&s, a);
-            flow_stringify(&s, b);
+            if ((rc = flow_print(fr, e->pos.line, &s, a, false)) ||
+                (rc = flow_print(fr, e->pos.line, &s, b, false))) {
+                qr_buf_release(&s);
+                return rc;
+            }
             *out = qr_str_new(fr->a, s.p ? s.p : "", s.len);
             qr_buf_release(&s);
             return QR_OK;
@@ -1065,8 +1173,12 @@ static int exec(flow_frame *fr, const qr_flow_stmt *s)
             return rc;
         qr_buf b;
         qr_buf_init(&b);
-        flow_stringify(&b, v);
+        if ((rc = flow_print(fr, s->pos.line, &b, v, false))) {
+            qr_buf_release(&b);
+            return rc;
+        }
         flow_run *r = fr->run;
+        flow_scrub(r, &b);
         pthread_mutex_lock(&r->lock);
         if (r->o->log)
             r->o->log(r->o->log_ud, b.p ? b.p : "");
@@ -1287,6 +1399,9 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     if (!r.b.stop)
         r.b.stop = &r.req->stop;
     r.trace = o->trace ? qr_trace_new(o->trace, o->trace_ud) : NULL;
+    r.secrets = qr_trace_new(discard_line, NULL);
+    if (o->llm && o->llm->api_key)
+        flow_secret(&r, o->llm->api_key);
     r.t0 = flow_now_ms();
     atomic_store(&r.active, 1);
     pthread_mutex_init(&r.lock, NULL);
@@ -1338,20 +1453,24 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     }
     if (!rc && a.exhausted)
         rc = memory_fail(&fr, 0);
+    qr_buf v;
+    qr_buf_init(&v);
+    if (!rc)
+        rc = flow_print(&fr, entry->pos.line, &v, result, false);
     out->calls = r.calls;
     out->tokens_in = r.tokens_in;
     out->tokens_out = r.tokens_out;
     qr_buf t;
     qr_buf_init(&t);
+    flow_scrub(&r, &fr.err);
+    flow_scrub(&r, &v);
     if (rc) {
+        qr_buf_release(&v);
         snprintf(out->error, sizeof out->error, "%s", fr.err.p ? fr.err.p : "the run failed");
         qr_utf8_clean(out->error, sizeof out->error);
         qr_buf_puts(&t, "{\"event\":\"error\",\"message\":");
         qr_buf_json_string(&t, out->error, strlen(out->error));
     } else {
-        qr_buf v;
-        qr_buf_init(&v);
-        flow_stringify(&v, result);
         out->value = qr_buf_detach(&v, &out->len);
         if (!out->value)
             out->value = calloc(1, 1);
@@ -1370,6 +1489,7 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
     qr_arena_release(&a);
     pthread_mutex_destroy(&r.lock);
     qr_trace_free(r.trace);
+    qr_trace_free(r.secrets);
     qr_req_restore(r.req, saved_deadline);
     if (rc == QR_ENOMEM || rc == QR_ELIMIT || rc == QR_ESTOPPED)
         return rc;

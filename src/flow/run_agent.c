@@ -136,6 +136,8 @@ static flow_mcp *mcp_for(flow_frame *fr, const qr_flow_decl *d, uint32_t line)
     qr_buf_init(&token);
     if (d->auth)
         expand_env(d->auth, d->authn, &token);
+    if (token.p)
+        flow_secret(r, token.p);
     bool http = !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
     int src = http ? flow_mcp_start_http(u, d->auth ? (token.p ? token.p : "") : NULL, &m, &err)
                    : flow_mcp_start(cmd, &m, &err);
@@ -370,15 +372,17 @@ static int call_tool(flow_frame *fr, const toolset *ts, const char *name, size_t
         qr_val input = flow_field(fr->a, args, "input", 5);
         qr_buf in;
         qr_buf_init(&in);
-        flow_stringify(&in, input);
         qr_val v;
-        rc = flow_run_agent(fr, t->agent, NULL, in.p ? in.p : "", in.len, line, &v);
-        if (!rc) {
-            flow_stringify(out, v);
+        rc = flow_print(fr, line, &in, input, false);
+        if (!rc)
+            rc = flow_run_agent(fr, t->agent, NULL, in.p ? in.p : "", in.len, line, &v);
+        if (!rc)
+            rc = flow_print(fr, line, out, v, false);
+        if (!rc)
             *final = t->delegate;
-        }
         qr_buf_release(&in);
     }
+    flow_scrub(fr->run, out); /* a server may echo its bearer token, a tool the key */
     if (out->len > TOOL_RESULT_MAX) {
         size_t cut = qr_utf8_offset(out->p, TOOL_RESULT_MAX, SIZE_MAX);
         (void)cut;
@@ -520,7 +524,7 @@ int flow_run_agent(flow_frame *fr, const qr_flow_decl *ag, const qr_flow_expr *w
         qr_val v;
         rc = flow_eval_expr(fr, with, &v);
         if (!rc)
-            flow_stringify(&user, v);
+            rc = flow_print(fr, line, &user, v, false);
     } else if (!rc && input && (!pr || fr->depth > 0)) {
         qr_buf_append(&user, input, inputn);
     } else if (!rc && pr) {

@@ -30,6 +30,10 @@ typedef struct flow_run {
     qr_req *req;
     qr_req own_req;
     qr_trace *trace; /* the run's trace writer (o->trace), or NULL */
+    /* every secret the run knows (the model's API key, MCP bearer tokens), held by a
+     * trace writer that writes nothing so that its scrubbing rule masks them in what leaves
+     * the run: its value, its error, its log lines, tool results sent to the model */
+    qr_trace *secrets;
     pthread_mutex_t lock; /* budgets, trace, log, tool calls, MCP servers */
     uint32_t calls;
     uint64_t tokens_in, tokens_out;
@@ -102,8 +106,16 @@ int flow_fail(flow_frame *fr, uint32_t line, const char *fmt, ...)
 /* The value as prompts insert it: strings as is, numbers printed, lists and objects as
  * JSON, nil as "". */
 void flow_stringify(qr_buf *out, qr_val v);
+/* flow_stringify for a value of any size: appends v (as JSON when json, else as prompts
+ * insert it) to out, bounded by the room left in the run's memory budget and by its time
+ * and stop. QR_OK, or QR_ELIMIT / QR_ESTOPPED with fr->err set and out as it was. */
+int flow_print(flow_frame *fr, uint32_t line, qr_buf *out, qr_val v, bool json);
 /* A field of an object by name (keyword or string key); nil when absent. */
 qr_val flow_field(qr_arena *a, qr_val obj, const char *s, size_t n);
+/* Adds s to the secrets the run masks (and its trace masks). */
+void flow_secret(flow_run *r, const char *s);
+/* Masks the run's secrets in b. */
+void flow_scrub(flow_run *r, qr_buf *b);
 /* One line to the trace (a JSON object without its braces' newline). */
 void flow_trace(flow_run *r, const qr_buf *obj);
 /* Checks the budgets before a model call: QR_OK or QR_ELIMIT with fr->err set. */

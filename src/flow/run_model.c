@@ -74,8 +74,7 @@ static int interpolate(render_ctx *c, const char *name, size_t n, const char *pa
             v = flow_field(fr->a, v, s, k);
             s += k;
         }
-        flow_stringify(c->out, v);
-        return QR_OK;
+        return flow_print(fr, c->line, c->out, v, false);
     }
     const qr_flow_decl *p = qr_flow_find(fr->run->f, QR_FD_PROMPT, name, n);
     if (p && p->has_body) {
@@ -386,6 +385,7 @@ qr_llm *flow_client_for(flow_frame *fr, const qr_flow_decl *model, uint32_t line
         return NULL;
     }
     fr->clients = nc;
+    flow_secret(fr->run, qr_llm_api_key(l));
     nc[fr->nclients].model = model;
     nc[fr->nclients].llm = l;
     fr->nclients++;
@@ -581,7 +581,7 @@ int flow_call_llm(flow_frame *fr, const qr_flow_expr *e, qr_val *out)
         qr_val v;
         rc = flow_eval_expr(fr, e->a, &v);
         if (!rc)
-            flow_stringify(&input, v);
+            rc = flow_print(fr, line, &input, v, false);
     }
     convo c = {0};
     qr_llm_response resp = {0};

@@ -256,6 +256,8 @@ typedef struct qr_follow_opts {
     int64_t since, until;
     int merges;
     bool first_parent;
+    const qr_stop *stop; /* the git process is killed when it says stop (NULL: none) */
+    size_t max_output;   /* git's output kept at most, else QR_ELIMIT (0: no limit) */
 } qr_follow_opts;
 
 /* Runs `git log --follow` for one file and returns its commits, newest first (with

@@ -62,6 +62,8 @@ typedef struct job {
     qr_buf outb, errb;
     int status;
     size_t scanned, records; /* progress: output looked at, commit headers seen in it */
+    size_t max_out; /* stdout kept at most (0: no limit); past it the job is killed and
+                       jobs_run fails with QR_ELIMIT (a call's memory budget) */
 } job;
 
 /* Progress across jobs: counts the commit headers in what each job printed so far. */
@@ -183,7 +185,11 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, const qr_stop *stop
         }
         if (!np)
             break;
-        if (qr_stop_check(stop)) {
+        size_t over = 0;
+        for (size_t i = 0; i < n && !over; i++)
+            if (jobs[i].max_out && jobs[i].outb.len > jobs[i].max_out)
+                over = jobs[i].max_out;
+        if (over || qr_stop_check(stop)) {
             /* the children are killed, reaped below, and their output dropped */
             for (size_t i = 0; i < n; i++)
                 if (jobs[i].pid > 0)
@@ -192,6 +198,14 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, const qr_stop *stop
                 close_fd(&jobs[i].in);
                 close_fd(&jobs[i].out);
                 close_fd(&jobs[i].errfd);
+            }
+            if (over) {
+                qr_buf_printf(err,
+                              "memory limit of %zu bytes reached: git's output for this call "
+                              "is larger; narrow 'path' or the time window",
+                              over);
+                rc = QR_ELIMIT;
+                break;
             }
             qr_buf_puts(err, "stopped: ");
             qr_stop_describe(stop, err);
@@ -956,7 +970,8 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
     arg(&av, o->spec);
     job j;
     memset(&j, 0, sizeof j);
-    int rc = run_git((const char *const *)av.v, &j, 1, NULL, NULL, err);
+    j.max_out = o->max_output;
+    int rc = run_git((const char *const *)av.v, &j, 1, NULL, o->stop, err);
     parsed p = {0};
     if (rc == QR_OK) {
         rc = parse_output(&p, j.outb.p ? j.outb.p : "", j.outb.len, true);

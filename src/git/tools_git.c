@@ -351,6 +351,33 @@ static int finish(qr_arena *a, qr_val v, qr_val *out, qr_buf *err)
     return QR_OK;
 }
 
+/* ---- scratch memory ----
+ * A handler's scratch arena (the walk, the statistics, the rows before the copy) is capped
+ * by the memory budget of the request the tool runs for (qr_req_memory_cap: a Lisp
+ * program's --max-memory, a flow's budget), set by with_req for the length of the call on
+ * the calling thread (calls run on many threads at once, each for its own request). A
+ * scratch arena that reaches it ends the call with QR_ELIMIT and says so. */
+static _Thread_local size_t scratch_cap;
+
+static void scratch_init(qr_arena *s)
+{
+    qr_arena_init(s, scratch_cap);
+}
+
+static int scratch_release(qr_arena *s, int rc, qr_buf *err)
+{
+    if (rc != QR_OK && s->exhausted && s->cap) {
+        qr_buf_reset(err);
+        qr_buf_printf(err,
+                      "memory limit of %zu bytes reached: the tool's working memory for this "
+                      "call; narrow 'path' or the time window",
+                      s->cap);
+        rc = QR_ELIMIT;
+    }
+    qr_arena_release(s);
+    return rc;
+}
+
 static int fail_nomem(qr_buf *err, int rc)
 {
     if (rc == QR_ENOMEM && !err->len)
@@ -373,7 +400,7 @@ static int get_commits_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_
     }
     bool with_paths = arg_bool(args, a, "with_paths");
     qr_arena s;
-    qr_arena_init(&s, 0);
+    scratch_init(&s);
     qr_commit_info *cs;
     qr_commit_stats *st = NULL;
     size_t n;
@@ -415,7 +442,7 @@ static int get_commits_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_
         }
         rc = finish(a, qr_vecb_finish(&vb, QR_T_VEC), out, err);
     }
-    qr_arena_release(&s);
+    rc = scratch_release(&s, rc, err);
     window_release(&win);
     return fail_nomem(err, rc);
 }
@@ -608,7 +635,7 @@ static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
     int64_t top = win.w.limit;
     win.w.limit = -1;
     qr_arena s;
-    qr_arena_init(&s, 0);
+    scratch_init(&s);
     qr_commit_info *cs;
     qr_commit_stats *st = NULL;
     size_t n, nrows = 0;
@@ -685,7 +712,7 @@ static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
     strids_free(&by_email);
     strids_free(&paths);
     free(pairs.e);
-    qr_arena_release(&s);
+    rc = scratch_release(&s, rc, err);
     window_release(&win);
     return fail_nomem(err, rc);
 }
@@ -723,7 +750,7 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
     int64_t top = win.w.limit;
     win.w.limit = -1;
     qr_arena s;
-    qr_arena_init(&s, 0);
+    scratch_init(&s);
     qr_commit_info *cs;
     qr_commit_stats *st = NULL;
     size_t n, nrows = 0, caprows = 0;
@@ -800,7 +827,7 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
     strids_free(&by_path);
     strids_free(&emails);
     free(pairs.e);
-    qr_arena_release(&s);
+    rc = scratch_release(&s, rc, err);
     window_release(&win);
     return fail_nomem(err, rc);
 }
@@ -852,9 +879,11 @@ static int get_file_history_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
         .until = win.w.until,
         .merges = win.w.merges,
         .first_parent = win.w.first_parent,
+        .stop = ctx ? ((qr_git_ctx *)ctx)->stop : NULL,
+        .max_output = scratch_cap,
     };
     qr_arena s;
-    qr_arena_init(&s, 0);
+    scratch_init(&s);
     qr_follow_entry *fe;
     size_t n;
     rc = qr__git_follow(g, &fo, &s, &fe, &n, err);
@@ -892,7 +921,7 @@ static int get_file_history_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
         if (rc == QR_OK)
             rc = finish(a, qr_vecb_finish(&vb, QR_T_VEC), out, err);
     }
-    qr_arena_release(&s);
+    rc = scratch_release(&s, rc, err);
     window_release(&win);
     return fail_nomem(err, rc);
 }
@@ -955,7 +984,7 @@ static int diff_oids(qr_git *g, const window *win, const git_oid *of, const git_
                      qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_arena s;
-    qr_arena_init(&s, 0);
+    scratch_init(&s);
     qr_commit_stats st;
     int rc = qr__git_diff_stats(g, of, ot, &s, &st, err);
     if (rc == QR_OK) {
@@ -984,7 +1013,7 @@ static int diff_oids(qr_git *g, const window *win, const git_oid *of, const git_
         qr_mapb_put(&mb, k.paths, qr_vecb_finish(&pb, QR_T_VEC));
         rc = finish(a, qr_mapb_finish(&mb, QR_T_MAP), out, err);
     }
-    qr_arena_release(&s);
+    rc = scratch_release(&s, rc, err);
     return rc;
 }
 
@@ -1003,7 +1032,7 @@ static int diff_commits(qr_git_ctx *h, const window *win, qr_val list, qr_arena 
     qr_git *g = h->git;
     size_t n = qr_vec_len(list), m = 0;
     qr_arena s;
-    qr_arena_init(&s, 0);
+    scratch_init(&s);
     qr_commit_info *cs = qr_arena_alloc(&s, (n ? n : 1) * sizeof *cs);
     qr_commit_stats *st = NULL;
     tab seen = {0}, by_path = {0};
@@ -1111,7 +1140,7 @@ static int diff_commits(qr_git_ctx *h, const window *win, qr_val list, qr_arena 
     free(rows);
     tab_free(&seen);
     tab_free(&by_path);
-    qr_arena_release(&s);
+    rc = scratch_release(&s, rc, err);
     return rc;
 }
 
@@ -1162,9 +1191,12 @@ static int with_req(int (*run)(void *, qr_val, qr_arena *, qr_val *, qr_buf *), 
     if (!h) /* no host: the tool says so itself */
         return run(ctx, args, a, out, err);
     const qr_stop *prev = h->stop;
+    size_t prev_cap = scratch_cap;
     h->stop = &req->stop;
+    scratch_cap = qr_req_memory_cap(req, 0);
     int rc = run(ctx, args, a, out, err);
     h->stop = prev;
+    scratch_cap = prev_cap;
     return rc;
 }
 

@@ -222,6 +222,7 @@ struct qr_lx {
     /* limits */
     uint64_t steps, max_steps;
     qr_req *req; /* the session's request, or its own_req: never NULL during a run */
+    size_t saved_memory; /* the request's memory budget before lx_begin */
     /* counts the work of printing, equality, hashing and ordering (installed on the
      * thread for the run; see qr_meter) */
     qr_meter meter;
@@ -281,10 +282,11 @@ _Noreturn void lx_type_error(qr_lx *lx, const char *fname, int argn, const char 
 #define QR_LX_METER_PERIOD 4096
 /* Starts a run (or a builtin call) of session s allocating in a: clears lx and sets its
  * session, arena, stack, result and output, and its limits: its request (the session's,
- * or the session's own_req), steps and depth as the smaller of the session's own and what the request
- * has left, and the request's deadline narrowed to the session's time limit.
- * stack_base is the address of a local of the caller. lx_end_limits lifts the narrowing
- * and spends the steps. */
+ * or the session's own_req), steps and depth as the smaller of the session's own and
+ * what the request has left, the request's deadline narrowed to the session's time limit
+ * and its memory budget to the session's memory limit (so the tools a program calls keep
+ * their scratch memory within it). stack_base is the address of a local of the caller.
+ * lx_end_limits lifts the narrowing and spends the steps. */
 qr_req_saved lx_begin(qr_lx *lx, qr_lisp_session *s, qr_arena *a, qr_lisp_result *res,
                       char *stack_base);
 void lx_end_limits(qr_lx *lx, qr_req_saved saved);

@@ -134,13 +134,17 @@ qr_req_saved lx_begin(qr_lx *lx, qr_lisp_session *s, qr_arena *a, qr_lisp_result
     lx->max_depth = s->limits.max_depth;
     lx->stack_bytes = s->limits.stack_bytes;
     /* the program's time limit narrows the request's deadline while it runs, so the tools
-     * it calls stop at the program's deadline too (time inside a tool counts) */
+     * it calls stop at the program's deadline too (time inside a tool counts); its memory
+     * limit narrows the request's memory budget, which the tools' scratch memory keeps to */
+    lx->saved_memory = lx->req->budget.memory;
+    lx->req->budget.memory = qr_req_memory_cap(lx->req, s->limits.max_memory);
     return qr_req_narrow(lx->req, s->limits.timeout_ms);
 }
 
 void lx_end_limits(qr_lx *lx, qr_req_saved saved)
 {
     qr_req_restore(lx->req, saved);
+    lx->req->budget.memory = lx->saved_memory;
     if (lx->req == lx->s->req)
         qr_req_spend_steps(lx->req, lx->steps);
     else /* the session's own request serves one run: a cancel of it ends with the run */

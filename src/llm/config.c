@@ -164,11 +164,18 @@ static bool parse_provider(const char *s, size_t n, qr_llm_provider *p)
     return true;
 }
 
-/* The value shown in an error: never the key's. */
+/* A value longer than this is never quoted back for a setting that is not a string: no
+ * number, flag or provider name is that long, but a key pasted into the wrong field is. */
+#define SHOWN_MAX 12
+
+/* The value shown in an error: never the key's, nor a long value of a non-string setting
+ * (a key pasted into timeout_ms must not be printed back). */
 static void shown(char *out, size_t outlen, const key_spec *k, const char *s, size_t n)
 {
     if (k->off == offsetof(qr_llm_config, api_key))
         snprintf(out, outlen, "(hidden)");
+    else if (k->kind != K_STR && n > SHOWN_MAX)
+        snprintf(out, outlen, "(hidden: %zu characters)", n);
     else
         llm_one_line(out, outlen, s, n);
 }
@@ -259,6 +266,8 @@ int llm_config_set_value(qr_llm_config *c, const char *name, qr_val v, const cha
     qr_buf_init(&b);
     if (k->off == offsetof(qr_llm_config, api_key))
         qr_buf_puts(&b, "(hidden)");
+    else if (k->kind != K_STR && v.t == QR_T_STR && v.s->len > SHOWN_MAX)
+        qr_buf_printf(&b, "(hidden: a string of %zu characters)", (size_t)v.s->len);
     else
         qr_print_short(&b, v, 60);
     int rc = fail(err, errlen, "%s: [llm] %s must be %s, not %s", where, name,

@@ -848,35 +848,38 @@ int sq_expr_eval(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out)
         return 0;
     case E_OR:
     case E_AND: {
-        int ra = sq_expr_eval(c, e->args[0], row, &a) ? -1 : sq_ebv(&a);
-        int rb = sq_expr_eval(c, e->args[1], row, &b) ? -1 : sq_ebv(&b);
-        if (e->op == E_OR) {
-            if (ra == 1 || rb == 1) {
-                *out = sq_make_bool(true);
+        /* n-ary (parse_expr.c): the first decisive operand wins; else an error if any
+         * operand errs (17.2: || and && are commutative in their error handling) */
+        bool any_err = false;
+        bool decisive = e->op == E_OR;
+        for (size_t i = 0; i < e->nargs; i++) {
+            int r = sq_expr_eval(c, e->args[i], row, &a) ? -1 : sq_ebv(&a);
+            if (r < 0)
+                any_err = true;
+            else if ((r == 1) == decisive) {
+                *out = sq_make_bool(decisive);
                 return 0;
             }
-            if (ra < 0 || rb < 0)
-                return ERR;
-            *out = sq_make_bool(false);
-            return 0;
         }
-        if (ra == 0 || rb == 0) {
-            *out = sq_make_bool(false);
-            return 0;
-        }
-        if (ra < 0 || rb < 0)
+        if (any_err)
             return ERR;
-        *out = sq_make_bool(true);
+        *out = sq_make_bool(!decisive);
         return 0;
     }
     case E_EQ: case E_NE: case E_LT: case E_GT: case E_LE: case E_GE:
         if (sq_expr_eval(c, e->args[0], row, &a) || sq_expr_eval(c, e->args[1], row, &b))
             return ERR;
         return compare(e, &a, &b, out);
-    case E_ADD: case E_SUB: case E_MUL: case E_DIV:
-        if (sq_expr_eval(c, e->args[0], row, &a) || sq_expr_eval(c, e->args[1], row, &b))
+    case E_ARITH:
+        /* a chain folded left to right, as the left-deep tree it stands for */
+        if (sq_expr_eval(c, e->args[0], row, &a))
             return ERR;
-        return arith(c, e->op, &a, &b, out);
+        for (size_t i = 1; i < e->nargs; i++) {
+            if (sq_expr_eval(c, e->args[i], row, &b) || arith(c, e->ops[i], &a, &b, &a))
+                return ERR;
+        }
+        *out = a;
+        return 0;
     case E_NOT: {
         if (sq_expr_eval(c, e->args[0], row, &a))
             return ERR;

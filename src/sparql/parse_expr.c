@@ -247,17 +247,57 @@ static sq_expr *parse_unary(parser *p)
     return e;
 }
 
-/* one left-associative level: operands from `sub`, tokens t1/t2 for ops op1/op2 */
+/* One left-associative level: operands from `sub`, tokens t1/t2 for ops op1/op2. A chain
+ * is one E_ARITH node holding all its operands, not a left-deep tree: a 20K-term `1+1+...`
+ * would make every walker (the evaluator, the grouping check) recurse 20K frames deep. */
 static sq_expr *binary_level(parser *p, sq_expr *(*sub)(parser *), int t1, int op1, int t2,
                              int op2)
 {
     sq_expr *e = sub(p);
+    if (p->tok.kind != t1 && p->tok.kind != t2)
+        return e;
+    sq_expr **args = NULL;
+    unsigned char *ops = NULL;
+    size_t n = 0, cap = 0, cap2 = 0;
+    args = sqp_grow(p, args, &cap, n, sizeof *args);
+    ops = sqp_grow(p, ops, &cap2, n, sizeof *ops);
+    args[n] = e;
+    ops[n++] = 0;
     while (p->tok.kind == t1 || p->tok.kind == t2) {
         int op = p->tok.kind == t1 ? op1 : op2;
         sqp_next(p);
-        e = expr2(p, op, e, sub(p));
+        sq_expr *b = sub(p);
+        args = sqp_grow(p, args, &cap, n, sizeof *args);
+        ops = sqp_grow(p, ops, &cap2, n, sizeof *ops);
+        args[n] = b;
+        ops[n++] = (unsigned char)op;
     }
-    return e;
+    sq_expr *chain = sqp_expr_new(p, E_ARITH);
+    chain->args = args;
+    chain->ops = ops;
+    chain->nargs = n;
+    return chain;
+}
+
+/* `a || b || c` and `a && b && c` as one node with all operands (see binary_level) */
+static sq_expr *logic_level(parser *p, sq_expr *(*sub)(parser *), int tok, int op)
+{
+    sq_expr *e = sub(p);
+    if (p->tok.kind != tok)
+        return e;
+    sq_expr **args = NULL;
+    size_t n = 0, cap = 0;
+    args = sqp_grow(p, args, &cap, n, sizeof *args);
+    args[n++] = e;
+    while (sqp_accept(p, tok)) {
+        sq_expr *b = sub(p);
+        args = sqp_grow(p, args, &cap, n, sizeof *args);
+        args[n++] = b;
+    }
+    sq_expr *chain = sqp_expr_new(p, op);
+    chain->args = args;
+    chain->nargs = n;
+    return chain;
 }
 
 static sq_expr *parse_mul(parser *p)
@@ -318,18 +358,13 @@ static sq_expr *parse_relational(parser *p)
 
 static sq_expr *parse_and(parser *p)
 {
-    sq_expr *e = parse_relational(p);
-    while (sqp_accept(p, T_AND))
-        e = expr2(p, E_AND, e, parse_relational(p));
-    return e;
+    return logic_level(p, parse_relational, T_AND, E_AND);
 }
 
 sq_expr *sqp_parse_expr(parser *p)
 {
     sqp_enter(p);
-    sq_expr *e = parse_and(p);
-    while (sqp_accept(p, T_OR))
-        e = expr2(p, E_OR, e, parse_and(p));
+    sq_expr *e = logic_level(p, parse_and, T_OR, E_OR);
     p->depth--;
     return e;
 }

@@ -150,6 +150,7 @@ enum {
     E_EXISTS,
     E_NOTEXISTS,
     E_AGG, /* agg = index into the select's aggregates */
+    E_ARITH, /* a chain a op1 b op2 c ...: ops[i] (E_ADD..E_DIV) joins args[i] to the left */
 };
 
 struct sq_expr {
@@ -161,6 +162,7 @@ struct sq_expr {
     int fn;
     sq_node *pat;
     int agg;
+    unsigned char *ops; /* E_ARITH: nargs entries, ops[0] unused */
 };
 
 enum { AG_COUNT, AG_SUM, AG_MIN, AG_MAX, AG_AVG, AG_SAMPLE, AG_GROUP_CONCAT };

@@ -249,8 +249,9 @@ static int sparql_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
     lim.timeout_ms = (uint64_t)timeout;
     lim.stop = &req->stop;
     lim.now = qr_clock_now();
-    if (!lim.max_memory)
-        lim.max_memory = (size_t)256 << 20;
+    /* the engine's own cap, or the request's memory budget when smaller (a Lisp program's
+     * --max-memory, a flow's budget) */
+    lim.max_memory = qr_req_memory_cap(req, lim.max_memory ? lim.max_memory : (size_t)256 << 20);
     if ((rc = qr_sparql_exec(c->store, q, &lim, &r, &e)) != QR_OK) {
         qr_buf_puts(err, e.msg);
         goto done;

@@ -132,15 +132,29 @@ static size_t secret_match(const char *text, size_t n, const char *key, size_t k
 /* Rewrites b with every secret masked (called under t->mu). */
 static void scrub(const qr_trace *t, qr_buf *b)
 {
-    if (!t->nsecrets || !b->len)
+    qr_secrets_scrub(b, (const char *const *)t->secrets, t->nsecrets);
+}
+
+void qr_trace_scrub(qr_trace *t, qr_buf *b)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->mu);
+    scrub(t, b);
+    pthread_mutex_unlock(&t->mu);
+}
+
+void qr_secrets_scrub(qr_buf *b, const char *const *secrets, size_t nsecrets)
+{
+    if (!nsecrets || !b->len)
         return;
     qr_buf o;
     qr_buf_init(&o);
     bool changed = false;
     for (size_t i = 0; i < b->len;) {
         size_t m = 0;
-        for (size_t s = 0; s < t->nsecrets; s++) {
-            size_t k = secret_match(b->p + i, b->len - i, t->secrets[s], strlen(t->secrets[s]));
+        for (size_t s = 0; s < nsecrets; s++) {
+            size_t k = secret_match(b->p + i, b->len - i, secrets[s], strlen(secrets[s]));
             if (k > m)
                 m = k;
         }

@@ -79,4 +79,12 @@ expect_err "refused twice: an error" "the model's query failed twice: refused: r
   "$Q" tool search_codebase --repo "$R" --question "delete everything"
 expect_out "two calls, no more" "2" pylog 'len(L)'
 unserve
+
+# a model whose broken query quotes the API key: the error names the failure, never the key
+LEAK='{"text": "```sparql\nSELECT ?x WHERE { ?x <sk-leak-0123456789abcdef> }\n```"}'
+serve "$LEAK" "$LEAK"
+QUARRY_LLM_API_KEY=sk-leak-0123456789abcdef "$Q" tool search_codebase --repo "$R" --question "x" >"$TMP/leak.out" 2>"$TMP/leak.err"
+expect_out "a key in the model's query: the error says the query failed" "1" grep -c "the model's query failed twice" "$TMP/leak.err"
+expect_out "a key in the model's query: not in the error" "0" sh -c "cat '$TMP/leak.out' '$TMP/leak.err' | grep -c 0123456789abcdef"
+unserve
 finish

@@ -216,6 +216,34 @@ await check('unknown method: an error, the server goes on', async () => {
   assert.ok(r);
 });
 
+// a 20K-term expression while the user types (or pastes): the flow parser refuses it with a
+// depth diagnostic instead of recursing once per term, and the server stays up
+await check('a 20K-term expression: a depth diagnostic, the server goes on', async () => {
+  const duri = 'file:///work/deep.flow';
+  const sum = 'flow main:\n    x = ' + Array(20000).fill('1').join(' + ') + '\n    return x\n';
+  let p = nextDiagnostics(duri);
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri: duri, languageId: 'flow', version: 1, text: sum },
+  });
+  let d = await p;
+  assert.equal(d.length, 1);
+  assert.equal(d[0].code, 'E0007');
+  assert.match(d[0].message, /expression nested deeper than \d+ levels/);
+  const path = 'flow main:\n    x = {}\n    y = x' + '.a'.repeat(20000) + '\n    return y\n';
+  p = nextDiagnostics(duri);
+  await conn.sendNotification(DidChangeTextDocumentNotification.type, {
+    textDocument: { uri: duri, version: 2 },
+    contentChanges: [{ text: path }],
+  });
+  d = await p;
+  assert.equal(d.length, 1);
+  assert.equal(d[0].code, 'E0007');
+  const syms = await conn.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri: duri } });
+  assert.ok(Array.isArray(syms));
+  const r = await conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: pos('run agent reviewer', 12) });
+  assert.ok(r);
+});
+
 await check('shutdown and exit', async () => {
   await conn.sendRequest(ShutdownRequest.type);
   await conn.sendNotification(ExitNotification.type);

@@ -8,6 +8,7 @@
 #include "quarry/req.h"
 #include "quarry/sparql.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,61 @@ static char *run(const char *q, const qr_sparql_limits *lim)
 
 #define P "PREFIX : <http://e/> "
 
+/* Long operator chains: a 20K-term `||`, `&&` or `+` chain (a 40 KB query) is one node with
+ * all its operands, so neither the parser, the grouping check nor the evaluator recurses once
+ * per term. Run on a thread with a small stack (an MCP worker's size) so a recursion per term
+ * fails here every time, not only when the main stack happens to be too small. */
+static char *chain_query(const char *head, const char *term, const char *op, const char *last,
+                         const char *tail, int n)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_puts(&b, head);
+    for (int i = 0; i < n; i++) {
+        qr_buf_puts(&b, term);
+        qr_buf_puts(&b, op);
+    }
+    qr_buf_puts(&b, last);
+    qr_buf_puts(&b, tail);
+    return qr_buf_detach(&b, NULL);
+}
+
+static void *long_chains(void *unused)
+{
+    (void)unused;
+    EXPECT(P "SELECT ?x { ?x :name ?n } ORDER BY ?x", "?x\n<http://e/a>\n<http://e/b>\n");
+    char *q = chain_query("SELECT ((", "1", " + ", "1", ") AS ?n) {}", 20000);
+    char *got = run(q, NULL);
+    CHECK_STR(got, "?n\n20001\n");
+    free(got);
+    free(q);
+    q = chain_query("PREFIX : <http://e/> SELECT ?x { ?x :name ?n FILTER(", "?x = :zz", " || ",
+                    "?x = :a", ") }", 20000);
+    got = run(q, NULL);
+    CHECK_STR(got, "?x\n<http://e/a>\n");
+    free(got);
+    free(q);
+    q = chain_query("PREFIX : <http://e/> SELECT ?x { ?x :name ?n FILTER(", "true", " && ",
+                    "?x = :b", ") }", 20000);
+    got = run(q, NULL);
+    CHECK_STR(got, "?x\n<http://e/b>\n");
+    free(got);
+    free(q);
+    q = chain_query("PREFIX : <http://e/> SELECT ?x (SUM(", "1", " * ", "1", ") AS ?s) "
+                    "{ ?x :name ?n } GROUP BY ?x ORDER BY ?x", 20000);
+    got = run(q, NULL);
+    CHECK_STR(got, "?x\t?s\n<http://e/a>\t1\n<http://e/b>\t1\n");
+    free(got);
+    free(q);
+    /* a chain keeps the left-to-right meaning of the tree it replaces, errors included */
+    EXPECT("SELECT ((10 - 2 - 3) AS ?v) ((2 * 3 / 4 - 1) AS ?w) {}", "?v\t?w\n5\t0.5\n");
+    EXPECT("SELECT ?v { BIND(1 AS ?v) FILTER(?nope || ?v = 1 || ?nope) }", "?v\n1\n");
+    EXPECT("SELECT ?v { BIND(1 AS ?v) FILTER(?nope || ?v = 2) }", "?v\n");
+    EXPECT("SELECT ?v { BIND(1 AS ?v) FILTER(!(?nope && ?v = 2)) }", "?v\n1\n");
+    EXPECT("SELECT ?v { BIND(1 AS ?v) FILTER(!(?nope && ?v = 1)) }", "?v\n");
+    return NULL;
+}
+
 int main(void)
 {
     store = qr_sparql_store_new();
@@ -75,6 +131,15 @@ int main(void)
     add("http://e/a", "http://e/name", "main", true);
     add("http://e/b", "http://e/name", "helper", true);
     CHECK(qr_sparql_store_size(store) == 5);
+    {
+        pthread_attr_t at;
+        pthread_t th;
+        pthread_attr_init(&at);
+        pthread_attr_setstacksize(&at, 256u << 10);
+        CHECK(pthread_create(&th, &at, long_chains, NULL) == 0);
+        pthread_join(th, NULL);
+        pthread_attr_destroy(&at);
+    }
 
     /* refusals: by the parsed form, never by the first word */
     EXPECT("PREFIX : <http://e/> INSERT DATA { :a :b :c }",

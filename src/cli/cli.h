@@ -1,5 +1,5 @@
 /*
- * cli.h: what the subcommands share: the command table record, option parsing helpers,
+ * cli.h: what the subcommands share: option parsing helpers,
  * error reporting (one line on stderr, JSON with --format json) and exit codes.
  */
 #ifndef QUARRY_CLI_H
@@ -15,26 +15,15 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 typedef enum { FMT_DEFAULT, FMT_EDN, FMT_JSON, FMT_TABLE } cli_format;
 
-typedef struct cli_cmd {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *usage;
-    const char *summary;
-} cli_cmd;
-
 int cmd_lisp(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
-int cmd_index(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
-int cmd_code(int argc, char **argv);
 int cmd_sparql(int argc, char **argv);
-int cmd_flow(int argc, char **argv);
-int cmd_lsp(int argc, char **argv);
 int cmd_dwim(int argc, char **argv);
 int cmd_do(int argc, char **argv);
 
@@ -97,6 +86,13 @@ void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((forma
 /* "quarry CMD: unknown option 'OPT'; did you mean '--X'? see 'quarry CMD --help'": the
  * suggestion is the closest --option in the command's usage text, when one is close. */
 void cli_unknown_option(const char *cmd, const char *opt, const char *usage);
+/* The same from the command's record (command.h): true when cmd has one, and then the
+ * message is printed. */
+bool cli_record_unknown_option(const char *cmd, const char *opt);
+/* "quarry: msg" on stderr, or a JSON usage error with --format json. */
+void cli_usage_plain(const char *msg);
+/* The overview `quarry --help` prints: the commands and what they do. */
+void cli_overview(FILE *f);
 /* cli_usage_error with a va_list. */
 void cli_usage_verror(const char *cmd, const char *fmt, va_list ap);
 /* The candidate a mistyped word most likely meant (a third of its length in edits at

@@ -67,7 +67,7 @@ int cmd_do(int argc, char **argv)
             fputs(usage, stdout);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1] == '-') {
-            cli_usage_error("do", "unknown option '%s'", a);
+            cli_unknown_option("do", a, NULL);
             return EXIT_USAGE;
         } else if (!task)
             task = a;

@@ -71,7 +71,7 @@ int cmd_dwim(int argc, char **argv)
             fputs(usage, stdout);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1] == '-') {
-            cli_usage_error("dwim", "unknown option '%s'", a);
+            cli_unknown_option("dwim", a, NULL);
             return EXIT_USAGE;
         } else if (!sub && !line && (!strcmp(a, "parse") || !strcmp(a, "undo")))
             sub = a;

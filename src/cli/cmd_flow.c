@@ -15,7 +15,7 @@
  * Diagnostics go to stdout for check (they are its output) and to stderr for fmt and run.
  */
 #define _XOPEN_SOURCE 700 /* strdup */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/flow.h"
 #include "quarry/host.h"
@@ -122,7 +122,7 @@ static void walk_dir(file_list *l, const char *dir, int depth)
     list_free(&here);
 }
 
-static int flow_check(int argc, char **argv)
+int cli_flow_check(int argc, char **argv)
 {
     bool json = false, strict = false;
     file_list files = {0};
@@ -143,7 +143,7 @@ static int flow_check(int argc, char **argv)
             }
             json = !strcmp(argv[++i], "json");
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("flow check", "unknown option '%s'", a);
+            cli_unknown_option("flow check", a, NULL);
             list_free(&files);
             return EXIT_USAGE;
         } else {
@@ -222,7 +222,7 @@ static int flow_check(int argc, char **argv)
     return rc;
 }
 
-static int flow_fmt(int argc, char **argv)
+int cli_flow_fmt(int argc, char **argv)
 {
     bool check = false, to_stdout = false;
     file_list files = {0};
@@ -237,7 +237,7 @@ static int flow_fmt(int argc, char **argv)
         } else if (!strcmp(a, "--stdout")) {
             to_stdout = true;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("flow fmt", "unknown option '%s'", a);
+            cli_unknown_option("flow fmt", a, NULL);
             list_free(&files);
             return EXIT_USAGE;
         } else {
@@ -374,7 +374,7 @@ static void retry_note(void *ud, const char *line)
     fprintf(stderr, "quarry: %s\n", line);
 }
 
-static int flow_run_cmd(int argc, char **argv)
+int cli_flow_run(int argc, char **argv)
 {
     const char *file = NULL, *flow = NULL, *input = NULL, *trace = NULL, *repo = NULL;
     qr_flow_budget b; /* the library's defaults, then what the options say */
@@ -443,7 +443,7 @@ static int flow_run_cmd(int argc, char **argv)
             else
                 b.workers = n ? (uint32_t)(n > 64 ? 64 : n) : 1;
         } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("flow run", "unknown option '%s'", a);
+            cli_unknown_option("flow run", a, NULL);
             return EXIT_USAGE;
         } else if (!file) {
             file = a;
@@ -552,25 +552,4 @@ done:
     free(src);
     free(in_text);
     return status;
-}
-
-int cmd_flow(int argc, char **argv)
-{
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return EXIT_USAGE;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        fputs(usage, stdout);
-        return EXIT_OK;
-    }
-    if (!strcmp(sub, "check"))
-        return flow_check(argc - 1, argv + 1);
-    if (!strcmp(sub, "fmt"))
-        return flow_fmt(argc - 1, argv + 1);
-    if (!strcmp(sub, "run"))
-        return flow_run_cmd(argc - 1, argv + 1);
-    fprintf(stderr, "quarry flow: unknown subcommand '%s'; use check, fmt or run\n", sub);
-    return EXIT_USAGE;
 }

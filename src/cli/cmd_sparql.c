@@ -145,7 +145,7 @@ int cmd_sparql(int argc, char **argv)
             if (!strcmp(a, takes[k]))
                 known = true;
         if (!known) {
-            cli_usage_error("sparql", "unknown option '%s'", a);
+            cli_unknown_option("sparql", a, NULL);
             status = EXIT_USAGE;
             goto done;
         }

@@ -59,11 +59,22 @@ static size_t count_params(const cli_command *c)
     return n;
 }
 
+/* Whether parameter p is filled by a positional word rather than an option. */
+static bool is_positional(const cli_command *c, const qr_tool_param *p)
+{
+    for (size_t i = 0; c->positional && c->positional[i]; i++)
+        if (!strcmp(c->positional[i], p->name))
+            return true;
+    return false;
+}
+
 /* The parameter an option word names (before any '='), '-' and '_' alike; NULL. */
 static const qr_tool_param *find_param(const cli_command *c, const char *word)
 {
     size_t n = strcspn(word, "=");
     for (size_t i = 0; c->params && c->params[i].name; i++) {
+        if (is_positional(c, &c->params[i]))
+            continue;
         const char *p = c->params[i].name;
         if (strlen(p) != n)
             continue;
@@ -101,6 +112,8 @@ static const char *closest_option(const cli_command *c, const char *opt, char *b
     const char *cands[MAXOPT];
     size_t n = 0;
     for (size_t i = 0; c->params && c->params[i].name && n < MAXOPT; i++) {
+        if (is_positional(c, &c->params[i]))
+            continue;
         snprintf(names[n], sizeof names[n], "--%s", c->params[i].name);
         cands[n] = names[n];
         n++;
@@ -171,6 +184,8 @@ void cli_command_help(const cli_command *c, const char *path, FILE *f)
         fprintf(f, "\noptions:\n");
         for (size_t i = 0; c->params[i].name; i++) {
             const qr_tool_param *p = &c->params[i];
+            if (is_positional(c, p))
+                continue;
             qr_buf b;
             qr_buf_init(&b);
             qr_buf_printf(&b, "--%s", p->name);
@@ -299,6 +314,10 @@ static int run_record(const cli_command *c, const char *path, int argc, char **a
             cli_command_help(c, path, argc < 2 ? stderr : stdout);
             return argc < 2 ? EXIT_USAGE : EXIT_OK;
         }
+        if (argv[1][0] == '-') {
+            cli_unknown_option(path, argv[1], NULL);
+            return EXIT_USAGE;
+        }
         const cli_command *s = find_in(c->subs, argv[1], strlen(argv[1]));
         if (!s) {
             unknown_word(path, "subcommand", argv[1], c->subs);
@@ -402,9 +421,13 @@ static void list_json(qr_buf *b, const cli_command *v, const char *prefix, bool 
         qr_buf_puts(b, ",\"summary\":");
         json_str(b, c->summary);
         qr_buf_printf(b, ",\"parsed\":%s,\"options\":[", c->run ? "true" : "false");
+        bool any = false;
         for (size_t k = 0; c->params && c->params[k].name; k++) {
             const qr_tool_param *p = &c->params[k];
-            qr_buf_printf(b, "%s{\"name\":", k ? "," : "");
+            if (is_positional(c, p))
+                continue;
+            qr_buf_printf(b, "%s{\"name\":", any ? "," : "");
+            any = true;
             qr_buf_puts(b, "\"--");
             qr_buf_puts(b, p->name);
             qr_buf_printf(b, "\",\"type\":\"%s\",\"values\":[", qr_tool_type_name(p->type));
@@ -512,6 +535,8 @@ int cli_cmd_complete(int argc, char **argv)
     }
     if (cur[0] == '-') {
         for (size_t k = 0; c->params && c->params[k].name; k++) {
+            if (is_positional(c, &c->params[k]))
+                continue;
             char o[80];
             snprintf(o, sizeof o, "--%s", c->params[k].name);
             offer(o, cur);

@@ -39,6 +39,7 @@
 
 static const char *const fmt_edn_json_table[] = {"edn", "json", "table", NULL};
 static const char *const fmt_text_json[] = {"text", "json", NULL};
+static const char *const fmt_edn_json[] = {"edn", "json", NULL};
 static const char *const fmt_compile[] = {"text", "edn", "json", NULL};
 static const char *const fmt_tools[] = {"text",   "json",          "mcp",
                                         "openai", "openai-strict", "anthropic", NULL};
@@ -51,7 +52,7 @@ static const char *const fmt_dot_svg[] = {"dot", "svg", NULL};
 
 static const qr_tool_param lisp_params[] = {
     P_STR("eval", "the program text (also -e)"), P_DATA,
-    P_FORMAT, P_LIMITS, P_REPO, P_STORE, P_NO_INDEX,
+    P_ENUM("format", fmt_edn_json, "how to print the result (default edn)"), P_LIMITS, P_REPO, P_STORE, P_NO_INDEX,
     P_INT("seed", "seed of rand, rand-int, rand-nth, shuffle"),
     P_FLAG("stats", "print timing and usage as a JSON line on stderr"),
     P_INT("repeat", "run the program N times"),

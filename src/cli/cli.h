@@ -15,13 +15,9 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 typedef enum { FMT_DEFAULT, FMT_EDN, FMT_JSON, FMT_TABLE } cli_format;
 
-int cmd_lisp(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
-int cmd_query(int argc, char **argv);
-int cmd_compile(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
-int cmd_ask(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_sparql(int argc, char **argv);
 int cmd_dwim(int argc, char **argv);

@@ -165,6 +165,10 @@ static void param_meta(const qr_tool_param *p, qr_buf *b)
 
 void cli_command_help(const cli_command *c, const char *path, FILE *f)
 {
+    if (c->page) {
+        fputs(c->page, f);
+        return;
+    }
     fprintf(f, "usage: ");
     for (const char *u = c->usage; *u; u++) {
         fputc(*u, f);
@@ -222,6 +226,17 @@ static const char *unprefix(const char *m)
     return m;
 }
 
+/* "--NAME=VALUE" in a */
+static char *option_word(qr_arena *a, const char *name, const char *value)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_printf(&b, "--%s=%s", name, value);
+    char *s = qr_arena_strndup(a, b.p ? b.p : "", b.len);
+    qr_buf_release(&b);
+    return s;
+}
+
 static int run_parsed(const cli_command *c, const char *path, int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -249,6 +264,18 @@ static int run_parsed(const cli_command *c, const char *path, int argc, char **a
         }
         if (!dashdash && w[0] == '-' && w[1]) {
             const qr_tool_param *p = w[1] == '-' ? find_param(c, w + 2) : NULL;
+            for (size_t k = 0; !p && w[1] != '-' && c->shorts && c->shorts[k]; k += 2)
+                if (!strcmp(c->shorts[k], w))
+                    p = find_param(c, c->shorts[k + 1]);
+            if (p && c->rest && !strcmp(p->name, c->rest)) {
+                if (i + 1 >= argc) {
+                    cli_usage_error(path, "--%s needs at least one file", p->name);
+                    goto done;
+                }
+                while (++i < argc)
+                    flags[nflags++] = option_word(&a, p->name, argv[i]);
+                break;
+            }
             if (!p) {
                 cli_unknown_option(path, w, NULL);
                 goto done;
@@ -256,10 +283,13 @@ static int run_parsed(const cli_command *c, const char *path, int argc, char **a
             const char *eq = strchr(w, '=');
             qr_buf b;
             qr_buf_init(&b);
-            if (eq || (p->type == QR_TOOL_BOOLEAN &&
-                       !(i + 1 < argc && (!strcmp(argv[i + 1], "true") ||
-                                          !strcmp(argv[i + 1], "false"))))) {
+            bool bare = eq || (p->type == QR_TOOL_BOOLEAN &&
+                               !(i + 1 < argc && (!strcmp(argv[i + 1], "true") ||
+                                                  !strcmp(argv[i + 1], "false"))));
+            if (bare && w[1] == '-') {
                 qr_buf_puts(&b, w);
+            } else if (bare) { /* a short option stands for its parameter */
+                qr_buf_printf(&b, "--%s%s", p->name, eq ? eq : "");
             } else {
                 if (i + 1 >= argc) {
                     cli_usage_error(path, "option '%s' needs a value", w);
@@ -273,7 +303,10 @@ static int run_parsed(const cli_command *c, const char *path, int argc, char **a
         }
         const char *name = c->positional ? c->positional[npos] : NULL;
         if (!name) {
-            cli_usage_error(path, "unexpected argument '%.100s'", w);
+            if (c->too_many)
+                cli_usage_error(path, "%s", c->too_many);
+            else
+                cli_usage_error(path, "unexpected argument '%.100s'", w);
             goto done;
         }
         npos++;

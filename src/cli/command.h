@@ -50,8 +50,17 @@ struct cli_command {
     const char *usage;         /* the synopsis, without "usage: " (lines after the first
                                   are indented by the caller) */
     const char *help;          /* the description after the synopsis, or NULL */
+    const char *page;          /* a hand-written --help page printed instead of the
+                                  generated one (it must name every option; the test
+                                  checks), or NULL */
     const qr_tool_param *params;      /* ended by a NULL name; NULL for none */
     const char *const *positional;    /* ended by NULL; NULL for none */
+    const char *too_many;             /* the usage error for a word no positional takes
+                                         (NULL: "unexpected argument 'W'") */
+    const char *const *shorts;        /* pairs: a short option and the parameter it
+                                         stands for ("-e", "eval"), ended by NULL */
+    const char *rest;                 /* an array parameter that takes every word after
+                                         its option (lisp's --run-tests FILE...) */
     unsigned flags;                   /* CLI_CMD_* */
     const cli_command *subs;          /* ended by a NULL name; NULL for none */
     int (*run)(const cli_args *args); /* parsed here; NULL when `own` */
@@ -78,9 +87,19 @@ int cli_cmd_code_index(const cli_args *args);
 int cli_cmd_code_dump(const cli_args *args);
 int cli_cmd_code_graph(const cli_args *args);
 int cli_cmd_code_query(int argc, char **argv);
+int cli_cmd_compile(const cli_args *args);
+int cli_cmd_query(const cli_args *args);
+int cli_cmd_ask(const cli_args *args);
+int cli_cmd_lisp(const cli_args *args);
+extern const char cli_compile_page[], cli_query_page[], cli_ask_page[], cli_lisp_page[];
 int cli_flow_check(int argc, char **argv);
 int cli_flow_fmt(int argc, char **argv);
 int cli_flow_run(int argc, char **argv);
+
+/* The options of the commands that run programs and queries (cli_run_opts, cli.h) from a
+ * parsed record: --repo, --store, --data, --format, --limit-output, --no-index and the
+ * sandbox limits, with the messages cli_run_option gives. -1 after a usage error. */
+int cli_run_opts_from(const cli_args *args, cli_run_opts *o);
 
 /* Argument map accessors: the value of parameter name, or the fallback when absent. */
 const char *cli_arg_str(const cli_args *args, const char *name, const char *fallback);

@@ -30,12 +30,13 @@
 #define P_STORE P_STR("store", "the memory store (default: $QUARRY_MEMORY)")
 #define P_NO_INDEX P_FLAG("no-index", "compute git statistics without the statistics index")
 #define P_DATA P_STR("data", "the context: a JSON or EDN map, read as data/NAME")
-#define P_LIMIT_OUTPUT P_INT("limit-output", "rows of a result to print (0: all)")
+/* numbers the commands read as text, so that their messages stay those of options.c */
+#define P_LIMIT_OUTPUT P_STR("limit-output", "rows of a result to print (0: all)")
 #define P_LIMITS                                                                               \
-    P_INT("timeout-ms", "wall time limit in milliseconds, tools included"),                   \
+    P_STR("timeout-ms", "wall time limit in milliseconds, tools included"),                   \
         P_STR("max-memory", "memory limit, e.g. 64M"),                                        \
         P_STR("max-output", "printed output kept, e.g. 64K"),                                 \
-        P_INT("max-steps", "evaluation step limit"), P_INT("max-depth", "call depth limit")
+        P_STR("max-steps", "evaluation step limit"), P_STR("max-depth", "call depth limit")
 
 static const char *const fmt_edn_json_table[] = {"edn", "json", "table", NULL};
 static const char *const fmt_text_json[] = {"text", "json", NULL};
@@ -50,13 +51,19 @@ static const char *const fmt_dot_svg[] = {"dot", "svg", NULL};
 
 /* ---- top-level commands ---- */
 
+static const char *const lisp_pos[] = {"file", NULL};
+static const char *const lisp_shorts[] = {"-e", "eval", NULL};
+static const char *const query_pos[] = {"query", NULL};
+static const char *const ask_pos[] = {"question", NULL};
+
 static const qr_tool_param lisp_params[] = {
+    P_STR("file", "the program file ('-': stdin)"),
     P_STR("eval", "the program text (also -e)"), P_DATA,
     P_ENUM("format", fmt_edn_json, "how to print the result (default edn)"), P_LIMITS, P_REPO, P_STORE, P_NO_INDEX,
-    P_INT("seed", "seed of rand, rand-int, rand-nth, shuffle"),
+    P_STR("seed", "seed of rand, rand-int, rand-nth, shuffle"),
     P_FLAG("stats", "print timing and usage as a JSON line on stderr"),
-    P_INT("repeat", "run the program N times"),
-    P_STR("run-tests", "run golden test files (tests/lang/)"), P_END};
+    P_STR("repeat", "run the program N times"),
+    P_LIST("run-tests", "run golden test files (tests/lang/)"), P_END};
 
 static const qr_tool_param tools_params[] = {
     P_ENUM("format", fmt_tools, "how to describe the tools"),
@@ -86,17 +93,18 @@ static const qr_tool_param index_params[] = {
      .desc = "how to print"},
     P_END};
 
-static const qr_tool_param query_params[] = {P_DATA, P_FORMAT, P_LIMIT_OUTPUT, P_REPO, P_STORE,
+static const qr_tool_param query_params[] = {P_STR("query", "the query ('-': stdin)"), P_DATA, P_FORMAT, P_LIMIT_OUTPUT, P_REPO, P_STORE,
                                              P_NO_INDEX, P_LIMITS, P_END};
 
 static const qr_tool_param compile_params[] = {
-    P_DATA, P_ENUM("format", fmt_compile, "text or edn: the program; json: an object"),
+    P_STR("query", "the query ('-': stdin)"), P_DATA, P_ENUM("format", fmt_compile, "text or edn: the program; json: an object"),
     P_FLAG("ops", "list the transform ops"), P_REPO, P_END};
 
 static const qr_tool_param ask_params[] = {
+    P_STR("question", "the question"),
     P_FLAG("explain", "on stderr: the tier that answered, the query, the calls"),
     P_STR("trace", "write every step as JSON lines"),
-    P_INT("max-calls", "budget of model calls for the question"),
+    P_STR("max-calls", "budget of model calls for the question"),
     P_FLAG("no-router", "always ask the model"), P_FORMAT, P_LIMIT_OUTPUT, P_REPO, P_STORE,
     P_NO_INDEX, P_LIMITS, P_END};
 
@@ -271,7 +279,9 @@ static const cli_command mem_subs[] = {
 const cli_command cli_commands[] = {
     {.name = "lisp", .summary = "run a PTC-Lisp program in the sandbox; prints the result as EDN",
      .usage = "quarry lisp [-e EXPR | FILE] [--data FILE] [--format edn|json]",
-     .params = lisp_params, .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_FILES, .own = cmd_lisp},
+     .page = cli_lisp_page, .params = lisp_params, .positional = lisp_pos,
+     .too_many = "give one program: -e EXPR, a FILE or '-'", .shorts = lisp_shorts,
+     .rest = "run-tests", .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_FILES, .run = cli_cmd_lisp},
     {.name = "tools",
      .summary = "list the tools and their parameters, or export them as model tool schemas",
      .usage = "quarry tools [NAME...] [--format text|json|openai|anthropic|mcp]",
@@ -299,15 +309,20 @@ const cli_command cli_commands[] = {
     {.name = "query",
      .summary = "run a query written in the query DSL (EDN or JSON) and print its :return",
      .usage = "quarry query 'QUERY' | - [--data FILE] [--format edn|json|table]",
-     .params = query_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_query},
+     .page = cli_query_page, .params = query_params, .positional = query_pos,
+     .too_many = "give one query (quote it as one argument)", .flags = CLI_CMD_NEEDS_REPO,
+     .run = cli_cmd_query},
     {.name = "compile",
      .summary = "print the PTC-Lisp program a query compiles to, without running it",
      .usage = "quarry compile 'QUERY' | - [--data FILE] [--format text|json]",
-     .params = compile_params, .own = cmd_compile},
+     .page = cli_compile_page, .params = compile_params, .positional = query_pos,
+     .too_many = "give one query (quote it as one argument)", .run = cli_cmd_compile},
     {.name = "ask",
      .summary = "answer a question about the repository, with a model only where one is needed",
      .usage = "quarry ask \"QUESTION\" [--explain] [--trace FILE] [--max-calls N]",
-     .params = ask_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_ask},
+     .page = cli_ask_page, .params = ask_params, .positional = ask_pos,
+     .too_many = "give one question (quote it as one argument)", .flags = CLI_CMD_NEEDS_REPO,
+     .run = cli_cmd_ask},
     {.name = "mem", .summary = "the memory graph: add, get, link, query notes; run memory agents",
      .usage = "quarry mem COMMAND [--store FILE] ...", .params = mem_params,
      .flags = CLI_CMD_NEEDS_STORE, .subs = mem_subs, .own = cmd_mem},

@@ -8,7 +8,7 @@
  * Rejected: a getopt-style table for every option of every command (each command's own
  * options read better next to the code that uses them).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/host.h"
 #include "quarry/tools.h"
@@ -167,4 +167,31 @@ void cli_host_init(struct qr_host *h, const cli_run_opts *o)
     h->git.warn = cli_warn;
     h->git.progress = cli_progress;
     h->code.progress = cli_progress;
+}
+
+int cli_run_opts_from(const cli_args *args, cli_run_opts *o)
+{
+    cli_run_opts_init(o);
+    o->repo = cli_arg_str(args, "repo", NULL);
+    o->store = cli_arg_str(args, "store", NULL);
+    o->data = cli_arg_str(args, "data", NULL);
+    o->no_index = cli_arg_bool(args, "no-index");
+    const char *f = cli_arg_str(args, "format", NULL);
+    if (f && cli_parse_format(f) >= 0)
+        o->fmt = (cli_format)cli_parse_format(f);
+    const char *lo = cli_arg_str(args, "limit-output", NULL);
+    if (lo && !cli_parse_u64(lo, &o->limit)) {
+        cli_usage_error(args->path, "bad --limit-output '%s': expected a row count", lo);
+        return -1;
+    }
+    static const char *const limits[] = {"timeout-ms", "max-memory", "max-output", "max-steps",
+                                         "max-depth"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        const char *v = cli_arg_str(args, limits[i], NULL);
+        char opt[32];
+        snprintf(opt, sizeof opt, "--%s", limits[i]);
+        if (v && cli_limit_option(args->path, opt, v, &o->lim) < 0)
+            return -1;
+    }
+    return 0;
 }

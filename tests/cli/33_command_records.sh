@@ -34,6 +34,10 @@ while IFS="$(printf '\t')" read -r path opts enums; do
   if [ "$rc" != 0 ] || ! grep -q "usage" "$TMP/out"; then
     echo "FAIL: quarry $path --help: exit $rc"; head -3 "$TMP/out" "$TMP/err"; FAILS=$((FAILS + 1))
   fi
+  # the help names every option the record declares
+  for o in $opts; do
+    grep -q -- "$o" "$TMP/out" || { echo "FAIL: quarry $path --help does not name $o"; FAILS=$((FAILS + 1)); }
+  done
   # an option misspelt: exit 2, a suggestion, and the command named
   case $path in complete|tool|"code query") ;; *) # their options are a tool's parameters
     first=$(printf '%s' "$opts" | cut -d' ' -f1)
@@ -86,4 +90,7 @@ expect_out "--format json errors from a record's parser" '{"error":{"kind":"usag
   sh -c "'$Q' code graph x --depth 99 --format json 2>&1"
 expect_rc "a value that does not parse: exit 2" 2 "$Q" code graph x --depth deep
 expect_rc "a missing value: exit 2" 2 "$Q" index --format
+expect_out "a short option of a record" "3" "$Q" lisp -e '(+ 1 2)'
+expect_err "a second program" "quarry lisp: give one program: -e EXPR, a FILE or '-'" "$Q" lisp a b
+expect_err "--run-tests takes files" "quarry lisp: --run-tests needs at least one file" "$Q" lisp --run-tests
 finish

@@ -20,8 +20,6 @@ int cmd_tool(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_sparql(int argc, char **argv);
-int cmd_dwim(int argc, char **argv);
-int cmd_do(int argc, char **argv);
 
 /* Parses "edn", "json", "table"; returns -1 for anything else. */
 int cli_parse_format(const char *s);

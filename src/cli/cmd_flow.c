@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 
-static const char usage[] =
+const char cli_flow_page[] =
     "usage: quarry flow check FILE|DIR... [--format text|json] [--strict]\n"
     "       quarry flow fmt FILE... [--check] [--stdout]\n"
     "       quarry flow run FILE [--flow NAME] [--input TEXT] [--trace FILE]\n"
@@ -122,38 +122,27 @@ static void walk_dir(file_list *l, const char *dir, int depth)
     list_free(&here);
 }
 
-int cli_flow_check(int argc, char **argv)
+/* The files of the words: each directory's *.flow and *.sr files, recursively. */
+static void collect_files(const cli_args *args, file_list *files)
 {
-    bool json = false, strict = false;
+    size_t n;
+    const char **words = cli_arg_strs(args, "files", &n);
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(words[i], &st) == 0 && S_ISDIR(st.st_mode))
+            walk_dir(files, words[i], 0);
+        else
+            list_add(files, words[i]);
+    }
+}
+
+int cli_flow_check(const cli_args *args)
+{
+    bool json = !strcmp(cli_arg_str(args, "format", "text"), "json");
+    bool strict = cli_arg_bool(args, "strict");
     file_list files = {0};
     int rc = EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            list_free(&files);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--strict")) {
-            strict = true;
-        } else if (!strcmp(a, "--format")) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "json") && strcmp(argv[i + 1], "text"))) {
-                cli_usage_error("flow check", "--format takes text or json");
-                list_free(&files);
-                return EXIT_USAGE;
-            }
-            json = !strcmp(argv[++i], "json");
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("flow check", a, NULL);
-            list_free(&files);
-            return EXIT_USAGE;
-        } else {
-            struct stat st;
-            if (stat(a, &st) == 0 && S_ISDIR(st.st_mode))
-                walk_dir(&files, a, 0);
-            else
-                list_add(&files, a);
-        }
-    }
+    collect_files(args, &files);
     if (!files.n) {
         cli_usage_error("flow check", "give at least one file or directory");
         list_free(&files);
@@ -222,32 +211,11 @@ int cli_flow_check(int argc, char **argv)
     return rc;
 }
 
-int cli_flow_fmt(int argc, char **argv)
+int cli_flow_fmt(const cli_args *args)
 {
-    bool check = false, to_stdout = false;
+    bool check = cli_arg_bool(args, "check"), to_stdout = cli_arg_bool(args, "stdout");
     file_list files = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            list_free(&files);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--check")) {
-            check = true;
-        } else if (!strcmp(a, "--stdout")) {
-            to_stdout = true;
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("flow fmt", a, NULL);
-            list_free(&files);
-            return EXIT_USAGE;
-        } else {
-            struct stat st;
-            if (stat(a, &st) == 0 && S_ISDIR(st.st_mode))
-                walk_dir(&files, a, 0);
-            else
-                list_add(&files, a);
-        }
-    }
+    collect_files(args, &files);
     if (!files.n) {
         cli_usage_error("flow fmt", "give at least one file");
         list_free(&files);

@@ -309,6 +309,22 @@ static int run_parsed(const cli_command *c, const char *path, int argc, char **a
                 cli_usage_error(path, "unexpected argument '%.100s'", w);
             goto done;
         }
+        const qr_tool_param *pp = NULL;
+        for (size_t k = 0; c->params[k].name && !pp; k++)
+            if (!strcmp(c->params[k].name, name))
+                pp = &c->params[k];
+        if (pp && pp->type == QR_TOOL_ARRAY) {
+            /* an array takes every word from here on, each as one item (a JSON array,
+             * so that a comma in a file name is no separator) */
+            qr_buf b;
+            qr_buf_init(&b);
+            qr_buf_printf(&b, "--%s=[", name);
+            qr_buf_json_string(&b, w, strlen(w));
+            qr_buf_putc(&b, ']');
+            flags[nflags++] = qr_arena_strndup(&a, b.p ? b.p : "", b.len);
+            qr_buf_release(&b);
+            continue;
+        }
         npos++;
         qr_mapb_put(&pos, qr_str_cstr(&a, name), qr_str_cstr(&a, w));
     }

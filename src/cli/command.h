@@ -92,8 +92,12 @@ int cli_cmd_query(const cli_args *args);
 int cli_cmd_ask(const cli_args *args);
 int cli_cmd_lisp(const cli_args *args);
 extern const char cli_compile_page[], cli_query_page[], cli_ask_page[], cli_lisp_page[];
-int cli_flow_check(int argc, char **argv);
-int cli_flow_fmt(int argc, char **argv);
+int cli_flow_check(const cli_args *args);
+int cli_flow_fmt(const cli_args *args);
+extern const char cli_flow_page[];
+int cli_cmd_do(const cli_args *args);
+int cli_cmd_dwim(const cli_args *args);
+extern const char cli_do_page[], cli_dwim_page[];
 int cli_flow_run(int argc, char **argv);
 
 /* The options of the commands that run programs and queries (cli_run_opts, cli.h) from a

@@ -120,14 +120,16 @@ static const qr_tool_param sparql_params[] = {
     P_STR("export-nt", "write the default graph as N-Triples to FILE"),
     P_INT("repeat", "run the query N times"), P_END};
 
+static const char *const dwim_pos[] = {"word1", "word2", NULL};
 static const qr_tool_param dwim_params[] = {
-    P_REPO, P_FLAG("write", "let the intent change files"),
+    P_STR("word1", "parse, undo, or the line"), P_STR("word2", "the line after parse"), P_REPO, P_FLAG("write", "let the intent change files"),
     P_FLAG("force", "run even a low-confidence reading"),
     P_ENUM("format", fmt_text_json, "how to print"), P_END};
 
+static const char *const do_pos[] = {"task", NULL};
 static const qr_tool_param do_params[] = {
-    P_REPO, P_FLAG("write", "let the task change files"),
-    P_INT("max-turns", "model turns at most"), P_STR("trace", "write every turn as JSON lines"),
+    P_STR("task", "the task"), P_REPO, P_FLAG("write", "let the task change files"),
+    P_STR("max-turns", "model turns at most"), P_STR("trace", "write every turn as JSON lines"),
     P_END};
 
 static const qr_tool_param lsp_params[] = {
@@ -189,10 +191,13 @@ static const char code_help[] =
 
 /* ---- flow ---- */
 
+static const char *const flow_files_pos[] = {"files", NULL};
 static const qr_tool_param flow_check_params[] = {
+    P_LIST("files", "the files, and the *.flow and *.sr files under directories"),
     P_ENUM("format", fmt_text_json, "how to print the diagnostics"),
     P_FLAG("strict", "warnings fail too"), P_END};
 static const qr_tool_param flow_fmt_params[] = {
+    P_LIST("files", "the files, and the *.flow and *.sr files under directories"),
     P_FLAG("check", "only say which files are not formatted"),
     P_FLAG("stdout", "print the formatted text instead of rewriting the file"), P_END};
 static const qr_tool_param flow_run_params[] = {
@@ -207,10 +212,12 @@ static const qr_tool_param flow_run_params[] = {
 static const cli_command flow_subs[] = {
     {.name = "check", .summary = "check flow files: syntax, names, types",
      .usage = "quarry flow check FILE|DIR... [--format text|json] [--strict]",
-     .params = flow_check_params, .flags = CLI_CMD_FILES, .own = cli_flow_check},
+     .page = cli_flow_page, .params = flow_check_params, .positional = flow_files_pos,
+     .flags = CLI_CMD_FILES, .run = cli_flow_check},
     {.name = "fmt", .summary = "format flow files in place",
-     .usage = "quarry flow fmt FILE|DIR... [--check] [--stdout]", .params = flow_fmt_params,
-     .flags = CLI_CMD_FILES, .own = cli_flow_fmt},
+     .usage = "quarry flow fmt FILE|DIR... [--check] [--stdout]", .page = cli_flow_page,
+     .params = flow_fmt_params, .positional = flow_files_pos, .flags = CLI_CMD_FILES,
+     .run = cli_flow_fmt},
     {.name = "run", .summary = "run a flow file",
      .usage = "quarry flow run FILE [OPTIONS]", .params = flow_run_params,
      .flags = CLI_CMD_FILES | CLI_CMD_NEEDS_REPO, .own = cli_flow_run},
@@ -338,7 +345,7 @@ const cli_command cli_commands[] = {
     {.name = "flow",
      .summary = "the workflow language: check, format and run .flow files (docs/flow.md)",
      .usage = "quarry flow check|fmt|run FILE... [OPTIONS]",
-     .help = "\nThe workflow language (docs/flow.md): check, format and run .flow files.\n",
+     .page = cli_flow_page,
      .subs = flow_subs},
     {.name = "lsp",
      .summary = "a Language Server Protocol server for workflow files, on stdio (for editors)",
@@ -352,11 +359,14 @@ const cli_command cli_commands[] = {
     {.name = "dwim",
      .summary = "run one terse intent (skeleton, expand, read, grep, fix, validate, any tool)",
      .usage = "quarry dwim \"LINE\" | parse \"LINE\" | undo [--repo DIR] [--write]",
-     .params = dwim_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_dwim},
+     .page = cli_dwim_page, .params = dwim_params, .positional = dwim_pos,
+     .too_many = "one line at a time: quote it", .flags = CLI_CMD_NEEDS_REPO,
+     .run = cli_cmd_dwim},
     {.name = "do",
      .summary = "let the model work on a task one terse line per turn (quarry dwim's verbs)",
      .usage = "quarry do \"TASK\" [--write] [--max-turns N] [--trace FILE] [--repo DIR]",
-     .params = do_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_do},
+     .page = cli_do_page, .params = do_params, .positional = do_pos,
+     .too_many = "one task: quote it", .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_do},
     {.name = "help", .summary = "show help for quarry or one command",
      .usage = "quarry help [COMMAND [SUBCOMMAND] | --commands | --json]",
      .help = "\nShows the help of quarry or of one command; --commands lists the commands, one a\n"

@@ -169,6 +169,18 @@ static void json_field(qr_buf *b, const char *name, const char *s)
     qr_buf_json_string(b, s, strlen(s));
 }
 
+/* An "error" event: the agent (NULL: none) and the message. */
+static void log_error(dlog *l, const char *agent, const char *msg)
+{
+    qr_buf f;
+    qr_buf_init(&f);
+    if (agent)
+        json_field(&f, "agent", agent);
+    json_field(&f, "message", msg);
+    log_event(l, "error", f.p);
+    qr_buf_release(&f);
+}
+
 typedef struct dentry {
     char *name;
     char *path;
@@ -235,14 +247,10 @@ static void rescan(daemon_ctx *d)
     long n = qr_mem_agent_list_files(d->dir, &files);
     if (n < 0) {
         if (!d->dir_error_logged) {
-            qr_buf f;
-            qr_buf_init(&f);
             char msg[PATH_MAX + 100];
             snprintf(msg, sizeof msg, "cannot read the agent directory '%s': %s", d->dir,
                      strerror(errno));
-            json_field(&f, "message", msg);
-            log_event(&d->log, "error", f.p);
-            qr_buf_release(&f);
+            log_error(&d->log, NULL, msg);
             d->dir_error_logged = true;
         }
         return;
@@ -331,12 +339,7 @@ static bool due_now(daemon_ctx *d, const qr_mem_agent *ag, const char *statep, i
     qr_buf_init(&err);
     bool due = false;
     if (qr_mem_agent_state_get(statep, ag->name, &st, &err) != QR_OK) {
-        qr_buf f;
-        qr_buf_init(&f);
-        json_field(&f, "agent", ag->name);
-        json_field(&f, "message", err.p ? err.p : "cannot read the state file");
-        log_event(&d->log, "error", f.p);
-        qr_buf_release(&f);
+        log_error(&d->log, ag->name, err.p ? err.p : "cannot read the state file");
         *ok = false;
     } else {
         *now = qr_clock_now();
@@ -417,14 +420,8 @@ static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, 
                       (unsigned long long)r.usage.output, (unsigned long long)r.usage.cache_read,
                       r.ms);
         log_event(&d->log, "agent-run", f.p);
-        if (qr_mem_agent_state_record(statep, ag->name, end, true, NULL, &serr) != QR_OK) {
-            qr_buf g;
-            qr_buf_init(&g);
-            json_field(&g, "agent", ag->name);
-            json_field(&g, "message", serr.p ? serr.p : "cannot save the state");
-            log_event(&d->log, "error", g.p);
-            qr_buf_release(&g);
-        }
+        if (qr_mem_agent_state_record(statep, ag->name, end, true, NULL, &serr) != QR_OK)
+            log_error(&d->log, ag->name, serr.p ? serr.p : "cannot save the state");
     } else {
         char why[700];
         qr_mem_agent_failure_text(rc, &r, &err, why, sizeof why);

@@ -17,7 +17,6 @@ typedef enum { FMT_DEFAULT, FMT_EDN, FMT_JSON, FMT_TABLE } cli_format;
 
 int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
-int cmd_mcp(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_sparql(int argc, char **argv);
 

@@ -98,12 +98,16 @@ extern const char cli_flow_page[];
 int cli_cmd_do(const cli_args *args);
 int cli_cmd_dwim(const cli_args *args);
 extern const char cli_do_page[], cli_dwim_page[];
+int cli_cmd_mcp(const cli_args *args);
+extern const char cli_mcp_page[];
 int cli_flow_run(int argc, char **argv);
 
 /* The options of the commands that run programs and queries (cli_run_opts, cli.h) from a
  * parsed record: --repo, --store, --data, --format, --limit-output, --no-index and the
  * sandbox limits, with the messages cli_run_option gives. -1 after a usage error. */
 int cli_run_opts_from(const cli_args *args, cli_run_opts *o);
+/* The sandbox limits alone, applied over what lim holds. -1 after a usage error. */
+int cli_limits_from(const cli_args *args, qr_lisp_limits *lim);
 
 /* Argument map accessors: the value of parameter name, or the fallback when absent. */
 const char *cli_arg_str(const cli_args *args, const char *name, const char *fallback);

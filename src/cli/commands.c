@@ -78,9 +78,9 @@ static const qr_tool_param mcp_params[] = {
     P_STR("allow-write", "also serve the tools that write WHAT (memory)"),
     P_FLAG("allow-exec", "let tools run repository code"),
     P_STR("http", "serve the Streamable HTTP transport on a loopback ADDR"), P_REPO, P_STORE,
-    P_NO_INDEX, P_INT("max-rows", "rows of a list result sent to the client"),
+    P_NO_INDEX, P_STR("max-rows", "rows of a list result sent to the client"),
     P_STR("max-message", "largest message accepted, e.g. 16M"),
-    P_INT("page-size", "tools per tools/list page"), P_INT("workers", "calls run at once"),
+    P_STR("page-size", "tools per tools/list page"), P_STR("workers", "calls run at once"),
     P_LIMITS, P_END};
 
 static const char *const index_format[] = {"text", "json", NULL};
@@ -298,8 +298,8 @@ const cli_command cli_commands[] = {
      .params = tool_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_tool},
     {.name = "mcp",
      .summary = "serve the tools to an MCP client (Claude Code, Cursor...) over stdio or loopback HTTP",
-     .usage = "quarry mcp [--repo DIR] [--http ADDR]", .params = mcp_params,
-     .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_NEEDS_STORE, .own = cmd_mcp},
+     .usage = "quarry mcp [--repo DIR] [--http ADDR]", .page = cli_mcp_page, .params = mcp_params,
+     .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_NEEDS_STORE, .run = cli_cmd_mcp},
     {.name = "index",
      .summary = "build the statistics index of a repository, or report it (--status)",
      .usage = "quarry index [--repo DIR] [--status] [--format text|json]",

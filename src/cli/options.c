@@ -184,13 +184,18 @@ int cli_run_opts_from(const cli_args *args, cli_run_opts *o)
         cli_usage_error(args->path, "bad --limit-output '%s': expected a row count", lo);
         return -1;
     }
+    return cli_limits_from(args, &o->lim);
+}
+
+int cli_limits_from(const cli_args *args, qr_lisp_limits *lim)
+{
     static const char *const limits[] = {"timeout-ms", "max-memory", "max-output", "max-steps",
                                          "max-depth"};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         const char *v = cli_arg_str(args, limits[i], NULL);
         char opt[32];
         snprintf(opt, sizeof opt, "--%s", limits[i]);
-        if (v && cli_limit_option(args->path, opt, v, &o->lim) < 0)
+        if (v && cli_limit_option(args->path, opt, v, lim) < 0)
             return -1;
     }
     return 0;

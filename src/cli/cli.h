@@ -18,7 +18,6 @@ typedef enum { FMT_DEFAULT, FMT_EDN, FMT_JSON, FMT_TABLE } cli_format;
 int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
-int cmd_sparql(int argc, char **argv);
 
 /* Parses "edn", "json", "table"; returns -1 for anything else. */
 int cli_parse_format(const char *s);

@@ -295,7 +295,15 @@ static int run_parsed(const cli_command *c, const char *path, int argc, char **a
                     cli_usage_error(path, "option '%s' needs a value", w);
                     goto done;
                 }
-                qr_buf_printf(&b, "--%s=%s", p->name, argv[++i]);
+                const char *v = argv[++i];
+                if (p->type == QR_TOOL_ARRAY && p->items == QR_TOOL_STRING) {
+                    /* one item a flag, repeated for more: a comma is no separator */
+                    qr_buf_printf(&b, "--%s=[", p->name);
+                    qr_buf_json_string(&b, v, strlen(v));
+                    qr_buf_putc(&b, ']');
+                } else {
+                    qr_buf_printf(&b, "--%s=%s", p->name, v);
+                }
             }
             flags[nflags++] = qr_arena_strndup(&a, b.p ? b.p : "", b.len);
             qr_buf_release(&b);

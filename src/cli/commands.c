@@ -108,17 +108,18 @@ static const qr_tool_param ask_params[] = {
     P_FLAG("no-router", "always ask the model"), P_FORMAT, P_LIMIT_OUTPUT, P_REPO, P_STORE,
     P_NO_INDEX, P_LIMITS, P_END};
 
+static const char *const sparql_pos[] = {"text", NULL};
 static const qr_tool_param sparql_params[] = {
-    P_REPO, P_STR("ref", "the code graph of a commit instead of the working tree"),
-    P_STR("data", "add an N-Triples or Turtle file to the default graph (repeatable)"),
-    P_STR("graph", "load FILE as the named graph IRI (IRI=FILE)"),
+    P_STR("text", "the query ('-': stdin)"), P_REPO, P_STR("ref", "the code graph of a commit instead of the working tree"),
+    P_LIST("data", "add an N-Triples or Turtle file to the default graph (repeatable)"),
+    P_LIST("graph", "load FILE as the named graph IRI (IRI=FILE; repeatable)"),
     P_STR("query", "read the query from FILE"), P_STR("base", "base IRI of the query"),
     P_ENUM("format", fmt_sparql, "how to print"),
-    P_INT("timeout-ms", "stop after N ms of evaluation"),
-    P_INT("max-rows", "fail when the result has more than N rows"),
+    P_STR("timeout-ms", "stop after N ms of evaluation"),
+    P_STR("max-rows", "fail when the result has more than N rows"),
     P_STR("max-memory", "cap the memory of one evaluation"),
     P_STR("export-nt", "write the default graph as N-Triples to FILE"),
-    P_INT("repeat", "run the query N times"), P_END};
+    P_STR("repeat", "run the query N times"), P_END};
 
 static const char *const dwim_pos[] = {"word1", "word2", NULL};
 static const qr_tool_param dwim_params[] = {
@@ -341,7 +342,9 @@ const cli_command cli_commands[] = {
      .summary = "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files",
      .usage = "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "
               "[--format json|xml|csv|tsv|table]",
-     .params = sparql_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_sparql},
+     .page = cli_sparql_page, .params = sparql_params, .positional = sparql_pos,
+     .too_many = "give one query (quote it as one argument)", .flags = CLI_CMD_NEEDS_REPO,
+     .run = cli_cmd_sparql},
     {.name = "flow",
      .summary = "the workflow language: check, format and run .flow files (docs/flow.md)",
      .usage = "quarry flow check|fmt|run FILE... [OPTIONS]",

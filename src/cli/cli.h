@@ -15,7 +15,6 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 typedef enum { FMT_DEFAULT, FMT_EDN, FMT_JSON, FMT_TABLE } cli_format;
 
-int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 

@@ -226,6 +226,23 @@ static const char *unprefix(const char *m)
     return m;
 }
 
+/* Whether v is one of p's values; else says so as the commands always have: "unknown
+ * format 'x': expected text, json or edn". */
+static bool enum_ok(const char *path, const qr_tool_param *p, const char *v)
+{
+    size_t n = 0;
+    while (p->enum_values[n])
+        if (!strcmp(p->enum_values[n++], v))
+            return true;
+    qr_buf b;
+    qr_buf_init(&b);
+    for (size_t k = 0; k < n; k++)
+        qr_buf_printf(&b, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ", p->enum_values[k]);
+    cli_usage_error(path, "unknown %s '%.100s': expected %s", p->name, v, b.p ? b.p : "");
+    qr_buf_release(&b);
+    return false;
+}
+
 /* "--NAME=VALUE" in a */
 static char *option_word(qr_arena *a, const char *name, const char *value)
 {
@@ -296,6 +313,8 @@ static int run_parsed(const cli_command *c, const char *path, int argc, char **a
                     goto done;
                 }
                 const char *v = argv[++i];
+                if (p->enum_values && p->type == QR_TOOL_STRING && !enum_ok(path, p, v))
+                    goto done;
                 if (p->type == QR_TOOL_ARRAY && p->items == QR_TOOL_STRING) {
                     /* one item a flag, repeated for more: a comma is no separator */
                     qr_buf_printf(&b, "--%s=[", p->name);

@@ -102,6 +102,8 @@ int cli_cmd_mcp(const cli_args *args);
 extern const char cli_mcp_page[];
 int cli_cmd_sparql(const cli_args *args);
 extern const char cli_sparql_page[];
+int cli_cmd_tools(const cli_args *args);
+extern const char cli_tools_page[];
 int cli_flow_run(int argc, char **argv);
 
 /* The options of the commands that run programs and queries (cli_run_opts, cli.h) from a

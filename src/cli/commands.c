@@ -65,7 +65,9 @@ static const qr_tool_param lisp_params[] = {
     P_STR("repeat", "run the program N times"),
     P_LIST("run-tests", "run golden test files (tests/lang/)"), P_END};
 
+static const char *const tools_pos[] = {"names", NULL};
 static const qr_tool_param tools_params[] = {
+    P_LIST("names", "the tools to describe (default: all)"),
     P_ENUM("format", fmt_tools, "how to describe the tools"),
     P_FLAG("compact", "JSON formats on one line"), P_REPO, P_END};
 
@@ -293,7 +295,8 @@ const cli_command cli_commands[] = {
     {.name = "tools",
      .summary = "list the tools and their parameters, or export them as model tool schemas",
      .usage = "quarry tools [NAME...] [--format text|json|openai|anthropic|mcp]",
-     .params = tools_params, .own = cmd_tools},
+     .page = cli_tools_page, .params = tools_params, .positional = tools_pos,
+     .run = cli_cmd_tools},
     {.name = "tool", .summary = "call one tool with parameters given as flags",
      .usage = "quarry tool NAME [--PARAM VALUE ...] [--format edn|json|table]",
      .params = tool_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_tool},

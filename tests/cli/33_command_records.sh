@@ -86,8 +86,10 @@ expect_rc "code index --help exits 0" 0 "$Q" code index --help
 expect_err "an unknown subcommand gets a suggestion" "quarry flow: unknown subcommand 'chek' (did you mean 'check'?)" "$Q" flow chek
 expect_err "code too" "quarry code: unknown subcommand 'dunp' (did you mean 'dump'?)" "$Q" code dunp
 expect_err "help of a subcommand" "usage: quarry code graph" sh -c "'$Q' help code graph >&2"
-expect_out "--format json errors from a record's parser" '{"error":{"kind":"usage","message":"parameter '"'"'depth'"'"' must be at most 64, got 99; see '"'"'quarry code graph --help'"'"'"}}' \
-  sh -c "'$Q' code graph x --depth 99 --format json 2>&1"
+expect_out "--format json errors from a record's parser" '{"error":{"kind":"usage","message":"unknown option '"'"'--refs'"'"' (did you mean '"'"'--ref'"'"'?); see '"'"'quarry code index --help'"'"'"}}' \
+  sh -c "'$Q' code index --format json --refs x 2>&1"
+expect_err "a bound of a record's parameter" "quarry code graph: parameter 'depth' must be at most 64, got 99" "$Q" code graph x --depth 99
+expect_err "an enum's values, in the commands' words" "quarry tools: unknown format 'xml': expected text, json, mcp, openai, openai-strict or anthropic" "$Q" tools --format xml
 expect_rc "a value that does not parse: exit 2" 2 "$Q" code graph x --depth deep
 expect_rc "a missing value: exit 2" 2 "$Q" index --format
 expect_out "a short option of a record" "3" "$Q" lisp -e '(+ 1 2)'

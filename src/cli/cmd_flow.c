@@ -342,83 +342,63 @@ static void retry_note(void *ud, const char *line)
     fprintf(stderr, "quarry: %s\n", line);
 }
 
-int cli_flow_run(int argc, char **argv)
+void cli_flow_run_page(FILE *f)
 {
-    const char *file = NULL, *flow = NULL, *input = NULL, *trace = NULL, *repo = NULL;
+    fprintf(f, run_usage, QR_FLOW_DEFAULT_CALLS, QR_FLOW_DEFAULT_TOKENS, QR_FLOW_DEFAULT_MS,
+            QR_FLOW_DEFAULT_STEPS, QR_FLOW_DEFAULT_MEMORY >> 20, QR_FLOW_DEFAULT_TURNS,
+            QR_FLOW_DEFAULT_WORKERS);
+}
+
+int cli_flow_run_args(const cli_args *args)
+{
+    const char *file = cli_arg_str(args, "file", NULL), *flow = cli_arg_str(args, "flow", NULL);
+    const char *input = cli_arg_str(args, "input", NULL), *trace = cli_arg_str(args, "trace", NULL);
+    const char *repo = args->repo;
     qr_flow_budget b; /* the library's defaults, then what the options say */
     qr_flow_budget_default(&b);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf(run_usage, QR_FLOW_DEFAULT_CALLS, QR_FLOW_DEFAULT_TOKENS, QR_FLOW_DEFAULT_MS,
-                   QR_FLOW_DEFAULT_STEPS, QR_FLOW_DEFAULT_MEMORY >> 20, QR_FLOW_DEFAULT_TURNS,
-                   QR_FLOW_DEFAULT_WORKERS);
-            return EXIT_OK;
-        }
-        bool takes = !strcmp(a, "--flow") || !strcmp(a, "--input") || !strcmp(a, "--trace") ||
-                     !strcmp(a, "--repo") || !strcmp(a, "--max-calls") ||
-                     !strcmp(a, "--max-tokens") || !strcmp(a, "--max-time-ms") ||
-                     !strcmp(a, "--max-turns") || !strcmp(a, "--workers") ||
-                     !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory");
-        if (takes && i + 1 >= argc) {
-            cli_usage_error("flow run", "%s needs a value", a);
+    const char *v;
+    if ((v = cli_arg_str(args, "max-memory", NULL))) {
+        size_t sz = 0;
+        if (!cli_parse_size(v, &sz) || sz < 4096) {
+            cli_usage_error("flow run", "--max-memory takes a size of at least 4K (e.g. "
+                                        "512M or 2G), not '%s'", v);
             return EXIT_USAGE;
         }
-        const char *v = takes ? argv[++i] : NULL;
-        uint64_t n = 0;
-        if (!strcmp(a, "--flow"))
-            flow = v;
-        else if (!strcmp(a, "--input"))
-            input = v;
-        else if (!strcmp(a, "--trace"))
-            trace = v;
-        else if (!strcmp(a, "--repo"))
-            repo = v;
-        else if (!strcmp(a, "--max-memory")) {
-            size_t sz = 0;
-            if (!cli_parse_size(v, &sz) || sz < 4096) {
-                cli_usage_error("flow run", "--max-memory takes a size of at least 4K (e.g. "
-                                            "512M or 2G), not '%s'", v);
-                return EXIT_USAGE;
-            }
-            b.max_memory = sz;
-        } else if (!strcmp(a, "--max-steps")) {
-            if (!cli_parse_u64(v, &n) || !n) {
-                cli_usage_error("flow run", "--max-steps takes a positive whole number, not '%s'",
-                                v);
-                return EXIT_USAGE;
-            }
-            b.max_steps = n;
-        } else if (takes) {
-            if (!cli_parse_u64(v, &n) || n > UINT32_MAX) {
-                cli_usage_error("flow run", "%s takes a whole number, not '%s'", a, v);
-                return EXIT_USAGE;
-            }
-            if (!n && (!strcmp(a, "--max-calls") || !strcmp(a, "--max-tokens") ||
-                       !strcmp(a, "--max-time-ms"))) {
-                /* a budget of 0 would mean the library's default, not "none" */
-                cli_usage_error("flow run", "%s takes a positive whole number, not '%s'", a, v);
-                return EXIT_USAGE;
-            }
-            if (!strcmp(a, "--max-calls"))
-                b.max_calls = (uint32_t)n;
-            else if (!strcmp(a, "--max-tokens"))
-                b.max_tokens = n;
-            else if (!strcmp(a, "--max-time-ms"))
-                b.max_ms = (uint32_t)n;
-            else if (!strcmp(a, "--max-turns"))
-                b.max_turns = n ? (uint32_t)n : 1;
-            else
-                b.workers = n ? (uint32_t)(n > 64 ? 64 : n) : 1;
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("flow run", a, NULL);
-            return EXIT_USAGE;
-        } else if (!file) {
-            file = a;
-        } else {
-            cli_usage_error("flow run", "one file at a time ('%s' and '%s')", file, a);
+        b.max_memory = sz;
+    }
+    if ((v = cli_arg_str(args, "max-steps", NULL))) {
+        uint64_t n;
+        if (!cli_parse_u64(v, &n) || !n) {
+            cli_usage_error("flow run", "--max-steps takes a positive whole number, not '%s'", v);
             return EXIT_USAGE;
         }
+        b.max_steps = n;
+    }
+    static const char *const counts[] = {"max-calls", "max-tokens", "max-time-ms", "max-turns",
+                                         "workers"};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        uint64_t n;
+        if (!(v = cli_arg_str(args, counts[k], NULL)))
+            continue;
+        if (!cli_parse_u64(v, &n) || n > UINT32_MAX) {
+            cli_usage_error("flow run", "--%s takes a whole number, not '%s'", counts[k], v);
+            return EXIT_USAGE;
+        }
+        if (!n && k < 3) { /* a budget of 0 would mean the library's default, not "none" */
+            cli_usage_error("flow run", "--%s takes a positive whole number, not '%s'", counts[k],
+                            v);
+            return EXIT_USAGE;
+        }
+        if (k == 0)
+            b.max_calls = (uint32_t)n;
+        else if (k == 1)
+            b.max_tokens = n;
+        else if (k == 2)
+            b.max_ms = (uint32_t)n;
+        else if (k == 3)
+            b.max_turns = n ? (uint32_t)n : 1;
+        else
+            b.workers = n ? (uint32_t)(n > 64 ? 64 : n) : 1;
     }
     if (!file) {
         cli_usage_error("flow run", "give the flow file to run");

@@ -165,8 +165,11 @@ static void param_meta(const qr_tool_param *p, qr_buf *b)
 
 void cli_command_help(const cli_command *c, const char *path, FILE *f)
 {
-    if (c->page) {
-        fputs(c->page, f);
+    if (c->page || c->page_fn) {
+        if (c->page_fn)
+            c->page_fn(f);
+        else
+            fputs(c->page, f);
         return;
     }
     fprintf(f, "usage: ");

@@ -53,6 +53,7 @@ struct cli_command {
     const char *page;          /* a hand-written --help page printed instead of the
                                   generated one (it must name every option; the test
                                   checks), or NULL */
+    void (*page_fn)(FILE *f);  /* the same, for a page with numbers from the library */
     const qr_tool_param *params;      /* ended by a NULL name; NULL for none */
     const char *const *positional;    /* ended by NULL; NULL for none */
     const char *too_many;             /* the usage error for a word no positional takes
@@ -94,6 +95,8 @@ int cli_cmd_lisp(const cli_args *args);
 extern const char cli_compile_page[], cli_query_page[], cli_ask_page[], cli_lisp_page[];
 int cli_flow_check(const cli_args *args);
 int cli_flow_fmt(const cli_args *args);
+int cli_flow_run_args(const cli_args *args);
+void cli_flow_run_page(FILE *f);
 extern const char cli_flow_page[];
 int cli_cmd_do(const cli_args *args);
 int cli_cmd_dwim(const cli_args *args);
@@ -104,7 +107,6 @@ int cli_cmd_sparql(const cli_args *args);
 extern const char cli_sparql_page[];
 int cli_cmd_tools(const cli_args *args);
 extern const char cli_tools_page[];
-int cli_flow_run(int argc, char **argv);
 
 /* The options of the commands that run programs and queries (cli_run_opts, cli.h) from a
  * parsed record: --repo, --store, --data, --format, --limit-output, --no-index and the

@@ -203,14 +203,16 @@ static const qr_tool_param flow_fmt_params[] = {
     P_LIST("files", "the files, and the *.flow and *.sr files under directories"),
     P_FLAG("check", "only say which files are not formatted"),
     P_FLAG("stdout", "print the formatted text instead of rewriting the file"), P_END};
+static const char *const flow_run_pos[] = {"file", NULL};
 static const qr_tool_param flow_run_params[] = {
+    P_STR("file", "the flow file"),
     P_STR("flow", "run this flow (or agent) instead"),
     P_STR("input", "the run's input ('-': stdin)"), P_STR("trace", "write every step as JSON lines"),
-    P_INT("max-calls", "budget of model calls"), P_INT("max-tokens", "budget of tokens"),
-    P_INT("max-time-ms", "budget of wall time"), P_INT("max-steps", "budget of statements"),
+    P_STR("max-calls", "budget of model calls"), P_STR("max-tokens", "budget of tokens"),
+    P_STR("max-time-ms", "budget of wall time"), P_STR("max-steps", "budget of statements"),
     P_STR("max-memory", "budget of the memory the run's values take"),
-    P_INT("max-turns", "model turns of one agent run"),
-    P_INT("workers", "statements of a 'parallel do' run at once"), P_REPO, P_END};
+    P_STR("max-turns", "model turns of one agent run"),
+    P_STR("workers", "statements of a 'parallel do' run at once"), P_REPO, P_END};
 
 static const cli_command flow_subs[] = {
     {.name = "check", .summary = "check flow files: syntax, names, types",
@@ -222,8 +224,10 @@ static const cli_command flow_subs[] = {
      .params = flow_fmt_params, .positional = flow_files_pos, .flags = CLI_CMD_FILES,
      .run = cli_flow_fmt},
     {.name = "run", .summary = "run a flow file",
-     .usage = "quarry flow run FILE [OPTIONS]", .params = flow_run_params,
-     .flags = CLI_CMD_FILES | CLI_CMD_NEEDS_REPO, .own = cli_flow_run},
+     .usage = "quarry flow run FILE [OPTIONS]", .page_fn = cli_flow_run_page,
+     .params = flow_run_params, .positional = flow_run_pos,
+     .too_many = "one file at a time", .flags = CLI_CMD_FILES | CLI_CMD_NEEDS_REPO,
+     .run = cli_flow_run_args},
     {.name = NULL}};
 
 /* ---- mem (its own dispatcher, cmd_mem.c; declared here for help and completion) ---- */

@@ -23,27 +23,13 @@ int cli_parse_format(const char *s);
 /* Parses a size with an optional K, M or G suffix; returns false on bad input. */
 bool cli_parse_size(const char *s, size_t *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
-/* The sandbox limit options (--timeout-ms, --max-memory, --max-output, --max-steps,
- * --max-depth): whether a is one, and parsing one with its value v (NULL when missing)
- * into lim. Returns 1 when a was such an option and v was good, 0 when a is not one, -1
- * after printing a usage error. */
-bool cli_is_limit_option(const char *a);
+/* Parses one sandbox limit option (--timeout-ms, --max-memory, --max-output, --max-steps,
+ * --max-depth) a with its value v (NULL when missing) into lim. Returns 1 when a was such
+ * an option and v was good, 0 when a is not one, -1 after printing a usage error. */
 int cli_limit_option(const char *cmd, const char *a, const char *v, qr_lisp_limits *lim);
 /* The options of the commands that run a program, a query or a question (lisp, query,
- * compile, ask), parsed in one place so their spelling, bounds and messages agree. A
- * command says which it takes (CLI_OPT_* bits); cli_run_option reads argv[*i] and, when it
- * is one of them, its value (advancing *i past it). Returns 1 when it took the option, 0
- * when argv[*i] is none of the accepted options (the command's own, or unknown), -1 after
- * printing a usage error (a missing or bad value). The strings point into argv. */
-enum {
-    CLI_OPT_REPO = 1u << 0,         /* --repo DIR */
-    CLI_OPT_STORE = 1u << 1,        /* --store FILE: the memory store */
-    CLI_OPT_DATA = 1u << 2,         /* --data FILE */
-    CLI_OPT_FORMAT = 1u << 3,       /* --format edn|json|table */
-    CLI_OPT_LIMIT_OUTPUT = 1u << 4, /* --limit-output ROWS */
-    CLI_OPT_LIMITS = 1u << 5,       /* the sandbox limits (cli_limit_option) */
-    CLI_OPT_NO_INDEX = 1u << 6,     /* --no-index */
-};
+ * compile, ask, mcp), read in one place (cli_run_opts_from, command.h) so their spelling,
+ * bounds and messages agree. The strings point into the parsed arguments. */
 typedef struct cli_run_opts {
     const char *repo, *store, *data;
     cli_format fmt;
@@ -52,8 +38,6 @@ typedef struct cli_run_opts {
     qr_lisp_limits lim; /* qr_lisp_limits_default unless given */
 } cli_run_opts;
 void cli_run_opts_init(cli_run_opts *o);
-int cli_run_option(const char *cmd, unsigned accept, int argc, char **argv, int *i,
-                   cli_run_opts *o);
 /* Starts a host for a command's tools from its options: the repository, the store, the
  * statistics index switch, and the terminal's warning and progress hooks. Release it
  * with qr_host_release. */
@@ -74,12 +58,10 @@ void cli_warn(void *ud, const char *msg);
  * it when done == total. */
 void cli_progress(void *ud, const char *what, size_t done, size_t total);
 void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "quarry CMD: unknown option 'OPT'; did you mean '--X'? see 'quarry CMD --help'": the
- * suggestion is the closest --option in the command's usage text, when one is close. */
-void cli_unknown_option(const char *cmd, const char *opt, const char *usage);
-/* The same from the command's record (command.h): true when cmd has one, and then the
- * message is printed. */
-bool cli_record_unknown_option(const char *cmd, const char *opt);
+/* "quarry CMD: unknown option 'OPT' (did you mean '--X'?); see 'quarry CMD --help'": the
+ * suggestion is the closest option of the command's record (command.h), when one is
+ * close. */
+void cli_unknown_option(const char *cmd, const char *opt);
 /* "quarry: msg" on stderr, or a JSON usage error with --format json. */
 void cli_usage_plain(const char *msg);
 /* The overview `quarry --help` prints: the commands and what they do. */

@@ -129,18 +129,15 @@ static const char *closest_option(const cli_command *c, const char *opt, char *b
     return buf;
 }
 
-bool cli_record_unknown_option(const char *cmd, const char *opt)
+void cli_unknown_option(const char *cmd, const char *opt)
 {
     const cli_command *c = cli_command_find(cmd);
-    if (!c)
-        return false;
     char buf[80];
-    const char *s = closest_option(c, opt, buf, sizeof buf);
+    const char *s = c ? closest_option(c, opt, buf, sizeof buf) : NULL;
     if (s)
         cli_usage_error(cmd, "unknown option '%.100s' (did you mean '%s'?)", opt, s);
     else
         cli_usage_error(cmd, "unknown option '%.100s'", opt);
-    return true;
 }
 
 /* ---- help ---- */
@@ -297,7 +294,7 @@ static int run_parsed(const cli_command *c, const char *path, int argc, char **a
                 break;
             }
             if (!p) {
-                cli_unknown_option(path, w, NULL);
+                cli_unknown_option(path, w);
                 goto done;
             }
             const char *eq = strchr(w, '=');
@@ -394,7 +391,7 @@ static int run_record(const cli_command *c, const char *path, int argc, char **a
             return argc < 2 ? EXIT_USAGE : EXIT_OK;
         }
         if (argv[1][0] == '-') {
-            cli_unknown_option(path, argv[1], NULL);
+            cli_unknown_option(path, argv[1]);
             return EXIT_USAGE;
         }
         const cli_command *s = find_in(c->subs, argv[1], strlen(argv[1]));

@@ -184,43 +184,6 @@ const char *cli_closest(const char *word, const char *const *cands, size_t n)
     return best;
 }
 
-void cli_unknown_option(const char *cmd, const char *opt, const char *usage)
-{
-    /* the options of a command are the parameters of its record; the --words of a usage
-     * text only for a caller that has no record */
-    if (cli_record_unknown_option(cmd, opt))
-        return;
-    /* the options a command has are the --words of its usage text */
-    enum { MAXOPT = 64, OPTLEN = 40 };
-    char opts[MAXOPT][OPTLEN];
-    const char *cands[MAXOPT];
-    size_t n = 0;
-    for (const char *p = usage; p && (p = strstr(p, "--")) && n < MAXOPT;) {
-        size_t k = 2;
-        while ((p[k] >= 'a' && p[k] <= 'z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '-')
-            k++;
-        if (k > 3 && k < OPTLEN && !(p > usage && p[-1] != ' ' && p[-1] != '[' && p[-1] != '|')) {
-            memcpy(opts[n], p, k);
-            opts[n][k] = '\0';
-            bool dup = false;
-            for (size_t i = 0; i < n && !dup; i++)
-                dup = !strcmp(opts[i], opts[n]);
-            if (!dup) {
-                cands[n] = opts[n];
-                n++;
-            }
-        }
-        p += k;
-    }
-    char word[OPTLEN * 2];
-    snprintf(word, sizeof word, "%.*s", (int)strcspn(opt, "="), opt);
-    const char *s = cli_closest(word, cands, n);
-    if (s)
-        cli_usage_error(cmd, "unknown option '%.100s' (did you mean '%s'?)", opt, s);
-    else
-        cli_usage_error(cmd, "unknown option '%.100s'", opt);
-}
-
 void cli_usage_plain(const char *msg)
 {
     if (json_errors)

@@ -3,10 +3,8 @@
  * spelling, bounds and messages cannot drift apart: the sandbox limits of the programs a
  * command runs (--timeout-ms, --max-memory, --max-output, --max-steps, --max-depth), and
  * the options of the commands that run programs and queries (--repo, --store, --data,
- * --format, --limit-output, --no-index), with the host those options describe.
- *
- * Rejected: a getopt-style table for every option of every command (each command's own
- * options read better next to the code that uses them).
+ * --format, --limit-output, --no-index) read from a record's parsed arguments (command.h),
+ * with the host those options describe.
  */
 #include "command.h"
 
@@ -44,7 +42,7 @@ qr_req *cli_req(void)
     return &the_req;
 }
 
-bool cli_is_limit_option(const char *a)
+static bool is_limit_option(const char *a)
 {
     return !strcmp(a, "--timeout-ms") || !strcmp(a, "--max-memory") ||
            !strcmp(a, "--max-output") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-depth");
@@ -52,7 +50,7 @@ bool cli_is_limit_option(const char *a)
 
 int cli_limit_option(const char *cmd, const char *a, const char *v, qr_lisp_limits *lim)
 {
-    if (!cli_is_limit_option(a))
+    if (!is_limit_option(a))
         return 0;
     if (!v) {
         cli_usage_error(cmd, "option '%s' needs a value", a);
@@ -91,71 +89,6 @@ void cli_run_opts_init(cli_run_opts *o)
     o->fmt = FMT_DEFAULT;
     o->limit = QR_TOOLS_OUTPUT_ROWS;
     qr_lisp_limits_default(&o->lim);
-}
-
-/* The options with a value, by the bit that accepts them. */
-static const struct {
-    const char *name;
-    unsigned bit;
-} valued[] = {
-    {"--repo", CLI_OPT_REPO},     {"--store", CLI_OPT_STORE},
-    {"--data", CLI_OPT_DATA},     {"--format", CLI_OPT_FORMAT},
-    {"--limit-output", CLI_OPT_LIMIT_OUTPUT},
-};
-
-int cli_run_option(const char *cmd, unsigned accept, int argc, char **argv, int *i,
-                   cli_run_opts *o)
-{
-    const char *a = argv[*i];
-    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if ((accept & CLI_OPT_NO_INDEX) && !strcmp(a, "--no-index")) {
-        o->no_index = true;
-        return 1;
-    }
-    if ((accept & CLI_OPT_LIMITS) && cli_is_limit_option(a)) {
-        if (cli_limit_option(cmd, a, v, &o->lim) < 0)
-            return -1;
-        (*i)++;
-        return 1;
-    }
-    unsigned bit = 0;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-        if (!strcmp(a, valued[k].name))
-            bit = valued[k].bit;
-    if (!(bit & accept))
-        return 0;
-    if (!v) {
-        cli_usage_error(cmd, "option '%s' needs a value", a);
-        return -1;
-    }
-    switch (bit) {
-    case CLI_OPT_REPO:
-        o->repo = v;
-        break;
-    case CLI_OPT_STORE:
-        o->store = v;
-        break;
-    case CLI_OPT_DATA:
-        o->data = v;
-        break;
-    case CLI_OPT_FORMAT: {
-        int f = cli_parse_format(v);
-        if (f < 0) {
-            cli_usage_error(cmd, "unknown format '%s': expected edn, json or table", v);
-            return -1;
-        }
-        o->fmt = (cli_format)f;
-        break;
-    }
-    default: /* CLI_OPT_LIMIT_OUTPUT */
-        if (!cli_parse_u64(v, &o->limit)) {
-            cli_usage_error(cmd, "bad --limit-output '%s': expected a row count", v);
-            return -1;
-        }
-        break;
-    }
-    (*i)++;
-    return 1;
 }
 
 void cli_host_init(struct qr_host *h, const cli_run_opts *o)

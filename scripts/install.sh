@@ -1,11 +1,11 @@
 #!/bin/sh
 # install.sh QUARRY DEST: installs the quarry binary QUARRY under the prefix DEST (make
 # install passes $(DESTDIR)$(PREFIX)): DEST/bin/quarry, a man page per command in
-# DEST/share/man/man1 (quarry.1 and quarry-COMMAND.1), and bash and zsh completion in
+# DEST/share/man/man1 (quarry.1, quarry-COMMAND.1 and quarry-COMMAND-SUBCOMMAND.1), and bash and zsh completion in
 # DEST/share/bash-completion/completions/quarry and DEST/share/zsh/site-functions/_quarry.
 #
 # The man pages and completions are generated from the binary itself: its command records
-# (`quarry help --commands`, each command's --help, and `quarry complete`, which offers a
+# (`quarry help --man`, `quarry help --commands`, and `quarry complete`, which offers a
 # command's subcommands, options and option values from its record), so they cannot drift
 # from it.
 set -eu
@@ -17,40 +17,16 @@ install -d "$DEST/bin" "$DEST/share/man/man1" "$DEST/share/bash-completion/compl
   "$DEST/share/zsh/site-functions"
 install -m 755 "$Q" "$DEST/bin/quarry"
 
-# roff-escapes text read on stdin: backslashes, and a leading . or ' on a line
-roff() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
-
-# page NAME TITLE SUMMARY HELP-COMMAND...: one man page from a --help text, whose first
-# line is the usage and the rest the description
-page() {
-  name=$1 title=$2 summary=$3; shift 3
-  help=$("$@")
-  {
-    printf '.TH %s 1 "" "quarry %s" "quarry manual"\n' "$title" "$VERSION"
-    printf '.SH NAME\n%s \\- %s\n' "$name" "$(printf '%s' "$summary" | roff)"
-    printf '.SH SYNOPSIS\n.nf\n'
-    printf '%s\n' "$help" | sed -n '1p' | sed 's/^usage: //' | roff
-    printf '.fi\n.SH DESCRIPTION\n.nf\n'
-    printf '%s\n' "$help" | sed '1d' | sed '1{/^$/d;}' | roff
-    printf '.fi\n'
-    if [ "$name" = quarry ]; then
-      printf '.SH COMMANDS\n'
-      "$Q" help --commands | while IFS="$(printf '\t')" read -r c s; do
-        printf '.TP\n.B quarry %s\n%s (quarry-%s(1))\n' "$c" "$(printf '%s' "$s" | roff)" "$c"
-      done
-    else
-      printf '.SH SEE ALSO\nquarry(1)\n'
-    fi
-  } > "$DEST/share/man/man1/$name.1"
-}
-
-page quarry QUARRY "ask questions of a repository's history, its code and an agent's memory" \
-  "$Q" --help
+# the man pages: quarry.1, one per command and one per subcommand, each printed by the
+# binary from its command records (`quarry help --man [COMMAND [SUBCOMMAND]]`)
+"$Q" help --man > "$DEST/share/man/man1/quarry.1"
 "$Q" help --commands > "${TMPDIR:-/tmp}/quarry-commands.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/quarry-commands.$$"' EXIT
 while IFS="$(printf '\t')" read -r c s; do
-  upper=$(printf 'QUARRY-%s' "$c" | tr 'a-z' 'A-Z')
-  page "quarry-$c" "$upper" "$s" "$Q" "$c" --help
+  "$Q" help --man "$c" > "$DEST/share/man/man1/quarry-$c.1"
+  for sub in $("$Q" complete "$c" ""); do
+    "$Q" help --man "$c" "$sub" > "$DEST/share/man/man1/quarry-$c-$sub.1"
+  done
 done < "${TMPDIR:-/tmp}/quarry-commands.$$"
 
 # what a command line may go on with: its subcommands and the options its record declares

@@ -198,8 +198,10 @@ void cli_command_help(const cli_command *c, const char *path, FILE *f)
                 fprintf(f, "  %-22s  %s", b.p, p->desc ? p->desc : "");
             else
                 fprintf(f, "  %s\n  %-22s  %s", b.p, "", p->desc ? p->desc : "");
-            if (p->def)
-                fprintf(f, " (default %s)", p->def);
+            if (p->def) /* a string's default without its quotes */
+                fprintf(f, " (default %.*s)",
+                        (int)(p->def[0] == '"' ? strlen(p->def) - 2 : strlen(p->def)),
+                        p->def + (p->def[0] == '"'));
             fputc('\n', f);
             qr_buf_release(&b);
         }
@@ -475,6 +477,114 @@ const char **cli_arg_strs(const cli_args *args, const char *name, size_t *n)
     return out;
 }
 
+/* ---- man pages ---- */
+
+/* Writes s as roff text: backslashes escaped, a line that starts with . or ' guarded. */
+static void roff(FILE *f, const char *s)
+{
+    bool bol = true;
+    for (; *s; s++) {
+        if (bol && (*s == '.' || *s == '\''))
+            fputs("\\&", f);
+        if (*s == '\\')
+            fputs("\\e", f);
+        else
+            fputc(*s, f);
+        bol = *s == '\n';
+    }
+}
+
+/* The man page of record c at path (NULL: quarry's own page, listing the commands). */
+static void man_page(FILE *f, const cli_command *c, const char *path)
+{
+    char title[160];
+    snprintf(title, sizeof title, "%s%s", path ? "QUARRY-" : "QUARRY", path ? path : "");
+    for (char *t = title; *t; t++)
+        *t = *t == ' ' ? '-' : (char)(*t >= 'a' && *t <= 'z' ? *t - 32 : *t);
+    fprintf(f, ".TH %s 1 \"\" \"quarry %s\" \"quarry manual\"\n.SH NAME\n", title, QR_VERSION);
+    if (!c) {
+        fputs("quarry \\- ask questions of a repository's history, its code and an agent's "
+              "memory\n.SH SYNOPSIS\n.nf\nquarry COMMAND [OPTIONS]\n.fi\n.SH COMMANDS\n",
+              f);
+        for (size_t i = 0; cli_commands[i].name; i++) {
+            fprintf(f, ".TP\n.B quarry %s\n", cli_commands[i].name);
+            roff(f, cli_commands[i].summary);
+            fprintf(f, " (quarry-%s(1))\n", cli_commands[i].name);
+        }
+        fputs(".SH DESCRIPTION\n.nf\n", f);
+        char *text = NULL;
+        size_t n = 0;
+        FILE *m = open_memstream(&text, &n);
+        if (m) {
+            cli_overview(m);
+            fclose(m);
+            roff(f, text ? text : "");
+            free(text);
+        }
+        fputs(".fi\n", f);
+        return;
+    }
+    char name[160];
+    snprintf(name, sizeof name, "quarry-%s", path);
+    for (char *t = name; *t; t++)
+        if (*t == ' ')
+            *t = '-';
+    fprintf(f, "%s \\- ", name);
+    roff(f, c->summary);
+    fputs("\n.SH SYNOPSIS\n.nf\n", f);
+    roff(f, c->usage);
+    fputs("\n.fi\n.SH DESCRIPTION\n.nf\n", f);
+    char *text = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&text, &n);
+    if (m) {
+        if (c->page || c->page_fn || c->run || c->subs)
+            cli_command_help(c, path, m);
+        else
+            fprintf(m, "%s\n", c->summary);
+        fclose(m);
+        /* the synopsis is above: leave out the help's usage lines */
+        const char *t = text ? text : "";
+        if (!strncmp(t, "usage:", 6)) {
+            do
+                t += strcspn(t, "\n") + (t[strcspn(t, "\n")] != '\0');
+            while (!strncmp(t, "       ", 7));
+            if (*t == '\n')
+                t++;
+        }
+        roff(f, t);
+        free(text);
+    }
+    fputs(".fi\n", f);
+    if (c->params) {
+        fputs(".SH OPTIONS\n", f);
+        for (size_t i = 0; c->params[i].name; i++) {
+            const qr_tool_param *p = &c->params[i];
+            if (is_positional(c, p))
+                continue;
+            qr_buf b;
+            qr_buf_init(&b);
+            qr_buf_printf(&b, "--%s", p->name);
+            param_meta(p, &b);
+            fputs(".TP\n.B ", f);
+            roff(f, b.p ? b.p : "");
+            fputc('\n', f);
+            roff(f, p->desc ? p->desc : "");
+            fputc('\n', f);
+            qr_buf_release(&b);
+        }
+    }
+    if (c->subs) {
+        fputs(".SH SUBCOMMANDS\n", f);
+        for (size_t i = 0; c->subs[i].name; i++) {
+            fprintf(f, ".TP\n.B quarry %s %s\n", path, c->subs[i].name);
+            roff(f, c->subs[i].summary);
+            fputc('\n', f);
+        }
+    }
+    fputs(".SH SEE ALSO\nquarry(1)\n", f);
+}
+
 /* ---- quarry help ---- */
 
 static void json_str(qr_buf *b, const char *s)
@@ -543,6 +653,18 @@ int cli_cmd_help(const cli_args *args)
         return EXIT_OK;
     }
     const char *name = cli_arg_str(args, "command", NULL);
+    if (cli_arg_bool(args, "man")) {
+        const char *sub = cli_arg_str(args, "subcommand", NULL);
+        char path[128];
+        snprintf(path, sizeof path, "%s%s%s", name ? name : "", sub ? " " : "", sub ? sub : "");
+        const cli_command *c = name ? cli_command_find(path) : NULL;
+        if (name && !c) {
+            unknown_word("help", "command", path, cli_commands);
+            return EXIT_USAGE;
+        }
+        man_page(stdout, c, name ? path : NULL);
+        return EXIT_OK;
+    }
     if (name) {
         const cli_command *c = find_in(cli_commands, name, strlen(name));
         if (!c) {

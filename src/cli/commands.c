@@ -142,7 +142,9 @@ static const qr_tool_param help_params[] = {
     P_STR("command", "the command whose help to show"),
     P_STR("subcommand", "its subcommand"),
     P_FLAG("commands", "list the commands, one a line: NAME, a tab, what it does"),
-    P_FLAG("json", "list every command and subcommand with its options as JSON"), P_END};
+    P_FLAG("json", "list every command and subcommand with its options as JSON"),
+    P_FLAG("man", "print the man page of quarry, or of COMMAND [SUBCOMMAND], as roff"),
+    P_END};
 static const char *const help_pos[] = {"command", "subcommand", NULL};
 
 /* ---- code ---- */
@@ -306,7 +308,7 @@ const cli_command cli_commands[] = {
      .params = tool_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_tool},
     {.name = "mcp",
      .summary = "serve the tools to an MCP client (Claude Code, Cursor...) over stdio or loopback HTTP",
-     .usage = "quarry mcp [--repo DIR] [--http ADDR]", .page = cli_mcp_page, .params = mcp_params,
+     .usage = "quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]", .page = cli_mcp_page, .params = mcp_params,
      .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_NEEDS_STORE, .run = cli_cmd_mcp},
     {.name = "index",
      .summary = "build the statistics index of a repository, or report it (--status)",
@@ -378,10 +380,11 @@ const cli_command cli_commands[] = {
      .page = cli_do_page, .params = do_params, .positional = do_pos,
      .too_many = "one task: quote it", .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_do},
     {.name = "help", .summary = "show help for quarry or one command",
-     .usage = "quarry help [COMMAND [SUBCOMMAND] | --commands | --json]",
+     .usage = "quarry help [COMMAND [SUBCOMMAND] | --commands | --json] [--man]",
      .help = "\nShows the help of quarry or of one command; --commands lists the commands, one a\n"
              "line: NAME, a tab, what it does; --json lists every command and subcommand with\n"
-             "its options, as completion and the man pages see them.\n",
+             "its options, as completion sees them; --man prints a man page made from the\n"
+             "records (what make install installs).\n",
      .params = help_params, .positional = help_pos, .run = cli_cmd_help},
     {.name = "complete", .summary = "print the completions of a command line (for shells)",
      .usage = "quarry complete WORD... CURRENT", .own = cli_cmd_complete},

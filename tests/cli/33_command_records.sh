@@ -1,6 +1,6 @@
 # 33_command_records.sh: the command records (src/cli/commands.c) tell the truth. Walks
 # the table as `quarry help --json` lists it: every command and subcommand's --help exits
-# 0 on stdout; a misspelt option exits 2 with one suggestion; `quarry complete` offers
+# 0 on stdout and names its options, and so does its man page (`quarry help --man`); a misspelt option exits 2 with one suggestion; `quarry complete` offers
 # each record's options, and each offered option, fed back to its command, is not refused
 # as unknown (a parser that rejects what completion offers fails here); enum values
 # offered are accepted; unknown commands and subcommands get a suggestion.
@@ -34,6 +34,14 @@ while IFS="$(printf '\t')" read -r path opts enums; do
   if [ "$rc" != 0 ] || ! grep -q "usage" "$TMP/out"; then
     echo "FAIL: quarry $path --help: exit $rc"; head -3 "$TMP/out" "$TMP/err"; FAILS=$((FAILS + 1))
   fi
+  # a man page made from the record, naming the command and each of its options
+  "$Q" help --man "$@" >"$TMP/man" 2>"$TMP/err"; rc=$?
+  if [ "$rc" != 0 ] || ! head -1 "$TMP/man" | grep -q '^\.TH QUARRY-'; then
+    echo "FAIL: quarry help --man $path: exit $rc"; head -3 "$TMP/man" "$TMP/err"; FAILS=$((FAILS + 1))
+  fi
+  for o in $opts; do
+    grep -q -- "^\.B $o" "$TMP/man" || { echo "FAIL: the man page of $path lacks $o"; FAILS=$((FAILS + 1)); }
+  done
   # the help names every option the record declares
   for o in $opts; do
     grep -q -- "$o" "$TMP/out" || { echo "FAIL: quarry $path --help does not name $o"; FAILS=$((FAILS + 1)); }

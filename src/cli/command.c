@@ -152,7 +152,27 @@ static void param_meta(const qr_tool_param *p, qr_buf *b)
             qr_buf_printf(b, "%s%s", k ? "|" : "", p->enum_values[k]);
         return;
     }
-    if (p->type == QR_TOOL_INTEGER || p->type == QR_TOOL_NUMBER) {
+    /* the words the hand-written pages use for the options many commands share */
+    static const char *const meta[][2] = {
+        {"repo", "DIR"},        {"agents", "DIR"},      {"store", "FILE"},
+        {"data", "FILE"},       {"trace", "FILE"},      {"log", "FILE"},
+        {"export-nt", "FILE"},  {"query", "FILE"},      {"args", "MAP"},
+        {"path", "PREFIX"},     {"max-memory", "SIZE"}, {"max-output", "SIZE"},
+        {"max-message", "SIZE"}, {"http", "ADDR"},      {"allow-write", "WHAT"},
+        {"graph", "IRI=FILE"},  {"base", "IRI"},        {"input", "TEXT"},
+        {"content", "TEXT"},    {"stage", "STAGE"},     {"now", "TIME"},
+    };
+    for (size_t k = 0; k < sizeof meta / sizeof meta[0]; k++)
+        if (!strcmp(p->name, meta[k][0])) {
+            qr_buf_puts(b, meta[k][1]);
+            return;
+        }
+    size_t n = strlen(p->name);
+    if (p->type == QR_TOOL_INTEGER || p->type == QR_TOOL_NUMBER ||
+        !strncmp(p->name, "max-", 4) || (n > 3 && !strcmp(p->name + n - 3, "-ms")) ||
+        !strcmp(p->name, "workers") || !strcmp(p->name, "repeat") ||
+        !strcmp(p->name, "seed") || !strcmp(p->name, "limit-output") ||
+        !strcmp(p->name, "page-size") || !strcmp(p->name, "interval")) {
         qr_buf_putc(b, 'N');
         return;
     }

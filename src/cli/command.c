@@ -180,6 +180,36 @@ static void param_meta(const qr_tool_param *p, qr_buf *b)
         qr_buf_putc(b, *s == '-' ? '_' : (char)(*s >= 'a' && *s <= 'z' ? *s - 32 : *s));
 }
 
+/* Calls fn for each option of c (its parameters that are no positional word) with its
+ * label: "--name VALUE". */
+static void each_option(const cli_command *c,
+                        void (*fn)(FILE *f, const qr_tool_param *p, const char *label), FILE *f)
+{
+    for (size_t i = 0; c->params && c->params[i].name; i++) {
+        const qr_tool_param *p = &c->params[i];
+        if (is_positional(c, p))
+            continue;
+        qr_buf b;
+        qr_buf_init(&b);
+        qr_buf_printf(&b, "--%s", p->name);
+        param_meta(p, &b);
+        fn(f, p, b.p ? b.p : "");
+        qr_buf_release(&b);
+    }
+}
+
+static void help_line(FILE *f, const qr_tool_param *p, const char *label)
+{
+    if (strlen(label) < 22)
+        fprintf(f, "  %-22s  %s", label, p->desc ? p->desc : "");
+    else
+        fprintf(f, "  %s\n  %-22s  %s", label, "", p->desc ? p->desc : "");
+    if (p->def) /* a string's default without its quotes */
+        fprintf(f, " (default %.*s)", (int)(p->def[0] == '"' ? strlen(p->def) - 2 : strlen(p->def)),
+                p->def + (p->def[0] == '"'));
+    fputc('\n', f);
+}
+
 void cli_command_help(const cli_command *c, const char *path, FILE *f)
 {
     if (c->page || c->page_fn) {
@@ -206,25 +236,7 @@ void cli_command_help(const cli_command *c, const char *path, FILE *f)
     }
     if (count_params(c)) {
         fprintf(f, "\noptions:\n");
-        for (size_t i = 0; c->params[i].name; i++) {
-            const qr_tool_param *p = &c->params[i];
-            if (is_positional(c, p))
-                continue;
-            qr_buf b;
-            qr_buf_init(&b);
-            qr_buf_printf(&b, "--%s", p->name);
-            param_meta(p, &b);
-            if (b.len < 22)
-                fprintf(f, "  %-22s  %s", b.p, p->desc ? p->desc : "");
-            else
-                fprintf(f, "  %s\n  %-22s  %s", b.p, "", p->desc ? p->desc : "");
-            if (p->def) /* a string's default without its quotes */
-                fprintf(f, " (default %.*s)",
-                        (int)(p->def[0] == '"' ? strlen(p->def) - 2 : strlen(p->def)),
-                        p->def + (p->def[0] == '"'));
-            fputc('\n', f);
-            qr_buf_release(&b);
-        }
+        each_option(c, help_line, f);
     }
     fprintf(f, "\nexit status: 0 success, 1 failure, 2 bad usage or bad input; errors are one\n"
                "line on stderr (a JSON object with --format json).\n");
@@ -514,6 +526,15 @@ static void roff(FILE *f, const char *s)
     }
 }
 
+static void man_line(FILE *f, const qr_tool_param *p, const char *label)
+{
+    fputs(".TP\n.B ", f);
+    roff(f, label);
+    fputc('\n', f);
+    roff(f, p->desc ? p->desc : "");
+    fputc('\n', f);
+}
+
 /* The man page of record c at path (NULL: quarry's own page, listing the commands). */
 static void man_page(FILE *f, const cli_command *c, const char *path)
 {
@@ -580,21 +601,7 @@ static void man_page(FILE *f, const cli_command *c, const char *path)
     bool described = c->page || c->page_fn || c->run || c->subs;
     if (c->params && !described) {
         fputs(".SH OPTIONS\n", f);
-        for (size_t i = 0; c->params[i].name; i++) {
-            const qr_tool_param *p = &c->params[i];
-            if (is_positional(c, p))
-                continue;
-            qr_buf b;
-            qr_buf_init(&b);
-            qr_buf_printf(&b, "--%s", p->name);
-            param_meta(p, &b);
-            fputs(".TP\n.B ", f);
-            roff(f, b.p ? b.p : "");
-            fputc('\n', f);
-            roff(f, p->desc ? p->desc : "");
-            fputc('\n', f);
-            qr_buf_release(&b);
-        }
+        each_option(c, man_line, f);
     }
     if (c->subs) {
         fputs(".SH SUBCOMMANDS\n", f);

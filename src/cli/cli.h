@@ -49,6 +49,8 @@ void cli_host_init(struct qr_host *h, const cli_run_opts *o);
  * the first SIGINT or SIGTERM cancel it, so the work stops at its next check and what it
  * finished is kept; a second signal ends the process as usual. */
 qr_req *cli_req(void);
+/* Makes fn the handler of SIGINT and SIGTERM, with sigaction flags (SA_RESTART or 0). */
+void cli_on_stop_signals(void (*fn)(int), int flags);
 
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);

@@ -105,12 +105,7 @@ static int serve_http(const qr_mcp_config *cfg, const char *addr)
         fprintf(stderr, "quarry mcp: cannot start: %s\n", strerror(errno));
         return EXIT_FAILED;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_on_stop_signals(on_stop, 0);
     qr_buf err;
     qr_buf_init(&err);
     int rc = qr_mcp_serve_http(cfg, addr, stop_pipe[0], on_ready, NULL, &err);

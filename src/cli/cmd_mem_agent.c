@@ -736,12 +736,7 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
         goto done;
 
     qr_req_init(&daemon_req, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    cli_on_stop_signals(on_signal, 0);
 
     qr_mem_agent_daemon dopts = {.dir = dir, .mem = m, .llm = &cfg, .interval_s = interval,
                                  .once = once, .log = log_line, .stop_reason = signal_name,

@@ -26,18 +26,24 @@ static void on_stop_signal(int sig)
     signal(sig, SIG_DFL);
 }
 
+void cli_on_stop_signals(void (*fn)(int), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 qr_req *cli_req(void)
 {
     if (!req_started) {
         req_started = true;
         qr_req_init(&the_req, NULL);
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sa.sa_flags = SA_RESTART; /* reads and writes go on; the work's checks stop it */
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
+        /* reads and writes go on; the work's checks stop it */
+        cli_on_stop_signals(on_stop_signal, SA_RESTART);
     }
     return &the_req;
 }

@@ -290,4 +290,58 @@ void qr_mem_agent_unlock(qr_mem_agent_locks *l, const char *agent);
 bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s, int64_t now,
                       int64_t *next);
 
+/* ---- the daemon ----
+ * The scheduler loop any surface can run (`quarry mem daemon` does). Each round: rescan
+ * the agent directory (changed files read again, broken ones logged once and skipped),
+ * run every due agent whose query returns nodes, in name order, one at a time, under its
+ * lock, record its state; then sleep interval_s seconds. */
+
+/* The message of a run that needs a model when none is configured. */
+#define QR_MEM_AGENT_NO_MODEL                                                                   \
+    "no model is configured: set QUARRY_LLM_URL and QUARRY_LLM_MODEL (or [llm] url and "       \
+    "model in ~/.config/quarry/config.toml; docs/llm.md), or see the prompt with --dry-run"
+
+/* An agent file of a directory: NAME.toml. */
+typedef struct qr_mem_agent_file {
+    char *name; /* malloc'd */
+    char *path; /* malloc'd */
+} qr_mem_agent_file;
+/* The *.toml files of dir (dot files left out), sorted by name, into *out (free with
+ * qr_mem_agent_files_free); their count, or -1 when the directory cannot be read (errno
+ * says why). */
+long qr_mem_agent_list_files(const char *dir, qr_mem_agent_file **out);
+void qr_mem_agent_files_free(qr_mem_agent_file *v, long n);
+/* A model client for agent a: cfg with the agent's `model` when it names one; NULL when
+ * no model is configured or out of memory. Free with qr_llm_free. */
+qr_llm *qr_mem_agent_client(qr_llm_config *cfg, const qr_mem_agent *a);
+/* A one-line summary of a run that returned rc (for the state file and the log) into
+ * out (cap bytes): the invalid actions, the model's failure, or err. */
+void qr_mem_agent_failure_text(int rc, const qr_mem_agent_report *r, const qr_buf *err,
+                               char *out, size_t cap);
+
+typedef struct qr_mem_agent_daemon {
+    const char *dir;     /* the agent files */
+    qr_mem *mem;         /* the store the agents work on (the caller's) */
+    qr_llm_config *llm;  /* the model configuration (the caller's; an agent's model
+                            replaces its model for that agent's client) */
+    uint64_t interval_s; /* between rounds (0: 60) */
+    bool once;           /* one round, then return */
+    /* one JSON object per event, without a newline: start, agent-load, agent-remove,
+     * agent-run, agent-skip, retry, error, stop (docs/memory-agents.md); NULL: none */
+    void (*log)(void *ud, const char *json);
+    /* when the request stopped the loop: the stop event's reason ("SIGTERM"); NULL:
+     * "cancelled". Not called for `once`, whose reason is "once". */
+    const char *(*stop_reason)(void *ud);
+    void *log_ud; /* for log and stop_reason */
+} qr_mem_agent_daemon;
+
+/* Runs the loop until req stops (checked between agents and while sleeping, never inside
+ * a run: a run in progress finishes, writes included) or, with once, after one round.
+ * *runs_failed counts the runs that failed (each logged as an error). Returns QR_OK;
+ * QR_ERUNTIME when another daemon holds the store (err says which pid); QR_EIO when the
+ * lock file cannot be opened; QR_ENOMEM. Thread: the caller's; req may be cancelled from
+ * a signal handler or another thread. */
+int qr_mem_agent_daemon_run(const qr_mem_agent_daemon *o, qr_req *req, size_t *runs_failed,
+                            qr_buf *err);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * cli.h: what the subcommands share: the command table record, option parsing helpers,
+ * cli.h: what the subcommands share: option parsing helpers,
  * error reporting (one line on stderr, JSON with --format json) and exit codes.
  */
 #ifndef QUARRY_CLI_H
@@ -15,55 +15,21 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 typedef enum { FMT_DEFAULT, FMT_EDN, FMT_JSON, FMT_TABLE } cli_format;
 
-typedef struct cli_cmd {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *usage;
-    const char *summary;
-} cli_cmd;
-
-int cmd_lisp(int argc, char **argv);
-int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
-int cmd_query(int argc, char **argv);
-int cmd_compile(int argc, char **argv);
-int cmd_index(int argc, char **argv);
-int cmd_mcp(int argc, char **argv);
-int cmd_ask(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
-int cmd_code(int argc, char **argv);
-int cmd_sparql(int argc, char **argv);
-int cmd_flow(int argc, char **argv);
-int cmd_lsp(int argc, char **argv);
-int cmd_dwim(int argc, char **argv);
-int cmd_do(int argc, char **argv);
 
 /* Parses "edn", "json", "table"; returns -1 for anything else. */
 int cli_parse_format(const char *s);
 /* Parses a size with an optional K, M or G suffix; returns false on bad input. */
 bool cli_parse_size(const char *s, size_t *out);
 bool cli_parse_u64(const char *s, uint64_t *out);
-/* The sandbox limit options (--timeout-ms, --max-memory, --max-output, --max-steps,
- * --max-depth): whether a is one, and parsing one with its value v (NULL when missing)
- * into lim. Returns 1 when a was such an option and v was good, 0 when a is not one, -1
- * after printing a usage error. */
-bool cli_is_limit_option(const char *a);
+/* Parses one sandbox limit option (--timeout-ms, --max-memory, --max-output, --max-steps,
+ * --max-depth) a with its value v (NULL when missing) into lim. Returns 1 when a was such
+ * an option and v was good, 0 when a is not one, -1 after printing a usage error. */
 int cli_limit_option(const char *cmd, const char *a, const char *v, qr_lisp_limits *lim);
 /* The options of the commands that run a program, a query or a question (lisp, query,
- * compile, ask), parsed in one place so their spelling, bounds and messages agree. A
- * command says which it takes (CLI_OPT_* bits); cli_run_option reads argv[*i] and, when it
- * is one of them, its value (advancing *i past it). Returns 1 when it took the option, 0
- * when argv[*i] is none of the accepted options (the command's own, or unknown), -1 after
- * printing a usage error (a missing or bad value). The strings point into argv. */
-enum {
-    CLI_OPT_REPO = 1u << 0,         /* --repo DIR */
-    CLI_OPT_STORE = 1u << 1,        /* --store FILE: the memory store */
-    CLI_OPT_DATA = 1u << 2,         /* --data FILE */
-    CLI_OPT_FORMAT = 1u << 3,       /* --format edn|json|table */
-    CLI_OPT_LIMIT_OUTPUT = 1u << 4, /* --limit-output ROWS */
-    CLI_OPT_LIMITS = 1u << 5,       /* the sandbox limits (cli_limit_option) */
-    CLI_OPT_NO_INDEX = 1u << 6,     /* --no-index */
-};
+ * compile, ask, mcp), read in one place (cli_run_opts_from, command.h) so their spelling,
+ * bounds and messages agree. The strings point into the parsed arguments. */
 typedef struct cli_run_opts {
     const char *repo, *store, *data;
     cli_format fmt;
@@ -72,8 +38,6 @@ typedef struct cli_run_opts {
     qr_lisp_limits lim; /* qr_lisp_limits_default unless given */
 } cli_run_opts;
 void cli_run_opts_init(cli_run_opts *o);
-int cli_run_option(const char *cmd, unsigned accept, int argc, char **argv, int *i,
-                   cli_run_opts *o);
 /* Starts a host for a command's tools from its options: the repository, the store, the
  * statistics index switch, and the terminal's warning and progress hooks. Release it
  * with qr_host_release. */
@@ -85,6 +49,8 @@ void cli_host_init(struct qr_host *h, const cli_run_opts *o);
  * the first SIGINT or SIGTERM cancel it, so the work stops at its next check and what it
  * finished is kept; a second signal ends the process as usual. */
 qr_req *cli_req(void);
+/* Makes fn the handler of SIGINT and SIGTERM, with sigaction flags (SA_RESTART or 0). */
+void cli_on_stop_signals(void (*fn)(int), int flags);
 
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
@@ -94,9 +60,14 @@ void cli_warn(void *ud, const char *msg);
  * it when done == total. */
 void cli_progress(void *ud, const char *what, size_t done, size_t total);
 void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "quarry CMD: unknown option 'OPT'; did you mean '--X'? see 'quarry CMD --help'": the
- * suggestion is the closest --option in the command's usage text, when one is close. */
-void cli_unknown_option(const char *cmd, const char *opt, const char *usage);
+/* "quarry CMD: unknown option 'OPT' (did you mean '--X'?); see 'quarry CMD --help'": the
+ * suggestion is the closest option of the command's record (command.h), when one is
+ * close. */
+void cli_unknown_option(const char *cmd, const char *opt);
+/* "quarry: msg" on stderr, or a JSON usage error with --format json. */
+void cli_usage_plain(const char *msg);
+/* The overview `quarry --help` prints: the commands and what they do. */
+void cli_overview(FILE *f);
 /* cli_usage_error with a va_list. */
 void cli_usage_verror(const char *cmd, const char *fmt, va_list ap);
 /* The candidate a mistyped word most likely meant (a third of its length in edits at

@@ -14,7 +14,7 @@
  * Rejected: printing the explanation on stdout (it would break `--format json | jq`).
  */
 #define _XOPEN_SOURCE 700 /* realpath, strdup */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/ask.h"
 #include "quarry/host.h"
@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] =
+const char cli_ask_page[] =
     "usage: quarry ask \"QUESTION\" [OPTIONS]\n"
     "\n"
     "Answers a question about the repository's history in plain words, for the fewest\n"
@@ -65,6 +65,8 @@ static const char usage[] =
     "  --timeout-ms N        wall time limit of each program run (default 10000)\n"
     "  --max-memory SIZE     memory limit of each program run (default 64M)\n"
     "  --max-steps N         evaluation step limit of each program run\n"
+    "  --max-depth N         call depth limit of each program run\n"
+    "  --max-output SIZE     println output kept of each program run\n"
     "\n"
     "exit status: 0 answered, 1 the run failed (the error says why), 2 bad usage, a bad\n"
     "configuration, or a question that needs a model when none is configured.\n";
@@ -187,53 +189,20 @@ static void explain_json(const qr_ask_result *r, qr_buf *b)
     qr_buf_puts(b, "}}\n");
 }
 
-int cmd_ask(int argc, char **argv)
+int cli_cmd_ask(const cli_args *args)
 {
-    const char *question = NULL, *trace = NULL;
-    bool explain = false, no_router = false;
+    const char *question = cli_arg_str(args, "question", NULL);
+    const char *trace = cli_arg_str(args, "trace", NULL);
+    bool explain = cli_arg_bool(args, "explain"), no_router = cli_arg_bool(args, "no-router");
     uint64_t max_calls = QR_ASK_DEFAULT_MAX_CALLS;
-    cli_run_opts ro;
-    cli_run_opts_init(&ro);
-    const unsigned accept = CLI_OPT_REPO | CLI_OPT_STORE | CLI_OPT_FORMAT | CLI_OPT_LIMIT_OUTPUT |
-                            CLI_OPT_LIMITS | CLI_OPT_NO_INDEX;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        int took = cli_run_option("ask", accept, argc, argv, &i, &ro);
-        if (took < 0)
-            return EXIT_USAGE;
-        if (took)
-            continue;
-        if (!strcmp(a, "--explain")) {
-            explain = true;
-        } else if (!strcmp(a, "--no-router")) {
-            no_router = true;
-        } else if ((!strcmp(a, "--trace") || !strcmp(a, "--max-calls")) && !v) {
-            cli_usage_error("ask", "option '%s' needs a value", a);
-            return EXIT_USAGE;
-        } else if (!strcmp(a, "--trace")) {
-            trace = v;
-            i++;
-        } else if (!strcmp(a, "--max-calls")) {
-            if (!cli_parse_u64(v, &max_calls) || max_calls == 0 || max_calls > 100) {
-                cli_usage_error("ask", "bad --max-calls '%s': expected 1 to 100", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("ask", a, usage);
-            return EXIT_USAGE;
-        } else if (question) {
-            cli_usage_error("ask", "give one question (quote it as one argument)");
-            return EXIT_USAGE;
-        } else {
-            question = a;
-        }
+    const char *mc = cli_arg_str(args, "max-calls", NULL);
+    if (mc && (!cli_parse_u64(mc, &max_calls) || max_calls == 0 || max_calls > 100)) {
+        cli_usage_error("ask", "bad --max-calls '%s': expected 1 to 100", mc);
+        return EXIT_USAGE;
     }
+    cli_run_opts ro;
+    if (cli_run_opts_from(args, &ro) < 0)
+        return EXIT_USAGE;
     const char *repo = ro.repo;
     const cli_format fmt = ro.fmt;
     const uint64_t limit = ro.limit;

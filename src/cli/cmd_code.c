@@ -10,9 +10,11 @@
  *   graph  draws the neighbourhood of a function or file as Graphviz DOT, or SVG through
  *          Graphviz's `dot` when it is installed.
  *
+ * Options and help are the records of `code` and its subcommands (commands.c).
+ *
  * Rejected: a second parser for query flags (the registry's already types them).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/code.h"
 #include "quarry/host.h"
@@ -24,36 +26,16 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "usage: quarry code index [--repo DIR] [--ref REF] [--format json|table]\n"
-    "       quarry code query TYPE [--name N] [--file F] [--pattern P] [--depth D]\n"
-    "                              [--reverse] [--limit N] [--offset N] [--ref REF] ...\n"
-    "       quarry code dump [--repo DIR] [--ref REF] [--path PREFIX]...\n"
-    "       quarry code graph SYMBOL|FILE [--callers|--callees|--includes] [--depth N]\n"
-    "                              [--format dot|svg] [--repo DIR] [--ref REF]\n"
-    "\n"
-    "The code graph: files, functions, types, macros, includes and calls, indexed per git\n"
-    "blob in <gitdir>/quarry/code.db. Without --ref: the working tree, uncommitted changes\n"
-    "included. 'quarry tool query_codebase --help' lists the query parameters; TYPE is one\n"
-    "of find_file, list_files, find_function, list_functions, get_dependencies,\n"
-    "get_call_graph, find_struct, list_structs, find_type, find_macro, find_references,\n"
-    "search_by_name, get_skeleton, get_definition, get_index_stats.\n"
-    "\n"
-    "Files are parsed on one thread per processor (at most 8); QUARRY_THREADS=N sets the\n"
-    "number (1: no threads). QUARRY_CTAGS names the ctags binary for other languages.\n"
-    "\n"
-    "exit status: 0 success, 1 failure, 2 bad usage or bad input (unknown symbol, ref).\n";
-
 typedef struct opts {
     const char *repo, *ref;
     cli_format fmt;
-    const char *gfmt; /* graph: dot or svg */
-    const char **paths;
-    size_t npaths;
-    const char *what;
-    int mode; /* graph: QR_CODE_DOT_* */
-    int depth;
 } opts;
+
+static opts opts_of(const cli_args *args)
+{
+    opts o = {.repo = args->repo, .ref = cli_arg_str(args, "ref", NULL), .fmt = args->fmt};
+    return o;
+}
 
 static int open_graph(const opts *o, qr_code **c, qr_code_graph **g)
 {
@@ -76,67 +58,10 @@ static int open_graph(const opts *o, qr_code **c, qr_code_graph **g)
     return EXIT_OK;
 }
 
-static int parse(const char *cmd, int argc, char **argv, opts *o, bool graph)
+int cli_cmd_code_index(const cli_args *cargs)
 {
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        bool takes = !strcmp(a, "--repo") || !strcmp(a, "--ref") || !strcmp(a, "--format") ||
-                     !strcmp(a, "--path") || !strcmp(a, "--depth");
-        if (takes && i + 1 >= argc) {
-            cli_usage_error(cmd, "option '%s' needs a value", a);
-            return EXIT_USAGE;
-        }
-        if (!strcmp(a, "--repo"))
-            o->repo = argv[++i];
-        else if (!strcmp(a, "--ref"))
-            o->ref = argv[++i];
-        else if (!strcmp(a, "--path") && !graph)
-            o->paths[o->npaths++] = argv[++i];
-        else if (!strcmp(a, "--format")) {
-            const char *v = argv[++i];
-            if (graph) {
-                if (strcmp(v, "dot") && strcmp(v, "svg")) {
-                    cli_usage_error(cmd, "unknown format '%s': expected dot or svg", v);
-                    return EXIT_USAGE;
-                }
-                o->gfmt = v;
-            } else {
-                int f = cli_parse_format(v);
-                if (f < 0) {
-                    cli_usage_error(cmd, "unknown format '%s': expected json or table", v);
-                    return EXIT_USAGE;
-                }
-                o->fmt = (cli_format)f;
-            }
-        } else if (!strcmp(a, "--depth") && graph) {
-            uint64_t d;
-            if (!cli_parse_u64(argv[++i], &d) || d < 1 || d > 64) {
-                cli_usage_error(cmd, "bad --depth '%s': expected 1 to 64", argv[i]);
-                return EXIT_USAGE;
-            }
-            o->depth = (int)d;
-        } else if (graph && !strcmp(a, "--callers"))
-            o->mode = QR_CODE_DOT_CALLERS;
-        else if (graph && !strcmp(a, "--callees"))
-            o->mode = QR_CODE_DOT_CALLEES;
-        else if (graph && !strcmp(a, "--includes"))
-            o->mode = QR_CODE_DOT_INCLUDES;
-        else if (graph && a[0] != '-' && !o->what)
-            o->what = a;
-        else {
-            cli_usage_error(cmd, "unknown option '%s' (see 'quarry code --help')", a);
-            return EXIT_USAGE;
-        }
-    }
-    return EXIT_OK;
-}
-
-static int code_index(int argc, char **argv)
-{
-    opts o = {0};
-    int st = parse("code index", argc, argv, &o, false);
-    if (st)
-        return st;
+    opts o = opts_of(cargs);
+    int st;
     qr_code *c = NULL;
     qr_code_graph *g = NULL;
     if ((st = open_graph(&o, &c, &g)))
@@ -147,11 +72,11 @@ static int code_index(int argc, char **argv)
     qr_mapb mb;
     qr_mapb_init(&mb, &a, 1);
     qr_mapb_put(&mb, qr_kw_cstr(&a, "query_type"), qr_str_cstr(&a, "get_index_stats"));
-    qr_val args = qr_mapb_finish(&mb, QR_T_MAP), out;
+    qr_val qargs = qr_mapb_finish(&mb, QR_T_MAP), out;
     qr_buf err, b;
     qr_buf_init(&err);
     qr_buf_init(&b);
-    int rc = qr_code_query(g, &cli_req()->stop, args, &a, &out, &err);
+    int rc = qr_code_query(g, &cli_req()->stop, qargs, &a, &out, &err);
     if (rc != QR_OK) {
         cli_error(o.fmt, "error", 0, 0, err.p ? err.p : "failed");
         st = EXIT_FAILED;
@@ -187,21 +112,18 @@ static int code_index(int argc, char **argv)
     return st;
 }
 
-static int code_dump(int argc, char **argv)
+int cli_cmd_code_dump(const cli_args *args)
 {
-    opts o = {0};
-    o.paths = calloc((size_t)argc, sizeof *o.paths);
-    if (!o.paths)
-        return EXIT_FAILED;
-    int st = parse("code dump", argc, argv, &o, false);
+    opts o = opts_of(args);
+    size_t npaths;
+    const char **paths = cli_arg_strs(args, "path", &npaths);
     qr_code *c = NULL;
     qr_code_graph *g = NULL;
-    if (!st)
-        st = open_graph(&o, &c, &g);
+    int st = open_graph(&o, &c, &g);
     if (!st) {
         qr_buf b;
         qr_buf_init(&b);
-        qr_code_dump(g, o.paths, o.npaths, &b);
+        qr_code_dump(g, paths, npaths, &b);
         if (b.failed) {
             fprintf(stderr, "quarry: out of memory\n");
             st = EXIT_FAILED;
@@ -212,7 +134,6 @@ static int code_dump(int argc, char **argv)
     }
     qr_code_graph_free(g);
     qr_code_close(c);
-    free(o.paths);
     return st;
 }
 
@@ -232,13 +153,19 @@ static bool render_svg(const qr_buf *dot)
     return ok;
 }
 
-static int code_graph(int argc, char **argv)
+int cli_cmd_code_graph(const cli_args *args)
 {
-    opts o = {.gfmt = "dot", .depth = 1, .mode = -1};
-    int st = parse("code graph", argc, argv, &o, true);
-    if (st)
-        return st;
-    if (!o.what) {
+    opts o = opts_of(args);
+    o.fmt = FMT_DEFAULT; /* --format is dot or svg here */
+    const char *what = cli_arg_str(args, "what", NULL);
+    const char *gfmt = cli_arg_str(args, "format", "dot");
+    int depth = (int)cli_arg_int(args, "depth", 1);
+    int mode = cli_arg_bool(args, "callers")    ? QR_CODE_DOT_CALLERS
+               : cli_arg_bool(args, "callees")  ? QR_CODE_DOT_CALLEES
+               : cli_arg_bool(args, "includes") ? QR_CODE_DOT_INCLUDES
+                                                : -1;
+    int st;
+    if (!what) {
         cli_usage_error("code graph", "which SYMBOL or FILE? (see 'quarry code --help')");
         return EXIT_USAGE;
     }
@@ -249,11 +176,11 @@ static int code_graph(int argc, char **argv)
     qr_buf b, err;
     qr_buf_init(&b);
     qr_buf_init(&err);
-    int rc = qr_code_dot(g, o.what, o.mode, o.depth, &b, &err);
+    int rc = qr_code_dot(g, what, mode, depth, &b, &err);
     if (rc != QR_OK) {
         cli_error(FMT_TABLE, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p ? err.p : "failed");
         st = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
-    } else if (!strcmp(o.gfmt, "svg")) {
+    } else if (!strcmp(gfmt, "svg")) {
         if (!render_svg(&b)) {
             cli_error(FMT_TABLE, "error", 0, 0,
                       "cannot run Graphviz 'dot' to draw SVG (Debian package graphviz); "
@@ -270,40 +197,28 @@ static int code_graph(int argc, char **argv)
     return st;
 }
 
-int cmd_code(int argc, char **argv)
+int cli_cmd_code_query(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-        !strcmp(argv[1], "help")) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : EXIT_OK;
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        cli_command_help(cli_command_find("code query"), "code query", stdout);
+        return EXIT_OK;
     }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "index"))
-        return code_index(argc, argv);
-    if (!strcmp(sub, "dump"))
-        return code_dump(argc, argv);
-    if (!strcmp(sub, "graph"))
-        return code_graph(argc, argv);
-    if (!strcmp(sub, "query")) {
-        if (argc < 3 || argv[2][0] == '-') {
-            cli_usage_error("code query", "which query TYPE? (see 'quarry code --help')");
-            return EXIT_USAGE;
-        }
-        /* quarry tool query_codebase --query-type TYPE ARGS... */
-        char **av = calloc((size_t)argc + 3, sizeof *av);
-        if (!av)
-            return EXIT_FAILED;
-        int n = 0;
-        av[n++] = "tool";
-        av[n++] = "query_codebase";
-        av[n++] = "--query-type";
-        av[n++] = argv[2];
-        for (int i = 3; i < argc; i++)
-            av[n++] = argv[i];
-        int st = cmd_tool(n, av);
-        free(av);
-        return st;
+    if (argc < 2 || argv[1][0] == '-') {
+        cli_usage_error("code query", "which query TYPE? (see 'quarry code --help')");
+        return EXIT_USAGE;
     }
-    cli_usage_error("code", "unknown subcommand '%s': expected index, query, dump or graph", sub);
-    return EXIT_USAGE;
+    /* quarry tool query_codebase --query-type TYPE ARGS... */
+    char **av = calloc((size_t)argc + 3, sizeof *av);
+    if (!av)
+        return EXIT_FAILED;
+    int n = 0;
+    av[n++] = "tool";
+    av[n++] = "query_codebase";
+    av[n++] = "--query-type";
+    av[n++] = argv[1];
+    for (int i = 2; i < argc; i++)
+        av[n++] = argv[i];
+    int st = cmd_tool(n, av);
+    free(av);
+    return st;
 }

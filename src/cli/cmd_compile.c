@@ -10,7 +10,7 @@
  * program with its problems (an invalid query has no program: half a program would read
  * as if it ran).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/query.h"
 #include "quarry/host.h"
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+const char cli_compile_page[] =
     "usage: quarry compile 'QUERY' | - [--data FILE] [--format text|edn|json] [--ops]\n"
     "\n"
     "Validates a query written in the query DSL (EDN or JSON) and prints the PTC-Lisp\n"
@@ -32,6 +32,7 @@ static const char usage[] =
     "  --format F       text (default) or edn: the program; json: {\"program\",\n"
     "                   \"normalized\", \"hash\"}, and problems as JSON\n"
     "  --ops            list the transform ops (from the compiler's op table)\n"
+    "  --repo DIR       accepted as by every command; compiling reads no repository\n"
     "\n"
     "exit status: 0 the query is valid, 2 bad usage or an invalid query (every problem\n"
     "is reported with its path in the query and a hint).\n";
@@ -44,51 +45,14 @@ static void print_op(void *ud, const char *name, const char *required, const cha
            optional, optional[0] ? "]" : "", summary, example);
 }
 
-int cmd_compile(int argc, char **argv)
+int cli_cmd_compile(const cli_args *args)
 {
-    const char *qarg = NULL;
-    cli_format fmt = FMT_EDN;
-    bool ops = false;
+    const char *qarg = cli_arg_str(args, "query", NULL);
+    cli_format fmt = !strcmp(cli_arg_str(args, "format", "text"), "json") ? FMT_JSON : FMT_EDN;
+    bool ops = cli_arg_bool(args, "ops");
     cli_run_opts ro; /* --repo is accepted like every command's; compiling reads none */
-    cli_run_opts_init(&ro);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        int took = cli_run_option("compile", CLI_OPT_DATA | CLI_OPT_REPO, argc, argv, &i, &ro);
-        if (took < 0)
-            return EXIT_USAGE;
-        if (took)
-            continue;
-        if (!strcmp(a, "--ops")) {
-            ops = true;
-        } else if (!strcmp(a, "--format")) {
-            if (!v) {
-                cli_usage_error("compile", "option '%s' needs a value", a);
-                return EXIT_USAGE;
-            }
-            if (!strcmp(v, "text") || !strcmp(v, "edn")) {
-                fmt = FMT_EDN;
-            } else if (!strcmp(v, "json")) {
-                fmt = FMT_JSON;
-            } else {
-                cli_usage_error("compile", "unknown format '%s': expected text, edn or json", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("compile", a, usage);
-            return EXIT_USAGE;
-        } else if (qarg) {
-            cli_usage_error("compile", "give one query (quote it as one argument)");
-            return EXIT_USAGE;
-        } else {
-            qarg = a;
-        }
-    }
+    if (cli_run_opts_from(args, &ro) < 0)
+        return EXIT_USAGE;
     const char *data = ro.data;
     if (ops) {
         qr_query_each_op(print_op, NULL);

@@ -5,7 +5,7 @@
  * each model call's events, then a "turn" event (the line, its verb and confidence, the
  * prompt's size), and an "end" event with the totals.
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/dwim.h"
 #include "quarry/host.h"
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+const char cli_do_page[] =
     "usage: quarry do \"TASK\" [--repo DIR] [--write] [--max-turns N] [--trace FILE]\n"
     "The model answers one terse line per turn (see quarry dwim); the loop ends at done,\n"
     "on a stall, or after N model calls (default 20). --write lets fix change files\n"
@@ -40,41 +40,16 @@ static void retry_note(void *ud, const char *line)
     fprintf(stderr, "quarry: %s\n", line);
 }
 
-int cmd_do(int argc, char **argv)
+int cli_cmd_do(const cli_args *args)
 {
-    const char *repo = NULL, *task = NULL, *trace = NULL;
-    bool write = false;
+    const char *repo = args->repo, *task = cli_arg_str(args, "task", NULL);
+    const char *trace = cli_arg_str(args, "trace", NULL);
+    bool write = cli_arg_bool(args, "write");
     uint64_t max_turns = 20;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--repo") || !strcmp(a, "--max-turns") || !strcmp(a, "--trace")) {
-            if (i + 1 >= argc) {
-                cli_usage_error("do", "option '%s' needs a value", a);
-                return EXIT_USAGE;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--repo"))
-                repo = v;
-            else if (!strcmp(a, "--trace"))
-                trace = v;
-            else if (!cli_parse_u64(v, &max_turns) || max_turns == 0 || max_turns > 200) {
-                cli_usage_error("do", "bad --max-turns '%s': expected 1 to 200", v);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--write"))
-            write = true;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        } else if (a[0] == '-' && a[1] == '-') {
-            cli_usage_error("do", "unknown option '%s'", a);
-            return EXIT_USAGE;
-        } else if (!task)
-            task = a;
-        else {
-            cli_usage_error("do", "one task: quote it");
-            return EXIT_USAGE;
-        }
+    const char *v = cli_arg_str(args, "max-turns", NULL);
+    if (v && (!cli_parse_u64(v, &max_turns) || max_turns == 0 || max_turns > 200)) {
+        cli_usage_error("do", "bad --max-turns '%s': expected 1 to 200", v);
+        return EXIT_USAGE;
     }
     if (!task || !task[strspn(task, " \t\n")]) {
         cli_usage_error("do", "give a task: quarry do \"bound the stack check in eval.c\"");

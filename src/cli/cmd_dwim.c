@@ -10,7 +10,7 @@
  * A line below the run band is not run: its readings are printed (clarify: the top
  * three; suggest: the best) and the exit status is 2.
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/dwim.h"
 #include "quarry/host.h"
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+const char cli_dwim_page[] =
     "usage: quarry dwim \"LINE\" [--repo DIR] [--write] [--force]\n"
     "       quarry dwim parse \"LINE\" [--repo DIR] [--format text|json]\n"
     "       quarry dwim undo [--repo DIR]\n"
@@ -42,38 +42,18 @@ static void print_readings(const qr_dwim_intent *in)
                 in->alts[i].verb == QR_DWIM_TOOL ? in->alts[i].tool : "", in->alts[i].confidence);
 }
 
-int cmd_dwim(int argc, char **argv)
+int cli_cmd_dwim(const cli_args *args)
 {
-    const char *repo = NULL, *line = NULL, *sub = NULL;
-    bool write = false, force = false, json = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--repo") || !strcmp(a, "--format")) {
-            if (i + 1 >= argc) {
-                cli_usage_error("dwim", "option '%s' needs a value", a);
-                return EXIT_USAGE;
-            }
-            if (!strcmp(a, "--repo"))
-                repo = argv[++i];
-            else {
-                const char *f = argv[++i];
-                if (strcmp(f, "json") && strcmp(f, "text")) {
-                    cli_usage_error("dwim", "unknown format '%s'; use text or json", f);
-                    return EXIT_USAGE;
-                }
-                json = !strcmp(f, "json");
-            }
-        } else if (!strcmp(a, "--write"))
-            write = true;
-        else if (!strcmp(a, "--force"))
-            force = true;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        } else if (a[0] == '-' && a[1] == '-') {
-            cli_usage_error("dwim", "unknown option '%s'", a);
-            return EXIT_USAGE;
-        } else if (!sub && !line && (!strcmp(a, "parse") || !strcmp(a, "undo")))
+    const char *repo = args->repo, *line = NULL, *sub = NULL;
+    bool write = cli_arg_bool(args, "write"), force = cli_arg_bool(args, "force");
+    bool json = !strcmp(cli_arg_str(args, "format", "text"), "json");
+    /* the words: parse or undo first, then one line */
+    static const char *const words[] = {"word1", "word2"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *a = cli_arg_str(args, words[i], NULL);
+        if (!a)
+            break;
+        if (!sub && !line && (!strcmp(a, "parse") || !strcmp(a, "undo")))
             sub = a;
         else if (!line)
             line = a;
@@ -84,7 +64,7 @@ int cmd_dwim(int argc, char **argv)
     }
     bool undo = sub && !strcmp(sub, "undo");
     if (!line && !undo) {
-        fputs(usage, stderr);
+        fputs(cli_dwim_page, stderr);
         return EXIT_USAGE;
     }
     qr_buf err, out;

@@ -15,7 +15,7 @@
  * Diagnostics go to stdout for check (they are its output) and to stderr for fmt and run.
  */
 #define _XOPEN_SOURCE 700 /* strdup */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/flow.h"
 #include "quarry/host.h"
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 
-static const char usage[] =
+const char cli_flow_page[] =
     "usage: quarry flow check FILE|DIR... [--format text|json] [--strict]\n"
     "       quarry flow fmt FILE... [--check] [--stdout]\n"
     "       quarry flow run FILE [--flow NAME] [--input TEXT] [--trace FILE]\n"
@@ -122,38 +122,27 @@ static void walk_dir(file_list *l, const char *dir, int depth)
     list_free(&here);
 }
 
-static int flow_check(int argc, char **argv)
+/* The files of the words: each directory's *.flow and *.sr files, recursively. */
+static void collect_files(const cli_args *args, file_list *files)
 {
-    bool json = false, strict = false;
+    size_t n;
+    const char **words = cli_arg_strs(args, "files", &n);
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(words[i], &st) == 0 && S_ISDIR(st.st_mode))
+            walk_dir(files, words[i], 0);
+        else
+            list_add(files, words[i]);
+    }
+}
+
+int cli_flow_check(const cli_args *args)
+{
+    bool json = !strcmp(cli_arg_str(args, "format", "text"), "json");
+    bool strict = cli_arg_bool(args, "strict");
     file_list files = {0};
     int rc = EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            list_free(&files);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--strict")) {
-            strict = true;
-        } else if (!strcmp(a, "--format")) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "json") && strcmp(argv[i + 1], "text"))) {
-                cli_usage_error("flow check", "--format takes text or json");
-                list_free(&files);
-                return EXIT_USAGE;
-            }
-            json = !strcmp(argv[++i], "json");
-        } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("flow check", "unknown option '%s'", a);
-            list_free(&files);
-            return EXIT_USAGE;
-        } else {
-            struct stat st;
-            if (stat(a, &st) == 0 && S_ISDIR(st.st_mode))
-                walk_dir(&files, a, 0);
-            else
-                list_add(&files, a);
-        }
-    }
+    collect_files(args, &files);
     if (!files.n) {
         cli_usage_error("flow check", "give at least one file or directory");
         list_free(&files);
@@ -222,32 +211,11 @@ static int flow_check(int argc, char **argv)
     return rc;
 }
 
-static int flow_fmt(int argc, char **argv)
+int cli_flow_fmt(const cli_args *args)
 {
-    bool check = false, to_stdout = false;
+    bool check = cli_arg_bool(args, "check"), to_stdout = cli_arg_bool(args, "stdout");
     file_list files = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            list_free(&files);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--check")) {
-            check = true;
-        } else if (!strcmp(a, "--stdout")) {
-            to_stdout = true;
-        } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("flow fmt", "unknown option '%s'", a);
-            list_free(&files);
-            return EXIT_USAGE;
-        } else {
-            struct stat st;
-            if (stat(a, &st) == 0 && S_ISDIR(st.st_mode))
-                walk_dir(&files, a, 0);
-            else
-                list_add(&files, a);
-        }
-    }
+    collect_files(args, &files);
     if (!files.n) {
         cli_usage_error("flow fmt", "give at least one file");
         list_free(&files);
@@ -374,83 +342,63 @@ static void retry_note(void *ud, const char *line)
     fprintf(stderr, "quarry: %s\n", line);
 }
 
-static int flow_run_cmd(int argc, char **argv)
+void cli_flow_run_page(FILE *f)
 {
-    const char *file = NULL, *flow = NULL, *input = NULL, *trace = NULL, *repo = NULL;
+    fprintf(f, run_usage, QR_FLOW_DEFAULT_CALLS, QR_FLOW_DEFAULT_TOKENS, QR_FLOW_DEFAULT_MS,
+            QR_FLOW_DEFAULT_STEPS, QR_FLOW_DEFAULT_MEMORY >> 20, QR_FLOW_DEFAULT_TURNS,
+            QR_FLOW_DEFAULT_WORKERS);
+}
+
+int cli_flow_run_args(const cli_args *args)
+{
+    const char *file = cli_arg_str(args, "file", NULL), *flow = cli_arg_str(args, "flow", NULL);
+    const char *input = cli_arg_str(args, "input", NULL), *trace = cli_arg_str(args, "trace", NULL);
+    const char *repo = args->repo;
     qr_flow_budget b; /* the library's defaults, then what the options say */
     qr_flow_budget_default(&b);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf(run_usage, QR_FLOW_DEFAULT_CALLS, QR_FLOW_DEFAULT_TOKENS, QR_FLOW_DEFAULT_MS,
-                   QR_FLOW_DEFAULT_STEPS, QR_FLOW_DEFAULT_MEMORY >> 20, QR_FLOW_DEFAULT_TURNS,
-                   QR_FLOW_DEFAULT_WORKERS);
-            return EXIT_OK;
-        }
-        bool takes = !strcmp(a, "--flow") || !strcmp(a, "--input") || !strcmp(a, "--trace") ||
-                     !strcmp(a, "--repo") || !strcmp(a, "--max-calls") ||
-                     !strcmp(a, "--max-tokens") || !strcmp(a, "--max-time-ms") ||
-                     !strcmp(a, "--max-turns") || !strcmp(a, "--workers") ||
-                     !strcmp(a, "--max-steps") || !strcmp(a, "--max-memory");
-        if (takes && i + 1 >= argc) {
-            cli_usage_error("flow run", "%s needs a value", a);
+    const char *v;
+    if ((v = cli_arg_str(args, "max-memory", NULL))) {
+        size_t sz = 0;
+        if (!cli_parse_size(v, &sz) || sz < 4096) {
+            cli_usage_error("flow run", "--max-memory takes a size of at least 4K (e.g. "
+                                        "512M or 2G), not '%s'", v);
             return EXIT_USAGE;
         }
-        const char *v = takes ? argv[++i] : NULL;
-        uint64_t n = 0;
-        if (!strcmp(a, "--flow"))
-            flow = v;
-        else if (!strcmp(a, "--input"))
-            input = v;
-        else if (!strcmp(a, "--trace"))
-            trace = v;
-        else if (!strcmp(a, "--repo"))
-            repo = v;
-        else if (!strcmp(a, "--max-memory")) {
-            size_t sz = 0;
-            if (!cli_parse_size(v, &sz) || sz < 4096) {
-                cli_usage_error("flow run", "--max-memory takes a size of at least 4K (e.g. "
-                                            "512M or 2G), not '%s'", v);
-                return EXIT_USAGE;
-            }
-            b.max_memory = sz;
-        } else if (!strcmp(a, "--max-steps")) {
-            if (!cli_parse_u64(v, &n) || !n) {
-                cli_usage_error("flow run", "--max-steps takes a positive whole number, not '%s'",
-                                v);
-                return EXIT_USAGE;
-            }
-            b.max_steps = n;
-        } else if (takes) {
-            if (!cli_parse_u64(v, &n) || n > UINT32_MAX) {
-                cli_usage_error("flow run", "%s takes a whole number, not '%s'", a, v);
-                return EXIT_USAGE;
-            }
-            if (!n && (!strcmp(a, "--max-calls") || !strcmp(a, "--max-tokens") ||
-                       !strcmp(a, "--max-time-ms"))) {
-                /* a budget of 0 would mean the library's default, not "none" */
-                cli_usage_error("flow run", "%s takes a positive whole number, not '%s'", a, v);
-                return EXIT_USAGE;
-            }
-            if (!strcmp(a, "--max-calls"))
-                b.max_calls = (uint32_t)n;
-            else if (!strcmp(a, "--max-tokens"))
-                b.max_tokens = n;
-            else if (!strcmp(a, "--max-time-ms"))
-                b.max_ms = (uint32_t)n;
-            else if (!strcmp(a, "--max-turns"))
-                b.max_turns = n ? (uint32_t)n : 1;
-            else
-                b.workers = n ? (uint32_t)(n > 64 ? 64 : n) : 1;
-        } else if (a[0] == '-' && a[1]) {
-            cli_usage_error("flow run", "unknown option '%s'", a);
-            return EXIT_USAGE;
-        } else if (!file) {
-            file = a;
-        } else {
-            cli_usage_error("flow run", "one file at a time ('%s' and '%s')", file, a);
+        b.max_memory = sz;
+    }
+    if ((v = cli_arg_str(args, "max-steps", NULL))) {
+        uint64_t n;
+        if (!cli_parse_u64(v, &n) || !n) {
+            cli_usage_error("flow run", "--max-steps takes a positive whole number, not '%s'", v);
             return EXIT_USAGE;
         }
+        b.max_steps = n;
+    }
+    static const char *const counts[] = {"max-calls", "max-tokens", "max-time-ms", "max-turns",
+                                         "workers"};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        uint64_t n;
+        if (!(v = cli_arg_str(args, counts[k], NULL)))
+            continue;
+        if (!cli_parse_u64(v, &n) || n > UINT32_MAX) {
+            cli_usage_error("flow run", "--%s takes a whole number, not '%s'", counts[k], v);
+            return EXIT_USAGE;
+        }
+        if (!n && k < 3) { /* a budget of 0 would mean the library's default, not "none" */
+            cli_usage_error("flow run", "--%s takes a positive whole number, not '%s'", counts[k],
+                            v);
+            return EXIT_USAGE;
+        }
+        if (k == 0)
+            b.max_calls = (uint32_t)n;
+        else if (k == 1)
+            b.max_tokens = n;
+        else if (k == 2)
+            b.max_ms = (uint32_t)n;
+        else if (k == 3)
+            b.max_turns = n ? (uint32_t)n : 1;
+        else
+            b.workers = n ? (uint32_t)(n > 64 ? 64 : n) : 1;
     }
     if (!file) {
         cli_usage_error("flow run", "give the flow file to run");
@@ -552,25 +500,4 @@ done:
     free(src);
     free(in_text);
     return status;
-}
-
-int cmd_flow(int argc, char **argv)
-{
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return EXIT_USAGE;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        fputs(usage, stdout);
-        return EXIT_OK;
-    }
-    if (!strcmp(sub, "check"))
-        return flow_check(argc - 1, argv + 1);
-    if (!strcmp(sub, "fmt"))
-        return flow_fmt(argc - 1, argv + 1);
-    if (!strcmp(sub, "run"))
-        return flow_run_cmd(argc - 1, argv + 1);
-    fprintf(stderr, "quarry flow: unknown subcommand '%s'; use check, fmt or run\n", sub);
-    return EXIT_USAGE;
 }

@@ -6,7 +6,7 @@
  * reuse the tools' walk and numstat's parallel `git log --numstat` ranges; this file
  * owns only the options, the progress bar (cli_progress, drawn on stderr when it is a
  * terminal, as for `quarry tool`), the warning when a damaged index is moved aside, and
- * what is printed: one summary line after a build, a few lines (or one JSON object) for
+ * what is printed (its options and help are its record in commands.c): one summary line after a build, a few lines (or one JSON object) for
  * the status. --status never creates an index that does not exist yet. Exit codes as
  * elsewhere: 2 for bad usage and for a directory that is not a git repository, 1 when
  * the index cannot be built or read.
@@ -16,37 +16,13 @@
  * wants one line); a separate `quarry index-status` command (one command, one record in
  * the table).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/git.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static const char usage[] =
-    "usage: quarry index [--repo DIR] [--status] [--format text|json]\n"
-    "\n"
-    "Builds the statistics index of a repository: the line statistics (what git log\n"
-    "--numstat --no-renames shows) and the commit graph of every commit reachable from\n"
-    "HEAD or any ref (branches, tags, remote-tracking branches, notes, stash), computed\n"
-    "with git for the commits the index lacks and kept in <git dir>/quarry/index.db. The\n"
-    "git tools fill the index as they go; this fills it at once, ahead of the first\n"
-    "question. Merges carry no statistics and are not stored. Running it again computes\n"
-    "only what is new. A progress bar shows on stderr when it is a terminal; a damaged\n"
-    "index, or one from another version, is moved aside and rebuilt with a warning.\n"
-    "Prints one line: the commits indexed now, the commits in the index, the time.\n"
-    "\n"
-    "options:\n"
-    "  --repo DIR            the repository (default: the one containing the working\n"
-    "                        directory)\n"
-    "  --status              report instead of building: the index file, its schema\n"
-    "                        version, the commits indexed, reachable and missing, and\n"
-    "                        its size (an index not built yet is not created)\n"
-    "  --format text|json    how to print (default text)\n"
-    "\n"
-    "exit status: 0 success, 1 the index could not be built or read, 2 bad usage or not\n"
-    "a git repository; errors are one line on stderr (a JSON object with --format json).\n";
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -116,40 +92,11 @@ static void print_status(cli_format fmt, const char *path, bool exists,
     printf("size:            %lld bytes%s\n", (long long)st->bytes, hs);
 }
 
-int cmd_index(int argc, char **argv)
+int cli_cmd_index(const cli_args *args)
 {
-    cli_format fmt = FMT_DEFAULT;
-    const char *repo = NULL;
-    bool status_only = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--status")) {
-            status_only = true;
-        } else if (!strcmp(a, "--repo") || !strcmp(a, "--format")) {
-            if (i + 1 >= argc) {
-                cli_usage_error("index", "option '%s' needs a value", a);
-                return EXIT_USAGE;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--repo")) {
-                repo = v;
-            } else if (!strcmp(v, "json")) {
-                fmt = FMT_JSON;
-            } else if (!strcmp(v, "text")) {
-                fmt = FMT_DEFAULT;
-            } else {
-                cli_usage_error("index", "unknown format '%s': expected text or json", v);
-                return EXIT_USAGE;
-            }
-        } else {
-            cli_usage_error("index", "unknown argument '%s'", a);
-            return EXIT_USAGE;
-        }
-    }
+    cli_format fmt = !strcmp(cli_arg_str(args, "format", "text"), "json") ? FMT_JSON : FMT_DEFAULT;
+    const char *repo = args->repo;
+    bool status_only = cli_arg_bool(args, "status");
 
     int status = EXIT_OK;
     qr_git *g = NULL;

@@ -5,7 +5,7 @@
  * before an EDN result, and to stderr when the result is JSON so stdout stays parseable.
  * (tool/NAME {...}) calls the product tool registry (qr_tools_default).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/host.h"
 #include "quarry/tools.h"
@@ -19,7 +19,7 @@
 
 #define MAX_SOURCE (16u << 20)
 
-static const char usage[] =
+const char cli_lisp_page[] =
     "usage: quarry lisp [-e EXPR | FILE | -] [OPTIONS]\n"
     "\n"
     "Runs a PTC-Lisp program (Clojure-like, sandboxed) and prints its value.\n"
@@ -223,66 +223,28 @@ static int repl(qr_lisp_session *s, cli_format fmt)
     return EXIT_OK;
 }
 
-int cmd_lisp(int argc, char **argv)
+int cli_cmd_lisp(const cli_args *args)
 {
-    const char *expr = NULL, *file = NULL;
-    bool stats = false;
+    size_t ntests;
+    const char **tests = cli_arg_strs(args, "run-tests", &ntests);
+    if (ntests)
+        return cli_run_golden((int)ntests, (char **)tests);
+    const char *expr = cli_arg_str(args, "eval", NULL), *file = cli_arg_str(args, "file", NULL);
+    bool stats = cli_arg_bool(args, "stats");
     uint64_t repeat = 1, seed = 1;
-    cli_run_opts ro;
-    cli_run_opts_init(&ro);
-    const unsigned accept = CLI_OPT_REPO | CLI_OPT_STORE | CLI_OPT_DATA | CLI_OPT_FORMAT |
-                            CLI_OPT_LIMITS | CLI_OPT_NO_INDEX;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--run-tests")) {
-            if (i + 1 >= argc) {
-                cli_usage_error("lisp", "--run-tests needs at least one file");
-                return EXIT_USAGE;
-            }
-            return cli_run_golden(argc - i - 1, argv + i + 1);
-        }
-        int took = cli_run_option("lisp", accept, argc, argv, &i, &ro);
-        if (took < 0)
-            return EXIT_USAGE;
-        if (took)
-            continue;
-        if (!strcmp(a, "--stats")) {
-            stats = true;
-        } else if ((!strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "--repeat") ||
-                    !strcmp(a, "--seed")) &&
-                   !v) {
-            cli_usage_error("lisp", "option '%s' needs a value", a);
-            return EXIT_USAGE;
-        } else if (!strcmp(a, "-e") || !strcmp(a, "--eval")) {
-            expr = v;
-            i++;
-        } else if (!strcmp(a, "--seed")) {
-            if (!cli_parse_u64(v, &seed)) {
-                cli_usage_error("lisp", "bad --seed '%s': expected a non-negative integer", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if (!strcmp(a, "--repeat")) {
-            if (!cli_parse_u64(v, &repeat) || repeat == 0 || repeat > 1000000) {
-                cli_usage_error("lisp", "bad --repeat '%s': expected a count from 1", v);
-                return EXIT_USAGE;
-            }
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("lisp", a, usage);
-            return EXIT_USAGE;
-        } else if (file || expr) {
-            cli_usage_error("lisp", "give one program: -e EXPR, a FILE or '-'");
-            return EXIT_USAGE;
-        } else {
-            file = a;
-        }
+    const char *v = cli_arg_str(args, "seed", NULL);
+    if (v && !cli_parse_u64(v, &seed)) {
+        cli_usage_error("lisp", "bad --seed '%s': expected a non-negative integer", v);
+        return EXIT_USAGE;
     }
+    if ((v = cli_arg_str(args, "repeat", NULL)) &&
+        (!cli_parse_u64(v, &repeat) || repeat == 0 || repeat > 1000000)) {
+        cli_usage_error("lisp", "bad --repeat '%s': expected a count from 1", v);
+        return EXIT_USAGE;
+    }
+    cli_run_opts ro;
+    if (cli_run_opts_from(args, &ro) < 0)
+        return EXIT_USAGE;
     if (ro.fmt == FMT_TABLE) {
         cli_usage_error("lisp", "unknown format 'table': expected edn or json");
         return EXIT_USAGE;

@@ -15,7 +15,7 @@
  * Rejected: a banner or any other output on stdout (the transport forbids anything but
  * messages there); exiting 1 when the client disappears (that is how stdio sessions end).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/git.h"
 
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
+const char cli_mcp_page[] =
     "usage: quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]\n"
     "\n"
     "Serves quarry's reading tools, run_lisp, run_query and dwim to an MCP client over stdio\n"
@@ -105,12 +105,7 @@ static int serve_http(const qr_mcp_config *cfg, const char *addr)
         fprintf(stderr, "quarry mcp: cannot start: %s\n", strerror(errno));
         return EXIT_FAILED;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_on_stop_signals(on_stop, 0);
     qr_buf err;
     qr_buf_init(&err);
     int rc = qr_mcp_serve_http(cfg, addr, stop_pipe[0], on_ready, NULL, &err);
@@ -145,90 +140,48 @@ static bool allow_write(qr_mcp_config *cfg, const char *list)
     return true;
 }
 
-int cmd_mcp(int argc, char **argv)
+int cli_cmd_mcp(const cli_args *args)
 {
     qr_mcp_config cfg;
     qr_mcp_config_init(&cfg);
     cfg.log = log_line;
-    const char *http = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--allow-exec")) {
-            cfg.allow_exec = true;
-            continue;
-        }
-        if (!strcmp(a, "--allow-write") || !strncmp(a, "--allow-write=", 14)) {
-            const char *list = a[13] == '=' ? a + 14 : v;
-            if (!list) {
-                cli_usage_error("mcp", "option '--allow-write' needs a value: memory");
-                return EXIT_USAGE;
-            }
-            if (a[13] != '=')
-                i++;
-            if (!allow_write(&cfg, list))
-                return EXIT_USAGE;
-            continue;
-        }
-        if (!strcmp(a, "--no-index")) {
-            cfg.no_index = true;
-            continue;
-        }
-        int lr = cli_limit_option("mcp", a, v, &cfg.limits);
-        if (lr < 0)
-            return EXIT_USAGE;
-        if (lr > 0) {
-            i++;
-            continue;
-        }
-        bool takes = !strcmp(a, "--http") || !strcmp(a, "--repo") || !strcmp(a, "--store") || !strcmp(a, "--max-rows") ||
-                     !strcmp(a, "--max-message") || !strcmp(a, "--page-size") ||
-                     !strcmp(a, "--workers");
-        if (!takes) {
-            cli_unknown_option("mcp", a, usage);
+    cfg.allow_exec = cli_arg_bool(args, "allow-exec");
+    const char *http = cli_arg_str(args, "http", NULL);
+    const char *list = cli_arg_str(args, "allow-write", NULL);
+    if (list && !allow_write(&cfg, list))
+        return EXIT_USAGE;
+    if (cli_limits_from(args, &cfg.limits) < 0)
+        return EXIT_USAGE;
+    cfg.no_index = cli_arg_bool(args, "no-index");
+    cfg.repo_dir = cli_arg_str(args, "repo", cfg.repo_dir);
+    cfg.memory_path = cli_arg_str(args, "store", cfg.memory_path);
+    uint64_t n;
+    const char *v;
+    if ((v = cli_arg_str(args, "max-rows", NULL))) {
+        if (!cli_parse_u64(v, &n) || n > SIZE_MAX) {
+            cli_usage_error("mcp", "bad --max-rows '%s': expected a row count", v);
             return EXIT_USAGE;
         }
-        if (!v) {
-            cli_usage_error("mcp", "option '%s' needs a value", a);
+        cfg.max_rows = (size_t)n;
+    }
+    if ((v = cli_arg_str(args, "page-size", NULL))) {
+        if (!cli_parse_u64(v, &n) || n == 0 || n > 100000) {
+            cli_usage_error("mcp", "bad --page-size '%s': expected a count from 1", v);
             return EXIT_USAGE;
         }
-        i++;
-        uint64_t n;
-        if (!strcmp(a, "--http")) {
-            http = v;
-        } else if (!strcmp(a, "--repo")) {
-            cfg.repo_dir = v;
-        } else if (!strcmp(a, "--store")) {
-            cfg.memory_path = v;
-        } else if (!strcmp(a, "--max-rows")) {
-            if (!cli_parse_u64(v, &n) || n > SIZE_MAX) {
-                cli_usage_error("mcp", "bad --max-rows '%s': expected a row count", v);
-                return EXIT_USAGE;
-            }
-            cfg.max_rows = (size_t)n;
-        } else if (!strcmp(a, "--page-size")) {
-            if (!cli_parse_u64(v, &n) || n == 0 || n > 100000) {
-                cli_usage_error("mcp", "bad --page-size '%s': expected a count from 1", v);
-                return EXIT_USAGE;
-            }
-            cfg.page_size = (size_t)n;
-        } else if (!strcmp(a, "--workers")) {
-            if (!cli_parse_u64(v, &n) || n == 0 || n > 64) {
-                cli_usage_error("mcp", "bad --workers '%s': expected a count from 1 to 64", v);
-                return EXIT_USAGE;
-            }
-            cfg.workers = (size_t)n;
-        } else {
-            size_t *dst = &cfg.max_message;
-            if (!cli_parse_size(v, dst) || *dst < 64) {
-                cli_usage_error("mcp", "bad %s '%s': expected a size such as 16M", a, v);
-                return EXIT_USAGE;
-            }
+        cfg.page_size = (size_t)n;
+    }
+    if ((v = cli_arg_str(args, "workers", NULL))) {
+        if (!cli_parse_u64(v, &n) || n == 0 || n > 64) {
+            cli_usage_error("mcp", "bad --workers '%s': expected a count from 1 to 64", v);
+            return EXIT_USAGE;
         }
+        cfg.workers = (size_t)n;
+    }
+    if ((v = cli_arg_str(args, "max-message", NULL)) &&
+        (!cli_parse_size(v, &cfg.max_message) || cfg.max_message < 64)) {
+        cli_usage_error("mcp", "bad --max-message '%s': expected a size such as 16M", v);
+        return EXIT_USAGE;
     }
     if (http) {
         qr_buf e;

@@ -64,18 +64,10 @@ int cli_mem_usage(cli_mem_opts *o, const char *fmt, ...)
 
 int cli_mem_unknown_option(cli_mem_opts *o, const char *opt)
 {
-    /* the options of the subcommand are the --words of its usage and help, and the
-     * common ones */
-    const cli_mem_cmd *c = o->sub ? find_sub(o->sub) : NULL;
-    qr_buf u;
-    qr_buf_init(&u);
-    if (c)
-        qr_buf_printf(&u, "%s %s ", c->usage ? c->usage : "", c->help ? c->help : "");
-    qr_buf_puts(&u, " --store --format --help");
+    /* the options of the subcommand are those of its record (commands.c) */
     char cmd[64];
     snprintf(cmd, sizeof cmd, "mem%s%s", o->sub ? " " : "", o->sub ? o->sub : "");
-    cli_unknown_option(cmd, opt, u.p ? u.p : "");
-    qr_buf_release(&u);
+    cli_unknown_option(cmd, opt);
     return EXIT_USAGE;
 }
 

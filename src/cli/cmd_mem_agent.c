@@ -4,25 +4,14 @@
  * (quarry/mem_agent.h), from the command line and on a schedule.
  *
  * Design: the library does a run (query, prompt, one model call, checked
- * actions, apply, visits); this file finds the files, makes the model client
- * (an agent's `model` replaces the configured one), prints, and keeps the
- * schedule's state file up to date. The agent directory is --agents DIR, else
- * $QUARRY_MEMORY_AGENTS, else agents/ beside the store file. The daemon is one
- * loop in one thread: each round it rescans the directory (a file whose mtime
- * or size changed is read again; a broken one is logged once and skipped), then
- * runs every due agent in name order, one model call at a time, then sleeps.
- * Its log is JSON lines (start, agent-load, agent-remove, agent-run,
- * agent-skip, error, stop) on stderr or --log FILE. SIGTERM and SIGINT only set
- * a flag, looked at between agents and while sleeping, so a run in progress
- * (its writes included) finishes before the exit. Runs are locked
- * (qr_mem_agent_lock): an agent's lock is held from the due check, made again
- * once it is held, to its recorded state, by the daemon and by `agent run`
- * alike, and a daemon holds one more lock for its life, so two processes never
- * run one agent at once and a second daemon on a store refuses to start. Rejected: inotify (Linux
- * only, and a rescan of a directory of a few files each round costs nothing); a
- * worker per agent (the seed asks for one model call at a time, and SQLite
- * writers queue anyway); exiting on a broken agent file (one typo would stop
- * every other agent).
+ * actions, apply, visits) and the daemon's loop (qr_mem_agent_daemon_run:
+ * rescans, due checks, locks, the JSON-lines log events); this file finds the
+ * files, makes the model client, prints, parses the options, and owns the
+ * signal handler: SIGTERM and SIGINT only set a flag and stop the daemon's
+ * request, which the loop looks at between agents and while sleeping, so a run
+ * in progress (its writes included) finishes before the exit. The agent
+ * directory is --agents DIR, else $QUARRY_MEMORY_AGENTS, else agents/ beside
+ * the store file. The log goes to stderr or --log FILE, one line per event.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cmd_mem_agent.h"
@@ -153,71 +142,6 @@ static char *agents_dir(cli_mem_opts *o, const char *opt)
     return b.failed ? NULL : qr_buf_detach(&b, NULL);
 }
 
-static char *join(const char *dir, const char *name, const char *ext)
-{
-    qr_buf b;
-    qr_buf_init(&b);
-    qr_buf_printf(&b, "%s/%s%s", dir, name, ext);
-    return b.failed ? NULL : qr_buf_detach(&b, NULL);
-}
-
-typedef struct agent_file {
-    char *name;
-    char *path;
-} agent_file;
-
-static int cmp_files(const void *a, const void *b)
-{
-    return strcmp(((const agent_file *)a)->name, ((const agent_file *)b)->name);
-}
-
-/* The *.toml files of dir, sorted by name. -1 when the directory cannot be
- * read. */
-static long list_files(const char *dir, agent_file **out)
-{
-    *out = NULL;
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    size_t n = 0, cap = 0;
-    agent_file *v = NULL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l < 6 || strcmp(e->d_name + l - 5, ".toml") || e->d_name[0] == '.')
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            agent_file *nv = realloc(v, cap * sizeof *nv);
-            if (!nv)
-                break;
-            v = nv;
-        }
-        v[n].name = strndup(e->d_name, l - 5);
-        v[n].path = join(dir, e->d_name, "");
-        if (!v[n].name || !v[n].path) {
-            free(v[n].name);
-            free(v[n].path);
-            break;
-        }
-        n++;
-    }
-    closedir(d);
-    if (n)
-        qsort(v, n, sizeof *v, cmp_files);
-    *out = v;
-    return (long)n;
-}
-
-static void free_files(agent_file *v, long n)
-{
-    for (long i = 0; i < n; i++) {
-        free(v[i].name);
-        free(v[i].path);
-    }
-    free(v);
-}
-
 /* ---- the model ---- */
 
 static void retry_note(void *ud, const char *line)
@@ -241,24 +165,6 @@ static int load_config(cli_mem_opts *o, qr_llm_config *cfg)
     }
     return EXIT_OK;
 }
-
-/* A client for the agent: the configuration with the agent's model when it
- * names one. */
-static qr_llm *client_for(qr_llm_config *cfg, const qr_mem_agent *ag)
-{
-    char *saved = cfg->model;
-    if (ag->model)
-        cfg->model = ag->model;
-    qr_llm *l = qr_llm_configured(cfg) ? qr_llm_new(cfg) : NULL;
-    cfg->model = saved;
-    return l;
-}
-
-static const char no_model_msg[] =
-    "no model is configured: set QUARRY_LLM_URL and QUARRY_LLM_MODEL (or [llm] "
-    "url and model "
-    "in ~/.config/quarry/config.toml; docs/llm.md), or see the prompt with "
-    "--dry-run";
 
 /* ---- printing a run ---- */
 
@@ -425,32 +331,12 @@ static void print_problems(cli_format fmt, const qr_mem_agent *ag, const qr_mem_
         fprintf(stderr, "  ... and %zu more\n", p->nproblems_dropped);
 }
 
-/* A one-line summary of a failed run (for the state file and the log). */
-static void failure_text(int rc, const qr_mem_agent_report *r, const qr_buf *err, char *out,
-                         size_t cap)
-{
-    if (rc == QR_EINVAL && (r->plan.nproblems || r->plan.nproblems_dropped)) {
-        qr_buf b;
-        qr_buf_init(&b);
-        qr_buf_printf(&b, "%zu invalid action(s), nothing applied; first: ",
-                      r->plan.nproblems + r->plan.nproblems_dropped);
-        if (r->plan.nproblems)
-            qr_mem_agent_problem_format(&r->plan.problems[0], &b);
-        snprintf(out, cap, "%s", b.p ? b.p : "invalid reply");
-        qr_buf_release(&b);
-    } else if (r->llm_error[0]) {
-        snprintf(out, cap, "the model call failed: %s", r->llm_error);
-    } else {
-        snprintf(out, cap, "%s", err->p && err->len ? err->p : "the run failed");
-    }
-}
-
 /* ---- agent list ---- */
 
 static int agent_list(cli_mem_opts *o, const char *dir)
 {
-    agent_file *files;
-    long n = list_files(dir, &files);
+    qr_mem_agent_file *files;
+    long n = qr_mem_agent_list_files(dir, &files);
     if (n < 0) {
         char msg[PATH_MAX + 200];
         snprintf(msg, sizeof msg,
@@ -529,7 +415,7 @@ static int agent_list(cli_mem_opts *o, const char *dir)
         print_val(stdout, o->fmt, qr_vecb_finish(&rows, QR_T_VEC));
     qr_arena_release(&a);
     qr_buf_release(&statep);
-    free_files(files, n);
+    qr_mem_agent_files_free(files, n);
     return status;
 }
 
@@ -543,7 +429,10 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
                              "'%s' is not an agent name: use a-z, 0-9 and '-' (the file "
                              "name without .toml)",
                              name);
-    char *path = join(dir, name, ".toml");
+    qr_buf pb;
+    qr_buf_init(&pb);
+    qr_buf_printf(&pb, "%s/%s.toml", dir, name);
+    char *path = pb.failed ? NULL : qr_buf_detach(&pb, NULL);
     if (!path)
         return EXIT_FAILED;
     qr_mem_agent *ag = NULL;
@@ -581,11 +470,11 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         bool configured = qr_llm_configured(&cfg);
         cfg.model = saved;
         if (!configured) {
-            cli_error(o->fmt, "usage", 0, 0, no_model_msg);
+            cli_error(o->fmt, "usage", 0, 0, QR_MEM_AGENT_NO_MODEL);
             status = EXIT_USAGE;
             goto done;
         }
-        if (!(llm = client_for(&cfg, ag))) {
+        if (!(llm = qr_mem_agent_client(&cfg, ag))) {
             fprintf(stderr, "quarry: out of memory\n");
             status = EXIT_FAILED;
             goto done;
@@ -622,7 +511,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     if (tf) {
         char why[700] = "";
         if (rc != QR_OK)
-            failure_text(rc, &r, &err, why, sizeof why);
+            qr_mem_agent_failure_text(rc, &r, &err, why, sizeof why);
         qr_trace_end(tf, "mem_agent", rc == QR_OK, rc == QR_OK ? NULL : why);
     }
     if (dry) {
@@ -662,7 +551,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         print_run(o->fmt, ag, &r);
     } else {
         char why[700];
-        failure_text(rc, &r, &err, why, sizeof why);
+        qr_mem_agent_failure_text(rc, &r, &err, why, sizeof why);
         if (r.called && qr_mem_agent_state_record(statep.p, ag->name, end, false, why, &serr))
             fprintf(stderr, "quarry: warning: %s\n", serr.p ? serr.p : "state not saved");
         if (rc == QR_EINVAL && (r.plan.nproblems || r.plan.nproblems_dropped)) {
@@ -750,313 +639,30 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
     return status;
 }
 
-/* ---- the daemon ---- */
+/* ---- the daemon (its loop is the library's: qr_mem_agent_daemon_run) ---- */
 
 static volatile sig_atomic_t stop_signal;
+static qr_req daemon_req;
 
+/* SIGTERM and SIGINT only say so and stop the request: the loop ends after the run in
+ * progress */
 static void on_signal(int sig)
 {
     stop_signal = sig;
+    qr_req_cancel(&daemon_req);
 }
 
-typedef struct dlog {
-    FILE *f;
-} dlog;
-
-/* One JSON line: {"time": ..., "event": ..., then the fields given as
- * alternating names and values, each value pre-formatted JSON}. */
-static void log_event(dlog *l, const char *event, const char *fields)
+static void log_line(void *ud, const char *json)
 {
-    char t[QR_DATE_ISO_LEN];
-    iso(qr_clock_now(), t);
-    fprintf(l->f, "{\"time\":\"%s\",\"event\":\"%s\"%s%s}\n", t, event,
-            fields && *fields ? "," : "", fields ? fields : "");
-    fflush(l->f);
+    FILE *f = ud;
+    fprintf(f, "%s\n", json);
+    fflush(f);
 }
 
-static void json_field(qr_buf *b, const char *name, const char *s)
+static const char *signal_name(void *ud)
 {
-    if (b->len)
-        qr_buf_putc(b, ',');
-    qr_buf_json_string(b, name, strlen(name));
-    qr_buf_putc(b, ':');
-    qr_buf_json_string(b, s, strlen(s));
-}
-
-typedef struct dentry {
-    char *name;
-    char *path;
-    struct timespec mtime;
-    off_t size;
-    struct timespec tmtime; /* of the template file, when there is one */
-    qr_mem_agent *agent;    /* NULL while the file is broken */
-    bool seen;              /* in this round's scan */
-    bool skip_logged;       /* "no nodes" already logged since the last run */
-    bool busy_logged;       /* "running in another process" already logged */
-} dentry;
-
-typedef struct daemon_ctx {
-    dlog log;
-    const char *dir;
-    dentry *e;
-    size_t n, cap;
-    bool dir_error_logged;
-} daemon_ctx;
-
-static bool same_time(struct timespec a, struct timespec b)
-{
-    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
-}
-
-static void dentry_free(dentry *e)
-{
-    free(e->name);
-    free(e->path);
-    qr_mem_agent_free(e->agent);
-}
-
-static void load_entry(daemon_ctx *d, dentry *e, const struct stat *st)
-{
-    e->mtime = st->st_mtim;
-    e->size = st->st_size;
-    memset(&e->tmtime, 0, sizeof e->tmtime);
-    qr_mem_agent_free(e->agent);
-    e->agent = NULL;
-    qr_buf err, f;
-    qr_buf_init(&err);
-    qr_buf_init(&f);
-    int rc = qr_mem_agent_load(&e->agent, e->path, &err);
-    json_field(&f, "agent", e->name);
-    json_field(&f, "path", e->path);
-    if (rc != QR_OK) {
-        json_field(&f, "message", err.p ? err.p : "cannot load");
-        log_event(&d->log, "error", f.p);
-    } else {
-        struct stat ts;
-        if (e->agent->template_path && stat(e->agent->template_path, &ts) == 0)
-            e->tmtime = ts.st_mtim;
-        json_field(&f, "schedule", e->agent->schedule);
-        log_event(&d->log, "agent-load", f.p);
-    }
-    e->skip_logged = false;
-    qr_buf_release(&err);
-    qr_buf_release(&f);
-}
-
-static void rescan(daemon_ctx *d)
-{
-    agent_file *files;
-    long n = list_files(d->dir, &files);
-    if (n < 0) {
-        if (!d->dir_error_logged) {
-            qr_buf f;
-            qr_buf_init(&f);
-            char msg[PATH_MAX + 100];
-            snprintf(msg, sizeof msg, "cannot read the agent directory '%s': %s", d->dir,
-                     strerror(errno));
-            json_field(&f, "message", msg);
-            log_event(&d->log, "error", f.p);
-            qr_buf_release(&f);
-            d->dir_error_logged = true;
-        }
-        return;
-    }
-    d->dir_error_logged = false;
-    for (size_t i = 0; i < d->n; i++)
-        d->e[i].seen = false;
-    for (long i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(files[i].path, &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
-        dentry *e = NULL;
-        for (size_t j = 0; j < d->n && !e; j++)
-            if (!strcmp(d->e[j].name, files[i].name))
-                e = &d->e[j];
-        if (!e) {
-            if (d->n == d->cap) {
-                size_t nc = d->cap ? d->cap * 2 : 8;
-                dentry *ne = realloc(d->e, nc * sizeof *ne);
-                if (!ne)
-                    continue;
-                d->e = ne;
-                d->cap = nc;
-            }
-            e = &d->e[d->n++];
-            memset(e, 0, sizeof *e);
-            e->name = files[i].name;
-            e->path = files[i].path;
-            files[i].name = files[i].path = NULL;
-            e->seen = true;
-            load_entry(d, e, &st);
-            continue;
-        }
-        e->seen = true;
-        bool changed = !same_time(e->mtime, st.st_mtim) || e->size != st.st_size;
-        if (!changed && e->agent && e->agent->template_path) {
-            struct stat ts;
-            struct timespec z = {0, 0};
-            changed = stat(e->agent->template_path, &ts) == 0 ? !same_time(ts.st_mtim, e->tmtime)
-                                                              : !same_time(e->tmtime, z);
-        }
-        if (changed)
-            load_entry(d, e, &st);
-    }
-    /* files that went away */
-    size_t k = 0;
-    for (size_t i = 0; i < d->n; i++) {
-        if (d->e[i].seen) {
-            d->e[k++] = d->e[i];
-            continue;
-        }
-        qr_buf f;
-        qr_buf_init(&f);
-        json_field(&f, "agent", d->e[i].name);
-        log_event(&d->log, "agent-remove", f.p);
-        qr_buf_release(&f);
-        dentry_free(&d->e[i]);
-    }
-    d->n = k;
-    /* keep name order: the order agents run in */
-    for (size_t i = 1; i < d->n; i++)
-        for (size_t j = i; j > 0 && strcmp(d->e[j - 1].name, d->e[j].name) > 0; j--) {
-            dentry t = d->e[j];
-            d->e[j] = d->e[j - 1];
-            d->e[j - 1] = t;
-        }
-    free_files(files, n);
-}
-
-static void daemon_retry(void *ud, const char *line)
-{
-    qr_buf f;
-    qr_buf_init(&f);
-    json_field(&f, "message", line);
-    log_event(ud, "retry", f.p);
-    qr_buf_release(&f);
-}
-
-/* Reads the agent's state and says whether it is due now (*now gets the time);
- * false with *ok cleared after logging a state file that cannot be read. */
-static bool due_now(daemon_ctx *d, const qr_mem_agent *ag, const char *statep, int64_t *now,
-                    bool *ok)
-{
-    qr_mem_agent_state st;
-    qr_buf err;
-    qr_buf_init(&err);
-    bool due = false;
-    if (qr_mem_agent_state_get(statep, ag->name, &st, &err) != QR_OK) {
-        qr_buf f;
-        qr_buf_init(&f);
-        json_field(&f, "agent", ag->name);
-        json_field(&f, "message", err.p ? err.p : "cannot read the state file");
-        log_event(&d->log, "error", f.p);
-        qr_buf_release(&f);
-        *ok = false;
-    } else {
-        *now = qr_clock_now();
-        due = qr_mem_agent_due(ag, &st, *now, NULL);
-    }
-    qr_buf_release(&err);
-    return due;
-}
-
-/* Runs one agent when it is due; returns false when the run failed. The agent's
- * lock is held from the due check (made again once it is held: another process
- * may have just run it) until its state is recorded. */
-static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, const char *statep,
-                       qr_mem_agent_locks *locks)
-{
-    qr_mem_agent *ag = e->agent;
-    qr_buf err, f;
-    qr_buf_init(&err);
-    qr_buf_init(&f);
-    json_field(&f, "agent", ag->name);
-    bool ok = true, locked = false;
-    int64_t now = 0;
-    if (!due_now(d, ag, statep, &now, &ok))
-        goto done;
-    int lrc = qr_mem_agent_lock(locks, ag->name, &err);
-    if (lrc == QR_ERUNTIME) { /* another process runs it now */
-        if (!e->busy_logged) {
-            json_field(&f, "reason", err.p ? err.p : "it is running in another process");
-            log_event(&d->log, "agent-skip", f.p);
-            e->busy_logged = true;
-        }
-        goto done;
-    }
-    if (lrc != QR_OK) {
-        json_field(&f, "message", err.p ? err.p : "cannot lock the agent");
-        log_event(&d->log, "error", f.p);
-        ok = false;
-        goto done;
-    }
-    locked = true;
-    e->busy_logged = false;
-    if (!due_now(d, ag, statep, &now, &ok))
-        goto done;
-    qr_llm *llm = client_for(cfg, ag);
-    if (!llm) {
-        json_field(&f, "message", no_model_msg);
-        log_event(&d->log, "error", f.p);
-        ok = false;
-        goto done;
-    }
-    qr_llm_set_log(llm, daemon_retry, &d->log);
-    qr_mem_agent_report r;
-    int rc = qr_mem_agent_run(ag, m, llm, now, &r, &err);
-    qr_llm_free(llm);
-    int64_t end = qr_clock_now();
-    qr_buf serr;
-    qr_buf_init(&serr);
-    if (rc == QR_OK && !r.called) {
-        if (!e->skip_logged) {
-            json_field(&f, "reason", "its query returned no nodes");
-            log_event(&d->log, "agent-skip", f.p);
-            e->skip_logged = true;
-        }
-    } else if (rc == QR_OK) {
-        e->skip_logged = false;
-        size_t counts[4] = {0};
-        for (size_t i = 0; i < r.plan.n; i++)
-            for (int b = 0; b < 4; b++)
-                counts[b] += r.plan.actions[i].kind == (1u << b);
-        qr_buf_printf(&f,
-                      ",\"nodes\":%zu,\"omitted\":%zu,\"applied\":%zu,\"link-add\":%zu,"
-                      "\"weight\":%zu,\"write\":%zu,\"refine\":%zu,\"visits\":%zu,"
-                      "\"input_tokens\":%llu,\"output_tokens\":%llu,\"cache_read_tokens\":%"
-                      "llu,"
-                      "\"ms\":%.0f",
-                      r.prompt.nshown, r.prompt.omitted, r.applied, counts[0], counts[1], counts[2],
-                      counts[3], r.visits, (unsigned long long)r.usage.input,
-                      (unsigned long long)r.usage.output, (unsigned long long)r.usage.cache_read,
-                      r.ms);
-        log_event(&d->log, "agent-run", f.p);
-        if (qr_mem_agent_state_record(statep, ag->name, end, true, NULL, &serr) != QR_OK) {
-            qr_buf g;
-            qr_buf_init(&g);
-            json_field(&g, "agent", ag->name);
-            json_field(&g, "message", serr.p ? serr.p : "cannot save the state");
-            log_event(&d->log, "error", g.p);
-            qr_buf_release(&g);
-        }
-    } else {
-        char why[700];
-        failure_text(rc, &r, &err, why, sizeof why);
-        json_field(&f, "message", why);
-        if (rc == QR_EINVAL)
-            qr_buf_printf(&f, ",\"problems\":%zu", r.plan.nproblems + r.plan.nproblems_dropped);
-        log_event(&d->log, "error", f.p);
-        qr_mem_agent_state_record(statep, ag->name, end, false, why, &serr);
-        ok = false;
-    }
-    qr_buf_release(&serr);
-    qr_mem_agent_report_clear(&r);
-done:
-    if (locked)
-        qr_mem_agent_unlock(locks, ag->name);
-    qr_buf_release(&err);
-    qr_buf_release(&f);
-    return ok;
+    (void)ud;
+    return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
@@ -1095,16 +701,10 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     char *dir = agents_dir(o, dir_opt);
     if (!dir)
         return EXIT_USAGE;
-    daemon_ctx d;
-    memset(&d, 0, sizeof d);
-    d.dir = dir;
-    d.log.f = stderr;
+    FILE *logf = stderr;
     qr_llm_config cfg;
     qr_llm_config_init(&cfg);
     qr_mem *m = NULL;
-    qr_buf statep;
-    qr_buf_init(&statep);
-    qr_mem_agent_locks locks = {-1};
     int status = EXIT_OK;
     struct stat dst;
     if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
@@ -1114,11 +714,11 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
         status = EXIT_USAGE;
         goto done;
     }
-    if (log_path && !(d.log.f = fopen(log_path, "a"))) {
+    if (log_path && !(logf = fopen(log_path, "a"))) {
         char msg[PATH_MAX + 100];
         snprintf(msg, sizeof msg, "cannot open the log file '%s': %s", log_path, strerror(errno));
         cli_error(o->fmt, "usage", 0, 0, msg);
-        d.log.f = stderr;
+        logf = stderr;
         status = EXIT_USAGE;
         goto done;
     }
@@ -1134,67 +734,29 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     }
     if ((status = cli_mem_open(o, false, &m)) != EXIT_OK)
         goto done;
-    qr_mem_agent_state_path(qr_mem_path(m), &statep);
-    /* one daemon per store, for its whole life */
-    qr_buf lerr;
-    qr_buf_init(&lerr);
-    if (statep.failed || qr_mem_agent_locks_open(&locks, statep.p, &lerr) != QR_OK ||
-        qr_mem_agent_lock_daemon(&locks, qr_mem_path(m), &lerr) != QR_OK) {
-        cli_error(o->fmt, "error", 0, 0, lerr.p ? lerr.p : "cannot lock the store's agents");
-        qr_buf_release(&lerr);
-        status = EXIT_FAILED;
-        goto done;
-    }
-    qr_buf_release(&lerr);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    qr_req_init(&daemon_req, NULL);
+    cli_on_stop_signals(on_signal, 0);
 
-    qr_buf f;
-    qr_buf_init(&f);
-    json_field(&f, "agents", dir);
-    json_field(&f, "store", qr_mem_path(m));
-    qr_buf_printf(&f, ",\"interval\":%llu,\"once\":%s,\"pid\":%ld", (unsigned long long)interval,
-                  once ? "true" : "false", (long)getpid());
-    log_event(&d.log, "start", f.p);
-    qr_buf_release(&f);
+    qr_mem_agent_daemon dopts = {.dir = dir, .mem = m, .llm = &cfg, .interval_s = interval,
+                                 .once = once, .log = log_line, .stop_reason = signal_name,
+                                 .log_ud = logf};
     size_t runs_failed = 0;
-    while (!stop_signal) {
-        rescan(&d);
-        for (size_t i = 0; i < d.n && !stop_signal; i++)
-            if (d.e[i].agent && !daemon_run(&d, &d.e[i], m, &cfg, statep.p, &locks))
-                runs_failed++;
-        if (once)
-            break;
-        for (uint64_t t = 0; t < interval * 10 && !stop_signal; t++) {
-            struct timespec ts = {0, 100 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
-    }
-    qr_buf_init(&f);
-    qr_buf_printf(&f, "\"reason\":\"%s\",\"failed_runs\":%zu",
-                  stop_signal == SIGTERM  ? "SIGTERM"
-                  : stop_signal == SIGINT ? "SIGINT"
-                                          : "once",
-                  runs_failed);
-    log_event(&d.log, "stop", f.p);
-    qr_buf_release(&f);
-    if (once && runs_failed)
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = qr_mem_agent_daemon_run(&dopts, &daemon_req, &runs_failed, &err);
+    if (rc != QR_OK) {
+        cli_error(o->fmt, "error", 0, 0, err.p ? err.p : "cannot lock the store's agents");
         status = EXIT_FAILED;
+    } else if (once && runs_failed) {
+        status = EXIT_FAILED;
+    }
+    qr_buf_release(&err);
 done:
-    for (size_t i = 0; i < d.n; i++)
-        dentry_free(&d.e[i]);
-    free(d.e);
-    if (d.log.f && d.log.f != stderr)
-        fclose(d.log.f);
-    qr_mem_agent_locks_close(&locks);
+    if (logf != stderr)
+        fclose(logf);
     qr_mem_close(m);
     qr_llm_config_clear(&cfg);
-    qr_buf_release(&statep);
     free(dir);
     return status;
 }

@@ -15,7 +15,7 @@
  * cutting JSON output to 50 rows as `quarry tool` does (the query itself says how many
  * it wants with :take; only the table a person reads is cut).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/host.h"
 #include "quarry/query.h"
@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
+const char cli_query_page[] =
     "usage: quarry query 'QUERY' | - [OPTIONS]\n"
     "\n"
     "Validates a query written in the query DSL (EDN or JSON), compiles it to PTC-Lisp\n"
@@ -52,6 +52,8 @@ static const char usage[] =
     "  --timeout-ms N        wall time limit of the program (default 10000)\n"
     "  --max-memory SIZE     memory limit of the program (default 64M)\n"
     "  --max-steps N         evaluation step limit\n"
+    "  --max-depth N         call depth limit of the program\n"
+    "  --max-output SIZE     println output kept (default 64K)\n"
     "\n"
     "exit status: 0 success, 1 the query ran and failed, 2 bad usage or an invalid query\n"
     "(every problem is reported, each with its path in the query and a hint).\n";
@@ -258,34 +260,12 @@ static void runtime_error(const qr_query_compiled *q, const qr_lisp_result *res,
     qr_buf_release(&b);
 }
 
-int cmd_query(int argc, char **argv)
+int cli_cmd_query(const cli_args *args)
 {
-    const char *qarg = NULL;
+    const char *qarg = cli_arg_str(args, "query", NULL);
     cli_run_opts ro;
-    cli_run_opts_init(&ro);
-    const unsigned accept = CLI_OPT_REPO | CLI_OPT_STORE | CLI_OPT_DATA | CLI_OPT_FORMAT |
-                            CLI_OPT_LIMIT_OUTPUT | CLI_OPT_LIMITS | CLI_OPT_NO_INDEX;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        int took = cli_run_option("query", accept, argc, argv, &i, &ro);
-        if (took < 0)
-            return EXIT_USAGE;
-        if (took)
-            continue;
-        if (a[0] == '-' && a[1]) {
-            cli_unknown_option("query", a, usage);
-            return EXIT_USAGE;
-        }
-        if (qarg) {
-            cli_usage_error("query", "give one query (quote it as one argument)");
-            return EXIT_USAGE;
-        }
-        qarg = a;
-    }
+    if (cli_run_opts_from(args, &ro) < 0)
+        return EXIT_USAGE;
     cli_format fmt = ro.fmt;
     const char *data = ro.data;
     qr_lisp_limits lim = ro.lim;

@@ -10,7 +10,7 @@
  * brought up to date first, as `quarry code index` does.
  */
 #define _XOPEN_SOURCE 700
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/code.h"
 #include "quarry/date.h"
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage[] =
+const char cli_sparql_page[] =
     "usage: quarry sparql [--repo DIR] [--ref REF] (QUERY | --query FILE | -) [--format F]\n"
     "                     [--data FILE]... [--graph IRI=FILE]... [--base IRI]\n"
     "\n"
@@ -96,14 +96,17 @@ static double now_ms(void)
     return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
 }
 
-int cmd_sparql(int argc, char **argv)
+int cli_cmd_sparql(const cli_args *args)
 {
     const char *qarg = NULL, *qfile = NULL, *base = NULL, *repo = NULL, *ref = NULL;
     const char *export_nt = NULL;
     int ofmt = isatty(1) ? QR_SPARQL_FMT_TABLE : QR_SPARQL_FMT_JSON;
     cli_format efmt = FMT_DEFAULT;
-    const char **data = calloc((size_t)argc + 1, sizeof(char *));
-    const char **graphs = calloc((size_t)argc + 1, sizeof(char *));
+    size_t nd0, ng0;
+    cli_arg_strs(args, "data", &nd0);
+    cli_arg_strs(args, "graph", &ng0);
+    const char **data = calloc(nd0 + 1, sizeof(char *));
+    const char **graphs = calloc(ng0 + 1, sizeof(char *));
     size_t ndata = 0, ngraphs = 0;
     uint64_t repeat = 0;
     qr_sparql_limits lim = {0};
@@ -121,97 +124,60 @@ int cmd_sparql(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            goto done;
-        }
-        if (!strcmp(a, "-") || a[0] != '-') {
-            if (qarg || qfile) {
-                cli_usage_error("sparql", "give one query (quote it as one argument)");
-                status = EXIT_USAGE;
-                goto done;
-            }
-            qarg = a;
-            continue;
-        }
-        static const char *const takes[] = {"--data", "--graph", "--query", "--base", "--format",
-                                            "--repo", "--ref", "--timeout-ms", "--max-rows",
-                                            "--max-memory", "--repeat", "--export-nt", NULL};
-        bool known = false;
-        for (size_t k = 0; takes[k]; k++)
-            if (!strcmp(a, takes[k]))
-                known = true;
-        if (!known) {
-            cli_usage_error("sparql", "unknown option '%s'", a);
+    qarg = cli_arg_str(args, "text", NULL);
+    qfile = cli_arg_str(args, "query", NULL);
+    base = cli_arg_str(args, "base", NULL);
+    repo = args->repo;
+    ref = cli_arg_str(args, "ref", NULL);
+    export_nt = cli_arg_str(args, "export-nt", NULL);
+    const char **dv = cli_arg_strs(args, "data", &ndata);
+    const char **gv = cli_arg_strs(args, "graph", &ngraphs);
+    for (size_t k = 0; k < ndata; k++)
+        data[k] = dv[k];
+    for (size_t k = 0; k < ngraphs; k++) {
+        if (!strchr(gv[k], '=')) {
+            cli_usage_error("sparql", "--graph needs IRI=FILE, got '%s'", gv[k]);
             status = EXIT_USAGE;
             goto done;
         }
-        if (!v) {
-            cli_usage_error("sparql", "option '%s' needs a value", a);
+        graphs[k] = gv[k];
+    }
+    if (qarg && qfile) {
+        cli_usage_error("sparql", "give one query (quote it as one argument)");
+        status = EXIT_USAGE;
+        goto done;
+    }
+    const char *v = cli_arg_str(args, "format", NULL);
+    if (v) {
+        ofmt = qr_sparql_format_parse(v);
+        if (ofmt == QR_SPARQL_FMT_JSON)
+            efmt = FMT_JSON;
+    }
+    if ((v = cli_arg_str(args, "max-memory", NULL))) {
+        size_t sz;
+        if (!cli_parse_size(v, &sz)) {
+            cli_usage_error("sparql", "bad size '%s' for --max-memory", v);
             status = EXIT_USAGE;
             goto done;
         }
-        i++;
+        lim.max_memory = sz;
+    }
+    static const char *const numbers[] = {"timeout-ms", "repeat", "max-rows"};
+    for (size_t k = 0; k < 3; k++) {
         uint64_t n;
-        if (!strcmp(a, "--data")) {
-            data[ndata++] = v;
-        } else if (!strcmp(a, "--graph")) {
-            if (!strchr(v, '=')) {
-                cli_usage_error("sparql", "--graph needs IRI=FILE, got '%s'", v);
-                status = EXIT_USAGE;
-                goto done;
-            }
-            graphs[ngraphs++] = v;
-        } else if (!strcmp(a, "--query")) {
-            if (qarg) {
-                cli_usage_error("sparql", "give one query (quote it as one argument)");
-                status = EXIT_USAGE;
-                goto done;
-            }
-            qfile = v;
-        } else if (!strcmp(a, "--base")) {
-            base = v;
-        } else if (!strcmp(a, "--repo")) {
-            repo = v;
-        } else if (!strcmp(a, "--ref")) {
-            ref = v;
-        } else if (!strcmp(a, "--export-nt")) {
-            export_nt = v;
-        } else if (!strcmp(a, "--format")) {
-            ofmt = qr_sparql_format_parse(v);
-            if (ofmt < 0) {
-                cli_usage_error("sparql", "unknown format '%s': expected json, xml, csv, tsv "
-                                          "or table",
-                                v);
-                status = EXIT_USAGE;
-                goto done;
-            }
-            if (ofmt == QR_SPARQL_FMT_JSON)
-                efmt = FMT_JSON;
-        } else if (!strcmp(a, "--max-memory")) {
-            size_t sz;
-            if (!cli_parse_size(v, &sz)) {
-                cli_usage_error("sparql", "bad size '%s' for --max-memory", v);
-                status = EXIT_USAGE;
-                goto done;
-            }
-            lim.max_memory = sz;
-        } else {
-            if (!cli_parse_u64(v, &n)) {
-                cli_usage_error("sparql", "bad number '%s' for %s", v, a);
-                status = EXIT_USAGE;
-                goto done;
-            }
-            if (!strcmp(a, "--timeout-ms"))
-                lim.timeout_ms = n;
-            else if (!strcmp(a, "--repeat"))
-                repeat = n;
-            else
-                lim.max_rows = n;
+        if (!(v = cli_arg_str(args, numbers[k], NULL)))
+            continue;
+        if (!cli_parse_u64(v, &n)) {
+            cli_usage_error("sparql", "bad number '%s' for --%s", v, numbers[k]);
+            status = EXIT_USAGE;
+            goto done;
         }
+        if (k == 0)
+            lim.timeout_ms = n;
+        else if (k == 1)
+            repeat = n;
+        else
+            lim.max_rows = n;
     }
     if (export_nt && (qarg || qfile)) {
         cli_usage_error("sparql", "--export-nt writes the graph and runs no query");

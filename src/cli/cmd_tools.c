@@ -14,7 +14,7 @@
  * forms are what programs consume); printing only names by default (parameters are what
  * a reader needs to call a tool).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/host.h"
 #include "quarry/mcp.h"
@@ -22,7 +22,7 @@
 
 #include <string.h>
 
-static const char usage[] =
+const char cli_tools_page[] =
     "usage: quarry tools [NAME...] [--format text|json|mcp|openai|openai-strict|anthropic]\n"
     "                    [--compact]\n"
     "\n"
@@ -52,48 +52,24 @@ static const char usage[] =
     "With no tools registered, text prints a line saying so and the JSON formats print [].\n"
     "exit status: 0 success, 2 bad usage or an unknown tool name.\n";
 
-int cmd_tools(int argc, char **argv)
+int cli_cmd_tools(const cli_args *args)
 {
     qr_tools_format fmt = QR_TOOLS_TEXT;
     const char *served = NULL; /* a format of the served list (qr_mcp_export) */
     bool pretty = true;
-    int nnames = 0;
-    char **names = argv + 1; /* names are compacted to the front as they are found */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--compact")) {
-            pretty = false;
-        } else if (!strcmp(a, "--format") || !strcmp(a, "--repo")) {
-            if (i + 1 >= argc) {
-                cli_usage_error("tools", "option '%s' needs a value", a);
-                return EXIT_USAGE;
-            }
-            const char *v = argv[++i];
-            if (a[2] == 'f') {
-                served = NULL;
-                for (const char *const *f = qr_mcp_export_formats; *f; f++)
-                    if (!strcmp(*f, v))
-                        served = *f;
-                int f = qr_tools_format_parse(v);
-                if (f < 0 && !served) {
-                    cli_usage_error("tools",
-                                    "unknown format '%.100s': expected text, json, mcp, openai, "
-                                    "openai-strict or anthropic",
-                                    v);
-                    return EXIT_USAGE;
-                }
-                fmt = f < 0 ? QR_TOOLS_TEXT : (qr_tools_format)f;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            cli_unknown_option("tools", a, usage);
-            return EXIT_USAGE;
-        } else {
-            names[nnames++] = argv[i];
-        }
+    size_t nn;
+    const char **names = cli_arg_strs(args, "names", &nn);
+    int nnames = (int)nn;
+    if (cli_arg_bool(args, "compact"))
+        pretty = false;
+    const char *v = cli_arg_str(args, "format", NULL);
+    if (v) {
+        served = NULL;
+        for (const char *const *f = qr_mcp_export_formats; *f; f++)
+            if (!strcmp(*f, v))
+                served = *f;
+        int f = qr_tools_format_parse(v);
+        fmt = f < 0 ? QR_TOOLS_TEXT : (qr_tools_format)f;
     }
     if (served) {
         /* the list the MCP server serves (its registries; no repository is opened) */

@@ -1,8 +1,9 @@
 /*
- * main.c: the quarry command line: one table of subcommands (name, handler, usage,
- * summary) that drives dispatch and help, git-style.
+ * main.c: the quarry command line's entry and what every command shares: value parsing,
+ * table widths, errors (one line, or JSON with --format json anywhere on the line), "did
+ * you mean", progress. The commands themselves are records (commands.c, command.h).
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/date.h"
 
@@ -12,48 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int cmd_help(int argc, char **argv);
-static int cmd_version(int argc, char **argv);
-
-static const cli_cmd commands[] = {
-    {"lisp", cmd_lisp, "quarry lisp [-e EXPR | FILE] [--data FILE] [--format edn|json]",
-     "run a PTC-Lisp program in the sandbox; prints the result as EDN"},
-    {"tools", cmd_tools, "quarry tools [NAME...] [--format text|json|openai|anthropic|mcp]",
-     "list the tools and their parameters, or export them as model tool schemas"},
-    {"tool", cmd_tool, "quarry tool NAME [--PARAM VALUE ...] [--format edn|json|table]",
-     "call one tool with parameters given as flags"},
-    {"mcp", cmd_mcp, "quarry mcp [--repo DIR] [--http ADDR]",
-     "serve the tools to an MCP client (Claude Code, Cursor...) over stdio or loopback HTTP"},
-    {"index", cmd_index, "quarry index [--repo DIR] [--status] [--format text|json]",
-     "build the statistics index of a repository, or report it (--status)"},
-    {"query", cmd_query, "quarry query 'QUERY' | - [--data FILE] [--format edn|json|table]",
-     "run a query written in the query DSL (EDN or JSON) and print its :return"},
-    {"compile", cmd_compile, "quarry compile 'QUERY' | - [--data FILE] [--format text|json]",
-     "print the PTC-Lisp program a query compiles to, without running it"},
-    {"ask", cmd_ask, "quarry ask \"QUESTION\" [--explain] [--trace FILE] [--max-calls N]",
-     "answer a question about the repository, with a model only where one is needed"},
-    {"mem", cmd_mem, "quarry mem COMMAND [--store FILE] ...",
-     "the memory graph: add, get, link, query notes; run memory agents"},
-    {"code", cmd_code, "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...",
-     "the code graph: functions, types, macros, includes and calls, per git blob"},
-    {"sparql", cmd_sparql,
-     "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "
-     "[--format json|xml|csv|tsv|table]",
-     "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files"},
-    {"flow", cmd_flow, "quarry flow check|fmt|run FILE... [OPTIONS]",
-     "the workflow language: check, format and run .flow files (docs/flow.md)"},
-    {"lsp", cmd_lsp, "quarry lsp",
-     "a Language Server Protocol server for workflow files, on stdio (for editors)"},
-    {"dwim", cmd_dwim, "quarry dwim \"LINE\" | parse \"LINE\" | undo [--repo DIR] [--write]",
-     "run one terse intent (skeleton, expand, read, grep, fix, validate, any tool)"},
-    {"do", cmd_do, "quarry do \"TASK\" [--write] [--max-turns N] [--trace FILE] [--repo DIR]",
-     "let the model work on a task one terse line per turn (quarry dwim's verbs)"},
-    {"help", cmd_help, "quarry help [COMMAND | --commands]", "show help for quarry or one command"},
-    {"version", cmd_version, "quarry version", "print the version"},
-};
-
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 int cli_parse_format(const char *s)
 {
@@ -225,106 +184,28 @@ const char *cli_closest(const char *word, const char *const *cands, size_t n)
     return best;
 }
 
-void cli_unknown_option(const char *cmd, const char *opt, const char *usage)
+void cli_usage_plain(const char *msg)
 {
-    /* the options a command has are the --words of its usage text */
-    enum { MAXOPT = 64, OPTLEN = 40 };
-    char opts[MAXOPT][OPTLEN];
-    const char *cands[MAXOPT];
-    size_t n = 0;
-    for (const char *p = usage; p && (p = strstr(p, "--")) && n < MAXOPT;) {
-        size_t k = 2;
-        while ((p[k] >= 'a' && p[k] <= 'z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '-')
-            k++;
-        if (k > 3 && k < OPTLEN && !(p > usage && p[-1] != ' ' && p[-1] != '[' && p[-1] != '|')) {
-            memcpy(opts[n], p, k);
-            opts[n][k] = '\0';
-            bool dup = false;
-            for (size_t i = 0; i < n && !dup; i++)
-                dup = !strcmp(opts[i], opts[n]);
-            if (!dup) {
-                cands[n] = opts[n];
-                n++;
-            }
-        }
-        p += k;
-    }
-    char word[OPTLEN * 2];
-    snprintf(word, sizeof word, "%.*s", (int)strcspn(opt, "="), opt);
-    const char *s = cli_closest(word, cands, n);
-    if (s)
-        cli_usage_error(cmd, "unknown option '%.100s' (did you mean '%s'?)", opt, s);
+    if (json_errors)
+        cli_error(FMT_JSON, "usage", 0, 0, msg);
     else
-        cli_usage_error(cmd, "unknown option '%.100s'", opt);
+        fprintf(stderr, "quarry: %s\n", msg);
 }
 
-static void print_overview(FILE *f)
+void cli_overview(FILE *f)
 {
     fprintf(f, "quarry: ask questions of a repository's history, its code and an agent's memory\n\n"
                "usage: quarry COMMAND [OPTIONS]\n\ncommands:\n");
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; cli_commands[i].name; i++)
+        fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "\nRun 'quarry COMMAND --help' for the options of one command.\n"
                "Exit status: 0 success, 1 the program ran and failed, 2 bad usage or input.\n"
                "QUARRY_NOW (ISO-8601 or epoch seconds) pins the clock every command reads.\n");
 }
 
-static const cli_cmd *find_command(const char *name)
+int cli_cmd_version(const cli_args *args)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(commands[i].name, name))
-            return &commands[i];
-    return NULL;
-}
-
-static int cmd_help(int argc, char **argv)
-{
-    if (argc > 1 && !strcmp(argv[1], "--commands")) {
-        /* the command table, for the man pages and shell completions `make install`
-         * generates: NAME, a tab, the summary */
-        for (size_t i = 0; i < NCOMMANDS; i++)
-            printf("%s\t%s\n", commands[i].name, commands[i].summary);
-        return EXIT_OK;
-    }
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: quarry help [COMMAND | --commands]\n\nShows the help of quarry or of "
-               "one command; --commands lists the commands, one a line:\nNAME, a tab, "
-               "what it does.\n");
-        return EXIT_OK;
-    }
-    if (argc > 1) {
-        const cli_cmd *c = find_command(argv[1]);
-        if (!c) {
-            const char *names[NCOMMANDS];
-            for (size_t i = 0; i < NCOMMANDS; i++)
-                names[i] = commands[i].name;
-            const char *s = cli_closest(argv[1], names, NCOMMANDS);
-            if (s)
-                cli_usage_error("help", "unknown command '%.100s' (did you mean '%s'?)", argv[1], s);
-            else
-                cli_usage_error("help", "unknown command '%.100s'", argv[1]);
-            return EXIT_USAGE;
-        }
-        char *args[] = {argv[1], "--help", NULL};
-        return c->run(2, args);
-    }
-    print_overview(stdout);
-    return EXIT_OK;
-}
-
-static int cmd_version(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: quarry version\n\nPrints quarry's version.\n");
-            return EXIT_OK;
-        }
-        if (argv[i][0] == '-')
-            cli_unknown_option("version", argv[i], "--help");
-        else
-            cli_usage_error("version", "unexpected argument '%.100s'", argv[i]);
-        return EXIT_USAGE;
-    }
+    (void)args;
     printf("quarry %s\n", QR_VERSION);
     return EXIT_OK;
 }
@@ -332,38 +213,15 @@ static int cmd_version(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        print_overview(stderr);
+        cli_overview(stderr);
         return EXIT_USAGE;
     }
-    const char *name = argv[1];
-    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-        print_overview(stdout);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        cli_overview(stdout);
         return EXIT_OK;
     }
-    if (!strcmp(name, "--version"))
-        return cmd_version(0, NULL);
+    if (!strcmp(argv[1], "--version"))
+        return cli_cmd_version(NULL);
     scan_format(argc, argv);
-    const cli_cmd *c = find_command(name);
-    /* a pinned clock that cannot be read stops every command, rather than letting the
-     * real clock answer in its place */
-    char clock_err[QR_DATE_ERR_LEN];
-    if (c && qr_clock_check(clock_err, sizeof clock_err) != QR_OK) {
-        fprintf(stderr, "quarry: %s\n", clock_err);
-        return EXIT_USAGE;
-    }
-    if (!c) {
-        const char *names[NCOMMANDS];
-        for (size_t i = 0; i < NCOMMANDS; i++)
-            names[i] = commands[i].name;
-        const char *s = cli_closest(name, names, NCOMMANDS);
-        char msg[300];
-        snprintf(msg, sizeof msg, "unknown command '%.100s'%s%s%s; see 'quarry --help'", name,
-                 s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
-        if (json_errors)
-            cli_error(FMT_JSON, "usage", 0, 0, msg);
-        else
-            fprintf(stderr, "quarry: %s\n", msg);
-        return EXIT_USAGE;
-    }
-    return c->run(argc - 1, argv + 1);
+    return cli_command_dispatch(argc - 1, argv + 1);
 }

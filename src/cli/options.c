@@ -3,12 +3,10 @@
  * spelling, bounds and messages cannot drift apart: the sandbox limits of the programs a
  * command runs (--timeout-ms, --max-memory, --max-output, --max-steps, --max-depth), and
  * the options of the commands that run programs and queries (--repo, --store, --data,
- * --format, --limit-output, --no-index), with the host those options describe.
- *
- * Rejected: a getopt-style table for every option of every command (each command's own
- * options read better next to the code that uses them).
+ * --format, --limit-output, --no-index) read from a record's parsed arguments (command.h),
+ * with the host those options describe.
  */
-#include "cli.h"
+#include "command.h"
 
 #include "quarry/host.h"
 #include "quarry/tools.h"
@@ -28,23 +26,29 @@ static void on_stop_signal(int sig)
     signal(sig, SIG_DFL);
 }
 
+void cli_on_stop_signals(void (*fn)(int), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 qr_req *cli_req(void)
 {
     if (!req_started) {
         req_started = true;
         qr_req_init(&the_req, NULL);
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sa.sa_flags = SA_RESTART; /* reads and writes go on; the work's checks stop it */
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
+        /* reads and writes go on; the work's checks stop it */
+        cli_on_stop_signals(on_stop_signal, SA_RESTART);
     }
     return &the_req;
 }
 
-bool cli_is_limit_option(const char *a)
+static bool is_limit_option(const char *a)
 {
     return !strcmp(a, "--timeout-ms") || !strcmp(a, "--max-memory") ||
            !strcmp(a, "--max-output") || !strcmp(a, "--max-steps") || !strcmp(a, "--max-depth");
@@ -52,7 +56,7 @@ bool cli_is_limit_option(const char *a)
 
 int cli_limit_option(const char *cmd, const char *a, const char *v, qr_lisp_limits *lim)
 {
-    if (!cli_is_limit_option(a))
+    if (!is_limit_option(a))
         return 0;
     if (!v) {
         cli_usage_error(cmd, "option '%s' needs a value", a);
@@ -93,71 +97,6 @@ void cli_run_opts_init(cli_run_opts *o)
     qr_lisp_limits_default(&o->lim);
 }
 
-/* The options with a value, by the bit that accepts them. */
-static const struct {
-    const char *name;
-    unsigned bit;
-} valued[] = {
-    {"--repo", CLI_OPT_REPO},     {"--store", CLI_OPT_STORE},
-    {"--data", CLI_OPT_DATA},     {"--format", CLI_OPT_FORMAT},
-    {"--limit-output", CLI_OPT_LIMIT_OUTPUT},
-};
-
-int cli_run_option(const char *cmd, unsigned accept, int argc, char **argv, int *i,
-                   cli_run_opts *o)
-{
-    const char *a = argv[*i];
-    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if ((accept & CLI_OPT_NO_INDEX) && !strcmp(a, "--no-index")) {
-        o->no_index = true;
-        return 1;
-    }
-    if ((accept & CLI_OPT_LIMITS) && cli_is_limit_option(a)) {
-        if (cli_limit_option(cmd, a, v, &o->lim) < 0)
-            return -1;
-        (*i)++;
-        return 1;
-    }
-    unsigned bit = 0;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-        if (!strcmp(a, valued[k].name))
-            bit = valued[k].bit;
-    if (!(bit & accept))
-        return 0;
-    if (!v) {
-        cli_usage_error(cmd, "option '%s' needs a value", a);
-        return -1;
-    }
-    switch (bit) {
-    case CLI_OPT_REPO:
-        o->repo = v;
-        break;
-    case CLI_OPT_STORE:
-        o->store = v;
-        break;
-    case CLI_OPT_DATA:
-        o->data = v;
-        break;
-    case CLI_OPT_FORMAT: {
-        int f = cli_parse_format(v);
-        if (f < 0) {
-            cli_usage_error(cmd, "unknown format '%s': expected edn, json or table", v);
-            return -1;
-        }
-        o->fmt = (cli_format)f;
-        break;
-    }
-    default: /* CLI_OPT_LIMIT_OUTPUT */
-        if (!cli_parse_u64(v, &o->limit)) {
-            cli_usage_error(cmd, "bad --limit-output '%s': expected a row count", v);
-            return -1;
-        }
-        break;
-    }
-    (*i)++;
-    return 1;
-}
-
 void cli_host_init(struct qr_host *h, const cli_run_opts *o)
 {
     qr_host_init(h, o->repo);
@@ -167,4 +106,36 @@ void cli_host_init(struct qr_host *h, const cli_run_opts *o)
     h->git.warn = cli_warn;
     h->git.progress = cli_progress;
     h->code.progress = cli_progress;
+}
+
+int cli_run_opts_from(const cli_args *args, cli_run_opts *o)
+{
+    cli_run_opts_init(o);
+    o->repo = cli_arg_str(args, "repo", NULL);
+    o->store = cli_arg_str(args, "store", NULL);
+    o->data = cli_arg_str(args, "data", NULL);
+    o->no_index = cli_arg_bool(args, "no-index");
+    const char *f = cli_arg_str(args, "format", NULL);
+    if (f && cli_parse_format(f) >= 0)
+        o->fmt = (cli_format)cli_parse_format(f);
+    const char *lo = cli_arg_str(args, "limit-output", NULL);
+    if (lo && !cli_parse_u64(lo, &o->limit)) {
+        cli_usage_error(args->path, "bad --limit-output '%s': expected a row count", lo);
+        return -1;
+    }
+    return cli_limits_from(args, &o->lim);
+}
+
+int cli_limits_from(const cli_args *args, qr_lisp_limits *lim)
+{
+    static const char *const limits[] = {"timeout-ms", "max-memory", "max-output", "max-steps",
+                                         "max-depth"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        const char *v = cli_arg_str(args, limits[i], NULL);
+        char opt[32];
+        snprintf(opt, sizeof opt, "--%s", limits[i]);
+        if (v && cli_limit_option(args->path, opt, v, lim) < 0)
+            return -1;
+    }
+    return 0;
 }

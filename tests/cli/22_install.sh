@@ -49,6 +49,10 @@ expect_out "bash completes a command" "mcp" \
   bash -c ". '$BC'; COMP_WORDS=(quarry mc); COMP_CWORD=1; _quarry; echo \${COMPREPLY[*]}"
 expect_out "bash completes an option" "--workers" \
   bash -c ". '$BC'; COMP_WORDS=(quarry mcp --wor); COMP_CWORD=2; _quarry; echo \${COMPREPLY[*]}"
+expect_out "bash asks the installed quarry: an option's values" "dot svg" \
+  bash -c "PATH='$P/bin':\$PATH; . '$BC'; COMP_WORDS=(quarry code graph f --format ''); COMP_CWORD=5; _quarry; echo \${COMPREPLY[*]}"
+expect_out "bash offers only what the command takes" "" \
+  bash -c "PATH='$P/bin':\$PATH; . '$BC'; COMP_WORDS=(quarry index --num); COMP_CWORD=2; _quarry; echo \${COMPREPLY[*]}"
 expect_rc "the zsh completion parses" 0 zsh -n "$P/share/zsh/site-functions/_quarry"
 expect_out "the zsh completion knows the commands" "1" \
   sh -c "grep -c \"'mcp:serve the tools\" '$P/share/zsh/site-functions/_quarry'"

@@ -3,7 +3,8 @@
  * files and every kind of invalid one with its exact message and line; the
  * template filled for a fixed store and a fixed `now`, byte for byte; replies
  * in each accepted form and every kind of invalid action; a plan applied to a
- * real store and read back; the schedule rule and the state file.
+ * real store and read back; the schedule rule and the state file; the daemon's
+ * loop (one round, and a stopped request).
  */
 #include "check.h"
 
@@ -1145,6 +1146,69 @@ static void test_dry_run(void)
     qr_mem_close(m);
 }
 
+/* ---- the daemon's loop ---- */
+
+static void daemon_log(void *ud, const char *json)
+{
+    qr_buf_puts(ud, json);
+    qr_buf_putc(ud, '\n');
+}
+
+static const char *daemon_why(void *ud)
+{
+    (void)ud;
+    return "test-stop";
+}
+
+static void test_daemon(void)
+{
+    char dir[128], store[128];
+    snprintf(dir, sizeof dir, "%s/dagents", tmpdir);
+    snprintf(store, sizeof store, "%s/daemon.db", tmpdir);
+    CHECK(mkdir(dir, 0700) == 0);
+    write_file("dagents/linker.toml", "[query]\npipeline = \"all\"\n[prompt]\ntemplate = "
+                                      "\"{{nodes}}\"\n[execution]\nactions = []\n"
+                                      "schedule = \"1h\"\n");
+    write_file("dagents/broken.toml", "[query]\n");
+    qr_buf err, log;
+    qr_buf_init(&err);
+    qr_buf_init(&log);
+    qr_mem *m = NULL;
+    CHECK(qr_mem_open(&m, store, QR_MEM_CREATE, &err) == QR_OK);
+    qr_llm_config cfg;
+    qr_llm_config_init(&cfg); /* no model: the due agent's run fails, and is logged */
+    qr_mem_agent_daemon o = {.dir = dir, .mem = m, .llm = &cfg, .once = true, .log = daemon_log,
+                             .stop_reason = daemon_why, .log_ud = &log};
+    qr_req req;
+    qr_req_init(&req, NULL);
+    size_t failed = 99;
+    CHECK(qr_mem_agent_daemon_run(&o, &req, &failed, &err) == QR_OK);
+    CHECK(failed == 1);
+    CHECK(log.p && strstr(log.p, "\"event\":\"start\""));
+    CHECK(log.p && strstr(log.p, "\"event\":\"agent-load\",\"agent\":\"linker\""));
+    CHECK(log.p && strstr(log.p, "\"event\":\"error\",\"agent\":\"broken\""));
+    CHECK(log.p && strstr(log.p, "\"agent\":\"linker\",\"message\":\"no model is configured"));
+    CHECK(log.p && strstr(log.p, "\"event\":\"stop\",\"reason\":\"once\",\"failed_runs\":1}"));
+    /* a stopped request ends the loop before any round, with the caller's reason */
+    qr_buf_reset(&log);
+    qr_req_cancel(&req);
+    o.once = false;
+    CHECK(qr_mem_agent_daemon_run(&o, &req, &failed, &err) == QR_OK);
+    CHECK(failed == 0);
+    CHECK(log.p && !strstr(log.p, "agent-load") && strstr(log.p, "\"event\":\"start\""));
+    CHECK(log.p && strstr(log.p, "\"event\":\"stop\",\"reason\":\"test-stop\",\"failed_runs\":0}"));
+    /* the directory's files, by name */
+    qr_mem_agent_file *files = NULL;
+    long n = qr_mem_agent_list_files(dir, &files);
+    CHECK(n == 2 && !strcmp(files[0].name, "broken") && !strcmp(files[1].name, "linker"));
+    qr_mem_agent_files_free(files, n);
+    CHECK(qr_mem_agent_list_files("/nonexistent/agents", &files) == -1);
+    qr_llm_config_clear(&cfg);
+    qr_mem_close(m);
+    qr_buf_release(&log);
+    qr_buf_release(&err);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_mem_agent.XXXXXX");
@@ -1165,6 +1229,7 @@ int main(void)
     test_locks();
     test_state_corrupt();
     test_state_tmp_link();
+    test_daemon();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -354,13 +354,22 @@ typedef struct query_check {
     const qr_stop *stop;
     char **sparql;
     qr_sparql_result **res;
+    const char *key; /* the model's API key, or NULL */
 } query_check;
 
 static int check_query(void *ud, const qr_llm_response *reply, qr_buf *complaint)
 {
     query_check *qc = ud;
     free(*qc->sparql);
-    *qc->sparql = extract_query(reply->text ? reply->text : "");
+    /* the key is masked in the reply before it is run: a query that quotes it (a comment,
+     * a literal it selects) can return it neither as its text nor in its rows */
+    qr_buf text;
+    qr_buf_init(&text);
+    qr_buf_puts(&text, reply->text ? reply->text : "");
+    if (qc->key)
+        qr_secrets_scrub(&text, &qc->key, 1);
+    *qc->sparql = text.failed ? NULL : extract_query(text.p ? text.p : "");
+    qr_buf_release(&text);
     if (!*qc->sparql)
         return QR_ENOMEM;
     qr_sparql_result_free(*qc->res);
@@ -399,7 +408,8 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
         return QR_EINVAL;
     }
     qr_llm_message msg = {.role = "user", .content = question, .len = strlen(question)};
-    query_check qc = {.st = st, .stop = &rq->stop, .sparql = sparql, .res = res};
+    query_check qc = {
+        .st = st, .stop = &rq->stop, .sparql = sparql, .res = res, .key = qr_llm_api_key(c->llm)};
     qr_turn t = {.agent = "search_codebase",
                  .system = prompt,
                  .system_len = sizeof prompt - 1,

@@ -87,4 +87,12 @@ QUARRY_LLM_API_KEY=sk-leak-0123456789abcdef "$Q" tool search_codebase --repo "$R
 expect_out "a key in the model's query: the error says the query failed" "1" grep -c "the model's query failed twice" "$TMP/leak.err"
 expect_out "a key in the model's query: not in the error" "0" sh -c "cat '$TMP/leak.out' '$TMP/leak.err' | grep -c 0123456789abcdef"
 unserve
+# a model whose good query quotes the key (in a comment, and as a literal it selects): the
+# answer holds it neither in its query text nor in its rows
+QUOTE='{"text": "```sparql\nSELECT (\"sk-leak-0123456789abcdef\" AS ?k) WHERE {} # sk-leak-0123456789abcdef\n```"}'
+serve "$QUOTE"
+QUARRY_LLM_API_KEY=sk-leak-0123456789abcdef "$Q" tool search_codebase --repo "$R" --question "x" --format json >"$TMP/quote.out" 2>"$TMP/quote.err"
+expect_out "a key in a good query: answered" "1" sh -c "grep -c '\"how\"' '$TMP/quote.out'"
+expect_out "a key in a good query: not in the answer" "0" sh -c "cat '$TMP/quote.out' '$TMP/quote.err' | grep -c 0123456789abcdef"
+unserve
 finish

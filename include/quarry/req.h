@@ -83,11 +83,16 @@ uint64_t qr_req_ms_left(const qr_req *r);
  * 0 when neither sets one. */
 size_t qr_req_memory_cap(const qr_req *r, size_t own);
 
-/* Before a model call: QR_OK, or QR_ESTOPPED (with the message in err) when the request is
- * stopped or its model calls or tokens are spent. */
+/* Before a model call: counts the call and returns QR_OK, or QR_ESTOPPED (with the message
+ * in err) when the request is stopped or its model calls or tokens are spent. The count is
+ * reserved atomically: threads sharing a request never exceed its model-call budget. */
 int qr_req_may_call_model(qr_req *r, qr_buf *err);
-/* After a model call: counts it and the tokens it spent. */
+/* After a model call: counts the tokens it spent. */
 void qr_req_spend_model(qr_req *r, uint64_t tokens);
+/* Clears a stop (cancel or spent budget) so the request runs again, counters kept: for a
+ * request that serves one run after another (a Lisp session's own). Safe against a
+ * concurrent qr_req_cancel (atomic stores; a cancel racing the clear may be lost). */
+void qr_req_rearm(qr_req *r);
 
 /* Narrows the deadline to at most ms from now (a program's own time limit inside a longer
  * request) and returns what to give qr_req_restore to undo it. Only the thread doing the

@@ -531,6 +531,8 @@ static int drop_big(qr_jsonrpc_reader *r, const frame *f, uint64_t deadline_ns, 
     int rc = QR_OK;
     if (!f->to_newline && !f->skip) {
         r->pos = f->next; /* a whole line over the cap, in the buffer */
+    } else if (!f->to_newline && total >= f->skip) {
+        r->pos = f->body + f->skip; /* a whole frame in the buffer: what follows is kept */
     } else {
         r->pos = r->len;
         while (f->to_newline || total < f->skip) {

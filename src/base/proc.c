@@ -356,7 +356,10 @@ int qr_proc_run(const qr_proc_opts *o, qr_proc_result *r)
     qr_proc_sigpipe sp;
     qr_proc_sigpipe_block(&sp);
 
-    uint64_t deadline = o->timeout_ms ? qr_clock_ns() + o->timeout_ms * 1000000u : 0;
+    /* a timeout too large to add is none */
+    uint64_t deadline = 0, start_ns = qr_clock_ns();
+    if (o->timeout_ms && o->timeout_ms <= (UINT64_MAX - start_ns) / 1000000u)
+        deadline = start_ns + o->timeout_ms * 1000000u;
     size_t inoff = 0;
     bool timed_out = false, stopped = false;
     char chunk[65536];

@@ -131,19 +131,32 @@ int qr_req_may_call_model(qr_req *r, qr_buf *err)
 {
     if (!r)
         return QR_OK;
-    if (r->budget.model_calls && atomic_load(&r->model_calls) >= r->budget.model_calls)
-        stop_for(r, QR_REQ_MODEL_CALLS);
-    else if (r->budget.tokens && atomic_load(&r->tokens) >= r->budget.tokens)
+    if (r->budget.tokens && atomic_load(&r->tokens) >= r->budget.tokens)
         stop_for(r, QR_REQ_TOKENS);
-    return qr_req_stopped(r) ? qr_req_fail(r, err) : QR_OK;
+    if (qr_req_stopped(r))
+        return qr_req_fail(r, err);
+    /* the call is counted here, reserved with a compare-and-swap, so parallel work sharing
+     * the request never makes more calls than its budget */
+    uint32_t n = atomic_load(&r->model_calls);
+    do {
+        if (r->budget.model_calls && n >= r->budget.model_calls) {
+            stop_for(r, QR_REQ_MODEL_CALLS);
+            return qr_req_fail(r, err);
+        }
+    } while (!atomic_compare_exchange_weak(&r->model_calls, &n, n + 1));
+    return QR_OK;
 }
 
 void qr_req_spend_model(qr_req *r, uint64_t tokens)
 {
-    if (!r)
-        return;
-    atomic_fetch_add(&r->model_calls, 1);
-    atomic_fetch_add(&r->tokens, tokens);
+    if (r)
+        atomic_fetch_add(&r->tokens, tokens);
+}
+
+void qr_req_rearm(qr_req *r)
+{
+    atomic_store(&r->reason, QR_REQ_RUNNING);
+    atomic_store(&r->stop.requested, 0);
 }
 
 qr_req_saved qr_req_narrow(qr_req *r, uint64_t ms)

@@ -15,6 +15,7 @@
  * Rejected: a banner or any other output on stdout (the transport forbids anything but
  * messages there); exiting 1 when the client disappears (that is how stdio sessions end).
  */
+#define _GNU_SOURCE /* pipe2 */
 #include "command.h"
 
 #include "quarry/git.h"
@@ -22,6 +23,7 @@
 #include "quarry/mcp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +103,7 @@ static void on_ready(void *ud, const char *url)
 /* `quarry mcp --http ADDR`: serves until SIGINT or SIGTERM. */
 static int serve_http(const qr_mcp_config *cfg, const char *addr)
 {
-    if (pipe(stop_pipe) != 0) {
+    if (pipe2(stop_pipe, O_CLOEXEC) != 0) { /* never inherited by a child */
         fprintf(stderr, "quarry mcp: cannot start: %s\n", strerror(errno));
         return EXIT_FAILED;
     }

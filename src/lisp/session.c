@@ -148,7 +148,7 @@ void lx_end_limits(qr_lx *lx, qr_req_saved saved)
     if (lx->req == lx->s->req)
         qr_req_spend_steps(lx->req, lx->steps);
     else /* the session's own request serves one run: a cancel of it ends with the run */
-        qr_req_init(&lx->s->own_req, NULL);
+        qr_req_rearm(&lx->s->own_req);
 }
 
 void qr_lisp_set_req(qr_lisp_session *s, qr_req *req)

@@ -946,7 +946,7 @@ static void *conn_main(void *arg)
 
 static void accept_one(http_server *h)
 {
-    int fd = accept(h->lfd, NULL, NULL);
+    int fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC); /* never inherited by a child */
     if (fd < 0)
         return;
     pthread_mutex_lock(&h->mu);

@@ -745,11 +745,30 @@ static void req_finish(qr_mcp_server *s, mcp_req *r, int out)
 }
 
 /* Queues a call for the workers; answers at once when the queue is full. */
+/* Whether a request with the JSON text id is queued or running (under the server's lock). */
+static bool id_in_flight(const qr_mcp_server *s, const char *id)
+{
+    if (!id)
+        return false;
+    for (const mcp_req *q = s->q_head; q; q = q->next)
+        if (q->id_text && !strcmp(q->id_text, id))
+            return true;
+    for (size_t i = 0; i < s->nworkers; i++) {
+        const mcp_req *cur = s->workers[i].cur;
+        if (cur && cur->id_text && !strcmp(cur->id_text, id))
+            return true;
+    }
+    return false;
+}
+
 static void enqueue(qr_mcp_server *s, mcp_req *r)
 {
     pthread_mutex_lock(&s->mu);
-    bool full = s->q_len >= MCP_MAX_QUEUE;
-    if (!full) {
+    /* JSON-RPC: an id names one request in flight; a second one with it would make a cancel
+     * or an answer ambiguous, so it is refused */
+    bool dup = id_in_flight(s, r->id_text);
+    bool full = !dup && s->q_len >= MCP_MAX_QUEUE;
+    if (!full && !dup) {
         r->next = NULL;
         if (s->q_tail)
             s->q_tail->next = r;
@@ -760,7 +779,13 @@ static void enqueue(qr_mcp_server *s, mcp_req *r)
         pthread_cond_signal(&s->work_cv);
     }
     pthread_mutex_unlock(&s->mu);
-    if (full)
+    if (dup)
+        req_finish(s, r,
+                   mcp_fail(r, RPC_INVALID_REQUEST,
+                            "request id %s is already in use by a request in flight; give "
+                            "each request its own id",
+                            r->id_text));
+    else if (full)
         req_finish(s, r,
                    mcp_fail(r, RPC_INTERNAL_ERROR,
                             "the server is busy: %d calls are waiting for one of its %zu "

@@ -96,10 +96,12 @@ static void test_request(void)
     qr_req_spend_model(&r, 100);
     CHECK(qr_req_may_call_model(&r, &err) == QR_OK);
     qr_req_spend_model(&r, 100);
+    CHECK(atomic_load(&r.model_calls) == 2);
     CHECK(qr_req_may_call_model(&r, &err) == QR_ESTOPPED);
     CHECK_STR(err.p, "stopped: model-call budget of 2 calls spent");
     qr_buf_release(&err);
     qr_req_init(&r, &mb);
+    CHECK(qr_req_may_call_model(&r, &err) == QR_OK);
     qr_req_spend_model(&r, 1000);
     qr_buf_init(&err);
     CHECK(qr_req_may_call_model(&r, &err) == QR_ESTOPPED);

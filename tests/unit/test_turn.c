@@ -189,7 +189,10 @@ static void test_budget_refuses_before_a_call(void)
     qr_budget b = {.model_calls = 1};
     qr_req r;
     qr_req_init(&r, &b);
-    qr_req_spend_model(&r, 0); /* the one call is spent */
+    qr_buf spent;
+    qr_buf_init(&spent);
+    CHECK(qr_req_may_call_model(&r, &spent) == QR_OK); /* the one call is spent */
+    qr_buf_release(&spent);
     lines L = {{0}, 0};
     qr_trace *t = qr_trace_new(keep_line, &L);
     qr_turn_ctx c = {.llm = l, .req = &r, .trace = t, .source = "test"};

@@ -329,8 +329,9 @@ typedef struct qr_mem_agent_daemon {
     /* one JSON object per event, without a newline: start, agent-load, agent-remove,
      * agent-run, agent-skip, retry, error, stop (docs/memory-agents.md); NULL: none */
     void (*log)(void *ud, const char *json);
-    /* when the request stopped the loop: the stop event's reason ("SIGTERM"); NULL:
-     * "cancelled". Not called for `once`, whose reason is "once". */
+    /* when the request stopped the loop (with `once` too): the stop event's reason
+     * ("SIGTERM"); NULL: "cancelled". A `once` round that ends by itself has the reason
+     * "once" and does not call it. */
     const char *(*stop_reason)(void *ud);
     void *log_ud; /* for log and stop_reason */
 } qr_mem_agent_daemon;

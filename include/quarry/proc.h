@@ -85,7 +85,8 @@ typedef struct qr_proc_result {
 void qr_proc_result_init(qr_proc_result *r);
 void qr_proc_result_clear(qr_proc_result *r);
 
-/* Runs o->argv to its end (see above). */
+/* Runs o->argv to its end (see above). r must have been set up with qr_proc_result_init;
+ * the caller clears it with qr_proc_result_clear, whatever this returns. */
 int qr_proc_run(const qr_proc_opts *o, qr_proc_result *r);
 
 /* Starts o->argv with o->in, o->out, o->err; p receives its pid and our descriptors

@@ -28,6 +28,8 @@
  * names anonymous definitions (`__anon0b886b1c0203`, `AnonymousFunction7c93...`) with a
  * hash of the file name it was given, and the temporary directory's name differs on
  * every run; the same name every time makes two builds of one tree give the same index. */
+#define CTAGS_TIMEOUT_MS 20000
+
 static int run_ctags(const char *dir, const char *file, qr_buf *out)
 {
     const char *bin = getenv("QUARRY_CTAGS");
@@ -35,7 +37,9 @@ static int run_ctags(const char *dir, const char *file, qr_buf *out)
         bin = "ctags";
     const char *argv[] = {bin, "--output-format=json", "--fields=+neKS", "--sort=no", "-f", "-",
                           file, NULL};
-    qr_proc_opts o = {.argv = argv, .err_max = 1, .dir = dir};
+    /* one file: a ctags that loops on a hostile file is killed after CTAGS_TIMEOUT_MS and
+     * the file is indexed as failed, so no file can hold up an index */
+    qr_proc_opts o = {.argv = argv, .err_max = 1, .dir = dir, .timeout_ms = CTAGS_TIMEOUT_MS};
     qr_proc_result r;
     qr_proc_result_init(&r);
     int rc = qr_proc_run(&o, &r);

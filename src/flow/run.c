@@ -262,6 +262,11 @@ qr_val flow_field(qr_arena *a, qr_val obj, const char *s, size_t n)
 
 qr_val flow_copy(qr_arena *a, qr_val v)
 {
+    /* a value that shares its parts copies to far more than its size: once the arena (its
+     * cap is the run's memory left) refuses, nothing more is walked (values nest at most
+     * QR_MAX_DEPTH deep, so the recursion itself is bounded) */
+    if (a->exhausted || a->too_deep)
+        return qr_nil();
     switch (v.t) {
     case QR_T_STR: return qr_str_new(a, v.s->data, v.s->len);
     case QR_T_KW: {

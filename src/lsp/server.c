@@ -444,7 +444,16 @@ int qr_lsp_serve(int in_fd, int out_fd)
         if (rc == QR_ELIMIT || rc == QR_EINVAL) {
             char msg[256];
             snprintf(msg, sizeof msg, "parse error: %s", s.rd.error);
-            reply_error(&s, qr_nil(), -32700, msg);
+            /* a message too big to read whole still names its id: the client's request gets
+             * its answer, not one to id null that it never waits for */
+            qr_arena ida;
+            qr_arena_init(&ida, 4096);
+            qr_val id = qr_nil();
+            qr_read_error ie;
+            if (!s.rd.has_id || qr_json_read(&ida, s.rd.id, s.rd.idlen, &id, &ie) != QR_OK)
+                id = qr_nil();
+            reply_error(&s, id, -32700, msg);
+            qr_arena_release(&ida);
             continue;
         }
         if (rc != QR_OK)

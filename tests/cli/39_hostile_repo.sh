@@ -50,6 +50,11 @@ call 1 dwim '{"line":"memory_add key=k4 content=x"}' \
 expect_out "the refusal names --allow-write memory" "1" sh -c "grep -c 'start the server with --allow-write memory' '$TMP/out5'"
 [ -e "$TMP/mem.db" ] && { echo "FAIL: the refused write created the store"; FAILS=$((FAILS + 1)); }
 
+# ---- a request id already in flight is refused (a cancel naming it would be ambiguous) ----
+{ call 5 run_lisp '{"program":"(loop [] (recur))"}'; call 5 run_lisp '{"program":"(+ 1 2)"}'; } \
+  | python3 "$CLIENT" "$Q" 60 --repo "$R1" --workers 2 --timeout-ms 1500 >"$TMP/out6" 2>&1
+expect_out "the second request with id 5 is refused" "1" sh -c "grep -c 'request id 5 is already in use' '$TMP/out6'"
+
 # ---- with --allow-exec: .quarry.toml -> /dev/stdin is not read ----
 R3="$TMP/r3"
 git init -q -b main "$R3"

@@ -162,6 +162,8 @@ static void test_cap_and_bad_header(void)
     CHECK(session(&in, &out) == 0);
     const char *o = out.p ? out.p : "";
     CHECK(strstr(o, "over the limit of 16777216 bytes") != NULL);
+    /* the oversized request is answered under its own id */
+    CHECK(strstr(o, "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32700") != NULL);
     CHECK(strstr(o, "duplicated Content-Length") != NULL);
     CHECK(strstr(o, "\"id\":1,\"result\":{\"capabilities\"") != NULL);
     CHECK(strstr(o, "\"id\":2,\"result\":null") != NULL);

@@ -85,8 +85,10 @@ static bool add_tool(toolset *ts, agent_tool t, const char *name, size_t n, cons
     return !ts->json.failed;
 }
 
-/* `${env:VAR}` and `${VAR}` in a tool's string replaced by the environment's value. */
-static void expand_env(const char *s, size_t n, qr_buf *out)
+/* `${env:VAR}` and `${VAR}` in a tool's string replaced by the environment's value. Each
+ * value put in is one of the run's secrets (the documented way to pass a key to a server),
+ * so no error, trace line or result quoting the command or URL shows it. */
+static void expand_env(flow_run *r, const char *s, size_t n, qr_buf *out)
 {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '$' && i + 1 < n && s[i + 1] == '{') {
@@ -103,8 +105,10 @@ static void expand_env(const char *s, size_t n, qr_buf *out)
                     memcpy(var, name, k);
                     var[k] = 0;
                     const char *v = getenv(var);
-                    if (v)
+                    if (v) {
                         qr_buf_puts(out, v);
+                        flow_secret(r, v);
+                    }
                     i = (size_t)(close - s);
                     continue;
                 }
@@ -123,7 +127,7 @@ static flow_mcp *mcp_for(flow_frame *fr, const qr_flow_decl *d, uint32_t line)
             return r->mcp[i];
     qr_buf url;
     qr_buf_init(&url);
-    expand_env(d->value, d->valuen, &url);
+    expand_env(r, d->value, d->valuen, &url);
     const char *u = url.p ? url.p : "";
     flow_mcp *m = NULL;
     const char *cmd = u;
@@ -135,7 +139,7 @@ static flow_mcp *mcp_for(flow_frame *fr, const qr_flow_decl *d, uint32_t line)
     qr_buf_init(&err);
     qr_buf_init(&token);
     if (d->auth)
-        expand_env(d->auth, d->authn, &token);
+        expand_env(r, d->auth, d->authn, &token);
     if (token.p)
         flow_secret(r, token.p);
     bool http = !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);

@@ -75,4 +75,15 @@ QUARRY_LLM_TIMEOUT_MS=$KEY QUARRY_LLM_URL=http://127.0.0.1:9/v1 QUARRY_LLM_MODEL
 expect_out "a key as timeout: a configuration error (exit 2)" "2" echo $?
 expect_out "a key as timeout: the error says what is wrong" "1" grep -c "QUARRY_LLM_TIMEOUT_MS must be an integer from 1 to 3600000" "$TMP/err3"
 absent "a key as timeout: not printed back" "0123456789abcdef" "$TMP/out3" "$TMP/err3"
+# ---- a secret passed to an MCP server's command with ${env:VAR} ----
+cat > "$TMP/cmd.flow" <<'EOF'
+tool box = mcp "stdio:///nonexistent/mcp-server --key ${env:BOX_KEY}"
+agent main:
+    tools box
+    instruction p
+prompt p: """use the box"""
+EOF
+BOX_KEY=$KEY "$Q" flow run --trace "$TMP/cmd.jsonl" "$TMP/cmd.flow" >"$TMP/cmd.out" 2>"$TMP/cmd.err"
+expect_out "a server that cannot start: the run fails" "1" sh -c "grep -c 'cannot start the MCP server\|MCP server' '$TMP/cmd.err' | head -c 1 | sed 's/[1-9]/1/'"
+absent "the key in the server's command: not in the error or the trace" "$KEY" "$TMP/cmd.out" "$TMP/cmd.err" "$TMP/cmd.jsonl"
 finish

@@ -52,6 +52,13 @@ qr_req *cli_req(void);
 /* Makes fn the handler of SIGINT and SIGTERM, with sigaction flags (SA_RESTART or 0). */
 void cli_on_stop_signals(void (*fn)(int), int flags);
 
+/* Text the command must never print (the model's API key): cli_write masks it, as the
+ * trace writer does (every copy, and every 8-character piece). s is copied; NULL or ""
+ * is ignored. */
+void cli_add_secret(const char *s);
+/* Writes b to f with the secrets masked (b is changed). */
+void cli_write(qr_buf *b, FILE *f);
+
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
 /* Prints "quarry: warning: msg" to stderr (the hosts' warn hook; ud is unused). */

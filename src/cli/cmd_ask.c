@@ -217,6 +217,7 @@ int cli_cmd_ask(const cli_args *args)
     char cerr[400] = "";
     char *root = work_tree(repo);
     int rc = qr_llm_config_load(&cfg, root, cerr, sizeof cerr);
+    cli_add_secret(cfg.api_key); /* an answer made from the model's replies never prints it */
     free(root);
     if (rc != QR_OK) {
         cli_error(fmt, "config", 0, 0, cerr[0] ? cerr : "cannot load the model configuration");

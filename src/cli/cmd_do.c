@@ -27,10 +27,14 @@ static void show_turn(void *ud, uint32_t turn, const char *line, const char *res
 {
     (void)ud;
     const char *nl = strchr(line, '\n');
-    printf("%u> %.*s\n", turn, nl ? (int)(nl - line) : (int)strlen(line), line);
     const char *rn = strchr(result, '\n');
-    printf("   %.*s%s\n", rn ? (int)(rn - result) : (int)strlen(result), result,
-           rn && rn[1] ? " ..." : "");
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_printf(&b, "%u> %.*s\n", turn, nl ? (int)(nl - line) : (int)strlen(line), line);
+    qr_buf_printf(&b, "   %.*s%s\n", rn ? (int)(rn - result) : (int)strlen(result), result,
+                  rn && rn[1] ? " ..." : "");
+    cli_write(&b, stdout);
+    qr_buf_release(&b);
     fflush(stdout);
 }
 
@@ -66,7 +70,9 @@ int cli_cmd_do(const cli_args *args)
     qr_llm_config cfg;
     qr_llm_config_init(&cfg);
     char cerr[400] = "";
-    if (qr_llm_config_load(&cfg, root, cerr, sizeof cerr) != QR_OK || !qr_llm_configured(&cfg)) {
+    int lrc = qr_llm_config_load(&cfg, root, cerr, sizeof cerr);
+    cli_add_secret(cfg.api_key); /* the model's replies never print it */
+    if (lrc != QR_OK || !qr_llm_configured(&cfg)) {
         cli_error(FMT_DEFAULT, "config", 0, 0,
                   cerr[0] ? cerr
                           : "no model configured (QUARRY_LLM_URL, QUARRY_LLM_MODEL); without "
@@ -113,11 +119,15 @@ int cli_cmd_do(const cli_args *args)
         cli_error(FMT_DEFAULT, "model", 0, 0, err.p ? err.p : "failed");
         code = EXIT_FAILED;
     }
-    printf("%s after %u turn%s (%u model call%s, %llu tokens in, %llu out, %u edit%s)%s%s\n",
-           r.stop, r.turns, r.turns == 1 ? "" : "s", r.calls, r.calls == 1 ? "" : "s",
-           (unsigned long long)r.input_tokens, (unsigned long long)r.output_tokens, r.edits,
-           r.edits == 1 ? "" : "s", r.summary && *r.summary ? ": " : "",
-           r.summary ? r.summary : "");
+    qr_buf sum;
+    qr_buf_init(&sum);
+    qr_buf_printf(&sum, "%s after %u turn%s (%u model call%s, %llu tokens in, %llu out, %u edit%s)%s%s\n",
+                  r.stop, r.turns, r.turns == 1 ? "" : "s", r.calls, r.calls == 1 ? "" : "s",
+                  (unsigned long long)r.input_tokens, (unsigned long long)r.output_tokens, r.edits,
+                  r.edits == 1 ? "" : "s", r.summary && *r.summary ? ": " : "",
+                  r.summary ? r.summary : "");
+    cli_write(&sum, stdout);
+    qr_buf_release(&sum);
     if (strcmp(r.stop, "done") != 0)
         code = EXIT_FAILED;
     qr_dwim_loop_result_clear(&r);

@@ -213,7 +213,7 @@ static void print_table(qr_arena *a, qr_val v, size_t limit)
             qr_buf_putc(&b, '\n');
         qr_tools_render_table_width(&b, rest, cli_table_width());
     }
-    fwrite(b.p ? b.p : "", 1, b.len, stdout);
+    cli_write(&b, stdout);
     qr_buf_release(&b);
 }
 
@@ -230,7 +230,7 @@ void cli_print_result(qr_arena *a, qr_val v, cli_format fmt, size_t limit)
     else
         qr_print(&b, v, QR_PRINT_READABLY);
     qr_buf_putc(&b, '\n');
-    fwrite(b.p ? b.p : "", 1, b.len, stdout);
+    cli_write(&b, stdout);
     qr_buf_release(&b);
 }
 

@@ -10,9 +10,31 @@
 
 #include "quarry/host.h"
 #include "quarry/tools.h"
+#include "quarry/turn.h"
 
 #include <signal.h>
 #include <string.h>
+
+/* ---- what is never printed ---- */
+
+static char *secrets[4];
+static size_t nsecrets;
+
+void cli_add_secret(const char *s)
+{
+    if (!s || !*s || nsecrets == sizeof secrets / sizeof *secrets)
+        return;
+    char *d = strdup(s);
+    if (d)
+        secrets[nsecrets++] = d;
+}
+
+void cli_write(qr_buf *b, FILE *f)
+{
+    if (nsecrets)
+        qr_secrets_scrub(b, (const char *const *)secrets, nsecrets);
+    fwrite(b->p ? b->p : "", 1, b->len, f);
+}
 
 /* ---- the command's request ---- */
 

@@ -77,13 +77,15 @@ expect_out "ask: the architect called" "architect" ev "$T2" '[e["agent"] for e i
 llm_unserve
 
 # ---- quarry do: two turns ----
-serve '{"text": "skeleton src/main.c"}' '{"text": "done: main returns twice fact 3"}'
+serve '{"text": "skeleton src/main.c"}' "{\"text\": \"done: main returns twice fact 3 ($KEY)\"}"
 T3="$TMP/do.jsonl"
 (cd "$R" && "$Q" do "what does main return" --trace "$T3" >"$TMP/do.out" 2>&1)
 expect_out "do: exit 0" "0" echo $?
 expect_out "do: two turns traced" "2 done" ev "$T3" '"%d %s" % (len([e for e in E if e["event"] == "turn"]), [e for e in E if e["event"] == "turn"][-1]["verb"])'
 expect_out "do: each turn after its call" "llm_request llm_response turn llm_request llm_response turn end" ev "$T3" '" ".join(e["event"] for e in E)'
 expect_out "do: the end" "True 2" ev "$T3" '"%s %s" % (E[-1]["ok"], E[-1]["calls"])'
+expect_out "do: the key the model quoted is not printed" "0" grep -c -- "$KEY" "$TMP/do.out"
+expect_out "do: it says it was redacted (the turn and the summary)" "2" grep -c "twice fact 3 (\[redacted\])" "$TMP/do.out"
 llm_unserve
 
 # ---- a memory agent run ----

@@ -22,6 +22,7 @@
 #include "code_int.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
 
@@ -907,6 +908,81 @@ static void walk(ex *e, TSNode n, ctx c)
     walk_children(e, n, &c);
 }
 
+/* ---- comments inside directives ---- */
+
+/* A copy of src with the comments inside preprocessor directives made blanks, or NULL
+ * when there are none (nothing to change) or memory ran out (the source is parsed as
+ * is). The grammar ends a directive at a comment followed by a line continuation
+ * (`#define F(x) do { /+ c +/ \`), so the macro is cut short and its next lines are
+ * read as code. Offsets and lines are kept: each byte of a comment becomes a space, and a
+ * newline inside a block comment stays, with a `\` before it, a continuation the
+ * directive already had through the comment. String and character literals are
+ * skipped, so a comment opener inside one is left alone. */
+static char *blank_directive_comments(const char *src, size_t len)
+{
+    char *out = NULL;
+    bool line_start = true, directive = false;
+    for (size_t i = 0; i < len;) {
+        char ch = src[i];
+        if (ch == '\\' && i + 1 < len && (src[i + 1] == '\n' || src[i + 1] == '\r')) {
+            i += src[i + 1] == '\r' && i + 2 < len && src[i + 2] == '\n' ? 3 : 2;
+            continue; /* a line splice: the same logical line goes on */
+        }
+        if (ch == '\n') {
+            line_start = true;
+            directive = false;
+            i++;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] != '\n')
+                    i++;
+            if (i < len && src[i] == ch)
+                i++;
+            line_start = false;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && (src[i + 1] == '*' || src[i + 1] == '/')) {
+            bool block = src[i + 1] == '*';
+            size_t end = i + 2;
+            if (block) {
+                while (end < len && !(src[end] == '*' && end + 1 < len && src[end + 1] == '/'))
+                    end++;
+                end = end < len ? end + 2 : len;
+            } else {
+                while (end < len && src[end] != '\n')
+                    end++;
+                /* keep a final continuation: the directive goes on */
+                while (end > i + 2 && (src[end - 1] == '\\' || src[end - 1] == '\r'))
+                    end--;
+            }
+            if (directive) {
+                if (!out) {
+                    out = malloc(len ? len : 1);
+                    if (!out)
+                        return NULL;
+                    memcpy(out, src, len);
+                }
+                for (size_t k = i; k < end; k++) {
+                    if (src[k] == '\n')
+                        out[k - 1] = '\\'; /* k > i + 1: the opener comes first */
+                    else
+                        out[k] = ' ';
+                }
+            }
+            i = end;
+            continue;
+        }
+        if (ch == '#' && line_start)
+            directive = true;
+        if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\f' && ch != '\v')
+            line_start = false;
+        i++;
+    }
+    return out;
+}
+
 static const TSLanguage *language(qr_code_lang lang)
 {
     return lang == QR_CODE_LANG_CPP ? tree_sitter_cpp() : tree_sitter_c();
@@ -931,9 +1007,13 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         ts_parser_delete(p);
         return QR_EINVAL;
     }
+    char *clean = blank_directive_comments(src, len);
+    if (clean)
+        src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
     if (!tree) {
         ts_parser_delete(p);
+        free(clean);
         return QR_ENOMEM;
     }
     ex e = {.a = a, .src = src, .len = len};
@@ -944,6 +1024,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     walk_children(&e, root, &c);
     ts_tree_delete(tree);
     ts_parser_delete(p);
+    free(clean);
     if (e.oom || a->exhausted)
         return QR_ENOMEM;
     out->items = e.items.p;

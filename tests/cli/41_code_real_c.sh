@@ -1,0 +1,54 @@
+# 41_code_real_c.sh: issue 23's reproducers of the C the code graph misread, each a
+# one-file repository built here with git, indexed, then queried: a comment before the `\`
+# of a multi-line #define; a statement macro without a `;` inside a function (no false
+# function named `if` or after the macro, its calls credited to the enclosing function);
+# a parenthesized declarator `int (name) (...)`; a macro whose body stringizes a
+# parameter keeps its calls.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+mkdir -p "$HOME"
+
+# mkrepo NAME: a repository at $TMP/NAME holding stdin as a.c, committed
+mkrepo() {
+  git init -q -b main "$TMP/$1"
+  git -C "$TMP/$1" config user.name T
+  git -C "$TMP/$1" config user.email t@example.com
+  git -C "$TMP/$1" config commit.gpgsign false
+  cat > "$TMP/$1/a.c"
+  git -C "$TMP/$1" add -A
+  git -C "$TMP/$1" commit -qm one
+}
+
+# names REPO TYPE ARGS...: the `name` of each result of a query, space-separated
+names() {
+  r=$1; shift
+  "$Q" code query "$@" --repo "$TMP/$r" --limit 100 --format json |
+    python3 -c 'import json,sys; print(" ".join(sorted(r["name"] for r in json.load(sys.stdin)["results"])))'
+}
+
+# calls REPO NAME DIRECTION: the other end of each call edge of a function
+calls() {
+  "$Q" code query get_call_graph --name "$2" --direction "$3" --repo "$TMP/$1" --format json |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); k="from" if sys.argv[1]=="callers" else "to"; print(" ".join(sorted(r[k] for r in d["results"])))' "$3"
+}
+
+# 1. a comment before the `\` of a multi-line #define
+mkrepo define <<'C'
+#define STORE(p, x) do { /* big-endian */ \
+    (p)[0] = (x); /* low byte */ \
+    store_one(p); \
+} while (0)
+static int store_one(unsigned char *p) { return p[0]; }
+int store_large(unsigned char *p, int len) { STORE(p, len); return len; }
+int prev_len_diff(unsigned char *p) { return store_large(p, 1) - 1; }
+C
+expect_out "define: the functions after a commented continuation" \
+  'prev_len_diff store_large store_one' names define list_functions
+expect_out "define: the macro is whole: its last line's call is made through it" \
+  'a.c:store_large' calls define store_one callers
+expect_out "define: the macro ends at its last line" 'STORE 1 4' \
+  sh -c "'$Q' code query find_macro --name STORE --repo '$TMP/define' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"]; print(\" \".join(\"%s %d %d\" % (x[\"name\"], x[\"line\"], x[\"end_line\"]) for x in r))'"
+
+finish

@@ -558,6 +558,109 @@ static void function_def(ex *e, TSNode n, const ctx *c)
     walk(e, body, cc);
 }
 
+static bool is_keyword(ex *e, TSNode n)
+{
+    static const char *const kws[] = {"if", "switch", "while", "for", "return", "sizeof",
+                                      "do", "else", "case", NULL};
+    uint32_t s = ts_node_start_byte(n), t = ts_node_end_byte(n);
+    for (const char *const *k = kws; *k; k++)
+        if (t <= e->len && strlen(*k) == t - s && !memcmp(e->src + s, *k, t - s))
+            return true;
+    return false;
+}
+
+static bool is_name(TSNode n)
+{
+    return is(n, "identifier") || is(n, "type_identifier") || is(n, "primitive_type");
+}
+
+/* What a declarator of a false function definition held, read back as the expression it
+ * was: `name(...)` is a call of name (a macro or a function), a parameter `T(...)` a call
+ * of T, other names uses. */
+static void recover(ex *e, TSNode n, const ctx *c)
+{
+    if (ts_node_is_null(n) || c->depth > MAX_DEPTH)
+        return;
+    ctx cc = *c;
+    cc.depth++;
+    if (is_name(n)) {
+        if (!is_keyword(e, n) && !is(n, "primitive_type"))
+            ref(e, QR_CODE_REF_NAME, c->fn, text(e, n), line_of(n), c->cond);
+        return;
+    }
+    if (is(n, "function_declarator")) {
+        TSNode d = field(n, "declarator");
+        if (!ts_node_is_null(d) && is_name(d)) {
+            if (!is_keyword(e, d))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, d), line_of(d), c->cond);
+        } else {
+            recover(e, d, &cc);
+        }
+        recover(e, field(n, "parameters"), &cc);
+        return;
+    }
+    if (is(n, "parameter_declaration")) {
+        TSNode type = field(n, "type");
+        TSNode d = field(n, "declarator");
+        if (!ts_node_is_null(d) && is(d, "abstract_function_declarator") &&
+            !ts_node_is_null(type) && is_name(type)) {
+            if (!is_keyword(e, type))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
+            recover(e, field(d, "parameters"), &cc);
+            return;
+        }
+        recover(e, type, &cc);
+        recover(e, d, &cc);
+        return;
+    }
+    if (is(n, "parameter_list") || is(n, "parenthesized_declarator") ||
+        is(n, "abstract_function_declarator") || is(n, "pointer_declarator") ||
+        is(n, "abstract_pointer_declarator")) {
+        kids ks;
+        TSNode ch;
+        kids_init(&ks, n);
+        while (!e->oom && kids_next(&ks, &ch))
+            recover(e, ch, &cc);
+        kids_done(&ks);
+        return;
+    }
+    walk(e, n, cc);
+}
+
+/* A function definition inside a function's body, which C does not have: the parser's
+ * recovery from a statement macro written without a `;` (`GET_TYPE(v)` then `if (...)`,
+ * `vmcase(OP_ADD) {`). Not an item: its head is read back as the calls and uses it was,
+ * and its body belongs to the enclosing function. */
+static void false_function(ex *e, TSNode n, const ctx *c)
+{
+    TSNode type = field(n, "type");
+    TSNode d = field(n, "declarator");
+    if (!ts_node_is_null(type)) {
+        if (is(type, "macro_type_specifier")) {
+            TSNode nm = field(type, "name");
+            if (!ts_node_is_null(nm))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, nm), line_of(nm), c->cond);
+            recover(e, field(type, "type"), c);
+        } else if (is(type, "type_identifier") && !ts_node_is_null(d) &&
+                   (is(d, "parenthesized_declarator") || is(d, "function_declarator"))) {
+            /* `vmcase(OP_ADD) {`: the macro read as a type, its arguments as a declarator */
+            ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
+        } else if (is_record(type)) {
+            record(e, type, NULL, c);
+        } else {
+            walk(e, type, *c);
+        }
+    }
+    recover(e, d, c);
+    kids ks;
+    TSNode ch;
+    kids_init(&ks, n);
+    while (!e->oom && kids_next(&ks, &ch))
+        if (!ts_node_eq(ch, type) && !ts_node_eq(ch, d))
+            walk(e, ch, *c);
+    kids_done(&ks);
+}
+
 static void declaration(ex *e, TSNode n, const ctx *c)
 {
     TSNode type = field(n, "type");
@@ -824,7 +927,12 @@ static void walk(ex *e, TSNode n, ctx c)
         break;
     case 'f':
         if (!strcmp(t, "function_definition")) {
-            function_def(e, n, &c);
+            TSNode up = ts_node_parent(n);
+            if (c.fn && !ts_node_is_null(up) && !is(up, "field_declaration_list") &&
+                !is(up, "declaration_list"))
+                false_function(e, n, &c);
+            else
+                function_def(e, n, &c);
             return;
         }
         if (!strcmp(t, "field_identifier"))

@@ -51,4 +51,52 @@ expect_out "define: the macro is whole: its last line's call is made through it"
 expect_out "define: the macro ends at its last line" 'STORE 1 4' \
   sh -c "'$Q' code query find_macro --name STORE --repo '$TMP/define' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"]; print(\" \".join(\"%s %d %d\" % (x[\"name\"], x[\"line\"], x[\"end_line\"]) for x in r))'"
 
+# 2. statement macros without a `;` inside a function
+mkrepo stmt <<'C'
+#define GET_TYPE(v) v = get_value()
+#define vmcase(l) case l:
+#define vmbreak break
+int get_value(void) { return 1; }
+int check(int v) { return v; }
+int apply(int v) { return v + 1; }
+int numeric_set(int prev)
+{
+    GET_TYPE(prev)
+    if (check(prev)) {
+        return apply(prev);
+    }
+    switch (prev) {
+        vmcase(1) {
+            apply(2);
+            vmbreak;
+        }
+        vmcase(2) {
+            check(3);
+            vmbreak;
+        }
+    }
+    return 0;
+}
+#define vmdispatch(o) switch (o)
+void lua_exec(int i)
+{
+    for (;;) {
+        vmdispatch (i) {
+            vmcase(1) {
+                apply(i);
+                vmbreak;
+            }
+        }
+    }
+}
+C
+expect_out "stmt: no function named after a keyword or a macro" \
+  'apply check get_value lua_exec numeric_set' names stmt list_functions
+expect_out "stmt: a dispatch macro's cases" 'a.c:lua_exec a.c:numeric_set a.c:numeric_set' \
+  calls stmt apply callers
+expect_out "stmt: the calls are the enclosing function's" \
+  'a.c:apply 11 a.c:apply 15 a.c:check 10 a.c:check 19 a.c:get_value 9 GET_TYPE' \
+  sh -c "'$Q' code query get_call_graph --name numeric_set --direction callees --repo '$TMP/stmt' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s %d%s\" % (r[\"to\"], r[\"line\"], \" \" + r[\"via\"] if \"via\" in r else \"\") for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "stmt: check's callers" 'a.c:numeric_set a.c:numeric_set' calls stmt check callers
+
 finish

@@ -302,6 +302,35 @@ static TSNode decl_function(TSNode d)
     return none;
 }
 
+/* The name of a function declared with a parenthesized name after a macro, as Lua's
+ * `LUA_API lua_CFunction (lua_atpanic) (lua_State *L, ...)` is: the grammar reads
+ * `lua_CFunction (lua_atpanic)` as a function declarator named after the return type
+ * whose one parameter is the type `lua_atpanic`. Returns the name's node and sets *ret
+ * to the return type's, or a null node when fd is not of that shape. */
+static TSNode paren_name(TSNode fd, TSNode *ret)
+{
+    TSNode none = {0};
+    if (ts_node_is_null(fd) || !is(fd, "function_declarator"))
+        return none;
+    TSNode inner = field(fd, "declarator");
+    if (ts_node_is_null(inner) || !is(inner, "function_declarator"))
+        return none;
+    TSNode rt = field(inner, "declarator");
+    TSNode ps = field(inner, "parameters");
+    if (ts_node_is_null(rt) || ts_node_is_null(ps) ||
+        !(is(rt, "identifier") || is(rt, "type_identifier") || is(rt, "primitive_type")) ||
+        ts_node_named_child_count(ps) != 1)
+        return none;
+    TSNode p = ts_node_named_child(ps, 0);
+    if (!is(p, "parameter_declaration") || !ts_node_is_null(field(p, "declarator")))
+        return none;
+    TSNode nm = field(p, "type");
+    if (ts_node_is_null(nm) || !is(nm, "type_identifier"))
+        return none;
+    *ret = rt;
+    return nm;
+}
+
 /* The type specifier with the qualifiers written around it (`const char`). */
 static const char *base_type(ex *e, TSNode owner, TSNode type)
 {
@@ -522,6 +551,10 @@ static void function_def(ex *e, TSNode n, const ctx *c)
     TSNode type = field(n, "type");
     TSNode body = field(n, "body");
     TSNode nm = decl_name(ts_node_is_null(fd) ? d : field(fd, "declarator"));
+    TSNode pret = {0};
+    TSNode pn = paren_name(fd, &pret);
+    if (!ts_node_is_null(pn))
+        nm = pn;
     if (ts_node_is_null(nm) || ts_node_is_null(body)) {
         walk_children(e, n, c);
         return;
@@ -532,8 +565,11 @@ static void function_def(ex *e, TSNode n, const ctx *c)
         return;
     if (has_storage(n, "static", e))
         it->flags |= QR_CODE_STATIC;
-    it->type = ts_node_is_null(fd) ? base_type(e, n, type) : decl_type(e, n, type, d);
-    if (it->type && !ts_node_is_null(fd)) {
+    if (!ts_node_is_null(pn))
+        it->type = text(e, pret);
+    else
+        it->type = ts_node_is_null(fd) ? base_type(e, n, type) : decl_type(e, n, type, d);
+    if (it->type && !ts_node_is_null(fd) && ts_node_is_null(pn)) {
         /* decl_type left the parameter list in: cut it */
         const char *params = text(e, field(fd, "parameters"));
         char *p = params ? strstr((char *)it->type, params) : NULL;
@@ -554,7 +590,13 @@ static void function_def(ex *e, TSNode n, const ctx *c)
         else
             walk(e, type, cc);
     }
-    walk_declarator(e, d, &cc);
+    if (!ts_node_is_null(pn)) {
+        if (is(pret, "type_identifier"))
+            ref(e, QR_CODE_REF_TYPE, name, text(e, pret), line_of(pret), c->cond);
+        walk_declarator(e, field(fd, "parameters"), &cc);
+    } else {
+        walk_declarator(e, d, &cc);
+    }
     walk(e, body, cc);
 }
 
@@ -681,6 +723,10 @@ static void declaration(ex *e, TSNode n, const ctx *c)
         if (c->file_scope || !ts_node_is_null(decl_function(d))) {
             TSNode fd = decl_function(d);
             TSNode nm = decl_name(ts_node_is_null(fd) ? d : field(fd, "declarator"));
+            TSNode pret = {0};
+            TSNode pn = paren_name(fd, &pret);
+            if (!ts_node_is_null(pn))
+                nm = pn;
             if (!ts_node_is_null(nm) && (c->file_scope || !ts_node_is_null(fd))) {
                 bool fn = !ts_node_is_null(fd);
                 qr_code_item *it =
@@ -690,8 +736,10 @@ static void declaration(ex *e, TSNode n, const ctx *c)
                         it->line = line_of(nm);
                     it->flags |= (is_static ? QR_CODE_STATIC : 0) |
                                  (is_extern && !fn ? QR_CODE_EXTERN : 0);
-                    it->type = decl_type(e, n, type, d);
-                    if (fn) {
+                    it->type = ts_node_is_null(pn) ? decl_type(e, n, type, d) : text(e, pret);
+                    if (fn && !ts_node_is_null(pn)) {
+                        it->signature = text(e, n);
+                    } else if (fn) {
                         it->signature = text(e, n);
                         const char *params = text(e, field(fd, "parameters"));
                         char *p = params && it->type ? strstr((char *)it->type, params) : NULL;

@@ -99,4 +99,24 @@ expect_out "stmt: the calls are the enclosing function's" \
   sh -c "'$Q' code query get_call_graph --name numeric_set --direction callees --repo '$TMP/stmt' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s %d%s\" % (r[\"to\"], r[\"line\"], \" \" + r[\"via\"] if \"via\" in r else \"\") for r in json.load(sys.stdin)[\"results\"])))'"
 expect_out "stmt: check's callers" 'a.c:numeric_set a.c:numeric_set' calls stmt check callers
 
+# 3. parenthesized declarators
+mkrepo paren <<'C'
+typedef int lua_Integer;
+typedef struct lua_State lua_State;
+typedef int (*lua_CFunction)(lua_State *L);
+#define LUA_API extern
+static int helper(void) { return 0; }
+LUA_API lua_CFunction (lua_atpanic) (lua_State *L, lua_CFunction f) { helper(); return f; }
+LUA_API lua_Integer (lua_tointegerx) (lua_State *L, int idx, int *isnum) { return idx; }
+int (plain)(void) { return helper(); }
+LUA_API int (lua_gettop) (lua_State *L);
+C
+expect_out "paren: functions named by their declarators" \
+  'helper lua_atpanic lua_tointegerx plain' names paren list_functions
+expect_out "paren: a prototype" 'lua_gettop int' \
+  sh -c "'$Q' code dump --repo '$TMP/paren' | python3 -c 'import json,sys; print(\" \".join(\"%s %s\" % (r[\"name\"], r[\"returns\"]) for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"declaration\"))'"
+expect_out "paren: the return type" 'lua_CFunction' \
+  sh -c "'$Q' code dump --repo '$TMP/paren' | python3 -c 'import json,sys; print(\" \".join(r[\"returns\"] for r in map(json.loads, sys.stdin) if r.get(\"name\") == \"lua_atpanic\"))'"
+expect_out "paren: their calls" 'a.c:lua_atpanic a.c:plain' calls paren helper callers
+
 finish

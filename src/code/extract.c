@@ -805,7 +805,8 @@ static bool is_ident_char(int c)
 }
 
 /* The calls a function-like macro's body makes: identifiers followed by '(' that are not
- * its parameters, keywords or operands of # and ##. */
+ * its parameters, keywords or operands of # and ## (a call whose argument stringizes a
+ * parameter, `_serverAssert(#e, ...)`, is a call). */
 static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, const ctx *c)
 {
     if (ts_node_is_null(value))
@@ -847,8 +848,6 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
         while (p > s && (e->src[p - 1] == ' ' || e->src[p - 1] == '\t'))
             p--;
         if (p > s && e->src[p - 1] == '#')
-            continue;
-        if (e->src[j + 1 < t ? j : j] == '(' && j + 1 < t && e->src[j + 1] == '#')
             continue;
         bool skip = false;
         for (const char *const *k = keywords; *k && !skip; k++)

@@ -47,7 +47,7 @@ C
 expect_out "define: the functions after a commented continuation" \
   'prev_len_diff store_large store_one' names define list_functions
 expect_out "define: the macro is whole: its last line's call is made through it" \
-  'a.c:store_large' calls define store_one callers
+  'a.c:STORE a.c:store_large' calls define store_one callers
 expect_out "define: the macro ends at its last line" 'STORE 1 4' \
   sh -c "'$Q' code query find_macro --name STORE --repo '$TMP/define' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"]; print(\" \".join(\"%s %d %d\" % (x[\"name\"], x[\"line\"], x[\"end_line\"]) for x in r))'"
 
@@ -118,5 +118,20 @@ expect_out "paren: a prototype" 'lua_gettop int' \
 expect_out "paren: the return type" 'lua_CFunction' \
   sh -c "'$Q' code dump --repo '$TMP/paren' | python3 -c 'import json,sys; print(\" \".join(r[\"returns\"] for r in map(json.loads, sys.stdin) if r.get(\"name\") == \"lua_atpanic\"))'"
 expect_out "paren: their calls" 'a.c:lua_atpanic a.c:plain' calls paren helper callers
+
+# 4. a macro stringizing a parameter keeps its calls
+mkrepo assert <<'C'
+void _serverAssert(const char *e, const char *f, int l) { (void)e; (void)f; (void)l; }
+#define serverAssert(_e) ((_e)?(void)0 : (_serverAssert(#_e,__FILE__,__LINE__),__builtin_unreachable()))
+#define debugAssert(e) do { if (!(e)) log_failed(# e); } while (0)
+void log_failed(const char *s) { (void)s; }
+int process(int c) { serverAssert(c > 0); debugAssert(c < 9); return c; }
+C
+expect_out "assert: the macro's callee" 'a.c:_serverAssert' calls assert serverAssert callees
+expect_out "assert: a stringizing macro with a spaced #" 'a.c:log_failed' \
+  calls assert debugAssert callees
+expect_out "assert: the macro's callers" 'a.c:process' calls assert serverAssert callers
+expect_out "assert: the call made through it" 'a.c:process serverAssert' \
+  sh -c "'$Q' code query get_call_graph --name _serverAssert --direction callers --repo '$TMP/assert' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s %s\" % (r[\"from\"], r.get(\"via\")) for r in json.load(sys.stdin)[\"results\"] if r[\"from\"] != \"a.c:serverAssert\"))'"
 
 finish

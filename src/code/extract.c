@@ -22,6 +22,7 @@
 #include "code_int.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
 
@@ -301,6 +302,35 @@ static TSNode decl_function(TSNode d)
     return none;
 }
 
+/* The name of a function declared with a parenthesized name after a macro, as Lua's
+ * `LUA_API lua_CFunction (lua_atpanic) (lua_State *L, ...)` is: the grammar reads
+ * `lua_CFunction (lua_atpanic)` as a function declarator named after the return type
+ * whose one parameter is the type `lua_atpanic`. Returns the name's node and sets *ret
+ * to the return type's, or a null node when fd is not of that shape. */
+static TSNode paren_name(TSNode fd, TSNode *ret)
+{
+    TSNode none = {0};
+    if (ts_node_is_null(fd) || !is(fd, "function_declarator"))
+        return none;
+    TSNode inner = field(fd, "declarator");
+    if (ts_node_is_null(inner) || !is(inner, "function_declarator"))
+        return none;
+    TSNode rt = field(inner, "declarator");
+    TSNode ps = field(inner, "parameters");
+    if (ts_node_is_null(rt) || ts_node_is_null(ps) ||
+        !(is(rt, "identifier") || is(rt, "type_identifier") || is(rt, "primitive_type")) ||
+        ts_node_named_child_count(ps) != 1)
+        return none;
+    TSNode p = ts_node_named_child(ps, 0);
+    if (!is(p, "parameter_declaration") || !ts_node_is_null(field(p, "declarator")))
+        return none;
+    TSNode nm = field(p, "type");
+    if (ts_node_is_null(nm) || !is(nm, "type_identifier"))
+        return none;
+    *ret = rt;
+    return nm;
+}
+
 /* The type specifier with the qualifiers written around it (`const char`). */
 static const char *base_type(ex *e, TSNode owner, TSNode type)
 {
@@ -521,6 +551,10 @@ static void function_def(ex *e, TSNode n, const ctx *c)
     TSNode type = field(n, "type");
     TSNode body = field(n, "body");
     TSNode nm = decl_name(ts_node_is_null(fd) ? d : field(fd, "declarator"));
+    TSNode pret = {0};
+    TSNode pn = paren_name(fd, &pret);
+    if (!ts_node_is_null(pn))
+        nm = pn;
     if (ts_node_is_null(nm) || ts_node_is_null(body)) {
         walk_children(e, n, c);
         return;
@@ -531,8 +565,11 @@ static void function_def(ex *e, TSNode n, const ctx *c)
         return;
     if (has_storage(n, "static", e))
         it->flags |= QR_CODE_STATIC;
-    it->type = ts_node_is_null(fd) ? base_type(e, n, type) : decl_type(e, n, type, d);
-    if (it->type && !ts_node_is_null(fd)) {
+    if (!ts_node_is_null(pn))
+        it->type = text(e, pret);
+    else
+        it->type = ts_node_is_null(fd) ? base_type(e, n, type) : decl_type(e, n, type, d);
+    if (it->type && !ts_node_is_null(fd) && ts_node_is_null(pn)) {
         /* decl_type left the parameter list in: cut it */
         const char *params = text(e, field(fd, "parameters"));
         char *p = params ? strstr((char *)it->type, params) : NULL;
@@ -553,8 +590,117 @@ static void function_def(ex *e, TSNode n, const ctx *c)
         else
             walk(e, type, cc);
     }
-    walk_declarator(e, d, &cc);
+    if (!ts_node_is_null(pn)) {
+        if (is(pret, "type_identifier"))
+            ref(e, QR_CODE_REF_TYPE, name, text(e, pret), line_of(pret), c->cond);
+        walk_declarator(e, field(fd, "parameters"), &cc);
+    } else {
+        walk_declarator(e, d, &cc);
+    }
     walk(e, body, cc);
+}
+
+static bool is_keyword(ex *e, TSNode n)
+{
+    static const char *const kws[] = {"if", "switch", "while", "for", "return", "sizeof",
+                                      "do", "else", "case", NULL};
+    uint32_t s = ts_node_start_byte(n), t = ts_node_end_byte(n);
+    for (const char *const *k = kws; *k; k++)
+        if (t <= e->len && strlen(*k) == t - s && !memcmp(e->src + s, *k, t - s))
+            return true;
+    return false;
+}
+
+static bool is_name(TSNode n)
+{
+    return is(n, "identifier") || is(n, "type_identifier") || is(n, "primitive_type");
+}
+
+/* What a declarator of a false function definition held, read back as the expression it
+ * was: `name(...)` is a call of name (a macro or a function), a parameter `T(...)` a call
+ * of T, other names uses. */
+static void recover(ex *e, TSNode n, const ctx *c)
+{
+    if (ts_node_is_null(n) || c->depth > MAX_DEPTH)
+        return;
+    ctx cc = *c;
+    cc.depth++;
+    if (is_name(n)) {
+        if (!is_keyword(e, n) && !is(n, "primitive_type"))
+            ref(e, QR_CODE_REF_NAME, c->fn, text(e, n), line_of(n), c->cond);
+        return;
+    }
+    if (is(n, "function_declarator")) {
+        TSNode d = field(n, "declarator");
+        if (!ts_node_is_null(d) && is_name(d)) {
+            if (!is_keyword(e, d))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, d), line_of(d), c->cond);
+        } else {
+            recover(e, d, &cc);
+        }
+        recover(e, field(n, "parameters"), &cc);
+        return;
+    }
+    if (is(n, "parameter_declaration")) {
+        TSNode type = field(n, "type");
+        TSNode d = field(n, "declarator");
+        if (!ts_node_is_null(d) && is(d, "abstract_function_declarator") &&
+            !ts_node_is_null(type) && is_name(type)) {
+            if (!is_keyword(e, type))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
+            recover(e, field(d, "parameters"), &cc);
+            return;
+        }
+        recover(e, type, &cc);
+        recover(e, d, &cc);
+        return;
+    }
+    if (is(n, "parameter_list") || is(n, "parenthesized_declarator") ||
+        is(n, "abstract_function_declarator") || is(n, "pointer_declarator") ||
+        is(n, "abstract_pointer_declarator")) {
+        kids ks;
+        TSNode ch;
+        kids_init(&ks, n);
+        while (!e->oom && kids_next(&ks, &ch))
+            recover(e, ch, &cc);
+        kids_done(&ks);
+        return;
+    }
+    walk(e, n, cc);
+}
+
+/* A function definition inside a function's body, which C does not have: the parser's
+ * recovery from a statement macro written without a `;` (`GET_TYPE(v)` then `if (...)`,
+ * `vmcase(OP_ADD) {`). Not an item: its head is read back as the calls and uses it was,
+ * and its body belongs to the enclosing function. */
+static void false_function(ex *e, TSNode n, const ctx *c)
+{
+    TSNode type = field(n, "type");
+    TSNode d = field(n, "declarator");
+    if (!ts_node_is_null(type)) {
+        if (is(type, "macro_type_specifier")) {
+            TSNode nm = field(type, "name");
+            if (!ts_node_is_null(nm))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, nm), line_of(nm), c->cond);
+            recover(e, field(type, "type"), c);
+        } else if (is(type, "type_identifier") && !ts_node_is_null(d) &&
+                   (is(d, "parenthesized_declarator") || is(d, "function_declarator"))) {
+            /* `vmcase(OP_ADD) {`: the macro read as a type, its arguments as a declarator */
+            ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
+        } else if (is_record(type)) {
+            record(e, type, NULL, c);
+        } else {
+            walk(e, type, *c);
+        }
+    }
+    recover(e, d, c);
+    kids ks;
+    TSNode ch;
+    kids_init(&ks, n);
+    while (!e->oom && kids_next(&ks, &ch))
+        if (!ts_node_eq(ch, type) && !ts_node_eq(ch, d))
+            walk(e, ch, *c);
+    kids_done(&ks);
 }
 
 static void declaration(ex *e, TSNode n, const ctx *c)
@@ -577,6 +723,10 @@ static void declaration(ex *e, TSNode n, const ctx *c)
         if (c->file_scope || !ts_node_is_null(decl_function(d))) {
             TSNode fd = decl_function(d);
             TSNode nm = decl_name(ts_node_is_null(fd) ? d : field(fd, "declarator"));
+            TSNode pret = {0};
+            TSNode pn = paren_name(fd, &pret);
+            if (!ts_node_is_null(pn))
+                nm = pn;
             if (!ts_node_is_null(nm) && (c->file_scope || !ts_node_is_null(fd))) {
                 bool fn = !ts_node_is_null(fd);
                 qr_code_item *it =
@@ -586,8 +736,10 @@ static void declaration(ex *e, TSNode n, const ctx *c)
                         it->line = line_of(nm);
                     it->flags |= (is_static ? QR_CODE_STATIC : 0) |
                                  (is_extern && !fn ? QR_CODE_EXTERN : 0);
-                    it->type = decl_type(e, n, type, d);
-                    if (fn) {
+                    it->type = ts_node_is_null(pn) ? decl_type(e, n, type, d) : text(e, pret);
+                    if (fn && !ts_node_is_null(pn)) {
+                        it->signature = text(e, n);
+                    } else if (fn) {
                         it->signature = text(e, n);
                         const char *params = text(e, field(fd, "parameters"));
                         char *p = params && it->type ? strstr((char *)it->type, params) : NULL;
@@ -653,7 +805,8 @@ static bool is_ident_char(int c)
 }
 
 /* The calls a function-like macro's body makes: identifiers followed by '(' that are not
- * its parameters, keywords or operands of # and ##. */
+ * its parameters, keywords or operands of # and ## (a call whose argument stringizes a
+ * parameter, `_serverAssert(#e, ...)`, is a call). */
 static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, const ctx *c)
 {
     if (ts_node_is_null(value))
@@ -695,8 +848,6 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
         while (p > s && (e->src[p - 1] == ' ' || e->src[p - 1] == '\t'))
             p--;
         if (p > s && e->src[p - 1] == '#')
-            continue;
-        if (e->src[j + 1 < t ? j : j] == '(' && j + 1 < t && e->src[j + 1] == '#')
             continue;
         bool skip = false;
         for (const char *const *k = keywords; *k && !skip; k++)
@@ -823,7 +974,12 @@ static void walk(ex *e, TSNode n, ctx c)
         break;
     case 'f':
         if (!strcmp(t, "function_definition")) {
-            function_def(e, n, &c);
+            TSNode up = ts_node_parent(n);
+            if (c.fn && !ts_node_is_null(up) && !is(up, "field_declaration_list") &&
+                !is(up, "declaration_list"))
+                false_function(e, n, &c);
+            else
+                function_def(e, n, &c);
             return;
         }
         if (!strcmp(t, "field_identifier"))
@@ -907,6 +1063,81 @@ static void walk(ex *e, TSNode n, ctx c)
     walk_children(e, n, &c);
 }
 
+/* ---- comments inside directives ---- */
+
+/* A copy of src with the comments inside preprocessor directives made blanks, or NULL
+ * when there are none (nothing to change) or memory ran out (the source is parsed as
+ * is). The grammar ends a directive at a comment followed by a line continuation
+ * (`#define F(x) do { /+ c +/ \`), so the macro is cut short and its next lines are
+ * read as code. Offsets and lines are kept: each byte of a comment becomes a space, and a
+ * newline inside a block comment stays, with a `\` before it, a continuation the
+ * directive already had through the comment. String and character literals are
+ * skipped, so a comment opener inside one is left alone. */
+static char *blank_directive_comments(const char *src, size_t len)
+{
+    char *out = NULL;
+    bool line_start = true, directive = false;
+    for (size_t i = 0; i < len;) {
+        char ch = src[i];
+        if (ch == '\\' && i + 1 < len && (src[i + 1] == '\n' || src[i + 1] == '\r')) {
+            i += src[i + 1] == '\r' && i + 2 < len && src[i + 2] == '\n' ? 3 : 2;
+            continue; /* a line splice: the same logical line goes on */
+        }
+        if (ch == '\n') {
+            line_start = true;
+            directive = false;
+            i++;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] != '\n')
+                    i++;
+            if (i < len && src[i] == ch)
+                i++;
+            line_start = false;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && (src[i + 1] == '*' || src[i + 1] == '/')) {
+            bool block = src[i + 1] == '*';
+            size_t end = i + 2;
+            if (block) {
+                while (end < len && !(src[end] == '*' && end + 1 < len && src[end + 1] == '/'))
+                    end++;
+                end = end < len ? end + 2 : len;
+            } else {
+                while (end < len && src[end] != '\n')
+                    end++;
+                /* keep a final continuation: the directive goes on */
+                while (end > i + 2 && (src[end - 1] == '\\' || src[end - 1] == '\r'))
+                    end--;
+            }
+            if (directive) {
+                if (!out) {
+                    out = malloc(len ? len : 1);
+                    if (!out)
+                        return NULL;
+                    memcpy(out, src, len);
+                }
+                for (size_t k = i; k < end; k++) {
+                    if (src[k] == '\n')
+                        out[k - 1] = '\\'; /* k > i + 1: the opener comes first */
+                    else
+                        out[k] = ' ';
+                }
+            }
+            i = end;
+            continue;
+        }
+        if (ch == '#' && line_start)
+            directive = true;
+        if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\f' && ch != '\v')
+            line_start = false;
+        i++;
+    }
+    return out;
+}
+
 static const TSLanguage *language(qr_code_lang lang)
 {
     return lang == QR_CODE_LANG_CPP ? tree_sitter_cpp() : tree_sitter_c();
@@ -931,9 +1162,13 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         ts_parser_delete(p);
         return QR_EINVAL;
     }
+    char *clean = blank_directive_comments(src, len);
+    if (clean)
+        src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
     if (!tree) {
         ts_parser_delete(p);
+        free(clean);
         return QR_ENOMEM;
     }
     ex e = {.a = a, .src = src, .len = len};
@@ -944,6 +1179,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     walk_children(&e, root, &c);
     ts_tree_delete(tree);
     ts_parser_delete(p);
+    free(clean);
     if (e.oom || a->exhausted)
         return QR_ENOMEM;
     out->items = e.items.p;

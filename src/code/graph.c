@@ -1123,6 +1123,23 @@ static int assemble(qr_code_graph *g)
                 memset(stack, 0, sizeof stack);
                 if ((rc = add_call(g, &s, ref->name, NULL, 0, stack)))
                     return rc;
+            } else if (ref->kind == QR_CODE_REF_MACRO_CALL && ref->from) {
+                /* what a function-like macro's body calls: an edge from the macro to a
+                 * project function, so that the macro's callees can be asked for */
+                int64_t m = enclosing(g, f, ref->from, ref->line, QR_CODE_MACRO);
+                int64_t t = qr__code_resolve(g, ref->name, QR_CODE_FUNCTION, f->path);
+                if (m < 0 || t < 0)
+                    continue;
+                qr_code_edge ce = {.kind = QR_CODE_E_CALLS,
+                                   .from = m,
+                                   .to = t,
+                                   .from_key = qr__code_node_key(g, (size_t)m),
+                                   .to_key = qr__code_node_key(g, (size_t)t),
+                                   .file = f->path,
+                                   .line = ref->line,
+                                   .inactive = inactive};
+                if ((rc = push_edge(g, &ce)))
+                    return rc;
             } else if (ref->kind == QR_CODE_REF_TYPE && ref->from) {
                 int64_t user = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
                 if (user < 0)

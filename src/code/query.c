@@ -846,6 +846,30 @@ static int q_get_call_graph(q *x, qr_val *out)
             return rc;
         }
     }
+    bool macro = false;
+    for (size_t j = qr__code_name_lower(g, x->name);
+         !start.n && j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {
+        /* a function-like macro: its callees are what its body calls, its callers the
+         * functions that expand it */
+        size_t i = g->by_name[j];
+        const qr_code_node *n = &g->nodes[i];
+        if (n->it.kind != QR_CODE_MACRO || !(n->it.flags & QR_CODE_FUNC_LIKE) ||
+            !file_ok(x, n->file))
+            continue;
+        macro = true;
+    }
+    for (size_t j = qr__code_name_lower(g, x->name);
+         macro && j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {
+        size_t i = g->by_name[j];
+        const qr_code_node *n = &g->nodes[i];
+        if (n->it.kind != QR_CODE_MACRO || !(n->it.flags & QR_CODE_FUNC_LIKE) ||
+            !file_ok(x, n->file))
+            continue;
+        if ((rc = wq_push(&start, qr__code_node_key(x->g, i), 0))) {
+            wq_free(&start);
+            return rc;
+        }
+    }
     if (!start.n) {
         /* an unresolved callee (a library function) has callers by its bare name */
         size_t first;
@@ -873,10 +897,12 @@ static int q_get_call_graph(q *x, qr_val *out)
     }
     if (callers && !rc) {
         walkq w = {0};
-        for (size_t i = 0; i < start.n && !rc; i++)
+        if (macro) /* an expansion's edge is to the macro's name */
+            rc = wq_push(&w, x->name, 0);
+        for (size_t i = 0; i < start.n && !rc && !macro; i++)
             rc = wq_push(&w, start.keys[i], 0);
         if (!rc)
-            rc = bfs(x, &w, QR_CODE_E_CALLS, false, "caller");
+            rc = bfs(x, &w, macro ? QR_CODE_E_EXPANDS : QR_CODE_E_CALLS, false, "caller");
         wq_free(&w);
     }
     wq_free(&start);

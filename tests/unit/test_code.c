@@ -185,6 +185,40 @@ static void test_extract_conditions(void)
     qr_arena_release(&a);
 }
 
+/* Issue 23's shapes at the extractor: comments inside directives (a block comment over
+ * two lines, a line comment, `//` inside a string, CRLF line ends), a
+ * statement macro without `;`, a parenthesized name, a stringizing macro body. */
+static void test_extract_real_c(void)
+{
+    static const char src[] =
+        "#define A(x) do { /* one \\\r\n two */ \\\r\n    f_a(x); /* c */ \\\r\n} while (0)\r\n"
+        "#define S(x) s_call(x, \"//\") // tail\n"
+        "#define B(x) g_b(#x) /* spans\n   two lines */ + h_b(x)\n"
+        "int after(int v) { GET(v)\n if (v) { return 0; } return 1; }\n"
+        "EXPORT int (named) (int v) { return v; }\n";
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_code_file f;
+    CHECK(qr_code_extract(QR_CODE_LANG_C, src, sizeof src - 1, &a, &f) == QR_OK);
+    const qr_code_item *it = find_item(&f, QR_CODE_MACRO, "A");
+    CHECK(it && it->line == 1 && it->end_line == 4);
+    CHECK(find_ref(&f, QR_CODE_REF_MACRO_CALL, "A", "f_a") != NULL);
+    it = find_item(&f, QR_CODE_MACRO, "S");
+    CHECK(it && it->line == 5 && it->type && !strcmp(it->type, "s_call(x, \"//\")"));
+    it = find_item(&f, QR_CODE_MACRO, "B");
+    CHECK(it && it->line == 6 && it->end_line == 7);
+    CHECK(find_ref(&f, QR_CODE_REF_MACRO_CALL, "B", "g_b") != NULL);
+    CHECK(find_ref(&f, QR_CODE_REF_MACRO_CALL, "B", "h_b") != NULL);
+    it = find_item(&f, QR_CODE_FUNCTION, "after");
+    CHECK(it && it->line == 8);
+    CHECK(!find_item(&f, QR_CODE_FUNCTION, "if") && !find_item(&f, QR_CODE_FUNCTION, "GET"));
+    CHECK(find_ref(&f, QR_CODE_REF_CALL, "after", "GET") != NULL);
+    it = find_item(&f, QR_CODE_FUNCTION, "named");
+    CHECK(it && it->line == 10 && it->type && !strcmp(it->type, "int"));
+    CHECK(!find_item(&f, QR_CODE_FUNCTION, "int"));
+    qr_arena_release(&a);
+}
+
 static void test_extract_bad(void)
 {
     qr_arena a;
@@ -519,6 +553,7 @@ int main(void)
     test_code_store_full_disk();
     test_extract_c();
     test_extract_conditions();
+    test_extract_real_c();
     test_extract_bad();
     test_graph();
     CHECK_DONE();

@@ -35,6 +35,7 @@ cmd:cscope:cscope
 cmd:cflow:cflow
 cmd:c-index-test:clang-tools-14
 cmd:faketime:faketime
+cmd:pgrep:procps
 cmd:java:default-jre-headless
 cmd:clojure:clojure
 path:/usr/share/zoneinfo/America/Los_Angeles:tzdata

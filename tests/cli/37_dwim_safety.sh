@@ -51,7 +51,16 @@ rm many_a.txt
 awk 'BEGIN { for (i = 0; i < 10000; i++) print "aaaaaaaaaaaaaaaaaaaaaaaaa" }' > slow.txt
 timeout 60 "$Q" dwim "grep '(?:a|aa)*(?=b)'" > "$TMP/slow.out" 2> "$TMP/slow.err" &
 pid=$!
-sleep 1
+# the signal goes once quarry catches SIGINT (its request's handler, set before the walk
+# starts; a signal before that would be the default end, whatever the machine's speed)
+n=0
+while [ $n -lt 1200 ]; do
+  qpid=$(pgrep -P $pid | head -1)
+  caught=$(awk '/^SigCgt/ {print $2}' "/proc/$qpid/status" 2>/dev/null)
+  [ -n "$caught" ] && [ $(( 0x$caught & 2 )) -ne 0 ] && break
+  sleep 0.05; n=$((n + 1))
+done
+sleep 0.3
 kill -INT $pid 2>/dev/null
 wait $pid; rc=$?
 if [ "$rc" = 124 ] || [ "$rc" = 0 ] || ! grep -qi "cancel" "$TMP/slow.err"; then

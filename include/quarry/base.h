@@ -186,6 +186,9 @@ bool qr_stop_check(const qr_stop *s);
 /* Appends why the work stopped: "cancelled" or "time limit of N ms
  * reached". */
 void qr_stop_describe(const qr_stop *s, qr_buf *b);
+/* The one line work writes when it stops: appends "stopped: " and qr_stop_describe's
+ * phrase, and returns QR_ESTOPPED. */
+int qr_stop_fail(const qr_stop *s, qr_buf *err);
 
 /* ---- files ---- */
 /* Reads a whole file (or stdin when path is "-") into a malloc'd NUL-terminated buffer.
@@ -202,6 +205,10 @@ int qr_read_file(const char *path, size_t max, char **out, size_t *len);
  * quote the path and *why, never the file's bytes. */
 int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
                          const char **why);
+/* Reads fd to its end (EINTR retried; fd stays open) into a malloc'd NUL-terminated buffer
+ * (*len bytes; "" when empty). max bounds the size (0: none). Returns QR_OK; QR_EIO (errno
+ * kept), QR_EINVAL when larger than max, QR_ENOMEM. */
+int qr_read_fd(int fd, size_t max, char **out, size_t *len);
 /* Replaces path with data[0..n) whole: written to a fresh temporary file beside it
  * (mkstemp, permissions `mode`), then renamed over it, so readers see the old file or the
  * new one. Returns QR_OK, QR_EIO (errno preserved; nothing left behind) or QR_ENOMEM. */

@@ -132,6 +132,20 @@ int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
     }
     /* a regular file opened with O_NONBLOCK reads as usual; the size may change while we
      * read, so read to the end with the bound */
+    int rc = qr_read_fd(fd, max, out, len);
+    int saved = errno;
+    close(fd);
+    if (rc == QR_EINVAL)
+        *why = "is too large";
+    else if (rc == QR_EIO)
+        *why = strerror(saved);
+    errno = saved;
+    return rc;
+}
+
+int qr_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+    *out = NULL;
     qr_buf b;
     qr_buf_init(&b);
     char chunk[65536];
@@ -141,23 +155,18 @@ int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            int e = errno;
-            *why = strerror(e);
-            errno = e;
             rc = QR_EIO;
             break;
         }
         if (n == 0)
             break;
         if (max && b.len + (size_t)n > max) {
-            *why = "is too large";
             rc = QR_EINVAL;
             break;
         }
         qr_buf_append(&b, chunk, (size_t)n);
     }
     int saved = errno;
-    close(fd);
     if (rc == QR_OK && b.failed)
         rc = QR_ENOMEM;
     if (rc != QR_OK) {
@@ -165,6 +174,8 @@ int qr_read_regular_file(const char *path, size_t max, char **out, size_t *len,
         errno = saved;
         return rc;
     }
+    if (!b.p)
+        qr_buf_puts(&b, "");
     *out = qr_buf_detach(&b, len);
     return *out ? QR_OK : QR_ENOMEM;
 }

@@ -70,3 +70,10 @@ void qr_stop_describe(const qr_stop *s, qr_buf *b)
     else
         qr_buf_puts(b, "stopped");
 }
+
+int qr_stop_fail(const qr_stop *s, qr_buf *err)
+{
+    qr_buf_puts(err, "stopped: ");
+    qr_stop_describe(s, err);
+    return QR_ESTOPPED;
+}

@@ -118,19 +118,27 @@ int cli_mem_fail(cli_mem_opts *o, int rc, const qr_buf *err)
     return rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
 }
 
-int cli_mem_open(cli_mem_opts *o, bool create, qr_mem **out)
+/* The store a command names (--store, else $QUARRY_MEMORY), or NULL after printing the
+ * usage error. */
+static const char *store_path(cli_mem_opts *o)
 {
-    *out = NULL;
     const char *path = o->store;
     if (!path) {
         path = getenv("QUARRY_MEMORY");
         if (path && !*path)
             path = NULL;
     }
-    if (!path) {
+    if (!path)
         cli_error(o->fmt, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
+    return path;
+}
+
+int cli_mem_open(cli_mem_opts *o, bool create, qr_mem **out)
+{
+    *out = NULL;
+    const char *path = store_path(o);
+    if (!path)
         return EXIT_USAGE;
-    }
     qr_buf err;
     qr_buf_init(&err);
     int rc = qr_mem_open(out, path, create ? QR_MEM_CREATE : 0, &err);
@@ -489,16 +497,9 @@ static void put_list(qr_mapb *b, qr_arena *a, const char *k, const char *const *
  * terminal (any store). EXIT_OK with *out set, or the exit code after printing the error. */
 static int mem_tool(cli_mem_opts *o, const char *name, qr_val args, qr_arena *a, qr_val *out)
 {
-    const char *path = o->store;
-    if (!path) {
-        path = getenv("QUARRY_MEMORY");
-        if (path && !*path)
-            path = NULL;
-    }
-    if (!path) {
-        cli_error(o->fmt, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
+    const char *path = store_path(o);
+    if (!path)
         return EXIT_USAGE;
-    }
     const qr_tool *t = NULL;
     for (const qr_tool *const *p = qr_memory_tools; *p && !t; p++)
         if (!strcmp((*p)->name, name))

@@ -1268,8 +1268,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             /* a stop ends the work between batches: the batches stored so far are kept,
              * and the next load indexes only the rest */
             if (opts && qr_stop_check(opts->stop)) {
-                qr_buf_puts(err, "stopped: ");
-                qr_stop_describe(opts->stop, err);
+                qr_stop_fail(opts->stop, err);
                 rc = QR_ESTOPPED;
                 break;
             }

@@ -761,8 +761,7 @@ static int bfs(q *x, walkq *w, qr_code_edge_kind k, bool forward, const char *di
     const qr_code_graph *g = x->g;
     for (size_t head = 0; head < w->n; head++) {
         if ((head & 255) == 255 && qr_stop_check(x->stop)) {
-            qr_buf_puts(x->err, "stopped: ");
-            qr_stop_describe(x->stop, x->err);
+            qr_stop_fail(x->stop, x->err);
             return QR_ESTOPPED;
         }
         if (w->depth[head] >= x->depth)

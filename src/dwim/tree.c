@@ -89,37 +89,11 @@ int qr__dwim_read_at(int dfd, const char *leaf, size_t max, char **data, size_t 
         errno = ENXIO;
         return QR_EIO;
     }
-    qr_buf b;
-    qr_buf_init(&b);
-    char chunk[65536];
-    int rc = QR_OK;
-    for (;;) {
-        ssize_t r = read(fd, chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = QR_EIO;
-            break;
-        }
-        if (r == 0)
-            break;
-        if (b.len + (size_t)r > max) {
-            rc = QR_EINVAL;
-            break;
-        }
-        qr_buf_append(&b, chunk, (size_t)r);
-    }
+    int rc = qr_read_fd(fd, max, data, n);
+    int saved = errno;
     close(fd);
-    if (rc == QR_OK && b.failed)
-        rc = QR_ENOMEM;
-    if (rc != QR_OK) {
-        qr_buf_release(&b);
-        return rc;
-    }
-    if (!b.p)
-        qr_buf_puts(&b, "");
-    *data = qr_buf_detach(&b, n);
-    return *data ? QR_OK : QR_ENOMEM;
+    errno = saved;
+    return rc;
 }
 
 /* Writes data to fd whole with mode, and flushes it. */

@@ -207,8 +207,7 @@ static int jobs_run(job *jobs, size_t n, job_progress *prog, const qr_stop *stop
                 rc = QR_ELIMIT;
                 break;
             }
-            qr_buf_puts(err, "stopped: ");
-            qr_stop_describe(stop, err);
+            qr_stop_fail(stop, err);
             rc = QR_ESTOPPED;
             break;
         }
@@ -857,8 +856,7 @@ int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, 
     size_t step = FIRST_BATCH;
     for (size_t from = 0; rc == QR_OK && from < nmiss; from += step, step = step * 2 < ENSURE_BATCH ? step * 2 : ENSURE_BATCH) {
         if (qr_stop_check(progress ? progress->stop : NULL)) {
-            qr_buf_puts(err, "stopped: ");
-            qr_stop_describe(progress->stop, err);
+            qr_stop_fail(progress->stop, err);
             rc = QR_ESTOPPED;
             break;
         }

@@ -1153,8 +1153,7 @@ static int walk_run(qr_git *g, const qr_walk_opts *o, bool use_graph, qr_arena *
     while (rc == QR_OK && (o->limit < 0 || (int64_t)nres < o->limit) && heap_pop(&w, &it)) {
         if ((++popped & 255) == 0 && qr_stop_check(o->stop)) {
             item_free(&it);
-            qr_buf_puts(err, "stopped: ");
-            qr_stop_describe(o->stop, err);
+            qr_stop_fail(o->stop, err);
             rc = QR_ESTOPPED;
             break;
         }

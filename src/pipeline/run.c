@@ -295,8 +295,7 @@ int qr_pipeline_run_ex(const qr_pipeline *p, qr_mem *m, const qr_pipeline_run_op
         double t0 = now_ms();
         r.note[0] = 0;
         if (qr_stop_check(r.stop)) {
-            qr_buf_puts(&serr, "stopped: ");
-            qr_stop_describe(r.stop, &serr);
+            qr_stop_fail(r.stop, &serr);
             rc = QR_ESTOPPED;
         } else if (st->def->pred)
             rc = run_filter(&r, st);

@@ -223,8 +223,10 @@ typedef struct qr_flow_comment {
 typedef struct qr_flow_file {
     const char *src;
     size_t n;
-    const char *header; /* "streetrace v1" when the file starts so, else NULL */
+    const char *header; /* "streetrace v1" when the file starts so (after comments and
+                         * blank lines, if any), else NULL */
     size_t headern;
+    uint32_t header_line; /* the version line's line number (1-based), 0 without one */
     qr_flow_decl **decls;
     size_t ndecls;
     qr_flow_comment *comments;

@@ -219,6 +219,8 @@ static inline bool enter(parser *p)
 qr_flow_expr *flow_parse_expr(parser *p);
 /* The help for a construct of another dialect (`match`, `loop`...), or NULL. */
 const char *flow_foreign_help(const flow_tok *t);
+/* Reports the construct at t as unsupported and skips it (with its `do ... end` body). */
+void flow_skip_foreign(parser *p, const flow_tok *t, const char *help);
 /* A block after ':' or 'do' (then `end` when until_end); see parse.c. */
 qr_flow_stmt **flow_parse_block(parser *p, size_t *n, bool until_end, uint32_t *last_line,
                                 const flow_tok *opener);

@@ -517,8 +517,9 @@ static const struct { const char *word; const char *help; } foreign[] = {
 };
 
 /* Reports a construct of another dialect at t (the current token) and skips its line;
- * for `on EVENT do ... end`, `loop do ... end` also its body and its `end`, so the
- * `end` is not reported again. Leaves the parser at the end of that line. */
+ * for `on EVENT do ... end`, `loop do ... end`, `match X` with its cases and `end`, also
+ * its body and its `end`, so the `end` is not reported again. Leaves the parser at the
+ * end of that line. */
 void flow_skip_foreign(parser *p, const flow_tok *t, const char *help)
 {
     unsupported(p, t, help);
@@ -527,13 +528,23 @@ void flow_skip_foreign(parser *p, const flow_tok *t, const char *help)
         last = p->tok;
         advance(p);
     }
-    if (is_word(&last, "do") && p->tok.kind == T_NL) {
+    (void)last;
+    /* the block the line opens (`do`, `:`, or none as after `match EXPR`), then its `end` */
+    bool block = p->tok.kind == T_NL && peek(p)->kind == T_INDENT;
+    if (block) {
         advance(p);
-        if (p->tok.kind == T_INDENT)
-            skip_indented(p);
-        if (is_word(&p->tok, "end"))
+        skip_indented(p);
+    } else if (is_word(&last, "do") && p->tok.kind == T_NL && is_word(peek(p), "end")) {
+        advance(p);
+    } else {
+        return; /* at the line's end: the caller's sync_line goes on from there */
+    }
+    if (is_word(&p->tok, "end")) {
+        advance(p);
+        if (p->tok.kind == T_NL)
             advance(p);
     }
+    p->synced = true; /* at the next line already */
 }
 
 const char *flow_foreign_help(const flow_tok *t)

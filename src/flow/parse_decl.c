@@ -412,6 +412,18 @@ static qr_flow_decl *parse_prompt(parser *p)
         d->end_line = p->tok.line;
         if (!expect_nl(p))
             return NULL;
+        if (!block && p->tok.kind == T_INDENT && is_word(peek(p), "escalate")) {
+            /* StreetRace's escalation clause under a prompt's body */
+            advance(p);
+            flow_tok esc = p->tok;
+            unsupported(p, &esc, "this dialect has no escalation; return a value and decide "
+                                 "in the caller");
+            while (p->tok.kind != T_EOF && p->tok.kind != T_DEDENT)
+                advance(p);
+            if (p->tok.kind == T_DEDENT)
+                advance(p);
+            return d; /* the prompt itself stands: the declarations after it are read on */
+        }
         if (block) {
             if (p->tok.kind != T_DEDENT) {
                 error_at(p, &p->tok, NULL, "the end of the prompt's block after its body");

@@ -19,6 +19,7 @@ typedef struct parser {
     int level; /* INDENTs consumed minus DEDENTs */
     int depth; /* expression / block nesting */
     bool failed; /* the current statement or declaration had an error */
+    bool synced; /* an error's line and block are skipped already: sync_line does nothing */
     qr_arena *a;
     qr_flow_diags *d;
 } parser;
@@ -111,6 +112,10 @@ static inline qr_flow_pos pos_of(const flow_tok *t)
 /* Skips to the end of the current line at this level, and past any block it opens. */
 static inline void sync_line(parser *p)
 {
+    if (p->synced) {
+        p->synced = false;
+        return;
+    }
     int level = p->level;
     while (p->tok.kind != T_EOF) {
         if (p->tok.kind == T_NL && p->level == level) {

@@ -279,6 +279,10 @@ const qr_flow_builtin *qr_flow_builtin_find(const char *s, size_t n);
 /* Lookups in a parsed file (NULL when absent). An agent's name is "main" when unnamed. */
 const qr_flow_decl *qr_flow_find(const qr_flow_file *f, qr_flow_decl_kind kind, const char *s,
                                  size_t n);
+/* The builtin tool groups an agent's `tools` line may name ("git", "memory", "files",
+ * "quarry"), NULL-terminated; static. */
+const char *const *qr_flow_tool_groups(void);
+
 /* The name a declaration goes by ("main" for an unnamed agent). */
 qr_flow_name qr_flow_decl_name(const qr_flow_decl *d);
 const char *qr_flow_decl_kind_name(qr_flow_decl_kind k);
@@ -341,6 +345,11 @@ typedef struct qr_flow_run_opts {
     /* the request the run belongs to (quarry/req.h): its cancel and deadline stop the run,
      * its tools and its model calls; NULL: the run makes its own from the budget */
     struct qr_req *req;
+    /* the working tree the `files` tools read (absolute; NULL: they are not offered), and
+     * whether they may change files there (edit_file is offered only then) */
+    const char *root;
+    bool write_files;
+    struct qr_host *host; /* the sources edit_file refreshes (quarry/host.h); with root */
 } qr_flow_run_opts;
 
 typedef struct qr_flow_result {

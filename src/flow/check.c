@@ -23,19 +23,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const flow_tool_groups[] = {"git", "memory", "quarry", NULL};
+const char *const flow_tool_groups[] = {"git", "memory", "files", "quarry", NULL};
+const char *const flow_files_tools[] = {"read_file", "search_files", "edit_file", NULL};
+
+const char *flow_tool_group(const char *s, size_t *n)
+{
+    /* StreetRace's file tools are quarry's files group (docs/flow.md) */
+    if (*n == 13 && !memcmp(s, "streetrace.fs", 13)) {
+        *n = 5;
+        return "files";
+    }
+    /* `builtin quarry.git` names the group git */
+    size_t k = *n;
+    if (k > 7 && !memcmp(s, "quarry.", 7)) {
+        s += 7;
+        k -= 7;
+    }
+    for (int i = 0; flow_tool_groups[i]; i++)
+        if (strlen(flow_tool_groups[i]) == k && !memcmp(flow_tool_groups[i], s, k)) {
+            *n = k;
+            return flow_tool_groups[i];
+        }
+    return NULL;
+}
+
+const char *const *qr_flow_tool_groups(void)
+{
+    return flow_tool_groups;
+}
 
 bool flow_tool_group_known(const char *s, size_t n)
 {
-    /* `builtin quarry.git` names the group git */
-    if (n > 7 && !memcmp(s, "quarry.", 7)) {
-        s += 7;
-        n -= 7;
-    }
-    for (int i = 0; flow_tool_groups[i]; i++)
-        if (strlen(flow_tool_groups[i]) == n && !memcmp(flow_tool_groups[i], s, n))
-            return true;
-    return false;
+    return flow_tool_group(s, &n) != NULL;
 }
 
 bool flow_name_eq(qr_flow_name a, const char *s, size_t n)
@@ -625,8 +644,16 @@ static void check_agents(checker *c)
             for (size_t j = 0; j < pr->nnames; j++) {
                 qr_flow_name x = pr->names[j];
                 if (flow_name_eq(pr->key, "tools", 5)) {
-                    if (!tab_get(&c->t, QR_FD_TOOL, x.s, x.n) && !flow_tool_group_known(x.s, x.n))
-                        undefined(c, QR_FD_TOOL, x, flow_tool_groups);
+                    /* `tools repo.dwim`: one tool of the set `repo` (a declared tool) */
+                    const char *dot = memchr(x.s, '.', x.n);
+                    qr_flow_name set = x;
+                    if (dot && !flow_tool_group_known(x.s, x.n)) {
+                        set.n = (uint32_t)(dot - x.s);
+                        set.pos.len = flow_cp_len(set.s, set.n);
+                    }
+                    if (!tab_get(&c->t, QR_FD_TOOL, set.s, set.n) &&
+                        !flow_tool_group_known(set.s, set.n))
+                        undefined(c, QR_FD_TOOL, set, flow_tool_groups);
                 } else if (flow_name_eq(pr->key, "instruction", 11) ||
                            flow_name_eq(pr->key, "prompt", 6)) {
                     resolve(c, QR_FD_PROMPT, x);
@@ -739,7 +766,8 @@ static void check_tools(checker *c)
             continue;
         qr_flow_diag_add(c->d, QR_FLOW_WARNING, "W0004", d->name.pos.line, d->name.pos.col,
                          d->name.pos.len,
-                         "quarry's builtin sets are quarry.git, quarry.memory and quarry (all)",
+                         "quarry's builtin sets are quarry.git, quarry.memory, quarry.files "
+                         "(streetrace.fs) and quarry (git and memory)",
                          "unknown builtin tool set '%.*s': agents get no tools from '%.*s'",
                          (int)(d->valuen < 80 ? d->valuen : 80), d->value, (int)d->name.n,
                          d->name.s);

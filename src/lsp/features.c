@@ -552,7 +552,7 @@ void lsp_completion(qr_buf *out, const lsp_doc *d, size_t off)
                (in && in->kind == QR_FD_AGENT && memmem(line, before, "tools", 5) &&
                 after(line, before, ","))) {
         decls_of(&it, d, QR_FD_TOOL, 9);
-        static const char *const groups[] = {"git", "memory", "quarry", NULL};
+        const char *const *groups = qr_flow_tool_groups(); /* the checker's list */
         for (int i = 0; groups[i]; i++)
             item(&it, groups[i], strlen(groups[i]), 9, "quarry's builtin tools");
     } else if (after(line, before, "with") || after(line, before, "=") ||

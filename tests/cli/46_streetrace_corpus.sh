@@ -80,4 +80,46 @@ expect_out "anthropic/ model: Messages endpoint" "/v1/messages" pylog 'L[0]["pat
 expect_out "anthropic/ model: the file's model name" "claude-sonnet" pylog 'L[0]["body"]["model"]'
 expect_out "anthropic/ model: instruction as system text" "True" pylog '"Greet the user warmly" in L[0]["body"]["system"][0]["text"]'
 
+# `tool fs = builtin streetrace.fs` is quarry's files group: read_file and search_files
+# always, edit_file only with --allow-write files; they work on the repository's tree
+if command -v git >/dev/null 2>&1; then
+  R="$TMP/repo"
+  git init -q -b main "$R"
+  printf 'int add(int a, int b)\n{\n    return a - b;\n}\n' > "$R/calc.c"
+  printf 'hello\n' > "$R/notes.txt"
+  git -C "$R" add -A
+  GIT_AUTHOR_NAME=Ann GIT_AUTHOR_EMAIL=ann@example.com GIT_COMMITTER_NAME=Ann \
+    GIT_COMMITTER_EMAIL=ann@example.com git -C "$R" commit -q -m "calc"
+  F="$C/agents/examples/workloads/flow_tools.sr"
+  llm_script "$TMP/s.json" \
+    '{"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.c", "start": 3, "end": 3}}]}' \
+    '{"tool_calls": [{"name": "search_files", "arguments": {"pattern": "return a"}}]}' \
+    '{"tool_calls": [{"name": "edit_file", "arguments": {"path": "calc.c", "search": "    return a - b;", "replace": "    return a + b;"}}]}' \
+    '{"text": "calc.c, notes.txt"}'
+  llm_serve "$TMP/s.json"
+  expect_out "fs: the agent answers" "calc.c, notes.txt" sh -c "cd '$R' && '$Q' flow run '$F'"
+  llm_unserve
+  expect_out "fs: read-only tools offered without --allow-write" "read_file search_files" \
+    pylog '" ".join(t["name"] for t in L[0]["body"]["tools"])'
+  expect_out "fs: read_file gives the line from the tree" "True" \
+    pylog '"return a - b;" in json.dumps(L[1]["body"]["messages"][-1]) and "add(int" not in json.dumps(L[1]["body"]["messages"][-1])'
+  expect_out "fs: search_files finds the match" "True" \
+    pylog '"calc.c:3" in json.dumps(L[2]["body"]["messages"][-1])'
+  expect_out "fs: edit_file without the permission is refused" "True" \
+    pylog '"no tool" in json.dumps(L[3]["body"]["messages"][-1])'
+  expect_out "fs: the file is unchanged" "    return a - b;" sed -n 3p "$R/calc.c"
+  # with --allow-write files: edit_file is offered and changes the file
+  llm_script "$TMP/s.json" \
+    '{"tool_calls": [{"name": "edit_file", "arguments": {"path": "calc.c", "search": "    return a - b;", "replace": "    return a + b;"}}]}' \
+    '{"text": "fixed"}'
+  llm_serve "$TMP/s.json"
+  expect_out "fs --allow-write files: the agent answers" "fixed" \
+    sh -c "cd '$R' && '$Q' flow run '$F' --allow-write files"
+  llm_unserve
+  expect_out "fs --allow-write files: edit_file offered" "read_file search_files edit_file" \
+    pylog '" ".join(t["name"] for t in L[0]["body"]["tools"])'
+  expect_out "fs --allow-write files: the file is changed" "    return a + b;" sed -n 3p "$R/calc.c"
+  expect_rc "--allow-write takes only files" 2 "$Q" flow run "$F" --allow-write memory
+fi
+
 finish

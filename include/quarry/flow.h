@@ -279,6 +279,18 @@ const qr_flow_builtin *qr_flow_builtin_find(const char *s, size_t n);
 /* Lookups in a parsed file (NULL when absent). An agent's name is "main" when unnamed. */
 const qr_flow_decl *qr_flow_find(const qr_flow_file *f, qr_flow_decl_kind kind, const char *s,
                                  size_t n);
+/* The schema a variable's value has, as the file says (src/flow/infer.c): from its first
+ * setting (`x = call llm P`, P expecting S; `x = run agent A`; an agent that `produces x`;
+ * `x = filter y ...`; `for x in y`; `x = y`; `x = y.field` of a schema type). A list of S
+ * gives S. only_one: NULL unless exactly one statement or agent sets it (the checker's
+ * rule, so a variable set twice is never judged by one of them). NULL when unknown. */
+const qr_flow_decl *qr_flow_var_schema(const qr_flow_file *f, const char *s, size_t n,
+                                       bool only_one);
+/* The same for an expression; item: the schema of the current item inside
+ * `filter ... where` (for `.field`), or NULL. */
+const qr_flow_decl *qr_flow_expr_schema(const qr_flow_file *f, const qr_flow_expr *e,
+                                        const qr_flow_decl *item, bool only_one);
+
 /* The builtin tool groups an agent's `tools` line may name ("git", "memory", "files",
  * "quarry"), NULL-terminated; static. */
 const char *const *qr_flow_tool_groups(void);

@@ -370,6 +370,32 @@ static void test_issue24(void)
            {"E0007", 16, 9, "unsupported construct 'initial user prompt'"},
            {"E0007", 17, 28, "unsupported construct 'history'"},
            {"E0007", 18, 5, "unsupported construct 'match'"});
+    /* E0016: a field the schema does not have (one place knows the fields: infer.c) */
+    static const char *const schemas =
+        "schema Loc:\n    file: string\n    line: int\n"
+        "schema Finding:\n    loc: Loc\n    message: string\n    confidence: int\n"
+        "prompt find expecting Finding[]: \"\"\"f\"\"\"\n"
+        "prompt one expecting Finding: \"\"\"o\"\"\"\n"
+        "prompt rp: \"\"\"r\"\"\"\n"
+        "agent a:\n    instruction rp\n    prompt one\n    produces made\n";
+    char src[2048];
+    snprintf(src, sizeof src, "%s%s", schemas,
+             "flow main:\n    fs = call llm find\n    x = call llm one\n"
+             "    sure = filter fs where .confidence > 1 and .loc.fle != \"\"\n"
+             "    log x.mesage\n    log x.loc.lien\n    for f in sure do\n"
+             "        log f.confidance\n    end\n    run agent a\n    log made.los\n"
+             "    return x.loc.file + x.message\n");
+    EXPECT("E0016 field typos on schema-typed values", src,
+           {"E0016", 18, 52, "schema 'Loc' has no field 'fle'"},
+           {"E0016", 19, 11, "did you mean 'message'?"},
+           {"E0016", 20, 15, "did you mean 'line'?"},
+           {"E0016", 22, 15, "did you mean 'confidence'?"},
+           {"E0016", 25, 14, "schema 'Finding' has no field 'los'"});
+    snprintf(src, sizeof src, "%s%s", schemas,
+             "flow main:\n    x = call llm one\n    y = { anything: 1 }\n"
+             "    log y.anything + y.other\n    z = call llm one\n    z = { other: 2 }\n"
+             "    log z.other\n    w = x.loc\n    log w.file\n    return x.confidence\n");
+    EXPECT_NONE("E0016: unknown shapes and variables set twice are not judged", src);
     expect_fmt("# about\n\nstreetrace v1\n\nmodel main = anthropic/x\n",
                "# about\n\nstreetrace v1\n\nmodel main = anthropic/x\n");
 }

@@ -391,22 +391,42 @@ static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr
         return rc == QR_ENOMEM ? rc : QR_EINVAL;
     }
     size_t max = c->max_lines ? c->max_lines : 200;
+    /* the file's lines, so the header names the lines shown (a 22-line file: 1-22) */
+    size_t total = 0;
+    for (const char *q = text, *qe = text + n; q < qe; total++) {
+        const char *e = memchr(q, '\n', (size_t)(qe - q));
+        q = e ? e + 1 : qe;
+    }
     if (lo < 1)
         lo = 1;
     if (hi < lo)
         hi = lo + (int64_t)max - 1;
     if (hi - lo + 1 > (int64_t)max)
         hi = lo + (int64_t)max - 1;
+    if (hi > (int64_t)total)
+        hi = (int64_t)total;
+    if (total == 0) {
+        qr_buf_printf(out, "%s: an empty file\n", rel);
+        qr__dwim_seen_add(c, rel, "empty");
+        free(text);
+        free(abs);
+        return QR_OK;
+    }
+    if (lo > (int64_t)total) {
+        qr_buf_printf(err, "'%s' has %zu line%s; line %lld is past its end", rel, total,
+                      total == 1 ? "" : "s", (long long)lo);
+        free(text);
+        free(abs);
+        return QR_EINVAL;
+    }
     qr_buf_printf(out, "%s:%lld-%lld\n", rel, (long long)lo, (long long)hi);
     int64_t line = 1;
     const char *p = text, *end = text + n;
-    size_t total = 0;
     while (p < end) {
         const char *e = memchr(p, '\n', (size_t)(end - p));
         size_t l = e ? (size_t)(e - p) : (size_t)(end - p);
         if (line >= lo && line <= hi)
             qr_buf_printf(out, "%6lld  %.*s\n", (long long)line, (int)l, p);
-        total++;
         line++;
         p = e ? e + 1 : end;
     }
@@ -601,6 +621,7 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
     qr_arena_init(&a, 64u << 20);
     int rc = QR_OK;
     const char *needs = NULL;
+    c->failed = false;
     switch (in->verb) {
     case QR_DWIM_SKELETON:
         if (!in->target)
@@ -630,7 +651,7 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
             rc = run_grep(c, in->target, out, err);
         break;
     case QR_DWIM_VALIDATE:
-        rc = qr__dwim_validate(c, &a, out, err);
+        rc = qr__dwim_validate(c, param_str(&a, in->params, "command"), &a, out, err);
         break;
     case QR_DWIM_FIX:
         rc = qr__dwim_fix(c, in, &a, out, err);

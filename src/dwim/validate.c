@@ -454,8 +454,13 @@ int qr__dwim_validate(qr_dwim_ctx *c, const char *named, qr_arena *a, qr_buf *ou
             goto done;
         }
     } else {
-        const char *run[64];
-        split_words(a, what, run, 64);
+        /* the configured command as written (an array's words may hold spaces) */
+        const char *words[64];
+        const char *const *run = argv;
+        if (!configured || strcmp(what, configured) != 0) {
+            split_words(a, what, words, 64);
+            run = words;
+        }
         rc = qr__dwim_spawn(run, c->root, c->req ? &c->req->stop : NULL, &log, NULL, &status);
         if (rc == QR_ESTOPPED) {
             qr_buf_printf(err, "the check command '%s' was ", what);

@@ -93,7 +93,8 @@ size_t qr_dwim_parse_diags(const char *text, size_t n, qr_arena *a, qr_dwim_diag
                 break;
             }
         }
-        if (!s || line == 0)
+        /* a command line make echoes (echo "t.c:3: error: ...") names no file */
+        if (!s || line == 0 || memchr(p, '"', (size_t)(c1 - p)) || memchr(p, '\'', (size_t)(c1 - p)))
             goto skip;
         while (q < le && *q == ' ')
             q++;
@@ -422,7 +423,7 @@ int qr__dwim_validate(qr_dwim_ctx *c, const char *named, qr_arena *a, qr_buf *ou
             size_t shown = 0;
             if (configured)
                 qr_buf_printf(err, "'%s' (.quarry.toml)", configured), shown++;
-            for (size_t i = 0; i < nc && shown < 4; i++, shown++)
+            for (size_t i = 0; i < nc; i++, shown++)
                 qr_buf_printf(err, "%s'%s'", shown ? ", " : "", cands[i]);
             if (!shown)
                 qr_buf_puts(err, "nothing here: set check = \"...\" in .quarry.toml");

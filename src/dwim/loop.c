@@ -134,7 +134,9 @@ static void path_into(loop *L, qr_buf *b)
                 qr_buf_printf(b, "  ... %d subtasks between\n", L->depth - 3);
             continue;
         }
-        qr_buf_printf(b, "%*s%d. [%s] ", 2 * (i < 2 ? i : 2), "", i + 1, L->path[i].status);
+        /* indented by the place shown: root, (gap,) then one level per node */
+        int place = L->depth > 3 && i > 0 ? i - (L->depth - 3) : i;
+        qr_buf_printf(b, "%*s%d. [%s] ", 2 * place, "", i + 1, L->path[i].status);
         one_line_into(b, L->path[i].goal, i ? 100 : 200);
         if (L->path[i].summary) {
             qr_buf_puts(b, " - ");

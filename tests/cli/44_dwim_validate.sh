@@ -122,6 +122,8 @@ expect_out "and not again" "2" sh -c "wc -l < '$TMP/dedup.out' | tr -d ' '"
 # ---- read names the lines it shows ----
 seq 1 22 | sed 's/^/# line /' > "$D/Makefile.in"
 expect_out "a 22-line file" "Makefile.in:1-22" sh -c "'$Q' dwim 'read Makefile.in' | head -1"
+cp "$D/Makefile.in" "$D/Makefile"
+expect_out "a 22-line Makefile" "Makefile:1-22" sh -c "'$Q' dwim 'read Makefile' | head -1"
 expect_out "a range past the end is cut to it" "Makefile.in:20-22" sh -c "'$Q' dwim 'read Makefile.in:20-40' | head -1"
 expect_err "a start past the end" "'Makefile.in' has 22 lines; line 30 is past its end" "$Q" dwim "read Makefile.in:30-40"
 

@@ -583,6 +583,41 @@ done:
 
 /* ---- tools of the registry ---- */
 
+static qr_val field(qr_arena *a, qr_val m, const char *k)
+{
+    qr_val v;
+    return m.t == QR_T_MAP && qr_map_get(m, qr_kw_cstr(a, k), &v) ? v : qr_nil();
+}
+
+/* get_diff's result as a model reads a patch: one line saying what it is, then git's own
+ * text (an EDN string would escape every line break). False when res is not its shape. */
+static bool patch_text(qr_arena *a, qr_val res, qr_buf *out)
+{
+    qr_val from = field(a, res, "from"), to = field(a, res, "to"), files = field(a, res, "files"),
+           next = field(a, res, "next_offset"), off = field(a, res, "offset"),
+           patches = field(a, res, "patches");
+    if (from.t != QR_T_STR || to.t != QR_T_STR || files.t != QR_T_INT || off.t != QR_T_INT ||
+        !qr_is_seqcoll(patches))
+        return false;
+    size_t n = qr_vec_len(patches);
+    qr_buf_printf(out, "%.7s..%.7s: %lld file%s", from.s->data, to.s->data, (long long)files.i,
+                  files.i == 1 ? "" : "s");
+    if (n && (off.i > 0 || next.t == QR_T_INT))
+        qr_buf_printf(out, ", %lld-%lld shown", (long long)off.i + 1, (long long)off.i + (long long)n);
+    if (next.t == QR_T_INT)
+        qr_buf_printf(out, " (next page: offset=%lld)", (long long)next.i);
+    qr_buf_putc(out, '\n');
+    for (size_t i = 0; i < n; i++) {
+        qr_val p = qr_vec_at(patches, i), t = field(a, p, "patch");
+        if (t.t != QR_T_STR)
+            continue;
+        qr_buf_append(out, t.s->data, t.s->len);
+        if (qr_truthy(field(a, p, "cut")))
+            qr_buf_puts(out, "... (cut: give path= and a larger max_chars)\n");
+    }
+    return true;
+}
+
 static int run_tool(qr_dwim_ctx *c, const char *name, qr_val params, qr_arena *a, qr_buf *out,
                     qr_buf *err)
 {
@@ -594,6 +629,8 @@ static int run_tool(qr_dwim_ctx *c, const char *name, qr_val params, qr_arena *a
     int rc = qr_tools_call(c->tools, name, c->req, params, a, &res, err);
     if (rc != QR_OK)
         return rc;
+    if (!strcmp(name, "get_diff") && patch_text(a, res, out))
+        return QR_OK;
     qr_print(out, res, 0);
     qr_buf_putc(out, '\n');
     return QR_OK;

@@ -93,5 +93,8 @@ expect_rc "a path outside exit" 2 "$Q" tool get_diff --commit HEAD --path ../x
 expect_rc "max_chars too small" 2 "$Q" tool get_diff --commit HEAD --max_chars 10
 # from a program and from the DWIM line
 expect_out "from Lisp" "1" "$Q" lisp -e '(count (:patches (tool/get_diff {:commit "HEAD"})))'
-expect_out "from a dwim line" "1" sh -c "'$Q' dwim 'get_diff commit=HEAD' | grep -c '^ *:patches\\|patches'"
+expect_out "from a dwim line: the patch as text" "$(git rev-parse --short=7 HEAD~1)..$(git rev-parse --short=7 HEAD): 1 file
+diff --git a/f.txt b/f.txt" sh -c "'$Q' dwim 'get_diff commit=HEAD' | sed -n 1,2p"
+expect_out "a dwim line's page says where the next starts" "$(git rev-parse --short=7 HEAD~2)..$(git rev-parse --short=7 HEAD~1): 4 files, 1-2 shown (next page: offset=2)" \
+  sh -c "'$Q' dwim 'get_diff commit=HEAD~1 limit=2' | head -1"
 finish

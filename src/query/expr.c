@@ -1329,3 +1329,11 @@ void qq_emit_where(qq_ctx *c, const qq_shape *s, qr_val w, const char *x, qr_buf
     default: qr_buf_puts(b, "nil"); return;
     }
 }
+
+void qr_query_each_function(void (*fn)(void *ud, const char *group, const char *name,
+                                       const char *usage),
+                            void *ud)
+{
+    for (size_t i = 0; i < F_COUNT; i++)
+        fn(ud, fn_info[i].group, fn_ops[i], fn_info[i].usage);
+}

@@ -79,7 +79,7 @@ def first_value(text):
         return None
     v = text[:t.i].strip()
     # a form is a desugaring ("(if cond else then)"), "3.333..." an approximation
-    if re.match(r"\(\s*[A-Za-z]", v) or text[t.i:].startswith("..."):
+    if re.match(r"\(\s*[A-Za-z]", v) or v.endswith("...") or text[t.i:].startswith("..."):
         return None
     # a bare word that is no EDN value is prose ("filtered vector", "result of log")
     if re.fullmatch(r"[A-Za-z][\w-]*", v) and v not in ("nil", "true", "false"):

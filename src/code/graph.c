@@ -20,8 +20,8 @@
 #define _GNU_SOURCE /* qsort_r: the comparators take the graph, not a global */
 #include "graph_int.h"
 
-#include <ctype.h>
 #include "../git/git_dl.h" /* libgit2, loaded on first use */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,6 +563,78 @@ int64_t qr__code_file_index(const qr_code_graph *g, const char *path)
     return -1;
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Adds the macro names that `-D` options define in text (a compile_commands.json, or
+ * QUARRY_CODE_DEFINES): each `-DNAME`, `-DNAME=VALUE` or `-D NAME` (also split into two
+ * JSON strings, "-D", "NAME"), and in QUARRY_CODE_DEFINES bare names too. */
+static void add_defines(qr_code_graph *g, const char *t, size_t len, bool bare)
+{
+    for (size_t i = 0; i < len; i++) {
+        size_t j;
+        if (t[i] == '-' && i + 1 < len && t[i + 1] == 'D' &&
+            (i == 0 || strchr(" \t\n\",[", t[i - 1]))) {
+            j = i + 2;
+            while (j < len && strchr(" \t\n\",", t[j]))
+                j++;
+        } else if (bare && (i == 0 || strchr(" \t,", t[i - 1])) &&
+                   (isalpha((unsigned char)t[i]) || t[i] == '_')) {
+            j = i;
+        } else {
+            continue;
+        }
+        size_t k = j;
+        if (k < len && (isalpha((unsigned char)t[k]) || t[k] == '_'))
+            while (k < len && (isalnum((unsigned char)t[k]) || t[k] == '_'))
+                k++;
+        if (k == j)
+            continue;
+        if (g->ndefines == g->capdefines) {
+            size_t nc = g->capdefines ? g->capdefines * 2 : 32;
+            const char **nd = qr_arena_realloc(&g->a, g->defines,
+                                               g->capdefines * sizeof *nd, nc * sizeof *nd);
+            if (!nd)
+                return;
+            g->defines = nd;
+            g->capdefines = nc;
+        }
+        char *d = qr_arena_alloc(&g->a, k - j + 1);
+        if (!d)
+            return;
+        memcpy(d, t + j, k - j);
+        d[k - j] = 0;
+        g->defines[g->ndefines++] = d;
+        i = k;
+    }
+}
+
+/* The macros the build defines on the compiler's command line: the -D options of
+ * compile_commands.json in the working tree's root or its build/, and QUARRY_CODE_DEFINES.
+ * A condition on one of them is active, as one on a macro some file defines. */
+static void read_build_defines(qr_code_graph *g)
+{
+    const char *env = getenv("QUARRY_CODE_DEFINES");
+    if (env)
+        add_defines(g, env, strlen(env), true);
+    static const char *const where[] = {"compile_commands.json", "build/compile_commands.json"};
+    for (size_t w = 0; g->c->workdir && w < sizeof where / sizeof *where; w++) {
+        qr_buf path = {0};
+        char *text = NULL;
+        size_t len = 0;
+        const char *why = NULL;
+        qr_buf_printf(&path, "%s/%s", g->c->workdir, where[w]);
+        if (path.p && qr_read_regular_file(path.p, 64u << 20, &text, &len, &why) == QR_OK)
+            add_defines(g, text, len, false);
+        free(text);
+        qr_buf_release(&path);
+    }
+    if (g->ndefines)
+        qsort(g->defines, g->ndefines, sizeof *g->defines, cmp_cstr);
+}
+
 static bool macro_defined(const qr_code_graph *g, const char *name, size_t n)
 {
     char buf[256];
@@ -570,6 +642,9 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n)
         return false;
     memcpy(buf, name, n);
     buf[n] = 0;
+    const char *key = buf;
+    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr))
+        return true;
     for (size_t i = qr__code_name_lower(g, buf);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++)
         if (g->nodes[g->by_name[i]].it.kind == QR_CODE_MACRO)
@@ -808,12 +883,53 @@ static int expand_macro(qr_code_graph *g, const call_site *s, int64_t m, const c
     return QR_OK;
 }
 
+/* The name an object-like macro stands for when its whole replacement is one identifier
+ * other than its own name (`#define s_free zfree`), interned in the graph's arena; NULL
+ * for any other macro. */
+static const char *macro_alias(qr_code_graph *g, int64_t m)
+{
+    const qr_code_item *it = &g->nodes[m].it;
+    if ((it->flags & QR_CODE_FUNC_LIKE) || !it->type)
+        return NULL;
+    const char *b = it->type;
+    while (*b == ' ' || *b == '\t')
+        b++;
+    if (!(isalpha((unsigned char)*b) || *b == '_'))
+        return NULL;
+    const char *e = b;
+    while (isalnum((unsigned char)*e) || *e == '_')
+        e++;
+    for (const char *t = e; *t; t++)
+        if (!isspace((unsigned char)*t))
+            return NULL;
+    size_t n = (size_t)(e - b);
+    if (n == strlen(it->name) && !memcmp(b, it->name, n))
+        return NULL;
+    if (!*e)
+        return b;
+    char *d = qr_arena_alloc(&g->a, n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, b, n);
+    d[n] = 0;
+    return d;
+}
+
 static int add_call(qr_code_graph *g, const call_site *s, const char *name, const char *via,
                     int depth, const char **stack)
 {
     if (depth >= MACRO_DEPTH)
         return QR_OK;
     int64_t m = qr__code_resolve(g, name, QR_CODE_MACRO, s->f->path);
+    const char *alias = m >= 0 ? macro_alias(g, m) : NULL;
+    if (alias) {
+        /* `#define s_free zfree`: a call of s_free is a call of zfree, made through s_free */
+        for (int d = 0; d < depth; d++)
+            if (stack[d] && !strcmp(stack[d], name))
+                return QR_OK;
+        stack[depth] = name;
+        return add_call(g, s, alias, via ? via : name, depth + 1, stack);
+    }
     if (m >= 0 && (g->nodes[m].it.flags & QR_CODE_FUNC_LIKE)) {
         for (int d = 0; d < depth; d++)
             if (stack[d] && !strcmp(stack[d], name))
@@ -1333,6 +1449,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             break;
         }
     }
+    read_build_defines(g);
     if ((rc = assemble(g)) != QR_OK) {
         if (rc == QR_ENOMEM)
             qr_buf_puts(err, "out of memory assembling the code graph");

@@ -1,0 +1,112 @@
+# 42_code_preproc.sh: issue 23's preprocessor reproducers, each a small repository built
+# here with git, indexed, then queried: the `extern "C" {` wrapper whose brace opens in
+# one `#ifdef __cplusplus` branch and closes in another (the header stays active); the
+# compiler's predefined macros and the C library's endian macros judged as the host
+# defines them (`#ifdef __linux__` active, `#ifdef _WIN32` and `#if BYTE_ORDER ==
+# BIG_ENDIAN` inactive); the build's -D options from compile_commands.json and
+# QUARRY_CODE_DEFINES; an object-like alias (`#define s_free zfree`) followed to the
+# function it names.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE QUARRY_CODE_DEFINES
+mkdir -p "$HOME"
+
+R="$TMP/repo"
+git init -q -b main "$R"
+git -C "$R" config user.name T
+git -C "$R" config user.email t@example.com
+git -C "$R" config commit.gpgsign false
+cat > "$R/jv.h" <<'C'
+#ifndef JV_H
+#define JV_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct jv { int k; } jv;
+void jv_dumpf(jv x, int flags);
+void jv_dump(jv x, int flags);
+#ifdef __cplusplus
+}
+#endif
+#endif
+C
+cat > "$R/jv.c" <<'C'
+#include "jv.h"
+void jv_dump_term(jv x) { (void)x; }
+void jv_dumpf(jv x, int flags) { (void)flags; jv_dump_term(x); }
+void jv_dump(jv x, int flags) { jv_dumpf(x, flags); }
+#ifdef __linux__
+static int linux_only(void) { return 1; }
+int use_linux(void) { return linux_only(); }
+#endif
+#if defined(_WIN32) || defined(__APPLE__)
+int win_only(void) { return 2; }
+#elif defined(__linux__) && defined(HAVE_EPOLL)
+int epoll_only(void) { return 3; }
+#endif
+#if BYTE_ORDER == BIG_ENDIAN
+static int swap_big(int v) { return v; }
+#else
+static int swap_little(int v) { return v; }
+#endif
+int conv(int v) {
+#if BYTE_ORDER == BIG_ENDIAN
+  return swap_big(v);
+#else
+  return swap_little(v);
+#endif
+}
+#ifdef USE_FAST
+int fast_path(void) { return 1; }
+#endif
+#define s_free zfree
+#define s_malloc  zmalloc   
+void zfree(void *p) { (void)p; }
+void *zmalloc(int n) { (void)n; return 0; }
+void release(void *p) { s_free(s_malloc(1)); s_free(p); }
+C
+git -C "$R" add -A
+git -C "$R" commit -qm one
+
+# inactive NAME...: "name:inactive" for each function or declaration named, in order
+inactive() {
+  "$Q" code dump --repo "$R" | python3 -c '
+import json, sys
+rows = [r for r in map(json.loads, sys.stdin) if r.get("node") in ("function", "declaration", "typedef")]
+out = []
+for name in sys.argv[1:]:
+    hit = [r for r in rows if r["name"] == name]
+    out.append("%s:%s" % (name, ",".join("inactive" if r.get("inactive") else "active" for r in hit) or "missing"))
+print(" ".join(out))' "$@"
+}
+
+expect_out "extern C: the header's declarations stay active" \
+  'jv:active jv_dumpf:active,active jv_dump:active,active' inactive jv jv_dumpf jv_dump
+expect_out "host: __linux__ is defined, _WIN32 and __APPLE__ are not" \
+  'linux_only:active use_linux:active win_only:inactive' inactive linux_only use_linux win_only
+expect_out "host: a project macro in an && still decides" 'epoll_only:inactive' inactive epoll_only
+expect_out "host: the byte order is little-endian" 'swap_big:inactive swap_little:active' \
+  inactive swap_big swap_little
+expect_out "host: the big-endian call is inactive" 'jv.c:swap_big:inactive jv.c:swap_little:active' \
+  sh -c "'$Q' code query get_call_graph --name conv --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"to\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "build flags: USE_FAST undefined by default" 'fast_path:inactive' inactive fast_path
+printf '[{"directory": "%s", "command": "cc -O2 -DUSE_FAST=1 -c jv.c", "file": "jv.c"}]\n' "$R" \
+  > "$R/compile_commands.json"
+expect_out "build flags: -D in compile_commands.json" 'fast_path:active' inactive fast_path
+rm "$R/compile_commands.json"
+mkdir "$R/build"
+printf '[{"directory": "%s", "arguments": ["cc", "-D", "USE_FAST", "-c", "jv.c"], "file": "jv.c"}]\n' \
+  "$R" > "$R/build/compile_commands.json"
+expect_out "build flags: -D NAME in build/compile_commands.json" 'fast_path:active' inactive fast_path
+rm -r "$R/build"
+expect_out "build flags: QUARRY_CODE_DEFINES" 'fast_path:active' \
+  env QUARRY_CODE_DEFINES="NDEBUG USE_FAST" sh -c "'$Q' code dump --repo '$R' | grep -c '\"name\":\"fast_path\".*inactive' | sed 's/^0\$/fast_path:active/'"
+
+expect_out "alias: a call through an object-like alias reaches the function" \
+  'jv.c:zfree:s_free jv.c:zfree:s_free jv.c:zmalloc:s_malloc' \
+  sh -c "'$Q' code query get_call_graph --name release --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], r.get(\"via\")) for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "alias: zfree's callers" 'jv.c:release jv.c:release' \
+  sh -c "'$Q' code query get_call_graph --name zfree --direction callers --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"from\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+finish

@@ -776,6 +776,27 @@ static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
     return f->closure && bsearch(&want, f->closure, f->nclosure, sizeof want, cmp_size) != NULL;
 }
 
+static bool c_family(qr_code_lang l)
+{
+    return l == QR_CODE_LANG_C || l == QR_CODE_LANG_CPP;
+}
+
+/* How far a definition the caller's file cannot see is from it, when the linker's choice
+ * must be guessed: 0 in the caller's directory, 2 elsewhere in the same language family
+ * (C and C++), 4 in another language (a C call never reaches a C# method of the same
+ * name in a contrib/ folder). */
+static int guess_distance(const qr_code_graph *g, int64_t fi, int64_t ni)
+{
+    if (fi < 0 || ni < 0)
+        return 2;
+    const gfile *a = &g->files[fi], *b = &g->files[ni];
+    if (c_family(a->lang) != c_family(b->lang))
+        return 4;
+    const char *sa = strrchr(a->path, '/'), *sb = strrchr(b->path, '/');
+    size_t da = sa ? (size_t)(sa - a->path) : 0, db = sb ? (size_t)(sb - b->path) : 0;
+    return da == db && !memcmp(a->path, b->path, da) ? 0 : 2;
+}
+
 /* The node of kind k (or any definition kind when k < 0) named `name`, as the code of
  * `file` sees it: one in `file` first, then one in a header it includes, then (for what
  * the linker joins: non-static functions and variables; and types, as a guess) one
@@ -784,7 +805,7 @@ static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
     int64_t best = -1;
-    int best_rank = 99;
+    int best_rank = 99; /* 0 same file, 2 visible, 4-8 a guess (guess_distance); +1 inactive */
     int64_t fi = -2; /* the index of `file`, looked up once a candidate needs it */
     for (size_t i = qr__code_name_lower(g, name);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, name); i++) {
@@ -805,7 +826,7 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
         else if (visible_from(g, fi, ni))
             rank = 2;
         else if (!local)
-            rank = 4;
+            rank = 4 + guess_distance(g, fi, ni);
         else
             continue;
         rank += n->inactive ? 1 : 0;
@@ -921,7 +942,12 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
     if (depth >= MACRO_DEPTH)
         return QR_OK;
     int64_t m = qr__code_resolve(g, name, QR_CODE_MACRO, s->f->path);
-    const char *alias = m >= 0 ? macro_alias(g, m) : NULL;
+    /* an alias is followed when it is compiled in and names something the project has:
+     * zlib's inactive `#define adler32_z z_adler32_z` (under Z_PREFIX) is not */
+    const char *alias = m >= 0 && !g->nodes[m].inactive ? macro_alias(g, m) : NULL;
+    if (alias && qr__code_resolve(g, alias, QR_CODE_FUNCTION, s->f->path) < 0 &&
+        qr__code_resolve(g, alias, QR_CODE_MACRO, s->f->path) < 0)
+        alias = NULL;
     if (alias) {
         /* `#define s_free zfree`: a call of s_free is a call of zfree, made through s_free */
         for (int d = 0; d < depth; d++)
@@ -1395,7 +1421,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
                     job_read(c, &jobs[n++], max);
                 }
             if (opts && opts->progress)
-                opts->progress(opts->progress_ud, "indexing code", done, todo);
+                opts->progress(opts->progress_ud, "indexing code files", done, todo);
             extract_batch(jobs, n, threads, opts ? opts->stop : NULL);
             for (size_t k = 0; k < n; k++) {
                 int sr = job_store(c, g, &jobs[k], err);
@@ -1425,7 +1451,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         if (rc != QR_OK)
             goto fail;
         if (opts && opts->progress)
-            opts->progress(opts->progress_ud, "indexing code", todo, todo);
+            opts->progress(opts->progress_ud, "indexing code files", todo, todo);
     }
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];

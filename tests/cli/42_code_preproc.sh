@@ -5,7 +5,8 @@
 # defines them (`#ifdef __linux__` active, `#ifdef _WIN32` and `#if BYTE_ORDER ==
 # BIG_ENDIAN` inactive); the build's -D options from compile_commands.json and
 # QUARRY_CODE_DEFINES; an object-like alias (`#define s_free zfree`) followed to the
-# function it names.
+# function it names, unless it is compiled out; a call no header declares is guessed
+# from C before another language and from the caller's directory first.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -108,5 +109,42 @@ expect_out "alias: a call through an object-like alias reaches the function" \
   sh -c "'$Q' code query get_call_graph --name release --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], r.get(\"via\")) for r in json.load(sys.stdin)[\"results\"])))'"
 expect_out "alias: zfree's callers" 'jv.c:release jv.c:release' \
   sh -c "'$Q' code query get_call_graph --name zfree --direction callers --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"from\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+# an alias under a condition the build leaves out is not followed (zlib's Z_PREFIX)
+R2="$TMP/repo2"
+git init -q -b main "$R2"
+mkdir -p "$R2/contrib/cs" "$R2/lib" "$R2/app"
+cat > "$R2/zconf.h" <<'C'
+#ifdef Z_PREFIX
+#  define adler32_z z_adler32_z
+#endif
+C
+cat > "$R2/adler.c" <<'C'
+#include "zconf.h"
+unsigned long adler32_z(unsigned long a) { return a; }
+unsigned long adler32(unsigned long a) { return adler32_z(a); }
+C
+# a call no header declares: the guess prefers C over another language, and the
+# caller's own directory over another
+cat > "$R2/contrib/cs/Deflater.cs" <<'C'
+class Deflater { public int deflateInit_(int x) { return x; } }
+C
+cat > "$R2/lib/deflate.c" <<'C'
+int deflateInit_(int x) { return x; }
+int helper(int x) { return x; }
+C
+cat > "$R2/app/helper.c" <<'C'
+int helper(int x) { return x + 1; }
+C
+cat > "$R2/app/main.c" <<'C'
+int main(void) { return deflateInit_(1) + helper(2); }
+C
+git -C "$R2" add -A
+git -C "$R2" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "alias: an inactive alias is not followed" 'adler.c:adler32_z:None' \
+  sh -c "'$Q' code query get_call_graph --name adler32 --direction callees --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], r.get(\"via\")) for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "guess: C before C#, the caller's directory before another" \
+  'app/helper.c:helper lib/deflate.c:deflateInit_' \
+  sh -c "'$Q' code query get_call_graph --name main --direction callees --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
 finish

@@ -6,7 +6,8 @@
 # BIG_ENDIAN` inactive); the build's -D options from compile_commands.json and
 # QUARRY_CODE_DEFINES; an object-like alias (`#define s_free zfree`) followed to the
 # function it names, unless it is compiled out; a call no header declares is guessed
-# from C before another language and from the caller's directory first.
+# from C before another language and from the caller's directory first; an unresolved
+# quoted include is not a system one; get_index_stats names the files with parse errors.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -146,5 +147,19 @@ expect_out "alias: an inactive alias is not followed" 'adler.c:adler32_z:None' \
 expect_out "guess: C before C#, the caller's directory before another" \
   'app/helper.c:helper lib/deflate.c:deflateInit_' \
   sh -c "'$Q' code query get_call_graph --name main --direction callees --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+# an include the tree lacks, written with quotes, is unresolved, not a system header; the
+# index statistics name the files the parser recovered in
+R3="$TMP/repo3"
+git init -q -b main "$R3"
+printf '#include "missing.h"\n#include <stdio.h>\nint z(void) { return 0; }\n' > "$R3/inc.c"
+printf 'int broken( { x = ;\nint ok(void) { return 0; }\n' > "$R3/bad.c"
+git -C "$R3" add -A
+git -C "$R3" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "includes: quoted and missing is unresolved; <> is system" \
+  '"missing.h" system=False resolved=False <stdio.h> system=True resolved=None' \
+  sh -c "'$Q' code query get_dependencies --file inc.c --repo '$R3' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s system=%s resolved=%s\" % (r[\"to\"], r[\"system\"], r.get(\"resolved\")) for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "stats: the files with parse errors" 'bad.c' \
+  sh -c "'$Q' code query get_index_stats --repo '$R3' --format json | python3 -c 'import json,sys; print(\" \".join(r[\"file\"] for r in json.load(sys.stdin)[\"error_files\"]))'"
 
 finish

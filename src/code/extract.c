@@ -1102,7 +1102,8 @@ static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int
 /* The branches of #if/#ifdef/#elif: the body under `c` plus the branch's own conditions
  * (`body_cond`), the alternatives without them; when the host facts decide the branch
  * (known 1), every alternative is inactive. */
-static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known, const ctx *c)
+static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
+                           const char *alt_term, const ctx *c)
 {
     if (c->depth > MAX_DEPTH) {
         e->errors++;
@@ -1129,10 +1130,12 @@ static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known, co
     other.depth++;
     if (known == 1)
         other.cond = cond_add(e, c->cond, "0");
+    else if (alt_term)
+        other.cond = cond_add(e, c->cond, alt_term);
     if (is(alt, "preproc_elif")) {
         int k;
         const char *bc = cond_terms(e, field(alt, "condition"), other.cond, &k, 0);
-        preproc_branch(e, alt, bc, k, &other);
+        preproc_branch(e, alt, bc, k, NULL, &other);
     } else {
         walk_children(e, alt, &other);
     }
@@ -1142,7 +1145,37 @@ static void preproc_if(ex *e, TSNode n, const ctx *c)
 {
     int known;
     const char *bc = cond_terms(e, field(n, "condition"), c->cond, &known, 0);
-    preproc_branch(e, n, bc, known, c);
+    preproc_branch(e, n, bc, known, NULL, c);
+}
+
+/* Whether `#ifndef X` opens a header guard: its first line inside is `#define X`. */
+static bool header_guard(ex *e, TSNode n, const char *name)
+{
+    TSNode nm = field(n, "name");
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (ts_node_eq(ch, nm) || is(ch, "comment"))
+            continue;
+        if (!is(ch, "preproc_def"))
+            return false;
+        const char *d = text(e, field(ch, "name"));
+        return d && !strcmp(d, name);
+    }
+    return false;
+}
+
+/* "!X": the branch holds only when no file and no build option defines X. */
+static const char *negated(ex *e, const char *name)
+{
+    size_t n = strlen(name);
+    char *d = qr_arena_alloc(e->a, n + 2);
+    if (!d) {
+        e->oom = true;
+        return NULL;
+    }
+    d[0] = '!';
+    memcpy(d + 1, name, n + 1);
+    return d;
 }
 
 static void preproc_ifdef(ex *e, TSNode n, const ctx *c)
@@ -1155,10 +1188,22 @@ static void preproc_ifdef(ex *e, TSNode n, const ctx *c)
     long long ignored;
     if (host_macro_of(e, name, &def, &ignored)) {
         bool taken = def != ifndef;
-        preproc_branch(e, n, taken ? c->cond : cond_add(e, c->cond, "0"), taken, c);
+        preproc_branch(e, n, taken ? c->cond : cond_add(e, c->cond, "0"), taken, NULL, c);
         return;
     }
-    preproc_branch(e, n, !ifndef && name ? cond_add(e, c->cond, name) : c->cond, -1, c);
+    if (!name) {
+        preproc_branch(e, n, c->cond, -1, NULL, c);
+        return;
+    }
+    const char *neg = negated(e, name);
+    if (!neg)
+        return;
+    if (!ifndef)
+        preproc_branch(e, n, cond_add(e, c->cond, name), -1, neg, c);
+    else if (header_guard(e, n, name))
+        preproc_branch(e, n, c->cond, -1, NULL, c);
+    else
+        preproc_branch(e, n, cond_add(e, c->cond, neg), -1, name, c);
 }
 
 /* ---- the walk ---- */

@@ -635,7 +635,14 @@ static void read_build_defines(qr_code_graph *g)
         qsort(g->defines, g->ndefines, sizeof *g->defines, cmp_cstr);
 }
 
-static bool macro_defined(const qr_code_graph *g, const char *name, size_t n)
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth);
+
+/* Whether the build or a file defines the macro name[0..n): a -D option, or a #define
+ * that is itself compiled in (zlib defines Z_PREFIX_SET only under Z_PREFIX, which nothing
+ * defines, so `#ifdef Z_PREFIX_SET ... #else` keeps its #else). Definitions nest a few
+ * levels at most; past MACRO_COND_DEPTH a definition counts. */
+#define MACRO_COND_DEPTH 4
+static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth)
 {
     char buf[256];
     if (n >= sizeof buf)
@@ -646,25 +653,35 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n)
     if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr))
         return true;
     for (size_t i = qr__code_name_lower(g, buf);
-         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++)
-        if (g->nodes[g->by_name[i]].it.kind == QR_CODE_MACRO)
+         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {
+        const qr_code_node *m = &g->nodes[g->by_name[i]];
+        if (m->it.kind == QR_CODE_MACRO &&
+            (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1)))
             return true;
+    }
     return false;
 }
 
-/* A condition list is inactive when it holds "0" or a macro no file defines. */
-bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond)
+/* A condition list is inactive when it holds "0", a macro no file (and no build option)
+ * defines, or "!X" for a macro X that one does define. */
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth)
 {
     if (!cond)
         return false;
     for (const char *p = cond; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if ((n == 1 && *p == '0') || !macro_defined(g, p, n))
+        if ((n == 1 && *p == '0') || (*p == '!' ? macro_defined(g, p + 1, n - 1, depth)
+                                                : !macro_defined(g, p, n, depth)))
             return true;
         p += n + (e ? 1 : 0);
     }
     return false;
+}
+
+bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond)
+{
+    return cond_inactive(g, cond, 0);
 }
 
 static const char *key_of(qr_code_graph *g, const char *file, const char *name)
@@ -897,6 +914,10 @@ static int expand_macro(qr_code_graph *g, const call_site *s, int64_t m, const c
         const qr_code_ref *ref = &mf->file.refs[r];
         if (ref->kind != QR_CODE_REF_MACRO_CALL || !ref->from || strcmp(ref->from, mn->it.name))
             continue;
+        /* this definition's body only: `#ifdef DEBUG / #define F(x) f_debug(x) / #else /
+         * #define F(x) ...` are two macros named F, and a call reaches the one chosen */
+        if (ref->line < mn->it.line || ref->line > mn->it.end_line)
+            continue;
         int rc = add_call(g, s, ref->name, via, depth + 1, stack);
         if (rc)
             return rc;
@@ -942,19 +963,30 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
     if (depth >= MACRO_DEPTH)
         return QR_OK;
     int64_t m = qr__code_resolve(g, name, QR_CODE_MACRO, s->f->path);
-    /* an alias is followed when it is compiled in and names something the project has:
-     * zlib's inactive `#define adler32_z z_adler32_z` (under Z_PREFIX) is not */
+    /* an alias is followed when it is compiled in: zlib's `#define adler32_z z_adler32_z`
+     * under Z_PREFIX, which no file defines, is not */
     const char *alias = m >= 0 && !g->nodes[m].inactive ? macro_alias(g, m) : NULL;
-    if (alias && qr__code_resolve(g, alias, QR_CODE_FUNCTION, s->f->path) < 0 &&
-        qr__code_resolve(g, alias, QR_CODE_MACRO, s->f->path) < 0)
-        alias = NULL;
     if (alias) {
         /* `#define s_free zfree`: a call of s_free is a call of zfree, made through s_free */
         for (int d = 0; d < depth; d++)
             if (stack[d] && !strcmp(stack[d], name))
                 return QR_OK;
         stack[depth] = name;
-        return add_call(g, s, alias, via ? via : name, depth + 1, stack);
+        if (qr__code_resolve(g, alias, QR_CODE_FUNCTION, s->f->path) >= 0 ||
+            qr__code_resolve(g, alias, QR_CODE_MACRO, s->f->path) >= 0)
+            return add_call(g, s, alias, via ? via : name, depth + 1, stack);
+        /* `#define zmemcpy memcpy`: a call of what the project does not define */
+        qr_code_edge e = {.kind = QR_CODE_E_CALLS,
+                          .from = s->caller,
+                          .to = -1,
+                          .from_key = s->caller_key,
+                          .to_key = alias,
+                          .file = s->f->path,
+                          .via = via ? via : name,
+                          .line = s->line,
+                          .inactive = s->inactive};
+        g->stats.unresolved_calls++;
+        return push_edge(g, &e);
     }
     if (m >= 0 && (g->nodes[m].it.flags & QR_CODE_FUNC_LIKE)) {
         for (int d = 0; d < depth; d++)

@@ -7,7 +7,9 @@
 # QUARRY_CODE_DEFINES; an object-like alias (`#define s_free zfree`) followed to the
 # function it names, unless it is compiled out; a call no header declares is guessed
 # from C before another language and from the caller's directory first; an unresolved
-# quoted include is not a system one; get_index_stats names the files with parse errors.
+# quoted include is not a system one; get_index_stats names the files with parse errors;
+# #ifndef X's #else is inactive when nothing defines X; a macro defined in two branches
+# expands to the chosen body; an alias of a function the project lacks is a call of it.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -161,5 +163,70 @@ expect_out "includes: quoted and missing is unresolved; <> is system" \
   sh -c "'$Q' code query get_dependencies --file inc.c --repo '$R3' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s system=%s resolved=%s\" % (r[\"to\"], r[\"system\"], r.get(\"resolved\")) for r in json.load(sys.stdin)[\"results\"]))'"
 expect_out "stats: the files with parse errors" 'bad.c' \
   sh -c "'$Q' code query get_index_stats --repo '$R3' --format json | python3 -c 'import json,sys; print(\" \".join(r[\"file\"] for r in json.load(sys.stdin)[\"error_files\"]))'"
+
+# #ifndef X / #else where no file defines X: the #else is inactive (a header guard is not
+# judged); a macro defined in both branches expands to the body of the one chosen; an
+# alias of a function the project does not define is a call of that function
+R4="$TMP/repo4"
+git init -q -b main "$R4"
+cat > "$R4/tally.h" <<'C'
+#ifndef TALLY_H
+#define TALLY_H
+#ifndef ZLIB_DEBUG
+#  define tally(s, c) ((s) += (c))
+#else
+#  define tally(s, c) tally_debug(s, c)
+int tally_debug(int s, int c);
+#endif
+#ifdef HAVE_MEMCPY
+#  define zmemcpy memcpy
+#endif
+#endif
+C
+cat > "$R4/tally.c" <<'C'
+#include "tally.h"
+#define HAVE_MEMCPY
+int tally_debug(int s, int c) { return s + c; }
+#ifdef ZLIB_DEBUG
+int debug_only(void) { return 1; }
+#else
+int release_only(void) { return 2; }
+#endif
+void zmemcpy(char *d, const char *s, int n) { while (n--) *d++ = *s++; }
+int run(int s, char *d) { zmemcpy(d, "x", 1); return tally(s, 1); }
+C
+git -C "$R4" add -A
+git -C "$R4" -c user.name=T -c user.email=t@example.com commit -qm one
+R=$R4
+expect_out "ifndef: the #else of an undefined macro is inactive, the guard is not judged" \
+  'debug_only:inactive release_only:active tally_debug:active,inactive' \
+  inactive debug_only release_only tally_debug
+expect_out "macro branches: the call reaches the chosen body only; an alias of memcpy" \
+  'memcpy:zmemcpy' \
+  sh -c "'$Q' code query get_call_graph --name run --direction callees --include_inactive false --repo '$R4' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], r.get(\"via\")) for r in json.load(sys.stdin)[\"results\"])))'"
+
+# a macro defined only inside a branch nothing enables does not count as defined
+R5="$TMP/repo5"
+git init -q -b main "$R5"
+cat > "$R5/z.h" <<'C'
+#ifdef Z_PREFIX
+#  define Z_PREFIX_SET
+#endif
+#ifdef Z_PREFIX_SET
+#  define zinit(s) z_init_prefixed(s)
+#else
+#  define zinit(s) init_((s), 1)
+#endif
+C
+cat > "$R5/z.c" <<'C'
+#include "z.h"
+int init_(int s, int v) { return s + v; }
+int z_init_prefixed(int s) { return s; }
+int start(int s) { return zinit(s); }
+C
+git -C "$R5" add -A
+git -C "$R5" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "nested: Z_PREFIX_SET is defined only under Z_PREFIX, so the #else holds" 'z.c:init_' \
+  sh -c "'$Q' code query get_call_graph --name start --direction callees --include_inactive false --repo '$R5' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
 finish

@@ -29,7 +29,7 @@ git -C "$R" commit -q -am "second"
 printf 'check = ["sh", "-c", "env; exit 3"]\n' > "$R/.quarry.toml"
 (cd "$R" && QUARRY_LLM_API_KEY=sk-plumbing-secret OPENAI_API_KEY=sk-other-secret \
   GIT_DIR=/elsewhere "$Q" dwim validate) > "$TMP/validate.out" 2>&1
-grep -q '^sh: failed (exit 3)' "$TMP/validate.out" || { echo "FAIL: validate ran the check"; cat "$TMP/validate.out"; FAILS=$((FAILS + 1)); }
+grep -q '^sh -c env; exit 3: failed (exit 3)' "$TMP/validate.out" || { echo "FAIL: validate ran the check"; cat "$TMP/validate.out"; FAILS=$((FAILS + 1)); }
 grep -q '^PATH=' "$TMP/validate.out" || { echo "FAIL: validate: PATH passed"; FAILS=$((FAILS + 1)); }
 if grep -q 'secret\|GIT_DIR' "$TMP/validate.out"; then
   echo "FAIL: a key or GIT_DIR reached the check command"; FAILS=$((FAILS + 1))

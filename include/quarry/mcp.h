@@ -142,6 +142,15 @@ extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
 extern const struct qr_tool *const qr_mcp_own_tools[];
 int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names, size_t nnames,
                   bool pretty, qr_buf *out, qr_buf *err);
+/* Runs one tool of the served list as tools/call would (the server's `repo` and `offset`
+ * arguments understood, the same checks and handlers), without a transport: what
+ * `quarry tool NAME --args -` uses to replay a call of run_lisp, run_query or dwim. The
+ * handler's value (allocated from `a`; not paged, not wrapped) goes to *out. req: the
+ * call's request (NULL: no limits). Returns the handler's code: QR_EINVAL for an unknown
+ * or held-back tool or a bad call, with the message in err ("tool 'NAME': ..."). Call it
+ * from one thread at a time, before qr_mcp_start_workers. */
+int qr_mcp_call(qr_mcp_server *s, const char *name, qr_val args, qr_req *req,
+                qr_arena *a, qr_val *out, qr_buf *err);
 
 /* ---- stdio transport ---- */
 /* Serves newline-delimited messages read from in_fd, writing to out_fd, until end of

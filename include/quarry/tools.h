@@ -96,6 +96,12 @@ typedef struct qr_tool_param {
      * one line in err saying what is wrong ("unknown date 'next tuesday'; ..."), without
      * the parameter's name, which callers add. NULL: none. */
     int (*check)(const char *s, size_t n, qr_buf *err);
+    /* the name of another parameter that takes this one's place: a call gives one of the
+     * two (both are optional in the schema, and the handler says when neither or both
+     * came). An export that must leave the other out (OpenAI's strict mode cannot describe
+     * a parameter that takes any JSON object) makes this one required, so a strict model
+     * still has a way to pass the value. NULL: none. */
+    const char *alt;
 } qr_tool_param;
 
 /* The handler: args is the normalized map (keyword keys, defaults filled in). Store the
@@ -229,8 +235,19 @@ void qr_tool_describe(const qr_tool *t, qr_buf *out);
 qr_val qr_tool_input_schema(const qr_tool *t, qr_arena *a);
 /* The tool's title: its own, or one made from its name. */
 void qr_tool_title(const qr_tool *t, qr_buf *out);
-/* The description given to models: the summary, then "Returns: " and the result. */
+/* The description given to models: the summary, then "Returns: " and the result (ended
+ * with a period when it ends in no sentence's end), fitted to QR_TOOLS_DESCRIPTION_MAX
+ * (qr_tools_fit_description). */
 void qr_tool_description(const qr_tool *t, qr_buf *out);
+/* The longest description a tool list gives a model, in characters (code points): the
+ * OpenAI API refuses a function description over 1,024 characters, and MCP clients pass
+ * the MCP list on to it. */
+#define QR_TOOLS_DESCRIPTION_MAX 1024
+/* Cuts the text in b from byte `from` on to at most max characters (code points) when it
+ * is longer: at the end of the last whole sentence that fits (". ", "! ", "? " or a line
+ * end after one), else at the last space, with "..." (never inside a word or a UTF-8
+ * sequence). Text that fits is left as it is. */
+void qr_tools_fit_description(qr_buf *b, size_t from, size_t max);
 
 /* ---- output for people and models ---- */
 /* Longest failure message of a tool call, in bytes: longer ones are cut (with how much

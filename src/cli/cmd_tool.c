@@ -23,6 +23,7 @@
 #include "quarry/turn.h"
 
 #include "quarry/host.h"
+#include "quarry/mcp.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>
@@ -164,6 +165,30 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
     qr_buf_release(&b);
 }
 
+/* Runs one of the MCP server's own tools (run_lisp, run_query, dwim) as the server runs
+ * it, on the repository repo: a person's own command, so everything is allowed (as the
+ * registry's tools are here: memory writes, dwim's validate). */
+static int run_served(const char *name, qr_val args, const char *repo, bool no_index,
+                      qr_arena *a, qr_val *out, qr_buf *err)
+{
+    qr_mcp_config cfg;
+    qr_mcp_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.repo_dir = repo;
+    cfg.no_index = no_index;
+    cfg.allow_write_memory = true;
+    cfg.allow_exec = true;
+    cfg.max_rows = 0; /* the CLI pages the result itself (--limit-output) */
+    cfg.version = QR_VERSION;
+    qr_mcp_server *s;
+    int rc = qr_mcp_server_new(&cfg, &s, err);
+    if (rc != QR_OK)
+        return rc;
+    rc = qr_mcp_call(s, name, args, cli_req(), a, out, err);
+    qr_mcp_server_free(s);
+    return rc;
+}
+
 int cmd_tool(int argc, char **argv)
 {
     cli_format fmt = FMT_DEFAULT;
@@ -264,6 +289,12 @@ int cmd_tool(int argc, char **argv)
     qr_buf err;
     qr_buf_init(&err);
     const qr_tool *t = name ? qr_tools_find(reg, name, strlen(name)) : NULL;
+    /* the MCP server's own tools (run_lisp, run_query, dwim), so that every tool of an
+     * export can be replayed here: they run through the server's own call path */
+    bool served = false;
+    for (const qr_tool *const *o = qr_mcp_own_tools; name && !t && *o; o++)
+        if (!strcmp((*o)->name, name))
+            t = *o, served = true;
     if (help && !t) {
         fputs(usage, stdout);
         print_tool_names(reg);
@@ -319,6 +350,16 @@ int cmd_tool(int argc, char **argv)
                                  qr_str_cstr(&a, "offset"));
         }
     }
+    if (rc == QR_OK && served) {
+        rc = run_served(t->name, args, host.git.repo_dir, no_index, &a, &out, &err);
+        if (rc != QR_OK) {
+            cli_error(fmt, rc == QR_EINVAL ? "usage" : "tool-error", 0, 0,
+                      err.p ? err.p : "failed");
+            status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+            goto done;
+        }
+        goto print;
+    }
     if (rc == QR_OK)
         rc = qr_tools_prepare(reg, t->name, args, &a, &t, &norm, &err);
     if (rc != QR_OK) {
@@ -353,6 +394,7 @@ int cmd_tool(int argc, char **argv)
         status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
         goto done;
     }
+print:
     if (fmt == FMT_DEFAULT)
         fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
     qr_tools_page pg;

@@ -24,7 +24,7 @@
 
 const char cli_tools_page[] =
     "usage: quarry tools [NAME...] [--format text|json|mcp|openai|openai-strict|anthropic]\n"
-    "                    [--compact]\n"
+    "                    [--compact] [--allow-write memory] [--allow-exec]\n"
     "\n"
     "Lists the tools that Lisp programs call as (tool/NAME {...}), that 'quarry tool'\n"
     "runs, and that models are offered, with their parameters. Naming tools lists only\n"
@@ -47,6 +47,9 @@ const char cli_tools_page[] =
     "options:\n"
     "  --format F   one of the formats above\n"
     "  --compact    JSON formats on one line (default: indented)\n"
+    "  --allow-write memory, --allow-exec\n"
+    "               mcp, openai, openai-strict, anthropic: what a server started with\n"
+    "               these flags serves (the memory writes; dwim's validate)\n"
     "  --repo DIR   the repository (accepted by every command)\n"
     "\n"
     "With no tools registered, text prints a line saying so and the JSON formats print [].\n"
@@ -76,6 +79,14 @@ int cli_cmd_tools(const cli_args *args)
         qr_mcp_config cfg;
         qr_mcp_config_init(&cfg);
         cfg.workers = 1;
+        const char *w = cli_arg_str(args, "allow-write", NULL);
+        if (w && strcmp(w, "memory")) {
+            cli_error(FMT_DEFAULT, "usage", 0, 0,
+                      "--allow-write: unknown kind of write; the one there is: memory");
+            return EXIT_USAGE;
+        }
+        cfg.allow_write_memory = w != NULL;
+        cfg.allow_exec = cli_arg_bool(args, "allow-exec");
         qr_mcp_server *s;
         qr_buf out, err;
         qr_buf_init(&out);

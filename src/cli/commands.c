@@ -69,7 +69,9 @@ static const char *const tools_pos[] = {"names", NULL};
 static const qr_tool_param tools_params[] = {
     P_LIST("names", "the tools to describe (default: all)"),
     P_ENUM("format", fmt_tools, "how to describe the tools"),
-    P_FLAG("compact", "JSON formats on one line"), P_REPO, P_END};
+    P_FLAG("compact", "JSON formats on one line"),
+    P_STR("allow-write", "the served list of a server started with --allow-write WHAT"),
+    P_FLAG("allow-exec", "the served list of a server started with --allow-exec"), P_REPO, P_END};
 
 static const qr_tool_param tool_params[] = {
     P_STR("args", "all parameters as one JSON or EDN map ('-': stdin)"), P_FORMAT,

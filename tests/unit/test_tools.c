@@ -658,7 +658,7 @@ static void test_exports(void)
     CHECK(qr_tools_export(one, QR_TOOLS_ANTHROPIC, false, &b) == QR_OK);
     CHECK_STR(b.p,
               "[{\"name\":\"echo\",\"description\":\"Return the parameters as the tool received "
-              "them.\\n\\nReturns: a map of the parameters\",\"input_schema\":{\"type\":"
+              "them.\\n\\nReturns: a map of the parameters.\",\"input_schema\":{\"type\":"
               "\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":"
               "\"what to say\"},\"times\":{\"type\":\"integer\",\"description\":\"how many "
               "times\",\"minimum\":1,\"maximum\":10,\"default\":1},\"opts\":{\"type\":\"object\","
@@ -908,6 +908,62 @@ static void test_output(void)
     qr_tools_free(r);
 }
 
+/* Descriptions a model is given: whole sentences, within the 1,024 characters the OpenAI
+ * API takes; a longer one is cut after its last whole sentence, never inside a word. */
+static void test_description_limit(void)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    /* short text is left alone */
+    qr_buf_puts(&b, "One. Two.");
+    qr_tools_fit_description(&b, 0, 1024);
+    CHECK_STR(b.p, "One. Two.");
+    /* cut at the last sentence that fits */
+    qr_buf_reset(&b);
+    qr_buf_puts(&b, "First sentence. Second one! Third sentence runs past the limit");
+    qr_tools_fit_description(&b, 0, 40);
+    CHECK_STR(b.p, "First sentence. Second one!");
+    /* a sentence end on a line end counts; bytes before `from` are not counted or cut */
+    qr_buf_reset(&b);
+    qr_buf_puts(&b, "KEEP: Alpha beta.\nGamma delta epsilon zeta");
+    qr_tools_fit_description(&b, 6, 20);
+    CHECK_STR(b.p, "KEEP: Alpha beta.");
+    /* no sentence ends in time: the last whole word, and "..." */
+    qr_buf_reset(&b);
+    qr_buf_puts(&b, "averyveryverylongword another word and more");
+    qr_tools_fit_description(&b, 0, 30);
+    CHECK_STR(b.p, "averyveryverylongword...");
+    /* characters, not bytes: 30 two-byte characters fit in 30 */
+    qr_buf_reset(&b);
+    for (int i = 0; i < 30; i++)
+        qr_buf_puts(&b, "\xc3\xa9");
+    qr_tools_fit_description(&b, 0, 30);
+    CHECK(b.len == 60);
+
+    /* a record whose summary is long: its description is cut at a sentence, and the
+     * result's description, when it fits, ends with a period */
+    static char summary[3000];
+    size_t n = 0;
+    while (n + 40 < sizeof summary) {
+        memcpy(summary + n, "This sentence is exactly forty chars.. ", 39);
+        n += 39;
+    }
+    summary[n] = '\0';
+    qr_tool long_tool = {.name = "long", .summary = summary, .result = "a value",
+                         .handler = echo_fn, .caps = QR_TOOL_READS_REPO};
+    qr_buf_reset(&b);
+    qr_tool_description(&long_tool, &b);
+    CHECK(qr_utf8_count(b.p, b.len) <= QR_TOOLS_DESCRIPTION_MAX);
+    CHECK(b.len > QR_TOOLS_DESCRIPTION_MAX - 45);
+    CHECK(b.p[b.len - 1] == '.');
+    qr_tool short_tool = {.name = "short", .summary = "Say hi.", .result = "a greeting",
+                          .handler = echo_fn, .caps = QR_TOOL_READS_REPO};
+    qr_buf_reset(&b);
+    qr_tool_description(&short_tool, &b);
+    CHECK_STR(b.p, "Say hi.\n\nReturns: a greeting.");
+    qr_buf_release(&b);
+}
+
 int main(void)
 {
     test_registration();
@@ -918,5 +974,6 @@ int main(void)
     test_argv();
     test_lisp();
     test_output();
+    test_description_limit();
     CHECK_DONE();
 }

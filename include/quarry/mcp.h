@@ -142,6 +142,10 @@ extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
 extern const struct qr_tool *const qr_mcp_own_tools[];
 int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names, size_t nnames,
                   bool pretty, qr_buf *out, qr_buf *err);
+/* The names of the tools a server started with cfg serves, in tools/list order, separated
+ * by single spaces, appended to out (for help pages and docs that must not drift from the
+ * list). QR_OK, QR_ENOMEM, or the error of qr_mcp_server_new with its message in err. */
+int qr_mcp_served_names(const qr_mcp_config *cfg, qr_buf *out, qr_buf *err);
 /* Runs one tool of the served list as tools/call would (the server's `repo` and `offset`
  * arguments understood, the same checks and handlers), without a transport: what
  * `quarry tool NAME --args -` uses to replay a call of run_lisp, run_query or dwim. The

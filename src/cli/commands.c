@@ -309,7 +309,7 @@ const cli_command cli_commands[] = {
      .params = tool_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_tool},
     {.name = "mcp",
      .summary = "serve the tools to an MCP client (Claude Code, Cursor...) over stdio or loopback HTTP",
-     .usage = "quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]", .page = cli_mcp_page, .params = mcp_params,
+     .usage = "quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]", .page_fn = cli_mcp_page_fn, .params = mcp_params,
      .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_NEEDS_STORE, .run = cli_cmd_mcp},
     {.name = "index",
      .summary = "build the statistics index of a repository, or report it (--status)",

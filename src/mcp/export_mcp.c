@@ -245,3 +245,17 @@ int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names
     qr_arena_release(&a);
     return rc;
 }
+
+int qr_mcp_served_names(const qr_mcp_config *cfg, qr_buf *out, qr_buf *err)
+{
+    qr_mcp_config c = *cfg;
+    c.workers = 1;
+    qr_mcp_server *s;
+    int rc = qr_mcp_server_new(&c, &s, err);
+    if (rc != QR_OK)
+        return rc;
+    for (size_t i = 0; i < s->nlist; i++)
+        qr_buf_printf(out, "%s%s", i ? " " : "", s->list[i].tool->name);
+    qr_mcp_server_free(s);
+    return out->failed ? QR_ENOMEM : QR_OK;
+}

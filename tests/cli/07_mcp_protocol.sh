@@ -164,7 +164,7 @@ expect_lines_any_order hostile <<'EOF'
 {"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"'jsonrpc' must be \"2.0\", got string \"1.0\""}}
 {"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"'jsonrpc' must be \"2.0\", got nothing"}}
 {"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"'jsonrpc' must be \"2.0\", got number 2.0"}}
-{"jsonrpc":"2.0","id":8,"error":{"code":-32601,"message":"unknown method 'no/such'; this server speaks MCP 2025-11-25 (initialize, ping, tools/list, tools/call, resources/list, resources/read, prompts/list, prompts/get, logging/setLevel)"}}
+{"jsonrpc":"2.0","id":8,"error":{"code":-32601,"message":"unknown method 'no/such'; this server speaks MCP 2025-11-25 (initialize, ping, tools/list, tools/call, resources/list, resources/read, resources/templates/list, prompts/list, prompts/get, logging/setLevel)"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request id must be a string or an integer, got null"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request id must be a string or an integer, got number 1.5"}}
 {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request id must be a string or an integer, got true"}}

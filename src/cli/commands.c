@@ -44,6 +44,8 @@ static const char *const fmt_edn_json[] = {"edn", "json", NULL};
 static const char *const fmt_compile[] = {"text", "edn", "json", NULL};
 static const char *const fmt_tools[] = {"text",   "json",          "mcp",
                                         "openai", "openai-strict", "anthropic", NULL};
+static const qr_tool_param version_params[] = {
+    P_ENUM("format", fmt_text_json, "text (default) or json"), P_END};
 static const char *const fmt_sparql[] = {"json", "xml", "csv", "tsv", "table", NULL};
 static const char *const fmt_dot_svg[] = {"dot", "svg", NULL};
 
@@ -391,6 +393,8 @@ const cli_command cli_commands[] = {
      .params = help_params, .positional = help_pos, .run = cli_cmd_help},
     {.name = "complete", .summary = "print the completions of a command line (for shells)",
      .usage = "quarry complete WORD... CURRENT", .own = cli_cmd_complete},
-    {.name = "version", .summary = "print the version", .usage = "quarry version",
-     .run = cli_cmd_version},
+    {.name = "version", .summary = "print the version", .usage = "quarry version [--format text|json]",
+     .help = "Prints 'quarry VERSION'; with --format json, {\"name\": \"quarry\", \"version\":\n"
+             "\"VERSION\"}.\n",
+     .params = version_params, .run = cli_cmd_version},
     {.name = NULL}};

@@ -235,8 +235,11 @@ void cli_overview(FILE *f)
 
 int cli_cmd_version(const cli_args *args)
 {
-    (void)args;
-    printf("quarry %s\n", QR_VERSION);
+    const char *f = args ? cli_arg_str(args, "format", "text") : "text";
+    if (!strcmp(f, "json"))
+        printf("{\"name\":\"quarry\",\"version\":\"%s\"}\n", QR_VERSION);
+    else
+        printf("quarry %s\n", QR_VERSION);
     return EXIT_OK;
 }
 

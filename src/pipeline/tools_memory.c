@@ -226,7 +226,7 @@ static int memory_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
         qr_mapb_put(&mb, k_key, kv_str(a, s->key[node], s->key_len[node]));
         qr_mapb_put(&mb, k_type, kv_str(a, nd.type, strlen(nd.type)));
         qr_mapb_put(&mb, k_weight, qr_double(nd.weight));
-        qr_mapb_put(&mb, k_score, qr_double(res.hits[i].score));
+        qr_mapb_put(&mb, k_score, qr_double(qr_pipeline_score_shown(res.hits[i].score)));
         qr_mapb_put(&mb, k_mod, pl_iso_time(a, nd.modified));
         qr_mapb_put(&mb, k_content, content);
         qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));

@@ -129,6 +129,10 @@ typedef struct qr_tool {
     /* a short name for people ("Commits of a window"), shown by MCP clients; NULL: made
      * from the name ("get_commits" -> "Get commits") */
     const char *title;
+    /* the columns of a table of its rows that a reader needs, most needed first,
+     * NULL-terminated (NULL: none named): a table too wide for the terminal leaves the
+     * other columns out first and these last (qr_tools_render_table_keys) */
+    const char *const *columns;
 } qr_tool;
 
 typedef struct qr_tools qr_tools;
@@ -278,5 +282,12 @@ void qr_tools_render_table(qr_buf *out, qr_val v);
  * a line saying so; a map's values are cut to the width left beside the keys. Widths are
  * display columns (qr_utf8_width). */
 void qr_tools_render_table_width(qr_buf *out, qr_val v, size_t width);
+/* The same, keeping the columns a reader needs (keys: column names, most needed first,
+ * NULL-terminated; a tool's `columns`): when the table is too wide, the other columns are
+ * left out first, from the right, then the text of what is left is cut as above, and the
+ * named columns are left out last, the least needed first. With keys NULL, a column of
+ * numbers the rows are ordered by (never rising, or never falling, over 3 rows or more)
+ * is kept to the last: a ranked result keeps what it ranks by. */
+void qr_tools_render_table_keys(qr_buf *out, qr_val v, size_t width, const char *const *keys);
 
 #endif

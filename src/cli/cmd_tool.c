@@ -123,7 +123,7 @@ static int read_args_map(qr_arena *a, const char *text, qr_val *out, cli_format 
     return EXIT_OK;
 }
 
-static void print_result(qr_val v, cli_format fmt, size_t omitted)
+static void print_result(qr_val v, cli_format fmt, size_t omitted, const char *const *keys)
 {
     qr_buf b;
     qr_buf_init(&b);
@@ -140,14 +140,14 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
         if (v.t == QR_T_MAP && qr_map_get(v, qr_kw_cstr(&a, "results"), &rows) &&
             rows.t == QR_T_VEC) {
             /* a paged answer (query_codebase): its rows as the table, then the rest */
-            qr_tools_render_table_width(&b, rows, cli_table_width());
+            qr_tools_render_table_keys(&b, rows, cli_table_width(), keys);
             qr_val rest = qr_map_dissoc(&a, v, qr_kw_cstr(&a, "results"));
             if (qr_map_len(rest)) {
                 qr_buf_putc(&b, '\n');
                 qr_tools_render_table_width(&b, rest, cli_table_width());
             }
         } else {
-            qr_tools_render_table_width(&b, v, cli_table_width());
+            qr_tools_render_table_keys(&b, v, cli_table_width(), keys);
         }
         qr_arena_release(&a);
     }
@@ -399,7 +399,7 @@ print:
         fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
     qr_tools_page pg;
     out = qr_tools_page_of(&a, out, offset, (size_t)limit, &pg);
-    print_result(out, fmt, pg.next ? pg.total - pg.next : 0);
+    print_result(out, fmt, pg.next ? pg.total - pg.next : 0, t->columns);
 done:
     qr_buf_release(&err);
     qr_arena_release(&a);

@@ -269,6 +269,9 @@ static const qr_tool_param memory_query_params[] = {
     {.name = NULL},
 };
 
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const memory_query_columns[] = {"key", "score", "content", "type", NULL};
+
 static const qr_tool memory_query_tool = {
     .name = "memory_query",
     .summary = "Select notes from the memory store with a pipeline of stages: generators "
@@ -285,6 +288,7 @@ static const qr_tool memory_query_tool = {
                      "\"content\": {\"type\": \"string\"}}}}",
     .handler = memory_query_fn,
     .caps = QR_TOOL_READS_MEMORY,
+    .columns = memory_query_columns,
 };
 
 /* memory_query, then the tools of tools_memory_write.c (which read or change one note) */

@@ -31,4 +31,24 @@ expect_out "mem query: scores in the shortest form" '"score":1.0 "score":0.225' 
   sh -c "\"$Q\" mem query 'key:a | spread,max_hops=1' --store '$S' --now 2026-11-21T00:00:00Z --format json | grep -o '\"score\":[0-9.e-]*' | sort -r | tr '\n' ' ' | sed 's/ \$//'"
 expect_out "memory_query: the same" '"score":1.0 "score":0.225' \
   sh -c "QUARRY_MEMORY='$S' \"$Q\" tool memory_query --pipeline 'key:a | spread,max_hops=1' --format json | grep -o '\"score\":[0-9.e-]*' | sort -r | tr '\n' ' ' | sed 's/ \$//'"
+# at 60 columns a ranked result keeps the column it ranks by (here `lines`, the last)
+R="$TMP/repo"
+git init -q -b main "$R"
+git -C "$R" config user.name Ann; git -C "$R" config user.email ann@example.com
+git -C "$R" config commit.gpgsign false
+for n in 1 2 3 4; do
+  seq 1 $((n * 7 % 5 * 10 + 3)) > "$R/f$n.txt"; git -C "$R" add .
+  GIT_COMMITTER_DATE=2024-03-0${n}T10:00:00Z git -C "$R" commit -q --date=2024-03-0${n}T10:00:00Z \
+    -m "A fairly long subject line for change number $n of this test"
+done
+(cd "$R" && COLUMNS=60 QUARRY_NOW=2024-06-01T00:00:00Z "$Q" ask 'largest commits in 2024' --format table) >"$TMP/ask60" 2>/dev/null
+# the table: from its header (short_hash...) to the line saying what was left out
+expect_out "ask at 60 columns keeps the ranking column" "lines 43 33 23 13" python3 -c "
+rows = open('$TMP/ask60').read().split('\\n')
+t = [l for l in rows[next(i for i, l in enumerate(rows) if l.startswith('short')):] if l and not l.startswith('(')]
+print(' '.join(l.split()[-1] for l in t))"
+expect_out "and the table fits in 60 columns" "0" python3 -c "
+rows = open('$TMP/ask60').read().split('\\n')
+t = rows[next(i for i, l in enumerate(rows) if l.startswith('short')):]
+print(sum(len(l) > 60 for l in t if not l.startswith('(')))"
 finish

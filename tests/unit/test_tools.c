@@ -964,6 +964,51 @@ static void test_description_limit(void)
     qr_buf_release(&b);
 }
 
+/* A narrow table keeps the columns a reader needs: those a tool names, or the one a
+ * ranked result is ordered by. */
+static void test_key_columns(void)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_val rows = edn(&a, "[{:hash \"0123456789abcdef0123456789abcdef01234567\" :email "
+                          "\"ann@example.com\" :ts 1700000000 :subject \"Fix the parser\"}"
+                          " {:hash \"1123456789abcdef0123456789abcdef01234567\" :email "
+                          "\"bob@example.com\" :ts 1600000000 :subject \"Add a test\"}]");
+    static const char *const keys[] = {"subject", "email", NULL};
+    qr_tools_render_table_keys(&b, rows, 40, keys);
+    CHECK_STR(b.p, "email            subject\n"
+                   "ann@example.com  Fix the parser\n"
+                   "bob@example.com  Add a test\n"
+                   "(2 of 4 columns left out to fit 40 columns; --format json shows all)\n");
+    /* narrower: the least needed of them goes too */
+    qr_buf_reset(&b);
+    qr_tools_render_table_keys(&b, rows, 20, keys);
+    CHECK_STR(b.p, "subject\n"
+                   "Fix the parser\n"
+                   "Add a test\n"
+                   "(3 of 4 columns left out to fit 20 columns; --format json shows all)\n");
+    /* a table that fits is whole, in its order */
+    qr_buf_reset(&b);
+    qr_tools_render_table_keys(&b, rows, 0, keys);
+    CHECK(strstr(b.p, "hash") == b.p);
+    /* no names: the column a ranked result is ordered by stays, the others go from the
+     * right */
+    qr_val ranked = edn(&a, "[{:name \"alpha\" :path \"src/one/two/three.c\" :files 2 :lines 30}"
+                            " {:name \"beta\" :path \"src/one/two/four.c\" :files 9 :lines 20}"
+                            " {:name \"gamma\" :path \"src/one/five.c\" :files 1 :lines 10}]");
+    qr_buf_reset(&b);
+    qr_tools_render_table_width(&b, ranked, 26);
+    CHECK_STR(b.p, "name   path          lines\n"
+                   "alpha  src/one/t...     30\n"
+                   "beta   src/one/t...     20\n"
+                   "gamma  src/one/f...     10\n"
+                   "(1 of 4 columns left out to fit 26 columns; --format json shows all)\n");
+    qr_buf_release(&b);
+    qr_arena_release(&a);
+}
+
 int main(void)
 {
     test_registration();
@@ -975,5 +1020,6 @@ int main(void)
     test_lisp();
     test_output();
     test_description_limit();
+    test_key_columns();
     CHECK_DONE();
 }

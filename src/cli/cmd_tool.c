@@ -74,6 +74,11 @@ static void print_tool_names(const qr_tools *r)
             continue;
         printf("%s%s", shown++ ? ", " : "\ntools: ", t->name);
     }
+    /* the MCP server's own tools, which `quarry tool` replays too */
+    const char *last = NULL;
+    for (const qr_tool *const *o = qr_mcp_own_tools; *o; o++)
+        if (!last || strcmp(last, (*o)->name)) /* dwim has two records */
+            printf("%s%s", shown++ ? ", " : "\ntools: ", last = (*o)->name);
     printf(shown ? "\n" : "\nno tools are registered\n");
 }
 
@@ -302,6 +307,10 @@ int cmd_tool(int argc, char **argv)
     }
     if (!t) {
         qr_tools_explain_unknown(reg, name, &err);
+        const char *last = NULL;
+        for (const qr_tool *const *o = qr_mcp_own_tools; *o; o++)
+            if (!last || strcmp(last, (*o)->name))
+                qr_buf_printf(&err, ", %s", last = (*o)->name);
         cli_error(fmt, "usage", 0, 0, err.p ? err.p : "unknown tool");
         status = EXIT_USAGE;
         goto done;

@@ -128,12 +128,14 @@ int qr_mcp_handle_oversized(qr_mcp_server *s, size_t len, const char *id_json, s
 void qr_mcp_peek(qr_mcp_server *s, const char *msg, size_t len);
 
 /* ---- the tool list for other agent hosts ----
- * The tools exactly as tools/list serves them (run_lisp and run_query, `repo` and
+ * The tools exactly as tools/list serves them (run_lisp, run_query, dwim, `repo` and
  * `offset`, titles), as a JSON array in one of the formats of qr_mcp_export_formats:
  * "mcp" (tools/list entries), "openai" (Chat Completions tools), "openai-strict" (the
  * same in OpenAI's strict mode: every property required, optional ones nullable, no
  * default, additionalProperties false; parameters that take any JSON object are left
- * out) and "anthropic" (Messages API tools). names (nnames of them) picks tools; none:
+ * out, and the alternative a record names for one (qr_tool_param.alt) is then required
+ * and not nullable) and "anthropic" (Messages API tools). Descriptions are at most
+ * QR_TOOLS_DESCRIPTION_MAX characters. names (nnames of them) picks tools; none:
  * all. QR_EINVAL with a message in err for an unknown format or tool; QR_ENOMEM. */
 extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
 /* The server's own tool records (run_lisp, run_query, dwim in both of its forms: the one

@@ -6,7 +6,7 @@
  * Design: the command only picks the registry, the names and the format; everything it
  * prints comes from qr_tools_export (text, json: the registry's tools) or from the MCP
  * server's own list (mcp, openai, openai-strict, anthropic: what an agent is served,
- * run_lisp and run_query with `repo` and `offset` included, qr_mcp_export), so `quarry
+ * run_lisp, run_query and dwim, `repo` and `offset` included, qr_mcp_export), so `quarry
  * tools`, the MCP server and the agents' prompts cannot disagree. Naming tools narrows
  * the list.
  *
@@ -35,12 +35,13 @@ const char cli_tools_page[] =
     "  json        [{name, summary, parameters (JSON Schema), result, capabilities}]\n"
     "  mcp         what 'quarry mcp' serves, as tools/list entries (protocol 2025-11-25):\n"
     "              [{name, title, description, inputSchema, outputSchema, annotations}],\n"
-    "              run_lisp and run_query included, with their 'repo' and 'offset'\n"
+    "              run_lisp, run_query and dwim included, with 'repo' and 'offset'\n"
     "  openai      the same tools as the Chat Completions 'tools' array:\n"
     "              [{type: \"function\", function: {name, description, parameters}}]\n"
     "  openai-strict  the same in OpenAI's strict mode: every property required, optional\n"
     "              ones nullable (null means not given), no default, no other properties;\n"
-    "              parameters that take any JSON object are left out\n"
+    "              parameters that take any JSON object are left out (run_query's\n"
+    "              query: its 'text' is then required)\n"
     "  anthropic   the same tools as the Messages API 'tools' array: [{name, description,\n"
     "              input_schema}]\n"
     "\n"

@@ -1,7 +1,7 @@
 /*
  * export_mcp.c: the tools as the MCP server serves them, exported for other agent hosts:
  * `quarry tools --format mcp|openai|anthropic|openai-strict` prints the server's own tool
- * list (every registry tool, run_lisp and run_query, with `repo` and `offset` where the
+ * list (every registry tool, run_lisp, run_query and dwim, with `repo` and `offset` where the
  * server adds them, titles and output schemas), converted to each API's tool format.
  *
  * Design: one list, the one tools/list serves, so an agent that is given the export calls

@@ -139,7 +139,9 @@ void cli_mcp_page_fn(FILE *f)
             print_wrapped(f, more.p);
         }
         qr_buf_release(&more);
-        fprintf(f, "dwim's validate runs only with --allow-exec. More in %s/mcp.md.\n\n",
+        fprintf(f, "dwim's validate runs only with --allow-exec. Also served: resources (the\n"
+                   "references of run_lisp's language and run_query's DSL) and prompts (common\n"
+                   "questions). More in %s/mcp.md.\n\n",
                 cli_doc_dir());
     }
     qr_buf_release(&base);

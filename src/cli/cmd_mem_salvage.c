@@ -62,7 +62,7 @@ int cli_mem_export_salvage(cli_mem_opts *o, const char *out_path)
             store = NULL;
     }
     if (!store) {
-        cli_error(o->fmt, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
+        cli_error(o->asked, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
         return EXIT_USAGE;
     }
     qr_buf err, msg;
@@ -73,7 +73,7 @@ int cli_mem_export_salvage(cli_mem_opts *o, const char *out_path)
     if (stat(store, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         qr_buf_printf(&err, "cannot salvage '%s': %s", store,
                       errno == ENOENT ? "no such file" : "not a regular file");
-        cli_error(o->fmt, "error", 0, 0, err.p);
+        cli_error(o->asked, "error", 0, 0, err.p);
         goto out;
     }
     /* the fresh store lives in a private temporary file until it is exported */
@@ -84,7 +84,7 @@ int cli_mem_export_salvage(cli_mem_opts *o, const char *out_path)
     if (fd < 0) {
         qr_buf_printf(&err, "cannot create a temporary store in '%s': %s",
                       tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-        cli_error(o->fmt, "error", 0, 0, err.p);
+        cli_error(o->asked, "error", 0, 0, err.p);
         goto out;
     }
     close(fd);

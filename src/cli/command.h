@@ -103,6 +103,7 @@ int cli_cmd_dwim(const cli_args *args);
 extern const char cli_do_page[], cli_dwim_page[];
 int cli_cmd_mcp(const cli_args *args);
 extern const char cli_mcp_page[];
+void cli_mcp_page_fn(FILE *f);
 int cli_cmd_sparql(const cli_args *args);
 extern const char cli_sparql_page[];
 int cli_cmd_tools(const cli_args *args);

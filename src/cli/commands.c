@@ -44,6 +44,8 @@ static const char *const fmt_edn_json[] = {"edn", "json", NULL};
 static const char *const fmt_compile[] = {"text", "edn", "json", NULL};
 static const char *const fmt_tools[] = {"text",   "json",          "mcp",
                                         "openai", "openai-strict", "anthropic", NULL};
+static const qr_tool_param version_params[] = {
+    P_ENUM("format", fmt_text_json, "text (default) or json"), P_END};
 static const char *const fmt_sparql[] = {"json", "xml", "csv", "tsv", "table", NULL};
 static const char *const fmt_dot_svg[] = {"dot", "svg", NULL};
 
@@ -69,7 +71,9 @@ static const char *const tools_pos[] = {"names", NULL};
 static const qr_tool_param tools_params[] = {
     P_LIST("names", "the tools to describe (default: all)"),
     P_ENUM("format", fmt_tools, "how to describe the tools"),
-    P_FLAG("compact", "JSON formats on one line"), P_REPO, P_END};
+    P_FLAG("compact", "JSON formats on one line"),
+    P_STR("allow-write", "the served list of a server started with --allow-write WHAT"),
+    P_FLAG("allow-exec", "the served list of a server started with --allow-exec"), P_REPO, P_END};
 
 static const qr_tool_param tool_params[] = {
     P_STR("args", "all parameters as one JSON or EDN map ('-': stdin)"), P_FORMAT,
@@ -308,7 +312,7 @@ const cli_command cli_commands[] = {
      .params = tool_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_tool},
     {.name = "mcp",
      .summary = "serve the tools to an MCP client (Claude Code, Cursor...) over stdio or loopback HTTP",
-     .usage = "quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]", .page = cli_mcp_page, .params = mcp_params,
+     .usage = "quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]", .page_fn = cli_mcp_page_fn, .params = mcp_params,
      .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_NEEDS_STORE, .run = cli_cmd_mcp},
     {.name = "index",
      .summary = "build the statistics index of a repository, or report it (--status)",
@@ -390,6 +394,8 @@ const cli_command cli_commands[] = {
      .params = help_params, .positional = help_pos, .run = cli_cmd_help},
     {.name = "complete", .summary = "print the completions of a command line (for shells)",
      .usage = "quarry complete WORD... CURRENT", .own = cli_cmd_complete},
-    {.name = "version", .summary = "print the version", .usage = "quarry version",
-     .run = cli_cmd_version},
+    {.name = "version", .summary = "print the version", .usage = "quarry version [--format text|json]",
+     .help = "Prints 'quarry VERSION'; with --format json, {\"name\": \"quarry\", \"version\":\n"
+             "\"VERSION\"}.\n",
+     .params = version_params, .run = cli_cmd_version},
     {.name = NULL}};

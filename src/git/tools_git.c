@@ -1311,6 +1311,10 @@ static const qr_tool_param get_commits_params[] = {
     {.name = NULL},
 };
 
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_commits_tool_columns[] = {
+    "short_hash", "subject", "author", "date", "additions", "deletions", NULL};
+
 static const qr_tool get_commits_tool = {
     .name = "get_commits",
     .summary = "List the commits of a history window, newest first, with their line "
@@ -1331,12 +1335,17 @@ static const qr_tool get_commits_tool = {
                      "\"paths\": {\"type\": \"array\", \"items\": {\"type\": \"object\"}}}}}",
     .handler = get_commits_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_commits_tool_columns,
 };
 
 static const qr_tool_param get_author_stats_params[] = {
     P_SINCE,  P_UNTIL,        P_AUTHOR,       P_PATH, P_REF, P_LIMIT("authors, most commits first"),
     P_MERGES, P_FIRST_PARENT, {.name = NULL},
 };
+
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_author_stats_tool_columns[] = {
+    "author", "commits", "additions", "deletions", "files", NULL};
 
 static const qr_tool get_author_stats_tool = {
     .name = "get_author_stats",
@@ -1354,12 +1363,17 @@ static const qr_tool get_author_stats_tool = {
         "\"first\": {\"type\": \"string\"}, \"last\": {\"type\": \"string\"}}}}",
     .handler = get_author_stats_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_author_stats_tool_columns,
 };
 
 static const qr_tool_param get_file_stats_params[] = {
     P_SINCE,  P_UNTIL,        P_AUTHOR,       P_PATH, P_REF, P_LIMIT("files, most changed first"),
     P_MERGES, P_FIRST_PARENT, {.name = NULL},
 };
+
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_file_stats_tool_columns[] = {
+    "path", "commits", "additions", "deletions", "authors", NULL};
 
 static const qr_tool get_file_stats_tool = {
     .name = "get_file_stats",
@@ -1376,6 +1390,7 @@ static const qr_tool get_file_stats_tool = {
         "\"authors\": {\"type\": \"integer\"}, \"last\": {\"type\": \"string\"}}}}",
     .handler = get_file_stats_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_file_stats_tool_columns,
 };
 
 static const qr_tool_param get_file_history_params[] = {
@@ -1397,6 +1412,10 @@ static const qr_tool_param get_file_history_params[] = {
     {.name = NULL},
 };
 
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_file_history_tool_columns[] = {
+    "short_hash", "subject", "path", "author", "date", "additions", "deletions", NULL};
+
 static const qr_tool get_file_history_tool = {
     .name = "get_file_history",
     .summary = "List the commits that changed one file, newest first, following renames "
@@ -1417,6 +1436,7 @@ static const qr_tool get_file_history_tool = {
         "\"additions\": {\"type\": \"integer\"}, \"deletions\": {\"type\": \"integer\"}}}}",
     .handler = get_file_history_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_file_history_tool_columns,
 };
 
 static const qr_tool_param get_diff_stats_params[] = {

@@ -253,7 +253,8 @@ static int converse(ask_run *R, const char *agent, const char *user, size_t user
     qr_buf_init(&first_msg);
     qr_buf_init(&after);
     size_t shared_len = 0;
-    int rc = qr_ask_prompt_prefix(R->o->tools, agent, &prefix, &shared_len);
+    int rc = qr_ask_prompt_prefix(R->o->tools, agent, qr_ask_question_domains(R->o->question),
+                                  &R->o->limits, &prefix, &shared_len);
     if (rc != QR_OK)
         goto done;
     if (!R->today.len) {

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SAMPLE_RECORDS 3
+#define SAMPLE_RECORDS ASK_SAMPLE_ROWS
 #define SAMPLE_CHARS 400
 #define BINDINGS_SHOWN 16     /* the Evaluator sees at most this many bindings */
 #define RESOLVED_CHARS 2000   /* resolved values, as shown in a prompt */
@@ -590,7 +590,9 @@ static int plan_loop(ask_run *R, qr_val steps, char **last_fetch)
         }
         qr_buf_init(&u);
         step_context(R, &u, steps, i, resolved);
-        qr_buf_puts(&u, "\nDATA the Fetcher got (use these names with :on):\n");
+        qr_buf_printf(&u, "\nDATA the Fetcher got (use these names with :on; a vector shows "
+                          "%d sample rows, your query runs on all of it):\n",
+                      SAMPLE_RECORDS);
         describe_data(&u, c.data);
         qr_buf_printf(&u, "\nWrite the Evaluator query for step %zu%s.\n", i + 1,
                       i + 1 == qr_vec_len(steps) ? " (the last step: finish with :done)" : "");

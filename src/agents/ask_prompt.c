@@ -438,7 +438,8 @@ static const char role_architect[] =
     "   only when someone must look at intermediate data before deciding what to fetch\n"
     "   next. \"The most active author's commits\" is one chained query (see Chaining),\n"
     "   not a plan. At most 4 steps; each costs two calls, and the Evaluator judging a\n"
-    "   step sees each result's size, fields and 3 sample rows, not the whole result.\n"
+    "   step sees each result's size, fields and " ASK_STR(ASK_SAMPLE_ROWS)
+    " sample rows, not\n   the whole result.\n"
     "The :return of a query holds :findings (a binding: the rows to show) and :summary\n"
     "(one sentence with templates). Keep the question's time window and names exactly.\n";
 
@@ -453,13 +454,14 @@ static const char role_fetcher[] =
     "You are the Fetcher, running one step of a plan. You only get data: write\n"
     "a query with a :fetch clause (tool calls) and, at most, :transform steps that narrow\n"
     "the data; no :return. The Evaluator will see, by your :as names, each binding's\n"
-    "size, fields and 3 sample rows. Use {{resolved:key}} in :params for values earlier\n"
-    "steps found. Keep the question's time window. Reply with ONE EDN map in a ```edn\n"
-    "block: {:mode :query :query QUERY}.\n";
+    "size, fields and " ASK_STR(ASK_SAMPLE_ROWS) " sample rows. Use {{resolved:key}} in\n"
+    ":params for values earlier steps found. Keep the question's time window. Reply\n"
+    "with ONE EDN map in a ```edn block: {:mode :query :query QUERY}.\n";
 
 static const char role_evaluator[] =
     "You are the Evaluator, running one step of a plan. You have no tools: you see\n"
-    "each binding the Fetcher made by name, with its size, its fields and 3 sample\n"
+    "each binding the Fetcher made by name, with its size, its fields and "
+    ASK_STR(ASK_SAMPLE_ROWS) " sample\n"
     "rows (not the whole result: your query runs on all of it). Write a query of\n"
     ":transform steps over those names and a :return that decides what happens:\n"
     "  {:action :done :findings :BINDING :summary \"...\"}  the question is answered;\n"

@@ -36,6 +36,12 @@ while IFS=$'\t' read -r id set needs q old new; do
     ask16 "$PREV_Q" "$q" "$TMP/q16.$id.prev" $(for f in $old; do echo "$Q16/$f"; done)
   fi
   ask16 "$Q" "$q" "$TMP/q16.$id.new" "$Q16/$new"
+  if [ "$old" != "$new" ]; then
+    # this binary on the previous release's path too: what its Compiler, Fetcher and
+    # Evaluator prompts cost, and a figure that holds before dsl25 is merged
+    # shellcheck disable=SC2086
+    ask16 "$Q" "$q" "$TMP/q16.$id.newold" $(for f in $old; do echo "$Q16/$f"; done)
+  fi
   printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$set" "$needs" "$q" "$old" >>"$TMP/q16.list"
 done <"$here/sixteen.tsv"
 python3 - "$TMP" "${PREV_Q:-}" <<'PY'
@@ -56,12 +62,14 @@ def load(base):
     return {"calls": len(reqs), "tokens": chars // 4, "rc": rc, "answer": ans,
             "err": err[-1] if err else "", "reqs": reqs}
 rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(tmp, "q16.list"))]
-print("%-3s %-52s %5s %8s %5s %8s  %s" % ("id", "question", "prev", "prev tok", "new", "new tok", "new binary"))
+print("%-3s %-46s %4s %8s %4s %8s %8s  %s" % ("id", "question", "prev", "prev tok", "new",
+      "new tok", "old path", "new binary"))
 tot = {}
 roles = {}
 for id_, set_, needs, q, old in rows:
     p = load(os.path.join(tmp, "q16.%s.prev" % id_)) if have_prev else None
     n = load(os.path.join(tmp, "q16.%s.new" % id_))
+    o = load(os.path.join(tmp, "q16.%s.newold" % id_))
     if n["rc"] == 0:
         status = "ran"
         if p and p["rc"] == 0:
@@ -74,14 +82,27 @@ for id_, set_, needs, q, old in rows:
         status = "FAILED: " + n["err"][:60]
     if p and p["rc"] != 0:
         status += "; prev FAILED: " + p["err"][:50]
-    print("%-3s %-52s %5s %8s %5d %8d  %s" % (id_, q[:52], p["calls"] if p else "-",
-          p["tokens"] if p else "-", n["calls"], n["tokens"], status))
+    if o and o["rc"] != 0:
+        status += "; old path FAILED: " + o["err"][:50]
+    print("%-3s %-46s %4s %8s %4d %8d %8s  %s" % (id_, q[:46], p["calls"] if p else "-",
+          p["tokens"] if p else "-", n["calls"], n["tokens"],
+          "%d/%d" % (o["calls"], o["tokens"]) if o else "-", status))
+    if o:
+        t = tot.setdefault((set_, "new, old path"), [0, 0])
+        t[0] += o["calls"]
+        t[1] += o["tokens"]
+    elif set_ == "new":
+        t = tot.setdefault((set_, "new, old path"), [0, 0])
+        t[0] += n["calls"]
+        t[1] += n["tokens"]
     for who, r in (("prev", p), ("new", n)):
+        if r:
+            t = tot.setdefault((set_, who), [0, 0])
+            t[0] += r["calls"]
+            t[1] += r["tokens"]
+    for who, r in (("prev", p), ("new", n), ("new", o)):
         if not r:
             continue
-        t = tot.setdefault((set_, who), [0, 0])
-        t[0] += r["calls"]
-        t[1] += r["tokens"]
         for req in r["reqs"]:
             sysm = req["body"]["messages"][0]["content"]
             role = next((w for w in ("Architect", "Compiler", "Fetcher", "Evaluator")
@@ -90,12 +111,12 @@ for id_, set_, needs, q, old in rows:
 print()
 for set_ in ("earlier", "new"):
     calls, toks = TARGET[set_]
-    for who in ("prev", "new"):
+    for who in ("prev", "new", "new, old path"):
         if (set_, who) not in tot:
             continue
         c, t = tot[(set_, who)]
         ok = c <= calls and t <= toks
-        print("%-7s %-4s: %2d calls, ~%6d prompt tokens   target <= %d calls, <= %dK tokens: %s"
+        print("%-7s %-13s: %2d calls, ~%6d prompt tokens   target <= %d calls, <= %dK tokens: %s"
               % (set_, who, c, t, calls, toks // 1000, "met" if ok else "NOT met"))
 print()
 print("system prompt characters per role (distinct sizes seen):")
@@ -107,7 +128,9 @@ for role in ("Architect", "Compiler", "Fetcher", "Evaluator"):
     print(line)
 PY
 echo "(prev: the previous release with the replies it needed; new: this binary, one query"
-echo " per question. tok: all prompt characters / 4, as the scripted server counts them, not"
-echo " a tokenizer. A scripted model replays fixed replies: this shows the prompts' sizes and"
-echo " that one program per question exists and runs, not how many calls a real model needs."
+echo " per question; old path: this binary with the previous release's replies (calls/tok),"
+echo " what it costs where its DSL cannot say the question in one query (before dsl25)."
+echo " tok: all prompt characters / 4, as the scripted server counts them, not a tokenizer."
+echo " A scripted model replays fixed replies: this shows the prompts' sizes and that one"
+echo " program per question exists and runs, not how many calls a real model would need."
 echo " 'needs dsl25': the reply uses issue 25's DSL functions, which this binary lacks.)"

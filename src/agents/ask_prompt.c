@@ -82,8 +82,8 @@ unsigned qr_ask_question_domains(const char *question)
 
 static bool key_param(const char *name)
 {
-    static const char *const keys[] = {"since", "author", "path", "limit", "grep",
-                                       "merges", "commits", "from", NULL};
+    /* since and merges are in CONVENTIONS; a limit's order is its tool's (returns:) */
+    static const char *const keys[] = {"author", "path", "grep", "commits", NULL};
     for (size_t i = 0; keys[i]; i++)
         if (!strcmp(name, keys[i]))
             return true;
@@ -140,47 +140,153 @@ static void put_readable(qr_buf *out, const char *s)
     }
 }
 
+/* The history window: the optional parameters that several tools take alike (since,
+ * until, author, path...), written once as WINDOW and named in each signature that has
+ * them all, rather than repeated in four signatures. */
+#define WINDOW_MAX 16
+
+typedef struct window_set {
+    const qr_tool_param *p[WINDOW_MAX];
+    size_t n;
+} window_set;
+
+static bool tool_shown(const qr_tools *tools, const qr_tool *t, unsigned domains)
+{
+    return qr_ask_tool_offered(tools, t) &&
+           (domains & (code_tool(t) ? QR_ASK_CODE : QR_ASK_HISTORY));
+}
+
+static bool same_param(const qr_tool_param *a, const qr_tool_param *b)
+{
+    if (strcmp(a->name, b->name) || a->type != b->type || a->items != b->items ||
+        a->required != b->required || !a->enum_values != !b->enum_values)
+        return false;
+    for (size_t i = 0; a->enum_values && (a->enum_values[i] || b->enum_values[i]); i++)
+        if (!a->enum_values[i] || !b->enum_values[i] ||
+            strcmp(a->enum_values[i], b->enum_values[i]))
+            return false;
+    return true;
+}
+
+static bool has_param(const qr_tool *t, const qr_tool_param *p)
+{
+    for (const qr_tool_param *q = t->params; q && q->name; q++)
+        if (same_param(p, q))
+            return true;
+    return false;
+}
+
+static bool has_window(const qr_tool *t, const window_set *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (!has_param(t, w->p[i]))
+            return false;
+    return w->n > 0;
+}
+
+static bool in_window(const window_set *w, const qr_tool_param *p)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (same_param(w->p[i], p))
+            return true;
+    return false;
+}
+
+/* The optional parameters of the first shown tool that at least three shown tools take
+ * alike; none unless there are three of them and three tools take them all. */
+static void find_window(const qr_tools *tools, unsigned domains, window_set *w)
+{
+    w->n = 0;
+    const qr_tool *first = NULL;
+    for (size_t i = 0; i < qr_tools_count(tools) && !first; i++)
+        if (tool_shown(tools, qr_tools_at(tools, i), domains))
+            first = qr_tools_at(tools, i);
+    for (const qr_tool_param *p = first ? first->params : NULL; p && p->name; p++) {
+        if (p->required || w->n == WINDOW_MAX)
+            continue;
+        size_t k = 0;
+        for (size_t i = 0; i < qr_tools_count(tools); i++)
+            k += tool_shown(tools, qr_tools_at(tools, i), domains) &&
+                 has_param(qr_tools_at(tools, i), p);
+        if (k >= 3)
+            w->p[w->n++] = p;
+    }
+    size_t users = 0;
+    for (size_t i = 0; i < qr_tools_count(tools); i++)
+        users += tool_shown(tools, qr_tools_at(tools, i), domains) &&
+                 has_window(qr_tools_at(tools, i), w);
+    if (w->n < 3 || users < 3)
+        w->n = 0;
+}
+
+static void param_sig(const qr_tool_param *p, bool first, qr_buf *out)
+{
+    qr_buf_printf(out, "%s%s%s: ", first ? "" : ", ", p->name, p->required ? "" : "?");
+    param_type(p, out);
+}
+
 /* One line per tool of the domains (its signature and summary), the parameters models
- * get wrong without a word (dates, paths, names), each description given once (a later
- * tool whose parameter reads the same says "as above"), and what the tool returns. */
+ * get wrong without a word (dates, paths, names), each description given once, and what
+ * the tool returns. */
 static void tool_summary(const qr_tools *tools, unsigned domains, qr_buf *out)
 {
+    window_set w;
+    find_window(tools, domains, &w);
+    if (w.n) {
+        /* wrapped at about 88 columns, as the rest of the prompt */
+        const char *head = "WINDOW, the parameters of a history window: ";
+        qr_buf_puts(out, head);
+        size_t col = strlen(head);
+        for (size_t i = 0; i < w.n; i++) {
+            qr_buf one;
+            qr_buf_init(&one);
+            param_sig(w.p[i], true, &one);
+            if (i && col + one.len + 2 > 88) {
+                qr_buf_puts(out, ",\n  ");
+                col = 2;
+            } else if (i) {
+                qr_buf_puts(out, ", ");
+                col += 2;
+            }
+            qr_buf_append(out, one.p, one.len);
+            col += one.len;
+            qr_buf_release(&one);
+        }
+        qr_buf_putc(out, '\n');
+    }
     const char *said[64];
     size_t nsaid = 0;
     for (size_t i = 0; i < qr_tools_count(tools); i++) {
         const qr_tool *t = qr_tools_at(tools, i);
-        if (!qr_ask_tool_offered(tools, t))
+        if (!tool_shown(tools, t, domains))
             continue;
-        if (!(domains & (code_tool(t) ? QR_ASK_CODE : QR_ASK_HISTORY)))
-            continue;
+        bool win = has_window(t, &w), any = false;
         qr_buf_printf(out, "- %s(", t->name);
         for (const qr_tool_param *p = t->params; p && p->name; p++) {
-            qr_buf_printf(out, "%s%s%s: ", p == t->params ? "" : ", ", p->name,
-                          p->required ? "" : "?");
-            param_type(p, out);
+            if (win && in_window(&w, p))
+                continue;
+            param_sig(p, !any, out);
+            any = true;
         }
+        if (win)
+            qr_buf_puts(out, any ? ", WINDOW" : "WINDOW");
         qr_buf_puts(out, "): ");
         put_readable(out, t->summary);
         qr_buf_putc(out, '\n');
-        bool above = false;
         for (const qr_tool_param *p = t->params; p && p->name; p++) {
             if (!key_param(p->name) || !p->desc)
                 continue;
             bool seen = false;
             for (size_t k = 0; k < nsaid && !seen; k++)
                 seen = !strcmp(said[k], p->desc);
-            if (seen) {
-                above = true;
+            if (seen)
                 continue;
-            }
             if (nsaid < sizeof said / sizeof said[0])
                 said[nsaid++] = p->desc;
             qr_buf_printf(out, "    %s: ", p->name);
             put_readable(out, p->desc);
             qr_buf_putc(out, '\n');
         }
-        if (above)
-            qr_buf_puts(out, "    (other parameters as above)\n");
         if (t->result) {
             qr_buf_puts(out, "    returns: ");
             put_readable(out, t->result);
@@ -192,33 +298,32 @@ static void tool_summary(const qr_tools *tools, unsigned domains, qr_buf *out)
 /* ---- the facts every role needs ---- */
 
 static const char intro[] =
-    "quarry answers questions about a git repository. Models never see the data: they\n"
-    "write a query or a program, and a deterministic engine runs it on quarry's tools.\n";
+    "quarry answers questions about a git repository: a model writes a query or a\n"
+    "program (it never sees the data), and quarry runs it on its tools.\n";
 
 static const char conventions[] =
     "\nCONVENTIONS (every tool and result)\n"
     "- Merge commits are included unless merges is \"exclude\" or \"only\"; a merge's :files,\n"
     "  :additions and :deletions are 0 unless first_parent is true.\n"
     "- since/until select commits by committer date (as git log does). :date is the author\n"
-    "  date, ISO-8601 with the author's own UTC offset (its day and hour are the author's\n"
-    "  local ones); :timestamp is the same instant in epoch seconds. :first and :last are\n"
-    "  author dates too.\n"
+    "  date, ISO-8601 in the author's own UTC offset (its day and hour are the author's);\n"
+    "  :timestamp is the same instant in epoch seconds; :first and :last are author dates.\n"
     "- since/until take \"2024-03-01\", ISO-8601, \"3 days ago\", \"yesterday\", \"today\",\n"
-    "  @epoch. Their days are counted in the time zone given under TODAY.\n"
-    "- Calendar words: \"last week\" is the last 7 days up to now (\"1 week ago\"), not the\n"
-    "  previous calendar week; \"last month\" is \"1 month ago\"; \"this week\" starts on\n"
-    "  Monday 00:00, \"this month\" on the 1st, \"this quarter\" on 1 January, April, July or\n"
-    "  October (the latest begun), \"this year\" on 1 January of TODAY's year; \"in october\"\n"
-    "  and \"Q3\" are the most recent ones begun by TODAY; a calendar window runs from its\n"
-    "  first day 00:00 (since) to 00:00 of the day after it (until).\n";
+    "  @epoch; their days are counted in the time zone given under TODAY.\n"
+    "- \"last week\" is the last 7 days up to now (\"1 week ago\"), not the previous calendar\n"
+    "  week; \"last month\" is \"1 month ago\"; \"this week\" starts on Monday 00:00, \"this\n"
+    "  month\" on the 1st, \"this quarter\" on 1 January, April, July or October (the latest\n"
+    "  begun), \"this year\" on 1 January; \"in october\" and \"Q3\" are the most recent ones\n"
+    "  begun by TODAY; a calendar window runs from its first day 00:00 (since) to 00:00 of\n"
+    "  the day after it (until).\n";
 
 /* ---- the query DSL (Architect, Fetcher; the Evaluator without fetches) ---- */
 
-/* The ops whose form the head's example does not show get their example too. */
+/* The ops whose form neither the head's example nor their keys show get their example. */
 static bool op_needs_example(const char *name)
 {
-    static const char *const shown[] = {"filter", "sort", "take", "drop", "first",
-                                        "last",   NULL};
+    static const char *const shown[] = {"filter", "sort",  "take",     "drop", "first",
+                                        "last",   "group", "distinct", "concat", NULL};
     for (size_t i = 0; shown[i]; i++)
         if (!strcmp(name, shown[i]))
             return false;
@@ -259,8 +364,7 @@ static const char dsl_exprs[] =
     "numbers.\n"
     "Functions (:compute values): [:if PREDICATE A B] [:str x ...] (text) [:dirname :path]\n"
     "  [:basename :path] [:top-dir :path] [:count-of :binding] (its number of items, e.g.\n"
-    "  a fraction [:/ [:count-of :mine] [:count-of :all]]). A field keyword as a value\n"
-    "  renames: :select [] :compute {:who :author}.\n"
+    "  a fraction [:/ [:count-of :mine] [:count-of :all]]).\n"
     "Aggregates (:aggregate :compute): [:count] [:sum :f] [:avg :f] [:min :f] [:max :f] "
     "[:count-distinct :f].\n"
     "Sort by several keys: :by [[:commits :desc] [:author :asc]]. A :join merges each\n"
@@ -274,9 +378,7 @@ static const char dsl_fetch[] =
     "Templates in :return, :params and :where strings: {{name}} {{count:name}}\n"
     "  {{first:name:field}} {{name:field}} (a one-record binding) {{sum:name:field}}\n"
     "  {{resolved:key}} (a value an earlier plan step resolved).\n"
-    ":return is a map; a keyword that names a binding is its value:\n"
-    "  {:findings :ranked :summary \"...\"}; other keys are kept as given.\n"
-    "Fields are those the tools return (see returns:).\n";
+    "In :return, a keyword that names a binding is its value.\n";
 
 static const char dsl_no_fetch[] =
     "Templates in :return and :where strings: {{name}} {{count:name}}\n"
@@ -424,24 +526,18 @@ static void lisp_reference(qr_buf *out, const qr_lisp_limits *limits)
 /* ---- roles ---- */
 
 static const char role_architect[] =
-    "You are the Architect. You decide how to get the answer. Reply with ONE EDN map in\n"
-    "a ```edn block, nothing else, in one of three modes:\n"
-    "1. {:mode :query :query QUERY}  when one query of the QUERY DSL above answers the\n"
-    "   question (tools, then filter/sort/group/aggregate/take). Prefer this whenever it\n"
-    "   fits.\n"
-    "2. {:mode :intent :intent \"...\"}  when the computation needs logic the DSL lacks\n"
-    "   (custom scoring, conditionals, several passes): describe exactly what to compute,\n"
-    "   with tools, parameters, fields and the output; a second model call turns it into\n"
-    "   a PTC-Lisp program.\n"
-    "3. {:mode :plan :steps [{:id 1 :goal \"...\" :needs []} {:id 2 :goal \"...\" :needs "
-    "[1]}]}\n"
-    "   only when someone must look at intermediate data before deciding what to fetch\n"
-    "   next. \"The most active author's commits\" is one chained query (see Chaining),\n"
-    "   not a plan. At most 4 steps; each costs two calls, and the Evaluator judging a\n"
-    "   step sees each result's size, fields and " ASK_STR(ASK_SAMPLE_ROWS)
-    " sample rows, not\n   the whole result.\n"
-    "The :return of a query holds :findings (a binding: the rows to show) and :summary\n"
-    "(one sentence with templates). Keep the question's time window and names exactly.\n";
+    "You are the Architect. Reply with ONE EDN map in a ```edn block, nothing else:\n"
+    "1. {:mode :query :query QUERY} when one query of the QUERY DSL above answers the\n"
+    "   question. Prefer this whenever it fits.\n"
+    "2. {:mode :intent :intent \"...\"} when it needs logic the DSL lacks: say exactly what\n"
+    "   to compute (tools, parameters, fields, output); a second call writes PTC-Lisp.\n"
+    "3. {:mode :plan :steps [{:id 1 :goal \"...\" :needs []} {:id 2 :goal \"...\" :needs [1]}]}\n"
+    "   only when someone must see intermediate data before deciding what to fetch next\n"
+    "   (not for \"X, then X's data\": see Chaining). At most 4 steps, two calls each; a\n"
+    "   step's Evaluator sees each result's size, fields and " ASK_STR(ASK_SAMPLE_ROWS)
+    " sample rows, not the\n   whole result.\n"
+    "A query's :return is {:findings BINDING :summary \"one sentence with templates\"};\n"
+    "other keys are kept. Keep the question's time window and names exactly.\n";
 
 static const char role_compiler[] =
     "You are the Compiler. You turn an intent into one PTC-Lisp program that runs in a\n"

@@ -298,10 +298,6 @@ int cli_cmd_ask(const cli_args *args)
         return EXIT_USAGE;
     }
 
-    int st0 = first_question(&ro, question);
-    if (st0 != EXIT_OK)
-        return st0;
-
     /* the model, when one is configured */
     qr_llm_config cfg;
     qr_llm_config_init(&cfg);
@@ -326,6 +322,12 @@ int cli_cmd_ask(const cli_args *args)
         qr_llm_set_log(llm, retry_note, NULL);
     }
     qr_llm_config_clear(&cfg);
+    /* the repository, after the configuration (whose errors name their own file) */
+    int st0 = first_question(&ro, question);
+    if (st0 != EXIT_OK) {
+        qr_llm_free(llm);
+        return st0;
+    }
 
     qr_trace *tf = NULL;
     if (trace) {

@@ -2,6 +2,7 @@
 """exactness.py: how exact quarry's code graph is, against Debian's own tools on one C tree.
 
     python3 bench/code/exactness.py QUARRY REPO [-I DIR ...] [--json] [--floors FILE]
+                                    [--diff FIGURE]
 
 REPO is a git repository of C sources (quarry indexes its working tree). Compares:
   definitions  quarry's nodes with universal-ctags' tags (function, struct, union, enum,
@@ -17,7 +18,9 @@ REPO is a git repository of C sources (quarry indexes its working tree). Compare
                what system headers declare);
   includes     quarry's include edges with clang's (#include lines of each .c file and
                the repository file they reach, or the header as written).
-Prints precision, recall and F1 of each; with --floors FILE (lines `NAME MIN_F1`) exits
+Prints precision, recall and F1 of each; --diff FIGURE (say "calls vs clang") also prints
+that figure's disagreements, "+ " what only quarry has and "- " what only the reference
+has, to find what to fix; with --floors FILE (lines `NAME MIN_F1`) exits
 1 when a figure is below its floor. The -I directories are passed to clang (relative to
 REPO). Facts only: nothing here is copied from the tools it runs.
 """
@@ -205,6 +208,7 @@ def main():
     args = sys.argv[1:]
     as_json = "--json" in args
     floors = None
+    diff = None
     incdirs = []
     rest = []
     i = 0
@@ -215,6 +219,9 @@ def main():
         elif a == "--floors":
             i += 1
             floors = args[i]
+        elif a == "--diff":
+            i += 1
+            diff = args[i]
         elif a == "-I":
             i += 1
             incdirs.append(args[i])
@@ -230,6 +237,7 @@ def main():
     nodes, edges = quarry_graph(quarry, repo)
 
     fig = {}
+    sets = {}
     defs_q, defs_t = quarry_defs(nodes), ctags_defs(repo, files)
     # identity by (file, kind, name); the line is checked apart, since the tools differ on
     # which line a multi-line definition is at (its first, or its name's)
@@ -251,6 +259,9 @@ def main():
     own = {n["name"] for n in nodes if n["node"] in ("function", "declaration")}
     mine = lambda s: {c for c in s if c[2] in own}
     fig["calls vs clang"] = prf(mine(sem), mine(cl_calls))
+    sets["calls vs clang"] = (mine(sem), mine(cl_calls))
+    sets["calls vs cscope+cflow"] = (lex, both)
+    sets["calls vs cscope"] = (lex, cs)
     fig["cscope+cflow vs clang"] = prf(mine(both), mine(cl_calls))
     fig["includes vs clang"] = prf(quarry_includes(edges), cl_incls)
 
@@ -263,6 +274,14 @@ def main():
                                               "reference"))
         for k, (p, r, f, ng, nw) in fig.items():
             print("%-24s %9.3f %7.3f %7.3f %8d %10d" % (k, p, r, f, ng, nw))
+    if diff:
+        if diff not in sets:
+            sys.exit("exactness: --diff takes one of: %s" % ", ".join(sets))
+        got, want = sets[diff]
+        for c in sorted(got - want):
+            print("+ " + " ".join(map(str, c)))
+        for c in sorted(want - got):
+            print("- " + " ".join(map(str, c)))
     status = 0
     if floors:
         with open(floors) as fh:

@@ -13,8 +13,9 @@
 #   schemas    the same turn for an agent with full tool schemas in every request:
 #              `quarry tools --format openai` + the same system role + the transcript of
 #              every earlier line and its whole result (what a chat agent keeps)
-# and the means per turn, for 10 and 30 turns: the dwim figure should stay flat (about
-# 300 + the preview) while the schema agent's grows with the turns.
+# and the means per turn, for 10 and 30 turns: the dwim figure should stay flat (the
+# user message is held within 2,000 characters, src/dwim/loop.c, plus the system role)
+# while the schema agent's grows with the turns.
 #
 # Exit status: 0 (this reports, it does not gate); 1 when a command fails.
 set -uo pipefail
@@ -59,7 +60,7 @@ PY
   python3 - "$TMP/log.jsonl" "$TMP/trace.jsonl" "$schema_chars" "$n" <<'PY'
 import json, sys
 log = [json.loads(l) for l in open(sys.argv[1])]
-trace = [json.loads(l) for l in open(sys.argv[2])]
+trace = [t for t in map(json.loads, open(sys.argv[2])) if t.get("event") == "turn"]
 schema, n = int(sys.argv[3]), int(sys.argv[4])
 dwim, full, transcript = [], [], 0
 for req, t in zip(log, trace):

@@ -97,6 +97,9 @@ typedef struct qr_dwim_ctx {
     /* the request the line runs for (NULL: none): its tools, greps and processes stop on
      * its cancel or deadline */
     qr_req *req;
+    /* set by qr_dwim_run when the line ran and its answer is a failure (validate: the
+     * check failed), so a caller can exit 1 */
+    bool failed;
 } qr_dwim_ctx;
 
 /* The top of the working tree containing dir (git rev-parse --show-toplevel), malloc'd;

@@ -223,8 +223,10 @@ typedef struct qr_flow_comment {
 typedef struct qr_flow_file {
     const char *src;
     size_t n;
-    const char *header; /* "streetrace v1" when the file starts so, else NULL */
+    const char *header; /* "streetrace v1" when the file starts so (after comments and
+                         * blank lines, if any), else NULL */
     size_t headern;
+    uint32_t header_line; /* the version line's line number (1-based), 0 without one */
     qr_flow_decl **decls;
     size_t ndecls;
     qr_flow_comment *comments;
@@ -277,6 +279,22 @@ const qr_flow_builtin *qr_flow_builtin_find(const char *s, size_t n);
 /* Lookups in a parsed file (NULL when absent). An agent's name is "main" when unnamed. */
 const qr_flow_decl *qr_flow_find(const qr_flow_file *f, qr_flow_decl_kind kind, const char *s,
                                  size_t n);
+/* The schema a variable's value has, as the file says (src/flow/infer.c): from its first
+ * setting (`x = call llm P`, P expecting S; `x = run agent A`; an agent that `produces x`;
+ * `x = filter y ...`; `for x in y`; `x = y`; `x = y.field` of a schema type). A list of S
+ * gives S. only_one: NULL unless exactly one statement or agent sets it (the checker's
+ * rule, so a variable set twice is never judged by one of them). NULL when unknown. */
+const qr_flow_decl *qr_flow_var_schema(const qr_flow_file *f, const char *s, size_t n,
+                                       bool only_one);
+/* The same for an expression; item: the schema of the current item inside
+ * `filter ... where` (for `.field`), or NULL. */
+const qr_flow_decl *qr_flow_expr_schema(const qr_flow_file *f, const qr_flow_expr *e,
+                                        const qr_flow_decl *item, bool only_one);
+
+/* The builtin tool groups an agent's `tools` line may name ("git", "memory", "files",
+ * "quarry"), NULL-terminated; static. */
+const char *const *qr_flow_tool_groups(void);
+
 /* The name a declaration goes by ("main" for an unnamed agent). */
 qr_flow_name qr_flow_decl_name(const qr_flow_decl *d);
 const char *qr_flow_decl_kind_name(qr_flow_decl_kind k);
@@ -339,6 +357,11 @@ typedef struct qr_flow_run_opts {
     /* the request the run belongs to (quarry/req.h): its cancel and deadline stop the run,
      * its tools and its model calls; NULL: the run makes its own from the budget */
     struct qr_req *req;
+    /* the working tree the `files` tools read (absolute; NULL: they are not offered), and
+     * whether they may change files there (edit_file is offered only then) */
+    const char *root;
+    bool write_files;
+    struct qr_host *host; /* the sources edit_file refreshes (quarry/host.h); with root */
 } qr_flow_run_opts;
 
 typedef struct qr_flow_result {

@@ -134,4 +134,18 @@ void qr_query_each_op(void (*fn)(void *ud, const char *name, const char *require
                                  const char *optional, const char *summary, const char *example),
                       void *ud);
 
+/* The functions of :compute values and operands ([:weekday :date], [:ext :path] ...),
+ * from the one table that defines them: calls fn for each with its group ("date", "path",
+ * "text", "collection", "logic", "binding"), its name and a one-line usage with an
+ * example. */
+void qr_query_each_function(void (*fn)(void *ud, const char *group, const char *name,
+                                       const char *usage),
+                            void *ud);
+
+/* Appends the DSL's reference for a model writing queries (plain text, lines of at most
+ * about 90 columns): predicates, arithmetic, every function (qr_query_each_function),
+ * aggregates, templates, chaining, and which date and zone the date parts read. The
+ * transform ops are qr_query_each_op's. Never fails (b's own out-of-memory flag aside). */
+void qr_query_reference(qr_buf *b);
+
 #endif

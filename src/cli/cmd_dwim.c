@@ -23,10 +23,14 @@ const char cli_dwim_page[] =
     "       quarry dwim parse \"LINE\" [--repo DIR] [--format text|json]\n"
     "       quarry dwim undo [--repo DIR]\n"
     "LINE is one terse intent: skeleton FILE|DIR, expand SYMBOL, read FILE[:A-B],\n"
-    "grep 'PATTERN', callers|callees|references|definition SYMBOL, deps FILE, validate,\n"
+    "grep 'PATTERN', callers|callees|references|definition SYMBOL, deps FILE,\n"
+    "validate [make test|ctest|npm test|pytest|cargo test|go test ./...],\n"
     "fix FILE (a SEARCH/REPLACE block on the lines after), done, or any tool's name with\n"
     "key=value parameters. Lines after the first are the content (an edit).\n"
-    "exit status: 0 success, 1 failure, 2 bad usage, or a line not confident enough to run.\n";
+    "validate runs the check of .quarry.toml (check = \"...\", at the top or under [dwim]),\n"
+    "else the test command the repository's files show (docs/dwim.md).\n"
+    "exit status: 0 success, 1 failure (validate: the check failed), 2 bad usage, or a\n"
+    "line not confident enough to run.\n";
 
 static void print_readings(const qr_dwim_intent *in)
 {
@@ -149,7 +153,8 @@ int cli_cmd_dwim(const cli_args *args)
     if (rc != QR_OK) {
         cli_error(FMT_DEFAULT, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p);
         code = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
-    }
+    } else if (c.failed)
+        code = EXIT_FAILED; /* it ran and failed: validate's check did not pass */
 done:
     qr_arena_release(&a);
     free(root);

@@ -297,8 +297,10 @@ static const char run_usage[] =
     "                     e.g. 512M or 2G; parallel statements share it\n"
     "  --max-turns N      model turns of one agent run (default %u)\n"
     "  --workers N        statements of a 'parallel do' run at once (default %u)\n"
-    "  --repo DIR         the repository the git tools read (default: the working\n"
-    "                     directory's)\n"
+    "  --allow-write files  offer agents edit_file too (the files group: read_file,\n"
+    "                     search_files, and edit_file only with this flag)\n"
+    "  --repo DIR         the repository the git and files tools read (default: the\n"
+    "                     working directory's)\n"
     "\n"
     "exit status: 0 done, 1 the file has errors or the run failed, 2 bad usage, an\n"
     "unreadable file or a bad configuration.\n";
@@ -353,7 +355,16 @@ int cli_flow_run_args(const cli_args *args)
 {
     const char *file = cli_arg_str(args, "file", NULL), *flow = cli_arg_str(args, "flow", NULL);
     const char *input = cli_arg_str(args, "input", NULL), *trace = cli_arg_str(args, "trace", NULL);
-    const char *repo = args->repo;
+    const char *repo = args->repo, *v0;
+    bool write_files = false;
+    if ((v0 = cli_arg_str(args, "allow-write", NULL))) {
+        if (strcmp(v0, "files")) {
+            cli_usage_error("flow run", "bad --allow-write '%s': a flow's agents may write only "
+                                        "'files'", v0);
+            return EXIT_USAGE;
+        }
+        write_files = true;
+    }
     qr_flow_budget b; /* the library's defaults, then what the options say */
     qr_flow_budget_default(&b);
     const char *v;
@@ -418,6 +429,7 @@ int cli_flow_run_args(const cli_args *args)
         }
     }
     int status = EXIT_OK;
+    char *root = NULL;
     qr_arena a;
     qr_arena_init(&a, 0);
     qr_flow_diags d;
@@ -440,9 +452,8 @@ int cli_flow_run_args(const cli_args *args)
     qr_llm_config cfg;
     qr_llm_config_init(&cfg);
     char cerr[400] = "";
-    char *root = work_tree(repo);
+    root = work_tree(repo);
     int rc = qr_llm_config_load(&cfg, root, cerr, sizeof cerr);
-    free(root);
     if (rc != QR_OK) {
         fprintf(stderr, "quarry flow run: %s\n", cerr[0] ? cerr : "bad model configuration");
         qr_llm_config_clear(&cfg);
@@ -477,6 +488,9 @@ int cli_flow_run_args(const cli_args *args)
     }
     o.log = run_log;
     o.req = cli_req(); /* Ctrl-C stops the run, its tools and its model calls */
+    o.root = root; /* the files group's working tree */
+    o.host = &host;
+    o.write_files = write_files;
     (void)retry_note;
     qr_flow_result r;
     rc = qr_flow_run(f, &o, &r);
@@ -495,6 +509,7 @@ int cli_flow_run_args(const cli_args *args)
         fclose(tf);
     qr_llm_config_clear(&cfg);
 done:
+    free(root);
     qr_flow_diags_clear(&d);
     qr_arena_release(&a);
     free(src);

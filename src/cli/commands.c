@@ -213,7 +213,8 @@ static const qr_tool_param flow_run_params[] = {
     P_STR("max-time-ms", "budget of wall time"), P_STR("max-steps", "budget of statements"),
     P_STR("max-memory", "budget of the memory the run's values take"),
     P_STR("max-turns", "model turns of one agent run"),
-    P_STR("workers", "statements of a 'parallel do' run at once"), P_REPO, P_END};
+    P_STR("workers", "statements of a 'parallel do' run at once"),
+    P_STR("allow-write", "offer agents edit_file too (files)"), P_REPO, P_END};
 
 static const cli_command flow_subs[] = {
     {.name = "check", .summary = "check flow files: syntax, names, types",

@@ -135,7 +135,7 @@ void cli_progress(void *ud, const char *what, size_t done, size_t total)
     }
     enum { WIDTH = 30 };
     int fill = (int)(done * WIDTH / total);
-    fprintf(stderr, "\rquarry: %s [%.*s%*s] %zu/%zu commits", what, fill,
+    fprintf(stderr, "\rquarry: %s [%.*s%*s] %zu/%zu", what, fill,
             "##############################", WIDTH - fill, "", done, total);
     fflush(stderr);
 }

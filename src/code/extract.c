@@ -40,6 +40,7 @@ typedef struct ex {
     qr_arena *a;
     const char *src;
     size_t len;
+    bool cpp; /* read as C++: __cplusplus is defined */
     vec items, refs;
     uint32_t errors;
     bool oom;
@@ -863,28 +864,246 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
     }
 }
 
-/* The macro a simple condition tests: `X` for `defined(X)` or `defined X`, "0" for `0`,
- * NULL for anything else (which is not judged: its code counts as active). */
-static const char *cond_of(ex *e, TSNode cond)
+/* ---- preprocessor conditions ---- */
+
+/* What the compiler (gcc on x86-64 GNU/Linux, the platform quarry indexes for) and the C
+ * library's headers define before any project file is read: a condition on these is
+ * judged where it is written, not left to "does some file define it". Names absent here
+ * are the project's, judged when a graph is assembled. */
+typedef struct host_macro {
+    const char *name;
+    long long value; /* HOST_UNDEF: known not to be defined */
+} host_macro;
+
+#define HOST_UNDEF (-0x7fffffffffffffffLL)
+
+static const host_macro host_macros[] = {
+    {"BIG_ENDIAN", 4321},
+    {"BYTE_ORDER", 1234},
+    {"CHAR_BIT", 8},
+    {"LITTLE_ENDIAN", 1234},
+    {"PDP_ENDIAN", 3412},
+    {"_LP64", 1},
+    {"_MSC_VER", HOST_UNDEF},
+    {"_WIN32", HOST_UNDEF},
+    {"_WIN64", HOST_UNDEF},
+    {"__ANDROID__", HOST_UNDEF},
+    {"__APPLE__", HOST_UNDEF},
+    {"__BIG_ENDIAN", 4321},
+    {"__BIG_ENDIAN__", HOST_UNDEF},
+    {"__BYTE_ORDER", 1234},
+    {"__BYTE_ORDER__", 1234},
+    {"__CHAR_BIT__", 8},
+    {"__CYGWIN__", HOST_UNDEF},
+    {"__DragonFly__", HOST_UNDEF},
+    {"__ELF__", 1},
+    {"__FreeBSD__", HOST_UNDEF},
+    {"__GLIBC__", 2},
+    {"__GNUC__", 12},
+    {"__GNUC_MINOR__", 2},
+    {"__LITTLE_ENDIAN", 1234},
+    {"__LITTLE_ENDIAN__", 1},
+    {"__LP64__", 1},
+    {"__MACH__", HOST_UNDEF},
+    {"__MINGW32__", HOST_UNDEF},
+    {"__NetBSD__", HOST_UNDEF},
+    {"__OpenBSD__", HOST_UNDEF},
+    {"__ORDER_BIG_ENDIAN__", 4321},
+    {"__ORDER_LITTLE_ENDIAN__", 1234},
+    {"__ORDER_PDP_ENDIAN__", 3412},
+    {"__PDP_ENDIAN", 3412},
+    {"__SIZEOF_INT__", 4},
+    {"__SIZEOF_LONG_LONG__", 8},
+    {"__SIZEOF_LONG__", 8},
+    {"__SIZEOF_POINTER__", 8},
+    {"__SIZEOF_SHORT__", 2},
+    {"__SIZEOF_SIZE_T__", 8},
+    {"__STDC_HOSTED__", 1},
+    {"__STDC_VERSION__", 201710},
+    {"__STDC__", 1},
+    {"__aarch64__", HOST_UNDEF},
+    {"__amd64", 1},
+    {"__amd64__", 1},
+    {"__arm__", HOST_UNDEF},
+    {"__gnu_linux__", 1},
+    {"__i386__", HOST_UNDEF},
+    {"__linux", 1},
+    {"__linux__", 1},
+    {"__sun", HOST_UNDEF},
+    {"__unix", 1},
+    {"__unix__", 1},
+    {"__x86_64", 1},
+    {"__x86_64__", 1},
+    {"linux", 1},
+    {"unix", 1},
+};
+
+static int host_cmp(const void *k, const void *m)
 {
-    if (ts_node_is_null(cond))
-        return NULL;
-    if (is(cond, "number_literal")) {
-        const char *t = text(e, cond);
-        return t && !strcmp(t, "0") ? "0" : NULL;
-    }
-    if (is(cond, "preproc_defined")) {
-        TSNode nm = ts_node_named_child(cond, 0);
-        return ts_node_is_null(nm) ? NULL : text(e, nm);
-    }
-    if (is(cond, "parenthesized_expression") && ts_node_named_child_count(cond) == 1)
-        return cond_of(e, ts_node_named_child(cond, 0));
-    return NULL;
+    return strcmp(k, ((const host_macro *)m)->name);
 }
 
-/* The branches of #if/#ifdef/#elif: the body under `c` plus the branch's own condition,
- * the alternative without it. */
-static void preproc_branch(ex *e, TSNode n, const char *own, const ctx *c)
+/* The host's knowledge of macro `name`: true when known, with *defined and *value set.
+ * __cplusplus is defined exactly when the file is read as C++. */
+static bool host_macro_of(const ex *e, const char *name, bool *defined, long long *value)
+{
+    if (!name)
+        return false;
+    if (!strcmp(name, "__cplusplus")) {
+        *defined = e->cpp;
+        *value = e->cpp ? 201703 : 0;
+        return true;
+    }
+    const host_macro *m = bsearch(name, host_macros, sizeof host_macros / sizeof *host_macros,
+                                  sizeof *host_macros, host_cmp);
+    if (!m)
+        return false;
+    *defined = m->value != HOST_UNDEF;
+    *value = *defined ? m->value : 0;
+    return true;
+}
+
+/* The value of a condition from host facts alone: 1 (true, *v holds it), 0 when it cannot
+ * be known here (a project macro, a function-like macro, an operator left out).
+ * `||` and `&&` are judged when one side decides them. */
+static int host_eval(ex *e, TSNode n, long long *v, int depth)
+{
+    if (ts_node_is_null(n) || depth > 64)
+        return 0;
+    if (is(n, "number_literal")) {
+        const char *t = text(e, n);
+        if (!t)
+            return 0;
+        char *end;
+        long long x = strtoll(t, &end, 0);
+        while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+            end++;
+        if (*end)
+            return 0;
+        *v = x;
+        return 1;
+    }
+    if (is(n, "identifier")) {
+        bool def;
+        if (!host_macro_of(e, text(e, n), &def, v))
+            return 0;
+        return 1; /* an undefined name is 0 in #if */
+    }
+    if (is(n, "preproc_defined")) {
+        bool def;
+        long long ignored;
+        if (!host_macro_of(e, text(e, ts_node_named_child(n, 0)), &def, &ignored))
+            return 0;
+        *v = def;
+        return 1;
+    }
+    if (is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
+        return host_eval(e, ts_node_named_child(n, 0), v, depth + 1);
+    const char *op = NULL;
+    TSNode o = field(n, "operator");
+    if (!ts_node_is_null(o))
+        op = text(e, o);
+    if (!op)
+        return 0;
+    if (is(n, "unary_expression")) {
+        long long a;
+        if (!host_eval(e, field(n, "argument"), &a, depth + 1))
+            return 0;
+        if (!strcmp(op, "!"))
+            *v = !a;
+        else if (!strcmp(op, "-"))
+            *v = -a;
+        else if (!strcmp(op, "~"))
+            *v = ~a;
+        else if (!strcmp(op, "+"))
+            *v = a;
+        else
+            return 0;
+        return 1;
+    }
+    if (!is(n, "binary_expression"))
+        return 0;
+    long long a = 0, b = 0;
+    int ka = host_eval(e, field(n, "left"), &a, depth + 1);
+    int kb = host_eval(e, field(n, "right"), &b, depth + 1);
+    if (!strcmp(op, "||") || !strcmp(op, "&&")) {
+        bool any = !strcmp(op, "||");
+        if ((ka && (a != 0) == any) || (kb && (b != 0) == any)) {
+            *v = any;
+            return 1;
+        }
+        if (!ka || !kb)
+            return 0;
+        *v = any ? (a || b) : (a && b);
+        return 1;
+    }
+    if (!ka || !kb)
+        return 0;
+    if (!strcmp(op, "=="))
+        *v = a == b;
+    else if (!strcmp(op, "!="))
+        *v = a != b;
+    else if (!strcmp(op, "<"))
+        *v = a < b;
+    else if (!strcmp(op, "<="))
+        *v = a <= b;
+    else if (!strcmp(op, ">"))
+        *v = a > b;
+    else if (!strcmp(op, ">="))
+        *v = a >= b;
+    else if (!strcmp(op, "+"))
+        *v = (long long)((unsigned long long)a + (unsigned long long)b);
+    else if (!strcmp(op, "-"))
+        *v = (long long)((unsigned long long)a - (unsigned long long)b);
+    else if (!strcmp(op, "&"))
+        *v = a & b;
+    else if (!strcmp(op, "|"))
+        *v = a | b;
+    else
+        return 0;
+    return 1;
+}
+
+/* The conditions a branch's body sits under, added to `cond`: each project macro the
+ * condition requires to be defined (`X`, `defined(X)`, joined by `&&`), "0" when the host
+ * facts make it false; parts that are neither are not judged (their code counts as
+ * active). *known is 1 or 0 when the host facts decide the whole condition, else -1. */
+static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int depth)
+{
+    long long v;
+    if (ts_node_is_null(n) || depth > 64) {
+        *known = -1;
+        return cond;
+    }
+    if (host_eval(e, n, &v, 0)) {
+        *known = v != 0;
+        return v ? cond : cond_add(e, cond, "0");
+    }
+    *known = -1;
+    if (is(n, "preproc_defined")) {
+        TSNode nm = ts_node_named_child(n, 0);
+        const char *t = ts_node_is_null(nm) ? NULL : text(e, nm);
+        return t ? cond_add(e, cond, t) : cond;
+    }
+    if (is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
+        return cond_terms(e, ts_node_named_child(n, 0), cond, known, depth + 1);
+    TSNode o = field(n, "operator");
+    const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+    if (is(n, "binary_expression") && op && !strcmp(op, "&&")) {
+        int k;
+        cond = cond_terms(e, field(n, "left"), cond, &k, depth + 1);
+        cond = cond_terms(e, field(n, "right"), cond, &k, depth + 1);
+        *known = -1;
+        return cond;
+    }
+    return cond;
+}
+
+/* The branches of #if/#ifdef/#elif: the body under `c` plus the branch's own conditions
+ * (`body_cond`), the alternatives without them; when the host facts decide the branch
+ * (known 1), every alternative is inactive. */
+static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
+                           const char *alt_term, const ctx *c)
 {
     if (c->depth > MAX_DEPTH) {
         e->errors++;
@@ -892,8 +1111,7 @@ static void preproc_branch(ex *e, TSNode n, const char *own, const ctx *c)
     }
     ctx body = *c;
     body.depth++;
-    if (own)
-        body.cond = cond_add(e, c->cond, own);
+    body.cond = body_cond;
     TSNode cond = field(n, "condition");
     TSNode name = field(n, "name");
     TSNode alt = field(n, "alternative");
@@ -910,15 +1128,54 @@ static void preproc_branch(ex *e, TSNode n, const char *own, const ctx *c)
         return;
     ctx other = *c;
     other.depth++;
+    if (known == 1)
+        other.cond = cond_add(e, c->cond, "0");
+    else if (alt_term)
+        other.cond = cond_add(e, c->cond, alt_term);
     if (is(alt, "preproc_elif")) {
-        preproc_branch(e, alt, cond_of(e, field(alt, "condition")), &other);
+        int k;
+        const char *bc = cond_terms(e, field(alt, "condition"), other.cond, &k, 0);
+        preproc_branch(e, alt, bc, k, NULL, &other);
     } else {
-        /* #else: the branch of `#if 1` is disabled; others are not judged */
-        const char *t = is(n, "preproc_if") ? text(e, cond) : NULL;
-        if (t && !strcmp(t, "1"))
-            other.cond = cond_add(e, c->cond, "0");
         walk_children(e, alt, &other);
     }
+}
+
+static void preproc_if(ex *e, TSNode n, const ctx *c)
+{
+    int known;
+    const char *bc = cond_terms(e, field(n, "condition"), c->cond, &known, 0);
+    preproc_branch(e, n, bc, known, NULL, c);
+}
+
+/* Whether `#ifndef X` opens a header guard: its first line inside is `#define X`. */
+static bool header_guard(ex *e, TSNode n, const char *name)
+{
+    TSNode nm = field(n, "name");
+    for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (ts_node_eq(ch, nm) || is(ch, "comment"))
+            continue;
+        if (!is(ch, "preproc_def"))
+            return false;
+        const char *d = text(e, field(ch, "name"));
+        return d && !strcmp(d, name);
+    }
+    return false;
+}
+
+/* "!X": the branch holds only when no file and no build option defines X. */
+static const char *negated(ex *e, const char *name)
+{
+    size_t n = strlen(name);
+    char *d = qr_arena_alloc(e->a, n + 2);
+    if (!d) {
+        e->oom = true;
+        return NULL;
+    }
+    d[0] = '!';
+    memcpy(d + 1, name, n + 1);
+    return d;
 }
 
 static void preproc_ifdef(ex *e, TSNode n, const ctx *c)
@@ -926,8 +1183,27 @@ static void preproc_ifdef(ex *e, TSNode n, const ctx *c)
     TSNode first = ts_node_child(n, 0);
     bool ifndef = !ts_node_is_null(first) && ts_node_end_byte(first) - ts_node_start_byte(first) == 7;
     TSNode nm = field(n, "name");
-    const char *own = !ifndef && !ts_node_is_null(nm) ? text(e, nm) : NULL;
-    preproc_branch(e, n, own, c);
+    const char *name = ts_node_is_null(nm) ? NULL : text(e, nm);
+    bool def;
+    long long ignored;
+    if (host_macro_of(e, name, &def, &ignored)) {
+        bool taken = def != ifndef;
+        preproc_branch(e, n, taken ? c->cond : cond_add(e, c->cond, "0"), taken, NULL, c);
+        return;
+    }
+    if (!name) {
+        preproc_branch(e, n, c->cond, -1, NULL, c);
+        return;
+    }
+    const char *neg = negated(e, name);
+    if (!neg)
+        return;
+    if (!ifndef)
+        preproc_branch(e, n, cond_add(e, c->cond, name), -1, neg, c);
+    else if (header_guard(e, n, name))
+        preproc_branch(e, n, c->cond, -1, NULL, c);
+    else
+        preproc_branch(e, n, cond_add(e, c->cond, neg), -1, name, c);
 }
 
 /* ---- the walk ---- */
@@ -1018,7 +1294,7 @@ static void walk(ex *e, TSNode n, ctx c)
             return;
         }
         if (!strcmp(t, "preproc_if") || !strcmp(t, "preproc_elif")) {
-            preproc_branch(e, n, cond_of(e, field(n, "condition")), &c);
+            preproc_if(e, n, &c);
             return;
         }
         if (!strcmp(t, "preproc_ifdef")) {
@@ -1138,6 +1414,90 @@ static char *blank_directive_comments(const char *src, size_t len)
     return out;
 }
 
+/* ---- the extern "C" wrapper ---- */
+
+/* The next line of src from i: its bounds without the newline; false at the end. */
+static bool next_line(const char *src, size_t len, size_t *i, size_t *b, size_t *e)
+{
+    if (*i >= len)
+        return false;
+    *b = *i;
+    while (*i < len && src[*i] != '\n')
+        (*i)++;
+    *e = *i;
+    if (*i < len)
+        (*i)++;
+    return true;
+}
+
+/* Whether src[b..e) reads as `words` once blanks are dropped ("#ifdef__cplusplus"). */
+static bool line_is(const char *src, size_t b, size_t e, const char *words)
+{
+    size_t k = 0;
+    for (size_t i = b; i < e; i++) {
+        if (src[i] == ' ' || src[i] == '\t' || src[i] == '\r')
+            continue;
+        if (!words[k] || src[i] != words[k])
+            return false;
+        k++;
+    }
+    return !words[k];
+}
+
+/* Whether a line opens the C++-only branch: #ifdef __cplusplus, #if defined(__cplusplus)
+ * or #if defined __cplusplus. */
+static bool opens_cplusplus(const char *src, size_t b, size_t e)
+{
+    return line_is(src, b, e, "#ifdef__cplusplus") ||
+           line_is(src, b, e, "#ifdefined(__cplusplus)") ||
+           line_is(src, b, e, "#ifdefined__cplusplus");
+}
+
+/* A copy of src (or of `own`, a copy made before, reused) with the C++ linkage wrapper
+ * made blanks: the lines `extern "C" {` and `}` that sit alone between
+ * `#ifdef __cplusplus` and `#endif`. The brace opens in one preprocessor branch and closes
+ * in another, so the grammar reads the whole header as the body of the first branch,
+ * under its condition, and every declaration in it became inactive. Lines and offsets
+ * are kept. Returns own (or NULL) when there is nothing to change or memory ran out. */
+static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
+{
+    char *out = own;
+    size_t i = 0, b, e;
+    while (next_line(src, len, &i, &b, &e)) {
+        if (!opens_cplusplus(src, b, e))
+            continue;
+        size_t j = i, mb, me, body_b = 0, body_e = 0;
+        int body = 0;
+        bool ok = false;
+        while (body <= 1 && next_line(src, len, &j, &mb, &me)) {
+            if (line_is(src, mb, me, "#endif")) {
+                ok = body == 1;
+                break;
+            }
+            if (line_is(src, mb, me, "")) /* a blank line */
+                continue;
+            if (line_is(src, mb, me, "extern\"C\"{") || line_is(src, mb, me, "}")) {
+                body_b = mb;
+                body_e = me;
+                body++;
+                continue;
+            }
+            break;
+        }
+        if (!ok)
+            continue;
+        if (!out) {
+            out = malloc(len ? len : 1);
+            if (!out)
+                return NULL;
+            memcpy(out, src, len);
+        }
+        memset(out + body_b, ' ', body_e - body_b);
+        i = j;
+    }
+    return out;
+}
+
 static const TSLanguage *language(qr_code_lang lang)
 {
     return lang == QR_CODE_LANG_CPP ? tree_sitter_cpp() : tree_sitter_c();
@@ -1163,6 +1523,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         return QR_EINVAL;
     }
     char *clean = blank_directive_comments(src, len);
+    clean = blank_cplusplus_wrapper(clean ? clean : src, len, clean);
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
@@ -1171,7 +1532,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         free(clean);
         return QR_ENOMEM;
     }
-    ex e = {.a = a, .src = src, .len = len};
+    ex e = {.a = a, .src = src, .len = len, .cpp = lang == QR_CODE_LANG_CPP};
     e.items.size = sizeof(qr_code_item);
     e.refs.size = sizeof(qr_code_ref);
     ctx c = {.file_scope = true};

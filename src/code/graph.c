@@ -20,8 +20,8 @@
 #define _GNU_SOURCE /* qsort_r: the comparators take the graph, not a global */
 #include "graph_int.h"
 
-#include <ctype.h>
 #include "../git/git_dl.h" /* libgit2, loaded on first use */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,33 +563,125 @@ int64_t qr__code_file_index(const qr_code_graph *g, const char *path)
     return -1;
 }
 
-static bool macro_defined(const qr_code_graph *g, const char *name, size_t n)
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Adds the macro names that `-D` options define in text (a compile_commands.json, or
+ * QUARRY_CODE_DEFINES): each `-DNAME`, `-DNAME=VALUE` or `-D NAME` (also split into two
+ * JSON strings, "-D", "NAME"), and in QUARRY_CODE_DEFINES bare names too. */
+static void add_defines(qr_code_graph *g, const char *t, size_t len, bool bare)
+{
+    for (size_t i = 0; i < len; i++) {
+        size_t j;
+        if (t[i] == '-' && i + 1 < len && t[i + 1] == 'D' &&
+            (i == 0 || strchr(" \t\n\",[", t[i - 1]))) {
+            j = i + 2;
+            while (j < len && strchr(" \t\n\",", t[j]))
+                j++;
+        } else if (bare && (i == 0 || strchr(" \t,", t[i - 1])) &&
+                   (isalpha((unsigned char)t[i]) || t[i] == '_')) {
+            j = i;
+        } else {
+            continue;
+        }
+        size_t k = j;
+        if (k < len && (isalpha((unsigned char)t[k]) || t[k] == '_'))
+            while (k < len && (isalnum((unsigned char)t[k]) || t[k] == '_'))
+                k++;
+        if (k == j)
+            continue;
+        if (g->ndefines == g->capdefines) {
+            size_t nc = g->capdefines ? g->capdefines * 2 : 32;
+            const char **nd = qr_arena_realloc(&g->a, g->defines,
+                                               g->capdefines * sizeof *nd, nc * sizeof *nd);
+            if (!nd)
+                return;
+            g->defines = nd;
+            g->capdefines = nc;
+        }
+        char *d = qr_arena_alloc(&g->a, k - j + 1);
+        if (!d)
+            return;
+        memcpy(d, t + j, k - j);
+        d[k - j] = 0;
+        g->defines[g->ndefines++] = d;
+        i = k;
+    }
+}
+
+/* The macros the build defines on the compiler's command line: the -D options of
+ * compile_commands.json in the working tree's root or its build/, and QUARRY_CODE_DEFINES.
+ * A condition on one of them is active, as one on a macro some file defines. */
+static void read_build_defines(qr_code_graph *g)
+{
+    const char *env = getenv("QUARRY_CODE_DEFINES");
+    if (env)
+        add_defines(g, env, strlen(env), true);
+    static const char *const where[] = {"compile_commands.json", "build/compile_commands.json"};
+    for (size_t w = 0; g->c->workdir && w < sizeof where / sizeof *where; w++) {
+        qr_buf path = {0};
+        char *text = NULL;
+        size_t len = 0;
+        const char *why = NULL;
+        qr_buf_printf(&path, "%s/%s", g->c->workdir, where[w]);
+        if (path.p && qr_read_regular_file(path.p, 64u << 20, &text, &len, &why) == QR_OK)
+            add_defines(g, text, len, false);
+        free(text);
+        qr_buf_release(&path);
+    }
+    if (g->ndefines)
+        qsort(g->defines, g->ndefines, sizeof *g->defines, cmp_cstr);
+}
+
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth);
+
+/* Whether the build or a file defines the macro name[0..n): a -D option, or a #define
+ * that is itself compiled in (zlib defines Z_PREFIX_SET only under Z_PREFIX, which nothing
+ * defines, so `#ifdef Z_PREFIX_SET ... #else` keeps its #else). Definitions nest a few
+ * levels at most; past MACRO_COND_DEPTH a definition counts. */
+#define MACRO_COND_DEPTH 4
+static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth)
 {
     char buf[256];
     if (n >= sizeof buf)
         return false;
     memcpy(buf, name, n);
     buf[n] = 0;
+    const char *key = buf;
+    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr))
+        return true;
     for (size_t i = qr__code_name_lower(g, buf);
-         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++)
-        if (g->nodes[g->by_name[i]].it.kind == QR_CODE_MACRO)
+         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {
+        const qr_code_node *m = &g->nodes[g->by_name[i]];
+        if (m->it.kind == QR_CODE_MACRO &&
+            (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1)))
             return true;
+    }
     return false;
 }
 
-/* A condition list is inactive when it holds "0" or a macro no file defines. */
-bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond)
+/* A condition list is inactive when it holds "0", a macro no file (and no build option)
+ * defines, or "!X" for a macro X that one does define. */
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth)
 {
     if (!cond)
         return false;
     for (const char *p = cond; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if ((n == 1 && *p == '0') || !macro_defined(g, p, n))
+        if ((n == 1 && *p == '0') || (*p == '!' ? macro_defined(g, p + 1, n - 1, depth)
+                                                : !macro_defined(g, p, n, depth)))
             return true;
         p += n + (e ? 1 : 0);
     }
     return false;
+}
+
+bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond)
+{
+    return cond_inactive(g, cond, 0);
 }
 
 static const char *key_of(qr_code_graph *g, const char *file, const char *name)
@@ -701,6 +793,27 @@ static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
     return f->closure && bsearch(&want, f->closure, f->nclosure, sizeof want, cmp_size) != NULL;
 }
 
+static bool c_family(qr_code_lang l)
+{
+    return l == QR_CODE_LANG_C || l == QR_CODE_LANG_CPP;
+}
+
+/* How far a definition the caller's file cannot see is from it, when the linker's choice
+ * must be guessed: 0 in the caller's directory, 2 elsewhere in the same language family
+ * (C and C++), 4 in another language (a C call never reaches a C# method of the same
+ * name in a contrib/ folder). */
+static int guess_distance(const qr_code_graph *g, int64_t fi, int64_t ni)
+{
+    if (fi < 0 || ni < 0)
+        return 2;
+    const gfile *a = &g->files[fi], *b = &g->files[ni];
+    if (c_family(a->lang) != c_family(b->lang))
+        return 4;
+    const char *sa = strrchr(a->path, '/'), *sb = strrchr(b->path, '/');
+    size_t da = sa ? (size_t)(sa - a->path) : 0, db = sb ? (size_t)(sb - b->path) : 0;
+    return da == db && !memcmp(a->path, b->path, da) ? 0 : 2;
+}
+
 /* The node of kind k (or any definition kind when k < 0) named `name`, as the code of
  * `file` sees it: one in `file` first, then one in a header it includes, then (for what
  * the linker joins: non-static functions and variables; and types, as a guess) one
@@ -709,7 +822,7 @@ static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
     int64_t best = -1;
-    int best_rank = 99;
+    int best_rank = 99; /* 0 same file, 2 visible, 4-8 a guess (guess_distance); +1 inactive */
     int64_t fi = -2; /* the index of `file`, looked up once a candidate needs it */
     for (size_t i = qr__code_name_lower(g, name);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, name); i++) {
@@ -730,7 +843,7 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
         else if (visible_from(g, fi, ni))
             rank = 2;
         else if (!local)
-            rank = 4;
+            rank = 4 + guess_distance(g, fi, ni);
         else
             continue;
         rank += n->inactive ? 1 : 0;
@@ -801,11 +914,47 @@ static int expand_macro(qr_code_graph *g, const call_site *s, int64_t m, const c
         const qr_code_ref *ref = &mf->file.refs[r];
         if (ref->kind != QR_CODE_REF_MACRO_CALL || !ref->from || strcmp(ref->from, mn->it.name))
             continue;
+        /* this definition's body only: `#ifdef DEBUG / #define F(x) f_debug(x) / #else /
+         * #define F(x) ...` are two macros named F, and a call reaches the one chosen */
+        if (ref->line < mn->it.line || ref->line > mn->it.end_line)
+            continue;
         int rc = add_call(g, s, ref->name, via, depth + 1, stack);
         if (rc)
             return rc;
     }
     return QR_OK;
+}
+
+/* The name an object-like macro stands for when its whole replacement is one identifier
+ * other than its own name (`#define s_free zfree`), interned in the graph's arena; NULL
+ * for any other macro. */
+static const char *macro_alias(qr_code_graph *g, int64_t m)
+{
+    const qr_code_item *it = &g->nodes[m].it;
+    if ((it->flags & QR_CODE_FUNC_LIKE) || !it->type)
+        return NULL;
+    const char *b = it->type;
+    while (*b == ' ' || *b == '\t')
+        b++;
+    if (!(isalpha((unsigned char)*b) || *b == '_'))
+        return NULL;
+    const char *e = b;
+    while (isalnum((unsigned char)*e) || *e == '_')
+        e++;
+    for (const char *t = e; *t; t++)
+        if (!isspace((unsigned char)*t))
+            return NULL;
+    size_t n = (size_t)(e - b);
+    if (n == strlen(it->name) && !memcmp(b, it->name, n))
+        return NULL;
+    if (!*e)
+        return b;
+    char *d = qr_arena_alloc(&g->a, n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, b, n);
+    d[n] = 0;
+    return d;
 }
 
 static int add_call(qr_code_graph *g, const call_site *s, const char *name, const char *via,
@@ -814,6 +963,31 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
     if (depth >= MACRO_DEPTH)
         return QR_OK;
     int64_t m = qr__code_resolve(g, name, QR_CODE_MACRO, s->f->path);
+    /* an alias is followed when it is compiled in: zlib's `#define adler32_z z_adler32_z`
+     * under Z_PREFIX, which no file defines, is not */
+    const char *alias = m >= 0 && !g->nodes[m].inactive ? macro_alias(g, m) : NULL;
+    if (alias) {
+        /* `#define s_free zfree`: a call of s_free is a call of zfree, made through s_free */
+        for (int d = 0; d < depth; d++)
+            if (stack[d] && !strcmp(stack[d], name))
+                return QR_OK;
+        stack[depth] = name;
+        if (qr__code_resolve(g, alias, QR_CODE_FUNCTION, s->f->path) >= 0 ||
+            qr__code_resolve(g, alias, QR_CODE_MACRO, s->f->path) >= 0)
+            return add_call(g, s, alias, via ? via : name, depth + 1, stack);
+        /* `#define zmemcpy memcpy`: a call of what the project does not define */
+        qr_code_edge e = {.kind = QR_CODE_E_CALLS,
+                          .from = s->caller,
+                          .to = -1,
+                          .from_key = s->caller_key,
+                          .to_key = alias,
+                          .file = s->f->path,
+                          .via = via ? via : name,
+                          .line = s->line,
+                          .inactive = s->inactive};
+        g->stats.unresolved_calls++;
+        return push_edge(g, &e);
+    }
     if (m >= 0 && (g->nodes[m].it.flags & QR_CODE_FUNC_LIKE)) {
         for (int d = 0; d < depth; d++)
             if (stack[d] && !strcmp(stack[d], name))
@@ -1279,7 +1453,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
                     job_read(c, &jobs[n++], max);
                 }
             if (opts && opts->progress)
-                opts->progress(opts->progress_ud, "indexing code", done, todo);
+                opts->progress(opts->progress_ud, "indexing code files", done, todo);
             extract_batch(jobs, n, threads, opts ? opts->stop : NULL);
             for (size_t k = 0; k < n; k++) {
                 int sr = job_store(c, g, &jobs[k], err);
@@ -1309,7 +1483,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         if (rc != QR_OK)
             goto fail;
         if (opts && opts->progress)
-            opts->progress(opts->progress_ud, "indexing code", todo, todo);
+            opts->progress(opts->progress_ud, "indexing code files", todo, todo);
     }
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
@@ -1333,6 +1507,7 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             break;
         }
     }
+    read_build_defines(g);
     if ((rc = assemble(g)) != QR_OK) {
         if (rc == QR_ENOMEM)
             qr_buf_puts(err, "out of memory assembling the code graph");

@@ -59,6 +59,10 @@ struct qr_code_graph {
     size_t nrefs;
     bool refs_done;
     size_t ref_queries; /* find_references asked so far */
+    /* the macros the build's -D options define (compile_commands.json,
+     * QUARRY_CODE_DEFINES), sorted */
+    const char **defines;
+    size_t ndefines, capdefines;
 };
 
 size_t qr__code_name_lower(const qr_code_graph *g, const char *name);

@@ -784,8 +784,13 @@ static int bfs(q *x, walkq *w, qr_code_edge_kind k, bool forward, const char *di
                 qr_mapb_put(&mb, kw(x, "to"), s(x, e->to_key));
                 qr_mapb_put(&mb, kw(x, "file"), s(x, e->file));
                 qr_mapb_put(&mb, kw(x, "line"), qr_int(e->line));
-                if (k == QR_CODE_E_INCLUDES)
-                    qr_mapb_put(&mb, kw(x, "system"), qr_bool(e->to < 0));
+                if (k == QR_CODE_E_INCLUDES) {
+                    /* <...> is a system header; a "..." one the tree lacks is unresolved */
+                    bool sys = e->to < 0 && e->to_key[0] == '<';
+                    qr_mapb_put(&mb, kw(x, "system"), qr_bool(sys));
+                    if (e->to < 0 && !sys)
+                        qr_mapb_put(&mb, kw(x, "resolved"), qr_bool(false));
+                }
                 if (k == QR_CODE_E_CALLS && e->to < 0)
                     qr_mapb_put(&mb, kw(x, "resolved"), qr_bool(false));
                 if (e->via)
@@ -997,6 +1002,40 @@ static int q_find_references(q *x, qr_val *out)
     return QR_OK;
 }
 
+/* The files the parser recovered from errors in, most errors first (then by path), at
+ * most ERROR_FILES of them: [{:file :parse_errors}], where parse_errors alone does not say. */
+#define ERROR_FILES 20
+static qr_val error_files(q *x)
+{
+    const qr_code_graph *g = x->g;
+    size_t top[ERROR_FILES], n = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        uint32_t e = g->files[i].file.errors;
+        if (!e)
+            continue;
+        /* insert i in order: more errors first; files are sorted by path already */
+        size_t at = n;
+        while (at > 0 && g->files[top[at - 1]].file.errors < e)
+            at--;
+        if (at >= ERROR_FILES)
+            continue;
+        if (n < ERROR_FILES)
+            n++;
+        memmove(top + at + 1, top + at, (n - 1 - at) * sizeof *top);
+        top[at] = i;
+    }
+    qr_vecb vb;
+    qr_vecb_init(&vb, x->a, n);
+    for (size_t k = 0; k < n; k++) {
+        qr_mapb mb;
+        qr_mapb_init(&mb, x->a, 2);
+        qr_mapb_put(&mb, kw(x, "file"), s(x, g->files[top[k]].path));
+        qr_mapb_put(&mb, kw(x, "parse_errors"), qr_int(g->files[top[k]].file.errors));
+        qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
+    }
+    return qr_vecb_finish(&vb, QR_T_VEC);
+}
+
 static int q_get_index_stats(q *x, qr_val *out)
 {
     const qr_code_stats *st = &x->g->stats;
@@ -1041,6 +1080,7 @@ static int q_get_index_stats(q *x, qr_val *out)
         PUT("stored_refs", refs);
     }
     qr_mapb_put(&mb, kw(x, "database"), s(x, qr_code_db_path(x->g->c)));
+    qr_mapb_put(&mb, kw(x, "error_files"), error_files(x));
 #undef PUT
     *out = qr_mapb_finish(&mb, QR_T_MAP);
     return QR_OK;

@@ -19,7 +19,10 @@ int qr__dwim_spawn(const char *const *argv, const char *dir, const qr_stop *stop
 int qr__dwim_resolve(const qr_dwim_ctx *c, const char *path, bool must_exist, char **abs_out,
                      const char **rel_out, qr_buf *err);
 int qr__dwim_graph(qr_dwim_ctx *c, qr_code_graph **g, qr_buf *err);
-int qr__dwim_validate(qr_dwim_ctx *c, qr_arena *a, qr_buf *out, qr_buf *err);
+/* Runs the check (named: the command a line names, or NULL for the configured or
+ * discovered one); sets c->failed when it failed. */
+int qr__dwim_validate(qr_dwim_ctx *c, const char *named, qr_arena *a, qr_buf *out,
+                      qr_buf *err);
 int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *out,
                  qr_buf *err);
 

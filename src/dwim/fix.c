@@ -563,13 +563,23 @@ int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *
         if ((rc = load(c, &gd, in->target, false, f, err)) != QR_OK)
             goto done;
         const char *hit = on ? memmem(f->old, f->on, old, on) : NULL;
+        if (!hit && on > 1 && old[on - 1] == '\n') {
+            /* a unique piece inside a line: the block's last line break is only the
+             * marker's (`return x;` matches in `    return x;  // y`) */
+            on--;
+            if (nn && neu[nn - 1] == '\n')
+                nn--;
+            hit = memmem(f->old, f->on, old, on);
+        }
         if (!hit) {
-            qr_buf_printf(err, "the SEARCH text is not in '%s'", f->rel);
+            qr_buf_printf(err, "the SEARCH text is not in '%s' (compared byte for byte, "
+                               "spaces included, as whole lines or a piece of one): read "
+                               "the lines and copy them", f->rel);
             rc = QR_EINVAL;
             goto done;
         }
         if (memmem(hit + 1, f->on - (size_t)(hit - f->old) - 1, old, on)) {
-            qr_buf_printf(err, "the SEARCH text occurs more than once in '%s'; give more lines",
+            qr_buf_printf(err, "the SEARCH text occurs more than once in '%s'; give more of it",
                           f->rel);
             rc = QR_EINVAL;
             goto done;

@@ -7,7 +7,9 @@
  * number of turns (bench/dwim measures it).
  *
  * Loop lines beside the verbs: `plan: GOAL` opens a subtask, `done[: SUMMARY]` closes the
- * current one (the root ends the loop), `fetch ID` shows a cached result whole,
+ * current one (the root ends the loop), `fetch ID` shows the next part of a cached result
+ * (paged: each fetch goes on where the prompt last stopped, so a long result is read
+ * whole in a few turns, and no new result is made), `fetch nN` a note whole,
  * `note[ when]: TEXT` keeps a note (when: `done` expires it when the current subtask
  * closes, `N` after N turns, `'PATTERN'` when a result contains it; none: until
  * `drop ID`). The loop stops with what it has on a stall (the same line three times in a
@@ -15,6 +17,13 @@
  * model fails, or when the request (ctx->req) stops. Each call is one turn of the turn
  * module (quarry/turn.h: budget, stop, token count, trace events), with no repair: a line
  * that does not parse is answered by its result ("unclear ...") on the next turn.
+ *
+ * The user message has a budget (PROMPT_BUDGET characters, about 500 tokens at four
+ * characters a token) whatever the number of turns: the path shows the root and the two
+ * deepest nodes, notes and the SEEN list are cut to fixed shares, and the last result
+ * gets what is left (at most preview_chars, at least MIN_PREVIEW), cut at a line end.
+ * Rejected: a transcript (grows with the turns); page numbers fixed in advance (the
+ * room for a page depends on the notes of the turn).
  *
  * The loop remembers what the model read (ctx->reads, filled by read, expand and
  * skeleton): the prompt lists it under SEEN with the result ids; the same read line again,
@@ -32,7 +41,17 @@
 #include <string.h>
 #include <strings.h>
 
-enum { MAX_DEPTH = 8, MAX_NOTES = 16, MAX_RESULTS = 256, MAX_SEEN_SHOWN = 8 };
+enum {
+    MAX_DEPTH = 8,
+    MAX_NOTES = 16,
+    MAX_RESULTS = 256,
+    MAX_SEEN_SHOWN = 5,
+    PROMPT_BUDGET = 2000, /* characters of the user message: about 500 tokens */
+    MIN_PREVIEW = 400,    /* of the last result, whatever the rest takes */
+    NOTE_SHOWN = 100,     /* characters of one note in the prompt (fetch nN: whole) */
+    NOTES_SHARE = 320,    /* of the notes section */
+    SEEN_SHARE = 300,     /* of the SEEN list */
+};
 
 typedef struct node {
     char *goal, *summary;
@@ -58,9 +77,12 @@ typedef struct loop {
     size_t nnotes;
     int next_note;
     char *results[MAX_RESULTS]; /* by id - 1 */
+    char *lines[MAX_RESULTS];   /* the line that made each */
+    size_t shown_to[MAX_RESULTS]; /* how far the prompt showed each */
     size_t nresults;
     char *last_line;
-    int last_id;
+    int last_id;     /* the result the prompt shows */
+    size_t last_from; /* from this offset (a fetch goes on where the last view stopped) */
     uint64_t seen[MAX_RESULTS]; /* hashes of results, for progress */
     size_t nseen;
     struct qr_dwim_reads reads; /* what the model read: the SEEN list, repeats, fix */
@@ -70,7 +92,8 @@ static const char system_role[] =
     "You work on a code repository one terse line per turn. Answer with exactly one line "
     "(a fix may add lines after it). Lines:\n"
     "skeleton PATH | expand SYMBOL | read FILE[:A-B] | grep 'REGEX' | callers SYM | "
-    "callees SYM | deps FILE | references SYM | validate | fetch ID | TOOL key=value\n"
+    "callees SYM | deps FILE | references SYM | validate [make test] | TOOL key=value\n"
+    "fetch ID (the rest of a result, part by part) | fetch nN (a note whole)\n"
     "fix + a unified diff (--- a/F, +++ b/F, @@ -l,n +l,n @@ hunks with context)\n"
     "fix FILE + a block: <<<<<<< SEARCH / old / ======= / new / >>>>>>> REPLACE\n"
     "fix SYMBOL + its whole new text\n"
@@ -101,29 +124,63 @@ static void one_line_into(qr_buf *b, const char *s, size_t max)
         qr_buf_puts(b, "...");
 }
 
-static void build_prompt(loop *L, uint32_t turn, qr_buf *b)
+/* The task path: the root, then (deeper than three) a gap, then the two deepest nodes. */
+static void path_into(loop *L, qr_buf *b)
 {
-    const qr_dwim_loop_opts *o = L->o;
     qr_buf_puts(b, "TASK\n");
     for (int i = 0; i < L->depth; i++) {
-        qr_buf_printf(b, "%*s%d. [%s] ", 2 * i, "", i + 1, L->path[i].status);
-        one_line_into(b, L->path[i].goal, 200);
+        if (L->depth > 3 && i > 0 && i < L->depth - 2) {
+            if (i == 1)
+                qr_buf_printf(b, "  ... %d subtasks between\n", L->depth - 3);
+            continue;
+        }
+        /* indented by the place shown: root, (gap,) then one level per node */
+        int place = L->depth > 3 && i > 0 ? i - (L->depth - 3) : i;
+        qr_buf_printf(b, "%*s%d. [%s] ", 2 * place, "", i + 1, L->path[i].status);
+        one_line_into(b, L->path[i].goal, i ? 100 : 200);
         if (L->path[i].summary) {
             qr_buf_puts(b, " - ");
-            one_line_into(b, L->path[i].summary, 120);
+            one_line_into(b, L->path[i].summary, 80);
         }
         qr_buf_putc(b, '\n');
     }
-    if (L->nnotes) {
-        qr_buf_puts(b, "NOTES\n");
-        for (size_t i = 0; i < L->nnotes; i++) {
-            qr_buf_printf(b, "n%d: ", L->notes[i].id);
-            one_line_into(b, L->notes[i].text, 200);
-            qr_buf_putc(b, '\n');
+}
+
+/* The live notes, newest last, each cut at NOTE_SHOWN; those past the share by id only. */
+static void notes_into(loop *L, qr_buf *b)
+{
+    if (!L->nnotes)
+        return;
+    qr_buf_puts(b, "NOTES (fetch nN reads one whole)\n");
+    size_t first = 0;
+    /* the newest that fit in the share, older ones named only */
+    size_t used = 0;
+    for (size_t i = L->nnotes; i-- > 0;) {
+        size_t l = strlen(L->notes[i].text);
+        used += 8 + (l > NOTE_SHOWN ? NOTE_SHOWN + 3 : l);
+        if (used > NOTES_SHARE) {
+            first = i + 1;
+            break;
         }
     }
-    /* what was read, newest first, one line per result */
+    if (first) {
+        qr_buf_puts(b, "older:");
+        for (size_t i = 0; i < first; i++)
+            qr_buf_printf(b, " n%d", L->notes[i].id);
+        qr_buf_putc(b, '\n');
+    }
+    for (size_t i = first; i < L->nnotes; i++) {
+        qr_buf_printf(b, "n%d: ", L->notes[i].id);
+        one_line_into(b, L->notes[i].text, NOTE_SHOWN);
+        qr_buf_putc(b, '\n');
+    }
+}
+
+/* What was read, newest first, one short line per result, within SEEN_SHARE. */
+static void seen_into(loop *L, qr_buf *b)
+{
     int shown = 0, last = 0;
+    size_t start = b->len;
     for (size_t i = L->reads.n; i-- > 0 && shown < MAX_SEEN_SHOWN;) {
         const qr_dwim_seen *e = &L->reads.v[i];
         if (!e->id || e->id == last)
@@ -131,24 +188,115 @@ static void build_prompt(loop *L, uint32_t turn, qr_buf *b)
         if (!shown++)
             qr_buf_puts(b, "SEEN (fetch ID shows one again)\n");
         last = e->id;
-        qr_buf_printf(b, "#%04d %s ", e->id, e->rel);
-        one_line_into(b, e->what, 80);
+        size_t before = b->len;
+        qr_buf_printf(b, "#%04d ", e->id);
+        one_line_into(b, e->rel, 60);
+        qr_buf_putc(b, ' ');
+        one_line_into(b, e->what, 40);
         if (!e->key && strcmp(e->what, "edited") != 0)
             qr_buf_puts(b, " (edited since)");
         qr_buf_putc(b, '\n');
+        if (b->len - start > SEEN_SHARE) { /* over the share: this one goes */
+            b->len = before;
+            if (b->p)
+                b->p[b->len] = '\0';
+            break;
+        }
     }
+}
+
+/* How much of r from `from` fits in room characters: cut at a line end when one is in
+ * the second half. */
+static size_t view_len(const char *r, size_t n, size_t from, size_t room)
+{
+    if (n - from <= room)
+        return n - from;
+    size_t take = room;
+    for (size_t k = take; k > room / 2; k--)
+        if (r[from + k - 1] == '\n')
+            return k;
+    return take;
+}
+
+static void build_prompt(loop *L, uint32_t turn, qr_buf *b)
+{
+    const qr_dwim_loop_opts *o = L->o;
+    path_into(L, b);
+    notes_into(L, b);
+    seen_into(L, b);
     if (L->last_id) {
-        const char *r = L->results[L->last_id - 1];
-        size_t n = strlen(r), max = o->preview_chars ? o->preview_chars : 1200;
-        qr_buf_printf(b, "LAST #%04d `", L->last_id);
-        one_line_into(b, L->last_line ? L->last_line : "", 120);
-        qr_buf_puts(b, "`\n");
-        qr_buf_append(b, r, n < max ? n : max);
-        if (n > max)
-            qr_buf_printf(b, "\n... (%zu more chars: fetch %04d)", n - max, L->last_id);
+        int id = L->last_id;
+        const char *r = L->results[id - 1];
+        size_t n = strlen(r), from = L->last_from <= n ? L->last_from : 0;
+        size_t max = o->preview_chars ? o->preview_chars : 1200;
+        qr_buf_printf(b, "LAST #%04d `", id);
+        one_line_into(b, L->lines[id - 1] ? L->lines[id - 1] : "", 100);
+        qr_buf_puts(b, "`");
+        if (from)
+            qr_buf_printf(b, " from char %zu of %zu", from + 1, n);
         qr_buf_putc(b, '\n');
+        /* what is left of the budget, less the two lines after the result */
+        size_t used = b->len + 100;
+        size_t room = used < PROMPT_BUDGET ? PROMPT_BUDGET - used : 0;
+        if (room > max)
+            room = max;
+        if (room < MIN_PREVIEW)
+            room = MIN_PREVIEW;
+        size_t take = view_len(r, n, from, room);
+        qr_buf_append(b, r + from, take);
+        if (from + take < n)
+            qr_buf_printf(b, "%s... %zu more chars: fetch %04d goes on", take && r[from + take - 1] == '\n' ? "" : "\n",
+                          n - from - take, id);
+        qr_buf_putc(b, '\n');
+        L->shown_to[id - 1] = from + take;
     }
     qr_buf_printf(b, "TURN %u/%u. Your line:", turn, o->max_turns);
+}
+
+/* `fetch ID` (the next part of result ID) and `fetch nN` (note N whole). Returns 0 when
+ * the line is neither; 1 for a result shown again (*id, *from set; res says what), 2 for
+ * a line answered in res (a note, or no such result). *progress: new text. */
+static int fetch_line(loop *L, const char *line, qr_buf *res, int *id, size_t *from,
+                      bool *progress)
+{
+    if (strncasecmp(line, "fetch", 5) != 0 || !isspace((unsigned char)line[5]))
+        return 0;
+    const char *s = line + 5;
+    while (isspace((unsigned char)*s))
+        s++;
+    bool note_ref = *s == 'n' || *s == 'N';
+    if (note_ref)
+        s++;
+    while (*s == '#')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    long k = strtol(s, NULL, 10);
+    if (note_ref) {
+        for (size_t i = 0; i < L->nnotes; i++)
+            if (L->notes[i].id == k) {
+                qr_buf_printf(res, "n%ld: %s", k, L->notes[i].text);
+                *progress = true;
+                return 2;
+            }
+        qr_buf_printf(res, "no note n%ld", k);
+        return 2;
+    }
+    if (k < 1 || (size_t)k > L->nresults) {
+        qr_buf_printf(res, "no result #%04ld (results so far: #0001 to #%04zu)", k, L->nresults);
+        return 2;
+    }
+    const char *r = L->results[k - 1];
+    size_t n = strlen(r), to = L->shown_to[k - 1];
+    *id = (int)k;
+    /* on from where it was last shown; from the start once it was shown to the end */
+    *from = to < n ? to : 0;
+    *progress = to < n;
+    if (*from)
+        qr_buf_printf(res, "#%04ld from char %zu of %zu", k, *from + 1, n);
+    else
+        qr_buf_printf(res, "#%04ld again from its start (%zu chars)", k, n);
+    return 1;
 }
 
 static bool fence(const char *s)
@@ -392,9 +540,14 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
         qr_arena_init(&a, 16u << 20);
         qr_dwim_intent in;
         memset(&in, 0, sizeof in);
-        int closed = 0;
+        int closed = 0, fetched = 0, view_id = 0;
+        size_t view_from = 0;
         if (note_line(&L, line, turn, &res)) {
             progress = true;
+        } else if ((fetched = fetch_line(&L, line, &res, &view_id, &view_from, &progress))) {
+            /* a page of a result: shown in the next prompt, no new result */
+            if (progress)
+                same = 0;
         } else if (qr_dwim_parse(&lk, line, strlen(line), &a, &in) != QR_OK) {
             qr_buf_puts(&res, "out of memory");
         } else if (in.verb == QR_DWIM_PLAN && in.confidence >= 0.85) {
@@ -433,20 +586,6 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
                 L.depth--;
                 qr_buf_printf(&res, "subtask %d closed", L.depth + 1);
             }
-        } else if (in.verb == QR_DWIM_FETCH && in.target) {
-            const char *t = in.target;
-            while (*t == '#')
-                t++;
-            int id = atoi(t);
-            if (id >= 1 && (size_t)id <= L.nresults) {
-                const char *full = L.results[id - 1];
-                size_t n = strlen(full);
-                qr_buf_append(&res, full, n < 16000 ? n : 16000);
-                if (n > 16000)
-                    qr_buf_puts(&res, "\n... cut at 16000 chars");
-                progress = true;
-            } else
-                qr_buf_printf(&res, "no result %s", in.target);
         } else if (in.confidence < 0.85) {
             qr_buf_printf(&res, "unclear (%s %.2f): ", qr_dwim_band(in.confidence),
                           in.confidence);
@@ -490,11 +629,18 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
             }
             qr_buf_release(&e);
         }
-        /* keep the result */
+        /* keep the result (a fetch shows an old one from where it stopped) */
         int id = 0;
-        if (L.nresults < MAX_RESULTS) {
-            L.results[L.nresults++] = res.p ? dupn(res.p, res.len) : dups("");
-            id = (int)L.nresults;
+        if (fetched == 1) {
+            id = view_id;
+            L.last_from = view_from;
+        } else {
+            if (L.nresults < MAX_RESULTS) {
+                L.results[L.nresults] = res.p ? dupn(res.p, res.len) : dups("");
+                L.lines[L.nresults++] = dups(line);
+                id = (int)L.nresults;
+            }
+            L.last_from = 0;
         }
         L.last_id = id;
         free(L.last_line);
@@ -537,8 +683,10 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
         free(L.notes[i].text);
         free(L.notes[i].pattern);
     }
-    for (size_t i = 0; i < L.nresults; i++)
+    for (size_t i = 0; i < L.nresults; i++) {
         free(L.results[i]);
+        free(L.lines[i]);
+    }
     free(L.last_line);
     qr__dwim_reads_release(&L.reads);
     o->ctx->reads = outer;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- the verbs ---- */
 
@@ -718,6 +719,51 @@ static int by_score(const cand *x, const cand *y)
     return 0;
 }
 
+/* A validate line naming its check: a validate alias, then one of the test runners
+ * (make, ctest, npm, pytest, cargo, go) and its words. Sets out to that reading. */
+static int validate_named(const char *text, size_t n, qr_arena *a, qr_dwim_intent *out)
+{
+    static const char *const first[] = {"validate", "check", "verify", "test", NULL};
+    static const char *const runners[] = {"make", "ctest", "npm", "pytest", "cargo", "go",
+                                          NULL};
+    size_t i = 0;
+    while (i < n && isspace((unsigned char)text[i]))
+        i++;
+    size_t w0 = i;
+    while (i < n && !isspace((unsigned char)text[i]))
+        i++;
+    size_t w0n = i - w0;
+    while (i < n && isspace((unsigned char)text[i]))
+        i++;
+    size_t w1 = i;
+    while (i < n && !isspace((unsigned char)text[i]))
+        i++;
+    size_t w1n = i - w1;
+    bool ok0 = false, ok1 = false;
+    for (size_t k = 0; first[k]; k++)
+        ok0 |= strlen(first[k]) == w0n && !strncasecmp(text + w0, first[k], w0n);
+    for (size_t k = 0; runners[k]; k++)
+        ok1 |= strlen(runners[k]) == w1n && !strncmp(text + w1, runners[k], w1n);
+    if (!ok0 || !ok1)
+        return QR_OK;
+    size_t e = n;
+    while (e > w1 && isspace((unsigned char)text[e - 1]))
+        e--;
+    const char *cmd = qr_arena_strndup(a, text + w1, e - w1);
+    const char **targets = qr_arena_alloc(a, sizeof *targets);
+    if (!cmd || !targets)
+        return QR_ENOMEM;
+    targets[0] = cmd;
+    out->verb = QR_DWIM_VALIDATE;
+    out->tool = "validate";
+    out->target = cmd;
+    out->targets = targets;
+    out->ntargets = 1;
+    out->params = put(a, qr_map_empty(), "command", str(a, cmd));
+    out->confidence = 0.95;
+    return QR_OK;
+}
+
 int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena *a,
                   qr_dwim_intent *out)
 {
@@ -762,6 +808,12 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         }
     }
     out->content = content && *content ? content : NULL;
+    /* `validate make test`: the check named on the line (validate.c allows only the
+     * repository's own test commands) */
+    if (validate_named(text, head, a, out) != QR_OK)
+        return QR_ENOMEM;
+    if (out->verb == QR_DWIM_VALIDATE)
+        return QR_OK;
 
     tok toks[MAX_TOKS];
     size_t nt = tokenize(lk, text, head, a, toks);

@@ -391,22 +391,42 @@ static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr
         return rc == QR_ENOMEM ? rc : QR_EINVAL;
     }
     size_t max = c->max_lines ? c->max_lines : 200;
+    /* the file's lines, so the header names the lines shown (a 22-line file: 1-22) */
+    size_t total = 0;
+    for (const char *q = text, *qe = text + n; q < qe; total++) {
+        const char *e = memchr(q, '\n', (size_t)(qe - q));
+        q = e ? e + 1 : qe;
+    }
     if (lo < 1)
         lo = 1;
     if (hi < lo)
         hi = lo + (int64_t)max - 1;
     if (hi - lo + 1 > (int64_t)max)
         hi = lo + (int64_t)max - 1;
+    if (hi > (int64_t)total)
+        hi = (int64_t)total;
+    if (total == 0) {
+        qr_buf_printf(out, "%s: an empty file\n", rel);
+        qr__dwim_seen_add(c, rel, "empty");
+        free(text);
+        free(abs);
+        return QR_OK;
+    }
+    if (lo > (int64_t)total) {
+        qr_buf_printf(err, "'%s' has %zu line%s; line %lld is past its end", rel, total,
+                      total == 1 ? "" : "s", (long long)lo);
+        free(text);
+        free(abs);
+        return QR_EINVAL;
+    }
     qr_buf_printf(out, "%s:%lld-%lld\n", rel, (long long)lo, (long long)hi);
     int64_t line = 1;
     const char *p = text, *end = text + n;
-    size_t total = 0;
     while (p < end) {
         const char *e = memchr(p, '\n', (size_t)(end - p));
         size_t l = e ? (size_t)(e - p) : (size_t)(end - p);
         if (line >= lo && line <= hi)
             qr_buf_printf(out, "%6lld  %.*s\n", (long long)line, (int)l, p);
-        total++;
         line++;
         p = e ? e + 1 : end;
     }
@@ -563,6 +583,41 @@ done:
 
 /* ---- tools of the registry ---- */
 
+static qr_val field(qr_arena *a, qr_val m, const char *k)
+{
+    qr_val v;
+    return m.t == QR_T_MAP && qr_map_get(m, qr_kw_cstr(a, k), &v) ? v : qr_nil();
+}
+
+/* get_diff's result as a model reads a patch: one line saying what it is, then git's own
+ * text (an EDN string would escape every line break). False when res is not its shape. */
+static bool patch_text(qr_arena *a, qr_val res, qr_buf *out)
+{
+    qr_val from = field(a, res, "from"), to = field(a, res, "to"), files = field(a, res, "files"),
+           next = field(a, res, "next_offset"), off = field(a, res, "offset"),
+           patches = field(a, res, "patches");
+    if (from.t != QR_T_STR || to.t != QR_T_STR || files.t != QR_T_INT || off.t != QR_T_INT ||
+        !qr_is_seqcoll(patches))
+        return false;
+    size_t n = qr_vec_len(patches);
+    qr_buf_printf(out, "%.7s..%.7s: %lld file%s", from.s->data, to.s->data, (long long)files.i,
+                  files.i == 1 ? "" : "s");
+    if (n && (off.i > 0 || next.t == QR_T_INT))
+        qr_buf_printf(out, ", %lld-%lld shown", (long long)off.i + 1, (long long)off.i + (long long)n);
+    if (next.t == QR_T_INT)
+        qr_buf_printf(out, " (next page: offset=%lld)", (long long)next.i);
+    qr_buf_putc(out, '\n');
+    for (size_t i = 0; i < n; i++) {
+        qr_val p = qr_vec_at(patches, i), t = field(a, p, "patch");
+        if (t.t != QR_T_STR)
+            continue;
+        qr_buf_append(out, t.s->data, t.s->len);
+        if (qr_truthy(field(a, p, "cut")))
+            qr_buf_puts(out, "... (cut: give path= and a larger max_chars)\n");
+    }
+    return true;
+}
+
 static int run_tool(qr_dwim_ctx *c, const char *name, qr_val params, qr_arena *a, qr_buf *out,
                     qr_buf *err)
 {
@@ -574,6 +629,8 @@ static int run_tool(qr_dwim_ctx *c, const char *name, qr_val params, qr_arena *a
     int rc = qr_tools_call(c->tools, name, c->req, params, a, &res, err);
     if (rc != QR_OK)
         return rc;
+    if (!strcmp(name, "get_diff") && patch_text(a, res, out))
+        return QR_OK;
     qr_print(out, res, 0);
     qr_buf_putc(out, '\n');
     return QR_OK;
@@ -601,6 +658,7 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
     qr_arena_init(&a, 64u << 20);
     int rc = QR_OK;
     const char *needs = NULL;
+    c->failed = false;
     switch (in->verb) {
     case QR_DWIM_SKELETON:
         if (!in->target)
@@ -630,7 +688,7 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
             rc = run_grep(c, in->target, out, err);
         break;
     case QR_DWIM_VALIDATE:
-        rc = qr__dwim_validate(c, &a, out, err);
+        rc = qr__dwim_validate(c, param_str(&a, in->params, "command"), &a, out, err);
         break;
     case QR_DWIM_FIX:
         rc = qr__dwim_fix(c, in, &a, out, err);

@@ -7,6 +7,7 @@
  *   E0001 undefined reference     E0002 variable never assigned    E0003 duplicate
  *   E0010 missing property        E0011 circular delegate/use      E0013 prompt without body
  *   E0014 conflicting modifiers   E0015 prompt reads an undefined variable
+ *   E0016 a field its schema does not have (`x.fle`, x a Finding)
  *   W0002 agent with delegate and use       W0004 a builtin tool set quarry does not have
  *   W0003 a flow runs an agent (or calls a prompt) before a variable its prompts read can
  *         have been set: the seed's LSP goal, from `produces` and `$var` references.
@@ -23,19 +24,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const flow_tool_groups[] = {"git", "memory", "quarry", NULL};
+const char *const flow_tool_groups[] = {"git", "memory", "files", "quarry", NULL};
+const char *const flow_files_tools[] = {"read_file", "search_files", "edit_file", NULL};
+
+const char *flow_tool_group(const char *s, size_t *n)
+{
+    /* StreetRace's file tools are quarry's files group (docs/flow.md) */
+    if (*n == 13 && !memcmp(s, "streetrace.fs", 13)) {
+        *n = 5;
+        return "files";
+    }
+    /* `builtin quarry.git` names the group git */
+    size_t k = *n;
+    if (k > 7 && !memcmp(s, "quarry.", 7)) {
+        s += 7;
+        k -= 7;
+    }
+    for (int i = 0; flow_tool_groups[i]; i++)
+        if (strlen(flow_tool_groups[i]) == k && !memcmp(flow_tool_groups[i], s, k)) {
+            *n = k;
+            return flow_tool_groups[i];
+        }
+    return NULL;
+}
+
+const char *const *qr_flow_tool_groups(void)
+{
+    return flow_tool_groups;
+}
 
 bool flow_tool_group_known(const char *s, size_t n)
 {
-    /* `builtin quarry.git` names the group git */
-    if (n > 7 && !memcmp(s, "quarry.", 7)) {
-        s += 7;
-        n -= 7;
-    }
-    for (int i = 0; flow_tool_groups[i]; i++)
-        if (strlen(flow_tool_groups[i]) == n && !memcmp(flow_tool_groups[i], s, n))
-            return true;
-    return false;
+    return flow_tool_group(s, &n) != NULL;
 }
 
 bool flow_name_eq(qr_flow_name a, const char *s, size_t n)
@@ -215,6 +235,7 @@ typedef struct checker {
     qr_flow_diags *d;
     symtab t;
     bool has_models;
+    const qr_flow_decl *item; /* inside `filter L where`: the schema of L's items, or NULL */
     size_t visits; /* statement visits of the ordering walk */
     /* ordering warnings already given: (statement, variable) */
     const void **warned_at;
@@ -357,6 +378,50 @@ static void collect(checker *c)
 }
 
 /* ---- pass 2: references ---- */
+
+/* E0016: `x.fle` where x's schema (qr_flow_expr_schema) has no field fle: the value would
+ * be null at run time. nm: the field's name (its first segment for `.a.b`). */
+static void check_field(checker *c, const qr_flow_decl *schema, qr_flow_name nm)
+{
+    if (!schema)
+        return;
+    const char *dot = memchr(nm.s, '.', nm.n);
+    if (dot) {
+        nm.n = (uint32_t)(dot - nm.s);
+        nm.pos.len = flow_cp_len(nm.s, nm.n);
+    }
+    for (size_t i = 0; i < schema->nprops; i++)
+        if (flow_name_eq(schema->props[i].key, nm.s, nm.n))
+            return;
+    size_t k = 0;
+    char help[300] = "";
+    const char *best = NULL;
+    size_t bestd = nm.n > 5 ? 3 : 2;
+    for (size_t i = 0; i < schema->nprops; i++) {
+        const qr_flow_name key = schema->props[i].key;
+        size_t dd = qr_edit_distance(nm.s, nm.n, key.s, key.n, QR_EDIT_FOLD | QR_EDIT_TRANSPOSE);
+        if (dd < bestd) {
+            bestd = dd;
+            best = key.s;
+            k = key.n;
+        }
+    }
+    if (best)
+        snprintf(help, sizeof help, "did you mean '%.*s'?", (int)k, best);
+    else {
+        qr_buf b;
+        qr_buf_init(&b);
+        for (size_t i = 0; i < schema->nprops && i < 12; i++)
+            qr_buf_printf(&b, "%s%.*s", i ? ", " : "", (int)schema->props[i].key.n,
+                          schema->props[i].key.s);
+        snprintf(help, sizeof help, "its fields are %s", b.p ? b.p : "none");
+        qr_buf_release(&b);
+    }
+    qr_flow_diag_add(c->d, QR_FLOW_ERROR, "E0016", nm.pos.line, nm.pos.col, nm.pos.len, help,
+                     "schema '%.*s' has no field '%.*s'", (int)schema->name.n, schema->name.s,
+                     (int)nm.n, nm.s);
+}
+
 static void check_expr(checker *c, const qr_flow_expr *e, bool in_filter)
 {
     while (e) {
@@ -383,6 +448,30 @@ static void check_expr(checker *c, const qr_flow_expr *e, bool in_filter)
                                  e->pos.len, "write 'filter LIST where .field ...'",
                                  "'.%.*s' is only meaningful inside 'filter ... where'",
                                  (int)e->name.n, e->name.s);
+            else {
+                /* `.a.b`: each segment against the schema of the part before it */
+                qr_flow_expr pre = *e;
+                const char *end = e->name.s + e->name.n;
+                for (const char *seg = e->name.s; seg < end;) {
+                    const char *dot = memchr(seg, '.', (size_t)(end - seg));
+                    qr_flow_name nm = e->name;
+                    nm.s = seg;
+                    nm.n = (uint32_t)((dot ? dot : end) - seg);
+                    nm.pos.col = e->name.pos.col + flow_cp_len(e->name.s, (size_t)(seg - e->name.s));
+                    nm.pos.len = flow_cp_len(nm.s, nm.n);
+                    size_t pren = (size_t)(seg - e->name.s); /* `a.` before `b` */
+                    pre.name.n = pren ? (uint32_t)(pren - 1) : 0;
+                    const qr_flow_decl *sc =
+                        pren ? qr_flow_expr_schema(c->f, &pre, c->item, true) : c->item;
+                    if (!sc)
+                        break;
+                    size_t before = c->d->n;
+                    check_field(c, sc, nm);
+                    if (c->d->n != before || !dot)
+                        break;
+                    seg = dot + 1;
+                }
+            }
             return;
         case QR_FX_LIST:
         case QR_FX_OBJECT:
@@ -420,10 +509,14 @@ static void check_expr(checker *c, const qr_flow_expr *e, bool in_filter)
                 check_expr(c, e->items[i], in_filter);
             return;
         }
-        case QR_FX_FILTER:
+        case QR_FX_FILTER: {
             check_expr(c, e->a, in_filter);
+            const qr_flow_decl *saved = c->item;
+            c->item = qr_flow_expr_schema(c->f, e->a, saved, true);
             check_expr(c, e->b, true);
+            c->item = saved;
             return;
+        }
         case QR_FX_RUN_AGENT: {
             sym *ag = tab_get(&c->t, QR_FD_AGENT, e->name.s, e->name.n);
             if (!ag)
@@ -459,6 +552,9 @@ static void check_expr(checker *c, const qr_flow_expr *e, bool in_filter)
             e = e->a;
             continue;
         case QR_FX_GET:
+            check_field(c, qr_flow_expr_schema(c->f, e->a, c->item, true), e->name);
+            e = e->a;
+            continue;
         case QR_FX_UNARY:
         case QR_FX_PAREN:
             e = e->a;
@@ -625,8 +721,16 @@ static void check_agents(checker *c)
             for (size_t j = 0; j < pr->nnames; j++) {
                 qr_flow_name x = pr->names[j];
                 if (flow_name_eq(pr->key, "tools", 5)) {
-                    if (!tab_get(&c->t, QR_FD_TOOL, x.s, x.n) && !flow_tool_group_known(x.s, x.n))
-                        undefined(c, QR_FD_TOOL, x, flow_tool_groups);
+                    /* `tools repo.dwim`: one tool of the set `repo` (a declared tool) */
+                    const char *dot = memchr(x.s, '.', x.n);
+                    qr_flow_name set = x;
+                    if (dot && !flow_tool_group_known(x.s, x.n)) {
+                        set.n = (uint32_t)(dot - x.s);
+                        set.pos.len = flow_cp_len(set.s, set.n);
+                    }
+                    if (!tab_get(&c->t, QR_FD_TOOL, set.s, set.n) &&
+                        !flow_tool_group_known(set.s, set.n))
+                        undefined(c, QR_FD_TOOL, set, flow_tool_groups);
                 } else if (flow_name_eq(pr->key, "instruction", 11) ||
                            flow_name_eq(pr->key, "prompt", 6)) {
                     resolve(c, QR_FD_PROMPT, x);
@@ -739,7 +843,8 @@ static void check_tools(checker *c)
             continue;
         qr_flow_diag_add(c->d, QR_FLOW_WARNING, "W0004", d->name.pos.line, d->name.pos.col,
                          d->name.pos.len,
-                         "quarry's builtin sets are quarry.git, quarry.memory and quarry (all)",
+                         "quarry's builtin sets are quarry.git, quarry.memory, quarry.files "
+                         "(streetrace.fs) and quarry (git and memory)",
                          "unknown builtin tool set '%.*s': agents get no tools from '%.*s'",
                          (int)(d->valuen < 80 ? d->valuen : 80), d->value, (int)d->name.n,
                          d->name.s);

@@ -64,6 +64,11 @@ uint32_t flow_cp_len(const char *s, size_t n);
 /* Builtin tool groups `tools NAME` may name without a `tool` declaration. */
 extern const char *const flow_tool_groups[];
 bool flow_tool_group_known(const char *s, size_t n);
+/* The group a set name stands for: "quarry.git" is "git", StreetRace's "streetrace.fs" is
+ * "files"; *n is updated. NULL when it names no group. */
+const char *flow_tool_group(const char *s, size_t *n);
+/* The tools of the files group, the edit last (offered only when the run may write). */
+extern const char *const flow_files_tools[];
 
 /* $name references in a prompt body: calls fn for each (name: the first segment; the
  * line/col of the '$' within the file, given the body's start). */

@@ -421,9 +421,9 @@ int qr_flow_format(const qr_flow_file *f, qr_buf *out)
     m.out = out;
     m.block_start = true;
     if (f->header) {
-        comments_before(&m, 1, 0, false);
+        comments_before(&m, f->header_line, 0, false);
         qr_buf_append(out, f->header, f->headern);
-        end_line(&m, 1, 1);
+        end_line(&m, f->header_line, f->header_line);
     }
     const qr_flow_decl *prev = NULL;
     for (size_t i = 0; i < f->ndecls; i++) {

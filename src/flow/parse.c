@@ -95,6 +95,13 @@ static qr_flow_expr *parse_invoke(parser *p)
         e = mkexpr(p, QR_FX_CALL_LLM, &verb);
         if (!e || !expect_name(p, "a prompt name after 'call llm'", &e->name))
             return NULL;
+    } else if (is_word(&p->tok, "agent") && !is_word(&verb, "call") &&
+               (peek(p)->kind == T_NL || peek(p)->kind == T_EOF || peek(p)->kind == T_DEDENT ||
+                is_word(peek(p), "with"))) {
+        advance(p);
+        error_at(p, &p->tok, "write 'run agent NAME', NAME an agent of this file",
+                 "an agent name after 'run agent'");
+        return NULL;
     } else if (is_word(&p->tok, "agent") && peek(p)->kind == T_NAME) {
         advance(p);
         e = mkexpr(p, QR_FX_RUN_AGENT, &verb);
@@ -110,6 +117,16 @@ static qr_flow_expr *parse_invoke(parser *p)
         e->a = flow_parse_expr(p);
         if (!e->a)
             return NULL;
+    }
+    if (e->kind == QR_FX_RUN_AGENT && is_word(&p->tok, "history")) {
+        unsupported(p, &p->tok, "this dialect has no conversation histories; pass what the "
+                                "agent needs with 'with'");
+        return NULL;
+    }
+    if (is_op(&p->tok, ",") && is_word(peek(p), "on")) {
+        advance(p);
+        unsupported(p, &p->tok, "this dialect has no escalation handlers ('on escalate')");
+        return NULL;
     }
     if (e->kind == QR_FX_CALL_LLM && is_word(&p->tok, "using")) {
         advance(p);
@@ -160,6 +177,15 @@ static qr_flow_expr *parse_atom(parser *p)
             if (e)
                 e->op = is_word(&t, "true");
             advance(p);
+        } else if (!t.dollar && is_word(&t, "initial") && is_word(peek(p), "user")) {
+            /* StreetRace's `initial user prompt` */
+            if (!p->failed) {
+                p->failed = true;
+                qr_flow_diag_add(p->d, QR_FLOW_ERROR, "E0007", t.line, t.col, t.len,
+                                 "the run's input is the variable input_prompt",
+                                 "unsupported construct 'initial user prompt'");
+            }
+            return NULL;
         } else if (!t.dollar && (is_word(&t, "null") || is_word(&t, "none"))) {
             e = mkexpr(p, QR_FX_NULL, &t);
             advance(p);
@@ -483,8 +509,43 @@ static const struct { const char *word; const char *help; } foreign[] = {
     {"compaction", "this dialect has no compaction policy"},
     {"elif", "write a nested 'if' inside 'else:'"},
     {"format", "prompts are interpolated when used; 'format' is not supported"},
+    {"after", "this dialect has no event handlers ('after ... do'); write the steps in a flow"},
+    {"timeout", "this dialect has no timeout policies; the run's budget (--max-time-ms) bounds it"},
+    {"history", "this dialect has no conversation histories; pass what an agent needs with 'with'"},
+    {"notify", "this dialect has no notifications; 'log' writes a line to stderr"},
     {NULL, NULL},
 };
+
+/* Reports a construct of another dialect at t (the current token) and skips its line;
+ * for `on EVENT do ... end`, `loop do ... end`, `match X` with its cases and `end`, also
+ * its body and its `end`, so the `end` is not reported again. Leaves the parser at the
+ * end of that line. */
+void flow_skip_foreign(parser *p, const flow_tok *t, const char *help)
+{
+    unsupported(p, t, help);
+    flow_tok last = *t;
+    while (p->tok.kind != T_NL && p->tok.kind != T_EOF && p->tok.kind != T_DEDENT) {
+        last = p->tok;
+        advance(p);
+    }
+    (void)last;
+    /* the block the line opens (`do`, `:`, or none as after `match EXPR`), then its `end` */
+    bool block = p->tok.kind == T_NL && peek(p)->kind == T_INDENT;
+    if (block) {
+        advance(p);
+        skip_indented(p);
+    } else if (is_word(&last, "do") && p->tok.kind == T_NL && is_word(peek(p), "end")) {
+        advance(p);
+    } else {
+        return; /* at the line's end: the caller's sync_line goes on from there */
+    }
+    if (is_word(&p->tok, "end")) {
+        advance(p);
+        if (p->tok.kind == T_NL)
+            advance(p);
+    }
+    p->synced = true; /* at the next line already */
+}
 
 const char *flow_foreign_help(const flow_tok *t)
 {
@@ -634,6 +695,16 @@ static qr_flow_stmt *parse_stmt(parser *p)
         s->e = flow_parse_expr(p);
         if (!s->e)
             return NULL;
+        if (is_word(&p->tok, "as")) {
+            if (!p->failed) {
+                p->failed = true;
+                qr_flow_diag_add(p->d, QR_FLOW_ERROR, "E0007", p->tok.line, p->tok.col,
+                                 p->tok.len, "this dialect has no conversation roles; write "
+                                             "'push VALUE to LIST'",
+                                 "unsupported construct 'push ... as ROLE'");
+            }
+            return NULL;
+        }
         if (!is_word(&p->tok, "to")) {
             error_at(p, &p->tok, NULL, "'to' after 'push VALUE'");
             return NULL;
@@ -667,22 +738,13 @@ static qr_flow_stmt *parse_stmt(parser *p)
         s->e = parse_invoke(p);
         if (!s->e)
             return NULL;
+    } else if (is_word(&t, "parallel") && is_op(peek(p), ":")) {
+        advance(p);
+        error_at(p, &p->tok, "write 'parallel do', the statements indented below, then 'end'",
+                 "'do' after 'parallel'");
+        return NULL;
     } else if (flow_foreign_help(&t)) {
-        unsupported(p, &t, flow_foreign_help(&t));
-        /* `on EVENT do ... end`, `loop do ... end`: skip the body and its `end` too */
-        flow_tok last = t;
-        while (p->tok.kind != T_NL && p->tok.kind != T_EOF && p->tok.kind != T_DEDENT) {
-            last = p->tok;
-            advance(p);
-        }
-        if (is_word(&last, "do") && p->tok.kind == T_NL) {
-            advance(p);
-            if (p->tok.kind == T_INDENT)
-                skip_indented(p);
-            if (is_word(&p->tok, "end")) {
-                advance(p);
-            }
-        }
+        flow_skip_foreign(p, &t, flow_foreign_help(&t));
         return NULL;
     } else {
         error_at(p, &t,

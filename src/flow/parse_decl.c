@@ -143,10 +143,18 @@ static qr_flow_decl *parse_model(parser *p)
         flow_tok at = p->tok;
         advance(p);
         if (!n || !memchr(d->value, '/', d->valuen)) {
-            at.col = col;
-            at.len = n ? flow_cp_len(s, n) : 1;
-            error_at(p, &at, "write 'model NAME = PROVIDER/MODEL', e.g. anthropic/claude-sonnet",
-                     "PROVIDER/MODEL after '='");
+            /* the caret and the message both name what follows '=' */
+            if (!p->failed) {
+                p->failed = true;
+                qr_flow_diag_add(p->d, QR_FLOW_ERROR, "E0007", at.line, n ? col : at.col,
+                                 n ? flow_cp_len(s, n) : 1,
+                                 "write 'model NAME = PROVIDER/MODEL', e.g. "
+                                 "anthropic/claude-sonnet or openai/gpt-4o",
+                                 n ? "syntax error: expected PROVIDER/MODEL after '=', found "
+                                     "'%.*s', which names no provider"
+                                   : "syntax error: expected PROVIDER/MODEL after '='%.*s",
+                                 (int)(n > 60 ? 60 : n), s);
+            }
             return NULL;
         }
         d->end_line = p->tok.line;
@@ -404,6 +412,18 @@ static qr_flow_decl *parse_prompt(parser *p)
         d->end_line = p->tok.line;
         if (!expect_nl(p))
             return NULL;
+        if (!block && p->tok.kind == T_INDENT && is_word(peek(p), "escalate")) {
+            /* StreetRace's escalation clause under a prompt's body */
+            advance(p);
+            flow_tok esc = p->tok;
+            unsupported(p, &esc, "this dialect has no escalation; return a value and decide "
+                                 "in the caller");
+            while (p->tok.kind != T_EOF && p->tok.kind != T_DEDENT)
+                advance(p);
+            if (p->tok.kind == T_DEDENT)
+                advance(p);
+            return d; /* the prompt itself stands: the declarations after it are read on */
+        }
         if (block) {
             if (p->tok.kind != T_DEDENT) {
                 error_at(p, &p->tok, NULL, "the end of the prompt's block after its body");
@@ -438,6 +458,12 @@ static bool agent_prop(parser *p, qr_flow_decl *d, vec *props)
     for (int i = 0; agent_props[i]; i++)
         if (is_word(&k, agent_props[i]))
             which = i;
+    if (which < 0 && k.kind == T_NAME && !k.dollar &&
+        (flow_foreign_help(&k) || is_word(&k, "retry") || is_word(&k, "history"))) {
+        /* a property of another dialect: `retry`, `timeout`, `history`, `on ... do` */
+        flow_skip_foreign(p, &k, flow_foreign_help(&k));
+        return false;
+    }
     if (which < 0) {
         const char *best = NULL;
         size_t bestd = 3;
@@ -485,6 +511,22 @@ static bool agent_prop(parser *p, qr_flow_decl *d, vec *props)
         if (!nm || !expect_name(p, list ? "a name in the list" : "a name", nm) ||
             !vpush(p, &names, nm))
             return false;
+        /* `tools repo.dwim`: one tool of a declared tool set (the name keeps its dots) */
+        while (which == 0 && is_op(&p->tok, ".") && peek(p)->kind == T_NAME &&
+               p->tok.s == nm->s + nm->n) {
+            advance(p);
+            nm->n = (uint32_t)(p->tok.s + p->tok.n - nm->s);
+            nm->pos.len = flow_cp_len(nm->s, nm->n);
+            advance(p);
+        }
+        if (list && p->tok.kind == T_NAME) {
+            char help[160];
+            snprintf(help, sizeof help, "separate the names with commas: '%.*s %.*s, %.*s'",
+                     (int)k.n, k.s, (int)(nm->n > 40 ? 40 : nm->n), nm->s,
+                     (int)(p->tok.n > 40 ? 40 : p->tok.n), p->tok.s);
+            error_at(p, &p->tok, help, "',' or end of line");
+            return false;
+        }
         if (!list || !is_op(&p->tok, ","))
             break;
         advance(p);
@@ -554,8 +596,10 @@ int qr_flow_parse(qr_arena *a, const char *src, size_t n, qr_flow_file **out,
     f->src = src;
     f->n = n;
     p.tok = flow_lex_next(&p.lx);
-    /* optional `streetrace v1` first line */
-    if (is_word(&p.tok, "streetrace") && p.tok.line == 1) {
+    /* an optional `streetrace v1` line, before any declaration: the lexer has skipped the
+     * comments and blank lines that may come first */
+    if (is_word(&p.tok, "streetrace")) {
+        f->header_line = p.tok.line;
         const char *s;
         uint32_t len, col;
         flow_lex_rest_of_line(&p.lx, &s, &len, &col);
@@ -595,7 +639,7 @@ int qr_flow_parse(qr_arena *a, const char *src, size_t n, qr_flow_file **out,
         else if (is_word(&t, "flow"))
             d = parse_flow(&p);
         else if (flow_foreign_help(&t))
-            unsupported(&p, &t, flow_foreign_help(&t));
+            flow_skip_foreign(&p, &t, flow_foreign_help(&t));
         else
             error_at(&p, &t, "a file holds model, tool, schema, prompt, agent and flow "
                              "declarations",

@@ -19,6 +19,7 @@ typedef struct parser {
     int level; /* INDENTs consumed minus DEDENTs */
     int depth; /* expression / block nesting */
     bool failed; /* the current statement or declaration had an error */
+    bool synced; /* an error's line and block are skipped already: sync_line does nothing */
     qr_arena *a;
     qr_flow_diags *d;
 } parser;
@@ -111,6 +112,10 @@ static inline qr_flow_pos pos_of(const flow_tok *t)
 /* Skips to the end of the current line at this level, and past any block it opens. */
 static inline void sync_line(parser *p)
 {
+    if (p->synced) {
+        p->synced = false;
+        return;
+    }
     int level = p->level;
     while (p->tok.kind != T_EOF) {
         if (p->tok.kind == T_NL && p->level == level) {
@@ -219,6 +224,8 @@ static inline bool enter(parser *p)
 qr_flow_expr *flow_parse_expr(parser *p);
 /* The help for a construct of another dialect (`match`, `loop`...), or NULL. */
 const char *flow_foreign_help(const flow_tok *t);
+/* Reports the construct at t as unsupported and skips it (with its `do ... end` body). */
+void flow_skip_foreign(parser *p, const flow_tok *t, const char *help);
 /* A block after ':' or 'do' (then `end` when until_end); see parse.c. */
 qr_flow_stmt **flow_parse_block(parser *p, size_t *n, bool until_end, uint32_t *last_line,
                                 const flow_tok *opener);

@@ -1171,6 +1171,7 @@ static int exec(flow_frame *fr, const qr_flow_stmt *s)
         if (s->e && (rc = eval(fr, s->e, &v)))
             return rc;
         fr->returned = true;
+        fr->ret_value = s->e != NULL;
         fr->ret = v;
         return QR_OK;
     case QR_FS_LOG: {
@@ -1227,9 +1228,11 @@ int flow_run_flow(flow_frame *fr, const qr_flow_decl *flow, qr_val *out)
     bool saved = fr->returned;
     qr_val saved_ret = fr->ret;
     fr->returned = false;
+    fr->ret_value = false;
     fr->ret = qr_nil();
     int rc = exec_block(fr, flow->stmts, flow->nstmts);
     *out = fr->ret;
+    fr->flow_valued = fr->returned && fr->ret_value;
     fr->returned = saved;
     fr->ret = saved_ret;
     return rc;
@@ -1460,7 +1463,9 @@ int qr_flow_run(const qr_flow_file *f, const qr_flow_run_opts *o, qr_flow_result
         rc = memory_fail(&fr, 0);
     qr_buf v;
     qr_buf_init(&v);
-    if (!rc)
+    if (!rc && result.t == QR_T_NIL && entry->kind == QR_FD_FLOW && fr.flow_valued)
+        qr_buf_puts(&v, "null"); /* `return null` says so; a flow without return prints nothing */
+    else if (!rc)
         rc = flow_print(&fr, entry->pos.line, &v, result, false);
     out->calls = r.calls;
     out->tokens_in = r.tokens_in;

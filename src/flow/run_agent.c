@@ -16,13 +16,15 @@
 #define _GNU_SOURCE
 #include "run_int.h"
 
+#include "quarry/dwim.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TOOL_RESULT_MAX (32u << 10)
 
-typedef enum { TK_BUILTIN, TK_MCP, TK_AGENT } tool_kind;
+typedef enum { TK_BUILTIN, TK_MCP, TK_AGENT, TK_FILES } tool_kind;
 
 typedef struct agent_tool {
     char *name;
@@ -31,6 +33,7 @@ typedef struct agent_tool {
     flow_mcp *mcp;             /* TK_MCP */
     const qr_flow_decl *agent; /* TK_AGENT */
     bool delegate;
+    int files_op;              /* TK_FILES: index in flow_files_tools */
 } agent_tool;
 
 typedef struct toolset {
@@ -189,8 +192,69 @@ static bool in_group(const qr_tool *t, const char *g, size_t n)
     return false;
 }
 
-static int add_group(flow_frame *fr, toolset *ts, const char *g, size_t n, uint32_t line)
+/* Whether a tool called name is wanted: every one when only is NULL, else that one. */
+static bool wanted(const char *name, size_t n, const char *only, size_t onlyn)
 {
+    return !only || (n == onlyn && !memcmp(name, only, n));
+}
+
+/* The files group: DWIM's read, grep and fix (src/dwim) on the run's working tree, the
+ * edit only when the run may write files. */
+static int add_files(flow_frame *fr, toolset *ts, const char *only, size_t onlyn, uint32_t line)
+{
+    static const char *const desc[] = {
+        "Read lines of a file of the repository's working tree, numbered (at most 200 at "
+        "once: give start and end for more).",
+        "Search the files of the repository (tracked and untracked, not ignored) for a "
+        "regular expression (PCRE2); gives file:line: text for each match, at most 50.",
+        "Edit a file of the repository: replace the lines `search` (whole lines, exactly as "
+        "they are in the file, found once) by `replace`. Read the file first.",
+    };
+    static const char *const schema[] = {
+        "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":"
+        "\"the file, from the repository's top\"},\"start\":{\"type\":\"integer\",\"description\":"
+        "\"the first line (1-based; default 1)\"},\"end\":{\"type\":\"integer\",\"description\":"
+        "\"the last line (default: 199 after start)\"}},\"required\":[\"path\"]}",
+        "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\"string\",\"description\":"
+        "\"a regular expression (PCRE2)\"}},\"required\":[\"pattern\"]}",
+        "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":"
+        "\"the file, from the repository's top\"},\"search\":{\"type\":\"string\",\"description\":"
+        "\"the lines to replace, exactly as in the file\"},\"replace\":{\"type\":\"string\","
+        "\"description\":\"the new lines\"}},\"required\":[\"path\",\"search\",\"replace\"]}",
+    };
+    const qr_flow_run_opts *o = fr->run->o;
+    if (!o->root)
+        return flow_fail(fr, line, "tool group 'files': this run has no working tree");
+    bool any = false;
+    for (int i = 0; flow_files_tools[i]; i++) {
+        const char *name = flow_files_tools[i];
+        if (!wanted(name, strlen(name), only, onlyn))
+            continue;
+        if (i == 2 && !o->write_files) {
+            if (only)
+                return flow_fail(fr, line, "edit_file changes files: run with --allow-write "
+                                           "files");
+            continue; /* a tool that writes is offered only with the permission */
+        }
+        agent_tool at = {.kind = TK_FILES, .files_op = i};
+        if (!add_tool(ts, at, name, strlen(name), desc[i], strlen(desc[i]), schema[i],
+                      strlen(schema[i])))
+            return flow_fail(fr, line, "out of memory");
+        any = true;
+    }
+    if (only && !any)
+        return flow_fail(fr, line, "the group 'files' has no tool '%.*s' (it has read_file, "
+                                   "search_files, edit_file)", (int)onlyn, only);
+    return QR_OK;
+}
+
+static int add_group(flow_frame *fr, toolset *ts, const char *g, size_t n, uint32_t line,
+                     const char *only, size_t onlyn)
+{
+    size_t gn = n;
+    const char *canon = flow_tool_group(g, &gn);
+    if (canon && !strcmp(canon, "files"))
+        return add_files(fr, ts, only, onlyn, line);
     qr_tools *reg = fr->run->o->tools;
     if (!reg)
         return flow_fail(fr, line, "tool group '%.*s': no tool registry in this run", (int)n, g);
@@ -199,7 +263,8 @@ static int add_group(flow_frame *fr, toolset *ts, const char *g, size_t n, uint3
     int rc = QR_OK;
     for (size_t i = 0; i < qr_tools_count(reg) && !rc; i++) {
         const qr_tool *t = qr_tools_at(reg, i);
-        if (!qr_tools_usable(reg, t) || !in_group(t, g, n))
+        if (!qr_tools_usable(reg, t) || !in_group(t, g, n) ||
+            !wanted(t->name, strlen(t->name), only, onlyn))
             continue;
         qr_buf desc, schema;
         qr_buf_init(&desc);
@@ -214,10 +279,14 @@ static int add_group(flow_frame *fr, toolset *ts, const char *g, size_t n, uint3
         qr_buf_release(&schema);
     }
     qr_arena_release(&a);
+    if (!rc && only && !has_tool(ts, only, onlyn))
+        rc = flow_fail(fr, line, "the group '%.*s' offers no tool '%.*s'", (int)n, g, (int)onlyn,
+                       only);
     return rc;
 }
 
-static int add_mcp(flow_frame *fr, toolset *ts, const qr_flow_decl *d, uint32_t line)
+static int add_mcp(flow_frame *fr, toolset *ts, const qr_flow_decl *d, uint32_t line,
+                   const char *only, size_t onlyn)
 {
     pthread_mutex_lock(&fr->run->lock);
     flow_mcp *m = mcp_for(fr, d, line);
@@ -239,7 +308,7 @@ static int add_mcp(flow_frame *fr, toolset *ts, const qr_flow_decl *d, uint32_t 
             qr_val t = qr_vec_at(v, i);
             qr_val name = flow_field(&a, t, "name", 4), desc = flow_field(&a, t, "description", 11),
                    schema = flow_field(&a, t, "input_schema", 12);
-            if (name.t != QR_T_STR)
+            if (name.t != QR_T_STR || !wanted(name.s->data, name.s->len, only, onlyn))
                 continue;
             qr_buf sj;
             qr_buf_init(&sj);
@@ -258,6 +327,9 @@ static int add_mcp(flow_frame *fr, toolset *ts, const qr_flow_decl *d, uint32_t 
     qr_arena_release(&a);
     qr_buf_release(&list);
     qr_buf_release(&err);
+    if (!rc && only && !has_tool(ts, only, onlyn))
+        rc = flow_fail(fr, line, "the MCP server '%.*s' has no tool '%.*s'", (int)d->name.n,
+                       d->name.s, (int)onlyn, only);
     return rc;
 }
 
@@ -296,13 +368,22 @@ static int build_tools(flow_frame *fr, const qr_flow_decl *ag, toolset *ts, uint
                     rc = flow_fail(fr, line, "out of memory");
                 qr_buf_release(&d);
             } else {
+                /* `tools repo.dwim`: only the tool dwim of the set repo */
+                const char *only = NULL;
+                size_t onlyn = 0;
+                const char *dot = memchr(nm.s, '.', nm.n);
+                if (dot && !flow_tool_group_known(nm.s, nm.n)) {
+                    only = dot + 1;
+                    onlyn = (size_t)(nm.s + nm.n - only);
+                    nm.n = (uint32_t)(dot - nm.s);
+                }
                 const qr_flow_decl *td = qr_flow_find(f, QR_FD_TOOL, nm.s, nm.n);
                 if (td && td->mcp)
-                    rc = add_mcp(fr, ts, td, line);
+                    rc = add_mcp(fr, ts, td, line, only, onlyn);
                 else if (td)
-                    rc = add_group(fr, ts, td->value, td->valuen, line);
+                    rc = add_group(fr, ts, td->value, td->valuen, line, only, onlyn);
                 else
-                    rc = add_group(fr, ts, nm.s, nm.n, line);
+                    rc = add_group(fr, ts, nm.s, nm.n, line, only, onlyn);
             }
             if (rc)
                 return rc;
@@ -311,6 +392,77 @@ static int build_tools(flow_frame *fr, const qr_flow_decl *ag, toolset *ts, uint
     if (ts->n)
         qr_buf_putc(&ts->json, ']');
     return ts->json.failed ? flow_fail(fr, line, "out of memory") : QR_OK;
+}
+
+/* A string argument of a files tool (NULL when absent or not a string). */
+static const char *files_arg(flow_frame *fr, qr_val args, const char *k)
+{
+    qr_val v = flow_field(fr->a, args, k, strlen(k));
+    return v.t == QR_T_STR ? v.s->data : NULL;
+}
+
+/* A files tool: the DWIM verb (read, grep, fix) run on the run's working tree. Returns
+ * whether it failed; its text (or its error) goes to out. */
+static bool files_call(flow_frame *fr, int op, qr_val args, qr_buf *out)
+{
+    const qr_flow_run_opts *o = fr->run->o;
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_dwim_ctx c;
+    memset(&c, 0, sizeof c);
+    c.host = o->host;
+    c.root = o->root;
+    c.write = o->write_files && op == 2;
+    c.req = fr->run->req;
+    qr_dwim_intent in;
+    memset(&in, 0, sizeof in);
+    in.params = qr_map_empty();
+    in.confidence = 1;
+    const char *path = files_arg(fr, args, "path");
+    qr_buf content, err;
+    qr_buf_init(&content);
+    qr_buf_init(&err);
+    bool bad = false;
+    if (op == 0) {
+        in.verb = QR_DWIM_READ;
+        in.params = qr_map_assoc(&a, in.params, qr_kw_cstr(&a, "path"),
+                                 qr_str_cstr(&a, path ? path : ""));
+        qr_val st = flow_field(fr->a, args, "start", 5), en = flow_field(fr->a, args, "end", 3);
+        if (st.t == QR_T_INT)
+            in.params = qr_map_assoc(&a, in.params, qr_kw_cstr(&a, "start"), st);
+        if (en.t == QR_T_INT)
+            in.params = qr_map_assoc(&a, in.params, qr_kw_cstr(&a, "end"), en);
+        bad = !path;
+    } else if (op == 1) {
+        in.verb = QR_DWIM_GREP;
+        in.target = files_arg(fr, args, "pattern");
+        bad = !in.target;
+    } else {
+        in.verb = QR_DWIM_FIX;
+        in.target = path;
+        const char *se = files_arg(fr, args, "search"), *re = files_arg(fr, args, "replace");
+        bad = !path || !se || !re;
+        if (!bad) {
+            /* a SEARCH/REPLACE block, each side ending with a newline */
+            size_t sn = strlen(se), rn = strlen(re);
+            qr_buf_printf(&content, "<<<<<<< SEARCH\n%s%s=======\n%s%s>>>>>>> REPLACE\n", se,
+                          sn && se[sn - 1] != '\n' ? "\n" : "", re,
+                          rn && re[rn - 1] != '\n' ? "\n" : "");
+            in.content = content.p;
+        }
+    }
+    int rc = QR_EINVAL;
+    if (bad)
+        qr_buf_printf(out, "error: %s needs %s", flow_files_tools[op],
+                      op == 0 ? "path" : op == 1 ? "pattern" : "path, search and replace");
+    else if (content.failed)
+        qr_buf_puts(out, "error: out of memory");
+    else if ((rc = qr_dwim_run(&c, &in, out, &err)) != QR_OK)
+        qr_buf_printf(out, "error: %s", err.p ? err.p : "the tool failed");
+    qr_buf_release(&content);
+    qr_buf_release(&err);
+    qr_arena_release(&a);
+    return rc != QR_OK;
 }
 
 /* Runs one tool call; the result's text (cut) goes to out. *final: a delegate answered. */
@@ -357,6 +509,10 @@ static int call_tool(flow_frame *fr, const toolset *ts, const char *name, size_t
         }
         qr_buf_release(&err);
         qr_arena_release(&a);
+    } else if (t->kind == TK_FILES) {
+        pthread_mutex_lock(&fr->run->lock); /* fix refreshes the shared code graph */
+        failed = files_call(fr, t->files_op, args, out);
+        pthread_mutex_unlock(&fr->run->lock);
     } else if (t->kind == TK_MCP) {
         qr_buf err;
         qr_buf_init(&err);

@@ -79,6 +79,8 @@ struct flow_frame {
     qr_buf err;     /* the error of a failed statement, one line */
     int depth;      /* flows and agents nested */
     bool returned;
+    bool ret_value;  /* the return that ended the flow gave a value (`return null` too) */
+    bool flow_valued; /* the flow flow_run_flow ran last returned with a value */
     qr_val ret;
     bool has_item; /* inside filter ... where */
     qr_val item;

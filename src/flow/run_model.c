@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "run_int.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,7 +215,26 @@ static void describe_type(const qr_flow_file *f, const qr_flow_type *t, qr_buf *
         qr_buf_puts(out, " or null");
 }
 
-/* Checks v against type t; on failure appends what is wrong at path to why. */
+/* What is wrong with a reply: every problem, "; "-separated, so that one retry can fix
+ * them all (at most WHY_MAX characters, then "and more"). */
+#define WHY_MAX 1500
+
+static void why_add(qr_buf *why, const char *fmt, ...)
+{
+    if (why->len >= WHY_MAX) {
+        if (why->len < 9 || memcmp(why->p + why->len - 8, "and more", 8))
+            qr_buf_puts(why, "; and more");
+        return;
+    }
+    if (why->len)
+        qr_buf_puts(why, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    qr_buf_vprintf(why, fmt, ap);
+    va_end(ap);
+}
+
+/* Checks v against type t; appends each thing wrong at or under path to why. */
 static bool check_type(const qr_flow_file *f, qr_arena *a, const qr_flow_type *t, qr_val v,
                        qr_buf *path, qr_buf *why, int depth);
 
@@ -222,11 +242,17 @@ static bool check_schema(const qr_flow_file *f, qr_arena *a, const qr_flow_decl 
                          qr_buf *path, qr_buf *why, int depth)
 {
     if (v.t != QR_T_MAP) {
-        qr_buf_printf(why, "%s should be an object with fields", path->len ? path->p : "the reply");
+        qr_buf fields;
+        qr_buf_init(&fields);
         for (size_t i = 0; s && i < s->nprops; i++)
-            qr_buf_printf(why, "%s %.*s", i ? "," : "", (int)s->props[i].key.n, s->props[i].key.s);
+            qr_buf_printf(&fields, "%s %.*s", i ? "," : "", (int)s->props[i].key.n,
+                          s->props[i].key.s);
+        why_add(why, "%s should be an object with fields%s", path->len ? path->p : "the reply",
+                fields.p ? fields.p : "");
+        qr_buf_release(&fields);
         return false;
     }
+    bool all = true;
     for (size_t i = 0; s && i < s->nprops; i++) {
         const qr_flow_prop *p = &s->props[i];
         qr_val fv = flow_field(a, v, p->key.s, p->key.n);
@@ -234,7 +260,7 @@ static bool check_schema(const qr_flow_file *f, qr_arena *a, const qr_flow_decl 
         qr_buf_printf(path, "%s%.*s", path->len ? "." : "", (int)p->key.n, p->key.s);
         bool ok;
         if (qr_is_nil(fv) && !p->type->optional) {
-            qr_buf_printf(why, "field '%s' is missing", path->p);
+            why_add(why, "field '%s' is missing", path->p);
             ok = false;
         } else {
             ok = check_type(f, a, p->type, fv, path, why, depth + 1);
@@ -242,10 +268,9 @@ static bool check_schema(const qr_flow_file *f, qr_arena *a, const qr_flow_decl 
         path->len = mark;
         if (path->p)
             path->p[mark] = 0;
-        if (!ok)
-            return false;
+        all = all && ok;
     }
-    return true;
+    return all;
 }
 
 static bool check_type(const qr_flow_file *f, qr_arena *a, const qr_flow_type *t, qr_val v,
@@ -261,39 +286,42 @@ static bool check_type(const qr_flow_file *f, qr_arena *a, const qr_flow_type *t
     case QR_FT_STRING:
         if (v.t == QR_T_STR)
             return true;
-        qr_buf_printf(why, "%s should be a string", where);
+        why_add(why, "%s should be a string", where);
         return false;
     case QR_FT_INT:
         if (v.t == QR_T_INT || (v.t == QR_T_DOUBLE && v.d == (double)(int64_t)v.d))
             return true;
-        qr_buf_printf(why, "%s should be an integer", where);
+        why_add(why, "%s should be an integer", where);
         return false;
     case QR_FT_FLOAT:
         if (qr_is_number(v))
             return true;
-        qr_buf_printf(why, "%s should be a number", where);
+        why_add(why, "%s should be a number", where);
         return false;
     case QR_FT_BOOL:
         if (v.t == QR_T_BOOL)
             return true;
-        qr_buf_printf(why, "%s should be true or false", where);
+        why_add(why, "%s should be true or false", where);
         return false;
-    case QR_FT_LIST:
+    case QR_FT_LIST: {
         if (v.t != QR_T_VEC && v.t != QR_T_LIST) {
-            qr_buf_printf(why, "%s should be a list", where);
+            why_add(why, "%s should be a list", where);
             return false;
         }
-        for (size_t i = 0; i < qr_vec_len(v); i++) {
+        bool all = true;
+        for (size_t i = 0; i < qr_vec_len(v) && why->len < WHY_MAX; i++) {
             size_t mark = path->len;
             qr_buf_printf(path, "[%zu]", i);
             bool ok = check_type(f, a, t->elem, qr_vec_at(v, i), path, why, depth + 1);
             path->len = mark;
             if (path->p)
                 path->p[mark] = 0;
-            if (!ok)
-                return false;
+            all = all && ok;
         }
-        return true;
+        if (!all && why->len >= WHY_MAX)
+            why_add(why, "and more");
+        return all;
+    }
     case QR_FT_REF:
         return check_schema(f, a, qr_flow_find(f, QR_FD_SCHEMA, t->ref.s, t->ref.n), v, path,
                             why, depth + 1);

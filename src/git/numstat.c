@@ -162,7 +162,7 @@ static void report_progress(job_progress *p, job *jobs, size_t n)
     if (done >= p->total)
         done = p->total - 1; /* the end is reported once, by the caller */
     if (done != p->last)
-        p->cb->fn(p->cb->ud, "computing line statistics", done, p->total);
+        p->cb->fn(p->cb->ud, "computing line statistics of commits", done, p->total);
     p->last = done;
 }
 
@@ -662,12 +662,12 @@ static int compute(qr_git *g, const qr_commit_info *cs, const size_t *idx, size_
     bool report = progress && progress->fn && n >= QR_PROGRESS_MIN;
     if (report) {
         clock_gettime(CLOCK_MONOTONIC, &prog.next);
-        progress->fn(progress->ud, "computing line statistics", 0, n);
+        progress->fn(progress->ud, "computing line statistics of commits", 0, n);
     }
     int rc = run_git((const char *const *)av.v, jobs, njobs, report ? &prog : NULL, progress ? progress->stop : NULL,
                      err);
     if (report)
-        progress->fn(progress->ud, "computing line statistics", n, n);
+        progress->fn(progress->ud, "computing line statistics of commits", n, n);
     for (size_t j = 0; j < njobs && rc == QR_OK; j++) {
         parsed p = {0};
         size_t from = n * j / njobs, to = n * (j + 1) / njobs;
@@ -850,7 +850,7 @@ int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, 
         iota[k] = k;
     bool report = progress && progress->fn && nmiss >= QR_PROGRESS_MIN;
     if (rc == QR_OK && report)
-        progress->fn(progress->ud, "computing line statistics", 0, nmiss);
+        progress->fn(progress->ud, "computing line statistics of commits", 0, nmiss);
     /* batches grow from FIRST_BATCH to ENSURE_BATCH: a run stopped early (Ctrl-C, a
      * cancel) still keeps the first batches it finished */
     size_t step = FIRST_BATCH;
@@ -881,7 +881,7 @@ int qr__git_stats_ensure(qr_git *g, qr_git_index *ix, const qr_commit_info *cs, 
         qr_arena_release(&a);
     }
     if (report)
-        progress->fn(progress->ud, "computing line statistics", nmiss, nmiss);
+        progress->fn(progress->ud, "computing line statistics of commits", nmiss, nmiss);
     free(miss);
     free(oids);
     free(found);

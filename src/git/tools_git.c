@@ -1457,7 +1457,10 @@ static const qr_tool get_diff_stats_tool = {
     .caps = QR_TOOL_READS_REPO,
 };
 
+extern const qr_tool qr__git_get_diff_tool; /* diff_tool.c: a change's patch text */
+
 const qr_tool *const qr_git_tools[] = {
     &get_commits_tool,      &get_author_stats_tool, &get_file_stats_tool,
-    &get_file_history_tool, &get_diff_stats_tool,   NULL,
+    &get_file_history_tool, &get_diff_stats_tool,   &qr__git_get_diff_tool,
+    NULL,
 };

@@ -166,6 +166,53 @@ static qr_val bi_compat_bit_xor(qr_lx *lx, int argc, const qr_val *argv)
     return bits(lx, "bit-xor", 2, argc, argv);
 }
 
+/* (bit-and-not x y & more): x and the complement of each further argument */
+static qr_val bi_compat_bit_and_not(qr_lx *lx, int argc, const qr_val *argv)
+{
+    int64_t acc = lx_arg_int(lx, "bit-and-not", 0, argv[0]);
+    for (int i = 1; i < argc; i++)
+        acc &= ~lx_arg_int(lx, "bit-and-not", i, argv[i]);
+    return qr_int(acc);
+}
+
+/* The single-bit operations: n is a bit index from 0 to 63 (Clojure masks it to 6 bits;
+ * the specification wants a non-negative integer, so a negative one is an error). */
+static uint64_t bit_of(qr_lx *lx, const char *fname, qr_val n)
+{
+    int64_t k = lx_arg_int(lx, fname, 1, n);
+    if (k < 0)
+        lx_type_error(lx, fname, 2, "a bit index >= 0", n);
+    return (uint64_t)1 << (k & 63);
+}
+
+static qr_val bi_compat_bit_set(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    uint64_t x = (uint64_t)lx_arg_int(lx, "bit-set", 0, argv[0]);
+    return qr_int((int64_t)(x | bit_of(lx, "bit-set", argv[1])));
+}
+
+static qr_val bi_compat_bit_clear(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    uint64_t x = (uint64_t)lx_arg_int(lx, "bit-clear", 0, argv[0]);
+    return qr_int((int64_t)(x & ~bit_of(lx, "bit-clear", argv[1])));
+}
+
+static qr_val bi_compat_bit_flip(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    uint64_t x = (uint64_t)lx_arg_int(lx, "bit-flip", 0, argv[0]);
+    return qr_int((int64_t)(x ^ bit_of(lx, "bit-flip", argv[1])));
+}
+
+static qr_val bi_compat_bit_test(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    uint64_t x = (uint64_t)lx_arg_int(lx, "bit-test", 0, argv[0]);
+    return qr_bool((x & bit_of(lx, "bit-test", argv[1])) != 0);
+}
+
 static qr_val bi_compat_bit_not(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
@@ -244,10 +291,45 @@ static qr_val bi_compat_entries(qr_lx *lx, int argc, const qr_val *argv)
     return fwd(lx, "vec", 1, argv);
 }
 
-/* (extract-int s): the first integer written in s, or nil */
+/* (extract pattern s [group]): group (default 1) of the first match of pattern (a
+ * regex, or a string read as one) in s; nil when nothing matches or the group took no
+ * part. Group 0 is the whole match. */
+static qr_val extract(qr_lx *lx, const char *fname, int argc, const qr_val *argv)
+{
+    qr_val re = argv[0];
+    if (re.t == QR_T_STR)
+        re = fwd(lx, "re-pattern", 1, &re);
+    else if (re.t != QR_T_REGEX)
+        lx_type_error(lx, fname, 1, "a regex or a pattern string", re);
+    if (argv[1].t == QR_T_NIL)
+        return qr_nil();
+    lx_arg_str(lx, fname, 2, argv[1]);
+    int64_t group = argc > 2 ? lx_arg_int(lx, fname, 2, argv[2]) : 1;
+    if (group < 0)
+        lx_type_error(lx, fname, 3, "a group number >= 0", argv[2]);
+    qr_val args[2] = {re, argv[1]};
+    qr_val m = fwd(lx, "re-find", 2, args);
+    if (m.t == QR_T_STR) /* a pattern without groups */
+        return group == 0 ? m : qr_nil();
+    if (m.t != QR_T_VEC || (size_t)group >= qr_vec_len(m))
+        return qr_nil();
+    return qr_vec_at(m, (size_t)group);
+}
+
+static qr_val bi_compat_extract(qr_lx *lx, int argc, const qr_val *argv)
+{
+    return extract(lx, "extract", argc, argv);
+}
+
+/* (extract-int s): the first integer written in s, or nil. (extract-int pattern s [group
+ * [default]]): the group, read as an integer, or default (nil) when there is none. */
 static qr_val bi_compat_extract_int(qr_lx *lx, int argc, const qr_val *argv)
 {
-    (void)argc;
+    if (argc > 1) {
+        qr_val g = extract(lx, "extract-int", argc > 3 ? 3 : argc, argv);
+        qr_val n = g.t == QR_T_STR ? fwd(lx, "parse-long", 1, &g) : qr_nil();
+        return n.t == QR_T_NIL && argc > 3 ? argv[3] : n;
+    }
     const qr_str *s = lx_arg_str(lx, "extract-int", 1, argv[0]);
     for (size_t i = 0; i < s->len; i++) {
         bool neg = s->data[i] == '-' && i + 1 < s->len && s->data[i + 1] >= '0' &&
@@ -336,6 +418,38 @@ static qr_val walk_tree(qr_lx *lx, qr_val f, qr_val v, bool post, int depth)
         v = v.t == QR_T_SET ? fwd(lx, "set", 1, &out) : out;
     }
     return post ? lx_apply(lx, f, 1, &v) : v;
+}
+
+/* (walk inner outer form): inner applied to each item of form (each [key value] entry of
+ * a map), the collection rebuilt as its own type, then outer applied to it; outer alone
+ * to anything else. */
+static qr_val bi_compat_walk(qr_lx *lx, int argc, const qr_val *argv)
+{
+    (void)argc;
+    qr_val inner = argv[0], outer = argv[1], v = argv[2];
+    if (v.t == QR_T_MAP) {
+        qr_mapb mb;
+        qr_mapb_init(&mb, lx->a, qr_map_len(v));
+        for (size_t i = 0; i < qr_map_len(v); i++) {
+            qr_val pair[2] = {qr_map_key_at(v, i), qr_map_val_at(v, i)};
+            qr_val e = qr_vec_from(lx->a, QR_T_VEC, pair, 2);
+            e = lx_apply(lx, inner, 1, &e);
+            if ((e.t == QR_T_VEC || e.t == QR_T_LIST) && qr_vec_len(e) == 2)
+                qr_mapb_put(&mb, qr_vec_at(e, 0), qr_vec_at(e, 1));
+            else
+                lx_type_error(lx, "walk", 1, "a [key value] pair for a map entry", e);
+        }
+        v = qr_mapb_finish(&mb, QR_T_MAP);
+    } else if (v.t == QR_T_VEC || v.t == QR_T_LIST || v.t == QR_T_SET) {
+        lx_seq s = lx_items(lx, v, "walk", 3);
+        qr_vecb vb;
+        qr_vecb_init(&vb, lx->a, s.n);
+        for (size_t i = 0; i < s.n; i++)
+            qr_vecb_push(&vb, lx_apply(lx, inner, 1, &s.items[i]));
+        qr_val out = qr_vecb_finish(&vb, v.t == QR_T_LIST ? QR_T_LIST : QR_T_VEC);
+        v = v.t == QR_T_SET ? fwd(lx, "set", 1, &out) : out;
+    }
+    return lx_apply(lx, outer, 1, &v);
 }
 
 static qr_val bi_compat_postwalk(qr_lx *lx, int argc, const qr_val *argv)
@@ -448,6 +562,11 @@ const qr_builtin qr_lib_compat[] = {
     QR_BUILTIN("bit-or", bi_compat_bit_or, 2, -1, "[x y & more]", "bitwise or"),
     QR_BUILTIN("bit-xor", bi_compat_bit_xor, 2, -1, "[x y & more]", "bitwise exclusive or"),
     QR_BUILTIN("bit-not", bi_compat_bit_not, 1, 1, "[x]", "bitwise complement"),
+    QR_BUILTIN("bit-and-not", bi_compat_bit_and_not, 2, -1, "[x y & more]", "x and the complement of each further argument"),
+    QR_BUILTIN("bit-set", bi_compat_bit_set, 2, 2, "[x n]", "x with bit n (from 0) set"),
+    QR_BUILTIN("bit-clear", bi_compat_bit_clear, 2, 2, "[x n]", "x with bit n (from 0) cleared"),
+    QR_BUILTIN("bit-flip", bi_compat_bit_flip, 2, 2, "[x n]", "x with bit n (from 0) flipped"),
+    QR_BUILTIN("bit-test", bi_compat_bit_test, 2, 2, "[x n]", "true when bit n (from 0) of x is set"),
     QR_BUILTIN("bit-shift-left", bi_compat_shl, 2, 2, "[x n]", "x shifted left by n bits (64-bit, wrapping)"),
     QR_BUILTIN("bit-shift-right", bi_compat_shr, 2, 2, "[x n]", "x shifted right by n bits, sign kept"),
     QR_BUILTIN("pmap", bi_compat_map, 2, -1, "[f coll & colls]", "map (run in order: the sandbox has one thread)"),
@@ -458,9 +577,12 @@ const qr_builtin qr_lib_compat[] = {
     QR_BUILTIN("zip", bi_compat_zip, 1, 8, "[xs ys & more]", "vectors of the items at each position, as long as the shortest"),
     QR_BUILTIN("entries", bi_compat_entries, 1, 1, "[m]", "the [key value] pairs of a map"),
     QR_BUILTIN("re-split", bi_compat_re_split, 2, 2, "[re s]", "the parts of s between matches of re"),
-    QR_BUILTIN("extract-int", bi_compat_extract_int, 1, 1, "[s]", "the first integer written in s, or nil"),
+    QR_BUILTIN("extract", bi_compat_extract, 2, 3, "[pattern s] or [pattern s group]", "group 1 (or group; 0 is the whole match) of the first match of pattern (a regex or a string) in s, or nil"),
+    QR_BUILTIN("extract-int", bi_compat_extract_int, 1, 4, "[s] or [pattern s] or [pattern s group] or [pattern s group default]", "the first integer written in s; with a pattern, its group (default 1) read as an integer, or default (nil)"),
     QR_BUILTIN("clojure.walk/keywordize-keys", bi_compat_keywordize, 1, 1, "[x]", "string keys of every map in x made keywords"),
     QR_BUILTIN("clojure.walk/stringify-keys", bi_compat_stringify, 1, 1, "[x]", "keyword keys of every map in x made strings"),
+    QR_BUILTIN("walk", bi_compat_walk, 3, 3, "[inner outer form]", "inner applied to each item of form (kept its type), then outer to the result"),
+    QR_BUILTIN("clojure.walk/walk", bi_compat_walk, 3, 3, "[inner outer form]", "inner applied to each item of form (kept its type), then outer to the result"),
     QR_BUILTIN("clojure.walk/postwalk", bi_compat_postwalk, 2, 2, "[f x]", "f applied to every node of x, children first"),
     QR_BUILTIN("clojure.walk/prewalk", bi_compat_prewalk, 2, 2, "[f x]", "f applied to every node of x, parents first"),
     {.hdr = {.name = NULL}},

@@ -10,6 +10,7 @@
  */
 #include "lisp_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -205,6 +206,24 @@ static qr_val bi_core_hash_set(qr_lx *lx, int argc, const qr_val *argv)
     return qr_mapb_finish(&mb, QR_T_SET);
 }
 
+/* The names (keyword s) accepts, after the PTC-Lisp specification: a letter (any
+ * non-ASCII character counts as one), then letters, digits and - _ ? ! . ; no '/', space,
+ * empty name or operator (Clojure makes a keyword of any string, :a b included, which no
+ * program can write back; docs/decisions.md). */
+static bool keyword_name_ok(const char *p, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        bool letter = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch >= 0x80;
+        if (letter || (i > 0 && ((ch >= '0' && ch <= '9') || strchr("-_?!.", ch))))
+            continue;
+        return false;
+    }
+    return true;
+}
+
 static qr_val bi_core_keyword(qr_lx *lx, int argc, const qr_val *argv)
 {
     qr_val x = argv[argc - 1];
@@ -222,10 +241,22 @@ static qr_val bi_core_keyword(qr_lx *lx, int argc, const qr_val *argv)
     switch (x.t) {
     case QR_T_KW: return x;
     case QR_T_SYM: return qr_kw(lx->a, x.sym->text, x.sym->len);
-    case QR_T_STR:
-        if (x.s->len > 0 && x.s->data[0] == ':')
-            return qr_kw(lx->a, x.s->data + 1, x.s->len - 1);
-        return qr_kw(lx->a, x.s->data, x.s->len);
+    case QR_T_STR: {
+        const char *p = x.s->data;
+        size_t n = x.s->len;
+        if (n > 0 && p[0] == ':')
+            p++, n--;
+        if (!keyword_name_ok(p, n))
+            lx_type_error(lx, "keyword", 1,
+                          "a keyword name: a letter, then letters, digits and - _ ? ! . (no "
+                          "spaces, / or operators)",
+                          x);
+        return qr_kw(lx->a, p, n);
+    }
+    case QR_T_DOUBLE:
+        if (!isfinite(x.d))
+            lx_type_error(lx, "keyword", 1, "a string, keyword or symbol", x);
+        return qr_nil();
     default: return qr_nil(); /* Clojure: (keyword 5) is nil */
     }
 }

@@ -295,8 +295,16 @@ NUMPRED(bi_num_neg_p, "neg?", x < 0, x < 0)
 NUMPRED(bi_num_nan_p, "NaN?", false && x, isnan(x))
 NUMPRED(bi_num_inf_p, "infinite?", false && x, isinf(x))
 
+/* even? and odd? take a whole double as its integer, and are false for any other double
+ * (the PTC-Lisp specification: (even? 4.0) is true, (even? 4.5) false; Clojure refuses
+ * doubles, docs/decisions.md "The specification's examples, second pass"). */
 static qr_val parity(qr_lx *lx, const char *f, qr_val x, int want)
 {
+    if (x.t == QR_T_DOUBLE) {
+        if (!isfinite(x.d) || x.d != floor(x.d))
+            return qr_bool(false);
+        return qr_bool((fmod(fabs(x.d), 2.0) == 1.0) == (want == 1));
+    }
     if (x.t != QR_T_INT)
         lx_type_error(lx, f, 1, "an integer", x);
     return qr_bool((x.i & 1) == want);
@@ -345,7 +353,10 @@ static qr_val bi_num_double(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_num_parse_long(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    const qr_str *s = lx_arg_str(lx, "parse-long", 1, argv[0]);
+    (void)lx;
+    if (argv[0].t != QR_T_STR) /* the specification: nil for what is no string */
+        return qr_nil();
+    const qr_str *s = argv[0].s;
     const char *p = s->data;
     size_t n = s->len, i = 0;
     if (i < n && (p[i] == '+' || p[i] == '-'))
@@ -365,7 +376,10 @@ static qr_val bi_num_parse_long(qr_lx *lx, int argc, const qr_val *argv)
 static qr_val bi_num_parse_double(qr_lx *lx, int argc, const qr_val *argv)
 {
     (void)argc;
-    const qr_str *s = lx_arg_str(lx, "parse-double", 1, argv[0]);
+    (void)lx;
+    if (argv[0].t != QR_T_STR) /* the specification: nil for what is no string */
+        return qr_nil();
+    const qr_str *s = argv[0].s;
     const char *p = s->data;
     size_t n = s->len;
     /* digits, sign, '.', exponent, or the words Infinity / NaN: no hex, no spaces inside */

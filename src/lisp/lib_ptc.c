@@ -321,6 +321,17 @@ static qr_val index_or_minus_one(qr_val r)
     return r.t == QR_T_NIL ? qr_int(-1) : r;
 }
 
+/* the specification's index-of and last-index-of: clojure.string's, nil when absent */
+static qr_val bi_ptc_str_index_of(qr_lx *lx, int argc, const qr_val *argv)
+{
+    return call_named(lx, "clojure.string/index-of", argc, argv);
+}
+
+static qr_val bi_ptc_str_last_index_of(qr_lx *lx, int argc, const qr_val *argv)
+{
+    return call_named(lx, "clojure.string/last-index-of", argc, argv);
+}
+
 static qr_val bi_ptc_index_of(qr_lx *lx, int argc, const qr_val *argv)
 {
     return index_or_minus_one(call_named(lx, "clojure.string/index-of", argc, argv));
@@ -351,6 +362,8 @@ const qr_builtin qr_lib_ptc[] = {
     QR_BUILTIN("grep-n", bi_ptc_grep_n, 2, 2, "[pattern text]", "{:line n :text line} for each line of text that contains pattern"),
     QR_BUILTIN("floor", bi_ptc_floor, 1, 1, "[x]", "the largest integer <= x"),
     QR_BUILTIN("ceil", bi_ptc_ceil, 1, 1, "[x]", "the smallest integer >= x"),
+    QR_BUILTIN("index-of", bi_ptc_str_index_of, 2, 3, "[s value] or [s value from]", "clojure.string/index-of: the index of value in s, or nil"),
+    QR_BUILTIN("last-index-of", bi_ptc_str_last_index_of, 2, 3, "[s value] or [s value from]", "clojure.string/last-index-of: the index of the last value in s, or nil"),
     QR_BUILTIN(".indexOf", bi_ptc_index_of, 2, 3, "[s value] or [s value from]", "index of value in s, or -1 (Java's String.indexOf)"),
     QR_BUILTIN(".lastIndexOf", bi_ptc_last_index_of, 2, 3, "[s value] or [s value from]", "index of the last value in s, or -1"),
     {.hdr = {.name = NULL}},

@@ -344,13 +344,9 @@ static qr_val bi_seq_nth(qr_lx *lx, int argc, const qr_val *argv)
         return r;
     if (argc == 3)
         return argv[2];
-    if (lx_unbounded(coll))
-        lx_throw(lx, QR_LE_INDEX, "'nth' index %lld is negative", (long long)i);
-    size_t n = coll.t == QR_T_STR    ? coll.s->nchars
-               : coll.t == QR_T_LAZY ? (size_t)qr_range_len(coll)
-                                     : coll.c->len;
-    lx_throw(lx, QR_LE_INDEX, "'nth' index %lld is out of bounds for a %s of %zu items",
-             (long long)i, qr_type_name((qr_type)coll.t), n);
+    /* the PTC-Lisp specification: "item at index or nil", as get gives (Clojure throws;
+     * docs/decisions.md, "The specification's examples, second pass") */
+    return qr_nil();
 }
 
 static qr_val bi_seq_peek(qr_lx *lx, int argc, const qr_val *argv)
@@ -375,8 +371,8 @@ static qr_val bi_seq_pop(qr_lx *lx, int argc, const qr_val *argv)
     if (c.t != QR_T_VEC && c.t != QR_T_LIST)
         lx_type_error(lx, "pop", 1, "a vector or list", c);
     size_t n = c.c->len;
-    if (n == 0)
-        lx_throw(lx, QR_LE_INDEX, "'pop' cannot pop an empty %s", qr_type_name((qr_type)c.t));
+    if (n == 0) /* the specification: nil (Clojure throws; docs/decisions.md) */
+        return qr_nil();
     return c.t == QR_T_VEC ? qr_vec_slice(lx->a, c, 0, n - 1) : qr_vec_slice(lx->a, c, 1, n);
 }
 
@@ -1395,9 +1391,9 @@ const qr_builtin qr_lib_seq[] = {
     QR_BUILTIN_LAZY("next", bi_seq_next, 1, 1, "[coll]", "the items after the first, or nil when none"),
     QR_BUILTIN_LAZY("nthrest", bi_seq_nthrest, 2, 2, "[coll n]", "the items from index n on"),
     QR_BUILTIN_LAZY("nthnext", bi_seq_nthnext, 2, 2, "[coll n]", "the items from index n on, or nil when none"),
-    QR_BUILTIN_LAZY("nth", bi_seq_nth, 2, 3, "[coll index] or [coll index not-found]", "the item at index; out of range is an index-error unless not-found is given"),
+    QR_BUILTIN_LAZY("nth", bi_seq_nth, 2, 3, "[coll index] or [coll index not-found]", "the item at index; nil (or not-found) out of range"),
     QR_BUILTIN("peek", bi_seq_peek, 1, 1, "[coll]", "the last item of a vector, the first of a list"),
-    QR_BUILTIN("pop", bi_seq_pop, 1, 1, "[coll]", "a vector without its last item, a list without its first"),
+    QR_BUILTIN("pop", bi_seq_pop, 1, 1, "[coll]", "a vector without its last item, a list without its first; nil when empty"),
     QR_BUILTIN("subvec", bi_seq_subvec, 2, 3, "[v start] or [v start end]", "the items of vector v from start to end (exclusive)"),
     QR_BUILTIN_LAZY("count", bi_seq_count, 1, 1, "[coll]", "the number of items (characters of a string)"),
     QR_BUILTIN_LAZY("empty?", bi_seq_empty_p, 1, 1, "[coll]", "true when coll has no items"),

@@ -1004,7 +1004,7 @@ typedef struct fspec {
 static _Noreturn void fmt_error(qr_lx *lx, const char *spec, size_t n, const char *why)
 {
     lx_throw(lx, QR_LE_TYPE,
-             "'format': %s in \"%.*s\" (supported: %%s %%d %%f %%x %%%% %%n, with flags - + "
+             "'format': %s in \"%.*s\" (supported: %%s %%d %%f %%e %%x %%o %%%% %%n, with flags - + "
              "space 0 , # and width/precision, as in \"%%-8s\" or \"%%.2f\")",
              why, (int)(n > 40 ? 40 : n), spec);
 }
@@ -1149,14 +1149,17 @@ static void fmt_int(sbuf *b, int64_t v, const fspec *f)
         } while (mag);
         add_sign(b, v < 0, f);
     } else {
+        /* %x %X %o: the two's complement of a negative number, as Java prints a long */
         const char *hex = f->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+        unsigned bits = f->conv == 'o' ? 3 : 4;
         uint64_t u = (uint64_t)v;
         do {
-            digits[n++] = hex[u & 15];
-            u >>= 4;
+            digits[n++] = hex[u & ((1u << bits) - 1)];
+            u >>= bits;
         } while (u);
         if (f->alt)
-            sb_add(b, f->conv == 'X' ? "0X" : "0x", 2);
+            sb_add(b, f->conv == 'X' ? "0X" : f->conv == 'o' ? "0" : "0x",
+                   f->conv == 'o' ? 1 : 2);
     }
     size_t after_sign = b->len;
     for (size_t i = 0; i < n / 2; i++) {
@@ -1168,11 +1171,30 @@ static void fmt_int(sbuf *b, int64_t v, const fspec *f)
     fmt_pad(b, start, f, after_sign);
 }
 
+/* %e: d.dddddde+XX, the precision (default 6) digits after the point */
+static void fmt_exp(sbuf *b, double d, const fspec *f)
+{
+    if (isnan(d) || isinf(d)) {
+        fmt_double(b, d, f);
+        return;
+    }
+    size_t start = b->len;
+    add_sign(b, signbit(d), f);
+    size_t after_sign = b->len;
+    char num[400];
+    int k = snprintf(num, sizeof num, "%.*e", (int)(f->prec < 0 ? 6 : f->prec > 300 ? 300 : f->prec),
+                     fabs(d));
+    sb_add(b, num, (size_t)k);
+    fmt_pad(b, start, f, after_sign);
+}
+
+/* %s of nil is "" (the PTC-Lisp specification, like str; Java prints "null":
+ * docs/decisions.md) */
 static void fmt_str(sbuf *b, qr_val x, const fspec *f)
 {
     size_t start = b->len;
     if (x.t == QR_T_NIL)
-        sb_add(b, "null", 4);
+        ;
     else
         sb_add_str_of(b, x, "format");
     if (f->prec >= 0) {
@@ -1283,8 +1305,13 @@ static qr_val bi_string_format(qr_lx *lx, int argc, const qr_val *argv)
             break;
         case 'x':
         case 'X':
+        case 'o':
             if (f.plus || f.space || f.comma || f.prec >= 0)
-                fmt_error(lx, spec, speclen, "+, space, ',' or a precision on %x");
+                fmt_error(lx, spec, speclen, "+, space, ',' or a precision on %x or %o");
+            break;
+        case 'e':
+            if (f.comma)
+                fmt_error(lx, spec, speclen, "',' on %e");
             break;
         case 'f':
             break;
@@ -1311,6 +1338,7 @@ static qr_val bi_string_format(qr_lx *lx, int argc, const qr_val *argv)
         case 'd':
         case 'x':
         case 'X':
+        case 'o':
             if (x.t != QR_T_INT) {
                 char what[48];
                 snprintf(what, sizeof what, "an integer for %.*s", (int)speclen, spec);
@@ -1324,7 +1352,10 @@ static qr_val bi_string_format(qr_lx *lx, int argc, const qr_val *argv)
                 snprintf(what, sizeof what, "a number for %.*s", (int)speclen, spec);
                 lx_type_error(lx, "format", ai + 1, what, x);
             }
-            fmt_double(&b, qr_to_double(x), &f);
+            if (f.conv == 'e')
+                fmt_exp(&b, qr_to_double(x), &f);
+            else
+                fmt_double(&b, qr_to_double(x), &f);
             break;
         }
     }
@@ -1357,6 +1388,6 @@ const qr_builtin qr_lib_string[] = {
     QR_BUILTIN("includes?", bi_string_bare_includes_p, 2, 2, "[s substr]", "true when string s contains substr"),
     QR_BUILTIN("str-contains?", bi_string_str_contains_p, 2, 2, "[s substr]", "true when string s contains substr (same as includes?)"),
     QR_BUILTIN("subs", bi_string_subs, 2, 3, "[s start] or [s start end]", "the characters of s from index start to end (exclusive)"),
-    QR_BUILTIN("format", bi_string_format, 1, -1, "[fmt & args]", "a string from a Java-style format: %s %d %f %.2f %x %% %n, with width and flags"),
+    QR_BUILTIN("format", bi_string_format, 1, -1, "[fmt & args]", "a string from a Java-style format: %s %d %f %.2f %e %x %o %% %n, with width and flags"),
     {.hdr = {.name = NULL}},
 };

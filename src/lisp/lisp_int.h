@@ -438,6 +438,7 @@ extern const qr_builtin qr_lib_compat[];
 extern const qr_builtin qr_lib_except[];
 extern const qr_builtin qr_lib_xf[];
 extern const qr_builtin qr_lib_ptc[];
+extern const qr_builtin qr_lib_date[];
 /* The transducer (map f), (filter p), (take n) ... named fname (lib_xf.c). */
 qr_val lx_transducer(qr_lx *lx, const char *fname, qr_val arg);
 /* (into to xf from) */

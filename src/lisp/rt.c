@@ -511,7 +511,8 @@ static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 static const qr_builtin *const libs_list[] = {qr_lib_core,   qr_lib_seq,    qr_lib_map,
                                               qr_lib_num,    qr_lib_string, qr_lib_regex,
                                               qr_lib_seq_sort, qr_lib_compat,
-                                              qr_lib_except, qr_lib_xf, qr_lib_ptc};
+                                              qr_lib_except, qr_lib_xf, qr_lib_ptc,
+                                              qr_lib_date};
 
 static void names_init(void)
 {

@@ -388,54 +388,15 @@ static void variables(items *it, const lsp_doc *d)
     }
 }
 
-/* The schema of a variable: `x = call llm P` (P expecting S), `x = run agent A` (A's
- * prompt expecting S), A produces x, `x = filter y where ...`. */
-static const qr_flow_decl *schema_of_prompt(const lsp_doc *d, qr_flow_name p)
-{
-    for (size_t i = 0; i < d->file->ndecls; i++) {
-        const qr_flow_decl *decl = d->file->decls[i];
-        if (decl->kind == QR_FD_PROMPT && flow_name_is(decl->name, p.s, p.n)) {
-            const qr_flow_prop *e = prop(decl, "expecting");
-            if (e && e->nnames)
-                return qr_flow_find(d->file, QR_FD_SCHEMA, e->names[0].s, e->names[0].n);
-        }
-    }
-    return NULL;
-}
-
-static const qr_flow_decl *schema_of_agent(const lsp_doc *d, const qr_flow_decl *ag)
-{
-    const qr_flow_prop *p = prop(ag, "prompt");
-    return p && p->nnames ? schema_of_prompt(d, p->names[0]) : NULL;
-}
-
+/* The schema of a variable: src/flow/infer.c's, which the checker's field check (E0016)
+ * uses too; here the first setting counts even when there are others. */
 static const qr_flow_decl *schema_of_var(const lsp_doc *d, const char *s, size_t n, int depth)
 {
-    if (!d->file || depth > 8)
-        return NULL;
+    (void)depth;
     resolved r;
-    if (!resolve(d, s, n, &r) || r.decl)
-        return NULL;
-    if (r.producer)
-        return schema_of_agent(d, r.producer);
-    const qr_flow_expr *e = r.stmt->e;
-    if (r.stmt->kind == QR_FS_FOR && e && e->kind == QR_FX_NAME)
-        return schema_of_var(d, e->name.s, e->name.n, depth + 1);
-    while (e && e->kind == QR_FX_PAREN)
-        e = e->a;
-    if (!e)
-        return NULL;
-    if (e->kind == QR_FX_CALL_LLM)
-        return schema_of_prompt(d, e->name);
-    if (e->kind == QR_FX_RUN_AGENT) {
-        const qr_flow_decl *ag = qr_flow_find(d->file, QR_FD_AGENT, e->name.s, e->name.n);
-        return ag ? schema_of_agent(d, ag) : NULL;
-    }
-    if (e->kind == QR_FX_FILTER && e->a && e->a->kind == QR_FX_NAME)
-        return schema_of_var(d, e->a->name.s, e->a->name.n, depth + 1);
-    if (e->kind == QR_FX_NAME)
-        return schema_of_var(d, e->name.s, e->name.n, depth + 1);
-    return NULL;
+    if (!d->file || (resolve(d, s, n, &r) && r.decl))
+        return NULL; /* a declaration's name, not a variable */
+    return qr_flow_var_schema(d->file, s, n, false);
 }
 
 static void fields(items *it, const lsp_doc *d, const qr_flow_decl *schema)
@@ -552,7 +513,7 @@ void lsp_completion(qr_buf *out, const lsp_doc *d, size_t off)
                (in && in->kind == QR_FD_AGENT && memmem(line, before, "tools", 5) &&
                 after(line, before, ","))) {
         decls_of(&it, d, QR_FD_TOOL, 9);
-        static const char *const groups[] = {"git", "memory", "quarry", NULL};
+        const char *const *groups = qr_flow_tool_groups(); /* the checker's list */
         for (int i = 0; groups[i]; i++)
             item(&it, groups[i], strlen(groups[i]), 9, "quarry's builtin tools");
     } else if (after(line, before, "with") || after(line, before, "=") ||

@@ -48,12 +48,15 @@ enum {
     W_AND,
     W_OR,
     W_NOT,
+    W_ANY,
+    W_ALL,
     W_COUNT
 };
-static const char *const where_ops[W_COUNT] = {
-    "=", "not=", ">", ">=", "<", "<=", "contains", "matches", "in", "exists", "and", "or", "not"};
+static const char *const where_ops[W_COUNT] = {"=",  "not=",   ">",  ">=",  "<",   "<=",
+                                               "contains", "matches", "in", "exists", "and",
+                                               "or", "not",    "any", "all"};
 static const char where_expected[] =
-    "one of := :not= :> :>= :< :<= :contains :matches :in :exists :and :or :not";
+    "one of := :not= :> :>= :< :<= :contains :matches :in :exists :and :or :not :any :all";
 
 /* Operators of other languages, and what to write instead. */
 static const struct {
@@ -107,22 +110,77 @@ static const struct {
 static const char *const arith_ops[] = {"+", "-", "*", "/"};
 static const char arith_expected[] = "one of :+ :- :* :/";
 
-/* Functions of computed values: [:if P A B], [:str a b ...], [:dirname p], [:basename p],
- * [:top-dir p], [:count-of :binding]. */
-enum { F_IF, F_STR, F_DIRNAME, F_BASENAME, F_TOPDIR, F_COUNTOF, F_COUNT };
-static const char *const fn_ops[F_COUNT] = {"if",       "str",    "dirname",
-                                            "basename", "top-dir", "count-of"};
+/* Functions of computed values, one record each: the check reads the arity and the kind
+ * of each operand from it, etype the result's type, the DSL reference its usage
+ * (qr_query_each_function). Date parts compile to the Lisp's date-part (lib_date.c), path
+ * parts to regexes, collection functions to some/every?/filter over the field. */
+enum {
+    F_IF,
+    F_STR,
+    F_DIRNAME,
+    F_BASENAME,
+    F_TOPDIR,
+    F_EXT,
+    F_STEM,
+    F_STRIPEXT,
+    F_COUNTOF,
+    F_YEAR,
+    F_QUARTER,
+    F_MONTH,
+    F_WEEK,
+    F_DAY,
+    F_WEEKDAY,
+    F_WEEKDAYNUM,
+    F_HOUR,
+    F_FIRSTWORD,
+    F_LOWER,
+    F_UPPER,
+    F_TRIM,
+    F_SUBSTR,
+    F_LENGTH,
+    F_NTH,
+    F_PLUCK,
+    F_COUNTIF,
+    F_COUNT
+};
+static const char *const fn_ops[F_COUNT] = {
+    "if",    "str",    "dirname",  "basename",    "top-dir",    "ext",   "stem",
+    "strip-ext", "count-of", "year", "quarter",   "month",      "week",  "day",
+    "weekday", "weekday-num", "hour", "first-word", "lower", "upper", "trim",
+    "substr", "length", "nth", "pluck", "count-if"};
 static const struct {
     size_t min, max; /* operands */
     uint8_t type;    /* of the result */
+    bool safe;       /* never nil */
+    const char *group;
     const char *usage;
 } fn_info[F_COUNT] = {
-    {3, 3, FT_ANY, "[:if PREDICATE THEN ELSE], e.g. [:if [:> :files 10] \"large\" \"small\"]"},
-    {1, 16, FT_STR, "[:str x ...], e.g. [:str :author \" <\" :email \">\"]"},
-    {1, 1, FT_STR, "[:dirname :path]: the directory of a path (\"\" at the top)"},
-    {1, 1, FT_STR, "[:basename :path]: the last part of a path"},
-    {1, 1, FT_STR, "[:top-dir :path]: the first directory of a path (\"\" at the top)"},
-    {1, 1, FT_NUM, "[:count-of :binding]: how many items another binding holds"},
+    {3, 3, FT_ANY, false, "logic", "[:if PREDICATE THEN ELSE], e.g. [:if [:> :files 10] \"large\" \"small\"]"},
+    {1, 16, FT_STR, true, "text", "[:str x ...]: the operands as text, joined (nil is \"\"), e.g. [:str :author \" <\" :email \">\"]"},
+    {1, 1, FT_STR, true, "path", "[:dirname :path]: the directory of a path (\"\" at the top)"},
+    {1, 1, FT_STR, true, "path", "[:basename :path]: the last part of a path"},
+    {1, 1, FT_STR, true, "path", "[:top-dir :path]: the first directory of a path (\"\" at the top)"},
+    {1, 1, FT_STR, true, "path", "[:ext :path]: the extension without its dot (\"c\" for src/a.c; \"\" for Makefile or .bashrc)"},
+    {1, 1, FT_STR, true, "path", "[:stem :path]: the last part without its extension (\"a\" for src/a.c)"},
+    {1, 1, FT_STR, true, "path", "[:strip-ext :path]: the path without its extension (\"src/a\" for src/a.c)"},
+    {1, 1, FT_NUM, true, "binding", "[:count-of :binding]: how many items another binding holds"},
+    {1, 1, FT_NUM, false, "date", "[:year :date]: the year, 2024"},
+    {1, 1, FT_STR, false, "date", "[:quarter :date]: \"2024-Q1\""},
+    {1, 1, FT_STR, false, "date", "[:month :date]: \"2024-03\" (a calendar month; sorts in time order)"},
+    {1, 1, FT_STR, false, "date", "[:week :date]: the ISO week, \"2024-W09\" (weeks start on Monday)"},
+    {1, 1, FT_STR, false, "date", "[:day :date]: \"2024-03-04\""},
+    {1, 1, FT_STR, false, "date", "[:weekday :date]: \"Monday\" ... \"Sunday\""},
+    {1, 1, FT_NUM, false, "date", "[:weekday-num :date]: 1 (Monday) to 7 (Sunday), to sort weekdays"},
+    {1, 1, FT_NUM, false, "date", "[:hour :date]: 0 to 23"},
+    {1, 1, FT_STR, true, "text", "[:first-word :subject]: the first word (letters, digits, _ ' -), \"\" when none: \"fix\" for \"fix: crash\""},
+    {1, 1, FT_STR, true, "text", "[:lower x]: the text in lower case"},
+    {1, 1, FT_STR, true, "text", "[:upper x]: the text in upper case"},
+    {1, 1, FT_STR, true, "text", "[:trim x]: the text without surrounding whitespace"},
+    {2, 3, FT_STR, true, "text", "[:substr x START END]: characters START (from 0) up to END (optional), cut to the text"},
+    {1, 1, FT_NUM, true, "collection", "[:length x]: characters of a text, items of a collection (0 for nil)"},
+    {2, 2, FT_ANY, false, "collection", "[:nth :parents 1]: the item at an index from 0 (the second parent, git's ^2), nil past the end"},
+    {2, 2, FT_COLL, true, "collection", "[:pluck :paths :path]: the field of each item, e.g. the changed paths as text"},
+    {2, 2, FT_NUM, true, "collection", "[:count-if :paths PREDICATE]: how many items the predicate holds for (see :any)"},
 };
 
 static int find_op(const char *s, size_t n, const char *const *ops, size_t nops)
@@ -187,7 +245,7 @@ static et etype(const qq_shape *s, qr_val e)
             return r;
         }
         if (fn >= 0)
-            return (et){fn_info[fn].type, true, false};
+            return (et){fn_info[fn].type, fn_info[fn].safe, false};
         bool safe = true;
         for (size_t i = 1; i < n; i++) {
             et k = etype(s, qr_vec_at(e, i));
@@ -431,6 +489,16 @@ static bool check_fn_operand(qq_ctx *c, const qq_shape *s, qr_val a, qr_val *co,
     return false;
 }
 
+/* The predicate of :any, :all and :count-if, checked over each item: the item's fields
+ * (a record's) over the record's, or :it (an item that is no record). What the items
+ * hold is not known to the compiler, so their fields are not checked. */
+static bool check_item_where(qq_ctx *c, qr_val v, qr_val *out, int depth)
+{
+    qq_shape item;
+    qq_shape_unknown(&item, "the items");
+    return qq_check_where(c, &item, v, out, depth + 1);
+}
+
 static bool check_fn(qq_ctx *c, const qq_shape *s, qr_val v, int fn, qr_val *out, int depth)
 {
     size_t n = qr_vec_len(v), nargs = n - 1;
@@ -449,6 +517,24 @@ static bool check_fn(qq_ctx *c, const qq_shape *s, qr_val v, int fn, qr_val *out
         bool good;
         if (fn == F_IF && i == 1) {
             good = qq_check_where(c, s, a, &co, depth + 1);
+        } else if (fn == F_COUNTIF && i == 2) {
+            good = check_item_where(c, a, &co, depth);
+        } else if ((fn == F_NTH && i == 2) || (fn == F_SUBSTR && i >= 2)) {
+            good = a.t == QR_T_INT && a.i >= 0;
+            if (good)
+                co = a;
+            else
+                qq_problem(c, &a, NULL, "an integer from 0", fn_info[fn].usage,
+                           "bad index %s", qq_show(c, a));
+        } else if (fn == F_PLUCK && i == 2) {
+            const char *fs;
+            size_t fl;
+            good = qq_name_of(a, &fs, &fl) && fl > 0 && qr_kw_valid(fs, fl);
+            if (good)
+                co = qq_kw(c, fs, fl);
+            else
+                qq_problem(c, &a, NULL, "the name of the items' field, e.g. :path",
+                           fn_info[fn].usage, "bad field %s", qq_show(c, a));
         } else if (fn == F_COUNTOF) {
             int b = qq_need_binding(c, a, "count-of");
             good = b >= 0;
@@ -593,6 +679,28 @@ static bool check_string_arg(qq_ctx *c, qr_val v, const char *what)
     return false;
 }
 
+/* The right side of :in is a collection the record holds, not a vector of values: a
+ * field keyword, or a vector whose first item names a function ([:pluck :paths :path]). */
+static bool is_collection_expr(qr_val v)
+{
+    const char *nm;
+    size_t n;
+    if (v.t == QR_T_KW || field_ref_map(v, &(qr_val){0}))
+        return true;
+    if ((v.t != QR_T_VEC && v.t != QR_T_LIST) || qr_vec_len(v) == 0 || qr_vec_at(v, 0).t != QR_T_KW)
+        return false;
+    nm = qr_sym_name(qr_vec_at(v, 0).sym, &n);
+    return find_op(nm, n, fn_ops, F_COUNT) >= 0;
+}
+
+static qr_val coll_ref(qq_ctx *c, qr_val e)
+{
+    qr_mapb mb;
+    qr_mapb_init(&mb, c->a, 1);
+    qr_mapb_put(&mb, qq_kw(c, "coll", 4), e);
+    return qr_mapb_finish(&mb, QR_T_MAP);
+}
+
 bool qq_check_where(qq_ctx *c, const qq_shape *s, qr_val v, qr_val *out, int depth)
 {
     if (depth > QR_QUERY_MAX_NESTING) {
@@ -663,6 +771,27 @@ bool qq_check_where(qq_ctx *c, const qq_shape *s, qr_val v, qr_val *out, int dep
         *out = qr_vecb_finish(&vb, QR_T_VEC);
         return ok;
     }
+    if (op == W_ANY || op == W_ALL) {
+        if (n != 3) {
+            qq_problem(c, &v, NULL, qq_fmt(c, "[:%s :field PREDICATE]", where_ops[op]),
+                       "e.g. [:any :paths [:= [:ext :path] \"c\"]]", ":%s with %zu operand%s",
+                       where_ops[op], n - 1, n == 2 ? "" : "s");
+            return false;
+        }
+        qr_val coll, pred;
+        qq_push_index(c, 1);
+        ok = check_fn_operand(c, s, qr_vec_at(v, 1), &coll, depth);
+        qq_pop(c);
+        qq_push_index(c, 2);
+        ok = check_item_where(c, qr_vec_at(v, 2), &pred, depth) && ok;
+        qq_pop(c);
+        if (!ok)
+            return false;
+        qr_vecb_push(&vb, coll);
+        qr_vecb_push(&vb, pred);
+        *out = qr_vecb_finish(&vb, QR_T_VEC);
+        return true;
+    }
     if (n != 3) {
         qq_problem(c, &v, NULL, qq_fmt(c, "[:%s field value]", where_ops[op]),
                    op == W_IN ? "e.g. [:in :author [\"ann\" \"bob\"]]"
@@ -698,6 +827,11 @@ bool qq_check_where(qq_ctx *c, const qq_shape *s, qr_val v, qr_val *out, int dep
         }
         if (rok)
             rok = qq_check_literal(c, rv, &r, depth);
+    } else if (op == W_IN && is_collection_expr(rv)) {
+        /* [:in X :parents], [:in X [:pluck :paths :path]]: a collection the record holds */
+        rok = check_fn_operand(c, s, rv, &r, depth);
+        if (rok) /* canonical: {:coll E}, never a vector of values */
+            r = coll_ref(c, r);
     } else if (op == W_IN) {
         rok = rv.t == QR_T_VEC || rv.t == QR_T_LIST || rv.t == QR_T_SET;
         if (!rok) {
@@ -869,6 +1003,29 @@ static void emit_arith(qq_ctx *c, const qq_shape *s, qr_val e, const char *x, qr
     qr_buf_puts(b, ")))");
 }
 
+/* The extension: after the last dot of the last part, a dot that does not start it. */
+#define EXT_RE "[^/.]\\.([^./]*)$"
+/* The path up to that dot. */
+#define STRIP_RE "^(.*[^/.])\\.[^./]*$"
+/* A word: letters, digits, _ and, inside it, ' and -. */
+#define WORD_RE "[\\p{L}\\p{N}_](?:[\\p{L}\\p{N}_'-]*[\\p{L}\\p{N}_])?"
+
+/* (fn [iN] (let [x (merge x (if (map? iN) iN {:it iN}))] PREDICATE)): the predicate over
+ * one item, the item's fields over the record's. */
+static void emit_item_fn(qq_ctx *c, qr_val pred, const char *x, qr_buf *b)
+{
+    int v = ++c->tmp;
+    qq_shape item;
+    qq_shape_unknown(&item, "the items");
+    qr_buf_printf(b, "(fn [i%d] (let [%s (merge %s (if (map? i%d) i%d {:it i%d}))] ", v, x, x, v,
+                  v, v);
+    int col = c->where_col;
+    c->where_col = 0;
+    qq_emit_where(c, &item, pred, x, b);
+    c->where_col = col;
+    qr_buf_puts(b, "))");
+}
+
 static void emit_fn(qq_ctx *c, const qq_shape *s, int fn, qr_val e, const char *x, qr_buf *b)
 {
     size_t n = qr_vec_len(e);
@@ -896,6 +1053,92 @@ static void emit_fn(qq_ctx *c, const qq_shape *s, int fn, qr_val e, const char *
         qr_buf_printf(b, "(count %s)", qq_sym(c, qq_lookup(c, bs, bn)));
         return;
     }
+    case F_YEAR:
+    case F_QUARTER:
+    case F_MONTH:
+    case F_WEEK:
+    case F_DAY:
+    case F_WEEKDAY:
+    case F_WEEKDAYNUM:
+    case F_HOUR:
+        qr_buf_printf(b, "(date-part :%s ", fn_ops[fn]);
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_putc(b, ')');
+        return;
+    case F_EXT:
+        qr_buf_puts(b, "(or (second (re-find ");
+        qq_emit_regex(b, EXT_RE, strlen(EXT_RE));
+        qr_buf_puts(b, " (str ");
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_puts(b, "))) \"\")");
+        return;
+    case F_STEM:
+    case F_STRIPEXT: {
+        int v = ++c->tmp;
+        qr_buf_printf(b, "(let [v%d (str ", v);
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_puts(b, ")] ");
+        if (fn == F_STEM) {
+            qr_buf_puts(b, "(re-find ");
+            qq_emit_regex(b, "[^/]*$", 6);
+            qr_buf_putc(b, ' ');
+        }
+        qr_buf_puts(b, "(or (second (re-find ");
+        qq_emit_regex(b, STRIP_RE, strlen(STRIP_RE));
+        qr_buf_printf(b, " v%d)) v%d)%s)", v, v, fn == F_STEM ? ")" : "");
+        return;
+    }
+    case F_FIRSTWORD:
+        qr_buf_puts(b, "(or (re-find ");
+        qq_emit_regex(b, WORD_RE, strlen(WORD_RE));
+        qr_buf_puts(b, " (str ");
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_puts(b, ")) \"\")");
+        return;
+    case F_LOWER:
+    case F_UPPER:
+    case F_TRIM:
+        qr_buf_printf(b, "(%s (str ", fn == F_LOWER ? "lower-case" : fn == F_UPPER ? "upper-case" : "trim");
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_puts(b, "))");
+        return;
+    case F_SUBSTR: {
+        int v = ++c->tmp;
+        qr_buf_printf(b, "(let [v%d (str ", v);
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_printf(b, ")] (subs v%d (min %lld (count v%d))", v, (long long)qr_vec_at(e, 2).i, v);
+        if (n > 3)
+            qr_buf_printf(b, " (max (min %lld (count v%d)) (min %lld (count v%d)))",
+                          (long long)qr_vec_at(e, 3).i, v, (long long)qr_vec_at(e, 2).i, v);
+        qr_buf_puts(b, "))");
+        return;
+    }
+    case F_LENGTH: {
+        int v = ++c->tmp;
+        qr_buf_printf(b, "(let [v%d ", v);
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_printf(b, "] (if (or (string? v%d) (coll? v%d)) (count v%d) 0))", v, v, v);
+        return;
+    }
+    case F_NTH:
+        qr_buf_puts(b, "(get ");
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_printf(b, " %lld)", (long long)qr_vec_at(e, 2).i);
+        return;
+    case F_PLUCK:
+        qr_buf_puts(b, "(mapv ");
+        qr_print(b, qr_vec_at(e, 2), QR_PRINT_READABLY);
+        qr_buf_putc(b, ' ');
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_putc(b, ')');
+        return;
+    case F_COUNTIF:
+        qr_buf_puts(b, "(count (filter ");
+        emit_item_fn(c, qr_vec_at(e, 2), x, b);
+        qr_buf_putc(b, ' ');
+        qq_emit_expr(c, s, qr_vec_at(e, 1), x, b);
+        qr_buf_puts(b, "))");
+        return;
     default: break;
     }
     /* path functions, on the operand read as text */
@@ -1054,8 +1297,24 @@ void qq_emit_where(qq_ctx *c, const qq_shape *s, qr_val w, const char *x, qr_buf
         qr_buf_puts(b, "))");
         return;
     }
+    case W_ANY:
+    case W_ALL:
+        qr_buf_puts(b, op == W_ANY ? "(boolean (some " : "(every? ");
+        emit_item_fn(c, qr_vec_at(w, 2), x, b);
+        qr_buf_putc(b, ' ');
+        qq_emit_expr(c, s, qr_vec_at(w, 1), x, b);
+        qr_buf_puts(b, op == W_ANY ? "))" : ")");
+        return;
     case W_IN: {
-        qr_val r = qr_vec_at(w, 2);
+        qr_val r = qr_vec_at(w, 2), coll;
+        if (r.t == QR_T_MAP && qq_get(r, "coll", &coll)) {
+            qr_buf_puts(b, "(contains? (set ");
+            qq_emit_expr(c, s, coll, x, b);
+            qr_buf_puts(b, ") ");
+            emit_operand(c, s, qr_vec_at(w, 1), x, b);
+            qr_buf_putc(b, ')');
+            return;
+        }
         qr_buf_puts(b, "(contains? #{");
         for (size_t i = 0; i < qr_vec_len(r); i++) {
             if (i)
@@ -1069,4 +1328,12 @@ void qq_emit_where(qq_ctx *c, const qq_shape *s, qr_val w, const char *x, qr_buf
     }
     default: qr_buf_puts(b, "nil"); return;
     }
+}
+
+void qr_query_each_function(void (*fn)(void *ud, const char *group, const char *name,
+                                       const char *usage),
+                            void *ud)
+{
+    for (size_t i = 0; i < F_COUNT; i++)
+        fn(ud, fn_info[i].group, fn_ops[i], fn_info[i].usage);
 }

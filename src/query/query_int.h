@@ -10,6 +10,7 @@
  *   shape.c     what records hold (from tool records and context data); field lookup
  *   problems.c  the path, problem records, their text and JSON forms, suggestions
  *   cache.c     the compiled-program cache
+ *   reference.c the DSL reference a model reads (qr_query_reference)
  *
  * Every check takes the raw query value (EDN or JSON) and produces a canonical value
  * (keywords for names and fields, aliases resolved, sort keys as [field order] pairs), so

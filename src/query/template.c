@@ -143,8 +143,17 @@ static int template_binding(qq_ctx *c, const char *s, size_t n, const char *tmpl
         return bi;
     for (size_t i = 0; i < c->nall; i++)
         if (strlen(c->all_names[i]) == n && !memcmp(c->all_names[i], s, n)) {
+            bool fetch_on_transform = c->depth > 0 && c->path[0].key &&
+                                      !strcmp(c->path[0].key, "fetch") &&
+                                      !strncmp(c->all_at[i], ":transform", 10);
             qq_problem(c, NULL, qq_fmt(c, "{{%s}}", tmpl), "a binding defined before this point",
-                       "move the template after that step, or the step before this one",
+                       fetch_on_transform
+                           ? "every :fetch runs before the :transform steps, so a fetch "
+                             "cannot use a transform's result; a tool's own order often "
+                             "serves: get_author_stats ranks by commits, so "
+                             "{{first:stats:email}} is the most active author and "
+                             "{{last:stats:email}} the least active"
+                           : "move the template after that step, or the step before this one",
                        "template {{%s}} uses :%.*s, which is defined later (at %s)", tmpl, (int)n,
                        s, c->all_at[i]);
             return -1;

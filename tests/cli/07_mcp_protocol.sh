@@ -176,7 +176,7 @@ expect_lines_any_order hostile <<'EOF'
 {"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"tools/call needs params.name, the name of a tool (tools/list lists them)"}}
 {"jsonrpc":"2.0","id":14,"error":{"code":-32602,"message":"tools/call needs params.name, the name of a tool (tools/list lists them)"}}
 {"jsonrpc":"2.0","id":15,"error":{"code":-32602,"message":"tools/call: params.arguments must be an object of the tool's parameters, got array [1]"}}
-{"jsonrpc":"2.0","id":16,"error":{"code":-32602,"message":"unknown tool 'get_comits'; did you mean 'get_commits'? tools: get_commits, get_author_stats, get_file_stats, get_file_history, get_diff_stats, memory_query, memory_get, query_codebase, sparql_query, search_codebase, run_lisp, run_query, dwim"}}
+{"jsonrpc":"2.0","id":16,"error":{"code":-32602,"message":"unknown tool 'get_comits'; did you mean 'get_commits'? tools: get_commits, get_author_stats, get_file_stats, get_file_history, get_diff_stats, get_diff, memory_query, memory_get, query_codebase, sparql_query, search_codebase, run_lisp, run_query, dwim"}}
 {"jsonrpc":"2.0","id":17,"error":{"code":-32602,"message":"logging/setLevel: params.level must be one of debug, info, notice, warning, error, critical, alert, emergency; got string \"loud\""}}
 {"jsonrpc":"2.0","id":18,"error":{"code":-32602,"message":"logging/setLevel: params.level must be one of debug, info, notice, warning, error, critical, alert, emergency; got nothing"}}
 {"jsonrpc":"2.0","id":19,"error":{"code":-32602,"message":"tools/list: invalid cursor string \"zzz\"; pass the nextCursor of the previous page, or no cursor for the first page"}}

@@ -86,7 +86,7 @@ expect_out "the loop" "1> skeleton src/calc.c
 5> validate
    make -k: failed (exit 2), 1 error, 0 warnings ...
 6> fetch 0005
-   make -k: failed (exit 2), 1 error, 0 warnings ...
+   #0005 again from its start (100 chars)
 7> fix src/calc.c
    edited src/calc.c at line 3: -17 +18 bytes (quarry dwim undo restores it)
 8> validate
@@ -178,7 +178,7 @@ expect_out "repeat read from the cache" "3> read src/calc.c
 expect_out "the diff applied" "4> fix
    edited src/calc.c at line 3: -1 +1 lines ..." sed -n 7,8p "$TMP/out"
 expect_out "the read after the edit ran again" "5> read src/calc.c
-   src/calc.c:1-200 ..." sed -n 9,10p "$TMP/out"
+   src/calc.c:1-9 ..." sed -n 9,10p "$TMP/out"
 expect_out "edit on disk" "    return a + b + 0;" sed -n 3p src/calc.c
 user_msg 2 > "$TMP/s2"
 expect_out "SEEN in the prompt" "SEEN (fetch ID shows one again)
@@ -217,7 +217,7 @@ unserve
 expect_out "fix refused: changed since read" "2> fix
    error: 'src/calc.c' changed since it was read (#0001); read it again" sed -n 3,4p "$TMP/out"
 expect_out "read again, not from the cache" "3> read src/calc.c
-   src/calc.c:1-200 ..." sed -n 5,6p "$TMP/out"
+   src/calc.c:1-10 ..." sed -n 5,6p "$TMP/out"
 expect_out "then the fix applies" "4> fix
    edited src/calc.c at line 3: -1 +1 lines ..." sed -n 7,8p "$TMP/out"
 expect_out "both changes on disk" "    return b + a;|/* changed underneath */" sh -c "sed -n '3p;10p' src/calc.c | paste -sd'|'"

@@ -293,6 +293,16 @@ expect_out "schema: valid on the third try" "2 found, 1 sure: a.c" cat "$TMP/sc1
 expect_out "schema: three calls" "3" pylog 'len(L)'
 expect_out "schema: the format is asked for" "True" pylog '"JSON array of objects" in L[0]["body"]["messages"][0]["content"]'
 expect_out "schema: the reason is sent back" "True" pylog '"[0].line should be an integer" in L[2]["body"]["messages"][-1]["content"]'
+# every problem of a reply in one retry (issue 24: one a round trip cost a retry each)
+script "$TMP/s.json" \
+  '{"text": "[{\"file\": \"a.c\", \"line\": \"ten\", \"confidence\": 90}, {\"file\": 3, \"line\": 2, \"confidence\": \"high\"}, {\"line\": 1, \"confidence\": 5}]"}' \
+  '{"text": "[{\"file\": \"a.c\", \"line\": 10, \"confidence\": 90}]"}'
+serve "$TMP/s.json"
+run "$TMP/sc3" "$TMP/schema.flow" --input "x.c"
+unserve
+expect_out "schema: all errors at once: one retry" "1 found, 1 sure: a.c|2" sh -c "printf '%s|' \"\$(cat '$TMP/sc3')\"; python3 -c 'import json,sys; print(len(open(sys.argv[1]).readlines()))' '$TMP/log.jsonl'"
+expect_out "schema: all errors at once: the message" "[0].line should be an integer; [1].file should be a string; [1].confidence should be an integer; field '[2].file' is missing" \
+  pylog 'L[1]["body"]["messages"][-1]["content"].split(": ", 1)[1].rsplit(". Reply again", 1)[0]'
 script "$TMP/s.json" '{"text": "no"}' '{"text": "no"}' '{"text": "no"}' '{"text": "no"}' '{"text": "no"}'
 serve "$TMP/s.json"
 run "$TMP/sc2" "$TMP/schema.flow" --input "x.c"

@@ -9,7 +9,8 @@
  * text, a JSON array of findings, a JSON object, a number, or a call of one of the tools
  * the request offers (so agents run their tool loop). The run's tools are the product
  * registry bound to a real host on a small git repository made at the first input,
- * restricted to the tools that only read (no writes, network, model or exec).
+ * restricted to the tools that only read (no writes, network, model or exec), and the
+ * files group (read_file, search_files) on that repository's tree, without edit_file.
  *
  * Files that declare an MCP tool (`tool X = mcp "stdio:CMD"`) are checked but not run: the
  * fuzzer would otherwise write commands for the run to start.
@@ -297,6 +298,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.inputn = strlen(o.input);
         o.llm = &llm;
         o.tools = tools;
+        o.root = root; /* the files group reads the small tree; never writes it */
+        o.host = &host;
         o.budget = (qr_flow_budget){.max_calls = 6,
                                     .max_tokens = 4000,
                                     .max_ms = 200,

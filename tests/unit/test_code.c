@@ -148,8 +148,8 @@ static void test_extract_c(void)
     CHECK(r && r->cond && !strcmp(r->cond, "0"));
     it = find_item(&f, QR_CODE_FUNCTION, "feat");
     CHECK(it && it->cond && !strcmp(it->cond, "FEATURE"));
-    it = find_item(&f, QR_CODE_FUNCTION, "nofeat");
-    CHECK(it && !it->cond);
+    it = find_item(&f, QR_CODE_FUNCTION, "nofeat"); /* the #else: FEATURE undefined */
+    CHECK(it && it->cond && !strcmp(it->cond, "!FEATURE"));
     qr_arena_release(&a);
 }
 
@@ -161,6 +161,7 @@ static void test_extract_conditions(void)
                               "int z(void) { return 0; }\n#elif defined B\nint b(void) { return 0; }\n"
                               "#else\nint c(void) { return 0; }\n#endif\n"
                               "#ifndef GUARD\nint g(void) { return 0; }\n#endif\n"
+                              "#ifndef H_H\n#define H_H\nint h(void) { return 0; }\n#endif\n"
                               "#ifdef X\n#ifdef Y\nint xy(void) { return 0; }\n#endif\n#endif\n";
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -179,7 +180,9 @@ static void test_extract_conditions(void)
     it = find_item(&f, QR_CODE_FUNCTION, "c");
     CHECK(it && !it->cond);
     it = find_item(&f, QR_CODE_FUNCTION, "g");
-    CHECK(it && !it->cond); /* #ifndef is not judged */
+    CHECK(it && it->cond && !strcmp(it->cond, "!GUARD")); /* holds when nothing defines it */
+    it = find_item(&f, QR_CODE_FUNCTION, "h");
+    CHECK(it && !it->cond); /* a header guard is not judged */
     it = find_item(&f, QR_CODE_FUNCTION, "xy");
     CHECK(it && it->cond && !strcmp(it->cond, "X,Y"));
     qr_arena_release(&a);

@@ -98,6 +98,13 @@ static const row rows[] = {
     {"build", "validate", NULL, "run"},
     {"valdiate", "validate", NULL, "run"},
     {"does it compile", "validate", NULL, "clarify"},
+    /* the check named on the line (issue 24): validate runs only the repository's own */
+    {"validate make test", "validate", "make test", "run"},
+    {"check make check", "validate", "make check", "run"},
+    {"validate   go test ./...", "validate", "go test ./...", "run"},
+    {"validate cargo test --all", "validate", "cargo test --all", "run"},
+    {"validate npm test", "validate", "npm test", "run"},
+    {"validate the build", "validate", NULL, "clarify"},
     /* done */
     {"done", "done", NULL, "run"},
     {"finished", "done", NULL, "run"},
@@ -218,7 +225,9 @@ static void test_diags(void)
                       "src/x.c:10:1: warning: unused variable 'y' [-Wunused-variable]\n"
                       "x.h:3: note: declared here\n"
                       "m.c:9:5: fatal error: nope.h: No such file or directory\n"
-                      "junk:notaline: error: x\n";
+                      "junk:notaline: error: x\n"
+                      /* a command make echoes names no file */
+                      "echo \"t.c:3: error: expected 2\"; false\n";
     qr_arena a;
     qr_arena_init(&a, 0);
     qr_dwim_diag *d;

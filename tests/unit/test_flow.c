@@ -200,8 +200,9 @@ static void test_errors2(void)
            "agent b:\n    instruction p\n",
            {"W0002", 5, 5, "both 'delegate' and 'use'"});
     EXPECT("W0004 unknown builtin tool set",
-           "tool fs = builtin streetrace.fs\ntool g = builtin quarry.git\n",
-           {"W0004", 1, 6, "unknown builtin tool set 'streetrace.fs'"});
+           "tool cli = builtin streetrace.cli\ntool g = builtin quarry.git\n"
+           "tool fs = builtin streetrace.fs\ntool f = builtin quarry.files\n",
+           {"W0004", 1, 6, "unknown builtin tool set 'streetrace.cli'"});
     EXPECT("W0003 agent runs before its variable is set",
            "prompt i: \"\"\"x\"\"\"\nprompt rp: \"\"\"Review $change\"\"\"\n"
            "agent r:\n    instruction i\n    prompt rp\n    produces out\n"
@@ -323,6 +324,82 @@ static void test_bad_input(void)
     qr_buf_release(&b);
 }
 
+/* Issue 24: StreetRace's files and the messages that misled. */
+static void test_issue24(void)
+{
+    EXPECT_NONE("version line after comments and blank lines",
+                "# A workflow\n# by someone\n\nstreetrace v1\n\nmodel main = anthropic/x\n");
+    EXPECT("version line after a declaration is not one",
+           "model main = anthropic/x\nstreetrace v1\n",
+           {"E0007", 2, 1, "expected a declaration, found 'streetrace'"});
+    EXPECT("model without a provider: the message names the value",
+           "model main = live\n",
+           {"E0007", 1, 14, "expected PROVIDER/MODEL after '=', found 'live'"});
+    EXPECT("parallel: says 'do'",
+           "flow main:\n    parallel:\n        x = 1\n    return 1\n",
+           {"E0007", 2, 13, "expected 'do' after 'parallel', found ':'"});
+    EXPECT("run agent with no name",
+           "flow main:\n    run agent\n    x = run agent with 1\n",
+           {"E0007", 2, 14, "expected an agent name after 'run agent'"},
+           {"E0007", 3, 19, "expected an agent name after 'run agent'"});
+    EXPECT("tools without commas: the hint",
+           "prompt i: \"\"\"x\"\"\"\nagent a:\n    tools git repo\n    instruction i\n",
+           {"E0007", 3, 15, "separate the names with commas: 'tools git, repo'"});
+    EXPECT_NONE("tools: one tool of an MCP server, and a list",
+                "tool repo = mcp \"stdio:quarry mcp\"\nprompt i: \"\"\"x\"\"\"\n"
+                "agent a:\n    tools repo.dwim, repo.get_commits, quarry.git, files\n"
+                "    instruction i\n");
+    EXPECT("tools: the set of a subset must be defined",
+           "prompt i: \"\"\"x\"\"\"\nagent a:\n    tools rpeo.dwim\n    instruction i\n",
+           {"E0001", 3, 11, "undefined tool 'rpeo'"});
+    EXPECT("other dialects' constructs named, their blocks skipped",
+           "timeout t = 5 minutes\nafter output do\n    log 1\nend\n"
+           "prompt i: \"\"\"x\"\"\"\n    escalate if ~\"NO\"\n"
+           "agent a:\n    instruction i\n    retry r\n    history h\n    on input do\n"
+           "        mask pii\n    end\n"
+           "flow main:\n    push x as user to h\n    y = initial user prompt\n"
+           "    z = run agent a with 1 history h\n    match y\n        when \"a\" -> log 1\n"
+           "    end\n    return 1\n",
+           {"E0007", 1, 1, "unsupported construct 'timeout'"},
+           {"E0007", 2, 1, "unsupported construct 'after'"},
+           {"E0007", 6, 5, "unsupported construct 'escalate'"},
+           {"E0007", 9, 5, "unsupported construct 'retry'"},
+           {"E0007", 10, 5, "unsupported construct 'history'"},
+           {"E0007", 11, 5, "unsupported construct 'on'"},
+           {"E0007", 15, 12, "unsupported construct 'push ... as ROLE'"},
+           {"E0007", 16, 9, "unsupported construct 'initial user prompt'"},
+           {"E0007", 17, 28, "unsupported construct 'history'"},
+           {"E0007", 18, 5, "unsupported construct 'match'"});
+    /* E0016: a field the schema does not have (one place knows the fields: infer.c) */
+    static const char *const schemas =
+        "schema Loc:\n    file: string\n    line: int\n"
+        "schema Finding:\n    loc: Loc\n    message: string\n    confidence: int\n"
+        "prompt find expecting Finding[]: \"\"\"f\"\"\"\n"
+        "prompt one expecting Finding: \"\"\"o\"\"\"\n"
+        "prompt rp: \"\"\"r\"\"\"\n"
+        "agent a:\n    instruction rp\n    prompt one\n    produces made\n";
+    char src[2048];
+    snprintf(src, sizeof src, "%s%s", schemas,
+             "flow main:\n    fs = call llm find\n    x = call llm one\n"
+             "    sure = filter fs where .confidence > 1 and .loc.fle != \"\"\n"
+             "    log x.mesage\n    log x.loc.lien\n    for f in sure do\n"
+             "        log f.confidance\n    end\n    run agent a\n    log made.los\n"
+             "    return x.loc.file + x.message\n");
+    EXPECT("E0016 field typos on schema-typed values", src,
+           {"E0016", 18, 52, "schema 'Loc' has no field 'fle'"},
+           {"E0016", 19, 11, "did you mean 'message'?"},
+           {"E0016", 20, 15, "did you mean 'line'?"},
+           {"E0016", 22, 15, "did you mean 'confidence'?"},
+           {"E0016", 25, 14, "schema 'Finding' has no field 'los'"});
+    snprintf(src, sizeof src, "%s%s", schemas,
+             "flow main:\n    x = call llm one\n    y = { anything: 1 }\n"
+             "    log y.anything + y.other\n    z = call llm one\n    z = { other: 2 }\n"
+             "    log z.other\n    w = x.loc\n    log w.file\n    return x.confidence\n");
+    EXPECT_NONE("E0016: unknown shapes and variables set twice are not judged", src);
+    expect_fmt("# about\n\nstreetrace v1\n\nmodel main = anthropic/x\n",
+               "# about\n\nstreetrace v1\n\nmodel main = anthropic/x\n");
+}
+
 int main(void)
 {
     test_valid();
@@ -332,5 +409,6 @@ int main(void)
     test_fmt();
     test_render();
     test_bad_input();
+    test_issue24();
     CHECK_DONE();
 }

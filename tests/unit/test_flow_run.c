@@ -116,7 +116,12 @@ static void test_expressions(void)
     expect_value("flow main:\n    return 1 == 1.0\n", "true");
     expect_value("flow main:\n    x = { a: { b: [1, { c: \"deep\" }] } }\n    return x.a.b\n",
                  "[1,{\"c\":\"deep\"}]");
-    expect_value("flow main:\n    x = { a: 1 }\n    return x.missing\n", "");
+    /* a returned null prints as null (issue 24); a flow with no return prints nothing */
+    expect_value("flow main:\n    x = { a: 1 }\n    return x.missing\n", "null");
+    expect_value("flow main:\n    return null\n", "null");
+    expect_value("flow main:\n    run f\nflow f:\n    return null\n", "");
+    expect_value("flow main:\n    x = 1\n", "");
+    expect_value("flow main:\n    return \"\"\n", "");
     expect_value("flow main:\n    xs = [{ n: 1, t: { ok: true } }, { n: 5, t: { ok: false } }, { n: 9, t: { ok: true } }]\n"
                  "    return filter xs where .n > 2 and .t.ok\n",
                  "[{\"n\":9,\"t\":{\"ok\":true}}]");

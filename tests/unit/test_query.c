@@ -438,6 +438,85 @@ static void test_functions(void)
                    "bad :on :rows; expected a vector of 2 to 16 bindings");
 }
 
+/* issue 25: what the DSL could not say. Date parts read as written (the author's own
+ * offset); paths' extension, stem and directory; words; items of a record's collection. */
+static void ref_has_name(void *ud, const char *group, const char *name, const char *usage)
+{
+    const char *text = ud;
+    (void)group;
+    char want[64];
+    snprintf(want, sizeof want, "[:%s ", name);
+    if (!strstr(text, want) || !strstr(usage, want)) {
+        fprintf(stderr, "reference lacks %s\n", want);
+        CHECK(false);
+    }
+}
+
+static void test_issue25_functions(void)
+{
+    expect_run("{:transform [{:op :map :on :rows :as :m :select []"
+               " :compute {:y [:year :d] :q [:quarter :d] :mo [:month :d] :w [:week :d]"
+               " :day [:day :d] :wd [:weekday :d] :wn [:weekday-num :d] :h [:hour :d]}}]"
+               " :return {:m :m}}",
+               "{:rows [{:d \"2024-12-30T23:30:00-05:00\"} {:d \"2021-01-03T00:10:00+09:00\"}"
+               " {:d 0} {:d \"not a date\"}]}",
+               "{:m [{:y 2024, :q \"2024-Q4\", :mo \"2024-12\", :w \"2025-W01\", :day \"2024-12-30\","
+               " :wd \"Monday\", :wn 1, :h 23} {:y 2021, :q \"2021-Q1\", :mo \"2021-01\", :w "
+               "\"2020-W53\", :day \"2021-01-03\", :wd \"Sunday\", :wn 7, :h 0} {:y 1970, :q "
+               "\"1970-Q1\", :mo \"1970-01\", :w \"1970-W01\", :day \"1970-01-01\", :wd "
+               "\"Thursday\", :wn 4, :h 0} {:y nil, :q nil, :mo nil, :w nil, :day nil, :wd nil, "
+               ":wn nil, :h nil}]}");
+    expect_run("{:transform [{:op :map :on :rows :as :m :select []"
+               " :compute {:e [:ext :p] :s [:stem :p] :x [:strip-ext :p] :d [:dirname :p]}}]"
+               " :return {:m :m}}",
+               "{:rows [{:p \"src/a.tar.gz\"} {:p \"Makefile\"} {:p \"etc/.bashrc\"}"
+               " {:p \"v1.2/run\"} {:p nil}]}",
+               "{:m [{:e \"gz\", :s \"a.tar\", :x \"src/a.tar\", :d \"src\"} {:e \"\", :s "
+               "\"Makefile\", :x \"Makefile\", :d \"\"} {:e \"\", :s \".bashrc\", :x "
+               "\"etc/.bashrc\", :d \"etc\"} {:e \"\", :s \"run\", :x \"v1.2/run\", :d \"v1.2\"} "
+               "{:e \"\", :s \"\", :x \"\", :d \"\"}]}");
+    expect_run("{:transform [{:op :map :on :rows :as :m :select []"
+               " :compute {:w [:first-word :m] :l [:lower [:first-word :m]] :u [:upper :m]"
+               " :t [:trim :m] :s [:substr :m 2 4] :s2 [:substr :m 3] :n [:length :m]}}]"
+               " :return {:m :m}}",
+               "{:rows [{:m \"  Fix: don't crash \"} {:m \"\"}]}",
+               "{:m [{:w \"Fix\", :l \"fix\", :u \"  FIX: DON'T CRASH \", :t \"Fix: don't crash\","
+               " :s \"Fi\", :s2 \"ix: don't crash \", :n 19} {:w \"\", :l \"\", :u \"\", :t \"\", :s "
+               "\"\", :s2 \"\", :n 0}]}");
+    /* collections: the item's fields first, then the record's; :it for plain items */
+    expect_run("{:transform [{:op :filter :on :rows :as :both"
+               " :where [:any :paths [:and [:= [:ext :path] \"c\"]"
+               " [:in [:str [:strip-ext :path] \".h\"] [:pluck :paths :path]]]]}"
+               " {:op :map :on :rows :as :m :select [:id]"
+               " :compute {:c [:count-if :paths [:= [:ext :path] \"c\"]] :p2 [:nth :parents 1]"
+               " :np [:length :parents] :big [:if [:all :paths [:> :additions :min]] 1 0]"
+               " :self [:if [:any :parents [:= :it :id]] 1 0]}}"
+               " {:op :map :on :both :as :bids :select [:id]}]"
+               " :return {:both :bids :m :m}}",
+               "{:rows [{:id \"a\" :min 1 :parents [\"p\" \"q\"] :paths [{:path \"src/x.c\" "
+               ":additions 3} {:path \"src/x.h\" :additions 2}]}"
+               " {:id \"b\" :min 2 :parents [\"b\"] :paths [{:path \"x.c\" :additions 1} {:path "
+               "\"src/x.h\" :additions 9}]} {:id \"c\" :min 0}]}",
+               "{:both [{:id \"a\"}], :m [{:id \"a\", :c 1, :p2 \"q\", :np 2, :big 1, :self 0} {:id \"b\", "
+               ":c 1, :p2 nil, :np 1, :big 0, :self 1} {:id \"c\", :c 0, :p2 nil, :np 0, :big 1, "
+               ":self 0}]}");
+    expect_problem("{:transform [{:op :map :on :rows :as :m :compute {:k [:nth :parents -1]}}]}",
+                   ":compute :k[2]: bad index -1; expected an integer from 0");
+    expect_problem("{:transform [{:op :filter :on :rows :as :m :where [:any :paths]}]}",
+                   ":any with 1 operand; expected [:any :field PREDICATE]");
+    expect_problem("{:fetch [{:tool :get_author_stats :as :a} {:tool :get_commits :as :c"
+                   " :params {:author \"{{first:r:email}}\"}}]"
+                   " :transform [{:op :sort :on :a :as :r :by :commits}]}",
+                   "every :fetch runs before the :transform steps");
+    /* the reference lists every function with its usage */
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_query_reference(&b);
+    CHECK(b.p && strstr(b.p, "{{last:name:field}}") && strstr(b.p, "author date"));
+    qr_query_each_function(ref_has_name, b.p);
+    qr_buf_release(&b);
+}
+
 /* ---- problems ---- */
 
 static void test_problems(void)
@@ -1506,6 +1585,7 @@ int main(void)
     test_json_form();
     test_bindings();
     test_functions();
+    test_issue25_functions();
     test_problems();
     test_cache();
     test_runtime_step();

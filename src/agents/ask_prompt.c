@@ -2,8 +2,10 @@
  * ask_prompt.c: the text the agents of `quarry ask` read, built per role from what that
  * role uses (issue 25):
  *
- *   all roles   INTRO, then CONVENTIONS (merges, which date is which, zones, calendar
- *               words, the date forms since/until take): the facts every role needs
+ *   all roles   INTRO, then CONVENTIONS (windows by committer date in the user's zone,
+ *               calendar words, the date forms since/until take); which date :date is
+ *               and that merges are included are in the DSL reference (the Compiler's
+ *               Lisp part says them too)
  *   Architect   + TOOLS (the question's domains) + QUERY DSL + role
  *   Fetcher     + TOOLS (the question's domains) + QUERY DSL + role
  *   Compiler    + TOOLS (the question's domains) + PTC-LISP (generated from the Lisp
@@ -303,19 +305,24 @@ static const char intro[] =
 
 static const char conventions[] =
     "\nCONVENTIONS (every tool and result)\n"
-    "- Merge commits are included unless merges is \"exclude\" or \"only\"; a merge's :files,\n"
-    "  :additions and :deletions are 0 unless first_parent is true.\n"
-    "- since/until select commits by committer date (as git log does). :date is the author\n"
-    "  date, ISO-8601 in the author's own UTC offset (its day and hour are the author's);\n"
-    "  :timestamp is the same instant in epoch seconds; :first and :last are author dates.\n"
-    "- since/until take \"2024-03-01\", ISO-8601, \"3 days ago\", \"yesterday\", \"today\",\n"
-    "  @epoch; their days are counted in the time zone given under TODAY.\n"
+    "- since/until select commits by committer date (as git log does) and take\n"
+    "  \"2024-03-01\", ISO-8601, \"3 days ago\", \"yesterday\", \"today\", @epoch; their days are\n"
+    "  counted in the time zone given under TODAY.\n"
     "- \"last week\" is the last 7 days up to now (\"1 week ago\"), not the previous calendar\n"
     "  week; \"last month\" is \"1 month ago\"; \"this week\" starts on Monday 00:00, \"this\n"
     "  month\" on the 1st, \"this quarter\" on 1 January, April, July or October (the latest\n"
     "  begun), \"this year\" on 1 January; \"in october\" and \"Q3\" are the most recent ones\n"
     "  begun by TODAY; a calendar window runs from its first day 00:00 (since) to 00:00 of\n"
     "  the day after it (until).\n";
+
+/* What the DSL reference says of dates and merges, for the Compiler, which does not get
+ * that reference. */
+static const char lisp_dates[] =
+    "Dates: :date is the author date, ISO-8601 in the author's own UTC offset (its day and\n"
+    "  hour are the author's); :timestamp is the same instant in epoch seconds; :first and\n"
+    "  :last are author dates. Merge commits are included unless merges is \"exclude\"; a\n"
+    "  merge's :files, :additions and :deletions are 0 unless first_parent is true;\n"
+    "  :parents lists the parents' hashes, the first parent first.\n";
 
 /* ---- the query DSL (Architect, Fetcher; the Evaluator without fetches) ---- */
 
@@ -356,42 +363,23 @@ static const char dsl_head_eval[] =
     " :return {:action :done :findings :ranked :summary \"{{count:large}} large commits\"}}\n"
     "Every step binds its result to :as; later steps name it with :on. Transform ops:\n";
 
-static const char dsl_exprs[] =
-    "Predicates (:where): [:= :f v] [:not= :f v] [:> :f n] [:>= :f n] [:< :f n] [:<= :f n]\n"
-    "  [:contains :f \"text\"] (case-sensitive) [:matches :f \"regex\"] [:in :f [v ...]]\n"
-    "  [:exists :f] [:and P ...] [:or P ...] [:not P]. A keyword operand is a field.\n"
-    "Arithmetic (:compute values): [:+ a b] [:- a b] [:* a b] [:/ a b] over fields and "
-    "numbers.\n"
-    "Functions (:compute values): [:if PREDICATE A B] [:str x ...] (text) [:dirname :path]\n"
-    "  [:basename :path] [:top-dir :path] [:count-of :binding] (its number of items, e.g.\n"
-    "  a fraction [:/ [:count-of :mine] [:count-of :all]]).\n"
-    "Aggregates (:aggregate :compute): [:count] [:sum :f] [:avg :f] [:min :f] [:max :f] "
-    "[:count-distinct :f].\n"
-    "Sort by several keys: :by [[:commits :desc] [:author :asc]]. A :join merges each\n"
-    "  left record with its match; on a field both have, the right record's value wins.\n";
-
-static const char dsl_fetch[] =
-    "Chaining: a later :fetch may use an earlier binding of the same query in :params,\n"
-    "  e.g. [{:tool :get_author_stats :as :top :params {:limit 1}}\n"
-    "        {:tool :get_commits :as :theirs :params {:author \"{{first:top:email}}\"}}]:\n"
-    "  \"find X, then X's data\" is ONE query, not a plan.\n"
-    "Templates in :return, :params and :where strings: {{name}} {{count:name}}\n"
-    "  {{first:name:field}} {{name:field}} (a one-record binding) {{sum:name:field}}\n"
-    "  {{resolved:key}} (a value an earlier plan step resolved).\n"
-    "In :return, a keyword that names a binding is its value.\n";
-
-static const char dsl_no_fetch[] =
-    "Templates in :return and :where strings: {{name}} {{count:name}}\n"
-    "  {{first:name:field}} {{name:field}} (a one-record binding) {{sum:name:field}}\n"
-    "  {{resolved:key}} (a value an earlier plan step resolved).\n"
-    "Fields are those the bindings you are shown have.\n";
-
+/* The reference of predicates, functions, aggregates and templates is the query module's
+ * own (qr_query_reference, generated from its function table); the Evaluator, which
+ * fetches nothing, gets it without its last paragraph, Chaining. */
 static void dsl_reference(qr_buf *out, bool fetches)
 {
     qr_buf_puts(out, fetches ? dsl_head : dsl_head_eval);
     qr_query_each_op(op_line, out);
-    qr_buf_puts(out, dsl_exprs);
-    qr_buf_puts(out, fetches ? dsl_fetch : dsl_no_fetch);
+    size_t start = out->len;
+    qr_query_reference(out);
+    if (!fetches && !out->failed) {
+        const char *ch = strstr(out->p + start, "\nChaining:");
+        if (ch)
+            out->len = (size_t)(ch - out->p) + 1;
+        qr_buf_puts(out, "Fields are those the bindings you are shown have.\n");
+    } else if (out->len && out->p[out->len - 1] != '\n') {
+        qr_buf_putc(out, '\n');
+    }
 }
 
 /* ---- PTC-Lisp (the Compiler), from the builtin table ---- */
@@ -515,6 +503,7 @@ static void lisp_reference(qr_buf *out, const qr_lisp_limits *limits)
     char mem[32], outb[32];
     size_text(mem, sizeof mem, limits->max_memory);
     size_text(outb, sizeof outb, limits->max_output);
+    qr_buf_puts(out, lisp_dates);
     qr_buf_printf(out,
                   "Limits a program cannot catch: %llu ms of wall time (tool calls included),\n"
                   "  %s of memory, %llu steps (calls and loop turns), call depth %u, %s of\n"

@@ -200,7 +200,8 @@ scenario "2 query" "show me the commits of the past week ordered by size" "$R/ar
 scenario "3 intent" "rank last week's commits by a risk score" "$R/arch_intent.txt" "$R/compiler.txt"
 scenario "4 plan" "interesting commits from the most active contributor last week" \
   "$R/plan.txt" "$R/fetch1.txt" "$R/eval1.txt" "$R/fetch2.txt" "$R/eval2.txt"
-echo "(system B: the system prompts, whose first block is byte-identical for every agent;"
+echo "(system B: the system prompts (conventions and tools byte-identical for the Architect,"
+echo " Fetcher and Compiler; the Evaluator shares the conventions);"
 echo " messages B: today's date, the question, plan, resolved values and data samples;"
 echo " cacheable: the share of all prompt bytes that an earlier call of the same question"
 echo " sent as the same prefix, what a provider's prefix cache can serve; warm: the same"

@@ -12,8 +12,8 @@
  *               builtin table, with the program's limits) + role
  *   Evaluator   + QUERY DSL without fetches (it has no tools) + role
  *
- * The tools come from the registry and the DSL's ops from its op table, so neither
- * drifts from what runs; the Compiler's function list is every name of the Lisp builtin
+ * The tools come from the registry, the DSL from its op table and the query module's
+ * reference (qr_query_reference), so neither drifts from what runs; the Compiler's function list is every name of the Lisp builtin
  * table (qr_lisp_each_builtin), so it is complete by construction. A question is read
  * for its domains: history always, the code graph's tools (query_codebase, sparql_query)
  * only when it names code (functions, calls, structs, macros...), since their 1.5K
@@ -30,7 +30,9 @@
  * paid 5.8K characters of tools it cannot call and the Compiler the DSL it does not
  * write, for one cache entry); a hand-written list of Lisp functions (it listed a third
  * of them, and missed mod and quot); pointers to docs/ pages (a model cannot read them:
- * a "docs/..." clause of a tool's summary is cut here).
+ * a "docs/..." clause of a tool's summary is cut here); the DSL before the tools (the
+ * Evaluator would then share 6K more characters with the Architect, and the Compiler
+ * 3.6K less: plans gain, intents lose, and the richer DSL should make both rarer).
  */
 #include "ask_int.h"
 

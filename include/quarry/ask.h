@@ -104,8 +104,12 @@ void qr_ask_result_clear(qr_ask_result *r);
 
 /* ---- pieces, exposed for tests ---- */
 /* The domains a question is about, for the tools its prompts show: QR_ASK_HISTORY
- * always, QR_ASK_CODE too when it names code (functions, calls, structs, macros...). */
-enum { QR_ASK_HISTORY = 1u, QR_ASK_CODE = 2u };
+ * always, QR_ASK_CODE too when it names code (functions, calls, structs, macros...),
+ * QR_ASK_PATCH when it asks for the changed lines themselves (a patch, a diff),
+ * QR_ASK_FILE when it names a file (a path, "history of", "renamed"), QR_ASK_RANGE when it
+ * names two points to compare (a version, "v1..v2", "between"). */
+enum { QR_ASK_HISTORY = 1u, QR_ASK_CODE = 2u, QR_ASK_PATCH = 4u, QR_ASK_FILE = 8u,
+       QR_ASK_RANGE = 16u };
 unsigned qr_ask_question_domains(const char *question);
 /* The stable system prompt of an agent ("architect", "compiler", "fetcher", "evaluator"),
  * built from what that agent uses and appended to out: conventions, then the tools of the

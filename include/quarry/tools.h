@@ -83,6 +83,9 @@ typedef struct qr_tool_param {
     const char *def;
     /* one line for people and models */
     const char *desc;
+    /* the same in a few words, where a prompt lists many tools (the ask roles' TOOLS);
+     * NULL: desc */
+    const char *brief;
     /* NULL-terminated allowed strings (for string parameters and arrays of strings), or
      * NULL for any */
     const char *const *enum_values;

@@ -53,6 +53,44 @@ static bool code_tool(const qr_tool *t)
     return !strcmp(t->name, "query_codebase") || !strcmp(t->name, "sparql_query");
 }
 
+/* The history tools shown only when a question needs them (get_commits, get_author_stats
+ * and get_file_stats answer the rest, a path given to them included): one file's history
+ * across renames for a question naming a file, the changes between two refs for one
+ * naming a range or a version, the patch text for one asking for the lines themselves. */
+static unsigned history_domain(const qr_tool *t)
+{
+    if (!strcmp(t->name, "get_diff"))
+        return QR_ASK_PATCH;
+    if (!strcmp(t->name, "get_file_history"))
+        return QR_ASK_FILE;
+    if (!strcmp(t->name, "get_diff_stats"))
+        return QR_ASK_RANGE;
+    return QR_ASK_HISTORY;
+}
+
+/* Whether the word at p..p+n looks like a path (a '/' inside, or a name with a short
+ * extension: src/a.c, Makefile.am, README.md); *version when it is a version instead
+ * (v1.2, 2.0.1). */
+static bool path_or_version(const char *p, size_t n, bool *version)
+{
+    size_t slash = 0, dot = 0, digits = 0, last_dot = n;
+    for (size_t i = 0; i < n; i++) {
+        slash += p[i] == '/';
+        if (p[i] == '.') {
+            dot++;
+            last_dot = i;
+        }
+        digits += isdigit((unsigned char)p[i]) != 0;
+    }
+    /* v1.2, V2.0, 2.0.1 (a bare 1.5 is a number) */
+    bool v = p[0] == 'v' || p[0] == 'V';
+    *version = dot && digits + dot + (v ? 1 : 0) == n && (v || dot >= 2);
+    if (*version)
+        return false;
+    return (slash && n > 1) || (dot && last_dot > 0 && n - last_dot - 1 >= 1 &&
+                                n - last_dot - 1 <= 4 && isalpha((unsigned char)p[last_dot + 1]));
+}
+
 static bool prefix_ci(const char *s, const char *stem, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -69,14 +107,58 @@ unsigned qr_ask_question_domains(const char *question)
         "declar",   "includ", "symbol", "variable", "enum",     "class",    "code",
         "sparql",   "method", "header", "type",     "signature", "skeleton", "outline",
         "identifier", NULL};
+    /* whole words that ask for the changed lines themselves, for one file's history, for
+     * the changes between two points */
+    static const char *const patch_words[] = {"patch", "patches", "diff", "diffs", "hunk",
+                                              "hunks", "removed lines", "added lines",
+                                              "lines added", "lines removed", NULL};
+    static const char *const file_words[] = {"history of", "renamed", "rename", "created",
+                                             "file's", NULL};
+    static const char *const range_words[] = {"between", "compare", "compared", "diff",
+                                              "release", "tag", "tags", "version", NULL};
     unsigned d = QR_ASK_HISTORY;
-    for (const char *p = question ? question : ""; *p; p++) {
+    const char *q = question ? question : "";
+    for (const char *w = q; *w;) { /* whitespace-separated words: paths, versions, ranges */
+        while (*w && isspace((unsigned char)*w))
+            w++;
+        const char *e = w;
+        while (*e && !isspace((unsigned char)*e))
+            e++;
+        size_t n = (size_t)(e - w);
+        while (n && strchr("?!,;:\"'()", w[n - 1])) /* trailing punctuation */
+            n--;
+        bool version;
+        if (n && path_or_version(w, n, &version))
+            d |= QR_ASK_FILE;
+        bool range = false;
+        for (size_t i = 0; i + 1 < n && !range; i++)
+            range = w[i] == '.' && w[i + 1] == '.';
+        if (n && (version || range))
+            d |= QR_ASK_RANGE;
+        w = e;
+    }
+    for (const char *p = q; *p; p++) {
         if (!isalpha((unsigned char)*p) || (p > question && isalnum((unsigned char)p[-1])))
             continue;
         for (size_t i = 0; stems[i]; i++) {
             size_t n = strlen(stems[i]);
             if (prefix_ci(p, stems[i], n))
                 d |= QR_ASK_CODE;
+        }
+        for (size_t i = 0; patch_words[i]; i++) {
+            size_t n = strlen(patch_words[i]);
+            if (prefix_ci(p, patch_words[i], n) && !isalnum((unsigned char)p[n]))
+                d |= QR_ASK_PATCH;
+        }
+        for (size_t i = 0; file_words[i]; i++) {
+            size_t n = strlen(file_words[i]);
+            if (prefix_ci(p, file_words[i], n) && !isalnum((unsigned char)p[n]))
+                d |= QR_ASK_FILE;
+        }
+        for (size_t i = 0; range_words[i]; i++) {
+            size_t n = strlen(range_words[i]);
+            if (prefix_ci(p, range_words[i], n) && !isalnum((unsigned char)p[n]))
+                d |= QR_ASK_RANGE;
         }
     }
     return d;
@@ -156,8 +238,8 @@ typedef struct window_set {
 
 static bool tool_shown(const qr_tools *tools, const qr_tool *t, unsigned domains)
 {
-    return qr_ask_tool_offered(tools, t) &&
-           (domains & (code_tool(t) ? QR_ASK_CODE : QR_ASK_HISTORY));
+    unsigned want = code_tool(t) ? QR_ASK_CODE : history_domain(t);
+    return qr_ask_tool_offered(tools, t) && (domains & want);
 }
 
 static bool same_param(const qr_tool_param *a, const qr_tool_param *b)
@@ -288,7 +370,7 @@ static void tool_summary(const qr_tools *tools, unsigned domains, qr_buf *out)
             if (nsaid < sizeof said / sizeof said[0])
                 said[nsaid++] = p->desc;
             qr_buf_printf(out, "    %s: ", p->name);
-            put_readable(out, p->desc);
+            put_readable(out, p->brief ? p->brief : p->desc);
             qr_buf_putc(out, '\n');
         }
         if (t->result) {
@@ -343,6 +425,17 @@ static void op_line(void *ud, const char *name, const char *required, const char
                     const char *summary, const char *example)
 {
     qr_buf *out = ud;
+    /* pairs said in one line */
+    if (!strcmp(name, "last") || !strcmp(name, "drop"))
+        return;
+    if (!strcmp(name, "first")) {
+        qr_buf_puts(out, "- :first / :last (:on): the first / last item (a record), or nil.\n");
+        return;
+    }
+    if (!strcmp(name, "take")) {
+        qr_buf_puts(out, "- :take / :drop (:on :n): the first :n items / the items after them.\n");
+        return;
+    }
     qr_buf_printf(out, "- :%s (%s%s%s): %s.", name, required, optional[0] ? " " : "", optional,
                   summary);
     if (example && example[0] && op_needs_example(name))

@@ -1252,7 +1252,8 @@ static int check_date(const char *s, size_t n, qr_buf *err)
     {                                                                                              \
         .name = "author", .type = QR_TOOL_STRING,                                                  \
         .desc = "only commits whose author name or email contains this (case-insensitive; "        \
-                ".mailmap applied)"                                                                \
+                ".mailmap applied)",                                                               \
+        .brief = "name or email, a case-insensitive part of it (.mailmap applied)"                 \
     }
 #define P_PATH                                                                                     \
     {                                                                                              \
@@ -1261,7 +1262,10 @@ static int check_date(const char *s, size_t n, qr_buf *err)
                 "a directory, a glob like '*.c' whose '*' also matches '/', or git's magic "       \
                 "':(icase)', ':(glob)' ('**' crosses directories), ':(literal)', ':!' / "          \
                 "':(exclude)' (everything but); a path shown quoted (\"caf\\351.txt\") is "         \
-                "taken back as such; line counts cover the matching files"                         \
+                "taken back as such; line counts cover the matching files",                        \
+        .brief = "a git pathspec from the root: a file, a directory, a glob ('*' also "           \
+                 "matches '/'), ':(icase)', ':!' (everything but); line counts cover the "        \
+                 "matching files"                                                                  \
     }
 #define P_REF                                                                                      \
     {                                                                                              \
@@ -1400,7 +1404,8 @@ static const qr_tool_param get_file_history_params[] = {
      .desc = "the file (from the repository root); earlier names are followed across "
              "renames, as git log --follow does; a pattern (a glob, ':(icase)', ':!') "
              "gives every matching file, one row per commit and file, without following "
-             "renames (git follows only one file)"},
+             "renames (git follows only one file)",
+     .brief = "the file, followed across renames; a pattern gives every matching file"},
     P_SINCE,
     P_UNTIL,
     P_AUTHOR,
@@ -1451,11 +1456,13 @@ static const qr_tool_param get_diff_stats_params[] = {
      .type = QR_TOOL_ARRAY,
      .items = QR_TOOL_STRING,
      .desc = "instead of from/to: commits whose own changes are summed (e.g. the :hash of "
-             "get_commits results)"},
+             "get_commits results)",
+     .brief = "instead of from/to: commits whose own changes are summed"},
     {.name = "path",
      .type = QR_TOOL_STRING,
      .desc = "count only files matching this git pathspec: a file, a directory, a glob or "
-             "git's magic (':(icase)', ':(glob)', ':!')"},
+             "git's magic (':(icase)', ':(glob)', ':!')",
+     .brief = "count only files matching this pathspec"},
     {.name = NULL},
 };
 

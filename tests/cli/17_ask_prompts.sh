@@ -82,7 +82,7 @@ expect_out "shared block identical across agents" "True" \
 expect_out "the Evaluator gets no tool documentation" "True False" \
   pylog '"get_commits(" in L[1]["body"]["messages"][0]["content"], "get_commits(" in L[2]["body"]["messages"][0]["content"]'
 expect_out "the Evaluator's prompt is shorter than the Architect's by the tools" "True" \
-  pylog 'len(L[2]["body"]["messages"][0]["content"]) + 3000 < len(L[0]["body"]["messages"][0]["content"])'
+  pylog 'len(L[2]["body"]["messages"][0]["content"]) + 1500 < len(L[0]["body"]["messages"][0]["content"])'
 expect_out "no page a model cannot read" "False" \
   pylog 'any("docs/" in m["content"] for r in L for m in r["body"]["messages"])'
 
@@ -105,5 +105,5 @@ export QUARRY_LLM_URL="http://127.0.0.1:$(cat "$TMP/port")"
 ask "$TMP/a3" "what happened recently that matters" --explain
 unserve
 expect_out "anthropic: the Fetcher reads the shared block from the cache" "True" \
-  python3 -c "import json,sys; e=json.loads(open(sys.argv[1]).read().splitlines()[-1])['explain']; c=e['calls']; print(c[0]['usage']['cache_read'] == 0 and c[1]['usage']['cache_read'] > 1000)" "$TMP/a3.err"
+  python3 -c "import json,sys; e=json.loads(open(sys.argv[1]).read().splitlines()[-1])['explain']; c=e['calls']; print(c[0]['usage']['cache_read'] == 0 and c[1]['usage']['cache_read'] > 400)" "$TMP/a3.err"
 finish

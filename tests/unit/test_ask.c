@@ -162,7 +162,30 @@ static void test_prefix(void)
     CHECK(qr_ask_question_domains("which Functions call qr_buf_puts") ==
           (QR_ASK_HISTORY | QR_ASK_CODE));
     CHECK(qr_ask_question_domains("who changed the struct layout") & QR_ASK_CODE);
-    const unsigned doms[] = {QR_ASK_HISTORY, QR_ASK_HISTORY | QR_ASK_CODE};
+    CHECK(qr_ask_question_domains("history of src/main.c") == (QR_ASK_HISTORY | QR_ASK_FILE));
+    CHECK(qr_ask_question_domains("who renamed the parser?") & QR_ASK_FILE);
+    CHECK(qr_ask_question_domains("lines changed between v1.0 and v2.0") ==
+          (QR_ASK_HISTORY | QR_ASK_RANGE));
+    CHECK(qr_ask_question_domains("what changed in v1.2..v1.3") & QR_ASK_RANGE);
+    CHECK(qr_ask_question_domains("show the patch of the last commit") ==
+          (QR_ASK_HISTORY | QR_ASK_PATCH));
+    CHECK(qr_ask_question_domains("commits this week, please") == QR_ASK_HISTORY);
+    CHECK(qr_ask_question_domains("who is different from 1.5 people") == QR_ASK_HISTORY);
+    /* the tools a domain adds, and only with it */
+    {
+        qr_buf h, f;
+        size_t sh = 0, sf2 = 0;
+        prompt_of(tools, "architect", QR_ASK_HISTORY, &h, &sh);
+        prompt_of(tools, "architect", QR_ASK_HISTORY | QR_ASK_FILE | QR_ASK_RANGE | QR_ASK_PATCH,
+                  &f, &sf2);
+        CHECK(strstr(h.p, "get_file_history") == NULL && strstr(h.p, "get_diff_stats") == NULL &&
+              strstr(h.p, "get_diff(") == NULL);
+        CHECK(strstr(f.p, "- get_file_history(path: string, ") != NULL &&
+              strstr(f.p, "- get_diff_stats(") != NULL && strstr(f.p, "- get_diff(") != NULL);
+        qr_buf_release(&h);
+        qr_buf_release(&f);
+    }
+    const unsigned doms[] = {QR_ASK_HISTORY | QR_ASK_FILE, QR_ASK_HISTORY | QR_ASK_CODE | QR_ASK_FILE};
     for (size_t d = 0; d < 2; d++) {
         qr_buf arch, comp, fetch, eval;
         size_t sa = 0, sc = 0, sf = 0, se = 0;
@@ -172,7 +195,7 @@ static void test_prefix(void)
         prompt_of(tools, "evaluator", doms[d], &eval, &se);
         const qr_buf *all[] = {&arch, &comp, &fetch, &eval};
         /* the Architect, Compiler and Fetcher share conventions and tools byte for byte */
-        CHECK(sa > 3000 && sa == sc && sa == sf && sa < arch.len && sc < comp.len);
+        CHECK(sa > 2000 && sa == sc && sa == sf && sa < arch.len && sc < comp.len);
         CHECK(!memcmp(arch.p, comp.p, sa) && !memcmp(arch.p, fetch.p, sa));
         /* the Evaluator shares the conventions, which open every prompt */
         CHECK(se > 700 && se < sa && !memcmp(eval.p, arch.p, se));
@@ -182,7 +205,7 @@ static void test_prefix(void)
             /* no page a model cannot read */
             CHECK(strstr(p, "docs/") == NULL);
             /* the defaults a model would guess */
-            CHECK(strstr(p, "Merge commits are included unless") != NULL);
+            CHECK(strstr(p, "are included unless") != NULL); /* merge commits */
             CHECK(strstr(p, "the author date") != NULL);
             CHECK(strstr(p, "author's own UTC offset") || strstr(p, "with the author's offset"));
             CHECK(strstr(p, "committer date") != NULL);
@@ -237,7 +260,7 @@ static void test_prefix(void)
         qr_lisp_each_builtin(check_builtin, &bc);
         CHECK(bc.missing == 0);
         /* the Evaluator, with no tools, has a much shorter prompt than the Architect */
-        CHECK(eval.len + 3000 < arch.len);
+        CHECK(eval.len + 1500 < arch.len);
         for (size_t i = 0; i < 4; i++)
             qr_buf_release((qr_buf *)all[i]);
     }

@@ -2,9 +2,9 @@
 # Source it after lib.sh, then call pg_start: it makes a cluster in a mktemp directory
 # (initdb, trust authentication, no TCP: only a Unix socket in that directory), starts it
 # as the `postgres` user (the server refuses to run as root, and the tests run as root),
-# and sets PG_SOCK (the socket directory), PG_PORT (a random number, used only to name the
-# socket) and PG_URL (postgresql:///postgres?host=PG_SOCK&port=PG_PORT). pg_stop stops it
-# and removes the directory; pg_start puts it in the EXIT trap, so a failing or
+# and sets PG_SOCK (the socket directory), PG_PORT (a random number, used only to name
+# the socket) and PG_URL (postgresql://postgres@/postgres?host=PG_SOCK&port=PG_PORT).
+# pg_stop stops it and removes the directory; pg_start puts it in the EXIT trap, so a failing or
 # interrupted script leaves no server behind.
 #
 # A machine where PostgreSQL 15 is not installed gets it from scripts/deps.sh --test when
@@ -58,13 +58,13 @@ pg_start() {
   $PG_RUN "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w -t 60 \
     -o "-c listen_addresses= -k $PG_SOCK -p $PG_PORT -c fsync=off" start >/dev/null 2>&1 ||
     pg_skip "the PostgreSQL server did not start"
-  PG_URL="postgresql:///postgres?host=$PG_SOCK&port=$PG_PORT"
+  PG_URL="postgresql://postgres@/postgres?host=$PG_SOCK&port=$PG_PORT"
 }
 
 # pg_createdb NAME: a fresh database on the server; prints its URL.
 pg_createdb() {
   pg_sql postgres "CREATE DATABASE \"$1\"" >/dev/null || { echo "FAIL: CREATE DATABASE $1"; exit 1; }
-  echo "postgresql:///$1?host=$PG_SOCK&port=$PG_PORT"
+  echo "postgresql://postgres@/$1?host=$PG_SOCK&port=$PG_PORT"
 }
 
 # pg_sql DB SQL: runs SQL in database DB and prints the rows unaligned (psql -At).

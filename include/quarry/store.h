@@ -57,6 +57,9 @@ struct pg_conn; /* libpq's PGconn */
 enum {
     QR_STORE_CREATE = 1 << 0,       /* create a missing file, and the schema in an empty one */
     QR_STORE_FOREIGN_KEYS = 1 << 1, /* PRAGMA foreign_keys = ON */
+    QR_STORE_POSTGRES_OK = 1 << 2,  /* the caller reads st->pg: without it a PostgreSQL
+                                       URL is refused (QR_EINVAL, "WHAT is not on
+                                       PostgreSQL yet"), as no st->db would come back */
 };
 
 typedef enum {

@@ -486,7 +486,9 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
     *out = NULL;
     bool create = flags & QR_MEM_CREATE;
     bool memory = !strcmp(path, ":memory:");
-    if (!memory && !create) {
+    /* a PostgreSQL URL goes straight to the seam, which refuses it without printing it */
+    bool file = qr_store_backend_of(path) == QR_STORE_SQLITE;
+    if (!memory && !create && file) {
         struct stat sb;
         if (stat(path, &sb) != 0) {
             if (errno == ENOENT) {

@@ -123,6 +123,14 @@ int qr_store_open(qr_store *st, const qr_store_spec *spec, qr_buf *err)
 {
     memset(st, 0, sizeof *st);
     st->backend = qr_store_backend_of(spec->location);
+    if (st->backend == QR_STORE_POSTGRES && !(spec->flags & QR_STORE_POSTGRES_OK)) {
+        qr_buf_puts(err, "cannot open ");
+        qr_buf_puts(err, spec->what);
+        qr_buf_puts(err, " on ");
+        qr_store_server_name(spec->location, err);
+        qr_buf_printf(err, ": the %s is not on PostgreSQL yet; name a SQLite file", spec->what);
+        return QR_EINVAL;
+    }
     if (st->backend == QR_STORE_POSTGRES)
         return qr__store_pg_open(st, spec, err);
     bool memory = !strcmp(spec->location, ":memory:");

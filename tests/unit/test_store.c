@@ -206,6 +206,14 @@ static void test_failures(const char *dir)
     CHECK(qr_store_backend_of("postgres://x") == QR_STORE_POSTGRES);
     CHECK(qr_store_backend_of("/tmp/postgres.db") == QR_STORE_SQLITE);
     CHECK(qr_store_backend_of("postgresql:relative.db") == QR_STORE_SQLITE);
+    /* a caller that reads only st->db is never handed a PostgreSQL store */
+    qr_buf_reset(&err);
+    spec = spec_for("postgresql://u:pw-s3cret@db.example/quarry", QR_STORE_CREATE);
+    CHECK(qr_store_open(&st, &spec, &err) == QR_EINVAL);
+    CHECK_STR(err.p, "cannot open test store on postgresql server db.example:5432, database "
+                     "quarry: the test store is not on PostgreSQL yet; name a SQLite file");
+    CHECK(st.db == NULL && st.pg == NULL);
+    qr_store_close(&st);
     qr_buf_release(&err);
 }
 
@@ -248,7 +256,7 @@ static void test_pg_offline(const char *dir)
     qr_store st;
     qr_store_spec spec = {.what = "memory store",
                           .location = "postgresql://alice:s3%zzcret@db.example/team",
-                          .flags = QR_STORE_CREATE};
+                          .flags = QR_STORE_CREATE | QR_STORE_POSTGRES_OK};
     CHECK(qr_store_open(&st, &spec, &err) == QR_EINVAL);
     CHECK(holds(&err, "cannot open memory store: postgresql server (an invalid URL, not shown)"));
     CHECK(!holds(&err, "s3") && !holds(&err, "alice") && !holds(&err, "db.example"));
@@ -308,7 +316,7 @@ static void test_pg_server(const char *url)
     qr_store st;
     qr_buf err;
     qr_buf_init(&err);
-    qr_store_spec spec = {.what = "memory store", .location = url};
+    qr_store_spec spec = {.what = "memory store", .location = url, .flags = QR_STORE_POSTGRES_OK};
     CHECK(qr_store_open(&st, &spec, &err) == QR_OK);
     if (err.len)
         fprintf(stderr, "%s\n", err.p);
@@ -316,7 +324,7 @@ static void test_pg_server(const char *url)
     CHECK_STR(pg_value(&st, "SELECT to_regclass('mem_nodes') IS NULL"), "t");
     qr_store_close(&st);
 
-    spec.flags = QR_STORE_CREATE;
+    spec.flags = QR_STORE_CREATE | QR_STORE_POSTGRES_OK;
     CHECK(qr_store_open(&st, &spec, &err) == QR_OK);
     CHECK(st.kind == QR_STORE_OURS && st.created && st.version == (int64_t)n);
     CHECK_STR(pg_value(&st, "SELECT count(*) FROM schema_migrations"), "1");

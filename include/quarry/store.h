@@ -141,7 +141,7 @@ bool qr_store_url_password(const char *url, qr_buf *out);
 /* Connects to the PostgreSQL server of url without reading any schema (quarry db uses it
  * to report and migrate any version). st is closed with qr_store_close whatever this
  * returns. QR_OK; QR_EINVAL for a URL libpq cannot parse; QR_EIO when the connection
- * fails ("cannot connect WHAT to SERVER: libpq's reason, masked"). */
+ * fails ("WHAT: cannot connect to SERVER: libpq's reason, masked"). */
 int qr_store_pg_connect(qr_store *st, const char *what, const char *url, qr_buf *err);
 /* The schema version of a connected database: *initialized is whether schema_migrations
  * exists, *version the highest migration recorded (0: none). QR_OK or QR_EIO. */

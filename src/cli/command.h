@@ -107,6 +107,9 @@ void cli_mcp_page_fn(FILE *f);
 int cli_cmd_sparql(const cli_args *args);
 extern const char cli_sparql_page[];
 int cli_cmd_tools(const cli_args *args);
+int cli_cmd_db_init(const cli_args *args);
+int cli_cmd_db_migrate(const cli_args *args);
+int cli_cmd_db_status(const cli_args *args);
 extern const char cli_tools_page[];
 
 /* The options of the commands that run programs and queries (cli_run_opts, cli.h) from a

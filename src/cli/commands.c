@@ -294,6 +294,39 @@ static const cli_command mem_subs[] = {
     MEM_SUB("daemon", CLI_MEM_DAEMON_SUMMARY, CLI_MEM_DAEMON_USAGE, mem_daemon_params),
     {.name = NULL}};
 
+/* ---- db (cmd_db.c): the team database's schema on PostgreSQL ---- */
+
+static const qr_tool_param db_params[] = {
+    P_STR("url", "the database: postgres:// or postgresql:// URL (default: $QUARRY_DATABASE_URL)"),
+    P_ENUM("format", fmt_text_json, "text (default) or json"), P_END};
+static const cli_command db_subs[] = {
+    {.name = "init", .summary = "create quarry's schema in an empty PostgreSQL database",
+     .usage = "quarry db init [--url URL] [--format text|json]",
+     .help = "\nApplies every migration to a database that has no quarry schema yet, in one\n"
+             "transaction. A database that has one already is refused (exit 2): 'quarry db\n"
+             "migrate' upgrades it.\n",
+     .params = db_params, .run = cli_cmd_db_init},
+    {.name = "migrate", .summary = "apply the pending migrations in one transaction",
+     .usage = "quarry db migrate [--url URL] [--format text|json]",
+     .help = "\nApplies the migrations the database lacks, in order, in one transaction under a\n"
+             "lock (two processes migrating at once apply each once); a failure rolls them all\n"
+             "back (exit 1). A schema newer than this quarry knows is refused (exit 2).\n",
+     .params = db_params, .run = cli_cmd_db_migrate},
+    {.name = "status", .summary = "print the schema version and the pending migrations",
+     .usage = "quarry db status [--url URL] [--format text|json]",
+     .help = "\nPrints the server (host or socket, port, database: never the URL), the schema\n"
+             "version and the migrations this quarry would apply. Changes nothing. A schema\n"
+             "newer than this quarry knows is reported as an error (exit 2).\n",
+     .params = db_params, .run = cli_cmd_db_status},
+    {.name = NULL}};
+static const char db_help[] =
+    "\nThe schema of the team database on PostgreSQL (docs/team.md): numbered migrations,\n"
+    "recorded in its schema_migrations table. The database is named by --url or\n"
+    "$QUARRY_DATABASE_URL (postgres:// or postgresql://; libpq's other settings, such as\n"
+    "PGPASSWORD and ~/.pgpass, apply). Messages name the server, never the URL or its\n"
+    "password. Exit status: 0 done, 1 the server cannot be reached or a migration failed,\n"
+    "2 a usage error or a schema newer than this quarry knows.\n";
+
 /* ---- the table ---- */
 
 const cli_command cli_commands[] = {
@@ -351,6 +384,10 @@ const cli_command cli_commands[] = {
      .summary = "the code graph: functions, types, macros, includes and calls, per git blob",
      .usage = "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...", .help = code_help,
      .subs = code_subs},
+    {.name = "db",
+     .summary = "the team database on PostgreSQL: create and upgrade its schema",
+     .usage = "quarry db init|migrate|status [--url URL] [--format text|json]", .help = db_help,
+     .subs = db_subs},
     {.name = "sparql",
      .summary = "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files",
      .usage = "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "

@@ -185,7 +185,7 @@ int qr_store_pg_connect(qr_store *st, const char *what, const char *url, qr_buf 
     if (!st->pg)
         return QR_ENOMEM;
     if (PQstatus(st->pg) != CONNECTION_OK) {
-        qr_buf_printf(err, "cannot connect %s to %s: ", what, st->server);
+        qr_buf_printf(err, "%s: cannot connect to %s: ", what, st->server);
         put_reason(err, PQerrorMessage(st->pg), url);
         st->failed_op = "connect";
         return QR_EIO;

@@ -271,7 +271,7 @@ static void test_pg_offline(const char *dir)
     qr_buf_reset(&err);
     CHECK(qr_store_open(&st, &spec, &err) == QR_EIO);
     char want[700];
-    snprintf(want, sizeof want, "cannot connect memory store to postgresql server %s:5999, "
+    snprintf(want, sizeof want, "memory store: cannot connect to postgresql server %s:5999, "
              "database team: connection to server on socket \"%s/.s.PGSQL.5999\" failed",
              dir, dir);
     CHECK(holds(&err, want));

@@ -43,6 +43,25 @@ expect_err "mem on a postgresql URL: names the server" \
 lacks "mem on a postgresql URL" "pw-n0where" "$TMP/stdout" "$TMP/stderr"
 
 # ---- a real server ----
+# a script that fails with its server running leaves neither the server nor its directory
+cat >"$TMP/failing.sh" <<SCRIPT
+. "$SRC/tests/cli/lib.sh"
+. "$SRC/tests/cli/pg_lib.sh"
+pg_start
+echo "\$PG_DIR" >"$TMP/failing.dir"
+head -1 "\$PG_DIR/data/postmaster.pid" >"$TMP/failing.pid"
+exit 3
+SCRIPT
+sh "$TMP/failing.sh" "$Q" >"$TMP/failing.out" 2>&1; rc=$?
+[ $rc = 77 ] && { cat "$TMP/failing.out"; exit 77; }
+[ $rc = 3 ] || fail "a failing script with a server: exit $rc, want 3: $(cat "$TMP/failing.out")"
+[ -s "$TMP/failing.dir" ] && [ ! -e "$(cat "$TMP/failing.dir")" ] ||
+  fail "a failing script left its server's directory"
+# (a stopped server may stay a zombie until init reaps it: only a live one counts)
+state=$(ps -o stat= -p "$(cat "$TMP/failing.pid")" 2>/dev/null)
+[ -s "$TMP/failing.pid" ] && case $state in "" | Z*) true ;; *) false ;; esac ||
+  fail "a failing script left its server running ($state)"
+
 pg_start
 U=$(pg_createdb unit)
 T="$(dirname "$Q")/test_store"

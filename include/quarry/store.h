@@ -50,7 +50,8 @@
 #include <stdint.h>
 
 struct sqlite3;
-struct pg_conn; /* libpq's PGconn */
+struct pg_conn;   /* libpq's PGconn */
+struct pg_result; /* libpq's PGresult */
 
 #define QR_STORE_BUSY_TIMEOUT_MS 5000
 
@@ -152,5 +153,23 @@ int qr_store_pg_version(qr_store *st, bool *initialized, int64_t *version, qr_bu
  * upgrade quarry") and nothing is changed; a failing migration rolls every one back
  * (QR_EIO, naming the migration). */
 int qr_store_pg_migrate(qr_store *st, int *applied, qr_buf *err);
+
+/* The rows of a statement, as text (libpq's text format). */
+typedef struct qr_store_rows {
+    struct pg_result *res;
+    int n, cols;
+    int64_t changed; /* rows an INSERT, UPDATE or DELETE touched */
+} qr_store_rows;
+
+/* Runs one statement on a connected store, with nparams text parameters ($1...; NULL is
+ * SQL NULL), so that the layers above use PostgreSQL without linking libpq. rows (NULL: not
+ * kept) gets the result, freed with qr_store_rows_free. QR_OK; QR_EIO with "cannot DOING
+ * on SERVER: the server's reason" in err, and the SQLSTATE (five characters, "23505" for a
+ * unique violation) in sqlstate when non-NULL. */
+int qr_store_pg_exec(qr_store *st, const char *sql, int nparams, const char *const *params,
+                     qr_store_rows *rows, const char *doing, char sqlstate[6], qr_buf *err);
+/* The value at row, col ("" out of range), or NULL for SQL NULL. */
+const char *qr_store_rows_get(const qr_store_rows *r, int row, int col);
+void qr_store_rows_free(qr_store_rows *r);
 
 #endif

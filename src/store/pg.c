@@ -194,26 +194,60 @@ int qr_store_pg_connect(qr_store *st, const char *what, const char *url, qr_buf 
     return QR_OK;
 }
 
-/* Runs sql (with params when n > 0); *res is kept when res is non-NULL. QR_OK or QR_EIO
- * with "cannot DOING on SERVER: reason". */
-static int run(qr_store *st, const char *sql, int n, const char *const *params,
-               PGresult **res, const char *doing, qr_buf *err)
+int qr_store_pg_exec(qr_store *st, const char *sql, int nparams, const char *const *params,
+                     qr_store_rows *rows, const char *doing, char sqlstate[6], qr_buf *err)
 {
-    PGresult *r = n ? PQexecParams(st->pg, sql, n, NULL, params, NULL, NULL, 0)
-                    : PQexec(st->pg, sql);
+    if (rows)
+        memset(rows, 0, sizeof *rows);
+    if (sqlstate)
+        sqlstate[0] = 0;
+    PGresult *r = nparams ? PQexecParams(st->pg, sql, nparams, NULL, params, NULL, NULL, 0)
+                          : PQexec(st->pg, sql);
     ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
         qr_buf_printf(err, "cannot %s on %s: ", doing, st->server);
-        /* no URL to mask here: the connection's messages never hold it; mask nothing */
+        /* the connection's messages never hold the URL: nothing to mask but the form */
         put_reason(err, r ? PQresultErrorMessage(r) : PQerrorMessage(st->pg), "");
+        const char *code = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+        if (sqlstate && code)
+            snprintf(sqlstate, 6, "%s", code);
         PQclear(r);
         return QR_EIO;
     }
-    if (res)
-        *res = r;
-    else
+    if (rows) {
+        rows->res = r;
+        rows->n = PQntuples(r);
+        rows->cols = PQnfields(r);
+        const char *t = PQcmdTuples(r);
+        rows->changed = t && *t ? strtoll(t, NULL, 10) : 0;
+    } else {
         PQclear(r);
+    }
     return QR_OK;
+}
+
+const char *qr_store_rows_get(const qr_store_rows *r, int row, int col)
+{
+    if (!r->res || row < 0 || row >= r->n || col < 0 || col >= r->cols)
+        return "";
+    return PQgetisnull(r->res, row, col) ? NULL : PQgetvalue(r->res, row, col);
+}
+
+void qr_store_rows_free(qr_store_rows *r)
+{
+    PQclear(r->res);
+    r->res = NULL;
+}
+
+/* Runs sql; *res kept when res is non-NULL (the migrations' own helper). */
+static int run(qr_store *st, const char *sql, int n, const char *const *params,
+               PGresult **res, const char *doing, qr_buf *err)
+{
+    qr_store_rows rows;
+    int rc = qr_store_pg_exec(st, sql, n, params, res ? &rows : NULL, doing, NULL, err);
+    if (rc == QR_OK && res)
+        *res = rows.res;
+    return rc;
 }
 
 static int64_t first_int(PGresult *r)

@@ -36,11 +36,12 @@ lacks "no server" "alice" "$TMP/stdout" "$TMP/stderr"
 expect_rc "no server: json error" 1 "$Q" db status --url "$GONE" --format json
 grep -q '^{"error":{"kind":"error","message":"team database: cannot connect to postgresql server' \
   "$TMP/stderr" || fail "no server: json error shape"
-expect_rc "mem on a postgresql URL: refused" 1 "$Q" mem stats --store "$GONE"
-expect_err "mem on a postgresql URL: names the server" \
-  "cannot open memory store on postgresql server $TMP/nosuch:5999, database team: the memory store is not on PostgreSQL yet" \
+expect_rc "mem on a postgresql URL, no server: exit 1" 1 "$Q" mem stats --store "$GONE"
+expect_err "mem on a postgresql URL, no server: names the server" \
+  "quarry: error: memory store: cannot connect to postgresql server $TMP/nosuch:5999, database team: connection to server on socket" \
   "$Q" mem stats --store "$GONE"
 lacks "mem on a postgresql URL" "pw-n0where" "$TMP/stdout" "$TMP/stderr"
+lacks "mem on a postgresql URL" "alice" "$TMP/stdout" "$TMP/stderr"
 
 # ---- a real server ----
 # a script that fails with its server running leaves neither the server nor its directory

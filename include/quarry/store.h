@@ -35,8 +35,9 @@
  * the URL or its password: libpq's own text is included with both masked.
  *
  * Errors: QR_OK; QR_EIO with a message in err (a PostgreSQL failure always has one);
- * QR_EINVAL for a location no backend serves or a URL libpq cannot parse; QR_ENOMEM. When SQLite itself failed, st->sqlite_rc holds its (extended) code
- * and err holds nothing: the caller turns it into its own message (qr_store_describe
+ * QR_EINVAL for a location no backend serves or a URL libpq cannot parse; QR_ENOMEM.
+ * When SQLite itself failed, st->sqlite_rc holds its (extended) code and err holds
+ * nothing: the caller turns it into its own message (qr_store_describe
  * gives the plain one), since whether a corrupt file is rebuilt, refused or salvaged is
  * the store's decision. Ownership: st->db is open after qr_store_open (whatever it
  * returned, unless NULL) and the caller closes it with qr_store_close.

@@ -14,9 +14,9 @@
  * printed on stderr by libpq's default processor.
  *
  * Rejected: a schema version in a settings row that migrations overwrite (one row per
- * migration says which ran, and when); migrating on open (a binary upgraded on one
- * machine must not change the schema under the others: `quarry db migrate` does it, on
- * purpose); printing the URL with the password cut out (the query string may hold one as
+ * migration says which ran, and when); upgrading an older schema on open (a binary
+ * upgraded on one machine must not change the schema under the others: `quarry db
+ * migrate` does it, on purpose; an empty database is given one, as a new file is); printing the URL with the password cut out (the query string may hold one as
  * well, and a cut that misses one form leaks it).
  */
 #include "store_int.h"

@@ -39,8 +39,9 @@
  * When SQLite itself failed, st->sqlite_rc holds its (extended) code and err holds
  * nothing: the caller turns it into its own message (qr_store_describe
  * gives the plain one), since whether a corrupt file is rebuilt, refused or salvaged is
- * the store's decision. Ownership: st->db is open after qr_store_open (whatever it
- * returned, unless NULL) and the caller closes it with qr_store_close.
+ * the store's decision. Ownership: st->db (SQLite) or st->pg and st->server (PostgreSQL)
+ * are held after qr_store_open whatever it returned, and the caller releases them with
+ * qr_store_close.
  */
 #ifndef QUARRY_STORE_H
 #define QUARRY_STORE_H

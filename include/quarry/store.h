@@ -170,6 +170,25 @@ typedef struct qr_store_rows {
  * unique violation) in sqlstate when non-NULL. */
 int qr_store_pg_exec(qr_store *st, const char *sql, int nparams, const char *const *params,
                      qr_store_rows *rows, const char *doing, char sqlstate[6], qr_buf *err);
+/* ---- due agents: the scheduler's leases (table due_agents, migration 1) ----
+ * Times are Unix seconds from the caller (quarry's clock), never the server's, so that
+ * QUARRY_NOW pins them. An agent is claimable when due <= now and it holds no lease, or
+ * its lease ended (lease_until <= now: a crashed holder's claim expires). */
+
+/* Makes agent due at `due` (adding it, or moving its time; a lease it holds is kept). */
+int qr_store_agent_schedule(qr_store *st, const char *agent, int64_t due, qr_buf *err);
+/* Claims the earliest claimable agent (ties by name) for holder until now + lease_s, with
+ * SELECT ... FOR UPDATE SKIP LOCKED: concurrent claimers never get the same agent and never
+ * wait on one another. Appends its name to agent and sets *claimed; none claimable: QR_OK
+ * with *claimed false. */
+int qr_store_agent_claim(qr_store *st, const char *holder, int64_t now, int64_t lease_s,
+                         qr_buf *agent, bool *claimed, qr_buf *err);
+/* Ends holder's run of agent: next due at next_due, the lease cleared, runs + 1. *held is
+ * false (and nothing changes) when holder no longer holds it (its lease expired and
+ * another claimed it). */
+int qr_store_agent_done(qr_store *st, const char *agent, const char *holder, int64_t next_due,
+                        bool *held, qr_buf *err);
+
 /* The value at row, col ("" out of range), or NULL for SQL NULL. */
 const char *qr_store_rows_get(const qr_store_rows *r, int row, int col);
 void qr_store_rows_free(qr_store_rows *r);

@@ -375,3 +375,66 @@ void qr__store_pg_close(qr_store *st)
     free(st->server);
     st->server = NULL;
 }
+
+/* ---- due agents ---- */
+
+int qr_store_agent_schedule(qr_store *st, const char *agent, int64_t due, qr_buf *err)
+{
+    char d[24];
+    snprintf(d, sizeof d, "%lld", (long long)due);
+    const char *p[] = {agent, d};
+    return qr_store_pg_exec(st,
+                            "INSERT INTO due_agents(agent, due) VALUES ($1, $2::bigint)"
+                            " ON CONFLICT (agent) DO UPDATE SET due = excluded.due",
+                            2, p, NULL, "schedule an agent", NULL, err);
+}
+
+int qr_store_agent_claim(qr_store *st, const char *holder, int64_t now, int64_t lease_s,
+                         qr_buf *agent, bool *claimed, qr_buf *err)
+{
+    *claimed = false;
+    char n[24], until[24];
+    snprintf(n, sizeof n, "%lld", (long long)now);
+    snprintf(until, sizeof until, "%lld", (long long)(now + lease_s));
+    const char *p[] = {holder, n, until};
+    qr_store_rows r;
+    /* one statement: the row is locked by the subquery (others skip it) and leased by the
+     * update before any other claimer can see it free */
+    int rc = qr_store_pg_exec(st,
+                              "UPDATE due_agents SET holder = $1, lease_until = $3::bigint"
+                              " WHERE agent = (SELECT agent FROM due_agents"
+                              "  WHERE due <= $2::bigint AND (lease_until IS NULL"
+                              "   OR lease_until <= $2::bigint)"
+                              "  ORDER BY due, agent COLLATE \"C\" LIMIT 1"
+                              "  FOR UPDATE SKIP LOCKED)"
+                              " RETURNING agent",
+                              3, p, &r, "claim an agent", NULL, err);
+    if (rc)
+        return rc;
+    if (r.n == 1) {
+        qr_buf_puts(agent, qr_store_rows_get(&r, 0, 0));
+        *claimed = true;
+    }
+    qr_store_rows_free(&r);
+    return QR_OK;
+}
+
+int qr_store_agent_done(qr_store *st, const char *agent, const char *holder, int64_t next_due,
+                        bool *held, qr_buf *err)
+{
+    *held = false;
+    char d[24];
+    snprintf(d, sizeof d, "%lld", (long long)next_due);
+    const char *p[] = {agent, holder, d};
+    qr_store_rows r;
+    int rc = qr_store_pg_exec(st,
+                              "UPDATE due_agents SET due = $3::bigint, holder = NULL,"
+                              " lease_until = NULL, runs = runs + 1"
+                              " WHERE agent = $1 AND holder = $2",
+                              3, p, &r, "finish an agent's run", NULL, err);
+    if (rc)
+        return rc;
+    *held = r.changed == 1;
+    qr_store_rows_free(&r);
+    return QR_OK;
+}

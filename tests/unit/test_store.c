@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define APP 0x71746573 /* "qtes" */
@@ -398,6 +399,117 @@ static void test_pg_server(const char *url)
     qr_buf_release(&err);
 }
 
+/* The scheduler's leases on a real server: claims in due order, none while leased, an
+ * expired lease taken over (its old holder's `done` then changes nothing), a row another
+ * transaction holds skipped without waiting, and four processes claiming twenty agents at
+ * once, each agent claimed exactly once. */
+static void test_pg_agents(const char *url, const char *dir)
+{
+    qr_store a, b;
+    qr_buf err, name;
+    qr_buf_init(&err);
+    qr_buf_init(&name);
+    CHECK(qr_store_pg_connect(&a, "test", url, &err) == QR_OK);
+    CHECK(qr_store_pg_connect(&b, "test", url, &err) == QR_OK);
+    pg_value(&a, "DELETE FROM due_agents");
+    CHECK(qr_store_agent_schedule(&a, "a1", 100, &err) == QR_OK);
+    CHECK(qr_store_agent_schedule(&a, "a2", 200, &err) == QR_OK);
+    CHECK(qr_store_agent_schedule(&a, "a0", 300, &err) == QR_OK);
+    bool claimed = false, held = false;
+    CHECK(qr_store_agent_claim(&a, "A", 50, 60, &name, &claimed, &err) == QR_OK && !claimed);
+    CHECK(qr_store_agent_claim(&a, "A", 150, 60, &name, &claimed, &err) == QR_OK && claimed);
+    CHECK_STR(name.p, "a1");
+    qr_buf_reset(&name);
+    CHECK(qr_store_agent_claim(&b, "B", 150, 60, &name, &claimed, &err) == QR_OK && !claimed);
+    CHECK(qr_store_agent_claim(&b, "B", 200, 60, &name, &claimed, &err) == QR_OK && claimed);
+    CHECK_STR(name.p, "a2");
+    qr_buf_reset(&name);
+
+    /* a1's lease (until 210) has ended at 220, but A's transaction holds its row: B skips
+     * it, without waiting (a wait would hit the statement timeout and fail) */
+    pg_value(&b, "SET statement_timeout = 5000");
+    pg_value(&a, "BEGIN");
+    CHECK_STR(pg_value(&a, "SELECT agent FROM due_agents WHERE agent = 'a1' FOR UPDATE"), "a1");
+    CHECK(qr_store_agent_claim(&b, "B", 220, 60, &name, &claimed, &err) == QR_OK && !claimed);
+    pg_value(&a, "ROLLBACK");
+    /* released: B takes the expired lease over; A's late `done` changes nothing */
+    CHECK(qr_store_agent_claim(&b, "B", 220, 60, &name, &claimed, &err) == QR_OK && claimed);
+    CHECK_STR(name.p, "a1");
+    qr_buf_reset(&name);
+    CHECK(qr_store_agent_done(&a, "a1", "A", 999, &held, &err) == QR_OK && !held);
+    CHECK(qr_store_agent_done(&b, "a1", "B", 1000, &held, &err) == QR_OK && held);
+    CHECK_STR(pg_value(&a, "SELECT due || ' ' || runs || ' ' || coalesce(holder, '-')"
+                           " FROM due_agents WHERE agent = 'a1'"),
+              "1000 1 -");
+    /* rescheduling keeps a lease */
+    CHECK(qr_store_agent_schedule(&a, "a2", 5, &err) == QR_OK);
+    CHECK_STR(pg_value(&a, "SELECT due || ' ' || holder FROM due_agents WHERE agent = 'a2'"),
+              "5 B");
+    qr_store_close(&b);
+
+    /* four processes, twenty due agents: each claimed once */
+    pg_value(&a, "DELETE FROM due_agents");
+    char agent[16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(agent, sizeof agent, "agent-%02d", i);
+        CHECK(qr_store_agent_schedule(&a, agent, 0, &err) == QR_OK);
+    }
+    char log[600];
+    snprintf(log, sizeof log, "%s/claims.log", dir);
+    pid_t kids[4];
+    for (int k = 0; k < 4; k++) {
+        kids[k] = fork();
+        if (kids[k] == 0) {
+            qr_store c;
+            qr_buf e, got;
+            qr_buf_init(&e);
+            qr_buf_init(&got);
+            char holder[16];
+            snprintf(holder, sizeof holder, "worker-%d", k);
+            int bad = qr_store_pg_connect(&c, "test", url, &e) != QR_OK;
+            FILE *f = fopen(log, "a");
+            bool more = !bad && f;
+            while (more) {
+                qr_buf_reset(&got);
+                bad |= qr_store_agent_claim(&c, holder, 10, 60, &got, &more, &e) != QR_OK;
+                if (!more)
+                    break;
+                fprintf(f, "%s\n", got.p);
+                fflush(f);
+                bool h = false;
+                bad |= qr_store_agent_done(&c, got.p, holder, 100000, &h, &e) != QR_OK || !h;
+            }
+            if (f)
+                fclose(f);
+            qr_store_close(&c);
+            _exit(bad ? 1 : 0);
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        int status = 0;
+        CHECK(kids[k] > 0 && waitpid(kids[k], &status, 0) == kids[k] && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0);
+    }
+    int seen[20] = {0}, lines = 0;
+    FILE *f = fopen(log, "r");
+    char line[64];
+    while (f && fgets(line, sizeof line, f)) {
+        int i = -1;
+        if (sscanf(line, "agent-%d", &i) == 1 && i >= 0 && i < 20)
+            seen[i]++;
+        lines++;
+    }
+    if (f)
+        fclose(f);
+    CHECK(lines == 20);
+    for (int i = 0; i < 20; i++)
+        CHECK(seen[i] == 1);
+    CHECK_STR(pg_value(&a, "SELECT sum(runs) || ' ' || count(holder) FROM due_agents"), "20 0");
+    qr_store_close(&a);
+    qr_buf_release(&err);
+    qr_buf_release(&name);
+}
+
 static void test_memory_db(void)
 {
     qr_store_spec spec = spec_for(":memory:", QR_STORE_CREATE);
@@ -425,8 +537,10 @@ int main(void)
     test_memory_db();
     test_pg_offline(dir);
     const char *pg = getenv("QUARRY_TEST_PG_URL");
-    if (pg && *pg)
+    if (pg && *pg) {
         test_pg_server(pg);
+        test_pg_agents(pg, dir);
+    }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

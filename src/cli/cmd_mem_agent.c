@@ -19,6 +19,7 @@
 #include "quarry/date.h"
 #include "quarry/llm.h"
 #include "quarry/mem_agent.h"
+#include "quarry/store.h"
 #include "quarry/value.h"
 
 #include <dirent.h>
@@ -126,6 +127,13 @@ static char *agents_dir(cli_mem_opts *o, const char *opt)
     if (e && *e)
         return strdup(e);
     const char *s = store_path(o);
+    if (s && qr_store_backend_of(s) == QR_STORE_POSTGRES) {
+        /* a database has no directory beside it (and its URL is never printed) */
+        cli_error(o->asked, "usage", 0, 0,
+                  "no agent directory: the memory store is on PostgreSQL; give --agents DIR "
+                  "or set QUARRY_MEMORY_AGENTS");
+        return NULL;
+    }
     if (!s || !strcmp(s, ":memory:")) {
         cli_error(o->asked, "usage", 0, 0,
                   "no agent directory: give --agents DIR, set QUARRY_MEMORY_AGENTS, or "

@@ -113,6 +113,18 @@ for op in "get alpha" "update alpha --content z" "delete alpha" "unlink alpha be
     "$Q" mem $op --store "$P2"
 done
 "$Q" mem export --store "$P2" | cmp -s - "$TMP/from-sqlite.jsonl" || fail "a refused operation changed the store"
+# what has no meaning for a database: refused as usage, never printing the URL
+SECRET="postgresql://bob:pw-s3cret9@/moved?host=$PG_SOCK&port=$PG_PORT"
+expect_rc "postgres: export --salvage refused" 2 "$Q" mem export --salvage --store "$SECRET"
+expect_err "postgres: export --salvage says why" \
+  "quarry: usage: --salvage reads a damaged SQLite store file; the memory store named is on PostgreSQL" \
+  "$Q" mem export --salvage --store "$SECRET"
+grep -q "pw-s3cret9" "$TMP/stdout" "$TMP/stderr" && fail "export --salvage printed the password"
+expect_rc "postgres: agents without --agents" 2 "$Q" mem agent list --store "$SECRET"
+expect_err "postgres: agents without --agents says why" \
+  "no agent directory: the memory store is on PostgreSQL; give --agents DIR or set QUARRY_MEMORY_AGENTS" \
+  "$Q" mem agent list --store "$SECRET"
+grep -q "pw-s3cret9" "$TMP/stdout" "$TMP/stderr" && fail "mem agent printed the password"
 E=$(pg_createdb empty)
 expect_rc "postgres: a read of an empty database" 1 "$Q" mem stats --store "$E"
 expect_err "postgres: a read of an empty database says how" \

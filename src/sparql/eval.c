@@ -69,6 +69,18 @@ static void fail(sq_ctx *c, qr_sparql_error_kind kind, int rc, const char *fmt, 
     longjmp(c->jb, 1);
 }
 
+void sq_ctx_fail(sq_ctx *c, qr_sparql_error_kind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+    va_end(ap);
+    c->err->kind = kind;
+    c->rc = kind == QR_SPARQL_LIMIT ? QR_ELIMIT : kind == QR_SPARQL_SYNTAX ? QR_EINVAL
+                                                                          : QR_ERUNTIME;
+    longjmp(c->jb, 1);
+}
+
 static void on_arena_fail(void *ud, int code)
 {
     sq_ctx *c = ud;

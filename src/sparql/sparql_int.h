@@ -254,6 +254,13 @@ const char *sq_ctx_base(sq_ctx *c);
 /* RFC 3986 resolution of r[0..rn) against base (NULL: r as is), in arena a */
 char *sq_resolve_iri(qr_arena *a, const char *base, const char *r, size_t rn);
 const sq_id *sq_ctx_outer(sq_ctx *c);
+/* Ends the evaluation with an error of this kind (a query mistake found while running,
+ * such as an invalid regular expression, or a limit); never returns. */
+void sq_ctx_fail(sq_ctx *c, qr_sparql_error_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+/* PCRE2 limits per match call (expr.c) */
+#define SQ_REGEX_MATCH_LIMIT 1000000
+#define SQ_REGEX_DEPTH_LIMIT 10000
 
 /* formatting helpers (term.c) for computed numerics; lex in arena a */
 sq_term sq_make_int(qr_arena *a, int64_t v);

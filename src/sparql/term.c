@@ -3,10 +3,10 @@
  * integer family, decimal, float, double), lexical validity, the '=' and '<' operators of
  * SPARQL (17.3, with RDFterm-equal's type error between unequal literals it cannot
  * compare), the total order ORDER BY uses (15.1), and canonical forms for computed
- * numbers. Decimals are held as doubles while computing (exact decimal arithmetic was
- * rejected for its size; results print in decimal notation).
+ * numbers. Integers that fit in 64 bits compare as int64; other integers and decimals
+ * compare exactly (num.c); floats and doubles as doubles.
  */
-#include "sparql_int.h"
+#include "num.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -200,7 +200,16 @@ bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz
             return false;
         s = end;
     }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || sec >= 61)
+    if (mo < 1 || mo > 12 || d < 1 || h > 24 || mi > 59 || sec < 0 || sec >= 60)
+        return false;
+    /* an impossible date is no date (2024-02-30, 2023-02-29, 1900-02-29); 24:00:00 is
+     * the end of the day and nothing later */
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int yv = neg ? -y : y;
+    bool leap = (yv % 4 == 0 && yv % 100 != 0) || yv % 400 == 0;
+    if (d > mdays[mo - 1] + (mo == 2 && leap))
+        return false;
+    if (h == 24 && (mi || sec > 0))
         return false;
     *has_tz = false;
     *tz_min = 0;
@@ -230,6 +239,24 @@ bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz
     return true;
 }
 
+/* Exact comparison of two integer or decimal literals: true with *c set, false when
+ * either is not one (or is invalid). */
+static bool exact_cmp(const sq_term *a, const sq_term *b, int *c)
+{
+    int ta = sq_numeric_rank(a), tb = sq_numeric_rank(b);
+    if (ta < 1 || ta > 2 || tb < 1 || tb > 2)
+        return false;
+    sq_dec x, y;
+    sq_dec_init(&x);
+    sq_dec_init(&y);
+    bool ok = sq_dec_set_term(&x, a) && sq_dec_set_term(&y, b);
+    if (ok)
+        *c = sq_dec_cmp(&x, &y);
+    sq_dec_clear(&x);
+    sq_dec_clear(&y);
+    return ok;
+}
+
 bool sq_term_same(const sq_term *a, const sq_term *b)
 {
     if (a->kind != b->kind || a->len != b->len || memcmp(a->lex, b->lex, a->len))
@@ -252,6 +279,9 @@ int sq_term_equal(const sq_term *a, const sq_term *b)
     if (na && nb) {
         if (ra == 1 && rb == 1)
             return i == j;
+        int c;
+        if (exact_cmp(a, b, &c))
+            return c == 0;
         return x == y;
     }
     if (sq_term_same(a, b))
@@ -269,6 +299,8 @@ int sq_term_equal(const sq_term *a, const sq_term *b)
     int tza, tzb;
     bool ha, hb;
     if (sq_datetime_value(a, &da, &tza, &ha) && sq_datetime_value(b, &db, &tzb, &hb)) {
+        if (is_dt(a, "date") != is_dt(b, "date"))
+            return -1; /* xsd:date and xsd:dateTime are not comparable (XPath op:date-equal) */
         if (ha != hb)
             return -1;
         return da == db;
@@ -289,7 +321,13 @@ int sq_term_less(const sq_term *a, const sq_term *b, int *lt)
     int64_t i, j;
     int ra, rb;
     if (sq_numeric_value(a, &x, &i, &ra) && sq_numeric_value(b, &y, &j, &rb)) {
-        *lt = (ra == 1 && rb == 1) ? i < j : x < y;
+        int c;
+        if (ra == 1 && rb == 1)
+            *lt = i < j;
+        else if (exact_cmp(a, b, &c))
+            *lt = c < 0;
+        else
+            *lt = x < y;
         return 0;
     }
     if (is_simple(a) && is_simple(b)) {
@@ -313,6 +351,8 @@ int sq_term_less(const sq_term *a, const sq_term *b, int *lt)
     int tza, tzb;
     bool ha, hb;
     if (sq_datetime_value(a, &da, &tza, &ha) && sq_datetime_value(b, &db, &tzb, &hb)) {
+        if (is_dt(a, "date") != is_dt(b, "date"))
+            return -1;
         if (ha != hb && fabs(da - db) < 14 * 3600)
             return -1;
         *lt = da < db;
@@ -381,7 +421,7 @@ bool sq_lex_valid(const sq_term *t)
         return sq_numeric_value(t, &d, &i, &r);
     if (is_dt(t, "boolean"))
         return bool_value(t) >= 0;
-    if (is_dt(t, "dateTime")) {
+    if (is_dt(t, "dateTime") || is_dt(t, "date")) {
         int tz;
         bool h;
         return sq_datetime_value(t, &d, &tz, &h);

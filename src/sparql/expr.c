@@ -253,6 +253,15 @@ static int arith(sq_ctx *c, int op, const sq_term *x, const sq_term *y, sq_term 
     return 0;
 }
 
+/* sq_ctx_reserve, releasing b first when the cap would be passed (that does not return) */
+static void reserve_buf(sq_ctx *c, size_t n, qr_buf *b)
+{
+    if (sq_ctx_over(c, n)) {
+        qr_buf_release(b);
+        sq_ctx_reserve(c, n);
+    }
+}
+
 static int eval_args(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -616,6 +625,15 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
                 qr_buf_release(&b);
                 return ERR;
             }
+            if (b.len + t.len > b.len) {
+                /* the buffer and the arena copy: both count against the memory cap */
+                size_t need = 2 * (b.len + t.len);
+                if (need / 2 != b.len + t.len) {
+                    qr_buf_release(&b);
+                    return ERR;
+                }
+                reserve_buf(c, need, &b);
+            }
             if (i == 0)
                 lang = t.lang;
             else if (!lang || !t.lang || strcmp(lang, t.lang))
@@ -957,6 +975,7 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
             }
         }
         size_t outlen = v[0].len * 2 + rep.len + 64;
+        reserve_buf(c, outlen, &rep);
         for (int tries = 0; tries < 8; tries++) {
             char *dst = qr_arena_alloc(a, outlen + 1);
             PCRE2_SIZE ol = outlen;
@@ -967,6 +986,7 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
                                       rep.len, (PCRE2_UCHAR *)dst, &ol);
             if (rc == PCRE2_ERROR_NOMEMORY) {
                 outlen = ol + 1;
+                reserve_buf(c, outlen, &rep);
                 continue;
             }
             qr_buf_release(&rep);
@@ -1237,6 +1257,7 @@ int sq_aggregate(sq_ctx *c, const sq_agg *g, const void *tab, const uint32_t *ro
                 qr_buf_release(&b);
                 return ERR;
             }
+            reserve_buf(c, 2 * (b.len + t->len + strlen(sep)), &b);
             if (i)
                 qr_buf_puts(&b, sep);
             qr_buf_append(&b, t->lex, t->len);

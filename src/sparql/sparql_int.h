@@ -247,6 +247,10 @@ int sq_ctx_exists(sq_ctx *c, const sq_node *pat, const sq_id *row, bool *found);
 int64_t sq_ctx_now(sq_ctx *c);
 int sq_ctx_tick(sq_ctx *c);
 sq_id sq_ctx_intern(sq_ctx *c, const sq_term *t);
+/* About to hold n more bytes outside the arena (a string being built, a new term): ends
+ * the evaluation with the memory limit error when the cap would be passed. */
+void sq_ctx_reserve(sq_ctx *c, size_t n);
+bool sq_ctx_over(sq_ctx *c, size_t n); /* would n more bytes pass the cap? */
 const sq_term *sq_ctx_term(sq_ctx *c, sq_id id);
 int sq_ctx_agg_value(sq_ctx *c, int agg, sq_term *out);
 uint64_t sq_ctx_bnode_serial(sq_ctx *c);

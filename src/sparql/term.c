@@ -239,12 +239,24 @@ bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz
     return true;
 }
 
+static size_t digit_count(const sq_term *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->len; i++)
+        n += isdigit((unsigned char)t->lex[i]) != 0;
+    return n;
+}
+
 /* Exact comparison of two integer or decimal literals: true with *c set, false when
  * either is not one (or is invalid). */
 static bool exact_cmp(const sq_term *a, const sq_term *b, int *c)
 {
     int ta = sq_numeric_rank(a), tb = sq_numeric_rank(b);
     if (ta < 1 || ta > 2 || tb < 1 || tb > 2)
+        return false;
+    /* up to 15 significant digits each, doubles order them exactly (the conversion is
+     * correctly rounded and monotonic, and keeps distinct ones distinct): no GMP */
+    if (digit_count(a) <= 15 && digit_count(b) <= 15)
         return false;
     sq_dec x, y;
     sq_dec_init(&x);

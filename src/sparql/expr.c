@@ -210,6 +210,15 @@ static int arith_exact(sq_ctx *c, int op, const sq_term *x, const sq_term *y, bo
     sq_dec_init(&r);
     int rc = ERR;
     if (sq_dec_set_term(&a, x) && sq_dec_set_term(&b, y) && sq_dec_op(&r, op, &a, &b)) {
+        /* the text's room first: past the memory cap, the GMP values are freed before
+         * the limit unwinds the evaluation */
+        size_t need = mpz_sizeinbase(r.m, 10) + r.scale + 8;
+        if (sq_ctx_over(c, need)) {
+            sq_dec_clear(&a);
+            sq_dec_clear(&b);
+            sq_dec_clear(&r);
+            sq_ctx_reserve(c, need);
+        }
         *out = sq_dec_term(sq_ctx_arena(c), &r, integer && op != E_DIV);
         rc = out->kind ? 0 : ERR;
     }

@@ -220,6 +220,10 @@ void sq_dec_round(sq_dec *r, int fn, const sq_dec *a)
 char *sq_dec_lex(qr_arena *a, const sq_dec *d, bool integer, size_t *n)
 {
     size_t cap = mpz_sizeinbase(d->m, 10) + 2;
+    /* the arena's room first (its failure may unwind): sign, "0.", zeros, digits, ".0" */
+    char *out = qr_arena_alloc(a, cap + d->scale + 6);
+    if (!out)
+        return NULL;
     char *digits = malloc(cap);
     if (!digits)
         return NULL;
@@ -229,13 +233,6 @@ char *sq_dec_lex(qr_arena *a, const sq_dec *d, bool integer, size_t *n)
     if (neg)
         ds++;
     size_t nd = strlen(ds), s = d->scale;
-    /* sign, leading "0.", padding zeros, digits, ".0" */
-    size_t outcap = nd + s + 6;
-    char *out = qr_arena_alloc(a, outcap);
-    if (!out) {
-        free(digits);
-        return NULL;
-    }
     size_t k = 0;
     if (neg && mpz_sgn(d->m))
         out[k++] = '-';

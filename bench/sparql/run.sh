@@ -26,7 +26,7 @@ if [ ! -d "$OX/node_modules/oxigraph" ]; then
   mkdir -p "$OX"
   (cd "$OX" && npm install --silent --no-audit --no-fund oxigraph@0.5.11 >/dev/null)
 fi
-cp "$here/oxigraph_bench.mjs" "$OX/"
+cp "$here/oxigraph_bench.mjs" "$here/types_oxigraph.mjs" "$OX/"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bench_graph() { # GRAPH QUERIES [FN PATH RE]
@@ -77,3 +77,6 @@ fi
 echo "== social and bibliographic graph (gen_social.awk)"
 awk -v PEOPLE=50000 -v PAPERS=90000 -f "$here/gen_social.awk" > "$work/social.nt"
 bench_graph "$work/social.nt" "$here/queries_social.txt"
+echo "== issue 28's datatype and shape cases in Oxigraph (quarry: tests/cli/58_sparql_types.sh)"
+node "$OX/types_oxigraph.mjs" "$root/tests/sparql/types/data.ttl" \
+  "$root/tests/sparql/types/cases.txt" "$root/tests/sparql/types/heldout.txt" | grep -v '^same'

@@ -5,8 +5,10 @@
 # bounds and the messages for a BOM and a NUL byte.
 . "$(dirname "$0")/lib.sh"
 
-if ! python3 "$SRC/tests/sparql/types_run.py" "$Q" "$SRC/tests/sparql/types/cases.txt"; then
-  echo "FAIL: tests/sparql/types/cases.txt"
+# cases.txt, and heldout.txt (written with them, set aside while fixing: 22/22 at first run)
+if ! python3 "$SRC/tests/sparql/types_run.py" "$Q" "$SRC/tests/sparql/types/cases.txt" \
+    "$SRC/tests/sparql/types/heldout.txt"; then
+  echo "FAIL: tests/sparql/types/cases.txt or heldout.txt"
   FAILS=$((FAILS + 1))
 fi
 

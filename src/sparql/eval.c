@@ -1027,7 +1027,8 @@ static table *ev(sq_ctx *c, const sq_node *n, table *in)
      * inner FILTER that reads an outer variable joins on it by index instead of
      * evaluating its whole group once per outer row (issue 28: quadratic before). */
     table *unit;
-    if (c->outer && (n->kind == N_FILTER || n->kind == N_LEFTJOIN || n->kind == N_MINUS)) {
+    bool subst = c->outer && (n->kind == N_FILTER || n->kind == N_LEFTJOIN || n->kind == N_MINUS);
+    if (subst) {
         unit = tab_new(c);
         tab_push(c, unit, c->outer);
     } else {
@@ -1079,7 +1080,13 @@ static table *ev(sq_ctx *c, const sq_node *n, table *in)
     default:
         fail(c, QR_SPARQL_RUNTIME, QR_ERUNTIME, "unknown algebra node %d", n->kind);
     }
-    return unit == in ? r : join_tables(c, in, r);
+    if (unit == in)
+        return r;
+    /* inside EXISTS the group started from the outer row: when that row is the whole
+     * input, every result already extends it */
+    if (subst && in->n == 1 && !memcmp(in->r, c->outer, c->w * sizeof(sq_id)))
+        return r;
+    return join_tables(c, in, r);
 }
 
 int sq_ctx_exists(sq_ctx *c, const sq_node *pat, const sq_id *row, bool *found)

@@ -1173,6 +1173,88 @@ static const sq_id *table_row_at(const void *t, size_t i, size_t w)
 
 size_t sq_ctx_width(sq_ctx *c);
 
+/* SUM or AVG of integers and decimals only, in one accumulator: int64 while it fits, then
+ * exact (GMP). Returns 0 with *out, ERR, or 1 when a value is of another type (the caller
+ * then adds with the general operator). */
+static int sum_exact(sq_ctx *c, const sq_id *vals, size_t nv, bool avg, sq_term *out)
+{
+    bool all_int = true;
+    for (size_t i = 0; i < nv; i++) {
+        int r = sq_numeric_rank(sq_ctx_term(c, vals[i]));
+        if (r != 1 && r != 2)
+            return 1;
+        all_int = all_int && r == 1;
+    }
+    if (!nv) {
+        *out = sq_make_int(sq_ctx_arena(c), 0);
+        return 0;
+    }
+    int64_t acc = 0;
+    bool big = false;
+    sq_dec dacc, x, t;
+    sq_dec_init(&dacc);
+    sq_dec_init(&x);
+    sq_dec_init(&t);
+    int rc = 0;
+    for (size_t i = 0; i < nv && !rc; i++) {
+        const sq_term *v = sq_ctx_term(c, vals[i]);
+        if (!big && sq_numeric_rank(v) == 1) {
+            double d;
+            int64_t iv;
+            int r;
+            if (!sq_numeric_value(v, &d, &iv, &r))
+                rc = ERR;
+            else if (r == 1 && !__builtin_add_overflow(acc, iv, &acc))
+                continue;
+        }
+        if (rc)
+            break;
+        if (!big) {
+            mpz_set_si(dacc.m, (long)acc);
+            dacc.scale = 0;
+            big = true;
+        }
+        if (!sq_dec_set_term(&x, v)) {
+            rc = ERR;
+            break;
+        }
+        sq_dec_op(&t, E_ADD, &dacc, &x);
+        mpz_swap(dacc.m, t.m);
+        dacc.scale = t.scale;
+        if ((i & 1023) == 0)
+            sq_ctx_tick(c);
+    }
+    if (!rc) {
+        if (!big) {
+            mpz_set_si(dacc.m, (long)acc);
+            dacc.scale = 0;
+        }
+        if (avg) {
+            mpz_set_ui(x.m, (unsigned long)nv);
+            x.scale = 0;
+            sq_dec_op(&t, E_DIV, &dacc, &x);
+            mpz_swap(dacc.m, t.m);
+            dacc.scale = t.scale;
+        }
+        size_t need = mpz_sizeinbase(dacc.m, 10) + dacc.scale + 8;
+        if (sq_ctx_over(c, need)) {
+            sq_dec_clear(&dacc);
+            sq_dec_clear(&x);
+            sq_dec_clear(&t);
+            sq_ctx_reserve(c, need);
+        }
+        if (!big && !avg)
+            *out = sq_make_int(sq_ctx_arena(c), acc);
+        else
+            *out = sq_dec_term(sq_ctx_arena(c), &dacc, all_int && !avg);
+        rc = out->kind ? 0 : ERR;
+    }
+    sq_dec_clear(&dacc);
+    sq_dec_clear(&x);
+    sq_dec_clear(&t);
+    return rc;
+}
+
 int sq_aggregate(sq_ctx *c, const sq_agg *g, const void *tab, const uint32_t *rows, size_t n,
                  sq_term *out)
 {
@@ -1241,6 +1323,9 @@ int sq_aggregate(sq_ctx *c, const sq_agg *g, const void *tab, const uint32_t *ro
     case AG_AVG: {
         if (err)
             return ERR;
+        int rc = sum_exact(c, vals, nv, g->fn == AG_AVG, out);
+        if (rc <= 0)
+            return rc;
         sq_term acc = sq_make_int(a, 0);
         for (size_t i = 0; i < nv; i++)
             if (arith(c, E_ADD, &acc, sq_ctx_term(c, vals[i]), &acc))

@@ -220,7 +220,7 @@ static int lex_name(sq_lexer *L, sq_token *t)
         char what[64];
         size_t cw;
         uint32_t cp = cp_at(L, start, &cw);
-        if (!qr_utf8_decode(L->s + start, L->n - start, &cp) || cp == 0xFFFD)
+        if (cp == 0xFFFD && cw == 1)
             snprintf(what, sizeof what, "byte 0x%02X (not UTF-8)", (unsigned char)L->s[start]);
         else
             snprintf(what, sizeof what, "character U+%04X '%.*s'", (unsigned)cp, (int)cw,

@@ -55,6 +55,32 @@ bool sq_dec_set_lex(sq_dec *d, const char *s, size_t n)
         s++;
         n--;
     }
+    /* up to 18 digits: no string for GMP to read */
+    if (n && n <= 19) {
+        uint64_t v = 0;
+        size_t frac = 0, digits = 0;
+        bool dot = false, ok = true;
+        for (size_t i = 0; i < n && ok; i++) {
+            if (s[i] >= '0' && s[i] <= '9') {
+                v = v * 10 + (uint64_t)(s[i] - '0');
+                digits++;
+                frac += dot;
+            } else if (s[i] == '.' && !dot) {
+                dot = true;
+            } else {
+                ok = false;
+            }
+        }
+        if (!ok || !digits || digits > 18)
+            goto slow;
+        mpz_set_ui(d->m, (unsigned long)v);
+        if (neg)
+            mpz_neg(d->m, d->m);
+        d->scale = frac;
+        normalize(d);
+        return true;
+    }
+slow:;
     char small[64];
     char *buf = n < sizeof small ? small : malloc(n + 1);
     if (!buf)
@@ -145,7 +171,13 @@ static long ndigits(const mpz_t m)
 
 bool sq_dec_op(sq_dec *r, int op, const sq_dec *a, const sq_dec *b)
 {
-    if (op == E_ADD || op == E_SUB) {
+    if ((op == E_ADD || op == E_SUB) && a->scale == b->scale) {
+        if (op == E_ADD)
+            mpz_add(r->m, a->m, b->m);
+        else
+            mpz_sub(r->m, a->m, b->m);
+        r->scale = a->scale;
+    } else if (op == E_ADD || op == E_SUB) {
         unsigned long s = a->scale > b->scale ? a->scale : b->scale;
         mpz_t x, y;
         mpz_init(x);

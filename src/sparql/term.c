@@ -25,6 +25,8 @@ static int dt_rank(const char *dt)
     if (!dt || strncmp(dt, XSD, sizeof XSD - 1))
         return 0;
     const char *l = dt + sizeof XSD - 1;
+    if (!strchr("ilsbnpudf", *l) || (l[0] == 'd' && l[1] == 'a')) /* not numeric: date... */
+        return 0;
     for (size_t i = 0; i < sizeof int_types / sizeof int_types[0]; i++)
         if (!strcmp(l, int_types[i]))
             return 1;
@@ -169,38 +171,70 @@ static int bool_value(const sq_term *t)
     return -1;
 }
 
-/* xsd:dateTime as seconds since 0001 (UTC when a zone is given, else taken as UTC) */
+/* n decimal digits at s into *v; false unless all are digits */
+static bool digits_at(const char *s, int n, int *v)
+{
+    int x = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return true;
+}
+
+/* xsd:dateTime and xsd:date as seconds since the epoch (UTC when a zone is given, else
+ * taken as UTC), parsed by hand to XML Schema's lexical form ([-]YYYY-MM-DD, then
+ * Thh:mm:ss[.fff] for a dateTime, then Z or +hh:mm / -hh:mm): sscanf was most of the time
+ * of a date FILTER, and accepted "2024-3-1". */
 bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz);
 bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz)
 {
-    if (!is_dt(t, "dateTime") && !is_dt(t, "date"))
+    if (t->kind != SQ_LIT || !t->dt || strncmp(t->dt, XSD, sizeof XSD - 1))
         return false;
-    bool date_only = is_dt(t, "date");
-    const char *s = t->lex;
-    int y, mo, d, h = 0, mi = 0, consumed = 0;
+    const char *local = t->dt + sizeof XSD - 1;
+    bool date_only = !strcmp(local, "date");
+    if (!date_only && strcmp(local, "dateTime"))
+        return false;
+    const char *s = t->lex, *e = t->lex + t->len;
+    int y = 0, mo, d, h = 0, mi = 0;
     double sec = 0;
     bool neg = false;
-    if (*s == '-') {
+    if (s < e && *s == '-') {
         neg = true;
         s++;
     }
-    if (sscanf(s, "%d-%d-%d%n", &y, &mo, &d, &consumed) != 3)
+    const char *ys = s;
+    while (s < e && *s >= '0' && *s <= '9' && s - ys < 9)
+        y = y * 10 + (*s++ - '0');
+    if (s - ys < 4 || (s - ys > 4 && *ys == '0'))
         return false;
-    s += consumed;
+    if (e - s < 6 || s[0] != '-' || !digits_at(s + 1, 2, &mo) || s[3] != '-' ||
+        !digits_at(s + 4, 2, &d))
+        return false;
+    s += 6;
     if (!date_only) {
-        if (*s != 'T')
+        if (e - s < 9 || s[0] != 'T' || !digits_at(s + 1, 2, &h) || s[3] != ':' ||
+            !digits_at(s + 4, 2, &mi) || s[6] != ':')
             return false;
-        s++;
-        char *end;
-        if (sscanf(s, "%d:%d:%n", &h, &mi, &consumed) != 2)
+        int whole;
+        if (!digits_at(s + 7, 2, &whole))
             return false;
-        s += consumed;
-        sec = strtod(s, &end);
-        if (end == s)
-            return false;
-        s = end;
+        sec = whole;
+        s += 9;
+        if (s < e && *s == '.') {
+            double scale = 0.1;
+            s++;
+            if (s == e || *s < '0' || *s > '9')
+                return false;
+            while (s < e && *s >= '0' && *s <= '9') {
+                sec += (*s++ - '0') * scale;
+                scale /= 10;
+            }
+        }
     }
-    if (mo < 1 || mo > 12 || d < 1 || h > 24 || mi > 59 || sec < 0 || sec >= 60)
+    if (mo < 1 || mo > 12 || d < 1 || h > 24 || mi > 59 || sec >= 60)
         return false;
     /* an impossible date is no date (2024-02-30, 2023-02-29, 1900-02-29); 24:00:00 is
      * the end of the day and nothing later */
@@ -213,21 +247,21 @@ bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz
         return false;
     *has_tz = false;
     *tz_min = 0;
-    if (*s == 'Z') {
+    if (s < e && *s == 'Z') {
         *has_tz = true;
         s++;
-    } else if (*s == '+' || *s == '-') {
+    } else if (s < e && (*s == '+' || *s == '-')) {
         int th, tm;
-        if (sscanf(s + 1, "%d:%d", &th, &tm) != 2)
+        if (e - s < 6 || !digits_at(s + 1, 2, &th) || s[3] != ':' || !digits_at(s + 4, 2, &tm) ||
+            tm > 59 || th * 60 + tm > 14 * 60)
             return false;
         *tz_min = (th * 60 + tm) * (*s == '-' ? -1 : 1);
         *has_tz = true;
         s += 6;
     }
-    if (*s)
+    if (s != e)
         return false;
-    if (neg)
-        y = -y;
+    y = yv;
     /* days from civil (proleptic Gregorian) */
     int64_t yy = y - (mo <= 2);
     int64_t era = (yy >= 0 ? yy : yy - 399) / 400;

@@ -759,6 +759,9 @@ static size_t estimate(sq_ctx *c, const bgp_run *b, size_t ti, const bool *bound
         for (int k = 0; k < 3; k++)
             if (sl[k]->var >= 0 && bound[sl[k]->var])
                 est = est / 16 + 1;
+        /* ?f :calls ?f: the same free variable twice keeps few of the range */
+        if (t->s.var >= 0 && t->s.var == t->o.var && !bound[t->s.var])
+            est = est / 16 + 1;
     }
     if (!connected && !(t->s.var < 0 && t->o.var < 0))
         est = est > ((size_t)1 << 50) ? est : est * 64 + 64;

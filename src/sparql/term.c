@@ -25,8 +25,19 @@ static int dt_rank(const char *dt)
     if (!dt || strncmp(dt, XSD, sizeof XSD - 1))
         return 0;
     const char *l = dt + sizeof XSD - 1;
-    if (!strchr("ilsbnpudf", *l) || (l[0] == 'd' && l[1] == 'a')) /* not numeric: date... */
+    /* the common names first, without walking the list (this runs per comparison) */
+    switch (l[0]) {
+    case 'd':
+        return !strcmp(l, "decimal") ? 2 : !strcmp(l, "double") ? 4 : 0;
+    case 'f':
+        return !strcmp(l, "float") ? 3 : 0;
+    case 'i':
+        return !strcmp(l, "integer") || !strcmp(l, "int") ? 1 : 0;
+    case 'l': case 's': case 'b': case 'n': case 'p': case 'u':
+        break;
+    default:
         return 0;
+    }
     for (size_t i = 0; i < sizeof int_types / sizeof int_types[0]; i++)
         if (!strcmp(l, int_types[i]))
             return 1;
@@ -96,6 +107,36 @@ bool sq_numeric_value(const sq_term *t, double *d, int64_t *i, int *rank)
         return false;
     const char *s = t->lex;
     size_t n = t->len;
+    if (r == 2 && n && n <= 17) {
+        /* a short decimal without blanks: mantissa and scale, exact as doubles below 2^53
+         * (one correctly rounded division, as strtod gives); strtod was most of a FILTER */
+        int64_t m = 0;
+        int digits = 0, frac = 0;
+        bool dot = false, neg = false, ok = true;
+        size_t k = 0;
+        if (s[0] == '-' || s[0] == '+')
+            neg = s[k++] == '-';
+        for (; k < n && ok; k++) {
+            if (s[k] >= '0' && s[k] <= '9') {
+                m = m * 10 + (s[k] - '0');
+                digits++;
+                frac += dot;
+            } else if (s[k] == '.' && !dot) {
+                dot = true;
+            } else {
+                ok = false;
+            }
+        }
+        if (ok && digits > 0 && digits <= 15) {
+            static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                         1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+            double v = (double)m / p10[frac];
+            *d = neg ? -v : v;
+            *i = 0;
+            *rank = 2;
+            return true;
+        }
+    }
     while (n && isspace((unsigned char)*s)) {
         s++;
         n--;

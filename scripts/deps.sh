@@ -21,6 +21,8 @@ cmd:ctags:universal-ctags
 pc:serd-0:libserd-dev
 pc:libcrypto:libssl-dev
 pc:libpq:libpq-dev
+pc:gmp:libgmp-dev
+pc:icu-uc:libicu-dev
 "
 # only for `make test`: the sanitizer and fuzzer runtimes come with clang
 if [ "${1:-}" = "--test" ]; then

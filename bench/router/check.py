@@ -65,8 +65,8 @@ def macro(m):
         return ["--since=2026-11-23T00:00:00"]
     if name == "thismonth":
         return ["--since=2026-11-01T00:00:00"]
-    if name == "lastmonth":
-        return ["--since=2026-10-24T12:00:00"]
+    if name == "lastmonth":  # the calendar month before this one (docs/decisions.md, issue 27)
+        return span(day("2026-10-01"), day("2026-10-31"))
     if name == "today":
         return ["--since=2026-11-24T00:00:00"]
     if name == "yesterday":

@@ -17,6 +17,7 @@
 #include "router_int.h"
 
 #include "quarry/date.h"
+#include "quarry/words.h"
 
 #include <stdint.h>
 
@@ -121,32 +122,6 @@ static bool classify(tok *t)
         t->poss = !in_list(t->s, RT_STOP);
     }
     return true;
-}
-
-/* Smart quotes become ASCII ones; anything else outside printable ASCII is kept only as
- * part of a word (UTF-8 names). */
-static size_t normalize(const char *in, size_t len, char *out)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c == 0xE2 && i + 2 < len && (unsigned char)in[i + 1] == 0x80) {
-            unsigned char d = (unsigned char)in[i + 2];
-            if (d == 0x98 || d == 0x99) {
-                out[o++] = '\'';
-                i += 2;
-                continue;
-            }
-            if (d == 0x9C || d == 0x9D) {
-                out[o++] = '"';
-                i += 2;
-                continue;
-            }
-        }
-        out[o++] = (char)c;
-    }
-    out[o] = '\0';
-    return o;
 }
 
 static bool is_sep(char c)
@@ -813,6 +788,51 @@ static void parse_window(parser *p)
             add_desc(p, "%s", s, NULL);
             continue;
         }
+        /* "last month", "last calendar month": the calendar month before this one, as
+           people mean it (docs/decisions.md); "the past month" stays a rolling month */
+        if (tok_is(p, i, "last") &&
+            ((tok_is(p, i + 1, "month") && !(i > 0 && tok_is(p, i - 1, "since"))) ||
+             (tok_is(p, i + 1, "calendar") && tok_is(p, i + 2, "month")))) {
+            int m = p->today.m == 1 ? 12 : p->today.m - 1;
+            int y = p->today.m == 1 ? p->today.y - 1 : p->today.y;
+            char m1[RT_STR], m2[RT_STR];
+            size_t to = tok_is(p, i + 1, "calendar") ? i + 3 : i + 2;
+            if (rt_month_window(&p->today, m, y, m1, m2)) {
+                day_window(p, back_over_preps(p, i), to, m1, m2, "last month");
+                continue;
+            }
+        }
+        /* the past half year, last half a year: six months */
+        if ((tok_is(p, i, "last") || tok_is(p, i, "past")) && tok_is(p, i + 1, "half")) {
+            size_t k = i + 2;
+            if (tok_is(p, k, "a"))
+                k++;
+            if (tok_is(p, k, "year")) {
+                use(p, back_over_preps(p, i), k + 1);
+                set_since(p, "6 months ago");
+                add_desc(p, "since %s", "6 months ago", NULL);
+                continue;
+            }
+        }
+        /* since the start of the year / month / week, year to date, ytd */
+        if (tok_is(p, i, "since") && tok_is(p, i + 1, "the") &&
+            (tok_is(p, i + 2, "start") || tok_is(p, i + 2, "beginning")) &&
+            tok_is(p, i + 3, "of") && (tok_is(p, i + 4, "the") || tok_is(p, i + 4, "this")) &&
+            (tok_is(p, i + 5, "year") || tok_is(p, i + 5, "month") || tok_is(p, i + 5, "week"))) {
+            char s[RT_STR];
+            snprintf(s, sizeof s, "this %s", p->t[i + 5].s);
+            use(p, i, i + 6);
+            set_since(p, s);
+            add_desc(p, "%s", s, NULL);
+            continue;
+        }
+        if (tok_is(p, i, "ytd") || (tok_is(p, i, "year") && tok_is(p, i + 1, "to") &&
+                                    tok_is(p, i + 2, "date"))) {
+            use(p, back_over_preps(p, i), tok_is(p, i, "ytd") ? i + 1 : i + 3);
+            set_since(p, "this year");
+            add_desc(p, "%s", "this year", NULL);
+            continue;
+        }
         /* last week, the past month, in the last 3 days, past 24 hours */
         if (tok_is(p, i, "last") || tok_is(p, i, "past")) {
             char s[RT_STR];
@@ -1431,7 +1451,8 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     if (!qr_utf8_valid(question, len))
         return false;
     char norm[MAX_QUESTION + 1];
-    size_t n = normalize(question, len, norm);
+    /* quotes, spaces and chatter ("hey, sorry to bother you, but ...") off: src/words */
+    size_t n = qr_words_normalize(question, len, norm, sizeof norm);
     parser *p = calloc(1, sizeof *p);
     if (!p)
         return false;

@@ -80,7 +80,7 @@ static const expect MATCHES[] = {
     {"commits since 2 weeks ago", "commits-in-window", {":since \"2 weeks ago\""}},
     /* by author */
     {"commits by alice", "commits-by-author", {":author \"alice\""}},
-    {"alice's commits last month", "commits-by-author", {":author \"alice\"", ":since \"1 month ago\""}},
+    {"alice's commits last month", "commits-by-author", {":author \"alice\"", ":since \"2026-11-01\" :until \"2026-11-30T23:59:59\""}},
     {"what did bob do this week", "commits-by-author", {":author \"bob\"", ":since \"this week\""}},
     {"recent commits by alice", "commits-by-author", {":author \"alice\"", ":limit 20"}},
     {"commits by \"Alice Smith\"", "commits-by-author", {":author \"Alice Smith\""}},
@@ -134,7 +134,7 @@ static const expect MATCHES[] = {
     /* largest commits */
     {"largest commits this year", "largest-commits", {":compute {:lines [:+ :additions :deletions]}", ":by :lines :order :desc", ":n 10", ":since \"this year\""}},
     {"biggest commits by lines changed", "largest-commits", {":by :lines"}},
-    {"top 5 largest commits last month", "largest-commits", {":n 5", ":since \"1 month ago\""}},
+    {"top 5 largest commits last month", "largest-commits", {":n 5", ":since \"2026-11-01\""}},
     {"largest commits by files", "largest-commits", {":by :files"}},
     {"largest commits by alice", "largest-commits", {":author \"alice\""}},
     {"what was the largest commit last year?", "largest-commits", {":n 1", ":since \"1 year ago\""}},
@@ -144,7 +144,7 @@ static const expect MATCHES[] = {
     {"commits whose message contains typo", "commits-matching", {":grep \"typo\""}},
     {"Show me commits mentioning \"bug fix\" since last month", "commits-matching", {":grep \"bug fix\"", ":since \"1 month ago\""}},
     {"commits matching 'c++'", "commits-matching", {":grep \"c\\\\+\\\\+\""}},
-    {"merge commits last month", "merge-commits", {":merges \"only\"", ":since \"1 month ago\""}},
+    {"merge commits last month", "merge-commits", {":merges \"only\"", ":since \"2026-11-01\""}},
     {"show merges since 2024-01-01", "merge-commits", {":merges \"only\""}},
     {"merge commits by alice", "merge-commits", {":author \"alice\""}},
     /* review fixes: superlatives over a key, "after" a day, "until" today, "all", "per" */

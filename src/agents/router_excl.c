@@ -114,6 +114,24 @@ static size_t excl_object(parser *p, size_t j, bool loose)
     return 0;
 }
 
+/* A marker that excludes commit by commit: "not touching", "that don't touch",
+ * "doesn't touch", "didn't touch", "never touched", "without touching". */
+static size_t touch_marker(const parser *p, size_t i)
+{
+    static const char *const NEG[] = {"not", "don't", "dont", "doesn't", "doesnt", "didn't",
+                                      "didnt", "never", "without", "do", "does", "did", NULL};
+    static const char *const TOUCH[] = {"touch", "touching", "touches", "touched", "modify",
+                                        "modifying", "change", "changing", NULL};
+    if (!tok_in(p, i, NEG))
+        return 0;
+    size_t j = i + 1;
+    /* "do not touch", "does not change" */
+    if ((tok_is(p, i, "do") || tok_is(p, i, "does") || tok_is(p, i, "did")) &&
+        !tok_is(p, j++, "not"))
+        return 0;
+    return tok_in(p, j, TOUCH) ? j + 1 - i : 0;
+}
+
 /* Exclusions, and their positive forms: "not by bots", "no bots", "human commits", "bot
  * commits", "by bots"; "excluding merges", "without merge commits"; "without the docs
  * folder", "not in tests", "outside src/". One exclusion marker may take several objects
@@ -132,6 +150,16 @@ void rt_parse_exclusions(parser *p)
                 p->q->words |= RW_AUTHORS;
             use(p, i, i + 1);
             continue;
+        }
+        size_t tm = touch_marker(p, i);
+        if (tm && !p->q->path_kind) {
+            size_t len = excl_object(p, i + tm, true);
+            if (len && p->q->path_kind && p->q->path_excl) {
+                p->q->untouched = true;
+                use(p, i, i + tm + len);
+                i = i + tm + len - 1;
+                continue;
+            }
         }
         size_t m = excl_marker(p, i);
         /* "without tests", "no docs" may be about what a commit lacks: a bare folder

@@ -68,6 +68,8 @@ typedef struct rt_question {
     char path[RT_STR];
     int path_kind;      /* RT_PATH_* */
     bool path_excl;     /* the path is excluded ("without docs/"): an RT_PATH_DIR */
+    bool untouched;     /* with path_excl: commits that touch the path are dropped whole
+                           ("commits that don't touch tests/"), not only its files */
     char grep[RT_STR];  /* the term as said; the rule escapes it into a regex */
     int merges;         /* RT_MERGES_* */
     int bots;           /* RT_BOTS_* */

@@ -37,6 +37,7 @@ enum {
     S_SORT = 1u << 8,
     S_BOTS = 1u << 9, /* bots excluded or only bots */
     S_AUTHOR2 = 1u << 10, /* a second person */
+    S_UNTOUCHED = 1u << 11, /* commits that touch a path dropped whole */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -82,6 +83,8 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_BOTS;
     if (q->author2[0])
         s |= S_AUTHOR2;
+    if (q->untouched)
+        s |= S_UNTOUCHED;
     return s;
 }
 
@@ -117,7 +120,7 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
 {
     qr_buf_puts(b, "{");
     const char *sep = "";
-    if ((which & P_PATH) && q->path_kind) {
+    if ((which & P_PATH) && q->path_kind && !q->untouched) {
         char spec[RT_STR + 4];
         snprintf(spec, sizeof spec, "%s%s", q->path_excl ? ":!" : "", q->path);
         qr_buf_printf(b, "%s:path ", sep), edn_str(b, spec), sep = " ";
@@ -175,7 +178,7 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
     if ((which & P_GREP) && q->grep[0])
         ADD(" mentioning '%s'", q->grep);
     if ((which & P_PATH) && q->path_kind)
-        ADD(" %s %s", q->path_excl ? "outside" : "in", q->path);
+        ADD(" %s %s", q->untouched ? "not touching" : q->path_excl ? "outside" : "in", q->path);
     if ((which & P_WINDOW) && q->window[0])
         ADD(" %s", q->window);
 #undef ADD
@@ -217,8 +220,15 @@ static const char *const COMMIT_FIELDS =
 
 static const char *fetch_as(const rt_question *q, const char *name)
 {
-    return q->bots ? "raw" : name;
+    return q->bots || q->untouched ? "raw" : name;
 }
+
+/* A filter step over what was fetched (bots, commits that touch a path) */
+static bool filtered(const rt_question *q)
+{
+    return q->bots || q->untouched;
+}
+
 
 /* The commits of the question's window: one fetch, or with two people one fetch each
  * (pre_steps then joins them, newest first). */
@@ -227,6 +237,15 @@ static void commits_fetch(qr_buf *b, const rt_question *q, unsigned which, int l
     if (!q->author2[0]) {
         qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
         params(b, q, which, limit);
+        if (q->untouched) {
+            /* the commits that do touch the path, as git lists them (`git log -- path`,
+               merges included by git's own rule), taken away by bots_step */
+            rt_question touching = *q;
+            touching.untouched = false;
+            touching.path_excl = false;
+            qr_buf_puts(b, "}\n         {:tool :get_commits :as :touching :params ");
+            params(b, &touching, which, 0);
+        }
         qr_buf_puts(b, "}]\n");
         return;
     }
@@ -250,20 +269,39 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
                       name);
         return;
     }
-    if (!q->bots)
+    if (!filtered(q))
         return;
-    qr_buf_printf(b, "{:op :filter :on :raw :as :%s :where %s[:or [:matches :author ", name,
-                  q->bots == RT_BOTS_EXCLUDE ? "[:not " : "");
-    edn_str(b, RT_BOT_PATTERN);
-    qr_buf_puts(b, "] [:matches :email ");
-    edn_str(b, RT_BOT_PATTERN);
-    qr_buf_printf(b, "]]%s}\n             ", q->bots == RT_BOTS_EXCLUDE ? "]" : "");
+    const char *from = "raw";
+    if (q->untouched) {
+        /* what was fetched less the commits that touch the path: a left join marks them */
+        qr_buf_puts(b, "{:op :map :on :touching :as :touch_marks :select [:hash] "
+                       ":compute {:touches_path true}}\n             "
+                       "{:op :join :left :raw :right :touch_marks :on :hash :as :marked}\n"
+                       "             ");
+        from = "marked";
+    }
+    qr_buf_printf(b, "{:op :filter :on :%s :as :%s :where ", from, name);
+    if (q->bots && q->untouched)
+        qr_buf_puts(b, "[:and ");
+    if (q->untouched)
+        qr_buf_puts(b, "[:not [:exists :touches_path]]");
+    if (q->bots) {
+        qr_buf_printf(b, "%s%s[:or [:matches :author ", q->untouched ? " " : "",
+                      q->bots == RT_BOTS_EXCLUDE ? "[:not " : "");
+        edn_str(b, RT_BOT_PATTERN);
+        qr_buf_puts(b, "] [:matches :email ");
+        edn_str(b, RT_BOT_PATTERN);
+        qr_buf_printf(b, "]]%s", q->bots == RT_BOTS_EXCLUDE ? "]" : "");
+    }
+    if (q->bots && q->untouched)
+        qr_buf_puts(b, "]");
+    qr_buf_puts(b, "}\n             ");
 }
 
 /* A :transform of the bots step alone, for queries that have no other step. */
 static void bots_only_transform(qr_buf *b, const rt_question *q, const char *name)
 {
-    if (!q->bots && !q->author2[0])
+    if (!filtered(q) && !q->author2[0])
         return;
     qr_buf_puts(b, " :transform [");
     bots_step(b, q, name);
@@ -281,7 +319,7 @@ static int commits_limit(const rt_question *q)
     if ((q->words & RW_RECENT) && q->singular)
         return 1;
     if ((q->words & RW_RECENT) ||
-        !(q->author[0] || q->grep[0] || q->path_kind || q->merges || q->bots))
+        !(q->author[0] || q->grep[0] || q->path_kind || q->merges || filtered(q)))
         return 20;
     return 0;
 }
@@ -294,12 +332,12 @@ static void emit_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
     /* with bots filtered, the cut comes after the filter; with two people, after the join */
-    commits_fetch(b, q, all, q->bots ? 0 : limit);
+    commits_fetch(b, q, all, filtered(q) ? 0 : limit);
     qr_buf_puts(b, " :transform [");
     bots_step(b, q, "commits");
     qr_buf_printf(b, "{:op :map :on :commits :as :rows :select %s}", COMMIT_FIELDS);
     const char *out = "rows";
-    if ((q->bots || q->author2[0]) && limit > 0) {
+    if ((filtered(q) || q->author2[0]) && limit > 0) {
         qr_buf_printf(b, "\n             {:op :take :on :rows :as :shown :n %d}", limit);
         out = "shown";
     }
@@ -635,7 +673,7 @@ static const rule RULES[] = {
       "how many commits did carol make", "how many merge commits this year"},
      {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), REQ_END},
      W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2,
      0,
      0,
      emit_count},
@@ -716,7 +754,7 @@ static const rule RULES[] = {
       "merge commits by alice"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS,
      S_MERGES_ONLY,
      0,
      emit_commits},
@@ -726,7 +764,7 @@ static const rule RULES[] = {
       "commits whose message contains typo", "commits about parser since last month"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS,
      S_GREP,
      0,
      emit_commits},
@@ -736,7 +774,7 @@ static const rule RULES[] = {
       "last 5 commits by bob@example.com"},
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS,
      S_AUTHOR,
      0,
      emit_commits},
@@ -746,7 +784,7 @@ static const rule RULES[] = {
       "what changed since 2024-03-01"},
      {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), W(MADE), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_DIR | S_MERGES_EXCL | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS,
      0,
      0,
      emit_commits},
@@ -766,7 +804,7 @@ static bool rule_accepts(const rule *r, const rt_question *q)
         return false;
     if (q->words & RW_UNKNOWN)
         return false;
-    if ((s & S_AUTHOR2) && (s & S_BOTS))
+    if ((s & S_AUTHOR2) && (s & (S_BOTS | S_UNTOUCHED)))
         return false;
     if (q->ascending && r->emit != emit_top_authors)
         return false;

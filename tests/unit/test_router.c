@@ -24,6 +24,16 @@ typedef struct expect {
 
 static const expect MATCHES[] = {
     /* exclusions: bots (filtered by name and email), merges, paths (":!" magic) */
+    /* issue 27: commits that touch a path dropped whole; chatter; calendar last month */
+    {"commits not touching tests/ in the past 14 days", "commits-in-window", {":as :touching :params {:path \"tests/\" :since \"14 days ago\"}", "[:not [:exists :touches_path]]", ":as :raw :params {:since \"14 days ago\"}"}},
+    {"how many commits that don't touch docs this year", "count-commits", {":path \"docs/\"", "[:not [:exists :touches_path]]", ":count"}},
+    {"last 3 commits that did not touch docs not by bots", "commits-in-window", {"[:and [:not [:exists :touches_path]] [:not [:or", ":n 3}"}},
+    {"hey, sorry to bother you, but who last changed src/util.c?", "file-last-change", {":path \"src/util.c\"", ":limit 1"}},
+    {"ok so um, how many merge commits are there pls", "count-commits", {":merges \"only\""}},
+    {"show me the commits from last calendar month", "commits-in-window", {":since \"2026-11-01\" :until \"2026-11-30T23:59:59\""}},
+    {"number of commits in the past half year", "count-commits", {":since \"6 months ago\""}},
+    {"count merges ytd", "count-commits", {":since \"this year\"", ":merges \"only\""}},
+    {"commits since the start of the year", "commits-in-window", {":since \"this year\""}},
     {"commits not by bots", "commits-in-window", {":as :raw", "[:not [:or [:matches :author", "(bots excluded)"}},
     {"commits last week excluding bots", "commits-in-window", {":since \"1 week ago\"", "[:not [:or"}},
     {"recent commits without bots", "commits-in-window", {"{:op :take :on :rows :as :shown :n 20}", ":findings :shown"}},

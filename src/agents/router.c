@@ -1344,13 +1344,20 @@ static void fix_typos(parser *p)
         char who[RT_STR];
         if (known_author(p, t->s, who))
             continue;
-        size_t limit = n >= 9 ? 2 : 1, best = SIZE_MAX;
+        /* the one typo measure (src/words): length-aware, a keyboard neighbour half an
+           edit */
+        size_t best = SIZE_MAX;
         const char *pick = NULL;
         bool tie = false;
         for (size_t k = 0; RT_TYPO_TARGETS[k]; k++) {
             const char *w = RT_TYPO_TARGETS[k];
-            size_t d = qr_edit_distance(t->s, n, w, strlen(w), QR_EDIT_TRANSPOSE);
-            if (d > limit || d > best)
+            /* and at most one whole edit below 9 letters: "authored" is no typo of
+               "authors" here, where a wrong reading answers the wrong question */
+            if (!qr_words_typo(t->s, n, w, strlen(w)) ||
+                qr_edit_distance(t->s, n, w, strlen(w), QR_EDIT_TRANSPOSE) > (n >= 9 ? 2u : 1u))
+                continue;
+            size_t d = qr_words_cost(t->s, n, w, strlen(w));
+            if (d > best)
                 continue;
             /* "commmits" is as near "commits" as "commit": singular and plural agree */
             size_t wl = strlen(w), pl = pick ? strlen(pick) : 0;

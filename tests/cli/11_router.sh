@@ -194,7 +194,12 @@ check "commits in the past 2 weeks" field short_hash -- "$(hashes --since='2 wee
 check "Please list the commits from last month." field short_hash -- "$(hashes --since="$LASTM1" --until="$LASTM_END")"
 check "non-merge commits last week" field short_hash -- "$(hashes --no-merges --since='1 week ago')"
 # commits that touch a path are dropped whole (issue 27), as git lists the ones that do
-untouched() { G log --format=%h --abbrev=7 | grep -vxF -f <(G log --format=%h --abbrev=7 -- "$1"); }
+untouched() {
+  touch_list=$(mktemp)
+  G log --format=%h --abbrev=7 -- "$1" > "$touch_list"
+  G log --format=%h --abbrev=7 | grep -vxF -f "$touch_list"
+  rm -f "$touch_list"
+}
 check "commits that don't touch docs/" field short_hash -- "$(untouched docs/)"
 check "commits in src/ this year" field short_hash -- "$(hashes --since="$JAN1" -- src/)"
 

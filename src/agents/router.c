@@ -789,9 +789,11 @@ static void parse_window(parser *p)
             continue;
         }
         /* "last month", "last calendar month": the calendar month before this one, as
-           people mean it (docs/decisions.md); "the past month" stays a rolling month */
+           people mean it (docs/decisions.md); "the past month", "the last month" and
+           "since last month" stay a rolling month */
         if (tok_is(p, i, "last") &&
-            ((tok_is(p, i + 1, "month") && !(i > 0 && tok_is(p, i - 1, "since"))) ||
+            !(i > 0 && (tok_is(p, i - 1, "since") || tok_is(p, i - 1, "the"))) &&
+            (tok_is(p, i + 1, "month") ||
              (tok_is(p, i + 1, "calendar") && tok_is(p, i + 2, "month")))) {
             int m = p->today.m == 1 ? 12 : p->today.m - 1;
             int y = p->today.m == 1 ? p->today.y - 1 : p->today.y;

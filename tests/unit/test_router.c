@@ -32,6 +32,7 @@ static const expect MATCHES[] = {
     {"ok so um, how many merge commits are there pls", "count-commits", {":merges \"only\""}},
     {"show me the commits from last calendar month", "commits-in-window", {":since \"2026-11-01\" :until \"2026-11-30T23:59:59\""}},
     {"number of commits in the past half year", "count-commits", {":since \"6 months ago\""}},
+    {"commits in the last month", "commits-in-window", {":since \"1 month ago\""}},
     {"count merges ytd", "count-commits", {":since \"this year\"", ":merges \"only\""}},
     {"commits since the start of the year", "commits-in-window", {":since \"this year\""}},
     {"commits not by bots", "commits-in-window", {":as :raw", "[:not [:or [:matches :author", "(bots excluded)"}},

@@ -45,7 +45,7 @@ static bool is_iso_date(const char *s)
 /* A token with a '/', a '*' or a file extension ("README.md", "src/", "*.c"). */
 static bool looks_like_path(const char *s)
 {
-    if (strchr(s, '/') || strchr(s, '*'))
+    if (strchr(s, '/') || strchr(s, '*') || rt_conventional_file(s))
         return true;
     const char *dot = strrchr(s, '.');
     if (!dot || dot == s || !dot[1] || strlen(dot + 1) > 8)
@@ -874,6 +874,88 @@ static void parse_window(parser *p)
     }
 }
 
+/* ---- revisions: tags and commit ids ---- */
+
+/* A version tag ("v1.0", "2.3.1", "v2.0-rc1") or an abbreviated commit id (7 to 40 hex
+ * digits with a letter and a digit). The tools check that it exists. */
+static bool ref_word(const tok *t)
+{
+    if (t->used || t->kind != T_WORD || t->poss)
+        return false;
+    const char *s = t->s;
+    size_t n = strlen(s), i = 0;
+    if (n >= 7 && n <= 40) {
+        bool hex = true, digit = false, alpha = false;
+        for (size_t k = 0; k < n; k++) {
+            if (!isxdigit((unsigned char)s[k]))
+                hex = false;
+            else if (isdigit((unsigned char)s[k]))
+                digit = true;
+            else
+                alpha = true;
+        }
+        if (hex && digit && alpha)
+            return true;
+    }
+    if (s[0] == 'v')
+        i = 1;
+    size_t dots = 0, digits = 0;
+    for (; i < n && (isdigit((unsigned char)s[i]) || s[i] == '.'); i++) {
+        if (s[i] == '.')
+            dots++;
+        else
+            digits++;
+    }
+    if (!digits || !dots || s[i - 1] == '.' || !isdigit((unsigned char)s[s[0] == 'v']))
+        return false;
+    if (i < n && s[i] == '-')
+        for (i++; i < n && isalnum((unsigned char)s[i]); i++)
+            ;
+    return i == n;
+}
+
+static void set_ref(parser *p, const char *a, const char *b)
+{
+    if (p->q->ref[0])
+        p->bad = true;
+    snprintf(p->q->ref, RT_STR, "%s..%s", a, b);
+}
+
+/* "between v1.0 and v1.1", "from v1.0 to v2.0", "since v1.0", "after v1.0": a range;
+ * "commit 28985ce", "files 60213d4": one commit. */
+static void parse_refs(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if ((tok_is(p, i, "between") || tok_is(p, i, "from")) && i + 3 < p->n &&
+            ref_word(&p->t[i + 1]) &&
+            (tok_is(p, i + 2, "and") || tok_is(p, i + 2, "to") || tok_is(p, i + 2, "until")) &&
+            ref_word(&p->t[i + 3])) {
+            set_ref(p, p->t[i + 1].s, p->t[i + 3].s);
+            use(p, i, i + 4);
+            continue;
+        }
+        if ((tok_is(p, i, "since") || tok_is(p, i, "after")) && i + 1 < p->n &&
+            ref_word(&p->t[i + 1])) {
+            set_ref(p, p->t[i + 1].s, "HEAD");
+            use(p, i, i + 2);
+            continue;
+        }
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        if (!ref_word(&p->t[i]))
+            continue;
+        if (p->q->commit[0] || p->q->ref[0])
+            p->bad = true;
+        snprintf(p->q->commit, RT_STR, "%s", p->t[i].s);
+        size_t from = i;
+        if (from > 0 && tok_is(p, from - 1, "commit"))
+            from--;
+        if (from > 0 && tok_is(p, from - 1, "the"))
+            from--;
+        use(p, from, i + 1);
+    }
+}
+
 /* ---- sort key, message term, author, path, merges, count ---- */
 
 /* "with the most files", "changed the most lines": a superlative over a sort key. The
@@ -1212,10 +1294,14 @@ static void parse_path(parser *p)
         size_t n = strlen(t->s);
         const char *last = strrchr(t->s, '/');
         last = last ? last + 1 : t->s;
-        bool file = t->s[n - 1] != '/' && !strchr(t->s, '*') && strchr(last, '.') != NULL &&
-                    looks_like_path(last);
+        bool file = t->s[n - 1] != '/' && !strchr(t->s, '*') &&
+                    ((strchr(last, '.') != NULL && looks_like_path(last)) ||
+                     rt_conventional_file(last));
         p->q->path_kind = file ? RT_PATH_FILE : RT_PATH_DIR;
         size_t from = i;
+        /* "touching the Makefile", "history of the docs/ folder" */
+        if (from > 1 && tok_is(p, from - 1, "the") && tok_in(p, from - 2, PREP))
+            from--;
         if (from > 0 && tok_in(p, from - 1, PREP))
             from--;
         use(p, from, i + 1);
@@ -1232,7 +1318,12 @@ static void parse_count(parser *p)
             snprintf(a, sizeof a, "%04d-01-01", y);
             snprintf(b, sizeof b, "%04d-12-31", y);
             snprintf(desc, sizeof desc, "in %04d", y);
-            day_window(p, i, i + 1, a, b, desc);
+            /* "from 2025", "during 2025", "for 2025": the year too */
+            size_t from = i > 0 && (tok_is(p, i - 1, "from") || tok_is(p, i - 1, "during") ||
+                                    tok_is(p, i - 1, "for") || tok_is(p, i - 1, "of"))
+                              ? i - 1
+                              : i;
+            day_window(p, from, i + 1, a, b, desc);
             continue;
         }
         int v = number_at(p, i);
@@ -1274,6 +1365,16 @@ static bool person_filler(const parser *p, size_t i)
 static const char *const ONE_PERSON[] = {"contributor", "author", "committer", "developer",
                                          "person", "dev", "engineer", NULL};
 
+/* One of three words is in the question. */
+static bool said(const parser *p, const char *a, const char *b, const char *c)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].kind == T_WORD &&
+            (!strcmp(p->t[i].s, a) || !strcmp(p->t[i].s, b) || !strcmp(p->t[i].s, c)))
+            return true;
+    return false;
+}
+
 /* What no slot took: filler, or content words by their canonical bit. */
 static void collect_words(parser *p)
 {
@@ -1298,6 +1399,27 @@ static void collect_words(parser *p)
         /* "the most recent commit", "edited most recently": "most" adds nothing */
         if (strcmp(t->s, "most") == 0 && (tok_is(p, i + 1, "recent") ||
                                           tok_is(p, i + 1, "recently"))) {
+            t->used = true;
+            continue;
+        }
+        /* "how many different authors", "distinct contributors": a count of authors */
+        if ((strcmp(t->s, "different") == 0 || strcmp(t->s, "distinct") == 0 ||
+             strcmp(t->s, "unique") == 0) && i + 1 < p->n && p->t[i + 1].kind == T_WORD &&
+            (rt_canon_bit(p->t[i + 1].s) & RW_AUTHORS)) {
+            t->used = true;
+            continue;
+        }
+        /* "who wrote X originally", "written first by": wrote is created only with a word
+           that says so; "who wrote X" alone (the creator, or every author?) is not sure */
+        if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0) &&
+            said(p, "originally", "first", "initially")) {
+            p->q->words |= RW_CREATED;
+            t->used = true;
+            continue;
+        }
+        /* "when did julia make her first commit": the author's own */
+        if (p->q->author[0] && (strcmp(t->s, "her") == 0 || strcmp(t->s, "his") == 0 ||
+                                strcmp(t->s, "their") == 0)) {
             t->used = true;
             continue;
         }
@@ -1473,6 +1595,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     if (ok) {
         fix_typos(p);
         parse_top_author(p);
+        parse_refs(p);
         parse_month_days(p);
         rt_parse_exclusions(p);
         parse_calendar(p);
@@ -1485,6 +1608,13 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         rt_parse_merges(p);
         parse_count(p);
         collect_words(p);
+        /* "the files in the latest commit": that one commit is HEAD */
+        if (!q->commit[0] && q->singular && (q->words & RW_FILES) && (q->words & RW_RECENT) &&
+            !q->since[0] && !q->until[0] && !q->author[0] && !q->path_kind && !q->n &&
+            !q->ref[0] && !q->grep[0] && !q->merges && !q->bots) {
+            snprintf(q->commit, RT_STR, "HEAD");
+            q->words &= ~(uint32_t)RW_RECENT;
+        }
         /* "all recent commits": all of them, or the recent ones? Neither is sure. */
         if (q->all && (q->words & RW_RECENT))
             q->words |= RW_UNKNOWN;

@@ -38,6 +38,8 @@ enum {
     S_BOTS = 1u << 9, /* bots excluded or only bots */
     S_AUTHOR2 = 1u << 10, /* a second person */
     S_UNTOUCHED = 1u << 11, /* commits that touch a path dropped whole */
+    S_REF = 1u << 12,       /* a revision range ("between v1.0 and v1.1") */
+    S_COMMIT = 1u << 13,    /* one commit named */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -85,6 +87,10 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_AUTHOR2;
     if (q->untouched)
         s |= S_UNTOUCHED;
+    if (q->ref[0])
+        s |= S_REF;
+    if (q->commit[0])
+        s |= S_COMMIT;
     return s;
 }
 
@@ -124,6 +130,9 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
         char spec[RT_STR + 4];
         snprintf(spec, sizeof spec, "%s%s", q->path_excl ? ":!" : "", q->path);
         qr_buf_printf(b, "%s:path ", sep), edn_str(b, spec), sep = " ";
+    }
+    if ((which & P_WINDOW) && q->ref[0]) {
+        qr_buf_printf(b, "%s:ref ", sep), edn_str(b, q->ref), sep = " ";
     }
     if ((which & P_WINDOW) && q->since[0]) {
         qr_buf_printf(b, "%s:since ", sep), edn_str(b, q->since), sep = " ";
@@ -179,6 +188,8 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
         ADD(" mentioning '%s'", q->grep);
     if ((which & P_PATH) && q->path_kind)
         ADD(" %s %s", q->untouched ? "not touching" : q->path_excl ? "outside" : "in", q->path);
+    if ((which & P_WINDOW) && q->ref[0])
+        ADD(" in %s", q->ref);
     if ((which & P_WINDOW) && q->window[0])
         ADD(" %s", q->window);
 #undef ADD
@@ -202,6 +213,8 @@ static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsi
         qr_buf_printf(e, " message matching \"%s\"", q->grep);
     if ((which & P_MERGES) && q->merges)
         qr_buf_printf(e, " merges %s", q->merges == RT_MERGES_ONLY ? "only" : "excluded");
+    if ((which & P_WINDOW) && q->ref[0])
+        qr_buf_printf(e, " ref \"%s\"", q->ref);
     if ((which & P_WINDOW) && q->since[0])
         qr_buf_printf(e, " since \"%s\"", q->since);
     if ((which & P_WINDOW) && q->until[0])
@@ -651,12 +664,106 @@ static void emit_top_author_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "the commits of the most active author", q, scope, q->n);
 }
 
+/* The files one commit changed: "files 60213d4", "which files did commit X change". */
+static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
+    edn_str(b, q->commit);
+    qr_buf_puts(b, " :limit 1 :with_paths true}}]\n"
+                   " :transform [{:op :map :on :commit :as :rows :select [:short_hash :date "
+                   ":author :subject :files :paths]}]\n"
+                   " :return {:findings :rows :summary \"{{first:rows:files}} files changed in "
+                   "{{first:rows:short_hash}} ({{first:rows:subject}})\"}}");
+    qr_buf_printf(e, "files of commit \"%s\"", q->commit);
+}
+
+/* Who created a file, and when: the oldest commit of its history (renames followed). */
+static void emit_file_created(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    char sum[RT_STR * 6];
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, P_PATH, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :sort :on :history :as :oldest :by "
+                   "[[:timestamp :asc]]}\n             {:op :take :on :oldest :as :first :n 1}\n"
+                   "             {:op :map :on :first :as :rows :select [:short_hash :date "
+                   ":author :email :subject :path :status]}]\n");
+    snprintf(sum, sizeof sum,
+             "%s was created by {{first:rows:author}} on {{first:rows:date}} in "
+             "{{first:rows:short_hash}} ({{first:rows:subject}})",
+             q->path);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the first commit of a file (following renames)", q, P_PATH, 1);
+}
+
+/* The oldest commits (of an author, a path, a window): "the first commit", "alice's
+ * first commit", "the first 5 commits in src/". */
+static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_MERGES;
+    /* "the first commit" is one; "the oldest commits" the first ten */
+    int n = q->n ? q->n : q->singular ? 1 : 10;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    commits_fetch(b, q, all, 0);
+    qr_buf_puts(b, " :transform [");
+    bots_step(b, q, "commits");
+    qr_buf_printf(b, "{:op :sort :on :commits :as :oldest :by [[:timestamp :asc]]}\n"
+                     "             {:op :take :on :oldest :as :first :n %d}\n"
+                     "             {:op :map :on :first :as :rows :select %s}]\n",
+                  n, COMMIT_FIELDS);
+    if (n == 1)
+        snprintf(sum, sizeof sum,
+                 "The first commit%s: {{first:rows:short_hash}} on {{first:rows:date}} by "
+                 "{{first:rows:author}} ({{first:rows:subject}})",
+                 qual);
+    else
+        snprintf(sum, sizeof sum, "The first {{count:rows}} commits%s", qual);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the oldest commits", q, all, n);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
 #define COMMIT_WORDS (W(RECENT) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(HISTORY) | W(COMMITS))
 
 static const rule RULES[] = {
+    {"commit-files",
+     "the files one commit changed",
+     {"files 60213d4", "which files did commit 28985ce change",
+      "show me the files in the latest commit", NULL},
+     {W(FILES), REQ_END},
+     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES),
+     S_COMMIT,
+     S_COMMIT,
+     0,
+     emit_commit_files},
+    {"file-created",
+     "who created a file (the first commit of its history, renames followed)",
+     {"who created src/net/http.c", "who wrote docs/guide.md originally",
+      "who added the Makefile", "first commit of src/main.c"},
+     {W(WHO) | W(CREATED), W(WHO) | W(FIRST), W(AUTHORS) | W(FIRST), W(CREATED),
+      W(FIRST) | W(COMMITS), REQ_END},
+     W(FIRST) | W(CREATED) | W(COMMITTED) | W(CHANGE) | W(MADE) | W(COMMITS) | W(FILES) |
+         W(WHO) | W(AUTHORS),
+     S_FILE,
+     S_FILE,
+     0,
+     emit_file_created},
+    {"first-commits",
+     "the oldest commits, of the repository, an author or a path",
+     {"first commit of the repo", "when did alice make her first commit",
+      "the first 5 commits in src/", "alice's earliest commit"},
+     {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), REQ_END},
+     W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST),
+     S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS,
+     0,
+     0,
+     emit_first_commits},
     {"count-authors",
      "how many authors committed in a window (or to a path)",
      {"how many contributors this year", "number of authors since 2024-01-01",
@@ -671,9 +778,9 @@ static const rule RULES[] = {
      "how many commits match a window, author, path, message term or merges",
      {"how many commits last week", "number of commits by alice",
       "how many commits did carol make", "how many merge commits this year"},
-     {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), REQ_END},
+     {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), W(COUNT) | W(CHANGE), REQ_END},
      W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2 | S_REF,
      0,
      0,
      emit_count},
@@ -707,7 +814,7 @@ static const rule RULES[] = {
       "changes to README.md by alice", "last 3 commits to docs/guide.md"},
      {W(HISTORY), W(COMMITS), W(CHANGE), W(COMMITTED), REQ_END},
      W(RECENT) | W(MADE) | W(HISTORY) | W(COMMITS) | W(CHANGE) | W(FILES),
-     S_FILE | S_WINDOW | S_AUTHOR | S_GREP | S_MERGES | S_N,
+     S_FILE | S_WINDOW | S_AUTHOR | S_GREP | S_MERGES | S_N | S_REF,
      S_FILE,
      0,
      emit_file_history},
@@ -754,7 +861,7 @@ static const rule RULES[] = {
       "merge commits by alice"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS | S_REF,
      S_MERGES_ONLY,
      0,
      emit_commits},
@@ -764,7 +871,7 @@ static const rule RULES[] = {
       "commits whose message contains typo", "commits about parser since last month"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS | S_REF,
      S_GREP,
      0,
      emit_commits},
@@ -774,7 +881,7 @@ static const rule RULES[] = {
       "last 5 commits by bob@example.com"},
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS | S_REF,
      S_AUTHOR,
      0,
      emit_commits},
@@ -784,7 +891,7 @@ static const rule RULES[] = {
       "what changed since 2024-03-01"},
      {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), W(MADE), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS | S_REF,
      0,
      0,
      emit_commits},

@@ -791,6 +791,94 @@ static qr_val kept_params(qr_arena *a, const qr_dwim_lookup *lk, qr_dwim_verb v,
     return m;
 }
 
+/* ---- intent frames ----
+ * A natural request is read as a whole: at least one of `need` and of `must` (when
+ * given), every other plain word one of `allow` or a stop word, and the targets the
+ * frame takes (one file, or none). A frame that fits lifts its verb or tool to `score`;
+ * a line with any other word is not a fit, so "show me why src/x.c breaks" stays unread. */
+typedef struct frame {
+    const char *const need[12];
+    const char *const must[4];
+    const char *const allow[24];
+    bool one_file; /* exactly one target, a file path; else no target at all */
+    qr_dwim_verb verb;
+    const char *tool;
+    double score;
+} frame;
+
+static const frame frames[] = {
+    {{"show", "print", "display", "cat", "dump", "contents", NULL},
+     {NULL},
+     {"file", "contents", "content", "full", "whole", "text", "source", "me", "of", NULL},
+     true, QR_DWIM_READ, NULL, 0.88},
+    {{"what's", "whats", "explain", "summarize", "summarise", "describe", "methods",
+      "functions", "symbols", "declarations", "overview", NULL},
+     {NULL},
+     {"what", "in", "is", "inside", "this", "file", "module", "all", "get", "list", "show",
+      "me", "of", "defined", "declared", "give", "quick", "the", NULL},
+     true, QR_DWIM_SKELETON, NULL, 0.86},
+    {{"history", "log", NULL},
+     {NULL},
+     {"show", "me", "of", "file", "git", "commit", "commits", "change", "changes", "for",
+      "list", NULL},
+     true, QR_DWIM_TOOL, "get_file_history", 0.88},
+    {{"checks", "tests", "test", NULL},
+     {"run", NULL},
+     {"run", "all", "unit", NULL},
+     false, QR_DWIM_VALIDATE, NULL, 0.88},
+    {{"commits", NULL},
+     {"recent", "latest", "newest", NULL},
+     {"show", "recent", "latest", "newest", "last", "me", "list", NULL},
+     false, QR_DWIM_TOOL, "get_commits", 0.88},
+    {{"files", NULL},
+     {"most", "often", "frequently", NULL},
+     {"which", "change", "changed", "changes", "most", "often", "frequently", "are", NULL},
+     false, QR_DWIM_TOOL, "get_file_stats", 0.88},
+};
+
+static bool in_words(const char *w, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (!strcmp(w, list[i]))
+            return true;
+    return false;
+}
+
+/* A file, not a directory: a name with an extension after its last '/'. */
+static bool file_shaped(const char *s)
+{
+    const char *base = strrchr(s, '/');
+    base = base ? base + 1 : s;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base && dot[1];
+}
+
+static bool frame_fits(const frame *f, const tok *toks, size_t nt)
+{
+    bool need = false, must = !f->must[0];
+    size_t targets = 0, files = 0;
+    for (size_t k = 0; k < nt; k++) {
+        /* a frame's word is its word even where the code has a symbol of that name */
+        bool word = toks[k].kind == T_WORD ||
+                    (toks[k].kind == T_SYMBOL && (in_words(toks[k].low, f->need) ||
+                                                  in_words(toks[k].low, f->allow)));
+        if (word) {
+            const char *w = toks[k].low;
+            bool n = in_words(w, f->need), m = f->must[0] && in_words(w, f->must);
+            need |= n;
+            must |= m;
+            if (!n && !m && !in_words(w, f->allow) && !is_stopword(w))
+                return false;
+        } else if (toks[k].kind == T_PATH) {
+            targets++;
+            files += file_shaped(toks[k].text);
+        } else {
+            return false; /* a pattern, a number, a symbol, key=value: not this frame */
+        }
+    }
+    return need && must && (f->one_file ? targets == 1 && files == 1 : targets == 0);
+}
+
 /* ---- the parser ---- */
 
 static int by_score(const cand *x, const cand *y)
@@ -1002,6 +1090,25 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         if (named < nc && cs[named].score < cs[i].score + 0.02)
             cs[named].score = cs[i].score + 0.02;
     }
+    /* natural requests read as intent frames (a request word, one file): "show src/x.c",
+     * "what's in src/x.c", "history of src/x.c", "run the checks" */
+    for (size_t f = 0; f < sizeof frames / sizeof frames[0]; f++) {
+        if (!frame_fits(&frames[f], toks, nt))
+            continue;
+        /* its words are not targets, even where the code has a symbol of that name */
+        for (size_t k = 0; k < nt; k++)
+            if (toks[k].kind == T_SYMBOL &&
+                (in_words(toks[k].low, frames[f].need) || in_words(toks[k].low, frames[f].allow) ||
+                 (frames[f].must[0] && in_words(toks[k].low, frames[f].must))))
+                toks[k].used = true;
+        for (size_t i = 0; i < nc; i++) {
+            bool same = frames[f].tool ? cs[i].tool && !strcmp(cs[i].tool->name, frames[f].tool)
+                                       : !cs[i].tool && cs[i].verb == frames[f].verb;
+            if (same && cs[i].score < frames[f].score)
+                cs[i].score = frames[f].score;
+        }
+        break;
+    }
     /* a bare target: what a person most likely wants of it */
     bool named = false;
     for (size_t i = 0; i < nc; i++)
@@ -1049,7 +1156,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     if (!out->targets)
         return QR_ENOMEM;
     for (size_t k = 0; k < nt; k++)
-        if ((int)k != best.verb_tok && target_kind(toks[k].kind) &&
+        if ((int)k != best.verb_tok && target_kind(toks[k].kind) && !toks[k].used &&
             !(toks[k].kind == T_NUMBER && best.verb == QR_DWIM_READ && out->ntargets > 0) &&
             /* "show callers of X" asks for X's callers, even where a symbol is named show */
             !((int)k < best.verb_tok && toks[k].kind != T_PATTERN &&

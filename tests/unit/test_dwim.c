@@ -65,7 +65,10 @@ static const row rows[] = {
     {"callers name=lx_eval", "callers", "lx_eval", "run"},
     {"grep pattern=lx_ path=src", "grep", "lx_", "run"},
     {"what functions are in this file", "skeleton", NULL, "clarify"},
-    {"what functions are in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "clarify"},
+    /* a natural request every word of which a frame explains, with one file, runs (issue 27) */
+    {"what functions are in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"show src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"history of src/lisp/eval.c", "get_file_history", "src/lisp/eval.c", "run"},
     {"src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "clarify"},
     /* expand */
     {"expand lx_eval", "expand", "lx_eval", "run"},

@@ -1135,7 +1135,9 @@ static void set_author(parser *p, const char *s)
  * and two different people whose searches cannot match each other's commits. */
 static size_t second_at(const parser *p, size_t k, const char *first, char *who)
 {
-    if (!p->o || !p->o->author || !(tok_is(p, k, "and") || tok_is(p, k, "&")))
+    /* "by ines and bob", "by either dana or erik": commits of either person */
+    if (!p->o || !p->o->author ||
+        !(tok_is(p, k, "and") || tok_is(p, k, "&") || tok_is(p, k, "or")))
         return 0;
     size_t j = k + 1;
     if (tok_is(p, j, "by"))
@@ -1222,6 +1224,18 @@ static void parse_author(parser *p)
         tok *t = &p->t[i];
         if (t->used)
             continue;
+        /* "by either A or B": "either" says only that two follow */
+        if (tok_is(p, i, "by") && tok_is(p, i + 1, "either") && name_at(p, i + 2) &&
+            p->o && p->o->author && resolve_name(p, i + 2, who, &len)) {
+            char who2[RT_STR];
+            size_t more = second_at(p, i + 2 + len, who, who2);
+            if (more && tok_is(p, i + 2 + len, "or")) {
+                set_author(p, who);
+                set_second(p, who2);
+                use(p, i, i + 2 + len + more);
+                continue;
+            }
+        }
         /* by NAME, authored by NAME, from EMAIL */
         if ((tok_is(p, i, "by") && name_at(p, i + 1)) ||
             (tok_is(p, i, "from") && i + 1 < p->n && !p->t[i + 1].used &&

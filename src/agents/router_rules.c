@@ -327,7 +327,7 @@ static int commits_limit(const rt_question *q)
 {
     if (q->n)
         return q->n;
-    if (q->all || q->since[0] || q->until[0])
+    if (q->all || q->since[0] || q->until[0] || q->ref[0])
         return 0;
     if ((q->words & RW_RECENT) && q->singular)
         return 1;

@@ -46,6 +46,7 @@ static const expect MATCHES[] = {
     {"who wrote docs/guide.md originally", "file-created", {":path \"docs/guide.md\""}},
     {"how many different authors last month", "count-authors", {":since \"2026-11-01\""}},
     {"list the merges from 2025", "merge-commits", {":since \"2025-01-01\""}},
+    {"what changed between v1.0 and v1.1", "commits-in-window", {":ref \"v1.0..v1.1\"}"}},
     {"count merges ytd", "count-commits", {":since \"this year\"", ":merges \"only\""}},
     {"commits since the start of the year", "commits-in-window", {":since \"this year\""}},
     {"commits not by bots", "commits-in-window", {":as :raw", "[:not [:or [:matches :author", "(bots excluded)"}},

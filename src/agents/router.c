@@ -1379,6 +1379,18 @@ static bool person_filler(const parser *p, size_t i)
 static const char *const ONE_PERSON[] = {"contributor", "author", "committer", "developer",
                                          "person", "dev", "engineer", NULL};
 
+bool rt_person_at(parser *p, size_t i, char *out, size_t *len)
+{
+    if (!p->o || !p->o->author || i >= p->n || p->t[i].used || p->t[i].kind != T_WORD)
+        return false;
+    tok *t = &p->t[i];
+    bool poss = t->poss;
+    t->poss = false; /* "alice's": the name without its 's */
+    bool ok = name_at(p, i) && resolve_name(p, i, out, len);
+    t->poss = poss;
+    return ok;
+}
+
 /* One of three words is in the question. */
 static bool said(const parser *p, const char *a, const char *b, const char *c)
 {

@@ -22,10 +22,16 @@ static size_t excl_marker(const parser *p, size_t i)
 {
     static const char *const ONE[] = {
         "excluding", "exclude", "excludes", "excluded", "excl", "except", "without", "w/o",
-        "ignoring", "ignore", "minus", "sans", "outside", "skipping", "skip", "no", NULL};
+        "ignoring", "ignore", "minus", "sans", "outside", "skipping", "skip", "no", "besides",
+        NULL};
     static const char *const AFTER_NOT[] = {"by", "in", "from", "touching", "counting",
                                             "including", "under", "inside", "within", NULL};
     if (tok_is(p, i, "not") && tok_in(p, i + 1, AFTER_NOT))
+        return 2;
+    /* "anyone but carol", "who else but carol", "except for bob" */
+    if ((tok_is(p, i, "anyone") || tok_is(p, i, "anybody") || tok_is(p, i, "else") ||
+         tok_is(p, i, "everyone") || tok_is(p, i, "except")) &&
+        (tok_is(p, i + 1, "but") || tok_is(p, i + 1, "for")))
         return 2;
     if ((tok_is(p, i, "but") && tok_is(p, i + 1, "not")) ||
         (tok_is(p, i, "other") && tok_is(p, i + 1, "than")) ||
@@ -86,6 +92,20 @@ static size_t excl_object(parser *p, size_t j, bool loose)
                                                              tok_is(p, k + 1, "commit")))) {
         set_merges(p, RT_MERGES_EXCLUDE);
         return k + (tok_is(p, k, "merge") ? 2 : 1) - j;
+    }
+    /* a person the repository knows: "except alice martin's commits", "excluding ivan" */
+    char who[RT_STR];
+    size_t plen;
+    if (rt_person_at(p, k, who, &plen)) {
+        if (p->q->not_author[0])
+            p->bad = true;
+        snprintf(p->q->not_author, RT_STR, "%s", who);
+        size_t e = k + plen;
+        /* "alice's commits", "alice's work": the possessive's noun goes with it */
+        if (p->t[e - 1].poss && (tok_is(p, e, "commits") || tok_is(p, e, "work") ||
+                                 tok_is(p, e, "changes")))
+            e++;
+        return e - j;
     }
     const tok *t = k < p->n && !p->t[k].used ? &p->t[k] : NULL;
     if (t && t->kind == T_PATH) {

@@ -70,6 +70,8 @@ typedef struct rt_question {
     char path[RT_STR];
     int path_kind;      /* RT_PATH_* */
     bool path_excl;     /* the path is excluded ("without docs/"): an RT_PATH_DIR */
+    char not_author[RT_STR]; /* a person left out ("except alice", "besides bob"): their
+                                email, as the repository knows them, or "" */
     char ref[RT_STR];   /* a revision range said ("between v1.0 and v1.1": "v1.0..v1.1",
                            "since v1.0": "v1.0..HEAD"), or "" */
     char commit[RT_STR]; /* one commit named ("files 60213d4", "the latest commit": HEAD) */
@@ -181,6 +183,10 @@ extern const char *const RT_NUM_WORDS[];    /* "zero" .. "twenty" */
 extern const char *const RT_TYPO_TARGETS[]; /* words read through a typo */
 /* The canonical RW_* bits of a content word, 0 when it is none. */
 uint32_t rt_canon_bit(const char *w);
+
+/* A person the repository knows at token i (one word or two, "alice" or "alice martin's"):
+ * their email in out (RT_STR), the tokens taken in *len. Never a guess from a word's shape. */
+bool rt_person_at(parser *p, size_t i, char *out, size_t *len);
 
 /* A conventional file name without an extension ("Makefile", "Dockerfile"). */
 bool rt_conventional_file(const char *s);

@@ -81,7 +81,7 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_N;
     if (q->sort)
         s |= S_SORT;
-    if (q->bots)
+    if (q->bots || q->not_author[0]) /* a filter on the author */
         s |= S_BOTS;
     if (q->author2[0])
         s |= S_AUTHOR2;
@@ -182,6 +182,8 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
         ADD(" (bots excluded)");
     if (q->bots == RT_BOTS_ONLY)
         ADD(" by bots");
+    if (q->not_author[0])
+        ADD(" (%s excluded)", q->not_author);
     if ((which & P_AUTHOR) && q->author[0])
         ADD(" by %s%s%s", q->author, q->author2[0] ? " and " : "", q->author2);
     if ((which & P_GREP) && q->grep[0])
@@ -209,6 +211,8 @@ static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsi
         qr_buf_printf(e, " path \"%s%s\"", q->path_excl ? ":!" : "", q->path);
     if (q->bots)
         qr_buf_printf(e, " bots %s", q->bots == RT_BOTS_ONLY ? "only" : "excluded");
+    if (q->not_author[0])
+        qr_buf_printf(e, " author \"%s\" excluded", q->not_author);
     if ((which & P_GREP) && q->grep[0])
         qr_buf_printf(e, " message matching \"%s\"", q->grep);
     if ((which & P_MERGES) && q->merges)
@@ -233,13 +237,13 @@ static const char *const COMMIT_FIELDS =
 
 static const char *fetch_as(const rt_question *q, const char *name)
 {
-    return q->bots || q->untouched ? "raw" : name;
+    return q->bots || q->untouched || q->not_author[0] ? "raw" : name;
 }
 
 /* A filter step over what was fetched (bots, commits that touch a path) */
 static bool filtered(const rt_question *q)
 {
-    return q->bots || q->untouched;
+    return q->bots || q->untouched || q->not_author[0];
 }
 
 
@@ -294,19 +298,33 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
         from = "marked";
     }
     qr_buf_printf(b, "{:op :filter :on :%s :as :%s :where ", from, name);
-    if (q->bots && q->untouched)
+    int preds = (q->untouched != 0) + (q->bots != 0) + (q->not_author[0] != 0);
+    const char *sep = "";
+    if (preds > 1)
         qr_buf_puts(b, "[:and ");
-    if (q->untouched)
+    if (q->untouched) {
         qr_buf_puts(b, "[:not [:exists :touches_path]]");
+        sep = " ";
+    }
     if (q->bots) {
-        qr_buf_printf(b, "%s%s[:or [:matches :author ", q->untouched ? " " : "",
+        qr_buf_printf(b, "%s%s[:or [:matches :author ", sep,
                       q->bots == RT_BOTS_EXCLUDE ? "[:not " : "");
         edn_str(b, RT_BOT_PATTERN);
         qr_buf_puts(b, "] [:matches :email ");
         edn_str(b, RT_BOT_PATTERN);
         qr_buf_printf(b, "]]%s", q->bots == RT_BOTS_EXCLUDE ? "]" : "");
+        sep = " ";
     }
-    if (q->bots && q->untouched)
+    if (q->not_author[0]) {
+        /* the person left out, by the email the repository knows them by */
+        char re[RT_STR * 2 + 16], quoted[RT_STR * 2];
+        regex_quote(quoted, sizeof quoted, q->not_author);
+        snprintf(re, sizeof re, "(?i)^%s$", quoted);
+        qr_buf_printf(b, "%s[:not [:matches :email ", sep);
+        edn_str(b, re);
+        qr_buf_puts(b, "]]");
+    }
+    if (preds > 1)
         qr_buf_puts(b, "]");
     qr_buf_puts(b, "}\n             ");
 }
@@ -429,7 +447,7 @@ static const char *rank_steps(qr_buf *b, const rt_question *q, const char *from,
                               bool asc)
 {
     const char *on = from, *sep = " :transform [";
-    if (q->bots) {
+    if (filtered(q)) {
         qr_buf_puts(b, sep);
         bots_step(b, q, from);
         sep = "";
@@ -451,7 +469,7 @@ static const char *rank_steps(qr_buf *b, const rt_question *q, const char *from,
         qr_buf_printf(b, "%s{:op :take :on :%s :as :top :n %d}", sep, on, n);
         on = "top", sep = "\n             ";
     }
-    if (on != from || q->bots)
+    if (on != from || filtered(q))
         qr_buf_puts(b, "]\n");
     return on;
 }
@@ -568,9 +586,9 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     if (q->path_kind == RT_PATH_DIR) {
         qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
                       fetch_as(q, "authors"));
-        params(b, q, all, q->bots ? 0 : q->n);
+        params(b, q, all, filtered(q) ? 0 : q->n);
         qr_buf_puts(b, "}]\n");
-        if (q->bots) {
+        if (filtered(q)) {
             qr_buf_puts(b, " :transform [");
             bots_step(b, q, "authors");
             if (q->n) {

@@ -64,9 +64,10 @@ int main(void)
     CHECK(qr_words_cost("vew", 3, "view", 4) == 2);
     CHECK(qr_words_cost("veiw", 4, "view", 4) == 2); /* a swap is one edit */
     CHECK(qr_words_cost("a", 1, "b", 1) == qr_words_cost("b", 1, "a", 1));
-    char big[QR_WORDS_MAX + 2];
-    memset(big, 'a', sizeof big);
-    CHECK(qr_words_cost(big, sizeof big, "a", 1) == SIZE_MAX);
+    char big[QR_WORDS_MAX + 3];
+    memset(big, 'a', QR_WORDS_MAX + 1);
+    big[QR_WORDS_MAX + 1] = '\0';
+    CHECK(qr_words_cost(big, QR_WORDS_MAX + 1, "a", 1) == SIZE_MAX);
     CHECK(qr_words_typo("skeltn", 6, "skeleton", 8));
     CHECK(qr_words_typo("qury", 4, "query", 5));
     CHECK(qr_words_typo("vew", 3, "view", 4));

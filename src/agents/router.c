@@ -1194,8 +1194,10 @@ static void parse_grep(parser *p)
             use(p, i, j + 1);
             continue;
         }
-        /* with TERM in the message */
-        if (tok_is(p, i, "with") && term_at(p, j) && tok_is(p, j + 1, "in")) {
+        /* with TERM in the message; have / has / having TERM in the subject */
+        if ((tok_is(p, i, "with") || tok_is(p, i, "have") || tok_is(p, i, "has") ||
+             tok_is(p, i, "having")) &&
+            term_at(p, j) && tok_is(p, j + 1, "in")) {
             size_t k = j + 2;
             if (tok_is(p, k, "the") || tok_is(p, k, "their") || tok_is(p, k, "its"))
                 k++;
@@ -1294,6 +1296,9 @@ static void parse_author(parser *p)
 
 static void parse_path(parser *p)
 {
+    static const char *const TOUCH_VERBS[] = {"touch", "touches", "touched", "changing",
+                                              "modifying", "affecting", "affect", "affected",
+                                              NULL};
     static const char *const PREP[] = {
         "of",       "to",        "in",        "on",       "for",      "under",   "within",
         "inside",   "touching",  "touch",     "touches",  "touched",  "affecting", "affect",
@@ -1316,8 +1321,12 @@ static void parse_path(parser *p)
         /* "touching the Makefile", "history of the docs/ folder" */
         if (from > 1 && tok_is(p, from - 1, "the") && tok_in(p, from - 2, PREP))
             from--;
-        if (from > 0 && tok_in(p, from - 1, PREP))
+        if (from > 0 && tok_in(p, from - 1, PREP)) {
             from--;
+            /* "did bob ever touch lib/hash.c": the verb says a change */
+            if (tok_in(p, from, TOUCH_VERBS))
+                p->q->words |= RW_CHANGE;
+        }
         use(p, from, i + 1);
     }
 }

@@ -40,6 +40,7 @@ enum {
     RW_OWNS = 1u << 23,   /* owns, owner(s), knows, expert(s), maintainer(s), best */
     RW_FIRST = 1u << 24,   /* first, earliest, oldest, originally, initial */
     RW_CREATED = 1u << 25, /* created, introduced, added (a file) */
+    RW_DELETED = 1u << 26, /* deleted, removed (a file) */
     RW_MOSTBY = 1u << 22, /* "with the most files", "changed the most lines": the sort key
                              is then set to what follows "most" */
     RW_UNKNOWN = 1u << 31

@@ -715,6 +715,26 @@ static void emit_file_created(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "the first commit of a file (following renames)", q, P_PATH, 1);
 }
 
+/* Who deleted a file: the commit of its history whose status is D, the latest. */
+static void emit_file_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    char sum[RT_STR * 6];
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, P_PATH, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :deletions :where "
+                   "[:= :status \"D\"]}\n             {:op :take :on :deletions :as :last :n 1}\n"
+                   "             {:op :map :on :last :as :rows :select [:short_hash :date "
+                   ":author :email :subject :path :status]}]\n");
+    snprintf(sum, sizeof sum,
+             "{{count:rows}} deletion of %s: by {{first:rows:author}} on {{first:rows:date}} in "
+             "{{first:rows:short_hash}} ({{first:rows:subject}})",
+             q->path);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the deletion of a file", q, P_PATH, 1);
+}
+
 /* The oldest commits (of an author, a path, a window): "the first commit", "alice's
  * first commit", "the first 5 commits in src/". */
 static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
@@ -772,6 +792,15 @@ static const rule RULES[] = {
      S_FILE,
      0,
      emit_file_created},
+    {"file-deleted",
+     "who deleted a file, and when (the latest deletion in its history)",
+     {"who deleted src/legacy.c", "when was docs/TODO.txt removed", NULL},
+     {W(WHO) | W(DELETED), W(WHEN) | W(DELETED), W(DELETED), REQ_END},
+     W(WHO) | W(WHEN) | W(DELETED) | W(FILES) | W(COMMITS),
+     S_FILE,
+     S_FILE,
+     0,
+     emit_file_deleted},
     {"first-commits",
      "the oldest commits, of the repository, an author or a path",
      {"first commit of the repo", "when did alice make her first commit",
@@ -821,7 +850,7 @@ static const rule RULES[] = {
      {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS),
       W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
-         W(FILES) | W(OWNS) | W(AUTHORS),
+         W(FILES) | W(OWNS) | W(AUTHORS) | W(WHO),
      S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS,
      S_PATH,
      0,

@@ -63,6 +63,9 @@ static const canon CANON[] = {
     {"created", RW_CREATED},      {"introduced", RW_CREATED},    {"added", RW_CREATED},
     {"create", RW_CREATED},
     {"times", RW_COUNT},
+    {"anyone", RW_WHO},           {"anybody", RW_WHO},           {"someone", RW_WHO},
+    {"somebody", RW_WHO},         {"deleted", RW_DELETED},       {"removed", RW_DELETED},
+    {"delete", RW_DELETED},       {"remove", RW_DELETED},
     {NULL, 0}};
 
 /* Build and packaging files people name without an extension. */

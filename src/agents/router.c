@@ -1603,6 +1603,120 @@ static void parse_known_authors(parser *p)
     }
 }
 
+/* ---- terse git-like lines: "log -n7 src/net", "log --author=hana -n 3", "shortlog -sn
+ * since=2026-01-01", "author=X since=14d" ----
+ * Flags and key=value terms (read by src/words) are rewritten into the words the slots
+ * read ("--author=hana" is "by hana", "-n7" is 7, "since=X" is "since X", "shortlog" is
+ * "authors"); flags that change nothing the router answers ("-s", "--oneline") go. */
+static bool put_tok(tok *out, size_t *n, const char *s, int kind)
+{
+    if (*n == MAX_TOKENS || strlen(s) >= TOK_LEN)
+        return false;
+    tok *t = &out[(*n)++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->s, TOK_LEN, "%s", s);
+    if (kind >= 0) {
+        t->kind = kind;
+        return true;
+    }
+    return classify(t);
+}
+
+static bool read_terse(parser *p)
+{
+    static const char *const QUIET[] = {"-s", "-n", "-e", "-sn", "-sne", "-ns", "-nse", "-se",
+                                        "--oneline", "--stat", "--summary", "--numbered",
+                                        "--email", "--use-mailmap", "--all", NULL};
+    tok *out = calloc(MAX_TOKENS, sizeof *out);
+    if (!out)
+        return false;
+    size_t n = 0;
+    bool ok = true;
+    for (size_t i = 0; i < p->n && ok; i++) {
+        tok *t = &p->t[i];
+        char key[32], val[TOK_LEN];
+        if (t->kind == T_QUOTED || t->kind == T_EMAIL) {
+            ok = n < MAX_TOKENS;
+            if (ok)
+                out[n++] = *t;
+            continue;
+        }
+        const char *w = t->s;
+        size_t wl = strlen(w);
+        if (t->kind == T_WORD && !strcmp(w, "shortlog")) {
+            ok = put_tok(out, &n, "authors", T_WORD);
+            continue;
+        }
+        if (t->kind == T_WORD && in_list(w, QUIET))
+            continue;
+        if (t->kind == T_WORD && !strcmp(w, "--no-merges")) {
+            ok = put_tok(out, &n, "without", T_WORD) && put_tok(out, &n, "merges", T_WORD);
+            continue;
+        }
+        if (t->kind == T_WORD && !strcmp(w, "--merges")) {
+            ok = put_tok(out, &n, "merges", T_WORD);
+            continue;
+        }
+        /* -n7, -7 */
+        if (t->kind == T_WORD && w[0] == '-' && wl > 1) {
+            size_t d = w[1] == 'n' ? 2 : 1;
+            bool digits = wl > d;
+            for (size_t k = d; k < wl; k++)
+                if (!isdigit((unsigned char)w[k]))
+                    digits = false;
+            if (digits) {
+                ok = put_tok(out, &n, w + d, T_NUM);
+                continue;
+            }
+        }
+        if ((t->kind == T_WORD || t->kind == T_OTHER || t->kind == T_PATH) && strchr(w, '=') &&
+            qr_words_kv(w, wl, key, sizeof key, val, sizeof val)) {
+            if (!strcmp(key, "author") || !strcmp(key, "committer")) {
+                ok = put_tok(out, &n, "by", T_WORD) && put_tok(out, &n, val, -1);
+            } else if ((!strcmp(key, "since") || !strcmp(key, "after")) &&
+                       strspn(val, "0123456789") > 0 && val[strspn(val, "0123456789")] &&
+                       strchr("dwmyh", val[strspn(val, "0123456789")]) &&
+                       !val[strspn(val, "0123456789") + 1]) {
+                /* since=14d: the last 14 days */
+                size_t d = strspn(val, "0123456789");
+                char c = val[d];
+                val[d] = '\0';
+                const char *unit = c == 'd' ? "days" : c == 'w' ? "weeks" : c == 'm' ? "months"
+                                   : c == 'y' ? "years" : "hours";
+                ok = put_tok(out, &n, "last", T_WORD) && put_tok(out, &n, val, T_NUM) &&
+                     put_tok(out, &n, unit, T_WORD);
+            } else if (!strcmp(key, "since") || !strcmp(key, "after") ||
+                       !strcmp(key, "until") || !strcmp(key, "before")) {
+                ok = put_tok(out, &n, key, T_WORD) && put_tok(out, &n, val, -1);
+            } else if (!strcmp(key, "path") || !strcmp(key, "dir") || !strcmp(key, "file")) {
+                char path[TOK_LEN];
+                bool dot = strchr(val, '.') || strchr(val, '/') || rt_conventional_file(val);
+                snprintf(path, sizeof path, "%s%s", val, dot ? "" : "/");
+                ok = put_tok(out, &n, path, T_PATH);
+            } else if ((!strcmp(key, "n") || !strcmp(key, "limit") || !strcmp(key, "max-count") ||
+                        !strcmp(key, "top")) && val[0] && strspn(val, "0123456789") == strlen(val)) {
+                ok = put_tok(out, &n, val, T_NUM);
+            } else if (!strcmp(key, "grep") || !strcmp(key, "message")) {
+                ok = put_tok(out, &n, "mentioning", T_WORD) && put_tok(out, &n, val, T_QUOTED);
+            } else {
+                ok = n < MAX_TOKENS; /* a key the router does not read: kept, so no match */
+                if (ok)
+                    out[n++] = *t;
+            }
+            continue;
+        }
+        ok = n < MAX_TOKENS;
+        if (ok)
+            out[n++] = *t;
+    }
+    if (ok) {
+        memcpy(p->t, out, n * sizeof *out);
+        p->n = n;
+    }
+    free(out);
+    return ok;
+}
+
 bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_question *q)
 {
     memset(q, 0, sizeof *q);
@@ -1626,7 +1740,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     p->o = o;
     int64_t now = o && o->now ? o->now : qr_clock_now();
     rt_today_of(now, o && o->now ? o->tz_offset_min : qr_clock_offset_at(now), &p->today);
-    bool ok = tokenize(p, norm, n);
+    bool ok = tokenize(p, norm, n) && read_terse(p);
     if (ok) {
         fix_typos(p);
         parse_top_author(p);

@@ -567,6 +567,13 @@ static void test_hostile(void)
  * pinned now: Tuesday 2026-11-24 01:30 UTC. */
 static const expect PINNED[] = {
     /* issue 27: a person the repository knows, left out (a filter on the email) */
+    /* terse git-like lines (issue 27) */
+    {"log -n7 src/", "commits-in-window", {":path \"src/\"", ":limit 7"}},
+    {"log --author=alice -n 3", "commits-by-author", {":author \"alice@example.com\"", ":limit 3"}},
+    {"shortlog 2025", "top-contributors", {":since \"2025-01-01\""}},
+    {"shortlog -sn since=2026-01-01", "top-contributors", {":since \"2026-01-01\""}},
+    {"author=alice since=14d", "commits-by-author", {":since \"14 days ago\""}},
+    {"log --no-merges path=src limit=5", "commits-in-window", {":merges \"exclude\"", ":limit 5"}},
     /* "has anyone committed today" is answered by who did: an empty list is a no */
     {"has anyone committed today", "top-contributors", {":since \"today\""}},
     {"did alice ever touch src/main.c?", "file-history", {":path \"src/main.c\"", ":author \"alice@example.com\""}},

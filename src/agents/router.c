@@ -874,6 +874,45 @@ static void parse_window(parser *p)
     }
 }
 
+/* ---- holidays on a fixed date: "on christmas eve 2024", "new year's day 2026" ----
+ * Written into their first token as an ISO day that the window slots then read ("on
+ * DAY"); without a year, the most recent such day up to today. */
+static void parse_holidays(parser *p)
+{
+    static const struct {
+        const char *w[3]; /* the words, "" when fewer; a possessive is written bare */
+        int m, d;
+    } H[] = {{{"christmas", "eve", ""}, 12, 24}, {{"christmas", "day", ""}, 12, 25},
+             {{"christmas", "", ""}, 12, 25},     {{"xmas", "", ""}, 12, 25},
+             {{"new", "year", "eve"}, 12, 31},    {{"new", "years", "eve"}, 12, 31},
+             {{"new", "year", "day"}, 1, 1},      {{"new", "years", "day"}, 1, 1},
+             {{"boxing", "day", ""}, 12, 26},     {{"halloween", "", ""}, 10, 31},
+             {{"valentine", "day", ""}, 2, 14},   {{"valentines", "day", ""}, 2, 14}};
+    for (size_t i = 0; i < p->n; i++) {
+        for (size_t h = 0; h < sizeof H / sizeof H[0]; h++) {
+            size_t k = 0;
+            while (k < 3 && H[h].w[k][0] && i + k < p->n && !p->t[i + k].used &&
+                   p->t[i + k].kind == T_WORD && !strcmp(p->t[i + k].s, H[h].w[k]))
+                k++;
+            if (k == 0 || (k < 3 && H[h].w[k][0]))
+                continue;
+            int y = year_at(p, i + k);
+            size_t end = i + k + (y ? 1 : 0);
+            if (!y) {
+                y = p->today.y;
+                if (H[h].m > p->today.m || (H[h].m == p->today.m && H[h].d > p->today.d))
+                    y--;
+            }
+            tok *t = &p->t[i];
+            snprintf(t->s, TOK_LEN, "%04d-%02d-%02d", y, H[h].m, H[h].d);
+            t->kind = T_DATE;
+            t->poss = false;
+            use(p, i + 1, end);
+            break;
+        }
+    }
+}
+
 /* ---- revisions: tags and commit ids ---- */
 
 /* A version tag ("v1.0", "2.3.1", "v2.0-rc1") or an abbreviated commit id (7 to 40 hex
@@ -1745,6 +1784,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         fix_typos(p);
         parse_top_author(p);
         parse_refs(p);
+        parse_holidays(p);
         parse_month_days(p);
         rt_parse_exclusions(p);
         parse_calendar(p);

@@ -74,6 +74,23 @@ static const char *const deps2_pre[] = {"includes of ", "headers included by ",
                                         "dependencies of ", "what are the dependencies of ",
                                         "what are the includes of ", "the includes of ",
                                         "headers of ", NULL};
+static const char *const statics[] = {"static functions", "which functions are static",
+                                      "what functions are static", "list static functions",
+                                      "list the static functions", "all static functions",
+                                      NULL};
+static const char *const count_pre[] = {"how many functions are defined under ",
+                                        "how many functions are defined in ",
+                                        "how many functions are in ", "how many functions in ",
+                                        "how many functions under ", "number of functions in ",
+                                        "number of functions under ", "count functions in ",
+                                        "count the functions in ", NULL};
+static const char *const tcallers_pre[] = {"everything that eventually calls ",
+                                           "what eventually calls ",
+                                           "who eventually calls ",
+                                           "all transitive callers of ",
+                                           "transitive callers of ",
+                                           "everything that calls into ",
+                                           "what ends up calling ", NULL};
 static const char *const structs_pre[] = {"structs defined in ", "structs in ",
                                           "what structs are defined in ",
                                           "which structs are defined in ",
@@ -157,6 +174,25 @@ static const tmpl templates[] = {
          "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
          "  ?s a code:Struct ; code:file ?file ; code:name ?name ; code:line ?line .\n"
          "} ORDER BY ?p ?line"},
+    {"statics", statics, NULL, false,
+     PFX "SELECT ?name ?file ?line WHERE {\n"
+         "  ?f a code:Function ; code:static true ; code:name ?name ;\n"
+         "     code:file/code:path ?file ; code:line ?line .\n"
+         "  FILTER NOT EXISTS { ?f code:inactive true }\n"
+         "} ORDER BY ?file ?line"},
+    {"count-functions", count_pre, none, true,
+     PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
+         "  ?f a code:Function ; code:file/code:path ?p .\n"
+         "  FILTER(?p = \"%1$s\" || STRSTARTS(?p, CONCAT(\"%1$s\", \"/\")) ||\n"
+         "         (STRENDS(\"%1$s\", \"/\") && STRSTARTS(?p, \"%1$s\")))\n"
+         "  FILTER NOT EXISTS { ?f code:inactive true }\n"
+         "}"},
+    {"transitive-callers", tcallers_pre, none, false,
+     PFX "SELECT DISTINCT ?caller WHERE {\n"
+         "  ?t code:name \"%s\" .\n"
+         "  ?f code:calls+ ?t ; code:name ?caller .\n"
+         "  FILTER(?f != ?t)\n"
+         "} ORDER BY ?caller"},
     {"file-functions", funcs_pre, none, true,
      PFX "SELECT ?name ?line ?static WHERE {\n"
          "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
@@ -545,9 +581,11 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
         qr_buf_printf(err,
                       "no template answers '%s' and no model is configured (QUARRY_LLM_URL, "
                       "QUARRY_LLM_MODEL); templates: who calls X, what does X call, where is X "
-                      "defined, which files include H, functions in FILE, static functions "
-                      "nobody calls, recursive functions, largest functions, most included "
-                      "headers; or write SPARQL with sparql_query",
+                      "defined, where is X called from, which files include H, what does FILE "
+                      "include, functions in FILE, structs defined in FILE, how many functions "
+                      "in DIR, what eventually calls X, static functions (nobody calls), "
+                      "recursive functions, largest functions, most included headers; or "
+                      "write SPARQL with sparql_query",
                       question);
         return QR_EINVAL;
     }

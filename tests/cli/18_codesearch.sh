@@ -44,6 +44,9 @@ expect_out "most included" 'template:most-included 0 [{"header":"<stdio.h>","inc
 expect_out "where is X called from" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "hey, where is add called from?"
 expect_out "a file's includes" 'template:file-includes 0 [{"header":"stdio.h"},{"header":"util.h"}]' ask "what does src/main.c include"
 expect_out "in which file is X" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "in which file is add"
+expect_out "static functions" 'template:statics 0 [{"name":"twice","file":"src/main.c","line":3},{"name":"unused","file":"src/main.c","line":4}]' ask "which functions are static"
+expect_out "count of functions" 'template:count-functions 0 [{"count":5}]' ask "how many functions are defined under src/"
+expect_out "transitive callers" 'template:transitive-callers 0 [{"caller":"main"},{"caller":"twice"}]' ask "everything that eventually calls add"
 expect_out "a name called by nobody: 0 rows" 'template:callers 0 []' ask "who calls main"
 expect_err "a misspelt name: did you mean" "no such function 'factt' in the code index; did you mean 'fact'?" \
   "$Q" tool search_codebase --repo "$R" --question "who calls factt"

@@ -1313,6 +1313,17 @@ static void parse_author(parser *p)
             use(p, i, i + 1 + len + more);
             continue;
         }
+        /* FIRST LAST's: "george park's commits" */
+        if (t->kind == T_WORD && t->poss && i > 0 && !p->t[i - 1].used &&
+            p->t[i - 1].kind == T_WORD && !p->t[i - 1].poss) {
+            char two[2 * TOK_LEN + 2];
+            snprintf(two, sizeof two, "%s %s", p->t[i - 1].s, t->s);
+            if (known_author(p, two, who)) {
+                set_author(p, who);
+                use(p, i - 1, i + 1);
+                continue;
+            }
+        }
         /* NAME's */
         if (t->kind == T_WORD && t->poss) {
             t->poss = false;
@@ -1338,6 +1349,20 @@ static void parse_path(parser *p)
     static const char *const TOUCH_VERBS[] = {"touch", "touches", "touched", "changing",
                                               "modifying", "affecting", "affect", "affected",
                                               NULL};
+    /* "commits touching tests": a conventional top-level folder named after a touch verb
+       (only there: "commits about tests" is a message term) */
+    static const char *const TOUCHING[] = {"touching", "touch", "touches", "touched", NULL};
+    static const char *const FOLDER[] = {"docs", "doc", "tests", "test", "src", "lib",
+                                         "scripts", "examples", "bench", NULL};
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = tok_is(p, i + 1, "the") ? i + 2 : i + 1;
+        if (!tok_in(p, i, TOUCHING) || !tok_in(p, j, FOLDER) || p->q->path_kind)
+            continue;
+        char dir[TOK_LEN];
+        snprintf(dir, sizeof dir, "%s/", p->t[j].s);
+        snprintf(p->t[j].s, TOK_LEN, "%s", dir);
+        p->t[j].kind = T_PATH;
+    }
     static const char *const PREP[] = {
         "of",       "to",        "in",        "on",       "for",      "under",   "within",
         "inside",   "touching",  "touch",     "touches",  "touched",  "affecting", "affect",

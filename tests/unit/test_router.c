@@ -567,6 +567,8 @@ static void test_hostile(void)
  * pinned now: Tuesday 2026-11-24 01:30 UTC. */
 static const expect PINNED[] = {
     /* issue 27: a person the repository knows, left out (a filter on the email) */
+    {"alice smith's commits in 2025", "commits-by-author", {":author \"alice@example.com\""}},
+    {"alice's commits touching tests in 2025", "commits-by-author", {":path \"tests/\"", ":since \"2025-01-01\""}},
     /* holidays on a fixed date (issue 27) */
     {"what was committed on christmas eve 2024", "commits-in-window", {":since \"2024-12-24\" :until \"2024-12-24T23:59:59\""}},
     {"were there any commits on New Year's Day 2026?", "commits-in-window", {":since \"2026-01-01\" :until \"2026-01-01T23:59:59\""}},

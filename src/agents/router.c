@@ -619,9 +619,19 @@ static void parse_calendar(parser *p)
                 add_desc(p, "since %s", a, NULL);
                 continue;
             }
+            /* "commits from December 2025" is that month, as "in" says; "since" and
+             * "from ... to ..." (taken above) start there */
+            bool within = tok_is(p, i, "from");
             if (!last && (m = month_tok(p, j))) {
                 y = year_at(p, j + 1);
+                if (within && tok_in(p, j + 1 + (y != 0), TO))
+                    continue;
                 if (rt_month_window(t, m, y, a, b)) {
+                    if (within) {
+                        snprintf(desc, sizeof desc, "in %.7s", a);
+                        day_window(p, i, j + 1 + (y != 0), a, b, desc);
+                        continue;
+                    }
                     use(p, i, j + 1 + (y != 0));
                     set_since(p, a);
                     add_desc(p, "since %s", a, NULL);
@@ -630,7 +640,14 @@ static void parse_calendar(parser *p)
             }
             if (!last && (q = quarter_at(p, j, &e))) {
                 y = year_at(p, e);
+                if (within && tok_in(p, e + (y != 0), TO))
+                    continue;
                 if (rt_quarter_window(t, q, y, a, b)) {
+                    if (within) {
+                        snprintf(desc, sizeof desc, "in Q%d %.4s", q, a);
+                        day_window(p, i, e + (y != 0), a, b, desc);
+                        continue;
+                    }
                     use(p, i, e + (y != 0));
                     set_since(p, a);
                     add_desc(p, "since %s", a, NULL);

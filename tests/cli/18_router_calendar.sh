@@ -63,6 +63,9 @@ check() { # check "QUESTION" RULE GIT-ARGS...
 }
 check "commits in october" commits-in-window --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59
 check "commits in december" commits-in-window --since=2025-12-01T00:00:00 --until=2025-12-31T23:59:59
+# "from MONTH" alone is that month, not "since" it (a held-out phrasing once answered since)
+check "commits from December 2025" commits-in-window --since=2025-12-01T00:00:00 --until=2025-12-31T23:59:59
+check "commits from march" commits-in-window --since=2026-03-01T00:00:00 --until=2026-03-31T23:59:59
 check "commits during Q3" commits-in-window --since=2026-07-01T00:00:00 --until=2026-09-30T23:59:59
 check "commits since monday" commits-in-window --since=2026-11-23T00:00:00
 check "what changed over the weekend" commits-in-window --since=2026-11-21T00:00:00 --until=2026-11-22T23:59:59

@@ -584,11 +584,12 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
     const char *out = "authors";
     if (q->path_kind == RT_PATH_DIR) {
+        /* every author is fetched, so the summary counts them all; the top N are taken */
         qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
                       fetch_as(q, "authors"));
-        params(b, q, all, filtered(q) ? 0 : q->n);
+        params(b, q, all, 0);
         qr_buf_puts(b, "}]\n");
-        if (filtered(q)) {
+        if (filtered(q) || q->n) {
             qr_buf_puts(b, " :transform [");
             bots_step(b, q, "authors");
             if (q->n) {
@@ -603,10 +604,11 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
         params(b, q, all, 0);
         qr_buf_puts(b, "}]\n :transform [");
         bots_step(b, q, "history");
-        qr_buf_puts(b, "{:op :group :on :history :as :by_author :by :author}\n"
+        /* by email after .mailmap, as get_author_stats (and "who contributed most") count */
+        qr_buf_puts(b, "{:op :group :on :history :as :by_author :by :email}\n"
                        "             {:op :aggregate :on :by_author :as :counted :compute "
-                       "{:commits [:count] :additions [:sum :additions] :deletions [:sum "
-                       ":deletions] :last [:max :date]}}\n"
+                       "{:author [:max :author] :commits [:count] :additions [:sum "
+                       ":additions] :deletions [:sum :deletions] :last [:max :date]}}\n"
                        "             {:op :sort :on :counted :as :authors :by :commits "
                        ":order :desc}");
         if (q->n)
@@ -616,9 +618,9 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     if (q->path_kind == RT_PATH_FILE && q->n)
         out = "top";
     snprintf(sum, sizeof sum,
-             "{{count:%s}} authors changed %s%s; most commits: {{first:%s:author}} "
+             "{{count:authors}} authors changed %s%s; most commits: {{first:%s:author}} "
              "({{first:%s:commits}})",
-             out, q->path, qual, out, out);
+             q->path, qual, out, out);
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
@@ -645,10 +647,16 @@ static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
     if (n > 0)
         qr_buf_printf(b, "\n             {:op :take :on :ranked :as :top :n %d}", n);
     qr_buf_puts(b, "]\n");
-    snprintf(sum, sizeof sum,
-             "The {{count:%s}} largest of {{count:commits}} commits by %s%s; largest: "
-             "{{first:%s:short_hash}} ({{first:%s:%s}} %s)",
-             out, sort_words(sort), qual, out, out, sort_field(sort), sort_words(sort));
+    if (n == 1) /* "The 1 largest of N commits" read wrong */
+        snprintf(sum, sizeof sum,
+                 "The largest of {{count:commits}} commits by %s%s: {{first:%s:short_hash}} "
+                 "({{first:%s:%s}} %s)",
+                 sort_words(sort), qual, out, out, sort_field(sort), sort_words(sort));
+    else
+        snprintf(sum, sizeof sum,
+                 "The {{count:%s}} largest of {{count:commits}} commits by %s%s; largest: "
+                 "{{first:%s:short_hash}} ({{first:%s:%s}} %s)",
+                 out, sort_words(sort), qual, out, out, sort_field(sort), sort_words(sort));
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");

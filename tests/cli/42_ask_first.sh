@@ -85,4 +85,14 @@ expect_out "empty window: no rows" "0" \
   sh -c "'$Q' ask 'largest commits last month' --repo '$R' --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"findings\"]))'"
 expect_out "empty window: no empty template" "False" \
   sh -c "'$Q' ask 'largest commits last month' --repo '$R' --format json | python3 -c 'import json,sys; print(\"()\" in json.load(sys.stdin)[\"summary\"])'"
+# ranked summaries read right: the top N of a file's authors counts them all (as
+# get_author_stats would, by email), and one largest commit is "the largest"
+n_auth=$(git -C "$R" log --follow --use-mailmap --format=%aE -- f1.txt | sort -u | wc -l | tr -d ' ')
+top=$(git -C "$R" log --follow --use-mailmap --format=%aN -- f1.txt | sort | uniq -c | sort -rn | head -1 | awk '{print $2 " (" $1 ")"}')
+expect_out "top 1 contributor to a file: all its authors counted, as git counts them" \
+  "$n_auth authors changed f1.txt; most commits: $top" \
+  sh -c "'$Q' ask 'top 1 contributor to f1.txt' --repo '$R' --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"summary\"])'"
+expect_out "the largest commit: singular" "True" \
+  sh -c "'$Q' ask 'the largest commit' --repo '$R' --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"summary\"].startswith(\"The largest of $(git -C "$R" rev-list --count HEAD) commits\"))'"
+
 finish

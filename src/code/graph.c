@@ -1412,6 +1412,11 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         g->files[kept++] = f;
     }
     g->nfiles = kept;
+    read_build_defines(g);
+    if (qr__code_gcache_load(g)) {
+        *out = g;
+        return QR_OK;
+    }
     size_t todo = 0;
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
@@ -1507,12 +1512,12 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             break;
         }
     }
-    read_build_defines(g);
     if ((rc = assemble(g)) != QR_OK) {
         if (rc == QR_ENOMEM)
             qr_buf_puts(err, "out of memory assembling the code graph");
         goto fail;
     }
+    qr__code_gcache_save(g);
     *out = g;
     return QR_OK;
 fail:
@@ -1538,6 +1543,7 @@ void qr_code_graph_free(qr_code_graph *g)
     free(g->by_name);
     free(g->by_from);
     free(g->by_to);
+    free(g->cache_buf);
     qr_arena_release(&g->a);
     free(g);
 }

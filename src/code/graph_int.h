@@ -63,6 +63,7 @@ struct qr_code_graph {
      * QUARRY_CODE_DEFINES), sorted */
     const char **defines;
     size_t ndefines, capdefines;
+    char *cache_buf; /* the kept graph this one was read from (gcache.c), or NULL */
 };
 
 size_t qr__code_name_lower(const qr_code_graph *g, const char *name);
@@ -88,5 +89,12 @@ int qr__code_host_graph(void *ctx, const qr_stop *stop, const char *ref, qr_code
 /* Definitions of a file in a language ctags knows (universal-ctags, JSON output), as
  * items flagged QR_CODE_LEXICAL. QR_EIO when ctags cannot be run. */
 int qr__code_ctags(const char *path, const char *src, size_t len, qr_arena *a, qr_code_file *out);
+
+/* The assembled graph kept on disk (gcache.c). _load fills g (its files listed, sorted
+ * and filtered, its defines read) from the kept graph of the same input: 1 on a hit, 0
+ * otherwise (g unchanged). _save keeps an assembled graph (failures are ignored: a
+ * cache). qr__code_gcache_clear (store_int.h) removes them all. */
+int qr__code_gcache_load(qr_code_graph *g);
+void qr__code_gcache_save(const qr_code_graph *g);
 
 #endif

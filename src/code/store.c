@@ -82,6 +82,11 @@ struct qr_code_store {
     bool in_tx;
 };
 
+int qr__code_store_version(void)
+{
+    return CODE_STORE_VERSION;
+}
+
 static int fail(qr_code_store *s, const char *what, qr_buf *err)
 {
     qr_buf_printf(err, "code index '%s': %s failed: %s", s->path, what,
@@ -171,6 +176,7 @@ int qr__code_store_open(const char *gitdir, qr_code_store **out, qr_buf *err)
         unlink(side);
         snprintf(side, sizeof side, "%s-shm", s->path);
         unlink(side);
+        qr__code_gcache_clear(gitdir, NULL);
         rc = open_db(s, err);
         if (rc == 1)
             rc = fail(s, "rebuilding", err);

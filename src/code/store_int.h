@@ -39,4 +39,10 @@ int qr__code_store_begin(qr_code_store *s, qr_buf *err);
 int qr__code_store_commit(qr_code_store *s, qr_buf *err);
 int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64_t *refs);
 
+/* Removes every assembled graph kept on disk of the repository at gitdir (gcache.c):
+ * done whenever rows leave the store. *removed (may be NULL): how many. */
+int qr__code_gcache_clear(const char *gitdir, size_t *removed);
+/* CODE_STORE_VERSION: what a blob's rows depend on */
+int qr__code_store_version(void);
+
 #endif

@@ -1,0 +1,614 @@
+/*
+ * gcache.c: the assembled code graph kept on disk, so a process that asks one question
+ * (`quarry code query ...`) reads a graph instead of assembling one from every file's
+ * rows: <gitdir>/quarry/graphs/<key>.graph, one file per input.
+ *
+ * The key is everything an assembly reads besides the store's rows of the listed blobs:
+ * the listed files (path, blob id, language, how they were listed), the build's -D
+ * macros, the store's version, this format's version and the identity of the running
+ * program (its size and change time: a rebuilt quarry assembles afresh). The key's bytes
+ * are kept in the file and compared whole: its hash only names the file. The store's rows
+ * of a blob never change while they exist; removing rows (`quarry code gc`, a store
+ * dropped and rebuilt) removes every kept graph too.
+ *
+ * The file is one buffer read whole: a header, the key, fixed-size records (files,
+ * nodes, edges, the three sorted lookups) whose strings are offsets into a string table
+ * at the end (each distinct string once). Loading turns offsets into pointers into that
+ * buffer, which lives as long as the graph. Writes go to a temporary file renamed into
+ * place, so a reader sees a whole file or none. Any failure is a miss: it is a cache.
+ *
+ * Not kept (read on demand, as from an assembled graph): the identifier uses of
+ * find_references (the store's names rows), the items of each file (the nodes hold
+ * them), keys made on first use.
+ *
+ * Rejected: mmap of the file (a read of a few MB costs the same and frees the graph from
+ * the file's lifetime); answering from SQL rows without a graph (every query type would
+ * need a second implementation, and exactness with today's answers is the requirement).
+ */
+#include "graph_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GCACHE_MAGIC 0x47435251u /* "QRCG" */
+#define GCACHE_VERSION 1u
+#define GCACHE_KEEP 8 /* graphs kept per repository (the newest by change time) */
+#define NOSTR 0xffffffffu
+
+typedef struct hdr {
+    uint32_t magic, version;
+    uint32_t keylen, nfiles, nnodes, nedges, nnamed, nrefs, ndirect, strtab;
+    uint32_t total; /* bytes of the whole file */
+    uint32_t pad;
+    qr_code_stats stats;
+} hdr;
+
+typedef struct frec {
+    int32_t status;
+    uint32_t lines, errors;
+    int64_t file_node;
+    uint32_t node0, nnodes, direct0, ndirect, ref0, nrefs;
+} frec;
+
+typedef struct nrec {
+    uint32_t kind, name, parent, type, signature, cond;
+    uint32_t line, end_line, start_byte, end_byte, flags;
+    uint32_t file, lang, inactive;
+} nrec;
+
+typedef struct erec {
+    uint32_t kind;
+    int32_t from, to;
+    uint32_t from_key, to_key, file, via, line, inactive;
+} erec;
+
+typedef struct rrec {
+    uint32_t kind, from, name, cond, line;
+} rrec;
+
+/* ---- the key ---- */
+
+static void put_u32(qr_buf *b, uint32_t v)
+{
+    qr_buf_append(b, (const char *)&v, sizeof v);
+}
+
+static void put_str(qr_buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_u32(b, s ? (uint32_t)n : NOSTR);
+    if (n)
+        qr_buf_append(b, s, n);
+}
+
+static void make_key(const qr_code_graph *g, qr_buf *k)
+{
+    put_u32(k, GCACHE_VERSION);
+    put_u32(k, (uint32_t)qr__code_store_version());
+    struct stat sb;
+    if (stat("/proc/self/exe", &sb) == 0) {
+        qr_buf_printf(k, "exe:%lld:%lld.%09ld:%llu", (long long)sb.st_size,
+                      (long long)sb.st_ctim.tv_sec, (long)sb.st_ctim.tv_nsec,
+                      (unsigned long long)sb.st_ino);
+    }
+    put_u32(k, (uint32_t)g->nfiles);
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        put_str(k, f->path);
+        qr_buf_append(k, f->oid, 40);
+        put_u32(k, (uint32_t)f->lang | (f->on_disk ? 0x100u : 0) | (f->dirty ? 0x200u : 0) |
+                       (f->deleted ? 0x400u : 0) | (f->symlink ? 0x800u : 0));
+    }
+    put_u32(k, (uint32_t)g->ndefines);
+    for (size_t i = 0; i < g->ndefines; i++)
+        put_str(k, g->defines[i]);
+}
+
+/* QUARRY_CODE_GRAPH_CACHE=off: neither read nor keep graphs (every load assembles) */
+static bool cache_off(void)
+{
+    const char *v = getenv("QUARRY_CODE_GRAPH_CACHE");
+    return v && !strcmp(v, "off");
+}
+
+static uint64_t fnv64(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void cache_dir(const qr_code_graph *g, qr_buf *p)
+{
+    qr_buf_printf(p, "%s/quarry/graphs", g->c->gitdir);
+}
+
+static void cache_path(const qr_code_graph *g, const qr_buf *key, qr_buf *p)
+{
+    cache_dir(g, p);
+    qr_buf_printf(p, "/%016llx.graph", (unsigned long long)fnv64(key->p, key->len));
+}
+
+/* ---- loading ---- */
+
+int qr__code_gcache_load(qr_code_graph *g)
+{
+    if (cache_off())
+        return 0;
+    qr_buf key, path;
+    qr_buf_init(&key);
+    qr_buf_init(&path);
+    make_key(g, &key);
+    cache_path(g, &key, &path);
+    int hit = 0;
+    char *buf = NULL;
+    int fd = key.failed || path.failed ? -1 : open(path.p, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size < (off_t)sizeof(hdr) ||
+        sb.st_size > (off_t)0xffffffffu)
+        goto done;
+    size_t total = (size_t)sb.st_size;
+    buf = malloc(total + 1);
+    if (!buf)
+        goto done;
+    size_t got = 0;
+    while (got < total) {
+        ssize_t r = read(fd, buf + got, total - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            goto done;
+        got += (size_t)r;
+    }
+    buf[total] = 0;
+    hdr h;
+    memcpy(&h, buf, sizeof h);
+    if (h.magic != GCACHE_MAGIC || h.version != GCACHE_VERSION || h.total != total ||
+        h.keylen != key.len || h.nfiles != g->nfiles || h.strtab > total)
+        goto done;
+    size_t off = sizeof h;
+    if (memcmp(buf + off, key.p, key.len) != 0)
+        goto done;
+    off += (key.len + 7) & ~(size_t)7;
+    /* the sizes of the sections, checked against the file before anything is read */
+    size_t need = off + (size_t)h.nfiles * sizeof(frec) + (size_t)h.nnodes * sizeof(nrec) +
+                  (size_t)h.nedges * sizeof(erec) + (size_t)h.nrefs * sizeof(rrec) +
+                  ((size_t)h.ndirect + h.nnamed + 2 * (size_t)h.nedges) * sizeof(uint32_t);
+    if (need > h.strtab)
+        goto done;
+    const char *st = buf + h.strtab;
+    size_t stlen = total - h.strtab;
+#define S(o) ((o) == NOSTR || (o) >= stlen ? NULL : st + (o))
+    const frec *fr = (const frec *)(buf + off);
+    off += h.nfiles * sizeof(frec);
+    const nrec *nr = (const nrec *)(buf + off);
+    off += h.nnodes * sizeof(nrec);
+    const erec *er = (const erec *)(buf + off);
+    off += h.nedges * sizeof(erec);
+    const rrec *rr = (const rrec *)(buf + off);
+    off += h.nrefs * sizeof(rrec);
+    const uint32_t *dir = (const uint32_t *)(buf + off);
+    off += h.ndirect * sizeof(uint32_t);
+    const uint32_t *byn = (const uint32_t *)(buf + off);
+    off += h.nnamed * sizeof(uint32_t);
+    const uint32_t *byf = (const uint32_t *)(buf + off);
+    off += h.nedges * sizeof(uint32_t);
+    const uint32_t *byt = (const uint32_t *)(buf + off);
+
+    size_t nn = h.nnodes ? h.nnodes : 1, ne = h.nedges ? h.nedges : 1;
+    g->nodes = malloc(nn * sizeof *g->nodes);
+    g->edges = malloc(ne * sizeof *g->edges);
+    g->node_file = malloc(nn * sizeof *g->node_file);
+    g->keys = calloc(nn, sizeof *g->keys);
+    g->by_name = malloc(nn * sizeof *g->by_name);
+    g->by_from = malloc(ne * sizeof *g->by_from);
+    g->by_to = malloc(ne * sizeof *g->by_to);
+    qr_code_ref *refs = h.nrefs ? qr_arena_alloc(&g->a, h.nrefs * sizeof *refs) : NULL;
+    if (!g->nodes || !g->edges || !g->node_file || !g->keys || !g->by_name || !g->by_from ||
+        !g->by_to || (h.nrefs && !refs))
+        goto undo;
+    g->capn = nn;
+    g->cape = ne;
+    for (size_t i = 0; i < h.nrefs; i++) {
+        qr_code_ref *r = &refs[i];
+        r->kind = (qr_code_ref_kind)rr[i].kind;
+        r->from = S(rr[i].from);
+        r->name = S(rr[i].name);
+        r->cond = S(rr[i].cond);
+        r->line = rr[i].line;
+        if (!r->name)
+            goto undo;
+    }
+    for (size_t i = 0; i < h.nfiles; i++) {
+        gfile *f = &g->files[i];
+        const frec *x = &fr[i];
+        if ((uint64_t)x->direct0 + x->ndirect > h.ndirect ||
+            (uint64_t)x->ref0 + x->nrefs > h.nrefs ||
+            (uint64_t)x->node0 + x->nnodes > h.nnodes || x->file_node >= (int64_t)h.nnodes)
+            goto undo;
+        f->status = x->status;
+        f->file.lines = x->lines;
+        f->file.errors = x->errors;
+        f->file.refs = x->nrefs ? refs + x->ref0 : NULL;
+        f->file.nrefs = x->nrefs;
+        f->file_node = x->file_node;
+        f->node0 = x->node0;
+        f->nnodes = x->nnodes;
+        f->ndirect = x->ndirect;
+        if (x->ndirect) {
+            f->direct = malloc(x->ndirect * sizeof *f->direct);
+            if (!f->direct)
+                goto undo;
+            for (size_t k = 0; k < x->ndirect; k++) {
+                if (dir[x->direct0 + k] >= h.nfiles)
+                    goto undo;
+                f->direct[k] = dir[x->direct0 + k];
+            }
+        }
+    }
+    for (size_t i = 0; i < h.nnodes; i++) {
+        qr_code_node *n = &g->nodes[i];
+        const nrec *x = &nr[i];
+        n->it.kind = (qr_code_kind)x->kind;
+        n->it.name = S(x->name);
+        n->it.parent = S(x->parent);
+        n->it.type = S(x->type);
+        n->it.signature = S(x->signature);
+        n->it.cond = S(x->cond);
+        n->it.line = x->line;
+        n->it.end_line = x->end_line;
+        n->it.start_byte = x->start_byte;
+        n->it.end_byte = x->end_byte;
+        n->it.flags = x->flags;
+        n->file = S(x->file);
+        n->lang = (qr_code_lang)x->lang;
+        n->inactive = x->inactive != 0;
+        if (!n->it.name || !n->file || x->kind >= QR_CODE_KIND_COUNT)
+            goto undo;
+    }
+    for (size_t i = 0; i < h.nedges; i++) {
+        qr_code_edge *e = &g->edges[i];
+        const erec *x = &er[i];
+        e->kind = (qr_code_edge_kind)x->kind;
+        e->from = x->from;
+        e->to = x->to;
+        e->from_key = S(x->from_key);
+        e->to_key = S(x->to_key);
+        e->file = S(x->file);
+        e->via = S(x->via);
+        e->line = x->line;
+        e->inactive = x->inactive != 0;
+        if (x->kind >= QR_CODE_E_KIND_COUNT || x->from >= (int32_t)h.nnodes ||
+            x->to >= (int32_t)h.nnodes || x->from < -1 || x->to < -1 || !e->from_key || !e->to_key)
+            goto undo;
+        if (byf[i] >= h.nedges || byt[i] >= h.nedges)
+            goto undo;
+        g->by_from[i] = byf[i];
+        g->by_to[i] = byt[i];
+    }
+    for (size_t i = 0; i < h.nnamed; i++) {
+        if (byn[i] >= h.nnodes)
+            goto undo;
+        g->by_name[i] = byn[i];
+    }
+#undef S
+    g->nnodes = h.nnodes;
+    g->nedges = h.nedges;
+    g->nnamed = h.nnamed;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        g->node_file[f->file_node] = i;
+        for (size_t k = f->node0; k < f->node0 + f->nnodes; k++)
+            g->node_file[k] = i;
+    }
+    g->stats = h.stats;
+    g->stats.blobs_indexed_now = 0;
+    g->cache_buf = buf;
+    buf = NULL;
+    hit = 1;
+    goto done;
+undo:
+    free(g->nodes);
+    free(g->edges);
+    free(g->node_file);
+    free(g->keys);
+    free(g->by_name);
+    free(g->by_from);
+    free(g->by_to);
+    g->nodes = NULL;
+    g->edges = NULL;
+    g->node_file = NULL;
+    g->keys = NULL;
+    g->by_name = g->by_from = g->by_to = NULL;
+    g->nnodes = g->nedges = g->nnamed = g->capn = g->cape = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        free(f->direct);
+        f->direct = NULL;
+        f->ndirect = 0;
+        f->status = 0;
+        memset(&f->file, 0, sizeof f->file);
+        f->file_node = 0;
+        f->node0 = f->nnodes = 0;
+    }
+done:
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    qr_buf_release(&key);
+    qr_buf_release(&path);
+    return hit;
+}
+
+/* ---- saving ---- */
+
+typedef struct strtab {
+    qr_buf b;
+    uint32_t *slots; /* offset + 1, 0: empty */
+    size_t cap, n;
+    bool failed;
+} strtab;
+
+static uint32_t intern(strtab *t, const char *s)
+{
+    if (!s)
+        return NOSTR;
+    size_t len = strlen(s);
+    if (t->n * 2 >= t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 4096;
+        uint32_t *ns = calloc(nc, sizeof *ns);
+        if (!ns) {
+            t->failed = true;
+            return NOSTR;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i]) {
+                const char *o = t->b.p + t->slots[i] - 1;
+                size_t j = fnv64(o, strlen(o)) & (nc - 1);
+                while (ns[j])
+                    j = (j + 1) & (nc - 1);
+                ns[j] = t->slots[i];
+            }
+        free(t->slots);
+        t->slots = ns;
+        t->cap = nc;
+    }
+    size_t j = fnv64(s, len) & (t->cap - 1);
+    while (t->slots[j]) {
+        const char *o = t->b.p + t->slots[j] - 1;
+        if (!strcmp(o, s))
+            return t->slots[j] - 1;
+        j = (j + 1) & (t->cap - 1);
+    }
+    if (t->b.len + len + 1 >= NOSTR) {
+        t->failed = true;
+        return NOSTR;
+    }
+    uint32_t off = (uint32_t)t->b.len;
+    qr_buf_append(&t->b, s, len + 1);
+    t->slots[j] = off + 1;
+    t->n++;
+    return off;
+}
+
+static void prune(const qr_code_graph *g, const char *keep)
+{
+    qr_buf dir;
+    qr_buf_init(&dir);
+    cache_dir(g, &dir);
+    DIR *d = dir.p ? opendir(dir.p) : NULL;
+    struct ent {
+        char name[64];
+        struct timespec t;
+    } ents[64];
+    size_t n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL && n < sizeof ents / sizeof *ents) {
+        size_t l = strlen(de->d_name);
+        if (l < 7 || l >= sizeof ents[0].name || strcmp(de->d_name + l - 6, ".graph") ||
+            !strcmp(de->d_name, keep))
+            continue;
+        struct stat sb;
+        if (fstatat(dirfd(d), de->d_name, &sb, 0) != 0)
+            continue;
+        memcpy(ents[n].name, de->d_name, l + 1);
+        ents[n++].t = sb.st_mtim;
+    }
+    /* keep the newest GCACHE_KEEP - 1 others */
+    while (d && n >= GCACHE_KEEP) {
+        size_t old = 0;
+        for (size_t i = 1; i < n; i++)
+            if (ents[i].t.tv_sec < ents[old].t.tv_sec ||
+                (ents[i].t.tv_sec == ents[old].t.tv_sec && ents[i].t.tv_nsec < ents[old].t.tv_nsec))
+                old = i;
+        unlinkat(dirfd(d), ents[old].name, 0);
+        ents[old] = ents[--n];
+    }
+    if (d)
+        closedir(d);
+    qr_buf_release(&dir);
+}
+
+void qr__code_gcache_save(const qr_code_graph *g)
+{
+    if (cache_off() || g->a.exhausted)
+        return;
+    qr_buf key, path, out, tmp;
+    qr_buf_init(&key);
+    qr_buf_init(&path);
+    qr_buf_init(&out);
+    qr_buf_init(&tmp);
+    strtab t = {0};
+    qr_buf_init(&t.b);
+    make_key(g, &key);
+    cache_path(g, &key, &path);
+    size_t ndirect = 0, nrefs = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        ndirect += g->files[i].ndirect;
+        nrefs += g->files[i].file.nrefs;
+    }
+    hdr h = {.magic = GCACHE_MAGIC,
+             .version = GCACHE_VERSION,
+             .keylen = (uint32_t)key.len,
+             .nfiles = (uint32_t)g->nfiles,
+             .nnodes = (uint32_t)g->nnodes,
+             .nedges = (uint32_t)g->nedges,
+             .nnamed = (uint32_t)g->nnamed,
+             .nrefs = (uint32_t)nrefs,
+             .ndirect = (uint32_t)ndirect,
+             .stats = g->stats};
+    if (g->nnodes >= 0x7fffffffu || g->nedges >= 0x7fffffffu || nrefs >= NOSTR ||
+        ndirect >= NOSTR || key.failed || path.failed)
+        goto done;
+    qr_buf_append(&out, (const char *)&h, sizeof h);
+    qr_buf_append(&out, key.p, key.len);
+    while (out.len % 8)
+        qr_buf_putc(&out, 0);
+    uint32_t d0 = 0, r0 = 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        frec x = {.status = f->status,
+                  .lines = f->file.lines,
+                  .errors = f->file.errors,
+                  .file_node = f->file_node,
+                  .node0 = (uint32_t)f->node0,
+                  .nnodes = (uint32_t)f->nnodes,
+                  .direct0 = d0,
+                  .ndirect = (uint32_t)f->ndirect,
+                  .ref0 = r0,
+                  .nrefs = (uint32_t)f->file.nrefs};
+        d0 += (uint32_t)f->ndirect;
+        r0 += (uint32_t)f->file.nrefs;
+        qr_buf_append(&out, (const char *)&x, sizeof x);
+    }
+    for (size_t i = 0; i < g->nnodes; i++) {
+        const qr_code_node *n = &g->nodes[i];
+        nrec x = {.kind = n->it.kind,
+                  .name = intern(&t, n->it.name),
+                  .parent = intern(&t, n->it.parent),
+                  .type = intern(&t, n->it.type),
+                  .signature = intern(&t, n->it.signature),
+                  .cond = intern(&t, n->it.cond),
+                  .line = n->it.line,
+                  .end_line = n->it.end_line,
+                  .start_byte = n->it.start_byte,
+                  .end_byte = n->it.end_byte,
+                  .flags = n->it.flags,
+                  .file = intern(&t, n->file),
+                  .lang = n->lang,
+                  .inactive = n->inactive};
+        qr_buf_append(&out, (const char *)&x, sizeof x);
+    }
+    for (size_t i = 0; i < g->nedges; i++) {
+        const qr_code_edge *e = &g->edges[i];
+        erec x = {.kind = e->kind,
+                  .from = (int32_t)e->from,
+                  .to = (int32_t)e->to,
+                  .from_key = intern(&t, e->from_key),
+                  .to_key = intern(&t, e->to_key),
+                  .file = intern(&t, e->file),
+                  .via = intern(&t, e->via),
+                  .line = e->line,
+                  .inactive = e->inactive};
+        qr_buf_append(&out, (const char *)&x, sizeof x);
+    }
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        for (size_t r = 0; r < f->file.nrefs; r++) {
+            const qr_code_ref *ref = &f->file.refs[r];
+            rrec x = {.kind = ref->kind,
+                      .from = intern(&t, ref->from),
+                      .name = intern(&t, ref->name),
+                      .cond = intern(&t, ref->cond),
+                      .line = ref->line};
+            qr_buf_append(&out, (const char *)&x, sizeof x);
+        }
+    }
+    for (size_t i = 0; i < g->nfiles; i++)
+        for (size_t k = 0; k < g->files[i].ndirect; k++)
+            put_u32(&out, (uint32_t)g->files[i].direct[k]);
+    for (size_t i = 0; i < g->nnamed; i++)
+        put_u32(&out, (uint32_t)g->by_name[i]);
+    for (size_t i = 0; i < g->nedges; i++)
+        put_u32(&out, (uint32_t)g->by_from[i]);
+    for (size_t i = 0; i < g->nedges; i++)
+        put_u32(&out, (uint32_t)g->by_to[i]);
+    if (t.failed || out.failed || t.b.failed || (uint64_t)out.len + t.b.len >= NOSTR)
+        goto done;
+    h.strtab = (uint32_t)out.len;
+    h.total = (uint32_t)(out.len + t.b.len);
+    memcpy(out.p, &h, sizeof h);
+    qr_buf_append(&out, t.b.p ? t.b.p : "", t.b.len);
+    if (out.failed)
+        goto done;
+    /* write beside, then rename into place */
+    cache_dir(g, &tmp);
+    if (tmp.failed || (mkdir(tmp.p, 0777) != 0 && errno != EEXIST))
+        goto done;
+    qr_buf_puts(&tmp, "/tmp.XXXXXX");
+    if (tmp.failed)
+        goto done;
+    int fd = mkstemp(tmp.p);
+    if (fd < 0)
+        goto done;
+    (void)fchmod(fd, 0644);
+    bool ok = true;
+    size_t put = 0;
+    while (ok && put < out.len) {
+        ssize_t w = write(fd, out.p + put, out.len - put);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        if (ok)
+            put += (size_t)w;
+    }
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp.p, path.p) != 0) {
+        unlink(tmp.p);
+        goto done;
+    }
+    const char *base = strrchr(path.p, '/');
+    prune(g, base ? base + 1 : path.p);
+done:
+    free(t.slots);
+    qr_buf_release(&t.b);
+    qr_buf_release(&key);
+    qr_buf_release(&path);
+    qr_buf_release(&out);
+    qr_buf_release(&tmp);
+}
+
+int qr__code_gcache_clear(const char *gitdir, size_t *removed)
+{
+    qr_buf dir;
+    qr_buf_init(&dir);
+    qr_buf_printf(&dir, "%s/quarry/graphs", gitdir);
+    DIR *d = dir.p ? opendir(dir.p) : NULL;
+    struct dirent *de;
+    size_t n = 0;
+    while (d && (de = readdir(d)) != NULL) {
+        size_t l = strlen(de->d_name);
+        bool ours = (l > 6 && !strcmp(de->d_name + l - 6, ".graph")) ||
+                    !strncmp(de->d_name, "tmp.", 4);
+        if (ours && unlinkat(dirfd(d), de->d_name, 0) == 0)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    qr_buf_release(&dir);
+    if (removed)
+        *removed = n;
+    return QR_OK;
+}

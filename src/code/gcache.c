@@ -25,6 +25,7 @@
  * the file's lifetime); answering from SQL rows without a graph (every query type would
  * need a second implementation, and exactness with today's answers is the requirement).
  */
+#define _GNU_SOURCE /* DT_DIR: readdir's entry types */
 #include "graph_int.h"
 
 #include <dirent.h>
@@ -92,11 +93,12 @@ static void make_key(const qr_code_graph *g, qr_buf *k)
     put_u32(k, GCACHE_VERSION);
     put_u32(k, (uint32_t)qr__code_store_version());
     struct stat sb;
-    if (stat("/proc/self/exe", &sb) == 0) {
-        qr_buf_printf(k, "exe:%lld:%lld.%09ld:%llu", (long long)sb.st_size,
-                      (long long)sb.st_ctim.tv_sec, (long)sb.st_ctim.tv_nsec,
-                      (unsigned long long)sb.st_ino);
-    }
+    char exe[128] = "";
+    if (stat("/proc/self/exe", &sb) == 0)
+        snprintf(exe, sizeof exe, "exe:%lld:%lld.%09ld:%llu", (long long)sb.st_size,
+                 (long long)sb.st_ctim.tv_sec, (long)sb.st_ctim.tv_nsec,
+                 (unsigned long long)sb.st_ino);
+    put_str(k, exe);
     put_u32(k, (uint32_t)g->nfiles);
     for (size_t i = 0; i < g->nfiles; i++) {
         const gfile *f = &g->files[i];
@@ -108,6 +110,55 @@ static void make_key(const qr_code_graph *g, qr_buf *k)
     put_u32(k, (uint32_t)g->ndefines);
     for (size_t i = 0; i < g->ndefines; i++)
         put_str(k, g->defines[i]);
+}
+
+/* The files a key lists, into g->files (paths from g's arena): the inverse of make_key
+ * for the part the fast path needs. false when the key does not read. */
+static bool files_of_key(qr_code_graph *g, const char *k, size_t n)
+{
+    size_t at = 0;
+    uint32_t v, len;
+#define TAKE(dst, sz)                                                                          \
+    do {                                                                                       \
+        if (n - at < (sz))                                                                     \
+            return false;                                                                      \
+        memcpy((dst), k + at, (sz));                                                           \
+        at += (sz);                                                                            \
+    } while (0)
+    TAKE(&v, 4);
+    TAKE(&v, 4);
+    TAKE(&len, 4);
+    if (len == NOSTR || n - at < len)
+        return false;
+    at += len;
+    uint32_t nf;
+    TAKE(&nf, 4);
+    if (nf > n / 48)
+        return false;
+    g->files = calloc(nf ? nf : 1, sizeof *g->files);
+    if (!g->files)
+        return false;
+    for (uint32_t i = 0; i < nf; i++) {
+        gfile *f = &g->files[i];
+        TAKE(&len, 4);
+        if (len == NOSTR || n - at < len)
+            return false;
+        f->path = qr_arena_strndup(&g->a, k + at, len);
+        at += len;
+        TAKE(f->oid, 40);
+        f->oid[40] = 0;
+        TAKE(&v, 4);
+        f->lang = (qr_code_lang)(v & 0xff);
+        f->on_disk = v & 0x100u;
+        f->dirty = v & 0x200u;
+        f->deleted = v & 0x400u;
+        f->symlink = v & 0x800u;
+        g->nfiles = i + 1;
+        if (!f->path)
+            return false;
+    }
+#undef TAKE
+    return true;
 }
 
 /* QUARRY_CODE_GRAPH_CACHE=off: neither read nor keep graphs (every load assembles) */
@@ -611,4 +662,349 @@ int qr__code_gcache_clear(const char *gitdir, size_t *removed)
     if (removed)
         *removed = n;
     return QR_OK;
+}
+
+/* ---- the working tree without git: a stat snapshot ----
+ * Listing the working tree needs libgit2 (its index and status), and starting libgit2
+ * costs more than answering. So after a working-tree load that did list, the stat of
+ * everything the listing depends on is kept beside the graph
+ * (graphs/worktree-<hash of the work tree>.snap): the repository's HEAD, index, refs,
+ * config and exclude files, git's global config and ignore files, every listed file and
+ * every directory of the work tree (a new file changes its directory). When all of them
+ * stat the same (device, inode, mode, size, modification and change times), the listing
+ * is the same and the kept graph answers without libgit2 or SQLite. A snapshot is kept
+ * only when nothing it records changed in the second before the listing began (git's
+ * "racily clean" rule): a file written during the listing is never trusted. Not seen: a
+ * core.excludesFile or core.attributesFile outside the usual places, GIT_* variables
+ * (libgit2 does not read them either). */
+
+#define SNAP_MAGIC 0x50414e53u /* "SNAP" */
+#define SNAP_VERSION 1u
+#define SNAP_MAX_ENTRIES 200000
+
+typedef struct stent {
+    uint32_t present, mode;
+    uint64_t dev, ino, size;
+    int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+} stent;
+
+static void stent_of(const char *path, stent *e)
+{
+    struct stat sb;
+    memset(e, 0, sizeof *e);
+    if (lstat(path, &sb) != 0)
+        return;
+    e->present = 1;
+    e->mode = (uint32_t)sb.st_mode;
+    e->dev = (uint64_t)sb.st_dev;
+    e->ino = (uint64_t)sb.st_ino;
+    e->size = (uint64_t)sb.st_size;
+    e->mtime_s = (int64_t)sb.st_mtim.tv_sec;
+    e->mtime_ns = (int64_t)sb.st_mtim.tv_nsec;
+    e->ctime_s = (int64_t)sb.st_ctim.tv_sec;
+    e->ctime_ns = (int64_t)sb.st_ctim.tv_nsec;
+}
+
+static void snap_path(const qr_code *c, qr_buf *p)
+{
+    qr_buf_printf(p, "%s/quarry/graphs/worktree-%016llx.snap", c->gitdir,
+                  (unsigned long long)fnv64(c->workdir, strlen(c->workdir)));
+}
+
+typedef struct snapw {
+    qr_buf out;
+    size_t n;
+    int64_t limit_s, limit_ns; /* nothing recorded may have changed at or after this */
+    bool racy;
+} snapw;
+
+static void snap_add(snapw *w, const char *path)
+{
+    stent e;
+    stent_of(path, &e);
+    if (e.present && (e.mtime_s > w->limit_s || (e.mtime_s == w->limit_s && e.mtime_ns >= w->limit_ns) ||
+                      e.ctime_s > w->limit_s || (e.ctime_s == w->limit_s && e.ctime_ns >= w->limit_ns)))
+        w->racy = true;
+    put_str(&w->out, path);
+    qr_buf_append(&w->out, (const char *)&e, sizeof e);
+    w->n++;
+}
+
+static void snap_add2(snapw *w, const char *a, const char *b)
+{
+    qr_buf p;
+    qr_buf_init(&p);
+    qr_buf_printf(&p, "%s%s%s", a, a[0] && a[strlen(a) - 1] == '/' ? "" : "/", b);
+    if (!p.failed)
+        snap_add(w, p.p);
+    qr_buf_release(&p);
+}
+
+/* every directory under dir (not .git), depth first */
+static void snap_dirs(snapw *w, qr_buf *dir, int depth)
+{
+    if (depth > 64 || w->n > SNAP_MAX_ENTRIES) {
+        w->racy = true;
+        return;
+    }
+    snap_add(w, dir->p);
+    DIR *d = opendir(dir->p);
+    if (!d)
+        return;
+    struct dirent *de;
+    size_t len = dir->len;
+    while ((de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+            continue;
+        bool isdir = de->d_type == DT_DIR;
+        if (de->d_type == DT_UNKNOWN) {
+            struct stat sb;
+            isdir = fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    S_ISDIR(sb.st_mode);
+        }
+        if (!isdir)
+            continue;
+        qr_buf_printf(dir, "/%s", de->d_name);
+        if (!dir->failed)
+            snap_dirs(w, dir, depth + 1);
+        dir->len = len;
+        dir->p[len] = 0;
+    }
+    closedir(d);
+}
+
+void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t npaths,
+                        const struct timespec *start)
+{
+    const qr_code *c = g->c;
+    if (cache_off() || !c->repo || !c->workdir)
+        return;
+    snapw w = {.limit_s = (int64_t)start->tv_sec - 1, .limit_ns = (int64_t)start->tv_nsec};
+    qr_buf_init(&w.out);
+    qr_buf key, cpath, spath, dir;
+    qr_buf_init(&key);
+    qr_buf_init(&cpath);
+    qr_buf_init(&spath);
+    qr_buf_init(&dir);
+    make_key(g, &key);
+    put_u32(&w.out, SNAP_MAGIC);
+    put_u32(&w.out, SNAP_VERSION);
+    put_str(&w.out, c->gitdir);
+    put_str(&w.out, c->workdir);
+    put_str(&w.out, g->commit);
+    qr_buf_printf(&cpath, "%016llx.graph", (unsigned long long)fnv64(key.p, key.len));
+    put_str(&w.out, cpath.p);
+    size_t count_at = w.out.len;
+    put_u32(&w.out, 0);
+    /* git's own files */
+    const char *own = git_repository_path(c->repo);
+    static const char *const own_files[] = {"HEAD", "index", "config", "commondir"};
+    static const char *const common_files[] = {"config", "packed-refs", "info/exclude",
+                                               "info/attributes", "HEAD"};
+    for (size_t i = 0; own && i < sizeof own_files / sizeof *own_files; i++)
+        snap_add2(&w, own, own_files[i]);
+    for (size_t i = 0; i < sizeof common_files / sizeof *common_files; i++)
+        snap_add2(&w, c->gitdir, common_files[i]);
+    /* the branch HEAD names ("ref: refs/heads/x"), as a loose ref */
+    qr_buf_reset(&dir);
+    qr_buf_printf(&dir, "%s/HEAD", own ? own : c->gitdir);
+    char *head = NULL;
+    size_t hl = 0;
+    const char *why = NULL;
+    if (!dir.failed && qr_read_regular_file(dir.p, 4096, &head, &hl, &why) == QR_OK &&
+        hl > 5 && !strncmp(head, "ref: ", 5)) {
+        while (hl > 5 && (head[hl - 1] == '\n' || head[hl - 1] == '\r'))
+            head[--hl] = 0;
+        snap_add2(&w, c->gitdir, head + 5);
+    }
+    free(head);
+    const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+    if (home)
+        snap_add2(&w, home, ".gitconfig");
+    qr_buf_reset(&dir);
+    if (xdg && *xdg)
+        qr_buf_printf(&dir, "%s/git", xdg);
+    else if (home)
+        qr_buf_printf(&dir, "%s/.config/git", home);
+    if (dir.p && !dir.failed) {
+        snap_add2(&w, dir.p, "config");
+        snap_add2(&w, dir.p, "ignore");
+        snap_add2(&w, dir.p, "attributes");
+    }
+    snap_add(&w, "/etc/gitconfig");
+    /* the listed files, then every directory */
+    for (size_t i = 0; i < npaths && !w.racy; i++)
+        snap_add2(&w, c->workdir, paths[i]);
+    qr_buf_reset(&dir);
+    qr_buf_puts(&dir, c->workdir);
+    if (!w.racy && !dir.failed)
+        snap_dirs(&w, &dir, 0);
+    if (w.racy || w.out.failed || key.failed || cpath.failed || w.n >= NOSTR)
+        goto done;
+    uint32_t n = (uint32_t)w.n;
+    memcpy(w.out.p + count_at, &n, sizeof n);
+    snap_path(c, &spath);
+    qr_buf_reset(&dir);
+    qr_buf_printf(&dir, "%s.XXXXXX", spath.p ? spath.p : "");
+    if (spath.failed || dir.failed)
+        goto done;
+    int fd = mkstemp(dir.p);
+    if (fd < 0)
+        goto done;
+    (void)fchmod(fd, 0644);
+    bool ok = true;
+    size_t put = 0;
+    while (ok && put < w.out.len) {
+        ssize_t r = write(fd, w.out.p + put, w.out.len - put);
+        if (r < 0 && errno == EINTR)
+            continue;
+        ok = r > 0;
+        if (ok)
+            put += (size_t)r;
+    }
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(dir.p, spath.p) != 0)
+        unlink(dir.p);
+done:
+    qr_buf_release(&w.out);
+    qr_buf_release(&key);
+    qr_buf_release(&cpath);
+    qr_buf_release(&spath);
+    qr_buf_release(&dir);
+}
+
+static bool read_whole(const char *path, size_t max, char **out, size_t *n)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        return false;
+    if (fstat(fd, &sb) != 0 || sb.st_size < 0 || (uint64_t)sb.st_size > max) {
+        close(fd);
+        return false;
+    }
+    size_t total = (size_t)sb.st_size, got = 0;
+    char *b = malloc(total + 1);
+    while (b && got < total) {
+        ssize_t r = read(fd, b + got, total - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!b || got < total) {
+        free(b);
+        return false;
+    }
+    b[total] = 0;
+    *out = b;
+    *n = total;
+    return true;
+}
+
+/* reads a put_str string at *at (NULL for none); false when it does not fit */
+static bool take_str(const char *b, size_t n, size_t *at, const char **s, size_t *len)
+{
+    uint32_t l;
+    if (n - *at < 4)
+        return false;
+    memcpy(&l, b + *at, 4);
+    *at += 4;
+    if (l == NOSTR) {
+        *s = NULL;
+        *len = 0;
+        return true;
+    }
+    if (n - *at < l)
+        return false;
+    *s = b + *at;
+    *len = l;
+    *at += l;
+    return true;
+}
+
+int qr__code_gcache_fast(qr_code_graph *g)
+{
+    const qr_code *c = g->c;
+    if (cache_off() || !c->workdir)
+        return 0;
+    qr_buf sp, gp;
+    qr_buf_init(&sp);
+    qr_buf_init(&gp);
+    snap_path(c, &sp);
+    char *b = NULL, *k = NULL;
+    size_t n = 0, at = 0;
+    int hit = 0;
+    if (sp.failed || !read_whole(sp.p, 256u << 20, &b, &n))
+        goto done;
+    uint32_t v[2];
+    if (n < 8)
+        goto done;
+    memcpy(v, b, 8);
+    at = 8;
+    if (v[0] != SNAP_MAGIC || v[1] != SNAP_VERSION)
+        goto done;
+    const char *gd, *wd, *commit, *cname;
+    size_t gdl, wdl, cl, cnl;
+    if (!take_str(b, n, &at, &gd, &gdl) || !take_str(b, n, &at, &wd, &wdl) ||
+        !take_str(b, n, &at, &commit, &cl) || !take_str(b, n, &at, &cname, &cnl) || !gd ||
+        !wd || !commit || !cname || gdl != strlen(c->gitdir) || memcmp(gd, c->gitdir, gdl) ||
+        wdl != strlen(c->workdir) || memcmp(wd, c->workdir, wdl) || cl >= sizeof g->commit ||
+        cnl > 64 || memchr(cname, '/', cnl))
+        goto done;
+    uint32_t cnt;
+    if (n - at < 4)
+        goto done;
+    memcpy(&cnt, b + at, 4);
+    at += 4;
+    char pbuf[4096];
+    for (uint32_t i = 0; i < cnt; i++) {
+        const char *p;
+        size_t pl;
+        stent want, got;
+        if (!take_str(b, n, &at, &p, &pl) || !p || pl >= sizeof pbuf || n - at < sizeof want)
+            goto done;
+        memcpy(&want, b + at, sizeof want);
+        at += sizeof want;
+        memcpy(pbuf, p, pl);
+        pbuf[pl] = 0;
+        stent_of(pbuf, &got);
+        if (memcmp(&want, &got, sizeof want) != 0)
+            goto done;
+    }
+    /* the listing is the one the kept graph was made of: read it from the graph's key */
+    cache_dir(g, &gp);
+    qr_buf_printf(&gp, "/%.*s", (int)cnl, cname);
+    if (gp.failed)
+        goto done;
+    int fd = open(gp.p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        goto done;
+    hdr h;
+    bool ok = read(fd, &h, sizeof h) == (ssize_t)sizeof h && h.magic == GCACHE_MAGIC &&
+              h.version == GCACHE_VERSION && h.keylen < h.total;
+    k = ok ? malloc(h.keylen ? h.keylen : 1) : NULL;
+    ok = k && read(fd, k, h.keylen) == (ssize_t)h.keylen;
+    close(fd);
+    if (!ok)
+        goto done;
+    memcpy(g->commit, commit, cl);
+    g->commit[cl] = 0;
+    if (files_of_key(g, k, h.keylen))
+        hit = qr__code_gcache_load(g);
+    if (!hit) {
+        free(g->files);
+        g->files = NULL;
+        g->nfiles = 0;
+        g->commit[0] = 0;
+    }
+done:
+    free(b);
+    free(k);
+    qr_buf_release(&sp);
+    qr_buf_release(&gp);
+    return hit;
 }

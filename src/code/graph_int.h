@@ -14,7 +14,15 @@ struct qr_code {
     char *gitdir;  /* the common git directory, absolute */
     char *workdir; /* NULL when bare */
     qr_code_store *store;
+    /* found without libgit2 (qr_code_open's fast discovery): repo and store are opened on
+     * first need (qr__code_need_repo/_store), so a query the kept graph answers starts
+     * neither */
+    char *open_path;
+    char *db_path;
 };
+
+int qr__code_need_repo(qr_code *c, qr_buf *err);
+int qr__code_need_store(qr_code *c, qr_buf *err);
 
 typedef struct gfile {
     const char *path;
@@ -64,6 +72,7 @@ struct qr_code_graph {
     const char **defines;
     size_t ndefines, capdefines;
     char *cache_buf; /* the kept graph this one was read from (gcache.c), or NULL */
+    bool defines_read;
 };
 
 size_t qr__code_name_lower(const qr_code_graph *g, const char *name);
@@ -96,5 +105,13 @@ int qr__code_ctags(const char *path, const char *src, size_t len, qr_arena *a, q
  * cache). qr__code_gcache_clear (store_int.h) removes them all. */
 int qr__code_gcache_load(qr_code_graph *g);
 void qr__code_gcache_save(const qr_code_graph *g);
+/* The working tree's graph without libgit2: 1 when the stat snapshot kept by the last
+ * listing still holds and its graph is read into g (g->defines read first). */
+int qr__code_gcache_fast(qr_code_graph *g);
+/* Keeps the stat snapshot of a working-tree listing (c->repo open): paths are every file
+ * listed (repository-relative), start when the listing began. */
+struct timespec;
+void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t npaths,
+                        const struct timespec *start);
 
 #endif

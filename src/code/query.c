@@ -1074,7 +1074,11 @@ static int q_get_index_stats(q *x, qr_val *out)
         qr_mapb_put(&ek, kw(x, qr__code_edge_name((qr_code_edge_kind)k)), qr_int((int64_t)ecounts[k]));
     qr_mapb_put(&mb, kw(x, "by_edge"), qr_mapb_finish(&ek, QR_T_MAP));
     int64_t blobs, items, refs;
-    if (qr__code_store_count(x->g->c->store, &blobs, &items, &refs) == QR_OK) {
+    qr_buf ignored;
+    qr_buf_init(&ignored);
+    int sr = qr__code_need_store(x->g->c, &ignored);
+    qr_buf_release(&ignored);
+    if (sr == QR_OK && qr__code_store_count(x->g->c->store, &blobs, &items, &refs) == QR_OK) {
         PUT("stored_blobs", blobs);
         PUT("stored_items", items);
         PUT("stored_refs", refs);

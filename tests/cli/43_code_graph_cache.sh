@@ -128,10 +128,19 @@ compare() {
   if [ -s "$TMP/cmp.out" ]; then cat "$TMP/cmp.out"; FAILS=$((FAILS + 1)); fi
 }
 
-# the first run keeps the graph; the next ones read it
+# the first run keeps the graph and (the files being older than a second) the working
+# tree's stat snapshot; the next ones read the graph without listing the tree with git
+sleep 2
 "$Q" code query list_files --repo "$R" >/dev/null
 expect_out "a graph is kept" "1" sh -c "ls '$R/.git/quarry/graphs/' | grep -c '\\.graph\$'"
+expect_out "a snapshot is kept" "1" sh -c "ls '$R/.git/quarry/graphs/' | grep -c '^worktree-.*\\.snap\$'"
 compare "committed tree"
+# the snapshot holds, so git is not even opened: the answer comes without git's objects
+mv "$R/.git/objects" "$TMP/objects"
+expect_out "without git, from the snapshot" "2" sh -c \
+  "'$Q' code query find_function --name pushint --repo '$R' --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"results\"]))'"
+expect_rc "git needed when the graph is not kept" 2 env QUARRY_CODE_GRAPH_CACHE=off "$Q" code query find_function --name pushint --repo "$R"
+mv "$TMP/objects" "$R/.git/objects"
 
 # the answers really come from the kept file: rename pushint inside it (same length)
 python3 - "$R/.git/quarry/graphs" <<'PY'
@@ -149,21 +158,30 @@ expect_out "off: assembled afresh" "2" sh -c \
   "QUARRY_CODE_GRAPH_CACHE=off '$Q' code query find_function --name pushinx --repo '$R' >/dev/null 2>&1; echo \$?"
 rm -f "$R"/.git/quarry/graphs/*.graph
 
-# an uncommitted edit, then a new untracked file, then a commit
-sleep 1
+# an uncommitted edit, then a new untracked file, then a commit, each after a snapshot
+# was kept (a query more than a second after the last change)
+settle() { sleep 2; "$Q" code query list_files --repo "$R" >/dev/null; }
+settle
 cat >> "$R/src/main.c" <<'C'
 int later(void) { return pushint(0, 2); }
 C
 compare "edited file"
 expect_out "the edit is seen" "later" sh -c \
   "'$Q' code query get_call_graph --name pushint --direction callers --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(r[\"from\"].split(\":\")[-1] for r in json.load(sys.stdin)[\"results\"] if r[\"from\"].endswith(\":later\")))'"
-cat > "$R/src/new.c" <<'C'
-#include "lib.h"
+settle
+mkdir "$R/src/more"
+cat > "$R/src/more/new.c" <<'C'
+#include "../../include/lib.h"
 int fresh(void) { return pushint(0, 3); }
 C
-compare "untracked file"
+compare "untracked file in a new directory"
+settle
 git -C "$R" add -A && git -C "$R" commit -qm two
 compare "after a commit"
+settle
+git -C "$R" rm -q --cached src/api.c
+compare "a file removed from the index"
+git -C "$R" add src/api.c
 expect_out "the new file is seen" "1" sh -c \
   "'$Q' code query find_function --name fresh --repo '$R' --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"results\"]))'"
 

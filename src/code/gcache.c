@@ -11,18 +11,19 @@
  * of a blob never change while they exist; removing rows (`quarry code gc`, a store
  * dropped and rebuilt) removes every kept graph too.
  *
- * The file is one buffer read whole: a header, the key, fixed-size records (files,
+ * The file is mapped whole (read-only, private): a header, the key, fixed-size records (files,
  * nodes, edges, the three sorted lookups) whose strings are offsets into a string table
  * at the end (each distinct string once). Loading turns offsets into pointers into that
- * buffer, which lives as long as the graph. Writes go to a temporary file renamed into
+ * mapping, which lives as long as the graph (a kept file is replaced by rename and removed
+ * by unlink, never rewritten in place, so a mapping stays whole). Writes go to a temporary file renamed into
  * place, so a reader sees a whole file or none. Any failure is a miss: it is a cache.
  *
  * Not kept (read on demand, as from an assembled graph): the identifier uses of
  * find_references (the store's names rows), the items of each file (the nodes hold
  * them), keys made on first use.
  *
- * Rejected: mmap of the file (a read of a few MB costs the same and frees the graph from
- * the file's lifetime); answering from SQL rows without a graph (every query type would
+ * Rejected: reading the file into memory (mapping touches only the pages a question
+ * needs: a question that finds no references never reads them); answering from SQL rows without a graph (every query type would
  * need a second implementation, and exactness with today's answers is the requirement).
  */
 #define _GNU_SOURCE /* DT_DIR: readdir's entry types */
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,29 +205,23 @@ int qr__code_gcache_load(qr_code_graph *g)
     cache_path(g, &key, &path);
     int hit = 0;
     char *buf = NULL;
+    size_t buflen = 0;
     int fd = key.failed || path.failed ? -1 : open(path.p, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size < (off_t)sizeof(hdr) ||
         sb.st_size > (off_t)0xffffffffu)
         goto done;
     size_t total = (size_t)sb.st_size;
-    buf = malloc(total + 1);
-    if (!buf)
+    void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED)
         goto done;
-    size_t got = 0;
-    while (got < total) {
-        ssize_t r = read(fd, buf + got, total - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            goto done;
-        got += (size_t)r;
-    }
-    buf[total] = 0;
+    buf = m;
+    buflen = total;
     hdr h;
     memcpy(&h, buf, sizeof h);
     if (h.magic != GCACHE_MAGIC || h.version != GCACHE_VERSION || h.total != total ||
-        h.keylen != key.len || h.nfiles != g->nfiles || h.strtab > total)
+        h.keylen != key.len || h.nfiles != g->nfiles || h.strtab > total ||
+        (h.strtab < total && buf[total - 1] != 0))
         goto done;
     size_t off = sizeof h;
     if (memcmp(buf + off, key.p, key.len) != 0)
@@ -367,6 +363,7 @@ int qr__code_gcache_load(qr_code_graph *g)
     g->stats = h.stats;
     g->stats.blobs_indexed_now = 0;
     g->cache_buf = buf;
+    g->cache_len = buflen;
     buf = NULL;
     hit = 1;
     goto done;
@@ -397,7 +394,8 @@ undo:
 done:
     if (fd >= 0)
         close(fd);
-    free(buf);
+    if (buf)
+        munmap(buf, buflen);
     qr_buf_release(&key);
     qr_buf_release(&path);
     return hit;
@@ -1007,4 +1005,107 @@ done:
     qr_buf_release(&sp);
     qr_buf_release(&gp);
     return hit;
+}
+
+/* ---- a clean file's text without git ----
+ * get_definition prints a definition's text from its blob. A file the listing found
+ * clean is on disk too; its bytes are the blob's when they hash to the blob's id (no
+ * filter such as autocrlf changed them), which is checked: SHA-1 of "blob LEN\0" and the
+ * bytes, as git names a blob (FIPS 180-4). */
+
+static uint32_t rol(uint32_t x, int n)
+{
+    return (x << n) | (x >> (32 - n));
+}
+
+typedef struct sha1 {
+    uint32_t h[5];
+    unsigned char blk[64];
+    size_t nblk;
+    uint64_t len;
+} sha1;
+
+static void sha1_block(sha1 *s, const unsigned char *p)
+{
+    uint32_t w[80];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+               (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+    for (int i = 16; i < 80; i++)
+        w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
+    for (int i = 0; i < 80; i++) {
+        uint32_t f, k;
+        if (i < 20) {
+            f = (b & c) | (~b & d);
+            k = 0x5a827999u;
+        } else if (i < 40) {
+            f = b ^ c ^ d;
+            k = 0x6ed9eba1u;
+        } else if (i < 60) {
+            f = (b & c) | (b & d) | (c & d);
+            k = 0x8f1bbcdcu;
+        } else {
+            f = b ^ c ^ d;
+            k = 0xca62c1d6u;
+        }
+        uint32_t t = rol(a, 5) + f + e + k + w[i];
+        e = d;
+        d = c;
+        c = rol(b, 30);
+        b = a;
+        a = t;
+    }
+    s->h[0] += a;
+    s->h[1] += b;
+    s->h[2] += c;
+    s->h[3] += d;
+    s->h[4] += e;
+}
+
+static void sha1_put(sha1 *s, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    s->len += n;
+    while (n) {
+        if (s->nblk == 0 && n >= 64) {
+            sha1_block(s, p);
+            p += 64;
+            n -= 64;
+            continue;
+        }
+        size_t take = 64 - s->nblk < n ? 64 - s->nblk : n;
+        memcpy(s->blk + s->nblk, p, take);
+        s->nblk += take;
+        p += take;
+        n -= take;
+        if (s->nblk == 64) {
+            sha1_block(s, s->blk);
+            s->nblk = 0;
+        }
+    }
+}
+
+static void sha1_hex(sha1 *s, char out[41])
+{
+    uint64_t bits = s->len * 8;
+    unsigned char pad = 0x80, zero = 0, lenb[8];
+    sha1_put(s, &pad, 1);
+    while (s->nblk != 56)
+        sha1_put(s, &zero, 1);
+    for (int i = 0; i < 8; i++)
+        lenb[i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha1_put(s, lenb, 8);
+    for (int i = 0; i < 5; i++)
+        snprintf(out + 8 * i, 9, "%08x", s->h[i]);
+}
+
+void qr__code_blob_id(const char *data, size_t len, char out[41])
+{
+    sha1 s = {.h = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u}};
+    char head[32];
+    int hl = snprintf(head, sizeof head, "blob %zu", len);
+    sha1_put(&s, head, (size_t)hl + 1);
+    sha1_put(&s, data, len);
+    sha1_hex(&s, out);
 }

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -455,6 +456,26 @@ static int read_content(qr_code *c, const gfile *f, size_t max, char **data, siz
         int rc = qr_read_file(p.p, 0, data, len);
         qr_buf_release(&p);
         return rc;
+    }
+    if (!c->repo && c->workdir && !f->symlink) {
+        /* git not opened (the kept graph answered): the file on disk, if it is the blob */
+        qr_buf p;
+        qr_buf_init(&p);
+        qr_buf_printf(&p, "%s/%s", c->workdir, f->path);
+        char *d = NULL;
+        size_t n = 0;
+        if (!p.failed && qr_read_file(p.p, 0, &d, &n) == QR_OK) {
+            char id[41];
+            qr__code_blob_id(d, n, id);
+            if (!strcmp(id, f->oid) && !(max && n > max)) {
+                qr_buf_release(&p);
+                *data = d;
+                *len = n;
+                return QR_OK;
+            }
+        }
+        free(d);
+        qr_buf_release(&p);
     }
     git_oid oid;
     git_blob *b = NULL;
@@ -1728,7 +1749,8 @@ void qr_code_graph_free(qr_code_graph *g)
     free(g->by_name);
     free(g->by_from);
     free(g->by_to);
-    free(g->cache_buf);
+    if (g->cache_buf)
+        munmap(g->cache_buf, g->cache_len);
     qr_arena_release(&g->a);
     free(g);
 }

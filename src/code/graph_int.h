@@ -71,7 +71,8 @@ struct qr_code_graph {
      * QUARRY_CODE_DEFINES), sorted */
     const char **defines;
     size_t ndefines, capdefines;
-    char *cache_buf; /* the kept graph this one was read from (gcache.c), or NULL */
+    char *cache_buf; /* the kept graph this one was mapped from (gcache.c), or NULL */
+    size_t cache_len;
     bool defines_read;
 };
 
@@ -110,6 +111,8 @@ void qr__code_gcache_save(const qr_code_graph *g);
 int qr__code_gcache_fast(qr_code_graph *g);
 /* Keeps the stat snapshot of a working-tree listing (c->repo open): paths are every file
  * listed (repository-relative), start when the listing began. */
+/* The id git gives a blob of these bytes (SHA-1 of "blob LEN\0" and them), hex. */
+void qr__code_blob_id(const char *data, size_t len, char out[41]);
 struct timespec;
 void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t npaths,
                         const struct timespec *start);

@@ -139,6 +139,8 @@ compare "committed tree"
 mv "$R/.git/objects" "$TMP/objects"
 expect_out "without git, from the snapshot" "2" sh -c \
   "'$Q' code query find_function --name pushint --repo '$R' --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"results\"]))'"
+expect_out "a definition's text from the clean file on disk" "int pushint(int *L, int n)" sh -c \
+  "'$Q' code query get_definition --name pushint --repo '$R' --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"text\"].splitlines()[0])'"
 expect_rc "git needed when the graph is not kept" 2 env QUARRY_CODE_GRAPH_CACHE=off "$Q" code query find_function --name pushint --repo "$R"
 mv "$TMP/objects" "$R/.git/objects"
 

@@ -483,6 +483,9 @@ static void prune(const qr_code_graph *g, const char *keep)
                 (ents[i].t.tv_sec == ents[old].t.tv_sec && ents[i].t.tv_nsec < ents[old].t.tv_nsec))
                 old = i;
         unlinkat(dirfd(d), ents[old].name, 0);
+        size_t l = strlen(ents[old].name); /* and its references: X.graph, X.refs */
+        memcpy(ents[old].name + l - 6, ".refs", 6);
+        unlinkat(dirfd(d), ents[old].name, 0);
         ents[old] = ents[--n];
     }
     if (d)
@@ -648,10 +651,8 @@ int qr__code_gcache_clear(const char *gitdir, size_t *removed)
     struct dirent *de;
     size_t n = 0;
     while (d && (de = readdir(d)) != NULL) {
-        size_t l = strlen(de->d_name);
-        bool ours = (l > 6 && !strcmp(de->d_name + l - 6, ".graph")) ||
-                    !strncmp(de->d_name, "tmp.", 4);
-        if (ours && unlinkat(dirfd(d), de->d_name, 0) == 0)
+        /* the directory is ours: graphs, references, snapshots, temporaries */
+        if (de->d_name[0] != '.' && unlinkat(dirfd(d), de->d_name, 0) == 0)
             n++;
     }
     if (d)
@@ -1108,4 +1109,204 @@ void qr__code_blob_id(const char *data, size_t len, char out[41])
     sha1_put(&s, head, (size_t)hl + 1);
     sha1_put(&s, data, len);
     sha1_hex(&s, out);
+}
+
+/* ---- find_references kept beside the graph ----
+ * The identifier uses (the store's names rows, three quarters of all references) are not
+ * in the kept graph: most questions never read them. The first find_references of a graph
+ * reads them all from the store and scans; it then keeps every reference it scanned
+ * beside the graph (<key>.refs), in the scan's order grouped by name, so the next process
+ * finds a name's rows by binary search in a mapped file, in the order the scan gives. */
+
+#define REFS_MAGIC 0x46455251u /* "QREF" */
+
+typedef struct refs_hdr {
+    uint32_t magic, version, keylen, nrecs, strtab, total;
+} refs_hdr;
+
+typedef struct rec {
+    uint32_t name, from, cond, file, line, kind, seq, pad;
+} rec;
+
+static const char *refs_strs; /* the string table the comparator reads */
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const rec *x = a, *y = b;
+    int c = strcmp(refs_strs + x->name, refs_strs + y->name);
+    if (c)
+        return c;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void refs_path(const qr_code_graph *g, const qr_buf *key, qr_buf *p)
+{
+    cache_dir(g, p);
+    qr_buf_printf(p, "/%016llx.refs", (unsigned long long)fnv64(key->p, key->len));
+}
+
+void qr__code_refs_keep(const qr_code_graph *g)
+{
+    if (cache_off() || !g->cache_buf)
+        return;
+    qr_buf key, path, out, tmp;
+    qr_buf_init(&key);
+    qr_buf_init(&path);
+    qr_buf_init(&out);
+    qr_buf_init(&tmp);
+    strtab t = {0};
+    qr_buf_init(&t.b);
+    rec *recs = NULL;
+    size_t n = 0, cap = 0;
+    make_key(g, &key);
+    refs_path(g, &key, &path);
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const gfile *f = &g->files[i];
+        if (f->status < 0 || f->deleted)
+            continue;
+        if (f->status == QR_CODE_BLOB_OK && !f->names_loaded)
+            goto done; /* the scan did not read them all */
+        size_t a = 0, b = 0;
+        while (a < f->file.nrefs || b < f->nnames) {
+            const qr_code_ref *ref;
+            if (b >= f->nnames || (a < f->file.nrefs && f->file.refs[a].line <= f->names[b].line))
+                ref = &f->file.refs[a++];
+            else
+                ref = &f->names[b++];
+            if (ref->kind == QR_CODE_REF_INCLUDE)
+                continue;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 4096;
+                rec *nr = realloc(recs, nc * sizeof *nr);
+                if (!nr)
+                    goto done;
+                recs = nr;
+                cap = nc;
+            }
+            rec r = {.name = intern(&t, ref->name),
+                     .from = intern(&t, ref->from),
+                     .cond = intern(&t, ref->cond),
+                     .file = (uint32_t)i,
+                     .line = ref->line,
+                     .kind = (uint32_t)ref->kind,
+                     .seq = (uint32_t)n};
+            recs[n++] = r;
+        }
+    }
+    if (t.failed || t.b.failed || key.failed || path.failed || n >= NOSTR)
+        goto done;
+    refs_strs = t.b.p ? t.b.p : "";
+    qsort(recs, n, sizeof *recs, cmp_rec);
+    refs_strs = NULL;
+    refs_hdr h = {.magic = REFS_MAGIC, .version = GCACHE_VERSION, .keylen = (uint32_t)key.len,
+                  .nrecs = (uint32_t)n};
+    qr_buf_append(&out, (const char *)&h, sizeof h);
+    qr_buf_append(&out, key.p, key.len);
+    while (out.len % 8)
+        qr_buf_putc(&out, 0);
+    qr_buf_append(&out, (const char *)recs, n * sizeof *recs);
+    h.strtab = (uint32_t)out.len;
+    qr_buf_append(&out, t.b.p ? t.b.p : "", t.b.len);
+    if (out.failed || out.len >= NOSTR)
+        goto done;
+    h.total = (uint32_t)out.len;
+    memcpy(out.p, &h, sizeof h);
+    qr_buf_printf(&tmp, "%s.XXXXXX", path.p);
+    if (tmp.failed)
+        goto done;
+    int fd = mkstemp(tmp.p);
+    if (fd < 0)
+        goto done;
+    (void)fchmod(fd, 0644);
+    bool ok = true;
+    size_t put = 0;
+    while (ok && put < out.len) {
+        ssize_t w = write(fd, out.p + put, out.len - put);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        if (ok)
+            put += (size_t)w;
+    }
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp.p, path.p) != 0)
+        unlink(tmp.p);
+done:
+    free(recs);
+    free(t.slots);
+    qr_buf_release(&t.b);
+    qr_buf_release(&key);
+    qr_buf_release(&path);
+    qr_buf_release(&out);
+    qr_buf_release(&tmp);
+}
+
+int qr__code_refs_kept(qr_code_graph *g, const char *name, qr__code_ref_fn row, void *ud,
+                       bool *known)
+{
+    if (cache_off() || !g->cache_buf)
+        return 0;
+    qr_buf key, path;
+    qr_buf_init(&key);
+    qr_buf_init(&path);
+    make_key(g, &key);
+    refs_path(g, &key, &path);
+    int answered = 0;
+    char *m = NULL;
+    size_t total = 0;
+    int fd = key.failed || path.failed ? -1 : open(path.p, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size < (off_t)sizeof(refs_hdr) ||
+        sb.st_size >= (off_t)NOSTR)
+        goto done;
+    total = (size_t)sb.st_size;
+    void *mm = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mm == MAP_FAILED)
+        goto done;
+    m = mm;
+    refs_hdr h;
+    memcpy(&h, m, sizeof h);
+    size_t off = sizeof h;
+    if (h.magic != REFS_MAGIC || h.version != GCACHE_VERSION || h.total != total ||
+        h.keylen != key.len || total - off < key.len || memcmp(m + off, key.p, key.len))
+        goto done;
+    off += (key.len + 7) & ~(size_t)7;
+    if (off > total || (total - off) / sizeof(rec) < h.nrecs ||
+        h.strtab != off + (size_t)h.nrecs * sizeof(rec) || h.strtab > total ||
+        (h.strtab < total && m[total - 1] != 0))
+        goto done;
+    const rec *r = (const rec *)(m + off);
+    const char *st = m + h.strtab;
+    size_t stlen = total - h.strtab;
+    for (uint32_t i = 0; i < h.nrecs; i++)
+        if (r[i].name >= stlen)
+            goto done;
+    size_t lo = 0, hi = h.nrecs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(st + r[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < h.nrecs && !strcmp(st + r[i].name, name); i++) {
+        if (r[i].file >= g->nfiles || r[i].kind >= QR_CODE_REF_KIND_COUNT)
+            goto done;
+        *known = true;
+        qr_code_ref ref = {.kind = (qr_code_ref_kind)r[i].kind,
+                           .from = r[i].from < stlen ? st + r[i].from : NULL,
+                           .name = st + r[i].name,
+                           .cond = r[i].cond < stlen ? st + r[i].cond : NULL,
+                           .line = r[i].line};
+        row(ud, &g->files[r[i].file], &ref);
+    }
+    answered = 1;
+done:
+    if (fd >= 0)
+        close(fd);
+    if (m)
+        munmap(m, total);
+    qr_buf_release(&key);
+    qr_buf_release(&path);
+    return answered;
 }

@@ -113,6 +113,14 @@ int qr__code_gcache_fast(qr_code_graph *g);
  * listed (repository-relative), start when the listing began. */
 /* The id git gives a blob of these bytes (SHA-1 of "blob LEN\0" and them), hex. */
 void qr__code_blob_id(const char *data, size_t len, char out[41]);
+/* find_references from the references kept beside a kept graph (gcache.c): 1 when
+ * answered (row called for each reference named `name`, in the order the scan of every
+ * file gives; *known set when there is one), 0 when nothing is kept. _keep keeps them
+ * after a scan that read every file's names. */
+typedef void (*qr__code_ref_fn)(void *ud, const gfile *f, const qr_code_ref *ref);
+int qr__code_refs_kept(qr_code_graph *g, const char *name, qr__code_ref_fn row, void *ud,
+                       bool *known);
+void qr__code_refs_keep(const qr_code_graph *g);
 struct timespec;
 void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t npaths,
                         const struct timespec *start);

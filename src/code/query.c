@@ -940,6 +940,11 @@ static void ref_row(q *x, const gfile *f, const qr_code_ref *ref)
     x->total++;
 }
 
+static void ref_row_kept(void *ud, const gfile *f, const qr_code_ref *ref)
+{
+    ref_row(ud, f, ref);
+}
+
 static int q_find_references(q *x, qr_val *out)
 {
     int rc = need(x, "name", x->name);
@@ -950,7 +955,11 @@ static int q_find_references(q *x, qr_val *out)
     for (size_t j = qr__code_name_lower(g, x->name);
          j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++)
         known = true;
-    if (!x->g->refs_done && x->g->ref_queries++ == 0) {
+    if (!x->g->refs_done && x->g->ref_queries == 0 &&
+        qr__code_refs_kept(x->g, x->name, ref_row_kept, x, &known)) {
+        /* answered from the references kept beside the kept graph */
+        x->g->ref_queries++;
+    } else if (!x->g->refs_done && x->g->ref_queries++ == 0) {
         /* the first question of a graph scans (a process answering one question should
          * not sort every reference); the second builds the index */
         for (size_t i = 0; i < g->nfiles; i++) {
@@ -973,6 +982,7 @@ static int q_find_references(q *x, qr_val *out)
                 ref_row(x, f, ref);
             }
         }
+        qr__code_refs_keep(x->g);
     } else {
         if ((rc = qr__code_ref_index(x->g, x->err)))
             return rc;

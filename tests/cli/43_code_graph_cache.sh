@@ -144,6 +144,21 @@ expect_out "a definition's text from the clean file on disk" "int pushint(int *L
 expect_rc "git needed when the graph is not kept" 2 env QUARRY_CODE_GRAPH_CACHE=off "$Q" code query find_function --name pushint --repo "$R"
 mv "$TMP/objects" "$R/.git/objects"
 
+# find_references answers from the references kept beside the graph: rename one there
+expect_out "references are kept" "1" sh -c "ls '$R/.git/quarry/graphs/' | grep -c '\\.refs\$'"
+python3 - "$R/.git/quarry/graphs" <<'PY'
+import os, sys
+d = sys.argv[1]
+for f in os.listdir(d):
+    if f.endswith(".refs"):
+        p = os.path.join(d, f)
+        b = open(p, "rb").read()
+        open(p, "wb").write(b.replace(b"printf\0", b"printx\0"))
+PY
+expect_out "the kept references answer" "src/api.c" sh -c \
+  "'$Q' code query find_references --name printx --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(r[\"file\"] for r in json.load(sys.stdin)[\"results\"]))'"
+rm -f "$R"/.git/quarry/graphs/*.refs
+
 # the answers really come from the kept file: rename pushint inside it (same length)
 python3 - "$R/.git/quarry/graphs" <<'PY'
 import os, sys

@@ -166,6 +166,9 @@ static const qr_tool_param code_graph_params[] = {
     P_REPO, P_STR("ref", "the code graph of a commit (default: the working tree)"), P_END};
 static const char *const code_graph_pos[] = {"what", NULL};
 
+static const char *const code_gc_fmt[] = {"json", "table", NULL};
+static const qr_tool_param code_gc_params[] = {
+    P_REPO, P_ENUM("format", code_gc_fmt, "how to print (default: table)"), P_END};
 static const cli_command code_subs[] = {
     {.name = "index", .summary = "build the code index of a ref or the working tree and say what it holds",
      .usage = "quarry code index [--repo DIR] [--ref REF] [--format edn|json|table]",
@@ -180,6 +183,9 @@ static const cli_command code_subs[] = {
               "[--format dot|svg] [--repo DIR] [--ref REF]",
      .params = code_graph_params, .positional = code_graph_pos, .flags = CLI_CMD_NEEDS_REPO,
      .run = cli_cmd_code_graph},
+    {.name = "gc", .summary = "prune the code index of blobs no ref, index or working tree reaches",
+     .usage = "quarry code gc [--repo DIR] [--format json|table]",
+     .params = code_gc_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_code_gc},
     {.name = NULL}};
 
 static const char code_help[] =
@@ -345,7 +351,7 @@ const cli_command cli_commands[] = {
      .flags = CLI_CMD_NEEDS_STORE, .subs = mem_subs, .own = cmd_mem},
     {.name = "code",
      .summary = "the code graph: functions, types, macros, includes and calls, per git blob",
-     .usage = "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...", .help = code_help,
+     .usage = "quarry code index|query|dump|graph|gc [--repo DIR] [--ref REF] ...", .help = code_help,
      .subs = code_subs},
     {.name = "sparql",
      .summary = "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files",

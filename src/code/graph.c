@@ -430,6 +430,29 @@ done:
     return rc;
 }
 
+int qr__code_worktree_oids(qr_code *c, char (**out)[41], size_t *n, qr_buf *err)
+{
+    *out = NULL;
+    *n = 0;
+    qr_code_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return QR_ENOMEM;
+    g->c = c;
+    qr_arena_init(&g->a, 0);
+    lister l = {.g = g};
+    int rc = c->workdir ? list_worktree(c, &l, err) : QR_OK;
+    if (rc == QR_OK && g->nfiles) {
+        *out = malloc(g->nfiles * sizeof **out);
+        if (!*out)
+            rc = QR_ENOMEM;
+        for (size_t i = 0; rc == QR_OK && i < g->nfiles; i++)
+            if (!g->files[i].deleted)
+                memcpy((*out)[(*n)++], g->files[i].oid, 41);
+    }
+    qr_code_graph_free(g);
+    return rc;
+}
+
 /* ---- reading and indexing blobs ---- */
 
 /* The content of a file: *data is malloc'd. QR_OK, or 1 when over max (size set). */
@@ -1691,6 +1714,14 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             goto fail;
         if (opts && opts->progress)
             opts->progress(opts->progress_ud, "indexing code files", todo, todo);
+        if (qr__code_gc_due(c)) {
+            /* the graph being assembled holds its rows already: prune what nothing reaches */
+            qr_code_gc_stats gs;
+            qr_buf ge;
+            qr_buf_init(&ge);
+            (void)qr_code_gc(c, opts ? opts->stop : NULL, &gs, &ge);
+            qr_buf_release(&ge);
+        }
     }
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];

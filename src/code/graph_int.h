@@ -121,6 +121,10 @@ typedef void (*qr__code_ref_fn)(void *ud, const gfile *f, const qr_code_ref *ref
 int qr__code_refs_kept(qr_code_graph *g, const char *name, qr__code_ref_fn row, void *ud,
                        bool *known);
 void qr__code_refs_keep(const qr_code_graph *g);
+/* The blob ids of the git index overlaid with the working tree (malloc'd). */
+int qr__code_worktree_oids(qr_code *c, char (**out)[41], size_t *n, qr_buf *err);
+/* Whether the database is past its size for an automatic gc (gc.c). */
+bool qr__code_gc_due(qr_code *c);
 struct timespec;
 void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t npaths,
                         const struct timespec *start);

@@ -408,12 +408,41 @@ typedef struct strtab {
     uint32_t *slots; /* offset + 1, 0: empty */
     size_t cap, n;
     bool failed;
+    /* the same pointer comes back often (a file's path, an edge's keys): a direct-mapped
+     * cache of pointer -> offset skips hashing the text again */
+    const char **pk; /* PCACHE entries, allocated on first use */
+    uint32_t *pv;
 } strtab;
+
+#define PCACHE 8192
+
+static uint32_t intern_text(strtab *t, const char *s);
 
 static uint32_t intern(strtab *t, const char *s)
 {
     if (!s)
         return NOSTR;
+    if (!t->pk) {
+        t->pk = calloc(PCACHE, sizeof *t->pk);
+        t->pv = calloc(PCACHE, sizeof *t->pv);
+        if (!t->pk || !t->pv) {
+            t->failed = true;
+            return NOSTR;
+        }
+    }
+    size_t h = (size_t)(((uint64_t)(uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull >> 51); /* 13 bits */
+    if (t->pk[h] == s)
+        return t->pv[h];
+    uint32_t off = intern_text(t, s);
+    if (!t->failed) {
+        t->pk[h] = s;
+        t->pv[h] = off;
+    }
+    return off;
+}
+
+static uint32_t intern_text(strtab *t, const char *s)
+{
     size_t len = strlen(s);
     if (t->n * 2 >= t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 4096;
@@ -635,6 +664,8 @@ void qr__code_gcache_save(const qr_code_graph *g)
     prune(g, base ? base + 1 : path.p);
 done:
     free(t.slots);
+    free(t.pk);
+    free(t.pv);
     qr_buf_release(&t.b);
     qr_buf_release(&key);
     qr_buf_release(&path);
@@ -1234,6 +1265,8 @@ void qr__code_refs_keep(const qr_code_graph *g)
 done:
     free(recs);
     free(t.slots);
+    free(t.pk);
+    free(t.pv);
     qr_buf_release(&t.b);
     qr_buf_release(&key);
     qr_buf_release(&path);

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define GCACHE_MAGIC 0x47435251u /* "QRCG" */
-#define GCACHE_VERSION 1u
+#define GCACHE_VERSION 2u
 #define GCACHE_KEEP 8 /* graphs kept per repository (the newest by change time) */
 #define NOSTR 0xffffffffu
 
@@ -228,9 +228,10 @@ int qr__code_gcache_load(qr_code_graph *g)
         goto done;
     off += (key.len + 7) & ~(size_t)7;
     /* the sizes of the sections, checked against the file before anything is read */
-    size_t need = off + (size_t)h.nfiles * sizeof(frec) + (size_t)h.nnodes * sizeof(nrec) +
-                  (size_t)h.nedges * sizeof(erec) + (size_t)h.nrefs * sizeof(rrec) +
-                  ((size_t)h.ndirect + h.nnamed + 2 * (size_t)h.nedges) * sizeof(uint32_t);
+    size_t need = off + (size_t)h.nfiles * sizeof(frec) +
+                  ((size_t)h.nnamed + 2 * (size_t)h.nedges) * sizeof(size_t) +
+                  (size_t)h.nnodes * sizeof(nrec) + (size_t)h.nedges * sizeof(erec) +
+                  (size_t)h.nrefs * sizeof(rrec) + (size_t)h.ndirect * sizeof(uint32_t);
     if (need > h.strtab)
         goto done;
     const char *st = buf + h.strtab;
@@ -238,6 +239,14 @@ int qr__code_gcache_load(qr_code_graph *g)
 #define S(o) ((o) == NOSTR || (o) >= stlen ? NULL : st + (o))
     const frec *fr = (const frec *)(buf + off);
     off += h.nfiles * sizeof(frec);
+    /* the sorted lookups are used in place: the mapping is read-only, and they are never
+     * written after assembly */
+    const size_t *byn = (const size_t *)(buf + off);
+    off += h.nnamed * sizeof(size_t);
+    const size_t *byf = (const size_t *)(buf + off);
+    off += h.nedges * sizeof(size_t);
+    const size_t *byt = (const size_t *)(buf + off);
+    off += h.nedges * sizeof(size_t);
     const nrec *nr = (const nrec *)(buf + off);
     off += h.nnodes * sizeof(nrec);
     const erec *er = (const erec *)(buf + off);
@@ -245,24 +254,29 @@ int qr__code_gcache_load(qr_code_graph *g)
     const rrec *rr = (const rrec *)(buf + off);
     off += h.nrefs * sizeof(rrec);
     const uint32_t *dir = (const uint32_t *)(buf + off);
-    off += h.ndirect * sizeof(uint32_t);
-    const uint32_t *byn = (const uint32_t *)(buf + off);
-    off += h.nnamed * sizeof(uint32_t);
-    const uint32_t *byf = (const uint32_t *)(buf + off);
-    off += h.nedges * sizeof(uint32_t);
-    const uint32_t *byt = (const uint32_t *)(buf + off);
 
     size_t nn = h.nnodes ? h.nnodes : 1, ne = h.nedges ? h.nedges : 1;
-    g->nodes = malloc(nn * sizeof *g->nodes);
-    g->edges = malloc(ne * sizeof *g->edges);
-    g->node_file = malloc(nn * sizeof *g->node_file);
+    /* nodes, edges and node_file in one anonymous region, faulted in at once: a query
+     * touches them all while they are filled */
+    size_t rn = nn * sizeof *g->nodes, re = ne * sizeof *g->edges;
+    size_t rlen = rn + re + nn * sizeof *g->node_file;
+    void *region = mmap(NULL, rlen, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED)
+        goto done;
+    (void)madvise(region, rlen, MADV_HUGEPAGE); /* fewer faults where the kernel allows */
+    g->region = region;
+    g->region_len = rlen;
+    g->nodes = region;
+    g->edges = (qr_code_edge *)((char *)region + rn);
+    g->node_file = (size_t *)((char *)region + rn + re);
     g->keys = calloc(nn, sizeof *g->keys);
-    g->by_name = malloc(nn * sizeof *g->by_name);
-    g->by_from = malloc(ne * sizeof *g->by_from);
-    g->by_to = malloc(ne * sizeof *g->by_to);
+    g->by_name = (size_t *)byn;
+    g->by_from = (size_t *)byf;
+    g->by_to = (size_t *)byt;
+    g->lookups_mapped = true;
     qr_code_ref *refs = h.nrefs ? qr_arena_alloc(&g->a, h.nrefs * sizeof *refs) : NULL;
-    if (!g->nodes || !g->edges || !g->node_file || !g->keys || !g->by_name || !g->by_from ||
-        !g->by_to || (h.nrefs && !refs))
+    if (!g->keys || (h.nrefs && !refs))
         goto undo;
     g->capn = nn;
     g->cape = ne;
@@ -340,14 +354,10 @@ int qr__code_gcache_load(qr_code_graph *g)
             goto undo;
         if (byf[i] >= h.nedges || byt[i] >= h.nedges)
             goto undo;
-        g->by_from[i] = byf[i];
-        g->by_to[i] = byt[i];
     }
-    for (size_t i = 0; i < h.nnamed; i++) {
+    for (size_t i = 0; i < h.nnamed; i++)
         if (byn[i] >= h.nnodes)
             goto undo;
-        g->by_name[i] = byn[i];
-    }
 #undef S
     g->nnodes = h.nnodes;
     g->nedges = h.nedges;
@@ -368,13 +378,11 @@ int qr__code_gcache_load(qr_code_graph *g)
     hit = 1;
     goto done;
 undo:
-    free(g->nodes);
-    free(g->edges);
-    free(g->node_file);
+    munmap(g->region, g->region_len);
+    g->region = NULL;
+    g->region_len = 0;
+    g->lookups_mapped = false;
     free(g->keys);
-    free(g->by_name);
-    free(g->by_from);
-    free(g->by_to);
     g->nodes = NULL;
     g->edges = NULL;
     g->node_file = NULL;
@@ -574,6 +582,9 @@ void qr__code_gcache_save(const qr_code_graph *g)
         r0 += (uint32_t)f->file.nrefs;
         qr_buf_append(&out, (const char *)&x, sizeof x);
     }
+    qr_buf_append(&out, (const char *)g->by_name, g->nnamed * sizeof *g->by_name);
+    qr_buf_append(&out, (const char *)g->by_from, g->nedges * sizeof *g->by_from);
+    qr_buf_append(&out, (const char *)g->by_to, g->nedges * sizeof *g->by_to);
     for (size_t i = 0; i < g->nnodes; i++) {
         const qr_code_node *n = &g->nodes[i];
         nrec x = {.kind = n->it.kind,
@@ -620,12 +631,6 @@ void qr__code_gcache_save(const qr_code_graph *g)
     for (size_t i = 0; i < g->nfiles; i++)
         for (size_t k = 0; k < g->files[i].ndirect; k++)
             put_u32(&out, (uint32_t)g->files[i].direct[k]);
-    for (size_t i = 0; i < g->nnamed; i++)
-        put_u32(&out, (uint32_t)g->by_name[i]);
-    for (size_t i = 0; i < g->nedges; i++)
-        put_u32(&out, (uint32_t)g->by_from[i]);
-    for (size_t i = 0; i < g->nedges; i++)
-        put_u32(&out, (uint32_t)g->by_to[i]);
     if (t.failed || out.failed || t.b.failed || (uint64_t)out.len + t.b.len >= NOSTR)
         goto done;
     h.strtab = (uint32_t)out.len;

@@ -1772,14 +1772,20 @@ void qr_code_graph_free(qr_code_graph *g)
     }
     free(g->refs);
     free(g->ref_file);
-    free(g->node_file);
     free(g->files);
-    free(g->nodes);
-    free(g->edges);
     free(g->keys);
-    free(g->by_name);
-    free(g->by_from);
-    free(g->by_to);
+    if (g->region) {
+        munmap(g->region, g->region_len);
+    } else {
+        free(g->node_file);
+        free(g->nodes);
+        free(g->edges);
+    }
+    if (!g->lookups_mapped) {
+        free(g->by_name);
+        free(g->by_from);
+        free(g->by_to);
+    }
     if (g->cache_buf)
         munmap(g->cache_buf, g->cache_len);
     qr_arena_release(&g->a);

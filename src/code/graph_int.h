@@ -73,6 +73,11 @@ struct qr_code_graph {
     size_t ndefines, capdefines;
     char *cache_buf; /* the kept graph this one was mapped from (gcache.c), or NULL */
     size_t cache_len;
+    /* a graph read from a kept one: nodes, edges and node_file live in region (munmap),
+     * by_name, by_from and by_to in the mapping (not freed) */
+    void *region;
+    size_t region_len;
+    bool lookups_mapped;
     bool defines_read;
 };
 

@@ -1,4 +1,4 @@
-# 43_code_graph_cache.sh: the assembled code graph kept on disk (src/code/gcache.c) gives
+# 60_code_graph_cache.sh: the assembled code graph kept on disk (src/code/gcache.c) gives
 # exactly the answers of a graph assembled afresh: every query type, run on a fixture
 # both ways (QUARRY_CODE_GRAPH_CACHE=off assembles, the default reads the kept graph),
 # prints the same bytes; the kept graph is really what answers (a name changed inside

@@ -1,4 +1,4 @@
-# 44_code_gc.sh: `quarry code gc` prunes the code index of the blobs nothing reaches (a
+# 61_code_gc.sh: `quarry code gc` prunes the code index of the blobs nothing reaches (a
 # deleted branch's versions, an uncommitted edit since undone) and keeps what a branch, a
 # tag, HEAD or the working tree reaches; it removes the graphs kept on disk; the next
 # query answers as before; past QUARRY_CODE_GC_BYTES a load prunes by itself.

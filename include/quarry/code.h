@@ -213,8 +213,12 @@ enum {
     QR_CODE_DOT_CALLEES = 2,
     QR_CODE_DOT_INCLUDES = 3, /* only what the file includes */
 };
-int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf *out,
-                qr_buf *err);
+/* The walk is get_call_graph's (callees onward from callees, callers onward from
+ * callers), so the picture shows what the query answers; at most max_nodes nodes are
+ * drawn (0: QR_CODE_DOT_MAX_NODES, < 0: no cap), the rest counted in a note. */
+#define QR_CODE_DOT_MAX_NODES 60
+int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, int max_nodes,
+                qr_buf *out, qr_buf *err);
 
 /* Runs one query_codebase query (args: the tool's normalized argument map). */
 int qr_code_query(qr_code_graph *g, const qr_stop *stop, qr_val args, qr_arena *a, qr_val *out,

@@ -192,6 +192,7 @@ int cli_cmd_code_graph(const cli_args *args)
     const char *what = cli_arg_str(args, "what", NULL);
     const char *gfmt = cli_arg_str(args, "format", "dot");
     int depth = (int)cli_arg_int(args, "depth", 1);
+    int max_nodes = (int)cli_arg_int(args, "max-nodes", 0);
     int mode = cli_arg_bool(args, "callers")    ? QR_CODE_DOT_CALLERS
                : cli_arg_bool(args, "callees")  ? QR_CODE_DOT_CALLEES
                : cli_arg_bool(args, "includes") ? QR_CODE_DOT_INCLUDES
@@ -208,7 +209,7 @@ int cli_cmd_code_graph(const cli_args *args)
     qr_buf b, err;
     qr_buf_init(&b);
     qr_buf_init(&err);
-    int rc = qr_code_dot(g, what, mode, depth, &b, &err);
+    int rc = qr_code_dot(g, what, mode, depth, max_nodes, &b, &err);
     if (rc != QR_OK) {
         cli_error(FMT_TABLE, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p ? err.p : "failed");
         st = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;

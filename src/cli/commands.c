@@ -161,6 +161,8 @@ static const qr_tool_param code_graph_params[] = {
     P_FLAG("callees", "draw what it calls"), P_FLAG("includes", "draw what a file includes"),
     {.name = "depth", .type = QR_TOOL_INTEGER, .def = "1", .has_min = true, .min = 1,
      .has_max = true, .max = 64, .desc = "how many steps out"},
+    {.name = "max-nodes", .type = QR_TOOL_INTEGER, .def = "60", .has_min = true, .min = 1,
+     .desc = "draw at most N nodes (the rest are counted in a note)"},
     {.name = "format", .type = QR_TOOL_STRING, .enum_values = fmt_dot_svg, .def = "\"dot\"",
      .desc = "Graphviz DOT, or SVG drawn by Graphviz's dot"},
     P_REPO, P_STR("ref", "the code graph of a commit (default: the working tree)"), P_END};
@@ -180,7 +182,7 @@ static const cli_command code_subs[] = {
      .params = code_dump_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_code_dump},
     {.name = "graph", .summary = "draw the neighbourhood of a function or file as DOT or SVG",
      .usage = "quarry code graph SYMBOL|FILE [--callers|--callees|--includes] [--depth N]\n"
-              "[--format dot|svg] [--repo DIR] [--ref REF]",
+              "[--max-nodes N] [--format dot|svg] [--repo DIR] [--ref REF]",
      .params = code_graph_params, .positional = code_graph_pos, .flags = CLI_CMD_NEEDS_REPO,
      .run = cli_cmd_code_graph},
     {.name = "gc", .summary = "prune the code index of blobs no ref, index or working tree reaches",

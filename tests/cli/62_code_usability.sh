@@ -28,6 +28,12 @@ void reply(int c);
 void str_get(int c) { reply(c); }
 void str_set(int c) { reply(c); reply(c + 1); }
 C
+cat > "$R/src/chain.c" <<'C'
+void c3(void) {}
+void b2(void) { c3(); }
+void a1(void) { b2(); }
+void e5(void) { c3(); }
+C
 git -C "$R" add -A && git -C "$R" commit -qm one
 
 callers() {
@@ -45,6 +51,16 @@ expect_rc "file where the function is not defined: exit 2" 2 \
 expect_err "says where it is and names site_file" \
   "tool 'query_codebase': function 'reply' is defined in 'src/net.c', not under 'src/str.c' (file picks where the function is defined; site_file keeps the calls written in a file)" \
   "$Q" code query get_call_graph --name reply --file src/str.c --repo "$R"
+
+# quarry code graph draws what get_call_graph answers: callers of b2 and what b2 calls,
+# onward in the same direction; not e5, a caller of b2's callee
+nodes() { "$Q" code graph "$@" --repo "$R" | grep -o '\[label="[a-z0-9]*"' | sed 's/.*="//; s/"//' | sort | tr '\n' ' '; }
+expect_out "graph: the query's nodes" "a1 b2 c3 " nodes b2 --depth 2
+expect_out "the query answers the same" "src/chain.c:a1 src/chain.c:b2 src/chain.c:c3" sh -c \
+  "'$Q' code query get_call_graph --name b2 --depth 2 --repo '$R' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"]; print(\" \".join(sorted({x[\"from\"] for x in r} | {x[\"to\"] for x in r})))'"
+expect_out "graph: a node cap, the rest counted" "1 more not drawn" sh -c \
+  "'$Q' code graph b2 --depth 2 --max-nodes 2 --repo '$R' | grep -o '[0-9]* more not drawn'"
+expect_rc "graph: --max-nodes 0 is bad input" 2 "$Q" code graph b2 --max-nodes 0 --repo "$R"
 
 # get_definition as a table: the fields, then the whole text (a struct's members), not
 # one squashed cell

@@ -1022,6 +1022,11 @@ static int guess_distance(const qr_code_graph *g, int64_t fi, int64_t ni)
  * the linker joins: non-static functions and variables; and types, as a guess) one
  * anywhere. Macros and static functions are seen only in `file` and what it includes.
  * Active ones before inactive ones; -1 when none. */
+bool qr__code_fnptr_type(const char *type)
+{
+    return type && strstr(type, "(*") && strchr(type, ')');
+}
+
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
     int64_t best = -1;
@@ -1212,6 +1217,13 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
         return expand_macro(g, s, m, via ? via : g->nodes[m].it.name, depth, stack);
     }
     int64_t t = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);
+    if (t < 0 && !via) {
+        /* a call through a project function-pointer variable (`monotime
+         * (*getMonotonicUs)(void)`): the call reaches that variable */
+        int64_t v = qr__code_resolve(g, name, QR_CODE_VARIABLE, s->f->path);
+        if (v >= 0 && qr__code_fnptr_type(g->nodes[v].it.type))
+            t = v;
+    }
     if (via && t < 0)
         return QR_OK; /* inside a macro body, only calls of project functions are kept */
     qr_code_edge e = {.kind = QR_CODE_E_CALLS,

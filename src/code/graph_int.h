@@ -87,6 +87,8 @@ size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first)
 int64_t qr__code_file_index(const qr_code_graph *g, const char *path);
 const char *qr__code_node_key(qr_code_graph *g, size_t i);
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int kind, const char *file);
+/* Whether a variable's type is a pointer to a function ("monotime (*)(void)"). */
+bool qr__code_fnptr_type(const char *type);
 
 bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond);
 extern const char *const qr__code_query_types[];

@@ -857,6 +857,21 @@ static int q_get_call_graph(q *x, qr_val *out)
             return rc;
         }
     }
+    for (size_t j = qr__code_name_lower(g, x->name);
+         !start.n && j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {
+        /* a function-pointer variable: its callers are the calls through it */
+        size_t i = g->by_name[j];
+        const qr_code_node *n = &g->nodes[i];
+        if (n->it.kind != QR_CODE_VARIABLE || !qr__code_fnptr_type(n->it.type) ||
+            !file_ok(x, n->file))
+            continue;
+        size_t first;
+        if (qr__code_edges_to(g, qr__code_node_key(x->g, i), &first) &&
+            (rc = wq_push(&start, qr__code_node_key(x->g, i), 0))) {
+            wq_free(&start);
+            return rc;
+        }
+    }
     bool macro = false;
     for (size_t j = qr__code_name_lower(g, x->name);
          !start.n && j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {

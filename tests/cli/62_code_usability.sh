@@ -1,7 +1,8 @@
 # 62_code_usability.sh: what a developer new to a tree meets (issue 23, usability):
 # get_call_graph filters by where the definition is (file) or where the calls are
 # (site_file), and says which when the definition is elsewhere; get_definition's table
-# shows the definition's text as written.
+# shows the definition's text as written; the picture shows what the query answers; a
+# call through a function-pointer variable is resolved to it.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -34,6 +35,13 @@ void b2(void) { c3(); }
 void a1(void) { b2(); }
 void e5(void) { c3(); }
 C
+cat > "$R/src/clock.c" <<'C'
+static long real_now(void) { return 1; }
+long (*now_us)(void) = 0;
+void clock_init(void) { now_us = real_now; }
+long elapsed(long t0) { return now_us() - t0; }
+long later(void) { return undefined_lib_call(); }
+C
 git -C "$R" add -A && git -C "$R" commit -qm one
 
 callers() {
@@ -61,6 +69,12 @@ expect_out "the query answers the same" "src/chain.c:a1 src/chain.c:b2 src/chain
 expect_out "graph: a node cap, the rest counted" "1 more not drawn" sh -c \
   "'$Q' code graph b2 --depth 2 --max-nodes 2 --repo '$R' | grep -o '[0-9]* more not drawn'"
 expect_rc "graph: --max-nodes 0 is bad input" 2 "$Q" code graph b2 --max-nodes 0 --repo "$R"
+
+# a call through a project function-pointer variable reaches the variable
+expect_out "function-pointer variable: resolved" "src/clock.c:elapsed -> src/clock.c:now_us resolved" sh -c \
+  "'$Q' code query get_call_graph --name now_us --direction callers --repo '$R' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; print(r[\"from\"], \"->\", r[\"to\"], \"unresolved\" if r.get(\"resolved\") is False else \"resolved\")'"
+expect_out "a library call stays unresolved" "undefined_lib_call False" sh -c \
+  "'$Q' code query get_call_graph --name later --direction callees --repo '$R' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; print(r[\"to\"], r.get(\"resolved\"))'"
 
 # get_definition as a table: the fields, then the whole text (a struct's members), not
 # one squashed cell

@@ -76,6 +76,10 @@ expect_out "function-pointer variable: resolved" "src/clock.c:elapsed -> src/clo
 expect_out "a library call stays unresolved" "undefined_lib_call False" sh -c \
   "'$Q' code query get_call_graph --name later --direction callees --repo '$R' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; print(r[\"to\"], r.get(\"resolved\"))'"
 
+# a prototype's signature has no ';' of its own (a skeleton prints its own)
+expect_out "prototype signature without ;" "void reply(int c)" sh -c \
+  "'$Q' code query get_skeleton --file src/str.c --repo '$R' --format json | python3 -c 'import json,sys; print([r for r in json.load(sys.stdin)[\"results\"] if r[\"kind\"] == \"declaration\"][0][\"signature\"])'"
+
 # get_definition as a table: the fields, then the whole text (a struct's members), not
 # one squashed cell
 "$Q" code query get_definition --name obj --kind struct --repo "$R" --format table >"$TMP/def.txt"

@@ -211,6 +211,14 @@ unset QUARRY_CODE_DEFINES
 expect_out "without it, inactive again" "true" sh -c \
   "'$Q' code query find_function --name extra --repo '$R' --format json --include_inactive true | python3 -c 'import json,sys; print(str(json.load(sys.stdin)[\"results\"][0].get(\"inactive\", False)).lower())'"
 
+# from a subdirectory, through a symbolic link to the repository: the same answers
+ln -s "$R" "$TMP/link"
+settle
+expect_out "through a link, from a subdirectory" "$(QUARRY_CODE_GRAPH_CACHE=off "$Q" code query list_functions --repo "$R" --format json)" \
+  "$Q" code query list_functions --repo "$TMP/link/src" --format json
+expect_out "again, from what that run kept" "$(QUARRY_CODE_GRAPH_CACHE=off "$Q" code query list_functions --repo "$R" --format json)" \
+  "$Q" code query list_functions --repo "$TMP/link/src" --format json
+
 # another ref
 git -C "$R" tag v1 HEAD~1
 compare_ref() {

@@ -1062,37 +1062,35 @@ typedef struct sha1 {
     uint64_t len;
 } sha1;
 
+/* one round: the schedule word w[i] (kept as a ring of 16), f and k of the round's group */
+#define SHA1_W(i)                                                                              \
+    (i < 16 ? w[i]                                                                             \
+            : (w[i & 15] = rol(w[(i + 13) & 15] ^ w[(i + 8) & 15] ^ w[(i + 2) & 15] ^ w[i & 15], 1)))
+#define SHA1_ROUND(i, f, k)                                                                    \
+    do {                                                                                       \
+        uint32_t t = rol(a, 5) + (f) + e + (k) + SHA1_W(i);                                    \
+        e = d;                                                                                 \
+        d = c;                                                                                 \
+        c = rol(b, 30);                                                                        \
+        b = a;                                                                                 \
+        a = t;                                                                                 \
+    } while (0)
+
 static void sha1_block(sha1 *s, const unsigned char *p)
 {
-    uint32_t w[80];
+    uint32_t w[16];
     for (int i = 0; i < 16; i++)
         w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
                (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
-    for (int i = 16; i < 80; i++)
-        w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
     uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
-    for (int i = 0; i < 80; i++) {
-        uint32_t f, k;
-        if (i < 20) {
-            f = (b & c) | (~b & d);
-            k = 0x5a827999u;
-        } else if (i < 40) {
-            f = b ^ c ^ d;
-            k = 0x6ed9eba1u;
-        } else if (i < 60) {
-            f = (b & c) | (b & d) | (c & d);
-            k = 0x8f1bbcdcu;
-        } else {
-            f = b ^ c ^ d;
-            k = 0xca62c1d6u;
-        }
-        uint32_t t = rol(a, 5) + f + e + k + w[i];
-        e = d;
-        d = c;
-        c = rol(b, 30);
-        b = a;
-        a = t;
-    }
+    for (int i = 0; i < 20; i++)
+        SHA1_ROUND(i, (b & c) | (~b & d), 0x5a827999u);
+    for (int i = 20; i < 40; i++)
+        SHA1_ROUND(i, b ^ c ^ d, 0x6ed9eba1u);
+    for (int i = 40; i < 60; i++)
+        SHA1_ROUND(i, (b & c) | (b & d) | (c & d), 0x8f1bbcdcu);
+    for (int i = 60; i < 80; i++)
+        SHA1_ROUND(i, b ^ c ^ d, 0xca62c1d6u);
     s->h[0] += a;
     s->h[1] += b;
     s->h[2] += c;

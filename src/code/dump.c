@@ -111,6 +111,7 @@ void qr_code_dump(const qr_code_graph *g, const char *const *prefixes, size_t np
         qr__code_node_json(g, n, out);
         qr_buf_putc(out, '\n');
     }
+    qr__code_need_edges(g);
     for (size_t i = 0; i < g->nedges; i++) {
         const qr_code_edge *e = &g->edges[i];
         if (!under(e->file, prefixes, nprefixes))

@@ -259,7 +259,7 @@ int qr__code_gcache_load(qr_code_graph *g)
     /* nodes, edges and node_file in one anonymous region, faulted in at once: a query
      * touches them all while they are filled */
     size_t rn = nn * sizeof *g->nodes, re = ne * sizeof *g->edges;
-    size_t rlen = rn + re + nn * sizeof *g->node_file;
+    size_t rlen = rn + nn * sizeof *g->node_file + re;
     void *region = mmap(NULL, rlen, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (region == MAP_FAILED)
@@ -267,9 +267,12 @@ int qr__code_gcache_load(qr_code_graph *g)
     (void)madvise(region, rlen, MADV_HUGEPAGE); /* fewer faults where the kernel allows */
     g->region = region;
     g->region_len = rlen;
+    /* nodes and node_file first, the edges last: a question that needs no edges
+     * touches only the first pages */
+    size_t rf = nn * sizeof *g->node_file;
     g->nodes = region;
-    g->edges = (qr_code_edge *)((char *)region + rn);
-    g->node_file = (size_t *)((char *)region + rn + re);
+    g->node_file = (size_t *)((char *)region + rn);
+    g->edges = (qr_code_edge *)((char *)region + rn + rf);
     g->keys = calloc(nn, sizeof *g->keys);
     g->by_name = (size_t *)byn;
     g->by_from = (size_t *)byf;
@@ -337,24 +340,15 @@ int qr__code_gcache_load(qr_code_graph *g)
         if (!n->it.name || !n->file || x->kind >= QR_CODE_KIND_COUNT)
             goto undo;
     }
-    for (size_t i = 0; i < h.nedges; i++) {
-        qr_code_edge *e = &g->edges[i];
-        const erec *x = &er[i];
-        e->kind = (qr_code_edge_kind)x->kind;
-        e->from = x->from;
-        e->to = x->to;
-        e->from_key = S(x->from_key);
-        e->to_key = S(x->to_key);
-        e->file = S(x->file);
-        e->via = S(x->via);
-        e->line = x->line;
-        e->inactive = x->inactive != 0;
-        if (x->kind >= QR_CODE_E_KIND_COUNT || x->from >= (int32_t)h.nnodes ||
-            x->to >= (int32_t)h.nnodes || x->from < -1 || x->to < -1 || !e->from_key || !e->to_key)
-            goto undo;
+    /* the edges are filled on first need (qr__code_need_edges): a question about
+     * definitions never reads them */
+    g->edges_src = er;
+    g->edges_strs = st;
+    g->edges_strlen = stlen;
+    g->edges_pending = h.nedges > 0;
+    for (size_t i = 0; i < h.nedges; i++)
         if (byf[i] >= h.nedges || byt[i] >= h.nedges)
             goto undo;
-    }
     for (size_t i = 0; i < h.nnamed; i++)
         if (byn[i] >= h.nnodes)
             goto undo;
@@ -378,6 +372,7 @@ int qr__code_gcache_load(qr_code_graph *g)
     hit = 1;
     goto done;
 undo:
+    g->edges_pending = false;
     munmap(g->region, g->region_len);
     g->region = NULL;
     g->region_len = 0;
@@ -408,6 +403,43 @@ done:
     qr_buf_release(&path);
     return hit;
 }
+
+#define S(o) ((o) == NOSTR || (o) >= stlen ? NULL : st + (o))
+void qr__code_need_edges(const qr_code_graph *cg)
+{
+    if (!cg->edges_pending)
+        return;
+    qr_code_graph *g = (qr_code_graph *)cg; /* filled once, as the lazy keys are */
+    const erec *er = g->edges_src;
+    const char *st = g->edges_strs;
+    size_t stlen = g->edges_strlen;
+    for (size_t i = 0; i < g->nedges; i++) {
+        qr_code_edge *e = &g->edges[i];
+        const erec *x = &er[i];
+        e->kind = (qr_code_edge_kind)x->kind;
+        e->from = x->from;
+        e->to = x->to;
+        e->from_key = S(x->from_key);
+        e->to_key = S(x->to_key);
+        e->file = S(x->file);
+        e->via = S(x->via);
+        e->line = x->line;
+        e->inactive = x->inactive != 0;
+        /* a damaged record reads as an edge to nothing, never as a bad index */
+        if (x->kind >= QR_CODE_E_KIND_COUNT)
+            e->kind = QR_CODE_E_CALLS;
+        if (x->from >= (int32_t)g->nnodes || x->from < -1)
+            e->from = -1;
+        if (x->to >= (int32_t)g->nnodes || x->to < -1)
+            e->to = -1;
+        if (!e->from_key)
+            e->from_key = "";
+        if (!e->to_key)
+            e->to_key = "";
+    }
+    g->edges_pending = false;
+}
+#undef S
 
 /* ---- saving ---- */
 

@@ -723,6 +723,7 @@ static size_t edge_lower(const qr_code_graph *g, const size_t *idx, bool to, con
 
 size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *first)
 {
+    qr__code_need_edges(g);
     size_t i = edge_lower(g, g->by_from, false, key), j = i;
     while (j < g->nedges && !strcmp(g->edges[g->by_from[j]].from_key, key))
         j++;
@@ -732,6 +733,7 @@ size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *firs
 
 size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first)
 {
+    qr__code_need_edges(g);
     size_t i = edge_lower(g, g->by_to, true, key), j = i;
     while (j < g->nedges && !strcmp(g->edges[g->by_to[j]].to_key, key))
         j++;
@@ -1814,6 +1816,7 @@ size_t qr_code_graph_nedges(const qr_code_graph *g)
 
 const qr_code_edge *qr_code_graph_edge(const qr_code_graph *g, size_t i)
 {
+    qr__code_need_edges(g);
     return i < g->nedges ? &g->edges[i] : NULL;
 }
 

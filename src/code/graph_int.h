@@ -78,6 +78,11 @@ struct qr_code_graph {
     void *region;
     size_t region_len;
     bool lookups_mapped;
+    /* edges not filled yet from the mapping (qr__code_need_edges fills them) */
+    bool edges_pending;
+    const void *edges_src;
+    const char *edges_strs;
+    size_t edges_strlen;
     bool defines_read;
 };
 
@@ -112,6 +117,9 @@ int qr__code_ctags(const char *path, const char *src, size_t len, qr_arena *a, q
  * otherwise (g unchanged). _save keeps an assembled graph (failures are ignored: a
  * cache). qr__code_gcache_clear (store_int.h) removes them all. */
 int qr__code_gcache_load(qr_code_graph *g);
+/* Fills a kept graph's edges on first need: every reader of g->edges calls it first
+ * (qr__code_edges_from/_to do, and every public accessor). */
+void qr__code_need_edges(const qr_code_graph *g);
 void qr__code_gcache_save(const qr_code_graph *g);
 /* The working tree's graph without libgit2: 1 when the stat snapshot kept by the last
  * listing still holds and its graph is read into g (g->defines read first). */

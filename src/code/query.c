@@ -1113,6 +1113,7 @@ static int q_get_index_stats(q *x, qr_val *out)
         qr_mapb_put(&kinds, kw(x, qr_code_kind_name((qr_code_kind)k)), qr_int((int64_t)counts[k]));
     qr_mapb_put(&mb, kw(x, "by_kind"), qr_mapb_finish(&kinds, QR_T_MAP));
     size_t ecounts[QR_CODE_E_KIND_COUNT] = {0};
+    qr__code_need_edges(x->g);
     for (size_t i = 0; i < x->g->nedges; i++)
         ecounts[x->g->edges[i].kind]++;
     qr_mapb ek;

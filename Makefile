@@ -8,7 +8,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 .PHONY: all deps test test-release test-asan test-tsan bench fuzz format clean install install-files
 
 # where `make install` puts quarry: $(DESTDIR)$(PREFIX)/bin/quarry, man pages in
-# share/man/man1, completions in share/bash-completion and share/zsh
+# share/man/man1, the documentation (docs/*.md) in share/doc/quarry, completions in
+# share/bash-completion and share/zsh
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -54,7 +55,7 @@ install: all
 # what install does once quarry is built (QUARRY: the binary to install)
 QUARRY ?= $(BUILD)/quarry
 install-files:
-	sh scripts/install.sh $(QUARRY) "$(DESTDIR)$(PREFIX)"
+	sh scripts/install.sh $(QUARRY) "$(DESTDIR)$(PREFIX)" "$(PREFIX)"
 
 bench: all
 	@sh scripts/deps.sh --bench

@@ -20,6 +20,9 @@ pc:tree-sitter:libtree-sitter-dev
 cmd:ctags:universal-ctags
 pc:serd-0:libserd-dev
 pc:libcrypto:libssl-dev
+pc:libpq:libpq-dev
+pc:gmp:libgmp-dev
+pc:icu-uc:libicu-dev
 "
 # only for `make test`: the sanitizer and fuzzer runtimes come with clang
 if [ "${1:-}" = "--test" ]; then
@@ -39,6 +42,8 @@ cmd:pgrep:procps
 cmd:java:default-jre-headless
 cmd:clojure:clojure
 path:/usr/share/zoneinfo/America/Los_Angeles:tzdata
+path:/usr/lib/postgresql/15/bin/initdb:postgresql-15
+cmd:runuser:util-linux
 file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
 "
 fi

@@ -1,8 +1,13 @@
 #!/bin/sh
-# install.sh QUARRY DEST: installs the quarry binary QUARRY under the prefix DEST (make
-# install passes $(DESTDIR)$(PREFIX)): DEST/bin/quarry, a man page per command in
-# DEST/share/man/man1 (quarry.1, quarry-COMMAND.1 and quarry-COMMAND-SUBCOMMAND.1), and bash and zsh completion in
+# install.sh QUARRY DEST [PREFIX]: installs the quarry binary QUARRY under the prefix DEST
+# (make install passes $(DESTDIR)$(PREFIX), and PREFIX, where it will run from):
+# DEST/bin/quarry, a man page per command in DEST/share/man/man1 (quarry.1,
+# quarry-COMMAND.1 and quarry-COMMAND-SUBCOMMAND.1), the documentation (docs/*.md) in
+# DEST/share/doc/quarry, and bash and zsh completion in
 # DEST/share/bash-completion/completions/quarry and DEST/share/zsh/site-functions/_quarry.
+# The help pages name documentation as docs/NAME.md; in the installed man pages that
+# becomes PREFIX/share/doc/quarry/NAME.md, and the installed binary's `quarry --help`
+# names that directory.
 #
 # The man pages and completions are generated from the binary itself: its command records
 # (`quarry help --man`, `quarry help --commands`, and `quarry complete`, which offers a
@@ -10,22 +15,29 @@
 # from it.
 set -eu
 Q=${1:?usage: install.sh QUARRY DEST}
-DEST=${2:?usage: install.sh QUARRY DEST}
+DEST=${2:?usage: install.sh QUARRY DEST [PREFIX]}
+PREFIX=${3:-$DEST}
+DOCS="$PREFIX/share/doc/quarry"
+SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 VERSION=$("$Q" version | sed 's/^quarry //')
 
 install -d "$DEST/bin" "$DEST/share/man/man1" "$DEST/share/bash-completion/completions" \
-  "$DEST/share/zsh/site-functions"
+  "$DEST/share/zsh/site-functions" "$DEST/share/doc/quarry"
 install -m 755 "$Q" "$DEST/bin/quarry"
+# the documentation the help pages name (docs/NAME.md)
+install -m 644 "$SRCDIR"/docs/*.md "$SRCDIR"/docs/trace.schema.json "$DEST/share/doc/quarry/"
 
 # the man pages: quarry.1, one per command and one per subcommand, each printed by the
-# binary from its command records (`quarry help --man [COMMAND [SUBCOMMAND]]`)
-"$Q" help --man > "$DEST/share/man/man1/quarry.1"
+# binary from its command records (`quarry help --man [COMMAND [SUBCOMMAND]]`), with
+# docs/NAME.md pointed at the installed page
+man_page() { "$Q" help --man "$@" | sed "s|docs/\([A-Za-z0-9_.-]*\.md\)|$DOCS/\1|g"; }
+man_page > "$DEST/share/man/man1/quarry.1"
 "$Q" help --commands > "${TMPDIR:-/tmp}/quarry-commands.$$"
 trap 'rm -f "${TMPDIR:-/tmp}/quarry-commands.$$"' EXIT
 while IFS="$(printf '\t')" read -r c s; do
-  "$Q" help --man "$c" > "$DEST/share/man/man1/quarry-$c.1"
+  man_page "$c" > "$DEST/share/man/man1/quarry-$c.1"
   for sub in $("$Q" complete "$c" ""); do
-    "$Q" help --man "$c" "$sub" > "$DEST/share/man/man1/quarry-$c-$sub.1"
+    man_page "$c" "$sub" > "$DEST/share/man/man1/quarry-$c-$sub.1"
   done
 done < "${TMPDIR:-/tmp}/quarry-commands.$$"
 
@@ -84,4 +96,4 @@ subs() { "$Q" complete "$1" "" | tr '\n' ' '; }
   done
   printf '  esac\n  _files\n}\n_quarry "$@"\n'
 } > "$DEST/share/zsh/site-functions/_quarry"
-echo "installed quarry $VERSION under $DEST"
+echo "installed quarry $VERSION under $DEST (documentation in $DEST/share/doc/quarry)"

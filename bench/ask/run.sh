@@ -4,13 +4,27 @@
 # that call a model, how many calls and how many prompt bytes each question spends,
 # measured on the requests themselves as the scripted model server receives them.
 #
-# Usage: bench/ask/run.sh [QUARRY_BINARY] [--repo DIR] [--previous BINARY]
+# Usage: bench/ask/run.sh [QUARRY_BINARY] [--repo DIR] [--previous BINARY | --build-previous REF]
+#                         [--sixteen]
 #   QUARRY_BINARY  defaults to build/quarry under the repository root.
-#   --repo DIR     the repository to ask about (default: this project's own).
+#   --repo DIR     the repository parts 1 and 2 ask about (default: this project's own).
 #   --previous BIN a build of the previous release: its calls and prompt bytes are
 #                  measured in the same run and the ratios printed against them. Without
 #                  it, the ratios are to the figures recorded in bench/ask/previous.tsv
 #                  (which names the release they were measured on).
+#   --build-previous REF  builds REF of this repository (e.g. main) in a temporary
+#                  directory and uses it as --previous (a few minutes on two cores).
+#   --sixteen      part 3 only.
+#
+# Part 3 replays issue 25's sixteen questions (bench/ask/sixteen.tsv) on a fixture made
+# by bench/ask/fixture.sh, with QUARRY_NOW pinned: the previous release with the replies
+# it needed (an intent and a Compiler call, or a plan, where its DSL could not say the
+# question), this binary with one query per question, both through the scripted model
+# server (the OpenAI wire format, as a real model is reached). It prints each question's
+# calls and prompt tokens (characters / 4, the server's own count; no tokenizer here),
+# the totals of each set against issue 25's targets, and each role's system prompt size.
+# A scripted model replays what it is given: it shows what the prompts cost and that
+# one-call programs exist and run, not that a real model would write them.
 #
 # Part 1 times each tier-1 question as a fresh process (best of BENCH_RUNS, default 10)
 # next to the git command that answers it. Part 2 replays seed 000's three walkthroughs
@@ -29,15 +43,21 @@ root=$(cd "$here/../.." && pwd)
 Q="$root/build/quarry"
 REPO="$root"
 PREV_Q=
+PREV_REF=
+SIXTEEN_ONLY=
 while [ $# -gt 0 ]; do
   case $1 in
     --repo) REPO=$2; shift 2 ;;
     --previous) PREV_Q=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --build-previous) PREV_REF=$2; shift 2 ;;
+    --sixteen) SIXTEEN_ONLY=1; shift ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) Q=$1; shift ;;
   esac
 done
 [ -x "$Q" ] || { echo "run.sh: no quarry binary at $Q (run make first)" >&2; exit 2; }
+Q=$(cd "$(dirname "$Q")" && pwd)/$(basename "$Q")
+[ -z "$PREV_Q" ] || PREV_Q=$(cd "$(dirname "$PREV_Q")" && pwd)/$(basename "$PREV_Q")
 [ -z "$PREV_Q" ] || [ -x "$PREV_Q" ] || { echo "run.sh: no quarry binary at $PREV_Q" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "run.sh: python3 is needed" >&2; exit 2; }
 RUNS=${BENCH_RUNS:-10}
@@ -47,6 +67,16 @@ trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
 unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER QUARRY_LLM_STREAM
 export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config"
 mkdir -p "$HOME"
+if [ -n "$PREV_REF" ]; then
+  echo "== building $PREV_REF as the previous release (in $TMP/prev)"
+  mkdir -p "$TMP/prev/src"
+  git -C "$root" archive "$PREV_REF" | tar -x -C "$TMP/prev/src" ||
+    { echo "run.sh: cannot read $PREV_REF" >&2; exit 2; }
+  (cmake -S "$TMP/prev/src" -B "$TMP/prev/build" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build "$TMP/prev/build" -j2 --target quarry >/dev/null) ||
+    { echo "run.sh: the build of $PREV_REF failed" >&2; exit 1; }
+  PREV_Q="$TMP/prev/build/quarry"
+fi
 
 # best NAME CMD...: the best wall time of RUNS runs, in ms
 best() {
@@ -61,6 +91,7 @@ best() {
   awk -v us="$b" 'BEGIN { printf "%.1f", us / 1000 }'
 }
 
+if [ -z "$SIXTEEN_ONLY" ]; then
 echo "== tier 1: no model call (best of $RUNS fresh processes; repository $REPO)"
 printf '%-44s %10s %10s %8s\n' "question" "quarry ms" "git ms" "ratio"
 row() { # row QUESTION -- GIT ARGS...
@@ -169,7 +200,8 @@ scenario "2 query" "show me the commits of the past week ordered by size" "$R/ar
 scenario "3 intent" "rank last week's commits by a risk score" "$R/arch_intent.txt" "$R/compiler.txt"
 scenario "4 plan" "interesting commits from the most active contributor last week" \
   "$R/plan.txt" "$R/fetch1.txt" "$R/eval1.txt" "$R/fetch2.txt" "$R/eval2.txt"
-echo "(system B: the system prompts, whose first block is byte-identical for every agent;"
+echo "(system B: the system prompts (conventions and tools byte-identical for the Architect,"
+echo " Fetcher and Compiler; the Evaluator shares the conventions);"
 echo " messages B: today's date, the question, plan, resolved values and data samples;"
 echo " cacheable: the share of all prompt bytes that an earlier call of the same question"
 echo " sent as the same prefix, what a provider's prefix cache can serve; warm: the same"
@@ -178,3 +210,6 @@ echo " bytes / 4, a rough estimate, not a tokenizer count; bytes/prev: all promp
 echo " against the previous release, uncached/prev: the bytes no cache serves, likewise;"
 echo " warm/prev: the bytes a warm cache does not serve, likewise;"
 echo " below 1 is fewer. Previous: $PREV_FROM)"
+fi
+
+. "$here/sixteen.sh"

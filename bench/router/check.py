@@ -9,6 +9,8 @@
 #
 # EXPECTED kinds (git arguments after the kind; @macros below expand to git arguments):
 #   commits ARGS         the answer's rows are exactly `git log ARGS` (short hashes)
+#   commits/count untouched=PATH ARGS: less the commits `git log ARGS -- PATH` lists
+#                        ("commits not touching tests/" drops a commit that touches it)
 #   count ARGS           the answer's :count is the number of commits `git log ARGS` lists
 #   nauthors ARGS        the answer's :count is the number of distinct author emails
 #   authors [top=N] [by=additions|deletions|lines] [asc] ARGS
@@ -65,8 +67,8 @@ def macro(m):
         return ["--since=2026-11-23T00:00:00"]
     if name == "thismonth":
         return ["--since=2026-11-01T00:00:00"]
-    if name == "lastmonth":
-        return ["--since=2026-10-24T12:00:00"]
+    if name == "lastmonth":  # the calendar month before this one (docs/decisions.md, issue 27)
+        return span(day("2026-10-01"), day("2026-10-31"))
     if name == "today":
         return ["--since=2026-11-24T00:00:00"]
     if name == "yesterday":
@@ -216,13 +218,14 @@ def check(g, spec, out):
         kind, words = "authors", ["--"] + words
     args, path = git_args(words)
     rows = out.get("findings") or []
+    drop = set(g.hashes(args, [opts["untouched"]])) if "untouched" in opts else set()
     if kind == "commits":
-        want = g.hashes(args, path)
+        want = [h for h in g.hashes(args, path) if h not in drop]
         got = [r.get("short_hash") for r in rows]
         return (got == want, "got %d commits, git %d" % (len(got), len(want)))
     if kind in ("count", "nauthors"):
         if kind == "count":
-            want = len(g.hashes(args, path))
+            want = len([h for h in g.hashes(args, path) if h not in drop])
         else:
             want = len(set(g.log(args, path, "%ae").split()))
         got = out.get("count")

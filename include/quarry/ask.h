@@ -103,12 +103,24 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out);
 void qr_ask_result_clear(qr_ask_result *r);
 
 /* ---- pieces, exposed for tests ---- */
+/* The domains a question is about, for the tools its prompts show: QR_ASK_HISTORY
+ * always, QR_ASK_CODE too when it names code (functions, calls, structs, macros...),
+ * QR_ASK_PATCH when it asks for the changed lines themselves (a patch, a diff),
+ * QR_ASK_FILE when it names a file (a path, "history of", "renamed"), QR_ASK_RANGE when it
+ * names two points to compare (a version, "v1..v2", "between"). */
+enum { QR_ASK_HISTORY = 1u, QR_ASK_CODE = 2u, QR_ASK_PATCH = 4u, QR_ASK_FILE = 8u,
+       QR_ASK_RANGE = 16u };
+unsigned qr_ask_question_domains(const char *question);
 /* The stable system prompt of an agent ("architect", "compiler", "fetcher", "evaluator"),
- * generated from the registry and the DSL op table, appended to out: a block shared
- * byte for byte by every agent (*shared_len bytes, when shared_len is not NULL), then the
- * agent's role. QR_EINVAL for an unknown agent. */
-int qr_ask_prompt_prefix(const qr_tools *tools, const char *agent, qr_buf *out,
-                         size_t *shared_len);
+ * built from what that agent uses and appended to out: conventions, then the tools of the
+ * domains (not for the Evaluator, which has none), then the query DSL reference (the
+ * Compiler: the PTC-Lisp functions, from the builtin table, and the program limits in
+ * limits, NULL for the defaults), then the role. *shared_len (when not NULL) is the
+ * length of the part shared byte for byte: conventions and tools for the Architect, the
+ * Fetcher and the Compiler of one domain set, the conventions alone for the Evaluator.
+ * domains 0 means QR_ASK_HISTORY. QR_EINVAL for an unknown agent. */
+int qr_ask_prompt_prefix(const qr_tools *tools, const char *agent, unsigned domains,
+                         const qr_lisp_limits *limits, qr_buf *out, size_t *shared_len);
 /* The lines that start every call's user message: today's date and weekday, the time,
  * the time zone (UTC offset in minutes), and the repository's first and last commit
  * dates when both are known (non-zero). */

@@ -128,12 +128,14 @@ int qr_mcp_handle_oversized(qr_mcp_server *s, size_t len, const char *id_json, s
 void qr_mcp_peek(qr_mcp_server *s, const char *msg, size_t len);
 
 /* ---- the tool list for other agent hosts ----
- * The tools exactly as tools/list serves them (run_lisp and run_query, `repo` and
+ * The tools exactly as tools/list serves them (run_lisp, run_query, dwim, `repo` and
  * `offset`, titles), as a JSON array in one of the formats of qr_mcp_export_formats:
  * "mcp" (tools/list entries), "openai" (Chat Completions tools), "openai-strict" (the
  * same in OpenAI's strict mode: every property required, optional ones nullable, no
  * default, additionalProperties false; parameters that take any JSON object are left
- * out) and "anthropic" (Messages API tools). names (nnames of them) picks tools; none:
+ * out, and the alternative a record names for one (qr_tool_param.alt) is then required
+ * and not nullable) and "anthropic" (Messages API tools). Descriptions are at most
+ * QR_TOOLS_DESCRIPTION_MAX characters. names (nnames of them) picks tools; none:
  * all. QR_EINVAL with a message in err for an unknown format or tool; QR_ENOMEM. */
 extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
 /* The server's own tool records (run_lisp, run_query, dwim in both of its forms: the one
@@ -142,6 +144,19 @@ extern const char *const qr_mcp_export_formats[]; /* NULL-terminated */
 extern const struct qr_tool *const qr_mcp_own_tools[];
 int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names, size_t nnames,
                   bool pretty, qr_buf *out, qr_buf *err);
+/* The names of the tools a server started with cfg serves, in tools/list order, separated
+ * by single spaces, appended to out (for help pages and docs that must not drift from the
+ * list). QR_OK, QR_ENOMEM, or the error of qr_mcp_server_new with its message in err. */
+int qr_mcp_served_names(const qr_mcp_config *cfg, qr_buf *out, qr_buf *err);
+/* Runs one tool of the served list as tools/call would (the server's `repo` and `offset`
+ * arguments understood, the same checks and handlers), without a transport: what
+ * `quarry tool NAME --args -` uses to replay a call of run_lisp, run_query or dwim. The
+ * handler's value (allocated from `a`; not paged, not wrapped) goes to *out. req: the
+ * call's request (NULL: no limits). Returns the handler's code: QR_EINVAL for an unknown
+ * or held-back tool or a bad call, with the message in err ("tool 'NAME': ..."). Call it
+ * from one thread at a time, before qr_mcp_start_workers. */
+int qr_mcp_call(qr_mcp_server *s, const char *name, qr_val args, qr_req *req,
+                qr_arena *a, qr_val *out, qr_buf *err);
 
 /* ---- stdio transport ---- */
 /* Serves newline-delimited messages read from in_fd, writing to out_fd, until end of

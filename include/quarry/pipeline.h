@@ -61,6 +61,13 @@ typedef struct qr_pipeline_hit {
     double score;
 } qr_pipeline_hit;
 
+/* A hit's score as results show it: scores are computed from weights and link strengths
+ * stored as 32-bit floats, so they carry a float's precision; this is the double of the
+ * shortest decimal that reads back as the same float (0.45, not 0.44999998807907104),
+ * which the JSON and EDN printers print as such. Non-finite values are returned as they
+ * are. */
+double qr_pipeline_score_shown(double score);
+
 typedef struct qr_pipeline_result {
     const qr_mem_snapshot *snap; /* held until qr_pipeline_result_clear */
     qr_pipeline_hit *hits;       /* in result order */

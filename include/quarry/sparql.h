@@ -110,6 +110,12 @@ int qr_sparql_check_readonly(const qr_sparql_query *q, qr_sparql_error *err);
 /* Parse then check: the one call surfaces use. */
 int qr_sparql_prepare(const char *text, size_t len, const char *base, qr_sparql_query **out,
                       qr_sparql_error *err);
+/* The same under a budget: lim's timeout_ms (counted from this call) and stop bound the
+ * parse too, QR_ELIMIT or QR_ESTOPPED with kind QR_SPARQL_LIMIT (lim NULL: none). The
+ * CLI and the tool pass the limits the evaluation will run under. */
+int qr_sparql_prepare_limited(const char *text, size_t len, const char *base,
+                              const qr_sparql_limits *lim, qr_sparql_query **out,
+                              qr_sparql_error *err);
 void qr_sparql_query_free(qr_sparql_query *q);
 
 /* ---- results ---- */

@@ -83,6 +83,9 @@ typedef struct qr_tool_param {
     const char *def;
     /* one line for people and models */
     const char *desc;
+    /* the same in a few words, where a prompt lists many tools (the ask roles' TOOLS);
+     * NULL: desc */
+    const char *brief;
     /* NULL-terminated allowed strings (for string parameters and arrays of strings), or
      * NULL for any */
     const char *const *enum_values;
@@ -96,6 +99,12 @@ typedef struct qr_tool_param {
      * one line in err saying what is wrong ("unknown date 'next tuesday'; ..."), without
      * the parameter's name, which callers add. NULL: none. */
     int (*check)(const char *s, size_t n, qr_buf *err);
+    /* the name of another parameter that takes this one's place: a call gives one of the
+     * two (both are optional in the schema, and the handler says when neither or both
+     * came). An export that must leave the other out (OpenAI's strict mode cannot describe
+     * a parameter that takes any JSON object) makes this one required, so a strict model
+     * still has a way to pass the value. NULL: none. */
+    const char *alt;
 } qr_tool_param;
 
 /* The handler: args is the normalized map (keyword keys, defaults filled in). Store the
@@ -123,6 +132,10 @@ typedef struct qr_tool {
     /* a short name for people ("Commits of a window"), shown by MCP clients; NULL: made
      * from the name ("get_commits" -> "Get commits") */
     const char *title;
+    /* the columns of a table of its rows that a reader needs, most needed first,
+     * NULL-terminated (NULL: none named): a table too wide for the terminal leaves the
+     * other columns out first and these last (qr_tools_render_table_keys) */
+    const char *const *columns;
 } qr_tool;
 
 typedef struct qr_tools qr_tools;
@@ -229,8 +242,19 @@ void qr_tool_describe(const qr_tool *t, qr_buf *out);
 qr_val qr_tool_input_schema(const qr_tool *t, qr_arena *a);
 /* The tool's title: its own, or one made from its name. */
 void qr_tool_title(const qr_tool *t, qr_buf *out);
-/* The description given to models: the summary, then "Returns: " and the result. */
+/* The description given to models: the summary, then "Returns: " and the result (ended
+ * with a period when it ends in no sentence's end), fitted to QR_TOOLS_DESCRIPTION_MAX
+ * (qr_tools_fit_description). */
 void qr_tool_description(const qr_tool *t, qr_buf *out);
+/* The longest description a tool list gives a model, in characters (code points): the
+ * OpenAI API refuses a function description over 1,024 characters, and MCP clients pass
+ * the MCP list on to it. */
+#define QR_TOOLS_DESCRIPTION_MAX 1024
+/* Cuts the text in b from byte `from` on to at most max characters (code points) when it
+ * is longer: at the end of the last whole sentence that fits (". ", "! ", "? " or a line
+ * end after one), else at the last space, with "..." (never inside a word or a UTF-8
+ * sequence). Text that fits is left as it is. */
+void qr_tools_fit_description(qr_buf *b, size_t from, size_t max);
 
 /* ---- output for people and models ---- */
 /* Longest failure message of a tool call, in bytes: longer ones are cut (with how much
@@ -261,5 +285,12 @@ void qr_tools_render_table(qr_buf *out, qr_val v);
  * a line saying so; a map's values are cut to the width left beside the keys. Widths are
  * display columns (qr_utf8_width). */
 void qr_tools_render_table_width(qr_buf *out, qr_val v, size_t width);
+/* The same, keeping the columns a reader needs (keys: column names, most needed first,
+ * NULL-terminated; a tool's `columns`): when the table is too wide, the other columns are
+ * left out first, from the right, then the text of what is left is cut as above, and the
+ * named columns are left out last, the least needed first. With keys NULL, a column of
+ * numbers the rows are ordered by (never rising, or never falling, over 3 rows or more)
+ * is kept to the last: a ranked result keeps what it ranks by. */
+void qr_tools_render_table_keys(qr_buf *out, qr_val v, size_t width, const char *const *keys);
 
 #endif

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SAMPLE_RECORDS 3
+#define SAMPLE_RECORDS ASK_SAMPLE_ROWS
 #define SAMPLE_CHARS 400
 #define BINDINGS_SHOWN 16     /* the Evaluator sees at most this many bindings */
 #define RESOLVED_CHARS 2000   /* resolved values, as shown in a prompt */
@@ -253,7 +253,8 @@ static int converse(ask_run *R, const char *agent, const char *user, size_t user
     qr_buf_init(&first_msg);
     qr_buf_init(&after);
     size_t shared_len = 0;
-    int rc = qr_ask_prompt_prefix(R->o->tools, agent, &prefix, &shared_len);
+    int rc = qr_ask_prompt_prefix(R->o->tools, agent, qr_ask_question_domains(R->o->question),
+                                  &R->o->limits, &prefix, &shared_len);
     if (rc != QR_OK)
         goto done;
     if (!R->today.len) {
@@ -335,6 +336,44 @@ static qr_val as_answer(ask_run *R, qr_val v)
     qr_mapb_init(&b, R->a, 1);
     qr_mapb_put(&b, qr_kw_cstr(R->a, "findings"), v);
     return qr_mapb_finish(&b, QR_T_MAP);
+}
+
+/* An answer with no rows says so, and where the history ends (issue 25: "who contributed
+ * most last year" on a history whose last commit is older printed "...most commits:  ()").
+ * The summary keeps its first clause (up to "; "), the count; what follows it describes
+ * the first rows, which an empty answer does not have. */
+static qr_val empty_answer(ask_run *R, qr_val v)
+{
+    qr_val f, sum;
+    if (v.t != QR_T_MAP || !ask_get(R->a, v, "findings", &f))
+        return v;
+    if (!(f.t == QR_T_NIL || (qr_is_seqcoll(f) && qr_vec_len(f) == 0)))
+        return v;
+    qr_buf b;
+    qr_buf_init(&b);
+    if (ask_get(R->a, v, "summary", &sum) && sum.t == QR_T_STR && sum.s->len) {
+        size_t n = 0;
+        while (n < sum.s->len && !(sum.s->data[n] == ';' && n + 1 < sum.s->len &&
+                                   sum.s->data[n + 1] == ' '))
+            n++;
+        while (n && strchr(" .:", sum.s->data[n - 1]))
+            n--;
+        qr_buf_append(&b, sum.s->data, n);
+        qr_buf_puts(&b, "; ");
+    }
+    qr_buf_puts(&b, "nothing matched");
+    int64_t first = 0, last = 0;
+    if (R->o->repo_span && R->o->repo_span(R->o->repo_span_ud, &first, &last) == QR_OK && last) {
+        char a[QR_DATE_ISO_LEN], z[QR_DATE_ISO_LEN];
+        qr_date_format_iso(first, qr_clock_offset_at(first), a, sizeof a);
+        qr_date_format_iso(last, qr_clock_offset_at(last), z, sizeof z);
+        qr_buf_printf(&b, ": the repository's history runs from %.10s to %.10s", a, z);
+    }
+    qr_val out = v;
+    if (!b.failed)
+        out = qr_map_assoc(R->a, v, qr_kw_cstr(R->a, "summary"), qr_str_new(R->a, b.p, b.len));
+    qr_buf_release(&b);
+    return out;
 }
 
 /* ---- the Architect ---- */
@@ -589,7 +628,9 @@ static int plan_loop(ask_run *R, qr_val steps, char **last_fetch)
         }
         qr_buf_init(&u);
         step_context(R, &u, steps, i, resolved);
-        qr_buf_puts(&u, "\nDATA the Fetcher got (use these names with :on):\n");
+        qr_buf_printf(&u, "\nDATA the Fetcher got (use these names with :on; a vector shows "
+                          "%d sample rows, your query runs on all of it):\n",
+                      SAMPLE_RECORDS);
         describe_data(&u, c.data);
         qr_buf_printf(&u, "\nWrite the Evaluator query for step %zu%s.\n", i + 1,
                       i + 1 == qr_vec_len(steps) ? " (the last step: finish with :done)" : "");
@@ -879,6 +920,8 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
         rc = run_plan(&R, ac.payload);
     }
 done:
+    if (rc == QR_OK)
+        out->answer = empty_answer(&R, out->answer);
     if (bound)
         qr_trace_unbind(R.req);
     qr_lisp_set_req(R.s, NULL); /* own_req ends here; the session outlives it */

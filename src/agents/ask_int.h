@@ -9,6 +9,12 @@
 /* The most steps a plan may have, revisions included. */
 #define ASK_MAX_STEPS 8
 
+/* The records of each binding an Evaluator is shown (the prompts say so, in words made
+ * from this number). */
+#define ASK_SAMPLE_ROWS 3
+#define ASK_STR_(x) #x
+#define ASK_STR(x) ASK_STR_(x)
+
 /* Whether the agents are shown, and may call, tool t: the repository's read-only tools. */
 bool qr_ask_tool_offered(const qr_tools *tools, const qr_tool *t);
 

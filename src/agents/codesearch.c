@@ -19,6 +19,7 @@
 #include "quarry/date.h"
 #include "quarry/tools.h"
 #include "quarry/turn.h"
+#include "quarry/words.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -39,20 +40,68 @@ typedef struct tmpl {
 static const char *const none[] = {"", NULL};
 static const char *const callers_pre[] = {"who calls ", "what calls ", "callers of ",
                                           "which functions call ", "who uses ", NULL};
+static const char *const called_pre[] = {"where is ", "where's ", "where does ",
+                                         "from where is ", NULL};
+static const char *const called_post[] = {" called from", " called", " used", " invoked",
+                                          " get called", " get called from", NULL};
 static const char *const callees_pre[] = {"what does ", "which functions does ", NULL};
 static const char *const callees_post[] = {" call", " calls", NULL};
 static const char *const callees2_pre[] = {"callees of ", "what is called by ",
-                                           "functions called by ", NULL};
-static const char *const defined_pre[] = {"where is ", NULL};
-static const char *const defined_post[] = {" defined", " declared", "", NULL};
+                                           "functions called by ",
+                                           "what functions are called by ",
+                                           "which functions are called by ",
+                                           "what gets called by ", "what is called from ",
+                                           NULL};
+static const char *const defined_pre[] = {"where is ", "where's ", "in which file is ",
+                                          "which file is ", "what file is ",
+                                          "in what file is ", NULL};
+static const char *const defined_post[] = {" defined", " declared", " macro defined",
+                                           " function defined", " struct defined",
+                                           " type defined", " in", "", NULL};
 static const char *const defined2_pre[] = {"definition of ", "find the definition of ",
                                            "where can i find ", NULL};
 static const char *const includes_pre[] = {"which files include ", "what includes ",
                                            "who includes ", "files that include ",
-                                           "files including ", NULL};
+                                           "files including ", "what files include ",
+                                           "which files #include ", "what files #include ",
+                                           "who #includes ", "which files use ", NULL};
+static const char *const deps_pre[] = {"what does ", "which headers does ",
+                                       "what headers does ", "which files does ",
+                                       "what files does ", NULL};
+static const char *const deps_post[] = {" include", " #include", " includes",
+                                        " depend on", " pull in", NULL};
+static const char *const deps2_pre[] = {"includes of ", "headers included by ",
+                                        "dependencies of ", "what are the dependencies of ",
+                                        "what are the includes of ", "the includes of ",
+                                        "headers of ", NULL};
+static const char *const statics[] = {"static functions", "which functions are static",
+                                      "what functions are static", "list static functions",
+                                      "list the static functions", "all static functions",
+                                      NULL};
+static const char *const count_pre[] = {"how many functions are defined under ",
+                                        "how many functions are defined in ",
+                                        "how many functions are in ", "how many functions in ",
+                                        "how many functions under ", "number of functions in ",
+                                        "number of functions under ", "count functions in ",
+                                        "count the functions in ", NULL};
+static const char *const tcallers_pre[] = {"everything that eventually calls ",
+                                           "what eventually calls ",
+                                           "who eventually calls ",
+                                           "all transitive callers of ",
+                                           "transitive callers of ",
+                                           "everything that calls into ",
+                                           "what ends up calling ", NULL};
+static const char *const structs_pre[] = {"structs defined in ", "structs in ",
+                                          "what structs are defined in ",
+                                          "which structs are defined in ",
+                                          "list the structs in ", "structures defined in ",
+                                          NULL};
 static const char *const funcs_pre[] = {"functions in ", "functions of ", "list functions in ",
                                         "what functions are in ", "which functions are in ",
-                                        "functions defined in ", NULL};
+                                        "functions defined in ", "what functions are defined in ",
+                                        "which functions are defined in ",
+                                        "list the functions in ", "the functions in ",
+                                        "functions declared in ", NULL};
 static const char *const dead[] = {"static functions nobody calls", "unused static functions",
                                    "dead code", "dead functions", "uncalled static functions",
                                    "which static functions are never called",
@@ -68,6 +117,12 @@ static const char *const most_inc[] = {"most included headers", "which headers a
 
 static const tmpl templates[] = {
     {"callers", callers_pre, none, false,
+     PFX "SELECT DISTINCT ?caller ?file ?line WHERE {\n"
+         "  ?callee code:name \"%s\" .\n"
+         "  ?site code:callee ?callee ; code:line ?line .\n"
+         "  ?f code:callSite ?site ; code:name ?caller ; code:file/code:path ?file .\n"
+         "} ORDER BY ?file ?line"},
+    {"callers", called_pre, called_post, false,
      PFX "SELECT DISTINCT ?caller ?file ?line WHERE {\n"
          "  ?callee code:name \"%s\" .\n"
          "  ?site code:callee ?callee ; code:line ?line .\n"
@@ -102,6 +157,42 @@ static const tmpl templates[] = {
          "  FILTER(?n = \"%1$s\" || ?n = CONCAT(\"<\", \"%1$s\", \">\") || ?p = \"%1$s\" ||\n"
          "         STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
          "} ORDER BY ?file"},
+    {"file-includes", deps_pre, deps_post, true,
+     PFX "SELECT DISTINCT ?header WHERE {\n"
+         "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
+         "  ?file code:includes ?h . ?h code:name ?n .\n"
+         "  BIND(IF(STRSTARTS(?n, \"<\"), SUBSTR(?n, 2, STRLEN(?n) - 2), ?n) AS ?header)\n"
+         "} ORDER BY ?header"},
+    {"file-includes", deps2_pre, none, true,
+     PFX "SELECT DISTINCT ?header WHERE {\n"
+         "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
+         "  ?file code:includes ?h . ?h code:name ?n .\n"
+         "  BIND(IF(STRSTARTS(?n, \"<\"), SUBSTR(?n, 2, STRLEN(?n) - 2), ?n) AS ?header)\n"
+         "} ORDER BY ?header"},
+    {"file-structs", structs_pre, none, true,
+     PFX "SELECT ?name ?line WHERE {\n"
+         "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
+         "  ?s a code:Struct ; code:file ?file ; code:name ?name ; code:line ?line .\n"
+         "} ORDER BY ?p ?line"},
+    {"statics", statics, NULL, false,
+     PFX "SELECT ?name ?file ?line WHERE {\n"
+         "  ?f a code:Function ; code:static true ; code:name ?name ;\n"
+         "     code:file/code:path ?file ; code:line ?line .\n"
+         "  FILTER NOT EXISTS { ?f code:inactive true }\n"
+         "} ORDER BY ?file ?line"},
+    {"count-functions", count_pre, none, true,
+     PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
+         "  ?f a code:Function ; code:file/code:path ?p .\n"
+         "  FILTER(?p = \"%1$s\" || STRSTARTS(?p, CONCAT(\"%1$s\", \"/\")) ||\n"
+         "         (STRENDS(\"%1$s\", \"/\") && STRSTARTS(?p, \"%1$s\")))\n"
+         "  FILTER NOT EXISTS { ?f code:inactive true }\n"
+         "}"},
+    {"transitive-callers", tcallers_pre, none, false,
+     PFX "SELECT DISTINCT ?caller WHERE {\n"
+         "  ?t code:name \"%s\" .\n"
+         "  ?f code:calls+ ?t ; code:name ?caller .\n"
+         "  FILTER(?f != ?t)\n"
+         "} ORDER BY ?caller"},
     {"file-functions", funcs_pre, none, true,
      PFX "SELECT ?name ?line ?static WHERE {\n"
          "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
@@ -136,7 +227,7 @@ static bool clean_arg(char *s, bool path)
 {
     static const char *const fillers[] = {"the function ", "function ", "the file ", "file ",
                                           "the header ", "header ", "the macro ", "macro ",
-                                          "the struct ", "struct ", NULL};
+                                          "the struct ", "struct ", "the ", NULL};
     for (size_t i = 0; fillers[i]; i++)
         if (!strncmp(s, fillers[i], strlen(fillers[i]))) {
             memmove(s, s + strlen(fillers[i]), strlen(s + strlen(fillers[i])) + 1);
@@ -164,8 +255,21 @@ static bool clean_arg(char *s, bool path)
     return true;
 }
 
-char *qr_codesearch_template(const char *question, const char **name)
+/* The template's query, its name, and the identifier or path it was given (arg, "" for
+ * none; *path says which). The question is read through the shared normalizer first
+ * (src/words: quotes, spaces, chatter and politeness off). */
+static char *match_template(const char *question_in, const char **name, char *targ,
+                            size_t tcap, bool *tpath)
 {
+    char qbuf[1024];
+    size_t qn = strlen(question_in);
+    if (qn >= sizeof qbuf)
+        qn = sizeof qbuf - 1;
+    qr_words_normalize(question_in, qn, qbuf, sizeof qbuf);
+    const char *question = qbuf;
+    if (tcap)
+        targ[0] = '\0';
+    *tpath = false;
     size_t n = strlen(question);
     char *low = malloc(n + 1), *orig = malloc(n + 1);
     if (!low || !orig) {
@@ -218,6 +322,8 @@ char *qr_codesearch_template(const char *question, const char **name)
                 if (result) {
                     snprintf(result, cap, tp->query, arg);
                     *name = tp->name;
+                    snprintf(targ, tcap, "%s", arg);
+                    *tpath = tp->path;
                 }
             }
         }
@@ -225,6 +331,80 @@ char *qr_codesearch_template(const char *question, const char **name)
     free(low);
     free(orig);
     return result;
+}
+
+char *qr_codesearch_template(const char *question, const char **name)
+{
+    char arg[256];
+    bool path;
+    return match_template(question, name, arg, sizeof arg, &path);
+}
+
+static int run_query(qr_sparql_store *st, const qr_stop *stop, const char *q,
+                     qr_sparql_result **out, qr_buf *why);
+
+/* A name the question gave that the code index does not hold as written: "no such
+ * function 'X'; did you mean 'Y'?" with the nearest names under the shared typo measure
+ * (a name differing only in case first), so a misspelt or wrongly cased name is an error
+ * that says what to write, never "0 rows". True (err written) when the name is unknown. */
+static bool unknown_name(qr_sparql_store *st, const qr_stop *stop, const char *arg,
+                         qr_buf *err)
+{
+    static const char q[] = PFX "SELECT DISTINCT ?n WHERE { ?x code:name ?n }";
+    qr_sparql_result *names = NULL;
+    qr_buf why;
+    qr_buf_init(&why);
+    int rc = run_query(st, stop, q, &names, &why);
+    qr_buf_release(&why);
+    if (rc != QR_OK) {
+        qr_sparql_result_free(names);
+        return false;
+    }
+    size_t an = strlen(arg), nr = qr_sparql_result_nrows(names);
+    enum { NBEST = 3 };
+    const char *best[NBEST] = {NULL};
+    size_t bestlen[NBEST] = {0}, bestcost[NBEST] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    bool exact = false;
+    for (size_t i = 0; i < nr && !exact; i++) {
+        qr_sparql_term t;
+        if (!qr_sparql_result_get(names, i, 0, &t) || !t.lex)
+            continue;
+        if (t.len == an && !memcmp(t.lex, arg, an)) {
+            exact = true;
+            break;
+        }
+        if (t.len > QR_WORDS_MAX || an > QR_WORDS_MAX)
+            continue;
+        size_t c = qr_words_cost(arg, an, t.lex, t.len);
+        /* the typo bound, and a name that differs only in case is always a candidate */
+        char tmp[QR_WORDS_MAX + 1];
+        memcpy(tmp, t.lex, t.len);
+        tmp[t.len] = '\0';
+        bool near = c == 0 || (qr_words_typo(arg, an, tmp, t.len) &&
+                               qr_edit_distance(arg, an, tmp, t.len, QR_EDIT_TRANSPOSE) <= 2);
+        if (!near)
+            continue;
+        for (size_t k = 0; k < NBEST; k++) {
+            if (best[k] && bestlen[k] == t.len && !memcmp(best[k], t.lex, t.len))
+                break;
+            if (c < bestcost[k]) {
+                memmove(&best[k + 1], &best[k], (NBEST - k - 1) * sizeof best[0]);
+                memmove(&bestlen[k + 1], &bestlen[k], (NBEST - k - 1) * sizeof bestlen[0]);
+                memmove(&bestcost[k + 1], &bestcost[k], (NBEST - k - 1) * sizeof bestcost[0]);
+                best[k] = t.lex, bestlen[k] = t.len, bestcost[k] = c;
+                break;
+            }
+        }
+    }
+    if (!exact) {
+        qr_buf_printf(err, "no such function '%s' in the code index", arg);
+        for (size_t k = 0; k < NBEST && best[k]; k++)
+            qr_buf_printf(err, "%s'%.*s'", k ? ", " : "; did you mean ", (int)bestlen[k],
+                          best[k]);
+        qr_buf_puts(err, best[0] ? "?" : " (quarry code index builds it; names are case-sensitive)");
+    }
+    qr_sparql_result_free(names);
+    return !exact;
 }
 
 /* ---- the model path ---- */
@@ -401,9 +581,11 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
         qr_buf_printf(err,
                       "no template answers '%s' and no model is configured (QUARRY_LLM_URL, "
                       "QUARRY_LLM_MODEL); templates: who calls X, what does X call, where is X "
-                      "defined, which files include H, functions in FILE, static functions "
-                      "nobody calls, recursive functions, largest functions, most included "
-                      "headers; or write SPARQL with sparql_query",
+                      "defined, where is X called from, which files include H, what does FILE "
+                      "include, functions in FILE, structs defined in FILE, how many functions "
+                      "in DIR, what eventually calls X, static functions (nobody calls), "
+                      "recursive functions, largest functions, most included headers; or "
+                      "write SPARQL with sparql_query",
                       question);
         return QR_EINVAL;
     }
@@ -454,7 +636,9 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
     if (rc)
         return rc;
     const char *tname = NULL;
-    char *sparql = qr_codesearch_template(question, &tname);
+    char targ[256];
+    bool tpath = false;
+    char *sparql = match_template(question, &tname, targ, sizeof targ, &tpath);
     qr_sparql_result *res = NULL;
     int calls = 0;
     if (sparql) {
@@ -464,6 +648,10 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         if (rc)
             qr_buf_printf(err, "template '%s' failed: %s", tname, why.p ? why.p : "");
         qr_buf_release(&why);
+        /* no rows for a name: is it a name the index holds at all? */
+        if (rc == QR_OK && targ[0] && !tpath && qr_sparql_result_nrows(res) == 0 &&
+            unknown_name(st, &req->stop, targ, err))
+            rc = QR_EINVAL;
     } else {
         rc = ask_model(c, req, question, st, &sparql, &res, &calls, err);
     }

@@ -17,6 +17,7 @@
 #include "router_int.h"
 
 #include "quarry/date.h"
+#include "quarry/words.h"
 
 #include <stdint.h>
 
@@ -44,7 +45,7 @@ static bool is_iso_date(const char *s)
 /* A token with a '/', a '*' or a file extension ("README.md", "src/", "*.c"). */
 static bool looks_like_path(const char *s)
 {
-    if (strchr(s, '/') || strchr(s, '*'))
+    if (strchr(s, '/') || strchr(s, '*') || rt_conventional_file(s))
         return true;
     const char *dot = strrchr(s, '.');
     if (!dot || dot == s || !dot[1] || strlen(dot + 1) > 8)
@@ -121,32 +122,6 @@ static bool classify(tok *t)
         t->poss = !in_list(t->s, RT_STOP);
     }
     return true;
-}
-
-/* Smart quotes become ASCII ones; anything else outside printable ASCII is kept only as
- * part of a word (UTF-8 names). */
-static size_t normalize(const char *in, size_t len, char *out)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c == 0xE2 && i + 2 < len && (unsigned char)in[i + 1] == 0x80) {
-            unsigned char d = (unsigned char)in[i + 2];
-            if (d == 0x98 || d == 0x99) {
-                out[o++] = '\'';
-                i += 2;
-                continue;
-            }
-            if (d == 0x9C || d == 0x9D) {
-                out[o++] = '"';
-                i += 2;
-                continue;
-            }
-        }
-        out[o++] = (char)c;
-    }
-    out[o] = '\0';
-    return o;
 }
 
 static bool is_sep(char c)
@@ -813,6 +788,53 @@ static void parse_window(parser *p)
             add_desc(p, "%s", s, NULL);
             continue;
         }
+        /* "last month", "last calendar month": the calendar month before this one, as
+           people mean it (docs/decisions.md); "the past month", "the last month" and
+           "since last month" stay a rolling month */
+        if (tok_is(p, i, "last") &&
+            !(i > 0 && (tok_is(p, i - 1, "since") || tok_is(p, i - 1, "the"))) &&
+            (tok_is(p, i + 1, "month") ||
+             (tok_is(p, i + 1, "calendar") && tok_is(p, i + 2, "month")))) {
+            int m = p->today.m == 1 ? 12 : p->today.m - 1;
+            int y = p->today.m == 1 ? p->today.y - 1 : p->today.y;
+            char m1[RT_STR], m2[RT_STR];
+            size_t to = tok_is(p, i + 1, "calendar") ? i + 3 : i + 2;
+            if (rt_month_window(&p->today, m, y, m1, m2)) {
+                day_window(p, back_over_preps(p, i), to, m1, m2, "last month");
+                continue;
+            }
+        }
+        /* the past half year, last half a year: six months */
+        if ((tok_is(p, i, "last") || tok_is(p, i, "past")) && tok_is(p, i + 1, "half")) {
+            size_t k = i + 2;
+            if (tok_is(p, k, "a"))
+                k++;
+            if (tok_is(p, k, "year")) {
+                use(p, back_over_preps(p, i), k + 1);
+                set_since(p, "6 months ago");
+                add_desc(p, "since %s", "6 months ago", NULL);
+                continue;
+            }
+        }
+        /* since the start of the year / month / week, year to date, ytd */
+        if (tok_is(p, i, "since") && tok_is(p, i + 1, "the") &&
+            (tok_is(p, i + 2, "start") || tok_is(p, i + 2, "beginning")) &&
+            tok_is(p, i + 3, "of") && (tok_is(p, i + 4, "the") || tok_is(p, i + 4, "this")) &&
+            (tok_is(p, i + 5, "year") || tok_is(p, i + 5, "month") || tok_is(p, i + 5, "week"))) {
+            char s[RT_STR];
+            snprintf(s, sizeof s, "this %s", p->t[i + 5].s);
+            use(p, i, i + 6);
+            set_since(p, s);
+            add_desc(p, "%s", s, NULL);
+            continue;
+        }
+        if (tok_is(p, i, "ytd") || (tok_is(p, i, "year") && tok_is(p, i + 1, "to") &&
+                                    tok_is(p, i + 2, "date"))) {
+            use(p, back_over_preps(p, i), tok_is(p, i, "ytd") ? i + 1 : i + 3);
+            set_since(p, "this year");
+            add_desc(p, "%s", "this year", NULL);
+            continue;
+        }
         /* last week, the past month, in the last 3 days, past 24 hours */
         if (tok_is(p, i, "last") || tok_is(p, i, "past")) {
             char s[RT_STR];
@@ -849,6 +871,127 @@ static void parse_window(parser *p)
             add_desc(p, "in %.4s", a, NULL);
             continue;
         }
+    }
+}
+
+/* ---- holidays on a fixed date: "on christmas eve 2024", "new year's day 2026" ----
+ * Written into their first token as an ISO day that the window slots then read ("on
+ * DAY"); without a year, the most recent such day up to today. */
+static void parse_holidays(parser *p)
+{
+    static const struct {
+        const char *w[3]; /* the words, "" when fewer; a possessive is written bare */
+        int m, d;
+    } H[] = {{{"christmas", "eve", ""}, 12, 24}, {{"christmas", "day", ""}, 12, 25},
+             {{"christmas", "", ""}, 12, 25},     {{"xmas", "", ""}, 12, 25},
+             {{"new", "year", "eve"}, 12, 31},    {{"new", "years", "eve"}, 12, 31},
+             {{"new", "year", "day"}, 1, 1},      {{"new", "years", "day"}, 1, 1},
+             {{"boxing", "day", ""}, 12, 26},     {{"halloween", "", ""}, 10, 31},
+             {{"valentine", "day", ""}, 2, 14},   {{"valentines", "day", ""}, 2, 14}};
+    for (size_t i = 0; i < p->n; i++) {
+        for (size_t h = 0; h < sizeof H / sizeof H[0]; h++) {
+            size_t k = 0;
+            while (k < 3 && H[h].w[k][0] && i + k < p->n && !p->t[i + k].used &&
+                   p->t[i + k].kind == T_WORD && !strcmp(p->t[i + k].s, H[h].w[k]))
+                k++;
+            if (k == 0 || (k < 3 && H[h].w[k][0]))
+                continue;
+            int y = year_at(p, i + k);
+            size_t end = i + k + (y ? 1 : 0);
+            if (!y) {
+                y = p->today.y;
+                if (H[h].m > p->today.m || (H[h].m == p->today.m && H[h].d > p->today.d))
+                    y--;
+            }
+            tok *t = &p->t[i];
+            snprintf(t->s, TOK_LEN, "%04d-%02d-%02d", y, H[h].m, H[h].d);
+            t->kind = T_DATE;
+            t->poss = false;
+            use(p, i + 1, end);
+            break;
+        }
+    }
+}
+
+/* ---- revisions: tags and commit ids ---- */
+
+/* A version tag ("v1.0", "2.3.1", "v2.0-rc1") or an abbreviated commit id (7 to 40 hex
+ * digits with a letter and a digit). The tools check that it exists. */
+static bool ref_word(const tok *t)
+{
+    if (t->used || t->kind != T_WORD || t->poss)
+        return false;
+    const char *s = t->s;
+    size_t n = strlen(s), i = 0;
+    if (n >= 7 && n <= 40) {
+        bool hex = true, digit = false, alpha = false;
+        for (size_t k = 0; k < n; k++) {
+            if (!isxdigit((unsigned char)s[k]))
+                hex = false;
+            else if (isdigit((unsigned char)s[k]))
+                digit = true;
+            else
+                alpha = true;
+        }
+        if (hex && digit && alpha)
+            return true;
+    }
+    if (s[0] == 'v')
+        i = 1;
+    size_t dots = 0, digits = 0;
+    for (; i < n && (isdigit((unsigned char)s[i]) || s[i] == '.'); i++) {
+        if (s[i] == '.')
+            dots++;
+        else
+            digits++;
+    }
+    if (!digits || !dots || s[i - 1] == '.' || !isdigit((unsigned char)s[s[0] == 'v']))
+        return false;
+    if (i < n && s[i] == '-')
+        for (i++; i < n && isalnum((unsigned char)s[i]); i++)
+            ;
+    return i == n;
+}
+
+static void set_ref(parser *p, const char *a, const char *b)
+{
+    if (p->q->ref[0])
+        p->bad = true;
+    snprintf(p->q->ref, RT_STR, "%s..%s", a, b);
+}
+
+/* "between v1.0 and v1.1", "from v1.0 to v2.0", "since v1.0", "after v1.0": a range;
+ * "commit 28985ce", "files 60213d4": one commit. */
+static void parse_refs(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if ((tok_is(p, i, "between") || tok_is(p, i, "from")) && i + 3 < p->n &&
+            ref_word(&p->t[i + 1]) &&
+            (tok_is(p, i + 2, "and") || tok_is(p, i + 2, "to") || tok_is(p, i + 2, "until")) &&
+            ref_word(&p->t[i + 3])) {
+            set_ref(p, p->t[i + 1].s, p->t[i + 3].s);
+            use(p, i, i + 4);
+            continue;
+        }
+        if ((tok_is(p, i, "since") || tok_is(p, i, "after")) && i + 1 < p->n &&
+            ref_word(&p->t[i + 1])) {
+            set_ref(p, p->t[i + 1].s, "HEAD");
+            use(p, i, i + 2);
+            continue;
+        }
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        if (!ref_word(&p->t[i]))
+            continue;
+        if (p->q->commit[0] || p->q->ref[0])
+            p->bad = true;
+        snprintf(p->q->commit, RT_STR, "%s", p->t[i].s);
+        size_t from = i;
+        if (from > 0 && tok_is(p, from - 1, "commit"))
+            from--;
+        if (from > 0 && tok_is(p, from - 1, "the"))
+            from--;
+        use(p, from, i + 1);
     }
 }
 
@@ -1031,7 +1174,9 @@ static void set_author(parser *p, const char *s)
  * and two different people whose searches cannot match each other's commits. */
 static size_t second_at(const parser *p, size_t k, const char *first, char *who)
 {
-    if (!p->o || !p->o->author || !(tok_is(p, k, "and") || tok_is(p, k, "&")))
+    /* "by ines and bob", "by either dana or erik": commits of either person */
+    if (!p->o || !p->o->author ||
+        !(tok_is(p, k, "and") || tok_is(p, k, "&") || tok_is(p, k, "or")))
         return 0;
     size_t j = k + 1;
     if (tok_is(p, j, "by"))
@@ -1088,8 +1233,10 @@ static void parse_grep(parser *p)
             use(p, i, j + 1);
             continue;
         }
-        /* with TERM in the message */
-        if (tok_is(p, i, "with") && term_at(p, j) && tok_is(p, j + 1, "in")) {
+        /* with TERM in the message; have / has / having TERM in the subject */
+        if ((tok_is(p, i, "with") || tok_is(p, i, "have") || tok_is(p, i, "has") ||
+             tok_is(p, i, "having")) &&
+            term_at(p, j) && tok_is(p, j + 1, "in")) {
             size_t k = j + 2;
             if (tok_is(p, k, "the") || tok_is(p, k, "their") || tok_is(p, k, "its"))
                 k++;
@@ -1118,6 +1265,18 @@ static void parse_author(parser *p)
         tok *t = &p->t[i];
         if (t->used)
             continue;
+        /* "by either A or B": "either" says only that two follow */
+        if (tok_is(p, i, "by") && tok_is(p, i + 1, "either") && name_at(p, i + 2) &&
+            p->o && p->o->author && resolve_name(p, i + 2, who, &len)) {
+            char who2[RT_STR];
+            size_t more = second_at(p, i + 2 + len, who, who2);
+            if (more && tok_is(p, i + 2 + len, "or")) {
+                set_author(p, who);
+                set_second(p, who2);
+                use(p, i, i + 2 + len + more);
+                continue;
+            }
+        }
         /* by NAME, authored by NAME, from EMAIL */
         if ((tok_is(p, i, "by") && name_at(p, i + 1)) ||
             (tok_is(p, i, "from") && i + 1 < p->n && !p->t[i + 1].used &&
@@ -1154,6 +1313,17 @@ static void parse_author(parser *p)
             use(p, i, i + 1 + len + more);
             continue;
         }
+        /* FIRST LAST's: "george park's commits" */
+        if (t->kind == T_WORD && t->poss && i > 0 && !p->t[i - 1].used &&
+            p->t[i - 1].kind == T_WORD && !p->t[i - 1].poss) {
+            char two[2 * TOK_LEN + 2];
+            snprintf(two, sizeof two, "%s %s", p->t[i - 1].s, t->s);
+            if (known_author(p, two, who)) {
+                set_author(p, who);
+                use(p, i - 1, i + 1);
+                continue;
+            }
+        }
         /* NAME's */
         if (t->kind == T_WORD && t->poss) {
             t->poss = false;
@@ -1176,6 +1346,23 @@ static void parse_author(parser *p)
 
 static void parse_path(parser *p)
 {
+    static const char *const TOUCH_VERBS[] = {"touch", "touches", "touched", "changing",
+                                              "modifying", "affecting", "affect", "affected",
+                                              NULL};
+    /* "commits touching tests": a conventional top-level folder named after a touch verb
+       (only there: "commits about tests" is a message term) */
+    static const char *const TOUCHING[] = {"touching", "touch", "touches", "touched", NULL};
+    static const char *const FOLDER[] = {"docs", "doc", "tests", "test", "src", "lib",
+                                         "scripts", "examples", "bench", NULL};
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = tok_is(p, i + 1, "the") ? i + 2 : i + 1;
+        if (!tok_in(p, i, TOUCHING) || !tok_in(p, j, FOLDER) || p->q->path_kind)
+            continue;
+        char dir[TOK_LEN];
+        snprintf(dir, sizeof dir, "%s/", p->t[j].s);
+        snprintf(p->t[j].s, TOK_LEN, "%s", dir);
+        p->t[j].kind = T_PATH;
+    }
     static const char *const PREP[] = {
         "of",       "to",        "in",        "on",       "for",      "under",   "within",
         "inside",   "touching",  "touch",     "touches",  "touched",  "affecting", "affect",
@@ -1190,12 +1377,20 @@ static void parse_path(parser *p)
         size_t n = strlen(t->s);
         const char *last = strrchr(t->s, '/');
         last = last ? last + 1 : t->s;
-        bool file = t->s[n - 1] != '/' && !strchr(t->s, '*') && strchr(last, '.') != NULL &&
-                    looks_like_path(last);
+        bool file = t->s[n - 1] != '/' && !strchr(t->s, '*') &&
+                    ((strchr(last, '.') != NULL && looks_like_path(last)) ||
+                     rt_conventional_file(last));
         p->q->path_kind = file ? RT_PATH_FILE : RT_PATH_DIR;
         size_t from = i;
-        if (from > 0 && tok_in(p, from - 1, PREP))
+        /* "touching the Makefile", "history of the docs/ folder" */
+        if (from > 1 && tok_is(p, from - 1, "the") && tok_in(p, from - 2, PREP))
             from--;
+        if (from > 0 && tok_in(p, from - 1, PREP)) {
+            from--;
+            /* "did bob ever touch lib/hash.c": the verb says a change */
+            if (tok_in(p, from, TOUCH_VERBS))
+                p->q->words |= RW_CHANGE;
+        }
         use(p, from, i + 1);
     }
 }
@@ -1210,7 +1405,12 @@ static void parse_count(parser *p)
             snprintf(a, sizeof a, "%04d-01-01", y);
             snprintf(b, sizeof b, "%04d-12-31", y);
             snprintf(desc, sizeof desc, "in %04d", y);
-            day_window(p, i, i + 1, a, b, desc);
+            /* "from 2025", "during 2025", "for 2025": the year too */
+            size_t from = i > 0 && (tok_is(p, i - 1, "from") || tok_is(p, i - 1, "during") ||
+                                    tok_is(p, i - 1, "for") || tok_is(p, i - 1, "of"))
+                              ? i - 1
+                              : i;
+            day_window(p, from, i + 1, a, b, desc);
             continue;
         }
         int v = number_at(p, i);
@@ -1252,6 +1452,28 @@ static bool person_filler(const parser *p, size_t i)
 static const char *const ONE_PERSON[] = {"contributor", "author", "committer", "developer",
                                          "person", "dev", "engineer", NULL};
 
+bool rt_person_at(parser *p, size_t i, char *out, size_t *len)
+{
+    if (!p->o || !p->o->author || i >= p->n || p->t[i].used || p->t[i].kind != T_WORD)
+        return false;
+    tok *t = &p->t[i];
+    bool poss = t->poss;
+    t->poss = false; /* "alice's": the name without its 's */
+    bool ok = name_at(p, i) && resolve_name(p, i, out, len);
+    t->poss = poss;
+    return ok;
+}
+
+/* One of three words is in the question. */
+static bool said(const parser *p, const char *a, const char *b, const char *c)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->t[i].kind == T_WORD &&
+            (!strcmp(p->t[i].s, a) || !strcmp(p->t[i].s, b) || !strcmp(p->t[i].s, c)))
+            return true;
+    return false;
+}
+
 /* What no slot took: filler, or content words by their canonical bit. */
 static void collect_words(parser *p)
 {
@@ -1276,6 +1498,27 @@ static void collect_words(parser *p)
         /* "the most recent commit", "edited most recently": "most" adds nothing */
         if (strcmp(t->s, "most") == 0 && (tok_is(p, i + 1, "recent") ||
                                           tok_is(p, i + 1, "recently"))) {
+            t->used = true;
+            continue;
+        }
+        /* "how many different authors", "distinct contributors": a count of authors */
+        if ((strcmp(t->s, "different") == 0 || strcmp(t->s, "distinct") == 0 ||
+             strcmp(t->s, "unique") == 0) && i + 1 < p->n && p->t[i + 1].kind == T_WORD &&
+            (rt_canon_bit(p->t[i + 1].s) & RW_AUTHORS)) {
+            t->used = true;
+            continue;
+        }
+        /* "who wrote X originally", "written first by": wrote is created only with a word
+           that says so; "who wrote X" alone (the creator, or every author?) is not sure */
+        if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0) &&
+            said(p, "originally", "first", "initially")) {
+            p->q->words |= RW_CREATED;
+            t->used = true;
+            continue;
+        }
+        /* "when did julia make her first commit": the author's own */
+        if (p->q->author[0] && (strcmp(t->s, "her") == 0 || strcmp(t->s, "his") == 0 ||
+                                strcmp(t->s, "their") == 0)) {
             t->used = true;
             continue;
         }
@@ -1324,13 +1567,20 @@ static void fix_typos(parser *p)
         char who[RT_STR];
         if (known_author(p, t->s, who))
             continue;
-        size_t limit = n >= 9 ? 2 : 1, best = SIZE_MAX;
+        /* the one typo measure (src/words): length-aware, a keyboard neighbour half an
+           edit */
+        size_t best = SIZE_MAX;
         const char *pick = NULL;
         bool tie = false;
         for (size_t k = 0; RT_TYPO_TARGETS[k]; k++) {
             const char *w = RT_TYPO_TARGETS[k];
-            size_t d = qr_edit_distance(t->s, n, w, strlen(w), QR_EDIT_TRANSPOSE);
-            if (d > limit || d > best)
+            /* and at most one whole edit below 9 letters: "authored" is no typo of
+               "authors" here, where a wrong reading answers the wrong question */
+            if (!qr_words_typo(t->s, n, w, strlen(w)) ||
+                qr_edit_distance(t->s, n, w, strlen(w), QR_EDIT_TRANSPOSE) > (n >= 9 ? 2u : 1u))
+                continue;
+            size_t d = qr_words_cost(t->s, n, w, strlen(w));
+            if (d > best)
                 continue;
             /* "commmits" is as near "commits" as "commit": singular and plural agree */
             size_t wl = strlen(w), pl = pick ? strlen(pick) : 0;
@@ -1417,6 +1667,120 @@ static void parse_known_authors(parser *p)
     }
 }
 
+/* ---- terse git-like lines: "log -n7 src/net", "log --author=hana -n 3", "shortlog -sn
+ * since=2026-01-01", "author=X since=14d" ----
+ * Flags and key=value terms (read by src/words) are rewritten into the words the slots
+ * read ("--author=hana" is "by hana", "-n7" is 7, "since=X" is "since X", "shortlog" is
+ * "authors"); flags that change nothing the router answers ("-s", "--oneline") go. */
+static bool put_tok(tok *out, size_t *n, const char *s, int kind)
+{
+    if (*n == MAX_TOKENS || strlen(s) >= TOK_LEN)
+        return false;
+    tok *t = &out[(*n)++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->s, TOK_LEN, "%s", s);
+    if (kind >= 0) {
+        t->kind = kind;
+        return true;
+    }
+    return classify(t);
+}
+
+static bool read_terse(parser *p)
+{
+    static const char *const QUIET[] = {"-s", "-n", "-e", "-sn", "-sne", "-ns", "-nse", "-se",
+                                        "--oneline", "--stat", "--summary", "--numbered",
+                                        "--email", "--use-mailmap", "--all", NULL};
+    tok *out = calloc(MAX_TOKENS, sizeof *out);
+    if (!out)
+        return false;
+    size_t n = 0;
+    bool ok = true;
+    for (size_t i = 0; i < p->n && ok; i++) {
+        tok *t = &p->t[i];
+        char key[32], val[TOK_LEN];
+        if (t->kind == T_QUOTED || t->kind == T_EMAIL) {
+            ok = n < MAX_TOKENS;
+            if (ok)
+                out[n++] = *t;
+            continue;
+        }
+        const char *w = t->s;
+        size_t wl = strlen(w);
+        if (t->kind == T_WORD && !strcmp(w, "shortlog")) {
+            ok = put_tok(out, &n, "authors", T_WORD);
+            continue;
+        }
+        if (t->kind == T_WORD && in_list(w, QUIET))
+            continue;
+        if (t->kind == T_WORD && !strcmp(w, "--no-merges")) {
+            ok = put_tok(out, &n, "without", T_WORD) && put_tok(out, &n, "merges", T_WORD);
+            continue;
+        }
+        if (t->kind == T_WORD && !strcmp(w, "--merges")) {
+            ok = put_tok(out, &n, "merges", T_WORD);
+            continue;
+        }
+        /* -n7, -7 */
+        if (t->kind == T_WORD && w[0] == '-' && wl > 1) {
+            size_t d = w[1] == 'n' ? 2 : 1;
+            bool digits = wl > d;
+            for (size_t k = d; k < wl; k++)
+                if (!isdigit((unsigned char)w[k]))
+                    digits = false;
+            if (digits) {
+                ok = put_tok(out, &n, w + d, T_NUM);
+                continue;
+            }
+        }
+        if ((t->kind == T_WORD || t->kind == T_OTHER || t->kind == T_PATH) && strchr(w, '=') &&
+            qr_words_kv(w, wl, key, sizeof key, val, sizeof val)) {
+            if (!strcmp(key, "author") || !strcmp(key, "committer")) {
+                ok = put_tok(out, &n, "by", T_WORD) && put_tok(out, &n, val, -1);
+            } else if ((!strcmp(key, "since") || !strcmp(key, "after")) &&
+                       strspn(val, "0123456789") > 0 && val[strspn(val, "0123456789")] &&
+                       strchr("dwmyh", val[strspn(val, "0123456789")]) &&
+                       !val[strspn(val, "0123456789") + 1]) {
+                /* since=14d: the last 14 days */
+                size_t d = strspn(val, "0123456789");
+                char c = val[d];
+                val[d] = '\0';
+                const char *unit = c == 'd' ? "days" : c == 'w' ? "weeks" : c == 'm' ? "months"
+                                   : c == 'y' ? "years" : "hours";
+                ok = put_tok(out, &n, "last", T_WORD) && put_tok(out, &n, val, T_NUM) &&
+                     put_tok(out, &n, unit, T_WORD);
+            } else if (!strcmp(key, "since") || !strcmp(key, "after") ||
+                       !strcmp(key, "until") || !strcmp(key, "before")) {
+                ok = put_tok(out, &n, key, T_WORD) && put_tok(out, &n, val, -1);
+            } else if (!strcmp(key, "path") || !strcmp(key, "dir") || !strcmp(key, "file")) {
+                char path[TOK_LEN];
+                bool dot = strchr(val, '.') || strchr(val, '/') || rt_conventional_file(val);
+                snprintf(path, sizeof path, "%s%s", val, dot ? "" : "/");
+                ok = put_tok(out, &n, path, T_PATH);
+            } else if ((!strcmp(key, "n") || !strcmp(key, "limit") || !strcmp(key, "max-count") ||
+                        !strcmp(key, "top")) && val[0] && strspn(val, "0123456789") == strlen(val)) {
+                ok = put_tok(out, &n, val, T_NUM);
+            } else if (!strcmp(key, "grep") || !strcmp(key, "message")) {
+                ok = put_tok(out, &n, "mentioning", T_WORD) && put_tok(out, &n, val, T_QUOTED);
+            } else {
+                ok = n < MAX_TOKENS; /* a key the router does not read: kept, so no match */
+                if (ok)
+                    out[n++] = *t;
+            }
+            continue;
+        }
+        ok = n < MAX_TOKENS;
+        if (ok)
+            out[n++] = *t;
+    }
+    if (ok) {
+        memcpy(p->t, out, n * sizeof *out);
+        p->n = n;
+    }
+    free(out);
+    return ok;
+}
+
 bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_question *q)
 {
     memset(q, 0, sizeof *q);
@@ -1431,7 +1795,8 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     if (!qr_utf8_valid(question, len))
         return false;
     char norm[MAX_QUESTION + 1];
-    size_t n = normalize(question, len, norm);
+    /* quotes, spaces and chatter ("hey, sorry to bother you, but ...") off: src/words */
+    size_t n = qr_words_normalize(question, len, norm, sizeof norm);
     parser *p = calloc(1, sizeof *p);
     if (!p)
         return false;
@@ -1439,10 +1804,12 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     p->o = o;
     int64_t now = o && o->now ? o->now : qr_clock_now();
     rt_today_of(now, o && o->now ? o->tz_offset_min : qr_clock_offset_at(now), &p->today);
-    bool ok = tokenize(p, norm, n);
+    bool ok = tokenize(p, norm, n) && read_terse(p);
     if (ok) {
         fix_typos(p);
         parse_top_author(p);
+        parse_refs(p);
+        parse_holidays(p);
         parse_month_days(p);
         rt_parse_exclusions(p);
         parse_calendar(p);
@@ -1455,6 +1822,13 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         rt_parse_merges(p);
         parse_count(p);
         collect_words(p);
+        /* "the files in the latest commit": that one commit is HEAD */
+        if (!q->commit[0] && q->singular && (q->words & RW_FILES) && (q->words & RW_RECENT) &&
+            !q->since[0] && !q->until[0] && !q->author[0] && !q->path_kind && !q->n &&
+            !q->ref[0] && !q->grep[0] && !q->merges && !q->bots) {
+            snprintf(q->commit, RT_STR, "HEAD");
+            q->words &= ~(uint32_t)RW_RECENT;
+        }
         /* "all recent commits": all of them, or the recent ones? Neither is sure. */
         if (q->all && (q->words & RW_RECENT))
             q->words |= RW_UNKNOWN;

@@ -22,10 +22,16 @@ static size_t excl_marker(const parser *p, size_t i)
 {
     static const char *const ONE[] = {
         "excluding", "exclude", "excludes", "excluded", "excl", "except", "without", "w/o",
-        "ignoring", "ignore", "minus", "sans", "outside", "skipping", "skip", "no", NULL};
+        "ignoring", "ignore", "minus", "sans", "outside", "skipping", "skip", "no", "besides",
+        NULL};
     static const char *const AFTER_NOT[] = {"by", "in", "from", "touching", "counting",
                                             "including", "under", "inside", "within", NULL};
     if (tok_is(p, i, "not") && tok_in(p, i + 1, AFTER_NOT))
+        return 2;
+    /* "anyone but carol", "who else but carol", "except for bob" */
+    if ((tok_is(p, i, "anyone") || tok_is(p, i, "anybody") || tok_is(p, i, "else") ||
+         tok_is(p, i, "everyone") || tok_is(p, i, "except")) &&
+        (tok_is(p, i + 1, "but") || tok_is(p, i + 1, "for")))
         return 2;
     if ((tok_is(p, i, "but") && tok_is(p, i + 1, "not")) ||
         (tok_is(p, i, "other") && tok_is(p, i + 1, "than")) ||
@@ -87,6 +93,20 @@ static size_t excl_object(parser *p, size_t j, bool loose)
         set_merges(p, RT_MERGES_EXCLUDE);
         return k + (tok_is(p, k, "merge") ? 2 : 1) - j;
     }
+    /* a person the repository knows: "except alice martin's commits", "excluding ivan" */
+    char who[RT_STR];
+    size_t plen;
+    if (rt_person_at(p, k, who, &plen)) {
+        if (p->q->not_author[0])
+            p->bad = true;
+        snprintf(p->q->not_author, RT_STR, "%s", who);
+        size_t e = k + plen;
+        /* "alice's commits", "alice's work": the possessive's noun goes with it */
+        if (p->t[e - 1].poss && (tok_is(p, e, "commits") || tok_is(p, e, "work") ||
+                                 tok_is(p, e, "changes")))
+            e++;
+        return e - j;
+    }
     const tok *t = k < p->n && !p->t[k].used ? &p->t[k] : NULL;
     if (t && t->kind == T_PATH) {
         set_excl_path(p, t->s);
@@ -114,6 +134,24 @@ static size_t excl_object(parser *p, size_t j, bool loose)
     return 0;
 }
 
+/* A marker that excludes commit by commit: "not touching", "that don't touch",
+ * "doesn't touch", "didn't touch", "never touched", "without touching". */
+static size_t touch_marker(const parser *p, size_t i)
+{
+    static const char *const NEG[] = {"not", "don't", "dont", "doesn't", "doesnt", "didn't",
+                                      "didnt", "never", "without", "do", "does", "did", NULL};
+    static const char *const TOUCH[] = {"touch", "touching", "touches", "touched", "modify",
+                                        "modifying", "change", "changing", NULL};
+    if (!tok_in(p, i, NEG))
+        return 0;
+    size_t j = i + 1;
+    /* "do not touch", "does not change" */
+    if ((tok_is(p, i, "do") || tok_is(p, i, "does") || tok_is(p, i, "did")) &&
+        !tok_is(p, j++, "not"))
+        return 0;
+    return tok_in(p, j, TOUCH) ? j + 1 - i : 0;
+}
+
 /* Exclusions, and their positive forms: "not by bots", "no bots", "human commits", "bot
  * commits", "by bots"; "excluding merges", "without merge commits"; "without the docs
  * folder", "not in tests", "outside src/". One exclusion marker may take several objects
@@ -132,6 +170,16 @@ void rt_parse_exclusions(parser *p)
                 p->q->words |= RW_AUTHORS;
             use(p, i, i + 1);
             continue;
+        }
+        size_t tm = touch_marker(p, i);
+        if (tm && !p->q->path_kind) {
+            size_t len = excl_object(p, i + tm, true);
+            if (len && p->q->path_kind && p->q->path_excl) {
+                p->q->untouched = true;
+                use(p, i, i + tm + len);
+                i = i + tm + len - 1;
+                continue;
+            }
         }
         size_t m = excl_marker(p, i);
         /* "without tests", "no docs" may be about what a commit lacks: a bare folder

@@ -38,6 +38,9 @@ enum {
     RW_MADE = 1u << 20, /* made, make, pushed, done */
     RW_LINES = 1u << 21,
     RW_OWNS = 1u << 23,   /* owns, owner(s), knows, expert(s), maintainer(s), best */
+    RW_FIRST = 1u << 24,   /* first, earliest, oldest, originally, initial */
+    RW_CREATED = 1u << 25, /* created, introduced, added (a file) */
+    RW_DELETED = 1u << 26, /* deleted, removed (a file) */
     RW_MOSTBY = 1u << 22, /* "with the most files", "changed the most lines": the sort key
                              is then set to what follows "most" */
     RW_UNKNOWN = 1u << 31
@@ -68,6 +71,13 @@ typedef struct rt_question {
     char path[RT_STR];
     int path_kind;      /* RT_PATH_* */
     bool path_excl;     /* the path is excluded ("without docs/"): an RT_PATH_DIR */
+    char not_author[RT_STR]; /* a person left out ("except alice", "besides bob"): their
+                                email, as the repository knows them, or "" */
+    char ref[RT_STR];   /* a revision range said ("between v1.0 and v1.1": "v1.0..v1.1",
+                           "since v1.0": "v1.0..HEAD"), or "" */
+    char commit[RT_STR]; /* one commit named ("files 60213d4", "the latest commit": HEAD) */
+    bool untouched;     /* with path_excl: commits that touch the path are dropped whole
+                           ("commits that don't touch tests/"), not only its files */
     char grep[RT_STR];  /* the term as said; the rule escapes it into a regex */
     int merges;         /* RT_MERGES_* */
     int bots;           /* RT_BOTS_* */
@@ -174,6 +184,13 @@ extern const char *const RT_NUM_WORDS[];    /* "zero" .. "twenty" */
 extern const char *const RT_TYPO_TARGETS[]; /* words read through a typo */
 /* The canonical RW_* bits of a content word, 0 when it is none. */
 uint32_t rt_canon_bit(const char *w);
+
+/* A person the repository knows at token i (one word or two, "alice" or "alice martin's"):
+ * their email in out (RT_STR), the tokens taken in *len. Never a guess from a word's shape. */
+bool rt_person_at(parser *p, size_t i, char *out, size_t *len);
+
+/* A conventional file name without an extension ("Makefile", "Dockerfile"). */
+bool rt_conventional_file(const char *s);
 
 /* Exclusions and merges (router_excl.c): "not by bots", "excluding merges", "without the
  * docs folder", "merge commits". */

@@ -37,6 +37,9 @@ enum {
     S_SORT = 1u << 8,
     S_BOTS = 1u << 9, /* bots excluded or only bots */
     S_AUTHOR2 = 1u << 10, /* a second person */
+    S_UNTOUCHED = 1u << 11, /* commits that touch a path dropped whole */
+    S_REF = 1u << 12,       /* a revision range ("between v1.0 and v1.1") */
+    S_COMMIT = 1u << 13,    /* one commit named */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -78,10 +81,16 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_N;
     if (q->sort)
         s |= S_SORT;
-    if (q->bots)
+    if (q->bots || q->not_author[0]) /* a filter on the author */
         s |= S_BOTS;
     if (q->author2[0])
         s |= S_AUTHOR2;
+    if (q->untouched)
+        s |= S_UNTOUCHED;
+    if (q->ref[0])
+        s |= S_REF;
+    if (q->commit[0])
+        s |= S_COMMIT;
     return s;
 }
 
@@ -117,10 +126,13 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
 {
     qr_buf_puts(b, "{");
     const char *sep = "";
-    if ((which & P_PATH) && q->path_kind) {
+    if ((which & P_PATH) && q->path_kind && !q->untouched) {
         char spec[RT_STR + 4];
         snprintf(spec, sizeof spec, "%s%s", q->path_excl ? ":!" : "", q->path);
         qr_buf_printf(b, "%s:path ", sep), edn_str(b, spec), sep = " ";
+    }
+    if ((which & P_WINDOW) && q->ref[0]) {
+        qr_buf_printf(b, "%s:ref ", sep), edn_str(b, q->ref), sep = " ";
     }
     if ((which & P_WINDOW) && q->since[0]) {
         qr_buf_printf(b, "%s:since ", sep), edn_str(b, q->since), sep = " ";
@@ -170,12 +182,16 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
         ADD(" (bots excluded)");
     if (q->bots == RT_BOTS_ONLY)
         ADD(" by bots");
+    if (q->not_author[0])
+        ADD(" (%s excluded)", q->not_author);
     if ((which & P_AUTHOR) && q->author[0])
         ADD(" by %s%s%s", q->author, q->author2[0] ? " and " : "", q->author2);
     if ((which & P_GREP) && q->grep[0])
         ADD(" mentioning '%s'", q->grep);
     if ((which & P_PATH) && q->path_kind)
-        ADD(" %s %s", q->path_excl ? "outside" : "in", q->path);
+        ADD(" %s %s", q->untouched ? "not touching" : q->path_excl ? "outside" : "in", q->path);
+    if ((which & P_WINDOW) && q->ref[0])
+        ADD(" in %s", q->ref);
     if ((which & P_WINDOW) && q->window[0])
         ADD(" %s", q->window);
 #undef ADD
@@ -195,10 +211,14 @@ static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsi
         qr_buf_printf(e, " path \"%s%s\"", q->path_excl ? ":!" : "", q->path);
     if (q->bots)
         qr_buf_printf(e, " bots %s", q->bots == RT_BOTS_ONLY ? "only" : "excluded");
+    if (q->not_author[0])
+        qr_buf_printf(e, " author \"%s\" excluded", q->not_author);
     if ((which & P_GREP) && q->grep[0])
         qr_buf_printf(e, " message matching \"%s\"", q->grep);
     if ((which & P_MERGES) && q->merges)
         qr_buf_printf(e, " merges %s", q->merges == RT_MERGES_ONLY ? "only" : "excluded");
+    if ((which & P_WINDOW) && q->ref[0])
+        qr_buf_printf(e, " ref \"%s\"", q->ref);
     if ((which & P_WINDOW) && q->since[0])
         qr_buf_printf(e, " since \"%s\"", q->since);
     if ((which & P_WINDOW) && q->until[0])
@@ -217,8 +237,15 @@ static const char *const COMMIT_FIELDS =
 
 static const char *fetch_as(const rt_question *q, const char *name)
 {
-    return q->bots ? "raw" : name;
+    return q->bots || q->untouched || q->not_author[0] ? "raw" : name;
 }
+
+/* A filter step over what was fetched (bots, commits that touch a path) */
+static bool filtered(const rt_question *q)
+{
+    return q->bots || q->untouched || q->not_author[0];
+}
+
 
 /* The commits of the question's window: one fetch, or with two people one fetch each
  * (pre_steps then joins them, newest first). */
@@ -227,6 +254,15 @@ static void commits_fetch(qr_buf *b, const rt_question *q, unsigned which, int l
     if (!q->author2[0]) {
         qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
         params(b, q, which, limit);
+        if (q->untouched) {
+            /* the commits that do touch the path, as git lists them (`git log -- path`,
+               merges included by git's own rule), taken away by bots_step */
+            rt_question touching = *q;
+            touching.untouched = false;
+            touching.path_excl = false;
+            qr_buf_puts(b, "}\n         {:tool :get_commits :as :touching :params ");
+            params(b, &touching, which, 0);
+        }
         qr_buf_puts(b, "}]\n");
         return;
     }
@@ -250,20 +286,53 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
                       name);
         return;
     }
-    if (!q->bots)
+    if (!filtered(q))
         return;
-    qr_buf_printf(b, "{:op :filter :on :raw :as :%s :where %s[:or [:matches :author ", name,
-                  q->bots == RT_BOTS_EXCLUDE ? "[:not " : "");
-    edn_str(b, RT_BOT_PATTERN);
-    qr_buf_puts(b, "] [:matches :email ");
-    edn_str(b, RT_BOT_PATTERN);
-    qr_buf_printf(b, "]]%s}\n             ", q->bots == RT_BOTS_EXCLUDE ? "]" : "");
+    const char *from = "raw";
+    if (q->untouched) {
+        /* what was fetched less the commits that touch the path: a left join marks them */
+        qr_buf_puts(b, "{:op :map :on :touching :as :touch_marks :select [:hash] "
+                       ":compute {:touches_path true}}\n             "
+                       "{:op :join :left :raw :right :touch_marks :on :hash :as :marked}\n"
+                       "             ");
+        from = "marked";
+    }
+    qr_buf_printf(b, "{:op :filter :on :%s :as :%s :where ", from, name);
+    int preds = (q->untouched != 0) + (q->bots != 0) + (q->not_author[0] != 0);
+    const char *sep = "";
+    if (preds > 1)
+        qr_buf_puts(b, "[:and ");
+    if (q->untouched) {
+        qr_buf_puts(b, "[:not [:exists :touches_path]]");
+        sep = " ";
+    }
+    if (q->bots) {
+        qr_buf_printf(b, "%s%s[:or [:matches :author ", sep,
+                      q->bots == RT_BOTS_EXCLUDE ? "[:not " : "");
+        edn_str(b, RT_BOT_PATTERN);
+        qr_buf_puts(b, "] [:matches :email ");
+        edn_str(b, RT_BOT_PATTERN);
+        qr_buf_printf(b, "]]%s", q->bots == RT_BOTS_EXCLUDE ? "]" : "");
+        sep = " ";
+    }
+    if (q->not_author[0]) {
+        /* the person left out, by the email the repository knows them by */
+        char re[RT_STR * 2 + 16], quoted[RT_STR * 2];
+        regex_quote(quoted, sizeof quoted, q->not_author);
+        snprintf(re, sizeof re, "(?i)^%s$", quoted);
+        qr_buf_printf(b, "%s[:not [:matches :email ", sep);
+        edn_str(b, re);
+        qr_buf_puts(b, "]]");
+    }
+    if (preds > 1)
+        qr_buf_puts(b, "]");
+    qr_buf_puts(b, "}\n             ");
 }
 
 /* A :transform of the bots step alone, for queries that have no other step. */
 static void bots_only_transform(qr_buf *b, const rt_question *q, const char *name)
 {
-    if (!q->bots && !q->author2[0])
+    if (!filtered(q) && !q->author2[0])
         return;
     qr_buf_puts(b, " :transform [");
     bots_step(b, q, name);
@@ -276,12 +345,12 @@ static int commits_limit(const rt_question *q)
 {
     if (q->n)
         return q->n;
-    if (q->all || q->since[0] || q->until[0])
+    if (q->all || q->since[0] || q->until[0] || q->ref[0])
         return 0;
     if ((q->words & RW_RECENT) && q->singular)
         return 1;
     if ((q->words & RW_RECENT) ||
-        !(q->author[0] || q->grep[0] || q->path_kind || q->merges || q->bots))
+        !(q->author[0] || q->grep[0] || q->path_kind || q->merges || filtered(q)))
         return 20;
     return 0;
 }
@@ -294,12 +363,12 @@ static void emit_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
     /* with bots filtered, the cut comes after the filter; with two people, after the join */
-    commits_fetch(b, q, all, q->bots ? 0 : limit);
+    commits_fetch(b, q, all, filtered(q) ? 0 : limit);
     qr_buf_puts(b, " :transform [");
     bots_step(b, q, "commits");
     qr_buf_printf(b, "{:op :map :on :commits :as :rows :select %s}", COMMIT_FIELDS);
     const char *out = "rows";
-    if ((q->bots || q->author2[0]) && limit > 0) {
+    if ((filtered(q) || q->author2[0]) && limit > 0) {
         qr_buf_printf(b, "\n             {:op :take :on :rows :as :shown :n %d}", limit);
         out = "shown";
     }
@@ -378,7 +447,7 @@ static const char *rank_steps(qr_buf *b, const rt_question *q, const char *from,
                               bool asc)
 {
     const char *on = from, *sep = " :transform [";
-    if (q->bots) {
+    if (filtered(q)) {
         qr_buf_puts(b, sep);
         bots_step(b, q, from);
         sep = "";
@@ -400,7 +469,7 @@ static const char *rank_steps(qr_buf *b, const rt_question *q, const char *from,
         qr_buf_printf(b, "%s{:op :take :on :%s :as :top :n %d}", sep, on, n);
         on = "top", sep = "\n             ";
     }
-    if (on != from || q->bots)
+    if (on != from || filtered(q))
         qr_buf_puts(b, "]\n");
     return on;
 }
@@ -517,9 +586,9 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     if (q->path_kind == RT_PATH_DIR) {
         qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
                       fetch_as(q, "authors"));
-        params(b, q, all, q->bots ? 0 : q->n);
+        params(b, q, all, filtered(q) ? 0 : q->n);
         qr_buf_puts(b, "}]\n");
-        if (q->bots) {
+        if (filtered(q)) {
             qr_buf_puts(b, " :transform [");
             bots_step(b, q, "authors");
             if (q->n) {
@@ -613,12 +682,135 @@ static void emit_top_author_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "the commits of the most active author", q, scope, q->n);
 }
 
+/* The files one commit changed: "files 60213d4", "which files did commit X change". */
+static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
+    edn_str(b, q->commit);
+    qr_buf_puts(b, " :limit 1 :with_paths true}}]\n"
+                   " :transform [{:op :map :on :commit :as :rows :select [:short_hash :date "
+                   ":author :subject :files :paths]}]\n"
+                   " :return {:findings :rows :summary \"{{first:rows:files}} files changed in "
+                   "{{first:rows:short_hash}} ({{first:rows:subject}})\"}}");
+    qr_buf_printf(e, "files of commit \"%s\"", q->commit);
+}
+
+/* Who created a file, and when: the oldest commit of its history (renames followed). */
+static void emit_file_created(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    char sum[RT_STR * 6];
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, P_PATH, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :sort :on :history :as :oldest :by "
+                   "[[:timestamp :asc]]}\n             {:op :take :on :oldest :as :first :n 1}\n"
+                   "             {:op :map :on :first :as :rows :select [:short_hash :date "
+                   ":author :email :subject :path :status]}]\n");
+    snprintf(sum, sizeof sum,
+             "%s was created by {{first:rows:author}} on {{first:rows:date}} in "
+             "{{first:rows:short_hash}} ({{first:rows:subject}})",
+             q->path);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the first commit of a file (following renames)", q, P_PATH, 1);
+}
+
+/* Who deleted a file: the commit of its history whose status is D, the latest. */
+static void emit_file_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    char sum[RT_STR * 6];
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, P_PATH, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :deletions :where "
+                   "[:= :status \"D\"]}\n             {:op :take :on :deletions :as :last :n 1}\n"
+                   "             {:op :map :on :last :as :rows :select [:short_hash :date "
+                   ":author :email :subject :path :status]}]\n");
+    snprintf(sum, sizeof sum,
+             "{{count:rows}} deletion of %s: by {{first:rows:author}} on {{first:rows:date}} in "
+             "{{first:rows:short_hash}} ({{first:rows:subject}})",
+             q->path);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the deletion of a file", q, P_PATH, 1);
+}
+
+/* The oldest commits (of an author, a path, a window): "the first commit", "alice's
+ * first commit", "the first 5 commits in src/". */
+static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_MERGES;
+    /* "the first commit" is one; "the oldest commits" the first ten */
+    int n = q->n ? q->n : q->singular ? 1 : 10;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    commits_fetch(b, q, all, 0);
+    qr_buf_puts(b, " :transform [");
+    bots_step(b, q, "commits");
+    qr_buf_printf(b, "{:op :sort :on :commits :as :oldest :by [[:timestamp :asc]]}\n"
+                     "             {:op :take :on :oldest :as :first :n %d}\n"
+                     "             {:op :map :on :first :as :rows :select %s}]\n",
+                  n, COMMIT_FIELDS);
+    if (n == 1)
+        snprintf(sum, sizeof sum,
+                 "The first commit%s: {{first:rows:short_hash}} on {{first:rows:date}} by "
+                 "{{first:rows:author}} ({{first:rows:subject}})",
+                 qual);
+    else
+        snprintf(sum, sizeof sum, "The first {{count:rows}} commits%s", qual);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "the oldest commits", q, all, n);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
 #define COMMIT_WORDS (W(RECENT) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(HISTORY) | W(COMMITS))
 
 static const rule RULES[] = {
+    {"commit-files",
+     "the files one commit changed",
+     {"files 60213d4", "which files did commit 28985ce change",
+      "show me the files in the latest commit", NULL},
+     {W(FILES), REQ_END},
+     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES),
+     S_COMMIT,
+     S_COMMIT,
+     0,
+     emit_commit_files},
+    {"file-created",
+     "who created a file (the first commit of its history, renames followed)",
+     {"who created src/net/http.c", "who wrote docs/guide.md originally",
+      "who added the Makefile", "first commit of src/main.c"},
+     {W(WHO) | W(CREATED), W(WHO) | W(FIRST), W(AUTHORS) | W(FIRST), W(CREATED),
+      W(FIRST) | W(COMMITS), REQ_END},
+     W(FIRST) | W(CREATED) | W(COMMITTED) | W(CHANGE) | W(MADE) | W(COMMITS) | W(FILES) |
+         W(WHO) | W(AUTHORS),
+     S_FILE,
+     S_FILE,
+     0,
+     emit_file_created},
+    {"file-deleted",
+     "who deleted a file, and when (the latest deletion in its history)",
+     {"who deleted src/legacy.c", "when was docs/TODO.txt removed", NULL},
+     {W(WHO) | W(DELETED), W(WHEN) | W(DELETED), W(DELETED), REQ_END},
+     W(WHO) | W(WHEN) | W(DELETED) | W(FILES) | W(COMMITS),
+     S_FILE,
+     S_FILE,
+     0,
+     emit_file_deleted},
+    {"first-commits",
+     "the oldest commits, of the repository, an author or a path",
+     {"first commit of the repo", "when did alice make her first commit",
+      "the first 5 commits in src/", "alice's earliest commit"},
+     {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), REQ_END},
+     W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST),
+     S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS,
+     0,
+     0,
+     emit_first_commits},
     {"count-authors",
      "how many authors committed in a window (or to a path)",
      {"how many contributors this year", "number of authors since 2024-01-01",
@@ -633,9 +825,9 @@ static const rule RULES[] = {
      "how many commits match a window, author, path, message term or merges",
      {"how many commits last week", "number of commits by alice",
       "how many commits did carol make", "how many merge commits this year"},
-     {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), REQ_END},
+     {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), W(COUNT) | W(CHANGE), REQ_END},
      W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2 | S_REF,
      0,
      0,
      emit_count},
@@ -658,7 +850,7 @@ static const rule RULES[] = {
      {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS),
       W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
-         W(FILES) | W(OWNS) | W(AUTHORS),
+         W(FILES) | W(OWNS) | W(AUTHORS) | W(WHO),
      S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS,
      S_PATH,
      0,
@@ -669,7 +861,7 @@ static const rule RULES[] = {
       "changes to README.md by alice", "last 3 commits to docs/guide.md"},
      {W(HISTORY), W(COMMITS), W(CHANGE), W(COMMITTED), REQ_END},
      W(RECENT) | W(MADE) | W(HISTORY) | W(COMMITS) | W(CHANGE) | W(FILES),
-     S_FILE | S_WINDOW | S_AUTHOR | S_GREP | S_MERGES | S_N,
+     S_FILE | S_WINDOW | S_AUTHOR | S_GREP | S_MERGES | S_N | S_REF,
      S_FILE,
      0,
      emit_file_history},
@@ -716,7 +908,7 @@ static const rule RULES[] = {
       "merge commits by alice"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS | S_REF,
      S_MERGES_ONLY,
      0,
      emit_commits},
@@ -726,7 +918,7 @@ static const rule RULES[] = {
       "commits whose message contains typo", "commits about parser since last month"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS | S_REF,
      S_GREP,
      0,
      emit_commits},
@@ -736,7 +928,7 @@ static const rule RULES[] = {
       "last 5 commits by bob@example.com"},
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS | S_REF,
      S_AUTHOR,
      0,
      emit_commits},
@@ -746,7 +938,7 @@ static const rule RULES[] = {
       "what changed since 2024-03-01"},
      {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), W(MADE), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_DIR | S_MERGES_EXCL | S_N | S_BOTS,
+     S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS | S_REF,
      0,
      0,
      emit_commits},
@@ -766,7 +958,7 @@ static bool rule_accepts(const rule *r, const rt_question *q)
         return false;
     if (q->words & RW_UNKNOWN)
         return false;
-    if ((s & S_AUTHOR2) && (s & S_BOTS))
+    if ((s & S_AUTHOR2) && (s & (S_BOTS | S_UNTOUCHED)))
         return false;
     if (q->ascending && r->emit != emit_top_authors)
         return false;

@@ -58,7 +58,27 @@ static const canon CANON[] = {
     {"push", RW_MADE},            {"pushes", RW_MADE},           {"edit", RW_CHANGE},
     {"working", RW_COMMITTED},    {"everything", RW_HISTORY},    {"anything", RW_HISTORY},
     {"activity", RW_HISTORY},     {"leaderboard", RW_RANKED | RW_AUTHORS},
+    {"first", RW_FIRST},          {"earliest", RW_FIRST},        {"oldest", RW_FIRST},
+    {"originally", RW_FIRST},     {"original", RW_FIRST},        {"initial", RW_FIRST},
+    {"created", RW_CREATED},      {"introduced", RW_CREATED},    {"added", RW_CREATED},
+    {"create", RW_CREATED},
+    {"times", RW_COUNT},
+    {"anyone", RW_WHO},           {"anybody", RW_WHO},           {"someone", RW_WHO},
+    {"somebody", RW_WHO},         {"deleted", RW_DELETED},       {"removed", RW_DELETED},
+    {"delete", RW_DELETED},       {"remove", RW_DELETED},
     {NULL, 0}};
+
+/* Build and packaging files people name without an extension. */
+bool rt_conventional_file(const char *s)
+{
+    static const char *const NAMES[] = {"Makefile", "makefile", "GNUmakefile", "Dockerfile",
+                                        "Containerfile", "Jenkinsfile", "Vagrantfile",
+                                        "Rakefile", "Gemfile", "Procfile", "Justfile",
+                                        "LICENSE", "COPYING", NULL};
+    const char *base = strrchr(s, '/');
+    base = base ? base + 1 : s;
+    return in_list(base, NAMES);
+}
 
 uint32_t rt_canon_bit(const char *w)
 {

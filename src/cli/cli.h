@@ -83,6 +83,10 @@ const char *cli_closest(const char *word, const char *const *cands, size_t n);
 /* The width tables are fitted to: $COLUMNS when set, else the terminal's when stdout is
  * one, else 0 (no limit: a pipe gets whole rows). */
 size_t cli_table_width(void);
+/* Where the documentation pages (docs/NAME.md) are: PREFIX/share/doc/quarry beside an
+ * installed binary (PREFIX/bin/quarry, as `make install` puts them), else "docs" (the
+ * source tree's, for a binary run from its build directory). */
+const char *cli_doc_dir(void);
 
 /* Query helpers shared by `query` and `compile` (cmd_query.c). The query text: arg, or
  * stdin when arg is NULL or "-". */

@@ -7,9 +7,18 @@
  * query, the compiled program and each model call with its tokens and time; --trace FILE
  * writes every step as JSON lines in the common trace format (docs/trace.md).
  *
+ * The first question on a repository builds its statistics index first (with the
+ * progress bar of `quarry index`), outside the time limit of the question's programs:
+ * building is not the question's time (issue 25: a 12K-commit history took 17 s to index,
+ * then the question failed on its 10 s limit). A stop (SIGINT) during it says what to
+ * run; a program that reaches its time limit on a repository whose index lacks commits
+ * says so, and that `quarry index` fills it. Only a missing index is built here: telling
+ * a stale one from a complete one walks the whole history (qr_git_index_status), which
+ * would double the time of a question answered from the index.
+ *
  * Exit status: 0 answered; 1 the run failed (model unreachable, output unusable after a
- * repair, budget spent, a query failing); 2 bad usage, a bad configuration, or a question
- * that needs a model when none is configured.
+ * repair, budget spent, a query failing); 2 bad usage, no repository at --repo, a bad
+ * configuration, or a question that needs a model when none is configured.
  *
  * Rejected: printing the explanation on stdout (it would break `--format json | jq`).
  */
@@ -17,6 +26,8 @@
 #include "command.h"
 
 #include "quarry/ask.h"
+#include "quarry/codesearch.h"
+#include "quarry/git.h"
 #include "quarry/host.h"
 #include "quarry/llm.h"
 #include "quarry/tools.h"
@@ -90,6 +101,82 @@ static char *work_tree(const char *dir)
         *slash = 0;
         n = strlen(buf);
     }
+}
+
+/* Opens the repository (exit 2 when there is none) and, for its first question, builds
+ * the statistics index. Returns EXIT_OK to go on, else the exit status (the error
+ * printed). */
+static int first_question(const cli_run_opts *ro, const char *question)
+{
+    qr_git *g = NULL;
+    qr_git_index *ix = NULL;
+    qr_buf err, path;
+    qr_buf_init(&err);
+    qr_buf_init(&path);
+    int status = EXIT_OK;
+    int rc = qr_git_open(ro->repo ? ro->repo : ".", &g, &err);
+    if (rc != QR_OK) {
+        cli_error(ro->fmt, rc == QR_EINVAL ? "usage" : "error", 0, 0,
+                  err.p ? err.p : "cannot open the repository");
+        status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+        goto done;
+    }
+    if (ro->no_index || qr_git_index_exists(qr_git_dir(g), &path))
+        goto done;
+    /* a question the code graph answers with no model needs no commit statistics */
+    const char *tname = NULL;
+    char *code = qr_codesearch_template(question, &tname);
+    free(code);
+    if (code)
+        goto done;
+    bool rebuilt = false;
+    if (qr_git_index_open(qr_git_dir(g), &ix, &rebuilt, &err) != QR_OK)
+        goto done; /* the tools compute without it, and warn */
+    fprintf(stderr, "quarry: building the statistics index (the first question on this "
+                    "repository; later ones reuse it)\n");
+    int64_t added = 0;
+    rc = qr_git_index_update(g, ix, cli_progress, NULL, &cli_req()->stop, &added, &err);
+    if (rc == QR_ESTOPPED) {
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "%s while building the statistics index (%lld commit%s indexed and kept); "
+                 "run 'quarry index' to finish it, then ask again",
+                 err.p ? err.p : "stopped", (long long)added, added == 1 ? "" : "s");
+        cli_error(ro->fmt, "error", 0, 0, msg);
+        status = EXIT_FAILED;
+    }
+    /* another failure: the question's tools compute without the index */
+done:
+    qr_git_index_close(ix);
+    qr_git_free(g);
+    qr_buf_release(&err);
+    qr_buf_release(&path);
+    return status;
+}
+
+/* After a program reached its time limit: how many commits the index lacks (0 when it
+ * is complete, absent or unreadable). */
+static int64_t index_missing(const cli_run_opts *ro)
+{
+    qr_git *g = NULL;
+    qr_git_index *ix = NULL;
+    qr_buf err, path;
+    qr_buf_init(&err);
+    qr_buf_init(&path);
+    int64_t missing = 0;
+    bool rebuilt = false;
+    if (!ro->no_index && qr_git_open(ro->repo ? ro->repo : ".", &g, &err) == QR_OK &&
+        qr_git_index_exists(qr_git_dir(g), &path) &&
+        qr_git_index_open(qr_git_dir(g), &ix, &rebuilt, &err) == QR_OK) {
+        qr_git_index_state st;
+        if (qr_git_index_status(g, ix, &st, &err) == QR_OK)
+            missing = st.missing;
+    }
+    qr_git_index_close(ix);
+    qr_git_free(g);
+    qr_buf_release(&err);
+    qr_buf_release(&path);
+    return missing;
 }
 
 static void retry_note(void *ud, const char *line)
@@ -235,6 +322,12 @@ int cli_cmd_ask(const cli_args *args)
         qr_llm_set_log(llm, retry_note, NULL);
     }
     qr_llm_config_clear(&cfg);
+    /* the repository, after the configuration (whose errors name their own file) */
+    int st0 = first_question(&ro, question);
+    if (st0 != EXIT_OK) {
+        qr_llm_free(llm);
+        return st0;
+    }
 
     qr_trace *tf = NULL;
     if (trace) {
@@ -285,6 +378,14 @@ int cli_cmd_ask(const cli_args *args)
         cli_print_result(&scratch, r.answer, out, (size_t)limit);
         qr_arena_release(&scratch);
     } else {
+        int64_t missing = 0;
+        if (strstr(r.error, "time limit of") && (missing = index_missing(&ro)) > 0) {
+            size_t n = strlen(r.error);
+            snprintf(r.error + n, sizeof r.error - n,
+                     "; the statistics index lacks %lld commit%s, computed inside that limit: "
+                     "run 'quarry index' once, then ask again",
+                     (long long)missing, missing == 1 ? "" : "s");
+        }
         cli_error(fmt, rc == QR_EINVAL ? "usage" : "ask-failed", 0, 0,
                   r.error[0] ? r.error : "out of memory");
         status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE /* pipe2 */
 #include "command.h"
+#include "cli.h"
 
 #include "quarry/git.h"
 
@@ -32,7 +33,7 @@
 const char cli_mcp_page[] =
     "usage: quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]\n"
     "\n"
-    "Serves quarry's reading tools, run_lisp, run_query and dwim to an MCP client over stdio\n"
+    "Serves the tools listed below to an MCP client over stdio\n"
     "(JSON-RPC 2.0, one message per line; protocol 2025-11-25, also 2025-06-18,\n"
     "2025-03-26 and 2024-11-05). The client starts it; see docs/mcp.md for the\n"
     "configuration of Claude Code, Claude Desktop and other clients. With --http, it\n"
@@ -43,6 +44,7 @@ const char cli_mcp_page[] =
     "are neither listed nor run (a call says which flag allows it); see\n"
     "docs/capabilities.md.\n"
     "\n"
+    "@TOOLS@"
     "options:\n"
     "  --allow-write WHAT   also serve the tools that write WHAT, a comma list; `memory`\n"
     "                       (the only one so far): add, update, delete, link and unlink\n"
@@ -75,6 +77,78 @@ const char cli_mcp_page[] =
     "exit status: 0 when the client closes the connection (or, with --http, when\n"
     "stopped by a signal), 1 when reading fails or the address cannot be bound, 2 for\n"
     "bad usage (a non-loopback --http address included).\n";
+
+/* Words of list, wrapped at 80 columns after an indent of 2. */
+static void print_wrapped(FILE *f, const char *list)
+{
+    size_t col = 0;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, " ");
+        if (col && col + 1 + n > 78) {
+            fputc('\n', f);
+            col = 0;
+        }
+        fprintf(f, "%s%.*s", col ? " " : "  ", (int)n, p);
+        col += n + (col ? 1 : 2);
+        p += n;
+        p += *p == ' ';
+    }
+    if (col)
+        fputc('\n', f);
+}
+
+/* The --help page (and man page) of `quarry mcp`: the hand-written text, with the tools
+ * served generated from the server's own list (default, and what the flags add), so the
+ * page cannot drift from tools/list. */
+void cli_mcp_page_fn(FILE *f)
+{
+    const char *at = strstr(cli_mcp_page, "@TOOLS@");
+    fwrite(cli_mcp_page, 1, (size_t)(at - cli_mcp_page), f);
+    qr_mcp_config cfg;
+    qr_mcp_config_init(&cfg);
+    qr_buf base, all, err;
+    qr_buf_init(&base);
+    qr_buf_init(&all);
+    qr_buf_init(&err);
+    int rc = qr_mcp_served_names(&cfg, &base, &err);
+    cfg.allow_write_memory = cfg.allow_exec = true;
+    if (rc == QR_OK)
+        rc = qr_mcp_served_names(&cfg, &all, &err);
+    if (rc == QR_OK) {
+        fprintf(f, "tools served (what 'quarry tools --format mcp' prints):\n");
+        print_wrapped(f, base.p ? base.p : "");
+        /* the ones only the flags add */
+        qr_buf more;
+        qr_buf_init(&more);
+        for (const char *p = all.p ? all.p : ""; *p;) {
+            size_t n = strcspn(p, " ");
+            bool seen = false;
+            for (const char *q = base.p ? base.p : ""; *q && !seen;) {
+                size_t m = strcspn(q, " ");
+                seen = m == n && !strncmp(p, q, n);
+                q += m;
+                q += *q == ' ';
+            }
+            if (!seen)
+                qr_buf_printf(&more, "%s%.*s", more.len ? " " : "", (int)n, p);
+            p += n;
+            p += *p == ' ';
+        }
+        if (more.len) {
+            fprintf(f, "and with --allow-write memory:\n");
+            print_wrapped(f, more.p);
+        }
+        qr_buf_release(&more);
+        fprintf(f, "dwim's validate runs only with --allow-exec. Also served: resources (the\n"
+                   "references of run_lisp's language and run_query's DSL) and prompts (common\n"
+                   "questions). More in %s/mcp.md.\n\n",
+                cli_doc_dir());
+    }
+    qr_buf_release(&base);
+    qr_buf_release(&all);
+    qr_buf_release(&err);
+    fputs(at + strlen("@TOOLS@"), f);
+}
 
 static void log_line(void *ud, const char *line)
 {

@@ -100,7 +100,7 @@ int cli_mem_option(int argc, char **argv, int *i, cli_mem_opts *o)
         cli_mem_usage(o, "unknown format '%s': expected edn, json or table", v);
         return -1;
     }
-    o->fmt = (cli_format)f;
+    o->fmt = o->asked = (cli_format)f;
     return 1;
 }
 
@@ -113,7 +113,7 @@ cli_format cli_mem_format(cli_mem_opts *o)
 
 int cli_mem_fail(cli_mem_opts *o, int rc, const qr_buf *err)
 {
-    cli_error(o->fmt, rc == QR_EINVAL ? "usage" : "error", 0, 0,
+    cli_error(o->asked, rc == QR_EINVAL ? "usage" : "error", 0, 0,
               err->p && err->len ? err->p : "the memory store failed");
     return rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
 }
@@ -129,7 +129,7 @@ static const char *store_path(cli_mem_opts *o)
             path = NULL;
     }
     if (!path)
-        cli_error(o->fmt, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
+        cli_error(o->asked, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
     return path;
 }
 
@@ -144,7 +144,7 @@ int cli_mem_open(cli_mem_opts *o, bool create, qr_mem **out)
     int rc = qr_mem_open(out, path, create ? QR_MEM_CREATE : 0, &err);
     int status = rc == QR_OK ? EXIT_OK : EXIT_FAILED;
     if (rc != QR_OK)
-        cli_error(o->fmt, "error", 0, 0, err.p ? err.p : "cannot open the memory store");
+        cli_error(o->asked, "error", 0, 0, err.p ? err.p : "cannot open the memory store");
     qr_buf_release(&err);
     return status;
 }
@@ -355,7 +355,7 @@ static int read_content(cli_mem_opts *o, const content_src *c, char **out)
     if (c->text) {
         *out = strdup(c->text);
         if (!*out) {
-            cli_error(o->fmt, "error", 0, 0, "out of memory");
+            cli_error(o->asked, "error", 0, 0, "out of memory");
             return EXIT_FAILED;
         }
         return EXIT_OK;
@@ -372,13 +372,13 @@ static int read_content(cli_mem_opts *o, const content_src *c, char **out)
         else
             snprintf(msg, sizeof msg, "cannot read content file '%s': %s",
                      !strcmp(c->file, "-") ? "(stdin)" : c->file, strerror(errno));
-        cli_error(o->fmt, rc == QR_EINVAL ? "usage" : "error", 0, 0, msg);
+        cli_error(o->asked, rc == QR_EINVAL ? "usage" : "error", 0, 0, msg);
         return rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
     }
     if (strlen(*out) != len) {
         free(*out);
         *out = NULL;
-        cli_error(o->fmt, "usage", 0, 0, "content holds a NUL byte: notes are text");
+        cli_error(o->asked, "usage", 0, 0, "content holds a NUL byte: notes are text");
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -443,7 +443,7 @@ static int parse_node_args(int argc, char **argv, cli_mem_opts *o, node_args *na
                 if (!(v = opt_value(argc, argv, &i, o)))
                     return EXIT_USAGE;
                 if (!strlist_push(a[2] == 't' ? &na->tags : &na->untags, v)) {
-                    cli_error(o->fmt, "error", 0, 0, "out of memory");
+                    cli_error(o->asked, "error", 0, 0, "out of memory");
                     return EXIT_FAILED;
                 }
             } else {
@@ -840,7 +840,7 @@ int cmd_mem_import(int argc, char **argv, cli_mem_opts *o)
         char msg[4200];
         snprintf(msg, sizeof msg, "cannot read '%s': %s", !strcmp(path, "-") ? "(stdin)" : path,
                  strerror(errno));
-        cli_error(o->fmt, "error", 0, 0, msg);
+        cli_error(o->asked, "error", 0, 0, msg);
         return rc == QR_EIO && errno == ENOENT ? EXIT_USAGE : EXIT_FAILED;
     }
     qr_mem *m = NULL;
@@ -1098,7 +1098,7 @@ static void print_overview(FILE *f)
 
 int cmd_mem(int argc, char **argv)
 {
-    cli_mem_opts o = {.store = NULL, .fmt = FMT_DEFAULT, .sub = NULL};
+    cli_mem_opts o = {.store = NULL, .fmt = FMT_DEFAULT, .asked = FMT_DEFAULT, .sub = NULL};
     int i = 1;
     /* common options may come before the subcommand */
     for (; i < argc && argv[i][0] == '-'; i++) {

@@ -17,6 +17,8 @@
 typedef struct cli_mem_opts {
     const char *store; /* --store FILE; NULL: $QUARRY_MEMORY */
     cli_format fmt;    /* --format; FMT_DEFAULT until cli_mem_format resolves it */
+    cli_format asked;  /* --format as given (FMT_DEFAULT when none): errors are JSON only
+                          when --format json was asked for, not because stdout is a pipe */
     const char *sub;   /* the subcommand's name, for messages */
 } cli_mem_opts;
 

@@ -19,6 +19,7 @@
 #include "quarry/date.h"
 #include "quarry/llm.h"
 #include "quarry/mem_agent.h"
+#include "quarry/store.h"
 #include "quarry/value.h"
 
 #include <dirent.h>
@@ -126,8 +127,15 @@ static char *agents_dir(cli_mem_opts *o, const char *opt)
     if (e && *e)
         return strdup(e);
     const char *s = store_path(o);
+    if (s && qr_store_backend_of(s) == QR_STORE_POSTGRES) {
+        /* a database has no directory beside it (and its URL is never printed) */
+        cli_error(o->asked, "usage", 0, 0,
+                  "no agent directory: the memory store is on PostgreSQL; give --agents DIR "
+                  "or set QUARRY_MEMORY_AGENTS");
+        return NULL;
+    }
     if (!s || !strcmp(s, ":memory:")) {
-        cli_error(o->fmt, "usage", 0, 0,
+        cli_error(o->asked, "usage", 0, 0,
                   "no agent directory: give --agents DIR, set QUARRY_MEMORY_AGENTS, or "
                   "name a "
                   "store file (--store FILE) to use the agents/ directory beside it");
@@ -160,7 +168,7 @@ static int load_config(cli_mem_opts *o, qr_llm_config *cfg)
     int rc = qr_llm_config_load(cfg, root, cerr, sizeof cerr);
     free(root);
     if (rc != QR_OK) {
-        cli_error(o->fmt, "config", 0, 0, cerr[0] ? cerr : "cannot load the model configuration");
+        cli_error(o->asked, "config", 0, 0, cerr[0] ? cerr : "cannot load the model configuration");
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -343,7 +351,7 @@ static int agent_list(cli_mem_opts *o, const char *dir)
                  "cannot read the agent directory '%s': %s; create it or give "
                  "--agents DIR",
                  dir, strerror(errno));
-        cli_error(o->fmt, "error", 0, 0, msg);
+        cli_error(o->asked, "error", 0, 0, msg);
         return EXIT_FAILED;
     }
     const char *sp = store_path(o);
@@ -456,7 +464,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
             qr_buf_printf(&err, "no agent '%s': '%s' does not exist; see 'quarry mem agent list'",
                           name, path);
         }
-        cli_error(o->fmt, rc == QR_EINVAL || rc == QR_EIO ? "usage" : "error", 0, 0,
+        cli_error(o->asked, rc == QR_EINVAL || rc == QR_EIO ? "usage" : "error", 0, 0,
                   err.p ? err.p : "cannot load the agent");
         status = rc == QR_ENOMEM ? EXIT_FAILED : EXIT_USAGE;
         goto done;
@@ -470,7 +478,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         bool configured = qr_llm_configured(&cfg);
         cfg.model = saved;
         if (!configured) {
-            cli_error(o->fmt, "usage", 0, 0, QR_MEM_AGENT_NO_MODEL);
+            cli_error(o->asked, "usage", 0, 0, QR_MEM_AGENT_NO_MODEL);
             status = EXIT_USAGE;
             goto done;
         }
@@ -489,7 +497,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         qr_buf_reset(&err);
         if (statep.failed || qr_mem_agent_locks_open(&locks, statep.p, &err) != QR_OK ||
             qr_mem_agent_lock(&locks, ag->name, &err) != QR_OK) {
-            cli_error(o->fmt, "error", 0, 0, err.p ? err.p : "cannot lock the agent");
+            cli_error(o->asked, "error", 0, 0, err.p ? err.p : "cannot lock the agent");
             status = EXIT_FAILED;
             goto done;
         }
@@ -498,7 +506,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         qr_buf terr;
         qr_buf_init(&terr);
         if (!(tf = qr_trace_open(trace, &terr))) {
-            cli_error(o->fmt, "usage", 0, 0, terr.p ? terr.p : "cannot write the trace file");
+            cli_error(o->asked, "usage", 0, 0, terr.p ? terr.p : "cannot write the trace file");
             qr_buf_release(&terr);
             status = EXIT_USAGE;
             goto done;
@@ -559,9 +567,9 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
         } else if (r.llm_error[0]) {
             char msg[800];
             snprintf(msg, sizeof msg, "agent '%s': %s", ag->name, why);
-            cli_error(o->fmt, "error", 0, 0, msg);
+            cli_error(o->asked, "error", 0, 0, msg);
         } else {
-            cli_error(o->fmt, "error", 0, 0, why);
+            cli_error(o->asked, "error", 0, 0, why);
         }
         status = EXIT_FAILED;
     }
@@ -710,14 +718,14 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
         char msg[PATH_MAX + 100];
         snprintf(msg, sizeof msg, "no agent directory '%s': create it or give --agents DIR", dir);
-        cli_error(o->fmt, "usage", 0, 0, msg);
+        cli_error(o->asked, "usage", 0, 0, msg);
         status = EXIT_USAGE;
         goto done;
     }
     if (log_path && !(logf = fopen(log_path, "a"))) {
         char msg[PATH_MAX + 100];
         snprintf(msg, sizeof msg, "cannot open the log file '%s': %s", log_path, strerror(errno));
-        cli_error(o->fmt, "usage", 0, 0, msg);
+        cli_error(o->asked, "usage", 0, 0, msg);
         logf = stderr;
         status = EXIT_USAGE;
         goto done;
@@ -725,7 +733,7 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     if ((status = load_config(o, &cfg)) != EXIT_OK)
         goto done;
     if (!qr_llm_configured(&cfg)) {
-        cli_error(o->fmt, "usage", 0, 0,
+        cli_error(o->asked, "usage", 0, 0,
                   "no model is configured: set QUARRY_LLM_URL and QUARRY_LLM_MODEL "
                   "(or [llm] "
                   "url and model in ~/.config/quarry/config.toml; docs/llm.md)");
@@ -746,7 +754,7 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     qr_buf_init(&err);
     int rc = qr_mem_agent_daemon_run(&dopts, &daemon_req, &runs_failed, &err);
     if (rc != QR_OK) {
-        cli_error(o->fmt, "error", 0, 0, err.p ? err.p : "cannot lock the store's agents");
+        cli_error(o->asked, "error", 0, 0, err.p ? err.p : "cannot lock the store's agents");
         status = EXIT_FAILED;
     } else if (once && runs_failed) {
         status = EXIT_FAILED;

@@ -94,7 +94,8 @@ static qr_val row(qr_arena *a, const qr_mem_snapshot *s, const qr_pipeline_hit *
     qr_mapb_put(&b, qr_kw_cstr(a, "type"), qr_str_cstr(a, s->types[s->type[i]]));
     /* weights are floats in the snapshot: print the decimal they were written as */
     qr_mapb_put(&b, qr_kw_cstr(a, "weight"), qr_double(round((double)s->weight[i] * 1e6) / 1e6));
-    qr_mapb_put(&b, qr_kw_cstr(a, "score"), qr_double(h->score));
+    /* a float's precision, in its shortest form (0.45, not 0.44999998807907104) */
+    qr_mapb_put(&b, qr_kw_cstr(a, "score"), qr_double(qr_pipeline_score_shown(h->score)));
     qr_mapb_put(&b, qr_kw_cstr(a, "modified"), qr_str_cstr(a, iso));
     qr_mapb_put(&b, qr_kw_cstr(a, "degree"),
                 qr_int((int64_t)(s->graph.off[i + 1] - s->graph.off[i])));
@@ -243,10 +244,10 @@ int cmd_mem_query(int argc, char **argv, cli_mem_opts *o)
     }
     if (rc) {
         if (rc == QR_ENOMEM) {
-            cli_error(fmt, "error", 0, 0, "out of memory");
+            cli_error(o->asked, "error", 0, 0, "out of memory");
             status = EXIT_FAILED;
         } else {
-            pipeline_error(fmt, &perr);
+            pipeline_error(o->asked, &perr);
             status = EXIT_USAGE;
         }
         goto done;
@@ -289,7 +290,7 @@ int cmd_mem_query(int argc, char **argv, cli_mem_opts *o)
         free(times);
     }
     if (rc) {
-        cli_error(fmt, "error", 0, 0, err.p && err.len ? err.p : "the pipeline failed");
+        cli_error(o->asked, "error", 0, 0, err.p && err.len ? err.p : "the pipeline failed");
         status = EXIT_FAILED;
     } else {
         if (explain) {

@@ -12,6 +12,8 @@
 #define _XOPEN_SOURCE 700 /* mkstemp */
 #include "cmd_mem.h"
 
+#include "quarry/store.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +64,7 @@ int cli_mem_export_salvage(cli_mem_opts *o, const char *out_path)
             store = NULL;
     }
     if (!store) {
-        cli_error(o->fmt, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
+        cli_error(o->asked, "usage", 0, 0, "no memory store: give --store FILE or set QUARRY_MEMORY");
         return EXIT_USAGE;
     }
     qr_buf err, msg;
@@ -70,10 +72,18 @@ int cli_mem_export_salvage(cli_mem_opts *o, const char *out_path)
     qr_buf_init(&msg);
     int st = EXIT_FAILED;
     struct stat sb;
+    if (qr_store_backend_of(store) == QR_STORE_POSTGRES) {
+        /* salvage reads a damaged SQLite file; a URL is never printed */
+        cli_error(o->asked, "usage", 0, 0,
+                  "--salvage reads a damaged SQLite store file; the memory store named is "
+                  "on PostgreSQL: export it without --salvage");
+        st = EXIT_USAGE;
+        goto out;
+    }
     if (stat(store, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         qr_buf_printf(&err, "cannot salvage '%s': %s", store,
                       errno == ENOENT ? "no such file" : "not a regular file");
-        cli_error(o->fmt, "error", 0, 0, err.p);
+        cli_error(o->asked, "error", 0, 0, err.p);
         goto out;
     }
     /* the fresh store lives in a private temporary file until it is exported */
@@ -84,7 +94,7 @@ int cli_mem_export_salvage(cli_mem_opts *o, const char *out_path)
     if (fd < 0) {
         qr_buf_printf(&err, "cannot create a temporary store in '%s': %s",
                       tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-        cli_error(o->fmt, "error", 0, 0, err.p);
+        cli_error(o->asked, "error", 0, 0, err.p);
         goto out;
     }
     close(fd);

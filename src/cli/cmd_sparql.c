@@ -201,7 +201,7 @@ int cli_cmd_sparql(const cli_args *args)
         if (status != EXIT_OK)
             goto done;
     }
-    if (!export_nt && qr_sparql_prepare(text, len, base, &q, &err)) {
+    if (!export_nt && qr_sparql_prepare_limited(text, len, base, &lim, &q, &err)) {
         status = error_exit(&err, efmt);
         goto done;
     }

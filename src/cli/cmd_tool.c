@@ -23,6 +23,7 @@
 #include "quarry/turn.h"
 
 #include "quarry/host.h"
+#include "quarry/mcp.h"
 #include "quarry/tools.h"
 
 #include <stdlib.h>
@@ -73,6 +74,11 @@ static void print_tool_names(const qr_tools *r)
             continue;
         printf("%s%s", shown++ ? ", " : "\ntools: ", t->name);
     }
+    /* the MCP server's own tools, which `quarry tool` replays too */
+    const char *last = NULL;
+    for (const qr_tool *const *o = qr_mcp_own_tools; *o; o++)
+        if (!last || strcmp(last, (*o)->name)) /* dwim has two records */
+            printf("%s%s", shown++ ? ", " : "\ntools: ", last = (*o)->name);
     printf(shown ? "\n" : "\nno tools are registered\n");
 }
 
@@ -122,7 +128,7 @@ static int read_args_map(qr_arena *a, const char *text, qr_val *out, cli_format 
     return EXIT_OK;
 }
 
-static void print_result(qr_val v, cli_format fmt, size_t omitted)
+static void print_result(qr_val v, cli_format fmt, size_t omitted, const char *const *keys)
 {
     qr_buf b;
     qr_buf_init(&b);
@@ -139,7 +145,7 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
         if (v.t == QR_T_MAP && qr_map_get(v, qr_kw_cstr(&a, "results"), &rows) &&
             rows.t == QR_T_VEC) {
             /* a paged answer (query_codebase): its rows as the table, then the rest */
-            qr_tools_render_table_width(&b, rows, cli_table_width());
+            qr_tools_render_table_keys(&b, rows, cli_table_width(), keys);
             qr_val rest = qr_map_dissoc(&a, v, qr_kw_cstr(&a, "results"));
             if (qr_map_len(rest)) {
                 qr_buf_putc(&b, '\n');
@@ -152,12 +158,13 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
             qr_val key = qr_kw_cstr(&a, "text");
             if (v.t == QR_T_MAP && qr_map_get(v, key, &text) && text.t == QR_T_STR &&
                 memchr(text.s->data, '\n', text.s->len)) {
-                qr_tools_render_table_width(&b, qr_map_dissoc(&a, v, key), cli_table_width());
+                qr_tools_render_table_keys(&b, qr_map_dissoc(&a, v, key), cli_table_width(),
+                                           keys);
                 qr_buf_putc(&b, '\n');
                 qr_buf_append(&b, text.s->data, text.s->len);
                 qr_buf_putc(&b, '\n');
             } else {
-                qr_tools_render_table_width(&b, v, cli_table_width());
+                qr_tools_render_table_keys(&b, v, cli_table_width(), keys);
             }
         }
         qr_arena_release(&a);
@@ -174,6 +181,30 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted)
     if (fmt != FMT_TABLE && omitted)
         fprintf(stderr, "quarry: %s\n", note);
     qr_buf_release(&b);
+}
+
+/* Runs one of the MCP server's own tools (run_lisp, run_query, dwim) as the server runs
+ * it, on the repository repo: a person's own command, so everything is allowed (as the
+ * registry's tools are here: memory writes, dwim's validate). */
+static int run_served(const char *name, qr_val args, const char *repo, bool no_index,
+                      qr_arena *a, qr_val *out, qr_buf *err)
+{
+    qr_mcp_config cfg;
+    qr_mcp_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.repo_dir = repo;
+    cfg.no_index = no_index;
+    cfg.allow_write_memory = true;
+    cfg.allow_exec = true;
+    cfg.max_rows = 0; /* the CLI pages the result itself (--limit-output) */
+    cfg.version = QR_VERSION;
+    qr_mcp_server *s;
+    int rc = qr_mcp_server_new(&cfg, &s, err);
+    if (rc != QR_OK)
+        return rc;
+    rc = qr_mcp_call(s, name, args, cli_req(), a, out, err);
+    qr_mcp_server_free(s);
+    return rc;
 }
 
 int cmd_tool(int argc, char **argv)
@@ -276,6 +307,12 @@ int cmd_tool(int argc, char **argv)
     qr_buf err;
     qr_buf_init(&err);
     const qr_tool *t = name ? qr_tools_find(reg, name, strlen(name)) : NULL;
+    /* the MCP server's own tools (run_lisp, run_query, dwim), so that every tool of an
+     * export can be replayed here: they run through the server's own call path */
+    bool served = false;
+    for (const qr_tool *const *o = qr_mcp_own_tools; name && !t && *o; o++)
+        if (!strcmp((*o)->name, name))
+            t = *o, served = true;
     if (help && !t) {
         fputs(usage, stdout);
         print_tool_names(reg);
@@ -283,6 +320,10 @@ int cmd_tool(int argc, char **argv)
     }
     if (!t) {
         qr_tools_explain_unknown(reg, name, &err);
+        const char *last = NULL;
+        for (const qr_tool *const *o = qr_mcp_own_tools; *o; o++)
+            if (!last || strcmp(last, (*o)->name))
+                qr_buf_printf(&err, ", %s", last = (*o)->name);
         cli_error(fmt, "usage", 0, 0, err.p ? err.p : "unknown tool");
         status = EXIT_USAGE;
         goto done;
@@ -331,6 +372,16 @@ int cmd_tool(int argc, char **argv)
                                  qr_str_cstr(&a, "offset"));
         }
     }
+    if (rc == QR_OK && served) {
+        rc = run_served(t->name, args, host.git.repo_dir, no_index, &a, &out, &err);
+        if (rc != QR_OK) {
+            cli_error(fmt, rc == QR_EINVAL ? "usage" : "tool-error", 0, 0,
+                      err.p ? err.p : "failed");
+            status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+            goto done;
+        }
+        goto print;
+    }
     if (rc == QR_OK)
         rc = qr_tools_prepare(reg, t->name, args, &a, &t, &norm, &err);
     if (rc != QR_OK) {
@@ -365,11 +416,12 @@ int cmd_tool(int argc, char **argv)
         status = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
         goto done;
     }
+print:
     if (fmt == FMT_DEFAULT)
         fmt = isatty(1) ? FMT_TABLE : FMT_JSON;
     qr_tools_page pg;
     out = qr_tools_page_of(&a, out, offset, (size_t)limit, &pg);
-    print_result(out, fmt, pg.next ? pg.total - pg.next : 0);
+    print_result(out, fmt, pg.next ? pg.total - pg.next : 0, t->columns);
 done:
     qr_buf_release(&err);
     qr_arena_release(&a);

@@ -6,7 +6,7 @@
  * Design: the command only picks the registry, the names and the format; everything it
  * prints comes from qr_tools_export (text, json: the registry's tools) or from the MCP
  * server's own list (mcp, openai, openai-strict, anthropic: what an agent is served,
- * run_lisp and run_query with `repo` and `offset` included, qr_mcp_export), so `quarry
+ * run_lisp, run_query and dwim, `repo` and `offset` included, qr_mcp_export), so `quarry
  * tools`, the MCP server and the agents' prompts cannot disagree. Naming tools narrows
  * the list.
  *
@@ -24,7 +24,7 @@
 
 const char cli_tools_page[] =
     "usage: quarry tools [NAME...] [--format text|json|mcp|openai|openai-strict|anthropic]\n"
-    "                    [--compact]\n"
+    "                    [--compact] [--allow-write memory] [--allow-exec]\n"
     "\n"
     "Lists the tools that Lisp programs call as (tool/NAME {...}), that 'quarry tool'\n"
     "runs, and that models are offered, with their parameters. Naming tools lists only\n"
@@ -35,18 +35,22 @@ const char cli_tools_page[] =
     "  json        [{name, summary, parameters (JSON Schema), result, capabilities}]\n"
     "  mcp         what 'quarry mcp' serves, as tools/list entries (protocol 2025-11-25):\n"
     "              [{name, title, description, inputSchema, outputSchema, annotations}],\n"
-    "              run_lisp and run_query included, with their 'repo' and 'offset'\n"
+    "              run_lisp, run_query and dwim included, with 'repo' and 'offset'\n"
     "  openai      the same tools as the Chat Completions 'tools' array:\n"
     "              [{type: \"function\", function: {name, description, parameters}}]\n"
     "  openai-strict  the same in OpenAI's strict mode: every property required, optional\n"
     "              ones nullable (null means not given), no default, no other properties;\n"
-    "              parameters that take any JSON object are left out\n"
+    "              parameters that take any JSON object are left out (run_query's\n"
+    "              query: its 'text' is then required)\n"
     "  anthropic   the same tools as the Messages API 'tools' array: [{name, description,\n"
     "              input_schema}]\n"
     "\n"
     "options:\n"
     "  --format F   one of the formats above\n"
     "  --compact    JSON formats on one line (default: indented)\n"
+    "  --allow-write memory, --allow-exec\n"
+    "               mcp, openai, openai-strict, anthropic: what a server started with\n"
+    "               these flags serves (the memory writes; dwim's validate)\n"
     "  --repo DIR   the repository (accepted by every command)\n"
     "\n"
     "With no tools registered, text prints a line saying so and the JSON formats print [].\n"
@@ -76,6 +80,14 @@ int cli_cmd_tools(const cli_args *args)
         qr_mcp_config cfg;
         qr_mcp_config_init(&cfg);
         cfg.workers = 1;
+        const char *w = cli_arg_str(args, "allow-write", NULL);
+        if (w && strcmp(w, "memory")) {
+            cli_error(FMT_DEFAULT, "usage", 0, 0,
+                      "--allow-write: unknown kind of write; the one there is: memory");
+            return EXIT_USAGE;
+        }
+        cfg.allow_write_memory = w != NULL;
+        cfg.allow_exec = cli_arg_bool(args, "allow-exec");
         qr_mcp_server *s;
         qr_buf out, err;
         qr_buf_init(&out);

@@ -104,9 +104,13 @@ int cli_cmd_dwim(const cli_args *args);
 extern const char cli_do_page[], cli_dwim_page[];
 int cli_cmd_mcp(const cli_args *args);
 extern const char cli_mcp_page[];
+void cli_mcp_page_fn(FILE *f);
 int cli_cmd_sparql(const cli_args *args);
 extern const char cli_sparql_page[];
 int cli_cmd_tools(const cli_args *args);
+int cli_cmd_db_init(const cli_args *args);
+int cli_cmd_db_migrate(const cli_args *args);
+int cli_cmd_db_status(const cli_args *args);
 extern const char cli_tools_page[];
 
 /* The options of the commands that run programs and queries (cli_run_opts, cli.h) from a

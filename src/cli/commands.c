@@ -44,6 +44,8 @@ static const char *const fmt_edn_json[] = {"edn", "json", NULL};
 static const char *const fmt_compile[] = {"text", "edn", "json", NULL};
 static const char *const fmt_tools[] = {"text",   "json",          "mcp",
                                         "openai", "openai-strict", "anthropic", NULL};
+static const qr_tool_param version_params[] = {
+    P_ENUM("format", fmt_text_json, "text (default) or json"), P_END};
 static const char *const fmt_sparql[] = {"json", "xml", "csv", "tsv", "table", NULL};
 static const char *const fmt_dot_svg[] = {"dot", "svg", NULL};
 
@@ -69,7 +71,9 @@ static const char *const tools_pos[] = {"names", NULL};
 static const qr_tool_param tools_params[] = {
     P_LIST("names", "the tools to describe (default: all)"),
     P_ENUM("format", fmt_tools, "how to describe the tools"),
-    P_FLAG("compact", "JSON formats on one line"), P_REPO, P_END};
+    P_FLAG("compact", "JSON formats on one line"),
+    P_STR("allow-write", "the served list of a server started with --allow-write WHAT"),
+    P_FLAG("allow-exec", "the served list of a server started with --allow-exec"), P_REPO, P_END};
 
 static const qr_tool_param tool_params[] = {
     P_STR("args", "all parameters as one JSON or EDN map ('-': stdin)"), P_FORMAT,
@@ -298,6 +302,39 @@ static const cli_command mem_subs[] = {
     MEM_SUB("daemon", CLI_MEM_DAEMON_SUMMARY, CLI_MEM_DAEMON_USAGE, mem_daemon_params),
     {.name = NULL}};
 
+/* ---- db (cmd_db.c): the team database's schema on PostgreSQL ---- */
+
+static const qr_tool_param db_params[] = {
+    P_STR("url", "the database: postgres:// or postgresql:// URL (default: $QUARRY_DATABASE_URL)"),
+    P_ENUM("format", fmt_text_json, "text (default) or json"), P_END};
+static const cli_command db_subs[] = {
+    {.name = "init", .summary = "create quarry's schema in an empty PostgreSQL database",
+     .usage = "quarry db init [--url URL] [--format text|json]",
+     .help = "\nApplies every migration to a database that has no quarry schema yet, in one\n"
+             "transaction. A database that has one already is refused (exit 2): 'quarry db\n"
+             "migrate' upgrades it.\n",
+     .params = db_params, .run = cli_cmd_db_init},
+    {.name = "migrate", .summary = "apply the pending migrations in one transaction",
+     .usage = "quarry db migrate [--url URL] [--format text|json]",
+     .help = "\nApplies the migrations the database lacks, in order, in one transaction under a\n"
+             "lock (two processes migrating at once apply each once); a failure rolls them all\n"
+             "back (exit 1). A schema newer than this quarry knows is refused (exit 2).\n",
+     .params = db_params, .run = cli_cmd_db_migrate},
+    {.name = "status", .summary = "print the schema version and the pending migrations",
+     .usage = "quarry db status [--url URL] [--format text|json]",
+     .help = "\nPrints the server (host or socket, port, database: never the URL), the schema\n"
+             "version and the migrations this quarry would apply. Changes nothing. A schema\n"
+             "newer than this quarry knows is reported as an error (exit 2).\n",
+     .params = db_params, .run = cli_cmd_db_status},
+    {.name = NULL}};
+static const char db_help[] =
+    "\nThe schema of the team database on PostgreSQL (docs/team.md): numbered migrations,\n"
+    "recorded in its schema_migrations table. The database is named by --url or\n"
+    "$QUARRY_DATABASE_URL (postgres:// or postgresql://; libpq's other settings, such as\n"
+    "PGPASSWORD and ~/.pgpass, apply). Messages name the server, never the URL or its\n"
+    "password. Exit status: 0 done, 1 the server cannot be reached or a migration failed,\n"
+    "2 a usage error or a schema newer than this quarry knows.\n";
+
 /* ---- the table ---- */
 
 const cli_command cli_commands[] = {
@@ -316,7 +353,7 @@ const cli_command cli_commands[] = {
      .params = tool_params, .flags = CLI_CMD_NEEDS_REPO, .own = cmd_tool},
     {.name = "mcp",
      .summary = "serve the tools to an MCP client (Claude Code, Cursor...) over stdio or loopback HTTP",
-     .usage = "quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]", .page = cli_mcp_page, .params = mcp_params,
+     .usage = "quarry mcp [--repo DIR] [--http ADDR] [OPTIONS]", .page_fn = cli_mcp_page_fn, .params = mcp_params,
      .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_NEEDS_STORE, .run = cli_cmd_mcp},
     {.name = "index",
      .summary = "build the statistics index of a repository, or report it (--status)",
@@ -355,6 +392,10 @@ const cli_command cli_commands[] = {
      .summary = "the code graph: functions, types, macros, includes and calls, per git blob",
      .usage = "quarry code index|query|dump|graph|gc [--repo DIR] [--ref REF] ...", .help = code_help,
      .subs = code_subs},
+    {.name = "db",
+     .summary = "the team database on PostgreSQL: create and upgrade its schema",
+     .usage = "quarry db init|migrate|status [--url URL] [--format text|json]", .help = db_help,
+     .subs = db_subs},
     {.name = "sparql",
      .summary = "run a read-only SPARQL 1.1 query (SELECT or ASK) over RDF files",
      .usage = "quarry sparql (QUERY | --query FILE | -) [--data FILE]... [--graph IRI=FILE] "
@@ -398,6 +439,8 @@ const cli_command cli_commands[] = {
      .params = help_params, .positional = help_pos, .run = cli_cmd_help},
     {.name = "complete", .summary = "print the completions of a command line (for shells)",
      .usage = "quarry complete WORD... CURRENT", .own = cli_cmd_complete},
-    {.name = "version", .summary = "print the version", .usage = "quarry version",
-     .run = cli_cmd_version},
+    {.name = "version", .summary = "print the version", .usage = "quarry version [--format text|json]",
+     .help = "Prints 'quarry VERSION'; with --format json, {\"name\": \"quarry\", \"version\":\n"
+             "\"VERSION\"}.\n",
+     .params = version_params, .run = cli_cmd_version},
     {.name = NULL}};

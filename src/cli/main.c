@@ -192,6 +192,34 @@ void cli_usage_plain(const char *msg)
         fprintf(stderr, "quarry: %s\n", msg);
 }
 
+const char *cli_doc_dir(void)
+{
+    static char dir[4096];
+    if (dir[0])
+        return dir;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0'; /* PREFIX/bin */
+            char *bin = strrchr(exe, '/');
+            if (bin && !strcmp(bin, "/bin")) {
+                *bin = '\0';
+                char try[4096 + 32];
+                snprintf(try, sizeof try, "%s/share/doc/quarry", exe);
+                if (strlen(try) < sizeof dir && access(try, R_OK) == 0) {
+                    snprintf(dir, sizeof dir, "%s", try);
+                    return dir;
+                }
+            }
+        }
+    }
+    snprintf(dir, sizeof dir, "docs");
+    return dir;
+}
+
 void cli_overview(FILE *f)
 {
     fprintf(f, "quarry: ask questions of a repository's history, its code and an agent's memory\n\n"
@@ -200,13 +228,18 @@ void cli_overview(FILE *f)
         fprintf(f, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "\nRun 'quarry COMMAND --help' for the options of one command.\n"
                "Exit status: 0 success, 1 the program ran and failed, 2 bad usage or input.\n"
-               "QUARRY_NOW (ISO-8601 or epoch seconds) pins the clock every command reads.\n");
+               "QUARRY_NOW (ISO-8601 or epoch seconds) pins the clock every command reads.\n"
+               "Documentation: %s (docs/NAME.md in the help pages is NAME.md there).\n",
+            cli_doc_dir());
 }
 
 int cli_cmd_version(const cli_args *args)
 {
-    (void)args;
-    printf("quarry %s\n", QR_VERSION);
+    const char *f = args ? cli_arg_str(args, "format", "text") : "text";
+    if (!strcmp(f, "json"))
+        printf("{\"name\":\"quarry\",\"version\":\"%s\"}\n", QR_VERSION);
+    else
+        printf("quarry %s\n", QR_VERSION);
     return EXIT_OK;
 }
 

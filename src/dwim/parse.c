@@ -7,12 +7,17 @@
  * summary words, parameter names), so a new tool is routable without touching this file.
  *
  * Scores: an alias or tool name written exactly as the first word scores 0.95, later in
- * the line 0.9; a typo (qr_edit_distance, case and -/_ folded) costs 0.07 per edit; a verb
- * that needs a target and has none drops to clarify. Natural wording ("what functions are
+ * the line 0.9; a typo (the shared measure of src/words: length-aware, a keyboard
+ * neighbour half an edit) costs 0.025 per half-edit. A verb named alone keeps its score:
+ * the verb is sure, and the missing target is reported apart ("missing": ["target"] in
+ * `dwim parse`), so the loop asks for it rather than for the verb. key=value terms that
+ * name a verb's target (path=, pattern=, name=) are its target; others the verb's tool
+ * takes are kept as parameters. Natural wording ("what functions are
  * in this file") is scored by keywords and stays below the run band, so a person or model
  * is asked first. The anchor's bands: run 0.85, clarify 0.6, suggest 0.3.
  */
 #include "quarry/dwim.h"
+#include "quarry/words.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -38,7 +43,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                           "skeleton",
                           true,
                           {"skeleton", "skel", "outline", "structure", "symbols", "overview",
-                           NULL},
+                           "tree", NULL},
                           {"functions", "symbols", "declarations", "types", "structs",
                            "signatures", "defined", "contains", "list", NULL},
                           {0.35f, 0.35f, 0.3f, 0.2f, 0.2f, 0.3f, 0.15f, 0.15f, 0.1f}},
@@ -414,14 +419,12 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
 static double name_match(const char *w, const char *name)
 {
     size_t wn = strlen(w), nn = strlen(name);
-    size_t d = qr_edit_distance(w, wn, name, nn, QR_EDIT_FOLD | QR_EDIT_TRANSPOSE);
+    size_t d = qr_words_cost(w, wn, name, nn);
     if (d == 0)
         return 1.0;
-    size_t m = wn < nn ? wn : nn;
-    size_t allowed = m >= 8 ? 2 : m >= 4 ? 1 : 0;
-    if (d > allowed)
+    if (!qr_words_typo(w, wn, name, nn))
         return 0;
-    return 1.0 - 0.07 * (double)d;
+    return 1.0 - 0.025 * (double)d;
 }
 
 static bool target_kind(tok_kind k)
@@ -535,6 +538,16 @@ static bool is_request_word(const char *w)
     return false;
 }
 
+/* w is written exactly as one of the verbs' aliases. */
+static bool exact_alias(const char *w)
+{
+    for (int v = QR_DWIM_SKELETON; v < QR_DWIM_TOOL; v++)
+        for (size_t i = 0; verbs[v].aliases[i]; i++)
+            if (qr_words_cost(w, strlen(w), verbs[v].aliases[i], strlen(verbs[v].aliases[i])) == 0)
+                return true;
+    return false;
+}
+
 static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *named_by,
                                  double *name_score)
 {
@@ -554,9 +567,12 @@ static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *n
         }
         if (asks_callers && !strcmp(v->name, "callees"))
             continue;
+        /* a word that is exactly some verb's alias is not a typo of another's
+           ("callers" is no misspelt "callees") */
+        bool exact_other = exact_alias(w);
         for (size_t i = 0; v->aliases[i]; i++) {
             double m = name_match(w, v->aliases[i]);
-            if (m <= 0)
+            if (m <= 0 || (m < 1.0 && exact_other))
                 continue;
             /* the verb word leads a terse line; deeper in prose it counts less */
             double s = m * (k == 0 ? 0.95 : k == 1 ? 0.9 : 0.8);
@@ -645,6 +661,12 @@ static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *
     case QR_DWIM_GREP:
         if (target)
             m = put(a, m, "pattern", str(a, target));
+        /* grep 'PAT' src/: the path said after the pattern is where to search */
+        for (size_t k = 0; target && k < nt; k++)
+            if (toks[k].kind == T_PATH && toks[k].text != target) {
+                m = put(a, m, "path", str(a, toks[k].text));
+                break;
+            }
         break;
     case QR_DWIM_FIX:
         if (target)
@@ -708,6 +730,153 @@ static qr_val tool_params(qr_arena *a, const qr_tool *t, const char *target, tok
             m = put(a, m, only->name, str(a, target));
     }
     return m;
+}
+
+/* The keys that name a verb's target when written key=value. */
+static bool is_target_key(qr_dwim_verb v, const char *key)
+{
+    static const char *const PATHK[] = {"path", "file", "dir", "directory", NULL};
+    static const char *const SYMK[] = {"symbol", "name", "function", "func", "fn", NULL};
+    static const char *const PATK[] = {"pattern", "regex", "re", "query", "pat", NULL};
+    const char *const *keys = NULL;
+    switch (v) {
+    case QR_DWIM_SKELETON:
+    case QR_DWIM_READ:
+    case QR_DWIM_DEPS:
+        keys = PATHK;
+        break;
+    case QR_DWIM_EXPAND:
+    case QR_DWIM_CALLERS:
+    case QR_DWIM_CALLEES:
+    case QR_DWIM_REFERENCES:
+    case QR_DWIM_DEFINITION:
+        keys = SYMK;
+        break;
+    case QR_DWIM_GREP:
+        keys = PATK;
+        break;
+    case QR_DWIM_FETCH:
+        return key && !strcmp(key, "id");
+    default:
+        return false;
+    }
+    for (size_t i = 0; key && keys[i]; i++)
+        if (!strcmp(key, keys[i]))
+            return true;
+    return false;
+}
+
+/* key=value terms the verb did not take as its target: kept when the verb's tool has a
+ * parameter of that name (limit=5), and grep's path= (the directory it searches). A key
+ * the tool does not know is left out, as before; `dwim parse` still shows the line. */
+static qr_val kept_params(qr_arena *a, const qr_dwim_lookup *lk, qr_dwim_verb v, qr_val m,
+                          tok *toks, size_t nt)
+{
+    const qr_tool *t = lk && lk->tools && verbs[v].tool
+                           ? qr_tools_find(lk->tools, verbs[v].tool, strlen(verbs[v].tool))
+                           : NULL;
+    for (size_t k = 0; k < nt; k++) {
+        if (toks[k].kind != T_PARAM || toks[k].used)
+            continue;
+        bool known = v == QR_DWIM_GREP && !strcmp(toks[k].key, "path");
+        for (const qr_tool_param *p = t ? t->params : NULL; p && p->name && !known; p++)
+            if (!strcmp(p->name, toks[k].key))
+                known = true;
+        qr_val given;
+        if (!known || qr_map_get(m, qr_kw_cstr(a, toks[k].key), &given))
+            continue;
+        m = put(a, m, toks[k].key,
+                toks[k].quoted ? str(a, toks[k].text) : param_value(a, toks[k].text));
+    }
+    return m;
+}
+
+/* ---- intent frames ----
+ * A natural request is read as a whole: at least one of `need` and of `must` (when
+ * given), every other plain word one of `allow` or a stop word, and the targets the
+ * frame takes (one file, or none). A frame that fits lifts its verb or tool to `score`;
+ * a line with any other word is not a fit, so "show me why src/x.c breaks" stays unread. */
+typedef struct frame {
+    const char *const need[12];
+    const char *const must[4];
+    const char *const allow[24];
+    bool one_file; /* exactly one target, a file path; else no target at all */
+    qr_dwim_verb verb;
+    const char *tool;
+    double score;
+} frame;
+
+static const frame frames[] = {
+    {{"show", "print", "display", "cat", "dump", "contents", NULL},
+     {NULL},
+     {"file", "contents", "content", "full", "whole", "text", "source", "me", "of", NULL},
+     true, QR_DWIM_READ, NULL, 0.88},
+    {{"what's", "whats", "explain", "summarize", "summarise", "describe", "methods",
+      "functions", "symbols", "declarations", "overview", NULL},
+     {NULL},
+     {"what", "in", "is", "inside", "this", "file", "module", "all", "get", "list", "show",
+      "me", "of", "defined", "declared", "give", "quick", "the", NULL},
+     true, QR_DWIM_SKELETON, NULL, 0.86},
+    {{"history", "log", NULL},
+     {NULL},
+     {"show", "me", "of", "file", "git", "commit", "commits", "change", "changes", "for",
+      "list", NULL},
+     true, QR_DWIM_TOOL, "get_file_history", 0.88},
+    {{"checks", "tests", "test", NULL},
+     {"run", NULL},
+     {"run", "all", "unit", NULL},
+     false, QR_DWIM_VALIDATE, NULL, 0.88},
+    {{"commits", NULL},
+     {"recent", "latest", "newest", NULL},
+     {"show", "recent", "latest", "newest", "last", "me", "list", NULL},
+     false, QR_DWIM_TOOL, "get_commits", 0.88},
+    {{"files", NULL},
+     {"most", "often", "frequently", NULL},
+     {"which", "change", "changed", "changes", "most", "often", "frequently", "are", NULL},
+     false, QR_DWIM_TOOL, "get_file_stats", 0.88},
+};
+
+static bool in_words(const char *w, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (!strcmp(w, list[i]))
+            return true;
+    return false;
+}
+
+/* A file, not a directory: a name with an extension after its last '/'. */
+static bool file_shaped(const char *s)
+{
+    const char *base = strrchr(s, '/');
+    base = base ? base + 1 : s;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base && dot[1];
+}
+
+static bool frame_fits(const frame *f, const tok *toks, size_t nt)
+{
+    bool need = false, must = !f->must[0];
+    size_t targets = 0, files = 0;
+    for (size_t k = 0; k < nt; k++) {
+        /* a frame's word is its word even where the code has a symbol of that name */
+        bool word = toks[k].kind == T_WORD ||
+                    (toks[k].kind == T_SYMBOL && (in_words(toks[k].low, f->need) ||
+                                                  in_words(toks[k].low, f->allow)));
+        if (word) {
+            const char *w = toks[k].low;
+            bool n = in_words(w, f->need), m = f->must[0] && in_words(w, f->must);
+            need |= n;
+            must |= m;
+            if (!n && !m && !in_words(w, f->allow) && !is_stopword(w))
+                return false;
+        } else if (toks[k].kind == T_PATH) {
+            targets++;
+            files += file_shaped(toks[k].text);
+        } else {
+            return false; /* a pattern, a number, a symbol, key=value: not this frame */
+        }
+    }
+    return need && must && (f->one_file ? targets == 1 && files == 1 : targets == 0);
 }
 
 /* ---- the parser ---- */
@@ -849,8 +1018,11 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 }
         if (by >= 0) {
             s = ns;
-            if (verbs[v].needs_target && ntg == 0)
-                s = word_target ? s - 0.05 : s * 0.75;
+            /* a verb with a plain word after it ("expand main") is a little less sure of
+               that word; one named alone is sure of itself: the missing target is
+               reported apart (qr_dwim_intent_json) and asked for */
+            if (verbs[v].needs_target && ntg == 0 && word_target)
+                s -= 0.05;
             if (kw > 0.3 && s < 0.95)
                 s += 0.03;
             /* words the reading does not explain ("make coffee", "check the weather") */
@@ -918,6 +1090,25 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         if (named < nc && cs[named].score < cs[i].score + 0.02)
             cs[named].score = cs[i].score + 0.02;
     }
+    /* natural requests read as intent frames (a request word, one file): "show src/x.c",
+     * "what's in src/x.c", "history of src/x.c", "run the checks" */
+    for (size_t f = 0; f < sizeof frames / sizeof frames[0]; f++) {
+        if (!frame_fits(&frames[f], toks, nt))
+            continue;
+        /* its words are not targets, even where the code has a symbol of that name */
+        for (size_t k = 0; k < nt; k++)
+            if (toks[k].kind == T_SYMBOL &&
+                (in_words(toks[k].low, frames[f].need) || in_words(toks[k].low, frames[f].allow) ||
+                 (frames[f].must[0] && in_words(toks[k].low, frames[f].must))))
+                toks[k].used = true;
+        for (size_t i = 0; i < nc; i++) {
+            bool same = frames[f].tool ? cs[i].tool && !strcmp(cs[i].tool->name, frames[f].tool)
+                                       : !cs[i].tool && cs[i].verb == frames[f].verb;
+            if (same && cs[i].score < frames[f].score)
+                cs[i].score = frames[f].score;
+        }
+        break;
+    }
     /* a bare target: what a person most likely wants of it */
     bool named = false;
     for (size_t i = 0; i < nc; i++)
@@ -965,7 +1156,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     if (!out->targets)
         return QR_ENOMEM;
     for (size_t k = 0; k < nt; k++)
-        if ((int)k != best.verb_tok && target_kind(toks[k].kind) &&
+        if ((int)k != best.verb_tok && target_kind(toks[k].kind) && !toks[k].used &&
             !(toks[k].kind == T_NUMBER && best.verb == QR_DWIM_READ && out->ntargets > 0) &&
             /* "show callers of X" asks for X's callers, even where a symbol is named show */
             !((int)k < best.verb_tok && toks[k].kind != T_PATTERN &&
@@ -978,11 +1169,24 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 out->targets[out->ntargets++] = toks[k].text;
                 break;
             }
+    /* path=src/main.c, pattern=x, name=die: the target named by its key comes first */
+    if (best.verb != QR_DWIM_TOOL)
+        for (size_t k = 0; k < nt; k++)
+            if (toks[k].kind == T_PARAM && is_target_key(best.verb, toks[k].key) &&
+                !(best.verb == QR_DWIM_GREP && !strcmp(toks[k].key, "path"))) {
+                memmove(out->targets + 1, out->targets, out->ntargets * sizeof *out->targets);
+                out->targets[0] = toks[k].text;
+                out->ntargets++;
+                toks[k].used = true;
+                break;
+            }
     out->target = out->ntargets ? out->targets[0] : NULL;
-    if (best.verb == QR_DWIM_TOOL)
+    if (best.verb == QR_DWIM_TOOL) {
         out->params = tool_params(a, best.tool, out->target, toks, nt);
-    else
+    } else {
         out->params = verb_params(a, best.verb, out->target, toks, nt, out->content);
+        out->params = kept_params(a, lk, best.verb, out->params, toks, nt);
+    }
     return a->exhausted ? QR_ENOMEM : QR_OK;
 }
 
@@ -1013,6 +1217,10 @@ void qr_dwim_intent_json(const qr_dwim_intent *in, qr_buf *b)
         qr_buf_puts(b, "null");
     qr_buf_puts(b, ",\"params\":");
     qr_print_json(b, in->params, false);
+    /* what the line did not say that the verb needs: the loop asks for it */
+    if (in->verb > QR_DWIM_NONE && in->verb < QR_DWIM_TOOL && verbs[in->verb].needs_target &&
+        !in->target)
+        qr_buf_puts(b, ",\"missing\":[\"target\"]");
     qr_buf_printf(b, ",\"confidence\":%.2f,\"alternatives\":[", in->confidence);
     for (size_t i = 0; i < in->nalts; i++) {
         const char *v = qr_dwim_verb_name(in->alts[i].verb);

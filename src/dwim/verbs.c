@@ -443,7 +443,8 @@ static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr
 
 /* ---- grep ---- */
 
-static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *err)
+static int run_grep(qr_dwim_ctx *c, const char *pattern, const char *where, qr_buf *out,
+                    qr_buf *err)
 {
     int ec;
     PCRE2_SIZE eo;
@@ -469,8 +470,9 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, qr_buf *out, qr_buf *er
     pcre2_set_match_limit(mc, QR_REGEX_MATCH_LIMIT);
     pcre2_set_depth_limit(mc, QR_REGEX_DEPTH_LIMIT);
     pcre2_set_heap_limit(mc, QR_REGEX_HEAP_KIB);
+    /* grep 'PAT' src/: only the files under the path said (a pathspec, as git reads it) */
     const char *argv[] = {"git", "-C", c->root, "ls-files", "-z", "--cached", "--others",
-                          "--exclude-standard", NULL};
+                          "--exclude-standard", where ? "--" : NULL, where, NULL};
     qr_buf files;
     qr_buf_init(&files);
     int status = 0;
@@ -685,7 +687,7 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
         if (!in->target)
             needs = "a pattern";
         else
-            rc = run_grep(c, in->target, out, err);
+            rc = run_grep(c, in->target, param_str(&a, in->params, "path"), out, err);
         break;
     case QR_DWIM_VALIDATE:
         rc = qr__dwim_validate(c, param_str(&a, in->params, "command"), &a, out, err);

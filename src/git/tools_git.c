@@ -1252,7 +1252,8 @@ static int check_date(const char *s, size_t n, qr_buf *err)
     {                                                                                              \
         .name = "author", .type = QR_TOOL_STRING,                                                  \
         .desc = "only commits whose author name or email contains this (case-insensitive; "        \
-                ".mailmap applied)"                                                                \
+                ".mailmap applied)",                                                               \
+        .brief = "name or email, a case-insensitive part of it (.mailmap applied)"                 \
     }
 #define P_PATH                                                                                     \
     {                                                                                              \
@@ -1261,7 +1262,10 @@ static int check_date(const char *s, size_t n, qr_buf *err)
                 "a directory, a glob like '*.c' whose '*' also matches '/', or git's magic "       \
                 "':(icase)', ':(glob)' ('**' crosses directories), ':(literal)', ':!' / "          \
                 "':(exclude)' (everything but); a path shown quoted (\"caf\\351.txt\") is "         \
-                "taken back as such; line counts cover the matching files"                         \
+                "taken back as such; line counts cover the matching files",                        \
+        .brief = "a git pathspec from the root: a file, a directory, a glob ('*' also "           \
+                 "matches '/'), ':(icase)', ':!' (everything but); line counts cover the "        \
+                 "matching files"                                                                  \
     }
 #define P_REF                                                                                      \
     {                                                                                              \
@@ -1311,6 +1315,10 @@ static const qr_tool_param get_commits_params[] = {
     {.name = NULL},
 };
 
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_commits_tool_columns[] = {
+    "short_hash", "subject", "author", "date", "additions", "deletions", NULL};
+
 static const qr_tool get_commits_tool = {
     .name = "get_commits",
     .summary = "List the commits of a history window, newest first, with their line "
@@ -1331,12 +1339,17 @@ static const qr_tool get_commits_tool = {
                      "\"paths\": {\"type\": \"array\", \"items\": {\"type\": \"object\"}}}}}",
     .handler = get_commits_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_commits_tool_columns,
 };
 
 static const qr_tool_param get_author_stats_params[] = {
     P_SINCE,  P_UNTIL,        P_AUTHOR,       P_PATH, P_REF, P_LIMIT("authors, most commits first"),
     P_MERGES, P_FIRST_PARENT, {.name = NULL},
 };
+
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_author_stats_tool_columns[] = {
+    "author", "commits", "additions", "deletions", "files", NULL};
 
 static const qr_tool get_author_stats_tool = {
     .name = "get_author_stats",
@@ -1354,12 +1367,17 @@ static const qr_tool get_author_stats_tool = {
         "\"first\": {\"type\": \"string\"}, \"last\": {\"type\": \"string\"}}}}",
     .handler = get_author_stats_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_author_stats_tool_columns,
 };
 
 static const qr_tool_param get_file_stats_params[] = {
     P_SINCE,  P_UNTIL,        P_AUTHOR,       P_PATH, P_REF, P_LIMIT("files, most changed first"),
     P_MERGES, P_FIRST_PARENT, {.name = NULL},
 };
+
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_file_stats_tool_columns[] = {
+    "path", "commits", "additions", "deletions", "authors", NULL};
 
 static const qr_tool get_file_stats_tool = {
     .name = "get_file_stats",
@@ -1376,6 +1394,7 @@ static const qr_tool get_file_stats_tool = {
         "\"authors\": {\"type\": \"integer\"}, \"last\": {\"type\": \"string\"}}}}",
     .handler = get_file_stats_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_file_stats_tool_columns,
 };
 
 static const qr_tool_param get_file_history_params[] = {
@@ -1385,7 +1404,8 @@ static const qr_tool_param get_file_history_params[] = {
      .desc = "the file (from the repository root); earlier names are followed across "
              "renames, as git log --follow does; a pattern (a glob, ':(icase)', ':!') "
              "gives every matching file, one row per commit and file, without following "
-             "renames (git follows only one file)"},
+             "renames (git follows only one file)",
+     .brief = "the file, followed across renames; a pattern gives every matching file"},
     P_SINCE,
     P_UNTIL,
     P_AUTHOR,
@@ -1396,6 +1416,10 @@ static const qr_tool_param get_file_history_params[] = {
     P_FIRST_PARENT,
     {.name = NULL},
 };
+
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const get_file_history_tool_columns[] = {
+    "short_hash", "subject", "path", "author", "date", "additions", "deletions", NULL};
 
 static const qr_tool get_file_history_tool = {
     .name = "get_file_history",
@@ -1417,6 +1441,7 @@ static const qr_tool get_file_history_tool = {
         "\"additions\": {\"type\": \"integer\"}, \"deletions\": {\"type\": \"integer\"}}}}",
     .handler = get_file_history_fn,
     .caps = QR_TOOL_READS_REPO,
+    .columns = get_file_history_tool_columns,
 };
 
 static const qr_tool_param get_diff_stats_params[] = {
@@ -1431,11 +1456,13 @@ static const qr_tool_param get_diff_stats_params[] = {
      .type = QR_TOOL_ARRAY,
      .items = QR_TOOL_STRING,
      .desc = "instead of from/to: commits whose own changes are summed (e.g. the :hash of "
-             "get_commits results)"},
+             "get_commits results)",
+     .brief = "instead of from/to: commits whose own changes are summed"},
     {.name = "path",
      .type = QR_TOOL_STRING,
      .desc = "count only files matching this git pathspec: a file, a directory, a glob or "
-             "git's magic (':(icase)', ':(glob)', ':!')"},
+             "git's magic (':(icase)', ':(glob)', ':!')",
+     .brief = "count only files matching this pathspec"},
     {.name = NULL},
 };
 

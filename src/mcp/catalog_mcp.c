@@ -127,6 +127,20 @@ int mcp_resources_list(qr_mcp_server *s, mcp_req *r)
     return MCP_REPLY;
 }
 
+/* The server has no parameterized resources: an empty list, which is a valid answer, so
+ * a client that lists templates after it sees the resources capability (the MCP
+ * Inspector does) gets one rather than -32601. */
+int mcp_resources_templates_list(qr_mcp_server *s, mcp_req *r)
+{
+    (void)s;
+    qr_arena *a = r->a;
+    qr_mapb m;
+    qr_mapb_init(&m, a, 1);
+    qr_mapb_put(&m, kw(a, "resourceTemplates"), qr_vec_from(a, QR_T_VEC, NULL, 0));
+    r->result = qr_mapb_finish(&m, QR_T_MAP);
+    return MCP_REPLY;
+}
+
 int mcp_resources_read(qr_mcp_server *s, mcp_req *r)
 {
     (void)s;

@@ -1,7 +1,7 @@
 /*
  * export_mcp.c: the tools as the MCP server serves them, exported for other agent hosts:
  * `quarry tools --format mcp|openai|anthropic|openai-strict` prints the server's own tool
- * list (every registry tool, run_lisp and run_query, with `repo` and `offset` where the
+ * list (every registry tool, run_lisp, run_query and dwim, with `repo` and `offset` where the
  * server adds them, titles and output schemas), converted to each API's tool format.
  *
  * Design: one list, the one tools/list serves, so an agent that is given the export calls
@@ -12,7 +12,10 @@
  * takes null as "not given"); keywords strict mode does not take (default, minimum,
  * maximum) move into the description; a parameter that takes any JSON object (run_lisp's
  * data, run_query's query) cannot be described strictly and is left out, since each has
- * an alternative (no data; run_query's `text`).
+ * an alternative (no data; run_query's `text`). The alternative a record names (a
+ * parameter's `alt`) becomes required and not nullable when the other is left out: a
+ * nullable `text` beside no `query` would let a strict model send a call that cannot
+ * work, and nothing in the schema would say that it needs one.
  *
  * Rejected: a separate hand-written list for the export (it would drift from what the
  * server serves); strict mode for every OpenAI export (optional parameters written as
@@ -46,7 +49,7 @@ static bool free_object(qr_arena *a, qr_val p)
     return is_str(mcp_get(a, p, "type"), "object") && !mcp_has(a, p, "properties");
 }
 
-static qr_val strict_object(qr_arena *a, qr_val schema);
+static qr_val strict_object(qr_arena *a, qr_val schema, const qr_tool *t);
 
 /* One property for strict mode: the keywords strict mode lacks go into the description,
  * nested objects and array items are made strict too, and an optional one is nullable. */
@@ -100,14 +103,14 @@ static qr_val strict_prop(qr_arena *a, qr_val p, bool optional)
                     optional ? qr_vec_conj(a, e, qr_nil()) : e);
     qr_val items = mcp_get(a, p, "items");
     if (items.t == QR_T_MAP) {
-        qr_val it = is_str(mcp_get(a, items, "type"), "object") ? strict_object(a, items)
+        qr_val it = is_str(mcp_get(a, items, "type"), "object") ? strict_object(a, items, NULL)
                                                                : strict_prop(a, items, false);
         qr_mapb_put(&m, kw(a, "items"), it);
     }
     qr_buf_release(&note);
     qr_val out = qr_mapb_finish(&m, QR_T_MAP);
     if (is_str(type, "object") && mcp_has(a, p, "properties")) {
-        qr_val o = strict_object(a, p);
+        qr_val o = strict_object(a, p, NULL);
         if (optional) {
             qr_val both[2] = {qr_str_cstr(a, "object"), qr_str_cstr(a, "null")};
             o = qr_map_assoc(a, o, kw(a, "type"), qr_vec_from(a, QR_T_VEC, both, 2));
@@ -117,8 +120,26 @@ static qr_val strict_prop(qr_arena *a, qr_val p, bool optional)
     return out;
 }
 
-/* An object schema in strict mode: every property required, none other allowed. */
-static qr_val strict_object(qr_arena *a, qr_val schema)
+/* The parameter `name` of t's record, or NULL. */
+static const qr_tool_param *param_of(const qr_tool *t, const char *name)
+{
+    for (const qr_tool_param *p = t ? t->params : NULL; p && p->name; p++)
+        if (!strcmp(p->name, name))
+            return p;
+    return NULL;
+}
+
+/* Whether the strict export keeps a parameter: not one that takes any JSON object. */
+static bool strict_keeps(qr_arena *a, qr_val props, const char *name)
+{
+    qr_val p = mcp_get(a, props, name);
+    return !qr_is_nil(p) && !free_object(a, p);
+}
+
+/* An object schema in strict mode: every property required, none other allowed. t: the
+ * tool whose parameters these are (the root), whose records say which parameter takes
+ * the place of one left out (`alt`): that one is needed, so it is not nullable. */
+static qr_val strict_object(qr_arena *a, qr_val schema, const qr_tool *t)
 {
     qr_val props = mcp_get(a, schema, "properties"), req = mcp_get(a, schema, "required");
     size_t n = props.t == QR_T_MAP ? qr_map_len(props) : 0;
@@ -131,7 +152,10 @@ static qr_val strict_object(qr_arena *a, qr_val schema)
         const char *name = k.t == QR_T_STR ? k.s->data : k.sym->text;
         if (free_object(a, p))
             continue;
-        qr_mapb_put(&pm, k, strict_prop(a, p, !in_vec(req, name)));
+        const qr_tool_param *rec = param_of(t, name);
+        bool needed = in_vec(req, name) ||
+                      (rec && rec->alt && !strict_keeps(a, props, rec->alt));
+        qr_mapb_put(&pm, k, strict_prop(a, p, !needed));
         qr_vecb_push(&names, qr_str_cstr(a, name));
     }
     qr_mapb m;
@@ -146,7 +170,7 @@ static qr_val strict_object(qr_arena *a, qr_val schema)
     return qr_mapb_finish(&m, QR_T_MAP);
 }
 
-static qr_val convert(qr_arena *a, qr_val d, const char *format)
+static qr_val convert(qr_arena *a, qr_val d, const qr_tool *t, const char *format)
 {
     if (!strcmp(format, "mcp"))
         return d;
@@ -165,7 +189,7 @@ static qr_val convert(qr_arena *a, qr_val d, const char *format)
     qr_mapb_init(&fn, a, 4);
     qr_mapb_put(&fn, kw(a, "name"), name);
     qr_mapb_put(&fn, kw(a, "description"), desc);
-    qr_mapb_put(&fn, kw(a, "parameters"), strict ? strict_object(a, in) : in);
+    qr_mapb_put(&fn, kw(a, "parameters"), strict ? strict_object(a, in, t) : in);
     if (strict)
         qr_mapb_put(&fn, kw(a, "strict"), qr_bool(true));
     qr_mapb_put(&m, kw(a, "type"), qr_str_cstr(a, "function"));
@@ -208,7 +232,7 @@ int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names
         for (size_t k = 0; k < nnames && !wanted; k++)
             wanted = !strcmp(s->list[i].tool->name, names[k]);
         if (wanted)
-            qr_vecb_push(&vb, convert(&a, s->list[i].desc, format));
+            qr_vecb_push(&vb, convert(&a, s->list[i].desc, s->list[i].tool, format));
     }
     qr_val all = qr_vecb_finish(&vb, QR_T_VEC);
     int rc = a.exhausted ? QR_ENOMEM : QR_OK;
@@ -220,4 +244,18 @@ int qr_mcp_export(qr_mcp_server *s, const char *format, const char *const *names
     }
     qr_arena_release(&a);
     return rc;
+}
+
+int qr_mcp_served_names(const qr_mcp_config *cfg, qr_buf *out, qr_buf *err)
+{
+    qr_mcp_config c = *cfg;
+    c.workers = 1;
+    qr_mcp_server *s;
+    int rc = qr_mcp_server_new(&c, &s, err);
+    if (rc != QR_OK)
+        return rc;
+    for (size_t i = 0; i < s->nlist; i++)
+        qr_buf_printf(out, "%s%s", i ? " " : "", s->list[i].tool->name);
+    qr_mcp_server_free(s);
+    return out->failed ? QR_ENOMEM : QR_OK;
 }

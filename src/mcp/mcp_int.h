@@ -185,6 +185,7 @@ int mcp_tools_list(qr_mcp_server *s, mcp_req *r);
 /* catalog_mcp.c: resources (the Lisp and query DSL references) and prompts */
 int mcp_resources_list(qr_mcp_server *s, mcp_req *r);
 int mcp_resources_read(qr_mcp_server *s, mcp_req *r);
+int mcp_resources_templates_list(qr_mcp_server *s, mcp_req *r);
 int mcp_prompts_list(qr_mcp_server *s, mcp_req *r);
 int mcp_prompts_get(qr_mcp_server *s, mcp_req *r);
 

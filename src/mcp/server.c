@@ -351,14 +351,37 @@ static qr_val map_of(qr_arena *a, const char *k1, qr_val v1, const char *k2, qr_
     return qr_mapb_finish(&m, QR_T_MAP);
 }
 
+/* The instructions: how the tools fit together, and the names of the tools this server
+ * serves (from its list, so they cannot drift from tools/list). */
 static const char instructions[] =
-    "quarry answers questions about a git repository's history: commits, authors, file "
-    "churn, diffs. Call one tool for one question; to filter, join or aggregate across "
+    "quarry answers questions about a git repository and an agent's memory. History: "
+    "commits, authors, file churn and line counts of any window (the get_* tools). Code: "
+    "the repository's code as a graph of files, functions, types, calls and includes "
+    "(query_codebase; sparql_query for SPARQL over it; search_codebase for a question in "
+    "plain words). Memory: a store of notes with types, weights, tags and links, read with "
+    "a pipeline of stages (memory_query, memory_get; the memory tools that write are served "
+    "only when the server was started with --allow-write memory). dwim takes one terse line "
+    "(skeleton FILE, expand SYMBOL, read FILE:A-B, grep 'RE', callers SYMBOL) and answers "
+    "in few tokens. Call one tool for one question; to filter, join or aggregate across "
     "calls, send one run_query query or one run_lisp program that calls the tools as "
     "(tool/NAME {...}), and get back only what you need. Every tool works on the repository "
     "the server was started in, or on the one named by its `repo` argument. Results that "
     "are lists come a page at a time: a cut result gives the total and a next_offset to "
     "pass as `offset` for the next page; or aggregate in run_query or run_lisp.";
+
+static qr_val instructions_text(qr_mcp_server *s, qr_arena *a)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_buf_puts(&b, instructions);
+    qr_buf_puts(&b, " Tools served:");
+    for (size_t i = 0; i < s->nlist; i++)
+        qr_buf_printf(&b, "%s %s", i ? "," : "", s->list[i].tool->name);
+    qr_buf_putc(&b, '.');
+    qr_val v = qr_str_new(a, b.p ? b.p : "", b.len);
+    qr_buf_release(&b);
+    return v;
+}
 
 static int m_initialize(qr_mcp_server *s, mcp_req *r)
 {
@@ -396,7 +419,7 @@ static int m_initialize(qr_mcp_server *s, mcp_req *r)
     qr_mapb_put(&m, qr_kw_cstr(a, "protocolVersion"), qr_str_cstr(a, chosen));
     qr_mapb_put(&m, qr_kw_cstr(a, "capabilities"), caps);
     qr_mapb_put(&m, qr_kw_cstr(a, "serverInfo"), info);
-    qr_mapb_put(&m, qr_kw_cstr(a, "instructions"), qr_str_cstr(a, instructions));
+    qr_mapb_put(&m, qr_kw_cstr(a, "instructions"), instructions_text(s, a));
     r->result = qr_mapb_finish(&m, QR_T_MAP);
     return MCP_REPLY;
 }
@@ -520,6 +543,7 @@ static const mcp_method methods[] = {
     {"tools/call", mcp_tools_call, M_SLOW, "2024-11-05", NULL},
     {"resources/list", mcp_resources_list, 0, "2024-11-05", NULL},
     {"resources/read", mcp_resources_read, 0, "2024-11-05", NULL},
+    {"resources/templates/list", mcp_resources_templates_list, 0, "2024-11-05", NULL},
     {"prompts/list", mcp_prompts_list, 0, "2024-11-05", NULL},
     {"prompts/get", mcp_prompts_get, 0, "2024-11-05", NULL},
     {"logging/setLevel", m_set_level, 0, "2024-11-05", "2025-11-25"},
@@ -635,11 +659,14 @@ static int handle_message(qr_mcp_server *s, qr_val m, mcp_req *r)
             drop(s, "unknown method", name);
             goto done;
         }
+        /* the methods it answers, from the method table */
+        qr_buf_reset(&d);
+        for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+            if (!(methods[i].flags & M_NOTIFICATION))
+                qr_buf_printf(&d, "%s%s", d.len ? ", " : "", methods[i].name);
         out = mcp_fail(r, RPC_METHOD_NOT_FOUND,
-                       "unknown method '%.100s'; this server speaks MCP %s (initialize, ping, "
-                       "tools/list, tools/call, resources/list, resources/read, "
-                       "prompts/list, prompts/get, logging/setLevel)",
-                       name, QR_MCP_PROTOCOL_VERSION);
+                       "unknown method '%.100s'; this server speaks MCP %s (%s)", name,
+                       QR_MCP_PROTOCOL_VERSION, d.p ? d.p : "");
         goto done;
     }
     if ((rec->flags & M_NOTIFICATION) && has_id) {

@@ -320,10 +320,12 @@ static const qr_tool_param run_query_params[] = {
      .desc = "the query as a JSON object: {\"fetch\": [{\"tool\": \"get_commits\", \"as\": "
              "\"commits\", \"params\": {...}}], \"transform\": [{\"op\": \"filter\", "
              "\"on\": \"commits\", \"as\": \"big\", \"where\": [\">\", \"files\", 5]}], "
-             "\"return\": {\"findings\": \"big\"}}"},
+             "\"return\": {\"findings\": \"big\"}}",
+     .alt = "text"},
     {.name = "text",
      .type = QR_TOOL_STRING,
-     .desc = "the query as EDN (or JSON) text, instead of 'query'"},
+     .desc = "the query as EDN (or JSON) text, instead of 'query'",
+     .alt = "query"},
     {.name = "data",
      .type = QR_TOOL_OBJECT,
      .desc = "the context: names the query may use as bindings, and \"resolved\" values "
@@ -341,13 +343,11 @@ static const qr_tool run_query_tool = {
     .name = "run_query",
     .summary = "Run a query in quarry's query DSL: fetch with tools, then filter, sort, "
                "group, join and aggregate with declarative steps, and return findings and a "
-               "summary. The query is checked before it runs, and every problem is reported "
-               "with its path in the query and a hint.",
+               "summary. It is checked before it runs: every problem comes with its path in "
+               "the query and a hint.",
     .params = run_query_params,
     .result = "{result: what the query's return section builds, output: what println "
-              "printed (when anything); when the findings are cut to a page: offset, total, "
-              "omitted (findings after this page) and next_offset (pass it as offset for the "
-              "next page)}",
+              "printed; a page of findings adds offset, total, omitted and next_offset}",
     .result_schema = "{\"type\": \"object\", \"properties\": {\"result\": {\"type\": "
                      "\"object\"}, \"output\": {\"type\": \"string\"}, \"offset\": "
                      "{\"type\": \"integer\"}, \"total\": {\"type\": \"integer\"}, "
@@ -749,17 +749,32 @@ static int add_tools(qr_mcp_server *s, const qr_tools *reg, bool own, qr_buf *er
     return a->exhausted ? QR_ENOMEM : QR_OK;
 }
 
+/* One transform op of the DSL: its name and keys ("sort (:on :by; :order)"), and with
+ * `full` what it does. */
+typedef struct op_list {
+    qr_buf *b;
+    bool full;
+    size_t n;
+} op_list;
+
 static void describe_op(void *ud, const char *name, const char *required, const char *optional,
                         const char *summary, const char *example)
 {
     (void)example;
-    qr_buf *b = ud;
-    qr_buf_printf(b, "\n- %s (%s%s%s): %s", name, required, optional[0] ? "; optional " : "",
-                  optional, summary);
+    op_list *l = ud;
+    if (l->full)
+        qr_buf_printf(l->b, "\n- %s (%s%s%s): %s", name, required,
+                      optional[0] ? "; optional " : "", optional, summary);
+    else
+        qr_buf_printf(l->b, "%s%s (%s%s%s)", l->n ? ", " : "", name, required,
+                      optional[0] ? "; " : "", optional);
+    l->n++;
 }
 
-/* run_query's description, with the transform ops from the DSL's own table, so the model
- * sees the ops that exist. */
+/* run_query's descriptions, with the transform ops from the DSL's own table, so the model
+ * sees the ops that exist: the tool's description names each op with its keys (within
+ * the 1,024 characters the OpenAI API takes), and the description of its `text`
+ * parameter says what each does (the same as the resource quarry://reference/query). */
 static void amend_run_query(qr_mcp_server *s)
 {
     qr_arena *a = &s->list_arena;
@@ -770,16 +785,35 @@ static void amend_run_query(qr_mcp_server *s)
         qr_buf b;
         qr_buf_init(&b);
         qr_tool_description(mt->tool, &b);
-        qr_buf_puts(&b, "\n\nA query (EDN; in JSON the same with strings for keywords): "
+        qr_buf_puts(&b, "\n\nA query (EDN; in JSON the same, keywords as strings): "
                         "{:fetch [{:tool :get_commits :as :commits :params {:since \"1 week "
                         "ago\"}}] :transform [{:op :filter :on :commits :as :large :where [:> "
                         ":files 5]}] :return {:findings :large :summary \"{{count:large}} large "
-                        "commits\"}}. Transform steps, each {:op OP :as NAME ...}:");
-        qr_query_each_op(describe_op, &b);
+                        "commits\"}}.\n\nSteps, each {:op OP :as NAME ...} (optional keys after "
+                        "';'; 'text' says what each does): ");
+        op_list l = {&b, false, 0};
+        qr_query_each_op(describe_op, &l);
+        qr_buf_putc(&b, '.');
+        qr_tools_fit_description(&b, 0, QR_TOOLS_DESCRIPTION_MAX);
         qr_val d = qr_str_new(a, b.p ? b.p : "", b.len);
+        /* the text parameter: what each op does */
+        qr_val in = mcp_get(a, mt->desc, "inputSchema"), props = mcp_get(a, in, "properties");
+        qr_val text = mcp_get(a, props, "text"), tdesc = mcp_get(a, text, "description");
+        if (text.t == QR_T_MAP && tdesc.t == QR_T_STR) {
+            qr_buf_reset(&b);
+            qr_buf_append(&b, tdesc.s->data, tdesc.s->len);
+            qr_buf_puts(&b, ". The transform steps:");
+            op_list full = {&b, true, 0};
+            qr_query_each_op(describe_op, &full);
+            text = qr_map_assoc(a, text, kw(a, "description"), qr_str_new(a, b.p, b.len));
+            props = qr_map_assoc(a, props, kw(a, "text"), text);
+            in = qr_map_assoc(a, in, kw(a, "properties"), props);
+        }
         qr_buf_release(&b);
-        mt->desc = qr_map_assoc(a, mt->desc, kw(a, "description"), d);
-        mt->desc_legacy = qr_map_assoc(a, mt->desc_legacy, kw(a, "description"), d);
+        mt->desc = qr_map_assoc(a, qr_map_assoc(a, mt->desc, kw(a, "description"), d),
+                                kw(a, "inputSchema"), in);
+        mt->desc_legacy = qr_map_assoc(a, qr_map_assoc(a, mt->desc_legacy, kw(a, "description"), d),
+                                       kw(a, "inputSchema"), in);
     }
 }
 
@@ -1002,6 +1036,82 @@ static const mcp_tool *find_listed(const qr_mcp_server *s, const char *name)
     return NULL;
 }
 
+/* Runs one listed tool for request r (its worker and arena) under req: takes the
+ * server's own arguments (`repo`, `offset`) out of args, picks the host, checks the
+ * arguments and runs the handler. The handler's code, its value in *out. */
+static int run_listed(qr_mcp_server *s, mcp_req *r, const mcp_tool *mt, qr_val args,
+                      qr_req *req, qr_val *out, size_t *offset, qr_buf *err)
+{
+    qr_arena *a = r->a;
+    qr_val repo = qr_nil(), offset_v = qr_nil();
+    if (mt->repo_arg && args.t == QR_T_MAP) {
+        repo = mcp_get(a, args, "repo");
+        args = qr_map_dissoc(a, args, kw(a, "repo"));
+        args = qr_map_dissoc(a, args, qr_str_cstr(a, "repo"));
+    }
+    if (mt->offset_arg && args.t == QR_T_MAP) {
+        offset_v = mcp_get(a, args, "offset");
+        args = qr_map_dissoc(a, args, kw(a, "offset"));
+        args = qr_map_dissoc(a, args, qr_str_cstr(a, "offset"));
+    }
+    mcp_worker *w = r->w;
+    mcp_host *h;
+    *offset = 0;
+    int rc = offset_arg(a, offset_v, mt->tool->name, offset, err) ? QR_OK : QR_EINVAL;
+    if (rc == QR_OK)
+        rc = host_for(w, mt->tool->name, repo, &h, err);
+    if (rc == QR_OK) {
+        call_ctx cc = {s, r, h};
+        const qr_tools *reg = mt->own ? w->own : w->tools;
+        qr_tools_set_ctx(w->tools, &h->host);
+        qr_tools_set_ctx(w->own, &cc);
+        h->host.git.progress = host_progress;
+        h->host.git.progress_ud = r;
+        const qr_tool *t;
+        qr_val norm;
+        rc = qr_tools_prepare(reg, mt->tool->name, args, a, &t, &norm, err);
+        if (rc == QR_OK)
+            rc = qr_tools_invoke(reg, t, req, norm, a, out, err);
+        h->host.git.progress = NULL;
+        h->host.git.progress_ud = NULL;
+        qr_tools_set_ctx(w->own, NULL);
+    }
+    return rc;
+}
+
+int qr_mcp_call(qr_mcp_server *s, const char *name, qr_val args, qr_req *req, qr_arena *a,
+                qr_val *out, qr_buf *err)
+{
+    const mcp_tool *mt = find_listed(s, name);
+    mcp_worker *w = &s->workers[0];
+    if (!mt) {
+        qr_tools *regs[] = {w->tools, w->own};
+        const qr_tool *held = NULL;
+        for (size_t i = 0; i < 2 && !held; i++)
+            if ((held = qr_tools_find(regs[i], name, strlen(name)))) {
+                qr_buf_printf(err, "tool '%s': ", held->name);
+                qr_tools_explain_refused(regs[i], held, err);
+            }
+        if (!held) {
+            qr_tools_explain_unknown(w->tools, name, err);
+            for (size_t i = 0; i < s->nlist; i++)
+                if (s->list[i].own)
+                    qr_buf_printf(err, ", %s", s->list[i].tool->name);
+        }
+        return QR_EINVAL;
+    }
+    mcp_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return QR_ENOMEM;
+    r->s = s;
+    r->a = a;
+    r->w = w;
+    size_t offset;
+    int rc = run_listed(s, r, mt, args, req, out, &offset, err);
+    free(r);
+    return rc;
+}
+
 int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
 {
     qr_arena *a = r->a;
@@ -1055,41 +1165,10 @@ int mcp_tools_call(qr_mcp_server *s, mcp_req *r)
     }
     qr_buf err;
     qr_buf_init(&err);
-    qr_val repo = qr_nil(), offset_v = qr_nil();
-    if (mt->repo_arg && args.t == QR_T_MAP) {
-        repo = mcp_get(a, args, "repo");
-        args = qr_map_dissoc(a, args, kw(a, "repo"));
-        args = qr_map_dissoc(a, args, qr_str_cstr(a, "repo"));
-    }
-    if (mt->offset_arg && args.t == QR_T_MAP) {
-        offset_v = mcp_get(a, args, "offset");
-        args = qr_map_dissoc(a, args, kw(a, "offset"));
-        args = qr_map_dissoc(a, args, qr_str_cstr(a, "offset"));
-    }
-    mcp_worker *w = r->w;
-    mcp_host *h;
     size_t offset = 0;
-    int rc = offset_arg(a, offset_v, mt->tool->name, &offset, &err) ? QR_OK : QR_EINVAL;
-    if (rc == QR_OK)
-        rc = host_for(w, mt->tool->name, repo, &h, &err);
     qr_val out = qr_nil();
     uint64_t t0 = mcp_now_ms();
-    if (rc == QR_OK) {
-        call_ctx cc = {s, r, h};
-        const qr_tools *reg = mt->own ? w->own : w->tools;
-        qr_tools_set_ctx(w->tools, &h->host);
-        qr_tools_set_ctx(w->own, &cc);
-        h->host.git.progress = host_progress;
-        h->host.git.progress_ud = r;
-        const qr_tool *t;
-        qr_val norm;
-        rc = qr_tools_prepare(reg, mt->tool->name, args, a, &t, &norm, &err);
-        if (rc == QR_OK)
-            rc = qr_tools_invoke(reg, t, &r->req, norm, a, &out, &err);
-        h->host.git.progress = NULL;
-        h->host.git.progress_ud = NULL;
-        qr_tools_set_ctx(w->own, NULL);
-    }
+    int rc = run_listed(s, r, mt, args, &r->req, &out, &offset, &err);
     char line[200];
     snprintf(line, sizeof line, "tools/call %s: %s in %llu ms", mt->tool->name,
              rc == QR_OK ? "ok" : "failed", (unsigned long long)(mcp_now_ms() - t0));

@@ -33,8 +33,11 @@ enum {
 
 #define QR__MEM_STAMP_LEN (2 * QR_FILE_STAMP_LEN + 2)
 
+struct qr_store;
+
 struct qr_mem {
-    sqlite3 *db;
+    sqlite3 *db;           /* SQLite; NULL on PostgreSQL */
+    struct qr_store *pg;   /* PostgreSQL (store_pg.c): the connection; NULL on SQLite */
     char *path;
     int64_t fixed_now;
     sqlite3_stmt *st[ST_N];
@@ -66,6 +69,28 @@ int qr__mem_check_before_write(qr_mem *m, qr_buf *err);
 void qr__mem_after_commit(qr_mem *m);
 /* Closes the connection, and records the files' state when the handle can vouch for it. */
 void qr__mem_close_files(qr_mem *m);
+
+/* ---- store_pg.c: the memory store on PostgreSQL (the team database's mem_* tables) ----
+ * What runs there today: open, add (with tags), link, visit, import and export, stats;
+ * every other operation refuses with qr__mem_pg_unsupported before touching m->db. */
+int qr__mem_pg_open(qr_mem *m, const char *url, bool create, qr_buf *err);
+void qr__mem_pg_close(qr_mem *m);
+int qr__mem_pg_unsupported(qr_mem *m, const char *what, qr_buf *err);
+int qr__mem_pg_begin_write(qr_mem *m, qr_buf *err);
+int qr__mem_pg_commit_write(qr_mem *m, qr_buf *err);
+void qr__mem_pg_rollback(qr_mem *m);
+int qr__mem_pg_node_id(qr_mem *m, const char *key, int64_t *id, int64_t *deleted, bool *found,
+                       qr_buf *err);
+/* the insert alone: the caller validated n and looked its key up */
+int qr__mem_pg_node_insert(qr_mem *m, const qr_mem_node *n, const char *type, const char *prov,
+                           const char *content, int64_t created, int64_t modified,
+                           int64_t *id_out, qr_buf *err);
+int qr__mem_pg_edge_put(qr_mem *m, int64_t src, int64_t dst, double strength, const char *type,
+                        bool *created, qr_buf *err);
+int qr__mem_pg_visit_insert(qr_mem *m, int64_t node, const char *agent, int64_t time,
+                            const char *outcome, qr_buf *err);
+int qr__mem_pg_export(qr_mem *m, FILE *out, qr_mem_counts *counts, qr_buf *err);
+int qr__mem_pg_stats(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err);
 
 /* ---- store.c ---- */
 int64_t qr__mem_now(const qr_mem *m);

@@ -178,6 +178,11 @@ const char *qr_mem_path(const qr_mem *m)
 
 sqlite3_stmt *qr__mem_stmt(qr_mem *m, int id, qr_buf *err)
 {
+    if (m->pg) { /* an operation store_pg.c does not serve: refused, m->db is NULL */
+        if (err)
+            qr__mem_pg_unsupported(m, "this operation", err);
+        return NULL;
+    }
     if (!m->st[id]) {
         int rc = sqlite3_prepare_v3(m->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
                                     &m->st[id], NULL);
@@ -231,6 +236,8 @@ static bool user_tx_alive(qr_mem *m, qr_buf *err)
 
 int qr__mem_begin_write(qr_mem *m, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_begin_write(m, err);
     int crc = m->user_tx ? QR_OK : qr__mem_check_before_write(m, err);
     if (crc)
         return crc;
@@ -241,6 +248,8 @@ int qr__mem_begin_write(qr_mem *m, qr_buf *err)
 
 int qr__mem_begin_read(qr_mem *m, qr_buf *err)
 {
+    if (m->pg) /* the reads store_pg.c serves (export, stats) do not come here */
+        return qr__mem_pg_unsupported(m, "reading notes, links and search", err);
     if (m->user_tx)
         return user_tx_alive(m, err) ? QR_OK : QR_EIO;
     return run_stmt(m, ST_BEGIN, "read", err);
@@ -248,6 +257,10 @@ int qr__mem_begin_read(qr_mem *m, qr_buf *err)
 
 void qr__mem_rollback(qr_mem *m)
 {
+    if (m->pg) {
+        qr__mem_pg_rollback(m);
+        return;
+    }
     if (m->user_tx) {
         /* in a transaction SQLite already rolled back there is no savepoint to undo */
         if (!sqlite3_get_autocommit(m->db))
@@ -267,6 +280,8 @@ void qr__mem_rollback(qr_mem *m)
 
 int qr__mem_commit_write(qr_mem *m, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_commit_write(m, err);
     if (m->user_tx) {
         if (!user_tx_alive(m, err))
             return QR_EIO;
@@ -287,6 +302,8 @@ int qr__mem_commit_write(qr_mem *m, qr_buf *err)
 
 int qr__mem_commit_read(qr_mem *m, qr_buf *err)
 {
+    if (m->pg)
+        return QR_OK;
     if (m->user_tx)
         return QR_OK;
     int rc = run_stmt(m, ST_COMMIT, "read", err);
@@ -297,6 +314,8 @@ int qr__mem_commit_read(qr_mem *m, qr_buf *err)
 
 int qr_mem_begin(qr_mem *m, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "a caller's transaction (qr_mem_begin)", err);
     if (m->user_tx) {
         if (err)
             qr_buf_puts(err, "a transaction is already open on this store handle");
@@ -486,6 +505,22 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
     *out = NULL;
     bool create = flags & QR_MEM_CREATE;
     bool memory = !strcmp(path, ":memory:");
+    /* a PostgreSQL URL: store_pg.c (messages name the server, never the URL) */
+    if (qr_store_backend_of(path) == QR_STORE_POSTGRES) {
+        qr_mem *m = calloc(1, sizeof *m);
+        if (!m) {
+            qr_buf_puts(err, "out of memory opening the memory store");
+            return QR_ENOMEM;
+        }
+        m->flags = flags;
+        int rc = qr__mem_pg_open(m, path, create, err);
+        if (rc != QR_OK) {
+            qr_mem_close(m);
+            return rc;
+        }
+        *out = m;
+        return QR_OK;
+    }
     if (!memory && !create) {
         struct stat sb;
         if (stat(path, &sb) != 0) {
@@ -554,6 +589,7 @@ void qr_mem_close(qr_mem *m)
         return;
     if (m->snap)
         qr_mem_snapshot_release(m->snap);
+    qr__mem_pg_close(m);
     for (int i = 0; i < ST_N; i++)
         sqlite3_finalize(m->st[i]);
     qr__mem_close_files(m);
@@ -594,20 +630,29 @@ int qr__mem_version(qr_mem *m, uint64_t *generation, uint64_t *write_id, qr_buf 
 int qr__mem_node_id(qr_mem *m, const char *key, bool include_deleted, bool quiet, int64_t *id,
                     int64_t *deleted, qr_buf *err)
 {
-    sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_ID, err);
-    if (!st)
-        return QR_EIO;
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    int rc;
     int64_t del = 0;
-    if (rc == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        del = sqlite3_column_int64(st, 1);
+    if (m->pg) {
+        bool found = false;
+        int prc = qr__mem_pg_node_id(m, key, id, &del, &found, err);
+        if (prc)
+            return prc;
+        rc = found ? SQLITE_ROW : SQLITE_DONE;
+    } else {
+        sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_ID, err);
+        if (!st)
+            return QR_EIO;
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *id = sqlite3_column_int64(st, 0);
+            del = sqlite3_column_int64(st, 1);
+        }
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return qr__mem_fail(m, rc, "read", err);
     }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return qr__mem_fail(m, rc, "read", err);
     if (deleted)
         *deleted = del;
     if (rc == SQLITE_DONE) {
@@ -678,6 +723,8 @@ int qr__mem_node_insert(qr_mem *m, const qr_mem_node *n, int64_t *id_out, qr_buf
     int64_t now = qr__mem_now(m);
     int64_t created = n->created ? n->created : now;
     int64_t modified = n->modified ? n->modified : created;
+    if (m->pg)
+        return qr__mem_pg_node_insert(m, n, type, prov, content, created, modified, id_out, err);
     sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_ADD, err);
     if (!st)
         return QR_EIO;
@@ -729,6 +776,8 @@ static const char *col_str(sqlite3_stmt *st, int c, qr_arena *a)
 int qr_mem_node_get(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
                     qr_mem_node *out, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "get", err);
     memset(out, 0, sizeof *out);
     int rc = qr__mem_begin_read(m, err);
     if (rc)
@@ -899,6 +948,8 @@ static int update_in_tx(qr_mem *m, const char *key, const qr_mem_update *u, qr_b
 
 int qr_mem_node_update(qr_mem *m, const char *key, const qr_mem_update *u, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "update", err);
     int rc = qr__mem_begin_write(m, err);
     if (rc)
         return rc;
@@ -907,12 +958,16 @@ int qr_mem_node_update(qr_mem *m, const char *key, const qr_mem_update *u, qr_bu
 
 int qr_mem_tag_add(qr_mem *m, const char *key, const char *tag, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "tagging", err);
     qr_mem_update u = {.add_tags = &tag, .nadd_tags = 1};
     return qr_mem_node_update(m, key, &u, err);
 }
 
 int qr_mem_tag_remove(qr_mem *m, const char *key, const char *tag, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "untagging", err);
     qr_mem_update u = {.remove_tags = &tag, .nremove_tags = 1};
     return qr_mem_node_update(m, key, &u, err);
 }
@@ -945,17 +1000,23 @@ static int set_deleted(qr_mem *m, const char *key, bool del, qr_buf *err)
 
 int qr_mem_node_delete(qr_mem *m, const char *key, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "delete", err);
     return set_deleted(m, key, true, err);
 }
 
 int qr_mem_node_restore(qr_mem *m, const char *key, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "restore", err);
     return set_deleted(m, key, false, err);
 }
 
 int qr_mem_node_count(qr_mem *m, const char *key, qr_mem_counter which, int64_t delta,
                       qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "counting retrievals, uses and wrongs", err);
     static const char *const sql[] = {
         [QR_MEM_RETRIEVALS] = "UPDATE nodes SET retrievals = max(0, retrievals + ?3) WHERE id = ?1",
         [QR_MEM_USES] = "UPDATE nodes SET uses = max(0, uses + ?3) WHERE id = ?1",
@@ -982,6 +1043,8 @@ int qr__mem_edge_put(qr_mem *m, int64_t src, int64_t dst, double strength, const
 {
     if (!qr__mem_check_strength(strength, err) || !qr__mem_check_word("link type", type, err))
         return QR_EINVAL;
+    if (m->pg)
+        return qr__mem_pg_edge_put(m, src, dst, strength, type, created, err);
     bool fresh = true;
     int rc = SQLITE_DONE;
     if (created) {
@@ -1038,6 +1101,8 @@ int qr_mem_link(qr_mem *m, const char *source, const char *target, double streng
 int qr_mem_unlink(qr_mem *m, const char *source, const char *target, const char *type,
                   int64_t *removed, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "unlink", err);
     if (type && !qr__mem_check_word("link type", type, err))
         return QR_EINVAL;
     int rc = qr__mem_begin_write(m, err);
@@ -1085,6 +1150,8 @@ int qr_mem_unlink(qr_mem *m, const char *source, const char *target, const char 
 int qr_mem_edges(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
                  qr_mem_edge **out, size_t *n, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "reading links", err);
     *out = NULL;
     *n = 0;
     int rc = qr__mem_begin_read(m, err);
@@ -1150,6 +1217,8 @@ int qr__mem_visit_insert(qr_mem *m, int64_t node, const char *agent, int64_t tim
     if (!qr__mem_check_word("agent", agent, err) ||
         !qr__mem_check_text("outcome", outcome, QR_MEM_PROVENANCE_MAX, true, err))
         return QR_EINVAL;
+    if (m->pg)
+        return qr__mem_pg_visit_insert(m, node, agent, time, outcome, err);
     sqlite3_stmt *st = qr__mem_stmt(m, ST_VISIT_ADD, err);
     if (!st)
         return QR_EIO;
@@ -1204,6 +1273,8 @@ static bool fts_phrase(qr_buf *q, const char *term)
 int qr_mem_search(qr_mem *m, const char *const *terms, size_t nterms, int mode, size_t limit,
                   qr_arena *a, qr_mem_hit **hits, size_t *n, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_unsupported(m, "search", err);
     *hits = NULL;
     *n = 0;
     qr_buf q;
@@ -1284,6 +1355,8 @@ int qr_mem_search(qr_mem *m, const char *const *terms, size_t nterms, int mode, 
 
 int qr_mem_stats_get(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_stats(m, a, out, err);
     memset(out, 0, sizeof *out);
     int rc = qr__mem_begin_read(m, err);
     if (rc)

@@ -163,6 +163,8 @@ static int export_visits(qr_mem *m, FILE *out, qr_buf *b, int64_t *count, qr_buf
 
 int qr_mem_export(qr_mem *m, FILE *out, qr_mem_counts *counts, qr_buf *err)
 {
+    if (m->pg)
+        return qr__mem_pg_export(m, out, counts, err);
     qr_mem_counts c = {0, 0, 0};
     int rc = qr__mem_begin_read(m, err);
     if (rc)

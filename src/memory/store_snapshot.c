@@ -752,6 +752,9 @@ void qr_mem_snapshot_stats_get(const qr_mem *m, qr_mem_snapshot_stats *out)
 int qr_mem_snapshot_get(qr_mem *m, const qr_mem_snapshot **out, qr_buf *err)
 {
     *out = NULL;
+    if (m->pg)
+        return err ? qr__mem_pg_unsupported(m, "the snapshot (query, spread, agents)", err)
+                   : QR_ERUNTIME;
     if (m->user_tx) {
         /* it would hold writes that may still be rolled back, under a generation that
          * does not count them */

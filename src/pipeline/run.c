@@ -370,3 +370,17 @@ void qr_pipeline_stats_clear(qr_pipeline_result_stats *s)
     s->stats = NULL;
     s->nstats = 0;
 }
+
+double qr_pipeline_score_shown(double score)
+{
+    if (!isfinite(score) || fabs(score) > 3.4e38)
+        return score;
+    float f = (float)score;
+    char buf[32];
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, (double)f);
+        if (strtof(buf, NULL) == f)
+            return strtod(buf, NULL);
+    }
+    return (double)f;
+}

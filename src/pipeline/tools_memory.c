@@ -226,7 +226,7 @@ static int memory_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
         qr_mapb_put(&mb, k_key, kv_str(a, s->key[node], s->key_len[node]));
         qr_mapb_put(&mb, k_type, kv_str(a, nd.type, strlen(nd.type)));
         qr_mapb_put(&mb, k_weight, qr_double(nd.weight));
-        qr_mapb_put(&mb, k_score, qr_double(res.hits[i].score));
+        qr_mapb_put(&mb, k_score, qr_double(qr_pipeline_score_shown(res.hits[i].score)));
         qr_mapb_put(&mb, k_mod, pl_iso_time(a, nd.modified));
         qr_mapb_put(&mb, k_content, content);
         qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
@@ -269,6 +269,9 @@ static const qr_tool_param memory_query_params[] = {
     {.name = NULL},
 };
 
+/* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
+static const char *const memory_query_columns[] = {"key", "score", "content", "type", NULL};
+
 static const qr_tool memory_query_tool = {
     .name = "memory_query",
     .summary = "Select notes from the memory store with a pipeline of stages: generators "
@@ -285,6 +288,7 @@ static const qr_tool memory_query_tool = {
                      "\"content\": {\"type\": \"string\"}}}}",
     .handler = memory_query_fn,
     .caps = QR_TOOL_READS_MEMORY,
+    .columns = memory_query_columns,
 };
 
 /* memory_query, then the tools of tools_memory_write.c (which read or change one note) */

@@ -20,22 +20,39 @@
 typedef struct fn_ref {
     qr_buf *b;
     const char *group;
+    size_t col; /* the column the line has reached */
+    bool first;
 } fn_ref;
 
+/* One group's usages after its title, "; " between them, wrapped at 88 columns. */
 static void fn_line(void *ud, const char *group, const char *name, const char *usage)
 {
     fn_ref *r = ud;
     (void)name;
     if (strcmp(group, r->group))
         return;
-    qr_buf_printf(r->b, "  %s\n", usage);
+    size_t n = strlen(usage);
+    if (r->col + n + 2 > 88) {
+        qr_buf_puts(r->b, r->first ? "\n    " : ";\n    ");
+        r->col = 4;
+    } else if (!r->first) {
+        qr_buf_puts(r->b, "; ");
+        r->col += 2;
+    } else {
+        qr_buf_putc(r->b, ' ');
+        r->col++;
+    }
+    r->first = false;
+    qr_buf_puts(r->b, usage);
+    r->col += n;
 }
 
 static void functions(qr_buf *b, const char *group, const char *title)
 {
-    fn_ref r = {b, group};
-    qr_buf_printf(b, "%s\n", title);
+    fn_ref r = {b, group, strlen(title) + 1, true};
+    qr_buf_printf(b, "%s:", title);
     qr_query_each_function(fn_line, &r);
+    qr_buf_putc(b, '\n');
 }
 
 void qr_query_reference(qr_buf *b)
@@ -56,22 +73,19 @@ void qr_query_reference(qr_buf *b)
         "                     [:in [:str [:strip-ext :path] \".h\"] [:pluck :paths :path]]]]\n"
         "Arithmetic (:compute values, operands): [:+ a b] [:- a b] [:* a b] [:/ a b] over\n"
         "  fields and numbers; nil when an operand is no number.\n"
-        "Functions (:compute values, operands; a :compute value may also be a field, which\n"
-        "  renames: :select [] :compute {:who :author}):\n");
-    functions(b, "logic", " logic:");
-    functions(b, "text", " text:");
-    functions(b, "path", " paths:");
-    functions(b, "collection", " collections (fields holding vectors: :paths, :parents):");
-    functions(b, "binding", " bindings:");
-    functions(b, "date", " dates (group by one with a :map then a :group):");
+        "Functions (in :compute values and operands):\n");
+    functions(b, "logic", " logic");
+    functions(b, "text", " text");
+    functions(b, "path", " paths");
+    functions(b, "collection", " collections (:paths, :parents)");
+    functions(b, "binding", " bindings");
+    functions(b, "date", " dates (to group by one: a :map, then a :group)");
     qr_buf_puts(
         b,
-        "  Date parts read the date as written, in its own UTC offset: get_commits' :date is\n"
-        "  the author date with the author's offset, so [:hour :date] is the author's hour\n"
-        "  and [:weekday :date] the author's weekday; a number (:timestamp) is read in UTC.\n"
-        "  since/until windows count committer dates in the user's zone instead.\n"
-        "  Merge commits are included unless :params {:merges :exclude}; :parents lists\n"
-        "  the parents' hashes, the first parent first ([:nth :parents 1] is git's ^2).\n"
+        "  :date is the author date in the author's own UTC offset, so [:hour :date] is the\n"
+        "  author's hour; :timestamp is read in UTC; since/until windows count committer\n"
+        "  dates in the user's zone. Merges are included unless :params {:merges :exclude};\n"
+        "  :parents lists parent hashes, the first parent first ([:nth :parents 1] is ^2).\n"
         "Aggregates (:aggregate :compute): [:count] [:count :f] [:sum :f] [:avg :f] [:min :f]\n"
         "  [:max :f] [:count-distinct :f]; nils are skipped.\n"
         "Templates in :return, :params and :where strings: {{name}} {{count:name}}\n"

@@ -89,7 +89,8 @@ static void put_iri_part(qr_buf *out, const char *s)
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' ||
-            c == '\\' || c == '^' || c == '`' || c == '%' || c == '#' || c == '?')
+            c == '\\' || c == '^' || c == '`' || c == '%' || c == '#' || c == '?' || c == '[' ||
+            c == ']') /* RFC 3987: '[' and ']' only in a host */
             qr_buf_printf(out, "%%%02X", c);
         else
             qr_buf_putc(out, (char)c);

@@ -50,6 +50,8 @@ struct sq_ctx {
     uint64_t bnode_serial;
     void *regex_cache;
     uint64_t row_serial; /* which solution BIND/SELECT expressions run on (for BNODE(str)) */
+    size_t interned; /* bytes of new terms this evaluation put into the store's dictionary:
+                      * counted with the arena against the memory cap */
     sq_id zero_ok; /* a path end given as a constant: its zero-length match stands even
                     * when the graph lacks it */
 };
@@ -66,6 +68,18 @@ static void fail(sq_ctx *c, qr_sparql_error_kind kind, int rc, const char *fmt, 
     va_end(ap);
     c->err->kind = kind;
     c->rc = rc;
+    longjmp(c->jb, 1);
+}
+
+void sq_ctx_fail(sq_ctx *c, qr_sparql_error_kind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+    va_end(ap);
+    c->err->kind = kind;
+    c->rc = kind == QR_SPARQL_LIMIT ? QR_ELIMIT : kind == QR_SPARQL_SYNTAX ? QR_EINVAL
+                                                                          : QR_ERUNTIME;
     longjmp(c->jb, 1);
 }
 
@@ -147,11 +161,30 @@ void **sq_ctx_regex_cache(sq_ctx *c)
     return &c->regex_cache;
 }
 
+bool sq_ctx_over(sq_ctx *c, size_t n)
+{
+    if (!c->lim || !c->lim->max_memory)
+        return false;
+    size_t cap = c->lim->max_memory, held = c->mem.used + c->interned;
+    return n > cap || held > cap - n;
+}
+
+void sq_ctx_reserve(sq_ctx *c, size_t n)
+{
+    if (sq_ctx_over(c, n))
+        on_arena_fail(c, QR_ENOMEM);
+}
+
 sq_id sq_ctx_intern(sq_ctx *c, const sq_term *t)
 {
+    size_t before = c->st->nterms;
+    size_t cost = (size_t)t->len + 1 + sizeof(sq_term) + 2 * sizeof(uint32_t);
+    sq_ctx_reserve(c, cost);
     sq_id id = sq_dict_intern(c->st, t);
     if (!id)
         fail(c, QR_SPARQL_RUNTIME, QR_ENOMEM, "out of memory while evaluating the query");
+    if (c->st->nterms != before)
+        c->interned += cost;
     return id;
 }
 
@@ -726,6 +759,9 @@ static size_t estimate(sq_ctx *c, const bgp_run *b, size_t ti, const bool *bound
         for (int k = 0; k < 3; k++)
             if (sl[k]->var >= 0 && bound[sl[k]->var])
                 est = est / 16 + 1;
+        /* ?f :calls ?f: the same free variable twice keeps few of the range */
+        if (t->s.var >= 0 && t->s.var == t->o.var && !bound[t->s.var])
+            est = est / 16 + 1;
     }
     if (!connected && !(t->s.var < 0 && t->o.var < 0))
         est = est > ((size_t)1 << 50) ? est : est * 64 + 64;
@@ -865,10 +901,17 @@ static table *eval_minus(sq_ctx *c, const sq_node *n, table *in)
     table *left = ev(c, n->a, in);
     table *right = ev(c, n->b, unit_table(c));
     table *out = tab_new(c);
+    if (!right->n)
+        return left;
+    /* the right rows indexed on the variables bound on both sides: a left row meets only
+     * the right rows that agree there (linear instead of left x right); without such a
+     * variable every pair is tried */
+    hindex h;
+    hindex_build(c, &h, left, right);
     for (size_t i = 0; i < left->n; i++) {
         const sq_id *ra = tab_row(c, left, i);
         bool drop = false;
-        for (size_t j = 0; j < right->n && !drop; j++) {
+        for (size_t j = hindex_first(&h, ra); j != (size_t)-1 && !drop; j = hindex_next(&h, j)) {
             const sq_id *rb = tab_row(c, right, j);
             sq_ctx_tick(c);
             bool shared = false;
@@ -981,8 +1024,19 @@ static table *ev(sq_ctx *c, const sq_node *n, table *in)
     default:
         break;
     }
-    /* evaluated on their own, then joined with the input */
-    table *unit = is_unit(c, in) ? in : unit_table(c);
+    /* evaluated on their own, then joined with the input. Inside EXISTS the outer
+     * solution is substituted into the pattern (18.6, substitute(pattern, mu)): a FILTER,
+     * OPTIONAL or MINUS group starts from the outer row instead of the empty one, so an
+     * inner FILTER that reads an outer variable joins on it by index instead of
+     * evaluating its whole group once per outer row (issue 28: quadratic before). */
+    table *unit;
+    bool subst = c->outer && (n->kind == N_FILTER || n->kind == N_LEFTJOIN || n->kind == N_MINUS);
+    if (subst) {
+        unit = tab_new(c);
+        tab_push(c, unit, c->outer);
+    } else {
+        unit = is_unit(c, in) ? in : unit_table(c);
+    }
     table *r;
     switch (n->kind) {
     case N_LEFTJOIN:
@@ -1029,7 +1083,13 @@ static table *ev(sq_ctx *c, const sq_node *n, table *in)
     default:
         fail(c, QR_SPARQL_RUNTIME, QR_ERUNTIME, "unknown algebra node %d", n->kind);
     }
-    return unit == in ? r : join_tables(c, in, r);
+    if (unit == in)
+        return r;
+    /* inside EXISTS the group started from the outer row: when that row is the whole
+     * input, every result already extends it */
+    if (subst && in->n == 1 && !memcmp(in->r, c->outer, c->w * sizeof(sq_id)))
+        return r;
+    return join_tables(c, in, r);
 }
 
 int sq_ctx_exists(sq_ctx *c, const sq_node *pat, const sq_id *row, bool *found)
@@ -1167,7 +1227,10 @@ typedef struct sort_item {
     sq_term *keys;
 } sort_item;
 
-/* a stable merge sort (qsort has no context argument, and ORDER BY must be stable) */
+static bool item_before(sq_ctx *c, const sq_select *s, const sort_item *a, const sort_item *b);
+
+/* a stable merge sort (qsort has no context argument, and ORDER BY must be stable): ties
+ * keep the order of the rows, also after topk_items shuffled them */
 static void sort_items(sq_ctx *c, const sq_select *s, sort_item *v, sort_item *tmp, size_t n)
 {
     if (n < 2)
@@ -1177,12 +1240,55 @@ static void sort_items(sq_ctx *c, const sq_select *s, sort_item *v, sort_item *t
     sort_items(c, s, v + h, tmp, n - h);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        tmp[k++] = order_cmp_ctx(c, s, v[j].keys, v[i].keys) < 0 ? v[j++] : v[i++];
+        tmp[k++] = item_before(c, s, &v[j], &v[i]) ? v[j++] : v[i++];
     while (i < h)
         tmp[k++] = v[i++];
     while (j < n)
         tmp[k++] = v[j++];
     memcpy(v, tmp, n * sizeof *v);
+}
+
+/* a before b in ORDER BY's order, ties by original row (what the stable sort gives) */
+static bool item_before(sq_ctx *c, const sq_select *s, const sort_item *a, const sort_item *b)
+{
+    (void)c;
+    int r = order_cmp_ctx(c, s, a->keys, b->keys);
+    return r < 0 || (r == 0 && a->row < b->row);
+}
+
+static void heap_down(sq_ctx *c, const sq_select *s, sort_item *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        /* a max-heap: the last of the k kept at the top */
+        if (l < n && item_before(c, s, &h[m], &h[l]))
+            m = l;
+        if (r < n && item_before(c, s, &h[m], &h[r]))
+            m = r;
+        if (m == i)
+            return;
+        sort_item x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
+/* moves the first k items in order to v[0..k) (unsorted); returns k */
+static size_t topk_items(sq_ctx *c, const sq_select *s, sort_item *v, size_t n, size_t k)
+{
+    if (!k)
+        return 0;
+    for (size_t i = k / 2; i-- > 0;)
+        heap_down(c, s, v, k, i);
+    for (size_t i = k; i < n; i++) {
+        sq_ctx_tick(c);
+        if (item_before(c, s, &v[i], &v[0])) {
+            v[0] = v[i];
+            heap_down(c, s, v, k, 0);
+        }
+    }
+    return k;
 }
 
 static table *run_select(sq_ctx *c, const sq_select *s, size_t **projp, size_t *nprojp)
@@ -1224,7 +1330,13 @@ static table *run_select(sq_ctx *c, const sq_select *s, size_t **projp, size_t *
             items[i].keys = ca(c, s->norder * sizeof(sq_term));
             for (size_t k = 0; k < s->norder; k++) {
                 sq_term v;
-                if (sq_expr_eval(c, s->order[k], tab_row(c, t, i), &v))
+                if (s->order[k]->op == E_VAR) {
+                    sq_id id = tab_row(c, t, i)[s->order[k]->var];
+                    if (id)
+                        v = *sq_ctx_term(c, id);
+                    else
+                        memset(&v, 0, sizeof v);
+                } else if (sq_expr_eval(c, s->order[k], tab_row(c, t, i), &v))
                     memset(&v, 0, sizeof v);
                 else if (v.kind)
                     v = *sq_ctx_term(c, sq_ctx_intern(c, &v));
@@ -1232,9 +1344,17 @@ static table *run_select(sq_ctx *c, const sq_select *s, size_t **projp, size_t *
             }
             sq_ctx_tick(c);
         }
-        sort_items(c, s, items, ca(c, t->n * sizeof(sort_item)), t->n);
+        size_t n = t->n;
+        if (s->limit >= 0 && !s->distinct && !s->reduced) {
+            /* top-k: only the first OFFSET + LIMIT rows in order are needed; a heap keeps
+             * them (n log k instead of n log n), ties broken by row as the stable sort */
+            uint64_t k = (uint64_t)s->limit + (uint64_t)(s->offset > 0 ? s->offset : 0);
+            if (k < n / 2)
+                n = topk_items(c, s, items, n, (size_t)k); /* the slice below cuts OFFSET */
+        }
+        sort_items(c, s, items, ca(c, (n ? n : 1) * sizeof(sort_item)), n);
         table *sorted = tab_new(c);
-        for (size_t i = 0; i < t->n; i++)
+        for (size_t i = 0; i < n; i++)
             tab_push(c, sorted, tab_row(c, t, items[i].row));
         t = sorted;
     }

@@ -7,7 +7,7 @@
  * false and BIND as unbound, as the specification says.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "sparql_int.h"
+#include "num.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unicode/ustring.h>
 
 #define ERR (-1)
 
@@ -55,6 +56,9 @@ void sq_regex_cache_free(void *cache)
     free(rc);
 }
 
+/* The compiled pattern for (pat, flags), compiled once per evaluation. An invalid pattern
+ * or flag ends the query with a syntax error naming it (XPath's fn:matches raises
+ * FORX0002/FORX0001 there; filtering every row out would hide the mistake). */
 static rx_entry *regex_get(sq_ctx *c, const sq_term *pat, const sq_term *flags)
 {
     void **slot = sq_ctx_regex_cache(c);
@@ -65,8 +69,10 @@ static rx_entry *regex_get(sq_ctx *c, const sq_term *pat, const sq_term *flags)
             return NULL;
         rc->mc = pcre2_match_context_create(NULL);
         if (rc->mc) {
-            pcre2_set_match_limit(rc->mc, 1000000);
-            pcre2_set_depth_limit(rc->mc, 10000);
+            /* per call: one catastrophic pattern fails fast instead of at the time limit */
+            pcre2_set_match_limit(rc->mc, SQ_REGEX_MATCH_LIMIT);
+            pcre2_set_depth_limit(rc->mc, SQ_REGEX_DEPTH_LIMIT);
+            pcre2_set_heap_limit(rc->mc, 20000); /* KiB */
         }
         *slot = rc;
     }
@@ -82,16 +88,34 @@ static rx_entry *regex_get(sq_ctx *c, const sq_term *pat, const sq_term *flags)
         case 'm': opts |= PCRE2_MULTILINE; break;
         case 'x': opts |= PCRE2_EXTENDED; break;
         case 'q': opts |= PCRE2_LITERAL; break;
-        default: return NULL;
+        default:
+            sq_ctx_fail(c, QR_SPARQL_SYNTAX,
+                        "invalid regular expression flags '%.64s' for pattern '%.200s': the "
+                        "flags are i, s, m, x and q",
+                        fl, pat->lex);
         }
     }
     if (rc->n > 256)
-        return NULL;
+        sq_ctx_fail(c, QR_SPARQL_LIMIT,
+                    "more than 256 distinct regular expressions in one query: use fewer "
+                    "patterns");
     int ec;
     PCRE2_SIZE eo;
-    pcre2_code *code = pcre2_compile((PCRE2_SPTR)pat->lex, pat->len, opts, &ec, &eo, NULL);
-    if (!code)
-        return NULL;
+    pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+    if (cc)
+        pcre2_set_max_pattern_length(cc, 65536);
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)pat->lex, pat->len, opts, &ec, &eo, cc);
+    pcre2_compile_context_free(cc);
+    if (!code) {
+        PCRE2_UCHAR why[160];
+        if (pcre2_get_error_message(ec, why, sizeof why) < 0)
+            snprintf((char *)why, sizeof why, "error %d", ec);
+        sq_ctx_fail(c, QR_SPARQL_SYNTAX, "invalid regular expression '%.200s': %s at offset %zu",
+                    pat->lex, (const char *)why, (size_t)eo);
+    }
+    /* the JIT where the system allows it (it may not: SELinux, no executable memory);
+     * without it the interpreter runs under the same limits */
+    (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
     rx_entry *e = calloc(1, sizeof *e);
     if (!e) {
         pcre2_code_free(code);
@@ -113,6 +137,22 @@ static rx_entry *regex_get(sq_ctx *c, const sq_term *pat, const sq_term *flags)
     rc->head = e;
     rc->n++;
     return e;
+}
+
+/* a match that ran into a limit ends the query (never a silent "no match") */
+static void regex_limit(sq_ctx *c, int rc, const char *pat)
+{
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+        rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
+        sq_ctx_fail(c, QR_SPARQL_LIMIT,
+                    "regular expression '%.200s' hit its backtracking limit on one value: "
+                    "rewrite it without nested repetition (such as (a+)+)",
+                    pat);
+    PCRE2_UCHAR why[160];
+    if (pcre2_get_error_message(rc, why, sizeof why) < 0)
+        snprintf((char *)why, sizeof why, "error %d", rc);
+    sq_ctx_fail(c, QR_SPARQL_RUNTIME, "regular expression '%.200s' failed: %s", pat,
+                (const char *)why);
 }
 
 static pcre2_match_context *regex_mc(sq_ctx *c)
@@ -159,6 +199,35 @@ static sq_term numeric_result(qr_arena *a, int rank, double d, int64_t i)
     return sq_make_double(a, d, rank == 2 ? XSD "decimal" : rank == 3 ? XSD "float" : XSD "double");
 }
 
+/* integer and decimal operands, exactly: an integer result for + - * of integers, a
+ * decimal otherwise (division keeps 18 digits, num.c) */
+static int arith_exact(sq_ctx *c, int op, const sq_term *x, const sq_term *y, bool integer,
+                       sq_term *out)
+{
+    sq_dec a, b, r;
+    sq_dec_init(&a);
+    sq_dec_init(&b);
+    sq_dec_init(&r);
+    int rc = ERR;
+    if (sq_dec_set_term(&a, x) && sq_dec_set_term(&b, y) && sq_dec_op(&r, op, &a, &b)) {
+        /* the text's room first: past the memory cap, the GMP values are freed before
+         * the limit unwinds the evaluation */
+        size_t need = mpz_sizeinbase(r.m, 10) + r.scale + 8;
+        if (sq_ctx_over(c, need)) {
+            sq_dec_clear(&a);
+            sq_dec_clear(&b);
+            sq_dec_clear(&r);
+            sq_ctx_reserve(c, need);
+        }
+        *out = sq_dec_term(sq_ctx_arena(c), &r, integer && op != E_DIV);
+        rc = out->kind ? 0 : ERR;
+    }
+    sq_dec_clear(&a);
+    sq_dec_clear(&b);
+    sq_dec_clear(&r);
+    return rc;
+}
+
 static int arith(sq_ctx *c, int op, const sq_term *x, const sq_term *y, sq_term *out)
 {
     double a, b;
@@ -177,8 +246,11 @@ static int arith(sq_ctx *c, int op, const sq_term *x, const sq_term *y, sq_term 
             *out = sq_make_int(ar, v);
             return 0;
         }
-        r = 2;
     }
+    /* by datatype (an integer beyond 64 bits reads as rank 2 above): never a double */
+    int ta = sq_numeric_rank(x), tb = sq_numeric_rank(y);
+    if (ta <= 2 && tb <= 2)
+        return arith_exact(c, op, x, y, ta == 1 && tb == 1, out);
     if (op == E_DIV) {
         if (r == 1)
             r = 2;
@@ -188,6 +260,15 @@ static int arith(sq_ctx *c, int op, const sq_term *x, const sq_term *y, sq_term 
     double v = op == E_ADD ? a + b : op == E_SUB ? a - b : op == E_MUL ? a * b : a / b;
     *out = numeric_result(ar, r, v, 0);
     return 0;
+}
+
+/* sq_ctx_reserve, releasing b first when the cap would be passed (that does not return) */
+static void reserve_buf(sq_ctx *c, size_t n, qr_buf *b)
+{
+    if (sq_ctx_over(c, n)) {
+        qr_buf_release(b);
+        sq_ctx_reserve(c, n);
+    }
 }
 
 static int eval_args(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *v, size_t n)
@@ -220,6 +301,65 @@ static sq_term str_like(qr_arena *a, const sq_term *model, const char *s, size_t
     return sq_make_str(a, s, n, NULL, model->lang);
 }
 
+/* UCASE/LCASE: Unicode's full case mapping (XPath fn:upper-case: SpecialCasing.txt
+ * included, so 'ß' becomes "SS", 'ﬁ' "FI", and a final sigma lowercases to 'ς'), with
+ * ICU's root locale (no Turkish dotless i). ASCII-only text takes the short path. */
+static int case_map(qr_arena *a, const char *s, size_t n, bool upper, char **out, size_t *outn)
+{
+    bool ascii = true;
+    for (size_t i = 0; i < n && ascii; i++)
+        ascii = !((unsigned char)s[i] & 0x80);
+    if (ascii) {
+        char *d = qr_arena_strndup(a, s, n);
+        if (!d)
+            return ERR;
+        for (size_t i = 0; i < n; i++)
+            d[i] = (char)(upper ? toupper((unsigned char)d[i]) : tolower((unsigned char)d[i]));
+        *out = d;
+        *outn = n;
+        return 0;
+    }
+    if (n > (size_t)INT32_MAX / 4)
+        return ERR;
+    UErrorCode ec = U_ZERO_ERROR;
+    int32_t ulen = 0;
+    u_strFromUTF8WithSub(NULL, 0, &ulen, s, (int32_t)n, 0xFFFD, NULL, &ec);
+    if (ec != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(ec))
+        return ERR;
+    UChar *src = qr_arena_alloc(a, ((size_t)ulen + 1) * sizeof(UChar));
+    if (!src)
+        return ERR;
+    ec = U_ZERO_ERROR;
+    u_strFromUTF8WithSub(src, ulen + 1, NULL, s, (int32_t)n, 0xFFFD, NULL, &ec);
+    if (U_FAILURE(ec))
+        return ERR;
+    /* full mappings at most triple the length (UAX #44: SpecialCasing) */
+    int32_t cap = ulen * 3 + 1;
+    UChar *dst = qr_arena_alloc(a, (size_t)cap * sizeof(UChar));
+    if (!dst)
+        return ERR;
+    ec = U_ZERO_ERROR;
+    int32_t dlen = upper ? u_strToUpper(dst, cap, src, ulen, "", &ec)
+                         : u_strToLower(dst, cap, src, ulen, "", &ec);
+    if (U_FAILURE(ec))
+        return ERR;
+    int32_t blen = 0;
+    ec = U_ZERO_ERROR;
+    u_strToUTF8(NULL, 0, &blen, dst, dlen, &ec);
+    if (ec != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(ec))
+        return ERR;
+    char *d = qr_arena_alloc(a, (size_t)blen + 1);
+    if (!d)
+        return ERR;
+    ec = U_ZERO_ERROR;
+    u_strToUTF8(d, blen + 1, NULL, dst, dlen, &ec);
+    if (U_FAILURE(ec))
+        return ERR;
+    *out = d;
+    *outn = (size_t)blen;
+    return 0;
+}
+
 static int cast(sq_ctx *c, const char *dt, const sq_term *v, sq_term *out)
 {
     qr_arena *a = sq_ctx_arena(c);
@@ -234,6 +374,20 @@ static int cast(sq_ctx *c, const char *dt, const sq_term *v, sq_term *out)
         if (is_xsd(v, "boolean") && sq_ebv(v) >= 0) {
             *out = sq_make_str(a, sq_ebv(v) ? "true" : "false", sq_ebv(v) ? 4 : 5, NULL, NULL);
             return 0;
+        }
+        int tr0 = sq_numeric_rank(v);
+        if ((tr0 == 1 || tr0 == 2) && sq_numeric_value(v, &d0, &i0, &r0)) {
+            /* XPath: a whole decimal casts as the integer it is ("1"), others canonically */
+            sq_dec x;
+            sq_dec_init(&x);
+            bool ok = sq_dec_set_term(&x, v);
+            size_t n = 0;
+            char *lex = ok ? sq_dec_lex(a, &x, x.scale == 0, &n) : NULL;
+            sq_dec_clear(&x);
+            if (!lex)
+                return ERR;
+            *out = sq_make_str(a, lex, n, NULL, NULL);
+            return out->kind ? 0 : ERR;
         }
         if (sq_numeric_value(v, &d0, &i0, &r0)) {
             char buf[64];
@@ -336,7 +490,26 @@ static int cast(sq_ctx *c, const char *dt, const sq_term *v, sq_term *out)
         num = true;
         src = t;
     }
-    (void)src;
+    int tr = isbool ? 0 : sq_numeric_rank(&src);
+    if ((tr == 1 || tr == 2) && (!strcmp(local, "integer") || !strcmp(local, "decimal"))) {
+        /* exactly: xsd:integer("99999999999999999999"), xsd:decimal(1.000000000000000000001) */
+        sq_dec x;
+        sq_dec_init(&x);
+        bool ok = sq_dec_set_term(&x, &src);
+        bool integer = !strcmp(local, "integer");
+        if (ok && integer && x.scale) {
+            mpz_t p;
+            mpz_init(p);
+            mpz_ui_pow_ui(p, 10, x.scale);
+            mpz_tdiv_q(x.m, x.m, p);
+            mpz_clear(p);
+            x.scale = 0;
+        }
+        if (ok)
+            *out = sq_dec_term(a, &x, integer);
+        sq_dec_clear(&x);
+        return ok && out->kind ? 0 : ERR;
+    }
     if (!strcmp(local, "integer")) {
         if (isnan(d) || isinf(d))
             return ERR;
@@ -355,7 +528,10 @@ static int cast(sq_ctx *c, const char *dt, const sq_term *v, sq_term *out)
 
 static int datetime_part(const sq_term *v, int fn, qr_arena *a, sq_term *out)
 {
-    if (!is_xsd(v, "dateTime") && !is_xsd(v, "date"))
+    double secs0;
+    int tz0;
+    bool has0;
+    if (!sq_datetime_value(v, &secs0, &tz0, &has0)) /* also refuses impossible dates */
         return ERR;
     int y, mo, d, h = 0, mi = 0, n = 0;
     const char *s = v->lex;
@@ -457,6 +633,15 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
             if (sq_expr_eval(c, e->args[i], row, &t) || !strarg(&t)) {
                 qr_buf_release(&b);
                 return ERR;
+            }
+            if (b.len + t.len > b.len) {
+                /* the buffer and the arena copy: both count against the memory cap */
+                size_t need = 2 * (b.len + t.len);
+                if (need / 2 != b.len + t.len) {
+                    qr_buf_release(&b);
+                    return ERR;
+                }
+                reserve_buf(c, need, &b);
             }
             if (i == 0)
                 lang = t.lang;
@@ -598,9 +783,27 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
         int r;
         if (!sq_numeric_value(&v[0], &d, &i, &r))
             return ERR;
-        if (r == 1) {
+        if (r == 1 && i != INT64_MIN) {
             *out = sq_make_int(a, fn == F_ABS && i < 0 ? -i : i);
             return 0;
+        }
+        int tr = sq_numeric_rank(&v[0]);
+        if (tr <= 2) {
+            sq_dec x, y;
+            sq_dec_init(&x);
+            sq_dec_init(&y);
+            bool ok = sq_dec_set_term(&x, &v[0]);
+            if (ok && fn == F_ABS) {
+                mpz_abs(y.m, x.m);
+                y.scale = x.scale;
+            } else if (ok) {
+                sq_dec_round(&y, fn, &x);
+            }
+            if (ok)
+                *out = sq_dec_term(a, &y, tr == 1);
+            sq_dec_clear(&x);
+            sq_dec_clear(&y);
+            return ok && out->kind ? 0 : ERR;
         }
         double x = fn == F_ABS ? fabs(d) : fn == F_CEIL ? ceil(d) : fn == F_FLOOR ? floor(d)
                                                                    : floor(d + 0.5);
@@ -639,10 +842,11 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
     case F_LCASE: {
         if (!strarg(&v[0]))
             return ERR;
-        char *s = qr_arena_strndup(a, v[0].lex, v[0].len);
-        for (char *p = s; *p; p++)
-            *p = (char)(fn == F_UCASE ? toupper((unsigned char)*p) : tolower((unsigned char)*p));
-        *out = str_like(a, &v[0], s, v[0].len);
+        char *s;
+        size_t n;
+        if (case_map(a, v[0].lex, v[0].len, fn == F_UCASE, &s, &n))
+            return ERR;
+        *out = str_like(a, &v[0], s, n);
         return 0;
     }
     case F_ENCODE_FOR_URI: {
@@ -758,7 +962,7 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
             int rc = pcre2_match(rx->code, (PCRE2_SPTR)v[0].lex, v[0].len, 0, 0, rx->md,
                                  regex_mc(c));
             if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
-                return ERR;
+                regex_limit(c, rc, rx->pat);
             *out = sq_make_bool(rc >= 0);
             return 0;
         }
@@ -780,6 +984,7 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
             }
         }
         size_t outlen = v[0].len * 2 + rep.len + 64;
+        reserve_buf(c, outlen, &rep);
         for (int tries = 0; tries < 8; tries++) {
             char *dst = qr_arena_alloc(a, outlen + 1);
             PCRE2_SIZE ol = outlen;
@@ -790,9 +995,13 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
                                       rep.len, (PCRE2_UCHAR *)dst, &ol);
             if (rc == PCRE2_ERROR_NOMEMORY) {
                 outlen = ol + 1;
+                reserve_buf(c, outlen, &rep);
                 continue;
             }
             qr_buf_release(&rep);
+            if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+                rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
+                regex_limit(c, rc, rx->pat);
             if (rc < 0)
                 return ERR;
             *out = str_like(a, &v[0], dst, ol);
@@ -964,6 +1173,88 @@ static const sq_id *table_row_at(const void *t, size_t i, size_t w)
 
 size_t sq_ctx_width(sq_ctx *c);
 
+/* SUM or AVG of integers and decimals only, in one accumulator: int64 while it fits, then
+ * exact (GMP). Returns 0 with *out, ERR, or 1 when a value is of another type (the caller
+ * then adds with the general operator). */
+static int sum_exact(sq_ctx *c, const sq_id *vals, size_t nv, bool avg, sq_term *out)
+{
+    bool all_int = true;
+    for (size_t i = 0; i < nv; i++) {
+        int r = sq_numeric_rank(sq_ctx_term(c, vals[i]));
+        if (r != 1 && r != 2)
+            return 1;
+        all_int = all_int && r == 1;
+    }
+    if (!nv) {
+        *out = sq_make_int(sq_ctx_arena(c), 0);
+        return 0;
+    }
+    int64_t acc = 0;
+    bool big = false;
+    sq_dec dacc, x, t;
+    sq_dec_init(&dacc);
+    sq_dec_init(&x);
+    sq_dec_init(&t);
+    int rc = 0;
+    for (size_t i = 0; i < nv && !rc; i++) {
+        const sq_term *v = sq_ctx_term(c, vals[i]);
+        if (!big && sq_numeric_rank(v) == 1) {
+            double d;
+            int64_t iv;
+            int r;
+            if (!sq_numeric_value(v, &d, &iv, &r))
+                rc = ERR;
+            else if (r == 1 && !__builtin_add_overflow(acc, iv, &acc))
+                continue;
+        }
+        if (rc)
+            break;
+        if (!big) {
+            mpz_set_si(dacc.m, (long)acc);
+            dacc.scale = 0;
+            big = true;
+        }
+        if (!sq_dec_set_term(&x, v)) {
+            rc = ERR;
+            break;
+        }
+        sq_dec_op(&t, E_ADD, &dacc, &x);
+        mpz_swap(dacc.m, t.m);
+        dacc.scale = t.scale;
+        if ((i & 1023) == 0)
+            sq_ctx_tick(c);
+    }
+    if (!rc) {
+        if (!big) {
+            mpz_set_si(dacc.m, (long)acc);
+            dacc.scale = 0;
+        }
+        if (avg) {
+            mpz_set_ui(x.m, (unsigned long)nv);
+            x.scale = 0;
+            sq_dec_op(&t, E_DIV, &dacc, &x);
+            mpz_swap(dacc.m, t.m);
+            dacc.scale = t.scale;
+        }
+        size_t need = mpz_sizeinbase(dacc.m, 10) + dacc.scale + 8;
+        if (sq_ctx_over(c, need)) {
+            sq_dec_clear(&dacc);
+            sq_dec_clear(&x);
+            sq_dec_clear(&t);
+            sq_ctx_reserve(c, need);
+        }
+        if (!big && !avg)
+            *out = sq_make_int(sq_ctx_arena(c), acc);
+        else
+            *out = sq_dec_term(sq_ctx_arena(c), &dacc, all_int && !avg);
+        rc = out->kind ? 0 : ERR;
+    }
+    sq_dec_clear(&dacc);
+    sq_dec_clear(&x);
+    sq_dec_clear(&t);
+    return rc;
+}
+
 int sq_aggregate(sq_ctx *c, const sq_agg *g, const void *tab, const uint32_t *rows, size_t n,
                  sq_term *out)
 {
@@ -1032,6 +1323,9 @@ int sq_aggregate(sq_ctx *c, const sq_agg *g, const void *tab, const uint32_t *ro
     case AG_AVG: {
         if (err)
             return ERR;
+        int rc = sum_exact(c, vals, nv, g->fn == AG_AVG, out);
+        if (rc <= 0)
+            return rc;
         sq_term acc = sq_make_int(a, 0);
         for (size_t i = 0; i < nv; i++)
             if (arith(c, E_ADD, &acc, sq_ctx_term(c, vals[i]), &acc))
@@ -1057,6 +1351,7 @@ int sq_aggregate(sq_ctx *c, const sq_agg *g, const void *tab, const uint32_t *ro
                 qr_buf_release(&b);
                 return ERR;
             }
+            reserve_buf(c, 2 * (b.len + t->len + strlen(sep)), &b);
             if (i)
                 qr_buf_puts(&b, sep);
             qr_buf_append(&b, t->lex, t->len);

@@ -216,8 +216,17 @@ static int lex_name(sq_lexer *L, sq_token *t)
         L->i = i;
         return 0;
     }
-    if (i == start)
-        return lex_fail(L, start, "unexpected character '%s'", "?");
+    if (i == start) {
+        char what[64];
+        size_t cw;
+        uint32_t cp = cp_at(L, start, &cw);
+        if (cp == 0xFFFD && cw == 1)
+            snprintf(what, sizeof what, "byte 0x%02X (not UTF-8)", (unsigned char)L->s[start]);
+        else
+            snprintf(what, sizeof what, "character U+%04X '%.*s'", (unsigned)cp, (int)cw,
+                     L->s + start);
+        return lex_fail(L, start, "unexpected %s", what);
+    }
     /* a bare word: keywords are ASCII letters, digits and '_' */
     i = start;
     while (i < L->n && (isalnum((unsigned char)L->s[i]) || L->s[i] == '_'))
@@ -283,6 +292,17 @@ int sq_lex_next(sq_lexer *L, sq_token *t)
     const char *s = L->s;
     char c = s[L->i];
     size_t w;
+    /* bytes that print as nothing or as '?' are named, so the user can find them */
+    unsigned char u = (unsigned char)c;
+    if (u == 0xEF && L->i + 2 < L->n && (unsigned char)s[L->i + 1] == 0xBB &&
+        (unsigned char)s[L->i + 2] == 0xBF)
+        return lex_fail(L, L->i, "unexpected byte order mark (U+FEFF, bytes EF BB BF)%s: "
+                                 "save the query as UTF-8 without a BOM", "");
+    if (u < 0x20 || u == 0x7F) {
+        char what[96];
+        snprintf(what, sizeof what, u ? "control byte 0x%02X" : "NUL byte (0x%02X)", u);
+        return lex_fail(L, L->i, "unexpected %s: remove it from the query", what);
+    }
     switch (c) {
     case '<':
         if (try_iri(L, t))

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 
 void sqp_fail_at(parser *p, size_t at, const char *fmt, ...)
@@ -87,6 +88,7 @@ void *sqp_grow(parser *p, void *arr, size_t *cap, size_t n, size_t elem)
 /* ---- tokens ---- */
 void sqp_next(parser *p)
 {
+    sqp_tick(p);
     if (sq_lex_next(&p->L, &p->tok) < 0)
         sqp_fail_at(p, p->L.err_at, "%s", p->L.err);
 }
@@ -104,6 +106,33 @@ static const char *tok_text(parser *p, char *buf, size_t cap)
         memcpy(buf, p->L.s + t->at, n);
     buf[n] = 0;
     return buf;
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+void sqp_tick(parser *p)
+{
+    if (!p->lim || (++p->ticks & 255))
+        return;
+    if (qr_stop_check(p->lim->stop)) {
+        p->code = QR_ESTOPPED;
+        p->err->kind = QR_SPARQL_LIMIT;
+        snprintf(p->err->msg, sizeof p->err->msg, "the query was stopped while parsing");
+        longjmp(p->jb, 1);
+    }
+    if (p->lim->timeout_ms && mono_ms() - p->t0_ms > p->lim->timeout_ms) {
+        p->code = QR_ELIMIT;
+        p->err->kind = QR_SPARQL_LIMIT;
+        snprintf(p->err->msg, sizeof p->err->msg,
+                 "time limit reached (%llu ms) while parsing the query: send a shorter query",
+                 (unsigned long long)p->lim->timeout_ms);
+        longjmp(p->jb, 1);
+    }
 }
 
 void sqp_unexpected(parser *p, const char *expected)
@@ -215,11 +244,36 @@ sq_term sqp_iri_term(const char *s)
 /* ---- variables ---- */
 static int var_add(parser *p, const char *name, size_t n);
 
+static void scope_rehash(parser *p, scope *s)
+{
+    size_t cap = s->hcap ? s->hcap * 2 : 64;
+    s->ht = sqp_pa(p, cap * sizeof(uint32_t));
+    memset(s->ht, 0, cap * sizeof(uint32_t));
+    s->hcap = cap;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t k = qr_hash_bytes(s->names[i], strlen(s->names[i])) & (cap - 1);
+        while (s->ht[k])
+            k = (k + 1) & (cap - 1);
+        s->ht[k] = (uint32_t)(i + 1);
+    }
+}
+
 int sqp_var_index(parser *p, const char *name, size_t n)
 {
-    for (size_t i = 0; i < p->sc->n; i++)
-        if (strlen(p->sc->names[i]) == n && !memcmp(p->sc->names[i], name, n))
-            return p->sc->idx[i];
+    scope *s = p->sc;
+    sqp_tick(p);
+    if (s->hcap) {
+        size_t k = qr_hash_bytes(name, n) & (s->hcap - 1);
+        for (uint32_t j; (j = s->ht[k]); k = (k + 1) & (s->hcap - 1)) {
+            const char *nm = s->names[j - 1];
+            if (strlen(nm) == n && !memcmp(nm, name, n))
+                return s->idx[j - 1];
+        }
+    } else {
+        for (size_t i = 0; i < s->n; i++)
+            if (strlen(s->names[i]) == n && !memcmp(s->names[i], name, n))
+                return s->idx[i];
+    }
     return var_add(p, name, n);
 }
 
@@ -239,6 +293,14 @@ static int var_add(parser *p, const char *name, size_t n)
     }
     s->names[s->n] = p->q->var_names[idx];
     s->idx[s->n++] = idx;
+    if (s->n * 2 > s->hcap && s->n >= 16) {
+        scope_rehash(p, s); /* all names, the new one included */
+    } else if (s->hcap) {
+        size_t k = qr_hash_bytes(name, n) & (s->hcap - 1);
+        while (s->ht[k])
+            k = (k + 1) & (s->hcap - 1);
+        s->ht[k] = (uint32_t)s->n;
+    }
     return idx;
 }
 
@@ -416,18 +478,32 @@ sq_expr *sqp_expr_new(parser *p, int op)
 static sq_select *parse_subselect(parser *p);
 
 /* ---- in-scope variables of a pattern (18.2.1) ---- */
+/* a set of variables in order of first addition, with a membership array by index */
 typedef struct varset {
     int *v;
     size_t n, cap;
+    unsigned char *in;
+    size_t incap;
 } varset;
 
 static void vs_add(parser *p, varset *s, int v)
 {
     if (v < 0 || hidden_var(p->q->var_names[v]))
         return;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i] == v)
-            return;
+    if ((size_t)v < s->incap && s->in[v])
+        return;
+    if ((size_t)v >= s->incap) {
+        size_t nc = s->incap ? s->incap : 64;
+        while (nc <= (size_t)v)
+            nc *= 2;
+        unsigned char *in = sqp_pa(p, nc);
+        memset(in, 0, nc);
+        if (s->incap)
+            memcpy(in, s->in, s->incap);
+        s->in = in;
+        s->incap = nc;
+    }
+    s->in[v] = 1;
     s->v = sqp_grow(p, s->v, &s->cap, s->n, sizeof(int));
     s->v[s->n++] = v;
 }
@@ -479,10 +555,7 @@ static void node_vars(parser *p, const sq_node *n, varset *s)
 
 static bool vs_has(const varset *s, int v)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i] == v)
-            return true;
-    return false;
+    return v >= 0 && (size_t)v < s->incap && s->in[v];
 }
 
 /* ---- triples and paths ---- */
@@ -1120,6 +1193,7 @@ static void parse_select_rest(parser *p, sq_select *s, bool top)
     } else {
         sq_select *save = p->agg_sel;
         p->agg_sel = s;
+        varset seen = {0}, seen_expr = {0}; /* projected so far; projected with AS */
         for (;;) {
             int v;
             sq_expr *e = NULL;
@@ -1138,9 +1212,11 @@ static void parse_select_rest(parser *p, sq_select *s, bool top)
             } else {
                 break;
             }
-            for (size_t i = 0; i < s->nproj; i++)
-                if (s->proj_var[i] == v && (e || s->proj_expr[i]))
-                    sqp_fail_at(p, at, "variable '?%s' is projected twice", p->q->var_names[v]);
+            if (vs_has(&seen, v) && (e || vs_has(&seen_expr, v)))
+                sqp_fail_at(p, at, "variable '?%s' is projected twice", p->q->var_names[v]);
+            vs_add(p, &seen, v);
+            if (e)
+                vs_add(p, &seen_expr, v);
             s->proj_var = sqp_grow(p, s->proj_var, &cap, s->nproj, sizeof(int));
             s->proj_expr = sqp_grow(p, s->proj_expr, &cap2, s->nproj, sizeof(sq_expr *));
             proj_at = sqp_grow(p, proj_at, &capat, s->nproj, sizeof(size_t));
@@ -1309,8 +1385,19 @@ static void parse_query(parser *p)
         sqp_unexpected(p, "the end of the query");
 }
 
+static int parse_limited(const char *text, size_t len, const char *base,
+                         const qr_sparql_limits *lim, qr_sparql_query **out,
+                         qr_sparql_error *err);
+
 int qr_sparql_parse(const char *text, size_t len, const char *base, qr_sparql_query **out,
                     qr_sparql_error *err)
+{
+    return parse_limited(text, len, base, NULL, out, err);
+}
+
+static int parse_limited(const char *text, size_t len, const char *base,
+                         const qr_sparql_limits *lim, qr_sparql_query **out,
+                         qr_sparql_error *err)
 {
     memset(err, 0, sizeof *err);
     *out = NULL;
@@ -1326,6 +1413,8 @@ int qr_sparql_parse(const char *text, size_t len, const char *base, qr_sparql_qu
     p->q = q;
     p->a = &q->a;
     p->err = err;
+    p->lim = lim && (lim->timeout_ms || lim->stop) ? lim : NULL;
+    p->t0_ms = mono_ms();
     if (setjmp(p->jb)) {
         int code = p->code;
         free(p);
@@ -1393,7 +1482,14 @@ int qr_sparql_check_readonly(const qr_sparql_query *q, qr_sparql_error *err)
 int qr_sparql_prepare(const char *text, size_t len, const char *base, qr_sparql_query **out,
                       qr_sparql_error *err)
 {
-    int rc = qr_sparql_parse(text, len, base, out, err);
+    return qr_sparql_prepare_limited(text, len, base, NULL, out, err);
+}
+
+int qr_sparql_prepare_limited(const char *text, size_t len, const char *base,
+                              const qr_sparql_limits *lim, qr_sparql_query **out,
+                              qr_sparql_error *err)
+{
+    int rc = parse_limited(text, len, base, lim, out, err);
     if (rc)
         return rc;
     rc = qr_sparql_check_readonly(*out, err);

@@ -20,6 +20,9 @@ typedef struct scope {
     const char **names;
     int *idx;
     size_t n, cap;
+    uint32_t *ht; /* open addressing over names (position + 1; 0 empty): lookup is O(1),
+                   * so 100,000 variables parse in linear time */
+    size_t hcap;
 } scope;
 
 typedef struct bnode_use {
@@ -49,7 +52,12 @@ typedef struct parser {
     bool no_vars, no_bnodes, in_template;
     size_t anon;
     size_t cap_vars;
+    const qr_sparql_limits *lim; /* the budget parsing runs under (NULL: none) */
+    uint64_t ticks;
+    uint64_t t0_ms;
 } parser;
+/* one unit of parsing work: reads the clock and the stop every 256 calls */
+void sqp_tick(parser *p);
 
 typedef struct tlist {
     sq_triple *t;

@@ -247,6 +247,10 @@ int sq_ctx_exists(sq_ctx *c, const sq_node *pat, const sq_id *row, bool *found);
 int64_t sq_ctx_now(sq_ctx *c);
 int sq_ctx_tick(sq_ctx *c);
 sq_id sq_ctx_intern(sq_ctx *c, const sq_term *t);
+/* About to hold n more bytes outside the arena (a string being built, a new term): ends
+ * the evaluation with the memory limit error when the cap would be passed. */
+void sq_ctx_reserve(sq_ctx *c, size_t n);
+bool sq_ctx_over(sq_ctx *c, size_t n); /* would n more bytes pass the cap? */
 const sq_term *sq_ctx_term(sq_ctx *c, sq_id id);
 int sq_ctx_agg_value(sq_ctx *c, int agg, sq_term *out);
 uint64_t sq_ctx_bnode_serial(sq_ctx *c);
@@ -254,6 +258,13 @@ const char *sq_ctx_base(sq_ctx *c);
 /* RFC 3986 resolution of r[0..rn) against base (NULL: r as is), in arena a */
 char *sq_resolve_iri(qr_arena *a, const char *base, const char *r, size_t rn);
 const sq_id *sq_ctx_outer(sq_ctx *c);
+/* Ends the evaluation with an error of this kind (a query mistake found while running,
+ * such as an invalid regular expression, or a limit); never returns. */
+void sq_ctx_fail(sq_ctx *c, qr_sparql_error_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+/* PCRE2 limits per match call (expr.c) */
+#define SQ_REGEX_MATCH_LIMIT 1000000
+#define SQ_REGEX_DEPTH_LIMIT 10000
 
 /* formatting helpers (term.c) for computed numerics; lex in arena a */
 sq_term sq_make_int(qr_arena *a, int64_t v);

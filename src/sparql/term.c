@@ -3,10 +3,10 @@
  * integer family, decimal, float, double), lexical validity, the '=' and '<' operators of
  * SPARQL (17.3, with RDFterm-equal's type error between unequal literals it cannot
  * compare), the total order ORDER BY uses (15.1), and canonical forms for computed
- * numbers. Decimals are held as doubles while computing (exact decimal arithmetic was
- * rejected for its size; results print in decimal notation).
+ * numbers. Integers that fit in 64 bits compare as int64; other integers and decimals
+ * compare exactly (num.c); floats and doubles as doubles.
  */
-#include "sparql_int.h"
+#include "num.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +25,19 @@ static int dt_rank(const char *dt)
     if (!dt || strncmp(dt, XSD, sizeof XSD - 1))
         return 0;
     const char *l = dt + sizeof XSD - 1;
+    /* the common names first, without walking the list (this runs per comparison) */
+    switch (l[0]) {
+    case 'd':
+        return !strcmp(l, "decimal") ? 2 : !strcmp(l, "double") ? 4 : 0;
+    case 'f':
+        return !strcmp(l, "float") ? 3 : 0;
+    case 'i':
+        return !strcmp(l, "integer") || !strcmp(l, "int") ? 1 : 0;
+    case 'l': case 's': case 'b': case 'n': case 'p': case 'u':
+        break;
+    default:
+        return 0;
+    }
     for (size_t i = 0; i < sizeof int_types / sizeof int_types[0]; i++)
         if (!strcmp(l, int_types[i]))
             return 1;
@@ -94,6 +107,36 @@ bool sq_numeric_value(const sq_term *t, double *d, int64_t *i, int *rank)
         return false;
     const char *s = t->lex;
     size_t n = t->len;
+    if (r == 2 && n && n <= 17) {
+        /* a short decimal without blanks: mantissa and scale, exact as doubles below 2^53
+         * (one correctly rounded division, as strtod gives); strtod was most of a FILTER */
+        int64_t m = 0;
+        int digits = 0, frac = 0;
+        bool dot = false, neg = false, ok = true;
+        size_t k = 0;
+        if (s[0] == '-' || s[0] == '+')
+            neg = s[k++] == '-';
+        for (; k < n && ok; k++) {
+            if (s[k] >= '0' && s[k] <= '9') {
+                m = m * 10 + (s[k] - '0');
+                digits++;
+                frac += dot;
+            } else if (s[k] == '.' && !dot) {
+                dot = true;
+            } else {
+                ok = false;
+            }
+        }
+        if (ok && digits > 0 && digits <= 15) {
+            static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                         1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+            double v = (double)m / p10[frac];
+            *d = neg ? -v : v;
+            *i = 0;
+            *rank = 2;
+            return true;
+        }
+    }
     while (n && isspace((unsigned char)*s)) {
         s++;
         n--;
@@ -169,56 +212,97 @@ static int bool_value(const sq_term *t)
     return -1;
 }
 
-/* xsd:dateTime as seconds since 0001 (UTC when a zone is given, else taken as UTC) */
+/* n decimal digits at s into *v; false unless all are digits */
+static bool digits_at(const char *s, int n, int *v)
+{
+    int x = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return true;
+}
+
+/* xsd:dateTime and xsd:date as seconds since the epoch (UTC when a zone is given, else
+ * taken as UTC), parsed by hand to XML Schema's lexical form ([-]YYYY-MM-DD, then
+ * Thh:mm:ss[.fff] for a dateTime, then Z or +hh:mm / -hh:mm): sscanf was most of the time
+ * of a date FILTER, and accepted "2024-3-1". */
 bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz);
 bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz)
 {
-    if (!is_dt(t, "dateTime") && !is_dt(t, "date"))
+    if (t->kind != SQ_LIT || !t->dt || strncmp(t->dt, XSD, sizeof XSD - 1))
         return false;
-    bool date_only = is_dt(t, "date");
-    const char *s = t->lex;
-    int y, mo, d, h = 0, mi = 0, consumed = 0;
+    const char *local = t->dt + sizeof XSD - 1;
+    bool date_only = !strcmp(local, "date");
+    if (!date_only && strcmp(local, "dateTime"))
+        return false;
+    const char *s = t->lex, *e = t->lex + t->len;
+    int y = 0, mo, d, h = 0, mi = 0;
     double sec = 0;
     bool neg = false;
-    if (*s == '-') {
+    if (s < e && *s == '-') {
         neg = true;
         s++;
     }
-    if (sscanf(s, "%d-%d-%d%n", &y, &mo, &d, &consumed) != 3)
+    const char *ys = s;
+    while (s < e && *s >= '0' && *s <= '9' && s - ys < 9)
+        y = y * 10 + (*s++ - '0');
+    if (s - ys < 4 || (s - ys > 4 && *ys == '0'))
         return false;
-    s += consumed;
+    if (e - s < 6 || s[0] != '-' || !digits_at(s + 1, 2, &mo) || s[3] != '-' ||
+        !digits_at(s + 4, 2, &d))
+        return false;
+    s += 6;
     if (!date_only) {
-        if (*s != 'T')
+        if (e - s < 9 || s[0] != 'T' || !digits_at(s + 1, 2, &h) || s[3] != ':' ||
+            !digits_at(s + 4, 2, &mi) || s[6] != ':')
             return false;
-        s++;
-        char *end;
-        if (sscanf(s, "%d:%d:%n", &h, &mi, &consumed) != 2)
+        int whole;
+        if (!digits_at(s + 7, 2, &whole))
             return false;
-        s += consumed;
-        sec = strtod(s, &end);
-        if (end == s)
-            return false;
-        s = end;
+        sec = whole;
+        s += 9;
+        if (s < e && *s == '.') {
+            double scale = 0.1;
+            s++;
+            if (s == e || *s < '0' || *s > '9')
+                return false;
+            while (s < e && *s >= '0' && *s <= '9') {
+                sec += (*s++ - '0') * scale;
+                scale /= 10;
+            }
+        }
     }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || sec >= 61)
+    if (mo < 1 || mo > 12 || d < 1 || h > 24 || mi > 59 || sec >= 60)
+        return false;
+    /* an impossible date is no date (2024-02-30, 2023-02-29, 1900-02-29); 24:00:00 is
+     * the end of the day and nothing later */
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int yv = neg ? -y : y;
+    bool leap = (yv % 4 == 0 && yv % 100 != 0) || yv % 400 == 0;
+    if (d > mdays[mo - 1] + (mo == 2 && leap))
+        return false;
+    if (h == 24 && (mi || sec > 0))
         return false;
     *has_tz = false;
     *tz_min = 0;
-    if (*s == 'Z') {
+    if (s < e && *s == 'Z') {
         *has_tz = true;
         s++;
-    } else if (*s == '+' || *s == '-') {
+    } else if (s < e && (*s == '+' || *s == '-')) {
         int th, tm;
-        if (sscanf(s + 1, "%d:%d", &th, &tm) != 2)
+        if (e - s < 6 || !digits_at(s + 1, 2, &th) || s[3] != ':' || !digits_at(s + 4, 2, &tm) ||
+            tm > 59 || th * 60 + tm > 14 * 60)
             return false;
         *tz_min = (th * 60 + tm) * (*s == '-' ? -1 : 1);
         *has_tz = true;
         s += 6;
     }
-    if (*s)
+    if (s != e)
         return false;
-    if (neg)
-        y = -y;
+    y = yv;
     /* days from civil (proleptic Gregorian) */
     int64_t yy = y - (mo <= 2);
     int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
@@ -228,6 +312,36 @@ bool sq_datetime_value(const sq_term *t, double *secs, int *tz_min, bool *has_tz
     int64_t days = era * 146097 + doe - 719468;
     *secs = (double)days * 86400.0 + h * 3600.0 + mi * 60.0 + sec - *tz_min * 60.0;
     return true;
+}
+
+static size_t digit_count(const sq_term *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->len; i++)
+        n += isdigit((unsigned char)t->lex[i]) != 0;
+    return n;
+}
+
+/* Exact comparison of two integer or decimal literals: true with *c set, false when
+ * either is not one (or is invalid). */
+static bool exact_cmp(const sq_term *a, const sq_term *b, int *c)
+{
+    int ta = sq_numeric_rank(a), tb = sq_numeric_rank(b);
+    if (ta < 1 || ta > 2 || tb < 1 || tb > 2)
+        return false;
+    /* up to 15 significant digits each, doubles order them exactly (the conversion is
+     * correctly rounded and monotonic, and keeps distinct ones distinct): no GMP */
+    if (digit_count(a) <= 15 && digit_count(b) <= 15)
+        return false;
+    sq_dec x, y;
+    sq_dec_init(&x);
+    sq_dec_init(&y);
+    bool ok = sq_dec_set_term(&x, a) && sq_dec_set_term(&y, b);
+    if (ok)
+        *c = sq_dec_cmp(&x, &y);
+    sq_dec_clear(&x);
+    sq_dec_clear(&y);
+    return ok;
 }
 
 bool sq_term_same(const sq_term *a, const sq_term *b)
@@ -252,6 +366,9 @@ int sq_term_equal(const sq_term *a, const sq_term *b)
     if (na && nb) {
         if (ra == 1 && rb == 1)
             return i == j;
+        int c;
+        if (exact_cmp(a, b, &c))
+            return c == 0;
         return x == y;
     }
     if (sq_term_same(a, b))
@@ -269,6 +386,8 @@ int sq_term_equal(const sq_term *a, const sq_term *b)
     int tza, tzb;
     bool ha, hb;
     if (sq_datetime_value(a, &da, &tza, &ha) && sq_datetime_value(b, &db, &tzb, &hb)) {
+        if (is_dt(a, "date") != is_dt(b, "date"))
+            return -1; /* xsd:date and xsd:dateTime are not comparable (XPath op:date-equal) */
         if (ha != hb)
             return -1;
         return da == db;
@@ -289,7 +408,13 @@ int sq_term_less(const sq_term *a, const sq_term *b, int *lt)
     int64_t i, j;
     int ra, rb;
     if (sq_numeric_value(a, &x, &i, &ra) && sq_numeric_value(b, &y, &j, &rb)) {
-        *lt = (ra == 1 && rb == 1) ? i < j : x < y;
+        int c;
+        if (ra == 1 && rb == 1)
+            *lt = i < j;
+        else if (exact_cmp(a, b, &c))
+            *lt = c < 0;
+        else
+            *lt = x < y;
         return 0;
     }
     if (is_simple(a) && is_simple(b)) {
@@ -313,6 +438,8 @@ int sq_term_less(const sq_term *a, const sq_term *b, int *lt)
     int tza, tzb;
     bool ha, hb;
     if (sq_datetime_value(a, &da, &tza, &ha) && sq_datetime_value(b, &db, &tzb, &hb)) {
+        if (is_dt(a, "date") != is_dt(b, "date"))
+            return -1;
         if (ha != hb && fabs(da - db) < 14 * 3600)
             return -1;
         *lt = da < db;
@@ -381,7 +508,7 @@ bool sq_lex_valid(const sq_term *t)
         return sq_numeric_value(t, &d, &i, &r);
     if (is_dt(t, "boolean"))
         return bool_value(t) >= 0;
-    if (is_dt(t, "dateTime")) {
+    if (is_dt(t, "dateTime") || is_dt(t, "date")) {
         int tz;
         bool h;
         return sq_datetime_value(t, &d, &tz, &h);

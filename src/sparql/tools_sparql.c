@@ -237,9 +237,14 @@ static int sparql_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
     qr_sparql_query *q = NULL;
     qr_sparql_result *r = NULL;
     qr_sparql_error e;
-    int rc = qr_sparql_prepare(qv.s->data, qv.s->len, NULL, &q, &e);
+    /* the call's time budget and stop cover parsing too */
+    qr_sparql_limits plim = {.timeout_ms = (uint64_t)timeout, .stop = &req->stop};
+    int rc = qr_sparql_prepare_limited(qv.s->data, qv.s->len, NULL, &plim, &q, &e);
     if (rc) {
-        qr_buf_printf(err, "%s: %s", e.kind == QR_SPARQL_REFUSED ? "refused" : "syntax error",
+        qr_buf_printf(err, "%s: %s",
+                      e.kind == QR_SPARQL_REFUSED ? "refused"
+                      : e.kind == QR_SPARQL_LIMIT ? "limit"
+                                                  : "syntax error",
                       e.msg);
         return rc;
     }

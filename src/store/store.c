@@ -12,11 +12,13 @@
  * are handed back as their result code, because each store answers a damaged file its
  * own way (the caches rebuild, the memory store points at salvage).
  *
+ * A postgres:// or postgresql:// location goes to the PostgreSQL backend (pg.c).
+ *
  * Rejected: a generic key-value API over both backends (each store's queries are its
  * own; the seam is where a connection is made and its schema checked); creating tables
  * lazily on first write (a reader would meet a half-made file).
  */
-#include "quarry/store.h"
+#include "store_int.h"
 
 #include "quarry/date.h"
 
@@ -121,13 +123,16 @@ int qr_store_open(qr_store *st, const qr_store_spec *spec, qr_buf *err)
 {
     memset(st, 0, sizeof *st);
     st->backend = qr_store_backend_of(spec->location);
-    if (st->backend != QR_STORE_SQLITE) {
-        qr_buf_printf(err,
-                      "cannot open %s '%s': PostgreSQL stores are not built yet; name a "
-                      "SQLite file",
-                      spec->what, spec->location);
+    if (st->backend == QR_STORE_POSTGRES && !(spec->flags & QR_STORE_POSTGRES_OK)) {
+        qr_buf_puts(err, "cannot open ");
+        qr_buf_puts(err, spec->what);
+        qr_buf_puts(err, " on ");
+        qr_store_server_name(spec->location, err);
+        qr_buf_printf(err, ": the %s is not on PostgreSQL yet; name a SQLite file", spec->what);
         return QR_EINVAL;
     }
+    if (st->backend == QR_STORE_POSTGRES)
+        return qr__store_pg_open(st, spec, err);
     bool memory = !strcmp(spec->location, ":memory:");
     bool create = spec->flags & QR_STORE_CREATE;
     int rc = sqlite3_open_v2(spec->location, &st->db,
@@ -191,6 +196,7 @@ void qr_store_describe(const qr_store *st, const qr_store_spec *spec, qr_buf *er
 
 void qr_store_close(qr_store *st)
 {
+    qr__store_pg_close(st);
     if (st->db)
         sqlite3_close(st->db);
     st->db = NULL;

@@ -13,7 +13,11 @@
  * Design: each listing is built as a value and printed with the JSON printer, so output
  * is valid JSON by construction, and key order (insertion-ordered maps) is stable. The
  * description a model sees is the summary followed by "Returns: " and the result's
- * description, since OpenAI and Anthropic have no field for the result. MCP gets the
+ * description, since OpenAI and Anthropic have no field for the result; it ends a
+ * sentence, and is at most 1,024 characters (what the OpenAI API takes): a longer one is
+ * cut after its last whole sentence that fits (qr_tools_fit_description), so a record
+ * should keep what a model must know first and move detail into its parameters'
+ * descriptions. MCP gets the
  * result schema as outputSchema only when its root is an object, which is all that the
  * 2025-11-25 schema allows; MCP annotations come from the capability bits through
  * qr_tool_hints_of (registry.c), the one place that maps bits to the four hints, and all
@@ -137,13 +141,60 @@ void qr_tool_title(const qr_tool *t, qr_buf *out)
     }
 }
 
+/* Whether s[0..n) ends a sentence: a period, ! or ? (before closing brackets or quotes),
+ * or a closing bracket (a result written as a shape, "{result: ...}"). */
+static bool ends_sentence(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\n'))
+        n--;
+    if (n && strchr(")}]", s[n - 1]))
+        return true;
+    while (n && strchr("\"'`", s[n - 1]))
+        n--;
+    return n && strchr(".!?", s[n - 1]);
+}
+
+void qr_tools_fit_description(qr_buf *b, size_t from, size_t max)
+{
+    if (b->failed || from > b->len)
+        return;
+    const char *s = b->p + from;
+    size_t n = b->len - from;
+    if (qr_utf8_count(s, n) <= max)
+        return;
+    size_t limit = qr_utf8_offset(s, n, max); /* bytes of the first max characters */
+    /* the last sentence's end that fits: ". " or ".\n" (or ! ?), whose period stays */
+    size_t cut = 0;
+    for (size_t i = 1; i < limit; i++)
+        if (strchr(".!?", s[i - 1]) && (s[i] == ' ' || s[i] == '\n'))
+            cut = i;
+    bool dots = false;
+    if (!cut) { /* no sentence ends in time: the last space, and "..." */
+        size_t room = qr_utf8_offset(s, n, max > 3 ? max - 3 : 0);
+        for (size_t i = room; i > 0 && !cut; i--)
+            if (s[i] == ' ' || s[i] == '\n')
+                cut = i;
+        if (!cut)
+            cut = room;
+        dots = true;
+    }
+    b->len = from + cut;
+    b->p[b->len] = '\0';
+    if (dots)
+        qr_buf_puts(b, "...");
+}
+
 void qr_tool_description(const qr_tool *t, qr_buf *out)
 {
+    size_t from = out->len;
     qr_buf_puts(out, t->summary);
     if (t->result && t->result[0]) {
         qr_buf_puts(out, "\n\nReturns: ");
         qr_buf_puts(out, t->result);
+        if (!ends_sentence(t->result, strlen(t->result)))
+            qr_buf_putc(out, '.');
     }
+    qr_tools_fit_description(out, from, QR_TOOLS_DESCRIPTION_MAX);
 }
 
 static qr_val description(const qr_tool *t, qr_arena *a)

@@ -14,7 +14,10 @@
  * fit by cutting its widest column of prose (subjects, names), a column at a time, down
  * to MIN_PROSE columns, then every text column (hashes, dates too) down to MIN_CELL; numbers
  * are never cut, and a cut cell ends in "...". What still does not fit (a dozen columns
- * in 60) is left out from the right, with a line saying how many columns were.
+ * in 60) is left out from the right, with a line saying how many columns were. A tool
+ * names the columns a reader needs (its record's `columns`): in a table too wide, the
+ * others go first (from the right), before any cut, and these last; a result with no
+ * named columns keeps the column it is ranked by (numbers ordered from row to row).
  *
  * Rejected: capping inside the registry (a program that counts commits must see them
  * all); box-drawing borders (noise when pasted into an issue or a prompt); wrapping cells
@@ -119,7 +122,42 @@ static void pad(qr_buf *out, size_t n)
 }
 
 /* Rows are maps: columns are their keys. width: the terminal's (0: no limit). */
-static void render_rows(qr_buf *out, qr_val rows, size_t width)
+/* The column a ranked result is ordered by: a column of numbers whose values never rise
+ * (or never fall) from row to row and are not all equal, over at least 3 rows; the first
+ * such from the right (a count or a size ranked by, after the ids). nc when none. */
+static size_t ranked_column(qr_val rows, qr_val cols, const bool *numeric)
+{
+    size_t n = qr_vec_len(rows), nc = qr_map_len(cols);
+    if (n < 3)
+        return nc;
+    for (size_t c = nc; c-- > 0;) {
+        if (!numeric[c])
+            continue;
+        bool up = true, down = true, differ = false, all = true;
+        double prev = 0;
+        for (size_t r = 0; r < n && all; r++) {
+            qr_val v;
+            if (!qr_map_get(qr_vec_at(rows, r), qr_map_key_at(cols, c), &v) || !qr_is_number(v)) {
+                all = false;
+                break;
+            }
+            double d = v.t == QR_T_INT ? (double)v.i : v.d;
+            if (r) {
+                up = up && d >= prev;
+                down = down && d <= prev;
+                differ = differ || d != prev;
+            }
+            prev = d;
+        }
+        if (all && differ && (up || down))
+            return c;
+    }
+    return nc;
+}
+
+/* Rows are maps: columns are their keys. width: the terminal's (0: no limit); keys: the
+ * columns a reader needs, most needed first (NULL: none named). */
+static void render_rows(qr_buf *out, qr_val rows, size_t width, const char *const *keys)
 {
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -170,19 +208,66 @@ static void render_rows(qr_buf *out, qr_val rows, size_t width)
             qr_buf_release(&cell);
         }
     }
-    /* too wide: first the columns of prose (cells with words: subjects, messages, names)
-     * give up a column at a time, the widest first, so cuts spread over several when one
-     * is not enough, down to MIN_PROSE; then every text column (hashes, dates too) the
-     * same way down to MIN_CELL; numbers never. What still does not fit is left out from
-     * the right, and a line says so. */
+    /* the columns a reader needs (key[c], need[c]: their rank, 0 first): the tool's,
+     * else the column a ranked result is ordered by */
+    bool key[MAX_COLUMNS], kept[MAX_COLUMNS];
+    size_t need[MAX_COLUMNS];
+    bool named = false;
+    for (size_t c = 0; c < nc; c++) {
+        key[c] = false;
+        kept[c] = true;
+        need[c] = 0;
+        qr_val k = qr_map_key_at(cols, c);
+        for (size_t i = 0; keys && keys[i]; i++)
+            if (k.t == QR_T_KW && strlen(keys[i]) == k.sym->len &&
+                !memcmp(keys[i], k.sym->text, k.sym->len)) {
+                key[c] = named = true;
+                need[c] = i;
+            }
+    }
+    if (!named) {
+        size_t r = ranked_column(rows, cols, numeric);
+        if (r < nc)
+            key[r] = true;
+    }
     size_t total = nc ? 2 * (nc - 1) : 0;
     for (size_t c = 0; c < nc; c++)
         total += widths[c];
-    for (int pass = 0; pass < 2; pass++)
+    /* too wide, and the tool names its columns: the others are left out first, from the
+     * right, so what a reader needs is kept whole where it can be */
+    for (size_t c = nc; named && width && total > width && c-- > 0;)
+        if (!key[c]) {
+            kept[c] = false;
+            total -= widths[c] + 2;
+        }
+    /* still too wide: first the columns of prose (cells with words: subjects, messages,
+     * names) give up a column at a time, the widest first, so cuts spread over several
+     * when one is not enough, down to MIN_PROSE; then (when the tool names its columns)
+     * the least needed of those are left out; then every text column (hashes, dates too)
+     * is cut the same way down to MIN_CELL; numbers never. What still does not fit is left
+     * out from the right, a ranked result's column last, and a line says so. */
+    size_t natural[MAX_COLUMNS], shown = 0;
+    for (size_t c = 0; c < nc; c++) {
+        natural[c] = widths[c];
+        shown += kept[c];
+    }
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1) {
+            while (named && width && total > width && shown > 1) {
+                size_t victim = nc; /* the least needed, the rightmost of equals */
+                for (size_t c = 0; c < nc; c++)
+                    if (kept[c] && (victim == nc || need[c] >= need[victim]))
+                        victim = c;
+                kept[victim] = false;
+                total -= widths[victim] + 2;
+                shown--;
+            }
+            continue;
+        }
         while (width && total > width) {
             size_t widest = nc;
             for (size_t c = 0; c < nc; c++)
-                if (!numeric[c] && (prose[c] || pass) &&
+                if (kept[c] && !numeric[c] && (prose[c] || pass) &&
                     widths[c] > (pass ? MIN_CELL : MIN_PROSE) &&
                     (widest == nc || widths[c] > widths[widest]))
                     widest = c;
@@ -191,16 +276,40 @@ static void render_rows(qr_buf *out, qr_val rows, size_t width)
             widths[widest]--;
             total--;
         }
-    size_t shown = nc;
-    while (width && total > width && shown > 1) {
-        shown--;
-        total -= widths[shown] + 2;
     }
+    while (width && total > width && shown > 1) {
+        size_t victim = nc;
+        for (size_t c = nc; c-- > 0 && victim == nc;)
+            if (kept[c] && !key[c])
+                victim = c; /* the rightmost column not needed */
+        if (victim == nc) /* only needed ones: the least needed, the rightmost of equals */
+            for (size_t c = 0; c < nc; c++)
+                if (kept[c] && (victim == nc || need[c] >= need[victim]))
+                    victim = c;
+        kept[victim] = false;
+        total -= widths[victim] + 2;
+        shown--;
+    }
+    /* room left by the columns left out goes back to the cut ones: the needed ones in
+     * their order, then prose, then the rest */
+    for (size_t pass = 0; pass < nc + 2 && width && shown < nc; pass++)
+        for (size_t c = 0; c < nc && total < width; c++)
+            if (kept[c] && widths[c] < natural[c] &&
+                (pass < nc ? key[c] && need[c] == pass : prose[c] || pass == nc + 1)) {
+                size_t more = natural[c] - widths[c];
+                if (more > width - total)
+                    more = width - total;
+                widths[c] += more;
+                total += more;
+            }
     for (size_t r = 0; r <= n; r++) {
         qr_buf line;
         qr_buf_init(&line);
         size_t pending = 0; /* spaces owed before the next non-empty text */
-        for (size_t c = 0; c < shown; c++) {
+        bool first = true;
+        for (size_t c = 0; c < nc; c++) {
+            if (!kept[c])
+                continue;
             qr_buf cell;
             qr_buf_init(&cell);
             qr_val v;
@@ -211,8 +320,9 @@ static void render_rows(qr_buf *out, qr_val rows, size_t width)
             else if (qr_map_get(qr_vec_at(rows, r - 1), qr_map_key_at(cols, c), &v))
                 cell_text_max(&cell, v, widths[c] < CELL_MAX ? widths[c] : CELL_MAX);
             size_t w = text_width(&cell), gap = w < widths[c] ? widths[c] - w : 0;
-            if (c)
+            if (!first)
                 pending += 2;
+            first = false;
             if (numeric[c] && r > 0)
                 pending += gap;
             if (cell.len) {
@@ -283,6 +393,11 @@ void qr_tools_render_table(qr_buf *out, qr_val v)
 
 void qr_tools_render_table_width(qr_buf *out, qr_val v, size_t width)
 {
+    qr_tools_render_table_keys(out, v, width, NULL);
+}
+
+void qr_tools_render_table_keys(qr_buf *out, qr_val v, size_t width, const char *const *keys)
+{
     if (qr_is_seqcoll(v) || v.t == QR_T_SET) {
         size_t n = v.c->len;
         if (n == 0) {
@@ -293,7 +408,7 @@ void qr_tools_render_table_width(qr_buf *out, qr_val v, size_t width)
         for (size_t i = 0; maps && i < n; i++)
             maps = qr_vec_at(v, i).t == QR_T_MAP;
         if (maps) {
-            render_rows(out, v, width);
+            render_rows(out, v, width, keys);
             return;
         }
         for (size_t i = 0; i < n; i++) {

@@ -44,7 +44,7 @@ done
 
 # quarry tool: unknown tool and bad usage exit 2 with one line on stderr
 expect_rc "tool: unknown tool" 2 "$Q" tool get_comits --since '1 week ago'
-expect_err "tool: unknown tool line" "quarry: usage: unknown tool 'get_comits'; did you mean 'get_commits'? tools: $(echo $NAMES | sed 's/ /, /g')" "$Q" tool get_comits
+expect_err "tool: unknown tool line" "quarry: usage: unknown tool 'get_comits'; did you mean 'get_commits'? tools: $(echo $NAMES run_lisp run_query dwim | sed 's/ /, /g')" "$Q" tool get_comits
 expect_out "tool: nothing on stdout" "" "$Q" tool get_comits
 expect_err "tool: JSON error with --format json" '{"error":{"kind":"usage","message":"unknown tool '"'"'x'"'"'; tools: get_commits, ' "$Q" tool x --format json
 expect_rc "tool: no name" 2 "$Q" tool
@@ -57,7 +57,7 @@ expect_rc "tool: --format needs a value" 2 "$Q" tool x --format
 
 expect_rc "tool --help" 0 "$Q" tool --help
 expect_out "tool --help first line" "usage: quarry tool NAME [--PARAM VALUE ...] [OPTIONS] [-- --PARAM VALUE ...]" sh -c "\"$Q\" tool --help | head -1"
-expect_out "tool --help lists the tools" "tools: $(echo $NAMES | sed 's/ /, /g')" sh -c "\"$Q\" tool --help | tail -1"
+expect_out "tool --help lists the tools" "tools: $(echo $NAMES run_lisp run_query dwim | sed 's/ /, /g')" sh -c "\"$Q\" tool --help | tail -1"
 expect_out "tool NAME --help describes it" "usage: quarry tool get_commits [--PARAM VALUE ...] [OPTIONS]" sh -c "\"$Q\" tool get_commits --help | head -1"
 expect_out "tool --help documents --limit-output" "1" sh -c "\"$Q\" tool --help | grep -c -- '--limit-output N      rows of a vector result to print (default: 50 on a'"
 

@@ -38,6 +38,10 @@ print("TODAY=\"%s\"" % f(day))
 print("YESTERDAY=\"%s\"" % f(day - datetime.timedelta(days=1)))
 print("MONDAY=\"%s\"" % f(day - datetime.timedelta(days=day.weekday())))
 print("MONTH1=\"%s\"" % f(day.replace(day=1)))
+# "last month" is the calendar month before this one (docs/decisions.md, issue 27)
+lm_end = day.replace(day=1) - datetime.timedelta(days=1)
+print("LASTM1=\"%s\"" % f(lm_end.replace(day=1)))
+print("LASTM_END=\"%s\"" % lm_end.strftime("%Y-%m-%d 23:59:59"))
 print("JAN1=\"%s\"" % f(day.replace(month=1, day=1)))
 print("D50=\"%s\"" % (day - datetime.timedelta(days=50)).strftime("%Y-%m-%d"))
 print("D15=\"%s\"" % (day - datetime.timedelta(days=15)).strftime("%Y-%m-%d"))
@@ -187,13 +191,21 @@ check "commits on $D10" field short_hash -- "$(hashes --since="$D10 00:00:00" --
 check "commits today" field short_hash -- "$(hashes --since="$TODAY")"
 check "yesterday's commits" field short_hash -- "$(hashes --since="$YESTERDAY" --until="$TODAY")"
 check "commits in the past 2 weeks" field short_hash -- "$(hashes --since='2 weeks ago')"
-check "Please list the commits from last month." field short_hash -- "$(hashes --since='1 month ago')"
+check "Please list the commits from last month." field short_hash -- "$(hashes --since="$LASTM1" --until="$LASTM_END")"
 check "non-merge commits last week" field short_hash -- "$(hashes --no-merges --since='1 week ago')"
+# commits that touch a path are dropped whole (issue 27), as git lists the ones that do
+untouched() {
+  touch_list=$(mktemp)
+  G log --format=%h --abbrev=7 -- "$1" > "$touch_list"
+  G log --format=%h --abbrev=7 | grep -vxF -f "$touch_list"
+  rm -f "$touch_list"
+}
+check "commits that don't touch docs/" field short_hash -- "$(untouched docs/)"
 check "commits in src/ this year" field short_hash -- "$(hashes --since="$JAN1" -- src/)"
 
 # ---- by author ----
 check "commits by alice" field short_hash -- "$(hashes -i --author=alice)"
-check "alice's commits last month" field short_hash -- "$(hashes -i --author=alice --since='1 month ago')"
+check "alice's commits in the past month" field short_hash -- "$(hashes -i --author=alice --since='1 month ago')"
 check "what did bob do this week" field short_hash -- "$(hashes -i --author=bob --since="$MONDAY")"
 check "Commits authored by Carol in the last 2 months" field short_hash -- \
   "$(hashes -i --author=carol --since='2 months ago')"
@@ -238,12 +250,12 @@ check "who worked on src/" field author -- "$(shortlog -- src/)"
 check "largest commits this year" field short_hash -- "$(largest --since="$JAN1" | head -10)"
 check "biggest commits by lines changed" field short_hash -- "$(largest | head -10)"
 check "what was the largest commit last year?" field short_hash -- "$(largest --since='1 year ago' | head -1)"
-check "top 3 largest commits last month" field short_hash -- "$(largest --since='1 month ago' | head -3)"
+check "top 3 largest commits last month" field short_hash -- "$(largest --since="$LASTM1" --until="$LASTM_END" | head -3)"
 
 # ---- messages and merges ----
 check "commits mentioning fix" field short_hash -- "$(hashes -i --grep=fix)"
 check "commits with 'refactor' in the message" field short_hash -- "$(hashes -i --grep=refactor)"
-check "merge commits last month" field short_hash -- "$(hashes --merges --since='1 month ago')"
+check "merge commits over the past month" field short_hash -- "$(hashes --merges --since='1 month ago')"
 check "commits mentioning '#12'" field short_hash -- "$(hashes -i --fixed-strings --grep='#12')"
 
 # ---- review fixes: superlatives, "after" / "until" a day, "all", "per author" ----

@@ -56,8 +56,28 @@ cd "$R" || exit 1
 # parse: the JSON shape, and bands
 expect_out "parse json" '{"verb":"expand","target":"add","targets":["add"],"content":null,"tool":"expand","params":{"symbol":"add"},"confidence":0.95,"alternatives":[]}' \
   "$Q" dwim parse "expand add" --format json
-expect_out "parse typo" "run 0.88 skeleton -> skeleton 'src/calc.c' {:path \"src/calc.c\"}" \
+# one deletion under the shared typo measure (src/words): 0.95 * (1 - 2 * 0.025)
+expect_out "parse typo" "run 0.90 skeleton -> skeleton 'src/calc.c' {:path \"src/calc.c\"}" \
   "$Q" dwim parse "skeletn src/calc.c"
+# issue 27: a bare verb is sure and says what is missing; key=value names the target;
+# grep 'PAT' DIR searches DIR only
+expect_out "bare verb" '{"verb":"skeleton","target":null,"targets":[],"content":null,"tool":"skeleton","params":{},"missing":["target"],"confidence":0.95,"alternatives":[]}' \
+  "$Q" dwim parse "skeleton" --format json
+"$Q" dwim parse "read path=src/calc.c" | head -1 > "$TMP/kv.out"
+expect_out "key=value target" "run 0.95 read -> read 'src/calc.c' {:path \"src/calc.c\"}" \
+  cat "$TMP/kv.out"
+printf 'int add_outside;\n' > add_note.txt
+grep_src=$("$Q" dwim "grep 'add' src/" 2>&1)
+case "$grep_src" in
+  *src/calc.c*) ;;
+  *) echo "FAIL: grep 'add' src/ found nothing in src/: $grep_src"; FAILS=$((FAILS + 1)) ;;
+esac
+case "$grep_src" in
+  *add_note.txt*) echo "FAIL: grep 'add' src/ searched outside src/"; FAILS=$((FAILS + 1)) ;;
+esac
+"$Q" dwim "grep 'add_outside'" 2>&1 | grep -q add_note.txt || {
+  echo "FAIL: grep without a path no longer searches the whole tree"; FAILS=$((FAILS + 1)); }
+rm -f add_note.txt
 expect_out "parse reject" "reject 0.00 none {}" "$Q" dwim parse "make coffee"
 expect_rc "a reject is not run" 2 "$Q" dwim "make coffee"
 expect_err "a clarify shows readings" "clarify" "$Q" dwim "what functions are in this file"

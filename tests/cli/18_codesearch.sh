@@ -40,6 +40,21 @@ expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","li
 expect_out "dead statics" 'template:dead-statics 0 [{"name":"unused","file":"src/main.c","line":4}]' ask "static functions nobody calls"
 expect_out "recursive" 'template:recursive 0 [{"name":"fact","file":"src/main.c"}]' ask "Which functions are recursive?"
 expect_out "most included" 'template:most-included 0 [{"header":"<stdio.h>","includers":1},{"header":"util.h","includers":1}]' ask "most included headers"
+# issue 27: more phrasings through the shared reader, and an unknown name is an error
+expect_out "where is X called from" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "hey, where is add called from?"
+expect_out "a file's includes" 'template:file-includes 0 [{"header":"stdio.h"},{"header":"util.h"}]' ask "what does src/main.c include"
+expect_out "in which file is X" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "in which file is add"
+expect_out "static functions" 'template:statics 0 [{"name":"twice","file":"src/main.c","line":3},{"name":"unused","file":"src/main.c","line":4}]' ask "which functions are static"
+expect_out "count of functions" 'template:count-functions 0 [{"count":5}]' ask "how many functions are defined under src/"
+expect_out "transitive callers" 'template:transitive-callers 0 [{"caller":"main"},{"caller":"twice"}]' ask "everything that eventually calls add"
+expect_out "a name called by nobody: 0 rows" 'template:callers 0 []' ask "who calls main"
+expect_err "a misspelt name: did you mean" "no such function 'factt' in the code index; did you mean 'fact'?" \
+  "$Q" tool search_codebase --repo "$R" --question "who calls factt"
+expect_rc "a misspelt name exits 2" 2 "$Q" tool search_codebase --repo "$R" --question "who calls factt"
+expect_err "a wrongly cased name: did you mean" "did you mean 'twice'" \
+  "$Q" tool search_codebase --repo "$R" --question "what does Twice call"
+expect_err "a name the index lacks" "no such function 'zzzq' in the code index" \
+  "$Q" tool search_codebase --repo "$R" --question "where is zzzq defined"
 expect_err "a name that is not an identifier matches no template" "no template answers" \
   "$Q" tool search_codebase --repo "$R" --question 'who calls x" } } INSERT DATA { <a:a> <a:b> <a:c> } #'
 expect_err "no template, no model" "no template answers 'how many functions are there' and no model is configured" \

@@ -35,6 +35,21 @@ expect_out "quarry-mcp.1 documents --workers" "1" \
 expect_out "quarry.1 lists the commands" "1" \
   sh -c "MANWIDTH=100 man -l '$P/share/man/man1/quarry.1' 2>/dev/null | grep -c 'print the version (quarry-version(1))'"
 
+# the documentation the help pages name is installed, and the man pages and the installed
+# binary's --help point at it
+for d in mcp tools capabilities mcp-http; do
+  [ -f "$P/share/doc/quarry/$d.md" ] || { echo "FAIL: no $P/share/doc/quarry/$d.md"; FAILS=$((FAILS + 1)); }
+done
+expect_out "quarry-mcp.1 points at the installed docs" "0 1" \
+  sh -c "n=\$(grep -c 'docs/mcp.md' '$P/share/man/man1/quarry-mcp.1'); m=\$(grep -c '/usr/local/share/doc/quarry/mcp.md' '$P/share/man/man1/quarry-mcp.1'); echo \$n \$((m > 0))"
+expect_out "no man page names docs/ of a source tree" "" \
+  sh -c "grep -l '[^/]docs/[a-z-]*\.md' '$P'/share/man/man1/*.1"
+expect_out "make install says where the docs go" "1" grep -c "documentation in $P/share/doc/quarry" "$TMP/make.out"
+expect_out "the installed quarry --help names its docs" "Documentation: $P/share/doc/quarry (docs/NAME.md in the help pages is NAME.md there)." \
+  sh -c "'$P/bin/quarry' --help | tail -1"
+expect_out "the man page of quarry mcp lists the tools served" "1" \
+  sh -c "MANWIDTH=100 man -l '$P/share/man/man1/quarry-mcp.1' 2>/dev/null | grep -c 'search_codebase'"
+
 # the installed binary, found on PATH as an MCP client would start it
 expect_out "the installed binary runs" "quarry $("$Q" version | sed 's/^quarry //')" \
   env PATH="$P/bin:/usr/bin:/bin" quarry version

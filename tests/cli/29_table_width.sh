@@ -64,11 +64,16 @@ PY
 
 for w in 60 80 100 150; do
   COLUMNS=$w "$Q" tool get_commits --repo "$R" --format table >"$TMP/t$w" 2>"$TMP/err"
-  if ! python3 "$TMP/check.py" "$TMP/t$w" $w date >"$TMP/c" 2>&1; then
+  # (author: the column of wide and combining characters, kept at every width)
+  if ! python3 "$TMP/check.py" "$TMP/t$w" $w author >"$TMP/c" 2>&1; then
     echo "FAIL: COLUMNS=$w: $(cat "$TMP/c")"; sed 's/^/  /' "$TMP/t$w"; FAILS=$((FAILS + 1))
   fi
 done
 grep -q '\.\.\.' "$TMP/t60" || { echo "FAIL: COLUMNS=60 cut nothing"; FAILS=$((FAILS + 1)); }
+# get_commits names the columns a reader needs: at 60 they are what is left (the subject
+# above all), in the table's order
+expect_out "COLUMNS=60 keeps the columns get_commits names" "short_hash author subject" \
+  sh -c "head -1 '$TMP/t60' | tr -s ' ' ' ' | sed 's/ \$//'"
 grep -q '山田太郎' "$TMP/t150" || { echo "FAIL: the CJK name is not shown whole at 150 columns"; FAILS=$((FAILS + 1)); }
 grep -q '^(.* columns left out to fit 60 columns; --format json shows all)$' "$TMP/t60" ||
   { echo "FAIL: at 60 columns no line says columns were left out"; FAILS=$((FAILS + 1)); }

@@ -3,8 +3,11 @@
 # export of the same tools: every object schema has additionalProperties false and lists
 # every property as required; no default and no keyword strict mode does not take;
 # "strict": true; a parameter optional in the plain export is nullable (null in its type,
-# and in its enum when it has one), a required one is not; every plain parameter is there
-# unless it takes any JSON object. Prints one line per problem and exits 1 when any.
+# and in its enum when it has one), a required one is not, except that when a parameter
+# taking any JSON object is left out, one optional parameter of that tool may become
+# required (its alternative, such as run_query's text for its query); every plain
+# parameter is there unless it takes any JSON object. Prints one line per problem and
+# exits 1 when any.
 import json, sys
 
 UNSUPPORTED = {"default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -50,6 +53,8 @@ for t in strict:
     check(fn["parameters"], name)
     pp = plain[name]["parameters"]
     required = set(pp.get("required", []))
+    dropped = any("object" in types(p) and "properties" not in p for p in pp["properties"].values())
+    promoted = 0
     for pname, p in pp["properties"].items():
         free = "object" in types(p) and "properties" not in p
         sp = fn["parameters"]["properties"].get(pname)
@@ -60,6 +65,9 @@ for t in strict:
         if free:
             problems.append(f"{name}.{pname}: takes any object, cannot be strict")
         nullable = "null" in types(sp)
+        if dropped and not nullable and pname not in required and promoted == 0:
+            promoted += 1  # the alternative of the parameter left out
+            continue
         if nullable == (pname in required):
             problems.append(f"{name}.{pname}: nullable is {nullable}, required in the plain export is {pname in required}")
 if len(strict) != len(plain):

@@ -142,6 +142,9 @@ await check('resources: the Lisp and query DSL references', async () => {
   const query = await client.readResource({ uri: 'quarry://reference/query' });
   assert.ok(query.contents[0].text.includes('- `filter`'), 'the query reference lists the transform steps');
   await rejects(client.readResource({ uri: 'quarry://nothing' }), -32002, 'unknown resource');
+  // the MCP Inspector lists templates once it sees the resources capability: an empty list
+  const { resourceTemplates } = await client.listResourceTemplates();
+  assert.deepEqual(resourceTemplates, []);
 });
 
 await check('prompts: the common questions', async () => {

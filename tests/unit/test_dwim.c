@@ -54,9 +54,21 @@ static const row rows[] = {
     {"skeletn src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
     {"skeelton src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
     {"outlien src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
-    {"skeleton", "skeleton", NULL, "clarify"},
+    /* a verb named alone is sure; its missing target is reported apart (issue 27) */
+    {"skeleton", "skeleton", NULL, "run"},
+    {"SKELETON", "skeleton", NULL, "run"},
+    {"outline", "skeleton", NULL, "run"},
+    {"tree src/lisp", "skeleton", "src/lisp", "run"},
+    {"skeltn src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"vew src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"read path=src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"callers name=lx_eval", "callers", "lx_eval", "run"},
+    {"grep pattern=lx_ path=src", "grep", "lx_", "run"},
     {"what functions are in this file", "skeleton", NULL, "clarify"},
-    {"what functions are in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "clarify"},
+    /* a natural request every word of which a frame explains, with one file, runs (issue 27) */
+    {"what functions are in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"show src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"history of src/lisp/eval.c", "get_file_history", "src/lisp/eval.c", "run"},
     {"src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "clarify"},
     /* expand */
     {"expand lx_eval", "expand", "lx_eval", "run"},
@@ -68,7 +80,7 @@ static const row rows[] = {
     {"expand main", "expand", "main", "run"},
     {"show me the body of lx_eval", "expand", "lx_eval", "clarify"},
     {"lx_eval", "expand", "lx_eval", "clarify"},
-    {"expand", "expand", NULL, "clarify"},
+    {"expand", "expand", NULL, "run"},
     /* read */
     {"read src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
     {"read src/lisp/eval.c:10-40", "read", "src/lisp/eval.c:10-40", "run"},

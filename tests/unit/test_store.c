@@ -3,16 +3,19 @@
  * its schema, ids and WAL once; a store of ours reopens as it is; a foreign database, an
  * older schema and an empty file without permission to create are reported and left
  * untouched (journal mode included); a newer schema is refused with the message that
- * says to upgrade; SQLite's own failures come back as codes with the step that failed;
- * a PostgreSQL URL is refused until that backend exists.
+ * says to upgrade; SQLite's own failures come back as codes with the step that failed.
+ * PostgreSQL without a server: the server's name, the password, a URL that does not
+ * parse and a server that is not there, none of whose messages holds a credential.
  */
 #include "check.h"
 #include "quarry/store.h"
 
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define APP 0x71746573 /* "qtes" */
@@ -199,17 +202,312 @@ static void test_failures(const char *dir)
     CHECK_STR(st.failed_op, "read");
     qr_store_close(&st);
 
-    /* PostgreSQL: the seam knows it, the backend is not built */
-    qr_buf_reset(&err);
-    spec = spec_for("postgresql://db.example/quarry", QR_STORE_CREATE);
-    CHECK(qr_store_backend_of(spec.location) == QR_STORE_POSTGRES);
+    /* PostgreSQL: the seam sends such URLs to that backend */
+    CHECK(qr_store_backend_of("postgresql://db.example/quarry") == QR_STORE_POSTGRES);
     CHECK(qr_store_backend_of("postgres://x") == QR_STORE_POSTGRES);
     CHECK(qr_store_backend_of("/tmp/postgres.db") == QR_STORE_SQLITE);
+    CHECK(qr_store_backend_of("postgresql:relative.db") == QR_STORE_SQLITE);
+    /* a caller that reads only st->db is never handed a PostgreSQL store */
+    qr_buf_reset(&err);
+    spec = spec_for("postgresql://u:pw-s3cret@db.example/quarry", QR_STORE_CREATE);
     CHECK(qr_store_open(&st, &spec, &err) == QR_EINVAL);
-    CHECK_STR(err.p, "cannot open test store 'postgresql://db.example/quarry': PostgreSQL "
-                     "stores are not built yet; name a SQLite file");
-    CHECK(st.db == NULL);
+    CHECK_STR(err.p, "cannot open test store on postgresql server db.example:5432, database "
+                     "quarry: the test store is not on PostgreSQL yet; name a SQLite file");
+    CHECK(st.db == NULL && st.pg == NULL);
+    qr_store_close(&st);
     qr_buf_release(&err);
+}
+
+/* True when b holds s. */
+static bool holds(const qr_buf *b, const char *s)
+{
+    return b->p && strstr(b->p, s);
+}
+
+/* PostgreSQL without a server: names, passwords, a URL that does not parse, a server that
+ * is not there. None of the messages holds the password, the user or the URL. */
+static void test_pg_offline(const char *dir)
+{
+    qr_buf b, err;
+    qr_buf_init(&b);
+    qr_buf_init(&err);
+    qr_store_server_name("postgresql://alice:s3cret@db.example:6543/team", &b);
+    CHECK_STR(b.p, "postgresql server db.example:6543, database team");
+    qr_buf_reset(&b);
+    qr_store_server_name("postgres:///mem?host=/run/pg&port=7000&password=hunter22", &b);
+    CHECK_STR(b.p, "postgresql server /run/pg:7000, database mem");
+    qr_buf_reset(&b);
+    qr_store_server_name("postgresql://", &b);
+    CHECK_STR(b.p, "postgresql server (default socket):5432, database (default)");
+    qr_buf_reset(&b);
+    qr_store_server_name("postgresql://alice:s3%zzcret@db.example/team", &b);
+    CHECK_STR(b.p, "postgresql server (an invalid URL, not shown)");
+    qr_buf_reset(&b);
+
+    CHECK(qr_store_url_password("postgresql://alice:s3%2Fcret@db.example/team", &b));
+    CHECK_STR(b.p, "s3/cret");
+    qr_buf_reset(&b);
+    CHECK(qr_store_url_password("postgresql:///team?password=hunter22", &b));
+    CHECK_STR(b.p, "hunter22");
+    qr_buf_reset(&b);
+    CHECK(!qr_store_url_password("postgresql://alice@db.example/team", &b));
+    CHECK(b.len == 0);
+
+    /* a URL libpq cannot parse: refused as bad input, and not quoted */
+    qr_store st;
+    qr_store_spec spec = {.what = "memory store",
+                          .location = "postgresql://alice:s3%zzcret@db.example/team",
+                          .flags = QR_STORE_CREATE | QR_STORE_POSTGRES_OK};
+    CHECK(qr_store_open(&st, &spec, &err) == QR_EINVAL);
+    CHECK(holds(&err, "cannot open memory store: postgresql server (an invalid URL, not shown)"));
+    CHECK(!holds(&err, "s3") && !holds(&err, "alice") && !holds(&err, "db.example"));
+    CHECK(st.pg == NULL);
+    qr_store_close(&st);
+
+    /* no server on that socket: the error names it, and holds no credential */
+    char url[600];
+    snprintf(url, sizeof url,
+             "postgresql://alice:pw-s3cret@/team?host=%s&port=5999&password=pw-s3cret", dir);
+    spec.location = url;
+    qr_buf_reset(&err);
+    CHECK(qr_store_open(&st, &spec, &err) == QR_EIO);
+    char want[700];
+    snprintf(want, sizeof want, "memory store: cannot connect to postgresql server %s:5999, "
+             "database team: connection to server on socket \"%s/.s.PGSQL.5999\" failed",
+             dir, dir);
+    CHECK(holds(&err, want));
+    CHECK(!holds(&err, "s3cret") && !holds(&err, "alice") && !holds(&err, "postgresql://"));
+    CHECK(!strchr(err.p, '\n'));
+    CHECK(st.backend == QR_STORE_POSTGRES && st.pg != NULL && !st.created);
+    qr_store_close(&st);
+    CHECK(st.pg == NULL && st.server == NULL);
+
+    /* the migrations are numbered 1, 2, 3... without gaps */
+    size_t n = 0;
+    const qr_store_migration *m = qr_store_pg_migrations(&n);
+    CHECK(n >= 1);
+    for (size_t i = 0; i < n; i++)
+        CHECK(m[i].version == (int)i + 1 && m[i].name && m[i].sql);
+    qr_buf_release(&b);
+    qr_buf_release(&err);
+}
+
+/* Runs sql on st's connection; returns the first value of the first row ("" for none). */
+static const char *pg_value(qr_store *st, const char *sql)
+{
+    static char out[256];
+    out[0] = 0;
+    PGresult *r = PQexec(st->pg, sql);
+    ExecStatusType s = PQresultStatus(r);
+    if (s == PGRES_TUPLES_OK && PQntuples(r) > 0)
+        snprintf(out, sizeof out, "%s", PQgetvalue(r, 0, 0));
+    else if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK)
+        snprintf(out, sizeof out, "error: %s", PQresultErrorMessage(r));
+    PQclear(r);
+    return out;
+}
+
+/* PostgreSQL on a real server (tests/cli/48_db.sh runs this with QUARRY_TEST_PG_URL naming
+ * an empty database): an empty database, creating the schema by migration, reopening,
+ * an older and a newer schema, a failing migration rolled back whole. */
+static void test_pg_server(const char *url)
+{
+    size_t n = 0;
+    qr_store_pg_migrations(&n);
+    qr_store st;
+    qr_buf err;
+    qr_buf_init(&err);
+    qr_store_spec spec = {.what = "memory store", .location = url, .flags = QR_STORE_POSTGRES_OK};
+    CHECK(qr_store_open(&st, &spec, &err) == QR_OK);
+    if (err.len)
+        fprintf(stderr, "%s\n", err.p);
+    CHECK(st.kind == QR_STORE_EMPTY && !st.created && st.version == 0);
+    CHECK_STR(pg_value(&st, "SELECT to_regclass('mem_nodes') IS NULL"), "t");
+    qr_store_close(&st);
+
+    spec.flags = QR_STORE_CREATE | QR_STORE_POSTGRES_OK;
+    CHECK(qr_store_open(&st, &spec, &err) == QR_OK);
+    CHECK(st.kind == QR_STORE_OURS && st.created && st.version == (int64_t)n);
+    CHECK_STR(pg_value(&st, "SELECT count(*) FROM schema_migrations"), "1");
+    CHECK_STR(pg_value(&st, "SELECT generation FROM mem_state"), "0");
+    CHECK_STR(pg_value(&st, "SELECT count(*) FROM due_agents"), "0");
+    /* the shape: a note, a tag, a link, a visit; the checks of the SQLite schema hold */
+    CHECK_STR(pg_value(&st, "INSERT INTO mem_nodes(key, type, weight, provenance, created,"
+                            " modified, content_len, content) VALUES ('a', 'fact', 0.5, 'user',"
+                            " 1, 1, 5, 'alpha'), ('b', 'fact', 1, 'user', 1, 1, 4, 'beta')"
+                            " RETURNING id"),
+              "1");
+    CHECK_STR(pg_value(&st, "INSERT INTO mem_tags VALUES (1, 'x') RETURNING tag"), "x");
+    CHECK_STR(pg_value(&st, "INSERT INTO mem_edges VALUES (1, 2, 'rel', 1) RETURNING type"),
+              "rel");
+    CHECK(!strncmp(pg_value(&st, "INSERT INTO mem_edges VALUES (1, 2, 'bad', 0)"), "error: ", 7));
+    CHECK_STR(pg_value(&st, "INSERT INTO mem_visits(node, agent, time, outcome)"
+                            " VALUES (1, 'agent-1', 10, 'used') RETURNING agent"),
+              "agent-1");
+    CHECK_STR(pg_value(&st, "SELECT key FROM mem_nodes WHERE search @@ to_tsquery('english',"
+                            " 'alphas')"),
+              "a");
+    qr_store_close(&st);
+
+    /* reopened: ours, not created again; migrating applies nothing */
+    CHECK(qr_store_open(&st, &spec, &err) == QR_OK);
+    CHECK(st.kind == QR_STORE_OURS && !st.created);
+    int applied = -1;
+    CHECK(qr_store_pg_migrate(&st, &applied, &err) == QR_OK && applied == 0);
+    bool init = false;
+    int64_t v = -1;
+    CHECK(qr_store_pg_version(&st, &init, &v, &err) == QR_OK && init && v == (int64_t)n);
+
+    /* an older schema (no migration recorded): not ours, not migrated on open; migrating
+     * it fails on migration 1 (its tables exist) and leaves everything as it was */
+    pg_value(&st, "DELETE FROM schema_migrations");
+    qr_store_close(&st);
+    CHECK(qr_store_open(&st, &spec, &err) == QR_OK);
+    CHECK(st.kind == QR_STORE_OTHER && st.version == 0 && !st.created);
+    qr_buf_reset(&err);
+    CHECK(qr_store_pg_migrate(&st, &applied, &err) == QR_EIO && applied == 0);
+    CHECK(holds(&err, "cannot apply migration 1 (memory store and due-agents lease table) on "
+                      "postgresql server "));
+    CHECK(holds(&err, "already exists"));
+    CHECK_STR(pg_value(&st, "SELECT count(*) FROM schema_migrations"), "0");
+    CHECK_STR(pg_value(&st, "SELECT count(*) FROM mem_nodes"), "2");
+    CHECK_STR(pg_value(&st, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"), "0");
+
+    /* a newer schema: refused on open and by migrate, nothing changed */
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO schema_migrations VALUES (1, 'x', 0), (%zu, 'from the future', 0)",
+             n + 1);
+    pg_value(&st, sql);
+    qr_store_close(&st);
+    qr_buf_reset(&err);
+    CHECK(qr_store_open(&st, &spec, &err) == QR_EIO);
+    char want[200];
+    snprintf(want, sizeof want, "has schema version %zu, newer than this quarry reads (%zu): "
+             "upgrade quarry", n + 1, n);
+    CHECK(holds(&err, "memory store at postgresql server ") && holds(&err, want));
+    qr_store_close(&st);
+    CHECK(qr_store_pg_connect(&st, "test", url, &err) == QR_OK);
+    qr_buf_reset(&err);
+    CHECK(qr_store_pg_migrate(&st, &applied, &err) == QR_EINVAL && applied == 0);
+    snprintf(want, sizeof want, "has schema version %zu, newer than this quarry knows (%zu): "
+             "upgrade quarry", n + 1, n);
+    CHECK(holds(&err, want));
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM schema_migrations WHERE version = %zu", n + 1);
+    CHECK_STR(pg_value(&st, sql), "1");
+    qr_store_close(&st);
+    qr_buf_release(&err);
+}
+
+/* The scheduler's leases on a real server: claims in due order, none while leased, an
+ * expired lease taken over (its old holder's `done` then changes nothing), a row another
+ * transaction holds skipped without waiting, and four processes claiming twenty agents at
+ * once, each agent claimed exactly once. */
+static void test_pg_agents(const char *url, const char *dir)
+{
+    qr_store a, b;
+    qr_buf err, name;
+    qr_buf_init(&err);
+    qr_buf_init(&name);
+    CHECK(qr_store_pg_connect(&a, "test", url, &err) == QR_OK);
+    CHECK(qr_store_pg_connect(&b, "test", url, &err) == QR_OK);
+    pg_value(&a, "DELETE FROM due_agents");
+    CHECK(qr_store_agent_schedule(&a, "a1", 100, &err) == QR_OK);
+    CHECK(qr_store_agent_schedule(&a, "a2", 200, &err) == QR_OK);
+    CHECK(qr_store_agent_schedule(&a, "a0", 300, &err) == QR_OK);
+    bool claimed = false, held = false;
+    CHECK(qr_store_agent_claim(&a, "A", 50, 60, &name, &claimed, &err) == QR_OK && !claimed);
+    CHECK(qr_store_agent_claim(&a, "A", 150, 60, &name, &claimed, &err) == QR_OK && claimed);
+    CHECK_STR(name.p, "a1");
+    qr_buf_reset(&name);
+    CHECK(qr_store_agent_claim(&b, "B", 150, 60, &name, &claimed, &err) == QR_OK && !claimed);
+    CHECK(qr_store_agent_claim(&b, "B", 200, 60, &name, &claimed, &err) == QR_OK && claimed);
+    CHECK_STR(name.p, "a2");
+    qr_buf_reset(&name);
+
+    /* a1's lease (until 210) has ended at 220, but A's transaction holds its row: B skips
+     * it, without waiting (a wait would hit the statement timeout and fail) */
+    pg_value(&b, "SET statement_timeout = 5000");
+    pg_value(&a, "BEGIN");
+    CHECK_STR(pg_value(&a, "SELECT agent FROM due_agents WHERE agent = 'a1' FOR UPDATE"), "a1");
+    CHECK(qr_store_agent_claim(&b, "B", 220, 60, &name, &claimed, &err) == QR_OK && !claimed);
+    pg_value(&a, "ROLLBACK");
+    /* released: B takes the expired lease over; A's late `done` changes nothing */
+    CHECK(qr_store_agent_claim(&b, "B", 220, 60, &name, &claimed, &err) == QR_OK && claimed);
+    CHECK_STR(name.p, "a1");
+    qr_buf_reset(&name);
+    CHECK(qr_store_agent_done(&a, "a1", "A", 999, &held, &err) == QR_OK && !held);
+    CHECK(qr_store_agent_done(&b, "a1", "B", 1000, &held, &err) == QR_OK && held);
+    CHECK_STR(pg_value(&a, "SELECT due || ' ' || runs || ' ' || coalesce(holder, '-')"
+                           " FROM due_agents WHERE agent = 'a1'"),
+              "1000 1 -");
+    /* rescheduling keeps a lease */
+    CHECK(qr_store_agent_schedule(&a, "a2", 5, &err) == QR_OK);
+    CHECK_STR(pg_value(&a, "SELECT due || ' ' || holder FROM due_agents WHERE agent = 'a2'"),
+              "5 B");
+    qr_store_close(&b);
+
+    /* four processes, twenty due agents: each claimed once */
+    pg_value(&a, "DELETE FROM due_agents");
+    char agent[16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(agent, sizeof agent, "agent-%02d", i);
+        CHECK(qr_store_agent_schedule(&a, agent, 0, &err) == QR_OK);
+    }
+    char log[600];
+    snprintf(log, sizeof log, "%s/claims.log", dir);
+    pid_t kids[4];
+    for (int k = 0; k < 4; k++) {
+        kids[k] = fork();
+        if (kids[k] == 0) {
+            qr_store c;
+            qr_buf e, got;
+            qr_buf_init(&e);
+            qr_buf_init(&got);
+            char holder[16];
+            snprintf(holder, sizeof holder, "worker-%d", k);
+            int bad = qr_store_pg_connect(&c, "test", url, &e) != QR_OK;
+            FILE *f = fopen(log, "a");
+            bool more = !bad && f;
+            while (more) {
+                qr_buf_reset(&got);
+                bad |= qr_store_agent_claim(&c, holder, 10, 60, &got, &more, &e) != QR_OK;
+                if (!more)
+                    break;
+                fprintf(f, "%s\n", got.p);
+                fflush(f);
+                bool h = false;
+                bad |= qr_store_agent_done(&c, got.p, holder, 100000, &h, &e) != QR_OK || !h;
+            }
+            if (f)
+                fclose(f);
+            qr_store_close(&c);
+            _exit(bad ? 1 : 0);
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        int status = 0;
+        CHECK(kids[k] > 0 && waitpid(kids[k], &status, 0) == kids[k] && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0);
+    }
+    int seen[20] = {0}, lines = 0;
+    FILE *f = fopen(log, "r");
+    char line[64];
+    while (f && fgets(line, sizeof line, f)) {
+        int i = -1;
+        if (sscanf(line, "agent-%d", &i) == 1 && i >= 0 && i < 20)
+            seen[i]++;
+        lines++;
+    }
+    if (f)
+        fclose(f);
+    CHECK(lines == 20);
+    for (int i = 0; i < 20; i++)
+        CHECK(seen[i] == 1);
+    CHECK_STR(pg_value(&a, "SELECT sum(runs) || ' ' || count(holder) FROM due_agents"), "20 0");
+    qr_store_close(&a);
+    qr_buf_release(&err);
+    qr_buf_release(&name);
 }
 
 static void test_memory_db(void)
@@ -237,6 +535,12 @@ int main(void)
     test_not_ours(dir);
     test_failures(dir);
     test_memory_db();
+    test_pg_offline(dir);
+    const char *pg = getenv("QUARRY_TEST_PG_URL");
+    if (pg && *pg) {
+        test_pg_server(pg);
+        test_pg_agents(pg, dir);
+    }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

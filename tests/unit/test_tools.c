@@ -658,7 +658,7 @@ static void test_exports(void)
     CHECK(qr_tools_export(one, QR_TOOLS_ANTHROPIC, false, &b) == QR_OK);
     CHECK_STR(b.p,
               "[{\"name\":\"echo\",\"description\":\"Return the parameters as the tool received "
-              "them.\\n\\nReturns: a map of the parameters\",\"input_schema\":{\"type\":"
+              "them.\\n\\nReturns: a map of the parameters.\",\"input_schema\":{\"type\":"
               "\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":"
               "\"what to say\"},\"times\":{\"type\":\"integer\",\"description\":\"how many "
               "times\",\"minimum\":1,\"maximum\":10,\"default\":1},\"opts\":{\"type\":\"object\","
@@ -908,6 +908,107 @@ static void test_output(void)
     qr_tools_free(r);
 }
 
+/* Descriptions a model is given: whole sentences, within the 1,024 characters the OpenAI
+ * API takes; a longer one is cut after its last whole sentence, never inside a word. */
+static void test_description_limit(void)
+{
+    qr_buf b;
+    qr_buf_init(&b);
+    /* short text is left alone */
+    qr_buf_puts(&b, "One. Two.");
+    qr_tools_fit_description(&b, 0, 1024);
+    CHECK_STR(b.p, "One. Two.");
+    /* cut at the last sentence that fits */
+    qr_buf_reset(&b);
+    qr_buf_puts(&b, "First sentence. Second one! Third sentence runs past the limit");
+    qr_tools_fit_description(&b, 0, 40);
+    CHECK_STR(b.p, "First sentence. Second one!");
+    /* a sentence end on a line end counts; bytes before `from` are not counted or cut */
+    qr_buf_reset(&b);
+    qr_buf_puts(&b, "KEEP: Alpha beta.\nGamma delta epsilon zeta");
+    qr_tools_fit_description(&b, 6, 20);
+    CHECK_STR(b.p, "KEEP: Alpha beta.");
+    /* no sentence ends in time: the last whole word, and "..." */
+    qr_buf_reset(&b);
+    qr_buf_puts(&b, "averyveryverylongword another word and more");
+    qr_tools_fit_description(&b, 0, 30);
+    CHECK_STR(b.p, "averyveryverylongword...");
+    /* characters, not bytes: 30 two-byte characters fit in 30 */
+    qr_buf_reset(&b);
+    for (int i = 0; i < 30; i++)
+        qr_buf_puts(&b, "\xc3\xa9");
+    qr_tools_fit_description(&b, 0, 30);
+    CHECK(b.len == 60);
+
+    /* a record whose summary is long: its description is cut at a sentence, and the
+     * result's description, when it fits, ends with a period */
+    static char summary[3000];
+    size_t n = 0;
+    while (n + 40 < sizeof summary) {
+        memcpy(summary + n, "This sentence is exactly forty chars.. ", 39);
+        n += 39;
+    }
+    summary[n] = '\0';
+    qr_tool long_tool = {.name = "long", .summary = summary, .result = "a value",
+                         .handler = echo_fn, .caps = QR_TOOL_READS_REPO};
+    qr_buf_reset(&b);
+    qr_tool_description(&long_tool, &b);
+    CHECK(qr_utf8_count(b.p, b.len) <= QR_TOOLS_DESCRIPTION_MAX);
+    CHECK(b.len > QR_TOOLS_DESCRIPTION_MAX - 45);
+    CHECK(b.p[b.len - 1] == '.');
+    qr_tool short_tool = {.name = "short", .summary = "Say hi.", .result = "a greeting",
+                          .handler = echo_fn, .caps = QR_TOOL_READS_REPO};
+    qr_buf_reset(&b);
+    qr_tool_description(&short_tool, &b);
+    CHECK_STR(b.p, "Say hi.\n\nReturns: a greeting.");
+    qr_buf_release(&b);
+}
+
+/* A narrow table keeps the columns a reader needs: those a tool names, or the one a
+ * ranked result is ordered by. */
+static void test_key_columns(void)
+{
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_buf b;
+    qr_buf_init(&b);
+    qr_val rows = edn(&a, "[{:hash \"0123456789abcdef0123456789abcdef01234567\" :email "
+                          "\"ann@example.com\" :ts 1700000000 :subject \"Fix the parser\"}"
+                          " {:hash \"1123456789abcdef0123456789abcdef01234567\" :email "
+                          "\"bob@example.com\" :ts 1600000000 :subject \"Add a test\"}]");
+    static const char *const keys[] = {"subject", "email", NULL};
+    qr_tools_render_table_keys(&b, rows, 40, keys);
+    CHECK_STR(b.p, "email            subject\n"
+                   "ann@example.com  Fix the parser\n"
+                   "bob@example.com  Add a test\n"
+                   "(2 of 4 columns left out to fit 40 columns; --format json shows all)\n");
+    /* narrower: the least needed of them goes too */
+    qr_buf_reset(&b);
+    qr_tools_render_table_keys(&b, rows, 20, keys);
+    CHECK_STR(b.p, "subject\n"
+                   "Fix the parser\n"
+                   "Add a test\n"
+                   "(3 of 4 columns left out to fit 20 columns; --format json shows all)\n");
+    /* a table that fits is whole, in its order */
+    qr_buf_reset(&b);
+    qr_tools_render_table_keys(&b, rows, 0, keys);
+    CHECK(strstr(b.p, "hash") == b.p);
+    /* no names: the column a ranked result is ordered by stays, the others go from the
+     * right */
+    qr_val ranked = edn(&a, "[{:name \"alpha\" :path \"src/one/two/three.c\" :files 2 :lines 30}"
+                            " {:name \"beta\" :path \"src/one/two/four.c\" :files 9 :lines 20}"
+                            " {:name \"gamma\" :path \"src/one/five.c\" :files 1 :lines 10}]");
+    qr_buf_reset(&b);
+    qr_tools_render_table_width(&b, ranked, 26);
+    CHECK_STR(b.p, "name   path          lines\n"
+                   "alpha  src/one/t...     30\n"
+                   "beta   src/one/t...     20\n"
+                   "gamma  src/one/f...     10\n"
+                   "(1 of 4 columns left out to fit 26 columns; --format json shows all)\n");
+    qr_buf_release(&b);
+    qr_arena_release(&a);
+}
+
 int main(void)
 {
     test_registration();
@@ -918,5 +1019,7 @@ int main(void)
     test_argv();
     test_lisp();
     test_output();
+    test_description_limit();
+    test_key_columns();
     CHECK_DONE();
 }

@@ -1,0 +1,63 @@
+/*
+ * pg_schema.c: the numbered migrations of the team database (quarry/store.h,
+ * qr_store_pg_migrations), the schema every store shared on PostgreSQL reads.
+ *
+ * Design: one list, numbered from 1 without gaps, applied in order by
+ * qr_store_pg_migrate and recorded in schema_migrations; a migration once released is
+ * never edited (a database that applied it would differ from one that applies the new
+ * text): a change is a new migration. Tables are named by the store that owns them
+ * (mem_*, and later the statistics and code indexes' own), so one database holds them all.
+ *
+ * Migration 1, the memory store: the shape of the SQLite memory schema (src/memory/store.c)
+ * with one store per database, shared by every agent that connects: notes are keyed by
+ * their key (unique across agents), visits carry the agent that made them, and the change
+ * counter is one row (mem_state) that writers bump with UPDATE ... SET generation =
+ * generation + 1 in their transaction, so concurrent writers never lose a count. Search is
+ * a stored tsvector with a GIN index instead of FTS5. due_agents is the scheduler's lease
+ * table: an agent is due at `due` (Unix seconds); a scheduler claims it with SELECT ... FOR
+ * UPDATE SKIP LOCKED and writes its holder and lease_until, so a crashed holder's lease
+ * expires.
+ *
+ * Rejected: one table per agent or a schema per agent (agents share what they learn:
+ * that is the point of the shared store); TIMESTAMPTZ columns (the SQLite store keeps Unix
+ * seconds, and export/import must round-trip exactly).
+ */
+#include "quarry/store.h"
+
+static const qr_store_migration migrations[] = {
+    {1, "memory store and due-agents lease table",
+     "CREATE TABLE mem_nodes(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+     " key text NOT NULL UNIQUE, type text NOT NULL,"
+     " weight double precision NOT NULL CHECK (weight >= 0 AND weight <= 1),"
+     " provenance text NOT NULL, created bigint NOT NULL, modified bigint NOT NULL,"
+     " retrievals bigint NOT NULL DEFAULT 0, uses bigint NOT NULL DEFAULT 0,"
+     " wrongs bigint NOT NULL DEFAULT 0, deleted bigint,"
+     " content_len bigint NOT NULL, content text NOT NULL,"
+     " search tsvector GENERATED ALWAYS AS"
+     " (to_tsvector('english'::regconfig, key || ' ' || content)) STORED);"
+     "CREATE INDEX mem_nodes_search ON mem_nodes USING gin(search);"
+     "CREATE TABLE mem_tags(node bigint NOT NULL REFERENCES mem_nodes(id), tag text NOT NULL,"
+     " PRIMARY KEY(node, tag));"
+     "CREATE TABLE mem_edges(source bigint NOT NULL REFERENCES mem_nodes(id),"
+     " target bigint NOT NULL REFERENCES mem_nodes(id), type text NOT NULL,"
+     " strength double precision NOT NULL CHECK (strength > 0 AND strength <= 1),"
+     " PRIMARY KEY(source, target, type));"
+     "CREATE INDEX mem_edges_target ON mem_edges(target);"
+     "CREATE TABLE mem_visits(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+     " node bigint NOT NULL REFERENCES mem_nodes(id), agent text NOT NULL,"
+     " time bigint NOT NULL, outcome text NOT NULL);"
+     "CREATE INDEX mem_visits_agent ON mem_visits(agent, node, time);"
+     "CREATE TABLE mem_state(one boolean PRIMARY KEY DEFAULT true CHECK (one),"
+     " generation bigint NOT NULL DEFAULT 0, write_id bigint NOT NULL DEFAULT 0,"
+     " created bigint NOT NULL DEFAULT 0);"
+     "INSERT INTO mem_state DEFAULT VALUES;"
+     "CREATE TABLE due_agents(agent text PRIMARY KEY, due bigint NOT NULL,"
+     " holder text, lease_until bigint, runs bigint NOT NULL DEFAULT 0);"
+     "CREATE INDEX due_agents_due ON due_agents(due);"},
+};
+
+const qr_store_migration *qr_store_pg_migrations(size_t *n)
+{
+    *n = sizeof migrations / sizeof *migrations;
+    return migrations;
+}

@@ -52,6 +52,7 @@ fi
 if [ "${1:-}" = "--bench" ]; then
   NEEDS="$NEEDS
 cmd:lua5.4:lua5.4
+cmd:gtags:global
 "
 fi
 

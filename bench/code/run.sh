@@ -12,20 +12,25 @@
 # nothing is shared by the per-blob store), committed to a git repository under
 # bench/code/.data/. Real code, about BENCH_COPIES x 60,000 lines.
 #
-# Timed (wall clock, `date +%s%N`, best of BENCH_RUNS, default 3):
-#   cold    quarry code index with no code.db      vs  ctags -R  +  cscope -b -R -k
-#   warm    quarry code index with everything stored (list, load, assemble)
-#   change  one file changed in the working tree: quarry code index (hashes the changed
-#           file, parses it, assembles the graph); target under 100 ms for the part that
-#           is the change (the parse: printed apart as "change - warm")
-#   query   get_call_graph and find_references in one process (a Lisp program making
-#           BENCH_QUERIES + 1 calls, less one making one, divided by BENCH_QUERIES; target
-#           under 5 ms; both totals are printed, since on a busy machine the difference
-#           can be within the noise of loading the graph), and through the CLI (a fresh
-#           process: loading the graph included)
-# Prints the times, the ratios against ctags+cscope, and the targets. Exit status 0 even
-# when a target is missed (this reports, it does not gate); 1 when a command fails; 2 on
-# a usage or setup error.
+# Timed: CPU time (user + system of the command and its children, from the kernel's
+# rusage; best of BENCH_RUNS, default 3) and, for the command-line queries, wall time too:
+#   cold    quarry code index with no code.db   vs  ctags -R + cscope -b -q -R   and
+#           gtags (GNU global)
+#   warm    quarry code index with everything stored (list, load, assemble, or the kept
+#           graph)
+#   reindex one file changed and committed: quarry code index  vs  ctags -R + cscope -b -q
+#           -R (cscope reuses what did not change)  and  global -u
+#   query   one question from the command line, a fresh process each time: callers,
+#           callees, definition, references (quarry code query get_call_graph
+#           --direction callers|callees, get_definition, find_references)  vs  cscope -d
+#           -L -3|-2|-1|-0  and  global -rx / -x, best of BENCH_QUERY_RUNS (default 20);
+#           target within 5x of cscope
+#           in-process per call, as before (a Lisp program making BENCH_QUERIES + 1
+#           calls, less one making one, divided by BENCH_QUERIES)
+# Prints the times and the ratios. Exit status 0 even when a target is missed (this
+# reports, it does not gate); 1 when a command fails; 2 on a usage or setup error.
+# BENCH_FN names the function the queries ask about (default: the function with the
+# most call sites in the tree).
 
 set -uo pipefail
 
@@ -50,7 +55,7 @@ while [ $# -gt 0 ]; do
 done
 Q=$(cd "$(dirname "$Q")" && pwd)/$(basename "$Q")
 [ -x "$Q" ] || die "no quarry binary at '$Q' (make first)"
-for t in git ctags cscope; do
+for t in git ctags cscope gtags global python3; do
   command -v $t >/dev/null 2>&1 || die "'$t' is not installed (sh scripts/deps.sh --test)"
 done
 
@@ -84,73 +89,130 @@ FILES=$(git -C "$REPO" ls-files '*.c' '*.h' | wc -l)
 LINES=$(git -C "$REPO" ls-files -z '*.c' '*.h' | (cd "$REPO" && xargs -0 cat) | wc -l)
 say "tree: $REPO ($FILES C files, $LINES lines)"
 
-now() { date +%s%N; }
-# best NAME CMD...: runs CMD RUNS times (after SETUP, when set), keeps the best in ms
+# cpu CMD...: runs CMD; prints "CPU_MS WALL_MS" (CPU: user + system, its children too)
+cpu() {
+  python3 - "$@" <<'PY'
+import os, resource, subprocess, sys, time
+t0 = time.monotonic()
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open(os.environ["BENCH_ERR"], "w"))
+t1 = time.monotonic()
+r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+print("%.2f %.2f" % (cpu * 1000, (t1 - t0) * 1000))
+sys.exit(p.returncode)
+PY
+}
+# best NAME CMD...: runs CMD RUNS times (after SETUP, when set); prints the best
+# "CPU_MS WALL_MS" (each the least of its runs)
 best() {
-  local name=$1 b="" t0 t1 ms i
+  local name=$1 bc="" bw="" out c w i
   shift
   for ((i = 0; i < RUNS; i++)); do
     [ -n "${SETUP:-}" ] && eval "$SETUP"
-    t0=$(now)
-    "$@" >/dev/null 2>"$WORK/err" || { say "run.sh: $name failed:"; cat "$WORK/err" >&2; exit 1; }
-    t1=$(now)
-    ms=$(( (t1 - t0) / 1000000 ))
-    if [ -z "$b" ] || [ "$ms" -lt "$b" ]; then b=$ms; fi
+    out=$(BENCH_ERR=$WORK/err cpu "$@") || { say "run.sh: $name failed:"; cat "$WORK/err" >&2; exit 1; }
+    c=${out% *}; w=${out#* }
+    if [ -z "$bc" ] || awk -v a="$c" -v b="$bc" 'BEGIN { exit !(a < b) }'; then bc=$c; fi
+    if [ -z "$bw" ] || awk -v a="$w" -v b="$bw" 'BEGIN { exit !(a < b) }'; then bw=$w; fi
   done
-  printf '%s' "$b"
+  printf '%s %s' "$bc" "$bw"
 }
+cpu_of() { printf '%s' "${1% *}"; }
+wall_of() { printf '%s' "${1#* }"; }
+add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a + b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
 
 mkdir -p "$WORK"
 cd "$REPO" || exit 2
-SETUP="rm -f '$GITDIR/quarry/code.db' '$GITDIR/quarry/code.db-wal' '$GITDIR/quarry/code.db-shm'"
+# the comparisons write their databases here, outside the tree
+CS=$WORK/cscope.out
+export GTAGSROOT=$REPO GTAGSDBPATH=$WORK/gtags
+mkdir -p "$GTAGSDBPATH"
+rmq() { rm -rf "$GITDIR/quarry"; }
+SETUP=rmq
 cold=$(best "cold index" "$Q" code index --repo "$REPO" --format json)
-SETUP="rm -f '$WORK/tags' '$WORK/cscope.out'"
-ctags_ms=$(best "ctags -R" ctags -R -f "$WORK/tags" .)
-cscope_ms=$(best "cscope -b" cscope -b -R -k -f "$WORK/cscope.out")
+SETUP="rm -f '$WORK/tags' '$CS' '$CS.in' '$CS.po'"
+ctags_c=$(best "ctags -R" ctags -R -f "$WORK/tags" .)
+cscope_c=$(best "cscope -b -q -R" cscope -b -q -R -f "$CS")
+SETUP="rm -f '$GTAGSDBPATH'/G*"
+gtags_c=$(best "gtags" gtags "$GTAGSDBPATH")
 SETUP=""
 warm=$(best "warm index" "$Q" code index --repo "$REPO" --format json)
 
-# one file changed in the working tree, a new blob every run
+# one file changed and committed, a new blob every run (on a throwaway branch)
 victim=$(git -C "$REPO" ls-files '*.c' | head -1)
-cp "$REPO/$victim" "$WORK/victim.orig"
+head0=$(git -C "$REPO" rev-parse HEAD)
+branch0=$(git -C "$REPO" symbolic-ref -q --short HEAD || true)
+git -C "$REPO" checkout -q -b quarry-bench-reindex
 n=0
-SETUP='n=$((n + 1)); cp "$WORK/victim.orig" "$REPO/$victim"; printf "int bench_change_%d(void) { return %d; }\n" $n $n >> "$REPO/$victim"'
-change=$(best "index after one change" "$Q" code index --repo "$REPO" --format json)
-SETUP=""
-cp "$WORK/victim.orig" "$REPO/$victim"
-
-# queries: a function with callers and callees, and a much-used name
-fn=qr_buf_printf
-inproc() {
-  local q=$1 k=$2
-  "$Q" lisp --repo "$REPO" --timeout-ms 600000 --max-steps 100000000 \
-    -e "(count (for [i (range $k)] (tool/query_codebase $q)))"
+change() {
+  n=$((n + 1))
+  printf "int bench_change_%d(void) { return %d; }\n" $n $n >> "$REPO/$victim"
+  git -C "$REPO" -c user.name=B -c user.email=b@example.com -c commit.gpgsign=false \
+    commit -qam "bench $n"
+  sleep 1 # past the file system's clock tick: the tools see a newer file
 }
-cg='{:query_type "get_call_graph" :name "'$fn'"}'
-fr='{:query_type "find_references" :name "'$fn'"}'
-one_cg=$(best "get_call_graph x1" inproc "$cg" 1)
-many_cg=$(best "get_call_graph x$QUERIES" inproc "$cg" $((QUERIES + 1)))
-one_fr=$(best "find_references x1" inproc "$fr" 1)
-many_fr=$(best "find_references x$QUERIES" inproc "$fr" $((QUERIES + 1)))
-cli_cg=$(best "CLI get_call_graph" "$Q" code query get_call_graph --name "$fn" --repo "$REPO" --format json)
-cli_fr=$(best "CLI find_references" "$Q" code query find_references --name "$fn" --repo "$REPO" --format json)
+SETUP=change
+reindex=$(best "quarry re-index after a commit" "$Q" code index --repo "$REPO" --format json)
+SETUP=change
+ctags_r=$(best "ctags -R again" ctags -R -f "$WORK/tags" .)
+SETUP=change
+cscope_r=$(best "cscope -b -q -R again" cscope -b -q -R -f "$CS")
+SETUP=change
+global_r=$(best "global -u" global -u)
+SETUP=""
+git -C "$REPO" checkout -q "${branch0:-$head0}"
+git -C "$REPO" branch -qD quarry-bench-reindex
+# the tree as it was, indexed by every tool
+"$Q" code index --repo "$REPO" >/dev/null
+cscope -b -q -R -f "$CS"
+gtags "$GTAGSDBPATH"
+sleep 1
+"$Q" code index --repo "$REPO" >/dev/null # the kept graph and its snapshot
 
-per() { awk -v a="$1" -v b="$2" -v n="$QUERIES" 'BEGIN { printf "%.2f", (b - a) / n }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
-anchor=$((ctags_ms + cscope_ms))
-printf '\ncode graph benchmark: %s (%d C files, %d lines), best of %d\n' "$REPO" "$FILES" "$LINES" "$RUNS"
-printf '  %-44s %8s\n' "what" "ms"
-printf '  %-44s %8d\n' "quarry code index, cold" "$cold"
-printf '  %-44s %8d\n' "ctags -R" "$ctags_ms"
-printf '  %-44s %8d\n' "cscope -b -R -k" "$cscope_ms"
-printf '  %-44s %8s\n' "cold / (ctags + cscope)" "$(ratio "$cold" "$anchor")"
-printf '  %-44s %8d\n' "quarry code index, warm (nothing to parse)" "$warm"
-printf '  %-44s %8d\n' "quarry code index after one file changed" "$change"
-printf '  %-44s %8d   (target < 100)\n' "  of which the change (change - warm)" "$((change - warm))"
-printf '  %-44s %8s   (target < 5)\n' "get_call_graph in process, per call" "$(per "$one_cg" "$many_cg")"
-printf '  %-44s %8s\n' "  (one process: 1 call, $((QUERIES + 1)) calls)" "$one_cg, $many_cg"
-printf '  %-44s %8s   (target < 5)\n' "find_references in process, per call" "$(per "$one_fr" "$many_fr")"
-printf '  %-44s %8s\n' "  (one process: 1 call, $((QUERIES + 1)) calls)" "$one_fr, $many_fr"
-printf '  %-44s %8d\n' "get_call_graph through the CLI" "$cli_cg"
-printf '  %-44s %8d\n' "find_references through the CLI" "$cli_fr"
+fn=${BENCH_FN:-$(cscope -d -L -3 '.*' -f "$CS" 2>/dev/null | awk '{ print $2 }' | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')}
+[ -n "$fn" ] || fn=main
+"$Q" code query find_references --name "$fn" --repo "$REPO" >/dev/null # keeps the references
+RUNS0=$RUNS
+RUNS=${BENCH_QUERY_RUNS:-20} # a question takes milliseconds: the best of more runs
+qc=$(best "CLI callers" "$Q" code query get_call_graph --name "$fn" --direction callers --repo "$REPO" --format json)
+qe=$(best "CLI callees" "$Q" code query get_call_graph --name "$fn" --direction callees --repo "$REPO" --format json)
+qd=$(best "CLI definition" "$Q" code query get_definition --name "$fn" --repo "$REPO" --format json)
+qr=$(best "CLI references" "$Q" code query find_references --name "$fn" --repo "$REPO" --format json)
+cc=$(best "cscope callers" cscope -d -L -3 "$fn" -f "$CS")
+ce=$(best "cscope callees" cscope -d -L -2 "$fn" -f "$CS")
+cd_=$(best "cscope definition" cscope -d -L -1 "$fn" -f "$CS")
+cr=$(best "cscope references" cscope -d -L -0 "$fn" -f "$CS")
+gr=$(best "global -rx" global -rx "$fn")
+gd=$(best "global -x" global -x "$fn")
+RUNS=$RUNS0
+
+lisp_many() { printf '(count (for [i (range %d)] (tool/query_codebase %s)))' "$1" "$2"; }
+cg='{:query_type "get_call_graph" :name "'$fn'"}'
+LISP=("$Q" lisp --repo "$REPO" --timeout-ms 600000 --max-steps 100000000 -e)
+one_cg=$(cpu_of "$(best "get_call_graph x1" "${LISP[@]}" "$(lisp_many 1 "$cg")")")
+many_cg=$(cpu_of "$(best "get_call_graph x$QUERIES" "${LISP[@]}" "$(lisp_many $((QUERIES + 1)) "$cg")")")
+per() { awk -v a="$1" -v b="$2" -v n="$QUERIES" 'BEGIN { printf "%.3f", (b - a) / n }'; }
+
+cs_cold=$(add "$(cpu_of "$ctags_c")" "$(cpu_of "$cscope_c")")
+cs_re=$(add "$(cpu_of "$ctags_r")" "$(cpu_of "$cscope_r")")
+row() { printf '  %-46s %10s %10s %s\n' "$@"; }
+printf '\ncode graph benchmark: %s (%d C files, %d lines), best of %d, CPU ms\n' "$REPO" "$FILES" "$LINES" "$RUNS"
+row "index" "quarry" "ratio" ""
+row "cold: quarry code index" "$(cpu_of "$cold")" "" ""
+row "  ctags -R + cscope -b -q -R" "$cs_cold" "$(ratio "$(cpu_of "$cold")" "$cs_cold")x" "(target <= 1)"
+row "  gtags" "$(cpu_of "$gtags_c")" "$(ratio "$(cpu_of "$cold")" "$(cpu_of "$gtags_c")")x" ""
+row "warm: quarry code index, nothing new" "$(cpu_of "$warm")" "" ""
+row "re-index after a one-file commit: quarry" "$(cpu_of "$reindex")" "" ""
+row "  ctags -R + cscope -b -q -R" "$cs_re" "$(ratio "$(cpu_of "$reindex")" "$cs_re")x" ""
+row "  global -u" "$(cpu_of "$global_r")" "$(ratio "$(cpu_of "$reindex")" "$(cpu_of "$global_r")")x" ""
+printf '\n  one question from the command line, about %s (CPU ms / wall ms, best of %d; ratio of CPU)\n' "$fn" "${BENCH_QUERY_RUNS:-20}"
+q3() { printf '  %-12s quarry %7s/%-7s  cscope -d -L %7s/%-7s %6sx   %s\n' "$1" "$(cpu_of "$2")" "$(wall_of "$2")" "$(cpu_of "$3")" "$(wall_of "$3")" "$(ratio "$(cpu_of "$2")" "$(cpu_of "$3")")" "$4"; }
+q3 callers "$qc" "$cc" ""
+q3 callees "$qe" "$ce" ""
+q3 definition "$qd" "$cd_" "global -x $(cpu_of "$gd")/$(wall_of "$gd") ($(ratio "$(cpu_of "$qd")" "$(cpu_of "$gd")")x)"
+q3 references "$qr" "$cr" "global -rx $(cpu_of "$gr")/$(wall_of "$gr") ($(ratio "$(cpu_of "$qr")" "$(cpu_of "$gr")")x)"
+printf '  (target: within 5x of cscope)\n'
+printf '\n  get_call_graph in one process, per call: %s ms (1 call: %s, %d calls: %s)\n' \
+  "$(per "$one_cg" "$many_cg")" "$one_cg" $((QUERIES + 1)) "$many_cg"
 exit 0

@@ -213,12 +213,30 @@ enum {
     QR_CODE_DOT_CALLEES = 2,
     QR_CODE_DOT_INCLUDES = 3, /* only what the file includes */
 };
-int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf *out,
-                qr_buf *err);
+/* The walk is get_call_graph's (callees onward from callees, callers onward from
+ * callers), so the picture shows what the query answers; at most max_nodes nodes are
+ * drawn (0: QR_CODE_DOT_MAX_NODES, < 0: no cap), the rest counted in a note. */
+#define QR_CODE_DOT_MAX_NODES 60
+int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, int max_nodes,
+                qr_buf *out, qr_buf *err);
 
 /* Runs one query_codebase query (args: the tool's normalized argument map). */
 int qr_code_query(qr_code_graph *g, const qr_stop *stop, qr_val args, qr_arena *a, qr_val *out,
                   qr_buf *err);
+
+/* What `quarry code gc` did. */
+typedef struct qr_code_gc_stats {
+    int64_t blobs_before, blobs_removed, bytes_before, bytes_after;
+    size_t commits; /* commits walked */
+} qr_code_gc_stats;
+
+/* Prunes the index of the blobs no reference, HEAD, the git index or the working tree
+ * reaches (every commit of every reference, parents followed), compacts the database and
+ * removes the graphs kept on disk; qr_code_load does it by itself when the database
+ * passes QUARRY_CODE_GC_BYTES (default 256 MiB) and has grown by a quarter of that
+ * since the last gc.
+ * QR_EIO (git or the database failing), QR_ESTOPPED, QR_ENOMEM. */
+int qr_code_gc(qr_code *c, const qr_stop *stop, qr_code_gc_stats *out, qr_buf *err);
 
 /* ---- the query_codebase tool (src/code/tools_code.c) ----
  * Its handler takes a qr_code_ctx as ctx (the host above the sources embeds one and

@@ -7,6 +7,7 @@
  *   query  is `quarry tool query_codebase --query-type TYPE ...`: the same parsing,
  *          checks, output formats and exit codes, so the CLI cannot drift from the tool;
  *   dump   prints the whole graph as JSON lines (docs/code.md lists the shapes);
+ *   gc     prunes the index of blobs nothing reaches (qr_code_gc);
  *   graph  draws the neighbourhood of a function or file as Graphviz DOT, or SVG through
  *          Graphviz's `dot` when it is installed.
  *
@@ -137,6 +138,37 @@ int cli_cmd_code_dump(const cli_args *args)
     return st;
 }
 
+int cli_cmd_code_gc(const cli_args *args)
+{
+    opts o = opts_of(args);
+    qr_code *c = NULL;
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = qr_code_open(o.repo ? o.repo : ".", &c, &err);
+    qr_code_gc_stats gs;
+    if (rc == QR_OK)
+        rc = qr_code_gc(c, &cli_req()->stop, &gs, &err);
+    int st = EXIT_OK;
+    if (rc != QR_OK) {
+        cli_error(o.fmt == FMT_JSON ? FMT_JSON : FMT_TABLE, rc == QR_EINVAL ? "usage" : "error", 0,
+                  0, err.p ? err.p : "cannot prune the code index");
+        st = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+    } else if (o.fmt == FMT_JSON) {
+        printf("{\"blobs_before\":%lld,\"blobs_removed\":%lld,\"bytes_before\":%lld,"
+               "\"bytes_after\":%lld,\"commits\":%zu}\n",
+               (long long)gs.blobs_before, (long long)gs.blobs_removed,
+               (long long)gs.bytes_before, (long long)gs.bytes_after, gs.commits);
+    } else {
+        printf("code gc: %lld of %lld blobs removed (%zu commits walked); %s: %lld -> %lld "
+               "bytes\n",
+               (long long)gs.blobs_removed, (long long)gs.blobs_before, gs.commits,
+               qr_code_db_path(c), (long long)gs.bytes_before, (long long)gs.bytes_after);
+    }
+    qr_buf_release(&err);
+    qr_code_close(c);
+    return st;
+}
+
 /* Renders DOT as SVG with Graphviz's dot (quarry/proc.h) onto stdout; false when dot
  * cannot be run or fails. */
 static bool render_svg(const qr_buf *dot)
@@ -160,6 +192,7 @@ int cli_cmd_code_graph(const cli_args *args)
     const char *what = cli_arg_str(args, "what", NULL);
     const char *gfmt = cli_arg_str(args, "format", "dot");
     int depth = (int)cli_arg_int(args, "depth", 1);
+    int max_nodes = (int)cli_arg_int(args, "max-nodes", 0);
     int mode = cli_arg_bool(args, "callers")    ? QR_CODE_DOT_CALLERS
                : cli_arg_bool(args, "callees")  ? QR_CODE_DOT_CALLEES
                : cli_arg_bool(args, "includes") ? QR_CODE_DOT_INCLUDES
@@ -176,7 +209,7 @@ int cli_cmd_code_graph(const cli_args *args)
     qr_buf b, err;
     qr_buf_init(&b);
     qr_buf_init(&err);
-    int rc = qr_code_dot(g, what, mode, depth, &b, &err);
+    int rc = qr_code_dot(g, what, mode, depth, max_nodes, &b, &err);
     if (rc != QR_OK) {
         cli_error(FMT_TABLE, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p ? err.p : "failed");
         st = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;

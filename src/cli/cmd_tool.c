@@ -152,7 +152,20 @@ static void print_result(qr_val v, cli_format fmt, size_t omitted, const char *c
                 qr_tools_render_table_width(&b, rest, cli_table_width());
             }
         } else {
-            qr_tools_render_table_keys(&b, v, cli_table_width(), keys);
+            /* a source text (get_definition's :text) is printed whole below the table, not
+             * squashed into one truncated cell */
+            qr_val text;
+            qr_val key = qr_kw_cstr(&a, "text");
+            if (v.t == QR_T_MAP && qr_map_get(v, key, &text) && text.t == QR_T_STR &&
+                memchr(text.s->data, '\n', text.s->len)) {
+                qr_tools_render_table_keys(&b, qr_map_dissoc(&a, v, key), cli_table_width(),
+                                           keys);
+                qr_buf_putc(&b, '\n');
+                qr_buf_append(&b, text.s->data, text.s->len);
+                qr_buf_putc(&b, '\n');
+            } else {
+                qr_tools_render_table_keys(&b, v, cli_table_width(), keys);
+            }
         }
         qr_arena_release(&a);
     }

@@ -87,6 +87,7 @@ int cli_cmd_lsp(const cli_args *args);
 int cli_cmd_code_index(const cli_args *args);
 int cli_cmd_code_dump(const cli_args *args);
 int cli_cmd_code_graph(const cli_args *args);
+int cli_cmd_code_gc(const cli_args *args);
 int cli_cmd_code_query(int argc, char **argv);
 int cli_cmd_compile(const cli_args *args);
 int cli_cmd_query(const cli_args *args);

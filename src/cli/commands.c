@@ -165,11 +165,16 @@ static const qr_tool_param code_graph_params[] = {
     P_FLAG("callees", "draw what it calls"), P_FLAG("includes", "draw what a file includes"),
     {.name = "depth", .type = QR_TOOL_INTEGER, .def = "1", .has_min = true, .min = 1,
      .has_max = true, .max = 64, .desc = "how many steps out"},
+    {.name = "max-nodes", .type = QR_TOOL_INTEGER, .def = "60", .has_min = true, .min = 1,
+     .desc = "draw at most N nodes (the rest are counted in a note)"},
     {.name = "format", .type = QR_TOOL_STRING, .enum_values = fmt_dot_svg, .def = "\"dot\"",
      .desc = "Graphviz DOT, or SVG drawn by Graphviz's dot"},
     P_REPO, P_STR("ref", "the code graph of a commit (default: the working tree)"), P_END};
 static const char *const code_graph_pos[] = {"what", NULL};
 
+static const char *const code_gc_fmt[] = {"json", "table", NULL};
+static const qr_tool_param code_gc_params[] = {
+    P_REPO, P_ENUM("format", code_gc_fmt, "how to print (default: table)"), P_END};
 static const cli_command code_subs[] = {
     {.name = "index", .summary = "build the code index of a ref or the working tree and say what it holds",
      .usage = "quarry code index [--repo DIR] [--ref REF] [--format edn|json|table]",
@@ -181,9 +186,12 @@ static const cli_command code_subs[] = {
      .params = code_dump_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_code_dump},
     {.name = "graph", .summary = "draw the neighbourhood of a function or file as DOT or SVG",
      .usage = "quarry code graph SYMBOL|FILE [--callers|--callees|--includes] [--depth N]\n"
-              "[--format dot|svg] [--repo DIR] [--ref REF]",
+              "[--max-nodes N] [--format dot|svg] [--repo DIR] [--ref REF]",
      .params = code_graph_params, .positional = code_graph_pos, .flags = CLI_CMD_NEEDS_REPO,
      .run = cli_cmd_code_graph},
+    {.name = "gc", .summary = "prune the code index of blobs no ref, index or working tree reaches",
+     .usage = "quarry code gc [--repo DIR] [--format json|table]",
+     .params = code_gc_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_code_gc},
     {.name = NULL}};
 
 static const char code_help[] =
@@ -382,7 +390,7 @@ const cli_command cli_commands[] = {
      .flags = CLI_CMD_NEEDS_STORE, .subs = mem_subs, .own = cmd_mem},
     {.name = "code",
      .summary = "the code graph: functions, types, macros, includes and calls, per git blob",
-     .usage = "quarry code index|query|dump|graph [--repo DIR] [--ref REF] ...", .help = code_help,
+     .usage = "quarry code index|query|dump|graph|gc [--repo DIR] [--ref REF] ...", .help = code_help,
      .subs = code_subs},
     {.name = "db",
      .summary = "the team database on PostgreSQL: create and upgrade its schema",

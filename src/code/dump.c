@@ -111,6 +111,7 @@ void qr_code_dump(const qr_code_graph *g, const char *const *prefixes, size_t np
         qr__code_node_json(g, n, out);
         qr_buf_putc(out, '\n');
     }
+    qr__code_need_edges(g);
     for (size_t i = 0; i < g->nedges; i++) {
         const qr_code_edge *e = &g->edges[i];
         if (!under(e->file, prefixes, nprefixes))
@@ -126,6 +127,14 @@ typedef struct dotset {
     const char **keys;
     size_t n, cap;
 } dotset;
+
+static bool set_has(const dotset *s, const char *k)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->keys[i], k))
+            return true;
+    return false;
+}
 
 static bool set_add(dotset *s, const char *k)
 {
@@ -155,9 +164,12 @@ static void dot_id(qr_buf *b, const char *k)
     qr_buf_putc(b, '"');
 }
 
-int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf *out, qr_buf *err)
+int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, int max_nodes,
+                qr_buf *out, qr_buf *err)
 {
-    dotset nodes = {0}, edges_seen = {0};
+    dotset nodes = {0}, edges_seen = {0}, left_out = {0};
+    if (max_nodes == 0)
+        max_nodes = QR_CODE_DOT_MAX_NODES;
     size_t *edges = NULL, nedges = 0, cape = 0;
     int rc = QR_OK;
     bool file_mode = false;
@@ -202,15 +214,22 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
         }
     }
     size_t start_n = nodes.n;
-    /* breadth-first over the node set as it grows, with each node's depth */
+    /* breadth-first over the node set as it grows, with each node's depth and the way it
+     * was reached: as get_call_graph walks, callees onward from a callee and callers
+     * onward from a caller (what the query answers, not every neighbour of every node) */
     int *dep = calloc(1, sizeof *dep);
+    unsigned char *way = calloc(1, 1); /* 1: onward forward, 2: onward backward */
     size_t depcap = 1;
+    if (!dep || !way)
+        rc = QR_ENOMEM;
     for (size_t head = 0; head < nodes.n && rc == QR_OK; head++) {
         int d = head < start_n ? 0 : (head < depcap ? dep[head] : depth);
         if (d >= depth)
             continue;
         for (int dir = 0; dir < 2; dir++) {
             bool forward = dir == 0;
+            if (head >= start_n && head < depcap && !(way[head] & (forward ? 1 : 2)))
+                continue;
             if (file_mode && !forward && mode == QR_CODE_DOT_INCLUDES)
                 continue; /* --includes: what it includes; else both ways */
             if (!file_mode && forward && mode == QR_CODE_DOT_CALLERS)
@@ -225,6 +244,11 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
                 const qr_code_edge *e = &g->edges[ei];
                 if (e->kind != (file_mode ? QR_CODE_E_INCLUDES : QR_CODE_E_CALLS))
                     continue;
+                const char *next = forward ? e->to_key : e->from_key;
+                if (max_nodes > 0 && nodes.n >= (size_t)max_nodes && !set_has(&nodes, next)) {
+                    set_add(&left_out, next); /* past the cap: counted, not drawn */
+                    continue;
+                }
                 /* one arrow per pair (sites are many) */
                 char pair[1024];
                 snprintf(pair, sizeof pair, "%s\x1f%s\x1f%s", e->from_key, e->to_key,
@@ -242,19 +266,22 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
                     edges = ne2;
                 }
                 edges[nedges++] = ei;
-                const char *next = forward ? e->to_key : e->from_key;
                 if (set_add(&nodes, next)) {
                     if (nodes.n > depcap) {
                         size_t nc = nodes.cap;
                         int *nd = realloc(dep, nc * sizeof *nd);
-                        if (!nd) {
+                        unsigned char *nw = nd ? realloc(way, nc) : NULL;
+                        if (nd)
+                            dep = nd;
+                        if (!nd || !nw) {
                             rc = QR_ENOMEM;
                             break;
                         }
-                        dep = nd;
+                        way = nw;
                         depcap = nc;
                     }
                     dep[nodes.n - 1] = d + 1;
+                    way[nodes.n - 1] = forward ? 1 : 2;
                 }
             }
         }
@@ -331,10 +358,17 @@ int qr_code_dot(qr_code_graph *g, const char *what, int mode, int depth, qr_buf 
             }
             qr_buf_puts(out, ";\n");
         }
+        if (left_out.n)
+            qr_buf_printf(out,
+                          "  \"(more)\" [shape=note, label=\"%zu more not drawn (--max-nodes "
+                          "%d; --depth or --callers/--callees narrow it)\"];\n",
+                          left_out.n, max_nodes);
         qr_buf_puts(out, "}\n");
         free(files.keys);
     }
     free(dep);
+    free(way);
+    free(left_out.keys);
     free(edges);
     free(nodes.keys);
     free(edges_seen.keys);

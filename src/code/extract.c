@@ -118,6 +118,17 @@ static const char *text(ex *e, TSNode n)
     return text_range(e, ts_node_start_byte(n), ts_node_end_byte(n));
 }
 
+/* A prototype's signature without its `;` (a skeleton adds its own). t: from the arena. */
+static const char *no_semicolon(const char *t)
+{
+    if (!t)
+        return t;
+    char *p = (char *)t + strlen(t);
+    while (p > t && (p[-1] == ';' || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n' || p[-1] == '\r'))
+        *--p = 0;
+    return t;
+}
+
 static bool is(TSNode n, const char *type)
 {
     return !strcmp(ts_node_type(n), type);
@@ -739,9 +750,9 @@ static void declaration(ex *e, TSNode n, const ctx *c)
                                  (is_extern && !fn ? QR_CODE_EXTERN : 0);
                     it->type = ts_node_is_null(pn) ? decl_type(e, n, type, d) : text(e, pret);
                     if (fn && !ts_node_is_null(pn)) {
-                        it->signature = text(e, n);
+                        it->signature = no_semicolon(text(e, n));
                     } else if (fn) {
-                        it->signature = text(e, n);
+                        it->signature = no_semicolon(text(e, n));
                         const char *params = text(e, field(fd, "parameters"));
                         char *p = params && it->type ? strstr((char *)it->type, params) : NULL;
                         if (p) {

@@ -25,7 +25,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_MAX_BYTES (2u << 20)
@@ -36,40 +38,182 @@
 
 /* ---- the index handle ---- */
 
-int qr_code_open(const char *path, qr_code **out, qr_buf *err)
+/* The repository of path as libgit2 finds it: c->repo, c->gitdir (the common directory),
+ * c->workdir. */
+static int open_repo(qr_code *c, const char *path, qr_buf *err)
 {
-    *out = NULL;
     if (!qr__git_load(err))
         return QR_EIO;
-    qr_code *c = calloc(1, sizeof *c);
-    if (!c)
-        return QR_ENOMEM;
     git_libgit2_init();
-    if (git_repository_open_ext(&c->repo, path ? path : ".", 0, NULL) != 0) {
+    git_repository *repo = NULL;
+    if (git_repository_open_ext(&repo, path ? path : ".", 0, NULL) != 0) {
         const git_error *ge = git_error_last();
         qr_buf_printf(err, "not a git repository: '%s'%s%s", path ? path : ".",
                       ge && ge->message ? ": " : "", ge && ge->message ? ge->message : "");
-        free(c);
         git_libgit2_shutdown();
         return QR_EINVAL;
     }
-    const char *common = git_repository_commondir(c->repo);
+    const char *common = git_repository_commondir(repo);
     size_t n = strlen(common);
     while (n > 1 && common[n - 1] == '/')
         n--;
-    c->gitdir = strndup(common, n);
-    const char *wd = git_repository_workdir(c->repo);
+    char *gitdir = strndup(common, n), *workdir = NULL;
+    const char *wd = git_repository_workdir(repo);
     if (wd) {
         n = strlen(wd);
         while (n > 1 && wd[n - 1] == '/')
             n--;
-        c->workdir = strndup(wd, n);
+        workdir = strndup(wd, n);
     }
-    if (!c->gitdir || (wd && !c->workdir)) {
-        qr_code_close(c);
+    if (!gitdir || (wd && !workdir)) {
+        free(gitdir);
+        free(workdir);
+        git_repository_free(repo);
+        git_libgit2_shutdown();
         return QR_ENOMEM;
     }
-    int rc = qr__code_store_open(c->gitdir, &c->store, err);
+    /* libgit2's word wins over the fast discovery's (a path through a symbolic link may
+     * read differently); a kept snapshot names libgit2's, so a difference only means the
+     * fast path is not taken */
+    free(c->gitdir);
+    free(c->workdir);
+    c->gitdir = gitdir;
+    c->workdir = workdir;
+    c->repo = repo;
+    return QR_OK;
+}
+
+/* The repository of path found as git would in the plain layouts (a .git directory, or a
+ * .git file naming a worktree's directory with its commondir), without libgit2: only a
+ * working tree whose stat snapshot matches uses it (gcache.c), and the first need of git
+ * opens the repository with libgit2 and checks it is the same. */
+static bool fast_discover(qr_code *c, const char *path)
+{
+    char *dir = realpath(path ? path : ".", NULL);
+    if (!dir)
+        return false;
+    bool found = false;
+    qr_buf p;
+    qr_buf_init(&p);
+    for (;;) {
+        struct stat sb;
+        qr_buf_reset(&p);
+        qr_buf_printf(&p, "%s/.git", strcmp(dir, "/") ? dir : "");
+        if (p.failed)
+            break;
+        if (lstat(p.p, &sb) == 0) {
+            if (S_ISDIR(sb.st_mode)) {
+                size_t l = p.len;
+                qr_buf_puts(&p, "/commondir");
+                bool plain = !p.failed && access(p.p, F_OK) != 0;
+                p.len = l;
+                if (p.p)
+                    p.p[l] = 0;
+                qr_buf_puts(&p, "/HEAD");
+                plain = plain && !p.failed && access(p.p, F_OK) == 0;
+                p.len = l;
+                if (p.p)
+                    p.p[l] = 0;
+                if (plain) {
+                    c->gitdir = realpath(p.p, NULL);
+                    c->workdir = strdup(dir);
+                    found = c->gitdir && c->workdir;
+                }
+            } else if (S_ISREG(sb.st_mode)) {
+                /* "gitdir: X": a linked worktree; its commondir names the repository */
+                char *text = NULL, *ct = NULL;
+                size_t len = 0, cl = 0;
+                const char *why = NULL;
+                if (qr_read_regular_file(p.p, 4096, &text, &len, &why) == QR_OK &&
+                    len > 8 && !strncmp(text, "gitdir: ", 8)) {
+                    while (len > 8 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+                        text[--len] = 0;
+                    qr_buf w;
+                    qr_buf_init(&w);
+                    if (text[8] == '/')
+                        qr_buf_puts(&w, text + 8);
+                    else
+                        qr_buf_printf(&w, "%s/%s", dir, text + 8);
+                    size_t wl = w.len;
+                    qr_buf_puts(&w, "/commondir");
+                    if (!w.failed &&
+                        qr_read_regular_file(w.p, 4096, &ct, &cl, &why) == QR_OK && cl > 0) {
+                        while (cl > 0 && (ct[cl - 1] == '\n' || ct[cl - 1] == '\r'))
+                            ct[--cl] = 0;
+                        w.len = wl;
+                        w.p[wl] = 0;
+                        qr_buf r;
+                        qr_buf_init(&r);
+                        if (ct[0] == '/')
+                            qr_buf_puts(&r, ct);
+                        else
+                            qr_buf_printf(&r, "%s/%s", w.p, ct);
+                        if (!r.failed) {
+                            c->gitdir = realpath(r.p, NULL);
+                            c->workdir = strdup(dir);
+                            found = c->gitdir && c->workdir;
+                        }
+                        qr_buf_release(&r);
+                    }
+                    qr_buf_release(&w);
+                }
+                free(text);
+                free(ct);
+            }
+            break;
+        }
+        if (!strcmp(dir, "/"))
+            break;
+        char *slash = strrchr(dir, '/');
+        if (slash == dir)
+            slash[1] = 0;
+        else
+            *slash = 0;
+    }
+    qr_buf_release(&p);
+    free(dir);
+    if (!found) {
+        free(c->gitdir);
+        free(c->workdir);
+        c->gitdir = c->workdir = NULL;
+    }
+    return found;
+}
+
+int qr__code_need_repo(qr_code *c, qr_buf *err)
+{
+    return c->repo ? QR_OK : open_repo(c, c->open_path, err);
+}
+
+int qr__code_need_store(qr_code *c, qr_buf *err)
+{
+    return c->store ? QR_OK : qr__code_store_open(c->gitdir, &c->store, err);
+}
+
+int qr_code_open(const char *path, qr_code **out, qr_buf *err)
+{
+    *out = NULL;
+    qr_code *c = calloc(1, sizeof *c);
+    if (!c)
+        return QR_ENOMEM;
+    c->open_path = strdup(path ? path : ".");
+    if (!c->open_path) {
+        free(c);
+        return QR_ENOMEM;
+    }
+    int rc = QR_OK;
+    if (!fast_discover(c, path)) {
+        if ((rc = open_repo(c, path, err)) == QR_OK)
+            rc = qr__code_need_store(c, err);
+    }
+    qr_buf db;
+    qr_buf_init(&db);
+    if (rc == QR_OK) {
+        qr_buf_printf(&db, "%s/quarry/code.db", c->gitdir);
+        c->db_path = qr_buf_detach(&db, NULL);
+        if (!c->db_path)
+            rc = QR_ENOMEM;
+    }
     if (rc != QR_OK) {
         qr_code_close(c);
         return rc;
@@ -89,12 +233,14 @@ void qr_code_close(qr_code *c)
     }
     free(c->gitdir);
     free(c->workdir);
+    free(c->open_path);
+    free(c->db_path);
     free(c);
 }
 
 const char *qr_code_db_path(const qr_code *c)
 {
-    return qr__code_store_path(c->store);
+    return c->db_path;
 }
 
 /* ---- listing the files ---- */
@@ -277,6 +423,29 @@ done:
     return rc;
 }
 
+int qr__code_worktree_oids(qr_code *c, char (**out)[41], size_t *n, qr_buf *err)
+{
+    *out = NULL;
+    *n = 0;
+    qr_code_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return QR_ENOMEM;
+    g->c = c;
+    qr_arena_init(&g->a, 0);
+    lister l = {.g = g};
+    int rc = c->workdir ? list_worktree(c, &l, err) : QR_OK;
+    if (rc == QR_OK && g->nfiles) {
+        *out = malloc(g->nfiles * sizeof **out);
+        if (!*out)
+            rc = QR_ENOMEM;
+        for (size_t i = 0; rc == QR_OK && i < g->nfiles; i++)
+            if (!g->files[i].deleted)
+                memcpy((*out)[(*n)++], g->files[i].oid, 41);
+    }
+    qr_code_graph_free(g);
+    return rc;
+}
+
 /* ---- reading and indexing blobs ---- */
 
 /* The content of a file: *data is malloc'd. QR_OK, or 1 when over max (size set). */
@@ -304,9 +473,33 @@ static int read_content(qr_code *c, const gfile *f, size_t max, char **data, siz
         qr_buf_release(&p);
         return rc;
     }
+    if (!c->repo && c->workdir && !f->symlink) {
+        /* git not opened (the kept graph answered): the file on disk, if it is the blob */
+        qr_buf p;
+        qr_buf_init(&p);
+        qr_buf_printf(&p, "%s/%s", c->workdir, f->path);
+        char *d = NULL;
+        size_t n = 0;
+        if (!p.failed && qr_read_file(p.p, 0, &d, &n) == QR_OK) {
+            char id[41];
+            qr__code_blob_id(d, n, id);
+            if (!strcmp(id, f->oid) && !(max && n > max)) {
+                qr_buf_release(&p);
+                *data = d;
+                *len = n;
+                return QR_OK;
+            }
+        }
+        free(d);
+        qr_buf_release(&p);
+    }
     git_oid oid;
     git_blob *b = NULL;
-    if (git_oid_fromstr(&oid, f->oid) != 0 || git_blob_lookup(&b, c->repo, &oid) != 0)
+    qr_buf ignored;
+    qr_buf_init(&ignored);
+    int nr = qr__code_need_repo(c, &ignored);
+    qr_buf_release(&ignored);
+    if (nr != QR_OK || git_oid_fromstr(&oid, f->oid) != 0 || git_blob_lookup(&b, c->repo, &oid) != 0)
         return QR_EIO;
     size_t n = (size_t)git_blob_rawsize(b);
     if (max && n > max) {
@@ -530,6 +723,7 @@ static size_t edge_lower(const qr_code_graph *g, const size_t *idx, bool to, con
 
 size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *first)
 {
+    qr__code_need_edges(g);
     size_t i = edge_lower(g, g->by_from, false, key), j = i;
     while (j < g->nedges && !strcmp(g->edges[g->by_from[j]].from_key, key))
         j++;
@@ -539,6 +733,7 @@ size_t qr__code_edges_from(const qr_code_graph *g, const char *key, size_t *firs
 
 size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first)
 {
+    qr__code_need_edges(g);
     size_t i = edge_lower(g, g->by_to, true, key), j = i;
     while (j < g->nedges && !strcmp(g->edges[g->by_to[j]].to_key, key))
         j++;
@@ -616,6 +811,9 @@ static void add_defines(qr_code_graph *g, const char *t, size_t len, bool bare)
  * A condition on one of them is active, as one on a macro some file defines. */
 static void read_build_defines(qr_code_graph *g)
 {
+    if (g->defines_read)
+        return;
+    g->defines_read = true;
     const char *env = getenv("QUARRY_CODE_DEFINES");
     if (env)
         add_defines(g, env, strlen(env), true);
@@ -819,6 +1017,11 @@ static int guess_distance(const qr_code_graph *g, int64_t fi, int64_t ni)
  * the linker joins: non-static functions and variables; and types, as a guess) one
  * anywhere. Macros and static functions are seen only in `file` and what it includes.
  * Active ones before inactive ones; -1 when none. */
+bool qr__code_fnptr_type(const char *type)
+{
+    return type && strstr(type, "(*") && strchr(type, ')');
+}
+
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
     int64_t best = -1;
@@ -1009,6 +1212,13 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
         return expand_macro(g, s, m, via ? via : g->nodes[m].it.name, depth, stack);
     }
     int64_t t = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);
+    if (t < 0 && !via) {
+        /* a call through a project function-pointer variable (`monotime
+         * (*getMonotonicUs)(void)`): the call reaches that variable */
+        int64_t v = qr__code_resolve(g, name, QR_CODE_VARIABLE, s->f->path);
+        if (v >= 0 && qr__code_fnptr_type(g->nodes[v].it.type))
+            t = v;
+    }
     if (via && t < 0)
         return QR_OK; /* inside a macro body, only calls of project functions are kept */
     qr_code_edge e = {.kind = QR_CODE_E_CALLS,
@@ -1385,10 +1595,29 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
     lister l = {.g = g};
     const char *ref = opts ? opts->ref : NULL;
     size_t max = opts && opts->max_bytes ? opts->max_bytes : DEFAULT_MAX_BYTES;
-    int rc = ref ? list_ref(c, &l, ref, err) : list_worktree(c, &l, err);
+    const char **listed = NULL; /* the working tree's listing, for its stat snapshot */
+    size_t nlisted = 0;
+    int rc;
+    if (!ref && !c->repo && c->workdir) {
+        read_build_defines(g);
+        if (qr__code_gcache_fast(g)) {
+            *out = g;
+            return QR_OK;
+        }
+    }
+    if ((rc = qr__code_need_repo(c, err)) != QR_OK || (rc = qr__code_need_store(c, err)) != QR_OK)
+        goto fail;
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME, &start);
+    rc = ref ? list_ref(c, &l, ref, err) : list_worktree(c, &l, err);
     if (rc != QR_OK)
         goto fail;
     qsort(g->files, g->nfiles, sizeof *g->files, cmp_file);
+    if (!ref && c->workdir && g->nfiles) {
+        listed = malloc(g->nfiles * sizeof *listed);
+        for (size_t i = 0; listed && i < g->nfiles; i++)
+            listed[nlisted++] = g->files[i].path;
+    }
     /* drop what is not indexed, counting why */
     size_t kept = 0;
     for (size_t i = 0; i < g->nfiles; i++) {
@@ -1412,6 +1641,14 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         g->files[kept++] = f;
     }
     g->nfiles = kept;
+    read_build_defines(g);
+    if (qr__code_gcache_load(g)) {
+        if (listed)
+            qr__code_snap_save(g, listed, nlisted, &start);
+        free(listed);
+        *out = g;
+        return QR_OK;
+    }
     size_t todo = 0;
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
@@ -1484,6 +1721,14 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             goto fail;
         if (opts && opts->progress)
             opts->progress(opts->progress_ud, "indexing code files", todo, todo);
+        if (qr__code_gc_due(c)) {
+            /* the graph being assembled holds its rows already: prune what nothing reaches */
+            qr_code_gc_stats gs;
+            qr_buf ge;
+            qr_buf_init(&ge);
+            (void)qr_code_gc(c, opts ? opts->stop : NULL, &gs, &ge);
+            qr_buf_release(&ge);
+        }
     }
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
@@ -1507,15 +1752,19 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             break;
         }
     }
-    read_build_defines(g);
     if ((rc = assemble(g)) != QR_OK) {
         if (rc == QR_ENOMEM)
             qr_buf_puts(err, "out of memory assembling the code graph");
         goto fail;
     }
+    qr__code_gcache_save(g);
+    if (listed)
+        qr__code_snap_save(g, listed, nlisted, &start);
+    free(listed);
     *out = g;
     return QR_OK;
 fail:
+    free(listed);
     qr_code_graph_free(g);
     return rc;
 }
@@ -1530,14 +1779,22 @@ void qr_code_graph_free(qr_code_graph *g)
     }
     free(g->refs);
     free(g->ref_file);
-    free(g->node_file);
     free(g->files);
-    free(g->nodes);
-    free(g->edges);
     free(g->keys);
-    free(g->by_name);
-    free(g->by_from);
-    free(g->by_to);
+    if (g->region) {
+        munmap(g->region, g->region_len);
+    } else {
+        free(g->node_file);
+        free(g->nodes);
+        free(g->edges);
+    }
+    if (!g->lookups_mapped) {
+        free(g->by_name);
+        free(g->by_from);
+        free(g->by_to);
+    }
+    if (g->cache_buf)
+        munmap(g->cache_buf, g->cache_len);
     qr_arena_release(&g->a);
     free(g);
 }
@@ -1559,6 +1816,7 @@ size_t qr_code_graph_nedges(const qr_code_graph *g)
 
 const qr_code_edge *qr_code_graph_edge(const qr_code_graph *g, size_t i)
 {
+    qr__code_need_edges(g);
     return i < g->nedges ? &g->edges[i] : NULL;
 }
 
@@ -1604,7 +1862,10 @@ int qr__code_file_names(qr_code_graph *g, size_t fi, qr_buf *err)
     gfile *f = &g->files[fi];
     if (f->names_loaded || f->status != QR_CODE_BLOB_OK)
         return QR_OK;
-    int rc = qr__code_store_names(g->c->store, f->oid, &g->a, &f->names, &f->nnames, err);
+    int rc = qr__code_need_store(g->c, err);
+    if (rc != QR_OK)
+        return rc;
+    rc = qr__code_store_names(g->c->store, f->oid, &g->a, &f->names, &f->nnames, err);
     if (rc == QR_OK)
         f->names_loaded = true;
     return rc;

@@ -14,7 +14,15 @@ struct qr_code {
     char *gitdir;  /* the common git directory, absolute */
     char *workdir; /* NULL when bare */
     qr_code_store *store;
+    /* found without libgit2 (qr_code_open's fast discovery): repo and store are opened on
+     * first need (qr__code_need_repo/_store), so a query the kept graph answers starts
+     * neither */
+    char *open_path;
+    char *db_path;
 };
+
+int qr__code_need_repo(qr_code *c, qr_buf *err);
+int qr__code_need_store(qr_code *c, qr_buf *err);
 
 typedef struct gfile {
     const char *path;
@@ -63,6 +71,19 @@ struct qr_code_graph {
      * QUARRY_CODE_DEFINES), sorted */
     const char **defines;
     size_t ndefines, capdefines;
+    char *cache_buf; /* the kept graph this one was mapped from (gcache.c), or NULL */
+    size_t cache_len;
+    /* a graph read from a kept one: nodes, edges and node_file live in region (munmap),
+     * by_name, by_from and by_to in the mapping (not freed) */
+    void *region;
+    size_t region_len;
+    bool lookups_mapped;
+    /* edges not filled yet from the mapping (qr__code_need_edges fills them) */
+    bool edges_pending;
+    const void *edges_src;
+    const char *edges_strs;
+    size_t edges_strlen;
+    bool defines_read;
 };
 
 size_t qr__code_name_lower(const qr_code_graph *g, const char *name);
@@ -71,6 +92,8 @@ size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first)
 int64_t qr__code_file_index(const qr_code_graph *g, const char *path);
 const char *qr__code_node_key(qr_code_graph *g, size_t i);
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int kind, const char *file);
+/* Whether a variable's type is a pointer to a function ("monotime (*)(void)"). */
+bool qr__code_fnptr_type(const char *type);
 
 bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond);
 extern const char *const qr__code_query_types[];
@@ -88,5 +111,37 @@ int qr__code_host_graph(void *ctx, const qr_stop *stop, const char *ref, qr_code
 /* Definitions of a file in a language ctags knows (universal-ctags, JSON output), as
  * items flagged QR_CODE_LEXICAL. QR_EIO when ctags cannot be run. */
 int qr__code_ctags(const char *path, const char *src, size_t len, qr_arena *a, qr_code_file *out);
+
+/* The assembled graph kept on disk (gcache.c). _load fills g (its files listed, sorted
+ * and filtered, its defines read) from the kept graph of the same input: 1 on a hit, 0
+ * otherwise (g unchanged). _save keeps an assembled graph (failures are ignored: a
+ * cache). qr__code_gcache_clear (store_int.h) removes them all. */
+int qr__code_gcache_load(qr_code_graph *g);
+/* Fills a kept graph's edges on first need: every reader of g->edges calls it first
+ * (qr__code_edges_from/_to do, and every public accessor). */
+void qr__code_need_edges(const qr_code_graph *g);
+void qr__code_gcache_save(const qr_code_graph *g);
+/* The working tree's graph without libgit2: 1 when the stat snapshot kept by the last
+ * listing still holds and its graph is read into g (g->defines read first). */
+int qr__code_gcache_fast(qr_code_graph *g);
+/* Keeps the stat snapshot of a working-tree listing (c->repo open): paths are every file
+ * listed (repository-relative), start when the listing began. */
+/* The id git gives a blob of these bytes (SHA-1 of "blob LEN\0" and them), hex. */
+void qr__code_blob_id(const char *data, size_t len, char out[41]);
+/* find_references from the references kept beside a kept graph (gcache.c): 1 when
+ * answered (row called for each reference named `name`, in the order the scan of every
+ * file gives; *known set when there is one), 0 when nothing is kept. _keep keeps them
+ * after a scan that read every file's names. */
+typedef void (*qr__code_ref_fn)(void *ud, const gfile *f, const qr_code_ref *ref);
+int qr__code_refs_kept(qr_code_graph *g, const char *name, qr__code_ref_fn row, void *ud,
+                       bool *known);
+void qr__code_refs_keep(const qr_code_graph *g);
+/* The blob ids of the git index overlaid with the working tree (malloc'd). */
+int qr__code_worktree_oids(qr_code *c, char (**out)[41], size_t *n, qr_buf *err);
+/* Whether the database is past its size for an automatic gc (gc.c). */
+bool qr__code_gc_due(qr_code *c);
+struct timespec;
+void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t npaths,
+                        const struct timespec *start);
 
 #endif

@@ -29,7 +29,7 @@ typedef struct q {
     qr_arena *a;
     qr_buf *err;
     qr_val args;
-    const char *type, *name, *file, *pattern, *match, *visibility, *direction, *kind;
+    const char *type, *name, *file, *site_file, *pattern, *match, *visibility, *direction, *kind;
     int64_t depth, limit, offset;
     bool reverse, inactive, sites;
     pcre2_code *re;
@@ -158,20 +158,24 @@ static qr_val paged(q *x, qr_mapb *extra)
 
 /* ---- matching ---- */
 
-static bool file_ok(const q *x, const char *path)
+/* Whether path is under want: a path prefix, a bare file name anywhere, or a glob. */
+static bool path_matches(const char *want, const char *path)
 {
-    if (!x->file)
-        return true;
-    size_t l = strlen(x->file);
-    while (l > 1 && x->file[l - 1] == '/')
+    size_t l = strlen(want);
+    while (l > 1 && want[l - 1] == '/')
         l--;
-    if (!strncmp(path, x->file, l) && (path[l] == 0 || path[l] == '/'))
+    if (!strncmp(path, want, l) && (path[l] == 0 || path[l] == '/'))
         return true;
     /* a bare file name matches wherever it is */
     size_t pl = strlen(path);
-    if (!strchr(x->file, '/') && pl > l && path[pl - l - 1] == '/' && !strcmp(path + pl - l, x->file))
+    if (!strchr(want, '/') && pl > l && path[pl - l - 1] == '/' && !strcmp(path + pl - l, want))
         return true;
-    return !fnmatch(x->file, path, 0);
+    return !fnmatch(want, path, 0);
+}
+
+static bool file_ok(const q *x, const char *path)
+{
+    return !x->file || path_matches(x->file, path);
 }
 
 static bool active_ok(const q *x, const qr_code_node *n)
@@ -773,6 +777,9 @@ static int bfs(q *x, walkq *w, qr_code_edge_kind k, bool forward, const char *di
             const qr_code_edge *e = &g->edges[forward ? g->by_from[first + j] : g->by_to[first + j]];
             if (e->kind != k || (!x->inactive && e->inactive))
                 continue;
+            /* site_file: a call written elsewhere is neither shown nor followed */
+            if (k == QR_CODE_E_CALLS && x->site_file && !(e->file && path_matches(x->site_file, e->file)))
+                continue;
             const char *next = forward ? e->to_key : e->from_key;
             if (in_page(x)) {
                 qr_mapb mb;
@@ -850,6 +857,21 @@ static int q_get_call_graph(q *x, qr_val *out)
             return rc;
         }
     }
+    for (size_t j = qr__code_name_lower(g, x->name);
+         !start.n && j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {
+        /* a function-pointer variable: its callers are the calls through it */
+        size_t i = g->by_name[j];
+        const qr_code_node *n = &g->nodes[i];
+        if (n->it.kind != QR_CODE_VARIABLE || !qr__code_fnptr_type(n->it.type) ||
+            !file_ok(x, n->file))
+            continue;
+        size_t first;
+        if (qr__code_edges_to(g, qr__code_node_key(x->g, i), &first) &&
+            (rc = wq_push(&start, qr__code_node_key(x->g, i), 0))) {
+            wq_free(&start);
+            return rc;
+        }
+    }
     bool macro = false;
     for (size_t j = qr__code_name_lower(g, x->name);
          !start.n && j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {
@@ -882,6 +904,21 @@ static int q_get_call_graph(q *x, qr_val *out)
         } else {
             static const qr_code_kind ks[] = {QR_CODE_FUNCTION};
             wq_free(&start);
+            if (x->file) {
+                /* defined, but not under `file`: say where, and how to ask for callers there */
+                for (size_t j = qr__code_name_lower(g, x->name);
+                     j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {
+                    const qr_code_node *n = &g->nodes[g->by_name[j]];
+                    if (n->it.kind != QR_CODE_FUNCTION)
+                        continue;
+                    qr_buf_printf(x->err,
+                                  "function '%s' is defined in '%s', not under '%s' (file "
+                                  "picks where the function is defined; site_file keeps "
+                                  "the calls written in a file)",
+                                  x->name, n->file, x->file);
+                    return QR_EINVAL;
+                }
+            }
             return not_found(x, "function", x->name, ks, 1);
         }
     }
@@ -940,6 +977,11 @@ static void ref_row(q *x, const gfile *f, const qr_code_ref *ref)
     x->total++;
 }
 
+static void ref_row_kept(void *ud, const gfile *f, const qr_code_ref *ref)
+{
+    ref_row(ud, f, ref);
+}
+
 static int q_find_references(q *x, qr_val *out)
 {
     int rc = need(x, "name", x->name);
@@ -950,7 +992,11 @@ static int q_find_references(q *x, qr_val *out)
     for (size_t j = qr__code_name_lower(g, x->name);
          j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++)
         known = true;
-    if (!x->g->refs_done && x->g->ref_queries++ == 0) {
+    if (!x->g->refs_done && x->g->ref_queries == 0 &&
+        qr__code_refs_kept(x->g, x->name, ref_row_kept, x, &known)) {
+        /* answered from the references kept beside the kept graph */
+        x->g->ref_queries++;
+    } else if (!x->g->refs_done && x->g->ref_queries++ == 0) {
         /* the first question of a graph scans (a process answering one question should
          * not sort every reference); the second builds the index */
         for (size_t i = 0; i < g->nfiles; i++) {
@@ -973,6 +1019,7 @@ static int q_find_references(q *x, qr_val *out)
                 ref_row(x, f, ref);
             }
         }
+        qr__code_refs_keep(x->g);
     } else {
         if ((rc = qr__code_ref_index(x->g, x->err)))
             return rc;
@@ -1066,6 +1113,7 @@ static int q_get_index_stats(q *x, qr_val *out)
         qr_mapb_put(&kinds, kw(x, qr_code_kind_name((qr_code_kind)k)), qr_int((int64_t)counts[k]));
     qr_mapb_put(&mb, kw(x, "by_kind"), qr_mapb_finish(&kinds, QR_T_MAP));
     size_t ecounts[QR_CODE_E_KIND_COUNT] = {0};
+    qr__code_need_edges(x->g);
     for (size_t i = 0; i < x->g->nedges; i++)
         ecounts[x->g->edges[i].kind]++;
     qr_mapb ek;
@@ -1074,7 +1122,11 @@ static int q_get_index_stats(q *x, qr_val *out)
         qr_mapb_put(&ek, kw(x, qr__code_edge_name((qr_code_edge_kind)k)), qr_int((int64_t)ecounts[k]));
     qr_mapb_put(&mb, kw(x, "by_edge"), qr_mapb_finish(&ek, QR_T_MAP));
     int64_t blobs, items, refs;
-    if (qr__code_store_count(x->g->c->store, &blobs, &items, &refs) == QR_OK) {
+    qr_buf ignored;
+    qr_buf_init(&ignored);
+    int sr = qr__code_need_store(x->g->c, &ignored);
+    qr_buf_release(&ignored);
+    if (sr == QR_OK && qr__code_store_count(x->g->c->store, &blobs, &items, &refs) == QR_OK) {
         PUT("stored_blobs", blobs);
         PUT("stored_items", items);
         PUT("stored_refs", refs);
@@ -1134,6 +1186,7 @@ int qr_code_query(qr_code_graph *g, const qr_stop *stop, qr_val args, qr_arena *
     }
     x.name = arg_str(&x, "name");
     x.file = arg_str(&x, "file");
+    x.site_file = arg_str(&x, "site_file");
     x.pattern = arg_str(&x, "pattern");
     x.match = arg_str(&x, "match");
     x.visibility = arg_str(&x, "visibility");

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 /* bump when the schema or what the extractor yields for a blob changes */
-#define CODE_STORE_VERSION 10
+#define CODE_STORE_VERSION 11
 #define CODE_APPLICATION_ID 0x71636f64 /* "qcod" */
 
 enum {
@@ -81,6 +81,11 @@ struct qr_code_store {
     char *path;
     bool in_tx;
 };
+
+int qr__code_store_version(void)
+{
+    return CODE_STORE_VERSION;
+}
 
 static int fail(qr_code_store *s, const char *what, qr_buf *err)
 {
@@ -171,6 +176,7 @@ int qr__code_store_open(const char *gitdir, qr_code_store **out, qr_buf *err)
         unlink(side);
         snprintf(side, sizeof side, "%s-shm", s->path);
         unlink(side);
+        qr__code_gcache_clear(gitdir, NULL);
         rc = open_db(s, err);
         if (rc == 1)
             rc = fail(s, "rebuilding", err);
@@ -417,6 +423,54 @@ int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b,
         if ((rc = step_done(s, st, err)))
             return rc;
     }
+    return QR_OK;
+}
+
+int qr__code_store_prune(qr_code_store *s, const char *const *keep, size_t n, int64_t *removed,
+                         qr_buf *err)
+{
+    *removed = 0;
+    if (s->in_tx && qr__code_store_commit(s, err) != QR_OK)
+        return QR_EIO;
+    if (sqlite3_exec(s->db,
+                     "BEGIN IMMEDIATE; DROP TABLE IF EXISTS temp.keep;"
+                     " CREATE TEMP TABLE keep(oid TEXT PRIMARY KEY) WITHOUT ROWID;",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        return fail(s, "pruning", err);
+    sqlite3_stmt *ins = NULL;
+    int rc = QR_OK;
+    if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO temp.keep VALUES (?1)", -1, &ins, NULL) !=
+        SQLITE_OK)
+        rc = fail(s, "pruning", err);
+    for (size_t i = 0; i < n && rc == QR_OK; i++) {
+        sqlite3_reset(ins);
+        sqlite3_bind_text(ins, 1, keep[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(ins) != SQLITE_DONE)
+            rc = fail(s, "pruning", err);
+    }
+    sqlite3_finalize(ins);
+    static const char *const del[] = {
+        "DELETE FROM blobs WHERE oid NOT IN (SELECT oid FROM temp.keep)",
+        "DELETE FROM items WHERE oid NOT IN (SELECT oid FROM temp.keep)",
+        "DELETE FROM refs WHERE oid NOT IN (SELECT oid FROM temp.keep)",
+        "DELETE FROM names WHERE oid NOT IN (SELECT oid FROM temp.keep)"};
+    for (size_t i = 0; i < sizeof del / sizeof *del && rc == QR_OK; i++) {
+        if (sqlite3_exec(s->db, del[i], NULL, NULL, NULL) != SQLITE_OK)
+            rc = fail(s, "pruning", err);
+        else if (i == 0)
+            *removed = sqlite3_changes64(s->db);
+    }
+    if (rc != QR_OK) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    if (sqlite3_exec(s->db, "COMMIT; DROP TABLE temp.keep;", NULL, NULL, NULL) != SQLITE_OK)
+        return fail(s, "pruning", err);
+    /* give the space back: the file shrinks to what is left */
+    if (*removed && (sqlite3_exec(s->db, "VACUUM", NULL, NULL, NULL) != SQLITE_OK ||
+                     sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) !=
+                         SQLITE_OK))
+        return fail(s, "compacting", err);
     return QR_OK;
 }
 

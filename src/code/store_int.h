@@ -37,6 +37,16 @@ int qr__code_store_names(qr_code_store *s, const char *oid, qr_arena *a, qr_code
                          size_t *n, qr_buf *err);
 int qr__code_store_begin(qr_code_store *s, qr_buf *err);
 int qr__code_store_commit(qr_code_store *s, qr_buf *err);
+/* Removes every blob whose id is not in keep (n hex ids), and compacts the file.
+ * *removed: how many blobs went. */
+int qr__code_store_prune(qr_code_store *s, const char *const *keep, size_t n, int64_t *removed,
+                         qr_buf *err);
 int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64_t *refs);
+
+/* Removes every assembled graph kept on disk of the repository at gitdir (gcache.c):
+ * done whenever rows leave the store. *removed (may be NULL): how many. */
+int qr__code_gcache_clear(const char *gitdir, size_t *removed);
+/* CODE_STORE_VERSION: what a blob's rows depend on */
+int qr__code_store_version(void);
 
 #endif

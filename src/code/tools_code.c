@@ -105,6 +105,11 @@ static const qr_tool_param query_codebase_params[] = {
      .type = QR_TOOL_STRING,
      .desc = "a repository path (get_skeleton, get_dependencies), or a path prefix, bare "
              "file name or glob that restricts the other types"},
+    {.name = "site_file",
+     .type = QR_TOOL_STRING,
+     .desc = "get_call_graph: only the calls written in files under this path prefix, bare "
+             "file name or glob (where the callers are); `file` picks the function by where "
+             "it is defined"},
     {.name = "pattern",
      .type = QR_TOOL_STRING,
      .desc = "search_by_name and the list_* types: a name pattern, read as `match` says"},

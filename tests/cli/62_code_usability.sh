@@ -1,0 +1,97 @@
+# 62_code_usability.sh: what a developer new to a tree meets (issue 23, usability):
+# get_call_graph filters by where the definition is (file) or where the calls are
+# (site_file), and says which when the definition is elsewhere; get_definition's table
+# shows the definition's text as written; the picture shows what the query answers; a
+# call through a function-pointer variable is resolved to it.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+mkdir -p "$HOME"
+R="$TMP/repo"
+git init -q -b main "$R"
+git -C "$R" config user.name T
+git -C "$R" config user.email t@example.com
+mkdir -p "$R/src"
+cat > "$R/src/net.c" <<'C'
+void reply(int c) { (void)c; }
+void net_ping(int c) { reply(c); }
+C
+cat > "$R/src/obj.h" <<'C'
+struct obj {
+    unsigned type:4;
+    int refcount; /* how many hold it */
+    void *ptr;
+};
+C
+cat > "$R/src/str.c" <<'C'
+void reply(int c);
+void str_get(int c) { reply(c); }
+void str_set(int c) { reply(c); reply(c + 1); }
+C
+cat > "$R/src/chain.c" <<'C'
+void c3(void) {}
+void b2(void) { c3(); }
+void a1(void) { b2(); }
+void e5(void) { c3(); }
+C
+cat > "$R/src/clock.c" <<'C'
+static long real_now(void) { return 1; }
+long (*now_us)(void) = 0;
+void clock_init(void) { now_us = real_now; }
+long elapsed(long t0) { return now_us() - t0; }
+long later(void) { return undefined_lib_call(); }
+C
+git -C "$R" add -A && git -C "$R" commit -qm one
+
+callers() {
+  "$Q" code query get_call_graph --name reply --direction callers --repo "$R" --format json "$@" |
+    python3 -c 'import json,sys; print(" ".join("%s@%s:%d" % (r["from"].split(":")[-1], r["file"], r["line"]) for r in json.load(sys.stdin)["results"]))'
+}
+expect_out "all callers" "net_ping@src/net.c:2 str_get@src/str.c:2 str_set@src/str.c:3 str_set@src/str.c:3" callers
+expect_out "site_file: the calls written in str.c" "str_get@src/str.c:2 str_set@src/str.c:3 str_set@src/str.c:3" \
+  callers --site_file src/str.c
+expect_out "site_file: a bare file name" "net_ping@src/net.c:2" callers --site_file net.c
+expect_out "file: where the definition is" "net_ping@src/net.c:2 str_get@src/str.c:2 str_set@src/str.c:3 str_set@src/str.c:3" \
+  callers --file src/net.c
+expect_rc "file where the function is not defined: exit 2" 2 \
+  "$Q" code query get_call_graph --name reply --file src/str.c --repo "$R"
+expect_err "says where it is and names site_file" \
+  "tool 'query_codebase': function 'reply' is defined in 'src/net.c', not under 'src/str.c' (file picks where the function is defined; site_file keeps the calls written in a file)" \
+  "$Q" code query get_call_graph --name reply --file src/str.c --repo "$R"
+
+# quarry code graph draws what get_call_graph answers: callers of b2 and what b2 calls,
+# onward in the same direction; not e5, a caller of b2's callee
+nodes() { "$Q" code graph "$@" --repo "$R" | grep -o '\[label="[a-z0-9]*"' | sed 's/.*="//; s/"//' | sort | tr '\n' ' '; }
+expect_out "graph: the query's nodes" "a1 b2 c3 " nodes b2 --depth 2
+expect_out "the query answers the same" "src/chain.c:a1 src/chain.c:b2 src/chain.c:c3" sh -c \
+  "'$Q' code query get_call_graph --name b2 --depth 2 --repo '$R' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"]; print(\" \".join(sorted({x[\"from\"] for x in r} | {x[\"to\"] for x in r})))'"
+expect_out "graph: a node cap, the rest counted" "1 more not drawn" sh -c \
+  "'$Q' code graph b2 --depth 2 --max-nodes 2 --repo '$R' | grep -o '[0-9]* more not drawn'"
+expect_rc "graph: --max-nodes 0 is bad input" 2 "$Q" code graph b2 --max-nodes 0 --repo "$R"
+
+# a call through a project function-pointer variable reaches the variable
+expect_out "function-pointer variable: resolved" "src/clock.c:elapsed -> src/clock.c:now_us resolved" sh -c \
+  "'$Q' code query get_call_graph --name now_us --direction callers --repo '$R' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; print(r[\"from\"], \"->\", r[\"to\"], \"unresolved\" if r.get(\"resolved\") is False else \"resolved\")'"
+expect_out "a library call stays unresolved" "undefined_lib_call False" sh -c \
+  "'$Q' code query get_call_graph --name later --direction callees --repo '$R' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; print(r[\"to\"], r.get(\"resolved\"))'"
+
+# a prototype's signature has no ';' of its own (a skeleton prints its own)
+expect_out "prototype signature without ;" "void reply(int c)" sh -c \
+  "'$Q' code query get_skeleton --file src/str.c --repo '$R' --format json | python3 -c 'import json,sys; print([r for r in json.load(sys.stdin)[\"results\"] if r[\"kind\"] == \"declaration\"][0][\"signature\"])'"
+
+# get_definition as a table: the fields, then the whole text (a struct's members), not
+# one squashed cell
+"$Q" code query get_definition --name obj --kind struct --repo "$R" --format table >"$TMP/def.txt"
+expect_out "table: the fields, then the text as written" "kind      struct
+name      obj
+file      src/obj.h
+line      1
+end_line  5
+
+struct obj {
+    unsigned type:4;
+    int refcount; /* how many hold it */
+    void *ptr;
+}" cat "$TMP/def.txt"
+finish

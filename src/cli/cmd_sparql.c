@@ -219,7 +219,7 @@ int cli_cmd_sparql(const cli_args *args)
         qr_code *code = NULL;
         qr_code_graph *g = NULL;
         int rc = qr_code_open(repo ? repo : ".", &code, &cerr);
-        qr_code_opts o = {.ref = ref, .progress = cli_progress};
+        qr_code_opts o = {.ref = ref, .progress = cli_progress, .stop = &cli_req()->stop};
         if (rc == QR_OK)
             rc = qr_code_load(code, &o, &g, &cerr);
         if (rc == QR_OK)
@@ -269,6 +269,7 @@ int cli_cmd_sparql(const cli_args *args)
         goto done;
     }
     lim.now = qr_clock_now();
+    lim.stop = &cli_req()->stop; /* the first SIGINT or SIGTERM stops the query */
     if (repeat) {
         double *ts = calloc(repeat, sizeof(double));
         if (!ts) {

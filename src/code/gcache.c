@@ -746,7 +746,7 @@ int qr__code_gcache_clear(const char *gitdir, size_t *removed)
  * (libgit2 does not read them either). */
 
 #define SNAP_MAGIC 0x50414e53u /* "SNAP" */
-#define SNAP_VERSION 1u
+#define SNAP_VERSION 2u
 #define SNAP_MAX_ENTRIES 200000
 
 typedef struct stent {
@@ -792,6 +792,18 @@ static void snap_add(snapw *w, const char *path)
     if (e.present && (e.mtime_s > w->limit_s || (e.mtime_s == w->limit_s && e.mtime_ns >= w->limit_ns) ||
                       e.ctime_s > w->limit_s || (e.ctime_s == w->limit_s && e.ctime_ns >= w->limit_ns)))
         w->racy = true;
+    put_str(&w->out, path);
+    qr_buf_append(&w->out, (const char *)&e, sizeof e);
+    w->n++;
+}
+
+/* A file quarry itself wrote during the load (the code index): recorded as it is now,
+ * without the racy rule, which is for what the listing read; any later change to it
+ * (another quarry's write, a schema changed by hand) fails the comparison. */
+static void snap_add_own(snapw *w, const char *path)
+{
+    stent e;
+    stent_of(path, &e);
     put_str(&w->out, path);
     qr_buf_append(&w->out, (const char *)&e, sizeof e);
     w->n++;
@@ -899,6 +911,9 @@ void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t
         snap_add2(&w, dir.p, "attributes");
     }
     snap_add(&w, "/etc/gitconfig");
+    /* the code index itself: one another quarry rewrote (or whose schema changed) is
+     * opened again, so its checks (a newer schema is refused) still run */
+    snap_add_own(&w, qr_code_db_path(c));
     /* the listed files, then every directory */
     for (size_t i = 0; i < npaths && !w.racy; i++)
         snap_add2(&w, c->workdir, paths[i]);

@@ -380,8 +380,11 @@ static void collect(checker *c)
 /* ---- pass 2: references ---- */
 
 /* E0016: `x.fle` where x's schema (qr_flow_expr_schema) has no field fle: the value would
- * be null at run time. nm: the field's name (its first segment for `.a.b`). */
-static void check_field(checker *c, const qr_flow_decl *schema, qr_flow_name nm)
+ * be null at run time. nm: the field's name (its first segment for `.a.b`). Never inlined:
+ * its message buffers would sit in every frame of check_expr, which recurses once per
+ * level of an expression (up to QR_FLOW_MAX_EXPR_HEIGHT), and overflow the stack. */
+__attribute__((noinline)) static void check_field(checker *c, const qr_flow_decl *schema,
+                                                  qr_flow_name nm)
 {
     if (!schema)
         return;
@@ -560,8 +563,17 @@ static void check_expr(checker *c, const qr_flow_expr *e, bool in_filter)
             e = e->a;
             continue;
         case QR_FX_BINARY:
-            check_expr(c, e->a, in_filter);
-            e = e->b;
+            /* a chain of operators (`1 - 1 - ...`, up to QR_FLOW_MAX_EXPR_HEIGHT) is one
+             * deep side: walk it in this loop and recurse only into the shallower side, so
+             * the stack stays shallow however long the chain (diagnostics are sorted by
+             * position afterwards, so the order of the walk does not show) */
+            if (e->a && e->b && e->a->height > e->b->height) {
+                check_expr(c, e->b, in_filter);
+                e = e->a;
+            } else {
+                check_expr(c, e->a, in_filter);
+                e = e->b;
+            }
             continue;
         default:
             return;

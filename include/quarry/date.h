@@ -91,6 +91,11 @@ int qr_date_parse_zone(const char *s, size_t n, int64_t now, qr_date_zone_fn zon
  */
 void qr_date_format_iso(int64_t t, int tz_offset_min, char *buf, size_t len);
 
+/* Days since 1970-01-01 of the proleptic Gregorian date y-m-d (m 1..12, d 1..31; any
+ * year), and back: the one calendar arithmetic every module uses. */
+int64_t qr_days_from_civil(int64_t y, int m, int d);
+void qr_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
 /* ---- the clock ---- */
 
 /* The environment variable that pins "now" for the whole process. */

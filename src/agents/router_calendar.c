@@ -15,32 +15,17 @@
  * last year?), which stays unmatched so a model decides.
  */
 #include "router_int.h"
+#include "quarry/date.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* Days since 1970-01-01 of a civil date, and back (proleptic Gregorian). */
-static int64_t days_from_civil(int y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
+/* The one calendar arithmetic (quarry/date.h), with the int years this file keeps. */
 static void civil_from_days(int64_t z, int *y, int *m, int *d)
 {
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = (int)(yoe + era * 400 + (*m <= 2));
+    int64_t yy;
+    qr_civil_from_days(z, &yy, m, d);
+    *y = (int)yy;
 }
 
 void rt_today_of(int64_t now, int tz_offset_min, rt_today *t)
@@ -94,8 +79,8 @@ bool rt_month_window(const rt_today *t, int m, int y, char *since, char *last_da
         y = m <= t->m ? t->y : t->y - 1;
     if (y < 1970 || y > 9999)
         return false;
-    int64_t first = days_from_civil(y, m, 1);
-    int64_t next = m == 12 ? days_from_civil(y + 1, 1, 1) : days_from_civil(y, m + 1, 1);
+    int64_t first = qr_days_from_civil(y, m, 1);
+    int64_t next = m == 12 ? qr_days_from_civil(y + 1, 1, 1) : qr_days_from_civil(y, m + 1, 1);
     day_str(since, first);
     day_str(last_day, next - 1);
     return true;
@@ -157,8 +142,8 @@ bool rt_day_of_month(const rt_today *t, int d, char *out)
         if (m == 0)
             m = 12, y--;
     }
-    int64_t first = days_from_civil(y, m, 1);
-    int64_t next = m == 12 ? days_from_civil(y + 1, 1, 1) : days_from_civil(y, m + 1, 1);
+    int64_t first = qr_days_from_civil(y, m, 1);
+    int64_t next = m == 12 ? qr_days_from_civil(y + 1, 1, 1) : qr_days_from_civil(y, m + 1, 1);
     if (d > next - first)
         return false; /* "since the 31st" of a 30-day month */
     day_str(out, first + d - 1);

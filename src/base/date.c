@@ -63,8 +63,7 @@ static int days_in_month(int64_t y, int m)
     return m == 2 && is_leap(y) ? 29 : dm[m - 1];
 }
 
-/* Days since 1970-01-01 of the proleptic Gregorian date y-m-d (m 1..12, d 1..31). */
-static int64_t days_from_civil(int64_t y, int m, int d)
+int64_t qr_days_from_civil(int64_t y, int m, int d)
 {
     y -= m <= 2;
     int64_t era = floor_div(y, 400);
@@ -74,7 +73,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
     return era * 146097 + doe - 719468;
 }
 
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+void qr_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
     z += 719468;
     int64_t era = floor_div(z, 146097);
@@ -93,13 +92,13 @@ static void sub_months(int64_t *l, int64_t months)
 {
     int64_t days = floor_div(*l, DAY), sod = floor_mod(*l, DAY), y;
     int m, d;
-    civil_from_days(days, &y, &m, &d);
+    qr_civil_from_days(days, &y, &m, &d);
     int64_t idx = y * 12 + (m - 1) - months;
     y = floor_div(idx, 12);
     m = (int)(idx - y * 12) + 1;
     if (d > days_in_month(y, m))
         d = days_in_month(y, m);
-    *l = days_from_civil(y, m, d) * DAY + sod;
+    *l = qr_days_from_civil(y, m, d) * DAY + sod;
 }
 
 /* ---- parse context ---- */
@@ -304,7 +303,7 @@ static int parse_iso(pctx *c, int64_t *out)
                 return FAIL(c, "unexpected '%.*s' after the zone", FRAG(c, p));
         }
     }
-    int64_t l = days_from_civil(y, (int)mo, (int)d) * DAY + h * 3600 + mi * 60 + s;
+    int64_t l = qr_days_from_civil(y, (int)mo, (int)d) * DAY + h * 3600 + mi * 60 + s;
     return check_range(c, zoned ? l - off : to_utc(c, l), out);
 }
 
@@ -434,13 +433,13 @@ static int parse_relative(pctx *c, int64_t *out)
     if (nt == 2 && tok_is(t[0], "this")) {
         int64_t days = day0 / DAY, y;
         int m, d;
-        civil_from_days(days, &y, &m, &d);
+        qr_civil_from_days(days, &y, &m, &d);
         if (tok_is(t[1], "week")) /* 1970-01-01 was a Thursday; weeks start on Monday */
             l = (days - floor_mod(days + 3, 7)) * DAY;
         else if (tok_is(t[1], "month"))
-            l = days_from_civil(y, m, 1) * DAY;
+            l = qr_days_from_civil(y, m, 1) * DAY;
         else if (tok_is(t[1], "year"))
-            l = days_from_civil(y, 1, 1) * DAY;
+            l = qr_days_from_civil(y, 1, 1) * DAY;
         else
             return FAIL(c, "'this' takes week, month or year");
         return check_range(c, to_utc(c, l), out);
@@ -588,7 +587,7 @@ void qr_date_format_iso(int64_t t, int tz_offset_min, char *buf, size_t len)
     days += floor_div(sod, DAY);
     sod = floor_mod(sod, DAY);
     int m, d, a = tz_offset_min < 0 ? -tz_offset_min : tz_offset_min;
-    civil_from_days(days, &y, &m, &d);
+    qr_civil_from_days(days, &y, &m, &d);
     snprintf(buf, len, "%04lld-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", (long long)y, m, d,
              (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60),
              tz_offset_min < 0 ? '-' : '+', a / 60, a % 60);

@@ -23,6 +23,7 @@
  * hour do people commit" is about each author's own clock.
  */
 #include "lisp_int.h"
+#include "quarry/date.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,29 +31,6 @@
 static const char *const weekdays[7] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                         "Friday", "Saturday", "Sunday"};
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
 
 /* ISO weekday, Monday 1 .. Sunday 7, of a day number. */
 static int iso_weekday(int64_t days)
@@ -96,7 +74,7 @@ static bool read_date(qr_val v, civil *c)
             rem += 86400;
             days--;
         }
-        civil_from_days(days, &c->y, &c->m, &c->d);
+        qr_civil_from_days(days, &c->y, &c->m, &c->d);
         c->hour = (int)(rem / 3600);
         return true;
     }
@@ -148,7 +126,7 @@ static qr_val bi_date_part(qr_lx *lx, int argc, const qr_val *argv)
     civil c;
     if (!read_date(argv[1], &c))
         return qr_nil();
-    int64_t days = days_from_civil(c.y, c.m, c.d);
+    int64_t days = qr_days_from_civil(c.y, c.m, c.d);
     int wd = iso_weekday(days);
     if (IS("year"))
         return qr_int(c.y);
@@ -170,8 +148,8 @@ static qr_val bi_date_part(qr_lx *lx, int argc, const qr_val *argv)
     /* ISO week: the week's Thursday decides its year */
     int64_t thursday = days - wd + 4, ty;
     int tm, td;
-    civil_from_days(thursday, &ty, &tm, &td);
-    int64_t week = (thursday - days_from_civil(ty, 1, 1)) / 7 + 1;
+    qr_civil_from_days(thursday, &ty, &tm, &td);
+    int64_t week = (thursday - qr_days_from_civil(ty, 1, 1)) / 7 + 1;
     return fmt(lx, "%04lld-W%02d", ty, (int)week);
 #undef IS
 }

@@ -671,32 +671,12 @@ void qr__code_gcache_save(const qr_code_graph *g)
     qr_buf_append(&out, t.b.p ? t.b.p : "", t.b.len);
     if (out.failed)
         goto done;
-    /* write beside, then rename into place */
+    /* written beside, then renamed into place (qr_write_file_atomic) */
     cache_dir(g, &tmp);
     if (tmp.failed || (mkdir(tmp.p, 0777) != 0 && errno != EEXIST))
         goto done;
-    qr_buf_puts(&tmp, "/tmp.XXXXXX");
-    if (tmp.failed)
+    if (qr_write_file_atomic(path.p, out.p, out.len, 0644) != QR_OK)
         goto done;
-    int fd = mkstemp(tmp.p);
-    if (fd < 0)
-        goto done;
-    (void)fchmod(fd, 0644);
-    bool ok = true;
-    size_t put = 0;
-    while (ok && put < out.len) {
-        ssize_t w = write(fd, out.p + put, out.len - put);
-        if (w < 0 && errno == EINTR)
-            continue;
-        ok = w > 0;
-        if (ok)
-            put += (size_t)w;
-    }
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp.p, path.p) != 0) {
-        unlink(tmp.p);
-        goto done;
-    }
     const char *base = strrchr(path.p, '/');
     prune(g, base ? base + 1 : path.p);
 done:
@@ -926,27 +906,8 @@ void qr__code_snap_save(const qr_code_graph *g, const char *const *paths, size_t
     uint32_t n = (uint32_t)w.n;
     memcpy(w.out.p + count_at, &n, sizeof n);
     snap_path(c, &spath);
-    qr_buf_reset(&dir);
-    qr_buf_printf(&dir, "%s.XXXXXX", spath.p ? spath.p : "");
-    if (spath.failed || dir.failed)
-        goto done;
-    int fd = mkstemp(dir.p);
-    if (fd < 0)
-        goto done;
-    (void)fchmod(fd, 0644);
-    bool ok = true;
-    size_t put = 0;
-    while (ok && put < w.out.len) {
-        ssize_t r = write(fd, w.out.p + put, w.out.len - put);
-        if (r < 0 && errno == EINTR)
-            continue;
-        ok = r > 0;
-        if (ok)
-            put += (size_t)r;
-    }
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(dir.p, spath.p) != 0)
-        unlink(dir.p);
+    if (!spath.failed)
+        (void)qr_write_file_atomic(spath.p, w.out.p, w.out.len, 0644);
 done:
     qr_buf_release(&w.out);
     qr_buf_release(&key);
@@ -1292,26 +1253,7 @@ void qr__code_refs_keep(const qr_code_graph *g)
         goto done;
     h.total = (uint32_t)out.len;
     memcpy(out.p, &h, sizeof h);
-    qr_buf_printf(&tmp, "%s.XXXXXX", path.p);
-    if (tmp.failed)
-        goto done;
-    int fd = mkstemp(tmp.p);
-    if (fd < 0)
-        goto done;
-    (void)fchmod(fd, 0644);
-    bool ok = true;
-    size_t put = 0;
-    while (ok && put < out.len) {
-        ssize_t w = write(fd, out.p + put, out.len - put);
-        if (w < 0 && errno == EINTR)
-            continue;
-        ok = w > 0;
-        if (ok)
-            put += (size_t)w;
-    }
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp.p, path.p) != 0)
-        unlink(tmp.p);
+    (void)qr_write_file_atomic(path.p, out.p, out.len, 0644);
 done:
     free(recs);
     free(t.slots);

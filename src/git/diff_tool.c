@@ -30,14 +30,6 @@
 /* The empty tree: what a root commit is compared with. */
 #define EMPTY_TREE "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-static const char *arg_str(qr_val args, qr_arena *a, const char *name)
-{
-    qr_val v;
-    if (args.t != QR_T_MAP || !qr_map_get(args, qr_kw_cstr(a, name), &v) || v.t != QR_T_STR)
-        return NULL;
-    return v.s->data;
-}
-
 static int64_t arg_int(qr_val args, qr_arena *a, const char *name, int64_t def)
 {
     qr_val v;
@@ -50,8 +42,8 @@ static int64_t arg_int(qr_val args, qr_arena *a, const char *name, int64_t def)
 static int resolve_pair(qr_git *g, qr_val args, qr_arena *a, char *from, char *to,
                         qr_buf *err)
 {
-    const char *commit = arg_str(args, a, "commit"), *f = arg_str(args, a, "from"),
-               *t = arg_str(args, a, "to");
+    const char *commit = qr__git_arg_str(args, a, "commit"), *f = qr__git_arg_str(args, a, "from"),
+               *t = qr__git_arg_str(args, a, "to");
     git_oid of, ot;
     bool unborn = false;
     int rc;
@@ -197,21 +189,15 @@ static void count_lines(const fpart *p, int64_t *adds, int64_t *dels)
 static int get_diff_run(qr_git_ctx *h, const qr_stop *stop, qr_val args, qr_arena *a,
                         qr_val *out, qr_buf *err)
 {
-    if (!h) {
-        qr_buf_puts(err, "no repository: the tool registry has no context (qr_tools_set_ctx)");
-        return QR_EINVAL;
-    }
-    if (!h->git) {
-        int rc = qr_git_open(h->repo_dir ? h->repo_dir : ".", &h->git, err);
-        if (rc != QR_OK)
-            return rc;
-    }
-    qr_git *g = h->git;
+    qr_git *g;
+    int hrc = qr__git_host(h, &g, err);
+    if (hrc != QR_OK)
+        return hrc;
     char from[GIT_OID_HEXSZ + 1], to[GIT_OID_HEXSZ + 1];
     int rc = resolve_pair(g, args, a, from, to, err);
     if (rc != QR_OK)
         return rc;
-    const char *spec = NULL, *path = arg_str(args, a, "path");
+    const char *spec = NULL, *path = qr__git_arg_str(args, a, "path");
     if (path) {
         qr_pathspec ps;
         if ((rc = qr__pathspec_parse(&ps, path, qr_git_workdir(g), a, err)) != QR_OK)

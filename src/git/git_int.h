@@ -265,4 +265,10 @@ typedef struct qr_follow_opts {
 int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_entry **out,
                    size_t *n, qr_buf *err);
 
+/* The git tools' shared pieces (tools_git.c): the repository of a tool context (opened on
+ * first use; QR_EINVAL with a message when there is no context), and a string parameter
+ * (a string, or a keyword's name; NULL when absent, nil or another type). */
+int qr__git_host(void *ctx, qr_git **g, qr_buf *err);
+const char *qr__git_arg_str(qr_val args, qr_arena *a, const char *name);
+
 #endif

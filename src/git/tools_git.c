@@ -74,7 +74,7 @@ static bool arg_get(qr_val args, qr_arena *a, const char *name, qr_val *out)
     return args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, name), out) && !qr_is_nil(*out);
 }
 
-static const char *arg_str(qr_val args, qr_arena *a, const char *name)
+const char *qr__git_arg_str(qr_val args, qr_arena *a, const char *name)
 {
     qr_val v;
     if (!arg_get(args, a, name, &v))
@@ -125,32 +125,32 @@ static int parse_window(qr_git *g, qr_val args, qr_arena *a, window *win, qr_buf
 {
     memset(win, 0, sizeof *win);
     win->w.limit = arg_limit(args, a);
-    win->w.ref = arg_str(args, a, "ref");
-    win->w.author = arg_str(args, a, "author");
+    win->w.ref = qr__git_arg_str(args, a, "ref");
+    win->w.author = qr__git_arg_str(args, a, "author");
     const char *s;
-    if ((s = arg_str(args, a, "since"))) {
+    if ((s = qr__git_arg_str(args, a, "since"))) {
         if (parse_date("since", s, &win->w.since, err) != QR_OK)
             return QR_EINVAL;
         win->w.has_since = true;
     }
-    if ((s = arg_str(args, a, "until"))) {
+    if ((s = qr__git_arg_str(args, a, "until"))) {
         if (parse_date("until", s, &win->w.until, err) != QR_OK)
             return QR_EINVAL;
         win->w.has_until = true;
     }
-    if ((s = arg_str(args, a, "merges")))
+    if ((s = qr__git_arg_str(args, a, "merges")))
         win->w.merges = !strcmp(s, "exclude") ? QR_MERGES_EXCLUDE
                         : !strcmp(s, "only")  ? QR_MERGES_ONLY
                                               : QR_MERGES_INCLUDE;
     win->w.first_parent = arg_bool(args, a, "first_parent");
-    if ((win->path = arg_str(args, a, "path"))) {
+    if ((win->path = qr__git_arg_str(args, a, "path"))) {
         int rc = qr__pathspec_parse(&win->ps, win->path, qr_git_workdir(g), a, err);
         if (rc != QR_OK)
             return rc;
         if (!qr__pathspec_all(&win->ps))
             win->w.path = &win->ps;
     }
-    if ((s = arg_str(args, a, "grep"))) {
+    if ((s = qr__git_arg_str(args, a, "grep"))) {
         int code;
         PCRE2_SIZE off;
         win->grep =
@@ -183,7 +183,7 @@ static void warn(qr_git_ctx *h, qr_buf *msg)
         h->warn(h->warn_ud, msg->p);
 }
 
-static int host_git(void *ctx, qr_git **g, qr_buf *err)
+int qr__git_host(void *ctx, qr_git **g, qr_buf *err)
 {
     qr_git_ctx *h = ctx;
     if (!h) {
@@ -390,7 +390,7 @@ static int fail_nomem(qr_buf *err, int rc)
 static int get_commits_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
-    int rc = host_git(ctx, &g, err);
+    int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
     window win;
@@ -624,7 +624,7 @@ static int author_cmp(const void *x, const void *y)
 static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
-    int rc = host_git(ctx, &g, err);
+    int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
     window win;
@@ -739,7 +739,7 @@ static int file_cmp(const void *x, const void *y)
 static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
-    int rc = host_git(ctx, &g, err);
+    int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
     window win;
@@ -837,7 +837,7 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
 static int get_file_history_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
-    int rc = host_git(ctx, &g, err);
+    int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
     window win;
@@ -1147,7 +1147,7 @@ static int diff_commits(qr_git_ctx *h, const window *win, qr_val list, qr_arena 
 static int get_diff_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
-    int rc = host_git(ctx, &g, err);
+    int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
     window win;
@@ -1155,7 +1155,7 @@ static int get_diff_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
         window_release(&win);
         return rc;
     }
-    const char *from = arg_str(args, a, "from"), *to = arg_str(args, a, "to");
+    const char *from = qr__git_arg_str(args, a, "from"), *to = qr__git_arg_str(args, a, "to");
     qr_val list;
     bool have_list = arg_get(args, a, "commits", &list) && qr_is_seqcoll(list);
     if (have_list && (from || to)) {

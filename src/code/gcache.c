@@ -192,6 +192,24 @@ static void cache_path(const qr_code_graph *g, const qr_buf *key, qr_buf *p)
     qr_buf_printf(p, "/%016llx.graph", (unsigned long long)fnv64(key->p, key->len));
 }
 
+/* Maps the kept file at `path` read-only when its size is within [min, max]: the mapping
+ * (its size in *len), or NULL (absent, unreadable, a size out of bounds). The descriptor
+ * is closed either way: the mapping outlives it. */
+static char *map_kept(const char *path, size_t min, size_t max, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    void *m = MAP_FAILED;
+    if (fstat(fd, &sb) == 0 && sb.st_size >= (off_t)min && (uint64_t)sb.st_size <= max) {
+        *len = (size_t)sb.st_size;
+        m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+    }
+    close(fd);
+    return m == MAP_FAILED ? NULL : m;
+}
+
 /* ---- loading ---- */
 
 int qr__code_gcache_load(qr_code_graph *g)
@@ -206,17 +224,11 @@ int qr__code_gcache_load(qr_code_graph *g)
     int hit = 0;
     char *buf = NULL;
     size_t buflen = 0;
-    int fd = key.failed || path.failed ? -1 : open(path.p, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size < (off_t)sizeof(hdr) ||
-        sb.st_size > (off_t)0xffffffffu)
+    if (!key.failed && !path.failed)
+        buf = map_kept(path.p, sizeof(hdr), 0xffffffffu, &buflen);
+    if (!buf)
         goto done;
-    size_t total = (size_t)sb.st_size;
-    void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED)
-        goto done;
-    buf = m;
-    buflen = total;
+    size_t total = buflen;
     hdr h;
     memcpy(&h, buf, sizeof h);
     if (h.magic != GCACHE_MAGIC || h.version != GCACHE_VERSION || h.total != total ||
@@ -395,8 +407,6 @@ undo:
         f->node0 = f->nnodes = 0;
     }
 done:
-    if (fd >= 0)
-        close(fd);
     if (buf)
         munmap(buf, buflen);
     qr_buf_release(&key);
@@ -916,38 +926,6 @@ done:
     qr_buf_release(&dir);
 }
 
-static bool read_whole(const char *path, size_t max, char **out, size_t *n)
-{
-    *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0)
-        return false;
-    if (fstat(fd, &sb) != 0 || sb.st_size < 0 || (uint64_t)sb.st_size > max) {
-        close(fd);
-        return false;
-    }
-    size_t total = (size_t)sb.st_size, got = 0;
-    char *b = malloc(total + 1);
-    while (b && got < total) {
-        ssize_t r = read(fd, b + got, total - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!b || got < total) {
-        free(b);
-        return false;
-    }
-    b[total] = 0;
-    *out = b;
-    *n = total;
-    return true;
-}
-
 /* reads a put_str string at *at (NULL for none); false when it does not fit */
 static bool take_str(const char *b, size_t n, size_t *at, const char **s, size_t *len)
 {
@@ -981,7 +959,8 @@ int qr__code_gcache_fast(qr_code_graph *g)
     char *b = NULL, *k = NULL;
     size_t n = 0, at = 0;
     int hit = 0;
-    if (sp.failed || !read_whole(sp.p, 256u << 20, &b, &n))
+    const char *why = NULL;
+    if (sp.failed || qr_read_regular_file(sp.p, 256u << 20, &b, &n, &why) != QR_OK)
         goto done;
     uint32_t v[2];
     if (n < 8)
@@ -1279,16 +1258,10 @@ int qr__code_refs_kept(qr_code_graph *g, const char *name, qr__code_ref_fn row, 
     int answered = 0;
     char *m = NULL;
     size_t total = 0;
-    int fd = key.failed || path.failed ? -1 : open(path.p, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size < (off_t)sizeof(refs_hdr) ||
-        sb.st_size >= (off_t)NOSTR)
+    if (!key.failed && !path.failed)
+        m = map_kept(path.p, sizeof(refs_hdr), (size_t)NOSTR - 1, &total);
+    if (!m)
         goto done;
-    total = (size_t)sb.st_size;
-    void *mm = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (mm == MAP_FAILED)
-        goto done;
-    m = mm;
     refs_hdr h;
     memcpy(&h, m, sizeof h);
     size_t off = sizeof h;
@@ -1327,8 +1300,6 @@ int qr__code_refs_kept(qr_code_graph *g, const char *name, qr__code_ref_fn row, 
     }
     answered = 1;
 done:
-    if (fd >= 0)
-        close(fd);
     if (m)
         munmap(m, total);
     qr_buf_release(&key);

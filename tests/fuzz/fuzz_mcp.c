@@ -8,30 +8,12 @@
  * with short program limits, so a session costs milliseconds.
  */
 #include "quarry/mcp.h"
+#include "mcp_check.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int check_send(void *ud, const char *msg, size_t len, const char *req_id, bool final)
-{
-    (void)ud;
-    if (!msg)
-        return final && req_id ? QR_OK : (abort(), QR_OK); /* a request ended unanswered */
-    if (final && !req_id)
-        abort(); /* a response always names its request */
-    if (len < 2 || msg[0] != '{' || msg[len - 1] != '}' || memchr(msg, '\n', len))
-        abort(); /* one object, one line */
-    qr_arena a;
-    qr_arena_init(&a, 0);
-    qr_val v;
-    qr_read_error e;
-    if (qr_json_read(&a, msg, len, &v, &e) != QR_OK || v.t != QR_T_MAP)
-        abort(); /* what the server writes must read back */
-    qr_arena_release(&a);
-    return QR_OK;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -201,4 +201,8 @@ int qr__mem_snapfile_parse(char *buf, size_t len, uint64_t generation, uint64_t 
  * that get past it). No-op when len is below the header size. */
 void qr__mem_snapfile_seal(char *buf, size_t len);
 
+/* Ends one line of a JSONL export in b and writes it to out (store_io.c; both backends'
+ * exports): QR_ENOMEM when b failed, QR_EIO when the write did; b is reset for the next. */
+int qr__mem_export_line(qr_buf *b, FILE *out, qr_buf *err);
+
 #endif

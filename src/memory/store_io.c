@@ -41,7 +41,7 @@ static void put_str(qr_buf *b, const char *name, sqlite3_stmt *st, int c)
     qr_buf_json_string(b, p ? p : "", p ? (size_t)sqlite3_column_bytes(st, c) : 0);
 }
 
-static int flush_line(qr_buf *b, FILE *out, qr_buf *err)
+int qr__mem_export_line(qr_buf *b, FILE *out, qr_buf *err)
 {
     if (b->failed) {
         qr_buf_puts(err, "out of memory exporting the memory store");
@@ -98,7 +98,7 @@ static int export_nodes(qr_mem *m, FILE *out, qr_buf *b, int64_t *count, qr_buf 
             put_time(b, "deleted", sqlite3_column_int64(st, 10));
         put_str(b, "content", st, 11);
         qr_buf_putc(b, '}');
-        if ((rc = flush_line(b, out, err)))
+        if ((rc = qr__mem_export_line(b, out, err)))
             break;
         (*count)++;
     }
@@ -125,7 +125,7 @@ static int export_edges(qr_mem *m, FILE *out, qr_buf *b, int64_t *count, qr_buf 
         qr_buf_puts(b, ",\"strength\":");
         qr_print_double(b, sqlite3_column_double(st, 3));
         qr_buf_putc(b, '}');
-        if ((rc = flush_line(b, out, err)))
+        if ((rc = qr__mem_export_line(b, out, err)))
             break;
         (*count)++;
     }
@@ -151,7 +151,7 @@ static int export_visits(qr_mem *m, FILE *out, qr_buf *b, int64_t *count, qr_buf
         put_time(b, "time", sqlite3_column_int64(st, 2));
         put_str(b, "outcome", st, 3);
         qr_buf_putc(b, '}');
-        if ((rc = flush_line(b, out, err)))
+        if ((rc = qr__mem_export_line(b, out, err)))
             break;
         (*count)++;
     }

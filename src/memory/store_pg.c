@@ -256,21 +256,6 @@ static void put_double(qr_buf *b, const char *name, const char *v)
     qr_print_double(b, v ? strtod(v, NULL) : 0);
 }
 
-static int flush_line(qr_buf *b, FILE *out, qr_buf *err)
-{
-    if (b->failed) {
-        qr_buf_puts(err, "out of memory exporting the memory store");
-        return QR_ENOMEM;
-    }
-    qr_buf_putc(b, '\n');
-    if (fwrite(b->p, 1, b->len, out) != b->len) {
-        qr_buf_printf(err, "cannot write the export: %s", strerror(errno));
-        return QR_EIO;
-    }
-    qr_buf_reset(b);
-    return QR_OK;
-}
-
 static int export_all(qr_mem *m, FILE *out, qr_buf *b, qr_mem_counts *c, qr_buf *err)
 {
     qr_store_rows nodes, tags, edges, visits;
@@ -311,7 +296,7 @@ static int export_all(qr_mem *m, FILE *out, qr_buf *b, qr_mem_counts *c, qr_buf 
             put_time(b, "deleted", num(&nodes, i, 9));
         put_str(b, "content", qr_store_rows_get(&nodes, i, 10));
         qr_buf_putc(b, '}');
-        if ((rc = flush_line(b, out, err)) == QR_OK)
+        if ((rc = qr__mem_export_line(b, out, err)) == QR_OK)
             c->nodes++;
     }
     qr_store_rows_free(&nodes);
@@ -331,7 +316,7 @@ static int export_all(qr_mem *m, FILE *out, qr_buf *b, qr_mem_counts *c, qr_buf 
         put_str(b, "type", qr_store_rows_get(&edges, i, 2));
         put_double(b, "strength", qr_store_rows_get(&edges, i, 3));
         qr_buf_putc(b, '}');
-        if ((rc = flush_line(b, out, err)) == QR_OK)
+        if ((rc = qr__mem_export_line(b, out, err)) == QR_OK)
             c->edges++;
     }
     qr_store_rows_free(&edges);
@@ -350,7 +335,7 @@ static int export_all(qr_mem *m, FILE *out, qr_buf *b, qr_mem_counts *c, qr_buf 
         put_time(b, "time", num(&visits, i, 2));
         put_str(b, "outcome", qr_store_rows_get(&visits, i, 3));
         qr_buf_putc(b, '}');
-        if ((rc = flush_line(b, out, err)) == QR_OK)
+        if ((rc = qr__mem_export_line(b, out, err)) == QR_OK)
             c->visits++;
     }
     qr_store_rows_free(&visits);

@@ -61,6 +61,11 @@ typedef struct qr_dwim_intent {
     double confidence;
     qr_dwim_alt alts[3]; /* the next best readings, best first */
     size_t nalts;
+    /* the line's first word names a tool of the lookup's registry that the registry holds
+     * back (qr_tools_usable false: a write or exec capability not granted), or NULL; the
+     * rest of the intent is the reading without it, and a caller should refuse the line
+     * naming the tool (qr_tools_explain_refused) rather than run that reading */
+    const qr_tool *refused;
 } qr_dwim_intent;
 
 /* What the parser may look up: the registry whose tools are routing targets, and whether

@@ -941,6 +941,15 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     /* the first line is the intent; the rest (a patch, a block) is its content */
     const char *nl = memchr(text, '\n', n);
     size_t ln = nl ? (size_t)(nl - text) : n;
+    /* a tool the registry holds back, named as the line's first word */
+    if (lk && lk->tools) {
+        size_t wn = 0;
+        while (wn < ln && !strchr(" \t\r", text[wn]))
+            wn++;
+        const qr_tool *t = qr_tools_find(lk->tools, text, wn);
+        if (t && !qr_tools_usable(lk->tools, t))
+            out->refused = t;
+    }
     const char *content = NULL;
     if (nl && (size_t)(nl - text) + 1 < n) {
         if (!(content = qr_arena_strndup(a, nl + 1, n - ln - 1)))

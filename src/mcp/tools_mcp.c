@@ -384,15 +384,7 @@ static int dwim_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out
     int rc = qr_dwim_parse(&lk, line.s->data, line.s->len, &pa, &in);
     /* a line that starts with the name of a tool this server holds back is refused as a
      * direct call would be: naming the flag that allows it */
-    const qr_tool *held = NULL;
-    if (rc == QR_OK) {
-        size_t wn = 0;
-        while (wn < line.s->len && !strchr(" \t\n", line.s->data[wn]))
-            wn++;
-        held = qr_tools_find(c->r->w->tools, line.s->data, wn);
-        if (held && qr_tools_usable(c->r->w->tools, held))
-            held = NULL;
-    }
+    const qr_tool *held = rc == QR_OK ? in.refused : NULL;
     if (held) {
         qr_buf_printf(err, "tool '%s': ", held->name);
         qr_tools_explain_refused(c->r->w->tools, held, err);

@@ -56,7 +56,11 @@ pid=$!
 n=0
 while [ $n -lt 1200 ]; do
   qpid=$(pgrep -P $pid | head -1)
-  caught=$(awk '/^SigCgt/ {print $2}' "/proc/$qpid/status" 2>/dev/null)
+  # the child timeout forked is quarry only once it has exec'd it: before, it is a copy
+  # of timeout, which catches SIGINT too
+  caught=
+  [ -n "$qpid" ] && [ "$(readlink "/proc/$qpid/exe" 2>/dev/null)" = "$(readlink -f "$Q")" ] &&
+    caught=$(awk '/^SigCgt/ {print $2}' "/proc/$qpid/status" 2>/dev/null)
   [ -n "$caught" ] && [ $(( 0x$caught & 2 )) -ne 0 ] && break
   sleep 0.05; n=$((n + 1))
 done

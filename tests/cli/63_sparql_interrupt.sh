@@ -13,7 +13,10 @@ pid=$!
 # wait until quarry has installed its SIGINT handler (read from /proc, not a fixed delay)
 n=0
 while [ $n -lt 1200 ]; do
-  caught=$(awk '/^SigCgt/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+  caught=
+  # only once the shell's fork has exec'd quarry (before, it is a copy of the shell)
+  [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$Q")" ] &&
+    caught=$(awk '/^SigCgt/ {print $2}' "/proc/$pid/status" 2>/dev/null)
   [ -n "$caught" ] && [ $(( 0x$caught & 2 )) -ne 0 ] && break
   sleep 0.05; n=$((n + 1))
 done

@@ -73,7 +73,7 @@ function serveHttp(dir) {
     proc.stderr.on('data', (d) => {
       stderr += d;
       const m = /serving MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (m) resolve({ url: new URL(m[1]), proc });
+      if (m) resolve({ url: new URL(m[1]), proc, stderr: () => stderr });
     });
     proc.on('exit', (code) => reject(new Error(`quarry mcp --http exited ${code} before serving: ${stderr}`)));
   });
@@ -92,7 +92,7 @@ async function connectHttp(dir) {
       await client.close();
       const exited = new Promise((r) => server.proc.on('exit', (code) => r(code)));
       server.proc.kill('SIGTERM');
-      assert.equal(await exited, 0, 'the server exits 0 on SIGTERM');
+      assert.equal(await exited, 0, `the server exits 0 on SIGTERM; its stderr ended: ${server.stderr().slice(-800)}`);
     },
   };
 }

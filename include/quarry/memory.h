@@ -62,7 +62,12 @@ void qr_mem_close(qr_mem *m);
  * checked them left them after its own writes (docs/memory.md, src/memory/store_check.c). */
 typedef enum { QR_MEM_CHECK_NONE, QR_MEM_CHECK_RAN, QR_MEM_CHECK_SKIPPED } qr_mem_check;
 qr_mem_check qr_mem_check_state(const qr_mem *m);
+/* The store's file, or on PostgreSQL the server as qr_store_server_name spells it (never
+ * the URL): for messages. */
 const char *qr_mem_path(const qr_mem *m);
+/* True when the store is on a database server (a postgresql:// URL): it has no file, so
+ * nothing may be written beside it (no STORE.snapshot, no STORE.spectral). */
+bool qr_mem_on_server(const qr_mem *m);
 /* One transaction around several writes: after qr_mem_begin (which takes the write lock,
  * waiting up to the busy timeout), every write of this handle joins it, and either all of
  * them become visible at qr_mem_commit (one generation bump) or none do, after

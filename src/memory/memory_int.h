@@ -7,6 +7,7 @@
 #define QUARRY_MEMORY_INT_H
 
 #include "quarry/memory.h"
+#include "quarry/store.h"
 
 #include <sqlite3.h>
 
@@ -70,27 +71,66 @@ void qr__mem_after_commit(qr_mem *m);
 /* Closes the connection, and records the files' state when the handle can vouch for it. */
 void qr__mem_close_files(qr_mem *m);
 
-/* ---- store_pg.c: the memory store on PostgreSQL (the team database's mem_* tables) ----
- * What runs there today: open, add (with tags), link, visit, import and export, stats;
- * every other operation refuses with qr__mem_pg_unsupported before touching m->db. */
+/* ---- store_pg.c: what differs on PostgreSQL (the team database's mem_* tables) ----
+ * Opening, transactions (a caller's one too: BEGIN, a savepoint per write), putting a link
+ * (one INSERT ... ON CONFLICT that says whether it was new) and the statistics; everything
+ * else is store.c's code through the seam below. */
 int qr__mem_pg_open(qr_mem *m, const char *url, bool create, qr_buf *err);
 void qr__mem_pg_close(qr_mem *m);
-int qr__mem_pg_unsupported(qr_mem *m, const char *what, qr_buf *err);
 int qr__mem_pg_begin_write(qr_mem *m, qr_buf *err);
+int qr__mem_pg_begin_user(qr_mem *m, qr_buf *err);
+int qr__mem_pg_begin_read(qr_mem *m, qr_buf *err);
+int qr__mem_pg_commit_read(qr_mem *m, qr_buf *err);
 int qr__mem_pg_commit_write(qr_mem *m, qr_buf *err);
 void qr__mem_pg_rollback(qr_mem *m);
-int qr__mem_pg_node_id(qr_mem *m, const char *key, int64_t *id, int64_t *deleted, bool *found,
-                       qr_buf *err);
-/* the insert alone: the caller validated n and looked its key up */
-int qr__mem_pg_node_insert(qr_mem *m, const qr_mem_node *n, const char *type, const char *prov,
-                           const char *content, int64_t created, int64_t modified,
-                           int64_t *id_out, qr_buf *err);
 int qr__mem_pg_edge_put(qr_mem *m, int64_t src, int64_t dst, double strength, const char *type,
                         bool *created, qr_buf *err);
-int qr__mem_pg_visit_insert(qr_mem *m, int64_t node, const char *agent, int64_t time,
-                            const char *outcome, qr_buf *err);
-int qr__mem_pg_export(qr_mem *m, FILE *out, qr_mem_counts *counts, qr_buf *err);
-int qr__mem_pg_stats(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err);
+/* the counts of qr_mem_stats (not the types), inside the caller's read transaction */
+int qr__mem_pg_stats(qr_mem *m, qr_mem_stats *out, qr_buf *err);
+
+/* ---- store_sql.c: one statement on either backend (the seam) ----
+ * The logic around a statement is written once against this cursor; only the SQL text
+ * differs by backend (SQLite's ?N and tables nodes/tags/edges/visits, PostgreSQL's $N and
+ * mem_*). On SQLite it is a prepared statement (a handle's cached one when lite_id is not
+ * -1: reset, never finalized), stepped row by row; on PostgreSQL the statement runs at the
+ * first step with its text parameters and its rows are read from the result. Binds are
+ * 1-based, columns 0-based, as in SQLite. Strings bound are not copied: they must outlive
+ * the first step. */
+#define QR__MEM_Q_PARAMS 12
+typedef struct qr__mem_q {
+    qr_mem *m;
+    sqlite3_stmt *st; /* SQLite */
+    bool cached;      /* st is m->st[...]: reset, not finalized */
+    int lite_rc;      /* SQLite: the last result */
+    const char *pg_sql; /* PostgreSQL */
+    int np;
+    const char *pv[QR__MEM_Q_PARAMS];
+    char num[QR__MEM_Q_PARAMS][32];
+    qr_store_rows rows; /* PostgreSQL: the statement's result (owned) */
+    int row;            /* the current row; -1 before the first step */
+    bool ran;
+    char state[6]; /* PostgreSQL: the SQLSTATE of a failure ("23505": unique violation) */
+} qr__mem_q;
+/* Prepares (SQLite) or records (PostgreSQL) one statement: lite_sql (or the handle's
+ * statement lite_id when lite_sql is NULL) or pg_sql. QR_OK, or QR_EIO with a message. */
+int qr__mem_q_open(qr__mem_q *q, qr_mem *m, int lite_id, const char *lite_sql,
+                   const char *pg_sql, qr_buf *err);
+void qr__mem_q_int(qr__mem_q *q, int i, int64_t v);
+void qr__mem_q_double(qr__mem_q *q, int i, double v);
+void qr__mem_q_text(qr__mem_q *q, int i, const char *s); /* NULL: SQL NULL */
+/* Steps: QR_OK with *row set (false: no more rows, or a statement without rows), or the
+ * failure (what: "read" / "write") with its message. */
+int qr__mem_q_step(qr__mem_q *q, bool *row, const char *what, qr_buf *err);
+/* Runs a statement without rows to its end. */
+int qr__mem_q_run(qr__mem_q *q, const char *what, qr_buf *err);
+int64_t qr__mem_q_col_int(const qr__mem_q *q, int c);
+double qr__mem_q_col_double(const qr__mem_q *q, int c);
+/* the text (never NULL: "" for SQL NULL) and its length in bytes */
+const char *qr__mem_q_col_text(const qr__mem_q *q, int c, size_t *len);
+bool qr__mem_q_col_null(const qr__mem_q *q, int c);
+/* Rows the last INSERT, UPDATE or DELETE changed. */
+int64_t qr__mem_q_changes(const qr__mem_q *q);
+void qr__mem_q_close(qr__mem_q *q);
 
 /* ---- store.c ---- */
 int64_t qr__mem_now(const qr_mem *m);

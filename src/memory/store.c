@@ -176,11 +176,17 @@ const char *qr_mem_path(const qr_mem *m)
     return m->path;
 }
 
+bool qr_mem_on_server(const qr_mem *m)
+{
+    return m->pg != NULL;
+}
+
 sqlite3_stmt *qr__mem_stmt(qr_mem *m, int id, qr_buf *err)
 {
-    if (m->pg) { /* an operation store_pg.c does not serve: refused, m->db is NULL */
+    if (m->pg) { /* a caller that forgot the seam (store_sql.c): a bug, never a crash */
         if (err)
-            qr__mem_pg_unsupported(m, "this operation", err);
+            qr_buf_printf(err, "internal error: a SQLite statement on the memory store at %s",
+                          m->path);
         return NULL;
     }
     if (!m->st[id]) {
@@ -223,7 +229,7 @@ static int exec_sql(qr_mem *m, const char *sql, const char *what, qr_buf *err)
  * says so too; qr_mem_rollback ends it quietly). False, with the message, when lost. */
 static bool user_tx_alive(qr_mem *m, qr_buf *err)
 {
-    if (!sqlite3_get_autocommit(m->db))
+    if (m->pg || !sqlite3_get_autocommit(m->db)) /* PostgreSQL: a savepoint undoes a failure */
         return true;
     if (err)
         qr_buf_printf(err,
@@ -248,8 +254,8 @@ int qr__mem_begin_write(qr_mem *m, qr_buf *err)
 
 int qr__mem_begin_read(qr_mem *m, qr_buf *err)
 {
-    if (m->pg) /* the reads store_pg.c serves (export, stats) do not come here */
-        return qr__mem_pg_unsupported(m, "reading notes, links and search", err);
+    if (m->pg)
+        return qr__mem_pg_begin_read(m, err);
     if (m->user_tx)
         return user_tx_alive(m, err) ? QR_OK : QR_EIO;
     return run_stmt(m, ST_BEGIN, "read", err);
@@ -302,10 +308,10 @@ int qr__mem_commit_write(qr_mem *m, qr_buf *err)
 
 int qr__mem_commit_read(qr_mem *m, qr_buf *err)
 {
-    if (m->pg)
-        return QR_OK;
     if (m->user_tx)
         return QR_OK;
+    if (m->pg)
+        return qr__mem_pg_commit_read(m, err);
     int rc = run_stmt(m, ST_COMMIT, "read", err);
     if (rc != QR_OK)
         qr__mem_rollback(m);
@@ -314,14 +320,16 @@ int qr__mem_commit_read(qr_mem *m, qr_buf *err)
 
 int qr_mem_begin(qr_mem *m, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "a caller's transaction (qr_mem_begin)", err);
     if (m->user_tx) {
         if (err)
             qr_buf_puts(err, "a transaction is already open on this store handle");
         return QR_EINVAL;
     }
-    int rc = qr__mem_check_before_write(m, err);
+    int rc = m->pg ? qr__mem_pg_begin_user(m, err) : qr__mem_check_before_write(m, err);
+    if (m->pg) {
+        m->user_tx = rc == QR_OK;
+        return rc;
+    }
     if (rc == QR_OK)
         rc = run_stmt(m, ST_BEGIN_WRITE, "write", err);
     if (rc == QR_OK)
@@ -598,31 +606,34 @@ void qr_mem_close(qr_mem *m)
     free(m);
 }
 
+/* Every statement below runs through the seam (store_sql.c): SQLite's text, then
+ * PostgreSQL's (the team database's mem_* tables, $N parameters, COLLATE "C" where an
+ * order must be SQLite's bytes). */
+
 int qr_mem_generation(qr_mem *m, uint64_t *out, qr_buf *err)
 {
-    sqlite3_stmt *st = qr__mem_stmt(m, ST_GENERATION, err);
-    if (!st)
-        return QR_EIO;
-    int rc = sqlite3_step(st);
-    *out = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return qr__mem_fail(m, rc, "read", err);
-    return QR_OK;
+    qr__mem_q q;
+    bool row = false;
+    int rc = qr__mem_q_open(&q, m, ST_GENERATION, NULL, "SELECT generation FROM mem_state", err);
+    if (rc == QR_OK)
+        rc = qr__mem_q_step(&q, &row, "read", err);
+    *out = row ? (uint64_t)qr__mem_q_col_int(&q, 0) : 0;
+    qr__mem_q_close(&q);
+    return rc;
 }
 
 int qr__mem_version(qr_mem *m, uint64_t *generation, uint64_t *write_id, qr_buf *err)
 {
-    sqlite3_stmt *st = qr__mem_stmt(m, ST_VERSION, err);
-    if (!st)
-        return QR_EIO;
-    int rc = sqlite3_step(st);
-    *generation = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
-    *write_id = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 1) : 0;
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return qr__mem_fail(m, rc, "read", err);
-    return QR_OK;
+    qr__mem_q q;
+    bool row = false;
+    int rc = qr__mem_q_open(&q, m, ST_VERSION, NULL,
+                            "SELECT generation, write_id FROM mem_state", err);
+    if (rc == QR_OK)
+        rc = qr__mem_q_step(&q, &row, "read", err);
+    *generation = row ? (uint64_t)qr__mem_q_col_int(&q, 0) : 0;
+    *write_id = row ? (uint64_t)qr__mem_q_col_int(&q, 1) : 0;
+    qr__mem_q_close(&q);
+    return rc;
 }
 
 /* ---- nodes ---- */
@@ -630,32 +641,25 @@ int qr__mem_version(qr_mem *m, uint64_t *generation, uint64_t *write_id, qr_buf 
 int qr__mem_node_id(qr_mem *m, const char *key, bool include_deleted, bool quiet, int64_t *id,
                     int64_t *deleted, qr_buf *err)
 {
-    int rc;
     int64_t del = 0;
-    if (m->pg) {
-        bool found = false;
-        int prc = qr__mem_pg_node_id(m, key, id, &del, &found, err);
-        if (prc)
-            return prc;
-        rc = found ? SQLITE_ROW : SQLITE_DONE;
-    } else {
-        sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_ID, err);
-        if (!st)
-            return QR_EIO;
-        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *id = sqlite3_column_int64(st, 0);
-            del = sqlite3_column_int64(st, 1);
-        }
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            return qr__mem_fail(m, rc, "read", err);
+    qr__mem_q q;
+    bool found = false;
+    int rc = qr__mem_q_open(&q, m, ST_NODE_ID, NULL,
+                            "SELECT id, deleted FROM mem_nodes WHERE key = $1", err);
+    if (rc == QR_OK) {
+        qr__mem_q_text(&q, 1, key);
+        rc = qr__mem_q_step(&q, &found, "read", err);
     }
+    if (found) {
+        *id = qr__mem_q_col_int(&q, 0);
+        del = qr__mem_q_col_int(&q, 1);
+    }
+    qr__mem_q_close(&q);
+    if (rc)
+        return rc;
     if (deleted)
         *deleted = del;
-    if (rc == SQLITE_DONE) {
+    if (!found) {
         if (!quiet)
             qr_buf_printf(err, "no node '%s' in the memory store: keys are exact and "
                                "case-sensitive",
@@ -671,21 +675,25 @@ int qr__mem_node_id(qr_mem *m, const char *key, bool include_deleted, bool quiet
     return QR_OK;
 }
 
+/* Adds (ST_TAG_ADD) or removes (ST_TAG_DEL) one tag; *changes gets the rows changed. */
 static int put_tag(qr_mem *m, int id, int64_t node, const char *tag, int *changes, qr_buf *err)
 {
-    sqlite3_stmt *st = qr__mem_stmt(m, id, err);
-    if (!st)
-        return QR_EIO;
-    sqlite3_bind_int64(st, 1, node);
-    sqlite3_bind_text(st, 2, tag, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (rc != SQLITE_DONE)
-        return qr__mem_fail(m, rc, "write", err);
-    if (changes)
-        *changes = sqlite3_changes(m->db);
-    return QR_OK;
+    qr__mem_q q;
+    int rc = qr__mem_q_open(&q, m, id, NULL,
+                            id == ST_TAG_ADD
+                                ? "INSERT INTO mem_tags(node, tag) VALUES ($1::bigint, $2)"
+                                  " ON CONFLICT DO NOTHING"
+                                : "DELETE FROM mem_tags WHERE node = $1::bigint AND tag = $2",
+                            err);
+    if (rc == QR_OK) {
+        qr__mem_q_int(&q, 1, node);
+        qr__mem_q_text(&q, 2, tag);
+        rc = qr__mem_q_run(&q, "write", err);
+    }
+    if (rc == QR_OK && changes)
+        *changes = (int)qr__mem_q_changes(&q);
+    qr__mem_q_close(&q);
+    return rc;
 }
 
 int qr__mem_node_insert(qr_mem *m, const qr_mem_node *n, int64_t *id_out, qr_buf *err)
@@ -723,33 +731,45 @@ int qr__mem_node_insert(qr_mem *m, const qr_mem_node *n, int64_t *id_out, qr_buf
     int64_t now = qr__mem_now(m);
     int64_t created = n->created ? n->created : now;
     int64_t modified = n->modified ? n->modified : created;
-    if (m->pg)
-        return qr__mem_pg_node_insert(m, n, type, prov, content, created, modified, id_out, err);
-    sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_ADD, err);
-    if (!st)
-        return QR_EIO;
+    qr__mem_q q;
     size_t clen = strlen(content);
-    sqlite3_bind_text(st, 1, n->key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 3, n->weight);
-    sqlite3_bind_text(st, 4, prov, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, created);
-    sqlite3_bind_int64(st, 6, modified);
-    sqlite3_bind_int64(st, 7, n->retrievals);
-    sqlite3_bind_int64(st, 8, n->uses);
-    sqlite3_bind_int64(st, 9, n->wrongs);
+    if ((rc = qr__mem_q_open(&q, m, ST_NODE_ADD, NULL,
+                             "INSERT INTO mem_nodes(key, type, weight, provenance, created,"
+                             " modified, retrievals, uses, wrongs, deleted, content_len, content)"
+                             " VALUES ($1, $2, $3::double precision, $4, $5::bigint, $6::bigint,"
+                             " $7::bigint, $8::bigint, $9::bigint, $10::bigint, $11::bigint, $12)"
+                             " RETURNING id",
+                             err)))
+        return rc;
+    qr__mem_q_text(&q, 1, n->key);
+    qr__mem_q_text(&q, 2, type);
+    qr__mem_q_double(&q, 3, n->weight);
+    qr__mem_q_text(&q, 4, prov);
+    qr__mem_q_int(&q, 5, created);
+    qr__mem_q_int(&q, 6, modified);
+    qr__mem_q_int(&q, 7, n->retrievals);
+    qr__mem_q_int(&q, 8, n->uses);
+    qr__mem_q_int(&q, 9, n->wrongs);
     if (n->deleted)
-        sqlite3_bind_int64(st, 10, n->deleted);
+        qr__mem_q_int(&q, 10, n->deleted);
     else
-        sqlite3_bind_null(st, 10);
-    sqlite3_bind_int64(st, 11, (int64_t)clen);
-    sqlite3_bind_text(st, 12, content, (int)clen, SQLITE_STATIC);
-    int src = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (src != SQLITE_DONE)
-        return qr__mem_fail(m, src, "write", err);
-    int64_t id = sqlite3_last_insert_rowid(m->db);
+        qr__mem_q_text(&q, 10, NULL);
+    qr__mem_q_int(&q, 11, (int64_t)clen);
+    qr__mem_q_text(&q, 12, content);
+    bool row = false;
+    rc = qr__mem_q_step(&q, &row, "write", err);
+    /* PostgreSQL hands the id back as a row, SQLite as the last rowid */
+    int64_t id = m->pg ? (row ? qr__mem_q_col_int(&q, 0) : 0) : sqlite3_last_insert_rowid(m->db);
+    bool dup = rc && !strcmp(q.state, "23505");
+    qr__mem_q_close(&q);
+    if (dup) { /* another agent added the key between the look-up and the insert */
+        err->len = 0;
+        qr_buf_printf(err, "node '%s' already exists: change it with 'quarry mem update'",
+                      n->key);
+        return QR_ERUNTIME;
+    }
+    if (rc)
+        return rc;
     for (size_t i = 0; i < n->ntags; i++)
         if ((rc = put_tag(m, ST_TAG_ADD, id, n->tags[i], NULL, err)))
             return rc;
@@ -766,66 +786,64 @@ int qr_mem_node_add(qr_mem *m, const qr_mem_node *n, int64_t *id_out, qr_buf *er
     return end_write(m, qr__mem_node_insert(m, n, id_out, err), err);
 }
 
-static const char *col_str(sqlite3_stmt *st, int c, qr_arena *a)
+static const char *col_str(const qr__mem_q *q, int c, qr_arena *a)
 {
-    const char *p = (const char *)sqlite3_column_text(st, c);
-    size_t n = (size_t)sqlite3_column_bytes(st, c);
-    return qr_arena_strndup(a, p ? p : "", p ? n : 0);
+    size_t n;
+    const char *p = qr__mem_q_col_text(q, c, &n);
+    return qr_arena_strndup(a, p, n);
 }
 
 int qr_mem_node_get(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
                     qr_mem_node *out, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "get", err);
     memset(out, 0, sizeof *out);
     int rc = qr__mem_begin_read(m, err);
     if (rc)
         return rc;
-    sqlite3_stmt *st = qr__mem_stmt(m, ST_NODE_GET, err);
-    if (!st) {
-        rc = QR_EIO;
+    qr__mem_q q;
+    bool row = false;
+    if ((rc = qr__mem_q_open(&q, m, ST_NODE_GET, NULL,
+                             "SELECT id, key, type, weight, provenance, created, modified,"
+                             " retrievals, uses, wrongs, deleted, content_len, content"
+                             " FROM mem_nodes WHERE key = $1",
+                             err)))
         goto done;
+    qr__mem_q_text(&q, 1, key);
+    rc = qr__mem_q_step(&q, &row, "read", err);
+    if (row) {
+        out->id = qr__mem_q_col_int(&q, 0);
+        out->key = col_str(&q, 1, a);
+        out->type = col_str(&q, 2, a);
+        out->weight = qr__mem_q_col_double(&q, 3);
+        out->provenance = col_str(&q, 4, a);
+        out->created = qr__mem_q_col_int(&q, 5);
+        out->modified = qr__mem_q_col_int(&q, 6);
+        out->retrievals = qr__mem_q_col_int(&q, 7);
+        out->uses = qr__mem_q_col_int(&q, 8);
+        out->wrongs = qr__mem_q_col_int(&q, 9);
+        out->deleted = qr__mem_q_col_int(&q, 10);
+        out->content = col_str(&q, 12, a);
+        qr__mem_q_col_text(&q, 12, &out->content_len);
     }
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    int src = sqlite3_step(st);
-    if (src == SQLITE_ROW) {
-        out->id = sqlite3_column_int64(st, 0);
-        out->key = col_str(st, 1, a);
-        out->type = col_str(st, 2, a);
-        out->weight = sqlite3_column_double(st, 3);
-        out->provenance = col_str(st, 4, a);
-        out->created = sqlite3_column_int64(st, 5);
-        out->modified = sqlite3_column_int64(st, 6);
-        out->retrievals = sqlite3_column_int64(st, 7);
-        out->uses = sqlite3_column_int64(st, 8);
-        out->wrongs = sqlite3_column_int64(st, 9);
-        out->deleted = sqlite3_column_int64(st, 10);
-        out->content = col_str(st, 12, a);
-        out->content_len = (size_t)sqlite3_column_bytes(st, 12);
-    }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (src != SQLITE_ROW && src != SQLITE_DONE) {
-        rc = qr__mem_fail(m, src, "read", err);
+    qr__mem_q_close(&q);
+    if (rc)
         goto done;
-    }
-    if (src == SQLITE_DONE || (out->deleted && !include_deleted)) {
+    if (!row || (out->deleted && !include_deleted)) {
         int64_t id;
         rc = qr__mem_node_id(m, key, include_deleted, false, &id, NULL, err);
         if (rc == QR_OK)
             rc = QR_ERUNTIME;
         goto done;
     }
-    st = qr__mem_stmt(m, ST_NODE_TAGS, err);
-    if (!st) {
-        rc = QR_EIO;
+    if ((rc = qr__mem_q_open(&q, m, ST_NODE_TAGS, NULL,
+                             "SELECT tag FROM mem_tags WHERE node = $1::bigint"
+                             " ORDER BY tag COLLATE \"C\"",
+                             err)))
         goto done;
-    }
-    sqlite3_bind_int64(st, 1, out->id);
+    qr__mem_q_int(&q, 1, out->id);
     const char **tags = NULL;
     size_t ntags = 0, cap = 0;
-    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = qr__mem_q_step(&q, &row, "read", err)) == QR_OK && row) {
         if (ntags == cap) {
             size_t ncap = cap ? cap * 2 : 8;
             const char **nt = qr_arena_realloc(a, tags, cap * sizeof *tags, ncap * sizeof *tags);
@@ -834,13 +852,11 @@ int qr_mem_node_get(qr_mem *m, const char *key, bool include_deleted, qr_arena *
             tags = nt;
             cap = ncap;
         }
-        tags[ntags++] = col_str(st, 0, a);
+        tags[ntags++] = col_str(&q, 0, a);
     }
-    sqlite3_reset(st);
-    if (src != SQLITE_DONE && src != SQLITE_ROW) {
-        rc = qr__mem_fail(m, src, "read", err);
+    qr__mem_q_close(&q);
+    if (rc)
         goto done;
-    }
     out->tags = tags;
     out->ntags = ntags;
     if (a->exhausted) {
@@ -855,39 +871,40 @@ done:
     return rc;
 }
 
-/* Runs one SQL statement with up to four bound values (text when the pointer is set). */
-static int exec_bound(qr_mem *m, const char *sql, int64_t i1, const char *t2, int64_t i3,
-                      double d4, bool use_d4, qr_buf *err)
+/* Runs one write on node id ($1 / ?1) with one more value: text t2 (?2) when set, an
+ * integer i3 (?3), or a double d4 (?4) with use_d4. PostgreSQL's text numbers its
+ * parameters the same way. */
+static int exec_bound(qr_mem *m, const char *sql, const char *pg_sql, int64_t i1,
+                      const char *t2, int64_t i3, double d4, bool use_d4, qr_buf *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, i1);
-        if (t2)
-            sqlite3_bind_text(st, 2, t2, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, i3);
+    qr__mem_q q;
+    int rc = qr__mem_q_open(&q, m, -1, sql, pg_sql, err);
+    if (rc == QR_OK) {
+        qr__mem_q_int(&q, 1, i1);
+        if (t2 || m->pg) /* PostgreSQL: parameters are positional, $2 must be given */
+            qr__mem_q_text(&q, 2, t2);
+        qr__mem_q_int(&q, 3, i3);
         if (use_d4)
-            sqlite3_bind_double(st, 4, d4);
-        rc = sqlite3_step(st);
+            qr__mem_q_double(&q, 4, d4);
+        rc = qr__mem_q_run(&q, "write", err);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return qr__mem_fail(m, rc, "write", err);
-    return QR_OK;
+    qr__mem_q_close(&q);
+    return rc;
 }
 
 static int touch(qr_mem *m, int64_t id, qr_buf *err)
 {
-    sqlite3_stmt *st = qr__mem_stmt(m, ST_TOUCH, err);
-    if (!st)
-        return QR_EIO;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, qr__mem_now(m));
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return qr__mem_fail(m, rc, "write", err);
-    return QR_OK;
+    qr__mem_q q;
+    int rc = qr__mem_q_open(&q, m, ST_TOUCH, NULL,
+                            "UPDATE mem_nodes SET modified = $2::bigint WHERE id = $1::bigint",
+                            err);
+    if (rc == QR_OK) {
+        qr__mem_q_int(&q, 1, id);
+        qr__mem_q_int(&q, 2, qr__mem_now(m));
+        rc = qr__mem_q_run(&q, "write", err);
+    }
+    qr__mem_q_close(&q);
+    return rc;
 }
 
 static int update_in_tx(qr_mem *m, const char *key, const qr_mem_update *u, qr_buf *err)
@@ -907,28 +924,31 @@ static int update_in_tx(qr_mem *m, const char *key, const qr_mem_update *u, qr_b
     for (size_t i = 0; i < u->nadd_tags; i++)
         if (!qr__mem_check_tag(u->add_tags[i], err))
             return QR_EINVAL;
-    if (u->content) {
-        sqlite3_stmt *st = NULL;
-        int src = sqlite3_prepare_v2(
-            m->db, "UPDATE nodes SET content = ?2, content_len = ?3 WHERE id = ?1", -1, &st, NULL);
-        if (src == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, id);
-            sqlite3_bind_text(st, 2, u->content, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 3, (int64_t)strlen(u->content));
-            src = sqlite3_step(st);
-        }
-        sqlite3_finalize(st);
-        if (src != SQLITE_DONE)
-            return qr__mem_fail(m, src, "write", err);
-    }
-    if (u->type && (rc = exec_bound(m, "UPDATE nodes SET type = ?2 WHERE id = ?1", id, u->type,
-                                    0, 0, false, err)))
+    if (u->content &&
+        (rc = exec_bound(m, "UPDATE nodes SET content = ?2, content_len = ?3 WHERE id = ?1",
+                         "UPDATE mem_nodes SET content = $2, content_len = $3::bigint"
+                         " WHERE id = $1::bigint",
+                         id, u->content, (int64_t)strlen(u->content), 0, false, err)))
         return rc;
-    if (u->provenance && (rc = exec_bound(m, "UPDATE nodes SET provenance = ?2 WHERE id = ?1",
-                                          id, u->provenance, 0, 0, false, err)))
+    /* PostgreSQL's texts name every parameter up to the last they use: ?3 is passed (0)
+     * and ignored where it is not named */
+    if (u->type &&
+        (rc = exec_bound(m, "UPDATE nodes SET type = ?2 WHERE id = ?1",
+                         "UPDATE mem_nodes SET type = $2 WHERE id = $1::bigint AND $3::bigint IS NOT NULL",
+                         id, u->type, 0, 0, false, err)))
         return rc;
-    if (u->has_weight && (rc = exec_bound(m, "UPDATE nodes SET weight = ?4 WHERE id = ?1", id,
-                                          NULL, 0, u->weight, true, err)))
+    if (u->provenance &&
+        (rc = exec_bound(m, "UPDATE nodes SET provenance = ?2 WHERE id = ?1",
+                         "UPDATE mem_nodes SET provenance = $2 WHERE id = $1::bigint"
+                         " AND $3::bigint IS NOT NULL",
+                         id, u->provenance, 0, 0, false, err)))
+        return rc;
+    /* the new weight is set in SQL, never computed in the client from a read */
+    if (u->has_weight &&
+        (rc = exec_bound(m, "UPDATE nodes SET weight = ?4 WHERE id = ?1",
+                         "UPDATE mem_nodes SET weight = $4::double precision"
+                         " WHERE id = $1::bigint AND $2::text IS NULL AND $3::bigint IS NOT NULL",
+                         id, NULL, 0, u->weight, true, err)))
         return rc;
     for (size_t i = 0; i < u->nadd_tags; i++)
         if ((rc = put_tag(m, ST_TAG_ADD, id, u->add_tags[i], NULL, err)))
@@ -948,8 +968,6 @@ static int update_in_tx(qr_mem *m, const char *key, const qr_mem_update *u, qr_b
 
 int qr_mem_node_update(qr_mem *m, const char *key, const qr_mem_update *u, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "update", err);
     int rc = qr__mem_begin_write(m, err);
     if (rc)
         return rc;
@@ -958,16 +976,12 @@ int qr_mem_node_update(qr_mem *m, const char *key, const qr_mem_update *u, qr_bu
 
 int qr_mem_tag_add(qr_mem *m, const char *key, const char *tag, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "tagging", err);
     qr_mem_update u = {.add_tags = &tag, .nadd_tags = 1};
     return qr_mem_node_update(m, key, &u, err);
 }
 
 int qr_mem_tag_remove(qr_mem *m, const char *key, const char *tag, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "untagging", err);
     qr_mem_update u = {.remove_tags = &tag, .nremove_tags = 1};
     return qr_mem_node_update(m, key, &u, err);
 }
@@ -989,38 +1003,45 @@ static int set_deleted(qr_mem *m, const char *key, bool del, qr_buf *err)
     }
     if (rc == QR_OK) {
         if (del)
-            rc = exec_bound(m, "UPDATE nodes SET deleted = ?3 WHERE id = ?1", id, NULL,
-                            qr__mem_now(m), 0, false, err);
+            rc = exec_bound(m, "UPDATE nodes SET deleted = ?3 WHERE id = ?1",
+                            "UPDATE mem_nodes SET deleted = $3::bigint WHERE id = $1::bigint"
+                            " AND $2::text IS NULL",
+                            id, NULL, qr__mem_now(m), 0, false, err);
         else
-            rc = exec_bound(m, "UPDATE nodes SET deleted = NULL WHERE id = ?1", id, NULL, 0, 0,
-                            false, err);
+            rc = exec_bound(m, "UPDATE nodes SET deleted = NULL WHERE id = ?1",
+                            "UPDATE mem_nodes SET deleted = NULL WHERE id = $1::bigint"
+                            " AND $2::text IS NULL AND $3::bigint IS NOT NULL",
+                            id, NULL, 0, 0, false, err);
     }
     return end_write(m, rc, err);
 }
 
 int qr_mem_node_delete(qr_mem *m, const char *key, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "delete", err);
     return set_deleted(m, key, true, err);
 }
 
 int qr_mem_node_restore(qr_mem *m, const char *key, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "restore", err);
     return set_deleted(m, key, false, err);
 }
 
 int qr_mem_node_count(qr_mem *m, const char *key, qr_mem_counter which, int64_t delta,
                       qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "counting retrievals, uses and wrongs", err);
+    /* one UPDATE adds to the stored count: concurrent counters never lose an increment */
     static const char *const sql[] = {
         [QR_MEM_RETRIEVALS] = "UPDATE nodes SET retrievals = max(0, retrievals + ?3) WHERE id = ?1",
         [QR_MEM_USES] = "UPDATE nodes SET uses = max(0, uses + ?3) WHERE id = ?1",
         [QR_MEM_WRONGS] = "UPDATE nodes SET wrongs = max(0, wrongs + ?3) WHERE id = ?1",
+    };
+    static const char *const pg_sql[] = {
+        [QR_MEM_RETRIEVALS] = "UPDATE mem_nodes SET retrievals = greatest(0, retrievals +"
+                              " $3::bigint) WHERE id = $1::bigint AND $2::text IS NULL",
+        [QR_MEM_USES] = "UPDATE mem_nodes SET uses = greatest(0, uses + $3::bigint)"
+                        " WHERE id = $1::bigint AND $2::text IS NULL",
+        [QR_MEM_WRONGS] = "UPDATE mem_nodes SET wrongs = greatest(0, wrongs + $3::bigint)"
+                          " WHERE id = $1::bigint AND $2::text IS NULL",
     };
     if ((unsigned)which > QR_MEM_WRONGS) {
         qr_buf_printf(err, "unknown counter %d: expected retrievals, uses or wrongs", (int)which);
@@ -1032,7 +1053,7 @@ int qr_mem_node_count(qr_mem *m, const char *key, qr_mem_counter which, int64_t 
     int64_t id;
     rc = qr__mem_node_id(m, key, false, false, &id, NULL, err);
     if (rc == QR_OK)
-        rc = exec_bound(m, sql[which], id, NULL, delta, 0, false, err);
+        rc = exec_bound(m, sql[which], pg_sql[which], id, NULL, delta, 0, false, err);
     return end_write(m, rc, err);
 }
 
@@ -1101,8 +1122,6 @@ int qr_mem_link(qr_mem *m, const char *source, const char *target, double streng
 int qr_mem_unlink(qr_mem *m, const char *source, const char *target, const char *type,
                   int64_t *removed, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "unlink", err);
     if (type && !qr__mem_check_word("link type", type, err))
         return QR_EINVAL;
     int rc = qr__mem_begin_write(m, err);
@@ -1111,24 +1130,25 @@ int qr_mem_unlink(qr_mem *m, const char *source, const char *target, const char 
     int64_t s, t;
     if ((rc = qr__mem_node_id(m, source, false, false, &s, NULL, err)) == QR_OK &&
         (rc = qr__mem_node_id(m, target, false, false, &t, NULL, err)) == QR_OK) {
-        sqlite3_stmt *st = NULL;
-        int src = sqlite3_prepare_v2(
-            m->db,
+        qr__mem_q q;
+        rc = qr__mem_q_open(
+            &q, m, -1,
             type ? "DELETE FROM edges WHERE source = ?1 AND target = ?2 AND type = ?3"
                  : "DELETE FROM edges WHERE source = ?1 AND target = ?2",
-            -1, &st, NULL);
-        if (src == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, s);
-            sqlite3_bind_int64(st, 2, t);
+            type ? "DELETE FROM mem_edges WHERE source = $1::bigint AND target = $2::bigint"
+                   " AND type = $3"
+                 : "DELETE FROM mem_edges WHERE source = $1::bigint AND target = $2::bigint",
+            err);
+        if (rc == QR_OK) {
+            qr__mem_q_int(&q, 1, s);
+            qr__mem_q_int(&q, 2, t);
             if (type)
-                sqlite3_bind_text(st, 3, type, -1, SQLITE_STATIC);
-            src = sqlite3_step(st);
+                qr__mem_q_text(&q, 3, type);
+            rc = qr__mem_q_run(&q, "write", err);
         }
-        sqlite3_finalize(st);
-        if (src != SQLITE_DONE) {
-            rc = qr__mem_fail(m, src, "write", err);
-        } else {
-            int64_t n = sqlite3_changes(m->db);
+        int64_t n = rc == QR_OK ? qr__mem_q_changes(&q) : 0;
+        qr__mem_q_close(&q);
+        if (rc == QR_OK) {
             if (removed)
                 *removed = n;
             if (n == 0) {
@@ -1150,8 +1170,6 @@ int qr_mem_unlink(qr_mem *m, const char *source, const char *target, const char 
 int qr_mem_edges(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
                  qr_mem_edge **out, size_t *n, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "reading links", err);
     *out = NULL;
     *n = 0;
     int rc = qr__mem_begin_read(m, err);
@@ -1162,21 +1180,29 @@ int qr_mem_edges(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
         qr__mem_rollback(m);
         return rc;
     }
-    static const char sql[] =
+    qr__mem_q q;
+    rc = qr__mem_q_open(
+        &q, m, -1,
         "SELECT 0, o.key, e.type, e.strength FROM edges e JOIN nodes o ON o.id = e.target"
         " WHERE e.source = ?1 AND o.deleted IS NULL"
         " UNION ALL "
         "SELECT 1, o.key, e.type, e.strength FROM edges e JOIN nodes o ON o.id = e.source"
         " WHERE e.target = ?1 AND o.deleted IS NULL"
-        " ORDER BY 1, 2, 3";
-    sqlite3_stmt *st = NULL;
-    int src = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
+        " ORDER BY 1, 2, 3",
+        "SELECT 0, o.key COLLATE \"C\", e.type COLLATE \"C\", e.strength FROM mem_edges e"
+        " JOIN mem_nodes o ON o.id = e.target WHERE e.source = $1::bigint AND o.deleted IS NULL"
+        " UNION ALL "
+        "SELECT 1, o.key COLLATE \"C\", e.type COLLATE \"C\", e.strength FROM mem_edges e"
+        " JOIN mem_nodes o ON o.id = e.source WHERE e.target = $1::bigint AND o.deleted IS NULL"
+        " ORDER BY 1, 2, 3",
+        err);
     size_t cap = 0;
     qr_mem_edge *v = NULL;
     const char *self = qr_arena_strndup(a, key, strlen(key));
-    if (src == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, id);
-        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+    bool row = false;
+    if (rc == QR_OK) {
+        qr__mem_q_int(&q, 1, id);
+        while ((rc = qr__mem_q_step(&q, &row, "read", err)) == QR_OK && row) {
             if (*n == cap) {
                 size_t ncap = cap ? cap * 2 : 8;
                 qr_mem_edge *nv = qr_arena_realloc(a, v, cap * sizeof *v, ncap * sizeof *v);
@@ -1186,18 +1212,16 @@ int qr_mem_edges(qr_mem *m, const char *key, bool include_deleted, qr_arena *a,
                 cap = ncap;
             }
             qr_mem_edge *e = &v[(*n)++];
-            const char *other = col_str(st, 1, a);
-            bool incoming = sqlite3_column_int(st, 0) == 1;
+            const char *other = col_str(&q, 1, a);
+            bool incoming = qr__mem_q_col_int(&q, 0) == 1;
             e->source = incoming ? other : self;
             e->target = incoming ? self : other;
-            e->type = col_str(st, 2, a);
-            e->strength = sqlite3_column_double(st, 3);
+            e->type = col_str(&q, 2, a);
+            e->strength = qr__mem_q_col_double(&q, 3);
         }
     }
-    sqlite3_finalize(st);
-    if (src != SQLITE_DONE && src != SQLITE_ROW) {
-        rc = qr__mem_fail(m, src, "read", err);
-    } else if (a->exhausted) {
+    qr__mem_q_close(&q);
+    if (rc == QR_OK && a->exhausted) {
         qr_buf_printf(err, "out of memory reading the links of '%s'", key);
         rc = QR_ENOMEM;
     }
@@ -1217,21 +1241,20 @@ int qr__mem_visit_insert(qr_mem *m, int64_t node, const char *agent, int64_t tim
     if (!qr__mem_check_word("agent", agent, err) ||
         !qr__mem_check_text("outcome", outcome, QR_MEM_PROVENANCE_MAX, true, err))
         return QR_EINVAL;
-    if (m->pg)
-        return qr__mem_pg_visit_insert(m, node, agent, time, outcome, err);
-    sqlite3_stmt *st = qr__mem_stmt(m, ST_VISIT_ADD, err);
-    if (!st)
-        return QR_EIO;
-    sqlite3_bind_int64(st, 1, node);
-    sqlite3_bind_text(st, 2, agent, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, time);
-    sqlite3_bind_text(st, 4, outcome, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (rc != SQLITE_DONE)
-        return qr__mem_fail(m, rc, "write", err);
-    return QR_OK;
+    qr__mem_q q;
+    int rc = qr__mem_q_open(&q, m, ST_VISIT_ADD, NULL,
+                            "INSERT INTO mem_visits(node, agent, time, outcome)"
+                            " VALUES ($1::bigint, $2, $3::bigint, $4)",
+                            err);
+    if (rc == QR_OK) {
+        qr__mem_q_int(&q, 1, node);
+        qr__mem_q_text(&q, 2, agent);
+        qr__mem_q_int(&q, 3, time);
+        qr__mem_q_text(&q, 4, outcome);
+        rc = qr__mem_q_run(&q, "write", err);
+    }
+    qr__mem_q_close(&q);
+    return rc;
 }
 
 int qr_mem_visit(qr_mem *m, const char *key, const char *agent, int64_t time,
@@ -1247,7 +1270,6 @@ int qr_mem_visit(qr_mem *m, const char *key, const char *agent, int64_t time,
                                   outcome ? outcome : "", err);
     return end_write(m, rc, err);
 }
-
 /* ---- search ---- */
 
 /* Appends term as one FTS5 string (a phrase after tokenizing); false when it holds no
@@ -1270,27 +1292,46 @@ static bool fts_phrase(qr_buf *q, const char *term)
     return true;
 }
 
+/* Appends term to a PostgreSQL text[] literal: "..." with " and \ escaped. */
+static void pg_array_item(qr_buf *q, const char *term)
+{
+    qr_buf_putc(q, q->len ? ',' : '{');
+    qr_buf_putc(q, '"');
+    for (const char *p = term; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            qr_buf_putc(q, '\\');
+        qr_buf_putc(q, *p);
+    }
+    qr_buf_putc(q, '"');
+}
+
 int qr_mem_search(qr_mem *m, const char *const *terms, size_t nterms, int mode, size_t limit,
                   qr_arena *a, qr_mem_hit **hits, size_t *n, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_unsupported(m, "search", err);
     *hits = NULL;
     *n = 0;
     qr_buf q;
     qr_buf_init(&q);
     size_t used = 0;
+    /* PostgreSQL: the terms as a text[] literal; the phrases are made and joined in SQL */
     for (size_t i = 0; i < nterms; i++) {
         if (!qr_utf8_valid(terms[i], strlen(terms[i])))
             continue;
         size_t before = q.len;
-        if (used)
+        if (used && !m->pg)
             qr_buf_puts(&q, mode == QR_MEM_MATCH_ALL ? " AND " : " OR ");
-        if (fts_phrase(&q, terms[i]))
+        if (fts_phrase(&q, terms[i])) {
             used++;
-        else
+            if (m->pg) {
+                q.len = before;
+                pg_array_item(&q, terms[i]);
+            }
+        } else {
             q.len = before;
+        }
     }
+    if (m->pg)
+        qr_buf_putc(&q, '}');
     if (q.failed) {
         qr_buf_release(&q);
         qr_buf_puts(err, "out of memory building a search");
@@ -1308,19 +1349,30 @@ int qr_mem_search(qr_mem *m, const char *const *terms, size_t nterms, int mode, 
         qr_buf_release(&q);
         return rc;
     }
-    static const char sql[] =
+    /* PostgreSQL: each term a phrase (phraseto_tsquery, the english stemmer of the stored
+     * tsvector), joined by & or |, ranked by ts_rank instead of bm25 */
+    qr__mem_q st;
+    rc = qr__mem_q_open(
+        &st, m, -1,
         "SELECT f.rowid, -bm25(nodes_fts) AS score FROM nodes_fts f"
         " JOIN nodes n ON n.id = f.rowid"
         " WHERE nodes_fts MATCH ?1 AND n.deleted IS NULL"
-        " ORDER BY score DESC, f.rowid LIMIT ?2";
-    sqlite3_stmt *st = NULL;
-    int src = sqlite3_prepare_v2(m->db, sql, -1, &st, NULL);
+        " ORDER BY score DESC, f.rowid LIMIT ?2",
+        "SELECT n.id, ts_rank(n.search, w.q) AS score FROM mem_nodes n, (SELECT"
+        " string_agg('(' || phraseto_tsquery('english', t)::text || ')', $3)::tsquery AS q"
+        " FROM unnest($1::text[]) AS t WHERE numnode(phraseto_tsquery('english', t)) > 0) w"
+        " WHERE n.search @@ w.q AND n.deleted IS NULL ORDER BY score DESC, n.id"
+        " LIMIT nullif($2::bigint, -1)",
+        err);
     size_t cap = 0;
     qr_mem_hit *v = NULL;
-    if (src == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, q.p, (int)q.len, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, limit ? (int64_t)limit : -1);
-        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+    bool row = false;
+    if (rc == QR_OK) {
+        qr__mem_q_text(&st, 1, q.p);
+        qr__mem_q_int(&st, 2, limit ? (int64_t)limit : -1);
+        if (m->pg)
+            qr__mem_q_text(&st, 3, mode == QR_MEM_MATCH_ALL ? " & " : " | ");
+        while ((rc = qr__mem_q_step(&st, &row, "search", err)) == QR_OK && row) {
             if (*n == cap) {
                 size_t ncap = cap ? cap * 2 : 16;
                 qr_mem_hit *nv = qr_arena_realloc(a, v, cap * sizeof *v, ncap * sizeof *v);
@@ -1329,16 +1381,14 @@ int qr_mem_search(qr_mem *m, const char *const *terms, size_t nterms, int mode, 
                 v = nv;
                 cap = ncap;
             }
-            v[*n].id = sqlite3_column_int64(st, 0);
-            v[*n].score = sqlite3_column_double(st, 1);
+            v[*n].id = qr__mem_q_col_int(&st, 0);
+            v[*n].score = qr__mem_q_col_double(&st, 1);
             (*n)++;
         }
     }
-    sqlite3_finalize(st);
+    qr__mem_q_close(&st);
     qr_buf_release(&q);
-    if (src != SQLITE_DONE && src != SQLITE_ROW)
-        rc = qr__mem_fail(m, src, "search", err);
-    else if (a->exhausted) {
+    if (rc == QR_OK && a->exhausted) {
         qr_buf_puts(err, "out of memory collecting search results");
         rc = QR_ENOMEM;
     }
@@ -1355,12 +1405,15 @@ int qr_mem_search(qr_mem *m, const char *const *terms, size_t nterms, int mode, 
 
 int qr_mem_stats_get(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_stats(m, a, out, err);
     memset(out, 0, sizeof *out);
     int rc = qr__mem_begin_read(m, err);
     if (rc)
         return rc;
+    if (m->pg) { /* the counts in one query of its own, the types below */
+        if ((rc = qr__mem_pg_stats(m, out, err)))
+            goto done;
+        goto types;
+    }
     int64_t gen = 0, pages = 0, psize = 0;
     if ((rc = query_int(m, "SELECT count(*) FROM nodes WHERE deleted IS NULL", &out->nodes,
                         err)) ||
@@ -1392,32 +1445,32 @@ int qr_mem_stats_get(qr_mem *m, qr_arena *a, qr_mem_stats *out, qr_buf *err)
     }
     out->generation = (uint64_t)gen;
     out->file_bytes = pages * psize;
-    sqlite3_stmt *st = NULL;
-    int src = sqlite3_prepare_v2(m->db,
-                                 "SELECT type, count(*) FROM nodes WHERE deleted IS NULL"
-                                 " GROUP BY type ORDER BY type",
-                                 -1, &st, NULL);
+types:;
+    qr__mem_q q;
+    bool row = false;
+    rc = qr__mem_q_open(&q, m, -1,
+                        "SELECT type, count(*) FROM nodes WHERE deleted IS NULL"
+                        " GROUP BY type ORDER BY type",
+                        "SELECT type, count(*) FROM mem_nodes WHERE deleted IS NULL"
+                        " GROUP BY type ORDER BY type COLLATE \"C\"",
+                        err);
     size_t cap = 0;
-    if (src == SQLITE_OK) {
-        while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-            if (out->ntypes == cap) {
-                size_t ncap = cap ? cap * 2 : 8;
-                qr_mem_type_count *nv = qr_arena_realloc(a, out->types, cap * sizeof *nv,
-                                                         ncap * sizeof *nv);
-                if (!nv)
-                    break;
-                out->types = nv;
-                cap = ncap;
-            }
-            out->types[out->ntypes].type = col_str(st, 0, a);
-            out->types[out->ntypes].count = sqlite3_column_int64(st, 1);
-            out->ntypes++;
+    while (rc == QR_OK && (rc = qr__mem_q_step(&q, &row, "read", err)) == QR_OK && row) {
+        if (out->ntypes == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            qr_mem_type_count *nv =
+                qr_arena_realloc(a, out->types, cap * sizeof *nv, ncap * sizeof *nv);
+            if (!nv)
+                break;
+            out->types = nv;
+            cap = ncap;
         }
+        out->types[out->ntypes].type = col_str(&q, 0, a);
+        out->types[out->ntypes].count = qr__mem_q_col_int(&q, 1);
+        out->ntypes++;
     }
-    sqlite3_finalize(st);
-    if (src != SQLITE_DONE && src != SQLITE_ROW)
-        rc = qr__mem_fail(m, src, "read", err);
-    else if (a->exhausted) {
+    qr__mem_q_close(&q);
+    if (rc == QR_OK && a->exhausted) {
         qr_buf_puts(err, "out of memory reading the store's statistics");
         rc = QR_ENOMEM;
     }

@@ -16,6 +16,12 @@
  * a key already in the store is an error, so a backup is never mixed into live data by
  * accident); forward references (an edge must come after both its nodes, as export writes
  * them, so one pass suffices and the error names the line).
+ *
+ * Both backends run this one code (the statements through store_sql.c's seam, PostgreSQL's
+ * ordered with COLLATE "C" so that its order is SQLite's bytes whatever the database's
+ * collation): a store moves from SQLite to PostgreSQL and back with the same bytes. A
+ * node's tags come from one tags query ordered like the nodes and walked beside them,
+ * rather than a query per node (a round trip each on a server).
  */
 #include "memory_int.h"
 
@@ -34,11 +40,12 @@ static void put_time(qr_buf *b, const char *name, int64_t t)
     qr_buf_printf(b, ",\"%s\":\"%s\"", name, iso);
 }
 
-static void put_str(qr_buf *b, const char *name, sqlite3_stmt *st, int c)
+static void put_str(qr_buf *b, const char *name, const qr__mem_q *q, int c)
 {
-    const char *p = (const char *)sqlite3_column_text(st, c);
+    size_t n;
+    const char *p = qr__mem_q_col_text(q, c, &n);
     qr_buf_printf(b, ",\"%s\":", name);
-    qr_buf_json_string(b, p ? p : "", p ? (size_t)sqlite3_column_bytes(st, c) : 0);
+    qr_buf_json_string(b, p, n);
 }
 
 int qr__mem_export_line(qr_buf *b, FILE *out, qr_buf *err)
@@ -56,124 +63,138 @@ int qr__mem_export_line(qr_buf *b, FILE *out, qr_buf *err)
     return QR_OK;
 }
 
-static int export_nodes(qr_mem *m, FILE *out, qr_buf *b, int64_t *count, qr_buf *err)
+/* Writes one row of an export query as a line (a node also takes its tags from the tags
+ * query, stepping it past them). */
+typedef void (*put_row_fn)(qr_buf *b, const qr__mem_q *q, qr__mem_q *tags, bool *tags_row);
+
+/* A node, with its tags from the tags query (ordered by the same key, then tag). */
+static void put_node(qr_buf *b, const qr__mem_q *q, qr__mem_q *tags, bool *trow)
 {
-    sqlite3_stmt *st = NULL, *tags = qr__mem_stmt(m, ST_NODE_TAGS, err);
-    if (!tags)
-        return QR_EIO;
-    int rc = QR_OK;
-    int src = sqlite3_prepare_v2(m->db,
-                                 "SELECT id, key, type, weight, provenance, created, modified,"
-                                 " retrievals, uses, wrongs, deleted, content FROM nodes"
-                                 " ORDER BY key",
-                                 -1, &st, NULL);
-    while (qr__mem_next_row(&src, st)) {
-        qr_buf_puts(b, "{\"kind\":\"node\"");
-        put_str(b, "key", st, 1);
-        put_str(b, "type", st, 2);
-        qr_buf_puts(b, ",\"weight\":");
-        qr_print_double(b, sqlite3_column_double(st, 3));
-        put_str(b, "provenance", st, 4);
-        put_time(b, "created", sqlite3_column_int64(st, 5));
-        put_time(b, "modified", sqlite3_column_int64(st, 6));
-        qr_buf_printf(b, ",\"retrievals\":%lld,\"uses\":%lld,\"wrongs\":%lld,\"tags\":[",
-                      (long long)sqlite3_column_int64(st, 7),
-                      (long long)sqlite3_column_int64(st, 8),
-                      (long long)sqlite3_column_int64(st, 9));
-        sqlite3_bind_int64(tags, 1, sqlite3_column_int64(st, 0));
-        int trc, nt = 0;
-        while ((trc = sqlite3_step(tags)) == SQLITE_ROW) {
-            if (nt++)
-                qr_buf_putc(b, ',');
-            qr_buf_json_string(b, (const char *)sqlite3_column_text(tags, 0),
-                               (size_t)sqlite3_column_bytes(tags, 0));
-        }
-        sqlite3_reset(tags);
-        if (trc != SQLITE_DONE) {
-            rc = qr__mem_fail(m, trc, "read", err);
+    size_t klen;
+    const char *key = qr__mem_q_col_text(q, 0, &klen);
+    qr_buf_puts(b, "{\"kind\":\"node\"");
+    put_str(b, "key", q, 0);
+    put_str(b, "type", q, 1);
+    qr_buf_puts(b, ",\"weight\":");
+    qr_print_double(b, qr__mem_q_col_double(q, 2));
+    put_str(b, "provenance", q, 3);
+    put_time(b, "created", qr__mem_q_col_int(q, 4));
+    put_time(b, "modified", qr__mem_q_col_int(q, 5));
+    qr_buf_printf(b, ",\"retrievals\":%lld,\"uses\":%lld,\"wrongs\":%lld,\"tags\":[",
+                  (long long)qr__mem_q_col_int(q, 6), (long long)qr__mem_q_col_int(q, 7),
+                  (long long)qr__mem_q_col_int(q, 8));
+    for (int k = 0; *trow; k++) {
+        size_t tn;
+        const char *tkey = qr__mem_q_col_text(tags, 0, &tn);
+        if (tn != klen || memcmp(tkey, key, klen))
             break;
-        }
-        qr_buf_putc(b, ']');
-        if (sqlite3_column_type(st, 10) != SQLITE_NULL)
-            put_time(b, "deleted", sqlite3_column_int64(st, 10));
-        put_str(b, "content", st, 11);
-        qr_buf_putc(b, '}');
-        if ((rc = qr__mem_export_line(b, out, err)))
-            break;
-        (*count)++;
+        if (k)
+            qr_buf_putc(b, ',');
+        size_t tl;
+        const char *tag = qr__mem_q_col_text(tags, 1, &tl);
+        qr_buf_json_string(b, tag, tl);
+        if (qr__mem_q_step(tags, trow, "read", NULL) != QR_OK)
+            *trow = false;
     }
-    sqlite3_finalize(st);
-    if (rc == QR_OK && src != SQLITE_DONE)
-        rc = qr__mem_fail(m, src, "read", err);
+    qr_buf_putc(b, ']');
+    if (!qr__mem_q_col_null(q, 9))
+        put_time(b, "deleted", qr__mem_q_col_int(q, 9));
+    put_str(b, "content", q, 10);
+    qr_buf_putc(b, '}');
+}
+
+static void put_edge(qr_buf *b, const qr__mem_q *q, qr__mem_q *tags, bool *trow)
+{
+    (void)tags, (void)trow;
+    qr_buf_puts(b, "{\"kind\":\"edge\"");
+    put_str(b, "source", q, 0);
+    put_str(b, "target", q, 1);
+    put_str(b, "type", q, 2);
+    qr_buf_puts(b, ",\"strength\":");
+    qr_print_double(b, qr__mem_q_col_double(q, 3));
+    qr_buf_putc(b, '}');
+}
+
+static void put_visit(qr_buf *b, const qr__mem_q *q, qr__mem_q *tags, bool *trow)
+{
+    (void)tags, (void)trow;
+    qr_buf_puts(b, "{\"kind\":\"visit\"");
+    put_str(b, "node", q, 0);
+    put_str(b, "agent", q, 1);
+    put_time(b, "time", qr__mem_q_col_int(q, 2));
+    put_str(b, "outcome", q, 3);
+    qr_buf_putc(b, '}');
+}
+
+/* Runs one export query (SQLite's text, PostgreSQL's: bytes order, COLLATE "C") and
+ * writes each row as a line with put; *count gets the lines. */
+static int export_rows(qr_mem *m, const char *lite, const char *pg, put_row_fn put,
+                       qr__mem_q *tags, bool *trow, FILE *out, qr_buf *b, int64_t *count,
+                       qr_buf *err)
+{
+    qr__mem_q q;
+    int rc = qr__mem_q_open(&q, m, -1, lite, pg, err);
+    bool row = false;
+    while (rc == QR_OK && (rc = qr__mem_q_step(&q, &row, "read", err)) == QR_OK && row) {
+        put(b, &q, tags, trow);
+        if ((rc = qr__mem_export_line(b, out, err)) == QR_OK)
+            (*count)++;
+    }
+    qr__mem_q_close(&q);
     return rc;
 }
 
-static int export_edges(qr_mem *m, FILE *out, qr_buf *b, int64_t *count, qr_buf *err)
+static int export_all(qr_mem *m, FILE *out, qr_buf *b, qr_mem_counts *c, qr_buf *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = QR_OK;
-    int src = sqlite3_prepare_v2(m->db,
-                                 "SELECT s.key, t.key, e.type, e.strength FROM edges e"
-                                 " JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target"
-                                 " ORDER BY s.key, t.key, e.type",
-                                 -1, &st, NULL);
-    while (qr__mem_next_row(&src, st)) {
-        qr_buf_puts(b, "{\"kind\":\"edge\"");
-        put_str(b, "source", st, 0);
-        put_str(b, "target", st, 1);
-        put_str(b, "type", st, 2);
-        qr_buf_puts(b, ",\"strength\":");
-        qr_print_double(b, sqlite3_column_double(st, 3));
-        qr_buf_putc(b, '}');
-        if ((rc = qr__mem_export_line(b, out, err)))
-            break;
-        (*count)++;
-    }
-    sqlite3_finalize(st);
-    if (rc == QR_OK && src != SQLITE_DONE)
-        rc = qr__mem_fail(m, src, "read", err);
-    return rc;
-}
-
-static int export_visits(qr_mem *m, FILE *out, qr_buf *b, int64_t *count, qr_buf *err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = QR_OK;
-    int src = sqlite3_prepare_v2(m->db,
-                                 "SELECT n.key, v.agent, v.time, v.outcome FROM visits v"
-                                 " JOIN nodes n ON n.id = v.node"
-                                 " ORDER BY v.time, n.key, v.agent, v.outcome",
-                                 -1, &st, NULL);
-    while (qr__mem_next_row(&src, st)) {
-        qr_buf_puts(b, "{\"kind\":\"visit\"");
-        put_str(b, "node", st, 0);
-        put_str(b, "agent", st, 1);
-        put_time(b, "time", sqlite3_column_int64(st, 2));
-        put_str(b, "outcome", st, 3);
-        qr_buf_putc(b, '}');
-        if ((rc = qr__mem_export_line(b, out, err)))
-            break;
-        (*count)++;
-    }
-    sqlite3_finalize(st);
-    if (rc == QR_OK && src != SQLITE_DONE)
-        rc = qr__mem_fail(m, src, "read", err);
+    qr__mem_q tags;
+    bool trow = false;
+    int rc = qr__mem_q_open(&tags, m, -1,
+                            "SELECT n.key, g.tag FROM tags g JOIN nodes n ON n.id = g.node"
+                            " ORDER BY n.key, g.tag",
+                            "SELECT n.key, g.tag FROM mem_tags g JOIN mem_nodes n ON n.id = g.node"
+                            " ORDER BY n.key COLLATE \"C\", g.tag COLLATE \"C\"",
+                            err);
+    if (rc == QR_OK)
+        rc = qr__mem_q_step(&tags, &trow, "read", err);
+    if (rc == QR_OK)
+        rc = export_rows(m,
+                         "SELECT key, type, weight, provenance, created, modified, retrievals,"
+                         " uses, wrongs, deleted, content FROM nodes ORDER BY key",
+                         "SELECT key, type, weight, provenance, created, modified, retrievals,"
+                         " uses, wrongs, deleted, content FROM mem_nodes"
+                         " ORDER BY key COLLATE \"C\"",
+                         put_node, &tags, &trow, out, b, &c->nodes, err);
+    qr__mem_q_close(&tags);
+    if (rc == QR_OK)
+        rc = export_rows(m,
+                         "SELECT s.key, t.key, e.type, e.strength FROM edges e"
+                         " JOIN nodes s ON s.id = e.source JOIN nodes t ON t.id = e.target"
+                         " ORDER BY s.key, t.key, e.type",
+                         "SELECT s.key, t.key, e.type, e.strength FROM mem_edges e"
+                         " JOIN mem_nodes s ON s.id = e.source JOIN mem_nodes t ON t.id = e.target"
+                         " ORDER BY s.key COLLATE \"C\", t.key COLLATE \"C\", e.type COLLATE \"C\"",
+                         put_edge, NULL, NULL, out, b, &c->edges, err);
+    if (rc == QR_OK)
+        rc = export_rows(m,
+                         "SELECT n.key, v.agent, v.time, v.outcome FROM visits v"
+                         " JOIN nodes n ON n.id = v.node"
+                         " ORDER BY v.time, n.key, v.agent, v.outcome",
+                         "SELECT n.key, v.agent, v.time, v.outcome FROM mem_visits v"
+                         " JOIN mem_nodes n ON n.id = v.node ORDER BY v.time, n.key COLLATE \"C\","
+                         " v.agent COLLATE \"C\", v.outcome COLLATE \"C\"",
+                         put_visit, NULL, NULL, out, b, &c->visits, err);
     return rc;
 }
 
 int qr_mem_export(qr_mem *m, FILE *out, qr_mem_counts *counts, qr_buf *err)
 {
-    if (m->pg)
-        return qr__mem_pg_export(m, out, counts, err);
     qr_mem_counts c = {0, 0, 0};
     int rc = qr__mem_begin_read(m, err);
     if (rc)
         return rc;
     qr_buf b;
     qr_buf_init(&b);
-    if ((rc = export_nodes(m, out, &b, &c.nodes, err)) == QR_OK &&
-        (rc = export_edges(m, out, &b, &c.edges, err)) == QR_OK)
-        rc = export_visits(m, out, &b, &c.visits, err);
+    rc = export_all(m, out, &b, &c, err);
     qr_buf_release(&b);
     if (rc == QR_OK && fflush(out) != 0) {
         qr_buf_printf(err, "cannot write the export: %s", strerror(errno));

@@ -285,6 +285,19 @@ int qr__mem_snapshot_index(qr_mem_snapshot *s)
     return QR_OK;
 }
 
+/* One count(*) through the seam. */
+static int count_rows(loader *L, const char *lite, const char *pg, int64_t *count)
+{
+    qr__mem_q q;
+    bool row = false;
+    int rc = qr__mem_q_open(&q, L->m, -1, lite, pg, L->err);
+    if (rc == QR_OK)
+        rc = qr__mem_q_step(&q, &row, "read", L->err);
+    *count = row ? qr__mem_q_col_int(&q, 0) : 0;
+    qr__mem_q_close(&q);
+    return rc;
+}
+
 static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **type_num,
                       uint32_t **prov_num)
 {
@@ -292,16 +305,10 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
     qr_mem_snapshot *s = L->s;
     snap_priv *p = L->p;
     int64_t count = 0;
-    {
-        sqlite3_stmt *st = NULL;
-        int rc = sqlite3_prepare_v2(m->db, "SELECT count(*) FROM nodes WHERE deleted IS NULL",
-                                    -1, &st, NULL);
-        if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-            count = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_ROW)
-            return qr__mem_fail(m, rc, "read", L->err);
-    }
+    int rc = count_rows(L, "SELECT count(*) FROM nodes WHERE deleted IS NULL",
+                        "SELECT count(*) FROM mem_nodes WHERE deleted IS NULL", &count);
+    if (rc)
+        return rc;
     if (count >= (int64_t)UINT32_MAX / 4) {
         qr_buf_printf(L->err, "memory store '%s' has too many nodes for a snapshot", m->path);
         return QR_ELIMIT;
@@ -322,25 +329,30 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
     if (!id || !key || !key_len || !type || !weight || !created || !modified || !clen ||
         !prov || !retr || !uses || !wrongs)
         return oom(L);
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(m->db,
-                                "SELECT id, key, type, weight, provenance, created, modified,"
-                                " retrievals, uses, wrongs, content_len FROM nodes"
-                                " WHERE deleted IS NULL ORDER BY id",
-                                -1, &st, NULL);
+    qr__mem_q st;
+    bool row = false;
+    if ((rc = qr__mem_q_open(&st, m, -1,
+                             "SELECT id, key, type, weight, provenance, created, modified,"
+                             " retrievals, uses, wrongs, content_len FROM nodes"
+                             " WHERE deleted IS NULL ORDER BY id",
+                             "SELECT id, key, type, weight, provenance, created, modified,"
+                             " retrievals, uses, wrongs, content_len FROM mem_nodes"
+                             " WHERE deleted IS NULL ORDER BY id",
+                             L->err)))
+        return rc;
     uint32_t i = 0;
-    while (qr__mem_next_row(&rc, st) && i < n) {
-        id[i] = sqlite3_column_int64(st, 0);
-        const char *k = (const char *)sqlite3_column_text(st, 1);
-        size_t klen = (size_t)sqlite3_column_bytes(st, 1);
-        key[i] = qr_arena_strndup(&p->strings, k ? k : "", klen);
+    while ((rc = qr__mem_q_step(&st, &row, "read", L->err)) == QR_OK && row && i < n) {
+        id[i] = qr__mem_q_col_int(&st, 0);
+        size_t klen, tlen, plen;
+        const char *k = qr__mem_q_col_text(&st, 1, &klen);
+        key[i] = qr_arena_strndup(&p->strings, k, klen);
         key_len[i] = (uint32_t)klen;
-        uint32_t t = intern(types, (const char *)sqlite3_column_text(st, 2),
-                            (size_t)sqlite3_column_bytes(st, 2));
-        uint32_t pv = intern(provs, (const char *)sqlite3_column_text(st, 4),
-                             (size_t)sqlite3_column_bytes(st, 4));
+        const char *tx = qr__mem_q_col_text(&st, 2, &tlen);
+        uint32_t t = intern(types, tx, tlen);
+        const char *px = qr__mem_q_col_text(&st, 4, &plen);
+        uint32_t pv = intern(provs, px, plen);
         if (!key[i] || t == UINT32_MAX || pv == UINT32_MAX || t > UINT16_MAX) {
-            sqlite3_finalize(st);
+            qr__mem_q_close(&st);
             if (t != UINT32_MAX && t > UINT16_MAX) {
                 qr_buf_printf(L->err, "memory store '%s' has more than 65536 node types",
                               m->path);
@@ -350,19 +362,19 @@ static int load_nodes(loader *L, interner *types, interner *provs, uint16_t **ty
         }
         type[i] = (uint16_t)t;
         prov[i] = pv;
-        weight[i] = sqlite3_column_double(st, 3);
-        created[i] = sqlite3_column_int64(st, 5);
-        modified[i] = sqlite3_column_int64(st, 6);
-        retr[i] = sqlite3_column_int64(st, 7);
-        uses[i] = sqlite3_column_int64(st, 8);
-        wrongs[i] = sqlite3_column_int64(st, 9);
-        int64_t cl = sqlite3_column_int64(st, 10);
+        weight[i] = qr__mem_q_col_double(&st, 3);
+        created[i] = qr__mem_q_col_int(&st, 5);
+        modified[i] = qr__mem_q_col_int(&st, 6);
+        retr[i] = qr__mem_q_col_int(&st, 7);
+        uses[i] = qr__mem_q_col_int(&st, 8);
+        wrongs[i] = qr__mem_q_col_int(&st, 9);
+        int64_t cl = qr__mem_q_col_int(&st, 10);
         clen[i] = cl > UINT32_MAX ? UINT32_MAX : (uint32_t)cl;
         i++;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return qr__mem_fail(m, rc, "read", L->err);
+    qr__mem_q_close(&st);
+    if (rc)
+        return rc;
     s->n = i;
     s->id = id;
     s->key = key;
@@ -394,12 +406,15 @@ static int load_tags(loader *L)
         free(ids);
         return oom(L);
     }
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(m->db, "SELECT node, tag FROM tags", -1, &st, NULL);
-    int ret = QR_OK;
+    /* SQLite: the WITHOUT ROWID table's own (node, tag) order */
+    qr__mem_q st;
+    bool row = false;
+    int ret = qr__mem_q_open(&st, m, -1, "SELECT node, tag FROM tags",
+                             "SELECT node, tag FROM mem_tags ORDER BY node, tag COLLATE \"C\"",
+                             L->err);
     int64_t last = -1;
-    while (qr__mem_next_row(&rc, st)) {
-        int64_t i = lookup_id(s, sqlite3_column_int64(st, 0));
+    while (ret == QR_OK && (ret = qr__mem_q_step(&st, &row, "read", L->err)) == QR_OK && row) {
+        int64_t i = lookup_id(s, qr__mem_q_col_int(&st, 0));
         if (i < 0)
             continue; /* a deleted node */
         if (i < last) {
@@ -409,8 +424,9 @@ static int load_tags(loader *L)
             break;
         }
         last = i;
-        uint32_t t = intern(&tags, (const char *)sqlite3_column_text(st, 1),
-                            (size_t)sqlite3_column_bytes(st, 1));
+        size_t tlen;
+        const char *tx = qr__mem_q_col_text(&st, 1, &tlen);
+        uint32_t t = intern(&tags, tx, tlen);
         if (t == UINT32_MAX || (used == cap && cap > UINT32_MAX / 4)) {
             ret = oom(L);
             break;
@@ -427,9 +443,7 @@ static int load_tags(loader *L)
         ids[used++] = t;
         off[i + 1]++;
     }
-    sqlite3_finalize(st);
-    if (ret == QR_OK && rc != SQLITE_DONE)
-        ret = qr__mem_fail(m, rc, "read", L->err);
+    qr__mem_q_close(&st);
     const char *const *names = NULL;
     uint32_t *out = NULL;
     if (ret == QR_OK && (!intern_finish(&tags, p, &names) ||
@@ -457,15 +471,9 @@ static int load_edges(loader *L)
     snap_priv *p = L->p;
     uint32_t n = s->n;
     int64_t count = 0;
-    {
-        sqlite3_stmt *st = NULL;
-        int rc = sqlite3_prepare_v2(m->db, "SELECT count(*) FROM edges", -1, &st, NULL);
-        if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-            count = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_ROW)
-            return qr__mem_fail(m, rc, "read", L->err);
-    }
+    int crc = count_rows(L, "SELECT count(*) FROM edges", "SELECT count(*) FROM mem_edges", &count);
+    if (crc)
+        return crc;
     if (count > (int64_t)(UINT32_MAX / 2 - 1)) {
         qr_buf_printf(L->err, "memory store '%s' has too many links for a snapshot", m->path);
         return QR_ELIMIT;
@@ -485,25 +493,29 @@ static int load_edges(loader *L)
         ret = oom(L);
         goto done;
     }
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(m->db, "SELECT source, target, strength FROM edges", -1, &st,
-                                NULL);
+    qr__mem_q st;
+    bool row = false;
+    int rc = qr__mem_q_open(&st, m, -1, "SELECT source, target, strength FROM edges",
+                            "SELECT source, target, strength FROM mem_edges"
+                            " ORDER BY source, target, type COLLATE \"C\"",
+                            L->err);
     size_t ne = 0;
-    while (qr__mem_next_row(&rc, st) && ne < (size_t)count) {
-        int64_t u = lookup_id(s, sqlite3_column_int64(st, 0));
-        int64_t v = lookup_id(s, sqlite3_column_int64(st, 1));
+    while (rc == QR_OK && (rc = qr__mem_q_step(&st, &row, "read", L->err)) == QR_OK && row &&
+           ne < (size_t)count) {
+        int64_t u = lookup_id(s, qr__mem_q_col_int(&st, 0));
+        int64_t v = lookup_id(s, qr__mem_q_col_int(&st, 1));
         if (u < 0 || v < 0 || u == v)
             continue;
         src[2 * ne] = (uint32_t)u;
         src[2 * ne + 1] = (uint32_t)v;
-        sw[ne] = (float)sqlite3_column_double(st, 2);
+        sw[ne] = (float)qr__mem_q_col_double(&st, 2);
         off1[u + 2]++;
         off1[v + 2]++;
         ne++;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-        ret = qr__mem_fail(m, rc, "read", L->err);
+    qr__mem_q_close(&st);
+    if (rc) {
+        ret = rc;
         goto done;
     }
     /* off1[i + 1] = start of node i (shifted by one so it can serve as a fill cursor) */
@@ -577,18 +589,22 @@ static int load_visits(loader *L)
     qr_mem_snapshot *s = L->s;
     snap_priv *p = L->p;
     /* (agent, node, max time) rows grouped by agent, in agent order */
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(m->db,
-                                "SELECT agent, node, max(time), count(*) OVER (PARTITION BY agent)"
-                                " FROM visits GROUP BY agent, node ORDER BY agent, node",
-                                -1, &st, NULL);
+    qr__mem_q st;
+    bool row = false;
+    int rc = qr__mem_q_open(
+        &st, m, -1,
+        "SELECT agent, node, max(time), count(*) OVER (PARTITION BY agent)"
+        " FROM visits GROUP BY agent, node ORDER BY agent, node",
+        "SELECT agent COLLATE \"C\", node, max(time), count(*) OVER (PARTITION BY agent)"
+        " FROM mem_visits GROUP BY agent, node ORDER BY 1, node",
+        L->err);
     const char **agents = NULL;
     qr_mem_visit_map *maps = NULL, **mapp = NULL;
     uint32_t nagents = 0, cap = 0;
     int ret = QR_OK;
-    while (qr__mem_next_row(&rc, st)) {
-        const char *agent = (const char *)sqlite3_column_text(st, 0);
-        size_t alen = (size_t)sqlite3_column_bytes(st, 0);
+    while (rc == QR_OK && (rc = qr__mem_q_step(&st, &row, "read", L->err)) == QR_OK && row) {
+        size_t alen;
+        const char *agent = qr__mem_q_col_text(&st, 0, &alen);
         if (!nagents || strlen(agents[nagents - 1]) != alen ||
             memcmp(agents[nagents - 1], agent, alen)) {
             if (nagents == cap) {
@@ -605,7 +621,7 @@ static int load_visits(loader *L)
                 }
                 cap = ncap;
             }
-            int64_t rows = sqlite3_column_int64(st, 3);
+            int64_t rows = qr__mem_q_col_int(&st, 3);
             uint32_t slots = pow2_at_least((size_t)(rows > 0 ? rows : 1));
             qr_mem_visit_map *vm = &maps[nagents];
             vm->mask = slots - 1;
@@ -618,7 +634,7 @@ static int load_visits(loader *L)
                 break;
             }
         }
-        int64_t i = lookup_id(s, sqlite3_column_int64(st, 1));
+        int64_t i = lookup_id(s, qr__mem_q_col_int(&st, 1));
         if (i < 0)
             continue;
         qr_mem_visit_map *vm = &maps[nagents - 1];
@@ -626,11 +642,11 @@ static int load_visits(loader *L)
         while (vm->node[j])
             j = (j + 1) & vm->mask;
         vm->node[j] = (uint32_t)i + 1;
-        vm->time[j] = sqlite3_column_int64(st, 2);
+        vm->time[j] = qr__mem_q_col_int(&st, 2);
     }
-    sqlite3_finalize(st);
-    if (ret == QR_OK && rc != SQLITE_DONE)
-        ret = qr__mem_fail(m, rc, "read", L->err);
+    qr__mem_q_close(&st);
+    if (ret == QR_OK)
+        ret = rc;
     /* hand everything to the snapshot so it is freed either way */
     p->maps = maps;
     s->nagents = nagents;
@@ -714,7 +730,7 @@ fail:
 static int load_from_file(qr_mem *m, qr_mem_snapshot **out, qr_buf *err)
 {
     char path[4096];
-    if (!qr__mem_snapfile_path(m, path, sizeof path))
+    if (m->pg || !qr__mem_snapfile_path(m, path, sizeof path)) /* a server: no side file */
         return QR_OK;
     uint64_t gen, wid;
     int rc = qr__mem_version(m, &gen, &wid, err);
@@ -738,7 +754,8 @@ static int load_from_file(qr_mem *m, qr_mem_snapshot **out, qr_buf *err)
 static void save_to_file(qr_mem *m, const qr_mem_snapshot *s)
 {
     char path[4096];
-    if (!qr__mem_snapfile_path(m, path, sizeof path) || sqlite3_db_readonly(m->db, "main") != 0)
+    if (m->pg || !qr__mem_snapfile_path(m, path, sizeof path) ||
+        sqlite3_db_readonly(m->db, "main") != 0)
         return;
     if (qr__mem_snapfile_write(s, path, m->path) == QR_OK)
         m->snapstats.file_writes++;
@@ -752,9 +769,6 @@ void qr_mem_snapshot_stats_get(const qr_mem *m, qr_mem_snapshot_stats *out)
 int qr_mem_snapshot_get(qr_mem *m, const qr_mem_snapshot **out, qr_buf *err)
 {
     *out = NULL;
-    if (m->pg)
-        return err ? qr__mem_pg_unsupported(m, "the snapshot (query, spread, agents)", err)
-                   : QR_ERUNTIME;
     if (m->user_tx) {
         /* it would hold writes that may still be rolled back, under a generation that
          * does not count them */

@@ -120,7 +120,7 @@ static int sync(pl_run *r)
 static bool file_path(const pl_run *r, char *buf, size_t cap)
 {
     const char *p = qr_mem_path(r->m);
-    if (r->no_file_cache || !p || !*p || !strcmp(p, ":memory:"))
+    if (r->no_file_cache || !p || !*p || !strcmp(p, ":memory:") || qr_mem_on_server(r->m))
         return false;
     return (size_t)snprintf(buf, cap, "%s.spectral", p) < cap;
 }

@@ -4,7 +4,8 @@
 # as the `postgres` user (the server refuses to run as root, and the tests run as root),
 # and sets PG_SOCK (the socket directory), PG_PORT (a random number, used only to name
 # the socket) and PG_URL (postgresql://postgres@/postgres?host=PG_SOCK&port=PG_PORT).
-# pg_stop stops it and removes the directory; pg_start puts it in the EXIT trap, so a failing or
+# pg_stop stops it and removes the directory (pg_server_stop and pg_server_start below
+# stop and restart it with its data, for the fault tests); pg_start puts it in the EXIT trap, so a failing or
 # interrupted script leaves no server behind.
 #
 # A machine where PostgreSQL 15 is not installed gets it from scripts/deps.sh --test when
@@ -55,10 +56,20 @@ pg_start() {
   $PG_RUN "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --locale=C \
     --no-sync >"$PG_DIR/initdb.log" 2>&1 ||
     { cat "$PG_DIR/initdb.log"; pg_skip "initdb failed"; }
-  $PG_RUN "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w -t 60 \
-    -o "-c listen_addresses= -k $PG_SOCK -p $PG_PORT -c fsync=off" start >/dev/null 2>&1 ||
-    pg_skip "the PostgreSQL server did not start"
+  pg_server_start || pg_skip "the PostgreSQL server did not start"
   PG_URL="postgresql://postgres@/postgres?host=$PG_SOCK&port=$PG_PORT"
+}
+
+# pg_server_start / pg_server_stop: start the server of pg_start again, on the same socket
+# with the same data, and stop it (fast: open connections are cut, as when a database
+# goes down under its clients). PG_FSYNC=on keeps fsync on (the benchmarks: a test needs
+# no durability across a machine crash, so by default it is off).
+pg_server_start() {
+  $PG_RUN "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w -t 60 \
+    -o "-c listen_addresses= -k $PG_SOCK -p $PG_PORT -c fsync=${PG_FSYNC:-off}" start >/dev/null 2>&1
+}
+pg_server_stop() {
+  $PG_RUN "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w -t 60 stop >/dev/null 2>&1
 }
 
 # pg_createdb NAME: a fresh database on the server; prints its URL.

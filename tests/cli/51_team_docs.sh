@@ -1,0 +1,96 @@
+#!/bin/sh
+# 51_team_docs.sh: docs/team.md against a real PostgreSQL 15 (issue 26, part 4). Its
+# ```shell blocks are examples on a database (09_docs.sh runs the ```console ones, which
+# need no server): a line starting with "$ " is a command, the lines after it its expected
+# stdout; they run in order on one throwaway server (pg_lib.sh) with ADMIN_URL (the owner),
+# WRITER_URL and READER_URL (the roles the page creates) set, "/tmp/" rewritten to this
+# run's own directory, and psql and quarry on PATH. Then the read-only role's promise: an
+# MCP server connected with it, even started with --allow-write memory, cannot write
+# through any tool: every memory tool that writes returns an error naming the refusal and
+# the store (its rows and change counter) is unchanged, while the reading tools work.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pg_lib.sh"
+export QUARRY_NOW=2026-03-10T12:00:00Z
+unset QUARRY_MEMORY QUARRY_DATABASE_URL PGPASSWORD PGUSER PGHOST PGPORT PGDATABASE
+fail() { echo "FAIL: $1"; FAILS=$((FAILS + 1)); }
+pg_start
+
+pg_createdb team >/dev/null
+export ADMIN_URL="postgresql://postgres@/team?host=$PG_SOCK&port=$PG_PORT"
+export WRITER_URL="postgresql://quarry_writer@/team?host=$PG_SOCK&port=$PG_PORT"
+export READER_URL="postgresql://quarry_reader@/team?host=$PG_SOCK&port=$PG_PORT"
+W=$(mktemp -d)
+mkdir -p "$TMP/bin"
+ln -s "$Q" "$TMP/bin/quarry"
+ln -s "$PG_BIN/psql" "$TMP/bin/psql"
+awk -v out="$TMP/cases" -v w="$W/" '
+  { gsub("/tmp/", w) }
+  /^```shell/ { inblock = 1; next }
+  /^```/ { if (inblock) { inblock = 0; if (cmd != "") print "END" >> out; cmd = "" } next }
+  inblock && /^\$ / { if (cmd != "") print "END" >> out; cmd = substr($0, 3); print "CMD " cmd >> out; next }
+  inblock { print "OUT " $0 >> out }
+' "$SRC/docs/team.md"
+[ -s "$TMP/cases" ] || { echo "FAIL: no shell examples in docs/team.md"; exit 1; }
+n=0
+while IFS= read -r line; do
+  case $line in
+    "CMD "*) cmd=${line#CMD }; want="" ; have_want=0 ;;
+    "OUT "*) if [ $have_want = 1 ]; then want="$want
+${line#OUT }"; else want=${line#OUT }; have_want=1; fi ;;
+    END)
+      n=$((n + 1))
+      got=$(cd "$SRC" && PATH="$TMP/bin:$PATH" sh -c "$cmd" 2>"$TMP/ex.err")
+      if [ "$got" != "$want" ]; then
+        echo "FAIL: team.md example: $cmd"; echo "  want: $want"; echo "  got:  $got"
+        sed 's/^/  stderr: /' "$TMP/ex.err" | head -5
+        FAILS=$((FAILS + 1))
+      fi ;;
+  esac
+done <"$TMP/cases"
+rm -rf "$W"
+[ "$n" -ge 8 ] || fail "only $n examples ran from docs/team.md"
+
+# ---- an MCP server on the read-only role cannot write through any tool ----
+before=$(pg_sql team "SELECT generation || ' ' || (SELECT count(*) FROM mem_nodes) || ' ' || (SELECT count(*) FROM mem_edges) || ' ' || (SELECT count(*) FROM mem_visits) || ' ' || (SELECT count(*) FROM mem_tags) || ' ' || (SELECT string_agg(key || ':' || weight || ':' || coalesce(deleted, 0), ',' ORDER BY key) FROM mem_nodes) FROM mem_state")
+call() { # call ID TOOL ARGS
+  echo "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":$3}}"
+}
+{
+  echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  echo '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+  call 10 memory_add '{"key":"mcp-note","content":"should not land"}'
+  call 11 memory_update '{"key":"onboarding","content":"changed","weight":0.9,"add_tags":["x"]}'
+  call 12 memory_delete '{"key":"onboarding"}'
+  call 13 memory_restore '{"key":"onboarding"}'
+  call 14 memory_link '{"source":"onboarding","target":"design","strength":0.5}'
+  call 15 memory_unlink '{"source":"onboarding","target":"design"}'
+  call 16 memory_visit '{"key":"onboarding","agent":"reader","outcome":"seen"}'
+  call 20 memory_get '{"key":"onboarding"}'
+  call 21 memory_query '{"pipeline":"all | sort:key"}'
+} >"$TMP/mcp.in"
+"$Q" mcp --allow-write memory --store "$READER_URL" <"$TMP/mcp.in" >"$TMP/mcp.out" 2>"$TMP/mcp.err"
+for t in memory_add memory_update memory_delete memory_restore memory_link memory_unlink memory_visit; do
+  grep -q "\"name\":\"$t\"" "$TMP/mcp.out" || fail "reader MCP: $t is served (--allow-write memory)"
+done
+for id in 10 11 12 13 14 15 16; do
+  line=$(grep "\"id\":$id," "$TMP/mcp.out")
+  case $line in
+    *'"isError":true'*) ;;
+    *) fail "reader MCP: call $id was not refused: $line" ;;
+  esac
+done
+# memory_restore of a live note is refused by the store before any write; the others by
+# the database
+[ "$(grep -c 'permission denied for table' "$TMP/mcp.out")" -ge 5 ] ||
+  { fail "reader MCP: the refusals are the database's"; cat "$TMP/mcp.out"; }
+grep -q 'quarry_reader\|postgresql://' "$TMP/mcp.out" "$TMP/mcp.err" && fail "reader MCP: printed the URL or the role"
+grep "\"id\":20," "$TMP/mcp.out" | grep -q 'run make check before a push' || fail "reader MCP: memory_get reads"
+grep "\"id\":21," "$TMP/mcp.out" | grep -q 'design' || fail "reader MCP: memory_query reads"
+after=$(pg_sql team "SELECT generation || ' ' || (SELECT count(*) FROM mem_nodes) || ' ' || (SELECT count(*) FROM mem_edges) || ' ' || (SELECT count(*) FROM mem_visits) || ' ' || (SELECT count(*) FROM mem_tags) || ' ' || (SELECT string_agg(key || ':' || weight || ':' || coalesce(deleted, 0), ',' ORDER BY key) FROM mem_nodes) FROM mem_state")
+[ "$before" = "$after" ] || fail "reader MCP: the store changed ('$before' -> '$after')"
+# the writing role can (the same server, its own URL)
+sed 's/"mcp-note"/"mcp-note-w"/' "$TMP/mcp.in" | "$Q" mcp --allow-write memory --store "$WRITER_URL" >"$TMP/mcpw.out" 2>&1
+grep '"id":10,' "$TMP/mcpw.out" | grep -q '"isError":true' && fail "writer MCP: memory_add refused"
+[ "$(pg_sql team "SELECT count(*) FROM mem_nodes WHERE key = 'mcp-note-w'")" = 1 ] || fail "writer MCP: the note landed"
+finish

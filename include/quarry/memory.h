@@ -3,6 +3,11 @@
  * one SQLite file the caller names, and the read-only in-memory snapshot of it that the
  * pipeline stages and graph algorithms run on.
  *
+ * The same store runs on PostgreSQL when the location is a postgresql:// URL (the team
+ * database's mem_* tables, docs/team.md): every operation below, with the same messages,
+ * naming the server instead of a file and never the URL; many processes on many machines
+ * share it (each write one transaction, counters and weights changed in SQL).
+ *
  * A node is a note: a unique human-readable key ("journal#2026-11-20"), markdown content,
  * a type word ([a-z0-9-]+: episodic-session, episodic-daily, episodic-weekly,
  * episodic-monthly, semantic, or any other), a weight in [0, 1], a provenance string,
@@ -68,6 +73,10 @@ const char *qr_mem_path(const qr_mem *m);
 /* True when the store is on a database server (a postgresql:// URL): it has no file, so
  * nothing may be written beside it (no STORE.snapshot, no STORE.spectral). */
 bool qr_mem_on_server(const qr_mem *m);
+/* True when m was opened at location (the path or URL given to qr_mem_open, compared as
+ * given): a caller that keeps a handle asks this before opening the same store again.
+ * qr_mem_path cannot serve there: on a server it names the server, not the URL. */
+bool qr_mem_is_at(const qr_mem *m, const char *location);
 /* One transaction around several writes: after qr_mem_begin (which takes the write lock,
  * waiting up to the busy timeout), every write of this handle joins it, and either all of
  * them become visible at qr_mem_commit (one generation bump) or none do, after

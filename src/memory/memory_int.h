@@ -40,6 +40,8 @@ struct qr_mem {
     sqlite3 *db;           /* SQLite; NULL on PostgreSQL */
     struct qr_store *pg;   /* PostgreSQL (store_pg.c): the connection; NULL on SQLite */
     char *path;
+    char *location;        /* as given to qr_mem_open (a URL may hold a password: never
+                            * printed; only compared, by qr_mem_is_at) */
     int64_t fixed_now;
     sqlite3_stmt *st[ST_N];
     int flags;             /* QR_MEM_* given to qr_mem_open */

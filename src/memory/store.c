@@ -181,6 +181,11 @@ bool qr_mem_on_server(const qr_mem *m)
     return m->pg != NULL;
 }
 
+bool qr_mem_is_at(const qr_mem *m, const char *location)
+{
+    return m->location && location && !strcmp(m->location, location);
+}
+
 sqlite3_stmt *qr__mem_stmt(qr_mem *m, int id, qr_buf *err)
 {
     if (m->pg) { /* a caller that forgot the seam (store_sql.c): a bug, never a crash */
@@ -521,7 +526,7 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
             return QR_ENOMEM;
         }
         m->flags = flags;
-        int rc = qr__mem_pg_open(m, path, create, err);
+        int rc = (m->location = strdup(path)) ? qr__mem_pg_open(m, path, create, err) : QR_ENOMEM;
         if (rc != QR_OK) {
             qr_mem_close(m);
             return rc;
@@ -544,7 +549,9 @@ int qr_mem_open(qr_mem **out, const char *path, int flags, qr_buf *err)
         }
     }
     qr_mem *m = calloc(1, sizeof *m);
-    if (!m || !(m->path = strdup(path))) {
+    if (!m || !(m->path = strdup(path)) || !(m->location = strdup(path))) {
+        if (m)
+            free(m->path);
         free(m);
         qr_buf_printf(err, "out of memory opening memory store '%s'", path);
         return QR_ENOMEM;
@@ -603,6 +610,7 @@ void qr_mem_close(qr_mem *m)
     qr__mem_close_files(m);
     free(m->real);
     free(m->path);
+    free(m->location);
     free(m);
 }
 

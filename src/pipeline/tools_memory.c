@@ -101,7 +101,7 @@ int pl_memory_open(qr_memory_ctx *h, const char *path, int flags, qr_mem **m, qr
                    qr_buf *err)
 {
     *own = NULL;
-    if (h && h->mem && !strcmp(qr_mem_path(h->mem), path)) {
+    if (h && h->mem && qr_mem_is_at(h->mem, path)) {
         *m = h->mem;
         return QR_OK;
     }

@@ -125,11 +125,34 @@ void qr__mem_q_text(qr__mem_q *q, int i, const char *s); /* NULL: SQL NULL */
 int qr__mem_q_step(qr__mem_q *q, bool *row, const char *what, qr_buf *err);
 /* Runs a statement without rows to its end. */
 int qr__mem_q_run(qr__mem_q *q, const char *what, qr_buf *err);
-int64_t qr__mem_q_col_int(const qr__mem_q *q, int c);
-double qr__mem_q_col_double(const qr__mem_q *q, int c);
+/* PostgreSQL's side of the column readers below (store_sql.c) */
+int64_t qr__mem_q_pg_int(const qr__mem_q *q, int c);
+double qr__mem_q_pg_double(const qr__mem_q *q, int c);
+const char *qr__mem_q_pg_text(const qr__mem_q *q, int c, size_t *len);
+bool qr__mem_q_pg_null(const qr__mem_q *q, int c);
+/* The columns of the current row; inline, so that SQLite's snapshot scan of every node
+ * and link pays one branch per column, not a call. */
+static inline int64_t qr__mem_q_col_int(const qr__mem_q *q, int c)
+{
+    return q->st ? sqlite3_column_int64(q->st, c) : qr__mem_q_pg_int(q, c);
+}
+static inline double qr__mem_q_col_double(const qr__mem_q *q, int c)
+{
+    return q->st ? sqlite3_column_double(q->st, c) : qr__mem_q_pg_double(q, c);
+}
 /* the text (never NULL: "" for SQL NULL) and its length in bytes */
-const char *qr__mem_q_col_text(const qr__mem_q *q, int c, size_t *len);
-bool qr__mem_q_col_null(const qr__mem_q *q, int c);
+static inline const char *qr__mem_q_col_text(const qr__mem_q *q, int c, size_t *len)
+{
+    if (!q->st)
+        return qr__mem_q_pg_text(q, c, len);
+    const char *v = (const char *)sqlite3_column_text(q->st, c);
+    *len = v ? (size_t)sqlite3_column_bytes(q->st, c) : 0;
+    return v ? v : "";
+}
+static inline bool qr__mem_q_col_null(const qr__mem_q *q, int c)
+{
+    return q->st ? sqlite3_column_type(q->st, c) == SQLITE_NULL : qr__mem_q_pg_null(q, c);
+}
 /* Rows the last INSERT, UPDATE or DELETE changed. */
 int64_t qr__mem_q_changes(const qr__mem_q *q);
 void qr__mem_q_close(qr__mem_q *q);

@@ -131,10 +131,8 @@ int qr__mem_q_run(qr__mem_q *q, const char *what, qr_buf *err)
     return rc;
 }
 
-int64_t qr__mem_q_col_int(const qr__mem_q *q, int c)
+int64_t qr__mem_q_pg_int(const qr__mem_q *q, int c)
 {
-    if (q->st)
-        return sqlite3_column_int64(q->st, c);
     const char *v = qr_store_rows_get(&q->rows, q->row, c);
     if (!v)
         return 0;
@@ -143,31 +141,21 @@ int64_t qr__mem_q_col_int(const qr__mem_q *q, int c)
     return strtoll(v, NULL, 10);
 }
 
-double qr__mem_q_col_double(const qr__mem_q *q, int c)
+double qr__mem_q_pg_double(const qr__mem_q *q, int c)
 {
-    if (q->st)
-        return sqlite3_column_double(q->st, c);
     const char *v = qr_store_rows_get(&q->rows, q->row, c);
     return v ? strtod(v, NULL) : 0;
 }
 
-const char *qr__mem_q_col_text(const qr__mem_q *q, int c, size_t *len)
+const char *qr__mem_q_pg_text(const qr__mem_q *q, int c, size_t *len)
 {
-    const char *v;
-    if (q->st) {
-        v = (const char *)sqlite3_column_text(q->st, c);
-        *len = v ? (size_t)sqlite3_column_bytes(q->st, c) : 0;
-        return v ? v : "";
-    }
-    v = qr_store_rows_get(&q->rows, q->row, c);
+    const char *v = qr_store_rows_get(&q->rows, q->row, c);
     *len = v ? strlen(v) : 0;
     return v ? v : "";
 }
 
-bool qr__mem_q_col_null(const qr__mem_q *q, int c)
+bool qr__mem_q_pg_null(const qr__mem_q *q, int c)
 {
-    if (q->st)
-        return sqlite3_column_type(q->st, c) == SQLITE_NULL;
     return qr_store_rows_get(&q->rows, q->row, c) == NULL;
 }
 

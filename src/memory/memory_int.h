@@ -56,14 +56,6 @@ struct qr_mem {
     char stamp[QR__MEM_STAMP_LEN]; /* the files after the check or this handle's last commit */
 };
 
-/* Steps st while the last result (*rc, SQLITE_OK after prepare) allows: true on a row. */
-static inline bool qr__mem_next_row(int *rc, sqlite3_stmt *st)
-{
-    if (*rc != SQLITE_OK && *rc != SQLITE_ROW)
-        return false;
-    return (*rc = sqlite3_step(st)) == SQLITE_ROW;
-}
-
 /* ---- store_check.c ---- */
 /* Before a write: the first time on the handle, PRAGMA quick_check unless the files are
  * as quarry last vouched for them; QR_EIO with a message when the store is damaged. */

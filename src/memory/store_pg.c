@@ -26,11 +26,8 @@
  */
 #include "memory_int.h"
 
-#include "quarry/date.h"
 #include "quarry/store.h"
-#include "quarry/value.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,9 @@
  * (agent, node) from the (agent, node, time) index. Arrays are malloc'd, strings go to one
  * arena. Types, provenances, tags and agents are interned (an open-addressing table per
  * kind) and then renumbered in sorted order, so an index compares like its string.
+ * On PostgreSQL the same scans run through the statement seam (store_sql.c) with their
+ * order spelled out (ORDER BY, COLLATE "C" where SQLite's order is its bytes), in one
+ * REPEATABLE READ transaction; there is no STORE.snapshot file (a server has no path).
  *
  * The CSR graph is built without sorting: the directed entries (each edge both ways,
  * self-loops and edges touching a deleted node dropped) are bucketed by source into a

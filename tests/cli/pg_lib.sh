@@ -9,8 +9,9 @@
 # interrupted script leaves no server behind.
 #
 # A machine where PostgreSQL 15 is not installed gets it from scripts/deps.sh --test when
-# run as root; a script that still cannot install or start a server exits 77 (skipped)
-# and says why. Nothing else skips.
+# run as root; a script that still cannot install it exits 77 (skipped) and says why.
+# Nothing else skips: an installed server that will not make its cluster or start is a
+# failure (exit 1, with the end of its log).
 
 PG_DIR=
 PG_BIN=/usr/lib/postgresql/15/bin
@@ -19,6 +20,12 @@ pg_skip() {
   echo "SKIP: $1"
   [ -n "$PG_DIR" ] && [ -f "$PG_DIR/log" ] && sed 's/^/  server log: /' "$PG_DIR/log" | tail -n 20
   exit 77
+}
+
+pg_fail() {
+  echo "FAIL: $1"
+  [ -n "$PG_DIR" ] && [ -f "$PG_DIR/log" ] && sed 's/^/  server log: /' "$PG_DIR/log" | tail -n 20
+  exit 1
 }
 
 pg_stop() {
@@ -44,7 +51,7 @@ pg_start() {
   else
     PG_RUN="runuser -u postgres --"
   fi
-  PG_DIR=$(mktemp -d /tmp/quarry-pg-XXXXXX) || pg_skip "mktemp failed"
+  PG_DIR=$(mktemp -d /tmp/quarry-pg-XXXXXX) || pg_fail "mktemp failed"
   trap 'pg_stop; llm_unserve; rm -rf "$TMP"' EXIT
   trap 'exit 1' INT TERM HUP
   [ -n "$PG_RUN" ] && chown postgres "$PG_DIR"
@@ -55,8 +62,8 @@ pg_start() {
   PG_PORT=$(( (($$ * 7919) + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ')) % 20000 + 40000 ))
   $PG_RUN "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --locale=C \
     --no-sync >"$PG_DIR/initdb.log" 2>&1 ||
-    { cat "$PG_DIR/initdb.log"; pg_skip "initdb failed"; }
-  pg_server_start || pg_skip "the PostgreSQL server did not start"
+    { cat "$PG_DIR/initdb.log"; pg_fail "initdb failed"; }
+  pg_server_start || pg_fail "the PostgreSQL server did not start"
   PG_URL="postgresql://postgres@/postgres?host=$PG_SOCK&port=$PG_PORT"
 }
 

@@ -72,6 +72,8 @@ on two lines'
   run query all
   run query 'match:changed'
   run query 'match:second | spread,max_hops=2'
+  run query 'match:note second quotes | sort:key'
+  run query 'match:lines | sort:key'
   run query 'all | tag:y | sort:key'
   run query 'all | not-visited:a1 | sort:key'
   run query 'all | visited:a1'
@@ -117,6 +119,7 @@ for want in \
   '{"store":"STORE","nodes":5,"deleted":1,"types":{"semantic":5},"edges":2,"hidden_edges":1,"tags":2,"visits":201,"fts_bytes":N,"file_bytes":N,"generation":23}' \
   '{"kind":"edge","source":"alpha","target":"beta","type":"related","strength":0.7}' \
   '{"kind":"edge","source":"beta","target":"gamma#1","type":"cites","strength":0.25}' \
+  '[{"key":"gamma#1","type":"semantic","weight":0.5,"score":S,"modified":"2026-03-10T12:00:00Z","degree":1}]' \
   '{"key":"alpha","type":"semantic","weight":0.875,"provenance":"manual","created":"2026-03-10T12:00:00Z","modified":"2026-03-10T12:00:00Z","retrievals":0,"uses":0,"wrongs":0,"tags":["y","z"],"deleted":null,"content":"first note, changed","links":[{"source":"alpha","target":"beta","type":"related","strength":0.7}]}' \
   '{"error":{"kind":"error","message":"node '"'beta'"' is not deleted: nothing to restore"}}' \
   '{"error":{"kind":"error","message":"node '"'alpha'"' has no tag '"'nosuch'"': see its tags with '"'quarry mem get alpha'"'"}}' \

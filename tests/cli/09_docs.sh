@@ -4,15 +4,19 @@
 # here every "/tmp/" in a command and in its expected output becomes this run's own
 # mktemp directory, so two runs at once (or a reader's leftovers) cannot collide. Commands
 # run in the source tree, so examples can name the files under docs/examples.
+# QUARRY_DOCS_FENCE and QUARRY_DOCS_FILES (default: console, docs/*.md) let a test that
+# sets up what its examples need (51_team_docs.sh: a PostgreSQL server) run another
+# fence's blocks with this same runner.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
 trap 'rm -rf "$TMP" "$W"' EXIT
 
-for doc in "$SRC"/docs/*.md; do
-  awk -v out="$TMP/cases" -v w="$W/" '
+FENCE=${QUARRY_DOCS_FENCE:-console}
+for doc in ${QUARRY_DOCS_FILES:-"$SRC"/docs/*.md}; do
+  awk -v out="$TMP/cases" -v w="$W/" -v fence='^```'"$FENCE" '
     { gsub("/tmp/", w) }
-    /^```console/ { inblock = 1; next }
+    $0 ~ fence { inblock = 1; next }
     /^```/ { if (inblock) { inblock = 0; if (cmd != "") print "END" >> out; cmd = "" } next }
     inblock && /^\$ / { if (cmd != "") print "END" >> out; cmd = substr($0, 3); print "CMD " cmd >> out; next }
     inblock { print "OUT " $0 >> out }

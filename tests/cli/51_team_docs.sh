@@ -1,10 +1,9 @@
 #!/bin/sh
 # 51_team_docs.sh: docs/team.md against a real PostgreSQL 15 (issue 26, part 4). Its
 # ```shell blocks are examples on a database (09_docs.sh runs the ```console ones, which
-# need no server): a line starting with "$ " is a command, the lines after it its expected
-# stdout; they run in order on one throwaway server (pg_lib.sh) with ADMIN_URL (the owner),
-# WRITER_URL and READER_URL (the roles the page creates) set, "/tmp/" rewritten to this
-# run's own directory, and psql and quarry on PATH. Then the read-only role's promise: an
+# need no server); 09_docs.sh's runner runs them (QUARRY_DOCS_FENCE=shell), in order, on
+# one throwaway server (pg_lib.sh) with ADMIN_URL (the owner), WRITER_URL and READER_URL
+# (the roles the page creates) set and psql on PATH. Then the read-only role's promise: an
 # MCP server connected with it, even started with --allow-write memory, cannot write
 # through any tool: every memory tool that writes returns an error naming the refusal and
 # the store (its rows and change counter) is unchanged, while the reading tools work.
@@ -19,36 +18,13 @@ pg_createdb team >/dev/null
 export ADMIN_URL="postgresql://postgres@/team?host=$PG_SOCK&port=$PG_PORT"
 export WRITER_URL="postgresql://quarry_writer@/team?host=$PG_SOCK&port=$PG_PORT"
 export READER_URL="postgresql://quarry_reader@/team?host=$PG_SOCK&port=$PG_PORT"
-W=$(mktemp -d)
+# the examples, by 09_docs.sh's runner, with psql on PATH
 mkdir -p "$TMP/bin"
-ln -s "$Q" "$TMP/bin/quarry"
 ln -s "$PG_BIN/psql" "$TMP/bin/psql"
-awk -v out="$TMP/cases" -v w="$W/" '
-  { gsub("/tmp/", w) }
-  /^```shell/ { inblock = 1; next }
-  /^```/ { if (inblock) { inblock = 0; if (cmd != "") print "END" >> out; cmd = "" } next }
-  inblock && /^\$ / { if (cmd != "") print "END" >> out; cmd = substr($0, 3); print "CMD " cmd >> out; next }
-  inblock { print "OUT " $0 >> out }
-' "$SRC/docs/team.md"
-[ -s "$TMP/cases" ] || { echo "FAIL: no shell examples in docs/team.md"; exit 1; }
-n=0
-while IFS= read -r line; do
-  case $line in
-    "CMD "*) cmd=${line#CMD }; want="" ; have_want=0 ;;
-    "OUT "*) if [ $have_want = 1 ]; then want="$want
-${line#OUT }"; else want=${line#OUT }; have_want=1; fi ;;
-    END)
-      n=$((n + 1))
-      got=$(cd "$SRC" && PATH="$TMP/bin:$PATH" sh -c "$cmd" 2>"$TMP/ex.err")
-      if [ "$got" != "$want" ]; then
-        echo "FAIL: team.md example: $cmd"; echo "  want: $want"; echo "  got:  $got"
-        sed 's/^/  stderr: /' "$TMP/ex.err" | head -5
-        FAILS=$((FAILS + 1))
-      fi ;;
-  esac
-done <"$TMP/cases"
-rm -rf "$W"
-[ "$n" -ge 8 ] || fail "only $n examples ran from docs/team.md"
+PATH="$TMP/bin:$PATH" QUARRY_DOCS_FENCE=shell QUARRY_DOCS_FILES="$SRC/docs/team.md" \
+  sh "$SRC/tests/cli/09_docs.sh" "$Q" >"$TMP/docs.out" 2>&1 || { fail "docs/team.md examples"; cat "$TMP/docs.out"; }
+n=$(sed -n 's/^\([0-9]*\) examples$/\1/p' "$TMP/docs.out")
+[ "${n:-0}" -ge 8 ] || fail "only ${n:-0} examples ran from docs/team.md"
 
 # ---- an MCP server on the read-only role cannot write through any tool ----
 before=$(pg_sql team "SELECT generation || ' ' || (SELECT count(*) FROM mem_nodes) || ' ' || (SELECT count(*) FROM mem_edges) || ' ' || (SELECT count(*) FROM mem_visits) || ' ' || (SELECT count(*) FROM mem_tags) || ' ' || (SELECT string_agg(key || ':' || weight || ':' || coalesce(deleted, 0), ',' ORDER BY key) FROM mem_nodes) FROM mem_state")

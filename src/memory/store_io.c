@@ -29,6 +29,7 @@
 #include "quarry/value.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- export ---- */
@@ -211,12 +212,84 @@ int qr_mem_export(qr_mem *m, FILE *out, qr_mem_counts *counts, qr_buf *err)
 
 /* ---- import ---- */
 
+/* The ids of the notes this import added, by key: an edge or a visit names its notes by
+ * key, and an export writes them after the notes, so most look-ups are of keys just
+ * inserted; on a server each look-up saved is a round trip (two per edge). Keys that
+ * were in the store before the import are looked up there. Open addressing, keys in
+ * their own arena (the line arena is rewound after each line). */
+typedef struct key_ids {
+    qr_arena keys;
+    const char **key;
+    int64_t *id;
+    size_t n, cap; /* cap a power of two, at most half full */
+} key_ids;
+
+static void key_ids_put(key_ids *k, const char *key, int64_t id)
+{
+    if ((k->n + 1) * 2 > k->cap) {
+        size_t ncap = k->cap ? k->cap * 2 : 1024;
+        const char **nk = calloc(ncap, sizeof *nk);
+        int64_t *ni = malloc(ncap * sizeof *ni);
+        if (!nk || !ni) { /* only a cache: a look-up in the store does the same */
+            free(nk);
+            free(ni);
+            return;
+        }
+        for (size_t i = 0; i < k->cap; i++) {
+            if (!k->key[i])
+                continue;
+            size_t j = qr_hash_bytes(k->key[i], strlen(k->key[i])) & (ncap - 1);
+            while (nk[j])
+                j = (j + 1) & (ncap - 1);
+            nk[j] = k->key[i];
+            ni[j] = k->id[i];
+        }
+        free(k->key);
+        free(k->id);
+        k->key = nk;
+        k->id = ni;
+        k->cap = ncap;
+    }
+    size_t len = strlen(key);
+    const char *copy = qr_arena_strndup(&k->keys, key, len);
+    if (!copy)
+        return;
+    size_t j = qr_hash_bytes(key, len) & (k->cap - 1);
+    while (k->key[j])
+        j = (j + 1) & (k->cap - 1);
+    k->key[j] = copy;
+    k->id[j] = id;
+    k->n++;
+}
+
+static bool key_ids_get(const key_ids *k, const char *key, int64_t *id)
+{
+    if (!k->cap)
+        return false;
+    size_t j = qr_hash_bytes(key, strlen(key)) & (k->cap - 1);
+    for (; k->key[j]; j = (j + 1) & (k->cap - 1))
+        if (!strcmp(k->key[j], key)) {
+            *id = k->id[j];
+            return true;
+        }
+    return false;
+}
+
 typedef struct line_ctx {
     qr_mem *m;
     qr_arena *a;
     qr_val obj;
     qr_buf *msg; /* the line's error, without the "line N: " prefix */
+    key_ids ids; /* the notes this import added */
 } line_ctx;
+
+/* A note named by an edge or a visit: added by this import, or already in the store. */
+static int node_id(line_ctx *c, const char *key, int64_t *id)
+{
+    if (key_ids_get(&c->ids, key, id))
+        return QR_OK;
+    return qr__mem_node_id(c->m, key, true, false, id, NULL, c->msg);
+}
 
 static const char *field_name(qr_val k, size_t *n)
 {
@@ -406,9 +479,12 @@ static int import_node(line_ctx *c, qr_mem_counts *counts)
         n.tags = tv;
         n.ntags = nt;
     }
-    int rc = qr__mem_node_insert(c->m, &n, NULL, c->msg);
-    if (rc == QR_OK)
+    int64_t id = 0;
+    int rc = qr__mem_node_insert(c->m, &n, &id, c->msg);
+    if (rc == QR_OK) {
         counts->nodes++;
+        key_ids_put(&c->ids, n.key, id);
+    }
     return line_error(rc);
 }
 
@@ -429,8 +505,7 @@ static int import_edge(line_ctx *c, qr_mem_counts *counts)
     }
     int64_t s, t;
     int rc;
-    if ((rc = qr__mem_node_id(c->m, src, true, false, &s, NULL, c->msg)) ||
-        (rc = qr__mem_node_id(c->m, dst, true, false, &t, NULL, c->msg)))
+    if ((rc = node_id(c, src, &s)) || (rc = node_id(c, dst, &t)))
         return line_error(rc);
     bool created = false;
     if ((rc = qr__mem_edge_put(c->m, s, t, strength, type, &created, c->msg)))
@@ -452,7 +527,7 @@ static int import_visit(line_ctx *c, qr_mem_counts *counts)
         !get_str(c, "agent", true, &agent) || !get_time(c, "time", true, &time) ||
         !get_str(c, "outcome", false, &outcome))
         return QR_EINVAL;
-    int rc = qr__mem_node_id(c->m, key, true, false, &id, NULL, c->msg);
+    int rc = node_id(c, key, &id);
     if (rc == QR_OK)
         rc = qr__mem_visit_insert(c->m, id, agent, time, outcome ? outcome : "", c->msg);
     if (rc == QR_OK)
@@ -511,6 +586,7 @@ int qr_mem_import(qr_mem *m, const char *text, size_t len, qr_mem_counts *counts
     qr_buf msg;
     qr_buf_init(&msg);
     line_ctx lc = {.m = m, .a = &a, .msg = &msg};
+    qr_arena_init(&lc.ids.keys, 0);
     size_t lineno = 0;
     for (size_t pos = 0; pos < len && rc == QR_OK;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
@@ -534,6 +610,9 @@ int qr_mem_import(qr_mem *m, const char *text, size_t len, qr_mem_counts *counts
         qr_arena_rewind(&a, mark);
     }
     qr_arena_release(&a);
+    qr_arena_release(&lc.ids.keys);
+    free(lc.ids.key);
+    free(lc.ids.id);
     qr_buf_release(&msg);
     if (rc) {
         qr__mem_rollback(m);

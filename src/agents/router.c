@@ -1388,6 +1388,14 @@ static void parse_path(parser *p)
         tok *t = &p->t[i];
         if (t->used || t->kind != T_PATH)
             continue;
+        size_t tl = strlen(t->s);
+        if (p->q->path_kind && p->q->path_excl && !p->q->untouched && !p->q->path2[0] &&
+            t->s[tl - 1] == '/' && !strncmp(p->q->path, t->s, tl) && p->q->path[tl]) {
+            /* "in src/ excluding src/net": src/ less src/net */
+            snprintf(p->q->path2, RT_STR, "%s", p->q->path);
+            p->q->path_kind = RT_PATH_NONE;
+            p->q->path_excl = false;
+        }
         if (p->q->path_kind)
             p->bad = true;
         snprintf(p->q->path, RT_STR, "%s", t->s);
@@ -1530,6 +1538,14 @@ static void collect_words(parser *p)
         if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0) &&
             said(p, "originally", "first", "initially")) {
             p->q->words |= RW_CREATED;
+            t->used = true;
+            continue;
+        }
+        /* "list everyone who committed": the authors; "what did everyone do" is not sure
+           (their commits, or who they are?) */
+        if ((strcmp(t->s, "everyone") == 0 || strcmp(t->s, "everybody") == 0) &&
+            tok_is(p, i + 1, "who")) {
+            p->q->words |= RW_AUTHORS;
             t->used = true;
             continue;
         }
@@ -1823,14 +1839,17 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     rt_today_of(now, o && o->now ? o->tz_offset_min : qr_clock_offset_at(now), &p->today);
     bool ok = tokenize(p, norm, n) && read_terse(p);
     if (ok) {
+        rt_parse_asides(p);
         fix_typos(p);
         parse_top_author(p);
         parse_refs(p);
         parse_holidays(p);
         parse_month_days(p);
         rt_parse_exclusions(p);
+        rt_parse_weekdays(p);
         parse_calendar(p);
         parse_window(p);
+        rt_parse_frames(p);
         parse_sort(p);
         parse_grep(p);
         parse_author(p);
@@ -1846,6 +1865,18 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
             snprintf(q->commit, RT_STR, "HEAD");
             q->words &= ~(uint32_t)RW_RECENT;
         }
+        /* "what files were changed in the initial commit": the oldest commit's files */
+        if (!q->commit[0] && q->singular && (q->words & RW_FILES) && (q->words & RW_FIRST) &&
+            !(q->words & (RW_WHO | RW_AUTHORS | RW_RECENT | RW_COUNT | RW_MOST)) &&
+            !q->since[0] && !q->until[0] && !q->author[0] && !q->path_kind && !q->n &&
+            !q->ref[0] && !q->grep[0] && !q->merges && !q->bots && !q->wdays && !q->period) {
+            q->root = true;
+            q->words &= ~(uint32_t)RW_FIRST;
+        }
+        /* "when was the last commit": the latest commit says its date */
+        if ((q->words & RW_WHEN) && (q->words & RW_RECENT) && q->singular && !q->path_kind &&
+            !q->n && !(q->words & (RW_FILES | RW_WHO | RW_FIRST | RW_COUNT)))
+            q->words &= ~(uint32_t)RW_WHEN;
         /* "all recent commits": all of them, or the recent ones? Neither is sure. */
         if (q->all && (q->words & RW_RECENT))
             q->words |= RW_UNKNOWN;

@@ -87,7 +87,20 @@ typedef struct rt_question {
     bool one_author;    /* an author noun in the singular ("which contributor ...") */
     bool top_author;    /* "the top contributor", "the most active author": the question is
                            about whoever ranks first in the window, found first */
+    int nth;            /* "the third most active author", "the 2nd largest commit": the
+                           ranking's row at that place (2..10), 0 when none */
+    unsigned wdays;     /* commits only on these weekdays: bit 1 Monday .. bit 7 Sunday
+                           ("on weekends": bits 6 and 7), 0 when any day */
+    int period;         /* RT_PERIOD_*: commits grouped by a unit of time ("busiest month",
+                           "commits per weekday"), 0 when none */
+    bool period_one;    /* the period noun in the singular ("which month"): the first only */
+    char path2[RT_STR]; /* an excluded path inside the included one ("in src/ excluding
+                           src/net"): commits that change something in path outside it */
+    bool root;          /* "the initial commit": the oldest commit, for its files */
 } rt_question;
+
+enum { RT_PERIOD_NONE, RT_PERIOD_YEAR, RT_PERIOD_QUARTER, RT_PERIOD_MONTH, RT_PERIOD_WEEK,
+       RT_PERIOD_DAY, RT_PERIOD_WEEKDAY, RT_PERIOD_HOUR };
 
 /* ---- the calendar (router_calendar.c) ----
  * Days are local calendar days written "YYYY-MM-DD" (RT_STR buffers). */
@@ -196,5 +209,15 @@ bool rt_conventional_file(const char *s);
  * docs folder", "merge commits". */
 void rt_parse_exclusions(parser *p);
 void rt_parse_merges(parser *p);
+
+/* Frames (router_frames.c): words that reshape what is asked rather than filter it.
+ * rt_parse_asides runs first and deletes asides that say nothing ("the person with email
+ * X" is X); rt_parse_weekdays before the calendar takes "on weekends", "on mondays"
+ * (a filter, not a day); rt_parse_frames after the windows takes ordinals ("third most
+ * active"), time units grouped ("busiest month", "commits per weekday") and a second,
+ * excluded path. */
+void rt_parse_asides(parser *p);
+void rt_parse_weekdays(parser *p);
+void rt_parse_frames(parser *p);
 
 #endif

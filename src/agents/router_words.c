@@ -66,6 +66,7 @@ static const canon CANON[] = {
     {"anyone", RW_WHO},           {"anybody", RW_WHO},           {"someone", RW_WHO},
     {"somebody", RW_WHO},         {"deleted", RW_DELETED},       {"removed", RW_DELETED},
     {"delete", RW_DELETED},       {"remove", RW_DELETED},
+    {"busiest", RW_MOST},
     {NULL, 0}};
 
 /* Build and packaging files people name without an extension. */

@@ -328,7 +328,7 @@ for q in "interesting commits from the most active contributor last week" \
   "rank authors by risk score" "why did the build break" \
   "commits by alice that touch tests and have no review" \
   "what did he do this month" "what has she done" "how many commits did they make" \
-  "commits by weekday" "commits by user" "commits by mistake" "main's commits" \
+  "commits by user" "commits by mistake" "main's commits" \
   "my commits" "largest recent commits" "commits on 11/19/2026" "what changed on 11/19" \
   "commits after today" "which commit has the most files"; do
   "$Q" ask "$q" --repo "$R" --format json >"$TMP/nm.out" 2>"$TMP/nm.err"

@@ -35,6 +35,10 @@ int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err);
 typedef struct qr_git_person {
     char *name, *email;
     size_t commits;
+    /* every other name and email this person's commits were written with, before and
+     * after .mailmap ("rmenon", "praman@oldcorp.com", the second name of one address),
+     * one a line, "" when none */
+    char *aliases;
 } qr_git_person;
 int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err);
 void qr_git_people_free(qr_git_person *v, size_t n);

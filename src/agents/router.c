@@ -119,7 +119,13 @@ static bool classify(tok *t)
     /* "alice's", "today's"; "what's" is "what is" */
     if (n > 2 && t->s[n - 2] == '\'' && t->s[n - 1] == 's') {
         t->s[n - 2] = '\0';
-        t->poss = !in_list(t->s, RT_STOP);
+        /* "who's" is "who is"; "thursday's", "june's", "last week's": the time itself */
+        static const char *const IS[] = {"who", "what", "when", "where", "how", "that",
+                                         "there", "here", "he", "she", NULL};
+        static const char *const TIME[] = {"week", "month", "year", "quarter", "weekend",
+                                           "today", "yesterday", "day", NULL};
+        t->poss = !in_list(t->s, RT_STOP) && !in_list(t->s, IS) && !in_list(t->s, TIME) &&
+                  !rt_weekday_word(t->s) && !rt_month_word(t->s);
     }
     return true;
 }
@@ -821,6 +827,20 @@ static void parse_window(parser *p)
                 continue;
             }
         }
+        /* "last year", "last calendar year": the calendar year before this one, as "last
+           month" is the month before ("the past year", "since last year" stay rolling) */
+        if (tok_is(p, i, "last") &&
+            !(i > 0 && (tok_is(p, i - 1, "since") || tok_is(p, i - 1, "the"))) &&
+            (tok_is(p, i + 1, "year") ||
+             (tok_is(p, i + 1, "calendar") && tok_is(p, i + 2, "year")))) {
+            char y1[RT_STR], y2[RT_STR], desc[RT_STR];
+            size_t to = tok_is(p, i + 1, "calendar") ? i + 3 : i + 2;
+            snprintf(y1, sizeof y1, "%04d-01-01", p->today.y - 1);
+            snprintf(y2, sizeof y2, "%04d-12-31", p->today.y - 1);
+            snprintf(desc, sizeof desc, "in %04d", p->today.y - 1);
+            day_window(p, back_over_preps(p, i), to, y1, y2, desc);
+            continue;
+        }
         /* the past half year, last half a year: six months */
         if ((tok_is(p, i, "last") || tok_is(p, i, "past")) && tok_is(p, i + 1, "half")) {
             size_t k = i + 2;
@@ -1275,7 +1295,8 @@ static void parse_author(parser *p)
     static const char *const FOLLOW[] = {
         "do",   "make",   "commit",     "push",    "change",  "modify",     "touch", "work",
         "contribute", "last", "recently", "worked", "committed", "changed", "contributed",
-        "done", "made", "been", "most", "edit",  NULL};
+        "done", "made", "been", "most", "edit", "authored", "land", "landed", "pushed",
+        "written", "shipped", "submitted", NULL};
     char who[RT_STR];
     size_t len;
     for (size_t i = 0; i < p->n; i++) {
@@ -1546,6 +1567,15 @@ static void collect_words(parser *p)
         if ((strcmp(t->s, "everyone") == 0 || strcmp(t->s, "everybody") == 0) &&
             tok_is(p, i + 1, "who")) {
             p->q->words |= RW_AUTHORS;
+            t->used = true;
+            continue;
+        }
+        /* "the Watanabe guy", "alice the dev": a word for a person right after their name */
+        static const char *const GUY[] = {"guy", "gal", "fellow", "dude", "lady", "person",
+                                          "dev", "developer", "engineer", NULL};
+        if (p->q->author[0] && in_list(t->s, GUY) && i > 0 && p->t[i - 1].used &&
+            p->t[i - 1].kind == T_WORD && !p->t[i - 1].poss && !rt_canon_bit(p->t[i - 1].s) &&
+            !in_list(p->t[i - 1].s, RT_STOP)) {
             t->used = true;
             continue;
         }
@@ -1840,7 +1870,9 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     bool ok = tokenize(p, norm, n) && read_terse(p);
     if (ok) {
         rt_parse_asides(p);
+        rt_parse_issues(p);
         fix_typos(p);
+        rt_parse_places(p);
         parse_top_author(p);
         parse_refs(p);
         parse_holidays(p);
@@ -1873,6 +1905,11 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
             q->root = true;
             q->words &= ~(uint32_t)RW_FIRST;
         }
+        /* "who made the latest commit", "who made the very first commit": its row says */
+        if ((q->words & RW_WHO) && q->singular && (q->words & (RW_RECENT | RW_FIRST)) &&
+            !q->path_kind && !q->n && !q->author[0] &&
+            !(q->words & (RW_FILES | RW_AUTHORS | RW_COUNT | RW_MOST | RW_LARGEST)))
+            q->words &= ~(uint32_t)RW_WHO;
         /* "when was the last commit": the latest commit says its date */
         if ((q->words & RW_WHEN) && (q->words & RW_RECENT) && q->singular && !q->path_kind &&
             !q->n && !(q->words & (RW_FILES | RW_WHO | RW_FIRST | RW_COUNT)))

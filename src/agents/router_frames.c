@@ -14,7 +14,9 @@
 #include "router_int.h"
 #include "quarry/words.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Deletes tokens [from, to) from the question. */
@@ -66,6 +68,279 @@ void rt_parse_asides(parser *p)
     for (size_t i = 0; i < p->n; i++)
         if (tok_is(p, i, "all-time") || tok_is(p, i, "overall"))
             drop(p, i, i + 1), i--;
+}
+
+/* ---- issue references and reverts: message terms with a shape ---- */
+
+static void set_grep_re(parser *p, const char *said, const char *re)
+{
+    if (p->q->grep[0])
+        p->bad = true;
+    snprintf(p->q->grep, RT_STR, "%s", said);
+    snprintf(p->q->grep_re, RT_STR, "%s", re);
+}
+
+/* A number of 1..7 digits at token i, with or without a leading '#'; 0 when none. */
+static long issue_number(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used)
+        return 0;
+    const char *s = p->t[i].s;
+    if (*s == '#')
+        s++;
+    size_t n = strspn(s, "0123456789");
+    if (!n || n > 7 || s[n])
+        return 0;
+    return strtol(s, NULL, 10);
+}
+
+void rt_parse_issues(parser *p)
+{
+    static const char *const NOUN[] = {"issue", "issues", "bug", "ticket", "pr", "pull", NULL};
+    static const char *const MARK[] = {"referencing", "references", "reference", "mentioning",
+                                       "mention", "mentions", "about", "for", "fixing", "fixes",
+                                       "fix", "closing", "closes", "close", "citing", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        size_t from = i, to = i;
+        long num = 0;
+        if (tok_in(p, i, NOUN)) {
+            to = i + 1;
+            if (tok_is(p, i, "pull") && tok_is(p, to, "request"))
+                to++;
+            if (tok_is(p, to, "number") || tok_is(p, to, "no"))
+                to++;
+            num = issue_number(p, to);
+            to++;
+        } else if (p->t[i].kind == T_WORD && p->t[i].s[0] == '#') {
+            num = issue_number(p, i);
+            to = i + 1;
+        }
+        if (num <= 0)
+            continue;
+        if (from > 0 && tok_in(p, from - 1, MARK))
+            from--;
+        /* "related to issue 305" */
+        else if (from > 1 && tok_is(p, from - 1, "to") && tok_is(p, from - 2, "related"))
+            from -= 2;
+        char said[32], re[40];
+        snprintf(said, sizeof said, "#%ld", num);
+        snprintf(re, sizeof re, "#%ld\\b", num);
+        set_grep_re(p, said, re);
+        use(p, from, to);
+    }
+    /* "reverts", "revert commits", "reverted commits": commits whose message opens with
+       git's "Revert" */
+    for (size_t i = 0; i < p->n; i++) {
+        if (!tok_is(p, i, "reverts") && !((tok_is(p, i, "revert") || tok_is(p, i, "reverted")) &&
+                                          (tok_is(p, i + 1, "commits") ||
+                                           tok_is(p, i + 1, "commit"))))
+            continue;
+        set_grep_re(p, "Revert", "^Revert\\b");
+        use(p, i, i + 1);
+        if (tok_is(p, i, "reverts"))
+            p->q->words |= RW_COMMITS;
+    }
+}
+
+/* ---- kinds of files, folders named as such, branches and tags, hours ---- */
+
+/* Replaces token i with a path token. */
+static void make_path(parser *p, size_t i, const char *path)
+{
+    snprintf(p->t[i].s, TOK_LEN, "%s", path);
+    p->t[i].kind = T_PATH;
+    p->t[i].poss = false;
+}
+
+/* An hour said "5am", "10pm", "midnight", "noon", "17:00", "5 am": 0..23 and the tokens
+ * it spans, else -1. */
+static int hour_at(const parser *p, size_t i, size_t *len)
+{
+    if (i >= p->n || p->t[i].used)
+        return -1;
+    const char *s = p->t[i].s;
+    *len = 1;
+    if (!strcmp(s, "midnight"))
+        return 0;
+    if (!strcmp(s, "noon") || !strcmp(s, "midday"))
+        return 12;
+    size_t d = strspn(s, "0123456789");
+    if (!d || d > 2)
+        return -1;
+    int h = atoi(s);
+    const char *suf = s + d;
+    if (!*suf && i + 1 < p->n && !p->t[i + 1].used &&
+        (!strcmp(p->t[i + 1].s, "am") || !strcmp(p->t[i + 1].s, "pm"))) {
+        suf = p->t[i + 1].s;
+        *len = 2;
+    }
+    if (!strcmp(suf, "am") || !strcmp(suf, "a.m"))
+        return h >= 1 && h <= 12 ? h % 12 : -1;
+    if (!strcmp(suf, "pm") || !strcmp(suf, "p.m"))
+        return h >= 1 && h <= 12 ? h % 12 + 12 : -1;
+    if (suf[0] == ':' && !strcmp(suf + 1, "00") && h < 24)
+        return h;
+    return -1;
+}
+
+static uint32_t hour_span(int from, int to) /* [from, to), across midnight */
+{
+    uint32_t bits = 0;
+    for (int h = from; h != to; h = (h + 1) % 24)
+        bits |= 1u << h;
+    return bits;
+}
+
+static void parse_hours(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        size_t l1, l2;
+        int a, b;
+        uint32_t bits = 0;
+        size_t from = i, to;
+        if ((tok_is(p, i, "between") || tok_is(p, i, "from")) && (a = hour_at(p, i + 1, &l1)) >= 0 &&
+            (tok_is(p, i + 1 + l1, "and") || tok_is(p, i + 1 + l1, "to")) &&
+            (b = hour_at(p, i + 2 + l1, &l2)) >= 0 && a != b) {
+            bits = hour_span(a, b);
+            to = i + 2 + l1 + l2;
+        } else if (tok_is(p, i, "after") && (a = hour_at(p, i + 1, &l1)) > 0) {
+            /* "after 10pm": to the end of the day */
+            bits = hour_span(a, 0);
+            to = i + 1 + l1;
+        } else if (tok_is(p, i, "before") && (a = hour_at(p, i + 1, &l1)) > 0) {
+            /* "before 9am": from midnight */
+            bits = hour_span(0, a);
+            to = i + 1 + l1;
+        } else {
+            continue;
+        }
+        if (p->q->hours)
+            p->bad = true;
+        p->q->hours = bits;
+        use(p, from, to);
+        /* "late at night (after 10pm)": the words the hours explain */
+        for (size_t k = 0; k < p->n; k++)
+            if ((tok_is(p, k, "late") && tok_is(p, k + 1, "at") && tok_is(p, k + 2, "night")))
+                use(p, k, k + 3);
+            else if (tok_is(p, k, "at") && tok_is(p, k + 1, "night"))
+                use(p, k, k + 2);
+    }
+}
+
+void rt_parse_places(parser *p)
+{
+    static const struct {
+        const char *word, *glob;
+    } KINDS[] = {{"header", "*.h"},   {"headers", "*.h"},      {"markdown", "*.md"},
+                 {"python", "*.py"},  {"c", "*.c"},            {"rust", "*.rs"},
+                 {"go", "*.go"},      {"javascript", "*.js"},  {"typescript", "*.ts"},
+                 {"java", "*.java"},  {"yaml", "*.yml"},       {"json", "*.json"},
+                 {"shell", "*.sh"},   {NULL, NULL}};
+    static const char *const RANKING[] = {"most", "top", "hotspots", "which", "what", "ranked",
+                                          "list", "churn", NULL};
+    bool ranking = false;
+    for (size_t i = 0; i < p->n; i++)
+        if (tok_in(p, i, RANKING))
+            ranking = true;
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        /* "header files", "markdown files", "c files": a glob; "files" stays a word when
+           the files themselves are asked for ("which header files changed most") */
+        if (!tok_is(p, i + 1, "files") && !tok_is(p, i + 1, "file") && !tok_is(p, i, "headers"))
+            continue;
+        for (size_t k = 0; KINDS[k].word; k++)
+            if (tok_is(p, i, KINDS[k].word)) {
+                make_path(p, i, KINDS[k].glob);
+                if (!ranking && (tok_is(p, i + 1, "files") || tok_is(p, i + 1, "file")))
+                    p->t[i + 1].used = true;
+                break;
+            }
+    }
+    /* "the tests directory", "the src folder": that top-level folder */
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        if (!(tok_is(p, i + 1, "directory") || tok_is(p, i + 1, "folder") ||
+              tok_is(p, i + 1, "dir")) || p->t[i].used || p->t[i].kind != T_WORD ||
+            p->t[i].poss || rt_canon_bit(p->t[i].s) || in_list(p->t[i].s, RT_STOP) ||
+            in_list(p->t[i].s, RT_COMMON))
+            continue;
+        bool ok = true;
+        for (const char *c = p->t[i].s; *c; c++)
+            if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+                ok = false;
+        if (!ok || p->t[i].s[0] == '.')
+            continue;
+        /* "not in the tests folder" is an exclusion, read by router_excl.c first */
+        char dir[TOK_LEN];
+        snprintf(dir, sizeof dir, "%s/", p->t[i].s);
+        make_path(p, i, dir);
+        p->t[i + 1].used = true;
+    }
+    /* "on main", "on the master branch", "on branch develop": that branch */
+    static const char *const BRANCH[] = {"main", "master", "trunk", "develop", NULL};
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = i + 1;
+        if (!tok_is(p, i, "on") && !tok_is(p, i, "in"))
+            continue;
+        if (tok_is(p, j, "the"))
+            j++;
+        size_t name;
+        if (tok_is(p, j, "branch") && j + 1 < p->n && !p->t[j + 1].used &&
+            (p->t[j + 1].kind == T_WORD || p->t[j + 1].kind == T_PATH))
+            name = j + 1;
+        else if (tok_in(p, j, BRANCH))
+            name = j;
+        else
+            continue;
+        size_t end = name + 1;
+        if (name == j && tok_is(p, end, "branch"))
+            end++;
+        if (p->q->ref[0])
+            p->bad = true;
+        snprintf(p->q->ref, RT_STR, "%s", p->t[name].s);
+        use(p, i, end);
+    }
+    /* "went into v1.0.0", "commits in v1.2.0", "up to v2.0.0": everything the tag holds */
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = i + 1;
+        if (tok_is(p, i, "up") && tok_is(p, j, "to"))
+            j++;
+        else if (!tok_is(p, i, "into") && !tok_is(p, i, "in"))
+            continue;
+        if (tok_is(p, j, "tag") || tok_is(p, j, "release"))
+            j++;
+        if (j >= p->n || p->t[j].used || p->t[j].kind != T_WORD || p->t[j].s[0] != 'v' ||
+            !isdigit((unsigned char)p->t[j].s[1]) || !strchr(p->t[j].s, '.'))
+            continue;
+        bool ok = true;
+        for (const char *c = p->t[j].s + 1; *c; c++)
+            if (!isdigit((unsigned char)*c) && *c != '.')
+                ok = false;
+        if (!ok)
+            continue;
+        if (p->q->ref[0])
+            p->bad = true;
+        snprintf(p->q->ref, RT_STR, "%s", p->t[j].s);
+        use(p, i, j + 1);
+        if (i > 0 && (tok_is(p, i - 1, "went") || tok_is(p, i - 1, "are") ||
+                      tok_is(p, i - 1, "go")))
+            use(p, i - 1, i);
+    }
+    /* "the 'wal: follow-up for #214' commit", "commit \"Rename conn\"": by its subject */
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->t[i].used || p->t[i].kind != T_QUOTED)
+            continue;
+        bool after = tok_is(p, i + 1, "commit");
+        bool before = i > 0 && tok_is(p, i - 1, "commit");
+        if (!after && !before)
+            continue;
+        if (p->q->subject[0])
+            p->bad = true;
+        snprintf(p->q->subject, RT_STR, "%s", p->t[i].s);
+        size_t from = before ? i - 1 : i, to = after ? i + 2 : i + 1;
+        if (from > 0 && tok_is(p, from - 1, "the"))
+            from--;
+        use(p, from, to);
+    }
+    parse_hours(p);
 }
 
 /* ---- weekdays as a filter ---- */
@@ -146,6 +421,16 @@ static void parse_ordinal(parser *p)
 {
     for (size_t i = 0; i + 1 < p->n; i++) {
         int v = ordinal_word(&p->t[i]);
+        if (v && (tok_is(p, i + 1, "commit") || tok_is(p, i + 1, "oldest") ||
+                  tok_is(p, i + 1, "earliest"))) {
+            /* "the fifth commit": the fifth oldest */
+            if (p->q->nth)
+                p->bad = true;
+            p->q->nth = v;
+            p->q->words |= RW_FIRST;
+            use(p, i, i + 1);
+            continue;
+        }
         /* the ranker may be taken already ("the third most active author") */
         if (!v || p->t[i + 1].kind != T_WORD || !in_list(p->t[i + 1].s, RANKERS))
             continue;

@@ -79,6 +79,8 @@ typedef struct rt_question {
     bool untouched;     /* with path_excl: commits that touch the path are dropped whole
                            ("commits that don't touch tests/"), not only its files */
     char grep[RT_STR];  /* the term as said; the rule escapes it into a regex */
+    char grep_re[RT_STR]; /* or the regex itself, when a frame wrote it ("#305\b" for
+                             "issue 305", "^Revert\b" for "reverts"); grep then says it */
     int merges;         /* RT_MERGES_* */
     int bots;           /* RT_BOTS_* */
     int n;              /* a count said ("top 5", "last 10 commits"); 0 when none */
@@ -97,6 +99,10 @@ typedef struct rt_question {
     char path2[RT_STR]; /* an excluded path inside the included one ("in src/ excluding
                            src/net"): commits that change something in path outside it */
     bool root;          /* "the initial commit": the oldest commit, for its files */
+    uint32_t hours;     /* commits only at these hours of the day (bit h for h:00..h:59,
+                           the author's clock): "between midnight and 5am", "after 10pm" */
+    char subject[RT_STR]; /* one commit named by its quoted subject ("the 'wal: fix'
+                             commit"), or "" */
 } rt_question;
 
 enum { RT_PERIOD_NONE, RT_PERIOD_YEAR, RT_PERIOD_QUARTER, RT_PERIOD_MONTH, RT_PERIOD_WEEK,
@@ -217,6 +223,10 @@ void rt_parse_merges(parser *p);
  * active"), time units grouped ("busiest month", "commits per weekday") and a second,
  * excluded path. */
 void rt_parse_asides(parser *p);
+void rt_parse_issues(parser *p);
+/* Before the paths: "header files" (*.h), "the tests directory" (tests/), "on main" and
+ * "went into v1.0.0" (a ref), hours of the day, a commit named by its quoted subject. */
+void rt_parse_places(parser *p);
 void rt_parse_weekdays(parser *p);
 void rt_parse_frames(parser *p);
 

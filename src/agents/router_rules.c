@@ -93,11 +93,11 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_UNTOUCHED;
     if (q->ref[0])
         s |= S_REF;
-    if (q->commit[0] || q->root)
+    if (q->commit[0] || q->root || q->subject[0])
         s |= S_COMMIT;
     if (q->nth)
         s |= S_NTH;
-    if (q->wdays)
+    if (q->wdays || q->hours)
         s |= S_WDAYS;
     if (q->period)
         s |= S_PERIOD;
@@ -157,7 +157,10 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
     }
     if ((which & P_GREP) && q->grep[0]) {
         char re[RT_STR * 2];
-        regex_quote(re, sizeof re, q->grep);
+        if (q->grep_re[0])
+            snprintf(re, sizeof re, "%s", q->grep_re);
+        else
+            regex_quote(re, sizeof re, q->grep);
         qr_buf_printf(b, "%s:grep ", sep), edn_str(b, re), sep = " ";
     }
     if ((which & P_MERGES) && q->merges) {
@@ -227,6 +230,8 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
         ADD(" outside %s", q->path2);
     if (q->wdays)
         ADD(" on %s", wdays_words(q->wdays));
+    if (q->hours)
+        ADD(" (at some hours only)");
     if ((which & P_WINDOW) && q->ref[0])
         ADD(" in %s", q->ref);
     if ((which & P_WINDOW) && q->window[0])
@@ -278,14 +283,16 @@ static const char *const COMMIT_FIELDS =
 
 static const char *fetch_as(const rt_question *q, const char *name)
 {
-    return q->bots || q->untouched || q->not_author[0] || q->wdays || q->path2[0] ? "raw" : name;
+    return q->bots || q->untouched || q->not_author[0] || q->wdays || q->hours || q->path2[0]
+               ? "raw"
+               : name;
 }
 
 /* A filter step over what was fetched (bots, commits that touch a path, weekdays, a path
  * left out of another) */
 static bool filtered(const rt_question *q)
 {
-    return q->bots || q->untouched || q->not_author[0] || q->wdays || q->path2[0];
+    return q->bots || q->untouched || q->not_author[0] || q->wdays || q->hours || q->path2[0];
 }
 
 /* A path as a regular expression for the whole path or what is under it. */
@@ -352,7 +359,7 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
     }
     qr_buf_printf(b, "{:op :filter :on :%s :as :%s :where ", from, name);
     int preds = (q->untouched != 0) + (q->bots != 0) + (q->not_author[0] != 0) +
-                (q->wdays != 0) + (q->path2[0] != 0);
+                (q->wdays != 0) + (q->path2[0] != 0) + (q->hours != 0);
     const char *sep = "";
     if (preds > 1)
         qr_buf_puts(b, "[:and ");
@@ -386,6 +393,16 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
             if (q->wdays & (1u << d)) {
                 qr_buf_printf(b, "%s\"%s\"", s2, WEEKDAYS[d]);
                 s2 = " ";
+            }
+        qr_buf_puts(b, "]]");
+        sep = " ";
+    }
+    if (q->hours) {
+        qr_buf_printf(b, "%s[:in [:hour :date] [", sep);
+        for (int h = 0, first = 1; h < 24; h++)
+            if (q->hours & (1u << h)) {
+                qr_buf_printf(b, "%s%d", first ? "" : " ", h);
+                first = 0;
             }
         qr_buf_puts(b, "]]");
         sep = " ";
@@ -794,15 +811,33 @@ static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
         qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
                        "         {:tool :get_commits :as :commit :params {:ref "
                        "\"{{last:all:hash}}\"");
-    else {
+    else if (q->subject[0]) {
+        /* by its whole subject; two commits with that subject are both shown */
+        char re[RT_STR * 2 + 8], quoted[RT_STR * 2];
+        regex_quote(quoted, sizeof quoted, q->subject);
+        snprintf(re, sizeof re, "^%s$", quoted);
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:grep ");
+        edn_str(b, re);
+        qr_buf_puts(b, " :with_paths true}}]\n"
+                       " :transform [{:op :filter :on :commit :as :named :where [:= :subject ");
+        edn_str(b, q->subject);
+        qr_buf_puts(b, "]}\n             {:op :map :on :named :as :rows :select [:short_hash :date "
+                       ":author :subject :files :paths]}]\n"
+                       " :return {:findings :rows :count \"{{first:rows:files}}\" :summary "
+                       "\"{{first:rows:files}} files changed in {{first:rows:short_hash}} "
+                       "({{first:rows:subject}}); commits with that subject: {{count:rows}}\"}}");
+        qr_buf_printf(e, "files of the commit whose subject is \"%s\"", q->subject);
+        return;
+    } else {
         qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
         edn_str(b, q->commit);
     }
     qr_buf_puts(b, " :limit 1 :with_paths true}}]\n"
                    " :transform [{:op :map :on :commit :as :rows :select [:short_hash :date "
                    ":author :subject :files :paths]}]\n"
-                   " :return {:findings :rows :summary \"{{first:rows:files}} files changed in "
-                   "{{first:rows:short_hash}} ({{first:rows:subject}})\"}}");
+                   " :return {:findings :rows :count \"{{first:rows:files}}\" :summary "
+                   "\"{{first:rows:files}} files changed in {{first:rows:short_hash}} "
+                   "({{first:rows:subject}})\"}}");
     qr_buf_printf(e, "files of commit \"%s\"", q->root ? "the initial commit" : q->commit);
 }
 
@@ -858,11 +893,23 @@ static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     commits_fetch(b, q, all, 0);
     qr_buf_puts(b, " :transform [");
     bots_step(b, q, "commits");
-    qr_buf_printf(b, "{:op :sort :on :commits :as :oldest :by [[:timestamp :asc]]}\n"
-                     "             {:op :take :on :oldest :as :first :n %d}\n"
-                     "             {:op :map :on :first :as :rows :select %s}]\n",
-                  n, COMMIT_FIELDS);
-    if (n == 1)
+    qr_buf_puts(b, "{:op :sort :on :commits :as :oldest :by [[:timestamp :asc]]}\n");
+    if (q->nth) {
+        /* "the fifth commit": the one after the first four */
+        qr_buf_printf(b, "             {:op :drop :on :oldest :as :after :n %d}\n"
+                         "             {:op :take :on :after :as :first :n 1}\n",
+                      q->nth - 1);
+        n = 1;
+    } else {
+        qr_buf_printf(b, "             {:op :take :on :oldest :as :first :n %d}\n", n);
+    }
+    qr_buf_printf(b, "             {:op :map :on :first :as :rows :select %s}]\n", COMMIT_FIELDS);
+    if (q->nth)
+        snprintf(sum, sizeof sum,
+                 "Commit number %d%s, oldest first: {{first:rows:short_hash}} on "
+                 "{{first:rows:date}} by {{first:rows:author}} ({{first:rows:subject}})",
+                 q->nth, qual);
+    else if (n == 1)
         snprintf(sum, sizeof sum,
                  "The first commit%s: {{first:rows:short_hash}} on {{first:rows:date}} by "
                  "{{first:rows:author}} ({{first:rows:subject}})",
@@ -960,7 +1007,7 @@ static const rule RULES[] = {
      {"files 60213d4", "which files did commit 28985ce change",
       "show me the files in the latest commit", NULL},
      {W(FILES), REQ_END},
-     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES),
+     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES) | W(COUNT),
      S_COMMIT,
      S_COMMIT,
      0,
@@ -992,7 +1039,7 @@ static const rule RULES[] = {
       "the first 5 commits in src/", "alice's earliest commit"},
      {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), REQ_END},
      W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST),
-     S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS | S_WDAYS,
+     S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS | S_WDAYS | S_NTH,
      0,
      0,
      emit_first_commits},
@@ -1037,7 +1084,7 @@ static const rule RULES[] = {
       W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
          W(FILES) | W(OWNS) | W(AUTHORS) | W(WHO),
-     S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS,
+     S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS | S_REF,
      S_PATH,
      0,
      emit_file_authors},

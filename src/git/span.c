@@ -73,7 +73,33 @@ typedef struct people {
     size_t mask;
 } people;
 
-static int people_add(people *P, const char *name, const char *email)
+/* Adds s to x's aliases unless it is x's name, email or one of its aliases already. */
+static int alias_add(qr_git_person *x, const char *s)
+{
+    if (!*s || strchr(s, '\n') || !strcmp(s, x->name) || !strcmp(s, x->email))
+        return QR_OK;
+    size_t sl = strlen(s), al = strlen(x->aliases);
+    for (const char *a = x->aliases; *a;) {
+        const char *e = strchr(a, '\n');
+        size_t l = e ? (size_t)(e - a) : strlen(a);
+        if (l == sl && !memcmp(a, s, l))
+            return QR_OK;
+        a += l + (e != NULL);
+    }
+    if (al > 4096) /* a person with hundreds of names: enough are kept */
+        return QR_OK;
+    char *v = realloc(x->aliases, al + sl + 2);
+    if (!v)
+        return QR_ENOMEM;
+    if (al)
+        v[al++] = '\n';
+    memcpy(v + al, s, sl + 1);
+    x->aliases = v;
+    return QR_OK;
+}
+
+static int people_add(people *P, const char *name, const char *email, const char *raw_name,
+                      const char *raw_email)
 {
     size_t el = strlen(email);
     uint64_t h = qr_hash_bytes(email, el);
@@ -82,7 +108,12 @@ static int people_add(people *P, const char *name, const char *email)
         qr_git_person *x = &P->v[P->slot[j] - 1];
         if (!strcmp(x->email, email)) {
             x->commits++;
-            return QR_OK;
+            int rc = alias_add(x, name);
+            if (rc == QR_OK)
+                rc = alias_add(x, raw_name);
+            if (rc == QR_OK)
+                rc = alias_add(x, raw_email);
+            return rc;
         }
     }
     if (P->n == P->cap) {
@@ -113,14 +144,17 @@ static int people_add(people *P, const char *name, const char *email)
     qr_git_person *x = &P->v[P->n];
     x->name = strdup(name);
     x->email = strdup(email);
+    x->aliases = strdup("");
     x->commits = 1;
-    if (!x->name || !x->email) {
+    if (!x->name || !x->email || !x->aliases) {
         free(x->name);
         free(x->email);
+        free(x->aliases);
         return QR_ENOMEM;
     }
     P->slot[j] = (uint32_t)++P->n;
-    return QR_OK;
+    int rc = alias_add(x, raw_name);
+    return rc == QR_OK ? alias_add(x, raw_email) : rc;
 }
 
 int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err)
@@ -154,9 +188,10 @@ int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err)
             break;
         const git_signature *a = git_commit_author(c);
         const char *name = a && a->name ? a->name : "", *email = a && a->email ? a->email : "";
+        const char *raw_name = name, *raw_email = email;
         if (g->mailmap)
             qr__mailmap_map(g->mailmap, &name, &email);
-        rc = people_add(&P, name, email);
+        rc = people_add(&P, name, email, raw_name, raw_email);
         git_commit_free(c);
         if (rc != QR_OK)
             goto done;
@@ -178,6 +213,7 @@ void qr_git_people_free(qr_git_person *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(v[i].name);
         free(v[i].email);
+        free(v[i].aliases);
     }
     free(v);
 }

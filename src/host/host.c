@@ -145,8 +145,37 @@ static void fold_name(const char *s, char *out, size_t cap)
 
 static bool person_matches_folded(const qr_git_person *p, const char *w, size_t wn, bool *exact);
 
-/* Matches as written first; a word or person with accents also matches without them. */
+static bool person_matches_one(const qr_git_person *p, const char *w, size_t wn, bool *exact);
+
+/* The person by their name and email, or by any other name or email their commits were
+ * written with ("salvatore" finds antirez@... when one address used both names; "rmenon"
+ * finds Rahul Menon, whom .mailmap names). */
 static bool person_matches(const qr_git_person *p, const char *w, size_t wn, bool *exact)
+{
+    if (person_matches_one(p, w, wn, exact))
+        return true;
+    for (const char *a = p->aliases ? p->aliases : ""; *a;) {
+        const char *e = strchr(a, '\n');
+        size_t l = e ? (size_t)(e - a) : strlen(a);
+        char one[256];
+        if (l < sizeof one) {
+            memcpy(one, a, l);
+            one[l] = '\0';
+            qr_git_person f = *p;
+            if (strchr(one, '@'))
+                f.email = one;
+            else
+                f.name = one;
+            if (person_matches_one(&f, w, wn, exact))
+                return true;
+        }
+        a += l + (e != NULL);
+    }
+    return false;
+}
+
+/* Matches as written first; a word or person with accents also matches without them. */
+static bool person_matches_one(const qr_git_person *p, const char *w, size_t wn, bool *exact)
 {
     if (person_matches_folded(p, w, wn, exact))
         return true;

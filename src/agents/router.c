@@ -180,7 +180,9 @@ static bool tokenize(parser *p, const char *s, size_t len)
         while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\''))
             k--;
         t->s[k] = '\0';
-        if (k == 0)
+        /* a dash alone is punctuation: "... in Q1 2026 - how many" */
+        if (k == 0 || !strcmp(t->s, "-") || !strcmp(t->s, "--") || !strcmp(t->s, "\xe2\x80\x94") ||
+            !strcmp(t->s, "\xe2\x80\x93"))
             continue;
         if (!classify(t))
             return false;
@@ -1418,6 +1420,16 @@ static void parse_path(parser *p)
             p->q->path_excl = false;
         }
         if (p->q->path_kind)
+            p->bad = true;
+        /* a source file named without its folders ("which commit removed legacy_db.c"):
+           in a repository, such files live in folders, and reading it at the root would
+           answer "nothing" where the file has a history; not matched */
+        static const char *const CODE_EXT[] = {".c", ".h", ".cc", ".cpp", ".hpp", ".py", ".go",
+                                               ".rs", ".js", ".ts", ".java", ".rb", ".cs",
+                                               ".php", ".swift", ".kt", NULL};
+        const char *dot = strrchr(t->s, '.');
+        if (p->o && p->o->author && !strchr(t->s, '/') && !strchr(t->s, '*') && dot &&
+            in_list(dot, CODE_EXT))
             p->bad = true;
         snprintf(p->q->path, RT_STR, "%s", t->s);
         size_t n = strlen(t->s);

@@ -530,8 +530,74 @@ static void parse_period(parser *p)
     }
 }
 
+/* "who merged the most pull requests", "how many PRs were merged": merge commits (a pull
+ * request leaves one when it is merged); "pull requests" without "merged" (opened? closed?)
+ * is left alone. */
+static void parse_pull_requests(parser *p)
+{
+    size_t merged = p->n;
+    for (size_t i = 0; i < p->n; i++)
+        if (tok_is(p, i, "merged"))
+            merged = i;
+    if (merged == p->n)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t to = 0;
+        if (tok_is(p, i, "pull") && (tok_is(p, i + 1, "requests") || tok_is(p, i + 1, "request")))
+            to = i + 2;
+        else if (tok_is(p, i, "prs") || tok_is(p, i, "pr") || tok_is(p, i, "mrs"))
+            to = i + 1;
+        if (!to)
+            continue;
+        if (p->q->merges && p->q->merges != RT_MERGES_ONLY)
+            p->bad = true;
+        p->q->merges = RT_MERGES_ONLY;
+        use(p, i, to);
+        use(p, merged, merged + 1);
+        p->q->words |= RW_COMMITTED;
+        return;
+    }
+}
+
+/* "who hasn't committed since 2025", "which authors have not contributed this year",
+ * "who stopped committing after june": the authors with no commit in the window. Any
+ * other "not" is left for the rules, which match no question with one. */
+static void parse_inactive(parser *p)
+{
+    static const char *const NEG1[] = {"hasn't", "haven't", "hasnt", "havent", "didn't",
+                                       "didnt", NULL};
+    static const char *const VERB[] = {"committed", "contributed", "commit", "contribute",
+                                       "pushed", "push", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        size_t j;
+        if (tok_in(p, i, NEG1))
+            j = i + 1;
+        else if ((tok_is(p, i, "has") || tok_is(p, i, "have") || tok_is(p, i, "did")) &&
+                 tok_is(p, i + 1, "not"))
+            j = i + 2;
+        else if (tok_is(p, i, "stopped") || tok_is(p, i, "quit"))
+            j = i + 1;
+        else
+            continue;
+        if (tok_is(p, j, "been"))
+            j++;
+        if (!tok_in(p, j, VERB) && !tok_is(p, j, "committing") && !tok_is(p, j, "contributing"))
+            continue;
+        p->q->inactive = true;
+        use(p, i, j);
+        p->t[j].used = true;
+        p->q->words |= RW_COMMITTED;
+        /* "committed anything": the object says nothing more */
+        if (tok_is(p, j + 1, "anything"))
+            use(p, j + 1, j + 2);
+        return;
+    }
+}
+
 void rt_parse_frames(parser *p)
 {
+    parse_pull_requests(p);
+    parse_inactive(p);
     parse_ordinal(p);
     parse_period(p);
 }

@@ -101,6 +101,8 @@ typedef struct rt_question {
     bool root;          /* "the initial commit": the oldest commit, for its files */
     uint32_t hours;     /* commits only at these hours of the day (bit h for h:00..h:59,
                            the author's clock): "between midnight and 5am", "after 10pm" */
+    bool inactive;      /* "who hasn't committed since 2025": the authors of all history
+                           with no commit in the window */
     char subject[RT_STR]; /* one commit named by its quoted subject ("the 'wal: fix'
                              commit"), or "" */
 } rt_question;

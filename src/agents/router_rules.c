@@ -44,6 +44,7 @@ enum {
     S_WDAYS = 1u << 15,     /* commits on some weekdays only ("on weekends") */
     S_PERIOD = 1u << 16,    /* commits grouped by a unit of time ("per month") */
     S_PATH2 = 1u << 17,     /* a path excluded inside the included one */
+    S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -103,6 +104,8 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_PERIOD;
     if (q->path2[0])
         s |= S_PATH2;
+    if (q->inactive)
+        s |= S_INACTIVE;
     return s;
 }
 
@@ -812,16 +815,15 @@ static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
                        "         {:tool :get_commits :as :commit :params {:ref "
                        "\"{{last:all:hash}}\"");
     else if (q->subject[0]) {
-        /* by its whole subject; two commits with that subject are both shown */
+        /* by its subject, or the start of it, as quoted; two commits that match are both
+       shown, and the summary says how many matched */
         char re[RT_STR * 2 + 8], quoted[RT_STR * 2];
         regex_quote(quoted, sizeof quoted, q->subject);
-        snprintf(re, sizeof re, "^%s$", quoted);
-        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:grep ");
+        snprintf(re, sizeof re, "^%s", quoted); /* the message opens with the subject */
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :named :params {:grep ");
         edn_str(b, re);
         qr_buf_puts(b, " :with_paths true}}]\n"
-                       " :transform [{:op :filter :on :commit :as :named :where [:= :subject ");
-        edn_str(b, q->subject);
-        qr_buf_puts(b, "]}\n             {:op :map :on :named :as :rows :select [:short_hash :date "
+                       " :transform [{:op :map :on :named :as :rows :select [:short_hash :date "
                        ":author :subject :files :paths]}]\n"
                        " :return {:findings :rows :count \"{{first:rows:files}}\" :summary "
                        "\"{{first:rows:files}} files changed in {{first:rows:short_hash}} "
@@ -984,12 +986,47 @@ static void emit_periods(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "", q, all, q->nth ? 0 : n);
 }
 
+/* The authors of the history (or of a path) who made no commit in the window: every
+ * author, joined with the window's authors by email, those without a match kept. */
+static void emit_inactive(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned scope = P_PATH | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, P_WINDOW);
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :everyone :params ");
+    params(b, q, scope, 0);
+    qr_buf_puts(b, "}\n         {:tool :get_author_stats :as :recent :params ");
+    params(b, q, scope | P_WINDOW, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :map :on :recent :as :marks :select [:email] :compute "
+                   "{:active true}}\n"
+                   "             {:op :join :left :everyone :right :marks :on :email :as :marked}\n"
+                   "             {:op :filter :on :marked :as :inactive :where [:not [:exists "
+                   ":active]]}\n"
+                   "             {:op :sort :on :inactive :as :rows :by [[:last :desc]]}]\n");
+    snprintf(sum, sizeof sum, "{{count:rows}} of {{count:everyone}} authors made no commit%s",
+             qual);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "authors with no commit in the window", q, scope | P_WINDOW, 0);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
 #define COMMIT_WORDS (W(RECENT) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(HISTORY) | W(COMMITS))
 
 static const rule RULES[] = {
+    {"inactive-authors",
+     "the authors with no commit in a window (who has not committed since a date)",
+     {"who hasn't committed anything since 2025", "which authors have not contributed this year",
+      "who stopped committing since june", NULL},
+     {W(WHO) | W(COMMITTED), W(AUTHORS) | W(COMMITTED), REQ_END},
+     W(WHO) | W(AUTHORS) | W(COMMITTED) | W(HISTORY) | W(COMMITS) | W(MADE),
+     S_INACTIVE | S_WINDOW | S_DIR | S_MERGES,
+     S_INACTIVE | S_WINDOW,
+     0,
+     emit_inactive},
     {"commits-by-period",
      "commits counted by year, quarter, month, week, day, weekday or hour; ranked or in order",
      {"the busiest month of 2025", "which day of the week has the most commits",

@@ -34,9 +34,15 @@ typedef struct qr_router_opts {
     int tz_offset_min;
     /* The repository's authors: true when `name` (one word or two, lowercase, as asked)
      * names exactly one author, with what the tools should search for written to out
-     * (their email). NULL: names are read only after a marker ("by bob", "bob's"). */
+     * (their email). False when it names nobody (out "") or several people: then out
+     * lists them, "Bob Kowalski <bob@example.com>, Bob Lee <boblee@example.org>" (cut at
+     * cap). NULL: names are read only after a marker ("by bob", "bob's"). */
     bool (*author)(void *ud, const char *name, char *out, size_t cap);
     void *author_ud;
+    /* When no rule matches and the router can say what was ambiguous, one line is written
+     * here ("2 authors match 'bob': Bob Kowalski <...>, Bob Lee <...>"); NULL: not said. */
+    char *why;
+    size_t why_cap;
 } qr_router_opts;
 
 /* True, with out filled in, when a rule recognises the question (UTF-8, any case).

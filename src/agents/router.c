@@ -1626,7 +1626,64 @@ static void collect_words(parser *p)
  * the tools' search string goes to out. */
 static bool known_author(const parser *p, const char *name, char *out)
 {
-    return p->o && p->o->author && p->o->author(p->o->author_ud, name, out, RT_STR);
+    if (!p->o || !p->o->author)
+        return false;
+    char list[RT_STR * 2];
+    list[0] = '\0';
+    if (p->o->author(p->o->author_ud, name, list, sizeof list)) {
+        snprintf(out, RT_STR, "%s", list);
+        return true;
+    }
+    /* several people: kept, to say so if the question goes unmatched */
+    if (list[0] && p->amb_word && !p->amb_word[0] && !strchr(name, ' ')) {
+        snprintf(p->amb_word, TOK_LEN, "%s", name);
+        snprintf(p->amb_list, RT_STR * 2, "%s", list);
+    }
+    return false;
+}
+
+/* The emails of a people list ("A <a@x>, B <b@y>"): the number found, at most two. */
+static int list_emails(const char *list, char e[2][RT_STR])
+{
+    int k = 0;
+    for (const char *c = list; (c = strchr(c, '<')) && k < 3; c++) {
+        const char *end = strchr(c, '>');
+        if (!end || (size_t)(end - c - 1) >= RT_STR)
+            return 0;
+        if (k < 2)
+            snprintf(e[k], RT_STR, "%.*s", (int)(end - c - 1), c + 1);
+        k++;
+    }
+    return k;
+}
+
+/* "either bob", "both bobs", "any of the bobs": the two people a name matches, both */
+static void parse_either(parser *p)
+{
+    if (!p->o || !p->o->author)
+        return;
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = i + 1;
+        if (tok_is(p, i, "any") && tok_is(p, j, "of") && tok_is(p, j + 1, "the"))
+            j += 2;
+        else if (!tok_is(p, i, "either") && !tok_is(p, i, "both") && !tok_is(p, i, "any"))
+            continue;
+        if (j >= p->n || p->t[j].used || p->t[j].kind != T_WORD || p->t[j].poss)
+            continue;
+        char name[TOK_LEN], list[RT_STR * 2], e[2][RT_STR];
+        snprintf(name, sizeof name, "%s", p->t[j].s);
+        size_t nl = strlen(name);
+        /* "both bobs": the name in the plural */
+        if (nl > 3 && name[nl - 1] == 's' && !tok_is(p, i, "either"))
+            name[nl - 1] = '\0';
+        list[0] = '\0';
+        if (p->o->author(p->o->author_ud, name, list, sizeof list) ||
+            list_emails(list, e) != 2)
+            continue;
+        set_author(p, e[0]);
+        set_second(p, e[1]);
+        use(p, i, j + 1);
+    }
 }
 
 static void fix_typos(parser *p)
@@ -1873,10 +1930,16 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     /* quotes, spaces and chatter ("hey, sorry to bother you, but ...") off: src/words */
     size_t n = qr_words_normalize(question, len, norm, sizeof norm);
     parser *p = calloc(1, sizeof *p);
-    if (!p)
+    char *amb = calloc(1, TOK_LEN + RT_STR * 2);
+    if (!p || !amb) {
+        free(p);
+        free(amb);
         return false;
+    }
     p->q = q;
     p->o = o;
+    p->amb_word = amb;
+    p->amb_list = amb + TOK_LEN;
     int64_t now = o && o->now ? o->now : qr_clock_now();
     rt_today_of(now, o && o->now ? o->tz_offset_min : qr_clock_offset_at(now), &p->today);
     bool ok = tokenize(p, norm, n) && read_terse(p);
@@ -1896,6 +1959,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         rt_parse_frames(p);
         parse_sort(p);
         parse_grep(p);
+        parse_either(p);
         parse_author(p);
         parse_path(p);
         parse_known_authors(p);
@@ -1931,6 +1995,18 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
             q->words |= RW_UNKNOWN;
         ok = !p->bad;
     }
+    /* a word that named several people and that nothing else took: say so */
+    if (p->amb_word[0] && o && o->why && o->why_cap) {
+        /* taken when a person was found all the same ("bob lee" after probing "bob") */
+        bool taken = q->author[0] != 0 || q->not_author[0] != 0;
+        size_t k = 0;
+        for (const char *c = p->amb_list; (c = strchr(c, '<')); c++)
+            k++;
+        if (!taken)
+            snprintf(o->why, o->why_cap, "%zu authors match '%s': %s; say which (a full name or "
+                     "an email)", k, p->amb_word, p->amb_list);
+    }
+    free(amb);
     free(p);
     return ok;
 }
@@ -1943,9 +2019,14 @@ bool qr_router_match_opts(const char *question, size_t len, const qr_router_opts
     rt_question q;
     if (out)
         memset(out, 0, sizeof *out);
+    if (opts && opts->why && opts->why_cap)
+        opts->why[0] = '\0';
     if (!out || !rt_parse(question, len, opts, &q))
         return false;
-    return rt_rules_match(&q, out);
+    bool ok = rt_rules_match(&q, out);
+    if (ok && opts && opts->why && opts->why_cap)
+        opts->why[0] = '\0'; /* answered: nothing was ambiguous after all */
+    return ok;
 }
 
 bool qr_router_match(const char *question, size_t len, qr_route *out)

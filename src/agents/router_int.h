@@ -168,6 +168,8 @@ typedef struct parser {
     bool bad; /* read something that contradicts itself (two windows, two paths) */
     rt_today today;            /* for calendar windows ("in october", "since monday") */
     const qr_router_opts *o;   /* the repository's authors (may be NULL) */
+    char *amb_word;            /* TOK_LEN: the first word that named several people */
+    char *amb_list;            /* RT_STR * 2: who they are, as the author lookup said */
 } parser;
 
 

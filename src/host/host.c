@@ -254,7 +254,23 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
         snprintf(out, cap, "%s", hit->email);
     else if (one_name)
         snprintf(out, cap, "%s", hit->name);
-    else
+    else {
+        /* several people: who they are, for the question's decline to name them */
+        size_t o = 0;
+        out[0] = '\0';
+        for (size_t i = 0; i < h->npeople && o + 1 < cap; i++) {
+            bool exact;
+            if (!person_matches(&h->people[i], name, wn, &exact))
+                continue;
+            int k = snprintf(out + o, cap - o, "%s%s <%s>", o ? ", " : "", h->people[i].name,
+                             h->people[i].email);
+            if (k < 0 || (size_t)k >= cap - o) {
+                out[o] = '\0';
+                break;
+            }
+            o += (size_t)k;
+        }
         return false;
+    }
     return true;
 }

@@ -761,11 +761,55 @@ static void test_pinned(void)
     }
 }
 
+/* Two Bobs and one Carol: an ambiguous name lists the people it matches. */
+static bool two_bobs(void *ud, const char *name, char *out, size_t cap)
+{
+    (void)ud;
+    if (!strcmp(name, "bob") || !strcmp(name, "bobs")) {
+        snprintf(out, cap, "Bob Lee <boblee@example.org>, Bob Kowalski <bob@example.com>");
+        return false;
+    }
+    if (!strcmp(name, "carol") || !strcmp(name, "bob lee")) {
+        snprintf(out, cap, "%s", !strcmp(name, "carol") ? "carol@example.com" : "boblee@example.org");
+        return true;
+    }
+    out[0] = '\0';
+    return false;
+}
+
+static void test_ambiguous_people(void)
+{
+    char why[256];
+    qr_router_opts o = {.now = 1795483800, .author = two_bobs, .why = why,
+                        .why_cap = sizeof why};
+    qr_route r;
+    /* declined, naming both */
+    CHECK(!qr_router_match_opts("bob's commits in 2026", 21, &o, &r));
+    CHECK(strstr(why, "2 authors match 'bob': Bob Lee <boblee@example.org>, Bob Kowalski") != NULL);
+    /* a full name finds one: answered, and nothing said */
+    const char *q1 = "commits by bob lee this year";
+    CHECK(qr_router_match_opts(q1, strlen(q1), &o, &r));
+    CHECK(why[0] == '\0');
+    CHECK(strstr(r.query, ":author \"boblee@example.org\"") != NULL);
+    qr_route_clear(&r);
+    /* "either bob": the two of them */
+    const char *q2 = "how many commits did either bob make";
+    CHECK(qr_router_match_opts(q2, strlen(q2), &o, &r));
+    CHECK(r.query && strstr(r.query, ":as :first_author :params {:author \"boblee@example.org\"}"));
+    CHECK(r.query && strstr(r.query, ":as :second_author :params {:author \"bob@example.com\"}"));
+    qr_route_clear(&r);
+    /* an unmatched question that names nobody ambiguous says nothing */
+    const char *q3 = "why did carol leave";
+    CHECK(!qr_router_match_opts(q3, strlen(q3), &o, &r));
+    CHECK(why[0] == '\0');
+}
+
 int main(void)
 {
     tools = qr_tools_default();
     CHECK(tools != NULL);
     test_matches();
+    test_ambiguous_people();
     test_pinned();
     test_no_match();
     test_params_compared_whole();

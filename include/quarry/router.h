@@ -39,6 +39,10 @@ typedef struct qr_router_opts {
      * cap). NULL: names are read only after a marker ("by bob", "bob's"). */
     bool (*author)(void *ud, const char *name, char *out, size_t cap);
     void *author_ud;
+    /* The release a version number names ("the 2.1 release"): true with "TAG PREV" in out
+     * (the tag, and the release before it that it grew from, if any), called with
+     * author_ud. NULL: releases are read only as tags written whole ("v2.1.0"). */
+    bool (*release)(void *ud, const char *version, char *out, size_t cap);
     /* When no rule matches and the router can say what was ambiguous, one line is written
      * here ("2 authors match 'bob': Bob Kowalski <...>, Bob Lee <...>"); NULL: not said. */
     char *why;

@@ -227,8 +227,104 @@ static void parse_hours(parser *p)
     }
 }
 
+/* A version number said: digits and dots, at least one dot, an optional leading "v". */
+static bool version_word(const tok *t)
+{
+    if (t->used || (t->kind != T_WORD && t->kind != T_PATH && t->kind != T_OTHER))
+        return false;
+    const char *c = t->s + (t->s[0] == 'v' || t->s[0] == 'V');
+    if (!isdigit((unsigned char)*c) || !strchr(c, '.'))
+        return false;
+    for (; *c; c++)
+        if (!isdigit((unsigned char)*c) && *c != '.')
+            return false;
+    return t->s[strlen(t->s) - 1] != '.';
+}
+
+/* The release a version names, through the repository (qr_router_opts.release). */
+static bool release_of(const parser *p, const char *version, char *tag, char *prev,
+                       bool *unsure)
+{
+    *unsure = false;
+    char out[RT_STR];
+    tag[0] = prev[0] = '\0';
+    if (!p->o || !p->o->release || !p->o->release(p->o->author_ud, version, out, sizeof out))
+        return false;
+    const char *sp = strchr(out, ' ');
+    snprintf(tag, RT_STR, "%.*s", (int)(sp ? (size_t)(sp - out) : strlen(out)), out);
+    if (sp)
+        snprintf(prev, RT_STR, "%s", sp + 1);
+    /* the release before it is a patch of another series, merged in (v1.2.2 before
+       v2.0.0): since it, or since v1.2.0? Both are read; not matched */
+    long a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+    const char *pa = prev + (prev[0] == 'v' || prev[0] == 'V');
+    const char *ta = tag + (tag[0] == 'v' || tag[0] == 'V');
+    if (prev[0] && sscanf(pa, "%ld.%ld.%ld", &a[0], &a[1], &a[2]) >= 2 &&
+        sscanf(ta, "%ld.%ld.%ld", &b[0], &b[1], &b[2]) >= 2 && a[2] > 0 &&
+        (a[0] != b[0] || a[1] != b[1]))
+        *unsure = true;
+    return tag[0] != '\0';
+}
+
+/* "since the 2.0 release": from its tag on; "the 2.1 release", "in release 2.1", "version
+ * 2.1": what it added since the release it grew from (PREV..TAG); "v2.0" where the tag is
+ * v2.0.0 is read as that tag. A number no tag has stays, and nothing matches. */
+static void parse_releases(parser *p)
+{
+    if (!p->o || !p->o->release)
+        return;
+    char tag[RT_STR], prev[RT_STR];
+    bool unsure;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!version_word(&p->t[i]))
+            continue;
+        bool rel_after = tok_is(p, i + 1, "release") || tok_is(p, i + 1, "version");
+        bool rel_before = i > 0 && (tok_is(p, i - 1, "release") || tok_is(p, i - 1, "version"));
+        if (!rel_after && !rel_before) {
+            /* a tag written nearly whole: "v2.0" for v2.0.0 */
+            if ((p->t[i].s[0] == 'v' || p->t[i].s[0] == 'V') &&
+                release_of(p, p->t[i].s, tag, prev, &unsure) && strlen(tag) < TOK_LEN) {
+                memcpy(p->t[i].s, tag, strlen(tag) + 1);
+                p->t[i].kind = T_WORD;
+            }
+            continue;
+        }
+        if (!release_of(p, p->t[i].s, tag, prev, &unsure))
+            continue;
+        size_t from = rel_before ? i - 1 : i, to = rel_after ? i + 2 : i + 1;
+        if (from > 0 && tok_is(p, from - 1, "the"))
+            from--;
+        if (p->q->ref[0])
+            p->bad = true;
+        if (strlen(tag) + strlen(prev) + 8 > RT_STR)
+            continue;
+        if (from > 0 && (tok_is(p, from - 1, "since") || tok_is(p, from - 1, "after"))) {
+            snprintf(p->q->ref, RT_STR, "%.120s..HEAD", tag);
+            from--;
+        } else if (from > 0 && (tok_is(p, from - 1, "before") || tok_is(p, from - 1, "until"))) {
+            continue; /* up to it, or before it? not read */
+        } else {
+            if (unsure)
+                continue;
+            if (prev[0])
+                snprintf(p->q->ref, RT_STR, "%.120s..%.120s", prev, tag);
+            else
+                snprintf(p->q->ref, RT_STR, "%s", tag);
+            /* "in", "into", "to", "for", "of" the release; "went into" */
+            if (from > 0 && (tok_is(p, from - 1, "in") || tok_is(p, from - 1, "into") ||
+                             tok_is(p, from - 1, "to") || tok_is(p, from - 1, "for") ||
+                             tok_is(p, from - 1, "of")))
+                from--;
+            if (from > 0 && (tok_is(p, from - 1, "went") || tok_is(p, from - 1, "go")))
+                from--;
+        }
+        use(p, from, to);
+    }
+}
+
 void rt_parse_places(parser *p)
 {
+    parse_releases(p);
     static const struct {
         const char *word, *glob;
     } KINDS[] = {{"header", "*.h"},   {"headers", "*.h"},      {"markdown", "*.md"},
@@ -286,7 +382,10 @@ void rt_parse_places(parser *p)
         if (tok_is(p, j, "branch") && j + 1 < p->n && !p->t[j + 1].used &&
             (p->t[j + 1].kind == T_WORD || p->t[j + 1].kind == T_PATH))
             name = j + 1;
-        else if (tok_in(p, j, BRANCH))
+        else if (tok_in(p, j, BRANCH) ||
+                 (j < p->n && !p->t[j].used && j > i + 1 &&
+                  (p->t[j].kind == T_WORD || p->t[j].kind == T_PATH) &&
+                  tok_is(p, j + 1, "branch"))) /* "on the release/1.2 branch" */
             name = j;
         else
             continue;

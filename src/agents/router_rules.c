@@ -1086,7 +1086,7 @@ static const rule RULES[] = {
       "how many people committed to src/ last month", NULL},
      {W(COUNT) | W(AUTHORS), W(COUNT) | W(WHO) | W(COMMITTED), REQ_END},
      W(ACTIVE) | W(COMMITTED) | W(MADE) | W(CHANGE),
-     S_WINDOW | S_PATH | S_MERGES | S_BOTS,
+     S_WINDOW | S_PATH | S_MERGES | S_BOTS | S_REF,
      0,
      0,
      emit_count_authors},
@@ -1143,7 +1143,7 @@ static const rule RULES[] = {
       W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
          W(WHO) | W(AUTHORS) | W(MOSTBY),
-     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS | S_NTH,
+     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS | S_NTH | S_REF,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES) |
          SB(RT_SORT_FILES),

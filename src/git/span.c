@@ -19,6 +19,7 @@
  */
 #include "git_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,4 +217,103 @@ void qr_git_people_free(qr_git_person *v, size_t n)
         free(v[i].aliases);
     }
     free(v);
+}
+
+/* ---- releases by their version number ---- */
+
+/* A tag's version: up to four numbers after an optional "v", nothing else; false when the
+ * name is not one. */
+static bool tag_version(const char *name, long v[4])
+{
+    const char *c = name;
+    if (*c == 'v' || *c == 'V')
+        c++;
+    for (int k = 0; k < 4; k++)
+        v[k] = 0;
+    for (int k = 0; k < 4; k++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        char *end;
+        v[k] = strtol(c, &end, 10);
+        c = end;
+        if (!*c)
+            return true;
+        if (*c != '.')
+            return false;
+        c++;
+    }
+    return false;
+}
+
+static int version_cmp(const long a[4], const long b[4])
+{
+    for (int k = 0; k < 4; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static bool tag_commit(qr_git *g, const char *name, git_oid *out)
+{
+    char ref[300];
+    snprintf(ref, sizeof ref, "refs/tags/%s", name);
+    git_object *o = NULL;
+    if (git_revparse_single(&o, g->repo, ref) < 0)
+        return false;
+    git_object *c = NULL;
+    int rc = git_object_peel(&c, o, GIT_OBJECT_COMMIT);
+    git_object_free(o);
+    if (rc < 0)
+        return false;
+    git_oid_cpy(out, git_object_id(c));
+    git_object_free(c);
+    return true;
+}
+
+bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, char *prev,
+                    size_t prev_cap, bool *ambiguous)
+{
+    *ambiguous = false;
+    tag[0] = prev[0] = '\0';
+    long want[4];
+    if (!tag_version(version, want))
+        return false;
+    git_strarray names = {0};
+    if (git_tag_list(&names, g->repo) < 0)
+        return false;
+    /* the said number matches a tag's number when equal, or equal but for zeros added */
+    size_t hit = names.count, hits = 0;
+    for (size_t i = 0; i < names.count; i++) {
+        long v[4];
+        if (tag_version(names.strings[i], v) && version_cmp(v, want) == 0) {
+            if (hit == names.count || strcmp(names.strings[i], names.strings[hit]))
+                hits++;
+            hit = i;
+        }
+    }
+    bool ok = hits == 1;
+    *ambiguous = hits > 1;
+    git_oid at;
+    if (ok && strlen(names.strings[hit]) < tag_cap && tag_commit(g, names.strings[hit], &at)) {
+        snprintf(tag, tag_cap, "%s", names.strings[hit]);
+        long hv[4], best[4] = {-1, -1, -1, -1};
+        tag_version(names.strings[hit], hv);
+        for (size_t i = 0; i < names.count; i++) {
+            long v[4];
+            git_oid o;
+            if (i == hit || !tag_version(names.strings[i], v) || version_cmp(v, hv) >= 0 ||
+                version_cmp(v, best) <= 0 || !tag_commit(g, names.strings[i], &o))
+                continue;
+            /* only a release this one grew from: a tag on a maintenance branch is not */
+            if (git_oid_equal(&o, &at) || git_graph_descendant_of(g->repo, &at, &o) == 1) {
+                memcpy(best, v, sizeof best);
+                if (strlen(names.strings[i]) < prev_cap)
+                    snprintf(prev, prev_cap, "%s", names.strings[i]);
+            }
+        }
+    } else {
+        ok = false;
+    }
+    git_strarray_dispose(&names);
+    return ok;
 }

@@ -274,3 +274,22 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
     }
     return true;
 }
+
+bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap)
+{
+    qr_host *h = host;
+    qr_buf err;
+    qr_buf_init(&err);
+    if (!h->git.git &&
+        qr_git_open(h->git.repo_dir ? h->git.repo_dir : ".", &h->git.git, &err) != QR_OK) {
+        qr_buf_release(&err);
+        return false;
+    }
+    qr_buf_release(&err);
+    char tag[128], prev[128];
+    bool ambiguous;
+    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, &ambiguous))
+        return false;
+    snprintf(out, cap, "%s%s%s", tag, prev[0] ? " " : "", prev);
+    return true;
+}

@@ -804,12 +804,61 @@ static void test_ambiguous_people(void)
     CHECK(why[0] == '\0');
 }
 
+/* Tags v2.0.0 and v2.1.0 (v2.1.0 grew from v2.0.0), and v3.0.0 after a merged v2.1.3. */
+static bool releases(void *ud, const char *version, char *out, size_t cap)
+{
+    (void)ud;
+    if (!strcmp(version, "2.1") || !strcmp(version, "2.1.0"))
+        snprintf(out, cap, "v2.1.0 v2.0.0");
+    else if (!strcmp(version, "2.0") || !strcmp(version, "v2.0"))
+        snprintf(out, cap, "v2.0.0");
+    else if (!strcmp(version, "3.0"))
+        snprintf(out, cap, "v3.0.0 v2.1.3");
+    else
+        return false;
+    return true;
+}
+
+static void test_releases(void)
+{
+    qr_router_opts o = {.now = 1795483800, .author = two_bobs, .release = releases};
+    static const char *const Q[][2] = {
+        {"how many commits since the 2.0 release", ":ref \"v2.0.0..HEAD\""},
+        {"who contributed to the 2.1 release", ":ref \"v2.0.0..v2.1.0\""},
+        {"what changed in release 2.1", ":ref \"v2.0.0..v2.1.0\""},
+        {"commits since v2.0", ":ref \"v2.0.0..HEAD\""},
+        {"how many commits since the 3.0 release", ":ref \"v3.0.0..HEAD\""},
+    };
+    for (size_t i = 0; i < sizeof Q / sizeof Q[0]; i++) {
+        qr_route r;
+        bool ok = qr_router_match_opts(Q[i][0], strlen(Q[i][0]), &o, &r);
+        CHECK(ok);
+        if (!ok) {
+            fprintf(stderr, "'%s': no match\n", Q[i][0]);
+            continue;
+        }
+        if (!strstr(r.query, Q[i][1]))
+            fprintf(stderr, "'%s': query lacks %s:\n%s\n", Q[i][0], Q[i][1], r.query);
+        CHECK(strstr(r.query, Q[i][1]) != NULL);
+        qr_route_clear(&r);
+    }
+    /* no such release; the release before 3.0 is a patch of another series (since
+       v2.1.3, or since v2.1.0?) */
+    static const char *const NO[] = {"who contributed to the 4.0 release",
+                                     "who contributed to the 3.0 release"};
+    for (size_t i = 0; i < sizeof NO / sizeof NO[0]; i++) {
+        qr_route r;
+        CHECK(!qr_router_match_opts(NO[i], strlen(NO[i]), &o, &r));
+    }
+}
+
 int main(void)
 {
     tools = qr_tools_default();
     CHECK(tools != NULL);
     test_matches();
     test_ambiguous_people();
+    test_releases();
     test_pinned();
     test_no_match();
     test_params_compared_whole();

@@ -593,6 +593,17 @@ static void parse_calendar(parser *p)
             day_window(p, back_over_preps(p, i), e, a, b, desc);
             continue;
         }
+        /* the first / second half of 2025 (a year must be said: "the second half" alone
+           could be of anything) */
+        if ((tok_is(p, at, "first") || tok_is(p, at, "second")) && tok_is(p, at + 1, "half") &&
+            tok_is(p, at + 2, "of") && (y = year_at(p, at + 3))) {
+            bool h2 = tok_is(p, at, "second");
+            snprintf(a, RT_STR, "%04d-%s", y, h2 ? "07-01" : "01-01");
+            snprintf(b, RT_STR, "%04d-%s", y, h2 ? "12-31" : "06-30");
+            snprintf(desc, sizeof desc, "in H%d %04d", h2 ? 2 : 1, y);
+            day_window(p, back_over_preps(p, i), at + 4, a, b, desc);
+            continue;
+        }
         /* this quarter, last quarter */
         if ((tok_is(p, i, "this") || tok_is(p, i, "last") || tok_is(p, i, "past")) &&
             tok_is(p, i + 1, "quarter")) {

@@ -631,7 +631,12 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     const char *out = "files";
     if (!by_commits || q->nth)
         out = rank_steps(b, q, "files", by_commits ? RT_SORT_NONE : q->sort, n, false);
-    if (ranked)
+    if (q->nth)
+        snprintf(sum, sizeof sum,
+                 "Number %d of the most changed files by %s%s: {{first:%s:path}} "
+                 "({{first:%s:%s}})",
+                 q->nth, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+    else if (ranked)
         snprintf(sum, sizeof sum,
                  "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
                  "({{first:%s:%s}})",

@@ -690,6 +690,9 @@ static const expect PINNED[] = {
     {"how many commits did the smith guy make", "count-commits", {":author \"alice@example.com\""}},
     {"commits in src/ this year - how many", "count-commits", {":path \"src/\""}},
     {"who merged the most pull requests", "top-contributors", {":merges \"only\""}},
+    {"how many commits in the second half of 2025", "count-commits", {":since \"2025-07-01\" :until \"2025-12-31T23:59:59\""}},
+    {"commits in the first half of 2024", "commits-in-window", {":since \"2024-01-01\" :until \"2024-06-30T23:59:59\""}},
+    {"the 3rd most changed file in src/", "file-churn", {"Number 3 of the most changed files"}},
     {"who hasn't committed anything since 2025?", "inactive-authors", {":as :everyone :params {}", ":as :recent :params {:since \"2025-01-01\"}", "[:not [:exists :active]]"}},
     {"which authors have not contributed this year", "inactive-authors", {":since \"this year\""}},
 };

@@ -594,12 +594,41 @@ static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     if (!q->n && ranked && q->one_author && !q->all)
         n = 1;
     char qual[RT_STR * 4], sum[RT_STR * 6];
-    qualifiers(qual, sizeof qual, q, all);
-    qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
-                  fetch_as(q, "authors"));
-    params(b, q, all, 0);
-    qr_buf_puts(b, "}]\n");
-    const char *out = rank_steps(b, q, "authors", q->sort, n, q->ascending);
+    qualifiers(qual, sizeof qual, q, all | P_GREP);
+    const char *out;
+    if (q->wdays || q->hours || q->grep[0] || q->path2[0]) {
+        /* filters author statistics cannot take (weekdays, hours, a message term, a path
+           left out of another): the authors counted from the commits themselves, by
+           email after .mailmap as get_author_stats counts them */
+        qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ",
+                      fetch_as(q, "commits"));
+        params(b, q, all | P_GREP, 0);
+        qr_buf_puts(b, "}]\n :transform [");
+        bots_step(b, q, "commits");
+        qr_buf_printf(b, "{:op :group :on :commits :as :by_author :by :email}\n"
+                         "             {:op :aggregate :on :by_author :as :authors :compute "
+                         "{:author [:max :author] :commits [:count] :additions [:sum :additions] "
+                         ":deletions [:sum :deletions]}}\n"
+                         "             {:op :sort :on :authors :as :ranked :by [[:commits :%s] "
+                         "[:email :asc]]}",
+                      q->ascending ? "asc" : "desc");
+        out = "ranked";
+        if (q->nth) {
+            qr_buf_printf(b, "\n             {:op :drop :on :ranked :as :after :n %d}"
+                             "\n             {:op :take :on :after :as :top :n 1}", q->nth - 1);
+            out = "top";
+        } else if (n > 0) {
+            qr_buf_printf(b, "\n             {:op :take :on :ranked :as :top :n %d}", n);
+            out = "top";
+        }
+        qr_buf_puts(b, "]\n");
+    } else {
+        qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
+                      fetch_as(q, "authors"));
+        params(b, q, all, 0);
+        qr_buf_puts(b, "}]\n");
+        out = rank_steps(b, q, "authors", q->sort, n, q->ascending);
+    }
     char place[48];
     if (q->nth)
         snprintf(place, sizeof place, "number %d by %s", q->nth, q->ascending ? "fewest" : "most");
@@ -1148,7 +1177,8 @@ static const rule RULES[] = {
       W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
          W(WHO) | W(AUTHORS) | W(MOSTBY),
-     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS | S_NTH | S_REF,
+     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS | S_NTH | S_REF | S_WDAYS | S_GREP |
+         S_PATH2,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES) |
          SB(RT_SORT_FILES),
@@ -1241,6 +1271,10 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     if ((s & S_AUTHOR2) && (s & (S_BOTS | S_UNTOUCHED | S_WDAYS | S_PATH2)))
         return false;
     if (q->ascending && r->emit != emit_top_authors && r->emit != emit_periods)
+        return false;
+    /* authors counted from commits are ranked by commits only */
+    if (r->emit == emit_top_authors && (q->wdays || q->hours || q->grep[0] || q->path2[0]) &&
+        q->sort != RT_SORT_NONE && q->sort != RT_SORT_COMMITS)
         return false;
     for (size_t i = 0; i < MAX_REQ && r->required[i] != REQ_END; i++) {
         uint32_t req = r->required[i];

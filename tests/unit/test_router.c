@@ -693,6 +693,8 @@ static const expect PINNED[] = {
     {"how many commits in the second half of 2025", "count-commits", {":since \"2025-07-01\" :until \"2025-12-31T23:59:59\""}},
     {"commits in the first half of 2024", "commits-in-window", {":since \"2024-01-01\" :until \"2024-06-30T23:59:59\""}},
     {"the 3rd most changed file in src/", "file-churn", {"Number 3 of the most changed files"}},
+    {"who made the most commits on weekends", "top-contributors", {":tool :get_commits", "{:op :group :on :commits :as :by_author :by :email}", "[:weekday :date]"}},
+    {"who has the most commits mentioning crc", "top-contributors", {":grep \"crc\"", ":by [[:commits :desc] [:email :asc]]"}},
     {"who hasn't committed anything since 2025?", "inactive-authors", {":as :everyone :params {}", ":as :recent :params {:since \"2025-01-01\"}", "[:not [:exists :active]]"}},
     {"which authors have not contributed this year", "inactive-authors", {":since \"this year\""}},
 };
@@ -713,6 +715,7 @@ static const char *const PINNED_NO_MATCH[] = {
     "who did not commit",             /* no window: never? */
     "history of util.c",              /* a source file without its folders */
     "pull requests by alice",         /* opened? merged? */
+    "who added the most lines on weekends", /* authors counted from commits rank by commits */
 };
 
 static bool test_author(void *ud, const char *name, char *out, size_t cap)

@@ -709,7 +709,6 @@ static const char *const PINNED_NO_MATCH[] = {
     "why did the top contributor leave",
     "what did everyone do this week", /* everyone's commits, or who they are? */
     "commits on weekends by alice and ines", /* a filter on two joined fetches */
-    "top authors on weekends",        /* author statistics carry no dates */
     "commits in src/ excluding lib/net", /* the excluded path is not inside the included */
     "second commits",                 /* an ordinal with no ranking */
     "who did not commit",             /* no window: never? */

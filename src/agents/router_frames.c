@@ -530,6 +530,22 @@ static void parse_ordinal(parser *p)
             use(p, i, i + 1);
             continue;
         }
+        /* "the second most recent commit", "the 3rd latest commit", "second to last
+           commit": that one of the newest */
+        size_t k = i + 1;
+        if (tok_is(p, k, "most") && tok_is(p, k + 1, "recent"))
+            k += 2;
+        else if (tok_is(p, k, "latest") || tok_is(p, k, "newest") ||
+                 (tok_is(p, k, "to") && tok_is(p, k + 1, "last")))
+            k += tok_is(p, k, "to") ? 2 : 1;
+        if (v && k > i + 1 && (tok_is(p, k, "commit") || tok_is(p, k, "commits"))) {
+            if (p->q->nth)
+                p->bad = true;
+            p->q->nth = v;
+            p->q->words |= RW_RECENT;
+            use(p, i, k);
+            continue;
+        }
         /* the ranker may be taken already ("the third most active author") */
         if (!v || p->t[i + 1].kind != T_WORD || !in_list(p->t[i + 1].s, RANKERS))
             continue;

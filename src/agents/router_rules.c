@@ -456,6 +456,27 @@ static void emit_commits(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
     int limit = commits_limit(q);
+    if (q->nth) {
+        /* "the second most recent commit": the newest N, then the last of them */
+        char qual[RT_STR * 4], sum[RT_STR * 6];
+        qualifiers(qual, sizeof qual, q, all);
+        commits_fetch(b, q, all, filtered(q) ? 0 : q->nth);
+        qr_buf_puts(b, " :transform [");
+        bots_step(b, q, "commits");
+        qr_buf_printf(b, "{:op :drop :on :commits :as :after :n %d}\n"
+                         "             {:op :take :on :after :as :one :n 1}\n"
+                         "             {:op :map :on :one :as :rows :select %s}]\n",
+                      q->nth - 1, COMMIT_FIELDS);
+        snprintf(sum, sizeof sum,
+                 "Commit number %d%s, newest first: {{first:rows:short_hash}} on "
+                 "{{first:rows:date}} by {{first:rows:author}} ({{first:rows:subject}})",
+                 q->nth, qual);
+        qr_buf_puts(b, " :return {:findings :rows :summary ");
+        edn_str(b, sum);
+        qr_buf_puts(b, "}}");
+        explain_line(e, "one of the newest commits", q, all, q->nth);
+        return;
+    }
     char qual[RT_STR * 4];
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
@@ -1237,7 +1258,7 @@ static const rule RULES[] = {
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
      COMMIT_WORDS,
      S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS | S_REF |
-         S_WDAYS | S_PATH2,
+         S_WDAYS | S_PATH2 | S_NTH,
      S_AUTHOR,
      0,
      emit_commits},
@@ -1248,7 +1269,7 @@ static const rule RULES[] = {
      {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), W(MADE), REQ_END},
      COMMIT_WORDS,
      S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS | S_REF |
-         S_WDAYS | S_PATH2,
+         S_WDAYS | S_PATH2 | S_NTH,
      0,
      0,
      emit_commits},
@@ -1268,7 +1289,10 @@ static bool rule_accepts(const rule *r, const rt_question *q)
         return false;
     if (q->words & RW_UNKNOWN)
         return false;
-    if ((s & S_AUTHOR2) && (s & (S_BOTS | S_UNTOUCHED | S_WDAYS | S_PATH2)))
+    if ((s & S_AUTHOR2) && (s & (S_BOTS | S_UNTOUCHED | S_WDAYS | S_PATH2 | S_NTH)))
+        return false;
+    /* one of the newest commits: only with "recent" said, never with a count */
+    if (r->emit == emit_commits && q->nth && (!(q->words & RW_RECENT) || q->n))
         return false;
     if (q->ascending && r->emit != emit_top_authors && r->emit != emit_periods)
         return false;

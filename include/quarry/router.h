@@ -36,7 +36,9 @@ typedef struct qr_router_opts {
      * names exactly one author, with what the tools should search for written to out
      * (their email). False when it names nobody (out "") or several people: then out
      * lists them, "Bob Kowalski <bob@example.com>, Bob Lee <boblee@example.org>" (cut at
-     * cap). NULL: names are read only after a marker ("by bob", "bob's"). */
+     * cap). A name the router read after a marker ("by kenij") is asked again with a
+     * leading '~' when it names nobody: then a typo of one person's name may be that
+     * person. NULL: names are read only after a marker ("by bob", "bob's"). */
     bool (*author)(void *ud, const char *name, char *out, size_t cap);
     void *author_ud;
     /* The release a version number names ("the 2.1 release"): true with "TAG PREV" in out

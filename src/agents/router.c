@@ -1208,7 +1208,21 @@ static bool resolve_name(const parser *p, size_t i, char *out, size_t *len)
             return true;
         }
     }
-    return known_author(p, t->s, out);
+    if (known_author(p, t->s, out))
+        return true;
+    if (p->amb_word && !strcmp(p->amb_word, t->s))
+        return false; /* several people, not a typo */
+    /* a marked name may be a typo of one person's ("by kenij", "did tomas nowak do") */
+    char typo[2 * TOK_LEN + 3];
+    if (u && !u->used && u->kind == T_WORD) {
+        snprintf(typo, sizeof typo, "~%s %s", t->s, u->s);
+        if (known_author(p, typo, out)) {
+            *len = 2;
+            return true;
+        }
+    }
+    snprintf(typo, sizeof typo, "~%s", t->s);
+    return known_author(p, typo, out);
 }
 
 static void set_author(parser *p, const char *s)
@@ -1646,7 +1660,7 @@ static bool known_author(const parser *p, const char *name, char *out)
         return true;
     }
     /* several people: kept, to say so if the question goes unmatched */
-    if (list[0] && p->amb_word && !p->amb_word[0] && !strchr(name, ' ')) {
+    if (list[0] && p->amb_word && !p->amb_word[0] && !strchr(name, ' ') && name[0] != '~') {
         snprintf(p->amb_word, TOK_LEN, "%s", name);
         snprintf(p->amb_list, RT_STR * 2, "%s", list);
     }

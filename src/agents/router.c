@@ -1573,6 +1573,12 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
+        /* "how often was src/wal.c changed": how many times */
+        if (strcmp(t->s, "how") == 0 && tok_is(p, i + 1, "often")) {
+            p->q->words |= RW_COUNT;
+            use(p, i, i + 2);
+            continue;
+        }
         if (strcmp(t->s, "number") == 0 && tok_is(p, i + 1, "of")) {
             p->q->words |= RW_COUNT;
             use(p, i, i + 2);

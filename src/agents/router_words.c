@@ -68,7 +68,7 @@ static const canon CANON[] = {
     {"delete", RW_DELETED},       {"remove", RW_DELETED},
     {"busiest", RW_MOST},         {"authored", RW_COMMITTED},    {"land", RW_MADE},
     {"landed", RW_MADE},          {"landing", RW_MADE},          {"touch", RW_CHANGE},
-    {"touches", RW_CHANGE},       {"counts", RW_COUNT},
+    {"touches", RW_CHANGE},       {"counts", RW_COUNT},          {"hottest", RW_HOTSPOTS},
     {NULL, 0}};
 
 /* Build and packaging files people name without an extension. */

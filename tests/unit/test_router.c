@@ -694,6 +694,8 @@ static const expect PINNED[] = {
     {"commits in the first half of 2024", "commits-in-window", {":since \"2024-01-01\" :until \"2024-06-30T23:59:59\""}},
     {"the 3rd most changed file in src/", "file-churn", {"Number 3 of the most changed files"}},
     {"who made the most commits on weekends", "top-contributors", {":tool :get_commits", "{:op :group :on :commits :as :by_author :by :email}", "[:weekday :date]"}},
+    {"how often was src/wal.c changed", "count-commits", {":path \"src/wal.c\""}},
+    {"top 3 hottest files this year", "file-churn", {":limit 3"}},
     {"the second most recent commit", "commits-in-window", {":limit 2", "{:op :drop :on :commits :as :after :n 1}"}},
     {"second to last commit by alice smith", "commits-by-author", {":author \"alice@example.com\" :limit 2", ":as :after :n 1}"}},
     {"who has the most commits mentioning crc", "top-contributors", {":grep \"crc\"", ":by [[:commits :desc] [:email :asc]]"}},

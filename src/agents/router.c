@@ -682,6 +682,13 @@ static void parse_calendar(parser *p)
                 continue;
             }
         }
+        /* on the 14th: that day of this month, or of last month before it comes */
+        if (tok_is(p, i, "on") && tok_is(p, i + 1, "the") && (d = ordinal_at(p, i + 2)) &&
+            !month_tok(p, i + 3) && !tok_is(p, i + 3, "of") && rt_day_of_month(t, d, a)) {
+            snprintf(desc, sizeof desc, "on %s", a);
+            day_window(p, i, i + 3, a, a, desc);
+            continue;
+        }
         /* on monday, last friday, this tuesday: that day */
         if ((tok_is(p, i, "on") || tok_is(p, i, "last") || tok_is(p, i, "this")) &&
             (wd = weekday_tok(p, i + 1))) {

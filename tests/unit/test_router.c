@@ -602,6 +602,8 @@ static const expect PINNED[] = {
     {"what changed over the weekend", "commits-in-window", {":since \"2026-11-21\" :until \"2026-11-22T23:59:59\""}},
     {"commits since the 1st", "commits-in-window", {":since \"2026-11-01\"}"}},
     {"commits since the 28th", "commits-in-window", {":since \"2026-10-28\"}"}},
+    {"did anyone commit on the 14th", "top-contributors", {":since \"2026-11-14\" :until \"2026-11-14T23:59:59\""}},
+    {"commits on the 28th", "commits-in-window", {":since \"2026-10-28\" :until \"2026-10-28T23:59:59\""}},
     {"commits in the past fortnight", "commits-in-window", {":since \"2 weeks ago\""}},
     {"commits 24h", "commits-in-window", {":since \"24 hours ago\""}},
     {"commits last 30d", "commits-in-window", {":since \"30 days ago\""}},

@@ -66,6 +66,8 @@ typedef struct qr_ask_opts {
      * only after a marker */
     bool (*author)(void *ud, const char *name, char *out, size_t cap);
     void *author_ud;
+    /* releases by version number, for the router (qr_router_opts.release), with author_ud */
+    bool (*release)(void *ud, const char *version, char *out, size_t cap);
     /* the request the question belongs to (quarry/req.h): its deadline, cancel and
      * budgets bound every program, tool and model call of the question. NULL: the
      * question makes its own, with no limits beyond the ones above. */

@@ -35,9 +35,21 @@ int qr_git_span(qr_git *g, int64_t *first, int64_t *last, qr_buf *err);
 typedef struct qr_git_person {
     char *name, *email;
     size_t commits;
+    /* every other name and email this person's commits were written with, before and
+     * after .mailmap ("rmenon", "praman@oldcorp.com", the second name of one address),
+     * one a line, "" when none */
+    char *aliases;
 } qr_git_person;
 int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err);
 void qr_git_people_free(qr_git_person *v, size_t n);
+
+/* The release a version number names ("2.1", "2.1.0", "v2.1"): the one tag whose name,
+ * without a leading "v", is the number, or the number with ".0" / ".0.0" added, written to
+ * tag; and the release before it: the tag of the greatest lower version that is an
+ * ancestor of it, written to prev ("" when none). False when no tag, or several, match;
+ * then *ambiguous says whether several did. */
+bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, char *prev,
+                    size_t prev_cap, bool *ambiguous);
 
 /* One file changed by a commit, against its first parent (or the empty tree). */
 typedef struct qr_file_stat {

@@ -34,9 +34,21 @@ typedef struct qr_router_opts {
     int tz_offset_min;
     /* The repository's authors: true when `name` (one word or two, lowercase, as asked)
      * names exactly one author, with what the tools should search for written to out
-     * (their email). NULL: names are read only after a marker ("by bob", "bob's"). */
+     * (their email). False when it names nobody (out "") or several people: then out
+     * lists them, "Bob Kowalski <bob@example.com>, Bob Lee <boblee@example.org>" (cut at
+     * cap). A name the router read after a marker ("by kenij") is asked again with a
+     * leading '~' when it names nobody: then a typo of one person's name may be that
+     * person. NULL: names are read only after a marker ("by bob", "bob's"). */
     bool (*author)(void *ud, const char *name, char *out, size_t cap);
     void *author_ud;
+    /* The release a version number names ("the 2.1 release"): true with "TAG PREV" in out
+     * (the tag, and the release before it that it grew from, if any), called with
+     * author_ud. NULL: releases are read only as tags written whole ("v2.1.0"). */
+    bool (*release)(void *ud, const char *version, char *out, size_t cap);
+    /* When no rule matches and the router can say what was ambiguous, one line is written
+     * here ("2 authors match 'bob': Bob Kowalski <...>, Bob Lee <...>"); NULL: not said. */
+    char *why;
+    size_t why_cap;
 } qr_router_opts;
 
 /* True, with out filled in, when a rule recognises the question (UTF-8, any case).

@@ -45,6 +45,7 @@ typedef struct ask_run {
     size_t calls_cap;
     qr_buf today; /* the TODAY lines every user message starts with (made once) */
     qr_req *req;  /* the question's request (the caller's, or one of its own) */
+    char router_why[512]; /* what tier 1 found ambiguous ("2 authors match 'bob': ..."), or "" */
 } ask_run;
 
 static double now_ms(void)
@@ -738,7 +739,9 @@ static int tier1(ask_run *R, bool *answered)
 {
     qr_route route = {0};
     *answered = false;
-    qr_router_opts ro = {.author = R->o->author, .author_ud = R->o->author_ud};
+    qr_router_opts ro = {.author = R->o->author, .author_ud = R->o->author_ud,
+                         .release = R->o->release,
+                         .why = R->router_why, .why_cap = sizeof R->router_why};
     if (!qr_router_match_opts(R->o->question, strlen(R->o->question), &ro, &route))
         return QR_OK;
     R->r->tier = 1;
@@ -886,9 +889,13 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
         }
     }
     if (!o->llm) {
-        set_error(&R, "no model is configured, and the question is not one quarry answers "
-                      "without one; set QUARRY_LLM_URL and QUARRY_LLM_MODEL (see docs/llm.md), "
-                      "or ask with a query: quarry query");
+        if (R.router_why[0]) /* the router read it but for a name that is several people */
+            set_error(&R, "no model is configured, and the question is ambiguous: %s",
+                      R.router_why);
+        else
+            set_error(&R, "no model is configured, and the question is not one quarry "
+                          "answers without one; set QUARRY_LLM_URL and QUARRY_LLM_MODEL (see "
+                          "docs/llm.md), or ask with a query: quarry query");
         rc = QR_EINVAL;
         goto done;
     }

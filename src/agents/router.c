@@ -119,7 +119,13 @@ static bool classify(tok *t)
     /* "alice's", "today's"; "what's" is "what is" */
     if (n > 2 && t->s[n - 2] == '\'' && t->s[n - 1] == 's') {
         t->s[n - 2] = '\0';
-        t->poss = !in_list(t->s, RT_STOP);
+        /* "who's" is "who is"; "thursday's", "june's", "last week's": the time itself */
+        static const char *const IS[] = {"who", "what", "when", "where", "how", "that",
+                                         "there", "here", "he", "she", NULL};
+        static const char *const TIME[] = {"week", "month", "year", "quarter", "weekend",
+                                           "today", "yesterday", "day", NULL};
+        t->poss = !in_list(t->s, RT_STOP) && !in_list(t->s, IS) && !in_list(t->s, TIME) &&
+                  !rt_weekday_word(t->s) && !rt_month_word(t->s);
     }
     return true;
 }
@@ -174,7 +180,9 @@ static bool tokenize(parser *p, const char *s, size_t len)
         while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\''))
             k--;
         t->s[k] = '\0';
-        if (k == 0)
+        /* a dash alone is punctuation: "... in Q1 2026 - how many" */
+        if (k == 0 || !strcmp(t->s, "-") || !strcmp(t->s, "--") || !strcmp(t->s, "\xe2\x80\x94") ||
+            !strcmp(t->s, "\xe2\x80\x93"))
             continue;
         if (!classify(t))
             return false;
@@ -585,6 +593,17 @@ static void parse_calendar(parser *p)
             day_window(p, back_over_preps(p, i), e, a, b, desc);
             continue;
         }
+        /* the first / second half of 2025 (a year must be said: "the second half" alone
+           could be of anything) */
+        if ((tok_is(p, at, "first") || tok_is(p, at, "second")) && tok_is(p, at + 1, "half") &&
+            tok_is(p, at + 2, "of") && (y = year_at(p, at + 3))) {
+            bool h2 = tok_is(p, at, "second");
+            snprintf(a, RT_STR, "%04d-%s", y, h2 ? "07-01" : "01-01");
+            snprintf(b, RT_STR, "%04d-%s", y, h2 ? "12-31" : "06-30");
+            snprintf(desc, sizeof desc, "in H%d %04d", h2 ? 2 : 1, y);
+            day_window(p, back_over_preps(p, i), at + 4, a, b, desc);
+            continue;
+        }
         /* this quarter, last quarter */
         if ((tok_is(p, i, "this") || tok_is(p, i, "last") || tok_is(p, i, "past")) &&
             tok_is(p, i + 1, "quarter")) {
@@ -662,6 +681,13 @@ static void parse_calendar(parser *p)
                 add_desc(p, "since %s", a, NULL);
                 continue;
             }
+        }
+        /* on the 14th: that day of this month, or of last month before it comes */
+        if (tok_is(p, i, "on") && tok_is(p, i + 1, "the") && (d = ordinal_at(p, i + 2)) &&
+            !month_tok(p, i + 3) && !tok_is(p, i + 3, "of") && rt_day_of_month(t, d, a)) {
+            snprintf(desc, sizeof desc, "on %s", a);
+            day_window(p, i, i + 3, a, a, desc);
+            continue;
         }
         /* on monday, last friday, this tuesday: that day */
         if ((tok_is(p, i, "on") || tok_is(p, i, "last") || tok_is(p, i, "this")) &&
@@ -820,6 +846,20 @@ static void parse_window(parser *p)
                 day_window(p, back_over_preps(p, i), to, m1, m2, "last month");
                 continue;
             }
+        }
+        /* "last year", "last calendar year": the calendar year before this one, as "last
+           month" is the month before ("the past year", "since last year" stay rolling) */
+        if (tok_is(p, i, "last") &&
+            !(i > 0 && (tok_is(p, i - 1, "since") || tok_is(p, i - 1, "the"))) &&
+            (tok_is(p, i + 1, "year") ||
+             (tok_is(p, i + 1, "calendar") && tok_is(p, i + 2, "year")))) {
+            char y1[RT_STR], y2[RT_STR], desc[RT_STR];
+            size_t to = tok_is(p, i + 1, "calendar") ? i + 3 : i + 2;
+            snprintf(y1, sizeof y1, "%04d-01-01", p->today.y - 1);
+            snprintf(y2, sizeof y2, "%04d-12-31", p->today.y - 1);
+            snprintf(desc, sizeof desc, "in %04d", p->today.y - 1);
+            day_window(p, back_over_preps(p, i), to, y1, y2, desc);
+            continue;
         }
         /* the past half year, last half a year: six months */
         if ((tok_is(p, i, "last") || tok_is(p, i, "past")) && tok_is(p, i + 1, "half")) {
@@ -1175,7 +1215,21 @@ static bool resolve_name(const parser *p, size_t i, char *out, size_t *len)
             return true;
         }
     }
-    return known_author(p, t->s, out);
+    if (known_author(p, t->s, out))
+        return true;
+    if (p->amb_word && !strcmp(p->amb_word, t->s))
+        return false; /* several people, not a typo */
+    /* a marked name may be a typo of one person's ("by kenij", "did tomas nowak do") */
+    char typo[2 * TOK_LEN + 3];
+    if (u && !u->used && u->kind == T_WORD) {
+        snprintf(typo, sizeof typo, "~%s %s", t->s, u->s);
+        if (known_author(p, typo, out)) {
+            *len = 2;
+            return true;
+        }
+    }
+    snprintf(typo, sizeof typo, "~%s", t->s);
+    return known_author(p, typo, out);
 }
 
 static void set_author(parser *p, const char *s)
@@ -1275,7 +1329,8 @@ static void parse_author(parser *p)
     static const char *const FOLLOW[] = {
         "do",   "make",   "commit",     "push",    "change",  "modify",     "touch", "work",
         "contribute", "last", "recently", "worked", "committed", "changed", "contributed",
-        "done", "made", "been", "most", "edit",  NULL};
+        "done", "made", "been", "most", "edit", "authored", "land", "landed", "pushed",
+        "written", "shipped", "submitted", NULL};
     char who[RT_STR];
     size_t len;
     for (size_t i = 0; i < p->n; i++) {
@@ -1388,7 +1443,25 @@ static void parse_path(parser *p)
         tok *t = &p->t[i];
         if (t->used || t->kind != T_PATH)
             continue;
+        size_t tl = strlen(t->s);
+        if (p->q->path_kind && p->q->path_excl && !p->q->untouched && !p->q->path2[0] &&
+            t->s[tl - 1] == '/' && !strncmp(p->q->path, t->s, tl) && p->q->path[tl]) {
+            /* "in src/ excluding src/net": src/ less src/net */
+            snprintf(p->q->path2, RT_STR, "%s", p->q->path);
+            p->q->path_kind = RT_PATH_NONE;
+            p->q->path_excl = false;
+        }
         if (p->q->path_kind)
+            p->bad = true;
+        /* a source file named without its folders ("which commit removed legacy_db.c"):
+           in a repository, such files live in folders, and reading it at the root would
+           answer "nothing" where the file has a history; not matched */
+        static const char *const CODE_EXT[] = {".c", ".h", ".cc", ".cpp", ".hpp", ".py", ".go",
+                                               ".rs", ".js", ".ts", ".java", ".rb", ".cs",
+                                               ".php", ".swift", ".kt", NULL};
+        const char *dot = strrchr(t->s, '.');
+        if (p->o && p->o->author && !strchr(t->s, '/') && !strchr(t->s, '*') && dot &&
+            in_list(dot, CODE_EXT))
             p->bad = true;
         snprintf(p->q->path, RT_STR, "%s", t->s);
         size_t n = strlen(t->s);
@@ -1507,6 +1580,12 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
+        /* "how often was src/wal.c changed": how many times */
+        if (strcmp(t->s, "how") == 0 && tok_is(p, i + 1, "often")) {
+            p->q->words |= RW_COUNT;
+            use(p, i, i + 2);
+            continue;
+        }
         if (strcmp(t->s, "number") == 0 && tok_is(p, i + 1, "of")) {
             p->q->words |= RW_COUNT;
             use(p, i, i + 2);
@@ -1530,6 +1609,23 @@ static void collect_words(parser *p)
         if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0) &&
             said(p, "originally", "first", "initially")) {
             p->q->words |= RW_CREATED;
+            t->used = true;
+            continue;
+        }
+        /* "list everyone who committed": the authors; "what did everyone do" is not sure
+           (their commits, or who they are?) */
+        if ((strcmp(t->s, "everyone") == 0 || strcmp(t->s, "everybody") == 0) &&
+            tok_is(p, i + 1, "who")) {
+            p->q->words |= RW_AUTHORS;
+            t->used = true;
+            continue;
+        }
+        /* "the Watanabe guy", "alice the dev": a word for a person right after their name */
+        static const char *const GUY[] = {"guy", "gal", "fellow", "dude", "lady", "person",
+                                          "dev", "developer", "engineer", NULL};
+        if (p->q->author[0] && in_list(t->s, GUY) && i > 0 && p->t[i - 1].used &&
+            p->t[i - 1].kind == T_WORD && !p->t[i - 1].poss && !rt_canon_bit(p->t[i - 1].s) &&
+            !in_list(p->t[i - 1].s, RT_STOP)) {
             t->used = true;
             continue;
         }
@@ -1568,7 +1664,64 @@ static void collect_words(parser *p)
  * the tools' search string goes to out. */
 static bool known_author(const parser *p, const char *name, char *out)
 {
-    return p->o && p->o->author && p->o->author(p->o->author_ud, name, out, RT_STR);
+    if (!p->o || !p->o->author)
+        return false;
+    char list[RT_STR * 2];
+    list[0] = '\0';
+    if (p->o->author(p->o->author_ud, name, list, sizeof list)) {
+        snprintf(out, RT_STR, "%s", list);
+        return true;
+    }
+    /* several people: kept, to say so if the question goes unmatched */
+    if (list[0] && p->amb_word && !p->amb_word[0] && !strchr(name, ' ') && name[0] != '~') {
+        snprintf(p->amb_word, TOK_LEN, "%s", name);
+        snprintf(p->amb_list, RT_STR * 2, "%s", list);
+    }
+    return false;
+}
+
+/* The emails of a people list ("A <a@x>, B <b@y>"): the number found, at most two. */
+static int list_emails(const char *list, char e[2][RT_STR])
+{
+    int k = 0;
+    for (const char *c = list; (c = strchr(c, '<')) && k < 3; c++) {
+        const char *end = strchr(c, '>');
+        if (!end || (size_t)(end - c - 1) >= RT_STR)
+            return 0;
+        if (k < 2)
+            snprintf(e[k], RT_STR, "%.*s", (int)(end - c - 1), c + 1);
+        k++;
+    }
+    return k;
+}
+
+/* "either bob", "both bobs", "any of the bobs": the two people a name matches, both */
+static void parse_either(parser *p)
+{
+    if (!p->o || !p->o->author)
+        return;
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = i + 1;
+        if (tok_is(p, i, "any") && tok_is(p, j, "of") && tok_is(p, j + 1, "the"))
+            j += 2;
+        else if (!tok_is(p, i, "either") && !tok_is(p, i, "both") && !tok_is(p, i, "any"))
+            continue;
+        if (j >= p->n || p->t[j].used || p->t[j].kind != T_WORD || p->t[j].poss)
+            continue;
+        char name[TOK_LEN], list[RT_STR * 2], e[2][RT_STR];
+        snprintf(name, sizeof name, "%s", p->t[j].s);
+        size_t nl = strlen(name);
+        /* "both bobs": the name in the plural */
+        if (nl > 3 && name[nl - 1] == 's' && !tok_is(p, i, "either"))
+            name[nl - 1] = '\0';
+        list[0] = '\0';
+        if (p->o->author(p->o->author_ud, name, list, sizeof list) ||
+            list_emails(list, e) != 2)
+            continue;
+        set_author(p, e[0]);
+        set_second(p, e[1]);
+        use(p, i, j + 1);
+    }
 }
 
 static void fix_typos(parser *p)
@@ -1815,24 +1968,36 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
     /* quotes, spaces and chatter ("hey, sorry to bother you, but ...") off: src/words */
     size_t n = qr_words_normalize(question, len, norm, sizeof norm);
     parser *p = calloc(1, sizeof *p);
-    if (!p)
+    char *amb = calloc(1, TOK_LEN + RT_STR * 2);
+    if (!p || !amb) {
+        free(p);
+        free(amb);
         return false;
+    }
     p->q = q;
     p->o = o;
+    p->amb_word = amb;
+    p->amb_list = amb + TOK_LEN;
     int64_t now = o && o->now ? o->now : qr_clock_now();
     rt_today_of(now, o && o->now ? o->tz_offset_min : qr_clock_offset_at(now), &p->today);
     bool ok = tokenize(p, norm, n) && read_terse(p);
     if (ok) {
+        rt_parse_asides(p);
+        rt_parse_issues(p);
         fix_typos(p);
+        rt_parse_places(p);
         parse_top_author(p);
         parse_refs(p);
         parse_holidays(p);
         parse_month_days(p);
         rt_parse_exclusions(p);
+        rt_parse_weekdays(p);
         parse_calendar(p);
         parse_window(p);
+        rt_parse_frames(p);
         parse_sort(p);
         parse_grep(p);
+        parse_either(p);
         parse_author(p);
         parse_path(p);
         parse_known_authors(p);
@@ -1846,11 +2011,40 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
             snprintf(q->commit, RT_STR, "HEAD");
             q->words &= ~(uint32_t)RW_RECENT;
         }
+        /* "what files were changed in the initial commit": the oldest commit's files */
+        if (!q->commit[0] && q->singular && (q->words & RW_FILES) && (q->words & RW_FIRST) &&
+            !(q->words & (RW_WHO | RW_AUTHORS | RW_RECENT | RW_COUNT | RW_MOST)) &&
+            !q->since[0] && !q->until[0] && !q->author[0] && !q->path_kind && !q->n &&
+            !q->ref[0] && !q->grep[0] && !q->merges && !q->bots && !q->wdays && !q->period) {
+            q->root = true;
+            q->words &= ~(uint32_t)RW_FIRST;
+        }
+        /* "who made the latest commit", "who made the very first commit": its row says */
+        if ((q->words & RW_WHO) && q->singular && (q->words & (RW_RECENT | RW_FIRST)) &&
+            !q->path_kind && !q->n && !q->author[0] &&
+            !(q->words & (RW_FILES | RW_AUTHORS | RW_COUNT | RW_MOST | RW_LARGEST)))
+            q->words &= ~(uint32_t)RW_WHO;
+        /* "when was the last commit": the latest commit says its date */
+        if ((q->words & RW_WHEN) && (q->words & RW_RECENT) && q->singular && !q->path_kind &&
+            !q->n && !(q->words & (RW_FILES | RW_WHO | RW_FIRST | RW_COUNT)))
+            q->words &= ~(uint32_t)RW_WHEN;
         /* "all recent commits": all of them, or the recent ones? Neither is sure. */
         if (q->all && (q->words & RW_RECENT))
             q->words |= RW_UNKNOWN;
         ok = !p->bad;
     }
+    /* a word that named several people and that nothing else took: say so */
+    if (p->amb_word[0] && o && o->why && o->why_cap) {
+        /* taken when a person was found all the same ("bob lee" after probing "bob") */
+        bool taken = q->author[0] != 0 || q->not_author[0] != 0;
+        size_t k = 0;
+        for (const char *c = p->amb_list; (c = strchr(c, '<')); c++)
+            k++;
+        if (!taken)
+            snprintf(o->why, o->why_cap, "%zu authors match '%s': %s; say which (a full name or "
+                     "an email)", k, p->amb_word, p->amb_list);
+    }
+    free(amb);
     free(p);
     return ok;
 }
@@ -1863,9 +2057,14 @@ bool qr_router_match_opts(const char *question, size_t len, const qr_router_opts
     rt_question q;
     if (out)
         memset(out, 0, sizeof *out);
+    if (opts && opts->why && opts->why_cap)
+        opts->why[0] = '\0';
     if (!out || !rt_parse(question, len, opts, &q))
         return false;
-    return rt_rules_match(&q, out);
+    bool ok = rt_rules_match(&q, out);
+    if (ok && opts && opts->why && opts->why_cap)
+        opts->why[0] = '\0'; /* answered: nothing was ambiguous after all */
+    return ok;
 }
 
 bool qr_router_match(const char *question, size_t len, qr_route *out)

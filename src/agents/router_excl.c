@@ -30,8 +30,10 @@ static size_t excl_marker(const parser *p, size_t i)
         return 2;
     /* "anyone but carol", "who else but carol", "except for bob" */
     if ((tok_is(p, i, "anyone") || tok_is(p, i, "anybody") || tok_is(p, i, "else") ||
-         tok_is(p, i, "everyone") || tok_is(p, i, "except")) &&
-        (tok_is(p, i + 1, "but") || tok_is(p, i + 1, "for")))
+         tok_is(p, i, "everyone") || tok_is(p, i, "everybody") || tok_is(p, i, "except")) &&
+        (tok_is(p, i + 1, "but") || tok_is(p, i + 1, "for") ||
+         (tok_is(p, i, "everyone") && tok_is(p, i + 1, "except")) ||
+         (tok_is(p, i, "everybody") && tok_is(p, i + 1, "except"))))
         return 2;
     if ((tok_is(p, i, "but") && tok_is(p, i + 1, "not")) ||
         (tok_is(p, i, "other") && tok_is(p, i + 1, "than")) ||
@@ -204,7 +206,13 @@ void rt_parse_exclusions(parser *p)
                     break;
                 j = c + more;
             }
-            use(p, i, j);
+            /* "by anyone but carlos": the "by" goes with the people left */
+            size_t from = i;
+            if (i > 0 && tok_is(p, i - 1, "by") &&
+                (tok_is(p, i, "anyone") || tok_is(p, i, "anybody") || tok_is(p, i, "everyone") ||
+                 tok_is(p, i, "everybody")) && p->q->not_author[0])
+                from = i - 1;
+            use(p, from, j);
             i = j - 1;
             continue;
         }

@@ -79,6 +79,8 @@ typedef struct rt_question {
     bool untouched;     /* with path_excl: commits that touch the path are dropped whole
                            ("commits that don't touch tests/"), not only its files */
     char grep[RT_STR];  /* the term as said; the rule escapes it into a regex */
+    char grep_re[RT_STR]; /* or the regex itself, when a frame wrote it ("#305\b" for
+                             "issue 305", "^Revert\b" for "reverts"); grep then says it */
     int merges;         /* RT_MERGES_* */
     int bots;           /* RT_BOTS_* */
     int n;              /* a count said ("top 5", "last 10 commits"); 0 when none */
@@ -87,7 +89,26 @@ typedef struct rt_question {
     bool one_author;    /* an author noun in the singular ("which contributor ...") */
     bool top_author;    /* "the top contributor", "the most active author": the question is
                            about whoever ranks first in the window, found first */
+    int nth;            /* "the third most active author", "the 2nd largest commit": the
+                           ranking's row at that place (2..10), 0 when none */
+    unsigned wdays;     /* commits only on these weekdays: bit 1 Monday .. bit 7 Sunday
+                           ("on weekends": bits 6 and 7), 0 when any day */
+    int period;         /* RT_PERIOD_*: commits grouped by a unit of time ("busiest month",
+                           "commits per weekday"), 0 when none */
+    bool period_one;    /* the period noun in the singular ("which month"): the first only */
+    char path2[RT_STR]; /* an excluded path inside the included one ("in src/ excluding
+                           src/net"): commits that change something in path outside it */
+    bool root;          /* "the initial commit": the oldest commit, for its files */
+    uint32_t hours;     /* commits only at these hours of the day (bit h for h:00..h:59,
+                           the author's clock): "between midnight and 5am", "after 10pm" */
+    bool inactive;      /* "who hasn't committed since 2025": the authors of all history
+                           with no commit in the window */
+    char subject[RT_STR]; /* one commit named by its quoted subject ("the 'wal: fix'
+                             commit"), or "" */
 } rt_question;
+
+enum { RT_PERIOD_NONE, RT_PERIOD_YEAR, RT_PERIOD_QUARTER, RT_PERIOD_MONTH, RT_PERIOD_WEEK,
+       RT_PERIOD_DAY, RT_PERIOD_WEEKDAY, RT_PERIOD_HOUR };
 
 /* ---- the calendar (router_calendar.c) ----
  * Days are local calendar days written "YYYY-MM-DD" (RT_STR buffers). */
@@ -147,6 +168,8 @@ typedef struct parser {
     bool bad; /* read something that contradicts itself (two windows, two paths) */
     rt_today today;            /* for calendar windows ("in october", "since monday") */
     const qr_router_opts *o;   /* the repository's authors (may be NULL) */
+    char *amb_word;            /* TOK_LEN: the first word that named several people */
+    char *amb_list;            /* RT_STR * 2: who they are, as the author lookup said */
 } parser;
 
 
@@ -196,5 +219,19 @@ bool rt_conventional_file(const char *s);
  * docs folder", "merge commits". */
 void rt_parse_exclusions(parser *p);
 void rt_parse_merges(parser *p);
+
+/* Frames (router_frames.c): words that reshape what is asked rather than filter it.
+ * rt_parse_asides runs first and deletes asides that say nothing ("the person with email
+ * X" is X); rt_parse_weekdays before the calendar takes "on weekends", "on mondays"
+ * (a filter, not a day); rt_parse_frames after the windows takes ordinals ("third most
+ * active"), time units grouped ("busiest month", "commits per weekday") and a second,
+ * excluded path. */
+void rt_parse_asides(parser *p);
+void rt_parse_issues(parser *p);
+/* Before the paths: "header files" (*.h), "the tests directory" (tests/), "on main" and
+ * "went into v1.0.0" (a ref), hours of the day, a commit named by its quoted subject. */
+void rt_parse_places(parser *p);
+void rt_parse_weekdays(parser *p);
+void rt_parse_frames(parser *p);
 
 #endif

@@ -40,6 +40,11 @@ enum {
     S_UNTOUCHED = 1u << 11, /* commits that touch a path dropped whole */
     S_REF = 1u << 12,       /* a revision range ("between v1.0 and v1.1") */
     S_COMMIT = 1u << 13,    /* one commit named */
+    S_NTH = 1u << 14,       /* "the third most active": one row of a ranking */
+    S_WDAYS = 1u << 15,     /* commits on some weekdays only ("on weekends") */
+    S_PERIOD = 1u << 16,    /* commits grouped by a unit of time ("per month") */
+    S_PATH2 = 1u << 17,     /* a path excluded inside the included one */
+    S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -89,8 +94,18 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_UNTOUCHED;
     if (q->ref[0])
         s |= S_REF;
-    if (q->commit[0])
+    if (q->commit[0] || q->root || q->subject[0])
         s |= S_COMMIT;
+    if (q->nth)
+        s |= S_NTH;
+    if (q->wdays || q->hours)
+        s |= S_WDAYS;
+    if (q->period)
+        s |= S_PERIOD;
+    if (q->path2[0])
+        s |= S_PATH2;
+    if (q->inactive)
+        s |= S_INACTIVE;
     return s;
 }
 
@@ -145,7 +160,10 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
     }
     if ((which & P_GREP) && q->grep[0]) {
         char re[RT_STR * 2];
-        regex_quote(re, sizeof re, q->grep);
+        if (q->grep_re[0])
+            snprintf(re, sizeof re, "%s", q->grep_re);
+        else
+            regex_quote(re, sizeof re, q->grep);
         qr_buf_printf(b, "%s:grep ", sep), edn_str(b, re), sep = " ";
     }
     if ((which & P_MERGES) && q->merges) {
@@ -153,6 +171,8 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
                       q->merges == RT_MERGES_ONLY ? "only" : "exclude");
         sep = " ";
     }
+    if ((which & P_PATH) && q->path2[0])
+        qr_buf_printf(b, "%s:with_paths true", sep), sep = " ";
     if (limit > 0)
         qr_buf_printf(b, "%s:limit %d", sep, limit);
     qr_buf_puts(b, "}");
@@ -168,6 +188,25 @@ static void params_with_author(qr_buf *b, const rt_question *q, unsigned which)
         b->p[--b->len] = '\0';
         qr_buf_printf(b, "%s:author \"{{first:top:email}}\"}", b->len - start > 1 ? " " : "");
     }
+}
+
+static const char *const WEEKDAYS[] = {"", "Monday", "Tuesday", "Wednesday", "Thursday",
+                                       "Friday", "Saturday", "Sunday"};
+
+/* How a weekday filter reads: "weekends", "weekdays", "Mondays". */
+static const char *wdays_words(unsigned bits)
+{
+    static char one[32];
+    if (bits == ((1u << 6) | (1u << 7)))
+        return "weekends";
+    if (bits == 0x3Eu)
+        return "weekdays";
+    for (int d = 1; d <= 7; d++)
+        if (bits == 1u << d) {
+            snprintf(one, sizeof one, "%ss", WEEKDAYS[d]);
+            return one;
+        }
+    return "some weekdays";
 }
 
 /* How the slots read, for summaries: " by alice mentioning 'fix' in src/ since 1 week ago". */
@@ -190,6 +229,12 @@ static void qualifiers(char *out, size_t cap, const rt_question *q, unsigned whi
         ADD(" mentioning '%s'", q->grep);
     if ((which & P_PATH) && q->path_kind)
         ADD(" %s %s", q->untouched ? "not touching" : q->path_excl ? "outside" : "in", q->path);
+    if ((which & P_PATH) && q->path2[0])
+        ADD(" outside %s", q->path2);
+    if (q->wdays)
+        ADD(" on %s", wdays_words(q->wdays));
+    if (q->hours)
+        ADD(" (at some hours only)");
     if ((which & P_WINDOW) && q->ref[0])
         ADD(" in %s", q->ref);
     if ((which & P_WINDOW) && q->window[0])
@@ -209,6 +254,10 @@ static void explain_line(qr_buf *e, const char *what, const rt_question *q, unsi
         qr_buf_printf(e, " and \"%s\"", q->author2);
     if ((which & P_PATH) && q->path_kind)
         qr_buf_printf(e, " path \"%s%s\"", q->path_excl ? ":!" : "", q->path);
+    if ((which & P_PATH) && q->path2[0])
+        qr_buf_printf(e, " path outside \"%s\"", q->path2);
+    if (q->wdays)
+        qr_buf_printf(e, " on %s", wdays_words(q->wdays));
     if (q->bots)
         qr_buf_printf(e, " bots %s", q->bots == RT_BOTS_ONLY ? "only" : "excluded");
     if (q->not_author[0])
@@ -237,13 +286,27 @@ static const char *const COMMIT_FIELDS =
 
 static const char *fetch_as(const rt_question *q, const char *name)
 {
-    return q->bots || q->untouched || q->not_author[0] ? "raw" : name;
+    return q->bots || q->untouched || q->not_author[0] || q->wdays || q->hours || q->path2[0]
+               ? "raw"
+               : name;
 }
 
-/* A filter step over what was fetched (bots, commits that touch a path) */
+/* A filter step over what was fetched (bots, commits that touch a path, weekdays, a path
+ * left out of another) */
 static bool filtered(const rt_question *q)
 {
-    return q->bots || q->untouched || q->not_author[0];
+    return q->bots || q->untouched || q->not_author[0] || q->wdays || q->hours || q->path2[0];
+}
+
+/* A path as a regular expression for the whole path or what is under it. */
+static void path_regex(char *out, size_t cap, const char *path)
+{
+    char quoted[RT_STR * 2];
+    size_t n = strlen(path);
+    char base[RT_STR];
+    snprintf(base, sizeof base, "%.*s", (int)(n && path[n - 1] == '/' ? n - 1 : n), path);
+    regex_quote(quoted, sizeof quoted, base);
+    snprintf(out, cap, "^%s(/|$)", quoted);
 }
 
 
@@ -298,7 +361,8 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
         from = "marked";
     }
     qr_buf_printf(b, "{:op :filter :on :%s :as :%s :where ", from, name);
-    int preds = (q->untouched != 0) + (q->bots != 0) + (q->not_author[0] != 0);
+    int preds = (q->untouched != 0) + (q->bots != 0) + (q->not_author[0] != 0) +
+                (q->wdays != 0) + (q->path2[0] != 0) + (q->hours != 0);
     const char *sep = "";
     if (preds > 1)
         qr_buf_puts(b, "[:and ");
@@ -323,6 +387,39 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
         qr_buf_printf(b, "%s[:not [:matches :email ", sep);
         edn_str(b, re);
         qr_buf_puts(b, "]]");
+        sep = " ";
+    }
+    if (q->wdays) {
+        qr_buf_printf(b, "%s[:in [:weekday :date] [", sep);
+        const char *s2 = "";
+        for (int d = 1; d <= 7; d++)
+            if (q->wdays & (1u << d)) {
+                qr_buf_printf(b, "%s\"%s\"", s2, WEEKDAYS[d]);
+                s2 = " ";
+            }
+        qr_buf_puts(b, "]]");
+        sep = " ";
+    }
+    if (q->hours) {
+        qr_buf_printf(b, "%s[:in [:hour :date] [", sep);
+        for (int h = 0, first = 1; h < 24; h++)
+            if (q->hours & (1u << h)) {
+                qr_buf_printf(b, "%s%d", first ? "" : " ", h);
+                first = 0;
+            }
+        qr_buf_puts(b, "]]");
+        sep = " ";
+    }
+    if (q->path2[0]) {
+        /* a changed file in the path and outside the excluded one (git's `-- a ':!a/b'`) */
+        char in[RT_STR * 2 + 16], out[RT_STR * 2 + 16];
+        path_regex(in, sizeof in, q->path);
+        path_regex(out, sizeof out, q->path2);
+        qr_buf_printf(b, "%s[:> [:count-if :paths [:and [:matches :path ", sep);
+        edn_str(b, in);
+        qr_buf_puts(b, "] [:not [:matches :path ");
+        edn_str(b, out);
+        qr_buf_puts(b, "]]]] 0]");
     }
     if (preds > 1)
         qr_buf_puts(b, "]");
@@ -359,6 +456,27 @@ static void emit_commits(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
     int limit = commits_limit(q);
+    if (q->nth) {
+        /* "the second most recent commit": the newest N, then the last of them */
+        char qual[RT_STR * 4], sum[RT_STR * 6];
+        qualifiers(qual, sizeof qual, q, all);
+        commits_fetch(b, q, all, filtered(q) ? 0 : q->nth);
+        qr_buf_puts(b, " :transform [");
+        bots_step(b, q, "commits");
+        qr_buf_printf(b, "{:op :drop :on :commits :as :after :n %d}\n"
+                         "             {:op :take :on :after :as :one :n 1}\n"
+                         "             {:op :map :on :one :as :rows :select %s}]\n",
+                      q->nth - 1, COMMIT_FIELDS);
+        snprintf(sum, sizeof sum,
+                 "Commit number %d%s, newest first: {{first:rows:short_hash}} on "
+                 "{{first:rows:date}} by {{first:rows:author}} ({{first:rows:subject}})",
+                 q->nth, qual);
+        qr_buf_puts(b, " :return {:findings :rows :summary ");
+        edn_str(b, sum);
+        qr_buf_puts(b, "}}");
+        explain_line(e, "one of the newest commits", q, all, q->nth);
+        return;
+    }
     char qual[RT_STR * 4];
     qualifiers(qual, sizeof qual, q, all);
     const char *noun = q->merges == RT_MERGES_ONLY ? "merge commits" : "commits";
@@ -465,7 +583,12 @@ static const char *rank_steps(qr_buf *b, const rt_question *q, const char *from,
                       sort_field(sort), asc ? "asc" : "desc");
         on = "ranked", sep = "\n             ";
     }
-    if (n > 0) {
+    if (q->nth) {
+        /* "the third most active": the row at that place */
+        qr_buf_printf(b, "%s{:op :drop :on :%s :as :after :n %d}", sep, on, q->nth - 1);
+        qr_buf_printf(b, "\n             {:op :take :on :after :as :top :n 1}");
+        on = "top", sep = "\n             ";
+    } else if (n > 0) {
         qr_buf_printf(b, "%s{:op :take :on :%s :as :top :n %d}", sep, on, n);
         on = "top", sep = "\n             ";
     }
@@ -492,17 +615,50 @@ static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     if (!q->n && ranked && q->one_author && !q->all)
         n = 1;
     char qual[RT_STR * 4], sum[RT_STR * 6];
-    qualifiers(qual, sizeof qual, q, all);
-    qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
-                  fetch_as(q, "authors"));
-    params(b, q, all, 0);
-    qr_buf_puts(b, "}]\n");
-    const char *out = rank_steps(b, q, "authors", q->sort, n, q->ascending);
+    qualifiers(qual, sizeof qual, q, all | P_GREP);
+    const char *out;
+    if (q->wdays || q->hours || q->grep[0] || q->path2[0]) {
+        /* filters author statistics cannot take (weekdays, hours, a message term, a path
+           left out of another): the authors counted from the commits themselves, by
+           email after .mailmap as get_author_stats counts them */
+        qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ",
+                      fetch_as(q, "commits"));
+        params(b, q, all | P_GREP, 0);
+        qr_buf_puts(b, "}]\n :transform [");
+        bots_step(b, q, "commits");
+        qr_buf_printf(b, "{:op :group :on :commits :as :by_author :by :email}\n"
+                         "             {:op :aggregate :on :by_author :as :authors :compute "
+                         "{:author [:max :author] :commits [:count] :additions [:sum :additions] "
+                         ":deletions [:sum :deletions]}}\n"
+                         "             {:op :sort :on :authors :as :ranked :by [[:commits :%s] "
+                         "[:email :asc]]}",
+                      q->ascending ? "asc" : "desc");
+        out = "ranked";
+        if (q->nth) {
+            qr_buf_printf(b, "\n             {:op :drop :on :ranked :as :after :n %d}"
+                             "\n             {:op :take :on :after :as :top :n 1}", q->nth - 1);
+            out = "top";
+        } else if (n > 0) {
+            qr_buf_printf(b, "\n             {:op :take :on :ranked :as :top :n %d}", n);
+            out = "top";
+        }
+        qr_buf_puts(b, "]\n");
+    } else {
+        qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
+                      fetch_as(q, "authors"));
+        params(b, q, all, 0);
+        qr_buf_puts(b, "}]\n");
+        out = rank_steps(b, q, "authors", q->sort, n, q->ascending);
+    }
+    char place[48];
+    if (q->nth)
+        snprintf(place, sizeof place, "number %d by %s", q->nth, q->ascending ? "fewest" : "most");
+    else
+        snprintf(place, sizeof place, "%s", q->ascending ? "fewest" : "most");
     snprintf(sum, sizeof sum,
              "{{count:authors}} authors committed%s; %s %s: {{first:%s:author}} "
              "({{first:%s:%s}})",
-             qual, q->ascending ? "fewest" : "most", sort_words(q->sort), out, out,
-             sort_field(q->sort));
+             qual, place, sort_words(q->sort), out, out, sort_field(q->sort));
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
@@ -520,12 +676,17 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     qr_buf_puts(b, "{:fetch [{:tool :get_file_stats :as :files :params ");
-    params(b, q, all, by_commits ? n : 0);
+    params(b, q, all, by_commits ? (q->nth ? q->nth : n) : 0);
     qr_buf_puts(b, "}]\n");
     const char *out = "files";
-    if (!by_commits)
-        out = rank_steps(b, q, "files", q->sort, n, false);
-    if (ranked)
+    if (!by_commits || q->nth)
+        out = rank_steps(b, q, "files", by_commits ? RT_SORT_NONE : q->sort, n, false);
+    if (q->nth)
+        snprintf(sum, sizeof sum,
+                 "Number %d of the most changed files by %s%s: {{first:%s:path}} "
+                 "({{first:%s:%s}})",
+                 q->nth, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+    else if (ranked)
         snprintf(sum, sizeof sum,
                  "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
                  "({{first:%s:%s}})",
@@ -644,10 +805,20 @@ static void emit_largest(const rt_question *q, qr_buf *b, qr_buf *e)
                      ":compute {:lines [:+ :additions :deletions]}}\n"
                      "             {:op :sort :on :sized :as :ranked :by :%s :order :desc}",
                   COMMIT_FIELDS, sort_field(sort));
-    if (n > 0)
+    if (q->nth) {
+        qr_buf_printf(b, "\n             {:op :drop :on :ranked :as :after :n %d}"
+                         "\n             {:op :take :on :after :as :top :n 1}", q->nth - 1);
+        n = 1, out = "top";
+    } else if (n > 0) {
         qr_buf_printf(b, "\n             {:op :take :on :ranked :as :top :n %d}", n);
+    }
     qr_buf_puts(b, "]\n");
-    if (n == 1) /* "The 1 largest of N commits" read wrong */
+    if (q->nth)
+        snprintf(sum, sizeof sum,
+                 "Number %d of {{count:commits}} commits by %s%s: {{first:%s:short_hash}} "
+                 "({{first:%s:%s}} %s)",
+                 q->nth, sort_words(sort), qual, out, out, sort_field(sort), sort_words(sort));
+    else if (n == 1) /* "The 1 largest of N commits" read wrong */
         snprintf(sum, sizeof sum,
                  "The largest of {{count:commits}} commits by %s%s: {{first:%s:short_hash}} "
                  "({{first:%s:%s}} %s)",
@@ -693,14 +864,38 @@ static void emit_top_author_commits(const rt_question *q, qr_buf *b, qr_buf *e)
 /* The files one commit changed: "files 60213d4", "which files did commit X change". */
 static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
 {
-    qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
-    edn_str(b, q->commit);
+    if (q->root)
+        /* the initial commit: the last of HEAD's history, newest first */
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
+                       "         {:tool :get_commits :as :commit :params {:ref "
+                       "\"{{last:all:hash}}\"");
+    else if (q->subject[0]) {
+        /* by its subject, or the start of it, as quoted; two commits that match are both
+       shown, and the summary says how many matched */
+        char re[RT_STR * 2 + 8], quoted[RT_STR * 2];
+        regex_quote(quoted, sizeof quoted, q->subject);
+        snprintf(re, sizeof re, "^%s", quoted); /* the message opens with the subject */
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :named :params {:grep ");
+        edn_str(b, re);
+        qr_buf_puts(b, " :with_paths true}}]\n"
+                       " :transform [{:op :map :on :named :as :rows :select [:short_hash :date "
+                       ":author :subject :files :paths]}]\n"
+                       " :return {:findings :rows :count \"{{first:rows:files}}\" :summary "
+                       "\"{{first:rows:files}} files changed in {{first:rows:short_hash}} "
+                       "({{first:rows:subject}}); commits with that subject: {{count:rows}}\"}}");
+        qr_buf_printf(e, "files of the commit whose subject is \"%s\"", q->subject);
+        return;
+    } else {
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
+        edn_str(b, q->commit);
+    }
     qr_buf_puts(b, " :limit 1 :with_paths true}}]\n"
                    " :transform [{:op :map :on :commit :as :rows :select [:short_hash :date "
                    ":author :subject :files :paths]}]\n"
-                   " :return {:findings :rows :summary \"{{first:rows:files}} files changed in "
-                   "{{first:rows:short_hash}} ({{first:rows:subject}})\"}}");
-    qr_buf_printf(e, "files of commit \"%s\"", q->commit);
+                   " :return {:findings :rows :count \"{{first:rows:files}}\" :summary "
+                   "\"{{first:rows:files}} files changed in {{first:rows:short_hash}} "
+                   "({{first:rows:subject}})\"}}");
+    qr_buf_printf(e, "files of commit \"%s\"", q->root ? "the initial commit" : q->commit);
 }
 
 /* Who created a file, and when: the oldest commit of its history (renames followed). */
@@ -755,11 +950,23 @@ static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     commits_fetch(b, q, all, 0);
     qr_buf_puts(b, " :transform [");
     bots_step(b, q, "commits");
-    qr_buf_printf(b, "{:op :sort :on :commits :as :oldest :by [[:timestamp :asc]]}\n"
-                     "             {:op :take :on :oldest :as :first :n %d}\n"
-                     "             {:op :map :on :first :as :rows :select %s}]\n",
-                  n, COMMIT_FIELDS);
-    if (n == 1)
+    qr_buf_puts(b, "{:op :sort :on :commits :as :oldest :by [[:timestamp :asc]]}\n");
+    if (q->nth) {
+        /* "the fifth commit": the one after the first four */
+        qr_buf_printf(b, "             {:op :drop :on :oldest :as :after :n %d}\n"
+                         "             {:op :take :on :after :as :first :n 1}\n",
+                      q->nth - 1);
+        n = 1;
+    } else {
+        qr_buf_printf(b, "             {:op :take :on :oldest :as :first :n %d}\n", n);
+    }
+    qr_buf_printf(b, "             {:op :map :on :first :as :rows :select %s}]\n", COMMIT_FIELDS);
+    if (q->nth)
+        snprintf(sum, sizeof sum,
+                 "Commit number %d%s, oldest first: {{first:rows:short_hash}} on "
+                 "{{first:rows:date}} by {{first:rows:author}} ({{first:rows:subject}})",
+                 q->nth, qual);
+    else if (n == 1)
         snprintf(sum, sizeof sum,
                  "The first commit%s: {{first:rows:short_hash}} on {{first:rows:date}} by "
                  "{{first:rows:author}} ({{first:rows:subject}})",
@@ -772,18 +979,127 @@ static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "the oldest commits", q, all, n);
 }
 
+/* Commits grouped by a unit of time: "the busiest month of 2025" (ranked: most commits
+ * first, the earlier on a tie), "commits per weekday" (listed in time order). */
+static void emit_periods(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    static const struct {
+        const char *field, *fn, *order, *words;
+    } U[] = {
+        [RT_PERIOD_YEAR] = {"year", "[:year :date]", "[:year :date]", "year"},
+        [RT_PERIOD_QUARTER] = {"quarter", "[:quarter :date]", "[:quarter :date]", "quarter"},
+        [RT_PERIOD_MONTH] = {"month", "[:month :date]", "[:month :date]", "month"},
+        [RT_PERIOD_WEEK] = {"week", "[:week :date]", "[:week :date]", "week"},
+        [RT_PERIOD_DAY] = {"day", "[:day :date]", "[:day :date]", "day"},
+        [RT_PERIOD_WEEKDAY] = {"weekday", "[:weekday :date]", "[:weekday-num :date]",
+                               "day of the week"},
+        [RT_PERIOD_HOUR] = {"hour", "[:hour :date]", "[:hour :date]", "hour of the day"},
+    };
+    const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
+    bool ranked = (q->words & (RW_MOST | RW_ACTIVE | RW_RANKED)) || q->nth || q->ascending;
+    int n = q->n ? q->n : ranked && q->period_one ? 1 : rank_limit(q, ranked);
+    const char *f = U[q->period].field;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, all);
+    qr_buf_printf(b, "{:fetch [{:tool :get_commits :as :%s :params ", fetch_as(q, "commits"));
+    params(b, q, all, 0);
+    qr_buf_puts(b, "}]\n :transform [");
+    bots_step(b, q, "commits");
+    qr_buf_printf(b, "{:op :map :on :commits :as :dated :select [] :compute {:%s %s :order %s}}\n"
+                     "             {:op :group :on :dated :as :by_unit :by :%s}\n"
+                     "             {:op :aggregate :on :by_unit :as :counted :compute "
+                     "{:commits [:count] :order [:min :order]}}\n",
+                  f, U[q->period].fn, U[q->period].order, f);
+    if (ranked)
+        qr_buf_printf(b, "             {:op :sort :on :counted :as :ranked :by [[:commits :%s] "
+                         "[:order :asc]]}",
+                      q->ascending ? "asc" : "desc");
+    else
+        qr_buf_puts(b, "             {:op :sort :on :counted :as :ranked :by :order}");
+    const char *on = "ranked";
+    if (q->nth) {
+        qr_buf_printf(b, "\n             {:op :drop :on :ranked :as :after :n %d}"
+                         "\n             {:op :take :on :after :as :top :n 1}", q->nth - 1);
+        on = "top";
+    } else if (n > 0) {
+        qr_buf_printf(b, "\n             {:op :take :on :ranked :as :top :n %d}", n);
+        on = "top";
+    }
+    qr_buf_printf(b, "\n             {:op :map :on :%s :as :rows :select [:%s :commits]}]\n",
+                  on, f);
+    if (ranked)
+        snprintf(sum, sizeof sum,
+                 "{{count:commits}} commits%s in {{count:counted}} %ss; %s: {{first:rows:%s}} "
+                 "({{first:rows:commits}} commits)",
+                 qual, f, q->ascending ? "fewest" : "most", f);
+    else
+        snprintf(sum, sizeof sum, "{{count:commits}} commits%s by %s", qual, U[q->period].words);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    qr_buf_printf(e, "commits grouped by %s", U[q->period].words);
+    explain_line(e, "", q, all, q->nth ? 0 : n);
+}
+
+/* The authors of the history (or of a path) who made no commit in the window: every
+ * author, joined with the window's authors by email, those without a match kept. */
+static void emit_inactive(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned scope = P_PATH | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6];
+    qualifiers(qual, sizeof qual, q, P_WINDOW);
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :everyone :params ");
+    params(b, q, scope, 0);
+    qr_buf_puts(b, "}\n         {:tool :get_author_stats :as :recent :params ");
+    params(b, q, scope | P_WINDOW, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :map :on :recent :as :marks :select [:email] :compute "
+                   "{:active true}}\n"
+                   "             {:op :join :left :everyone :right :marks :on :email :as :marked}\n"
+                   "             {:op :filter :on :marked :as :inactive :where [:not [:exists "
+                   ":active]]}\n"
+                   "             {:op :sort :on :inactive :as :rows :by [[:last :desc]]}]\n");
+    snprintf(sum, sizeof sum, "{{count:rows}} of {{count:everyone}} authors made no commit%s",
+             qual);
+    qr_buf_puts(b, " :return {:findings :rows :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "authors with no commit in the window", q, scope | P_WINDOW, 0);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
 #define COMMIT_WORDS (W(RECENT) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(HISTORY) | W(COMMITS))
 
 static const rule RULES[] = {
+    {"inactive-authors",
+     "the authors with no commit in a window (who has not committed since a date)",
+     {"who hasn't committed anything since 2025", "which authors have not contributed this year",
+      "who stopped committing since june", NULL},
+     {W(WHO) | W(COMMITTED), W(AUTHORS) | W(COMMITTED), REQ_END},
+     W(WHO) | W(AUTHORS) | W(COMMITTED) | W(HISTORY) | W(COMMITS) | W(MADE),
+     S_INACTIVE | S_WINDOW | S_DIR | S_MERGES,
+     S_INACTIVE | S_WINDOW,
+     0,
+     emit_inactive},
+    {"commits-by-period",
+     "commits counted by year, quarter, month, week, day, weekday or hour; ranked or in order",
+     {"the busiest month of 2025", "which day of the week has the most commits",
+      "commits per month this year", "second busiest weekday"},
+     {0, W(COMMITS), W(MOST), W(ACTIVE), REQ_END},
+     W(COMMITS) | W(MOST) | W(ACTIVE) | W(COUNT) | W(MADE) | W(COMMITTED) | W(RANKED) |
+         W(PER) | W(BY) | W(CHANGE),
+     S_PERIOD | S_WINDOW | S_AUTHOR | S_PATH | S_PATH2 | S_GREP | S_MERGES | S_BOTS | S_N |
+         S_NTH | S_WDAYS | S_REF,
+     S_PERIOD,
+     0,
+     emit_periods},
     {"commit-files",
      "the files one commit changed",
      {"files 60213d4", "which files did commit 28985ce change",
       "show me the files in the latest commit", NULL},
      {W(FILES), REQ_END},
-     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES),
+     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES) | W(COUNT),
      S_COMMIT,
      S_COMMIT,
      0,
@@ -815,7 +1131,7 @@ static const rule RULES[] = {
       "the first 5 commits in src/", "alice's earliest commit"},
      {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), REQ_END},
      W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST),
-     S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS,
+     S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS | S_WDAYS | S_NTH,
      0,
      0,
      emit_first_commits},
@@ -825,7 +1141,7 @@ static const rule RULES[] = {
       "how many people committed to src/ last month", NULL},
      {W(COUNT) | W(AUTHORS), W(COUNT) | W(WHO) | W(COMMITTED), REQ_END},
      W(ACTIVE) | W(COMMITTED) | W(MADE) | W(CHANGE),
-     S_WINDOW | S_PATH | S_MERGES | S_BOTS,
+     S_WINDOW | S_PATH | S_MERGES | S_BOTS | S_REF,
      0,
      0,
      emit_count_authors},
@@ -833,9 +1149,10 @@ static const rule RULES[] = {
      "how many commits match a window, author, path, message term or merges",
      {"how many commits last week", "number of commits by alice",
       "how many commits did carol make", "how many merge commits this year"},
-     {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), W(COUNT) | W(CHANGE), REQ_END},
+     {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), W(COUNT) | W(CHANGE), W(COUNT), REQ_END},
      W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2 | S_REF,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2 | S_REF |
+         S_WDAYS | S_PATH2,
      0,
      0,
      emit_count},
@@ -846,7 +1163,7 @@ static const rule RULES[] = {
      {W(WHEN) | W(RECENT) | W(CHANGE), W(WHEN) | W(CHANGE), W(RECENT) | W(CHANGE),
       W(WHEN) | W(RECENT) | W(COMMITTED), W(WHO) | W(RECENT) | W(CHANGE),
       W(RECENT) | W(AUTHORS) | W(CHANGE), W(WHO) | W(RECENT), W(RECENT) | W(AUTHORS), REQ_END},
-     W(FILES) | W(COMMITS) | W(WHO),
+     W(FILES) | W(COMMITS) | W(WHO) | W(MADE),
      S_FILE | S_AUTHOR | S_WINDOW,
      S_FILE,
      0,
@@ -859,7 +1176,7 @@ static const rule RULES[] = {
       W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
          W(FILES) | W(OWNS) | W(AUTHORS) | W(WHO),
-     S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS,
+     S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS | S_REF,
      S_PATH,
      0,
      emit_file_authors},
@@ -881,7 +1198,8 @@ static const rule RULES[] = {
       W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
          W(WHO) | W(AUTHORS) | W(MOSTBY),
-     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS,
+     S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS | S_NTH | S_REF | S_WDAYS | S_GREP |
+         S_PATH2,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES) |
          SB(RT_SORT_FILES),
@@ -894,7 +1212,7 @@ static const rule RULES[] = {
       W(FILES) | W(MOSTBY), W(FILES), REQ_END},
      /* not COMMITS: "which commit changed the most files" asks about commits */
      W(CHANGE) | W(OFTEN) | W(ACTIVE) | W(RANKED) | W(BY) | W(HOTSPOTS) | W(FILES) | W(MOST),
-     S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES,
+     S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES | S_NTH,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
      emit_file_churn},
@@ -905,8 +1223,9 @@ static const rule RULES[] = {
      {W(LARGEST) | W(COMMITS), W(LARGEST) | W(CHANGE), W(COMMITS) | W(MOSTBY), REQ_END},
      /* not RECENT: "largest recent commits" names no window, and a guessed one would
         answer a question nobody asked */
-     W(MOST) | W(MADE) | W(COMMITS) | W(CHANGE) | W(RANKED) | W(MOSTBY),
-     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_SORT | S_BOTS,
+     W(MOST) | W(MADE) | W(COMMITS) | W(CHANGE) | W(RANKED) | W(MOSTBY) | W(WHO) | W(AUTHORS),
+     S_WINDOW | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_SORT | S_BOTS | S_NTH | S_WDAYS |
+         S_PATH2,
      0,
      SB(RT_SORT_LINES) | SB(RT_SORT_FILES) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS),
      emit_largest},
@@ -916,7 +1235,8 @@ static const rule RULES[] = {
       "merge commits by alice"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS | S_REF,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES_ONLY | S_N | S_BOTS | S_REF |
+         S_WDAYS | S_PATH2,
      S_MERGES_ONLY,
      0,
      emit_commits},
@@ -926,7 +1246,8 @@ static const rule RULES[] = {
       "commits whose message contains typo", "commits about parser since last month"},
      {W(COMMITS), 0, REQ_END},
      COMMIT_WORDS | W(MESSAGE) | W(WHOSE),
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS | S_REF,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_GREP | S_MERGES | S_N | S_BOTS | S_REF |
+         S_WDAYS | S_PATH2,
      S_GREP,
      0,
      emit_commits},
@@ -936,7 +1257,8 @@ static const rule RULES[] = {
       "last 5 commits by bob@example.com"},
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS | S_REF,
+     S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS | S_REF |
+         S_WDAYS | S_PATH2 | S_NTH,
      S_AUTHOR,
      0,
      emit_commits},
@@ -946,7 +1268,8 @@ static const rule RULES[] = {
       "what changed since 2024-03-01"},
      {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), W(MADE), REQ_END},
      COMMIT_WORDS,
-     S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS | S_REF,
+     S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS | S_REF |
+         S_WDAYS | S_PATH2 | S_NTH,
      0,
      0,
      emit_commits},
@@ -966,9 +1289,16 @@ static bool rule_accepts(const rule *r, const rt_question *q)
         return false;
     if (q->words & RW_UNKNOWN)
         return false;
-    if ((s & S_AUTHOR2) && (s & (S_BOTS | S_UNTOUCHED)))
+    if ((s & S_AUTHOR2) && (s & (S_BOTS | S_UNTOUCHED | S_WDAYS | S_PATH2 | S_NTH)))
         return false;
-    if (q->ascending && r->emit != emit_top_authors)
+    /* one of the newest commits: only with "recent" said, never with a count */
+    if (r->emit == emit_commits && q->nth && (!(q->words & RW_RECENT) || q->n))
+        return false;
+    if (q->ascending && r->emit != emit_top_authors && r->emit != emit_periods)
+        return false;
+    /* authors counted from commits are ranked by commits only */
+    if (r->emit == emit_top_authors && (q->wdays || q->hours || q->grep[0] || q->path2[0]) &&
+        q->sort != RT_SORT_NONE && q->sort != RT_SORT_COMMITS)
         return false;
     for (size_t i = 0; i < MAX_REQ && r->required[i] != REQ_END; i++) {
         uint32_t req = r->required[i];
@@ -1005,7 +1335,11 @@ bool rt_rules_match(const rt_question *in, qr_route *out)
     const rt_question *q = &qq;
     const rule *only = NULL;
     if (qq.top_author) {
-        if (qq.words & RW_WHO) {
+        if (qq.nth && !qq.n) {
+            /* "the third most active author": that row of the ranking */
+            qq.top_author = false;
+            qq.words |= RW_MOST | RW_AUTHORS;
+        } else if (qq.words & RW_WHO) {
             /* "who is the top contributor": the ranking's first */
             qq.top_author = false;
             if (qq.n)

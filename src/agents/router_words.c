@@ -14,7 +14,7 @@ const char *const RT_STOP[] = {
     "any", "of", "in", "on", "for", "to", "with", "that", "i", "we", "you", "can", "could",
     "would", "will", "want", "like", "see", "there", "have", "has", "had", "do", "does", "did",
     "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
-    "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its",
+    "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its", "very",
     "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", NULL};
 
 typedef struct canon {
@@ -66,6 +66,9 @@ static const canon CANON[] = {
     {"anyone", RW_WHO},           {"anybody", RW_WHO},           {"someone", RW_WHO},
     {"somebody", RW_WHO},         {"deleted", RW_DELETED},       {"removed", RW_DELETED},
     {"delete", RW_DELETED},       {"remove", RW_DELETED},
+    {"busiest", RW_MOST},         {"authored", RW_COMMITTED},    {"land", RW_MADE},
+    {"landed", RW_MADE},          {"landing", RW_MADE},          {"touch", RW_CHANGE},
+    {"touches", RW_CHANGE},       {"counts", RW_COUNT},          {"hottest", RW_HOTSPOTS},
     {NULL, 0}};
 
 /* Build and packaging files people name without an extension. */

@@ -364,6 +364,7 @@ int cli_cmd_ask(const cli_args *args)
     o.repo_span = qr_host_repo_span;
     o.repo_span_ud = &host;
     o.author = qr_host_author;
+    o.release = qr_host_release_tag;
     o.author_ud = &host;
     o.req = cli_req();
     o.trace = tf;

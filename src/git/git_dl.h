@@ -45,6 +45,7 @@
     X(git_config_next) \
     X(git_diff_tree_to_tree) \
     X(git_error_last) \
+    X(git_graph_descendant_of) \
     X(git_index_entrycount) \
     X(git_index_free) \
     X(git_index_get_byindex) \
@@ -91,6 +92,8 @@
     X(git_status_list_free) \
     X(git_status_list_new) \
     X(git_status_options_init) \
+    X(git_strarray_dispose) \
+    X(git_tag_list) \
     X(git_tree_entry_byindex) \
     X(git_tree_entry_filemode) \
     X(git_tree_entry_id) \
@@ -155,6 +158,9 @@ static inline const qr_git_api *qr__git_api(void)
 #define git_libgit2_opts (qr__git_api()->git_libgit2_opts)
 #define git_libgit2_shutdown (qr__git_api()->git_libgit2_shutdown)
 #define git_merge_bases (qr__git_api()->git_merge_bases)
+#define git_graph_descendant_of (qr__git_api()->git_graph_descendant_of)
+#define git_strarray_dispose (qr__git_api()->git_strarray_dispose)
+#define git_tag_list (qr__git_api()->git_tag_list)
 #define git_object_free (qr__git_api()->git_object_free)
 #define git_object_id (qr__git_api()->git_object_id)
 #define git_object_peel (qr__git_api()->git_object_peel)

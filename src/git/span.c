@@ -19,6 +19,7 @@
  */
 #include "git_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +74,33 @@ typedef struct people {
     size_t mask;
 } people;
 
-static int people_add(people *P, const char *name, const char *email)
+/* Adds s to x's aliases unless it is x's name, email or one of its aliases already. */
+static int alias_add(qr_git_person *x, const char *s)
+{
+    if (!*s || strchr(s, '\n') || !strcmp(s, x->name) || !strcmp(s, x->email))
+        return QR_OK;
+    size_t sl = strlen(s), al = strlen(x->aliases);
+    for (const char *a = x->aliases; *a;) {
+        const char *e = strchr(a, '\n');
+        size_t l = e ? (size_t)(e - a) : strlen(a);
+        if (l == sl && !memcmp(a, s, l))
+            return QR_OK;
+        a += l + (e != NULL);
+    }
+    if (al > 4096) /* a person with hundreds of names: enough are kept */
+        return QR_OK;
+    char *v = realloc(x->aliases, al + sl + 2);
+    if (!v)
+        return QR_ENOMEM;
+    if (al)
+        v[al++] = '\n';
+    memcpy(v + al, s, sl + 1);
+    x->aliases = v;
+    return QR_OK;
+}
+
+static int people_add(people *P, const char *name, const char *email, const char *raw_name,
+                      const char *raw_email)
 {
     size_t el = strlen(email);
     uint64_t h = qr_hash_bytes(email, el);
@@ -82,7 +109,12 @@ static int people_add(people *P, const char *name, const char *email)
         qr_git_person *x = &P->v[P->slot[j] - 1];
         if (!strcmp(x->email, email)) {
             x->commits++;
-            return QR_OK;
+            int rc = alias_add(x, name);
+            if (rc == QR_OK)
+                rc = alias_add(x, raw_name);
+            if (rc == QR_OK)
+                rc = alias_add(x, raw_email);
+            return rc;
         }
     }
     if (P->n == P->cap) {
@@ -113,14 +145,17 @@ static int people_add(people *P, const char *name, const char *email)
     qr_git_person *x = &P->v[P->n];
     x->name = strdup(name);
     x->email = strdup(email);
+    x->aliases = strdup("");
     x->commits = 1;
-    if (!x->name || !x->email) {
+    if (!x->name || !x->email || !x->aliases) {
         free(x->name);
         free(x->email);
+        free(x->aliases);
         return QR_ENOMEM;
     }
     P->slot[j] = (uint32_t)++P->n;
-    return QR_OK;
+    int rc = alias_add(x, raw_name);
+    return rc == QR_OK ? alias_add(x, raw_email) : rc;
 }
 
 int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err)
@@ -154,9 +189,10 @@ int qr_git_people(qr_git *g, qr_git_person **out, size_t *n, qr_buf *err)
             break;
         const git_signature *a = git_commit_author(c);
         const char *name = a && a->name ? a->name : "", *email = a && a->email ? a->email : "";
+        const char *raw_name = name, *raw_email = email;
         if (g->mailmap)
             qr__mailmap_map(g->mailmap, &name, &email);
-        rc = people_add(&P, name, email);
+        rc = people_add(&P, name, email, raw_name, raw_email);
         git_commit_free(c);
         if (rc != QR_OK)
             goto done;
@@ -178,6 +214,106 @@ void qr_git_people_free(qr_git_person *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(v[i].name);
         free(v[i].email);
+        free(v[i].aliases);
     }
     free(v);
+}
+
+/* ---- releases by their version number ---- */
+
+/* A tag's version: up to four numbers after an optional "v", nothing else; false when the
+ * name is not one. */
+static bool tag_version(const char *name, long v[4])
+{
+    const char *c = name;
+    if (*c == 'v' || *c == 'V')
+        c++;
+    for (int k = 0; k < 4; k++)
+        v[k] = 0;
+    for (int k = 0; k < 4; k++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        char *end;
+        v[k] = strtol(c, &end, 10);
+        c = end;
+        if (!*c)
+            return true;
+        if (*c != '.')
+            return false;
+        c++;
+    }
+    return false;
+}
+
+static int version_cmp(const long a[4], const long b[4])
+{
+    for (int k = 0; k < 4; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static bool tag_commit(qr_git *g, const char *name, git_oid *out)
+{
+    char ref[300];
+    snprintf(ref, sizeof ref, "refs/tags/%s", name);
+    git_object *o = NULL;
+    if (git_revparse_single(&o, g->repo, ref) < 0)
+        return false;
+    git_object *c = NULL;
+    int rc = git_object_peel(&c, o, GIT_OBJECT_COMMIT);
+    git_object_free(o);
+    if (rc < 0)
+        return false;
+    git_oid_cpy(out, git_object_id(c));
+    git_object_free(c);
+    return true;
+}
+
+bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, char *prev,
+                    size_t prev_cap, bool *ambiguous)
+{
+    *ambiguous = false;
+    tag[0] = prev[0] = '\0';
+    long want[4];
+    if (!tag_version(version, want))
+        return false;
+    git_strarray names = {0};
+    if (git_tag_list(&names, g->repo) < 0)
+        return false;
+    /* the said number matches a tag's number when equal, or equal but for zeros added */
+    size_t hit = names.count, hits = 0;
+    for (size_t i = 0; i < names.count; i++) {
+        long v[4];
+        if (tag_version(names.strings[i], v) && version_cmp(v, want) == 0) {
+            if (hit == names.count || strcmp(names.strings[i], names.strings[hit]))
+                hits++;
+            hit = i;
+        }
+    }
+    bool ok = hits == 1;
+    *ambiguous = hits > 1;
+    git_oid at;
+    if (ok && strlen(names.strings[hit]) < tag_cap && tag_commit(g, names.strings[hit], &at)) {
+        snprintf(tag, tag_cap, "%s", names.strings[hit]);
+        long hv[4], best[4] = {-1, -1, -1, -1};
+        tag_version(names.strings[hit], hv);
+        for (size_t i = 0; i < names.count; i++) {
+            long v[4];
+            git_oid o;
+            if (i == hit || !tag_version(names.strings[i], v) || version_cmp(v, hv) >= 0 ||
+                version_cmp(v, best) <= 0 || !tag_commit(g, names.strings[i], &o))
+                continue;
+            /* only a release this one grew from: a tag on a maintenance branch is not */
+            if (git_oid_equal(&o, &at) || git_graph_descendant_of(g->repo, &at, &o) == 1) {
+                memcpy(best, v, sizeof best);
+                if (strlen(names.strings[i]) < prev_cap)
+                    snprintf(prev, prev_cap, "%s", names.strings[i]);
+            }
+        }
+    } else {
+        ok = false;
+    }
+    git_strarray_dispose(&names);
+    return ok;
 }

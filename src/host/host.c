@@ -17,6 +17,7 @@
  * is tiny).
  */
 #include "quarry/host.h"
+#include "quarry/words.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -145,8 +146,37 @@ static void fold_name(const char *s, char *out, size_t cap)
 
 static bool person_matches_folded(const qr_git_person *p, const char *w, size_t wn, bool *exact);
 
-/* Matches as written first; a word or person with accents also matches without them. */
+static bool person_matches_one(const qr_git_person *p, const char *w, size_t wn, bool *exact);
+
+/* The person by their name and email, or by any other name or email their commits were
+ * written with ("salvatore" finds antirez@... when one address used both names; "rmenon"
+ * finds Rahul Menon, whom .mailmap names). */
 static bool person_matches(const qr_git_person *p, const char *w, size_t wn, bool *exact)
+{
+    if (person_matches_one(p, w, wn, exact))
+        return true;
+    for (const char *a = p->aliases ? p->aliases : ""; *a;) {
+        const char *e = strchr(a, '\n');
+        size_t l = e ? (size_t)(e - a) : strlen(a);
+        char one[256];
+        if (l < sizeof one) {
+            memcpy(one, a, l);
+            one[l] = '\0';
+            qr_git_person f = *p;
+            if (strchr(one, '@'))
+                f.email = one;
+            else
+                f.name = one;
+            if (person_matches_one(&f, w, wn, exact))
+                return true;
+        }
+        a += l + (e != NULL);
+    }
+    return false;
+}
+
+/* Matches as written first; a word or person with accents also matches without them. */
+static bool person_matches_one(const qr_git_person *p, const char *w, size_t wn, bool *exact)
 {
     if (person_matches_folded(p, w, wn, exact))
         return true;
@@ -185,6 +215,42 @@ static bool person_matches_folded(const qr_git_person *p, const char *w, size_t 
            part_of(w, wn, p->email, local, "._-+[]", false);
 }
 
+/* Whether word w (wn bytes) is a typo of a part of s (split at spaces): the one typo
+ * measure (src/words), for words of five letters or more only. */
+static bool typo_of_part(const char *w, size_t wn, const char *s, bool first_only, bool last_only)
+{
+    if (wn < 5)
+        return false;
+    const char *last = strrchr(s, ' ');
+    for (const char *c = s; *c;) {
+        size_t l = strcspn(c, " ");
+        bool is_first = c == s, is_last = last ? c == last + 1 : true;
+        if (l >= 4 && (!first_only || is_first) && (!last_only || is_last) &&
+            qr_words_typo(w, wn, c, l))
+            return true;
+        c += l + (c[l] == ' ');
+    }
+    return false;
+}
+
+/* A name said with a typo ("kenij", "tomas nowak"): one word near a part of the person's
+ * name, or two near their first and last name (each exact or a typo). */
+static bool person_typo(const qr_git_person *p, const char *w)
+{
+    const char *sp = strchr(w, ' ');
+    if (!sp)
+        return typo_of_part(w, strlen(w), p->name, false, false);
+    if (strchr(sp + 1, ' ') || !strchr(p->name, ' '))
+        return false;
+    size_t fl = (size_t)(sp - w), ll = strlen(sp + 1);
+    size_t pf = strcspn(p->name, " ");
+    const char *pl = strrchr(p->name, ' ') + 1;
+    bool first = (fl == pf && !strncasecmp(w, p->name, fl)) ||
+                 typo_of_part(w, fl, p->name, true, false);
+    bool lastn = !strcasecmp(sp + 1, pl) || typo_of_part(sp + 1, ll, p->name, false, true);
+    return first && lastn;
+}
+
 bool qr_host_author(void *host, const char *name, char *out, size_t cap)
 {
     qr_host *h = host;
@@ -198,6 +264,10 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
                 h->people = NULL, h->npeople = 0;
         qr_buf_release(&err);
     }
+    /* "~kenij": the router marks a name it read after "by", "did" or as a possessive,
+       which may then be a typo of one person's name */
+    bool typo_ok = name[0] == '~';
+    name += typo_ok;
     size_t wn = strlen(name);
     if (wn < 2)
         return false;
@@ -219,13 +289,61 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
     }
     if (exacts == 1)
         hit = exact_hit, hits = 1;
-    if (!hits)
+    if (!hits && !typo_ok)
         return false;
+    if (!hits) {
+        /* nobody by that name: a typo of exactly one person's name is that person */
+        const qr_git_person *near = NULL;
+        size_t nears = 0;
+        for (size_t i = 0; i < h->npeople; i++)
+            if (person_typo(&h->people[i], name) &&
+                (!near || strcasecmp(near->email, h->people[i].email)))
+                near = &h->people[i], nears++;
+        if (nears != 1)
+            return false;
+        snprintf(out, cap, "%s", near->email);
+        return true;
+    }
     if (hits == 1)
         snprintf(out, cap, "%s", hit->email);
     else if (one_name)
         snprintf(out, cap, "%s", hit->name);
-    else
+    else {
+        /* several people: who they are, for the question's decline to name them */
+        size_t o = 0;
+        out[0] = '\0';
+        for (size_t i = 0; i < h->npeople && o + 1 < cap; i++) {
+            bool exact;
+            if (!person_matches(&h->people[i], name, wn, &exact))
+                continue;
+            int k = snprintf(out + o, cap - o, "%s%s <%s>", o ? ", " : "", h->people[i].name,
+                             h->people[i].email);
+            if (k < 0 || (size_t)k >= cap - o) {
+                out[o] = '\0';
+                break;
+            }
+            o += (size_t)k;
+        }
         return false;
+    }
+    return true;
+}
+
+bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap)
+{
+    qr_host *h = host;
+    qr_buf err;
+    qr_buf_init(&err);
+    if (!h->git.git &&
+        qr_git_open(h->git.repo_dir ? h->git.repo_dir : ".", &h->git.git, &err) != QR_OK) {
+        qr_buf_release(&err);
+        return false;
+    }
+    qr_buf_release(&err);
+    char tag[128], prev[128];
+    bool ambiguous;
+    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, &ambiguous))
+        return false;
+    snprintf(out, cap, "%s%s%s", tag, prev[0] ? " " : "", prev);
     return true;
 }

@@ -31,6 +31,42 @@ static const char *const LEAD[] = {
     "btw", "please", "pls", "plz", "can you", "could you", "would you", "i need", "i want",
     "i'd like", "i would like", "thanks", "thx", "ty", "but", NULL};
 
+static size_t phrase_at(const char *s, size_t n, const char *ph);
+
+/* An apology or a hedge that opens a clause before the question: "sorry if this is a dumb
+ * question but ...", "this might be obvious, but ...", "not sure if this is the right
+ * place but ...". The clause runs to its "but" (or a ':' / ';' / ','), within a dozen
+ * words, and is dropped with it. */
+static const char *const HEDGE[] = {
+    "sorry if", "sorry for", "apologies if", "apologies for", "forgive me if", "forgive me",
+    "pardon me", "this may be", "this might be", "this is probably", "might be a",
+    "may be a", "probably a", "maybe a", "maybe this is", "not sure if", "not sure whether",
+    "i'm not sure if", "im not sure if", "i know this is", "i hope this is", "dumb question",
+    "stupid question", "silly question", "noob question", "newbie question",
+    "random question", "basic question", "quick one", "odd question", "if this is a",
+    "if this is the", "if this is an", NULL};
+
+/* The end of a hedge clause starting at i: the index after its "but" or its ':' ';' ',';
+ * 0 when the clause does not end within 14 words. */
+static size_t hedge_end(const char *s, size_t n, size_t i)
+{
+    size_t words = 0;
+    while (i < n && words < 14) {
+        if (s[i] == ':' || s[i] == ';' || s[i] == ',' || s[i] == '-')
+            return i + 1;
+        if (s[i] == '"' || s[i] == '`' || s[i] == '/' || s[i] == '?')
+            return 0;
+        if (s[i] == ' ') {
+            words++;
+            size_t m = phrase_at(s + i + 1, n - i - 1, "but");
+            if (m)
+                return i + 1 + m;
+        }
+        i++;
+    }
+    return 0;
+}
+
 /* Politeness said after it. */
 static const char *const TRAIL[] = {"thanks in advance", "thank you", "thanks", "thx", "ty",
                                     "please", "pls", "plz", "asap", "cheers", NULL};
@@ -131,6 +167,33 @@ size_t qr_words_normalize(const char *s, size_t len, char *out, size_t cap)
             again = true;
             break;
         }
+    }
+    /* 2b. a hedge clause ("sorry if this is a dumb question but"), then chatter again */
+    for (size_t k = 0; HEDGE[k]; k++) {
+        /* at the line's start ("sorry if ...": "sorry" alone is chatter too) or after
+           the chatter */
+        size_t at = phrase_at(out, o, HEDGE[k]) ? 0 : start;
+        size_t m = phrase_at(out + at, o - at, HEDGE[k]);
+        if (!m)
+            continue;
+        size_t e = hedge_end(out, o, at + m);
+        size_t next = e ? skip_punct(out, o, e) : 0;
+        if (next && next < o) {
+            start = next;
+            for (bool again = true; again;) {
+                again = false;
+                for (size_t l = 0; LEAD[l]; l++) {
+                    size_t ml = phrase_at(out + start, o - start, LEAD[l]);
+                    size_t nx = ml ? skip_punct(out, o, start + ml) : 0;
+                    if (ml && nx < o) {
+                        start = nx;
+                        again = true;
+                        break;
+                    }
+                }
+            }
+        }
+        break;
     }
     /* 3. politeness at the end, before a final ? . or ! */
     size_t end = o;

@@ -43,6 +43,9 @@ lm_end = day.replace(day=1) - datetime.timedelta(days=1)
 print("LASTM1=\"%s\"" % f(lm_end.replace(day=1)))
 print("LASTM_END=\"%s\"" % lm_end.strftime("%Y-%m-%d 23:59:59"))
 print("JAN1=\"%s\"" % f(day.replace(month=1, day=1)))
+# "last year" is the calendar year before this one, as "last month" is
+print("LASTY1=\"%s\"" % f(day.replace(year=day.year - 1, month=1, day=1)))
+print("LASTY_END=\"%d-12-31 23:59:59\"" % (day.year - 1))
 print("D50=\"%s\"" % (day - datetime.timedelta(days=50)).strftime("%Y-%m-%d"))
 print("D15=\"%s\"" % (day - datetime.timedelta(days=15)).strftime("%Y-%m-%d"))
 print("D14=\"%s\"" % (day - datetime.timedelta(days=14)).strftime("%Y-%m-%d"))
@@ -223,7 +226,7 @@ check "how many contributors this year" key count -- "$(shortlog --since="$JAN1"
 # ---- top contributors ----
 check "who contributed most this month" field author -- "$(shortlog --since="$MONTH1")"
 check "most active contributors" field author -- "$(shortlog)"
-check "top 2 authors last year" field author -- "$(shortlog --since='1 year ago' | head -2)"
+check "top 2 authors last year" field author -- "$(shortlog --since="$LASTY1" --until="$LASTY_END" | head -2)"
 check "who committed the most" field author -- "$(shortlog)"
 check "authors ranked by lines added" field author -- "$(by_lines 1)"
 check "authors by lines deleted" field author -- "$(by_lines 2 | head -10)"
@@ -249,7 +252,7 @@ check "who worked on src/" field author -- "$(shortlog -- src/)"
 # ---- largest commits ----
 check "largest commits this year" field short_hash -- "$(largest --since="$JAN1" | head -10)"
 check "biggest commits by lines changed" field short_hash -- "$(largest | head -10)"
-check "what was the largest commit last year?" field short_hash -- "$(largest --since='1 year ago' | head -1)"
+check "what was the largest commit last year?" field short_hash -- "$(largest --since="$LASTY1" --until="$LASTY_END" | head -1)"
 check "top 3 largest commits last month" field short_hash -- "$(largest --since="$LASTM1" --until="$LASTM_END" | head -3)"
 
 # ---- messages and merges ----
@@ -328,7 +331,7 @@ for q in "interesting commits from the most active contributor last week" \
   "rank authors by risk score" "why did the build break" \
   "commits by alice that touch tests and have no review" \
   "what did he do this month" "what has she done" "how many commits did they make" \
-  "commits by weekday" "commits by user" "commits by mistake" "main's commits" \
+  "commits by user" "commits by mistake" "main's commits" \
   "my commits" "largest recent commits" "commits on 11/19/2026" "what changed on 11/19" \
   "commits after today" "which commit has the most files"; do
   "$Q" ask "$q" --repo "$R" --format json >"$TMP/nm.out" 2>"$TMP/nm.err"

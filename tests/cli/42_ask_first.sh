@@ -80,7 +80,7 @@ expect_rc "the same question then answers" 0 "$Q" ask "who contributed most" --r
 # ---- an empty window says where the history runs ----
 expect_out "empty window: nothing matched, the history's span" \
   "0 authors committed since 1 year ago; nothing matched: the repository's history runs from 2024-01-01 to 2024-10-25" \
-  sh -c "'$Q' ask 'who contributed most last year' --repo '$R' --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"summary\"])'"
+  sh -c "'$Q' ask 'who contributed most in the past year' --repo '$R' --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"summary\"])'"
 expect_out "empty window: no rows" "0" \
   sh -c "'$Q' ask 'largest commits last month' --repo '$R' --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"findings\"]))'"
 expect_out "empty window: no empty template" "False" \

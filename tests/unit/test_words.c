@@ -38,6 +38,18 @@ int main(void)
     CHECK_STR(norm("I was wondering, who is the most active contributor this year?"),
               "who is the most active contributor this year?");
     CHECK_STR(norm("ok so um, list the merges from 2025 pls"), "list the merges from 2025");
+    /* a hedge clause runs to its "but" or comma, and goes with it */
+    CHECK_STR(norm("sorry if this is a dumb question but who created the Makefile?"),
+              "who created the Makefile?");
+    CHECK_STR(norm("hi, sorry if this is a dumb question but who created the Makefile?"),
+              "who created the Makefile?");
+    CHECK_STR(norm("this might be obvious, but how many commits last week"),
+              "how many commits last week");
+    CHECK_STR(norm("not sure if this is the right place but who changed src/main.c"),
+              "who changed src/main.c");
+    /* no end to the clause within a dozen words, or a quote in it: the line stays */
+    CHECK_STR(norm("sorry if \"x\" but y"), "if \"x\" but y");
+    CHECK_STR(norm("dumb question"), "dumb question");
     CHECK_STR(norm("thx in advance - how many distinct authors touched lib/ ever?"),
               "how many distinct authors touched lib/ ever?");
     CHECK_STR(norm("hey there, can you show me the history of lib/hash.c please"),

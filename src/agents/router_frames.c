@@ -1,0 +1,718 @@
+/*
+ * router_frames.c: the words of the tier-1 router that reshape what is asked rather than
+ * narrow it: asides that say nothing ("the person with email X" is X), weekdays as a
+ * filter ("on weekends", "on mondays", "on weekdays"), ordinals of a ranking ("the third
+ * most active author", "the 2nd largest commit"), commits grouped by a unit of time
+ * ("the busiest month of 2025", "which day of the week has the most commits", "commits
+ * per month") and an excluded path inside an included one ("in src/ excluding src/net").
+ *
+ * Each reader marks the tokens it took, as router.c's slot readers do; a word it does not
+ * take is left for the others and, when nobody takes it, makes the question unmatched.
+ * Rejected: reading "on monday" as a filter (it is that day, router.c), and a weekday
+ * filter on rankings of authors or files (their tools carry no dates to filter on).
+ */
+#include "router_int.h"
+#include "quarry/words.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deletes tokens [from, to) from the question. */
+static void drop(parser *p, size_t from, size_t to)
+{
+    if (to > p->n || from >= to)
+        return;
+    memmove(&p->t[from], &p->t[to], (p->n - to) * sizeof p->t[0]);
+    p->n -= to - from;
+}
+
+void rt_parse_asides(parser *p)
+{
+    static const char *const WHO[] = {"person", "author", "user", "developer", "contributor",
+                                      "committer", "dev", "guy", "one", "someone", NULL};
+    static const char *const WITH[] = {"with", "whose", "using", "having", NULL};
+    static const char *const ADDR[] = {"email", "e-mail", "mail", "address", "emails", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        /* [the] person with (the) email (address) (is|of) X -> X */
+        size_t j = i;
+        if (tok_is(p, j, "the") || tok_is(p, j, "a"))
+            j++;
+        if (!tok_in(p, j, WHO) || !tok_in(p, j + 1, WITH))
+            continue;
+        size_t k = j + 2;
+        if (tok_is(p, k, "the") || tok_is(p, k, "an"))
+            k++;
+        size_t a = k;
+        while (tok_in(p, k, ADDR))
+            k++;
+        if (k == a)
+            continue;
+        if (tok_is(p, k, "is") || tok_is(p, k, "of"))
+            k++;
+        if (k >= p->n || p->t[k].kind != T_EMAIL)
+            continue;
+        drop(p, i, k);
+    }
+    /* "all time", "of all time", "all-time": no window, said */
+    for (size_t i = 0; i + 1 < p->n; i++)
+        if (tok_is(p, i, "all") && tok_is(p, i + 1, "time")) {
+            size_t from = i > 0 && (tok_is(p, i - 1, "of") || tok_is(p, i - 1, "for") ||
+                                    tok_is(p, i - 1, "in") || tok_is(p, i - 1, "over"))
+                              ? i - 1
+                              : i;
+            drop(p, from, i + 2);
+            i = from;
+        }
+    for (size_t i = 0; i < p->n; i++)
+        if (tok_is(p, i, "all-time") || tok_is(p, i, "overall"))
+            drop(p, i, i + 1), i--;
+}
+
+/* ---- issue references and reverts: message terms with a shape ---- */
+
+static void set_grep_re(parser *p, const char *said, const char *re)
+{
+    if (p->q->grep[0])
+        p->bad = true;
+    snprintf(p->q->grep, RT_STR, "%s", said);
+    snprintf(p->q->grep_re, RT_STR, "%s", re);
+}
+
+/* A number of 1..7 digits at token i, with or without a leading '#'; 0 when none. */
+static long issue_number(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used)
+        return 0;
+    const char *s = p->t[i].s;
+    if (*s == '#')
+        s++;
+    size_t n = strspn(s, "0123456789");
+    if (!n || n > 7 || s[n])
+        return 0;
+    return strtol(s, NULL, 10);
+}
+
+void rt_parse_issues(parser *p)
+{
+    static const char *const NOUN[] = {"issue", "issues", "bug", "ticket", "pr", "pull", NULL};
+    static const char *const MARK[] = {"referencing", "references", "reference", "mentioning",
+                                       "mention", "mentions", "about", "for", "fixing", "fixes",
+                                       "fix", "closing", "closes", "close", "citing", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        size_t from = i, to = i;
+        long num = 0;
+        if (tok_in(p, i, NOUN)) {
+            to = i + 1;
+            if (tok_is(p, i, "pull") && tok_is(p, to, "request"))
+                to++;
+            if (tok_is(p, to, "number") || tok_is(p, to, "no"))
+                to++;
+            num = issue_number(p, to);
+            to++;
+        } else if (p->t[i].kind == T_WORD && p->t[i].s[0] == '#') {
+            num = issue_number(p, i);
+            to = i + 1;
+        }
+        if (num <= 0)
+            continue;
+        if (from > 0 && tok_in(p, from - 1, MARK))
+            from--;
+        /* "related to issue 305" */
+        else if (from > 1 && tok_is(p, from - 1, "to") && tok_is(p, from - 2, "related"))
+            from -= 2;
+        char said[32], re[40];
+        snprintf(said, sizeof said, "#%ld", num);
+        snprintf(re, sizeof re, "#%ld\\b", num);
+        set_grep_re(p, said, re);
+        use(p, from, to);
+    }
+    /* "reverts", "revert commits", "reverted commits": commits whose message opens with
+       git's "Revert" */
+    for (size_t i = 0; i < p->n; i++) {
+        if (!tok_is(p, i, "reverts") && !((tok_is(p, i, "revert") || tok_is(p, i, "reverted")) &&
+                                          (tok_is(p, i + 1, "commits") ||
+                                           tok_is(p, i + 1, "commit"))))
+            continue;
+        set_grep_re(p, "Revert", "^Revert\\b");
+        use(p, i, i + 1);
+        if (tok_is(p, i, "reverts"))
+            p->q->words |= RW_COMMITS;
+    }
+}
+
+/* ---- kinds of files, folders named as such, branches and tags, hours ---- */
+
+/* Replaces token i with a path token. */
+static void make_path(parser *p, size_t i, const char *path)
+{
+    snprintf(p->t[i].s, TOK_LEN, "%s", path);
+    p->t[i].kind = T_PATH;
+    p->t[i].poss = false;
+}
+
+/* An hour said "5am", "10pm", "midnight", "noon", "17:00", "5 am": 0..23 and the tokens
+ * it spans, else -1. */
+static int hour_at(const parser *p, size_t i, size_t *len)
+{
+    if (i >= p->n || p->t[i].used)
+        return -1;
+    const char *s = p->t[i].s;
+    *len = 1;
+    if (!strcmp(s, "midnight"))
+        return 0;
+    if (!strcmp(s, "noon") || !strcmp(s, "midday"))
+        return 12;
+    size_t d = strspn(s, "0123456789");
+    if (!d || d > 2)
+        return -1;
+    int h = atoi(s);
+    const char *suf = s + d;
+    if (!*suf && i + 1 < p->n && !p->t[i + 1].used &&
+        (!strcmp(p->t[i + 1].s, "am") || !strcmp(p->t[i + 1].s, "pm"))) {
+        suf = p->t[i + 1].s;
+        *len = 2;
+    }
+    if (!strcmp(suf, "am") || !strcmp(suf, "a.m"))
+        return h >= 1 && h <= 12 ? h % 12 : -1;
+    if (!strcmp(suf, "pm") || !strcmp(suf, "p.m"))
+        return h >= 1 && h <= 12 ? h % 12 + 12 : -1;
+    if (suf[0] == ':' && !strcmp(suf + 1, "00") && h < 24)
+        return h;
+    return -1;
+}
+
+static uint32_t hour_span(int from, int to) /* [from, to), across midnight */
+{
+    uint32_t bits = 0;
+    for (int h = from; h != to; h = (h + 1) % 24)
+        bits |= 1u << h;
+    return bits;
+}
+
+static void parse_hours(parser *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        size_t l1, l2;
+        int a, b;
+        uint32_t bits = 0;
+        size_t from = i, to;
+        if ((tok_is(p, i, "between") || tok_is(p, i, "from")) && (a = hour_at(p, i + 1, &l1)) >= 0 &&
+            (tok_is(p, i + 1 + l1, "and") || tok_is(p, i + 1 + l1, "to")) &&
+            (b = hour_at(p, i + 2 + l1, &l2)) >= 0 && a != b) {
+            bits = hour_span(a, b);
+            to = i + 2 + l1 + l2;
+        } else if (tok_is(p, i, "after") && (a = hour_at(p, i + 1, &l1)) > 0) {
+            /* "after 10pm": to the end of the day */
+            bits = hour_span(a, 0);
+            to = i + 1 + l1;
+        } else if (tok_is(p, i, "before") && (a = hour_at(p, i + 1, &l1)) > 0) {
+            /* "before 9am": from midnight */
+            bits = hour_span(0, a);
+            to = i + 1 + l1;
+        } else {
+            continue;
+        }
+        if (p->q->hours)
+            p->bad = true;
+        p->q->hours = bits;
+        use(p, from, to);
+        /* "late at night (after 10pm)": the words the hours explain */
+        for (size_t k = 0; k < p->n; k++)
+            if ((tok_is(p, k, "late") && tok_is(p, k + 1, "at") && tok_is(p, k + 2, "night")))
+                use(p, k, k + 3);
+            else if (tok_is(p, k, "at") && tok_is(p, k + 1, "night"))
+                use(p, k, k + 2);
+    }
+}
+
+/* A version number said: digits and dots, at least one dot, an optional leading "v". */
+static bool version_word(const tok *t)
+{
+    if (t->used || (t->kind != T_WORD && t->kind != T_PATH && t->kind != T_OTHER))
+        return false;
+    const char *c = t->s + (t->s[0] == 'v' || t->s[0] == 'V');
+    if (!isdigit((unsigned char)*c) || !strchr(c, '.'))
+        return false;
+    for (; *c; c++)
+        if (!isdigit((unsigned char)*c) && *c != '.')
+            return false;
+    return t->s[strlen(t->s) - 1] != '.';
+}
+
+/* The release a version names, through the repository (qr_router_opts.release). */
+static bool release_of(const parser *p, const char *version, char *tag, char *prev,
+                       bool *unsure)
+{
+    *unsure = false;
+    char out[RT_STR];
+    tag[0] = prev[0] = '\0';
+    if (!p->o || !p->o->release || !p->o->release(p->o->author_ud, version, out, sizeof out))
+        return false;
+    const char *sp = strchr(out, ' ');
+    snprintf(tag, RT_STR, "%.*s", (int)(sp ? (size_t)(sp - out) : strlen(out)), out);
+    if (sp)
+        snprintf(prev, RT_STR, "%s", sp + 1);
+    /* the release before it is a patch of another series, merged in (v1.2.2 before
+       v2.0.0): since it, or since v1.2.0? Both are read; not matched */
+    long a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+    const char *pa = prev + (prev[0] == 'v' || prev[0] == 'V');
+    const char *ta = tag + (tag[0] == 'v' || tag[0] == 'V');
+    if (prev[0] && sscanf(pa, "%ld.%ld.%ld", &a[0], &a[1], &a[2]) >= 2 &&
+        sscanf(ta, "%ld.%ld.%ld", &b[0], &b[1], &b[2]) >= 2 && a[2] > 0 &&
+        (a[0] != b[0] || a[1] != b[1]))
+        *unsure = true;
+    return tag[0] != '\0';
+}
+
+/* "since the 2.0 release": from its tag on; "the 2.1 release", "in release 2.1", "version
+ * 2.1": what it added since the release it grew from (PREV..TAG); "v2.0" where the tag is
+ * v2.0.0 is read as that tag. A number no tag has stays, and nothing matches. */
+static void parse_releases(parser *p)
+{
+    if (!p->o || !p->o->release)
+        return;
+    char tag[RT_STR], prev[RT_STR];
+    bool unsure;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!version_word(&p->t[i]))
+            continue;
+        bool rel_after = tok_is(p, i + 1, "release") || tok_is(p, i + 1, "version");
+        bool rel_before = i > 0 && (tok_is(p, i - 1, "release") || tok_is(p, i - 1, "version"));
+        if (!rel_after && !rel_before) {
+            /* a tag written nearly whole: "v2.0" for v2.0.0 */
+            if ((p->t[i].s[0] == 'v' || p->t[i].s[0] == 'V') &&
+                release_of(p, p->t[i].s, tag, prev, &unsure) && strlen(tag) < TOK_LEN) {
+                memcpy(p->t[i].s, tag, strlen(tag) + 1);
+                p->t[i].kind = T_WORD;
+            }
+            continue;
+        }
+        if (!release_of(p, p->t[i].s, tag, prev, &unsure))
+            continue;
+        size_t from = rel_before ? i - 1 : i, to = rel_after ? i + 2 : i + 1;
+        if (from > 0 && tok_is(p, from - 1, "the"))
+            from--;
+        if (p->q->ref[0])
+            p->bad = true;
+        if (strlen(tag) + strlen(prev) + 8 > RT_STR)
+            continue;
+        if (from > 0 && (tok_is(p, from - 1, "since") || tok_is(p, from - 1, "after"))) {
+            snprintf(p->q->ref, RT_STR, "%.120s..HEAD", tag);
+            from--;
+        } else if (from > 0 && (tok_is(p, from - 1, "before") || tok_is(p, from - 1, "until"))) {
+            continue; /* up to it, or before it? not read */
+        } else {
+            if (unsure)
+                continue;
+            if (prev[0])
+                snprintf(p->q->ref, RT_STR, "%.120s..%.120s", prev, tag);
+            else
+                snprintf(p->q->ref, RT_STR, "%s", tag);
+            /* "in", "into", "to", "for", "of" the release; "went into" */
+            if (from > 0 && (tok_is(p, from - 1, "in") || tok_is(p, from - 1, "into") ||
+                             tok_is(p, from - 1, "to") || tok_is(p, from - 1, "for") ||
+                             tok_is(p, from - 1, "of")))
+                from--;
+            if (from > 0 && (tok_is(p, from - 1, "went") || tok_is(p, from - 1, "go")))
+                from--;
+        }
+        use(p, from, to);
+    }
+}
+
+void rt_parse_places(parser *p)
+{
+    parse_releases(p);
+    static const struct {
+        const char *word, *glob;
+    } KINDS[] = {{"header", "*.h"},   {"headers", "*.h"},      {"markdown", "*.md"},
+                 {"python", "*.py"},  {"c", "*.c"},            {"rust", "*.rs"},
+                 {"go", "*.go"},      {"javascript", "*.js"},  {"typescript", "*.ts"},
+                 {"java", "*.java"},  {"yaml", "*.yml"},       {"json", "*.json"},
+                 {"shell", "*.sh"},   {NULL, NULL}};
+    static const char *const RANKING[] = {"most", "top", "hotspots", "which", "what", "ranked",
+                                          "list", "churn", NULL};
+    bool ranking = false;
+    for (size_t i = 0; i < p->n; i++)
+        if (tok_in(p, i, RANKING))
+            ranking = true;
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        /* "header files", "markdown files", "c files": a glob; "files" stays a word when
+           the files themselves are asked for ("which header files changed most") */
+        if (!tok_is(p, i + 1, "files") && !tok_is(p, i + 1, "file") && !tok_is(p, i, "headers"))
+            continue;
+        for (size_t k = 0; KINDS[k].word; k++)
+            if (tok_is(p, i, KINDS[k].word)) {
+                make_path(p, i, KINDS[k].glob);
+                if (!ranking && (tok_is(p, i + 1, "files") || tok_is(p, i + 1, "file")))
+                    p->t[i + 1].used = true;
+                break;
+            }
+    }
+    /* "the tests directory", "the src folder": that top-level folder */
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        if (!(tok_is(p, i + 1, "directory") || tok_is(p, i + 1, "folder") ||
+              tok_is(p, i + 1, "dir")) || p->t[i].used || p->t[i].kind != T_WORD ||
+            p->t[i].poss || rt_canon_bit(p->t[i].s) || in_list(p->t[i].s, RT_STOP) ||
+            in_list(p->t[i].s, RT_COMMON))
+            continue;
+        bool ok = true;
+        for (const char *c = p->t[i].s; *c; c++)
+            if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+                ok = false;
+        if (!ok || p->t[i].s[0] == '.')
+            continue;
+        /* "not in the tests folder" is an exclusion, read by router_excl.c first */
+        char dir[TOK_LEN];
+        snprintf(dir, sizeof dir, "%s/", p->t[i].s);
+        make_path(p, i, dir);
+        p->t[i + 1].used = true;
+    }
+    /* "on main", "on the master branch", "on branch develop": that branch */
+    static const char *const BRANCH[] = {"main", "master", "trunk", "develop", NULL};
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = i + 1;
+        if (!tok_is(p, i, "on") && !tok_is(p, i, "in"))
+            continue;
+        if (tok_is(p, j, "the"))
+            j++;
+        size_t name;
+        if (tok_is(p, j, "branch") && j + 1 < p->n && !p->t[j + 1].used &&
+            (p->t[j + 1].kind == T_WORD || p->t[j + 1].kind == T_PATH))
+            name = j + 1;
+        else if (tok_in(p, j, BRANCH) ||
+                 (j < p->n && !p->t[j].used && j > i + 1 &&
+                  (p->t[j].kind == T_WORD || p->t[j].kind == T_PATH) &&
+                  tok_is(p, j + 1, "branch"))) /* "on the release/1.2 branch" */
+            name = j;
+        else
+            continue;
+        size_t end = name + 1;
+        if (name == j && tok_is(p, end, "branch"))
+            end++;
+        if (p->q->ref[0])
+            p->bad = true;
+        snprintf(p->q->ref, RT_STR, "%s", p->t[name].s);
+        use(p, i, end);
+    }
+    /* "went into v1.0.0", "commits in v1.2.0", "up to v2.0.0": everything the tag holds */
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t j = i + 1;
+        if (tok_is(p, i, "up") && tok_is(p, j, "to"))
+            j++;
+        else if (!tok_is(p, i, "into") && !tok_is(p, i, "in"))
+            continue;
+        if (tok_is(p, j, "tag") || tok_is(p, j, "release"))
+            j++;
+        if (j >= p->n || p->t[j].used || p->t[j].kind != T_WORD || p->t[j].s[0] != 'v' ||
+            !isdigit((unsigned char)p->t[j].s[1]) || !strchr(p->t[j].s, '.'))
+            continue;
+        bool ok = true;
+        for (const char *c = p->t[j].s + 1; *c; c++)
+            if (!isdigit((unsigned char)*c) && *c != '.')
+                ok = false;
+        if (!ok)
+            continue;
+        if (p->q->ref[0])
+            p->bad = true;
+        snprintf(p->q->ref, RT_STR, "%s", p->t[j].s);
+        use(p, i, j + 1);
+        if (i > 0 && (tok_is(p, i - 1, "went") || tok_is(p, i - 1, "are") ||
+                      tok_is(p, i - 1, "go")))
+            use(p, i - 1, i);
+    }
+    /* "the 'wal: follow-up for #214' commit", "commit \"Rename conn\"": by its subject */
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->t[i].used || p->t[i].kind != T_QUOTED)
+            continue;
+        bool after = tok_is(p, i + 1, "commit");
+        bool before = i > 0 && tok_is(p, i - 1, "commit");
+        if (!after && !before)
+            continue;
+        if (p->q->subject[0])
+            p->bad = true;
+        snprintf(p->q->subject, RT_STR, "%s", p->t[i].s);
+        size_t from = before ? i - 1 : i, to = after ? i + 2 : i + 1;
+        if (from > 0 && tok_is(p, from - 1, "the"))
+            from--;
+        use(p, from, to);
+    }
+    parse_hours(p);
+}
+
+/* ---- weekdays as a filter ---- */
+
+static void set_wdays(parser *p, unsigned bits)
+{
+    if (p->q->wdays && p->q->wdays != bits)
+        p->bad = true;
+    p->q->wdays = bits;
+}
+
+void rt_parse_weekdays(parser *p)
+{
+    static const char *const PREP[] = {"on", "during", "at", "over", "in", NULL};
+    static const char *const WEEKEND[] = {"weekends", "week-ends", NULL};
+    static const char *const WORKDAY[] = {"weekdays", "workdays", "work-days", NULL};
+    static const char *const PLURAL[] = {"mondays",  "tuesdays", "wednesdays", "thursdays",
+                                         "fridays",  "saturdays", "sundays", NULL};
+    const unsigned weekend = (1u << 6) | (1u << 7), workdays = 0x3Eu;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t from = i, to;
+        unsigned bits = 0;
+        if (tok_in(p, i, WEEKEND)) {
+            bits = weekend, to = i + 1;
+        } else if (tok_in(p, i, WORKDAY)) {
+            bits = workdays, to = i + 1;
+        } else if ((tok_is(p, i, "working") || tok_is(p, i, "business") ||
+                    tok_is(p, i, "work")) && tok_is(p, i + 1, "days")) {
+            bits = workdays, to = i + 2;
+        } else if (tok_in(p, i, PLURAL)) {
+            bits = 1u << rt_weekday_word(p->t[i].s), to = i + 1;
+        } else if ((tok_is(p, i, "on") || tok_is(p, i, "at")) && tok_is(p, i + 1, "a")) {
+            /* "on a weekend", "on a sunday" */
+            int wd = i + 2 < p->n && !p->t[i + 2].used ? rt_weekday_word(p->t[i + 2].s) : 0;
+            if (tok_is(p, i + 2, "weekend"))
+                bits = weekend;
+            else if (tok_is(p, i + 2, "weekday") || tok_is(p, i + 2, "workday"))
+                bits = workdays;
+            else if (wd)
+                bits = 1u << wd;
+            to = i + 3;
+        } else {
+            continue;
+        }
+        if (!bits)
+            continue;
+        if (from == i && from > 0 && tok_in(p, from - 1, PREP))
+            from--;
+        if (from > 0 && tok_is(p, from - 1, "the") && from == i)
+            from--;
+        set_wdays(p, bits);
+        use(p, from, to);
+        i = to - 1;
+    }
+}
+
+/* ---- ordinals, time units, a second path ---- */
+
+static int ordinal_word(const tok *t)
+{
+    static const char *const W[] = {"second", "third",   "fourth", "fifth", "sixth",
+                                    "seventh", "eighth", "ninth",  "tenth", NULL};
+    if (t->kind != T_WORD || t->used)
+        return 0;
+    for (int k = 0; W[k]; k++)
+        if (!strcmp(t->s, W[k]))
+            return k + 2;
+    int v = qr_words_ordinal(t->s, strlen(t->s));
+    return v >= 2 && v <= 10 && t->s[0] >= '0' && t->s[0] <= '9' ? v : 0;
+}
+
+/* The words a ranking starts with: an ordinal is read only before one of these. */
+static const char *const RANKERS[] = {"most", "least", "largest", "biggest", "top",
+                                      "busiest", "highest", "fewest", "smallest", "quietest",
+                                      "largest", "heaviest", NULL};
+
+static void parse_ordinal(parser *p)
+{
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        int v = ordinal_word(&p->t[i]);
+        if (v && (tok_is(p, i + 1, "commit") || tok_is(p, i + 1, "oldest") ||
+                  tok_is(p, i + 1, "earliest"))) {
+            /* "the fifth commit": the fifth oldest */
+            if (p->q->nth)
+                p->bad = true;
+            p->q->nth = v;
+            p->q->words |= RW_FIRST;
+            use(p, i, i + 1);
+            continue;
+        }
+        /* "the second most recent commit", "the 3rd latest commit", "second to last
+           commit": that one of the newest */
+        size_t k = i + 1;
+        if (tok_is(p, k, "most") && tok_is(p, k + 1, "recent"))
+            k += 2;
+        else if (tok_is(p, k, "latest") || tok_is(p, k, "newest") ||
+                 (tok_is(p, k, "to") && tok_is(p, k + 1, "last")))
+            k += tok_is(p, k, "to") ? 2 : 1;
+        if (v && k > i + 1 && (tok_is(p, k, "commit") || tok_is(p, k, "commits"))) {
+            if (p->q->nth)
+                p->bad = true;
+            p->q->nth = v;
+            p->q->words |= RW_RECENT;
+            use(p, i, k);
+            continue;
+        }
+        /* the ranker may be taken already ("the third most active author") */
+        if (!v || p->t[i + 1].kind != T_WORD || !in_list(p->t[i + 1].s, RANKERS))
+            continue;
+        if (p->q->nth)
+            p->bad = true;
+        p->q->nth = v;
+        use(p, i, i + 1);
+    }
+}
+
+typedef struct unit_word {
+    const char *w;
+    int period;
+    bool one; /* singular */
+} unit_word;
+
+static const unit_word UNITS[] = {
+    {"month", RT_PERIOD_MONTH, true},     {"months", RT_PERIOD_MONTH, false},
+    {"monthly", RT_PERIOD_MONTH, false},  {"year", RT_PERIOD_YEAR, true},
+    {"years", RT_PERIOD_YEAR, false},     {"yearly", RT_PERIOD_YEAR, false},
+    {"annually", RT_PERIOD_YEAR, false},  {"quarter", RT_PERIOD_QUARTER, true},
+    {"quarters", RT_PERIOD_QUARTER, false}, {"quarterly", RT_PERIOD_QUARTER, false},
+    {"week", RT_PERIOD_WEEK, true},       {"weeks", RT_PERIOD_WEEK, false},
+    {"weekly", RT_PERIOD_WEEK, false},    {"day", RT_PERIOD_DAY, true},
+    {"days", RT_PERIOD_DAY, false},       {"daily", RT_PERIOD_DAY, false},
+    {"date", RT_PERIOD_DAY, true},        {"weekday", RT_PERIOD_WEEKDAY, true},
+    {"hour", RT_PERIOD_HOUR, true},       {"hours", RT_PERIOD_HOUR, false},
+    {"hourly", RT_PERIOD_HOUR, false},    {NULL, 0, false}};
+
+static const unit_word *unit_of(const parser *p, size_t i)
+{
+    if (i >= p->n || p->t[i].used || p->t[i].kind != T_WORD)
+        return NULL;
+    for (size_t k = 0; UNITS[k].w; k++)
+        if (!strcmp(p->t[i].s, UNITS[k].w))
+            return &UNITS[k];
+    return NULL;
+}
+
+static void set_period(parser *p, int period, bool one, size_t from, size_t to)
+{
+    if (p->q->period && p->q->period != period)
+        p->bad = true;
+    p->q->period = period;
+    p->q->period_one = one;
+    use(p, from, to);
+}
+
+/* "busiest month", "which day of the week", "commits per month", "monthly commits",
+ * "the month with the most commits", "hour of the day". Runs after the windows, so
+ * "this month" and "last year" are taken as windows first. */
+static void parse_period(parser *p)
+{
+    static const char *const BEFORE[] = {"per", "by", "each", "every", "which", "what",
+                                         "busiest", "quietest", "slowest", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        const unit_word *u = unit_of(p, i);
+        if (!u)
+            continue;
+        int period = u->period;
+        size_t from = i, to = i + 1;
+        /* "day of the week", "day of week", "hour of the day" */
+        if ((u->period == RT_PERIOD_DAY || u->period == RT_PERIOD_HOUR) && tok_is(p, i + 1, "of")) {
+            size_t k = i + 2 + (tok_is(p, i + 2, "the") ? 1 : 0);
+            if (u->period == RT_PERIOD_DAY && tok_is(p, k, "week"))
+                period = RT_PERIOD_WEEKDAY, to = k + 1;
+            else if (u->period == RT_PERIOD_HOUR && tok_is(p, k, "day"))
+                to = k + 1;
+        }
+        bool adverb = !strcmp(u->w + strlen(u->w) - 2, "ly");
+        bool marked = adverb || (i > 0 && tok_in(p, i - 1, BEFORE));
+        /* "the month with the most commits", "the day that had the most commits" */
+        if (!marked && i > 0 && tok_is(p, i - 1, "the") &&
+            (tok_is(p, to, "with") || tok_is(p, to, "that") || tok_is(p, to, "had") ||
+             tok_is(p, to, "has")))
+            marked = true;
+        /* "most active month", "most commits ... month" stay with "most" */
+        if (!marked && i > 1 && tok_is(p, i - 1, "active") &&
+            (tok_is(p, i - 2, "most") || tok_is(p, i - 2, "least")))
+            marked = true;
+        if (!marked)
+            continue;
+        if (i > 0 && (tok_is(p, i - 1, "per") || tok_is(p, i - 1, "by") ||
+                      tok_is(p, i - 1, "each") || tok_is(p, i - 1, "every")))
+            from = i - 1;
+        if (i > 0 && (tok_is(p, i - 1, "busiest") || tok_is(p, i - 1, "quietest") ||
+                      tok_is(p, i - 1, "slowest"))) {
+            from = i - 1;
+            p->q->words |= RW_MOST;
+            if (!tok_is(p, i - 1, "busiest"))
+                p->q->ascending = true;
+        }
+        set_period(p, period, u->one && !adverb, from, to);
+        /* "month by month" */
+        if (tok_is(p, to, "by") && unit_of(p, to + 1) && unit_of(p, to + 1)->period == period)
+            use(p, to, to + 2);
+    }
+}
+
+/* "who merged the most pull requests", "how many PRs were merged": merge commits (a pull
+ * request leaves one when it is merged); "pull requests" without "merged" (opened? closed?)
+ * is left alone. */
+static void parse_pull_requests(parser *p)
+{
+    size_t merged = p->n;
+    for (size_t i = 0; i < p->n; i++)
+        if (tok_is(p, i, "merged"))
+            merged = i;
+    if (merged == p->n)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t to = 0;
+        if (tok_is(p, i, "pull") && (tok_is(p, i + 1, "requests") || tok_is(p, i + 1, "request")))
+            to = i + 2;
+        else if (tok_is(p, i, "prs") || tok_is(p, i, "pr") || tok_is(p, i, "mrs"))
+            to = i + 1;
+        if (!to)
+            continue;
+        if (p->q->merges && p->q->merges != RT_MERGES_ONLY)
+            p->bad = true;
+        p->q->merges = RT_MERGES_ONLY;
+        use(p, i, to);
+        use(p, merged, merged + 1);
+        p->q->words |= RW_COMMITTED;
+        return;
+    }
+}
+
+/* "who hasn't committed since 2025", "which authors have not contributed this year",
+ * "who stopped committing after june": the authors with no commit in the window. Any
+ * other "not" is left for the rules, which match no question with one. */
+static void parse_inactive(parser *p)
+{
+    static const char *const NEG1[] = {"hasn't", "haven't", "hasnt", "havent", "didn't",
+                                       "didnt", NULL};
+    static const char *const VERB[] = {"committed", "contributed", "commit", "contribute",
+                                       "pushed", "push", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        size_t j;
+        if (tok_in(p, i, NEG1))
+            j = i + 1;
+        else if ((tok_is(p, i, "has") || tok_is(p, i, "have") || tok_is(p, i, "did")) &&
+                 tok_is(p, i + 1, "not"))
+            j = i + 2;
+        else if (tok_is(p, i, "stopped") || tok_is(p, i, "quit"))
+            j = i + 1;
+        else
+            continue;
+        if (tok_is(p, j, "been"))
+            j++;
+        if (!tok_in(p, j, VERB) && !tok_is(p, j, "committing") && !tok_is(p, j, "contributing"))
+            continue;
+        p->q->inactive = true;
+        use(p, i, j);
+        p->t[j].used = true;
+        p->q->words |= RW_COMMITTED;
+        /* "committed anything": the object says nothing more */
+        if (tok_is(p, j + 1, "anything"))
+            use(p, j + 1, j + 2);
+        return;
+    }
+}
+
+void rt_parse_frames(parser *p)
+{
+    parse_pull_requests(p);
+    parse_inactive(p);
+    parse_ordinal(p);
+    parse_period(p);
+}

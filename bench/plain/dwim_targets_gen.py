@@ -133,9 +133,9 @@ for t,v in [("skeleton","skeleton"),("expand","expand"),("read","read"),("caller
     add("missing", t, verb=V(v), missing=True)
 
 # 7. dangerous verbs never run from a fuzzy match (confidence < 0.85 unless written exactly)
-for t in ["fxi src/util.c","fi src/util.c","fix it","patc src/util.c","rewrite everything",
-          "change the world","edti lib/hash.c","memory_delet id=3","run_lisp","memroy_add",
-          "please fix","modfy src/util.c"]:
+for t in ["fxi src/util.c","fi src/util.c","fixx src/util.c","patc src/util.c","rewrite everything",
+          "change the world","edti lib/hash.c","memory_delet id=3","rn_lisp","memroy_add",
+          "replcae foo bar","modfy src/util.c"]:
     add("danger", t, norun=True)
 
 per = {}

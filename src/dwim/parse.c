@@ -165,6 +165,7 @@ typedef enum tok_kind {
     T_FILESYM,  /* path:symbol */
     T_MEMBER,   /* Type.member */
     T_SYMBOL,   /* an identifier with _ or digits, a known symbol, or `struct X` */
+    T_RANGE,    /* A-B: a range of lines ("lines 10-20 of F") */
 } tok_kind;
 
 typedef struct tok {
@@ -240,6 +241,12 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
     const char *colon = strrchr(s, ':');
     if (all_digits(s, n)) {
         t->kind = T_NUMBER;
+        return;
+    }
+    const char *rdash = strchr(s, '-');
+    if (rdash && rdash != s && all_digits(s, (size_t)(rdash - s)) &&
+        all_digits(rdash + 1, strlen(rdash + 1))) {
+        t->kind = T_RANGE;
         return;
     }
     if (colon && colon != s && colon[1] && !path_ok) {
@@ -526,6 +533,20 @@ static double tool_keyword_score(const qr_tool *t, tok *toks, size_t nt, int *na
     return kw > 0.75 ? 0.75 : kw;
 }
 
+/* Words that say what kind of thing the target is, never the target itself: "expand the
+ * function", "show the callers of the method X". */
+static bool is_filler(const char *w)
+{
+    static const char *const words[] = {
+        "function", "functions", "method", "methods", "symbol", "symbols", "code", "module",
+        "directory", "dir", "folder", "package", "lines", "line", "whole", "full", "entire",
+        "contents", "content", "files", "routine", "procedure", "macro", "type", NULL};
+    for (size_t i = 0; words[i]; i++)
+        if (!strcmp(w, words[i]))
+            return true;
+    return false;
+}
+
 /* Words that ask for something rather than say what: "find", "show", "get"... */
 static bool is_request_word(const char *w)
 {
@@ -575,7 +596,14 @@ static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *n
             if (m <= 0 || (m < 1.0 && exact_other))
                 continue;
             /* the verb word leads a terse line; deeper in prose it counts less */
-            double s = m * (k == 0 ? 0.95 : k == 1 ? 0.9 : 0.8);
+            /* its place among the words that carry meaning ("show the callers": first) */
+            size_t pos = 0;
+            for (size_t j = 0; j < k; j++)
+                if (!(toks[j].kind == T_WORD && (is_stopword(toks[j].low) ||
+                                                 is_request_word(toks[j].low) ||
+                                                 qr_words_is_chatter(toks[j].low))))
+                    pos++;
+            double s = m * (pos == 0 ? 0.95 : pos == 1 ? 0.9 : 0.8);
             if (s > *name_score) {
                 *name_score = s;
                 *named_by = (int)k;
@@ -613,6 +641,37 @@ static qr_val param_value(qr_arena *a, const char *s)
     return str(a, s);
 }
 
+/* The lines a read line asks for, written apart from its file: "10-20", "10 20",
+ * "10 to 20", "lines 10 through 20", "the first 20 lines" (1-20), "line 7" (7-7). */
+static void read_lines(const tok *toks, size_t nt, long *lo, long *hi)
+{
+    size_t nums = 0;
+    *lo = *hi = 0;
+    for (size_t k = 0; k < nt && nums < 2; k++) {
+        if (toks[k].kind == T_RANGE) {
+            char *end;
+            *lo = strtol(toks[k].text, &end, 10);
+            *hi = *end == '-' ? strtol(end + 1, NULL, 10) : *lo;
+            return;
+        }
+        if (toks[k].kind != T_NUMBER || strlen(toks[k].text) >= 10)
+            continue;
+        long v = strtol(toks[k].text, NULL, 10);
+        if (nums == 0 && k > 0 && (!strcmp(toks[k - 1].low, "first") || !strcmp(toks[k - 1].low, "top"))) {
+            *lo = 1;
+            *hi = v;
+            return;
+        }
+        if (nums == 0)
+            *lo = v;
+        else
+            *hi = v;
+        nums++;
+    }
+    if (nums == 1)
+        *hi = *lo;
+}
+
 static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *toks, size_t nt,
                           const char *content)
 {
@@ -639,18 +698,7 @@ static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *
             hi = *end == '-' ? strtol(end + 1, NULL, 10) : lo;
         } else {
             m = put(a, m, "path", str(a, target));
-            /* read FILE 10 20 */
-            size_t nums = 0;
-            for (size_t k = 0; k < nt; k++)
-                if (toks[k].kind == T_NUMBER && strlen(toks[k].text) < 10) {
-                    if (nums == 0)
-                        lo = strtol(toks[k].text, NULL, 10);
-                    else if (nums == 1)
-                        hi = strtol(toks[k].text, NULL, 10);
-                    nums++;
-                }
-            if (nums == 1)
-                hi = lo;
+            read_lines(toks, nt, &lo, &hi);
         }
         if (lo > 0)
             m = put(a, m, "start", qr_int(lo));
@@ -1038,7 +1086,8 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             size_t extra = 0;
             bool first_word = verbs[v].needs_target && !ntg;
             for (size_t k = 0; k < nt; k++) {
-                if ((int)k == by || toks[k].kind != T_WORD || is_stopword(toks[k].low))
+                if ((int)k == by || toks[k].kind != T_WORD || is_stopword(toks[k].low) ||
+                    is_request_word(toks[k].low) || is_filler(toks[k].low))
                     continue;
                 bool keyword = false;
                 for (size_t i = 0; verbs[v].keywords[i]; i++)
@@ -1052,7 +1101,11 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 }
                 extra++;
             }
-            s -= (verbs[v].needs_target ? 0.05 : 0.2) * (double)extra;
+            /* a word target nobody knows ("open the pod bay doors": pod) is less sure when
+               the line can be checked against the code index */
+            if (word_target && lk && lk->symbol_known)
+                s -= 0.05;
+            s -= (verbs[v].needs_target ? 0.15 : 0.2) * (double)extra;
         } else {
             s = kw > 0 ? 0.3 + (kw > 0.5 ? 0.5 : kw) : 0;
             if (s > 0 && ntg > 0)
@@ -1133,6 +1186,28 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             if (cs[i].verb == v && cs[i].score < s)
                 cs[i].score = s;
     }
+    /* a verb or tool that edits, deletes or runs code is run only when its name is written
+     * exactly: a typo of one ("edti", "memroy_add", "exit" for edit) or a reading from
+     * keywords stays in the suggest band */
+    for (size_t i = 0; i < nc; i++) {
+        bool danger = cs[i].tool ? (cs[i].tool->caps & (QR_TOOL_WRITES | QR_TOOL_EXEC |
+                                                        QR_TOOL_DESTROYS)) != 0
+                                 : cs[i].verb == QR_DWIM_FIX;
+        if (!danger || cs[i].score <= 0.55)
+            continue;
+        int b = cs[i].verb_tok;
+        bool exact = false;
+        if (b >= 0 && cs[i].tool)
+            exact = qr_words_cost(toks[b].low, strlen(toks[b].low), cs[i].tool->name,
+                                  strlen(cs[i].tool->name)) == 0;
+        else if (b >= 0)
+            for (size_t j = 0; verbs[cs[i].verb].aliases[j]; j++)
+                exact |= qr_words_cost(toks[b].low, strlen(toks[b].low),
+                                       verbs[cs[i].verb].aliases[j],
+                                       strlen(verbs[cs[i].verb].aliases[j])) == 0;
+        if (!exact)
+            cs[i].score = 0.55;
+    }
     /* sort (stable insertion: verbs before tools on ties) */
     for (size_t i = 1; i < nc; i++) {
         cand c = cs[i];
@@ -1160,21 +1235,66 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                                                cs[i].score > 1 ? 1 : cs[i].score};
     }
     /* targets: every target-shaped token but the verb's own word; for a verb needing one
-     * and having none, the first plain non-stop word after it */
+     * and having none, the first plain non-stop word after it. A read's numbers and
+     * ranges are its lines, not targets. */
     out->targets = qr_arena_alloc(a, (nt + 1) * sizeof *out->targets);
-    if (!out->targets)
+    tok_kind *tkinds = qr_arena_alloc(a, (nt + 1) * sizeof *tkinds);
+    if (!out->targets || !tkinds)
         return QR_ENOMEM;
     for (size_t k = 0; k < nt; k++)
         if ((int)k != best.verb_tok && target_kind(toks[k].kind) && !toks[k].used &&
-            !(toks[k].kind == T_NUMBER && best.verb == QR_DWIM_READ && out->ntargets > 0) &&
+            !((toks[k].kind == T_NUMBER || toks[k].kind == T_RANGE) &&
+              best.verb == QR_DWIM_READ) &&
+            !(toks[k].kind == T_RANGE && best.verb != QR_DWIM_GREP) &&
             /* "show callers of X" asks for X's callers, even where a symbol is named show */
             !((int)k < best.verb_tok && toks[k].kind != T_PATTERN &&
-              is_request_word(toks[k].low)))
+              is_request_word(toks[k].low))) {
+            tkinds[out->ntargets] = toks[k].kind;
             out->targets[out->ntargets++] = toks[k].text;
+        }
+    /* the target of the verb's kind first: a file for skeleton, read and deps, a symbol
+     * for expand and the graph verbs, a pattern for grep */
+    if (best.verb != QR_DWIM_TOOL && out->ntargets > 1) {
+        size_t pick = out->ntargets;
+        for (size_t i = 0; i < out->ntargets && pick == out->ntargets; i++) {
+            tok_kind k = tkinds[i];
+            switch (best.verb) {
+            case QR_DWIM_SKELETON:
+            case QR_DWIM_READ:
+            case QR_DWIM_DEPS:
+                if (k == T_PATH || k == T_FILELINE)
+                    pick = i;
+                break;
+            case QR_DWIM_EXPAND:
+            case QR_DWIM_CALLERS:
+            case QR_DWIM_CALLEES:
+            case QR_DWIM_REFERENCES:
+            case QR_DWIM_DEFINITION:
+                if (k == T_SYMBOL || k == T_MEMBER || k == T_FILESYM)
+                    pick = i;
+                break;
+            case QR_DWIM_GREP:
+                if (k == T_PATTERN)
+                    pick = i;
+                break;
+            default:
+                break;
+            }
+        }
+        if (pick > 0 && pick < out->ntargets) {
+            const char *t = out->targets[pick];
+            tok_kind tk = tkinds[pick];
+            memmove(out->targets + 1, out->targets, pick * sizeof *out->targets);
+            memmove(tkinds + 1, tkinds, pick * sizeof *tkinds);
+            out->targets[0] = t;
+            tkinds[0] = tk;
+        }
+    }
     if (out->ntargets == 0 && best.verb_tok >= 0 && best.verb != QR_DWIM_TOOL &&
         verbs[best.verb].needs_target)
         for (size_t k = (size_t)best.verb_tok + 1; k < nt; k++)
-            if (toks[k].kind == T_WORD && !is_stopword(toks[k].low)) {
+            if (toks[k].kind == T_WORD && !is_stopword(toks[k].low) &&
+                !is_request_word(toks[k].low) && !is_filler(toks[k].low)) {
                 out->targets[out->ntargets++] = toks[k].text;
                 break;
             }

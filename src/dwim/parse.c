@@ -844,11 +844,13 @@ static qr_val kept_params(qr_arena *a, const qr_dwim_lookup *lk, qr_dwim_verb v,
  * given), every other plain word one of `allow` or a stop word, and the targets the
  * frame takes (one file, or none). A frame that fits lifts its verb or tool to `score`;
  * a line with any other word is not a fit, so "show me why src/x.c breaks" stays unread. */
+enum { T_NONE, T_FILE, T_FILE_OR_DIR };
+
 typedef struct frame {
-    const char *const need[12];
-    const char *const must[4];
-    const char *const allow[24];
-    bool one_file; /* exactly one target, a file path; else no target at all */
+    const char *const need[16];
+    const char *const must[6];
+    const char *const allow[32];
+    int targets; /* T_NONE: no target at all; T_FILE: one file; T_FILE_OR_DIR: one path */
     qr_dwim_verb verb;
     const char *tool;
     double score;
@@ -858,30 +860,44 @@ static const frame frames[] = {
     {{"show", "print", "display", "cat", "dump", "contents", NULL},
      {NULL},
      {"file", "contents", "content", "full", "whole", "text", "source", "me", "of", NULL},
-     true, QR_DWIM_READ, NULL, 0.88},
-    {{"what's", "whats", "explain", "summarize", "summarise", "describe", "methods",
-      "functions", "symbols", "declarations", "overview", NULL},
+     T_FILE, QR_DWIM_READ, NULL, 0.88},
+    {{"what's", "whats", "explain", "summarize", "summarise", "summary", "describe",
+      "methods", "functions", "symbols", "declarations", "overview", "outline", "in",
+      "inside", NULL},
      {NULL},
-     {"what", "in", "is", "inside", "this", "file", "module", "all", "get", "list", "show",
-      "me", "of", "defined", "declared", "give", "quick", "the", NULL},
-     true, QR_DWIM_SKELETON, NULL, 0.86},
+     {"what", "in", "is", "inside", "this", "file", "module", "directory", "dir", "folder",
+      "package", "all", "get", "list", "show", "me", "of", "defined", "declared", "give",
+      "quick", "the", "a", "an", "brief", "short", "there", "are", NULL},
+     T_FILE_OR_DIR, QR_DWIM_SKELETON, NULL, 0.86},
+    {{"depend", "depends", "dependencies", "include", "includes", "imports", "import",
+      "headers", NULL},
+     {NULL},
+     {"what", "which", "does", "do", "on", "of", "files", "file", "headers", "header",
+      "pull", "pulls", "in", "the", "list", "show", "me", NULL},
+     T_FILE, QR_DWIM_DEPS, NULL, 0.86},
     {{"history", "log", NULL},
      {NULL},
      {"show", "me", "of", "file", "git", "commit", "commits", "change", "changes", "for",
       "list", NULL},
-     true, QR_DWIM_TOOL, "get_file_history", 0.88},
-    {{"checks", "tests", "test", NULL},
-     {"run", NULL},
-     {"run", "all", "unit", NULL},
-     false, QR_DWIM_VALIDATE, NULL, 0.88},
+     T_FILE, QR_DWIM_TOOL, "get_file_history", 0.88},
+    {{"checks", "tests", "test", "suite", NULL},
+     {"run", "execute", NULL},
+     {"run", "all", "unit", "execute", "suite", "the", NULL},
+     T_NONE, QR_DWIM_VALIDATE, NULL, 0.88},
     {{"commits", NULL},
      {"recent", "latest", "newest", NULL},
      {"show", "recent", "latest", "newest", "last", "me", "list", NULL},
-     false, QR_DWIM_TOOL, "get_commits", 0.88},
+     T_NONE, QR_DWIM_TOOL, "get_commits", 0.88},
     {{"files", NULL},
      {"most", "often", "frequently", NULL},
      {"which", "change", "changed", "changes", "most", "often", "frequently", "are", NULL},
-     false, QR_DWIM_TOOL, "get_file_stats", 0.88},
+     T_NONE, QR_DWIM_TOOL, "get_file_stats", 0.88},
+    {{"contributed", "contributor", "contributors", "committers", "authors", "wrote",
+      "committed", NULL},
+     {"most", "top", "biggest", "main", NULL},
+     {"who", "most", "top", "biggest", "main", "code", "commits", "lines", "ever", "has",
+      "have", "the", "are", NULL},
+     T_NONE, QR_DWIM_TOOL, "get_author_stats", 0.86},
 };
 
 static bool in_words(const char *w, const char *const *list)
@@ -906,10 +922,13 @@ static bool frame_fits(const frame *f, const tok *toks, size_t nt)
     bool need = false, must = !f->must[0];
     size_t targets = 0, files = 0;
     for (size_t k = 0; k < nt; k++) {
-        /* a frame's word is its word even where the code has a symbol of that name */
+        /* a frame's word is its word even where the code has a symbol or the tree a
+           directory of that name ("run the tests" beside tests/) */
+        bool named = in_words(toks[k].low, f->need) || in_words(toks[k].low, f->allow) ||
+                     (f->must[0] && in_words(toks[k].low, f->must));
         bool word = toks[k].kind == T_WORD ||
-                    (toks[k].kind == T_SYMBOL && (in_words(toks[k].low, f->need) ||
-                                                  in_words(toks[k].low, f->allow)));
+                    ((toks[k].kind == T_SYMBOL || toks[k].kind == T_PATH) && named &&
+                     !strchr(toks[k].text, '/') && !strchr(toks[k].text, '.'));
         if (word) {
             const char *w = toks[k].low;
             bool n = in_words(w, f->need), m = f->must[0] && in_words(w, f->must);
@@ -924,10 +943,72 @@ static bool frame_fits(const frame *f, const tok *toks, size_t nt)
             return false; /* a pattern, a number, a symbol, key=value: not this frame */
         }
     }
-    return need && must && (f->one_file ? targets == 1 && files == 1 : targets == 0);
+    return need && must &&
+           (f->targets == T_FILE          ? targets == 1 && files == 1
+            : f->targets == T_FILE_OR_DIR ? targets == 1
+                                          : targets == 0);
 }
 
 /* ---- the parser ---- */
+
+static void lift(cand *cs, size_t nc, qr_dwim_verb v, double score)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (!cs[i].tool && cs[i].verb == v && cs[i].score < score)
+            cs[i].score = score;
+}
+
+static void cap(cand *cs, size_t nc, qr_dwim_verb v, double score)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (!cs[i].tool && cs[i].verb == v && cs[i].score > score)
+            cs[i].score = score;
+}
+
+static void call_order(const tok *toks, size_t nt, cand *cs, size_t nc)
+{
+    static const char *const active[] = {"call", "calls", "invoke", "invokes", "use", "uses",
+                                          "using", "reach", "reaches", NULL};
+    static const char *const passive[] = {"called", "used", "invoked", "referenced", NULL};
+    size_t c = nt, t = nt, ntargets = 0;
+    for (size_t k = 0; k < nt; k++) {
+        if (c == nt && toks[k].kind == T_WORD &&
+            (in_words(toks[k].low, active) || in_words(toks[k].low, passive)))
+            c = k;
+        else if (toks[k].kind == T_SYMBOL || toks[k].kind == T_MEMBER ||
+                 toks[k].kind == T_FILESYM) {
+            ntargets++;
+            if (t == nt)
+                t = k;
+        } else if (target_kind(toks[k].kind))
+            return; /* a path, a pattern: another question */
+    }
+    if (c == nt || t == nt || ntargets != 1)
+        return;
+    bool is_use = !strncmp(toks[c].low, "us", 2) || !strcmp(toks[c].low, "referenced");
+    bool by = c + 1 < nt && !strcmp(toks[c + 1].low, "by");
+    if (in_words(toks[c].low, passive)) {
+        if (by && t > c) { /* "functions called by X" */
+            lift(cs, nc, QR_DWIM_CALLEES, 0.88);
+            cap(cs, nc, QR_DWIM_CALLERS, 0.7);
+        } else if (t < c) { /* "where is X used", "where is X called" */
+            lift(cs, nc, is_use ? QR_DWIM_REFERENCES : QR_DWIM_CALLERS, 0.88);
+            lift(cs, nc, is_use ? QR_DWIM_CALLERS : QR_DWIM_REFERENCES, 0.8);
+            cap(cs, nc, QR_DWIM_CALLEES, 0.7);
+        }
+        return;
+    }
+    if (t > c) { /* "who calls X", "who uses X" */
+        lift(cs, nc, is_use ? QR_DWIM_REFERENCES : QR_DWIM_CALLERS, 0.88);
+        lift(cs, nc, is_use ? QR_DWIM_CALLERS : QR_DWIM_REFERENCES, 0.8);
+        cap(cs, nc, QR_DWIM_CALLEES, 0.7);
+    } else { /* "what does X call" */
+        lift(cs, nc, QR_DWIM_CALLEES, 0.88);
+        cap(cs, nc, QR_DWIM_CALLERS, 0.7);
+        cap(cs, nc, QR_DWIM_REFERENCES, 0.7);
+        cap(cs, nc, QR_DWIM_SKELETON, 0.7);
+    }
+}
 
 static int by_score(const cand *x, const cand *y)
 {
@@ -1171,6 +1252,11 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         }
         break;
     }
+    /* who calls whom, read from the order of the words: the symbol after a call word is
+     * called ("who calls X", "which functions call X", "who uses X": callers, or its
+     * references), the symbol before it calls ("what does X call", "what functions does
+     * X use": callees), and "called by X" / "used by X" asks what X calls */
+    call_order(toks, nt, cs, nc);
     /* a bare target: what a person most likely wants of it */
     bool named = false;
     for (size_t i = 0; i < nc; i++)

@@ -143,7 +143,8 @@ static const char *const stopwords[] = {
     "which", "me",  "please", "for", "to", "all",  "and",  "on",   "at",   "does", "do",
     "who",  "how",  "it",  "its",  "with", "from", "by",   "i",    "want",  "can",  "you",
     "give", "there", "here", "my",  "be",   "some", "any",  "let",  "lets", "let's", "into",
-    "inside", "up",  "get", "tell", "about", "where", "now", NULL};
+    "inside", "up",  "get", "tell", "about", "where", "now", "i'm", "im", "we're", "we",
+    "am", "just", "so", "i've", "we've", "have", "has", "been", NULL};
 
 static bool is_stopword(const char *w)
 {
@@ -590,7 +591,8 @@ static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *n
             continue;
         /* a word that is exactly some verb's alias is not a typo of another's
            ("callers" is no misspelt "callees") */
-        bool exact_other = exact_alias(w);
+        bool exact_other = exact_alias(w) || is_request_word(w) || is_filler(w) ||
+                           is_stopword(w);
         for (size_t i = 0; v->aliases[i]; i++) {
             double m = name_match(w, v->aliases[i]);
             if (m <= 0 || (m < 1.0 && exact_other))
@@ -1168,7 +1170,8 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             bool first_word = verbs[v].needs_target && !ntg;
             for (size_t k = 0; k < nt; k++) {
                 if ((int)k == by || toks[k].kind != T_WORD || is_stopword(toks[k].low) ||
-                    is_request_word(toks[k].low) || is_filler(toks[k].low))
+                    is_request_word(toks[k].low) ||
+                    (verbs[v].needs_target && is_filler(toks[k].low)))
                     continue;
                 bool keyword = false;
                 for (size_t i = 0; verbs[v].keywords[i]; i++)
@@ -1401,6 +1404,19 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     } else {
         out->params = verb_params(a, best.verb, out->target, toks, nt, out->content);
         out->params = kept_params(a, lk, best.verb, out->params, toks, nt);
+        /* "lines 10-20 of src/main.c": the target says the lines as read takes them */
+        qr_val lo, hi;
+        const char *colon = out->target ? strrchr(out->target, ':') : NULL;
+        if (best.verb == QR_DWIM_READ && !(colon && isdigit((unsigned char)colon[1])) &&
+            qr_map_get(out->params, qr_kw_cstr(a, "start"), &lo) && lo.t == QR_T_INT &&
+            qr_map_get(out->params, qr_kw_cstr(a, "end"), &hi) && hi.t == QR_T_INT) {
+            size_t l = strlen(out->target) + 48;
+            char *t = qr_arena_alloc(a, l);
+            if (!t)
+                return QR_ENOMEM;
+            snprintf(t, l, "%s:%lld-%lld", out->target, (long long)lo.i, (long long)hi.i);
+            out->target = out->targets[0] = t;
+        }
     }
     return a->exhausted ? QR_ENOMEM : QR_OK;
 }

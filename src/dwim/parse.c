@@ -445,6 +445,7 @@ typedef struct cand {
     const qr_tool *tool;
     double score;
     int verb_tok; /* the token that named it, or -1 */
+    bool framed;  /* an intent frame read the whole line as it */
 } cand;
 
 /* The words of a tool's record: name, its parts, parameter names, summary words. */
@@ -816,24 +817,16 @@ static bool is_target_key(qr_dwim_verb v, const char *key)
     return false;
 }
 
-/* key=value terms the verb did not take as its target: kept when the verb's tool has a
- * parameter of that name (limit=5), and grep's path= (the directory it searches). A key
- * the tool does not know is left out, as before; `dwim parse` still shows the line. */
-static qr_val kept_params(qr_arena *a, const qr_dwim_lookup *lk, qr_dwim_verb v, qr_val m,
-                          tok *toks, size_t nt)
+/* key=value terms the verb did not take as its target: every one is kept in params, none
+ * dropped; qr_dwim_run refuses a key the verb or its tool does not take (limit=5 on grep
+ * and skeleton bounds what they show). */
+static qr_val kept_params(qr_arena *a, qr_val m, tok *toks, size_t nt)
 {
-    const qr_tool *t = lk && lk->tools && verbs[v].tool
-                           ? qr_tools_find(lk->tools, verbs[v].tool, strlen(verbs[v].tool))
-                           : NULL;
     for (size_t k = 0; k < nt; k++) {
         if (toks[k].kind != T_PARAM || toks[k].used)
             continue;
-        bool known = v == QR_DWIM_GREP && !strcmp(toks[k].key, "path");
-        for (const qr_tool_param *p = t ? t->params : NULL; p && p->name && !known; p++)
-            if (!strcmp(p->name, toks[k].key))
-                known = true;
         qr_val given;
-        if (!known || qr_map_get(m, qr_kw_cstr(a, toks[k].key), &given))
+        if (qr_map_get(m, qr_kw_cstr(a, toks[k].key), &given))
             continue;
         m = put(a, m, toks[k].key,
                 toks[k].quoted ? str(a, toks[k].text) : param_value(a, toks[k].text));
@@ -1185,11 +1178,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 }
                 extra++;
             }
-            /* a word target nobody knows ("open the pod bay doors": pod) is less sure when
-               the line can be checked against the code index */
-            if (word_target && lk && lk->symbol_known)
-                s -= 0.05;
-            s -= (verbs[v].needs_target ? 0.15 : 0.2) * (double)extra;
+            s -= 0.2 * (double)extra;
         } else {
             s = kw > 0 ? 0.3 + (kw > 0.5 ? 0.5 : kw) : 0;
             if (s > 0 && ntg > 0)
@@ -1201,7 +1190,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         if (out->content && (v == QR_DWIM_FIX || v == QR_DWIM_PLAN || v == QR_DWIM_NOTE ||
                              v == QR_DWIM_DONE) && by == 0)
             s = s < 0.95 ? 0.95 : s;
-        cs[nc++] = (cand){(qr_dwim_verb)v, NULL, s, by};
+        cs[nc++] = (cand){(qr_dwim_verb)v, NULL, s, by, false};
     }
     for (size_t i = 0; i < ntools; i++) {
         const qr_tool *t = qr_tools_at(lk->tools, i);
@@ -1211,7 +1200,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         double ns;
         double kw = tool_keyword_score(t, toks, nt, &by, &ns);
         double s = ns > 0 ? ns : kw;
-        cs[nc++] = (cand){QR_DWIM_TOOL, t, s, by};
+        cs[nc++] = (cand){QR_DWIM_TOOL, t, s, by, false};
     }
     /* "find callers of X", "search the references to X", "open the skeleton of x.c": a
      * request word that is also a verb's alias (find, search, view...) asks for what the
@@ -1250,8 +1239,10 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         for (size_t i = 0; i < nc; i++) {
             bool same = frames[f].tool ? cs[i].tool && !strcmp(cs[i].tool->name, frames[f].tool)
                                        : !cs[i].tool && cs[i].verb == frames[f].verb;
-            if (same && cs[i].score < frames[f].score)
+            if (same && cs[i].score < frames[f].score) {
                 cs[i].score = frames[f].score;
+                cs[i].framed = true;
+            }
         }
         break;
     }
@@ -1276,13 +1267,16 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 cs[i].score = s;
     }
     /* a verb or tool that edits, deletes or runs code is run only when its name is written
-     * exactly: a typo of one ("edti", "memroy_add", "exit" for edit) or a reading from
-     * keywords stays in the suggest band */
+     * exactly as the line's first word (or a frame read the whole line, "run the tests"):
+     * a typo of one ("edti", "memroy_add", "exit" for edit) or a reading from keywords
+     * stays in the suggest band (validate, which runs only the repository's own check,
+     * asks instead), and its name later in prose ("does it compile") asks */
     for (size_t i = 0; i < nc; i++) {
-        bool danger = cs[i].tool ? (cs[i].tool->caps & (QR_TOOL_WRITES | QR_TOOL_EXEC |
+        bool writes = cs[i].tool ? (cs[i].tool->caps & (QR_TOOL_WRITES | QR_TOOL_EXEC |
                                                         QR_TOOL_DESTROYS)) != 0
                                  : cs[i].verb == QR_DWIM_FIX;
-        if (!danger || cs[i].score <= 0.55)
+        bool runs = !cs[i].tool && cs[i].verb == QR_DWIM_VALIDATE;
+        if ((!writes && !runs) || cs[i].framed)
             continue;
         int b = cs[i].verb_tok;
         bool exact = false;
@@ -1294,8 +1288,9 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 exact |= qr_words_cost(toks[b].low, strlen(toks[b].low),
                                        verbs[cs[i].verb].aliases[j],
                                        strlen(verbs[cs[i].verb].aliases[j])) == 0;
-        if (!exact)
-            cs[i].score = 0.55;
+        double most = !exact ? (writes ? 0.55 : 0.8) : b != 0 ? 0.8 : 1.0;
+        if (cs[i].score > most)
+            cs[i].score = most;
     }
     /* sort (stable insertion: verbs before tools on ties) */
     for (size_t i = 1; i < nc; i++) {
@@ -1403,7 +1398,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         out->params = tool_params(a, best.tool, out->target, toks, nt);
     } else {
         out->params = verb_params(a, best.verb, out->target, toks, nt, out->content);
-        out->params = kept_params(a, lk, best.verb, out->params, toks, nt);
+        out->params = kept_params(a, out->params, toks, nt);
         /* "lines 10-20 of src/main.c": the target says the lines as read takes them */
         qr_val lo, hi;
         const char *colon = out->target ? strrchr(out->target, ':') : NULL;

@@ -451,11 +451,19 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, const char *where, qr_b
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF |
                                    PCRE2_MATCH_INVALID_UTF, &ec, &eo, NULL);
     if (!re) {
+        /* grep 'die(': what was meant is the text itself; it is searched as written and
+           the answer says so */
         PCRE2_UCHAR msg[128];
         pcre2_get_error_message(ec, msg, sizeof msg);
-        qr_buf_printf(err, "bad pattern '%s': %s at offset %zu", pattern, (char *)msg,
-                      (size_t)eo);
-        return QR_EINVAL;
+        re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                           PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_LITERAL, &ec, &eo, NULL);
+        if (!re) {
+            qr_buf_printf(err, "bad pattern '%s': %s at offset %zu", pattern, (char *)msg,
+                          (size_t)eo);
+            return QR_EINVAL;
+        }
+        qr_buf_printf(out, "(not a regular expression: %s; searched as plain text)\n",
+                      (char *)msg);
     }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     /* the sandbox's limits (quarry/value.h): a pattern that backtracks without end fails
@@ -654,13 +662,81 @@ static int64_t param_int(qr_arena *a, qr_val m, const char *k)
     return 0;
 }
 
+/* The keys a verb run here takes (NULL: its tool's schema decides), NULL-terminated. */
+static const char *const *verb_keys(qr_dwim_verb v)
+{
+    static const char *const skel[] = {"path", "limit", NULL}, *const exp[] = {"symbol", NULL},
+                             *const rd[] = {"path", "start", "end", NULL},
+                             *const gr[] = {"pattern", "path", "limit", NULL},
+                             *const fx[] = {"target", "content", NULL},
+                             *const dn[] = {"summary", NULL}, *const val[] = {"command", NULL},
+                             *const txt[] = {"text", NULL}, *const fe[] = {"id", NULL};
+    switch (v) {
+    case QR_DWIM_SKELETON: return skel;
+    case QR_DWIM_EXPAND: return exp;
+    case QR_DWIM_READ: return rd;
+    case QR_DWIM_GREP: return gr;
+    case QR_DWIM_FIX: return fx;
+    case QR_DWIM_DONE: return dn;
+    case QR_DWIM_VALIDATE: return val;
+    case QR_DWIM_PLAN:
+    case QR_DWIM_NOTE: return txt;
+    case QR_DWIM_FETCH: return fe;
+    default: return NULL;
+    }
+}
+
+/* A key=value the verb does not take is refused, never dropped: "'grep' takes pattern,
+ * path, limit; not 'foo'". */
+static int check_keys(const qr_dwim_intent *in, qr_buf *err)
+{
+    const char *const *keys = verb_keys(in->verb);
+    if (!keys || in->params.t != QR_T_MAP)
+        return QR_OK;
+    for (size_t i = 0; i < qr_map_len(in->params); i++) {
+        qr_val k = qr_map_key_at(in->params, i);
+        const char *name = k.t == QR_T_KW ? k.sym->text : k.t == QR_T_STR ? k.s->data : "";
+        bool ok = false;
+        for (size_t j = 0; keys[j] && !ok; j++)
+            ok = !strcmp(name, keys[j]);
+        if (ok)
+            continue;
+        qr_buf_printf(err, "'%s' takes ", qr_dwim_verb_name(in->verb));
+        for (size_t j = 0; keys[j]; j++)
+            qr_buf_printf(err, "%s%s", j ? ", " : "", keys[j]);
+        qr_buf_printf(err, "; not '%s'", name);
+        return QR_EINVAL;
+    }
+    return QR_OK;
+}
+
 int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *err)
 {
     qr_arena a;
     qr_arena_init(&a, 64u << 20);
-    int rc = QR_OK;
+    int rc = check_keys(in, err);
     const char *needs = NULL;
     c->failed = false;
+    if (rc != QR_OK) {
+        qr_arena_release(&a);
+        return rc;
+    }
+    /* limit=N bounds what skeleton and grep show */
+    size_t saved_rows = c->max_rows, saved_matches = c->max_matches;
+    int64_t limit = param_int(&a, in->params, "limit");
+    qr_val lv;
+    if (verb_keys(in->verb) && qr_map_get(in->params, qr_kw_cstr(&a, "limit"), &lv) &&
+        (lv.t != QR_T_INT || lv.i < 1 || lv.i > 100000)) {
+        qr_buf_puts(err, "limit=");
+        qr_print(err, lv, 0);
+        qr_buf_puts(err, " is out of range (a whole number 1-100000)");
+        qr_arena_release(&a);
+        return QR_EINVAL;
+    }
+    if (limit > 0 && in->verb == QR_DWIM_SKELETON)
+        c->max_rows = (size_t)limit;
+    if (limit > 0 && in->verb == QR_DWIM_GREP)
+        c->max_matches = (size_t)limit;
     switch (in->verb) {
     case QR_DWIM_SKELETON:
         if (!in->target)
@@ -726,6 +802,8 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
         qr_buf_printf(err, "'%s' needs %s", qr_dwim_verb_name(in->verb), needs);
         rc = QR_EINVAL;
     }
+    c->max_rows = saved_rows;
+    c->max_matches = saved_matches;
     qr_arena_release(&a);
     return rc;
 }

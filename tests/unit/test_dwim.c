@@ -78,14 +78,14 @@ static const row rows[] = {
     {"expnad lx_eval", "expand", "lx_eval", "run"},
     {"body lx_eval", "expand", "lx_eval", "run"},
     {"expand main", "expand", "main", "run"},
-    {"show me the body of lx_eval", "expand", "lx_eval", "clarify"},
+    {"show me the body of lx_eval", "expand", "lx_eval", "run"},
     {"lx_eval", "expand", "lx_eval", "clarify"},
     {"expand", "expand", NULL, "run"},
     /* read */
     {"read src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
     {"read src/lisp/eval.c:10-40", "read", "src/lisp/eval.c:10-40", "run"},
     {"cat README.md", "read", "README.md", "run"},
-    {"view src/lisp/eval.c 10 20", "read", "src/lisp/eval.c", "run"},
+    {"view src/lisp/eval.c 10 20", "read", "src/lisp/eval.c:10-20", "run"},
     {"raed README.md", "read", "README.md", "run"},
     {"src/lisp/eval.c:120", "read", "src/lisp/eval.c:120", "clarify"},
     /* grep */
@@ -108,7 +108,7 @@ static const row rows[] = {
     {"check", "validate", NULL, "run"},
     {"lint", "validate", NULL, "run"},
     {"build", "validate", NULL, "run"},
-    {"valdiate", "validate", NULL, "run"},
+    {"valdiate", "validate", NULL, "clarify"}  /* exec: a typo asks */,
     {"does it compile", "validate", NULL, "clarify"},
     /* the check named on the line (issue 24): validate runs only the repository's own */
     {"validate make test", "validate", "make test", "run"},
@@ -133,7 +133,7 @@ static const row rows[] = {
     {"definition lx_eval", "definition", "lx_eval", "run"},
     {"where is lx_eval defined", "definition", "lx_eval", "clarify"},
     {"who calls lx_eval", "callers", "lx_eval", "run"},
-    {"what does src/lisp/eval.c include", "deps", "src/lisp/eval.c", "clarify"},
+    {"what does src/lisp/eval.c include", "deps", "src/lisp/eval.c", "run"},
     /* a request word asks for what the next word names */
     {"find callers of lx_eval", "callers", "lx_eval", "run"},
     {"find the callers of lx_eval", "callers", "lx_eval", "run"},

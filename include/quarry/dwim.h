@@ -66,7 +66,15 @@ typedef struct qr_dwim_intent {
      * rest of the intent is the reading without it, and a caller should refuse the line
      * naming the tool (qr_tools_explain_refused) rather than run that reading */
     const qr_tool *refused;
+    /* the verb is named but the target it needs is not: the line is sure of the verb
+     * (its confidence says so) and whoever sent it is asked for the target
+     * (qr_dwim_verb_needs), not for the verb; "missing": ["target"] in the JSON */
+    bool missing_target;
 } qr_dwim_intent;
+
+/* What a verb needs as its target, for asking ("a file or directory", "a symbol",
+ * "a pattern", "a file"), or NULL for a verb that needs none. */
+const char *qr_dwim_verb_needs(qr_dwim_verb v);
 
 /* What the parser may look up: the registry whose tools are routing targets, and whether
  * a path exists or a symbol is known (each NULL: judged by shape alone). */

@@ -127,6 +127,23 @@ const char *qr_dwim_verb_name(qr_dwim_verb v)
     return v < QR_DWIM_VERB_COUNT ? verbs[v].name : "none";
 }
 
+const char *qr_dwim_verb_needs(qr_dwim_verb v)
+{
+    switch (v) {
+    case QR_DWIM_SKELETON: return "a file or directory";
+    case QR_DWIM_READ:
+    case QR_DWIM_DEPS: return "a file";
+    case QR_DWIM_GREP: return "a pattern";
+    case QR_DWIM_FETCH: return "a result id";
+    case QR_DWIM_EXPAND:
+    case QR_DWIM_CALLERS:
+    case QR_DWIM_CALLEES:
+    case QR_DWIM_REFERENCES:
+    case QR_DWIM_DEFINITION: return "a symbol";
+    default: return NULL;
+    }
+}
+
 const char *qr_dwim_band(double c)
 {
     if (c >= 0.85)
@@ -542,7 +559,8 @@ static bool is_filler(const char *w)
     static const char *const words[] = {
         "function", "functions", "method", "methods", "symbol", "symbols", "code", "module",
         "directory", "dir", "folder", "package", "lines", "line", "whole", "full", "entire",
-        "contents", "content", "files", "routine", "procedure", "macro", "type", NULL};
+        "contents", "content", "files", "routine", "procedure", "macro", "type", "first", "last",
+        NULL};
     for (size_t i = 0; words[i]; i++)
         if (!strcmp(w, words[i]))
             return true;
@@ -602,9 +620,10 @@ static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *n
             /* its place among the words that carry meaning ("show the callers": first) */
             size_t pos = 0;
             for (size_t j = 0; j < k; j++)
-                if (!(toks[j].kind == T_WORD && (is_stopword(toks[j].low) ||
-                                                 is_request_word(toks[j].low) ||
-                                                 qr_words_is_chatter(toks[j].low))))
+                if (!(toks[j].kind == T_NUMBER || toks[j].kind == T_RANGE ||
+                      (toks[j].kind == T_WORD &&
+                       (is_stopword(toks[j].low) || is_request_word(toks[j].low) ||
+                        is_filler(toks[j].low) || qr_words_is_chatter(toks[j].low)))))
                     pos++;
             double s = m * (pos == 0 ? 0.95 : pos == 1 ? 0.9 : 0.8);
             if (s > *name_score) {
@@ -1394,6 +1413,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 break;
             }
     out->target = out->ntargets ? out->targets[0] : NULL;
+    out->missing_target = !out->target && best.verb != QR_DWIM_TOOL && verbs[best.verb].needs_target;
     if (best.verb == QR_DWIM_TOOL) {
         out->params = tool_params(a, best.tool, out->target, toks, nt);
     } else {
@@ -1444,8 +1464,7 @@ void qr_dwim_intent_json(const qr_dwim_intent *in, qr_buf *b)
     qr_buf_puts(b, ",\"params\":");
     qr_print_json(b, in->params, false);
     /* what the line did not say that the verb needs: the loop asks for it */
-    if (in->verb > QR_DWIM_NONE && in->verb < QR_DWIM_TOOL && verbs[in->verb].needs_target &&
-        !in->target)
+    if (in->missing_target)
         qr_buf_puts(b, ",\"missing\":[\"target\"]");
     qr_buf_printf(b, ",\"confidence\":%.2f,\"alternatives\":[", in->confidence);
     for (size_t i = 0; i < in->nalts; i++) {

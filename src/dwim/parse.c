@@ -77,8 +77,9 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                           "validate",
                           false,
                           {"validate", "check", "lint", "build", "compile", "verify", NULL},
-                          {"compiles", "errors", "warnings", "diagnostics", "builds", NULL},
-                          {0.4f, 0.3f, 0.3f, 0.35f, 0.4f}},
+                          {"compiles", "errors", "warnings", "diagnostics", "builds", "passes",
+                           "pass", "green", "tests", "works", NULL},
+                          {0.4f, 0.3f, 0.3f, 0.35f, 0.4f, 0.3f, 0.2f, 0.2f, 0.3f, 0.2f}},
     [QR_DWIM_DONE] = {"done",
                       "done",
                       false,
@@ -161,7 +162,8 @@ static const char *const stopwords[] = {
     "who",  "how",  "it",  "its",  "with", "from", "by",   "i",    "want",  "can",  "you",
     "give", "there", "here", "my",  "be",   "some", "any",  "let",  "lets", "let's", "into",
     "inside", "up",  "get", "tell", "about", "where", "now", "i'm", "im", "we're", "we",
-    "am", "just", "so", "i've", "we've", "have", "has", "been", NULL};
+    "am", "just", "so", "i've", "we've", "have", "has", "been", "everything", "still",
+    "again", "really", NULL};
 
 static bool is_stopword(const char *w)
 {
@@ -299,6 +301,20 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
     }
     if (strchr(s, '/') || has_code_ext(s)) {
         t->kind = T_PATH;
+        /* "SRC/wal.h": a path the tree has only in another case is that path */
+        if (lk && lk->path_exists && n < 4096 && strcmp(t->low, s) != 0) {
+            char *low = t->low; /* lowercased with '-' as '_': put the dashes back */
+            char save[4096];
+            memcpy(save, low, n + 1);
+            for (size_t i = 0; i < n; i++)
+                if (s[i] == '-')
+                    low[i] = '-';
+            if (lk->path_exists(lk->ud, low)) {
+                memcpy(t->text, low, n + 1);
+                t->verified = true;
+            }
+            memcpy(low, save, n + 1);
+        }
         return;
     }
     const char *dot = strchr(s, '.');
@@ -1308,6 +1324,10 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                                        verbs[cs[i].verb].aliases[j],
                                        strlen(verbs[cs[i].verb].aliases[j])) == 0;
         double most = !exact ? (writes ? 0.55 : 0.8) : b != 0 ? 0.8 : 1.0;
+        /* an edit with nothing named to edit and no block ("rewrite everything") asks */
+        if (!cs[i].tool && cs[i].verb == QR_DWIM_FIX && !out->content && !ntargets_any &&
+            most > 0.8)
+            most = 0.8;
         if (cs[i].score > most)
             cs[i].score = most;
     }

@@ -115,8 +115,9 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                             "query_codebase",
                             true,
                             {"definition", "def", "goto", "declaration", NULL},
-                            {"defined", "definition", "declared", "where", NULL},
-                            {0.4f, 0.3f, 0.3f, 0.15f}},
+                            {"defined", "definition", "declared", "where", "defines",
+                             "declares", NULL},
+                            {0.4f, 0.3f, 0.3f, 0.15f, 0.4f, 0.35f}},
     [QR_DWIM_PLAN] = {"plan", "plan", false, {"plan", "subtask", NULL}, {NULL}, {0}},
     [QR_DWIM_FETCH] = {"fetch", "fetch", true, {"fetch", "result", NULL}, {NULL}, {0}},
     [QR_DWIM_NOTE] = {"note", "note", false, {"note", "remember", NULL}, {NULL}, {0}},
@@ -163,7 +164,8 @@ static const char *const stopwords[] = {
     "give", "there", "here", "my",  "be",   "some", "any",  "let",  "lets", "let's", "into",
     "inside", "up",  "get", "tell", "about", "where", "now", "i'm", "im", "we're", "we",
     "am", "just", "so", "i've", "we've", "have", "has", "been", "everything", "still",
-    "again", "really", NULL};
+    "again", "really", "could", "would", "through", "thru", "until", "under", "within",
+    "across", NULL};
 
 static bool is_stopword(const char *w)
 {
@@ -914,10 +916,17 @@ static const frame frames[] = {
      {"run", "execute", NULL},
      {"run", "all", "unit", "execute", "suite", "the", NULL},
      T_NONE, QR_DWIM_VALIDATE, NULL, 0.88},
-    {{"commits", NULL},
-     {"recent", "latest", "newest", NULL},
-     {"show", "recent", "latest", "newest", "last", "me", "list", NULL},
+    {{"commits", "changed", "changes", "happened", NULL},
+     {"recent", "latest", "newest", "recently", "lately", NULL},
+     {"show", "recent", "latest", "newest", "last", "me", "list", "what", "has", "was",
+      "were", "the", NULL},
      T_NONE, QR_DWIM_TOOL, "get_commits", 0.88},
+    {{"touched", "changed", "modified", "edited", "change", "changes", "wrote", "created",
+      NULL},
+     {"who", "when", "last", "recently", NULL},
+     {"who", "when", "was", "were", "last", "recently", "most", "the", "file", "did", "has",
+      "had", NULL},
+     T_FILE, QR_DWIM_TOOL, "get_file_history", 0.86},
     {{"files", NULL},
      {"most", "often", "frequently", NULL},
      {"which", "change", "changed", "changes", "most", "often", "frequently", "are", NULL},
@@ -1152,8 +1161,20 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     if (out->verb == QR_DWIM_VALIDATE)
         return QR_OK;
 
+    /* chatter and politeness off the ends ("hey, could you ...", "... please"): the one
+     * normalizer of src/words; a line with quotes is read as written (the normalizer
+     * squeezes spaces, and a quoted pattern or value keeps its own) */
+    const char *norm = text;
+    size_t normn = head;
+    if (!memchr(text, '\'', head) && !memchr(text, '"', head) && !memchr(text, '`', head)) {
+        char *nb = qr_arena_alloc(a, head + 1);
+        if (!nb)
+            return QR_ENOMEM;
+        normn = qr_words_normalize(text, head, nb, head + 1);
+        norm = nb;
+    }
     tok toks[MAX_TOKS];
-    size_t nt = tokenize(lk, text, head, a, toks);
+    size_t nt = tokenize(lk, norm, normn, a, toks);
     if (nt == SIZE_MAX)
         return QR_ENOMEM;
     if (nt == 0)
@@ -1198,7 +1219,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             bool first_word = verbs[v].needs_target && !ntg;
             for (size_t k = 0; k < nt; k++) {
                 if ((int)k == by || toks[k].kind != T_WORD || is_stopword(toks[k].low) ||
-                    is_request_word(toks[k].low) ||
+                    is_request_word(toks[k].low) || qr_words_is_chatter(toks[k].low) ||
                     (verbs[v].needs_target && is_filler(toks[k].low)))
                     continue;
                 bool keyword = false;

@@ -990,6 +990,24 @@ static bool frame_fits(const frame *f, const tok *toks, size_t nt)
 
 /* ---- the parser ---- */
 
+/* The reading was named by its own name or alias as written (case and -/_ aside), not by
+ * a typo of it, a keyword or a frame. */
+static bool named_exactly(const cand *c, const tok *toks)
+{
+    int b = c->verb_tok;
+    if (b < 0)
+        return false;
+    const char *w = toks[b].low;
+    size_t wn = strlen(w);
+    if (c->tool)
+        return qr_words_cost(w, wn, c->tool->name, strlen(c->tool->name)) == 0;
+    for (size_t j = 0; verbs[c->verb].aliases[j]; j++)
+        if (qr_words_cost(w, wn, verbs[c->verb].aliases[j], strlen(verbs[c->verb].aliases[j])) == 0)
+            return true;
+    /* "who calls X": the phrase names it */
+    return false;
+}
+
 static void lift(cand *cs, size_t nc, qr_dwim_verb v, double score)
 {
     for (size_t i = 0; i < nc; i++)
@@ -1335,15 +1353,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         if ((!writes && !runs) || cs[i].framed)
             continue;
         int b = cs[i].verb_tok;
-        bool exact = false;
-        if (b >= 0 && cs[i].tool)
-            exact = qr_words_cost(toks[b].low, strlen(toks[b].low), cs[i].tool->name,
-                                  strlen(cs[i].tool->name)) == 0;
-        else if (b >= 0)
-            for (size_t j = 0; verbs[cs[i].verb].aliases[j]; j++)
-                exact |= qr_words_cost(toks[b].low, strlen(toks[b].low),
-                                       verbs[cs[i].verb].aliases[j],
-                                       strlen(verbs[cs[i].verb].aliases[j])) == 0;
+        bool exact = named_exactly(&cs[i], toks);
         double most = !exact ? (writes ? 0.55 : 0.8) : b != 0 ? 0.8 : 1.0;
         /* an edit with nothing named to edit and no block ("rewrite everything") asks */
         if (!cs[i].tool && cs[i].verb == QR_DWIM_FIX && !out->content && !ntargets_any &&
@@ -1361,6 +1371,18 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             j--;
         }
         cs[j] = c;
+    }
+    /* a typo as close to two readings ("calles": callers or callees) is not sure of
+     * either: it asks with both */
+    if (nc > 1 && cs[0].score > 0.8 && cs[0].verb_tok >= 0 &&
+        cs[0].verb_tok == cs[1].verb_tok && cs[0].score - cs[1].score < 0.015 &&
+        !named_exactly(&cs[0], toks) && !named_exactly(&cs[1], toks) &&
+        (cs[0].tool != cs[1].tool || cs[0].verb != cs[1].verb)) {
+        cs[0].score = 0.8;
+        cs[1].score = 0.8;
+        for (size_t i = 2; i < nc; i++) /* the list stays best first */
+            if (cs[i].score > 0.8)
+                cs[i].score = 0.8;
     }
     cand best = cs[0];
     if (best.score <= 0) {

@@ -166,6 +166,9 @@ static const row rows[] = {
     {"who contributed most", "get_author_stats", NULL, "run"},
     {"show the callers", "callers", NULL, "run"},
     {"expand the function", "expand", NULL, "run"},
+    /* a typo as close to two verbs asks (callers or callees?) */
+    {"calles lx_eval", "callers", "lx_eval", "clarify"},
+    {"hey, could you outline src/lisp/eval.c please", "skeleton", "src/lisp/eval.c", "run"},
     /* an edit, delete or exec never runs from a fuzzy match or from prose */
     {"edti src/lisp/eval.c", "fix", "src/lisp/eval.c", "suggest"},
     {"exit", "fix", NULL, "suggest"}, /* below 0.6 */

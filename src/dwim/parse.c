@@ -6,15 +6,20 @@
  * of the registry with aliases and keywords taken from its own record (name, name parts,
  * summary words, parameter names), so a new tool is routable without touching this file.
  *
- * Scores: an alias or tool name written exactly as the first word scores 0.95, later in
- * the line 0.9; a typo (the shared measure of src/words: length-aware, a keyboard
- * neighbour half an edit) costs 0.025 per half-edit. A verb named alone keeps its score:
- * the verb is sure, and the missing target is reported apart ("missing": ["target"] in
- * `dwim parse`), so the loop asks for it rather than for the verb. key=value terms that
- * name a verb's target (path=, pattern=, name=) are its target; others the verb's tool
- * takes are kept as parameters. Natural wording ("what functions are
- * in this file") is scored by keywords and stays below the run band, so a person or model
- * is asked first. The anchor's bands: run 0.85, clarify 0.6, suggest 0.3.
+ * Scores: an alias or tool name written exactly as the first word that carries meaning
+ * scores 0.95 (request, stop, filler and chatter words before it do not count), the next
+ * 0.9, later 0.8; a typo (the shared measure of src/words: length-aware, a keyboard
+ * neighbour half an edit) costs 0.025 per half-edit, and a word that is itself a request,
+ * filler or stop word is never a typo; words the reading does not explain cost 0.2 each.
+ * A verb named alone keeps its score: the verb is sure, and the missing target is
+ * reported apart (qr_dwim_intent.missing_target, "missing": ["target"] in `dwim parse`),
+ * so the loop asks for it rather than for the verb. Every key=value is kept: those naming
+ * a verb's target (path=, pattern=, name=) are its target, the rest its parameters, which
+ * qr_dwim_run honours (limit=) or refuses. Natural requests are read by intent frames
+ * (every word of the line explained, one path) and who calls whom by the order of the
+ * words (call_order). A typo as close to two readings asks. An edit, delete or exec runs
+ * only from its exact name as the first word (or a frame). The bands: run 0.85, clarify
+ * 0.6, suggest 0.3.
  */
 #include "quarry/dwim.h"
 #include "quarry/words.h"

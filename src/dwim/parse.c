@@ -170,7 +170,7 @@ static const char *const stopwords[] = {
     "inside", "up",  "get", "tell", "about", "where", "now", "i'm", "im", "we're", "we",
     "am", "just", "so", "i've", "we've", "have", "has", "been", "everything", "still",
     "again", "really", "could", "would", "through", "thru", "until", "under", "within",
-    "across", NULL};
+    "across", "every", "each", "where's", "wheres", NULL};
 
 static bool is_stopword(const char *w)
 {
@@ -416,6 +416,20 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         while (wn > 1 && (s[i + wn - 1] == '?' || s[i + wn - 1] == ',' || s[i + wn - 1] == '!' ||
                           (s[i + wn - 1] == '.' && nt > 0 && j == n)))
             wn--;
+        /* a possessive of something the tree knows ("trim's body", "src/x.c's functions")
+           is that thing */
+        if (wn > 3 && s[i + wn - 2] == '\'' && (s[i + wn - 1] == 's' || s[i + wn - 1] == 'S')) {
+            char stem[256];
+            size_t sn = wn - 2;
+            if (sn < sizeof stem) {
+                memcpy(stem, s + i, sn);
+                stem[sn] = '\0';
+                if ((lk && lk->symbol_known && is_ident(stem) && lk->symbol_known(lk->ud, stem)) ||
+                    (lk && lk->path_exists && lk->path_exists(lk->ud, stem)) ||
+                    strchr(stem, '/') || has_code_ext(stem))
+                    wn = sn;
+            }
+        }
         t->text = qr_arena_strndup(a, s + i, wn);
         t->low = lower_dup(a, s + i, wn);
         if (!t->text || !t->low)
@@ -884,7 +898,7 @@ static qr_val kept_params(qr_arena *a, qr_val m, tok *toks, size_t nt)
 enum { T_NONE, T_FILE, T_FILE_OR_DIR };
 
 typedef struct frame {
-    const char *const need[16];
+    const char *const need[24];
     const char *const must[6];
     const char *const allow[32];
     int targets; /* T_NONE: no target at all; T_FILE: one file; T_FILE_OR_DIR: one path */
@@ -900,7 +914,7 @@ static const frame frames[] = {
      T_FILE, QR_DWIM_READ, NULL, 0.88},
     {{"what's", "whats", "explain", "summarize", "summarise", "summary", "describe",
       "methods", "functions", "symbols", "declarations", "overview", "outline", "in",
-      "inside", NULL},
+      "inside", "structs", "struct", "types", "macros", "typedefs", "enums", NULL},
      {NULL},
      {"what", "in", "is", "inside", "this", "file", "module", "directory", "dir", "folder",
       "package", "all", "get", "list", "show", "me", "of", "defined", "declared", "give",

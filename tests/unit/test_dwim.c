@@ -166,6 +166,8 @@ static const row rows[] = {
     {"who contributed most", "get_author_stats", NULL, "run"},
     {"show the callers", "callers", NULL, "run"},
     {"expand the function", "expand", NULL, "run"},
+    {"show me lx_eval's body", "expand", "lx_eval", "run"},
+    {"src/lisp/eval.c's functions", "skeleton", "src/lisp/eval.c", "run"},
     /* a typo as close to two verbs asks (callers or callees?) */
     {"calles lx_eval", "callers", "lx_eval", "clarify"},
     {"hey, could you outline src/lisp/eval.c please", "skeleton", "src/lisp/eval.c", "run"},

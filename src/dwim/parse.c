@@ -658,7 +658,7 @@ static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *n
             size_t pos = 0;
             for (size_t j = 0; j < k; j++)
                 if (!(toks[j].kind == T_NUMBER || toks[j].kind == T_RANGE ||
-                      (toks[j].kind == T_WORD &&
+                      ((toks[j].kind == T_WORD || toks[j].kind == T_SYMBOL) &&
                        (is_stopword(toks[j].low) || is_request_word(toks[j].low) ||
                         is_filler(toks[j].low) || qr_words_is_chatter(toks[j].low)))))
                     pos++;

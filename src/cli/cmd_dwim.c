@@ -156,6 +156,17 @@ int cli_cmd_dwim(const cli_args *args)
     }
     if (in.confidence < 0.85 && !force) {
         print_readings(&in);
+        if (json || edn) { /* the readings as data too: the intent, as dwim parse prints it */
+            qr_dwim_intent_json(&in, &out);
+            qr_val v;
+            qr_read_error re;
+            if (edn && qr_json_read(&a, out.p, out.len, &v, &re) == QR_OK) {
+                out.len = 0;
+                qr_print(&out, v, QR_PRINT_READABLY);
+            }
+            qr_buf_putc(&out, '\n');
+            fwrite(out.p, 1, out.len, stdout);
+        }
         if (in.confidence >= 0.3)
             fputs("  (not run: write the line more exactly, or add --force)\n", stderr);
         code = EXIT_USAGE;

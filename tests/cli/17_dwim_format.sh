@@ -72,5 +72,7 @@ expect_out "grep only lib/" "lib/other.c" sh -c "'$Q' dwim \"grep 'add' lib/\" -
 expect_out "grep limit=1" "1" sh -c "'$Q' dwim 'grep add limit=1' --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"results\"]))'"
 # a verb alone: sure of itself, its target reported missing
 expect_out "missing target" "skeleton 0.95 ['target']" sh -c "'$Q' dwim parse 'skeleton' --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"verb\"], \"%.2f\" % d[\"confidence\"], d[\"missing\"])'"
+# a line not run (below the run band): its readings as data on stdout, exit 2
+expect_out "not run: readings as json" "callers 0.80 2" sh -c "'$Q' dwim 'calles add' --format json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"verb\"], \"%.2f\" % d[\"confidence\"], end=\" \")'; '$Q' dwim 'calles add' >/dev/null 2>&1; echo \$?"
 expect_rc "bad format" 2 "$Q" dwim "skeleton src" --format xml
 finish

@@ -1059,7 +1059,8 @@ static void call_order(const tok *toks, size_t nt, cand *cs, size_t nc)
         } else if (target_kind(toks[k].kind))
             return; /* a path, a pattern: another question */
     }
-    if (c == nt || t == nt || ntargets != 1)
+    /* a terse line that opens with the word is that verb ("calls X": callees) */
+    if (c == nt || t == nt || ntargets != 1 || c == 0)
         return;
     bool is_use = !strncmp(toks[c].low, "us", 2) || !strcmp(toks[c].low, "referenced");
     bool by = c + 1 < nt && !strcmp(toks[c + 1].low, "by");

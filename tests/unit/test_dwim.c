@@ -160,6 +160,7 @@ static const row rows[] = {
     {"which functions call lx_eval", "callers", "lx_eval", "run"},
     {"who uses lx_eval", "references", "lx_eval", "run"},
     {"functions called by lx_eval", "callees", "lx_eval", "run"},
+    {"calls lx_eval", "callees", "lx_eval", "run"}, /* the terse verb, not word order */
     {"summarize the module src/lisp", "skeleton", "src/lisp", "run"},
     {"what is in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
     {"list functions in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},

@@ -38,8 +38,8 @@ typedef struct verb_rec {
     bool needs_target;             /* without a target it cannot run */
     const char *const aliases[10]; /* words that name it */
     /* natural wording: words with their weight (summed, capped) */
-    const char *const keywords[12];
-    const float weights[12];
+    const char *const keywords[16];
+    const float weights[16];
 } verb_rec;
 
 static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
@@ -83,14 +83,16 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                           false,
                           {"validate", "check", "lint", "build", "compile", "verify", NULL},
                           {"compiles", "errors", "warnings", "diagnostics", "builds", "passes",
-                           "pass", "green", "tests", "works", NULL},
-                          {0.4f, 0.3f, 0.3f, 0.35f, 0.4f, 0.3f, 0.2f, 0.2f, 0.3f, 0.2f}},
+                           "pass", "green", "tests", "works", "project", "repo", "repository",
+                           NULL},
+                          {0.4f, 0.3f, 0.3f, 0.35f, 0.4f, 0.3f, 0.2f, 0.2f, 0.3f, 0.2f, 0.1f,
+                           0.1f, 0.1f}},
     [QR_DWIM_DONE] = {"done",
                       "done",
                       false,
                       {"done", "finished", "complete", "finish", "stop", NULL},
-                      {"finished", "over", "nothing", NULL},
-                      {0.3f, 0.1f, 0.1f}},
+                      {"finished", "over", "nothing", "task", "work", "job", "all", NULL},
+                      {0.3f, 0.1f, 0.1f, 0.2f, 0.2f, 0.2f, 0.1f}},
     [QR_DWIM_CALLERS] = {"callers",
                          "query_codebase",
                          true,
@@ -170,7 +172,7 @@ static const char *const stopwords[] = {
     "inside", "up",  "get", "tell", "about", "where", "now", "i'm", "im", "we're", "we",
     "am", "just", "so", "i've", "we've", "have", "has", "been", "everything", "still",
     "again", "really", "could", "would", "through", "thru", "until", "under", "within",
-    "across", "every", "each", "where's", "wheres", NULL};
+    "across", "every", "each", "where's", "wheres", "think", "guess", "believe", NULL};
 
 static bool is_stopword(const char *w)
 {
@@ -193,6 +195,7 @@ typedef enum tok_kind {
     T_MEMBER,   /* Type.member */
     T_SYMBOL,   /* an identifier with _ or digits, a known symbol, or `struct X` */
     T_RANGE,    /* A-B: a range of lines ("lines 10-20 of F") */
+    T_FLAG,     /* -i, -rn: a command-line flag as grep takes them */
 } tok_kind;
 
 typedef struct tok {
@@ -269,6 +272,15 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
     if (all_digits(s, n)) {
         t->kind = T_NUMBER;
         return;
+    }
+    if (n >= 2 && n <= 5 && s[0] == '-' && isalpha((unsigned char)s[1])) {
+        bool letters = true;
+        for (size_t i = 1; i < n; i++)
+            letters &= isalpha((unsigned char)s[i]) != 0;
+        if (letters) {
+            t->kind = T_FLAG;
+            return;
+        }
     }
     const char *rdash = strchr(s, '-');
     if (rdash && rdash != s && all_digits(s, (size_t)(rdash - s)) &&
@@ -491,7 +503,7 @@ static double name_match(const char *w, const char *name)
 
 static bool target_kind(tok_kind k)
 {
-    return k != T_WORD && k != T_PARAM;
+    return k != T_WORD && k != T_PARAM && k != T_FLAG;
 }
 
 typedef struct cand {
@@ -766,8 +778,23 @@ static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *
         break;
     }
     case QR_DWIM_GREP:
-        if (target)
-            m = put(a, m, "pattern", str(a, target));
+        if (target) {
+            /* grep's own flags: -i ignores case, -w matches whole words, -F fixed text */
+            bool ci = false, word = false, fixed = false;
+            for (size_t k = 0; k < nt; k++)
+                if (toks[k].kind == T_FLAG) {
+                    ci |= strchr(toks[k].text, 'i') != NULL;
+                    word |= strchr(toks[k].text, 'w') != NULL;
+                    fixed |= strchr(toks[k].text, 'F') != NULL;
+                }
+            size_t l = strlen(target) + 32;
+            char *pat = qr_arena_alloc(a, l);
+            if (!pat)
+                break;
+            snprintf(pat, l, "%s%s%s%s%s%s", ci ? "(?i)" : "", word ? "\\b(?:" : "",
+                     fixed ? "\\Q" : "", target, fixed ? "\\E" : "", word ? ")\\b" : "");
+            m = put(a, m, "pattern", str(a, pat));
+        }
         /* grep 'PAT' src/: the path said after the pattern is where to search */
         for (size_t k = 0; target && k < nt; k++)
             if (toks[k].kind == T_PATH && toks[k].text != target) {
@@ -1098,7 +1125,7 @@ static int by_score(const cand *x, const cand *y)
  * (make, ctest, npm, pytest, cargo, go) and its words. Sets out to that reading. */
 static int validate_named(const char *text, size_t n, qr_arena *a, qr_dwim_intent *out)
 {
-    static const char *const first[] = {"validate", "check", "verify", "test", NULL};
+    static const char *const first[] = {"validate", "check", "verify", "test", "run", NULL};
     static const char *const runners[] = {"make", "ctest", "npm", "pytest", "cargo", "go",
                                           NULL};
     size_t i = 0;

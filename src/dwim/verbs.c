@@ -912,7 +912,8 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
         if (!in->target)
             needs = "a pattern";
         else
-            rc = run_grep(c, in->target, param_str(&a, in->params, "path"), out, err, vo);
+            rc = run_grep(c, param_str(&a, in->params, "pattern") ? param_str(&a, in->params, "pattern") : in->target,
+                          param_str(&a, in->params, "path"), out, err, vo);
         break;
     case QR_DWIM_VALIDATE:
         rc = qr__dwim_validate(c, param_str(&a, in->params, "command"), &a, out, err);

@@ -922,10 +922,10 @@ static qr_val kept_params(qr_arena *a, qr_val m, tok *toks, size_t nt)
  * given), every other plain word one of `allow` or a stop word, and the targets the
  * frame takes (one file, or none). A frame that fits lifts its verb or tool to `score`;
  * a line with any other word is not a fit, so "show me why src/x.c breaks" stays unread. */
-enum { T_NONE, T_FILE, T_FILE_OR_DIR };
+enum { T_NONE, T_FILE, T_FILE_OR_DIR, T_ONE_SYMBOL };
 
 typedef struct frame {
-    const char *const need[24];
+    const char *const need[32];
     const char *const must[6];
     const char *const allow[32];
     int targets; /* T_NONE: no target at all; T_FILE: one file; T_FILE_OR_DIR: one path */
@@ -941,12 +941,18 @@ static const frame frames[] = {
      T_FILE, QR_DWIM_READ, NULL, 0.88},
     {{"what's", "whats", "explain", "summarize", "summarise", "summary", "describe",
       "methods", "functions", "symbols", "declarations", "overview", "outline", "in",
-      "inside", "structs", "struct", "types", "macros", "typedefs", "enums", NULL},
+      "inside", "structs", "struct", "types", "macros", "typedefs", "enums", "files",
+      "directory", "folder", NULL},
      {NULL},
      {"what", "in", "is", "inside", "this", "file", "module", "directory", "dir", "folder",
       "package", "all", "get", "list", "show", "me", "of", "defined", "declared", "give",
       "quick", "the", "a", "an", "brief", "short", "there", "are", NULL},
      T_FILE_OR_DIR, QR_DWIM_SKELETON, NULL, 0.86},
+    {{"is", "what's", "whats", "about", "explain", "describe", "mean", "means", NULL},
+     {NULL},
+     {"what", "is", "tell", "me", "about", "the", "a", "an", "of", "does", "do", "mean",
+      "means", "function", "type", "struct", "macro", NULL},
+     T_ONE_SYMBOL, QR_DWIM_DEFINITION, NULL, 0.86},
     {{"depend", "depends", "dependencies", "include", "includes", "imports", "import",
       "headers", NULL},
      {NULL},
@@ -1005,7 +1011,7 @@ static bool file_shaped(const char *s)
 static bool frame_fits(const frame *f, const tok *toks, size_t nt)
 {
     bool need = false, must = !f->must[0];
-    size_t targets = 0, files = 0;
+    size_t targets = 0, files = 0, syms = 0;
     for (size_t k = 0; k < nt; k++) {
         /* a frame's word is its word even where the code has a symbol or the tree a
            directory of that name ("run the tests" beside tests/) */
@@ -1024,6 +1030,8 @@ static bool frame_fits(const frame *f, const tok *toks, size_t nt)
         } else if (toks[k].kind == T_PATH) {
             targets++;
             files += file_shaped(toks[k].text);
+        } else if (f->targets == T_ONE_SYMBOL && toks[k].kind == T_SYMBOL && toks[k].verified) {
+            syms++;
         } else {
             return false; /* a pattern, a number, a symbol, key=value: not this frame */
         }
@@ -1031,7 +1039,8 @@ static bool frame_fits(const frame *f, const tok *toks, size_t nt)
     return need && must &&
            (f->targets == T_FILE          ? targets == 1 && files == 1
             : f->targets == T_FILE_OR_DIR ? targets == 1
-                                          : targets == 0);
+            : f->targets == T_ONE_SYMBOL  ? syms == 1 && targets == 0
+                                          : targets == 0 && syms == 0);
 }
 
 /* ---- the parser ---- */
@@ -1066,6 +1075,34 @@ static void cap(cand *cs, size_t nc, qr_dwim_verb v, double score)
     for (size_t i = 0; i < nc; i++)
         if (!cs[i].tool && cs[i].verb == v && cs[i].score > score)
             cs[i].score = score;
+}
+
+/* Which way an include question goes, by the same word order: the file after an include
+ * word is included ("what includes src/util.h", "which files include util.h": the files
+ * that include it, reverse), the file before it includes ("what does src/main.c
+ * include"), and "included by F" asks what F includes. True for reverse; lifts deps. */
+static bool include_order(const tok *toks, size_t nt, cand *cs, size_t nc)
+{
+    static const char *const active[] = {"include", "includes", "import", "imports", NULL};
+    static const char *const passive[] = {"included", "imported", NULL};
+    size_t c = nt, t = nt, ntargets = 0;
+    for (size_t k = 0; k < nt; k++) {
+        if (c == nt && toks[k].kind == T_WORD &&
+            (in_words(toks[k].low, active) || in_words(toks[k].low, passive)))
+            c = k;
+        else if (toks[k].kind == T_PATH) {
+            ntargets++;
+            if (t == nt)
+                t = k;
+        } else if (target_kind(toks[k].kind))
+            return false;
+    }
+    if (c == nt || t == nt || ntargets != 1 || c == 0)
+        return false;
+    bool by = c + 1 < nt && !strcmp(toks[c + 1].low, "by");
+    bool reverse = in_words(toks[c].low, passive) ? !by && t < c : t > c;
+    lift(cs, nc, QR_DWIM_DEPS, 0.88);
+    return reverse;
 }
 
 static void call_order(const tok *toks, size_t nt, cand *cs, size_t nc)
@@ -1372,6 +1409,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
      * references), the symbol before it calls ("what does X call", "what functions does
      * X use": callees), and "called by X" / "used by X" asks what X calls */
     call_order(toks, nt, cs, nc);
+    bool deps_reverse = include_order(toks, nt, cs, nc);
     /* a bare target: what a person most likely wants of it */
     bool named = false;
     for (size_t i = 0; i < nc; i++)
@@ -1529,6 +1567,10 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     } else {
         out->params = verb_params(a, best.verb, out->target, toks, nt, out->content);
         out->params = kept_params(a, out->params, toks, nt);
+        qr_val given;
+        if (best.verb == QR_DWIM_DEPS && deps_reverse &&
+            !qr_map_get(out->params, qr_kw_cstr(a, "reverse"), &given))
+            out->params = put(a, out->params, "reverse", qr_bool(true));
         /* "lines 10-20 of src/main.c": the target says the lines as read takes them */
         qr_val lo, hi;
         const char *colon = out->target ? strrchr(out->target, ':') : NULL;

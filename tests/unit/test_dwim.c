@@ -169,6 +169,12 @@ static const row rows[] = {
     {"expand the function", "expand", NULL, "run"},
     {"show me lx_eval's body", "expand", "lx_eval", "run"},
     {"src/lisp/eval.c's functions", "skeleton", "src/lisp/eval.c", "run"},
+    {"what is lx_eval", "definition", "lx_eval", "run"},
+    {"tell me about lx_eval", "definition", "lx_eval", "run"},
+    {"what is the weather", "none", NULL, "reject"},
+    {"list files in src/lisp", "skeleton", "src/lisp", "run"},
+    {"grep -i LX_ src", "grep", "LX_", "run"},
+    {"run make test", "validate", "make test", "run"},
     /* a typo as close to two verbs asks (callers or callees?) */
     {"calles lx_eval", "callers", "lx_eval", "clarify"},
     {"hey, could you outline src/lisp/eval.c please", "skeleton", "src/lisp/eval.c", "run"},
@@ -273,6 +279,24 @@ static void test_params_and_json(void)
     qr_buf_reset(&b);
     qr_dwim_intent_json(&in, &b);
     CHECK(strstr(b.p, "\"params\":{\"pattern\":\"lx_\",\"path\":\"src/lisp\"}") != NULL);
+    /* an include question's direction is read from the word order */
+    l = "which files include src/lisp/eval.c";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_DEPS && in.confidence >= 0.85);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"reverse\":true") != NULL);
+    l = "what does src/lisp/eval.c include";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(in.verb == QR_DWIM_DEPS && strstr(b.p, "reverse") == NULL);
+    /* grep -i: the pattern ignores case */
+    l = "grep -i LX_ src";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"pattern\":\"(?i)LX_\"") != NULL);
     /* a clarify lists alternatives */
     l = "what functions are in this file";
     CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);

@@ -463,6 +463,18 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         i = j;
         nt++;
     }
+    /* two-word synonyms of an alias ("look for X" is search, "go to X" goto): the first
+     * word reads as the alias, the second as a stop word */
+    static const char *const phrases[][3] = {{"look", "for", "search"}, {"look", "up", "search"},
+                                             {"go", "to", "goto"},      {"jump", "to", "goto"},
+                                             {"dig", "into", "expand"}};
+    for (size_t k = 0; k + 1 < nt; k++)
+        for (size_t p = 0; p < sizeof phrases / sizeof phrases[0]; p++)
+            if (toks[k].kind == T_WORD && toks[k + 1].kind == T_WORD &&
+                !strcmp(toks[k].low, phrases[p][0]) && !strcmp(toks[k + 1].low, phrases[p][1])) {
+                toks[k].low = (char *)phrases[p][2];
+                toks[k + 1].low = (char *)"the";
+            }
     /* `struct X`, `union X`, `enum X`: one symbol */
     for (size_t k = 0; k + 1 < nt; k++) {
         if (toks[k].kind == T_WORD &&

@@ -175,6 +175,8 @@ static const row rows[] = {
     {"list files in src/lisp", "skeleton", "src/lisp", "run"},
     {"grep -i LX_ src", "grep", "LX_", "run"},
     {"run make test", "validate", "make test", "run"},
+    {"look for lx_eval in src", "grep", "lx_eval", "run"},
+    {"jump to lx_eval", "definition", "lx_eval", "run"},
     /* a typo as close to two verbs asks (callers or callees?) */
     {"calles lx_eval", "callers", "lx_eval", "clarify"},
     {"hey, could you outline src/lisp/eval.c please", "skeleton", "src/lisp/eval.c", "run"},

@@ -66,7 +66,15 @@ typedef struct qr_dwim_intent {
      * rest of the intent is the reading without it, and a caller should refuse the line
      * naming the tool (qr_tools_explain_refused) rather than run that reading */
     const qr_tool *refused;
+    /* the verb is named but the target it needs is not: the line is sure of the verb
+     * (its confidence says so) and whoever sent it is asked for the target
+     * (qr_dwim_verb_needs), not for the verb; "missing": ["target"] in the JSON */
+    bool missing_target;
 } qr_dwim_intent;
+
+/* What a verb needs as its target, for asking ("a file or directory", "a symbol",
+ * "a pattern", "a file"), or NULL for a verb that needs none. */
+const char *qr_dwim_verb_needs(qr_dwim_verb v);
 
 /* What the parser may look up: the registry whose tools are routing targets, and whether
  * a path exists or a symbol is known (each NULL: judged by shape alone). */
@@ -88,6 +96,17 @@ void qr_dwim_intent_json(const qr_dwim_intent *in, qr_buf *out);
 
 /* ---- running intents (src/dwim/verbs.c) ---- */
 
+/* How qr_dwim_run prints a result: TEXT is the terse text a model reads (the default);
+ * EDN, JSON and TABLE print the same result as data: a verb run here gives a map (skeleton
+ * and grep their rows under :results, read and expand the source under :text, validate,
+ * fix and done their text under :text), a tool its own result. */
+typedef enum qr_dwim_format {
+    QR_DWIM_FMT_TEXT = 0,
+    QR_DWIM_FMT_EDN,
+    QR_DWIM_FMT_JSON,
+    QR_DWIM_FMT_TABLE,
+} qr_dwim_format;
+
 typedef struct qr_dwim_ctx {
     qr_host *host;    /* the sources (its code graph serves skeleton, expand...) */
     qr_tools *tools;  /* the registry tool routes run through */
@@ -105,6 +124,8 @@ typedef struct qr_dwim_ctx {
     /* set by qr_dwim_run when the line ran and its answer is a failure (validate: the
      * check failed), so a caller can exit 1 */
     bool failed;
+    qr_dwim_format format; /* how results print (0: text) */
+    size_t width;          /* TABLE: the terminal's columns (0: no limit) */
 } qr_dwim_ctx;
 
 /* The top of the working tree containing dir (git rev-parse --show-toplevel), malloc'd;

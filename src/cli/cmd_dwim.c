@@ -19,8 +19,8 @@
 #include <string.h>
 
 const char cli_dwim_page[] =
-    "usage: quarry dwim \"LINE\" [--repo DIR] [--write] [--force]\n"
-    "       quarry dwim parse \"LINE\" [--repo DIR] [--format text|json]\n"
+    "usage: quarry dwim \"LINE\" [--repo DIR] [--write] [--force] [--format text|edn|json|table]\n"
+    "       quarry dwim parse \"LINE\" [--repo DIR] [--format text|edn|json|table]\n"
     "       quarry dwim undo [--repo DIR]\n"
     "LINE is one terse intent: skeleton FILE|DIR, expand SYMBOL, read FILE[:A-B],\n"
     "grep 'PATTERN', callers|callees|references|definition SYMBOL, deps FILE,\n"
@@ -29,6 +29,8 @@ const char cli_dwim_page[] =
     "key=value parameters. Lines after the first are the content (an edit).\n"
     "validate runs the check of .quarry.toml (check = \"...\", at the top or under [dwim]),\n"
     "else the test command the repository's files show (docs/dwim.md).\n"
+    "--format text (the default) prints the terse text a model reads; edn, json and table\n"
+    "print the result as data (a tool's result, or the verb's rows and text).\n"
     "exit status: 0 success, 1 failure (validate: the check failed), 2 bad usage, or a\n"
     "line not confident enough to run.\n";
 
@@ -50,7 +52,9 @@ int cli_cmd_dwim(const cli_args *args)
 {
     const char *repo = args->repo, *line = NULL, *sub = NULL;
     bool write = cli_arg_bool(args, "write"), force = cli_arg_bool(args, "force");
-    bool json = !strcmp(cli_arg_str(args, "format", "text"), "json");
+    const char *fmt = cli_arg_str(args, "format", "text");
+    bool json = !strcmp(fmt, "json"), edn = !strcmp(fmt, "edn");
+    cli_format cf = json ? FMT_JSON : edn ? FMT_EDN : FMT_DEFAULT; /* how errors print */
     /* the words: parse or undo first, then one line */
     static const char *const words[] = {"word1", "word2"};
     for (size_t i = 0; i < 2; i++) {
@@ -80,6 +84,9 @@ int cli_cmd_dwim(const cli_args *args)
     host.code.progress = cli_progress;
     qr_tools_set_ctx(tools, &host);
     qr_dwim_ctx c = {.host = &host, .tools = tools, .write = write, .req = cli_req()};
+    c.format = json ? QR_DWIM_FMT_JSON : edn ? QR_DWIM_FMT_EDN
+               : !strcmp(fmt, "table") ? QR_DWIM_FMT_TABLE : QR_DWIM_FMT_TEXT;
+    c.width = cli_table_width();
     char *root = qr_dwim_find_root(repo ? repo : ".", &err);
     int code = EXIT_OK;
     qr_arena a;
@@ -92,13 +99,13 @@ int cli_cmd_dwim(const cli_args *args)
     }
     if (undo) {
         if (!root) {
-            cli_error(FMT_DEFAULT, "usage", 0, 0, err.p);
+            cli_error(cf, "usage", 0, 0, err.p);
             code = EXIT_USAGE;
             goto done;
         }
         int rc = qr_dwim_undo(&c, &out, &err);
         if (rc != QR_OK) {
-            cli_error(FMT_DEFAULT, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p);
+            cli_error(cf, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p);
             code = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
         }
         fwrite(out.p ? out.p : "", 1, out.len, stdout);
@@ -114,8 +121,14 @@ int cli_cmd_dwim(const cli_args *args)
         goto done;
     }
     if (sub) { /* parse */
-        if (json) {
+        if (json || edn) {
             qr_dwim_intent_json(&in, &out);
+            qr_val v;
+            qr_read_error re;
+            if (edn && qr_json_read(&a, out.p, out.len, &v, &re) == QR_OK) {
+                out.len = 0;
+                qr_print(&out, v, QR_PRINT_READABLY);
+            }
             qr_buf_putc(&out, '\n');
         } else {
             qr_buf_printf(&out, "%s %.2f %s", qr_dwim_band(in.confidence), in.confidence,
@@ -137,12 +150,23 @@ int cli_cmd_dwim(const cli_args *args)
         goto done;
     }
     if (!root) {
-        cli_error(FMT_DEFAULT, "usage", 0, 0, err.p);
+        cli_error(cf, "usage", 0, 0, err.p);
         code = EXIT_USAGE;
         goto done;
     }
     if (in.confidence < 0.85 && !force) {
         print_readings(&in);
+        if (json || edn) { /* the readings as data too: the intent, as dwim parse prints it */
+            qr_dwim_intent_json(&in, &out);
+            qr_val v;
+            qr_read_error re;
+            if (edn && qr_json_read(&a, out.p, out.len, &v, &re) == QR_OK) {
+                out.len = 0;
+                qr_print(&out, v, QR_PRINT_READABLY);
+            }
+            qr_buf_putc(&out, '\n');
+            fwrite(out.p, 1, out.len, stdout);
+        }
         if (in.confidence >= 0.3)
             fputs("  (not run: write the line more exactly, or add --force)\n", stderr);
         code = EXIT_USAGE;
@@ -151,7 +175,7 @@ int cli_cmd_dwim(const cli_args *args)
     int rc = qr_dwim_run(&c, &in, &out, &err);
     fwrite(out.p ? out.p : "", 1, out.len, stdout);
     if (rc != QR_OK) {
-        cli_error(FMT_DEFAULT, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p);
+        cli_error(cf, rc == QR_EINVAL ? "usage" : "error", 0, 0, err.p);
         code = rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
     } else if (c.failed)
         code = EXIT_FAILED; /* it ran and failed: validate's check did not pass */

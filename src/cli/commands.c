@@ -40,6 +40,7 @@
 
 static const char *const fmt_edn_json_table[] = {"edn", "json", "table", NULL};
 static const char *const fmt_text_json[] = {"text", "json", NULL};
+static const char *const fmt_text_edn_json_table[] = {"text", "edn", "json", "table", NULL};
 static const char *const fmt_edn_json[] = {"edn", "json", NULL};
 static const char *const fmt_compile[] = {"text", "edn", "json", NULL};
 static const char *const fmt_tools[] = {"text",   "json",          "mcp",
@@ -130,7 +131,7 @@ static const char *const dwim_pos[] = {"word1", "word2", NULL};
 static const qr_tool_param dwim_params[] = {
     P_STR("word1", "parse, undo, or the line"), P_STR("word2", "the line after parse"), P_REPO, P_FLAG("write", "let the intent change files"),
     P_FLAG("force", "run even a low-confidence reading"),
-    P_ENUM("format", fmt_text_json, "how to print"), P_END};
+    P_ENUM("format", fmt_text_edn_json_table, "how to print: text (the default), or the result as data"), P_END};
 
 static const char *const do_pos[] = {"task", NULL};
 static const qr_tool_param do_params[] = {
@@ -419,8 +420,8 @@ const cli_command cli_commands[] = {
      .params = lsp_params, .run = cli_cmd_lsp},
     {.name = "dwim",
      .summary = "run one terse intent (skeleton, expand, read, grep, fix, validate, any tool)",
-     .usage = "quarry dwim \"LINE\" [--repo DIR] [--write] [--force]\n"
-              "quarry dwim parse \"LINE\" [--repo DIR] [--format text|json]\n"
+     .usage = "quarry dwim \"LINE\" [--repo DIR] [--write] [--force] [--format text|edn|json|table]\n"
+              "quarry dwim parse \"LINE\" [--repo DIR] [--format text|edn|json|table]\n"
               "quarry dwim undo [--repo DIR]",
      .page = cli_dwim_page, .params = dwim_params, .positional = dwim_pos,
      .too_many = "one line at a time: quote it", .flags = CLI_CMD_NEEDS_REPO,

@@ -586,6 +586,16 @@ int qr_dwim_loop_run(const qr_dwim_loop_opts *o, qr_dwim_loop_result *r, qr_buf 
                 L.depth--;
                 qr_buf_printf(&res, "subtask %d closed", L.depth + 1);
             }
+        } else if (in.missing_target && in.confidence >= 0.85) {
+            /* the verb is clear, its target is not: ask for the target */
+            qr_buf_printf(&res, "%s of what? '%s' needs %s: write '%s %s'",
+                          qr_dwim_verb_name(in.verb), qr_dwim_verb_name(in.verb),
+                          qr_dwim_verb_needs(in.verb), qr_dwim_verb_name(in.verb),
+                          in.verb == QR_DWIM_SKELETON ? "FILE|DIR"
+                          : in.verb == QR_DWIM_GREP   ? "'PATTERN' [DIR]"
+                          : in.verb == QR_DWIM_READ || in.verb == QR_DWIM_DEPS ? "FILE"
+                          : in.verb == QR_DWIM_FETCH  ? "ID"
+                                                      : "SYMBOL");
         } else if (in.confidence < 0.85) {
             qr_buf_printf(&res, "unclear (%s %.2f): ", qr_dwim_band(in.confidence),
                           in.confidence);

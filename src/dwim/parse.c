@@ -6,15 +6,20 @@
  * of the registry with aliases and keywords taken from its own record (name, name parts,
  * summary words, parameter names), so a new tool is routable without touching this file.
  *
- * Scores: an alias or tool name written exactly as the first word scores 0.95, later in
- * the line 0.9; a typo (the shared measure of src/words: length-aware, a keyboard
- * neighbour half an edit) costs 0.025 per half-edit. A verb named alone keeps its score:
- * the verb is sure, and the missing target is reported apart ("missing": ["target"] in
- * `dwim parse`), so the loop asks for it rather than for the verb. key=value terms that
- * name a verb's target (path=, pattern=, name=) are its target; others the verb's tool
- * takes are kept as parameters. Natural wording ("what functions are
- * in this file") is scored by keywords and stays below the run band, so a person or model
- * is asked first. The anchor's bands: run 0.85, clarify 0.6, suggest 0.3.
+ * Scores: an alias or tool name written exactly as the first word that carries meaning
+ * scores 0.95 (request, stop, filler and chatter words before it do not count), the next
+ * 0.9, later 0.8; a typo (the shared measure of src/words: length-aware, a keyboard
+ * neighbour half an edit) costs 0.025 per half-edit, and a word that is itself a request,
+ * filler or stop word is never a typo; words the reading does not explain cost 0.2 each.
+ * A verb named alone keeps its score: the verb is sure, and the missing target is
+ * reported apart (qr_dwim_intent.missing_target, "missing": ["target"] in `dwim parse`),
+ * so the loop asks for it rather than for the verb. Every key=value is kept: those naming
+ * a verb's target (path=, pattern=, name=) are its target, the rest its parameters, which
+ * qr_dwim_run honours (limit=) or refuses. Natural requests are read by intent frames
+ * (every word of the line explained, one path) and who calls whom by the order of the
+ * words (call_order). A typo as close to two readings asks. An edit, delete or exec runs
+ * only from its exact name as the first word (or a frame). The bands: run 0.85, clarify
+ * 0.6, suggest 0.3.
  */
 #include "quarry/dwim.h"
 #include "quarry/words.h"
@@ -33,8 +38,8 @@ typedef struct verb_rec {
     bool needs_target;             /* without a target it cannot run */
     const char *const aliases[10]; /* words that name it */
     /* natural wording: words with their weight (summed, capped) */
-    const char *const keywords[12];
-    const float weights[12];
+    const char *const keywords[16];
+    const float weights[16];
 } verb_rec;
 
 static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
@@ -77,14 +82,17 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                           "validate",
                           false,
                           {"validate", "check", "lint", "build", "compile", "verify", NULL},
-                          {"compiles", "errors", "warnings", "diagnostics", "builds", NULL},
-                          {0.4f, 0.3f, 0.3f, 0.35f, 0.4f}},
+                          {"compiles", "errors", "warnings", "diagnostics", "builds", "passes",
+                           "pass", "green", "tests", "works", "project", "repo", "repository",
+                           NULL},
+                          {0.4f, 0.3f, 0.3f, 0.35f, 0.4f, 0.3f, 0.2f, 0.2f, 0.3f, 0.2f, 0.1f,
+                           0.1f, 0.1f}},
     [QR_DWIM_DONE] = {"done",
                       "done",
                       false,
                       {"done", "finished", "complete", "finish", "stop", NULL},
-                      {"finished", "over", "nothing", NULL},
-                      {0.3f, 0.1f, 0.1f}},
+                      {"finished", "over", "nothing", "task", "work", "job", "all", NULL},
+                      {0.3f, 0.1f, 0.1f, 0.2f, 0.2f, 0.2f, 0.1f}},
     [QR_DWIM_CALLERS] = {"callers",
                          "query_codebase",
                          true,
@@ -114,8 +122,9 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                             "query_codebase",
                             true,
                             {"definition", "def", "goto", "declaration", NULL},
-                            {"defined", "definition", "declared", "where", NULL},
-                            {0.4f, 0.3f, 0.3f, 0.15f}},
+                            {"defined", "definition", "declared", "where", "defines",
+                             "declares", NULL},
+                            {0.4f, 0.3f, 0.3f, 0.15f, 0.4f, 0.35f}},
     [QR_DWIM_PLAN] = {"plan", "plan", false, {"plan", "subtask", NULL}, {NULL}, {0}},
     [QR_DWIM_FETCH] = {"fetch", "fetch", true, {"fetch", "result", NULL}, {NULL}, {0}},
     [QR_DWIM_NOTE] = {"note", "note", false, {"note", "remember", NULL}, {NULL}, {0}},
@@ -125,6 +134,23 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
 const char *qr_dwim_verb_name(qr_dwim_verb v)
 {
     return v < QR_DWIM_VERB_COUNT ? verbs[v].name : "none";
+}
+
+const char *qr_dwim_verb_needs(qr_dwim_verb v)
+{
+    switch (v) {
+    case QR_DWIM_SKELETON: return "a file or directory";
+    case QR_DWIM_READ:
+    case QR_DWIM_DEPS: return "a file";
+    case QR_DWIM_GREP: return "a pattern";
+    case QR_DWIM_FETCH: return "a result id";
+    case QR_DWIM_EXPAND:
+    case QR_DWIM_CALLERS:
+    case QR_DWIM_CALLEES:
+    case QR_DWIM_REFERENCES:
+    case QR_DWIM_DEFINITION: return "a symbol";
+    default: return NULL;
+    }
 }
 
 const char *qr_dwim_band(double c)
@@ -143,7 +169,10 @@ static const char *const stopwords[] = {
     "which", "me",  "please", "for", "to", "all",  "and",  "on",   "at",   "does", "do",
     "who",  "how",  "it",  "its",  "with", "from", "by",   "i",    "want",  "can",  "you",
     "give", "there", "here", "my",  "be",   "some", "any",  "let",  "lets", "let's", "into",
-    "inside", "up",  "get", "tell", "about", "where", "now", NULL};
+    "inside", "up",  "get", "tell", "about", "where", "now", "i'm", "im", "we're", "we",
+    "am", "just", "so", "i've", "we've", "have", "has", "been", "everything", "still",
+    "again", "really", "could", "would", "through", "thru", "until", "under", "within",
+    "across", "every", "each", "where's", "wheres", "think", "guess", "believe", NULL};
 
 static bool is_stopword(const char *w)
 {
@@ -165,6 +194,8 @@ typedef enum tok_kind {
     T_FILESYM,  /* path:symbol */
     T_MEMBER,   /* Type.member */
     T_SYMBOL,   /* an identifier with _ or digits, a known symbol, or `struct X` */
+    T_RANGE,    /* A-B: a range of lines ("lines 10-20 of F") */
+    T_FLAG,     /* -i, -rn: a command-line flag as grep takes them */
 } tok_kind;
 
 typedef struct tok {
@@ -242,6 +273,21 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
         t->kind = T_NUMBER;
         return;
     }
+    if (n >= 2 && n <= 5 && s[0] == '-' && isalpha((unsigned char)s[1])) {
+        bool letters = true;
+        for (size_t i = 1; i < n; i++)
+            letters &= isalpha((unsigned char)s[i]) != 0;
+        if (letters) {
+            t->kind = T_FLAG;
+            return;
+        }
+    }
+    const char *rdash = strchr(s, '-');
+    if (rdash && rdash != s && all_digits(s, (size_t)(rdash - s)) &&
+        all_digits(rdash + 1, strlen(rdash + 1))) {
+        t->kind = T_RANGE;
+        return;
+    }
     if (colon && colon != s && colon[1] && !path_ok) {
         const char *rest = colon + 1;
         size_t rn = strlen(rest);
@@ -274,6 +320,20 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
     }
     if (strchr(s, '/') || has_code_ext(s)) {
         t->kind = T_PATH;
+        /* "SRC/wal.h": a path the tree has only in another case is that path */
+        if (lk && lk->path_exists && n < 4096 && strcmp(t->low, s) != 0) {
+            char *low = t->low; /* lowercased with '-' as '_': put the dashes back */
+            char save[4096];
+            memcpy(save, low, n + 1);
+            for (size_t i = 0; i < n; i++)
+                if (s[i] == '-')
+                    low[i] = '-';
+            if (lk->path_exists(lk->ud, low)) {
+                memcpy(t->text, low, n + 1);
+                t->verified = true;
+            }
+            memcpy(low, save, n + 1);
+        }
         return;
     }
     const char *dot = strchr(s, '.');
@@ -368,6 +428,20 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         while (wn > 1 && (s[i + wn - 1] == '?' || s[i + wn - 1] == ',' || s[i + wn - 1] == '!' ||
                           (s[i + wn - 1] == '.' && nt > 0 && j == n)))
             wn--;
+        /* a possessive of something the tree knows ("trim's body", "src/x.c's functions")
+           is that thing */
+        if (wn > 3 && s[i + wn - 2] == '\'' && (s[i + wn - 1] == 's' || s[i + wn - 1] == 'S')) {
+            char stem[256];
+            size_t sn = wn - 2;
+            if (sn < sizeof stem) {
+                memcpy(stem, s + i, sn);
+                stem[sn] = '\0';
+                if ((lk && lk->symbol_known && is_ident(stem) && lk->symbol_known(lk->ud, stem)) ||
+                    (lk && lk->path_exists && lk->path_exists(lk->ud, stem)) ||
+                    strchr(stem, '/') || has_code_ext(stem))
+                    wn = sn;
+            }
+        }
         t->text = qr_arena_strndup(a, s + i, wn);
         t->low = lower_dup(a, s + i, wn);
         if (!t->text || !t->low)
@@ -389,6 +463,18 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         i = j;
         nt++;
     }
+    /* two-word synonyms of an alias ("look for X" is search, "go to X" goto): the first
+     * word reads as the alias, the second as a stop word */
+    static const char *const phrases[][3] = {{"look", "for", "search"}, {"look", "up", "search"},
+                                             {"go", "to", "goto"},      {"jump", "to", "goto"},
+                                             {"dig", "into", "expand"}};
+    for (size_t k = 0; k + 1 < nt; k++)
+        for (size_t p = 0; p < sizeof phrases / sizeof phrases[0]; p++)
+            if (toks[k].kind == T_WORD && toks[k + 1].kind == T_WORD &&
+                !strcmp(toks[k].low, phrases[p][0]) && !strcmp(toks[k + 1].low, phrases[p][1])) {
+                toks[k].low = (char *)phrases[p][2];
+                toks[k + 1].low = (char *)"the";
+            }
     /* `struct X`, `union X`, `enum X`: one symbol */
     for (size_t k = 0; k + 1 < nt; k++) {
         if (toks[k].kind == T_WORD &&
@@ -429,7 +515,7 @@ static double name_match(const char *w, const char *name)
 
 static bool target_kind(tok_kind k)
 {
-    return k != T_WORD && k != T_PARAM;
+    return k != T_WORD && k != T_PARAM && k != T_FLAG;
 }
 
 typedef struct cand {
@@ -437,6 +523,7 @@ typedef struct cand {
     const qr_tool *tool;
     double score;
     int verb_tok; /* the token that named it, or -1 */
+    bool framed;  /* an intent frame read the whole line as it */
 } cand;
 
 /* The words of a tool's record: name, its parts, parameter names, summary words. */
@@ -526,6 +613,21 @@ static double tool_keyword_score(const qr_tool *t, tok *toks, size_t nt, int *na
     return kw > 0.75 ? 0.75 : kw;
 }
 
+/* Words that say what kind of thing the target is, never the target itself: "expand the
+ * function", "show the callers of the method X". */
+static bool is_filler(const char *w)
+{
+    static const char *const words[] = {
+        "function", "functions", "method", "methods", "symbol", "symbols", "code", "module",
+        "directory", "dir", "folder", "package", "lines", "line", "whole", "full", "entire",
+        "contents", "content", "files", "routine", "procedure", "macro", "type", "first", "last",
+        NULL};
+    for (size_t i = 0; words[i]; i++)
+        if (!strcmp(w, words[i]))
+            return true;
+    return false;
+}
+
 /* Words that ask for something rather than say what: "find", "show", "get"... */
 static bool is_request_word(const char *w)
 {
@@ -569,13 +671,22 @@ static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *n
             continue;
         /* a word that is exactly some verb's alias is not a typo of another's
            ("callers" is no misspelt "callees") */
-        bool exact_other = exact_alias(w);
+        bool exact_other = exact_alias(w) || is_request_word(w) || is_filler(w) ||
+                           is_stopword(w);
         for (size_t i = 0; v->aliases[i]; i++) {
             double m = name_match(w, v->aliases[i]);
             if (m <= 0 || (m < 1.0 && exact_other))
                 continue;
             /* the verb word leads a terse line; deeper in prose it counts less */
-            double s = m * (k == 0 ? 0.95 : k == 1 ? 0.9 : 0.8);
+            /* its place among the words that carry meaning ("show the callers": first) */
+            size_t pos = 0;
+            for (size_t j = 0; j < k; j++)
+                if (!(toks[j].kind == T_NUMBER || toks[j].kind == T_RANGE ||
+                      ((toks[j].kind == T_WORD || toks[j].kind == T_SYMBOL) &&
+                       (is_stopword(toks[j].low) || is_request_word(toks[j].low) ||
+                        is_filler(toks[j].low) || qr_words_is_chatter(toks[j].low)))))
+                    pos++;
+            double s = m * (pos == 0 ? 0.95 : pos == 1 ? 0.9 : 0.8);
             if (s > *name_score) {
                 *name_score = s;
                 *named_by = (int)k;
@@ -613,6 +724,37 @@ static qr_val param_value(qr_arena *a, const char *s)
     return str(a, s);
 }
 
+/* The lines a read line asks for, written apart from its file: "10-20", "10 20",
+ * "10 to 20", "lines 10 through 20", "the first 20 lines" (1-20), "line 7" (7-7). */
+static void read_lines(const tok *toks, size_t nt, long *lo, long *hi)
+{
+    size_t nums = 0;
+    *lo = *hi = 0;
+    for (size_t k = 0; k < nt && nums < 2; k++) {
+        if (toks[k].kind == T_RANGE) {
+            char *end;
+            *lo = strtol(toks[k].text, &end, 10);
+            *hi = *end == '-' ? strtol(end + 1, NULL, 10) : *lo;
+            return;
+        }
+        if (toks[k].kind != T_NUMBER || strlen(toks[k].text) >= 10)
+            continue;
+        long v = strtol(toks[k].text, NULL, 10);
+        if (nums == 0 && k > 0 && (!strcmp(toks[k - 1].low, "first") || !strcmp(toks[k - 1].low, "top"))) {
+            *lo = 1;
+            *hi = v;
+            return;
+        }
+        if (nums == 0)
+            *lo = v;
+        else
+            *hi = v;
+        nums++;
+    }
+    if (nums == 1)
+        *hi = *lo;
+}
+
 static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *toks, size_t nt,
                           const char *content)
 {
@@ -639,18 +781,7 @@ static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *
             hi = *end == '-' ? strtol(end + 1, NULL, 10) : lo;
         } else {
             m = put(a, m, "path", str(a, target));
-            /* read FILE 10 20 */
-            size_t nums = 0;
-            for (size_t k = 0; k < nt; k++)
-                if (toks[k].kind == T_NUMBER && strlen(toks[k].text) < 10) {
-                    if (nums == 0)
-                        lo = strtol(toks[k].text, NULL, 10);
-                    else if (nums == 1)
-                        hi = strtol(toks[k].text, NULL, 10);
-                    nums++;
-                }
-            if (nums == 1)
-                hi = lo;
+            read_lines(toks, nt, &lo, &hi);
         }
         if (lo > 0)
             m = put(a, m, "start", qr_int(lo));
@@ -659,8 +790,23 @@ static qr_val verb_params(qr_arena *a, qr_dwim_verb v, const char *target, tok *
         break;
     }
     case QR_DWIM_GREP:
-        if (target)
-            m = put(a, m, "pattern", str(a, target));
+        if (target) {
+            /* grep's own flags: -i ignores case, -w matches whole words, -F fixed text */
+            bool ci = false, word = false, fixed = false;
+            for (size_t k = 0; k < nt; k++)
+                if (toks[k].kind == T_FLAG) {
+                    ci |= strchr(toks[k].text, 'i') != NULL;
+                    word |= strchr(toks[k].text, 'w') != NULL;
+                    fixed |= strchr(toks[k].text, 'F') != NULL;
+                }
+            size_t l = strlen(target) + 32;
+            char *pat = qr_arena_alloc(a, l);
+            if (!pat)
+                break;
+            snprintf(pat, l, "%s%s%s%s%s%s", ci ? "(?i)" : "", word ? "\\b(?:" : "",
+                     fixed ? "\\Q" : "", target, fixed ? "\\E" : "", word ? ")\\b" : "");
+            m = put(a, m, "pattern", str(a, pat));
+        }
         /* grep 'PAT' src/: the path said after the pattern is where to search */
         for (size_t k = 0; target && k < nt; k++)
             if (toks[k].kind == T_PATH && toks[k].text != target) {
@@ -766,24 +912,16 @@ static bool is_target_key(qr_dwim_verb v, const char *key)
     return false;
 }
 
-/* key=value terms the verb did not take as its target: kept when the verb's tool has a
- * parameter of that name (limit=5), and grep's path= (the directory it searches). A key
- * the tool does not know is left out, as before; `dwim parse` still shows the line. */
-static qr_val kept_params(qr_arena *a, const qr_dwim_lookup *lk, qr_dwim_verb v, qr_val m,
-                          tok *toks, size_t nt)
+/* key=value terms the verb did not take as its target: every one is kept in params, none
+ * dropped; qr_dwim_run refuses a key the verb or its tool does not take (limit=5 on grep
+ * and skeleton bounds what they show). */
+static qr_val kept_params(qr_arena *a, qr_val m, tok *toks, size_t nt)
 {
-    const qr_tool *t = lk && lk->tools && verbs[v].tool
-                           ? qr_tools_find(lk->tools, verbs[v].tool, strlen(verbs[v].tool))
-                           : NULL;
     for (size_t k = 0; k < nt; k++) {
         if (toks[k].kind != T_PARAM || toks[k].used)
             continue;
-        bool known = v == QR_DWIM_GREP && !strcmp(toks[k].key, "path");
-        for (const qr_tool_param *p = t ? t->params : NULL; p && p->name && !known; p++)
-            if (!strcmp(p->name, toks[k].key))
-                known = true;
         qr_val given;
-        if (!known || qr_map_get(m, qr_kw_cstr(a, toks[k].key), &given))
+        if (qr_map_get(m, qr_kw_cstr(a, toks[k].key), &given))
             continue;
         m = put(a, m, toks[k].key,
                 toks[k].quoted ? str(a, toks[k].text) : param_value(a, toks[k].text));
@@ -796,11 +934,13 @@ static qr_val kept_params(qr_arena *a, const qr_dwim_lookup *lk, qr_dwim_verb v,
  * given), every other plain word one of `allow` or a stop word, and the targets the
  * frame takes (one file, or none). A frame that fits lifts its verb or tool to `score`;
  * a line with any other word is not a fit, so "show me why src/x.c breaks" stays unread. */
+enum { T_NONE, T_FILE, T_FILE_OR_DIR, T_ONE_SYMBOL };
+
 typedef struct frame {
-    const char *const need[12];
-    const char *const must[4];
-    const char *const allow[24];
-    bool one_file; /* exactly one target, a file path; else no target at all */
+    const char *const need[32];
+    const char *const must[6];
+    const char *const allow[32];
+    int targets; /* T_NONE: no target at all; T_FILE: one file; T_FILE_OR_DIR: one path */
     qr_dwim_verb verb;
     const char *tool;
     double score;
@@ -810,30 +950,57 @@ static const frame frames[] = {
     {{"show", "print", "display", "cat", "dump", "contents", NULL},
      {NULL},
      {"file", "contents", "content", "full", "whole", "text", "source", "me", "of", NULL},
-     true, QR_DWIM_READ, NULL, 0.88},
-    {{"what's", "whats", "explain", "summarize", "summarise", "describe", "methods",
-      "functions", "symbols", "declarations", "overview", NULL},
+     T_FILE, QR_DWIM_READ, NULL, 0.88},
+    {{"what's", "whats", "explain", "summarize", "summarise", "summary", "describe",
+      "methods", "functions", "symbols", "declarations", "overview", "outline", "in",
+      "inside", "structs", "struct", "types", "macros", "typedefs", "enums", "files",
+      "directory", "folder", NULL},
      {NULL},
-     {"what", "in", "is", "inside", "this", "file", "module", "all", "get", "list", "show",
-      "me", "of", "defined", "declared", "give", "quick", "the", NULL},
-     true, QR_DWIM_SKELETON, NULL, 0.86},
+     {"what", "in", "is", "inside", "this", "file", "module", "directory", "dir", "folder",
+      "package", "all", "get", "list", "show", "me", "of", "defined", "declared", "give",
+      "quick", "the", "a", "an", "brief", "short", "there", "are", NULL},
+     T_FILE_OR_DIR, QR_DWIM_SKELETON, NULL, 0.86},
+    {{"is", "what's", "whats", "about", "explain", "describe", "mean", "means", NULL},
+     {NULL},
+     {"what", "is", "tell", "me", "about", "the", "a", "an", "of", "does", "do", "mean",
+      "means", "function", "type", "struct", "macro", NULL},
+     T_ONE_SYMBOL, QR_DWIM_DEFINITION, NULL, 0.86},
+    {{"depend", "depends", "dependencies", "include", "includes", "imports", "import",
+      "headers", NULL},
+     {NULL},
+     {"what", "which", "does", "do", "on", "of", "files", "file", "headers", "header",
+      "pull", "pulls", "in", "the", "list", "show", "me", NULL},
+     T_FILE, QR_DWIM_DEPS, NULL, 0.86},
     {{"history", "log", NULL},
      {NULL},
      {"show", "me", "of", "file", "git", "commit", "commits", "change", "changes", "for",
       "list", NULL},
-     true, QR_DWIM_TOOL, "get_file_history", 0.88},
-    {{"checks", "tests", "test", NULL},
-     {"run", NULL},
-     {"run", "all", "unit", NULL},
-     false, QR_DWIM_VALIDATE, NULL, 0.88},
-    {{"commits", NULL},
-     {"recent", "latest", "newest", NULL},
-     {"show", "recent", "latest", "newest", "last", "me", "list", NULL},
-     false, QR_DWIM_TOOL, "get_commits", 0.88},
+     T_FILE, QR_DWIM_TOOL, "get_file_history", 0.88},
+    {{"checks", "tests", "test", "suite", NULL},
+     {"run", "execute", NULL},
+     {"run", "all", "unit", "execute", "suite", "the", NULL},
+     T_NONE, QR_DWIM_VALIDATE, NULL, 0.88},
+    {{"commits", "changed", "changes", "happened", NULL},
+     {"recent", "latest", "newest", "recently", "lately", NULL},
+     {"show", "recent", "latest", "newest", "last", "me", "list", "what", "has", "was",
+      "were", "the", NULL},
+     T_NONE, QR_DWIM_TOOL, "get_commits", 0.88},
+    {{"touched", "changed", "modified", "edited", "change", "changes", "wrote", "created",
+      NULL},
+     {"who", "when", "last", "recently", NULL},
+     {"who", "when", "was", "were", "last", "recently", "most", "the", "file", "did", "has",
+      "had", NULL},
+     T_FILE, QR_DWIM_TOOL, "get_file_history", 0.86},
     {{"files", NULL},
      {"most", "often", "frequently", NULL},
      {"which", "change", "changed", "changes", "most", "often", "frequently", "are", NULL},
-     false, QR_DWIM_TOOL, "get_file_stats", 0.88},
+     T_NONE, QR_DWIM_TOOL, "get_file_stats", 0.88},
+    {{"contributed", "contributor", "contributors", "committers", "authors", "wrote",
+      "committed", NULL},
+     {"most", "top", "biggest", "main", NULL},
+     {"who", "most", "top", "biggest", "main", "code", "commits", "lines", "ever", "has",
+      "have", "the", "are", NULL},
+     T_NONE, QR_DWIM_TOOL, "get_author_stats", 0.86},
 };
 
 static bool in_words(const char *w, const char *const *list)
@@ -856,12 +1023,15 @@ static bool file_shaped(const char *s)
 static bool frame_fits(const frame *f, const tok *toks, size_t nt)
 {
     bool need = false, must = !f->must[0];
-    size_t targets = 0, files = 0;
+    size_t targets = 0, files = 0, syms = 0;
     for (size_t k = 0; k < nt; k++) {
-        /* a frame's word is its word even where the code has a symbol of that name */
+        /* a frame's word is its word even where the code has a symbol or the tree a
+           directory of that name ("run the tests" beside tests/) */
+        bool named = in_words(toks[k].low, f->need) || in_words(toks[k].low, f->allow) ||
+                     (f->must[0] && in_words(toks[k].low, f->must));
         bool word = toks[k].kind == T_WORD ||
-                    (toks[k].kind == T_SYMBOL && (in_words(toks[k].low, f->need) ||
-                                                  in_words(toks[k].low, f->allow)));
+                    ((toks[k].kind == T_SYMBOL || toks[k].kind == T_PATH) && named &&
+                     !strchr(toks[k].text, '/') && !strchr(toks[k].text, '.'));
         if (word) {
             const char *w = toks[k].low;
             bool n = in_words(w, f->need), m = f->must[0] && in_words(w, f->must);
@@ -872,14 +1042,126 @@ static bool frame_fits(const frame *f, const tok *toks, size_t nt)
         } else if (toks[k].kind == T_PATH) {
             targets++;
             files += file_shaped(toks[k].text);
+        } else if (f->targets == T_ONE_SYMBOL && toks[k].kind == T_SYMBOL && toks[k].verified) {
+            syms++;
         } else {
             return false; /* a pattern, a number, a symbol, key=value: not this frame */
         }
     }
-    return need && must && (f->one_file ? targets == 1 && files == 1 : targets == 0);
+    return need && must &&
+           (f->targets == T_FILE          ? targets == 1 && files == 1
+            : f->targets == T_FILE_OR_DIR ? targets == 1
+            : f->targets == T_ONE_SYMBOL  ? syms == 1 && targets == 0
+                                          : targets == 0 && syms == 0);
 }
 
 /* ---- the parser ---- */
+
+/* The reading was named by its own name or alias as written (case and -/_ aside), not by
+ * a typo of it, a keyword or a frame. */
+static bool named_exactly(const cand *c, const tok *toks)
+{
+    int b = c->verb_tok;
+    if (b < 0)
+        return false;
+    const char *w = toks[b].low;
+    size_t wn = strlen(w);
+    if (c->tool)
+        return qr_words_cost(w, wn, c->tool->name, strlen(c->tool->name)) == 0;
+    for (size_t j = 0; verbs[c->verb].aliases[j]; j++)
+        if (qr_words_cost(w, wn, verbs[c->verb].aliases[j], strlen(verbs[c->verb].aliases[j])) == 0)
+            return true;
+    /* "who calls X": the phrase names it */
+    return false;
+}
+
+static void lift(cand *cs, size_t nc, qr_dwim_verb v, double score)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (!cs[i].tool && cs[i].verb == v && cs[i].score < score)
+            cs[i].score = score;
+}
+
+static void cap(cand *cs, size_t nc, qr_dwim_verb v, double score)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (!cs[i].tool && cs[i].verb == v && cs[i].score > score)
+            cs[i].score = score;
+}
+
+/* Which way an include question goes, by the same word order: the file after an include
+ * word is included ("what includes src/util.h", "which files include util.h": the files
+ * that include it, reverse), the file before it includes ("what does src/main.c
+ * include"), and "included by F" asks what F includes. True for reverse; lifts deps. */
+static bool include_order(const tok *toks, size_t nt, cand *cs, size_t nc)
+{
+    static const char *const active[] = {"include", "includes", "import", "imports", NULL};
+    static const char *const passive[] = {"included", "imported", NULL};
+    size_t c = nt, t = nt, ntargets = 0;
+    for (size_t k = 0; k < nt; k++) {
+        if (c == nt && toks[k].kind == T_WORD &&
+            (in_words(toks[k].low, active) || in_words(toks[k].low, passive)))
+            c = k;
+        else if (toks[k].kind == T_PATH) {
+            ntargets++;
+            if (t == nt)
+                t = k;
+        } else if (target_kind(toks[k].kind))
+            return false;
+    }
+    if (c == nt || t == nt || ntargets != 1 || c == 0)
+        return false;
+    bool by = c + 1 < nt && !strcmp(toks[c + 1].low, "by");
+    bool reverse = in_words(toks[c].low, passive) ? !by && t < c : t > c;
+    lift(cs, nc, QR_DWIM_DEPS, 0.88);
+    return reverse;
+}
+
+static void call_order(const tok *toks, size_t nt, cand *cs, size_t nc)
+{
+    static const char *const active[] = {"call", "calls", "invoke", "invokes", "use", "uses",
+                                          "using", "reach", "reaches", NULL};
+    static const char *const passive[] = {"called", "used", "invoked", "referenced", NULL};
+    size_t c = nt, t = nt, ntargets = 0;
+    for (size_t k = 0; k < nt; k++) {
+        if (c == nt && toks[k].kind == T_WORD &&
+            (in_words(toks[k].low, active) || in_words(toks[k].low, passive)))
+            c = k;
+        else if (toks[k].kind == T_SYMBOL || toks[k].kind == T_MEMBER ||
+                 toks[k].kind == T_FILESYM) {
+            ntargets++;
+            if (t == nt)
+                t = k;
+        } else if (target_kind(toks[k].kind))
+            return; /* a path, a pattern: another question */
+    }
+    /* a terse line that opens with the word is that verb ("calls X": callees) */
+    if (c == nt || t == nt || ntargets != 1 || c == 0)
+        return;
+    bool is_use = !strncmp(toks[c].low, "us", 2) || !strcmp(toks[c].low, "referenced");
+    bool by = c + 1 < nt && !strcmp(toks[c + 1].low, "by");
+    if (in_words(toks[c].low, passive)) {
+        if (by && t > c) { /* "functions called by X" */
+            lift(cs, nc, QR_DWIM_CALLEES, 0.88);
+            cap(cs, nc, QR_DWIM_CALLERS, 0.7);
+        } else if (t < c) { /* "where is X used", "where is X called" */
+            lift(cs, nc, is_use ? QR_DWIM_REFERENCES : QR_DWIM_CALLERS, 0.88);
+            lift(cs, nc, is_use ? QR_DWIM_CALLERS : QR_DWIM_REFERENCES, 0.8);
+            cap(cs, nc, QR_DWIM_CALLEES, 0.7);
+        }
+        return;
+    }
+    if (t > c) { /* "who calls X", "who uses X" */
+        lift(cs, nc, is_use ? QR_DWIM_REFERENCES : QR_DWIM_CALLERS, 0.88);
+        lift(cs, nc, is_use ? QR_DWIM_CALLERS : QR_DWIM_REFERENCES, 0.8);
+        cap(cs, nc, QR_DWIM_CALLEES, 0.7);
+    } else { /* "what does X call" */
+        lift(cs, nc, QR_DWIM_CALLEES, 0.88);
+        cap(cs, nc, QR_DWIM_CALLERS, 0.7);
+        cap(cs, nc, QR_DWIM_REFERENCES, 0.7);
+        cap(cs, nc, QR_DWIM_SKELETON, 0.7);
+    }
+}
 
 static int by_score(const cand *x, const cand *y)
 {
@@ -892,7 +1174,7 @@ static int by_score(const cand *x, const cand *y)
  * (make, ctest, npm, pytest, cargo, go) and its words. Sets out to that reading. */
 static int validate_named(const char *text, size_t n, qr_arena *a, qr_dwim_intent *out)
 {
-    static const char *const first[] = {"validate", "check", "verify", "test", NULL};
+    static const char *const first[] = {"validate", "check", "verify", "test", "run", NULL};
     static const char *const runners[] = {"make", "ctest", "npm", "pytest", "cargo", "go",
                                           NULL};
     size_t i = 0;
@@ -993,8 +1275,20 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
     if (out->verb == QR_DWIM_VALIDATE)
         return QR_OK;
 
+    /* chatter and politeness off the ends ("hey, could you ...", "... please"): the one
+     * normalizer of src/words; a line with quotes is read as written (the normalizer
+     * squeezes spaces, and a quoted pattern or value keeps its own) */
+    const char *norm = text;
+    size_t normn = head;
+    if (!memchr(text, '\'', head) && !memchr(text, '"', head) && !memchr(text, '`', head)) {
+        char *nb = qr_arena_alloc(a, head + 1);
+        if (!nb)
+            return QR_ENOMEM;
+        normn = qr_words_normalize(text, head, nb, head + 1);
+        norm = nb;
+    }
     tok toks[MAX_TOKS];
-    size_t nt = tokenize(lk, text, head, a, toks);
+    size_t nt = tokenize(lk, norm, normn, a, toks);
     if (nt == SIZE_MAX)
         return QR_ENOMEM;
     if (nt == 0)
@@ -1038,7 +1332,9 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             size_t extra = 0;
             bool first_word = verbs[v].needs_target && !ntg;
             for (size_t k = 0; k < nt; k++) {
-                if ((int)k == by || toks[k].kind != T_WORD || is_stopword(toks[k].low))
+                if ((int)k == by || toks[k].kind != T_WORD || is_stopword(toks[k].low) ||
+                    is_request_word(toks[k].low) || qr_words_is_chatter(toks[k].low) ||
+                    (verbs[v].needs_target && is_filler(toks[k].low)))
                     continue;
                 bool keyword = false;
                 for (size_t i = 0; verbs[v].keywords[i]; i++)
@@ -1052,7 +1348,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 }
                 extra++;
             }
-            s -= (verbs[v].needs_target ? 0.05 : 0.2) * (double)extra;
+            s -= 0.2 * (double)extra;
         } else {
             s = kw > 0 ? 0.3 + (kw > 0.5 ? 0.5 : kw) : 0;
             if (s > 0 && ntg > 0)
@@ -1064,7 +1360,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         if (out->content && (v == QR_DWIM_FIX || v == QR_DWIM_PLAN || v == QR_DWIM_NOTE ||
                              v == QR_DWIM_DONE) && by == 0)
             s = s < 0.95 ? 0.95 : s;
-        cs[nc++] = (cand){(qr_dwim_verb)v, NULL, s, by};
+        cs[nc++] = (cand){(qr_dwim_verb)v, NULL, s, by, false};
     }
     for (size_t i = 0; i < ntools; i++) {
         const qr_tool *t = qr_tools_at(lk->tools, i);
@@ -1074,7 +1370,7 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         double ns;
         double kw = tool_keyword_score(t, toks, nt, &by, &ns);
         double s = ns > 0 ? ns : kw;
-        cs[nc++] = (cand){QR_DWIM_TOOL, t, s, by};
+        cs[nc++] = (cand){QR_DWIM_TOOL, t, s, by, false};
     }
     /* "find callers of X", "search the references to X", "open the skeleton of x.c": a
      * request word that is also a verb's alias (find, search, view...) asks for what the
@@ -1113,11 +1409,19 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         for (size_t i = 0; i < nc; i++) {
             bool same = frames[f].tool ? cs[i].tool && !strcmp(cs[i].tool->name, frames[f].tool)
                                        : !cs[i].tool && cs[i].verb == frames[f].verb;
-            if (same && cs[i].score < frames[f].score)
+            if (same && cs[i].score < frames[f].score) {
                 cs[i].score = frames[f].score;
+                cs[i].framed = true;
+            }
         }
         break;
     }
+    /* who calls whom, read from the order of the words: the symbol after a call word is
+     * called ("who calls X", "which functions call X", "who uses X": callers, or its
+     * references), the symbol before it calls ("what does X call", "what functions does
+     * X use": callees), and "called by X" / "used by X" asks what X calls */
+    call_order(toks, nt, cs, nc);
+    bool deps_reverse = include_order(toks, nt, cs, nc);
     /* a bare target: what a person most likely wants of it */
     bool named = false;
     for (size_t i = 0; i < nc; i++)
@@ -1133,6 +1437,28 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             if (cs[i].verb == v && cs[i].score < s)
                 cs[i].score = s;
     }
+    /* a verb or tool that edits, deletes or runs code is run only when its name is written
+     * exactly as the line's first word (or a frame read the whole line, "run the tests"):
+     * a typo of one ("edti", "memroy_add", "exit" for edit) or a reading from keywords
+     * stays in the suggest band (validate, which runs only the repository's own check,
+     * asks instead), and its name later in prose ("does it compile") asks */
+    for (size_t i = 0; i < nc; i++) {
+        bool writes = cs[i].tool ? (cs[i].tool->caps & (QR_TOOL_WRITES | QR_TOOL_EXEC |
+                                                        QR_TOOL_DESTROYS)) != 0
+                                 : cs[i].verb == QR_DWIM_FIX;
+        bool runs = !cs[i].tool && cs[i].verb == QR_DWIM_VALIDATE;
+        if ((!writes && !runs) || cs[i].framed)
+            continue;
+        int b = cs[i].verb_tok;
+        bool exact = named_exactly(&cs[i], toks);
+        double most = !exact ? (writes ? 0.55 : 0.8) : b != 0 ? 0.8 : 1.0;
+        /* an edit with nothing named to edit and no block ("rewrite everything") asks */
+        if (!cs[i].tool && cs[i].verb == QR_DWIM_FIX && !out->content && !ntargets_any &&
+            most > 0.8)
+            most = 0.8;
+        if (cs[i].score > most)
+            cs[i].score = most;
+    }
     /* sort (stable insertion: verbs before tools on ties) */
     for (size_t i = 1; i < nc; i++) {
         cand c = cs[i];
@@ -1142,6 +1468,18 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
             j--;
         }
         cs[j] = c;
+    }
+    /* a typo as close to two readings ("calles": callers or callees) is not sure of
+     * either: it asks with both */
+    if (nc > 1 && cs[0].score > 0.8 && cs[0].verb_tok >= 0 &&
+        cs[0].verb_tok == cs[1].verb_tok && cs[0].score - cs[1].score < 0.015 &&
+        !named_exactly(&cs[0], toks) && !named_exactly(&cs[1], toks) &&
+        (cs[0].tool != cs[1].tool || cs[0].verb != cs[1].verb)) {
+        cs[0].score = 0.8;
+        cs[1].score = 0.8;
+        for (size_t i = 2; i < nc; i++) /* the list stays best first */
+            if (cs[i].score > 0.8)
+                cs[i].score = 0.8;
     }
     cand best = cs[0];
     if (best.score <= 0) {
@@ -1160,21 +1498,66 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                                                cs[i].score > 1 ? 1 : cs[i].score};
     }
     /* targets: every target-shaped token but the verb's own word; for a verb needing one
-     * and having none, the first plain non-stop word after it */
+     * and having none, the first plain non-stop word after it. A read's numbers and
+     * ranges are its lines, not targets. */
     out->targets = qr_arena_alloc(a, (nt + 1) * sizeof *out->targets);
-    if (!out->targets)
+    tok_kind *tkinds = qr_arena_alloc(a, (nt + 1) * sizeof *tkinds);
+    if (!out->targets || !tkinds)
         return QR_ENOMEM;
     for (size_t k = 0; k < nt; k++)
         if ((int)k != best.verb_tok && target_kind(toks[k].kind) && !toks[k].used &&
-            !(toks[k].kind == T_NUMBER && best.verb == QR_DWIM_READ && out->ntargets > 0) &&
+            !((toks[k].kind == T_NUMBER || toks[k].kind == T_RANGE) &&
+              best.verb == QR_DWIM_READ) &&
+            !(toks[k].kind == T_RANGE && best.verb != QR_DWIM_GREP) &&
             /* "show callers of X" asks for X's callers, even where a symbol is named show */
             !((int)k < best.verb_tok && toks[k].kind != T_PATTERN &&
-              is_request_word(toks[k].low)))
+              is_request_word(toks[k].low))) {
+            tkinds[out->ntargets] = toks[k].kind;
             out->targets[out->ntargets++] = toks[k].text;
+        }
+    /* the target of the verb's kind first: a file for skeleton, read and deps, a symbol
+     * for expand and the graph verbs, a pattern for grep */
+    if (best.verb != QR_DWIM_TOOL && out->ntargets > 1) {
+        size_t pick = out->ntargets;
+        for (size_t i = 0; i < out->ntargets && pick == out->ntargets; i++) {
+            tok_kind k = tkinds[i];
+            switch (best.verb) {
+            case QR_DWIM_SKELETON:
+            case QR_DWIM_READ:
+            case QR_DWIM_DEPS:
+                if (k == T_PATH || k == T_FILELINE)
+                    pick = i;
+                break;
+            case QR_DWIM_EXPAND:
+            case QR_DWIM_CALLERS:
+            case QR_DWIM_CALLEES:
+            case QR_DWIM_REFERENCES:
+            case QR_DWIM_DEFINITION:
+                if (k == T_SYMBOL || k == T_MEMBER || k == T_FILESYM)
+                    pick = i;
+                break;
+            case QR_DWIM_GREP:
+                if (k == T_PATTERN)
+                    pick = i;
+                break;
+            default:
+                break;
+            }
+        }
+        if (pick > 0 && pick < out->ntargets) {
+            const char *t = out->targets[pick];
+            tok_kind tk = tkinds[pick];
+            memmove(out->targets + 1, out->targets, pick * sizeof *out->targets);
+            memmove(tkinds + 1, tkinds, pick * sizeof *tkinds);
+            out->targets[0] = t;
+            tkinds[0] = tk;
+        }
+    }
     if (out->ntargets == 0 && best.verb_tok >= 0 && best.verb != QR_DWIM_TOOL &&
         verbs[best.verb].needs_target)
         for (size_t k = (size_t)best.verb_tok + 1; k < nt; k++)
-            if (toks[k].kind == T_WORD && !is_stopword(toks[k].low)) {
+            if (toks[k].kind == T_WORD && !is_stopword(toks[k].low) &&
+                !is_request_word(toks[k].low) && !is_filler(toks[k].low)) {
                 out->targets[out->ntargets++] = toks[k].text;
                 break;
             }
@@ -1190,11 +1573,29 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
                 break;
             }
     out->target = out->ntargets ? out->targets[0] : NULL;
+    out->missing_target = !out->target && best.verb != QR_DWIM_TOOL && verbs[best.verb].needs_target;
     if (best.verb == QR_DWIM_TOOL) {
         out->params = tool_params(a, best.tool, out->target, toks, nt);
     } else {
         out->params = verb_params(a, best.verb, out->target, toks, nt, out->content);
-        out->params = kept_params(a, lk, best.verb, out->params, toks, nt);
+        out->params = kept_params(a, out->params, toks, nt);
+        qr_val given;
+        if (best.verb == QR_DWIM_DEPS && deps_reverse &&
+            !qr_map_get(out->params, qr_kw_cstr(a, "reverse"), &given))
+            out->params = put(a, out->params, "reverse", qr_bool(true));
+        /* "lines 10-20 of src/main.c": the target says the lines as read takes them */
+        qr_val lo, hi;
+        const char *colon = out->target ? strrchr(out->target, ':') : NULL;
+        if (best.verb == QR_DWIM_READ && !(colon && isdigit((unsigned char)colon[1])) &&
+            qr_map_get(out->params, qr_kw_cstr(a, "start"), &lo) && lo.t == QR_T_INT &&
+            qr_map_get(out->params, qr_kw_cstr(a, "end"), &hi) && hi.t == QR_T_INT) {
+            size_t l = strlen(out->target) + 48;
+            char *t = qr_arena_alloc(a, l);
+            if (!t)
+                return QR_ENOMEM;
+            snprintf(t, l, "%s:%lld-%lld", out->target, (long long)lo.i, (long long)hi.i);
+            out->target = out->targets[0] = t;
+        }
     }
     return a->exhausted ? QR_ENOMEM : QR_OK;
 }
@@ -1227,8 +1628,7 @@ void qr_dwim_intent_json(const qr_dwim_intent *in, qr_buf *b)
     qr_buf_puts(b, ",\"params\":");
     qr_print_json(b, in->params, false);
     /* what the line did not say that the verb needs: the loop asks for it */
-    if (in->verb > QR_DWIM_NONE && in->verb < QR_DWIM_TOOL && verbs[in->verb].needs_target &&
-        !in->target)
+    if (in->missing_target)
         qr_buf_puts(b, ",\"missing\":[\"target\"]");
     qr_buf_printf(b, ",\"confidence\":%.2f,\"alternatives\":[", in->confidence);
     for (size_t i = 0; i < in->nalts; i++) {

@@ -158,6 +158,31 @@ void qr_dwim_lookup_init(qr_dwim_lookup *lk, qr_dwim_ctx *c)
     lk->ud = c;
 }
 
+/* ---- results as data (--format edn|json|table) ---- */
+
+/* Where a verb run here puts its result as data besides its text: rows pushed as they are
+ * printed, then the result map. NULL when only text is wanted. */
+typedef struct vout {
+    qr_arena *a;
+    qr_vecb rows;
+    qr_val res;
+} vout;
+
+static qr_val kv(qr_arena *a, qr_val m, const char *k, qr_val v)
+{
+    return qr_map_assoc(a, m, qr_kw_cstr(a, k), v);
+}
+
+static qr_val vstr(qr_arena *a, const char *s, size_t n)
+{
+    return qr_str_new(a, s, n);
+}
+
+static qr_val vcstr(qr_arena *a, const char *s)
+{
+    return s ? qr_str_new(a, s, strlen(s)) : qr_nil();
+}
+
 /* ---- skeleton ---- */
 
 static void one_line(qr_buf *out, const char *s)
@@ -213,7 +238,8 @@ static void skeleton_node(qr_buf *out, const qr_code_node *n, bool indent)
     qr_buf_putc(out, '\n');
 }
 
-static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf *err)
+static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf *err,
+                        vout *vo)
 {
     char *abs;
     const char *rel;
@@ -246,8 +272,25 @@ static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf 
             if (strcmp(n->file, rel) != 0 || n->it.kind == QR_CODE_ENUMERATOR ||
                 n->it.kind == QR_CODE_FILE)
                 continue;
+            size_t at = out->len;
             skeleton_node(out, n, n->it.kind == QR_CODE_MEMBER);
             rows++;
+            if (vo) {
+                /* the row's declaration as printed, after its line numbers */
+                const char *d = out->p + at, *e = out->p + out->len - 1; /* at the '\n' */
+                while (d < e && (*d == ' ' || isdigit((unsigned char)*d) || *d == '-'))
+                    d++;
+                if (n->inactive && (size_t)(e - d) >= 12)
+                    e -= 12; /* "  [inactive]" */
+                qr_val r = qr_map_empty();
+                r = kv(vo->a, r, "line", qr_int(n->it.line));
+                r = kv(vo->a, r, "end_line", qr_int(n->it.end_line));
+                r = kv(vo->a, r, "kind", vcstr(vo->a, qr_code_kind_name(n->it.kind)));
+                r = kv(vo->a, r, "name", vcstr(vo->a, n->it.name));
+                r = kv(vo->a, r, "declaration", vstr(vo->a, d, (size_t)(e - d)));
+                r = kv(vo->a, r, "inactive", qr_bool(n->inactive));
+                qr_vecb_push(&vo->rows, r);
+            }
         }
     } else {
         for (size_t f = 0; f < qr_code_graph_nfiles(g) && rows < max; f++) {
@@ -256,6 +299,9 @@ static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf 
                 continue;
             qr_buf_printf(out, "%s:", path);
             size_t shown = 0, more = 0;
+            qr_vecb names;
+            if (vo)
+                qr_vecb_init(&names, vo->a, 8);
             for (size_t i = 0; i < nn; i++) {
                 const qr_code_node *n = qr_code_graph_node(g, i);
                 if (strcmp(n->file, path) != 0)
@@ -271,7 +317,14 @@ static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf 
                     qr_buf_printf(out, " %s", n->it.name);
                 else
                     more++;
+                if (vo)
+                    qr_vecb_push(&names, vcstr(vo->a, n->it.name));
                 shown++;
+            }
+            if (vo) {
+                qr_val r = kv(vo->a, qr_map_empty(), "file", vcstr(vo->a, path));
+                r = kv(vo->a, r, "symbols", qr_vecb_finish(&names, QR_T_VEC));
+                qr_vecb_push(&vo->rows, r);
             }
             if (more)
                 qr_buf_printf(out, " (+%zu)", more);
@@ -281,6 +334,11 @@ static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf 
     }
     if (rows >= max)
         qr_buf_printf(out, "... cut at %zu rows\n", max);
+    if (vo) {
+        qr_val r = kv(vo->a, qr_map_empty(), "path", vcstr(vo->a, rel));
+        r = kv(vo->a, r, "results", qr_vecb_finish(&vo->rows, QR_T_VEC));
+        vo->res = kv(vo->a, r, "cut", qr_bool(rows >= max));
+    }
     if (!dir)
         qr__dwim_seen_add(c, rel, "skeleton");
     free(abs);
@@ -289,7 +347,8 @@ static int run_skeleton(qr_dwim_ctx *c, const char *target, qr_buf *out, qr_buf 
 
 /* ---- expand ---- */
 
-static int run_expand(qr_dwim_ctx *c, const char *target, qr_arena *a, qr_buf *out, qr_buf *err)
+static int run_expand(qr_dwim_ctx *c, const char *target, qr_arena *a, qr_buf *out, qr_buf *err,
+                      vout *vo)
 {
     qr_code_graph *g;
     int rc = qr__dwim_graph(c, &g, err);
@@ -365,6 +424,15 @@ static int run_expand(qr_dwim_ctx *c, const char *target, qr_arena *a, qr_buf *o
     if (*p)
         qr_buf_printf(out, "... cut at %zu lines (read %s:%u-%u for the rest)\n", max,
                       best->file, line, best->it.end_line);
+    if (vo) {
+        qr_val r = kv(vo->a, qr_map_empty(), "file", vcstr(vo->a, best->file));
+        r = kv(vo->a, r, "line", qr_int(best->it.line));
+        r = kv(vo->a, r, "end_line", qr_int(best->it.end_line));
+        r = kv(vo->a, r, "kind", vcstr(vo->a, qr_code_kind_name(best->it.kind)));
+        r = kv(vo->a, r, "name", vcstr(vo->a, best->it.name));
+        r = kv(vo->a, r, "cut", qr_bool(*p != '\0'));
+        vo->res = kv(vo->a, r, "text", vstr(vo->a, text, (size_t)(p - text)));
+    }
     char what[200];
     snprintf(what, sizeof what, "expand %.120s (lines %u-%u)", best->it.name, best->it.line,
              best->it.end_line);
@@ -375,7 +443,7 @@ static int run_expand(qr_dwim_ctx *c, const char *target, qr_arena *a, qr_buf *o
 /* ---- read ---- */
 
 static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr_buf *out,
-                    qr_buf *err)
+                    qr_buf *err, vout *vo)
 {
     char *abs;
     const char *rel;
@@ -421,10 +489,14 @@ static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr
     }
     qr_buf_printf(out, "%s:%lld-%lld\n", rel, (long long)lo, (long long)hi);
     int64_t line = 1;
-    const char *p = text, *end = text + n;
+    const char *p = text, *end = text + n, *from = NULL, *to = NULL;
     while (p < end) {
         const char *e = memchr(p, '\n', (size_t)(end - p));
         size_t l = e ? (size_t)(e - p) : (size_t)(end - p);
+        if (line == lo)
+            from = p;
+        if (line == hi)
+            to = p + l;
         if (line >= lo && line <= hi)
             qr_buf_printf(out, "%6lld  %.*s\n", (long long)line, (int)l, p);
         line++;
@@ -432,6 +504,14 @@ static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr
     }
     if ((int64_t)total > hi)
         qr_buf_printf(out, "... %zu lines in all\n", total);
+    if (vo) {
+        qr_val r = kv(vo->a, qr_map_empty(), "path", vcstr(vo->a, rel));
+        r = kv(vo->a, r, "start", qr_int(lo));
+        r = kv(vo->a, r, "end", qr_int(hi));
+        r = kv(vo->a, r, "lines", qr_int((int64_t)total));
+        vo->res = kv(vo->a, r, "text", from && to ? vstr(vo->a, from, (size_t)(to - from))
+                                                 : vcstr(vo->a, ""));
+    }
     char what[64];
     snprintf(what, sizeof what, "lines %lld-%lld", (long long)lo,
              (long long)(hi < (int64_t)total ? hi : (int64_t)total));
@@ -444,18 +524,28 @@ static int run_read(qr_dwim_ctx *c, const char *path, int64_t lo, int64_t hi, qr
 /* ---- grep ---- */
 
 static int run_grep(qr_dwim_ctx *c, const char *pattern, const char *where, qr_buf *out,
-                    qr_buf *err)
+                    qr_buf *err, vout *vo)
 {
+    bool as_text = false;
     int ec;
     PCRE2_SIZE eo;
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF |
                                    PCRE2_MATCH_INVALID_UTF, &ec, &eo, NULL);
     if (!re) {
+        /* grep 'die(': what was meant is the text itself; it is searched as written and
+           the answer says so */
         PCRE2_UCHAR msg[128];
         pcre2_get_error_message(ec, msg, sizeof msg);
-        qr_buf_printf(err, "bad pattern '%s': %s at offset %zu", pattern, (char *)msg,
-                      (size_t)eo);
-        return QR_EINVAL;
+        re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                           PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_LITERAL, &ec, &eo, NULL);
+        if (!re) {
+            qr_buf_printf(err, "bad pattern '%s': %s at offset %zu", pattern, (char *)msg,
+                          (size_t)eo);
+            return QR_EINVAL;
+        }
+        qr_buf_printf(out, "(not a regular expression: %s; searched as plain text)\n",
+                      (char *)msg);
+        as_text = true;
     }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     /* the sandbox's limits (quarry/value.h): a pattern that backtracks without end fails
@@ -546,6 +636,12 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, const char *where, qr_b
                     qr_buf_printf(out, "%s-%u-%.*s\n", rel, line - 1, (int)prev_len,
                                   prev_line);
                 qr_buf_printf(out, "%s:%u:%.*s\n", rel, line, (int)(l > 300 ? 300 : l), p);
+                if (vo) {
+                    qr_val r = kv(vo->a, qr_map_empty(), "file", vcstr(vo->a, rel));
+                    r = kv(vo->a, r, "line", qr_int(line));
+                    r = kv(vo->a, r, "text", vstr(vo->a, p, l > 300 ? 300 : l));
+                    qr_vecb_push(&vo->rows, r);
+                }
                 last_shown = line;
                 found++;
                 /* one line of context after, when it is no match itself */
@@ -574,6 +670,15 @@ static int run_grep(qr_dwim_ctx *c, const char *pattern, const char *where, qr_b
     else
         qr_buf_printf(out, "%zu match%s in %zu file%s\n", found, found == 1 ? "" : "es",
                       nfiles, nfiles == 1 ? "" : "s");
+    if (vo) {
+        qr_val r = kv(vo->a, qr_map_empty(), "pattern", vcstr(vo->a, pattern));
+        r = kv(vo->a, r, "path", vcstr(vo->a, where));
+        r = kv(vo->a, r, "as_text", qr_bool(as_text));
+        r = kv(vo->a, r, "results", qr_vecb_finish(&vo->rows, QR_T_VEC));
+        r = kv(vo->a, r, "matches", qr_int((int64_t)found));
+        r = kv(vo->a, r, "files", qr_int((int64_t)nfiles));
+        vo->res = kv(vo->a, r, "cut", qr_bool(cut));
+    }
     rc = QR_OK;
 done:
     qr_buf_release(&files);
@@ -621,7 +726,7 @@ static bool patch_text(qr_arena *a, qr_val res, qr_buf *out)
 }
 
 static int run_tool(qr_dwim_ctx *c, const char *name, qr_val params, qr_arena *a, qr_buf *out,
-                    qr_buf *err)
+                    qr_buf *err, vout *vo)
 {
     if (!c->tools) {
         qr_buf_printf(err, "no tool registry to run '%s'", name);
@@ -631,6 +736,8 @@ static int run_tool(qr_dwim_ctx *c, const char *name, qr_val params, qr_arena *a
     int rc = qr_tools_call(c->tools, name, c->req, params, a, &res, err);
     if (rc != QR_OK)
         return rc;
+    if (vo)
+        vo->res = res;
     if (!strcmp(name, "get_diff") && patch_text(a, res, out))
         return QR_OK;
     qr_print(out, res, 0);
@@ -654,25 +761,143 @@ static int64_t param_int(qr_arena *a, qr_val m, const char *k)
     return 0;
 }
 
+/* A result as data: EDN, JSON, or a table as `quarry tool` prints one (a paged answer's
+ * :results as rows, then the rest; a source :text whole below, not squashed into a cell). */
+static void print_value(qr_buf *out, qr_val v, qr_dwim_format f, size_t width, qr_arena *a)
+{
+    if (f == QR_DWIM_FMT_JSON) {
+        qr_print_json(out, v, false);
+        qr_buf_putc(out, '\n');
+        return;
+    }
+    if (f == QR_DWIM_FMT_EDN) {
+        qr_print(out, v, QR_PRINT_READABLY);
+        qr_buf_putc(out, '\n');
+        return;
+    }
+    qr_val rows, text;
+    qr_val rk = qr_kw_cstr(a, "results"), tk = qr_kw_cstr(a, "text");
+    if (v.t == QR_T_MAP && qr_map_get(v, rk, &rows) && rows.t == QR_T_VEC) {
+        if (qr_vec_len(rows))
+            qr_tools_render_table_keys(out, rows, width, NULL);
+        v = qr_map_dissoc(a, v, rk);
+        if (qr_map_len(v)) {
+            if (qr_vec_len(rows))
+                qr_buf_putc(out, '\n');
+            qr_tools_render_table_width(out, v, width);
+        }
+    } else if (v.t == QR_T_MAP && qr_map_get(v, tk, &text) && text.t == QR_T_STR) {
+        v = qr_map_dissoc(a, v, tk);
+        if (qr_map_len(v)) {
+            qr_tools_render_table_width(out, v, width);
+            qr_buf_putc(out, '\n');
+        }
+        qr_buf_append(out, text.s->data, text.s->len);
+        if (!text.s->len || text.s->data[text.s->len - 1] != '\n')
+            qr_buf_putc(out, '\n');
+    } else {
+        qr_tools_render_table_width(out, v, width);
+    }
+}
+
+/* The keys a verb run here takes (NULL: its tool's schema decides), NULL-terminated. */
+static const char *const *verb_keys(qr_dwim_verb v)
+{
+    static const char *const skel[] = {"path", "limit", NULL}, *const exp[] = {"symbol", NULL},
+                             *const rd[] = {"path", "start", "end", NULL},
+                             *const gr[] = {"pattern", "path", "limit", NULL},
+                             *const fx[] = {"target", "content", NULL},
+                             *const dn[] = {"summary", NULL}, *const val[] = {"command", NULL},
+                             *const txt[] = {"text", NULL}, *const fe[] = {"id", NULL};
+    switch (v) {
+    case QR_DWIM_SKELETON: return skel;
+    case QR_DWIM_EXPAND: return exp;
+    case QR_DWIM_READ: return rd;
+    case QR_DWIM_GREP: return gr;
+    case QR_DWIM_FIX: return fx;
+    case QR_DWIM_DONE: return dn;
+    case QR_DWIM_VALIDATE: return val;
+    case QR_DWIM_PLAN:
+    case QR_DWIM_NOTE: return txt;
+    case QR_DWIM_FETCH: return fe;
+    default: return NULL;
+    }
+}
+
+/* A key=value the verb does not take is refused, never dropped: "'grep' takes pattern,
+ * path, limit; not 'foo'". */
+static int check_keys(const qr_dwim_intent *in, qr_buf *err)
+{
+    const char *const *keys = verb_keys(in->verb);
+    if (!keys || in->params.t != QR_T_MAP)
+        return QR_OK;
+    for (size_t i = 0; i < qr_map_len(in->params); i++) {
+        qr_val k = qr_map_key_at(in->params, i);
+        const char *name = k.t == QR_T_KW ? k.sym->text : k.t == QR_T_STR ? k.s->data : "";
+        bool ok = false;
+        for (size_t j = 0; keys[j] && !ok; j++)
+            ok = !strcmp(name, keys[j]);
+        if (ok)
+            continue;
+        qr_buf_printf(err, "'%s' takes ", qr_dwim_verb_name(in->verb));
+        for (size_t j = 0; keys[j]; j++)
+            qr_buf_printf(err, "%s%s", j ? ", " : "", keys[j]);
+        qr_buf_printf(err, "; not '%s'", name);
+        return QR_EINVAL;
+    }
+    return QR_OK;
+}
+
 int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *err)
 {
     qr_arena a;
     qr_arena_init(&a, 64u << 20);
-    int rc = QR_OK;
+    int rc = check_keys(in, err);
     const char *needs = NULL;
     c->failed = false;
+    if (rc != QR_OK) {
+        qr_arena_release(&a);
+        return rc;
+    }
+    /* limit=N bounds what skeleton and grep show */
+    size_t saved_rows = c->max_rows, saved_matches = c->max_matches;
+    int64_t limit = param_int(&a, in->params, "limit");
+    qr_val lv;
+    if (verb_keys(in->verb) && qr_map_get(in->params, qr_kw_cstr(&a, "limit"), &lv) &&
+        (lv.t != QR_T_INT || lv.i < 1 || lv.i > 100000)) {
+        qr_buf_puts(err, "limit=");
+        qr_print(err, lv, 0);
+        qr_buf_puts(err, " is out of range (a whole number 1-100000)");
+        qr_arena_release(&a);
+        return QR_EINVAL;
+    }
+    if (limit > 0 && in->verb == QR_DWIM_SKELETON)
+        c->max_rows = (size_t)limit;
+    if (limit > 0 && in->verb == QR_DWIM_GREP)
+        c->max_matches = (size_t)limit;
+    /* as data: the verb's text goes to a buffer of its own and its result is printed */
+    qr_buf *text_out = out, tb;
+    qr_buf_init(&tb);
+    vout vbox, *vo = NULL;
+    if (c->format != QR_DWIM_FMT_TEXT) {
+        vbox.a = &a;
+        qr_vecb_init(&vbox.rows, &a, 16);
+        vbox.res = qr_nil();
+        vo = &vbox;
+        out = &tb;
+    }
     switch (in->verb) {
     case QR_DWIM_SKELETON:
         if (!in->target)
             needs = "a file or directory";
         else
-            rc = run_skeleton(c, in->target, out, err);
+            rc = run_skeleton(c, in->target, out, err, vo);
         break;
     case QR_DWIM_EXPAND:
         if (!in->target)
             needs = "a symbol";
         else
-            rc = run_expand(c, in->target, &a, out, err);
+            rc = run_expand(c, in->target, &a, out, err, vo);
         break;
     case QR_DWIM_READ: {
         const char *p = param_str(&a, in->params, "path");
@@ -680,14 +905,15 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
             needs = "a file";
         else
             rc = run_read(c, p, param_int(&a, in->params, "start"),
-                          param_int(&a, in->params, "end"), out, err);
+                          param_int(&a, in->params, "end"), out, err, vo);
         break;
     }
     case QR_DWIM_GREP:
         if (!in->target)
             needs = "a pattern";
         else
-            rc = run_grep(c, in->target, param_str(&a, in->params, "path"), out, err);
+            rc = run_grep(c, param_str(&a, in->params, "pattern") ? param_str(&a, in->params, "pattern") : in->target,
+                          param_str(&a, in->params, "path"), out, err, vo);
         break;
     case QR_DWIM_VALIDATE:
         rc = qr__dwim_validate(c, param_str(&a, in->params, "command"), &a, out, err);
@@ -706,10 +932,10 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
         if (!in->target)
             needs = in->verb == QR_DWIM_DEPS ? "a file" : "a symbol";
         else
-            rc = run_tool(c, "query_codebase", in->params, &a, out, err);
+            rc = run_tool(c, "query_codebase", in->params, &a, out, err, vo);
         break;
     case QR_DWIM_TOOL:
-        rc = run_tool(c, in->tool, in->params, &a, out, err);
+        rc = run_tool(c, in->tool, in->params, &a, out, err, vo);
         break;
     case QR_DWIM_PLAN:
     case QR_DWIM_FETCH:
@@ -726,6 +952,16 @@ int qr_dwim_run(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_buf *out, qr_buf *e
         qr_buf_printf(err, "'%s' needs %s", qr_dwim_verb_name(in->verb), needs);
         rc = QR_EINVAL;
     }
+    c->max_rows = saved_rows;
+    c->max_matches = saved_matches;
+    if (vo && rc == QR_OK) {
+        qr_val res = vo->res;
+        if (res.t == QR_T_NIL) /* validate, fix, done: what they said */
+            res = kv(&a, kv(&a, qr_map_empty(), "verb", vcstr(&a, qr_dwim_verb_name(in->verb))),
+                     "text", vstr(&a, tb.p ? tb.p : "", tb.len));
+        print_value(text_out, res, c->format, c->width, &a);
+    }
+    qr_buf_release(&tb);
     qr_arena_release(&a);
     return rc;
 }

@@ -116,7 +116,13 @@ src/calc.h-1-struct acc;
 src/calc.h:2:int add(int a, int b);
 src/calc.h-3-int mean(struct acc *s);
 3 matches in 2 files" "$Q" dwim "grep 'add\\('"
-expect_err "grep bad regex" "bad pattern" "$Q" dwim "grep '('"
+# a pattern that is no regular expression is searched as the text written, and says so
+expect_out "grep bad regex as text" "true" sh -c "'$Q' dwim \"grep '('\" | grep -q 'searched as plain text' && echo true"
+# key=value terms are honoured or refused, never dropped (issue 27)
+expect_out "grep limit" "1" sh -c "'$Q' dwim 'grep add limit=1' | grep -c '^src/[a-z.]*:[0-9]*:'"
+expect_err "grep unknown key" "'grep' takes pattern, path, limit; not 'colour'" "$Q" dwim "grep add colour=red"
+expect_err "skeleton bad limit" "limit=\"-3\" is out of range" "$Q" dwim "skeleton src limit=-3"
+expect_err "callers unknown key" "unknown parameter 'bogus'" "$Q" dwim "callers add bogus=1"
 expect_out "callers route" "true" sh -c "'$Q' dwim 'callers add' | grep -q 'src/calc.c:twice' && echo true"
 expect_out "registry tool route" "true" sh -c "'$Q' dwim 'get_commits limit=1' | grep -q ':message \"init' && echo true"
 

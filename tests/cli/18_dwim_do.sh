@@ -224,4 +224,13 @@ expect_out "both changes on disk" "    return b + a;|/* changed underneath */" s
 expect_out "one edit to undo" "restored src/calc.c" "$Q" dwim undo
 expect_out "the outside change stays" "/* changed underneath */" sed -n 10p src/calc.c
 expect_rc "no second undo" 2 "$Q" dwim undo
+
+# a verb sent alone: sure of itself, so the loop asks for its target, not for the verb
+serve "skeleton" "callers" "done: nothing to do"
+"$Q" do 'look around' > "$TMP/out" 2>&1
+unserve
+expect_out "asks for the skeleton's target" "1> skeleton
+   skeleton of what? 'skeleton' needs a file or directory: write 'skeleton FILE|DIR'" sed -n 1,2p "$TMP/out"
+expect_out "asks for the callers' target" "2> callers
+   callers of what? 'callers' needs a symbol: write 'callers SYMBOL'" sed -n 3,4p "$TMP/out"
 finish

@@ -7,7 +7,8 @@
  * three and no better than the reading chosen, the JSON printed for it reads back as
  * JSON; then a line the parser would run (confidence 0.85 or more) runs, when its verb or
  * tool only reads (no fix, validate, plan, fetch or note; no tool that writes, runs code
- * or talks to the network), under a request with a deadline.
+ * or talks to the network), under a request with a deadline, printing its result in one
+ * of the four formats (the input's length picks it): JSON output reads back as JSON.
  *
  * A parser-only harness with stand-in lookups (the previous one) ran 108K inputs without
  * reaching the crash of a key=value parameter beside a known symbol: the crash needs the
@@ -148,9 +149,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         qr_buf out, err;
         qr_buf_init(&out);
         qr_buf_init(&err);
+        c.format = (qr_dwim_format)(size % 4);
         rc = qr_dwim_run(&c, &in, &out, &err);
         /* a failure says why in one line */
         if (rc != QR_OK && (!err.p || !err.len))
+            abort();
+        /* a result as JSON is one JSON value (when the files it shows are UTF-8) */
+        if (rc == QR_OK && c.format == QR_DWIM_FMT_JSON && out.len &&
+            qr_utf8_valid(out.p, out.len) && qr_json_read(&a, out.p, out.len, &v, &e) != QR_OK)
             abort();
         qr_buf_release(&out);
         qr_buf_release(&err);

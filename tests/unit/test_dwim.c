@@ -78,14 +78,14 @@ static const row rows[] = {
     {"expnad lx_eval", "expand", "lx_eval", "run"},
     {"body lx_eval", "expand", "lx_eval", "run"},
     {"expand main", "expand", "main", "run"},
-    {"show me the body of lx_eval", "expand", "lx_eval", "clarify"},
+    {"show me the body of lx_eval", "expand", "lx_eval", "run"},
     {"lx_eval", "expand", "lx_eval", "clarify"},
     {"expand", "expand", NULL, "run"},
     /* read */
     {"read src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
     {"read src/lisp/eval.c:10-40", "read", "src/lisp/eval.c:10-40", "run"},
     {"cat README.md", "read", "README.md", "run"},
-    {"view src/lisp/eval.c 10 20", "read", "src/lisp/eval.c", "run"},
+    {"view src/lisp/eval.c 10 20", "read", "src/lisp/eval.c:10-20", "run"},
     {"raed README.md", "read", "README.md", "run"},
     {"src/lisp/eval.c:120", "read", "src/lisp/eval.c:120", "clarify"},
     /* grep */
@@ -108,7 +108,7 @@ static const row rows[] = {
     {"check", "validate", NULL, "run"},
     {"lint", "validate", NULL, "run"},
     {"build", "validate", NULL, "run"},
-    {"valdiate", "validate", NULL, "run"},
+    {"valdiate", "validate", NULL, "clarify"}  /* exec: a typo asks */,
     {"does it compile", "validate", NULL, "clarify"},
     /* the check named on the line (issue 24): validate runs only the repository's own */
     {"validate make test", "validate", "make test", "run"},
@@ -133,7 +133,7 @@ static const row rows[] = {
     {"definition lx_eval", "definition", "lx_eval", "run"},
     {"where is lx_eval defined", "definition", "lx_eval", "clarify"},
     {"who calls lx_eval", "callers", "lx_eval", "run"},
-    {"what does src/lisp/eval.c include", "deps", "src/lisp/eval.c", "clarify"},
+    {"what does src/lisp/eval.c include", "deps", "src/lisp/eval.c", "run"},
     /* a request word asks for what the next word names */
     {"find callers of lx_eval", "callers", "lx_eval", "run"},
     {"find the callers of lx_eval", "callers", "lx_eval", "run"},
@@ -151,6 +151,43 @@ static const row rows[] = {
     {"commits get", "get_commits", NULL, "run"},
     {"query_codebase query_type=get_skeleton", "query_codebase", NULL, "run"},
     {"memory_query", "memory_query", NULL, "run"},
+    /* issue 27: lines written apart, who calls whom by word order, frames */
+    {"show me lines 10-20 of src/lisp/eval.c", "read", "src/lisp/eval.c:10-20", "run"},
+    {"read src/lisp/eval.c lines 5-8", "read", "src/lisp/eval.c:5-8", "run"},
+    {"show the first 20 lines of src/lisp/eval.c", "read", "src/lisp/eval.c:1-20", "run"},
+    {"what does lx_eval call", "callees", "lx_eval", "run"},
+    {"what functions does lx_eval use", "callees", "lx_eval", "run"},
+    {"which functions call lx_eval", "callers", "lx_eval", "run"},
+    {"who uses lx_eval", "references", "lx_eval", "run"},
+    {"functions called by lx_eval", "callees", "lx_eval", "run"},
+    {"calls lx_eval", "callees", "lx_eval", "run"}, /* the terse verb, not word order */
+    {"summarize the module src/lisp", "skeleton", "src/lisp", "run"},
+    {"what is in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"list functions in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"who contributed most", "get_author_stats", NULL, "run"},
+    {"show the callers", "callers", NULL, "run"},
+    {"expand the function", "expand", NULL, "run"},
+    {"show me lx_eval's body", "expand", "lx_eval", "run"},
+    {"src/lisp/eval.c's functions", "skeleton", "src/lisp/eval.c", "run"},
+    {"what is lx_eval", "definition", "lx_eval", "run"},
+    {"tell me about lx_eval", "definition", "lx_eval", "run"},
+    {"what is the weather", "none", NULL, "reject"},
+    {"list files in src/lisp", "skeleton", "src/lisp", "run"},
+    {"grep -i LX_ src", "grep", "LX_", "run"},
+    {"run make test", "validate", "make test", "run"},
+    {"look for lx_eval in src", "grep", "lx_eval", "run"},
+    {"jump to lx_eval", "definition", "lx_eval", "run"},
+    /* a typo as close to two verbs asks (callers or callees?) */
+    {"calles lx_eval", "callers", "lx_eval", "clarify"},
+    {"hey, could you outline src/lisp/eval.c please", "skeleton", "src/lisp/eval.c", "run"},
+    /* an edit, delete or exec never runs from a fuzzy match or from prose */
+    {"edti src/lisp/eval.c", "fix", "src/lisp/eval.c", "suggest"},
+    {"exit", "fix", NULL, "suggest"}, /* below 0.6 */
+    {"memroy_add", "memory_add", NULL, "suggest"},
+    {"memory_delet id=3", "memory_delete", NULL, "suggest"},
+    {"does it compile", "validate", NULL, "clarify"},
+    {"run the checks", "validate", NULL, "run"},
+    {"open the pod bay doors", "read", "pod", "suggest"}, /* below 0.6 */
     /* rejects */
     {"make coffee", "none", NULL, "reject"},
     {"asdf qwer zxcv", "none", NULL, "reject"},
@@ -220,6 +257,48 @@ static void test_params_and_json(void)
     qr_dwim_intent_json(&in, &b);
     CHECK(strstr(b.p, "\"direction\":\"callers\"") != NULL);
     CHECK(strstr(b.p, "\"query_type\":\"get_call_graph\"") != NULL);
+    /* a verb alone: sure, its target missing and named apart */
+    l = "callers";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_CALLERS && in.confidence >= 0.85 && in.missing_target);
+    CHECK_STR(qr_dwim_verb_needs(in.verb), "a symbol");
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"missing\":[\"target\"]") != NULL);
+    l = "callers lx_eval";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(!in.missing_target);
+    /* key=value terms are all kept (the run refuses those a verb does not take) */
+    l = "grep lx_ limit=5 colour=red";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"limit\":5") != NULL);
+    CHECK(strstr(b.p, "\"colour\":\"red\"") != NULL);
+    /* grep 'PAT' DIR: the directory is where it searches */
+    l = "grep 'lx_' src/lisp";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"params\":{\"pattern\":\"lx_\",\"path\":\"src/lisp\"}") != NULL);
+    /* an include question's direction is read from the word order */
+    l = "which files include src/lisp/eval.c";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_DEPS && in.confidence >= 0.85);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"reverse\":true") != NULL);
+    l = "what does src/lisp/eval.c include";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(in.verb == QR_DWIM_DEPS && strstr(b.p, "reverse") == NULL);
+    /* grep -i: the pattern ignores case */
+    l = "grep -i LX_ src";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    qr_buf_reset(&b);
+    qr_dwim_intent_json(&in, &b);
+    CHECK(strstr(b.p, "\"pattern\":\"(?i)LX_\"") != NULL);
     /* a clarify lists alternatives */
     l = "what functions are in this file";
     CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);

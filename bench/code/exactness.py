@@ -4,7 +4,11 @@
     python3 bench/code/exactness.py QUARRY REPO [-I DIR ...] [--json] [--floors FILE]
                                     [--diff FIGURE]
 
-REPO is a git repository of C sources (quarry indexes its working tree). Compares:
+REPO is a git repository of C sources (quarry indexes its working tree). When REPO (or
+REPO/build) holds a compile_commands.json (compdb.py makes one from a project's own build),
+clang indexes each file with that file's -D, -U, -I, -include and -std options, and quarry
+reads its -D options; files the build does not compile get -std=c11
+-D_POSIX_C_SOURCE=200809L, as without one. Compares:
   definitions  quarry's nodes with universal-ctags' tags (function, struct, union, enum,
                typedef, macro, enumerator, member, variable), by (file, kind, name), and
                functions by (file, name, line) apart;
@@ -69,14 +73,18 @@ def split_key(k):
 def quarry_calls(edges, lexical):
     out = set()
     for e in edges:
+        callee = split_key(e["to"])[1]
         if lexical:
             if e["edge"] == "expands" or (e["edge"] == "calls" and "via" not in e):
+                # a call through a struct member (to "server.h:redisCommand.proc") is a
+                # call of the member's name, as cscope lists it
                 f, caller = split_key(e["from"])
-                out.add((f, caller, split_key(e["to"])[1]))
+                out.add((f, caller, callee.rsplit(".", 1)[-1]))
         else:
-            if e["edge"] == "calls" and not e.get("inactive"):
+            # clang's index has no calls of struct members (kind: field, not function)
+            if e["edge"] == "calls" and not e.get("inactive") and "." not in callee:
                 f, caller = split_key(e["from"])
-                out.add((f, caller, split_key(e["to"])[1]))
+                out.add((f, caller, callee))
     return out
 
 
@@ -167,23 +175,78 @@ def cflow_calls(repo, files):
 
 
 IDX_CALL = re.compile(r"^\[indexEntityReference\]: kind: function \| name: ([^ |]+) .*\| loc: "
-                      r"(\d+):\d+ \| <parent>:: kind: function \| name: ([^ |]+) .*role: ref call")
+                      r"(?:(.+):)?(\d+):\d+ \| <parent>:: kind: function \| name: ([^ |]+) .*"
+                      r"role: ref call")
 IDX_INCL = re.compile(r"^\[ppIncludedFile\]: (.*?) \| name: \"(.*?)\" \| hash loc: (\d+):\d+ \| "
                       r"isImport: \d \| isAngled: (\d)")
 
 
+KEEP_OPTS = ("-D", "-U", "-I", "-isystem", "-iquote", "-include", "-idirafter", "-std=")
+
+
+def compile_flags(repo):
+    """Each file's preprocessor and language options from the tree's own build, as
+    {path relative to repo: [options]}: the compile_commands.json in repo or repo/build
+    (see compdb.py), -D, -U, -I (made absolute), -isystem, -iquote, -include, -idirafter
+    and -std. Empty when there is none."""
+    for where in ("compile_commands.json", "build/compile_commands.json"):
+        path = os.path.join(repo, where)
+        if os.path.exists(path):
+            break
+    else:
+        return {}
+    with open(path) as fh:
+        entries = json.load(fh)
+    out = {}
+    for e in entries:
+        cwd = e.get("directory", repo)
+        args = e.get("arguments") or e["command"].split()
+        f = os.path.relpath(os.path.normpath(os.path.join(cwd, e["file"])), repo)
+        if f in out:
+            continue
+        opts, i = [], 1
+        while i < len(args):
+            a = args[i]
+            o = next((k for k in KEEP_OPTS if a.startswith(k)), None)
+            if o:
+                val = a[len(o):]
+                if not val and o != "-std=" and i + 1 < len(args):
+                    i += 1
+                    val = args[i]
+                if o in ("-I", "-isystem", "-iquote", "-include", "-idirafter"):
+                    val = os.path.normpath(os.path.join(cwd, val))
+                opts.append(o + val if o in ("-D", "-U", "-I", "-std=") else o)
+                if o not in ("-D", "-U", "-I", "-std="):
+                    opts.append(val)
+            i += 1
+        out[f] = opts
+    return out
+
+
 def clang_index(repo, files, incdirs):
     calls, incls = set(), set()
-    args = ["-D_POSIX_C_SOURCE=200809L", "-std=c11"] + ["-I" + d for d in incdirs]
+    default = ["-D_POSIX_C_SOURCE=200809L", "-std=c11"]
+    extra = ["-I" + d for d in incdirs]
+    flags = compile_flags(repo)
     tracked = set(files)
+    seen = set()  # the files clang read: each .c file, and the repository headers they reach
     for f in files:
         if not f.endswith(".c"):
             continue
+        args = flags.get(f, default) + extra
         txt = run(["c-index-test", "-index-file", f] + args, repo, check=False)
         for line in txt.splitlines():
             m = IDX_CALL.match(line)
             if m:
-                calls.add((f, m.group(3), m.group(1)))
+                # a call in a header the file includes is the header's (file "./x.h" or
+                # "dir/x.h"); one outside the repository (a system header's inline
+                # function) is left out, as quarry does not see it either
+                at = f
+                if m.group(2):
+                    at = os.path.relpath(os.path.normpath(os.path.join(repo, m.group(2))), repo)
+                if at in tracked:
+                    calls.add((at, m.group(4), m.group(1)))
+                    seen.add(at)
                 continue
             m = IDX_INCL.match(line)
             if m:
@@ -192,7 +255,16 @@ def clang_index(repo, files, incdirs):
                     if not os.path.isabs(path) else os.path.relpath(path, repo)
                 to = rel if rel in tracked else ("<%s>" % name if angled == "1" else '"%s"' % name)
                 incls.add((f, hline, to))
-    return calls, incls
+                if rel in tracked:
+                    seen.add(rel)
+                continue
+            if line.startswith("[ppIncludedFile]: "):  # a header a header includes
+                path = line[18:].split(" | ", 1)[0]
+                rel = os.path.relpath(os.path.normpath(os.path.join(repo, path)), repo)
+                if rel in tracked:
+                    seen.add(rel)
+        seen.add(f)
+    return calls, incls, seen
 
 
 def quarry_includes(edges):
@@ -253,7 +325,13 @@ def main():
     fig["calls vs cscope"] = prf(lex, cs)
     fig["calls vs cflow"] = prf(lex, cf)
     fig["calls vs cscope+cflow"] = prf(lex, both)
-    cl_calls, cl_incls = clang_index(repo, files, incdirs)
+    cl_calls, cl_incls, cl_seen = clang_index(repo, files, incdirs)
+    # clang reads .c files and the headers they include, not C++ sources or headers no .c
+    # file includes: quarry's calls there have nothing to be compared with
+    # file, and clang's callers are functions: a macro's own calls (jv.h JV_ARRAY_1 ->
+    # jv_array) are counted where the macro is used, not where it is defined
+    fns = {(n["file"], n["name"]) for n in nodes if n["node"] == "function"}
+    sem = {c for c in sem if c[0] in cl_seen and (c[0], c[1]) in fns}
     # clang's index leaves out references to what system headers declare (strlen, free):
     # both sides are compared on callees the repository declares or defines
     own = {n["name"] for n in nodes if n["node"] in ("function", "declaration")}

@@ -40,7 +40,8 @@ typedef enum qr_code_kind {
 
 /* Raw references of one file, resolved across files when a graph is assembled. */
 typedef enum qr_code_ref_kind {
-    QR_CODE_REF_CALL = 0,   /* from: the enclosing function; name: the callee as written */
+    QR_CODE_REF_CALL = 0,   /* from: the enclosing function; name: the callee as written,
+                             * ".m" for a call through struct member m (`c->cmd->m(c)`) */
     QR_CODE_REF_INCLUDE,    /* name: "x.h" or <x.h> as written */
     QR_CODE_REF_TYPE,       /* a type named in a function or struct (uses-type) */
     QR_CODE_REF_NAME,       /* any other use of an identifier (find_references) */

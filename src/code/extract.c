@@ -1235,10 +1235,31 @@ static void walk(ex *e, TSNode n, ctx c)
     case 'c':
         if (!strcmp(t, "call_expression")) {
             TSNode f = field(n, "function");
-            if (!ts_node_is_null(f) && is(f, "identifier"))
+            if (!ts_node_is_null(f) && is(f, "identifier")) {
                 ref(e, QR_CODE_REF_CALL, c.fn, text(e, f), line_of(f), c.cond);
-            else
+            } else {
+                /* a call through a function pointer kept in a struct: `c->cmd->proc(c)`,
+                 * `(*s->fn)(x)`, `(s.fn)(x)`: a call of the member, as cscope shows it */
+                TSNode g = f;
+                while (!ts_node_is_null(g) && (is(g, "parenthesized_expression") ||
+                                               is(g, "pointer_expression")))
+                    g = is(g, "pointer_expression") ? field(g, "argument")
+                                                    : ts_node_named_child(g, 0);
+                TSNode fld = !ts_node_is_null(g) && is(g, "field_expression") ? field(g, "field")
+                                                                                : g;
+                if (c.fn && !ts_node_is_null(g) && is(g, "field_expression") &&
+                    !ts_node_is_null(fld) && is(fld, "field_identifier")) {
+                    uint32_t b = ts_node_start_byte(fld), z = ts_node_end_byte(fld);
+                    char *nm = z <= e->len && z > b ? qr_arena_alloc(e->a, z - b + 2) : NULL;
+                    if (nm) { /* ".proc" */
+                        nm[0] = '.';
+                        memcpy(nm + 1, e->src + b, z - b);
+                        nm[z - b + 1] = 0;
+                        ref(e, QR_CODE_REF_CALL, c.fn, nm, line_of(fld), c.cond);
+                    }
+                }
                 walk(e, f, c);
+            }
             walk(e, field(n, "arguments"), c);
             return;
         }
@@ -1465,10 +1486,12 @@ static bool opens_cplusplus(const char *src, size_t b, size_t e)
 }
 
 /* A copy of src (or of `own`, a copy made before, reused) with the C++ linkage wrapper
- * made blanks: the lines `extern "C" {` and `}` that sit alone between
+ * made blanks: the lines `extern "C" {`, `}` and `extern "C"` that sit alone between
  * `#ifdef __cplusplus` and `#endif`. The brace opens in one preprocessor branch and closes
  * in another, so the grammar reads the whole header as the body of the first branch,
- * under its condition, and every declaration in it became inactive. Lines and offsets
+ * under its condition, and every declaration in it became inactive; a bare `extern "C"`
+ * (jq's util.c, before `void *alloca(size_t);`) swallows what follows the #endif the
+ * same way. Lines and offsets
  * are kept. Returns own (or NULL) when there is nothing to change or memory ran out. */
 static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
 {
@@ -1487,7 +1510,8 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
             }
             if (line_is(src, mb, me, "")) /* a blank line */
                 continue;
-            if (line_is(src, mb, me, "extern\"C\"{") || line_is(src, mb, me, "}")) {
+            if (line_is(src, mb, me, "extern\"C\"{") || line_is(src, mb, me, "}") ||
+                line_is(src, mb, me, "extern\"C\"")) {
                 body_b = mb;
                 body_e = me;
                 body++;

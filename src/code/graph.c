@@ -833,14 +833,31 @@ static void read_build_defines(qr_code_graph *g)
         qsort(g->defines, g->ndefines, sizeof *g->defines, cmp_cstr);
 }
 
-static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth);
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu);
+
+static int cmp_size(const void *a, const void *b);
+
+/* Whether a macro defined in file mi can be seen by translation unit tu (a .c file whose
+ * closure is made, see tu_of): mi is tu or a file tu includes. Without a translation unit
+ * (a header, read in whichever file includes it), every definition counts. */
+static bool seen_by(const qr_code_graph *g, int64_t tu, size_t mi)
+{
+    if (tu < 0 || mi == (size_t)tu)
+        return true;
+    const gfile *f = &g->files[tu];
+    return f->closure && bsearch(&mi, f->closure, f->nclosure, sizeof mi, cmp_size) != NULL;
+}
 
 /* Whether the build or a file defines the macro name[0..n): a -D option, or a #define
  * that is itself compiled in (zlib defines Z_PREFIX_SET only under Z_PREFIX, which nothing
- * defines, so `#ifdef Z_PREFIX_SET ... #else` keeps its #else). Definitions nest a few
- * levels at most; past MACRO_COND_DEPTH a definition counts. */
+ * defines, so `#ifdef Z_PREFIX_SET ... #else` keeps its #else). In a .c file (tu >= 0),
+ * only a #define in it or in a file it includes counts: Lua's ltests.h defines LUA_DEBUG
+ * for test builds, which ltests.c does not include, so ltests.c's `#if defined(LUA_DEBUG)`
+ * is compiled out as in the real build. Definitions nest a few levels at most; past
+ * MACRO_COND_DEPTH a definition counts. */
 #define MACRO_COND_DEPTH 4
-static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth)
+static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth,
+                          int64_t tu)
 {
     char buf[256];
     if (n >= sizeof buf)
@@ -852,9 +869,10 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, in
         return true;
     for (size_t i = qr__code_name_lower(g, buf);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {
-        const qr_code_node *m = &g->nodes[g->by_name[i]];
-        if (m->it.kind == QR_CODE_MACRO &&
-            (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1)))
+        size_t k = g->by_name[i];
+        const qr_code_node *m = &g->nodes[k];
+        if (m->it.kind == QR_CODE_MACRO && (!g->node_file || seen_by(g, tu, g->node_file[k])) &&
+            (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1, tu)))
             return true;
     }
     return false;
@@ -862,15 +880,15 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, in
 
 /* A condition list is inactive when it holds "0", a macro no file (and no build option)
  * defines, or "!X" for a macro X that one does define. */
-static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth)
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu)
 {
     if (!cond)
         return false;
     for (const char *p = cond; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if ((n == 1 && *p == '0') || (*p == '!' ? macro_defined(g, p + 1, n - 1, depth)
-                                                : !macro_defined(g, p, n, depth)))
+        if ((n == 1 && *p == '0') || (*p == '!' ? macro_defined(g, p + 1, n - 1, depth, tu)
+                                                : !macro_defined(g, p, n, depth, tu)))
             return true;
         p += n + (e ? 1 : 0);
     }
@@ -879,7 +897,7 @@ static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth)
 
 bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond)
 {
-    return cond_inactive(g, cond, 0);
+    return cond_inactive(g, cond, 0, -1);
 }
 
 static const char *key_of(qr_code_graph *g, const char *file, const char *name)
@@ -989,6 +1007,18 @@ static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
     const gfile *f = closure_of(g, fi);
     size_t want = (size_t)pi;
     return f->closure && bsearch(&want, f->closure, f->nclosure, sizeof want, cmp_size) != NULL;
+}
+
+/* File i as a translation unit for the preprocessor judgement: i when it is a C source
+ * (`.c`), with its include closure made; -1 for a header or another language. */
+static int64_t tu_of(qr_code_graph *g, size_t i)
+{
+    const char *p = g->files[i].path;
+    size_t n = strlen(p);
+    if (g->files[i].lang != QR_CODE_LANG_C || n < 2 || strcmp(p + n - 2, ".c"))
+        return -1;
+    const gfile *f = closure_of(g, (int64_t)i);
+    return f->closure ? (int64_t)i : -1;
 }
 
 static bool c_family(qr_code_lang l)
@@ -1398,9 +1428,6 @@ static int assemble(qr_code_graph *g)
         if (g->nodes[i].it.kind != QR_CODE_FILE)
             g->by_name[g->nnamed++] = i;
     qsort_r(g->by_name, g->nnamed, sizeof *g->by_name, cmp_by_name, g);
-    for (size_t i = 0; i < g->nnodes; i++)
-        g->nodes[i].inactive = qr__code_cond_inactive(g, g->nodes[i].it.cond);
-
     /* includes first: which files a file includes decides which macros and static
      * functions its code sees */
     for (size_t i = 0; i < g->nfiles; i++) {
@@ -1434,6 +1461,16 @@ static int assemble(qr_code_graph *g)
             if ((rc = push_edge(g, &e)))
                 return rc;
         }
+    }
+
+    /* which code is compiled out, judged in each .c file from what it includes */
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        int64_t tu = tu_of(g, i);
+        for (size_t k = f->node0; k < f->node0 + f->nnodes; k++)
+            g->nodes[k].inactive = cond_inactive(g, g->nodes[k].it.cond, 0, tu);
     }
 
     /* edges */
@@ -1491,11 +1528,30 @@ static int assemble(qr_code_graph *g)
                 return rc;
         }
         const char *last_type_fn = NULL;
+        int64_t tu = tu_of(g, i);
         for (size_t r = 0; r < f->file.nrefs; r++) {
             const qr_code_ref *ref = &f->file.refs[r];
-            bool inactive = qr__code_cond_inactive(g, ref->cond);
+            bool inactive = cond_inactive(g, ref->cond, 0, tu);
             if (ref->kind == QR_CODE_REF_INCLUDE) {
                 continue; /* done before, so that what a file includes is known */
+            } else if (ref->kind == QR_CODE_REF_CALL && ref->from && ref->name[0] == '.') {
+                /* a call through a struct member (`c->cmd->proc(c)`): an edge to the member
+                 * of that name the caller's file sees (redisCommand.proc), none when no
+                 * struct of the project has one */
+                int64_t caller = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
+                int64_t t = qr__code_resolve(g, ref->name + 1, QR_CODE_MEMBER, f->path);
+                if (caller < 0 || t < 0)
+                    continue;
+                qr_code_edge ce = {.kind = QR_CODE_E_CALLS,
+                                   .from = caller,
+                                   .to = t,
+                                   .from_key = qr__code_node_key(g, (size_t)caller),
+                                   .to_key = qr__code_node_key(g, (size_t)t),
+                                   .file = f->path,
+                                   .line = ref->line,
+                                   .inactive = inactive};
+                if ((rc = push_edge(g, &ce)))
+                    return rc;
             } else if (ref->kind == QR_CODE_REF_CALL && ref->from) {
                 int64_t caller = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
                 call_site s = {.f = f,

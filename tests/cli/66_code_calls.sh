@@ -1,0 +1,103 @@
+# 66_code_calls.sh: issue 23's reproducers for what the call graph missed on jq and Lua,
+# each a small repository built here with git, indexed, then queried: a bare
+# `extern "C"` between `#ifdef __cplusplus` and `#endif` (jq's util.c, before `void
+# *alloca(size_t);`) no longer makes the rest of the file inactive; a .c file judges
+# `#if defined(X)` by the #defines it can see (its own and its includes'), not one in a
+# header it never includes (Lua's ltests.h defines LUA_DEBUG for test builds only); a call
+# through a function pointer kept in a struct (`c->cmd->proc(c)`) is a call of the member,
+# with its struct (as cscope lists it), in the lexical view only.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE QUARRY_CODE_DEFINES
+mkdir -p "$HOME"
+
+R="$TMP/repo"
+git init -q -b main "$R"
+cat > "$R/util.c" <<'C'
+#include <stddef.h>
+#ifdef HAVE_ALLOCA_H
+# include <alloca.h>
+#elif !defined alloca
+# ifdef __GNUC__
+#  define alloca __builtin_alloca
+# elif !defined HAVE_ALLOCA
+#  ifdef  __cplusplus
+extern "C"
+#  endif
+void *alloca (size_t);
+# endif
+#endif
+static int get_home(void) { return 1; }
+int expand_path(int p) { return p + get_home(); }
+C
+cat > "$R/ltests.h" <<'C'
+#define LUA_DEBUG
+C
+cat > "$R/ltests.c" <<'C'
+#include "lua.h"
+#if defined(LUA_DEBUG)
+static int tref(int x) { return x; }
+int testC(int x) { return tref(x); }
+#endif
+C
+cat > "$R/lua.h" <<'C'
+#ifndef lua_h
+#define lua_h
+#define LUA_OK 0
+#endif
+C
+cat > "$R/lvm.c" <<'C'
+#include "ltests.h"
+#include "lua.h"
+#if defined(LUA_DEBUG)
+static int check(int x) { return x; }
+int debug_only(int x) { return check(x); }
+#endif
+C
+cat > "$R/server.c" <<'C'
+typedef void redisCommandProc(struct client *c);
+struct redisCommand { const char *name; redisCommandProc *proc; };
+struct client { struct redisCommand *cmd; void (*reply)(struct client *); };
+void call(struct client *c) {
+    c->cmd->proc(c);
+    (*c->reply)(c);
+}
+C
+git -C "$R" add -A
+git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
+
+# state NAME...: "name:active|inactive|missing" for each function named
+state() {
+  "$Q" code dump --repo "$R" | python3 -c '
+import json, sys
+rows = [r for r in map(json.loads, sys.stdin) if r.get("node") == "function"]
+out = []
+for name in sys.argv[1:]:
+    hit = [r for r in rows if r["name"] == name]
+    out.append("%s:%s" % (name, ",".join("inactive" if r.get("inactive") else "active" for r in hit) or "missing"))
+print(" ".join(out))' "$@"
+}
+
+# the build defines HAVE_ALLOCA_H (jq's does): the file's end was read under !HAVE_ALLOCA_H
+expect_out "bare extern C: what follows the #endif stays active" \
+  'get_home:active expand_path:active' env QUARRY_CODE_DEFINES=HAVE_ALLOCA_H sh -c '
+  "$0" code dump --repo "$1" | python3 -c "
+import json, sys
+rows = [r for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"function\" and r[\"file\"] == \"util.c\"]
+print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in rows))"' "$Q" "$R"
+expect_out "bare extern C: its call is active" 'util.c:get_home:active' \
+  env QUARRY_CODE_DEFINES=HAVE_ALLOCA_H sh -c "'$Q' code query get_call_graph --name expand_path --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"to\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "a macro defined in a header the file does not include is not defined there" \
+  'testC:inactive tref:inactive' state testC tref
+expect_out "a macro defined in a header the file includes is" \
+  'debug_only:active check:active' state debug_only check
+expect_out "a call through a struct member is a call of the member" \
+  'calls server.c:call server.c:client.reply 6|calls server.c:call server.c:redisCommand.proc 5' \
+  sh -c "'$Q' code dump --repo '$R' | python3 -c '
+import json, sys
+print(\"|\".join(sorted(\"%s %s %s %s\" % (r[\"edge\"], r[\"from\"], r[\"to\"], r[\"line\"]) for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\" and r[\"from\"].startswith(\"server.c\"))))'"
+expect_out "callees of call name the members" 'server.c:client.reply server.c:redisCommand.proc' \
+  sh -c "'$Q' code query get_call_graph --name call --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+finish

@@ -105,13 +105,35 @@ def ctags_defs(repo, files):
             continue
         if d["name"].startswith("__anon"):
             continue
+        if d["kind"] == "variable" and paren_prototype(repo, d["path"], d.get("line"), d["name"]):
+            continue
         out.add((d["path"], d["kind"], d["name"], d.get("line")))
     return out
 
 
-def quarry_defs(nodes):
+_lines = {}
+
+
+def paren_prototype(repo, path, line, name):
+    """Whether ctags' "variable" at path:line is a prototype with its name in parentheses,
+    `LUALIB_API void (luaL_addgsub) (luaL_Buffer *b, ...);`, which ctags reads as a
+    variable: a declaration, not a definition, on either side."""
+    if path not in _lines:
+        try:
+            with open(os.path.join(repo, path), errors="replace") as fh:
+                _lines[path] = fh.read().split("\n")
+        except OSError:
+            _lines[path] = []
+    text = " ".join(_lines[path][(line or 1) - 1:(line or 1) + 1])
+    return re.search(r"\(\s*%s\s*\)\s*\(" % re.escape(name), text) is not None
+
+
+def quarry_defs(nodes, files):
     out = set()
+    files = set(files)
     for n in nodes:
+        if n.get("file") not in files:  # a C++ source (.cpp): ctags reads .c and .h here
+            continue
         k = n["node"]
         if k in CTAGS_KINDS and not n.get("lexical"):
             if (k == "variable" and n.get("extern")) or n.get("anonymous") or \
@@ -310,10 +332,11 @@ def main():
 
     fig = {}
     sets = {}
-    defs_q, defs_t = quarry_defs(nodes), ctags_defs(repo, files)
+    defs_q, defs_t = quarry_defs(nodes, files), ctags_defs(repo, files)
     # identity by (file, kind, name); the line is checked apart, since the tools differ on
     # which line a multi-line definition is at (its first, or its name's)
     fig["definitions vs ctags"] = prf({d[:3] for d in defs_q}, {d[:3] for d in defs_t})
+    sets["definitions vs ctags"] = ({d[:3] for d in defs_q}, {d[:3] for d in defs_t})
     fig["function lines vs ctags"] = prf({d for d in defs_q if d[1] == "function"},
                                          {d for d in defs_t if d[1] == "function"})
     functions = {n["name"] for n in nodes if n["node"] == "function"}

@@ -94,6 +94,10 @@ typedef struct qr_code_file {
     size_t nrefs;
     uint32_t errors; /* syntax errors tree-sitter recovered from */
     uint32_t lines;
+    /* the lines of the first QR_CODE_ERROR_LINES of them, ascending, nerror_lines used */
+#define QR_CODE_ERROR_LINES 8
+    uint32_t error_line[QR_CODE_ERROR_LINES];
+    uint32_t nerror_lines;
 } qr_code_file;
 
 /* Extracts the items and references of one C or C++ source (src need not be

@@ -43,6 +43,7 @@ typedef struct ex {
     bool cpp; /* read as C++: __cplusplus is defined */
     vec items, refs;
     uint32_t errors;
+    uint32_t error_line[QR_CODE_ERROR_LINES], nerror_lines;
     bool oom;
 } ex;
 
@@ -1229,8 +1230,15 @@ static void walk(ex *e, TSNode n, ctx c)
     }
     c.depth++;
     const char *t = ts_node_type(n);
-    if (ts_node_is_missing(n) || !strcmp(t, "ERROR"))
+    if (ts_node_is_missing(n) || !strcmp(t, "ERROR")) {
         e->errors++;
+        uint32_t line = line_of(n);
+        bool seen = false;
+        for (uint32_t k = 0; k < e->nerror_lines && !seen; k++)
+            seen = e->error_line[k] == line;
+        if (!seen && e->nerror_lines < QR_CODE_ERROR_LINES)
+            e->error_line[e->nerror_lines++] = line;
+    }
     switch (t[0]) {
     case 'c':
         if (!strcmp(t, "call_expression")) {
@@ -1533,6 +1541,138 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
     return out;
 }
 
+/* ---- preprocessor branches with unbalanced braces ---- */
+
+/* The braces src[b..e) opens less those it closes, comments, strings and character
+ * literals skipped. */
+static int brace_balance(const char *src, size_t b, size_t e)
+{
+    int n = 0;
+    for (size_t i = b; i < e; i++) {
+        char ch = src[i];
+        if (ch == '/' && i + 1 < e && src[i + 1] == '/') {
+            while (i < e && src[i] != '\n')
+                i++;
+        } else if (ch == '/' && i + 1 < e && src[i + 1] == '*') {
+            for (i += 2; i + 1 < e && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (ch == '"' || ch == '\'') {
+            for (i++; i < e && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+        } else if (ch == '{') {
+            n++;
+        } else if (ch == '}') {
+            n--;
+        }
+    }
+    return n;
+}
+
+/* The directive a line holds: 1 #if/#ifdef/#ifndef, 2 #elif/#else (and #elifdef), 3
+ * #endif, 0 another line. */
+static int directive_of(const char *src, size_t b, size_t e)
+{
+    while (b < e && (src[b] == ' ' || src[b] == '\t'))
+        b++;
+    if (b >= e || src[b] != '#')
+        return 0;
+    for (b++; b < e && (src[b] == ' ' || src[b] == '\t'); b++)
+        ;
+    size_t w = b;
+    while (w < e && isalpha((unsigned char)src[w]))
+        w++;
+    size_t n = w - b;
+    if ((n == 2 && !memcmp(src + b, "if", 2)) || (n == 5 && !memcmp(src + b, "ifdef", 5)) ||
+        (n == 6 && !memcmp(src + b, "ifndef", 6)))
+        return 1;
+    if ((n == 4 && (!memcmp(src + b, "elif", 4) || !memcmp(src + b, "else", 4))) ||
+        (n >= 7 && !memcmp(src + b, "elifdef", 7)) || (n == 8 && !memcmp(src + b, "elifndef", 8)))
+        return 2;
+    if (n == 5 && !memcmp(src + b, "endif", 5))
+        return 3;
+    return 0;
+}
+
+#define GROUP_DEPTH 64
+#define GROUP_BRANCHES 32
+
+/* A copy of src (or `own`, reused) where each #if group whose branches do not each close
+ * the braces they open keeps only its last branch's code (the #else, or nothing after an
+ * #if alone); the other branches become blanks, their directive lines and line breaks
+ * kept. `#if DECSUBSET / if (x) { / #endif ... #if DECSUBSET / } / #endif` (jq's
+ * decNumber) and `#ifdef WIN32 / int umain(...) { / #else / int main(...) { / #endif`
+ * (jq's main.c) are not C the grammar can read: it gave up on the rest of the function
+ * (and of the file), losing definitions and calls. Paired groups share their condition,
+ * so taking the last branch in each keeps the braces paired. Returns own (or NULL) when
+ * nothing changes or memory ran out. */
+static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
+{
+    struct group {
+        size_t start[GROUP_BRANCHES], end[GROUP_BRANCHES];
+        int n;
+        bool broken; /* too many branches: left alone */
+    };
+    struct group *st = malloc(GROUP_DEPTH * sizeof *st);
+    if (!st)
+        return own;
+    char *out = own;
+    int depth = 0;
+    size_t i = 0, b, e;
+    while (next_line(src, len, &i, &b, &e)) {
+        /* a directive goes on past a backslash-newline */
+        while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
+            ;
+        int d = directive_of(src, b, e);
+        if (d == 1) {
+            if (depth < GROUP_DEPTH) {
+                st[depth].n = 1;
+                st[depth].broken = false;
+                st[depth].start[0] = i;
+            }
+            depth++;
+        } else if (d == 2 && depth > 0 && depth <= GROUP_DEPTH) {
+            struct group *g = &st[depth - 1];
+            if (g->n >= GROUP_BRANCHES) {
+                g->broken = true;
+            } else if (!g->broken) {
+                g->end[g->n - 1] = b;
+                g->start[g->n++] = i;
+            }
+        } else if (d == 3 && depth > 0) {
+            depth--;
+            if (depth >= GROUP_DEPTH || st[depth].broken)
+                continue;
+            struct group *g = &st[depth];
+            g->end[g->n - 1] = b;
+            const char *cur = out ? out : src;
+            bool unbalanced = false;
+            for (int k = 0; k < g->n && !unbalanced; k++)
+                unbalanced = brace_balance(cur, g->start[k], g->end[k]) != 0;
+            if (!unbalanced)
+                continue;
+            if (!out) {
+                out = malloc(len ? len : 1);
+                if (!out)
+                    break;
+                memcpy(out, src, len);
+            }
+            /* the last branch stays, unless it is the #if alone (then nothing does) */
+            int keep = g->n > 1 ? g->n - 1 : -1;
+            for (int k = 0; k < g->n; k++) {
+                if (k == keep)
+                    continue;
+                for (size_t x = g->start[k]; x < g->end[k]; x++)
+                    if (out[x] != '\n')
+                        out[x] = ' ';
+            }
+        }
+    }
+    free(st);
+    return out;
+}
+
 static const TSLanguage *language(qr_code_lang lang)
 {
     return lang == QR_CODE_LANG_CPP ? tree_sitter_cpp() : tree_sitter_c();
@@ -1559,6 +1699,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     }
     char *clean = blank_directive_comments(src, len);
     clean = blank_cplusplus_wrapper(clean ? clean : src, len, clean);
+    clean = blank_unbalanced_branches(clean ? clean : src, len, clean);
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
@@ -1583,6 +1724,16 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     out->refs = e.refs.p;
     out->nrefs = e.refs.n;
     out->errors = e.errors;
+    /* ascending: the walk meets a nested error before a later sibling's, not always in
+     * line order */
+    for (uint32_t k = 1; k < e.nerror_lines; k++)
+        for (uint32_t j = k; j > 0 && e.error_line[j - 1] > e.error_line[j]; j--) {
+            uint32_t x = e.error_line[j];
+            e.error_line[j] = e.error_line[j - 1];
+            e.error_line[j - 1] = x;
+        }
+    memcpy(out->error_line, e.error_line, sizeof out->error_line);
+    out->nerror_lines = e.nerror_lines;
     return QR_OK;
 }
 

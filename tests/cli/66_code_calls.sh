@@ -5,7 +5,12 @@
 # `#if defined(X)` by the #defines it can see (its own and its includes'), not one in a
 # header it never includes (Lua's ltests.h defines LUA_DEBUG for test builds only); a call
 # through a function pointer kept in a struct (`c->cmd->proc(c)`) is a call of the member,
-# with its struct (as cscope lists it), in the lexical view only.
+# with its struct (as cscope lists it), in the lexical view only; preprocessor branches
+# that open a brace and close it in another group (jq's decNumber `#if DECSUBSET / if (x)
+# { / #endif`, decLnOp's `#if DECDPUN==1 / if (a) { / #else / if (b) { / #endif`) or that
+# each open a function (`#ifdef WIN32 / int umain(...) { / #else /
+# int main(...) { / #endif`) no longer lose the functions after them.
+# get_index_stats names the lines of a file's parse errors.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -64,6 +69,52 @@ void call(struct client *c) {
     (*c->reply)(c);
 }
 C
+cat > "$R/power.c" <<'C'
+#define DECSUBSET 0
+static int divide(int a) { return a / 2; }
+int power(int x, int ext) {
+  int r = 0;
+  if (x < 0) {
+    #if DECSUBSET
+    if (ext) {
+    #endif
+      r = divide(x);
+    #if DECSUBSET
+      }
+    #endif
+    }
+  return r;
+}
+int after_power(int x) { return divide(x); }
+#ifdef WIN32
+int umain(int argc, char **argv);
+int wmain(int argc, char **argv) { return umain(argc, argv); }
+int umain(int argc, char* argv[]) {
+#else
+int main(int argc, char* argv[]) {
+#endif
+  return divide(argc) + (argv != 0);
+}
+int after_main(void) { return divide(4); }
+C
+cat > "$R/ln.c" <<'C'
+static int ln10(void) { return 10; }
+int lnop(int *lsu, int digits) {
+  do {
+    if (digits > 0) {
+      #if DECDPUN==1
+      if (lsu[0]==0 && lsu[1]==1 && digits==2) {
+      #else
+      if (lsu[0]==10 && digits==2) {
+      #endif
+        return ln10();
+        }
+      }
+    } while(0);
+  return 0;
+}
+int after_lnop(void) { return ln10(); }
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -99,5 +150,17 @@ import json, sys
 print(\"|\".join(sorted(\"%s %s %s %s\" % (r[\"edge\"], r[\"from\"], r[\"to\"], r[\"line\"]) for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\" and r[\"from\"].startswith(\"server.c\"))))'"
 expect_out "callees of call name the members" 'server.c:client.reply server.c:redisCommand.proc' \
   sh -c "'$Q' code query get_call_graph --name call --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "unbalanced branches: the functions after them are kept" \
+  'power:active after_power:active main:active after_main:active' state power after_power main after_main
+expect_out "both branches open a brace (jq's decLnOp): the function after is kept" \
+  'lnop:active after_lnop:active' state lnop after_lnop
+expect_out "unbalanced branches: the calls inside are kept" 'power.c:divide' \
+  sh -c "'$Q' code query get_call_graph --name power --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "unbalanced branches: main's calls are main's" 'power.c:divide' \
+  sh -c "'$Q' code query get_call_graph --name main --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "get_index_stats: the lines of the parse errors" 'bad.c [2]' \
+  sh -c "printf 'int ok(void) { return 1; }\nint bad(void) { return ) ; }\n' > '$R/bad.c' && '$Q' code query get_index_stats --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s %s\" % (f[\"file\"], f[\"lines\"]) for f in json.load(sys.stdin)[\"error_files\"]))'"
 
 finish

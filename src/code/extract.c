@@ -298,7 +298,11 @@ static TSNode decl_function(TSNode d)
     for (int guard = 0; guard < 64 && !ts_node_is_null(d); guard++) {
         if (is(d, "function_declarator")) {
             TSNode inner = field(d, "declarator");
-            if (!ts_node_is_null(inner) && is(inner, "parenthesized_declarator"))
+            /* `(*fp)(int)` is a pointer; `(name)(int)`, a name in parentheses (Lua's
+             * `const char *(luaL_checklstring) (lua_State *L, ...)`), a function */
+            if (!ts_node_is_null(inner) && is(inner, "parenthesized_declarator") &&
+                !(ts_node_named_child_count(inner) == 1 &&
+                  is(ts_node_named_child(inner, 0), "identifier")))
                 return none;
             return d;
         }

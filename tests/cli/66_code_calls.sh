@@ -10,6 +10,7 @@
 # { / #endif`, decLnOp's `#if DECDPUN==1 / if (a) { / #else / if (b) { / #endif`) or that
 # each open a function (`#ifdef WIN32 / int umain(...) { / #else /
 # int main(...) { / #endif`) no longer lose the functions after them.
+# `const char *(name) (args);` is a prototype, not a variable (Lua's lauxlib.h);
 # get_index_stats names the lines of a file's parse errors.
 . "$(dirname "$0")/lib.sh"
 
@@ -97,6 +98,12 @@ int main(int argc, char* argv[]) {
 }
 int after_main(void) { return divide(4); }
 C
+cat > "$R/lauxlib.h" <<'C'
+#define LUALIB_API extern
+LUALIB_API const char *(luaL_checklstring) (void *L, int arg, unsigned long *l);
+LUALIB_API int (luaL_newmetatable) (void *L, const char *tname);
+extern int (*lua_hook)(int);
+C
 cat > "$R/ln.c" <<'C'
 static int ln10(void) { return 10; }
 int lnop(int *lsu, int digits) {
@@ -162,5 +169,9 @@ expect_out "unbalanced branches: main's calls are main's" 'power.c:divide' \
 
 expect_out "get_index_stats: the lines of the parse errors" 'bad.c [2]' \
   sh -c "printf 'int ok(void) { return 1; }\nint bad(void) { return ) ; }\n' > '$R/bad.c' && '$Q' code query get_index_stats --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s %s\" % (f[\"file\"], f[\"lines\"]) for f in json.load(sys.stdin)[\"error_files\"]))'"
+
+expect_out "a prototype with its name in parentheses is a declaration, a pointer a variable" \
+  'declaration:luaL_checklstring declaration:luaL_newmetatable variable:lua_hook' \
+  sh -c "'$Q' code dump --repo '$R' --path lauxlib.h | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"node\"], r[\"name\"]) for r in map(json.loads, sys.stdin) if r.get(\"node\") in (\"declaration\", \"variable\")))'"
 
 finish

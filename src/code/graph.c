@@ -1635,6 +1635,27 @@ static int assemble(qr_code_graph *g)
     return g->a.exhausted ? QR_ENOMEM : QR_OK;
 }
 
+/* Whether path names a table of C meant to be #included (`.def`, `.inc`: redis's
+ * commands.def inside commands.c's array initializer, jq's config_opts.inc) in a directory
+ * that holds C sources too; zlib's win32/zlib.def, a linker's module definition beside
+ * none, is not one. */
+static bool included_table(const qr_code_graph *g, const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash) || (strcmp(dot, ".def") && strcmp(dot, ".inc")))
+        return false;
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const char *p = g->files[i].path;
+        size_t n = strlen(p);
+        if (g->files[i].deleted || strncmp(p, path, dir) || strchr(p + dir, '/') || n < dir + 3)
+            continue;
+        if (!strcmp(p + n - 2, ".c") || !strcmp(p + n - 2, ".h"))
+            return true;
+    }
+    return false;
+}
+
 static bool path_ok(const char *p)
 {
     return qr_utf8_valid(p, strlen(p));
@@ -1690,6 +1711,8 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             g->stats.skipped_path++;
             continue;
         }
+        if (f.lang == QR_CODE_LANG_NONE && included_table(g, f.path))
+            f.lang = QR_CODE_LANG_C;
         if (f.lang == QR_CODE_LANG_NONE) {
             g->stats.skipped_lang++;
             continue;

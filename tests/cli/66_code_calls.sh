@@ -11,6 +11,7 @@
 # each open a function (`#ifdef WIN32 / int umain(...) { / #else /
 # int main(...) { / #endif`) no longer lose the functions after them.
 # `const char *(name) (args);` is a prototype, not a variable (Lua's lauxlib.h);
+# a `.def` or `.inc` table beside C sources (redis's commands.def) is read as C;
 # get_index_stats names the lines of a file's parse errors.
 . "$(dirname "$0")/lib.sh"
 
@@ -104,6 +105,19 @@ LUALIB_API const char *(luaL_checklstring) (void *L, int arg, unsigned long *l);
 LUALIB_API int (luaL_newmetatable) (void *L, const char *tname);
 extern int (*lua_hook)(int);
 C
+mkdir -p "$R/srv" "$R/win32"
+cat > "$R/srv/commands.c" <<'C'
+typedef void proc_t(int);
+struct cmd { const char *name; proc_t *proc; };
+void getCommand(int c) { (void)c; }
+struct cmd table[] = {
+#include "commands.def"
+};
+C
+cat > "$R/srv/commands.def" <<'C'
+{"get", getCommand},
+C
+printf 'LIBRARY\nEXPORTS\n    deflate @1\n' > "$R/win32/zlib.def"
 cat > "$R/ln.c" <<'C'
 static int ln10(void) { return 10; }
 int lnop(int *lsu, int digits) {
@@ -168,10 +182,16 @@ expect_out "unbalanced branches: main's calls are main's" 'power.c:divide' \
   sh -c "'$Q' code query get_call_graph --name main --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
 expect_out "get_index_stats: the lines of the parse errors" 'bad.c [2]' \
-  sh -c "printf 'int ok(void) { return 1; }\nint bad(void) { return ) ; }\n' > '$R/bad.c' && '$Q' code query get_index_stats --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s %s\" % (f[\"file\"], f[\"lines\"]) for f in json.load(sys.stdin)[\"error_files\"]))'"
+  sh -c "printf 'int ok(void) { return 1; }\nint bad(void) { return ) ; }\n' > '$R/bad.c' && '$Q' code query get_index_stats --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s %s\" % (f[\"file\"], f[\"lines\"]) for f in json.load(sys.stdin)[\"error_files\"] if f[\"file\"] == \"bad.c\"))'"
 
 expect_out "a prototype with its name in parentheses is a declaration, a pointer a variable" \
   'declaration:luaL_checklstring declaration:luaL_newmetatable variable:lua_hook' \
   sh -c "'$Q' code dump --repo '$R' --path lauxlib.h | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"node\"], r[\"name\"]) for r in map(json.loads, sys.stdin) if r.get(\"node\") in (\"declaration\", \"variable\")))'"
+
+expect_out "an included table (.def beside C) is indexed: its uses are found" \
+  'srv/commands.def:1:use' \
+  sh -c "'$Q' code query find_references --name getCommand --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"file\"], r[\"line\"], r[\"kind\"]) for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "a module definition (.def beside no C) is not" '0' \
+  sh -c "'$Q' code dump --repo '$R' | grep -c 'win32/zlib.def'"
 
 finish

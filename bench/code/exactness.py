@@ -136,6 +136,10 @@ def quarry_defs(nodes, files):
             continue
         k = n["node"]
         if k in CTAGS_KINDS and not n.get("lexical"):
+            # a function a macro defines where it is invoked (f_acos from LIBM_DD(acos)) is
+            # not written in the source, which is what ctags lists
+            if n.get("expanded_from"):
+                continue
             if (k == "variable" and n.get("extern")) or n.get("anonymous") or \
                     n["name"] == "(anonymous)":
                 continue

@@ -1383,6 +1383,115 @@ static void walk(ex *e, TSNode n, ctx c)
     walk_children(e, n, &c);
 }
 
+/* ---- macro invocations at file scope ---- */
+
+/* Records each line that holds only `NAME(args)` (a `;` after it allowed) outside every
+ * brace, comment, string and directive, as a call ref with no caller named "NAME(args)":
+ * a macro that defines a function where it is invoked (jq's libm.h is 116 lines of
+ * `LIBM_DD(acos)`), which the grammar reads as anything from an identifier to a
+ * declaration. The assembly (graph.c) makes the functions once it knows the macros. */
+static void file_scope_invocations(ex *e, const char *src, size_t len)
+{
+    size_t counted = 0, cursor = 0, nwalk = e->refs.n;
+    uint32_t line = 1;
+    int depth = 0;
+    bool line_start = true;
+    for (size_t i = 0; i < len && !e->oom;) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v') {
+            i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && src[i + 1] == '/') {
+            while (i < len && src[i] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && src[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i += 2;
+            continue;
+        }
+        if (ch == '#' && line_start) { /* a directive, with its continuations */
+            while (i < len && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+            i++;
+            line_start = false;
+            continue;
+        }
+        if (depth == 0 && line_start && (isalpha((unsigned char)ch) || ch == '_')) {
+            size_t b = i, k = i;
+            while (k < len && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+                k++;
+            size_t nend = k;
+            while (k < len && (src[k] == ' ' || src[k] == '\t'))
+                k++;
+            if (k < len && src[k] == '(') {
+                int pd = 0;
+                size_t a = k;
+                for (; k < len && src[k] != '\n'; k++) {
+                    if (src[k] == '(')
+                        pd++;
+                    else if (src[k] == ')' && --pd == 0)
+                        break;
+                }
+                if (k < len && src[k] == ')' && pd == 0) {
+                    size_t z = k + 1;
+                    while (z < len && (src[z] == ' ' || src[z] == '\t' || src[z] == '\r' ||
+                                       src[z] == ';'))
+                        z++;
+                    if ((z >= len || src[z] == '\n') && nend > b) {
+                        for (; counted < b; counted++)
+                            line += src[counted] == '\n';
+                        /* the conditions it sits under: those of what the walk found on
+                         * its line (it walked in order, so a cursor follows) */
+                        const char *cond = NULL;
+                        for (; cursor < nwalk; cursor++) {
+                            const qr_code_ref *r = (const qr_code_ref *)e->refs.p + cursor;
+                            if (r->line > line)
+                                break;
+                            if (r->line == line && !r->from) {
+                                cond = r->cond;
+                                break;
+                            }
+                        }
+                        const char *nm = text_range(e, (uint32_t)b, (uint32_t)(k + 1));
+                        (void)a;
+                        if (nm)
+                            ref(e, QR_CODE_REF_CALL, NULL, nm, line, cond);
+                        i = z;
+                        continue;
+                    }
+                }
+            }
+            i = nend;
+            line_start = false;
+            continue;
+        }
+        if (ch == '{')
+            depth++;
+        else if (ch == '}' && depth > 0)
+            depth--;
+        line_start = false;
+        i++;
+    }
+}
+
 /* ---- comments inside directives ---- */
 
 /* A copy of src with the comments inside preprocessor directives made blanks, or NULL
@@ -1718,6 +1827,8 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     ctx c = {.file_scope = true};
     TSNode root = ts_tree_root_node(tree);
     walk_children(&e, root, &c);
+    if (lang == QR_CODE_LANG_C)
+        file_scope_invocations(&e, src, len);
     ts_tree_delete(tree);
     ts_parser_delete(p);
     free(clean);

@@ -1385,9 +1385,343 @@ static int member_types(qr_code_graph *g, const gfile *f, int64_t owner, const q
     return QR_OK;
 }
 
+/* ---- functions a macro defines where it is invoked ---- */
+
+/* The name template of a function a macro's replacement text defines: the words before
+ * the `(` that the first top-level `{` follows (`static jv f_ ## name(jq_state *jq, jv
+ * input) { ...`): its pieces joined by `##` ("f_", "name"), as [b, e) ranges of body
+ * in out[], at most max; the count, 0 when the body defines no function or its name uses
+ * no parameter (hasparam is checked by the caller). *head_end is where the name starts. */
+static int fn_template(const char *body, size_t *pb, size_t *pe, int max, size_t *head_end)
+{
+    size_t n = strlen(body), brace = n;
+    int pd = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (body[i] == '(')
+            pd++;
+        else if (body[i] == ')')
+            pd--;
+        else if (body[i] == '{' && pd == 0) {
+            brace = i;
+            break;
+        } else if (body[i] == ';' && pd == 0)
+            return 0; /* a statement before any body: not a definition */
+    }
+    if (brace == n)
+        return 0;
+    size_t k = brace;
+    while (k > 0 && isspace((unsigned char)body[k - 1]))
+        k--;
+    if (k == 0 || body[k - 1] != ')')
+        return 0;
+    pd = 0;
+    size_t open = 0;
+    bool found = false;
+    for (size_t j = k; j-- > 0;) {
+        if (body[j] == ')')
+            pd++;
+        else if (body[j] == '(' && --pd == 0) {
+            open = j;
+            found = true;
+            break;
+        }
+    }
+    if (!found)
+        return 0;
+    /* the name: identifiers joined by ## right before the ( */
+    int np = 0;
+    size_t j = open;
+    for (;;) {
+        while (j > 0 && isspace((unsigned char)body[j - 1]))
+            j--;
+        size_t e = j;
+        while (j > 0 && (isalnum((unsigned char)body[j - 1]) || body[j - 1] == '_'))
+            j--;
+        if (j == e || np == max)
+            return 0;
+        /* prepend */
+        memmove(pb + 1, pb, (size_t)np * sizeof *pb);
+        memmove(pe + 1, pe, (size_t)np * sizeof *pe);
+        pb[0] = j;
+        pe[0] = e;
+        np++;
+        size_t t = j;
+        while (t > 0 && isspace((unsigned char)body[t - 1]))
+            t--;
+        if (t >= 2 && body[t - 1] == '#' && body[t - 2] == '#') {
+            j = t - 2;
+            continue;
+        }
+        break;
+    }
+    *head_end = pb[0];
+    return np;
+}
+
+/* The index of parameter word[0..n) in a macro's "(a, b)" parameter list, or -1. */
+static int param_index(const char *params, const char *word, size_t n)
+{
+    int idx = 0;
+    for (const char *p = params; p && *p;) {
+        while (*p && !(isalnum((unsigned char)*p) || *p == '_')) {
+            if (*p == ',')
+                idx++;
+            p++;
+        }
+        const char *b = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        if ((size_t)(p - b) == n && n && !memcmp(b, word, n))
+            return idx;
+    }
+    return -1;
+}
+
+#define MACRO_FN_ARGS 16
+
+/* Splits "M(a, b)" into its arguments (trimmed, into the arena); the count, -1 when it
+ * does not read so. */
+static int split_args(qr_code_graph *g, const char *inv, const char **args, int max)
+{
+    const char *p = strchr(inv, '(');
+    if (!p)
+        return -1;
+    p++;
+    int n = 0, pd = 0;
+    const char *b = p;
+    for (; *p; p++) {
+        if (*p == '(')
+            pd++;
+        else if ((*p == ')' && pd == 0) || (*p == ',' && pd == 0)) {
+            const char *x = b, *y = p;
+            while (x < y && isspace((unsigned char)*x))
+                x++;
+            while (y > x && isspace((unsigned char)y[-1]))
+                y--;
+            if (n == max)
+                return -1;
+            char *a = qr_arena_alloc(&g->a, (size_t)(y - x) + 1);
+            if (!a)
+                return -1;
+            memcpy(a, x, (size_t)(y - x));
+            a[y - x] = 0;
+            args[n++] = a;
+            if (*p == ')')
+                return n;
+            b = p + 1;
+        } else if (*p == ')')
+            pd--;
+    }
+    return -1;
+}
+
+/* What file-scope invocations of function-defining macros define: for each line
+ * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
+ * body defines a function whose name uses a parameter, a function item named as the
+ * expansion names it (f_acos), at the invocation's line and under its conditions,
+ * flagged QR_CODE_EXPANDED with the macro as parent, and calls from it of what the body
+ * calls (a parameter replaced by its argument). Items and refs are added to the
+ * invoking file before nodes are made, as if it had been written there. */
+typedef struct macro_fn {
+    const qr_code_item *m;
+    size_t pb[8], pe[8], head;
+    int np;
+    const qr_code_ref *calls; /* the MACRO_CALL refs of its body: contiguous in its file */
+    size_t ncalls;
+} macro_fn;
+
+static int cmp_macro_fn(const void *a, const void *b)
+{
+    return strcmp(((const macro_fn *)a)->m->name, ((const macro_fn *)b)->m->name);
+}
+
+/* The function-defining macros of the project (see fn_template), sorted by name (the
+ * first of a name first); *n their count. NULL when none or out of memory. */
+static macro_fn *macro_fns(qr_code_graph *g, size_t *n)
+{
+    macro_fn *v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            const qr_code_item *it = &h->file.items[k];
+            if (it->kind != QR_CODE_MACRO || !(it->flags & QR_CODE_FUNC_LIKE) || !it->type ||
+                !strchr(it->type, '{'))
+                continue;
+            macro_fn c = {.m = it};
+            c.np = fn_template(it->type, c.pb, c.pe, 8, &c.head);
+            bool uses = false;
+            for (int q = 0; q < c.np && !uses; q++)
+                uses = param_index(it->signature, it->type + c.pb[q], c.pe[q] - c.pb[q]) >= 0;
+            if (!c.np || !uses)
+                continue;
+            for (size_t r = 0; r < h->file.nrefs; r++) {
+                const qr_code_ref *mc = &h->file.refs[r];
+                bool mine = mc->kind == QR_CODE_REF_MACRO_CALL && mc->from &&
+                            !strcmp(mc->from, it->name) && mc->line >= it->line &&
+                            mc->line <= it->end_line;
+                if (mine && !c.calls)
+                    c.calls = mc;
+                if (mine)
+                    c.ncalls = (size_t)(mc - c.calls) + 1;
+                else if (c.calls)
+                    break;
+            }
+            if (*n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                macro_fn *nv = realloc(v, nc * sizeof *nv);
+                if (!nv) {
+                    free(v);
+                    *n = 0;
+                    return NULL;
+                }
+                v = nv;
+                cap = nc;
+            }
+            v[(*n)++] = c;
+        }
+    }
+    if (*n)
+        qsort(v, *n, sizeof *v, cmp_macro_fn); /* stable enough: one of a name is taken */
+    return v;
+}
+
+/* What file-scope invocations of function-defining macros define: for each line
+ * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
+ * body defines a function whose name uses a parameter, a function item named as the
+ * expansion names it (f_acos), at the invocation's line and under its conditions,
+ * flagged QR_CODE_EXPANDED with the macro as parent, and calls from it of what the body
+ * calls (a parameter replaced by its argument). Items and refs are added to the
+ * invoking file before nodes are made, as if it had been written there. */
+static int macro_functions(qr_code_graph *g)
+{
+    size_t nfns = 0;
+    macro_fn *fns = NULL;
+    bool looked = false;
+    int rc = QR_OK;
+    for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        qr_code_item *items = NULL;
+        qr_code_ref *refs = NULL;
+        size_t nitems = f->file.nitems, capi = 0, nrefs = f->file.nrefs, capr = 0;
+        for (size_t r = 0; r < f->file.nrefs; r++) {
+            const qr_code_ref *inv = &f->file.refs[r];
+            if (inv->kind != QR_CODE_REF_CALL || inv->from)
+                continue;
+            if (!looked) {
+                fns = macro_fns(g, &nfns);
+                looked = true;
+            }
+            const char *paren = strchr(inv->name, '(');
+            if (!nfns || !paren || paren == inv->name)
+                continue;
+            size_t mlen = (size_t)(paren - inv->name);
+            char key[256];
+            if (mlen >= sizeof key)
+                continue;
+            memcpy(key, inv->name, mlen);
+            key[mlen] = 0;
+            const macro_fn *c = NULL;
+            size_t lo = 0, hi = nfns;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(fns[mid].m->name, key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < nfns && !strcmp(fns[lo].m->name, key))
+                c = &fns[lo];
+            if (!c)
+                continue;
+            const qr_code_item *m = c->m;
+            const char *args[MACRO_FN_ARGS];
+            int nargs = split_args(g, inv->name, args, MACRO_FN_ARGS);
+            if (nargs < 0)
+                continue;
+            qr_buf nm;
+            qr_buf_init(&nm);
+            for (int q = 0; q < c->np; q++) {
+                int pi = param_index(m->signature, m->type + c->pb[q], c->pe[q] - c->pb[q]);
+                if (pi >= 0 && pi < nargs)
+                    qr_buf_puts(&nm, args[pi]);
+                else
+                    qr_buf_append(&nm, m->type + c->pb[q], c->pe[q] - c->pb[q]);
+            }
+            const char *name = nm.p && !nm.failed ? qr_arena_strndup(&g->a, nm.p, nm.len)
+                                                  : NULL;
+            qr_buf_release(&nm);
+            if (!name)
+                continue;
+            if (!items || nitems == capi) {
+                size_t nc = capi ? capi * 2 : f->file.nitems + 16;
+                qr_code_item *ni = qr_arena_alloc(&g->a, nc * sizeof *ni);
+                if (!ni) {
+                    rc = QR_ENOMEM;
+                    break;
+                }
+                memcpy(ni, items ? items : f->file.items, nitems * sizeof *ni);
+                items = ni;
+                capi = nc;
+            }
+            qr_code_item *it = &items[nitems++];
+            memset(it, 0, sizeof *it);
+            it->kind = QR_CODE_FUNCTION;
+            it->name = name;
+            it->parent = m->name;
+            it->flags = QR_CODE_EXPANDED;
+            const char *st = strstr(m->type, "static");
+            if (st && (size_t)(st - m->type) < c->head)
+                it->flags |= QR_CODE_STATIC;
+            it->signature = inv->name;
+            it->cond = inv->cond;
+            it->line = it->end_line = inv->line;
+            for (size_t k = 0; k < c->ncalls; k++) {
+                const qr_code_ref *mc = &c->calls[k];
+                int pi = param_index(m->signature, mc->name, strlen(mc->name));
+                if (!refs || nrefs == capr) {
+                    size_t nc = capr ? capr * 2 : f->file.nrefs + 64;
+                    qr_code_ref *nr = qr_arena_alloc(&g->a, nc * sizeof *nr);
+                    if (!nr) {
+                        rc = QR_ENOMEM;
+                        break;
+                    }
+                    memcpy(nr, refs ? refs : f->file.refs, nrefs * sizeof *nr);
+                    refs = nr;
+                    capr = nc;
+                }
+                qr_code_ref *cr = &refs[nrefs++];
+                memset(cr, 0, sizeof *cr);
+                cr->kind = QR_CODE_REF_CALL;
+                cr->from = name;
+                cr->name = pi >= 0 && pi < nargs ? args[pi] : mc->name;
+                cr->line = inv->line;
+                cr->cond = inv->cond;
+            }
+        }
+        if (items) {
+            f->file.items = items;
+            f->file.nitems = nitems;
+        }
+        if (refs) {
+            f->file.refs = refs;
+            f->file.nrefs = nrefs;
+        }
+    }
+    free(fns);
+    return rc;
+}
+
 static int assemble(qr_code_graph *g)
 {
-    int rc;
+    int rc = macro_functions(g);
+    if (rc)
+        return rc;
     /* nodes: a file node, then its items */
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];

@@ -12,7 +12,9 @@
 # int main(...) { / #endif`) no longer lose the functions after them.
 # `const char *(name) (args);` is a prototype, not a variable (Lua's lauxlib.h);
 # a `.def` or `.inc` table beside C sources (redis's commands.def) is read as C;
-# get_index_stats names the lines of a file's parse errors.
+# a function a macro defines where it is invoked at file scope (jq's libm.h, 116 lines of
+# `LIBM_DD(acos)` with LIBM_DD defining `static jv f_ ## name(...) {...}`) is a function
+# with the body's calls; get_index_stats names the lines of a file's parse errors.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -118,6 +120,19 @@ cat > "$R/srv/commands.def" <<'C'
 {"get", getCommand},
 C
 printf 'LIBRARY\nEXPORTS\n    deflate @1\n' > "$R/win32/zlib.def"
+cat > "$R/builtin.c" <<'C'
+int jv_free(int);
+int jv_number(int);
+#define LIBM_DD(name) \
+static int f_ ## name(int input) { \
+  int ret = jv_number(input); \
+  jv_free(input); \
+  return ret; \
+}
+#include "libm.h"
+#undef LIBM_DD
+C
+printf '#ifdef HAVE_NOTHING\nLIBM_DD(acos)\n#else\nLIBM_DD_NO(acos)\n#endif\nLIBM_DD(asin)\nLIBM_DD(atan)\n' > "$R/libm.h"
 cat > "$R/ln.c" <<'C'
 static int ln10(void) { return 10; }
 int lnop(int *lsu, int digits) {
@@ -193,5 +208,11 @@ expect_out "an included table (.def beside C) is indexed: its uses are found" \
   sh -c "'$Q' code query find_references --name getCommand --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"file\"], r[\"line\"], r[\"kind\"]) for r in json.load(sys.stdin)[\"results\"]))'"
 expect_out "a module definition (.def beside no C) is not" '0' \
   sh -c "'$Q' code dump --repo '$R' | grep -c 'win32/zlib.def'"
+
+expect_out "a macro invoked at file scope defines the function it names, with the body's calls" \
+  'f_acos:2:inactive f_asin:6:active f_atan:7:active' \
+  sh -c "'$Q' code dump --repo '$R' --path libm.h | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"name\"], r[\"line\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"expanded_from\") == \"LIBM_DD\"))'"
+expect_out "callees of a function a macro defines" 'jv_free jv_number' \
+  sh -c "'$Q' code query get_call_graph --name f_asin --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
 finish

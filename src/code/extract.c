@@ -1084,6 +1084,23 @@ static int host_eval(ex *e, TSNode n, long long *v, int depth)
  * condition requires to be defined (`X`, `defined(X)`, joined by `&&`), "0" when the host
  * facts make it false; parts that are neither are not judged (their code counts as
  * active). *known is 1 or 0 when the host facts decide the whole condition, else -1. */
+/* prefix followed by the identifier n's text, from the arena. */
+static const char *value_term(ex *e, const char *prefix, TSNode n)
+{
+    const char *t = text(e, n);
+    if (!t)
+        return NULL;
+    size_t a = strlen(prefix), b = strlen(t);
+    char *d = qr_arena_alloc(e->a, a + b + 1);
+    if (!d) {
+        e->oom = true;
+        return NULL;
+    }
+    memcpy(d, prefix, a);
+    memcpy(d + a, t, b + 1);
+    return d;
+}
+
 static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int depth)
 {
     long long v;
@@ -1103,6 +1120,17 @@ static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int
     }
     if (is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
         return cond_terms(e, ts_node_named_child(n, 0), cond, known, depth + 1);
+    /* `#if X` and `#if !X` on a project macro: "=X" (X's value is not 0) and "!=X", which
+     * the assembly judges from X's #define when it is a number (jq's decNumber: `#define
+     * DECCHECK 0`, then `#if DECCHECK`) */
+    if (is(n, "identifier"))
+        return cond_add(e, cond, value_term(e, "=", n));
+    if (is(n, "unary_expression")) {
+        TSNode uo = field(n, "operator"), arg = field(n, "argument");
+        const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
+        if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
+            return cond_add(e, cond, value_term(e, "!=", arg));
+    }
     TSNode o = field(n, "operator");
     const char *op = ts_node_is_null(o) ? NULL : text(e, o);
     if (is(n, "binary_expression") && op && !strcmp(op, "&&")) {
@@ -1160,8 +1188,22 @@ static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
 static void preproc_if(ex *e, TSNode n, const ctx *c)
 {
     int known;
-    const char *bc = cond_terms(e, field(n, "condition"), c->cond, &known, 0);
-    preproc_branch(e, n, bc, known, NULL, c);
+    TSNode cn = field(n, "condition");
+    const char *bc = cond_terms(e, cn, c->cond, &known, 0);
+    /* `#if X ... #else`: the #else holds when X's value is 0 ("!=X"), and the other way */
+    const char *alt = NULL;
+    while (!ts_node_is_null(cn) && is(cn, "parenthesized_expression") &&
+           ts_node_named_child_count(cn) == 1)
+        cn = ts_node_named_child(cn, 0);
+    if (known < 0 && !ts_node_is_null(cn) && is(cn, "identifier")) {
+        alt = value_term(e, "!=", cn);
+    } else if (known < 0 && !ts_node_is_null(cn) && is(cn, "unary_expression")) {
+        TSNode uo = field(cn, "operator"), arg = field(cn, "argument");
+        const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
+        if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
+            alt = value_term(e, "=", arg);
+    }
+    preproc_branch(e, n, bc, known, alt, c);
 }
 
 /* Whether `#ifndef X` opens a header guard: its first line inside is `#define X`. */

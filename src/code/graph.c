@@ -878,8 +878,55 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, in
     return false;
 }
 
+/* The value of macro name[0..n) in an #if: 1 when the build defines it (-D), the number
+ * its first visible compiled-in #define stands for, 0 when nothing defines it; -1 when
+ * that is not known (a #define that is not a plain number). */
+static int macro_value(const qr_code_graph *g, const char *name, size_t n, int depth,
+                       int64_t tu)
+{
+    char buf[256];
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, name, n);
+    buf[n] = 0;
+    const char *key = buf;
+    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr))
+        return -1; /* -DX is 1, -DX=V is V: the value is not kept */
+    bool any = false;
+    for (size_t i = qr__code_name_lower(g, buf);
+         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {
+        size_t k = g->by_name[i];
+        const qr_code_node *m = &g->nodes[k];
+        if (m->it.kind != QR_CODE_MACRO || (g->node_file && !seen_by(g, tu, g->node_file[k])) ||
+            (depth < MACRO_COND_DEPTH && cond_inactive(g, m->it.cond, depth + 1, tu)))
+            continue;
+        if (any)
+            return -1; /* defined twice: which one holds here is not known */
+        any = true;
+        const char *v = m->it.type;
+        if (!v || (m->it.flags & QR_CODE_FUNC_LIKE))
+            return -1;
+        while (*v == ' ' || *v == '(')
+            v++;
+        if (!isdigit((unsigned char)*v))
+            return -1;
+        char *end;
+        unsigned long long x = strtoull(v, &end, 0);
+        while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L' || *end == ')' ||
+               *end == ' ')
+            end++;
+        if (*end)
+            return -1;
+        if (x == 0)
+            continue; /* 0: judged with the others (none other: 0) */
+        return 1;
+    }
+    return 0;
+}
+
 /* A condition list is inactive when it holds "0", a macro no file (and no build option)
- * defines, or "!X" for a macro X that one does define. */
+ * defines, "!X" for a macro X that one does define, "=X" for a macro whose value is 0
+ * (or that nothing defines) and "!=X" for one whose value is a number other than 0. */
 static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu)
 {
     if (!cond)
@@ -887,9 +934,17 @@ static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, i
     for (const char *p = cond; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if ((n == 1 && *p == '0') || (*p == '!' ? macro_defined(g, p + 1, n - 1, depth, tu)
-                                                : !macro_defined(g, p, n, depth, tu)))
+        if (n > 1 && *p == '=') {
+            if (macro_value(g, p + 1, n - 1, depth, tu) == 0)
+                return true;
+        } else if (n > 2 && p[0] == '!' && p[1] == '=') {
+            if (macro_value(g, p + 2, n - 2, depth, tu) == 1)
+                return true;
+        } else if ((n == 1 && *p == '0') ||
+                   (*p == '!' ? macro_defined(g, p + 1, n - 1, depth, tu)
+                              : !macro_defined(g, p, n, depth, tu))) {
             return true;
+        }
         p += n + (e ? 1 : 0);
     }
     return false;

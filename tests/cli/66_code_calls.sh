@@ -133,6 +133,32 @@ static int f_ ## name(int input) { \
 #undef LIBM_DD
 C
 printf '#ifdef HAVE_NOTHING\nLIBM_DD(acos)\n#else\nLIBM_DD_NO(acos)\n#endif\nLIBM_DD(asin)\nLIBM_DD(atan)\n' > "$R/libm.h"
+cat > "$R/declocal.h" <<'C'
+#if !defined(DECCHECK)
+  #define DECCHECK 0
+#endif
+#define DECUSE64 1
+C
+cat > "$R/dec.c" <<'C'
+#include "declocal.h"
+static int check_operands(int x) { return x; }
+static int wide(int x) { return x; }
+static int narrow(int x) { return x; }
+int dec_add(int x) {
+  #if DECCHECK
+  if (check_operands(x)) return 0;
+  #endif
+  #if DECUSE64
+  x = wide(x);
+  #else
+  x = narrow(x);
+  #endif
+  #if !NOT_DEFINED_ANYWHERE
+  x += 1;
+  #endif
+  return x;
+}
+C
 cat > "$R/ln.c" <<'C'
 static int ln10(void) { return 10; }
 int lnop(int *lsu, int digits) {
@@ -214,5 +240,9 @@ expect_out "a macro invoked at file scope defines the function it names, with th
   sh -c "'$Q' code dump --repo '$R' --path libm.h | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"name\"], r[\"line\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"expanded_from\") == \"LIBM_DD\"))'"
 expect_out "callees of a function a macro defines" 'jv_free jv_number' \
   sh -c "'$Q' code query get_call_graph --name f_asin --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "#if X on a macro defined as a number: 0 off, 1 on, and the #else the other way" \
+  'dec.c:check_operands:inactive dec.c:narrow:inactive dec.c:wide:active' \
+  sh -c "'$Q' code query get_call_graph --name dec_add --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in json.load(sys.stdin)[\"results\"])))'"
 
 finish

@@ -1696,6 +1696,129 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
     return out;
 }
 
+/* ---- annotation macros ---- */
+
+#define ANNOT_MAX 32
+
+/* A copy of src (or `own`, reused) where the uses of the annotation macros this file
+ * defines are blanks: object-like macros whose replacement is empty or an attribute
+ * (`__attribute__`, `__declspec`, or another such macro), as redis's redismodule.h
+ * writes `REDISMODULE_API void (*RedisModule_Alloc)(size_t bytes) REDISMODULE_ATTR;`.
+ * The grammar cannot read an unknown word before the type or after the declarator, and
+ * 349 function-pointer variables were lost. Directives are left as they are. Returns own
+ * (or NULL) when nothing changes or memory ran out. */
+static char *blank_annotations(const char *src, size_t len, char *own)
+{
+    struct {
+        size_t b, n;
+    } names[ANNOT_MAX];
+    int nn = 0;
+    size_t i = 0, b, e;
+    /* the definitions: `#define NAME` then nothing, __attribute__, __declspec, or a name
+     * already found */
+    while (nn < ANNOT_MAX && next_line(src, len, &i, &b, &e)) {
+        size_t k = b;
+        while (k < e && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        if (k >= e || src[k] != '#')
+            continue;
+        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
+            continue;
+        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        size_t nb = k;
+        while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+            k++;
+        size_t nl = k - nb;
+        if (!nl || (k < e && src[k] == '('))
+            continue; /* function-like */
+        while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
+            k++;
+        bool annot = k >= e || (e - k >= 13 && !memcmp(src + k, "__attribute__", 13)) ||
+                     (e - k >= 10 && !memcmp(src + k, "__declspec", 10));
+        if (!annot) {
+            size_t wb = k;
+            while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+                k++;
+            size_t wl = k - wb;
+            while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
+                k++;
+            for (int x = 0; x < nn && !annot && k >= e && wl; x++)
+                annot = names[x].n == wl && !memcmp(src + names[x].b, src + wb, wl);
+        }
+        if (annot && src[nb] != '_') { /* __STDC__-like names are the compiler's */
+            names[nn].b = nb;
+            names[nn].n = nl;
+            nn++;
+        }
+    }
+    if (!nn)
+        return own;
+    char *out = own;
+    bool line_start = true;
+    for (i = 0; i < len;) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r') {
+            i++;
+            continue;
+        }
+        if (ch == '#' && line_start) {
+            while (i < len && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        line_start = false;
+        if (ch == '/' && i + 1 < len && src[i + 1] == '/') {
+            while (i < len && src[i] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && src[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i += 2;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+            i++;
+            continue;
+        }
+        if (isalpha((unsigned char)ch) || ch == '_') {
+            size_t wb = i;
+            while (i < len && (isalnum((unsigned char)src[i]) || src[i] == '_'))
+                i++;
+            for (int x = 0; x < nn; x++) {
+                if (names[x].n != i - wb || memcmp(src + names[x].b, src + wb, i - wb))
+                    continue;
+                if (!out) {
+                    out = malloc(len ? len : 1);
+                    if (!out)
+                        return NULL;
+                    memcpy(out, src, len);
+                }
+                memset(out + wb, ' ', i - wb);
+                break;
+            }
+            continue;
+        }
+        i++;
+    }
+    return out;
+}
+
 /* ---- preprocessor branches with unbalanced braces ---- */
 
 /* The braces src[b..e) opens less those it closes, comments, strings and character
@@ -1855,6 +1978,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     char *clean = blank_directive_comments(src, len);
     clean = blank_cplusplus_wrapper(clean ? clean : src, len, clean);
     clean = blank_unbalanced_branches(clean ? clean : src, len, clean);
+    clean = blank_annotations(clean ? clean : src, len, clean);
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);

@@ -159,6 +159,16 @@ int dec_add(int x) {
   return x;
 }
 C
+cat > "$R/redismodule.h" <<'C'
+#ifndef REDISMODULE_API
+#define REDISMODULE_API
+#endif
+#define REDISMODULE_ATTR_COMMON __attribute__((__common__))
+#define REDISMODULE_ATTR REDISMODULE_ATTR_COMMON
+REDISMODULE_API void * (*RedisModule_Alloc)(unsigned long bytes) REDISMODULE_ATTR;
+REDISMODULE_API int (*RedisModule_Two)(int x) REDISMODULE_ATTR;
+REDISMODULE_API void (*RedisModule_Log)(const char *fmt) REDISMODULE_ATTR;
+C
 cat > "$R/ln.c" <<'C'
 static int ln10(void) { return 10; }
 int lnop(int *lsu, int digits) {
@@ -244,5 +254,9 @@ expect_out "callees of a function a macro defines" 'jv_free jv_number' \
 expect_out "#if X on a macro defined as a number: 0 off, 1 on, and the #else the other way" \
   'dec.c:check_operands:inactive dec.c:narrow:inactive dec.c:wide:active' \
   sh -c "'$Q' code query get_call_graph --name dec_add --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "annotation macros the file defines are read as the preprocessor does (nothing)" \
+  'RedisModule_Alloc RedisModule_Two RedisModule_Log' \
+  sh -c "'$Q' code dump --repo '$R' --path redismodule.h | python3 -c 'import json,sys; print(\" \".join(r[\"name\"] for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"variable\"))'"
 
 finish

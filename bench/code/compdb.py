@@ -9,7 +9,8 @@ it the measured tree holds ("." for all of it, "src" for redis and jq); TREE is 
 repository exactness.py and quarry read. Writes TREE/compile_commands.json: one entry per
 file of TREE the build compiles (the first, where a build compiles a file twice, as zlib's
 static and shared objects), every path absolute, the ones inside BUILD_DIR/SUBDIR moved to
-TREE, the others (a dependency's headers) left in BUILD_DIR. Both quarry (its -D options)
+TREE when TREE has them, the others (a dependency's headers, what the build generated)
+left in BUILD_DIR. Both quarry (its -D options)
 and exactness.py (each file's -D, -U, -I, -include and -std for clang) read that file.
 """
 import json
@@ -30,7 +31,11 @@ def main():
     def move(p, cwd):
         p = os.path.normpath(os.path.join(cwd, p))
         if p == sub or p.startswith(sub + "/"):
-            return tree + p[len(sub):]
+            moved = tree + p[len(sub):]
+            # what the build made (libevent's bld/include/event2/event-config.h) stays
+            # where the build made it
+            if os.path.exists(moved):
+                return moved
         return p
 
     out, seen = [], set()

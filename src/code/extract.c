@@ -1736,8 +1736,27 @@ static char *blank_annotations(const char *src, size_t len, char *own)
             continue; /* function-like */
         while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
             k++;
-        bool annot = k >= e || (e - k >= 13 && !memcmp(src + k, "__attribute__", 13)) ||
-                     (e - k >= 10 && !memcmp(src + k, "__declspec", 10));
+        bool annot = k >= e;
+        size_t kw = e - k >= 13 && !memcmp(src + k, "__attribute__", 13) ? 13
+                    : e - k >= 10 && !memcmp(src + k, "__declspec", 10) ? 10
+                                                                          : 0;
+        if (kw) { /* the attribute alone: `__attribute__((x)) presult` is a type too */
+            size_t q = k + kw;
+            int pd = 0;
+            while (q < e && (src[q] == ' ' || src[q] == '\t'))
+                q++;
+            for (; q < e; q++) {
+                if (src[q] == '(')
+                    pd++;
+                else if (src[q] == ')' && --pd == 0) {
+                    q++;
+                    break;
+                }
+            }
+            while (q < e && (src[q] == ' ' || src[q] == '\t' || src[q] == '\r'))
+                q++;
+            annot = pd == 0 && q >= e;
+        }
         if (!annot) {
             size_t wb = k;
             while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))

@@ -1720,7 +1720,8 @@ static int macro_functions(qr_code_graph *g)
                     rc = QR_ENOMEM;
                     break;
                 }
-                memcpy(ni, items ? items : f->file.items, nitems * sizeof *ni);
+                if (nitems)
+                    memcpy(ni, items ? items : f->file.items, nitems * sizeof *ni);
                 items = ni;
                 capi = nc;
             }
@@ -1746,7 +1747,8 @@ static int macro_functions(qr_code_graph *g)
                         rc = QR_ENOMEM;
                         break;
                     }
-                    memcpy(nr, refs ? refs : f->file.refs, nrefs * sizeof *nr);
+                    if (nrefs)
+                        memcpy(nr, refs ? refs : f->file.refs, nrefs * sizeof *nr);
                     refs = nr;
                     capr = nc;
                 }

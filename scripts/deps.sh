@@ -53,6 +53,10 @@ if [ "${1:-}" = "--bench" ]; then
   NEEDS="$NEEDS
 cmd:lua5.4:lua5.4
 cmd:gtags:global
+cmd:bear:bear
+cmd:autoreconf:autoconf
+cmd:aclocal:automake
+cmd:libtoolize:libtool
 "
 fi
 

@@ -4,7 +4,11 @@
     python3 bench/code/exactness.py QUARRY REPO [-I DIR ...] [--json] [--floors FILE]
                                     [--diff FIGURE]
 
-REPO is a git repository of C sources (quarry indexes its working tree). Compares:
+REPO is a git repository of C sources (quarry indexes its working tree). When REPO (or
+REPO/build) holds a compile_commands.json (compdb.py makes one from a project's own build),
+clang indexes each file with that file's -D, -U, -I, -include and -std options, and quarry
+reads its -D options; files the build does not compile get -std=c11
+-D_POSIX_C_SOURCE=200809L, as without one. Compares:
   definitions  quarry's nodes with universal-ctags' tags (function, struct, union, enum,
                typedef, macro, enumerator, member, variable), by (file, kind, name), and
                functions by (file, name, line) apart;
@@ -69,14 +73,18 @@ def split_key(k):
 def quarry_calls(edges, lexical):
     out = set()
     for e in edges:
+        callee = split_key(e["to"])[1]
         if lexical:
             if e["edge"] == "expands" or (e["edge"] == "calls" and "via" not in e):
+                # a call through a struct member (to "server.h:redisCommand.proc") is a
+                # call of the member's name, as cscope lists it
                 f, caller = split_key(e["from"])
-                out.add((f, caller, split_key(e["to"])[1]))
+                out.add((f, caller, callee.rsplit(".", 1)[-1]))
         else:
-            if e["edge"] == "calls" and not e.get("inactive"):
+            # clang's index has no calls of struct members (kind: field, not function)
+            if e["edge"] == "calls" and not e.get("inactive") and "." not in callee:
                 f, caller = split_key(e["from"])
-                out.add((f, caller, split_key(e["to"])[1]))
+                out.add((f, caller, callee))
     return out
 
 
@@ -97,15 +105,41 @@ def ctags_defs(repo, files):
             continue
         if d["name"].startswith("__anon"):
             continue
+        if d["kind"] == "variable" and paren_prototype(repo, d["path"], d.get("line"), d["name"]):
+            continue
         out.add((d["path"], d["kind"], d["name"], d.get("line")))
     return out
 
 
-def quarry_defs(nodes):
+_lines = {}
+
+
+def paren_prototype(repo, path, line, name):
+    """Whether ctags' "variable" at path:line is a prototype with its name in parentheses,
+    `LUALIB_API void (luaL_addgsub) (luaL_Buffer *b, ...);`, which ctags reads as a
+    variable: a declaration, not a definition, on either side."""
+    if path not in _lines:
+        try:
+            with open(os.path.join(repo, path), errors="replace") as fh:
+                _lines[path] = fh.read().split("\n")
+        except OSError:
+            _lines[path] = []
+    text = " ".join(_lines[path][(line or 1) - 1:(line or 1) + 1])
+    return re.search(r"\(\s*%s\s*\)\s*\(" % re.escape(name), text) is not None
+
+
+def quarry_defs(nodes, files):
     out = set()
+    files = set(files)
     for n in nodes:
+        if n.get("file") not in files:  # a C++ source (.cpp): ctags reads .c and .h here
+            continue
         k = n["node"]
         if k in CTAGS_KINDS and not n.get("lexical"):
+            # a function a macro defines where it is invoked (f_acos from LIBM_DD(acos)) is
+            # not written in the source, which is what ctags lists
+            if n.get("expanded_from"):
+                continue
             if (k == "variable" and n.get("extern")) or n.get("anonymous") or \
                     n["name"] == "(anonymous)":
                 continue
@@ -167,23 +201,78 @@ def cflow_calls(repo, files):
 
 
 IDX_CALL = re.compile(r"^\[indexEntityReference\]: kind: function \| name: ([^ |]+) .*\| loc: "
-                      r"(\d+):\d+ \| <parent>:: kind: function \| name: ([^ |]+) .*role: ref call")
+                      r"(?:(.+):)?(\d+):\d+ \| <parent>:: kind: function \| name: ([^ |]+) .*"
+                      r"role: ref call")
 IDX_INCL = re.compile(r"^\[ppIncludedFile\]: (.*?) \| name: \"(.*?)\" \| hash loc: (\d+):\d+ \| "
                       r"isImport: \d \| isAngled: (\d)")
 
 
+KEEP_OPTS = ("-D", "-U", "-I", "-isystem", "-iquote", "-include", "-idirafter", "-std=")
+
+
+def compile_flags(repo):
+    """Each file's preprocessor and language options from the tree's own build, as
+    {path relative to repo: [options]}: the compile_commands.json in repo or repo/build
+    (see compdb.py), -D, -U, -I (made absolute), -isystem, -iquote, -include, -idirafter
+    and -std. Empty when there is none."""
+    for where in ("compile_commands.json", "build/compile_commands.json"):
+        path = os.path.join(repo, where)
+        if os.path.exists(path):
+            break
+    else:
+        return {}
+    with open(path) as fh:
+        entries = json.load(fh)
+    out = {}
+    for e in entries:
+        cwd = e.get("directory", repo)
+        args = e.get("arguments") or e["command"].split()
+        f = os.path.relpath(os.path.normpath(os.path.join(cwd, e["file"])), repo)
+        if f in out:
+            continue
+        opts, i = [], 1
+        while i < len(args):
+            a = args[i]
+            o = next((k for k in KEEP_OPTS if a.startswith(k)), None)
+            if o:
+                val = a[len(o):]
+                if not val and o != "-std=" and i + 1 < len(args):
+                    i += 1
+                    val = args[i]
+                if o in ("-I", "-isystem", "-iquote", "-include", "-idirafter"):
+                    val = os.path.normpath(os.path.join(cwd, val))
+                opts.append(o + val if o in ("-D", "-U", "-I", "-std=") else o)
+                if o not in ("-D", "-U", "-I", "-std="):
+                    opts.append(val)
+            i += 1
+        out[f] = opts
+    return out
+
+
 def clang_index(repo, files, incdirs):
     calls, incls = set(), set()
-    args = ["-D_POSIX_C_SOURCE=200809L", "-std=c11"] + ["-I" + d for d in incdirs]
+    default = ["-D_POSIX_C_SOURCE=200809L", "-std=c11"]
+    extra = ["-I" + d for d in incdirs]
+    flags = compile_flags(repo)
     tracked = set(files)
+    seen = set()  # the files clang read: each .c file, and the repository headers they reach
     for f in files:
         if not f.endswith(".c"):
             continue
+        args = flags.get(f, default) + extra
         txt = run(["c-index-test", "-index-file", f] + args, repo, check=False)
         for line in txt.splitlines():
             m = IDX_CALL.match(line)
             if m:
-                calls.add((f, m.group(3), m.group(1)))
+                # a call in a header the file includes is the header's (file "./x.h" or
+                # "dir/x.h"); one outside the repository (a system header's inline
+                # function) is left out, as quarry does not see it either
+                at = f
+                if m.group(2):
+                    at = os.path.relpath(os.path.normpath(os.path.join(repo, m.group(2))), repo)
+                if at in tracked:
+                    calls.add((at, m.group(4), m.group(1)))
+                    seen.add(at)
                 continue
             m = IDX_INCL.match(line)
             if m:
@@ -192,7 +281,16 @@ def clang_index(repo, files, incdirs):
                     if not os.path.isabs(path) else os.path.relpath(path, repo)
                 to = rel if rel in tracked else ("<%s>" % name if angled == "1" else '"%s"' % name)
                 incls.add((f, hline, to))
-    return calls, incls
+                if rel in tracked:
+                    seen.add(rel)
+                continue
+            if line.startswith("[ppIncludedFile]: "):  # a header a header includes
+                path = line[18:].split(" | ", 1)[0]
+                rel = os.path.relpath(os.path.normpath(os.path.join(repo, path)), repo)
+                if rel in tracked:
+                    seen.add(rel)
+        seen.add(f)
+    return calls, incls, seen
 
 
 def quarry_includes(edges):
@@ -238,10 +336,11 @@ def main():
 
     fig = {}
     sets = {}
-    defs_q, defs_t = quarry_defs(nodes), ctags_defs(repo, files)
+    defs_q, defs_t = quarry_defs(nodes, files), ctags_defs(repo, files)
     # identity by (file, kind, name); the line is checked apart, since the tools differ on
     # which line a multi-line definition is at (its first, or its name's)
     fig["definitions vs ctags"] = prf({d[:3] for d in defs_q}, {d[:3] for d in defs_t})
+    sets["definitions vs ctags"] = ({d[:3] for d in defs_q}, {d[:3] for d in defs_t})
     fig["function lines vs ctags"] = prf({d for d in defs_q if d[1] == "function"},
                                          {d for d in defs_t if d[1] == "function"})
     functions = {n["name"] for n in nodes if n["node"] == "function"}
@@ -250,18 +349,34 @@ def main():
     cs = cscope_calls(repo, files, functions)
     cf = cflow_calls(repo, files)
     both = cs & cf
-    fig["calls vs cscope"] = prf(lex, cs)
-    fig["calls vs cflow"] = prf(lex, cf)
-    fig["calls vs cscope+cflow"] = prf(lex, both)
-    cl_calls, cl_incls = clang_index(repo, files, incdirs)
+    # each tool read only some files: cscope the .c and .h files, cflow the .c files (a
+    # C++ source, or a header's inline function, is nothing either can disagree with)
+    tracked = set(files)
+    lex_ch = {c for c in lex if c[0] in tracked}
+    # (and cflow lists calls from functions, not from a #define's body)
+    fn_keys = {(n["file"], n["name"]) for n in nodes if n["node"] == "function"}
+    lex_c = {c for c in lex_ch if c[0].endswith(".c") and (c[0], c[1]) in fn_keys}
+    fig["calls vs cscope"] = prf(lex_ch, cs)
+    fig["calls vs cflow"] = prf(lex_c, cf)
+    fig["calls vs cscope+cflow"] = prf(lex_c, both)
+    cl_calls, cl_incls, cl_seen = clang_index(repo, files, incdirs)
+    # clang reads .c files and the headers they include, not C++ sources or headers no .c
+    # file includes: quarry's calls there have nothing to be compared with
+    # file, and clang's callers are functions: a macro's own calls (jv.h JV_ARRAY_1 ->
+    # jv_array) are counted where the macro is used, not where it is defined
+    fns = {(n["file"], n["name"]) for n in nodes if n["node"] == "function"}
+    sem = {c for c in sem if c[0] in cl_seen and (c[0], c[1]) in fns}
     # clang's index leaves out references to what system headers declare (strlen, free):
-    # both sides are compared on callees the repository declares or defines
-    own = {n["name"] for n in nodes if n["node"] in ("function", "declaration")}
+    # both sides are compared on callees the repository declares or defines (a prototype
+    # compiled out, zlib's `extern voidp malloc OF((uInt size));` under #ifndef STDC, does
+    # not make malloc the repository's)
+    own = {n["name"] for n in nodes if n["node"] == "function" or
+           (n["node"] == "declaration" and not n.get("inactive"))}
     mine = lambda s: {c for c in s if c[2] in own}
     fig["calls vs clang"] = prf(mine(sem), mine(cl_calls))
     sets["calls vs clang"] = (mine(sem), mine(cl_calls))
-    sets["calls vs cscope+cflow"] = (lex, both)
-    sets["calls vs cscope"] = (lex, cs)
+    sets["calls vs cscope+cflow"] = (lex_c, both)
+    sets["calls vs cscope"] = (lex_ch, cs)
     fig["cscope+cflow vs clang"] = prf(mine(both), mine(cl_calls))
     fig["includes vs clang"] = prf(quarry_includes(edges), cl_incls)
 

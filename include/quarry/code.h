@@ -40,7 +40,10 @@ typedef enum qr_code_kind {
 
 /* Raw references of one file, resolved across files when a graph is assembled. */
 typedef enum qr_code_ref_kind {
-    QR_CODE_REF_CALL = 0,   /* from: the enclosing function; name: the callee as written */
+    QR_CODE_REF_CALL = 0,   /* from: the enclosing function; name: the callee as written,
+                             * ".m" for a call through struct member m (`c->cmd->m(c)`);
+                             * from NULL, name "M(a, b)": a line holding only a macro
+                             * invocation at file scope (what it defines: graph.c) */
     QR_CODE_REF_INCLUDE,    /* name: "x.h" or <x.h> as written */
     QR_CODE_REF_TYPE,       /* a type named in a function or struct (uses-type) */
     QR_CODE_REF_NAME,       /* any other use of an identifier (find_references) */
@@ -54,6 +57,8 @@ enum {
     QR_CODE_EXTERN = 1u << 2,    /* an extern variable declaration */
     QR_CODE_ANON = 1u << 3,      /* an anonymous struct/union/enum named by its typedef */
     QR_CODE_LEXICAL = 1u << 4,   /* found by ctags (a name and a line), not parsed */
+    QR_CODE_EXPANDED = 1u << 5,  /* a function a macro defines where it is invoked (jq's
+                                  * `LIBM_DD(acos)` defining f_acos); parent: the macro */
 };
 
 typedef enum qr_code_lang {
@@ -93,6 +98,10 @@ typedef struct qr_code_file {
     size_t nrefs;
     uint32_t errors; /* syntax errors tree-sitter recovered from */
     uint32_t lines;
+    /* the lines of the first QR_CODE_ERROR_LINES of them, ascending, nerror_lines used */
+#define QR_CODE_ERROR_LINES 8
+    uint32_t error_line[QR_CODE_ERROR_LINES];
+    uint32_t nerror_lines;
 } qr_code_file;
 
 /* Extracts the items and references of one C or C++ source (src need not be

@@ -59,7 +59,7 @@ void qr__code_node_json(const qr_code_graph *g, const qr_code_node *n, qr_buf *b
         n->it.kind == QR_CODE_VARIABLE)
         qr_buf_printf(b, ",\"static\":%s", n->it.flags & QR_CODE_STATIC ? "true" : "false");
     if (n->it.parent)
-        field_str(b, "parent", n->it.parent);
+        field_str(b, n->it.flags & QR_CODE_EXPANDED ? "expanded_from" : "parent", n->it.parent);
     if (n->it.kind == QR_CODE_MACRO)
         qr_buf_printf(b, ",\"function_like\":%s",
                       n->it.flags & QR_CODE_FUNC_LIKE ? "true" : "false");

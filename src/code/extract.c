@@ -43,6 +43,7 @@ typedef struct ex {
     bool cpp; /* read as C++: __cplusplus is defined */
     vec items, refs;
     uint32_t errors;
+    uint32_t error_line[QR_CODE_ERROR_LINES], nerror_lines;
     bool oom;
 } ex;
 
@@ -297,7 +298,11 @@ static TSNode decl_function(TSNode d)
     for (int guard = 0; guard < 64 && !ts_node_is_null(d); guard++) {
         if (is(d, "function_declarator")) {
             TSNode inner = field(d, "declarator");
-            if (!ts_node_is_null(inner) && is(inner, "parenthesized_declarator"))
+            /* `(*fp)(int)` is a pointer; `(name)(int)`, a name in parentheses (Lua's
+             * `const char *(luaL_checklstring) (lua_State *L, ...)`), a function */
+            if (!ts_node_is_null(inner) && is(inner, "parenthesized_declarator") &&
+                !(ts_node_named_child_count(inner) == 1 &&
+                  is(ts_node_named_child(inner, 0), "identifier")))
                 return none;
             return d;
         }
@@ -1079,6 +1084,23 @@ static int host_eval(ex *e, TSNode n, long long *v, int depth)
  * condition requires to be defined (`X`, `defined(X)`, joined by `&&`), "0" when the host
  * facts make it false; parts that are neither are not judged (their code counts as
  * active). *known is 1 or 0 when the host facts decide the whole condition, else -1. */
+/* prefix followed by the identifier n's text, from the arena. */
+static const char *value_term(ex *e, const char *prefix, TSNode n)
+{
+    const char *t = text(e, n);
+    if (!t)
+        return NULL;
+    size_t a = strlen(prefix), b = strlen(t);
+    char *d = qr_arena_alloc(e->a, a + b + 1);
+    if (!d) {
+        e->oom = true;
+        return NULL;
+    }
+    memcpy(d, prefix, a);
+    memcpy(d + a, t, b + 1);
+    return d;
+}
+
 static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int depth)
 {
     long long v;
@@ -1098,6 +1120,17 @@ static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int
     }
     if (is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
         return cond_terms(e, ts_node_named_child(n, 0), cond, known, depth + 1);
+    /* `#if X` and `#if !X` on a project macro: "=X" (X's value is not 0) and "!=X", which
+     * the assembly judges from X's #define when it is a number (jq's decNumber: `#define
+     * DECCHECK 0`, then `#if DECCHECK`) */
+    if (is(n, "identifier"))
+        return cond_add(e, cond, value_term(e, "=", n));
+    if (is(n, "unary_expression")) {
+        TSNode uo = field(n, "operator"), arg = field(n, "argument");
+        const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
+        if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
+            return cond_add(e, cond, value_term(e, "!=", arg));
+    }
     TSNode o = field(n, "operator");
     const char *op = ts_node_is_null(o) ? NULL : text(e, o);
     if (is(n, "binary_expression") && op && !strcmp(op, "&&")) {
@@ -1155,8 +1188,22 @@ static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
 static void preproc_if(ex *e, TSNode n, const ctx *c)
 {
     int known;
-    const char *bc = cond_terms(e, field(n, "condition"), c->cond, &known, 0);
-    preproc_branch(e, n, bc, known, NULL, c);
+    TSNode cn = field(n, "condition");
+    const char *bc = cond_terms(e, cn, c->cond, &known, 0);
+    /* `#if X ... #else`: the #else holds when X's value is 0 ("!=X"), and the other way */
+    const char *alt = NULL;
+    while (!ts_node_is_null(cn) && is(cn, "parenthesized_expression") &&
+           ts_node_named_child_count(cn) == 1)
+        cn = ts_node_named_child(cn, 0);
+    if (known < 0 && !ts_node_is_null(cn) && is(cn, "identifier")) {
+        alt = value_term(e, "!=", cn);
+    } else if (known < 0 && !ts_node_is_null(cn) && is(cn, "unary_expression")) {
+        TSNode uo = field(cn, "operator"), arg = field(cn, "argument");
+        const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
+        if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
+            alt = value_term(e, "=", arg);
+    }
+    preproc_branch(e, n, bc, known, alt, c);
 }
 
 /* Whether `#ifndef X` opens a header guard: its first line inside is `#define X`. */
@@ -1229,16 +1276,44 @@ static void walk(ex *e, TSNode n, ctx c)
     }
     c.depth++;
     const char *t = ts_node_type(n);
-    if (ts_node_is_missing(n) || !strcmp(t, "ERROR"))
+    if (ts_node_is_missing(n) || !strcmp(t, "ERROR")) {
         e->errors++;
+        uint32_t line = line_of(n);
+        bool seen = false;
+        for (uint32_t k = 0; k < e->nerror_lines && !seen; k++)
+            seen = e->error_line[k] == line;
+        if (!seen && e->nerror_lines < QR_CODE_ERROR_LINES)
+            e->error_line[e->nerror_lines++] = line;
+    }
     switch (t[0]) {
     case 'c':
         if (!strcmp(t, "call_expression")) {
             TSNode f = field(n, "function");
-            if (!ts_node_is_null(f) && is(f, "identifier"))
+            if (!ts_node_is_null(f) && is(f, "identifier")) {
                 ref(e, QR_CODE_REF_CALL, c.fn, text(e, f), line_of(f), c.cond);
-            else
+            } else {
+                /* a call through a function pointer kept in a struct: `c->cmd->proc(c)`,
+                 * `(*s->fn)(x)`, `(s.fn)(x)`: a call of the member, as cscope shows it */
+                TSNode g = f;
+                while (!ts_node_is_null(g) && (is(g, "parenthesized_expression") ||
+                                               is(g, "pointer_expression")))
+                    g = is(g, "pointer_expression") ? field(g, "argument")
+                                                    : ts_node_named_child(g, 0);
+                TSNode fld = !ts_node_is_null(g) && is(g, "field_expression") ? field(g, "field")
+                                                                                : g;
+                if (c.fn && !ts_node_is_null(g) && is(g, "field_expression") &&
+                    !ts_node_is_null(fld) && is(fld, "field_identifier")) {
+                    uint32_t b = ts_node_start_byte(fld), z = ts_node_end_byte(fld);
+                    char *nm = z <= e->len && z > b ? qr_arena_alloc(e->a, z - b + 2) : NULL;
+                    if (nm) { /* ".proc" */
+                        nm[0] = '.';
+                        memcpy(nm + 1, e->src + b, z - b);
+                        nm[z - b + 1] = 0;
+                        ref(e, QR_CODE_REF_CALL, c.fn, nm, line_of(fld), c.cond);
+                    }
+                }
                 walk(e, f, c);
+            }
             walk(e, field(n, "arguments"), c);
             return;
         }
@@ -1348,6 +1423,115 @@ static void walk(ex *e, TSNode n, ctx c)
         break;
     }
     walk_children(e, n, &c);
+}
+
+/* ---- macro invocations at file scope ---- */
+
+/* Records each line that holds only `NAME(args)` (a `;` after it allowed) outside every
+ * brace, comment, string and directive, as a call ref with no caller named "NAME(args)":
+ * a macro that defines a function where it is invoked (jq's libm.h is 116 lines of
+ * `LIBM_DD(acos)`), which the grammar reads as anything from an identifier to a
+ * declaration. The assembly (graph.c) makes the functions once it knows the macros. */
+static void file_scope_invocations(ex *e, const char *src, size_t len)
+{
+    size_t counted = 0, cursor = 0, nwalk = e->refs.n;
+    uint32_t line = 1;
+    int depth = 0;
+    bool line_start = true;
+    for (size_t i = 0; i < len && !e->oom;) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v') {
+            i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && src[i + 1] == '/') {
+            while (i < len && src[i] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && src[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i += 2;
+            continue;
+        }
+        if (ch == '#' && line_start) { /* a directive, with its continuations */
+            while (i < len && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+            i++;
+            line_start = false;
+            continue;
+        }
+        if (depth == 0 && line_start && (isalpha((unsigned char)ch) || ch == '_')) {
+            size_t b = i, k = i;
+            while (k < len && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+                k++;
+            size_t nend = k;
+            while (k < len && (src[k] == ' ' || src[k] == '\t'))
+                k++;
+            if (k < len && src[k] == '(') {
+                int pd = 0;
+                size_t a = k;
+                for (; k < len && src[k] != '\n'; k++) {
+                    if (src[k] == '(')
+                        pd++;
+                    else if (src[k] == ')' && --pd == 0)
+                        break;
+                }
+                if (k < len && src[k] == ')' && pd == 0) {
+                    size_t z = k + 1;
+                    while (z < len && (src[z] == ' ' || src[z] == '\t' || src[z] == '\r' ||
+                                       src[z] == ';'))
+                        z++;
+                    if ((z >= len || src[z] == '\n') && nend > b) {
+                        for (; counted < b; counted++)
+                            line += src[counted] == '\n';
+                        /* the conditions it sits under: those of what the walk found on
+                         * its line (it walked in order, so a cursor follows) */
+                        const char *cond = NULL;
+                        for (; cursor < nwalk; cursor++) {
+                            const qr_code_ref *r = (const qr_code_ref *)e->refs.p + cursor;
+                            if (r->line > line)
+                                break;
+                            if (r->line == line && !r->from) {
+                                cond = r->cond;
+                                break;
+                            }
+                        }
+                        const char *nm = text_range(e, (uint32_t)b, (uint32_t)(k + 1));
+                        (void)a;
+                        if (nm)
+                            ref(e, QR_CODE_REF_CALL, NULL, nm, line, cond);
+                        i = z;
+                        continue;
+                    }
+                }
+            }
+            i = nend;
+            line_start = false;
+            continue;
+        }
+        if (ch == '{')
+            depth++;
+        else if (ch == '}' && depth > 0)
+            depth--;
+        line_start = false;
+        i++;
+    }
 }
 
 /* ---- comments inside directives ---- */
@@ -1465,10 +1649,12 @@ static bool opens_cplusplus(const char *src, size_t b, size_t e)
 }
 
 /* A copy of src (or of `own`, a copy made before, reused) with the C++ linkage wrapper
- * made blanks: the lines `extern "C" {` and `}` that sit alone between
+ * made blanks: the lines `extern "C" {`, `}` and `extern "C"` that sit alone between
  * `#ifdef __cplusplus` and `#endif`. The brace opens in one preprocessor branch and closes
  * in another, so the grammar reads the whole header as the body of the first branch,
- * under its condition, and every declaration in it became inactive. Lines and offsets
+ * under its condition, and every declaration in it became inactive; a bare `extern "C"`
+ * (jq's util.c, before `void *alloca(size_t);`) swallows what follows the #endif the
+ * same way. Lines and offsets
  * are kept. Returns own (or NULL) when there is nothing to change or memory ran out. */
 static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
 {
@@ -1487,7 +1673,8 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
             }
             if (line_is(src, mb, me, "")) /* a blank line */
                 continue;
-            if (line_is(src, mb, me, "extern\"C\"{") || line_is(src, mb, me, "}")) {
+            if (line_is(src, mb, me, "extern\"C\"{") || line_is(src, mb, me, "}") ||
+                line_is(src, mb, me, "extern\"C\"")) {
                 body_b = mb;
                 body_e = me;
                 body++;
@@ -1506,6 +1693,280 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
         memset(out + body_b, ' ', body_e - body_b);
         i = j;
     }
+    return out;
+}
+
+/* ---- annotation macros ---- */
+
+#define ANNOT_MAX 32
+
+/* A copy of src (or `own`, reused) where the uses of the annotation macros this file
+ * defines are blanks: object-like macros whose replacement is empty or an attribute
+ * (`__attribute__`, `__declspec`, or another such macro), as redis's redismodule.h
+ * writes `REDISMODULE_API void (*RedisModule_Alloc)(size_t bytes) REDISMODULE_ATTR;`.
+ * The grammar cannot read an unknown word before the type or after the declarator, and
+ * 349 function-pointer variables were lost. Directives are left as they are. Returns own
+ * (or NULL) when nothing changes or memory ran out. */
+static char *blank_annotations(const char *src, size_t len, char *own)
+{
+    struct {
+        size_t b, n;
+    } names[ANNOT_MAX];
+    int nn = 0;
+    size_t i = 0, b, e;
+    /* the definitions: `#define NAME` then nothing, __attribute__, __declspec, or a name
+     * already found */
+    while (nn < ANNOT_MAX && next_line(src, len, &i, &b, &e)) {
+        size_t k = b;
+        while (k < e && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        if (k >= e || src[k] != '#')
+            continue;
+        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
+            continue;
+        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        size_t nb = k;
+        while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+            k++;
+        size_t nl = k - nb;
+        if (!nl || (k < e && src[k] == '('))
+            continue; /* function-like */
+        while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
+            k++;
+        bool annot = k >= e;
+        size_t kw = e - k >= 13 && !memcmp(src + k, "__attribute__", 13) ? 13
+                    : e - k >= 10 && !memcmp(src + k, "__declspec", 10) ? 10
+                                                                          : 0;
+        if (kw) { /* the attribute alone: `__attribute__((x)) presult` is a type too */
+            size_t q = k + kw;
+            int pd = 0;
+            while (q < e && (src[q] == ' ' || src[q] == '\t'))
+                q++;
+            for (; q < e; q++) {
+                if (src[q] == '(')
+                    pd++;
+                else if (src[q] == ')' && --pd == 0) {
+                    q++;
+                    break;
+                }
+            }
+            while (q < e && (src[q] == ' ' || src[q] == '\t' || src[q] == '\r'))
+                q++;
+            annot = pd == 0 && q >= e;
+        }
+        if (!annot) {
+            size_t wb = k;
+            while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+                k++;
+            size_t wl = k - wb;
+            while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
+                k++;
+            for (int x = 0; x < nn && !annot && k >= e && wl; x++)
+                annot = names[x].n == wl && !memcmp(src + names[x].b, src + wb, wl);
+        }
+        if (annot && src[nb] != '_') { /* __STDC__-like names are the compiler's */
+            names[nn].b = nb;
+            names[nn].n = nl;
+            nn++;
+        }
+    }
+    if (!nn)
+        return own;
+    char *out = own;
+    bool line_start = true;
+    for (i = 0; i < len;) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r') {
+            i++;
+            continue;
+        }
+        if (ch == '#' && line_start) {
+            while (i < len && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        line_start = false;
+        if (ch == '/' && i + 1 < len && src[i + 1] == '/') {
+            while (i < len && src[i] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < len && src[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i += 2;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+            i++;
+            continue;
+        }
+        if (isalpha((unsigned char)ch) || ch == '_') {
+            size_t wb = i;
+            while (i < len && (isalnum((unsigned char)src[i]) || src[i] == '_'))
+                i++;
+            for (int x = 0; x < nn; x++) {
+                if (names[x].n != i - wb || memcmp(src + names[x].b, src + wb, i - wb))
+                    continue;
+                if (!out) {
+                    out = malloc(len ? len : 1);
+                    if (!out)
+                        return NULL;
+                    memcpy(out, src, len);
+                }
+                memset(out + wb, ' ', i - wb);
+                break;
+            }
+            continue;
+        }
+        i++;
+    }
+    return out;
+}
+
+/* ---- preprocessor branches with unbalanced braces ---- */
+
+/* The braces src[b..e) opens less those it closes, comments, strings and character
+ * literals skipped. */
+static int brace_balance(const char *src, size_t b, size_t e)
+{
+    int n = 0;
+    for (size_t i = b; i < e; i++) {
+        char ch = src[i];
+        if (ch == '/' && i + 1 < e && src[i + 1] == '/') {
+            while (i < e && src[i] != '\n')
+                i++;
+        } else if (ch == '/' && i + 1 < e && src[i + 1] == '*') {
+            for (i += 2; i + 1 < e && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (ch == '"' || ch == '\'') {
+            for (i++; i < e && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+        } else if (ch == '{') {
+            n++;
+        } else if (ch == '}') {
+            n--;
+        }
+    }
+    return n;
+}
+
+/* The directive a line holds: 1 #if/#ifdef/#ifndef, 2 #elif/#else (and #elifdef), 3
+ * #endif, 0 another line. */
+static int directive_of(const char *src, size_t b, size_t e)
+{
+    while (b < e && (src[b] == ' ' || src[b] == '\t'))
+        b++;
+    if (b >= e || src[b] != '#')
+        return 0;
+    for (b++; b < e && (src[b] == ' ' || src[b] == '\t'); b++)
+        ;
+    size_t w = b;
+    while (w < e && isalpha((unsigned char)src[w]))
+        w++;
+    size_t n = w - b;
+    if ((n == 2 && !memcmp(src + b, "if", 2)) || (n == 5 && !memcmp(src + b, "ifdef", 5)) ||
+        (n == 6 && !memcmp(src + b, "ifndef", 6)))
+        return 1;
+    if ((n == 4 && (!memcmp(src + b, "elif", 4) || !memcmp(src + b, "else", 4))) ||
+        (n >= 7 && !memcmp(src + b, "elifdef", 7)) || (n == 8 && !memcmp(src + b, "elifndef", 8)))
+        return 2;
+    if (n == 5 && !memcmp(src + b, "endif", 5))
+        return 3;
+    return 0;
+}
+
+#define GROUP_DEPTH 64
+#define GROUP_BRANCHES 32
+
+/* A copy of src (or `own`, reused) where each #if group whose branches do not each close
+ * the braces they open keeps only its last branch's code (the #else, or nothing after an
+ * #if alone); the other branches become blanks, their directive lines and line breaks
+ * kept. `#if DECSUBSET / if (x) { / #endif ... #if DECSUBSET / } / #endif` (jq's
+ * decNumber) and `#ifdef WIN32 / int umain(...) { / #else / int main(...) { / #endif`
+ * (jq's main.c) are not C the grammar can read: it gave up on the rest of the function
+ * (and of the file), losing definitions and calls. Paired groups share their condition,
+ * so taking the last branch in each keeps the braces paired. Returns own (or NULL) when
+ * nothing changes or memory ran out. */
+static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
+{
+    struct group {
+        size_t start[GROUP_BRANCHES], end[GROUP_BRANCHES];
+        int n;
+        bool broken; /* too many branches: left alone */
+    };
+    struct group *st = malloc(GROUP_DEPTH * sizeof *st);
+    if (!st)
+        return own;
+    char *out = own;
+    int depth = 0;
+    size_t i = 0, b, e;
+    while (next_line(src, len, &i, &b, &e)) {
+        /* a directive goes on past a backslash-newline */
+        while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
+            ;
+        int d = directive_of(src, b, e);
+        if (d == 1) {
+            if (depth < GROUP_DEPTH) {
+                st[depth].n = 1;
+                st[depth].broken = false;
+                st[depth].start[0] = i;
+            }
+            depth++;
+        } else if (d == 2 && depth > 0 && depth <= GROUP_DEPTH) {
+            struct group *g = &st[depth - 1];
+            if (g->n >= GROUP_BRANCHES) {
+                g->broken = true;
+            } else if (!g->broken) {
+                g->end[g->n - 1] = b;
+                g->start[g->n++] = i;
+            }
+        } else if (d == 3 && depth > 0) {
+            depth--;
+            if (depth >= GROUP_DEPTH || st[depth].broken)
+                continue;
+            struct group *g = &st[depth];
+            g->end[g->n - 1] = b;
+            const char *cur = out ? out : src;
+            bool unbalanced = false;
+            for (int k = 0; k < g->n && !unbalanced; k++)
+                unbalanced = brace_balance(cur, g->start[k], g->end[k]) != 0;
+            if (!unbalanced)
+                continue;
+            if (!out) {
+                out = malloc(len ? len : 1);
+                if (!out)
+                    break;
+                memcpy(out, src, len);
+            }
+            /* the last branch stays, unless it is the #if alone (then nothing does) */
+            int keep = g->n > 1 ? g->n - 1 : -1;
+            for (int k = 0; k < g->n; k++) {
+                if (k == keep)
+                    continue;
+                for (size_t x = g->start[k]; x < g->end[k]; x++)
+                    if (out[x] != '\n')
+                        out[x] = ' ';
+            }
+        }
+    }
+    free(st);
     return out;
 }
 
@@ -1535,6 +1996,8 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     }
     char *clean = blank_directive_comments(src, len);
     clean = blank_cplusplus_wrapper(clean ? clean : src, len, clean);
+    clean = blank_unbalanced_branches(clean ? clean : src, len, clean);
+    clean = blank_annotations(clean ? clean : src, len, clean);
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
@@ -1549,6 +2012,8 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     ctx c = {.file_scope = true};
     TSNode root = ts_tree_root_node(tree);
     walk_children(&e, root, &c);
+    if (lang == QR_CODE_LANG_C)
+        file_scope_invocations(&e, src, len);
     ts_tree_delete(tree);
     ts_parser_delete(p);
     free(clean);
@@ -1559,6 +2024,16 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     out->refs = e.refs.p;
     out->nrefs = e.refs.n;
     out->errors = e.errors;
+    /* ascending: the walk meets a nested error before a later sibling's, not always in
+     * line order */
+    for (uint32_t k = 1; k < e.nerror_lines; k++)
+        for (uint32_t j = k; j > 0 && e.error_line[j - 1] > e.error_line[j]; j--) {
+            uint32_t x = e.error_line[j];
+            e.error_line[j] = e.error_line[j - 1];
+            e.error_line[j - 1] = x;
+        }
+    memcpy(out->error_line, e.error_line, sizeof out->error_line);
+    out->nerror_lines = e.nerror_lines;
     return QR_OK;
 }
 

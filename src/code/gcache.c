@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define GCACHE_MAGIC 0x47435251u /* "QRCG" */
-#define GCACHE_VERSION 2u
+#define GCACHE_VERSION 3u
 #define GCACHE_KEEP 8 /* graphs kept per repository (the newest by change time) */
 #define NOSTR 0xffffffffu
 
@@ -55,6 +55,7 @@ typedef struct hdr {
 typedef struct frec {
     int32_t status;
     uint32_t lines, errors;
+    uint32_t error_line[QR_CODE_ERROR_LINES], nerror_lines;
     int64_t file_node;
     uint32_t node0, nnodes, direct0, ndirect, ref0, nrefs;
 } frec;
@@ -315,6 +316,9 @@ int qr__code_gcache_load(qr_code_graph *g)
         f->status = x->status;
         f->file.lines = x->lines;
         f->file.errors = x->errors;
+        f->file.nerror_lines = x->nerror_lines < QR_CODE_ERROR_LINES ? x->nerror_lines
+                                                                      : QR_CODE_ERROR_LINES;
+        memcpy(f->file.error_line, x->error_line, sizeof f->file.error_line);
         f->file.refs = x->nrefs ? refs + x->ref0 : NULL;
         f->file.nrefs = x->nrefs;
         f->file_node = x->file_node;
@@ -613,6 +617,7 @@ void qr__code_gcache_save(const qr_code_graph *g)
         frec x = {.status = f->status,
                   .lines = f->file.lines,
                   .errors = f->file.errors,
+                  .nerror_lines = f->file.nerror_lines,
                   .file_node = f->file_node,
                   .node0 = (uint32_t)f->node0,
                   .nnodes = (uint32_t)f->nnodes,
@@ -620,6 +625,7 @@ void qr__code_gcache_save(const qr_code_graph *g)
                   .ndirect = (uint32_t)f->ndirect,
                   .ref0 = r0,
                   .nrefs = (uint32_t)f->file.nrefs};
+        memcpy(x.error_line, f->file.error_line, sizeof x.error_line);
         d0 += (uint32_t)f->ndirect;
         r0 += (uint32_t)f->file.nrefs;
         qr_buf_append(&out, (const char *)&x, sizeof x);

@@ -833,14 +833,31 @@ static void read_build_defines(qr_code_graph *g)
         qsort(g->defines, g->ndefines, sizeof *g->defines, cmp_cstr);
 }
 
-static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth);
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu);
+
+static int cmp_size(const void *a, const void *b);
+
+/* Whether a macro defined in file mi can be seen by translation unit tu (a .c file whose
+ * closure is made, see tu_of): mi is tu or a file tu includes. Without a translation unit
+ * (a header, read in whichever file includes it), every definition counts. */
+static bool seen_by(const qr_code_graph *g, int64_t tu, size_t mi)
+{
+    if (tu < 0 || mi == (size_t)tu)
+        return true;
+    const gfile *f = &g->files[tu];
+    return f->closure && bsearch(&mi, f->closure, f->nclosure, sizeof mi, cmp_size) != NULL;
+}
 
 /* Whether the build or a file defines the macro name[0..n): a -D option, or a #define
  * that is itself compiled in (zlib defines Z_PREFIX_SET only under Z_PREFIX, which nothing
- * defines, so `#ifdef Z_PREFIX_SET ... #else` keeps its #else). Definitions nest a few
- * levels at most; past MACRO_COND_DEPTH a definition counts. */
+ * defines, so `#ifdef Z_PREFIX_SET ... #else` keeps its #else). In a .c file (tu >= 0),
+ * only a #define in it or in a file it includes counts: Lua's ltests.h defines LUA_DEBUG
+ * for test builds, which ltests.c does not include, so ltests.c's `#if defined(LUA_DEBUG)`
+ * is compiled out as in the real build. Definitions nest a few levels at most; past
+ * MACRO_COND_DEPTH a definition counts. */
 #define MACRO_COND_DEPTH 4
-static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth)
+static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth,
+                          int64_t tu)
 {
     char buf[256];
     if (n >= sizeof buf)
@@ -852,26 +869,82 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, in
         return true;
     for (size_t i = qr__code_name_lower(g, buf);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {
-        const qr_code_node *m = &g->nodes[g->by_name[i]];
-        if (m->it.kind == QR_CODE_MACRO &&
-            (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1)))
+        size_t k = g->by_name[i];
+        const qr_code_node *m = &g->nodes[k];
+        if (m->it.kind == QR_CODE_MACRO && (!g->node_file || seen_by(g, tu, g->node_file[k])) &&
+            (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1, tu)))
             return true;
     }
     return false;
 }
 
+/* The value of macro name[0..n) in an #if: 1 when the build defines it (-D), the number
+ * its first visible compiled-in #define stands for, 0 when nothing defines it; -1 when
+ * that is not known (a #define that is not a plain number). */
+static int macro_value(const qr_code_graph *g, const char *name, size_t n, int depth,
+                       int64_t tu)
+{
+    char buf[256];
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, name, n);
+    buf[n] = 0;
+    const char *key = buf;
+    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr))
+        return -1; /* -DX is 1, -DX=V is V: the value is not kept */
+    bool any = false;
+    for (size_t i = qr__code_name_lower(g, buf);
+         i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {
+        size_t k = g->by_name[i];
+        const qr_code_node *m = &g->nodes[k];
+        if (m->it.kind != QR_CODE_MACRO || (g->node_file && !seen_by(g, tu, g->node_file[k])) ||
+            (depth < MACRO_COND_DEPTH && cond_inactive(g, m->it.cond, depth + 1, tu)))
+            continue;
+        if (any)
+            return -1; /* defined twice: which one holds here is not known */
+        any = true;
+        const char *v = m->it.type;
+        if (!v || (m->it.flags & QR_CODE_FUNC_LIKE))
+            return -1;
+        while (*v == ' ' || *v == '(')
+            v++;
+        if (!isdigit((unsigned char)*v))
+            return -1;
+        char *end;
+        unsigned long long x = strtoull(v, &end, 0);
+        while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L' || *end == ')' ||
+               *end == ' ')
+            end++;
+        if (*end)
+            return -1;
+        if (x == 0)
+            continue; /* 0: judged with the others (none other: 0) */
+        return 1;
+    }
+    return 0;
+}
+
 /* A condition list is inactive when it holds "0", a macro no file (and no build option)
- * defines, or "!X" for a macro X that one does define. */
-static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth)
+ * defines, "!X" for a macro X that one does define, "=X" for a macro whose value is 0
+ * (or that nothing defines) and "!=X" for one whose value is a number other than 0. */
+static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu)
 {
     if (!cond)
         return false;
     for (const char *p = cond; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if ((n == 1 && *p == '0') || (*p == '!' ? macro_defined(g, p + 1, n - 1, depth)
-                                                : !macro_defined(g, p, n, depth)))
+        if (n > 1 && *p == '=') {
+            if (macro_value(g, p + 1, n - 1, depth, tu) == 0)
+                return true;
+        } else if (n > 2 && p[0] == '!' && p[1] == '=') {
+            if (macro_value(g, p + 2, n - 2, depth, tu) == 1)
+                return true;
+        } else if ((n == 1 && *p == '0') ||
+                   (*p == '!' ? macro_defined(g, p + 1, n - 1, depth, tu)
+                              : !macro_defined(g, p, n, depth, tu))) {
             return true;
+        }
         p += n + (e ? 1 : 0);
     }
     return false;
@@ -879,7 +952,7 @@ static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth)
 
 bool qr__code_cond_inactive(const qr_code_graph *g, const char *cond)
 {
-    return cond_inactive(g, cond, 0);
+    return cond_inactive(g, cond, 0, -1);
 }
 
 static const char *key_of(qr_code_graph *g, const char *file, const char *name)
@@ -989,6 +1062,18 @@ static bool visible_from(qr_code_graph *g, int64_t fi, int64_t pi)
     const gfile *f = closure_of(g, fi);
     size_t want = (size_t)pi;
     return f->closure && bsearch(&want, f->closure, f->nclosure, sizeof want, cmp_size) != NULL;
+}
+
+/* File i as a translation unit for the preprocessor judgement: i when it is a C source
+ * (`.c`), with its include closure made; -1 for a header or another language. */
+static int64_t tu_of(qr_code_graph *g, size_t i)
+{
+    const char *p = g->files[i].path;
+    size_t n = strlen(p);
+    if (g->files[i].lang != QR_CODE_LANG_C || n < 2 || strcmp(p + n - 2, ".c"))
+        return -1;
+    const gfile *f = closure_of(g, (int64_t)i);
+    return f->closure ? (int64_t)i : -1;
 }
 
 static bool c_family(qr_code_lang l)
@@ -1355,9 +1440,345 @@ static int member_types(qr_code_graph *g, const gfile *f, int64_t owner, const q
     return QR_OK;
 }
 
+/* ---- functions a macro defines where it is invoked ---- */
+
+/* The name template of a function a macro's replacement text defines: the words before
+ * the `(` that the first top-level `{` follows (`static jv f_ ## name(jq_state *jq, jv
+ * input) { ...`): its pieces joined by `##` ("f_", "name"), as [b, e) ranges of body
+ * in out[], at most max; the count, 0 when the body defines no function or its name uses
+ * no parameter (hasparam is checked by the caller). *head_end is where the name starts. */
+static int fn_template(const char *body, size_t *pb, size_t *pe, int max, size_t *head_end)
+{
+    size_t n = strlen(body), brace = n;
+    int pd = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (body[i] == '(')
+            pd++;
+        else if (body[i] == ')')
+            pd--;
+        else if (body[i] == '{' && pd == 0) {
+            brace = i;
+            break;
+        } else if (body[i] == ';' && pd == 0)
+            return 0; /* a statement before any body: not a definition */
+    }
+    if (brace == n)
+        return 0;
+    size_t k = brace;
+    while (k > 0 && isspace((unsigned char)body[k - 1]))
+        k--;
+    if (k == 0 || body[k - 1] != ')')
+        return 0;
+    pd = 0;
+    size_t open = 0;
+    bool found = false;
+    for (size_t j = k; j-- > 0;) {
+        if (body[j] == ')')
+            pd++;
+        else if (body[j] == '(' && --pd == 0) {
+            open = j;
+            found = true;
+            break;
+        }
+    }
+    if (!found)
+        return 0;
+    /* the name: identifiers joined by ## right before the ( */
+    int np = 0;
+    size_t j = open;
+    for (;;) {
+        while (j > 0 && isspace((unsigned char)body[j - 1]))
+            j--;
+        size_t e = j;
+        while (j > 0 && (isalnum((unsigned char)body[j - 1]) || body[j - 1] == '_'))
+            j--;
+        if (j == e || np == max)
+            return 0;
+        /* prepend */
+        memmove(pb + 1, pb, (size_t)np * sizeof *pb);
+        memmove(pe + 1, pe, (size_t)np * sizeof *pe);
+        pb[0] = j;
+        pe[0] = e;
+        np++;
+        size_t t = j;
+        while (t > 0 && isspace((unsigned char)body[t - 1]))
+            t--;
+        if (t >= 2 && body[t - 1] == '#' && body[t - 2] == '#') {
+            j = t - 2;
+            continue;
+        }
+        break;
+    }
+    *head_end = pb[0];
+    return np;
+}
+
+/* The index of parameter word[0..n) in a macro's "(a, b)" parameter list, or -1. */
+static int param_index(const char *params, const char *word, size_t n)
+{
+    int idx = 0;
+    for (const char *p = params; p && *p;) {
+        while (*p && !(isalnum((unsigned char)*p) || *p == '_')) {
+            if (*p == ',')
+                idx++;
+            p++;
+        }
+        const char *b = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        if ((size_t)(p - b) == n && n && !memcmp(b, word, n))
+            return idx;
+    }
+    return -1;
+}
+
+#define MACRO_FN_ARGS 16
+
+/* Splits "M(a, b)" into its arguments (trimmed, into the arena); the count, -1 when it
+ * does not read so. */
+static int split_args(qr_code_graph *g, const char *inv, const char **args, int max)
+{
+    const char *p = strchr(inv, '(');
+    if (!p)
+        return -1;
+    p++;
+    int n = 0, pd = 0;
+    const char *b = p;
+    for (; *p; p++) {
+        if (*p == '(')
+            pd++;
+        else if ((*p == ')' && pd == 0) || (*p == ',' && pd == 0)) {
+            const char *x = b, *y = p;
+            while (x < y && isspace((unsigned char)*x))
+                x++;
+            while (y > x && isspace((unsigned char)y[-1]))
+                y--;
+            if (n == max)
+                return -1;
+            char *a = qr_arena_alloc(&g->a, (size_t)(y - x) + 1);
+            if (!a)
+                return -1;
+            memcpy(a, x, (size_t)(y - x));
+            a[y - x] = 0;
+            args[n++] = a;
+            if (*p == ')')
+                return n;
+            b = p + 1;
+        } else if (*p == ')')
+            pd--;
+    }
+    return -1;
+}
+
+/* What file-scope invocations of function-defining macros define: for each line
+ * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
+ * body defines a function whose name uses a parameter, a function item named as the
+ * expansion names it (f_acos), at the invocation's line and under its conditions,
+ * flagged QR_CODE_EXPANDED with the macro as parent, and calls from it of what the body
+ * calls (a parameter replaced by its argument). Items and refs are added to the
+ * invoking file before nodes are made, as if it had been written there. */
+typedef struct macro_fn {
+    const qr_code_item *m;
+    size_t pb[8], pe[8], head;
+    int np;
+    const qr_code_ref *calls; /* the MACRO_CALL refs of its body: contiguous in its file */
+    size_t ncalls;
+} macro_fn;
+
+static int cmp_macro_fn(const void *a, const void *b)
+{
+    return strcmp(((const macro_fn *)a)->m->name, ((const macro_fn *)b)->m->name);
+}
+
+/* The function-defining macros of the project (see fn_template), sorted by name (the
+ * first of a name first); *n their count. NULL when none or out of memory. */
+static macro_fn *macro_fns(qr_code_graph *g, size_t *n)
+{
+    macro_fn *v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            const qr_code_item *it = &h->file.items[k];
+            if (it->kind != QR_CODE_MACRO || !(it->flags & QR_CODE_FUNC_LIKE) || !it->type ||
+                !strchr(it->type, '{'))
+                continue;
+            macro_fn c = {.m = it};
+            c.np = fn_template(it->type, c.pb, c.pe, 8, &c.head);
+            bool uses = false;
+            for (int q = 0; q < c.np && !uses; q++)
+                uses = param_index(it->signature, it->type + c.pb[q], c.pe[q] - c.pb[q]) >= 0;
+            if (!c.np || !uses)
+                continue;
+            for (size_t r = 0; r < h->file.nrefs; r++) {
+                const qr_code_ref *mc = &h->file.refs[r];
+                bool mine = mc->kind == QR_CODE_REF_MACRO_CALL && mc->from &&
+                            !strcmp(mc->from, it->name) && mc->line >= it->line &&
+                            mc->line <= it->end_line;
+                if (mine && !c.calls)
+                    c.calls = mc;
+                if (mine)
+                    c.ncalls = (size_t)(mc - c.calls) + 1;
+                else if (c.calls)
+                    break;
+            }
+            if (*n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                macro_fn *nv = realloc(v, nc * sizeof *nv);
+                if (!nv) {
+                    free(v);
+                    *n = 0;
+                    return NULL;
+                }
+                v = nv;
+                cap = nc;
+            }
+            v[(*n)++] = c;
+        }
+    }
+    if (*n)
+        qsort(v, *n, sizeof *v, cmp_macro_fn); /* stable enough: one of a name is taken */
+    return v;
+}
+
+/* What file-scope invocations of function-defining macros define: for each line
+ * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
+ * body defines a function whose name uses a parameter, a function item named as the
+ * expansion names it (f_acos), at the invocation's line and under its conditions,
+ * flagged QR_CODE_EXPANDED with the macro as parent, and calls from it of what the body
+ * calls (a parameter replaced by its argument). Items and refs are added to the
+ * invoking file before nodes are made, as if it had been written there. */
+static int macro_functions(qr_code_graph *g)
+{
+    size_t nfns = 0;
+    macro_fn *fns = NULL;
+    bool looked = false;
+    int rc = QR_OK;
+    for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        qr_code_item *items = NULL;
+        qr_code_ref *refs = NULL;
+        size_t nitems = f->file.nitems, capi = 0, nrefs = f->file.nrefs, capr = 0;
+        for (size_t r = 0; r < f->file.nrefs; r++) {
+            const qr_code_ref *inv = &f->file.refs[r];
+            if (inv->kind != QR_CODE_REF_CALL || inv->from)
+                continue;
+            if (!looked) {
+                fns = macro_fns(g, &nfns);
+                looked = true;
+            }
+            const char *paren = strchr(inv->name, '(');
+            if (!nfns || !paren || paren == inv->name)
+                continue;
+            size_t mlen = (size_t)(paren - inv->name);
+            char key[256];
+            if (mlen >= sizeof key)
+                continue;
+            memcpy(key, inv->name, mlen);
+            key[mlen] = 0;
+            const macro_fn *c = NULL;
+            size_t lo = 0, hi = nfns;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(fns[mid].m->name, key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < nfns && !strcmp(fns[lo].m->name, key))
+                c = &fns[lo];
+            if (!c)
+                continue;
+            const qr_code_item *m = c->m;
+            const char *args[MACRO_FN_ARGS];
+            int nargs = split_args(g, inv->name, args, MACRO_FN_ARGS);
+            if (nargs < 0)
+                continue;
+            qr_buf nm;
+            qr_buf_init(&nm);
+            for (int q = 0; q < c->np; q++) {
+                int pi = param_index(m->signature, m->type + c->pb[q], c->pe[q] - c->pb[q]);
+                if (pi >= 0 && pi < nargs)
+                    qr_buf_puts(&nm, args[pi]);
+                else
+                    qr_buf_append(&nm, m->type + c->pb[q], c->pe[q] - c->pb[q]);
+            }
+            const char *name = nm.p && !nm.failed ? qr_arena_strndup(&g->a, nm.p, nm.len)
+                                                  : NULL;
+            qr_buf_release(&nm);
+            if (!name)
+                continue;
+            if (!items || nitems == capi) {
+                size_t nc = capi ? capi * 2 : f->file.nitems + 16;
+                qr_code_item *ni = qr_arena_alloc(&g->a, nc * sizeof *ni);
+                if (!ni) {
+                    rc = QR_ENOMEM;
+                    break;
+                }
+                if (nitems)
+                    memcpy(ni, items ? items : f->file.items, nitems * sizeof *ni);
+                items = ni;
+                capi = nc;
+            }
+            qr_code_item *it = &items[nitems++];
+            memset(it, 0, sizeof *it);
+            it->kind = QR_CODE_FUNCTION;
+            it->name = name;
+            it->parent = m->name;
+            it->flags = QR_CODE_EXPANDED;
+            const char *st = strstr(m->type, "static");
+            if (st && (size_t)(st - m->type) < c->head)
+                it->flags |= QR_CODE_STATIC;
+            it->signature = inv->name;
+            it->cond = inv->cond;
+            it->line = it->end_line = inv->line;
+            for (size_t k = 0; k < c->ncalls; k++) {
+                const qr_code_ref *mc = &c->calls[k];
+                int pi = param_index(m->signature, mc->name, strlen(mc->name));
+                if (!refs || nrefs == capr) {
+                    size_t nc = capr ? capr * 2 : f->file.nrefs + 64;
+                    qr_code_ref *nr = qr_arena_alloc(&g->a, nc * sizeof *nr);
+                    if (!nr) {
+                        rc = QR_ENOMEM;
+                        break;
+                    }
+                    if (nrefs)
+                        memcpy(nr, refs ? refs : f->file.refs, nrefs * sizeof *nr);
+                    refs = nr;
+                    capr = nc;
+                }
+                qr_code_ref *cr = &refs[nrefs++];
+                memset(cr, 0, sizeof *cr);
+                cr->kind = QR_CODE_REF_CALL;
+                cr->from = name;
+                cr->name = pi >= 0 && pi < nargs ? args[pi] : mc->name;
+                cr->line = inv->line;
+                cr->cond = inv->cond;
+            }
+        }
+        if (items) {
+            f->file.items = items;
+            f->file.nitems = nitems;
+        }
+        if (refs) {
+            f->file.refs = refs;
+            f->file.nrefs = nrefs;
+        }
+    }
+    free(fns);
+    return rc;
+}
+
 static int assemble(qr_code_graph *g)
 {
-    int rc;
+    int rc = macro_functions(g);
+    if (rc)
+        return rc;
     /* nodes: a file node, then its items */
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
@@ -1398,9 +1819,6 @@ static int assemble(qr_code_graph *g)
         if (g->nodes[i].it.kind != QR_CODE_FILE)
             g->by_name[g->nnamed++] = i;
     qsort_r(g->by_name, g->nnamed, sizeof *g->by_name, cmp_by_name, g);
-    for (size_t i = 0; i < g->nnodes; i++)
-        g->nodes[i].inactive = qr__code_cond_inactive(g, g->nodes[i].it.cond);
-
     /* includes first: which files a file includes decides which macros and static
      * functions its code sees */
     for (size_t i = 0; i < g->nfiles; i++) {
@@ -1434,6 +1852,16 @@ static int assemble(qr_code_graph *g)
             if ((rc = push_edge(g, &e)))
                 return rc;
         }
+    }
+
+    /* which code is compiled out, judged in each .c file from what it includes */
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0)
+            continue;
+        int64_t tu = tu_of(g, i);
+        for (size_t k = f->node0; k < f->node0 + f->nnodes; k++)
+            g->nodes[k].inactive = cond_inactive(g, g->nodes[k].it.cond, 0, tu);
     }
 
     /* edges */
@@ -1491,11 +1919,30 @@ static int assemble(qr_code_graph *g)
                 return rc;
         }
         const char *last_type_fn = NULL;
+        int64_t tu = tu_of(g, i);
         for (size_t r = 0; r < f->file.nrefs; r++) {
             const qr_code_ref *ref = &f->file.refs[r];
-            bool inactive = qr__code_cond_inactive(g, ref->cond);
+            bool inactive = cond_inactive(g, ref->cond, 0, tu);
             if (ref->kind == QR_CODE_REF_INCLUDE) {
                 continue; /* done before, so that what a file includes is known */
+            } else if (ref->kind == QR_CODE_REF_CALL && ref->from && ref->name[0] == '.') {
+                /* a call through a struct member (`c->cmd->proc(c)`): an edge to the member
+                 * of that name the caller's file sees (redisCommand.proc), none when no
+                 * struct of the project has one */
+                int64_t caller = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
+                int64_t t = qr__code_resolve(g, ref->name + 1, QR_CODE_MEMBER, f->path);
+                if (caller < 0 || t < 0)
+                    continue;
+                qr_code_edge ce = {.kind = QR_CODE_E_CALLS,
+                                   .from = caller,
+                                   .to = t,
+                                   .from_key = qr__code_node_key(g, (size_t)caller),
+                                   .to_key = qr__code_node_key(g, (size_t)t),
+                                   .file = f->path,
+                                   .line = ref->line,
+                                   .inactive = inactive};
+                if ((rc = push_edge(g, &ce)))
+                    return rc;
             } else if (ref->kind == QR_CODE_REF_CALL && ref->from) {
                 int64_t caller = enclosing(g, f, ref->from, ref->line, QR_CODE_FUNCTION);
                 call_site s = {.f = f,
@@ -1579,6 +2026,27 @@ static int assemble(qr_code_graph *g)
     return g->a.exhausted ? QR_ENOMEM : QR_OK;
 }
 
+/* Whether path names a table of C meant to be #included (`.def`, `.inc`: redis's
+ * commands.def inside commands.c's array initializer, jq's config_opts.inc) in a directory
+ * that holds C sources too; zlib's win32/zlib.def, a linker's module definition beside
+ * none, is not one. */
+static bool included_table(const qr_code_graph *g, const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash) || (strcmp(dot, ".def") && strcmp(dot, ".inc")))
+        return false;
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const char *p = g->files[i].path;
+        size_t n = strlen(p);
+        if (g->files[i].deleted || strncmp(p, path, dir) || strchr(p + dir, '/') || n < dir + 3)
+            continue;
+        if (!strcmp(p + n - 2, ".c") || !strcmp(p + n - 2, ".h"))
+            return true;
+    }
+    return false;
+}
+
 static bool path_ok(const char *p)
 {
     return qr_utf8_valid(p, strlen(p));
@@ -1634,6 +2102,8 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             g->stats.skipped_path++;
             continue;
         }
+        if (f.lang == QR_CODE_LANG_NONE && included_table(g, f.path))
+            f.lang = QR_CODE_LANG_C;
         if (f.lang == QR_CODE_LANG_NONE) {
             g->stats.skipped_lang++;
             continue;

@@ -1075,9 +1075,16 @@ static qr_val error_files(q *x)
     qr_vecb_init(&vb, x->a, n);
     for (size_t k = 0; k < n; k++) {
         qr_mapb mb;
-        qr_mapb_init(&mb, x->a, 2);
+        qr_mapb_init(&mb, x->a, 3);
         qr_mapb_put(&mb, kw(x, "file"), s(x, g->files[top[k]].path));
         qr_mapb_put(&mb, kw(x, "parse_errors"), qr_int(g->files[top[k]].file.errors));
+        /* where: the first lines with an error (issue 23) */
+        const qr_code_file *cf = &g->files[top[k]].file;
+        qr_vecb lb;
+        qr_vecb_init(&lb, x->a, cf->nerror_lines);
+        for (uint32_t l = 0; l < cf->nerror_lines; l++)
+            qr_vecb_push(&lb, qr_int(cf->error_line[l]));
+        qr_mapb_put(&mb, kw(x, "lines"), qr_vecb_finish(&lb, QR_T_VEC));
         qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
     }
     return qr_vecb_finish(&vb, QR_T_VEC);

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 /* bump when the schema or what the extractor yields for a blob changes */
-#define CODE_STORE_VERSION 11
+#define CODE_STORE_VERSION 15
 #define CODE_APPLICATION_ID 0x71636f64 /* "qcod" */
 
 enum {
@@ -51,13 +51,13 @@ enum {
 };
 
 static const char *const stmt_sql[ST_N] = {
-    "SELECT lang, status, bytes, lines, errors FROM blobs WHERE oid = ?1",
+    "SELECT lang, status, bytes, lines, errors, error_lines FROM blobs WHERE oid = ?1",
     "SELECT kind, name, parent, type, signature, cond, line, end_line, start_byte, end_byte, "
     "flags FROM items WHERE oid = ?1 ORDER BY seq",
     "SELECT kind, from_name, name, cond, line FROM refs WHERE oid = ?1 ORDER BY seq",
     "SELECT data FROM names WHERE oid = ?1",
-    "INSERT OR IGNORE INTO blobs(oid, lang, status, bytes, lines, errors) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    "INSERT OR IGNORE INTO blobs(oid, lang, status, bytes, lines, errors, error_lines) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     "INSERT OR IGNORE INTO items VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     "INSERT OR IGNORE INTO refs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     "INSERT OR IGNORE INTO names VALUES (?1, ?2)",
@@ -67,7 +67,7 @@ static const char schema_sql[] =
     "DROP TABLE IF EXISTS blobs; DROP TABLE IF EXISTS items; DROP TABLE IF EXISTS refs;"
     "DROP TABLE IF EXISTS names;"
     "CREATE TABLE blobs(oid TEXT PRIMARY KEY, lang INTEGER, status INTEGER, bytes INTEGER,"
-    " lines INTEGER, errors INTEGER) WITHOUT ROWID;"
+    " lines INTEGER, errors INTEGER, error_lines TEXT) WITHOUT ROWID;"
     "CREATE TABLE items(oid TEXT, seq INTEGER, kind INTEGER, name TEXT, parent TEXT, type TEXT,"
     " signature TEXT, cond TEXT, line INTEGER, end_line INTEGER, start_byte INTEGER,"
     " end_byte INTEGER, flags INTEGER, PRIMARY KEY(oid, seq)) WITHOUT ROWID;"
@@ -261,6 +261,19 @@ int qr__code_store_get(qr_code_store *s, const char *oid, qr_arena *a, qr_code_b
     out->bytes = (size_t)sqlite3_column_int64(st, 2);
     out->file.lines = (uint32_t)sqlite3_column_int64(st, 3);
     out->file.errors = (uint32_t)sqlite3_column_int64(st, 4);
+    /* error_lines: "12 40 77", the first lines with a syntax error */
+    const char *el = (const char *)sqlite3_column_text(st, 5);
+    out->file.nerror_lines = 0;
+    while (el && *el && out->file.nerror_lines < QR_CODE_ERROR_LINES) {
+        char *end;
+        unsigned long v = strtoul(el, &end, 10);
+        if (end == el || v > UINT32_MAX)
+            break;
+        out->file.error_line[out->file.nerror_lines++] = (uint32_t)v;
+        el = end;
+        while (*el == ' ')
+            el++;
+    }
     sqlite3_reset(st);
     if (out->status != QR_CODE_BLOB_OK)
         return QR_OK;
@@ -366,6 +379,13 @@ int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b,
     sqlite3_bind_int64(st, 4, (sqlite3_int64)b->bytes);
     sqlite3_bind_int64(st, 5, b->file.lines);
     sqlite3_bind_int64(st, 6, b->file.errors);
+    char el[QR_CODE_ERROR_LINES * 11 + 1];
+    size_t eln = 0;
+    el[0] = 0;
+    for (uint32_t k = 0; k < b->file.nerror_lines && k < QR_CODE_ERROR_LINES; k++)
+        eln += (size_t)snprintf(el + eln, sizeof el - eln, "%s%u", k ? " " : "",
+                                (unsigned)b->file.error_line[k]);
+    sqlite3_bind_text(st, 7, el, (int)eln, SQLITE_TRANSIENT);
     if ((rc = step_done(s, st, err)))
         return rc;
     st = s->st[ST_PUT_ITEM];

@@ -1,0 +1,268 @@
+# 66_code_calls.sh: issue 23's reproducers for what the call graph missed on jq and Lua,
+# each a small repository built here with git, indexed, then queried: a bare
+# `extern "C"` between `#ifdef __cplusplus` and `#endif` (jq's util.c, before `void
+# *alloca(size_t);`) no longer makes the rest of the file inactive; a .c file judges
+# `#if defined(X)` by the #defines it can see (its own and its includes'), not one in a
+# header it never includes (Lua's ltests.h defines LUA_DEBUG for test builds only); a call
+# through a function pointer kept in a struct (`c->cmd->proc(c)`) is a call of the member,
+# with its struct (as cscope lists it), in the lexical view only; preprocessor branches
+# that open a brace and close it in another group (jq's decNumber `#if DECSUBSET / if (x)
+# { / #endif`, decLnOp's `#if DECDPUN==1 / if (a) { / #else / if (b) { / #endif`) or that
+# each open a function (`#ifdef WIN32 / int umain(...) { / #else /
+# int main(...) { / #endif`) no longer lose the functions after them.
+# `const char *(name) (args);` is a prototype, not a variable (Lua's lauxlib.h);
+# a `.def` or `.inc` table beside C sources (redis's commands.def) is read as C;
+# a function a macro defines where it is invoked at file scope (jq's libm.h, 116 lines of
+# `LIBM_DD(acos)` with LIBM_DD defining `static jv f_ ## name(...) {...}`) is a function
+# with the body's calls; get_index_stats names the lines of a file's parse errors.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE QUARRY_CODE_DEFINES
+mkdir -p "$HOME"
+
+R="$TMP/repo"
+git init -q -b main "$R"
+cat > "$R/util.c" <<'C'
+#include <stddef.h>
+#ifdef HAVE_ALLOCA_H
+# include <alloca.h>
+#elif !defined alloca
+# ifdef __GNUC__
+#  define alloca __builtin_alloca
+# elif !defined HAVE_ALLOCA
+#  ifdef  __cplusplus
+extern "C"
+#  endif
+void *alloca (size_t);
+# endif
+#endif
+static int get_home(void) { return 1; }
+int expand_path(int p) { return p + get_home(); }
+C
+cat > "$R/ltests.h" <<'C'
+#define LUA_DEBUG
+C
+cat > "$R/ltests.c" <<'C'
+#include "lua.h"
+#if defined(LUA_DEBUG)
+static int tref(int x) { return x; }
+int testC(int x) { return tref(x); }
+#endif
+C
+cat > "$R/lua.h" <<'C'
+#ifndef lua_h
+#define lua_h
+#define LUA_OK 0
+#endif
+C
+cat > "$R/lvm.c" <<'C'
+#include "ltests.h"
+#include "lua.h"
+#if defined(LUA_DEBUG)
+static int check(int x) { return x; }
+int debug_only(int x) { return check(x); }
+#endif
+C
+cat > "$R/server.c" <<'C'
+typedef void redisCommandProc(struct client *c);
+struct redisCommand { const char *name; redisCommandProc *proc; };
+struct client { struct redisCommand *cmd; void (*reply)(struct client *); };
+void call(struct client *c) {
+    c->cmd->proc(c);
+    (*c->reply)(c);
+}
+C
+cat > "$R/power.c" <<'C'
+#define DECSUBSET 0
+static int divide(int a) { return a / 2; }
+int power(int x, int ext) {
+  int r = 0;
+  if (x < 0) {
+    #if DECSUBSET
+    if (ext) {
+    #endif
+      r = divide(x);
+    #if DECSUBSET
+      }
+    #endif
+    }
+  return r;
+}
+int after_power(int x) { return divide(x); }
+#ifdef WIN32
+int umain(int argc, char **argv);
+int wmain(int argc, char **argv) { return umain(argc, argv); }
+int umain(int argc, char* argv[]) {
+#else
+int main(int argc, char* argv[]) {
+#endif
+  return divide(argc) + (argv != 0);
+}
+int after_main(void) { return divide(4); }
+C
+cat > "$R/lauxlib.h" <<'C'
+#define LUALIB_API extern
+LUALIB_API const char *(luaL_checklstring) (void *L, int arg, unsigned long *l);
+LUALIB_API int (luaL_newmetatable) (void *L, const char *tname);
+extern int (*lua_hook)(int);
+C
+mkdir -p "$R/srv" "$R/win32"
+cat > "$R/srv/commands.c" <<'C'
+typedef void proc_t(int);
+struct cmd { const char *name; proc_t *proc; };
+void getCommand(int c) { (void)c; }
+struct cmd table[] = {
+#include "commands.def"
+};
+C
+cat > "$R/srv/commands.def" <<'C'
+{"get", getCommand},
+C
+printf 'LIBRARY\nEXPORTS\n    deflate @1\n' > "$R/win32/zlib.def"
+cat > "$R/builtin.c" <<'C'
+int jv_free(int);
+int jv_number(int);
+#define LIBM_DD(name) \
+static int f_ ## name(int input) { \
+  int ret = jv_number(input); \
+  jv_free(input); \
+  return ret; \
+}
+#include "libm.h"
+#undef LIBM_DD
+C
+printf '#ifdef HAVE_NOTHING\nLIBM_DD(acos)\n#else\nLIBM_DD_NO(acos)\n#endif\nLIBM_DD(asin)\nLIBM_DD(atan)\n' > "$R/libm.h"
+cat > "$R/declocal.h" <<'C'
+#if !defined(DECCHECK)
+  #define DECCHECK 0
+#endif
+#define DECUSE64 1
+C
+cat > "$R/dec.c" <<'C'
+#include "declocal.h"
+static int check_operands(int x) { return x; }
+static int wide(int x) { return x; }
+static int narrow(int x) { return x; }
+int dec_add(int x) {
+  #if DECCHECK
+  if (check_operands(x)) return 0;
+  #endif
+  #if DECUSE64
+  x = wide(x);
+  #else
+  x = narrow(x);
+  #endif
+  #if !NOT_DEFINED_ANYWHERE
+  x += 1;
+  #endif
+  return x;
+}
+C
+cat > "$R/redismodule.h" <<'C'
+#ifndef REDISMODULE_API
+#define REDISMODULE_API
+#endif
+#define REDISMODULE_ATTR_COMMON __attribute__((__common__))
+#define REDISMODULE_ATTR REDISMODULE_ATTR_COMMON
+REDISMODULE_API void * (*RedisModule_Alloc)(unsigned long bytes) REDISMODULE_ATTR;
+REDISMODULE_API int (*RedisModule_Two)(int x) REDISMODULE_ATTR;
+REDISMODULE_API void (*RedisModule_Log)(const char *fmt) REDISMODULE_ATTR;
+C
+cat > "$R/jv_parse.c" <<'C'
+typedef const char* presult;
+#define pfunc __attribute__((warn_unused_result)) presult
+static pfunc check_literal(int p) { return p ? "x" : 0; }
+C
+cat > "$R/ln.c" <<'C'
+static int ln10(void) { return 10; }
+int lnop(int *lsu, int digits) {
+  do {
+    if (digits > 0) {
+      #if DECDPUN==1
+      if (lsu[0]==0 && lsu[1]==1 && digits==2) {
+      #else
+      if (lsu[0]==10 && digits==2) {
+      #endif
+        return ln10();
+        }
+      }
+    } while(0);
+  return 0;
+}
+int after_lnop(void) { return ln10(); }
+C
+git -C "$R" add -A
+git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
+
+# state NAME...: "name:active|inactive|missing" for each function named
+state() {
+  "$Q" code dump --repo "$R" | python3 -c '
+import json, sys
+rows = [r for r in map(json.loads, sys.stdin) if r.get("node") == "function"]
+out = []
+for name in sys.argv[1:]:
+    hit = [r for r in rows if r["name"] == name]
+    out.append("%s:%s" % (name, ",".join("inactive" if r.get("inactive") else "active" for r in hit) or "missing"))
+print(" ".join(out))' "$@"
+}
+
+# the build defines HAVE_ALLOCA_H (jq's does): the file's end was read under !HAVE_ALLOCA_H
+expect_out "bare extern C: what follows the #endif stays active" \
+  'get_home:active expand_path:active' env QUARRY_CODE_DEFINES=HAVE_ALLOCA_H sh -c '
+  "$0" code dump --repo "$1" | python3 -c "
+import json, sys
+rows = [r for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"function\" and r[\"file\"] == \"util.c\"]
+print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in rows))"' "$Q" "$R"
+expect_out "bare extern C: its call is active" 'util.c:get_home:active' \
+  env QUARRY_CODE_DEFINES=HAVE_ALLOCA_H sh -c "'$Q' code query get_call_graph --name expand_path --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"to\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "a macro defined in a header the file does not include is not defined there" \
+  'testC:inactive tref:inactive' state testC tref
+expect_out "a macro defined in a header the file includes is" \
+  'debug_only:active check:active' state debug_only check
+expect_out "a call through a struct member is a call of the member" \
+  'calls server.c:call server.c:client.reply 6|calls server.c:call server.c:redisCommand.proc 5' \
+  sh -c "'$Q' code dump --repo '$R' | python3 -c '
+import json, sys
+print(\"|\".join(sorted(\"%s %s %s %s\" % (r[\"edge\"], r[\"from\"], r[\"to\"], r[\"line\"]) for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\" and r[\"from\"].startswith(\"server.c\"))))'"
+expect_out "callees of call name the members" 'server.c:client.reply server.c:redisCommand.proc' \
+  sh -c "'$Q' code query get_call_graph --name call --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "unbalanced branches: the functions after them are kept" \
+  'power:active after_power:active main:active after_main:active' state power after_power main after_main
+expect_out "both branches open a brace (jq's decLnOp): the function after is kept" \
+  'lnop:active after_lnop:active' state lnop after_lnop
+expect_out "unbalanced branches: the calls inside are kept" 'power.c:divide' \
+  sh -c "'$Q' code query get_call_graph --name power --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "unbalanced branches: main's calls are main's" 'power.c:divide' \
+  sh -c "'$Q' code query get_call_graph --name main --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "get_index_stats: the lines of the parse errors" 'bad.c [2]' \
+  sh -c "printf 'int ok(void) { return 1; }\nint bad(void) { return ) ; }\n' > '$R/bad.c' && '$Q' code query get_index_stats --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s %s\" % (f[\"file\"], f[\"lines\"]) for f in json.load(sys.stdin)[\"error_files\"] if f[\"file\"] == \"bad.c\"))'"
+
+expect_out "a prototype with its name in parentheses is a declaration, a pointer a variable" \
+  'declaration:luaL_checklstring declaration:luaL_newmetatable variable:lua_hook' \
+  sh -c "'$Q' code dump --repo '$R' --path lauxlib.h | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"node\"], r[\"name\"]) for r in map(json.loads, sys.stdin) if r.get(\"node\") in (\"declaration\", \"variable\")))'"
+
+expect_out "an included table (.def beside C) is indexed: its uses are found" \
+  'srv/commands.def:1:use' \
+  sh -c "'$Q' code query find_references --name getCommand --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"file\"], r[\"line\"], r[\"kind\"]) for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "a module definition (.def beside no C) is not" '0' \
+  sh -c "'$Q' code dump --repo '$R' | grep -c 'win32/zlib.def'"
+
+expect_out "a macro invoked at file scope defines the function it names, with the body's calls" \
+  'f_acos:2:inactive f_asin:6:active f_atan:7:active' \
+  sh -c "'$Q' code dump --repo '$R' --path libm.h | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"name\"], r[\"line\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"expanded_from\") == \"LIBM_DD\"))'"
+expect_out "callees of a function a macro defines" 'jv_free jv_number' \
+  sh -c "'$Q' code query get_call_graph --name f_asin --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "#if X on a macro defined as a number: 0 off, 1 on, and the #else the other way" \
+  'dec.c:check_operands:inactive dec.c:narrow:inactive dec.c:wide:active' \
+  sh -c "'$Q' code query get_call_graph --name dec_add --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in json.load(sys.stdin)[\"results\"])))'"
+
+expect_out "a macro that is an attribute and a type is not an annotation" 'check_literal:active' state check_literal
+expect_out "annotation macros the file defines are read as the preprocessor does (nothing)" \
+  'RedisModule_Alloc RedisModule_Two RedisModule_Log' \
+  sh -c "'$Q' code dump --repo '$R' --path redismodule.h | python3 -c 'import json,sys; print(\" \".join(r[\"name\"] for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"variable\"))'"
+
+finish

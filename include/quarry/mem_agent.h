@@ -317,7 +317,8 @@ int qr_mem_agent_run_leased(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx 
  * The scheduler loop any surface can run (`quarry mem daemon` does). Each round: rescan
  * the agent directory (changed files read again, broken ones logged once and skipped),
  * run every due agent whose query returns nodes, in name order, one at a time, under its
- * lock, record its state; then sleep interval_s seconds. */
+ * lock, record its state; then sleep interval_s seconds. On a PostgreSQL store the lock is
+ * a lease (qr_mem_agent_run_leased) and any number of daemons may run. */
 
 /* The message of a run that needs a model when none is configured. */
 #define QR_MEM_AGENT_NO_MODEL                                                                   \
@@ -349,7 +350,8 @@ typedef struct qr_mem_agent_daemon {
                             replaces its model for that agent's client) */
     uint64_t interval_s; /* between rounds (0: 60) */
     bool once;           /* one round, then return */
-    int64_t lease_s;     /* on a PostgreSQL store: a claim's lease (0: QR_MEM_AGENT_LEASE_DEFAULT) */
+    int64_t lease_s;     /* on a PostgreSQL store: a claim's lease in seconds
+                            (0: QR_MEM_AGENT_LEASE_DEFAULT) */
     /* one JSON object per event, without a newline: start, agent-load, agent-remove,
      * agent-run, agent-skip, retry, error, stop (docs/memory-agents.md); NULL: none */
     void (*log)(void *ud, const char *json);
@@ -363,8 +365,8 @@ typedef struct qr_mem_agent_daemon {
 /* Runs the loop until req stops (checked between agents and while sleeping, never inside
  * a run: a run in progress finishes, writes included) or, with once, after one round.
  * *runs_failed counts the runs that failed (each logged as an error). Returns QR_OK;
- * QR_ERUNTIME when another daemon holds the store (err says which pid); QR_EIO when the
- * lock file cannot be opened; QR_ENOMEM. Thread: the caller's; req may be cancelled from
+ * QR_ERUNTIME when another daemon holds the store file (err says which pid); QR_EIO when
+ * the lock file cannot be opened; QR_ENOMEM. Thread: the caller's; req may be cancelled from
  * a signal handler or another thread. */
 int qr_mem_agent_daemon_run(const qr_mem_agent_daemon *o, qr_req *req, size_t *runs_failed,
                             qr_buf *err);

@@ -11,7 +11,11 @@
  * finishes before the loop ends. Runs are locked (qr_mem_agent_lock): an agent's lock is
  * held from the due check, made again once it is held, to its recorded state, and the
  * loop holds the daemon lock for its life, so two processes never run one agent at once
- * and a second daemon on a store refuses to start. Its log is one JSON object per event
+ * and a second daemon on a store refuses to start. On a PostgreSQL store there is no
+ * file and no daemon lock: any number of daemons run, each agent's state is its row of
+ * due_agents and its lock a lease on that row (daemon_run_shared, qr_mem_sched_claim), so
+ * daemons on many machines run each due agent once and a dead daemon's lease expires.
+ * Its log is one JSON object per event
  * (start, agent-load, agent-remove, agent-run, agent-skip, retry, error, stop), given to
  * the caller's hook. Also here: listing an agent directory, the model client of an
  * agent, and the one-line text of a failed run, which `mem agent list|run` share.

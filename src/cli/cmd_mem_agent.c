@@ -550,7 +550,8 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
          * across every machine on the store */
         bool claimed = false;
         qr_buf_reset(&err);
-        if (qr_mem_sched_claim(m, ag->name, holder, qr_clock_now(), lease_s, &sched, &claimed, &err) != QR_OK) {
+        if (qr_mem_sched_claim(m, ag->name, holder, qr_clock_now(), lease_s, &sched, &claimed,
+                               &err) != QR_OK) {
             cli_error(o->asked, "error", 0, 0, err.p ? err.p : "cannot claim the agent");
             status = EXIT_FAILED;
             goto done;
@@ -737,7 +738,8 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
     char *dir = agents_dir(o, dir_opt);
     if (!dir)
         return EXIT_USAGE;
-    int status = list ? agent_list(o, dir) : agent_run(o, dir, name, dry, fmt_given, trace, lease_s);
+    int status =
+        list ? agent_list(o, dir) : agent_run(o, dir, name, dry, fmt_given, trace, lease_s);
     free(dir);
     return status;
 }

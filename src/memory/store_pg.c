@@ -300,7 +300,8 @@ int qr_mem_sched_record(qr_mem *m, const char *agent, const char *holder, int64_
     char w[24], d[24];
     snprintf(w, sizeof w, "%" PRId64, when);
     snprintf(d, sizeof d, "%" PRId64, next_due);
-    const char *p[] = {agent, holder, w, ok ? "t" : "f", ok ? NULL : error && *error ? error : "failed", d};
+    const char *why = ok ? NULL : error && *error ? error : "failed";
+    const char *p[] = {agent, holder, w, ok ? "t" : "f", why, d};
     qr_store_rows r;
     rc = exec(m,
               "UPDATE due_agents SET last_attempt = $3::bigint,"

@@ -290,11 +290,35 @@ void qr_mem_agent_unlock(qr_mem_agent_locks *l, const char *agent);
 bool qr_mem_agent_due(const qr_mem_agent *a, const qr_mem_agent_state *s, int64_t now,
                       int64_t *next);
 
+/* ---- run state and leases on a PostgreSQL store ----
+ * A store on a server keeps no file: the run state above is a row of the database's
+ * due_agents table (qr_mem_sched_*, quarry/memory.h) and the run lock is a lease on it,
+ * which any scheduler on any machine may claim; an expired lease (its holder crashed) is
+ * claimable again. */
+/* Seconds a scheduler's lease lasts unless told otherwise: longer than a run (one model
+ * call with its retries), so that a live holder never loses it. */
+#define QR_MEM_AGENT_LEASE_DEFAULT 900
+/* The run state of a server's row, as qr_mem_agent_due reads it. */
+void qr_mem_agent_state_of(const qr_mem_sched *s, qr_mem_agent_state *out);
+/* This process's name as a lease holder: "HOST pid N". */
+void qr_mem_agent_holder(char *out, size_t cap);
+/* One run of a that holder has claimed (qr_mem_sched_claim gave before): qr_mem_agent_run_turn,
+ * then the state is recorded and the lease ended. A successful run records its state in the
+ * transaction of its actions and visits, and only while holder still holds the lease: when
+ * another process claimed it meanwhile (the lease expired), the run is rolled back whole
+ * (QR_ERUNTIME, err says so). A failed run that called the model records its failure; a
+ * run that called none (no nodes, a dry run) only ends the lease. Returns as
+ * qr_mem_agent_run_turn. */
+int qr_mem_agent_run_leased(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int64_t now,
+                            const char *holder, const qr_mem_sched *before,
+                            qr_mem_agent_report *r, qr_buf *err);
+
 /* ---- the daemon ----
  * The scheduler loop any surface can run (`quarry mem daemon` does). Each round: rescan
  * the agent directory (changed files read again, broken ones logged once and skipped),
  * run every due agent whose query returns nodes, in name order, one at a time, under its
- * lock, record its state; then sleep interval_s seconds. */
+ * lock, record its state; then sleep interval_s seconds. On a PostgreSQL store the lock is
+ * a lease (qr_mem_agent_run_leased) and any number of daemons may run. */
 
 /* The message of a run that needs a model when none is configured. */
 #define QR_MEM_AGENT_NO_MODEL                                                                   \
@@ -326,6 +350,8 @@ typedef struct qr_mem_agent_daemon {
                             replaces its model for that agent's client) */
     uint64_t interval_s; /* between rounds (0: 60) */
     bool once;           /* one round, then return */
+    int64_t lease_s;     /* on a PostgreSQL store: a claim's lease in seconds
+                            (0: QR_MEM_AGENT_LEASE_DEFAULT) */
     /* one JSON object per event, without a newline: start, agent-load, agent-remove,
      * agent-run, agent-skip, retry, error, stop (docs/memory-agents.md); NULL: none */
     void (*log)(void *ud, const char *json);
@@ -339,8 +365,8 @@ typedef struct qr_mem_agent_daemon {
 /* Runs the loop until req stops (checked between agents and while sleeping, never inside
  * a run: a run in progress finishes, writes included) or, with once, after one round.
  * *runs_failed counts the runs that failed (each logged as an error). Returns QR_OK;
- * QR_ERUNTIME when another daemon holds the store (err says which pid); QR_EIO when the
- * lock file cannot be opened; QR_ENOMEM. Thread: the caller's; req may be cancelled from
+ * QR_ERUNTIME when another daemon holds the store file (err says which pid); QR_EIO when
+ * the lock file cannot be opened; QR_ENOMEM. Thread: the caller's; req may be cancelled from
  * a signal handler or another thread. */
 int qr_mem_agent_daemon_run(const qr_mem_agent_daemon *o, qr_req *req, size_t *runs_failed,
                             qr_buf *err);

@@ -341,4 +341,37 @@ bool qr_mem_word_valid(const char *s);
  * character, no DEL. The rule every write applies, for callers that check first. */
 bool qr_mem_text_valid(const char *s, size_t n, bool lines);
 
+/* ---- scheduled agents' run state on a server (table due_agents; issue 26) ----
+ * On a PostgreSQL store the memory agents' schedule lives in the database, shared by
+ * every scheduler on every machine: one row per agent with its run state and a lease.
+ * Times, leases' included, are quarry's clock as the caller gives it (now; QUARRY_NOW pins
+ * it), as for qr_store_agent_claim (quarry/store.h). All are QR_EINVAL on an SQLite store (it keeps
+ * STORE.agents.json, src/agents/mem_agent_run.c). QR_EIO when the server fails (err
+ * names it), QR_ENOMEM. */
+typedef struct qr_mem_sched {
+    int64_t last_ok;      /* end of the last successful run; 0: never */
+    int64_t last_attempt; /* end of the last run; 0: never */
+    int64_t runs;         /* runs recorded */
+    int64_t lease_left;   /* seconds left at now of the lease; 0: none or ended */
+    char error[300];      /* the last run's failure, "" when it succeeded */
+    char holder[128];     /* the lease's holder while lease_left > 0, else "" */
+} qr_mem_sched;
+/* The run state of agent (all zero when it never ran). */
+int qr_mem_sched_get(qr_mem *m, const char *agent, int64_t now, qr_mem_sched *out, qr_buf *err);
+/* Claims agent for holder until now + lease_s when nobody holds a lease on it that lasts
+ * past now (an ended lease is taken over), with
+ * SELECT ... FOR UPDATE SKIP LOCKED (a row another claimer is locking is not waited for:
+ * it is taken). *claimed says whether it was; out gets the state (on a refusal, with the
+ * holder and what is left of its lease). */
+int qr_mem_sched_claim(qr_mem *m, const char *agent, const char *holder, int64_t now,
+                       int64_t lease_s, qr_mem_sched *out, bool *claimed, qr_buf *err);
+/* Records holder's run of agent that ended at `when` (ok, or failed with error), the next
+ * due time next_due, runs + 1, and ends the lease. *held is false (nothing changed) when
+ * holder no longer holds it (the lease expired and another claimed it). Inside a
+ * qr_mem_begin transaction it commits with the run's writes, or not at all. */
+int qr_mem_sched_record(qr_mem *m, const char *agent, const char *holder, int64_t when, bool ok,
+                        const char *error, int64_t next_due, bool *held, qr_buf *err);
+/* Ends holder's lease of agent without recording a run (its query had nothing to do). */
+int qr_mem_sched_release(qr_mem *m, const char *agent, const char *holder, qr_buf *err);
+
 #endif

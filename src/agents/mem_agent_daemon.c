@@ -11,7 +11,11 @@
  * finishes before the loop ends. Runs are locked (qr_mem_agent_lock): an agent's lock is
  * held from the due check, made again once it is held, to its recorded state, and the
  * loop holds the daemon lock for its life, so two processes never run one agent at once
- * and a second daemon on a store refuses to start. Its log is one JSON object per event
+ * and a second daemon on a store refuses to start. On a PostgreSQL store there is no
+ * file and no daemon lock: any number of daemons run, each agent's state is its row of
+ * due_agents and its lock a lease on that row (daemon_run_shared, qr_mem_sched_claim), so
+ * daemons on many machines run each due agent once and a dead daemon's lease expires.
+ * Its log is one JSON object per event
  * (start, agent-load, agent-remove, agent-run, agent-skip, retry, error, stop), given to
  * the caller's hook. Also here: listing an agent directory, the model client of an
  * agent, and the one-line text of a failed run, which `mem agent list|run` share.
@@ -349,6 +353,57 @@ static bool due_now(daemon_ctx *d, const qr_mem_agent *ag, const char *statep, i
     return due;
 }
 
+/* Logs a run that returned rc and, with statep (an SQLite store's state file), records its
+ * state there (a leased run on a server recorded its own). False when the run failed. */
+static bool log_run(daemon_ctx *d, dentry *e, qr_buf *fp, int rc, const qr_mem_agent_report *rp,
+                    const qr_buf *errp, const char *statep)
+{
+    const qr_mem_agent *ag = e->agent;
+    bool ok = true;
+    int64_t end = qr_clock_now();
+    qr_buf serr;
+    qr_buf_init(&serr);
+    if (rc == QR_OK && !rp->called) {
+        if (!e->skip_logged) {
+            json_field(fp, "reason", "its query returned no nodes");
+            log_event(&d->log, "agent-skip", fp->p);
+            e->skip_logged = true;
+        }
+    } else if (rc == QR_OK) {
+        e->skip_logged = false;
+        size_t counts[4] = {0};
+        for (size_t i = 0; i < rp->plan.n; i++)
+            for (int b = 0; b < 4; b++)
+                counts[b] += rp->plan.actions[i].kind == (1u << b);
+        qr_buf_printf(fp,
+                      ",\"nodes\":%zu,\"omitted\":%zu,\"applied\":%zu,\"link-add\":%zu,"
+                      "\"weight\":%zu,\"write\":%zu,\"refine\":%zu,\"visits\":%zu,"
+                      "\"input_tokens\":%llu,\"output_tokens\":%llu,\"cache_read_tokens\":%"
+                      "llu,"
+                      "\"ms\":%.0f",
+                      rp->prompt.nshown, rp->prompt.omitted, rp->applied, counts[0], counts[1],
+                      counts[2], counts[3], rp->visits, (unsigned long long)rp->usage.input,
+                      (unsigned long long)rp->usage.output,
+                      (unsigned long long)rp->usage.cache_read, rp->ms);
+        log_event(&d->log, "agent-run", fp->p);
+        if (statep && qr_mem_agent_state_record(statep, ag->name, end, true, NULL, &serr) != QR_OK)
+            log_error(&d->log, ag->name, serr.p ? serr.p : "cannot save the state");
+    } else {
+        char why[700];
+        qr_mem_agent_failure_text(rc, rp, errp, why, sizeof why);
+        json_field(fp, "message", why);
+        if (rc == QR_EINVAL)
+            qr_buf_printf(fp, ",\"problems\":%zu",
+                          rp->plan.nproblems + rp->plan.nproblems_dropped);
+        log_event(&d->log, "error", fp->p);
+        if (statep)
+            qr_mem_agent_state_record(statep, ag->name, end, false, why, &serr);
+        ok = false;
+    }
+    qr_buf_release(&serr);
+    return ok;
+}
+
 /* Runs one agent when it is due; returns false when the run failed. The agent's
  * lock is held from the due check (made again once it is held: another process
  * may have just run it) until its state is recorded. */
@@ -394,49 +449,85 @@ static bool daemon_run(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg, 
     qr_mem_agent_report r;
     int rc = qr_mem_agent_run(ag, m, llm, now, &r, &err);
     qr_llm_free(llm);
-    int64_t end = qr_clock_now();
-    qr_buf serr;
-    qr_buf_init(&serr);
-    if (rc == QR_OK && !r.called) {
-        if (!e->skip_logged) {
-            json_field(&f, "reason", "its query returned no nodes");
-            log_event(&d->log, "agent-skip", f.p);
-            e->skip_logged = true;
-        }
-    } else if (rc == QR_OK) {
-        e->skip_logged = false;
-        size_t counts[4] = {0};
-        for (size_t i = 0; i < r.plan.n; i++)
-            for (int b = 0; b < 4; b++)
-                counts[b] += r.plan.actions[i].kind == (1u << b);
-        qr_buf_printf(&f,
-                      ",\"nodes\":%zu,\"omitted\":%zu,\"applied\":%zu,\"link-add\":%zu,"
-                      "\"weight\":%zu,\"write\":%zu,\"refine\":%zu,\"visits\":%zu,"
-                      "\"input_tokens\":%llu,\"output_tokens\":%llu,\"cache_read_tokens\":%"
-                      "llu,"
-                      "\"ms\":%.0f",
-                      r.prompt.nshown, r.prompt.omitted, r.applied, counts[0], counts[1], counts[2],
-                      counts[3], r.visits, (unsigned long long)r.usage.input,
-                      (unsigned long long)r.usage.output, (unsigned long long)r.usage.cache_read,
-                      r.ms);
-        log_event(&d->log, "agent-run", f.p);
-        if (qr_mem_agent_state_record(statep, ag->name, end, true, NULL, &serr) != QR_OK)
-            log_error(&d->log, ag->name, serr.p ? serr.p : "cannot save the state");
-    } else {
-        char why[700];
-        qr_mem_agent_failure_text(rc, &r, &err, why, sizeof why);
-        json_field(&f, "message", why);
-        if (rc == QR_EINVAL)
-            qr_buf_printf(&f, ",\"problems\":%zu", r.plan.nproblems + r.plan.nproblems_dropped);
-        log_event(&d->log, "error", f.p);
-        qr_mem_agent_state_record(statep, ag->name, end, false, why, &serr);
-        ok = false;
-    }
-    qr_buf_release(&serr);
+    ok = log_run(d, e, &f, rc, &r, &err, statep);
     qr_mem_agent_report_clear(&r);
 done:
     if (locked)
         qr_mem_agent_unlock(locks, ag->name);
+    qr_buf_release(&err);
+    qr_buf_release(&f);
+    return ok;
+}
+
+/* The same on a PostgreSQL store: the state is the agent's row of due_agents, and the run
+ * lock a lease on it (qr_mem_sched_claim), taken when the state says it is due and
+ * checked again once held (another scheduler may have just run it). */
+static bool daemon_run_shared(daemon_ctx *d, dentry *e, qr_mem *m, qr_llm_config *cfg,
+                              const char *holder, int64_t lease_s)
+{
+    qr_mem_agent *ag = e->agent;
+    qr_buf err, f;
+    qr_buf_init(&err);
+    qr_buf_init(&f);
+    json_field(&f, "agent", ag->name);
+    bool ok = true, claimed = false, leased = false;
+    qr_mem_sched st;
+    qr_mem_agent_state s;
+    int64_t now = qr_clock_now();
+    if (qr_mem_sched_get(m, ag->name, now, &st, &err) != QR_OK) {
+        log_error(&d->log, ag->name, err.p ? err.p : "cannot read the agents' run state");
+        ok = false;
+        goto done;
+    }
+    qr_mem_agent_state_of(&st, &s);
+    if (!qr_mem_agent_due(ag, &s, now, NULL))
+        goto done;
+    if (qr_mem_sched_claim(m, ag->name, holder, now, lease_s, &st, &claimed, &err) != QR_OK) {
+        log_error(&d->log, ag->name, err.p ? err.p : "cannot claim the agent");
+        ok = false;
+        goto done;
+    }
+    if (!claimed) { /* another scheduler holds it */
+        if (!e->busy_logged) {
+            char why[400];
+            snprintf(why, sizeof why,
+                     "agent '%s' is running in another process (%s, its lease ends in %lld s)",
+                     ag->name, st.holder[0] ? st.holder : "another scheduler",
+                     (long long)st.lease_left);
+            json_field(&f, "reason", why);
+            log_event(&d->log, "agent-skip", f.p);
+            e->busy_logged = true;
+        }
+        goto done;
+    }
+    leased = true;
+    e->busy_logged = false;
+    qr_mem_agent_state_of(&st, &s);
+    now = qr_clock_now();
+    if (!qr_mem_agent_due(ag, &s, now, NULL))
+        goto done;
+    qr_llm *llm = qr_mem_agent_client(cfg, ag);
+    if (!llm) {
+        json_field(&f, "message", QR_MEM_AGENT_NO_MODEL);
+        log_event(&d->log, "error", f.p);
+        ok = false;
+        goto done;
+    }
+    qr_llm_set_log(llm, daemon_retry, &d->log);
+    qr_mem_agent_report r;
+    qr_turn_ctx tc = {.llm = llm, .source = "mem_agent"};
+    int rc = qr_mem_agent_run_leased(ag, m, &tc, now, holder, &st, &r, &err);
+    leased = false; /* recorded or released */
+    qr_llm_free(llm);
+    ok = log_run(d, e, &f, rc, &r, &err, NULL);
+    qr_mem_agent_report_clear(&r);
+done:
+    if (leased) {
+        qr_buf rerr;
+        qr_buf_init(&rerr);
+        qr_mem_sched_release(m, ag->name, holder, &rerr);
+        qr_buf_release(&rerr);
+    }
     qr_buf_release(&err);
     qr_buf_release(&f);
     return ok;
@@ -454,15 +545,22 @@ int qr_mem_agent_daemon_run(const qr_mem_agent_daemon *o, qr_req *req, size_t *r
     qr_buf_init(&statep);
     qr_mem_agent_locks locks = {-1};
     int rc = QR_OK;
-    qr_mem_agent_state_path(qr_mem_path(o->mem), &statep);
-    /* one daemon per store, for its whole life */
-    if (statep.failed) {
-        rc = QR_ENOMEM;
-        goto done;
+    /* a store on a server: any number of daemons, each agent claimed with a lease; a file:
+     * one daemon per store, for its whole life */
+    bool shared = qr_mem_on_server(o->mem);
+    char holder[160];
+    qr_mem_agent_holder(holder, sizeof holder);
+    int64_t lease_s = o->lease_s > 0 ? o->lease_s : QR_MEM_AGENT_LEASE_DEFAULT;
+    if (!shared) {
+        qr_mem_agent_state_path(qr_mem_path(o->mem), &statep);
+        if (statep.failed) {
+            rc = QR_ENOMEM;
+            goto done;
+        }
+        if ((rc = qr_mem_agent_locks_open(&locks, statep.p, err)) != QR_OK ||
+            (rc = qr_mem_agent_lock_daemon(&locks, qr_mem_path(o->mem), err)) != QR_OK)
+            goto done;
     }
-    if ((rc = qr_mem_agent_locks_open(&locks, statep.p, err)) != QR_OK ||
-        (rc = qr_mem_agent_lock_daemon(&locks, qr_mem_path(o->mem), err)) != QR_OK)
-        goto done;
     uint64_t interval = o->interval_s ? o->interval_s : 60;
     qr_buf f;
     qr_buf_init(&f);
@@ -470,12 +568,18 @@ int qr_mem_agent_daemon_run(const qr_mem_agent_daemon *o, qr_req *req, size_t *r
     json_field(&f, "store", qr_mem_path(o->mem));
     qr_buf_printf(&f, ",\"interval\":%llu,\"once\":%s,\"pid\":%ld", (unsigned long long)interval,
                   o->once ? "true" : "false", (long)getpid());
+    if (shared) {
+        json_field(&f, "holder", holder);
+        qr_buf_printf(&f, ",\"lease\":%lld", (long long)lease_s);
+    }
     log_event(&d.log, "start", f.p);
     qr_buf_release(&f);
     while (!qr_req_stopped(req)) {
         rescan(&d);
         for (size_t i = 0; i < d.n && !qr_req_stopped(req); i++)
-            if (d.e[i].agent && !daemon_run(&d, &d.e[i], o->mem, o->llm, statep.p, &locks))
+            if (d.e[i].agent &&
+                !(shared ? daemon_run_shared(&d, &d.e[i], o->mem, o->llm, holder, lease_s)
+                         : daemon_run(&d, &d.e[i], o->mem, o->llm, statep.p, &locks)))
                 (*runs_failed)++;
         if (o->once)
             break;

@@ -26,6 +26,14 @@
  * nothing, or that failed, leaves none, so a failing agent would be retried every round; and the
  * store's schema belongs to the memory module); keeping the times only in the
  * daemon's memory (a restart would run every agent again at once).
+ *
+ * On a PostgreSQL store (issue 26) there is no file: the run state is a row of the
+ * database's due_agents table (qr_mem_sched_*, quarry/memory.h), and who runs an agent is a
+ * lease on that row (FOR UPDATE SKIP LOCKED, an expiry on the server's clock) instead of an
+ * fcntl lock, so schedulers on many machines share one schedule. A leased run records its
+ * state inside the transaction of its actions and visits, and only while the lease is
+ * still its own: a run that outlived its lease (another process took the agent over) keeps
+ * nothing, so an agent's effects land once per due period however many schedulers race.
  */
 #include "quarry/date.h"
 #include "quarry/mem_agent.h"
@@ -117,8 +125,13 @@ int qr_mem_agent_run(const qr_mem_agent *a, qr_mem *m, qr_llm *llm, int64_t now,
     return qr_mem_agent_run_turn(a, m, &tc, now, r, err);
 }
 
+/* before_commit (NULL: none) runs inside the transaction of the reply's actions and the
+ * visits, after them: anything but QR_OK rolls the whole run back. */
+typedef int (*commit_hook)(void *ud, qr_mem *m, qr_buf *err);
+
 static int run_turn(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int64_t now,
-                    qr_mem_agent_report *r, qr_buf *err)
+                    commit_hook before_commit, void *hook_ud, qr_mem_agent_report *r,
+                    qr_buf *err)
 {
     memset(r, 0, sizeof *r);
     if (!now)
@@ -178,6 +191,8 @@ static int run_turn(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int
         else if (rc != QR_ENOMEM)
             rc = QR_ERUNTIME;
     }
+    if (rc == QR_OK && before_commit)
+        rc = before_commit(hook_ud, m, err);
     if (rc == QR_OK) {
         rc = qr_mem_commit(m, err);
         if (rc != QR_OK && rc != QR_ENOMEM)
@@ -195,9 +210,100 @@ static int run_turn(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int
 int qr_mem_agent_run_turn(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int64_t now,
                           qr_mem_agent_report *r, qr_buf *err)
 {
-    int rc = run_turn(a, m, tc, now, r, err);
+    int rc = run_turn(a, m, tc, now, NULL, NULL, r, err);
     if (r->called)
         trace_run(tc, a, r, rc, err);
+    return rc;
+}
+
+/* ---- a run under a lease (a PostgreSQL store) ---- */
+
+void qr_mem_agent_state_of(const qr_mem_sched *s, qr_mem_agent_state *out)
+{
+    memset(out, 0, sizeof *out);
+    out->last_ok = s->last_ok;
+    out->last_attempt = s->last_attempt;
+    snprintf(out->error, sizeof out->error, "%s", s->error);
+}
+
+void qr_mem_agent_holder(char *out, size_t cap)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "localhost");
+    snprintf(out, cap, "%.100s pid %ld", host, (long)getpid());
+}
+
+/* The next due time after a run that ended at when (ok or not), for the due column: the
+ * daemon's rule (qr_mem_agent_due) decides, this only shows it. On-demand: never. */
+static int64_t next_due(const qr_mem_agent *a, const qr_mem_sched *before, int64_t when, bool ok)
+{
+    if (a->period <= 0)
+        return INT64_MAX;
+    qr_mem_agent_state s;
+    qr_mem_agent_state_of(before, &s);
+    s.last_attempt = when;
+    if (ok)
+        s.last_ok = when;
+    int64_t next = 0;
+    qr_mem_agent_due(a, &s, when, &next);
+    return next;
+}
+
+typedef struct lease_ctx {
+    const qr_mem_agent *a;
+    const char *holder;
+    const qr_mem_sched *before;
+    bool lost; /* the lease was another's by the end of the run */
+} lease_ctx;
+
+/* Inside the run's transaction: the run and its record commit together, and only while
+ * the lease is still this process's. */
+static int record_in_tx(void *ud, qr_mem *m, qr_buf *err)
+{
+    lease_ctx *c = ud;
+    int64_t end = qr_clock_now();
+    bool held = false;
+    int rc = qr_mem_sched_record(m, c->a->name, c->holder, end, true, NULL,
+                                 next_due(c->a, c->before, end, true), &held, err);
+    if (rc != QR_OK)
+        return rc == QR_ENOMEM ? rc : QR_ERUNTIME;
+    if (!held) {
+        c->lost = true;
+        if (err)
+            qr_buf_printf(err,
+                          "agent '%s': its lease ended before the run did and another "
+                          "process claimed it; nothing of this run was kept (a longer "
+                          "--lease outlasts a run)",
+                          c->a->name);
+        return QR_ERUNTIME;
+    }
+    return QR_OK;
+}
+
+int qr_mem_agent_run_leased(const qr_mem_agent *a, qr_mem *m, const qr_turn_ctx *tc, int64_t now,
+                            const char *holder, const qr_mem_sched *before,
+                            qr_mem_agent_report *r, qr_buf *err)
+{
+    lease_ctx c = {a, holder, before, false};
+    int rc = run_turn(a, m, tc, now, tc->llm ? record_in_tx : NULL, &c, r, err);
+    if (r->called)
+        trace_run(tc, a, r, rc, err);
+    qr_buf e2;
+    qr_buf_init(&e2);
+    if ((rc == QR_OK && r->called) || c.lost) {
+        /* recorded in the run's transaction; or the lease is another's: nothing to record */
+    } else if (r->called) {
+        char why[700];
+        qr_mem_agent_failure_text(rc, r, err, why, sizeof why);
+        int64_t end = qr_clock_now();
+        bool held = false;
+        qr_mem_sched_record(m, a->name, holder, end, false, why, next_due(a, before, end, false),
+                            &held, &e2);
+    } else {
+        qr_mem_sched_release(m, a->name, holder, &e2);
+    }
+    qr_buf_release(&e2);
     return rc;
 }
 

@@ -48,6 +48,8 @@ const char cli_mem_agent_help[] =
     "  --agents DIR              the agent files (default: "
     "$QUARRY_MEMORY_AGENTS, else\n"
     "                            agents/ beside the store file)\n"
+    "  --lease DURATION          run on a PostgreSQL store: the agent's lease "
+    "(default 15m)\n"
     "\n"
     "An agent is a file DIR/NAME.toml with [query] pipeline, [prompt] template "
     "or\n"
@@ -64,6 +66,9 @@ const char cli_mem_daemon_help[] =
     "  --interval SECONDS        time between rounds (default 60)\n"
     "  --log FILE                append the JSON-lines log to FILE (default: "
     "stderr)\n"
+    "  --lease DURATION          on a PostgreSQL store: how long a claim on an agent "
+    "lasts\n"
+    "                            (default 15m; 30, 90s, 15m, 1h)\n"
     "\n"
     "Each round rescans the directory (new and edited files are picked up; a "
     "broken one\n"
@@ -76,9 +81,11 @@ const char cli_mem_daemon_help[] =
     "times are\n"
     "kept in STORE.agents.json. SIGTERM or SIGINT: the current run finishes, "
     "then exit 0.\n"
-    "One daemon per store: a second one refuses to start (exit 1); an agent that "
+    "One daemon per store file: a second one refuses to start (exit 1); an agent that "
     "another\n"
-    "process is running is skipped.\n";
+    "process is running is skipped. On a PostgreSQL store the times are in the database\n"
+    "and any number of daemons may run: each claims a due agent with a lease, and a\n"
+    "lease whose daemon died expires, so another takes the agent over.\n";
 
 #define DEFAULT_INTERVAL 60
 
@@ -148,6 +155,31 @@ static char *agents_dir(cli_mem_opts *o, const char *opt)
         qr_buf_append(&b, s, (size_t)(slash - s) + 1);
     qr_buf_puts(&b, "agents");
     return b.failed ? NULL : qr_buf_detach(&b, NULL);
+}
+
+/* --lease: N seconds, or N with s, m or h; 1 second to 1 day. */
+static bool parse_lease(const char *v, int64_t *out)
+{
+    char *end = NULL;
+    if (!v || *v < '0' || *v > '9')
+        return false;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || n <= 0 || n > 86400)
+        return false;
+    int64_t mul = 1;
+    if (*end == 'm')
+        mul = 60;
+    else if (*end == 'h')
+        mul = 3600;
+    else if (*end && *end != 's')
+        return false;
+    if (*end && end[1])
+        return false;
+    if (n * mul > 86400)
+        return false;
+    *out = n * mul;
+    return true;
 }
 
 /* ---- the model ---- */
@@ -357,8 +389,16 @@ static int agent_list(cli_mem_opts *o, const char *dir)
     const char *sp = store_path(o);
     qr_buf statep;
     qr_buf_init(&statep);
-    if (sp)
+    qr_mem *sm = NULL; /* a store on a server: its run state is there */
+    if (sp && qr_store_backend_of(sp) == QR_STORE_POSTGRES) {
+        int st = cli_mem_open(o, false, &sm);
+        if (st != EXIT_OK) {
+            qr_mem_agent_files_free(files, n);
+            return st;
+        }
+    } else if (sp) {
         qr_mem_agent_state_path(sp, &statep);
+    }
     int64_t now = qr_clock_now();
     qr_arena a;
     qr_arena_init(&a, 0);
@@ -386,8 +426,13 @@ static int agent_list(cli_mem_opts *o, const char *dir)
             memset(&st, 0, sizeof st);
             qr_buf serr;
             qr_buf_init(&serr);
-            if (statep.p)
+            if (sm) {
+                qr_mem_sched ss;
+                if (qr_mem_sched_get(sm, ag->name, now, &ss, &serr) == QR_OK)
+                    qr_mem_agent_state_of(&ss, &st);
+            } else if (statep.p) {
                 qr_mem_agent_state_get(statep.p, ag->name, &st, &serr);
+            }
             qr_buf_release(&serr);
             int64_t next = 0;
             bool due = qr_mem_agent_due(ag, &st, now, &next);
@@ -423,6 +468,7 @@ static int agent_list(cli_mem_opts *o, const char *dir)
         print_val(stdout, o->fmt, qr_vecb_finish(&rows, QR_T_VEC));
     qr_arena_release(&a);
     qr_buf_release(&statep);
+    qr_mem_close(sm);
     qr_mem_agent_files_free(files, n);
     return status;
 }
@@ -430,7 +476,7 @@ static int agent_list(cli_mem_opts *o, const char *dir)
 /* ---- agent run ---- */
 
 static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dry, bool fmt_given,
-                     const char *trace)
+                     const char *trace, int64_t lease_s)
 {
     if (!qr_mem_agent_name_valid(name, strlen(name)))
         return cli_mem_usage(o,
@@ -456,6 +502,7 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     qr_buf statep;
     qr_buf_init(&statep);
     qr_mem_agent_locks locks = {-1};
+    bool leased = false;
     qr_trace *tf = NULL;
     int rc = qr_mem_agent_load(&ag, path, &err);
     if (rc != QR_OK) {
@@ -491,8 +538,37 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     }
     if ((status = cli_mem_open(o, false, &m)) != EXIT_OK)
         goto done;
-    qr_mem_agent_state_path(qr_mem_path(m), &statep);
-    if (!dry) {
+    bool shared = qr_mem_on_server(m);
+    char holder[160];
+    qr_mem_agent_holder(holder, sizeof holder);
+    qr_mem_sched sched;
+    memset(&sched, 0, sizeof sched);
+    if (!shared)
+        qr_mem_agent_state_path(qr_mem_path(m), &statep);
+    if (!dry && shared) {
+        /* the agent's lease, held until its run is recorded: one run of an agent at a time
+         * across every machine on the store */
+        bool claimed = false;
+        qr_buf_reset(&err);
+        if (qr_mem_sched_claim(m, ag->name, holder, qr_clock_now(), lease_s, &sched, &claimed,
+                               &err) != QR_OK) {
+            cli_error(o->asked, "error", 0, 0, err.p ? err.p : "cannot claim the agent");
+            status = EXIT_FAILED;
+            goto done;
+        }
+        if (!claimed) {
+            char msg[600];
+            snprintf(msg, sizeof msg,
+                     "agent '%s' is running in another process (%s, its lease ends in %lld s); "
+                     "wait for that run to finish, then try again",
+                     ag->name, sched.holder[0] ? sched.holder : "another scheduler",
+                     (long long)sched.lease_left);
+            cli_error(o->asked, "error", 0, 0, msg);
+            status = EXIT_FAILED;
+            goto done;
+        }
+        leased = true;
+    } else if (!dry) {
         /* held until the state is recorded: one run of an agent at a time */
         qr_buf_reset(&err);
         if (statep.failed || qr_mem_agent_locks_open(&locks, statep.p, &err) != QR_OK ||
@@ -515,7 +591,12 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     }
     int64_t now = qr_clock_now();
     qr_turn_ctx tc = {.llm = llm, .req = cli_req(), .trace = tf, .source = "mem_agent"};
-    rc = qr_mem_agent_run_turn(ag, m, &tc, now, &r, &err);
+    if (leased) {
+        rc = qr_mem_agent_run_leased(ag, m, &tc, now, holder, &sched, &r, &err);
+        leased = false; /* recorded or released */
+    } else {
+        rc = qr_mem_agent_run_turn(ag, m, &tc, now, &r, &err);
+    }
     if (tf) {
         char why[700] = "";
         if (rc != QR_OK)
@@ -554,13 +635,15 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     qr_buf_init(&serr);
     int64_t end = qr_clock_now();
     if (rc == QR_OK) {
-        if (r.called && qr_mem_agent_state_record(statep.p, ag->name, end, true, NULL, &serr))
+        if (r.called && !shared &&
+            qr_mem_agent_state_record(statep.p, ag->name, end, true, NULL, &serr))
             fprintf(stderr, "quarry: warning: %s\n", serr.p ? serr.p : "state not saved");
         print_run(o->fmt, ag, &r);
     } else {
         char why[700];
         qr_mem_agent_failure_text(rc, &r, &err, why, sizeof why);
-        if (r.called && qr_mem_agent_state_record(statep.p, ag->name, end, false, why, &serr))
+        if (r.called && !shared &&
+            qr_mem_agent_state_record(statep.p, ag->name, end, false, why, &serr))
             fprintf(stderr, "quarry: warning: %s\n", serr.p ? serr.p : "state not saved");
         if (rc == QR_EINVAL && (r.plan.nproblems || r.plan.nproblems_dropped)) {
             print_problems(o->fmt, ag, &r.plan);
@@ -575,6 +658,12 @@ static int agent_run(cli_mem_opts *o, const char *dir, const char *name, bool dr
     }
     qr_buf_release(&serr);
 done:
+    if (leased) { /* claimed, then stopped before the run */
+        qr_buf rerr;
+        qr_buf_init(&rerr);
+        qr_mem_sched_release(m, ag->name, holder, &rerr);
+        qr_buf_release(&rerr);
+    }
     qr_trace_free(tf);
     qr_mem_agent_locks_close(&locks);
     qr_buf_release(&statep);
@@ -592,6 +681,7 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
 {
     const char *verb = NULL, *name = NULL, *dir_opt = NULL, *trace = NULL;
     bool dry = false, fmt_given = o->fmt != FMT_DEFAULT;
+    int64_t lease_s = QR_MEM_AGENT_LEASE_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         cli_format before = o->fmt;
@@ -614,6 +704,12 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
             if (i + 1 >= argc || !*argv[i + 1])
                 return cli_mem_usage(o, "option '--trace' needs a file");
             trace = argv[++i];
+        } else if (!strcmp(a, "--lease")) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return cli_mem_usage(o, "option '--lease' needs a duration");
+            if (!parse_lease(argv[++i], &lease_s))
+                return cli_mem_usage(o, "bad --lease '%s': expected 1s to 24h (30, 90s, 15m, 1h)",
+                                     argv[i]);
         } else if (a[0] == '-' && a[1]) {
             return cli_mem_unknown_option(o, a);
         } else if (!verb) {
@@ -642,7 +738,8 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
     char *dir = agents_dir(o, dir_opt);
     if (!dir)
         return EXIT_USAGE;
-    int status = list ? agent_list(o, dir) : agent_run(o, dir, name, dry, fmt_given, trace);
+    int status =
+        list ? agent_list(o, dir) : agent_run(o, dir, name, dry, fmt_given, trace, lease_s);
     free(dir);
     return status;
 }
@@ -678,6 +775,7 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     const char *dir_opt = NULL, *log_path = NULL;
     bool once = false;
     uint64_t interval = DEFAULT_INTERVAL;
+    int64_t lease_s = QR_MEM_AGENT_LEASE_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int c = cli_mem_option(argc, argv, &i, o);
@@ -689,6 +787,12 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
             continue;
         if (!strcmp(a, "--once")) {
             once = true;
+        } else if (!strcmp(a, "--lease")) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return cli_mem_usage(o, "option '--lease' needs a duration");
+            if (!parse_lease(argv[++i], &lease_s))
+                return cli_mem_usage(o, "bad --lease '%s': expected 1s to 24h (30, 90s, 15m, 1h)",
+                                     argv[i]);
         } else if (!strcmp(a, "--agents") || !strcmp(a, "--log") || !strcmp(a, "--interval")) {
             if (i + 1 >= argc || !*argv[i + 1])
                 return cli_mem_usage(o, "option '%s' needs a value", a);
@@ -747,7 +851,8 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
     cli_on_stop_signals(on_signal, 0);
 
     qr_mem_agent_daemon dopts = {.dir = dir, .mem = m, .llm = &cfg, .interval_s = interval,
-                                 .once = once, .log = log_line, .stop_reason = signal_name,
+                                 .once = once, .lease_s = lease_s, .log = log_line,
+                                 .stop_reason = signal_name,
                                  .log_ud = logf};
     size_t runs_failed = 0;
     qr_buf err;

@@ -275,10 +275,12 @@ static const qr_tool_param mem_query_params[] = {
 static const qr_tool_param mem_agent_params[] = {
     P_FLAG("dry-run", "print the filled prompt; no model call, no write"),
     P_STR("trace", "write the model call and the run as JSON lines"),
-    P_STR("agents", "the agent files"), P_MEM_COMMON, P_END};
+    P_STR("agents", "the agent files"),
+    P_STR("lease", "on a PostgreSQL store: the agent's lease (15m)"), P_MEM_COMMON, P_END};
 static const qr_tool_param mem_daemon_params[] = {
     P_STR("agents", "the agent files"), P_FLAG("once", "one round, then exit"),
     P_INT("interval", "seconds between rounds"), P_STR("log", "append the JSON-lines log to FILE"),
+    P_STR("lease", "on a PostgreSQL store: how long a claim on an agent lasts (15m)"),
     P_MEM_COMMON, P_END};
 
 #define MEM_SUB(n, s, u, p) {.name = n, .summary = s, .usage = u, .params = p, .own = cmd_mem}

@@ -202,3 +202,128 @@ int qr__mem_pg_stats(qr_mem *m, qr_mem_stats *out, qr_buf *err)
     qr_store_rows_free(&r);
     return QR_OK;
 }
+
+/* ---- scheduled agents' run state and leases (quarry/memory.h, qr_mem_sched_*) ---- */
+
+static int sched_server(qr_mem *m, qr_buf *err)
+{
+    if (m->pg)
+        return QR_OK;
+    if (err)
+        qr_buf_puts(err, "the agents' run state is in the database only on a PostgreSQL store");
+    return QR_EINVAL;
+}
+
+/* last_ok, last_attempt, runs, lease_left, error, holder, with $NOW the caller's time */
+#define SCHED_COLS(NOW)                                                                        \
+    "last_ok, last_attempt, runs,"                                                             \
+    " CASE WHEN lease_until > " NOW " THEN lease_until - " NOW " ELSE 0 END,"                  \
+    " coalesce(error, ''), CASE WHEN lease_until > " NOW " THEN coalesce(holder, '') ELSE ''"  \
+    " END"
+
+static void sched_fill(const qr_store_rows *r, qr_mem_sched *out)
+{
+    out->last_ok = num(r, 0, 0);
+    out->last_attempt = num(r, 0, 1);
+    out->runs = num(r, 0, 2);
+    out->lease_left = num(r, 0, 3);
+    const char *e = qr_store_rows_get(r, 0, 4), *h = qr_store_rows_get(r, 0, 5);
+    snprintf(out->error, sizeof out->error, "%s", e ? e : "");
+    snprintf(out->holder, sizeof out->holder, "%s", h ? h : "");
+}
+
+int qr_mem_sched_get(qr_mem *m, const char *agent, int64_t now, qr_mem_sched *out, qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = sched_server(m, err);
+    if (rc)
+        return rc;
+    char n[24];
+    snprintf(n, sizeof n, "%" PRId64, now);
+    const char *p[] = {agent, n};
+    qr_store_rows r;
+    rc = exec(m, "SELECT " SCHED_COLS("$2::bigint") " FROM due_agents WHERE agent = $1", 2, p, &r,
+              "read the agents' run state", NULL, err);
+    if (rc)
+        return rc;
+    if (r.n == 1)
+        sched_fill(&r, out);
+    qr_store_rows_free(&r);
+    return QR_OK;
+}
+
+int qr_mem_sched_claim(qr_mem *m, const char *agent, const char *holder, int64_t now,
+                       int64_t lease_s, qr_mem_sched *out, bool *claimed, qr_buf *err)
+{
+    *claimed = false;
+    memset(out, 0, sizeof *out);
+    int rc = sched_server(m, err);
+    if (rc)
+        return rc;
+    char n[24], u[24];
+    snprintf(n, sizeof n, "%" PRId64, now);
+    snprintf(u, sizeof u, "%" PRId64, now + lease_s);
+    const char *p[] = {agent, holder, n, u};
+    /* the row first (due 0: an agent never run is due; its own rule decides, from the run
+     * state): then one statement locks it, skipping a row another claimer is locking,
+     * and leases it before any other claimer can see it free */
+    rc = exec(m, "INSERT INTO due_agents(agent, due) VALUES ($1, 0) ON CONFLICT DO NOTHING", 1, p,
+              NULL, "claim an agent", NULL, err);
+    qr_store_rows r;
+    if (rc == QR_OK)
+        rc = exec(m,
+                  "UPDATE due_agents SET holder = $2, lease_until = $4::bigint"
+                  " WHERE agent = (SELECT agent FROM due_agents WHERE agent = $1"
+                  "  AND (lease_until IS NULL OR lease_until <= $3::bigint)"
+                  "  FOR UPDATE SKIP LOCKED)"
+                  " RETURNING " SCHED_COLS("$3::bigint"),
+                  4, p, &r, "claim an agent", NULL, err);
+    if (rc)
+        return rc;
+    if (r.n == 1) {
+        sched_fill(&r, out);
+        *claimed = true;
+        qr_store_rows_free(&r);
+        return QR_OK;
+    }
+    qr_store_rows_free(&r);
+    return qr_mem_sched_get(m, agent, now, out, err); /* who holds it, for the message */
+}
+
+int qr_mem_sched_record(qr_mem *m, const char *agent, const char *holder, int64_t when, bool ok,
+                        const char *error, int64_t next_due, bool *held, qr_buf *err)
+{
+    *held = false;
+    int rc = sched_server(m, err);
+    if (rc)
+        return rc;
+    char w[24], d[24];
+    snprintf(w, sizeof w, "%" PRId64, when);
+    snprintf(d, sizeof d, "%" PRId64, next_due);
+    const char *why = ok ? NULL : error && *error ? error : "failed";
+    const char *p[] = {agent, holder, w, ok ? "t" : "f", why, d};
+    qr_store_rows r;
+    rc = exec(m,
+              "UPDATE due_agents SET last_attempt = $3::bigint,"
+              " last_ok = CASE WHEN $4::boolean THEN $3::bigint ELSE last_ok END,"
+              " error = $5, due = $6::bigint, runs = runs + 1, holder = NULL, lease_until = NULL"
+              " WHERE agent = $1 AND holder = $2",
+              6, p, &r, "record an agent's run", NULL, err);
+    if (rc)
+        return rc;
+    *held = r.changed == 1;
+    qr_store_rows_free(&r);
+    return QR_OK;
+}
+
+int qr_mem_sched_release(qr_mem *m, const char *agent, const char *holder, qr_buf *err)
+{
+    int rc = sched_server(m, err);
+    if (rc)
+        return rc;
+    const char *p[] = {agent, holder};
+    return exec(m,
+                "UPDATE due_agents SET holder = NULL, lease_until = NULL"
+                " WHERE agent = $1 AND holder = $2",
+                2, p, NULL, "release an agent", NULL, err);
+}

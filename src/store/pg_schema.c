@@ -16,7 +16,8 @@
  * a stored tsvector with a GIN index instead of FTS5. due_agents is the scheduler's lease
  * table: an agent is due at `due` (Unix seconds); a scheduler claims it with SELECT ... FOR
  * UPDATE SKIP LOCKED and writes its holder and lease_until, so a crashed holder's lease
- * expires.
+ * expires. Migration 2 adds the memory agents' run state to that table (last_ok,
+ * last_attempt, error: what STORE.agents.json holds for an SQLite store).
  *
  * Rejected: one table per agent or a schema per agent (agents share what they learn:
  * that is the point of the shared store); TIMESTAMPTZ columns (the SQLite store keeps Unix
@@ -54,6 +55,11 @@ static const qr_store_migration migrations[] = {
      "CREATE TABLE due_agents(agent text PRIMARY KEY, due bigint NOT NULL,"
      " holder text, lease_until bigint, runs bigint NOT NULL DEFAULT 0);"
      "CREATE INDEX due_agents_due ON due_agents(due);"},
+    /* the scheduled memory agents' run state (src/agents/mem_agent_run.c): on a shared
+     * store it lives beside the lease, not in a file on one machine */
+    {2, "memory agents' run state in due_agents",
+     "ALTER TABLE due_agents ADD COLUMN last_ok bigint NOT NULL DEFAULT 0,"
+     " ADD COLUMN last_attempt bigint NOT NULL DEFAULT 0, ADD COLUMN error text;"},
 };
 
 const qr_store_migration *qr_store_pg_migrations(size_t *n)

@@ -88,8 +88,49 @@ def includes(f):
                 plain.add(os.path.basename(m.group(2)))
     return sorted(every), sorted(plain)
 
+DEFINED = None
+DEAD = {}
+def dead_lines(f):
+    """lines of f under #if 0 or #ifdef / #if defined(X) of a macro no file #defines: code
+    the build leaves out as the tree stands"""
+    global DEFINED
+    if DEFINED is None:
+        DEFINED = set()
+        for g in FILES:
+            DEFINED |= set(re.findall(r"^\s*#\s*define\s+(\w+)", text(g), re.M))
+    if f in DEAD:
+        return DEAD[f]
+    dead, stack = set(), []  # stack of (this branch dead, decided by us)
+    for i, l in enumerate(text(f).split("\n"), 1):
+        m = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", l)
+        if m:
+            d, rest = m.group(1), m.group(2).strip()
+            if d in ("if", "ifdef", "ifndef"):
+                off = None
+                if d == "ifdef" and rest.split() and rest.split()[0] not in DEFINED:
+                    off = True
+                elif d == "if" and re.fullmatch(r"0", rest.split("/")[0].strip()):
+                    off = True
+                elif d == "if" and re.fullmatch(r"defined\s*\(?\s*(\w+)\s*\)?", rest.split("/")[0].strip()):
+                    off = re.fullmatch(r"defined\s*\(?\s*(\w+)\s*\)?", rest.split("/")[0].strip()).group(1) not in DEFINED or None
+                stack.append([bool(off), off is not None])
+            elif d == "else" and stack:
+                if stack[-1][1]:
+                    stack[-1][0] = not stack[-1][0]
+            elif d == "elif" and stack:
+                stack[-1] = [False, False]
+            elif d == "endif" and stack:
+                stack.pop()
+            continue
+        if any(x[0] for x in stack):
+            dead.add(i)
+    DEAD[f] = dead
+    return dead
+
 def callers(name):
-    return sorted({r[1] for r in cscope(3, name) if r[1] != "<global>"})
+    """the functions cscope says call name (a function or a macro), outside disabled code"""
+    return sorted({r[1] for r in cscope(3, name) if r[1] not in ("<global>", "defined")
+                   and int(r[2]) not in dead_lines(r[0])})
 
 MEMBERS = {t["name"] for t in TAGS if t.get("kind") == "member"}
 KNOWN = {t["name"] for t in TAGS if t.get("kind") in ("function", "prototype", "macro")}

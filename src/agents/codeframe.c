@@ -326,7 +326,8 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
     for (size_t i = 0; i < n; i++) {
         if (t[i].id)
             continue;
-        bool after_in = i > 0 && t[i - 1].id == W_IN;
+        bool after_in = i > 0 && (t[i - 1].id == W_IN ||
+                                  (t[i - 1].id == W_FROM && t[i].path && i + 1 == n));
         if (after_in && in < 0 && path_chars(t[i].w)) {
             in = (int)i;
             continue;
@@ -384,6 +385,8 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
             return false;
         f->rel = CF_COUNT;
         f->subject_path = true;
+        if (f->what != CF_FUNCTIONS)
+            return false;
         snprintf(f->subject, sizeof f->subject, "%s", w->w);
         f->in[0] = '\0';
         return true;
@@ -466,6 +469,10 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
         else
             f->rel = after ? CF_INCLUDERS : CF_INCLUDES;
         f->subject_path = true;
+        /* "which headers include H": the includers that are headers */
+        for (int i = 0; i < iverb && f->rel == CF_INCLUDERS; i++)
+            if (t[i].id == W_FILES && !strncasecmp(t[i].w, "header", 6))
+                f->headers = true;
         return f->rel != CF_NONE && !f->in[0];
     }
     if (has(t, n, W_INCLUDERS) && subject_path) {
@@ -478,8 +485,8 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
     }
     if (subject_path) {
         /* "functions in FILE", "structs of ae.h", "FILE's functions", "headers of FILE" */
-        if ((has(t, n, W_FUNCS) || has(t, n, W_STRUCTS) || has(t, n, W_MACROS)) &&
-            !has(t, n, W_DEFINE) && in < 0) {
+        if ((has(t, n, W_FUNCS) || has(t, n, W_STRUCTS) || has(t, n, W_MACROS)) && in < 0 &&
+            !has(t, n, W_WHERE) && !has(t, n, W_COUNT)) {
             snprintf(f->in, sizeof f->in, "%s", f->subject);
             f->subject[0] = '\0';
             f->subject_path = false;
@@ -502,6 +509,9 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
                 t[i].id != W_STATIC)
                 return false;
         f->rel = CF_DEFINITION;
+        f->kind_given = has(t, n, W_FUNCS) || has(t, n, W_STRUCTS) || has(t, n, W_MACROS);
+        if (has(t, n, W_FUNCS) + has(t, n, W_STRUCTS) + has(t, n, W_MACROS) > 1)
+            return false;
         return true;
     }
     return false;

@@ -44,6 +44,8 @@ typedef struct cf_frame {
     bool statics;          /* only static functions */
     bool transitive;       /* "eventually", "indirectly": the whole chain */
     bool inactive;         /* "including disabled code": code under a false #if too */
+    bool headers;          /* CF_INCLUDERS: "which headers include H": only headers */
+    bool kind_given;       /* "the struct X", "the macro X": f->what says which kind */
 } cf_frame;
 
 /* Reads question (already normalized) into f. `known` (may be NULL) says whether a word

@@ -778,8 +778,10 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "  FILTER(?n = \"%1$s\" || ?n = CONCAT(\"<\", \"%1$s\", \">\") || "
                           "?p = \"%1$s\" ||\n"
                           "         STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
+                          "%3$s"
                           "} ORDER BY ?file",
-                      s, f->transitive ? "+" : "");
+                      s, f->transitive ? "+" : "",
+                      f->headers ? "  FILTER(REGEX(?file, \"[.](h|hh|hpp|hxx|H)$\"))\n" : "");
         break;
     case CF_INCLUDES:
         *name = "file-includes";
@@ -803,6 +805,12 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "     code:endLine ?end .\n"
                           "  BIND(STRAFTER(STR(?k), \"#\") AS ?kind)\n",
                       s);
+        if (f->kind_given)
+            qr_buf_puts(&q, f->what == CF_STRUCTS  ? "  FILTER(?kind IN (\"Struct\", \"Union\", "
+                                                    "\"Enum\", \"Typedef\"))\n"
+                            : f->what == CF_MACROS ? "  FILTER(?kind = \"Macro\")\n"
+                                                   : "  FILTER(?kind IN (\"Function\", "
+                                                     "\"Declaration\"))\n");
         place_filter(&q, "file", f->in);
         qr_buf_puts(&q, "} ORDER BY ?kind ?file ?line");
         break;
@@ -838,6 +846,8 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
         qr_buf_printf(&q, PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
                               "  ?f a code:Function ; code:file/code:path ?p .\n"
                               "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        if (f->statics)
+            qr_buf_puts(&q, "  ?f code:static true .\n");
         place_filter(&q, "p", s);
         qr_buf_puts(&q, "}");
         break;

@@ -455,8 +455,8 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
         ipassive = vuse < 0 && vused >= 0;
     }
     if (iverb >= 0 && verb < 0) {
-        if (!path_chars(f->subject))
-            return false;
+        if (!subject_path)
+            return false; /* "what does parse_line depend on": not a file */
         bool after = subj > iverb;
         bool agent = false;
         for (int i = iverb + 1; i < subj; i++)

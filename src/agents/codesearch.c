@@ -750,7 +750,7 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
          * code under a false #if only when there is no other or it is asked for */
         bool with_inactive = f->inactive || on == 0;
         qr_buf_printf(&q,
-                      PFX "SELECT DISTINCT ?file ?function_line ?callee %2$s WHERE {\n"
+                      PFX "SELECT DISTINCT ?callee %2$s ?file ?function_line WHERE {\n"
                           "  ?f a code:Function ; code:name \"%1$s\" ; code:file/code:path ?file "
                           ";\n"
                           "     code:line ?function_line .\n",

@@ -33,7 +33,7 @@ ask() {
 }
 
 expect_out "who calls" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "Who calls add?"
-expect_out "what does X call" 'template:callees 0 [{"file":"src/main.c","function_line":7,"callee":"fact","line":7},{"file":"src/main.c","function_line":7,"callee":"printf","line":7},{"file":"src/main.c","function_line":7,"callee":"twice","line":7}]' ask "what does main call"
+expect_out "what does X call" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"printf","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main call"
 expect_out "where defined" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "where is \`add\` defined?"
 expect_out "includers" 'template:includers 0 [{"file":"src/main.c"}]' ask "which files include util.h"
 expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","file":"src/main.c","line":3,"static":true},{"name":"unused","file":"src/main.c","line":4,"static":true},{"name":"add","file":"src/main.c","line":5,"static":false},{"name":"fact","file":"src/main.c","line":6,"static":false},{"name":"main","file":"src/main.c","line":7,"static":false}]' ask "functions in main.c"
@@ -127,11 +127,11 @@ expect_out "what calls a macro" 'template:callers [{"caller":"on_read","file":"l
 expect_out "callers of what a macro calls say the macro" 'template:callers [{"caller":"never_used","file":"lib/log.c","line":4},{"caller":"LOG","file":"lib/log.h","line":2},{"caller":"on_read","file":"lib/loop.c","line":4,"via":"LOG"},{"caller":"loop_run","file":"lib/loop.c","line":13,"via":"LOG"},{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "who calls log_impl"
 expect_out "callers in one file" 'template:callers [{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "who calls LOG in tools/cli.c"
 # callees per definition, with its file; the test main under a disabled #ifdef left out
-expect_out "what does main call: the active main only" 'template:callees [{"file":"tools/cli.c","function_line":4,"callee":"helper","line":4},{"file":"tools/cli.c","function_line":4,"callee":"loop_run","line":4}]' ask2 "what does main call"
-expect_out "two functions of one name: each with its file" 'template:callees [{"file":"lib/loop.c","function_line":16,"callee":"loop_run","line":16},{"file":"tools/cli.c","function_line":3,"callee":"log_impl","line":3,"via":"LOG"}]' ask2 "what does helper call"
-expect_out "one of them, by file" 'template:callees [{"file":"lib/loop.c","function_line":16,"callee":"loop_run","line":16}]' ask2 "what does helper in lib/loop.c call"
-expect_out "disabled code when asked" 'template:callees [{"file":"lib/loop.c","function_line":18,"callee":"loop_run","line":18},{"file":"tools/cli.c","function_line":4,"callee":"helper","line":4},{"file":"tools/cli.c","function_line":4,"callee":"loop_run","line":4}]' ask2 "what does main call, including disabled code"
-expect_out "the subject after a passive verb" 'template:callees [{"file":"tools/cli.c","function_line":4,"callee":"helper","line":4},{"file":"tools/cli.c","function_line":4,"callee":"loop_run","line":4}]' ask2 "what is called by main"
+expect_out "what does main call: the active main only" 'template:callees [{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what does main call"
+expect_out "two functions of one name: each with its file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16},{"callee":"log_impl","line":3,"via":"LOG","file":"tools/cli.c","function_line":3}]' ask2 "what does helper call"
+expect_out "one of them, by file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16}]' ask2 "what does helper in lib/loop.c call"
+expect_out "disabled code when asked" 'template:callees [{"callee":"loop_run","line":18,"file":"lib/loop.c","function_line":18},{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what does main call, including disabled code"
+expect_out "the subject after a passive verb" 'template:callees [{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what is called by main"
 # a misspelt or wrongly cased name, or a file that is not there: an error that says what to
 # write, exit 2; never 0 rows
 expect_err "a misspelt name in a frame" "no such function 'loop_rnu' in the code index; did you mean 'loop_run'?" \

@@ -76,7 +76,8 @@ static const char *const words_deps[] = {"dependencies", "deps", "dependency",
 static const char *const words_define[] = {"defined", "declared", "implemented", "definition",
                                            "definitions", "declaration", "define", "lives",
                                            "located", "implementation", "locate", "find",
-                                           NULL};
+                                           "contains", "contain", "containing", "holds",
+                                           "has", "declares", "defines", NULL};
 static const char *const words_never[] = {"never", "nobody", "noone", "not", "no", "nothing",
                                           "nowhere", "none", NULL};
 static const char *const words_unused[] = {"unused", "dead", "uncalled", "unreferenced",
@@ -500,8 +501,9 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
         }
         return false;
     }
-    /* a definition: "where is X (defined)", "definition of X", "find X" */
-    if (has(t, n, W_DEFINE) || has(t, n, W_WHERE)) {
+    /* a definition: "where is X (defined)", "definition of X", "find X", "in which file
+     * is X", "what file has X" */
+    if (has(t, n, W_DEFINE) || has(t, n, W_WHERE) || has(t, n, W_FILES)) {
         for (size_t i = 0; i < n; i++)
             if (t[i].id && t[i].id != W_DEFINE && t[i].id != W_WHERE && t[i].id != W_STOP &&
                 t[i].id != W_OF && t[i].id != W_IN && t[i].id != W_FUNCS &&

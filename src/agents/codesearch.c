@@ -261,7 +261,7 @@ static bool clean_arg(char *s, bool path)
  * none; *path says which). The question is read through the shared normalizer first
  * (src/words: quotes, spaces, chatter and politeness off). */
 static char *match_template(const char *question_in, const char **name, char *targ,
-                            size_t tcap, bool *tpath)
+                            size_t tcap, bool *tpath, bool fixed_only)
 {
     char qbuf[1024];
     size_t qn = strlen(question_in);
@@ -302,6 +302,8 @@ static char *match_template(const char *question_in, const char **name, char *ta
                 }
             continue;
         }
+        if (fixed_only)
+            continue;
         size_t len = strlen(low);
         for (size_t i = 0; tp->pre[i] && !result; i++) {
             size_t pl = strlen(tp->pre[i]);
@@ -339,7 +341,7 @@ char *qr_codesearch_template(const char *question, const char **name)
 {
     char arg[256];
     bool path;
-    return match_template(question, name, arg, sizeof arg, &path);
+    return match_template(question, name, arg, sizeof arg, &path, false);
 }
 
 static int run_query(qr_sparql_store *st, const qr_stop *stop, const char *q,
@@ -945,16 +947,8 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
     cf_frame fr;
     bool framed = ql < sizeof qn && qr__codeframe_read(qn, &fr, known_name, g);
     if (framed && g && fr.subject[0] && !fr.subject_path && !known_name(g, fr.subject)) {
-        /* a name the index lacks: near one it holds, say which; else this is no question
-         * about a name of this code (the templates and the model may read it) */
-        qr_buf why;
-        qr_buf_init(&why);
-        unknown_name(st, &req->stop, fr.subject, &why);
-        bool near = why.p && strstr(why.p, "did you mean");
-        if (near)
-            qr_buf_puts(err, why.p);
-        qr_buf_release(&why);
-        if (near)
+        /* a name the index lacks: say so, and which it holds near it */
+        if (unknown_name(st, &req->stop, fr.subject, err))
             return QR_EINVAL;
         framed = false;
     }
@@ -996,7 +990,9 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         }
     }
     if (!sparql)
-        sparql = match_template(question, &tname, targ, sizeof targ, &tpath);
+        /* the fixed questions the frames do not cover (recursive functions, the largest,
+         * the most included headers); a question with a name is the frames' alone */
+        sparql = match_template(question, &tname, targ, sizeof targ, &tpath, true);
     if (paged) {
         /* answered by the frame itself */
     } else if (sparql) {

@@ -254,6 +254,8 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
             b--;
         if (b - a >= 2 && w[b - 2] == '(' && w[b - 1] == ')')
             b -= 2; /* foo() */
+        else if (b - a >= 2 && w[b - 1] == '(')
+            b--; /* `foo()`: the ')' went with the quote */
         while (b > a && strchr("`'\"", w[b - 1]))
             b--;
         if (b - a > 2 && w[b - 2] == '\'' && (w[b - 1] == 's' || w[b - 1] == 'S'))

@@ -31,7 +31,7 @@ FILES = sorted(f for f in subprocess.run(["git", "ls-files", "*.c", "*.h"], cwd=
                if os.path.isfile(os.path.join(R, f)))
 
 # ---- facts from ctags, cscope and grep ----
-tags = subprocess.run(["ctags", "--fields=+neKSZ", "--c-kinds=+p", "-o", "-"] + FILES, cwd=R,
+tags = subprocess.run(["ctags", "--if0=yes", "--fields=+neKSZ", "--c-kinds=+p", "-o", "-"] + FILES, cwd=R,
                       capture_output=True, text=True).stdout
 TAGS = []
 for l in tags.splitlines():
@@ -154,11 +154,14 @@ def defn(name):
 
 CODE = {}
 def idents(f):
-    """identifier -> [offsets] of the file's code (comments and strings left out)"""
+    """identifier -> [offsets] of the file's code (comments and strings left out, but a
+    string that is one identifier, as dlsym looks a name up, counted)"""
     if f not in CODE:
         d = collections.defaultdict(list)
         for m in re.finditer(r"\b[A-Za-z_]\w*\b", code_only(text(f))):
             d[m.group(0)].append(m.start())
+        for m in re.finditer(r'"([A-Za-z_]\w*)"', text(f)):
+            d[m.group(1)].append(m.start(1))
         CODE[f] = d
     return CODE[f]
 
@@ -169,14 +172,28 @@ def line_of(f, off):
     import bisect
     return bisect.bisect_left(NL[f], off) + 1
 
+EXTRA = collections.defaultdict(list)
 def unused(static_only, file=None):
     """functions whose name appears in no code outside their own definitions and
     prototypes: in their file and the files that #include it (a static), or anywhere"""
     inc = collections.defaultdict(set)
     rx = re.compile(r'^\s*#\s*include\s*"([^"]*)"', re.M)
+    alltext = list(FILES)
     for f in FILES:
         for x in rx.findall(text(f)):
             inc[os.path.basename(x)].add(f)
+            # a table or .c it includes that ctags and git ls-files '*.[ch]' do not list
+            for cand in (os.path.join(os.path.dirname(f), x), x):
+                if cand not in FILES and cand not in alltext and not x.endswith(".h") and \
+                        os.path.isfile(os.path.join(R, cand)):
+                    alltext.append(cand)
+                    inc[os.path.basename(cand)]  # nothing includes it by another name
+                    EXTRA[f].append(cand)
+    pastes = set()
+    for f in alltext:
+        c = code_only(text(f))
+        pastes |= {("pre", m) for m in re.findall(r"(\w+)\s*##", c)}
+        pastes |= {("suf", m) for m in re.findall(r"##\s*(\w+)", c)}
     out = set()
     OWN = collections.defaultdict(list)
     for u in TAGS:
@@ -195,6 +212,13 @@ def unused(static_only, file=None):
                         scope.add(g); todo.append(g)
         else:
             scope = set(FILES)
+        scope = set(scope) | {x for f in scope for x in EXTRA.get(f, [])}
+        names = [t["name"]] + [t["name"][len(p):] for k, p in pastes
+                               if k == "pre" and t["name"].startswith(p) and len(p) < len(t["name"])] \
+                            + [t["name"][:-len(p)] for k, p in pastes
+                               if k == "suf" and t["name"].endswith(p) and len(p) < len(t["name"])]
+        if any(n in idents(f) for f in scope for n in names[1:]):
+            continue  # made by pasting ("RM_ ## name") where the rest is written
         used = False
         for f in scope:
             for off in idents(f).get(t["name"], []):
@@ -254,6 +278,8 @@ QS = [
     ("which static functions in t_string.c are never called", "unused",
      lambda: unused(True, "t_string.c"), A),
     ("dead code in anet.c", "unused", lambda: unused(False, "anet.c"), A),
+    # (added after the change: every function, where .def tables and ## pastes matter)
+    ("functions nobody calls", "unused", lambda: unused(False)),
     # lists and counts
     ("functions in adlist.c", "names", lambda: functions("adlist.c")),
     ("what functions are defined in ae_epoll.c", "names", lambda: functions("ae_epoll.c")),

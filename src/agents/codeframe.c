@@ -656,7 +656,7 @@ static size_t file_index(qr_code_graph *g, const char *path)
 }
 
 /* calls fn(name, len, offset) for each identifier of C text outside comments, string and
- * character literals */
+ * character literals, and for a string literal that is one identifier */
 static void scan_idents(const char *s, size_t n,
                         void (*fn)(void *ud, const char *w, size_t len, size_t off), void *ud)
 {
@@ -672,12 +672,18 @@ static void scan_idents(const char *s, size_t n,
                 i++;
             i += 2;
         } else if (c == '"' || c == '\'') {
-            i++;
+            size_t b = ++i;
+            bool ident = c == '"' && i < n && (isalpha((unsigned char)s[i]) || s[i] == '_');
             while (i < n && s[i] != c && s[i] != '\n') {
                 if (s[i] == '\\')
-                    i++;
+                    i++, ident = false;
+                else if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+                    ident = false;
                 i++;
             }
+            /* "RedisModule_OnLoad": a name looked up by its string (dlsym) is a use */
+            if (ident && i < n && s[i] == '"' && i > b)
+                fn(ud, s + b, i - b, b);
             i++;
         } else if (isalpha((unsigned char)c) || c == '_') {
             size_t b = i;
@@ -693,25 +699,120 @@ static void scan_idents(const char *s, size_t n,
     }
 }
 
+/* "RM_ ## name": a name made by pasting; the part written beside ## (a prefix or a
+ * suffix of the names the macro makes) */
+typedef struct paste {
+    char part[CF_MAX + 1];
+    bool prefix;
+} paste;
+
+typedef struct pastes {
+    paste *v;
+    size_t n, cap;
+} pastes;
+
+/* the second pass: what is left of a candidate's name without a pasted part ("Alloc" for
+ * RM_Alloc under "RM_ ## name") stands for it where it is written */
+typedef struct alias {
+    char *name;
+    cand *c;
+} alias;
+
 typedef struct scan {
     qr_code_graph *g;
     slot *tab;
     size_t cap;
     size_t fi;
+    bool foreign; /* the text is a file fi includes, not fi's own (no definitions in it) */
+    const char *text;
+    size_t n;
+    pastes *pp;       /* where the pastes found are collected (first pass), or NULL */
+    alias *al;        /* the second pass: aliases sorted by name, or NULL */
+    size_t nal;
 } scan;
+
+static void note_paste(scan *sc, const char *w, size_t len, size_t off)
+{
+    if (!sc->pp || len > CF_MAX)
+        return;
+    size_t e = off + len, b = off;
+    while (e < sc->n && (sc->text[e] == ' ' || sc->text[e] == '\t'))
+        e++;
+    while (b > 0 && (sc->text[b - 1] == ' ' || sc->text[b - 1] == '\t'))
+        b--;
+    bool pre = e + 1 < sc->n && sc->text[e] == '#' && sc->text[e + 1] == '#';
+    bool suf = b >= 2 && sc->text[b - 1] == '#' && sc->text[b - 2] == '#';
+    if (!pre && !suf)
+        return;
+    for (size_t i = 0; i < sc->pp->n; i++)
+        if (sc->pp->v[i].prefix == pre && strlen(sc->pp->v[i].part) == len &&
+            !memcmp(sc->pp->v[i].part, w, len))
+            return;
+    if (sc->pp->n == sc->pp->cap) {
+        size_t nc = sc->pp->cap ? 2 * sc->pp->cap : 16;
+        paste *v = realloc(sc->pp->v, nc * sizeof *v);
+        if (!v)
+            return;
+        sc->pp->v = v;
+        sc->pp->cap = nc;
+    }
+    paste *p = &sc->pp->v[sc->pp->n++];
+    memcpy(p->part, w, len);
+    p->part[len] = '\0';
+    p->prefix = pre;
+}
+
+static bool in_scope(const cand *c, size_t fi)
+{
+    if (!c->scope)
+        return true;
+    for (size_t k = 0; k < c->nscope; k++)
+        if (c->scope[k] == fi)
+            return true;
+    return false;
+}
+
+static int alias_cmp(const void *a, const void *b)
+{
+    return strcmp(((const alias *)a)->name, ((const alias *)b)->name);
+}
+
+static void on_alias(scan *sc, const char *w, size_t len)
+{
+    size_t lo = 0, hi = sc->nal;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strncmp(sc->al[mid].name, w, len);
+        if (c == 0 && sc->al[mid].name[len])
+            c = 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < sc->nal && !strncmp(sc->al[i].name, w, len) && !sc->al[i].name[len];
+         i++)
+        if (!sc->al[i].c->used && in_scope(sc->al[i].c, sc->fi))
+            sc->al[i].c->used = true;
+}
 
 static bool shadowed(qr_code_graph *g, size_t fi, const char *name, size_t self);
 
 static void on_ident(void *ud, const char *w, size_t len, size_t off)
 {
     scan *sc = ud;
+    if (sc->al) {
+        on_alias(sc, w, len);
+        return;
+    }
+    note_paste(sc, w, len, off);
     slot *sl = lookup(sc->tab, sc->cap, w, len);
     if (!sl->name)
         return;
     bool pending = false;
     for (cand *c = sl->first; c; c = c->next)
         pending |= !c->used;
-    if (!pending || own_text(sc->g, sc->fi, w, len, off))
+    if (!pending || (!sc->foreign && own_text(sc->g, sc->fi, w, len, off)))
         return;
     for (cand *c = sl->first; c; c = c->next) {
         if (c->used)
@@ -751,8 +852,119 @@ static bool shadowed(qr_code_graph *g, size_t fi, const char *name, size_t self)
     return false;
 }
 
-int qr__codeframe_unused(qr_code_graph *g, const qr_stop *stop, const cf_frame *f,
-                         size_t offset, size_t limit, qr_arena *a, qr_val *out, qr_buf *err)
+/* the contents of root/rel (malloc'd, NUL-terminated), or NULL when it cannot be read */
+static char *read_file(const char *root, const char *rel, size_t *len)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path ||
+        strstr(rel, ".."))
+        return NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    enum { CAP = 8 << 20 };
+    char *b = malloc(CAP + 1);
+    size_t n = b ? fread(b, 1, CAP, fp) : 0;
+    fclose(fp);
+    if (!b)
+        return NULL;
+    b[n] = '\0';
+    *len = n;
+    return b;
+}
+
+/* Scans, as part of file fi, each file fi #includes in quotes that the index does not
+ * hold. One that is in no directory the include can name, is not disabled and is not a
+ * header (a library's, on some include path) makes the answer unknowable: QR_EINVAL
+ * naming it. */
+static int scan_unindexed(qr_code_graph *g, const char *root, size_t fi, const scan *tmpl,
+                          qr_buf *err)
+{
+    const char *path = qr_code_graph_file(g, fi, NULL);
+    const size_t *idx;
+    size_t k = qr_code_graph_edges_from(g, path, &idx);
+    for (size_t i = 0; i < k; i++) {
+        const qr_code_edge *e = qr_code_graph_edge(g, idx[i]);
+        if (e->kind != QR_CODE_E_INCLUDES || e->to >= 0 || !e->to_key || e->to_key[0] != '"')
+            continue;
+        size_t wl = strlen(e->to_key);
+        if (wl < 3 || e->to_key[wl - 1] != '"')
+            continue;
+        char inner[1024], rel[2048];
+        snprintf(inner, sizeof inner, "%.*s", (int)(wl - 2), e->to_key + 1);
+        const char *slash = strrchr(path, '/');
+        char *text = NULL;
+        size_t len = 0;
+        if (slash) {
+            snprintf(rel, sizeof rel, "%.*s/%s", (int)(slash - path), path, inner);
+            text = root ? read_file(root, rel, &len) : NULL;
+        }
+        if (!text && root)
+            text = read_file(root, inner, &len);
+        if (!text) {
+            /* a header from elsewhere (a library's, found on an include path) declares
+             * its own names, not ours; a missing table or .c might use ours */
+            const char *dot = strrchr(inner, '.');
+            if (e->inactive || (dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hpp") ||
+                                        !strcmp(dot, ".hh") || !strcmp(dot, ".hxx"))))
+                continue;
+            qr_buf_printf(err,
+                          "cannot tell which functions are unused: %s includes \"%s\", which "
+                          "the code index does not hold and the working tree lacks",
+                          path, inner);
+            return QR_EINVAL;
+        }
+        scan sc = *tmpl;
+        sc.fi = fi;
+        sc.foreign = true;
+        sc.text = text;
+        sc.n = len;
+        scan_idents(text, len, on_ident, &sc);
+        free(text);
+    }
+    return QR_OK;
+}
+
+/* one pass over the C files (every one, or those marked) and what they #include */
+static int scan_pass(qr_code_graph *g, const char *root, const qr_stop *stop, bool all_files,
+                     const bool *scan_file, const scan *tmpl, qr_buf *err)
+{
+    size_t nf = qr_code_graph_nfiles(g);
+    for (size_t fi = 0; fi < nf; fi++) {
+        qr_code_lang lang;
+        qr_code_graph_file(g, fi, &lang);
+        if (!(all_files || scan_file[fi]) || !is_c(lang))
+            continue;
+        if (qr_stop_check(stop)) {
+            qr_stop_describe(stop, err);
+            return QR_ESTOPPED;
+        }
+        /* a file it #includes that is not indexed (redis's commands.c includes the
+         * command table commands.def): read from the working tree as part of it */
+        int rc = scan_unindexed(g, root, fi, tmpl, err);
+        if (rc)
+            return rc;
+        int64_t node = qr_code_graph_file_node(g, qr_code_graph_file(g, fi, NULL));
+        if (node < 0)
+            continue;
+        qr_arena ta;
+        qr_arena_init(&ta, 0);
+        const char *text = qr_code_graph_text(g, qr_code_graph_node(g, (size_t)node), &ta);
+        if (text) {
+            scan sc = *tmpl;
+            sc.fi = fi;
+            sc.text = text;
+            sc.n = strlen(text);
+            scan_idents(text, sc.n, on_ident, &sc);
+        }
+        qr_arena_release(&ta);
+    }
+    return QR_OK;
+}
+
+int qr__codeframe_unused(qr_code_graph *g, const char *root, const qr_stop *stop,
+                         const cf_frame *f, size_t offset, size_t limit, qr_arena *a,
+                         qr_val *out, qr_buf *err)
 {
     size_t nn = qr_code_graph_nnodes(g), nf = qr_code_graph_nfiles(g);
     size_t ncand = 0;
@@ -767,6 +979,9 @@ int qr__codeframe_unused(qr_code_graph *g, const qr_stop *stop, const cf_frame *
     cand *cs = calloc(ncand + 1, sizeof *cs);
     slot *tab = calloc(cap, sizeof *tab);
     bool *scan_file = calloc(nf + 1, 1);
+    pastes pp = {0};
+    alias *al = NULL;
+    size_t nal = 0, alcap = 0;
     int rc = QR_OK;
     if (!cs || !tab || !scan_file) {
         rc = QR_ENOMEM;
@@ -776,7 +991,7 @@ int qr__codeframe_unused(qr_code_graph *g, const qr_stop *stop, const cf_frame *
     bool all_files = false;
     for (size_t i = 0; i < nn; i++) {
         const qr_code_node *nd = qr_code_graph_node(g, i);
-        if (nd->it.kind != QR_CODE_FUNCTION || nd->inactive || !is_c(nd->lang) ||
+        if (nd->it.kind != QR_CODE_FUNCTION || !is_c(nd->lang) ||
             (nd->it.flags & QR_CODE_LEXICAL) || !strcmp(nd->it.name, "main"))
             continue;
         bool st = (nd->it.flags & QR_CODE_STATIC) != 0;
@@ -813,27 +1028,42 @@ int qr__codeframe_unused(qr_code_graph *g, const qr_stop *stop, const cf_frame *
         c->next = sl->first;
         sl->first = c;
     }
-    for (size_t fi = 0; fi < nf && nc; fi++) {
-        qr_code_lang lang;
-        qr_code_graph_file(g, fi, &lang);
-        if (!(all_files || scan_file[fi]) || !is_c(lang))
-            continue;
-        if (qr_stop_check(stop)) {
-            rc = QR_ESTOPPED;
-            qr_stop_describe(stop, err);
+    scan base = {.g = g, .tab = tab, .cap = cap, .pp = &pp};
+    if ((rc = scan_pass(g, root, stop, all_files, scan_file, &base, err)))
+        goto done;
+    /* names made by pasting: "RM_ ## name" makes RM_Alloc of REGISTER_API(Alloc) */
+    for (size_t i = 0; i < nc; i++) {
+        const char *nm = qr_code_graph_node(g, cs[i].node)->it.name;
+        size_t nl = strlen(nm);
+        for (size_t k = 0; k < pp.n && !cs[i].used; k++) {
+            size_t pl = strlen(pp.v[k].part);
+            if (pl >= nl || (pp.v[k].prefix ? strncmp(nm, pp.v[k].part, pl)
+                                            : strcmp(nm + nl - pl, pp.v[k].part)))
+                continue;
+            if (nal == alcap) {
+                size_t ncap = alcap ? 2 * alcap : 64;
+                alias *v = realloc(al, ncap * sizeof *v);
+                if (!v) {
+                    rc = QR_ENOMEM;
+                    goto done;
+                }
+                al = v;
+                alcap = ncap;
+            }
+            al[nal].name = pp.v[k].prefix ? strdup(nm + pl) : strndup(nm, nl - pl);
+            al[nal].c = &cs[i];
+            if (!al[nal].name) {
+                rc = QR_ENOMEM;
+                goto done;
+            }
+            nal++;
+        }
+    }
+    if (nal) {
+        qsort(al, nal, sizeof *al, alias_cmp);
+        scan second = {.g = g, .tab = tab, .cap = cap, .al = al, .nal = nal};
+        if ((rc = scan_pass(g, root, stop, all_files, scan_file, &second, err)))
             goto done;
-        }
-        int64_t node = qr_code_graph_file_node(g, qr_code_graph_file(g, fi, NULL));
-        if (node < 0)
-            continue;
-        qr_arena ta;
-        qr_arena_init(&ta, 0);
-        const char *text = qr_code_graph_text(g, qr_code_graph_node(g, (size_t)node), &ta);
-        if (text) {
-            scan sc = {.g = g, .tab = tab, .cap = cap, .fi = fi};
-            scan_idents(text, strlen(text), on_ident, &sc);
-        }
-        qr_arena_release(&ta);
     }
     /* the page: nodes are in file and line order */
     size_t total = 0;
@@ -846,18 +1076,20 @@ int qr__codeframe_unused(qr_code_graph *g, const qr_stop *stop, const cf_frame *
         if (total >= offset && total < offset + limit) {
             const qr_code_node *nd = qr_code_graph_node(g, c->node);
             qr_mapb mb;
-            qr_mapb_init(&mb, a, 3);
+            qr_mapb_init(&mb, a, 4);
             qr_mapb_put(&mb, qr_kw_cstr(a, "name"), qr_str_new(a, nd->it.name, strlen(nd->it.name)));
             qr_mapb_put(&mb, qr_kw_cstr(a, "file"), qr_str_new(a, nd->file, strlen(nd->file)));
             qr_mapb_put(&mb, qr_kw_cstr(a, "line"), qr_int(nd->it.line));
+            if (nd->inactive) /* under a disabled #if: unused in this build, too */
+                qr_mapb_put(&mb, qr_kw_cstr(a, "inactive"), qr_bool(true));
             qr_vecb_push(&rows, qr_mapb_finish(&mb, QR_T_MAP));
         }
         total++;
     }
-    static const char *const vars[] = {"name", "file", "line"};
+    static const char *const vars[] = {"name", "file", "line", "inactive"};
     qr_vecb vb;
-    qr_vecb_init(&vb, a, 3);
-    for (size_t i = 0; i < 3; i++)
+    qr_vecb_init(&vb, a, 4);
+    for (size_t i = 0; i < 4; i++)
         qr_vecb_push(&vb, qr_str_new(a, vars[i], strlen(vars[i])));
     qr_mapb mb;
     qr_mapb_init(&mb, a, 6);
@@ -874,6 +1106,10 @@ int qr__codeframe_unused(qr_code_graph *g, const qr_stop *stop, const cf_frame *
         rc = QR_ENOMEM;
     }
 done:
+    for (size_t i = 0; i < nal; i++)
+        free(al[i].name);
+    free(al);
+    free(pp.v);
     if (cs)
         for (size_t i = 0; i < ncand; i++)
             free(cs[i].scope);

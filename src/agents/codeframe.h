@@ -60,9 +60,13 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
  * :truncated ...}): a function is used when its name appears in code (a call, an address
  * taken, a table, a macro body; comments and strings do not count) outside its own
  * definitions and prototypes, for a static one in its file or a file that #includes it
- * (transitively), for another anywhere. Only functions in active code, under f->in when
- * given, static when f->statics; main is never listed. */
-int qr__codeframe_unused(qr_code_graph *g, const qr_stop *stop, const cf_frame *f,
-                         size_t offset, size_t limit, qr_arena *a, qr_val *out, qr_buf *err);
+ * (transitively), for another anywhere. Functions under a disabled #if are listed too,
+ * marked :inactive; under f->in when given, static when f->statics; main is never listed. */
+/* root: the working tree's top directory, where a file a source #includes but the index
+ * does not hold (a .def table) is read; NULL: none is read. QR_EINVAL when such a file is
+ * missing (the answer cannot be known). */
+int qr__codeframe_unused(qr_code_graph *g, const char *root, const qr_stop *stop,
+                         const cf_frame *f, size_t offset, size_t limit, qr_arena *a,
+                         qr_val *out, qr_buf *err);
 
 #endif

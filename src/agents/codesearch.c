@@ -15,6 +15,7 @@
  * Rejected: letting the model's text run unchecked (it is data: parsed and refused like
  * any query); embedding the question in the cached prefix (it would break the cache).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "quarry/codesearch.h"
 #include "codeframe.h"
 #include "quarry/code.h"
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PFX "PREFIX code: <https://quarry.dev/code#>\n"
 
@@ -905,6 +907,32 @@ static bool unknown_path(qr_code_graph *g, const char *path, qr_buf *err)
     return true;
 }
 
+/* the top directory of the working tree that holds dir (NULL: the current one): the
+ * nearest directory up from it with a .git entry */
+static bool work_tree_root(const char *dir, char *out, size_t cap)
+{
+    char *abs = realpath(dir ? dir : ".", NULL);
+    if (!abs)
+        return false;
+    bool found = false;
+    for (;;) {
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/.git", abs);
+        if (access(probe, F_OK) == 0) {
+            found = strlen(abs) < cap;
+            if (found)
+                snprintf(out, cap, "%s", abs);
+            break;
+        }
+        char *slash = strrchr(abs, '/');
+        if (!slash || slash == abs)
+            break;
+        *slash = '\0';
+    }
+    free(abs);
+    return found;
+}
+
 /* the graph says whether a word is a name it holds (the frame reader never reads such a
  * word as a typo of a frame word) */
 static bool known_name(void *ud, const char *w)
@@ -966,8 +994,10 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
                                  "data files (QUARRY_SPARQL_DATA)");
                 return QR_EINVAL;
             }
-            rc = qr__codeframe_unused(g, &req->stop, &fr, (size_t)offset, (size_t)limit, a,
-                                      out, err);
+            char root[4096];
+            bool have_root = work_tree_root(c->sparql->code->repo_dir, root, sizeof root);
+            rc = qr__codeframe_unused(g, have_root ? root : NULL, &req->stop, &fr,
+                                      (size_t)offset, (size_t)limit, a, out, err);
             if (rc)
                 return rc;
             paged = true;

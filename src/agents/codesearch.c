@@ -1005,9 +1005,11 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
             if (!sparql)
                 return QR_ENOMEM;
             note = "a function is unused when its name appears in no code outside its own "
-                   "definitions and prototypes (calls, addresses taken, tables and macro "
-                   "bodies count; comments and strings do not): for a static function, in "
-                   "its file and the files that #include it; main is never listed";
+                   "definitions and prototypes (calls, addresses taken, tables, macro bodies, "
+                   "## pastes and a string that is the name count; comments do not): for a "
+                   "static function, in its file and the files that #include it; files a "
+                   "source #includes that the index lacks are read from the working tree; "
+                   "main is never listed; :inactive marks one under a disabled #if";
         } else {
             bool check = false;
             sparql = frame_sparql(st, &req->stop, &fr, &tname, &check, &rc, err);

@@ -108,6 +108,23 @@ int loop_run(int n);
 static int helper(int n) { LOG(3, "cli"); return n; }
 int main(void) { return loop_run(helper(1)); }
 C
+# a command table (.def) a source includes, names made by ## pasting, a name looked up by
+# its string: all uses the index's calls do not hold
+cat > "$R2/lib/cmds.def" <<'C'
+struct cmd table[] = { CMD(ping) };
+C
+cat > "$R2/lib/cmds.c" <<'C'
+#define CMD(n) {cmd_ ## n}
+struct cmd { int (*fn)(void); };
+static int cmd_table_fn(void) { return 0; }
+int cmd_ping(void) { return 1; }
+int cmd_pong(void) { return 2; }
+int plugin_init(void) { return 0; }
+void *find_symbol(const char *name);
+void *load(void) { return find_symbol("plugin_init"); }
+#include "cmds.def"
+C
+git -C "$R2" add -A && git -C "$R2" -c user.name=T -c user.email=t@x commit -qm two
 ask2() {
   "$Q" tool search_codebase --repo "$R2" --question "$1" --format json > "$TMP/out.json" 2> "$TMP/err" || true
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['how'], json.dumps(d['rows'], separators=(',',':')))" "$TMP/out.json" 2>/dev/null || cat "$TMP/err"
@@ -119,9 +136,10 @@ expect_out "the includes of a file (a noun)" 'template:file-includes [{"header":
 expect_out "what does FILE depend on" 'template:file-includes [{"header":"backend.c"},{"header":"log.h"}]' ask2 "what does loop.c depend on"
 # unused: an address taken (a variable, a table, a macro argument) or a call from a file
 # that #includes the .c is a use; only the truly unused are listed
-expect_out "static functions nobody calls" 'template:dead-statics [{"name":"backend_orphan","file":"lib/backend.c","line":2},{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "static functions nobody calls"
+expect_out "static functions nobody calls" 'template:dead-statics [{"name":"backend_orphan","file":"lib/backend.c","line":2},{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "static functions nobody calls"
 expect_out "never-called functions of one file" 'template:unused [{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "which functions in lib/log.c are never called?"
 expect_out "unused functions of one file, other words" 'template:unused [{"name":"helper","file":"lib/loop.c","line":16}]' ask2 "unused functions in loop.c"
+expect_out "a .def table, a ## paste, a name looked up by string" 'template:unused [{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"cmd_pong","file":"lib/cmds.c","line":5},{"name":"load","file":"lib/cmds.c","line":8}]' ask2 "which functions in lib/cmds.c are never called"
 # calls through a macro: answered, and ?via says which macro
 expect_out "what calls a macro" 'template:callers [{"caller":"on_read","file":"lib/loop.c","line":4,"via":"LOG"},{"caller":"loop_run","file":"lib/loop.c","line":13,"via":"LOG"},{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "what calls LOG"
 expect_out "callers of what a macro calls say the macro" 'template:callers [{"caller":"never_used","file":"lib/log.c","line":4},{"caller":"LOG","file":"lib/log.h","line":2},{"caller":"on_read","file":"lib/loop.c","line":4,"via":"LOG"},{"caller":"loop_run","file":"lib/loop.c","line":13,"via":"LOG"},{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "who calls log_impl"

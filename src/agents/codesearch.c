@@ -734,8 +734,8 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "  { ?callee code:name \"%1$s\" . ?site code:callee ?callee }\n"
                           "  UNION { ?site code:via \"%1$s\" }\n"
                           "  ?site code:line ?line .\n"
-                          "  ?f code:callSite ?site ; code:name ?caller ; code:file/code:path "
-                          "?file .\n"
+                          "  ?f a code:Function ; code:callSite ?site ; code:name ?caller ;\n"
+                          "     code:file/code:path ?file .\n"
                           "  OPTIONAL { ?site code:via ?via }\n",
                       s);
         if (!f->inactive)
@@ -809,12 +809,18 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "     code:endLine ?end .\n"
                           "  BIND(STRAFTER(STR(?k), \"#\") AS ?kind)\n",
                       s);
-        if (f->kind_given)
-            qr_buf_puts(&q, f->what == CF_STRUCTS  ? "  FILTER(?kind IN (\"Struct\", \"Union\", "
-                                                    "\"Enum\", \"Typedef\"))\n"
-                            : f->what == CF_MACROS ? "  FILTER(?kind = \"Macro\")\n"
-                                                   : "  FILTER(?kind IN (\"Function\", "
-                                                     "\"Declaration\"))\n");
+        /* the struct itself; its typedef only when no struct of that name exists
+         * (typedef struct { ... } X) */
+        if (f->kind_given && f->what == CF_STRUCTS)
+            qr_buf_printf(&q,
+                          "  FILTER(?kind IN (\"Struct\", \"Union\", \"Enum\") ||\n"
+                          "         (?kind = \"Typedef\" && NOT EXISTS { ?y code:name \"%s\" ; "
+                          "a ?k0 FILTER(?k0 IN (code:Struct, code:Union, code:Enum)) }))\n",
+                          s);
+        else if (f->kind_given && f->what == CF_MACROS)
+            qr_buf_puts(&q, "  FILTER(?kind = \"Macro\")\n");
+        else if (f->kind_given)
+            qr_buf_puts(&q, "  FILTER(?kind IN (\"Function\", \"Declaration\"))\n");
         place_filter(&q, "file", f->in);
         qr_buf_puts(&q, "} ORDER BY ?kind ?file ?line");
         break;

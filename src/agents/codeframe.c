@@ -61,13 +61,13 @@ static const char *const words_called[] = {"called", "invoked", NULL};
 static const char *const words_callers[] = {"caller", "callers", "call-sites", "callsites",
                                             NULL};
 static const char *const words_callees[] = {"callee", "callees", NULL};
-static const char *const words_use[] = {"use", "uses", "using", "need", "needs", "reference",
-                                        "references", "referencing", NULL};
-static const char *const words_used[] = {"used", "referenced", "needed", NULL};
+static const char *const words_use[] = {"use", "uses", "using", "need", "needs", NULL};
+static const char *const words_used[] = {"used", "needed", NULL};
 static const char *const words_include[] = {"include", "includes", "including", "#include",
                                             "#includes", "import", "imports", "importing",
-                                            "pull", "pulls", "depend", "depends", "require",
-                                            "requires", "rely", "relies", NULL};
+                                            "pull", "pulls", "depend", "depends", "depending",
+                                            "require", "requires", "requiring", "rely",
+                                            "relies", "relying", NULL};
 static const char *const words_included[] = {"included", "#included", "imported", "pulled",
                                              "required", NULL};
 static const char *const words_includers[] = {"includers", "dependents", "importers", NULL};
@@ -117,7 +117,7 @@ static const char *const words_stop[] = {
     "currently", "code", "codebase", "repo", "repository", "project", "place", "places",
     "spot", "spots", "site", "sites", "kind", "other", "else", "anything", "everything",
     "everyone", "anyone", "someone", "something", "one", "ones", "exactly", "else's",
-    "here", NULL};
+    "here", "have", "got", NULL};
 
 static const struct {
         const char *const *w;
@@ -325,6 +325,11 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
         return false;
     /* "in FILE" / "under DIR": a path after in, inside, under; or after "of" or "from"
      * when the question has another subject or asks for a list */
+    /* "pull in": one verb, not a place */
+    for (size_t i = 1; i < n; i++)
+        if (t[i].id == W_IN && (t[i - 1].id == W_INCLUDE || t[i - 1].id == W_INCLUDED) &&
+            !strncasecmp(t[i - 1].w, "pull", 4))
+            t[i].id = W_STOP;
     int subj = -1, in = -1, nsubj = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i].id)
@@ -340,6 +345,14 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
     }
     if (nsubj > 1)
         return false; /* two names: which one is asked about is not clear */
+    /* "what gets called in kv_put": a name (not a path) after "in" with no other subject
+     * is the subject, "in" standing for "by" */
+    if (subj < 0 && in >= 0 && !t[in].path && t[in].ident && t[in - 1].id == W_IN &&
+        (has(t, n, W_CALLED) || has(t, n, W_CALL))) {
+        subj = in;
+        in = -1;
+        t[subj - 1].id = W_BY;
+    }
     if (has(t, n, W_OTHER))
         return false;
     /* "including disabled code", "with inactive code": a filter, not an include verb */

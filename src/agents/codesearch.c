@@ -730,13 +730,18 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
          * ?via says which macro */
         *name = "callers";
         qr_buf_printf(&q,
-                      PFX "SELECT DISTINCT ?caller ?file ?line ?via WHERE {\n"
+                      PFX "SELECT DISTINCT ?caller ?file ?line ?via ?callee_file WHERE {\n"
                           "  { ?callee code:name \"%1$s\" . ?site code:callee ?callee }\n"
                           "  UNION { ?site code:via \"%1$s\" }\n"
                           "  ?site code:line ?line .\n"
                           "  ?f a code:Function ; code:callSite ?site ; code:name ?caller ;\n"
                           "     code:file/code:path ?file .\n"
-                          "  OPTIONAL { ?site code:via ?via }\n",
+                          "  OPTIONAL { ?site code:via ?via }\n"
+                          /* which definition is called, when two share the name */
+                          "  OPTIONAL { ?site code:callee ?cd . ?cd code:name \"%1$s\" ;\n"
+                          "             code:file/code:path ?callee_file .\n"
+                          "             FILTER(EXISTS { ?o code:name \"%1$s\" ; a code:Function "
+                          ". FILTER(?o != ?cd) }) }\n",
                       s);
         if (!f->inactive)
             qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n"

@@ -79,7 +79,7 @@ static const char *const words_define[] = {"defined", "declared", "implemented",
                                            "contains", "contain", "containing", "holds",
                                            "has", "declares", "defines", NULL};
 static const char *const words_never[] = {"never", "nobody", "noone", "not", "no", "nothing",
-                                          "nowhere", "none", NULL};
+                                          "nowhere", "none", "without", "zero", NULL};
 static const char *const words_unused[] = {"unused", "dead", "uncalled", "unreferenced",
                                            "orphan", "orphaned", "unreachable", NULL};
 static const char *const words_static[] = {"static", "private", "file-local", "file-scope",
@@ -117,7 +117,7 @@ static const char *const words_stop[] = {
     "currently", "code", "codebase", "repo", "repository", "project", "place", "places",
     "spot", "spots", "site", "sites", "kind", "other", "else", "anything", "everything",
     "everyone", "anyone", "someone", "something", "one", "ones", "exactly", "else's",
-    "here", "have", "got", NULL};
+    "here", "have", "got", "with", NULL};
 
 static const struct {
         const char *const *w;
@@ -315,6 +315,29 @@ static bool has(const tok *t, size_t n, int id)
     return find(t, n, id) >= 0;
 }
 
+static bool read_frame(tok *t, size_t n, cf_frame *f);
+
+/* the filters each relation can apply: any other filter the question gives would be
+ * silently dropped, so the frame is refused instead */
+static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
+{
+    cf_rel r = f->rel;
+    if (f->statics && r != CF_UNUSED && r != CF_LIST && r != CF_COUNT)
+        return false; /* "what does X call that is static" */
+    if (f->transitive && r != CF_CALLERS && r != CF_CALLEES && r != CF_INCLUDERS &&
+        r != CF_INCLUDES)
+        return false;
+    if (f->inactive && r != CF_CALLERS && r != CF_CALLEES && r != CF_LIST)
+        return false;
+    if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION)
+        return false; /* "which macros call X" */
+    if (has(t, n, W_COUNT) && r != CF_COUNT)
+        return false; /* "how many callers does X have": a count, not a list */
+    if (f->in[0] && (r == CF_INCLUDERS || r == CF_INCLUDES || r == CF_COUNT))
+        return false;
+    return true;
+}
+
 bool qr__codeframe_read(const char *question, cf_frame *f,
                         bool (*known)(void *ud, const char *w), void *ud)
 {
@@ -323,6 +346,15 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
     size_t n = 0;
     if (!tokenize(question, t, &n, known, ud) || n == 0)
         return false;
+    if (!read_frame(t, n, f) || !frame_fits(t, n, f)) {
+        memset(f, 0, sizeof *f);
+        return false;
+    }
+    return true;
+}
+
+static bool read_frame(tok *t, size_t n, cf_frame *f)
+{
     /* "in FILE" / "under DIR": a path after in, inside, under; or after "of" or "from"
      * when the question has another subject or asks for a list */
     /* "pull in": one verb, not a place */
@@ -371,7 +403,23 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
     int vcall = find(t, n, W_CALL), vcalled = find(t, n, W_CALLED), vuse = find(t, n, W_USE),
         vused = find(t, n, W_USED), vinc = find(t, n, W_INCLUDE),
         vinced = find(t, n, W_INCLUDED);
-    bool never = has(t, n, W_NEVER);
+    /* a negation of the calling: before the call word ("never called", "nobody calls",
+     * "no callers"); after it ("functions that call no other") it is not "unused" */
+    bool never = false, never_after = false;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].id != W_NEVER)
+            continue;
+        bool before = false, after = false;
+        for (size_t j = i + 1; j < n; j++)
+            if (t[j].id == W_CALL || t[j].id == W_CALLED || t[j].id == W_USE ||
+                t[j].id == W_USED || t[j].id == W_CALLERS)
+                before = true;
+        for (size_t j = 0; j < i; j++)
+            if (t[j].id == W_CALL || t[j].id == W_USE)
+                after = true;
+        never |= before && !after;
+        never_after |= after || !before;
+    }
     bool callish = vcall >= 0 || vcalled >= 0 || vuse >= 0 || vused >= 0 ||
                    has(t, n, W_CALLERS);
     bool subject_path = subj >= 0 && t[subj].path;
@@ -379,6 +427,8 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
     /* unused: "unused", "dead", or a negation with a call word ("never called", "nobody
      * calls", "no callers"); the only name allowed is where ("in FILE") */
     if (has(t, n, W_UNUSED) || (never && callish)) {
+        if (never_after)
+            return false;
         if (subj >= 0 && in < 0 && subject_path) {
             in = subj;
             subj = -1;
@@ -390,7 +440,7 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
             snprintf(f->in, sizeof f->in, "%s", t[in].w);
         return true;
     }
-    if (never)
+    if (never || never_after)
         return false; /* a negation this reader does not know how to apply */
     if (in >= 0)
         snprintf(f->in, sizeof f->in, "%s", t[in].w);

@@ -52,6 +52,11 @@ int main(void)
         {"in which file is sock_open", CF_DEFINITION, "sock_open", "", 0},
         {"where's the MAX_LINE macro", CF_DEFINITION, "MAX_LINE", "", 0},
         {"static functions nobody calls", CF_UNUSED, "", "", 1},
+        {"functions with no callers", CF_UNUSED, "", "", 0},
+        {"which functions are not called by anyone", CF_UNUSED, "", "", 0},
+        {"which files pull in log.h", CF_INCLUDERS, "log.h", "", 0},
+        {"what functions get called in kv_put", CF_CALLEES, "kv_put", "", 0},
+        {"how many functions does src/wal.c have", CF_COUNT, "src/wal.c", "", 0},
         {"which functions in ae.c are never called?", CF_UNUSED, "", "ae.c", 0},
         {"dead code in src/net", CF_UNUSED, "", "src/net", 0},
         {"unused functions of adlist.c", CF_UNUSED, "", "adlist.c", 0},
@@ -87,6 +92,11 @@ int main(void)
         "who wrote ae.c",
         "which function calls aeMain the most",
         "what does ae.c include besides ae.h",
+        "functions that call no other function", /* a negation after the verb */
+        "what does main call that is static",    /* a filter callees cannot apply */
+        "which macros call parse_line",
+        "how many callers does parse_line have", /* a count of a list */
+        "which functions reference parse_line",  /* a reference is not a call */
         "x\" } } INSERT DATA { <a:a> <a:b> <a:c> } #",
         "",
     };

@@ -814,6 +814,12 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "     code:endLine ?end .\n"
                           "  BIND(STRAFTER(STR(?k), \"#\") AS ?kind)\n",
                       s);
+        /* a struct member of that name only when nothing else has it ("where is client
+         * defined": the struct, not every member called client) */
+        qr_buf_printf(&q,
+                      "  FILTER(?kind != \"Member\" || NOT EXISTS { ?o code:name \"%s\" ; a ?ko "
+                      "FILTER(?ko != code:Member) })\n",
+                      s);
         /* the struct itself; its typedef only when no struct of that name exists
          * (typedef struct { ... } X) */
         if (f->kind_given && f->what == CF_STRUCTS)

@@ -117,7 +117,7 @@ static const char *const words_stop[] = {
     "currently", "code", "codebase", "repo", "repository", "project", "place", "places",
     "spot", "spots", "site", "sites", "kind", "other", "else", "anything", "everything",
     "everyone", "anyone", "someone", "something", "one", "ones", "exactly", "else's",
-    "here", "have", "got", "with", NULL};
+    "here", "have", "got", "with", "make", "makes", NULL};
 
 static const struct {
         const char *const *w;
@@ -317,6 +317,16 @@ static bool has(const tok *t, size_t n, int id)
 
 static bool read_frame(tok *t, size_t n, cf_frame *f);
 
+/* an auxiliary ("does", "do", "did") between tokens a and b */
+static bool aux_between(const tok *t, int a, int b)
+{
+    for (int i = a + 1; i < b; i++)
+        if (!strcasecmp(t[i].w, "does") || !strcasecmp(t[i].w, "do") ||
+            !strcasecmp(t[i].w, "did"))
+            return true;
+    return false;
+}
+
 /* the filters each relation can apply: any other filter the question gives would be
  * silently dropped, so the frame is refused instead */
 static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
@@ -492,6 +502,9 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
     }
     int verb = vcall >= 0 ? vcall : vcalled >= 0 ? vcalled : -1;
     bool passive = vcall < 0 && vcalled >= 0;
+    /* "which calls does kv_put make": an auxiliary between the word and the subject makes
+     * the word a noun of what the subject does */
+    bool noun_call = verb >= 0 && aux_between(t, verb, subj);
     if (verb < 0 && !subject_path) {
         /* "who uses X", "where is X used" for a function */
         verb = vuse >= 0 ? vuse : vused >= 0 ? vused : -1;
@@ -506,7 +519,9 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
         for (int i = verb + 1; i < subj; i++)
             if (t[i].id == W_BY || t[i].id == W_FROM)
                 agent = true;
-        if (passive)
+        if (noun_call)
+            f->rel = CF_CALLEES;
+        else if (passive)
             f->rel = after && agent ? CF_CALLEES : after ? CF_NONE : CF_CALLERS;
         else
             f->rel = after ? CF_CALLERS : CF_CALLEES;
@@ -530,6 +545,8 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
                 agent = true;
         if (!ipassive && after && iverb + 1 < (int)n && t[iverb + 1].id == W_OF)
             agent = ipassive = true; /* "includes of X", "the includes for X": a noun */
+        if (!ipassive && aux_between(t, iverb, subj))
+            agent = ipassive = after = true; /* "which includes does F have" */
         if (ipassive)
             f->rel = after && agent ? CF_INCLUDES : after ? CF_NONE : CF_INCLUDERS;
         else

@@ -386,7 +386,10 @@ static bool unknown_name(qr_sparql_store *st, const qr_stop *stop, const char *a
         char tmp[QR_WORDS_MAX + 1];
         memcpy(tmp, t.lex, t.len);
         tmp[t.len] = '\0';
-        bool near = c == 0 || (qr_words_typo(arg, an, tmp, t.len) &&
+        /* names hold digits and underscores (LZ4_compress_default): the bound of the
+         * shared measure on the longer name, at most two plain edits */
+        size_t longer = an > t.len ? an : t.len;
+        bool near = c == 0 || (c <= qr_words_allowed(longer) &&
                                qr_edit_distance(arg, an, tmp, t.len, QR_EDIT_TRANSPOSE) <= 2);
         if (!near)
             continue;

@@ -53,6 +53,8 @@ int main(void)
         {"where's the MAX_LINE macro", CF_DEFINITION, "MAX_LINE", "", 0},
         {"static functions nobody calls", CF_UNUSED, "", "", 1},
         {"functions with no callers", CF_UNUSED, "", "", 0},
+        {"which includes does src/cli.c have", CF_INCLUDES, "src/cli.c", "", 0},
+        {"which calls does kv_put make", CF_CALLEES, "kv_put", "", 0},
         {"which functions are not called by anyone", CF_UNUSED, "", "", 0},
         {"which files pull in log.h", CF_INCLUDERS, "log.h", "", 0},
         {"what functions get called in kv_put", CF_CALLEES, "kv_put", "", 0},

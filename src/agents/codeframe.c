@@ -52,6 +52,8 @@ enum {
     W_INACTIVE,  /* inactive, disabled */
     W_STOP,      /* words that carry no slot */
     W_OTHER,     /* rankings, recursion, reasons: questions no frame here answers */
+    W_DEPTH,     /* levels, deep, depth, hops */
+    W_NUMBER,    /* a count: "2", "three" */
     W_COUNT_IDS
 };
 
@@ -108,6 +110,8 @@ static const char *const words_other[] = {
     "top", "recursive", "recursion", "themselves", "itself", "why", "often", "frequently",
     "popular", "complex", "lines", "size", "average", "between", "path", "cycle", "cycles",
     "loop", "loops", "ranked", "rank", "sorted", NULL};
+static const char *const words_depth[] = {"level", "levels", "deep", "depth", "hop", "hops",
+                                          "steps", "layers", NULL};
 static const char *const words_stop[] = {
     "who", "what", "which", "whom", "whose", "is", "are", "was", "were", "be", "been", "does",
     "do", "did", "the", "a", "an", "that", "this", "these", "those", "all", "every", "each",
@@ -135,7 +139,8 @@ static const struct {
                {words_in, W_IN},             {words_by, W_BY},
                {words_from, W_FROM},         {words_of, W_OF},
                {words_where, W_WHERE},       {words_inactive, W_INACTIVE},
-               {words_stop, W_STOP},         {words_other, W_OTHER}};
+               {words_stop, W_STOP},         {words_other, W_OTHER},
+               {words_depth, W_DEPTH}};
 
 /* A word as close to two frame words under the shared typo measure ("callrs": calls,
  * callers, called): the frame word fewest plain edits away; between a verb and its noun
@@ -190,6 +195,7 @@ typedef struct tok {
     int id;             /* a frame word, or 0: a name or a path */
     bool path;          /* looks like a file or directory path */
     bool ident;         /* one C identifier */
+    long num;           /* W_NUMBER: its value */
 } tok;
 
 static bool looks_path(const char *w)
@@ -293,6 +299,12 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
             /* an exact frame word; a typo of one only when it is lower case and no name */
             if (h.id > 0 && (h.cost == 0 || typo_ok))
                 k->id = h.id;
+            long num = qr_words_number(w, wl);
+            if ((k->id == 0 || k->id == W_STOP) && num >= 0 &&
+                (isdigit((unsigned char)w[0]) || k->id == 0)) {
+                k->id = W_NUMBER;
+                k->num = num;
+            }
             if (k->id == 0 && !k->ident && !path_chars(w))
                 return false;
         }
@@ -336,6 +348,8 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false; /* "what does X call that is static" */
     if (f->transitive && r != CF_CALLERS && r != CF_CALLEES && r != CF_INCLUDERS &&
         r != CF_INCLUDES)
+        return false;
+    if (f->depth && r != CF_CALLERS && r != CF_CALLEES)
         return false;
     if (f->inactive && r != CF_CALLERS && r != CF_CALLEES && r != CF_LIST)
         return false;
@@ -405,6 +419,17 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
                     t[j].id = W_STOP;
     f->statics = has(t, n, W_STATIC);
     f->transitive = has(t, n, W_TRANS);
+    /* "two levels deep", "depth 3", "within 2 hops": a number only with a depth word */
+    int num = find(t, n, W_NUMBER);
+    if (num >= 0) {
+        if (!has(t, n, W_DEPTH) || t[num].num < 1 || t[num].num > 8 ||
+            find(t + num + 1, n - (size_t)num - 1, W_NUMBER) >= 0)
+            return false;
+        f->depth = (int)t[num].num;
+        f->transitive = false;
+    } else if (has(t, n, W_DEPTH)) {
+        return false;
+    }
     f->inactive = has(t, n, W_INACTIVE);
     if (has(t, n, W_STRUCTS))
         f->what = CF_STRUCTS;

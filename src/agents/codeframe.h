@@ -43,6 +43,8 @@ typedef struct cf_frame {
     char in[CF_MAX + 1];   /* "in FILE" / "under DIR": where ("" for anywhere) */
     bool statics;          /* only static functions */
     bool transitive;       /* "eventually", "indirectly": the whole chain */
+    int depth;             /* "2 levels deep", "depth 3": the chain to that many steps (0:
+                              one step, or the whole chain when transitive) */
     bool inactive;         /* "including disabled code": code under a false #if too */
     bool headers;          /* CF_INCLUDERS: "which headers include H": only headers */
     bool kind_given;       /* "the struct X", "the macro X": f->what says which kind */

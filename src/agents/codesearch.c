@@ -713,6 +713,43 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
     *rc = QR_OK;
     *check_name = false;
     const char *s = f->subject;
+    if ((f->rel == CF_CALLERS || f->rel == CF_CALLEES) && f->depth >= 2) {
+        /* "two levels deep": each function within that many calls, at its nearest */
+        *check_name = true;
+        *name = f->rel == CF_CALLERS ? "callers-depth" : "callees-depth";
+        qr_buf_printf(&q,
+                      PFX "SELECT ?%s ?file (MIN(?d) AS ?depth) WHERE {\n"
+                          "  ?t code:name \"%s\" .\n",
+                      f->rel == CF_CALLERS ? "caller" : "callee", s);
+        for (int d = 1; d <= f->depth; d++) {
+            qr_buf_printf(&q, "  %s{ ", d > 1 ? "UNION " : "");
+            qr_buf_puts(&q, f->rel == CF_CALLERS ? "?f " : "?t ");
+            for (int k = 0; k < d; k++)
+                qr_buf_printf(&q, "%scode:calls", k ? "/" : "");
+            qr_buf_printf(&q, " %s BIND(%d AS ?d) }\n", f->rel == CF_CALLERS ? "?t" : "?f",
+                          d);
+        }
+        qr_buf_printf(&q,
+                      "  ?f code:name ?%s .\n"
+                      "  OPTIONAL { ?f code:file/code:path ?file }\n"
+                      "  FILTER(?f != ?t)\n",
+                      f->rel == CF_CALLERS ? "caller" : "callee");
+        if (!f->inactive)
+            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?t code:inactive true }\n"
+                            "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        if (f->rel == CF_CALLERS) {
+            place_filter(&q, "file", f->in);
+        } else if (f->in[0]) { /* "what does X in FILE call": that definition */
+            qr_buf_puts(&q, "  ?t code:file/code:path ?tfile .\n");
+            place_filter(&q, "tfile", f->in);
+        }
+        qr_buf_printf(&q, "} GROUP BY ?%1$s ?file ORDER BY ?depth ?%1$s ?file",
+                      f->rel == CF_CALLERS ? "caller" : "callee");
+        char *r = buf_take(&q);
+        if (!r)
+            *rc = QR_ENOMEM;
+        return r;
+    }
     switch (f->rel) {
     case CF_CALLERS:
         *check_name = true;

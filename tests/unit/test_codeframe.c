@@ -55,6 +55,7 @@ int main(void)
         {"functions with no callers", CF_UNUSED, "", "", 0},
         {"which includes does src/cli.c have", CF_INCLUDES, "src/cli.c", "", 0},
         {"which calls does kv_put make", CF_CALLEES, "kv_put", "", 0},
+        {"callers of hash_bytes two levels deep", CF_CALLERS, "hash_bytes", "", 0},
         {"which functions are not called by anyone", CF_UNUSED, "", "", 0},
         {"which files pull in log.h", CF_INCLUDERS, "log.h", "", 0},
         {"what functions get called in kv_put", CF_CALLEES, "kv_put", "", 0},
@@ -99,6 +100,8 @@ int main(void)
         "which macros call parse_line",
         "how many callers does parse_line have", /* a count of a list */
         "which functions reference parse_line",  /* a reference is not a call */
+        "top 5 callers of parse_line",          /* a number with no depth word */
+        "callers of parse_line 20 levels deep", /* past the depth this reader runs */
         "x\" } } INSERT DATA { <a:a> <a:b> <a:c> } #",
         "",
     };
@@ -109,6 +112,9 @@ int main(void)
         if (r)
             fprintf(stderr, "  read, should not be: %s (rel %d)\n", no[i], f.rel);
     }
+    cf_frame d;
+    CHECK(qr__codeframe_read("what does kv_open call, 2 levels deep", &d, known, NULL) &&
+          d.rel == CF_CALLEES && d.depth == 2 && !d.transitive);
     /* a name the index holds is never a typo of a frame word ("calloc" is not "callers") */
     cf_frame f;
     CHECK(qr__codeframe_read("callers of calloc", &f, known, NULL) && f.rel == CF_CALLERS);

@@ -379,13 +379,13 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
 
 static bool read_frame(tok *t, size_t n, cf_frame *f)
 {
-    /* "in FILE" / "under DIR": a path after in, inside, under; or after "of" or "from"
-     * when the question has another subject or asks for a list */
     /* "pull in": one verb, not a place */
     for (size_t i = 1; i < n; i++)
         if (t[i].id == W_IN && (t[i - 1].id == W_INCLUDE || t[i - 1].id == W_INCLUDED) &&
             !strncasecmp(t[i - 1].w, "pull", 4))
             t[i].id = W_STOP;
+    /* the subject: the one word that is no frame word; "in FILE" / "under DIR" (a path
+     * after in, inside, under, or a path ending the question after "from"): where */
     int subj = -1, in = -1, nsubj = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i].id)

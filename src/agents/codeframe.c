@@ -35,7 +35,8 @@ enum {
     W_INCLUDERS, /* includers, dependents */
     W_DEPS,      /* dependencies, deps, includes (noun) */
     W_DEFINE,    /* defined, declared, implemented, definition */
-    W_NEVER,     /* never, nobody, not, no: with a call word, "unused" */
+    W_NEVER,     /* never, not, don't: "unused" before a passive call word */
+    W_NOBODY,    /* nobody, no, nothing: "unused" before an active call word */
     W_UNUSED,    /* unused, dead, uncalled, unreferenced */
     W_STATIC,    /* static, private, file-local */
     W_FUNCS,     /* functions */
@@ -80,8 +81,12 @@ static const char *const words_define[] = {"defined", "declared", "implemented",
                                            "located", "implementation", "locate", "find",
                                            "contains", "contain", "containing", "holds",
                                            "has", "declares", "defines", NULL};
-static const char *const words_never[] = {"never", "nobody", "noone", "not", "no", "nothing",
-                                          "nowhere", "none", "without", "zero", NULL};
+/* a negative subject ("nobody calls X") and a negated verb ("X is never called") */
+static const char *const words_nobody[] = {"nobody", "noone", "no", "nothing", "none",
+                                           "without", "zero", NULL};
+static const char *const words_never[] = {"never", "not", "don't", "dont", "doesn't",
+                                          "doesnt", "aren't", "arent", "isn't", "isnt",
+                                          "wasn't", "weren't", "nowhere", NULL};
 static const char *const words_unused[] = {"unused", "dead", "uncalled", "unreferenced",
                                            "orphan", "orphaned", "unreachable", NULL};
 static const char *const words_static[] = {"static", "private", "file-local", "file-scope",
@@ -121,7 +126,8 @@ static const char *const words_stop[] = {
     "currently", "code", "codebase", "repo", "repository", "project", "place", "places",
     "spot", "spots", "site", "sites", "kind", "other", "else", "anything", "everything",
     "everyone", "anyone", "someone", "something", "one", "ones", "exactly", "else's",
-    "here", "have", "got", "with", "make", "makes", NULL};
+    "here", "have", "got", "with", "make", "makes", "anywhere", "everywhere", "somewhere",
+    NULL};
 
 static const struct {
         const char *const *w;
@@ -132,6 +138,7 @@ static const struct {
                {words_include, W_INCLUDE},   {words_included, W_INCLUDED},
                {words_includers, W_INCLUDERS}, {words_deps, W_DEPS},
                {words_define, W_DEFINE},     {words_never, W_NEVER},
+               {words_nobody, W_NOBODY},
                {words_unused, W_UNUSED},     {words_static, W_STATIC},
                {words_funcs, W_FUNCS},       {words_structs, W_STRUCTS},
                {words_macros, W_MACROS},     {words_files, W_FILES},
@@ -438,23 +445,30 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
     int vcall = find(t, n, W_CALL), vcalled = find(t, n, W_CALLED), vuse = find(t, n, W_USE),
         vused = find(t, n, W_USED), vinc = find(t, n, W_INCLUDE),
         vinced = find(t, n, W_INCLUDED);
-    /* a negation of the calling: before the call word ("never called", "nobody calls",
-     * "no callers"); after it ("functions that call no other") it is not "unused" */
-    bool never = false, never_after = false;
+    /* a negation of being called: "nobody calls", "no callers" (a negative subject before
+     * an active word), "never called", "isn't used" (a negated passive word); any other
+     * ("functions that never call X", "don't call anything") is not "unused" */
+    bool never = false, never_other = false;
     for (size_t i = 0; i < n; i++) {
-        if (t[i].id != W_NEVER)
+        if (t[i].id != W_NEVER && t[i].id != W_NOBODY)
             continue;
-        bool before = false, after = false;
-        for (size_t j = i + 1; j < n; j++)
-            if (t[j].id == W_CALL || t[j].id == W_CALLED || t[j].id == W_USE ||
-                t[j].id == W_USED || t[j].id == W_CALLERS)
-                before = true;
-        for (size_t j = 0; j < i; j++)
-            if (t[j].id == W_CALL || t[j].id == W_USE)
-                after = true;
-        never |= before && !after;
-        never_after |= after || !before;
+        bool ok = false;
+        for (size_t j = i + 1; j < n && !ok; j++) {
+            int id = t[j].id;
+            if (t[i].id == W_NOBODY)
+                ok = id == W_CALL || id == W_USE || id == W_CALLERS || id == W_CALLED ||
+                     id == W_USED;
+            else
+                ok = id == W_CALLED || id == W_USED;
+            if (id == W_CALL || id == W_USE || id == W_CALLERS || id == W_CALLED || id == W_USED)
+                break; /* only the first call word after the negation counts */
+        }
+        if (ok)
+            never = true;
+        else
+            never_other = true;
     }
+    bool never_after = never_other;
     bool callish = vcall >= 0 || vcalled >= 0 || vuse >= 0 || vused >= 0 ||
                    has(t, n, W_CALLERS);
     bool subject_path = subj >= 0 && t[subj].path;

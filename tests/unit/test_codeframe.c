@@ -53,6 +53,9 @@ int main(void)
         {"where's the MAX_LINE macro", CF_DEFINITION, "MAX_LINE", "", 0},
         {"static functions nobody calls", CF_UNUSED, "", "", 1},
         {"functions with no callers", CF_UNUSED, "", "", 0},
+        {"which functions aren't called anywhere", CF_UNUSED, "", "", 0},
+        {"functions no one calls", CF_UNUSED, "", "", 0},
+        {"list every function that is never invoked in src/", CF_UNUSED, "", "src/", 0},
         {"which includes does src/cli.c have", CF_INCLUDES, "src/cli.c", "", 0},
         {"which calls does kv_put make", CF_CALLEES, "kv_put", "", 0},
         {"callers of hash_bytes two levels deep", CF_CALLERS, "hash_bytes", "", 0},
@@ -96,6 +99,8 @@ int main(void)
         "which function calls aeMain the most",
         "what does ae.c include besides ae.h",
         "functions that call no other function", /* a negation after the verb */
+        "functions that don't call anything",    /* a negated active verb */
+        "which functions never call malloc",
         "what does main call that is static",    /* a filter callees cannot apply */
         "which macros call parse_line",
         "how many callers does parse_line have", /* a count of a list */

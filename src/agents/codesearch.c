@@ -589,12 +589,13 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
     if (!c->llm) {
         qr_buf_printf(err,
                       "no template answers '%s' and no model is configured (QUARRY_LLM_URL, "
-                      "QUARRY_LLM_MODEL); templates: who calls X, what does X call, where is X "
-                      "defined, where is X called from, which files include H, what does FILE "
-                      "include, functions in FILE, structs defined in FILE, how many functions "
-                      "in DIR, what eventually calls X, static functions (nobody calls), "
-                      "recursive functions, largest functions, most included headers; or "
-                      "write SPARQL with sparql_query",
+                      "QUARRY_LLM_MODEL); read without a model: who calls X (in FILE, N levels "
+                      "deep, eventually), what does X call, where is X defined, which files "
+                      "include H, what does FILE include, functions / structs / macros in "
+                      "FILE, static functions, (static) functions nobody calls (in FILE), how "
+                      "many functions in DIR, recursive functions, largest functions, most "
+                      "included headers; one name per question; or write SPARQL with "
+                      "sparql_query",
                       question);
         return QR_EINVAL;
     }
@@ -1151,7 +1152,8 @@ static const qr_tool_param search_codebase_params[] = {
 static const qr_tool search_codebase_tool = {
     .name = "search_codebase",
     .summary = "Answer a question about the code in plain words: common questions by template "
-               "(no model), others by one model call that writes SPARQL over the code graph.",
+               "(no model: the question is read as relation, subject and filters), others by "
+               "one model call that writes SPARQL over the code graph.",
     .params = search_codebase_params,
     .result = "{:how \"template:NAME\" or \"model\" :model_calls N :sparql \"...\" :vars "
               ":rows :total :truncated (+ :next_offset :hint)}",

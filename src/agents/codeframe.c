@@ -58,51 +58,48 @@ enum {
     W_COUNT_IDS
 };
 
-static const char *const words_call[] = {"call", "calls", "calling", "invoke", "invokes",
-                                         "invoking", NULL};
+static const char *const words_call[] = {"call",    "calls",    "calling", "invoke",
+                                         "invokes", "invoking", NULL};
 static const char *const words_called[] = {"called", "invoked", NULL};
-static const char *const words_callers[] = {"caller", "callers", "call-sites", "callsites",
-                                            NULL};
+static const char *const words_callers[] = {"caller", "callers", "call-sites", "callsites", NULL};
 static const char *const words_callees[] = {"callee", "callees", NULL};
 static const char *const words_use[] = {"use", "uses", "using", "need", "needs", NULL};
 static const char *const words_used[] = {"used", "needed", NULL};
-static const char *const words_include[] = {"include", "includes", "including", "#include",
-                                            "#includes", "import", "imports", "importing",
-                                            "pull", "pulls", "depend", "depends", "depending",
-                                            "require", "requires", "requiring", "rely",
-                                            "relies", "relying", NULL};
-static const char *const words_included[] = {"included", "#included", "imported", "pulled",
-                                             "required", NULL};
+static const char *const words_include[] = {
+    "include",   "includes",  "including", "#include", "#includes", "import",    "imports",
+    "importing", "pull",      "pulls",     "depend",   "depends",   "depending", "require",
+    "requires",  "requiring", "rely",      "relies",   "relying",   NULL};
+static const char *const words_included[] = {"included", "#included", "imported",
+                                             "pulled",   "required",  NULL};
 static const char *const words_includers[] = {"includers", "dependents", "importers", NULL};
-static const char *const words_deps[] = {"dependencies", "deps", "dependency",
-                                         "prerequisites", NULL};
-static const char *const words_define[] = {"defined", "declared", "implemented", "definition",
-                                           "definitions", "declaration", "define", "lives",
-                                           "located", "implementation", "locate", "find",
-                                           "contains", "contain", "containing", "holds",
-                                           "has", "declares", "defines", NULL};
+static const char *const words_deps[] = {"dependencies", "deps", "dependency", "prerequisites",
+                                         NULL};
+static const char *const words_define[] = {
+    "defined",     "declared", "implemented", "definition", "definitions",
+    "declaration", "define",   "lives",       "located",    "implementation",
+    "locate",      "find",     "contains",    "contain",    "containing",
+    "holds",       "has",      "declares",    "defines",    NULL};
 /* a negative subject ("nobody calls X") and a negated verb ("X is never called") */
-static const char *const words_nobody[] = {"nobody", "noone", "no", "nothing", "none",
-                                           "without", "zero", NULL};
-static const char *const words_never[] = {"never", "not", "don't", "dont", "doesn't",
-                                          "doesnt", "aren't", "arent", "isn't", "isnt",
+static const char *const words_nobody[] = {"nobody", "noone",   "no",   "nothing",
+                                           "none",   "without", "zero", NULL};
+static const char *const words_never[] = {"never",  "not",     "don't",   "dont",  "doesn't",
+                                          "doesnt", "aren't",  "arent",   "isn't", "isnt",
                                           "wasn't", "weren't", "nowhere", NULL};
-static const char *const words_unused[] = {"unused", "dead", "uncalled", "unreferenced",
+static const char *const words_unused[] = {"unused", "dead",     "uncalled",    "unreferenced",
                                            "orphan", "orphaned", "unreachable", NULL};
-static const char *const words_static[] = {"static", "private", "file-local", "file-scope",
-                                           "internal", NULL};
-static const char *const words_funcs[] = {"function", "functions", "func", "funcs", "fn",
-                                          "fns", "routine", "routines", "method", "methods",
-                                          "procedure", "procedures", "symbol", "symbols",
-                                          NULL};
+static const char *const words_static[] = {"static",     "private",  "file-local",
+                                           "file-scope", "internal", NULL};
+static const char *const words_funcs[] = {
+    "function", "functions", "func",      "funcs",      "fn",     "fns",     "routine", "routines",
+    "method",   "methods",   "procedure", "procedures", "symbol", "symbols", NULL};
 static const char *const words_structs[] = {"struct", "structs", "structure", "structures",
                                             "record", "records", NULL};
 static const char *const words_macros[] = {"macro", "macros", NULL};
-static const char *const words_files[] = {"file", "files", "header", "headers", "source",
+static const char *const words_files[] = {"file",    "files",  "header",  "headers", "source",
                                           "sources", "module", "modules", NULL};
-static const char *const words_trans[] = {"eventually", "transitively", "transitive",
-                                          "indirectly", "indirect", "ultimately", "end",
-                                          "ends", "recursively", NULL};
+static const char *const words_trans[] = {
+    "eventually", "transitively", "transitive", "indirectly",  "indirect",
+    "ultimately", "end",          "ends",       "recursively", NULL};
 static const char *const words_count[] = {"how", "many", "count", "number", NULL};
 static const char *const words_in[] = {"in", "inside", "within", "under", "below", NULL};
 static const char *const words_by[] = {"by", NULL};
@@ -111,43 +108,61 @@ static const char *const words_of[] = {"of", "for", NULL};
 static const char *const words_where[] = {"where", "where's", "wheres", "location", NULL};
 static const char *const words_inactive[] = {"inactive", "disabled", NULL};
 static const char *const words_other[] = {
-    "most", "least", "largest", "biggest", "longest", "smallest", "shortest", "fewest",
-    "top", "recursive", "recursion", "themselves", "itself", "why", "often", "frequently",
-    "popular", "complex", "lines", "size", "average", "between", "path", "cycle", "cycles",
-    "loop", "loops", "ranked", "rank", "sorted", NULL};
-static const char *const words_depth[] = {"level", "levels", "deep", "depth", "hop", "hops",
-                                          "steps", "layers", NULL};
+    "most",    "least",      "largest",   "biggest",   "longest",    "smallest", "shortest",
+    "fewest",  "top",        "recursive", "recursion", "themselves", "itself",   "why",
+    "often",   "frequently", "popular",   "complex",   "lines",      "size",     "average",
+    "between", "path",       "cycle",     "cycles",    "loop",       "loops",    "ranked",
+    "rank",    "sorted",     NULL};
+static const char *const words_depth[] = {"level", "levels", "deep",   "depth", "hop",
+                                          "hops",  "steps",  "layers", NULL};
 static const char *const words_stop[] = {
-    "who", "what", "which", "whom", "whose", "is", "are", "was", "were", "be", "been", "does",
-    "do", "did", "the", "a", "an", "that", "this", "these", "those", "all", "every", "each",
-    "any", "list", "show", "me", "give", "get", "gets", "there", "ever", "at", "to", "and",
-    "i", "can", "you", "it", "its", "up", "on", "into", "what's", "who's", "which's",
-    "tell", "let", "know", "see", "display", "print", "please", "directly", "actually",
-    "currently", "code", "codebase", "repo", "repository", "project", "place", "places",
-    "spot", "spots", "site", "sites", "kind", "other", "else", "anything", "everything",
-    "everyone", "anyone", "someone", "something", "one", "ones", "exactly", "else's",
-    "here", "have", "got", "with", "make", "makes", "anywhere", "everywhere", "somewhere",
-    NULL};
+    "who",       "what",     "which",      "whom",     "whose",      "is",        "are",
+    "was",       "were",     "be",         "been",     "does",       "do",        "did",
+    "the",       "a",        "an",         "that",     "this",       "these",     "those",
+    "all",       "every",    "each",       "any",      "list",       "show",      "me",
+    "give",      "get",      "gets",       "there",    "ever",       "at",        "to",
+    "and",       "i",        "can",        "you",      "it",         "its",       "up",
+    "on",        "into",     "what's",     "who's",    "which's",    "tell",      "let",
+    "know",      "see",      "display",    "print",    "please",     "directly",  "actually",
+    "currently", "code",     "codebase",   "repo",     "repository", "project",   "place",
+    "places",    "spot",     "spots",      "site",     "sites",      "kind",      "other",
+    "else",      "anything", "everything", "everyone", "anyone",     "someone",   "something",
+    "one",       "ones",     "exactly",    "else's",   "here",       "have",      "got",
+    "with",      "make",     "makes",      "anywhere", "everywhere", "somewhere", NULL};
 
 static const struct {
-        const char *const *w;
-        int id;
-} frame_words[] = {{words_call, W_CALL},         {words_called, W_CALLED},
-               {words_callers, W_CALLERS},   {words_callees, W_CALLEES},
-               {words_use, W_USE},           {words_used, W_USED},
-               {words_include, W_INCLUDE},   {words_included, W_INCLUDED},
-               {words_includers, W_INCLUDERS}, {words_deps, W_DEPS},
-               {words_define, W_DEFINE},     {words_never, W_NEVER},
-               {words_nobody, W_NOBODY},
-               {words_unused, W_UNUSED},     {words_static, W_STATIC},
-               {words_funcs, W_FUNCS},       {words_structs, W_STRUCTS},
-               {words_macros, W_MACROS},     {words_files, W_FILES},
-               {words_trans, W_TRANS},       {words_count, W_COUNT},
-               {words_in, W_IN},             {words_by, W_BY},
-               {words_from, W_FROM},         {words_of, W_OF},
-               {words_where, W_WHERE},       {words_inactive, W_INACTIVE},
-               {words_stop, W_STOP},         {words_other, W_OTHER},
-               {words_depth, W_DEPTH}};
+    const char *const *w;
+    int id;
+} frame_words[] = {{words_call, W_CALL},
+                   {words_called, W_CALLED},
+                   {words_callers, W_CALLERS},
+                   {words_callees, W_CALLEES},
+                   {words_use, W_USE},
+                   {words_used, W_USED},
+                   {words_include, W_INCLUDE},
+                   {words_included, W_INCLUDED},
+                   {words_includers, W_INCLUDERS},
+                   {words_deps, W_DEPS},
+                   {words_define, W_DEFINE},
+                   {words_never, W_NEVER},
+                   {words_nobody, W_NOBODY},
+                   {words_unused, W_UNUSED},
+                   {words_static, W_STATIC},
+                   {words_funcs, W_FUNCS},
+                   {words_structs, W_STRUCTS},
+                   {words_macros, W_MACROS},
+                   {words_files, W_FILES},
+                   {words_trans, W_TRANS},
+                   {words_count, W_COUNT},
+                   {words_in, W_IN},
+                   {words_by, W_BY},
+                   {words_from, W_FROM},
+                   {words_of, W_OF},
+                   {words_where, W_WHERE},
+                   {words_inactive, W_INACTIVE},
+                   {words_stop, W_STOP},
+                   {words_other, W_OTHER},
+                   {words_depth, W_DEPTH}};
 
 /* A word as close to two frame words under the shared typo measure ("callrs": calls,
  * callers, called): the frame word fewest plain edits away; between a verb and its noun
@@ -340,8 +355,7 @@ static bool read_frame(tok *t, size_t n, cf_frame *f);
 static bool aux_between(const tok *t, int a, int b)
 {
     for (int i = a + 1; i < b; i++)
-        if (!strcasecmp(t[i].w, "does") || !strcasecmp(t[i].w, "do") ||
-            !strcasecmp(t[i].w, "did"))
+        if (!strcasecmp(t[i].w, "does") || !strcasecmp(t[i].w, "do") || !strcasecmp(t[i].w, "did"))
             return true;
     return false;
 }
@@ -369,8 +383,8 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
     return true;
 }
 
-bool qr__codeframe_read(const char *question, cf_frame *f,
-                        bool (*known)(void *ud, const char *w), void *ud)
+bool qr__codeframe_read(const char *question, cf_frame *f, bool (*known)(void *ud, const char *w),
+                        void *ud)
 {
     memset(f, 0, sizeof *f);
     tok t[MAXTOK];
@@ -397,8 +411,8 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
     for (size_t i = 0; i < n; i++) {
         if (t[i].id)
             continue;
-        bool after_in = i > 0 && (t[i - 1].id == W_IN ||
-                                  (t[i - 1].id == W_FROM && t[i].path && i + 1 == n));
+        bool after_in =
+            i > 0 && (t[i - 1].id == W_IN || (t[i - 1].id == W_FROM && t[i].path && i + 1 == n));
         if (after_in && in < 0 && path_chars(t[i].w)) {
             in = (int)i;
             continue;
@@ -443,8 +457,7 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
     else if (has(t, n, W_MACROS) && !has(t, n, W_FUNCS))
         f->what = CF_MACROS;
     int vcall = find(t, n, W_CALL), vcalled = find(t, n, W_CALLED), vuse = find(t, n, W_USE),
-        vused = find(t, n, W_USED), vinc = find(t, n, W_INCLUDE),
-        vinced = find(t, n, W_INCLUDED);
+        vused = find(t, n, W_USED), vinc = find(t, n, W_INCLUDE), vinced = find(t, n, W_INCLUDED);
     /* a negation of being called: "nobody calls", "no callers" (a negative subject before
      * an active word), "never called", "isn't used" (a negated passive word); any other
      * ("functions that never call X", "don't call anything") is not "unused" */
@@ -469,8 +482,7 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
             never_other = true;
     }
     bool never_after = never_other;
-    bool callish = vcall >= 0 || vcalled >= 0 || vuse >= 0 || vused >= 0 ||
-                   has(t, n, W_CALLERS);
+    bool callish = vcall >= 0 || vcalled >= 0 || vuse >= 0 || vused >= 0 || has(t, n, W_CALLERS);
     bool subject_path = subj >= 0 && t[subj].path;
 
     /* unused: "unused", "dead", or a negation with a call word ("never called", "nobody
@@ -627,9 +639,8 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
     if (has(t, n, W_DEFINE) || has(t, n, W_WHERE) || has(t, n, W_FILES)) {
         for (size_t i = 0; i < n; i++)
             if (t[i].id && t[i].id != W_DEFINE && t[i].id != W_WHERE && t[i].id != W_STOP &&
-                t[i].id != W_OF && t[i].id != W_IN && t[i].id != W_FUNCS &&
-                t[i].id != W_STRUCTS && t[i].id != W_MACROS && t[i].id != W_FILES &&
-                t[i].id != W_STATIC)
+                t[i].id != W_OF && t[i].id != W_IN && t[i].id != W_FUNCS && t[i].id != W_STRUCTS &&
+                t[i].id != W_MACROS && t[i].id != W_FILES && t[i].id != W_STATIC)
                 return false;
         f->rel = CF_DEFINITION;
         f->kind_given = has(t, n, W_FUNCS) || has(t, n, W_STRUCTS) || has(t, n, W_MACROS);
@@ -644,9 +655,9 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
 
 /* a name -> the candidates that carry it (open addressing) */
 typedef struct cand {
-    size_t node;     /* the function's node */
-    size_t file;     /* its file's index in the graph */
-    size_t *scope;   /* static: the files that may use it (its own and its includers) */
+    size_t node;   /* the function's node */
+    size_t file;   /* its file's index in the graph */
+    size_t *scope; /* static: the files that may use it (its own and its includers) */
     size_t nscope;
     bool used;
     struct cand *next; /* the next candidate of the same name */
@@ -845,8 +856,8 @@ typedef struct scan {
     bool foreign; /* the text is a file fi includes, not fi's own (no definitions in it) */
     const char *text;
     size_t n;
-    pastes *pp;       /* where the pastes found are collected (first pass), or NULL */
-    alias *al;        /* the second pass: aliases sorted by name, or NULL */
+    pastes *pp; /* where the pastes found are collected (first pass), or NULL */
+    alias *al;  /* the second pass: aliases sorted by name, or NULL */
     size_t nal;
 } scan;
 
@@ -964,8 +975,8 @@ static bool shadowed(qr_code_graph *g, size_t fi, const char *name, size_t self)
     const char *path = qr_code_graph_file(g, fi, NULL);
     for (size_t i = 0; i < k; i++) {
         const qr_code_node *nd = qr_code_graph_node(g, idx[i]);
-        if (idx[i] != self && nd->it.kind == QR_CODE_FUNCTION &&
-            (nd->it.flags & QR_CODE_STATIC) && !strcmp(nd->file, path))
+        if (idx[i] != self && nd->it.kind == QR_CODE_FUNCTION && (nd->it.flags & QR_CODE_STATIC) &&
+            !strcmp(nd->file, path))
             return true;
     }
     return false;
@@ -975,8 +986,7 @@ static bool shadowed(qr_code_graph *g, size_t fi, const char *name, size_t self)
 static char *read_file(const char *root, const char *rel, size_t *len)
 {
     char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path ||
-        strstr(rel, ".."))
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path || strstr(rel, ".."))
         return NULL;
     FILE *fp = fopen(path, "rb");
     if (!fp)
@@ -1081,9 +1091,8 @@ static int scan_pass(qr_code_graph *g, const char *root, const qr_stop *stop, bo
     return QR_OK;
 }
 
-int qr__codeframe_unused(qr_code_graph *g, const char *root, const qr_stop *stop,
-                         const cf_frame *f, size_t offset, size_t limit, qr_arena *a,
-                         qr_val *out, qr_buf *err)
+int qr__codeframe_unused(qr_code_graph *g, const char *root, const qr_stop *stop, const cf_frame *f,
+                         size_t offset, size_t limit, qr_arena *a, qr_val *out, qr_buf *err)
 {
     size_t nn = qr_code_graph_nnodes(g), nf = qr_code_graph_nfiles(g);
     size_t ncand = 0;
@@ -1196,7 +1205,8 @@ int qr__codeframe_unused(qr_code_graph *g, const char *root, const qr_stop *stop
             const qr_code_node *nd = qr_code_graph_node(g, c->node);
             qr_mapb mb;
             qr_mapb_init(&mb, a, 4);
-            qr_mapb_put(&mb, qr_kw_cstr(a, "name"), qr_str_new(a, nd->it.name, strlen(nd->it.name)));
+            qr_mapb_put(&mb, qr_kw_cstr(a, "name"),
+                        qr_str_new(a, nd->it.name, strlen(nd->it.name)));
             qr_mapb_put(&mb, qr_kw_cstr(a, "file"), qr_str_new(a, nd->file, strlen(nd->file)));
             qr_mapb_put(&mb, qr_kw_cstr(a, "line"), qr_int(nd->it.line));
             if (nd->inactive) /* under a disabled #if: unused in this build, too */

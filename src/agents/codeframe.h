@@ -37,17 +37,17 @@ typedef enum cf_what { CF_FUNCTIONS = 0, CF_STRUCTS, CF_MACROS } cf_what;
 
 typedef struct cf_frame {
     cf_rel rel;
-    cf_what what;          /* CF_LIST / CF_COUNT / CF_UNUSED: what is listed */
+    cf_what what;             /* CF_LIST / CF_COUNT / CF_UNUSED: what is listed */
     char subject[CF_MAX + 1]; /* the name or path the relation is about ("" for none) */
-    bool subject_path;     /* the subject is a file or directory path */
-    char in[CF_MAX + 1];   /* "in FILE" / "under DIR": where ("" for anywhere) */
-    bool statics;          /* only static functions */
-    bool transitive;       /* "eventually", "indirectly": the whole chain */
-    int depth;             /* "2 levels deep", "depth 3": the chain to that many steps (0:
-                              one step, or the whole chain when transitive) */
-    bool inactive;         /* "including disabled code": code under a false #if too */
-    bool headers;          /* CF_INCLUDERS: "which headers include H": only headers */
-    bool kind_given;       /* "the struct X", "the macro X": f->what says which kind */
+    bool subject_path;        /* the subject is a file or directory path */
+    char in[CF_MAX + 1];      /* "in FILE" / "under DIR": where ("" for anywhere) */
+    bool statics;             /* only static functions */
+    bool transitive;          /* "eventually", "indirectly": the whole chain */
+    int depth;                /* "2 levels deep", "depth 3": the chain to that many steps (0:
+                                 one step, or the whole chain when transitive) */
+    bool inactive;            /* "including disabled code": code under a false #if too */
+    bool headers;             /* CF_INCLUDERS: "which headers include H": only headers */
+    bool kind_given;          /* "the struct X", "the macro X": f->what says which kind */
 } cf_frame;
 
 /* Reads question (already normalized) into f. `known` (may be NULL) says whether a word
@@ -55,8 +55,8 @@ typedef struct cf_frame {
  * measure of a frame word, is read as that word ("callrs"). False (f->rel CF_NONE) when
  * the words do not make one frame with all its slots: no relation, two subjects, a
  * relation that needs a subject and has none. */
-bool qr__codeframe_read(const char *question, cf_frame *f,
-                        bool (*known)(void *ud, const char *w), void *ud);
+bool qr__codeframe_read(const char *question, cf_frame *f, bool (*known)(void *ud, const char *w),
+                        void *ud);
 
 /* The functions nobody uses, as the page search_codebase returns ({:vars :rows :total
  * :truncated ...}): a function is used when its name appears in code (a call, an address
@@ -67,8 +67,7 @@ bool qr__codeframe_read(const char *question, cf_frame *f,
 /* root: the working tree's top directory, where a file a source #includes but the index
  * does not hold (a .def table) is read; NULL: none is read. QR_EINVAL when such a file is
  * missing (the answer cannot be known). */
-int qr__codeframe_unused(qr_code_graph *g, const char *root, const qr_stop *stop,
-                         const cf_frame *f, size_t offset, size_t limit, qr_arena *a,
-                         qr_val *out, qr_buf *err);
+int qr__codeframe_unused(qr_code_graph *g, const char *root, const qr_stop *stop, const cf_frame *f,
+                         size_t offset, size_t limit, qr_arena *a, qr_val *out, qr_buf *err);
 
 #endif

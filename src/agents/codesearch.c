@@ -410,7 +410,8 @@ static bool unknown_name(qr_sparql_store *st, const qr_stop *stop, const char *a
         for (size_t k = 0; k < NBEST && best[k]; k++)
             qr_buf_printf(err, "%s'%.*s'", k ? ", " : "; did you mean ", (int)bestlen[k],
                           best[k]);
-        qr_buf_puts(err, best[0] ? "?" : " (quarry code index builds it; names are case-sensitive)");
+        qr_buf_puts(err, best[0] ? "?"
+                                 : " (quarry code index builds it; names are case-sensitive)");
     }
     qr_sparql_result_free(names);
     return !exact;
@@ -1156,12 +1157,13 @@ static const qr_tool search_codebase_tool = {
                "one model call that writes SPARQL over the code graph.",
     .params = search_codebase_params,
     .result = "{:how \"template:NAME\" or \"model\" :model_calls N :sparql \"...\" :vars "
-              ":rows :total :truncated (+ :next_offset :hint)}",
+              ":rows :total :truncated (+ :next_offset :hint; :note when the rows are not "
+              "from SPARQL)}",
     .result_schema = "{\"type\": \"object\", \"properties\": {\"how\": {\"type\": \"string\"}, "
                      "\"model_calls\": {\"type\": \"integer\"}, \"sparql\": {\"type\": "
-                     "\"string\"}, \"vars\": {\"type\": \"array\"}, \"rows\": {\"type\": "
-                     "\"array\"}, \"total\": {\"type\": \"integer\"}, \"truncated\": {\"type\": "
-                     "\"boolean\"}}}",
+                     "\"string\"}, \"note\": {\"type\": \"string\"}, \"vars\": {\"type\": "
+                     "\"array\"}, \"rows\": {\"type\": \"array\"}, \"total\": {\"type\": "
+                     "\"integer\"}, \"truncated\": {\"type\": \"boolean\"}}}",
     .handler = search_codebase_fn,
     .caps = QR_TOOL_READS_REPO | QR_TOOL_MODEL,
 };

@@ -14,10 +14,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MUST(c)                                                                              \
-    do {                                                                                     \
-        if (!(c))                                                                            \
-            abort();                                                                         \
+#define MUST(c)                                                                                    \
+    do {                                                                                           \
+        if (!(c))                                                                                  \
+            abort();                                                                               \
     } while (0)
 
 static bool safe(const char *s)

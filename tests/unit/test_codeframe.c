@@ -101,12 +101,12 @@ int main(void)
         "functions that call no other function", /* a negation after the verb */
         "functions that don't call anything",    /* a negated active verb */
         "which functions never call malloc",
-        "what does main call that is static",    /* a filter callees cannot apply */
+        "what does main call that is static", /* a filter callees cannot apply */
         "which macros call parse_line",
         "how many callers does parse_line have", /* a count of a list */
         "which functions reference parse_line",  /* a reference is not a call */
-        "top 5 callers of parse_line",          /* a number with no depth word */
-        "callers of parse_line 20 levels deep", /* past the depth this reader runs */
+        "top 5 callers of parse_line",           /* a number with no depth word */
+        "callers of parse_line 20 levels deep",  /* past the depth this reader runs */
         "x\" } } INSERT DATA { <a:a> <a:b> <a:c> } #",
         "",
     };

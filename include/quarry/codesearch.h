@@ -1,12 +1,13 @@
 /*
  * quarry/codesearch.h: questions about code in plain words, answered with SPARQL over the
- * code graph (seed 004, tier 2). A table of templates answers the common questions with
- * no model (who calls X, what does X call, where is X defined, which files include H, the
- * functions of a file, static functions nobody calls, recursive functions, the largest
- * functions, the most included headers); any other question costs one model call whose
- * stable prefix is the vocabulary with examples (byte-identical every time, so providers
- * cache it), and the SPARQL it writes is parsed, checked read-only, run, and repaired once
- * with the structured error when it fails.
+ * code graph (seed 004, tier 2). With no model, a question is read as a frame (relation x
+ * subject x filters, src/agents/codeframe.h: callers, callees, includers, includes,
+ * definition, unused, list, count) and a few fixed questions keep a template (recursive
+ * functions, the largest functions, the most included headers); "unused" is computed on
+ * the graph and the files' text, not in SPARQL. Any other question costs one model call
+ * whose stable prefix is the vocabulary with examples (byte-identical every time, so
+ * providers cache it), and the SPARQL it writes is parsed, checked read-only, run, and
+ * repaired once with the structured error when it fails.
  *
  * Ownership: the caller owns the context; qr_codesearch_ctx_release frees the model
  * client. Errors: QR_EINVAL (no template matched and no model is configured, or the
@@ -18,8 +19,9 @@
 #include "quarry/llm.h"
 #include "quarry/sparql.h"
 
-/* The SPARQL of the template that matches question, in a malloc'd string, and the
- * template's name; NULL when none matches. */
+/* The SPARQL of the phrasing table's template that matches question, in a malloc'd
+ * string, and the template's name; NULL when none matches. The tool reads frames first;
+ * this table is what `quarry ask` routes code questions by. */
 char *qr_codesearch_template(const char *question, const char **name);
 
 /* The system prompt of the model path (the vocabulary and examples): stable text. */

@@ -15,7 +15,10 @@
  * Rejected: letting the model's text run unchecked (it is data: parsed and refused like
  * any query); embedding the question in the cached prefix (it would break the cache).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "quarry/codesearch.h"
+#include "codeframe.h"
+#include "quarry/code.h"
 #include "quarry/date.h"
 #include "quarry/tools.h"
 #include "quarry/turn.h"
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PFX "PREFIX code: <https://quarry.dev/code#>\n"
 
@@ -259,7 +263,7 @@ static bool clean_arg(char *s, bool path)
  * none; *path says which). The question is read through the shared normalizer first
  * (src/words: quotes, spaces, chatter and politeness off). */
 static char *match_template(const char *question_in, const char **name, char *targ,
-                            size_t tcap, bool *tpath)
+                            size_t tcap, bool *tpath, bool fixed_only)
 {
     char qbuf[1024];
     size_t qn = strlen(question_in);
@@ -300,6 +304,8 @@ static char *match_template(const char *question_in, const char **name, char *ta
                 }
             continue;
         }
+        if (fixed_only)
+            continue;
         size_t len = strlen(low);
         for (size_t i = 0; tp->pre[i] && !result; i++) {
             size_t pl = strlen(tp->pre[i]);
@@ -337,7 +343,7 @@ char *qr_codesearch_template(const char *question, const char **name)
 {
     char arg[256];
     bool path;
-    return match_template(question, name, arg, sizeof arg, &path);
+    return match_template(question, name, arg, sizeof arg, &path, false);
 }
 
 static int run_query(qr_sparql_store *st, const qr_stop *stop, const char *q,
@@ -380,7 +386,10 @@ static bool unknown_name(qr_sparql_store *st, const qr_stop *stop, const char *a
         char tmp[QR_WORDS_MAX + 1];
         memcpy(tmp, t.lex, t.len);
         tmp[t.len] = '\0';
-        bool near = c == 0 || (qr_words_typo(arg, an, tmp, t.len) &&
+        /* names hold digits and underscores (LZ4_compress_default): the bound of the
+         * shared measure on the longer name, at most two plain edits */
+        size_t longer = an > t.len ? an : t.len;
+        bool near = c == 0 || (c <= qr_words_allowed(longer) &&
                                qr_edit_distance(arg, an, tmp, t.len, QR_EDIT_TRANSPOSE) <= 2);
         if (!near)
             continue;
@@ -401,7 +410,8 @@ static bool unknown_name(qr_sparql_store *st, const qr_stop *stop, const char *a
         for (size_t k = 0; k < NBEST && best[k]; k++)
             qr_buf_printf(err, "%s'%.*s'", k ? ", " : "; did you mean ", (int)bestlen[k],
                           best[k]);
-        qr_buf_puts(err, best[0] ? "?" : " (quarry code index builds it; names are case-sensitive)");
+        qr_buf_puts(err, best[0] ? "?"
+                                 : " (quarry code index builds it; names are case-sensitive)");
     }
     qr_sparql_result_free(names);
     return !exact;
@@ -580,12 +590,13 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
     if (!c->llm) {
         qr_buf_printf(err,
                       "no template answers '%s' and no model is configured (QUARRY_LLM_URL, "
-                      "QUARRY_LLM_MODEL); templates: who calls X, what does X call, where is X "
-                      "defined, where is X called from, which files include H, what does FILE "
-                      "include, functions in FILE, structs defined in FILE, how many functions "
-                      "in DIR, what eventually calls X, static functions (nobody calls), "
-                      "recursive functions, largest functions, most included headers; or "
-                      "write SPARQL with sparql_query",
+                      "QUARRY_LLM_MODEL); read without a model: who calls X (in FILE, N levels "
+                      "deep, eventually), what does X call, where is X defined, which files "
+                      "include H, what does FILE include, functions / structs / macros in "
+                      "FILE, static functions, (static) functions nobody calls (in FILE), how "
+                      "many functions in DIR, recursive functions, largest functions, most "
+                      "included headers; one name per question; or write SPARQL with "
+                      "sparql_query",
                       question);
         return QR_EINVAL;
     }
@@ -621,6 +632,374 @@ static int ask_model(qr_codesearch_ctx *c, qr_req *rq, const char *question,
     return rc;
 }
 
+/* ---- frames (codeframe.h) made into queries ---- */
+
+/* FILTER(?VAR is the file IN, a file of that name, or under the directory IN) */
+static void place_filter(qr_buf *q, const char *var, const char *in)
+{
+    if (!in || !in[0])
+        return;
+    char d[CF_MAX + 1];
+    snprintf(d, sizeof d, "%s", in);
+    size_t n = strlen(d);
+    while (n > 1 && d[n - 1] == '/')
+        d[--n] = '\0';
+    qr_buf_printf(q,
+                  "  FILTER(?%1$s = \"%2$s\" || STRENDS(?%1$s, CONCAT(\"/\", \"%2$s\")) ||\n"
+                  "         STRSTARTS(?%1$s, CONCAT(\"%2$s\", \"/\")))\n",
+                  var, d);
+}
+
+static char *buf_take(qr_buf *b)
+{
+    if (b->failed) {
+        qr_buf_release(b);
+        return NULL;
+    }
+    char *r = strdup(b->p ? b->p : "");
+    qr_buf_release(b);
+    return r;
+}
+
+/* The definitions of function `name` the callees of a frame are read from: the active
+ * ones (under f->in when given); the inactive ones only when there is no other or the
+ * question asks for disabled code. Sets *ndefs (0: no function of that name) and whether
+ * the inactive ones count; the caller names the files. */
+static int callee_defs(qr_sparql_store *st, const qr_stop *stop, const cf_frame *f,
+                       size_t *nactive, size_t *ninactive, qr_buf *err)
+{
+    qr_buf q;
+    qr_buf_init(&q);
+    qr_buf_printf(&q,
+                  PFX "SELECT ?file ?line ?inactive WHERE {\n"
+                      "  ?f a code:Function ; code:name \"%s\" ; code:file/code:path ?file ;\n"
+                      "     code:line ?line .\n"
+                      "  OPTIONAL { ?f code:inactive ?inactive }\n",
+                  f->subject);
+    place_filter(&q, "file", f->in);
+    qr_buf_puts(&q, "}");
+    char *text = buf_take(&q);
+    if (!text)
+        return QR_ENOMEM;
+    qr_sparql_result *r = NULL;
+    qr_buf why;
+    qr_buf_init(&why);
+    int rc = run_query(st, stop, text, &r, &why);
+    free(text);
+    if (rc)
+        qr_buf_printf(err, "the definitions of '%s' could not be read: %s", f->subject,
+                      why.p ? why.p : "");
+    qr_buf_release(&why);
+    *nactive = *ninactive = 0;
+    for (size_t i = 0; rc == QR_OK && i < qr_sparql_result_nrows(r); i++) {
+        qr_sparql_term t;
+        bool off = qr_sparql_result_get(r, i, 2, &t) && t.lex && t.len == 4 &&
+                   !memcmp(t.lex, "true", 4);
+        if (off)
+            (*ninactive)++;
+        else
+            (*nactive)++;
+    }
+    qr_sparql_result_free(r);
+    return rc;
+}
+
+/* The SPARQL of a frame (every relation but CF_UNUSED), its name, and whether its subject
+ * is a name to check when no row comes back. NULL with *rc set on an error; NULL with
+ * *rc QR_OK when the frame has no query here. */
+static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_frame *f,
+                          const char **name, bool *check_name, int *rc, qr_buf *err)
+{
+    qr_buf q;
+    qr_buf_init(&q);
+    *rc = QR_OK;
+    *check_name = false;
+    const char *s = f->subject;
+    if ((f->rel == CF_CALLERS || f->rel == CF_CALLEES) && f->depth >= 2) {
+        /* "two levels deep": each function within that many calls, at its nearest */
+        *check_name = true;
+        *name = f->rel == CF_CALLERS ? "callers-depth" : "callees-depth";
+        qr_buf_printf(&q,
+                      PFX "SELECT ?%s ?file (MIN(?d) AS ?depth) WHERE {\n"
+                          "  ?t code:name \"%s\" .\n",
+                      f->rel == CF_CALLERS ? "caller" : "callee", s);
+        for (int d = 1; d <= f->depth; d++) {
+            qr_buf_printf(&q, "  %s{ ", d > 1 ? "UNION " : "");
+            qr_buf_puts(&q, f->rel == CF_CALLERS ? "?f " : "?t ");
+            for (int k = 0; k < d; k++)
+                qr_buf_printf(&q, "%scode:calls", k ? "/" : "");
+            qr_buf_printf(&q, " %s BIND(%d AS ?d) }\n", f->rel == CF_CALLERS ? "?t" : "?f",
+                          d);
+        }
+        qr_buf_printf(&q,
+                      "  ?f code:name ?%s .\n"
+                      "  OPTIONAL { ?f code:file/code:path ?file }\n"
+                      "  FILTER(?f != ?t)\n",
+                      f->rel == CF_CALLERS ? "caller" : "callee");
+        if (!f->inactive)
+            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?t code:inactive true }\n"
+                            "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        if (f->rel == CF_CALLERS) {
+            place_filter(&q, "file", f->in);
+        } else if (f->in[0]) { /* "what does X in FILE call": that definition */
+            qr_buf_puts(&q, "  ?t code:file/code:path ?tfile .\n");
+            place_filter(&q, "tfile", f->in);
+        }
+        qr_buf_printf(&q, "} GROUP BY ?%1$s ?file ORDER BY ?depth ?%1$s ?file",
+                      f->rel == CF_CALLERS ? "caller" : "callee");
+        char *r = buf_take(&q);
+        if (!r)
+            *rc = QR_ENOMEM;
+        return r;
+    }
+    switch (f->rel) {
+    case CF_CALLERS:
+        *check_name = true;
+        if (f->transitive) {
+            *name = "transitive-callers";
+            qr_buf_printf(&q,
+                          PFX "SELECT DISTINCT ?caller ?file WHERE {\n"
+                              "  ?t code:name \"%s\" .\n"
+                              "  ?f code:calls+ ?t ; code:name ?caller ;\n"
+                              "     code:file/code:path ?file .\n"
+                              "  FILTER(?f != ?t)\n",
+                          s);
+            place_filter(&q, "file", f->in);
+            qr_buf_puts(&q, "} ORDER BY ?caller ?file");
+            break;
+        }
+        /* a call written through a macro counts for the macro and for what it calls;
+         * ?via says which macro */
+        *name = "callers";
+        qr_buf_printf(&q,
+                      PFX "SELECT DISTINCT ?caller ?file ?line ?via ?callee_file WHERE {\n"
+                          "  { ?callee code:name \"%1$s\" . ?site code:callee ?callee }\n"
+                          "  UNION { ?site code:via \"%1$s\" }\n"
+                          "  ?site code:line ?line .\n"
+                          "  ?f a code:Function ; code:callSite ?site ; code:name ?caller ;\n"
+                          "     code:file/code:path ?file .\n"
+                          "  OPTIONAL { ?site code:via ?via }\n"
+                          /* which definition is called, when two share the name */
+                          "  OPTIONAL { ?site code:callee ?cd . ?cd code:name \"%1$s\" ;\n"
+                          "             code:file/code:path ?callee_file .\n"
+                          "             FILTER(EXISTS { ?o code:name \"%1$s\" ; a code:Function "
+                          ". FILTER(?o != ?cd) }) }\n",
+                      s);
+        if (!f->inactive)
+            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n"
+                            "  FILTER NOT EXISTS { ?site code:inactive true }\n");
+        place_filter(&q, "file", f->in);
+        qr_buf_puts(&q, "} ORDER BY ?file ?line ?caller");
+        break;
+    case CF_CALLEES: {
+        *check_name = true;
+        *name = "callees";
+        size_t on = 0, off = 0;
+        if ((*rc = callee_defs(st, stop, f, &on, &off, err)))
+            return NULL;
+        /* every active definition, each with its file (eight mains are eight answers);
+         * code under a false #if only when there is no other or it is asked for */
+        bool with_inactive = f->inactive || on == 0;
+        qr_buf_printf(&q,
+                      PFX "SELECT DISTINCT ?callee %2$s ?file ?function_line WHERE {\n"
+                          "  ?f a code:Function ; code:name \"%1$s\" ; code:file/code:path ?file "
+                          ";\n"
+                          "     code:line ?function_line .\n",
+                      s, f->transitive ? "" : "?line ?via");
+        if (!with_inactive)
+            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        place_filter(&q, "file", f->in);
+        if (f->transitive)
+            qr_buf_puts(&q, "  ?f code:calls+ ?g . ?g code:name ?callee .\n"
+                            "  FILTER(?g != ?f)\n"
+                            "} ORDER BY ?file ?function_line ?callee");
+        else
+            qr_buf_puts(&q, "  ?f code:callSite ?site .\n"
+                            "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
+                            "  OPTIONAL { ?site code:via ?via }\n"
+                            "} ORDER BY ?file ?function_line ?line ?callee");
+        break;
+    }
+    case CF_INCLUDERS:
+        *name = "includers";
+        qr_buf_printf(&q,
+                      PFX "SELECT DISTINCT ?file WHERE {\n"
+                          "  ?f code:includes%2$s ?h ; code:path ?file . ?h code:name ?n .\n"
+                          "  OPTIONAL { ?h code:path ?p }\n"
+                          "  FILTER(?n = \"%1$s\" || ?n = CONCAT(\"<\", \"%1$s\", \">\") || "
+                          "?p = \"%1$s\" ||\n"
+                          "         STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
+                          "%3$s"
+                          "} ORDER BY ?file",
+                      s, f->transitive ? "+" : "",
+                      f->headers ? "  FILTER(REGEX(?file, \"[.](h|hh|hpp|hxx|H)$\"))\n" : "");
+        break;
+    case CF_INCLUDES:
+        *name = "file-includes";
+        qr_buf_printf(&q,
+                      PFX "SELECT DISTINCT ?header WHERE {\n"
+                          "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, "
+                          "CONCAT(\"/\", \"%1$s\")))\n"
+                          "  ?file code:includes%2$s ?h . ?h code:name ?n .\n"
+                          "  BIND(IF(STRSTARTS(?n, \"<\"), SUBSTR(?n, 2, STRLEN(?n) - 2), ?n) AS "
+                          "?header)\n"
+                          "} ORDER BY ?header",
+                      s, f->transitive ? "+" : "");
+        break;
+    case CF_DEFINITION:
+        *check_name = true;
+        *name = "definition";
+        qr_buf_printf(&q,
+                      PFX "SELECT ?kind ?file ?line ?end WHERE {\n"
+                          "  ?x code:name \"%s\" ; a ?k ; code:file/code:path ?file ; "
+                          "code:line ?line ;\n"
+                          "     code:endLine ?end .\n"
+                          "  BIND(STRAFTER(STR(?k), \"#\") AS ?kind)\n",
+                      s);
+        /* a struct member of that name only when nothing else has it ("where is client
+         * defined": the struct, not every member called client) */
+        qr_buf_printf(&q,
+                      "  FILTER(?kind != \"Member\" || NOT EXISTS { ?o code:name \"%s\" ; a ?ko "
+                      "FILTER(?ko != code:Member) })\n",
+                      s);
+        /* the struct itself; its typedef only when no struct of that name exists
+         * (typedef struct { ... } X) */
+        if (f->kind_given && f->what == CF_STRUCTS)
+            qr_buf_printf(&q,
+                          "  FILTER(?kind IN (\"Struct\", \"Union\", \"Enum\") ||\n"
+                          "         (?kind = \"Typedef\" && NOT EXISTS { ?y code:name \"%s\" ; "
+                          "a ?k0 FILTER(?k0 IN (code:Struct, code:Union, code:Enum)) }))\n",
+                          s);
+        else if (f->kind_given && f->what == CF_MACROS)
+            qr_buf_puts(&q, "  FILTER(?kind = \"Macro\")\n");
+        else if (f->kind_given)
+            qr_buf_puts(&q, "  FILTER(?kind IN (\"Function\", \"Declaration\"))\n");
+        place_filter(&q, "file", f->in);
+        qr_buf_puts(&q, "} ORDER BY ?kind ?file ?line");
+        break;
+    case CF_LIST: {
+        const char *cls = f->what == CF_STRUCTS  ? "Struct"
+                          : f->what == CF_MACROS ? "Macro"
+                                                 : "Function";
+        *name = f->what == CF_STRUCTS  ? "file-structs"
+                : f->what == CF_MACROS ? "file-macros"
+                : f->statics           ? "statics"
+                                       : "file-functions";
+        if (f->what == CF_FUNCTIONS)
+            qr_buf_printf(&q, PFX "SELECT ?name ?file ?line %s WHERE {\n"
+                                  "  ?f a code:Function ; code:name ?name ; code:file/code:path "
+                                  "?file ;\n"
+                                  "     code:line ?line ; code:static ?static .\n"
+                                  "%s",
+                          f->statics ? "" : "?static", f->statics ? "  FILTER(?static)\n" : "");
+        else
+            qr_buf_printf(&q, PFX "SELECT ?name ?file ?line WHERE {\n"
+                                  "  ?f a code:%s ; code:name ?name ; code:file/code:path ?file "
+                                  ";\n"
+                                  "     code:line ?line .\n",
+                          cls);
+        if (!f->inactive)
+            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        place_filter(&q, "file", f->in);
+        qr_buf_puts(&q, "} ORDER BY ?file ?line");
+        break;
+    }
+    case CF_COUNT:
+        *name = "count-functions";
+        qr_buf_printf(&q, PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
+                              "  ?f a code:Function ; code:file/code:path ?p .\n"
+                              "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        if (f->statics)
+            qr_buf_puts(&q, "  ?f code:static true .\n");
+        place_filter(&q, "p", s);
+        qr_buf_puts(&q, "}");
+        break;
+    default:
+        qr_buf_release(&q);
+        return NULL;
+    }
+    char *r = buf_take(&q);
+    if (!r)
+        *rc = QR_ENOMEM;
+    return r;
+}
+
+/* A path the question gave (a file, a bare file name, a directory) that no indexed file
+ * matches: "no file 'X' in the code index; did you mean 'Y'?" (file names within the shared
+ * typo measure). True (err written) when nothing matches. */
+static bool unknown_path(qr_code_graph *g, const char *path, qr_buf *err)
+{
+    size_t nf = qr_code_graph_nfiles(g), pl = strlen(path);
+    while (pl > 1 && path[pl - 1] == '/')
+        pl--;
+    enum { NBEST = 3 };
+    const char *best[NBEST] = {NULL};
+    size_t bestc = SIZE_MAX, nbest = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const char *f = qr_code_graph_file(g, i, NULL);
+        size_t fl = strlen(f);
+        if ((fl == pl && !memcmp(f, path, pl)) ||
+            (fl > pl && !memcmp(f, path, pl) && f[pl] == '/') ||
+            (fl > pl && f[fl - pl - 1] == '/' && !memcmp(f + fl - pl, path, pl)))
+            return false;
+        const char *base = strrchr(f, '/');
+        base = base ? base + 1 : f;
+        const char *pb = strrchr(path, '/');
+        pb = pb ? pb + 1 : path;
+        size_t bl = strlen(base), pbl = strlen(pb);
+        if (bl > QR_WORDS_MAX || pbl > QR_WORDS_MAX)
+            continue;
+        size_t c = qr_words_cost(pb, pbl, base, bl);
+        size_t longer = bl > pbl ? bl : pbl;
+        if (c > qr_words_allowed(longer) || c > bestc)
+            continue;
+        if (c < bestc)
+            nbest = 0, bestc = c;
+        if (nbest < NBEST)
+            best[nbest++] = f; /* the closest, in path order */
+    }
+    qr_buf_printf(err, "no file '%s' in the code index", path);
+    for (size_t k = 0; k < nbest; k++)
+        qr_buf_printf(err, "%s'%s'", k ? ", " : "; did you mean ", best[k]);
+    if (nbest)
+        qr_buf_puts(err, "?");
+    return true;
+}
+
+/* the top directory of the working tree that holds dir (NULL: the current one): the
+ * nearest directory up from it with a .git entry */
+static bool work_tree_root(const char *dir, char *out, size_t cap)
+{
+    char *abs = realpath(dir ? dir : ".", NULL);
+    if (!abs)
+        return false;
+    bool found = false;
+    for (;;) {
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/.git", abs);
+        if (access(probe, F_OK) == 0) {
+            found = strlen(abs) < cap;
+            if (found)
+                snprintf(out, cap, "%s", abs);
+            break;
+        }
+        char *slash = strrchr(abs, '/');
+        if (!slash || slash == abs)
+            break;
+        *slash = '\0';
+    }
+    free(abs);
+    return found;
+}
+
+/* the graph says whether a word is a name it holds (the frame reader never reads such a
+ * word as a typo of a frame word) */
+static bool known_name(void *ud, const char *w)
+{
+    const size_t *idx;
+    return ud && qr_code_graph_named(ud, w, &idx) > 0;
+}
+
 static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
                   qr_buf *err)
 {
@@ -635,13 +1014,79 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
     int rc = qr_sparql_ctx_store(c->sparql, &st, err);
     if (rc)
         return rc;
+    /* the code graph itself, when the store is made of it (not of RDF files) */
+    qr_code_graph *g = NULL;
+    if ((!c->sparql->data_paths || !c->sparql->data_paths[0]) && c->sparql->code)
+        g = c->sparql->code->graph;
     const char *tname = NULL;
-    char targ[256];
+    char targ[256] = "";
     bool tpath = false;
-    char *sparql = match_template(question, &tname, targ, sizeof targ, &tpath);
+    char *sparql = NULL;
     qr_sparql_result *res = NULL;
     int calls = 0;
-    if (sparql) {
+    bool paged = false;
+    const char *note = NULL;
+
+    /* first the frame reader: relation x subject x filters */
+    char qn[1024];
+    size_t ql = strlen(question);
+    qr_words_normalize(question, ql < sizeof qn ? ql : sizeof qn - 1, qn, sizeof qn);
+    cf_frame fr;
+    bool framed = ql < sizeof qn && qr__codeframe_read(qn, &fr, known_name, g);
+    if (framed && g && fr.subject[0] && !fr.subject_path && !known_name(g, fr.subject)) {
+        /* a name the index lacks: say so, and which it holds near it */
+        if (unknown_name(st, &req->stop, fr.subject, err))
+            return QR_EINVAL;
+        framed = false;
+    }
+    const char *place = !framed               ? NULL
+                        : fr.subject_path     ? fr.subject
+                        : fr.in[0]            ? fr.in
+                                              : NULL;
+    if (framed && g && place && fr.rel != CF_INCLUDERS && unknown_path(g, place, err))
+        return QR_EINVAL;
+    if (framed) {
+        if (fr.rel == CF_UNUSED) {
+            tname = fr.statics ? "dead-statics" : "unused";
+            if (!g) {
+                qr_buf_puts(err, "'unused' needs the code graph of the repository, not RDF "
+                                 "data files (QUARRY_SPARQL_DATA)");
+                return QR_EINVAL;
+            }
+            char root[4096];
+            bool have_root = work_tree_root(c->sparql->code->repo_dir, root, sizeof root);
+            rc = qr__codeframe_unused(g, have_root ? root : NULL, &req->stop, &fr,
+                                      (size_t)offset, (size_t)limit, a, out, err);
+            if (rc)
+                return rc;
+            paged = true;
+            sparql = strdup("");
+            if (!sparql)
+                return QR_ENOMEM;
+            note = "a function is unused when its name appears in no code outside its own "
+                   "definitions and prototypes (calls, addresses taken, tables, macro bodies, "
+                   "## pastes and a string that is the name count; comments do not): for a "
+                   "static function, in its file and the files that #include it; files a "
+                   "source #includes that the index lacks are read from the working tree; "
+                   "main is never listed; :inactive marks one under a disabled #if";
+        } else {
+            bool check = false;
+            sparql = frame_sparql(st, &req->stop, &fr, &tname, &check, &rc, err);
+            if (rc) {
+                free(sparql);
+                return rc;
+            }
+            if (sparql && check)
+                snprintf(targ, sizeof targ, "%s", fr.subject);
+        }
+    }
+    if (!sparql)
+        /* the fixed questions the frames do not cover (recursive functions, the largest,
+         * the most included headers); a question with a name is the frames' alone */
+        sparql = match_template(question, &tname, targ, sizeof targ, &tpath, true);
+    if (paged) {
+        /* answered by the frame itself */
+    } else if (sparql) {
         qr_buf why;
         qr_buf_init(&why);
         rc = run_query(st, &req->stop, sparql, &res, &why);
@@ -652,10 +1097,14 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         if (rc == QR_OK && targ[0] && !tpath && qr_sparql_result_nrows(res) == 0 &&
             unknown_name(st, &req->stop, targ, err))
             rc = QR_EINVAL;
+        /* nobody includes a header no file matches: say so, not "0 rows" */
+        if (rc == QR_OK && framed && fr.rel == CF_INCLUDERS && g &&
+            qr_sparql_result_nrows(res) == 0 && unknown_path(g, fr.subject, err))
+            rc = QR_EINVAL;
     } else {
         rc = ask_model(c, req, question, st, &sparql, &res, &calls, err);
     }
-    if (rc == QR_OK)
+    if (rc == QR_OK && !paged)
         rc = qr_sparql_result_page(res, (size_t)offset, (size_t)limit, a, out, err);
     if (rc == QR_OK) {
         /* the page, plus how it was answered */
@@ -667,6 +1116,8 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         qr_mapb_put(&mb, qr_kw_cstr(a, "how"), qr_str_new(a, how, strlen(how)));
         qr_mapb_put(&mb, qr_kw_cstr(a, "model_calls"), qr_int(calls));
         qr_mapb_put(&mb, qr_kw_cstr(a, "sparql"), qr_str_new(a, sparql, strlen(sparql)));
+        if (note)
+            qr_mapb_put(&mb, qr_kw_cstr(a, "note"), qr_str_new(a, note, strlen(note)));
         for (size_t i = 0; i < qr_map_len(*out); i++)
             qr_mapb_put(&mb, qr_map_key_at(*out, i), qr_map_val_at(*out, i));
         *out = qr_mapb_finish(&mb, QR_T_MAP);
@@ -702,15 +1153,17 @@ static const qr_tool_param search_codebase_params[] = {
 static const qr_tool search_codebase_tool = {
     .name = "search_codebase",
     .summary = "Answer a question about the code in plain words: common questions by template "
-               "(no model), others by one model call that writes SPARQL over the code graph.",
+               "(no model: the question is read as relation, subject and filters), others by "
+               "one model call that writes SPARQL over the code graph.",
     .params = search_codebase_params,
     .result = "{:how \"template:NAME\" or \"model\" :model_calls N :sparql \"...\" :vars "
-              ":rows :total :truncated (+ :next_offset :hint)}",
+              ":rows :total :truncated (+ :next_offset :hint; :note when the rows are not "
+              "from SPARQL)}",
     .result_schema = "{\"type\": \"object\", \"properties\": {\"how\": {\"type\": \"string\"}, "
                      "\"model_calls\": {\"type\": \"integer\"}, \"sparql\": {\"type\": "
-                     "\"string\"}, \"vars\": {\"type\": \"array\"}, \"rows\": {\"type\": "
-                     "\"array\"}, \"total\": {\"type\": \"integer\"}, \"truncated\": {\"type\": "
-                     "\"boolean\"}}}",
+                     "\"string\"}, \"note\": {\"type\": \"string\"}, \"vars\": {\"type\": "
+                     "\"array\"}, \"rows\": {\"type\": \"array\"}, \"total\": {\"type\": "
+                     "\"integer\"}, \"truncated\": {\"type\": \"boolean\"}}}",
     .handler = search_codebase_fn,
     .caps = QR_TOOL_READS_REPO | QR_TOOL_MODEL,
 };

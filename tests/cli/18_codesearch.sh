@@ -33,10 +33,10 @@ ask() {
 }
 
 expect_out "who calls" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "Who calls add?"
-expect_out "what does X call" 'template:callees 0 [{"callee":"fact","line":7},{"callee":"printf","line":7},{"callee":"twice","line":7}]' ask "what does main call"
+expect_out "what does X call" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"printf","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main call"
 expect_out "where defined" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "where is \`add\` defined?"
 expect_out "includers" 'template:includers 0 [{"file":"src/main.c"}]' ask "which files include util.h"
-expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","line":3,"static":true},{"name":"unused","line":4,"static":true},{"name":"add","line":5,"static":false},{"name":"fact","line":6,"static":false},{"name":"main","line":7,"static":false}]' ask "functions in main.c"
+expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","file":"src/main.c","line":3,"static":true},{"name":"unused","file":"src/main.c","line":4,"static":true},{"name":"add","file":"src/main.c","line":5,"static":false},{"name":"fact","file":"src/main.c","line":6,"static":false},{"name":"main","file":"src/main.c","line":7,"static":false}]' ask "functions in main.c"
 expect_out "dead statics" 'template:dead-statics 0 [{"name":"unused","file":"src/main.c","line":4}]' ask "static functions nobody calls"
 expect_out "recursive" 'template:recursive 0 [{"name":"fact","file":"src/main.c"}]' ask "Which functions are recursive?"
 expect_out "most included" 'template:most-included 0 [{"header":"<stdio.h>","includers":1},{"header":"util.h","includers":1}]' ask "most included headers"
@@ -46,7 +46,7 @@ expect_out "a file's includes" 'template:file-includes 0 [{"header":"stdio.h"},{
 expect_out "in which file is X" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "in which file is add"
 expect_out "static functions" 'template:statics 0 [{"name":"twice","file":"src/main.c","line":3},{"name":"unused","file":"src/main.c","line":4}]' ask "which functions are static"
 expect_out "count of functions" 'template:count-functions 0 [{"count":5}]' ask "how many functions are defined under src/"
-expect_out "transitive callers" 'template:transitive-callers 0 [{"caller":"main"},{"caller":"twice"}]' ask "everything that eventually calls add"
+expect_out "transitive callers" 'template:transitive-callers 0 [{"caller":"main","file":"src/main.c"},{"caller":"twice","file":"src/main.c"}]' ask "everything that eventually calls add"
 expect_out "a name called by nobody: 0 rows" 'template:callers 0 []' ask "who calls main"
 expect_err "a misspelt name: did you mean" "no such function 'factt' in the code index; did you mean 'fact'?" \
   "$Q" tool search_codebase --repo "$R" --question "who calls factt"
@@ -59,6 +59,109 @@ expect_err "a name that is not an identifier matches no template" "no template a
   "$Q" tool search_codebase --repo "$R" --question 'who calls x" } } INSERT DATA { <a:a> <a:b> <a:c> } #'
 expect_err "no template, no model" "no template answers 'how many functions are there' and no model is configured" \
   "$Q" tool search_codebase --repo "$R" --question "how many functions are there"
+
+# ---- issue 27: questions read as frames (relation x subject x filters) ----
+# A second repository with what redis showed: callbacks whose address is taken, a .c file
+# #included by another (ae.c and its event backends), a call written through a macro, two
+# functions of one name, a test main under a disabled #ifdef.
+R2="$TMP/repo2"
+git init -q -b main "$R2"
+mkdir -p "$R2/lib" "$R2/tools"
+cat > "$R2/lib/log.h" <<'C'
+void log_impl(int level, const char *msg);
+#define LOG(l, m) log_impl(l, m)
+C
+cat > "$R2/lib/log.c" <<'C'
+#include <stdio.h>
+#include "log.h"
+void log_impl(int level, const char *msg) { printf("%d %s\n", level, msg); }
+static void never_used(void) { log_impl(0, "x"); }
+C
+cat > "$R2/lib/backend.c" <<'C'
+static int backend_poll(int n) { return n + 1; }
+static int backend_orphan(int n) { return n; }
+C
+cat > "$R2/lib/loop.c" <<'C'
+#include "log.h"
+#include "backend.c"
+typedef int (*handler)(int);
+static int on_read(int fd) { LOG(1, "read"); return fd; }
+static int on_write(int fd) { return fd; }
+static int on_close(int fd) { return fd; }
+static handler table[] = { on_write };
+static void set_handler(handler h) { (void)h; }
+#define INSTALL(h) set_handler(h)
+int loop_run(int n) {
+    handler h = on_read;
+    INSTALL(on_close);
+    LOG(2, "run");
+    return h(backend_poll(n)) + table[0](n);
+}
+int helper(int n) { return loop_run(n); }
+#ifdef LOOP_TEST_MAIN
+int main(void) { return loop_run(1); }
+#endif
+C
+cat > "$R2/tools/cli.c" <<'C'
+#include "../lib/log.h"
+int loop_run(int n);
+static int helper(int n) { LOG(3, "cli"); return n; }
+int main(void) { return loop_run(helper(1)); }
+C
+# a command table (.def) a source includes, names made by ## pasting, a name looked up by
+# its string: all uses the index's calls do not hold
+cat > "$R2/lib/cmds.def" <<'C'
+struct cmd table[] = { CMD(ping) };
+C
+cat > "$R2/lib/cmds.c" <<'C'
+#define CMD(n) {cmd_ ## n}
+struct cmd { int (*fn)(void); };
+static int cmd_table_fn(void) { return 0; }
+int cmd_ping(void) { return 1; }
+int cmd_pong(void) { return 2; }
+int plugin_init(void) { return 0; }
+void *find_symbol(const char *name);
+void *load(void) { return find_symbol("plugin_init"); }
+#include "cmds.def"
+C
+git -C "$R2" add -A && git -C "$R2" -c user.name=T -c user.email=t@x commit -qm two
+ask2() {
+  "$Q" tool search_codebase --repo "$R2" --question "$1" --format json > "$TMP/out.json" 2> "$TMP/err" || true
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['how'], json.dumps(d['rows'], separators=(',',':')))" "$TMP/out.json" 2>/dev/null || cat "$TMP/err"
+}
+expect_out "what files include H (not only 'which')" 'template:includers [{"file":"lib/log.c"},{"file":"lib/loop.c"},{"file":"tools/cli.c"}]' ask2 "what files include log.h"
+expect_out "a .c file #included" 'template:includers [{"file":"lib/loop.c"}]' ask2 "where is backend.c included"
+expect_out "a file's dependencies" 'template:file-includes [{"header":"backend.c"},{"header":"log.h"}]' ask2 "what are the dependencies of lib/loop.c?"
+expect_out "the includes of a file (a noun)" 'template:file-includes [{"header":"log.h"},{"header":"stdio.h"}]' ask2 "includes of log.c"
+expect_out "what does FILE depend on" 'template:file-includes [{"header":"backend.c"},{"header":"log.h"}]' ask2 "what does loop.c depend on"
+# unused: an address taken (a variable, a table, a macro argument) or a call from a file
+# that #includes the .c is a use; only the truly unused are listed
+expect_out "static functions nobody calls" 'template:dead-statics [{"name":"backend_orphan","file":"lib/backend.c","line":2},{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "static functions nobody calls"
+expect_out "never-called functions of one file" 'template:unused [{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "which functions in lib/log.c are never called?"
+expect_out "unused functions of one file, other words" 'template:unused [{"name":"helper","file":"lib/loop.c","line":16}]' ask2 "unused functions in loop.c"
+expect_out "a .def table, a ## paste, a name looked up by string" 'template:unused [{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"cmd_pong","file":"lib/cmds.c","line":5},{"name":"load","file":"lib/cmds.c","line":8}]' ask2 "which functions in lib/cmds.c are never called"
+# calls through a macro: answered, and ?via says which macro
+expect_out "what calls a macro" 'template:callers [{"caller":"on_read","file":"lib/loop.c","line":4,"via":"LOG"},{"caller":"loop_run","file":"lib/loop.c","line":13,"via":"LOG"},{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "what calls LOG"
+expect_out "callers of what a macro calls say the macro" 'template:callers [{"caller":"never_used","file":"lib/log.c","line":4},{"caller":"on_read","file":"lib/loop.c","line":4,"via":"LOG"},{"caller":"loop_run","file":"lib/loop.c","line":13,"via":"LOG"},{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "who calls log_impl"
+expect_out "callers in one file" 'template:callers [{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "who calls LOG in tools/cli.c"
+# callees per definition, with its file; the test main under a disabled #ifdef left out
+expect_out "what does main call: the active main only" 'template:callees [{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what does main call"
+expect_out "two functions of one name: each with its file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16},{"callee":"log_impl","line":3,"via":"LOG","file":"tools/cli.c","function_line":3}]' ask2 "what does helper call"
+expect_out "one of them, by file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16}]' ask2 "what does helper in lib/loop.c call"
+expect_out "disabled code when asked" 'template:callees [{"callee":"loop_run","line":18,"file":"lib/loop.c","function_line":18},{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what does main call, including disabled code"
+expect_out "the subject after a passive verb" 'template:callees [{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what is called by main"
+expect_out "callers to a depth, each at its nearest" 'template:callers-depth [{"caller":"helper","file":"lib/loop.c","depth":1},{"caller":"main","file":"tools/cli.c","depth":1}]' ask2 "callers of loop_run 2 levels deep"
+expect_out "callees to a depth" 'template:callees-depth [{"callee":"loop_run","file":"lib/loop.c","depth":1},{"callee":"backend_poll","file":"lib/backend.c","depth":2},{"callee":"h","depth":2},{"callee":"log_impl","file":"lib/log.c","depth":2},{"callee":"set_handler","file":"lib/loop.c","depth":2}]' ask2 "what does helper in lib/loop.c call, two levels deep"
+# a misspelt or wrongly cased name, or a file that is not there: an error that says what to
+# write, exit 2; never 0 rows
+expect_err "a misspelt name in a frame" "no such function 'loop_rnu' in the code index; did you mean 'loop_run'?" \
+  "$Q" tool search_codebase --repo "$R2" --question "callers of loop_rnu"
+expect_rc "a wrongly cased name exits 2" 2 "$Q" tool search_codebase --repo "$R2" --question "what does Loop_Run call"
+expect_err "a file the index lacks" "no file 'lop.c' in the code index; did you mean 'lib/log.c', 'lib/loop.c'?" \
+  "$Q" tool search_codebase --repo "$R2" --question "what does lop.c include"
+expect_rc "a header nobody has exits 2" 2 "$Q" tool search_codebase --repo "$R2" --question "who includes lgo.h"
+# a typo of a frame word is read through the shared typo measure
+expect_out "a misspelt frame word" 'template:callers [{"caller":"helper","file":"lib/loop.c","line":16},{"caller":"main","file":"tools/cli.c","line":4}]' ask2 "callrs of loop_run"
 
 # quarry ask reaches the templates for code questions (tier 1, no model)
 expect_out "quarry ask: code question" '{"findings":[{"name":"unused","file":"src/main.c","line":4}],"summary":"1 result(s) from the code graph (template dead-statics)"}' \

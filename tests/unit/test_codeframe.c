@@ -1,0 +1,129 @@
+/* test_codeframe.c: search_codebase's frame reader (src/agents/codeframe.c): a question
+ * becomes relation x subject x filters whatever the wording; the side of the verb the
+ * subject stands on gives the direction; what makes no single frame is refused. */
+#include "agents/codeframe.h"
+#include "check.h"
+
+#include <string.h>
+
+typedef struct want {
+    const char *q;
+    cf_rel rel;
+    const char *subject;
+    const char *in;
+    int flags; /* 1 static, 2 transitive, 4 inactive, 8 headers */
+} want;
+
+/* names the "index" holds: a word that is one is never read as a typo of a frame word */
+static bool known(void *ud, const char *w)
+{
+    (void)ud;
+    return !strcmp(w, "calloc") || !strcmp(w, "parse");
+}
+
+int main(void)
+{
+    static const want ok[] = {
+        {"who calls parse", CF_CALLERS, "parse", "", 0},
+        {"what calls serverLog", CF_CALLERS, "serverLog", "", 0},
+        {"callers of `parse_line()`", CF_CALLERS, "parse_line", "", 0},
+        {"parse_line's callers", CF_CALLERS, "parse_line", "", 0},
+        {"where is parse_line called from?", CF_CALLERS, "parse_line", "", 0},
+        {"which functions in ae.c call zmalloc", CF_CALLERS, "zmalloc", "ae.c", 0},
+        {"what calls zmalloc from sds.c", CF_CALLERS, "zmalloc", "sds.c", 0},
+        {"everything that eventually calls xmalloc", CF_CALLERS, "xmalloc", "", 2},
+        {"callrs of parse_line", CF_CALLERS, "parse_line", "", 0},
+        {"what does main call", CF_CALLEES, "main", "", 0},
+        {"what is called by main", CF_CALLEES, "main", "", 0},
+        {"what functions are called from main", CF_CALLEES, "main", "", 0},
+        {"what does main in src/main.c call", CF_CALLEES, "main", "src/main.c", 0},
+        {"what does main call, including disabled code", CF_CALLEES, "main", "", 4},
+        {"callees of http_handle", CF_CALLEES, "http_handle", "", 0},
+        {"what files include server.h", CF_INCLUDERS, "server.h", "", 0},
+        {"which files #include <stdio.h>", CF_INCLUDERS, "stdio.h", "", 0},
+        {"where is backend.c included", CF_INCLUDERS, "backend.c", "", 0},
+        {"which headers include zmalloc.h", CF_INCLUDERS, "zmalloc.h", "", 8},
+        {"what does src/main.c include", CF_INCLUDES, "src/main.c", "", 0},
+        {"dependencies of anet.c", CF_INCLUDES, "anet.c", "", 0},
+        {"includes of lib/hash.c", CF_INCLUDES, "lib/hash.c", "", 0},
+        {"what does intset.c depend on", CF_INCLUDES, "intset.c", "", 0},
+        {"headers included by anet.c", CF_INCLUDES, "anet.c", "", 0},
+        {"where is strbuf_append defined", CF_DEFINITION, "strbuf_append", "", 0},
+        {"in which file is sock_open", CF_DEFINITION, "sock_open", "", 0},
+        {"where's the MAX_LINE macro", CF_DEFINITION, "MAX_LINE", "", 0},
+        {"static functions nobody calls", CF_UNUSED, "", "", 1},
+        {"functions with no callers", CF_UNUSED, "", "", 0},
+        {"which functions aren't called anywhere", CF_UNUSED, "", "", 0},
+        {"functions no one calls", CF_UNUSED, "", "", 0},
+        {"list every function that is never invoked in src/", CF_UNUSED, "", "src/", 0},
+        {"which includes does src/cli.c have", CF_INCLUDES, "src/cli.c", "", 0},
+        {"which calls does kv_put make", CF_CALLEES, "kv_put", "", 0},
+        {"callers of hash_bytes two levels deep", CF_CALLERS, "hash_bytes", "", 0},
+        {"which functions are not called by anyone", CF_UNUSED, "", "", 0},
+        {"which files pull in log.h", CF_INCLUDERS, "log.h", "", 0},
+        {"what functions get called in kv_put", CF_CALLEES, "kv_put", "", 0},
+        {"how many functions does src/wal.c have", CF_COUNT, "src/wal.c", "", 0},
+        {"which functions in ae.c are never called?", CF_UNUSED, "", "ae.c", 0},
+        {"dead code in src/net", CF_UNUSED, "", "src/net", 0},
+        {"unused functions of adlist.c", CF_UNUSED, "", "adlist.c", 0},
+        {"functions in adlist.c", CF_LIST, "", "adlist.c", 0},
+        {"ae.c functions", CF_LIST, "", "ae.c", 0},
+        {"which functions are static", CF_LIST, "", "", 1},
+        {"how many functions are defined under src/", CF_COUNT, "src/", "", 0},
+        {"how many static functions are in server.c", CF_COUNT, "server.c", "", 1},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        cf_frame f;
+        bool r = qr__codeframe_read(ok[i].q, &f, known, NULL);
+        CHECK(r);
+        if (!r) {
+            fprintf(stderr, "  not read: %s\n", ok[i].q);
+            continue;
+        }
+        CHECK(f.rel == ok[i].rel);
+        CHECK_STR(f.subject, ok[i].subject);
+        CHECK_STR(f.in, ok[i].in);
+        int flags = (f.statics ? 1 : 0) | (f.transitive ? 2 : 0) | (f.inactive ? 4 : 0) |
+                    (f.headers ? 8 : 0);
+        CHECK(flags == ok[i].flags);
+        if (f.rel != ok[i].rel || flags != ok[i].flags)
+            fprintf(stderr, "  misread: %s (rel %d flags %d)\n", ok[i].q, f.rel, flags);
+    }
+    /* no single frame: declined, never guessed */
+    static const char *const no[] = {
+        "most included headers",            /* a ranking: the fixed template's */
+        "who calls both zmalloc and zfree", /* two names */
+        "what does parse_line depend on",   /* include words need a file */
+        "how does aeMain work",
+        "who wrote ae.c",
+        "which function calls aeMain the most",
+        "what does ae.c include besides ae.h",
+        "functions that call no other function", /* a negation after the verb */
+        "functions that don't call anything",    /* a negated active verb */
+        "which functions never call malloc",
+        "what does main call that is static", /* a filter callees cannot apply */
+        "which macros call parse_line",
+        "how many callers does parse_line have", /* a count of a list */
+        "which functions reference parse_line",  /* a reference is not a call */
+        "top 5 callers of parse_line",           /* a number with no depth word */
+        "callers of parse_line 20 levels deep",  /* past the depth this reader runs */
+        "x\" } } INSERT DATA { <a:a> <a:b> <a:c> } #",
+        "",
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        cf_frame f;
+        bool r = qr__codeframe_read(no[i], &f, known, NULL);
+        CHECK(!r);
+        if (r)
+            fprintf(stderr, "  read, should not be: %s (rel %d)\n", no[i], f.rel);
+    }
+    cf_frame d;
+    CHECK(qr__codeframe_read("what does kv_open call, 2 levels deep", &d, known, NULL) &&
+          d.rel == CF_CALLEES && d.depth == 2 && !d.transitive);
+    /* a name the index holds is never a typo of a frame word ("calloc" is not "callers") */
+    cf_frame f;
+    CHECK(qr__codeframe_read("callers of calloc", &f, known, NULL) && f.rel == CF_CALLERS);
+    CHECK_STR(f.subject, "calloc");
+    CHECK(!qr__codeframe_read("calloc parse", &f, known, NULL));
+    CHECK_DONE();
+}

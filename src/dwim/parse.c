@@ -1215,8 +1215,8 @@ static int validate_named(const char *text, size_t n, qr_arena *a, qr_dwim_inten
     return QR_OK;
 }
 
-int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena *a,
-                  qr_dwim_intent *out)
+static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena *a,
+                      qr_dwim_intent *out)
 {
     memset(out, 0, sizeof *out);
     out->params = qr_map_empty();
@@ -1643,4 +1643,31 @@ void qr_dwim_intent_json(const qr_dwim_intent *in, qr_buf *b)
         qr_buf_printf(b, ",\"confidence\":%.2f}", in->alts[i].confidence);
     }
     qr_buf_puts(b, "]}");
+}
+
+/* `callers: wal_checksum`: the colon form carries content for the verbs that take it
+ * (fix, plan, done); for a verb that needs a target, what follows the colon is the target,
+ * so the line is read again with the colon as a space. */
+int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena *a,
+                  qr_dwim_intent *out)
+{
+    int rc = parse_once(lk, text, n, a, out);
+    if (rc != QR_OK || !out->missing_target || !out->content)
+        return rc;
+    const char *nl = memchr(text, '\n', n);
+    size_t ln = nl ? (size_t)(nl - text) : n;
+    size_t w = 0;
+    while (w < ln && !isspace((unsigned char)text[w]))
+        w++;
+    if (w < 2 || text[w - 1] != ':' || w == ln)
+        return rc;
+    char *copy = qr_arena_strndup(a, text, n);
+    if (!copy)
+        return QR_ENOMEM;
+    copy[w - 1] = ' ';
+    qr_dwim_intent again;
+    rc = parse_once(lk, copy, n, a, &again);
+    if (rc == QR_OK && !again.missing_target && again.verb == out->verb)
+        *out = again;
+    return rc;
 }

@@ -268,6 +268,17 @@ static void test_params_and_json(void)
     l = "callers lx_eval";
     CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
     CHECK(!in.missing_target);
+    /* `verb: target`: for a verb that needs a target, the colon does not make it content */
+    l = "callers: lx_eval";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_CALLERS && !in.missing_target && !in.content);
+    CHECK_STR(in.target, "lx_eval");
+    l = "skeleton: src/lisp";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_SKELETON && !in.missing_target);
+    l = "callers:";
+    CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);
+    CHECK(in.verb == QR_DWIM_CALLERS && in.missing_target);
     /* key=value terms are all kept (the run refuses those a verb does not take) */
     l = "grep lx_ limit=5 colour=red";
     CHECK(qr_dwim_parse(&lk, l, strlen(l), &a, &in) == QR_OK);

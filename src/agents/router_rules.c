@@ -380,13 +380,16 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
         sep = " ";
     }
     if (q->not_author[0]) {
-        /* the person left out, by the email the repository knows them by */
+        /* the person left out, by the email the repository knows them by, or by their
+           name when they wrote with several emails under one name (rt_person_at) */
         char re[RT_STR * 2 + 16], quoted[RT_STR * 2];
         regex_quote(quoted, sizeof quoted, q->not_author);
         snprintf(re, sizeof re, "(?i)^%s$", quoted);
-        qr_buf_printf(b, "%s[:not [:matches :email ", sep);
+        qr_buf_printf(b, "%s[:not [:or [:matches :email ", sep);
         edn_str(b, re);
-        qr_buf_puts(b, "]]");
+        qr_buf_puts(b, "] [:matches :author ");
+        edn_str(b, re);
+        qr_buf_puts(b, "]]]");
         sep = " ";
     }
     if (q->wdays) {

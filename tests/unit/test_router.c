@@ -580,10 +580,14 @@ static const expect PINNED[] = {
     {"did alice ever touch src/main.c?", "file-history", {":path \"src/main.c\"", ":author \"alice@example.com\""}},
     {"who deleted src/legacy.c", "file-deleted", {"[:= :status \"D\"]"}},
     {"how many commits have fix in the subject", "count-commits", {":grep \"fix\""}},
-    {"commits last week except alice", "commits-in-window", {":as :raw", "[:not [:matches :email \"(?i)^alice@example\\\\.com$\"]]"}},
-    {"who besides alice smith committed most this year", "top-contributors", {"[:not [:matches :email", ":take"}},
-    {"who has the most commits in src/, excluding ines", "file-authors", {"[:not [:matches :email \"(?i)^ines@example\\\\.com$\"]]"}},
-    {"everything this month except alice's commits", "commits-in-window", {"[:not [:matches :email"}},
+    {"commits last week except alice", "commits-in-window", {":as :raw", "[:not [:or [:matches :email \"(?i)^alice@example\\\\.com$\"] [:matches :author"}},
+    {"who besides alice smith committed most this year", "top-contributors", {"[:not [:or [:matches :email", ":take"}},
+    {"who has the most commits in src/, excluding ines", "file-authors", {"[:not [:or [:matches :email \"(?i)^ines@example\\\\.com$\"]"}},
+    /* one name written with two emails is left out by its name (itchyny in jq): the
+       filter matches the name as well as the email */
+    {"who contributed most in 2025 excluding zed", "top-contributors", {"[:matches :author \"(?i)^Zed$\"]", ":take :on :authors"}},
+    {"how many commits in 2025 excluding zed", "count-commits", {"[:matches :author \"(?i)^Zed$\"]"}},
+    {"everything this month except alice's commits", "commits-in-window", {"[:not [:or [:matches :email"}},
     {"commits by either ines or alice this year", "commits-by-author", {":as :first_author", ":as :second_author"}},
     {"commits in october", "commits-in-window", {":since \"2026-10-01\" :until \"2026-10-31T23:59:59\""}},
     {"commits in december", "commits-in-window", {":since \"2025-12-01\" :until \"2025-12-31T23:59:59\""}},
@@ -669,7 +673,7 @@ static const expect PINNED[] = {
     {"what files were changed in the initial commit", "commit-files", {"{:ref \"{{last:all:hash}}\" :limit 1 :with_paths true}"}},
     {"commits by the person with email alice@example.com", "commits-by-author", {":author \"alice@example.com\""}},
     {"number of commits by alice smith, all time", "count-commits", {":author \"alice@example.com\""}},
-    {"commits in the last 90 days by anyone but alice", "commits-in-window", {"[:not [:matches :email"}},
+    {"commits in the last 90 days by anyone but alice", "commits-in-window", {"[:not [:or [:matches :email"}},
     {"list everyone who committed in 2025", "top-contributors", {":since \"2025-01-01\""}},
     {"when was the last commit", "commits-in-window", {":limit 1"}},
     {"sorry if this is a dumb question but who created the Makefile?", "file-created", {":path \"Makefile\""}},
@@ -729,7 +733,8 @@ static bool test_author(void *ud, const char *name, char *out, size_t cap)
     static const char *const PEOPLE[][2] = {{"ines", "ines@example.com"},
                                             {"alice", "alice@example.com"},
                                             {"alice smith", "alice@example.com"},
-                                            {"smith", "alice@example.com"}};
+                                            {"smith", "alice@example.com"},
+                                            {"zed", "Zed"}};
     for (size_t i = 0; i < sizeof PEOPLE / sizeof PEOPLE[0]; i++)
         if (!strcmp(name, PEOPLE[i][0])) {
             snprintf(out, cap, "%s", PEOPLE[i][1]);

@@ -978,6 +978,8 @@ static bool ref_word(const tok *t)
 {
     if (t->used || t->kind != T_WORD || t->poss)
         return false;
+    if (t->tag)
+        return true;
     const char *s = t->s;
     size_t n = strlen(s), i = 0;
     if (n >= 7 && n <= 40) {

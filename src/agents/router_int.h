@@ -159,6 +159,7 @@ typedef struct tok {
     int kind;
     bool poss; /* the word ended in 's: "alice's" */
     bool used; /* a slot took it */
+    bool tag;  /* a tag of the repository ("jq 1.7" read as jq-1.7): a revision */
 } tok;
 
 typedef struct parser {

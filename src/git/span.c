@@ -226,8 +226,13 @@ void qr_git_people_free(qr_git_person *v, size_t n)
 static bool tag_version(const char *name, long v[4])
 {
     const char *c = name;
-    if (*c == 'v' || *c == 'V')
+    /* a project's prefix, "jq-1.7" (letters and a '-'), or a "v" */
+    while ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
         c++;
+    if (c > name && *c == '-')
+        c++;
+    else
+        c = name + (*name == 'v' || *name == 'V');
     for (int k = 0; k < 4; k++)
         v[k] = 0;
     for (int k = 0; k < 4; k++) {

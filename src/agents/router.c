@@ -1614,6 +1614,14 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "who wrote commit e987df0d", "who authored jq-1.8.1": one commit has one author */
+        if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0 ||
+             strcmp(t->s, "authored") == 0) &&
+            (p->q->commit[0] || p->q->root) && !p->q->path_kind) {
+            p->q->words |= RW_MADE;
+            t->used = true;
+            continue;
+        }
         /* "list everyone who committed": the authors; "what did everyone do" is not sure
            (their commits, or who they are?) */
         if ((strcmp(t->s, "everyone") == 0 || strcmp(t->s, "everybody") == 0) &&

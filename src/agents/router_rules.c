@@ -1069,6 +1069,27 @@ static void emit_inactive(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "authors with no commit in the window", q, scope | P_WINDOW, 0);
 }
 
+/* Who wrote one commit (by its id, a tag, or the initial commit): its row. */
+static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    if (q->root)
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
+                       "         {:tool :get_commits :as :commit :params {:ref "
+                       "\"{{last:all:hash}}\"");
+    else {
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
+        edn_str(b, q->commit);
+    }
+    qr_buf_puts(b, " :limit 1}}]\n"
+                   " :transform [{:op :map :on :commit :as :rows :select " );
+    qr_buf_puts(b, COMMIT_FIELDS);
+    qr_buf_puts(b, "}]\n"
+                   " :return {:findings :rows :summary "
+                   "\"{{first:rows:short_hash}} was written by {{first:rows:author}} on "
+                   "{{first:rows:date}} ({{first:rows:subject}})\"}}");
+    qr_buf_printf(e, "the author of commit \"%s\"", q->root ? "the initial commit" : q->commit);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
@@ -1097,6 +1118,15 @@ static const rule RULES[] = {
      S_PERIOD,
      0,
      emit_periods},
+    {"commit-author",
+     "who wrote one commit (named by its id or tag)",
+     {"who wrote commit 28985ce", "author of 60213d4", "who made commit 60213d4", NULL},
+     {W(WHO), W(AUTHORS), REQ_END},
+     W(WHO) | W(AUTHORS) | W(COMMITS) | W(MADE) | W(COMMITTED),
+     S_COMMIT,
+     S_COMMIT,
+     0,
+     emit_commit_author},
     {"commit-files",
      "the files one commit changed",
      {"files 60213d4", "which files did commit 28985ce change",
@@ -1215,7 +1245,7 @@ static const rule RULES[] = {
       W(FILES) | W(MOSTBY), W(FILES), REQ_END},
      /* not COMMITS: "which commit changed the most files" asks about commits */
      W(CHANGE) | W(OFTEN) | W(ACTIVE) | W(RANKED) | W(BY) | W(HOTSPOTS) | W(FILES) | W(MOST),
-     S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES | S_NTH,
+     S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES | S_NTH | S_REF,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
      emit_file_churn},

@@ -287,6 +287,7 @@ static void parse_releases(parser *p)
                 release_of(p, p->t[i].s, tag, prev, &unsure) && strlen(tag) < TOK_LEN) {
                 memcpy(p->t[i].s, tag, strlen(tag) + 1);
                 p->t[i].kind = T_WORD;
+                p->t[i].tag = true;
             }
             continue;
         }
@@ -358,7 +359,8 @@ static bool tag_of(const parser *p, const char *s, const char *said_prefix, char
         return false;
     if (said_prefix)
         snprintf(prefix, sizeof prefix, "%s", said_prefix);
-    if (!release_of(p, num, tag, prev, &unsure) || strlen(tag) >= TOK_LEN)
+    if ((!release_of(p, num, tag, prev, &unsure) && !release_of(p, s, tag, prev, &unsure)) ||
+        strlen(tag) >= TOK_LEN)
         return false;
     size_t pl = strlen(prefix);
     if (pl && (strncasecmp(tag, prefix, pl) || tag[pl] != '-'))
@@ -381,7 +383,8 @@ static void parse_tags(parser *p)
     char tag[RT_STR], tag2[RT_STR];
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
-        if (t->used || t->kind == T_QUOTED || t->kind == T_EMAIL || t->kind == T_DATE)
+        if (t->used || t->tag || t->kind == T_QUOTED || t->kind == T_EMAIL ||
+            t->kind == T_DATE)
             continue;
         /* "jq-1.8.1..jq-1.8.2": a range of two tags */
         const char *dd = strstr(t->s, "..");

@@ -177,8 +177,11 @@ static bool tokenize(parser *p, const char *s, size_t len)
             t->s[k++] = s[i++];
         }
         /* sentence punctuation at the end of a word: "README.md.", "week:" */
-        while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\''))
+        while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\'')) {
+            if (t->s[k - 1] == ':')
+                t->colon = true;
             k--;
+        }
         t->s[k] = '\0';
         /* a dash alone is punctuation: "... in Q1 2026 - how many" */
         if (k == 0 || !strcmp(t->s, "-") || !strcmp(t->s, "--") || !strcmp(t->s, "\xe2\x80\x94") ||

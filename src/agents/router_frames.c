@@ -56,6 +56,16 @@ void rt_parse_asides(parser *p)
             continue;
         drop(p, i, k);
     }
+    /* "I'm writing release notes: who ...", "context: ...": what the asker is doing, said
+       before a colon, is not the question */
+    static const char *const SELF[] = {"i'm", "im", "i", "we're", "we", "i've", "we've",
+                                       "context", "background", "fyi", NULL};
+    if (tok_in(p, 0, SELF))
+        for (size_t k = 0; k + 1 < p->n; k++)
+            if (p->t[k].colon) {
+                drop(p, 0, k + 1);
+                break;
+            }
     /* "all time", "of all time", "all-time": no window, said */
     for (size_t i = 0; i + 1 < p->n; i++)
         if (tok_is(p, i, "all") && tok_is(p, i + 1, "time")) {

@@ -160,6 +160,7 @@ typedef struct tok {
     bool poss; /* the word ended in 's: "alice's" */
     bool used; /* a slot took it */
     bool tag;  /* a tag of the repository ("jq 1.7" read as jq-1.7): a revision */
+    bool colon; /* the word ended a clause with ':' ("I'm writing release notes:") */
 } tok;
 
 typedef struct parser {

@@ -881,6 +881,69 @@ static void test_releases(void)
     }
 }
 
+/* jq's tags (issue 27): a project prefix, "jq-1.7" .. "jq-1.8.2", asked by number. */
+static bool jq_releases(void *ud, const char *version, char *out, size_t cap)
+{
+    (void)ud;
+    static const char *const T[][2] = {{"1.7", "jq-1.7 jq-1.6"},         {"1.7.1", "jq-1.7.1 jq-1.7"},
+                                       {"1.8.0", "jq-1.8.0 jq-1.7.1"},   {"1.8", "jq-1.8.0 jq-1.7.1"},
+                                       {"1.8.1", "jq-1.8.1 jq-1.8.0"},   {"1.8.2", "jq-1.8.2 jq-1.8.1"}};
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+        if (!strcmp(version, T[i][0])) {
+            snprintf(out, cap, "%s", T[i][1]);
+            return true;
+        }
+    return false;
+}
+
+static void test_project_tags(void)
+{
+    qr_router_opts o = {.now = 1795483800, .author = test_author, .release = jq_releases};
+    static const char *const Q[][3] = {
+        {"how many commits since jq 1.7", "count-commits", ":ref \"jq-1.7..HEAD\""},
+        {"how many commits between jq-1.7.1 and jq-1.8.0?", "count-commits", ":ref \"jq-1.7.1..jq-1.8.0\""},
+        {"jq-1.8.1..jq-1.8.2 count", "count-commits", ":ref \"jq-1.8.1..jq-1.8.2\""},
+        {"commits since v1.8.0", "commits-in-window", ":ref \"jq-1.8.0..HEAD\""},
+        {"how many commits since 1.8.0", "count-commits", ":ref \"jq-1.8.0..HEAD\""},
+        {"which files changed in jq-1.8.1?", "commit-files", ":ref \"jq-1.8.1\" :limit 1"},
+        {"which file in src/ changed the most since 1.8.0?", "file-churn", ":ref \"jq-1.8.0..HEAD\""},
+        {"3rd most changed file since jq 1.7", "file-churn", ":drop :on :files :as :after :n 2"},
+        {"top 3 contributors since jq 1.7", "top-contributors", ":ref \"jq-1.7..HEAD\""},
+        {"how many different people have committed since jq 1.7?", "count-authors", ":ref \"jq-1.7..HEAD\""},
+        {"commits since jq-1.8.0 excluding merges: how many?", "count-commits", ":merges \"exclude\""},
+        {"who wrote commit e987df0d?", "commit-author", ":ref \"e987df0d\" :limit 1"},
+        {"I'm writing release notes: who were the top 3 contributors between jq-1.8.0 and jq-1.8.1?",
+         "top-contributors", ":ref \"jq-1.8.0..jq-1.8.1\""},
+    };
+    for (size_t i = 0; i < sizeof Q / sizeof Q[0]; i++) {
+        qr_route r;
+        bool ok = qr_router_match_opts(Q[i][0], strlen(Q[i][0]), &o, &r);
+        CHECK(ok);
+        if (!ok) {
+            fprintf(stderr, "'%s': no match\n", Q[i][0]);
+            continue;
+        }
+        if (strcmp(r.rule, Q[i][1]) || !strstr(r.query, Q[i][2]))
+            fprintf(stderr, "'%s': %s, query:\n%s\n", Q[i][0], r.rule, r.query);
+        CHECK(strcmp(r.rule, Q[i][1]) == 0);
+        CHECK(strstr(r.query, Q[i][2]) != NULL);
+        check_compiles(Q[i][0], r.query);
+        qr_route_clear(&r);
+    }
+    /* a release no tag has, or a prefix that is not the tag's, is not guessed */
+    static const char *const NO[] = {"commits since jq-1.9", "how many commits since foo 1.7",
+                                     "commits since v1.9.3"};
+    for (size_t i = 0; i < sizeof NO / sizeof NO[0]; i++) {
+        qr_route r;
+        bool ok = qr_router_match_opts(NO[i], strlen(NO[i]), &o, &r);
+        if (ok) {
+            fprintf(stderr, "'%s': matched %s\n%s\n", NO[i], r.rule, r.query);
+            qr_route_clear(&r);
+        }
+        CHECK(!ok);
+    }
+}
+
 int main(void)
 {
     tools = qr_tools_default();
@@ -888,6 +951,7 @@ int main(void)
     test_matches();
     test_ambiguous_people();
     test_releases();
+    test_project_tags();
     test_pinned();
     test_no_match();
     test_params_compared_whole();

@@ -138,4 +138,18 @@ expect_out "ranking excluding a two-email name" "Kai Ode" p_first "who contribut
 expect_out "count excluding a two-email name" "5" p_count "how many commits in 2025 excluding itchyny"
 expect_out "a whole name and another's first name" "rc 2" p_rc "what did Stephen do?"
 expect_out "the full name is one person" "Stephen Dolan" p_first "what did stephen dolan do"
+# tags as the project names them (jq-1.7.1, "jq 1.7", "since 1.8.0"), resolved against the
+# repository's own tags; a release without a tag is not guessed
+git -C "$R2" tag proj-1.0 HEAD~5
+git -C "$R2" tag proj-1.1 HEAD~2
+git -C "$R2" tag proj-1.1rc1 HEAD~3
+n_since=$(git -C "$R2" rev-list --count proj-1.0..HEAD)
+n_between=$(git -C "$R2" rev-list --count proj-1.0..proj-1.1)
+expect_out "since a tag named with its project" "$n_since" p_count "how many commits since proj 1.0"
+expect_out "since a bare release number" "$n_since" p_count "how many commits since 1.0"
+expect_out "between two tags" "$n_between" p_count "how many commits between proj-1.0 and proj-1.1?"
+expect_out "a range of two tags" "$n_between" p_count "proj-1.0..proj-1.1 count"
+expect_out "a release with no tag" "rc 2" p_rc "how many commits since proj-2.0"
+hash=$(git -C "$R2" rev-parse --short=8 HEAD~4)
+expect_out "who wrote one commit" "$(git -C "$R2" log -1 --format=%an "$hash")" p_first "who wrote commit $hash?"
 finish

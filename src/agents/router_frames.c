@@ -424,8 +424,16 @@ static void parse_tags(parser *p)
         if (!named && !marked && !placed)
             continue;
         if (!named && !tag_of(p, t->s, NULL, tag)) {
-            if (marked)
-                p->bad = true; /* a release this repository has no tag of */
+            if (marked) {
+                /* a release this repository has no tag of: not guessed, the nearest named */
+                p->bad = true;
+                char near[RT_STR] = "";
+                if (p->o->why && p->o->why_cap &&
+                    !p->o->release(p->o->author_ud, num, near, sizeof near) && near[0] == '~')
+                    snprintf(p->o->why, p->o->why_cap,
+                             "'%s' names no tag of this repository (the nearest release is %s)",
+                             t->s, near + 1);
+            }
             continue;
         }
         if (named) {

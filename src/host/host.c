@@ -365,8 +365,11 @@ bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap)
     qr_buf_release(&err);
     char tag[128], prev[128];
     bool ambiguous;
-    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, &ambiguous))
+    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, &ambiguous)) {
+        /* no such release: the nearest one, for the decline to name */
+        snprintf(out, cap, "%s%s", !ambiguous && prev[0] ? "~" : "", ambiguous ? "" : prev);
         return false;
+    }
     snprintf(out, cap, "%s%s%s", tag, prev[0] ? " " : "", prev);
     return true;
 }

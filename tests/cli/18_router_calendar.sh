@@ -150,6 +150,8 @@ expect_out "since a bare release number" "$n_since" p_count "how many commits si
 expect_out "between two tags" "$n_between" p_count "how many commits between proj-1.0 and proj-1.1?"
 expect_out "a range of two tags" "$n_between" p_count "proj-1.0..proj-1.1 count"
 expect_out "a release with no tag" "rc 2" p_rc "how many commits since proj-2.0"
+near=$( (cd "$R2" && "$Q" ask "how many commits since proj-2.0" --format json) 2>&1 | grep -o "nearest release is [a-z0-9.-]*")
+expect_out "the decline names the nearest release" "nearest release is proj-1.1" echo "$near"
 hash=$(git -C "$R2" rev-parse --short=8 HEAD~4)
 expect_out "who wrote one commit" "$(git -C "$R2" log -1 --format=%an "$hash")" p_first "who wrote commit $hash?"
 finish

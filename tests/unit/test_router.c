@@ -944,6 +944,35 @@ static void test_project_tags(void)
     }
 }
 
+/* A person left out is never reported as left out unless the query leaves them out: every
+ * frame that says "(Zed excluded)" filters Zed, whom the repository knows by name only (one
+ * name, several emails). */
+static void test_exclusion_applied(void)
+{
+    qr_router_opts o = {.now = 1795483800, .author = test_author};
+    static const char *const Q[] = {
+        "who contributed most in 2025 excluding zed", "how many commits in 2025 excluding zed",
+        "how many authors in 2025 excluding zed", "who changed src/main.c most excluding zed",
+        "largest commits in 2025 excluding zed", "busiest month of 2025 excluding zed",
+        "commits in 2025 except zed", "top 3 authors by lines added excluding zed",
+        "the second most active author excluding zed", "who committed most on weekends excluding zed",
+        "how many commits touching src/ excluding zed", "history of src/main.c excluding zed"};
+    int matched = 0;
+    for (size_t i = 0; i < sizeof Q / sizeof Q[0]; i++) {
+        qr_route r;
+        if (!qr_router_match_opts(Q[i], strlen(Q[i]), &o, &r))
+            continue;
+        matched++;
+        bool said = strstr(r.query, "(Zed excluded)") != NULL;
+        bool done = strstr(r.query, "[:matches :author \"(?i)^Zed$\"]") != NULL;
+        if (said && !done)
+            fprintf(stderr, "'%s': says Zed is excluded, does not exclude:\n%s\n", Q[i], r.query);
+        CHECK(!said || done);
+        qr_route_clear(&r);
+    }
+    CHECK(matched >= 8);
+}
+
 int main(void)
 {
     tools = qr_tools_default();
@@ -952,6 +981,7 @@ int main(void)
     test_ambiguous_people();
     test_releases();
     test_project_tags();
+    test_exclusion_applied();
     test_pinned();
     test_no_match();
     test_params_compared_whole();

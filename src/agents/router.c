@@ -1048,6 +1048,7 @@ static void parse_refs(parser *p)
         if (p->q->commit[0] || p->q->ref[0])
             p->bad = true;
         snprintf(p->q->commit, RT_STR, "%s", p->t[i].s);
+        p->q->commit_tag = p->t[i].tag;
         size_t from = i;
         if (from > 0 && tok_is(p, from - 1, "commit"))
             from--;

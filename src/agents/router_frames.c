@@ -360,9 +360,10 @@ static bool release_name(const char *s, char *prefix, size_t cap, const char **n
 
 /* The repository's tag a release name says (release_name), or false. A prefix said must
  * be the tag's own ("jq-1.7" is not the tag foo-1.7). */
-static bool tag_of(const parser *p, const char *s, const char *said_prefix, char *tag)
+static bool tag_of(const parser *p, const char *s, const char *said_prefix, char *tag,
+                   char *prev)
 {
-    char prefix[TOK_LEN], prev[RT_STR];
+    char prefix[TOK_LEN];
     const char *num;
     bool unsure;
     if (!release_name(s, prefix, sizeof prefix, &num))
@@ -390,7 +391,7 @@ static void parse_tags(parser *p)
     static const char *const TAKES_REF[] = {"since", "after", "between", "from", "and", "to",
                                             "until", "in", "at", "of", "before", "till",
                                             "through", NULL};
-    char tag[RT_STR], tag2[RT_STR];
+    char tag[RT_STR], tag2[RT_STR], prev[RT_STR];
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
         if (t->used || t->tag || t->kind == T_QUOTED || t->kind == T_EMAIL ||
@@ -401,7 +402,7 @@ static void parse_tags(parser *p)
         if (dd && dd > t->s && dd[2] && dd[2] != '.') {
             char a[TOK_LEN];
             snprintf(a, sizeof a, "%.*s", (int)(dd - t->s), t->s);
-            if (tag_of(p, a, NULL, tag) && tag_of(p, dd + 2, NULL, tag2)) {
+            if (tag_of(p, a, NULL, tag, prev) && tag_of(p, dd + 2, NULL, tag2, prev)) {
                 if (p->q->ref[0])
                     p->bad = true;
                 snprintf(p->q->ref, RT_STR, "%.120s..%.120s", tag, tag2);
@@ -417,13 +418,13 @@ static void parse_tags(parser *p)
         bool named = i > 0 && !p->t[i - 1].used && p->t[i - 1].kind == T_WORD && !prefix[0] &&
                      num == t->s && !in_list(p->t[i - 1].s, RT_STOP) &&
                      !in_list(p->t[i - 1].s, TAKES_REF) &&
-                     tag_of(p, t->s, p->t[i - 1].s, tag);
+                     tag_of(p, t->s, p->t[i - 1].s, tag, prev);
         bool marked = prefix[0] || num != t->s; /* "jq-1.7", "v1.7" */
         bool placed = i > 0 && (in_list(p->t[i - 1].s, TAKES_REF) ||
                                 (named && i > 1 && in_list(p->t[i - 2].s, TAKES_REF)));
         if (!named && !marked && !placed)
             continue;
-        if (!named && !tag_of(p, t->s, NULL, tag)) {
+        if (!named && !tag_of(p, t->s, NULL, tag, prev)) {
             if (marked) {
                 /* a release this repository has no tag of: not guessed, the nearest named */
                 p->bad = true;
@@ -436,10 +437,27 @@ static void parse_tags(parser *p)
             }
             continue;
         }
+        size_t at = i;
         if (named) {
             /* the name's token becomes the tag, right after "since", "between" */
             use(p, i, i + 1);
-            t = &p->t[i - 1];
+            at = i - 1;
+            t = &p->t[at];
+        }
+        /* "contributed to jq 1.8.0", "the changes for jq-1.7": what the release added
+           since the one it grew from (as "the 2.1 release"); not "from A to B", "up to" */
+        if (at > 0 && (tok_is(p, at - 1, "to") || tok_is(p, at - 1, "for")) &&
+            !(at > 1 && (p->t[at - 2].tag || tok_is(p, at - 2, "up") ||
+                         p->t[at - 2].kind != T_WORD || !isalpha((unsigned char)p->t[at - 2].s[0]) ||
+                         strchr(p->t[at - 2].s, '.')))) {
+            if (p->q->ref[0])
+                p->bad = true;
+            if (prev[0])
+                snprintf(p->q->ref, RT_STR, "%.120s..%.120s", prev, tag);
+            else
+                snprintf(p->q->ref, RT_STR, "%s", tag);
+            use(p, at - 1, at + 1);
+            continue;
         }
         memcpy(t->s, tag, strlen(tag) + 1); /* shorter than TOK_LEN (tag_of) */
         t->kind = T_WORD;

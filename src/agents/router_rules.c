@@ -45,6 +45,8 @@ enum {
     S_PERIOD = 1u << 16,    /* commits grouped by a unit of time ("per month") */
     S_PATH2 = 1u << 17,     /* a path excluded inside the included one */
     S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
+    S_TAG = 1u << 19,       /* the one commit was named by a tag: its files only (who
+                               "wrote" or "contributed to" a release is not its last commit) */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -96,6 +98,8 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_REF;
     if (q->commit[0] || q->root || q->subject[0])
         s |= S_COMMIT;
+    if (q->commit[0] && q->commit_tag)
+        s |= S_TAG;
     if (q->nth)
         s |= S_NTH;
     if (q->wdays || q->hours)
@@ -1133,7 +1137,7 @@ static const rule RULES[] = {
       "show me the files in the latest commit", NULL},
      {W(FILES), REQ_END},
      W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES) | W(COUNT),
-     S_COMMIT,
+     S_COMMIT | S_TAG,
      S_COMMIT,
      0,
      emit_commit_files},

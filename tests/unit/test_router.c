@@ -912,6 +912,8 @@ static void test_project_tags(void)
         {"how many different people have committed since jq 1.7?", "count-authors", ":ref \"jq-1.7..HEAD\""},
         {"commits since jq-1.8.0 excluding merges: how many?", "count-commits", ":merges \"exclude\""},
         {"who wrote commit e987df0d?", "commit-author", ":ref \"e987df0d\" :limit 1"},
+        {"who contributed to jq 1.8.0", "top-contributors", ":ref \"jq-1.7.1..jq-1.8.0\""},
+        {"how many commits from jq-1.7 to jq-1.7.1", "count-commits", ":ref \"jq-1.7..jq-1.7.1\""},
         {"I'm writing release notes: who were the top 3 contributors between jq-1.8.0 and jq-1.8.1?",
          "top-contributors", ":ref \"jq-1.8.0..jq-1.8.1\""},
     };
@@ -932,7 +934,9 @@ static void test_project_tags(void)
     }
     /* a release no tag has, or a prefix that is not the tag's, is not guessed */
     static const char *const NO[] = {"commits since jq-1.9", "how many commits since foo 1.7",
-                                     "commits since v1.9.3"};
+                                     "commits since v1.9.3",
+                                     /* a release's author is not its tagged commit's */
+                                     "who wrote jq-1.8.1"};
     for (size_t i = 0; i < sizeof NO / sizeof NO[0]; i++) {
         qr_route r;
         bool ok = qr_router_match_opts(NO[i], strlen(NO[i]), &o, &r);

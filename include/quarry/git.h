@@ -47,7 +47,9 @@ void qr_git_people_free(qr_git_person *v, size_t n);
  * without a leading "v", is the number, or the number with ".0" / ".0.0" added, written to
  * tag; and the release before it: the tag of the greatest lower version that is an
  * ancestor of it, written to prev ("" when none). False when no tag, or several, match;
- * then *ambiguous says whether several did. */
+ * then *ambiguous says whether several did, and when none did prev holds the nearest
+ * release (the greatest version below, else the least above; "" when no tag is one).
+ * A tag's version may follow a project's prefix: "jq-1.7.1" is 1.7.1. */
 bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, char *prev,
                     size_t prev_cap, bool *ambiguous);
 

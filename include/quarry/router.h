@@ -43,7 +43,9 @@ typedef struct qr_router_opts {
     void *author_ud;
     /* The release a version number names ("the 2.1 release"): true with "TAG PREV" in out
      * (the tag, and the release before it that it grew from, if any), called with
-     * author_ud. NULL: releases are read only as tags written whole ("v2.1.0"). */
+     * author_ud. NULL: releases are read only as tags written whole ("v2.1.0"). False
+     * when no tag is that release: then out may hold "~TAG", the nearest release, which
+     * the decline names. */
     bool (*release)(void *ud, const char *version, char *out, size_t cap);
     /* When no rule matches and the router can say what was ambiguous, one line is written
      * here ("2 authors match 'bob': Bob Kowalski <...>, Bob Lee <...>"); NULL: not said. */

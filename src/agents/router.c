@@ -177,8 +177,11 @@ static bool tokenize(parser *p, const char *s, size_t len)
             t->s[k++] = s[i++];
         }
         /* sentence punctuation at the end of a word: "README.md.", "week:" */
-        while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\''))
+        while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\'')) {
+            if (t->s[k - 1] == ':')
+                t->colon = true;
             k--;
+        }
         t->s[k] = '\0';
         /* a dash alone is punctuation: "... in Q1 2026 - how many" */
         if (k == 0 || !strcmp(t->s, "-") || !strcmp(t->s, "--") || !strcmp(t->s, "\xe2\x80\x94") ||
@@ -978,6 +981,8 @@ static bool ref_word(const tok *t)
 {
     if (t->used || t->kind != T_WORD || t->poss)
         return false;
+    if (t->tag)
+        return true;
     const char *s = t->s;
     size_t n = strlen(s), i = 0;
     if (n >= 7 && n <= 40) {
@@ -1043,6 +1048,7 @@ static void parse_refs(parser *p)
         if (p->q->commit[0] || p->q->ref[0])
             p->bad = true;
         snprintf(p->q->commit, RT_STR, "%s", p->t[i].s);
+        p->q->commit_tag = p->t[i].tag;
         size_t from = i;
         if (from > 0 && tok_is(p, from - 1, "commit"))
             from--;
@@ -1609,6 +1615,14 @@ static void collect_words(parser *p)
         if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0) &&
             said(p, "originally", "first", "initially")) {
             p->q->words |= RW_CREATED;
+            t->used = true;
+            continue;
+        }
+        /* "who wrote commit e987df0d", "who authored jq-1.8.1": one commit has one author */
+        if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0 ||
+             strcmp(t->s, "authored") == 0) &&
+            (p->q->commit[0] || p->q->root) && !p->q->path_kind) {
+            p->q->words |= RW_MADE;
             t->used = true;
             continue;
         }

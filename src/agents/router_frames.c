@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Deletes tokens [from, to) from the question. */
 static void drop(parser *p, size_t from, size_t to)
@@ -55,6 +56,16 @@ void rt_parse_asides(parser *p)
             continue;
         drop(p, i, k);
     }
+    /* "I'm writing release notes: who ...", "context: ...": what the asker is doing, said
+       before a colon, is not the question */
+    static const char *const SELF[] = {"i'm", "im", "i", "we're", "we", "i've", "we've",
+                                       "context", "background", "fyi", NULL};
+    if (tok_in(p, 0, SELF))
+        for (size_t k = 0; k + 1 < p->n; k++)
+            if (p->t[k].colon) {
+                drop(p, 0, k + 1);
+                break;
+            }
     /* "all time", "of all time", "all-time": no window, said */
     for (size_t i = 0; i + 1 < p->n; i++)
         if (tok_is(p, i, "all") && tok_is(p, i + 1, "time")) {
@@ -286,6 +297,7 @@ static void parse_releases(parser *p)
                 release_of(p, p->t[i].s, tag, prev, &unsure) && strlen(tag) < TOK_LEN) {
                 memcpy(p->t[i].s, tag, strlen(tag) + 1);
                 p->t[i].kind = T_WORD;
+                p->t[i].tag = true;
             }
             continue;
         }
@@ -322,9 +334,142 @@ static void parse_releases(parser *p)
     }
 }
 
+/* A release as a project names it: "jq-1.7.1", "v1.8", "1.8.0", "jq 1.7". Splits s into
+ * its prefix ("jq", "" when none; a "v" is not one) and its number; false when s is not
+ * a number of two or more parts, after an optional prefix of letters and a '-'. */
+static bool release_name(const char *s, char *prefix, size_t cap, const char **num)
+{
+    const char *c = s;
+    while (isalpha((unsigned char)*c))
+        c++;
+    prefix[0] = '\0';
+    if (c > s && *c == '-' && isdigit((unsigned char)c[1])) {
+        snprintf(prefix, cap, "%.*s", (int)(c - s), s);
+        c++;
+    } else {
+        c = s + ((s[0] == 'v' || s[0] == 'V') && isdigit((unsigned char)s[1]));
+    }
+    *num = c;
+    if (!isdigit((unsigned char)*c) || !strchr(c, '.'))
+        return false;
+    for (const char *d = c; *d; d++)
+        if (!isdigit((unsigned char)*d) && *d != '.')
+            return false;
+    return c[strlen(c) - 1] != '.';
+}
+
+/* The repository's tag a release name says (release_name), or false. A prefix said must
+ * be the tag's own ("jq-1.7" is not the tag foo-1.7). */
+static bool tag_of(const parser *p, const char *s, const char *said_prefix, char *tag,
+                   char *prev)
+{
+    char prefix[TOK_LEN];
+    const char *num;
+    bool unsure;
+    if (!release_name(s, prefix, sizeof prefix, &num))
+        return false;
+    if (said_prefix)
+        snprintf(prefix, sizeof prefix, "%s", said_prefix);
+    if ((!release_of(p, num, tag, prev, &unsure) && !release_of(p, s, tag, prev, &unsure)) ||
+        strlen(tag) >= TOK_LEN)
+        return false;
+    size_t pl = strlen(prefix);
+    if (pl && (strncasecmp(tag, prefix, pl) || tag[pl] != '-'))
+        return false;
+    return true;
+}
+
+/* Tags as projects name them, resolved against the repository's own tags (never guessed):
+ * "jq-1.7.1", "jq 1.7", "v1.8.0" and, after a word that takes a revision ("since 1.8.0",
+ * "between 1.7 and 1.8"), a bare number become that tag, which parse_refs then reads as
+ * a revision; "jq-1.8.1..jq-1.8.2" is that range. A release named with a prefix or a "v"
+ * that no tag has is not read (the question is not matched). */
+static void parse_tags(parser *p)
+{
+    if (!p->o || !p->o->release)
+        return;
+    static const char *const TAKES_REF[] = {"since", "after", "between", "from", "and", "to",
+                                            "until", "in", "at", "of", "before", "till",
+                                            "through", NULL};
+    char tag[RT_STR], tag2[RT_STR], prev[RT_STR];
+    for (size_t i = 0; i < p->n; i++) {
+        tok *t = &p->t[i];
+        if (t->used || t->tag || t->kind == T_QUOTED || t->kind == T_EMAIL ||
+            t->kind == T_DATE)
+            continue;
+        /* "jq-1.8.1..jq-1.8.2": a range of two tags */
+        const char *dd = strstr(t->s, "..");
+        if (dd && dd > t->s && dd[2] && dd[2] != '.') {
+            char a[TOK_LEN];
+            snprintf(a, sizeof a, "%.*s", (int)(dd - t->s), t->s);
+            if (tag_of(p, a, NULL, tag, prev) && tag_of(p, dd + 2, NULL, tag2, prev)) {
+                if (p->q->ref[0])
+                    p->bad = true;
+                snprintf(p->q->ref, RT_STR, "%.120s..%.120s", tag, tag2);
+                use(p, i, i + 1);
+            }
+            continue;
+        }
+        char prefix[TOK_LEN];
+        const char *num;
+        if (!release_name(t->s, prefix, sizeof prefix, &num))
+            continue;
+        /* "jq 1.7": the project's name before the number */
+        bool named = i > 0 && !p->t[i - 1].used && p->t[i - 1].kind == T_WORD && !prefix[0] &&
+                     num == t->s && !in_list(p->t[i - 1].s, RT_STOP) &&
+                     !in_list(p->t[i - 1].s, TAKES_REF) &&
+                     tag_of(p, t->s, p->t[i - 1].s, tag, prev);
+        bool marked = prefix[0] || num != t->s; /* "jq-1.7", "v1.7" */
+        bool placed = i > 0 && (in_list(p->t[i - 1].s, TAKES_REF) ||
+                                (named && i > 1 && in_list(p->t[i - 2].s, TAKES_REF)));
+        if (!named && !marked && !placed)
+            continue;
+        if (!named && !tag_of(p, t->s, NULL, tag, prev)) {
+            if (marked) {
+                /* a release this repository has no tag of: not guessed, the nearest named */
+                p->bad = true;
+                char near[RT_STR] = "";
+                if (p->o->why && p->o->why_cap &&
+                    !p->o->release(p->o->author_ud, num, near, sizeof near) && near[0] == '~')
+                    snprintf(p->o->why, p->o->why_cap,
+                             "'%s' names no tag of this repository (the nearest release is %s)",
+                             t->s, near + 1);
+            }
+            continue;
+        }
+        size_t at = i;
+        if (named) {
+            /* the name's token becomes the tag, right after "since", "between" */
+            use(p, i, i + 1);
+            at = i - 1;
+            t = &p->t[at];
+        }
+        /* "contributed to jq 1.8.0", "the changes for jq-1.7": what the release added
+           since the one it grew from (as "the 2.1 release"); not "from A to B", "up to" */
+        if (at > 0 && (tok_is(p, at - 1, "to") || tok_is(p, at - 1, "for")) &&
+            !(at > 1 && (p->t[at - 2].tag || tok_is(p, at - 2, "up") ||
+                         p->t[at - 2].kind != T_WORD || !isalpha((unsigned char)p->t[at - 2].s[0]) ||
+                         strchr(p->t[at - 2].s, '.')))) {
+            if (p->q->ref[0])
+                p->bad = true;
+            if (prev[0])
+                snprintf(p->q->ref, RT_STR, "%.120s..%.120s", prev, tag);
+            else
+                snprintf(p->q->ref, RT_STR, "%s", tag);
+            use(p, at - 1, at + 1);
+            continue;
+        }
+        memcpy(t->s, tag, strlen(tag) + 1); /* shorter than TOK_LEN (tag_of) */
+        t->kind = T_WORD;
+        t->tag = true;
+        t->poss = false;
+    }
+}
+
 void rt_parse_places(parser *p)
 {
     parse_releases(p);
+    parse_tags(p);
     static const struct {
         const char *word, *glob;
     } KINDS[] = {{"header", "*.h"},   {"headers", "*.h"},      {"markdown", "*.md"},

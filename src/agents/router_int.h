@@ -76,6 +76,7 @@ typedef struct rt_question {
     char ref[RT_STR];   /* a revision range said ("between v1.0 and v1.1": "v1.0..v1.1",
                            "since v1.0": "v1.0..HEAD"), or "" */
     char commit[RT_STR]; /* one commit named ("files 60213d4", "the latest commit": HEAD) */
+    bool commit_tag;     /* that commit was named by a tag ("changed in jq-1.8.1") */
     bool untouched;     /* with path_excl: commits that touch the path are dropped whole
                            ("commits that don't touch tests/"), not only its files */
     char grep[RT_STR];  /* the term as said; the rule escapes it into a regex */
@@ -159,6 +160,8 @@ typedef struct tok {
     int kind;
     bool poss; /* the word ended in 's: "alice's" */
     bool used; /* a slot took it */
+    bool tag;  /* a tag of the repository ("jq 1.7" read as jq-1.7): a revision */
+    bool colon; /* the word ended a clause with ':' ("I'm writing release notes:") */
 } tok;
 
 typedef struct parser {

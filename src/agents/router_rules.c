@@ -45,6 +45,8 @@ enum {
     S_PERIOD = 1u << 16,    /* commits grouped by a unit of time ("per month") */
     S_PATH2 = 1u << 17,     /* a path excluded inside the included one */
     S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
+    S_TAG = 1u << 19,       /* the one commit was named by a tag: its files only (who
+                               "wrote" or "contributed to" a release is not its last commit) */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -96,6 +98,8 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_REF;
     if (q->commit[0] || q->root || q->subject[0])
         s |= S_COMMIT;
+    if (q->commit[0] && q->commit_tag)
+        s |= S_TAG;
     if (q->nth)
         s |= S_NTH;
     if (q->wdays || q->hours)
@@ -380,13 +384,16 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
         sep = " ";
     }
     if (q->not_author[0]) {
-        /* the person left out, by the email the repository knows them by */
+        /* the person left out, by the email the repository knows them by, or by their
+           name when they wrote with several emails under one name (rt_person_at) */
         char re[RT_STR * 2 + 16], quoted[RT_STR * 2];
         regex_quote(quoted, sizeof quoted, q->not_author);
         snprintf(re, sizeof re, "(?i)^%s$", quoted);
-        qr_buf_printf(b, "%s[:not [:matches :email ", sep);
+        qr_buf_printf(b, "%s[:not [:or [:matches :email ", sep);
         edn_str(b, re);
-        qr_buf_puts(b, "]]");
+        qr_buf_puts(b, "] [:matches :author ");
+        edn_str(b, re);
+        qr_buf_puts(b, "]]]");
         sep = " ";
     }
     if (q->wdays) {
@@ -1066,6 +1073,27 @@ static void emit_inactive(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "authors with no commit in the window", q, scope | P_WINDOW, 0);
 }
 
+/* Who wrote one commit (by its id, a tag, or the initial commit): its row. */
+static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    if (q->root)
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
+                       "         {:tool :get_commits :as :commit :params {:ref "
+                       "\"{{last:all:hash}}\"");
+    else {
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
+        edn_str(b, q->commit);
+    }
+    qr_buf_puts(b, " :limit 1}}]\n"
+                   " :transform [{:op :map :on :commit :as :rows :select " );
+    qr_buf_puts(b, COMMIT_FIELDS);
+    qr_buf_puts(b, "}]\n"
+                   " :return {:findings :rows :summary "
+                   "\"{{first:rows:short_hash}} was written by {{first:rows:author}} on "
+                   "{{first:rows:date}} ({{first:rows:subject}})\"}}");
+    qr_buf_printf(e, "the author of commit \"%s\"", q->root ? "the initial commit" : q->commit);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
@@ -1094,13 +1122,22 @@ static const rule RULES[] = {
      S_PERIOD,
      0,
      emit_periods},
+    {"commit-author",
+     "who wrote one commit (named by its id or tag)",
+     {"who wrote commit 28985ce", "author of 60213d4", "who made commit 60213d4", NULL},
+     {W(WHO), W(AUTHORS), REQ_END},
+     W(WHO) | W(AUTHORS) | W(COMMITS) | W(MADE) | W(COMMITTED),
+     S_COMMIT,
+     S_COMMIT,
+     0,
+     emit_commit_author},
     {"commit-files",
      "the files one commit changed",
      {"files 60213d4", "which files did commit 28985ce change",
       "show me the files in the latest commit", NULL},
      {W(FILES), REQ_END},
      W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES) | W(COUNT),
-     S_COMMIT,
+     S_COMMIT | S_TAG,
      S_COMMIT,
      0,
      emit_commit_files},
@@ -1212,7 +1249,7 @@ static const rule RULES[] = {
       W(FILES) | W(MOSTBY), W(FILES), REQ_END},
      /* not COMMITS: "which commit changed the most files" asks about commits */
      W(CHANGE) | W(OFTEN) | W(ACTIVE) | W(RANKED) | W(BY) | W(HOTSPOTS) | W(FILES) | W(MOST),
-     S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES | S_NTH,
+     S_WINDOW | S_DIR | S_AUTHOR | S_N | S_SORT | S_MERGES | S_NTH | S_REF,
      0,
      SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
      emit_file_churn},

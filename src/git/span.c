@@ -226,8 +226,13 @@ void qr_git_people_free(qr_git_person *v, size_t n)
 static bool tag_version(const char *name, long v[4])
 {
     const char *c = name;
-    if (*c == 'v' || *c == 'V')
+    /* a project's prefix, "jq-1.7" (letters and a '-'), or a "v" */
+    while ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
         c++;
+    if (c > name && *c == '-')
+        c++;
+    else
+        c = name + (*name == 'v' || *name == 'V');
     for (int k = 0; k < 4; k++)
         v[k] = 0;
     for (int k = 0; k < 4; k++) {
@@ -293,6 +298,23 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
     }
     bool ok = hits == 1;
     *ambiguous = hits > 1;
+    if (!hits) {
+        /* none: the nearest release in prev, the greatest below, else the least above */
+        long lo[4] = {-1, -1, -1, -1}, hi[4] = {0, 0, 0, 0};
+        size_t below = names.count, above = names.count;
+        for (size_t i = 0; i < names.count; i++) {
+            long v[4];
+            if (!tag_version(names.strings[i], v))
+                continue;
+            if (version_cmp(v, want) < 0 && version_cmp(v, lo) > 0)
+                memcpy(lo, v, sizeof lo), below = i;
+            if (version_cmp(v, want) > 0 && (above == names.count || version_cmp(v, hi) < 0))
+                memcpy(hi, v, sizeof hi), above = i;
+        }
+        size_t near = below < names.count ? below : above;
+        if (near < names.count && strlen(names.strings[near]) < prev_cap)
+            snprintf(prev, prev_cap, "%s", names.strings[near]);
+    }
     git_oid at;
     if (ok && strlen(names.strings[hit]) < tag_cap && tag_commit(g, names.strings[hit], &at)) {
         snprintf(tag, tag_cap, "%s", names.strings[hit]);

@@ -251,6 +251,27 @@ static bool person_typo(const qr_git_person *p, const char *w)
     return first && lastn;
 }
 
+/* Whether the person named exactly by w is named by their whole name (one word), and w
+ * is also the first name of another person who shares no email with them: jq has
+ * "Stephen" <stephen@polya.(none)> and "Stephen Dolan", so a bare "stephen" is either. */
+static bool first_name_of_another(const qr_host *h, const qr_git_person *exact, const char *w,
+                                  size_t wn)
+{
+    if (strlen(exact->name) != wn || strncasecmp(exact->name, w, wn))
+        return false;
+    for (size_t i = 0; i < h->npeople; i++) {
+        const qr_git_person *o = &h->people[i];
+        if (o == exact || strncasecmp(o->name, w, wn) || o->name[wn] != ' ')
+            continue;
+        if (!strcasecmp(o->email, exact->email) ||
+            part_of(exact->email, strlen(exact->email), o->aliases ? o->aliases : "",
+                    o->aliases ? strlen(o->aliases) : 0, "\n", false))
+            continue; /* one address: one person */
+        return true;
+    }
+    return false;
+}
+
 bool qr_host_author(void *host, const char *name, char *out, size_t cap)
 {
     qr_host *h = host;
@@ -287,8 +308,10 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
             exacts++;
         }
     }
-    if (exacts == 1)
+    if (exacts == 1 && !first_name_of_another(h, exact_hit, name, wn))
         hit = exact_hit, hits = 1;
+    else if (exacts == 1)
+        one_name = false; /* "Stephen" and "Stephen Dolan": both, named in the decline */
     if (!hits && !typo_ok)
         return false;
     if (!hits) {
@@ -342,8 +365,11 @@ bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap)
     qr_buf_release(&err);
     char tag[128], prev[128];
     bool ambiguous;
-    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, &ambiguous))
+    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, &ambiguous)) {
+        /* no such release: the nearest one, for the decline to name */
+        snprintf(out, cap, "%s%s", !ambiguous && prev[0] ? "~" : "", ambiguous ? "" : prev);
         return false;
+    }
     snprintf(out, cap, "%s%s%s", tag, prev[0] ? " " : "", prev);
     return true;
 }

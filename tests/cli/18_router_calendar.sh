@@ -105,4 +105,53 @@ expect_out "who knows log.txt best" "$owner" first_author "who knows log.txt bes
 expect_out "unknown name" "no-answer" ask "what did jo do last week"
 expect_out "two people, one unknown" "no-answer" ask "commits by ines and jo"
 expect_out "judgement" "no-answer" ask "why did the top contributor stop in november"
+# people on a second repository (issue 27, jq's history): one name written with two
+# emails is left out of a ranking and a count by that name; a one-word name that is also
+# another person's first name ("Stephen" and "Stephen Dolan") is ambiguous
+R2="$TMP/people"
+git init -q -b main "$R2"
+pcommit() { # pcommit DATE "NAME" EMAIL
+  echo "$1 $2" >> "$R2/log.txt"
+  git -C "$R2" add -A
+  GIT_AUTHOR_NAME=$2 GIT_AUTHOR_EMAIL=$3 GIT_AUTHOR_DATE="$1 +0000" \
+  GIT_COMMITTER_NAME=$2 GIT_COMMITTER_EMAIL=$3 GIT_COMMITTER_DATE="$1 +0000" \
+    git -C "$R2" commit -q -m "work of $2 on $1"
+}
+pcommit "2025-02-01T10:00:00" "itchyny" itchyny@one.example
+pcommit "2025-03-01T10:00:00" "itchyny" itchyny@two.example
+pcommit "2025-04-01T10:00:00" "itchyny" itchyny@one.example
+pcommit "2025-05-01T10:00:00" "Kai Ode" kai@example.org
+pcommit "2025-06-01T10:00:00" "Kai Ode" kai@example.org
+pcommit "2025-07-01T10:00:00" "Lu Pham" lu@example.org
+pcommit "2025-08-01T10:00:00" "Stephen" stephen@polya.example
+pcommit "2025-09-01T10:00:00" "Stephen Dolan" sd@example.org
+p_first() { # p_first Q: the first row's author
+  (cd "$R2" && "$Q" ask "$1" --format json) 2>/dev/null |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['findings'][0]['author'])"
+}
+p_count() { # p_count Q: the count answered
+  (cd "$R2" && "$Q" ask "$1" --format json) 2>/dev/null |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['count'])"
+}
+p_rc() { (cd "$R2" && "$Q" ask "$1" --format json) >/dev/null 2>&1; echo "rc $?"; }
+expect_out "ranking excluding a two-email name" "Kai Ode" p_first "who contributed most in 2025 excluding itchyny?"
+expect_out "count excluding a two-email name" "5" p_count "how many commits in 2025 excluding itchyny"
+expect_out "a whole name and another's first name" "rc 2" p_rc "what did Stephen do?"
+expect_out "the full name is one person" "Stephen Dolan" p_first "what did stephen dolan do"
+# tags as the project names them (jq-1.7.1, "jq 1.7", "since 1.8.0"), resolved against the
+# repository's own tags; a release without a tag is not guessed
+git -C "$R2" tag proj-1.0 HEAD~5
+git -C "$R2" tag proj-1.1 HEAD~2
+git -C "$R2" tag proj-1.1rc1 HEAD~3
+n_since=$(git -C "$R2" rev-list --count proj-1.0..HEAD)
+n_between=$(git -C "$R2" rev-list --count proj-1.0..proj-1.1)
+expect_out "since a tag named with its project" "$n_since" p_count "how many commits since proj 1.0"
+expect_out "since a bare release number" "$n_since" p_count "how many commits since 1.0"
+expect_out "between two tags" "$n_between" p_count "how many commits between proj-1.0 and proj-1.1?"
+expect_out "a range of two tags" "$n_between" p_count "proj-1.0..proj-1.1 count"
+expect_out "a release with no tag" "rc 2" p_rc "how many commits since proj-2.0"
+near=$( (cd "$R2" && "$Q" ask "how many commits since proj-2.0" --format json) 2>&1 | grep -o "nearest release is [a-z0-9.-]*")
+expect_out "the decline names the nearest release" "nearest release is proj-1.1" echo "$near"
+hash=$(git -C "$R2" rev-parse --short=8 HEAD~4)
+expect_out "who wrote one commit" "$(git -C "$R2" log -1 --format=%an "$hash")" p_first "who wrote commit $hash?"
 finish

@@ -8,28 +8,60 @@
 #include "quarry/host.h"
 #include "quarry/tools.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A repository with releases jq-1.7 and jq-1.8.0 and one person "zed", so that tags,
+ * exclusions and the nearest release of a missing one are read too. */
+static bool fz_release(void *ud, const char *version, char *out, size_t cap)
+{
+    (void)ud;
+    if (!strcmp(version, "1.7"))
+        snprintf(out, cap, "jq-1.7");
+    else if (!strcmp(version, "1.8.0") || !strcmp(version, "1.8"))
+        snprintf(out, cap, "jq-1.8.0 jq-1.7");
+    else {
+        snprintf(out, cap, "~jq-1.8.0");
+        return false;
+    }
+    return true;
+}
+
+static bool fz_author(void *ud, const char *name, char *out, size_t cap)
+{
+    (void)ud;
+    if (strcmp(name, "zed"))
+        return false;
+    snprintf(out, cap, "Zed");
+    return true;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static qr_tools *tools;
     if (!tools && !(tools = qr_tools_default()))
         abort();
-    qr_route r;
-    if (!qr_router_match((const char *)data, size, &r))
-        return 0;
-    if (!r.query || !r.rule || !r.explain)
-        abort();
-    qr_query_opts o;
-    qr_query_opts_init(&o, tools);
-    qr_query_compiled c;
-    int rc = qr_query_compile(&o, r.query, strlen(r.query), &c);
-    if (rc != QR_OK && rc != QR_ENOMEM)
-        abort();
-    qr_query_compiled_clear(&c);
-    qr_route_clear(&r);
+    char why[256];
+    qr_router_opts ro = {.now = 1795483800, .author = fz_author, .release = fz_release,
+                         .why = why, .why_cap = sizeof why};
+    /* with no knowledge of the repository, then with some */
+    for (int pass = 0; pass < 2; pass++) {
+        qr_route r;
+        if (!qr_router_match_opts((const char *)data, size, pass ? &ro : NULL, &r))
+            continue;
+        if (!r.query || !r.rule || !r.explain)
+            abort();
+        qr_query_opts o;
+        qr_query_opts_init(&o, tools);
+        qr_query_compiled c;
+        int rc = qr_query_compile(&o, r.query, strlen(r.query), &c);
+        if (rc != QR_OK && rc != QR_ENOMEM)
+            abort();
+        qr_query_compiled_clear(&c);
+        qr_route_clear(&r);
+    }
     return 0;
 }

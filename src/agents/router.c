@@ -1085,7 +1085,14 @@ static void parse_most(parser *p)
         j++;
         int key = RT_SORT_NONE;
         size_t end = j + 1;
-        if (verb_key) {
+        if (verb_key && (tok_is(p, j, "commits") || tok_is(p, j, "commit"))) {
+            /* "who wrote the most commits": the noun is what is counted, not the verb */
+            key = RT_SORT_COMMITS;
+        } else if (verb_key && tok_is(p, j, "files")) {
+            /* "who added the most files": new files or files changed? not read */
+            p->bad = true;
+            continue;
+        } else if (verb_key) {
             /* "who deleted the most lines", "who added most code" */
             key = verb_key;
             end = tok_is(p, j, "lines") || tok_is(p, j, "code") || tok_is(p, j, "line") ? j + 1

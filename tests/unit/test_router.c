@@ -237,6 +237,7 @@ static const char *const ABSENT[][2] = {
 };
 
 static const char *const NO_MATCH[] = {
+    "who added the most files", /* new files, or files changed? */
     "interesting commits from the most active contributor last week",
     "rank authors by risk score",
     "why did the build break",
@@ -638,6 +639,8 @@ static const expect PINNED[] = {
     {"who last touched README.md", "file-last-change", {":path \"README.md\" :limit 1"}},
     {"last person to change README.md", "file-last-change", {":path \"README.md\" :limit 1"}},
     {"who deleted the most lines", "top-contributors", {":by :deletions"}},
+    /* the noun after "the most" is what is counted, whatever the verb */
+    {"who wrote the most commits in src/", "top-contributors", {"most commits:", ":path \"src/\""}},
     {"who added most lines this year", "top-contributors", {":by :additions", ":since \"this year\""}},
     {"which contributor has the most commits", "top-contributors", {":n 1"}},
     /* names the repository knows, without a marker */

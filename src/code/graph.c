@@ -2080,7 +2080,8 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
     rc = ref ? list_ref(c, &l, ref, err) : list_worktree(c, &l, err);
     if (rc != QR_OK)
         goto fail;
-    qsort(g->files, g->nfiles, sizeof *g->files, cmp_file);
+    if (g->nfiles) /* qsort of NULL is undefined even for 0 elements */
+        qsort(g->files, g->nfiles, sizeof *g->files, cmp_file);
     if (!ref && c->workdir && g->nfiles) {
         listed = malloc(g->nfiles * sizeof *listed);
         for (size_t i = 0; listed && i < g->nfiles; i++)

@@ -1,0 +1,58 @@
+# code items: (question, kind, type, how); how is codeq.py (ctags + body scan) run in the fixture's work tree.
+# any_of alternatives separated by '---' as in the router set.
+CQ = 'python3 "%s"' % os.path.join(HERE, "codeq.py")
+def q(*a): return CQ + " " + " ".join(a)
+def alt(*cmds): return "; echo ---; ".join("{ %s; }" % c for c in cmds)
+CODE = [
+ ("who calls kv_put", "callers", "names", q("callers kv_put")),
+ ("what calls store_find_slot?", "callers", "names", q("callers store_find_slot")),
+ ("callers of wal_append", "callers", "names", q("callers wal_append")),
+ ("which functions call log_write", "callers", "names", alt(q("callers log_write"), q("callers log_write macro"))),
+ ("what does kv_compact call", "callees", "names", alt(q("callees kv_compact"), q("callees kv_compact macro"), q("callees kv_compact withmacros"), q("callees kv_compact all"), q("callees kv_compact expanded"))),
+ ("functions called by wal_replay", "callees", "names", alt(q("callees wal_replay"), q("callees wal_replay macro"), q("callees wal_replay withmacros"), q("callees wal_replay all"), q("callees wal_replay expanded"))),
+ ("what does cmd_get call?", "callees", "names", alt(q("callees cmd_get"), q("callees cmd_get all"), q("callees cmd_get expanded"))),
+ ("where is hash_bytes defined", "definition", "locations", q("defs hash_bytes function")),
+ ("where is parse_size defined?", "definition", "locations", q("defs parse_size function")),
+ ("where is struct kv_store defined", "definition", "locations", q("defs kv_store struct")),
+ ("where is the KV_LOG macro defined", "definition", "locations", q("defs KV_LOG macro")),
+ ("which files include log.h", "includers", "files", q("includers log.h")),
+ ("who includes wal.h?", "includers", "files", q("includers wal.h")),
+ ("what does src/store.c include", "includes", "headers", alt(q("includes src/store.c"), q("includes src/store.c nosys"))),
+ ("what does lib/crc32.c include?", "includes", "includes", q("includes lib/crc32.c")),
+ ("which file includes crc32_tab.c", "includers", "files", q("includers crc32_tab.c")),
+ ("which functions are never called", "unused", "names", alt(q("unused"), q("unused withptr"), q("unused withmain"), q("unused withboth"))),
+ ("list the functions in src/wal.c", "list", "names", q("funcs src/wal.c")),
+ ("functions defined in lib/log.c", "list", "names", q("funcs lib/log.c")),
+ ("static functions in src/store.c", "list", "names", q("funcs src/store.c static")),
+ ("structs defined in the project", "list", "names", q("structs")),
+ ("structs in src/wal.h", "list", "names", q("structs src/wal.h")),
+ ("macros defined in lib/log.h", "list", "names", alt(q("macros lib/log.h"), q("macros lib/log.h noguard"))),
+ ("macros in src/store.h", "list", "names", alt(q("macros src/store.h"), q("macros src/store.h noguard"))),
+ ("where is kv_opne defined", "did_you_mean", "did_you_mean", "echo kv_open; " + q("defs kv_open function") + " >/dev/null"),
+ ("who calls wal_apend", "did_you_mean", "did_you_mean", "echo wal_append; " + q("defs wal_append function") + " >/dev/null"),
+ ("callers of hash_byte", "did_you_mean", "did_you_mean", "echo hash_bytes; " + q("defs hash_bytes function") + " >/dev/null"),
+ ("what does compres_block call", "did_you_mean", "did_you_mean", "echo compress_block; " + q("defs compress_block function") + " >/dev/null"),
+ ("how many functions are in src/store.c", "count", "count", q("funcs src/store.c") + " | wc -l"),
+ ("how many callers does kv_get have", "count", "count", q("callers kv_get") + " | wc -l"),
+ ("who calls print_stats", "callers", "names", alt(q("callers print_stats"), "echo main")),
+ ("what calls LZ4_compress_default", "callers", "names", q("callers LZ4_compress_default")),
+ ("callers of lz4_count", "callers", "names", q("callers lz4_count")),
+ ("which functions does tools/kvbench.c define", "list", "names", q("funcs tools/kvbench.c")),
+ ("where is struct wal defined?", "definition", "locations", q("defs wal struct")),
+ ("which files include kv.h", "includers", "files", q("includers kv.h")),
+ ("what includes store.h", "includers", "files", q("includers store.h")),
+ ("callees of kv_open", "callees", "names", alt(q("callees kv_open"), q("callees kv_open macro"), q("callees kv_open withmacros"), q("callees kv_open all"), q("callees kv_open expanded"))),
+ ("who calls xstrdup?", "callers", "names", q("callers xstrdup")),
+ ("who calls kv_panic", "callers", "names", alt(q("callers kv_panic"), q("callers kv_panic macro"))),
+ ("what does test_delete call", "callees", "names", alt(q("callees test_delete"), q("callees test_delete macro"), q("callees test_delete withmacros"), q("callees test_delete all"), q("callees test_delete expanded"))),
+ ("where is main defined", "definition", "locations", q("defs main function")),
+ ("who calls crc32_update", "callers", "names", q("callers crc32_update")),
+ ("functions in vendor/lz4/lz4.c", "list", "names", q("funcs vendor/lz4/lz4.c")),
+ ("who calls store_rehash?", "callers", "names", q("callers store_rehash")),
+ ("where is log_set_level called", "callers", "names", q("callers log_set_level")),
+ ("what does kv_del call", "callees", "names", alt(q("callees kv_del"), q("callees kv_del all"), q("callees kv_del expanded"))),
+ ("where's struct bench_result", "definition", "locations", q("defs bench_result struct")),
+]
+code = []
+for i, (text, kind, typ, how) in enumerate(CODE, 1):
+    code.append({"id": "c-%03d" % i, "text": text, "kind": kind, "expect": expect_of(typ, how), "how": how})

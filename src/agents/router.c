@@ -116,6 +116,11 @@ static bool classify(tok *t)
     t->kind = T_WORD;
     for (size_t i = 0; i < n; i++)
         t->s[i] = (char)tolower((unsigned char)t->s[i]);
+    /* "whos", "whats": the apostrophe left out of "who's", "what's" */
+    if (!strcmp(t->s, "whos") || !strcmp(t->s, "whats")) {
+        t->s[n - 1] = '\0';
+        return true;
+    }
     /* "alice's", "today's"; "what's" is "what is" */
     if (n > 2 && t->s[n - 2] == '\'' && t->s[n - 1] == 's') {
         t->s[n - 2] = '\0';
@@ -1527,10 +1532,10 @@ static void parse_count(parser *p)
     }
 }
 
-/* "i", "you", "we" and "my", "our", "their" are filler only in a request ("can you
- * show", "i want", "our repo"); elsewhere they name whose commits are asked for ("what
- * did i change", "commits we made", "my commits", "their commits"), which the router
- * cannot know, so they count as unknown words. True for every other word. */
+/* "i", "you" and "my", "their" are filler only in a request ("can you show", "i want");
+ * elsewhere they name whose commits are asked for ("what did i change", "my commits",
+ * "their commits"), which the router cannot know, so they count as unknown words. "we",
+ * "us" and "our" are the project, everyone. True for every other word. */
 static bool person_filler(const parser *p, size_t i)
 {
     static const char *const SUBJECT[] = {"i", "you", "we", NULL};
@@ -1543,6 +1548,10 @@ static bool person_filler(const parser *p, size_t i)
     static const char *const PLACE[] = {"repo", "repository", "project", "codebase", NULL};
     const char *w = p->t[i].s;
     bool next_ok = i + 1 < p->n && p->t[i + 1].kind == T_WORD;
+    /* "how many commits did we make", "our commits this year": in a question about one
+     * repository's history "we" is the project, everyone in it (decisions.md) */
+    if (!strcmp(w, "we") || !strcmp(w, "our") || !strcmp(w, "us"))
+        return true;
     if (in_list(w, SUBJECT))
         return (i > 0 && p->t[i - 1].kind == T_WORD && in_list(p->t[i - 1].s, ASK_BEFORE)) ||
                (next_ok && in_list(p->t[i + 1].s, ASK_AFTER));
@@ -1830,9 +1839,15 @@ static void parse_known_authors(parser *p)
         return;
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
+        char two[2 * TOK_LEN + 2], who[RT_STR];
+        /* "kenji@example.jp commits in 2024": an email the history has, read as "by" it */
+        if (!t->used && t->kind == T_EMAIL && !p->q->author[0] && known_author(p, t->s, who)) {
+            set_author(p, t->s);
+            use(p, i, i + 1);
+            continue;
+        }
         if (t->used || t->kind != T_WORD || in_list(t->s, RT_STOP) || rt_canon_bit(t->s))
             continue;
-        char two[2 * TOK_LEN + 2], who[RT_STR];
         const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
         char who2[RT_STR];
         size_t more;

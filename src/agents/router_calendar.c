@@ -68,6 +68,16 @@ int rt_weekday_word(const char *w)
         for (int k = 0; k < 3; k++)
             if (!strcmp(w, NAMES[i][k]))
                 return i + 1;
+    /* every plural ("tuesdays", "thursdays"), not only those the table spells */
+    size_t n = strlen(w);
+    if (n > 6 && n < 16 && w[n - 1] == 's') {
+        char one[16];
+        memcpy(one, w, n - 1);
+        one[n - 1] = '\0';
+        for (int i = 0; i < 7; i++)
+            if (!strcmp(one, NAMES[i][0]))
+                return i + 1;
+    }
     return 0;
 }
 

@@ -615,7 +615,8 @@ void rt_parse_weekdays(parser *p)
                     tok_is(p, i, "work")) && tok_is(p, i + 1, "days")) {
             bits = workdays, to = i + 2;
         } else if (tok_in(p, i, PLURAL)) {
-            bits = 1u << rt_weekday_word(p->t[i].s), to = i + 1;
+            int wd = rt_weekday_word(p->t[i].s);
+            bits = wd ? 1u << wd : 0, to = i + 1;
         } else if ((tok_is(p, i, "on") || tok_is(p, i, "at")) && tok_is(p, i + 1, "a")) {
             /* "on a weekend", "on a sunday" */
             int wd = i + 2 < p->n && !p->t[i + 2].used ? rt_weekday_word(p->t[i + 2].s) : 0;

@@ -879,9 +879,12 @@ static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
     else if (q->subject[0]) {
         /* by its subject, or the start of it, as quoted; two commits that match are both
        shown, and the summary says how many matched */
-        char re[RT_STR * 2 + 8], quoted[RT_STR * 2];
+        char re[RT_STR * 2 + 40], quoted[RT_STR * 2];
         regex_quote(quoted, sizeof quoted, q->subject);
-        snprintf(re, sizeof re, "^%s", quoted); /* the message opens with the subject */
+        /* the message opens with the subject, after a conventional-commit type if any
+         * ("feat: add database migrations (#322)" is "the 'add database migrations'
+         * commit") */
+        snprintf(re, sizeof re, "^(?:[a-z]+(?:\\([^)]*\\))?!?: )?%s", quoted);
         qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :named :params {:grep ");
         edn_str(b, re);
         qr_buf_puts(b, " :with_paths true}}]\n"

@@ -692,7 +692,12 @@ static const expect PINNED[] = {
     {"count of commits touching header files in 2026", "count-commits", {":path \"*.h\""}},
     {"number of commits to the tests directory", "count-commits", {":path \"tests/\""}},
     {"how many files were changed in 45e105b", "commit-files", {":count \"{{first:rows:files}}\""}},
-    {"which files did the 'wal: follow-up for #214' commit touch?", "commit-files", {":with_paths true", ":grep \"^wal: follow\\\\-up for \\\\#214\""}},
+    {"which files did the 'wal: follow-up for #214' commit touch?", "commit-files", {":with_paths true", ":grep \"^(?:", ")?wal: follow\\\\-up for \\\\#214\""}},
+    /* a conventional-commit type before the quoted subject ("feat: add ...") */
+    {"what files did the 'add database migrations' commit change?", "commit-files", {":grep \"^(?:[a-z]+(?:\\\\([^)]*\\\\))?!?: )?add database migrations\""}},
+    /* every weekday's plural is that weekday as a filter */
+    {"how many commits on thursdays", "count-commits", {"[:in [:weekday :date] [\"Thursday\"]]"}},
+    {"commits by ines on tuesdays", "commits-by-author", {"[:in [:weekday :date] [\"Tuesday\"]]"}},
     {"who made the latest commit", "commits-in-window", {":limit 1"}},
     {"who made the very first commit?", "first-commits", {":n 1}"}},
     {"show the fifth commit in the repository", "first-commits", {"{:op :drop :on :oldest :as :after :n 4}"}},

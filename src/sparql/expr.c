@@ -624,16 +624,20 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
         return sq_expr_eval(c, e->args[b ? 1 : 2], row, out);
     }
     case F_CONCAT: {
+        /* every argument first: evaluating one may stop the query (a longjmp from its
+         * tick), and no malloc'd buffer may be live then (it leaked on a cancel) */
+        sq_term *ts = e->nargs ? qr_arena_alloc(a, e->nargs * sizeof *ts) : NULL;
+        if (e->nargs && !ts)
+            return ERR;
+        for (size_t i = 0; i < e->nargs; i++)
+            if (sq_expr_eval(c, e->args[i], row, &ts[i]) || !strarg(&ts[i]))
+                return ERR;
         qr_buf b;
         qr_buf_init(&b);
         const char *lang = NULL;
         bool same_lang = true;
         for (size_t i = 0; i < e->nargs; i++) {
-            sq_term t;
-            if (sq_expr_eval(c, e->args[i], row, &t) || !strarg(&t)) {
-                qr_buf_release(&b);
-                return ERR;
-            }
+            sq_term t = ts[i];
             if (b.len + t.len > b.len) {
                 /* the buffer and the arena copy: both count against the memory cap */
                 size_t need = 2 * (b.len + t.len);
@@ -861,6 +865,7 @@ static int call_func(sq_ctx *c, const sq_expr *e, const sq_id *row, sq_term *out
             else
                 qr_buf_printf(&b, "%%%02X", ch);
         }
+        reserve_buf(c, b.len + 1, &b); /* the arena copy's cap check, with b released */
         *out = sq_make_str(a, b.p ? b.p : "", b.len, NULL, NULL);
         qr_buf_release(&b);
         return 0;

@@ -1498,6 +1498,21 @@ static void parse_path(parser *p)
             /* "did bob ever touch lib/hash.c": the verb says a change */
             if (tok_in(p, from, TOUCH_VERBS))
                 p->q->words |= RW_CHANGE;
+            /* "commits that changed files under tests/": a directory's files after a
+               change verb are the directory ("which files under src/ ..." keeps its
+               "files", the thing ranked) */
+            static const char *const CHANGED[] = {"changed", "touched", "modified", "edited",
+                                                  "touching", "changing", "modifying",
+                                                  "editing", "affecting", "change", "touch",
+                                                  "modify", "edit", NULL};
+            static const char *const WHO[] = {"commits", "commit", "that", "which", "who",
+                                              "did", "have", "has", "had", NULL};
+            /* ... and only as a clause of commits or people: "the most frequently
+               modified files in app/" ranks those files */
+            if (p->q->path_kind == RT_PATH_DIR && from >= 3 &&
+                (tok_is(p, from - 1, "files") || tok_is(p, from - 1, "code")) &&
+                tok_in(p, from - 2, CHANGED) && tok_in(p, from - 3, WHO))
+                from--;
         }
         use(p, from, i + 1);
     }

@@ -638,6 +638,10 @@ static const expect PINNED[] = {
     {"who deleted the most lines", "top-contributors", {":by :deletions"}},
     /* "we" and "our" are the project, everyone in it */
     {"how many commits did we make in 2024", "count-commits", {":since \"2024-01-01\""}},
+    /* a directory's files after a change verb are the directory */
+    {"how many commits changed files under src/ in 2024", "count-commits", {":path \"src/\"", ":since \"2024-01-01\""}},
+    {"which files under src/ changed the most", "file-churn", {":path \"src/\""}},
+    {"the 3 most frequently modified files in src/", "file-churn", {":path \"src/\" :limit 3"}},
     /* the noun after "the most" is what is counted, whatever the verb */
     {"who wrote the most commits in src/", "top-contributors", {"most commits:", ":path \"src/\""}},
     {"who added most lines this year", "top-contributors", {":by :additions", ":since \"this year\""}},

@@ -1427,6 +1427,24 @@ static void walk(ex *e, TSNode n, ctx c)
 
 /* ---- macro invocations at file scope ---- */
 
+/* Where the comment that starts at src[i] ends: a line comment at its newline (not taken),
+ * a block comment past its closing star-slash; i itself when no comment starts there. */
+static size_t past_comment(const char *src, size_t i, size_t len)
+{
+    if (src[i] != '/' || i + 1 >= len)
+        return i;
+    if (src[i + 1] == '/') {
+        while (i < len && src[i] != '\n')
+            i++;
+        return i;
+    }
+    if (src[i + 1] != '*')
+        return i;
+    for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
+        ;
+    return i + 2;
+}
+
 /* Records each line that holds only `NAME(args)` (a `;` after it allowed) outside every
  * brace, comment, string and directive, as a call ref with no caller named "NAME(args)":
  * a macro that defines a function where it is invoked (jq's libm.h is 116 lines of
@@ -1449,15 +1467,9 @@ static void file_scope_invocations(ex *e, const char *src, size_t len)
             i++;
             continue;
         }
-        if (ch == '/' && i + 1 < len && src[i + 1] == '/') {
-            while (i < len && src[i] != '\n')
-                i++;
-            continue;
-        }
-        if (ch == '/' && i + 1 < len && src[i + 1] == '*') {
-            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
-                ;
-            i += 2;
+        size_t after = past_comment(src, i, len);
+        if (after != i) {
+            i = after;
             continue;
         }
         if (ch == '#' && line_start) { /* a directive, with its continuations */
@@ -1797,15 +1809,9 @@ static char *blank_annotations(const char *src, size_t len, char *own)
             continue;
         }
         line_start = false;
-        if (ch == '/' && i + 1 < len && src[i + 1] == '/') {
-            while (i < len && src[i] != '\n')
-                i++;
-            continue;
-        }
-        if (ch == '/' && i + 1 < len && src[i + 1] == '*') {
-            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
-                ;
-            i += 2;
+        size_t after = past_comment(src, i, len);
+        if (after != i) {
+            i = after;
             continue;
         }
         if (ch == '"' || ch == '\'') {

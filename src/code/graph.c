@@ -1570,13 +1570,7 @@ static int split_args(qr_code_graph *g, const char *inv, const char **args, int 
     return -1;
 }
 
-/* What file-scope invocations of function-defining macros define: for each line
- * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
- * body defines a function whose name uses a parameter, a function item named as the
- * expansion names it (f_acos), at the invocation's line and under its conditions,
- * flagged QR_CODE_EXPANDED with the macro as parent, and calls from it of what the body
- * calls (a parameter replaced by its argument). Items and refs are added to the
- * invoking file before nodes are made, as if it had been written there. */
+/* A function-like macro whose body defines a function (macro_functions below). */
 typedef struct macro_fn {
     const qr_code_item *m;
     size_t pb[8], pe[8], head;
@@ -1642,6 +1636,21 @@ static macro_fn *macro_fns(qr_code_graph *g, size_t *n)
     if (*n)
         qsort(v, *n, sizeof *v, cmp_macro_fn); /* stable enough: one of a name is taken */
     return v;
+}
+
+/* A copy of an n-element array in the arena with room for twice *cap elements (first
+ * when *cap is 0), *cap updated; NULL when the arena is out of memory. */
+static void *arena_grow(qr_arena *a, const void *cur, size_t n, size_t *cap, size_t first,
+                        size_t size)
+{
+    size_t nc = *cap ? *cap * 2 : first;
+    void *p = qr_arena_alloc(a, nc * size);
+    if (!p)
+        return NULL;
+    if (n)
+        memcpy(p, cur, n * size);
+    *cap = nc;
+    return p;
 }
 
 /* What file-scope invocations of function-defining macros define: for each line
@@ -1714,16 +1723,13 @@ static int macro_functions(qr_code_graph *g)
             if (!name)
                 continue;
             if (!items || nitems == capi) {
-                size_t nc = capi ? capi * 2 : f->file.nitems + 16;
-                qr_code_item *ni = qr_arena_alloc(&g->a, nc * sizeof *ni);
+                qr_code_item *ni = arena_grow(&g->a, items ? items : f->file.items, nitems,
+                                              &capi, f->file.nitems + 16, sizeof *ni);
                 if (!ni) {
                     rc = QR_ENOMEM;
                     break;
                 }
-                if (nitems)
-                    memcpy(ni, items ? items : f->file.items, nitems * sizeof *ni);
                 items = ni;
-                capi = nc;
             }
             qr_code_item *it = &items[nitems++];
             memset(it, 0, sizeof *it);
@@ -1741,16 +1747,13 @@ static int macro_functions(qr_code_graph *g)
                 const qr_code_ref *mc = &c->calls[k];
                 int pi = param_index(m->signature, mc->name, strlen(mc->name));
                 if (!refs || nrefs == capr) {
-                    size_t nc = capr ? capr * 2 : f->file.nrefs + 64;
-                    qr_code_ref *nr = qr_arena_alloc(&g->a, nc * sizeof *nr);
+                    qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs,
+                                                 &capr, f->file.nrefs + 64, sizeof *nr);
                     if (!nr) {
                         rc = QR_ENOMEM;
                         break;
                     }
-                    if (nrefs)
-                        memcpy(nr, refs ? refs : f->file.refs, nrefs * sizeof *nr);
                     refs = nr;
-                    capr = nc;
                 }
                 qr_code_ref *cr = &refs[nrefs++];
                 memset(cr, 0, sizeof *cr);

@@ -1456,7 +1456,8 @@ static void parse_path(parser *p)
     static const char *const PREP[] = {
         "of",       "to",        "in",        "on",       "for",      "under",   "within",
         "inside",   "touching",  "touch",     "touches",  "touched",  "affecting", "affect",
-        "affected", "changing",  "modifying", "involving", "about",   "into",    NULL};
+        "affected", "changing",  "modifying", "involving", "about",   "into",    "from",
+        NULL};
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
         if (t->used || t->kind != T_PATH)
@@ -1928,6 +1929,41 @@ static bool read_terse(parser *p)
         }
         const char *w = t->s;
         size_t wl = strlen(w);
+        /* "git log A..B | wc -l": their count; "| head -5": the first five */
+        if (!strcmp(w, "|") && i + 2 < p->n && !strcmp(p->t[i + 1].s, "wc") &&
+            !strcmp(p->t[i + 2].s, "-l")) {
+            ok = put_tok(out, &n, "count", T_WORD);
+            for (size_t k = 0; k < n; k++) /* the log's lines are its commits */
+                if (out[k].kind == T_WORD && !strcmp(out[k].s, "log"))
+                    snprintf(out[k].s, TOK_LEN, "commits");
+            i += 2;
+            continue;
+        }
+        if (!strcmp(w, "|") && i + 2 < p->n && !strcmp(p->t[i + 1].s, "head")) {
+            size_t k = i + 2;
+            if (!strcmp(p->t[k].s, "-n") && k + 1 < p->n)
+                k++;
+            const char *d = p->t[k].s[0] == '-' ? p->t[k].s + 1 : p->t[k].s;
+            if (d[0] && strspn(d, "0123456789") == strlen(d) && strlen(d) < 5) {
+                ok = put_tok(out, &n, d, T_NUM);
+                i = k;
+                continue;
+            }
+        }
+        /* "git log HEAD", "git rev-list --count HEAD": where the history starts anyway */
+        if (t->kind == T_WORD && !strcmp(w, "head") && n > 0 &&
+            (!strcmp(out[n - 1].s, "log") || !strcmp(out[n - 1].s, "commits") ||
+             !strcmp(out[n - 1].s, "count") || (i + 1 == p->n && n > 1)))
+            continue;
+        /* "git rev-list --count A..B" */
+        if (t->kind == T_WORD && !strcmp(w, "rev-list")) {
+            ok = put_tok(out, &n, "commits", T_WORD);
+            continue;
+        }
+        if (t->kind == T_WORD && !strcmp(w, "--count")) {
+            ok = put_tok(out, &n, "count", T_WORD);
+            continue;
+        }
         if (t->kind == T_WORD && !strcmp(w, "shortlog")) {
             ok = put_tok(out, &n, "authors", T_WORD);
             continue;

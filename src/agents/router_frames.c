@@ -66,6 +66,43 @@ void rt_parse_asides(parser *p)
                 drop(p, 0, k + 1);
                 break;
             }
+    /* "the CI workflow file .github/workflows/ci.yml", "our main config file app.toml":
+       words that describe a path named right after them say nothing the path does not.
+       Only words no reader takes (never a number, a name the history knows, a content
+       word), at most three, between an article and the noun before the path. */
+    static const char *const NOUN[] = {"file", "script", "module", "workflow", "config",
+                                       "configuration", "page", "doc", "document", "folder",
+                                       "directory", "dir", "package", "header", "source",
+                                       "migration", "manifest", "stylesheet", "template",
+                                       "test", "spec", "makefile", NULL};
+    static const char *const ARTICLE[] = {"the", "a", "an", "our", "my", "this", "that",
+                                          "its", "their", "your", NULL};
+    for (size_t i = 2; i < p->n; i++) {
+        if (p->t[i].kind != T_PATH || !tok_in(p, i - 1, NOUN))
+            continue;
+        size_t j = i - 1;
+        while (j > 0 && i - 1 - j < 3 && p->t[j - 1].kind == T_WORD && !p->t[j - 1].used &&
+               !p->t[j - 1].poss && !tok_in(p, j - 1, ARTICLE) &&
+               !rt_canon_bit(p->t[j - 1].s) && !in_list(p->t[j - 1].s, RT_STOP) &&
+               !rt_person_at(p, j - 1, (char[RT_STR]){0}, &(size_t){0}))
+            j--;
+        if (j == i - 1 || j == 0 || !tok_in(p, j - 1, ARTICLE))
+            continue;
+        drop(p, j, i);
+        i = j;
+    }
+    /* "the team", "our team's commits", "which team member": the project's people, as
+       "we" is; "alice's team" is a group the history does not know, and is left */
+    static const char *const OURS[] = {"the", "our", "my", "whole", "entire", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        bool team = tok_is(p, i, "team") || (p->t[i].kind == T_WORD && p->t[i].poss &&
+                                             !strcmp(p->t[i].s, "team"));
+        if (team && ((i > 0 && tok_in(p, i - 1, OURS)) || tok_is(p, i + 1, "member") ||
+                     tok_is(p, i + 1, "members"))) {
+            drop(p, i, i + 1);
+            i--;
+        }
+    }
     /* "all time", "of all time", "all-time": no window, said */
     for (size_t i = 0; i + 1 < p->n; i++)
         if (tok_is(p, i, "all") && tok_is(p, i + 1, "time")) {
@@ -150,6 +187,33 @@ void rt_parse_issues(parser *p)
         use(p, i, i + 1);
         if (tok_is(p, i, "reverts"))
             p->q->words |= RW_COMMITS;
+    }
+    /* "which commit reverted 'feat: switch payments'", "was 'add cache' reverted": the
+       commits whose subject is git's Revert "<that subject>" (a conventional prefix such
+       as "feat: " may be left out of what is quoted) */
+    static const char *const REVERTED[] = {"reverted", "revert", "reverts", "reverting",
+                                           "undid", "undone", NULL};
+    size_t quoted = p->n, verb = p->n;
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->t[i].kind == T_QUOTED && !p->t[i].used && quoted == p->n)
+            quoted = i;
+        else if (tok_in(p, i, REVERTED) && verb == p->n)
+            verb = i;
+    }
+    if (quoted < p->n && verb < p->n && !p->q->grep[0] && !p->q->grep_re[0]) {
+        char re[RT_STR];
+        size_t o = (size_t)snprintf(re, sizeof re, "^Revert \"([a-z]+(\\([^)]*\\))?!?: )?");
+        for (const char *c = p->t[quoted].s; *c && o + 3 < sizeof re; c++) {
+            if (strchr(".^$*+?()[]{}|\\/-#", *c))
+                re[o++] = '\\';
+            re[o++] = *c;
+        }
+        re[o] = '\0';
+        if (o + 3 < sizeof re) {
+            set_grep_re(p, p->t[quoted].s, re);
+            use(p, quoted, quoted + 1);
+            use(p, verb, verb + 1);
+        }
     }
 }
 
@@ -466,8 +530,69 @@ static void parse_tags(parser *p)
     }
 }
 
+/* A file's renames: "what was x.py called before (it was renamed)", "the old name of
+ * x.py", "what did x.py use to be called", "who renamed x.py", "when was x.py renamed",
+ * "x.py's original name" (the oldest). The phrase is taken; the file is a path reader's. */
+static void parse_renames(parser *p)
+{
+    static const char *const OLD[] = {"old", "previous", "former", "earlier", "prior",
+                                      "original", "first", NULL};
+    static const char *const NAMED[] = {"called", "named", NULL};
+    static const char *const ADV[] = {"before", "originally", "previously", "formerly",
+                                      "initially", "first", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        size_t from = i, to = 0;
+        int kind = 1;
+        if (tok_in(p, i, OLD) && (tok_is(p, i + 1, "name") || tok_is(p, i + 1, "names") ||
+                                  tok_is(p, i + 1, "path") || tok_is(p, i + 1, "filename"))) {
+            kind = tok_is(p, i, "original") || tok_is(p, i, "first") ? 2 : 1;
+            to = i + 2;
+        } else if (tok_in(p, i, NAMED) && tok_in(p, i + 1, ADV)) {
+            kind = tok_is(p, i + 1, "originally") || tok_is(p, i + 1, "initially") ||
+                           tok_is(p, i + 1, "first")
+                       ? 2
+                       : 1;
+            to = i + 2;
+        } else if (tok_in(p, i, ADV) && tok_in(p, i + 1, NAMED)) {
+            kind = tok_is(p, i, "before") || tok_is(p, i, "previously") ||
+                           tok_is(p, i, "formerly")
+                       ? 1
+                       : 2;
+            to = i + 2;
+        } else if ((tok_is(p, i, "use") || tok_is(p, i, "used")) && tok_is(p, i + 1, "to") &&
+                   tok_is(p, i + 2, "be") && tok_in(p, i + 3, NAMED)) {
+            to = i + 4;
+        } else if (tok_is(p, i, "renamed") || tok_is(p, i, "rename") ||
+                   tok_is(p, i, "renaming")) {
+            to = i + 1;
+            if (tok_is(p, to, "from"))
+                to++;
+        }
+        if (!to)
+            continue;
+        /* "... before it was renamed", "before the rename" */
+        if (tok_is(p, to, "before") || tok_is(p, to - 1, "before")) {
+            size_t k = tok_is(p, to, "before") ? to + 1 : to;
+            while (tok_is(p, k, "it") || tok_is(p, k, "was") || tok_is(p, k, "the") ||
+                   tok_is(p, k, "its") || tok_is(p, k, "being") || tok_is(p, k, "got"))
+                k++;
+            if (tok_is(p, k, "renamed") || tok_is(p, k, "rename") || tok_is(p, k, "renaming") ||
+                tok_is(p, k, "moved"))
+                to = k + 1;
+        }
+        if (p->q->renamed) {
+            p->bad = true;
+            return;
+        }
+        p->q->renamed = kind;
+        use(p, from, to);
+        i = to - 1;
+    }
+}
+
 void rt_parse_places(parser *p)
 {
+    parse_renames(p);
     parse_releases(p);
     parse_tags(p);
     static const struct {
@@ -855,8 +980,80 @@ static void parse_inactive(parser *p)
     }
 }
 
+/* "how many lines were added to app/x.py", "total deletions by alice in 2025", "the
+ * number of lines of code bob removed": a count cue, the lines noun and which lines
+ * (added, deleted, or changed: both) make a line total. Without a direction word nothing
+ * is taken ("how many lines does x.py have" is the file's size, not its history), and
+ * "added and deleted" in one question is not read (two totals or one?). */
+static void parse_line_totals(parser *p)
+{
+    static const char *const LINES[] = {"lines", "line", "loc", "sloc", NULL};
+    static const char *const ADD[] = {"added", "add", "adds", "adding", "written", "wrote",
+                                      "write", "writes", "inserted", "gained", NULL};
+    static const char *const DEL[] = {"deleted", "delete", "deletes", "deleting", "removed",
+                                      "remove", "removes", "lost", "dropped", NULL};
+    static const char *const CHG[] = {"changed", "change", "changes", "modified", "touched",
+                                      "churned", "edited", NULL};
+    static const char *const CUE[] = {"number", "count", "amount", "sum", "total", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        int key = RT_SORT_NONE;
+        bool noun = tok_in(p, i, LINES);
+        if (tok_is(p, i, "additions") || tok_is(p, i, "insertions"))
+            key = RT_SORT_ADDITIONS;
+        else if (tok_is(p, i, "deletions"))
+            key = RT_SORT_DELETIONS;
+        else if (!noun)
+            continue;
+        /* the cue: "how many", "number of", "total", "the sum of", "total number of" */
+        size_t from;
+        if (i >= 2 && tok_is(p, i - 2, "how") && (tok_is(p, i - 1, "many") || tok_is(p, i - 1, "much")))
+            from = i - 2;
+        else if (i >= 2 && tok_in(p, i - 2, CUE) && tok_is(p, i - 1, "of"))
+            from = i - 2;
+        else if (i >= 1 && tok_is(p, i - 1, "total"))
+            from = i - 1;
+        else
+            continue;
+        if (from >= 1 && tok_is(p, from - 1, "total"))
+            from--;
+        if (p->t[from].used || p->q->sort || p->q->line_total)
+            continue;
+        size_t end = i + 1;
+        if (noun && tok_is(p, end, "of") && tok_is(p, end + 1, "code"))
+            end += 2;
+        size_t verb = 0;
+        if (noun) {
+            int said = 0;
+            for (size_t k = end; k < p->n && k < end + 10; k++) {
+                int d = tok_in(p, k, ADD) ? RT_SORT_ADDITIONS
+                        : tok_in(p, k, DEL) ? RT_SORT_DELETIONS
+                        : tok_in(p, k, CHG) ? RT_SORT_LINES
+                                             : RT_SORT_NONE;
+                if (!d || p->t[k].used)
+                    continue;
+                if (key && d != key)
+                    said++;
+                else if (!key)
+                    key = d, verb = k, said++;
+            }
+            if (!key)
+                continue;
+            if (said > 1) {
+                p->bad = true; /* "added and deleted", "added ... changed" */
+                return;
+            }
+        }
+        p->q->sort = key;
+        p->q->line_total = true;
+        use(p, from, end);
+        if (verb)
+            use(p, verb, verb + 1);
+    }
+}
+
 void rt_parse_frames(parser *p)
 {
+    parse_line_totals(p);
     parse_pull_requests(p);
     parse_inactive(p);
     parse_ordinal(p);

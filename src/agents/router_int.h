@@ -106,6 +106,12 @@ typedef struct rt_question {
                            with no commit in the window */
     char subject[RT_STR]; /* one commit named by its quoted subject ("the 'wal: fix'
                              commit"), or "" */
+    int renamed;        /* 1: "what was x.py called before", "who renamed x.py": the latest
+                           rename in the file's history; 2: "x.py's original name": the
+                           oldest */
+    bool line_total;    /* "how many lines were added to app/x.py": the sum of the sort
+                           key's lines (sort is ADDITIONS, DELETIONS or LINES) over the
+                           commits, not a ranking */
 } rt_question;
 
 enum { RT_PERIOD_NONE, RT_PERIOD_YEAR, RT_PERIOD_QUARTER, RT_PERIOD_MONTH, RT_PERIOD_WEEK,

@@ -45,6 +45,8 @@ enum {
     S_PERIOD = 1u << 16,    /* commits grouped by a unit of time ("per month") */
     S_PATH2 = 1u << 17,     /* a path excluded inside the included one */
     S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
+    S_LINES = 1u << 20,
+    S_RENAME = 1u << 21,    /* a file's renames ("what was x.py called before") */     /* a total of lines, not a ranking ("how many lines were added") */
     S_TAG = 1u << 19,       /* the one commit was named by a tag: its files only (who
                                "wrote" or "contributed to" a release is not its last commit) */
     S_PATH = S_FILE | S_DIR,
@@ -110,6 +112,10 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_PATH2;
     if (q->inactive)
         s |= S_INACTIVE;
+    if (q->line_total)
+        s |= S_LINES;
+    if (q->renamed)
+        s |= S_RENAME;
     return s;
 }
 
@@ -524,6 +530,37 @@ static void emit_count(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, noun, q, all, 0);
 }
 
+static const char *sort_field(int sort);
+static const char *sort_words(int sort);
+
+/* "how many lines were added to app/x.py": the commits as a count would fetch them, each
+ * one's lines summed. Merges add nothing (their diff is not counted, as git log --numstat
+ * prints none for them). */
+static void emit_line_total(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
+    char qual[RT_STR * 4], sum[RT_STR * 6], val[64];
+    qualifiers(qual, sizeof qual, q, all);
+    commits_fetch(b, q, all, 0);
+    qr_buf_puts(b, " :transform [");
+    bots_step(b, q, "commits");
+    qr_buf_puts(b, "{:op :map :on :commits :as :sized :compute {:lines [:+ :additions "
+                   ":deletions]}}\n             {:op :aggregate :on :sized :as :total :compute "
+                   "{:additions [:sum :additions] :deletions [:sum :deletions] :lines [:sum "
+                   ":lines] :commits [:count]}}]\n");
+    snprintf(val, sizeof val, "{{total:%s}}", sort_field(q->sort));
+    snprintf(sum, sizeof sum, "%s %s%s (in {{total:commits}} commits)", val,
+             sort_words(q->sort), qual);
+    qr_buf_puts(b, " :return {:total ");
+    edn_str(b, val);
+    qr_buf_puts(b, " :additions \"{{total:additions}}\" :deletions \"{{total:deletions}}\" "
+                   ":lines \"{{total:lines}}\" :commits \"{{total:commits}}\" :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    qr_buf_printf(e, "total %s of ", sort_words(q->sort));
+    explain_line(e, "commits", q, all, 0);
+}
+
 static void emit_count_authors(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_PATH | P_MERGES;
@@ -928,6 +965,35 @@ static void emit_file_created(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "the first commit of a file (following renames)", q, P_PATH, 1);
 }
 
+/* A file's renames, from its history (renames followed): the latest first, or the oldest
+ * for its original name; each row says the name before (old_path) and after. */
+static void emit_file_renames(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    char sum[RT_STR * 6];
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, P_PATH, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :all_renames :where "
+                   "[:= :status \"R\"]}\n             ");
+    if (q->renamed == 2)
+        qr_buf_puts(b, "{:op :sort :on :all_renames :as :ordered :by [[:timestamp :asc]]}\n"
+                       "             {:op :map :on :ordered :as :renames ");
+    else
+        qr_buf_puts(b, "{:op :map :on :all_renames :as :renames ");
+    qr_buf_puts(b, ":select [:old_path :path :short_hash :date :author :email :subject]}]\n");
+    snprintf(sum, sizeof sum,
+             "%s: {{count:renames}} renames in its history; the %s was from "
+             "{{first:renames:old_path}} to {{first:renames:path}} by "
+             "{{first:renames:author}} on {{first:renames:date}} in "
+             "{{first:renames:short_hash}}",
+             q->path, q->renamed == 2 ? "first" : "latest");
+    qr_buf_puts(b, " :return {:findings :renames :old_path \"{{first:renames:old_path}}\" "
+                   ":summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, q->renamed == 2 ? "the first rename of a file" : "the renames of a file",
+                 q, P_PATH, 0);
+}
+
 /* Who deleted a file: the commit of its history whose status is D, the latest. */
 static void emit_file_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
 {
@@ -1156,6 +1222,16 @@ static const rule RULES[] = {
      S_FILE,
      0,
      emit_file_created},
+    {"file-renames",
+     "a file's renames: its name before, who renamed it and when (renames followed)",
+     {"what was src/net.c called before it was renamed", "the old name of lib/io.c",
+      "who renamed docs/guide.md", "when was src/util.c renamed"},
+     {0, W(WHO), W(WHEN), REQ_END},
+     W(FILES) | W(COMMITS) | W(CHANGE) | W(MADE),
+     S_FILE | S_RENAME,
+     S_FILE | S_RENAME,
+     0,
+     emit_file_renames},
     {"file-deleted",
      "who deleted a file, and when (the latest deletion in its history)",
      {"who deleted src/legacy.c", "when was docs/TODO.txt removed", NULL},
@@ -1185,6 +1261,20 @@ static const rule RULES[] = {
      0,
      0,
      emit_count_authors},
+    {"count-lines",
+     "how many lines of one file were added, deleted or changed (in a window, by an author)",
+     {"how many lines were added to src/main.c", "total deletions in lib/util.c by alice",
+      "number of lines changed in docs/guide.md last month", NULL},
+     {0, W(COUNT), REQ_END},
+     W(COUNT) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(CHANGE),
+     /* one file only: over a directory or the whole history a rename counts as its
+        lines deleted and added (the statistics are --no-renames) where git log's
+        default pairs it, so the two readings differ and neither is sure */
+     S_LINES | S_SORT | S_WINDOW | S_AUTHOR | S_FILE | S_GREP | S_MERGES | S_BOTS |
+         S_AUTHOR2 | S_REF | S_WDAYS,
+     S_LINES | S_FILE,
+     SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
+     emit_line_total},
     {"count-commits",
      "how many commits match a window, author, path, message term or merges",
      {"how many commits last week", "number of commits by alice",

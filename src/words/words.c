@@ -23,13 +23,16 @@
  * or '.'. Matched as whole words, case folded, repeatedly ("ok so um, ..."). */
 static const char *const LEAD[] = {
     "sorry to bother you but", "sorry to bother you", "sorry to bother", "thanks in advance",
-    "thx in advance", "quick question", "just a quick question", "i was wondering if you could",
-    "i was wondering", "i wonder", "just wondering", "could you please", "can you please",
-    "would you please", "could you tell me", "can you tell me", "please tell me",
-    "do you know", "hey there", "hi there", "hello there", "good morning", "excuse me",
-    "sorry", "hey", "hi", "hello", "yo", "ok", "okay", "so", "um", "umm", "uh", "well",
-    "btw", "please", "pls", "plz", "can you", "could you", "would you", "i need", "i want",
-    "i'd like", "i would like", "thanks", "thx", "ty", "but", NULL};
+    "thx in advance", "quick question", "just a quick question",
+    "i was wondering if you could", "i was wondering", "i wonder", "just wondering",
+    "could you please", "can you please", "would you please", "could you tell me",
+    "can you tell me", "please tell me", "do you know", "i need to know", "i want to know",
+    "i'd like to know", "i would like to know", "find out", "figure out", "look up",
+    "let me know", "as an ai agent", "as an agent", "as a bot", "for standup",
+    "for the standup", "for a report", "for my report", "hey there", "hi there", "hello there",
+    "good morning", "excuse me", "sorry", "hey", "hi", "hello", "yo", "ok", "okay", "so", "um",
+    "umm", "uh", "well", "btw", "please", "pls", "plz", "can you", "could you", "would you",
+    "i need", "i want", "i'd like", "i would like", "thanks", "thx", "ty", "but", NULL};
 
 static size_t phrase_at(const char *s, size_t n, const char *ph);
 

@@ -68,6 +68,11 @@ typedef struct qr_ask_opts {
     void *author_ud;
     /* releases by version number, for the router (qr_router_opts.release), with author_ud */
     bool (*release)(void *ud, const char *version, char *out, size_t cap);
+    /* files said without their folders, for the router (qr_router_opts.file), with
+       author_ud */
+    int (*file)(void *ud, const char *name, char *out, size_t cap);
+    /* tags named whole, for the router (qr_router_opts.tag), with author_ud */
+    bool (*tag)(void *ud, const char *name, char *out, size_t cap);
     /* the request the question belongs to (quarry/req.h): its deadline, cancel and
      * budgets bound every program, tool and model call of the question. NULL: the
      * question makes its own, with no limits beyond the ones above. */

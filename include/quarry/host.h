@@ -62,6 +62,10 @@ int qr_host_repo_span(void *host, int64_t *first, int64_t *last);
 bool qr_host_author(void *host, const char *name, char *out, size_t cap);
 /* qr_router_opts.release over the host's repository (qr_git_release): "TAG PREV". */
 bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap);
+/* qr_router_opts.file over the host's repository (qr_git_find_file on HEAD's tree). */
+int qr_host_find_file(void *host, const char *name, char *out, size_t cap);
+/* qr_router_opts.tag over the host's repository (qr_git_tag_named). */
+bool qr_host_tag(void *host, const char *name, char *out, size_t cap);
 
 /* The product registry: every built-in tool, each registered at the offset of its
  * source's part of a qr_host, so its context must be a qr_host (qr_tools_set_ctx). Free

@@ -740,7 +740,8 @@ static int tier1(ask_run *R, bool *answered)
     qr_route route = {0};
     *answered = false;
     qr_router_opts ro = {.author = R->o->author, .author_ud = R->o->author_ud,
-                         .release = R->o->release,
+                         .release = R->o->release, .file = R->o->file,
+                         .tag = R->o->tag,
                          .why = R->router_why, .why_cap = sizeof R->router_why};
     if (!qr_router_match_opts(R->o->question, strlen(R->o->question), &ro, &route))
         return QR_OK;

@@ -183,7 +183,8 @@ static bool tokenize(parser *p, const char *s, size_t len)
         }
         /* sentence punctuation at the end of a word: "README.md.", "week:" */
         while (k > 0 && (t->s[k - 1] == '.' || t->s[k - 1] == ':' || t->s[k - 1] == '\'')) {
-            if (t->s[k - 1] == ':')
+            /* ':' ends a clause; so does a sentence's '.' ("I'm drafting notes. How ...") */
+            if (t->s[k - 1] == ':' || (t->s[k - 1] == '.' && (i >= len || s[i] == ' ')))
                 t->colon = true;
             k--;
         }
@@ -1472,15 +1473,30 @@ static void parse_path(parser *p)
         }
         if (p->q->path_kind)
             p->bad = true;
-        /* a source file named without its folders ("which commit removed legacy_db.c"):
-           in a repository, such files live in folders, and reading it at the root would
-           answer "nothing" where the file has a history; not matched */
+        /* a file named without its folders ("when was http.c last modified"): the file
+           at the root of that name, else the one file of that name in HEAD's tree. A
+           source file no such file is ("which commit removed legacy_db.c", deleted from
+           src/) is not matched: read at the root, it would answer "nothing" where the
+           file has a history; several files of that name are not matched either */
         static const char *const CODE_EXT[] = {".c", ".h", ".cc", ".cpp", ".hpp", ".py", ".go",
                                                ".rs", ".js", ".ts", ".java", ".rb", ".cs",
                                                ".php", ".swift", ".kt", NULL};
         const char *dot = strrchr(t->s, '.');
-        if (p->o && p->o->author && !strchr(t->s, '/') && !strchr(t->s, '*') && dot &&
-            in_list(dot, CODE_EXT))
+        bool code = dot && in_list(dot, CODE_EXT);
+        if (p->o && p->o->file && !strchr(t->s, '/') && !strchr(t->s, '*') &&
+            !rt_conventional_file(t->s) && strchr(t->s, '.')) {
+            /* the repository says where it is: at the root, or the one file of that name */
+            char where[RT_STR];
+            int found = p->o->file(p->o->author_ud, t->s, where, sizeof where);
+            if (found == 1 && strlen(where) < TOK_LEN)
+                snprintf(t->s, TOK_LEN, "%s", where);
+            else if (found == 2 || (code && found != 1)) {
+                p->bad = true;
+                if (found == 2 && p->o->why && p->o->why_cap)
+                    snprintf(p->o->why, p->o->why_cap, "several files are named '%s': %s; say "
+                             "which (its path from the repository root)", t->s, where);
+            }
+        } else if (p->o && p->o->author && !strchr(t->s, '/') && !strchr(t->s, '*') && code)
             p->bad = true;
         snprintf(p->q->path, RT_STR, "%s", t->s);
         size_t n = strlen(t->s);
@@ -1619,7 +1635,7 @@ static void collect_words(parser *p)
             continue;
         }
         /* "how often was src/wal.c changed": how many times */
-        if (strcmp(t->s, "how") == 0 && tok_is(p, i + 1, "often")) {
+        if (strcmp(t->s, "how") == 0 && (tok_is(p, i + 1, "often") || tok_is(p, i + 1, "busy"))) {
             p->q->words |= RW_COUNT;
             use(p, i, i + 2);
             continue;
@@ -1644,7 +1660,7 @@ static void collect_words(parser *p)
         }
         /* "who wrote X originally", "written first by": wrote is created only with a word
            that says so; "who wrote X" alone (the creator, or every author?) is not sure */
-        if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0) &&
+        if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0) && p->q->path_kind &&
             said(p, "originally", "first", "initially")) {
             p->q->words |= RW_CREATED;
             t->used = true;
@@ -1653,10 +1669,35 @@ static void collect_words(parser *p)
         /* "who wrote commit e987df0d", "who authored jq-1.8.1": one commit has one author */
         if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0 ||
              strcmp(t->s, "authored") == 0) &&
-            (p->q->commit[0] || p->q->root) && !p->q->path_kind) {
+            (p->q->commit[0] || p->q->root ||
+             (said(p, "commit", "commits", "commit") && said(p, "first", "initial", "earliest"))) &&
+            !p->q->path_kind) {
             p->q->words |= RW_MADE;
             t->used = true;
             continue;
+        }
+        /* "how many commits did Provos author in 2007": the verb, after the person */
+        if (strcmp(t->s, "author") == 0 && p->q->author[0] && i >= 2 && p->t[i - 1].used &&
+            p->t[i - 1].kind == T_WORD && (!strcmp(p->t[i - 2].s, "did") ||
+                                           !strcmp(p->t[i - 2].s, "does") ||
+                                           !strcmp(p->t[i - 2].s, "has"))) {
+            p->q->words |= RW_MADE;
+            t->used = true;
+            continue;
+        }
+        /* "how many people have contributed commits", "authors who made commits": the
+           commits are what the people did, not what is counted */
+        static const char *const DID[] = {"contributed", "made", "pushed", "authored",
+                                          "landed", "submitted", "wrote", NULL};
+        if (strcmp(t->s, "commits") == 0 && i > 1 && in_list(p->t[i - 1].s, DID)) {
+            bool people = false;
+            for (size_t k = 0; k + 1 < i; k++)
+                if (p->t[k].kind == T_WORD && (rt_canon_bit(p->t[k].s) & RW_AUTHORS))
+                    people = true;
+            if (people) {
+                t->used = true;
+                continue;
+            }
         }
         /* "list everyone who committed": the authors; "what did everyone do" is not sure
            (their commits, or who they are?) */

@@ -86,6 +86,13 @@ static size_t excl_object(parser *p, size_t j, bool loose)
     size_t k = j;
     if (tok_is(p, k, "the") || tok_is(p, k, "any") || tok_is(p, k, "all"))
         k++;
+    /* "excluding anything under .github/", "except everything in docs/" */
+    if ((tok_is(p, k, "anything") || tok_is(p, k, "everything") || tok_is(p, k, "files") ||
+         tok_is(p, k, "stuff") || tok_is(p, k, "changes")) &&
+        (tok_is(p, k + 1, "under") || tok_is(p, k + 1, "in") || tok_is(p, k + 1, "inside") ||
+         tok_is(p, k + 1, "within") || tok_is(p, k + 1, "from")) &&
+        k + 2 < p->n && !p->t[k + 2].used && p->t[k + 2].kind == T_PATH)
+        k += 2;
     if (tok_in(p, k, BOTS) && !(tok_is(p, k, "dependabot") && p->o && p->o->author)) {
         set_bots(p, RT_BOTS_EXCLUDE);
         return k + 1 - j;

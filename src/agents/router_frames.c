@@ -59,7 +59,8 @@ void rt_parse_asides(parser *p)
     /* "I'm writing release notes: who ...", "context: ...": what the asker is doing, said
        before a colon, is not the question */
     static const char *const SELF[] = {"i'm", "im", "i", "we're", "we", "i've", "we've",
-                                       "context", "background", "fyi", NULL};
+                                       "context", "background", "fyi", "i'll", "we'll",
+                                       "i'd", "we'd", NULL};
     if (tok_in(p, 0, SELF))
         for (size_t k = 0; k + 1 < p->n; k++)
             if (p->t[k].colon) {
@@ -450,7 +451,7 @@ static bool tag_of(const parser *p, const char *s, const char *said_prefix, char
  * that no tag has is not read (the question is not matched). */
 static void parse_tags(parser *p)
 {
-    if (!p->o || !p->o->release)
+    if (!p->o || (!p->o->release && !p->o->tag))
         return;
     static const char *const TAKES_REF[] = {"since", "after", "between", "from", "and", "to",
                                             "until", "in", "at", "of", "before", "till",
@@ -461,6 +462,30 @@ static void parse_tags(parser *p)
         if (t->used || t->tag || t->kind == T_QUOTED || t->kind == T_EMAIL ||
             t->kind == T_DATE)
             continue;
+        /* a tag written whole, whatever its scheme ("release-2.1.12-stable", "REL_9_6"),
+           or a range of two ("release-2.1.11-stable..release-2.1.12-stable") */
+        if (p->o->tag && strpbrk(t->s, "0123456789")) {
+            const char *rng = strstr(t->s, "..");
+            if (rng && rng > t->s && rng[2] && rng[2] != '.') {
+                char a[TOK_LEN];
+                snprintf(a, sizeof a, "%.*s", (int)(rng - t->s), t->s);
+                if (p->o->tag(p->o->author_ud, a, tag, sizeof tag) &&
+                    p->o->tag(p->o->author_ud, rng + 2, tag2, sizeof tag2)) {
+                    if (p->q->ref[0])
+                        p->bad = true;
+                    snprintf(p->q->ref, RT_STR, "%.120s..%.120s", tag, tag2);
+                    use(p, i, i + 1);
+                    continue;
+                }
+            } else if (p->o->tag(p->o->author_ud, t->s, tag, sizeof tag) &&
+                       strlen(tag) < TOK_LEN) {
+                memcpy(t->s, tag, strlen(tag) + 1);
+                t->kind = T_WORD;
+                t->tag = true;
+                t->poss = false;
+                continue;
+            }
+        }
         /* "jq-1.8.1..jq-1.8.2": a range of two tags */
         const char *dd = strstr(t->s, "..");
         if (dd && dd > t->s && dd[2] && dd[2] != '.') {
@@ -493,7 +518,7 @@ static void parse_tags(parser *p)
                 /* a release this repository has no tag of: not guessed, the nearest named */
                 p->bad = true;
                 char near[RT_STR] = "";
-                if (p->o->why && p->o->why_cap &&
+                if (p->o->why && p->o->why_cap && p->o->release &&
                     !p->o->release(p->o->author_ud, num, near, sizeof near) && near[0] == '~')
                     snprintf(p->o->why, p->o->why_cap,
                              "'%s' names no tag of this repository (the nearest release is %s)",

@@ -1163,6 +1163,27 @@ static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_printf(e, "the author of commit \"%s\"", q->root ? "the initial commit" : q->commit);
 }
 
+/* One commit, named by its id, a tag or "the initial commit": its id, author, date, subject
+ * and whole message. */
+static void emit_commit_show(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    if (q->root)
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
+                       "         {:tool :get_commits :as :commit :params {:ref "
+                       "\"{{last:all:hash}}\"");
+    else {
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
+        edn_str(b, q->commit);
+    }
+    qr_buf_puts(b, " :limit 1}}]\n"
+                   " :transform [{:op :map :on :commit :as :rows :select [:hash :short_hash "
+                   ":author :email :date :subject :message :files :additions :deletions]}]\n"
+                   " :return {:findings :rows :hash \"{{first:rows:hash}}\" :summary "
+                   "\"{{first:rows:hash}} by {{first:rows:author}} on {{first:rows:date}}: "
+                   "{{first:rows:subject}}\"}}");
+    qr_buf_printf(e, "commit \"%s\"", q->root ? "the initial commit" : q->commit);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
@@ -1200,6 +1221,16 @@ static const rule RULES[] = {
      S_COMMIT,
      0,
      emit_commit_author},
+    {"commit-show",
+     "one commit: its id, author, date and message (named by its id or a tag)",
+     {"commit 60213d4", "the message of commit 28985ce", "what commit is v1.0.0",
+      "when was 60213d4 committed"},
+     {0, W(COMMITS), W(MESSAGE), W(COMMITS) | W(MESSAGE), W(WHEN), W(WHEN) | W(COMMITS), REQ_END},
+     W(COMMITS) | W(MESSAGE) | W(WHEN) | W(MADE) | W(COMMITTED),
+     S_COMMIT | S_TAG,
+     S_COMMIT,
+     0,
+     emit_commit_show},
     {"commit-files",
      "the files one commit changed",
      {"files 60213d4", "which files did commit 28985ce change",
@@ -1217,7 +1248,7 @@ static const rule RULES[] = {
      {W(WHO) | W(CREATED), W(WHO) | W(FIRST), W(AUTHORS) | W(FIRST), W(CREATED),
       W(FIRST) | W(COMMITS), REQ_END},
      W(FIRST) | W(CREATED) | W(COMMITTED) | W(CHANGE) | W(MADE) | W(COMMITS) | W(FILES) |
-         W(WHO) | W(AUTHORS),
+         W(WHO) | W(AUTHORS) | W(WHEN),
      S_FILE,
      S_FILE,
      0,

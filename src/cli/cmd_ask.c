@@ -365,6 +365,8 @@ int cli_cmd_ask(const cli_args *args)
     o.repo_span_ud = &host;
     o.author = qr_host_author;
     o.release = qr_host_release_tag;
+    o.file = qr_host_find_file;
+    o.tag = qr_host_tag;
     o.author_ud = &host;
     o.req = cli_req();
     o.trace = tf;

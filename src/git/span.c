@@ -13,6 +13,9 @@
  * router looks names up in it, so a bare "ines" is read as an author only when this
  * repository has one.
  *
+ * The files of HEAD's tree by name (qr_git_find_file): "http.c" said without its folders is
+ * the file at the root, else the one file of that name anywhere in the tree.
+ *
  * Rejected: HEAD's time as the last commit (a rebased or cherry-picked HEAD can be older
  * than a commit it contains), and the statistics index (absent with --no-index, and not
  * always complete).
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Walks at most this many commits, so the cost before a model call or a router lookup
  * stays bounded on very large histories (a million commits take seconds to walk): past
@@ -338,4 +342,84 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
     }
     git_strarray_dispose(&names);
     return ok;
+}
+
+/* ---- a file by its name ---- */
+
+typedef struct find_file {
+    const char *name;
+    char *out;
+    size_t cap;
+    size_t hits;
+    bool root;
+} find_file;
+
+static int find_file_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+    find_file *f = payload;
+    git_object_t t = git_tree_entry_type(e);
+    if (t != GIT_OBJECT_BLOB || strcmp(git_tree_entry_name(e), f->name) != 0)
+        return 0;
+    if (!root[0])
+        f->root = true;
+    if (f->hits < 4) {
+        size_t used = strlen(f->out);
+        snprintf(f->out + used, f->cap - used, "%s%s%s", f->hits ? ", " : "", root,
+                 f->name);
+    }
+    f->hits++;
+    return 0;
+}
+
+int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap)
+{
+    if (!cap)
+        return -1;
+    out[0] = '\0';
+    if (!name[0] || strchr(name, '/'))
+        return -1;
+    git_object *obj = NULL;
+    git_tree *tree = NULL;
+    if (git_revparse_single(&obj, g->repo, "HEAD^{tree}") < 0)
+        return -1;
+    tree = (git_tree *)obj;
+    find_file f = {.name = name, .out = out, .cap = cap};
+    int rc = git_tree_walk(tree, GIT_TREEWALK_PRE, find_file_cb, &f);
+    git_object_free(obj);
+    if (rc < 0)
+        return -1;
+    if (f.root) {
+        snprintf(out, cap, "%s", name);
+        return 1;
+    }
+    return f.hits > 1 ? 2 : (int)f.hits;
+}
+
+bool qr_git_tag_named(qr_git *g, const char *name, char *out, size_t cap)
+{
+    if (!cap)
+        return false;
+    out[0] = '\0';
+    git_strarray names = {0};
+    if (!name[0] || git_tag_list(&names, g->repo) < 0)
+        return false;
+    size_t hit = names.count, hits = 0;
+    for (size_t i = 0; i < names.count; i++)
+        if (strcasecmp(names.strings[i], name) == 0) {
+            hit = i;
+            hits++;
+        }
+    bool ok = hits == 1;
+    if (hits > 1) {
+        /* tags equal but for case: the one spelled exactly so, else none */
+        for (size_t i = 0; i < names.count; i++)
+            if (strcmp(names.strings[i], name) == 0) {
+                hit = i;
+                ok = true;
+            }
+    }
+    if (ok)
+        snprintf(out, cap, "%s", names.strings[hit]);
+    git_strarray_dispose(&names);
+    return ok && strlen(out) + 1 < cap;
 }

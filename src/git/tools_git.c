@@ -27,6 +27,7 @@
 #include "quarry/tools.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -651,7 +652,23 @@ static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
     for (size_t i = 0; rc == QR_OK && i < n; i++) {
         const qr_commit_info *c = &cs[i];
         uint32_t aid;
-        if (!strid_get(&by_email, c->email, &aid)) {
+        /* an address is one author whatever its case (Bob@x.org is bob@x.org): one with
+           capitals is looked up by a lowercased copy (the table keeps the pointer) */
+        const char *key = c->email;
+        for (const char *e = key; *e; e++)
+            if (isupper((unsigned char)*e)) {
+                size_t kl = strlen(key);
+                char *low = qr_arena_strndup(&s, key, kl);
+                if (!low) {
+                    rc = QR_ENOMEM;
+                    break;
+                }
+                for (size_t k = 0; k < kl; k++)
+                    low[k] = (char)tolower((unsigned char)low[k]);
+                key = low;
+                break;
+            }
+        if (rc != QR_OK || !strid_get(&by_email, key, &aid)) {
             rc = QR_ENOMEM;
             break;
         }
@@ -1239,8 +1256,9 @@ static int check_date(const char *s, size_t n, qr_buf *err)
 #define P_SINCE                                                                                    \
     {                                                                                              \
         .name = "since", .type = QR_TOOL_STRING, .check = check_date,                              \
-        .desc = "only commits from this point on (committer date, as git log --since): \"2 "       \
-                "weeks ago\", \"yesterday\", \"2024-03-01\", ISO-8601, @epoch"                     \
+        .desc = "only commits from this point on (committer date, as git log --since; with a "     \
+                "path, as --since-as-filter): \"2 weeks ago\", \"yesterday\", \"2024-03-01\", "      \
+                "ISO-8601, @epoch"                                                                 \
     }
 #define P_UNTIL                                                                                    \
     {                                                                                              \
@@ -1354,7 +1372,7 @@ static const char *const get_author_stats_tool_columns[] = {
 static const qr_tool get_author_stats_tool = {
     .name = "get_author_stats",
     .summary = "Count each author's commits and changed lines in a history window (authors "
-               "by email after .mailmap, as git shortlog -sne counts them).",
+               "by email after .mailmap, its case ignored; the name shown is the latest one).",
     .params = get_author_stats_params,
     .result = "a vector of {:author :email :commits :additions :deletions :files :first "
               ":last}, most commits first; :files counts distinct files, :first and :last "

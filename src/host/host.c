@@ -308,6 +308,15 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
             exacts++;
         }
     }
+    /* a full name said whole ("nick mathewson") is whoever has that name, under any of
+       their addresses; an address that merely contains it ("Nick Mathewson@.(none)") is
+       searched by the same words, so the name covers it too */
+    if (hits > 1 && strchr(name, ' '))
+        for (size_t i = 0; i < h->npeople; i++)
+            if (!strcasecmp(h->people[i].name, name)) {
+                snprintf(out, cap, "%s", h->people[i].name);
+                return true;
+            }
     if (exacts == 1 && !first_name_of_another(h, exact_hit, name, wn))
         hit = exact_hit, hits = 1;
     else if (exacts == 1)
@@ -372,4 +381,28 @@ bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap)
     }
     snprintf(out, cap, "%s%s%s", tag, prev[0] ? " " : "", prev);
     return true;
+}
+
+/* The host's repository, opened on first use; NULL when it cannot be. */
+static qr_git *host_git(qr_host *h)
+{
+    qr_buf err;
+    qr_buf_init(&err);
+    if (!h->git.git &&
+        qr_git_open(h->git.repo_dir ? h->git.repo_dir : ".", &h->git.git, &err) != QR_OK)
+        h->git.git = NULL;
+    qr_buf_release(&err);
+    return h->git.git;
+}
+
+int qr_host_find_file(void *host, const char *name, char *out, size_t cap)
+{
+    qr_git *g = host_git(host);
+    return g ? qr_git_find_file(g, name, out, cap) : -1;
+}
+
+bool qr_host_tag(void *host, const char *name, char *out, size_t cap)
+{
+    qr_git *g = host_git(host);
+    return g && qr_git_tag_named(g, name, out, cap);
 }

@@ -135,7 +135,7 @@ check_order "path: a file on a merged branch" '{:path "src/feature.c"}' -- src/f
 check_order "path: README" '{:path "README.md"}' -- README.md
 check_order "path: quoted name" '{:path "docs/a \"quoted\" name.txt"}' -- 'docs/a "quoted" name.txt'
 check_order "path: absent" '{:path "nothing/here"}' -- nothing/here
-check_order "path and since" '{:path "src" :since "2024-01-04T00:00:00Z"}' --since=2024-01-04T00:00:00Z -- src
+check_order "path and since (filtered, as --since-as-filter)" '{:path "src" :since "2024-01-04T00:00:00Z"}' --since-as-filter=2024-01-04T00:00:00Z -- src
 check_order "merges only" '{:merges "only"}' --merges
 check_order "no merges" '{:merges "exclude"}' --no-merges
 check_order "first parent" '{:first_parent true}' --first-parent

@@ -919,6 +919,89 @@ static void test_releases(void)
     }
 }
 
+/* A repository's files and tags, as the host says them: http.c at the root, regress.c
+ * only under test/, two util.c, and tags of another scheme. */
+static int repo_files(void *ud, const char *name, char *out, size_t cap)
+{
+    (void)ud;
+    if (!strcmp(name, "http.c") || !strcmp(name, "CMakeLists.txt")) {
+        snprintf(out, cap, "%s", name);
+        return 1;
+    }
+    if (!strcmp(name, "regress.c")) {
+        snprintf(out, cap, "test/regress.c");
+        return 1;
+    }
+    if (!strcmp(name, "util.c")) {
+        snprintf(out, cap, "src/util.c, lib/util.c");
+        return 2;
+    }
+    return 0;
+}
+
+static bool repo_tags(void *ud, const char *name, char *out, size_t cap)
+{
+    (void)ud;
+    if (strcmp(name, "release-2.1.11-stable") && strcmp(name, "release-2.1.12-stable"))
+        return false;
+    snprintf(out, cap, "%s", name);
+    return true;
+}
+
+static void test_repo_names(void)
+{
+    char why[256] = "";
+    qr_router_opts o = {.now = 1795483800, .author = test_author, .file = repo_files,
+                        .tag = repo_tags, .why = why, .why_cap = sizeof why};
+    static const char *const Q[][3] = {
+        {"how many commits touched http.c?", "count-commits", ":path \"http.c\""},
+        {"when was regress.c last modified", "file-last-change", ":path \"test/regress.c\""},
+        {"how many commits are between release-2.1.11-stable and release-2.1.12-stable?",
+         "count-commits", ":ref \"release-2.1.11-stable..release-2.1.12-stable\""},
+        {"what commit is release-2.1.12-stable?", "commit-show", ":ref \"release-2.1.12-stable\""},
+        {"commit message of 1b7cc9b5?", "commit-show", ":ref \"1b7cc9b5\""},
+        {"How many distinct people have contributed commits?", "count-authors", "get_author_stats"},
+        {"How many commits did alice author in 2025?", "count-commits", ":author \"alice@example.com\""},
+        {"who wrote the very first commit", "first-commits", ":n 1}"},
+        {"hey, quick one - I'm drafting release notes. How many commits have landed since "
+         "release-2.2.1-alpha? thanks!", NULL, NULL},
+        {"I'm drafting release notes. How many commits have landed since "
+         "release-2.1.11-stable? thanks!", "count-commits", ":ref \"release-2.1.11-stable..HEAD\""},
+        {"How busy was last month? Just give me the commit count.", "count-commits", ":since"},
+        {"most changed files in 2025 excluding anything under .github/ - top 2", "file-churn",
+         ":path \":!.github/\""},
+        {"When was http.c first added to the repo?", "file-created", ":path \"http.c\""},
+    };
+    for (size_t i = 0; i < sizeof Q / sizeof Q[0]; i++) {
+        qr_route r;
+        bool ok = qr_router_match_opts(Q[i][0], strlen(Q[i][0]), &o, &r);
+        if (!Q[i][1]) { /* a tag the repository does not have */
+            CHECK(!ok);
+            if (ok)
+                qr_route_clear(&r);
+            continue;
+        }
+        CHECK(ok);
+        if (!ok) {
+            fprintf(stderr, "'%s': no match\n", Q[i][0]);
+            continue;
+        }
+        if (strcmp(r.rule, Q[i][1]) || !strstr(r.query, Q[i][2]))
+            fprintf(stderr, "'%s': %s, query lacks %s:\n%s\n", Q[i][0], r.rule, Q[i][2],
+                    r.query);
+        CHECK(!strcmp(r.rule, Q[i][1]));
+        CHECK(strstr(r.query, Q[i][2]) != NULL);
+        qr_route_clear(&r);
+    }
+    /* a name several files have, and a source file the tree does not have */
+    qr_route r;
+    const char *two = "who last changed util.c";
+    CHECK(!qr_router_match_opts(two, strlen(two), &o, &r));
+    CHECK(strstr(why, "src/util.c, lib/util.c") != NULL);
+    const char *gone = "who deleted legacy.c";
+    CHECK(!qr_router_match_opts(gone, strlen(gone), &o, &r));
+}
+
 /* jq's tags (issue 27): a project prefix, "jq-1.7" .. "jq-1.8.2", asked by number. */
 static bool jq_releases(void *ud, const char *version, char *out, size_t cap)
 {
@@ -1023,6 +1106,7 @@ int main(void)
     test_ambiguous_people();
     test_releases();
     test_project_tags();
+    test_repo_names();
     test_exclusion_applied();
     test_pinned();
     test_no_match();

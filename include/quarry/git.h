@@ -57,10 +57,10 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
  * only in case): true with the tag's name in out. */
 bool qr_git_tag_named(qr_git *g, const char *name, char *out, size_t cap);
 
-/* The file of HEAD's tree that `name` (one path component, no '/') names: the file at
- * the root of that name, else the one file of that name in any folder. Returns 1 with its
- * path in out; 0 when no file has that name; 2 when several do (out lists up to four,
- * ", " between); -1 on error (no HEAD, a bad name). */
+/* The file of HEAD's tree that `name` names. One path component (no '/'): the file at
+ * the root of that name, else the one file of that name in any folder; a path: the file
+ * there. Returns 1 with its path in out; 0 when no file has that name (or path); 2 when
+ * several do (out lists up to four, ", " between); -1 on error (no HEAD, a bad name). */
 int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap);
 
 /* One file changed by a commit, against its first parent (or the empty tree). */

@@ -1073,7 +1073,8 @@ static void parse_refs(parser *p)
  * ("which commit changed the most files") is left as a word for the rules. */
 static void parse_most(parser *p)
 {
-    static const char *const VERB[] = {"changed", "touched", "modified", NULL};
+    static const char *const VERB[] = {"changed", "touched", "modified", "seen", "had", "got",
+                                       "received", "gotten", NULL};
     static const char *const DELETED[] = {"deleted", "removed", "deletes", "removes", NULL};
     static const char *const ADDED[] = {"added", "wrote", "adds", "writes", NULL};
     for (size_t i = 0; i < p->n; i++) {
@@ -1224,8 +1225,18 @@ static bool resolve_name(const parser *p, size_t i, char *out, size_t *len)
         snprintf(out, RT_STR, "%s", t->s);
         return true;
     }
-    /* a first and last name: "by alice smith" */
+    /* a name of three words: "by mei lin chen" */
     const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
+    const tok *v = i + 2 < p->n ? &p->t[i + 2] : NULL;
+    if (u && v && !u->used && !v->used && u->kind == T_WORD && v->kind == T_WORD && !u->poss) {
+        char three[3 * TOK_LEN + 3];
+        snprintf(three, sizeof three, "%s %s %s", t->s, u->s, v->s);
+        if (known_author(p, three, out)) {
+            *len = 3;
+            return true;
+        }
+    }
+    /* a first and last name: "by alice smith" */
     if (u && !u->used && u->kind == T_WORD) {
         char two[2 * TOK_LEN + 2];
         snprintf(two, sizeof two, "%s %s", t->s, u->s);
@@ -1404,6 +1415,18 @@ static void parse_author(parser *p)
             use(p, i, i + 1 + len + more);
             continue;
         }
+        /* FIRST MIDDLE LAST's: "mei lin chen's commits" */
+        if (t->kind == T_WORD && t->poss && i > 1 && !p->t[i - 1].used && !p->t[i - 2].used &&
+            p->t[i - 1].kind == T_WORD && p->t[i - 2].kind == T_WORD && !p->t[i - 1].poss &&
+            !p->t[i - 2].poss) {
+            char three[3 * TOK_LEN + 3];
+            snprintf(three, sizeof three, "%s %s %s", p->t[i - 2].s, p->t[i - 1].s, t->s);
+            if (known_author(p, three, who)) {
+                set_author(p, who);
+                use(p, i - 2, i + 1);
+                continue;
+            }
+        }
         /* FIRST LAST's: "george park's commits" */
         if (t->kind == T_WORD && t->poss && i > 0 && !p->t[i - 1].used &&
             p->t[i - 1].kind == T_WORD && !p->t[i - 1].poss) {
@@ -1498,6 +1521,11 @@ static void parse_path(parser *p)
             }
         } else if (p->o && p->o->author && !strchr(t->s, '/') && !strchr(t->s, '*') && code)
             p->bad = true;
+        else if (p->o && p->o->file && strchr(t->s, '/') && !strchr(t->s, '*') &&
+                 t->s[strlen(t->s) - 1] != '/') {
+            char where[RT_STR];
+            p->q->gone = p->o->file(p->o->author_ud, t->s, where, sizeof where) == 0;
+        }
         snprintf(p->q->path, RT_STR, "%s", t->s);
         size_t n = strlen(t->s);
         const char *last = strrchr(t->s, '/');
@@ -1906,8 +1934,19 @@ static void parse_known_authors(parser *p)
         if (t->used || t->kind != T_WORD || in_list(t->s, RT_STOP) || rt_canon_bit(t->s))
             continue;
         const tok *u = i + 1 < p->n ? &p->t[i + 1] : NULL;
+        const tok *v = i + 2 < p->n ? &p->t[i + 2] : NULL;
         char who2[RT_STR];
         size_t more;
+        if (u && v && !u->used && !v->used && u->kind == T_WORD && v->kind == T_WORD &&
+            !t->poss && !u->poss) {
+            char three[3 * TOK_LEN + 3];
+            snprintf(three, sizeof three, "%s %s %s", t->s, u->s, v->s);
+            if (known_author(p, three, who)) {
+                set_author(p, who);
+                use(p, i, i + 3);
+                continue;
+            }
+        }
         if (u && !u->used && u->kind == T_WORD && !t->poss) {
             snprintf(two, sizeof two, "%s %s", t->s, u->s);
             if (known_author(p, two, who)) {

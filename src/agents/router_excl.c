@@ -239,6 +239,31 @@ void rt_parse_exclusions(parser *p)
 
 void rt_parse_merges(parser *p)
 {
+    /* "merges included is fine", "including merge commits", "merges are ok": what every
+       count does anyway; said, and taken */
+    static const char *const FINE[] = {"fine", "ok", "okay", "allowed", "acceptable", NULL};
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t from = i, to = 0;
+        if ((tok_is(p, i, "merges") || tok_is(p, i, "merge")) &&
+            (tok_is(p, i + 1, "included") || tok_is(p, i + 1, "including")))
+            to = i + 2;
+        else if ((tok_is(p, i, "merges") && (tok_is(p, i + 1, "are") || tok_is(p, i + 1, "is")) &&
+                  tok_in(p, i + 2, FINE)))
+            to = i + 3;
+        else if ((tok_is(p, i, "including") || tok_is(p, i, "include") ||
+                  tok_is(p, i, "incl")) && tok_is(p, i + 1, "merges"))
+            to = i + 2;
+        else if ((tok_is(p, i, "including") || tok_is(p, i, "include")) &&
+                 tok_is(p, i + 1, "merge") && tok_is(p, i + 2, "commits"))
+            to = i + 3;
+        if (!to)
+            continue;
+        if ((tok_is(p, to, "is") || tok_is(p, to, "are")) && tok_in(p, to + 1, FINE))
+            to += 2;
+        if (p->q->merges)
+            p->bad = true; /* "only merges, merges included": not read */
+        use(p, from, to);
+    }
     for (size_t i = 0; i < p->n; i++) {
         int m = 0;
         size_t from = i;

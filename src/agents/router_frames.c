@@ -651,7 +651,7 @@ void rt_parse_places(parser *p)
         if (!(tok_is(p, i + 1, "directory") || tok_is(p, i + 1, "folder") ||
               tok_is(p, i + 1, "dir")) || p->t[i].used || p->t[i].kind != T_WORD ||
             p->t[i].poss || rt_canon_bit(p->t[i].s) || in_list(p->t[i].s, RT_STOP) ||
-            in_list(p->t[i].s, RT_COMMON))
+            in_list(p->t[i].s, RT_COMMON) || !strcmp(p->t[i].s, "top-level"))
             continue;
         bool ok = true;
         for (const char *c = p->t[i].s; *c; c++)
@@ -1076,8 +1076,63 @@ static void parse_line_totals(parser *p)
     }
 }
 
+/* Directories ranked: "which directory has seen the most commits", "the busiest folders
+ * under src/", "which top-level directory ...", and a noun that is the singular of the
+ * directory said ("which service under services/ has the most commits"). The noun becomes
+ * the files a ranking reads, marked as directories. */
+static void parse_dir_ranking(parser *p)
+{
+    static const char *const DIRS[] = {"directory", "directories", "folder", "folders", "dir",
+                                       "dirs", "subdirectory", "subdirectories", "subdir",
+                                       "subdirs", "subfolder", "subfolders", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->t[i].used || p->t[i].kind != T_WORD)
+            continue;
+        bool noun = tok_in(p, i, DIRS);
+        if (!noun && p->t[i].kind == T_WORD && !p->t[i].poss) {
+            /* "service" for services/: the directory's own name in the singular */
+            for (size_t k = 0; k < p->n && !noun; k++) {
+                const tok *d = &p->t[k];
+                size_t dl = strlen(d->s), wl = strlen(p->t[i].s);
+                if (d->used || d->kind != T_PATH || dl < 2 || d->s[dl - 1] != '/' ||
+                    strchr(d->s, '*'))
+                    continue;
+                const char *last = d->s + dl - 1;
+                while (last > d->s && last[-1] != '/')
+                    last--;
+                size_t ll = (size_t)(d->s + dl - 1 - last);
+                noun = wl + 1 == ll && last[wl] == 's' && !strncmp(last, p->t[i].s, wl);
+            }
+        }
+        if (!noun)
+            continue;
+        /* only in a ranking: "the tests directory" names a place (rt_parse_places) */
+        bool ranking = false;
+        for (size_t k = 0; k < p->n; k++)
+            if (tok_is(p, k, "most") || tok_is(p, k, "top") || tok_is(p, k, "busiest") ||
+                tok_is(p, k, "ranked") || tok_is(p, k, "active") || tok_is(p, k, "least") ||
+                tok_is(p, k, "fewest") || tok_is(p, k, "hottest") || tok_is(p, k, "churn"))
+                ranking = true;
+        if (!ranking || p->q->by_dir)
+            continue;
+        p->q->by_dir = true;
+        snprintf(p->t[i].s, TOK_LEN, "files");
+        /* "top-level directory", "top level folders" */
+        if (i > 0 && tok_is(p, i - 1, "top-level"))
+            use(p, i - 1, i);
+        else if (i > 1 && tok_is(p, i - 2, "top") && tok_is(p, i - 1, "level"))
+            use(p, i - 2, i);
+    }
+    /* "busiest": most commits */
+    if (p->q->by_dir)
+        for (size_t k = 0; k < p->n; k++)
+            if (tok_is(p, k, "busiest") || tok_is(p, k, "hottest"))
+                snprintf(p->t[k].s, TOK_LEN, "most");
+}
+
 void rt_parse_frames(parser *p)
 {
+    parse_dir_ranking(p);
     parse_line_totals(p);
     parse_pull_requests(p);
     parse_inactive(p);

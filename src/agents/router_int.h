@@ -109,6 +109,9 @@ typedef struct rt_question {
     int renamed;        /* 1: "what was x.py called before", "who renamed x.py": the latest
                            rename in the file's history; 2: "x.py's original name": the
                            oldest */
+    bool by_dir;        /* directories ranked, not files ("which directory has the most
+                           commits", "which service under services/ ...") */
+    bool gone;          /* the file said is not in HEAD's tree (the repository said so) */
     bool line_total;    /* "how many lines were added to app/x.py": the sum of the sort
                            key's lines (sort is ADDITIONS, DELETIONS or LINES) over the
                            commits, not a ranking */

@@ -46,7 +46,8 @@ enum {
     S_PATH2 = 1u << 17,     /* a path excluded inside the included one */
     S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
     S_LINES = 1u << 20,
-    S_RENAME = 1u << 21,    /* a file's renames ("what was x.py called before") */     /* a total of lines, not a ranking ("how many lines were added") */
+    S_RENAME = 1u << 21,    /* a file's renames ("what was x.py called before") */
+    S_GONE = 1u << 22,      /* the file said is not in HEAD (deleted or renamed away) */     /* a total of lines, not a ranking ("how many lines were added") */
     S_TAG = 1u << 19,       /* the one commit was named by a tag: its files only (who
                                "wrote" or "contributed to" a release is not its last commit) */
     S_PATH = S_FILE | S_DIR,
@@ -116,6 +117,7 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_LINES;
     if (q->renamed)
         s |= S_RENAME;
+
     return s;
 }
 
@@ -720,12 +722,30 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     qr_buf_puts(b, "{:fetch [{:tool :get_file_stats :as :files :params ");
+    size_t at = b->len;
     params(b, q, all, by_commits ? (q->nth ? q->nth : n) : 0);
+    if (q->by_dir && b->len > at && b->p[b->len - 1] == '}') {
+        /* directories ranked: reopen the map for :by */
+        b->p[--b->len] = '\0';
+        qr_buf_printf(b, "%s:by \"directory\"}", b->len - at > 1 ? " " : "");
+    }
     qr_buf_puts(b, "}]\n");
     const char *out = "files";
     if (!by_commits || q->nth)
         out = rank_steps(b, q, "files", by_commits ? RT_SORT_NONE : q->sort, n, false);
-    if (q->nth)
+    if (q->by_dir) {
+        /* the same sentences with "directories" for "files" */
+        if (q->nth)
+            snprintf(sum, sizeof sum,
+                     "Number %d of the most changed directories by %s%s: {{first:%s:path}} "
+                     "({{first:%s:%s}})",
+                     q->nth, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+        else
+            snprintf(sum, sizeof sum,
+                     "The {{count:%s}} most changed directories by %s%s; first: "
+                     "{{first:%s:path}} ({{first:%s:%s}})",
+                     out, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+    } else if (q->nth)
         snprintf(sum, sizeof sum,
                  "Number %d of the most changed files by %s%s: {{first:%s:path}} "
                  "({{first:%s:%s}})",
@@ -740,7 +760,7 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
-    explain_line(e, "files ranked by ", q, 0, 0);
+    explain_line(e, q->by_dir ? "directories ranked by " : "files ranked by ", q, 0, 0);
     qr_buf_puts(e, sort_words(q->sort));
     explain_line(e, "", q, all, n);
 }
@@ -1447,6 +1467,10 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     if ((s & ~r->slots_allowed) || (s & need) != need)
         return false;
     if (q->sort && !(r->sorts & (1u << q->sort)))
+        return false;
+    /* a file HEAD does not have may have been renamed away from: its renames are
+       another file's history ("who renamed libs/old.go" asks about the rename from it) */
+    if (q->gone && r->emit == emit_file_renames)
         return false;
     if (q->words & RW_UNKNOWN)
         return false;

@@ -95,7 +95,9 @@
     X(git_strarray_dispose) \
     X(git_tag_list) \
     X(git_tree_entry_byindex) \
+    X(git_tree_entry_bypath) \
     X(git_tree_entry_filemode) \
+    X(git_tree_entry_free) \
     X(git_tree_entry_id) \
     X(git_tree_entry_name) \
     X(git_tree_entry_type) \
@@ -200,7 +202,9 @@ static inline const qr_git_api *qr__git_api(void)
 #define git_status_list_new (qr__git_api()->git_status_list_new)
 #define git_status_options_init (qr__git_api()->git_status_options_init)
 #define git_tree_entry_byindex (qr__git_api()->git_tree_entry_byindex)
+#define git_tree_entry_bypath (qr__git_api()->git_tree_entry_bypath)
 #define git_tree_entry_filemode (qr__git_api()->git_tree_entry_filemode)
+#define git_tree_entry_free (qr__git_api()->git_tree_entry_free)
 #define git_tree_entry_id (qr__git_api()->git_tree_entry_id)
 #define git_tree_entry_name (qr__git_api()->git_tree_entry_name)
 #define git_tree_entry_type (qr__git_api()->git_tree_entry_type)

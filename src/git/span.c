@@ -376,8 +376,22 @@ int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap)
     if (!cap)
         return -1;
     out[0] = '\0';
-    if (!name[0] || strchr(name, '/'))
+    if (!name[0])
         return -1;
+    if (strchr(name, '/')) {
+        /* a path: whether HEAD's tree has a file there */
+        git_object *tree = NULL;
+        git_tree_entry *e = NULL;
+        if (git_revparse_single(&tree, g->repo, "HEAD^{tree}") < 0)
+            return -1;
+        int found = git_tree_entry_bypath(&e, (git_tree *)tree, name) == 0 &&
+                    git_tree_entry_type(e) == GIT_OBJECT_BLOB;
+        git_tree_entry_free(e);
+        git_object_free(tree);
+        if (found)
+            snprintf(out, cap, "%s", name);
+        return found;
+    }
     git_object *obj = NULL;
     git_tree *tree = NULL;
     if (git_revparse_single(&obj, g->repo, "HEAD^{tree}") < 0)

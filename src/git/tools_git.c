@@ -29,6 +29,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -753,6 +754,32 @@ static int file_cmp(const void *x, const void *y)
     return strcmp(a->path, b->path);
 }
 
+/* The directory a file is counted under when directories are ranked: the one a level
+ * below base ("" or a directory ending in '/'), written to out with its '/'; false when
+ * the file is not inside such a directory. */
+static bool dir_under(const char *path, const char *base, char *out, size_t cap)
+{
+    size_t bl = strlen(base);
+    if (bl && strncmp(path, base, bl))
+        return false;
+    const char *slash = strchr(path + bl, '/');
+    if (!slash || (size_t)(slash - path) + 2 > cap)
+        return false;
+    memcpy(out, path, (size_t)(slash - path) + 1);
+    out[slash - path + 1] = '\0';
+    return true;
+}
+
+/* The directory directories are ranked under: the path parameter when it names a
+ * directory plainly ("services/", "services"), else the top level (""). */
+static void rank_base(const char *path, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!path || !path[0] || strpbrk(path, "*?[:!\\") || strlen(path) + 2 > cap)
+        return;
+    snprintf(out, cap, "%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/");
+}
+
 static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
@@ -773,7 +800,11 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
     size_t n, nrows = 0, caprows = 0;
     file_acc *rows = NULL;
     strids by_path = {0}, emails = {0};
-    pairset pairs = {0};
+    pairset pairs = {0}, dir_commits = {0};
+    const char *by = qr__git_arg_str(args, a, "by");
+    bool dirs = by && !strcmp(by, "directory");
+    char base[512];
+    rank_base(win.path, base, sizeof base);
     use_graph(ctx, &win);
     rc = qr__git_walk(g, &win.w, &s, &cs, &n, err);
     if (rc == QR_OK)
@@ -784,7 +815,17 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
             if (!in_path(&win, f))
                 continue;
             uint32_t pid, eid;
-            if (!strid_get(&by_path, f->path, &pid)) {
+            const char *key = f->path;
+            if (dirs) {
+                char d[512];
+                if (!dir_under(f->path, base, d, sizeof d))
+                    continue;
+                if (!(key = qr_arena_strndup(&s, d, strlen(d)))) {
+                    rc = QR_ENOMEM;
+                    break;
+                }
+            }
+            if (!strid_get(&by_path, key, &pid)) {
                 rc = QR_ENOMEM;
                 break;
             }
@@ -799,10 +840,16 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
                     rows = p;
                     caprows = cap;
                 }
-                rows[nrows++] = (file_acc){.path = f->path, .last = &cs[i]};
+                rows[nrows++] = (file_acc){.path = key, .last = &cs[i]};
             }
             file_acc *r = &rows[pid];
-            r->commits++;
+            /* a directory counts each commit once, however many of its files it changed */
+            int fresh = dirs ? pair_add(&dir_commits, pid, (uint32_t)i) : 1;
+            if (fresh < 0) {
+                rc = QR_ENOMEM;
+                break;
+            }
+            r->commits += fresh;
             r->additions += f->additions;
             r->deletions += f->deletions;
             if (cs[i].atime > r->last->atime)
@@ -844,6 +891,7 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
     strids_free(&by_path);
     strids_free(&emails);
     free(pairs.e);
+    free(dir_commits.e);
     rc = scratch_release(&s, rc, err);
     window_release(&win);
     return fail_nomem(err, rc);
@@ -1195,6 +1243,7 @@ static int get_diff_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
 /* ---- the records ---- */
 
 static const char *const merges_values[] = {"include", "exclude", "only", NULL};
+static const char *const by_values[] = {"file", "directory", NULL};
 
 /* since/until are checked where they are validated (a query's literal params fail before
  * anything runs, exit 2, rather than in the tool call) */
@@ -1390,7 +1439,13 @@ static const qr_tool get_author_stats_tool = {
 
 static const qr_tool_param get_file_stats_params[] = {
     P_SINCE,  P_UNTIL,        P_AUTHOR,       P_PATH, P_REF, P_LIMIT("files, most changed first"),
-    P_MERGES, P_FIRST_PARENT, {.name = NULL},
+    P_MERGES, P_FIRST_PARENT,
+    {.name = "by", .type = QR_TOOL_STRING, .def = "\"file\"", .enum_values = by_values,
+     .desc = "rank files, or directories: each directory one level below path when path is "
+             "a directory (the top-level ones otherwise), its :commits the commits that "
+             "changed something in it, each counted once; files outside any such directory "
+             "are left out"},
+    {.name = NULL},
 };
 
 /* the columns a table of its rows keeps when the terminal is narrow (issue 24) */

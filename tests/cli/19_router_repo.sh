@@ -1,0 +1,124 @@
+# 19_router_repo.sh: tier-1 questions whose reading depends on the repository (issue 27):
+# a file named without its folders (the root file, the one file of that name, several
+# files: declined), tags of a scheme that is not a version ("release-2.1-stable"), a
+# full name over all its addresses, directories ranked, a file's renames (and a file
+# renamed away), line totals of one file, one commit shown; and two tool readings they
+# rest on: `since` with a path filters by date (git's --since-as-filter) on a history
+# whose dates are out of order, and an address is one author whatever its case. Every
+# answer is checked against git on a repository built here; "now" is pinned.
+. "$(dirname "$0")/lib.sh"
+
+command -v git >/dev/null 2>&1 || { echo "FAIL: git is needed"; exit 1; }
+command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed"; exit 1; }
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C QUARRY_NOW=2026-11-24T12:00:00Z
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER
+mkdir -p "$HOME"
+R="$TMP/repo"
+git init -q -b main "$R"
+commit() { # commit DATE "NAME" EMAIL MESSAGE (the tree as the caller left it)
+  git -C "$R" add -A
+  GIT_AUTHOR_NAME=$2 GIT_AUTHOR_EMAIL=$3 GIT_AUTHOR_DATE="$1 +0000" \
+  GIT_COMMITTER_NAME=$2 GIT_COMMITTER_EMAIL=$3 GIT_COMMITTER_DATE="$1 +0000" \
+    git -C "$R" commit -q -m "$4"
+}
+mkdir -p "$R/test" "$R/src/a" "$R/lib/a" "$R/services/ledger" "$R/services/gateway"
+printf 'one\ntwo\n' > "$R/http.c"
+echo r > "$R/test/regress.c"
+echo u > "$R/src/a/util.c"; echo u > "$R/lib/a/util.c"
+echo l > "$R/services/ledger/main.go"; echo g > "$R/services/gateway/main.go"
+printf 'a\nb\nc\n' > "$R/src/old_name.c"
+commit "2025-01-10T10:00:00" "Mei Lin Chen" mei@example.org "initial tree"
+printf 'one\ntwo\nthree\nfour\n' > "$R/http.c"; echo l2 >> "$R/services/ledger/main.go"
+commit "2025-02-10T10:00:00" "Bob Stone" Bob.Stone@Example.org "http: two lines"
+git -C "$R" tag release-2.1-stable
+sed -i 's/one/ONE/' "$R/http.c"; echo l3 >> "$R/services/ledger/main.go"
+echo t >> "$R/test/regress.c"
+commit "2025-03-10T10:00:00" "Bob Stone" bob.stone@example.org "http: one changed"
+git -C "$R" mv src/old_name.c src/new_name.c
+commit "2025-04-10T10:00:00" "Mei Lin Chen" mei@other.example.org "rename old_name.c"
+echo g2 >> "$R/services/gateway/main.go"
+commit "2025-05-10T10:00:00" "Mei Lin Chen" mei@example.org "gateway"
+git -C "$R" tag release-2.2-stable
+# a side branch whose commits carry dates older than the window, merged after it: git log
+# --since -- PATH stops at the old-dated parent; the window's commit on it still counts
+git -C "$R" checkout -q -b side
+echo s >> "$R/test/regress.c"
+commit "2025-06-20T10:00:00" "Bob Stone" bob.stone@example.org "test: side work"
+echo s2 >> "$R/test/regress.c"
+commit "2025-01-05T10:00:00" "Bob Stone" bob.stone@example.org "test: old-dated side work"
+git -C "$R" checkout -q main
+echo m >> "$R/http.c"
+commit "2025-06-25T10:00:00" "Mei Lin Chen" mei@example.org "http: main work"
+GIT_AUTHOR_DATE="2025-07-01T10:00:00 +0000" GIT_COMMITTER_DATE="2025-07-01T10:00:00 +0000" \
+  GIT_AUTHOR_NAME="Mei Lin Chen" GIT_AUTHOR_EMAIL=mei@example.org \
+  GIT_COMMITTER_NAME="Mei Lin Chen" GIT_COMMITTER_EMAIL=mei@example.org \
+  git -C "$R" merge -q --no-ff -m "merge side" side
+
+# ask Q: the rule that answered, then the answer's key fields, one per line
+ask() {
+  (cd "$R" && "$Q" ask "$1" --format json --explain) >"$TMP/out.json" 2>"$TMP/err.json"
+  python3 - "$TMP/out.json" "$TMP/err.json" <<'PY'
+import json, sys
+try:
+    out = json.load(open(sys.argv[1]))
+    rule = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])["explain"]["rule"]
+except Exception:
+    rule = None
+if not rule or "error" in out:
+    print("no-answer")
+    sys.exit(0)
+print(rule)
+for k in ("count", "total", "hash"):
+    if k in out:
+        print("%s=%s" % (k, out[k]))
+for row in out.get("findings", [])[:3]:
+    print(row.get("old_path") or row.get("short_hash") or row.get("path") or row.get("author"))
+PY
+}
+n() { git -C "$R" "$@" | wc -l | tr -d ' '; }
+
+# a bare file name: the root file, else the one file of that name; several: declined
+expect_out "http.c at the root" "count-commits
+count=$(n log --format=%h -- http.c)" ask "how many commits touched http.c?"
+expect_out "regress.c is test/regress.c" "count-commits
+count=$(n log --format=%h -- test/regress.c)" ask "how many commits changed regress.c"
+expect_out "two util.c" "no-answer" ask "who last changed util.c"
+expect_err "two util.c: named" "src/a/util.c" sh -c 'cd "$1" && "$2" ask "who last changed util.c"' _ "$R" "$Q"
+# tags of another scheme, whole and as a range
+expect_out "tag range" "count-commits
+count=$(n rev-list release-2.1-stable..release-2.2-stable)" \
+  ask "how many commits are between release-2.1-stable and release-2.2-stable?"
+expect_out "commit of a tag" "commit-show
+hash=$(git -C "$R" rev-parse release-2.1-stable^{commit})
+$(git -C "$R" rev-parse --short=7 release-2.1-stable^{commit})" ask "what commit is release-2.1-stable?"
+# a full name of three words, over both of its addresses
+expect_out "three-word name" "count-commits
+count=$(n log --format=%h --author='Mei Lin Chen')" ask "how many commits did Mei Lin Chen make?"
+# directories ranked: commits each counted once per directory
+expect_out "directories under services/" "file-churn
+services/ledger/
+services/gateway/" ask "which service under services/ has had the most commits?"
+# renames: the file's name before; a file renamed away is not asked of its own history
+expect_out "renamed from" "file-renames
+src/old_name.c" ask "what was src/new_name.c called before it was renamed?"
+expect_out "renamed away" "no-answer" ask "who renamed src/old_name.c?"
+# line totals of one file, as git log --numstat counts them
+expect_out "lines added to http.c" "count-lines
+total=$(git -C "$R" log --numstat --format= -- http.c | awk '{a+=$1} END {print a}')" \
+  ask "How many lines were added to http.c in total?"
+# since with a path: every commit of the window under test/, the old-dated parent's
+# descendant on the side branch included (git log --since-as-filter)
+fwant=$(n log --format=%h --since-as-filter=2025-06-01T00:00:00 -- test)
+expect_out "since with a path filters" "count-commits
+count=$fwant" ask "how many commits touched test/ since 2025-06-01?"
+[ "$fwant" = 1 ] || { echo "FAIL: fixture: one commit under test/ since June, git says $fwant"; FAILS=$((FAILS + 1)); }
+[ "$(n log --format=%h --since=2025-06-01T00:00:00 -- test)" = 0 ] ||
+  { echo "FAIL: fixture: git log --since -- test was meant to stop early here"; FAILS=$((FAILS + 1)); }
+# one author whatever the case of the address: Bob's two spellings are one, Mei's two
+# addresses two
+expect_out "address case folded" "count-authors
+count=$(git -C "$R" log --format=%aE | tr 'A-Z' 'a-z' | sort -u | wc -l | tr -d ' ')
+Bob Stone
+Mei Lin Chen
+Mei Lin Chen" ask "how many distinct people have contributed commits?"
+finish

@@ -92,6 +92,14 @@ void rt_parse_asides(parser *p)
         drop(p, j, i);
         i = j;
     }
+    /* "if we ignore merge commits", "if you exclude bots": the condition is the exclusion */
+    static const char *const IFWHO[] = {"we", "you", "i", NULL};
+    static const char *const LEAVE[] = {"ignore", "exclude", "skip", "drop", "omit", NULL};
+    for (size_t i = 0; i + 2 < p->n; i++)
+        if (tok_is(p, i, "if") && tok_in(p, i + 1, IFWHO) && tok_in(p, i + 2, LEAVE)) {
+            drop(p, i, i + 2);
+            break;
+        }
     /* "the team", "our team's commits", "which team member": the project's people, as
        "we" is; "alice's team" is a group the history does not know, and is left */
     static const char *const OURS[] = {"the", "our", "my", "whole", "entire", NULL};
@@ -948,7 +956,8 @@ static void parse_pull_requests(parser *p)
 {
     size_t merged = p->n;
     for (size_t i = 0; i < p->n; i++)
-        if (tok_is(p, i, "merged"))
+        if (tok_is(p, i, "merged") || tok_is(p, i, "merges") || tok_is(p, i, "merging") ||
+            tok_is(p, i, "merge"))
             merged = i;
     if (merged == p->n)
         return;
@@ -1130,8 +1139,31 @@ static void parse_dir_ranking(parser *p)
                 snprintf(p->t[k].s, TOK_LEN, "most");
 }
 
+/* "when did dana start contributing", "when did bob begin committing": the first commit */
+static void parse_start(parser *p)
+{
+    static const char *const START[] = {"start", "started", "begin", "began", "starting",
+                                        NULL};
+    static const char *const DOING[] = {"contributing", "committing", "working", "to", NULL};
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        if (!tok_in(p, i, START) || !tok_in(p, i + 1, DOING))
+            continue;
+        size_t to = i + 2;
+        if (tok_is(p, i + 1, "to")) { /* "start to contribute" */
+            if (!(tok_is(p, i + 2, "contribute") || tok_is(p, i + 2, "commit")))
+                continue;
+            to = i + 3;
+        }
+        snprintf(p->t[i].s, TOK_LEN, "first");
+        snprintf(p->t[i + 1].s, TOK_LEN, "commit");
+        use(p, i + 2, to);
+        return;
+    }
+}
+
 void rt_parse_frames(parser *p)
 {
+    parse_start(p);
     parse_dir_ranking(p);
     parse_line_totals(p);
     parse_pull_requests(p);

@@ -673,6 +673,15 @@ static double verb_keyword_score(const verb_rec *v, tok *toks, size_t nt, int *n
            ("callers" is no misspelt "callees") */
         bool exact_other = exact_alias(w) || is_request_word(w) || is_filler(w) ||
                            is_stopword(w);
+        /* after a possessive a word is a thing owned, not an intent ("my cat is asleep",
+           "your view of it") */
+        static const char *const POSS[] = {"my", "your", "his", "her", "their", "our", NULL};
+        bool owned = false;
+        for (size_t i = 0; k > 0 && POSS[i]; i++)
+            if (!strcmp(toks[k - 1].low, POSS[i]))
+                owned = true;
+        if (owned)
+            continue;
         for (size_t i = 0; v->aliases[i]; i++) {
             double m = name_match(w, v->aliases[i]);
             if (m <= 0 || (m < 1.0 && exact_other))

@@ -203,6 +203,8 @@ static bool person_matches_folded(const qr_git_person *p, const char *w, size_t 
         return true;
     if (part_of(w, wn, p->email, local, "", true))
         return true;
+    if (strchr(w, ' ') && nn > wn && !strncasecmp(p->name, w, wn) && p->name[wn] == ' ')
+        return true; /* "mei lin" for Mei Lin Chen: the given names, whole */
     if (strchr(w, ' ')) {
         /* "alice smith": the first and the last part of the name */
         const char *sp = strchr(w, ' '), *last = strrchr(p->name, ' ');

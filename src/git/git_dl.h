@@ -36,6 +36,7 @@
     X(git_commit_parent_id) \
     X(git_commit_parentcount) \
     X(git_commit_time) \
+    X(git_commit_time_offset) \
     X(git_commit_tree) \
     X(git_config_free) \
     X(git_config_get_path) \
@@ -57,6 +58,7 @@
     X(git_object_free) \
     X(git_object_id) \
     X(git_object_peel) \
+    X(git_object_type) \
     X(git_oid_cmp) \
     X(git_oid_cpy) \
     X(git_oid_equal) \
@@ -94,6 +96,8 @@
     X(git_status_options_init) \
     X(git_strarray_dispose) \
     X(git_tag_list) \
+    X(git_tag_message) \
+    X(git_tag_tagger) \
     X(git_tree_entry_byindex) \
     X(git_tree_entry_bypath) \
     X(git_tree_entry_filemode) \
@@ -143,6 +147,7 @@ static inline const qr_git_api *qr__git_api(void)
 #define git_commit_parent_id (qr__git_api()->git_commit_parent_id)
 #define git_commit_parentcount (qr__git_api()->git_commit_parentcount)
 #define git_commit_time (qr__git_api()->git_commit_time)
+#define git_commit_time_offset (qr__git_api()->git_commit_time_offset)
 #define git_commit_tree (qr__git_api()->git_commit_tree)
 #define git_config_free (qr__git_api()->git_config_free)
 #define git_config_get_path (qr__git_api()->git_config_get_path)
@@ -163,9 +168,12 @@ static inline const qr_git_api *qr__git_api(void)
 #define git_graph_descendant_of (qr__git_api()->git_graph_descendant_of)
 #define git_strarray_dispose (qr__git_api()->git_strarray_dispose)
 #define git_tag_list (qr__git_api()->git_tag_list)
+#define git_tag_message (qr__git_api()->git_tag_message)
+#define git_tag_tagger (qr__git_api()->git_tag_tagger)
 #define git_object_free (qr__git_api()->git_object_free)
 #define git_object_id (qr__git_api()->git_object_id)
 #define git_object_peel (qr__git_api()->git_object_peel)
+#define git_object_type (qr__git_api()->git_object_type)
 #define git_oid_cmp (qr__git_api()->git_oid_cmp)
 #define git_oid_cpy (qr__git_api()->git_oid_cpy)
 #define git_oid_equal (qr__git_api()->git_oid_equal)

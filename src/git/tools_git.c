@@ -1558,9 +1558,11 @@ static const qr_tool get_diff_stats_tool = {
 };
 
 extern const qr_tool qr__git_get_diff_tool; /* diff_tool.c: a change's patch text */
+extern const qr_tool qr__git_get_tags_tool; /* tags_tool.c: the tags, newest first */
 
 const qr_tool *const qr_git_tools[] = {
     &get_commits_tool,      &get_author_stats_tool, &get_file_stats_tool,
     &get_file_history_tool, &get_diff_stats_tool,   &qr__git_get_diff_tool,
+    &qr__git_get_tags_tool,
     NULL,
 };

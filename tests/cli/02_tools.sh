@@ -5,11 +5,11 @@
 # the git tools return, in 03_git.sh.
 . "$(dirname "$0")/lib.sh"
 
-NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats get_diff memory_query memory_get memory_add memory_update memory_delete memory_restore memory_link memory_unlink memory_visit query_codebase sparql_query search_codebase"
-N=18
+NAMES="get_commits get_author_stats get_file_stats get_file_history get_diff_stats get_diff get_tags memory_query memory_get memory_add memory_update memory_delete memory_restore memory_link memory_unlink memory_visit query_codebase sparql_query search_codebase"
+N=19
 # the tools that write (served by `quarry mcp` only with --allow-write memory)
 WRITERS=7
-READERS="get_commits get_author_stats get_file_stats get_file_history get_diff_stats get_diff memory_query memory_get query_codebase sparql_query search_codebase"
+READERS="get_commits get_author_stats get_file_stats get_file_history get_diff_stats get_diff get_tags memory_query memory_get query_codebase sparql_query search_codebase"
 expect_out "tools: one line per tool" "$NAMES" sh -c "\"$Q\" tools | awk '/^[a-z]/ { printf \"%s%s\", n++ ? \" \" : \"\", \$1 }'"
 expect_rc "tools exits 0" 0 "$Q" tools
 expect_out "tools NAME lists one" "get_commits" sh -c "\"$Q\" tools get_commits | head -1 | cut -d' ' -f1"

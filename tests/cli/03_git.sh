@@ -280,6 +280,24 @@ done
 expect_out "empty repository: get_file_history" "[]" "$Q" tool get_file_history --repo "$E" --path x --format edn
 expect_out "empty repository: count" "0" "$Q" lisp --repo "$E" -e '(count (tool/get_commits {}))'
 
+# ---- get_tags: the tags newest first (git tag --sort=-creatordate), annotated or not ----
+git -C "$R" tag v0.1 HEAD~2
+at Ann ann@example.com 2024-03-01T10:00:00Z tag -a v0.2 -m "Release 0.2" HEAD
+tags_q() { "$Q" tool get_tags --repo "$R" "$@" --format json | python3 -c '
+import json, sys
+print(" ".join(t["name"] + ("+" if t["annotated"] else "") for t in json.load(sys.stdin)))'; }
+want_tags=$(git -C "$R" tag --sort=-creatordate | while read -r t; do
+  if [ "$(git -C "$R" cat-file -t "$t")" = tag ]; then printf '%s+ ' "$t"; else printf '%s ' "$t"; fi
+done | sed 's/ $//')
+expect_out "get_tags: newest first, annotated marked" "$want_tags" tags_q
+expect_out "get_tags: pattern and limit" "v0.2+" tags_q --pattern 'v0.*' --limit 1
+expect_out "get_tags: the commit a tag names" "$(git -C "$R" rev-parse v0.1^{commit})" \
+  sh -c "'$Q' tool get_tags --repo '$R' --pattern v0.1 --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0][\"hash\"])'"
+expect_out "get_tags: an annotated tag's subject is its message's" "Release 0.2" \
+  sh -c "'$Q' tool get_tags --repo '$R' --pattern v0.2 --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0][\"subject\"])'"
+expect_out "get_tags: no tags matched" "[]" "$Q" tool get_tags --repo "$R" --pattern 'nope*' --format edn
+git -C "$R" tag -d v0.1 v0.2 >/dev/null
+
 # ---- errors: one line, exit 2 (bad input) ----
 mkdir -p "$TMP/plain"
 expect_rc "not a repository: exit 2" 2 "$Q" tool get_commits --repo "$TMP/plain"

@@ -73,13 +73,13 @@ async function toolError(client, name, args, fragment) {
   assert.ok(text(r).includes(fragment), `'${text(r)}' lacks '${fragment}'`);
 }
 
-const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'get_diff_stats', 'get_diff'];
+const gitTools = ['get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'get_diff_stats', 'get_diff', 'get_tags'];
 // tools that read the repository get `repo` (sparql_query: its code graph); memory_query
 // reads the memory store
 const repoTools = [...gitTools, 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query', 'dwim'];
 // tools whose result may be a list get `offset` (get_diff_stats returns an object;
 // get_diff pages its files with an `offset` of its own)
-const pagedTools = ['get_diff', 'get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query', 'dwim'];
+const pagedTools = ['get_diff', 'get_tags', 'get_commits', 'get_author_stats', 'get_file_stats', 'get_file_history', 'memory_query', 'query_codebase', 'sparql_query', 'search_codebase', 'run_lisp', 'run_query', 'dwim'];
 
 const main = await connect(['--repo', alpha]);
 const { client } = main;

@@ -16,7 +16,9 @@
  * a worker whose lease ended and was claimed by another writes nothing more. The rows of a
  * run carry generation gen + 1 and stay invisible through the *_live views until the last
  * transaction drops what HEAD no longer reaches and sets git_repos.gen: a reader sees a
- * repository as of one finished run. Text is stored valid UTF-8 (the database's encoding
+ * repository as of one finished run. Authors are stored through the .mailmap of the run
+ * that wrote them, and as recorded: each run maps the recorded identities again and
+ * rewrites those whose mapping moved, in the publishing transaction. Text is stored valid UTF-8 (the database's encoding
  * refuses anything else): paths as the tools show them (qr__path_shown: quoted when they
  * are not UTF-8), names and messages with invalid bytes as U+FFFD.
  *
@@ -549,6 +551,42 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         qr_arena_release(&s);
         qr_arena_init(&s, 0);
     }
+    /* .mailmap may have changed since the rows were written: the authors of every
+     * identity whose mapping moved are rewritten when the run is published */
+    arr remap[4];
+    for (int i = 0; i < 4; i++)
+        arr_init(&remap[i]);
+    qr_store_rows_free(&rows);
+    if ((rc = qr_store_pg_exec(st,
+                               "SELECT raw_author, raw_email, author, email FROM git_commits"
+                               " WHERE repo = $1 GROUP BY 1, 2, 3, 4",
+                               1, ip, &rows, "read the authors of a repository", NULL, err))) {
+        arr_free(remap, 4);
+        goto done;
+    }
+    {
+        qr_mailmap *mm = NULL;
+        if (qr__mailmap_load(g->repo, &mm) != QR_OK)
+            mm = NULL;
+        for (int i = 0; i < rows.n; i++) {
+            const char *ra = qr_store_rows_get(&rows, i, 0), *re = qr_store_rows_get(&rows, i, 1);
+            const char *name = ra, *email = re;
+            qr__mailmap_map(mm, &name, &email);
+            if (strcmp(name, qr_store_rows_get(&rows, i, 2)) ||
+                strcmp(email, qr_store_rows_get(&rows, i, 3))) {
+                arr_cstr(&remap[0], ra);
+                arr_cstr(&remap[1], re);
+                arr_cstr(&remap[2], name);
+                arr_cstr(&remap[3], email);
+            }
+        }
+        qr__mailmap_free(mm);
+    }
+    const char *mp[] = {id, arr_done(&remap[0]), arr_done(&remap[1]), arr_done(&remap[2]),
+                        arr_done(&remap[3])};
+    bool remap_nomem = remap[0].b.failed || remap[1].b.failed || remap[2].b.failed ||
+                       remap[3].b.failed;
+    size_t nremap = remap[0].n;
     /* publish: what HEAD no longer reaches goes, the run's rows become visible */
     {
         git_oid hoid;
@@ -562,19 +600,29 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         put_i64(total, (int64_t)n);
         const char *dp[] = {id, arr_done(&extras)};
         const char *pp[] = {id, o->holder, genbuf, *hhex ? hhex : NULL, now, total, requested};
-        if (extras.b.failed) {
+        if (extras.b.failed || remap_nomem) {
             rc = QR_ENOMEM;
+            arr_free(remap, 4);
             goto done;
         }
         if ((rc = qr_store_pg_exec(st, "BEGIN", 0, NULL, NULL, "begin a transaction", NULL,
-                                   err)))
+                                   err))) {
+            arr_free(remap, 4);
             goto done;
+        }
         if ((rc = renew(st, id, o->holder, o->lease_s, err)) ||
             (extras.n && (rc = qr_store_pg_exec(st,
                                                 "DELETE FROM git_commits WHERE repo = $1"
                                                 " AND oid = ANY($2::text[])",
                                                 2, dp, NULL, "drop unreachable commits", NULL,
                                                 err))) ||
+            (nremap && (rc = qr_store_pg_exec(st,
+                                              "UPDATE git_commits c SET author = u.a, email = u.e"
+                                              " FROM unnest($2::text[], $3::text[], $4::text[],"
+                                              " $5::text[]) AS u(ra, re, a, e)"
+                                              " WHERE c.repo = $1 AND c.raw_author = u.ra"
+                                              " AND c.raw_email = u.re",
+                                              5, mp, NULL, "apply .mailmap", NULL, err))) ||
             (rc = qr_store_pg_exec(
                  st,
                  "UPDATE git_repos SET gen = $3::bigint, head = $4, indexed_at = $5::bigint,"
@@ -585,8 +633,10 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
             (rc = qr_store_pg_exec(st, "COMMIT", 0, NULL, NULL, "publish a repository", NULL,
                                    err))) {
             rollback(st);
+            arr_free(remap, 4);
             goto done;
         }
+        arr_free(remap, 4);
         run->commits = (int64_t)n;
     }
 done:

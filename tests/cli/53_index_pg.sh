@@ -10,6 +10,8 @@
 #   - kill -9 of a worker mid-run (stopped with SIGSTOP first, so "mid-run" is checked,
 #     not hoped for): nothing of it is visible, a worker before the lease ends claims
 #     nothing, one after it finishes, and the result is the clean run's, byte for byte;
+#   - the database stopped under a worker mid-run: it exits 1 with one line naming the
+#     server; after the restart nothing of the run is visible and it resumes as above;
 #   - two workers at once index each repository once, with the same result;
 #   - a new commit is indexed incrementally, a rewritten history drops what HEAD no longer
 #     reaches, and both equal a clean run of the new state;
@@ -184,47 +186,83 @@ expect_rc "ref with repos: usage" 2 "$Q" tool get_author_stats --repos all --ref
 "$Q" tool get_author_stats --repo "$TMP/small" --format json >"$TMP/local_after.json"
 cmp -s "$TMP/local_before.json" "$TMP/local_after.json" || fail "the local tool changed with a database set"
 
+# catch DB: starts a worker on DB (one repository queued) with batches of 2 commits and
+# stops it (SIGSTOP) once it has written rows but not published them; sets WP to its pid
+# and returns 1 when it finished before it could be caught
+catch() {
+  "$Q" index --worker --batch 2 --lease 5m >"$TMP/k.out" 2>&1 &
+  WP=$!
+  PIDS="$PIDS $WP"
+  i=0
+  while [ $i -lt 3000 ]; do
+    n=$(pg_sql "$1" "SELECT count(*) FROM git_commits")
+    [ "${n:-0}" -gt 0 ] && break
+    kill -0 "$WP" 2>/dev/null || break
+    i=$((i + 1))
+  done
+  kill -STOP "$WP" 2>/dev/null
+  [ "$(pg_sql "$1" "SELECT gen FROM git_repos")" = 0 ] &&
+    [ "$(pg_sql "$1" "SELECT count(*) FROM git_commits")" -gt 0 ] && return 0
+  kill -9 "$WP" 2>/dev/null; wait "$WP" 2>/dev/null
+  return 1
+}
+# resumed DB WHAT: nothing of the stopped run is visible, the lease blocks a worker until
+# it ends, then a worker finishes with the clean run's result
+resumed() {
+  [ "$(pg_sql "$1" "SELECT count(*) FROM git_commits_live")" = 0 ] ||
+    fail "$2: the stopped run's rows are visible"
+  [ "$(pg_sql "$1" "SELECT count(*) FROM git_commits")" -lt 300 ] || fail "$2: it had not finished"
+  [ -n "$(pg_sql "$1" "SELECT holder FROM git_repos")" ] || fail "$2: the lease is held"
+  expect_out "$2: before the lease ends nothing is claimable" "nothing to index: the queue is empty" \
+    "$Q" index --worker
+  QUARRY_NOW=$((T + 301)) "$Q" index --worker >"$TMP/k2.out" 2>&1 || fail "$2: the next worker: $(cat "$TMP/k2.out")"
+  grep -q '/big: [0-9]* commits written, 0 dropped, 300 in all' "$TMP/k2.out" || fail "$2: $(cat "$TMP/k2.out")"
+  dump "$1" big | cmp -s - "$TMP/big_clean.json" || fail "$2: the result differs from a clean run"
+  [ "$(pg_sql "$1" "SELECT runs || ' ' || (holder IS NULL) || ' ' || (queued IS NULL) || ' ' || commits FROM git_repos")" = "1 true true 300" ] ||
+    fail "$2: the repository's row: $(pg_sql "$1" "SELECT * FROM git_repos")"
+}
+
 # ---- kill -9 mid-run: the lease ends, another worker finishes, the same result ----
 killed=
 for attempt in 1 2 3 4 5; do
   U2=$(newdb "kill$attempt") || { fail "kill database"; break; }
   export QUARRY_DATABASE_URL="$U2"
   "$Q" index --enqueue --repo "$TMP/big" >/dev/null || fail "enqueue big ($attempt)"
-  "$Q" index --worker --batch 2 --lease 5m >"$TMP/k.out" 2>&1 &
-  WP=$!
-  PIDS="$PIDS $WP"
-  i=0
-  while [ $i -lt 3000 ]; do
-    n=$(pg_sql "kill$attempt" "SELECT count(*) FROM git_commits")
-    [ "${n:-0}" -gt 0 ] && break
-    kill -0 "$WP" 2>/dev/null || break
-    i=$((i + 1))
-  done
-  kill -STOP "$WP" 2>/dev/null
-  if [ "$(pg_sql "kill$attempt" "SELECT gen FROM git_repos")" = 0 ] &&
-     [ "$(pg_sql "kill$attempt" "SELECT count(*) FROM git_commits")" -gt 0 ]; then
+  if catch "kill$attempt"; then
     kill -9 "$WP"; wait "$WP" 2>/dev/null
     killed=$attempt
     break
   fi
-  kill -9 "$WP" 2>/dev/null; wait "$WP" 2>/dev/null # it finished first: try again
 done
 if [ -z "$killed" ]; then
   fail "kill -9: the worker never was caught mid-run in 5 attempts"
 else
-  K=kill$killed
-  [ "$(pg_sql "$K" "SELECT count(*) FROM git_commits_live")" = 0 ] ||
-    fail "kill -9: the killed run's rows are visible"
-  [ "$(pg_sql "$K" "SELECT count(*) FROM git_commits")" -lt 300 ] || fail "kill -9: it had not finished"
-  [ -n "$(pg_sql "$K" "SELECT holder FROM git_repos")" ] || fail "kill -9: the lease is held"
-  expect_out "kill -9: before the lease ends nothing is claimable" "nothing to index: the queue is empty" \
-    "$Q" index --worker
-  QUARRY_NOW=$((T + 301)) "$Q" index --worker >"$TMP/k2.out" 2>&1 || fail "kill -9: the second worker: $(cat "$TMP/k2.out")"
-  grep -q '/big: [0-9]* commits written, 0 dropped, 300 in all' "$TMP/k2.out" || fail "kill -9: $(cat "$TMP/k2.out")"
-  dump "$K" big >"$TMP/big_killed.json"
-  cmp -s "$TMP/big_clean.json" "$TMP/big_killed.json" || fail "kill -9: the result differs from a clean run"
-  [ "$(pg_sql "$K" "SELECT runs || ' ' || (holder IS NULL) || ' ' || (queued IS NULL) || ' ' || commits FROM git_repos")" = "1 true true 300" ] ||
-    fail "kill -9: the repository's row: $(pg_sql "$K" "SELECT * FROM git_repos")"
+  resumed "kill$killed" "kill -9"
+fi
+
+# ---- the database stopped mid-run: one line naming the server, the run resumes ----
+stopped=
+for attempt in 1 2 3 4 5; do
+  U4=$(newdb "down$attempt") || { fail "down database"; break; }
+  export QUARRY_DATABASE_URL="$U4"
+  "$Q" index --enqueue --repo "$TMP/big" >/dev/null || fail "enqueue big ($attempt)"
+  if catch "down$attempt"; then
+    pg_server_stop || fail "stop the server"
+    kill -CONT "$WP"
+    wait "$WP"; rc=$?
+    [ "$rc" = 1 ] || fail "database down: the worker exits 1, not $rc"
+    [ "$(wc -l <"$TMP/k.out")" = 1 ] || fail "database down: one line: $(cat "$TMP/k.out")"
+    grep -q "postgresql server $PG_SOCK:$PG_PORT, database down$attempt" "$TMP/k.out" ||
+      fail "database down: the server named: $(cat "$TMP/k.out")"
+    pg_server_start || pg_fail "the server did not start again"
+    stopped=$attempt
+    break
+  fi
+done
+if [ -z "$stopped" ]; then
+  fail "database down: the worker never was caught mid-run in 5 attempts"
+else
+  resumed "down$stopped" "database down"
 fi
 
 # ---- two workers at once ----

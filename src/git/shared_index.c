@@ -293,7 +293,7 @@ static void hex_of(const git_oid *o, char out[GIT_OID_HEXSZ + 1])
 
 /* Writes commits cs[0..n) with their statistics st in one transaction. */
 static int write_batch(qr_store *st, const char *id, const char *holder, int64_t lease_s,
-                       const char *gen, qr_git *g, const qr_commit_info *cs,
+                       const char *gen, const qr_commit_info *cs,
                        const qr_commit_stats *stats, size_t n, qr_arena *a, qr_buf *err)
 {
     arr c[C_N], f[F_N];
@@ -343,7 +343,6 @@ static int write_batch(qr_store *st, const char *id, const char *holder, int64_t
             arr_str(&f[F_STATUS], &fs->status, 1);
         }
     }
-    (void)g;
     const char *cp[2 + C_N], *fp[1 + F_N];
     cp[0] = id;
     cp[1] = gen;
@@ -543,7 +542,7 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
             bc[j] = cs[miss[k + j]];
         qr_progress p = {NULL, NULL, o->stop};
         if ((rc = qr__git_stats(g, &ix, bc, m, false, &p, &s, bs, err)) ||
-            (rc = write_batch(st, id, o->holder, o->lease_s, genbuf, g, bc, bs, m, &s, err)))
+            (rc = write_batch(st, id, o->holder, o->lease_s, genbuf, bc, bs, m, &s, err)))
             goto done;
         run->added += (int64_t)m;
         if (o->progress)

@@ -20,7 +20,7 @@
  * that wrote them, and as recorded: each run maps the recorded identities again and
  * rewrites those whose mapping moved, in the publishing transaction. Text is stored valid UTF-8 (the database's encoding
  * refuses anything else): paths as the tools show them (qr__path_shown: quoted when they
- * are not UTF-8), names and messages with invalid bytes as U+FFFD.
+ * are not UTF-8; path_key then holds their bytes, which the tools sort by), names and messages with invalid bytes as U+FFFD.
  *
  * Rejected: one transaction for the whole run (a large history would hold one for
  * minutes, and a killed worker would keep nothing); COPY (libpq's copy protocol in the
@@ -239,7 +239,7 @@ static void arr_free(arr *x, size_t n)
 
 enum { C_OID, C_AUTHOR, C_EMAIL, C_RAW_AUTHOR, C_RAW_EMAIL, C_ATIME, C_AOFFSET, C_CTIME,
        C_NPARENTS, C_PARENTS, C_SUBJECT, C_MESSAGE, C_NFILES, C_ADD, C_DEL, C_N };
-enum { F_OID, F_SEQ, F_PATH, F_ADD, F_DEL, F_BINARY, F_STATUS, F_N };
+enum { F_OID, F_SEQ, F_PATH, F_KEY, F_ADD, F_DEL, F_BINARY, F_STATUS, F_N };
 
 static const char insert_commits[] =
     "INSERT INTO git_commits(repo, gen, oid, author, email, raw_author, raw_email, atime,"
@@ -250,9 +250,9 @@ static const char insert_commits[] =
     " ON CONFLICT (repo, oid) DO NOTHING";
 
 static const char insert_files[] =
-    "INSERT INTO git_files(repo, oid, seq, path, additions, deletions, is_binary, status)"
-    " SELECT $1, u.* FROM unnest($2::text[], $3::integer[], $4::text[], $5::bigint[],"
-    " $6::bigint[], $7::boolean[], $8::text[]) AS u"
+    "INSERT INTO git_files(repo, oid, seq, path, path_key, additions, deletions, is_binary,"
+    " status) SELECT $1, u.* FROM unnest($2::text[], $3::integer[], $4::text[], $5::bytea[],"
+    " $6::bigint[], $7::bigint[], $8::boolean[], $9::text[]) AS u"
     " ON CONFLICT (repo, oid, seq) DO NOTHING";
 
 /* Renews the lease of holder on id; QR_EIO when it is no longer held. */
@@ -336,6 +336,16 @@ static int write_batch(qr_store *st, const char *id, const char *holder, int64_t
             arr_cstr(&f[F_OID], hex);
             arr_int(&f[F_SEQ], k);
             arr_cstr(&f[F_PATH], shown ? shown : fs->path);
+            arr_sep(&f[F_KEY]);
+            if (shown && strcmp(shown, fs->path)) {
+                /* shown quoted: the path's own bytes, which the tools sort by */
+                qr_buf_puts(&f[F_KEY].b, "\"\\\\x");
+                for (const unsigned char *b = (const unsigned char *)fs->path; *b; b++)
+                    qr_buf_printf(&f[F_KEY].b, "%02x", *b);
+                qr_buf_putc(&f[F_KEY].b, '"');
+            } else {
+                qr_buf_puts(&f[F_KEY].b, "NULL");
+            }
             arr_int(&f[F_ADD], fs->additions);
             arr_int(&f[F_DEL], fs->deletions);
             arr_sep(&f[F_BINARY]);

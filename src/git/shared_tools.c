@@ -210,7 +210,7 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     "  OR strpos(lower(c.raw_email), lower($4)) > 0)"                                              \
     " AND ($5::integer = 0 OR ($5::integer = 1 AND c.nparents < 2)"                                \
     "  OR ($5::integer = 2 AND c.nparents >= 2))),"                                                \
-    " f AS (SELECT f.repo, f.oid, f.path, f.additions, f.deletions FROM git_files f"               \
+    " f AS (SELECT f.repo, f.oid, f.path, f.path_key, f.additions, f.deletions FROM git_files f"               \
     "  JOIN c USING (repo, oid) WHERE $6::text[] IS NULL OR f.path = ANY($6::text[])),"            \
     " l AS (SELECT repo, oid, count(*) AS n, sum(additions) AS a, sum(deletions) AS d"             \
     "  FROM f GROUP BY repo, oid),"                                                                \
@@ -240,8 +240,9 @@ static const char sql_files[] =
     "  sum(f.deletions) AS d, count(DISTINCT c.email),"
     "  (array_agg(c.atime ORDER BY c.atime DESC, c.ctime DESC))[1],"
     "  (array_agg(c.aoffset ORDER BY c.atime DESC, c.ctime DESC))[1]"
-    " FROM f JOIN cc c USING (repo, oid) GROUP BY c.repo, f.path"
-    " ORDER BY commits DESC, sum(f.additions) + sum(f.deletions) DESC, f.path COLLATE \"C\","
+    " FROM f JOIN cc c USING (repo, oid) GROUP BY c.repo, f.path, f.path_key"
+    " ORDER BY commits DESC, sum(f.additions) + sum(f.deletions) DESC,"
+    "  coalesce(f.path_key, convert_to(f.path, 'UTF8')),"
     "  min(c.repo_name) COLLATE \"C\", c.repo COLLATE \"C\" LIMIT $7::bigint";
 
 static const char sql_commits[] =

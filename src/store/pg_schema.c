@@ -88,7 +88,7 @@ static const qr_store_migration migrations[] = {
      "CREATE INDEX git_commits_ctime ON git_commits(ctime);"
      "CREATE INDEX git_commits_email ON git_commits(email);"
      "CREATE TABLE git_files(repo text NOT NULL, oid text NOT NULL, seq integer NOT NULL,"
-     " path text NOT NULL,"
+     " path text NOT NULL, path_key bytea,"
      " additions bigint NOT NULL, deletions bigint NOT NULL, is_binary boolean NOT NULL,"
      " status text NOT NULL, PRIMARY KEY(repo, oid, seq),"
      " FOREIGN KEY(repo, oid) REFERENCES git_commits(repo, oid) ON DELETE CASCADE);"

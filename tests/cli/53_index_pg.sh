@@ -50,6 +50,10 @@ GIT_AUTHOR_DATE="2025-01-04T10:00:00Z" GIT_COMMITTER_DATE="2025-01-04T10:00:00Z"
   GIT_COMMITTER_EMAIL=alice@example.com git merge -q --no-edit side >/dev/null
 printf 'Bob <bob@example.com> <bob@old.example.com>\n' >.mailmap
 git mv a.c b.c && git rm -q blob.bin && git add .mailmap && gc "2025-02-01T10:00:00Z" Bob bob@example.com "rename"
+# what an array literal and the database's encoding must survive: quotes, backslashes,
+# braces and commas in a message and a path, a path that is not UTF-8, NULL-looking text
+printf 'q\n' >'we"ird\{a,b}.c' && printf 'r\n' >"$(printf 'caf\351.txt')" && printf 's\n' >NULL &&
+  git add . && gc "2025-02-02T10:00:00Z" 'Zoë "Z" \ O'"'"'Brien' zoe@example.com "$(printf 'odd {x,"y"} \\ text\n\nbody, NULL')"
 # big: 300 commits by three authors (git fast-import: quick to make, enough for batches)
 mkdir -p "$TMP/big" && cd "$TMP/big" && git init -q -b main
 awk -v n=300 'BEGIN {

@@ -181,7 +181,7 @@ int qr_git_shared_enqueue(struct qr_store *st, qr_git *g, const char *name, qr_b
 
 typedef struct qr_git_worker_opts {
     const char *holder; /* who holds the lease, for people reading git_repos */
-    int64_t lease_s;    /* the lease: renewed by every batch; > 0 */
+    int64_t lease_s;    /* the lease: renewed by every batch and during the statistics; > 0 */
     size_t batch;       /* commits per transaction; 0: 500 */
     qr_git_progress_fn progress;
     void *progress_ud;
@@ -198,7 +198,8 @@ typedef struct qr_git_worker_run {
 /* Claims the first queued repository whose lease is free or ended (SELECT ... FOR UPDATE
  * SKIP LOCKED: concurrent workers never claim the same one), opens it at its location,
  * walks its HEAD, computes the statistics of the commits the database lacks with the
- * local SQLite index (the same code as `quarry index`), writes them in transactions of
+ * local SQLite index (the same code as `quarry index`; its progress renews the lease),
+ * writes them in transactions of
  * o->batch commits (each renews the lease, and is refused when the lease is no longer
  * this worker's), then in one transaction drops the rows of commits HEAD no longer
  * reaches, publishes the run and releases the repository. A run that fails or is killed

@@ -431,6 +431,32 @@ static void release(qr_store *st, const char *id, const char *holder)
     qr_buf_release(&e);
 }
 
+/* The progress of the statistics computed before the first batch (minutes, on a large
+ * history seen for the first time): passed on, and the lease renewed a few times per
+ * lease period, so a long computation keeps its repository. A failed renewal is left to
+ * the next batch, which renews in its transaction and stops when the lease is lost. */
+typedef struct keeper {
+    qr_store *st;
+    const qr_git_worker_opts *o;
+    const char *id;
+    uint64_t last_ns;
+} keeper;
+
+static void keep_lease(void *ud, const char *what, size_t done, size_t total)
+{
+    keeper *k = ud;
+    if (k->o->progress)
+        k->o->progress(k->o->progress_ud, what, done, total);
+    uint64_t now = qr_clock_ns();
+    if (now - k->last_ns < (uint64_t)k->o->lease_s * 1000000000u / 4)
+        return;
+    k->last_ns = now;
+    qr_buf e;
+    qr_buf_init(&e);
+    renew(k->st, k->id, k->o->holder, k->o->lease_s, &e);
+    qr_buf_release(&e);
+}
+
 static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *id,
                          const char *location, int64_t gen, const char *requested,
                          qr_git_worker_run *run, qr_buf *err)
@@ -525,7 +551,8 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         }
         for (size_t k = 0; k < nmiss; k++)
             want[k] = cs[miss[k]];
-        qr_progress p = {o->progress, o->progress_ud, o->stop};
+        keeper kp = {st, o, id, qr_clock_ns()};
+        qr_progress p = {keep_lease, &kp, o->stop};
         size_t added = 0;
         if (qr__git_index_bind(g, ix) != QR_OK ||
             qr__git_stats_ensure(g, ix, want, nmiss, &p, &added, err) != QR_OK) {

@@ -242,6 +242,72 @@ static int cmd_worker(const cli_args *args, cli_format fmt)
     return status;
 }
 
+/* --status --store: the shared index's repositories, one line (or JSON object) each */
+static int cmd_shared_status(const cli_args *args, cli_format fmt)
+{
+    qr_store st;
+    qr_buf err;
+    qr_buf_init(&err);
+    int status = EXIT_OK;
+    qr_store_rows r = {0};
+    int rc = shared_open(args, &st, &err);
+    if (rc == QR_OK)
+        rc = qr_store_pg_exec(&st,
+                              "SELECT id, name, location, coalesce(head, ''), commits,"
+                              " coalesce(indexed_at, 0), queued IS NOT NULL,"
+                              " coalesce(holder, ''), coalesce(lease_until, 0), runs"
+                              " FROM git_repos ORDER BY name COLLATE \"C\", id COLLATE \"C\"",
+                              0, NULL, &r, "read the repositories", NULL, &err);
+    if (rc != QR_OK) {
+        status = shared_fail(fmt, rc, &err);
+        goto done;
+    }
+    qr_buf b;
+    qr_buf_init(&b);
+    if (fmt == FMT_JSON)
+        qr_buf_puts(&b, "{\"repositories\":[");
+    for (int i = 0; i < r.n; i++) {
+        const char *v[10];
+        for (int c = 0; c < 10; c++)
+            v[c] = qr_store_rows_get(&r, i, c);
+        bool queued = !strcmp(v[6], "t");
+        if (fmt == FMT_JSON) {
+            static const char *const keys[] = {"id", "name", "location", "head"};
+            qr_buf_puts(&b, i ? ",{" : "{");
+            for (int c = 0; c < 4; c++) {
+                qr_buf_printf(&b, "%s\"%s\":", c ? "," : "", keys[c]);
+                qr_buf_json_string(&b, v[c], strlen(v[c]));
+            }
+            qr_buf_printf(&b, ",\"commits\":%s,\"indexed_at\":%s,\"queued\":%s,\"holder\":",
+                          v[4], v[5], queued ? "true" : "false");
+            qr_buf_json_string(&b, v[7], strlen(v[7]));
+            qr_buf_printf(&b, ",\"lease_until\":%s,\"runs\":%s}", v[8], v[9]);
+        } else {
+            qr_buf_printf(&b, "%s  %s  %s commit%s", v[1], v[0], v[4], strcmp(v[4], "1") ? "s" : "");
+            if (*v[3])
+                qr_buf_printf(&b, " at %.12s", v[3]);
+            else
+                qr_buf_puts(&b, ", never indexed");
+            if (queued)
+                qr_buf_puts(&b, ", queued");
+            if (*v[7])
+                qr_buf_printf(&b, ", claimed by %s", v[7]);
+            qr_buf_putc(&b, '\n');
+        }
+    }
+    if (fmt == FMT_JSON)
+        qr_buf_puts(&b, "]}\n");
+    else if (!r.n)
+        qr_buf_puts(&b, "no repositories in the shared index: add one with --enqueue\n");
+    cli_write(&b, stdout);
+    qr_buf_release(&b);
+done:
+    qr_store_rows_free(&r);
+    qr_store_close(&st);
+    qr_buf_release(&err);
+    return status;
+}
+
 int cli_cmd_index(const cli_args *args)
 {
     cli_format fmt = !strcmp(cli_arg_str(args, "format", "text"), "json") ? FMT_JSON : FMT_DEFAULT;
@@ -255,6 +321,8 @@ int cli_cmd_index(const cli_args *args)
         return cmd_enqueue(args, fmt);
     if (cli_arg_bool(args, "worker"))
         return cmd_worker(args, fmt);
+    if (status_only && cli_arg_str(args, "store", NULL))
+        return cmd_shared_status(args, fmt);
 
     int status = EXIT_OK;
     qr_git *g = NULL;

@@ -370,8 +370,9 @@ const cli_command cli_commands[] = {
     {.name = "index",
      .summary = "build the statistics index of a repository, or report it (--status)",
      .usage = "quarry index [--repo DIR] [--status] [--format text|json]\n"
-              "       quarry index --enqueue [--repo DIR] [--name NAME] [--store URL]\n"
-              "       quarry index --worker [--store URL] [--lease DURATION] [--batch N]",
+              "quarry index --status --store URL [--format text|json]\n"
+              "quarry index --enqueue [--repo DIR] [--name NAME] [--store URL]\n"
+              "quarry index --worker [--store URL] [--lease DURATION] [--batch N]",
      .help = "\nBuilds the statistics index of a repository: the line statistics (what git log\n"
              "--numstat --no-renames shows) and the commit graph of every commit reachable from\n"
              "HEAD or any ref (branches, tags, remote-tracking branches, notes, stash), computed\n"
@@ -383,7 +384,8 @@ const cli_command cli_commands[] = {
              "Prints one line: the commits indexed now, the commits in the index, the time.\n"
              "\nThe shared index (docs/team.md): one PostgreSQL database (--store or\n"
              "$QUARRY_DATABASE_URL, after 'quarry db init') holds the statistics of many\n"
-             "repositories, each named by its root commit and a name. --enqueue adds the\n"
+             "repositories, each named by its root commit and a name (--status --store URL\n"
+             "lists them: commits, head, queued, claimed). --enqueue adds the\n"
              "repository at --repo to its queue (or asks for a new run) and prints its id.\n"
              "--worker claims a queued repository with a lease, indexes the commits of its\n"
              "HEAD that the database lacks (through the local index), writes them in\n"

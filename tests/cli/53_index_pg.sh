@@ -157,6 +157,9 @@ expect_out "enqueue fork under its name" "enqueued $(git -C "$TMP/small" rev-lis
 grep -q '"indexed":"[0-9a-f]*/big","added":300,"removed":0,"commits":300' "$TMP/w.out" ||
   fail "worker: big's 300 commits: $(cat "$TMP/w.out")"
 expect_out "worker: the queue is empty" "nothing to index: the queue is empty" "$Q" index --worker
+"$Q" index --status --store "$U1" >"$TMP/st.out" || fail "status --store"
+[ "$(cut -d' ' -f1 "$TMP/st.out" | tr '\n' ' ')" = "big mine small " ] || fail "status --store: $(cat "$TMP/st.out")"
+grep -q '^big  [0-9a-f]\{40\}/big  300 commits at [0-9a-f]\{12\}$' "$TMP/st.out" || fail "status --store: big: $(cat "$TMP/st.out")"
 check clean small "$TMP/small" "clean run"
 check clean big "$TMP/big" "clean run"
 check clean mine "$TMP/fork" "clean run"

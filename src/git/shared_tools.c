@@ -198,10 +198,18 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
 
 /* ---- the statements ----
  * $1 repos (NULL: all), $2 since, $3 until, $4 author, $5 merges (0 include, 1 exclude,
- * 2 only), $6 the matching paths (NULL: no path), $7 limit (NULL: none). */
+ * 2 only), $6 the matching paths (NULL: no path), $7 limit (NULL: none).
+ * c: the commits of the window (only the columns the question reads: the rows are long,
+ * and the commits' sort and join keys are text); f: their files (matching the path); cc:
+ * the commits counted, with ln, la, ld their files and lines (of the matching files when
+ * there is a path, and then only the commits with one). Without a path cc is c itself,
+ * so a question that reads no file never joins git_files. Measured on five real histories
+ * (26k commits, 63k file rows): get_author_stats of everything took 450 to 670 ms with
+ * one window for both cases and the first and last dates as four sorted array_agg, 290 ms
+ * as below. */
 
-#define WINDOW                                                                                     \
-    "WITH c AS (SELECT * FROM git_commits_live c WHERE ($1::text[] IS NULL"                        \
+#define C_WHERE                                                                                    \
+    " FROM git_commits_live c WHERE ($1::text[] IS NULL"                                           \
     "  OR c.repo_name = ANY($1::text[]) OR c.repo = ANY($1::text[]))"                              \
     " AND ($2::bigint IS NULL OR c.ctime >= $2::bigint)"                                           \
     " AND ($3::bigint IS NULL OR c.ctime <= $3::bigint)"                                           \
@@ -209,50 +217,65 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     "  OR strpos(lower(c.email), lower($4)) > 0 OR strpos(lower(c.raw_author), lower($4)) > 0"     \
     "  OR strpos(lower(c.raw_email), lower($4)) > 0)"                                              \
     " AND ($5::integer = 0 OR ($5::integer = 1 AND c.nparents < 2)"                                \
-    "  OR ($5::integer = 2 AND c.nparents >= 2))),"                                                \
-    " f AS (SELECT f.repo, f.oid, f.path, f.path_key, f.additions, f.deletions FROM git_files f"               \
-    "  JOIN c USING (repo, oid) WHERE $6::text[] IS NULL OR f.path = ANY($6::text[])),"            \
+    "  OR ($5::integer = 2 AND c.nparents >= 2))"
+
+#define STATS_COLS                                                                                 \
+    "c.repo, c.repo_name, c.oid, c.author, c.email, c.atime, c.aoffset, c.ctime, c.nfiles,"       \
+    " c.additions, c.deletions"
+#define COMMIT_COLS STATS_COLS ", c.subject, c.message, c.parents"
+
+/* with a path */
+#define WINDOW_PATH(cols)                                                                          \
+    "WITH c AS (SELECT " cols C_WHERE "),"                                                         \
+    " f AS (SELECT f.repo, f.oid, f.path, f.path_key, f.additions, f.deletions FROM git_files f"   \
+    "  JOIN c USING (repo, oid) WHERE f.path = ANY($6::text[])),"                                  \
     " l AS (SELECT repo, oid, count(*) AS n, sum(additions) AS a, sum(deletions) AS d"             \
     "  FROM f GROUP BY repo, oid),"                                                                \
-    " cc AS (SELECT c.*, coalesce(l.n, 0) AS ln, coalesce(l.a, 0) AS la, coalesce(l.d, 0) AS ld"   \
-    "  FROM c LEFT JOIN l USING (repo, oid) WHERE $6::text[] IS NULL OR l.oid IS NOT NULL)"
+    " cc AS (SELECT c.*, l.n AS ln, l.a AS la, l.d AS ld FROM c JOIN l USING (repo, oid))"
+/* without ($6 is named so that its type is known) */
+#define WINDOW_ALL(cols)                                                                           \
+    "WITH c AS (SELECT " cols C_WHERE " AND $6::text[] IS NULL),"                                  \
+    " f AS (SELECT f.repo, f.oid, f.path, f.path_key, f.additions, f.deletions FROM git_files f"   \
+    "  JOIN c USING (repo, oid)),"                                                                 \
+    " cc AS (SELECT c.*, c.nfiles AS ln, c.additions AS la, c.deletions AS ld FROM c)"
 
-static const char sql_authors[] =
-    WINDOW ","
-    " fa AS (SELECT c.repo, c.email, count(DISTINCT f.path) AS files FROM f JOIN c"
-    "  USING (repo, oid) GROUP BY c.repo, c.email),"
-    " ag AS (SELECT repo, min(repo_name) AS repo_name, email,"
-    "  (array_agg(author ORDER BY atime DESC, ctime DESC))[1] AS author, count(*) AS commits,"
-    "  sum(la) AS additions, sum(ld) AS deletions,"
-    "  (array_agg(atime ORDER BY atime, ctime DESC))[1] AS ft,"
-    "  (array_agg(aoffset ORDER BY atime, ctime DESC))[1] AS fo,"
-    "  (array_agg(atime ORDER BY atime DESC, ctime DESC))[1] AS lt,"
-    "  (array_agg(aoffset ORDER BY atime DESC, ctime DESC))[1] AS lo"
-    "  FROM cc GROUP BY repo, email)"
-    " SELECT ag.repo_name, ag.author, ag.email, ag.commits, ag.additions, ag.deletions,"
-    "  coalesce(fa.files, 0), ft, fo, lt, lo FROM ag LEFT JOIN fa USING (repo, email)"
-    " ORDER BY ag.commits DESC, ag.author COLLATE \"C\", ag.email COLLATE \"C\","
-    "  ag.repo_name COLLATE \"C\", ag.repo COLLATE \"C\" LIMIT $7::bigint";
+/* first and last: the earliest author date (the latest commit date among equal ones) and
+ * the latest (likewise), each with its offset, as two-element arrays */
+#define AUTHORS_TAIL                                                                               \
+    ", fa AS (SELECT c.repo, c.email, count(DISTINCT f.path) AS files FROM f JOIN c"               \
+    "  USING (repo, oid) GROUP BY c.repo, c.email),"                                               \
+    " ag AS (SELECT repo, min(repo_name) AS repo_name, email,"                                     \
+    "  (array_agg(author ORDER BY atime DESC, ctime DESC))[1] AS author, count(*) AS commits,"     \
+    "  sum(la) AS additions, sum(ld) AS deletions,"                                                \
+    "  min(ARRAY[atime, -ctime, aoffset]) AS f3, max(ARRAY[atime, ctime, aoffset]) AS l3"          \
+    "  FROM cc GROUP BY repo, email)"                                                              \
+    " SELECT ag.repo_name, ag.author, ag.email, ag.commits, ag.additions, ag.deletions,"           \
+    "  coalesce(fa.files, 0), f3[1], f3[3], l3[1], l3[3] FROM ag LEFT JOIN fa USING (repo, email)" \
+    " ORDER BY ag.commits DESC, ag.author COLLATE \"C\", ag.email COLLATE \"C\","                  \
+    "  ag.repo_name COLLATE \"C\", ag.repo COLLATE \"C\" LIMIT $7::bigint"
 
-static const char sql_files[] =
-    WINDOW
-    " SELECT min(c.repo_name), f.path, count(*) AS commits, sum(f.additions) AS a,"
-    "  sum(f.deletions) AS d, count(DISTINCT c.email),"
-    "  (array_agg(c.atime ORDER BY c.atime DESC, c.ctime DESC))[1],"
-    "  (array_agg(c.aoffset ORDER BY c.atime DESC, c.ctime DESC))[1]"
-    " FROM f JOIN cc c USING (repo, oid) GROUP BY c.repo, f.path, f.path_key"
-    " ORDER BY commits DESC, sum(f.additions) + sum(f.deletions) DESC,"
-    "  coalesce(f.path_key, convert_to(f.path, 'UTF8')),"
-    "  min(c.repo_name) COLLATE \"C\", c.repo COLLATE \"C\" LIMIT $7::bigint";
+#define FILES_TAIL                                                                                 \
+    " SELECT min(c.repo_name), f.path, count(*) AS commits, sum(f.additions) AS a,"                \
+    "  sum(f.deletions) AS d, count(DISTINCT c.email),"                                            \
+    "  (max(ARRAY[c.atime, c.ctime, c.aoffset]))[1], (max(ARRAY[c.atime, c.ctime, c.aoffset]))[3]" \
+    " FROM f JOIN cc c USING (repo, oid) GROUP BY c.repo, f.path, f.path_key"                      \
+    " ORDER BY commits DESC, sum(f.additions) + sum(f.deletions) DESC,"                            \
+    "  coalesce(f.path_key, convert_to(f.path, 'UTF8')),"                                          \
+    "  min(c.repo_name) COLLATE \"C\", c.repo COLLATE \"C\" LIMIT $7::bigint"
 
-static const char sql_commits[] =
-    WINDOW
-    " SELECT repo_name, oid, author, email, atime, aoffset, subject, message, parents,"
-    "  CASE WHEN $6::text[] IS NULL THEN nfiles ELSE ln END,"
-    "  CASE WHEN $6::text[] IS NULL THEN additions ELSE la END,"
-    "  CASE WHEN $6::text[] IS NULL THEN deletions ELSE ld END"
-    " FROM cc ORDER BY ctime DESC, repo_name COLLATE \"C\", repo COLLATE \"C\", oid"
-    " LIMIT $7::bigint";
+#define COMMITS_TAIL                                                                               \
+    " SELECT repo_name, oid, author, email, atime, aoffset, subject, message, parents, ln, la, ld"  \
+    " FROM cc ORDER BY ctime DESC, repo_name COLLATE \"C\", repo COLLATE \"C\", oid"               \
+    " LIMIT $7::bigint"
+
+/* [kind][with a path] */
+static const char *const statements[3][2] = {
+    [QR_SHARED_COMMITS] = {WINDOW_ALL(COMMIT_COLS) COMMITS_TAIL,
+                           WINDOW_PATH(COMMIT_COLS) COMMITS_TAIL},
+    [QR_SHARED_AUTHORS] = {WINDOW_ALL(STATS_COLS) AUTHORS_TAIL,
+                           WINDOW_PATH(STATS_COLS) AUTHORS_TAIL},
+    [QR_SHARED_FILES] = {WINDOW_ALL(STATS_COLS) FILES_TAIL, WINDOW_PATH(STATS_COLS) FILES_TAIL},
+};
 
 /* ---- results ---- */
 
@@ -389,9 +412,7 @@ int qr__git_shared_tool(qr_git_ctx *h, int kind, qr_val args, qr_val repos, qr_a
                            merges,
                            path ? pl.p : NULL,
                            *limit ? limit : NULL};
-        const char *sql = kind == QR_SHARED_AUTHORS ? sql_authors
-                          : kind == QR_SHARED_FILES ? sql_files
-                                                    : sql_commits;
+        const char *sql = statements[kind][path != NULL];
         qr_store_rows r;
         rc = qr_store_pg_exec(st, sql, 7, p, &r, "read the shared statistics index", NULL, err);
         if (rc == QR_OK) {

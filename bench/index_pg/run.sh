@@ -1,15 +1,18 @@
 #!/bin/sh
 # run.sh [BUILD_DIR [SYNTHETIC]]: the statistics index of many repositories on PostgreSQL
 # 15 (issue 26, part 5). In one run:
-#   1. the repositories: a local clone of every /work/.mirror/*/repo (real histories), and
-#      SYNTHETIC (default 13) histories of bench/git/gen_repo.awk of 300 to 1,500 commits
+#   1. the repositories: a local clone of every /work/.mirror/*/repo (real histories; one
+#      whose history git itself cannot diff, a mirror without its largest blobs, is left
+#      out and named), and SYNTHETIC (default: as many as make 20 repositories) histories
+#      of bench/git/gen_repo.awk of 300, 400, ... commits
 #      (one generator, so they share a root: forks of one another under other names),
 #      kept in $INDEX_PG_CACHE (default ~/.cache/quarry-bench/index_pg) between runs;
 #   2. a throwaway PostgreSQL server as the tests start one (tests/cli/pg_lib.sh; fsync on),
 #      one database per measurement;
 #   3. indexing all of them with one worker, then again from scratch (the local SQLite
 #      indexes removed too, so both runs compute every statistic with git) with two
-#      workers at once: the wall time of each;
+#      workers at once: the wall time of each; then both again with the local indexes
+#      kept (the walk and the database's writes alone);
 #   4. the result per repository against the local SQLite index: every commit with its
 #      files and line counts (get_commits --with-paths on the clone) equals the published
 #      rows, and get_author_stats / get_file_stats with `repos` equal the local tools' rows;
@@ -22,7 +25,7 @@
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$SRC/build}
-SYN=${2:-13}
+SYN=${2:-auto}
 Q=$BUILD/quarry
 [ -x "$Q" ] || { echo "run.sh: build quarry in $BUILD first" >&2; exit 2; }
 CACHE=${INDEX_PG_CACHE:-$HOME/.cache/quarry-bench/index_pg}
@@ -37,11 +40,21 @@ export LC_ALL=C TZ=UTC
 
 # ---- the repositories ----
 mkdir -p "$CACHE"
+SKIPPED=
+real=0
 for m in /work/.mirror/*/repo; do
   [ -d "$m" ] || continue
   name=$(basename "$(dirname "$m")" | sed 's/.*+//')
   [ -d "$CACHE/$name" ] || git clone -q "$m" "$CACHE/$name"
+  # a mirror may lack its largest blobs: a history git itself cannot diff is left out
+  if ! git -C "$CACHE/$name" log --numstat --no-renames --format=%H >/dev/null 2>&1; then
+    SKIPPED="$SKIPPED $name"
+    rm -rf "$CACHE/$name"
+    continue
+  fi
+  real=$((real + 1))
 done
+[ "$SYN" != auto ] || SYN=$((20 - real))
 i=0
 while [ $i -lt "$SYN" ]; do
   n=$((300 + i * 100))
@@ -60,12 +73,13 @@ COMMITS=0
 for r in $REPOS; do COMMITS=$((COMMITS + $(git -C "$CACHE/$r" rev-list --count HEAD))); done
 
 now_ms() { date +%s%3N; }
-fresh() { # fresh DB: a new database, the schema, every repository enqueued, no local index
+fresh() { # fresh DB [warm]: a new database, the schema, every repository enqueued, no local
+  # index (with warm: the local indexes kept, so only the database's side is measured)
   "$PG_BIN/psql" -X -q -h "$PG_SOCK" -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE $1"
   U="postgresql://postgres@/$1?host=$PG_SOCK&port=$PG_PORT"
   "$Q" db init --url "$U" >/dev/null
   for r in $REPOS; do
-    rm -rf "$CACHE/$r/.git/quarry"
+    [ "${2:-}" = warm ] || rm -rf "$CACHE/$r/.git/quarry"
     "$Q" index --enqueue --repo "$CACHE/$r" --store "$U" >/dev/null
   done
   echo "$U"
@@ -75,6 +89,7 @@ sql() { "$PG_BIN/psql" -X -At -q -h "$PG_SOCK" -p "$PG_PORT" -U postgres -d "$1"
 {
   echo "# bench/index_pg: $NREPOS repositories, $COMMITS commits reachable from their HEADs; $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "# repositories: $(echo $REPOS | tr '\n' ' ')"
+  [ -z "$SKIPPED" ] || echo "# left out (git cannot read their history: blobs missing from the mirror):$SKIPPED"
 } | tee "$OUT"
 
 # ---- one worker ----
@@ -95,6 +110,21 @@ wait $A
 wait $B
 t1=$(now_ms)
 echo "two workers: $(( (t1 - t0) )) ms wall, $(cat "$TMP/two_a.log" "$TMP/two_b.log" | grep -c '^indexed ') repositories ($(grep -c '^indexed ' "$TMP/two_a.log") and $(grep -c '^indexed ' "$TMP/two_b.log"))" | tee -a "$OUT"
+
+# ---- the database's side alone: the local indexes warm, one worker and two ----
+U3=$(fresh warm1 warm)
+t0=$(now_ms)
+"$Q" index --worker --store "$U3" >/dev/null
+t1=$(now_ms)
+U4=$(fresh warm2 warm)
+"$Q" index --worker --store "$U4" >/dev/null &
+A=$!
+"$Q" index --worker --store "$U4" >/dev/null &
+B=$!
+wait $A
+wait $B
+t2=$(now_ms)
+echo "local indexes warm (the walk and the database's writes): one worker $((t1 - t0)) ms, two workers $((t2 - t1)) ms" | tee -a "$OUT"
 
 # ---- identical to the local SQLite index, per repository ----
 same=0

@@ -193,6 +193,10 @@ typedef struct qr_git_worker_run {
     char id[256];          /* its id (cut to fit) */
     int64_t added, removed; /* commits written and commits no longer reachable dropped */
     int64_t commits;        /* commits of the repository once published */
+    /* after a failed run: the failure was recorded in the repository's row (error) and it
+     * is left for one lease period, so a worker may go on to the next; false when the
+     * database could not be reached to record it */
+    bool released;
 } qr_git_worker_run;
 
 /* Claims the first queued repository whose lease is free or ended (SELECT ... FOR UPDATE

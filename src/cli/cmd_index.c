@@ -14,7 +14,9 @@
  * --enqueue and --worker are the shared index's (quarry/git.h, src/git/shared_index.c):
  * this file connects to the team database (--store or $QUARRY_DATABASE_URL, its password
  * added to the secrets cli_write masks), and prints one line per repository a worker
- * indexed; a worker stops at the first failure (exit 1) after giving its repository back.
+ * indexed; a repository whose run fails is reported (one line), recorded in its row and
+ * left for a lease, and the worker goes on with the next (exit 1 at the end); a database
+ * that cannot be reached ends the worker at once.
  *
  * Rejected: building the index as a side effect of --status (a report should not write
  * what is not there); printing per-batch lines (the progress bar says it, and a script
@@ -206,11 +208,21 @@ static int cmd_worker(const cli_args *args, cli_format fmt)
     snprintf(holder, sizeof holder, "%s:%ld", *host ? host : "localhost", (long)getpid());
     qr_git_worker_opts o = {.holder = holder, .lease_s = lease, .batch = (size_t)batch,
                             .progress = cli_progress, .stop = &cli_req()->stop};
+    bool failed = false;
     for (int64_t done = 0; rc == QR_OK; done++) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         qr_git_worker_run run;
         rc = qr_git_shared_work(&st, &o, &run, &err);
+        if (rc != QR_OK && run.claimed && run.released && rc != QR_ESTOPPED) {
+            /* recorded in the repository's row, which waits a lease: on to the next */
+            shared_fail(fmt, rc, &err);
+            fflush(stderr);
+            qr_buf_reset(&err);
+            failed = true;
+            rc = QR_OK;
+            continue;
+        }
         if (rc != QR_OK || !run.claimed) {
             if (rc == QR_OK && !done && fmt != FMT_JSON)
                 printf("nothing to index: the queue is empty\n");
@@ -237,6 +249,8 @@ static int cmd_worker(const cli_args *args, cli_format fmt)
     }
     if (rc != QR_OK)
         status = shared_fail(fmt, rc, &err);
+    else if (failed)
+        status = EXIT_FAILED;
     qr_store_close(&st);
     qr_buf_release(&err);
     return status;
@@ -255,7 +269,8 @@ static int cmd_shared_status(const cli_args *args, cli_format fmt)
         rc = qr_store_pg_exec(&st,
                               "SELECT id, name, location, coalesce(head, ''), commits,"
                               " coalesce(indexed_at, 0), queued IS NOT NULL,"
-                              " coalesce(holder, ''), coalesce(lease_until, 0), runs"
+                              " coalesce(holder, ''), coalesce(lease_until, 0), runs,"
+                              " coalesce(error, '')"
                               " FROM git_repos ORDER BY name COLLATE \"C\", id COLLATE \"C\"",
                               0, NULL, &r, "read the repositories", NULL, &err);
     if (rc != QR_OK) {
@@ -267,8 +282,8 @@ static int cmd_shared_status(const cli_args *args, cli_format fmt)
     if (fmt == FMT_JSON)
         qr_buf_puts(&b, "{\"repositories\":[");
     for (int i = 0; i < r.n; i++) {
-        const char *v[10];
-        for (int c = 0; c < 10; c++)
+        const char *v[11];
+        for (int c = 0; c < 11; c++)
             v[c] = qr_store_rows_get(&r, i, c);
         bool queued = !strcmp(v[6], "t");
         if (fmt == FMT_JSON) {
@@ -281,7 +296,12 @@ static int cmd_shared_status(const cli_args *args, cli_format fmt)
             qr_buf_printf(&b, ",\"commits\":%s,\"indexed_at\":%s,\"queued\":%s,\"holder\":",
                           v[4], v[5], queued ? "true" : "false");
             qr_buf_json_string(&b, v[7], strlen(v[7]));
-            qr_buf_printf(&b, ",\"lease_until\":%s,\"runs\":%s}", v[8], v[9]);
+            qr_buf_printf(&b, ",\"lease_until\":%s,\"runs\":%s,\"error\":", v[8], v[9]);
+            if (*v[10])
+                qr_buf_json_string(&b, v[10], strlen(v[10]));
+            else
+                qr_buf_puts(&b, "null");
+            qr_buf_putc(&b, '}');
         } else {
             qr_buf_printf(&b, "%s  %s  %s commit%s", v[1], v[0], v[4], strcmp(v[4], "1") ? "s" : "");
             if (*v[3])
@@ -292,6 +312,8 @@ static int cmd_shared_status(const cli_args *args, cli_format fmt)
                 qr_buf_puts(&b, ", queued");
             if (*v[7])
                 qr_buf_printf(&b, ", claimed by %s", v[7]);
+            if (*v[10])
+                qr_buf_printf(&b, "; last run failed: %s", v[10]);
             qr_buf_putc(&b, '\n');
         }
     }

@@ -417,18 +417,23 @@ static int claim(qr_store *st, const qr_git_worker_opts *o, qr_store_rows *r, bo
     return rc;
 }
 
-/* Gives the repository back after a failed run (its lease cleared: another worker may
- * retry at once). Best effort: a lost connection ends the lease by time. */
-static void release(qr_store *st, const char *id, const char *holder)
+/* Gives the repository back after a failed run: the failure is recorded in its row and
+ * it is left alone for one lease period (a repository that fails at once, its directory
+ * gone, must not hold the queue: workers go on to the next and retry it later). Returns
+ * whether the database took it (false: it is unreachable, and the lease ends by time). */
+static bool release(qr_store *st, const char *id, const qr_git_worker_opts *o, const char *why)
 {
     qr_buf e;
     qr_buf_init(&e);
-    const char *p[] = {id, holder};
-    qr_store_pg_exec(st,
-                     "UPDATE git_repos SET holder = NULL, lease_until = NULL"
-                     " WHERE id = $1 AND holder = $2",
-                     2, p, NULL, "release a repository", NULL, &e);
+    char until[24];
+    put_i64(until, qr_clock_now() + o->lease_s);
+    const char *p[] = {id, o->holder, until, why};
+    bool ok = qr_store_pg_exec(st,
+                               "UPDATE git_repos SET holder = NULL, lease_until = $3::bigint,"
+                               " error = $4 WHERE id = $1 AND holder = $2",
+                               4, p, NULL, "release a repository", NULL, &e) == QR_OK;
     qr_buf_release(&e);
+    return ok;
 }
 
 /* The progress of the statistics computed before the first batch (minutes, on a large
@@ -663,6 +668,7 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
                  st,
                  "UPDATE git_repos SET gen = $3::bigint, head = $4, indexed_at = $5::bigint,"
                  " commits = $6::bigint, runs = runs + 1, holder = NULL, lease_until = NULL,"
+                 " error = NULL,"
                  " queued = CASE WHEN requested > $7::bigint THEN queued ELSE NULL END"
                  " WHERE id = $1 AND holder = $2",
                  7, pp, NULL, "publish a repository", NULL, err)) ||
@@ -708,8 +714,13 @@ int qr_git_shared_work(qr_store *st, const qr_git_worker_opts *o, qr_git_worker_
     int64_t gen = strtoll(qr_store_rows_get(&r, 0, 2), NULL, 10);
     rc = index_claimed(st, o, id, qr_store_rows_get(&r, 0, 1), gen, qr_store_rows_get(&r, 0, 3),
                        run, err);
-    if (rc)
-        release(st, id, o->holder);
+    if (rc) {
+        /* the row holds the message as people read it: valid UTF-8, one line */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", err->p ? err->p : "failed");
+        qr_utf8_clean(why, sizeof why);
+        run->released = release(st, id, o, why);
+    }
     qr_store_rows_free(&r);
     return rc;
 }

@@ -76,7 +76,7 @@ static const qr_store_migration migrations[] = {
      "CREATE TABLE git_repos(id text PRIMARY KEY, name text NOT NULL, location text NOT NULL,"
      " head text, gen bigint NOT NULL DEFAULT 0, indexed_at bigint,"
      " commits bigint NOT NULL DEFAULT 0, queued bigint, requested bigint NOT NULL DEFAULT 0,"
-     " holder text, lease_until bigint, runs bigint NOT NULL DEFAULT 0);"
+     " holder text, lease_until bigint, runs bigint NOT NULL DEFAULT 0, error text);"
      "CREATE INDEX git_repos_queue ON git_repos(queued) WHERE queued IS NOT NULL;"
      "CREATE TABLE git_commits(repo text NOT NULL REFERENCES git_repos(id) ON DELETE CASCADE,"
      " oid text NOT NULL, gen bigint NOT NULL, author text NOT NULL, email text NOT NULL,"

@@ -13,6 +13,8 @@
 #   - the database stopped under a worker mid-run: it exits 1 with one line naming the
 #     server; after the restart nothing of the run is visible and it resumes as above;
 #   - two workers at once index each repository once, with the same result;
+#   - a repository that fails (its directory gone) is reported and recorded, waits one
+#     lease, and does not stop the worker from indexing the next;
 #   - a new commit is indexed incrementally, a rewritten history drops what HEAD no longer
 #     reaches, and both equal a clean run of the new state;
 #   - errors: bad flags exit 2, a password in the URL is never printed.
@@ -289,6 +291,27 @@ wait $P2 || fail "two workers: the second: $(cat "$TMP/w2.out")"
   fail "two workers: runs: $(pg_sql two "SELECT name, runs FROM git_repos")"
 dump two big | cmp -s - "$TMP/big_clean.json" || fail "two workers: big differs from the clean run"
 dump two small | cmp -s - "$TMP/small_clean.json" || fail "two workers: small differs from the clean run"
+
+# ---- a repository that fails does not hold the queue ----
+U5=$(newdb failing) || fail "failing database"
+export QUARRY_DATABASE_URL="$U5"
+git clone -q "$TMP/small" "$TMP/gone"
+"$Q" index --enqueue --repo "$TMP/gone" >/dev/null || fail "enqueue gone"
+"$Q" index --enqueue --repo "$TMP/big" >/dev/null || fail "enqueue big (failing)"
+rm -rf "$TMP/gone"
+"$Q" index --worker >"$TMP/f.out" 2>"$TMP/f.err"; rc=$?
+[ "$rc" = 1 ] || fail "a failing repository: exit 1, not $rc"
+grep -q "repository '[0-9a-f]*/gone': cannot open its location '$TMP/gone' on this machine" "$TMP/f.err" ||
+  fail "a failing repository: the message: $(cat "$TMP/f.err")"
+grep -q '^indexed [0-9a-f]*/big: 300 commits written' "$TMP/f.out" || fail "a failing repository: the next one was indexed: $(cat "$TMP/f.out")"
+"$Q" index --status --store "$U5" >"$TMP/st2.out"
+grep -q '^gone  .*never indexed, queued; last run failed: repository' "$TMP/st2.out" ||
+  fail "a failing repository: status: $(cat "$TMP/st2.out")"
+expect_out "a failing repository waits a lease" "nothing to index: the queue is empty" "$Q" index --worker
+git clone -q "$TMP/small" "$TMP/gone"
+QUARRY_NOW=$((T + 901)) "$Q" index --worker >"$TMP/f2.out" 2>&1 || fail "a failing repository, back: $(cat "$TMP/f2.out")"
+grep -q '/gone: ' "$TMP/f2.out" || fail "a failing repository, back: $(cat "$TMP/f2.out")"
+[ "$(pg_sql failing "SELECT count(*) FROM git_repos WHERE error IS NOT NULL")" = 0 ] || fail "a failing repository: the error is cleared"
 
 # ---- incremental: a new commit, then a rewritten history ----
 export QUARRY_DATABASE_URL="$U1"

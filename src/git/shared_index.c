@@ -18,9 +18,12 @@
  * transaction drops what HEAD no longer reaches and sets git_repos.gen: a reader sees a
  * repository as of one finished run. Authors are stored through the .mailmap of the run
  * that wrote them, and as recorded: each run maps the recorded identities again and
- * rewrites those whose mapping moved, in the publishing transaction. Text is stored valid UTF-8 (the database's encoding
- * refuses anything else): paths as the tools show them (qr__path_shown: quoted when they
- * are not UTF-8; path_key then holds their bytes, which the tools sort by), names and messages with invalid bytes as U+FFFD.
+ * rewrites those whose mapping moved, in the publishing transaction. Text is stored
+ * valid UTF-8 (the database's encoding refuses anything else): paths as the tools show
+ * them (qr__path_shown: quoted when they are not UTF-8; path_key then holds their bytes,
+ * which the tools sort by), names and messages with invalid bytes as U+FFFD. A run that
+ * fails is recorded in git_repos.error and its repository waits one lease, so that one
+ * repository that cannot be read never holds the queue.
  *
  * Rejected: one transaction for the whole run (a large history would hold one for
  * minutes, and a killed worker would keep nothing); COPY (libpq's copy protocol in the

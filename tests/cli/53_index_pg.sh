@@ -17,7 +17,9 @@
 #     lease, and does not stop the worker from indexing the next;
 #   - a new commit is indexed incrementally, a rewritten history drops what HEAD no longer
 #     reaches, and both equal a clean run of the new state;
-#   - errors: bad flags exit 2, a password in the URL is never printed.
+#   - errors: bad flags exit 2, a password in the URL is never printed;
+#   - `quarry ask` with a model (the scripted model server): the prompt offers `repos`,
+#     and a query the Architect writes across repositories runs on the shared index.
 # Leases are quarry's clock (QUARRY_NOW): a lease ends because a later process's clock is
 # past it; nothing sleeps to wait for an expiry.
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +33,7 @@ pg_start
 T=1773144000 # 2026-03-10T12:00:00Z
 export QUARRY_NOW=$T
 PIDS=
-trap 'for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; pg_stop; rm -rf "$TMP"' EXIT
+trap 'for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; pg_stop; llm_unserve; rm -rf "$TMP"' EXIT
 
 # ---- the repositories ----
 gc() { # gc DATE AUTHOR EMAIL MESSAGE: commit what is staged
@@ -327,6 +329,35 @@ expect_out "rewritten: two dropped" "0 2" sh -c "'$Q' index --worker --format js
 check clean small "$TMP/small" "rewritten"
 [ "$(pg_sql clean "SELECT count(*) FROM git_files f WHERE NOT EXISTS (SELECT 1 FROM git_commits c WHERE c.repo = f.repo AND c.oid = f.oid)")" = 0 ] ||
   fail "rewritten: files of dropped commits remain"
+
+# ---- quarry ask with a model: the Architect sees `repos` and a query across repositories
+# runs (the scripted model server, tests/llm/model_server.py, is the model) ----
+export QUARRY_DATABASE_URL="$U1"
+cat >"$TMP/arch.txt" <<'EOF'
+```edn
+{:mode :query
+ :query {:fetch [{:tool :get_author_stats :as :authors :params {:repos ["all"] :since "2025-01-01"}}]
+         :transform [{:op :sort :on :authors :as :ranked :by :additions :order :desc}]
+         :return {:findings :ranked :summary "{{count:authors}} authors across the repositories"}}}
+```
+EOF
+llm_script "$TMP/s.json" "$TMP/arch.txt"
+llm_serve "$TMP/s.json"
+(cd "$TMP/small" && "$Q" ask --no-router --format json \
+  "who changed the most lines across all repositories since 2025") >"$TMP/ask.json" 2>"$TMP/ask.err" ||
+  fail "ask across repositories: $(cat "$TMP/ask.err")"
+python3 - "$TMP/ask.json" "$TMP/log.jsonl" >"$TMP/ask.out" 2>&1 <<'EOF' || fail "ask across repositories: $(cat "$TMP/ask.out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["findings"]
+repos = sorted({r["repo"] for r in rows})
+assert repos == ["big", "mine", "small"], repos
+adds = [r["additions"] for r in rows]
+assert adds == sorted(adds, reverse=True), adds
+log = open(sys.argv[2]).read()
+assert "repos?: [string]" in log, "the prompt does not offer repos"
+EOF
+llm_unserve
 
 # ---- the schema ----
 [ "$(pg_sql clean "SELECT max(version) FROM schema_migrations")" = 3 ] || fail "schema version 3"

@@ -164,6 +164,64 @@ typedef void (*qr_git_progress_fn)(void *ud, const char *what, size_t done, size
 int qr_git_index_update(qr_git *g, qr_git_index *ix, qr_git_progress_fn progress, void *ud,
                         const qr_stop *stop, int64_t *added, qr_buf *err);
 
+/* ---- the statistics index shared on PostgreSQL (src/git/shared_index.c) ----
+ * One team database (quarry/store.h, migration 3) holds the statistics of many
+ * repositories: git_repos (one row per repository, and the indexing queue), git_commits
+ * (one row per repository and commit reachable from its HEAD, merges included: what a
+ * walk and the statistics give) and git_files (one row per file a commit changed), read
+ * through the views git_commits_live and git_files_live, which show only what a finished
+ * run published. A repository is named by a stable id, "<root commit>/<name>": the oldest
+ * parentless commit reachable from HEAD (the smallest id among equally old ones; a shallow
+ * clone's boundary when it has no root), and a name (by default the last component of the
+ * working tree, or of the git directory without ".git"). Clones of one repository given
+ * the same name are one repository; forks given other names are others.
+ * Errors as elsewhere in this header; a database failure is QR_EIO with a message naming
+ * the server (never the URL). st is a connected store (qr_store_open with
+ * QR_STORE_POSTGRES_OK), used by one thread at a time. */
+struct qr_store;
+
+/* Appends the id of g's repository under name (NULL: the default name) to id. QR_EINVAL
+ * when HEAD has no commits. */
+int qr_git_shared_id(qr_git *g, const char *name, qr_buf *id, qr_buf *err);
+/* Adds g's repository to the queue (creating its row, or asking for a new run of a
+ * known one; its location, the absolute directory workers open, is updated). id gets
+ * its id. */
+int qr_git_shared_enqueue(struct qr_store *st, qr_git *g, const char *name, qr_buf *id,
+                          qr_buf *err);
+
+typedef struct qr_git_worker_opts {
+    const char *holder; /* who holds the lease, for people reading git_repos */
+    int64_t lease_s;    /* the lease: renewed by every batch and during the statistics; > 0 */
+    size_t batch;       /* commits per transaction; 0: 500 */
+    qr_git_progress_fn progress;
+    void *progress_ud;
+    const qr_stop *stop;
+} qr_git_worker_opts;
+
+typedef struct qr_git_worker_run {
+    bool claimed;          /* a repository was claimed (false: the queue was empty) */
+    char id[256];          /* its id (cut to fit) */
+    int64_t added, removed; /* commits written and commits no longer reachable dropped */
+    int64_t commits;        /* commits of the repository once published */
+    /* after a failed run: the failure was recorded in the repository's row (error) and it
+     * is left for one lease period, so a worker may go on to the next; false when the
+     * database could not be reached to record it */
+    bool released;
+} qr_git_worker_run;
+
+/* Claims the first queued repository whose lease is free or ended (SELECT ... FOR UPDATE
+ * SKIP LOCKED: concurrent workers never claim the same one), opens it at its location,
+ * walks its HEAD, computes the statistics of the commits the database lacks with the
+ * local SQLite index (the same code as `quarry index`; its progress renews the lease),
+ * writes them in transactions of
+ * o->batch commits (each renews the lease, and is refused when the lease is no longer
+ * this worker's), then in one transaction drops the rows of commits HEAD no longer
+ * reaches, publishes the run and releases the repository. A run that fails or is killed
+ * publishes nothing: its rows stay invisible, and the next run (after the lease ends)
+ * reuses them. QR_OK with run->claimed false when nothing was claimable. */
+int qr_git_shared_work(struct qr_store *st, const qr_git_worker_opts *o, qr_git_worker_run *run,
+                       qr_buf *err);
+
 /* ---- the git tools (src/git/tools_git.c) ----
  * get_commits, get_author_stats, get_file_stats, get_file_history, get_diff_stats.
  * Their handlers take a qr_git_ctx as ctx (the host above the sources embeds one and
@@ -192,9 +250,13 @@ typedef struct qr_git_ctx {
      * QR_ESTOPPED and its reason (cancelled, or the calling program's time limit); NULL:
      * never */
     const qr_stop *stop;
+    /* the team database holding the shared statistics index (a postgresql:// URL:
+     * QUARRY_DATABASE_URL), which the tools' `repos` parameter reads; NULL: none */
+    const char *shared_url;
 
     /* ---- opened on first use ---- */
     qr_git *git;
+    struct qr_store *shared; /* the connection to shared_url */
     qr_git_index *git_index;
     bool git_index_tried;  /* opening the index was attempted (it may have failed) */
     bool git_index_warned; /* the warning that it was rebuilt was given */

@@ -59,6 +59,10 @@ void cli_add_secret(const char *s);
 /* Writes b to f with the secrets masked (b is changed). */
 void cli_write(qr_buf *b, FILE *f);
 
+/* A lease (--lease of `mem agent`, `mem daemon` and `index --worker`): N seconds, or N
+ * with s, m or h; 1 second to 1 day. False when v is not one. */
+bool cli_parse_lease(const char *v, int64_t *out);
+
 /* Prints "quarry: <kind>: msg" (or a JSON object with --format json) to stderr. */
 void cli_error(cli_format fmt, const char *kind, uint32_t line, uint32_t col, const char *msg);
 /* Prints "quarry: warning: msg" to stderr (the hosts' warn hook; ud is unused). */

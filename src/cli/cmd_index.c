@@ -11,6 +11,13 @@
  * elsewhere: 2 for bad usage and for a directory that is not a git repository, 1 when
  * the index cannot be built or read.
  *
+ * --enqueue and --worker are the shared index's (quarry/git.h, src/git/shared_index.c):
+ * this file connects to the team database (--store or $QUARRY_DATABASE_URL, its password
+ * added to the secrets cli_write masks), and prints one line per repository a worker
+ * indexed; a repository whose run fails is reported (one line), recorded in its row and
+ * left for a lease, and the worker goes on with the next (exit 1 at the end); a database
+ * that cannot be reached ends the worker at once.
+ *
  * Rejected: building the index as a side effect of --status (a report should not write
  * what is not there); printing per-batch lines (the progress bar says it, and a script
  * wants one line); a separate `quarry index-status` command (one command, one record in
@@ -19,10 +26,12 @@
 #include "command.h"
 
 #include "quarry/git.h"
+#include "quarry/store.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double seconds_since(const struct timespec *t0)
 {
@@ -92,11 +101,250 @@ static void print_status(cli_format fmt, const char *path, bool exists,
     printf("size:            %lld bytes%s\n", (long long)st->bytes, hs);
 }
 
+/* ---- the shared index: --enqueue and --worker ---- */
+
+static int shared_fail(cli_format fmt, int rc, qr_buf *err)
+{
+    if (rc == QR_ENOMEM && !err->len)
+        qr_buf_puts(err, "out of memory");
+    cli_error(fmt, rc == QR_EINVAL ? "usage" : "error", 0, 0, err->p ? err->p : "failed");
+    return rc == QR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
+}
+
+/* Connects to the team database of --store or $QUARRY_DATABASE_URL, whose schema must be
+ * this binary's. */
+static int shared_open(const cli_args *args, qr_store *st, qr_buf *err)
+{
+    memset(st, 0, sizeof *st);
+    const char *url = cli_arg_str(args, "store", NULL);
+    if (!url || !*url)
+        url = getenv("QUARRY_DATABASE_URL");
+    if (!url || !*url) {
+        qr_buf_puts(err, "the shared index needs its database: --store postgresql://... or "
+                         "QUARRY_DATABASE_URL");
+        return QR_EINVAL;
+    }
+    if (qr_store_backend_of(url) != QR_STORE_POSTGRES) {
+        qr_buf_puts(err, "the shared index is on PostgreSQL: the URL must begin with "
+                         "postgres:// or postgresql:// (it is not shown: it may hold a "
+                         "password)");
+        return QR_EINVAL;
+    }
+    qr_buf pw;
+    qr_buf_init(&pw);
+    if (qr_store_url_password(url, &pw))
+        cli_add_secret(pw.p);
+    qr_buf_release(&pw);
+    qr_store_spec spec = {.what = "the shared statistics index", .location = url,
+                          .flags = QR_STORE_POSTGRES_OK};
+    int rc = qr_store_open(st, &spec, err);
+    if (rc == QR_OK && st->kind != QR_STORE_OURS) {
+        qr_buf_printf(err, "the shared statistics index on %s %s: run 'quarry db %s'",
+                      st->server,
+                      st->kind == QR_STORE_EMPTY ? "has no schema yet" : "has an older schema",
+                      st->kind == QR_STORE_EMPTY ? "init" : "migrate");
+        rc = QR_EINVAL;
+    }
+    return rc == QR_EINVAL ? QR_EINVAL : rc ? QR_EIO : QR_OK;
+}
+
+static int cmd_enqueue(const cli_args *args, cli_format fmt)
+{
+    qr_store st;
+    qr_git *g = NULL;
+    qr_buf err, id;
+    qr_buf_init(&err);
+    qr_buf_init(&id);
+    int status = EXIT_OK;
+    int rc = shared_open(args, &st, &err);
+    if (rc == QR_OK)
+        rc = qr_git_open(args->repo ? args->repo : ".", &g, &err);
+    if (rc == QR_OK)
+        rc = qr_git_shared_enqueue(&st, g, cli_arg_str(args, "name", NULL), &id, &err);
+    if (rc != QR_OK) {
+        status = shared_fail(fmt, rc, &err);
+    } else if (fmt == FMT_JSON) {
+        qr_buf b;
+        qr_buf_init(&b);
+        qr_buf_puts(&b, "{\"enqueued\":");
+        qr_buf_json_string(&b, id.p, id.len);
+        qr_buf_puts(&b, "}\n");
+        cli_write(&b, stdout);
+        qr_buf_release(&b);
+    } else {
+        printf("enqueued %s\n", id.p);
+    }
+    qr_git_free(g);
+    qr_store_close(&st);
+    qr_buf_release(&err);
+    qr_buf_release(&id);
+    return status;
+}
+
+static int cmd_worker(const cli_args *args, cli_format fmt)
+{
+    int64_t lease = 15 * 60, batch = cli_arg_int(args, "batch", 500);
+    const char *ls = cli_arg_str(args, "lease", NULL);
+    qr_buf err;
+    qr_buf_init(&err);
+    if (ls && !cli_parse_lease(ls, &lease)) {
+        qr_buf_printf(&err, "bad --lease '%s': give seconds, or a number with s, m or h, up "
+                            "to 24h", ls);
+        int st = shared_fail(fmt, QR_EINVAL, &err);
+        qr_buf_release(&err);
+        return st;
+    }
+    if (batch < 1 || batch > 100000) {
+        qr_buf_puts(&err, "bad --batch: give 1 to 100000 commits per transaction");
+        int st = shared_fail(fmt, QR_EINVAL, &err);
+        qr_buf_release(&err);
+        return st;
+    }
+    qr_store st;
+    int status = EXIT_OK;
+    int rc = shared_open(args, &st, &err);
+    char holder[300], host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(holder, sizeof holder, "%s:%ld", *host ? host : "localhost", (long)getpid());
+    qr_git_worker_opts o = {.holder = holder, .lease_s = lease, .batch = (size_t)batch,
+                            .progress = cli_progress, .stop = &cli_req()->stop};
+    bool failed = false;
+    for (int64_t done = 0; rc == QR_OK; done++) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        qr_git_worker_run run;
+        rc = qr_git_shared_work(&st, &o, &run, &err);
+        if (rc != QR_OK && run.claimed && run.released && rc != QR_ESTOPPED) {
+            /* recorded in the repository's row, which waits a lease: on to the next */
+            shared_fail(fmt, rc, &err);
+            fflush(stderr);
+            qr_buf_reset(&err);
+            failed = true;
+            rc = QR_OK;
+            continue;
+        }
+        if (rc != QR_OK || !run.claimed) {
+            if (rc == QR_OK && !done && fmt != FMT_JSON)
+                printf("nothing to index: the queue is empty\n");
+            break;
+        }
+        double secs = seconds_since(&t0);
+        if (fmt == FMT_JSON) {
+            qr_buf b;
+            qr_buf_init(&b);
+            qr_buf_puts(&b, "{\"indexed\":");
+            qr_buf_json_string(&b, run.id, strlen(run.id));
+            qr_buf_printf(&b, ",\"added\":%lld,\"removed\":%lld,\"commits\":%lld,"
+                              "\"seconds\":%.3f}\n",
+                          (long long)run.added, (long long)run.removed, (long long)run.commits,
+                          secs);
+            cli_write(&b, stdout);
+            qr_buf_release(&b);
+        } else {
+            printf("indexed %s: %lld commit%s written, %lld dropped, %lld in all, in %.2f s\n",
+                   run.id, (long long)run.added, run.added == 1 ? "" : "s",
+                   (long long)run.removed, (long long)run.commits, secs);
+        }
+        fflush(stdout);
+    }
+    if (rc != QR_OK)
+        status = shared_fail(fmt, rc, &err);
+    else if (failed)
+        status = EXIT_FAILED;
+    qr_store_close(&st);
+    qr_buf_release(&err);
+    return status;
+}
+
+/* --status --store: the shared index's repositories, one line (or JSON object) each */
+static int cmd_shared_status(const cli_args *args, cli_format fmt)
+{
+    qr_store st;
+    qr_buf err;
+    qr_buf_init(&err);
+    int status = EXIT_OK;
+    qr_store_rows r = {0};
+    int rc = shared_open(args, &st, &err);
+    if (rc == QR_OK)
+        rc = qr_store_pg_exec(&st,
+                              "SELECT id, name, location, coalesce(head, ''), commits,"
+                              " coalesce(indexed_at, 0), queued IS NOT NULL,"
+                              " coalesce(holder, ''), coalesce(lease_until, 0), runs,"
+                              " coalesce(error, '')"
+                              " FROM git_repos ORDER BY name COLLATE \"C\", id COLLATE \"C\"",
+                              0, NULL, &r, "read the repositories", NULL, &err);
+    if (rc != QR_OK) {
+        status = shared_fail(fmt, rc, &err);
+        goto done;
+    }
+    qr_buf b;
+    qr_buf_init(&b);
+    if (fmt == FMT_JSON)
+        qr_buf_puts(&b, "{\"repositories\":[");
+    for (int i = 0; i < r.n; i++) {
+        const char *v[11];
+        for (int c = 0; c < 11; c++)
+            v[c] = qr_store_rows_get(&r, i, c);
+        bool queued = !strcmp(v[6], "t");
+        if (fmt == FMT_JSON) {
+            static const char *const keys[] = {"id", "name", "location", "head"};
+            qr_buf_puts(&b, i ? ",{" : "{");
+            for (int c = 0; c < 4; c++) {
+                qr_buf_printf(&b, "%s\"%s\":", c ? "," : "", keys[c]);
+                qr_buf_json_string(&b, v[c], strlen(v[c]));
+            }
+            qr_buf_printf(&b, ",\"commits\":%s,\"indexed_at\":%s,\"queued\":%s,\"holder\":",
+                          v[4], v[5], queued ? "true" : "false");
+            qr_buf_json_string(&b, v[7], strlen(v[7]));
+            qr_buf_printf(&b, ",\"lease_until\":%s,\"runs\":%s,\"error\":", v[8], v[9]);
+            if (*v[10])
+                qr_buf_json_string(&b, v[10], strlen(v[10]));
+            else
+                qr_buf_puts(&b, "null");
+            qr_buf_putc(&b, '}');
+        } else {
+            qr_buf_printf(&b, "%s  %s  %s commit%s", v[1], v[0], v[4], strcmp(v[4], "1") ? "s" : "");
+            if (*v[3])
+                qr_buf_printf(&b, " at %.12s", v[3]);
+            else
+                qr_buf_puts(&b, ", never indexed");
+            if (queued)
+                qr_buf_puts(&b, ", queued");
+            if (*v[7])
+                qr_buf_printf(&b, ", claimed by %s", v[7]);
+            if (*v[10])
+                qr_buf_printf(&b, "; last run failed: %s", v[10]);
+            qr_buf_putc(&b, '\n');
+        }
+    }
+    if (fmt == FMT_JSON)
+        qr_buf_puts(&b, "]}\n");
+    else if (!r.n)
+        qr_buf_puts(&b, "no repositories in the shared index: add one with --enqueue\n");
+    cli_write(&b, stdout);
+    qr_buf_release(&b);
+done:
+    qr_store_rows_free(&r);
+    qr_store_close(&st);
+    qr_buf_release(&err);
+    return status;
+}
+
 int cli_cmd_index(const cli_args *args)
 {
     cli_format fmt = !strcmp(cli_arg_str(args, "format", "text"), "json") ? FMT_JSON : FMT_DEFAULT;
     const char *repo = args->repo;
     bool status_only = cli_arg_bool(args, "status");
+    if (cli_arg_bool(args, "enqueue") && cli_arg_bool(args, "worker")) {
+        cli_error(fmt, "usage", 0, 0, "give --enqueue or --worker, not both");
+        return EXIT_USAGE;
+    }
+    if (cli_arg_bool(args, "enqueue"))
+        return cmd_enqueue(args, fmt);
+    if (cli_arg_bool(args, "worker"))
+        return cmd_worker(args, fmt);
+    if (status_only && cli_arg_str(args, "store", NULL))
+        return cmd_shared_status(args, fmt);
 
     int status = EXIT_OK;
     qr_git *g = NULL;

@@ -157,8 +157,7 @@ static char *agents_dir(cli_mem_opts *o, const char *opt)
     return b.failed ? NULL : qr_buf_detach(&b, NULL);
 }
 
-/* --lease: N seconds, or N with s, m or h; 1 second to 1 day. */
-static bool parse_lease(const char *v, int64_t *out)
+bool cli_parse_lease(const char *v, int64_t *out)
 {
     char *end = NULL;
     if (!v || *v < '0' || *v > '9')
@@ -707,7 +706,7 @@ int cmd_mem_agent(int argc, char **argv, cli_mem_opts *o)
         } else if (!strcmp(a, "--lease")) {
             if (i + 1 >= argc || !*argv[i + 1])
                 return cli_mem_usage(o, "option '--lease' needs a duration");
-            if (!parse_lease(argv[++i], &lease_s))
+            if (!cli_parse_lease(argv[++i], &lease_s))
                 return cli_mem_usage(o, "bad --lease '%s': expected 1s to 24h (30, 90s, 15m, 1h)",
                                      argv[i]);
         } else if (a[0] == '-' && a[1]) {
@@ -790,7 +789,7 @@ int cmd_mem_daemon(int argc, char **argv, cli_mem_opts *o)
         } else if (!strcmp(a, "--lease")) {
             if (i + 1 >= argc || !*argv[i + 1])
                 return cli_mem_usage(o, "option '--lease' needs a duration");
-            if (!parse_lease(argv[++i], &lease_s))
+            if (!cli_parse_lease(argv[++i], &lease_s))
                 return cli_mem_usage(o, "bad --lease '%s': expected 1s to 24h (30, 90s, 15m, 1h)",
                                      argv[i]);
         } else if (!strcmp(a, "--agents") || !strcmp(a, "--log") || !strcmp(a, "--interval")) {

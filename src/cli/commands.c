@@ -97,6 +97,15 @@ static const qr_tool_param index_params[] = {
                      "missing, size (builds nothing)"),
     {.name = "format", .type = QR_TOOL_STRING, .enum_values = index_format, .def = "\"text\"",
      .desc = "how to print"},
+    P_FLAG("enqueue", "add the repository to the shared index's queue (--store)"),
+    P_FLAG("worker", "index the shared index's queued repositories until none is left (--store)"),
+    P_STR("store", "the team database of the shared index: postgresql://... (default: "
+                   "$QUARRY_DATABASE_URL)"),
+    P_STR("name", "with --enqueue: the repository's name in the shared index (default: its "
+                  "directory's name)"),
+    P_STR("lease", "with --worker: how long a claim on a repository lasts without news "
+                   "(every batch renews it; 15m)"),
+    P_INT("batch", "with --worker: commits per transaction (500)"),
     P_END};
 
 static const qr_tool_param query_params[] = {P_STR("query", "the query ('-': stdin)"), P_DATA, P_FORMAT, P_LIMIT_OUTPUT, P_REPO, P_STORE,
@@ -360,7 +369,10 @@ const cli_command cli_commands[] = {
      .flags = CLI_CMD_NEEDS_REPO | CLI_CMD_NEEDS_STORE, .run = cli_cmd_mcp},
     {.name = "index",
      .summary = "build the statistics index of a repository, or report it (--status)",
-     .usage = "quarry index [--repo DIR] [--status] [--format text|json]",
+     .usage = "quarry index [--repo DIR] [--status] [--format text|json]\n"
+              "quarry index --status --store URL [--format text|json]\n"
+              "quarry index --enqueue [--repo DIR] [--name NAME] [--store URL]\n"
+              "quarry index --worker [--store URL] [--lease DURATION] [--batch N]",
      .help = "\nBuilds the statistics index of a repository: the line statistics (what git log\n"
              "--numstat --no-renames shows) and the commit graph of every commit reachable from\n"
              "HEAD or any ref (branches, tags, remote-tracking branches, notes, stash), computed\n"
@@ -369,7 +381,20 @@ const cli_command cli_commands[] = {
              "question. Merges carry no statistics and are not stored. Running it again computes\n"
              "only what is new. A progress bar shows on stderr when it is a terminal; a damaged\n"
              "index, or one from another version, is moved aside and rebuilt with a warning.\n"
-             "Prints one line: the commits indexed now, the commits in the index, the time.\n",
+             "Prints one line: the commits indexed now, the commits in the index, the time.\n"
+             "\nThe shared index (docs/team.md): one PostgreSQL database (--store or\n"
+             "$QUARRY_DATABASE_URL, after 'quarry db init') holds the statistics of many\n"
+             "repositories, each named by its root commit and a name (--status --store URL\n"
+             "lists them: commits, head, queued, claimed). --enqueue adds the\n"
+             "repository at --repo to its queue (or asks for a new run) and prints its id.\n"
+             "--worker claims a queued repository with a lease, indexes the commits of its\n"
+             "HEAD that the database lacks (through the local index), writes them in\n"
+             "transactions of --batch commits, publishes the run, and takes the next, until\n"
+             "the queue is empty; any number of workers may run on any machines that see\n"
+             "the repositories at the location they were enqueued from. A killed worker's\n"
+             "lease ends and another worker finishes its repository. The git tools then\n"
+             "answer across repositories with 'repos' (quarry tool get_author_stats --repos\n"
+             "all).\n",
      .params = index_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_index},
     {.name = "query",
      .summary = "run a query written in the query DSL (EDN or JSON) and print its :return",

@@ -271,4 +271,13 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
 int qr__git_host(void *ctx, qr_git **g, qr_buf *err);
 const char *qr__git_arg_str(qr_val args, qr_arena *a, const char *name);
 
+/* ---- the tools across repositories (shared_tools.c) ----
+ * get_commits, get_author_stats or get_file_stats (kind) answered from the shared
+ * statistics index for the repositories `repos` names, with h->shared_url's database
+ * (opened on first use, closed by qr__git_shared_close). */
+enum { QR_SHARED_COMMITS, QR_SHARED_AUTHORS, QR_SHARED_FILES };
+int qr__git_shared_tool(qr_git_ctx *h, int kind, qr_val args, qr_val repos, qr_arena *a,
+                        qr_val *out, qr_buf *err);
+void qr__git_shared_close(qr_git_ctx *h);
+
 #endif

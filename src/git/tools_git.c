@@ -203,6 +203,7 @@ int qr__git_host(void *ctx, qr_git **g, qr_buf *err)
 
 void qr_git_ctx_release(qr_git_ctx *c)
 {
+    qr__git_shared_close(c);
     if (c->git_index)
         qr_git_index_close(c->git_index);
     if (c->git)
@@ -392,6 +393,9 @@ static int fail_nomem(qr_buf *err, int rc)
 static int get_commits_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
+    qr_val repos;
+    if (arg_get(args, a, "repos", &repos)) /* across repositories: the shared index */
+        return qr__git_shared_tool(ctx, QR_SHARED_COMMITS, args, repos, a, out, err);
     int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
@@ -626,6 +630,9 @@ static int author_cmp(const void *x, const void *y)
 static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
+    qr_val repos;
+    if (arg_get(args, a, "repos", &repos)) /* across repositories: the shared index */
+        return qr__git_shared_tool(ctx, QR_SHARED_AUTHORS, args, repos, a, out, err);
     int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
@@ -783,6 +790,16 @@ static void rank_base(const char *path, char *out, size_t cap)
 static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
 {
     qr_git *g;
+    qr_val repos;
+    if (arg_get(args, a, "repos", &repos)) { /* across repositories: the shared index */
+        const char *by_arg = qr__git_arg_str(args, a, "by");
+        if (by_arg && strcmp(by_arg, "file")) {
+            qr_buf_puts(err, "parameter 'by': directories are ranked in one repository only; "
+                             "leave out repos, or by");
+            return QR_EINVAL;
+        }
+        return qr__git_shared_tool(ctx, QR_SHARED_FILES, args, repos, a, out, err);
+    }
     int rc = qr__git_host(ctx, &g, err);
     if (rc != QR_OK)
         return rc;
@@ -1359,6 +1376,15 @@ static int check_date(const char *s, size_t n, qr_buf *err)
         .desc = "only commits whose message matches this regular expression (PCRE2, "              \
                 "case-insensitive)"                                                                \
     }
+#define P_REPOS                                                                                    \
+    {                                                                                              \
+        .name = "repos", .type = QR_TOOL_ARRAY, .items = QR_TOOL_STRING,                           \
+        .desc = "ask these repositories of the shared statistics index instead of this one: "      \
+                "their names or ids, or [\"all\"]; each row then names its :repo (needs "          \
+                "QUARRY_DATABASE_URL; the history of each repository's HEAD, without ref, "       \
+                "first_parent or grep)",                                                           \
+        .brief = "other repositories of the shared index (names, or [\"all\"]); rows get :repo"  \
+    }
 #define P_LIMIT(what)                                                                              \
     {                                                                                              \
         .name = "limit", .type = QR_TOOL_INTEGER, .has_min = true, .min = 1,                       \
@@ -1379,6 +1405,7 @@ static const qr_tool_param get_commits_params[] = {
      .type = QR_TOOL_BOOLEAN,
      .def = "false",
      .desc = "add :paths, each changed file with its additions, deletions and status"},
+    P_REPOS,
     {.name = NULL},
 };
 
@@ -1410,8 +1437,8 @@ static const qr_tool get_commits_tool = {
 };
 
 static const qr_tool_param get_author_stats_params[] = {
-    P_SINCE,  P_UNTIL,        P_AUTHOR,       P_PATH, P_REF, P_LIMIT("authors, most commits first"),
-    P_MERGES, P_FIRST_PARENT, {.name = NULL},
+    P_SINCE,  P_UNTIL,        P_AUTHOR, P_PATH,         P_REF, P_LIMIT("authors, most commits first"),
+    P_MERGES, P_FIRST_PARENT, P_REPOS,  {.name = NULL},
 };
 
 /* the columns a table of its rows keeps when the terminal is narrow (issue 24) */
@@ -1438,8 +1465,8 @@ static const qr_tool get_author_stats_tool = {
 };
 
 static const qr_tool_param get_file_stats_params[] = {
-    P_SINCE,  P_UNTIL,        P_AUTHOR,       P_PATH, P_REF, P_LIMIT("files, most changed first"),
-    P_MERGES, P_FIRST_PARENT,
+    P_SINCE,  P_UNTIL,        P_AUTHOR, P_PATH,         P_REF, P_LIMIT("files, most changed first"),
+    P_MERGES, P_FIRST_PARENT, P_REPOS,
     {.name = "by", .type = QR_TOOL_STRING, .def = "\"file\"", .enum_values = by_values,
      .desc = "rank files, or directories: each directory one level below path when path is "
              "a directory (the top-level ones otherwise), its :commits the commits that "

@@ -59,6 +59,8 @@ void qr_host_init(qr_host *h, const char *repo_dir)
     h->code.repo_dir = repo_dir;
     const char *mem = getenv("QUARRY_MEMORY");
     h->mem.memory_path = mem && *mem ? mem : NULL;
+    const char *shared = getenv("QUARRY_DATABASE_URL");
+    h->git.shared_url = shared && *shared ? shared : NULL;
     const char *rdf = getenv("QUARRY_SPARQL_DATA");
     h->sparql.data_paths = rdf && *rdf ? rdf : NULL;
     h->sparql.code = &h->code;

@@ -19,6 +19,14 @@
  * expires. Migration 2 adds the memory agents' run state to that table (last_ok,
  * last_attempt, error: what STORE.agents.json holds for an SQLite store).
  *
+ * Migration 3, the statistics index of many repositories (src/git/shared_index.c):
+ * git_repos names each repository by a stable id (its root commit and a name) and is the
+ * indexing queue (queued, requested, and a lease: holder, lease_until); git_commits and
+ * git_files hold what the SQLite index and the commit walk give per commit, keyed by
+ * (repo, oid). A worker writes a run's rows under generation gen + 1 and publishes it at
+ * the end (git_repos.gen): the views git_commits_live and git_files_live show published
+ * rows only, so a half-done or killed run is never seen.
+ *
  * Rejected: one table per agent or a schema per agent (agents share what they learn:
  * that is the point of the shared store); TIMESTAMPTZ columns (the SQLite store keeps Unix
  * seconds, and export/import must round-trip exactly).
@@ -60,6 +68,35 @@ static const qr_store_migration migrations[] = {
     {2, "memory agents' run state in due_agents",
      "ALTER TABLE due_agents ADD COLUMN last_ok bigint NOT NULL DEFAULT 0,"
      " ADD COLUMN last_attempt bigint NOT NULL DEFAULT 0, ADD COLUMN error text;"},
+    /* the statistics index shared by many repositories (src/git/shared_index.c): the
+     * repositories and their indexing queue, one row per (repository, commit), one per
+     * (repository, commit, file); rows of a run in progress carry the generation it will
+     * publish, and the views show only what a finished run published */
+    {3, "statistics index of many repositories and its indexing queue",
+     "CREATE TABLE git_repos(id text PRIMARY KEY, name text NOT NULL, location text NOT NULL,"
+     " head text, gen bigint NOT NULL DEFAULT 0, indexed_at bigint,"
+     " commits bigint NOT NULL DEFAULT 0, queued bigint, requested bigint NOT NULL DEFAULT 0,"
+     " holder text, lease_until bigint, runs bigint NOT NULL DEFAULT 0, error text);"
+     "CREATE INDEX git_repos_queue ON git_repos(queued) WHERE queued IS NOT NULL;"
+     "CREATE TABLE git_commits(repo text NOT NULL REFERENCES git_repos(id) ON DELETE CASCADE,"
+     " oid text NOT NULL, gen bigint NOT NULL, author text NOT NULL, email text NOT NULL,"
+     " raw_author text NOT NULL, raw_email text NOT NULL, atime bigint NOT NULL,"
+     " aoffset integer NOT NULL, ctime bigint NOT NULL, nparents integer NOT NULL,"
+     " parents text NOT NULL, subject text NOT NULL, message text NOT NULL,"
+     " nfiles integer NOT NULL, additions bigint NOT NULL, deletions bigint NOT NULL,"
+     " PRIMARY KEY(repo, oid));"
+     "CREATE INDEX git_commits_ctime ON git_commits(ctime);"
+     "CREATE INDEX git_commits_email ON git_commits(email);"
+     "CREATE TABLE git_files(repo text NOT NULL, oid text NOT NULL, seq integer NOT NULL,"
+     " path text NOT NULL, path_key bytea,"
+     " additions bigint NOT NULL, deletions bigint NOT NULL, is_binary boolean NOT NULL,"
+     " status text NOT NULL, PRIMARY KEY(repo, oid, seq),"
+     " FOREIGN KEY(repo, oid) REFERENCES git_commits(repo, oid) ON DELETE CASCADE);"
+     "CREATE INDEX git_files_path ON git_files(path);"
+     "CREATE VIEW git_commits_live AS SELECT r.name AS repo_name, c.* FROM git_commits c"
+     " JOIN git_repos r ON r.id = c.repo AND c.gen <= r.gen;"
+     "CREATE VIEW git_files_live AS SELECT c.repo_name, f.*, c.author, c.email, c.atime,"
+     " c.aoffset, c.ctime FROM git_files f JOIN git_commits_live c USING (repo, oid);"},
 };
 
 const qr_store_migration *qr_store_pg_migrations(size_t *n)

@@ -6,7 +6,9 @@
 # (the roles the page creates) set and psql on PATH. Then the read-only role's promise: an
 # MCP server connected with it, even started with --allow-write memory, cannot write
 # through any tool: every memory tool that writes returns an error naming the refusal and
-# the store (its rows and change counter) is unchanged, while the reading tools work.
+# the store (its rows and change counter) is unchanged, while the reading tools work; the
+# git tools answer across repositories from the shared index on that role, and neither
+# they nor psql can change the index's tables with it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 export QUARRY_NOW=2026-03-10T12:00:00Z
@@ -24,7 +26,7 @@ ln -s "$PG_BIN/psql" "$TMP/bin/psql"
 PATH="$TMP/bin:$PATH" QUARRY_DOCS_FENCE=shell QUARRY_DOCS_FILES="$SRC/docs/team.md" \
   sh "$SRC/tests/cli/09_docs.sh" "$Q" >"$TMP/docs.out" 2>&1 || { fail "docs/team.md examples"; cat "$TMP/docs.out"; }
 n=$(sed -n 's/^\([0-9]*\) examples$/\1/p' "$TMP/docs.out")
-[ "${n:-0}" -ge 8 ] || fail "only ${n:-0} examples ran from docs/team.md"
+[ "${n:-0}" -ge 14 ] || fail "only ${n:-0} examples ran from docs/team.md"
 
 # ---- an MCP server on the read-only role cannot write through any tool ----
 before=$(pg_sql team "SELECT generation || ' ' || (SELECT count(*) FROM mem_nodes) || ' ' || (SELECT count(*) FROM mem_edges) || ' ' || (SELECT count(*) FROM mem_visits) || ' ' || (SELECT count(*) FROM mem_tags) || ' ' || (SELECT string_agg(key || ':' || weight || ':' || coalesce(deleted, 0), ',' ORDER BY key) FROM mem_nodes) FROM mem_state")
@@ -65,6 +67,31 @@ grep "\"id\":20," "$TMP/mcp.out" | grep -q 'run make check before a push' || fai
 grep "\"id\":21," "$TMP/mcp.out" | grep -q 'design' || fail "reader MCP: memory_query reads"
 after=$(pg_sql team "SELECT generation || ' ' || (SELECT count(*) FROM mem_nodes) || ' ' || (SELECT count(*) FROM mem_edges) || ' ' || (SELECT count(*) FROM mem_visits) || ' ' || (SELECT count(*) FROM mem_tags) || ' ' || (SELECT string_agg(key || ':' || weight || ':' || coalesce(deleted, 0), ',' ORDER BY key) FROM mem_nodes) FROM mem_state")
 [ "$before" = "$after" ] || fail "reader MCP: the store changed ('$before' -> '$after')"
+# the git tools across repositories on the read-only role: they answer from the shared
+# index (the page's examples indexed /tmp/team-repo), and no tool writes it
+git_before=$(pg_sql team "SELECT (SELECT string_agg(id || ':' || gen || ':' || runs || ':' || coalesce(queued, 0) || ':' || coalesce(holder, ''), ',') FROM git_repos) || ' ' || (SELECT count(*) FROM git_commits) || ' ' || (SELECT count(*) FROM git_files)")
+{
+  echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  call 30 get_author_stats '{"repos":["all"]}'
+  call 31 get_file_stats '{"repos":["team-repo"]}'
+  call 32 get_commits '{"repos":["all"],"limit":5}'
+} >"$TMP/mcpg.in"
+# the server's own repository is another, empty one: the answers come from the database
+git init -q "$TMP/elsewhere"
+(cd "$TMP/elsewhere" && QUARRY_DATABASE_URL="$READER_URL" "$Q" mcp --allow-write memory --repo "$TMP/elsewhere" \
+  <"$TMP/mcpg.in" >"$TMP/mcpg.out" 2>"$TMP/mcpg.err")
+grep '"id":30,' "$TMP/mcpg.out" | grep -q 'repo.*team-repo.*Ann' || { fail "reader MCP: get_author_stats across repositories"; cat "$TMP/mcpg.out" "$TMP/mcpg.err"; }
+grep '"id":31,' "$TMP/mcpg.out" | grep -q 'a\.c' || fail "reader MCP: get_file_stats across repositories"
+grep '"id":32,' "$TMP/mcpg.out" | grep -q 'start' || fail "reader MCP: get_commits across repositories"
+grep -q 'quarry_reader\|postgresql://' "$TMP/mcpg.out" "$TMP/mcpg.err" && fail "reader MCP (git): printed the URL or the role"
+git_after=$(pg_sql team "SELECT (SELECT string_agg(id || ':' || gen || ':' || runs || ':' || coalesce(queued, 0) || ':' || coalesce(holder, ''), ',') FROM git_repos) || ' ' || (SELECT count(*) FROM git_commits) || ' ' || (SELECT count(*) FROM git_files)")
+[ -n "$git_before" ] && [ "$git_before" = "$git_after" ] || fail "reader MCP: the shared index changed ('$git_before' -> '$git_after')"
+# the read-only role cannot write the shared index's tables, whatever the client
+for sql in "INSERT INTO git_repos(id, name, location) VALUES ('x', 'x', 'x')" "UPDATE git_commits SET additions = 0" "DELETE FROM git_files"; do
+  "$PG_BIN/psql" -X -q "$READER_URL" -c "$sql" 2>&1 | grep -q 'permission denied' || fail "reader role: '$sql' was not refused"
+done
+
 # the writing role can (the same server, its own URL)
 sed 's/"mcp-note"/"mcp-note-w"/' "$TMP/mcp.in" | "$Q" mcp --allow-write memory --store "$WRITER_URL" >"$TMP/mcpw.out" 2>&1
 grep '"id":10,' "$TMP/mcpw.out" | grep -q '"isError":true' && fail "writer MCP: memory_add refused"

@@ -467,12 +467,13 @@ static void parse_tags(parser *p)
     char tag[RT_STR], tag2[RT_STR], prev[RT_STR];
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
-        if (t->used || t->tag || t->kind == T_QUOTED || t->kind == T_EMAIL ||
-            t->kind == T_DATE)
+        /* a tag parse_releases already resolved ("v2.0" for v2.0.0) is read again only
+           for "contributed to v2.0.0" below */
+        if (t->used || t->kind == T_QUOTED || t->kind == T_EMAIL || t->kind == T_DATE)
             continue;
         /* a tag written whole, whatever its scheme ("release-2.1.12-stable", "REL_9_6"),
            or a range of two ("release-2.1.11-stable..release-2.1.12-stable") */
-        if (p->o->tag && strpbrk(t->s, "0123456789")) {
+        if (p->o->tag && !t->tag && strpbrk(t->s, "0123456789")) {
             const char *rng = strstr(t->s, "..");
             if (rng && rng > t->s && rng[2] && rng[2] != '.') {
                 char a[TOK_LEN];
@@ -522,7 +523,7 @@ static void parse_tags(parser *p)
         if (!named && !marked && !placed)
             continue;
         if (!named && !tag_of(p, t->s, NULL, tag, prev)) {
-            if (marked) {
+            if (marked && !t->tag) {
                 /* a release this repository has no tag of: not guessed, the nearest named */
                 p->bad = true;
                 char near[RT_STR] = "";
@@ -1161,8 +1162,49 @@ static void parse_start(parser *p)
     }
 }
 
+/* The tags as things asked about: "what's the latest release", "how many tags does the
+ * repo have", "list the releases", "the first tag", "when was release-2.1 tagged". Not a
+ * release named by number ("the 2.1 release": a range, parse_releases) nor a tag used as
+ * a revision ("commits since v1.0"). */
+static void parse_tag_questions(parser *p)
+{
+    static const char *const NOUN[] = {"tag", "tags", "release", "releases", "version",
+                                       "versions", NULL};
+    static const char *const VERB[] = {"tagged", "released", "cut", "published", NULL};
+    size_t noun = p->n, tag = p->n, verb = p->n;
+    for (size_t i = 0; i < p->n; i++) {
+        if (tok_in(p, i, NOUN) && noun == p->n)
+            noun = i;
+        else if (!p->t[i].used && p->t[i].tag && tag == p->n)
+            tag = i;
+        else if (tok_in(p, i, VERB) && verb == p->n)
+            verb = i;
+    }
+    if (p->q->commit[0] && p->q->commit_tag && verb < p->n && noun == p->n) {
+        /* the tag was read as the one commit named ("when was v1.0.0 tagged") */
+        p->q->tags = true;
+        use(p, verb, verb + 1);
+        return;
+    }
+    if (tag < p->n && verb < p->n && noun == p->n) {
+        /* "when was release-2.1 tagged": that tag's row */
+        p->q->tags = true;
+        snprintf(p->q->commit, RT_STR, "%s", p->t[tag].s); /* the tag's name */
+        use(p, tag, tag + 1);
+        use(p, verb, verb + 1);
+        return;
+    }
+    if (noun == p->n || tag < p->n || p->q->ref[0])
+        return;
+    p->q->tags = true;
+    use(p, noun, noun + 1);
+    if (verb < p->n)
+        use(p, verb, verb + 1);
+}
+
 void rt_parse_frames(parser *p)
 {
+    parse_tag_questions(p);
     parse_start(p);
     parse_dir_ranking(p);
     parse_line_totals(p);

@@ -47,6 +47,7 @@ enum {
     S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
     S_LINES = 1u << 20,
     S_RENAME = 1u << 21,    /* a file's renames ("what was x.py called before") */
+    S_TAGS = 1u << 22,      /* the tags themselves ("the latest release") */
     S_GONE = 1u << 22,      /* the file said is not in HEAD (deleted or renamed away) */     /* a total of lines, not a ranking ("how many lines were added") */
     S_TAG = 1u << 19,       /* the one commit was named by a tag: its files only (who
                                "wrote" or "contributed to" a release is not its last commit) */
@@ -117,6 +118,8 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_LINES;
     if (q->renamed)
         s |= S_RENAME;
+    if (q->tags)
+        s |= S_TAGS;
 
     return s;
 }
@@ -1204,6 +1207,59 @@ static void emit_commit_show(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_printf(e, "commit \"%s\"", q->root ? "the initial commit" : q->commit);
 }
 
+/* The tags, newest first: all of them, the newest or oldest one, their count, or the one
+ * named ("when was v1.2 tagged"). */
+static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    bool named = q->commit[0] != '\0';
+    bool count = (q->words & RW_COUNT) != 0;
+    bool oldest = (q->words & RW_FIRST) != 0;
+    bool newest = (q->words & RW_RECENT) != 0;
+    qr_buf_puts(b, "{:fetch [{:tool :get_tags :as :tags :params {");
+    if (named) {
+        /* the name as a glob that matches only itself */
+        char glob[RT_STR * 2];
+        size_t o = 0;
+        for (const char *c = q->commit; *c && o + 3 < sizeof glob; c++) {
+            if (strchr("*?[]\\", *c))
+                glob[o++] = '\\';
+            glob[o++] = *c;
+        }
+        glob[o] = '\0';
+        qr_buf_puts(b, ":pattern ");
+        edn_str(b, glob);
+    } else if (newest && !count && !q->n)
+        qr_buf_puts(b, ":limit 1");
+    else if (q->n && !oldest && !count)
+        qr_buf_printf(b, ":limit %d", q->n);
+    qr_buf_puts(b, "}}]\n");
+    const char *out = "tags";
+    if (oldest && !named && !count) {
+        qr_buf_printf(b, " :transform [{:op :sort :on :tags :as :ordered :by [[:timestamp :asc]]}\n"
+                         "             {:op :take :on :ordered :as :first_tags :n %d}]\n",
+                      q->n ? q->n : 1);
+        out = "first_tags";
+    }
+    char sum[RT_STR * 2];
+    if (count)
+        snprintf(sum, sizeof sum, "{{count:tags}} tags");
+    else if (named)
+        snprintf(sum, sizeof sum, "%s: {{first:tags:date}}, commit {{first:tags:short_hash}} "
+                 "({{first:tags:subject}})", q->commit);
+    else if (newest || oldest)
+        snprintf(sum, sizeof sum, "The %s tag: {{first:%s:name}} ({{first:%s:date}})",
+                 oldest ? "oldest" : "latest", out, out);
+    else
+        snprintf(sum, sizeof sum, "{{count:tags}} tags, newest first");
+    if (count)
+        qr_buf_puts(b, " :return {:count \"{{count:tags}}\" :findings :tags :summary ");
+    else
+        qr_buf_printf(b, " :return {:findings :%s :summary ", out);
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    qr_buf_puts(e, named ? "the tag named" : count ? "count of the tags" : "the tags");
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
@@ -1241,6 +1297,16 @@ static const rule RULES[] = {
      S_COMMIT,
      0,
      emit_commit_author},
+    {"tags",
+     "the tags (releases): the latest or first, how many, all of them, or when one was made",
+     {"what's the latest release", "how many tags does the repo have", "list the releases",
+      "when was v1.2.0 tagged"},
+     {0, W(RECENT), W(FIRST), W(COUNT), W(WHEN), REQ_END},
+     W(RECENT) | W(FIRST) | W(COUNT) | W(WHEN) | W(MOST) | W(MADE),
+     S_TAGS | S_N | S_COMMIT | S_TAG,
+     S_TAGS,
+     0,
+     emit_tags},
     {"commit-show",
      "one commit: its id, author, date and message (named by its id or a tag)",
      {"commit 60213d4", "the message of commit 28985ce", "what commit is v1.0.0",

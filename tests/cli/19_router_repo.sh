@@ -2,7 +2,7 @@
 # a file named without its folders (the root file, the one file of that name, several
 # files: declined), tags of a scheme that is not a version ("release-2.1-stable"), a
 # full name over all its addresses, directories ranked, a file's renames (and a file
-# renamed away), line totals of one file, one commit shown; and two tool readings they
+# renamed away), line totals of one file, one commit shown, the tags themselves; and two tool readings they
 # rest on: `since` with a path filters by date (git's --since-as-filter) on a history
 # whose dates are out of order, and an address is one author whatever its case. Every
 # answer is checked against git on a repository built here; "now" is pinned.
@@ -72,7 +72,8 @@ for k in ("count", "total", "hash"):
     if k in out:
         print("%s=%s" % (k, out[k]))
 for row in out.get("findings", [])[:3]:
-    print(row.get("old_path") or row.get("short_hash") or row.get("path") or row.get("author"))
+    print(row.get("name") or row.get("old_path") or row.get("short_hash") or row.get("path") or
+          row.get("author"))
 PY
 }
 n() { git -C "$R" "$@" | wc -l | tr -d ' '; }
@@ -91,6 +92,14 @@ count=$(n rev-list release-2.1-stable..release-2.2-stable)" \
 expect_out "commit of a tag" "commit-show
 hash=$(git -C "$R" rev-parse release-2.1-stable^{commit})
 $(git -C "$R" rev-parse --short=7 release-2.1-stable^{commit})" ask "what commit is release-2.1-stable?"
+# the tags themselves: the latest, how many, when one was made (get_tags)
+expect_out "latest release" "tags
+$(git -C "$R" tag --sort=-creatordate | head -1)" ask "what's the latest release?"
+expect_out "how many tags" "tags
+count=$(n tag)
+$(git -C "$R" tag --sort=-creatordate | head -3)" ask "how many tags does the repo have?"
+expect_out "when a tag was made" "tags
+release-2.1-stable" ask "when was release-2.1-stable tagged?"
 # a full name of three words, over both of its addresses
 expect_out "three-word name" "count-commits
 count=$(n log --format=%h --author='Mei Lin Chen')" ask "how many commits did Mei Lin Chen make?"

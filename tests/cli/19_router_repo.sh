@@ -2,8 +2,8 @@
 # a file named without its folders (the root file, the one file of that name, several
 # files: declined), tags of a scheme that is not a version ("release-2.1-stable"), a
 # full name over all its addresses, directories ranked, a file's renames (and a file
-# renamed away), line totals of one file, one commit shown, the tags themselves; and two tool readings they
-# rest on: `since` with a path filters by date (git's --since-as-filter) on a history
+# renamed away), line totals of one file, one commit shown, the tags themselves; and two
+# tool readings they rest on: `since` with a path filters by date (git's --since-as-filter) on a history
 # whose dates are out of order, and an address is one author whatever its case. Every
 # answer is checked against git on a repository built here; "now" is pinned.
 . "$(dirname "$0")/lib.sh"

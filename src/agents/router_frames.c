@@ -112,6 +112,24 @@ void rt_parse_asides(parser *p)
             i--;
         }
     }
+    /* "over the whole history", "in the entire history", "across all history": no window */
+    for (size_t i = 0; i + 2 < p->n; i++) {
+        if (!(tok_is(p, i, "over") || tok_is(p, i, "in") || tok_is(p, i, "across") ||
+              tok_is(p, i, "through") || tok_is(p, i, "throughout")))
+            continue;
+        size_t k = i + 1;
+        if (tok_is(p, k, "the"))
+            k++;
+        if (tok_is(p, k, "whole") || tok_is(p, k, "entire") || tok_is(p, k, "full") ||
+            tok_is(p, k, "all"))
+            k++;
+        else
+            continue;
+        if (tok_is(p, k, "history") || tok_is(p, k, "project's")) {
+            drop(p, i, k + 1);
+            break;
+        }
+    }
     /* "all time", "of all time", "all-time": no window, said */
     for (size_t i = 0; i + 1 < p->n; i++)
         if (tok_is(p, i, "all") && tok_is(p, i + 1, "time")) {
@@ -1047,8 +1065,16 @@ static void parse_line_totals(parser *p)
             from = i - 2;
         else if (i >= 1 && tok_is(p, i - 1, "total"))
             from = i - 1;
-        else
-            continue;
+        else {
+            /* "lines deleted in docs/", "lines added between v1 and v2": the noun first */
+            bool first = true;
+            for (size_t k = 0; k < i; k++)
+                if (!p->t[k].used && !(p->t[k].kind == T_WORD && in_list(p->t[k].s, RT_STOP)))
+                    first = false;
+            if (!first)
+                continue;
+            from = i;
+        }
         if (from >= 1 && tok_is(p, from - 1, "total"))
             from--;
         if (p->t[from].used || p->q->sort || p->q->line_total)

@@ -554,8 +554,8 @@ static void emit_line_total(const rt_question *q, qr_buf *b, qr_buf *e)
                    "{:additions [:sum :additions] :deletions [:sum :deletions] :lines [:sum "
                    ":lines] :commits [:count]}}]\n");
     snprintf(val, sizeof val, "{{total:%s}}", sort_field(q->sort));
-    snprintf(sum, sizeof sum, "%s %s%s (in {{total:commits}} commits)", val,
-             sort_words(q->sort), qual);
+    snprintf(sum, sizeof sum, "%s %s%s (in {{total:commits}} commits; as git log --numstat "
+             "--no-renames counts them)", val, sort_words(q->sort), qual);
     qr_buf_puts(b, " :return {:total ");
     edn_str(b, val);
     qr_buf_puts(b, " :additions \"{{total:additions}}\" :deletions \"{{total:deletions}}\" "
@@ -1379,17 +1379,16 @@ static const rule RULES[] = {
      0,
      emit_count_authors},
     {"count-lines",
-     "how many lines of one file were added, deleted or changed (in a window, by an author)",
-     {"how many lines were added to src/main.c", "total deletions in lib/util.c by alice",
-      "number of lines changed in docs/guide.md last month", NULL},
+     "how many lines were added, deleted or changed (in a window, by an author, in a path)",
+     {"how many lines were added to src/main.c", "total deletions by alice in 2025",
+      "number of lines changed in docs/ last month", "lines added between v1.0 and v1.1"},
      {0, W(COUNT), REQ_END},
      W(COUNT) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(CHANGE),
-     /* one file only: over a directory or the whole history a rename counts as its
-        lines deleted and added (the statistics are --no-renames) where git log's
-        default pairs it, so the two readings differ and neither is sure */
-     S_LINES | S_SORT | S_WINDOW | S_AUTHOR | S_FILE | S_GREP | S_MERGES | S_BOTS |
-         S_AUTHOR2 | S_REF | S_WDAYS,
-     S_LINES | S_FILE,
+     /* as the statistics count lines (git log --numstat --no-renames): a rename is its
+        lines deleted and added, which the summary says */
+     S_LINES | S_SORT | S_WINDOW | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS |
+         S_AUTHOR2 | S_REF | S_WDAYS | S_PATH2 | S_UNTOUCHED,
+     S_LINES,
      SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
      emit_line_total},
     {"count-commits",

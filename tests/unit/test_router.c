@@ -344,8 +344,6 @@ static const char *const NO_MATCH[] = {
     "commits by so-and-so",
     "commits by non-humans",
     "commits by alice's team",
-    "how many lines were added to src/",
-    "how many lines were added in 2025",
     "how many lines does src/x.c have",
     "how many lines were added and deleted in src/x.c",
     "who renamed files in 2025",
@@ -695,6 +693,8 @@ static const expect PINNED[] = {
        commit, terse pipes, the team, chatter, words that describe a path */
     {"How many lines were added to app/auth.py in total?", "count-lines", {":path \"app/auth.py\"", ":total \"{{total:additions}}\""}},
     {"number of lines of code removed from src/x.c", "count-lines", {":path \"src/x.c\"", ":total \"{{total:deletions}}\""}},
+    {"how many lines were added in 2025", "count-lines", {":since \"2025-01-01\"", ":total \"{{total:additions}}\""}},
+    {"lines deleted in docs/ over the whole history", "count-lines", {":path \"docs/\"", ":total \"{{total:deletions}}\""}},
     {"how many lines changed in src/x.c by alice last month", "count-lines", {":author \"alice@example.com\"", ":total \"{{total:lines}}\"", ":since \"2026-10-01\""}},
     {"what was src/new.c called before it was renamed?", "file-renames", {":path \"src/new.c\"", "[:= :status \"R\"]"}},
     {"the original name of docs/guide.md", "file-renames", {"[[:timestamp :asc]]"}},

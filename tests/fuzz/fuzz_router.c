@@ -39,6 +39,35 @@ static bool fz_author(void *ud, const char *name, char *out, size_t cap)
     return true;
 }
 
+/* The repository's files and tags as the host says them: http.c at the root, util.c in
+ * two folders, regress.c in one; the tags v1.0 and release-2.1-stable. */
+static int fz_file(void *ud, const char *name, char *out, size_t cap)
+{
+    (void)ud;
+    if (!strcmp(name, "http.c")) {
+        snprintf(out, cap, "http.c");
+        return 1;
+    }
+    if (!strcmp(name, "regress.c")) {
+        snprintf(out, cap, "test/regress.c");
+        return 1;
+    }
+    if (!strcmp(name, "util.c")) {
+        snprintf(out, cap, "a/util.c, b/util.c");
+        return 2;
+    }
+    return strchr(name, '/') && strlen(name) % 2 ? 1 : 0;
+}
+
+static bool fz_tag(void *ud, const char *name, char *out, size_t cap)
+{
+    (void)ud;
+    if (strcmp(name, "v1.0") && strcmp(name, "release-2.1-stable"))
+        return false;
+    snprintf(out, cap, "%s", name);
+    return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static qr_tools *tools;
@@ -46,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     char why[256];
     qr_router_opts ro = {.now = 1795483800, .author = fz_author, .release = fz_release,
-                         .why = why, .why_cap = sizeof why};
+                         .file = fz_file, .tag = fz_tag, .why = why, .why_cap = sizeof why};
     /* with no knowledge of the repository, then with some */
     for (int pass = 0; pass < 2; pass++) {
         qr_route r;

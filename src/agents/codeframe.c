@@ -54,6 +54,7 @@ enum {
     W_STOP,      /* words that carry no slot */
     W_OTHER,     /* rankings, recursion, reasons: questions no frame here answers */
     W_DEPTH,     /* levels, deep, depth, hops */
+    W_FIELD,     /* field, member: "which struct has a field named X" */
     W_NUMBER,    /* a count: "2", "three" */
     W_COUNT_IDS
 };
@@ -95,6 +96,8 @@ static const char *const words_funcs[] = {
 static const char *const words_structs[] = {"struct", "structs", "structure", "structures",
                                             "record", "records", NULL};
 static const char *const words_macros[] = {"macro", "macros", NULL};
+static const char *const words_field[] = {"field", "fields", "member", "members", "named",
+                                          NULL};
 static const char *const words_files[] = {"file",    "files",  "header",  "headers", "source",
                                           "sources", "module", "modules", NULL};
 static const char *const words_trans[] = {
@@ -162,7 +165,8 @@ static const struct {
                    {words_inactive, W_INACTIVE},
                    {words_stop, W_STOP},
                    {words_other, W_OTHER},
-                   {words_depth, W_DEPTH}};
+                   {words_depth, W_DEPTH},
+                   {words_field, W_FIELD}};
 
 /* A word as close to two frame words under the shared typo measure ("callrs": calls,
  * callers, called): the frame word fewest plain edits away; between a verb and its noun
@@ -374,7 +378,7 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false;
     if (f->inactive && r != CF_CALLERS && r != CF_CALLEES && r != CF_LIST)
         return false;
-    if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION)
+    if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD)
         return false; /* "which macros call X" */
     if (has(t, n, W_COUNT) && r != CF_COUNT)
         return false; /* "how many callers does X have": a count, not a list */
@@ -538,6 +542,18 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
     if (!subject_path && !t[subj].ident)
         return false;
 
+    /* "which struct has a field named X", "X is a member of which struct": the structs
+       (and unions) that have a member of that name */
+    if (has(t, n, W_FIELD) && !subject_path) {
+        for (size_t i = 0; i < n; i++)
+            if (t[i].id && t[i].id != W_FIELD && t[i].id != W_STRUCTS && t[i].id != W_STOP &&
+                t[i].id != W_OF && t[i].id != W_IN && t[i].id != W_WHERE &&
+                t[i].id != W_DEFINE &&
+                !(t[i].id == W_CALLED && i > 0 && t[i - 1].id == W_FIELD)) /* "a field called x" */
+                return false;
+        f->rel = CF_FIELD;
+        return !f->in[0];
+    }
     /* calls */
     if (has(t, n, W_CALLERS) && !has(t, n, W_CALLEES)) {
         if (subject_path)

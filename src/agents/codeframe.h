@@ -2,7 +2,7 @@
  * codeframe.h (internal to src/agents): search_codebase's frame reader and the answers it
  * computes on the code graph itself. A question is read as a frame, not matched against
  * phrasings: a relation (callers, callees, includers, includes, definition, unused, list,
- * count), a subject (a function, file, directory, macro or struct name) and filters
+ * count, the structs with a field), a subject (a function, file, directory, macro or struct name) and filters
  * (static, in FILE or DIR, transitive). Which side of the verb the subject stands on says
  * the direction: "who calls X" / "X calls what", "what includes H" / "what does F
  * include"; a passive verb reverses it ("where is X called", "what is called by X").
@@ -29,6 +29,7 @@ typedef enum cf_rel {
     CF_UNUSED,
     CF_LIST,
     CF_COUNT,
+    CF_FIELD, /* the structs with a member named subject */
 } cf_rel;
 
 typedef enum cf_what { CF_FUNCTIONS = 0, CF_STRUCTS, CF_MACROS } cf_what;

@@ -846,6 +846,16 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "} ORDER BY ?header",
                       s, f->transitive ? "+" : "");
         break;
+    case CF_FIELD:
+        *check_name = true;
+        *name = "field";
+        qr_buf_printf(&q,
+                      PFX "SELECT DISTINCT ?struct ?file ?line WHERE {\n"
+                          "  ?m a code:Member ; code:name \"%s\" ; code:parentName ?struct ;\n"
+                          "     code:file/code:path ?file ; code:line ?line .\n"
+                          "} ORDER BY ?file ?line",
+                      s);
+        break;
     case CF_DEFINITION:
         *check_name = true;
         *name = "definition";

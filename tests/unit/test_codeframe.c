@@ -51,6 +51,10 @@ int main(void)
         {"where is strbuf_append defined", CF_DEFINITION, "strbuf_append", "", 0},
         {"in which file is sock_open", CF_DEFINITION, "sock_open", "", 0},
         {"where's the MAX_LINE macro", CF_DEFINITION, "MAX_LINE", "", 0},
+        /* the structs with a member of that name */
+        {"which struct has a field named maxstack?", CF_FIELD, "maxstack", "", 0},
+        {"nCcalls is a field of which struct?", CF_FIELD, "nCcalls", "", 0},
+        {"which structs have a member called stack", CF_FIELD, "stack", "", 0},
         {"static functions nobody calls", CF_UNUSED, "", "", 1},
         {"functions with no callers", CF_UNUSED, "", "", 0},
         {"which functions aren't called anywhere", CF_UNUSED, "", "", 0},

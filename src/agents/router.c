@@ -1713,6 +1713,21 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "who has more commits, anna or jonas", "between A and B, who committed more":
+           two people compared; "more than 10" is a count this does not read */
+        static const char *const MORE[] = {"more", "most", "fewer", "fewest", "less", "least",
+                                           NULL};
+        if (p->q->author2[0] && in_list(t->s, MORE) && !said(p, "than", "than", "than")) {
+            p->q->words |= RW_MOST;
+            p->q->ascending = strcmp(t->s, "more") != 0 && strcmp(t->s, "most") != 0;
+            p->q->compare = true;
+            t->used = true;
+            continue;
+        }
+        if (p->q->author2[0] && strcmp(t->s, "between") == 0) {
+            t->used = true; /* "between anna and jonas" */
+            continue;
+        }
         /* "how many people have contributed commits", "authors who made commits": the
            commits are what the people did, not what is counted */
         static const char *const DID[] = {"contributed", "made", "pushed", "authored",
@@ -1943,7 +1958,9 @@ static void parse_known_authors(parser *p)
             snprintf(three, sizeof three, "%s %s %s", t->s, u->s, v->s);
             if (known_author(p, three, who)) {
                 set_author(p, who);
-                use(p, i, i + 3);
+                if ((more = second_at(p, i + 3, who, who2)))
+                    set_second(p, who2);
+                use(p, i, i + 3 + more);
                 continue;
             }
         }

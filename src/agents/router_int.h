@@ -109,6 +109,7 @@ typedef struct rt_question {
     int renamed;        /* 1: "what was x.py called before", "who renamed x.py": the latest
                            rename in the file's history; 2: "x.py's original name": the
                            oldest */
+    bool compare;       /* two people compared ("who has more commits, anna or jonas") */
     bool tags;          /* the tags (releases) themselves are asked about ("the latest
                            release", "how many tags", "when was v1.2 tagged") */
     bool by_dir;        /* directories ranked, not files ("which directory has the most

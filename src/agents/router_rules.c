@@ -1260,6 +1260,47 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
     qr_buf_puts(e, named ? "the tag named" : count ? "count of the tags" : "the tags");
 }
 
+/* Two people compared ("who has more commits, anna or jonas"): each one's statistics
+ * summed over their addresses, the two ranked by the sort key (commits by default). */
+static void emit_compare(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    const unsigned all = P_WINDOW | P_PATH | P_MERGES;
+    rt_question two = *q;
+    snprintf(two.author, RT_STR, "%s", q->author2);
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :first_author :params ");
+    size_t at = b->len;
+    params(b, q, all, 0);
+    /* reopen each map for :author */
+    b->p[--b->len] = '\0';
+    qr_buf_printf(b, "%s:author ", b->len - at > 1 ? " " : "");
+    edn_str(b, q->author);
+    qr_buf_puts(b, "}}\n         {:tool :get_author_stats :as :second_author :params ");
+    at = b->len;
+    params(b, &two, all, 0);
+    b->p[--b->len] = '\0';
+    qr_buf_printf(b, "%s:author ", b->len - at > 1 ? " " : "");
+    edn_str(b, q->author2);
+    /* one person under several addresses is several rows of one name: summed by name */
+    qr_buf_puts(b, "}}]\n :transform [{:op :concat :on [:first_author :second_author] :as :both}\n"
+                   "             {:op :group :on :both :as :people :by :author}\n"
+                   "             {:op :aggregate :on :people :as :summed :compute {:email [:max "
+                   ":email] :commits [:sum :commits] :additions [:sum :additions] :deletions "
+                   "[:sum :deletions]}}\n             ");
+    const char *key = sort_field(q->sort ? q->sort : RT_SORT_COMMITS);
+    qr_buf_printf(b, "{:op :map :on :summed :as :sized :compute {:lines [:+ :additions "
+                     ":deletions]}}\n"
+                     "             {:op :sort :on :sized :as :ranked :by [[:%s :%s]]}]\n",
+                  key, q->ascending ? "asc" : "desc");
+    char sum[RT_STR * 4];
+    snprintf(sum, sizeof sum, "{{first:ranked:author}} has %s %s ({{first:ranked:%s}} to "
+             "{{last:ranked:%s}})", q->ascending ? "fewer" : "more",
+             sort_words(q->sort ? q->sort : RT_SORT_COMMITS), key, key);
+    qr_buf_puts(b, " :return {:findings :ranked :summary ");
+    edn_str(b, sum);
+    qr_buf_puts(b, "}}");
+    explain_line(e, "two authors compared", q, all | P_AUTHOR, 0);
+}
+
 /* ---- the table ---- */
 
 #define W(x) RW_##x
@@ -1297,6 +1338,17 @@ static const rule RULES[] = {
      S_COMMIT,
      0,
      emit_commit_author},
+    {"compare-authors",
+     "two people compared: who has more (or fewer) commits, or lines",
+     {"who has more commits, alice or ines", "between alice and ines, who committed more",
+      "who has fewer commits this year, alice or ines", NULL},
+     {W(WHO) | W(MOST), W(MOST), W(AUTHORS) | W(MOST), REQ_END},
+     W(WHO) | W(MOST) | W(COMMITS) | W(COMMITTED) | W(MADE) | W(ACTIVE) | W(AUTHORS) | W(LINES) |
+         W(MOSTBY) | W(CHANGE),
+     S_AUTHOR | S_AUTHOR2 | S_WINDOW | S_PATH | S_MERGES | S_SORT | S_REF,
+     S_AUTHOR | S_AUTHOR2,
+     SB(RT_SORT_COMMITS) | SB(RT_SORT_ADDITIONS) | SB(RT_SORT_DELETIONS) | SB(RT_SORT_LINES),
+     emit_compare},
     {"tags",
      "the tags (releases): the latest or first, how many, all of them, or when one was made",
      {"what's the latest release", "how many tags does the repo have", "list the releases",
@@ -1521,6 +1573,8 @@ static const rule RULES[] = {
      emit_commits},
 };
 
+static void emit_compare(const rt_question *q, qr_buf *b, qr_buf *e);
+
 static bool rule_accepts(const rule *r, const rt_question *q)
 {
     uint32_t s = slots_of(q);
@@ -1544,7 +1598,11 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     /* one of the newest commits: only with "recent" said, never with a count */
     if (r->emit == emit_commits && q->nth && (!(q->words & RW_RECENT) || q->n))
         return false;
-    if (q->ascending && r->emit != emit_top_authors && r->emit != emit_periods)
+    if (q->ascending && r->emit != emit_top_authors && r->emit != emit_periods &&
+        r->emit != emit_compare)
+        return false;
+    /* two people compared only by the comparison ("who has more commits, A or B") */
+    if (q->compare != (r->emit == emit_compare))
         return false;
     /* authors counted from commits are ranked by commits only */
     if (r->emit == emit_top_authors && (q->wdays || q->hours || q->grep[0] || q->path2[0]) &&

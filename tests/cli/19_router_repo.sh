@@ -2,9 +2,9 @@
 # a file named without its folders (the root file, the one file of that name, several
 # files: declined), tags of a scheme that is not a version ("release-2.1-stable"), a
 # full name over all its addresses, directories ranked, a file's renames (and a file
-# renamed away), line totals of one file, one commit shown, the tags themselves; and two
-# tool readings they rest on: `since` with a path filters by date (git's --since-as-filter) on a history
-# whose dates are out of order, and an address is one author whatever its case. Every
+# renamed away), line totals, one commit shown, the tags themselves, two people
+# compared; and two tool readings they rest on: `since` with a path filters by date
+# (git's --since-as-filter) on a history whose dates are out of order, and an address is one author whatever its case. Every
 # answer is checked against git on a repository built here; "now" is pinned.
 . "$(dirname "$0")/lib.sh"
 
@@ -103,6 +103,15 @@ release-2.1-stable" ask "when was release-2.1-stable tagged?"
 # a full name of three words, over both of its addresses
 expect_out "three-word name" "count-commits
 count=$(n log --format=%h --author='Mei Lin Chen')" ask "how many commits did Mei Lin Chen make?"
+# two people compared, each summed over their addresses (Mei has two, Bob two spellings)
+mei=$(n log --format=%h --author='Mei Lin Chen'); bob=$(n log --format=%h --author='Bob Stone')
+if [ "$mei" -gt "$bob" ]; then first="Mei Lin Chen"; second="Bob Stone"; else first="Bob Stone"; second="Mei Lin Chen"; fi
+expect_out "two people compared" "compare-authors
+$first
+$second" ask "who has more commits, Bob Stone or Mei Lin Chen?"
+expect_out "two people compared, fewer" "compare-authors
+$second
+$first" ask "between Mei Lin Chen and Bob Stone, who has fewer commits?"
 # directories ranked: commits each counted once per directory
 expect_out "directories under services/" "file-churn
 services/ledger/

@@ -1165,8 +1165,9 @@ static void emit_inactive(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "authors with no commit in the window", q, scope | P_WINDOW, 0);
 }
 
-/* Who wrote one commit (by its id, a tag, or the initial commit): its row. */
-static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
+/* The fetch of one commit as :commit: by its id or tag, or the initial commit (the last
+ * of all); the transform after it is the caller's. */
+static void one_commit_fetch(const rt_question *q, qr_buf *b)
 {
     if (q->root)
         qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
@@ -1176,8 +1177,14 @@ static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
         qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
         edn_str(b, q->commit);
     }
-    qr_buf_puts(b, " :limit 1}}]\n"
-                   " :transform [{:op :map :on :commit :as :rows :select " );
+    qr_buf_puts(b, " :limit 1}}]\n");
+}
+
+/* Who wrote one commit (by its id, a tag, or the initial commit): its row. */
+static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    one_commit_fetch(q, b);
+    qr_buf_puts(b, " :transform [{:op :map :on :commit :as :rows :select " );
     qr_buf_puts(b, COMMIT_FIELDS);
     qr_buf_puts(b, "}]\n"
                    " :return {:findings :rows :summary "
@@ -1190,16 +1197,8 @@ static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
  * and whole message. */
 static void emit_commit_show(const rt_question *q, qr_buf *b, qr_buf *e)
 {
-    if (q->root)
-        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
-                       "         {:tool :get_commits :as :commit :params {:ref "
-                       "\"{{last:all:hash}}\"");
-    else {
-        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
-        edn_str(b, q->commit);
-    }
-    qr_buf_puts(b, " :limit 1}}]\n"
-                   " :transform [{:op :map :on :commit :as :rows :select [:hash :short_hash "
+    one_commit_fetch(q, b);
+    qr_buf_puts(b, " :transform [{:op :map :on :commit :as :rows :select [:hash :short_hash "
                    ":author :email :date :subject :message :files :additions :deletions]}]\n"
                    " :return {:findings :rows :hash \"{{first:rows:hash}}\" :summary "
                    "\"{{first:rows:hash}} by {{first:rows:author}} on {{first:rows:date}}: "

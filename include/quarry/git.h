@@ -180,6 +180,12 @@ int qr_git_index_update(qr_git *g, qr_git_index *ix, qr_git_progress_fn progress
  * QR_STORE_POSTGRES_OK), used by one thread at a time. */
 struct qr_store;
 
+/* Connects st (caller's storage) to the shared index at url, a postgresql:// URL whose
+ * schema must be this binary's: QR_EINVAL for another kind of URL or a schema to create
+ * or migrate (the message says which `quarry db` command), QR_EIO when the server cannot
+ * be reached; on failure st is closed. The URL is never in a message. */
+int qr_git_shared_open(struct qr_store *st, const char *url, qr_buf *err);
+
 /* Appends the id of g's repository under name (NULL: the default name) to id. QR_EINVAL
  * when HEAD has no commits. */
 int qr_git_shared_id(qr_git *g, const char *name, qr_buf *id, qr_buf *err);

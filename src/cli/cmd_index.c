@@ -124,28 +124,12 @@ static int shared_open(const cli_args *args, qr_store *st, qr_buf *err)
                          "QUARRY_DATABASE_URL");
         return QR_EINVAL;
     }
-    if (qr_store_backend_of(url) != QR_STORE_POSTGRES) {
-        qr_buf_puts(err, "the shared index is on PostgreSQL: the URL must begin with "
-                         "postgres:// or postgresql:// (it is not shown: it may hold a "
-                         "password)");
-        return QR_EINVAL;
-    }
     qr_buf pw;
     qr_buf_init(&pw);
     if (qr_store_url_password(url, &pw))
         cli_add_secret(pw.p);
     qr_buf_release(&pw);
-    qr_store_spec spec = {.what = "the shared statistics index", .location = url,
-                          .flags = QR_STORE_POSTGRES_OK};
-    int rc = qr_store_open(st, &spec, err);
-    if (rc == QR_OK && st->kind != QR_STORE_OURS) {
-        qr_buf_printf(err, "the shared statistics index on %s %s: run 'quarry db %s'",
-                      st->server,
-                      st->kind == QR_STORE_EMPTY ? "has no schema yet" : "has an older schema",
-                      st->kind == QR_STORE_EMPTY ? "init" : "migrate");
-        rc = QR_EINVAL;
-    }
-    return rc == QR_EINVAL ? QR_EINVAL : rc ? QR_EIO : QR_OK;
+    return qr_git_shared_open(st, url, err);
 }
 
 static int cmd_enqueue(const cli_args *args, cli_format fmt)

@@ -114,6 +114,29 @@ static int walk_head(qr_git *g, bool messages, qr_git_index *ix, const qr_stop *
     return qr__git_walk(g, &o, a, cs, n, err);
 }
 
+int qr_git_shared_open(qr_store *st, const char *url, qr_buf *err)
+{
+    memset(st, 0, sizeof *st);
+    if (qr_store_backend_of(url) != QR_STORE_POSTGRES) {
+        qr_buf_puts(err, "the shared index is on PostgreSQL: the URL must begin with "
+                         "postgres:// or postgresql:// (it is not shown: it may hold a "
+                         "password)");
+        return QR_EINVAL;
+    }
+    qr_store_spec spec = {.what = "the shared statistics index", .location = url,
+                          .flags = QR_STORE_POSTGRES_OK};
+    int rc = qr_store_open(st, &spec, err);
+    if (rc == QR_OK && st->kind != QR_STORE_OURS) {
+        qr_buf_printf(err, "the shared statistics index on %s %s: run 'quarry db %s'",
+                      st->server,
+                      st->kind == QR_STORE_EMPTY ? "has no schema yet" : "has an older schema",
+                      st->kind == QR_STORE_EMPTY ? "init" : "migrate");
+        qr_store_close(st);
+        return QR_EINVAL;
+    }
+    return rc == QR_OK ? QR_OK : rc == QR_EINVAL ? QR_EINVAL : QR_EIO;
+}
+
 int qr_git_shared_id(qr_git *g, const char *name, qr_buf *id, qr_buf *err)
 {
     qr_arena a;

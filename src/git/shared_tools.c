@@ -55,20 +55,10 @@ static int shared_store(qr_git_ctx *h, qr_store **out, qr_buf *err)
     qr_store *st = calloc(1, sizeof *st);
     if (!st)
         return QR_ENOMEM;
-    qr_store_spec spec = {.what = "the shared statistics index", .location = h->shared_url,
-                          .flags = QR_STORE_POSTGRES_OK};
-    int rc = qr_store_open(st, &spec, err);
-    if (rc == QR_OK && st->kind != QR_STORE_OURS) {
-        qr_buf_printf(err, "the shared statistics index on %s %s: run 'quarry db %s'",
-                      st->server,
-                      st->kind == QR_STORE_EMPTY ? "has no schema yet" : "has an older schema",
-                      st->kind == QR_STORE_EMPTY ? "init" : "migrate");
-        rc = QR_EIO;
-    }
+    int rc = qr_git_shared_open(st, h->shared_url, err);
     if (rc) {
-        qr_store_close(st);
         free(st);
-        return rc == QR_EINVAL ? QR_EINVAL : QR_EIO;
+        return rc;
     }
     h->shared = st;
     *out = st;

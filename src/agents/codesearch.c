@@ -177,6 +177,7 @@ static const tmpl templates[] = {
      PFX "SELECT ?name ?line WHERE {\n"
          "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
          "  ?s a code:Struct ; code:file ?file ; code:name ?name ; code:line ?line .\n"
+         "  FILTER(?name != \"(anonymous)\")\n"
          "} ORDER BY ?p ?line"},
     {"statics", statics, NULL, false,
      PFX "SELECT ?name ?file ?line WHERE {\n"
@@ -906,7 +907,10 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
             qr_buf_printf(&q, PFX "SELECT ?name ?file ?line WHERE {\n"
                                   "  ?f a code:%s ; code:name ?name ; code:file/code:path ?file "
                                   ";\n"
-                                  "     code:line ?line .\n",
+                                  "     code:line ?line .\n"
+                                  /* a struct with no name (a member's type written in place)
+                                     is no struct a question can name */
+                                  "  FILTER(?name != \"(anonymous)\")\n",
                           cls);
         if (!f->inactive)
             qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n");

@@ -496,8 +496,15 @@ static void parse_tags(parser *p)
             if (rng && rng > t->s && rng[2] && rng[2] != '.') {
                 char a[TOK_LEN];
                 snprintf(a, sizeof a, "%.*s", (int)(rng - t->s), t->s);
-                if (p->o->tag(p->o->author_ud, a, tag, sizeof tag) &&
-                    p->o->tag(p->o->author_ud, rng + 2, tag2, sizeof tag2)) {
+                /* either side may be HEAD ("release-2.2.1-alpha..HEAD") */
+                bool head_a = !strcasecmp(a, "head"), head_b = !strcasecmp(rng + 2, "head");
+                if (head_a)
+                    snprintf(tag, sizeof tag, "HEAD");
+                if (head_b)
+                    snprintf(tag2, sizeof tag2, "HEAD");
+                if (!(head_a && head_b) &&
+                    (head_a || p->o->tag(p->o->author_ud, a, tag, sizeof tag)) &&
+                    (head_b || p->o->tag(p->o->author_ud, rng + 2, tag2, sizeof tag2))) {
                     if (p->q->ref[0])
                         p->bad = true;
                     snprintf(p->q->ref, RT_STR, "%.120s..%.120s", tag, tag2);
@@ -1222,6 +1229,15 @@ static void parse_tag_questions(parser *p)
     }
     if (noun == p->n || tag < p->n || p->q->ref[0])
         return;
+    if (p->q->commit[0] && !p->q->commit_tag) {
+        /* "the 7.4 tags", "list the 2.1 releases": the tags of that version (a number no
+           tag is exactly); one such release ("the 7.4 release") is a range, read before */
+        const char *c = p->q->commit;
+        size_t nl = strlen(p->t[noun].s);
+        if (!isdigit((unsigned char)c[c[0] == 'v']) || p->t[noun].s[nl - 1] != 's')
+            return;
+        p->q->tags_prefix = true;
+    }
     p->q->tags = true;
     use(p, noun, noun + 1);
     if (verb < p->n)

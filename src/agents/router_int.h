@@ -112,6 +112,8 @@ typedef struct rt_question {
     bool compare;       /* two people compared ("who has more commits, anna or jonas") */
     bool tags;          /* the tags (releases) themselves are asked about ("the latest
                            release", "how many tags", "when was v1.2 tagged") */
+    bool tags_prefix;   /* with tags: commit is a version the tags start with ("the 7.4
+                           tags": 7.4-rc1, 7.4.0, 7.4.1), not one tag */
     bool by_dir;        /* directories ranked, not files ("which directory has the most
                            commits", "which service under services/ ...") */
     bool gone;          /* the file said is not in HEAD's tree (the repository said so) */

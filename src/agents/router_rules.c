@@ -1215,7 +1215,13 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
     bool oldest = (q->words & RW_FIRST) != 0;
     bool newest = (q->words & RW_RECENT) != 0;
     qr_buf_puts(b, "{:fetch [{:tool :get_tags :as :tags :params {");
-    if (named) {
+    if (named && q->tags_prefix) {
+        /* the version's tags: "7.4" is 7.4-rc1, 7.4.0, 7.4.1, not 7.40 (filtered below) */
+        char glob[RT_STR + 2];
+        snprintf(glob, sizeof glob, "%s*", q->commit);
+        qr_buf_puts(b, ":pattern ");
+        edn_str(b, glob);
+    } else if (named) {
         /* the name as a glob that matches only itself */
         char glob[RT_STR * 2];
         size_t o = 0;
@@ -1233,15 +1239,27 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
         qr_buf_printf(b, ":limit %d", q->n);
     qr_buf_puts(b, "}}]\n");
     const char *out = "tags";
-    if (oldest && !named && !count) {
+    if (named && q->tags_prefix) {
+        char re[RT_STR * 2];
+        regex_quote(re, sizeof re, q->commit);
+        qr_buf_puts(b, " :transform [{:op :filter :on :tags :as :version_tags :where [:matches "
+                       ":name ");
+        char full[RT_STR * 2 + 16];
+        snprintf(full, sizeof full, "^%s([.-]|$)", re);
+        edn_str(b, full);
+        qr_buf_puts(b, "]}]\n");
+        out = "version_tags";
+    } else if (oldest && !named && !count) {
         qr_buf_printf(b, " :transform [{:op :sort :on :tags :as :ordered :by [[:timestamp :asc]]}\n"
                          "             {:op :take :on :ordered :as :first_tags :n %d}]\n",
                       q->n ? q->n : 1);
         out = "first_tags";
     }
     char sum[RT_STR * 2];
-    if (count)
+    if (count && !q->tags_prefix)
         snprintf(sum, sizeof sum, "{{count:tags}} tags");
+    else if (q->tags_prefix)
+        snprintf(sum, sizeof sum, "{{count:%s}} tags of %s, newest first", out, q->commit);
     else if (named)
         snprintf(sum, sizeof sum, "%s: {{first:tags:date}}, commit {{first:tags:short_hash}} "
                  "({{first:tags:subject}})", q->commit);
@@ -1251,7 +1269,7 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
     else
         snprintf(sum, sizeof sum, "{{count:tags}} tags, newest first");
     if (count)
-        qr_buf_puts(b, " :return {:count \"{{count:tags}}\" :findings :tags :summary ");
+        qr_buf_printf(b, " :return {:count \"{{count:%s}}\" :findings :%s :summary ", out, out);
     else
         qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);

@@ -116,8 +116,10 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                             "query_codebase",
                             true,
                             {"references", "refs", "usages", "uses", NULL},
-                            {"references", "uses", "used", "usages", "referenced", NULL},
-                            {0.45f, 0.3f, 0.3f, 0.4f, 0.4f}},
+                            {"references", "uses", "used", "usages", "referenced",
+                             "referencing", "refer", "refers", "mentions", "mentioning",
+                             NULL},
+                            {0.45f, 0.3f, 0.3f, 0.4f, 0.4f, 0.4f, 0.35f, 0.35f, 0.3f, 0.3f}},
     [QR_DWIM_DEFINITION] = {"definition",
                             "query_codebase",
                             true,
@@ -349,7 +351,9 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
         }
     }
     if (is_ident(s)) {
-        if (lk && lk->symbol_known && lk->symbol_known(lk->ud, s)) {
+        /* a stop word the index also has as a name ("to", a member of some struct) is the
+           word: a symbol must not be spelled like grammar */
+        if (lk && lk->symbol_known && !is_stopword(t->low) && lk->symbol_known(lk->ud, s)) {
             t->kind = T_SYMBOL;
             t->verified = true;
             return;

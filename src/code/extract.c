@@ -1266,6 +1266,63 @@ static void preproc_ifdef(ex *e, TSNode n, const ctx *c)
 
 /* ---- the walk ---- */
 
+/* `monotime (*getMonotonicUs)(void) = NULL;` at file scope: with a typedef'd return type
+ * and no storage class the parser cannot tell it from an expression, and reads a call of
+ * `monotime` whose result is called. C has no expression statement outside a function, so
+ * the shape `T(*N)(args)` (optionally `= value`) there is a function-pointer variable N of
+ * type `T (*)(args)`. False when n is not of that shape (then it is walked as it is). */
+static bool fn_pointer_variable(ex *e, TSNode n, const ctx *c)
+{
+    if (ts_node_named_child_count(n) != 1)
+        return false;
+    TSNode x = ts_node_named_child(n, 0), value = {0};
+    if (is(x, "assignment_expression")) {
+        TSNode op = ts_node_child(x, 1);
+        if (ts_node_is_null(op) || !is(op, "="))
+            return false;
+        value = field(x, "right");
+        x = field(x, "left");
+    }
+    if (ts_node_is_null(x) || !is(x, "call_expression"))
+        return false;
+    TSNode args = field(x, "arguments"), inner = field(x, "function");
+    if (ts_node_is_null(args) || ts_node_is_null(inner) || !is(inner, "call_expression"))
+        return false;
+    TSNode type = field(inner, "function"), iargs = field(inner, "arguments");
+    if (ts_node_is_null(type) || !is(type, "identifier") || ts_node_is_null(iargs) ||
+        ts_node_named_child_count(iargs) != 1 || is_keyword(e, type))
+        return false;
+    TSNode star = ts_node_named_child(iargs, 0);
+    if (!is(star, "pointer_expression"))
+        return false;
+    TSNode op = ts_node_child(star, 0), name = field(star, "argument");
+    if (ts_node_is_null(op) || !is(op, "*") || ts_node_is_null(name) || !is(name, "identifier"))
+        return false;
+    qr_code_item *it = item(e, QR_CODE_VARIABLE, text(e, name), n, c);
+    if (!it)
+        return true;
+    it->line = line_of(name);
+    const char *tt = text(e, type), *at = text(e, args);
+    if (tt && at) {
+        size_t a = strlen(tt), b = strlen(at);
+        char *d = qr_arena_alloc(e->a, a + b + 5);
+        if (d) {
+            memcpy(d, tt, a);
+            memcpy(d + a, " (*)", 4);
+            memcpy(d + a + 4, at, b + 1);
+            it->type = d;
+        } else {
+            e->oom = true;
+        }
+    }
+    ref(e, QR_CODE_REF_TYPE, c->fn, tt, line_of(type), c->cond);
+    ctx cc = *c;
+    cc.depth++;
+    walk(e, args, cc);
+    walk(e, value, cc);
+    return true;
+}
+
 static void walk(ex *e, TSNode n, ctx c)
 {
     if (e->oom || ts_node_is_null(n))
@@ -1333,6 +1390,9 @@ static void walk(ex *e, TSNode n, ctx c)
             record(e, n, NULL, &c);
             return;
         }
+        if (!strcmp(t, "expression_statement") && c.file_scope && !c.fn &&
+            fn_pointer_variable(e, n, &c))
+            return;
         break;
     case 'f':
         if (!strcmp(t, "function_definition")) {

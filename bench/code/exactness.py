@@ -2,7 +2,7 @@
 """exactness.py: how exact quarry's code graph is, against Debian's own tools on one C tree.
 
     python3 bench/code/exactness.py QUARRY REPO [-I DIR ...] [--json] [--floors FILE]
-                                    [--diff FIGURE]
+                                    [--diff FIGURE] [--diffs FILE]
 
 REPO is a git repository of C sources (quarry indexes its working tree). When REPO (or
 REPO/build) holds a compile_commands.json (compdb.py makes one from a project's own build),
@@ -24,7 +24,8 @@ reads its -D options; files the build does not compile get -std=c11
                the repository file they reach, or the header as written).
 Prints precision, recall and F1 of each; --diff FIGURE (say "calls vs clang") also prints
 that figure's disagreements, "+ " what only quarry has and "- " what only the reference
-has, to find what to fix; with --floors FILE (lines `NAME MIN_F1`) exits
+has, to find what to fix; --diffs FILE writes every figure's disagreements to FILE, each
+under a "## FIGURE" line (one run instead of one per figure); with --floors FILE (lines `NAME MIN_F1`) exits
 1 when a figure is below its floor. The -I directories are passed to clang (relative to
 REPO). Facts only: nothing here is copied from the tools it runs.
 """
@@ -307,6 +308,7 @@ def main():
     as_json = "--json" in args
     floors = None
     diff = None
+    diffs = None
     incdirs = []
     rest = []
     i = 0
@@ -320,6 +322,9 @@ def main():
         elif a == "--diff":
             i += 1
             diff = args[i]
+        elif a == "--diffs":
+            i += 1
+            diffs = args[i]
         elif a == "-I":
             i += 1
             incdirs.append(args[i])
@@ -397,6 +402,14 @@ def main():
             print("+ " + " ".join(map(str, c)))
         for c in sorted(want - got):
             print("- " + " ".join(map(str, c)))
+    if diffs:
+        with open(diffs, "w") as fh:
+            for name, (got, want) in sets.items():
+                fh.write("## %s\n" % name)
+                for c in sorted(got - want):
+                    fh.write("+ " + " ".join(map(str, c)) + "\n")
+                for c in sorted(want - got):
+                    fh.write("- " + " ".join(map(str, c)) + "\n")
     status = 0
     if floors:
         with open(floors) as fh:

@@ -1961,6 +1961,96 @@ static int directive_of(const char *src, size_t b, size_t e)
 #define GROUP_DEPTH 64
 #define GROUP_BRANCHES 32
 
+/* The first and last significant characters of src[b..e): blanks, comments and directive
+ * lines skipped, a string or character literal one '"' or '\''. 0 for none. */
+static void sig_ends(const char *src, size_t b, size_t e, char *first, char *last,
+                     size_t *last_at)
+{
+    *first = *last = 0;
+    bool line_start = true;
+    for (size_t i = b; i < e; i++) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v')
+            continue;
+        if (ch == '#' && line_start) {
+            while (i < e && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < e && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            i--; /* the newline: the next line starts */
+            continue;
+        }
+        line_start = false;
+        if (ch == '/' && i + 1 < e && src[i + 1] == '/') {
+            while (i + 1 < e && src[i + 1] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < e && src[i + 1] == '*') {
+            for (i += 2; i + 1 < e && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i++;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < e && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+        }
+        if (!*first)
+            *first = ch;
+        *last = ch;
+        if (last_at)
+            *last_at = i;
+    }
+}
+
+/* Whether a branch ends where an expression cannot (`i =`, `a +`) or begins where a
+ * statement cannot (`|| b`, `= 2`, `, 1e23`): the group sits inside an expression. A
+ * comma at the end is not: enumerator lists take preprocessor groups. */
+static bool mid_expression(char first, char last)
+{
+    return (last && strchr("=+-*/%&|^<>!?([", last)) || (first && strchr("|&=?<>/%^,", first));
+}
+
+/* Whether a branch whose last significant character is src[at] (the branch starting at
+ * b) ends a statement's head, not a statement: `else`, `do`, a label, or a line `if (...)`,
+ * `while (...)`, `for (...)`, `switch (...)` (jq's jv_dtoa.c: `#ifdef Honor_FLT_ROUNDS /
+ * if (bc->rounding == 1) / #endif / { ... }`). */
+static bool open_statement(const char *src, size_t b, size_t at)
+{
+    size_t w = at + 1;
+    while (w > b && is_ident_char((unsigned char)src[w - 1]))
+        w--;
+    size_t n = at + 1 - w;
+    if ((n == 4 && !memcmp(src + w, "else", 4)) || (n == 2 && !memcmp(src + w, "do", 2)))
+        return true;
+    if (src[at] == ':' && (at == b || src[at - 1] != ':'))
+        return true; /* a label: `have_i:` needs its statement */
+    if (src[at] != ')')
+        return false;
+    size_t ls = at; /* the line's first word */
+    while (ls > b && src[ls - 1] != '\n')
+        ls--;
+    while (ls < at && (src[ls] == ' ' || src[ls] == '\t'))
+        ls++;
+    if (ls < at && src[ls] == '}')
+        for (ls++; ls < at && (src[ls] == ' ' || src[ls] == '\t'); ls++)
+            ;
+    static const char *const heads[] = {"if", "while", "for", "switch", "else", NULL};
+    for (const char *const *h = heads; *h; h++) {
+        size_t k = strlen(*h);
+        if (at - ls > k && !memcmp(src + ls, *h, k) && !is_ident_char((unsigned char)src[ls + k]))
+            return true;
+    }
+    return false;
+}
+
 /* A copy of src (or `own`, reused) where each #if group whose branches do not each close
  * the braces they open keeps only its last branch's code (the #else, or nothing after an
  * #if alone); the other branches become blanks, their directive lines and line breaks
@@ -1968,12 +2058,19 @@ static int directive_of(const char *src, size_t b, size_t e)
  * decNumber) and `#ifdef WIN32 / int umain(...) { / #else / int main(...) { / #endif`
  * (jq's main.c) are not C the grammar can read: it gave up on the rest of the function
  * (and of the file), losing definitions and calls. Paired groups share their condition,
- * so taking the last branch in each keeps the braces paired. Returns own (or NULL) when
- * nothing changes or memory ran out. */
+ * so taking the last branch in each keeps the braces paired. A group inside an
+ * expression (`#ifndef Sudden_Underflow / i = / #endif / b->wds = 1;`, jq's jv_dtoa.c,
+ * where the grammar lost the function and the file's 60 functions after it) keeps its
+ * last branch, or its only one, and loses its directive lines too: the grammar reads no
+ * directive between an expression's tokens. Returns own (or NULL) when nothing changes
+ * or memory ran out. */
 static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
 {
     struct group {
         size_t start[GROUP_BRANCHES], end[GROUP_BRANCHES];
+        size_t if_b;  /* where the #if line begins */
+        char before;  /* the last significant character before the #if line */
+        bool word_before; /* ... ends a word other than `else` or `do` */
         int n;
         bool broken; /* too many branches: left alone */
     };
@@ -1983,6 +2080,9 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
     char *out = own;
     int depth = 0;
     size_t i = 0, b, e;
+    size_t seen = 0; /* src[..seen) scanned for `last` */
+    char last = 0;
+    size_t last_at = 0;
     while (next_line(src, len, &i, &b, &e)) {
         /* a directive goes on past a backslash-newline */
         while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
@@ -1990,9 +2090,34 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
         int d = directive_of(src, b, e);
         if (d == 1) {
             if (depth < GROUP_DEPTH) {
+                char f, l;
+                sig_ends(src, seen, b, &f, &l, &last_at);
+                if (l)
+                    last = l;
+                seen = b;
                 st[depth].n = 1;
                 st[depth].broken = false;
                 st[depth].start[0] = i;
+                st[depth].if_b = b;
+                st[depth].before = last;
+                st[depth].word_before = false;
+                if (is_ident_char((unsigned char)last)) { /* `static CONST double` then #if */
+                    size_t w = last_at + 1, we = w;
+                    while (w > 0 && is_ident_char((unsigned char)src[w - 1]))
+                        w--;
+                    st[depth].word_before = !((we - w == 4 && !memcmp(src + w, "else", 4)) ||
+                                              (we - w == 2 && !memcmp(src + w, "do", 2)));
+                }
+                if (depth > 0 && depth <= GROUP_DEPTH) {
+                    /* first in its enclosing branch: what precedes is what precedes that
+                     * group (`double / #ifdef A / x[] = .. / #else / #ifdef B / x[]`) */
+                    struct group *up = &st[depth - 1];
+                    sig_ends(src, up->start[up->n - 1], b, &f, &l, NULL);
+                    if (!f) {
+                        st[depth].before = up->before;
+                        st[depth].word_before = up->word_before;
+                    }
+                }
             }
             depth++;
         } else if (d == 2 && depth > 0 && depth <= GROUP_DEPTH) {
@@ -2010,19 +2135,31 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
             struct group *g = &st[depth];
             g->end[g->n - 1] = b;
             const char *cur = out ? out : src;
-            bool unbalanced = false;
+            bool unbalanced = false, inside = false;
             for (int k = 0; k < g->n && !unbalanced; k++)
                 unbalanced = brace_balance(cur, g->start[k], g->end[k]) != 0;
-            if (!unbalanced)
-                continue;
+            if (!unbalanced) {
+                char f, l, after, dummy;
+                sig_ends(src, i, len < i + 4096 ? len : i + 4096, &after, &dummy, NULL);
+                inside = (g->before && strchr("=+-*/%&|^<>!?([", g->before)) ||
+                         (after && strchr("|&=?<>/%^)],", after)) || g->word_before;
+                for (int k = 0; k < g->n && !inside; k++) {
+                    size_t at = 0;
+                    sig_ends(src, g->start[k], g->end[k], &f, &l, &at);
+                    inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at));
+                }
+                if (!inside)
+                    continue;
+            }
             if (!out) {
                 out = malloc(len ? len : 1);
                 if (!out)
                     break;
                 memcpy(out, src, len);
             }
-            /* the last branch stays, unless it is the #if alone (then nothing does) */
-            int keep = g->n > 1 ? g->n - 1 : -1;
+            /* the last branch stays, unless it is the #if alone (then nothing does, but in
+             * an expression it does) */
+            int keep = g->n > 1 || inside ? g->n - 1 : -1;
             for (int k = 0; k < g->n; k++) {
                 if (k == keep)
                     continue;
@@ -2030,9 +2167,270 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                     if (out[x] != '\n')
                         out[x] = ' ';
             }
+            if (inside) { /* the directive lines: #if, each #elif/#else, #endif */
+                for (int k = 0; k <= g->n; k++) {
+                    size_t db = k == 0 ? g->if_b : g->end[k - 1];
+                    size_t de = k == 0 ? g->start[0] : k < g->n ? g->start[k] : i;
+                    for (size_t x = db; x < de && x < len; x++)
+                        if (out[x] != '\n')
+                            out[x] = ' ';
+                }
+            }
         }
     }
     free(st);
+    return out;
+}
+
+/* ---- unknown macros among declaration specifiers ---- */
+
+typedef struct tok {
+    uint32_t b, e;
+    char kind; /* 'i' a word, 'D' a directive line, '0' a number or literal, else the char */
+} tok;
+
+#define TOKS_MAX (1u << 20)
+
+/* src as tokens: words, numbers and literals, single punctuation characters, and one 'D'
+ * for each directive line; comments skipped. NULL (n 0) when memory ran out. */
+static tok *tokenize(const char *src, size_t len, size_t *n)
+{
+    size_t cap = 1024, k = 0;
+    tok *t = malloc(cap * sizeof *t);
+    *n = 0;
+    if (!t)
+        return NULL;
+    bool line_start = true;
+    for (size_t i = 0; i < len;) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (isspace((unsigned char)ch)) {
+            i++;
+            continue;
+        }
+        size_t after = past_comment(src, i, len);
+        if (after != i) {
+            i = after;
+            continue;
+        }
+        if (k == cap) {
+            tok *nt = cap < TOKS_MAX ? realloc(t, 2 * cap * sizeof *t) : NULL;
+            if (!nt) {
+                free(t);
+                return NULL;
+            }
+            t = nt;
+            cap *= 2;
+        }
+        size_t b = i;
+        char kind;
+        if (ch == '#' && line_start) {
+            while (i < len && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            kind = 'D';
+        } else if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+            i++;
+            kind = '0';
+        } else if (is_ident_char((unsigned char)ch)) {
+            kind = isdigit((unsigned char)ch) ? '0' : 'i';
+            while (i < len && (is_ident_char((unsigned char)src[i]) ||
+                               (kind == '0' && src[i] == '.')))
+                i++;
+        } else {
+            kind = ch;
+            i++;
+        }
+        line_start = false;
+        t[k].b = (uint32_t)b;
+        t[k].e = (uint32_t)(i < len ? i : len);
+        t[k].kind = kind;
+        k++;
+    }
+    *n = k;
+    return t;
+}
+
+static bool word_in(const char *src, const tok *t, const char *const *words)
+{
+    size_t n = t->e - t->b;
+    for (const char *const *w = words; *w; w++)
+        if (strlen(*w) == n && !memcmp(src + t->b, *w, n))
+            return true;
+    return false;
+}
+
+static const char *const type_keywords[] = {
+    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
+    "bool", "_Complex", "struct", "union", "enum", NULL};
+static const char *const other_keywords[] = {
+    "auto", "const", "extern", "inline", "register", "restrict", "static", "typedef",
+    "volatile", "_Atomic", "_Noreturn", "_Thread_local", "_Alignas", "asm", NULL};
+static const char *const statement_keywords[] = {
+    "return", "goto", "case", "default", "if", "else", "while", "for", "do", "switch",
+    "break", "continue", "sizeof", NULL};
+
+static bool all_caps(const char *src, const tok *t)
+{
+    for (uint32_t i = t->b; i < t->e; i++)
+        if (islower((unsigned char)src[i]))
+            return false;
+    return true;
+}
+
+/* Marks in `blank` the words of the run of words and stars around token k that can only
+ * be macros: C allows one type name among declaration specifiers, so in `ZEXTERN int
+ * ZEXPORT deflate(`, `local once_t made =`, `static CONST double tens[]` or a cast
+ * `(struct inflate_state FAR *)` the words beside a type keyword, or beside another
+ * word taken as the type, are macros the file cannot see (zlib's zconf.h defines
+ * ZEXTERN, ZEXPORT, FAR; zutil.h `local`). The type kept among words: not the run's first
+ * word (`ZEXTERN gzFile ZEXPORT`), the first not in capitals (`z_crc_t FAR`), else the
+ * first (`FILE FAR *`). A run holding a statement keyword, or not between the tokens a
+ * declaration or a cast stands between, is left alone. */
+static void specifier_run(const char *src, const tok *t, size_t n, size_t k, bool *blank)
+{
+    if (k >= n || (t[k].kind != 'i' && t[k].kind != '*'))
+        return;
+    size_t a = k, z = k;
+    while (a > 0 && (t[a - 1].kind == 'i' || t[a - 1].kind == '*'))
+        a--;
+    while (z + 1 < n && (t[z + 1].kind == 'i' || t[z + 1].kind == '*'))
+        z++;
+    char left = a > 0 ? t[a - 1].kind : ';', right = z + 1 < n ? t[z + 1].kind : ';';
+    if (!strchr(";{}(,):D", left) || !strchr("([=;,):", right))
+        return;
+    bool cast = left == '(' && right == ')';
+    bool has_name = !cast && t[z].kind == 'i' && !word_in(src, &t[z], type_keywords) &&
+                    !word_in(src, &t[z], other_keywords);
+    size_t last = has_name ? z : z + 1; /* the specifiers: t[a..last) */
+    size_t cand[16];
+    int nc = 0;
+    bool type_kw = false;
+    for (size_t j = a; j < last; j++) {
+        if (t[j].kind != 'i')
+            continue;
+        if (word_in(src, &t[j], statement_keywords))
+            return;
+        if (word_in(src, &t[j], type_keywords)) {
+            type_kw = true;
+            size_t n0 = t[j].e - t[j].b;
+            if ((n0 == 6 && (!memcmp(src + t[j].b, "struct", 6))) ||
+                (n0 == 5 && !memcmp(src + t[j].b, "union", 5)) ||
+                (n0 == 4 && !memcmp(src + t[j].b, "enum", 4)))
+                j++; /* the tag */
+            continue;
+        }
+        if (word_in(src, &t[j], other_keywords) || src[t[j].b] == '_')
+            continue; /* __attribute__, __inline, _Noreturn: the compiler's */
+        if (nc < 16)
+            cand[nc++] = j;
+    }
+    if (cast && !type_kw && t[z].kind != '*')
+        return; /* `(a * b)`: an expression */
+    if (!nc || (!type_kw && nc < 2))
+        return;
+    int keep = -1;
+    if (!type_kw) {
+        int from = cand[0] == a ? 1 : 0;
+        for (int x = from; x < nc && keep < 0; x++)
+            if (!all_caps(src, &t[cand[x]]))
+                keep = x;
+        if (keep < 0)
+            keep = from;
+    }
+    for (int x = 0; x < nc; x++)
+        if (x != keep)
+            blank[cand[x]] = true;
+}
+
+/* The error and missing nodes of a syntax tree, their start bytes in pos (at most max). */
+static size_t error_spots(TSNode root, uint32_t *pos, size_t max)
+{
+    size_t n = 0;
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        bool err = ts_node_is_missing(x) || !strcmp(ts_node_type(x), "ERROR");
+        if (err && n < max)
+            pos[n++] = ts_node_start_byte(x);
+        if (err) {
+            /* the words inside an ERROR node are the run too */
+            TSNode ch = ts_node_named_child(x, 0);
+            for (uint32_t i = 0; !ts_node_is_null(ch) && i < 8 && n < max; i++) {
+                pos[n++] = ts_node_start_byte(ch);
+                ch = ts_node_next_named_sibling(ch);
+            }
+        }
+        if (ts_node_has_error(x) && ts_tree_cursor_goto_first_child(&c))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&c))
+            if (!ts_tree_cursor_goto_parent(&c)) {
+                ts_tree_cursor_delete(&c);
+                return n;
+            }
+    }
+}
+
+#define SPOTS_MAX 4096
+
+/* A copy of src (or `own`, reused) where the words specifier_run judges macros, in the
+ * runs around the parse errors of tree, are blanks (*changed); own (or NULL) when there
+ * are none.
+ * The caller parses again: `ZEXTERN int ZEXPORT deflate(...)` then reads as a prototype
+ * and `int ZEXPORT deflateResetKeep(...) {` as a function (zlib had lost it). */
+static char *blank_specifier_macros(TSNode root, const char *src, size_t len, char *own,
+                                    bool *changed)
+{
+    *changed = false;
+    uint32_t *pos = malloc(SPOTS_MAX * sizeof *pos);
+    if (!pos)
+        return own;
+    size_t np = error_spots(root, pos, SPOTS_MAX), nt = 0;
+    tok *t = np ? tokenize(src, len, &nt) : NULL;
+    bool *blank = t ? calloc(nt ? nt : 1, sizeof *blank) : NULL;
+    if (!blank) {
+        free(pos);
+        free(t);
+        return own;
+    }
+    for (size_t q = 0; q < np; q++) {
+        size_t lo = 0, hi = nt; /* the first token ending after pos[q] */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (t[mid].e <= pos[q])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        specifier_run(src, t, nt, lo, blank);
+        if (lo > 0)
+            specifier_run(src, t, nt, lo - 1, blank);
+    }
+    char *out = own;
+    for (size_t j = 0; j < nt; j++) {
+        if (!blank[j])
+            continue;
+        if (!out) {
+            out = malloc(len ? len : 1);
+            if (!out)
+                break;
+            memcpy(out, src, len);
+        }
+        memset(out + t[j].b, ' ', t[j].e - t[j].b);
+        *changed = true;
+    }
+    free(blank);
+    free(t);
+    free(pos);
     return out;
 }
 
@@ -2067,6 +2465,16 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    if (tree && ts_node_has_error(ts_tree_root_node(tree))) {
+        bool changed;
+        char *again = blank_specifier_macros(ts_tree_root_node(tree), src, len, clean, &changed);
+        if (again && changed) { /* the same bytes but for blanks: parse them again */
+            clean = again;
+            src = clean;
+            ts_tree_delete(tree);
+            tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+        }
+    }
     if (!tree) {
         ts_parser_delete(p);
         free(clean);

@@ -22,6 +22,7 @@
 #include "code_int.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
@@ -2434,6 +2435,309 @@ static char *blank_specifier_macros(TSNode root, const char *src, size_t len, ch
     return out;
 }
 
+/* ---- one configuration, when nothing else parses ---- */
+
+#define CONF_NAMES 512
+#define CONF_DEPTH 64
+
+typedef struct conf {
+    const char *src;
+    struct {
+        size_t b, n;
+        long long v;
+        bool num;
+    } names[CONF_NAMES];
+    int nn;
+    const char *p, *end; /* the #if expression being read */
+} conf;
+
+static int conf_find(const conf *c, const char *w, size_t n)
+{
+    for (int i = 0; i < c->nn; i++)
+        if (c->names[i].n == n && !memcmp(c->src + c->names[i].b, w, n))
+            return i;
+    return -1;
+}
+
+static void conf_skip(conf *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\\' || *c->p == '\n' ||
+                             *c->p == '\r'))
+        c->p++;
+    if (c->p + 1 < c->end && c->p[0] == '/' && (c->p[1] == '*' || c->p[1] == '/'))
+        c->p = c->end; /* a comment ends what is read */
+}
+
+static bool conf_op(conf *c, const char *op)
+{
+    conf_skip(c);
+    size_t n = strlen(op);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, op, n))
+        return false;
+    /* `<` is not `<<` or `<=`, `&` not `&&`, `|` not `||` */
+    if (n == 1 && c->p + 1 < c->end && strchr("<>&|=", *op) && c->p[1] == *op)
+        return false;
+    if (n == 1 && (*op == '<' || *op == '>' || *op == '!') && c->p + 1 < c->end &&
+        c->p[1] == '=')
+        return false;
+    c->p += n;
+    return true;
+}
+
+static long long conf_expr(conf *c, int prec, int depth);
+
+/* A name's value in #if: a number it is defined as, 1 when defined otherwise (`#define
+ * IEEE_8087`), the host's facts (__GNUC__, _WIN32), 0 when undefined. */
+static long long conf_name(conf *c, const char *w, size_t n)
+{
+    int i = conf_find(c, w, n);
+    if (i >= 0)
+        return c->names[i].num ? c->names[i].v : 1;
+    char buf[64];
+    if (n < sizeof buf) {
+        memcpy(buf, w, n);
+        buf[n] = 0;
+        const host_macro *m = bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
+                                      sizeof *host_macros, host_cmp);
+        if (m && m->value != HOST_UNDEF)
+            return m->value;
+    }
+    return 0;
+}
+
+static long long conf_primary(conf *c, int depth)
+{
+    conf_skip(c);
+    if (c->p >= c->end || depth > 64)
+        return 0;
+    if (conf_op(c, "(")) {
+        long long v = conf_expr(c, 0, depth + 1);
+        conf_op(c, ")");
+        return v;
+    }
+    if (conf_op(c, "!"))
+        return !conf_primary(c, depth + 1);
+    if (conf_op(c, "-"))
+        return -conf_primary(c, depth + 1);
+    if (conf_op(c, "~"))
+        return ~conf_primary(c, depth + 1);
+    if (isdigit((unsigned char)*c->p)) {
+        char *e;
+        long long v = strtoll(c->p, &e, 0);
+        c->p = e;
+        while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+            c->p++; /* 1UL */
+        return v;
+    }
+    if (is_ident_char((unsigned char)*c->p)) {
+        const char *w = c->p;
+        while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+            c->p++;
+        size_t n = (size_t)(c->p - w);
+        if (n == 7 && !memcmp(w, "defined", 7)) {
+            bool paren = conf_op(c, "(");
+            conf_skip(c);
+            const char *x = c->p;
+            while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+                c->p++;
+            if (paren)
+                conf_op(c, ")");
+            size_t xn = (size_t)(c->p - x);
+            if (conf_find(c, x, xn) >= 0)
+                return 1;
+            char buf[64];
+            if (xn < sizeof buf) {
+                memcpy(buf, x, xn);
+                buf[xn] = 0;
+                const host_macro *m =
+                    bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
+                            sizeof *host_macros, host_cmp);
+                return m && m->value != HOST_UNDEF;
+            }
+            return 0;
+        }
+        conf_skip(c);
+        if (c->p < c->end && *c->p == '(') { /* a function-like macro: unknown, 0 */
+            int d = 0;
+            for (; c->p < c->end; c->p++) {
+                if (*c->p == '(')
+                    d++;
+                else if (*c->p == ')' && --d == 0) {
+                    c->p++;
+                    break;
+                }
+            }
+            return 0;
+        }
+        return conf_name(c, w, n);
+    }
+    c->p = c->end; /* what this reader does not know ends the expression */
+    return 0;
+}
+
+/* The binary operators by precedence, lowest first. */
+static const char *const conf_ops[][5] = {
+    {"||", NULL}, {"&&", NULL}, {"|", NULL}, {"^", NULL}, {"&", NULL}, {"==", "!=", NULL},
+    {"<=", ">=", "<", ">", NULL}, {"<<", ">>", NULL}, {"+", "-", NULL}, {"*", "/", "%", NULL}};
+
+static long long conf_expr(conf *c, int prec, int depth)
+{
+    if (prec >= (int)(sizeof conf_ops / sizeof *conf_ops) || depth > 64)
+        return conf_primary(c, depth + 1);
+    long long a = conf_expr(c, prec + 1, depth + 1);
+    for (;;) {
+        const char *op = NULL;
+        for (int k = 0; conf_ops[prec][k] && !op; k++)
+            if (conf_op(c, conf_ops[prec][k]))
+                op = conf_ops[prec][k];
+        if (!op)
+            break;
+        long long b = conf_expr(c, prec + 1, depth + 1);
+        unsigned long long ua = (unsigned long long)a, ub = (unsigned long long)b;
+        if (!strcmp(op, "||")) a = a || b;
+        else if (!strcmp(op, "&&")) a = a && b;
+        else if (!strcmp(op, "|")) a = a | b;
+        else if (!strcmp(op, "^")) a = a ^ b;
+        else if (!strcmp(op, "&")) a = a & b;
+        else if (!strcmp(op, "==")) a = a == b;
+        else if (!strcmp(op, "!=")) a = a != b;
+        else if (!strcmp(op, "<=")) a = a <= b;
+        else if (!strcmp(op, ">=")) a = a >= b;
+        else if (!strcmp(op, "<")) a = a < b;
+        else if (!strcmp(op, ">")) a = a > b;
+        else if (!strcmp(op, "<<")) a = b >= 0 && b < 64 ? (long long)(ua << b) : 0;
+        else if (!strcmp(op, ">>")) a = b >= 0 && b < 64 ? a >> b : 0;
+        else if (!strcmp(op, "+")) a = (long long)(ua + ub);
+        else if (!strcmp(op, "-")) a = (long long)(ua - ub);
+        else if (!strcmp(op, "*")) a = (long long)(ua * ub);
+        else if (b == 0) a = 0;
+        else if (!strcmp(op, "/")) a = a == LLONG_MIN && b == -1 ? a : a / b;
+        else a = b == -1 ? 0 : a % b;
+    }
+    return a;
+}
+
+/* A copy of src (or `own`, reused) read as one configuration: each #if group keeps the
+ * branch the preprocessor would take, judged from the file's own #define and #undef
+ * lines met so far and the host's facts (undefined names are 0), the others blank, and
+ * the conditional directive lines blank too. Only for a file the grammar cannot read
+ * otherwise (its root an error: jq's jv_dtoa.c, 4,300 lines of `#ifdef` inside
+ * statements, was read as no function at all): what other branches define is lost, and
+ * what is kept no longer carries its condition. */
+static char *one_configuration(const char *src, size_t len, char *own)
+{
+    conf *c = calloc(1, sizeof *c);
+    if (!c)
+        return own;
+    c->src = src;
+    struct conf_group {
+        bool active, taken;
+    } st[CONF_DEPTH];
+    int depth = 0, over = 0; /* over: groups deeper than CONF_DEPTH */
+    bool active = true;
+    char *out = own;
+    if (!out) {
+        out = malloc(len ? len : 1);
+        if (!out) {
+            free(c);
+            return own;
+        }
+        memcpy(out, src, len);
+    }
+    size_t i = 0, b, e;
+    while (next_line(src, len, &i, &b, &e)) {
+        while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
+            ;
+        int d = directive_of(src, b, e);
+        size_t k = b;
+        while (k < e && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        size_t w = k < e && src[k] == '#' ? k + 1 : e;
+        while (w < e && (src[w] == ' ' || src[w] == '\t'))
+            w++;
+        size_t we = w;
+        while (we < e && isalpha((unsigned char)src[we]))
+            we++;
+        c->p = src + we;
+        c->end = src + e;
+        if (d == 1) {
+            bool v;
+            if (we - w == 5 || we - w == 6) { /* #ifdef, #ifndef */
+                conf_skip(c);
+                const char *x = c->p;
+                while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+                    c->p++;
+                bool def = conf_find(c, x, (size_t)(c->p - x)) >= 0;
+                if (!def) {
+                    char buf[64];
+                    size_t xn = (size_t)(c->p - x);
+                    if (xn < sizeof buf) {
+                        memcpy(buf, x, xn);
+                        buf[xn] = 0;
+                        const host_macro *m =
+                            bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
+                                    sizeof *host_macros, host_cmp);
+                        def = m && m->value != HOST_UNDEF;
+                    }
+                }
+                v = we - w == 5 ? def : !def;
+            } else {
+                v = conf_expr(c, 0, 0) != 0;
+            }
+            if (depth < CONF_DEPTH) {
+                st[depth].active = active;
+                st[depth].taken = v;
+                depth++;
+                active = active && v;
+            } else {
+                over++;
+            }
+        } else if (d == 2 && !over && depth > 0) {
+            struct conf_group *g = &st[depth - 1];
+            bool is_else = we - w == 4 && !memcmp(src + w, "else", 4);
+            bool v = !g->taken && (is_else || conf_expr(c, 0, 0) != 0);
+            if (v)
+                g->taken = true;
+            active = g->active && v;
+        } else if (d == 3) {
+            if (over)
+                over--;
+            else if (depth > 0)
+                active = st[--depth].active;
+        } else if (active && w < e && (we - w == 6 || we - w == 5) &&
+                   (!memcmp(src + w, "define", 6) || !memcmp(src + w, "undef", 5))) {
+            conf_skip(c);
+            const char *x = c->p;
+            while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+                c->p++;
+            size_t xn = (size_t)(c->p - x);
+            int at = xn ? conf_find(c, x, xn) : -1;
+            if (src[w] == 'u') {
+                if (at >= 0)
+                    c->names[at] = c->names[--c->nn];
+            } else if (xn && (at >= 0 || c->nn < CONF_NAMES)) {
+                if (at < 0)
+                    at = c->nn++;
+                c->names[at].b = (size_t)(x - src);
+                c->names[at].n = xn;
+                conf_skip(c);
+                char *num_end;
+                long long v = c->p < c->end ? strtoll(c->p, &num_end, 0) : 0;
+                c->names[at].num = c->p < c->end && num_end > c->p &&
+                                   (num_end >= c->end || !is_ident_char((unsigned char)*num_end));
+                c->names[at].v = c->names[at].num ? v : 0;
+            }
+            continue;
+        }
+        if (d || !active)
+            for (size_t x = b; x < i && x < len; x++)
+                if (out[x] != '\n')
+                    out[x] = ' ';
+    }
+    free(c);
+    return out;
+}
+
 static const TSLanguage *language(qr_code_lang lang)
 {
     return lang == QR_CODE_LANG_CPP ? tree_sitter_cpp() : tree_sitter_c();
@@ -2473,6 +2777,22 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
             src = clean;
             ts_tree_delete(tree);
             tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+        }
+    }
+    if (tree && !strcmp(ts_node_type(ts_tree_root_node(tree)), "ERROR")) {
+        /* nothing else parses: one configuration, kept when the grammar reads it */
+        char *one = one_configuration(src, len, NULL);
+        TSTree *t2 = one ? ts_parser_parse_string(p, NULL, one, (uint32_t)len) : NULL;
+        if (t2 && strcmp(ts_node_type(ts_tree_root_node(t2)), "ERROR")) {
+            ts_tree_delete(tree);
+            tree = t2;
+            free(clean);
+            clean = one;
+            src = clean;
+        } else {
+            if (t2)
+                ts_tree_delete(t2);
+            free(one);
         }
     }
     if (!tree) {

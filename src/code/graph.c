@@ -1777,9 +1777,196 @@ static int macro_functions(qr_code_graph *g)
     return rc;
 }
 
+typedef struct alias_pair {
+    const char *from, *to;
+} alias_pair;
+
+static int cmp_alias(const void *a, const void *b)
+{
+    return strcmp(((const alias_pair *)a)->from, ((const alias_pair *)b)->from);
+}
+
+static const char *alias_of(const alias_pair *al, size_t n, const char *name)
+{
+    alias_pair k = {.from = name};
+    const alias_pair *hit = n ? bsearch(&k, al, n, sizeof *al, cmp_alias) : NULL;
+    return hit ? hit->to : NULL;
+}
+
+/* What a .c file #included by another .c file is compiled as there, when the includer
+ * first renames its functions (jq's decDouble.c and decQuad.c `#define decFloatAdd
+ * decDoubleAdd`, a hundred such lines, then `#include "decBasic.c"`): for each function
+ * of the included file that an alias of the includer (an object-like #define above the
+ * #include whose replacement is one other name) renames, a function item with the new
+ * name at the same lines, flagged QR_CODE_EXPANDED with the written name as parent,
+ * calling what the written function calls with the includer's renaming applied
+ * (decFloatZero is decDoubleZero there). The written function's calls are compiled out
+ * (condition "0"): under its own name it is never compiled. Items and refs are added to
+ * the included file before nodes are made, as macro_functions does. */
+static int included_instances(qr_code_graph *g)
+{
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *inc = &g->files[i];
+        if (inc->deleted || inc->status < 0 || inc->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t r = 0; r < inc->file.nrefs; r++) {
+            const qr_code_ref *ir = &inc->file.refs[r];
+            if (ir->kind != QR_CODE_REF_INCLUDE)
+                continue;
+            const char *to = resolve_include(g, inc, ir->name);
+            size_t tl = to ? strlen(to) : 0;
+            if (tl < 3 || strcmp(to + tl - 2, ".c"))
+                continue;
+            int64_t fi = qr__code_file_index(g, to);
+            if (fi < 0 || (size_t)fi == i)
+                continue;
+            gfile *f = &g->files[fi];
+            if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+                continue;
+            /* the includer's aliases above the #include */
+            size_t nal = 0;
+            alias_pair *al = NULL;
+            for (size_t k = 0; k < inc->file.nitems; k++) {
+                const qr_code_item *m = &inc->file.items[k];
+                if (m->kind != QR_CODE_MACRO || (m->flags & QR_CODE_FUNC_LIKE) || !m->type ||
+                    m->line >= ir->line)
+                    continue;
+                const char *b = m->type, *e;
+                while (*b == ' ')
+                    b++;
+                for (e = b; isalnum((unsigned char)*e) || *e == '_'; e++)
+                    ;
+                if (e == b || isdigit((unsigned char)*b) || *e ||
+                    ((size_t)(e - b) == strlen(m->name) && !memcmp(b, m->name, (size_t)(e - b))))
+                    continue;
+                alias_pair *na = realloc(al, (nal + 1) * sizeof *al);
+                if (!na) {
+                    free(al);
+                    return QR_ENOMEM;
+                }
+                al = na;
+                al[nal].from = m->name;
+                al[nal].to = b;
+                nal++;
+            }
+            if (!nal)
+                continue;
+            qsort(al, nal, sizeof *al, cmp_alias);
+            size_t n0 = f->file.nitems, r0 = f->file.nrefs;
+            size_t nitems = n0, capi = 0, nrefs = r0, capr = 0;
+            qr_code_item *items = NULL;
+            qr_code_ref *refs = NULL;
+            int rc = QR_OK;
+            for (size_t k = 0; k < n0 && rc == QR_OK; k++) {
+                const qr_code_item *fn = &f->file.items[k];
+                const char *nn;
+                if (fn->kind != QR_CODE_FUNCTION || (fn->flags & QR_CODE_EXPANDED) ||
+                    !(nn = alias_of(al, nal, fn->name)))
+                    continue;
+                if (!items || nitems == capi) {
+                    qr_code_item *ni = arena_grow(&g->a, items ? items : f->file.items, nitems,
+                                                  &capi, n0 + 64, sizeof *ni);
+                    if (!ni) {
+                        rc = QR_ENOMEM;
+                        break;
+                    }
+                    items = ni;
+                }
+                qr_code_item *it = &items[nitems++];
+                *it = *fn;
+                it->name = nn;
+                it->parent = fn->name;
+                it->flags |= QR_CODE_EXPANDED;
+                for (size_t q = 0; q < r0; q++) {
+                    const qr_code_ref *cr0 =
+                        refs ? &refs[q] : &f->file.refs[q];
+                    if (cr0->kind != QR_CODE_REF_CALL || !cr0->from ||
+                        strcmp(cr0->from, fn->name) || cr0->line < fn->line ||
+                        cr0->line > fn->end_line)
+                        continue;
+                    if (!refs || nrefs == capr) {
+                        qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs,
+                                                     &capr, r0 + 256, sizeof *nr);
+                        if (!nr) {
+                            rc = QR_ENOMEM;
+                            break;
+                        }
+                        refs = nr;
+                        cr0 = &refs[q];
+                    }
+                    qr_code_ref *cr = &refs[nrefs++];
+                    *cr = *cr0;
+                    cr->from = nn;
+                    const char *callee = cr0->name[0] != '.' ? alias_of(al, nal, cr0->name) : NULL;
+                    if (callee)
+                        cr->name = callee;
+                }
+            }
+            free(al);
+            if (rc)
+                return rc;
+            if (items) {
+                f->file.items = items;
+                f->file.nitems = nitems;
+            }
+            if (refs) {
+                f->file.refs = refs;
+                f->file.nrefs = nrefs;
+            }
+        }
+    }
+    /* the written function's own calls: never compiled under its name */
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        qr_code_ref *refs = NULL;
+        for (size_t k = 0; k < f->file.nitems; k++) {
+            const qr_code_item *in = &f->file.items[k];
+            if (in->kind != QR_CODE_FUNCTION || !(in->flags & QR_CODE_EXPANDED) || !in->parent)
+                continue;
+            bool written = false; /* the function it renames, at the same lines */
+            for (size_t j = 0; j < f->file.nitems && !written; j++) {
+                const qr_code_item *w = &f->file.items[j];
+                written = w->kind == QR_CODE_FUNCTION && !(w->flags & QR_CODE_EXPANDED) &&
+                          w->line == in->line && !strcmp(w->name, in->parent);
+            }
+            if (!written)
+                continue;
+            for (size_t q = 0; q < f->file.nrefs; q++) {
+                const qr_code_ref *cr = &f->file.refs[q];
+                if (cr->kind != QR_CODE_REF_CALL || !cr->from || strcmp(cr->from, in->parent) ||
+                    cr->line < in->line || cr->line > in->end_line)
+                    continue;
+                size_t ol = cr->cond ? strlen(cr->cond) : 0;
+                if ((ol == 1 && cr->cond[0] == '0') || (ol > 2 && !strcmp(cr->cond + ol - 2, ",0")))
+                    continue; /* marked already (another includer) */
+                if (!refs) {
+                    refs = qr_arena_alloc(&g->a, f->file.nrefs * sizeof *refs);
+                    if (!refs)
+                        return QR_ENOMEM;
+                    memcpy(refs, f->file.refs, f->file.nrefs * sizeof *refs);
+                    f->file.refs = refs;
+                    cr = &refs[q];
+                }
+                char *d = qr_arena_alloc(&g->a, ol + 3);
+                if (!d)
+                    return QR_ENOMEM;
+                if (ol)
+                    memcpy(d, cr->cond, ol);
+                memcpy(d + ol, ol ? ",0" : "0", ol ? 3 : 2);
+                refs[q].cond = d;
+            }
+        }
+    }
+    return QR_OK;
+}
+
 static int assemble(qr_code_graph *g)
 {
     int rc = macro_functions(g);
+    if (rc == QR_OK)
+        rc = included_instances(g);
     if (rc)
         return rc;
     /* nodes: a file node, then its items */

@@ -9,7 +9,11 @@
 # macros they must be, not as variables named `int` or `once_t`; a preprocessor group
 # inside an expression or a statement (jq's jv_dtoa.c: `#ifndef Sudden_Underflow / i =
 # / #endif`, `if (x) / #endif / {`, `have_i: / #endif`, `, 1e23 / #endif`) no longer makes
-# the grammar lose the function and the rest of the file.
+# the grammar lose the function and the rest of the file. A .c file #included by .c files
+# that first rename its functions (jq's decDouble.c and decQuad.c `#define decFloatAdd
+# decDoubleAdd` then `#include "decBasic.c"`) is compiled as each renaming: a function
+# per name (expanded_from the written one) calling the renamed callees, while the written
+# function's calls are compiled out.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -78,6 +82,22 @@ static const double tens[] = {
 	};
 int after_d2b(int *d) { return d2b(d, d) + (int)tens[0]; }
 C
+mkdir -p "$R/dec"
+cat > "$R/dec/decBasic.c" <<'C'
+static int decCanonical(int x) { return x; }
+int decFloatAdd(int a, int b) { return decFloatZero(decCanonical(a + b)); }
+C
+cat > "$R/dec/decCommon.c" <<'C'
+int decFloatZero(int x) { return x * 0; }
+C
+for t in Double Quad; do
+  cat > "$R/dec/dec$t.c" <<C
+#define decFloatAdd dec${t}Add
+#define decFloatZero dec${t}Zero
+#include "decCommon.c"
+#include "decBasic.c"
+C
+done
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -109,5 +129,12 @@ expect_out "groups inside expressions and statements: the calls stay" 'dtoa.c:lo
   sh -c "'$Q' code query get_call_graph --name d2b --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"]))))'"
 expect_out "the file's parse errors are gone" '' \
   sh -c "'$Q' code query get_index_stats --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(f[\"file\"] for f in json.load(sys.stdin)[\"error_files\"] if f[\"file\"] in (\"dtoa.c\", \"deflate.c\", \"zlib.h\")))'"
+
+expect_out "an included .c file: a function for each renaming" \
+  'decCanonical: decFloatAdd: decDoubleAdd:decFloatAdd decQuadAdd:decFloatAdd' \
+  sh -c "'$Q' code dump --repo '$R' --path dec/decBasic.c | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"name\"], r.get(\"expanded_from\", \"\")) for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"function\"))'"
+expect_out "each renaming calls the renamed callees; the written function's calls are compiled out" \
+  'decDoubleAdd>decCanonical decDoubleAdd>decDoubleZero decFloatAdd>decCanonical:inactive decFloatAdd>decFloatZero:inactive decQuadAdd>decCanonical decQuadAdd>decQuadZero' \
+  sh -c "'$Q' code dump --repo '$R' --path dec/decBasic.c | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s>%s%s\" % (r[\"from\"].split(\":\")[1], r[\"to\"].split(\":\")[-1], \":inactive\" if r.get(\"inactive\") else \"\") for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\")))'"
 
 finish

@@ -878,6 +878,39 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
         }
         if (!skip)
             ref(e, QR_CODE_REF_MACRO_CALL, name, dup(e, e->src + b, w), line, c->cond);
+        /* `SELECT(__VA_ARGS__, BLOCK_3, BLOCK_2, BLOCK_1)(__VA_ARGS__)`: the invocation's
+         * result is called, one of the names among its arguments (jq's BLOCK(...) picks
+         * BLOCK_n by its argument count): each such name is a callee the body may reach */
+        uint32_t k = j, depth = 0;
+        for (; k < t; k++) {
+            if (e->src[k] == '(')
+                depth++;
+            else if (e->src[k] == ')' && --depth == 0)
+                break;
+        }
+        uint32_t after = k + 1;
+        while (after < t && (e->src[after] == ' ' || e->src[after] == '\t'))
+            after++;
+        if (k >= t || after >= t || e->src[after] != '(')
+            continue;
+        for (uint32_t a = j + 1; a < k;) {
+            if (!(isalpha((unsigned char)e->src[a]) || e->src[a] == '_')) {
+                a++;
+                continue;
+            }
+            uint32_t ab = a;
+            while (a < k && is_ident_char((unsigned char)e->src[a]))
+                a++;
+            uint32_t aw = a - ab;
+            bool param = aw == 11 && !memcmp(e->src + ab, "__VA_ARGS__", 11);
+            for (uint32_t q = 0; q < np && !param; q++) {
+                TSNode pn = ts_node_named_child(params, q);
+                uint32_t ps = ts_node_start_byte(pn), pt = ts_node_end_byte(pn);
+                param = pt - ps == aw && pt <= e->len && !memcmp(e->src + ps, e->src + ab, aw);
+            }
+            if (!param)
+                ref(e, QR_CODE_REF_MACRO_CALL, name, dup(e, e->src + ab, aw), line, c->cond);
+        }
     }
 }
 
@@ -1394,6 +1427,13 @@ static void walk(ex *e, TSNode n, ctx c)
         if (!strcmp(t, "expression_statement") && c.file_scope && !c.fn &&
             fn_pointer_variable(e, n, &c))
             return;
+        if (!strcmp(t, "expression_statement") && c.file_scope && !c.fn &&
+            ts_node_named_child_count(n) == 1 && is(ts_node_named_child(n, 0), "identifier")) {
+            /* a macro named alone at file scope (jq's `BINOPS`, a list of invocations):
+             * an invocation without arguments, as file_scope_invocations records them */
+            TSNode id = ts_node_named_child(n, 0);
+            ref(e, QR_CODE_REF_CALL, NULL, text(e, id), line_of(id), c.cond);
+        }
         break;
     case 'f':
         if (!strcmp(t, "function_definition")) {
@@ -2142,7 +2182,9 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
             if (!unbalanced) {
                 char f, l, after, dummy;
                 sig_ends(src, i, len < i + 4096 ? len : i + 4096, &after, &dummy, NULL);
-                inside = (g->before && strchr("=+-*/%&|^<>!?([", g->before)) ||
+                /* after a string: a concatenation goes on (jq's builtin.c `"def ...;"
+                 * / #ifndef HAVE_FREXP / "def frexp: ..." / #endif / ;`) */
+                inside = (g->before && strchr("=+-*/%&|^<>!?([\"", g->before)) ||
                          (after && strchr("|&=?<>/%^)],", after)) || g->word_before;
                 for (int k = 0; k < g->n && !inside; k++) {
                     size_t at = 0;

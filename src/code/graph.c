@@ -1653,6 +1653,150 @@ static void *arena_grow(qr_arena *a, const void *cur, size_t n, size_t *cap, siz
     return p;
 }
 
+/* Whether an object-like macro's replacement is only invocations `M(...) M(...)`. */
+static bool invocation_list(const char *v)
+{
+    int n = 0;
+    for (const char *p = v; p && *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (!(isalpha((unsigned char)*p) || *p == '_'))
+            return false;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        while (*p == ' ')
+            p++;
+        if (*p != '(')
+            return false;
+        int d = 0;
+        for (; *p; p++) {
+            if (*p == '(')
+                d++;
+            else if (*p == ')' && --d == 0) {
+                p++;
+                break;
+            }
+        }
+        if (d)
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
+static int cmp_item_name(const void *a, const void *b)
+{
+    return strcmp((*(const qr_code_item *const *)a)->name, (*(const qr_code_item *const *)b)->name);
+}
+
+/* An object-like macro named alone at file scope whose replacement is a list of
+ * invocations (jq's builtin.h `#define BINOPS BINOP(plus) BINOP(minus) ...`, named in
+ * builtin.c after `#define BINOP(name) static jv f_ ## name(...) {...}`): each
+ * invocation is added to the naming file as a file-scope invocation at that line, which
+ * macro_functions then reads as it reads one written there (f_plus, f_minus). */
+static int list_invocations(qr_code_graph *g)
+{
+    const qr_code_item **lists = NULL;
+    size_t nl = 0, capl = 0;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            const qr_code_item *it = &h->file.items[k];
+            if (it->kind != QR_CODE_MACRO || (it->flags & QR_CODE_FUNC_LIKE) ||
+                !invocation_list(it->type))
+                continue;
+            if (nl == capl) {
+                size_t nc = capl ? capl * 2 : 16;
+                const qr_code_item **nv = realloc(lists, nc * sizeof *nv);
+                if (!nv) {
+                    free(lists);
+                    return QR_ENOMEM;
+                }
+                lists = nv;
+                capl = nc;
+            }
+            lists[nl++] = it;
+        }
+    }
+    if (!nl)
+        return QR_OK;
+    qsort(lists, nl, sizeof *lists, cmp_item_name);
+    int rc = QR_OK;
+    for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        qr_code_ref *refs = NULL;
+        size_t r0 = f->file.nrefs, nrefs = r0, capr = 0;
+        for (size_t r = 0; r < r0 && rc == QR_OK; r++) {
+            const qr_code_ref *use = refs ? &refs[r] : &f->file.refs[r];
+            if (use->kind != QR_CODE_REF_CALL || use->from || strchr(use->name, '('))
+                continue;
+            qr_code_item key = {.name = use->name};
+            const qr_code_item *kp = &key;
+            const qr_code_item **hit = bsearch(&kp, lists, nl, sizeof *lists, cmp_item_name);
+            if (!hit)
+                continue;
+            uint32_t line = use->line;
+            const char *cond = use->cond;
+            for (const char *p = (*hit)->type; *p;) {
+                while (*p == ' ' || *p == '\t')
+                    p++;
+                if (!*p)
+                    break;
+                const char *b = p;
+                int d = 0;
+                for (; *p; p++) {
+                    if (*p == '(')
+                        d++;
+                    else if (*p == ')' && --d == 0) {
+                        p++;
+                        break;
+                    }
+                }
+                /* "BINOP(plus)", blanks before the parenthesis dropped */
+                qr_buf nb;
+                qr_buf_init(&nb);
+                for (const char *q = b; q < p; q++)
+                    if (!(*q == ' ' && q + 1 < p && q[1] == '('))
+                        qr_buf_putc(&nb, *q);
+                const char *inv = nb.p && !nb.failed ? qr_arena_strndup(&g->a, nb.p, nb.len)
+                                                     : NULL;
+                qr_buf_release(&nb);
+                if (!inv) {
+                    rc = QR_ENOMEM;
+                    break;
+                }
+                if (!refs || nrefs == capr) {
+                    qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs, &capr,
+                                                 r0 + 64, sizeof *nr);
+                    if (!nr) {
+                        rc = QR_ENOMEM;
+                        break;
+                    }
+                    refs = nr;
+                }
+                qr_code_ref *cr = &refs[nrefs++];
+                memset(cr, 0, sizeof *cr);
+                cr->kind = QR_CODE_REF_CALL;
+                cr->name = inv;
+                cr->line = line;
+                cr->cond = cond;
+            }
+        }
+        if (refs) {
+            f->file.refs = refs;
+            f->file.nrefs = nrefs;
+        }
+    }
+    free(lists);
+    return rc;
+}
+
 /* What file-scope invocations of function-defining macros define: for each line
  * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
  * body defines a function whose name uses a parameter, a function item named as the
@@ -1964,7 +2108,9 @@ static int included_instances(qr_code_graph *g)
 
 static int assemble(qr_code_graph *g)
 {
-    int rc = macro_functions(g);
+    int rc = list_invocations(g);
+    if (rc == QR_OK)
+        rc = macro_functions(g);
     if (rc == QR_OK)
         rc = included_instances(g);
     if (rc)

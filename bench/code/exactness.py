@@ -171,10 +171,19 @@ CFLOW_LINE = re.compile(r"^\s*(\d+) (\s*)(\S+): (.*)$")
 
 
 def cflow_calls(repo, files):
-    cfiles = [f for f in files if f.endswith(".c")]
-    txt = run(["cflow", "--format=posix", "--omit-arguments", "-A", "-i", "_"] + cfiles, repo,
-              check=False)
+    # one run per .c file: run on all at once, cflow makes one function of every name (the
+    # fifteen `main`s of zlib's examples and contrib, the same-named static helpers written
+    # `local`), and lists a function's calls once, under whichever file came first
     out = set()
+    for f in files:
+        if f.endswith(".c"):
+            cflow_file(repo, f, out)
+    return out
+
+
+def cflow_file(repo, cfile, out):
+    txt = run(["cflow", "--format=posix", "--omit-arguments", "-A", "-i", "_", cfile], repo,
+              check=False)
     by_no = {}
     stack = []  # (depth, name, file)
     for line in txt.splitlines():

@@ -4,16 +4,17 @@
 #
 # Usage: bench/code/trees.sh OUT SRC [NAME...]   (SRC holds git mirrors named as under
 #        /work/.mirror: madler+zlib, lua+lua, jqlang+jq, redis+redis, libevent+libevent,
-#        each a bare repository or with repo/; NAMEs pick trees, all by default)
+#        curl+curl, each a bare repository or with repo/; NAMEs pick trees, all by default)
 #
 # For each project: OUT/b-NAME is the release built under Debian's `bear` after its own
 # configure step (zlib ./configure; Lua its makefile; jq autoreconf + ./configure
 # --without-oniguruma; redis make MALLOC=libc; libevent, held out, its cmake configure,
 # which writes the generated include/event2/event-config.h that most of its files need
-# and a compile command for every library, test and sample file), and OUT/NAME the
-# measured tree (zlib, Lua and libevent whole, jq and redis their src/) as a git
-# repository with the build's
-# compile_commands.json rebased onto it by compdb.py. Then:
+# and a compile command for every library, test and sample file; curl, held out,
+# autoreconf + ./configure without TLS and optional libraries), and OUT/NAME the
+# measured tree (zlib, Lua and libevent whole, jq and redis their src/, curl its lib/) as
+# a git repository with the build's compile_commands.json rebased onto it by compdb.py.
+# Then:
 #   python3 bench/code/exactness.py build/quarry OUT/NAME
 # Needs bear, autoconf, automake, libtool (scripts/deps.sh --bench).
 set -euo pipefail
@@ -44,3 +45,5 @@ one jq jqlang+jq jq-1.7.1 src 'autoreconf -i && ./configure --without-oniguruma 
 one redis redis+redis 7.2.4 src 'bear -- make -j2 MALLOC=libc BUILD_TLS=no'
 # libevent 2.1.12, held out: configured only (what clang needs is the generated header)
 one libevent libevent+libevent release-2.1.12-stable . 'cmake -S . -B bld -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DEVENT__DISABLE_OPENSSL=ON -DEVENT__DISABLE_MBEDTLS=ON -DCMAKE_BUILD_TYPE=Release && cp bld/compile_commands.json .'
+# curl 8.20.0, held out: libcurl without TLS or optional libraries
+one curl curl+curl curl-8_20_0 lib 'autoreconf -fi && ./configure --without-ssl --without-libpsl --without-nghttp2 --without-libidn2 --without-brotli --without-zstd --disable-ldap --disable-docs && bear -- make -j2'

@@ -46,6 +46,7 @@ typedef struct ex {
     uint32_t errors;
     uint32_t error_line[QR_CODE_ERROR_LINES], nerror_lines;
     bool oom;
+    uint32_t macro_body; /* the start of a body macro_head walked already, else 0 */
 } ex;
 
 typedef struct ctx {
@@ -1357,6 +1358,34 @@ static bool fn_pointer_variable(ex *e, TSNode n, const ctx *c)
     return true;
 }
 
+/* `YY_DECL` then `{ ... }` at file scope (every flex scanner: `#define YY_DECL int yylex
+ * (YYSTYPE *lval, ...)`): a function whose head a macro writes. An item named after the
+ * macro, flagged QR_CODE_EXPANDED with the macro as its parent, holding the body's calls;
+ * the assembly names it as the macro's replacement does (graph.c). */
+static void macro_head(ex *e, TSNode stmt, TSNode id, const ctx *c)
+{
+    TSNode body = ts_node_next_named_sibling(stmt);
+    while (!ts_node_is_null(body) && is(body, "comment"))
+        body = ts_node_next_named_sibling(body);
+    if (ts_node_is_null(body) || !is(body, "compound_statement"))
+        return;
+    const char *name = text(e, id);
+    qr_code_item *it = item(e, QR_CODE_FUNCTION, name, stmt, c);
+    if (!it)
+        return;
+    it->end_line = end_line_of(body);
+    it->end_byte = ts_node_end_byte(body);
+    it->flags |= QR_CODE_EXPANDED;
+    it->parent = name;
+    it->signature = name;
+    ctx cc = *c;
+    cc.fn = name;
+    cc.file_scope = false;
+    cc.depth++;
+    walk(e, body, cc);
+    e->macro_body = ts_node_start_byte(body);
+}
+
 static void walk(ex *e, TSNode n, ctx c)
 {
     if (e->oom || ts_node_is_null(n))
@@ -1378,6 +1407,9 @@ static void walk(ex *e, TSNode n, ctx c)
     }
     switch (t[0]) {
     case 'c':
+        if (e->macro_body && c.file_scope && !c.fn && !strcmp(t, "compound_statement") &&
+            ts_node_start_byte(n) == e->macro_body)
+            return; /* walked as macro_head's function */
         if (!strcmp(t, "call_expression")) {
             TSNode f = field(n, "function");
             if (!ts_node_is_null(f) && is(f, "identifier")) {
@@ -1433,6 +1465,7 @@ static void walk(ex *e, TSNode n, ctx c)
              * an invocation without arguments, as file_scope_invocations records them */
             TSNode id = ts_node_named_child(n, 0);
             ref(e, QR_CODE_REF_CALL, NULL, text(e, id), line_of(id), c.cond);
+            macro_head(e, n, id, &c);
         }
         break;
     case 'f':

@@ -1653,6 +1653,91 @@ static void *arena_grow(qr_arena *a, const void *cur, size_t n, size_t *cap, siz
     return p;
 }
 
+/* The object-like macro named name, the one in file `prefer` first; NULL when none. */
+static const qr_code_item *object_macro(const qr_code_graph *g, const char *name,
+                                        const gfile *prefer)
+{
+    const qr_code_item *any = NULL;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            const qr_code_item *m = &h->file.items[k];
+            if (m->kind != QR_CODE_MACRO || (m->flags & QR_CODE_FUNC_LIKE) || !m->type ||
+                strcmp(m->name, name))
+                continue;
+            if (h == prefer)
+                return m;
+            if (!any)
+                any = m;
+        }
+    }
+    return any;
+}
+
+/* A function whose head a macro writes (`YY_DECL { ... }`, extract.c's macro_head):
+ * named as the macro's replacement names it, the word before its first parenthesis
+ * (`int yylex (YYSTYPE *lval, ...)`), through the aliases that rename that (jq's
+ * `#define yylex jq_yylex`); its calls are that function's. */
+static int macro_heads(qr_code_graph *g)
+{
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < f->file.nitems; k++) {
+            const qr_code_item *fn = &f->file.items[k];
+            if (fn->kind != QR_CODE_FUNCTION || !(fn->flags & QR_CODE_EXPANDED) ||
+                !fn->parent || strcmp(fn->parent, fn->name))
+                continue;
+            const qr_code_item *m = object_macro(g, fn->parent, f);
+            const char *paren = m ? strchr(m->type, '(') : NULL;
+            if (!paren)
+                continue;
+            const char *e = paren;
+            while (e > m->type && (e[-1] == ' ' || e[-1] == '\t'))
+                e--;
+            const char *b = e;
+            while (b > m->type && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
+                b--;
+            if (b == e || isdigit((unsigned char)*b))
+                continue;
+            const char *name = qr_arena_strndup(&g->a, b, (size_t)(e - b));
+            if (!name)
+                return QR_ENOMEM;
+            for (int hop = 0; hop < 4; hop++) { /* `#define yylex jq_yylex` */
+                const qr_code_item *a = object_macro(g, name, f);
+                const char *v = a ? a->type : NULL, *ve;
+                while (v && *v == ' ')
+                    v++;
+                for (ve = v; v && (isalnum((unsigned char)*ve) || *ve == '_'); ve++)
+                    ;
+                if (!v || ve == v || *ve || isdigit((unsigned char)*v) || !strcmp(v, name))
+                    break;
+                name = v;
+            }
+            qr_code_item *items = qr_arena_alloc(&g->a, f->file.nitems * sizeof *items);
+            qr_code_ref *refs = qr_arena_alloc(&g->a, (f->file.nrefs ? f->file.nrefs : 1) *
+                                                          sizeof *refs);
+            if (!items || !refs)
+                return QR_ENOMEM;
+            memcpy(items, f->file.items, f->file.nitems * sizeof *items);
+            if (f->file.nrefs)
+                memcpy(refs, f->file.refs, f->file.nrefs * sizeof *refs);
+            const char *written = fn->name;
+            for (size_t q = 0; q < f->file.nrefs; q++)
+                if (refs[q].from && !strcmp(refs[q].from, written) &&
+                    refs[q].line >= fn->line && refs[q].line <= fn->end_line)
+                    refs[q].from = name;
+            items[k].name = name;
+            f->file.items = items;
+            f->file.refs = refs;
+        }
+    }
+    return QR_OK;
+}
+
 /* Whether an object-like macro's replacement is only invocations `M(...) M(...)`. */
 static bool invocation_list(const char *v)
 {
@@ -2108,7 +2193,9 @@ static int included_instances(qr_code_graph *g)
 
 static int assemble(qr_code_graph *g)
 {
-    int rc = list_invocations(g);
+    int rc = macro_heads(g);
+    if (rc == QR_OK)
+        rc = list_invocations(g);
     if (rc == QR_OK)
         rc = macro_functions(g);
     if (rc == QR_OK)

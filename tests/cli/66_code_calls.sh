@@ -21,7 +21,10 @@
 # BLOCK_IDX(__VA_ARGS__, BLOCK_3, BLOCK_2, BLOCK_1)(__VA_ARGS__)`) reaches what those
 # call; an #ifndef group inside a string concatenation (jq's builtin.c `"def ..."` /
 # `#ifndef HAVE_FREXP` / `"def frexp..."` / `#endif` / `;`) no longer swallows the
-# functions after it.
+# functions after it. A function whose head a macro writes (every flex scanner's
+# `#define YY_DECL int yylex (void)` then `YY_DECL { ... }`) is the function the
+# replacement names, through the aliases that rename it (jq's `#define yylex jq_yylex`),
+# with the body's calls.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -235,6 +238,21 @@ block block_join(block a, block b) { a.n += b.n; return a; }
 #define BLOCK(...) BLOCK_IDX(__VA_ARGS__, BLOCK_3, BLOCK_2, BLOCK_1)(__VA_ARGS__)
 block gen_both(block a, block b) { return BLOCK(a, b); }
 C
+cat > "$R/lexer.c" <<'C'
+#define yylex jq_yylex
+static int yy_get_next_buffer(void) { return 0; }
+#ifndef YY_DECL
+#define YY_DECL int yylex \
+               (void *yyscanner)
+#endif
+/** The main scanner function which does all the work. */
+YY_DECL
+{
+	int yy_act = yy_get_next_buffer();
+	return yy_act;
+}
+int after_lexer(void) { return yylex(0); }
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -317,5 +335,13 @@ expect_out "a group inside a string concatenation: the function after it is acti
   'after_builtins:active' state after_builtins
 expect_out "a selector macro: the call reaches what the picked macro calls" 'block.c:block_join' \
   sh -c "'$Q' code query get_call_graph --name gen_both --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"] if not r.get(\"inactive\")))))'"
+
+expect_out "a function whose head a macro writes: named as the macro names it" \
+  'jq_yylex:8-12:YY_DECL' \
+  sh -c "'$Q' code dump --repo '$R' --path lexer.c | python3 -c 'import json,sys; print(\" \".join(\"%s:%s-%s:%s\" % (r[\"name\"], r[\"line\"], r[\"end_line\"], r[\"expanded_from\"]) for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"function\" and r.get(\"expanded_from\")))'"
+expect_out "its callees" 'lexer.c:yy_get_next_buffer' \
+  sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "its callers, through the alias" 'lexer.c:after_lexer' \
+  sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callers --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"from\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
 finish

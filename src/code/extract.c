@@ -22,6 +22,7 @@
 #include "code_int.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
@@ -45,6 +46,7 @@ typedef struct ex {
     uint32_t errors;
     uint32_t error_line[QR_CODE_ERROR_LINES], nerror_lines;
     bool oom;
+    uint32_t macro_body; /* the start of a body macro_head walked already, else 0 */
 } ex;
 
 typedef struct ctx {
@@ -877,6 +879,39 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
         }
         if (!skip)
             ref(e, QR_CODE_REF_MACRO_CALL, name, dup(e, e->src + b, w), line, c->cond);
+        /* `SELECT(__VA_ARGS__, BLOCK_3, BLOCK_2, BLOCK_1)(__VA_ARGS__)`: the invocation's
+         * result is called, one of the names among its arguments (jq's BLOCK(...) picks
+         * BLOCK_n by its argument count): each such name is a callee the body may reach */
+        uint32_t k = j, depth = 0;
+        for (; k < t; k++) {
+            if (e->src[k] == '(')
+                depth++;
+            else if (e->src[k] == ')' && --depth == 0)
+                break;
+        }
+        uint32_t after = k + 1;
+        while (after < t && (e->src[after] == ' ' || e->src[after] == '\t'))
+            after++;
+        if (k >= t || after >= t || e->src[after] != '(')
+            continue;
+        for (uint32_t a = j + 1; a < k;) {
+            if (!(isalpha((unsigned char)e->src[a]) || e->src[a] == '_')) {
+                a++;
+                continue;
+            }
+            uint32_t ab = a;
+            while (a < k && is_ident_char((unsigned char)e->src[a]))
+                a++;
+            uint32_t aw = a - ab;
+            bool param = aw == 11 && !memcmp(e->src + ab, "__VA_ARGS__", 11);
+            for (uint32_t q = 0; q < np && !param; q++) {
+                TSNode pn = ts_node_named_child(params, q);
+                uint32_t ps = ts_node_start_byte(pn), pt = ts_node_end_byte(pn);
+                param = pt - ps == aw && pt <= e->len && !memcmp(e->src + ps, e->src + ab, aw);
+            }
+            if (!param)
+                ref(e, QR_CODE_REF_MACRO_CALL, name, dup(e, e->src + ab, aw), line, c->cond);
+        }
     }
 }
 
@@ -1266,6 +1301,91 @@ static void preproc_ifdef(ex *e, TSNode n, const ctx *c)
 
 /* ---- the walk ---- */
 
+/* `monotime (*getMonotonicUs)(void) = NULL;` at file scope: with a typedef'd return type
+ * and no storage class the parser cannot tell it from an expression, and reads a call of
+ * `monotime` whose result is called. C has no expression statement outside a function, so
+ * the shape `T(*N)(args)` (optionally `= value`) there is a function-pointer variable N of
+ * type `T (*)(args)`. False when n is not of that shape (then it is walked as it is). */
+static bool fn_pointer_variable(ex *e, TSNode n, const ctx *c)
+{
+    if (ts_node_named_child_count(n) != 1)
+        return false;
+    TSNode x = ts_node_named_child(n, 0), value = {0};
+    if (is(x, "assignment_expression")) {
+        TSNode op = ts_node_child(x, 1);
+        if (ts_node_is_null(op) || !is(op, "="))
+            return false;
+        value = field(x, "right");
+        x = field(x, "left");
+    }
+    if (ts_node_is_null(x) || !is(x, "call_expression"))
+        return false;
+    TSNode args = field(x, "arguments"), inner = field(x, "function");
+    if (ts_node_is_null(args) || ts_node_is_null(inner) || !is(inner, "call_expression"))
+        return false;
+    TSNode type = field(inner, "function"), iargs = field(inner, "arguments");
+    if (ts_node_is_null(type) || !is(type, "identifier") || ts_node_is_null(iargs) ||
+        ts_node_named_child_count(iargs) != 1 || is_keyword(e, type))
+        return false;
+    TSNode star = ts_node_named_child(iargs, 0);
+    if (!is(star, "pointer_expression"))
+        return false;
+    TSNode op = ts_node_child(star, 0), name = field(star, "argument");
+    if (ts_node_is_null(op) || !is(op, "*") || ts_node_is_null(name) || !is(name, "identifier"))
+        return false;
+    qr_code_item *it = item(e, QR_CODE_VARIABLE, text(e, name), n, c);
+    if (!it)
+        return true;
+    it->line = line_of(name);
+    const char *tt = text(e, type), *at = text(e, args);
+    if (tt && at) {
+        size_t a = strlen(tt), b = strlen(at);
+        char *d = qr_arena_alloc(e->a, a + b + 5);
+        if (d) {
+            memcpy(d, tt, a);
+            memcpy(d + a, " (*)", 4);
+            memcpy(d + a + 4, at, b + 1);
+            it->type = d;
+        } else {
+            e->oom = true;
+        }
+    }
+    ref(e, QR_CODE_REF_TYPE, c->fn, tt, line_of(type), c->cond);
+    ctx cc = *c;
+    cc.depth++;
+    walk(e, args, cc);
+    walk(e, value, cc);
+    return true;
+}
+
+/* `YY_DECL` then `{ ... }` at file scope (every flex scanner: `#define YY_DECL int yylex
+ * (YYSTYPE *lval, ...)`): a function whose head a macro writes. An item named after the
+ * macro, flagged QR_CODE_EXPANDED with the macro as its parent, holding the body's calls;
+ * the assembly names it as the macro's replacement does (graph.c). */
+static void macro_head(ex *e, TSNode stmt, TSNode id, const ctx *c)
+{
+    TSNode body = ts_node_next_named_sibling(stmt);
+    while (!ts_node_is_null(body) && is(body, "comment"))
+        body = ts_node_next_named_sibling(body);
+    if (ts_node_is_null(body) || !is(body, "compound_statement"))
+        return;
+    const char *name = text(e, id);
+    qr_code_item *it = item(e, QR_CODE_FUNCTION, name, stmt, c);
+    if (!it)
+        return;
+    it->end_line = end_line_of(body);
+    it->end_byte = ts_node_end_byte(body);
+    it->flags |= QR_CODE_EXPANDED;
+    it->parent = name;
+    it->signature = name;
+    ctx cc = *c;
+    cc.fn = name;
+    cc.file_scope = false;
+    cc.depth++;
+    walk(e, body, cc);
+    e->macro_body = ts_node_start_byte(body);
+}
+
 static void walk(ex *e, TSNode n, ctx c)
 {
     if (e->oom || ts_node_is_null(n))
@@ -1287,6 +1407,9 @@ static void walk(ex *e, TSNode n, ctx c)
     }
     switch (t[0]) {
     case 'c':
+        if (e->macro_body && c.file_scope && !c.fn && !strcmp(t, "compound_statement") &&
+            ts_node_start_byte(n) == e->macro_body)
+            return; /* walked as macro_head's function */
         if (!strcmp(t, "call_expression")) {
             TSNode f = field(n, "function");
             if (!ts_node_is_null(f) && is(f, "identifier")) {
@@ -1332,6 +1455,17 @@ static void walk(ex *e, TSNode n, ctx c)
         if (!strcmp(t, "enum_specifier")) {
             record(e, n, NULL, &c);
             return;
+        }
+        if (!strcmp(t, "expression_statement") && c.file_scope && !c.fn &&
+            fn_pointer_variable(e, n, &c))
+            return;
+        if (!strcmp(t, "expression_statement") && c.file_scope && !c.fn &&
+            ts_node_named_child_count(n) == 1 && is(ts_node_named_child(n, 0), "identifier")) {
+            /* a macro named alone at file scope (jq's `BINOPS`, a list of invocations):
+             * an invocation without arguments, as file_scope_invocations records them */
+            TSNode id = ts_node_named_child(n, 0);
+            ref(e, QR_CODE_REF_CALL, NULL, text(e, id), line_of(id), c.cond);
+            macro_head(e, n, id, &c);
         }
         break;
     case 'f':
@@ -1901,6 +2035,96 @@ static int directive_of(const char *src, size_t b, size_t e)
 #define GROUP_DEPTH 64
 #define GROUP_BRANCHES 32
 
+/* The first and last significant characters of src[b..e): blanks, comments and directive
+ * lines skipped, a string or character literal one '"' or '\''. 0 for none. */
+static void sig_ends(const char *src, size_t b, size_t e, char *first, char *last,
+                     size_t *last_at)
+{
+    *first = *last = 0;
+    bool line_start = true;
+    for (size_t i = b; i < e; i++) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v')
+            continue;
+        if (ch == '#' && line_start) {
+            while (i < e && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < e && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            i--; /* the newline: the next line starts */
+            continue;
+        }
+        line_start = false;
+        if (ch == '/' && i + 1 < e && src[i + 1] == '/') {
+            while (i + 1 < e && src[i + 1] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && i + 1 < e && src[i + 1] == '*') {
+            for (i += 2; i + 1 < e && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i++;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < e && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+        }
+        if (!*first)
+            *first = ch;
+        *last = ch;
+        if (last_at)
+            *last_at = i;
+    }
+}
+
+/* Whether a branch ends where an expression cannot (`i =`, `a +`) or begins where a
+ * statement cannot (`|| b`, `= 2`, `, 1e23`): the group sits inside an expression. A
+ * comma at the end is not: enumerator lists take preprocessor groups. */
+static bool mid_expression(char first, char last)
+{
+    return (last && strchr("=+-*/%&|^<>!?([", last)) || (first && strchr("|&=?<>/%^,", first));
+}
+
+/* Whether a branch whose last significant character is src[at] (the branch starting at
+ * b) ends a statement's head, not a statement: `else`, `do`, a label, or a line `if (...)`,
+ * `while (...)`, `for (...)`, `switch (...)` (jq's jv_dtoa.c: `#ifdef Honor_FLT_ROUNDS /
+ * if (bc->rounding == 1) / #endif / { ... }`). */
+static bool open_statement(const char *src, size_t b, size_t at)
+{
+    size_t w = at + 1;
+    while (w > b && is_ident_char((unsigned char)src[w - 1]))
+        w--;
+    size_t n = at + 1 - w;
+    if ((n == 4 && !memcmp(src + w, "else", 4)) || (n == 2 && !memcmp(src + w, "do", 2)))
+        return true;
+    if (src[at] == ':' && (at == b || src[at - 1] != ':'))
+        return true; /* a label: `have_i:` needs its statement */
+    if (src[at] != ')')
+        return false;
+    size_t ls = at; /* the line's first word */
+    while (ls > b && src[ls - 1] != '\n')
+        ls--;
+    while (ls < at && (src[ls] == ' ' || src[ls] == '\t'))
+        ls++;
+    if (ls < at && src[ls] == '}')
+        for (ls++; ls < at && (src[ls] == ' ' || src[ls] == '\t'); ls++)
+            ;
+    static const char *const heads[] = {"if", "while", "for", "switch", "else", NULL};
+    for (const char *const *h = heads; *h; h++) {
+        size_t k = strlen(*h);
+        if (at - ls > k && !memcmp(src + ls, *h, k) && !is_ident_char((unsigned char)src[ls + k]))
+            return true;
+    }
+    return false;
+}
+
 /* A copy of src (or `own`, reused) where each #if group whose branches do not each close
  * the braces they open keeps only its last branch's code (the #else, or nothing after an
  * #if alone); the other branches become blanks, their directive lines and line breaks
@@ -1908,12 +2132,19 @@ static int directive_of(const char *src, size_t b, size_t e)
  * decNumber) and `#ifdef WIN32 / int umain(...) { / #else / int main(...) { / #endif`
  * (jq's main.c) are not C the grammar can read: it gave up on the rest of the function
  * (and of the file), losing definitions and calls. Paired groups share their condition,
- * so taking the last branch in each keeps the braces paired. Returns own (or NULL) when
- * nothing changes or memory ran out. */
+ * so taking the last branch in each keeps the braces paired. A group inside an
+ * expression (`#ifndef Sudden_Underflow / i = / #endif / b->wds = 1;`, jq's jv_dtoa.c,
+ * where the grammar lost the function and the file's 60 functions after it) keeps its
+ * last branch, or its only one, and loses its directive lines too: the grammar reads no
+ * directive between an expression's tokens. Returns own (or NULL) when nothing changes
+ * or memory ran out. */
 static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
 {
     struct group {
         size_t start[GROUP_BRANCHES], end[GROUP_BRANCHES];
+        size_t if_b;  /* where the #if line begins */
+        char before;  /* the last significant character before the #if line */
+        bool word_before; /* ... ends a word other than `else` or `do` */
         int n;
         bool broken; /* too many branches: left alone */
     };
@@ -1923,6 +2154,9 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
     char *out = own;
     int depth = 0;
     size_t i = 0, b, e;
+    size_t seen = 0; /* src[..seen) scanned for `last` */
+    char last = 0;
+    size_t last_at = 0;
     while (next_line(src, len, &i, &b, &e)) {
         /* a directive goes on past a backslash-newline */
         while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
@@ -1930,9 +2164,34 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
         int d = directive_of(src, b, e);
         if (d == 1) {
             if (depth < GROUP_DEPTH) {
+                char f, l;
+                sig_ends(src, seen, b, &f, &l, &last_at);
+                if (l)
+                    last = l;
+                seen = b;
                 st[depth].n = 1;
                 st[depth].broken = false;
                 st[depth].start[0] = i;
+                st[depth].if_b = b;
+                st[depth].before = last;
+                st[depth].word_before = false;
+                if (is_ident_char((unsigned char)last)) { /* `static CONST double` then #if */
+                    size_t w = last_at + 1, we = w;
+                    while (w > 0 && is_ident_char((unsigned char)src[w - 1]))
+                        w--;
+                    st[depth].word_before = !((we - w == 4 && !memcmp(src + w, "else", 4)) ||
+                                              (we - w == 2 && !memcmp(src + w, "do", 2)));
+                }
+                if (depth > 0 && depth <= GROUP_DEPTH) {
+                    /* first in its enclosing branch: what precedes is what precedes that
+                     * group (`double / #ifdef A / x[] = .. / #else / #ifdef B / x[]`) */
+                    struct group *up = &st[depth - 1];
+                    sig_ends(src, up->start[up->n - 1], b, &f, &l, NULL);
+                    if (!f) {
+                        st[depth].before = up->before;
+                        st[depth].word_before = up->word_before;
+                    }
+                }
             }
             depth++;
         } else if (d == 2 && depth > 0 && depth <= GROUP_DEPTH) {
@@ -1950,19 +2209,33 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
             struct group *g = &st[depth];
             g->end[g->n - 1] = b;
             const char *cur = out ? out : src;
-            bool unbalanced = false;
+            bool unbalanced = false, inside = false;
             for (int k = 0; k < g->n && !unbalanced; k++)
                 unbalanced = brace_balance(cur, g->start[k], g->end[k]) != 0;
-            if (!unbalanced)
-                continue;
+            if (!unbalanced) {
+                char f, l, after, dummy;
+                sig_ends(src, i, len < i + 4096 ? len : i + 4096, &after, &dummy, NULL);
+                /* after a string: a concatenation goes on (jq's builtin.c `"def ...;"
+                 * / #ifndef HAVE_FREXP / "def frexp: ..." / #endif / ;`) */
+                inside = (g->before && strchr("=+-*/%&|^<>!?([\"", g->before)) ||
+                         (after && strchr("|&=?<>/%^)],", after)) || g->word_before;
+                for (int k = 0; k < g->n && !inside; k++) {
+                    size_t at = 0;
+                    sig_ends(src, g->start[k], g->end[k], &f, &l, &at);
+                    inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at));
+                }
+                if (!inside)
+                    continue;
+            }
             if (!out) {
                 out = malloc(len ? len : 1);
                 if (!out)
                     break;
                 memcpy(out, src, len);
             }
-            /* the last branch stays, unless it is the #if alone (then nothing does) */
-            int keep = g->n > 1 ? g->n - 1 : -1;
+            /* the last branch stays, unless it is the #if alone (then nothing does, but in
+             * an expression it does) */
+            int keep = g->n > 1 || inside ? g->n - 1 : -1;
             for (int k = 0; k < g->n; k++) {
                 if (k == keep)
                     continue;
@@ -1970,9 +2243,573 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                     if (out[x] != '\n')
                         out[x] = ' ';
             }
+            if (inside) { /* the directive lines: #if, each #elif/#else, #endif */
+                for (int k = 0; k <= g->n; k++) {
+                    size_t db = k == 0 ? g->if_b : g->end[k - 1];
+                    size_t de = k == 0 ? g->start[0] : k < g->n ? g->start[k] : i;
+                    for (size_t x = db; x < de && x < len; x++)
+                        if (out[x] != '\n')
+                            out[x] = ' ';
+                }
+            }
         }
     }
     free(st);
+    return out;
+}
+
+/* ---- unknown macros among declaration specifiers ---- */
+
+typedef struct tok {
+    uint32_t b, e;
+    char kind; /* 'i' a word, 'D' a directive line, '0' a number or literal, else the char */
+} tok;
+
+#define TOKS_MAX (1u << 20)
+
+/* src as tokens: words, numbers and literals, single punctuation characters, and one 'D'
+ * for each directive line; comments skipped. NULL (n 0) when memory ran out. */
+static tok *tokenize(const char *src, size_t len, size_t *n)
+{
+    size_t cap = 1024, k = 0;
+    tok *t = malloc(cap * sizeof *t);
+    *n = 0;
+    if (!t)
+        return NULL;
+    bool line_start = true;
+    for (size_t i = 0; i < len;) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (isspace((unsigned char)ch)) {
+            i++;
+            continue;
+        }
+        size_t after = past_comment(src, i, len);
+        if (after != i) {
+            i = after;
+            continue;
+        }
+        if (k == cap) {
+            tok *nt = cap < TOKS_MAX ? realloc(t, 2 * cap * sizeof *t) : NULL;
+            if (!nt) {
+                free(t);
+                return NULL;
+            }
+            t = nt;
+            cap *= 2;
+        }
+        size_t b = i;
+        char kind;
+        if (ch == '#' && line_start) {
+            while (i < len && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            kind = 'D';
+        } else if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+            i++;
+            kind = '0';
+        } else if (is_ident_char((unsigned char)ch)) {
+            kind = isdigit((unsigned char)ch) ? '0' : 'i';
+            while (i < len && (is_ident_char((unsigned char)src[i]) ||
+                               (kind == '0' && src[i] == '.')))
+                i++;
+        } else {
+            kind = ch;
+            i++;
+        }
+        line_start = false;
+        t[k].b = (uint32_t)b;
+        t[k].e = (uint32_t)(i < len ? i : len);
+        t[k].kind = kind;
+        k++;
+    }
+    *n = k;
+    return t;
+}
+
+static bool word_in(const char *src, const tok *t, const char *const *words)
+{
+    size_t n = t->e - t->b;
+    for (const char *const *w = words; *w; w++)
+        if (strlen(*w) == n && !memcmp(src + t->b, *w, n))
+            return true;
+    return false;
+}
+
+static const char *const type_keywords[] = {
+    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
+    "bool", "_Complex", "struct", "union", "enum", NULL};
+static const char *const other_keywords[] = {
+    "auto", "const", "extern", "inline", "register", "restrict", "static", "typedef",
+    "volatile", "_Atomic", "_Noreturn", "_Thread_local", "_Alignas", "asm", NULL};
+static const char *const statement_keywords[] = {
+    "return", "goto", "case", "default", "if", "else", "while", "for", "do", "switch",
+    "break", "continue", "sizeof", NULL};
+
+static bool all_caps(const char *src, const tok *t)
+{
+    for (uint32_t i = t->b; i < t->e; i++)
+        if (islower((unsigned char)src[i]))
+            return false;
+    return true;
+}
+
+/* Marks in `blank` the words of the run of words and stars around token k that can only
+ * be macros: C allows one type name among declaration specifiers, so in `ZEXTERN int
+ * ZEXPORT deflate(`, `local once_t made =`, `static CONST double tens[]` or a cast
+ * `(struct inflate_state FAR *)` the words beside a type keyword, or beside another
+ * word taken as the type, are macros the file cannot see (zlib's zconf.h defines
+ * ZEXTERN, ZEXPORT, FAR; zutil.h `local`). The type kept among words: not the run's first
+ * word (`ZEXTERN gzFile ZEXPORT`), the first not in capitals (`z_crc_t FAR`), else the
+ * first (`FILE FAR *`). A run holding a statement keyword, or not between the tokens a
+ * declaration or a cast stands between, is left alone. */
+static void specifier_run(const char *src, const tok *t, size_t n, size_t k, bool *blank)
+{
+    if (k >= n || (t[k].kind != 'i' && t[k].kind != '*'))
+        return;
+    size_t a = k, z = k;
+    while (a > 0 && (t[a - 1].kind == 'i' || t[a - 1].kind == '*'))
+        a--;
+    while (z + 1 < n && (t[z + 1].kind == 'i' || t[z + 1].kind == '*'))
+        z++;
+    char left = a > 0 ? t[a - 1].kind : ';', right = z + 1 < n ? t[z + 1].kind : ';';
+    if (!strchr(";{}(,):D", left) || !strchr("([=;,):", right))
+        return;
+    bool cast = left == '(' && right == ')';
+    bool has_name = !cast && t[z].kind == 'i' && !word_in(src, &t[z], type_keywords) &&
+                    !word_in(src, &t[z], other_keywords);
+    size_t last = has_name ? z : z + 1; /* the specifiers: t[a..last) */
+    size_t cand[16];
+    int nc = 0;
+    bool type_kw = false;
+    for (size_t j = a; j < last; j++) {
+        if (t[j].kind != 'i')
+            continue;
+        if (word_in(src, &t[j], statement_keywords))
+            return;
+        if (word_in(src, &t[j], type_keywords)) {
+            type_kw = true;
+            size_t n0 = t[j].e - t[j].b;
+            if ((n0 == 6 && (!memcmp(src + t[j].b, "struct", 6))) ||
+                (n0 == 5 && !memcmp(src + t[j].b, "union", 5)) ||
+                (n0 == 4 && !memcmp(src + t[j].b, "enum", 4)))
+                j++; /* the tag */
+            continue;
+        }
+        if (word_in(src, &t[j], other_keywords) || src[t[j].b] == '_')
+            continue; /* __attribute__, __inline, _Noreturn: the compiler's */
+        if (nc < 16)
+            cand[nc++] = j;
+    }
+    if (cast && !type_kw && t[z].kind != '*')
+        return; /* `(a * b)`: an expression */
+    if (!nc || (!type_kw && nc < 2))
+        return;
+    int keep = -1;
+    if (!type_kw) {
+        int from = cand[0] == a ? 1 : 0;
+        for (int x = from; x < nc && keep < 0; x++)
+            if (!all_caps(src, &t[cand[x]]))
+                keep = x;
+        if (keep < 0)
+            keep = from;
+    }
+    for (int x = 0; x < nc; x++)
+        if (x != keep)
+            blank[cand[x]] = true;
+}
+
+/* The error and missing nodes of a syntax tree, their start bytes in pos (at most max). */
+static size_t error_spots(TSNode root, uint32_t *pos, size_t max)
+{
+    size_t n = 0;
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        bool err = ts_node_is_missing(x) || !strcmp(ts_node_type(x), "ERROR");
+        if (err && n < max)
+            pos[n++] = ts_node_start_byte(x);
+        if (err) {
+            /* the words inside an ERROR node are the run too */
+            TSNode ch = ts_node_named_child(x, 0);
+            for (uint32_t i = 0; !ts_node_is_null(ch) && i < 8 && n < max; i++) {
+                pos[n++] = ts_node_start_byte(ch);
+                ch = ts_node_next_named_sibling(ch);
+            }
+        }
+        if (ts_node_has_error(x) && ts_tree_cursor_goto_first_child(&c))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&c))
+            if (!ts_tree_cursor_goto_parent(&c)) {
+                ts_tree_cursor_delete(&c);
+                return n;
+            }
+    }
+}
+
+#define SPOTS_MAX 4096
+
+/* A copy of src (or `own`, reused) where the words specifier_run judges macros, in the
+ * runs around the parse errors of tree, are blanks (*changed); own (or NULL) when there
+ * are none.
+ * The caller parses again: `ZEXTERN int ZEXPORT deflate(...)` then reads as a prototype
+ * and `int ZEXPORT deflateResetKeep(...) {` as a function (zlib had lost it). */
+static char *blank_specifier_macros(TSNode root, const char *src, size_t len, char *own,
+                                    bool *changed)
+{
+    *changed = false;
+    uint32_t *pos = malloc(SPOTS_MAX * sizeof *pos);
+    if (!pos)
+        return own;
+    size_t np = error_spots(root, pos, SPOTS_MAX), nt = 0;
+    tok *t = np ? tokenize(src, len, &nt) : NULL;
+    bool *blank = t ? calloc(nt ? nt : 1, sizeof *blank) : NULL;
+    if (!blank) {
+        free(pos);
+        free(t);
+        return own;
+    }
+    for (size_t q = 0; q < np; q++) {
+        size_t lo = 0, hi = nt; /* the first token ending after pos[q] */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (t[mid].e <= pos[q])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        specifier_run(src, t, nt, lo, blank);
+        if (lo > 0)
+            specifier_run(src, t, nt, lo - 1, blank);
+    }
+    char *out = own;
+    for (size_t j = 0; j < nt; j++) {
+        if (!blank[j])
+            continue;
+        if (!out) {
+            out = malloc(len ? len : 1);
+            if (!out)
+                break;
+            memcpy(out, src, len);
+        }
+        memset(out + t[j].b, ' ', t[j].e - t[j].b);
+        *changed = true;
+    }
+    free(blank);
+    free(t);
+    free(pos);
+    return out;
+}
+
+/* ---- one configuration, when nothing else parses ---- */
+
+#define CONF_NAMES 512
+#define CONF_DEPTH 64
+
+typedef struct conf {
+    const char *src;
+    struct {
+        size_t b, n;
+        long long v;
+        bool num;
+    } names[CONF_NAMES];
+    int nn;
+    const char *p, *end; /* the #if expression being read */
+} conf;
+
+static int conf_find(const conf *c, const char *w, size_t n)
+{
+    for (int i = 0; i < c->nn; i++)
+        if (c->names[i].n == n && !memcmp(c->src + c->names[i].b, w, n))
+            return i;
+    return -1;
+}
+
+static void conf_skip(conf *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\\' || *c->p == '\n' ||
+                             *c->p == '\r'))
+        c->p++;
+    if (c->p + 1 < c->end && c->p[0] == '/' && (c->p[1] == '*' || c->p[1] == '/'))
+        c->p = c->end; /* a comment ends what is read */
+}
+
+static bool conf_op(conf *c, const char *op)
+{
+    conf_skip(c);
+    size_t n = strlen(op);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, op, n))
+        return false;
+    /* `<` is not `<<` or `<=`, `&` not `&&`, `|` not `||` */
+    if (n == 1 && c->p + 1 < c->end && strchr("<>&|=", *op) && c->p[1] == *op)
+        return false;
+    if (n == 1 && (*op == '<' || *op == '>' || *op == '!') && c->p + 1 < c->end &&
+        c->p[1] == '=')
+        return false;
+    c->p += n;
+    return true;
+}
+
+static long long conf_expr(conf *c, int prec, int depth);
+
+/* A name's value in #if: a number it is defined as, 1 when defined otherwise (`#define
+ * IEEE_8087`), the host's facts (__GNUC__, _WIN32), 0 when undefined. */
+static long long conf_name(conf *c, const char *w, size_t n)
+{
+    int i = conf_find(c, w, n);
+    if (i >= 0)
+        return c->names[i].num ? c->names[i].v : 1;
+    char buf[64];
+    if (n < sizeof buf) {
+        memcpy(buf, w, n);
+        buf[n] = 0;
+        const host_macro *m = bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
+                                      sizeof *host_macros, host_cmp);
+        if (m && m->value != HOST_UNDEF)
+            return m->value;
+    }
+    return 0;
+}
+
+static long long conf_primary(conf *c, int depth)
+{
+    conf_skip(c);
+    if (c->p >= c->end || depth > 64)
+        return 0;
+    if (conf_op(c, "(")) {
+        long long v = conf_expr(c, 0, depth + 1);
+        conf_op(c, ")");
+        return v;
+    }
+    if (conf_op(c, "!"))
+        return !conf_primary(c, depth + 1);
+    if (conf_op(c, "-"))
+        return -conf_primary(c, depth + 1);
+    if (conf_op(c, "~"))
+        return ~conf_primary(c, depth + 1);
+    if (isdigit((unsigned char)*c->p)) {
+        char *e;
+        long long v = strtoll(c->p, &e, 0);
+        c->p = e;
+        while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+            c->p++; /* 1UL */
+        return v;
+    }
+    if (is_ident_char((unsigned char)*c->p)) {
+        const char *w = c->p;
+        while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+            c->p++;
+        size_t n = (size_t)(c->p - w);
+        if (n == 7 && !memcmp(w, "defined", 7)) {
+            bool paren = conf_op(c, "(");
+            conf_skip(c);
+            const char *x = c->p;
+            while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+                c->p++;
+            if (paren)
+                conf_op(c, ")");
+            size_t xn = (size_t)(c->p - x);
+            if (conf_find(c, x, xn) >= 0)
+                return 1;
+            char buf[64];
+            if (xn < sizeof buf) {
+                memcpy(buf, x, xn);
+                buf[xn] = 0;
+                const host_macro *m =
+                    bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
+                            sizeof *host_macros, host_cmp);
+                return m && m->value != HOST_UNDEF;
+            }
+            return 0;
+        }
+        conf_skip(c);
+        if (c->p < c->end && *c->p == '(') { /* a function-like macro: unknown, 0 */
+            int d = 0;
+            for (; c->p < c->end; c->p++) {
+                if (*c->p == '(')
+                    d++;
+                else if (*c->p == ')' && --d == 0) {
+                    c->p++;
+                    break;
+                }
+            }
+            return 0;
+        }
+        return conf_name(c, w, n);
+    }
+    c->p = c->end; /* what this reader does not know ends the expression */
+    return 0;
+}
+
+/* The binary operators by precedence, lowest first. */
+static const char *const conf_ops[][5] = {
+    {"||", NULL}, {"&&", NULL}, {"|", NULL}, {"^", NULL}, {"&", NULL}, {"==", "!=", NULL},
+    {"<=", ">=", "<", ">", NULL}, {"<<", ">>", NULL}, {"+", "-", NULL}, {"*", "/", "%", NULL}};
+
+static long long conf_expr(conf *c, int prec, int depth)
+{
+    if (prec >= (int)(sizeof conf_ops / sizeof *conf_ops) || depth > 64)
+        return conf_primary(c, depth + 1);
+    long long a = conf_expr(c, prec + 1, depth + 1);
+    for (;;) {
+        const char *op = NULL;
+        for (int k = 0; conf_ops[prec][k] && !op; k++)
+            if (conf_op(c, conf_ops[prec][k]))
+                op = conf_ops[prec][k];
+        if (!op)
+            break;
+        long long b = conf_expr(c, prec + 1, depth + 1);
+        unsigned long long ua = (unsigned long long)a, ub = (unsigned long long)b;
+        if (!strcmp(op, "||")) a = a || b;
+        else if (!strcmp(op, "&&")) a = a && b;
+        else if (!strcmp(op, "|")) a = a | b;
+        else if (!strcmp(op, "^")) a = a ^ b;
+        else if (!strcmp(op, "&")) a = a & b;
+        else if (!strcmp(op, "==")) a = a == b;
+        else if (!strcmp(op, "!=")) a = a != b;
+        else if (!strcmp(op, "<=")) a = a <= b;
+        else if (!strcmp(op, ">=")) a = a >= b;
+        else if (!strcmp(op, "<")) a = a < b;
+        else if (!strcmp(op, ">")) a = a > b;
+        else if (!strcmp(op, "<<")) a = b >= 0 && b < 64 ? (long long)(ua << b) : 0;
+        else if (!strcmp(op, ">>")) a = b >= 0 && b < 64 ? a >> b : 0;
+        else if (!strcmp(op, "+")) a = (long long)(ua + ub);
+        else if (!strcmp(op, "-")) a = (long long)(ua - ub);
+        else if (!strcmp(op, "*")) a = (long long)(ua * ub);
+        else if (b == 0) a = 0;
+        else if (!strcmp(op, "/")) a = a == LLONG_MIN && b == -1 ? a : a / b;
+        else a = b == -1 ? 0 : a % b;
+    }
+    return a;
+}
+
+/* A copy of src (or `own`, reused) read as one configuration: each #if group keeps the
+ * branch the preprocessor would take, judged from the file's own #define and #undef
+ * lines met so far and the host's facts (undefined names are 0), the others blank, and
+ * the conditional directive lines blank too. Only for a file the grammar cannot read
+ * otherwise (its root an error: jq's jv_dtoa.c, 4,300 lines of `#ifdef` inside
+ * statements, was read as no function at all): what other branches define is lost, and
+ * what is kept no longer carries its condition. */
+static char *one_configuration(const char *src, size_t len, char *own)
+{
+    conf *c = calloc(1, sizeof *c);
+    if (!c)
+        return own;
+    c->src = src;
+    struct conf_group {
+        bool active, taken;
+    } st[CONF_DEPTH];
+    int depth = 0, over = 0; /* over: groups deeper than CONF_DEPTH */
+    bool active = true;
+    char *out = own;
+    if (!out) {
+        out = malloc(len ? len : 1);
+        if (!out) {
+            free(c);
+            return own;
+        }
+        memcpy(out, src, len);
+    }
+    size_t i = 0, b, e;
+    while (next_line(src, len, &i, &b, &e)) {
+        while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
+            ;
+        int d = directive_of(src, b, e);
+        size_t k = b;
+        while (k < e && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        size_t w = k < e && src[k] == '#' ? k + 1 : e;
+        while (w < e && (src[w] == ' ' || src[w] == '\t'))
+            w++;
+        size_t we = w;
+        while (we < e && isalpha((unsigned char)src[we]))
+            we++;
+        c->p = src + we;
+        c->end = src + e;
+        if (d == 1) {
+            bool v;
+            if (we - w == 5 || we - w == 6) { /* #ifdef, #ifndef */
+                conf_skip(c);
+                const char *x = c->p;
+                while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+                    c->p++;
+                bool def = conf_find(c, x, (size_t)(c->p - x)) >= 0;
+                if (!def) {
+                    char buf[64];
+                    size_t xn = (size_t)(c->p - x);
+                    if (xn < sizeof buf) {
+                        memcpy(buf, x, xn);
+                        buf[xn] = 0;
+                        const host_macro *m =
+                            bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
+                                    sizeof *host_macros, host_cmp);
+                        def = m && m->value != HOST_UNDEF;
+                    }
+                }
+                v = we - w == 5 ? def : !def;
+            } else {
+                v = conf_expr(c, 0, 0) != 0;
+            }
+            if (depth < CONF_DEPTH) {
+                st[depth].active = active;
+                st[depth].taken = v;
+                depth++;
+                active = active && v;
+            } else {
+                over++;
+            }
+        } else if (d == 2 && !over && depth > 0) {
+            struct conf_group *g = &st[depth - 1];
+            bool is_else = we - w == 4 && !memcmp(src + w, "else", 4);
+            bool v = !g->taken && (is_else || conf_expr(c, 0, 0) != 0);
+            if (v)
+                g->taken = true;
+            active = g->active && v;
+        } else if (d == 3) {
+            if (over)
+                over--;
+            else if (depth > 0)
+                active = st[--depth].active;
+        } else if (active && w < e && (we - w == 6 || we - w == 5) &&
+                   (!memcmp(src + w, "define", 6) || !memcmp(src + w, "undef", 5))) {
+            conf_skip(c);
+            const char *x = c->p;
+            while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+                c->p++;
+            size_t xn = (size_t)(c->p - x);
+            int at = xn ? conf_find(c, x, xn) : -1;
+            if (src[w] == 'u') {
+                if (at >= 0)
+                    c->names[at] = c->names[--c->nn];
+            } else if (xn && (at >= 0 || c->nn < CONF_NAMES)) {
+                if (at < 0)
+                    at = c->nn++;
+                c->names[at].b = (size_t)(x - src);
+                c->names[at].n = xn;
+                conf_skip(c);
+                char *num_end;
+                long long v = c->p < c->end ? strtoll(c->p, &num_end, 0) : 0;
+                c->names[at].num = c->p < c->end && num_end > c->p &&
+                                   (num_end >= c->end || !is_ident_char((unsigned char)*num_end));
+                c->names[at].v = c->names[at].num ? v : 0;
+            }
+            continue;
+        }
+        if (d || !active)
+            for (size_t x = b; x < i && x < len; x++)
+                if (out[x] != '\n')
+                    out[x] = ' ';
+    }
+    free(c);
     return out;
 }
 
@@ -2007,6 +2844,32 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    if (tree && ts_node_has_error(ts_tree_root_node(tree))) {
+        bool changed;
+        char *again = blank_specifier_macros(ts_tree_root_node(tree), src, len, clean, &changed);
+        if (again && changed) { /* the same bytes but for blanks: parse them again */
+            clean = again;
+            src = clean;
+            ts_tree_delete(tree);
+            tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+        }
+    }
+    if (tree && !strcmp(ts_node_type(ts_tree_root_node(tree)), "ERROR")) {
+        /* nothing else parses: one configuration, kept when the grammar reads it */
+        char *one = one_configuration(src, len, NULL);
+        TSTree *t2 = one ? ts_parser_parse_string(p, NULL, one, (uint32_t)len) : NULL;
+        if (t2 && strcmp(ts_node_type(ts_tree_root_node(t2)), "ERROR")) {
+            ts_tree_delete(tree);
+            tree = t2;
+            free(clean);
+            clean = one;
+            src = clean;
+        } else {
+            if (t2)
+                ts_tree_delete(t2);
+            free(one);
+        }
+    }
     if (!tree) {
         ts_parser_delete(p);
         free(clean);

@@ -1653,6 +1653,235 @@ static void *arena_grow(qr_arena *a, const void *cur, size_t n, size_t *cap, siz
     return p;
 }
 
+/* The object-like macro named name, the one in file `prefer` first; NULL when none. */
+static const qr_code_item *object_macro(const qr_code_graph *g, const char *name,
+                                        const gfile *prefer)
+{
+    const qr_code_item *any = NULL;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            const qr_code_item *m = &h->file.items[k];
+            if (m->kind != QR_CODE_MACRO || (m->flags & QR_CODE_FUNC_LIKE) || !m->type ||
+                strcmp(m->name, name))
+                continue;
+            if (h == prefer)
+                return m;
+            if (!any)
+                any = m;
+        }
+    }
+    return any;
+}
+
+/* A function whose head a macro writes (`YY_DECL { ... }`, extract.c's macro_head):
+ * named as the macro's replacement names it, the word before its first parenthesis
+ * (`int yylex (YYSTYPE *lval, ...)`), through the aliases that rename that (jq's
+ * `#define yylex jq_yylex`); its calls are that function's. */
+static int macro_heads(qr_code_graph *g)
+{
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < f->file.nitems; k++) {
+            const qr_code_item *fn = &f->file.items[k];
+            if (fn->kind != QR_CODE_FUNCTION || !(fn->flags & QR_CODE_EXPANDED) ||
+                !fn->parent || strcmp(fn->parent, fn->name))
+                continue;
+            const qr_code_item *m = object_macro(g, fn->parent, f);
+            const char *paren = m ? strchr(m->type, '(') : NULL;
+            if (!paren)
+                continue;
+            const char *e = paren;
+            while (e > m->type && (e[-1] == ' ' || e[-1] == '\t'))
+                e--;
+            const char *b = e;
+            while (b > m->type && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
+                b--;
+            if (b == e || isdigit((unsigned char)*b))
+                continue;
+            const char *name = qr_arena_strndup(&g->a, b, (size_t)(e - b));
+            if (!name)
+                return QR_ENOMEM;
+            for (int hop = 0; hop < 4; hop++) { /* `#define yylex jq_yylex` */
+                const qr_code_item *a = object_macro(g, name, f);
+                const char *v = a ? a->type : NULL, *ve;
+                while (v && *v == ' ')
+                    v++;
+                for (ve = v; v && (isalnum((unsigned char)*ve) || *ve == '_'); ve++)
+                    ;
+                if (!v || ve == v || *ve || isdigit((unsigned char)*v) || !strcmp(v, name))
+                    break;
+                name = v;
+            }
+            qr_code_item *items = qr_arena_alloc(&g->a, f->file.nitems * sizeof *items);
+            qr_code_ref *refs = qr_arena_alloc(&g->a, (f->file.nrefs ? f->file.nrefs : 1) *
+                                                          sizeof *refs);
+            if (!items || !refs)
+                return QR_ENOMEM;
+            memcpy(items, f->file.items, f->file.nitems * sizeof *items);
+            if (f->file.nrefs)
+                memcpy(refs, f->file.refs, f->file.nrefs * sizeof *refs);
+            const char *written = fn->name;
+            for (size_t q = 0; q < f->file.nrefs; q++)
+                if (refs[q].from && !strcmp(refs[q].from, written) &&
+                    refs[q].line >= fn->line && refs[q].line <= fn->end_line)
+                    refs[q].from = name;
+            items[k].name = name;
+            f->file.items = items;
+            f->file.refs = refs;
+        }
+    }
+    return QR_OK;
+}
+
+/* Whether an object-like macro's replacement is only invocations `M(...) M(...)`. */
+static bool invocation_list(const char *v)
+{
+    int n = 0;
+    for (const char *p = v; p && *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (!(isalpha((unsigned char)*p) || *p == '_'))
+            return false;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        while (*p == ' ')
+            p++;
+        if (*p != '(')
+            return false;
+        int d = 0;
+        for (; *p; p++) {
+            if (*p == '(')
+                d++;
+            else if (*p == ')' && --d == 0) {
+                p++;
+                break;
+            }
+        }
+        if (d)
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
+static int cmp_item_name(const void *a, const void *b)
+{
+    return strcmp((*(const qr_code_item *const *)a)->name, (*(const qr_code_item *const *)b)->name);
+}
+
+/* An object-like macro named alone at file scope whose replacement is a list of
+ * invocations (jq's builtin.h `#define BINOPS BINOP(plus) BINOP(minus) ...`, named in
+ * builtin.c after `#define BINOP(name) static jv f_ ## name(...) {...}`): each
+ * invocation is added to the naming file as a file-scope invocation at that line, which
+ * macro_functions then reads as it reads one written there (f_plus, f_minus). */
+static int list_invocations(qr_code_graph *g)
+{
+    const qr_code_item **lists = NULL;
+    size_t nl = 0, capl = 0;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            const qr_code_item *it = &h->file.items[k];
+            if (it->kind != QR_CODE_MACRO || (it->flags & QR_CODE_FUNC_LIKE) ||
+                !invocation_list(it->type))
+                continue;
+            if (nl == capl) {
+                size_t nc = capl ? capl * 2 : 16;
+                const qr_code_item **nv = realloc(lists, nc * sizeof *nv);
+                if (!nv) {
+                    free(lists);
+                    return QR_ENOMEM;
+                }
+                lists = nv;
+                capl = nc;
+            }
+            lists[nl++] = it;
+        }
+    }
+    if (!nl)
+        return QR_OK;
+    qsort(lists, nl, sizeof *lists, cmp_item_name);
+    int rc = QR_OK;
+    for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        qr_code_ref *refs = NULL;
+        size_t r0 = f->file.nrefs, nrefs = r0, capr = 0;
+        for (size_t r = 0; r < r0 && rc == QR_OK; r++) {
+            const qr_code_ref *use = refs ? &refs[r] : &f->file.refs[r];
+            if (use->kind != QR_CODE_REF_CALL || use->from || strchr(use->name, '('))
+                continue;
+            qr_code_item key = {.name = use->name};
+            const qr_code_item *kp = &key;
+            const qr_code_item **hit = bsearch(&kp, lists, nl, sizeof *lists, cmp_item_name);
+            if (!hit)
+                continue;
+            uint32_t line = use->line;
+            const char *cond = use->cond;
+            for (const char *p = (*hit)->type; *p;) {
+                while (*p == ' ' || *p == '\t')
+                    p++;
+                if (!*p)
+                    break;
+                const char *b = p;
+                int d = 0;
+                for (; *p; p++) {
+                    if (*p == '(')
+                        d++;
+                    else if (*p == ')' && --d == 0) {
+                        p++;
+                        break;
+                    }
+                }
+                /* "BINOP(plus)", blanks before the parenthesis dropped */
+                qr_buf nb;
+                qr_buf_init(&nb);
+                for (const char *q = b; q < p; q++)
+                    if (!(*q == ' ' && q + 1 < p && q[1] == '('))
+                        qr_buf_putc(&nb, *q);
+                const char *inv = nb.p && !nb.failed ? qr_arena_strndup(&g->a, nb.p, nb.len)
+                                                     : NULL;
+                qr_buf_release(&nb);
+                if (!inv) {
+                    rc = QR_ENOMEM;
+                    break;
+                }
+                if (!refs || nrefs == capr) {
+                    qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs, &capr,
+                                                 r0 + 64, sizeof *nr);
+                    if (!nr) {
+                        rc = QR_ENOMEM;
+                        break;
+                    }
+                    refs = nr;
+                }
+                qr_code_ref *cr = &refs[nrefs++];
+                memset(cr, 0, sizeof *cr);
+                cr->kind = QR_CODE_REF_CALL;
+                cr->name = inv;
+                cr->line = line;
+                cr->cond = cond;
+            }
+        }
+        if (refs) {
+            f->file.refs = refs;
+            f->file.nrefs = nrefs;
+        }
+    }
+    free(lists);
+    return rc;
+}
+
 /* What file-scope invocations of function-defining macros define: for each line
  * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
  * body defines a function whose name uses a parameter, a function item named as the
@@ -1777,9 +2006,200 @@ static int macro_functions(qr_code_graph *g)
     return rc;
 }
 
+typedef struct alias_pair {
+    const char *from, *to;
+} alias_pair;
+
+static int cmp_alias(const void *a, const void *b)
+{
+    return strcmp(((const alias_pair *)a)->from, ((const alias_pair *)b)->from);
+}
+
+static const char *alias_of(const alias_pair *al, size_t n, const char *name)
+{
+    alias_pair k = {.from = name};
+    const alias_pair *hit = n ? bsearch(&k, al, n, sizeof *al, cmp_alias) : NULL;
+    return hit ? hit->to : NULL;
+}
+
+/* What a .c file #included by another .c file is compiled as there, when the includer
+ * first renames its functions (jq's decDouble.c and decQuad.c `#define decFloatAdd
+ * decDoubleAdd`, a hundred such lines, then `#include "decBasic.c"`): for each function
+ * of the included file that an alias of the includer (an object-like #define above the
+ * #include whose replacement is one other name) renames, a function item with the new
+ * name at the same lines, flagged QR_CODE_EXPANDED with the written name as parent,
+ * calling what the written function calls with the includer's renaming applied
+ * (decFloatZero is decDoubleZero there). The written function's calls are compiled out
+ * (condition "0"): under its own name it is never compiled. Items and refs are added to
+ * the included file before nodes are made, as macro_functions does. */
+static int included_instances(qr_code_graph *g)
+{
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *inc = &g->files[i];
+        if (inc->deleted || inc->status < 0 || inc->lang != QR_CODE_LANG_C)
+            continue;
+        for (size_t r = 0; r < inc->file.nrefs; r++) {
+            const qr_code_ref *ir = &inc->file.refs[r];
+            if (ir->kind != QR_CODE_REF_INCLUDE)
+                continue;
+            const char *to = resolve_include(g, inc, ir->name);
+            size_t tl = to ? strlen(to) : 0;
+            if (tl < 3 || strcmp(to + tl - 2, ".c"))
+                continue;
+            int64_t fi = qr__code_file_index(g, to);
+            if (fi < 0 || (size_t)fi == i)
+                continue;
+            gfile *f = &g->files[fi];
+            if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+                continue;
+            /* the includer's aliases above the #include */
+            size_t nal = 0;
+            alias_pair *al = NULL;
+            for (size_t k = 0; k < inc->file.nitems; k++) {
+                const qr_code_item *m = &inc->file.items[k];
+                if (m->kind != QR_CODE_MACRO || (m->flags & QR_CODE_FUNC_LIKE) || !m->type ||
+                    m->line >= ir->line)
+                    continue;
+                const char *b = m->type, *e;
+                while (*b == ' ')
+                    b++;
+                for (e = b; isalnum((unsigned char)*e) || *e == '_'; e++)
+                    ;
+                if (e == b || isdigit((unsigned char)*b) || *e ||
+                    ((size_t)(e - b) == strlen(m->name) && !memcmp(b, m->name, (size_t)(e - b))))
+                    continue;
+                alias_pair *na = realloc(al, (nal + 1) * sizeof *al);
+                if (!na) {
+                    free(al);
+                    return QR_ENOMEM;
+                }
+                al = na;
+                al[nal].from = m->name;
+                al[nal].to = b;
+                nal++;
+            }
+            if (!nal)
+                continue;
+            qsort(al, nal, sizeof *al, cmp_alias);
+            size_t n0 = f->file.nitems, r0 = f->file.nrefs;
+            size_t nitems = n0, capi = 0, nrefs = r0, capr = 0;
+            qr_code_item *items = NULL;
+            qr_code_ref *refs = NULL;
+            int rc = QR_OK;
+            for (size_t k = 0; k < n0 && rc == QR_OK; k++) {
+                const qr_code_item *fn = &f->file.items[k];
+                const char *nn;
+                if (fn->kind != QR_CODE_FUNCTION || (fn->flags & QR_CODE_EXPANDED) ||
+                    !(nn = alias_of(al, nal, fn->name)))
+                    continue;
+                if (!items || nitems == capi) {
+                    qr_code_item *ni = arena_grow(&g->a, items ? items : f->file.items, nitems,
+                                                  &capi, n0 + 64, sizeof *ni);
+                    if (!ni) {
+                        rc = QR_ENOMEM;
+                        break;
+                    }
+                    items = ni;
+                }
+                qr_code_item *it = &items[nitems++];
+                *it = *fn;
+                it->name = nn;
+                it->parent = fn->name;
+                it->flags |= QR_CODE_EXPANDED;
+                for (size_t q = 0; q < r0; q++) {
+                    const qr_code_ref *cr0 =
+                        refs ? &refs[q] : &f->file.refs[q];
+                    if (cr0->kind != QR_CODE_REF_CALL || !cr0->from ||
+                        strcmp(cr0->from, fn->name) || cr0->line < fn->line ||
+                        cr0->line > fn->end_line)
+                        continue;
+                    if (!refs || nrefs == capr) {
+                        qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs,
+                                                     &capr, r0 + 256, sizeof *nr);
+                        if (!nr) {
+                            rc = QR_ENOMEM;
+                            break;
+                        }
+                        refs = nr;
+                        cr0 = &refs[q];
+                    }
+                    qr_code_ref *cr = &refs[nrefs++];
+                    *cr = *cr0;
+                    cr->from = nn;
+                    const char *callee = cr0->name[0] != '.' ? alias_of(al, nal, cr0->name) : NULL;
+                    if (callee)
+                        cr->name = callee;
+                }
+            }
+            free(al);
+            if (rc)
+                return rc;
+            if (items) {
+                f->file.items = items;
+                f->file.nitems = nitems;
+            }
+            if (refs) {
+                f->file.refs = refs;
+                f->file.nrefs = nrefs;
+            }
+        }
+    }
+    /* the written function's own calls: never compiled under its name */
+    for (size_t i = 0; i < g->nfiles; i++) {
+        gfile *f = &g->files[i];
+        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            continue;
+        qr_code_ref *refs = NULL;
+        for (size_t k = 0; k < f->file.nitems; k++) {
+            const qr_code_item *in = &f->file.items[k];
+            if (in->kind != QR_CODE_FUNCTION || !(in->flags & QR_CODE_EXPANDED) || !in->parent)
+                continue;
+            bool written = false; /* the function it renames, at the same lines */
+            for (size_t j = 0; j < f->file.nitems && !written; j++) {
+                const qr_code_item *w = &f->file.items[j];
+                written = w->kind == QR_CODE_FUNCTION && !(w->flags & QR_CODE_EXPANDED) &&
+                          w->line == in->line && !strcmp(w->name, in->parent);
+            }
+            if (!written)
+                continue;
+            for (size_t q = 0; q < f->file.nrefs; q++) {
+                const qr_code_ref *cr = &f->file.refs[q];
+                if (cr->kind != QR_CODE_REF_CALL || !cr->from || strcmp(cr->from, in->parent) ||
+                    cr->line < in->line || cr->line > in->end_line)
+                    continue;
+                size_t ol = cr->cond ? strlen(cr->cond) : 0;
+                if ((ol == 1 && cr->cond[0] == '0') || (ol > 2 && !strcmp(cr->cond + ol - 2, ",0")))
+                    continue; /* marked already (another includer) */
+                if (!refs) {
+                    refs = qr_arena_alloc(&g->a, f->file.nrefs * sizeof *refs);
+                    if (!refs)
+                        return QR_ENOMEM;
+                    memcpy(refs, f->file.refs, f->file.nrefs * sizeof *refs);
+                    f->file.refs = refs;
+                    cr = &refs[q];
+                }
+                char *d = qr_arena_alloc(&g->a, ol + 3);
+                if (!d)
+                    return QR_ENOMEM;
+                if (ol)
+                    memcpy(d, cr->cond, ol);
+                memcpy(d + ol, ol ? ",0" : "0", ol ? 3 : 2);
+                refs[q].cond = d;
+            }
+        }
+    }
+    return QR_OK;
+}
+
 static int assemble(qr_code_graph *g)
 {
-    int rc = macro_functions(g);
+    int rc = macro_heads(g);
+    if (rc == QR_OK)
+        rc = list_invocations(g);
+    if (rc == QR_OK)
+        rc = macro_functions(g);
+    if (rc == QR_OK)
+        rc = included_instances(g);
     if (rc)
         return rc;
     /* nodes: a file node, then its items */

@@ -15,6 +15,16 @@
 # a function a macro defines where it is invoked at file scope (jq's libm.h, 116 lines of
 # `LIBM_DD(acos)` with LIBM_DD defining `static jv f_ ## name(...) {...}`) is a function
 # with the body's calls; get_index_stats names the lines of a file's parse errors.
+# A macro named alone at file scope whose replacement is a list of such invocations (jq's
+# builtin.h `#define BINOPS BINOP(plus) BINOP(minus)`) defines each function; a macro
+# that calls what a selector macro picks among its arguments (jq's `#define BLOCK(...)
+# BLOCK_IDX(__VA_ARGS__, BLOCK_3, BLOCK_2, BLOCK_1)(__VA_ARGS__)`) reaches what those
+# call; an #ifndef group inside a string concatenation (jq's builtin.c `"def ..."` /
+# `#ifndef HAVE_FREXP` / `"def frexp..."` / `#endif` / `;`) no longer swallows the
+# functions after it. A function whose head a macro writes (every flex scanner's
+# `#define YY_DECL int yylex (void)` then `YY_DECL { ... }`) is the function the
+# replacement names, through the aliases that rename it (jq's `#define yylex jq_yylex`),
+# with the body's calls.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -192,6 +202,57 @@ int lnop(int *lsu, int digits) {
 }
 int after_lnop(void) { return ln10(); }
 C
+cat > "$R/binops.h" <<'C'
+#define BINOPS \
+  BINOP(plus) \
+  BINOP(minus)
+C
+cat > "$R/binops.c" <<'C'
+#include "binops.h"
+int binop_plus(int a, int b);
+int binop_minus(int a, int b);
+int bfree(int x) { return x; }
+#define BINOP(name) \
+static int f_ ## name(int input, int a, int b) { \
+  bfree(input); \
+  return binop_ ## name(a, b); \
+}
+BINOPS
+#undef BINOP
+static const char jq_builtins[] =
+  "def a: 1;"
+#ifndef HAVE_FREXP
+  "def frexp: error;"
+#endif
+;
+#define HAVE_FREXP 1
+int after_builtins(int x) { return bfree(x); }
+C
+cat > "$R/block.c" <<'C'
+typedef struct block { int n; } block;
+block block_join(block a, block b) { a.n += b.n; return a; }
+#define BLOCK_1(b1) (b1)
+#define BLOCK_2(b1,b2) (block_join((b1),(b2)))
+#define BLOCK_3(b1,b2,b3) (block_join(BLOCK_2(b1,b2),(b3)))
+#define BLOCK_IDX(_1,_2,_3,NAME,...) NAME
+#define BLOCK(...) BLOCK_IDX(__VA_ARGS__, BLOCK_3, BLOCK_2, BLOCK_1)(__VA_ARGS__)
+block gen_both(block a, block b) { return BLOCK(a, b); }
+C
+cat > "$R/lexer.c" <<'C'
+#define yylex jq_yylex
+static int yy_get_next_buffer(void) { return 0; }
+#ifndef YY_DECL
+#define YY_DECL int yylex \
+               (void *yyscanner)
+#endif
+/** The main scanner function which does all the work. */
+YY_DECL
+{
+	int yy_act = yy_get_next_buffer();
+	return yy_act;
+}
+int after_lexer(void) { return yylex(0); }
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -264,5 +325,23 @@ expect_out "a macro that is an attribute and a type is not an annotation" 'check
 expect_out "annotation macros the file defines are read as the preprocessor does (nothing)" \
   'RedisModule_Alloc RedisModule_Two RedisModule_Log' \
   sh -c "'$Q' code dump --repo '$R' --path redismodule.h | python3 -c 'import json,sys; print(\" \".join(r[\"name\"] for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"variable\"))'"
+
+expect_out "a list of invocations named at file scope defines each function" \
+  'f_minus:binops.c:10 f_plus:binops.c:10' \
+  sh -c "'$Q' code dump --repo '$R' --path binops.c | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s:%s\" % (r[\"name\"], r[\"file\"], r[\"line\"]) for r in map(json.loads, sys.stdin) if r.get(\"expanded_from\") == \"BINOP\")))'"
+expect_out "each with the body's calls" 'binops.c:bfree' \
+  sh -c "'$Q' code query get_call_graph --name f_plus --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "a group inside a string concatenation: the function after it is active" \
+  'after_builtins:active' state after_builtins
+expect_out "a selector macro: the call reaches what the picked macro calls" 'block.c:block_join' \
+  sh -c "'$Q' code query get_call_graph --name gen_both --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"] if not r.get(\"inactive\")))))'"
+
+expect_out "a function whose head a macro writes: named as the macro names it" \
+  'jq_yylex:8-12:YY_DECL' \
+  sh -c "'$Q' code dump --repo '$R' --path lexer.c | python3 -c 'import json,sys; print(\" \".join(\"%s:%s-%s:%s\" % (r[\"name\"], r[\"line\"], r[\"end_line\"], r[\"expanded_from\"]) for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"function\" and r.get(\"expanded_from\")))'"
+expect_out "its callees" 'lexer.c:yy_get_next_buffer' \
+  sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
+expect_out "its callers, through the alias" 'lexer.c:after_lexer' \
+  sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callers --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"from\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
 finish

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_QUESTION 1000
 /* ---- tokens ---- */
@@ -121,6 +122,16 @@ static bool classify(tok *t)
         t->s[n - 1] = '\0';
         return true;
     }
+    /* chat shorthand: "how many commits r there", "u", "vs" */
+    if (!strcmp(t->s, "r")) {
+        snprintf(t->s, TOK_LEN, "are");
+        return true;
+    }
+    if (!strcmp(t->s, "vs") || !strcmp(t->s, "vs.") || !strcmp(t->s, "versus")) {
+        snprintf(t->s, TOK_LEN, "or");
+        return true;
+    }
+
     /* "alice's", "today's"; "what's" is "what is" */
     if (n > 2 && t->s[n - 2] == '\'' && t->s[n - 1] == 's') {
         t->s[n - 2] = '\0';
@@ -193,6 +204,19 @@ static bool tokenize(parser *p, const char *s, size_t len)
         if (k == 0 || !strcmp(t->s, "-") || !strcmp(t->s, "--") || !strcmp(t->s, "\xe2\x80\x94") ||
             !strcmp(t->s, "\xe2\x80\x93"))
             continue;
+        /* "most-edited", "most-active": two words */
+        if (!strncasecmp(t->s, "most-", 5) && isalpha((unsigned char)t->s[5]) &&
+            p->n + 1 < MAX_TOKENS) {
+            char rest[TOK_LEN];
+            snprintf(rest, sizeof rest, "%s", t->s + 5);
+            snprintf(t->s, TOK_LEN, "most");
+            if (!classify(t))
+                return false;
+            p->n++;
+            t = &p->t[p->n];
+            memset(t, 0, sizeof *t);
+            snprintf(t->s, TOK_LEN, "%s", rest);
+        }
         if (!classify(t))
             return false;
         p->n++;

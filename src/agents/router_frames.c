@@ -92,6 +92,32 @@ void rt_parse_asides(parser *p)
         drop(p, j, i);
         i = j;
     }
+    /* "for a churn report I need ...", "for our standup, ...": what the answer is for */
+    static const char *const FORWHAT[] = {"report", "review", "standup", "retro", "dashboard",
+                                          "presentation", "meeting", "audit", "postmortem",
+                                          "writeup", "newsletter", "changelog", NULL};
+    if (tok_is(p, 0, "for") && (tok_in(p, 1, ARTICLE) || tok_is(p, 1, "our")))
+        for (size_t k = 2; k < 5 && k < p->n; k++)
+            if (tok_in(p, k, FORWHAT)) {
+                drop(p, 0, k + 1);
+                break;
+            }
+    /* "back in 2009", "way back in 2010": the year */
+    for (size_t i = 0; i + 1 < p->n; i++)
+        if (tok_is(p, i, "back") && tok_is(p, i + 1, "in")) {
+            size_t from = i > 0 && tok_is(p, i - 1, "way") ? i - 1 : i;
+            drop(p, from, i + 1);
+            break;
+        }
+    /* "the test/ directory", "docs/ folder": the path says it is a directory */
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        size_t l = strlen(p->t[i].s);
+        if (p->t[i].kind == T_PATH && l && p->t[i].s[l - 1] == '/' &&
+            (tok_is(p, i + 1, "directory") || tok_is(p, i + 1, "folder") ||
+             tok_is(p, i + 1, "dir") || tok_is(p, i + 1, "tree") ||
+             tok_is(p, i + 1, "subtree")))
+            drop(p, i + 1, i + 2);
+    }
     /* "if we ignore merge commits", "if you exclude bots": the condition is the exclusion */
     static const char *const IFWHO[] = {"we", "you", "i", NULL};
     static const char *const LEAVE[] = {"ignore", "exclude", "skip", "drop", "omit", NULL};
@@ -126,7 +152,13 @@ void rt_parse_asides(parser *p)
         else
             continue;
         if (tok_is(p, k, "history") || tok_is(p, k, "project's")) {
-            drop(p, i, k + 1);
+            size_t e = k + 1;
+            /* "... of the project", "of the repo" */
+            if (tok_is(p, e, "of") && tok_is(p, e + 1, "the") &&
+                (tok_is(p, e + 2, "project") || tok_is(p, e + 2, "repo") ||
+                 tok_is(p, e + 2, "repository") || tok_is(p, e + 2, "codebase")))
+                e += 3;
+            drop(p, i, e);
             break;
         }
     }

@@ -15,7 +15,7 @@ const char *const RT_STOP[] = {
     "would", "will", "want", "like", "see", "there", "have", "has", "had", "do", "does", "did",
     "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
     "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its", "very",
-    "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", "seen", NULL};
+    "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", "seen", "return", NULL};
 
 typedef struct canon {
     const char *word;

@@ -1082,6 +1082,9 @@ static void parse_refs(parser *p)
         size_t from = i;
         if (from > 0 && tok_is(p, from - 1, "commit"))
             from--;
+        /* "files changed by c01e94a43", "changed in 60213d4": the commit, not an author */
+        else if (from > 0 && !p->t[i].tag && (tok_is(p, from - 1, "by") || tok_is(p, from - 1, "in")))
+            from--;
         if (from > 0 && tok_is(p, from - 1, "the"))
             from--;
         use(p, from, i + 1);
@@ -1937,6 +1940,11 @@ static void parse_top_author(parser *p)
             continue;
         tok *w = j < p->n ? &p->t[j] : NULL;
         if (!w || w->used || w->kind != T_WORD || !in_list(w->s, WHO))
+            continue;
+        /* "the top contributor to src/cluster.c": that path's authors ranked (file-authors),
+           not a person found first */
+        if ((tok_is(p, j + 1, "to") || tok_is(p, j + 1, "of") || tok_is(p, j + 1, "in") ||
+             tok_is(p, j + 1, "on")) && j + 2 < p->n && p->t[j + 2].kind == T_PATH)
             continue;
         if (p->q->top_author)
             p->bad = true;

@@ -28,6 +28,11 @@ static size_t excl_marker(const parser *p, size_t i)
                                             "including", "under", "inside", "within", NULL};
     if (tok_is(p, i, "not") && tok_in(p, i + 1, AFTER_NOT))
         return 2;
+    /* "not authored by", "not written by", "not made by" */
+    if (tok_is(p, i, "not") && (tok_is(p, i + 1, "authored") || tok_is(p, i + 1, "written") ||
+                                tok_is(p, i + 1, "made") || tok_is(p, i + 1, "committed")) &&
+        tok_is(p, i + 2, "by"))
+        return 3;
     /* "anyone but carol", "who else but carol", "except for bob" */
     if ((tok_is(p, i, "anyone") || tok_is(p, i, "anybody") || tok_is(p, i, "else") ||
          tok_is(p, i, "everyone") || tok_is(p, i, "everybody") || tok_is(p, i, "except")) &&

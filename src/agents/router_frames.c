@@ -1251,6 +1251,17 @@ static void parse_tag_questions(parser *p)
         use(p, verb, verb + 1);
         return;
     }
+    /* "is there a tag named 7.2.4", "a release called v1.0": that tag, if any */
+    if (noun < p->n && (tag < p->n || (p->q->commit[0] && p->q->commit_tag)) &&
+        (tok_is(p, noun + 1, "named") || tok_is(p, noun + 1, "called"))) {
+        p->q->tags = true;
+        if (tag < p->n) {
+            snprintf(p->q->commit, RT_STR, "%s", p->t[tag].s);
+            use(p, tag, tag + 1);
+        }
+        use(p, noun, noun + 2);
+        return;
+    }
     if (tag < p->n && verb < p->n && noun == p->n) {
         /* "when was release-2.1 tagged": that tag's row */
         p->q->tags = true;

@@ -811,40 +811,47 @@ static void emit_file_authors(const rt_question *q, qr_buf *b, qr_buf *e)
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
     const char *out = "authors";
-    if (q->path_kind == RT_PATH_DIR) {
-        /* every author is fetched, so the summary counts them all; the top N are taken */
+    if (q->path_kind == RT_PATH_FILE && !filtered(q)) {
+        /* a file's authors: the commits of its path (git shortlog -- PATH) and of its
+           lineage across renames (git log --follow), each once. Either alone is wrong
+           somewhere: jq's src/parser.y was parser.y before a move (its author is in the
+           lineage only); redis's src/cluster.c was emptied and made anew in 2023 (the
+           path's history holds antirez's 509 commits, the lineage 18). */
+        qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :followed :params ");
+        params(b, q, all, 0);
+        qr_buf_puts(b, "}\n         {:tool :get_commits :as :on_path :params ");
+        params(b, q, all, 0);
+        qr_buf_puts(b, "}]\n :transform [{:op :concat :on [:followed :on_path] :as :both}\n"
+                       "             {:op :distinct :on :both :as :history :by :hash}\n"
+                       "             {:op :group :on :history :as :by_author :by :email}\n"
+                       "             {:op :aggregate :on :by_author :as :counted :compute "
+                       "{:author [:max :author] :commits [:count] :last [:max :date]}}\n"
+                       "             {:op :sort :on :counted :as :authors :by [[:commits :desc] "
+                       "[:author :asc]]}");
+        if (q->n) {
+            qr_buf_printf(b, "\n             {:op :take :on :authors :as :top :n %d}", q->n);
+            out = "top";
+        }
+        qr_buf_puts(b, "]\n");
+    } else {
+        /* a directory's (or, with a filter on people, a file's path's): every author is
+           fetched, so the summary counts them all; the top N are taken */
         qr_buf_printf(b, "{:fetch [{:tool :get_author_stats :as :%s :params ",
                       fetch_as(q, "authors"));
         params(b, q, all, 0);
         qr_buf_puts(b, "}]\n");
-        if (filtered(q) || q->n) {
-            qr_buf_puts(b, " :transform [");
-            bots_step(b, q, "authors");
-            if (q->n) {
-                qr_buf_printf(b, "{:op :take :on :authors :as :top :n %d}", q->n);
-                out = "top";
-            }
-            qr_buf_puts(b, "]\n");
-        }
-    } else {
-        qr_buf_printf(b, "{:fetch [{:tool :get_file_history :as :%s :params ",
-                      fetch_as(q, "history"));
-        params(b, q, all, 0);
-        qr_buf_puts(b, "}]\n :transform [");
-        bots_step(b, q, "history");
-        /* by email after .mailmap, as get_author_stats (and "who contributed most") count */
-        qr_buf_puts(b, "{:op :group :on :history :as :by_author :by :email}\n"
-                       "             {:op :aggregate :on :by_author :as :counted :compute "
-                       "{:author [:max :author] :commits [:count] :additions [:sum "
-                       ":additions] :deletions [:sum :deletions] :last [:max :date]}}\n"
-                       "             {:op :sort :on :counted :as :authors :by :commits "
-                       ":order :desc}");
-        if (q->n)
-            qr_buf_printf(b, "\n             {:op :take :on :authors :as :top :n %d}", q->n);
-        qr_buf_puts(b, "]\n");
     }
-    if (q->path_kind == RT_PATH_FILE && q->n)
-        out = "top";
+    if (q->path_kind != RT_PATH_FILE || filtered(q)) {
+        if (filtered(q) || q->n) {
+        qr_buf_puts(b, " :transform [");
+        bots_step(b, q, "authors");
+        if (q->n) {
+            qr_buf_printf(b, "{:op :take :on :authors :as :top :n %d}", q->n);
+            out = "top";
+        }
+        qr_buf_puts(b, "]\n");
+        }
+    }
     snprintf(sum, sizeof sum,
              "{{count:authors}} authors changed %s%s; most commits: {{first:%s:author}} "
              "({{first:%s:commits}})",
@@ -974,8 +981,15 @@ static void emit_file_created(const rt_question *q, qr_buf *b, qr_buf *e)
     char sum[RT_STR * 6];
     qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
     params(b, q, P_PATH, 0);
-    qr_buf_puts(b, "}]\n :transform [{:op :sort :on :history :as :oldest :by "
-                   "[[:timestamp :asc]]}\n             {:op :take :on :oldest :as :first :n 1}\n"
+    /* the row where the file was added (the oldest such, for one deleted and added
+       again), else the oldest row: by date alone, a commit rebased with an older author
+       date than the one that added the file would pass for its creation */
+    qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :added :where [:= :status "
+                   "\"A\"]}\n"
+                   "             {:op :sort :on :added :as :added_first :by [[:timestamp :asc]]}\n"
+                   "             {:op :sort :on :history :as :oldest :by [[:timestamp :asc]]}\n"
+                   "             {:op :concat :on [:added_first :oldest] :as :ordered}\n"
+                   "             {:op :take :on :ordered :as :first :n 1}\n"
                    "             {:op :map :on :first :as :rows :select [:short_hash :date "
                    ":author :email :subject :path :status]}]\n");
     snprintf(sum, sizeof sum,
@@ -1484,7 +1498,7 @@ static const rule RULES[] = {
      0,
      emit_file_last},
     {"file-authors",
-     "who changed a file (following renames) or a directory, most commits first",
+     "who changed a file or a directory (its path, as git shortlog -- PATH), most commits first",
      {"who changed README.md", "who worked on src/", "authors of lib/util.c",
       "top 3 contributors to src/main.c this year"},
      {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS),

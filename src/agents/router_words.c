@@ -187,5 +187,6 @@ const char *const RT_TYPO_TARGETS[] = {
     "author", "committers", "developers", "changed", "changes", "modified", "files", "largest",
     "biggest", "recent", "recently", "latest", "history", "yesterday", "today", "week",
     "weeks", "month", "months", "year", "years", "since", "between", "hotspots", "active",
-    "frequently", "messages", "weekend", "quarter", "additions", "deletions", NULL};
+    "frequently", "messages", "weekend", "quarter", "additions", "deletions", "created",
+    "renamed", "deleted", NULL};
 

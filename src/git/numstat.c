@@ -314,6 +314,7 @@ typedef struct entry {
     size_t plen, olen;
     char status;
     bool binary;
+    bool empty_new; /* the file's new content is the empty blob (--raw) */
     int64_t add, del;
 } entry;
 
@@ -423,6 +424,17 @@ static int parse_raw(parsed *p, const char *buf, size_t len, size_t *pos)
     entry *e = &p->raw[p->nraw++];
     memset(e, 0, sizeof *e);
     e->status = st;
+    /* ":100644 100644 OLD NEW C075": NEW is the fourth field */
+    static const char EMPTY_BLOB[] = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+    const char *f = meta;
+    for (int k = 0; k < 3 && f < meta + mlen; k++) {
+        const char *spc = memchr(f, ' ', (size_t)(meta + mlen - f));
+        f = spc ? spc + 1 : meta + mlen;
+    }
+    size_t fl = (size_t)(meta + mlen - f);
+    const char *end = memchr(f, ' ', fl);
+    fl = end ? (size_t)(end - f) : fl;
+    e->empty_new = fl >= 7 && fl <= sizeof EMPTY_BLOB - 1 && !memcmp(f, EMPTY_BLOB, fl);
     if (b) {
         e->old = a, e->olen = alen, e->path = b, e->plen = blen;
     } else {
@@ -474,6 +486,7 @@ static void join_status(parsed *p, size_t first)
                     r = &p->raw[i];
         }
         e->status = r ? r->status : 'M';
+        e->empty_new = r && r->empty_new;
     }
     p->nraw = 0;
 }
@@ -987,7 +1000,8 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
             rc = QR_ENOMEM;
     }
     size_t nout = 0;
-    for (size_t k = 0; rc == QR_OK && k < p.nr; k++) {
+    bool stop_follow = false;
+    for (size_t k = 0; rc == QR_OK && k < p.nr && !stop_follow; k++) {
         const record *r = &p.r[k];
         qr_follow_entry *f = &(*out)[nout];
         if (r->n == 0 && !o->path)
@@ -1010,6 +1024,15 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
                     e->status == 'R' || e->status == 'C' ? e->status : norm_status(e->status);
                 if (!f->path || (e->old && !f->old_path))
                     rc = QR_ENOMEM;
+                /* an empty file "renamed" or "copied" from another empty file is git's
+                   rename detection pairing emptiness (redis: a new, empty src/cluster.c
+                   followed into deps/jemalloc): the file was created here */
+                if (o->follow && o->path && e->old && e->empty_new && e->add == 0 &&
+                    e->del == 0) {
+                    f->status = 'A';
+                    f->old_path = NULL;
+                    stop_follow = true;
+                }
             }
             f->binary = f->binary || e->binary;
             f->additions += e->add;

@@ -153,7 +153,7 @@ static const expect MATCHES[] = {
     {"when was docs/x.md last changed", "file-last-change", {":path \"docs/x.md\"", ":limit 1", "{{first:rows:date}}"}},
     {"when did README.md last change?", "file-last-change", {":limit 1"}},
     {"last change to src/main.c", "file-last-change", {":limit 1"}},
-    {"who changed README.md", "file-authors", {":tool :get_file_history", ":group", ":by :commits :order :desc"}},
+    {"who changed README.md", "file-authors", {":tool :get_file_history", ":tool :get_commits", ":distinct", ":by [[:commits :desc]"}},
     {"who worked on src/", "file-authors", {":tool :get_author_stats", ":path \"src/\""}},
     {"top 3 contributors to src/main.c this year", "file-authors", {":n 3", ":since \"this year\""}},
     /* largest commits */

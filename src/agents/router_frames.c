@@ -60,7 +60,7 @@ void rt_parse_asides(parser *p)
        before a colon, is not the question */
     static const char *const SELF[] = {"i'm", "im", "i", "we're", "we", "i've", "we've",
                                        "context", "background", "fyi", "i'll", "we'll",
-                                       "i'd", "we'd", NULL};
+                                       "i'd", "we'd", "you", "you're", "youre", NULL};
     if (tok_in(p, 0, SELF))
         for (size_t k = 0; k + 1 < p->n; k++)
             if (p->t[k].colon) {
@@ -735,7 +735,8 @@ void rt_parse_places(parser *p)
     static const char *const BRANCH[] = {"main", "master", "trunk", "develop", NULL};
     for (size_t i = 0; i + 1 < p->n; i++) {
         size_t j = i + 1;
-        if (!tok_is(p, i, "on") && !tok_is(p, i, "in"))
+        /* "merged into main", "the last merge into master" */
+        if (!tok_is(p, i, "on") && !tok_is(p, i, "in") && !tok_is(p, i, "into"))
             continue;
         if (tok_is(p, j, "the"))
             j++;

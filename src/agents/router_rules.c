@@ -19,6 +19,7 @@
  */
 #include "router_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1109,7 +1110,8 @@ static void emit_periods(const rt_question *q, qr_buf *b, qr_buf *e)
         [RT_PERIOD_HOUR] = {"hour", "[:hour :date]", "[:hour :date]", "hour of the day"},
     };
     const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_GREP | P_MERGES;
-    bool ranked = (q->words & (RW_MOST | RW_ACTIVE | RW_RANKED)) || q->nth || q->ascending;
+    bool ranked = (q->words & (RW_MOST | RW_ACTIVE | RW_RANKED | RW_MOSTBY)) || q->nth ||
+                  q->ascending;
     int n = q->n ? q->n : ranked && q->period_one ? 1 : rank_limit(q, ranked);
     const char *f = U[q->period].field;
     char qual[RT_STR * 4], sum[RT_STR * 6];
@@ -1253,7 +1255,23 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
         qr_buf_printf(b, ":limit %d", q->n);
     qr_buf_puts(b, "}}]\n");
     const char *out = "tags";
-    if (named && q->tags_prefix) {
+    if (q->since[0] || q->until[0]) {
+        /* "releases cut in 2025": the tags dated in the window (calendar days, as the
+           tag's own date reads) */
+        qr_buf_puts(b, " :transform [{:op :filter :on :tags :as :in_window :where [:and ");
+        if (q->since[0]) {
+            qr_buf_puts(b, "[:>= :date ");
+            edn_str(b, q->since);
+            qr_buf_puts(b, "]");
+        }
+        if (q->until[0]) {
+            qr_buf_puts(b, " [:<= :date ");
+            edn_str(b, q->until);
+            qr_buf_puts(b, "]");
+        }
+        qr_buf_puts(b, "]}]\n");
+        out = "in_window";
+    } else if (named && q->tags_prefix) {
         char re[RT_STR * 2];
         regex_quote(re, sizeof re, q->commit);
         qr_buf_puts(b, " :transform [{:op :filter :on :tags :as :version_tags :where [:matches "
@@ -1271,7 +1289,8 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
     }
     char sum[RT_STR * 2];
     if (count && !q->tags_prefix)
-        snprintf(sum, sizeof sum, "{{count:tags}} tags");
+        snprintf(sum, sizeof sum, "{{count:%s}} tags%s%s", out, q->window[0] ? " " : "",
+                 q->window);
     else if (q->tags_prefix)
         snprintf(sum, sizeof sum, "{{count:%s}} tags of %s, newest first", out, q->commit);
     else if (named)
@@ -1281,7 +1300,8 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
         snprintf(sum, sizeof sum, "The %s tag: {{first:%s:name}} ({{first:%s:date}})",
                  oldest ? "oldest" : "latest", out, out);
     else
-        snprintf(sum, sizeof sum, "{{count:tags}} tags, newest first");
+        snprintf(sum, sizeof sum, "{{count:%s}} tags%s%s, newest first", out,
+                 q->window[0] ? " " : "", q->window);
     if (count)
         qr_buf_printf(b, " :return {:count \"{{count:%s}}\" :findings :%s :summary ", out, out);
     else
@@ -1352,13 +1372,14 @@ static const rule RULES[] = {
      "commits counted by year, quarter, month, week, day, weekday or hour; ranked or in order",
      {"the busiest month of 2025", "which day of the week has the most commits",
       "commits per month this year", "second busiest weekday"},
-     {0, W(COMMITS), W(MOST), W(ACTIVE), REQ_END},
+     {0, W(COMMITS), W(MOST), W(ACTIVE), W(MOSTBY), REQ_END},
      W(COMMITS) | W(MOST) | W(ACTIVE) | W(COUNT) | W(MADE) | W(COMMITTED) | W(RANKED) |
-         W(PER) | W(BY) | W(CHANGE),
+         W(PER) | W(BY) | W(CHANGE) | W(MOSTBY),
+     /* "which month had the most commits": ranked by commits, what a period counts */
      S_PERIOD | S_WINDOW | S_AUTHOR | S_PATH | S_PATH2 | S_GREP | S_MERGES | S_BOTS | S_N |
-         S_NTH | S_WDAYS | S_REF,
+         S_NTH | S_WDAYS | S_REF | S_SORT,
      S_PERIOD,
-     0,
+     SB(RT_SORT_COMMITS),
      emit_periods},
     {"commit-author",
      "who wrote one commit (named by its id or tag)",
@@ -1386,7 +1407,7 @@ static const rule RULES[] = {
       "when was v1.2.0 tagged"},
      {0, W(RECENT), W(FIRST), W(COUNT), W(WHEN), REQ_END},
      W(RECENT) | W(FIRST) | W(COUNT) | W(WHEN) | W(MOST) | W(MADE),
-     S_TAGS | S_N | S_COMMIT | S_TAG,
+     S_TAGS | S_N | S_COMMIT | S_TAG | S_WINDOW,
      S_TAGS,
      0,
      emit_tags},
@@ -1606,6 +1627,15 @@ static const rule RULES[] = {
 
 static void emit_compare(const rt_question *q, qr_buf *b, qr_buf *e);
 
+static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e);
+
+/* "2025-01-01", "2025-12-31T23:59:59": a date the text of another compares with */
+static bool calendar_date(const char *s)
+{
+    return strlen(s) >= 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[3]) &&
+           s[4] == '-' && isdigit((unsigned char)s[5]) && s[7] == '-';
+}
+
 static bool rule_accepts(const rule *r, const rt_question *q)
 {
     uint32_t s = slots_of(q);
@@ -1631,6 +1661,12 @@ static bool rule_accepts(const rule *r, const rt_question *q)
         return false;
     if (q->ascending && r->emit != emit_top_authors && r->emit != emit_periods &&
         r->emit != emit_compare)
+        return false;
+    /* the tags of a window by their dates: calendar dates only ("in 2025"), not "2 weeks
+       ago", which the tags' own date text cannot be compared with */
+    if (r->emit == emit_tags && ((q->since[0] && !calendar_date(q->since)) ||
+                                 (q->until[0] && !calendar_date(q->until)) ||
+                                 ((q->since[0] || q->until[0]) && (q->commit[0] || q->n))))
         return false;
     /* two people compared only by the comparison ("who has more commits, A or B") */
     if (q->compare != (r->emit == emit_compare))

@@ -100,6 +100,14 @@ count=$(n tag)
 $(git -C "$R" tag --sort=-creatordate | head -3)" ask "how many tags does the repo have?"
 expect_out "when a tag was made" "tags
 release-2.1-stable" ask "when was release-2.1-stable tagged?"
+expect_out "tags in a window" "tags
+count=$(git -C "$R" for-each-ref --format='%(creatordate:short)' refs/tags | grep -c '^2025-0[1-3]')
+release-2.1-stable" ask "how many releases were cut in Q1 2025?"
+expect_out "the last merge into main" "merge-commits
+$(git -C "$R" log -1 --merges --format=%h main)" ask "last merge into main"
+first_line() { ask "$1" | head -1; }
+expect_out "the month with the most commits" "commits-by-period" \
+  first_line "which month of 2025 had the most commits?"
 # a full name of three words, over both of its addresses
 expect_out "three-word name" "count-commits
 count=$(n log --format=%h --author='Mei Lin Chen')" ask "how many commits did Mei Lin Chen make?"

@@ -73,6 +73,8 @@ typedef struct qr_ask_opts {
     int (*file)(void *ud, const char *name, char *out, size_t cap);
     /* tags named whole, for the router (qr_router_opts.tag), with author_ud */
     bool (*tag)(void *ud, const char *name, char *out, size_t cap);
+    /* the project's name, for the router (qr_router_opts.project); NULL: none */
+    const char *project;
     /* the request the question belongs to (quarry/req.h): its deadline, cancel and
      * budgets bound every program, tool and model call of the question. NULL: the
      * question makes its own, with no limits beyond the ones above. */

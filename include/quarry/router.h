@@ -56,6 +56,9 @@ typedef struct qr_router_opts {
     /* The tag a word names exactly, compared without case ("release-2.1.12-stable"), with
      * author_ud: true with the tag's name in out. NULL: tags are read only as releases. */
     bool (*tag)(void *ud, const char *name, char *out, size_t cap);
+    /* The project's own name ("redis", "libevent"): said as the place ("commits to redis",
+     * "how many merges does libevent have") it names the repository itself. NULL: none. */
+    const char *project;
     /* When no rule matches and the router can say what was ambiguous, one line is written
      * here ("2 authors match 'bob': Bob Kowalski <...>, Bob Lee <...>"); NULL: not said. */
     char *why;

@@ -741,7 +741,7 @@ static int tier1(ask_run *R, bool *answered)
     *answered = false;
     qr_router_opts ro = {.author = R->o->author, .author_ud = R->o->author_ud,
                          .release = R->o->release, .file = R->o->file,
-                         .tag = R->o->tag,
+                         .tag = R->o->tag, .project = R->o->project,
                          .why = R->router_why, .why_cap = sizeof R->router_why};
     if (!qr_router_match_opts(R->o->question, strlen(R->o->question), &ro, &route))
         return QR_OK;

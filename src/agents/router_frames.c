@@ -92,6 +92,28 @@ void rt_parse_asides(parser *p)
         drop(p, j, i);
         i = j;
     }
+    /* the project said by its name: "commits to redis", "how many merges does libevent
+       have", "the redis repo": the repository itself, and the name goes */
+    if (p->o && p->o->project && p->o->project[0]) {
+        static const char *const BEFORE[] = {"to", "in", "of", "does", "for", "the", "into",
+                                             "on", "across", NULL};
+        static const char *const AFTER[] = {"repo", "repository", "project", "codebase",
+                                            "have", "has", "had", NULL};
+        for (size_t i = 0; i < p->n; i++) {
+            if (p->t[i].kind != T_WORD || p->t[i].used || strcasecmp(p->t[i].s, p->o->project))
+                continue;
+            bool place = (i > 0 && tok_in(p, i - 1, BEFORE)) || tok_in(p, i + 1, AFTER) ||
+                         p->t[i].poss;
+            if (!place || rt_person_at(p, i, (char[RT_STR]){0}, &(size_t){0}))
+                continue;
+            size_t to = i + 1;
+            if (tok_is(p, to, "repo") || tok_is(p, to, "repository") ||
+                tok_is(p, to, "project") || tok_is(p, to, "codebase"))
+                to++;
+            drop(p, i, to);
+            i--;
+        }
+    }
     /* "for a churn report I need ...", "for our standup, ...": what the answer is for */
     static const char *const FORWHAT[] = {"report", "review", "standup", "retro", "dashboard",
                                           "presentation", "meeting", "audit", "postmortem",

@@ -367,6 +367,9 @@ int cli_cmd_ask(const cli_args *args)
     o.release = qr_host_release_tag;
     o.file = qr_host_find_file;
     o.tag = qr_host_tag;
+    char project[256];
+    if (qr_host_project_name(&host, project, sizeof project))
+        o.project = project;
     o.author_ud = &host;
     o.req = cli_req();
     o.trace = tf;

@@ -410,3 +410,23 @@ bool qr_host_tag(void *host, const char *name, char *out, size_t cap)
     qr_git *g = host_git(host);
     return g && qr_git_tag_named(g, name, out, cap);
 }
+
+bool qr_host_project_name(void *host, char *out, size_t cap)
+{
+    qr_git *g = host_git(host);
+    if (!g || !cap)
+        return false;
+    const char *dir = qr_git_workdir(g);
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir ? dir : "");
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = '\0';
+    const char *base = strrchr(buf, '/');
+    base = base ? base + 1 : buf;
+    snprintf(out, cap, "%s", base);
+    size_t l = strlen(out);
+    if (l > 4 && !strcmp(out + l - 4, ".git"))
+        out[l - 4] = '\0';
+    return out[0] != '\0';
+}

@@ -13,7 +13,7 @@ command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed"; exit 1; 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C QUARRY_NOW=2026-11-24T12:00:00Z
 unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER
 mkdir -p "$HOME"
-R="$TMP/repo"
+R="$TMP/harbor"
 git init -q -b main "$R"
 commit() { # commit DATE "NAME" EMAIL MESSAGE (the tree as the caller left it)
   git -C "$R" add -A
@@ -108,6 +108,9 @@ $(git -C "$R" log -1 --merges --format=%h main)" ask "last merge into main"
 first_line() { ask "$1" | head -1; }
 expect_out "the month with the most commits" "commits-by-period" \
   first_line "which month of 2025 had the most commits?"
+# the project by its name (the working tree's): the repository itself
+expect_out "the project named" "count-commits
+count=$(n log --format=%h --merges)" ask "how many merge commits does harbor have?"
 # a full name of three words, over both of its addresses
 expect_out "three-word name" "count-commits
 count=$(n log --format=%h --author='Mei Lin Chen')" ask "how many commits did Mei Lin Chen make?"

@@ -1653,6 +1653,33 @@ static void *arena_grow(qr_arena *a, const void *cur, size_t n, size_t *cap, siz
     return p;
 }
 
+/* One more slot at the end of a file's items (or refs) that a pass rewrites: the array is
+ * copied from the file's own on first growth (orig), then doubled; the slot, not cleared,
+ * or NULL when out of memory. */
+static qr_code_item *item_slot(qr_arena *a, qr_code_item **items, const qr_code_item *orig,
+                               size_t *n, size_t *cap, size_t first)
+{
+    if (!*items || *n == *cap) {
+        qr_code_item *ni = arena_grow(a, *items ? *items : orig, *n, cap, first, sizeof *ni);
+        if (!ni)
+            return NULL;
+        *items = ni;
+    }
+    return &(*items)[(*n)++];
+}
+
+static qr_code_ref *ref_slot(qr_arena *a, qr_code_ref **refs, const qr_code_ref *orig, size_t *n,
+                             size_t *cap, size_t first)
+{
+    if (!*refs || *n == *cap) {
+        qr_code_ref *nr = arena_grow(a, *refs ? *refs : orig, *n, cap, first, sizeof *nr);
+        if (!nr)
+            return NULL;
+        *refs = nr;
+    }
+    return &(*refs)[(*n)++];
+}
+
 /* The object-like macro named name, the one in file `prefer` first; NULL when none. */
 static const qr_code_item *object_macro(const qr_code_graph *g, const char *name,
                                         const gfile *prefer)
@@ -1856,16 +1883,11 @@ static int list_invocations(qr_code_graph *g)
                     rc = QR_ENOMEM;
                     break;
                 }
-                if (!refs || nrefs == capr) {
-                    qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs, &capr,
-                                                 r0 + 64, sizeof *nr);
-                    if (!nr) {
-                        rc = QR_ENOMEM;
-                        break;
-                    }
-                    refs = nr;
+                qr_code_ref *cr = ref_slot(&g->a, &refs, f->file.refs, &nrefs, &capr, r0 + 64);
+                if (!cr) {
+                    rc = QR_ENOMEM;
+                    break;
                 }
-                qr_code_ref *cr = &refs[nrefs++];
                 memset(cr, 0, sizeof *cr);
                 cr->kind = QR_CODE_REF_CALL;
                 cr->name = inv;
@@ -1951,16 +1973,12 @@ static int macro_functions(qr_code_graph *g)
             qr_buf_release(&nm);
             if (!name)
                 continue;
-            if (!items || nitems == capi) {
-                qr_code_item *ni = arena_grow(&g->a, items ? items : f->file.items, nitems,
-                                              &capi, f->file.nitems + 16, sizeof *ni);
-                if (!ni) {
-                    rc = QR_ENOMEM;
-                    break;
-                }
-                items = ni;
+            qr_code_item *it =
+                item_slot(&g->a, &items, f->file.items, &nitems, &capi, f->file.nitems + 16);
+            if (!it) {
+                rc = QR_ENOMEM;
+                break;
             }
-            qr_code_item *it = &items[nitems++];
             memset(it, 0, sizeof *it);
             it->kind = QR_CODE_FUNCTION;
             it->name = name;
@@ -1975,16 +1993,12 @@ static int macro_functions(qr_code_graph *g)
             for (size_t k = 0; k < c->ncalls; k++) {
                 const qr_code_ref *mc = &c->calls[k];
                 int pi = param_index(m->signature, mc->name, strlen(mc->name));
-                if (!refs || nrefs == capr) {
-                    qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs,
-                                                 &capr, f->file.nrefs + 64, sizeof *nr);
-                    if (!nr) {
-                        rc = QR_ENOMEM;
-                        break;
-                    }
-                    refs = nr;
+                qr_code_ref *cr =
+                    ref_slot(&g->a, &refs, f->file.refs, &nrefs, &capr, f->file.nrefs + 64);
+                if (!cr) {
+                    rc = QR_ENOMEM;
+                    break;
                 }
-                qr_code_ref *cr = &refs[nrefs++];
                 memset(cr, 0, sizeof *cr);
                 cr->kind = QR_CODE_REF_CALL;
                 cr->from = name;
@@ -2092,16 +2106,12 @@ static int included_instances(qr_code_graph *g)
                 if (fn->kind != QR_CODE_FUNCTION || (fn->flags & QR_CODE_EXPANDED) ||
                     !(nn = alias_of(al, nal, fn->name)))
                     continue;
-                if (!items || nitems == capi) {
-                    qr_code_item *ni = arena_grow(&g->a, items ? items : f->file.items, nitems,
-                                                  &capi, n0 + 64, sizeof *ni);
-                    if (!ni) {
-                        rc = QR_ENOMEM;
-                        break;
-                    }
-                    items = ni;
+                qr_code_item *it =
+                    item_slot(&g->a, &items, f->file.items, &nitems, &capi, n0 + 64);
+                if (!it) {
+                    rc = QR_ENOMEM;
+                    break;
                 }
-                qr_code_item *it = &items[nitems++];
                 *it = *fn;
                 it->name = nn;
                 it->parent = fn->name;
@@ -2113,17 +2123,13 @@ static int included_instances(qr_code_graph *g)
                         strcmp(cr0->from, fn->name) || cr0->line < fn->line ||
                         cr0->line > fn->end_line)
                         continue;
-                    if (!refs || nrefs == capr) {
-                        qr_code_ref *nr = arena_grow(&g->a, refs ? refs : f->file.refs, nrefs,
-                                                     &capr, r0 + 256, sizeof *nr);
-                        if (!nr) {
-                            rc = QR_ENOMEM;
-                            break;
-                        }
-                        refs = nr;
-                        cr0 = &refs[q];
+                    qr_code_ref *cr =
+                        ref_slot(&g->a, &refs, f->file.refs, &nrefs, &capr, r0 + 256);
+                    if (!cr) {
+                        rc = QR_ENOMEM;
+                        break;
                     }
-                    qr_code_ref *cr = &refs[nrefs++];
+                    cr0 = &refs[q]; /* the array may have moved */
                     *cr = *cr0;
                     cr->from = nn;
                     const char *callee = cr0->name[0] != '.' ? alias_of(al, nal, cr0->name) : NULL;

@@ -191,20 +191,27 @@ static void ref(ex *e, qr_code_ref_kind k, const char *from, const char *name, u
     r->cond = cond;
 }
 
+/* a, sep and b joined in the arena; NULL (and e->oom) when out of memory. */
+static const char *join3(ex *e, const char *a, const char *sep, const char *b)
+{
+    size_t la = strlen(a), ls = strlen(sep), lb = strlen(b);
+    char *d = qr_arena_alloc(e->a, la + ls + lb + 1);
+    if (!d) {
+        e->oom = true;
+        return NULL;
+    }
+    memcpy(d, a, la);
+    memcpy(d + la, sep, ls);
+    memcpy(d + la + ls, b, lb + 1);
+    return d;
+}
+
 static const char *cond_add(ex *e, const char *cond, const char *name)
 {
     if (!cond)
         return name;
-    size_t a = strlen(cond), b = strlen(name);
-    char *d = qr_arena_alloc(e->a, a + b + 2);
-    if (!d) {
-        e->oom = true;
-        return cond;
-    }
-    memcpy(d, cond, a);
-    d[a] = ',';
-    memcpy(d + a + 1, name, b + 1);
-    return d;
+    const char *d = join3(e, cond, ",", name);
+    return d ? d : cond;
 }
 
 static void walk(ex *e, TSNode n, ctx c);
@@ -1115,27 +1122,17 @@ static int host_eval(ex *e, TSNode n, long long *v, int depth)
     return 1;
 }
 
-/* The conditions a branch's body sits under, added to `cond`: each project macro the
- * condition requires to be defined (`X`, `defined(X)`, joined by `&&`), "0" when the host
- * facts make it false; parts that are neither are not judged (their code counts as
- * active). *known is 1 or 0 when the host facts decide the whole condition, else -1. */
 /* prefix followed by the identifier n's text, from the arena. */
 static const char *value_term(ex *e, const char *prefix, TSNode n)
 {
     const char *t = text(e, n);
-    if (!t)
-        return NULL;
-    size_t a = strlen(prefix), b = strlen(t);
-    char *d = qr_arena_alloc(e->a, a + b + 1);
-    if (!d) {
-        e->oom = true;
-        return NULL;
-    }
-    memcpy(d, prefix, a);
-    memcpy(d + a, t, b + 1);
-    return d;
+    return t ? join3(e, prefix, "", t) : NULL;
 }
 
+/* The conditions a branch's body sits under, added to `cond`: each project macro the
+ * condition requires to be defined (`X`, `defined(X)`, joined by `&&`), "0" when the host
+ * facts make it false; parts that are neither are not judged (their code counts as
+ * active). *known is 1 or 0 when the host facts decide the whole condition, else -1. */
 static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int depth)
 {
     long long v;

@@ -936,17 +936,28 @@ static void emit_top_author_commits(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "the commits of the most active author", q, scope, q->n);
 }
 
-/* The files one commit changed: "files 60213d4", "which files did commit X change". */
-static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
+/* The fetch of one commit as :commit: by its id or tag, or the initial commit (the last
+ * of all), with `extra` params (" :with_paths true", or ""); the transform after it is the
+ * caller's. */
+static void one_commit_fetch(const rt_question *q, qr_buf *b, const char *extra)
 {
     if (q->root)
-        /* the initial commit: the last of HEAD's history, newest first */
         qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
                        "         {:tool :get_commits :as :commit :params {:ref "
                        "\"{{last:all:hash}}\"");
-    else if (q->subject[0]) {
+    else {
+        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
+        edn_str(b, q->commit);
+    }
+    qr_buf_printf(b, " :limit 1%s}}]\n", extra);
+}
+
+/* The files one commit changed: "files 60213d4", "which files did commit X change". */
+static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    if (q->subject[0] && !q->root) {
         /* by its subject, or the start of it, as quoted; two commits that match are both
-       shown, and the summary says how many matched */
+           shown, and the summary says how many matched */
         char re[RT_STR * 2 + 40], quoted[RT_STR * 2];
         regex_quote(quoted, sizeof quoted, q->subject);
         /* the message opens with the subject, after a conventional-commit type if any
@@ -963,12 +974,9 @@ static void emit_commit_files(const rt_question *q, qr_buf *b, qr_buf *e)
                        "({{first:rows:subject}}); commits with that subject: {{count:rows}}\"}}");
         qr_buf_printf(e, "files of the commit whose subject is \"%s\"", q->subject);
         return;
-    } else {
-        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
-        edn_str(b, q->commit);
     }
-    qr_buf_puts(b, " :limit 1 :with_paths true}}]\n"
-                   " :transform [{:op :map :on :commit :as :rows :select [:short_hash :date "
+    one_commit_fetch(q, b, " :with_paths true");
+    qr_buf_puts(b, " :transform [{:op :map :on :commit :as :rows :select [:short_hash :date "
                    ":author :subject :files :paths]}]\n"
                    " :return {:findings :rows :count \"{{first:rows:files}}\" :summary "
                    "\"{{first:rows:files}} files changed in {{first:rows:short_hash}} "
@@ -1181,25 +1189,10 @@ static void emit_inactive(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "authors with no commit in the window", q, scope | P_WINDOW, 0);
 }
 
-/* The fetch of one commit as :commit: by its id or tag, or the initial commit (the last
- * of all); the transform after it is the caller's. */
-static void one_commit_fetch(const rt_question *q, qr_buf *b)
-{
-    if (q->root)
-        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :all :params {}}\n"
-                       "         {:tool :get_commits :as :commit :params {:ref "
-                       "\"{{last:all:hash}}\"");
-    else {
-        qr_buf_puts(b, "{:fetch [{:tool :get_commits :as :commit :params {:ref ");
-        edn_str(b, q->commit);
-    }
-    qr_buf_puts(b, " :limit 1}}]\n");
-}
-
 /* Who wrote one commit (by its id, a tag, or the initial commit): its row. */
 static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
 {
-    one_commit_fetch(q, b);
+    one_commit_fetch(q, b, "");
     qr_buf_puts(b, " :transform [{:op :map :on :commit :as :rows :select " );
     qr_buf_puts(b, COMMIT_FIELDS);
     qr_buf_puts(b, "}]\n"
@@ -1213,7 +1206,7 @@ static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
  * and whole message. */
 static void emit_commit_show(const rt_question *q, qr_buf *b, qr_buf *e)
 {
-    one_commit_fetch(q, b);
+    one_commit_fetch(q, b, "");
     qr_buf_puts(b, " :transform [{:op :map :on :commit :as :rows :select [:hash :short_hash "
                    ":author :email :date :subject :message :files :additions :deletions]}]\n"
                    " :return {:findings :rows :hash \"{{first:rows:hash}}\" :summary "

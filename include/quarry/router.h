@@ -63,6 +63,11 @@ typedef struct qr_router_opts {
      * here ("2 authors match 'bob': Bob Kowalski <...>, Bob Lee <...>"); NULL: not said. */
     char *why;
     size_t why_cap;
+    /* When no rule matches, the words of the question nothing read, space-separated as
+     * said ("came from"), are written here ("" when every word was read and only the
+     * combination is not answered); NULL: not said. */
+    char *unread;
+    size_t unread_cap;
 } qr_router_opts;
 
 /* True, with out filled in, when a rule recognises the question (UTF-8, any case).

@@ -46,6 +46,7 @@ typedef struct ask_run {
     qr_buf today; /* the TODAY lines every user message starts with (made once) */
     qr_req *req;  /* the question's request (the caller's, or one of its own) */
     char router_why[512]; /* what tier 1 found ambiguous ("2 authors match 'bob': ..."), or "" */
+    char router_unread[256]; /* the words tier 1 did not read when it declined, or "" */
 } ask_run;
 
 static double now_ms(void)
@@ -742,7 +743,8 @@ static int tier1(ask_run *R, bool *answered)
     qr_router_opts ro = {.author = R->o->author, .author_ud = R->o->author_ud,
                          .release = R->o->release, .file = R->o->file,
                          .tag = R->o->tag, .project = R->o->project,
-                         .why = R->router_why, .why_cap = sizeof R->router_why};
+                         .why = R->router_why, .why_cap = sizeof R->router_why,
+                         .unread = R->router_unread, .unread_cap = sizeof R->router_unread};
     if (!qr_router_match_opts(R->o->question, strlen(R->o->question), &ro, &route))
         return QR_OK;
     R->r->tier = 1;
@@ -893,6 +895,11 @@ int qr_ask(const qr_ask_opts *o, qr_ask_result *out)
         if (R.router_why[0]) /* the router read it but for a name that is several people */
             set_error(&R, "no model is configured, and the question is ambiguous: %s",
                       R.router_why);
+        else if (R.router_unread[0])
+            set_error(&R, "no model is configured, and the question is not one quarry "
+                          "answers without one (words it did not read: '%s'); set "
+                          "QUARRY_LLM_URL and QUARRY_LLM_MODEL (see docs/llm.md), or ask "
+                          "with a query: quarry query", R.router_unread);
         else
             set_error(&R, "no model is configured, and the question is not one quarry "
                           "answers without one; set QUARRY_LLM_URL and QUARRY_LLM_MODEL (see "

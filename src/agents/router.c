@@ -1674,6 +1674,15 @@ static bool said(const parser *p, const char *a, const char *b, const char *c)
 }
 
 /* What no slot took: filler, or content words by their canonical bit. */
+/* A word nothing read: the question is not understood, and the decline names it. */
+static void unread(parser *p, const tok *t)
+{
+    p->q->words |= RW_UNKNOWN;
+    size_t have = strlen(p->q->unread);
+    if (have + strlen(t->s) + 2 < RT_STR)
+        snprintf(p->q->unread + have, RT_STR - have, "%s%s", have ? " " : "", t->s);
+}
+
 static void collect_words(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
@@ -1681,7 +1690,7 @@ static void collect_words(parser *p)
         if (t->used)
             continue;
         if (t->kind != T_WORD || t->poss) {
-            p->q->words |= RW_UNKNOWN;
+            unread(p, t);
             continue;
         }
         if (strcmp(t->s, "how") == 0 && tok_is(p, i + 1, "many")) {
@@ -1699,6 +1708,29 @@ static void collect_words(parser *p)
             p->q->words |= RW_COUNT;
             use(p, i, i + 2);
             continue;
+        }
+        /* "the subject line of the latest commit", "message line": a line of text, not
+           lines of code */
+        if (strcmp(t->s, "line") == 0 && i > 0 &&
+            (!strcmp(p->t[i - 1].s, "subject") || !strcmp(p->t[i - 1].s, "message") ||
+             !strcmp(p->t[i - 1].s, "summary") || !strcmp(p->t[i - 1].s, "title"))) {
+            t->used = true;
+            continue;
+        }
+        /* "most commits first", "newest first", "biggest first": the order every list and
+           ranking is already in; "oldest first" is not (it is left, so not read) */
+        if (strcmp(t->s, "first") == 0 && i > 0 && i + 1 == p->n) {
+            static const char *const ORDER[] = {"newest", "latest", "recent", "biggest",
+                                                "largest", "highest", "commits", "lines",
+                                                "changes", "busiest", NULL};
+            const char *prev = p->t[i - 1].s;
+            bool most = i > 1 && (!strcmp(p->t[i - 2].s, "most") ||
+                                  !strcmp(p->t[i - 2].s, "highest"));
+            if (in_list(prev, ORDER) && (most || strcmp(prev, "commits") != 0) &&
+                (most || (strcmp(prev, "lines") != 0 && strcmp(prev, "changes") != 0))) {
+                t->used = true;
+                continue;
+            }
         }
         /* "the most recent commit", "edited most recently": "most" adds nothing */
         if (strcmp(t->s, "most") == 0 && (tok_is(p, i + 1, "recent") ||
@@ -1786,6 +1818,12 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "how many commits came from bob@x.org": the person was read; "came" adds nothing */
+        if (p->q->author[0] && (!strcmp(t->s, "came") || !strcmp(t->s, "come") ||
+                                !strcmp(t->s, "coming"))) {
+            t->used = true;
+            continue;
+        }
         /* "when did julia make her first commit": the author's own */
         if (p->q->author[0] && (strcmp(t->s, "her") == 0 || strcmp(t->s, "his") == 0 ||
                                 strcmp(t->s, "their") == 0)) {
@@ -1793,7 +1831,7 @@ static void collect_words(parser *p)
             continue;
         }
         if (!person_filler(p, i)) {
-            p->q->words |= RW_UNKNOWN;
+            unread(p, t);
             t->used = true;
             continue;
         }
@@ -1809,7 +1847,7 @@ static void collect_words(parser *p)
         if (bit)
             p->q->words |= bit;
         else if (!in_list(t->s, RT_STOP))
-            p->q->words |= RW_UNKNOWN;
+            unread(p, t);
         t->used = true;
     }
 }
@@ -2275,9 +2313,16 @@ bool qr_router_match_opts(const char *question, size_t len, const qr_router_opts
         memset(out, 0, sizeof *out);
     if (opts && opts->why && opts->why_cap)
         opts->why[0] = '\0';
-    if (!out || !rt_parse(question, len, opts, &q))
+    if (opts && opts->unread && opts->unread_cap)
+        opts->unread[0] = '\0';
+    if (!out)
         return false;
-    bool ok = rt_rules_match(&q, out);
+    bool parsed = rt_parse(question, len, opts, &q);
+    bool ok = parsed && rt_rules_match(&q, out);
+    if (!ok && opts && opts->unread && opts->unread_cap)
+        snprintf(opts->unread, opts->unread_cap, "%s", q.unread);
+    if (!parsed)
+        return false;
     if (ok && opts && opts->why && opts->why_cap)
         opts->why[0] = '\0'; /* answered: nothing was ambiguous after all */
     return ok;

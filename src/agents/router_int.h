@@ -120,6 +120,8 @@ typedef struct rt_question {
     bool line_total;    /* "how many lines were added to app/x.py": the sum of the sort
                            key's lines (sort is ADDITIONS, DELETIONS or LINES) over the
                            commits, not a ranking */
+    char unread[RT_STR]; /* the words no slot or frame took, as said, space-separated:
+                            what a decline names ("came from") */
 } rt_question;
 
 enum { RT_PERIOD_NONE, RT_PERIOD_YEAR, RT_PERIOD_QUARTER, RT_PERIOD_MONTH, RT_PERIOD_WEEK,

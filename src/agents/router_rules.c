@@ -1518,7 +1518,7 @@ static const rule RULES[] = {
      {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS),
       W(WHO) | W(OWNS), W(OWNS), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
-         W(FILES) | W(OWNS) | W(AUTHORS) | W(WHO),
+         W(FILES) | W(OWNS) | W(AUTHORS) | W(WHO) | W(OFTEN),
      S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS | S_REF,
      S_PATH,
      0,
@@ -1539,8 +1539,9 @@ static const rule RULES[] = {
       "top 5 authors last year", "authors ranked by lines added"},
      {W(AUTHORS), W(WHO) | W(COMMITTED), W(WHO) | W(MOST), W(WHO) | W(ACTIVE),
       W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
+     /* "who commits most often", "who committed anything in june" */
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
-         W(WHO) | W(AUTHORS) | W(MOSTBY),
+         W(WHO) | W(AUTHORS) | W(MOSTBY) | W(OFTEN) | W(HISTORY),
      S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS | S_NTH | S_REF | S_WDAYS | S_GREP |
          S_PATH2,
      0,
@@ -1599,7 +1600,7 @@ static const rule RULES[] = {
      {"commits by alice", "alice's commits last month", "what did bob do this week",
       "last 5 commits by bob@example.com"},
      {W(COMMITS), 0, W(CHANGE), W(COMMITTED), W(HISTORY), REQ_END},
-     COMMIT_WORDS,
+     COMMIT_WORDS | W(MESSAGE), /* their messages are in the rows */
      S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_DIR | S_MERGES | S_N | S_AUTHOR2 | S_BOTS | S_REF |
          S_WDAYS | S_PATH2 | S_NTH,
      S_AUTHOR,
@@ -1610,7 +1611,7 @@ static const rule RULES[] = {
      {"commits from last week", "recent commits", "last 10 commits",
       "what changed since 2024-03-01"},
      {W(COMMITS), W(CHANGE), W(COMMITTED), W(HISTORY), W(MADE), REQ_END},
-     COMMIT_WORDS,
+     COMMIT_WORDS | W(MESSAGE), /* "the subject of the latest commit": in its row */
      S_WINDOW | S_UNTOUCHED | S_DIR | S_MERGES_EXCL | S_N | S_BOTS | S_REF |
          S_WDAYS | S_PATH2 | S_NTH,
      0,

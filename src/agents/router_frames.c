@@ -676,10 +676,42 @@ static void parse_renames(parser *p)
                    tok_is(p, i + 2, "be") && tok_in(p, i + 3, NAMED)) {
             to = i + 4;
         } else if (tok_is(p, i, "renamed") || tok_is(p, i, "rename") ||
-                   tok_is(p, i, "renaming")) {
+                   tok_is(p, i, "renaming") || tok_is(p, i, "moved")) {
             to = i + 1;
             if (tok_is(p, to, "from"))
                 to++;
+            /* "renamed src/redis.c to src/server.c", "the rename of a.c into b.c": the new
+               name is the file asked about, the old one says which rename */
+            size_t a = to;
+            if (tok_is(p, a, "of"))
+                a++;
+            if (a + 2 < p->n && p->t[a].kind == T_PATH &&
+                (tok_is(p, a + 1, "to") || tok_is(p, a + 1, "into") ||
+                 tok_is(p, a + 1, "as")) &&
+                p->t[a + 2].kind == T_PATH && !p->q->rename_from[0]) {
+                snprintf(p->q->rename_from, RT_STR, "%s", p->t[a].s);
+                use(p, from, a + 2);
+                p->q->renamed = 1;
+                i = a + 1;
+                continue;
+            }
+            /* "when was redis.c renamed to server.c" */
+            size_t k = i;
+            while (k > 0 && (tok_is(p, k - 1, "was") || tok_is(p, k - 1, "got") ||
+                             tok_is(p, k - 1, "been") || tok_is(p, k - 1, "being")))
+                k--;
+            if (k > 0 && p->t[k - 1].kind == T_PATH && !p->t[k - 1].used &&
+                i + 2 < p->n && (tok_is(p, i + 1, "to") || tok_is(p, i + 1, "into") ||
+                                 tok_is(p, i + 1, "as")) &&
+                p->t[i + 2].kind == T_PATH && !p->q->rename_from[0]) {
+                snprintf(p->q->rename_from, RT_STR, "%s", p->t[k - 1].s);
+                use(p, k - 1, i + 2);
+                p->q->renamed = 1;
+                i = i + 1;
+                continue;
+            }
+            if (tok_is(p, i, "moved")) /* "moved" alone is a change, not a rename */
+                to = 0;
         }
         if (!to)
             continue;

@@ -1018,8 +1018,18 @@ static void emit_file_renames(const rt_question *q, qr_buf *b, qr_buf *e)
     char sum[RT_STR * 6];
     qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
     params(b, q, P_PATH, 0);
-    qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :all_renames :where "
-                   "[:= :status \"R\"]}\n             ");
+    if (q->rename_from[0]) {
+        /* the rename from the name said: its whole path, or its last components */
+        char quoted[RT_STR * 2], re[RT_STR * 2 + 16];
+        regex_quote(quoted, sizeof quoted, q->rename_from);
+        snprintf(re, sizeof re, "(^|/)%s$", quoted);
+        qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :all_renames :where "
+                       "[:and [:= :status \"R\"] [:matches :old_path ");
+        edn_str(b, re);
+        qr_buf_puts(b, "]]}\n             ");
+    } else
+        qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :all_renames :where "
+                       "[:= :status \"R\"]}\n             ");
     if (q->renamed == 2)
         qr_buf_puts(b, "{:op :sort :on :all_renames :as :ordered :by [[:timestamp :asc]]}\n"
                        "             {:op :map :on :ordered :as :renames ");
@@ -1058,6 +1068,36 @@ static void emit_file_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
     explain_line(e, "the deletion of a file", q, P_PATH, 1);
+}
+
+/* The files deleted in a window or a directory (or by someone): the rows of their histories
+ * whose status is D (git's rename detection on, so a file moved away is not deleted), one per
+ * path with how many times and when last. */
+static void emit_files_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    char spec[RT_STR + 16];
+    if (q->path_kind == RT_PATH_DIR && strchr(q->path, '*'))
+        snprintf(spec, sizeof spec, ":(glob)%s", q->path);
+    else if (q->path_kind == RT_PATH_DIR)
+        snprintf(spec, sizeof spec, ":(glob)%s%s**", q->path,
+                 q->path[0] && q->path[strlen(q->path) - 1] != '/' ? "/" : "");
+    else
+        snprintf(spec, sizeof spec, ":(glob)**");
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    size_t at = b->len;
+    params(b, q, P_WINDOW | P_AUTHOR, 0);
+    /* the map so far, "{...}", reopened for the path */
+    b->p[--b->len] = '\0';
+    qr_buf_printf(b, "%s:path ", b->len - at > 1 ? " " : "");
+    edn_str(b, spec);
+    qr_buf_puts(b, "}}]\n :transform [{:op :filter :on :history :as :deletions :where "
+                   "[:= :status \"D\"]}\n"
+                   "             {:op :group :on :deletions :as :by_path :by :path}\n"
+                   "             {:op :aggregate :on :by_path :as :rows :compute {:deletions "
+                   "[:count] :last [:max :date]}}]\n"
+                   " :return {:findings :rows :count \"{{count:rows}}\" :summary "
+                   "\"{{count:rows}} files deleted\"}}");
+    explain_line(e, "the files deleted", q, P_WINDOW | P_AUTHOR | P_PATH, 0);
 }
 
 /* The oldest commits (of an author, a path, a window): "the first commit", "alice's
@@ -1455,6 +1495,16 @@ static const rule RULES[] = {
      S_FILE,
      0,
      emit_file_deleted},
+    {"files-deleted",
+     "the files deleted in a window, a directory or by someone (renames are not deletions)",
+     {"what files were deleted in 2025", "which files were removed from src/ last year",
+      "files bob deleted", NULL},
+     {W(DELETED), W(DELETED) | W(FILES), REQ_END},
+     W(FILES) | W(COMMITS) | W(CHANGE) | W(COUNT),
+     S_WINDOW | S_DIR | S_AUTHOR | S_REF,
+     0,
+     0,
+     emit_files_deleted},
     {"first-commits",
      "the oldest commits, of the repository, an author or a path",
      {"first commit of the repo", "when did alice make her first commit",

@@ -55,6 +55,7 @@ enum {
     W_OTHER,     /* rankings, recursion, reasons: questions no frame here answers */
     W_DEPTH,     /* levels, deep, depth, hops */
     W_FIELD,     /* field, member: "which struct has a field named X" */
+    W_VIA,       /* through, via, expanded: calls a macro writes */
     W_NUMBER,    /* a count: "2", "three" */
     W_COUNT_IDS
 };
@@ -110,6 +111,8 @@ static const char *const words_from[] = {"from", NULL};
 static const char *const words_of[] = {"of", "for", NULL};
 static const char *const words_where[] = {"where", "where's", "wheres", "location", NULL};
 static const char *const words_inactive[] = {"inactive", "disabled", NULL};
+static const char *const words_via[] = {"through", "via", "expanded", "expanding", "expansion",
+                                        "expansions", NULL};
 static const char *const words_other[] = {
     "most",    "least",      "largest",   "biggest",   "longest",    "smallest", "shortest",
     "fewest",  "top",        "recursive", "recursion", "themselves", "itself",   "why",
@@ -166,7 +169,8 @@ static const struct {
                    {words_stop, W_STOP},
                    {words_other, W_OTHER},
                    {words_depth, W_DEPTH},
-                   {words_field, W_FIELD}};
+                   {words_field, W_FIELD},
+                   {words_via, W_VIA}};
 
 /* A word as close to two frame words under the shared typo measure ("callrs": calls,
  * callers, called): the frame word fewest plain edits away; between a verb and its noun
@@ -378,6 +382,8 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false;
     if (f->inactive && r != CF_CALLERS && r != CF_CALLEES && r != CF_LIST)
         return false;
+    if (f->via && r != CF_CALLEES && r != CF_CALLERS)
+        return false;
     if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD)
         return false; /* "which macros call X" */
     if (has(t, n, W_COUNT) && r != CF_COUNT)
@@ -456,6 +462,13 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
         return false;
     }
     f->inactive = has(t, n, W_INACTIVE);
+    /* "through macros", "with macros expanded": how calls are counted, not what is listed */
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id == W_VIA)
+            for (size_t j = i >= 2 ? i - 2 : 0; j < n && j <= i + 2; j++)
+                if (t[j].id == W_MACROS)
+                    t[j].id = W_STOP;
+    f->via = has(t, n, W_VIA);
     if (has(t, n, W_STRUCTS))
         f->what = CF_STRUCTS;
     else if (has(t, n, W_MACROS) && !has(t, n, W_FUNCS))

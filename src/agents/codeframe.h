@@ -49,6 +49,8 @@ typedef struct cf_frame {
     bool inactive;            /* "including disabled code": code under a false #if too */
     bool headers;             /* CF_INCLUDERS: "which headers include H": only headers */
     bool kind_given;          /* "the struct X", "the macro X": f->what says which kind */
+    bool via;                 /* CF_CALLEES: "through macros", "expanded": the calls a macro
+                                 body writes too, not only the calls written in the body */
 } cf_frame;
 
 /* Reads question (already normalized) into f. `known` (may be NULL) says whether a word

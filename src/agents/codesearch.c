@@ -31,6 +31,11 @@
 #include <unistd.h>
 
 #define PFX "PREFIX code: <https://quarry.dev/code#>\n"
+/* an #include as written, under a disabled #if (?d 1) or not (?d 0) */
+/* ?inactive true when ?m (the least ?d) is 1, unbound otherwise */
+#define ONLY_INACTIVE "BIND(IF(?m = 1, true, ?unbound) AS ?inactive)"
+#define INCLUDES_EITHER \
+    "{ ?f code:includes ?h BIND(0 AS ?d) } UNION { ?f code:includesInactive ?h BIND(1 AS ?d) }"
 
 /* ---- templates ---- */
 typedef struct tmpl {
@@ -815,37 +820,46 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                             "  FILTER(?g != ?f)\n"
                             "} ORDER BY ?file ?function_line ?callee");
         else
-            qr_buf_puts(&q, "  ?f code:callSite ?site .\n"
-                            "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
-                            "  OPTIONAL { ?site code:via ?via }\n"
-                            "} ORDER BY ?file ?function_line ?line ?callee");
+            /* the calls written in the body; those a macro's body writes only when asked
+               ("through macros"): a reader of the function sees the macro, not them */
+            qr_buf_printf(&q, "  ?f code:callSite ?site .\n"
+                              "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
+                              "  OPTIONAL { ?site code:via ?via }\n%s"
+                              "} ORDER BY ?file ?function_line ?line ?callee",
+                          f->via ? "" : "  FILTER(!BOUND(?via))\n");
         break;
     }
     case CF_INCLUDERS:
+        /* one step: every #include written, those under a disabled #if too (the line is
+         * in the file; :inactive 1 says only there); the chain: the active ones */
         *name = "includers";
         qr_buf_printf(&q,
-                      PFX "SELECT DISTINCT ?file WHERE {\n"
-                          "  ?f code:includes%2$s ?h ; code:path ?file . ?h code:name ?n .\n"
+                      PFX "SELECT ?file ?inactive WHERE { { SELECT ?file (MIN(?d) AS ?m) "
+                          "WHERE {\n"
+                          "  %2$s\n"
+                          "  ?f code:path ?file . ?h code:name ?n .\n"
                           "  OPTIONAL { ?h code:path ?p }\n"
                           "  FILTER(?n = \"%1$s\" || ?n = CONCAT(\"<\", \"%1$s\", \">\") || "
                           "?p = \"%1$s\" ||\n"
                           "         STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
                           "%3$s"
-                          "} ORDER BY ?file",
-                      s, f->transitive ? "+" : "",
+                          "} GROUP BY ?file } " ONLY_INACTIVE " } ORDER BY ?file",
+                      s, f->transitive ? "?f code:includes+ ?h BIND(0 AS ?d)" : INCLUDES_EITHER,
                       f->headers ? "  FILTER(REGEX(?file, \"[.](h|hh|hpp|hxx|H)$\"))\n" : "");
         break;
     case CF_INCLUDES:
         *name = "file-includes";
         qr_buf_printf(&q,
-                      PFX "SELECT DISTINCT ?header WHERE {\n"
-                          "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, "
+                      PFX "SELECT ?header ?inactive WHERE { { SELECT ?header (MIN(?d) AS ?m) "
+                          "WHERE {\n"
+                          "  ?f code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, "
                           "CONCAT(\"/\", \"%1$s\")))\n"
-                          "  ?file code:includes%2$s ?h . ?h code:name ?n .\n"
+                          "  %2$s\n"
+                          "  ?h code:name ?n .\n"
                           "  BIND(IF(STRSTARTS(?n, \"<\"), SUBSTR(?n, 2, STRLEN(?n) - 2), ?n) AS "
                           "?header)\n"
-                          "} ORDER BY ?header",
-                      s, f->transitive ? "+" : "");
+                          "} GROUP BY ?header } " ONLY_INACTIVE " } ORDER BY ?header",
+                      s, f->transitive ? "?f code:includes+ ?h BIND(0 AS ?d)" : INCLUDES_EITHER);
         break;
     case CF_FIELD:
         *check_name = true;
@@ -896,23 +910,31 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                 : f->what == CF_MACROS ? "file-macros"
                 : f->statics           ? "statics"
                                        : "file-functions";
+        /* what one file defines is what is written in it: under a disabled #if too, marked
+           :inactive; across a directory or the tree, the active code unless asked */
+        const char *dot = strrchr(f->in, '.');
+        bool one_file = dot && !strchr(dot, '/') && f->in[strlen(f->in) - 1] != '/';
+        bool with_inactive = f->inactive || one_file;
         if (f->what == CF_FUNCTIONS)
-            qr_buf_printf(&q, PFX "SELECT ?name ?file ?line %s WHERE {\n"
+            qr_buf_printf(&q, PFX "SELECT ?name ?file ?line %s%s WHERE {\n"
                                   "  ?f a code:Function ; code:name ?name ; code:file/code:path "
                                   "?file ;\n"
                                   "     code:line ?line ; code:static ?static .\n"
                                   "%s",
-                          f->statics ? "" : "?static", f->statics ? "  FILTER(?static)\n" : "");
+                          f->statics ? "" : "?static", with_inactive ? " ?inactive" : "",
+                          f->statics ? "  FILTER(?static)\n" : "");
         else
-            qr_buf_printf(&q, PFX "SELECT ?name ?file ?line WHERE {\n"
+            qr_buf_printf(&q, PFX "SELECT ?name ?file ?line%s WHERE {\n"
                                   "  ?f a code:%s ; code:name ?name ; code:file/code:path ?file "
                                   ";\n"
                                   "     code:line ?line .\n"
                                   /* a struct with no name (a member's type written in place)
                                      is no struct a question can name */
                                   "  FILTER(?name != \"(anonymous)\")\n",
-                          cls);
-        if (!f->inactive)
+                          with_inactive ? " ?inactive" : "", cls);
+        if (with_inactive)
+            qr_buf_puts(&q, "  OPTIONAL { ?f code:inactive ?inactive }\n");
+        else
             qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n");
         place_filter(&q, "file", f->in);
         qr_buf_puts(&q, "} ORDER BY ?file ?line");

@@ -319,6 +319,9 @@ int qr_sparql_code_add_edge(qr_sparql_code_builder *b, const qr_sparql_code_edge
         return b->rc;
     if (!e->inactive)
         add(b, from, cls(b, prop), to);
+    else if (!strcmp(e->kind, "includes")) /* an #include under a disabled #if is still
+                                               written in the file */
+        add(b, from, cls(b, "includesInactive"), to);
     if (!strcmp(e->kind, "calls")) {
         char label[48];
         snprintf(label, sizeof label, "call%zu", ++b->calls);

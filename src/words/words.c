@@ -32,7 +32,8 @@ static const char *const LEAD[] = {
     "for the standup", "for a report", "for my report", "hey there", "hi there", "hello there",
     "good morning", "excuse me", "sorry", "hey", "hi", "hello", "yo", "ok", "okay", "so", "um",
     "umm", "uh", "well", "btw", "please", "pls", "plz", "can you", "could you", "would you",
-    "i need", "i want", "i'd like", "i would like", "thanks", "thx", "ty", "but", NULL};
+    "i need", "i want", "i'd like", "i would like", "thanks", "thx", "ty", "but", "gimme",
+    "lemme see", "lemme know", NULL};
 
 static size_t phrase_at(const char *s, size_t n, const char *ph);
 

@@ -124,19 +124,33 @@ void *find_symbol(const char *name);
 void *load(void) { return find_symbol("plugin_init"); }
 #include "cmds.def"
 C
+# code under a disabled #if: its #include and its function are written in the file
+cat > "$R2/lib/plat.c" <<'C'
+#ifdef PLAT_WIN
+#include "log.h"
+static int win_only(void) { return 1; }
+#endif
+static int plat_id(void) { return 0; }
+int plat(void) { return plat_id(); }
+C
 git -C "$R2" add -A && git -C "$R2" -c user.name=T -c user.email=t@x commit -qm two
 ask2() {
   "$Q" tool search_codebase --repo "$R2" --question "$1" --format json > "$TMP/out.json" 2> "$TMP/err" || true
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['how'], json.dumps(d['rows'], separators=(',',':')))" "$TMP/out.json" 2>/dev/null || cat "$TMP/err"
 }
-expect_out "what files include H (not only 'which')" 'template:includers [{"file":"lib/log.c"},{"file":"lib/loop.c"},{"file":"tools/cli.c"}]' ask2 "what files include log.h"
+expect_out "what files include H (not only 'which')" 'template:includers [{"file":"lib/log.c"},{"file":"lib/loop.c"},{"file":"lib/plat.c","inactive":true},{"file":"tools/cli.c"}]' ask2 "what files include log.h"
+expect_out "an #include under a disabled #if is one, marked" 'template:file-includes [{"header":"log.h","inactive":true}]' ask2 "what does lib/plat.c include"
+expect_out "the functions of one file: disabled ones too, marked" 'template:statics [{"name":"win_only","file":"lib/plat.c","line":3,"inactive":true},{"name":"plat_id","file":"lib/plat.c","line":5}]' ask2 "static functions in lib/plat.c"
+ask2 "which functions are static" > "$TMP/statics.txt"
+expect_out "across the tree: the active ones" '0' grep -c win_only "$TMP/statics.txt"
+expect_out "across the tree: the active ones, plat_id among them" '1' grep -c plat_id "$TMP/statics.txt"
 expect_out "a .c file #included" 'template:includers [{"file":"lib/loop.c"}]' ask2 "where is backend.c included"
 expect_out "a file's dependencies" 'template:file-includes [{"header":"backend.c"},{"header":"log.h"}]' ask2 "what are the dependencies of lib/loop.c?"
 expect_out "the includes of a file (a noun)" 'template:file-includes [{"header":"log.h"},{"header":"stdio.h"}]' ask2 "includes of log.c"
 expect_out "what does FILE depend on" 'template:file-includes [{"header":"backend.c"},{"header":"log.h"}]' ask2 "what does loop.c depend on"
 # unused: an address taken (a variable, a table, a macro argument) or a call from a file
 # that #includes the .c is a use; only the truly unused are listed
-expect_out "static functions nobody calls" 'template:dead-statics [{"name":"backend_orphan","file":"lib/backend.c","line":2},{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "static functions nobody calls"
+expect_out "static functions nobody calls" 'template:dead-statics [{"name":"backend_orphan","file":"lib/backend.c","line":2},{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"never_used","file":"lib/log.c","line":4},{"name":"win_only","file":"lib/plat.c","line":3,"inactive":true}]' ask2 "static functions nobody calls"
 expect_out "never-called functions of one file" 'template:unused [{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "which functions in lib/log.c are never called?"
 expect_out "unused functions of one file, other words" 'template:unused [{"name":"helper","file":"lib/loop.c","line":16}]' ask2 "unused functions in loop.c"
 expect_out "a .def table, a ## paste, a name looked up by string" 'template:unused [{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"cmd_pong","file":"lib/cmds.c","line":5},{"name":"load","file":"lib/cmds.c","line":8}]' ask2 "which functions in lib/cmds.c are never called"
@@ -146,7 +160,10 @@ expect_out "callers of what a macro calls say the macro" 'template:callers [{"ca
 expect_out "callers in one file" 'template:callers [{"caller":"helper","file":"tools/cli.c","line":3,"via":"LOG"}]' ask2 "who calls LOG in tools/cli.c"
 # callees per definition, with its file; the test main under a disabled #ifdef left out
 expect_out "what does main call: the active main only" 'template:callees [{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what does main call"
-expect_out "two functions of one name: each with its file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16},{"callee":"log_impl","line":3,"via":"LOG","file":"tools/cli.c","function_line":3}]' ask2 "what does helper call"
+# the calls written in the body; those a macro's body makes (helper's LOG -> log_impl) only
+# when asked for
+expect_out "two functions of one name: each with its file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16},{"callee":"log_impl","line":3,"via":"LOG","file":"tools/cli.c","function_line":3}]' ask2 "what does helper call through macros"
+expect_out "calls written in the body only" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16}]' ask2 "what does helper call"
 expect_out "one of them, by file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16}]' ask2 "what does helper in lib/loop.c call"
 expect_out "disabled code when asked" 'template:callees [{"callee":"loop_run","line":18,"file":"lib/loop.c","function_line":18},{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what does main call, including disabled code"
 expect_out "the subject after a passive verb" 'template:callees [{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what is called by main"

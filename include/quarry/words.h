@@ -48,9 +48,10 @@ bool qr_words_is_chatter(const char *w);
 
 /* ---- typos ---- */
 
-/* Cost in half-edits between a and b, case folded and '-' '_' equal: an insertion,
- * deletion or swap of neighbours costs 2, a substitution 2, or 1 when the two letters are
- * neighbours on a QWERTY keyboard. SIZE_MAX when either is longer than QR_WORDS_MAX. */
+/* Cost in half-edits between a and b, case folded and '-' '_' equal: an insertion or
+ * deletion costs 2, a substitution 2, or 1 when the two letters are neighbours on a QWERTY
+ * keyboard, and two neighbouring letters swapped 1 (one slip, as a neighbour key is).
+ * SIZE_MAX when either is longer than QR_WORDS_MAX. */
 size_t qr_words_cost(const char *a, size_t an, const char *b, size_t bn);
 
 /* The most half-edits a word of n bytes may be from what it means: 0 below 4 letters

@@ -9,8 +9,9 @@
  * Scores: an alias or tool name written exactly as the first word that carries meaning
  * scores 0.95 (request, stop, filler and chatter words before it do not count), the next
  * 0.9, later 0.8; a typo (the shared measure of src/words: length-aware, a keyboard
- * neighbour half an edit) costs 0.025 per half-edit, and a word that is itself a request,
- * filler or stop word is never a typo; words the reading does not explain cost 0.2 each.
+ * neighbour or two letters swapped half an edit) costs 0.025 per half-edit, and a word
+ * that is itself a request, filler or stop word is never a typo; words the reading does
+ * not explain cost 0.2 each.
  * A verb named alone keeps its score: the verb is sure, and the missing target is
  * reported apart (qr_dwim_intent.missing_target, "missing": ["target"] in `dwim parse`),
  * so the loop asks for it rather than for the verb. Every key=value is kept: those naming
@@ -1000,9 +1001,9 @@ static const frame frames[] = {
      T_NONE, QR_DWIM_TOOL, "get_commits", 0.88},
     {{"touched", "changed", "modified", "edited", "change", "changes", "wrote", "created",
       NULL},
-     {"who", "when", "last", "recently", NULL},
-     {"who", "when", "was", "were", "last", "recently", "most", "the", "file", "did", "has",
-      "had", NULL},
+     {"who", "when", "last", "recently", "lately", NULL},
+     {"who", "when", "was", "were", "last", "recently", "lately", "most", "the", "file", "did",
+      "has", "had", NULL},
      T_FILE, QR_DWIM_TOOL, "get_file_history", 0.86},
     {{"files", NULL},
      {"most", "often", "frequently", NULL},

@@ -298,9 +298,10 @@ size_t qr_words_cost(const char *a, size_t an, const char *b, size_t bn)
                 best = d[i - 1][j] + 2;
             if (d[i][j - 1] + 2 < best)
                 best = d[i][j - 1] + 2;
+            /* two letters swapped is one slip of the fingers, as a neighbour key is */
             if (i > 1 && j > 1 && x == fold(b[j - 2]) && fold(a[i - 2]) == y &&
-                d[i - 2][j - 2] + 2 < best)
-                best = d[i - 2][j - 2] + 2;
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
             d[i][j] = best;
         }
     }

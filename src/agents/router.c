@@ -122,7 +122,11 @@ static bool classify(tok *t)
         t->s[n - 1] = '\0';
         return true;
     }
-    /* chat shorthand: "how many commits r there", "u", "vs" */
+    /* chat shorthand: "how many commits r there", "hw many", "u", "vs" */
+    if (!strcmp(t->s, "hw")) {
+        snprintf(t->s, TOK_LEN, "how");
+        return true;
+    }
     if (!strcmp(t->s, "r")) {
         snprintf(t->s, TOK_LEN, "are");
         return true;
@@ -2117,6 +2121,20 @@ static bool read_terse(parser *p)
                 continue;
             }
         }
+        /* "files changed in HEAD", "the files of HEAD": that one commit */
+        if (t->kind == T_WORD && !strcmp(w, "head") && n > 0 &&
+            (!strcmp(out[n - 1].s, "in") || !strcmp(out[n - 1].s, "of") ||
+             !strcmp(out[n - 1].s, "by"))) {
+            bool files = false;
+            for (size_t k = 0; k < n; k++)
+                files |= !strcmp(out[k].s, "files") || !strcmp(out[k].s, "file");
+            if (files) {
+                ok = put_tok(out, &n, "HEAD", T_WORD);
+                if (ok)
+                    out[n - 1].tag = true;
+                continue;
+            }
+        }
         /* "git log HEAD", "git rev-list --count HEAD": where the history starts anyway */
         if (t->kind == T_WORD && !strcmp(w, "head") && n > 0 &&
             (!strcmp(out[n - 1].s, "log") || !strcmp(out[n - 1].s, "commits") ||
@@ -2139,6 +2157,12 @@ static bool read_terse(parser *p)
             continue;
         if (t->kind == T_WORD && !strcmp(w, "--no-merges")) {
             ok = put_tok(out, &n, "without", T_WORD) && put_tok(out, &n, "merges", T_WORD);
+            continue;
+        }
+        /* "git tag -l", "git tag --list": the tags */
+        if (t->kind == T_WORD && (!strcmp(w, "-l") || !strcmp(w, "--list")) && n > 0 &&
+            !strcmp(out[n - 1].s, "tag")) {
+            snprintf(out[n - 1].s, TOK_LEN, "tags");
             continue;
         }
         if (t->kind == T_WORD && !strcmp(w, "--merges")) {

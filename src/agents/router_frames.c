@@ -243,6 +243,13 @@ void rt_parse_issues(parser *p)
         } else if (p->t[i].kind == T_WORD && p->t[i].s[0] == '#') {
             num = issue_number(p, i);
             to = i + 1;
+            /* "who is #2 by commit count", "who's #3": a place in a ranking (parse_ordinal) */
+            if (num >= 2 && num <= 10 && i > 0 &&
+                (tok_is(p, i - 1, "is") || tok_is(p, i - 1, "who's") ||
+                 tok_is(p, i - 1, "whos")) &&
+                (i + 1 == p->n || tok_is(p, i + 1, "by") || tok_is(p, i + 1, "in") ||
+                 tok_is(p, i + 1, "on")))
+                continue;
         }
         if (num <= 0)
             continue;
@@ -545,7 +552,12 @@ static void parse_tags(parser *p)
             continue;
         /* a tag written whole, whatever its scheme ("release-2.1.12-stable", "REL_9_6"),
            or a range of two ("release-2.1.11-stable..release-2.1.12-stable") */
-        if (p->o->tag && !t->tag && strpbrk(t->s, "0123456789")) {
+        /* a tag without digits ("prod-freeze", "stable") only written with '-' or '_', or
+           after a word that takes a ref ("since stable") */
+        bool tagish = strpbrk(t->s, "0123456789") || strpbrk(t->s, "-_") ||
+                      (i > 0 && t->kind == T_WORD && (tok_is(p, i - 1, "since") ||
+                                                      tok_is(p, i - 1, "after")));
+        if (p->o->tag && !t->tag && tagish) {
             const char *rng = strstr(t->s, "..");
             if (rng && rng > t->s && rng[2] && rng[2] != '.') {
                 char a[TOK_LEN];
@@ -935,6 +947,32 @@ static const char *const RANKERS[] = {"most", "least", "largest", "biggest", "to
 
 static void parse_ordinal(parser *p)
 {
+    /* "who is #2 by commit count", "who's #3 this year", "who is 2nd": that place of the
+       authors' ranking (by commits unless a key is said) */
+    for (size_t i = 1; i < p->n; i++) {
+        tok *t = &p->t[i];
+        if (t->used || t->kind != T_WORD)
+            continue;
+        int v = 0;
+        if (t->s[0] == '#' && t->s[1] >= '2' && t->s[1] <= '9' && !t->s[2])
+            v = t->s[1] - '0';
+        else
+            v = ordinal_word(t);
+        if (v < 2 || v > 10 || !(tok_is(p, i - 1, "is") || tok_is(p, i - 1, "who's") ||
+                                 tok_is(p, i - 1, "whos")))
+            continue;
+        bool who = false;
+        for (size_t k = 0; k < i; k++)
+            who |= tok_is(p, k, "who") || tok_is(p, k, "who's") || tok_is(p, k, "whos");
+        if (!who || (i + 1 < p->n && !p->t[i + 1].used && !tok_is(p, i + 1, "by") &&
+                     !tok_is(p, i + 1, "in") && !tok_is(p, i + 1, "on")))
+            continue;
+        if (p->q->nth)
+            p->bad = true;
+        p->q->nth = v;
+        p->q->words |= RW_MOST;
+        use(p, i, i + 1);
+    }
     for (size_t i = 0; i + 1 < p->n; i++) {
         int v = ordinal_word(&p->t[i]);
         if (v && (tok_is(p, i + 1, "commit") || tok_is(p, i + 1, "oldest") ||

@@ -1439,7 +1439,7 @@ static const rule RULES[] = {
      {"what's the latest release", "how many tags does the repo have", "list the releases",
       "when was v1.2.0 tagged"},
      {0, W(RECENT), W(FIRST), W(COUNT), W(WHEN), REQ_END},
-     W(RECENT) | W(FIRST) | W(COUNT) | W(WHEN) | W(MOST) | W(MADE),
+     W(RECENT) | W(FIRST) | W(COUNT) | W(WHEN) | W(MOST) | W(MADE) | W(CREATED),
      S_TAGS | S_N | S_COMMIT | S_TAG | S_WINDOW,
      S_TAGS,
      0,

@@ -72,7 +72,10 @@ static size_t hedge_end(const char *s, size_t n, size_t i)
 }
 
 /* Politeness said after it. */
-static const char *const TRAIL[] = {"thanks in advance", "thank you", "thanks", "thx", "ty",
+static const char *const TRAIL[] = {"thanks in advance", "thank you so much", "thanks so much",
+                                    "thanks a lot", "thanks a bunch", "many thanks",
+                                    "much appreciated", "appreciate it", "thank you", "thanks",
+                                    "thx", "ty",
                                     "please", "pls", "plz", "asap", "cheers", NULL};
 
 bool qr_words_is_chatter(const char *w)

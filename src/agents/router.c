@@ -575,6 +575,35 @@ static void parse_month_days(parser *p)
     }
 }
 
+/* "since the start of 2026", "from the beginning of june": since 2026, since june; "since
+ * the start of the year" is this year. The words are taken out of the token list, so the
+ * window readers see "since 2026" or "this year". */
+static void parse_start_of(parser *p)
+{
+    for (size_t i = 0; i + 3 < p->n; i++) {
+        if (!tok_is(p, i, "since") && !tok_is(p, i, "from") && !tok_is(p, i, "after"))
+            continue;
+        size_t k = i + 1;
+        if (tok_is(p, k, "the"))
+            k++;
+        if (!(tok_is(p, k, "start") || tok_is(p, k, "beginning")) || !tok_is(p, k + 1, "of"))
+            continue;
+        size_t x = k + 2, drop_from = i + 1, drop_to = x;
+        if (x >= p->n)
+            continue;
+        if ((tok_is(p, x, "the") || tok_is(p, x, "this")) && x + 1 < p->n &&
+            (tok_is(p, x + 1, "year") || tok_is(p, x + 1, "month") ||
+             tok_is(p, x + 1, "quarter") || tok_is(p, x + 1, "week"))) {
+            snprintf(p->t[x].s, TOK_LEN, "this");
+            drop_from = i; /* "since the start of the year": this year */
+        } else if (!year_at(p, x) && !month_tok(p, x)) {
+            continue;
+        }
+        memmove(&p->t[drop_from], &p->t[drop_to], (p->n - drop_to) * sizeof p->t[0]);
+        p->n -= drop_to - drop_from;
+    }
+}
+
 static void parse_calendar(parser *p)
 {
     static const char *const IN[] = {"in", "during", "over", "for", "throughout", "of", "within",
@@ -1295,7 +1324,8 @@ static bool resolve_name(const parser *p, size_t i, char *out, size_t *len)
 
 static void set_author(parser *p, const char *s)
 {
-    if (p->q->author[0])
+    /* the same person named twice ("Philip Heiduck (pheiduck)") is one person */
+    if (p->q->author[0] && strcmp(p->q->author, s) != 0)
         p->bad = true;
     snprintf(p->q->author, RT_STR, "%s", s);
 }
@@ -1713,6 +1743,18 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
+        /* "lines of code": lines */
+        if (strcmp(t->s, "code") == 0 && i > 1 && !strcmp(p->t[i - 1].s, "of") &&
+            (!strcmp(p->t[i - 2].s, "lines") || !strcmp(p->t[i - 2].s, "line"))) {
+            use(p, i - 1, i + 1);
+            continue;
+        }
+        /* "changed for the first time", "the last time": first, last */
+        if ((strcmp(t->s, "time") == 0 || strcmp(t->s, "ever") == 0) && i > 0 &&
+            (!strcmp(p->t[i - 1].s, "first") || !strcmp(p->t[i - 1].s, "last"))) {
+            t->used = true;
+            continue;
+        }
         /* "the subject line of the latest commit", "message line": a line of text, not
            lines of code */
         if (strcmp(t->s, "line") == 0 && i > 0 &&
@@ -1768,10 +1810,12 @@ static void collect_words(parser *p)
             continue;
         }
         /* "how many commits did Provos author in 2007": the verb, after the person */
+        bool aux = false; /* "did", "does", "has" before the person ("did X (x) author") */
+        for (size_t k = i >= 6 ? i - 6 : 0; k + 1 < i; k++)
+            aux |= !strcmp(p->t[k].s, "did") || !strcmp(p->t[k].s, "does") ||
+                   !strcmp(p->t[k].s, "has");
         if (strcmp(t->s, "author") == 0 && p->q->author[0] && i >= 2 && p->t[i - 1].used &&
-            p->t[i - 1].kind == T_WORD && (!strcmp(p->t[i - 2].s, "did") ||
-                                           !strcmp(p->t[i - 2].s, "does") ||
-                                           !strcmp(p->t[i - 2].s, "has"))) {
+            p->t[i - 1].kind == T_WORD && aux) {
             p->q->words |= RW_MADE;
             t->used = true;
             continue;
@@ -2267,6 +2311,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         parse_top_author(p);
         parse_refs(p);
         parse_holidays(p);
+        parse_start_of(p);
         parse_month_days(p);
         rt_parse_exclusions(p);
         rt_parse_weekdays(p);

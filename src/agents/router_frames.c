@@ -1328,7 +1328,15 @@ static void parse_tag_questions(parser *p)
 {
     static const char *const NOUN[] = {"tag", "tags", "release", "releases", "version",
                                        "versions", NULL};
-    static const char *const VERB[] = {"tagged", "released", "cut", "published", NULL};
+    static const char *const VERB[] = {"tagged", "released", "cut", "published", "shipped",
+                                       NULL};
+    /* "which releases came out in 2026": were released */
+    for (size_t i = 0; i + 1 < p->n; i++)
+        if ((tok_is(p, i, "came") || tok_is(p, i, "come") || tok_is(p, i, "went")) &&
+            tok_is(p, i + 1, "out")) {
+            snprintf(p->t[i].s, TOK_LEN, "released");
+            use(p, i + 1, i + 2);
+        }
     size_t noun = p->n, tag = p->n, verb = p->n;
     for (size_t i = 0; i < p->n; i++) {
         if (tok_in(p, i, NOUN) && noun == p->n)

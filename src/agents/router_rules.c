@@ -1459,7 +1459,8 @@ static const rule RULES[] = {
      {"files 60213d4", "which files did commit 28985ce change",
       "show me the files in the latest commit", NULL},
      {W(FILES), REQ_END},
-     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES) | W(COUNT),
+     /* "the files touched by the last commit" */
+     W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES) | W(COUNT) | W(BY),
      S_COMMIT | S_TAG,
      S_COMMIT,
      0,
@@ -1469,7 +1470,7 @@ static const rule RULES[] = {
      {"who created src/net/http.c", "who wrote docs/guide.md originally",
       "who added the Makefile", "first commit of src/main.c"},
      {W(WHO) | W(CREATED), W(WHO) | W(FIRST), W(AUTHORS) | W(FIRST), W(CREATED),
-      W(FIRST) | W(COMMITS), REQ_END},
+      W(FIRST) | W(COMMITS), W(FIRST) | W(CHANGE), W(WHEN) | W(FIRST), REQ_END},
      W(FIRST) | W(CREATED) | W(COMMITTED) | W(CHANGE) | W(MADE) | W(COMMITS) | W(FILES) |
          W(WHO) | W(AUTHORS) | W(WHEN),
      S_FILE,

@@ -1743,6 +1743,13 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
+        /* "what commit does v1.0.0 point to": the commit named */
+        if (p->q->commit[0] && (!strcmp(t->s, "point") || !strcmp(t->s, "points") ||
+                                !strcmp(t->s, "pointing") || !strcmp(t->s, "refer") ||
+                                !strcmp(t->s, "refers"))) {
+            t->used = true;
+            continue;
+        }
         /* "lines of code": lines */
         if (strcmp(t->s, "code") == 0 && i > 1 && !strcmp(p->t[i - 1].s, "of") &&
             (!strcmp(p->t[i - 2].s, "lines") || !strcmp(p->t[i - 2].s, "line"))) {

@@ -281,6 +281,21 @@ void rt_parse_merges(parser *p)
             }
         } else if (tok_is(p, i, "non-merge") || tok_is(p, i, "nonmerge")) {
             m = RT_MERGES_EXCLUDE;
+        } else if (tok_is(p, i, "merged")) {
+            /* "who merged the most branches", "what was merged last week": merge commits,
+               made by whoever merged */
+            set_merges(p, RT_MERGES_ONLY);
+            p->q->words |= RW_COMMITTED;
+            size_t k = i + 1;
+            while (tok_is(p, k, "the") || tok_is(p, k, "most") || tok_is(p, k, "fewest"))
+                k++;
+            if (tok_is(p, k, "branches") || tok_is(p, k, "prs") || tok_is(p, k, "branch") ||
+                tok_is(p, k, "pr"))
+                use(p, k, k + 1);
+            else if (tok_is(p, k, "pull") && tok_is(p, k + 1, "requests"))
+                use(p, k, k + 2);
+            use(p, i, i + 1);
+            continue;
         }
         if (!m)
             continue;
@@ -289,6 +304,15 @@ void rt_parse_merges(parser *p)
         if (m == RT_MERGES_ONLY && (tok_is(p, i, "merges") || tok_is(p, i + 1, "commits") ||
                                     tok_is(p, i + 1, "commit")))
             p->q->words |= RW_COMMITS;
+        /* "the first merge", "the latest merge": one merge commit */
+        if (m == RT_MERGES_ONLY && tok_is(p, i, "merge") && i > 0 &&
+            (!strcmp(p->t[i - 1].s, "first") || !strcmp(p->t[i - 1].s, "last") ||
+             !strcmp(p->t[i - 1].s, "latest") || !strcmp(p->t[i - 1].s, "earliest") ||
+             !strcmp(p->t[i - 1].s, "newest") || !strcmp(p->t[i - 1].s, "oldest") ||
+             !strcmp(p->t[i - 1].s, "recent"))) {
+            p->q->words |= RW_COMMITS;
+            p->q->singular = true;
+        }
         use(p, from, i + 1);
     }
 }

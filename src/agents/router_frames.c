@@ -614,6 +614,18 @@ static void parse_tags(parser *p)
         if (!named && !marked && !placed)
             continue;
         if (!named && !tag_of(p, t->s, NULL, tag, prev)) {
+            /* "is there a tag called v3.0.0", "does a release named 9.9 exist": the
+               question is whether it exists, and the answer no */
+            if (i >= 2 && (tok_is(p, i - 1, "called") || tok_is(p, i - 1, "named")) &&
+                (tok_is(p, i - 2, "tag") || tok_is(p, i - 2, "release") ||
+                 tok_is(p, i - 2, "version")) &&
+                !p->q->commit[0] && strlen(t->s) < RT_STR) {
+                p->q->tags = true;
+                p->q->tag_absent = true;
+                snprintf(p->q->commit, RT_STR, "%s", t->s);
+                use(p, i - 2, i + 1);
+                continue;
+            }
             if (marked && !t->tag) {
                 /* a release this repository has no tag of: not guessed, the nearest named */
                 p->bad = true;
@@ -1291,11 +1303,16 @@ static void parse_dir_ranking(parser *p)
         else if (i > 1 && tok_is(p, i - 2, "top") && tok_is(p, i - 1, "level"))
             use(p, i - 2, i);
     }
-    /* "busiest": most commits */
+    /* "busiest": most commits; "the most commits", "most commits": what directories are
+       ranked by anyway */
     if (p->q->by_dir)
-        for (size_t k = 0; k < p->n; k++)
+        for (size_t k = 0; k < p->n; k++) {
             if (tok_is(p, k, "busiest") || tok_is(p, k, "hottest"))
                 snprintf(p->t[k].s, TOK_LEN, "most");
+            if ((tok_is(p, k, "most") || tok_is(p, k, "fewest")) &&
+                (tok_is(p, k + 1, "commits") || tok_is(p, k + 1, "changes")))
+                use(p, k + 1, k + 2);
+        }
 }
 
 /* "when did dana start contributing", "when did bob begin committing": the first commit */

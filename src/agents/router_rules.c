@@ -1326,6 +1326,8 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
                  q->window);
     else if (q->tags_prefix)
         snprintf(sum, sizeof sum, "{{count:%s}} tags of %s, newest first", out, q->commit);
+    else if (named && q->tag_absent)
+        snprintf(sum, sizeof sum, "no: this repository has no tag named %s", q->commit);
     else if (named)
         snprintf(sum, sizeof sum, "%s: {{first:tags:date}}, commit {{first:tags:short_hash}} "
                  "({{first:tags:subject}})", q->commit);
@@ -1511,7 +1513,7 @@ static const rule RULES[] = {
      {"first commit of the repo", "when did alice make her first commit",
       "the first 5 commits in src/", "alice's earliest commit"},
      {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), REQ_END},
-     W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST),
+     W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST) | W(MESSAGE),
      S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS | S_WDAYS | S_NTH,
      0,
      0,

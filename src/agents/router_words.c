@@ -34,6 +34,7 @@ static const canon CANON[] = {
     {"contributors", RW_AUTHORS}, {"committer", RW_AUTHORS},     {"committers", RW_AUTHORS},
     {"developer", RW_AUTHORS},    {"developers", RW_AUTHORS},    {"devs", RW_AUTHORS},
     {"people", RW_AUTHORS},       {"members", RW_AUTHORS},       {"hash", RW_COMMITS},          {"sha", RW_COMMITS},
+    {"hashes", RW_COMMITS},        {"shas", RW_COMMITS},
     {"sha1", RW_COMMITS},       {"member", RW_AUTHORS},
     {"teammates", RW_AUTHORS},    {"teammate", RW_AUTHORS},       {"engineers", RW_AUTHORS},     {"who", RW_WHO},
     {"most", RW_MOST},            {"top", RW_MOST},              {"highest", RW_MOST},

@@ -33,7 +33,7 @@ static const char *const LEAD[] = {
     "good morning", "excuse me", "sorry", "hey", "hi", "hello", "yo", "ok", "okay", "so", "um",
     "umm", "uh", "well", "btw", "please", "pls", "plz", "can you", "could you", "would you",
     "i need", "i want", "i'd like", "i would like", "thanks", "thx", "ty", "but", "gimme",
-    "lemme see", "lemme know", NULL};
+    "lemme see", "lemme know", "agent task", "task", NULL};
 
 static size_t phrase_at(const char *s, size_t n, const char *ph);
 

@@ -590,6 +590,11 @@ static const expect PINNED[] = {
     {"how many commits since the start of 2025?", "count-commits", {":since \"2025-01-01\""}},
     {"commits since the beginning of the year", "commits-in-window", {":since \"this year\""}},
     {"who changed src/x.c? thanks a lot", "file-authors", {":path \"src/x.c\""}},
+    {"which directory has the most commits?", "file-churn", {":by \"directory\""}},
+    {"who merged the most branches?", "top-contributors", {":merges \"only\""}},
+    {"what commit does v1.0.0 point to?", "commit-show", {":ref \"v1.0.0\""}},
+    {"Agent task: list all commits authored by alice. Return hashes.", "commits-by-author", {":author \"alice@example.com\""}},
+    {"what's the message of the first merge?", "first-commits", {":merges \"only\""}},
     /* issue 27: a person the repository knows, left out (a filter on the email) */
     {"alice smith's commits in 2025", "commits-by-author", {":author \"alice@example.com\""}},
     {"alice's commits touching tests in 2025", "commits-by-author", {":path \"tests/\"", ":since \"2025-01-01\""}},

@@ -56,6 +56,8 @@ enum {
     W_DEPTH,     /* levels, deep, depth, hops */
     W_FIELD,     /* field, member: "which struct has a field named X" */
     W_VIA,       /* through, via, expanded: calls a macro writes */
+    W_RECUR,     /* recursive, recursion, themselves, itself */
+    W_LIKE,      /* like, matching, starting, prefixed: a name pattern */
     W_NUMBER,    /* a count: "2", "three" */
     W_COUNT_IDS
 };
@@ -113,9 +115,15 @@ static const char *const words_where[] = {"where", "where's", "wheres", "locatio
 static const char *const words_inactive[] = {"inactive", "disabled", NULL};
 static const char *const words_via[] = {"through", "via", "expanded", "expanding", "expansion",
                                         "expansions", NULL};
+static const char *const words_recur[] = {"recursive", "recursion", "themselves", "itself",
+                                          "self-recursive", NULL};
+static const char *const words_like[] = {"like",     "matching", "match",    "matches",
+                                         "starting", "starts",   "start",    "beginning",
+                                         "begins",   "prefixed", "prefix",   "pattern",
+                                         "glob",     NULL};
 static const char *const words_other[] = {
     "most",    "least",      "largest",   "biggest",   "longest",    "smallest", "shortest",
-    "fewest",  "top",        "recursive", "recursion", "themselves", "itself",   "why",
+    "fewest",  "top",        "why",
     "often",   "frequently", "popular",   "complex",   "lines",      "size",     "average",
     "between", "path",       "cycle",     "cycles",    "loop",       "loops",    "ranked",
     "rank",    "sorted",     NULL};
@@ -170,7 +178,9 @@ static const struct {
                    {words_other, W_OTHER},
                    {words_depth, W_DEPTH},
                    {words_field, W_FIELD},
-                   {words_via, W_VIA}};
+                   {words_via, W_VIA},
+                   {words_recur, W_RECUR},
+                   {words_like, W_LIKE}};
 
 /* A word as close to two frame words under the shared typo measure ("callrs": calls,
  * callers, called): the frame word fewest plain edits away; between a verb and its noun
@@ -226,7 +236,22 @@ typedef struct tok {
     bool path;          /* looks like a file or directory path */
     bool ident;         /* one C identifier */
     long num;           /* W_NUMBER: its value */
+    bool star;          /* an identifier with '*' in it: a name pattern ("HT_*") */
 } tok;
+
+/* "HT_*", "*_free", "ev*buf": identifier characters and at least one '*' */
+static bool star_ident(const char *w)
+{
+    bool letter = false;
+    for (const char *c = w; *c; c++) {
+        if (*c == '*')
+            continue;
+        if (!(isalnum((unsigned char)*c) || *c == '_'))
+            return false;
+        letter = true;
+    }
+    return letter;
+}
 
 static bool looks_path(const char *w)
 {
@@ -304,6 +329,7 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
         snprintf(k->w, sizeof k->w, "%s", w);
         k->path = looks_path(w) && path_chars(w);
         k->ident = is_ident(w);
+        k->star = !k->path && strchr(w, '*') && star_ident(w);
         k->id = 0;
         if (!k->path) {
             char low[CF_MAX + 1];
@@ -335,7 +361,7 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
                 k->id = W_NUMBER;
                 k->num = num;
             }
-            if (k->id == 0 && !k->ident && !path_chars(w))
+            if (k->id == 0 && !k->ident && !k->star && !path_chars(w))
                 return false;
         }
         n++;
@@ -380,9 +406,11 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false;
     if (f->depth && r != CF_CALLERS && r != CF_CALLEES)
         return false;
-    if (f->inactive && r != CF_CALLERS && r != CF_CALLEES && r != CF_LIST)
+    if (f->inactive && r != CF_CALLERS && r != CF_CALLEES && r != CF_LIST && r != CF_RECURSIVE)
         return false;
     if (f->via && r != CF_CALLEES && r != CF_CALLERS)
+        return false;
+    if (f->pattern && r != CF_LIST)
         return false;
     if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD)
         return false; /* "which macros call X" */
@@ -535,6 +563,39 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
         f->in[0] = '\0';
         return true;
     }
+    /* "recursive functions (in FILE)", "which functions call themselves" */
+    if (has(t, n, W_RECUR)) {
+        if (subj >= 0 || f->what != CF_FUNCTIONS || has(t, n, W_COUNT) || vinc >= 0 ||
+            vinced >= 0 || f->statics)
+            return false;
+        f->rel = CF_RECURSIVE;
+        return true;
+    }
+    /* "macros named like HT_*", "functions starting with evbuffer_", "functions matching
+       *_free": the names of that pattern; "starting with X" is "X*" */
+    if (subj >= 0 && (t[subj].star || (t[subj].ident && has(t, n, W_LIKE))) &&
+        (has(t, n, W_FUNCS) || has(t, n, W_MACROS) || has(t, n, W_STRUCTS)) && !callish &&
+        vinc < 0 && vinced < 0 && !has(t, n, W_COUNT)) {
+        f->rel = CF_LIST;
+        f->pattern = true;
+        bool prefix = !t[subj].star;
+        for (size_t i = 0; i < n && prefix; i++)
+            if (t[i].id == W_LIKE && (!strcmp(t[i].w, "like") || !strcmp(t[i].w, "matching") ||
+                                       !strcmp(t[i].w, "match") || !strcmp(t[i].w, "matches") ||
+                                       !strcmp(t[i].w, "pattern") || !strcmp(t[i].w, "glob")))
+                prefix = false;
+        if (!t[subj].star && !prefix)
+            return false; /* "functions like foo": like it how? */
+        size_t wl = strlen(t[subj].w);
+        if (wl + 1 >= sizeof f->subject)
+            return false;
+        memcpy(f->subject, t[subj].w, wl);
+        f->subject[wl] = prefix ? '*' : '\0';
+        f->subject[wl + 1] = '\0';
+        return true;
+    }
+    if (has(t, n, W_LIKE))
+        return false;
     if (subj < 0) {
         /* lists with no subject: "static functions", "static functions in server.c" */
         if (f->statics && has(t, n, W_FUNCS) && !callish && vinc < 0 && vinced < 0 &&

@@ -30,6 +30,7 @@ typedef enum cf_rel {
     CF_LIST,
     CF_COUNT,
     CF_FIELD, /* the structs with a member named subject */
+    CF_RECURSIVE, /* the functions that call themselves (in f->in) */
 } cf_rel;
 
 typedef enum cf_what { CF_FUNCTIONS = 0, CF_STRUCTS, CF_MACROS } cf_what;
@@ -49,6 +50,8 @@ typedef struct cf_frame {
     bool inactive;            /* "including disabled code": code under a false #if too */
     bool headers;             /* CF_INCLUDERS: "which headers include H": only headers */
     bool kind_given;          /* "the struct X", "the macro X": f->what says which kind */
+    bool pattern;             /* CF_LIST: subject is a name pattern, '*' any characters
+                                 ("macros named like HT_*", "functions starting with ev_") */
     bool via;                 /* CF_CALLEES: "through macros", "expanded": the calls a macro
                                  body writes too, not only the calls written in the body */
 } cf_frame;

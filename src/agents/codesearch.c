@@ -936,10 +936,34 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
             qr_buf_puts(&q, "  OPTIONAL { ?f code:inactive ?inactive }\n");
         else
             qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        if (f->pattern) {
+            /* the frame reader let only identifier characters and '*' through */
+            *name = f->what == CF_STRUCTS  ? "structs-named"
+                    : f->what == CF_MACROS ? "macros-named"
+                                           : "functions-named";
+            qr_buf_puts(&q, "  FILTER(REGEX(?name, \"^");
+            for (const char *c = s; *c; c++)
+                if (*c == '*')
+                    qr_buf_puts(&q, ".*");
+                else
+                    qr_buf_printf(&q, "%c", *c);
+            qr_buf_puts(&q, "$\"))\n");
+        }
         place_filter(&q, "file", f->in);
         qr_buf_puts(&q, "} ORDER BY ?file ?line");
         break;
     }
+    case CF_RECURSIVE:
+        /* a function whose body calls itself (directly) */
+        *name = "recursive";
+        qr_buf_puts(&q, PFX "SELECT DISTINCT ?name ?file ?line WHERE {\n"
+                            "  ?f a code:Function ; code:calls ?f ; code:name ?name ;\n"
+                            "     code:file/code:path ?file ; code:line ?line .\n");
+        if (!f->inactive)
+            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        place_filter(&q, "file", f->in);
+        qr_buf_puts(&q, "} ORDER BY ?file ?line");
+        break;
     case CF_COUNT:
         *name = "count-functions";
         qr_buf_printf(&q, PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
@@ -1069,7 +1093,8 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
     qr_words_normalize(question, ql < sizeof qn ? ql : sizeof qn - 1, qn, sizeof qn);
     cf_frame fr;
     bool framed = ql < sizeof qn && qr__codeframe_read(qn, &fr, known_name, g);
-    if (framed && g && fr.subject[0] && !fr.subject_path && !known_name(g, fr.subject)) {
+    if (framed && g && fr.subject[0] && !fr.subject_path && !fr.pattern &&
+        !known_name(g, fr.subject)) {
         /* a name the index lacks: say so, and which it holds near it */
         if (unknown_name(st, &req->stop, fr.subject, err))
             return QR_EINVAL;

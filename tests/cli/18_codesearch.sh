@@ -38,7 +38,7 @@ expect_out "where defined" 'template:definition 0 [{"kind":"Declaration","file":
 expect_out "includers" 'template:includers 0 [{"file":"src/main.c"}]' ask "which files include util.h"
 expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","file":"src/main.c","line":3,"static":true},{"name":"unused","file":"src/main.c","line":4,"static":true},{"name":"add","file":"src/main.c","line":5,"static":false},{"name":"fact","file":"src/main.c","line":6,"static":false},{"name":"main","file":"src/main.c","line":7,"static":false}]' ask "functions in main.c"
 expect_out "dead statics" 'template:dead-statics 0 [{"name":"unused","file":"src/main.c","line":4}]' ask "static functions nobody calls"
-expect_out "recursive" 'template:recursive 0 [{"name":"fact","file":"src/main.c"}]' ask "Which functions are recursive?"
+expect_out "recursive" 'template:recursive 0 [{"name":"fact","file":"src/main.c","line":6}]' ask "Which functions are recursive?"
 expect_out "most included" 'template:most-included 0 [{"header":"<stdio.h>","includers":1},{"header":"util.h","includers":1}]' ask "most included headers"
 # issue 27: more phrasings through the shared reader, and an unknown name is an error
 expect_out "where is X called from" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "hey, where is add called from?"
@@ -47,6 +47,10 @@ expect_out "in which file is X" 'template:definition 0 [{"kind":"Declaration","f
 expect_out "static functions" 'template:statics 0 [{"name":"twice","file":"src/main.c","line":3},{"name":"unused","file":"src/main.c","line":4}]' ask "which functions are static"
 expect_out "count of functions" 'template:count-functions 0 [{"count":5}]' ask "how many functions are defined under src/"
 expect_out "transitive callers" 'template:transitive-callers 0 [{"caller":"main","file":"src/main.c"},{"caller":"twice","file":"src/main.c"}]' ask "everything that eventually calls add"
+expect_out "recursive functions of one file" 'template:recursive 0 [{"name":"fact","file":"src/main.c","line":6}]' ask "which functions in src/main.c are recursive?"
+expect_out "functions by a name prefix" 'template:functions-named 0 [{"name":"twice","file":"src/main.c","line":3,"static":true}]' ask "functions starting with tw"
+expect_out "a name pattern with *" 'template:functions-named 0 [{"name":"add","file":"src/main.c","line":5,"static":false}]' ask "functions named like *dd"
+expect_out "a pattern is a list, not a name to call" 'usage' sh -c "'$Q' tool search_codebase --repo '$R' --question 'who calls tw*' 2>&1 | grep -o usage | head -1"
 expect_out "a name called by nobody: 0 rows" 'template:callers 0 []' ask "who calls main"
 expect_err "a misspelt name: did you mean" "no such function 'factt' in the code index; did you mean 'fact'?" \
   "$Q" tool search_codebase --repo "$R" --question "who calls factt"

@@ -57,6 +57,7 @@ enum {
     W_FIELD,     /* field, member: "which struct has a field named X" */
     W_VIA,       /* through, via, expanded: calls a macro writes */
     W_RECUR,     /* recursive, recursion, themselves, itself */
+    W_LIB,       /* library, libc, external, system: functions defined elsewhere */
     W_LIKE,      /* like, matching, starting, prefixed: a name pattern */
     W_NUMBER,    /* a count: "2", "three" */
     W_COUNT_IDS
@@ -115,6 +116,8 @@ static const char *const words_where[] = {"where", "where's", "wheres", "locatio
 static const char *const words_inactive[] = {"inactive", "disabled", NULL};
 static const char *const words_via[] = {"through", "via", "expanded", "expanding", "expansion",
                                         "expansions", NULL};
+static const char *const words_lib[] = {"library", "libc", "external", "system", "stdlib",
+                                        "standard", "extern", NULL};
 static const char *const words_recur[] = {"recursive", "recursion", "themselves", "itself",
                                           "self-recursive", NULL};
 static const char *const words_like[] = {"like",     "matching", "match",    "matches",
@@ -180,6 +183,7 @@ static const struct {
                    {words_field, W_FIELD},
                    {words_via, W_VIA},
                    {words_recur, W_RECUR},
+                   {words_lib, W_LIB},
                    {words_like, W_LIKE}};
 
 /* A word as close to two frame words under the shared typo measure ("callrs": calls,
@@ -412,6 +416,8 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false;
     if (f->pattern && r != CF_LIST)
         return false;
+    if (f->external && r != CF_CALLEES)
+        return false;
     if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD)
         return false; /* "which macros call X" */
     if (has(t, n, W_COUNT) && r != CF_COUNT)
@@ -472,7 +478,7 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
         return false;
     /* "including disabled code", "with inactive code": a filter, not an include verb */
     for (size_t i = 0; i < n; i++)
-        if (t[i].id == W_INACTIVE)
+        if (t[i].id == W_INACTIVE || t[i].id == W_LIB)
             for (size_t j = i >= 3 ? i - 3 : 0; j < i; j++)
                 if (t[j].id == W_INCLUDE || t[j].id == W_USE)
                     t[j].id = W_STOP;
@@ -497,6 +503,13 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
                 if (t[j].id == W_MACROS)
                     t[j].id = W_STOP;
     f->via = has(t, n, W_VIA);
+    /* "including library calls", "with libc functions": what is called, defined or not */
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id == W_LIB)
+            for (size_t j = i + 1; j < n && j <= i + 2; j++)
+                if (t[j].id == W_CALL || t[j].id == W_FUNCS || t[j].id == W_CALLEES)
+                    t[j].id = W_STOP;
+    f->external = has(t, n, W_LIB);
     if (has(t, n, W_STRUCTS))
         f->what = CF_STRUCTS;
     else if (has(t, n, W_MACROS) && !has(t, n, W_FUNCS))

@@ -52,6 +52,8 @@ typedef struct cf_frame {
     bool kind_given;          /* "the struct X", "the macro X": f->what says which kind */
     bool pattern;             /* CF_LIST: subject is a name pattern, '*' any characters
                                  ("macros named like HT_*", "functions starting with ev_") */
+    bool external;            /* CF_CALLEES: "including library calls": functions the
+                                 repository does not define (memcpy) too */
     bool via;                 /* CF_CALLEES: "through macros", "expanded": the calls a macro
                                  body writes too, not only the calls written in the body */
 } cf_frame;

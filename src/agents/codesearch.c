@@ -824,8 +824,10 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                ("through macros"): a reader of the function sees the macro, not them */
             qr_buf_printf(&q, "  ?f code:callSite ?site .\n"
                               "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
+                              "%s"
                               "  OPTIONAL { ?site code:via ?via }\n%s"
                               "} ORDER BY ?file ?function_line ?line ?callee",
+                          f->external ? "" : "  ?g a code:Function .\n",
                           f->via ? "" : "  FILTER(!BOUND(?via))\n");
         break;
     }

@@ -33,7 +33,9 @@ ask() {
 }
 
 expect_out "who calls" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "Who calls add?"
-expect_out "what does X call" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"printf","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main call"
+# the repository's own functions; the C library's (printf) when asked for
+expect_out "what does X call" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main call"
+expect_out "what does X call, library functions too" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"printf","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main call including library functions"
 expect_out "where defined" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "where is \`add\` defined?"
 expect_out "includers" 'template:includers 0 [{"file":"src/main.c"}]' ask "which files include util.h"
 expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","file":"src/main.c","line":3,"static":true},{"name":"unused","file":"src/main.c","line":4,"static":true},{"name":"add","file":"src/main.c","line":5,"static":false},{"name":"fact","file":"src/main.c","line":6,"static":false},{"name":"main","file":"src/main.c","line":7,"static":false}]' ask "functions in main.c"

@@ -138,6 +138,10 @@ int qr_code_open(const char *path, qr_code **out, qr_buf *err);
 void qr_code_close(qr_code *c);
 /* The database's path. */
 const char *qr_code_db_path(const qr_code *c);
+/* Whether the index is the team database's (QUARRY_DATABASE_URL set: the code graph's
+ * rows live there, shared by every repository indexed into it) rather than the SQLite file
+ * under the git directory. Opens the store; false when it cannot be opened. */
+bool qr_code_shared(qr_code *c);
 
 typedef enum qr_code_edge_kind {
     QR_CODE_E_CALLS = 0,
@@ -238,6 +242,12 @@ typedef struct qr_code_gc_stats {
     int64_t blobs_before, blobs_removed, bytes_before, bytes_after;
     size_t commits; /* commits walked */
 } qr_code_gc_stats;
+
+/* On the team database, records the repository of g (named by its directory) as indexed:
+ * the commit g was listed from (worktree: its working tree's files) and each file by path,
+ * blob id and language, replacing what it recorded before; with the SQLite index, nothing
+ * (QR_OK). QR_EIO with the server's reason (a read-only role: permission denied). */
+int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err);
 
 /* Prunes the index of the blobs no reference, HEAD, the git index or the working tree
  * reaches (every commit of every reference, parents followed), compacts the database and

@@ -1,0 +1,508 @@
+/*
+ * store_pg.c: the code index on the team database (PostgreSQL, migration 4 in
+ * src/store/pg_schema.c), the second backend of the blob-level seam in store.c. store.c
+ * chooses it when QUARRY_DATABASE_URL is set (the setting the shared statistics index
+ * reads) and passes every read and write of a blob's rows here, so the graph assembly
+ * (graph.c) runs unchanged over either backend:
+ *
+ *   code_blobs(v, oid, ...), code_items(v, oid, seq, ...), code_refs(v, oid, seq, ...),
+ *   code_names(v, oid, data)     the SQLite tables' rows, v = CODE_STORE_VERSION
+ *   code_repos(name, location, commit, worktree, v, indexed_at, files)
+ *   code_files(repo, path, oid, lang)     what a repository's last `quarry code index` saw
+ *
+ * Design. A blob is keyed by its id and the extractor's version, never by repository:
+ * forks and vendored copies share its rows, and it is parsed by whichever indexer meets it
+ * first (INSERT ... ON CONFLICT DO NOTHING: two indexers racing on one blob both finish,
+ * one set of rows stays). Writes are buffered: a put appends the blob's rows to one
+ * PostgreSQL array literal per column, and the batch's commit sends each table in one
+ * INSERT ... SELECT FROM unnest(...), all four in one transaction, so a blob's rows appear
+ * together or not at all and a batch of 64 blobs costs six round trips, not thousands.
+ * Text goes in valid UTF-8 (the database refuses anything else): invalid bytes, which only
+ * a non-UTF-8 source file yields, become U+FFFD. A read is three statements per blob
+ * (blob, items, refs) plus one for the identifier uses when find_references asks.
+ *
+ * Rejected: one serialized record per blob (the point of the shared store is SQL over the
+ * rows, across repositories); pruning shared rows from `quarry code gc` (a blob one
+ * repository stopped reaching may be another's: the shared store keeps them, and an old
+ * extractor version's rows are deleted by hand with the v column); a connection per query
+ * (the store stays open for the life of the qr_code handle).
+ */
+#include "store_int.h"
+
+#include "quarry/date.h"
+#include "quarry/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* one array literal per column of a table's buffered rows */
+enum { B_COLS = 8, I_COLS = 14, R_COLS = 8, N_COLS = 3 };
+#define ALL_COLS (B_COLS + I_COLS + R_COLS + N_COLS)
+
+struct qr_code_pg {
+    qr_store st;
+    char v[16]; /* CODE_STORE_VERSION as text */
+    qr_buf col[ALL_COLS]; /* code_blobs' columns, then code_items', code_refs', code_names' */
+    qr_buf *blobs, *items, *refs, *names;
+    size_t pending; /* blobs buffered */
+};
+
+static void reset_cols(qr_code_pg *p)
+{
+    for (size_t i = 0; i < ALL_COLS; i++) {
+        qr_buf_reset(&p->col[i]);
+        qr_buf_putc(&p->col[i], '{');
+    }
+    p->pending = 0;
+}
+
+int qr__code_pg_open(const char *url, qr_code_pg **out, qr_buf *err)
+{
+    *out = NULL;
+    qr_code_pg *p = calloc(1, sizeof *p);
+    if (!p)
+        return QR_ENOMEM;
+    for (size_t i = 0; i < ALL_COLS; i++)
+        qr_buf_init(&p->col[i]);
+    p->blobs = p->col;
+    p->items = p->blobs + B_COLS;
+    p->refs = p->items + I_COLS;
+    p->names = p->refs + R_COLS;
+    reset_cols(p);
+    snprintf(p->v, sizeof p->v, "%d", qr__code_store_version());
+    qr_store_spec spec = {
+        .what = "the shared code index", .location = url, .flags = QR_STORE_POSTGRES_OK};
+    int rc = qr_store_open(&p->st, &spec, err);
+    if (rc == QR_OK && p->st.kind != QR_STORE_OURS) {
+        qr_buf_printf(err, "the shared code index on %s %s: run 'quarry db %s'", p->st.server,
+                      p->st.kind == QR_STORE_EMPTY ? "has no schema yet" : "has an older schema",
+                      p->st.kind == QR_STORE_EMPTY ? "init" : "migrate");
+        rc = QR_EINVAL;
+    }
+    if (rc != QR_OK) {
+        qr__code_pg_close(p);
+        return rc == QR_EINVAL || rc == QR_ENOMEM ? rc : QR_EIO;
+    }
+    *out = p;
+    return QR_OK;
+}
+
+void qr__code_pg_close(qr_code_pg *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < ALL_COLS; i++)
+        qr_buf_release(&p->col[i]);
+    qr_store_close(&p->st);
+    free(p);
+}
+
+const char *qr__code_pg_server(const qr_code_pg *p)
+{
+    return p->st.server ? p->st.server : "postgresql server";
+}
+
+/* ---- writing ---- */
+
+/* Appends one item to an array literal: NULL, or s quoted, made valid UTF-8. */
+static void lit_text(qr_buf *b, const char *s)
+{
+    if (b->len > 1)
+        qr_buf_putc(b, ',');
+    if (!s) {
+        qr_buf_puts(b, "NULL");
+        return;
+    }
+    qr_buf_putc(b, '"');
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x80) {
+            if (ch == '"' || ch == '\\')
+                qr_buf_putc(b, '\\');
+            qr_buf_putc(b, (char)ch);
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        size_t k = qr_utf8_decode(s + i, n - i, &cp);
+        if (k == 0)
+            k = 1;
+        if (cp == 0xFFFD && !(k == 3 && !memcmp(s + i, "\xEF\xBF\xBD", 3))) {
+            char enc[4];
+            qr_buf_append(b, enc, qr_utf8_encode(0xFFFD, enc));
+        } else {
+            qr_buf_append(b, s + i, k);
+        }
+        i += k;
+    }
+    qr_buf_putc(b, '"');
+}
+
+static void lit_int(qr_buf *b, int64_t v)
+{
+    if (b->len > 1)
+        qr_buf_putc(b, ',');
+    qr_buf_printf(b, "%lld", (long long)v);
+}
+
+static void lit_close(qr_buf *b, qr_buf *out)
+{
+    qr_buf_reset(out);
+    qr_buf_append(out, b->p, b->len);
+    qr_buf_putc(out, '}');
+}
+
+int qr__code_pg_put(qr_code_pg *p, const char *oid, const qr_code_blob *b, qr_buf *err)
+{
+    (void)err;
+    qr_buf *c = p->blobs;
+    lit_int(&c[0], qr__code_store_version());
+    lit_text(&c[1], oid);
+    lit_int(&c[2], (int64_t)b->file.lang);
+    lit_int(&c[3], b->status);
+    lit_int(&c[4], (int64_t)b->bytes);
+    lit_int(&c[5], b->file.lines);
+    lit_int(&c[6], b->file.errors);
+    char el[QR_CODE_ERROR_LINES * 11 + 1];
+    size_t eln = 0;
+    el[0] = 0;
+    for (uint32_t k = 0; k < b->file.nerror_lines && k < QR_CODE_ERROR_LINES; k++)
+        eln += (size_t)snprintf(el + eln, sizeof el - eln, "%s%u", k ? " " : "",
+                                (unsigned)b->file.error_line[k]);
+    lit_text(&c[7], el);
+    c = p->items;
+    for (size_t i = 0; i < b->file.nitems; i++) {
+        const qr_code_item *it = &b->file.items[i];
+        lit_int(&c[0], qr__code_store_version());
+        lit_text(&c[1], oid);
+        lit_int(&c[2], (int64_t)i);
+        lit_int(&c[3], (int64_t)it->kind);
+        lit_text(&c[4], it->name);
+        lit_text(&c[5], it->parent);
+        lit_text(&c[6], it->type);
+        lit_text(&c[7], it->signature);
+        lit_text(&c[8], it->cond);
+        lit_int(&c[9], it->line);
+        lit_int(&c[10], it->end_line);
+        lit_int(&c[11], it->start_byte);
+        lit_int(&c[12], it->end_byte);
+        lit_int(&c[13], it->flags);
+    }
+    qr_buf packed;
+    qr_buf_init(&packed);
+    c = p->refs;
+    for (size_t i = 0; i < b->file.nrefs; i++) {
+        const qr_code_ref *r = &b->file.refs[i];
+        if (r->kind == QR_CODE_REF_NAME) {
+            qr_buf_printf(&packed, "%u\t%s\t%s\t%s\n", r->line, r->from ? r->from : "",
+                          r->cond ? r->cond : "", r->name);
+            continue;
+        }
+        lit_int(&c[0], qr__code_store_version());
+        lit_text(&c[1], oid);
+        lit_int(&c[2], (int64_t)i);
+        lit_int(&c[3], (int64_t)r->kind);
+        lit_text(&c[4], r->from);
+        lit_text(&c[5], r->name);
+        lit_text(&c[6], r->cond);
+        lit_int(&c[7], r->line);
+    }
+    if (packed.len) {
+        lit_int(&p->names[0], qr__code_store_version());
+        lit_text(&p->names[1], oid);
+        lit_text(&p->names[2], packed.p);
+    }
+    bool failed = packed.failed;
+    qr_buf_release(&packed);
+    p->pending++;
+    for (size_t i = 0; i < ALL_COLS; i++)
+        failed |= p->col[i].failed;
+    return failed ? QR_ENOMEM : QR_OK;
+}
+
+static int exec(qr_code_pg *p, const char *sql, int n, const char *const *params,
+                qr_store_rows *rows, const char *doing, qr_buf *err)
+{
+    return qr_store_pg_exec(&p->st, sql, n, params, rows, doing, NULL, err);
+}
+
+/* Ends a failed transaction; its own failure adds nothing to the first error. */
+static void rollback(qr_code_pg *p)
+{
+    qr_buf e;
+    qr_buf_init(&e);
+    (void)exec(p, "ROLLBACK", 0, NULL, NULL, "roll back", &e);
+    qr_buf_release(&e);
+}
+
+/* Sends the buffered rows of one table: INSERT ... SELECT FROM unnest of its arrays. */
+static int flush_table(qr_code_pg *p, const char *table, const char *const *types, qr_buf *cols,
+                       size_t ncols, qr_buf *err)
+{
+    if (cols[0].len <= 1)
+        return QR_OK; /* no rows */
+    qr_buf sql;
+    qr_buf_init(&sql);
+    qr_buf_printf(&sql, "INSERT INTO %s SELECT * FROM unnest(", table);
+    for (size_t i = 0; i < ncols; i++)
+        qr_buf_printf(&sql, "%s$%zu::%s[]", i ? ", " : "", i + 1, types[i]);
+    qr_buf_puts(&sql, ") ON CONFLICT DO NOTHING");
+    qr_buf lits[I_COLS];
+    const char *params[I_COLS];
+    for (size_t i = 0; i < ncols; i++) {
+        qr_buf_init(&lits[i]);
+        lit_close(&cols[i], &lits[i]);
+        params[i] = lits[i].p;
+    }
+    bool failed = sql.failed;
+    for (size_t i = 0; i < ncols; i++)
+        failed |= lits[i].failed;
+    int rc = failed ? QR_ENOMEM
+                    : exec(p, sql.p, (int)ncols, params, NULL, "store code rows", err);
+    for (size_t i = 0; i < ncols; i++)
+        qr_buf_release(&lits[i]);
+    qr_buf_release(&sql);
+    return rc;
+}
+
+int qr__code_pg_commit(qr_code_pg *p, qr_buf *err)
+{
+    if (!p->pending)
+        return QR_OK;
+    static const char *const bt[B_COLS] = {"int", "text", "int",    "int",
+                                           "int8", "int8", "int8", "text"};
+    static const char *const it[I_COLS] = {"int",  "text", "int",  "int",  "text",
+                                           "text", "text", "text", "text", "int8",
+                                           "int8", "int8", "int8", "int8"};
+    static const char *const rt[R_COLS] = {"int",  "text", "int",  "int",
+                                           "text", "text", "text", "int8"};
+    static const char *const nt[N_COLS] = {"int", "text", "text"};
+    int rc = exec(p, "BEGIN", 0, NULL, NULL, "begin storing code rows", err);
+    if (rc == QR_OK)
+        rc = flush_table(p, "code_blobs", bt, p->blobs, B_COLS, err);
+    if (rc == QR_OK)
+        rc = flush_table(p, "code_items", it, p->items, I_COLS, err);
+    if (rc == QR_OK)
+        rc = flush_table(p, "code_refs", rt, p->refs, R_COLS, err);
+    if (rc == QR_OK)
+        rc = flush_table(p, "code_names", nt, p->names, N_COLS, err);
+    if (rc == QR_OK)
+        rc = exec(p, "COMMIT", 0, NULL, NULL, "commit code rows", err);
+    else
+        rollback(p);
+    reset_cols(p);
+    return rc;
+}
+
+/* ---- reading ---- */
+
+static const char *dup(qr_arena *a, const qr_store_rows *r, int row, int col)
+{
+    const char *s = qr_store_rows_get(r, row, col);
+    return s ? qr_arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+static int64_t num(const qr_store_rows *r, int row, int col)
+{
+    const char *s = qr_store_rows_get(r, row, col);
+    return s ? strtoll(s, NULL, 10) : 0;
+}
+
+int qr__code_pg_get(qr_code_pg *p, const char *oid, qr_arena *a, qr_code_blob *out, qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *params[] = {p->v, oid};
+    qr_store_rows r = {0};
+    int rc = exec(p,
+                  "SELECT lang, status, bytes, lines, errors, error_lines FROM code_blobs"
+                  " WHERE v = $1::int AND oid = $2",
+                  2, params, &r, "read the code index", err);
+    if (rc)
+        return rc;
+    if (r.n == 0) {
+        qr_store_rows_free(&r);
+        return 1; /* absent */
+    }
+    out->file.lang = (qr_code_lang)num(&r, 0, 0);
+    out->status = (int)num(&r, 0, 1);
+    out->bytes = (size_t)num(&r, 0, 2);
+    out->file.lines = (uint32_t)num(&r, 0, 3);
+    out->file.errors = (uint32_t)num(&r, 0, 4);
+    const char *el = qr_store_rows_get(&r, 0, 5);
+    while (el && *el && out->file.nerror_lines < QR_CODE_ERROR_LINES) {
+        char *end;
+        unsigned long v = strtoul(el, &end, 10);
+        if (end == el || v > UINT32_MAX)
+            break;
+        out->file.error_line[out->file.nerror_lines++] = (uint32_t)v;
+        el = end;
+        while (*el == ' ')
+            el++;
+    }
+    qr_store_rows_free(&r);
+    if (out->status != QR_CODE_BLOB_OK)
+        return QR_OK;
+
+    rc = exec(p,
+              "SELECT kind, name, parent, type, signature, cond, line, end_line, start_byte,"
+              " end_byte, flags FROM code_items WHERE v = $1::int AND oid = $2 ORDER BY seq",
+              2, params, &r, "read the code index", err);
+    if (rc)
+        return rc;
+    if (r.n) {
+        out->file.items = qr_arena_zalloc(a, (size_t)r.n * sizeof(qr_code_item));
+        if (!out->file.items) {
+            qr_store_rows_free(&r);
+            return QR_ENOMEM;
+        }
+    }
+    for (int i = 0; i < r.n; i++) {
+        qr_code_item *it = &out->file.items[out->file.nitems++];
+        it->kind = (qr_code_kind)num(&r, i, 0);
+        it->name = dup(a, &r, i, 1);
+        it->parent = dup(a, &r, i, 2);
+        it->type = dup(a, &r, i, 3);
+        it->signature = dup(a, &r, i, 4);
+        it->cond = dup(a, &r, i, 5);
+        it->line = (uint32_t)num(&r, i, 6);
+        it->end_line = (uint32_t)num(&r, i, 7);
+        it->start_byte = (uint32_t)num(&r, i, 8);
+        it->end_byte = (uint32_t)num(&r, i, 9);
+        it->flags = (uint32_t)num(&r, i, 10);
+        if (!it->name)
+            it->name = "";
+    }
+    qr_store_rows_free(&r);
+
+    rc = exec(p,
+              "SELECT kind, from_name, name, cond, line FROM code_refs"
+              " WHERE v = $1::int AND oid = $2 ORDER BY seq",
+              2, params, &r, "read the code index", err);
+    if (rc)
+        return rc;
+    if (r.n) {
+        out->file.refs = qr_arena_zalloc(a, (size_t)r.n * sizeof(qr_code_ref));
+        if (!out->file.refs) {
+            qr_store_rows_free(&r);
+            return QR_ENOMEM;
+        }
+    }
+    for (int i = 0; i < r.n; i++) {
+        qr_code_ref *x = &out->file.refs[out->file.nrefs++];
+        x->kind = (qr_code_ref_kind)num(&r, i, 0);
+        x->from = dup(a, &r, i, 1);
+        x->name = dup(a, &r, i, 2);
+        x->cond = dup(a, &r, i, 3);
+        x->line = (uint32_t)num(&r, i, 4);
+        if (!x->name)
+            x->name = "";
+    }
+    qr_store_rows_free(&r);
+    return a->exhausted ? QR_ENOMEM : QR_OK;
+}
+
+int qr__code_pg_names(qr_code_pg *p, const char *oid, qr_arena *a, char **data, size_t *len,
+                      qr_buf *err)
+{
+    *data = NULL;
+    *len = 0;
+    const char *params[] = {p->v, oid};
+    qr_store_rows r = {0};
+    int rc = exec(p, "SELECT data FROM code_names WHERE v = $1::int AND oid = $2", 2, params,
+                  &r, "read the code index", err);
+    if (rc)
+        return rc;
+    const char *s = r.n ? qr_store_rows_get(&r, 0, 0) : NULL;
+    if (s) {
+        *len = strlen(s);
+        *data = qr_arena_strndup(a, s, *len);
+        if (!*data)
+            rc = QR_ENOMEM;
+    }
+    qr_store_rows_free(&r);
+    return rc;
+}
+
+int qr__code_pg_count(qr_code_pg *p, int64_t *blobs, int64_t *items, int64_t *refs)
+{
+    const char *params[] = {p->v};
+    qr_store_rows r = {0};
+    qr_buf err;
+    qr_buf_init(&err);
+    int rc = exec(p,
+                  "SELECT (SELECT count(*) FROM code_blobs WHERE v = $1::int),"
+                  " (SELECT count(*) FROM code_items WHERE v = $1::int),"
+                  " (SELECT count(*) FROM code_refs WHERE v = $1::int)",
+                  1, params, &r, "count the code index", &err);
+    qr_buf_release(&err);
+    if (rc == QR_OK && r.n == 1) {
+        *blobs = num(&r, 0, 0);
+        *items = num(&r, 0, 1);
+        *refs = num(&r, 0, 2);
+    }
+    qr_store_rows_free(&r);
+    return rc;
+}
+
+int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, const char *commit,
+                       bool worktree, const char *const *paths, const char *const *oids,
+                       const int *langs, size_t n, qr_buf *err)
+{
+    qr_buf lp, lo, ll, nfiles, now;
+    qr_buf_init(&lp);
+    qr_buf_init(&lo);
+    qr_buf_init(&ll);
+    qr_buf_init(&nfiles);
+    qr_buf_init(&now);
+    qr_buf_putc(&lp, '{');
+    qr_buf_putc(&lo, '{');
+    qr_buf_putc(&ll, '{');
+    for (size_t i = 0; i < n; i++) {
+        lit_text(&lp, paths[i]);
+        lit_text(&lo, oids[i]);
+        lit_int(&ll, langs[i]);
+    }
+    qr_buf_putc(&lp, '}');
+    qr_buf_putc(&lo, '}');
+    qr_buf_putc(&ll, '}');
+    qr_buf_printf(&nfiles, "%zu", n);
+    qr_buf_printf(&now, "%lld", (long long)qr_clock_now());
+    int rc = lp.failed || lo.failed || ll.failed || nfiles.failed || now.failed ? QR_ENOMEM
+                                                                                : QR_OK;
+    if (rc == QR_OK)
+        rc = exec(p, "BEGIN", 0, NULL, NULL, "begin recording the repository", err);
+    if (rc == QR_OK) {
+        const char *params[] = {name, location, commit, worktree ? "t" : "f", p->v, now.p,
+                                nfiles.p};
+        rc = exec(p,
+                  "INSERT INTO code_repos VALUES ($1, $2, $3, $4::boolean, $5::int, $6::int8,"
+                  " $7::int8) ON CONFLICT (name) DO UPDATE SET location = EXCLUDED.location,"
+                  " commit = EXCLUDED.commit, worktree = EXCLUDED.worktree, v = EXCLUDED.v,"
+                  " indexed_at = EXCLUDED.indexed_at, files = EXCLUDED.files",
+                  7, params, NULL, "record the repository", err);
+    }
+    if (rc == QR_OK) {
+        const char *params[] = {name};
+        rc = exec(p, "DELETE FROM code_files WHERE repo = $1", 1, params, NULL,
+                  "record the repository's files", err);
+    }
+    if (rc == QR_OK && n) {
+        const char *params[] = {name, lp.p, lo.p, ll.p};
+        rc = exec(p,
+                  "INSERT INTO code_files SELECT $1, * FROM unnest($2::text[], $3::text[],"
+                  " $4::int[]) ON CONFLICT DO NOTHING",
+                  4, params, NULL, "record the repository's files", err);
+    }
+    if (rc == QR_OK)
+        rc = exec(p, "COMMIT", 0, NULL, NULL, "commit the repository's record", err);
+    else
+        rollback(p);
+    qr_buf_release(&lp);
+    qr_buf_release(&lo);
+    qr_buf_release(&ll);
+    qr_buf_release(&nfiles);
+    qr_buf_release(&now);
+    return rc;
+}

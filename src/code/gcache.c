@@ -224,7 +224,7 @@ static char *map_kept(const char *path, size_t min, size_t max, size_t *len)
 
 int qr__code_gcache_load(qr_code_graph *g)
 {
-    if (cache_off())
+    if (cache_off() || !g->c->gitdir) /* no repository: a listing of the team database */
         return 0;
     qr_buf key, path;
     qr_buf_init(&key);
@@ -587,7 +587,7 @@ static void prune(const qr_code_graph *g, const char *keep)
 
 void qr__code_gcache_save(const qr_code_graph *g)
 {
-    if (cache_off() || g->a.exhausted)
+    if (cache_off() || g->a.exhausted || !g->c->gitdir)
         return;
     qr_buf key, path, out, tmp;
     qr_buf_init(&key);

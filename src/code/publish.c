@@ -9,6 +9,9 @@
  * Design: one transaction that replaces the repository's file list, so a reader sees the
  * last index's list whole. The name is the working tree's directory name (the git
  * directory's, without ".git", for a bare repository), as `quarry index` names it.
+ * Also the handle with no repository of its own that reads those listings back
+ * (qr_code_open_shared), for questions across repositories (tools_code.c).
+ *
  * Rejected: recording on every load (queries would write, and a read-only role could not
  * query); keying by location (a clone moved on disk would become another repository).
  */
@@ -76,4 +79,34 @@ done:
     free(langs);
     qr_buf_release(&name);
     return rc;
+}
+
+int qr_code_open_shared(const char *local, qr_code **out, qr_buf *err)
+{
+    *out = NULL;
+    qr_code *c = calloc(1, sizeof *c);
+    if (!c || !(c->open_path = strdup(local ? local : "."))) {
+        free(c);
+        return QR_ENOMEM;
+    }
+    int rc = qr__code_need_store(c, err);
+    if (rc != QR_OK) {
+        qr_code_close(c);
+        return rc;
+    }
+    *out = c;
+    return QR_OK;
+}
+
+int qr_code_shared_repos(qr_code *c, qr_arena *a, const char ***names, size_t *n, qr_buf *err)
+{
+    int rc = qr__code_need_store(c, err);
+    return rc != QR_OK ? rc : qr__code_store_repos(c->store, a, names, n, err);
+}
+
+int qr_code_shared_listing(qr_code *c, const char *name, qr_arena *a, qr_code_listing *out,
+                           qr_buf *err)
+{
+    int rc = qr__code_need_store(c, err);
+    return rc != QR_OK ? rc : qr__code_store_listing(c->store, name, a, out, err);
 }

@@ -171,9 +171,11 @@ static int open_shared(const char *gitdir, const char *url, qr_code_store **out,
     if (!s)
         return QR_ENOMEM;
     /* the assembled graphs are still kept on this machine (gcache.c, keyed by the server) */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/quarry", gitdir);
-    (void)mkdir(dir, 0755);
+    if (gitdir) { /* NULL: a handle with no repository (qr_code_open_shared) */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/quarry", gitdir);
+        (void)mkdir(dir, 0755);
+    }
     int rc = qr__code_pg_open(url, &s->pg, err);
     if (rc == QR_OK && !(s->path = strdup(qr__code_pg_server(s->pg))))
         rc = QR_ENOMEM;
@@ -190,6 +192,12 @@ int qr__code_store_open(const char *gitdir, qr_code_store **out, qr_buf *err)
     *out = NULL;
     if (shared_url())
         return open_shared(gitdir, shared_url(), out, err);
+    if (!gitdir) {
+        qr_buf_puts(err, "'repos' reads the shared code index, and none is configured: set "
+                         "QUARRY_DATABASE_URL to the team database (docs/team.md), or leave "
+                         "'repos' out to ask this repository");
+        return QR_EINVAL;
+    }
     qr_code_store *s = calloc(1, sizeof *s);
     qr_buf b;
     qr_buf_init(&b);
@@ -650,4 +658,23 @@ int qr__code_store_record(qr_code_store *s, const char *name, const char *locati
         return QR_OK;
     return qr__code_pg_record(s->pg, name, location, commit, worktree, paths, oids, langs, n,
                               err);
+}
+
+static int not_shared(qr_buf *err)
+{
+    qr_buf_puts(err, "the code index is this repository's SQLite file: other repositories "
+                     "are on the team database (set QUARRY_DATABASE_URL)");
+    return QR_EINVAL;
+}
+
+int qr__code_store_repos(qr_code_store *s, qr_arena *a, const char ***names, size_t *n,
+                         qr_buf *err)
+{
+    return s->pg ? qr__code_pg_repos(s->pg, a, names, n, err) : not_shared(err);
+}
+
+int qr__code_store_listing(qr_code_store *s, const char *name, qr_arena *a,
+                           qr_code_listing *out, qr_buf *err)
+{
+    return s->pg ? qr__code_pg_listing(s->pg, name, a, out, err) : not_shared(err);
 }

@@ -58,6 +58,12 @@ void qr__code_store_key(qr_buf *k);
 int qr__code_store_record(qr_code_store *s, const char *name, const char *location,
                           const char *commit, bool worktree, const char *const *paths,
                           const char *const *oids, const int *langs, size_t n, qr_buf *err);
+/* The repositories recorded, and one's files (qr_code_shared_repos, _listing in
+ * quarry/code.h); QR_EINVAL on the SQLite index. */
+int qr__code_store_repos(qr_code_store *s, qr_arena *a, const char ***names, size_t *n,
+                         qr_buf *err);
+int qr__code_store_listing(qr_code_store *s, const char *name, qr_arena *a,
+                           qr_code_listing *out, qr_buf *err);
 
 /* ---- the team database (store_pg.c), called by store.c only ----
  * Errors as the functions above; messages name the server, never the URL. */
@@ -75,6 +81,10 @@ int qr__code_pg_commit(qr_code_pg *p, qr_buf *err);
 int qr__code_pg_names(qr_code_pg *p, const char *oid, qr_arena *a, char **data, size_t *len,
                       qr_buf *err);
 int qr__code_pg_count(qr_code_pg *p, int64_t *blobs, int64_t *items, int64_t *refs);
+int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n, qr_buf *err);
+/* 1 when no repository of that name was recorded */
+int qr__code_pg_listing(qr_code_pg *p, const char *name, qr_arena *a, qr_code_listing *out,
+                        qr_buf *err);
 int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, const char *commit,
                        bool worktree, const char *const *paths, const char *const *oids,
                        const int *langs, size_t n, qr_buf *err);

@@ -506,3 +506,58 @@ int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, co
     qr_buf_release(&now);
     return rc;
 }
+
+int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n, qr_buf *err)
+{
+    *names = NULL;
+    *n = 0;
+    qr_store_rows r = {0};
+    int rc = exec(p, "SELECT name FROM code_repos ORDER BY convert_to(name, 'UTF8')", 0, NULL,
+                  &r, "list the repositories of the code index", err);
+    if (rc)
+        return rc;
+    *names = qr_arena_zalloc(a, ((size_t)r.n + 1) * sizeof **names);
+    if (!*names)
+        rc = QR_ENOMEM;
+    for (int i = 0; rc == QR_OK && i < r.n; i++)
+        if (!((*names)[(*n)++] = dup(a, &r, i, 0)))
+            rc = QR_ENOMEM;
+    qr_store_rows_free(&r);
+    return rc;
+}
+
+int qr__code_pg_listing(qr_code_pg *p, const char *name, qr_arena *a, qr_code_listing *out,
+                        qr_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *params[] = {name};
+    qr_store_rows r = {0};
+    int rc = exec(p, "SELECT commit FROM code_repos WHERE name = $1", 1, params, &r,
+                  "read the repositories of the code index", err);
+    if (rc)
+        return rc;
+    bool found = r.n == 1;
+    out->name = qr_arena_strndup(a, name, strlen(name));
+    out->commit = found ? dup(a, &r, 0, 0) : NULL;
+    qr_store_rows_free(&r);
+    if (!found)
+        return 1;
+    rc = exec(p,
+              "SELECT path, oid FROM code_files WHERE repo = $1 ORDER BY convert_to(path, 'UTF8')",
+              1, params, &r, "read the files of the code index", err);
+    if (rc)
+        return rc;
+    out->paths = qr_arena_zalloc(a, ((size_t)r.n + 1) * sizeof *out->paths);
+    out->oids = qr_arena_zalloc(a, ((size_t)r.n + 1) * sizeof *out->oids);
+    if (!out->paths || !out->oids || !out->name)
+        rc = QR_ENOMEM;
+    for (int i = 0; rc == QR_OK && i < r.n; i++) {
+        out->paths[i] = dup(a, &r, i, 0);
+        out->oids[i] = dup(a, &r, i, 1);
+        if (!out->paths[i] || !out->oids[i])
+            rc = QR_ENOMEM;
+        out->n = (size_t)i + 1;
+    }
+    qr_store_rows_free(&r);
+    return rc;
+}

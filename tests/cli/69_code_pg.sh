@@ -6,7 +6,9 @@
 # from the server. Then what only the shared store has: the graph of one repository is
 # the same on both backends (the dump, byte for byte); two repositories that vendor one
 # file parse it once (one row per blob, the second index parses only its own file, and
-# code_files says both hold it); a read-only role queries but cannot index; no SQLite file
+# code_files says both hold it); query_codebase with `repos` asks several repositories'
+# graphs from the database (rows naming their :repo, paged as one list, an unknown name
+# listing the known ones); a read-only role queries but cannot index; no SQLite file
 # is written beside the repository; and the URL's password never shows in an error.
 # Skips (exit 77) only when PostgreSQL cannot be installed, as pg_lib.sh says.
 . "$(dirname "$0")/lib.sh"
@@ -89,11 +91,30 @@ two|src/two.c" pg_sql shared "SELECT f.repo, f.path FROM code_refs r JOIN code_f
 expect_out "query_codebase reads the server" "src/two.c:two_main" \
   sh -c "QUARRY_CODE_GRAPH_CACHE=off '$Q' code query get_call_graph --name z_crc --direction callers --repo '$R2' --format json | grep -o '\"from\":\"[^\"]*\"' | cut -d'\"' -f4"
 
+# ---- query_codebase across repositories (repos): rows name their repository ----
+(cd "$TMP" && expect_out "repos all: the callers in each repository" \
+  "one src/one.c:one_main
+two src/two.c:two_main" sh -c "'$Q' tool query_codebase --query_type get_call_graph --name z_crc --direction callers --repos all --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"repos\"] == [\"one\", \"two\"] and d[\"total\"] == 2, d; print(\"\\n\".join(r[\"repo\"] + \" \" + r[\"from\"] for r in d[\"results\"]))'")
+expect_out "repos: paged as one list" "2 1 2 two:two_main" \
+  sh -c "cd '$TMP' && '$Q' tool query_codebase --query_type list_functions --pattern '*_main' --repos one,two --limit 1 --offset 1 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"total\"], d[\"offset\"], d[\"next_offset\"] or 2, \" \".join(r[\"repo\"] + \":\" + r[\"name\"] for r in d[\"results\"]))'"
+expect_out "repos: a symbol of one repository only" "two two_main" \
+  sh -c "cd '$TMP' && '$Q' tool query_codebase --query_type get_definition --name two_main --repos all --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(\" \".join(r[\"repo\"] + \" \" + r[\"name\"] for r in d[\"results\"]))'"
+expect_err "repos: an unknown name lists what there is" \
+  "no repository 'nine' in the shared code index; it has: one, two" \
+  "$Q" tool query_codebase --query_type list_functions --repos nine
+expect_rc "repos: an unknown name is usage" 2 "$Q" tool query_codebase --query_type list_functions --repos nine
+expect_err "repos: with ref" "parameter 'ref': with 'repos'" \
+  "$Q" tool query_codebase --query_type list_functions --repos one --ref HEAD
+expect_err "repos: without a database" "'repos' reads the shared code index, and none is configured: set QUARRY_DATABASE_URL" \
+  env -u QUARRY_DATABASE_URL "$Q" tool query_codebase --query_type list_functions --repos one
+
 # ---- least privilege: the read-only role queries, and cannot index ----
 pg_sql shared "CREATE ROLE code_reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO code_reader" >/dev/null
 READER="postgresql://code_reader@/shared?host=$PG_SOCK&port=$PG_PORT"
 expect_out "reader: get_definition" "int z_crc(int x)" \
   sh -c "QUARRY_DATABASE_URL='$READER' QUARRY_CODE_GRAPH_CACHE=off '$Q' tool query_codebase --query_type get_definition --name z_crc --repo '$R1' --format json | grep -o '\"signature\":\"[^\"]*\"' | cut -d'\"' -f4"
+expect_out "reader: repos" "one:vendor/z.c:function two:vendor/z.c:function" \
+  sh -c "cd '$TMP' && QUARRY_DATABASE_URL='$READER' '$Q' tool query_codebase --query_type find_function --name z_crc --repos all --format json | python3 -c 'import json,sys; print(\" \".join(r[\"repo\"] + \":\" + r[\"file\"] + \":\" + r[\"kind\"] for r in json.load(sys.stdin)[\"results\"] if r[\"kind\"] == \"function\"))'"
 expect_err "reader: indexing a new repository is refused" \
   "cannot store code rows on postgresql server $PG_SOCK:$PG_PORT, database shared: ERROR:  permission denied for table code_blobs" \
   env QUARRY_DATABASE_URL="$READER" "$Q" code index --repo "$R3"

@@ -152,10 +152,6 @@ int qr_code_open(const char *path, qr_code **out, qr_buf *err);
 void qr_code_close(qr_code *c);
 /* The database's path. */
 const char *qr_code_db_path(const qr_code *c);
-/* Whether the index is the team database's (QUARRY_DATABASE_URL set: the code graph's
- * rows live there, shared by every repository indexed into it) rather than the SQLite file
- * under the git directory. Opens the store; false when it cannot be opened. */
-bool qr_code_shared(qr_code *c);
 
 typedef enum qr_code_edge_kind {
     QR_CODE_E_CALLS = 0,

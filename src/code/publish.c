@@ -40,15 +40,6 @@ static void default_name(const qr_code *c, qr_buf *out)
         qr_buf_append(out, d + b, n - b);
 }
 
-bool qr_code_shared(qr_code *c)
-{
-    qr_buf err;
-    qr_buf_init(&err);
-    bool shared = qr__code_need_store(c, &err) == QR_OK && qr__code_store_shared(c->store);
-    qr_buf_release(&err);
-    return shared;
-}
-
 int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err)
 {
     qr_code *c = g->c;

@@ -239,7 +239,7 @@ static void rollback(qr_code_pg *p)
 
 /* Sends the buffered rows of one table: INSERT ... SELECT FROM unnest of its arrays. */
 static int flush_table(qr_code_pg *p, const char *table, const char *const *types, qr_buf *cols,
-                       size_t ncols, qr_buf *err)
+                       size_t ncols, const char *order, qr_buf *err)
 {
     if (cols[0].len <= 1)
         return QR_OK; /* no rows */
@@ -248,7 +248,10 @@ static int flush_table(qr_code_pg *p, const char *table, const char *const *type
     qr_buf_printf(&sql, "INSERT INTO %s SELECT * FROM unnest(", table);
     for (size_t i = 0; i < ncols; i++)
         qr_buf_printf(&sql, "%s$%zu::%s[]", i ? ", " : "", i + 1, types[i]);
-    qr_buf_puts(&sql, ") ON CONFLICT DO NOTHING");
+    /* in key order: two indexers writing overlapping blobs take their row locks in the
+     * same order, so neither waits on the other in a cycle (a deadlock PostgreSQL would
+     * break by failing one) */
+    qr_buf_printf(&sql, ") ORDER BY %s ON CONFLICT DO NOTHING", order);
     qr_buf lits[I_COLS];
     const char *params[I_COLS];
     for (size_t i = 0; i < ncols; i++) {
@@ -281,13 +284,13 @@ int qr__code_pg_commit(qr_code_pg *p, qr_buf *err)
     static const char *const nt[N_COLS] = {"int", "text", "text"};
     int rc = exec(p, "BEGIN", 0, NULL, NULL, "begin storing code rows", err);
     if (rc == QR_OK)
-        rc = flush_table(p, "code_blobs", bt, p->blobs, B_COLS, err);
+        rc = flush_table(p, "code_blobs", bt, p->blobs, B_COLS, "2", err);
     if (rc == QR_OK)
-        rc = flush_table(p, "code_items", it, p->items, I_COLS, err);
+        rc = flush_table(p, "code_items", it, p->items, I_COLS, "2, 3", err);
     if (rc == QR_OK)
-        rc = flush_table(p, "code_refs", rt, p->refs, R_COLS, err);
+        rc = flush_table(p, "code_refs", rt, p->refs, R_COLS, "2, 3", err);
     if (rc == QR_OK)
-        rc = flush_table(p, "code_names", nt, p->names, N_COLS, err);
+        rc = flush_table(p, "code_names", nt, p->names, N_COLS, "2", err);
     if (rc == QR_OK)
         rc = exec(p, "COMMIT", 0, NULL, NULL, "commit code rows", err);
     else

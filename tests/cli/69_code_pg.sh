@@ -91,16 +91,38 @@ two|src/two.c" pg_sql shared "SELECT f.repo, f.path FROM code_refs r JOIN code_f
 expect_out "query_codebase reads the server" "src/two.c:two_main" \
   sh -c "QUARRY_CODE_GRAPH_CACHE=off '$Q' code query get_call_graph --name z_crc --direction callers --repo '$R2' --format json | grep -o '\"from\":\"[^\"]*\"' | cut -d'\"' -f4"
 
+# ---- two indexers at once on repositories sharing blobs: both finish, one set of rows ----
+for n in four five; do
+  git init -q -b main "$TMP/$n"
+  mkdir -p "$TMP/$n/lib"
+  i=0
+  while [ $i -lt 40 ]; do
+    printf 'int lib%d(int x) { return x + %d; }\n' $i $i >"$TMP/$n/lib/l$i.c"
+    i=$((i + 1))
+  done
+  printf 'int lib0(int x);\nint %s(void) { return lib0(1); }\n' $n >"$TMP/$n/$n.c"
+  git -C "$TMP/$n" add -A
+  git -C "$TMP/$n" -c user.name=t -c user.email=t@t commit -q -m $n
+done
+"$Q" code index --repo "$TMP/four" >"$TMP/four.out" 2>&1 &
+p4=$!
+"$Q" code index --repo "$TMP/five" >"$TMP/five.out" 2>&1 &
+p5=$!
+wait $p4 || fail "racing indexers: four failed: $(cat "$TMP/four.out")"
+wait $p5 || fail "racing indexers: five failed: $(cat "$TMP/five.out")"
+expect_out "racing indexers: one row per shared blob" "40 40" \
+  pg_sql shared "SELECT count(DISTINCT b.oid) || ' ' || count(*) FROM code_blobs b WHERE b.oid IN (SELECT oid FROM code_files WHERE repo = 'four' AND path LIKE 'lib/%')"
+
 # ---- query_codebase across repositories (repos): rows name their repository ----
 (cd "$TMP" && expect_out "repos all: the callers in each repository" \
   "one src/one.c:one_main
-two src/two.c:two_main" sh -c "'$Q' tool query_codebase --query_type get_call_graph --name z_crc --direction callers --repos all --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"repos\"] == [\"one\", \"two\"] and d[\"total\"] == 2, d; print(\"\\n\".join(r[\"repo\"] + \" \" + r[\"from\"] for r in d[\"results\"]))'")
+two src/two.c:two_main" sh -c "'$Q' tool query_codebase --query_type get_call_graph --name z_crc --direction callers --repos all --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"repos\"] == [\"five\", \"four\", \"one\", \"two\"] and d[\"total\"] == 2, d; print(\"\\n\".join(r[\"repo\"] + \" \" + r[\"from\"] for r in d[\"results\"]))'")
 expect_out "repos: paged as one list" "2 1 2 two:two_main" \
   sh -c "cd '$TMP' && '$Q' tool query_codebase --query_type list_functions --pattern '*_main' --repos one,two --limit 1 --offset 1 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"total\"], d[\"offset\"], d[\"next_offset\"] or 2, \" \".join(r[\"repo\"] + \":\" + r[\"name\"] for r in d[\"results\"]))'"
 expect_out "repos: a symbol of one repository only" "two two_main" \
   sh -c "cd '$TMP' && '$Q' tool query_codebase --query_type get_definition --name two_main --repos all --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(\" \".join(r[\"repo\"] + \" \" + r[\"name\"] for r in d[\"results\"]))'"
 expect_err "repos: an unknown name lists what there is" \
-  "no repository 'nine' in the shared code index; it has: one, two" \
+  "no repository 'nine' in the shared code index; it has: five, four, one, two" \
   "$Q" tool query_codebase --query_type list_functions --repos nine
 expect_rc "repos: an unknown name is usage" 2 "$Q" tool query_codebase --query_type list_functions --repos nine
 expect_err "repos: with ref" "parameter 'ref': with 'repos'" \

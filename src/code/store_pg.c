@@ -18,8 +18,9 @@
  * INSERT ... SELECT FROM unnest(...), all four in one transaction, so a blob's rows appear
  * together or not at all and a batch of 64 blobs costs six round trips, not thousands.
  * Text goes in valid UTF-8 (the database refuses anything else): invalid bytes, which only
- * a non-UTF-8 source file yields, become U+FFFD. A read is three statements per blob
- * (blob, items, refs) plus one for the identifier uses when find_references asks.
+ * a non-UTF-8 source file yields, become U+FFFD. A read is one statement per blob (its
+ * blob, items and refs rows as one UNION ALL) plus one for the identifier uses when
+ * find_references asks.
  *
  * Rejected: one serialized record per blob (the point of the shared store is SQL over the
  * rows, across repositories); pruning shared rows from `quarry code gc` (a blob one
@@ -313,27 +314,37 @@ static int64_t num(const qr_store_rows *r, int row, int col)
     return s ? strtoll(s, NULL, 10) : 0;
 }
 
+/* A blob's rows in one statement: its code_blobs row (part 0), then its items (1) and its
+ * references (2), each in seq order; every column as text, as libpq gives them anyway. */
+static const char get_sql[] =
+    "SELECT 0 AS part, 0 AS seq, lang::text, status::text, bytes::text, lines::text,"
+    " errors::text, error_lines, NULL, NULL, NULL, NULL, NULL FROM code_blobs"
+    " WHERE v = $1::int AND oid = $2"
+    " UNION ALL SELECT 1, seq, kind::text, name, parent, type, signature, cond, line::text,"
+    " end_line::text, start_byte::text, end_byte::text, flags::text FROM code_items"
+    " WHERE v = $1::int AND oid = $2"
+    " UNION ALL SELECT 2, seq, kind::text, from_name, name, cond, line::text, NULL, NULL,"
+    " NULL, NULL, NULL, NULL FROM code_refs WHERE v = $1::int AND oid = $2"
+    " ORDER BY 1, 2";
+
 int qr__code_pg_get(qr_code_pg *p, const char *oid, qr_arena *a, qr_code_blob *out, qr_buf *err)
 {
     memset(out, 0, sizeof *out);
     const char *params[] = {p->v, oid};
     qr_store_rows r = {0};
-    int rc = exec(p,
-                  "SELECT lang, status, bytes, lines, errors, error_lines FROM code_blobs"
-                  " WHERE v = $1::int AND oid = $2",
-                  2, params, &r, "read the code index", err);
+    int rc = exec(p, get_sql, 2, params, &r, "read the code index", err);
     if (rc)
         return rc;
-    if (r.n == 0) {
+    if (r.n == 0 || num(&r, 0, 0) != 0) {
         qr_store_rows_free(&r);
         return 1; /* absent */
     }
-    out->file.lang = (qr_code_lang)num(&r, 0, 0);
-    out->status = (int)num(&r, 0, 1);
-    out->bytes = (size_t)num(&r, 0, 2);
-    out->file.lines = (uint32_t)num(&r, 0, 3);
-    out->file.errors = (uint32_t)num(&r, 0, 4);
-    const char *el = qr_store_rows_get(&r, 0, 5);
+    out->file.lang = (qr_code_lang)num(&r, 0, 2);
+    out->status = (int)num(&r, 0, 3);
+    out->bytes = (size_t)num(&r, 0, 4);
+    out->file.lines = (uint32_t)num(&r, 0, 5);
+    out->file.errors = (uint32_t)num(&r, 0, 6);
+    const char *el = qr_store_rows_get(&r, 0, 7);
     while (el && *el && out->file.nerror_lines < QR_CODE_ERROR_LINES) {
         char *end;
         unsigned long v = strtoul(el, &end, 10);
@@ -344,65 +355,49 @@ int qr__code_pg_get(qr_code_pg *p, const char *oid, qr_arena *a, qr_code_blob *o
         while (*el == ' ')
             el++;
     }
-    qr_store_rows_free(&r);
-    if (out->status != QR_CODE_BLOB_OK)
-        return QR_OK;
-
-    rc = exec(p,
-              "SELECT kind, name, parent, type, signature, cond, line, end_line, start_byte,"
-              " end_byte, flags FROM code_items WHERE v = $1::int AND oid = $2 ORDER BY seq",
-              2, params, &r, "read the code index", err);
-    if (rc)
-        return rc;
-    if (r.n) {
-        out->file.items = qr_arena_zalloc(a, (size_t)r.n * sizeof(qr_code_item));
-        if (!out->file.items) {
-            qr_store_rows_free(&r);
-            return QR_ENOMEM;
+    size_t nitems = 0, nrefs = 0;
+    for (int i = 1; i < r.n; i++) {
+        if (num(&r, i, 0) == 1)
+            nitems++;
+        else
+            nrefs++;
+    }
+    if (out->status == QR_CODE_BLOB_OK && nitems &&
+        !(out->file.items = qr_arena_zalloc(a, nitems * sizeof(qr_code_item))))
+        rc = QR_ENOMEM;
+    if (out->status == QR_CODE_BLOB_OK && nrefs &&
+        !(out->file.refs = qr_arena_zalloc(a, nrefs * sizeof(qr_code_ref))))
+        rc = QR_ENOMEM;
+    for (int i = 1; rc == QR_OK && out->status == QR_CODE_BLOB_OK && i < r.n; i++) {
+        if (num(&r, i, 0) == 1) {
+            qr_code_item *it = &out->file.items[out->file.nitems++];
+            it->kind = (qr_code_kind)num(&r, i, 2);
+            it->name = dup(a, &r, i, 3);
+            it->parent = dup(a, &r, i, 4);
+            it->type = dup(a, &r, i, 5);
+            it->signature = dup(a, &r, i, 6);
+            it->cond = dup(a, &r, i, 7);
+            it->line = (uint32_t)num(&r, i, 8);
+            it->end_line = (uint32_t)num(&r, i, 9);
+            it->start_byte = (uint32_t)num(&r, i, 10);
+            it->end_byte = (uint32_t)num(&r, i, 11);
+            it->flags = (uint32_t)num(&r, i, 12);
+            if (!it->name)
+                it->name = "";
+        } else {
+            qr_code_ref *x = &out->file.refs[out->file.nrefs++];
+            x->kind = (qr_code_ref_kind)num(&r, i, 2);
+            x->from = dup(a, &r, i, 3);
+            x->name = dup(a, &r, i, 4);
+            x->cond = dup(a, &r, i, 5);
+            x->line = (uint32_t)num(&r, i, 6);
+            if (!x->name)
+                x->name = "";
         }
     }
-    for (int i = 0; i < r.n; i++) {
-        qr_code_item *it = &out->file.items[out->file.nitems++];
-        it->kind = (qr_code_kind)num(&r, i, 0);
-        it->name = dup(a, &r, i, 1);
-        it->parent = dup(a, &r, i, 2);
-        it->type = dup(a, &r, i, 3);
-        it->signature = dup(a, &r, i, 4);
-        it->cond = dup(a, &r, i, 5);
-        it->line = (uint32_t)num(&r, i, 6);
-        it->end_line = (uint32_t)num(&r, i, 7);
-        it->start_byte = (uint32_t)num(&r, i, 8);
-        it->end_byte = (uint32_t)num(&r, i, 9);
-        it->flags = (uint32_t)num(&r, i, 10);
-        if (!it->name)
-            it->name = "";
-    }
     qr_store_rows_free(&r);
-
-    rc = exec(p,
-              "SELECT kind, from_name, name, cond, line FROM code_refs"
-              " WHERE v = $1::int AND oid = $2 ORDER BY seq",
-              2, params, &r, "read the code index", err);
-    if (rc)
+    if (rc != QR_OK)
         return rc;
-    if (r.n) {
-        out->file.refs = qr_arena_zalloc(a, (size_t)r.n * sizeof(qr_code_ref));
-        if (!out->file.refs) {
-            qr_store_rows_free(&r);
-            return QR_ENOMEM;
-        }
-    }
-    for (int i = 0; i < r.n; i++) {
-        qr_code_ref *x = &out->file.refs[out->file.nrefs++];
-        x->kind = (qr_code_ref_kind)num(&r, i, 0);
-        x->from = dup(a, &r, i, 1);
-        x->name = dup(a, &r, i, 2);
-        x->cond = dup(a, &r, i, 3);
-        x->line = (uint32_t)num(&r, i, 4);
-        if (!x->name)
-            x->name = "";
-    }
-    qr_store_rows_free(&r);
     return a->exhausted ? QR_ENOMEM : QR_OK;
 }
 

@@ -2579,6 +2579,16 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         *out = g;
         return QR_OK;
     }
+    /* the team database: the rows of every blob in one statement (store_pg.c) */
+    bool ahead = qr__code_store_shared(c->store) && g->nfiles > 1;
+    if (ahead) {
+        const char **ids = malloc(g->nfiles * sizeof *ids);
+        for (size_t i = 0; ids && i < g->nfiles; i++)
+            ids[i] = g->files[i].oid;
+        if (ids)
+            qr__code_store_prefetch(c->store, ids, g->nfiles);
+        free(ids);
+    }
     size_t todo = 0;
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
@@ -2598,6 +2608,8 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         f->status = b.status;
         f->file = b.file;
     }
+    if (ahead)
+        qr__code_store_prefetch(c->store, NULL, 0);
     if (todo) {
         /* in batches: read (this thread), extract (all threads), store (this thread, in
          * listing order, so the store's rows do not depend on the threads' timing) */

@@ -678,3 +678,13 @@ int qr__code_store_listing(qr_code_store *s, const char *name, qr_arena *a,
 {
     return s->pg ? qr__code_pg_listing(s->pg, name, a, out, err) : not_shared(err);
 }
+
+void qr__code_store_prefetch(qr_code_store *s, const char *const *oids, size_t n)
+{
+    if (!s->pg)
+        return;
+    qr_buf e;
+    qr_buf_init(&e);
+    (void)qr__code_pg_prefetch(s->pg, oids, n, &e);
+    qr_buf_release(&e);
+}

@@ -58,6 +58,11 @@ void qr__code_store_key(qr_buf *k);
 int qr__code_store_record(qr_code_store *s, const char *name, const char *location,
                           const char *commit, bool worktree, const char *const *paths,
                           const char *const *oids, const int *langs, size_t n, qr_buf *err);
+/* Reads ahead the rows of the n blobs a graph is about to get one by one, and with n 0
+ * drops them (the team database: one statement instead of one per blob; SQLite: nothing
+ * to do). A failure only means no read-ahead: each get then asks for its blob. */
+void qr__code_store_prefetch(qr_code_store *s, const char *const *oids, size_t n);
+
 /* The repositories recorded, and one's files (qr_code_shared_repos, _listing in
  * quarry/code.h); QR_EINVAL on the SQLite index. */
 int qr__code_store_repos(qr_code_store *s, qr_arena *a, const char ***names, size_t *n,
@@ -80,6 +85,9 @@ int qr__code_pg_commit(qr_code_pg *p, qr_buf *err);
 /* the packed identifier uses (store.c parses them), from a; *data NULL when none */
 int qr__code_pg_names(qr_code_pg *p, const char *oid, qr_arena *a, char **data, size_t *len,
                       qr_buf *err);
+/* Reads the rows of n blobs at once; qr__code_pg_get serves them from there until the
+ * next prefetch (n 0: drops them). A blob not among them is asked for alone. */
+int qr__code_pg_prefetch(qr_code_pg *p, const char *const *oids, size_t n, qr_buf *err);
 int qr__code_pg_count(qr_code_pg *p, int64_t *blobs, int64_t *items, int64_t *refs);
 int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n, qr_buf *err);
 /* 1 when no repository of that name was recorded */

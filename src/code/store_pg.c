@@ -23,7 +23,8 @@
  * ALL, which the client orders: the server's sort cost four times the query) and then
  * parses each blob from that result, as a statement per
  * blob spent most of a cold query waiting on the server; a blob read alone (one stored
- * since) is the same statement for one id. The identifier uses are one more statement,
+ * since) is the same statement for one id, and the blobs of a batch just committed are
+ * given back from a copy kept as they were stored (the graph reads each back at once). The identifier uses are one more statement,
  * when find_references asks.
  *
  * Rejected: one serialized record per blob (the point of the shared store is SQL over the
@@ -51,8 +52,21 @@ typedef struct ahead_ix {
     int first, count;
 } ahead_ix;
 
+/* a blob put in the current batch, as the database will give it back */
+typedef struct memo_ent {
+    char oid[41];
+    qr_code_blob b;
+} memo_ent;
+
 struct qr_code_pg {
     qr_store st;
+    /* the blobs of the last batch, as stored (strings cleaned as lit_text cleans them):
+     * the graph reads each back right after the batch's commit, and gets it from here
+     * instead of a statement per blob */
+    qr_arena memo_a;
+    memo_ent *memo;
+    size_t nmemo, capmemo;
+    bool memo_stale; /* the batch was committed: the next put starts a new one */
     qr_store_rows ahead; /* the rows read ahead */
     int *order;          /* their numbers by blob, part, seq (sort_rows) */
     ahead_ix *ix;        /* their blobs, sorted by id: positions in order */
@@ -82,6 +96,7 @@ int qr__code_pg_open(const char *url, qr_code_pg **out, qr_buf *err)
         return QR_ENOMEM;
     for (size_t i = 0; i < ALL_COLS; i++)
         qr_buf_init(&p->col[i]);
+    qr_arena_init(&p->memo_a, 0);
     p->blobs = p->col;
     p->items = p->blobs + B_COLS;
     p->refs = p->items + I_COLS;
@@ -112,6 +127,8 @@ void qr__code_pg_close(qr_code_pg *p)
     for (size_t i = 0; i < ALL_COLS; i++)
         qr_buf_release(&p->col[i]);
     drop_ahead(p);
+    free(p->memo);
+    qr_arena_release(&p->memo_a);
     qr_store_close(&p->st);
     free(p);
 }
@@ -172,9 +189,119 @@ static void lit_close(qr_buf *b, qr_buf *out)
     qr_buf_putc(out, '}');
 }
 
+/* s in a, as the database gives it back: invalid UTF-8 as U+FFFD (lit_text) */
+static const char *clean_dup(qr_arena *a, const char *s, bool *nomem)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *r;
+    if (qr_utf8_valid(s, n)) {
+        r = qr_arena_strndup(a, s, n);
+    } else {
+        qr_buf b;
+        qr_buf_init(&b);
+        qr_buf_putc(&b, '{');
+        lit_text(&b, s); /* {"...": quoted and escaped; take the text back out */
+        qr_buf out;
+        qr_buf_init(&out);
+        for (size_t i = 2; b.p && i + 1 < b.len; i++) {
+            if (b.p[i] == '\\')
+                i++;
+            qr_buf_putc(&out, b.p[i]);
+        }
+        r = qr_arena_strndup(a, out.p ? out.p : "", out.len);
+        qr_buf_release(&b);
+        qr_buf_release(&out);
+    }
+    if (!r)
+        *nomem = true;
+    return r;
+}
+
+/* A copy of b in a as qr__code_pg_get would give it (refs without the identifier uses,
+ * strings cleaned, a NULL name as ""). */
+static void copy_blob(qr_arena *a, const qr_code_blob *b, qr_code_blob *out, bool *nomem)
+{
+    *out = *b;
+    out->file.items = NULL;
+    out->file.refs = NULL;
+    out->file.nitems = out->file.nrefs = 0;
+    if (b->status != QR_CODE_BLOB_OK)
+        return;
+    size_t nrefs = 0;
+    for (size_t i = 0; i < b->file.nrefs; i++)
+        nrefs += b->file.refs[i].kind != QR_CODE_REF_NAME;
+    if (b->file.nitems &&
+        !(out->file.items = qr_arena_zalloc(a, b->file.nitems * sizeof(qr_code_item)))) {
+        *nomem = true;
+        return;
+    }
+    if (nrefs && !(out->file.refs = qr_arena_zalloc(a, nrefs * sizeof(qr_code_ref)))) {
+        *nomem = true;
+        return;
+    }
+    for (size_t i = 0; i < b->file.nitems; i++) {
+        const qr_code_item *f = &b->file.items[i];
+        qr_code_item *t = &out->file.items[out->file.nitems++];
+        *t = *f;
+        t->name = clean_dup(a, f->name, nomem);
+        t->parent = clean_dup(a, f->parent, nomem);
+        t->type = clean_dup(a, f->type, nomem);
+        t->signature = clean_dup(a, f->signature, nomem);
+        t->cond = clean_dup(a, f->cond, nomem);
+        if (!t->name)
+            t->name = "";
+    }
+    for (size_t i = 0; i < b->file.nrefs; i++) {
+        const qr_code_ref *f = &b->file.refs[i];
+        if (f->kind == QR_CODE_REF_NAME)
+            continue;
+        qr_code_ref *t = &out->file.refs[out->file.nrefs++];
+        *t = *f;
+        t->from = clean_dup(a, f->from, nomem);
+        t->name = clean_dup(a, f->name, nomem);
+        t->cond = clean_dup(a, f->cond, nomem);
+        if (!t->name)
+            t->name = "";
+    }
+}
+
+static void memo_clear(qr_code_pg *p)
+{
+    p->nmemo = 0;
+    p->memo_stale = false;
+    qr_arena_release(&p->memo_a);
+    qr_arena_init(&p->memo_a, 0);
+}
+
+/* Keeps b as the database will give it back; a failure only means no memo for it. */
+static void memo_put(qr_code_pg *p, const char *oid, const qr_code_blob *b)
+{
+    if (p->memo_stale)
+        memo_clear(p);
+    if (strlen(oid) != 40)
+        return;
+    if (p->nmemo == p->capmemo) {
+        size_t nc = p->capmemo ? p->capmemo * 2 : 64;
+        memo_ent *nm = realloc(p->memo, nc * sizeof *nm);
+        if (!nm)
+            return;
+        p->memo = nm;
+        p->capmemo = nc;
+    }
+    memo_ent *e = &p->memo[p->nmemo];
+    memcpy(e->oid, oid, 41);
+    bool nomem = false;
+    copy_blob(&p->memo_a, b, &e->b, &nomem);
+    if (!nomem && !p->memo_a.exhausted)
+        p->nmemo++;
+}
+
 int qr__code_pg_put(qr_code_pg *p, const char *oid, const qr_code_blob *b, qr_buf *err)
 {
     (void)err;
+    memo_put(p, oid, b);
     qr_buf *c = p->blobs;
     lit_int(&c[0], qr__code_store_version());
     lit_text(&c[1], oid);
@@ -314,6 +441,10 @@ int qr__code_pg_commit(qr_code_pg *p, qr_buf *err)
     else
         rollback(p);
     reset_cols(p);
+    if (rc == QR_OK)
+        p->memo_stale = true; /* stored: served until the next batch begins */
+    else
+        memo_clear(p);
     return rc;
 }
 
@@ -515,6 +646,14 @@ int qr__code_pg_prefetch(qr_code_pg *p, const char *const *oids, size_t n, qr_bu
 
 int qr__code_pg_get(qr_code_pg *p, const char *oid, qr_arena *a, qr_code_blob *out, qr_buf *err)
 {
+    if (p->memo_stale) { /* only a committed batch: its rows are the database's */
+        for (size_t i = 0; i < p->nmemo; i++)
+            if (!strcmp(p->memo[i].oid, oid)) {
+                bool nomem = false;
+                copy_blob(a, &p->memo[i].b, out, &nomem);
+                return nomem || a->exhausted ? QR_ENOMEM : QR_OK;
+            }
+    }
     if (p->nix) {
         ahead_ix key = {.oid = oid};
         const ahead_ix *hit = bsearch(&key, p->ix, p->nix, sizeof *p->ix, cmp_ahead);

@@ -24,8 +24,8 @@
  * parses each blob from that result, as a statement per
  * blob spent most of a cold query waiting on the server; a blob read alone (one stored
  * since) is the same statement for one id, and the blobs of a batch just committed are
- * given back from a copy kept as they were stored (the graph reads each back at once). The identifier uses are one more statement,
- * when find_references asks.
+ * given back from a copy kept as they were stored (the graph reads each back at once). The
+ * identifier uses are one more statement, when find_references asks.
  *
  * Rejected: one serialized record per blob (the point of the shared store is SQL over the
  * rows, across repositories); pruning shared rows from `quarry code gc` (a blob one
@@ -66,12 +66,12 @@ struct qr_code_pg {
     qr_arena memo_a;
     memo_ent *memo;
     size_t nmemo, capmemo;
-    bool memo_stale; /* the batch was committed: the next put starts a new one */
+    bool memo_stale;     /* the batch was committed: the next put starts a new one */
     qr_store_rows ahead; /* the rows read ahead */
     int *order;          /* their numbers by blob, part, seq (sort_rows) */
     ahead_ix *ix;        /* their blobs, sorted by id: positions in order */
     size_t nix;
-    char v[16]; /* CODE_STORE_VERSION as text */
+    char v[16];           /* CODE_STORE_VERSION as text */
     qr_buf col[ALL_COLS]; /* code_blobs' columns, then code_items', code_refs', code_names' */
     qr_buf *blobs, *items, *refs, *names;
     size_t pending; /* blobs buffered */
@@ -407,8 +407,7 @@ static int flush_table(qr_code_pg *p, const char *table, const char *const *type
     bool failed = sql.failed;
     for (size_t i = 0; i < ncols; i++)
         failed |= lits[i].failed;
-    int rc = failed ? QR_ENOMEM
-                    : exec(p, sql.p, (int)ncols, params, NULL, "store code rows", err);
+    int rc = failed ? QR_ENOMEM : exec(p, sql.p, (int)ncols, params, NULL, "store code rows", err);
     for (size_t i = 0; i < ncols; i++)
         qr_buf_release(&lits[i]);
     qr_buf_release(&sql);
@@ -419,11 +418,10 @@ int qr__code_pg_commit(qr_code_pg *p, qr_buf *err)
 {
     if (!p->pending)
         return QR_OK;
-    static const char *const bt[B_COLS] = {"int", "text", "int",    "int",
+    static const char *const bt[B_COLS] = {"int",  "text", "int",  "int",
                                            "int8", "int8", "int8", "text"};
-    static const char *const it[I_COLS] = {"int",  "text", "int",  "int",  "text",
-                                           "text", "text", "text", "text", "int8",
-                                           "int8", "int8", "int8", "int8"};
+    static const char *const it[I_COLS] = {"int",  "text", "int",  "int",  "text", "text", "text",
+                                           "text", "text", "int8", "int8", "int8", "int8", "int8"};
     static const char *const rt[R_COLS] = {"int",  "text", "int",  "int",
                                            "text", "text", "text", "int8"};
     static const char *const nt[N_COLS] = {"int", "text", "text"};
@@ -465,14 +463,14 @@ static int64_t num(const qr_store_rows *r, int row, int col)
 /* A blob's rows in one statement: its code_blobs row (part 0), then its items (1) and its
  * references (2), each in seq order; every column as text, as libpq gives them anyway.
  * Column 0 is the blob id, so that the rows of many blobs (AHEAD_SQL) read the same. */
-#define ROWS_SQL(WHERE)                                                                          \
-    "SELECT oid, 0 AS part, 0 AS seq, lang::text, status::text, bytes::text, lines::text,"     \
-    " errors::text, error_lines, NULL, NULL, NULL, NULL, NULL FROM code_blobs"                 \
-    " WHERE v = $1::int AND " WHERE                                                            \
-    " UNION ALL SELECT oid, 1, seq, kind::text, name, parent, type, signature, cond,"         \
-    " line::text, end_line::text, start_byte::text, end_byte::text, flags::text"              \
-    " FROM code_items WHERE v = $1::int AND " WHERE                                            \
-    " UNION ALL SELECT oid, 2, seq, kind::text, from_name, name, cond, line::text, NULL,"     \
+#define ROWS_SQL(WHERE)                                                                            \
+    "SELECT oid, 0 AS part, 0 AS seq, lang::text, status::text, bytes::text, lines::text,"         \
+    " errors::text, error_lines, NULL, NULL, NULL, NULL, NULL FROM code_blobs"                     \
+    " WHERE v = $1::int AND " WHERE                                                                \
+    " UNION ALL SELECT oid, 1, seq, kind::text, name, parent, type, signature, cond,"              \
+    " line::text, end_line::text, start_byte::text, end_byte::text, flags::text"                   \
+    " FROM code_items WHERE v = $1::int AND " WHERE                                                \
+    " UNION ALL SELECT oid, 2, seq, kind::text, from_name, name, cond, line::text, NULL,"          \
     " NULL, NULL, NULL, NULL, NULL FROM code_refs WHERE v = $1::int AND " WHERE
 /* unordered: the server's sort of a whole graph's rows cost four times the query (428
  * against 107 ms for redis's 135,000 rows); sort_rows orders them here */
@@ -687,8 +685,8 @@ int qr__code_pg_names(qr_code_pg *p, const char *oid, qr_arena *a, char **data, 
     *len = 0;
     const char *params[] = {p->v, oid};
     qr_store_rows r = {0};
-    int rc = exec(p, "SELECT data FROM code_names WHERE v = $1::int AND oid = $2", 2, params,
-                  &r, "read the code index", err);
+    int rc = exec(p, "SELECT data FROM code_names WHERE v = $1::int AND oid = $2", 2, params, &r,
+                  "read the code index", err);
     if (rc)
         return rc;
     const char *s = r.n ? qr_store_rows_get(&r, 0, 0) : NULL;
@@ -746,13 +744,12 @@ int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, co
     qr_buf_putc(&ll, '}');
     qr_buf_printf(&nfiles, "%zu", n);
     qr_buf_printf(&now, "%lld", (long long)qr_clock_now());
-    int rc = lp.failed || lo.failed || ll.failed || nfiles.failed || now.failed ? QR_ENOMEM
-                                                                                : QR_OK;
+    int rc = lp.failed || lo.failed || ll.failed || nfiles.failed || now.failed ? QR_ENOMEM : QR_OK;
     if (rc == QR_OK)
         rc = exec(p, "BEGIN", 0, NULL, NULL, "begin recording the repository", err);
     if (rc == QR_OK) {
-        const char *params[] = {name, location, commit, worktree ? "t" : "f", p->v, now.p,
-                                nfiles.p};
+        const char *params[] = {name, location, commit,  worktree ? "t" : "f",
+                                p->v, now.p,    nfiles.p};
         rc = exec(p,
                   "INSERT INTO code_repos VALUES ($1, $2, $3, $4::boolean, $5::int, $6::int8,"
                   " $7::int8) ON CONFLICT (name) DO UPDATE SET location = EXCLUDED.location,"
@@ -789,8 +786,8 @@ int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n
     *names = NULL;
     *n = 0;
     qr_store_rows r = {0};
-    int rc = exec(p, "SELECT name FROM code_repos ORDER BY convert_to(name, 'UTF8')", 0, NULL,
-                  &r, "list the repositories of the code index", err);
+    int rc = exec(p, "SELECT name FROM code_repos ORDER BY convert_to(name, 'UTF8')", 0, NULL, &r,
+                  "list the repositories of the code index", err);
     if (rc)
         return rc;
     *names = qr_arena_zalloc(a, ((size_t)r.n + 1) * sizeof **names);

@@ -121,7 +121,21 @@ typedef struct qr_code qr_code;
 
 typedef void (*qr_code_progress_fn)(void *ud, const char *what, size_t done, size_t total);
 
+/* The files of a repository as its last `quarry code index` recorded them on the team
+ * database (qr_code_shared_listing): paths and hex blob ids, n each. */
+typedef struct qr_code_listing {
+    const char *name;   /* the repository's name in the team database */
+    const char *commit; /* the commit indexed (hex), or NULL */
+    const char **paths;
+    const char **oids;
+    size_t n;
+} qr_code_listing;
+
 typedef struct qr_code_opts {
+    /* the files to assemble instead of listing git (a handle of qr_code_open_shared):
+     * their rows are read from the team database and a blob it lacks is left out, never
+     * parsed (ref is then ignored); NULL: list git */
+    const qr_code_listing *listing;
     /* a commit-ish, or NULL for the working tree (HEAD plus uncommitted changes) */
     const char *ref;
     /* files larger than this are not parsed (counted as too large); 0: 2 MiB */
@@ -238,6 +252,26 @@ typedef struct qr_code_gc_stats {
     int64_t blobs_before, blobs_removed, bytes_before, bytes_after;
     size_t commits; /* commits walked */
 } qr_code_gc_stats;
+
+/* A handle on the team database's code graph with no repository of its own, for graphs of
+ * listings (qr_code_opts.listing): the rows come from the database; a definition's text
+ * only from the repository containing `local` (NULL: "."), when it holds the blob.
+ * QR_EINVAL when QUARRY_DATABASE_URL is not set ("... set QUARRY_DATABASE_URL ...") or the
+ * database has no code schema; QR_EIO when it cannot be reached. */
+int qr_code_open_shared(const char *local, qr_code **out, qr_buf *err);
+/* The repositories the team database's code graph holds, by name in byte order (from a):
+ * *names, *n. QR_EINVAL on a handle of the SQLite index. */
+int qr_code_shared_repos(qr_code *c, qr_arena *a, const char ***names, size_t *n, qr_buf *err);
+/* The files recorded for repository `name` (strings from a), 1 when there is none of
+ * that name, QR_EINVAL on a handle of the SQLite index, QR_EIO. */
+int qr_code_shared_listing(qr_code *c, const char *name, qr_arena *a, qr_code_listing *out,
+                           qr_buf *err);
+
+/* On the team database, records the repository of g (named by its directory) as indexed:
+ * the commit g was listed from (worktree: its working tree's files) and each file by path,
+ * blob id and language, replacing what it recorded before; with the SQLite index, nothing
+ * (QR_OK). QR_EIO with the server's reason (a read-only role: permission denied). */
+int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err);
 
 /* Prunes the index of the blobs no reference, HEAD, the git index or the working tree
  * reaches (every commit of every reference, parents followed), compacts the database and

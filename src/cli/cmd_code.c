@@ -67,6 +67,17 @@ int cli_cmd_code_index(const cli_args *cargs)
     qr_code_graph *g = NULL;
     if ((st = open_graph(&o, &c, &g)))
         return st;
+    qr_buf perr;
+    qr_buf_init(&perr);
+    /* on the team database: which repository these files make up, at which commit */
+    if (qr_code_publish(g, o.ref == NULL, &perr) != QR_OK) {
+        cli_error(o.fmt, "error", 0, 0, perr.p ? perr.p : "cannot record the repository");
+        qr_buf_release(&perr);
+        qr_code_graph_free(g);
+        qr_code_close(c);
+        return EXIT_FAILED;
+    }
+    qr_buf_release(&perr);
     /* the same answer as get_index_stats */
     qr_arena a;
     qr_arena_init(&a, 0);

@@ -101,7 +101,16 @@ static void make_key(const qr_code_graph *g, qr_buf *k)
         snprintf(exe, sizeof exe, "exe:%lld:%lld.%09ld:%llu", (long long)sb.st_size,
                  (long long)sb.st_ctim.tv_sec, (long)sb.st_ctim.tv_nsec,
                  (unsigned long long)sb.st_ino);
-    put_str(k, exe);
+    /* the backend joins the binary's string: nothing for SQLite (its keys are as they
+     * were), the server and database for the team database */
+    qr_buf who;
+    qr_buf_init(&who);
+    qr_buf_puts(&who, exe);
+    qr__code_store_key(&who);
+    put_str(k, who.p ? who.p : exe);
+    if (who.failed)
+        k->failed = true;
+    qr_buf_release(&who);
     put_u32(k, (uint32_t)g->nfiles);
     for (size_t i = 0; i < g->nfiles; i++) {
         const gfile *f = &g->files[i];
@@ -215,7 +224,7 @@ static char *map_kept(const char *path, size_t min, size_t max, size_t *len)
 
 int qr__code_gcache_load(qr_code_graph *g)
 {
-    if (cache_off())
+    if (cache_off() || !g->c->gitdir) /* no repository: a listing of the team database */
         return 0;
     qr_buf key, path;
     qr_buf_init(&key);
@@ -578,7 +587,7 @@ static void prune(const qr_code_graph *g, const char *keep)
 
 void qr__code_gcache_save(const qr_code_graph *g)
 {
-    if (cache_off() || g->a.exhausted)
+    if (cache_off() || g->a.exhausted || !g->c->gitdir)
         return;
     qr_buf key, path, out, tmp;
     qr_buf_init(&key);

@@ -329,6 +329,32 @@ done:
     return rc;
 }
 
+/* The files of a listing recorded on the team database (qr_code_opts.listing). */
+static int take_listing(lister *l, const qr_code_listing *ls)
+{
+    qr_code_graph *g = l->g;
+    for (size_t i = 0; i < ls->n && !l->rc; i++) {
+        if (strlen(ls->oids[i]) != 40)
+            continue;
+        if (g->nfiles == l->cap) {
+            size_t nc = l->cap ? l->cap * 2 : 256;
+            gfile *nf = realloc(g->files, nc * sizeof *nf);
+            if (!nf)
+                return QR_ENOMEM;
+            g->files = nf;
+            l->cap = nc;
+        }
+        gfile *f = &g->files[g->nfiles++];
+        memset(f, 0, sizeof *f);
+        memcpy(f->oid, ls->oids[i], 41);
+        if (!(f->path = qr_arena_strndup(&g->a, ls->paths[i], strlen(ls->paths[i]))))
+            return QR_ENOMEM;
+    }
+    if (ls->commit && strlen(ls->commit) < sizeof g->commit)
+        memcpy(g->commit, ls->commit, strlen(ls->commit) + 1);
+    return l->rc;
+}
+
 static gfile *find_listed(qr_code_graph *g, const char *path)
 {
     for (size_t i = 0; i < g->nfiles; i++)
@@ -2502,11 +2528,15 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
             return QR_OK;
         }
     }
-    if ((rc = qr__code_need_repo(c, err)) != QR_OK || (rc = qr__code_need_store(c, err)) != QR_OK)
+    const qr_code_listing *given = opts ? opts->listing : NULL; /* the team database's */
+    if ((!given && (rc = qr__code_need_repo(c, err)) != QR_OK) ||
+        (rc = qr__code_need_store(c, err)) != QR_OK)
         goto fail;
     struct timespec start;
     clock_gettime(CLOCK_REALTIME, &start);
-    rc = ref ? list_ref(c, &l, ref, err) : list_worktree(c, &l, err);
+    rc = given ? take_listing(&l, given)
+         : ref ? list_ref(c, &l, ref, err)
+               : list_worktree(c, &l, err);
     if (rc != QR_OK)
         goto fail;
     if (g->nfiles) /* qsort of NULL is undefined even for 0 elements */
@@ -2549,11 +2579,25 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         *out = g;
         return QR_OK;
     }
+    /* the team database: the rows of every blob in one statement (store_pg.c) */
+    bool ahead = qr__code_store_shared(c->store) && g->nfiles > 1;
+    if (ahead) {
+        const char **ids = malloc(g->nfiles * sizeof *ids);
+        for (size_t i = 0; ids && i < g->nfiles; i++)
+            ids[i] = g->files[i].oid;
+        if (ids)
+            qr__code_store_prefetch(c->store, ids, g->nfiles);
+        free(ids);
+    }
     size_t todo = 0;
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
         qr_code_blob b;
         rc = qr__code_store_get(c->store, f->oid, &g->a, &b, err);
+        if (rc == 1 && given) {
+            f->status = -1; /* not on the team database: no repository to parse it from */
+            continue;
+        }
         if (rc == 1) {
             todo++;
             f->status = -2; /* to index */
@@ -2564,6 +2608,8 @@ int qr_code_load(qr_code *c, const qr_code_opts *opts, qr_code_graph **out, qr_b
         f->status = b.status;
         f->file = b.file;
     }
+    if (ahead)
+        qr__code_store_prefetch(c->store, NULL, 0);
     if (todo) {
         /* in batches: read (this thread), extract (all threads), store (this thread, in
          * listing order, so the store's rows do not depend on the threads' timing) */

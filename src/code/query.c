@@ -1138,7 +1138,10 @@ static int q_get_index_stats(q *x, qr_val *out)
         PUT("stored_items", items);
         PUT("stored_refs", refs);
     }
-    qr_mapb_put(&mb, kw(x, "database"), s(x, qr_code_db_path(x->g->c)));
+    /* the team database is named by its server, never by its URL */
+    bool shared = sr == QR_OK && qr__code_store_shared(x->g->c->store);
+    qr_mapb_put(&mb, kw(x, "database"),
+                s(x, shared ? qr__code_store_path(x->g->c->store) : qr_code_db_path(x->g->c)));
     qr_mapb_put(&mb, kw(x, "error_files"), error_files(x));
 #undef PUT
     *out = qr_mapb_finish(&mb, QR_T_MAP);

@@ -18,6 +18,10 @@
  * dropped and built afresh; one of a newer version is refused (quarry/store.h opens it).
  * Several processes may share it (WAL, 5 s busy timeout).
  *
+ * The other backend: with QUARRY_DATABASE_URL set (the setting the shared statistics
+ * index reads), every function here passes to store_pg.c, the same rows on the team
+ * database shared by many repositories; the graph assembly above cannot tell them apart.
+ *
  * Rejected: one serialized record per blob (faster to load, but the SPARQL views and
  * people with sqlite3 want rows); keying by path (a rename or a branch switch would
  * parse again).
@@ -76,6 +80,7 @@ static const char schema_sql[] =
     "CREATE TABLE names(oid TEXT PRIMARY KEY, data TEXT) WITHOUT ROWID;";
 
 struct qr_code_store {
+    qr_code_pg *pg; /* the team database; NULL: SQLite */
     sqlite3 *db;
     sqlite3_stmt *st[ST_N];
     char *path;
@@ -141,9 +146,58 @@ static int open_db(qr_code_store *s, qr_buf *err)
     return QR_OK;
 }
 
+/* The team database's URL when one is configured, else NULL. */
+static const char *shared_url(void)
+{
+    const char *url = getenv("QUARRY_DATABASE_URL");
+    return url && *url ? url : NULL;
+}
+
+void qr__code_store_key(qr_buf *k)
+{
+    const char *url = shared_url();
+    if (url)
+        qr_store_server_name(url, k);
+}
+
+static int open_shared(const char *gitdir, const char *url, qr_code_store **out, qr_buf *err)
+{
+    if (qr_store_backend_of(url) != QR_STORE_POSTGRES) {
+        qr_buf_puts(err, "QUARRY_DATABASE_URL is not a postgres:// or postgresql:// URL (it "
+                         "is not shown: it may hold a password)");
+        return QR_EINVAL;
+    }
+    qr_code_store *s = calloc(1, sizeof *s);
+    if (!s)
+        return QR_ENOMEM;
+    /* the assembled graphs are still kept on this machine (gcache.c, keyed by the server) */
+    if (gitdir) { /* NULL: a handle with no repository (qr_code_open_shared) */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/quarry", gitdir);
+        (void)mkdir(dir, 0755);
+    }
+    int rc = qr__code_pg_open(url, &s->pg, err);
+    if (rc == QR_OK && !(s->path = strdup(qr__code_pg_server(s->pg))))
+        rc = QR_ENOMEM;
+    if (rc != QR_OK) {
+        qr__code_store_close(s);
+        return rc;
+    }
+    *out = s;
+    return QR_OK;
+}
+
 int qr__code_store_open(const char *gitdir, qr_code_store **out, qr_buf *err)
 {
     *out = NULL;
+    if (shared_url())
+        return open_shared(gitdir, shared_url(), out, err);
+    if (!gitdir) {
+        qr_buf_puts(err, "'repos' reads the shared code index, and none is configured: set "
+                         "QUARRY_DATABASE_URL to the team database (docs/team.md), or leave "
+                         "'repos' out to ask this repository");
+        return QR_EINVAL;
+    }
     qr_code_store *s = calloc(1, sizeof *s);
     qr_buf b;
     qr_buf_init(&b);
@@ -193,6 +247,13 @@ void qr__code_store_close(qr_code_store *s)
 {
     if (!s)
         return;
+    if (s->pg) {
+        qr_buf e;
+        qr_buf_init(&e);
+        (void)qr__code_pg_commit(s->pg, &e);
+        qr_buf_release(&e);
+        qr__code_pg_close(s->pg);
+    }
     if (s->in_tx && s->db)
         sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     close_db(s);
@@ -205,9 +266,14 @@ const char *qr__code_store_path(const qr_code_store *s)
     return s->path;
 }
 
+bool qr__code_store_shared(const qr_code_store *s)
+{
+    return s->pg != NULL;
+}
+
 int qr__code_store_begin(qr_code_store *s, qr_buf *err)
 {
-    if (s->in_tx)
+    if (s->pg || s->in_tx)
         return QR_OK;
     if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return fail(s, "begin", err);
@@ -217,6 +283,8 @@ int qr__code_store_begin(qr_code_store *s, qr_buf *err)
 
 int qr__code_store_commit(qr_code_store *s, qr_buf *err)
 {
+    if (s->pg)
+        return qr__code_pg_commit(s->pg, err);
     if (!s->in_tx)
         return QR_OK;
     s->in_tx = false;
@@ -243,6 +311,8 @@ static const char *col_str(sqlite3_stmt *st, int i, qr_arena *a)
 int qr__code_store_get(qr_code_store *s, const char *oid, qr_arena *a, qr_code_blob *out,
                        qr_buf *err)
 {
+    if (s->pg)
+        return qr__code_pg_get(s->pg, oid, a, out, err);
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st = s->st[ST_GET_BLOB];
     sqlite3_reset(st);
@@ -369,6 +439,8 @@ static int step_done(qr_code_store *s, sqlite3_stmt *st, qr_buf *err)
 
 int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b, qr_buf *err)
 {
+    if (s->pg)
+        return qr__code_pg_put(s->pg, oid, b, err);
     int rc = qr__code_store_begin(s, err);
     if (rc)
         return rc;
@@ -450,6 +522,8 @@ int qr__code_store_prune(qr_code_store *s, const char *const *keep, size_t n, in
                          qr_buf *err)
 {
     *removed = 0;
+    if (s->pg)
+        return QR_OK; /* shared rows: another repository may reach them (store_pg.c) */
     if (s->in_tx && qr__code_store_commit(s, err) != QR_OK)
         return QR_EIO;
     if (sqlite3_exec(s->db,
@@ -496,6 +570,8 @@ int qr__code_store_prune(qr_code_store *s, const char *const *keep, size_t n, in
 
 int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64_t *refs)
 {
+    if (s->pg)
+        return qr__code_pg_count(s->pg, blobs, items, refs);
     bool ok1, ok2, ok3;
     *blobs = pragma_int(s->db, "SELECT count(*) FROM blobs", &ok1);
     *items = pragma_int(s->db, "SELECT count(*) FROM items", &ok2);
@@ -503,29 +579,10 @@ int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64
     return ok1 && ok2 && ok3 ? QR_OK : QR_EIO;
 }
 
-int qr__code_store_names(qr_code_store *s, const char *oid, qr_arena *a, qr_code_ref **out,
-                         size_t *n, qr_buf *err)
+/* Parses the packed identifier uses of a blob ("LINE\tFROM\tCOND\tNAME" a line, in copy,
+ * which it cuts in place) into refs from a. */
+static int parse_names(char *copy, size_t len, qr_arena *a, qr_code_ref **out, size_t *n)
 {
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st = s->st[ST_GET_NAMES];
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        sqlite3_reset(st);
-        return QR_OK;
-    }
-    if (rc != SQLITE_ROW) {
-        sqlite3_reset(st);
-        return fail(s, "read", err);
-    }
-    const char *data = (const char *)sqlite3_column_text(st, 0);
-    size_t len = (size_t)sqlite3_column_bytes(st, 0);
-    char *copy = data ? qr_arena_strndup(a, data, len) : NULL;
-    sqlite3_reset(st);
-    if (!copy)
-        return data ? QR_ENOMEM : QR_OK;
     size_t lines = 0;
     for (size_t i = 0; i < len; i++)
         lines += copy[i] == '\n';
@@ -559,4 +616,75 @@ int qr__code_store_names(qr_code_store *s, const char *oid, qr_arena *a, qr_code
     *out = refs;
     *n = k;
     return QR_OK;
+}
+
+int qr__code_store_names(qr_code_store *s, const char *oid, qr_arena *a, qr_code_ref **out,
+                         size_t *n, qr_buf *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (s->pg) {
+        char *data;
+        size_t len;
+        int rc = qr__code_pg_names(s->pg, oid, a, &data, &len, err);
+        return rc != QR_OK || !data ? rc : parse_names(data, len, a, out, n);
+    }
+    sqlite3_stmt *st = s->st[ST_GET_NAMES];
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, oid, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(st);
+        return QR_OK;
+    }
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return fail(s, "read", err);
+    }
+    const char *data = (const char *)sqlite3_column_text(st, 0);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    char *copy = data ? qr_arena_strndup(a, data, len) : NULL;
+    sqlite3_reset(st);
+    if (!copy)
+        return data ? QR_ENOMEM : QR_OK;
+    return parse_names(copy, len, a, out, n);
+}
+
+int qr__code_store_record(qr_code_store *s, const char *name, const char *location,
+                          const char *commit, bool worktree, const char *const *paths,
+                          const char *const *oids, const int *langs, size_t n, qr_buf *err)
+{
+    if (!s->pg)
+        return QR_OK;
+    return qr__code_pg_record(s->pg, name, location, commit, worktree, paths, oids, langs, n,
+                              err);
+}
+
+static int not_shared(qr_buf *err)
+{
+    qr_buf_puts(err, "the code index is this repository's SQLite file: other repositories "
+                     "are on the team database (set QUARRY_DATABASE_URL)");
+    return QR_EINVAL;
+}
+
+int qr__code_store_repos(qr_code_store *s, qr_arena *a, const char ***names, size_t *n,
+                         qr_buf *err)
+{
+    return s->pg ? qr__code_pg_repos(s->pg, a, names, n, err) : not_shared(err);
+}
+
+int qr__code_store_listing(qr_code_store *s, const char *name, qr_arena *a,
+                           qr_code_listing *out, qr_buf *err)
+{
+    return s->pg ? qr__code_pg_listing(s->pg, name, a, out, err) : not_shared(err);
+}
+
+void qr__code_store_prefetch(qr_code_store *s, const char *const *oids, size_t n)
+{
+    if (!s->pg)
+        return;
+    qr_buf e;
+    qr_buf_init(&e);
+    (void)qr__code_pg_prefetch(s->pg, oids, n, &e);
+    qr_buf_release(&e);
 }

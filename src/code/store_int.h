@@ -43,6 +43,60 @@ int qr__code_store_prune(qr_code_store *s, const char *const *keep, size_t n, in
                          qr_buf *err);
 int qr__code_store_count(qr_code_store *s, int64_t *blobs, int64_t *items, int64_t *refs);
 
+/* The backend: store.c opens the team database when QUARRY_DATABASE_URL is set, else the
+ * SQLite file under the git directory. On the team database prune removes nothing (the
+ * rows are shared by every repository), count covers the whole database, and
+ * qr__code_store_path names the server (never the URL). */
+bool qr__code_store_shared(const qr_code_store *s);
+/* Appends to k what names the backend in the key of a kept graph (gcache.c): nothing for
+ * SQLite, the server and database for the team database (so a graph assembled from one
+ * never answers for the other). */
+void qr__code_store_key(qr_buf *k);
+/* Records on the team database what the repository `name` (at location, the commit
+ * indexed: hex, or NULL; worktree: its working tree's files) holds: n files by path, blob
+ * id and language. SQLite: nothing to do, QR_OK. QR_EIO with the server's reason. */
+int qr__code_store_record(qr_code_store *s, const char *name, const char *location,
+                          const char *commit, bool worktree, const char *const *paths,
+                          const char *const *oids, const int *langs, size_t n, qr_buf *err);
+/* Reads ahead the rows of the n blobs a graph is about to get one by one, and with n 0
+ * drops them (the team database: one statement instead of one per blob; SQLite: nothing
+ * to do). A failure only means no read-ahead: each get then asks for its blob. */
+void qr__code_store_prefetch(qr_code_store *s, const char *const *oids, size_t n);
+
+/* The repositories recorded, and one's files (qr_code_shared_repos, _listing in
+ * quarry/code.h); QR_EINVAL on the SQLite index. */
+int qr__code_store_repos(qr_code_store *s, qr_arena *a, const char ***names, size_t *n,
+                         qr_buf *err);
+int qr__code_store_listing(qr_code_store *s, const char *name, qr_arena *a,
+                           qr_code_listing *out, qr_buf *err);
+
+/* ---- the team database (store_pg.c), called by store.c only ----
+ * Errors as the functions above; messages name the server, never the URL. */
+typedef struct qr_code_pg qr_code_pg;
+/* QR_EINVAL when the database has no schema or an older one ('quarry db init|migrate') */
+int qr__code_pg_open(const char *url, qr_code_pg **out, qr_buf *err);
+void qr__code_pg_close(qr_code_pg *p);
+const char *qr__code_pg_server(const qr_code_pg *p);
+int qr__code_pg_get(qr_code_pg *p, const char *oid, qr_arena *a, qr_code_blob *out,
+                    qr_buf *err);
+/* buffers the rows; qr__code_pg_commit sends the buffered blobs in one transaction */
+int qr__code_pg_put(qr_code_pg *p, const char *oid, const qr_code_blob *b, qr_buf *err);
+int qr__code_pg_commit(qr_code_pg *p, qr_buf *err);
+/* the packed identifier uses (store.c parses them), from a; *data NULL when none */
+int qr__code_pg_names(qr_code_pg *p, const char *oid, qr_arena *a, char **data, size_t *len,
+                      qr_buf *err);
+/* Reads the rows of n blobs at once; qr__code_pg_get serves them from there until the
+ * next prefetch (n 0: drops them). A blob not among them is asked for alone. */
+int qr__code_pg_prefetch(qr_code_pg *p, const char *const *oids, size_t n, qr_buf *err);
+int qr__code_pg_count(qr_code_pg *p, int64_t *blobs, int64_t *items, int64_t *refs);
+int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n, qr_buf *err);
+/* 1 when no repository of that name was recorded */
+int qr__code_pg_listing(qr_code_pg *p, const char *name, qr_arena *a, qr_code_listing *out,
+                        qr_buf *err);
+int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, const char *commit,
+                       bool worktree, const char *const *paths, const char *const *oids,
+                       const int *langs, size_t n, qr_buf *err);
+
 /* Removes every assembled graph kept on disk of the repository at gitdir (gcache.c):
  * done whenever rows leave the store. *removed (may be NULL): how many. */
 int qr__code_gcache_clear(const char *gitdir, size_t *removed);

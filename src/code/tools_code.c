@@ -9,6 +9,10 @@
  * types read it. The graph is kept in the host for its life (one command, one Lisp
  * session, one MCP connection) and assembled again when another ref is asked for.
  *
+ * With `repos` the query goes to each named repository's graph on the team database
+ * (QUARRY_DATABASE_URL: the files its last `quarry code index` recorded, the rows of their
+ * blobs), and the rows are joined, each naming its :repo, as the git tools do.
+ *
  * Rejected: fifteen tools (the schema would cost a model more than the answers).
  */
 #include "graph_int.h"
@@ -75,9 +79,213 @@ void qr_code_ctx_release(qr_code_ctx *c)
     c->graph_ref = NULL;
 }
 
+/* ---- across repositories: the team database's code graph ---- */
+
+static bool arg_of(qr_val args, qr_arena *a, const char *name, qr_val *out)
+{
+    return args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, name), out) && !qr_is_nil(*out);
+}
+
+static int64_t int_arg(qr_val args, qr_arena *a, const char *name, int64_t def)
+{
+    qr_val v;
+    return arg_of(args, a, name, &v) && v.t == QR_T_INT ? v.i : def;
+}
+
+/* row with :repo first */
+static qr_val with_repo(qr_arena *a, qr_val row, const char *repo)
+{
+    qr_mapb mb;
+    qr_mapb_init(&mb, a, qr_map_len(row) + 1);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "repo"), qr_str_cstr(a, repo));
+    for (size_t k = 0; k < qr_map_len(row); k++)
+        qr_mapb_put(&mb, qr_map_key_at(row, k), qr_map_val_at(row, k));
+    return qr_mapb_finish(&mb, QR_T_MAP);
+}
+
+/* The repositories asked for (names from a), checked against what the database holds. */
+static int repos_asked(qr_code *c, qr_val repos, qr_arena *a, const char ***out, size_t *n,
+                       qr_buf *err)
+{
+    if (!qr_is_seqcoll(repos) || qr_vec_len(repos) == 0) {
+        qr_buf_puts(err, "parameter 'repos': give a list of repository names, or [\"all\"]");
+        return QR_EINVAL;
+    }
+    const char **have;
+    size_t nhave;
+    int rc = qr_code_shared_repos(c, a, &have, &nhave, err);
+    if (rc != QR_OK)
+        return rc;
+    *out = qr_arena_zalloc(a, (qr_vec_len(repos) + nhave + 1) * sizeof **out);
+    if (!*out)
+        return QR_ENOMEM;
+    *n = 0;
+    for (size_t i = 0; i < qr_vec_len(repos); i++) {
+        qr_val v = qr_vec_at(repos, i);
+        if (v.t != QR_T_STR) {
+            qr_buf_puts(err, "parameter 'repos': each item is a repository name (a string), "
+                             "or \"all\"");
+            return QR_EINVAL;
+        }
+        if (!strcmp(v.s->data, "all")) {
+            for (size_t k = 0; k < nhave; k++)
+                (*out)[k] = have[k];
+            *n = nhave;
+            return QR_OK;
+        }
+        size_t k = 0;
+        while (k < nhave && strcmp(have[k], v.s->data))
+            k++;
+        if (k == nhave) {
+            qr_buf_printf(err, "no repository '%s' in the shared code index; it has: ",
+                          v.s->data);
+            for (size_t j = 0; j < nhave; j++)
+                qr_buf_printf(err, "%s%s", j ? ", " : "", have[j]);
+            if (!nhave)
+                qr_buf_puts(err, "none (run 'quarry code index' with QUARRY_DATABASE_URL set)");
+            return QR_EINVAL;
+        }
+        bool dup = false;
+        for (size_t j = 0; j < *n; j++)
+            dup |= !strcmp((*out)[j], have[k]);
+        if (!dup)
+            (*out)[(*n)++] = have[k];
+    }
+    return QR_OK;
+}
+
+/* One repository's answer: its rows (each with :repo) pushed to rows, its total added. A
+ * query that finds nothing there (QR_EINVAL: not found) adds nothing and keeps the
+ * message in miss. */
+static int ask_one(qr_code_ctx *h, qr_req *req, const char *name, qr_val args, qr_arena *a,
+                   qr_vecb *rows, int64_t *total, qr_buf *miss, qr_buf *err)
+{
+    qr_code *c = NULL;
+    qr_code_graph *g = NULL;
+    qr_code_listing ls;
+    int rc = qr_code_open_shared(h->repo_dir, &c, err);
+    if (rc == QR_OK && (rc = qr_code_shared_listing(c, name, a, &ls, err)) == 1) {
+        qr_buf_printf(err, "repository '%s' left the shared code index", name);
+        rc = QR_EINVAL;
+    }
+    qr_code_opts o = {.listing = &ls, .stop = &req->stop};
+    if (rc == QR_OK)
+        rc = qr_code_load(c, &o, &g, err);
+    qr_val res;
+    qr_buf qerr;
+    qr_buf_init(&qerr);
+    if (rc == QR_OK)
+        rc = qr_code_query(g, &req->stop, args, a, &res, &qerr);
+    if (rc == QR_EINVAL && qerr.len) {
+        if (!miss->len)
+            qr_buf_printf(miss, "%s: %s", name, qerr.p);
+        rc = QR_OK;
+    } else if (rc == QR_OK) {
+        qr_val list;
+        if (res.t == QR_T_MAP && qr_map_get(res, qr_kw_cstr(a, "results"), &list) &&
+            qr_is_seqcoll(list)) {
+            for (size_t i = 0; i < qr_vec_len(list); i++) {
+                qr_val r = qr_vec_at(list, i);
+                qr_vecb_push(rows, r.t == QR_T_MAP ? with_repo(a, r, name) : r);
+            }
+            *total += int_arg(res, a, "total", (int64_t)qr_vec_len(list));
+        } else if (res.t == QR_T_MAP) {
+            qr_vecb_push(rows, with_repo(a, res, name));
+            *total += 1;
+        }
+    } else if (qerr.len) {
+        qr_buf_append(err, qerr.p, qerr.len);
+    }
+    qr_buf_release(&qerr);
+    qr_code_graph_free(g);
+    qr_code_close(c);
+    return rc;
+}
+
+/* query_codebase with `repos`: the query asked of each repository's graph as its last
+ * `quarry code index` recorded it on the team database, the rows joined (each naming its
+ * :repo, repositories in the order asked, or by name for "all") and paged as one list. */
+static int query_repos(qr_code_ctx *h, qr_req *req, qr_val args, qr_val repos, qr_arena *a,
+                       qr_val *out, qr_buf *err)
+{
+    qr_val v;
+    if (arg_of(args, a, "ref", &v)) {
+        qr_buf_puts(err, "parameter 'ref': with 'repos' each repository's graph is the one its "
+                         "last 'quarry code index' recorded; leave 'ref' out");
+        return QR_EINVAL;
+    }
+    qr_code *c = NULL;
+    int rc = qr_code_open_shared(h ? h->repo_dir : NULL, &c, err);
+    const char **names = NULL;
+    size_t n = 0;
+    if (rc == QR_OK)
+        rc = repos_asked(c, repos, a, &names, &n, err);
+    qr_code_close(c);
+    if (rc != QR_OK)
+        return rc;
+    int64_t offset = int_arg(args, a, "offset", 0), limit = int_arg(args, a, "limit", 50);
+    /* each repository is asked for its first offset + limit rows */
+    qr_mapb mb;
+    qr_mapb_init(&mb, a, qr_map_len(args) + 2);
+    for (size_t k = 0; k < qr_map_len(args); k++) {
+        qr_val key = qr_map_key_at(args, k);
+        if (key.t == QR_T_KW && (!strcmp(key.s->data, "repos") || !strcmp(key.s->data, "offset") ||
+                                 !strcmp(key.s->data, "limit")))
+            continue;
+        qr_mapb_put(&mb, key, qr_map_val_at(args, k));
+    }
+    qr_mapb_put(&mb, qr_kw_cstr(a, "offset"), qr_int(0));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "limit"), qr_int(offset + limit));
+    qr_val one = qr_mapb_finish(&mb, QR_T_MAP);
+    qr_vecb rows;
+    qr_vecb_init(&rows, a, 16);
+    int64_t total = 0;
+    qr_buf miss;
+    qr_buf_init(&miss);
+    for (size_t i = 0; i < n && rc == QR_OK; i++) {
+        if (qr_stop_check(&req->stop)) {
+            qr_stop_fail(&req->stop, err);
+            rc = QR_ESTOPPED;
+            break;
+        }
+        rc = ask_one(h, req, names[i], one, a, &rows, &total, &miss, err);
+    }
+    if (rc == QR_OK && total == 0 && miss.len) {
+        qr_buf_append(err, miss.p, miss.len); /* found in none: the first repository's why */
+        rc = QR_EINVAL;
+    }
+    qr_buf_release(&miss);
+    if (rc != QR_OK)
+        return rc;
+    qr_val all = qr_vecb_finish(&rows, QR_T_VEC);
+    size_t from = (size_t)offset < qr_vec_len(all) ? (size_t)offset : qr_vec_len(all);
+    size_t to = limit < 0 || from + (size_t)limit > qr_vec_len(all) ? qr_vec_len(all)
+                                                                    : from + (size_t)limit;
+    qr_vecb names_v;
+    qr_vecb_init(&names_v, a, n);
+    for (size_t i = 0; i < n; i++)
+        qr_vecb_push(&names_v, qr_str_cstr(a, names[i]));
+    qr_val qt = qr_nil();
+    arg_of(args, a, "query_type", &qt);
+    qr_mapb_init(&mb, a, 8);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "query_type"), qt);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "repos"), qr_vecb_finish(&names_v, QR_T_VEC));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "total"), qr_int(total));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "offset"), qr_int(offset));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "limit"), qr_int(limit));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "next_offset"),
+                (int64_t)to < total ? qr_int((int64_t)to) : qr_nil());
+    qr_mapb_put(&mb, qr_kw_cstr(a, "results"), qr_vec_slice(a, all, from, to));
+    *out = qr_mapb_finish(&mb, QR_T_MAP);
+    return a->exhausted ? QR_ENOMEM : QR_OK;
+}
+
 static int query_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
                   qr_buf *err)
 {
+    qr_val repos;
+    if (arg_of(args, a, "repos", &repos)) /* across repositories: the team database */
+        return query_repos(ctx, req, args, repos, a, out, err);
     const char *ref = NULL;
     qr_val v;
     if (args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, "ref"), &v) && v.t == QR_T_STR)
@@ -153,6 +361,13 @@ static const qr_tool_param query_codebase_params[] = {
     {.name = "ref",
      .type = QR_TOOL_STRING,
      .desc = "a commit, branch or tag; none: the working tree with its uncommitted changes"},
+    {.name = "repos",
+     .type = QR_TOOL_ARRAY,
+     .items = QR_TOOL_STRING,
+     .desc = "ask these repositories of the shared code index instead of this one: their "
+             "names, or [\"all\"]; each row then names its :repo (needs QUARRY_DATABASE_URL; "
+             "each repository as its last `quarry code index` recorded it, without ref)",
+     .brief = "other repositories of the shared code index (names, or [\"all\"]); rows get :repo"},
     {.name = "limit",
      .type = QR_TOOL_INTEGER,
      .def = "50",

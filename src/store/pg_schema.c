@@ -27,6 +27,12 @@
  * the end (git_repos.gen): the views git_commits_live and git_files_live show published
  * rows only, so a half-done or killed run is never seen.
  *
+ * Migration 4, the code graph of many repositories (src/code/store_pg.c): the rows of the
+ * SQLite code index (src/code/store.c) with the extractor's version (v) in every key, so
+ * binaries of two versions share a database without reading each other's rows, and a blob
+ * is parsed once whichever repository holds it; code_repos and code_files say what each
+ * repository's last `quarry code index` saw (its commit, and every file by path and blob).
+ *
  * Rejected: one table per agent or a schema per agent (agents share what they learn:
  * that is the point of the shared store); TIMESTAMPTZ columns (the SQLite store keeps Unix
  * seconds, and export/import must round-trip exactly).
@@ -97,6 +103,32 @@ static const qr_store_migration migrations[] = {
      " JOIN git_repos r ON r.id = c.repo AND c.gen <= r.gen;"
      "CREATE VIEW git_files_live AS SELECT c.repo_name, f.*, c.author, c.email, c.atime,"
      " c.aoffset, c.ctime FROM git_files f JOIN git_commits_live c USING (repo, oid);"},
+    /* the code graph shared by many repositories (src/code/store_pg.c): what the extractor
+     * found in a blob, keyed by the extractor's version and the blob id, so a blob that
+     * forks or vendored copies share is parsed once; and per repository the files of the
+     * tree it last indexed, at which commit */
+    {4, "code graph of many repositories, keyed by blob",
+     "CREATE TABLE code_blobs(v integer NOT NULL, oid text NOT NULL, lang integer NOT NULL,"
+     " status integer NOT NULL, bytes bigint NOT NULL, lines bigint NOT NULL,"
+     " errors bigint NOT NULL, error_lines text NOT NULL, PRIMARY KEY(v, oid));"
+     "CREATE TABLE code_items(v integer NOT NULL, oid text NOT NULL, seq integer NOT NULL,"
+     " kind integer NOT NULL, name text, parent text, type text, signature text, cond text,"
+     " line bigint NOT NULL, end_line bigint NOT NULL, start_byte bigint NOT NULL,"
+     " end_byte bigint NOT NULL, flags bigint NOT NULL, PRIMARY KEY(v, oid, seq));"
+     "CREATE INDEX code_items_name ON code_items(name);"
+     "CREATE TABLE code_refs(v integer NOT NULL, oid text NOT NULL, seq integer NOT NULL,"
+     " kind integer NOT NULL, from_name text, name text, cond text, line bigint NOT NULL,"
+     " PRIMARY KEY(v, oid, seq));"
+     "CREATE INDEX code_refs_name ON code_refs(name);"
+     "CREATE TABLE code_names(v integer NOT NULL, oid text NOT NULL, data text NOT NULL,"
+     " PRIMARY KEY(v, oid));"
+     "CREATE TABLE code_repos(name text PRIMARY KEY, location text NOT NULL,"
+     " commit text, worktree boolean NOT NULL, v integer NOT NULL,"
+     " indexed_at bigint NOT NULL, files bigint NOT NULL);"
+     "CREATE TABLE code_files(repo text NOT NULL REFERENCES code_repos(name) ON DELETE CASCADE,"
+     " path text NOT NULL, oid text NOT NULL, lang integer NOT NULL,"
+     " PRIMARY KEY(repo, path));"
+     "CREATE INDEX code_files_oid ON code_files(oid);"},
 };
 
 const qr_store_migration *qr_store_pg_migrations(size_t *n)

@@ -360,5 +360,5 @@ EOF
 llm_unserve
 
 # ---- the schema ----
-[ "$(pg_sql clean "SELECT max(version) FROM schema_migrations")" = 3 ] || fail "schema version 3"
+[ "$(pg_sql clean "SELECT max(version) FROM schema_migrations")" = 4 ] || fail "schema version 4"
 finish

@@ -1,0 +1,103 @@
+/*
+ * publish.c: what `quarry code index` records of a repository on the team database
+ * (qr_code_publish, quarry/code.h): the repository's name and location, the commit its
+ * graph was listed from, and every file of that graph by path, blob id and language
+ * (code_repos and code_files, migration 4). The blobs' own rows are written by the graph
+ * load itself (store.c, store_pg.c); this says which of them make up which repository, so
+ * SQL over the team database can ask which repositories hold a function or share a blob.
+ *
+ * Design: one transaction that replaces the repository's file list, so a reader sees the
+ * last index's list whole. The name is the working tree's directory name (the git
+ * directory's, without ".git", for a bare repository), as `quarry index` names it.
+ * Also the handle with no repository of its own that reads those listings back
+ * (qr_code_open_shared), for questions across repositories (tools_code.c).
+ *
+ * Rejected: recording on every load (queries would write, and a read-only role could not
+ * query); keying by location (a clone moved on disk would become another repository).
+ */
+#include "graph_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void default_name(const qr_code *c, qr_buf *out)
+{
+    const char *d = c->workdir ? c->workdir : c->gitdir;
+    size_t n = strlen(d);
+    while (n > 1 && d[n - 1] == '/')
+        n--;
+    if (!c->workdir && n > 4 && !memcmp(d + n - 4, ".git", 4)) {
+        n -= 4;
+        while (n > 1 && d[n - 1] == '/')
+            n--;
+    }
+    size_t b = n;
+    while (b > 0 && d[b - 1] != '/')
+        b--;
+    if (b == n)
+        qr_buf_puts(out, "repository");
+    else
+        qr_buf_append(out, d + b, n - b);
+}
+
+int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err)
+{
+    qr_code *c = g->c;
+    int rc = qr__code_need_store(c, err);
+    if (rc != QR_OK || !qr__code_store_shared(c->store))
+        return rc;
+    const char **paths = calloc(g->nfiles ? g->nfiles : 1, sizeof *paths);
+    const char **oids = calloc(g->nfiles ? g->nfiles : 1, sizeof *oids);
+    int *langs = calloc(g->nfiles ? g->nfiles : 1, sizeof *langs);
+    qr_buf name;
+    qr_buf_init(&name);
+    default_name(c, &name);
+    if (!paths || !oids || !langs || name.failed) {
+        rc = QR_ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < g->nfiles; i++) {
+        paths[i] = g->files[i].path;
+        oids[i] = g->files[i].oid;
+        langs[i] = (int)g->files[i].lang;
+    }
+    rc = qr__code_store_record(c->store, name.p, c->workdir ? c->workdir : c->gitdir,
+                               g->commit[0] ? g->commit : NULL, worktree, paths, oids, langs,
+                               g->nfiles, err);
+done:
+    free(paths);
+    free(oids);
+    free(langs);
+    qr_buf_release(&name);
+    return rc;
+}
+
+int qr_code_open_shared(const char *local, qr_code **out, qr_buf *err)
+{
+    *out = NULL;
+    qr_code *c = calloc(1, sizeof *c);
+    if (!c || !(c->open_path = strdup(local ? local : "."))) {
+        free(c);
+        return QR_ENOMEM;
+    }
+    int rc = qr__code_need_store(c, err);
+    if (rc != QR_OK) {
+        qr_code_close(c);
+        return rc;
+    }
+    *out = c;
+    return QR_OK;
+}
+
+int qr_code_shared_repos(qr_code *c, qr_arena *a, const char ***names, size_t *n, qr_buf *err)
+{
+    int rc = qr__code_need_store(c, err);
+    return rc != QR_OK ? rc : qr__code_store_repos(c->store, a, names, n, err);
+}
+
+int qr_code_shared_listing(qr_code *c, const char *name, qr_arena *a, qr_code_listing *out,
+                           qr_buf *err)
+{
+    int rc = qr__code_need_store(c, err);
+    return rc != QR_OK ? rc : qr__code_store_listing(c->store, name, a, out, err);
+}

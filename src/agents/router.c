@@ -1750,6 +1750,13 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "name the 5 files with most commits": a request, as "list" */
+        if (strcmp(t->s, "name") == 0 && i == 0 && i + 1 < p->n &&
+            (!strcmp(p->t[i + 1].s, "the") || !strcmp(p->t[i + 1].s, "all") ||
+             !strcmp(p->t[i + 1].s, "every") || p->t[i + 1].kind == T_NUM)) {
+            t->used = true;
+            continue;
+        }
         /* "lines of code": lines */
         if (strcmp(t->s, "code") == 0 && i > 1 && !strcmp(p->t[i - 1].s, "of") &&
             (!strcmp(p->t[i - 2].s, "lines") || !strcmp(p->t[i - 2].s, "line"))) {

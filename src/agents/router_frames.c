@@ -759,8 +759,49 @@ static void parse_renames(parser *p)
     }
 }
 
+/* "how many tags start with curl-8", "tags beginning with v2.", "releases matching rc-*":
+ * the tags whose names open with that text */
+static void parse_tag_prefix(parser *p)
+{
+    static const char *const NOUN[] = {"tag", "tags", "release", "releases", NULL};
+    static const char *const START[] = {"start", "starts", "starting", "begin", "begins",
+                                        "beginning", "prefixed", NULL};
+    for (size_t i = 0; i + 2 < p->n; i++) {
+        if (!tok_in(p, i, NOUN))
+            continue;
+        size_t k = i + 1;
+        if (tok_is(p, k, "that") || tok_is(p, k, "which") || tok_is(p, k, "whose"))
+            k++;
+        if (tok_is(p, k, "name") || tok_is(p, k, "names"))
+            k++;
+        size_t x;
+        if (tok_in(p, k, START) && tok_is(p, k + 1, "with"))
+            x = k + 2;
+        else if (tok_is(p, k, "matching") || tok_is(p, k, "like"))
+            x = k + 1;
+        else
+            continue;
+        if (x >= p->n || p->t[x].used || p->t[x].kind == T_EMAIL || p->t[x].kind == T_DATE)
+            continue;
+        char pre[RT_STR];
+        snprintf(pre, sizeof pre, "%s", p->t[x].s);
+        size_t pl = strlen(pre);
+        if (pl && pre[pl - 1] == '*')
+            pre[--pl] = '\0';
+        if (!pl || strpbrk(pre, "*?[]\\"))
+            continue;
+        p->q->tags = true;
+        p->q->tags_prefix = true;
+        p->q->tags_starts = true;
+        snprintf(p->q->commit, RT_STR, "%s", pre);
+        use(p, i, x + 1);
+        return;
+    }
+}
+
 void rt_parse_places(parser *p)
 {
+    parse_tag_prefix(p);
     parse_renames(p);
     parse_releases(p);
     parse_tags(p);

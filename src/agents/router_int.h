@@ -120,6 +120,8 @@ typedef struct rt_question {
     bool line_total;    /* "how many lines were added to app/x.py": the sum of the sort
                            key's lines (sort is ADDITIONS, DELETIONS or LINES) over the
                            commits, not a ranking */
+    bool tags_starts;   /* with tags_prefix: the names open with commit as said ("tags
+                           starting with curl-8"), not a version's tags */
     bool tag_absent;    /* with tags and commit: "is there a tag called X" where no tag is
                            X; the answer is none, said */
     char rename_from[RT_STR]; /* with renamed: the name before, as said ("renamed redis.c

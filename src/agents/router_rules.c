@@ -1143,6 +1143,8 @@ static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
 
 /* Commits grouped by a unit of time: "the busiest month of 2025" (ranked: most commits
  * first, the earlier on a tie), "commits per weekday" (listed in time order). */
+static bool calendar_date(const char *s);
+
 static void emit_periods(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     static const struct {
@@ -1168,11 +1170,31 @@ static void emit_periods(const rt_question *q, qr_buf *b, qr_buf *e)
     params(b, q, all, 0);
     qr_buf_puts(b, "}]\n :transform [");
     bots_step(b, q, "commits");
-    qr_buf_printf(b, "{:op :map :on :commits :as :dated :select [] :compute {:%s %s :order %s}}\n"
+    /* a calendar window ("per month in 2026") holds the periods inside it: the window is
+       git's (committer dates), the periods the authors' dates, so a commit written in
+       December and committed in January would open a period outside the window */
+    const char *from = "commits";
+    bool cal = (q->since[0] && calendar_date(q->since)) || (q->until[0] && calendar_date(q->until));
+    if (cal && q->period != RT_PERIOD_WEEKDAY && q->period != RT_PERIOD_HOUR) {
+        qr_buf_puts(b, "{:op :filter :on :commits :as :in_window :where [:and");
+        if (q->since[0] && calendar_date(q->since)) {
+            qr_buf_puts(b, " [:>= :date ");
+            edn_str(b, q->since);
+            qr_buf_puts(b, "]");
+        }
+        if (q->until[0] && calendar_date(q->until)) {
+            qr_buf_puts(b, " [:<= :date ");
+            edn_str(b, q->until);
+            qr_buf_puts(b, "]");
+        }
+        qr_buf_puts(b, "]}\n             ");
+        from = "in_window";
+    }
+    qr_buf_printf(b, "{:op :map :on :%s :as :dated :select [] :compute {:%s %s :order %s}}\n"
                      "             {:op :group :on :dated :as :by_unit :by :%s}\n"
                      "             {:op :aggregate :on :by_unit :as :counted :compute "
                      "{:commits [:count] :order [:min :order]}}\n",
-                  f, U[q->period].fn, U[q->period].order, f);
+                  from, f, U[q->period].fn, U[q->period].order, f);
     if (ranked)
         qr_buf_printf(b, "             {:op :sort :on :counted :as :ranked :by [[:commits :%s] "
                          "[:order :asc]]}",
@@ -1192,11 +1214,12 @@ static void emit_periods(const rt_question *q, qr_buf *b, qr_buf *e)
                   on, f);
     if (ranked)
         snprintf(sum, sizeof sum,
-                 "{{count:commits}} commits%s in {{count:counted}} %ss; %s: {{first:rows:%s}} "
+                 "{{count:%s}} commits%s in {{count:counted}} %ss; %s: {{first:rows:%s}} "
                  "({{first:rows:commits}} commits)",
-                 qual, f, q->ascending ? "fewest" : "most", f);
+                 from, qual, f, q->ascending ? "fewest" : "most", f);
     else
-        snprintf(sum, sizeof sum, "{{count:commits}} commits%s by %s", qual, U[q->period].words);
+        snprintf(sum, sizeof sum, "{{count:%s}} commits%s by %s", from, qual,
+                 U[q->period].words);
     qr_buf_puts(b, " :return {:findings :rows :summary ");
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
@@ -1304,7 +1327,7 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
         }
         qr_buf_puts(b, "]}]\n");
         out = "in_window";
-    } else if (named && q->tags_prefix) {
+    } else if (named && q->tags_prefix && !q->tags_starts) {
         char re[RT_STR * 2];
         regex_quote(re, sizeof re, q->commit);
         qr_buf_puts(b, " :transform [{:op :filter :on :tags :as :version_tags :where [:matches "
@@ -1324,6 +1347,9 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
     if (count && !q->tags_prefix)
         snprintf(sum, sizeof sum, "{{count:%s}} tags%s%s", out, q->window[0] ? " " : "",
                  q->window);
+    else if (q->tags_starts)
+        snprintf(sum, sizeof sum, "{{count:%s}} tags starting with %s, newest first", out,
+                 q->commit);
     else if (q->tags_prefix)
         snprintf(sum, sizeof sum, "{{count:%s}} tags of %s, newest first", out, q->commit);
     else if (named && q->tag_absent)
@@ -1513,7 +1539,8 @@ static const rule RULES[] = {
      {"first commit of the repo", "when did alice make her first commit",
       "the first 5 commits in src/", "alice's earliest commit"},
      {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), REQ_END},
-     W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST) | W(MESSAGE),
+     W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST) | W(MESSAGE) |
+         W(WHO),
      S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS | S_WDAYS | S_NTH,
      0,
      0,

@@ -77,6 +77,7 @@ for row in out.get("findings", [])[:3]:
 PY
 }
 n() { git -C "$R" "$@" | wc -l | tr -d ' '; }
+first_line() { ask "$1" | head -1; }
 
 # a bare file name: the root file, else the one file of that name; several: declined
 expect_out "http.c at the root" "count-commits
@@ -103,9 +104,13 @@ release-2.1-stable" ask "when was release-2.1-stable tagged?"
 expect_out "tags in a window" "tags
 count=$(git -C "$R" for-each-ref --format='%(creatordate:short)' refs/tags | grep -c '^2025-0[1-3]')
 release-2.1-stable" ask "how many releases were cut in Q1 2025?"
+expect_out "tags by a prefix" "tags
+count=$(n tag -l 'release-2*')
+$(git -C "$R" tag --sort=-creatordate -l 'release-2*' | head -3)" ask "how many tags start with release-2"
+expect_out "a tag that is not there: no" "tags" first_line "is there a tag called v9.9.9?"
+expect_out "files changed in HEAD: that commit's" "commit-files" first_line "files changed in HEAD"
 expect_out "the last merge into main" "merge-commits
 $(git -C "$R" log -1 --merges --format=%h main)" ask "last merge into main"
-first_line() { ask "$1" | head -1; }
 expect_out "the month with the most commits" "commits-by-period" \
   first_line "which month of 2025 had the most commits?"
 # the project by its name (the working tree's): the repository itself

@@ -595,6 +595,9 @@ static const expect PINNED[] = {
     {"what commit does v1.0.0 point to?", "commit-show", {":ref \"v1.0.0\""}},
     {"Agent task: list all commits authored by alice. Return hashes.", "commits-by-author", {":author \"alice@example.com\""}},
     {"what's the message of the first merge?", "first-commits", {":merges \"only\""}},
+    {"name the 5 files with most commits in 2025", "file-churn", {":limit 5"}},
+    {"who made the first commit to src/", "first-commits", {":path \"src/\""}},
+    {"number of commits per month in 2025", "commits-by-period", {":op :filter :on :commits :as :in_window", "[:>= :date \"2025-01-01\"]"}},
     /* issue 27: a person the repository knows, left out (a filter on the email) */
     {"alice smith's commits in 2025", "commits-by-author", {":author \"alice@example.com\""}},
     {"alice's commits touching tests in 2025", "commits-by-author", {":path \"tests/\"", ":since \"2025-01-01\""}},

@@ -1757,6 +1757,18 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "as hashes", "as a list", "as json": how to show it, which the answer does */
+        if (strcmp(t->s, "as") == 0 && i + 1 < p->n) {
+            size_t k = i + 1;
+            if (!strcmp(p->t[k].s, "a") && k + 1 < p->n)
+                k++;
+            static const char *const SHAPE[] = {"hashes", "hash", "shas", "list", "table",
+                                                "json", "csv", "ids", NULL};
+            if (in_list(p->t[k].s, SHAPE)) {
+                use(p, i, k + 1);
+                continue;
+            }
+        }
         /* "lines of code": lines */
         if (strcmp(t->s, "code") == 0 && i > 1 && !strcmp(p->t[i - 1].s, "of") &&
             (!strcmp(p->t[i - 2].s, "lines") || !strcmp(p->t[i - 2].s, "line"))) {
@@ -1819,6 +1831,13 @@ static void collect_words(parser *p)
             (p->q->commit[0] || p->q->root ||
              (said(p, "commit", "commits", "commit") && said(p, "first", "initial", "earliest"))) &&
             !p->q->path_kind) {
+            p->q->words |= RW_MADE;
+            t->used = true;
+            continue;
+        }
+        /* "who wrote the biggest commit": who made it */
+        if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "authored") == 0) && !p->q->path_kind &&
+            (said(p, "biggest", "largest", "huge") || said(p, "heaviest", "largest", "largest"))) {
             p->q->words |= RW_MADE;
             t->used = true;
             continue;
@@ -1888,7 +1907,8 @@ static void collect_words(parser *p)
         }
         /* "when did julia make her first commit": the author's own */
         if (p->q->author[0] && (strcmp(t->s, "her") == 0 || strcmp(t->s, "his") == 0 ||
-                                strcmp(t->s, "their") == 0)) {
+                                strcmp(t->s, "their") == 0 || strcmp(t->s, "he") == 0 ||
+                                strcmp(t->s, "she") == 0 || strcmp(t->s, "they") == 0)) {
             t->used = true;
             continue;
         }

@@ -1745,6 +1745,10 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     /* two people compared only by the comparison ("who has more commits, A or B") */
     if (q->compare != (r->emit == emit_compare))
         return false;
+    /* "who made the commit with the most lines added": one commit's author, not a
+       ranking of authors by lines */
+    if (r->emit == emit_top_authors && q->singular && (q->words & (RW_MOSTBY | RW_LARGEST)))
+        return false;
     /* authors counted from commits are ranked by commits only */
     if (r->emit == emit_top_authors && (q->wdays || q->hours || q->grep[0] || q->path2[0]) &&
         q->sort != RT_SORT_NONE && q->sort != RT_SORT_COMMITS)

@@ -604,6 +604,33 @@ static void parse_start_of(parser *p)
     }
 }
 
+/* "across all repositories", "in every repo", "over all our projects": the shared index's
+ * repositories, all of them */
+static void parse_repos(parser *p)
+{
+    static const char *const REPOS[] = {"repositories", "repos", "projects", "repository",
+                                        "repo", "codebases", NULL};
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        if (!tok_is(p, i, "across") && !tok_is(p, i, "in") && !tok_is(p, i, "over") &&
+            !tok_is(p, i, "for") && !tok_is(p, i, "of"))
+            continue;
+        size_t k = i + 1;
+        bool every = false;
+        if (tok_is(p, k, "all") || tok_is(p, k, "every") || tok_is(p, k, "each"))
+            every = true, k++;
+        if (tok_is(p, k, "the") || tok_is(p, k, "our") || tok_is(p, k, "my"))
+            k++;
+        /* "across repositories" says all of them too; "in the repo" is this one */
+        if (!tok_in(p, k, REPOS) || (!every && !tok_is(p, i, "across")) ||
+            ((tok_is(p, k, "repo") || tok_is(p, k, "repository")) && !tok_is(p, i + 1, "every") &&
+             !tok_is(p, i + 1, "each")))
+            continue;
+        p->q->repos_all = true;
+        use(p, i, k + 1);
+        return;
+    }
+}
+
 static void parse_calendar(parser *p)
 {
     static const char *const IN[] = {"in", "during", "over", "for", "throughout", "of", "within",
@@ -2345,6 +2372,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         parse_top_author(p);
         parse_refs(p);
         parse_holidays(p);
+        parse_repos(p);
         parse_start_of(p);
         parse_month_days(p);
         rt_parse_exclusions(p);

@@ -120,6 +120,8 @@ typedef struct rt_question {
     bool line_total;    /* "how many lines were added to app/x.py": the sum of the sort
                            key's lines (sort is ADDITIONS, DELETIONS or LINES) over the
                            commits, not a ranking */
+    bool repos_all;     /* "across all repositories": every repository of the shared index
+                           (the tools' repos ["all"]); people are summed across them */
     bool tags_starts;   /* with tags_prefix: the names open with commit as said ("tags
                            starting with curl-8"), not a version's tags */
     bool tag_absent;    /* with tags and commit: "is there a tag called X" where no tag is

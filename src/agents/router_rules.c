@@ -189,6 +189,8 @@ static void params(qr_buf *b, const rt_question *q, unsigned which, int limit)
     }
     if ((which & P_PATH) && q->path2[0])
         qr_buf_printf(b, "%s:with_paths true", sep), sep = " ";
+    if ((which & P_WINDOW) && q->repos_all)
+        qr_buf_printf(b, "%s:repos [\"all\"]", sep), sep = " ";
     if (limit > 0)
         qr_buf_printf(b, "%s:limit %d", sep, limit);
     qr_buf_puts(b, "}");
@@ -620,12 +622,27 @@ static const char *rank_steps(qr_buf *b, const rt_question *q, const char *from,
         bots_step(b, q, from);
         sep = "";
     }
+    if (q->repos_all && !strcmp(from, "authors")) {
+        /* a row per repository and person: one per person, summed */
+        qr_buf_printf(b, "%s{:op :group :on :%s :as :by_person :by :email}\n"
+                         "             {:op :aggregate :on :by_person :as :people :compute "
+                         "{:author [:max :author] :commits [:sum :commits] :additions [:sum "
+                         ":additions] :deletions [:sum :deletions] :repos [:count]}}",
+                      sep, on);
+        on = "people", sep = "\n             ";
+        if (sort == RT_SORT_NONE || (sort == RT_SORT_COMMITS && !asc)) {
+            qr_buf_printf(b, "%s{:op :sort :on :people :as :by_commits :by [[:commits :desc] "
+                             "[:email :asc]]}",
+                          sep);
+            on = "by_commits";
+        }
+    }
     if (asc && sort == RT_SORT_NONE)
         sort = RT_SORT_COMMITS;
     if (sort == RT_SORT_LINES) {
         qr_buf_printf(b, "%s{:op :map :on :%s :as :sized :compute {:lines [:+ :additions "
                          ":deletions]}}",
-                      sep, from);
+                      sep, on);
         on = "sized", sep = "\n             ";
     }
     if (sort != RT_SORT_NONE && (sort != RT_SORT_COMMITS || asc)) {
@@ -705,10 +722,12 @@ static void emit_top_authors(const rt_question *q, qr_buf *b, qr_buf *e)
         snprintf(place, sizeof place, "number %d by %s", q->nth, q->ascending ? "fewest" : "most");
     else
         snprintf(place, sizeof place, "%s", q->ascending ? "fewest" : "most");
+    bool across = q->repos_all && !(q->wdays || q->hours || q->grep[0] || q->path2[0]);
     snprintf(sum, sizeof sum,
-             "{{count:authors}} authors committed%s; %s %s: {{first:%s:author}} "
+             "{{count:%s}} authors committed%s%s; %s %s: {{first:%s:author}} "
              "({{first:%s:%s}})",
-             qual, place, sort_words(q->sort), out, out, sort_field(q->sort));
+             across ? "people" : "authors", qual, across ? " across the repositories" : "",
+             place, sort_words(q->sort), out, out, sort_field(q->sort));
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);
     qr_buf_puts(b, "}}");
@@ -1621,7 +1640,7 @@ static const rule RULES[] = {
       W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
      /* "who commits most often", "who committed anything in june" */
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
-         W(WHO) | W(AUTHORS) | W(MOSTBY) | W(OFTEN) | W(HISTORY),
+         W(WHO) | W(AUTHORS) | W(MOSTBY) | W(OFTEN) | W(HISTORY) | W(CHANGE),
      S_WINDOW | S_DIR | S_N | S_SORT | S_MERGES | S_BOTS | S_NTH | S_REF | S_WDAYS | S_GREP |
          S_PATH2,
      0,

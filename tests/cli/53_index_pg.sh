@@ -359,6 +359,27 @@ assert "repos?: [string]" in log, "the prompt does not offer repos"
 EOF
 llm_unserve
 
+# ---- the router (no model) across repositories: one row per person, summed ----
+(cd "$TMP/small" && env -u QUARRY_LLM_URL -u QUARRY_LLM_MODEL "$Q" ask --format json \
+  "who changed the most lines across all repositories since 2025") >"$TMP/rask.json" 2>"$TMP/rask.err" ||
+  fail "router across repositories: $(cat "$TMP/rask.err")"
+"$Q" tool get_author_stats --repos all --since 2025-01-01 --format json >"$TMP/rall.json" ||
+  fail "get_author_stats --repos all"
+python3 - "$TMP/rask.json" "$TMP/rall.json" >"$TMP/rask.out" 2>&1 <<'EOF' || fail "router across repositories: $(cat "$TMP/rask.out")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["findings"]
+per = {}
+for r in json.load(open(sys.argv[2])):
+    p = per.setdefault(r["email"], [0, 0])
+    p[0] += r["additions"] + r["deletions"]
+    p[1] += 1
+want = sorted(per.items(), key=lambda kv: (-kv[1][0], kv[0]))
+got = [(r["email"], r["additions"] + r["deletions"], r["repos"]) for r in rows]
+assert len(got) == len(set(e for e, _, _ in got)), "one row per person: %s" % got
+assert [g[1] for g in got] == sorted((g[1] for g in got), reverse=True), got
+assert got[0][0] == want[0][0] and got[0][1] == want[0][1][0] and got[0][2] == want[0][1][1], (got, want)
+EOF
+
 # ---- the schema ----
 [ "$(pg_sql clean "SELECT max(version) FROM schema_migrations")" = 4 ] || fail "schema version 4"
 finish

@@ -255,7 +255,6 @@ static const char *const NO_MATCH[] = {
     "largest files",
     "how many lines of code",
     "commits by alice or bob",
-    "who changed the most files",
     "alice commits",
     "commits from 2024-03-01",
     "commits since next tuesday",
@@ -297,8 +296,6 @@ static const char *const NO_MATCH[] = {
     /* review: the commit that changed the most files is not the most changed files */
     "which commit has the most files",
     "commits with the most commits",
-    "who changed the most files",
-    "who changed the most lines",
     /* review: "recent" has no window of its own in a ranking */
     "largest recent commits",
     "largest commits recently",
@@ -596,6 +593,12 @@ static const expect PINNED[] = {
     {"Agent task: list all commits authored by alice. Return hashes.", "commits-by-author", {":author \"alice@example.com\""}},
     {"what's the message of the first merge?", "first-commits", {":merges \"only\""}},
     {"name the 5 files with most commits in 2025", "file-churn", {":limit 5"}},
+    {"who changed the most lines across all repositories this quarter", "top-contributors", {":repos [\"all\"]", ":op :group :on :authors :as :by_person :by :email", "across the repositories"}},
+    {"how many commits across all repos in 2025", "count-commits", {":repos [\"all\"]"}},
+    /* the person who changed the most lines in all, not a commit's author (that is "who
+       made the commit with the most lines") */
+    {"who changed the most lines", "top-contributors", {":by :lines"}},
+    {"who changed the most files", "top-contributors", {":by :files"}},
     {"who made the first commit to src/", "first-commits", {":path \"src/\""}},
     {"number of commits per month in 2025", "commits-by-period", {":op :filter :on :commits :as :in_window", "[:>= :date \"2025-01-01\"]"}},
     /* issue 27: a person the repository knows, left out (a filter on the email) */

@@ -16,7 +16,8 @@
  * added to the secrets cli_write masks), and prints one line per repository a worker
  * indexed; a repository whose run fails is reported (one line), recorded in its row and
  * left for a lease, and the worker goes on with the next (exit 1 at the end); a database
- * that cannot be reached ends the worker at once.
+ * that cannot be reached ends the worker at once. With --wait N the worker does not end
+ * on an empty queue: it looks again every N seconds until interrupted.
  *
  * Rejected: building the index as a side effect of --status (a report should not write
  * what is not there); printing per-batch lines (the progress bar says it, and a script
@@ -184,6 +185,13 @@ static int cmd_worker(const cli_args *args, cli_format fmt)
         qr_buf_release(&err);
         return st;
     }
+    int64_t wait = cli_arg_int(args, "wait", 0);
+    if (wait < 0 || wait > 3600) {
+        qr_buf_puts(&err, "bad --wait: give 0 (exit when the queue is empty) to 3600 seconds");
+        int st = shared_fail(fmt, QR_EINVAL, &err);
+        qr_buf_release(&err);
+        return st;
+    }
     qr_store st;
     int status = EXIT_OK;
     int rc = shared_open(args, &st, &err);
@@ -205,6 +213,19 @@ static int cmd_worker(const cli_args *args, cli_format fmt)
             qr_buf_reset(&err);
             failed = true;
             rc = QR_OK;
+            continue;
+        }
+        if (rc == QR_OK && !run.claimed && wait > 0) {
+            /* a worker that waits: look again after `wait` seconds, in steps short enough
+               that an interrupt ends it at once */
+            for (int64_t ms = 0; ms < wait * 1000 && !qr_stop_check(&cli_req()->stop);
+                 ms += 100) {
+                struct timespec d = {0, 100 * 1000 * 1000};
+                nanosleep(&d, NULL);
+            }
+            if (qr_stop_check(&cli_req()->stop))
+                break; /* interrupted while idle: nothing was cut short */
+            done--; /* an empty look is not a run */
             continue;
         }
         if (rc != QR_OK || !run.claimed) {

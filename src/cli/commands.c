@@ -106,6 +106,8 @@ static const qr_tool_param index_params[] = {
     P_STR("lease", "with --worker: how long a claim on a repository lasts without news "
                    "(every batch renews it; 15m)"),
     P_INT("batch", "with --worker: commits per transaction (500)"),
+    P_INT("wait", "with --worker: when the queue is empty, look again every this many "
+                  "seconds instead of exiting, until interrupted (0: exit; 1 to 3600)"),
     P_END};
 
 static const qr_tool_param query_params[] = {P_STR("query", "the query ('-': stdin)"), P_DATA, P_FORMAT, P_LIMIT_OUTPUT, P_REPO, P_STORE,

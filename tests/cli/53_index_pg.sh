@@ -380,6 +380,22 @@ assert [g[1] for g in got] == sorted((g[1] for g in got), reverse=True), got
 assert got[0][0] == want[0][0] and got[0][1] == want[0][1][0] and got[0][2] == want[0][1][1], (got, want)
 EOF
 
+# ---- a worker that waits (last: the late repository joins the index) ----
+expect_rc "bad --wait" 2 "$Q" index --worker --wait 4000
+# a worker that waits: idle on the empty queue, it indexes what is queued later, and an
+# interrupt while idle ends it with 0 (polled, not timed: the test only waits for news)
+"$Q" index --worker --wait 1 --format json >"$TMP/ww.out" 2>"$TMP/ww.err" &
+WPID=$!
+PIDS="$PIDS $WPID"
+git clone -q "$TMP/small" "$TMP/late"
+"$Q" index --enqueue --repo "$TMP/late" >/dev/null || fail "enqueue late"
+for _ in $(seq 1 300); do grep -q '"indexed"' "$TMP/ww.out" && break; sleep 0.1; done
+grep -q '"indexed":"[0-9a-f]*/late","added":[1-9]' "$TMP/ww.out" ||
+  fail "waiting worker: the late commit: $(cat "$TMP/ww.out" "$TMP/ww.err")"
+kill -INT "$WPID"
+wait "$WPID"; rc=$?
+[ "$rc" = 0 ] || fail "waiting worker interrupted while idle: exit $rc: $(cat "$TMP/ww.err")"
+
 # ---- the schema ----
 [ "$(pg_sql clean "SELECT max(version) FROM schema_migrations")" = 4 ] || fail "schema version 4"
 finish

@@ -1207,6 +1207,9 @@ static int validate_named(const char *text, size_t n, qr_arena *a, qr_dwim_inten
     bool ok0 = false, ok1 = false;
     for (size_t k = 0; first[k]; k++)
         ok0 |= strlen(first[k]) == w0n && !strncasecmp(text + w0, first[k], w0n);
+    /* "vaildate make test": validate's name misspelt, as a verb alone is read */
+    bool typo = !ok0 && qr_words_typo(text + w0, w0n, "validate", 8);
+    ok0 |= typo;
     for (size_t k = 0; runners[k]; k++)
         ok1 |= strlen(runners[k]) == w1n && !strncmp(text + w1, runners[k], w1n);
     if (!ok0 || !ok1)
@@ -1225,7 +1228,7 @@ static int validate_named(const char *text, size_t n, qr_arena *a, qr_dwim_inten
     out->targets = targets;
     out->ntargets = 1;
     out->params = put(a, qr_map_empty(), "command", str(a, cmd));
-    out->confidence = 0.95;
+    out->confidence = typo ? 0.9 : 0.95;
     return QR_OK;
 }
 
@@ -1455,7 +1458,8 @@ static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_a
      * exactly as the line's first word (or a frame read the whole line, "run the tests"):
      * a typo of one ("edti", "memroy_add", "exit" for edit) or a reading from keywords
      * stays in the suggest band (validate, which runs only the repository's own check,
-     * asks instead), and its name later in prose ("does it compile") asks */
+     * runs from a typo of its name as the first word), and its name later in prose
+     * ("does it compile") asks */
     for (size_t i = 0; i < nc; i++) {
         bool writes = cs[i].tool ? (cs[i].tool->caps & (QR_TOOL_WRITES | QR_TOOL_EXEC |
                                                         QR_TOOL_DESTROYS)) != 0
@@ -1465,7 +1469,11 @@ static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_a
             continue;
         int b = cs[i].verb_tok;
         bool exact = named_exactly(&cs[i], toks);
-        double most = !exact ? (writes ? 0.55 : 0.8) : b != 0 ? 0.8 : 1.0;
+        /* validate runs only the repository's own check (a vetted command, docs/dwim.md):
+           its name misspelt as the first word ("valdiate") is still validate; a word
+           read from prose ("does it compile") asks */
+        bool typo_first = runs && !exact && b == 0 && cs[i].score >= 0.85;
+        double most = typo_first ? 1.0 : !exact ? (writes ? 0.55 : 0.8) : b != 0 ? 0.8 : 1.0;
         /* an edit with nothing named to edit and no block ("rewrite everything") asks */
         if (!cs[i].tool && cs[i].verb == QR_DWIM_FIX && !out->content && !ntargets_any &&
             most > 0.8)

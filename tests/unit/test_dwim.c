@@ -108,7 +108,9 @@ static const row rows[] = {
     {"check", "validate", NULL, "run"},
     {"lint", "validate", NULL, "run"},
     {"build", "validate", NULL, "run"},
-    {"valdiate", "validate", NULL, "clarify"}  /* exec: a typo asks */,
+    /* validate runs only the repository's own check: a typo of its name first runs */
+    {"valdiate", "validate", NULL, "run"},
+    {"vaildate make test", "validate", "make test", "run"},
     {"does it compile", "validate", NULL, "clarify"},
     /* the check named on the line (issue 24): validate runs only the repository's own */
     {"validate make test", "validate", "make test", "run"},

@@ -1177,6 +1177,9 @@ static void parse_most(parser *p)
         if (!tok_is(p, j, "most"))
             continue;
         j++;
+        /* "who wrote the most recent commit": recent, not a superlative */
+        if (tok_is(p, j, "recent") || tok_is(p, j, "recently"))
+            continue;
         int key = RT_SORT_NONE;
         size_t end = j + 1;
         if (verb_key && (tok_is(p, j, "commits") || tok_is(p, j, "commit"))) {
@@ -1856,8 +1859,10 @@ static void collect_words(parser *p)
         if ((strcmp(t->s, "wrote") == 0 || strcmp(t->s, "written") == 0 ||
              strcmp(t->s, "authored") == 0) &&
             (p->q->commit[0] || p->q->root ||
-             (said(p, "commit", "commits", "commit") && said(p, "first", "initial", "earliest"))) &&
-            !p->q->path_kind) {
+             (said(p, "commit", "commits", "commit") &&
+              (said(p, "first", "initial", "earliest") || said(p, "latest", "recent", "last") ||
+               said(p, "newest", "newest", "newest")))) &&
+            (!p->q->path_kind || said(p, "latest", "recent", "last"))) {
             p->q->words |= RW_MADE;
             t->used = true;
             continue;

@@ -275,7 +275,8 @@ void rt_parse_merges(parser *p)
         if (tok_is(p, i, "merge") || tok_is(p, i, "merges")) {
             m = RT_MERGES_ONLY;
             if (i > 0 && (tok_is(p, i - 1, "no") || tok_is(p, i - 1, "without") ||
-                          tok_is(p, i - 1, "excluding") || tok_is(p, i - 1, "except"))) {
+                          tok_is(p, i - 1, "excluding") || tok_is(p, i - 1, "except") ||
+                          tok_is(p, i - 1, "non"))) {
                 m = RT_MERGES_EXCLUDE;
                 from = i - 1;
             }

@@ -1592,7 +1592,8 @@ static const rule RULES[] = {
      {"how many commits last week", "number of commits by alice",
       "how many commits did carol make", "how many merge commits this year"},
      {W(COUNT) | W(COMMITS), W(COUNT) | W(COMMITTED), W(COUNT) | W(CHANGE), W(COUNT), REQ_END},
-     W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE),
+     /* "how many merges in the history" */
+     W(COMMITS) | W(MADE) | W(COMMITTED) | W(CHANGE) | W(MESSAGE) | W(WHOSE) | W(HISTORY),
      S_WINDOW | S_UNTOUCHED | S_AUTHOR | S_PATH | S_GREP | S_MERGES | S_BOTS | S_AUTHOR2 | S_REF |
          S_WDAYS | S_PATH2,
      0,

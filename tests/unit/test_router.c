@@ -598,6 +598,9 @@ static const expect PINNED[] = {
     /* the person who changed the most lines in all, not a commit's author (that is "who
        made the commit with the most lines") */
     {"who changed the most lines", "top-contributors", {":by :lines"}},
+    {"number of merges in the history", "count-commits", {":merges \"only\""}},
+    {"who wrote the most recent commit", "commits-in-window", {":limit 1"}},
+    {"how many non merge commits by alice in 2025", "count-commits", {":merges \"exclude\"", ":author \"alice@example.com\""}},
     {"who changed the most files", "top-contributors", {":by :files"}},
     {"who made the first commit to src/", "first-commits", {":path \"src/\""}},
     {"number of commits per month in 2025", "commits-by-period", {":op :filter :on :commits :as :in_window", "[:>= :date \"2025-01-01\"]"}},

@@ -1596,10 +1596,24 @@ static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_a
             }
     out->target = out->ntargets ? out->targets[0] : NULL;
     out->missing_target = !out->target && best.verb != QR_DWIM_TOOL && verbs[best.verb].needs_target;
+    /* "struct evbuffer" for the graph verbs: the symbol is evbuffer, of kind struct (the
+       code tools take the name and the kind apart; expand reads "struct X" itself) */
+    const char *kind = NULL;
+    if (out->target && (best.verb == QR_DWIM_DEFINITION || best.verb == QR_DWIM_CALLERS ||
+                        best.verb == QR_DWIM_CALLEES || best.verb == QR_DWIM_REFERENCES)) {
+        static const char *const KW[] = {"struct ", "union ", "enum "};
+        for (size_t k = 0; k < 3 && !kind; k++)
+            if (!strncmp(out->target, KW[k], strlen(KW[k]))) {
+                kind = k == 0 ? "struct" : k == 1 ? "union" : "enum";
+                out->target = out->targets[0] = out->target + strlen(KW[k]);
+            }
+    }
     if (best.verb == QR_DWIM_TOOL) {
         out->params = tool_params(a, best.tool, out->target, toks, nt);
     } else {
         out->params = verb_params(a, best.verb, out->target, toks, nt, out->content);
+        if (kind && best.verb == QR_DWIM_DEFINITION)
+            out->params = put(a, out->params, "kind", str(a, kind));
         out->params = kept_params(a, out->params, toks, nt);
         qr_val given;
         if (best.verb == QR_DWIM_DEPS && deps_reverse &&

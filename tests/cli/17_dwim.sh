@@ -97,6 +97,9 @@ expect_out "expand" "src/calc.c:8-11 function add
      9  {
     10      return a + b;
     11  }" "$Q" dwim "expand add"
+# "struct X" to the code tools: the name and its kind apart (the tool knows no "struct acc")
+expect_out "definition of struct X: name and kind" '"target":"acc","targets":["acc"]' sh -c "'$Q' dwim parse 'definition struct acc' --format json | grep -o '\"target\":\"acc\",\"targets\":\[\"acc\"\]'"
+expect_out "definition of struct X: found" 'struct' sh -c "'$Q' dwim 'definition struct acc' --format json | grep -o '\"kind\":\"struct\"' | head -1 | cut -d'\"' -f4"
 expect_out "expand file:symbol" "src/calc.c:13-16 function twice" sh -c "'$Q' dwim 'expand calc.c:twice' | head -1"
 expect_out "expand struct" "src/calc.c:3-6 struct acc" sh -c "'$Q' dwim 'expand struct acc' | head -1"
 expect_out "expand member" "src/calc.c:5-5 member count" sh -c "'$Q' dwim 'expand acc.count' | head -1"

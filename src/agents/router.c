@@ -1780,6 +1780,14 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "who has committed the fewest times": commits */
+        if (strcmp(t->s, "times") == 0 && i > 0 &&
+            (!strcmp(p->t[i - 1].s, "fewest") || !strcmp(p->t[i - 1].s, "most") ||
+             !strcmp(p->t[i - 1].s, "least"))) {
+            p->q->words |= RW_COMMITS;
+            t->used = true;
+            continue;
+        }
         /* "name the 5 files with most commits": a request, as "list" */
         if (strcmp(t->s, "name") == 0 && i == 0 && i + 1 < p->n &&
             (!strcmp(p->t[i + 1].s, "the") || !strcmp(p->t[i + 1].s, "all") ||
@@ -2210,6 +2218,10 @@ static bool read_terse(parser *p)
         }
         const char *w = t->s;
         size_t wl = strlen(w);
+        /* "--format=%h", "--pretty=oneline": how git would print it; the rows say it all */
+        if (t->kind != T_QUOTED && (!strncmp(w, "--format=", 9) || !strncmp(w, "--pretty=", 9) ||
+                                    !strcmp(w, "--no-decorate")))
+            continue;
         /* "git log A..B | wc -l": their count; "| head -5": the first five */
         if (!strcmp(w, "|") && i + 2 < p->n && !strcmp(p->t[i + 1].s, "wc") &&
             !strcmp(p->t[i + 2].s, "-l")) {

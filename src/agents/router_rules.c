@@ -1125,7 +1125,7 @@ static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_AUTHOR | P_PATH | P_MERGES;
     /* "the first commit" is one; "the oldest commits" the first ten */
-    int n = q->n ? q->n : q->singular ? 1 : 10;
+    int n = q->n ? q->n : q->singular || q->one_author ? 1 : 10;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all);
     commits_fetch(b, q, all, 0);
@@ -1557,7 +1557,8 @@ static const rule RULES[] = {
      "the oldest commits, of the repository, an author or a path",
      {"first commit of the repo", "when did alice make her first commit",
       "the first 5 commits in src/", "alice's earliest commit"},
-     {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), REQ_END},
+     {W(FIRST) | W(COMMITS), W(FIRST) | W(COMMITTED), W(FIRST) | W(AUTHORS) | W(WHO), REQ_END},
+     /* "who was the first contributor": the first commit's author */
      W(WHEN) | W(MADE) | W(COMMITTED) | W(COMMITS) | W(HISTORY) | W(FIRST) | W(MESSAGE) |
          W(WHO),
      S_WINDOW | S_AUTHOR | S_DIR | S_N | S_MERGES | S_BOTS | S_WDAYS | S_NTH,
@@ -1638,7 +1639,7 @@ static const rule RULES[] = {
      {"who contributed most this month", "most active contributors",
       "top 5 authors last year", "authors ranked by lines added"},
      {W(AUTHORS), W(WHO) | W(COMMITTED), W(WHO) | W(MOST), W(WHO) | W(ACTIVE),
-      W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), REQ_END},
+      W(WHO) | W(COMMITS), W(WHO) | W(MOSTBY), W(COUNT) | W(PER) | W(AUTHORS), REQ_END},
      /* "who commits most often", "who committed anything in june" */
      W(MOST) | W(ACTIVE) | W(COMMITTED) | W(COMMITS) | W(RANKED) | W(BY) | W(PER) | W(MADE) |
          W(WHO) | W(AUTHORS) | W(MOSTBY) | W(OFTEN) | W(HISTORY) | W(CHANGE),

@@ -329,7 +329,6 @@ static const char *const NO_MATCH[] = {
     "commits from alice",
     "how many files",
     "how many files changed last week",
-    "how many commits per author",
     "who wrote README.md",
     "commits to README",
     "commits by size",
@@ -599,6 +598,10 @@ static const expect PINNED[] = {
        made the commit with the most lines") */
     {"who changed the most lines", "top-contributors", {":by :lines"}},
     {"number of merges in the history", "count-commits", {":merges \"only\""}},
+    {"git log -5 --format=%h -- src/x.c", "file-history", {":path \"src/x.c\"", ":limit 5"}},
+    {"who has committed the fewest times", "top-contributors", {":order :asc"}},
+    {"how many commits per author", "top-contributors", {":tool :get_author_stats"}},
+    {"who was the first contributor", "first-commits", {":as :first :n 1}"}},
     {"who wrote the most recent commit", "commits-in-window", {":limit 1"}},
     {"how many non merge commits by alice in 2025", "count-commits", {":merges \"exclude\"", ":author \"alice@example.com\""}},
     {"who changed the most files", "top-contributors", {":by :files"}},

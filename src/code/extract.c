@@ -711,8 +711,10 @@ static void false_function(ex *e, TSNode n, const ctx *c)
             recover(e, field(type, "type"), c);
         } else if (is(type, "type_identifier") && !ts_node_is_null(d) &&
                    (is(d, "parenthesized_declarator") || is(d, "function_declarator"))) {
-            /* `vmcase(OP_ADD) {`: the macro read as a type, its arguments as a declarator */
-            ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
+            /* `vmcase(OP_ADD) {`: the macro read as a type, its arguments as a declarator;
+             * `else if (x) {` after such a macro: no call of `else` (nor of `if`) */
+            if (!is_keyword(e, type))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
         } else if (is_record(type)) {
             record(e, type, NULL, c);
         } else {
@@ -1410,7 +1412,10 @@ static void walk(ex *e, TSNode n, ctx c)
         if (!strcmp(t, "call_expression")) {
             TSNode f = field(n, "function");
             if (!ts_node_is_null(f) && is(f, "identifier")) {
-                ref(e, QR_CODE_REF_CALL, c.fn, text(e, f), line_of(f), c.cond);
+                /* `else (x)`: the parser's recovery after a statement macro without a `;`
+                 * (redis's `GET_NUMERIC_TYPE(value)` then `if ... else if (...)`) */
+                if (!is_keyword(e, f))
+                    ref(e, QR_CODE_REF_CALL, c.fn, text(e, f), line_of(f), c.cond);
             } else {
                 /* a call through a function pointer kept in a struct: `c->cmd->proc(c)`,
                  * `(*s->fn)(x)`, `(s.fn)(x)`: a call of the member, as cscope shows it */

@@ -24,7 +24,9 @@
 # functions after it. A function whose head a macro writes (every flex scanner's
 # `#define YY_DECL int yylex (void)` then `YY_DECL { ... }`) is the function the
 # replacement names, through the aliases that rename it (jq's `#define yylex jq_yylex`),
-# with the body's calls.
+# with the body's calls. A call written through an object-like alias (`#define s_free zfree`) is
+# an expansion of the alias, as cscope and cflow list it; `else if (...) {` after a
+# statement macro without a `;` calls neither `else` nor `if`.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -253,6 +255,33 @@ YY_DECL
 }
 int after_lexer(void) { return yylex(0); }
 C
+cat > "$R/alias.c" <<'C'
+void *zfree(void *p);
+#define s_free zfree
+#define redis_unreachable __builtin_unreachable
+void sds_free(void *p) { s_free(p); }
+void never(void) { redis_unreachable(); }
+C
+cat > "$R/numeric.c" <<'C'
+#define GET_NUMERIC_TYPE(val) \
+    if (kind == 1) { val = 1; } else { val = 2; }
+static int ll2string(char *b, long long v) { return b[0] = (char)v; }
+static int ull2string(char *b, long long v) { return b[0] = (char)v; }
+int numericConfigGet(int kind, char *buf) {
+    long long value = 0;
+    GET_NUMERIC_TYPE(value)
+
+    if (kind & 1 && value < 0) {
+        ll2string(buf, -value);
+    }
+    else if (kind & 2) {
+        ull2string(buf, value);
+    } else {
+        ll2string(buf, value);
+    }
+    return 0;
+}
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -343,5 +372,20 @@ expect_out "its callees" 'lexer.c:yy_get_next_buffer' \
   sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 expect_out "its callers, through the alias" 'lexer.c:after_lexer' \
   sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callers --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"from\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+# edges NAME...: "edge from to [via]" of each call or expansion from the functions named
+edges() {
+  "$Q" code dump --repo "$R" | python3 -c '
+import json, sys
+rows = [r for r in map(json.loads, sys.stdin) if r.get("edge") in ("calls", "expands")]
+print("|".join("%s %s %s%s" % (r["edge"], r["from"], r["to"], " via " + r["via"] if "via" in r else "")
+               for r in rows if r["from"].split(":")[-1] in sys.argv[1:]))' "$@"
+}
+expect_out "a call written through an object-like alias expands the alias, then calls its target" \
+  'expands alias.c:sds_free s_free|calls alias.c:sds_free zfree via s_free|expands alias.c:never redis_unreachable|calls alias.c:never __builtin_unreachable via redis_unreachable' \
+  edges sds_free never
+expect_out "after a statement macro without a ';', 'else if (...) {' calls neither else nor if" \
+  'expands numeric.c:numericConfigGet GET_NUMERIC_TYPE|calls numeric.c:numericConfigGet numeric.c:ll2string|calls numeric.c:numericConfigGet numeric.c:ull2string|calls numeric.c:numericConfigGet numeric.c:ll2string' \
+  edges numericConfigGet
 
 finish

@@ -26,7 +26,10 @@
 # replacement names, through the aliases that rename it (jq's `#define yylex jq_yylex`),
 # with the body's calls. A call written through an object-like alias (`#define s_free zfree`) is
 # an expansion of the alias, as cscope and cflow list it; `else if (...) {` after a
-# statement macro without a `;` calls neither `else` nor `if`.
+# statement macro without a `;` calls neither `else` nor `if`. Groups on one condition
+# whose braces pair across them (jv_dtoa.c's `#ifdef Avoid_Underflow` / `#else` / `if (x)
+# {` then `#ifndef Avoid_Underflow` / `}`) keep the same branch, and a kept branch that
+# leaves a brace open is read as plain code (decNumber's `#if FASTMUL` / `else {`).
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -282,6 +285,52 @@ int numericConfigGet(int kind, char *buf) {
     return 0;
 }
 C
+cat > "$R/dtoa.c" <<'C'
+static int tiny(double *r) { return *r == 0; }
+static int big(double *r) { return *r > 1; }
+int strtod_like(double *rv, int e1) {
+	if (e1 < 0) {
+#ifdef Avoid_Underflow
+		if (big(rv))
+			return 1;
+#else
+		if (!tiny(rv)) {
+			*rv *= 2;
+#endif
+			if (tiny(rv))
+				return 0;
+#ifndef Avoid_Underflow
+			*rv = 1;
+			}
+#endif
+		}
+	return big(rv);
+}
+int after_strtod(double *rv) { return tiny(rv); }
+C
+cat > "$R/mul.c" <<'C'
+#define FASTMUL (USE64 && DPUN<5)
+static int fast(int x) { return x * 2; }
+static int slow(int x) { return x + x; }
+int multiply(int digits, int x) {
+  int acc = 0;
+  #if FASTMUL
+  int lazy = 0;
+  #endif
+  #if FASTMUL
+  if (digits > 4) {
+    acc = fast(x);
+    }
+   else {
+  #endif
+    acc = slow(x);
+  #if FASTMUL
+    }
+  #endif
+  return acc + lazy;
+}
+int after_multiply(int x) { return slow(x); }
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -387,5 +436,15 @@ expect_out "a call written through an object-like alias expands the alias, then 
 expect_out "after a statement macro without a ';', 'else if (...) {' calls neither else nor if" \
   'expands numeric.c:numericConfigGet GET_NUMERIC_TYPE|calls numeric.c:numericConfigGet numeric.c:ll2string|calls numeric.c:numericConfigGet numeric.c:ull2string|calls numeric.c:numericConfigGet numeric.c:ll2string' \
   edges numericConfigGet
+expect_out "groups on one condition (#ifdef X / #else / if (a) { then #ifndef X / }) are read alike" \
+  'strtod_like:active after_strtod:active' state strtod_like after_strtod
+expect_out "... with the calls of both" 'dtoa.c:big dtoa.c:tiny' \
+  sh -c "'$Q' code query get_call_graph --name strtod_like --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"]))))'"
+expect_out "a kept branch that leaves a brace open: the function and the one after it are whole" \
+  'multiply:active after_multiply:active|' \
+  sh -c "'$Q' code dump --repo '$R' --path mul.c | python3 -c '
+import json, sys
+rows = list(map(json.loads, sys.stdin))
+print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in rows if r.get(\"node\") == \"function\" and r[\"name\"] in (\"multiply\", \"after_multiply\")) + \"|\" + \" \".join(r[\"name\"] for r in rows if r.get(\"node\") == \"variable\"))'"
 
 finish

@@ -2469,14 +2469,14 @@ static pp_range *directive_groups(const char *src, size_t len, size_t *n)
 /* A copy of src (or `own`, reused) read as one configuration: each #if group holding code
  * keeps the branch the preprocessor would take (ppconf.c: the file's own #define and
  * #undef lines met so far and the host's facts; undefined names are 0), the others
- * blank, and its directive lines blank too; a group of directives alone in compiled code
- * stays as written, with all its branches and conditions (curl's curl_setup.h defines
- * 315 macros that way, and read as one configuration lost two thirds of them). Only for a
+ * blank, and its directive lines blank too; unless `strict`, a group of directives alone
+ * in compiled code stays as written, with all its branches and conditions (curl's
+ * curl_setup.h defines 315 macros that way; read strictly it keeps a third). Only for a
  * file the grammar cannot read otherwise (its root an error: jq's jv_dtoa.c, 4,300 lines
  * of `#ifdef` inside statements, was read as no function at all): what the other
  * branches of code groups hold is lost, and what is kept no longer carries their
  * condition. */
-static char *one_configuration(const char *src, size_t len, char *own)
+static char *one_configuration(const char *src, size_t len, char *own, bool strict)
 {
     qr_ppconf *c = qr__ppconf_new(src);
     if (!c)
@@ -2490,8 +2490,8 @@ static char *one_configuration(const char *src, size_t len, char *own)
         }
         memcpy(out, src, len);
     }
-    size_t nkept;
-    pp_range *kept = directive_groups(src, len, &nkept);
+    size_t nkept = 0;
+    pp_range *kept = strict ? NULL : directive_groups(src, len, &nkept);
     size_t i = 0, b, e, as_written = 0; /* src[..as_written) stays */
     while (qr__pp_next_line(src, len, &i, &b, &e)) {
         while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &e, &e))
@@ -2537,6 +2537,14 @@ static size_t count_errors(TSNode root)
     }
 }
 
+/* How badly a tree reads: its ERROR and MISSING nodes, and a root that is an error
+ * above any number of them. */
+static size_t tree_badness(TSTree *t)
+{
+    TSNode root = ts_tree_root_node(t);
+    return count_errors(root) + (strcmp(ts_node_type(root), "ERROR") ? 0 : SIZE_MAX / 2);
+}
+
 static const TSLanguage *language(qr_code_lang lang)
 {
     return lang == QR_CODE_LANG_CPP ? tree_sitter_cpp() : tree_sitter_c();
@@ -2579,20 +2587,33 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         }
     }
     if (tree && !strcmp(ts_node_type(ts_tree_root_node(tree)), "ERROR")) {
-        /* the grammar gave up on the file: one configuration, kept when the grammar reads
-         * it with fewer errors */
-        char *one = one_configuration(src, len, NULL);
-        TSTree *t2 = one ? ts_parser_parse_string(p, NULL, one, (uint32_t)len) : NULL;
-        if (t2 && count_errors(ts_tree_root_node(t2)) < count_errors(ts_tree_root_node(tree))) {
-            ts_tree_delete(tree);
-            tree = t2;
+        /* the grammar gave up on the file: one configuration, its directive groups as
+         * written, then with them too read as one configuration; the reading whose root
+         * is no error, then with the fewest errors, is kept (curl's curl_setup.h: as
+         * written, `#elif defined(inline)` still made the root an error, in which nested
+         * groups lose their enclosing condition) */
+        size_t best = tree_badness(tree);
+        char *best_text = NULL;
+        for (int strict = 0; strict < 2 && best; strict++) {
+            char *one = one_configuration(src, len, NULL, strict);
+            TSTree *t2 = one ? ts_parser_parse_string(p, NULL, one, (uint32_t)len) : NULL;
+            size_t bad = t2 ? tree_badness(t2) : SIZE_MAX;
+            if (bad < best) {
+                ts_tree_delete(tree);
+                tree = t2;
+                free(best_text);
+                best_text = one;
+                best = bad;
+            } else {
+                if (t2)
+                    ts_tree_delete(t2);
+                free(one);
+            }
+        }
+        if (best_text) {
             free(clean);
-            clean = one;
+            clean = best_text;
             src = clean;
-        } else {
-            if (t2)
-                ts_tree_delete(t2);
-            free(one);
         }
     }
     if (!tree) {

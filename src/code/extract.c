@@ -2032,6 +2032,7 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
         bool word_before; /* ... ends a word other than `else` or `do` */
         int n;
         int taken;   /* the branch the file's own configuration takes, -1 none */
+        bool unknown; /* the #if names a macro the file does not define or #undef */
         bool broken; /* too many branches: left alone */
     };
     struct group *st = malloc(GROUP_DEPTH * sizeof *st);
@@ -2051,8 +2052,8 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
         /* a directive goes on past a backslash-newline */
         while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &e, &e))
             ;
-        bool tk;
-        int d = qr__ppconf_line(conf, b, e, &tk);
+        bool tk, unknown;
+        int d = qr__ppconf_line(conf, b, e, &tk, &unknown);
         if (d == 1) {
             if (depth < GROUP_DEPTH) {
                 char f, l;
@@ -2062,6 +2063,7 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                 seen = b;
                 st[depth].n = 1;
                 st[depth].taken = tk ? 0 : -1;
+                st[depth].unknown = unknown;
                 st[depth].broken = false;
                 st[depth].start[0] = i;
                 st[depth].if_b = b;
@@ -2130,8 +2132,13 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
             /* the branch the file's own configuration takes stays (paired groups on one
              * condition, `#ifdef X` / `#else` / `if (a) {` then `#ifndef X` / `}`, keep
              * their braces paired); when it takes none, nothing does, but in an expression
-             * the last branch does */
-            int keep = g->taken >= 0 ? g->taken : inside ? g->n - 1 : -1;
+             * the last branch does, and so does an #if alone on a macro the file neither
+             * defines nor #undefs (jq's jv_print.c `#ifdef USE_DECNUM` / `... else {` /
+             * `#endif` then `#ifdef USE_DECNUM` / `}` / `#endif`: USE_DECNUM comes from
+             * the build, which this reading cannot see, and the code is kept) */
+            int keep = g->taken >= 0                   ? g->taken
+                       : inside || (g->n == 1 && g->unknown) ? g->n - 1
+                                                              : -1;
             for (int k = 0; k < g->n; k++) {
                 if (k == keep)
                     continue;
@@ -2496,8 +2503,8 @@ static char *one_configuration(const char *src, size_t len, char *own, bool stri
     while (qr__pp_next_line(src, len, &i, &b, &e)) {
         while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &e, &e))
             ;
-        bool taken, was_active = qr__ppconf_active(c);
-        int d = qr__ppconf_line(c, b, e, &taken);
+        bool taken, unknown, was_active = qr__ppconf_active(c);
+        int d = qr__ppconf_line(c, b, e, &taken, &unknown);
         if (b < as_written)
             continue;
         if (d == 1 && was_active && kept) {

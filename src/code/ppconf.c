@@ -121,16 +121,15 @@ bool qr__pp_host_macro(const char *name, bool *defined, long long *value)
     return true;
 }
 
-/* Whether the host defines the name w[0..n), with its value in *v. */
-static bool host_word(const char *w, size_t n, long long *v)
+/* Whether the host knows the name w[0..n), with whether it defines it and its value. */
+static bool host_word(const char *w, size_t n, bool *def, long long *v)
 {
     char buf[64];
-    bool def;
     if (n >= sizeof buf)
         return false;
     memcpy(buf, w, n);
     buf[n] = 0;
-    return qr__pp_host_macro(buf, &def, v) && def;
+    return qr__pp_host_macro(buf, def, v);
 }
 
 /* ---- lines and directives ---- */
@@ -179,9 +178,11 @@ typedef struct conf {
         size_t b, n;
         long long v;
         bool num;
+        bool undef; /* known not to be defined: #undef */
     } names[CONF_NAMES];
     int nn;
     const char *p, *end; /* the #if expression being read */
+    bool unknown;        /* it names a macro neither the file nor the host knows */
 } conf;
 
 static int conf_find(const conf *c, const char *w, size_t n)
@@ -225,9 +226,28 @@ static long long conf_name(conf *c, const char *w, size_t n)
 {
     int i = conf_find(c, w, n);
     if (i >= 0)
-        return c->names[i].num ? c->names[i].v : 1;
+        return c->names[i].undef ? 0 : c->names[i].num ? c->names[i].v : 1;
     long long v;
-    return host_word(w, n, &v) ? v : 0;
+    bool def;
+    if (host_word(w, n, &def, &v))
+        return v;
+    c->unknown = true;
+    return 0;
+}
+
+/* Whether the name w[0..n) is defined: by the file so far, or by the host; a name
+ * neither knows is not, and makes the expression unknown. */
+static bool conf_is_defined(conf *c, const char *w, size_t n)
+{
+    int i = conf_find(c, w, n);
+    if (i >= 0)
+        return !c->names[i].undef;
+    long long v;
+    bool def;
+    if (host_word(w, n, &def, &v))
+        return def;
+    c->unknown = true;
+    return false;
 }
 
 static long long conf_primary(conf *c, int depth)
@@ -268,8 +288,7 @@ static long long conf_primary(conf *c, int depth)
             if (paren)
                 conf_op(c, ")");
             size_t xn = (size_t)(c->p - x);
-            long long ignored;
-            return conf_find(c, x, xn) >= 0 || host_word(x, xn, &ignored);
+            return conf_is_defined(c, x, xn);
         }
         conf_skip(c);
         if (c->p < c->end && *c->p == '(') { /* a function-like macro: unknown, 0 */
@@ -371,17 +390,16 @@ static bool conf_defined(conf *c)
     const char *x = c->p;
     while (c->p < c->end && is_ident_char((unsigned char)*c->p))
         c->p++;
-    size_t xn = (size_t)(c->p - x);
-    long long ignored;
-    return conf_find(c, x, xn) >= 0 || host_word(x, xn, &ignored);
+    return conf_is_defined(c, x, (size_t)(c->p - x));
 }
 
-int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken)
+int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken, bool *unknown)
 {
     conf *c = &p->c;
     const char *src = c->src;
     int d = qr__pp_directive(src, b, e);
     *taken = false;
+    c->unknown = false;
     size_t k = b;
     while (k < e && (src[k] == ' ' || src[k] == '\t'))
         k++;
@@ -441,14 +459,12 @@ int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken)
             c->p++;
         size_t xn = (size_t)(c->p - x);
         int at = xn ? conf_find(c, x, xn) : -1;
-        if (src[w] == 'u') {
-            if (at >= 0)
-                c->names[at] = c->names[--c->nn];
-        } else if (xn && (at >= 0 || c->nn < CONF_NAMES)) {
+        if (xn && (at >= 0 || c->nn < CONF_NAMES)) {
             if (at < 0)
                 at = c->nn++;
             c->names[at].b = (size_t)(x - src);
             c->names[at].n = xn;
+            c->names[at].undef = src[w] == 'u';
             conf_skip(c);
             char *num_end;
             long long v = c->p < c->end ? strtoll(c->p, &num_end, 0) : 0;
@@ -457,5 +473,6 @@ int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken)
             c->names[at].v = c->names[at].num ? v : 0;
         }
     }
+    *unknown = c->unknown;
     return d;
 }

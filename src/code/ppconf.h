@@ -34,8 +34,10 @@ void qr__ppconf_free(qr_ppconf *c);
 
 /* Reads the logical line src[b..e) and returns qr__pp_directive's answer for it. For an
  * #if line or an #elif/#else line, *taken says whether the branch it opens is the one the
- * group takes (whatever the enclosing groups take). */
-int qr__ppconf_line(qr_ppconf *c, size_t b, size_t e, bool *taken);
+ * group takes (whatever the enclosing groups take), and *unknown whether its condition
+ * names a macro neither the file (a #define or #undef so far) nor the host knows: one the
+ * build defines (-D, a generated config.h) or not, which this reading cannot tell. */
+int qr__ppconf_line(qr_ppconf *c, size_t b, size_t e, bool *taken, bool *unknown);
 
 /* Whether the lines after the last one read are compiled in this configuration. */
 bool qr__ppconf_active(const qr_ppconf *c);

@@ -29,7 +29,9 @@
 # statement macro without a `;` calls neither `else` nor `if`. Groups on one condition
 # whose braces pair across them (jv_dtoa.c's `#ifdef Avoid_Underflow` / `#else` / `if (x)
 # {` then `#ifndef Avoid_Underflow` / `}`) keep the same branch, and a kept branch that
-# leaves a brace open is read as plain code (decNumber's `#if FASTMUL` / `else {`).
+# leaves a brace open is read as plain code (decNumber's `#if FASTMUL` / `else {`); an
+# #if alone on a macro only the build defines (jq's jv_print.c `#ifdef USE_DECNUM` /
+# `} else {`) keeps its code.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -331,6 +333,27 @@ int multiply(int digits, int x) {
 }
 int after_multiply(int x) { return slow(x); }
 C
+cat > "$R/print.c" <<'C'
+static int get_literal(int x) { return x; }
+static int value(int x) { return x; }
+int dump_term(int x) {
+  if (x) {
+    return 0;
+  } else {
+#ifdef USE_DECNUM
+    int lit = get_literal(x);
+    if (lit) {
+      return lit;
+    } else {
+#endif
+      return value(x);
+#ifdef USE_DECNUM
+    }
+#endif
+  }
+}
+int after_dump(int x) { return value(x); }
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -446,5 +469,9 @@ expect_out "a kept branch that leaves a brace open: the function and the one aft
 import json, sys
 rows = list(map(json.loads, sys.stdin))
 print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in rows if r.get(\"node\") == \"function\" and r[\"name\"] in (\"multiply\", \"after_multiply\")) + \"|\" + \" \".join(r[\"name\"] for r in rows if r.get(\"node\") == \"variable\"))'"
+expect_out "an #if alone on a macro the build defines (not the file) keeps its code, braces paired" \
+  'print.c:get_literal print.c:value' \
+  sh -c "'$Q' code query get_call_graph --name dump_term --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"]))))'"
+expect_out "... and the function after it is whole" 'dump_term:active after_dump:active' state dump_term after_dump
 
 finish

@@ -1408,6 +1408,15 @@ static void walk(ex *e, TSNode n, ctx c)
             return;
         }
         break;
+    case 'm':
+        if (c.fn && !strcmp(t, "macro_type_specifier")) {
+            /* a statement `VERBOSE(char buf[LEN]);` (curl), read by the parser's recovery
+             * as a type alone in a function's body: a call of the macro */
+            TSNode up = ts_node_parent(n), nm = field(n, "name");
+            if (!ts_node_is_null(up) && is(up, "compound_statement") && !ts_node_is_null(nm))
+                ref(e, QR_CODE_REF_CALL, c.fn, text(e, nm), line_of(nm), c.cond);
+        }
+        break;
     case 'p':
         if (!strcmp(t, "preproc_include")) {
             TSNode p = field(n, "path");
@@ -1974,6 +1983,37 @@ static bool mid_expression(char first, char last)
     return (last && strchr("=+-*/%&|^<>!?([", last)) || (first && strchr("|&=?<>/%^,", first));
 }
 
+/* Whether the branch src[b..e) begins with the word `else`, blanks, comments and
+ * directive lines skipped: it goes on with the statement before the #if (curl's `if (a)
+ * x; / #ifdef USE_IPV6 / else if (b) y; / #endif`), which the grammar cannot read across
+ * the directive. */
+static bool begins_else(const char *src, size_t b, size_t e)
+{
+    bool line_start = true;
+    for (size_t i = b; i < e; i++) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v')
+            continue;
+        if (ch == '#' && line_start) {
+            while (i + 1 < e && src[i + 1] != '\n')
+                i++;
+            continue;
+        }
+        size_t after = past_comment(src, i, e);
+        if (after != i) {
+            i = after - 1;
+            continue;
+        }
+        return e - i >= 4 && !memcmp(src + i, "else", 4) &&
+               (e - i == 4 || !is_ident_char((unsigned char)src[i + 4]));
+    }
+    return false;
+}
+
 /* Whether a branch whose last significant character is src[at] (the branch starting at
  * b) ends a statement's head, not a statement: `else`, `do`, a label, or a line `if (...)`,
  * `while (...)`, `for (...)`, `switch (...)` (jq's jv_dtoa.c: `#ifdef Honor_FLT_ROUNDS /
@@ -2118,7 +2158,8 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                 for (int k = 0; k < g->n && !inside; k++) {
                     size_t at = 0;
                     sig_ends(src, g->start[k], g->end[k], &f, &l, &at);
-                    inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at));
+                    inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at)) ||
+                             (f == 'e' && begins_else(src, g->start[k], g->end[k]));
                 }
                 if (!inside)
                     continue;

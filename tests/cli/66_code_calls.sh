@@ -31,7 +31,9 @@
 # {` then `#ifndef Avoid_Underflow` / `}`) keep the same branch, and a kept branch that
 # leaves a brace open is read as plain code (decNumber's `#if FASTMUL` / `else {`); an
 # #if alone on a macro only the build defines (jq's jv_print.c `#ifdef USE_DECNUM` /
-# `} else {`) keeps its code.
+# `} else {`) keeps its code; a group that begins with `else` (curl's `#ifdef USE_IPV6` /
+# `else if (...)`) is read as part of the statement before it, and `VERBOSE(char b[N]);`
+# in a body is a call of the macro.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -354,6 +356,23 @@ int dump_term(int x) {
 }
 int after_dump(int x) { return value(x); }
 C
+cat > "$R/dns.c" <<'C'
+#define VERBOSE(x) x
+static int is_ipv4(const char *h) { return h[0] == '1'; }
+static int is_ipaddr(const char *h) { return h[0] == ':'; }
+int dns_start(const char *host) {
+  int q = 0;
+  VERBOSE(char buffer[16]);
+  if(is_ipv4(host))
+    q |= 1;
+#ifdef USE_IPV6
+  else if(is_ipaddr(host)) /* not ipv4, must be ipv6 then */
+    q |= 2;
+#endif
+  return q;
+}
+int after_dns(const char *h) { return is_ipv4(h); }
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -473,5 +492,8 @@ expect_out "an #if alone on a macro the build defines (not the file) keeps its c
   'print.c:get_literal print.c:value' \
   sh -c "'$Q' code query get_call_graph --name dump_term --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"]))))'"
 expect_out "... and the function after it is whole" 'dump_term:active after_dump:active' state dump_term after_dump
+expect_out "a group that goes on with the statement before it (#ifdef X / else if (...)) keeps its call; a statement macro with a declaration for argument is a call" \
+  'expands dns.c:dns_start VERBOSE|calls dns.c:dns_start dns.c:is_ipv4|calls dns.c:dns_start dns.c:is_ipaddr' \
+  edges dns_start
 
 finish

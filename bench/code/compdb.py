@@ -10,7 +10,8 @@ repository exactness.py and quarry read. Writes TREE/compile_commands.json: one 
 file of TREE the build compiles (the first, where a build compiles a file twice, as zlib's
 static and shared objects), every path absolute, the ones inside BUILD_DIR/SUBDIR moved to
 TREE when TREE has them, the others (a dependency's headers, what the build generated)
-left in BUILD_DIR. Both quarry (its -D options)
+left in BUILD_DIR (and a directory moved to TREE is searched in BUILD_DIR too, after
+TREE, for what the build generated there). Both quarry (its -D options)
 and exactness.py (each file's -D, -U, -I, -include and -std for clang) read that file.
 """
 import json
@@ -38,6 +39,16 @@ def main():
                 return moved
         return p
 
+    def also(opt, p, cwd):
+        # a directory moved to TREE is searched in BUILD_DIR too, after it: what the build
+        # generated there (curl's lib/curl_config.h) is not in TREE, and without it clang
+        # stopped at the first #include of every file
+        if opt in ("-I", "-iquote", "-idirafter"):
+            orig = os.path.normpath(os.path.join(cwd, p))
+            if move(p, cwd) != orig:
+                return ["-idirafter", orig]
+        return []
+
     out, seen = [], set()
     for e in entries:
         cwd = e["directory"]
@@ -54,11 +65,13 @@ def main():
                 continue
             if a in PATH_OPTS and i + 1 < len(args):
                 new += [a, move(args[i + 1], cwd)]
+                new += also(a, args[i + 1], cwd)
                 i += 2
                 continue
             opt = next((o for o in PATH_OPTS if a.startswith(o) and len(a) > len(o)), None)
             if opt:
                 new.append(opt + move(a[len(opt):], cwd))
+                new += also(opt, a[len(opt):], cwd)
             elif a in ("-c", "-MD", "-MMD", "-MP") or os.path.normpath(os.path.join(cwd, a)) == \
                     os.path.normpath(e["file"] if os.path.isabs(e["file"]) else os.path.join(cwd, e["file"])):
                 pass

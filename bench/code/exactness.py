@@ -32,12 +32,14 @@ REPO). Facts only: nothing here is copied from the tools it runs.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 
-def run(cmd, cwd, check=True):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace")
+def run(cmd, cwd, check=True, env=None):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace", env=env)
     if check and p.returncode != 0:
         sys.exit("exactness: %s failed (%d): %s" % (cmd[0], p.returncode, p.stderr.strip()[:300]))
     return p.stdout
@@ -151,11 +153,20 @@ def quarry_defs(nodes, files):
 def cscope_calls(repo, files, functions):
     with open(os.path.join(repo, "cscope.files"), "w") as f:
         f.write("\n".join(files) + "\n")
-    run(["cscope", "-b", "-k", "-i", "cscope.files", "-f", "cscope.out"], repo)
+    # cscope makes /tmp/cscope.PID for each run and gives up ("Could not create private
+    # temp dir", exit 1, no output) when one of that name is left from a killed run: each
+    # query failed so counted as a function that calls nothing, and the reference moved
+    # between runs by a few thousandths. Its own TMPDIR, and a failed query is an error.
+    tmp = tempfile.mkdtemp(prefix="exactness-cscope.")
+    env = dict(os.environ, TMPDIR=tmp)
+    run(["cscope", "-b", "-k", "-i", "cscope.files", "-f", "cscope.out"], repo, env=env)
     out = set()
     for name in sorted(functions):
-        txt = run(["cscope", "-d", "-f", "cscope.out", "-L", "-2", name], repo, check=False)
-        for line in txt.splitlines():
+        p = subprocess.run(["cscope", "-d", "-f", "cscope.out", "-L", "-2", name], cwd=repo,
+                           capture_output=True, text=True, errors="replace", env=env)
+        if p.returncode != 0 and p.stderr.strip():
+            sys.exit("exactness: cscope -L -2 %s failed: %s" % (name, p.stderr.strip()[:300]))
+        for line in p.stdout.splitlines():
             parts = line.split(" ", 3)
             if len(parts) >= 3:
                 out.add((parts[0], name, parts[1]))
@@ -164,6 +175,7 @@ def cscope_calls(repo, files, functions):
             os.remove(os.path.join(repo, f))
         except OSError:
             pass
+    shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 

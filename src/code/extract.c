@@ -20,6 +20,7 @@
  * disabled branches the user asked about).
  */
 #include "code_int.h"
+#include "ppconf.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -711,8 +712,10 @@ static void false_function(ex *e, TSNode n, const ctx *c)
             recover(e, field(type, "type"), c);
         } else if (is(type, "type_identifier") && !ts_node_is_null(d) &&
                    (is(d, "parenthesized_declarator") || is(d, "function_declarator"))) {
-            /* `vmcase(OP_ADD) {`: the macro read as a type, its arguments as a declarator */
-            ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
+            /* `vmcase(OP_ADD) {`: the macro read as a type, its arguments as a declarator;
+             * `else if (x) {` after such a macro: no call of `else` (nor of `if`) */
+            if (!is_keyword(e, type))
+                ref(e, QR_CODE_REF_CALL, c->fn, text(e, type), line_of(type), c->cond);
         } else if (is_record(type)) {
             record(e, type, NULL, c);
         } else {
@@ -924,101 +927,19 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
 
 /* ---- preprocessor conditions ---- */
 
-/* What the compiler (gcc on x86-64 GNU/Linux, the platform quarry indexes for) and the C
- * library's headers define before any project file is read: a condition on these is
- * judged where it is written, not left to "does some file define it". Names absent here
- * are the project's, judged when a graph is assembled. */
-typedef struct host_macro {
-    const char *name;
-    long long value; /* HOST_UNDEF: known not to be defined */
-} host_macro;
-
-#define HOST_UNDEF (-0x7fffffffffffffffLL)
-
-static const host_macro host_macros[] = {
-    {"BIG_ENDIAN", 4321},
-    {"BYTE_ORDER", 1234},
-    {"CHAR_BIT", 8},
-    {"LITTLE_ENDIAN", 1234},
-    {"PDP_ENDIAN", 3412},
-    {"_LP64", 1},
-    {"_MSC_VER", HOST_UNDEF},
-    {"_WIN32", HOST_UNDEF},
-    {"_WIN64", HOST_UNDEF},
-    {"__ANDROID__", HOST_UNDEF},
-    {"__APPLE__", HOST_UNDEF},
-    {"__BIG_ENDIAN", 4321},
-    {"__BIG_ENDIAN__", HOST_UNDEF},
-    {"__BYTE_ORDER", 1234},
-    {"__BYTE_ORDER__", 1234},
-    {"__CHAR_BIT__", 8},
-    {"__CYGWIN__", HOST_UNDEF},
-    {"__DragonFly__", HOST_UNDEF},
-    {"__ELF__", 1},
-    {"__FreeBSD__", HOST_UNDEF},
-    {"__GLIBC__", 2},
-    {"__GNUC__", 12},
-    {"__GNUC_MINOR__", 2},
-    {"__LITTLE_ENDIAN", 1234},
-    {"__LITTLE_ENDIAN__", 1},
-    {"__LP64__", 1},
-    {"__MACH__", HOST_UNDEF},
-    {"__MINGW32__", HOST_UNDEF},
-    {"__NetBSD__", HOST_UNDEF},
-    {"__OpenBSD__", HOST_UNDEF},
-    {"__ORDER_BIG_ENDIAN__", 4321},
-    {"__ORDER_LITTLE_ENDIAN__", 1234},
-    {"__ORDER_PDP_ENDIAN__", 3412},
-    {"__PDP_ENDIAN", 3412},
-    {"__SIZEOF_INT__", 4},
-    {"__SIZEOF_LONG_LONG__", 8},
-    {"__SIZEOF_LONG__", 8},
-    {"__SIZEOF_POINTER__", 8},
-    {"__SIZEOF_SHORT__", 2},
-    {"__SIZEOF_SIZE_T__", 8},
-    {"__STDC_HOSTED__", 1},
-    {"__STDC_VERSION__", 201710},
-    {"__STDC__", 1},
-    {"__aarch64__", HOST_UNDEF},
-    {"__amd64", 1},
-    {"__amd64__", 1},
-    {"__arm__", HOST_UNDEF},
-    {"__gnu_linux__", 1},
-    {"__i386__", HOST_UNDEF},
-    {"__linux", 1},
-    {"__linux__", 1},
-    {"__sun", HOST_UNDEF},
-    {"__unix", 1},
-    {"__unix__", 1},
-    {"__x86_64", 1},
-    {"__x86_64__", 1},
-    {"linux", 1},
-    {"unix", 1},
-};
-
-static int host_cmp(const void *k, const void *m)
-{
-    return strcmp(k, ((const host_macro *)m)->name);
-}
-
-/* The host's knowledge of macro `name`: true when known, with *defined and *value set.
- * __cplusplus is defined exactly when the file is read as C++. */
+/* The host's knowledge of macro `name` (what the compiler and the C library's headers
+ * define before any project file is read, ppconf.c): true when known, with *defined and
+ * *value set; a condition on these is judged where it is written, not left to "does some
+ * file define it". __cplusplus is defined exactly when the file is read as C++. Names
+ * unknown here are the project's, judged when a graph is assembled. */
 static bool host_macro_of(const ex *e, const char *name, bool *defined, long long *value)
 {
-    if (!name)
-        return false;
-    if (!strcmp(name, "__cplusplus")) {
+    if (name && !strcmp(name, "__cplusplus")) {
         *defined = e->cpp;
         *value = e->cpp ? 201703 : 0;
         return true;
     }
-    const host_macro *m = bsearch(name, host_macros, sizeof host_macros / sizeof *host_macros,
-                                  sizeof *host_macros, host_cmp);
-    if (!m)
-        return false;
-    *defined = m->value != HOST_UNDEF;
-    *value = *defined ? m->value : 0;
-    return true;
+    return qr__pp_host_macro(name, defined, value);
 }
 
 /* The value of a condition from host facts alone: 1 (true, *v holds it), 0 when it cannot
@@ -1410,7 +1331,10 @@ static void walk(ex *e, TSNode n, ctx c)
         if (!strcmp(t, "call_expression")) {
             TSNode f = field(n, "function");
             if (!ts_node_is_null(f) && is(f, "identifier")) {
-                ref(e, QR_CODE_REF_CALL, c.fn, text(e, f), line_of(f), c.cond);
+                /* `else (x)`: the parser's recovery after a statement macro without a `;`
+                 * (redis's `GET_NUMERIC_TYPE(value)` then `if ... else if (...)`) */
+                if (!is_keyword(e, f))
+                    ref(e, QR_CODE_REF_CALL, c.fn, text(e, f), line_of(f), c.cond);
             } else {
                 /* a call through a function pointer kept in a struct: `c->cmd->proc(c)`,
                  * `(*s->fn)(x)`, `(s.fn)(x)`: a call of the member, as cscope shows it */
@@ -1482,6 +1406,15 @@ static void walk(ex *e, TSNode n, ctx c)
         if (!strcmp(t, "identifier")) {
             ref(e, QR_CODE_REF_NAME, c.fn, text(e, n), line_of(n), c.cond);
             return;
+        }
+        break;
+    case 'm':
+        if (c.fn && !strcmp(t, "macro_type_specifier")) {
+            /* a statement `VERBOSE(char buf[LEN]);` (curl), read by the parser's recovery
+             * as a type alone in a function's body: a call of the macro */
+            TSNode up = ts_node_parent(n), nm = field(n, "name");
+            if (!ts_node_is_null(up) && is(up, "compound_statement") && !ts_node_is_null(nm))
+                ref(e, QR_CODE_REF_CALL, c.fn, text(e, nm), line_of(nm), c.cond);
         }
         break;
     case 'p':
@@ -1754,20 +1687,6 @@ static char *blank_directive_comments(const char *src, size_t len)
 
 /* ---- the extern "C" wrapper ---- */
 
-/* The next line of src from i: its bounds without the newline; false at the end. */
-static bool next_line(const char *src, size_t len, size_t *i, size_t *b, size_t *e)
-{
-    if (*i >= len)
-        return false;
-    *b = *i;
-    while (*i < len && src[*i] != '\n')
-        (*i)++;
-    *e = *i;
-    if (*i < len)
-        (*i)++;
-    return true;
-}
-
 /* Whether src[b..e) reads as `words` once blanks are dropped ("#ifdef__cplusplus"). */
 static bool line_is(const char *src, size_t b, size_t e, const char *words)
 {
@@ -1803,13 +1722,13 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
 {
     char *out = own;
     size_t i = 0, b, e;
-    while (next_line(src, len, &i, &b, &e)) {
+    while (qr__pp_next_line(src, len, &i, &b, &e)) {
         if (!opens_cplusplus(src, b, e))
             continue;
         size_t j = i, mb, me, body_b = 0, body_e = 0;
         int body = 0;
         bool ok = false;
-        while (body <= 1 && next_line(src, len, &j, &mb, &me)) {
+        while (body <= 1 && qr__pp_next_line(src, len, &j, &mb, &me)) {
             if (line_is(src, mb, me, "#endif")) {
                 ok = body == 1;
                 break;
@@ -1859,7 +1778,7 @@ static char *blank_annotations(const char *src, size_t len, char *own)
     size_t i = 0, b, e;
     /* the definitions: `#define NAME` then nothing, __attribute__, __declspec, or a name
      * already found */
-    while (nn < ANNOT_MAX && next_line(src, len, &i, &b, &e)) {
+    while (nn < ANNOT_MAX && qr__pp_next_line(src, len, &i, &b, &e)) {
         size_t k = b;
         while (k < e && (src[k] == ' ' || src[k] == '\t'))
             k++;
@@ -2004,31 +1923,6 @@ static int brace_balance(const char *src, size_t b, size_t e)
     return n;
 }
 
-/* The directive a line holds: 1 #if/#ifdef/#ifndef, 2 #elif/#else (and #elifdef), 3
- * #endif, 0 another line. */
-static int directive_of(const char *src, size_t b, size_t e)
-{
-    while (b < e && (src[b] == ' ' || src[b] == '\t'))
-        b++;
-    if (b >= e || src[b] != '#')
-        return 0;
-    for (b++; b < e && (src[b] == ' ' || src[b] == '\t'); b++)
-        ;
-    size_t w = b;
-    while (w < e && isalpha((unsigned char)src[w]))
-        w++;
-    size_t n = w - b;
-    if ((n == 2 && !memcmp(src + b, "if", 2)) || (n == 5 && !memcmp(src + b, "ifdef", 5)) ||
-        (n == 6 && !memcmp(src + b, "ifndef", 6)))
-        return 1;
-    if ((n == 4 && (!memcmp(src + b, "elif", 4) || !memcmp(src + b, "else", 4))) ||
-        (n >= 7 && !memcmp(src + b, "elifdef", 7)) || (n == 8 && !memcmp(src + b, "elifndef", 8)))
-        return 2;
-    if (n == 5 && !memcmp(src + b, "endif", 5))
-        return 3;
-    return 0;
-}
-
 #define GROUP_DEPTH 64
 #define GROUP_BRANCHES 32
 
@@ -2089,6 +1983,37 @@ static bool mid_expression(char first, char last)
     return (last && strchr("=+-*/%&|^<>!?([", last)) || (first && strchr("|&=?<>/%^,", first));
 }
 
+/* Whether the branch src[b..e) begins with the word `else`, blanks, comments and
+ * directive lines skipped: it goes on with the statement before the #if (curl's `if (a)
+ * x; / #ifdef USE_IPV6 / else if (b) y; / #endif`), which the grammar cannot read across
+ * the directive. */
+static bool begins_else(const char *src, size_t b, size_t e)
+{
+    bool line_start = true;
+    for (size_t i = b; i < e; i++) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v')
+            continue;
+        if (ch == '#' && line_start) {
+            while (i + 1 < e && src[i + 1] != '\n')
+                i++;
+            continue;
+        }
+        size_t after = past_comment(src, i, e);
+        if (after != i) {
+            i = after - 1;
+            continue;
+        }
+        return e - i >= 4 && !memcmp(src + i, "else", 4) &&
+               (e - i == 4 || !is_ident_char((unsigned char)src[i + 4]));
+    }
+    return false;
+}
+
 /* Whether a branch whose last significant character is src[at] (the branch starting at
  * b) ends a statement's head, not a statement: `else`, `do`, a label, or a line `if (...)`,
  * `while (...)`, `for (...)`, `switch (...)` (jq's jv_dtoa.c: `#ifdef Honor_FLT_ROUNDS /
@@ -2123,18 +2048,21 @@ static bool open_statement(const char *src, size_t b, size_t at)
 }
 
 /* A copy of src (or `own`, reused) where each #if group whose branches do not each close
- * the braces they open keeps only its last branch's code (the #else, or nothing after an
- * #if alone); the other branches become blanks, their directive lines and line breaks
- * kept. `#if DECSUBSET / if (x) { / #endif ... #if DECSUBSET / } / #endif` (jq's
- * decNumber) and `#ifdef WIN32 / int umain(...) { / #else / int main(...) { / #endif`
- * (jq's main.c) are not C the grammar can read: it gave up on the rest of the function
- * (and of the file), losing definitions and calls. Paired groups share their condition,
- * so taking the last branch in each keeps the braces paired. A group inside an
- * expression (`#ifndef Sudden_Underflow / i = / #endif / b->wds = 1;`, jq's jv_dtoa.c,
- * where the grammar lost the function and the file's 60 functions after it) keeps its
- * last branch, or its only one, and loses its directive lines too: the grammar reads no
- * directive between an expression's tokens. Returns own (or NULL) when nothing changes
- * or memory ran out. */
+ * the braces they open keeps only the code of the branch the file's own configuration
+ * takes (ppconf.c: its #defines so far and the host's facts; other names undefined, so
+ * mostly the #else, or nothing after an #if alone); the other branches become blanks,
+ * their directive lines and line breaks kept. `#if DECSUBSET / if (x) { / #endif ... #if
+ * DECSUBSET / } / #endif` (jq's decNumber) and `#ifdef WIN32 / int umain(...) { / #else
+ * / int main(...) { / #endif` (jq's main.c) are not C the grammar can read: it gave up on
+ * the rest of the function (and of the file), losing definitions and calls. Groups on one
+ * condition are read alike, so their braces stay paired: taking the last branch of each
+ * instead kept jv_dtoa.c's `#ifdef Avoid_Underflow / ... / #else / if (x) {` and dropped
+ * the `}` of the `#ifndef Avoid_Underflow` after it. A group inside an expression
+ * (`#ifndef Sudden_Underflow / i = / #endif / b->wds = 1;`, jq's jv_dtoa.c, where the
+ * grammar lost the function and the file's 60 functions after it) keeps its taken branch,
+ * else its last one, and loses its directive lines too: the grammar reads no directive
+ * between an expression's tokens. Returns own (or NULL) when nothing changes or memory
+ * ran out. */
 static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
 {
     struct group {
@@ -2143,22 +2071,29 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
         char before;  /* the last significant character before the #if line */
         bool word_before; /* ... ends a word other than `else` or `do` */
         int n;
+        int taken;   /* the branch the file's own configuration takes, -1 none */
+        bool unknown; /* the #if names a macro the file does not define or #undef */
         bool broken; /* too many branches: left alone */
     };
     struct group *st = malloc(GROUP_DEPTH * sizeof *st);
-    if (!st)
+    qr_ppconf *conf = qr__ppconf_new(src);
+    if (!st || !conf) {
+        free(st);
+        qr__ppconf_free(conf);
         return own;
+    }
     char *out = own;
     int depth = 0;
     size_t i = 0, b, e;
     size_t seen = 0; /* src[..seen) scanned for `last` */
     char last = 0;
     size_t last_at = 0;
-    while (next_line(src, len, &i, &b, &e)) {
+    while (qr__pp_next_line(src, len, &i, &b, &e)) {
         /* a directive goes on past a backslash-newline */
-        while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
+        while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &e, &e))
             ;
-        int d = directive_of(src, b, e);
+        bool tk, unknown;
+        int d = qr__ppconf_line(conf, b, e, &tk, &unknown);
         if (d == 1) {
             if (depth < GROUP_DEPTH) {
                 char f, l;
@@ -2167,6 +2102,8 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                     last = l;
                 seen = b;
                 st[depth].n = 1;
+                st[depth].taken = tk ? 0 : -1;
+                st[depth].unknown = unknown;
                 st[depth].broken = false;
                 st[depth].start[0] = i;
                 st[depth].if_b = b;
@@ -2198,6 +2135,8 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
             } else if (!g->broken) {
                 g->end[g->n - 1] = b;
                 g->start[g->n++] = i;
+                if (tk)
+                    g->taken = g->n - 1;
             }
         } else if (d == 3 && depth > 0) {
             depth--;
@@ -2219,7 +2158,8 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                 for (int k = 0; k < g->n && !inside; k++) {
                     size_t at = 0;
                     sig_ends(src, g->start[k], g->end[k], &f, &l, &at);
-                    inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at));
+                    inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at)) ||
+                             (f == 'e' && begins_else(src, g->start[k], g->end[k]));
                 }
                 if (!inside)
                     continue;
@@ -2230,9 +2170,16 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                     break;
                 memcpy(out, src, len);
             }
-            /* the last branch stays, unless it is the #if alone (then nothing does, but in
-             * an expression it does) */
-            int keep = g->n > 1 || inside ? g->n - 1 : -1;
+            /* the branch the file's own configuration takes stays (paired groups on one
+             * condition, `#ifdef X` / `#else` / `if (a) {` then `#ifndef X` / `}`, keep
+             * their braces paired); when it takes none, nothing does, but in an expression
+             * the last branch does, and so does an #if alone on a macro the file neither
+             * defines nor #undefs (jq's jv_print.c `#ifdef USE_DECNUM` / `... else {` /
+             * `#endif` then `#ifdef USE_DECNUM` / `}` / `#endif`: USE_DECNUM comes from
+             * the build, which this reading cannot see, and the code is kept) */
+            int keep = g->taken >= 0                   ? g->taken
+                       : inside || (g->n == 1 && g->unknown) ? g->n - 1
+                                                              : -1;
             for (int k = 0; k < g->n; k++) {
                 if (k == keep)
                     continue;
@@ -2240,7 +2187,11 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                     if (out[x] != '\n')
                         out[x] = ' ';
             }
-            if (inside) { /* the directive lines: #if, each #elif/#else, #endif */
+            /* a kept branch that leaves a brace open (`#if FASTMUL / if (x) {...} else { /
+             * #endif`, jq's decMultiplyOp) is read as plain code, as in an expression */
+            bool plain = inside || (keep >= 0 && brace_balance(out, g->start[keep],
+                                                                g->end[keep]) != 0);
+            if (plain) { /* the directive lines: #if, each #elif/#else, #endif */
                 for (int k = 0; k <= g->n; k++) {
                     size_t db = k == 0 ? g->if_b : g->end[k - 1];
                     size_t de = k == 0 ? g->start[0] : k < g->n ? g->start[k] : i;
@@ -2252,6 +2203,7 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
         }
     }
     free(st);
+    qr__ppconf_free(conf);
     return out;
 }
 
@@ -2509,305 +2461,136 @@ static char *blank_specifier_macros(TSNode root, const char *src, size_t len, ch
 
 /* ---- one configuration, when nothing else parses ---- */
 
-#define CONF_NAMES 512
-#define CONF_DEPTH 64
+typedef struct pp_range {
+    size_t b, e;
+} pp_range;
 
-typedef struct conf {
-    const char *src;
-    struct {
-        size_t b, n;
-        long long v;
-        bool num;
-    } names[CONF_NAMES];
-    int nn;
-    const char *p, *end; /* the #if expression being read */
-} conf;
-
-static int conf_find(const conf *c, const char *w, size_t n)
+static int range_cmp(const void *x, const void *y)
 {
-    for (int i = 0; i < c->nn; i++)
-        if (c->names[i].n == n && !memcmp(c->src + c->names[i].b, w, n))
-            return i;
-    return -1;
+    const pp_range *a = x, *b = y;
+    return a->b < b->b ? -1 : a->b > b->b;
 }
 
-static void conf_skip(conf *c)
+/* The #if groups of src that hold only directives, blanks and comments in all their
+ * branches (`#ifdef _WIN32 / #define sclose(x) closesocket(x) / #else / #define sclose(x)
+ * close(x) / #endif`), each from its #if line to past its #endif line, sorted; *n of
+ * them. NULL when there are none or memory ran out. */
+static pp_range *directive_groups(const char *src, size_t len, size_t *n)
 {
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\\' || *c->p == '\n' ||
-                             *c->p == '\r'))
-        c->p++;
-    if (c->p + 1 < c->end && c->p[0] == '/' && (c->p[1] == '*' || c->p[1] == '/'))
-        c->p = c->end; /* a comment ends what is read */
-}
-
-static bool conf_op(conf *c, const char *op)
-{
-    conf_skip(c);
-    size_t n = strlen(op);
-    if ((size_t)(c->end - c->p) < n || memcmp(c->p, op, n))
-        return false;
-    /* `<` is not `<<` or `<=`, `&` not `&&`, `|` not `||` */
-    if (n == 1 && c->p + 1 < c->end && strchr("<>&|=", *op) && c->p[1] == *op)
-        return false;
-    if (n == 1 && (*op == '<' || *op == '>' || *op == '!') && c->p + 1 < c->end &&
-        c->p[1] == '=')
-        return false;
-    c->p += n;
-    return true;
-}
-
-static long long conf_expr(conf *c, int prec, int depth);
-
-/* A name's value in #if: a number it is defined as, 1 when defined otherwise (`#define
- * IEEE_8087`), the host's facts (__GNUC__, _WIN32), 0 when undefined. */
-static long long conf_name(conf *c, const char *w, size_t n)
-{
-    int i = conf_find(c, w, n);
-    if (i >= 0)
-        return c->names[i].num ? c->names[i].v : 1;
-    char buf[64];
-    if (n < sizeof buf) {
-        memcpy(buf, w, n);
-        buf[n] = 0;
-        const host_macro *m = bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
-                                      sizeof *host_macros, host_cmp);
-        if (m && m->value != HOST_UNDEF)
-            return m->value;
-    }
-    return 0;
-}
-
-static long long conf_primary(conf *c, int depth)
-{
-    conf_skip(c);
-    if (c->p >= c->end || depth > 64)
-        return 0;
-    if (conf_op(c, "(")) {
-        long long v = conf_expr(c, 0, depth + 1);
-        conf_op(c, ")");
-        return v;
-    }
-    if (conf_op(c, "!"))
-        return !conf_primary(c, depth + 1);
-    if (conf_op(c, "-"))
-        return -conf_primary(c, depth + 1);
-    if (conf_op(c, "~"))
-        return ~conf_primary(c, depth + 1);
-    if (isdigit((unsigned char)*c->p)) {
-        char *e;
-        long long v = strtoll(c->p, &e, 0);
-        c->p = e;
-        while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-            c->p++; /* 1UL */
-        return v;
-    }
-    if (is_ident_char((unsigned char)*c->p)) {
-        const char *w = c->p;
-        while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-            c->p++;
-        size_t n = (size_t)(c->p - w);
-        if (n == 7 && !memcmp(w, "defined", 7)) {
-            bool paren = conf_op(c, "(");
-            conf_skip(c);
-            const char *x = c->p;
-            while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-                c->p++;
-            if (paren)
-                conf_op(c, ")");
-            size_t xn = (size_t)(c->p - x);
-            if (conf_find(c, x, xn) >= 0)
-                return 1;
-            char buf[64];
-            if (xn < sizeof buf) {
-                memcpy(buf, x, xn);
-                buf[xn] = 0;
-                const host_macro *m =
-                    bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
-                            sizeof *host_macros, host_cmp);
-                return m && m->value != HOST_UNDEF;
+    size_t open[GROUP_DEPTH], body[GROUP_DEPTH];
+    pp_range *out = NULL;
+    size_t cap = 0;
+    int depth = 0;
+    *n = 0;
+    size_t i = 0, b, e;
+    while (qr__pp_next_line(src, len, &i, &b, &e)) {
+        while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &e, &e))
+            ;
+        int d = qr__pp_directive(src, b, e);
+        if (d == 1) {
+            if (depth < GROUP_DEPTH) {
+                open[depth] = b;
+                body[depth] = i;
             }
-            return 0;
-        }
-        conf_skip(c);
-        if (c->p < c->end && *c->p == '(') { /* a function-like macro: unknown, 0 */
-            int d = 0;
-            for (; c->p < c->end; c->p++) {
-                if (*c->p == '(')
-                    d++;
-                else if (*c->p == ')' && --d == 0) {
-                    c->p++;
+            depth++;
+        } else if (d == 3 && depth > 0 && --depth < GROUP_DEPTH) {
+            char first, last;
+            sig_ends(src, body[depth], b, &first, &last, NULL);
+            if (first)
+                continue;
+            if (*n == cap) {
+                size_t nc = cap ? 2 * cap : 64;
+                pp_range *np = realloc(out, nc * sizeof *np);
+                if (!np)
                     break;
-                }
+                out = np;
+                cap = nc;
             }
-            return 0;
+            out[(*n)++] = (pp_range){open[depth], i};
         }
-        return conf_name(c, w, n);
     }
-    c->p = c->end; /* what this reader does not know ends the expression */
-    return 0;
+    if (out)
+        qsort(out, *n, sizeof *out, range_cmp);
+    return out;
 }
 
-/* The binary operators by precedence, lowest first. */
-static const char *const conf_ops[][5] = {
-    {"||", NULL}, {"&&", NULL}, {"|", NULL}, {"^", NULL}, {"&", NULL}, {"==", "!=", NULL},
-    {"<=", ">=", "<", ">", NULL}, {"<<", ">>", NULL}, {"+", "-", NULL}, {"*", "/", "%", NULL}};
-
-static long long conf_expr(conf *c, int prec, int depth)
+/* A copy of src (or `own`, reused) read as one configuration: each #if group holding code
+ * keeps the branch the preprocessor would take (ppconf.c: the file's own #define and
+ * #undef lines met so far and the host's facts; undefined names are 0), the others
+ * blank, and its directive lines blank too; unless `strict`, a group of directives alone
+ * in compiled code stays as written, with all its branches and conditions (curl's
+ * curl_setup.h defines 315 macros that way; read strictly it keeps a third). Only for a
+ * file the grammar cannot read otherwise (its root an error: jq's jv_dtoa.c, 4,300 lines
+ * of `#ifdef` inside statements, was read as no function at all): what the other
+ * branches of code groups hold is lost, and what is kept no longer carries their
+ * condition. */
+static char *one_configuration(const char *src, size_t len, char *own, bool strict)
 {
-    if (prec >= (int)(sizeof conf_ops / sizeof *conf_ops) || depth > 64)
-        return conf_primary(c, depth + 1);
-    long long a = conf_expr(c, prec + 1, depth + 1);
-    for (;;) {
-        const char *op = NULL;
-        for (int k = 0; conf_ops[prec][k] && !op; k++)
-            if (conf_op(c, conf_ops[prec][k]))
-                op = conf_ops[prec][k];
-        if (!op)
-            break;
-        long long b = conf_expr(c, prec + 1, depth + 1);
-        unsigned long long ua = (unsigned long long)a, ub = (unsigned long long)b;
-        if (!strcmp(op, "||")) a = a || b;
-        else if (!strcmp(op, "&&")) a = a && b;
-        else if (!strcmp(op, "|")) a = a | b;
-        else if (!strcmp(op, "^")) a = a ^ b;
-        else if (!strcmp(op, "&")) a = a & b;
-        else if (!strcmp(op, "==")) a = a == b;
-        else if (!strcmp(op, "!=")) a = a != b;
-        else if (!strcmp(op, "<=")) a = a <= b;
-        else if (!strcmp(op, ">=")) a = a >= b;
-        else if (!strcmp(op, "<")) a = a < b;
-        else if (!strcmp(op, ">")) a = a > b;
-        else if (!strcmp(op, "<<")) a = b >= 0 && b < 64 ? (long long)(ua << b) : 0;
-        else if (!strcmp(op, ">>")) a = b >= 0 && b < 64 ? a >> b : 0;
-        else if (!strcmp(op, "+")) a = (long long)(ua + ub);
-        else if (!strcmp(op, "-")) a = (long long)(ua - ub);
-        else if (!strcmp(op, "*")) a = (long long)(ua * ub);
-        else if (b == 0) a = 0;
-        else if (!strcmp(op, "/")) a = a == LLONG_MIN && b == -1 ? a : a / b;
-        else a = b == -1 ? 0 : a % b;
-    }
-    return a;
-}
-
-/* A copy of src (or `own`, reused) read as one configuration: each #if group keeps the
- * branch the preprocessor would take, judged from the file's own #define and #undef
- * lines met so far and the host's facts (undefined names are 0), the others blank, and
- * the conditional directive lines blank too. Only for a file the grammar cannot read
- * otherwise (its root an error: jq's jv_dtoa.c, 4,300 lines of `#ifdef` inside
- * statements, was read as no function at all): what other branches define is lost, and
- * what is kept no longer carries its condition. */
-static char *one_configuration(const char *src, size_t len, char *own)
-{
-    conf *c = calloc(1, sizeof *c);
+    qr_ppconf *c = qr__ppconf_new(src);
     if (!c)
         return own;
-    c->src = src;
-    struct conf_group {
-        bool active, taken;
-    } st[CONF_DEPTH];
-    int depth = 0, over = 0; /* over: groups deeper than CONF_DEPTH */
-    bool active = true;
     char *out = own;
     if (!out) {
         out = malloc(len ? len : 1);
         if (!out) {
-            free(c);
+            qr__ppconf_free(c);
             return own;
         }
         memcpy(out, src, len);
     }
-    size_t i = 0, b, e;
-    while (next_line(src, len, &i, &b, &e)) {
-        while (e > b && src[e - 1] == '\\' && next_line(src, len, &i, &e, &e))
+    size_t nkept = 0;
+    pp_range *kept = strict ? NULL : directive_groups(src, len, &nkept);
+    size_t i = 0, b, e, as_written = 0; /* src[..as_written) stays */
+    while (qr__pp_next_line(src, len, &i, &b, &e)) {
+        while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &e, &e))
             ;
-        int d = directive_of(src, b, e);
-        size_t k = b;
-        while (k < e && (src[k] == ' ' || src[k] == '\t'))
-            k++;
-        size_t w = k < e && src[k] == '#' ? k + 1 : e;
-        while (w < e && (src[w] == ' ' || src[w] == '\t'))
-            w++;
-        size_t we = w;
-        while (we < e && isalpha((unsigned char)src[we]))
-            we++;
-        c->p = src + we;
-        c->end = src + e;
-        if (d == 1) {
-            bool v;
-            if (we - w == 5 || we - w == 6) { /* #ifdef, #ifndef */
-                conf_skip(c);
-                const char *x = c->p;
-                while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-                    c->p++;
-                bool def = conf_find(c, x, (size_t)(c->p - x)) >= 0;
-                if (!def) {
-                    char buf[64];
-                    size_t xn = (size_t)(c->p - x);
-                    if (xn < sizeof buf) {
-                        memcpy(buf, x, xn);
-                        buf[xn] = 0;
-                        const host_macro *m =
-                            bsearch(buf, host_macros, sizeof host_macros / sizeof *host_macros,
-                                    sizeof *host_macros, host_cmp);
-                        def = m && m->value != HOST_UNDEF;
-                    }
-                }
-                v = we - w == 5 ? def : !def;
-            } else {
-                v = conf_expr(c, 0, 0) != 0;
-            }
-            if (depth < CONF_DEPTH) {
-                st[depth].active = active;
-                st[depth].taken = v;
-                depth++;
-                active = active && v;
-            } else {
-                over++;
-            }
-        } else if (d == 2 && !over && depth > 0) {
-            struct conf_group *g = &st[depth - 1];
-            bool is_else = we - w == 4 && !memcmp(src + w, "else", 4);
-            bool v = !g->taken && (is_else || conf_expr(c, 0, 0) != 0);
-            if (v)
-                g->taken = true;
-            active = g->active && v;
-        } else if (d == 3) {
-            if (over)
-                over--;
-            else if (depth > 0)
-                active = st[--depth].active;
-        } else if (active && w < e && (we - w == 6 || we - w == 5) &&
-                   (!memcmp(src + w, "define", 6) || !memcmp(src + w, "undef", 5))) {
-            conf_skip(c);
-            const char *x = c->p;
-            while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-                c->p++;
-            size_t xn = (size_t)(c->p - x);
-            int at = xn ? conf_find(c, x, xn) : -1;
-            if (src[w] == 'u') {
-                if (at >= 0)
-                    c->names[at] = c->names[--c->nn];
-            } else if (xn && (at >= 0 || c->nn < CONF_NAMES)) {
-                if (at < 0)
-                    at = c->nn++;
-                c->names[at].b = (size_t)(x - src);
-                c->names[at].n = xn;
-                conf_skip(c);
-                char *num_end;
-                long long v = c->p < c->end ? strtoll(c->p, &num_end, 0) : 0;
-                c->names[at].num = c->p < c->end && num_end > c->p &&
-                                   (num_end >= c->end || !is_ident_char((unsigned char)*num_end));
-                c->names[at].v = c->names[at].num ? v : 0;
-            }
+        bool taken, unknown, was_active = qr__ppconf_active(c);
+        int d = qr__ppconf_line(c, b, e, &taken, &unknown);
+        if (b < as_written)
             continue;
+        if (d == 1 && was_active && kept) {
+            pp_range key = {b, 0};
+            pp_range *r = bsearch(&key, kept, nkept, sizeof *kept, range_cmp);
+            if (r) {
+                as_written = r->e;
+                continue;
+            }
         }
-        if (d || !active)
+        if (d || !qr__ppconf_active(c))
             for (size_t x = b; x < i && x < len; x++)
                 if (out[x] != '\n')
                     out[x] = ' ';
     }
-    free(c);
+    free(kept);
+    qr__ppconf_free(c);
     return out;
+}
+
+/* The ERROR and MISSING nodes of a tree (a subtree without errors is not entered). */
+static size_t count_errors(TSNode root)
+{
+    size_t n = 0;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode x = ts_tree_cursor_current_node(&cur);
+        if (ts_node_is_missing(x) || !strcmp(ts_node_type(x), "ERROR"))
+            n++;
+        if (ts_node_has_error(x) && ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur)) {
+                ts_tree_cursor_delete(&cur);
+                return n;
+            }
+    }
+}
+
+/* How badly a tree reads: its ERROR and MISSING nodes, and a root that is an error
+ * above any number of them. */
+static size_t tree_badness(TSTree *t)
+{
+    TSNode root = ts_tree_root_node(t);
+    return count_errors(root) + (strcmp(ts_node_type(root), "ERROR") ? 0 : SIZE_MAX / 2);
 }
 
 static const TSLanguage *language(qr_code_lang lang)
@@ -2852,19 +2635,33 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         }
     }
     if (tree && !strcmp(ts_node_type(ts_tree_root_node(tree)), "ERROR")) {
-        /* nothing else parses: one configuration, kept when the grammar reads it */
-        char *one = one_configuration(src, len, NULL);
-        TSTree *t2 = one ? ts_parser_parse_string(p, NULL, one, (uint32_t)len) : NULL;
-        if (t2 && strcmp(ts_node_type(ts_tree_root_node(t2)), "ERROR")) {
-            ts_tree_delete(tree);
-            tree = t2;
+        /* the grammar gave up on the file: one configuration, its directive groups as
+         * written, then with them too read as one configuration; the reading whose root
+         * is no error, then with the fewest errors, is kept (curl's curl_setup.h: as
+         * written, `#elif defined(inline)` still made the root an error, in which nested
+         * groups lose their enclosing condition) */
+        size_t best = tree_badness(tree);
+        char *best_text = NULL;
+        for (int strict = 0; strict < 2 && best; strict++) {
+            char *one = one_configuration(src, len, NULL, strict);
+            TSTree *t2 = one ? ts_parser_parse_string(p, NULL, one, (uint32_t)len) : NULL;
+            size_t bad = t2 ? tree_badness(t2) : SIZE_MAX;
+            if (bad < best) {
+                ts_tree_delete(tree);
+                tree = t2;
+                free(best_text);
+                best_text = one;
+                best = bad;
+            } else {
+                if (t2)
+                    ts_tree_delete(t2);
+                free(one);
+            }
+        }
+        if (best_text) {
             free(clean);
-            clean = one;
+            clean = best_text;
             src = clean;
-        } else {
-            if (t2)
-                ts_tree_delete(t2);
-            free(one);
         }
     }
     if (!tree) {

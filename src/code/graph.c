@@ -1286,6 +1286,21 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
             if (stack[d] && !strcmp(stack[d], name))
                 return QR_OK;
         stack[depth] = name;
+        if (!via) {
+            /* the call is written through the alias, as through a function-like macro:
+             * `s_free(p)` names s_free, which cscope and cflow list as the callee */
+            qr_code_edge x = {.kind = QR_CODE_E_EXPANDS,
+                              .from = s->caller,
+                              .to = m,
+                              .from_key = s->caller_key,
+                              .to_key = g->nodes[m].it.name,
+                              .file = s->f->path,
+                              .line = s->line,
+                              .inactive = s->inactive};
+            int rc = push_edge(g, &x);
+            if (rc)
+                return rc;
+        }
         if (qr__code_resolve(g, alias, QR_CODE_FUNCTION, s->f->path) >= 0 ||
             qr__code_resolve(g, alias, QR_CODE_MACRO, s->f->path) >= 0)
             return add_call(g, s, alias, via ? via : name, depth + 1, stack);

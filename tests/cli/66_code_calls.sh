@@ -24,7 +24,16 @@
 # functions after it. A function whose head a macro writes (every flex scanner's
 # `#define YY_DECL int yylex (void)` then `YY_DECL { ... }`) is the function the
 # replacement names, through the aliases that rename it (jq's `#define yylex jq_yylex`),
-# with the body's calls.
+# with the body's calls. A call written through an object-like alias (`#define s_free zfree`) is
+# an expansion of the alias, as cscope and cflow list it; `else if (...) {` after a
+# statement macro without a `;` calls neither `else` nor `if`. Groups on one condition
+# whose braces pair across them (jv_dtoa.c's `#ifdef Avoid_Underflow` / `#else` / `if (x)
+# {` then `#ifndef Avoid_Underflow` / `}`) keep the same branch, and a kept branch that
+# leaves a brace open is read as plain code (decNumber's `#if FASTMUL` / `else {`); an
+# #if alone on a macro only the build defines (jq's jv_print.c `#ifdef USE_DECNUM` /
+# `} else {`) keeps its code; a group that begins with `else` (curl's `#ifdef USE_IPV6` /
+# `else if (...)`) is read as part of the statement before it, and `VERBOSE(char b[N]);`
+# in a body is a call of the macro.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -253,6 +262,117 @@ YY_DECL
 }
 int after_lexer(void) { return yylex(0); }
 C
+cat > "$R/alias.c" <<'C'
+void *zfree(void *p);
+#define s_free zfree
+#define redis_unreachable __builtin_unreachable
+void sds_free(void *p) { s_free(p); }
+void never(void) { redis_unreachable(); }
+C
+cat > "$R/numeric.c" <<'C'
+#define GET_NUMERIC_TYPE(val) \
+    if (kind == 1) { val = 1; } else { val = 2; }
+static int ll2string(char *b, long long v) { return b[0] = (char)v; }
+static int ull2string(char *b, long long v) { return b[0] = (char)v; }
+int numericConfigGet(int kind, char *buf) {
+    long long value = 0;
+    GET_NUMERIC_TYPE(value)
+
+    if (kind & 1 && value < 0) {
+        ll2string(buf, -value);
+    }
+    else if (kind & 2) {
+        ull2string(buf, value);
+    } else {
+        ll2string(buf, value);
+    }
+    return 0;
+}
+C
+cat > "$R/dtoa.c" <<'C'
+static int tiny(double *r) { return *r == 0; }
+static int big(double *r) { return *r > 1; }
+int strtod_like(double *rv, int e1) {
+	if (e1 < 0) {
+#ifdef Avoid_Underflow
+		if (big(rv))
+			return 1;
+#else
+		if (!tiny(rv)) {
+			*rv *= 2;
+#endif
+			if (tiny(rv))
+				return 0;
+#ifndef Avoid_Underflow
+			*rv = 1;
+			}
+#endif
+		}
+	return big(rv);
+}
+int after_strtod(double *rv) { return tiny(rv); }
+C
+cat > "$R/mul.c" <<'C'
+#define FASTMUL (USE64 && DPUN<5)
+static int fast(int x) { return x * 2; }
+static int slow(int x) { return x + x; }
+int multiply(int digits, int x) {
+  int acc = 0;
+  #if FASTMUL
+  int lazy = 0;
+  #endif
+  #if FASTMUL
+  if (digits > 4) {
+    acc = fast(x);
+    }
+   else {
+  #endif
+    acc = slow(x);
+  #if FASTMUL
+    }
+  #endif
+  return acc + lazy;
+}
+int after_multiply(int x) { return slow(x); }
+C
+cat > "$R/print.c" <<'C'
+static int get_literal(int x) { return x; }
+static int value(int x) { return x; }
+int dump_term(int x) {
+  if (x) {
+    return 0;
+  } else {
+#ifdef USE_DECNUM
+    int lit = get_literal(x);
+    if (lit) {
+      return lit;
+    } else {
+#endif
+      return value(x);
+#ifdef USE_DECNUM
+    }
+#endif
+  }
+}
+int after_dump(int x) { return value(x); }
+C
+cat > "$R/dns.c" <<'C'
+#define VERBOSE(x) x
+static int is_ipv4(const char *h) { return h[0] == '1'; }
+static int is_ipaddr(const char *h) { return h[0] == ':'; }
+int dns_start(const char *host) {
+  int q = 0;
+  VERBOSE(char buffer[16]);
+  if(is_ipv4(host))
+    q |= 1;
+#ifdef USE_IPV6
+  else if(is_ipaddr(host)) /* not ipv4, must be ipv6 then */
+    q |= 2;
+#endif
+  return q;
+}
+int after_dns(const char *h) { return is_ipv4(h); }
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -343,5 +463,37 @@ expect_out "its callees" 'lexer.c:yy_get_next_buffer' \
   sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 expect_out "its callers, through the alias" 'lexer.c:after_lexer' \
   sh -c "'$Q' code query get_call_graph --name jq_yylex --direction callers --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"from\"] for r in json.load(sys.stdin)[\"results\"])))'"
+
+# edges NAME...: "edge from to [via]" of each call or expansion from the functions named
+edges() {
+  "$Q" code dump --repo "$R" | python3 -c '
+import json, sys
+rows = [r for r in map(json.loads, sys.stdin) if r.get("edge") in ("calls", "expands")]
+print("|".join("%s %s %s%s" % (r["edge"], r["from"], r["to"], " via " + r["via"] if "via" in r else "")
+               for r in rows if r["from"].split(":")[-1] in sys.argv[1:]))' "$@"
+}
+expect_out "a call written through an object-like alias expands the alias, then calls its target" \
+  'expands alias.c:sds_free s_free|calls alias.c:sds_free zfree via s_free|expands alias.c:never redis_unreachable|calls alias.c:never __builtin_unreachable via redis_unreachable' \
+  edges sds_free never
+expect_out "after a statement macro without a ';', 'else if (...) {' calls neither else nor if" \
+  'expands numeric.c:numericConfigGet GET_NUMERIC_TYPE|calls numeric.c:numericConfigGet numeric.c:ll2string|calls numeric.c:numericConfigGet numeric.c:ull2string|calls numeric.c:numericConfigGet numeric.c:ll2string' \
+  edges numericConfigGet
+expect_out "groups on one condition (#ifdef X / #else / if (a) { then #ifndef X / }) are read alike" \
+  'strtod_like:active after_strtod:active' state strtod_like after_strtod
+expect_out "... with the calls of both" 'dtoa.c:big dtoa.c:tiny' \
+  sh -c "'$Q' code query get_call_graph --name strtod_like --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"]))))'"
+expect_out "a kept branch that leaves a brace open: the function and the one after it are whole" \
+  'multiply:active after_multiply:active|' \
+  sh -c "'$Q' code dump --repo '$R' --path mul.c | python3 -c '
+import json, sys
+rows = list(map(json.loads, sys.stdin))
+print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in rows if r.get(\"node\") == \"function\" and r[\"name\"] in (\"multiply\", \"after_multiply\")) + \"|\" + \" \".join(r[\"name\"] for r in rows if r.get(\"node\") == \"variable\"))'"
+expect_out "an #if alone on a macro the build defines (not the file) keeps its code, braces paired" \
+  'print.c:get_literal print.c:value' \
+  sh -c "'$Q' code query get_call_graph --name dump_term --direction callees --repo '$R' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"to\"] for r in json.load(sys.stdin)[\"results\"]))))'"
+expect_out "... and the function after it is whole" 'dump_term:active after_dump:active' state dump_term after_dump
+expect_out "a group that goes on with the statement before it (#ifdef X / else if (...)) keeps its call; a statement macro with a declaration for argument is a call" \
+  'expands dns.c:dns_start VERBOSE|calls dns.c:dns_start dns.c:is_ipv4|calls dns.c:dns_start dns.c:is_ipaddr' \
+  edges dns_start
 
 finish

@@ -505,6 +505,24 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
 
 /* ---- scoring ---- */
 
+/* Whether w is one of verb v's aliases with two neighbouring letters swapped. */
+static bool verb_anagram(const char *w, qr_dwim_verb v)
+{
+    size_t n = strlen(w);
+    for (size_t i = 0; verbs[v].aliases[i]; i++) {
+        const char *a = verbs[v].aliases[i];
+        if (strlen(a) != n)
+            continue;
+        size_t k = 0;
+        while (k < n && tolower((unsigned char)w[k]) == a[k])
+            k++;
+        if (k + 1 < n && tolower((unsigned char)w[k]) == a[k + 1] &&
+            tolower((unsigned char)w[k + 1]) == a[k] && !strcmp(w + k + 2, a + k + 2))
+            return true;
+    }
+    return false;
+}
+
 /* How well word w names `name`: 1.0 exact (case, -/_ folded), less per edit for a typo,
  * 0 when too far. Short words must match exactly. */
 static double name_match(const char *w, const char *name)
@@ -1490,6 +1508,22 @@ static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_a
             j--;
         }
         cs[j] = c;
+    }
+    /* two readings as near, one of them the typed word's own letters swapped ("callres":
+     * callers, not callees by a neighbour key): the swap is the likelier slip */
+    if (nc > 1 && cs[0].score > 0.8 && cs[0].verb_tok >= 0 &&
+        cs[0].verb_tok == cs[1].verb_tok && cs[0].score - cs[1].score < 0.015 &&
+        !cs[0].tool && !cs[1].tool && cs[0].verb != cs[1].verb) {
+        const char *w = toks[cs[0].verb_tok].low;
+        bool a0 = verb_anagram(w, cs[0].verb), a1 = verb_anagram(w, cs[1].verb);
+        if (a0 != a1) {
+            if (a1) {
+                cand c = cs[0];
+                cs[0] = cs[1];
+                cs[1] = c;
+            }
+            cs[1].score = cs[0].score - 0.02;
+        }
     }
     /* a typo as close to two readings ("calles": callers or callees) is not sure of
      * either: it asks with both */

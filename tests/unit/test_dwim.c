@@ -110,6 +110,8 @@ static const row rows[] = {
     {"build", "validate", NULL, "run"},
     /* validate runs only the repository's own check: a typo of its name first runs */
     {"valdiate", "validate", NULL, "run"},
+    /* two letters swapped beats a neighbour key: "callres" is callers, "calles" still asks */
+    {"callres lx_eval", "callers", "lx_eval", "run"},
     {"vaildate make test", "validate", "make test", "run"},
     {"does it compile", "validate", NULL, "clarify"},
     /* the check named on the line (issue 24): validate runs only the repository's own */

@@ -1780,6 +1780,14 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "list every commit by binbin": all of them, as "all" */
+        if ((strcmp(t->s, "every") == 0 || strcmp(t->s, "each") == 0) && i + 1 < p->n &&
+            p->t[i + 1].kind == T_WORD &&
+            (rt_canon_bit(p->t[i + 1].s) & (RW_COMMITS | RW_FILES | RW_AUTHORS))) {
+            p->q->all = true;
+            t->used = true;
+            continue;
+        }
         /* "who has committed the fewest times": commits */
         if (strcmp(t->s, "times") == 0 && i > 0 &&
             (!strcmp(p->t[i - 1].s, "fewest") || !strcmp(p->t[i - 1].s, "most") ||

@@ -602,6 +602,7 @@ static const expect PINNED[] = {
     {"who has committed the fewest times", "top-contributors", {":order :asc"}},
     {"how many commits per author", "top-contributors", {":tool :get_author_stats"}},
     {"who was the first contributor", "first-commits", {":as :first :n 1}"}},
+    {"list every commit by alice in 2025", "commits-by-author", {":author \"alice@example.com\""}},
     {"who wrote the most recent commit", "commits-in-window", {":limit 1"}},
     {"how many non merge commits by alice in 2025", "count-commits", {":merges \"exclude\"", ":author \"alice@example.com\""}},
     {"who changed the most files", "top-contributors", {":by :files"}},

@@ -997,6 +997,13 @@ static const frame frames[] = {
      {"what", "is", "tell", "me", "about", "the", "a", "an", "of", "does", "do", "mean",
       "means", "function", "type", "struct", "macro", NULL},
      T_ONE_SYMBOL, QR_DWIM_DEFINITION, NULL, 0.86},
+    /* "where is X defined", "which file declares X", "where does X live" */
+    {{"defined", "declared", "implemented", "located", "lives", "live", "declares", "defines",
+      NULL},
+     {"where", "where's", "wheres", "which", "what", NULL},
+     {"where", "is", "are", "was", "the", "a", "function", "macro", "struct", "type", "file",
+      "in", "which", "what", "does", "do", "of", NULL},
+     T_ONE_SYMBOL, QR_DWIM_DEFINITION, NULL, 0.88},
     {{"depend", "depends", "dependencies", "include", "includes", "imports", "import",
       "headers", NULL},
      {NULL},

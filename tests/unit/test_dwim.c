@@ -112,6 +112,8 @@ static const row rows[] = {
     {"valdiate", "validate", NULL, "run"},
     /* two letters swapped beats a neighbour key: "callres" is callers, "calles" still asks */
     {"callres lx_eval", "callers", "lx_eval", "run"},
+    {"where is lx_eval defined", "definition", "lx_eval", "run"},
+    {"where does lx_eval live", "definition", "lx_eval", "run"},
     {"vaildate make test", "validate", "make test", "run"},
     {"does it compile", "validate", NULL, "clarify"},
     /* the check named on the line (issue 24): validate runs only the repository's own */
@@ -135,7 +137,6 @@ static const row rows[] = {
     {"refs lx_eval", "references", "lx_eval", "run"},
     {"references lx_eval", "references", "lx_eval", "run"},
     {"definition lx_eval", "definition", "lx_eval", "run"},
-    {"where is lx_eval defined", "definition", "lx_eval", "clarify"},
     {"who calls lx_eval", "callers", "lx_eval", "run"},
     {"what does src/lisp/eval.c include", "deps", "src/lisp/eval.c", "run"},
     /* a request word asks for what the next word names */

@@ -575,6 +575,21 @@ static void parse_month_days(parser *p)
     }
 }
 
+/* "what day did X get deleted", "which date was v1.0 tagged": when */
+static void parse_what_day(parser *p)
+{
+    for (size_t i = 0; i + 2 < p->n; i++) {
+        if (!(tok_is(p, i, "what") || tok_is(p, i, "which")) ||
+            !(tok_is(p, i + 1, "day") || tok_is(p, i + 1, "date")) ||
+            !(tok_is(p, i + 2, "did") || tok_is(p, i + 2, "was") || tok_is(p, i + 2, "were") ||
+              tok_is(p, i + 2, "does") || tok_is(p, i + 2, "is")))
+            continue;
+        snprintf(p->t[i].s, TOK_LEN, "when");
+        memmove(&p->t[i + 1], &p->t[i + 2], (p->n - i - 2) * sizeof p->t[0]);
+        p->n--;
+    }
+}
+
 /* "since the start of 2026", "from the beginning of june": since 2026, since june; "since
  * the start of the year" is this year. The words are taken out of the token list, so the
  * window readers see "since 2026" or "this year". */
@@ -1612,18 +1627,22 @@ static void parse_path(parser *p)
             }
         } else if (p->o && p->o->author && !strchr(t->s, '/') && !strchr(t->s, '*') && code)
             p->bad = true;
-        else if (p->o && p->o->file && strchr(t->s, '/') && !strchr(t->s, '*') &&
-                 t->s[strlen(t->s) - 1] != '/') {
+        bool head_file = false; /* HEAD has a file at this path (docs/THANKS) */
+        if (p->o && p->o->file && strchr(t->s, '/') && !strchr(t->s, '*') &&
+            t->s[strlen(t->s) - 1] != '/') {
             char where[RT_STR];
-            p->q->gone = p->o->file(p->o->author_ud, t->s, where, sizeof where) == 0;
+            int found = p->o->file(p->o->author_ud, t->s, where, sizeof where);
+            p->q->gone = found == 0;
+            head_file = found == 1;
         }
         snprintf(p->q->path, RT_STR, "%s", t->s);
         size_t n = strlen(t->s);
         const char *last = strrchr(t->s, '/');
         last = last ? last + 1 : t->s;
-        bool file = t->s[n - 1] != '/' && !strchr(t->s, '*') &&
-                    ((strchr(last, '.') != NULL && looks_like_path(last)) ||
-                     rt_conventional_file(last));
+        bool file = head_file ||
+                    (t->s[n - 1] != '/' && !strchr(t->s, '*') &&
+                     ((strchr(last, '.') != NULL && looks_like_path(last)) ||
+                      rt_conventional_file(last)));
         p->q->path_kind = file ? RT_PATH_FILE : RT_PATH_DIR;
         size_t from = i;
         /* "touching the Makefile", "history of the docs/ folder" */
@@ -1785,6 +1804,43 @@ static void collect_words(parser *p)
             p->t[i + 1].kind == T_WORD &&
             (rt_canon_bit(p->t[i + 1].s) & (RW_COMMITS | RW_FILES | RW_AUTHORS))) {
             p->q->all = true;
+            t->used = true;
+            continue;
+        }
+        /* "the date of X's most recent commit", "first commit date": when */
+        if ((strcmp(t->s, "date") == 0 || strcmp(t->s, "day") == 0) &&
+            (said(p, "first", "last", "latest") || said(p, "recent", "oldest", "newest") ||
+             said(p, "earliest", "created", "deleted") || said(p, "started", "began", "began"))) {
+            p->q->words |= RW_WHEN;
+            t->used = true;
+            continue;
+        }
+        /* "how many commits came in on saturdays": were made */
+        if ((strcmp(t->s, "came") == 0 || strcmp(t->s, "landed") == 0) && i + 1 < p->n &&
+            !strcmp(p->t[i + 1].s, "in")) {
+            use(p, i, i + 2);
+            continue;
+        }
+        /* "in order please", "in order": the order the answer is in anyway */
+        if (strcmp(t->s, "in") == 0 && i + 1 < p->n && !strcmp(p->t[i + 1].s, "order") &&
+            (p->q->words & (RW_MOST | RW_AUTHORS | RW_RANKED))) {
+            use(p, i, i + 2);
+            continue;
+        }
+        /* "the main committer in shop/search": the top one */
+        if (strcmp(t->s, "main") == 0 && i + 1 < p->n &&
+            (rt_canon_bit(p->t[i + 1].s) & RW_AUTHORS)) {
+            p->q->words |= RW_MOST;
+            p->q->one_author = true;
+            t->used = true;
+            continue;
+        }
+        /* "when was the repo started": its first commit */
+        if ((strcmp(t->s, "started") == 0 || strcmp(t->s, "began") == 0 ||
+             strcmp(t->s, "created") == 0) && !p->q->path_kind && said(p, "repo", "repository", "project") &&
+            said(p, "when", "when", "when")) {
+            p->q->words |= RW_FIRST | RW_COMMITS;
+            p->q->singular = true;
             t->used = true;
             continue;
         }
@@ -2398,6 +2454,7 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         parse_refs(p);
         parse_holidays(p);
         parse_repos(p);
+        parse_what_day(p);
         parse_start_of(p);
         parse_month_days(p);
         rt_parse_exclusions(p);

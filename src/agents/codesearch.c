@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define PFX "PREFIX code: <https://quarry.dev/code#>\n"
@@ -778,7 +779,8 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
          * ?via says which macro */
         *name = "callers";
         qr_buf_printf(&q,
-                      PFX "SELECT DISTINCT ?caller ?file ?line ?via ?callee_file WHERE {\n"
+                      PFX "SELECT DISTINCT ?caller ?file ?line ?via ?callee_file ?inactive "
+                          "WHERE {\n"
                           "  { ?callee code:name \"%1$s\" . ?site code:callee ?callee }\n"
                           "  UNION { ?site code:via \"%1$s\" }\n"
                           "  ?site code:line ?line .\n"
@@ -791,9 +793,10 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "             FILTER(EXISTS { ?o code:name \"%1$s\" ; a code:Function "
                           ". FILTER(?o != ?cd) }) }\n",
                       s);
-        if (!f->inactive)
-            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n"
-                            "  FILTER NOT EXISTS { ?site code:inactive true }\n");
+        /* every call written, under a disabled #if too (marked): whether a branch is
+           compiled is the build's to say, and a tree without its generated configuration
+           (libevent's event-config.h) would lose whole backends */
+        qr_buf_puts(&q, "  OPTIONAL { ?site code:inactive ?inactive }\n");
         place_filter(&q, "file", f->in);
         qr_buf_puts(&q, "} ORDER BY ?file ?line ?caller");
         break;
@@ -916,7 +919,8 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
            :inactive; across a directory or the tree, the active code unless asked */
         const char *dot = strrchr(f->in, '.');
         bool one_file = dot && !strchr(dot, '/') && f->in[strlen(f->in) - 1] != '/';
-        bool with_inactive = f->inactive || one_file;
+        /* names by a pattern are a search of what is written, as grep's would be */
+        bool with_inactive = f->inactive || one_file || f->pattern;
         if (f->what == CF_FUNCTIONS)
             qr_buf_printf(&q, PFX "SELECT ?name ?file ?line %s%s WHERE {\n"
                                   "  ?f a code:Function ; code:name ?name ; code:file/code:path "
@@ -968,9 +972,12 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
         break;
     case CF_COUNT:
         *name = "count-functions";
+        /* one file's functions are what is written in it; a directory's, the active */
+        const char *cdot = strrchr(s, '.');
+        bool cfile = cdot && !strchr(cdot, '/') && s[strlen(s) - 1] != '/';
         qr_buf_printf(&q, PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
-                              "  ?f a code:Function ; code:file/code:path ?p .\n"
-                              "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+                              "  ?f a code:Function ; code:file/code:path ?p .\n%s",
+                      cfile ? "" : "  FILTER NOT EXISTS { ?f code:inactive true }\n");
         if (f->statics)
             qr_buf_puts(&q, "  ?f code:static true .\n");
         place_filter(&q, "p", s);
@@ -1025,6 +1032,29 @@ static bool unknown_path(qr_code_graph *g, const char *path, qr_buf *err)
         qr_buf_printf(err, "%s'%s'", k ? ", " : "; did you mean ", best[k]);
     if (nbest)
         qr_buf_puts(err, "?");
+    return true;
+}
+
+/* The one file whose path, or whose path's end after a '/', is `path` but for case
+ * ("EPOLL.C" for epoll.c): true with that file's path in out; false when none is, or
+ * several are. */
+static bool path_by_case(qr_code_graph *g, const char *path, char *out, size_t cap)
+{
+    size_t nf = qr_code_graph_nfiles(g), pl = strlen(path);
+    const char *hit = NULL;
+    for (size_t i = 0; i < nf; i++) {
+        const char *f = qr_code_graph_file(g, i, NULL);
+        size_t fl = strlen(f);
+        if ((fl == pl && !strcasecmp(f, path)) ||
+            (fl > pl && f[fl - pl - 1] == '/' && !strcasecmp(f + fl - pl, path))) {
+            if (hit)
+                return false;
+            hit = f;
+        }
+    }
+    if (!hit || strlen(hit) >= cap)
+        return false;
+    snprintf(out, cap, "%s", hit);
     return true;
 }
 
@@ -1106,6 +1136,21 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
                         : fr.subject_path     ? fr.subject
                         : fr.in[0]            ? fr.in
                                               : NULL;
+    /* a path said in another case than the tree's ("FUNCTIONS DEFINED IN EPOLL.C"): the
+       one file it names */
+    if (framed && g && place) {
+        char fixed[CF_MAX + 1];
+        qr_buf quiet;
+        qr_buf_init(&quiet);
+        if (unknown_path(g, place, &quiet) && path_by_case(g, place, fixed, sizeof fixed)) {
+            if (place == fr.subject)
+                snprintf(fr.subject, sizeof fr.subject, "%s", fixed);
+            else
+                snprintf(fr.in, sizeof fr.in, "%s", fixed);
+            place = place == fr.subject ? fr.subject : fr.in;
+        }
+        qr_buf_release(&quiet);
+    }
     if (framed && g && place && fr.rel != CF_INCLUDERS && unknown_path(g, place, err))
         return QR_EINVAL;
     if (framed) {

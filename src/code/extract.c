@@ -561,6 +561,13 @@ static void members(ex *e, TSNode body, const char *owner, const ctx *c)
             }
             continue;
         }
+        if (is(m, "preproc_def") || is(m, "preproc_function_def") ||
+            is(m, "preproc_include")) {
+            /* a #define among the members (libevent's EVBUFFER_DANGLING flags written
+               beside their field): a macro, as at file scope */
+            walk(e, m, cc);
+            continue;
+        }
         if (strncmp(ts_node_type(m), "preproc_", 8) == 0) {
             /* members under #if: walk the branch as a struct body */
             members(e, m, owner, &cc);

@@ -184,7 +184,7 @@ expect_err "a file the index lacks" "no file 'lop.c' in the code index; did you 
   "$Q" tool search_codebase --repo "$R2" --question "what does lop.c include"
 expect_rc "a header nobody has exits 2" 2 "$Q" tool search_codebase --repo "$R2" --question "who includes lgo.h"
 # a typo of a frame word is read through the shared typo measure
-expect_out "a misspelt frame word" 'template:callers [{"caller":"helper","file":"lib/loop.c","line":16},{"caller":"main","file":"tools/cli.c","line":4}]' ask2 "callrs of loop_run"
+expect_out "a misspelt frame word" 'template:callers [{"caller":"helper","file":"lib/loop.c","line":16},{"caller":"main","file":"lib/loop.c","line":18,"inactive":true},{"caller":"main","file":"tools/cli.c","line":4}]' ask2 "callrs of loop_run"
 
 # quarry ask reaches the templates for code questions (tier 1, no model)
 expect_out "quarry ask: code question" '{"findings":[{"name":"unused","file":"src/main.c","line":4}],"summary":"1 result(s) from the code graph (template dead-statics)"}' \

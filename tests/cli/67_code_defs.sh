@@ -98,6 +98,15 @@ for t in Double Quad; do
 #include "decBasic.c"
 C
 done
+# a #define among a struct's members (libevent's evbuffer-internal.h flags) is a macro
+cat > "$R/chain.h" <<'C'
+struct chain {
+	unsigned flags;
+#define CHAIN_PINNED	0x0010
+#define CHAIN_FLAGGED(c) ((c)->flags & CHAIN_PINNED)
+	int refcnt;
+};
+C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
 
@@ -111,6 +120,8 @@ print(" ".join("%s:%s:%s" % (r["node"], r["name"], r["line"]) for r in map(json.
 expect_out "a function-pointer variable with a typedef'd return type is a variable" \
   'typedef:monotime:2 variable:getMonotonicUs:3 function:getMonotonicUs_generic:4 function:monotonicInit:5 function:elapsed:6' \
   nodes monotonic.c
+expect_out "a #define among a struct's members is a macro" \
+  'struct:chain:1 member:flags:2 macro:CHAIN_PINNED:3 macro:CHAIN_FLAGGED:4 member:refcnt:5' nodes chain.h
 expect_out "its type is the pointer's" 'monotime (*)(void)' \
   sh -c "'$Q' code dump --repo '$R' --path monotonic.c | python3 -c 'import json,sys; print(\" \".join(r[\"type\"] for r in map(json.loads, sys.stdin) if r.get(\"name\") == \"getMonotonicUs\"))'"
 expect_out "a call through it resolves to it" 'monotonic.c:getMonotonicUs:true' \

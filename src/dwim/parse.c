@@ -979,9 +979,10 @@ typedef struct frame {
 } frame;
 
 static const frame frames[] = {
-    {{"show", "print", "display", "cat", "dump", "contents", NULL},
+    {{"show", "print", "display", "cat", "dump", "contents", "look", "view", "open", NULL},
      {NULL},
-     {"file", "contents", "content", "full", "whole", "text", "source", "me", "of", NULL},
+     {"file", "contents", "content", "full", "whole", "text", "source", "me", "of", "at",
+      "into", "let", NULL},
      T_FILE, QR_DWIM_READ, NULL, 0.88},
     {{"what's", "whats", "explain", "summarize", "summarise", "summary", "describe",
       "methods", "functions", "symbols", "declarations", "overview", "outline", "in",

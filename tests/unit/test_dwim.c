@@ -114,6 +114,7 @@ static const row rows[] = {
     {"callres lx_eval", "callers", "lx_eval", "run"},
     {"where is lx_eval defined", "definition", "lx_eval", "run"},
     {"where does lx_eval live", "definition", "lx_eval", "run"},
+    {"look at src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
     {"vaildate make test", "validate", "make test", "run"},
     {"does it compile", "validate", NULL, "clarify"},
     /* the check named on the line (issue 24): validate runs only the repository's own */

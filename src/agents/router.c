@@ -575,9 +575,26 @@ static void parse_month_days(parser *p)
     }
 }
 
-/* "what day did X get deleted", "which date was v1.0 tagged": when */
+/* "what day did X get deleted", "which date was v1.0 tagged": when; "the commits from
+ * 2025-12-02" with no end said: that day */
 static void parse_what_day(parser *p)
 {
+    /* "from 2026-08-20 onwards": since */
+    for (size_t i = 0; i + 2 < p->n; i++)
+        if (tok_is(p, i, "from") && p->t[i + 1].kind == T_DATE &&
+            (tok_is(p, i + 2, "onwards") || tok_is(p, i + 2, "onward"))) {
+            snprintf(p->t[i].s, TOK_LEN, "since");
+            memmove(&p->t[i + 2], &p->t[i + 3], (p->n - i - 3) * sizeof p->t[0]);
+            p->n--;
+        }
+    for (size_t i = 0; i + 1 < p->n; i++)
+        if (tok_is(p, i, "from") && p->t[i + 1].kind == T_DATE &&
+            !(i + 2 < p->n && (tok_is(p, i + 2, "to") || tok_is(p, i + 2, "until") ||
+                               tok_is(p, i + 2, "till") || tok_is(p, i + 2, "through") ||
+                               tok_is(p, i + 2, "and") || tok_is(p, i + 2, "-") ||
+                               tok_is(p, i + 2, "onward") || tok_is(p, i + 2, "onwards") ||
+                               tok_is(p, i + 2, "on"))))
+            snprintf(p->t[i].s, TOK_LEN, "on");
     for (size_t i = 0; i + 2 < p->n; i++) {
         if (!(tok_is(p, i, "what") || tok_is(p, i, "which")) ||
             !(tok_is(p, i + 1, "day") || tok_is(p, i + 1, "date")) ||
@@ -1841,6 +1858,14 @@ static void collect_words(parser *p)
             said(p, "when", "when", "when")) {
             p->q->words |= RW_FIRST | RW_COMMITS;
             p->q->singular = true;
+            t->used = true;
+            continue;
+        }
+        /* "total lines added in 2026 (insertions)": the key said again */
+        if (((!strcmp(t->s, "insertions") || !strcmp(t->s, "additions")) &&
+             p->q->sort == RT_SORT_ADDITIONS) ||
+            ((!strcmp(t->s, "deletions") || !strcmp(t->s, "removals")) &&
+             p->q->sort == RT_SORT_DELETIONS)) {
             t->used = true;
             continue;
         }

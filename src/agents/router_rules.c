@@ -1496,8 +1496,9 @@ static const rule RULES[] = {
      {"commit 60213d4", "the message of commit 28985ce", "what commit is v1.0.0",
       "when was 60213d4 committed"},
      {0, W(COMMITS), W(MESSAGE), W(COMMITS) | W(MESSAGE), W(WHEN), W(WHEN) | W(COMMITS), REQ_END},
-     W(COMMITS) | W(MESSAGE) | W(WHEN) | W(MADE) | W(COMMITTED),
-     S_COMMIT | S_TAG,
+     /* "git log -1 v1.0.0": that one commit */
+     W(COMMITS) | W(MESSAGE) | W(WHEN) | W(MADE) | W(COMMITTED) | W(HISTORY),
+     S_COMMIT | S_TAG | S_N,
      S_COMMIT,
      0,
      emit_commit_show},
@@ -1762,6 +1763,9 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     if (r->emit == emit_tags && ((q->since[0] && !calendar_date(q->since)) ||
                                  (q->until[0] && !calendar_date(q->until)) ||
                                  ((q->since[0] || q->until[0]) && (q->commit[0] || q->n))))
+        return false;
+    /* one commit shown: "log -1 X" says one, any other count is not this rule's */
+    if (r->emit == emit_commit_show && q->n > 1)
         return false;
     /* two people compared only by the comparison ("who has more commits, A or B") */
     if (q->compare != (r->emit == emit_compare))

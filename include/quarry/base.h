@@ -229,5 +229,9 @@ void qr_file_stamp(const char *path, char out[QR_FILE_STAMP_LEN]);
  * missing. QR_OK with the path in out; QR_EIO when there is no home or it cannot be
  * made; QR_ENOMEM. */
 int qr_state_dir(const char *sub, qr_buf *out);
+/* A repository's name as its directory says it, appended to out: the working tree's last
+ * component, or for a bare git directory (bare true) its last component less ".git"
+ * ("/srv/redis.git" -> "redis"); "repository" when the directory names none ("/"). */
+void qr_repo_dir_name(const char *dir, bool bare, qr_buf *out);
 
 #endif

@@ -2,7 +2,9 @@
  * file.c: reading a whole file or stdin into memory, with a size bound; and replacing a
  * file whole (a temporary file beside it, then rename), so a reader sees the old file or
  * the new one, never half of one; and writing a buffer whole to a descriptor
- * (qr_write_all: MSG_NOSIGNAL on a socket, so a closed peer is EPIPE, not SIGPIPE).
+ * (qr_write_all: MSG_NOSIGNAL on a socket, so a closed peer is EPIPE, not SIGPIPE); and
+ * a repository's name as its directory says it (qr_repo_dir_name), for the shared index
+ * and the shared code graph alike.
  *
  * The temporary name comes from mkstemp (O_EXCL): a name guessed in advance, such as
  * PATH.tmp.PID, could be a symlink someone planted, and writing through it would clobber
@@ -255,4 +257,23 @@ int qr_write_all(int fd, const void *data, size_t n)
         n -= (size_t)k;
     }
     return QR_OK;
+}
+
+void qr_repo_dir_name(const char *d, bool bare, qr_buf *out)
+{
+    size_t n = strlen(d);
+    while (n > 1 && d[n - 1] == '/')
+        n--;
+    if (bare && n > 4 && !memcmp(d + n - 4, ".git", 4)) {
+        n -= 4;
+        while (n > 1 && d[n - 1] == '/')
+            n--;
+    }
+    size_t b = n;
+    while (b > 0 && d[b - 1] != '/')
+        b--;
+    if (b == n)
+        qr_buf_puts(out, "repository");
+    else
+        qr_buf_append(out, d + b, n - b);
 }

@@ -1936,7 +1936,7 @@ static int brace_balance(const char *src, size_t b, size_t e)
 /* The first and last significant characters of src[b..e): blanks, comments and directive
  * lines skipped, a string or character literal one '"' or '\''. 0 for none. */
 static void sig_ends(const char *src, size_t b, size_t e, char *first, char *last,
-                     size_t *last_at)
+                     size_t *last_at, size_t *first_at)
 {
     *first = *last = 0;
     bool line_start = true;
@@ -1974,8 +1974,11 @@ static void sig_ends(const char *src, size_t b, size_t e, char *first, char *las
                 if (src[i] == '\\')
                     i++;
         }
-        if (!*first)
+        if (!*first) {
             *first = ch;
+            if (first_at)
+                *first_at = i;
+        }
         *last = ch;
         if (last_at)
             *last_at = i;
@@ -1990,35 +1993,14 @@ static bool mid_expression(char first, char last)
     return (last && strchr("=+-*/%&|^<>!?([", last)) || (first && strchr("|&=?<>/%^,", first));
 }
 
-/* Whether the branch src[b..e) begins with the word `else`, blanks, comments and
- * directive lines skipped: it goes on with the statement before the #if (curl's `if (a)
- * x; / #ifdef USE_IPV6 / else if (b) y; / #endif`), which the grammar cannot read across
- * the directive. */
-static bool begins_else(const char *src, size_t b, size_t e)
+/* Whether the branch whose first significant character is src[at] (sig_ends' first_at)
+ * begins with the word `else`: it goes on with the statement before the #if (curl's `if
+ * (a) x; / #ifdef USE_IPV6 / else if (b) y; / #endif`), which the grammar cannot read
+ * across the directive. */
+static bool begins_else(const char *src, size_t at, size_t e)
 {
-    bool line_start = true;
-    for (size_t i = b; i < e; i++) {
-        char ch = src[i];
-        if (ch == '\n') {
-            line_start = true;
-            continue;
-        }
-        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v')
-            continue;
-        if (ch == '#' && line_start) {
-            while (i + 1 < e && src[i + 1] != '\n')
-                i++;
-            continue;
-        }
-        size_t after = past_comment(src, i, e);
-        if (after != i) {
-            i = after - 1;
-            continue;
-        }
-        return e - i >= 4 && !memcmp(src + i, "else", 4) &&
-               (e - i == 4 || !is_ident_char((unsigned char)src[i + 4]));
-    }
-    return false;
+    return e - at >= 4 && !memcmp(src + at, "else", 4) &&
+           (e - at == 4 || !is_ident_char((unsigned char)src[at + 4]));
 }
 
 /* Whether a branch whose last significant character is src[at] (the branch starting at
@@ -2104,7 +2086,7 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
         if (d == 1) {
             if (depth < GROUP_DEPTH) {
                 char f, l;
-                sig_ends(src, seen, b, &f, &l, &last_at);
+                sig_ends(src, seen, b, &f, &l, &last_at, NULL);
                 if (l)
                     last = l;
                 seen = b;
@@ -2127,7 +2109,7 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                     /* first in its enclosing branch: what precedes is what precedes that
                      * group (`double / #ifdef A / x[] = .. / #else / #ifdef B / x[]`) */
                     struct group *up = &st[depth - 1];
-                    sig_ends(src, up->start[up->n - 1], b, &f, &l, NULL);
+                    sig_ends(src, up->start[up->n - 1], b, &f, &l, NULL, NULL);
                     if (!f) {
                         st[depth].before = up->before;
                         st[depth].word_before = up->word_before;
@@ -2157,16 +2139,16 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                 unbalanced = brace_balance(cur, g->start[k], g->end[k]) != 0;
             if (!unbalanced) {
                 char f, l, after, dummy;
-                sig_ends(src, i, len < i + 4096 ? len : i + 4096, &after, &dummy, NULL);
+                sig_ends(src, i, len < i + 4096 ? len : i + 4096, &after, &dummy, NULL, NULL);
                 /* after a string: a concatenation goes on (jq's builtin.c `"def ...;"
                  * / #ifndef HAVE_FREXP / "def frexp: ..." / #endif / ;`) */
                 inside = (g->before && strchr("=+-*/%&|^<>!?([\"", g->before)) ||
                          (after && strchr("|&=?<>/%^)],", after)) || g->word_before;
                 for (int k = 0; k < g->n && !inside; k++) {
-                    size_t at = 0;
-                    sig_ends(src, g->start[k], g->end[k], &f, &l, &at);
+                    size_t at = 0, first_at = 0;
+                    sig_ends(src, g->start[k], g->end[k], &f, &l, &at, &first_at);
                     inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at)) ||
-                             (f == 'e' && begins_else(src, g->start[k], g->end[k]));
+                             (f == 'e' && begins_else(src, first_at, g->end[k]));
                 }
                 if (!inside)
                     continue;
@@ -2502,7 +2484,7 @@ static pp_range *directive_groups(const char *src, size_t len, size_t *n)
             depth++;
         } else if (d == 3 && depth > 0 && --depth < GROUP_DEPTH) {
             char first, last;
-            sig_ends(src, body[depth], b, &first, &last, NULL);
+            sig_ends(src, body[depth], b, &first, &last, NULL, NULL);
             if (first)
                 continue;
             if (*n == cap) {

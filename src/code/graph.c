@@ -1271,6 +1271,21 @@ static const char *macro_alias(qr_code_graph *g, int64_t m)
     return d;
 }
 
+/* The edge saying a call at s is written through macro node m (cscope's and cflow's
+ * callee). */
+static int push_expands(qr_code_graph *g, const call_site *s, int64_t m)
+{
+    qr_code_edge x = {.kind = QR_CODE_E_EXPANDS,
+                      .from = s->caller,
+                      .to = m,
+                      .from_key = s->caller_key,
+                      .to_key = g->nodes[m].it.name,
+                      .file = s->f->path,
+                      .line = s->line,
+                      .inactive = s->inactive};
+    return push_edge(g, &x);
+}
+
 static int add_call(qr_code_graph *g, const call_site *s, const char *name, const char *via,
                     int depth, const char **stack)
 {
@@ -1286,21 +1301,11 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
             if (stack[d] && !strcmp(stack[d], name))
                 return QR_OK;
         stack[depth] = name;
-        if (!via) {
-            /* the call is written through the alias, as through a function-like macro:
-             * `s_free(p)` names s_free, which cscope and cflow list as the callee */
-            qr_code_edge x = {.kind = QR_CODE_E_EXPANDS,
-                              .from = s->caller,
-                              .to = m,
-                              .from_key = s->caller_key,
-                              .to_key = g->nodes[m].it.name,
-                              .file = s->f->path,
-                              .line = s->line,
-                              .inactive = s->inactive};
-            int rc = push_edge(g, &x);
-            if (rc)
-                return rc;
-        }
+        /* the call is written through the alias, as through a function-like macro:
+         * `s_free(p)` names s_free, which cscope and cflow list as the callee */
+        int rc = via ? QR_OK : push_expands(g, s, m);
+        if (rc)
+            return rc;
         if (qr__code_resolve(g, alias, QR_CODE_FUNCTION, s->f->path) >= 0 ||
             qr__code_resolve(g, alias, QR_CODE_MACRO, s->f->path) >= 0)
             return add_call(g, s, alias, via ? via : name, depth + 1, stack);
@@ -1322,19 +1327,9 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
             if (stack[d] && !strcmp(stack[d], name))
                 return QR_OK; /* a macro does not expand inside itself */
         stack[depth] = name;
-        if (!via) {
-            qr_code_edge e = {.kind = QR_CODE_E_EXPANDS,
-                              .from = s->caller,
-                              .to = m,
-                              .from_key = s->caller_key,
-                              .to_key = g->nodes[m].it.name,
-                              .file = s->f->path,
-                              .line = s->line,
-                              .inactive = s->inactive};
-            int rc = push_edge(g, &e);
-            if (rc)
-                return rc;
-        }
+        int rc = via ? QR_OK : push_expands(g, s, m);
+        if (rc)
+            return rc;
         return expand_macro(g, s, m, via ? via : g->nodes[m].it.name, depth, stack);
     }
     int64_t t = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);

@@ -22,22 +22,7 @@
 
 static void default_name(const qr_code *c, qr_buf *out)
 {
-    const char *d = c->workdir ? c->workdir : c->gitdir;
-    size_t n = strlen(d);
-    while (n > 1 && d[n - 1] == '/')
-        n--;
-    if (!c->workdir && n > 4 && !memcmp(d + n - 4, ".git", 4)) {
-        n -= 4;
-        while (n > 1 && d[n - 1] == '/')
-            n--;
-    }
-    size_t b = n;
-    while (b > 0 && d[b - 1] != '/')
-        b--;
-    if (b == n)
-        qr_buf_puts(out, "repository");
-    else
-        qr_buf_append(out, d + b, n - b);
+    qr_repo_dir_name(c->workdir ? c->workdir : c->gitdir, !c->workdir, out);
 }
 
 int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err)

@@ -308,6 +308,21 @@ static const char *col_str(sqlite3_stmt *st, int i, qr_arena *a)
     return qr_arena_strndup(a, (const char *)t, (size_t)sqlite3_column_bytes(st, i));
 }
 
+
+void qr__code_error_lines(const char *el, qr_code_file *f)
+{
+    while (el && *el && f->nerror_lines < QR_CODE_ERROR_LINES) {
+        char *end;
+        unsigned long v = strtoul(el, &end, 10);
+        if (end == el || v > UINT32_MAX)
+            break;
+        f->error_line[f->nerror_lines++] = (uint32_t)v;
+        el = end;
+        while (*el == ' ')
+            el++;
+    }
+}
+
 int qr__code_store_get(qr_code_store *s, const char *oid, qr_arena *a, qr_code_blob *out,
                        qr_buf *err)
 {
@@ -332,18 +347,8 @@ int qr__code_store_get(qr_code_store *s, const char *oid, qr_arena *a, qr_code_b
     out->file.lines = (uint32_t)sqlite3_column_int64(st, 3);
     out->file.errors = (uint32_t)sqlite3_column_int64(st, 4);
     /* error_lines: "12 40 77", the first lines with a syntax error */
-    const char *el = (const char *)sqlite3_column_text(st, 5);
     out->file.nerror_lines = 0;
-    while (el && *el && out->file.nerror_lines < QR_CODE_ERROR_LINES) {
-        char *end;
-        unsigned long v = strtoul(el, &end, 10);
-        if (end == el || v > UINT32_MAX)
-            break;
-        out->file.error_line[out->file.nerror_lines++] = (uint32_t)v;
-        el = end;
-        while (*el == ' ')
-            el++;
-    }
+    qr__code_error_lines((const char *)sqlite3_column_text(st, 5), &out->file);
     sqlite3_reset(st);
     if (out->status != QR_CODE_BLOB_OK)
         return QR_OK;

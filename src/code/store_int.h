@@ -103,4 +103,8 @@ int qr__code_gcache_clear(const char *gitdir, size_t *removed);
 /* CODE_STORE_VERSION: what a blob's rows depend on */
 int qr__code_store_version(void);
 
+/* error_lines as stored ("12 40 77", the first lines with a syntax error) read into f's
+ * error_line, after those it holds; a number that is not one ends the list. */
+void qr__code_error_lines(const char *el, qr_code_file *f);
+
 #endif

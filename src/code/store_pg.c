@@ -531,17 +531,7 @@ static int parse_blob(const qr_store_rows *r, const int *at, int count, qr_arena
     out->bytes = (size_t)num(r, at[0], 5);
     out->file.lines = (uint32_t)num(r, at[0], 6);
     out->file.errors = (uint32_t)num(r, at[0], 7);
-    const char *el = qr_store_rows_get(r, at[0], 8);
-    while (el && *el && out->file.nerror_lines < QR_CODE_ERROR_LINES) {
-        char *end;
-        unsigned long v = strtoul(el, &end, 10);
-        if (end == el || v > UINT32_MAX)
-            break;
-        out->file.error_line[out->file.nerror_lines++] = (uint32_t)v;
-        el = end;
-        while (*el == ' ')
-            el++;
-    }
+    qr__code_error_lines(qr_store_rows_get(r, at[0], 8), &out->file);
     if (out->status != QR_CODE_BLOB_OK)
         return QR_OK;
     size_t nitems = 0, nrefs = 0;

@@ -46,22 +46,8 @@
 
 static void default_name(qr_git *g, qr_buf *out)
 {
-    const char *d = qr_git_workdir(g) ? qr_git_workdir(g) : qr_git_dir(g);
-    size_t n = strlen(d);
-    while (n > 1 && d[n - 1] == '/')
-        n--;
-    if (!qr_git_workdir(g) && n > 4 && !memcmp(d + n - 4, ".git", 4)) {
-        n -= 4;
-        while (n > 1 && d[n - 1] == '/')
-            n--;
-    }
-    size_t b = n;
-    while (b > 0 && d[b - 1] != '/')
-        b--;
-    if (b == n)
-        qr_buf_puts(out, "repository");
-    else
-        qr_buf_append(out, d + b, n - b);
+    qr_repo_dir_name(qr_git_workdir(g) ? qr_git_workdir(g) : qr_git_dir(g), !qr_git_workdir(g),
+                     out);
 }
 
 /* The root a walk from HEAD reaches: the oldest parentless commit (by committer date,

@@ -309,6 +309,16 @@ static const char *col_str(sqlite3_stmt *st, int i, qr_arena *a)
 }
 
 
+size_t qr__code_error_lines_text(const qr_code_file *f, char out[QR_CODE_ERROR_LINES_TEXT])
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (uint32_t k = 0; k < f->nerror_lines && k < QR_CODE_ERROR_LINES; k++)
+        n += (size_t)snprintf(out + n, QR_CODE_ERROR_LINES_TEXT - n, "%s%u", k ? " " : "",
+                              (unsigned)f->error_line[k]);
+    return n;
+}
+
 void qr__code_error_lines(const char *el, qr_code_file *f)
 {
     while (el && *el && f->nerror_lines < QR_CODE_ERROR_LINES) {
@@ -456,12 +466,8 @@ int qr__code_store_put(qr_code_store *s, const char *oid, const qr_code_blob *b,
     sqlite3_bind_int64(st, 4, (sqlite3_int64)b->bytes);
     sqlite3_bind_int64(st, 5, b->file.lines);
     sqlite3_bind_int64(st, 6, b->file.errors);
-    char el[QR_CODE_ERROR_LINES * 11 + 1];
-    size_t eln = 0;
-    el[0] = 0;
-    for (uint32_t k = 0; k < b->file.nerror_lines && k < QR_CODE_ERROR_LINES; k++)
-        eln += (size_t)snprintf(el + eln, sizeof el - eln, "%s%u", k ? " " : "",
-                                (unsigned)b->file.error_line[k]);
+    char el[QR_CODE_ERROR_LINES_TEXT];
+    size_t eln = qr__code_error_lines_text(&b->file, el);
     sqlite3_bind_text(st, 7, el, (int)eln, SQLITE_TRANSIENT);
     if ((rc = step_done(s, st, err)))
         return rc;

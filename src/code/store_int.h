@@ -103,6 +103,9 @@ int qr__code_gcache_clear(const char *gitdir, size_t *removed);
 /* CODE_STORE_VERSION: what a blob's rows depend on */
 int qr__code_store_version(void);
 
+/* f's error lines as stored: "12 40 77" written to out, its length returned */
+#define QR_CODE_ERROR_LINES_TEXT (QR_CODE_ERROR_LINES * 11 + 1)
+size_t qr__code_error_lines_text(const qr_code_file *f, char out[QR_CODE_ERROR_LINES_TEXT]);
 /* error_lines as stored ("12 40 77", the first lines with a syntax error) read into f's
  * error_line, after those it holds; a number that is not one ends the list. */
 void qr__code_error_lines(const char *el, qr_code_file *f);

@@ -310,12 +310,8 @@ int qr__code_pg_put(qr_code_pg *p, const char *oid, const qr_code_blob *b, qr_bu
     lit_int(&c[4], (int64_t)b->bytes);
     lit_int(&c[5], b->file.lines);
     lit_int(&c[6], b->file.errors);
-    char el[QR_CODE_ERROR_LINES * 11 + 1];
-    size_t eln = 0;
-    el[0] = 0;
-    for (uint32_t k = 0; k < b->file.nerror_lines && k < QR_CODE_ERROR_LINES; k++)
-        eln += (size_t)snprintf(el + eln, sizeof el - eln, "%s%u", k ? " " : "",
-                                (unsigned)b->file.error_line[k]);
+    char el[QR_CODE_ERROR_LINES_TEXT];
+    qr__code_error_lines_text(&b->file, el);
     lit_text(&c[7], el);
     c = p->items;
     for (size_t i = 0; i < b->file.nitems; i++) {

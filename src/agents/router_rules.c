@@ -358,6 +358,8 @@ static void commits_fetch(qr_buf *b, const rt_question *q, unsigned which, int l
 
 /* The steps (each followed by a separator) that make binding `name` out of what was
  * fetched: the bots filter, or the two people's commits joined, newest first. */
+static bool calendar_date(const char *s);
+
 static void bots_step(qr_buf *b, const rt_question *q, const char *name)
 {
     if (q->author2[0]) {
@@ -379,8 +381,13 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
         from = "marked";
     }
     qr_buf_printf(b, "{:op :filter :on :%s :as :%s :where ", from, name);
+    /* weekdays and hours are the author's clock: with a calendar window, so is the window
+       ("on saturdays in 2026": Saturdays the authors wrote in 2026, not commits committed
+       in 2026 and written on a Saturday of 2025) */
+    bool cal_since = (q->wdays || q->hours) && q->since[0] && calendar_date(q->since);
+    bool cal_until = (q->wdays || q->hours) && q->until[0] && calendar_date(q->until);
     int preds = (q->untouched != 0) + (q->bots != 0) + (q->not_author[0] != 0) +
-                (q->wdays != 0) + (q->path2[0] != 0) + (q->hours != 0);
+                (q->wdays != 0) + (q->path2[0] != 0) + (q->hours != 0) + cal_since + cal_until;
     const char *sep = "";
     if (preds > 1)
         qr_buf_puts(b, "[:and ");
@@ -419,6 +426,18 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
                 s2 = " ";
             }
         qr_buf_puts(b, "]]");
+        sep = " ";
+    }
+    if (cal_since) {
+        qr_buf_printf(b, "%s[:>= :date ", sep);
+        edn_str(b, q->since);
+        qr_buf_puts(b, "]");
+        sep = " ";
+    }
+    if (cal_until) {
+        qr_buf_printf(b, "%s[:<= :date ", sep);
+        edn_str(b, q->until);
+        qr_buf_puts(b, "]");
         sep = " ";
     }
     if (q->hours) {
@@ -1162,8 +1181,6 @@ static void emit_first_commits(const rt_question *q, qr_buf *b, qr_buf *e)
 
 /* Commits grouped by a unit of time: "the busiest month of 2025" (ranked: most commits
  * first, the earlier on a tie), "commits per weekday" (listed in time order). */
-static bool calendar_date(const char *s);
-
 static void emit_periods(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     static const struct {

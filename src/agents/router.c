@@ -1773,7 +1773,6 @@ static bool said(const parser *p, const char *a, const char *b, const char *c)
     return false;
 }
 
-/* What no slot took: filler, or content words by their canonical bit. */
 /* A word nothing read: the question is not understood, and the decline names it. */
 static void unread(parser *p, const tok *t)
 {
@@ -1783,6 +1782,7 @@ static void unread(parser *p, const tok *t)
         snprintf(p->q->unread + have, RT_STR - have, "%s%s", have ? " " : "", t->s);
 }
 
+/* What no slot took: filler, or content words by their canonical bit. */
 static void collect_words(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
@@ -1844,18 +1844,18 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
-        /* "the main committer in shop/search": the top one */
+        /* "the main committer in shop/search": the top one ("committer" in the singular
+           says one, as for "the top committer") */
         if (strcmp(t->s, "main") == 0 && i + 1 < p->n &&
             (rt_canon_bit(p->t[i + 1].s) & RW_AUTHORS)) {
             p->q->words |= RW_MOST;
-            p->q->one_author = true;
             t->used = true;
             continue;
         }
         /* "when was the repo started": its first commit */
         if ((strcmp(t->s, "started") == 0 || strcmp(t->s, "began") == 0 ||
-             strcmp(t->s, "created") == 0) && !p->q->path_kind && said(p, "repo", "repository", "project") &&
-            said(p, "when", "when", "when")) {
+             strcmp(t->s, "created") == 0) && !p->q->path_kind &&
+            said(p, "repo", "repository", "project") && said(p, "when", "when", "when")) {
             p->q->words |= RW_FIRST | RW_COMMITS;
             p->q->singular = true;
             t->used = true;

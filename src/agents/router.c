@@ -1809,6 +1809,19 @@ static void collect_words(parser *p)
             use(p, i, i + 2);
             continue;
         }
+        /* "which email address does Tom Nguyen commit with": their address */
+        if (p->q->author[0] && (!strcmp(t->s, "email") || !strcmp(t->s, "emails") ||
+                                !strcmp(t->s, "e-mail") || !strcmp(t->s, "address") ||
+                                !strcmp(t->s, "addresses"))) {
+            p->q->emails = true;
+            t->used = true;
+            continue;
+        }
+        if (p->q->emails && (!strcmp(t->s, "use") || !strcmp(t->s, "uses") ||
+                             !strcmp(t->s, "using") || !strcmp(t->s, "with"))) {
+            t->used = true;
+            continue;
+        }
         /* "what commit does v1.0.0 point to": the commit named */
         if (p->q->commit[0] && (!strcmp(t->s, "point") || !strcmp(t->s, "points") ||
                                 !strcmp(t->s, "pointing") || !strcmp(t->s, "refer") ||

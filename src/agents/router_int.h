@@ -120,6 +120,8 @@ typedef struct rt_question {
     bool line_total;    /* "how many lines were added to app/x.py": the sum of the sort
                            key's lines (sort is ADDITIONS, DELETIONS or LINES) over the
                            commits, not a ranking */
+    bool emails;        /* with author: the addresses they commit with ("which email does
+                           Tom commit with") */
     bool repos_all;     /* "across all repositories": every repository of the shared index
                            (the tools' repos ["all"]); people are summed across them */
     bool tags_starts;   /* with tags_prefix: the names open with commit as said ("tags

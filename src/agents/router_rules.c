@@ -46,12 +46,12 @@ enum {
     S_PERIOD = 1u << 16,    /* commits grouped by a unit of time ("per month") */
     S_PATH2 = 1u << 17,     /* a path excluded inside the included one */
     S_INACTIVE = 1u << 18,  /* authors with no commit in the window */
-    S_LINES = 1u << 20,
+    S_LINES = 1u << 20,     /* a total of lines, not a ranking ("how many lines were added") */
     S_RENAME = 1u << 21,    /* a file's renames ("what was x.py called before") */
     S_TAGS = 1u << 22,      /* the tags themselves ("the latest release") */
-    S_GONE = 1u << 22,      /* the file said is not in HEAD (deleted or renamed away) */     /* a total of lines, not a ranking ("how many lines were added") */
     S_TAG = 1u << 19,       /* the one commit was named by a tag: its files only (who
                                "wrote" or "contributed to" a release is not its last commit) */
+    S_EMAILS = 1u << 23,    /* a person's addresses ("which email does Tom use") */
     S_PATH = S_FILE | S_DIR,
     S_MERGES = S_MERGES_ONLY | S_MERGES_EXCL,
 };
@@ -121,6 +121,8 @@ static uint32_t slots_of(const rt_question *q)
         s |= S_RENAME;
     if (q->tags)
         s |= S_TAGS;
+    if (q->emails)
+        s |= S_EMAILS;
 
     return s;
 }
@@ -1054,6 +1056,26 @@ static void emit_file_created(const rt_question *q, qr_buf *b, qr_buf *e)
 static void emit_file_renames(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     char sum[RT_STR * 6];
+    if (q->gone) {
+        /* "which commit renamed docs/setup.md", a name HEAD no longer has: the commit where
+           that path was last removed, which a rename away is (the summary says it may be
+           a deletion: the name after is that commit's) */
+        qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+        params(b, q, P_PATH, 0);
+        qr_buf_puts(b, "}]\n :transform [{:op :filter :on :history :as :removals :where [:= "
+                       ":status \"D\"]}\n             {:op :take :on :removals :as :last :n 1}\n"
+                       "             {:op :map :on :last :as :rows :select [:hash :short_hash "
+                       ":date :author :email :subject :path]}]\n");
+        snprintf(sum, sizeof sum,
+                 "%s left its path in {{first:rows:short_hash}} by {{first:rows:author}} on "
+                 "{{first:rows:date}} ({{first:rows:subject}}): renamed away or deleted",
+                 q->path);
+        qr_buf_puts(b, " :return {:findings :rows :summary ");
+        edn_str(b, sum);
+        qr_buf_puts(b, "}}");
+        explain_line(e, "the commit where a file's old name left", q, P_PATH, 0);
+        return;
+    }
     qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
     params(b, q, P_PATH, 0);
     if (q->rename_from[0]) {
@@ -1136,6 +1158,20 @@ static void emit_files_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
                    " :return {:findings :rows :count \"{{count:rows}}\" :summary "
                    "\"{{count:rows}} files deleted\"}}");
     explain_line(e, "the files deleted", q, P_WINDOW | P_AUTHOR | P_PATH, 0);
+}
+
+/* The address a person commits with: their row of the author statistics (after .mailmap,
+ * the address the repository joins their others to). */
+static void emit_author_emails(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    qr_buf_puts(b, "{:fetch [{:tool :get_author_stats :as :authors :params ");
+    params(b, q, P_AUTHOR | P_WINDOW, 0);
+    qr_buf_puts(b, "}]\n :transform [{:op :map :on :authors :as :rows :select [:author :email "
+                   ":commits :first :last]}]\n"
+                   " :return {:findings :rows :email \"{{first:rows:email}}\" :summary "
+                   "\"{{first:rows:author}} commits as {{first:rows:email}} "
+                   "({{first:rows:commits}} commits; addresses .mailmap joins are one)\"}}");
+    explain_line(e, "the address a person commits with", q, P_AUTHOR | P_WINDOW, 0);
 }
 
 /* The oldest commits (of an author, a path, a window): "the first commit", "alice's
@@ -1455,6 +1491,15 @@ static void emit_compare(const rt_question *q, qr_buf *b, qr_buf *e)
 #define COMMIT_WORDS (W(RECENT) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(HISTORY) | W(COMMITS))
 
 static const rule RULES[] = {
+    {"author-emails",
+     "the address a person commits with",
+     {"which email does alice commit with", "what is bob's email address", NULL, NULL},
+     {0, W(WHO), REQ_END},
+     W(COMMITS) | W(COMMITTED) | W(MADE) | W(WHOSE) | W(AUTHORS),
+     S_EMAILS | S_AUTHOR | S_WINDOW,
+     S_EMAILS | S_AUTHOR,
+     0,
+     emit_author_emails},
     {"inactive-authors",
      "the authors with no commit in a window (who has not committed since a date)",
      {"who hasn't committed anything since 2025", "which authors have not contributed this year",
@@ -1763,7 +1808,7 @@ static bool rule_accepts(const rule *r, const rt_question *q)
         return false;
     /* a file HEAD does not have may have been renamed away from: its renames are
        another file's history ("who renamed libs/old.go" asks about the rename from it) */
-    if (q->gone && r->emit == emit_file_renames)
+    if (q->gone && r->emit == emit_file_renames && (q->renamed != 1 || q->rename_from[0]))
         return false;
     if (q->words & RW_UNKNOWN)
         return false;

@@ -132,10 +132,12 @@ $first" ask "between Mei Lin Chen and Bob Stone, who has fewer commits?"
 expect_out "directories under services/" "file-churn
 services/ledger/
 services/gateway/" ask "which service under services/ has had the most commits?"
-# renames: the file's name before; a file renamed away is not asked of its own history
+# renames: the file's name before; a file renamed away, asked by its old name: the commit
+# where that name left (its summary says renamed away or deleted)
 expect_out "renamed from" "file-renames
 src/old_name.c" ask "what was src/new_name.c called before it was renamed?"
-expect_out "renamed away" "no-answer" ask "who renamed src/old_name.c?"
+expect_out "renamed away" "file-renames
+$(git -C "$R" log -1 --format=%h --abbrev=7 --no-renames --diff-filter=D -- src/old_name.c)" ask "who renamed src/old_name.c?"
 # line totals of one file, as git log --numstat counts them
 expect_out "lines added to http.c" "count-lines
 total=$(git -C "$R" log --numstat --format= -- http.c | awk '{a+=$1} END {print a}')" \

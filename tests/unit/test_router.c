@@ -613,6 +613,8 @@ static const expect PINNED[] = {
     {"list the commits from 2025-12-02", "commits-in-window", {":since \"2025-12-02\" :until \"2025-12-02T23:59:59\""}},
     {"how many commits from 2025-08-20 onwards", "count-commits", {":since \"2025-08-20\""}},
     {"git log -1 v1.0.0", "commit-show", {":ref \"v1.0.0\""}},
+    {"which email address does alice commit with?", "author-emails", {":author \"alice@example.com\""}},
+    {"what email does alice smith use", "author-emails", {":author \"alice@example.com\""}},
     {"total lines added in 2025 (insertions)", "count-lines", {":total \"{{total:additions}}\""}},
     {"who wrote the most recent commit", "commits-in-window", {":limit 1"}},
     {"how many non merge commits by alice in 2025", "count-commits", {":merges \"exclude\"", ":author \"alice@example.com\""}},

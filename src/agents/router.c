@@ -1845,9 +1845,9 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
-        /* "how many commits came in on saturdays": were made */
-        if ((strcmp(t->s, "came") == 0 || strcmp(t->s, "landed") == 0) && i + 1 < p->n &&
-            !strcmp(p->t[i + 1].s, "in")) {
+        /* "how many commits came in on saturdays": were made ("landed" is a word of its
+           own, a commit verb; the "in" of "came in november" is the window's) */
+        if (strcmp(t->s, "came") == 0 && i + 1 < p->n && tok_is(p, i + 1, "in")) {
             use(p, i, i + 2);
             continue;
         }

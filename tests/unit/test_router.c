@@ -604,6 +604,7 @@ static const expect PINNED[] = {
     {"commits by each author", "top-contributors", {":tool :get_author_stats"}},
     /* post hoc, after plain9/10's held-out run */
     {"How many commits came in on saturdays in 2025?", "count-commits", {"Saturday", "[:>= :date \"2025-01-01\"]"}},
+    {"what landed in november", "commits-in-window", {":since \"2026-11-01\""}},
     {"Top 3 contributors in src/ since 2025-01-01, in order please", "file-authors", {":path \"src/\""}},
     {"date of alice's most recent commit", "commits-by-author", {":limit 1"}},
     {"first commit date of the repository?", "first-commits", {":n 1"}},

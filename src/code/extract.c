@@ -840,6 +840,20 @@ static bool is_ident_char(int c)
     return isalnum(c) || c == '_';
 }
 
+/* Whether src[b..b+w) is one of a function-like macro's parameter names (params may be
+ * null: none). */
+static bool is_param(const ex *e, TSNode params, uint32_t b, uint32_t w)
+{
+    uint32_t np = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+    for (uint32_t q = 0; q < np; q++) {
+        TSNode pn = ts_node_named_child(params, q);
+        uint32_t ps = ts_node_start_byte(pn), pt = ts_node_end_byte(pn);
+        if (pt - ps == w && pt <= e->len && !memcmp(e->src + ps, e->src + b, w))
+            return true;
+    }
+    return false;
+}
+
 /* The calls a function-like macro's body makes: identifiers followed by '(' that are not
  * its parameters, keywords or operands of # and ## (a call whose argument stringizes a
  * parameter, `_serverAssert(#e, ...)`, is a call). */
@@ -888,12 +902,7 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
         bool skip = false;
         for (const char *const *k = keywords; *k && !skip; k++)
             skip = strlen(*k) == w && !memcmp(*k, e->src + b, w);
-        uint32_t np = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
-        for (uint32_t q = 0; q < np && !skip; q++) {
-            TSNode pn = ts_node_named_child(params, q);
-            uint32_t ps = ts_node_start_byte(pn), pt = ts_node_end_byte(pn);
-            skip = pt - ps == w && pt <= e->len && !memcmp(e->src + ps, e->src + b, w);
-        }
+        skip = skip || is_param(e, params, b, w);
         if (!skip)
             ref(e, QR_CODE_REF_MACRO_CALL, name, dup(e, e->src + b, w), line, c->cond);
         /* `SELECT(__VA_ARGS__, BLOCK_3, BLOCK_2, BLOCK_1)(__VA_ARGS__)`: the invocation's
@@ -920,12 +929,8 @@ static void macro_calls(ex *e, const char *name, TSNode params, TSNode value, co
             while (a < k && is_ident_char((unsigned char)e->src[a]))
                 a++;
             uint32_t aw = a - ab;
-            bool param = aw == 11 && !memcmp(e->src + ab, "__VA_ARGS__", 11);
-            for (uint32_t q = 0; q < np && !param; q++) {
-                TSNode pn = ts_node_named_child(params, q);
-                uint32_t ps = ts_node_start_byte(pn), pt = ts_node_end_byte(pn);
-                param = pt - ps == aw && pt <= e->len && !memcmp(e->src + ps, e->src + ab, aw);
-            }
+            bool param = (aw == 11 && !memcmp(e->src + ab, "__VA_ARGS__", 11)) ||
+                         is_param(e, params, ab, aw);
             if (!param)
                 ref(e, QR_CODE_REF_MACRO_CALL, name, dup(e, e->src + ab, aw), line, c->cond);
         }

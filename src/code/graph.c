@@ -1620,6 +1620,12 @@ static int cmp_macro_fn(const void *a, const void *b)
     return strcmp(((const macro_fn *)a)->m->name, ((const macro_fn *)b)->m->name);
 }
 
+/* A C file of the graph that is there: neither deleted nor failed to read. */
+static bool live_c(const gfile *f)
+{
+    return !f->deleted && f->status >= 0 && f->lang == QR_CODE_LANG_C;
+}
+
 /* The function-defining macros of the project (see fn_template), sorted by name (the
  * first of a name first); *n their count. NULL when none or out of memory. */
 static macro_fn *macro_fns(qr_code_graph *g, size_t *n)
@@ -1629,7 +1635,7 @@ static macro_fn *macro_fns(qr_code_graph *g, size_t *n)
     *n = 0;
     for (size_t x = 0; x < g->nfiles; x++) {
         const gfile *h = &g->files[x];
-        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+        if (!live_c(h))
             continue;
         for (size_t k = 0; k < h->file.nitems; k++) {
             const qr_code_item *it = &h->file.items[k];
@@ -1723,7 +1729,7 @@ static const qr_code_item *object_macro(const qr_code_graph *g, const char *name
     const qr_code_item *any = NULL;
     for (size_t x = 0; x < g->nfiles; x++) {
         const gfile *h = &g->files[x];
-        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+        if (!live_c(h))
             continue;
         for (size_t k = 0; k < h->file.nitems; k++) {
             const qr_code_item *m = &h->file.items[k];
@@ -1747,7 +1753,7 @@ static int macro_heads(qr_code_graph *g)
 {
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
-        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+        if (!live_c(f))
             continue;
         for (size_t k = 0; k < f->file.nitems; k++) {
             const qr_code_item *fn = &f->file.items[k];
@@ -1850,7 +1856,7 @@ static int list_invocations(qr_code_graph *g)
     size_t nl = 0, capl = 0;
     for (size_t x = 0; x < g->nfiles; x++) {
         const gfile *h = &g->files[x];
-        if (h->deleted || h->status < 0 || h->lang != QR_CODE_LANG_C)
+        if (!live_c(h))
             continue;
         for (size_t k = 0; k < h->file.nitems; k++) {
             const qr_code_item *it = &h->file.items[k];
@@ -1876,7 +1882,7 @@ static int list_invocations(qr_code_graph *g)
     int rc = QR_OK;
     for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
         gfile *f = &g->files[i];
-        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+        if (!live_c(f))
             continue;
         qr_code_ref *refs = NULL;
         size_t r0 = f->file.nrefs, nrefs = r0, capr = 0;
@@ -1955,7 +1961,7 @@ static int macro_functions(qr_code_graph *g)
     int rc = QR_OK;
     for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
         gfile *f = &g->files[i];
-        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+        if (!live_c(f))
             continue;
         qr_code_item *items = NULL;
         qr_code_ref *refs = NULL;
@@ -2086,7 +2092,7 @@ static int included_instances(qr_code_graph *g)
 {
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *inc = &g->files[i];
-        if (inc->deleted || inc->status < 0 || inc->lang != QR_CODE_LANG_C)
+        if (!live_c(inc))
             continue;
         for (size_t r = 0; r < inc->file.nrefs; r++) {
             const qr_code_ref *ir = &inc->file.refs[r];
@@ -2100,7 +2106,7 @@ static int included_instances(qr_code_graph *g)
             if (fi < 0 || (size_t)fi == i)
                 continue;
             gfile *f = &g->files[fi];
-            if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+            if (!live_c(f))
                 continue;
             /* the includer's aliases above the #include */
             size_t nal = 0;
@@ -2189,7 +2195,7 @@ static int included_instances(qr_code_graph *g)
     /* the written function's own calls: never compiled under its name */
     for (size_t i = 0; i < g->nfiles; i++) {
         gfile *f = &g->files[i];
-        if (f->deleted || f->status < 0 || f->lang != QR_CODE_LANG_C)
+        if (!live_c(f))
             continue;
         qr_code_ref *refs = NULL;
         for (size_t k = 0; k < f->file.nitems; k++) {

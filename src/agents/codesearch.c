@@ -1136,23 +1136,24 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
                         : fr.subject_path     ? fr.subject
                         : fr.in[0]            ? fr.in
                                               : NULL;
-    /* a path said in another case than the tree's ("FUNCTIONS DEFINED IN EPOLL.C"): the
-       one file it names */
+    /* a path the index lacks: said in another case than the tree's ("FUNCTIONS DEFINED IN
+       EPOLL.C"), the one file it names; else an error naming the nearest (a header
+       includers ask of may be a system one, the index's or not) */
     if (framed && g && place) {
+        qr_buf miss; /* the error, said only when no file fits */
+        qr_buf_init(&miss);
         char fixed[CF_MAX + 1];
-        qr_buf quiet;
-        qr_buf_init(&quiet);
-        if (unknown_path(g, place, &quiet) && path_by_case(g, place, fixed, sizeof fixed)) {
-            if (place == fr.subject)
-                snprintf(fr.subject, sizeof fr.subject, "%s", fixed);
-            else
-                snprintf(fr.in, sizeof fr.in, "%s", fixed);
-            place = place == fr.subject ? fr.subject : fr.in;
+        if (unknown_path(g, place, &miss)) {
+            if (path_by_case(g, place, fixed, sizeof fixed)) {
+                snprintf(place == fr.subject ? fr.subject : fr.in, CF_MAX + 1, "%s", fixed);
+            } else if (fr.rel != CF_INCLUDERS) {
+                qr_buf_append(err, miss.p, miss.len);
+                qr_buf_release(&miss);
+                return QR_EINVAL;
+            }
         }
-        qr_buf_release(&quiet);
+        qr_buf_release(&miss);
     }
-    if (framed && g && place && fr.rel != CF_INCLUDERS && unknown_path(g, place, err))
-        return QR_EINVAL;
     if (framed) {
         if (fr.rel == CF_UNUSED) {
             tname = fr.statics ? "dead-statics" : "unused";

@@ -575,6 +575,13 @@ static void parse_month_days(parser *p)
     }
 }
 
+/* Takes tokens [from, to) out of the list (a phrase rewritten into fewer words). */
+static void drop_tokens(parser *p, size_t from, size_t to)
+{
+    memmove(&p->t[from], &p->t[to], (p->n - to) * sizeof p->t[0]);
+    p->n -= to - from;
+}
+
 /* "what day did X get deleted", "which date was v1.0 tagged": when; "the commits from
  * 2025-12-02" with no end said: that day */
 static void parse_what_day(parser *p)
@@ -584,8 +591,7 @@ static void parse_what_day(parser *p)
         if (tok_is(p, i, "from") && p->t[i + 1].kind == T_DATE &&
             (tok_is(p, i + 2, "onwards") || tok_is(p, i + 2, "onward"))) {
             snprintf(p->t[i].s, TOK_LEN, "since");
-            memmove(&p->t[i + 2], &p->t[i + 3], (p->n - i - 3) * sizeof p->t[0]);
-            p->n--;
+            drop_tokens(p, i + 2, i + 3);
         }
     for (size_t i = 0; i + 1 < p->n; i++)
         if (tok_is(p, i, "from") && p->t[i + 1].kind == T_DATE &&
@@ -602,8 +608,7 @@ static void parse_what_day(parser *p)
               tok_is(p, i + 2, "does") || tok_is(p, i + 2, "is")))
             continue;
         snprintf(p->t[i].s, TOK_LEN, "when");
-        memmove(&p->t[i + 1], &p->t[i + 2], (p->n - i - 2) * sizeof p->t[0]);
-        p->n--;
+        drop_tokens(p, i + 1, i + 2);
     }
 }
 
@@ -631,8 +636,7 @@ static void parse_start_of(parser *p)
         } else if (!year_at(p, x) && !month_tok(p, x)) {
             continue;
         }
-        memmove(&p->t[drop_from], &p->t[drop_to], (p->n - drop_to) * sizeof p->t[0]);
-        p->n -= drop_to - drop_from;
+        drop_tokens(p, drop_from, drop_to);
     }
 }
 

@@ -49,9 +49,15 @@ void qr_git_people_free(qr_git_person *v, size_t n);
  * ancestor of it, written to prev ("" when none). False when no tag, or several, match;
  * then *ambiguous says whether several did, and when none did prev holds the nearest
  * release (the greatest version below, else the least above; "" when no tag is one).
- * A tag's version may follow a project's prefix: "jq-1.7.1" is 1.7.1. */
+ * When found, the releases just before and just after it go to before and next (each may
+ * be NULL): the nearest version on that side when the tags' dates agree that no other
+ * release came between, else "" (none, or version and date disagree). A tag's version may
+ * follow
+ * a project's prefix ("jq-1.7.1" is 1.7.1), use '_' between numbers ("curl-8_1_0") and end
+ * in one letter ("3.6a", after 3.6). */
 bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, char *prev,
-                    size_t prev_cap, bool *ambiguous);
+                    size_t prev_cap, char *before, size_t before_cap, char *next,
+                    size_t next_cap, bool *ambiguous);
 
 /* The tag named `name`, compared without case (the exact spelling wins when tags differ
  * only in case): true with the tag's name in out. */

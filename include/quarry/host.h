@@ -64,9 +64,10 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap);
 bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap);
 /* qr_router_opts.file over the host's repository (qr_git_find_file on HEAD's tree). */
 int qr_host_find_file(void *host, const char *name, char *out, size_t cap);
-/* The project's name as people call it: the last part of the host repository's working
- * tree (or of its git directory, without ".git"), written to out; false when there is no
- * repository. */
+/* The project's names as people call it, space-separated: the last part of the host
+ * repository's working tree (or of its git directory, without ".git"), then the origin
+ * remote's last part when it differs and is not a generic word ("repo"), written to out
+ * (runs `git config` once); false when there is no repository. */
 bool qr_host_project_name(void *host, char *out, size_t cap);
 /* qr_router_opts.tag over the host's repository (qr_git_tag_named). */
 bool qr_host_tag(void *host, const char *name, char *out, size_t cap);

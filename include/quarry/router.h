@@ -41,8 +41,9 @@ typedef struct qr_router_opts {
      * person. NULL: names are read only after a marker ("by bob", "bob's"). */
     bool (*author)(void *ud, const char *name, char *out, size_t cap);
     void *author_ud;
-    /* The release a version number names ("the 2.1 release"): true with "TAG PREV" in out
-     * (the tag, and the release before it that it grew from, if any), called with
+    /* The release a version number names ("the 2.1 release"): true with "TAG PREV BEFORE
+     * NEXT" in out (the tag; the release it grew from; the releases just before and just
+     * after it by version and date; "-" or nothing where there is none), called with
      * author_ud. NULL: releases are read only as tags written whole ("v2.1.0"). False
      * when no tag is that release: then out may hold "~TAG", the nearest release, which
      * the decline names. */
@@ -56,8 +57,9 @@ typedef struct qr_router_opts {
     /* The tag a word names exactly, compared without case ("release-2.1.12-stable"), with
      * author_ud: true with the tag's name in out. NULL: tags are read only as releases. */
     bool (*tag)(void *ud, const char *name, char *out, size_t cap);
-    /* The project's own name ("redis", "libevent"): said as the place ("commits to redis",
-     * "how many merges does libevent have") it names the repository itself. NULL: none. */
+    /* The project's own names, space-separated ("redis", "tmux tmux-fork"): said as the
+     * place ("commits to redis", "how many merges does libevent have", "tmux commits") one
+     * names the repository itself, even where an author's name begins with it. NULL: none. */
     const char *project;
     /* When no rule matches and the router can say what was ambiguous, one line is written
      * here ("2 authors match 'bob': Bob Kowalski <...>, Bob Lee <...>"); NULL: not said. */

@@ -171,6 +171,19 @@ static size_t touch_marker(const parser *p, size_t i)
  * folder", "not in tests", "outside src/". One exclusion marker may take several objects
  * ("excluding bots and merges"). Bots are filtered out of the tools' rows by name and
  * email; a path is excluded with git's ":!" pathspec magic. */
+/* The word at i ends an author's whole name said before it ("the tmux update bot",
+ * "renovate bot"): the name, not the bots as a group. */
+static bool ends_name(parser *p, size_t i)
+{
+    char who[RT_STR];
+    for (size_t back = 1; back <= 2 && back <= i; back++) {
+        size_t len = 0;
+        if (rt_person_at(p, i - back, who, &len) && i - back + len > i)
+            return true;
+    }
+    return false;
+}
+
 void rt_parse_exclusions(parser *p)
 {
     for (size_t i = 0; i < p->n; i++) {
@@ -229,7 +242,7 @@ void rt_parse_exclusions(parser *p)
             continue;
         }
         if ((tok_is(p, i, "bots") || tok_is(p, i, "bot")) &&
-            !(i > 0 && tok_is(p, i - 1, "not"))) {
+            !(i > 0 && tok_is(p, i - 1, "not")) && !ends_name(p, i)) {
             size_t from = i > 0 && tok_is(p, i - 1, "by") ? i - 1 : i;
             set_bots(p, RT_BOTS_ONLY);
             /* "which bots committed", "how many bots": the bots as authors; "what did

@@ -29,6 +29,36 @@ static void drop(parser *p, size_t from, size_t to)
     p->n -= to - from;
 }
 
+/* Numbers with dots between them ("2.1", "3.6"), at least two, and at most one letter
+ * after the last ("3.6a": the release after 3.6). */
+static bool version_digits(const char *c)
+{
+    if (!isdigit((unsigned char)*c) || !strchr(c, '.'))
+        return false;
+    for (; *c; c++)
+        if (!isdigit((unsigned char)*c) && *c != '.' &&
+            !(islower((unsigned char)*c) && !c[1] && isdigit((unsigned char)c[-1])))
+            return false;
+    return c[-1] != '.';
+}
+
+/* One of the project's names (a space-separated list: the working tree's folder, the
+ * remote's name), compared without case. */
+static bool is_project(const char *names, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *s = names; *s;) {
+        const char *e = strchr(s, ' ');
+        size_t l = e ? (size_t)(e - s) : strlen(s);
+        if (l == n && !strncasecmp(s, w, n))
+            return true;
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    return false;
+}
+
 void rt_parse_asides(parser *p)
 {
     static const char *const WHO[] = {"person", "author", "user", "developer", "contributor",
@@ -96,15 +126,25 @@ void rt_parse_asides(parser *p)
        have", "the redis repo": the repository itself, and the name goes */
     if (p->o && p->o->project && p->o->project[0]) {
         static const char *const BEFORE[] = {"to", "in", "of", "does", "for", "the", "into",
-                                             "on", "across", NULL};
+                                             "on", "across", "did", "has", "about", NULL};
         static const char *const AFTER[] = {"repo", "repository", "project", "codebase",
-                                            "have", "has", "had", NULL};
+                                            "have", "has", "had", "history", "source", NULL};
         for (size_t i = 0; i < p->n; i++) {
-            if (p->t[i].kind != T_WORD || p->t[i].used || strcasecmp(p->t[i].s, p->o->project))
+            if (p->t[i].kind != T_WORD || p->t[i].used || !is_project(p->o->project, p->t[i].s))
                 continue;
+            /* "tmux commits", "tmux's contributors": the project's, as a noun's modifier */
+            bool noun = i + 1 < p->n && p->t[i + 1].kind == T_WORD &&
+                        (rt_canon_bit(p->t[i + 1].s) & (RW_COMMITS | RW_AUTHORS | RW_FILES));
+            /* "since tmux 3.5a": the project's release */
+            bool release = i + 1 < p->n && !p->t[i].poss &&
+                           version_digits(p->t[i + 1].s + (p->t[i + 1].s[0] == 'v'));
             bool place = (i > 0 && tok_in(p, i - 1, BEFORE)) || tok_in(p, i + 1, AFTER) ||
-                         p->t[i].poss;
-            if (!place || rt_person_at(p, i, (char[RT_STR]){0}, &(size_t){0}))
+                         p->t[i].poss || noun || release;
+            /* the project's name is the project even when an author's name begins with it
+               ("tmux update bot"): only that whole name, or "by tmux", is the person */
+            size_t plen = 0;
+            bool person = rt_person_at(p, i, (char[RT_STR]){0}, &plen);
+            if (!place || (person && (plen > 1 || (i > 0 && tok_is(p, i - 1, "by")))))
                 continue;
             size_t to = i + 1;
             if (tok_is(p, to, "repo") || tok_is(p, to, "repository") ||
@@ -396,27 +436,36 @@ static bool version_word(const tok *t)
     if (t->used || (t->kind != T_WORD && t->kind != T_PATH && t->kind != T_OTHER))
         return false;
     const char *c = t->s + (t->s[0] == 'v' || t->s[0] == 'V');
-    if (!isdigit((unsigned char)*c) || !strchr(c, '.'))
-        return false;
-    for (; *c; c++)
-        if (!isdigit((unsigned char)*c) && *c != '.')
-            return false;
-    return t->s[strlen(t->s) - 1] != '.';
+    return version_digits(c);
 }
 
 /* The release a version names, through the repository (qr_router_opts.release). */
+static bool release_near(const parser *p, const char *version, char *tag, char *prev,
+                         char *before, char *next)
+{
+    char out[RT_STR];
+    tag[0] = prev[0] = before[0] = next[0] = '\0';
+    if (!p->o || !p->o->release || !p->o->release(p->o->author_ud, version, out, sizeof out))
+        return false;
+    /* "TAG PREV BEFORE NEXT", "-" where none */
+    char *f[4] = {tag, prev, before, next};
+    const char *c = out;
+    for (int k = 0; k < 4 && *c; k++) {
+        size_t l = strcspn(c, " ");
+        if (!(l == 1 && *c == '-'))
+            snprintf(f[k], RT_STR, "%.*s", (int)l, c);
+        c += l + (c[l] == ' ');
+    }
+    return tag[0] != '\0';
+}
+
 static bool release_of(const parser *p, const char *version, char *tag, char *prev,
                        bool *unsure)
 {
     *unsure = false;
-    char out[RT_STR];
-    tag[0] = prev[0] = '\0';
-    if (!p->o || !p->o->release || !p->o->release(p->o->author_ud, version, out, sizeof out))
+    char before[RT_STR], next[RT_STR];
+    if (!release_near(p, version, tag, prev, before, next))
         return false;
-    const char *sp = strchr(out, ' ');
-    snprintf(tag, RT_STR, "%.*s", (int)(sp ? (size_t)(sp - out) : strlen(out)), out);
-    if (sp)
-        snprintf(prev, RT_STR, "%s", sp + 1);
     /* the release before it is a patch of another series, merged in (v1.2.2 before
        v2.0.0): since it, or since v1.2.0? Both are read; not matched */
     long a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
@@ -502,12 +551,7 @@ static bool release_name(const char *s, char *prefix, size_t cap, const char **n
         c = s + ((s[0] == 'v' || s[0] == 'V') && isdigit((unsigned char)s[1]));
     }
     *num = c;
-    if (!isdigit((unsigned char)*c) || !strchr(c, '.'))
-        return false;
-    for (const char *d = c; *d; d++)
-        if (!isdigit((unsigned char)*d) && *d != '.')
-            return false;
-    return c[strlen(c) - 1] != '.';
+    return version_digits(c);
 }
 
 /* The repository's tag a release name says (release_name), or false. A prefix said must
@@ -526,6 +570,10 @@ static bool tag_of(const parser *p, const char *s, const char *said_prefix, char
         strlen(tag) >= TOK_LEN)
         return false;
     size_t pl = strlen(prefix);
+    /* the project's own name before a number its tags carry bare ("tmux 3.7": 3.7) */
+    if (pl && said_prefix && p->o && p->o->project && is_project(p->o->project, prefix) &&
+        isdigit((unsigned char)tag[0]))
+        return true;
     if (pl && (strncasecmp(tag, prefix, pl) || tag[pl] != '-'))
         return false;
     return true;
@@ -665,6 +713,31 @@ static void parse_tags(parser *p)
         t->tag = true;
         t->poss = false;
     }
+    /* "what changed in 3.4", "what's new in 3.6a", "which files went into 3.5": what the
+       release added since the one it grew from, as "in release 3.4" (not "commits in
+       v1.2.0", everything the tag holds, which the refs read) */
+    static const char *const CHANGE[] = {"changed", "change", "changes", "new", "added",
+                                         "went", "landed", "shipped", "introduced", "fixed",
+                                         "fixes", "changelog", "different", NULL};
+    bool change = false;
+    for (size_t i = 0; i < p->n; i++)
+        change |= p->t[i].kind == T_WORD && !p->t[i].used && tok_in(p, i, CHANGE);
+    for (size_t i = 1; change && i < p->n; i++) {
+        tok *t = &p->t[i];
+        if (t->used || !t->tag || !(tok_is(p, i - 1, "in") || tok_is(p, i - 1, "into")) ||
+            !tag_of(p, t->s, NULL, tag, prev) || !prev[0] || strcmp(tag, t->s))
+            continue;
+        if (p->q->ref[0])
+            p->bad = true;
+        snprintf(p->q->ref, RT_STR, "%.120s..%.120s", prev, tag);
+        use(p, i - 1, i + 1);
+        /* "what went into 3.7", "what's new in 3.5": what changed in it */
+        if (i > 1 && (tok_is(p, i - 2, "went") || tok_is(p, i - 2, "go") ||
+                      tok_is(p, i - 2, "new") || tok_is(p, i - 2, "different"))) {
+            use(p, i - 2, i - 1);
+            p->q->words |= RW_CHANGE;
+        }
+    }
 }
 
 /* A file's renames: "what was x.py called before (it was renamed)", "the old name of
@@ -799,12 +872,15 @@ static void parse_tag_prefix(parser *p)
     }
 }
 
+static void parse_tag_neighbour(parser *p);
+
 void rt_parse_places(parser *p)
 {
     parse_tag_prefix(p);
     parse_renames(p);
     parse_releases(p);
     parse_tags(p);
+    parse_tag_neighbour(p);
     static const struct {
         const char *word, *glob;
     } KINDS[] = {{"header", "*.h"},   {"headers", "*.h"},      {"markdown", "*.md"},
@@ -1376,6 +1452,69 @@ static void parse_start(parser *p)
         use(p, i + 2, to);
         return;
     }
+}
+
+/* "which tag came before 3.5", "the release right after v2.0.0", "what was the previous
+ * version to 3.7", "next release after 3.4": the release the named one grew from, or the
+ * one that grew from it (as qr_git_release orders them: by version, on its line of
+ * history), answered as that tag's row. */
+static void parse_tag_neighbour(parser *p)
+{
+    static const char *const BEFORE[] = {"before", "preceding", "preceded", "prior",
+                                         "previous", "predecessor", NULL};
+    static const char *const AFTER[] = {"after", "following", "followed", "follows",
+                                        "next", "succeeded", "successor", "subsequent", NULL};
+    static const char *const GLUE[] = {"right", "just", "immediately", "directly", "came",
+                                       "comes", "come", "to", "was", "is", "by", "the", "one",
+                                       NULL};
+    static const char *const NOUN[] = {"tag", "release", "version", NULL};
+    size_t noun = p->n, tag = p->n;
+    for (size_t i = 0; i < p->n; i++) {
+        if (tok_in(p, i, NOUN) && noun == p->n)
+            noun = i;
+        else if (!p->t[i].used && p->t[i].tag && tag == p->n && noun < i)
+            tag = i;
+    }
+    if (tag == p->n || noun == p->n)
+        return;
+    /* the relation said once, just before the noun ("the previous release") or between
+       it and the tag ("the tag right before 3.7"), with nothing else between */
+    int dir = 0;
+    size_t from = noun;
+    if (noun > 0 && (tok_in(p, noun - 1, BEFORE) || tok_in(p, noun - 1, AFTER)))
+        from = noun - 1;
+    for (size_t k = from; k < tag; k++) {
+        int d = tok_in(p, k, BEFORE) ? -1 : tok_in(p, k, AFTER) ? 1 : 0;
+        if (d && dir && d != dir)
+            return; /* "the release after the one before": not this frame */
+        if (d)
+            dir = d;
+        else if (k != noun && !tok_in(p, k, GLUE))
+            return;
+    }
+    if (!dir)
+        return;
+    char name[RT_STR], prev[RT_STR], before[RT_STR], next[RT_STR];
+    if (!release_near(p, p->t[tag].s, name, prev, before, next) || strcmp(name, p->t[tag].s))
+        return;
+    const char *want = dir < 0 ? before : next;
+    if (!want[0]) {
+        /* none (the first release, the last), or version and date disagree */
+        p->bad = true;
+        if (p->o->why && p->o->why_cap)
+            snprintf(p->o->why, p->o->why_cap,
+                     "no release is %s %s %s (%s)", dir < 0 ? "just before" : "just after",
+                     name, "by both version and date",
+                     (dir < 0 ? prev[0] : 1) ? "the tags' versions and dates disagree, or there is none"
+                                             : "it is the first");
+        return;
+    }
+    if (p->q->commit[0])
+        p->bad = true;
+    p->q->tags = true;
+    p->q->commit_tag = true;
+    snprintf(p->q->commit, RT_STR, "%s", want);
+    use(p, from, tag + 1);
 }
 
 /* The tags as things asked about: "what's the latest release", "how many tags does the

@@ -225,9 +225,12 @@ void qr_git_people_free(qr_git_person *v, size_t n)
 
 /* ---- releases by their version number ---- */
 
-/* A tag's version: up to four numbers after an optional "v", nothing else; false when the
- * name is not one. */
-static bool tag_version(const char *name, long v[4])
+/* A tag's version: up to four numbers after an optional "v" or a project's prefix, with
+ * '.' or '_' between them ("curl-8_1_0"), and at most one letter after the last ("3.6a",
+ * a release after 3.6 and before 3.6b), in v[4] (a = 1; 0 when none); nothing else. False
+ * when the name is not one. */
+enum { VN = 5 };
+static bool tag_version(const char *name, long v[VN])
 {
     const char *c = name;
     /* a project's prefix, "jq-1.7" (letters and a '-'), or a "v" */
@@ -237,7 +240,7 @@ static bool tag_version(const char *name, long v[4])
         c++;
     else
         c = name + (*name == 'v' || *name == 'V');
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < VN; k++)
         v[k] = 0;
     for (int k = 0; k < 4; k++) {
         if (*c < '0' || *c > '9')
@@ -245,18 +248,22 @@ static bool tag_version(const char *name, long v[4])
         char *end;
         v[k] = strtol(c, &end, 10);
         c = end;
+        if (*c >= 'a' && *c <= 'z' && !c[1] && k > 0) {
+            v[4] = *c - 'a' + 1;
+            return true;
+        }
         if (!*c)
             return true;
-        if (*c != '.')
+        if (*c != '.' && *c != '_')
             return false;
         c++;
     }
     return false;
 }
 
-static int version_cmp(const long a[4], const long b[4])
+static int version_cmp(const long a[VN], const long b[VN])
 {
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < VN; k++)
         if (a[k] != b[k])
             return a[k] < b[k] ? -1 : 1;
     return 0;
@@ -279,12 +286,65 @@ static bool tag_commit(qr_git *g, const char *name, git_oid *out)
     return true;
 }
 
+/* When a tag was made: its tagger's time when annotated, else its commit's; -1 when it
+ * cannot be read. */
+static int64_t tag_time(qr_git *g, const char *name)
+{
+    char ref[300];
+    snprintf(ref, sizeof ref, "refs/tags/%s", name);
+    git_object *o = NULL, *c = NULL;
+    if (git_revparse_single(&o, g->repo, ref) < 0)
+        return -1;
+    int64_t t = -1;
+    if (git_object_type(o) == GIT_OBJECT_TAG && git_tag_tagger((const git_tag *)o))
+        t = git_tag_tagger((const git_tag *)o)->when.time;
+    else if (git_object_peel(&c, o, GIT_OBJECT_COMMIT) == 0)
+        t = git_commit_time((const git_commit *)c);
+    git_object_free(c);
+    git_object_free(o);
+    return t;
+}
+
+/* The release just before (dir -1) or after (dir 1) the one at hit, by version, written
+ * to out when the tags' dates agree (no release between them by date either); "" when
+ * none or when version and date disagree (a patch of an older series tagged later). */
+static void release_neighbour(qr_git *g, const git_strarray *names, size_t hit, int dir,
+                              char *out, size_t cap)
+{
+    out[0] = '\0';
+    long hv[VN], bv[VN] = {0};
+    int64_t ht = tag_time(g, names->strings[hit]);
+    tag_version(names->strings[hit], hv);
+    size_t by_version = names->count, by_date = names->count;
+    int64_t bt = 0;
+    for (size_t i = 0; i < names->count; i++) {
+        long v[VN];
+        if (i == hit || !tag_version(names->strings[i], v) || version_cmp(v, hv) * dir <= 0)
+            continue;
+        if (by_version == names->count || version_cmp(v, bv) * dir < 0)
+            memcpy(bv, v, sizeof bv), by_version = i;
+        int64_t t = tag_time(g, names->strings[i]);
+        if (t < 0 || ht < 0 || (t - ht) * dir <= 0)
+            continue; /* tagged on the other side of it: not its neighbour by date */
+        if (by_date == names->count || (t - bt) * dir < 0)
+            bt = t, by_date = i;
+    }
+    if (by_version < names->count && by_version == by_date &&
+        strlen(names->strings[by_version]) < cap)
+        snprintf(out, cap, "%s", names->strings[by_version]);
+}
+
 bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, char *prev,
-                    size_t prev_cap, bool *ambiguous)
+                    size_t prev_cap, char *before, size_t before_cap, char *next,
+                    size_t next_cap, bool *ambiguous)
 {
     *ambiguous = false;
     tag[0] = prev[0] = '\0';
-    long want[4];
+    if (next && next_cap)
+        next[0] = '\0';
+    if (before && before_cap)
+        before[0] = '\0';
+    long want[VN];
     if (!tag_version(version, want))
         return false;
     git_strarray names = {0};
@@ -293,7 +353,7 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
     /* the said number matches a tag's number when equal, or equal but for zeros added */
     size_t hit = names.count, hits = 0;
     for (size_t i = 0; i < names.count; i++) {
-        long v[4];
+        long v[VN];
         if (tag_version(names.strings[i], v) && version_cmp(v, want) == 0) {
             if (hit == names.count || strcmp(names.strings[i], names.strings[hit]))
                 hits++;
@@ -304,10 +364,10 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
     *ambiguous = hits > 1;
     if (!hits) {
         /* none: the nearest release in prev, the greatest below, else the least above */
-        long lo[4] = {-1, -1, -1, -1}, hi[4] = {0, 0, 0, 0};
+        long lo[VN] = {-1}, hi[VN] = {0};
         size_t below = names.count, above = names.count;
         for (size_t i = 0; i < names.count; i++) {
-            long v[4];
+            long v[VN];
             if (!tag_version(names.strings[i], v))
                 continue;
             if (version_cmp(v, want) < 0 && version_cmp(v, lo) > 0)
@@ -322,10 +382,10 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
     git_oid at;
     if (ok && strlen(names.strings[hit]) < tag_cap && tag_commit(g, names.strings[hit], &at)) {
         snprintf(tag, tag_cap, "%s", names.strings[hit]);
-        long hv[4], best[4] = {-1, -1, -1, -1};
+        long hv[VN], best[VN] = {-1};
         tag_version(names.strings[hit], hv);
         for (size_t i = 0; i < names.count; i++) {
-            long v[4];
+            long v[VN];
             git_oid o;
             if (i == hit || !tag_version(names.strings[i], v) || version_cmp(v, hv) >= 0 ||
                 version_cmp(v, best) <= 0 || !tag_commit(g, names.strings[i], &o))
@@ -337,6 +397,10 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
                     snprintf(prev, prev_cap, "%s", names.strings[i]);
             }
         }
+        if (next && next_cap)
+            release_neighbour(g, &names, hit, 1, next, next_cap);
+        if (before && before_cap)
+            release_neighbour(g, &names, hit, -1, before, before_cap);
     } else {
         ok = false;
     }

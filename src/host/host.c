@@ -18,6 +18,7 @@
  */
 #include "quarry/host.h"
 #include "quarry/words.h"
+#include "quarry/proc.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -376,14 +377,16 @@ bool qr_host_release_tag(void *host, const char *version, char *out, size_t cap)
         return false;
     }
     qr_buf_release(&err);
-    char tag[128], prev[128];
+    char tag[128], prev[128], before[128], next[128];
     bool ambiguous;
-    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, &ambiguous)) {
+    if (!qr_git_release(h->git.git, version, tag, sizeof tag, prev, sizeof prev, before,
+                        sizeof before, next, sizeof next, &ambiguous)) {
         /* no such release: the nearest one, for the decline to name */
         snprintf(out, cap, "%s%s", !ambiguous && prev[0] ? "~" : "", ambiguous ? "" : prev);
         return false;
     }
-    snprintf(out, cap, "%s%s%s", tag, prev[0] ? " " : "", prev);
+    snprintf(out, cap, "%s %s %s %s", tag, prev[0] ? prev : "-", before[0] ? before : "-",
+             next[0] ? next : "-");
     return true;
 }
 
@@ -411,22 +414,53 @@ bool qr_host_tag(void *host, const char *name, char *out, size_t cap)
     return g && qr_git_tag_named(g, name, out, cap);
 }
 
+/* The last part of a folder or URL, without a trailing '/' or ".git"; "" when none. */
+static void last_part(const char *path, char *out, size_t cap)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = '\0';
+    const char *base = strrchr(buf, '/');
+    if (!base)
+        base = strrchr(buf, ':'); /* "git@host:name.git" */
+    base = base ? base + 1 : buf;
+    snprintf(out, cap, "%s", base);
+    size_t l = strlen(out);
+    if (l > 4 && !strcmp(out + l - 4, ".git"))
+        out[l - 4] = '\0';
+}
+
 bool qr_host_project_name(void *host, char *out, size_t cap)
 {
     qr_git *g = host_git(host);
     if (!g || !cap)
         return false;
     const char *dir = qr_git_workdir(g);
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir ? dir : "");
-    size_t n = strlen(buf);
-    while (n > 1 && buf[n - 1] == '/')
-        buf[--n] = '\0';
-    const char *base = strrchr(buf, '/');
-    base = base ? base + 1 : buf;
-    snprintf(out, cap, "%s", base);
-    size_t l = strlen(out);
-    if (l > 4 && !strcmp(out + l - 4, ".git"))
-        out[l - 4] = '\0';
+    last_part(dir ? dir : "", out, cap);
+    /* the name the project goes by upstream, when the folder was named otherwise: the
+       origin remote's last part ("https://github.com/tmux/tmux.git" -> "tmux") */
+    const char *argv[] = {"git", "-C", dir ? dir : qr_git_dir(g), "config", "--get",
+                          "remote.origin.url", NULL};
+    qr_proc_opts po = {.argv = argv, .env_add = qr_proc_git_env, .timeout_ms = 5000};
+    qr_proc_result pr;
+    qr_proc_result_init(&pr);
+    if (qr_proc_run(&po, &pr) == QR_OK && pr.status == 0 && pr.out.len) {
+        char url[4096], name[256];
+        snprintf(url, sizeof url, "%.*s", (int)pr.out.len, pr.out.p);
+        url[strcspn(url, "\r\n")] = '\0';
+        last_part(url, name, sizeof name);
+        static const char *const GENERIC[] = {"repo", "repository", "src", "source", "git",
+                                              "mirror", "origin", "upstream", NULL};
+        bool generic = false;
+        for (size_t i = 0; GENERIC[i]; i++)
+            generic |= !strcasecmp(name, GENERIC[i]);
+        size_t l = strlen(out);
+        if (name[0] && !generic && strcasecmp(name, out) && !strchr(name, ' ') &&
+            l + strlen(name) + 2 <= cap)
+            snprintf(out + l, cap - l, "%s%s", l ? " " : "", name);
+    }
+    qr_proc_result_clear(&pr);
     return out[0] != '\0';
 }

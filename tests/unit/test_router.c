@@ -984,6 +984,92 @@ static void test_releases(void)
     }
 }
 
+/* Releases as tmux names them: bare numbers with a letter for fixes. 3.6b was tagged on
+ * a maintenance line after 3.6a, so 3.7 grew from 3.6a while 3.6b is the tag just before
+ * it by version and date. One author, "tmux update bot", begins with the project's name. */
+enum { RT_TEST_STR = 256 };
+static bool tmux_releases(void *ud, const char *version, char *out, size_t cap)
+{
+    (void)ud;
+    static const char *const R[][2] = {{"3.6", "3.6 3.5a 3.5a 3.6a"},
+                                       {"3.6a", "3.6a 3.6 3.6 3.6b"},
+                                       {"3.6b", "3.6b 3.6a 3.6a 3.7"},
+                                       {"3.7", "3.7 3.6a 3.6b 3.7a"},
+                                       {"3.7c", "3.7c 3.7b 3.7b -"}};
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++)
+        if (!strcmp(version, R[i][0])) {
+            snprintf(out, cap, "%s", R[i][1]);
+            return true;
+        }
+    return false;
+}
+
+static bool tmux_tag(void *ud, const char *name, char *out, size_t cap)
+{
+    char rel[RT_TEST_STR];
+    if (!tmux_releases(ud, name, rel, sizeof rel))
+        return false;
+    snprintf(out, cap, "%s", name);
+    return true;
+}
+
+static bool tmux_bot(void *ud, const char *name, char *out, size_t cap)
+{
+    (void)ud;
+    if (!strcmp(name, "tmux") || !strcmp(name, "tmux update bot")) {
+        snprintf(out, cap, "actions@github.com");
+        return true;
+    }
+    out[0] = '\0';
+    return false;
+}
+
+static void test_release_neighbours(void)
+{
+    qr_router_opts o = {.now = 1795483800, .author = tmux_bot, .release = tmux_releases,
+                        .tag = tmux_tag, .project = "tmux"};
+    static const char *const Q[][2] = {
+        {"which tag came before 3.7", ":tags"},
+        {"which tag came before 3.7", "\"3.6b\""},
+        {"the release right after 3.6", "\"3.6a\""},
+        {"what is the next release after 3.6b", "\"3.7\""},
+        {"what changed in 3.7", ":ref \"3.6a..3.7\""},
+        {"what's new in 3.6a", ":ref \"3.6..3.6a\""},
+        {"commits since tmux 3.6a", ":ref \"3.6a..HEAD\""},
+        {"how many commits does tmux have", ":count \"{{count:commits}}\""},
+        {"what did the tmux update bot do", "actions@github.com"},
+        {"commits by tmux", "actions@github.com"},
+    };
+    for (size_t i = 0; i < sizeof Q / sizeof Q[0]; i++) {
+        qr_route r;
+        bool ok = qr_router_match_opts(Q[i][0], strlen(Q[i][0]), &o, &r);
+        CHECK(ok);
+        if (!ok) {
+            fprintf(stderr, "'%s': no match\n", Q[i][0]);
+            continue;
+        }
+        if (!strstr(r.query, Q[i][1]))
+            fprintf(stderr, "'%s': query lacks %s:\n%s\n", Q[i][0], Q[i][1], r.query);
+        CHECK(strstr(r.query, Q[i][1]) != NULL);
+        qr_route_clear(&r);
+    }
+    /* the project is not its bot; the last release has none after it */
+    static const char *const NOT[][2] = {{"how many commits does tmux have", "actions@"},
+                                         {"tmux commits in 2026", "actions@"}};
+    for (size_t i = 0; i < sizeof NOT / sizeof NOT[0]; i++) {
+        qr_route r;
+        if (qr_router_match_opts(NOT[i][0], strlen(NOT[i][0]), &o, &r)) {
+            if (strstr(r.query, NOT[i][1]))
+                fprintf(stderr, "'%s': query has %s:\n%s\n", NOT[i][0], NOT[i][1], r.query);
+            CHECK(strstr(r.query, NOT[i][1]) == NULL);
+            qr_route_clear(&r);
+        }
+    }
+    qr_route r;
+    const char *last = "what version came after 3.7c";
+    CHECK(!qr_router_match_opts(last, strlen(last), &o, &r));
+}
+
 /* A repository's files and tags, as the host says them: http.c at the root, regress.c
  * only under test/, two util.c, and tags of another scheme. */
 static int repo_files(void *ud, const char *name, char *out, size_t cap)
@@ -1091,7 +1177,7 @@ static void test_project_tags(void)
         {"jq-1.8.1..jq-1.8.2 count", "count-commits", ":ref \"jq-1.8.1..jq-1.8.2\""},
         {"commits since v1.8.0", "commits-in-window", ":ref \"jq-1.8.0..HEAD\""},
         {"how many commits since 1.8.0", "count-commits", ":ref \"jq-1.8.0..HEAD\""},
-        {"which files changed in jq-1.8.1?", "commit-files", ":ref \"jq-1.8.1\" :limit 1"},
+        {"which files changed in jq-1.8.1?", "file-churn", ":ref \"jq-1.8.0..jq-1.8.1\""},
         {"which file in src/ changed the most since 1.8.0?", "file-churn", ":ref \"jq-1.8.0..HEAD\""},
         {"3rd most changed file since jq 1.7", "file-churn", ":drop :on :files :as :after :n 2"},
         {"top 3 contributors since jq 1.7", "top-contributors", ":ref \"jq-1.7..HEAD\""},
@@ -1170,6 +1256,7 @@ int main(void)
     test_matches();
     test_ambiguous_people();
     test_releases();
+    test_release_neighbours();
     test_project_tags();
     test_repo_names();
     test_exclusion_applied();

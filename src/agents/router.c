@@ -51,6 +51,15 @@ static bool looks_like_path(const char *s)
     const char *dot = strrchr(s, '.');
     if (!dot || dot == s || !dot[1] || strlen(dot + 1) > 8)
         return false;
+    /* a manual page, "tmux.1", "ssl.3": letters, a dot and a section digit (not a
+       version: "v1.2", "jq-1.7" have a digit before the dot) */
+    if (dot[1] >= '1' && dot[1] <= '9' && !dot[2] && isalpha((unsigned char)dot[-1])) {
+        bool letters = true;
+        for (const char *c = s; c < dot; c++)
+            letters &= isalpha((unsigned char)*c) || *c == '-' || *c == '_';
+        if (letters)
+            return true;
+    }
     bool alpha = false;
     for (const char *c = dot + 1; *c; c++) {
         if (!isalnum((unsigned char)*c))
@@ -2152,6 +2161,12 @@ static void fix_typos(parser *p)
     for (size_t i = 0; i < p->n; i++) {
         tok *t = &p->t[i];
         size_t n = strlen(t->s);
+        /* "hw many", "hwo many": too short for the measure, sure before "many" */
+        if ((!strcmp(t->s, "hw") || !strcmp(t->s, "hwo") || !strcmp(t->s, "hom")) &&
+            (tok_is(p, i + 1, "many") || tok_is(p, i + 1, "much") || tok_is(p, i + 1, "often"))) {
+            snprintf(t->s, TOK_LEN, "how");
+            continue;
+        }
         if (t->kind != T_WORD || n < 3 || n > 20 || in_list(t->s, RT_STOP) ||
             in_list(t->s, RT_COMMON) || in_list(t->s, RT_NOT_NAME) || in_list(t->s, RT_NUM_WORDS) ||
             rt_canon_bit(t->s) || in_list(t->s, RT_TYPO_TARGETS) || rt_month_word(t->s) ||
@@ -2496,9 +2511,9 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         parse_refs(p);
         parse_holidays(p);
         parse_repos(p);
+        parse_month_days(p); /* "21 august 2026" is one date before "from" reads it */
         parse_what_day(p);
         parse_start_of(p);
-        parse_month_days(p);
         rt_parse_exclusions(p);
         rt_parse_weekdays(p);
         parse_calendar(p);

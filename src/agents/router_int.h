@@ -55,7 +55,9 @@ enum { RT_BOTS_ANY, RT_BOTS_ONLY, RT_BOTS_EXCLUDE };
 /* A bot author, as a PCRE2 pattern matched against the author's name and email: "[bot]"
  * anywhere, dependabot, renovate, github-actions, or an email whose local part is
  * noreply / no-reply (a person's 123+name@users.noreply.github.com is not one). */
-#define RT_BOT_PATTERN "(?i)[[]bot[]]|dependabot|renovate|github-actions|^no-?reply@"
+#define RT_BOT_PATTERN                                                                    \
+    "(?i)[[]bot[]]|[ _-]bot$|dependabot|renovate|github-actions|^actions@github[.]com$|"  \
+    "^no-?reply@"
 
 
 #define RT_STR 256

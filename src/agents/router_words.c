@@ -189,5 +189,8 @@ const char *const RT_TYPO_TARGETS[] = {
     "biggest", "recent", "recently", "latest", "history", "yesterday", "today", "week",
     "weeks", "month", "months", "year", "years", "since", "between", "hotspots", "active",
     "frequently", "messages", "weekend", "quarter", "additions", "deletions", "created",
-    "renamed", "deleted", NULL};
+    "renamed", "deleted", "first", "earliest", "oldest", "newest", "released", "release",
+    "releases", "tagged", "touched", "january", "february", "march", "april",
+    "june", "july", "august", "september", "october", "november", "december", "monday",
+    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", NULL};
 

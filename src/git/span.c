@@ -416,20 +416,24 @@ typedef struct find_file {
     size_t cap;
     size_t hits;
     bool root;
+    bool nocase;         /* compared without case ("STATUS.C" for status.c) */
+    char root_name[256]; /* the root's entry, as the tree spells it */
 } find_file;
 
 static int find_file_cb(const char *root, const git_tree_entry *e, void *payload)
 {
     find_file *f = payload;
     git_object_t t = git_tree_entry_type(e);
-    if (t != GIT_OBJECT_BLOB || strcmp(git_tree_entry_name(e), f->name) != 0)
+    const char *en = git_tree_entry_name(e);
+    if (t != GIT_OBJECT_BLOB || (f->nocase ? strcasecmp(en, f->name) : strcmp(en, f->name)))
         return 0;
-    if (!root[0])
+    if (!root[0] && !f->root) {
         f->root = true;
+        snprintf(f->root_name, sizeof f->root_name, "%s", en);
+    }
     if (f->hits < 4) {
         size_t used = strlen(f->out);
-        snprintf(f->out + used, f->cap - used, "%s%s%s", f->hits ? ", " : "", root,
-                 f->name);
+        snprintf(f->out + used, f->cap - used, "%s%s%s", f->hits ? ", " : "", root, en);
     }
     f->hits++;
     return 0;
@@ -463,11 +467,16 @@ int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap)
     tree = (git_tree *)obj;
     find_file f = {.name = name, .out = out, .cap = cap};
     int rc = git_tree_walk(tree, GIT_TREEWALK_PRE, find_file_cb, &f);
+    if (rc >= 0 && !f.hits) {
+        /* none spelt so: the same name in another case ("STATUS.C") */
+        f.nocase = true;
+        rc = git_tree_walk(tree, GIT_TREEWALK_PRE, find_file_cb, &f);
+    }
     git_object_free(obj);
     if (rc < 0)
         return -1;
     if (f.root) {
-        snprintf(out, cap, "%s", name);
+        snprintf(out, cap, "%s", f.root_name);
         return 1;
     }
     return f.hits > 1 ? 2 : (int)f.hits;

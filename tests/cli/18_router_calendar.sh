@@ -78,7 +78,7 @@ check "bob's commits since monday" commits-by-author --author=bob@example.org --
 # the most active author of October is Ines (2 commits to Bob's 1): her October commits
 check "what did the top contributor do in october" top-author-commits --author=ines@example.org --since=2026-10-01T00:00:00 --until=2026-10-31T23:59:59
 # exclusions: bots by name and email (docs/decisions.md), merges, folders (":!" magic)
-nobots='--author=(?i)^(?!.*(?:[[]bot[]]|dependabot|renovate|github-actions|<no-?reply@))'
+nobots='--author=(?i)^(?!.*(?:[[]bot[]]|[ _-]bot <|dependabot|renovate|github-actions|<actions@github[.]com>|<no-?reply@))'
 check "commits not by bots since the 1st" commits-in-window --perl-regexp "$nobots" --since=2026-11-01T00:00:00
 check "commits by bots" commits-in-window --perl-regexp '--author=(?i)[[]bot[]]'
 check "commits since the 1st excluding docs/" commits-in-window --since=2026-11-01T00:00:00 -- ':!docs/'

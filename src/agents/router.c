@@ -2424,6 +2424,12 @@ static bool read_terse(parser *p)
                 continue;
             }
         }
+        /* "limit 5", "max 10" as the last words or before others: the count, as limit=5
+           (a "limit" that is not a count, "the rate limit", is left) */
+        if (t->kind == T_WORD && (!strcmp(w, "limit") || !strcmp(w, "max")) && i + 1 < p->n &&
+            p->t[i + 1].kind == T_NUM && (n == 0 || strcmp(out[n - 1].s, "the"))) {
+            continue;
+        }
         if ((t->kind == T_WORD || t->kind == T_OTHER || t->kind == T_PATH) && strchr(w, '=') &&
             qr_words_kv(w, wl, key, sizeof key, val, sizeof val)) {
             if (!strcmp(key, "author") || !strcmp(key, "committer")) {

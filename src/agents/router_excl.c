@@ -91,6 +91,11 @@ static size_t excl_object(parser *p, size_t j, bool loose)
     size_t k = j;
     if (tok_is(p, k, "the") || tok_is(p, k, "any") || tok_is(p, k, "all"))
         k++;
+    /* "except the ones from thomas", "excluding those by bots", "but not commits by X" */
+    if ((tok_is(p, k, "ones") || tok_is(p, k, "those") || tok_is(p, k, "commits") ||
+         tok_is(p, k, "one")) &&
+        (tok_is(p, k + 1, "from") || tok_is(p, k + 1, "by") || tok_is(p, k + 1, "of")))
+        k += 2;
     /* "excluding anything under .github/", "except everything in docs/" */
     if ((tok_is(p, k, "anything") || tok_is(p, k, "everything") || tok_is(p, k, "files") ||
          tok_is(p, k, "stuff") || tok_is(p, k, "changes")) &&

@@ -659,6 +659,10 @@ static void parse_tags(parser *p)
         bool marked = prefix[0] || num != t->s; /* "jq-1.7", "v1.7" */
         bool placed = i > 0 && (in_list(p->t[i - 1].s, TAKES_REF) ||
                                 (named && i > 1 && in_list(p->t[i - 2].s, TAKES_REF)));
+        /* "is there a tag called 3.8": a name, whether or not a tag has it */
+        placed |= i >= 2 && (tok_is(p, i - 1, "called") || tok_is(p, i - 1, "named")) &&
+                  (tok_is(p, i - 2, "tag") || tok_is(p, i - 2, "release") ||
+                   tok_is(p, i - 2, "version"));
         if (!named && !marked && !placed)
             continue;
         if (!named && !tag_of(p, t->s, NULL, tag, prev)) {

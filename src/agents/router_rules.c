@@ -1130,11 +1130,12 @@ static void emit_file_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "the deletion of a file", q, P_PATH, 1);
 }
 
-/* The files deleted in a window or a directory (or by someone): the rows of their histories
- * whose status is D (git's rename detection on, so a file moved away is not deleted), one per
- * path with how many times and when last. */
-static void emit_files_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
+/* The files deleted (status D) or added (A) in a window or a directory (or by someone): the
+ * rows of their histories with that status (git's rename detection on, so a file moved is
+ * neither), one per path with how many times and when last. */
+static void emit_files_status(const rt_question *q, qr_buf *b, qr_buf *e, char status)
 {
+    const char *verb = status == 'D' ? "deleted" : "added";
     char spec[RT_STR + 16];
     if (q->path_kind == RT_PATH_DIR && strchr(q->path, '*'))
         snprintf(spec, sizeof spec, ":(glob)%s", q->path);
@@ -1150,14 +1151,26 @@ static void emit_files_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
     b->p[--b->len] = '\0';
     qr_buf_printf(b, "%s:path ", b->len - at > 1 ? " " : "");
     edn_str(b, spec);
-    qr_buf_puts(b, "}}]\n :transform [{:op :filter :on :history :as :deletions :where "
-                   "[:= :status \"D\"]}\n"
-                   "             {:op :group :on :deletions :as :by_path :by :path}\n"
-                   "             {:op :aggregate :on :by_path :as :rows :compute {:deletions "
-                   "[:count] :last [:max :date]}}]\n"
-                   " :return {:findings :rows :count \"{{count:rows}}\" :summary "
-                   "\"{{count:rows}} files deleted\"}}");
-    explain_line(e, "the files deleted", q, P_WINDOW | P_AUTHOR | P_PATH, 0);
+    qr_buf_printf(b, "}}]\n :transform [{:op :filter :on :history :as :hits :where "
+                     "[:= :status \"%c\"]}\n"
+                     "             {:op :group :on :hits :as :by_path :by :path}\n"
+                     "             {:op :aggregate :on :by_path :as :rows :compute {:%s "
+                     "[:count] :last [:max :date]}}]\n"
+                     " :return {:findings :rows :count \"{{count:rows}}\" :summary "
+                     "\"{{count:rows}} files %s\"}}",
+                  status, status == 'D' ? "deletions" : "additions", verb);
+    explain_line(e, status == 'D' ? "the files deleted" : "the files added", q,
+                 P_WINDOW | P_AUTHOR | P_PATH, 0);
+}
+
+static void emit_files_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    emit_files_status(q, b, e, 'D');
+}
+
+static void emit_files_added(const rt_question *q, qr_buf *b, qr_buf *e)
+{
+    emit_files_status(q, b, e, 'A');
 }
 
 /* The address a person commits with: their row of the author statistics (after .mailmap,
@@ -1616,6 +1629,16 @@ static const rule RULES[] = {
      0,
      0,
      emit_files_deleted},
+    {"files-added",
+     "the files added in a window, a directory or by someone (renames are not additions)",
+     {"what files were added in 2025", "which files were created in src/ last year",
+      "new files bob added", NULL},
+     {W(CREATED) | W(FILES), REQ_END},
+     W(COMMITS) | W(CHANGE) | W(COUNT),
+     S_WINDOW | S_DIR | S_AUTHOR | S_REF,
+     0,
+     0,
+     emit_files_added},
     {"first-commits",
      "the oldest commits, of the repository, an author or a path",
      {"first commit of the repo", "when did alice make her first commit",

@@ -48,7 +48,11 @@ static const char *const HEDGE[] = {
     "i'm not sure if", "im not sure if", "i know this is", "i hope this is", "dumb question",
     "stupid question", "silly question", "noob question", "newbie question",
     "random question", "basic question", "quick one", "odd question", "if this is a",
-    "if this is the", "if this is an", NULL};
+    "if this is the", "if this is an", "i'm drafting", "im drafting", "i am drafting",
+    "i'm writing", "im writing", "i am writing", "i'm preparing", "im preparing",
+    "i am preparing", "i'm putting together", "i'm working on", "im working on",
+    "i am working on", "we're drafting", "we're writing", "we're preparing",
+    "for the changelog", "for the release notes", NULL};
 
 /* The end of a hedge clause starting at i: the index after its "but" or its ':' ';' ',';
  * 0 when the clause does not end within 14 words. */
@@ -56,7 +60,12 @@ static size_t hedge_end(const char *s, size_t n, size_t i)
 {
     size_t words = 0;
     while (i < n && words < 14) {
-        if (s[i] == ':' || s[i] == ';' || s[i] == ',' || s[i] == '-')
+        if (s[i] == ':' || s[i] == ';' || s[i] == ',')
+            return i + 1;
+        /* a dash between words (" - ", " -- "), not one inside a name ("release-2.1"); a
+           sentence's end */
+        if ((s[i] == '-' && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '-')) ||
+            (s[i] == '.' && i + 1 < n && s[i + 1] == ' '))
             return i + 1;
         if (s[i] == '"' || s[i] == '`' || s[i] == '/' || s[i] == '?')
             return 0;
@@ -75,7 +84,9 @@ static size_t hedge_end(const char *s, size_t n, size_t i)
 static const char *const TRAIL[] = {"thanks in advance", "thank you so much", "thanks so much",
                                     "thanks a lot", "thanks a bunch", "many thanks",
                                     "much appreciated", "appreciate it", "thank you", "thanks",
-                                    "thx", "ty",
+                                    "thx", "ty", "ta", "tia", "do you happen to know",
+                                    "do you know", "any idea", "any ideas", "by any chance",
+                                    "if you know", "if you can", "if possible",
                                     "please", "pls", "plz", "asap", "cheers", NULL};
 
 bool qr_words_is_chatter(const char *w)

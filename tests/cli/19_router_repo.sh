@@ -157,4 +157,52 @@ count=$(git -C "$R" log --format=%aE | tr 'A-Z' 'a-z' | sort -u | wc -l | tr -d 
 Bob Stone
 Mei Lin Chen
 Mei Lin Chen" ask "how many distinct people have contributed commits?"
+# releases as tmux names them (a letter for a fix release, no prefix): 1.0a on a
+# maintenance line tagged between 1.0 and 1.1; 1.1 grew from 1.0. The tag before 1.1 by
+# version and date is 1.0a; what 1.1 changed is 1.0..1.1. An author named after the
+# project ("rig update bot") is the bot only by that name; the project by its name is the
+# repository. A file asked in another case is found.
+R2="$TMP/rig"
+git init -q -b main "$R2"
+commit2() { # commit2 DATE "NAME" EMAIL MESSAGE
+  git -C "$R2" add -A
+  GIT_AUTHOR_NAME=$2 GIT_AUTHOR_EMAIL=$3 GIT_AUTHOR_DATE="$1 +0000" \
+  GIT_COMMITTER_NAME=$2 GIT_COMMITTER_EMAIL=$3 GIT_COMMITTER_DATE="$1 +0000" \
+    git -C "$R2" commit -q -m "$4"
+}
+tag2() { # tag2 NAME DATE: an annotated tag made at DATE
+  GIT_COMMITTER_NAME="Ann Lee" GIT_COMMITTER_EMAIL=ann@example.org \
+  GIT_COMMITTER_DATE="$2 +0000" git -C "$R2" tag -a "$1" -m "$1"
+}
+echo a > "$R2/status.c"
+commit2 "2025-01-10T10:00:00" "Ann Lee" ann@example.org "start"
+tag2 1.0 "2025-01-10T11:00:00"
+git -C "$R2" checkout -q -b maint
+echo fix >> "$R2/status.c"
+commit2 "2025-02-10T10:00:00" "Ann Lee" ann@example.org "fix"
+tag2 1.0a "2025-02-10T11:00:00"
+git -C "$R2" checkout -q main
+echo b >> "$R2/status.c"
+commit2 "2025-02-20T10:00:00" "rig update bot" actions@github.com "sync"
+echo c > "$R2/main.c"
+commit2 "2025-03-01T10:00:00" "Ann Lee" ann@example.org "main"
+tag2 1.1 "2025-03-01T11:00:00"
+echo d >> "$R2/main.c"
+commit2 "2025-04-01T10:00:00" "rig update bot" actions@github.com "sync again"
+ask2() { (R=$R2 ask "$1"); }
+expect_out "tag before a release" "tags
+1.0a" ask2 "which tag came before 1.1?"
+expect_out "release after a release" "tags
+1.0a" ask2 "the release right after 1.0"
+expect_out "none after the last" "no-answer" ask2 "what version came after 1.1"
+expect_out "what a release changed" "count-commits
+count=$(git -C "$R2" rev-list --count 1.0..1.1)" ask2 "how many commits went into 1.1"
+expect_out "letter release" "count-commits
+count=$(git -C "$R2" rev-list --count 1.0..1.0a)" ask2 "how many commits in release 1.0a"
+expect_out "the project, not its bot" "count-commits
+count=$(git -C "$R2" rev-list --count HEAD)" ask2 "how many commits does rig have"
+expect_out "the bot by its name" "count-commits
+count=$(git -C "$R2" rev-list --count --author=actions@github.com HEAD)" ask2 "how many commits has the update bot made"
+expect_out "a file in another case" "count-commits
+count=$(git -C "$R2" rev-list --count HEAD -- status.c)" ask2 "hw many commits touched STATUS.C"
 finish

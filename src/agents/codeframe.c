@@ -99,7 +99,7 @@ static const char *const words_funcs[] = {
     "method",   "methods",   "procedure", "procedures", "symbol", "symbols", NULL};
 static const char *const words_structs[] = {"struct", "structs", "structure", "structures",
                                             "record", "records", NULL};
-static const char *const words_macros[] = {"macro", "macros", NULL};
+static const char *const words_macros[] = {"macro", "macros", "#define", "#defines", NULL};
 static const char *const words_field[] = {"field", "fields", "member", "members", "named",
                                           NULL};
 static const char *const words_files[] = {"file",    "files",  "header",  "headers", "source",
@@ -241,6 +241,7 @@ typedef struct tok {
     bool ident;         /* one C identifier */
     long num;           /* W_NUMBER: its value */
     bool star;          /* an identifier with '*' in it: a name pattern ("HT_*") */
+    bool fuzzy;         /* id is a typo's reading ("hash" as "has"), not the word itself */
 } tok;
 
 /* "HT_*", "*_free", "ev*buf": identifier characters and at least one '*' */
@@ -325,8 +326,8 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
             b--;
         if (b - a > 2 && w[b - 2] == '\'' && (w[b - 1] == 's' || w[b - 1] == 'S'))
             b -= 2; /* X's */
-        if (b == a)
-            continue;
+        if (b == a || strspn(w + a, "-:;") == b - a)
+            continue; /* a dash or a colon alone: punctuation ("X -- who uses it?") */
         memmove(w, w + a, b - a);
         w[b - a] = '\0';
         tok *k = &t[n];
@@ -357,11 +358,14 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
                     h.id = id;
             }
             /* an exact frame word; a typo of one only when it is lower case and no name */
-            if (h.id > 0 && (h.cost == 0 || typo_ok))
+            if (h.id > 0 && (h.cost == 0 || typo_ok)) {
                 k->id = h.id;
+                k->fuzzy = h.cost > 0;
+            }
             long num = qr_words_number(w, wl);
+            /* a number word read as a typo of another ("three" of "there") is the number */
             if ((k->id == 0 || k->id == W_STOP) && num >= 0 &&
-                (isdigit((unsigned char)w[0]) || k->id == 0)) {
+                (isdigit((unsigned char)w[0]) || k->id == 0 || h.cost > 0)) {
                 k->id = W_NUMBER;
                 k->num = num;
             }
@@ -442,8 +446,181 @@ bool qr__codeframe_read(const char *question, cf_frame *f, bool (*known)(void *u
     return true;
 }
 
+/* A word as written, compared without case. */
+static bool word_is(const tok *t, size_t n, size_t i, const char *w)
+{
+    return i < n && !strcasecmp(t[i].w, w);
+}
+
+/* "X -- who uses it?", "ngx_palloc: what calls it": the name said first and taken up by
+ * "it" after the verb stands where "it" is. */
+static void take_pronoun(tok *t, size_t n)
+{
+    int name = -1, it = -1, names = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].id == 0 && t[i].ident)
+            names++, name = name < 0 ? (int)i : name;
+        if (it < 0 && (word_is(t, n, i, "it") || word_is(t, n, i, "them")))
+            it = (int)i;
+    }
+    if (names != 1 || it < 0 || name > it)
+        return;
+    bool verb_between = false;
+    for (int i = name + 1; i < it; i++)
+        verb_between |= t[i].id == W_CALL || t[i].id == W_USE || t[i].id == W_INCLUDE ||
+                        t[i].id == W_CALLED || t[i].id == W_USED;
+    if (!verb_between)
+        return;
+    tok x = t[name];
+    t[name] = t[it];
+    t[name].id = W_STOP;
+    t[it] = x;
+}
+
+/* "functions with base64 in the name", "whose name contains base64", "names containing
+ * base64": the name pattern *X*; the words that said it carry no slot. */
+static void take_contains(tok *t, size_t n)
+{
+    for (size_t i = 0; i + 2 < n; i++) {
+        int x = -1;
+        size_t from = i, to = i;
+        /* X in the name / in their names / in its name */
+        if ((t[i].id == 0 || t[i].fuzzy) && t[i].ident && t[i + 1].id == W_IN) {
+            size_t k = i + 2;
+            if (word_is(t, n, k, "the") || word_is(t, n, k, "their") || word_is(t, n, k, "its"))
+                k++;
+            if (word_is(t, n, k, "name") || word_is(t, n, k, "names"))
+                x = (int)i, from = i + 1, to = k;
+        }
+        /* name(s) contain(s|ing) X, name has X */
+        if (x < 0 && (word_is(t, n, i, "name") || word_is(t, n, i, "names")) &&
+            (word_is(t, n, i + 1, "contains") || word_is(t, n, i + 1, "containing") ||
+             word_is(t, n, i + 1, "contain") || word_is(t, n, i + 1, "has") ||
+             word_is(t, n, i + 1, "having") || word_is(t, n, i + 1, "includes") ||
+             word_is(t, n, i + 1, "including") || word_is(t, n, i + 1, "with")) &&
+            (t[i + 2].id == 0 || t[i + 2].fuzzy) && t[i + 2].ident)
+            x = (int)i + 2, from = i, to = i + 1;
+        if (x < 0)
+            continue;
+        size_t wl = strlen(t[x].w);
+        if (wl + 3 > sizeof t[x].w)
+            return;
+        memmove(t[x].w + 1, t[x].w, wl);
+        t[x].w[0] = t[x].w[wl + 1] = '*';
+        t[x].w[wl + 2] = '\0';
+        t[x].star = true;
+        t[x].id = 0;
+        for (size_t k = from; k <= to; k++)
+            t[k].id = W_STOP;
+        /* "whose", "with" before: the pattern's */
+        if (from > 0 && (word_is(t, n, from - 1, "whose") || word_is(t, n, from - 1, "with")))
+            t[from - 1].id = W_STOP;
+        return;
+    }
+}
+
+/* "the 5 longest functions", "biggest functions in src/", "which three headers are
+ * included most often", "top 10 most included headers": a ranking of functions by lines or
+ * of headers by their includers, with how many (a number or none: ten). Any other word
+ * that is not filler is not this frame. */
+static bool read_ranking(const tok *t, size_t n, int in, cf_frame *f)
+{
+    bool longest = false, most = false, funcs = false, headers = false, included = false;
+    bool one = false; /* "the longest function": one */
+    int limit = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *w = t[i].w;
+        switch (t[i].id) {
+        case W_OTHER:
+            if (!strcasecmp(w, "longest") || !strcasecmp(w, "largest") ||
+                !strcasecmp(w, "biggest"))
+                longest = true;
+            else if (!strcasecmp(w, "most") || !strcasecmp(w, "often") ||
+                     !strcasecmp(w, "frequently") || !strcasecmp(w, "popular"))
+                most = true;
+            else if (strcasecmp(w, "top") && strcasecmp(w, "lines") && strcasecmp(w, "size") &&
+                     strcasecmp(w, "ranked") && strcasecmp(w, "sorted"))
+                return false;
+            break;
+        case W_NUMBER:
+            if (limit || t[i].num < 1 || t[i].num > 100)
+                return false;
+            limit = (int)t[i].num;
+            break;
+        case W_FUNCS:
+            funcs = true;
+            one |= strcasecmp(w, "function") == 0 || strcasecmp(w, "func") == 0 ||
+                   strcasecmp(w, "routine") == 0 || strcasecmp(w, "method") == 0;
+            break;
+        case W_FILES:
+            headers = true;
+            break;
+        case W_INCLUDED:
+        case W_INCLUDE:
+        case W_DEPS:
+            included = true;
+            break;
+        case W_STOP:
+        case W_OF:
+        case W_IN:
+        case W_BY:
+            break;
+        default:
+            if ((int)i != in)
+                return false;
+        }
+    }
+    if (longest && funcs && !most && !headers && !included) {
+        f->rel = CF_LONGEST;
+        if (in >= 0)
+            snprintf(f->in, sizeof f->in, "%s", t[in].w);
+    } else if (most && included && !longest && !funcs && in < 0) {
+        f->rel = CF_MOST_INCLUDED;
+        (void)headers; /* "which headers", "which files", or neither ("most included") */
+    } else {
+        return false;
+    }
+    f->limit = limit ? limit : one ? 1 : 0;
+    return true;
+}
+
 static bool read_frame(tok *t, size_t n, cf_frame *f)
 {
+    take_pronoun(t, n);
+    take_contains(t, n);
+    /* "does X call Y", "is X ever called by Y", "does X use Y": whether that one call is
+       there: X's callees that are Y, or X's callers that are Y (a row, or none) */
+    static const char *const AUX[] = {"does", "do", "did", "is", "are", "was", "can", "could",
+                                      "will", "would", NULL};
+    bool yesno = false;
+    for (size_t k = 0; AUX[k] && n; k++)
+        yesno |= word_is(t, n, 0, AUX[k]);
+    int names[3], nn = 0;
+    for (size_t i = 0; i < n && nn < 3; i++)
+        if (t[i].id == 0 && t[i].ident)
+            names[nn++] = (int)i;
+    if (yesno && nn == 2) {
+        int a = names[0], b = names[1], verb = 0;
+        bool other = false;
+        for (int i = a + 1; i < b; i++) {
+            int id = t[i].id;
+            if (id == W_CALL || id == W_USE)
+                verb = verb ? -1 : W_CALL;
+            else if (id == W_CALLED || id == W_USED)
+                verb = verb ? -1 : W_CALLED;
+            else if (id != W_STOP && id != W_BY && id != W_FROM && id != W_IN && id != 0)
+                other = true;
+        }
+        for (int i = b + 1; i < (int)n; i++)
+            other |= t[i].id != W_STOP;
+        if (verb > 0 && !other && !has(t, n, W_OTHER)) {
+            f->rel = verb == W_CALL ? CF_CALLEES : CF_CALLERS;
+            snprintf(f->subject, sizeof f->subject, "%s", t[a].w);
+            snprintf(f->only, sizeof f->only, "%s", t[b].w);
+            f->external = verb == W_CALL; /* "does X call memcpy": a library call too */
+            return true;
+        }
+    }
     /* "pull in": one verb, not a place */
     for (size_t i = 1; i < n; i++)
         if (t[i].id == W_IN && (t[i - 1].id == W_INCLUDE || t[i - 1].id == W_INCLUDED) &&
@@ -474,6 +651,8 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
         in = -1;
         t[subj - 1].id = W_BY;
     }
+    if (has(t, n, W_OTHER) && subj < 0 && read_ranking(t, n, in, f))
+        return true;
     if (has(t, n, W_OTHER))
         return false;
     /* "including disabled code", "with inactive code": a filter, not an include verb */

@@ -31,6 +31,8 @@ typedef enum cf_rel {
     CF_COUNT,
     CF_FIELD, /* the structs with a member named subject */
     CF_RECURSIVE, /* the functions that call themselves (in f->in) */
+    CF_LONGEST,   /* the longest functions, by lines (in f->in), f->limit of them */
+    CF_MOST_INCLUDED, /* the headers most files include, f->limit of them */
 } cf_rel;
 
 typedef enum cf_what { CF_FUNCTIONS = 0, CF_STRUCTS, CF_MACROS } cf_what;
@@ -56,6 +58,10 @@ typedef struct cf_frame {
                                  repository does not define (memcpy) too */
     bool via;                 /* CF_CALLEES: "through macros", "expanded": the calls a macro
                                  body writes too, not only the calls written in the body */
+    int limit;                /* CF_LONGEST / CF_MOST_INCLUDED: how many ("the 5 longest";
+                                 0: ten) */
+    char only[CF_MAX + 1];    /* CF_CALLERS / CF_CALLEES: only that function's rows ("does X
+                                 call Y": X's callees named Y; "" for all) */
 } cf_frame;
 
 /* Reads question (already normalized) into f. `known` (may be NULL) says whether a word

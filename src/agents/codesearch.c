@@ -184,6 +184,10 @@ static const tmpl templates[] = {
          "  ?file code:path ?p FILTER(?p = \"%1$s\" || STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
          "  ?s a code:Struct ; code:file ?file ; code:name ?name ; code:line ?line .\n"
          "  FILTER(?name != \"(anonymous)\")\n"
+         /* a struct with no tag of its own (typedef struct { ... } X) is the typedef X,
+            as ctags and cscope list it, not a struct named X */
+         "  FILTER NOT EXISTS { ?t a code:Typedef ; code:file ?file ; code:name ?name ; "
+         "code:line ?line }\n"
          "} ORDER BY ?p ?line"},
     {"statics", statics, NULL, false,
      PFX "SELECT ?name ?file ?line WHERE {\n"
@@ -798,6 +802,8 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
            (libevent's event-config.h) would lose whole backends */
         qr_buf_puts(&q, "  OPTIONAL { ?site code:inactive ?inactive }\n");
         place_filter(&q, "file", f->in);
+        if (f->only[0])
+            qr_buf_printf(&q, "  FILTER(?caller = \"%s\")\n", f->only);
         qr_buf_puts(&q, "} ORDER BY ?file ?line ?caller");
         break;
     case CF_CALLEES: {
@@ -828,10 +834,12 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
             qr_buf_printf(&q, "  ?f code:callSite ?site .\n"
                               "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
                               "%s"
-                              "  OPTIONAL { ?site code:via ?via }\n%s"
+                              "  OPTIONAL { ?site code:via ?via }\n%s%s%s%s"
                               "} ORDER BY ?file ?function_line ?line ?callee",
                           f->external ? "" : "  ?g a code:Function .\n",
-                          f->via ? "" : "  FILTER(!BOUND(?via))\n");
+                          f->via || f->only[0] ? "" : "  FILTER(!BOUND(?via))\n",
+                          f->only[0] ? "  FILTER(?callee = \"" : "", f->only,
+                          f->only[0] ? "\")\n" : "");
         break;
     }
     case CF_INCLUDERS:
@@ -938,6 +946,11 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                                      is no struct a question can name */
                                   "  FILTER(?name != \"(anonymous)\")\n",
                           with_inactive ? " ?inactive" : "", cls);
+        /* a struct with no tag of its own (typedef struct { ... } X) is the typedef X, as
+           ctags and cscope list it, not a struct named X */
+        if (f->what == CF_STRUCTS)
+            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:file ?ff . ?t a code:Typedef ; "
+                            "code:file ?ff ; code:name ?name ; code:line ?line }\n");
         if (with_inactive)
             qr_buf_puts(&q, "  OPTIONAL { ?f code:inactive ?inactive }\n");
         else
@@ -959,6 +972,26 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
         qr_buf_puts(&q, "} ORDER BY ?file ?line");
         break;
     }
+    case CF_LONGEST:
+        /* each definition by its lines, as written (end line - first line + 1) */
+        *name = "largest";
+        qr_buf_puts(&q, PFX "SELECT ?name ?file ?lines WHERE {\n"
+                            "  ?f a code:Function ; code:name ?name ; code:lineCount ?lines ;\n"
+                            "     code:file/code:path ?file .\n");
+        place_filter(&q, "file", f->in);
+        qr_buf_printf(&q, "} ORDER BY DESC(?lines) ?name LIMIT %d", f->limit ? f->limit : 10);
+        break;
+    case CF_MOST_INCLUDED:
+        /* a header by how many files #include it (its name as written, <> off) */
+        *name = "most-included";
+        qr_buf_printf(&q,
+                      PFX "SELECT ?header (COUNT(DISTINCT ?f) AS ?includers) WHERE {\n"
+                          "  ?f code:includes ?h . ?h code:name ?n .\n"
+                          "  BIND(IF(STRSTARTS(?n, \"<\"), SUBSTR(?n, 2, STRLEN(?n) - 2), ?n) "
+                          "AS ?header)\n"
+                          "} GROUP BY ?header ORDER BY DESC(?includers) ?header LIMIT %d",
+                      f->limit ? f->limit : 10);
+        break;
     case CF_RECURSIVE:
         /* a function whose body calls itself (directly) */
         *name = "recursive";
@@ -1206,6 +1239,13 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         if (rc == QR_OK && targ[0] && !tpath && qr_sparql_result_nrows(res) == 0 &&
             unknown_name(st, &req->stop, targ, err))
             rc = QR_EINVAL;
+        /* "does X call Y" of a Y the index does not know: no such function, not "no" */
+        if (rc == QR_OK && framed && fr.only[0] && qr_sparql_result_nrows(res) == 0 &&
+            unknown_name(st, &req->stop, fr.only, err))
+            rc = QR_EINVAL;
+        if (rc == QR_OK && framed && fr.only[0])
+            note = qr_sparql_result_nrows(res) ? "yes: the rows are the calls"
+                                               : "no: there is no such call";
         /* nobody includes a header no file matches: say so, not "0 rows" */
         if (rc == QR_OK && framed && fr.rel == CF_INCLUDERS && g &&
             qr_sparql_result_nrows(res) == 0 && unknown_path(g, fr.subject, err))

@@ -82,7 +82,8 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
     [QR_DWIM_VALIDATE] = {"validate",
                           "validate",
                           false,
-                          {"validate", "check", "lint", "build", "compile", "verify", NULL},
+                          {"validate", "check", "lint", "build", "compile", "verify", "test",
+                           NULL},
                           {"compiles", "errors", "warnings", "diagnostics", "builds", "passes",
                            "pass", "green", "tests", "works", "project", "repo", "repository",
                            NULL},
@@ -532,6 +533,10 @@ static double name_match(const char *w, const char *name)
     if (d == 0)
         return 1.0;
     if (!qr_words_typo(w, wn, name, nn))
+        return 0;
+    /* a word of four letters with one letter changed for one not beside it on the keyboard
+       is another word more often than a typo ("play" is not "plan") */
+    if (wn <= 4 && wn == nn && d >= 2)
         return 0;
     return 1.0 - 0.025 * (double)d;
 }

@@ -75,6 +75,18 @@ int main(void)
         {"which functions are static", CF_LIST, "", "", 1},
         {"how many functions are defined under src/", CF_COUNT, "src/", "", 0},
         {"how many static functions are in server.c", CF_COUNT, "server.c", "", 1},
+        /* the name said first and taken up by "it" */
+        {"parse_line -- who uses it?", CF_CALLERS, "parse_line", "", 0},
+        {"kv_put: what does it call", CF_CALLEES, "kv_put", "", 0},
+        /* a name with a part: *part* */
+        {"list all functions with base64 in the name", CF_LIST, "*base64*", "", 0},
+        {"functions whose name contains hash", CF_LIST, "*hash*", "", 0},
+        {"show all #defines in src/x.h", CF_LIST, "", "src/x.h", 0},
+        /* rankings */
+        {"what are the 5 longest functions?", CF_LONGEST, "", "", 0},
+        {"biggest functions in src/", CF_LONGEST, "", "src/", 0},
+        {"which three headers are included most often?", CF_MOST_INCLUDED, "", "", 0},
+        {"most included headers", CF_MOST_INCLUDED, "", "", 0},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         cf_frame f;
@@ -95,7 +107,8 @@ int main(void)
     }
     /* no single frame: declined, never guessed */
     static const char *const no[] = {
-        "most included headers",            /* a ranking: the fixed template's */
+        "most called functions",            /* a ranking of calls: not read here */
+        "does parse_line call kv_put and kv_get", /* three names */
         "who calls both zmalloc and zfree", /* two names */
         "what does parse_line depend on",   /* include words need a file */
         "how does aeMain work",
@@ -121,6 +134,17 @@ int main(void)
         if (r)
             fprintf(stderr, "  read, should not be: %s (rel %d)\n", no[i], f.rel);
     }
+    /* whether one call is there: X's callees named Y, or X's callers named Y */
+    cf_frame y;
+    CHECK(qr__codeframe_read("does parse_line ever call kv_put", &y, known, NULL) &&
+          y.rel == CF_CALLEES && !strcmp(y.subject, "parse_line") && !strcmp(y.only, "kv_put"));
+    CHECK(qr__codeframe_read("is kv_put called by parse_line?", &y, known, NULL) &&
+          y.rel == CF_CALLERS && !strcmp(y.subject, "kv_put") && !strcmp(y.only, "parse_line"));
+    CHECK(qr__codeframe_read("what are the 5 longest functions", &y, known, NULL) &&
+          y.limit == 5);
+    CHECK(qr__codeframe_read("which three headers are included most often", &y, known, NULL) &&
+          y.limit == 3);
+    CHECK(qr__codeframe_read("the longest function", &y, known, NULL) && y.limit == 1);
     cf_frame d;
     CHECK(qr__codeframe_read("what does kv_open call, 2 levels deep", &d, known, NULL) &&
           d.rel == CF_CALLEES && d.depth == 2 && !d.transitive);

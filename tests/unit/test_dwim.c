@@ -196,6 +196,8 @@ static const row rows[] = {
     {"open the pod bay doors", "read", "pod", "suggest"}, /* below 0.6 */
     /* rejects */
     {"make coffee", "none", NULL, "reject"},
+    {"play some jazz", "none", NULL, "reject"}, /* "play" is a word, not a typo of "plan" */
+    {"test", "validate", NULL, "run"},
     {"asdf qwer zxcv", "none", NULL, "reject"},
     {"", "none", NULL, "reject"},
     {"   ", "none", NULL, "reject"},

@@ -2167,6 +2167,23 @@ static void fix_typos(parser *p)
             snprintf(t->s, TOK_LEN, "how");
             continue;
         }
+        /* "wen was X released", "waht changed", "wich files": question words misspelt
+           (those that could be a name, "wen", "wat", only before a verb) */
+        static const char *const AUXV[] = {"was", "were", "did", "does", "is", "has", "had",
+                                           "are", "do", "changed", NULL};
+        static const char *const Q_TYPOS[][2] = {
+            {"whihc", "which"}, {"wich", "which"}, {"whcih", "which"}, {"whitch", "which"},
+            {"waht", "what"},   {"whta", "what"},  {"wehn", "when"},   {"whne", "when"},
+            {"whn", "when"},    {"wen", "when"},   {"wat", "what"}};
+        bool fixed = false;
+        for (size_t k = 0; k < sizeof Q_TYPOS / sizeof Q_TYPOS[0] && !fixed; k++)
+            if (!strcmp(t->s, Q_TYPOS[k][0]) &&
+                (k < 9 || (i + 1 < p->n && tok_in(p, i + 1, AUXV)))) {
+                snprintf(t->s, TOK_LEN, "%s", Q_TYPOS[k][1]);
+                fixed = true;
+            }
+        if (fixed)
+            continue;
         if (t->kind != T_WORD || n < 3 || n > 20 || in_list(t->s, RT_STOP) ||
             in_list(t->s, RT_COMMON) || in_list(t->s, RT_NOT_NAME) || in_list(t->s, RT_NUM_WORDS) ||
             rt_canon_bit(t->s) || in_list(t->s, RT_TYPO_TARGETS) || rt_month_word(t->s) ||

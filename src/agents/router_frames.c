@@ -723,12 +723,22 @@ static void parse_tags(parser *p)
     static const char *const CHANGE[] = {"changed", "change", "changes", "new", "added",
                                          "went", "landed", "shipped", "introduced", "fixed",
                                          "fixes", "changelog", "different", NULL};
-    bool change = false;
-    for (size_t i = 0; i < p->n; i++)
+    /* "who contributed to 3.6", "the authors of 3.6", "commits for 3.6" */
+    static const char *const GAVE[] = {"contributed", "contribute", "contributors",
+                                       "contributions", "worked", "authors", "committers",
+                                       "people", NULL};
+    bool change = false, gave = false;
+    for (size_t i = 0; i < p->n; i++) {
         change |= p->t[i].kind == T_WORD && !p->t[i].used && tok_in(p, i, CHANGE);
-    for (size_t i = 1; change && i < p->n; i++) {
+        gave |= p->t[i].kind == T_WORD && !p->t[i].used && tok_in(p, i, GAVE);
+    }
+    for (size_t i = 1; (change || gave) && i < p->n; i++) {
         tok *t = &p->t[i];
-        if (t->used || !t->tag || !(tok_is(p, i - 1, "in") || tok_is(p, i - 1, "into")) ||
+        bool in = tok_is(p, i - 1, "in") || tok_is(p, i - 1, "into");
+        bool to = tok_is(p, i - 1, "to") || tok_is(p, i - 1, "for") || tok_is(p, i - 1, "of") ||
+                  tok_is(p, i - 1, "on");
+        if (t->used || !t->tag || !((in && (change || gave)) || (to && gave)) ||
+            (to && i > 1 && (tok_is(p, i - 2, "up") || p->t[i - 2].tag)) ||
             !tag_of(p, t->s, NULL, tag, prev) || !prev[0] || strcmp(tag, t->s))
             continue;
         if (p->q->ref[0])

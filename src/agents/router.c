@@ -742,6 +742,17 @@ static void parse_calendar(parser *p)
             day_window(p, back_over_preps(p, i), at + 4, a, b, desc);
             continue;
         }
+        /* "H1 2026", "h2 of 2025": a half year said tersely (with its year) */
+        if ((tok_is(p, at, "h1") || tok_is(p, at, "h2")) &&
+            ((y = year_at(p, at + 1)) || (tok_is(p, at + 1, "of") && (y = year_at(p, at + 2))))) {
+            bool h2 = tok_is(p, at, "h2");
+            size_t e2 = at + (tok_is(p, at + 1, "of") ? 3 : 2);
+            snprintf(a, RT_STR, "%04d-%s", y, h2 ? "07-01" : "01-01");
+            snprintf(b, RT_STR, "%04d-%s", y, h2 ? "12-31" : "06-30");
+            snprintf(desc, sizeof desc, "in H%d %04d", h2 ? 2 : 1, y);
+            day_window(p, back_over_preps(p, i), e2, a, b, desc);
+            continue;
+        }
         /* this quarter, last quarter */
         if ((tok_is(p, i, "this") || tok_is(p, i, "last") || tok_is(p, i, "past")) &&
             tok_is(p, i + 1, "quarter")) {

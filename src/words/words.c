@@ -23,7 +23,7 @@
  * or '.'. Matched as whole words, case folded, repeatedly ("ok so um, ..."). */
 static const char *const LEAD[] = {
     "sorry to bother you but", "sorry to bother you", "sorry to bother", "thanks in advance",
-    "thx in advance", "quick question", "just a quick question",
+    "thx in advance", "quick question", "just a quick question", "quick q", "quick one",
     "i was wondering if you could", "i was wondering", "i wonder", "just wondering",
     "could you please", "can you please", "would you please", "could you tell me",
     "can you tell me", "please tell me", "do you know", "i need to know", "i want to know",

@@ -1027,11 +1027,35 @@ static size_t includers_of(qr_code_graph *g, size_t fi, size_t **out)
     }
     list[n++] = fi;
     seen[fi] = true;
+    /* the #include lines the index left unresolved ("<ngx_core.h>" where the build's -I
+       finds it): matched by the header's file name, so a file that includes it through
+       a search path counts (a name two headers share counts for both: more includers,
+       never fewer) */
+    size_t ne = qr_code_graph_nedges(g), nun = 0;
+    size_t *unres = malloc((ne + 1) * sizeof *unres);
+    for (size_t i = 0; unres && i < ne; i++) {
+        const qr_code_edge *e = qr_code_graph_edge(g, i);
+        if (e->kind == QR_CODE_E_INCLUDES && e->to < 0 && e->file && e->to_key)
+            unres[nun++] = i;
+    }
     for (size_t at = 0; at < n; at++) {
         const size_t *idx;
-        size_t k = qr_code_graph_edges_to(g, qr_code_graph_file(g, list[at], NULL), &idx);
-        for (size_t i = 0; i < k; i++) {
-            const qr_code_edge *e = qr_code_graph_edge(g, idx[i]);
+        const char *path = qr_code_graph_file(g, list[at], NULL);
+        size_t k = qr_code_graph_edges_to(g, path, &idx);
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        size_t bl = strlen(base);
+        for (size_t i = 0; i < k + nun; i++) {
+            const qr_code_edge *e = qr_code_graph_edge(g, i < k ? idx[i] : unres[i - k]);
+            if (i >= k) {
+                const char *w = e->to_key;
+                size_t wl = strlen(w);
+                if (wl && (w[0] == '<' || w[0] == '"'))
+                    w++, wl -= 2;
+                if (wl < bl || strncmp(w + wl - bl, base, bl) ||
+                    (wl > bl && w[wl - bl - 1] != '/'))
+                    continue;
+            }
             if (e->kind != QR_CODE_E_INCLUDES || !e->file)
                 continue;
             /* the includer's index: files are in path order */
@@ -1050,6 +1074,7 @@ static size_t includers_of(qr_code_graph *g, size_t fi, size_t **out)
         }
     }
     free(seen);
+    free(unres);
     *out = list;
     return n;
 }

@@ -41,7 +41,7 @@ expect_out "includers" 'template:includers 0 [{"file":"src/main.c"}]' ask "which
 expect_out "functions of a file" 'template:file-functions 0 [{"name":"twice","file":"src/main.c","line":3,"static":true},{"name":"unused","file":"src/main.c","line":4,"static":true},{"name":"add","file":"src/main.c","line":5,"static":false},{"name":"fact","file":"src/main.c","line":6,"static":false},{"name":"main","file":"src/main.c","line":7,"static":false}]' ask "functions in main.c"
 expect_out "dead statics" 'template:dead-statics 0 [{"name":"unused","file":"src/main.c","line":4}]' ask "static functions nobody calls"
 expect_out "recursive" 'template:recursive 0 [{"name":"fact","file":"src/main.c","line":6}]' ask "Which functions are recursive?"
-expect_out "most included" 'template:most-included 0 [{"header":"<stdio.h>","includers":1},{"header":"util.h","includers":1}]' ask "most included headers"
+expect_out "most included" 'template:most-included 0 [{"header":"stdio.h","includers":1},{"header":"util.h","includers":1}]' ask "most included headers"
 # issue 27: more phrasings through the shared reader, and an unknown name is an error
 expect_out "where is X called from" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "hey, where is add called from?"
 expect_out "a file's includes" 'template:file-includes 0 [{"header":"stdio.h"},{"header":"util.h"}]' ask "what does src/main.c include"
@@ -158,6 +158,18 @@ expect_out "what does FILE depend on" 'template:file-includes [{"header":"backen
 # that #includes the .c is a use; only the truly unused are listed
 expect_out "static functions nobody calls" 'template:dead-statics [{"name":"backend_orphan","file":"lib/backend.c","line":2},{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"never_used","file":"lib/log.c","line":4},{"name":"win_only","file":"lib/plat.c","line":3,"inactive":true}]' ask2 "static functions nobody calls"
 expect_out "never-called functions of one file" 'template:unused [{"name":"never_used","file":"lib/log.c","line":4}]' ask2 "which functions in lib/log.c are never called?"
+# a header's static inline function used by a file that includes it through a search path
+# the index cannot resolve (nginx: src/http/*.c has #include <ngx_core.h>, found by -I): a
+# use, so not unused
+R3="$TMP/repo3"
+git init -q -b main "$R3"
+mkdir -p "$R3/src/core" "$R3/src/http"
+printf '#include <fast.h>\n' > "$R3/src/core/core.h"
+printf 'static inline int fast_add(int a, int b) { return a + b; }\nstatic inline int fast_none(void) { return 0; }\n' > "$R3/src/core/fast.h"
+printf '#include <core.h>\nint serve(void) { return fast_add(1, 2); }\n' > "$R3/src/http/h.c"
+git -C "$R3" add -A && git -C "$R3" -c user.name=T -c user.email=t@x commit -qm three
+expect_out "used through an include path: only the unused one" 'template:dead-statics [{"name":"fast_none","file":"src/core/fast.h","line":2}]' \
+  sh -c '"$1" tool search_codebase --repo "$2" --question "static functions nobody calls" --format json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"how\"], json.dumps(d[\"rows\"], separators=(\",\",\":\")))"' _ "$Q" "$R3"
 expect_out "unused functions of one file, other words" 'template:unused [{"name":"helper","file":"lib/loop.c","line":16}]' ask2 "unused functions in loop.c"
 expect_out "a .def table, a ## paste, a name looked up by string" 'template:unused [{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"cmd_pong","file":"lib/cmds.c","line":5},{"name":"load","file":"lib/cmds.c","line":8}]' ask2 "which functions in lib/cmds.c are never called"
 # calls through a macro: answered, and ?via says which macro

@@ -107,6 +107,12 @@ static size_t excl_object(parser *p, size_t j, bool loose)
         set_bots(p, RT_BOTS_EXCLUDE);
         return k + 1 - j;
     }
+    /* "not made by the update bot", "excluding the release bots": a bot by what it does */
+    if (k + 1 < p->n && tok_in(p, k + 1, BOTS) && !tok_is(p, k + 1, "dependabot") &&
+        tok_is(p, k, p->t[k].s) && !in_list(p->t[k].s, RT_STOP)) {
+        set_bots(p, RT_BOTS_EXCLUDE);
+        return k + 2 - j;
+    }
     if (tok_is(p, k, "merges") || (tok_is(p, k, "merge") && (tok_is(p, k + 1, "commits") ||
                                                              tok_is(p, k + 1, "commit")))) {
         set_merges(p, RT_MERGES_EXCLUDE);
@@ -186,7 +192,21 @@ static bool ends_name(parser *p, size_t i)
         if (rt_person_at(p, i - back, who, &len) && i - back + len > i)
             return true;
     }
-    return false;
+    /* the words before it with it, as the repository's authors say them ("update bot":
+       words a name is not read from elsewhere) */
+    if (!p->o || !p->o->author)
+        return false;
+    const tok *a = i >= 2 ? &p->t[i - 2] : NULL, *b = &p->t[i - 1];
+    if (i < 1 || b->kind != T_WORD || b->used || in_list(b->s, RT_STOP))
+        return false;
+    char name[3 * TOK_LEN + 3];
+    snprintf(name, sizeof name, "%s %s", b->s, p->t[i].s);
+    if (p->o->author(p->o->author_ud, name, who, sizeof who))
+        return true;
+    if (!a || a->kind != T_WORD || a->used || in_list(a->s, RT_STOP))
+        return false;
+    snprintf(name, sizeof name, "%s %s %s", a->s, b->s, p->t[i].s);
+    return p->o->author(p->o->author_ud, name, who, sizeof who);
 }
 
 void rt_parse_exclusions(parser *p)

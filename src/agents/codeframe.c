@@ -145,7 +145,8 @@ static const char *const words_stop[] = {
     "places",    "spot",     "spots",      "site",     "sites",      "kind",      "other",
     "else",      "anything", "everything", "everyone", "anyone",     "someone",   "something",
     "one",       "ones",     "exactly",    "else's",   "here",       "have",      "got",
-    "with",      "make",     "makes",      "anywhere", "everywhere", "somewhere", NULL};
+    "with",      "make",     "makes",      "anywhere", "everywhere", "somewhere", "we",
+    "our",       "us",       "my",         "or",       NULL};
 
 static const struct {
     const char *const *w;
@@ -500,13 +501,26 @@ static void take_contains(tok *t, size_t n)
              word_is(t, n, i + 1, "including") || word_is(t, n, i + 1, "with")) &&
             (t[i + 2].id == 0 || t[i + 2].fuzzy) && t[i + 2].ident)
             x = (int)i + 2, from = i, to = i + 1;
+        /* "ending with _handler", "that end in _free", "suffixed _t": the pattern *X */
+        bool suffix = false;
+        if (x < 0 &&
+            (word_is(t, n, i, "end") || word_is(t, n, i, "ends") || word_is(t, n, i, "ending") ||
+             word_is(t, n, i, "suffixed") || word_is(t, n, i, "suffix")) &&
+            (word_is(t, n, i + 1, "with") || word_is(t, n, i + 1, "in") ||
+             word_is(t, n, i + 1, "by")) &&
+            (t[i + 2].id == 0 || t[i + 2].fuzzy) && t[i + 2].ident)
+            x = (int)i + 2, from = i, to = i + 1, suffix = true;
+        if (x < 0 && (word_is(t, n, i, "suffixed") || word_is(t, n, i, "suffix")) &&
+            (t[i + 1].id == 0 || t[i + 1].fuzzy) && t[i + 1].ident)
+            x = (int)i + 1, from = i, to = i, suffix = true;
         if (x < 0)
             continue;
         size_t wl = strlen(t[x].w);
         if (wl + 3 > sizeof t[x].w)
             return;
         memmove(t[x].w + 1, t[x].w, wl);
-        t[x].w[0] = t[x].w[wl + 1] = '*';
+        t[x].w[0] = '*';
+        t[x].w[wl + 1] = suffix ? '\0' : '*';
         t[x].w[wl + 2] = '\0';
         t[x].star = true;
         t[x].id = 0;
@@ -663,6 +677,31 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
                     t[j].id = W_STOP;
     f->statics = has(t, n, W_STATIC);
     f->transitive = has(t, n, W_TRANS);
+    /* "what calls X, and what calls those", "callers of the callers of X": two steps */
+    int calls_said = 0, second = -1;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id == W_CALL || t[i].id == W_CALLERS || t[i].id == W_CALLED) {
+            calls_said++;
+            if (calls_said == 2)
+                second = (int)i;
+        }
+    bool again = false;
+    for (size_t i = 0; second >= 0 && i < n; i++)
+        again |= word_is(t, n, i, "those") || word_is(t, n, i, "them") ||
+                 word_is(t, n, i, "these") || word_is(t, n, i, "their") ||
+                 (t[i].id == W_CALLERS && (int)i != second);
+    if (calls_said == 2 && again && !has(t, n, W_NUMBER) && !has(t, n, W_DEPTH) &&
+        !has(t, n, W_TRANS)) {
+        for (size_t i = (size_t)second; i < n; i++)
+            if (t[i].id == W_CALL || t[i].id == W_CALLERS || t[i].id == W_CALLED)
+                t[i].id = W_STOP;
+        f->depth = 2;
+    } else if (calls_said >= 2 && !has(t, n, W_NUMBER) && !has(t, n, W_DEPTH) &&
+               !has(t, n, W_TRANS)) {
+        /* two call words not read as two steps ("what does X call and who calls it"):
+           two questions, or which one is asked is not clear */
+        return false;
+    }
     /* "two levels deep", "depth 3", "within 2 hops": a number only with a depth word */
     int num = find(t, n, W_NUMBER);
     if (num >= 0) {
@@ -671,7 +710,7 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
             return false;
         f->depth = (int)t[num].num;
         f->transitive = false;
-    } else if (has(t, n, W_DEPTH)) {
+    } else if (has(t, n, W_DEPTH) && f->depth != 2) {
         return false;
     }
     f->inactive = has(t, n, W_INACTIVE);

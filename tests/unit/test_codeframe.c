@@ -84,6 +84,9 @@ int main(void)
         {"show all #defines in src/x.h", CF_LIST, "", "src/x.h", 0},
         /* rankings */
         {"what are the 5 longest functions?", CF_LONGEST, "", "", 0},
+        {"functions that end with _free in src/x.c", CF_LIST, "*_free", "src/x.c", 0},
+        {"where do we define kv_put", CF_DEFINITION, "kv_put", "", 0},
+        {"which functions directly or indirectly call kv_put", CF_CALLERS, "kv_put", "", 2},
         {"biggest functions in src/", CF_LONGEST, "", "src/", 0},
         {"which three headers are included most often?", CF_MOST_INCLUDED, "", "", 0},
         {"most included headers", CF_MOST_INCLUDED, "", "", 0},
@@ -109,6 +112,7 @@ int main(void)
     static const char *const no[] = {
         "most called functions",            /* a ranking of calls: not read here */
         "does parse_line call kv_put and kv_get", /* three names */
+        "what does parse_line call and who calls it", /* two questions */
         "who calls both zmalloc and zfree", /* two names */
         "what does parse_line depend on",   /* include words need a file */
         "how does aeMain work",
@@ -145,6 +149,11 @@ int main(void)
     CHECK(qr__codeframe_read("which three headers are included most often", &y, known, NULL) &&
           y.limit == 3);
     CHECK(qr__codeframe_read("the longest function", &y, known, NULL) && y.limit == 1);
+    CHECK(qr__codeframe_read("what functions call kv_put, and what calls those", &y, known,
+                             NULL) &&
+          y.rel == CF_CALLERS && y.depth == 2);
+    CHECK(qr__codeframe_read("callers of the callers of kv_put", &y, known, NULL) &&
+          y.rel == CF_CALLERS && y.depth == 2);
     cf_frame d;
     CHECK(qr__codeframe_read("what does kv_open call, 2 levels deep", &d, known, NULL) &&
           d.rel == CF_CALLEES && d.depth == 2 && !d.transitive);

@@ -969,6 +969,22 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
             return false;
         return true;
     }
+    /* "what is X", "what's X", "what does X look like": its definition */
+    bool what = word_is(t, n, 0, "what") || word_is(t, n, 0, "what's") ||
+                word_is(t, n, 0, "whats");
+    bool look = false;
+    for (size_t i = 0; i < n; i++) {
+        if ((int)i == subj)
+            continue;
+        if (word_is(t, n, i, "look") || word_is(t, n, i, "like"))
+            look = true;
+        else if (t[i].id != W_STOP)
+            return false;
+    }
+    if (what && !subject_path && (look || n <= 3)) {
+        f->rel = CF_DEFINITION;
+        return true;
+    }
     return false;
 }
 

@@ -86,6 +86,8 @@ int main(void)
         {"what are the 5 longest functions?", CF_LONGEST, "", "", 0},
         {"functions that end with _free in src/x.c", CF_LIST, "*_free", "src/x.c", 0},
         {"where do we define kv_put", CF_DEFINITION, "kv_put", "", 0},
+        {"what is kv_put", CF_DEFINITION, "kv_put", "", 0},
+        {"what's kv_put?", CF_DEFINITION, "kv_put", "", 0},
         {"which functions directly or indirectly call kv_put", CF_CALLERS, "kv_put", "", 2},
         {"biggest functions in src/", CF_LONGEST, "", "src/", 0},
         {"which three headers are included most often?", CF_MOST_INCLUDED, "", "", 0},

@@ -734,7 +734,10 @@ static void parse_tags(parser *p)
     }
     for (size_t i = 1; (change || gave) && i < p->n; i++) {
         tok *t = &p->t[i];
-        bool in = tok_is(p, i - 1, "in") || tok_is(p, i - 1, "into");
+        /* the change word right before "in" ("changed in", "new in"); "went into v1.0.0"
+           and "commits in v1.2.0" stay everything the tag holds (the refs read them) */
+        bool in = tok_is(p, i - 1, "in") && i > 1 && p->t[i - 2].kind == T_WORD &&
+                  in_list(p->t[i - 2].s, CHANGE) && strcmp(p->t[i - 2].s, "went");
         bool to = tok_is(p, i - 1, "to") || tok_is(p, i - 1, "for") || tok_is(p, i - 1, "of") ||
                   tok_is(p, i - 1, "on");
         if (t->used || !t->tag || !((in && (change || gave)) || (to && gave)) ||
@@ -745,9 +748,8 @@ static void parse_tags(parser *p)
             p->bad = true;
         snprintf(p->q->ref, RT_STR, "%.120s..%.120s", prev, tag);
         use(p, i - 1, i + 1);
-        /* "what went into 3.7", "what's new in 3.5": what changed in it */
-        if (i > 1 && (tok_is(p, i - 2, "went") || tok_is(p, i - 2, "go") ||
-                      tok_is(p, i - 2, "new") || tok_is(p, i - 2, "different"))) {
+        /* "what's new in 3.5": what changed in it */
+        if (i > 1 && (tok_is(p, i - 2, "new") || tok_is(p, i - 2, "different"))) {
             use(p, i - 2, i - 1);
             p->q->words |= RW_CHANGE;
         }
@@ -977,11 +979,14 @@ void rt_parse_places(parser *p)
             continue;
         if (tok_is(p, j, "tag") || tok_is(p, j, "release"))
             j++;
-        if (j >= p->n || p->t[j].used || p->t[j].kind != T_WORD || p->t[j].s[0] != 'v' ||
-            !isdigit((unsigned char)p->t[j].s[1]) || !strchr(p->t[j].s, '.'))
+        if (j >= p->n || p->t[j].used || p->t[j].kind != T_WORD ||
+            !strcasecmp(p->t[j].s, "head") ||
+            (!p->t[j].tag && (p->t[j].s[0] != 'v' || !isdigit((unsigned char)p->t[j].s[1]) ||
+                              !strchr(p->t[j].s, '.'))))
             continue;
+        /* a version tag, or one the repository names whole ("1.1", "3.6a") */
         bool ok = true;
-        for (const char *c = p->t[j].s + 1; *c; c++)
+        for (const char *c = p->t[j].s + 1; *c && !p->t[j].tag; c++)
             if (!isdigit((unsigned char)*c) && *c != '.')
                 ok = false;
         if (!ok)

@@ -195,8 +195,10 @@ expect_out "tag before a release" "tags
 expect_out "release after a release" "tags
 1.0a" ask2 "the release right after 1.0"
 expect_out "none after the last" "no-answer" ask2 "what version came after 1.1"
-expect_out "what a release changed" "count-commits
-count=$(git -C "$R2" rev-list --count 1.0..1.1)" ask2 "how many commits went into 1.1"
+expect_out "what a release changed" "commits-in-window
+$(git -C "$R2" log --format=%h --abbrev=7 1.0..1.1 | head -3)" ask2 "what changed in 1.1"
+expect_out "everything a tag holds" "count-commits
+count=$(git -C "$R2" rev-list --count 1.1)" ask2 "how many commits went into 1.1"
 expect_out "letter release" "count-commits
 count=$(git -C "$R2" rev-list --count 1.0..1.0a)" ask2 "how many commits in release 1.0a"
 expect_out "the project, not its bot" "count-commits

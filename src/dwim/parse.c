@@ -371,6 +371,35 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
 }
 
 /* Cuts the first line into tokens. */
+static bool is_request_word(const char *w);
+static bool exact_alias(const char *w);
+static bool is_stopword(const char *w);
+
+static void fix_request_typo(qr_arena *a, tok *t)
+{
+    static const char *const REQ[] = {"show", "display", "search", "find", "open", "print",
+                                      "list", "locate", "lookup", NULL};
+    size_t n = strlen(t->low);
+    if (n < 4 || is_request_word(t->low) || exact_alias(t->low) || is_stopword(t->low))
+        return;
+    for (int v = QR_DWIM_SKELETON; v < QR_DWIM_TOOL; v++)
+        for (size_t i = 0; verbs[v].aliases[i]; i++)
+            if (qr_words_typo(t->low, n, verbs[v].aliases[i], strlen(verbs[v].aliases[i])))
+                return; /* a verb's alias is as near: the verb's reading decides */
+    const char *pick = NULL;
+    for (size_t i = 0; REQ[i]; i++)
+        if (qr_words_typo(t->low, n, REQ[i], strlen(REQ[i]))) {
+            if (pick)
+                return; /* two requests as near: not sure */
+            pick = REQ[i];
+        }
+    if (!pick)
+        return;
+    char *w = qr_arena_strndup(a, pick, strlen(pick));
+    if (w)
+        t->low = w;
+}
+
 static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_arena *a, tok *toks)
 {
     size_t nt = 0, i = 0;
@@ -465,6 +494,10 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         } else {
             t->key = NULL;
             classify(lk, t);
+            /* the line's first word misspelt as a request ("shwo FILE", "dispaly"): that
+               request, when no verb's alias is as near */
+            if (nt == 0 && t->kind == T_WORD)
+                fix_request_typo(a, t);
         }
         i = j;
         nt++;

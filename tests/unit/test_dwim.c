@@ -197,6 +197,8 @@ static const row rows[] = {
     /* rejects */
     {"make coffee", "none", NULL, "reject"},
     {"play some jazz", "none", NULL, "reject"}, /* "play" is a word, not a typo of "plan" */
+    {"shwo src/lisp/eval.c", "read", "src/lisp/eval.c", "run"}, /* a request misspelt */
+    {"dispaly src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
     {"test", "validate", NULL, "run"},
     {"asdf qwer zxcv", "none", NULL, "reject"},
     {"", "none", NULL, "reject"},

@@ -2452,6 +2452,18 @@ static bool read_terse(parser *p)
                 continue;
             }
         }
+        /* "2026-07-01..2026-07-31": from the one day to the other */
+        const char *dd = strstr(w, "..");
+        if (dd && dd > w && dd - w < 32 && strlen(dd + 2) < 32) {
+            char d1[32], d2[32];
+            snprintf(d1, sizeof d1, "%.*s", (int)(dd - w), w);
+            snprintf(d2, sizeof d2, "%s", dd + 2);
+            if (is_iso_date(d1) && is_iso_date(d2)) {
+                ok = put_tok(out, &n, "between", T_WORD) && put_tok(out, &n, d1, T_DATE) &&
+                     put_tok(out, &n, "and", T_WORD) && put_tok(out, &n, d2, T_DATE);
+                continue;
+            }
+        }
         /* "limit 5", "max 10" as the last words or before others: the count, as limit=5
            (a "limit" that is not a count, "the rate limit", is left) */
         if (t->kind == T_WORD && (!strcmp(w, "limit") || !strcmp(w, "max")) && i + 1 < p->n &&

@@ -15,7 +15,8 @@ const char *const RT_STOP[] = {
     "would", "will", "want", "like", "see", "there", "have", "has", "had", "do", "does", "did",
     "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
     "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its", "very",
-    "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", "seen", "return", NULL};
+    "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", "seen", "return",
+    "fetch", "retrieve", "grab", "provide", NULL};
 
 typedef struct canon {
     const char *word;

@@ -33,7 +33,9 @@ static const char *const LEAD[] = {
     "good morning", "excuse me", "sorry", "hey", "hi", "hello", "yo", "ok", "okay", "so", "um",
     "umm", "uh", "well", "btw", "please", "pls", "plz", "can you", "could you", "would you",
     "i need", "i want", "i'd like", "i would like", "thanks", "thx", "ty", "but", "gimme",
-    "lemme see", "lemme know", "agent task", "task", NULL};
+    "lemme see", "lemme know", "agent task", "task", "i'm an ai agent", "i am an ai agent",
+    "i'm an agent", "i am an agent", "i'm a bot", "could u please", "can u please",
+    "could u tell me", "can u tell me", "could u", "can u", "would u", NULL};
 
 static size_t phrase_at(const char *s, size_t n, const char *ph);
 
@@ -87,7 +89,12 @@ static const char *const TRAIL[] = {"thanks in advance", "thank you so much", "t
                                     "thx", "ty", "ta", "tia", "do you happen to know",
                                     "do you know", "any idea", "any ideas", "by any chance",
                                     "if you know", "if you can", "if possible",
-                                    "please", "pls", "plz", "asap", "cheers", NULL};
+                                    "please", "pls", "plz", "asap", "cheers",
+                                    "output a number", "output the number", "output only the number",
+                                    "answer with a number", "answer with just the number",
+                                    "reply with a number", "return a number", "return the number",
+                                    "just the number", "only the number", "number only",
+                                    "just the count", "only the count", NULL};
 
 bool qr_words_is_chatter(const char *w)
 {

@@ -1178,7 +1178,11 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         char fixed[CF_MAX + 1];
         if (unknown_path(g, place, &miss)) {
             if (path_by_case(g, place, fixed, sizeof fixed)) {
-                snprintf(place == fr.subject ? fr.subject : fr.in, CF_MAX + 1, "%s", fixed);
+                /* as said: a name without folders stays one ("NGX_CORE.H": ngx_core.h,
+                   which an #include <ngx_core.h> the index did not resolve names too) */
+                const char *base = strrchr(fixed, '/');
+                const char *keep = strchr(place, '/') || !base ? fixed : base + 1;
+                snprintf(place == fr.subject ? fr.subject : fr.in, CF_MAX + 1, "%s", keep);
             } else if (fr.rel != CF_INCLUDERS) {
                 qr_buf_append(err, miss.p, miss.len);
                 qr_buf_release(&miss);
@@ -1186,6 +1190,18 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
             }
         }
         qr_buf_release(&miss);
+    }
+    /* "which files include NGX_CORE.H": a header the tree has in another case */
+    if (framed && g && fr.rel == CF_INCLUDERS && !strchr(fr.subject, '/')) {
+        char fixed[CF_MAX + 1];
+        qr_buf quiet;
+        qr_buf_init(&quiet);
+        if (unknown_path(g, fr.subject, &quiet) &&
+            path_by_case(g, fr.subject, fixed, sizeof fixed)) {
+            const char *base = strrchr(fixed, '/');
+            snprintf(fr.subject, sizeof fr.subject, "%s", base ? base + 1 : fixed);
+        }
+        qr_buf_release(&quiet);
     }
     if (framed) {
         if (fr.rel == CF_UNUSED) {

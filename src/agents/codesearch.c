@@ -715,11 +715,94 @@ static int callee_defs(qr_sparql_store *st, const qr_stop *stop, const cf_frame 
     return rc;
 }
 
+/* Whether the struct written at line `line` of root/path has no tag: after "struct" (on
+ * that line or the next) comes '{'. False when the file cannot be read. */
+static bool untagged_at(const char *root, const char *path, long line)
+{
+    char full[8192];
+    if (snprintf(full, sizeof full, "%s/%s", root, path) >= (int)sizeof full)
+        return false;
+    FILE *fp = fopen(full, "r");
+    if (!fp)
+        return false;
+    char buf[2048], two[4200] = "";
+    for (long n = 1; fgets(buf, sizeof buf, fp) && n <= line + 1; n++)
+        if (n >= line && strlen(two) + strlen(buf) < sizeof two)
+            strcat(two, buf);
+    fclose(fp);
+    const char *k = strstr(two, "struct");
+    if (!k)
+        return false;
+    k += 6;
+    while (*k && isspace((unsigned char)*k))
+        k++;
+    return *k == '{';
+}
+
+/* FILTER(?name NOT IN (...)): the structs the listing f asks for that have no tag, read
+ * from the working tree at root (a struct and a typedef of one name on one line are
+ * either `typedef struct { ... } X` or `typedef struct X { ... } X`; only the text says
+ * which). Nothing when root is NULL. */
+static int untagged_filter(qr_sparql_store *st, const qr_stop *stop, const cf_frame *f,
+                           const char *root, qr_buf *q, qr_buf *err)
+{
+    if (!root)
+        return QR_OK;
+    qr_buf c;
+    qr_buf_init(&c);
+    qr_buf_puts(&c, PFX "SELECT ?name ?file ?line WHERE {\n"
+                        "  ?s a code:Struct ; code:name ?name ; code:file ?ff ; code:line ?line .\n"
+                        "  ?t a code:Typedef ; code:name ?name ; code:file ?ff ; code:line ?line .\n"
+                        "  ?ff code:path ?file .\n");
+    place_filter(&c, "file", f->in);
+    qr_buf_puts(&c, "}");
+    if (c.failed) {
+        qr_buf_release(&c);
+        return QR_ENOMEM;
+    }
+    qr_sparql_result *r = NULL;
+    qr_buf why;
+    qr_buf_init(&why);
+    int rc = run_query(st, stop, c.p, &r, &why);
+    qr_buf_release(&c);
+    if (rc) {
+        qr_buf_printf(err, "the structs could not be read: %s", why.p ? why.p : "");
+        qr_buf_release(&why);
+        return rc;
+    }
+    qr_buf_release(&why);
+    bool any = false;
+    for (size_t i = 0; i < qr_sparql_result_nrows(r); i++) {
+        qr_sparql_term tn, tf, tl;
+        if (!qr_sparql_result_get(r, i, 0, &tn) || !qr_sparql_result_get(r, i, 1, &tf) ||
+            !qr_sparql_result_get(r, i, 2, &tl) || !tn.lex || !tf.lex || !tl.lex)
+            continue;
+        char path[4096], name[512], num[32];
+        snprintf(path, sizeof path, "%.*s", (int)tf.len, tf.lex);
+        snprintf(name, sizeof name, "%.*s", (int)tn.len, tn.lex);
+        snprintf(num, sizeof num, "%.*s", (int)tl.len, tl.lex);
+        if (!untagged_at(root, path, atol(num)))
+            continue;
+        qr_buf_puts(q, any ? ", " : "  FILTER(?name NOT IN (");
+        qr_buf_putc(q, '"');
+        for (const char *k = name; *k; k++)
+            if (isalnum((unsigned char)*k) || *k == '_')
+                qr_buf_putc(q, *k);
+        qr_buf_putc(q, '"');
+        any = true;
+    }
+    if (any)
+        qr_buf_puts(q, "))\n");
+    qr_sparql_result_free(r);
+    return QR_OK;
+}
+
 /* The SPARQL of a frame (every relation but CF_UNUSED), its name, and whether its subject
  * is a name to check when no row comes back. NULL with *rc set on an error; NULL with
  * *rc QR_OK when the frame has no query here. */
 static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_frame *f,
-                          const char **name, bool *check_name, int *rc, qr_buf *err)
+                          const char *root, const char **name, bool *check_name, int *rc,
+                          qr_buf *err)
 {
     qr_buf q;
     qr_buf_init(&q);
@@ -948,9 +1031,10 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           with_inactive ? " ?inactive" : "", cls);
         /* a struct with no tag of its own (typedef struct { ... } X) is the typedef X, as
            ctags and cscope list it, not a struct named X */
-        if (f->what == CF_STRUCTS)
-            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:file ?ff . ?t a code:Typedef ; "
-                            "code:file ?ff ; code:name ?name ; code:line ?line }\n");
+        if (f->what == CF_STRUCTS && (*rc = untagged_filter(st, stop, f, root, &q, err))) {
+            qr_buf_release(&q);
+            return NULL;
+        }
         if (with_inactive)
             qr_buf_puts(&q, "  OPTIONAL { ?f code:inactive ?inactive }\n");
         else
@@ -1229,7 +1313,11 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
                    "main is never listed; :inactive marks one under a disabled #if";
         } else {
             bool check = false;
-            sparql = frame_sparql(st, &req->stop, &fr, &tname, &check, &rc, err);
+            char root[4096];
+            bool have_root = c->sparql && c->sparql->code &&
+                             work_tree_root(c->sparql->code->repo_dir, root, sizeof root);
+            sparql = frame_sparql(st, &req->stop, &fr, have_root ? root : NULL, &tname, &check,
+                                  &rc, err);
             if (rc) {
                 free(sparql);
                 return rc;

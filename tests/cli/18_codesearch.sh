@@ -168,9 +168,14 @@ mkdir -p "$R3/src/core" "$R3/src/http"
 printf '#include <fast.h>\n' > "$R3/src/core/core.h"
 printf 'static inline int fast_add(int a, int b) { return a + b; }\nstatic inline int fast_none(void) { return 0; }\n' > "$R3/src/core/fast.h"
 printf '#include <core.h>\nint serve(void) { return fast_add(1, 2); }\n' > "$R3/src/http/h.c"
+printf 'typedef struct { int a; } anon_t;\ntypedef struct tagged { int b; } tagged;\ntypedef struct\n{\n    int c;\n} anon2_t;\nstruct plain { int d; };\n' > "$R3/src/core/types.h"
 git -C "$R3" add -A && git -C "$R3" -c user.name=T -c user.email=t@x commit -qm three
 expect_out "used through an include path: only the unused one" 'template:dead-statics [{"name":"fast_none","file":"src/core/fast.h","line":2}]' \
   sh -c '"$1" tool search_codebase --repo "$2" --question "static functions nobody calls" --format json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"how\"], json.dumps(d[\"rows\"], separators=(\",\",\":\")))"' _ "$Q" "$R3"
+# structs as ctags lists them: a tagged struct by its tag (also when a typedef shares the
+# name), an untagged one is its typedef, not a struct
+expect_out "structs: tagged ones only" 'tagged plain' \
+  sh -c '"$1" tool search_codebase --repo "$2" --question "what structs are declared in src/core/types.h" --format json | python3 -c "import json,sys; print(\" \".join(r[\"name\"] for r in json.load(sys.stdin)[\"rows\"]))"' _ "$Q" "$R3"
 expect_out "unused functions of one file, other words" 'template:unused [{"name":"helper","file":"lib/loop.c","line":16}]' ask2 "unused functions in loop.c"
 expect_out "a .def table, a ## paste, a name looked up by string" 'template:unused [{"name":"cmd_table_fn","file":"lib/cmds.c","line":3},{"name":"cmd_pong","file":"lib/cmds.c","line":5},{"name":"load","file":"lib/cmds.c","line":8}]' ask2 "which functions in lib/cmds.c are never called"
 # calls through a macro: answered, and ?via says which macro

@@ -1062,6 +1062,88 @@ static const char *value_term(ex *e, const char *prefix, TSNode n)
     return t ? join3(e, prefix, "", t) : NULL;
 }
 
+/* n without the parentheses around it. */
+static TSNode unparen(TSNode n)
+{
+    while (!ts_node_is_null(n) && is(n, "parenthesized_expression") &&
+           ts_node_named_child_count(n) == 1)
+        n = ts_node_named_child(n, 0);
+    return n;
+}
+
+/* The name X of `defined(X)` or `defined X` (in parentheses or not), else NULL. */
+static const char *defined_name(ex *e, TSNode n)
+{
+    n = unparen(n);
+    if (ts_node_is_null(n) || !is(n, "preproc_defined"))
+        return NULL;
+    TSNode nm = ts_node_named_child(n, 0);
+    return ts_node_is_null(nm) ? NULL : text(e, nm);
+}
+
+/* The name X of `!defined(X)`, else NULL. */
+static const char *not_defined_name(ex *e, TSNode n)
+{
+    n = unparen(n);
+    if (ts_node_is_null(n) || !is(n, "unary_expression"))
+        return NULL;
+    TSNode uo = field(n, "operator");
+    const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
+    return u && !strcmp(u, "!") ? defined_name(e, field(n, "argument")) : NULL;
+}
+
+static const char *negated(ex *e, const char *name);
+
+/* A disjunction `defined(A) || B || ...` as one condition term: "|A|=B" (it holds when A
+ * is defined or B's value is not 0; the assembly judges it), and with alt set, the
+ * negation of each operand as terms for the #else: "!A,!=B". Operands the host decides
+ * false are left out; NULL when an operand is anything else (not judged). */
+static const char *disjunction(ex *e, TSNode n, const char **alt)
+{
+    TSNode ops[32];
+    int nops = 0, top = 0;
+    TSNode stack[32];
+    stack[top++] = unparen(n);
+    while (top) {
+        TSNode x = stack[--top];
+        TSNode o = field(x, "operator");
+        const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+        if (is(x, "binary_expression") && op && !strcmp(op, "||")) {
+            if (top + 2 > 32)
+                return NULL;
+            stack[top++] = unparen(field(x, "right"));
+            stack[top++] = unparen(field(x, "left"));
+        } else if (nops < 32) {
+            ops[nops++] = x;
+        } else {
+            return NULL;
+        }
+    }
+    const char *term = "", *neg = NULL;
+    for (int i = 0; i < nops; i++) {
+        long long v;
+        if (host_eval(e, ops[i], &v, 0)) {
+            if (v)
+                return NULL; /* always true: host_eval decides the whole */
+            continue;
+        }
+        const char *d = defined_name(e, ops[i]);
+        const char *t = d ? join3(e, "|", "", d)
+                        : is(ops[i], "identifier") ? value_term(e, "|=", ops[i]) : NULL;
+        const char *nt = d ? negated(e, d)
+                         : is(ops[i], "identifier") ? value_term(e, "!=", ops[i]) : NULL;
+        if (!t || !nt)
+            return NULL;
+        term = join3(e, term, "", t);
+        neg = neg ? join3(e, neg, ",", nt) : nt;
+        if (!term || !neg)
+            return NULL;
+    }
+    if (alt)
+        *alt = neg;
+    return *term ? term : NULL;
+}
+
 /* The conditions a branch's body sits under, added to `cond`: each project macro the
  * condition requires to be defined (`X`, `defined(X)`, joined by `&&`), "0" when the host
  * facts make it false; parts that are neither are not judged (their code counts as
@@ -1095,9 +1177,18 @@ static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int
         const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
         if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
             return cond_add(e, cond, value_term(e, "!=", arg));
+        /* `!defined(X)`: "!X", as `#ifndef X` */
+        const char *nd = not_defined_name(e, n);
+        const char *neg = nd ? negated(e, nd) : NULL;
+        if (neg)
+            return cond_add(e, cond, neg);
     }
     TSNode o = field(n, "operator");
     const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+    if (is(n, "binary_expression") && op && !strcmp(op, "||")) {
+        const char *t = disjunction(e, n, NULL);
+        return t ? cond_add(e, cond, t) : cond;
+    }
     if (is(n, "binary_expression") && op && !strcmp(op, "&&")) {
         int k;
         cond = cond_terms(e, field(n, "left"), cond, &k, depth + 1);
@@ -1150,6 +1241,8 @@ static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
     }
 }
 
+static bool header_guard(ex *e, TSNode n, const char *name);
+
 static void preproc_if(ex *e, TSNode n, const ctx *c)
 {
     int known;
@@ -1160,24 +1253,39 @@ static void preproc_if(ex *e, TSNode n, const ctx *c)
     while (!ts_node_is_null(cn) && is(cn, "parenthesized_expression") &&
            ts_node_named_child_count(cn) == 1)
         cn = ts_node_named_child(cn, 0);
+    const char *dn = known < 0 ? defined_name(e, cn) : NULL;
+    const char *ndn = known < 0 ? not_defined_name(e, cn) : NULL;
+    TSNode co = ts_node_is_null(cn) ? cn : field(cn, "operator");
+    const char *cop = ts_node_is_null(co) ? NULL : text(e, co);
     if (known < 0 && !ts_node_is_null(cn) && is(cn, "identifier")) {
         alt = value_term(e, "!=", cn);
+    } else if (dn) { /* `#if defined(X) ... #else`: as #ifdef X */
+        alt = negated(e, dn);
+    } else if (ndn) {
+        if (header_guard(e, n, ndn)) {
+            preproc_branch(e, n, c->cond, -1, NULL, c);
+            return;
+        }
+        alt = ndn;
     } else if (known < 0 && !ts_node_is_null(cn) && is(cn, "unary_expression")) {
         TSNode uo = field(cn, "operator"), arg = field(cn, "argument");
         const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
         if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
             alt = value_term(e, "=", arg);
+    } else if (known < 0 && is(cn, "binary_expression") && cop && !strcmp(cop, "||")) {
+        disjunction(e, cn, &alt); /* the #else holds when no operand does */
     }
     preproc_branch(e, n, bc, known, alt, c);
 }
 
-/* Whether `#ifndef X` opens a header guard: its first line inside is `#define X`. */
+/* Whether `#ifndef X` (or `#if !defined(X)`) opens a header guard: its first line inside
+ * is `#define X`. */
 static bool header_guard(ex *e, TSNode n, const char *name)
 {
-    TSNode nm = field(n, "name");
+    TSNode nm = field(n, "name"), cn = field(n, "condition");
     for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; i++) {
         TSNode ch = ts_node_named_child(n, i);
-        if (ts_node_eq(ch, nm) || is(ch, "comment"))
+        if (ts_node_eq(ch, nm) || ts_node_eq(ch, cn) || is(ch, "comment"))
             continue;
         if (!is(ch, "preproc_def"))
             return false;

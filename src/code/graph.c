@@ -1012,6 +1012,19 @@ static void gen_read_commands(gen_dirs *d, const char *t, size_t len)
     free(dir);
 }
 
+/* A #define of a generated header: the name, and "NAME=0" beside it when its value is 0
+ * (macro_value reads it: `#define HAVE_DECL_X 0` then `#if HAVE_DECL_X`). */
+static void gen_define(void *ud, const char *w, size_t n, bool zero)
+{
+    push_define(ud, w, n);
+    char buf[256];
+    if (zero && n + 3 <= sizeof buf) {
+        memcpy(buf, w, n);
+        memcpy(buf + n, "=0", 3);
+        push_define(ud, buf, n + 2);
+    }
+}
+
 /* Reads the #define lines of the header at path in its one configuration. */
 static void gen_header(qr_code_graph *g, const char *path, size_t *budget)
 {
@@ -1022,7 +1035,7 @@ static void gen_header(qr_code_graph *g, const char *path, size_t *budget)
         return;
     (*budget)--;
     if (qr_read_regular_file(path, 1u << 20, &text, &len, &why) == QR_OK)
-        qr__ppconf_defines(text, len, push_define, g);
+        qr__ppconf_defines(text, len, gen_define, g);
     free(text);
 }
 
@@ -1049,17 +1062,22 @@ static void gen_dir(qr_code_graph *g, const gen_dirs *d, const char *out, const 
             stat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
-            if (!sub)
+            bool listed = false; /* an include directory of its own (jq's b-jq/src) */
+            for (size_t k = 0; k < d->nout && !listed; k++)
+                listed = !strcmp(d->out[k], full);
+            if (!sub && !listed)
                 gen_dir(g, d, out, nm, budget);
             continue;
         }
         if (n < 3 || strcmp(nm + n - 2, ".h") || !S_ISREG(st.st_mode))
             continue;
         snprintf(rel, sizeof rel, "%s%s%s", sub ? sub : "", sub ? "/" : "", nm);
-        bool tree_has = false;
+        bool tree_has = false; /* by its name below the directory, or by its own name */
         for (size_t k = 0; k < d->nin && !tree_has; k++) {
             char in[PATH_MAX];
             if ((size_t)snprintf(in, sizeof in, "%s/%s", d->in[k], rel) < sizeof in)
+                tree_has = access(in, F_OK) == 0;
+            if (!tree_has && sub && (size_t)snprintf(in, sizeof in, "%s/%s", d->in[k], nm) < sizeof in)
                 tree_has = access(in, F_OK) == 0;
         }
         if (!tree_has)
@@ -1182,8 +1200,13 @@ static int macro_value(const qr_code_graph *g, const char *name, size_t n, int d
     memcpy(buf, name, n);
     buf[n] = 0;
     const char *key = buf;
-    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr))
-        return -1; /* -DX is 1, -DX=V is V: the value is not kept */
+    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr)) {
+        /* -DX is 1, -DX=V is V: the value is not kept; a generated header's 0 is */
+        char zk[260];
+        const char *z = zk;
+        snprintf(zk, sizeof zk, "%s=0", buf);
+        return bsearch(&z, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr) ? 0 : -1;
+    }
     bool any = false;
     for (size_t i = qr__code_name_lower(g, buf);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {

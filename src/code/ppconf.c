@@ -478,7 +478,7 @@ int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken, bool *unknown
 }
 
 bool qr__ppconf_defines(const char *src, size_t len,
-                        void (*name)(void *ud, const char *w, size_t n), void *ud)
+                        void (*name)(void *ud, const char *w, size_t n, bool zero), void *ud)
 {
     qr_ppconf *p = qr__ppconf_new(src);
     if (!p)
@@ -505,8 +505,19 @@ bool qr__ppconf_defines(const char *src, size_t len,
         size_t w = k;
         while (k < e && is_ident_char((unsigned char)src[k]))
             k++;
-        if (k > w && !isdigit((unsigned char)src[w]))
-            name(ud, src + w, k - w);
+        if (k == w || isdigit((unsigned char)src[w]))
+            continue;
+        /* its value: the number 0, then nothing but blanks or a comment */
+        size_t v = k;
+        while (v < e && (src[v] == ' ' || src[v] == '\t'))
+            v++;
+        bool zero = v > k && v < e && src[v] == '0';
+        for (v++; zero && v < e && strchr("uUlL", src[v]); v++)
+            ;
+        while (zero && v < e && (src[v] == ' ' || src[v] == '\t'))
+            v++;
+        zero = zero && (v >= e || (src[v] == '/' && v + 1 < e && (src[v + 1] == '*' || src[v + 1] == '/')));
+        name(ud, src + w, k - w, zero);
     }
     qr__ppconf_free(p);
     return true;

@@ -6,8 +6,9 @@
 # opens a guard (`#define X` next) is not judged. The configuration header the build
 # generated outside the tree (curl_config.h beside the build's objects, found through
 # compile_commands.json's -I directories, relative to its "directory" too) is read for its
-# #defines in its one configuration, but not a header the tree has itself (the build reads
-# the tree's).
+# #defines in its one configuration (a 0 kept as the value: `#if HAVE_DECL_FOO` is off),
+# but not a header the tree has itself (the build reads the tree's), nor one in a
+# directory below the build's that the tree has by name.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -44,6 +45,12 @@ int guarded(void) { return 6; }
 #ifdef STALE_COPY
 int stale(void) { return 7; }
 #endif
+#ifndef HAVE_DECL_FOO
+#define HAVE_DECL_FOO 1
+#endif
+#if HAVE_DECL_FOO
+int decl_foo(void) { return 8; }
+#endif
 C
 git -C "$R" add -A
 git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
@@ -53,12 +60,16 @@ cat > "$TMP/build/gen_config.h" <<'C'
 #define NO_HSTS 1
 /* #undef USE_TLS_A */
 #define USE_TLS_B 1
+#define HAVE_DECL_FOO 0 /* checked */
 #ifdef __APPLE__
 #define HAVE_THREADS 1
 #endif
 C
 # a stale copy of a header the tree has: the build reads the tree's
+# (beside the generated one, or in a directory below it)
+mkdir -p "$TMP/build/lib"
 printf '#define STALE_COPY 1\n' > "$TMP/build/setup.h"
+printf '#define STALE_COPY 1\n' > "$TMP/build/lib/setup.h"
 
 # state NAME...: "name:active" or "name:inactive" for each function named
 state() {
@@ -71,15 +82,15 @@ for name in sys.argv[1:]:
     out.append("%s:%s" % (name, ",".join("inactive" if r.get("inactive") else "active" for r in hit) or "missing"))
 print(" ".join(out))' "$@"
 }
-ALL="hsts_on tls_any tls_none threads_on threads_off guarded stale"
+ALL="hsts_on tls_any tls_none threads_on threads_off guarded stale decl_foo"
 
 expect_out "without the build: nothing defines the macros" \
-  'hsts_on:active tls_any:inactive tls_none:active threads_on:inactive threads_off:active guarded:active stale:inactive' \
+  'hsts_on:active tls_any:inactive tls_none:active threads_on:inactive threads_off:active guarded:active stale:inactive decl_foo:active' \
   state $ALL
 printf '[{"directory": "%s", "arguments": ["cc", "-I", "%s/build", "-c", "a.c"], "file": "a.c"}]\n' \
   "$R" "$TMP" > "$R/compile_commands.json"
 expect_out "the generated header read through an -I outside the tree" \
-  'hsts_on:inactive tls_any:active tls_none:inactive threads_on:inactive threads_off:active guarded:active stale:inactive' \
+  'hsts_on:inactive tls_any:active tls_none:inactive threads_on:inactive threads_off:active guarded:active stale:inactive decl_foo:inactive' \
   state $ALL
 printf '[{"file": "a.c", "command": "cc -DX=1 -I../build -c a.c", "directory": "%s"}]\n' \
   "$R" > "$R/compile_commands.json"

@@ -1199,6 +1199,8 @@ static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int
     return cond;
 }
 
+static const char *else_term(ex *e, TSNode cn, int known);
+
 /* The branches of #if/#ifdef/#elif: the body under `c` plus the branch's own conditions
  * (`body_cond`), the alternatives without them; when the host facts decide the branch
  * (known 1), every alternative is inactive. */
@@ -1234,8 +1236,9 @@ static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
         other.cond = cond_add(e, c->cond, alt_term);
     if (is(alt, "preproc_elif")) {
         int k;
-        const char *bc = cond_terms(e, field(alt, "condition"), other.cond, &k, 0);
-        preproc_branch(e, alt, bc, k, NULL, &other);
+        TSNode acn = field(alt, "condition");
+        const char *bc = cond_terms(e, acn, other.cond, &k, 0);
+        preproc_branch(e, alt, bc, k, else_term(e, acn, k), &other);
     } else {
         walk_children(e, alt, &other);
     }
@@ -1243,39 +1246,49 @@ static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
 
 static bool header_guard(ex *e, TSNode n, const char *name);
 
+/* The term the #else (or the next #elif) of a branch on condition cn adds: `#if X`'s
+ * holds when X's value is 0 ("!=X"), `#if !X`'s when it is not ("=X"), `#if
+ * defined(X)`'s when X is not defined ("!X"), `#if !defined(X)`'s when it is ("X"), a
+ * disjunction's when no part holds ("!A,!=B"); NULL when not judged (known: whether the
+ * host facts decide cn, see cond_terms). */
+static const char *else_term(ex *e, TSNode cn, int known)
+{
+    cn = unparen(cn);
+    if (known >= 0 || ts_node_is_null(cn))
+        return NULL;
+    if (is(cn, "identifier"))
+        return value_term(e, "!=", cn);
+    const char *dn = defined_name(e, cn);
+    if (dn)
+        return negated(e, dn);
+    const char *ndn = not_defined_name(e, cn);
+    if (ndn)
+        return ndn;
+    TSNode co = field(cn, "operator");
+    const char *cop = ts_node_is_null(co) ? NULL : text(e, co);
+    if (is(cn, "unary_expression")) {
+        TSNode arg = field(cn, "argument");
+        if (cop && !strcmp(cop, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
+            return value_term(e, "=", arg);
+        return NULL;
+    }
+    const char *alt = NULL;
+    if (is(cn, "binary_expression") && cop && !strcmp(cop, "||"))
+        disjunction(e, cn, &alt);
+    return alt;
+}
+
 static void preproc_if(ex *e, TSNode n, const ctx *c)
 {
     int known;
     TSNode cn = field(n, "condition");
     const char *bc = cond_terms(e, cn, c->cond, &known, 0);
-    /* `#if X ... #else`: the #else holds when X's value is 0 ("!=X"), and the other way */
-    const char *alt = NULL;
-    while (!ts_node_is_null(cn) && is(cn, "parenthesized_expression") &&
-           ts_node_named_child_count(cn) == 1)
-        cn = ts_node_named_child(cn, 0);
-    const char *dn = known < 0 ? defined_name(e, cn) : NULL;
     const char *ndn = known < 0 ? not_defined_name(e, cn) : NULL;
-    TSNode co = ts_node_is_null(cn) ? cn : field(cn, "operator");
-    const char *cop = ts_node_is_null(co) ? NULL : text(e, co);
-    if (known < 0 && !ts_node_is_null(cn) && is(cn, "identifier")) {
-        alt = value_term(e, "!=", cn);
-    } else if (dn) { /* `#if defined(X) ... #else`: as #ifdef X */
-        alt = negated(e, dn);
-    } else if (ndn) {
-        if (header_guard(e, n, ndn)) {
-            preproc_branch(e, n, c->cond, -1, NULL, c);
-            return;
-        }
-        alt = ndn;
-    } else if (known < 0 && !ts_node_is_null(cn) && is(cn, "unary_expression")) {
-        TSNode uo = field(cn, "operator"), arg = field(cn, "argument");
-        const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
-        if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
-            alt = value_term(e, "=", arg);
-    } else if (known < 0 && is(cn, "binary_expression") && cop && !strcmp(cop, "||")) {
-        disjunction(e, cn, &alt); /* the #else holds when no operand does */
+    if (ndn && header_guard(e, n, ndn)) { /* `#if !defined(X)` then `#define X` */
+        preproc_branch(e, n, c->cond, -1, NULL, c);
+        return;
     }
-    preproc_branch(e, n, bc, known, alt, c);
+    preproc_branch(e, n, bc, known, else_term(e, cn, known), c);
 }
 
 /* Whether `#ifndef X` (or `#if !defined(X)`) opens a header guard: its first line inside

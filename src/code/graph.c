@@ -1597,6 +1597,13 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
     if (depth >= MACRO_DEPTH)
         return QR_OK;
     int64_t m = qr__code_resolve(g, name, QR_CODE_MACRO, s->f->path);
+    if (m >= 0 && g->nodes[m].inactive) {
+        /* a macro compiled out does not hide the function of its name compiled in (curl's
+         * curl_simple_lock_lock: a macro on Windows, an inline function here) */
+        int64_t fn = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);
+        if (fn >= 0 && !g->nodes[fn].inactive)
+            m = -1;
+    }
     /* an alias is followed when it is compiled in: zlib's `#define adler32_z z_adler32_z`
      * under Z_PREFIX, which no file defines, is not */
     const char *alias = m >= 0 && !g->nodes[m].inactive ? macro_alias(g, m) : NULL;

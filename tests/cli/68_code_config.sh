@@ -100,4 +100,35 @@ rm "$R/compile_commands.json"
 expect_out "and without it again (the kept graph is not reused)" \
   'hsts_on:active tls_any:inactive' state hsts_on tls_any
 
+# curl's easy_lock.h: the lock is a macro on Windows, an inline function where the build
+# has atomics, a macro again otherwise; with -DHAVE_ATOMIC the #else after `#elif
+# defined(HAVE_ATOMIC)` is off, and a call of the name (direct, or through another macro)
+# reaches the function, which no macro compiled in hides
+R2="$TMP/repo2"
+git init -q -b main "$R2"
+cat > "$R2/lock.h" <<'C'
+#ifdef _WIN32
+#define simple_lock(m) AcquireSRWLockExclusive(m)
+#elif defined(HAVE_ATOMIC)
+static inline void simple_lock(int *m) { *m = 1; }
+#else
+#define simple_lock(m) pthread_mutex_lock(m)
+#endif
+C
+cat > "$R2/a.c" <<'C'
+#include "lock.h"
+static int s_lock;
+#define global_lock() simple_lock(&s_lock)
+int init(void) { global_lock(); simple_lock(&s_lock); return 0; }
+C
+printf '[{"directory": "%s", "arguments": ["cc", "-DHAVE_ATOMIC", "-c", "a.c"], "file": "a.c"}]\n' \
+  "$R2" > "$R2/compile_commands.json"
+git -C "$R2" add lock.h a.c
+git -C "$R2" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "a macro compiled out does not hide the function: the #elif's #else is off" \
+  'lock.h:6:inactive' sh -c "'$Q' code dump --repo '$R2' | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"file\"], r[\"line\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"macro\" and r[\"name\"] == \"simple_lock\" and r[\"line\"] == 6))'"
+expect_out "a macro compiled out does not hide the function: init calls it twice" \
+  'lock.h:simple_lock:- lock.h:simple_lock:global_lock' \
+  sh -c "'$Q' code query get_call_graph --name init --direction callees --include_inactive false --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], r.get(\"via\") or \"-\") for r in json.load(sys.stdin)[\"results\"])))'"
+
 finish

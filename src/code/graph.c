@@ -1166,8 +1166,27 @@ static bool seen_by(const qr_code_graph *g, int64_t tu, size_t mi)
  * is compiled out as in the real build. Definitions nest a few levels at most; past
  * MACRO_COND_DEPTH a definition counts. */
 #define MACRO_COND_DEPTH 4
+/* Whether condition list cond begins with the terms chain[0..n) (then a ',' or its end). */
+static bool cond_within(const char *cond, const char *chain, size_t n)
+{
+    return cond && !strncmp(cond, chain, n) && (cond[n] == ',' || !cond[n]);
+}
+
+/* chain, when not NULL: the condition list up to a term "!name" being judged; a #define of
+ * the name under that same chain is inside the group the term opens and does not count
+ * (`#if !defined(X)` / ... / `#define X ...` / `#endif`, Lua's l_inspectstat, zlib's
+ * HAVE_MEMCPY: the preprocessor judges the #if before it reads what it holds). */
+static bool macro_defined_as(const qr_code_graph *g, const char *name, size_t n, int depth,
+                             int64_t tu, const char *chain, size_t nchain);
+
 static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth,
                           int64_t tu)
+{
+    return macro_defined_as(g, name, n, depth, tu, NULL, 0);
+}
+
+static bool macro_defined_as(const qr_code_graph *g, const char *name, size_t n, int depth,
+                             int64_t tu, const char *chain, size_t nchain)
 {
     char buf[256];
     if (n >= sizeof buf)
@@ -1182,6 +1201,7 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, in
         size_t k = g->by_name[i];
         const qr_code_node *m = &g->nodes[k];
         if (m->it.kind == QR_CODE_MACRO && (!g->node_file || seen_by(g, tu, g->node_file[k])) &&
+            !(chain && cond_within(m->it.cond, chain, nchain)) &&
             (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1, tu)))
             return true;
     }
@@ -1272,7 +1292,8 @@ static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, i
             if (macro_value(g, p + 2, n - 2, depth, tu) == 1)
                 return true;
         } else if ((n == 1 && *p == '0') ||
-                   (*p == '!' ? macro_defined(g, p + 1, n - 1, depth, tu)
+                   (*p == '!' ? macro_defined_as(g, p + 1, n - 1, depth, tu, cond,
+                                                 (size_t)(p + n - cond))
                               : !macro_defined(g, p, n, depth, tu))) {
             return true;
         }

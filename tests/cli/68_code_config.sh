@@ -131,4 +131,35 @@ expect_out "a macro compiled out does not hide the function: init calls it twice
   'lock.h:simple_lock:- lock.h:simple_lock:global_lock' \
   sh -c "'$Q' code query get_call_graph --name init --direction callees --include_inactive false --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s:%s\" % (r[\"to\"], r.get(\"via\") or \"-\") for r in json.load(sys.stdin)[\"results\"])))'"
 
+# a macro defined under `#if !defined(X)` (or with it in an &&) does not make that group
+# inactive: Lua's lauxlib.c `#if !defined(l_inspectstat)` / ... / `#define l_inspectstat`,
+# zlib's `#if defined(STDC) && !defined(HAVE_MEMCPY)` / `#define HAVE_MEMCPY` then
+# `#ifdef HAVE_MEMCPY` / `#define zmemcpy memcpy` / `#else` / a prototype of zmemcpy
+R3="$TMP/repo3"
+git init -q -b main "$R3"
+cat > "$R3/z.c" <<'C'
+#if !defined(l_inspectstat)
+#if defined(LUA_USE_POSIX)
+#define l_inspectstat(stat,what) stat = 1
+#else
+#define l_inspectstat(stat,what)
+#endif
+int inspect(void) { return 1; }
+#endif
+#define STDC
+#if defined(STDC) && !defined(HAVE_MEMCPY) && !defined(NO_MEMCPY)
+#define HAVE_MEMCPY
+#endif
+#ifdef HAVE_MEMCPY
+int with_memcpy(void) { return 2; }
+#else
+int own_memcpy(void) { return 3; }
+#endif
+C
+git -C "$R3" add z.c
+git -C "$R3" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "#if !defined(X) holding #define X stays active; what it defines counts after it" \
+  'inspect:active with_memcpy:active own_memcpy:inactive' \
+  sh -c "'$Q' code dump --repo '$R3' | python3 -c 'import json,sys; r=[x for x in map(json.loads, sys.stdin) if x.get(\"node\") == \"function\"]; print(\" \".join(\"%s:%s\" % (x[\"name\"], \"inactive\" if x.get(\"inactive\") else \"active\") for x in r))'"
+
 finish

@@ -856,7 +856,35 @@ typedef struct gen_dirs {
     char *in[GEN_DIRS], *out[GEN_DIRS], *incl[GEN_DIRS];
     size_t nin, nout, nincl;
     const char *root; /* the working tree's real path */
+    char **names;     /* the entries of the directories in the tree, sorted */
+    size_t nnames, capnames;
 } gen_dirs;
+
+/* The names of the entries of d's directories in the tree into d->names, sorted: one
+ * readdir each instead of a stat per header and directory (a query reads them too). */
+static void gen_tree_names(gen_dirs *d)
+{
+    for (size_t i = 0; i < d->nin; i++) {
+        DIR *dh = opendir(d->in[i]);
+        struct dirent *de;
+        while (dh && (de = readdir(dh))) {
+            if (d->nnames == d->capnames) {
+                size_t nc = d->capnames ? d->capnames * 2 : 256;
+                char **nn = realloc(d->names, nc * sizeof *nn);
+                if (!nn)
+                    break;
+                d->names = nn;
+                d->capnames = nc;
+            }
+            if ((d->names[d->nnames] = strdup(de->d_name)))
+                d->nnames++;
+        }
+        if (dh)
+            closedir(dh);
+    }
+    if (d->nnames)
+        qsort(d->names, d->nnames, sizeof *d->names, cmp_cstr);
+}
 
 static void gen_add(char **list, size_t *n, const char *path)
 {
@@ -1056,6 +1084,9 @@ static void gen_dir(qr_code_graph *g, const gen_dirs *d, const char *out, const 
         size_t n = strlen(nm);
         if (nm[0] == '.')
             continue;
+        bool header = n > 2 && !strcmp(nm + n - 2, ".h");
+        if (!header && strchr(nm, '.'))
+            continue; /* an object, a source: not a header or a directory */
         char full[PATH_MAX], rel[PATH_MAX];
         struct stat st;
         if ((size_t)snprintf(full, sizeof full, "%s/%s", path, nm) >= sizeof full ||
@@ -1069,15 +1100,15 @@ static void gen_dir(qr_code_graph *g, const gen_dirs *d, const char *out, const 
                 gen_dir(g, d, out, nm, budget);
             continue;
         }
-        if (n < 3 || strcmp(nm + n - 2, ".h") || !S_ISREG(st.st_mode))
+        if (!header || !S_ISREG(st.st_mode))
             continue;
+        /* by its own name, or by its name below the directory */
+        bool tree_has = d->nnames && bsearch(&nm, d->names, d->nnames, sizeof *d->names,
+                                             cmp_cstr);
         snprintf(rel, sizeof rel, "%s%s%s", sub ? sub : "", sub ? "/" : "", nm);
-        bool tree_has = false; /* by its name below the directory, or by its own name */
-        for (size_t k = 0; k < d->nin && !tree_has; k++) {
+        for (size_t k = 0; sub && k < d->nin && !tree_has; k++) {
             char in[PATH_MAX];
             if ((size_t)snprintf(in, sizeof in, "%s/%s", d->in[k], rel) < sizeof in)
-                tree_has = access(in, F_OK) == 0;
-            if (!tree_has && sub && (size_t)snprintf(in, sizeof in, "%s/%s", d->in[k], nm) < sizeof in)
                 tree_has = access(in, F_OK) == 0;
         }
         if (!tree_has)
@@ -1100,6 +1131,8 @@ static void read_generated_defines(qr_code_graph *g, const char *text, size_t le
         return;
     gen_dirs d = {.root = root};
     gen_read_commands(&d, text, len);
+    if (d.nout)
+        gen_tree_names(&d);
     size_t budget = GEN_HEADERS;
     for (size_t i = 0; i < d.nincl; i++)
         gen_header(g, d.incl[i], &budget);
@@ -1111,6 +1144,9 @@ static void read_generated_defines(qr_code_graph *g, const char *text, size_t le
         free(d.out[i]);
     for (size_t i = 0; i < d.nincl; i++)
         free(d.incl[i]);
+    for (size_t i = 0; i < d.nnames; i++)
+        free(d.names[i]);
+    free(d.names);
 }
 
 /* The macros the build defines on the compiler's command line: the -D options of

@@ -14,7 +14,10 @@ reads its -D options; files the build does not compile get -std=c11
                functions by (file, name, line) apart;
   calls        quarry's lexical view (calls written in the source: direct calls, and a call
                through a project macro as a call of the macro, including inactive code)
-               with cscope (-L -2), with cflow (posix tree), and with what both agree on;
+               with cscope (-L -2), with cflow (posix tree), and with what both agree on
+               (against cflow and the two, without the calls through a struct member,
+               `c->cmd->proc(c)`, which cflow never lists), and, as a diagnostic, with
+               what both agree on from the functions whose definition cflow read;
                quarry's semantic view (calls the compiled code makes: through macros to
                what they call, without disabled branches) with clang's index
                (c-index-test -index-file), by (file, caller, callee), on callees the
@@ -73,7 +76,10 @@ def split_key(k):
     return None, k
 
 
-def quarry_calls(edges, lexical):
+def quarry_calls(edges, lexical, members=None):
+    """(file, caller, callee) of quarry's lexical or semantic calls; with lexical, those
+    made only through a struct member are also added to the set members, when given."""
+    named = set()
     out = set()
     for e in edges:
         callee = split_key(e["to"])[1]
@@ -82,12 +88,20 @@ def quarry_calls(edges, lexical):
                 # a call through a struct member (to "server.h:redisCommand.proc") is a
                 # call of the member's name, as cscope lists it
                 f, caller = split_key(e["from"])
-                out.add((f, caller, callee.rsplit(".", 1)[-1]))
+                c = (f, caller, callee.rsplit(".", 1)[-1])
+                out.add(c)
+                if "." in callee and e["edge"] == "calls":
+                    if members is not None:
+                        members.add(c)
+                else:
+                    named.add(c)
         else:
             # clang's index has no calls of struct members (kind: field, not function)
             if e["edge"] == "calls" and not e.get("inactive") and "." not in callee:
                 f, caller = split_key(e["from"])
                 out.add((f, caller, callee))
+    if members is not None:
+        members -= named
     return out
 
 
@@ -182,18 +196,20 @@ def cscope_calls(repo, files, functions):
 CFLOW_LINE = re.compile(r"^\s*(\d+) (\s*)(\S+): (.*)$")
 
 
-def cflow_calls(repo, files):
+def cflow_calls(repo, files, defined=None):
     # one run per .c file: run on all at once, cflow makes one function of every name (the
     # fifteen `main`s of zlib's examples and contrib, the same-named static helpers written
     # `local`), and lists a function's calls once, under whichever file came first
     out = set()
     for f in files:
         if f.endswith(".c"):
-            cflow_file(repo, f, out)
+            cflow_file(repo, f, out, defined)
     return out
 
 
-def cflow_file(repo, cfile, out):
+def cflow_file(repo, cfile, out, defined=None):
+    """Adds cflow's calls in cfile to out, and to defined, when given, the (file, function)
+    cflow read the definition of (listed with its file and line)."""
     txt = run(["cflow", "--format=posix", "--omit-arguments", "-A", "-i", "_", cfile], repo,
               check=False)
     by_no = {}
@@ -207,6 +223,8 @@ def cflow_file(repo, cfile, out):
         fm = re.search(r"<(\S+) (\d+)>", rest)
         if fm:
             fil = fm.group(1)
+            if defined is not None:
+                defined.add((fil, name))
         elif re.match(r"^\d+$", rest.strip()):
             fil = by_no.get(int(rest.strip()), (None, None))[1]
         else:
@@ -370,10 +388,12 @@ def main():
     fig["function lines vs ctags"] = prf({d for d in defs_q if d[1] == "function"},
                                          {d for d in defs_t if d[1] == "function"})
     functions = {n["name"] for n in nodes if n["node"] == "function"}
-    lex = quarry_calls(edges, True)
+    members = set()
+    lex = quarry_calls(edges, True, members)
     sem = quarry_calls(edges, False)
     cs = cscope_calls(repo, files, functions)
-    cf = cflow_calls(repo, files)
+    cf_read = set()
+    cf = cflow_calls(repo, files, cf_read)
     both = cs & cf
     # each tool read only some files: cscope the .c and .h files, cflow the .c files (a
     # C++ source, or a header's inline function, is nothing either can disagree with)
@@ -389,10 +409,20 @@ def main():
     lex_ch = {c for c in lex if c[0] in tracked}
     # (and cflow lists calls from functions, not from a #define's body)
     fn_keys = {(n["file"], n["name"]) for n in nodes if n["node"] == "function"}
-    lex_c = {c for c in lex_ch if c[0].endswith(".c") and (c[0], c[1]) in fn_keys}
+    # and cflow lists no call through a struct member (`c->cmd->proc(c)`: cscope lists
+    # `proc`, cflow nothing; none is in cscope+cflow): against cflow, quarry's are left out
+    # (unless the function also calls a function of that name)
+    lex_c = {c for c in lex_ch if c[0].endswith(".c") and (c[0], c[1]) in fn_keys and
+             c not in members}
     fig["calls vs cscope"] = prf(lex_ch, cs)
     fig["calls vs cflow"] = prf(lex_c, cf)
     fig["calls vs cscope+cflow"] = prf(lex_c, both)
+    # the same on the functions cflow read: where cflow gives up on a file (curl's
+    # vtls/openssl.c, nginx's ngx_event_openssl.c: a dozen lines for 200 functions) it
+    # lists nothing for the functions after, and every call quarry finds there counts
+    # against it; a diagnostic beside the figure above, which stays the target
+    lex_cr = {c for c in lex_c if (c[0], c[1]) in cf_read}
+    fig["calls vs cscope+cflow, cflow-read"] = prf(lex_cr, both)
     cl_calls, cl_incls, cl_seen = clang_index(repo, files, incdirs)
     # clang reads .c files and the headers they include, not C++ sources or headers no .c
     # file includes: quarry's calls there have nothing to be compared with
@@ -410,6 +440,7 @@ def main():
     fig["calls vs clang"] = prf(mine(sem), mine(cl_calls))
     sets["calls vs clang"] = (mine(sem), mine(cl_calls))
     sets["calls vs cscope+cflow"] = (lex_c, both)
+    sets["calls vs cscope+cflow, cflow-read"] = (lex_cr, both)
     sets["calls vs cscope"] = (lex_ch, cs)
     fig["cscope+cflow vs clang"] = prf(mine(both), mine(cl_calls))
     fig["includes vs clang"] = prf(quarry_includes(edges), cl_incls)
@@ -419,10 +450,10 @@ def main():
                               "f1": round(v[2], 4), "quarry": v[3], "reference": v[4]}
                           for k, v in fig.items()}, indent=1))
     else:
-        print("%-24s %9s %7s %7s %8s %10s" % ("", "precision", "recall", "F1", "quarry",
+        print("%-34s %9s %7s %7s %8s %10s" % ("", "precision", "recall", "F1", "quarry",
                                               "reference"))
         for k, (p, r, f, ng, nw) in fig.items():
-            print("%-24s %9.3f %7.3f %7.3f %8d %10d" % (k, p, r, f, ng, nw))
+            print("%-34s %9.3f %7.3f %7.3f %8d %10d" % (k, p, r, f, ng, nw))
     if diff:
         if diff not in sets:
             sys.exit("exactness: --diff takes one of: %s" % ", ".join(sets))

@@ -4,7 +4,7 @@
 #
 # Usage: bench/code/trees.sh OUT SRC [NAME...]   (SRC holds git mirrors named as under
 #        /work/.mirror: madler+zlib, lua+lua, jqlang+jq, redis+redis, libevent+libevent,
-#        curl+curl, nginx+nginx, each a bare repository or with repo/; NAMEs pick trees, all by default)
+#        curl+curl, nginx+nginx, tmux+tmux, each a bare repository or with repo/; NAMEs pick trees, all by default)
 #
 # For each project: OUT/b-NAME is the release built under Debian's `bear` after its own
 # configure step (zlib ./configure; Lua its makefile; jq autoreconf + ./configure
@@ -19,7 +19,11 @@
 # nginx 1.31.4's src/ (held out for issue 23's calls work, scored once at its end): its
 # auto/configure without the modules that need PCRE or zlib, the generated objs/ headers
 # left in OUT/b-nginx.
-# Needs bear, autoconf, automake, libtool (scripts/deps.sh --bench).
+# tmux at c1f947a3c (held out for issue 23's second calls round, scored once at its end):
+# the whole tree with compat/, its autogen.sh + ./configure, which puts the configuration in
+# -D options (no config.h).
+# Needs bear, autoconf, automake, libtool (scripts/deps.sh --bench); tmux also libevent-dev,
+# libncurses-dev and bison.
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n 4,7p "$0" >&2; exit 2; }
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -52,3 +56,5 @@ one libevent libevent+libevent release-2.1.12-stable . 'cmake -S . -B bld -DCMAK
 one curl curl+curl curl-8_20_0 lib 'autoreconf -fi && ./configure --without-ssl --without-libpsl --without-nghttp2 --without-libidn2 --without-brotli --without-zstd --disable-ldap --disable-docs && bear -- make -j2'
 # nginx 1.31.4, held out: its src/, configured without PCRE and zlib
 one nginx nginx+nginx release-1.31.4 src './auto/configure --without-http_rewrite_module --without-http_gzip_module && bear -- make -j2'
+# tmux at c1f947a3c, held out: configured with its defaults
+one tmux tmux+tmux c1f947a3c5bc72a40c32dead736f84c4628791ec . 'sh autogen.sh && ./configure && bear -- make -j2'

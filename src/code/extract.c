@@ -1062,6 +1062,88 @@ static const char *value_term(ex *e, const char *prefix, TSNode n)
     return t ? join3(e, prefix, "", t) : NULL;
 }
 
+/* n without the parentheses around it. */
+static TSNode unparen(TSNode n)
+{
+    while (!ts_node_is_null(n) && is(n, "parenthesized_expression") &&
+           ts_node_named_child_count(n) == 1)
+        n = ts_node_named_child(n, 0);
+    return n;
+}
+
+/* The name X of `defined(X)` or `defined X` (in parentheses or not), else NULL. */
+static const char *defined_name(ex *e, TSNode n)
+{
+    n = unparen(n);
+    if (ts_node_is_null(n) || !is(n, "preproc_defined"))
+        return NULL;
+    TSNode nm = ts_node_named_child(n, 0);
+    return ts_node_is_null(nm) ? NULL : text(e, nm);
+}
+
+/* The name X of `!defined(X)`, else NULL. */
+static const char *not_defined_name(ex *e, TSNode n)
+{
+    n = unparen(n);
+    if (ts_node_is_null(n) || !is(n, "unary_expression"))
+        return NULL;
+    TSNode uo = field(n, "operator");
+    const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
+    return u && !strcmp(u, "!") ? defined_name(e, field(n, "argument")) : NULL;
+}
+
+static const char *negated(ex *e, const char *name);
+
+/* A disjunction `defined(A) || B || ...` as one condition term: "|A|=B" (it holds when A
+ * is defined or B's value is not 0; the assembly judges it), and with alt set, the
+ * negation of each operand as terms for the #else: "!A,!=B". Operands the host decides
+ * false are left out; NULL when an operand is anything else (not judged). */
+static const char *disjunction(ex *e, TSNode n, const char **alt)
+{
+    TSNode ops[32];
+    int nops = 0, top = 0;
+    TSNode stack[32];
+    stack[top++] = unparen(n);
+    while (top) {
+        TSNode x = stack[--top];
+        TSNode o = field(x, "operator");
+        const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+        if (is(x, "binary_expression") && op && !strcmp(op, "||")) {
+            if (top + 2 > 32)
+                return NULL;
+            stack[top++] = unparen(field(x, "right"));
+            stack[top++] = unparen(field(x, "left"));
+        } else if (nops < 32) {
+            ops[nops++] = x;
+        } else {
+            return NULL;
+        }
+    }
+    const char *term = "", *neg = NULL;
+    for (int i = 0; i < nops; i++) {
+        long long v;
+        if (host_eval(e, ops[i], &v, 0)) {
+            if (v)
+                return NULL; /* always true: host_eval decides the whole */
+            continue;
+        }
+        const char *d = defined_name(e, ops[i]);
+        const char *t = d ? join3(e, "|", "", d)
+                        : is(ops[i], "identifier") ? value_term(e, "|=", ops[i]) : NULL;
+        const char *nt = d ? negated(e, d)
+                         : is(ops[i], "identifier") ? value_term(e, "!=", ops[i]) : NULL;
+        if (!t || !nt)
+            return NULL;
+        term = join3(e, term, "", t);
+        neg = neg ? join3(e, neg, ",", nt) : nt;
+        if (!term || !neg)
+            return NULL;
+    }
+    if (alt)
+        *alt = neg;
+    return *term ? term : NULL;
+}
+
 /* The conditions a branch's body sits under, added to `cond`: each project macro the
  * condition requires to be defined (`X`, `defined(X)`, joined by `&&`), "0" when the host
  * facts make it false; parts that are neither are not judged (their code counts as
@@ -1095,9 +1177,18 @@ static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int
         const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
         if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
             return cond_add(e, cond, value_term(e, "!=", arg));
+        /* `!defined(X)`: "!X", as `#ifndef X` */
+        const char *nd = not_defined_name(e, n);
+        const char *neg = nd ? negated(e, nd) : NULL;
+        if (neg)
+            return cond_add(e, cond, neg);
     }
     TSNode o = field(n, "operator");
     const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+    if (is(n, "binary_expression") && op && !strcmp(op, "||")) {
+        const char *t = disjunction(e, n, NULL);
+        return t ? cond_add(e, cond, t) : cond;
+    }
     if (is(n, "binary_expression") && op && !strcmp(op, "&&")) {
         int k;
         cond = cond_terms(e, field(n, "left"), cond, &k, depth + 1);
@@ -1107,6 +1198,8 @@ static const char *cond_terms(ex *e, TSNode n, const char *cond, int *known, int
     }
     return cond;
 }
+
+static const char *else_term(ex *e, TSNode cn, int known);
 
 /* The branches of #if/#ifdef/#elif: the body under `c` plus the branch's own conditions
  * (`body_cond`), the alternatives without them; when the host facts decide the branch
@@ -1143,11 +1236,46 @@ static void preproc_branch(ex *e, TSNode n, const char *body_cond, int known,
         other.cond = cond_add(e, c->cond, alt_term);
     if (is(alt, "preproc_elif")) {
         int k;
-        const char *bc = cond_terms(e, field(alt, "condition"), other.cond, &k, 0);
-        preproc_branch(e, alt, bc, k, NULL, &other);
+        TSNode acn = field(alt, "condition");
+        const char *bc = cond_terms(e, acn, other.cond, &k, 0);
+        preproc_branch(e, alt, bc, k, else_term(e, acn, k), &other);
     } else {
         walk_children(e, alt, &other);
     }
+}
+
+static bool header_guard(ex *e, TSNode n, const char *name);
+
+/* The term the #else (or the next #elif) of a branch on condition cn adds: `#if X`'s
+ * holds when X's value is 0 ("!=X"), `#if !X`'s when it is not ("=X"), `#if
+ * defined(X)`'s when X is not defined ("!X"), `#if !defined(X)`'s when it is ("X"), a
+ * disjunction's when no part holds ("!A,!=B"); NULL when not judged (known: whether the
+ * host facts decide cn, see cond_terms). */
+static const char *else_term(ex *e, TSNode cn, int known)
+{
+    cn = unparen(cn);
+    if (known >= 0 || ts_node_is_null(cn))
+        return NULL;
+    if (is(cn, "identifier"))
+        return value_term(e, "!=", cn);
+    const char *dn = defined_name(e, cn);
+    if (dn)
+        return negated(e, dn);
+    const char *ndn = not_defined_name(e, cn);
+    if (ndn)
+        return ndn;
+    TSNode co = field(cn, "operator");
+    const char *cop = ts_node_is_null(co) ? NULL : text(e, co);
+    if (is(cn, "unary_expression")) {
+        TSNode arg = field(cn, "argument");
+        if (cop && !strcmp(cop, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
+            return value_term(e, "=", arg);
+        return NULL;
+    }
+    const char *alt = NULL;
+    if (is(cn, "binary_expression") && cop && !strcmp(cop, "||"))
+        disjunction(e, cn, &alt);
+    return alt;
 }
 
 static void preproc_if(ex *e, TSNode n, const ctx *c)
@@ -1155,29 +1283,22 @@ static void preproc_if(ex *e, TSNode n, const ctx *c)
     int known;
     TSNode cn = field(n, "condition");
     const char *bc = cond_terms(e, cn, c->cond, &known, 0);
-    /* `#if X ... #else`: the #else holds when X's value is 0 ("!=X"), and the other way */
-    const char *alt = NULL;
-    while (!ts_node_is_null(cn) && is(cn, "parenthesized_expression") &&
-           ts_node_named_child_count(cn) == 1)
-        cn = ts_node_named_child(cn, 0);
-    if (known < 0 && !ts_node_is_null(cn) && is(cn, "identifier")) {
-        alt = value_term(e, "!=", cn);
-    } else if (known < 0 && !ts_node_is_null(cn) && is(cn, "unary_expression")) {
-        TSNode uo = field(cn, "operator"), arg = field(cn, "argument");
-        const char *u = ts_node_is_null(uo) ? NULL : text(e, uo);
-        if (u && !strcmp(u, "!") && !ts_node_is_null(arg) && is(arg, "identifier"))
-            alt = value_term(e, "=", arg);
+    const char *ndn = known < 0 ? not_defined_name(e, cn) : NULL;
+    if (ndn && header_guard(e, n, ndn)) { /* `#if !defined(X)` then `#define X` */
+        preproc_branch(e, n, c->cond, -1, NULL, c);
+        return;
     }
-    preproc_branch(e, n, bc, known, alt, c);
+    preproc_branch(e, n, bc, known, else_term(e, cn, known), c);
 }
 
-/* Whether `#ifndef X` opens a header guard: its first line inside is `#define X`. */
+/* Whether `#ifndef X` (or `#if !defined(X)`) opens a header guard: its first line inside
+ * is `#define X`. */
 static bool header_guard(ex *e, TSNode n, const char *name)
 {
-    TSNode nm = field(n, "name");
+    TSNode nm = field(n, "name"), cn = field(n, "condition");
     for (uint32_t i = 0, k = ts_node_named_child_count(n); i < k; i++) {
         TSNode ch = ts_node_named_child(n, i);
-        if (ts_node_eq(ch, nm) || is(ch, "comment"))
+        if (ts_node_eq(ch, nm) || ts_node_eq(ch, cn) || is(ch, "comment"))
             continue;
         if (!is(ch, "preproc_def"))
             return false;

@@ -21,8 +21,12 @@
 #include "graph_int.h"
 
 #include "../git/git_dl.h" /* libgit2, loaded on first use */
+#include "ppconf.h"
 #include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -789,6 +793,27 @@ static int cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Adds the macro name w[0..n) to the build's (g->defines, sorted later). */
+static void push_define(void *ud, const char *w, size_t n)
+{
+    qr_code_graph *g = ud;
+    if (g->ndefines == g->capdefines) {
+        size_t nc = g->capdefines ? g->capdefines * 2 : 32;
+        const char **nd = qr_arena_realloc(&g->a, g->defines, g->capdefines * sizeof *nd,
+                                           nc * sizeof *nd);
+        if (!nd)
+            return;
+        g->defines = nd;
+        g->capdefines = nc;
+    }
+    char *d = qr_arena_alloc(&g->a, n + 1);
+    if (!d)
+        return;
+    memcpy(d, w, n);
+    d[n] = 0;
+    g->defines[g->ndefines++] = d;
+}
+
 /* Adds the macro names that `-D` options define in text (a compile_commands.json, or
  * QUARRY_CODE_DEFINES): each `-DNAME`, `-DNAME=VALUE` or `-D NAME` (also split into two
  * JSON strings, "-D", "NAME"), and in QUARRY_CODE_DEFINES bare names too. */
@@ -813,28 +838,321 @@ static void add_defines(qr_code_graph *g, const char *t, size_t len, bool bare)
                 k++;
         if (k == j)
             continue;
-        if (g->ndefines == g->capdefines) {
-            size_t nc = g->capdefines ? g->capdefines * 2 : 32;
-            const char **nd = qr_arena_realloc(&g->a, g->defines,
-                                               g->capdefines * sizeof *nd, nc * sizeof *nd);
-            if (!nd)
-                return;
-            g->defines = nd;
-            g->capdefines = nc;
-        }
-        char *d = qr_arena_alloc(&g->a, k - j + 1);
-        if (!d)
-            return;
-        memcpy(d, t + j, k - j);
-        d[k - j] = 0;
-        g->defines[g->ndefines++] = d;
+        push_define(g, t + j, k - j);
         i = k;
     }
 }
 
+/* ---- the configuration headers the build generated ---- */
+
+#define GEN_DIRS 128
+#define GEN_HEADERS 512
+
+/* The include directories of a compile_commands.json: those in the working tree (-I and
+ * -iquote, and each compiled file's own directory, where a quoted #include looks first)
+ * and those outside it (-I, -iquote, -idirafter; not -isystem or /usr/), and the files
+ * -include names outside it, each a real path, once. */
+typedef struct gen_dirs {
+    char *in[GEN_DIRS], *out[GEN_DIRS], *incl[GEN_DIRS];
+    size_t nin, nout, nincl;
+    const char *root; /* the working tree's real path */
+    char **names;     /* the entries of the directories in the tree, sorted */
+    size_t nnames, capnames;
+} gen_dirs;
+
+/* The names of the entries of d's directories in the tree into d->names, sorted: one
+ * readdir each instead of a stat per header and directory (a query reads them too). */
+static void gen_tree_names(gen_dirs *d)
+{
+    for (size_t i = 0; i < d->nin; i++) {
+        DIR *dh = opendir(d->in[i]);
+        struct dirent *de;
+        while (dh && (de = readdir(dh))) {
+            if (d->nnames == d->capnames) {
+                size_t nc = d->capnames ? d->capnames * 2 : 256;
+                char **nn = realloc(d->names, nc * sizeof *nn);
+                if (!nn)
+                    break;
+                d->names = nn;
+                d->capnames = nc;
+            }
+            if ((d->names[d->nnames] = strdup(de->d_name)))
+                d->nnames++;
+        }
+        if (dh)
+            closedir(dh);
+    }
+    if (d->nnames)
+        qsort(d->names, d->nnames, sizeof *d->names, cmp_cstr);
+}
+
+static void gen_add(char **list, size_t *n, const char *path)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(list[i], path))
+            return;
+    if (*n < GEN_DIRS && (list[*n] = strdup(path)))
+        (*n)++;
+}
+
+/* Files the working tree's root holds, path a real path: root itself or below it. */
+static bool gen_inside(const gen_dirs *d, const char *path)
+{
+    size_t n = strlen(d->root);
+    return !strncmp(path, d->root, n) && (path[n] == '/' || !path[n]);
+}
+
+/* Adds the directory or file arg (relative to dir) to d: opt 'I' an -I or -iquote
+ * directory, 'A' an -idirafter one, 'F' a compiled file (its directory, in the tree),
+ * 'N' an -include file. */
+static void gen_path(gen_dirs *d, const char *dir, const char *arg, char opt)
+{
+    char joined[PATH_MAX], real[PATH_MAX];
+    if (arg[0] == '/' || !dir)
+        snprintf(joined, sizeof joined, "%s", arg);
+    else if ((size_t)snprintf(joined, sizeof joined, "%s/%s", dir, arg) >= sizeof joined)
+        return;
+    if (opt == 'F') {
+        char *slash = strrchr(joined, '/');
+        if (!slash)
+            return;
+        *slash = 0;
+    }
+    if (!realpath(joined, real))
+        return;
+    bool in = gen_inside(d, real);
+    if (opt == 'N') {
+        if (!in)
+            gen_add(d->incl, &d->nincl, real);
+    } else if (in) {
+        if (opt != 'A')
+            gen_add(d->in, &d->nin, real);
+    } else if (strncmp(real, "/usr/", 5)) {
+        gen_add(d->out, &d->nout, real);
+    }
+}
+
+/* The next JSON string of t[..len) from *i (its text unescaped into buf), with whether it
+ * is a key (a ':' follows). false at the end. */
+static bool gen_json_str(const char *t, size_t len, size_t *i, char *buf, size_t cap, bool *key)
+{
+    while (*i < len && t[*i] != '"')
+        (*i)++;
+    if (*i >= len)
+        return false;
+    size_t o = 0;
+    for ((*i)++; *i < len && t[*i] != '"'; (*i)++) {
+        char ch = t[*i];
+        if (ch == '\\' && *i + 1 < len) {
+            ch = t[++*i];
+            ch = ch == 'n' || ch == 't' ? ' ' : ch;
+        }
+        if (o + 1 < cap)
+            buf[o++] = ch;
+    }
+    buf[o] = 0;
+    (*i)++;
+    size_t k = *i;
+    while (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r'))
+        k++;
+    *key = k < len && t[k] == ':';
+    return true;
+}
+
+/* The end of the JSON object that opens at t[i] ('{'): just past its '}'. */
+static size_t gen_json_object(const char *t, size_t len, size_t i)
+{
+    int depth = 0;
+    bool str = false;
+    for (; i < len; i++) {
+        if (str) {
+            if (t[i] == '\\')
+                i++;
+            else if (t[i] == '"')
+                str = false;
+        } else if (t[i] == '"') {
+            str = true;
+        } else if (t[i] == '{') {
+            depth++;
+        } else if (t[i] == '}' && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return len;
+}
+
+/* One argument of a compile command, with the option the one before left pending. */
+static void gen_arg(gen_dirs *d, const char *dir, const char *a, char *pending)
+{
+    if (*pending) {
+        if (*pending != 'S')
+            gen_path(d, dir, a, *pending);
+        *pending = 0;
+    } else if (!strcmp(a, "-I") || !strcmp(a, "-iquote")) {
+        *pending = 'I';
+    } else if (!strcmp(a, "-idirafter")) {
+        *pending = 'A';
+    } else if (!strcmp(a, "-include")) {
+        *pending = 'N';
+    } else if (!strcmp(a, "-isystem")) {
+        *pending = 'S';
+    } else if (a[0] == '-' && a[1] == 'I') {
+        gen_path(d, dir, a + 2, 'I');
+    }
+}
+
+/* Reads the include directories of each entry of compile_commands.json text into d. */
+static void gen_read_commands(gen_dirs *d, const char *t, size_t len)
+{
+    char *buf = malloc(1u << 16), *dir = malloc(PATH_MAX);
+    for (size_t i = 0; buf && dir && i < len; i++) {
+        if (t[i] != '{')
+            continue;
+        size_t end = gen_json_object(t, len, i);
+        /* its directory first: it may come after the arguments */
+        bool key;
+        char last[16] = "";
+        dir[0] = 0;
+        for (size_t j = i; gen_json_str(t, end, &j, buf, 1u << 16, &key);) {
+            if (!key && !strcmp(last, "directory"))
+                snprintf(dir, PATH_MAX, "%s", buf);
+            snprintf(last, sizeof last, "%s", key ? buf : "");
+        }
+        char pending = 0;
+        const char *at = dir[0] ? dir : NULL;
+        for (size_t j = i; gen_json_str(t, end, &j, buf, 1u << 16, &key);) {
+            if (key) {
+                snprintf(last, sizeof last, "%s", buf);
+            } else if (!strcmp(last, "arguments")) {
+                gen_arg(d, at, buf, &pending);
+            } else if (!strcmp(last, "command")) {
+                char *save = NULL;
+                for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+                    gen_arg(d, at, w, &pending);
+                pending = 0;
+            } else if (!strcmp(last, "file")) {
+                gen_path(d, at, buf, 'F');
+            }
+        }
+        i = end - 1;
+    }
+    free(buf);
+    free(dir);
+}
+
+/* A #define of a generated header: the name, and "NAME=0" beside it when its value is 0
+ * (macro_value reads it: `#define HAVE_DECL_X 0` then `#if HAVE_DECL_X`). */
+static void gen_define(void *ud, const char *w, size_t n, bool zero)
+{
+    push_define(ud, w, n);
+    char buf[256];
+    if (zero && n + 3 <= sizeof buf) {
+        memcpy(buf, w, n);
+        memcpy(buf + n, "=0", 3);
+        push_define(ud, buf, n + 2);
+    }
+}
+
+/* Reads the #define lines of the header at path in its one configuration. */
+static void gen_header(qr_code_graph *g, const char *path, size_t *budget)
+{
+    char *text = NULL;
+    size_t len = 0;
+    const char *why = NULL;
+    if (*budget == 0)
+        return;
+    (*budget)--;
+    if (qr_read_regular_file(path, 1u << 20, &text, &len, &why) == QR_OK)
+        qr__ppconf_defines(text, len, gen_define, g);
+    free(text);
+}
+
+/* The headers of directory out[/sub] no include directory of the tree has (by the same
+ * name, sub/name): what the build generated, read for their #defines. One level of
+ * subdirectories (<event2/event-config.h>). */
+static void gen_dir(qr_code_graph *g, const gen_dirs *d, const char *out, const char *sub,
+                    size_t *budget)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s%s%s", out, sub ? "/" : "", sub ? sub : "");
+    DIR *dh = opendir(path);
+    if (!dh)
+        return;
+    struct dirent *de;
+    while ((de = readdir(dh)) && *budget) {
+        const char *nm = de->d_name;
+        size_t n = strlen(nm);
+        if (nm[0] == '.')
+            continue;
+        bool header = n > 2 && !strcmp(nm + n - 2, ".h");
+        if (!header && strchr(nm, '.'))
+            continue; /* an object, a source: not a header or a directory */
+        char full[PATH_MAX], rel[PATH_MAX];
+        struct stat st;
+        if ((size_t)snprintf(full, sizeof full, "%s/%s", path, nm) >= sizeof full ||
+            stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            bool listed = false; /* an include directory of its own (jq's b-jq/src) */
+            for (size_t k = 0; k < d->nout && !listed; k++)
+                listed = !strcmp(d->out[k], full);
+            if (!sub && !listed)
+                gen_dir(g, d, out, nm, budget);
+            continue;
+        }
+        if (!header || !S_ISREG(st.st_mode))
+            continue;
+        /* by its own name, or by its name below the directory */
+        bool tree_has = d->nnames && bsearch(&nm, d->names, d->nnames, sizeof *d->names,
+                                             cmp_cstr);
+        snprintf(rel, sizeof rel, "%s%s%s", sub ? sub : "", sub ? "/" : "", nm);
+        for (size_t k = 0; sub && k < d->nin && !tree_has; k++) {
+            char in[PATH_MAX];
+            if ((size_t)snprintf(in, sizeof in, "%s/%s", d->in[k], rel) < sizeof in)
+                tree_has = access(in, F_OK) == 0;
+        }
+        if (!tree_has)
+            gen_header(g, full, budget);
+    }
+    closedir(dh);
+}
+
+/* The macros the configuration headers the build generated define, as if on the command
+ * line: the headers of the compile commands' include directories outside the working
+ * tree that the tree does not have itself (curl_config.h, ngx_auto_config.h,
+ * event2/event-config.h; a dependency's headers the tree includes too), and the files
+ * -include names, each read in its one configuration (ppconf.c). A header some file
+ * includes is not known here (the graph is not assembled yet, and the kept graph's key is
+ * made of these names): a header no file includes adds names no condition asks about. */
+static void read_generated_defines(qr_code_graph *g, const char *text, size_t len)
+{
+    char root[PATH_MAX];
+    if (!realpath(g->c->workdir, root))
+        return;
+    gen_dirs d = {.root = root};
+    gen_read_commands(&d, text, len);
+    if (d.nout)
+        gen_tree_names(&d);
+    size_t budget = GEN_HEADERS;
+    for (size_t i = 0; i < d.nincl; i++)
+        gen_header(g, d.incl[i], &budget);
+    for (size_t i = 0; i < d.nout; i++)
+        gen_dir(g, &d, d.out[i], NULL, &budget);
+    for (size_t i = 0; i < d.nin; i++)
+        free(d.in[i]);
+    for (size_t i = 0; i < d.nout; i++)
+        free(d.out[i]);
+    for (size_t i = 0; i < d.nincl; i++)
+        free(d.incl[i]);
+    for (size_t i = 0; i < d.nnames; i++)
+        free(d.names[i]);
+    free(d.names);
+}
+
 /* The macros the build defines on the compiler's command line: the -D options of
- * compile_commands.json in the working tree's root or its build/, and QUARRY_CODE_DEFINES.
- * A condition on one of them is active, as one on a macro some file defines. */
+ * compile_commands.json in the working tree's root or its build/, the configuration
+ * headers it generated (read_generated_defines), and QUARRY_CODE_DEFINES. A condition on
+ * one of them is active, as one on a macro some file defines. */
 static void read_build_defines(qr_code_graph *g)
 {
     if (g->defines_read)
@@ -850,8 +1168,10 @@ static void read_build_defines(qr_code_graph *g)
         size_t len = 0;
         const char *why = NULL;
         qr_buf_printf(&path, "%s/%s", g->c->workdir, where[w]);
-        if (path.p && qr_read_regular_file(path.p, 64u << 20, &text, &len, &why) == QR_OK)
+        if (path.p && qr_read_regular_file(path.p, 64u << 20, &text, &len, &why) == QR_OK) {
             add_defines(g, text, len, false);
+            read_generated_defines(g, text, len);
+        }
         free(text);
         qr_buf_release(&path);
     }
@@ -882,8 +1202,27 @@ static bool seen_by(const qr_code_graph *g, int64_t tu, size_t mi)
  * is compiled out as in the real build. Definitions nest a few levels at most; past
  * MACRO_COND_DEPTH a definition counts. */
 #define MACRO_COND_DEPTH 4
+/* Whether condition list cond begins with the terms chain[0..n) (then a ',' or its end). */
+static bool cond_within(const char *cond, const char *chain, size_t n)
+{
+    return cond && !strncmp(cond, chain, n) && (cond[n] == ',' || !cond[n]);
+}
+
+/* chain, when not NULL: the condition list up to a term "!name" being judged; a #define of
+ * the name under that same chain is inside the group the term opens and does not count
+ * (`#if !defined(X)` / ... / `#define X ...` / `#endif`, Lua's l_inspectstat, zlib's
+ * HAVE_MEMCPY: the preprocessor judges the #if before it reads what it holds). */
+static bool macro_defined_as(const qr_code_graph *g, const char *name, size_t n, int depth,
+                             int64_t tu, const char *chain, size_t nchain);
+
 static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, int depth,
                           int64_t tu)
+{
+    return macro_defined_as(g, name, n, depth, tu, NULL, 0);
+}
+
+static bool macro_defined_as(const qr_code_graph *g, const char *name, size_t n, int depth,
+                             int64_t tu, const char *chain, size_t nchain)
 {
     char buf[256];
     if (n >= sizeof buf)
@@ -898,6 +1237,7 @@ static bool macro_defined(const qr_code_graph *g, const char *name, size_t n, in
         size_t k = g->by_name[i];
         const qr_code_node *m = &g->nodes[k];
         if (m->it.kind == QR_CODE_MACRO && (!g->node_file || seen_by(g, tu, g->node_file[k])) &&
+            !(chain && cond_within(m->it.cond, chain, nchain)) &&
             (depth >= MACRO_COND_DEPTH || !cond_inactive(g, m->it.cond, depth + 1, tu)))
             return true;
     }
@@ -916,8 +1256,13 @@ static int macro_value(const qr_code_graph *g, const char *name, size_t n, int d
     memcpy(buf, name, n);
     buf[n] = 0;
     const char *key = buf;
-    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr))
-        return -1; /* -DX is 1, -DX=V is V: the value is not kept */
+    if (g->ndefines && bsearch(&key, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr)) {
+        /* -DX is 1, -DX=V is V: the value is not kept; a generated header's 0 is */
+        char zk[260];
+        const char *z = zk;
+        snprintf(zk, sizeof zk, "%s=0", buf);
+        return bsearch(&z, g->defines, g->ndefines, sizeof *g->defines, cmp_cstr) ? 0 : -1;
+    }
     bool any = false;
     for (size_t i = qr__code_name_lower(g, buf);
          i < g->nnamed && !strcmp(g->nodes[g->by_name[i]].it.name, buf); i++) {
@@ -952,7 +1297,8 @@ static int macro_value(const qr_code_graph *g, const char *name, size_t n, int d
 
 /* A condition list is inactive when it holds "0", a macro no file (and no build option)
  * defines, "!X" for a macro X that one does define, "=X" for a macro whose value is 0
- * (or that nothing defines) and "!=X" for one whose value is a number other than 0. */
+ * (or that nothing defines), "!=X" for one whose value is a number other than 0, and a
+ * disjunction "|A|=B|..." none of whose parts (defined A, B's value not 0) holds. */
 static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu)
 {
     if (!cond)
@@ -960,14 +1306,30 @@ static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, i
     for (const char *p = cond; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n > 1 && *p == '=') {
+        if (n > 1 && *p == '|') {
+            /* "|A|=B": a disjunction, false when A is not defined and B's value is 0 */
+            bool any = false;
+            for (const char *q = p; q < p + n && !any;) {
+                const char *x = q + 1, *xe = memchr(x, '|', (size_t)(p + n - x));
+                if (!xe)
+                    xe = p + n;
+                if (*x == '=')
+                    any = xe - x > 1 && macro_value(g, x + 1, (size_t)(xe - x - 1), depth, tu) != 0;
+                else
+                    any = xe > x && macro_defined(g, x, (size_t)(xe - x), depth, tu);
+                q = xe;
+            }
+            if (!any)
+                return true;
+        } else if (n > 1 && *p == '=') {
             if (macro_value(g, p + 1, n - 1, depth, tu) == 0)
                 return true;
         } else if (n > 2 && p[0] == '!' && p[1] == '=') {
             if (macro_value(g, p + 2, n - 2, depth, tu) == 1)
                 return true;
         } else if ((n == 1 && *p == '0') ||
-                   (*p == '!' ? macro_defined(g, p + 1, n - 1, depth, tu)
+                   (*p == '!' ? macro_defined_as(g, p + 1, n - 1, depth, tu, cond,
+                                                 (size_t)(p + n - cond))
                               : !macro_defined(g, p, n, depth, tu))) {
             return true;
         }
@@ -1292,6 +1654,13 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
     if (depth >= MACRO_DEPTH)
         return QR_OK;
     int64_t m = qr__code_resolve(g, name, QR_CODE_MACRO, s->f->path);
+    if (m >= 0 && g->nodes[m].inactive) {
+        /* a macro compiled out does not hide the function of its name compiled in (curl's
+         * curl_simple_lock_lock: a macro on Windows, an inline function here) */
+        int64_t fn = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);
+        if (fn >= 0 && !g->nodes[fn].inactive)
+            m = -1;
+    }
     /* an alias is followed when it is compiled in: zlib's `#define adler32_z z_adler32_z`
      * under Z_PREFIX, which no file defines, is not */
     const char *alias = m >= 0 && !g->nodes[m].inactive ? macro_alias(g, m) : NULL;

@@ -476,3 +476,49 @@ int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken, bool *unknown
     *unknown = c->unknown;
     return d;
 }
+
+bool qr__ppconf_defines(const char *src, size_t len,
+                        void (*name)(void *ud, const char *w, size_t n, bool zero), void *ud)
+{
+    qr_ppconf *p = qr__ppconf_new(src);
+    if (!p)
+        return false;
+    size_t i = 0, b, e;
+    while (qr__pp_next_line(src, len, &i, &b, &e)) {
+        /* a directive goes on past a backslash at the end of its line */
+        size_t nb, ne;
+        while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &nb, &ne))
+            e = ne;
+        size_t k = b;
+        while (k < e && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        bool active = qr__ppconf_active(p), taken, unknown;
+        qr__ppconf_line(p, b, e, &taken, &unknown);
+        if (!active || k >= e || src[k] != '#')
+            continue;
+        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
+            continue;
+        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        size_t w = k;
+        while (k < e && is_ident_char((unsigned char)src[k]))
+            k++;
+        if (k == w || isdigit((unsigned char)src[w]))
+            continue;
+        /* its value: the number 0, then nothing but blanks or a comment */
+        size_t v = k;
+        while (v < e && (src[v] == ' ' || src[v] == '\t'))
+            v++;
+        bool zero = v > k && v < e && src[v] == '0';
+        for (v++; zero && v < e && strchr("uUlL", src[v]); v++)
+            ;
+        while (zero && v < e && (src[v] == ' ' || src[v] == '\t'))
+            v++;
+        zero = zero && (v >= e || (src[v] == '/' && v + 1 < e && (src[v + 1] == '*' || src[v + 1] == '/')));
+        name(ud, src + w, k - w, zero);
+    }
+    qr__ppconf_free(p);
+    return true;
+}

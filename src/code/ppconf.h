@@ -42,4 +42,12 @@ int qr__ppconf_line(qr_ppconf *c, size_t b, size_t e, bool *taken, bool *unknown
 /* Whether the lines after the last one read are compiled in this configuration. */
 bool qr__ppconf_active(const qr_ppconf *c);
 
+/* The macros a header defines in its one configuration (a configuration header the build
+ * generated, curl_config.h or ngx_auto_config.h, read as the build reads it): calls
+ * name(ud, w, n, zero) for each #define in compiled-in code, in order, zero when it
+ * defines the object-like macro as the number 0 (`#define HAVE_DECL_X 0`). false when
+ * out of memory. */
+bool qr__ppconf_defines(const char *src, size_t len,
+                        void (*name)(void *ud, const char *w, size_t n, bool zero), void *ud);
+
 #endif

@@ -11,6 +11,7 @@
  */
 #include "check.h"
 #include "code/graph_int.h"
+#include "code/ppconf.h"
 #include "code/store_int.h"
 #include "quarry/code.h"
 
@@ -153,6 +154,54 @@ static void test_extract_c(void)
     qr_arena_release(&a);
 }
 
+/* `#if` on defined(): `!defined(X)` as #ifndef, a disjunction as one term ("|A|=B"), its
+ * #else as the negation of each part; `#if !defined(G)` then `#define G` is a guard. */
+static void test_extract_defined_conditions(void)
+{
+    static const char src[] = "#if !defined(C) && !defined(D)\nint cd(void) { return 0; }\n#endif\n"
+                              "#if defined(A) || B || defined(_WIN32)\nint ab(void) { return 0; }\n"
+                              "#else\nint none(void) { return 0; }\n#endif\n"
+                              "#if !defined(G)\n#define G\nint g(void) { return 0; }\n#endif\n"
+                              "#if defined(E) || f(1)\nint ef(void) { return 0; }\n#endif\n";
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    qr_code_file f;
+    CHECK(qr_code_extract(QR_CODE_LANG_C, src, sizeof src - 1, &a, &f) == QR_OK);
+    const qr_code_item *it = find_item(&f, QR_CODE_FUNCTION, "cd");
+    CHECK(it && it->cond && !strcmp(it->cond, "!C,!D"));
+    it = find_item(&f, QR_CODE_FUNCTION, "ab");
+    CHECK(it && it->cond && !strcmp(it->cond, "|A|=B")); /* _WIN32: the host's, false */
+    it = find_item(&f, QR_CODE_FUNCTION, "none");
+    CHECK(it && it->cond && !strcmp(it->cond, "!A,!=B"));
+    it = find_item(&f, QR_CODE_FUNCTION, "g");
+    CHECK(it && !it->cond);
+    it = find_item(&f, QR_CODE_FUNCTION, "ef"); /* a part not judged: the whole is not */
+    CHECK(it && !it->cond);
+    qr_arena_release(&a);
+}
+
+/* A generated configuration header's #defines in its one configuration, with their 0. */
+static char pp_names[256];
+static void pp_name(void *ud, const char *w, size_t n, bool zero)
+{
+    (void)ud;
+    size_t l = strlen(pp_names);
+    snprintf(pp_names + l, sizeof pp_names - l, "%s%.*s%s", l ? " " : "", (int)n, w,
+             zero ? "=0" : "");
+}
+
+static void test_ppconf_defines(void)
+{
+    static const char src[] = "/* generated */\n#define HAVE_A 1\n/* #undef HAVE_B */\n"
+                              "#define HAVE_DECL_C 0 /* no */\n#define D 0x10\n"
+                              "#ifdef __APPLE__\n#define APPLE_ONLY 1\n#endif\n"
+                              "#ifndef E\n# define E \\\n  2\n#endif\n#define F(x) 0\n"
+                              "#if HAVE_A\n#define G\n#endif\n";
+    pp_names[0] = 0;
+    CHECK(qr__ppconf_defines(src, sizeof src - 1, pp_name, NULL));
+    CHECK(!strcmp(pp_names, "HAVE_A HAVE_DECL_C=0 D E F G"));
+}
+
 static void test_extract_conditions(void)
 {
     static const char src[] = "#if 1\nint on(void) { return 1; }\n#else\nint off(void) { return 0; }\n"
@@ -173,12 +222,14 @@ static void test_extract_conditions(void)
     CHECK(it && it->cond && !strcmp(it->cond, "0"));
     it = find_item(&f, QR_CODE_FUNCTION, "a");
     CHECK(it && it->cond && !strcmp(it->cond, "A"));
+    /* the branches after `#if defined(A)` hold only when A is not defined ("!A"), as
+     * after #ifdef A; the #else after `#elif defined B` only when B is not either */
     it = find_item(&f, QR_CODE_FUNCTION, "z");
-    CHECK(it && it->cond && !strcmp(it->cond, "0"));
+    CHECK(it && it->cond && !strcmp(it->cond, "!A,0"));
     it = find_item(&f, QR_CODE_FUNCTION, "b");
-    CHECK(it && it->cond && !strcmp(it->cond, "B"));
+    CHECK(it && it->cond && !strcmp(it->cond, "!A,B"));
     it = find_item(&f, QR_CODE_FUNCTION, "c");
-    CHECK(it && !it->cond);
+    CHECK(it && it->cond && !strcmp(it->cond, "!A,!B"));
     it = find_item(&f, QR_CODE_FUNCTION, "g");
     CHECK(it && it->cond && !strcmp(it->cond, "!GUARD")); /* holds when nothing defines it */
     it = find_item(&f, QR_CODE_FUNCTION, "h");
@@ -556,6 +607,8 @@ int main(void)
     test_code_store_full_disk();
     test_extract_c();
     test_extract_conditions();
+    test_extract_defined_conditions();
+    test_ppconf_defines();
     test_extract_real_c();
     test_extract_bad();
     test_graph();

@@ -122,9 +122,12 @@ static size_t excl_object(parser *p, size_t j, bool loose)
     char who[RT_STR];
     size_t plen;
     if (rt_person_at(p, k, who, &plen)) {
-        if (p->q->not_author[0])
+        /* "except alice and bob": each of them, ", " between */
+        size_t have = strlen(p->q->not_author);
+        if (have + strlen(who) + 3 >= RT_STR || strstr(who, ", "))
             p->bad = true;
-        snprintf(p->q->not_author, RT_STR, "%s", who);
+        else
+            snprintf(p->q->not_author + have, RT_STR - have, "%s%s", have ? ", " : "", who);
         size_t e = k + plen;
         /* "alice's commits", "alice's work": the possessive's noun goes with it */
         if (p->t[e - 1].poss && (tok_is(p, e, "commits") || tok_is(p, e, "work") ||

@@ -152,6 +152,24 @@ static void regex_quote(char *out, size_t cap, const char *s)
     out[o] = '\0';
 }
 
+/* "(?i)^(?:a|b)$" for the people of a ", "-separated list (one: "(?i)^a$"), each quoted. */
+static void people_regex(char *re, size_t cap, char *quoted, size_t qcap, const char *list)
+{
+    size_t o = (size_t)snprintf(re, cap, "(?i)^%s", strstr(list, ", ") ? "(?:" : "");
+    for (const char *p = list; *p && o < cap;) {
+        const char *e = strstr(p, ", ");
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char one[RT_STR];
+        snprintf(one, sizeof one, "%.*s", (int)l, p);
+        regex_quote(quoted, qcap, one);
+        o += (size_t)snprintf(re + o, o < cap ? cap - o : 0, "%s%s", p == list ? "" : "|",
+                              quoted);
+        p = e ? e + 2 : p + l;
+    }
+    if (o < cap)
+        snprintf(re + o, cap - o, "%s$", strstr(list, ", ") ? ")" : "");
+}
+
 enum { P_WINDOW = 1, P_AUTHOR = 2, P_PATH = 4, P_GREP = 8, P_MERGES = 16 };
 
 /* The tool parameters the question's slots give, as EDN map entries; limit < 1: none. */
@@ -410,8 +428,7 @@ static void bots_step(qr_buf *b, const rt_question *q, const char *name)
         /* the person left out, by the email the repository knows them by, or by their
            name when they wrote with several emails under one name (rt_person_at) */
         char re[RT_STR * 2 + 16], quoted[RT_STR * 2];
-        regex_quote(quoted, sizeof quoted, q->not_author);
-        snprintf(re, sizeof re, "(?i)^%s$", quoted);
+        people_regex(re, sizeof re, quoted, sizeof quoted, q->not_author);
         qr_buf_printf(b, "%s[:not [:or [:matches :email ", sep);
         edn_str(b, re);
         qr_buf_puts(b, "] [:matches :author ");

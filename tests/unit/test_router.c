@@ -563,6 +563,7 @@ static void test_hostile(void)
 /* Calendar windows, typos, names the repository knows and two-step questions, read at a
  * pinned now: Tuesday 2026-11-24 01:30 UTC. */
 static const expect PINNED[] = {
+    {"commits by everyone except alice and ines in 2025", "commits-in-window", {"(?i)^(?:alice@example\\\\.com|ines@example\\\\.com)$"}},
     /* issue 27, plain9/10 dev halves: more of the families people ask */
     {"Which developer changed src/x.c most often since 2015?", "file-authors", {":path \"src/x.c\"", ":since \"2015-01-01\""}},
     {"List the five most active authors in 2024, most commits first.", "top-contributors", {":since \"2024-01-01\"", ":n 5"}},

@@ -792,13 +792,14 @@ int qr__code_pg_listing(qr_code_pg *p, const char *name, qr_arena *a, qr_code_li
     memset(out, 0, sizeof *out);
     const char *params[] = {name};
     qr_store_rows r = {0};
-    int rc = exec(p, "SELECT commit FROM code_repos WHERE name = $1", 1, params, &r,
+    int rc = exec(p, "SELECT commit, location FROM code_repos WHERE name = $1", 1, params, &r,
                   "read the repositories of the code index", err);
     if (rc)
         return rc;
     bool found = r.n == 1;
     out->name = qr_arena_strndup(a, name, strlen(name));
     out->commit = found ? dup(a, &r, 0, 0) : NULL;
+    out->location = found ? dup(a, &r, 0, 1) : NULL;
     qr_store_rows_free(&r);
     if (!found)
         return 1;

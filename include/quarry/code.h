@@ -275,6 +275,17 @@ int qr_code_shared_listing(qr_code *c, const char *name, qr_arena *a, qr_code_li
  * (QR_OK). QR_EIO with the server's reason (a read-only role: permission denied). */
 int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err);
 
+/* The code graph through the statistics index's queue (`quarry index --enqueue --code`,
+ * `quarry index --worker`; docs/team.md). qr_code_want: the repository containing dir
+ * joins the team database's code index (code_repos) unless it is there, not indexed yet.
+ * qr_code_refresh: when the repository at location is in it, its graph at HEAD is
+ * assembled (the blobs the database lacks parsed and stored; progress as qr_code_load's)
+ * and recorded as qr_code_publish does (*done true); a repository not in it: QR_OK,
+ * *done false. Both: QR_EINVAL when QUARRY_DATABASE_URL is not set, QR_EIO, QR_ESTOPPED. */
+int qr_code_want(const char *dir, qr_buf *err);
+int qr_code_refresh(const char *location, const qr_stop *stop, qr_code_progress_fn progress,
+                    void *ud, bool *done, qr_buf *err);
+
 /* Prunes the index of the blobs no reference, HEAD, the git index or the working tree
  * reaches (every commit of every reference, parents followed), compacts the database and
  * removes the graphs kept on disk; qr_code_load does it by itself when the database

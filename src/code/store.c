@@ -678,6 +678,11 @@ static int not_shared(qr_buf *err)
     return QR_EINVAL;
 }
 
+int qr__code_store_want(qr_code_store *s, const char *name, const char *location, qr_buf *err)
+{
+    return s->pg ? qr__code_pg_want(s->pg, name, location, err) : not_shared(err);
+}
+
 int qr__code_store_repos(qr_code_store *s, qr_arena *a, const char ***names, size_t *n,
                          qr_buf *err)
 {

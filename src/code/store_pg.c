@@ -767,6 +767,15 @@ int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, co
     return rc;
 }
 
+int qr__code_pg_want(qr_code_pg *p, const char *name, const char *location, qr_buf *err)
+{
+    const char *params[] = {name, location, p->v};
+    return exec(p,
+                "INSERT INTO code_repos VALUES ($1, $2, NULL, false, $3::int, 0, 0)"
+                " ON CONFLICT (name) DO NOTHING",
+                3, params, NULL, "queue the repository's code graph", err);
+}
+
 int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n, qr_buf *err)
 {
     *names = NULL;

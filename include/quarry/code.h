@@ -272,7 +272,9 @@ int qr_code_shared_listing(qr_code *c, const char *name, qr_arena *a, qr_code_li
 /* On the team database, records the repository of g (named by its directory) as indexed:
  * the commit g was listed from (worktree: its working tree's files) and each file by path,
  * blob id and language, replacing what it recorded before; with the SQLite index, nothing
- * (QR_OK). QR_EIO with the server's reason (a read-only role: permission denied). */
+ * (QR_OK). QR_EIO with the server's reason (a read-only role: permission denied), or when
+ * a `quarry code gc` pruned some of g's blobs since they were loaded (nothing recorded,
+ * the kept graphs cleared: load again and publish). */
 int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err);
 
 /* The code graph through the statistics index's queue (`quarry index --enqueue --code`,
@@ -290,7 +292,10 @@ int qr_code_refresh(const char *location, const qr_stop *stop, qr_code_progress_
  * reaches (every commit of every reference, parents followed), compacts the database and
  * removes the graphs kept on disk; qr_code_load does it by itself when the database
  * passes QUARRY_CODE_GC_BYTES (default 256 MiB) and has grown by a quarter of that
- * since the last gc.
+ * since the last gc. On the team database (QUARRY_DATABASE_URL) it prunes instead the
+ * blobs no repository's recorded files hold, once no session holds rows it has not
+ * recorded (waiting up to QUARRY_CODE_GC_WAIT seconds, 30; then QR_EIO saying so);
+ * bytes are the code tables' size and commits 0.
  * QR_EIO (git or the database failing), QR_ESTOPPED, QR_ENOMEM. */
 int qr_code_gc(qr_code *c, const qr_stop *stop, qr_code_gc_stats *out, qr_buf *err);
 

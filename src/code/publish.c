@@ -32,7 +32,8 @@ static void default_name(const qr_code *c, qr_buf *out)
     qr_repo_dir_name(c->workdir ? c->workdir : c->gitdir, !c->workdir, out);
 }
 
-int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err)
+/* qr_code_publish, with QR_CODE_PRUNED passed up (a gc pruned some of g's blobs) */
+static int publish(qr_code_graph *g, bool worktree, qr_buf *err)
 {
     qr_code *c = g->c;
     int rc = qr__code_need_store(c, err);
@@ -61,6 +62,17 @@ done:
     free(oids);
     free(langs);
     qr_buf_release(&name);
+    return rc;
+}
+
+int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err)
+{
+    int rc = publish(g, worktree, err);
+    if (rc == QR_CODE_PRUNED) {
+        qr__code_gcache_clear(g->c->gitdir, NULL); /* the next load parses them again */
+        qr_buf_puts(err, ": nothing recorded; run 'quarry code index' again");
+        rc = QR_EIO;
+    }
     return rc;
 }
 
@@ -137,12 +149,28 @@ int qr_code_refresh(const char *location, const qr_stop *stop, qr_code_progress_
     qr_code_listing ls;
     int rc = open_at(location, &c, &name, err);
     int have = rc == QR_OK ? qr__code_store_listing(c->store, name.p, &a, &ls, err) : rc;
-    if (have == QR_OK) { /* queued for its code graph: HEAD's, recorded */
+    /* queued for its code graph: HEAD's, recorded; loaded again (once) when a gc pruned
+     * some of its blobs in between, which the record then says */
+    for (int tries = 0; have == QR_OK && tries < 2 && !*done; tries++) {
         qr_code_opts o = {.ref = "HEAD", .progress = progress, .progress_ud = ud, .stop = stop};
-        if ((rc = qr_code_load(c, &o, &g, err)) == QR_OK &&
-            (rc = qr_code_publish(g, false, err)) == QR_OK)
-            *done = true;
-    } else if (have != 1) {
+        qr_code_graph_free(g);
+        g = NULL;
+        if ((rc = qr_code_load(c, &o, &g, err)) != QR_OK)
+            break;
+        rc = publish(g, false, err);
+        if (rc == QR_CODE_PRUNED) {
+            qr__code_gcache_clear(c->gitdir, NULL);
+            if (tries == 0)
+                qr_buf_reset(err);
+            else
+                rc = QR_EIO;
+            continue;
+        }
+        if (rc != QR_OK)
+            break;
+        *done = true;
+    }
+    if (have != QR_OK && have != 1) {
         rc = have;
     }
     qr_code_graph_free(g);

@@ -13,7 +13,14 @@
 #   - a new commit: the next run brings the graph to the new HEAD, as a clean run does;
 #   - two workers at once on four repositories sharing a vendored file: each indexed once,
 #     the shared blob stored once, the result the clean one;
-#   - `--code` without a database exits 2 naming the setting.
+#   - `--code` without a database exits 2 naming the setting;
+#   - `quarry code gc` on the database (two repositories sharing a vendored blob): it
+#     prunes exactly the blobs no repository's recorded files hold (an old version of a
+#     file, a file a query parsed and nobody recorded), never the shared blob one of them
+#     dropped, and every kept repository's rows are unchanged; with an indexer stopped
+#     between its blobs and its record it prunes nothing and says why (exit 1), and once
+#     that indexer is killed its orphan rows go; an index whose blobs were pruned under it
+#     records nothing and says so, and the worker loads again and records.
 # Leases are quarry's clock (QUARRY_NOW): nothing sleeps to wait for an expiry.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
@@ -179,6 +186,95 @@ for r in alpha gamma delta; do
 done
 state two beta >"$TMP/beta.two"
 cmp -s "$TMP/beta2.clean" "$TMP/beta.two" || fail "two workers: beta differs from a clean run"
+
+# ---- quarry code gc on the team database ----
+UG=$(newdb gcdb) || fail "gc database"
+export QUARRY_DATABASE_URL="$UG"
+mk one 3
+mk two 3
+for r in one two; do "$Q" code index --repo "$TMP/$r" --ref HEAD >/dev/null || fail "gc: index $r"; done
+blobs() { pg_sql gcdb "SELECT count(*) FROM code_blobs"; }
+expect_out "gc: the shared blob is stored once" "7" blobs
+expect_out "gc: nothing to prune" '"blobs_before":7,"blobs_removed":0' \
+  sh -c "'$Q' code gc --repo '$TMP/one' --format json | grep -o '\"blobs_before\":[0-9]*,\"blobs_removed\":[0-9]*'"
+# one drops the vendored file and changes another; a query parses an uncommitted file of two
+git -C "$TMP/one" rm -q vendor/crc.c
+printf 'int one_f0(int x) { return x; }\n' >"$TMP/one/src/f0.c"
+git -C "$TMP/one" add -A && git -C "$TMP/one" -c user.name=t -c user.email=t@t commit -q -m change
+"$Q" code index --repo "$TMP/one" --ref HEAD >/dev/null || fail "gc: index one again"
+printf 'int two_extra(void) { return 2; }\n' >"$TMP/two/src/extra.c"
+"$Q" code query list_functions --repo "$TMP/two" >/dev/null || fail "gc: a query of the working tree"
+rm "$TMP/two/src/extra.c"
+state gcdb one >"$TMP/one.before"
+state gcdb two >"$TMP/two.before"
+expect_out "gc: the old f0.c of one and the unrecorded extra.c go; the shared crc.c stays" \
+  '"blobs_before":9,"blobs_removed":2' \
+  sh -c "'$Q' code gc --repo '$TMP/one' --format json | grep -o '\"blobs_before\":[0-9]*,\"blobs_removed\":[0-9]*'"
+expect_out "gc: every recorded file keeps its rows" "0" \
+  pg_sql gcdb "SELECT count(*) FROM code_files f WHERE NOT EXISTS (SELECT 1 FROM code_blobs b WHERE b.oid = f.oid)"
+expect_out "gc: no rows of a pruned blob are left" "0 0" \
+  pg_sql gcdb "SELECT (SELECT count(*) FROM code_items i WHERE NOT EXISTS (SELECT 1 FROM code_blobs b WHERE b.v = i.v AND b.oid = i.oid)) || ' ' || (SELECT count(*) FROM code_refs i WHERE NOT EXISTS (SELECT 1 FROM code_blobs b WHERE b.v = i.v AND b.oid = i.oid))"
+expect_out "gc: the shared blob is still there" "1" \
+  pg_sql gcdb "SELECT count(*) FROM code_blobs WHERE oid = '$(git -C "$TMP/two" rev-parse HEAD:vendor/crc.c)'"
+state gcdb one | cmp -s "$TMP/one.before" - || fail "gc: one's rows changed"
+state gcdb two | cmp -s "$TMP/two.before" - || fail "gc: two's rows changed"
+# an indexer in flight: stopped after its blobs are stored and before its record
+QUARRY_THREADS=1 "$Q" code index --repo "$TMP/alpha" --ref HEAD >"$TMP/ia.out" 2>&1 &
+IP=$!
+PIDS="$PIDS $IP"
+i=0
+while [ $i -lt 3000 ] && [ "$(blobs)" -le 7 ] && kill -0 $IP 2>/dev/null; do i=$((i + 1)); done
+kill -STOP $IP
+if [ "$(pg_sql gcdb "SELECT count(*) FROM code_repos WHERE name = 'alpha'")" != 0 ]; then
+  fail "gc: the indexer of alpha finished before it could be stopped"
+  kill -CONT $IP
+else
+  n=$(blobs)
+  expect_rc "gc: an indexer in flight: exit 1" 1 env QUARRY_CODE_GC_WAIT=1 "$Q" code gc --repo "$TMP/one"
+  grep -q "cannot prune the shared code index on postgresql server .*: 1 session stored code rows not recorded yet (an indexer in flight" "$TMP/stderr" ||
+    fail "gc: an indexer in flight: the message: $(cat "$TMP/stderr")"
+  expect_out "gc: an indexer in flight: nothing pruned" "$n" blobs
+  kill -CONT $IP
+fi
+wait $IP || fail "gc: the indexer of alpha: $(cat "$TMP/ia.out")"
+expect_out "gc: after the indexer recorded, its blobs stay" '"blobs_removed":0' \
+  sh -c "'$Q' code gc --repo '$TMP/one' --format json | grep -o '\"blobs_removed\":[0-9]*'"
+state gcdb alpha | cmp -s "$TMP/alpha.clean" - || fail "gc: alpha's rows differ from a clean run"
+# a killed indexer: its lock goes with its connection, and its orphan rows with gc
+mk eps 300
+QUARRY_THREADS=1 "$Q" code index --repo "$TMP/eps" --ref HEAD >/dev/null 2>&1 &
+IP=$!
+PIDS="$PIDS $IP"
+i=0
+base=$(blobs)
+while [ $i -lt 3000 ] && [ "$(blobs)" -le "$base" ] && kill -0 $IP 2>/dev/null; do i=$((i + 1)); done
+kill -9 $IP 2>/dev/null
+wait $IP 2>/dev/null
+if [ "$(pg_sql gcdb "SELECT count(*) FROM code_repos WHERE name = 'eps'")" = 0 ]; then
+  [ "$(blobs)" -gt "$base" ] || fail "gc: the killed indexer had stored nothing"
+  QUARRY_CODE_GC_WAIT=5 "$Q" code gc --repo "$TMP/one" >"$TMP/gk.out" 2>&1 || fail "gc after a killed indexer: $(cat "$TMP/gk.out")"
+  expect_out "gc: a killed indexer's orphan rows go" "$base" blobs
+else
+  fail "gc: the indexer of eps finished before it could be killed"
+fi
+# rows pruned under an index (here by hand, between the kept graph and the record): the
+# record refuses, the next index parses them again
+QUARRY_CODE_GRAPH_CACHE=on "$Q" code index --repo "$TMP/two" --ref HEAD >/dev/null || fail "gc: index two with the kept graph"
+pg_sql gcdb "DELETE FROM code_items WHERE oid = '$(git -C "$TMP/two" rev-parse HEAD:src/f1.c)'; DELETE FROM code_blobs WHERE oid = '$(git -C "$TMP/two" rev-parse HEAD:src/f1.c)'" >/dev/null
+expect_err "gc: pruned under an index: it records nothing and says so" \
+  "1 of the files of 'two' lost their rows to 'quarry code gc' on postgresql server" \
+  env QUARRY_CODE_GRAPH_CACHE=on "$Q" code index --repo "$TMP/two" --ref HEAD
+grep -q "run 'quarry code index' again" "$TMP/stderr" || fail "gc: pruned under an index: the hint: $(cat "$TMP/stderr")"
+QUARRY_CODE_GRAPH_CACHE=on "$Q" code index --repo "$TMP/two" --ref HEAD >/dev/null || fail "gc: index two again"
+state gcdb two | cmp -s "$TMP/two.before" - || fail "gc: two's rows after the second index"
+# and the worker loads again by itself
+"$Q" index --enqueue --code --repo "$TMP/two" >/dev/null || fail "gc: enqueue two"
+QUARRY_CODE_GRAPH_CACHE=on "$Q" index --worker >/dev/null 2>&1 || fail "gc: worker on two"
+pg_sql gcdb "DELETE FROM code_items WHERE oid = '$(git -C "$TMP/two" rev-parse HEAD:src/f1.c)'; DELETE FROM code_blobs WHERE oid = '$(git -C "$TMP/two" rev-parse HEAD:src/f1.c)'" >/dev/null
+"$Q" index --enqueue --repo "$TMP/two" >/dev/null || fail "gc: enqueue two again"
+QUARRY_CODE_GRAPH_CACHE=on "$Q" index --worker >"$TMP/wg.out" 2>&1 || fail "gc: the worker after a prune: $(cat "$TMP/wg.out")"
+grep -q "code graph at HEAD" "$TMP/wg.out" || fail "gc: the worker after a prune: $(cat "$TMP/wg.out")"
+state gcdb two | cmp -s "$TMP/two.before" - || fail "gc: two's rows after the worker"
 
 # ---- errors ----
 expect_rc "--code without a database: usage" 2 env -u QUARRY_DATABASE_URL "$Q" index --enqueue --code --repo "$TMP/beta"

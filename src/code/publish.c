@@ -170,9 +170,8 @@ int qr_code_refresh(const char *location, const qr_stop *stop, qr_code_progress_
             break;
         *done = true;
     }
-    if (have != QR_OK && have != 1) {
-        rc = have;
-    }
+    if (have != QR_OK && have != 1)
+        rc = have; /* the listing could not be read */
     qr_code_graph_free(g);
     qr_arena_release(&a);
     qr_buf_release(&name);

@@ -166,6 +166,17 @@ expect_err "search_codebase repos: a name no repository holds" "no_such_fn" \
 expect_err "search_codebase repos: an unknown name lists what there is" \
   "no repository 'nine' in the shared code index; it has: five, four, one, two" \
   "$Q" tool search_codebase --question "who calls z_crc" --repos nine
+# a question no template reads: one model call writes the query for the first repository,
+# and the same query runs over the others (the scripted model server, real HTTP)
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER QUARRY_LLM_STREAM QUARRY_LLM_MAX_RETRIES
+llm_script "$TMP/script.json" '{"text": "```sparql\nPREFIX code: <https://quarry.dev/code#>\nSELECT (COUNT(?f) AS ?n) WHERE { ?f a code:Function }\n```"}'
+llm_serve "$TMP/script.json"
+expect_out "search_codebase repos: a model's query, written once, over every repository" \
+  "model 1 repo n|one 3|two 3" \
+  sh -c "cd '$TMP' && '$Q' tool search_codebase --question 'how many functions are there' --repos one,two --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"how\"], d[\"model_calls\"], \" \".join(d[\"vars\"]) + \"|\" + \"|\".join(r[\"repo\"] + \" \" + str(r[\"n\"]) for r in d[\"rows\"]))'"
+expect_out "search_codebase repos: the model server was asked once" "1" sh -c "wc -l <'$TMP/log.jsonl' | tr -d ' '"
+llm_unserve
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL
 expect_err "search_codebase repos: without a database" "'repos' reads the shared code index, and none is configured: set QUARRY_DATABASE_URL" \
   env -u QUARRY_DATABASE_URL "$Q" tool search_codebase --question "who calls z_crc" --repos one
 

@@ -16,6 +16,11 @@
 #   4. the result per repository against the local SQLite index: every commit with its
 #      files and line counts (get_commits --with-paths on the clone) equals the published
 #      rows, and get_author_stats / get_file_stats with `repos` equal the local tools' rows;
+#   4b. with INDEX_PG_CODE=1 (the default; 0: statistics only), steps 3's cold runs enqueue
+#      every repository with --code, so each worker run also brings the repository's code
+#      graph to HEAD (one queue, one lease); then per repository the code graph the
+#      workers stored, dumped from the database (kept graphs off: from the rows), equals
+#      `quarry code dump --ref HEAD` on the repository's own SQLite code index;
 #   5. one question across every repository, "each repository's authors since 2020 with
 #      their commits and changed lines", asked of quarry (get_author_stats --repos all
 #      --since 2020-01-01) and written by hand in SQL over the views (the Mergestat way):
@@ -29,6 +34,7 @@ SYN=${2:-auto}
 Q=$BUILD/quarry
 [ -x "$Q" ] || { echo "run.sh: build quarry in $BUILD first" >&2; exit 2; }
 CACHE=${INDEX_PG_CACHE:-$HOME/.cache/quarry-bench/index_pg}
+CODE=${INDEX_PG_CODE:-1}
 OUT=${INDEX_PG_OUT:-/tmp/index_pg.txt}
 TMP=$(mktemp -d)
 llm_unserve() { :; }
@@ -74,13 +80,18 @@ for r in $REPOS; do COMMITS=$((COMMITS + $(git -C "$CACHE/$r" rev-list --count H
 
 now_ms() { date +%s%3N; }
 fresh() { # fresh DB [warm]: a new database, the schema, every repository enqueued, no local
-  # index (with warm: the local indexes kept, so only the database's side is measured)
+  # index (with warm: the local indexes kept, so only the database's side is measured;
+  # without it and with CODE=1, enqueued with --code: their code graphs too)
   "$PG_BIN/psql" -X -q -h "$PG_SOCK" -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE $1"
   U="postgresql://postgres@/$1?host=$PG_SOCK&port=$PG_PORT"
   "$Q" db init --url "$U" >/dev/null
   for r in $REPOS; do
     [ "${2:-}" = warm ] || rm -rf "$CACHE/$r/.git/quarry"
-    "$Q" index --enqueue --repo "$CACHE/$r" --store "$U" >/dev/null
+    if [ "${2:-}" != warm ] && [ "$CODE" = 1 ]; then
+      "$Q" index --enqueue --code --repo "$CACHE/$r" --store "$U" >/dev/null
+    else
+      "$Q" index --enqueue --repo "$CACHE/$r" --store "$U" >/dev/null
+    fi
   done
   echo "$U"
 }
@@ -97,7 +108,9 @@ U1=$(fresh one)
 t0=$(now_ms)
 "$Q" index --worker --store "$U1" >"$TMP/one.log"
 t1=$(now_ms)
-echo "one worker:  $(( (t1 - t0) ))  ms wall, $(grep -c '^indexed ' "$TMP/one.log") repositories" | tee -a "$OUT"
+WITH=
+[ "$CODE" = 1 ] && WITH=" (statistics and code graphs: $(grep -c 'code graph at HEAD' "$TMP/one.log") code graphs)"
+echo "one worker:  $(( (t1 - t0) ))  ms wall, $(grep -c '^indexed ' "$TMP/one.log") repositories$WITH" | tee -a "$OUT"
 
 # ---- two workers ----
 U2=$(fresh two)
@@ -109,7 +122,9 @@ B=$!
 wait $A
 wait $B
 t1=$(now_ms)
-echo "two workers: $(( (t1 - t0) )) ms wall, $(cat "$TMP/two_a.log" "$TMP/two_b.log" | grep -c '^indexed ') repositories ($(grep -c '^indexed ' "$TMP/two_a.log") and $(grep -c '^indexed ' "$TMP/two_b.log"))" | tee -a "$OUT"
+WITH=
+[ "$CODE" = 1 ] && WITH=", $(cat "$TMP/two_a.log" "$TMP/two_b.log" | grep -c 'code graph at HEAD') code graphs"
+echo "two workers: $(( (t1 - t0) )) ms wall, $(cat "$TMP/two_a.log" "$TMP/two_b.log" | grep -c '^indexed ') repositories ($(grep -c '^indexed ' "$TMP/two_a.log") and $(grep -c '^indexed ' "$TMP/two_b.log"))$WITH" | tee -a "$OUT"
 
 # ---- the database's side alone: the local indexes warm, one worker and two ----
 U3=$(fresh warm1 warm)
@@ -151,6 +166,24 @@ for r in $REPOS; do
 done
 echo "identical to the local SQLite index: $same of $NREPOS repositories${differ:+ (differ:$differ)}" | tee -a "$OUT"
 [ -z "$differ" ] || sed 's/^/  /' "$TMP/check.log" | head -n 20 | tee -a "$OUT"
+
+# ---- the code graphs the workers stored, against each repository's own SQLite index ----
+if [ "$CODE" = 1 ]; then
+  csame=0
+  cdiffer=""
+  for r in $REPOS; do
+    ok=1
+    QUARRY_CODE_GRAPH_CACHE=off "$Q" code dump --repo "$CACHE/$r" --ref HEAD >"$TMP/code_local.jsonl"
+    for u in "$U1" "$U2"; do
+      QUARRY_DATABASE_URL="$u" QUARRY_CODE_GRAPH_CACHE=off "$Q" code dump --repo "$CACHE/$r" \
+        --ref HEAD >"$TMP/code_db.jsonl"
+      cmp -s "$TMP/code_local.jsonl" "$TMP/code_db.jsonl" || ok=0
+    done
+    if [ $ok = 1 ]; then csame=$((csame + 1)); else cdiffer="$cdiffer $r"; fi
+  done
+  echo "code graphs identical to the local SQLite index (the dump at HEAD): $csame of $NREPOS repositories${cdiffer:+ (differ:$cdiffer)}" | tee -a "$OUT"
+  echo "  code rows: $(sql one "SELECT count(*) FROM code_blobs") blobs for $(sql one "SELECT count(*) FROM code_files") recorded files ($(sql one "SELECT count(DISTINCT oid) FROM code_files") distinct)" | tee -a "$OUT"
+fi
 
 # ---- one question across repositories: quarry and hand-written SQL ----
 HAND="SELECT repo_name, email, count(*) AS commits, sum(additions) AS additions,

@@ -19,6 +19,7 @@
 #ifndef QUARRY_CODE_H
 #define QUARRY_CODE_H
 
+#include "quarry/req.h"
 #include "quarry/value.h"
 
 /* ---- what one file holds (the extractor; pure: no repository, no database) ---- */
@@ -126,6 +127,7 @@ typedef void (*qr_code_progress_fn)(void *ud, const char *what, size_t done, siz
 typedef struct qr_code_listing {
     const char *name;   /* the repository's name in the team database */
     const char *commit; /* the commit indexed (hex), or NULL */
+    const char *location; /* where the indexer found it (a directory on its machine) */
     const char **paths;
     const char **oids;
     size_t n;
@@ -270,16 +272,62 @@ int qr_code_shared_listing(qr_code *c, const char *name, qr_arena *a, qr_code_li
 /* On the team database, records the repository of g (named by its directory) as indexed:
  * the commit g was listed from (worktree: its working tree's files) and each file by path,
  * blob id and language, replacing what it recorded before; with the SQLite index, nothing
- * (QR_OK). QR_EIO with the server's reason (a read-only role: permission denied). */
+ * (QR_OK). QR_EIO with the server's reason (a read-only role: permission denied), or when
+ * a `quarry code gc` pruned some of g's blobs since they were loaded (nothing recorded,
+ * the kept graphs cleared: load again and publish). */
 int qr_code_publish(qr_code_graph *g, bool worktree, qr_buf *err);
+
+/* The code graph through the statistics index's queue (`quarry index --enqueue --code`,
+ * `quarry index --worker`; docs/team.md). qr_code_want: the repository containing dir
+ * joins the team database's code index (code_repos) unless it is there, not indexed yet.
+ * qr_code_refresh: when the repository at location is in it, its graph at HEAD is
+ * assembled (the blobs the database lacks parsed and stored; progress as qr_code_load's)
+ * and recorded as qr_code_publish does (*done true); a repository not in it: QR_OK,
+ * *done false. Both: QR_EINVAL when QUARRY_DATABASE_URL is not set, QR_EIO, QR_ESTOPPED. */
+int qr_code_want(const char *dir, qr_buf *err);
+int qr_code_refresh(const char *location, const qr_stop *stop, qr_code_progress_fn progress,
+                    void *ud, bool *done, qr_buf *err);
 
 /* Prunes the index of the blobs no reference, HEAD, the git index or the working tree
  * reaches (every commit of every reference, parents followed), compacts the database and
  * removes the graphs kept on disk; qr_code_load does it by itself when the database
  * passes QUARRY_CODE_GC_BYTES (default 256 MiB) and has grown by a quarter of that
- * since the last gc.
+ * since the last gc. On the team database (QUARRY_DATABASE_URL) it prunes instead the
+ * blobs no repository's recorded files hold, once no session holds rows it has not
+ * recorded (waiting up to QUARRY_CODE_GC_WAIT seconds, 30; then QR_EIO saying so);
+ * bytes are the code tables' size and commits 0.
  * QR_EIO (git or the database failing), QR_ESTOPPED, QR_ENOMEM. */
 int qr_code_gc(qr_code *c, const qr_stop *stop, qr_code_gc_stats *out, qr_buf *err);
+
+/* ---- one question asked of many repositories of the team database (tools_code.c) ----
+ * The one path of every tool's `repos` parameter (query_codebase, sparql_query,
+ * search_codebase): the names checked against what the database holds ("all": every one,
+ * by name), each repository's graph assembled from its listing, asked, and the rows
+ * joined, each naming its :repo, and paged as one list. */
+
+/* One repository's answer: g is its graph as its last `quarry code index` recorded it
+ * (ls says which); push at most `want` rows (maps; :repo is put first by the caller) to
+ * rows and add how many it has in all to *total. QR_EINVAL with a message: nothing there
+ * (the message is the error only when no repository answers); other errors end the call. */
+typedef int (*qr_code_repo_fn)(void *ud, qr_req *req, const qr_code_listing *ls,
+                               qr_code_graph *g, int64_t want, qr_arena *a, qr_vecb *rows,
+                               int64_t *total, qr_buf *err);
+
+typedef struct qr_code_across {
+    qr_val repos;        /* the names asked, a vector of strings, in the order asked */
+    qr_val rows;         /* rows [offset, offset + limit) of the joined list */
+    int64_t total;       /* the joined list's length */
+    int64_t next_offset; /* -1 on the last page */
+} qr_code_across;
+
+/* Asks fn of each repository named by `repos` (a vector of names, or ["all"]) on the team
+ * database; local: a directory whose repository gives definitions' text (NULL: ".").
+ * QR_EINVAL: no database configured ("'repos' reads the shared code index, and none is
+ * configured: ..."), a name it does not hold (the message lists those it does), or no
+ * repository answered; QR_EIO, QR_ESTOPPED, QR_ENOMEM. Values from a. */
+int qr_code_ask_repos(const char *local, qr_req *req, qr_val repos, int64_t offset,
+                      int64_t limit, qr_code_repo_fn fn, void *ud, qr_arena *a,
+                      qr_code_across *out, qr_buf *err);
 
 /* ---- the query_codebase tool (src/code/tools_code.c) ----
  * Its handler takes a qr_code_ctx as ctx (the host above the sources embeds one and

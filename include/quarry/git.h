@@ -209,6 +209,14 @@ typedef struct qr_git_worker_opts {
     qr_git_progress_fn progress;
     void *progress_ud;
     const qr_stop *stop;
+    /* a step on the claimed repository after its commits are written and before the run
+     * is published (NULL: none; the CLI's code-graph step): location is its directory;
+     * calling keep(keep_ud, what, done, total) passes progress on and renews the lease.
+     * An error fails the run as a failed batch does (nothing published; the next run,
+     * after the lease, does it again). */
+    int (*step)(void *ud, const char *location, qr_git_progress_fn keep, void *keep_ud,
+                qr_buf *err);
+    void *step_ud;
 } qr_git_worker_opts;
 
 typedef struct qr_git_worker_run {
@@ -229,7 +237,8 @@ typedef struct qr_git_worker_run {
  * writes them in transactions of
  * o->batch commits (each renews the lease, and is refused when the lease is no longer
  * this worker's), then in one transaction drops the rows of commits HEAD no longer
- * reaches, publishes the run and releases the repository. A run that fails or is killed
+ * reaches, publishes the run and releases the repository (o->step, when set, runs just
+ * before that transaction, inside the lease). A run that fails or is killed
  * publishes nothing: its rows stay invisible, and the next run (after the lease ends)
  * reuses them. QR_OK with run->claimed false when nothing was claimable. */
 int qr_git_shared_work(struct qr_store *st, const qr_git_worker_opts *o, qr_git_worker_run *run,

@@ -1209,10 +1209,17 @@ static bool known_name(void *ud, const char *w)
     return ud && qr_code_graph_named(ud, w, &idx) > 0;
 }
 
+static int search_repos(qr_codesearch_ctx *c, qr_req *req, qr_val args, qr_val repos,
+                        qr_arena *a, qr_val *out, qr_buf *err);
+
 static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
                   qr_buf *err)
 {
     qr_codesearch_ctx *c = ctx;
+    qr_val repos;
+    if (args.t == QR_T_MAP && qr_map_get(args, qr_kw_cstr(a, "repos"), &repos) &&
+        !qr_is_nil(repos)) /* across repositories: the team database */
+        return search_repos(c, req, args, repos, a, out, err);
     const char *question = arg_string(args, a, "question");
     if (!question) {
         qr_buf_puts(err, "parameter 'question' must be a string");
@@ -1380,6 +1387,105 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
     return rc;
 }
 
+/* ---- across repositories (`repos`): the question asked of each repository's graph on
+ * the team database by qr_code_ask_repos (the one path of every tool's repos); a query a
+ * model wrote for the first repository is run as it is over the others (one model call
+ * for the question, not one per repository). ---- */
+typedef struct across {
+    qr_codesearch_ctx *c;
+    qr_val args;  /* the call's, without repos, offset and limit */
+    qr_val first; /* the first answer (nil until one) */
+    const char *model_sparql;
+    int64_t calls;
+} across;
+
+static int search_one(void *ud, qr_req *req, const qr_code_listing *ls, qr_code_graph *g,
+                      int64_t want, qr_arena *a, qr_vecb *rows, int64_t *total, qr_buf *err)
+{
+    across *x = ud;
+    qr_code_ctx cc = {.repo_dir = ls->location, .graph = g};
+    qr_sparql_ctx sc = {.code = &cc, .limits = x->c->sparql->limits};
+    qr_val res = qr_nil(), v;
+    int rc;
+    if (x->model_sparql) {
+        qr_sparql_store *st;
+        qr_sparql_result *r = NULL;
+        if ((rc = qr_sparql_ctx_store(&sc, &st, err)) == QR_OK)
+            rc = run_query(st, &req->stop, x->model_sparql, &r, err);
+        if (rc == QR_OK)
+            rc = qr_sparql_result_page(r, 0, (size_t)want, a, &res, err);
+        qr_sparql_result_free(r);
+    } else {
+        qr_codesearch_ctx sub = *x->c;
+        sub.sparql = &sc;
+        qr_val args = qr_map_assoc(a, x->args, qr_kw_cstr(a, "offset"), qr_int(0));
+        args = qr_map_assoc(a, args, qr_kw_cstr(a, "limit"), qr_int(want));
+        rc = search_codebase_fn(&sub, req, args, a, &res, err);
+        x->c->llm = sub.llm; /* opened for this question: the context's from now on */
+        x->c->llm_tried = sub.llm_tried;
+        memcpy(x->c->llm_error, sub.llm_error, sizeof sub.llm_error);
+        if (rc == QR_OK && qr_map_get(res, qr_kw_cstr(a, "model_calls"), &v) && v.t == QR_T_INT)
+            x->calls += v.i;
+        if (rc == QR_OK && qr_map_get(res, qr_kw_cstr(a, "how"), &v) && v.t == QR_T_STR &&
+            !strcmp(v.s->data, "model") && qr_map_get(res, qr_kw_cstr(a, "sparql"), &v) &&
+            v.t == QR_T_STR)
+            x->model_sparql = v.s->data;
+    }
+    qr_sparql_ctx_release(&sc); /* the store; the graph is the caller's */
+    if (rc != QR_OK)
+        return rc;
+    if (qr_is_nil(x->first))
+        x->first = res;
+    if (qr_map_get(res, qr_kw_cstr(a, "rows"), &v))
+        for (size_t i = 0; i < qr_vec_len(v); i++)
+            qr_vecb_push(rows, qr_vec_at(v, i));
+    *total += qr_map_get(res, qr_kw_cstr(a, "total"), &v) && v.t == QR_T_INT ? v.i : 0;
+    return QR_OK;
+}
+
+static int search_repos(qr_codesearch_ctx *c, qr_req *req, qr_val args, qr_val repos,
+                        qr_arena *a, qr_val *out, qr_buf *err)
+{
+    if (c->sparql->data_paths && c->sparql->data_paths[0]) {
+        qr_buf_puts(err, "parameter 'repos': it asks the code graphs of the shared code index, "
+                         "and QUARRY_SPARQL_DATA names RDF files instead; unset one of them");
+        return QR_EINVAL;
+    }
+    int64_t limit = arg_int(args, a, "limit", 50), offset = arg_int(args, a, "offset", 0);
+    across x = {.c = c,
+                .first = qr_nil(),
+                .args = qr_map_dissoc(a, args, qr_kw_cstr(a, "repos"))};
+    qr_code_across res;
+    int rc = qr_code_ask_repos(c->sparql->code ? c->sparql->code->repo_dir : NULL, req, repos,
+                               offset, limit, search_one, &x, a, &res, err);
+    if (rc != QR_OK)
+        return rc;
+    /* the first answer's how, query and vars, with repo first; the rows of all */
+    qr_mapb mb;
+    qr_mapb_init(&mb, a, 12);
+    static const char *const keep[] = {"how", "sparql", "note", NULL};
+    qr_val v;
+    for (size_t k = 0; keep[k]; k++)
+        if (qr_map_get(x.first, qr_kw_cstr(a, keep[k]), &v))
+            qr_mapb_put(&mb, qr_kw_cstr(a, keep[k]), v);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "model_calls"), qr_int(x.calls));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "repos"), res.repos);
+    qr_vecb vars;
+    qr_vecb_init(&vars, a, 4);
+    qr_vecb_push(&vars, qr_str_cstr(a, "repo"));
+    if (qr_map_get(x.first, qr_kw_cstr(a, "vars"), &v))
+        for (size_t i = 0; i < qr_vec_len(v); i++)
+            qr_vecb_push(&vars, qr_vec_at(v, i));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "vars"), qr_vecb_finish(&vars, QR_T_VEC));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "rows"), res.rows);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "total"), qr_int(res.total));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "truncated"), qr_bool(res.next_offset >= 0));
+    if (res.next_offset >= 0)
+        qr_mapb_put(&mb, qr_kw_cstr(a, "next_offset"), qr_int(res.next_offset));
+    *out = qr_mapb_finish(&mb, QR_T_MAP);
+    return a->exhausted ? QR_ENOMEM : QR_OK;
+}
+
 static const qr_tool_param search_codebase_params[] = {
     {.name = "question",
      .type = QR_TOOL_STRING,
@@ -1400,6 +1506,13 @@ static const qr_tool_param search_codebase_params[] = {
      .has_min = true,
      .min = 0,
      .desc = "the first row of the page (the previous call's next_offset)"},
+    {.name = "repos",
+     .type = QR_TOOL_ARRAY,
+     .items = QR_TOOL_STRING,
+     .desc = "ask these repositories of the shared code index instead of this one: their "
+             "names, or [\"all\"]; each row then names its repo (needs QUARRY_DATABASE_URL; "
+             "each repository as its last `quarry code index` recorded it)",
+     .brief = "other repositories of the shared code index (names, or [\"all\"]); rows get repo"},
     {.name = NULL},
 };
 

@@ -17,7 +17,12 @@
  * indexed; a repository whose run fails is reported (one line), recorded in its row and
  * left for a lease, and the worker goes on with the next (exit 1 at the end); a database
  * that cannot be reached ends the worker at once. With --wait N the worker does not end
- * on an empty queue: it looks again every N seconds until interrupted.
+ * on an empty queue: it looks again every N seconds until interrupted. --enqueue --code
+ * also puts the repository in the shared code index (code_repos), and every worker run on
+ * a repository there brings its code graph to HEAD before it publishes (qr_code_refresh,
+ * the worker's step: one queue, one lease, for both; docs/decisions.md). The code graph's
+ * store reads QUARRY_DATABASE_URL: a --store URL is set there for this process, so both
+ * halves of a run write one database.
  *
  * Rejected: building the index as a side effect of --status (a report should not write
  * what is not there); printing per-batch lines (the progress bar says it, and a script
@@ -26,6 +31,7 @@
  */
 #include "command.h"
 
+#include "quarry/code.h"
 #include "quarry/git.h"
 #include "quarry/store.h"
 
@@ -130,6 +136,8 @@ static int shared_open(const cli_args *args, qr_store *st, qr_buf *err)
     if (qr_store_url_password(url, &pw))
         cli_add_secret(pw.p);
     qr_buf_release(&pw);
+    /* the code graph's half (--code, the worker's step) opens the same database */
+    setenv("QUARRY_DATABASE_URL", url, 1);
     return qr_git_shared_open(st, url, err);
 }
 
@@ -146,6 +154,9 @@ static int cmd_enqueue(const cli_args *args, cli_format fmt)
         rc = qr_git_open(args->repo ? args->repo : ".", &g, &err);
     if (rc == QR_OK)
         rc = qr_git_shared_enqueue(&st, g, cli_arg_str(args, "name", NULL), &id, &err);
+    bool code = cli_arg_bool(args, "code");
+    if (rc == QR_OK && code) /* and its code graph, kept at HEAD by every run */
+        rc = qr_code_want(args->repo ? args->repo : ".", &err);
     if (rc != QR_OK) {
         status = shared_fail(fmt, rc, &err);
     } else if (fmt == FMT_JSON) {
@@ -153,17 +164,25 @@ static int cmd_enqueue(const cli_args *args, cli_format fmt)
         qr_buf_init(&b);
         qr_buf_puts(&b, "{\"enqueued\":");
         qr_buf_json_string(&b, id.p, id.len);
-        qr_buf_puts(&b, "}\n");
+        qr_buf_printf(&b, ",\"code\":%s}\n", code ? "true" : "false");
         cli_write(&b, stdout);
         qr_buf_release(&b);
     } else {
-        printf("enqueued %s\n", id.p);
+        printf("enqueued %s%s\n", id.p, code ? ", with its code graph" : "");
     }
     qr_git_free(g);
     qr_store_close(&st);
     qr_buf_release(&err);
     qr_buf_release(&id);
     return status;
+}
+
+/* The worker's step: the claimed repository's code graph at HEAD, when it is in the shared
+ * code index; *ud: whether it was done (for the run's line). */
+static int code_step(void *ud, const char *location, qr_git_progress_fn keep, void *keep_ud,
+                     qr_buf *err)
+{
+    return qr_code_refresh(location, &cli_req()->stop, keep, keep_ud, ud, err);
 }
 
 static int cmd_worker(const cli_args *args, cli_format fmt)
@@ -198,13 +217,20 @@ static int cmd_worker(const cli_args *args, cli_format fmt)
     char holder[300], host[256] = "";
     gethostname(host, sizeof host - 1);
     snprintf(holder, sizeof holder, "%s:%ld", *host ? host : "localhost", (long)getpid());
-    qr_git_worker_opts o = {.holder = holder, .lease_s = lease, .batch = (size_t)batch,
-                            .progress = cli_progress, .stop = &cli_req()->stop};
+    bool code = false;
+    qr_git_worker_opts o = {.holder = holder,
+                            .lease_s = lease,
+                            .batch = (size_t)batch,
+                            .progress = cli_progress,
+                            .stop = &cli_req()->stop,
+                            .step = code_step,
+                            .step_ud = &code};
     bool failed = false;
     for (int64_t done = 0; rc == QR_OK; done++) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         qr_git_worker_run run;
+        code = false;
         rc = qr_git_shared_work(&st, &o, &run, &err);
         if (rc != QR_OK && run.claimed && run.released && rc != QR_ESTOPPED) {
             /* recorded in the repository's row, which waits a lease: on to the next */
@@ -240,15 +266,16 @@ static int cmd_worker(const cli_args *args, cli_format fmt)
             qr_buf_puts(&b, "{\"indexed\":");
             qr_buf_json_string(&b, run.id, strlen(run.id));
             qr_buf_printf(&b, ",\"added\":%lld,\"removed\":%lld,\"commits\":%lld,"
-                              "\"seconds\":%.3f}\n",
+                              "\"code\":%s,\"seconds\":%.3f}\n",
                           (long long)run.added, (long long)run.removed, (long long)run.commits,
-                          secs);
+                          code ? "true" : "false", secs);
             cli_write(&b, stdout);
             qr_buf_release(&b);
         } else {
-            printf("indexed %s: %lld commit%s written, %lld dropped, %lld in all, in %.2f s\n",
+            printf("indexed %s: %lld commit%s written, %lld dropped, %lld in all%s, in %.2f s\n",
                    run.id, (long long)run.added, run.added == 1 ? "" : "s",
-                   (long long)run.removed, (long long)run.commits, secs);
+                   (long long)run.removed, (long long)run.commits,
+                   code ? ", code graph at HEAD" : "", secs);
         }
         fflush(stdout);
     }

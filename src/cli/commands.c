@@ -98,6 +98,8 @@ static const qr_tool_param index_params[] = {
     {.name = "format", .type = QR_TOOL_STRING, .enum_values = index_format, .def = "\"text\"",
      .desc = "how to print"},
     P_FLAG("enqueue", "add the repository to the shared index's queue (--store)"),
+    P_FLAG("code", "with --enqueue: and to the shared code index, so that every worker run "
+                   "on it also brings its code graph to HEAD"),
     P_FLAG("worker", "index the shared index's queued repositories until none is left (--store)"),
     P_STR("store", "the team database of the shared index: postgresql://... (default: "
                    "$QUARRY_DATABASE_URL)"),
@@ -373,7 +375,7 @@ const cli_command cli_commands[] = {
      .summary = "build the statistics index of a repository, or report it (--status)",
      .usage = "quarry index [--repo DIR] [--status] [--format text|json]\n"
               "quarry index --status --store URL [--format text|json]\n"
-              "quarry index --enqueue [--repo DIR] [--name NAME] [--store URL]\n"
+              "quarry index --enqueue [--repo DIR] [--name NAME] [--code] [--store URL]\n"
               "quarry index --worker [--store URL] [--lease DURATION] [--batch N]",
      .help = "\nBuilds the statistics index of a repository: the line statistics (what git log\n"
              "--numstat --no-renames shows) and the commit graph of every commit reachable from\n"
@@ -396,7 +398,9 @@ const cli_command cli_commands[] = {
              "the repositories at the location they were enqueued from. A killed worker's\n"
              "lease ends and another worker finishes its repository. The git tools then\n"
              "answer across repositories with 'repos' (quarry tool get_author_stats --repos\n"
-             "all).\n",
+             "all). --enqueue --code also puts the repository in the shared code index: each\n"
+             "worker run on it then brings its code graph to HEAD too, in the same lease,\n"
+             "before it publishes (query_codebase --repos all answers from it).\n",
      .params = index_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_index},
     {.name = "query",
      .summary = "run a query written in the query DSL (EDN or JSON) and print its :return",

@@ -11,6 +11,12 @@
  * last gc (so a repository whose reachable index alone is that big is not pruned on every
  * load).
  *
+ * On the team database (QUARRY_DATABASE_URL) the rows are every repository's: gc keeps the
+ * blobs some repository's recorded files hold (code_files, at the extractor version that
+ * recorded them) and prunes the rest, whatever this repository reaches; it waits (up to
+ * QUARRY_CODE_GC_WAIT seconds, default 30) until no indexer holds rows it has not recorded
+ * yet (store_pg.c's lock), and says so when one still does.
+ *
  * Reachable is computed as git does for its own gc, without reflogs: every commit from
  * every reference, parents followed, every tree of those commits (each tree once).
  * Rejected: pruning by age (a blob of an old tag is as reachable as today's).
@@ -192,6 +198,15 @@ int qr_code_gc(qr_code *c, const qr_stop *stop, qr_code_gc_stats *out, qr_buf *e
     int rc;
     if ((rc = qr__code_need_repo(c, err)) != QR_OK || (rc = qr__code_need_store(c, err)) != QR_OK)
         return rc;
+    if (qr__code_store_shared(c->store)) {
+        const char *w = getenv("QUARRY_CODE_GC_WAIT");
+        long secs = w && *w ? atol(w) : 30;
+        secs = secs < 0 ? 0 : secs > 3600 ? 3600 : secs;
+        rc = qr__code_store_prune_shared(c->store, stop, (int)secs * 1000, out, err);
+        if (rc == QR_OK && out->blobs_removed)
+            qr__code_gcache_clear(c->gitdir, NULL);
+        return rc;
+    }
     int64_t items, refs;
     qr__code_store_count(c->store, &out->blobs_before, &items, &refs);
     out->bytes_before = file_bytes(c->db_path);

@@ -534,7 +534,7 @@ int qr__code_store_prune(qr_code_store *s, const char *const *keep, size_t n, in
 {
     *removed = 0;
     if (s->pg)
-        return QR_OK; /* shared rows: another repository may reach them (store_pg.c) */
+        return QR_OK; /* shared rows: qr__code_store_prune_shared prunes by every listing */
     if (s->in_tx && qr__code_store_commit(s, err) != QR_OK)
         return QR_EIO;
     if (sqlite3_exec(s->db,
@@ -676,6 +676,17 @@ static int not_shared(qr_buf *err)
     qr_buf_puts(err, "the code index is this repository's SQLite file: other repositories "
                      "are on the team database (set QUARRY_DATABASE_URL)");
     return QR_EINVAL;
+}
+
+int qr__code_store_prune_shared(qr_code_store *s, const qr_stop *stop, int wait_ms,
+                                qr_code_gc_stats *out, qr_buf *err)
+{
+    return s->pg ? qr__code_pg_prune(s->pg, stop, wait_ms, out, err) : not_shared(err);
+}
+
+int qr__code_store_want(qr_code_store *s, const char *name, const char *location, qr_buf *err)
+{
+    return s->pg ? qr__code_pg_want(s->pg, name, location, err) : not_shared(err);
 }
 
 int qr__code_store_repos(qr_code_store *s, qr_arena *a, const char ***names, size_t *n,

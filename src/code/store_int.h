@@ -52,12 +52,23 @@ bool qr__code_store_shared(const qr_code_store *s);
  * SQLite, the server and database for the team database (so a graph assembled from one
  * never answers for the other). */
 void qr__code_store_key(qr_buf *k);
+/* qr__code_store_record: a `quarry code gc` pruned rows of the listed blobs while they
+ * were loaded; nothing was recorded (load again, the kept graphs cleared, and record) */
+#define QR_CODE_PRUNED 2
+
 /* Records on the team database what the repository `name` (at location, the commit
  * indexed: hex, or NULL; worktree: its working tree's files) holds: n files by path, blob
  * id and language. SQLite: nothing to do, QR_OK. QR_EIO with the server's reason. */
 int qr__code_store_record(qr_code_store *s, const char *name, const char *location,
                           const char *commit, bool worktree, const char *const *paths,
                           const char *const *oids, const int *langs, size_t n, qr_buf *err);
+/* `quarry code gc` on the team database (qr__code_pg_prune); QR_EINVAL on SQLite. */
+int qr__code_store_prune_shared(qr_code_store *s, const qr_stop *stop, int wait_ms,
+                                qr_code_gc_stats *out, qr_buf *err);
+/* The queue's mark (`quarry index --enqueue --code`): the repository `name` at location
+ * joins code_repos, never indexed (no commit, no files), unless it is there already; then
+ * every worker run on it brings its graph to HEAD. SQLite: QR_EINVAL. */
+int qr__code_store_want(qr_code_store *s, const char *name, const char *location, qr_buf *err);
 /* Reads ahead the rows of the n blobs a graph is about to get one by one, and with n 0
  * drops them (the team database: one statement instead of one per blob; SQLite: nothing
  * to do). A failure only means no read-ahead: each get then asks for its blob. */
@@ -89,6 +100,12 @@ int qr__code_pg_names(qr_code_pg *p, const char *oid, qr_arena *a, char **data, 
  * next prefetch (n 0: drops them). A blob not among them is asked for alone. */
 int qr__code_pg_prefetch(qr_code_pg *p, const char *const *oids, size_t n, qr_buf *err);
 int qr__code_pg_count(qr_code_pg *p, int64_t *blobs, int64_t *items, int64_t *refs);
+/* `quarry code gc` on the team database: the rows of every blob no repository's recorded
+ * files hold at the version that recorded them, once no session holds rows it has not
+ * recorded (waiting up to wait_ms); out's blobs and bytes (the code tables' size). */
+int qr__code_pg_prune(qr_code_pg *p, const qr_stop *stop, int wait_ms, qr_code_gc_stats *out,
+                      qr_buf *err);
+int qr__code_pg_want(qr_code_pg *p, const char *name, const char *location, qr_buf *err);
 int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n, qr_buf *err);
 /* 1 when no repository of that name was recorded */
 int qr__code_pg_listing(qr_code_pg *p, const char *name, qr_arena *a, qr_code_listing *out,

@@ -27,11 +27,20 @@
  * given back from a copy kept as they were stored (the graph reads each back at once). The
  * identifier uses are one more statement, when find_references asks.
  *
+ * `quarry code gc` (qr__code_pg_prune) deletes the rows of the blobs no repository's
+ * recorded files hold at the version that recorded them (code_files joined with
+ * code_repos.v), never by what one repository reaches. A writer's blobs are not recorded
+ * until its publish, so every session that stores rows holds an advisory lock (GC_LOCK)
+ * shared from its first batch until it records a repository, starts another load, or
+ * disconnects (a killed indexer's lock goes with its connection); gc takes it exclusive
+ * with pg_try_advisory_lock, looking again for a while, so it never prunes a blob an
+ * indexer in flight still needs, and it never makes writers queue behind it.
+ *
  * Rejected: one serialized record per blob (the point of the shared store is SQL over the
- * rows, across repositories); pruning shared rows from `quarry code gc` (a blob one
- * repository stopped reaching may be another's: the shared store keeps them, and an old
- * extractor version's rows are deleted by hand with the v column); a connection per query
- * (the store stays open for the life of the qr_code handle).
+ * rows, across repositories); pruning shared rows by what the asking repository reaches
+ * (a blob one repository stopped reaching may be another's); pruning by age (a column
+ * and a migration, and an old blob of a live listing is as needed as a new one); a
+ * connection per query (the store stays open for the life of the qr_code handle).
  */
 #include "store_int.h"
 
@@ -41,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* one array literal per column of a table's buffered rows */
 enum { B_COLS = 8, I_COLS = 14, R_COLS = 8, N_COLS = 3 };
@@ -75,7 +85,14 @@ struct qr_code_pg {
     qr_buf col[ALL_COLS]; /* code_blobs' columns, then code_items', code_refs', code_names' */
     qr_buf *blobs, *items, *refs, *names;
     size_t pending; /* blobs buffered */
+    bool held;      /* GC_LOCK held shared: rows stored and not yet recorded */
 };
+
+/* the advisory lock between writers (shared) and `quarry code gc` (exclusive) */
+#define GC_LOCK "7163726567630026"
+
+/* Gives GC_LOCK back (the rows stored since are recorded, or not needed any more). */
+static void unhold(qr_code_pg *p);
 
 static void drop_ahead(qr_code_pg *p);
 
@@ -421,7 +438,12 @@ int qr__code_pg_commit(qr_code_pg *p, qr_buf *err)
     static const char *const rt[R_COLS] = {"int",  "text", "int",  "int",
                                            "text", "text", "text", "int8"};
     static const char *const nt[N_COLS] = {"int", "text", "text"};
-    int rc = exec(p, "BEGIN", 0, NULL, NULL, "begin storing code rows", err);
+    int rc = QR_OK;
+    if (!p->held && (rc = exec(p, "SELECT pg_advisory_lock_shared(" GC_LOCK ")", 0, NULL, NULL,
+                               "take the code index's write lock", err)) == QR_OK)
+        p->held = true; /* until recorded: gc waits for these rows' listing */
+    if (rc == QR_OK)
+        rc = exec(p, "BEGIN", 0, NULL, NULL, "begin storing code rows", err);
     if (rc == QR_OK)
         rc = flush_table(p, "code_blobs", bt, p->blobs, B_COLS, "2", err);
     if (rc == QR_OK)
@@ -594,6 +616,7 @@ int qr__code_pg_prefetch(qr_code_pg *p, const char *const *oids, size_t n, qr_bu
     drop_ahead(p);
     if (!n)
         return QR_OK;
+    unhold(p); /* a new load: what the last one stored and did not record is no one's */
     qr_buf lit;
     qr_buf_init(&lit);
     qr_buf_putc(&lit, '{');
@@ -707,6 +730,8 @@ int qr__code_pg_count(qr_code_pg *p, int64_t *blobs, int64_t *items, int64_t *re
     return rc;
 }
 
+static int64_t num(const qr_store_rows *r, int row, int col);
+
 int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, const char *commit,
                        bool worktree, const char *const *paths, const char *const *oids,
                        const int *langs, size_t n, qr_buf *err)
@@ -755,16 +780,51 @@ int qr__code_pg_record(qr_code_pg *p, const char *name, const char *location, co
                   " $4::int[]) ON CONFLICT DO NOTHING",
                   4, params, NULL, "record the repository's files", err);
     }
+    /* every file's rows must still be there: a gc between the load and now (it waits for
+     * this transaction, and this for it) may have pruned a blob the load found stored and
+     * unrecorded; then nothing is recorded, and the caller loads again */
+    int64_t missing = 0;
+    if (rc == QR_OK)
+        rc = exec(p, "SELECT pg_advisory_xact_lock_shared(" GC_LOCK ")", 0, NULL, NULL,
+                  "take the code index's write lock", err);
+    if (rc == QR_OK && n) {
+        const char *params[] = {lo.p, p->v};
+        qr_store_rows r = {0};
+        rc = exec(p,
+                  "SELECT count(*) FROM unnest($1::text[]) o WHERE NOT EXISTS (SELECT 1 FROM"
+                  " code_blobs b WHERE b.v = $2::int AND b.oid = o)",
+                  2, params, &r, "check the repository's blobs", err);
+        if (rc == QR_OK && r.n == 1)
+            missing = num(&r, 0, 0);
+        qr_store_rows_free(&r);
+    }
+    if (rc == QR_OK && missing) {
+        qr_buf_printf(err, "%lld of the files of '%s' lost their rows to 'quarry code gc' on %s "
+                           "while they were indexed",
+                      (long long)missing, name, qr__code_pg_server(p));
+        rc = QR_CODE_PRUNED;
+    }
     if (rc == QR_OK)
         rc = exec(p, "COMMIT", 0, NULL, NULL, "commit the repository's record", err);
     else
         rollback(p);
+    if (rc == QR_OK)
+        unhold(p); /* its blobs are in code_files now: gc keeps them */
     qr_buf_release(&lp);
     qr_buf_release(&lo);
     qr_buf_release(&ll);
     qr_buf_release(&nfiles);
     qr_buf_release(&now);
     return rc;
+}
+
+int qr__code_pg_want(qr_code_pg *p, const char *name, const char *location, qr_buf *err)
+{
+    const char *params[] = {name, location, p->v};
+    return exec(p,
+                "INSERT INTO code_repos VALUES ($1, $2, NULL, false, $3::int, 0, 0)"
+                " ON CONFLICT (name) DO NOTHING",
+                3, params, NULL, "queue the repository's code graph", err);
 }
 
 int qr__code_pg_repos(qr_code_pg *p, qr_arena *a, const char ***names, size_t *n, qr_buf *err)
@@ -792,13 +852,14 @@ int qr__code_pg_listing(qr_code_pg *p, const char *name, qr_arena *a, qr_code_li
     memset(out, 0, sizeof *out);
     const char *params[] = {name};
     qr_store_rows r = {0};
-    int rc = exec(p, "SELECT commit FROM code_repos WHERE name = $1", 1, params, &r,
+    int rc = exec(p, "SELECT commit, location FROM code_repos WHERE name = $1", 1, params, &r,
                   "read the repositories of the code index", err);
     if (rc)
         return rc;
     bool found = r.n == 1;
     out->name = qr_arena_strndup(a, name, strlen(name));
     out->commit = found ? dup(a, &r, 0, 0) : NULL;
+    out->location = found ? dup(a, &r, 0, 1) : NULL;
     qr_store_rows_free(&r);
     if (!found)
         return 1;
@@ -819,5 +880,104 @@ int qr__code_pg_listing(qr_code_pg *p, const char *name, qr_arena *a, qr_code_li
         out->n = (size_t)i + 1;
     }
     qr_store_rows_free(&r);
+    return rc;
+}
+
+/* ---- gc ---- */
+
+static void unhold(qr_code_pg *p)
+{
+    if (!p->held)
+        return;
+    qr_buf e;
+    qr_buf_init(&e);
+    if (exec(p, "SELECT pg_advisory_unlock_shared(" GC_LOCK ")", 0, NULL, NULL,
+             "give back the code index's write lock", &e) == QR_OK)
+        p->held = false;
+    qr_buf_release(&e);
+}
+
+static int64_t tables_bytes(qr_code_pg *p)
+{
+    qr_store_rows r = {0};
+    qr_buf e;
+    qr_buf_init(&e);
+    int64_t n = 0;
+    if (exec(p,
+             "SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest(ARRAY['code_blobs',"
+             " 'code_items', 'code_refs', 'code_names']) t",
+             0, NULL, &r, "measure the code index", &e) == QR_OK &&
+        r.n == 1)
+        n = num(&r, 0, 0);
+    qr_store_rows_free(&r);
+    qr_buf_release(&e);
+    return n;
+}
+
+int qr__code_pg_prune(qr_code_pg *p, const qr_stop *stop, int wait_ms, qr_code_gc_stats *out,
+                      qr_buf *err)
+{
+    int rc = qr__code_pg_commit(p, err);
+    if (rc != QR_OK)
+        return rc;
+    unhold(p);
+    int64_t items, refs;
+    qr__code_pg_count(p, &out->blobs_before, &items, &refs);
+    out->bytes_before = tables_bytes(p);
+    /* the lock exclusive: no session holds rows it has not recorded yet */
+    qr_store_rows r = {0};
+    bool got = false;
+    for (int waited = 0; rc == QR_OK; waited += 100) {
+        rc = exec(p, "SELECT pg_try_advisory_lock(" GC_LOCK ")", 0, NULL, &r,
+                  "take the code index's gc lock", err);
+        got = rc == QR_OK && r.n == 1 && !strcmp(qr_store_rows_get(&r, 0, 0), "t");
+        qr_store_rows_free(&r);
+        if (rc != QR_OK || got)
+            break;
+        if (qr_stop_check(stop))
+            return qr_stop_fail(stop, err);
+        if (waited >= wait_ms) {
+            int64_t holders = 0;
+            if (exec(p,
+                     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                     " AND ((classid::int8 << 32) | objid::int8) = " GC_LOCK,
+                     0, NULL, &r, "read the code index's locks", err) == QR_OK &&
+                r.n == 1)
+                holders = num(&r, 0, 0);
+            qr_store_rows_free(&r);
+            qr_buf_reset(err);
+            qr_buf_printf(err,
+                          "cannot prune the shared code index on %s: %lld session%s stored "
+                          "code rows not recorded yet (an indexer in flight, or a server "
+                          "that parsed files the database lacked); waited %d s, try again "
+                          "when they are done",
+                          qr__code_pg_server(p), (long long)holders, holders == 1 ? "" : "s",
+                          wait_ms / 1000);
+            return QR_EIO;
+        }
+        struct timespec d = {0, 100 * 1000 * 1000};
+        nanosleep(&d, NULL);
+    }
+    if (rc != QR_OK)
+        return rc;
+    /* the blobs no repository's recorded files hold at the version that recorded them */
+    rc = exec(p,
+              "WITH gone AS (DELETE FROM code_blobs b WHERE NOT EXISTS (SELECT 1 FROM"
+              " code_files f JOIN code_repos r ON r.name = f.repo WHERE f.oid = b.oid AND"
+              " r.v = b.v) RETURNING b.v, b.oid),"
+              " di AS (DELETE FROM code_items i USING gone g WHERE i.v = g.v AND i.oid = g.oid),"
+              " dr AS (DELETE FROM code_refs x USING gone g WHERE x.v = g.v AND x.oid = g.oid),"
+              " dn AS (DELETE FROM code_names n USING gone g WHERE n.v = g.v AND n.oid = g.oid)"
+              " SELECT count(*) FROM gone",
+              0, NULL, &r, "prune the code index", err);
+    if (rc == QR_OK && r.n == 1)
+        out->blobs_removed = num(&r, 0, 0);
+    qr_store_rows_free(&r);
+    qr_buf e;
+    qr_buf_init(&e);
+    (void)exec(p, "SELECT pg_advisory_unlock(" GC_LOCK ")", 0, NULL, NULL,
+               "give back the code index's gc lock", &e);
+    qr_buf_release(&e);
+    out->bytes_after = tables_bytes(p);
     return rc;
 }

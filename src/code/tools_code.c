@@ -19,6 +19,7 @@
 
 #include "quarry/tools.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,16 +155,17 @@ static int repos_asked(qr_code *c, qr_val repos, qr_arena *a, const char ***out,
     return QR_OK;
 }
 
-/* One repository's answer: its rows (each with :repo) pushed to rows, its total added. A
- * query that finds nothing there (QR_EINVAL: not found) adds nothing and keeps the
- * message in miss. */
-static int ask_one(qr_code_ctx *h, qr_req *req, const char *name, qr_val args, qr_arena *a,
-                   qr_vecb *rows, int64_t *total, qr_buf *miss, qr_buf *err)
+/* One repository asked: its graph assembled from its listing on the team database, fn
+ * asked of it, its rows pushed (each with :repo) and its total added. A miss (QR_EINVAL
+ * from fn) adds nothing and keeps the first one's message in miss. */
+static int ask_one(const char *local, qr_req *req, const char *name, qr_code_repo_fn fn,
+                   void *ud, int64_t want, qr_arena *a, qr_vecb *rows, int64_t *total,
+                   qr_buf *miss, qr_buf *err)
 {
     qr_code *c = NULL;
     qr_code_graph *g = NULL;
     qr_code_listing ls;
-    int rc = qr_code_open_shared(h->repo_dir, &c, err);
+    int rc = qr_code_open_shared(local, &c, err);
     if (rc == QR_OK && (rc = qr_code_shared_listing(c, name, a, &ls, err)) == 1) {
         qr_buf_printf(err, "repository '%s' left the shared code index", name);
         rc = QR_EINVAL;
@@ -171,27 +173,21 @@ static int ask_one(qr_code_ctx *h, qr_req *req, const char *name, qr_val args, q
     qr_code_opts o = {.listing = &ls, .stop = &req->stop};
     if (rc == QR_OK)
         rc = qr_code_load(c, &o, &g, err);
-    qr_val res;
     qr_buf qerr;
     qr_buf_init(&qerr);
+    qr_vecb mine;
+    qr_vecb_init(&mine, a, 16);
     if (rc == QR_OK)
-        rc = qr_code_query(g, &req->stop, args, a, &res, &qerr);
+        rc = fn(ud, req, &ls, g, want, a, &mine, total, &qerr);
     if (rc == QR_EINVAL && qerr.len) {
         if (!miss->len)
             qr_buf_printf(miss, "%s: %s", name, qerr.p);
         rc = QR_OK;
     } else if (rc == QR_OK) {
-        qr_val list;
-        if (res.t == QR_T_MAP && qr_map_get(res, qr_kw_cstr(a, "results"), &list) &&
-            qr_is_seqcoll(list)) {
-            for (size_t i = 0; i < qr_vec_len(list); i++) {
-                qr_val r = qr_vec_at(list, i);
-                qr_vecb_push(rows, r.t == QR_T_MAP ? with_repo(a, r, name) : r);
-            }
-            *total += int_arg(res, a, "total", (int64_t)qr_vec_len(list));
-        } else if (res.t == QR_T_MAP) {
-            qr_vecb_push(rows, with_repo(a, res, name));
-            *total += 1;
+        qr_val list = qr_vecb_finish(&mine, QR_T_VEC);
+        for (size_t i = 0; i < qr_vec_len(list); i++) {
+            qr_val r = qr_vec_at(list, i);
+            qr_vecb_push(rows, r.t == QR_T_MAP ? with_repo(a, r, name) : r);
         }
     } else if (qerr.len) {
         qr_buf_append(err, qerr.p, qerr.len);
@@ -202,20 +198,12 @@ static int ask_one(qr_code_ctx *h, qr_req *req, const char *name, qr_val args, q
     return rc;
 }
 
-/* query_codebase with `repos`: the query asked of each repository's graph as its last
- * `quarry code index` recorded it on the team database, the rows joined (each naming its
- * :repo, repositories in the order asked, or by name for "all") and paged as one list. */
-static int query_repos(qr_code_ctx *h, qr_req *req, qr_val args, qr_val repos, qr_arena *a,
-                       qr_val *out, qr_buf *err)
+int qr_code_ask_repos(const char *local, qr_req *req, qr_val repos, int64_t offset,
+                      int64_t limit, qr_code_repo_fn fn, void *ud, qr_arena *a,
+                      qr_code_across *out, qr_buf *err)
 {
-    qr_val v;
-    if (arg_of(args, a, "ref", &v)) {
-        qr_buf_puts(err, "parameter 'ref': with 'repos' each repository's graph is the one its "
-                         "last 'quarry code index' recorded; leave 'ref' out");
-        return QR_EINVAL;
-    }
     qr_code *c = NULL;
-    int rc = qr_code_open_shared(h ? h->repo_dir : NULL, &c, err);
+    int rc = qr_code_open_shared(local, &c, err);
     const char **names = NULL;
     size_t n = 0;
     if (rc == QR_OK)
@@ -223,20 +211,8 @@ static int query_repos(qr_code_ctx *h, qr_req *req, qr_val args, qr_val repos, q
     qr_code_close(c);
     if (rc != QR_OK)
         return rc;
-    int64_t offset = int_arg(args, a, "offset", 0), limit = int_arg(args, a, "limit", 50);
     /* each repository is asked for its first offset + limit rows */
-    qr_mapb mb;
-    qr_mapb_init(&mb, a, qr_map_len(args) + 2);
-    for (size_t k = 0; k < qr_map_len(args); k++) {
-        qr_val key = qr_map_key_at(args, k);
-        if (key.t == QR_T_KW && (!strcmp(key.s->data, "repos") || !strcmp(key.s->data, "offset") ||
-                                 !strcmp(key.s->data, "limit")))
-            continue;
-        qr_mapb_put(&mb, key, qr_map_val_at(args, k));
-    }
-    qr_mapb_put(&mb, qr_kw_cstr(a, "offset"), qr_int(0));
-    qr_mapb_put(&mb, qr_kw_cstr(a, "limit"), qr_int(offset + limit));
-    qr_val one = qr_mapb_finish(&mb, QR_T_MAP);
+    int64_t want = limit < 0 ? INT64_MAX : offset + limit;
     qr_vecb rows;
     qr_vecb_init(&rows, a, 16);
     int64_t total = 0;
@@ -248,7 +224,7 @@ static int query_repos(qr_code_ctx *h, qr_req *req, qr_val args, qr_val repos, q
             rc = QR_ESTOPPED;
             break;
         }
-        rc = ask_one(h, req, names[i], one, a, &rows, &total, &miss, err);
+        rc = ask_one(local, req, names[i], fn, ud, want, a, &rows, &total, &miss, err);
     }
     if (rc == QR_OK && total == 0 && miss.len) {
         qr_buf_append(err, miss.p, miss.len); /* found in none: the first repository's why */
@@ -265,17 +241,68 @@ static int query_repos(qr_code_ctx *h, qr_req *req, qr_val args, qr_val repos, q
     qr_vecb_init(&names_v, a, n);
     for (size_t i = 0; i < n; i++)
         qr_vecb_push(&names_v, qr_str_cstr(a, names[i]));
+    out->repos = qr_vecb_finish(&names_v, QR_T_VEC);
+    out->rows = qr_vec_slice(a, all, from, to);
+    out->total = total;
+    out->next_offset = (int64_t)to < total ? (int64_t)to : -1;
+    return a->exhausted ? QR_ENOMEM : QR_OK;
+}
+
+/* query_codebase of one repository: the query with offset 0 and limit want */
+static int query_one(void *ud, qr_req *req, const qr_code_listing *ls, qr_code_graph *g,
+                     int64_t want, qr_arena *a, qr_vecb *rows, int64_t *total, qr_buf *err)
+{
+    (void)ls;
+    qr_val args = qr_map_dissoc(a, *(const qr_val *)ud, qr_kw_cstr(a, "repos"));
+    args = qr_map_assoc(a, args, qr_kw_cstr(a, "offset"), qr_int(0));
+    args = qr_map_assoc(a, args, qr_kw_cstr(a, "limit"), qr_int(want));
+    qr_val res;
+    int rc = qr_code_query(g, &req->stop, args, a, &res, err);
+    if (rc != QR_OK)
+        return rc;
+    qr_val list;
+    if (res.t == QR_T_MAP && qr_map_get(res, qr_kw_cstr(a, "results"), &list) &&
+        qr_is_seqcoll(list)) {
+        for (size_t i = 0; i < qr_vec_len(list); i++)
+            qr_vecb_push(rows, qr_vec_at(list, i));
+        *total += int_arg(res, a, "total", (int64_t)qr_vec_len(list));
+    } else if (res.t == QR_T_MAP) {
+        qr_vecb_push(rows, res);
+        *total += 1;
+    }
+    return QR_OK;
+}
+
+/* query_codebase with `repos`: the query asked of each repository's graph as its last
+ * `quarry code index` recorded it on the team database, the rows joined (each naming its
+ * :repo, repositories in the order asked, or by name for "all") and paged as one list. */
+static int query_repos(qr_code_ctx *h, qr_req *req, qr_val args, qr_val repos, qr_arena *a,
+                       qr_val *out, qr_buf *err)
+{
+    qr_val v;
+    if (arg_of(args, a, "ref", &v)) {
+        qr_buf_puts(err, "parameter 'ref': with 'repos' each repository's graph is the one its "
+                         "last 'quarry code index' recorded; leave 'ref' out");
+        return QR_EINVAL;
+    }
+    int64_t offset = int_arg(args, a, "offset", 0), limit = int_arg(args, a, "limit", 50);
+    qr_code_across x;
+    int rc = qr_code_ask_repos(h ? h->repo_dir : NULL, req, repos, offset, limit, query_one,
+                               &args, a, &x, err);
+    if (rc != QR_OK)
+        return rc;
     qr_val qt = qr_nil();
     arg_of(args, a, "query_type", &qt);
+    qr_mapb mb;
     qr_mapb_init(&mb, a, 8);
     qr_mapb_put(&mb, qr_kw_cstr(a, "query_type"), qt);
-    qr_mapb_put(&mb, qr_kw_cstr(a, "repos"), qr_vecb_finish(&names_v, QR_T_VEC));
-    qr_mapb_put(&mb, qr_kw_cstr(a, "total"), qr_int(total));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "repos"), x.repos);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "total"), qr_int(x.total));
     qr_mapb_put(&mb, qr_kw_cstr(a, "offset"), qr_int(offset));
     qr_mapb_put(&mb, qr_kw_cstr(a, "limit"), qr_int(limit));
     qr_mapb_put(&mb, qr_kw_cstr(a, "next_offset"),
-                (int64_t)to < total ? qr_int((int64_t)to) : qr_nil());
-    qr_mapb_put(&mb, qr_kw_cstr(a, "results"), qr_vec_slice(a, all, from, to));
+                x.next_offset >= 0 ? qr_int(x.next_offset) : qr_nil());
+    qr_mapb_put(&mb, qr_kw_cstr(a, "results"), x.rows);
     *out = qr_mapb_finish(&mb, QR_T_MAP);
     return a->exhausted ? QR_ENOMEM : QR_OK;
 }

@@ -604,6 +604,17 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         qr_arena_release(&s);
         qr_arena_init(&s, 0);
     }
+    /* the caller's step (the code graph), inside the lease, before the run is published:
+     * a step cut short leaves the repository queued for the next run */
+    if (o->step) {
+        keeper kp = {st, o, id, qr_clock_ns()};
+        if ((rc = o->step(o->step_ud, location, keep_lease, &kp, err)))
+            goto done;
+        if (qr_stop_check(o->stop)) {
+            rc = qr_stop_fail(o->stop, err);
+            goto done;
+        }
+    }
     /* .mailmap may have changed since the rows were written: the authors of every
      * identity whose mapping moved are rewritten when the run is published */
     arr remap[4];

@@ -10,6 +10,10 @@
  * vocabulary of docs/sparql.md), or the RDF files of $QUARRY_SPARQL_DATA when set; built
  * once on first use and kept for the life of the context.
  *
+ * With `repos` the query runs over each named repository's code graph on the team database
+ * (QUARRY_DATABASE_URL), one at a time, and the rows are joined and paged as one list,
+ * each naming its repo (qr_code_ask_repos: the path query_codebase's `repos` takes too).
+ *
  * Values come back as plain data: IRIs and strings as strings, blank nodes as "_:label",
  * integers, decimals and doubles as numbers, booleans as booleans; unbound variables are
  * absent from their row.
@@ -222,11 +226,124 @@ int qr_sparql_result_page(const qr_sparql_result *r, size_t offset, size_t limit
     return rc;
 }
 
+/* Runs q over st with the context's limits, the call's timeout and the request's stop
+ * and memory budget. */
+static int exec_limited(qr_sparql_ctx *c, qr_req *req, qr_sparql_store *st,
+                        const qr_sparql_query *q, int64_t timeout, qr_sparql_result **r,
+                        qr_buf *err)
+{
+    qr_sparql_limits lim = c->limits;
+    lim.timeout_ms = (uint64_t)timeout;
+    lim.stop = &req->stop;
+    lim.now = qr_clock_now();
+    /* the engine's own cap, or the request's memory budget when smaller (a Lisp program's
+     * --max-memory, a flow's budget) */
+    lim.max_memory = qr_req_memory_cap(req, lim.max_memory ? lim.max_memory : (size_t)256 << 20);
+    qr_sparql_error e;
+    int rc = qr_sparql_exec(st, q, &lim, r, &e);
+    if (rc != QR_OK)
+        qr_buf_puts(err, e.msg);
+    return rc;
+}
+
+/* ---- across repositories (`repos`): each repository's code graph of the team database
+ * as RDF, the query run over each, the rows joined by qr_code_ask_repos ---- */
+typedef struct across {
+    qr_sparql_ctx *c;
+    const qr_sparql_query *q;
+    int64_t timeout;
+    qr_val vars; /* the first answer's :vars (nil until then) */
+    bool ask, any;
+} across;
+
+static int ask_one_repo(void *ud, qr_req *req, const qr_code_listing *ls, qr_code_graph *g,
+                        int64_t want, qr_arena *a, qr_vecb *rows, int64_t *total, qr_buf *err)
+{
+    (void)ls;
+    across *x = ud;
+    qr_sparql_store *st = qr_sparql_store_new();
+    if (!st)
+        return QR_ENOMEM;
+    qr_sparql_result *r = NULL;
+    int rc = qr_sparql_load_code_graph(st, g);
+    if (rc == QR_OK)
+        rc = exec_limited(x->c, req, st, x->q, x->timeout, &r, err);
+    if (rc == QR_OK && qr_sparql_result_is_ask(r)) {
+        bool b = qr_sparql_result_boolean(r);
+        qr_mapb mb;
+        qr_mapb_init(&mb, a, 1);
+        qr_mapb_put(&mb, qr_kw_cstr(a, "boolean"), qr_bool(b));
+        qr_vecb_push(rows, qr_mapb_finish(&mb, QR_T_MAP));
+        *total += 1;
+        x->ask = true;
+        x->any |= b;
+    } else if (rc == QR_OK) {
+        size_t n = qr_sparql_result_nrows(r);
+        qr_val page, v;
+        rc = qr_sparql_result_page(r, 0, want < 0 || (uint64_t)want > n ? n : (size_t)want, a,
+                                   &page, err);
+        if (rc == QR_OK && qr_map_get(page, qr_kw_cstr(a, "rows"), &v))
+            for (size_t i = 0; i < qr_vec_len(v); i++)
+                qr_vecb_push(rows, qr_vec_at(v, i));
+        if (rc == QR_OK && qr_is_nil(x->vars) && qr_map_get(page, qr_kw_cstr(a, "vars"), &v))
+            x->vars = v;
+        *total += (int64_t)n;
+    }
+    qr_sparql_result_free(r);
+    qr_sparql_store_free(st);
+    return rc;
+}
+
+static int query_repos(qr_sparql_ctx *c, qr_req *req, const qr_sparql_query *q, qr_val repos,
+                       int64_t offset, int64_t limit, int64_t timeout, qr_arena *a,
+                       qr_val *out, qr_buf *err)
+{
+    if (c->data_paths && c->data_paths[0]) {
+        qr_buf_puts(err, "parameter 'repos': it asks the code graphs of the shared code index, "
+                         "and QUARRY_SPARQL_DATA names RDF files instead; unset one of them");
+        return QR_EINVAL;
+    }
+    across x = {.c = c, .q = q, .timeout = timeout, .vars = qr_nil()};
+    qr_code_across res;
+    int rc = qr_code_ask_repos(c->code ? c->code->repo_dir : NULL, req, repos, offset, limit,
+                               ask_one_repo, &x, a, &res, err);
+    if (rc != QR_OK)
+        return rc;
+    qr_vecb vars;
+    qr_vecb_init(&vars, a, 4);
+    qr_vecb_push(&vars, qr_str_cstr(a, "repo"));
+    if (x.ask)
+        qr_vecb_push(&vars, qr_str_cstr(a, "boolean"));
+    for (size_t i = 0; !x.ask && !qr_is_nil(x.vars) && i < qr_vec_len(x.vars); i++)
+        qr_vecb_push(&vars, qr_vec_at(x.vars, i));
+    qr_mapb mb;
+    qr_mapb_init(&mb, a, 8);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "repos"), res.repos);
+    if (x.ask)
+        qr_mapb_put(&mb, qr_kw_cstr(a, "boolean"), qr_bool(x.any));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "vars"), qr_vecb_finish(&vars, QR_T_VEC));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "rows"), res.rows);
+    qr_mapb_put(&mb, qr_kw_cstr(a, "total"), qr_int(res.total));
+    qr_mapb_put(&mb, qr_kw_cstr(a, "truncated"), qr_bool(res.next_offset >= 0));
+    if (res.next_offset >= 0) {
+        char hint[200];
+        snprintf(hint, sizeof hint,
+                 "showing rows %lld to %lld of %lld; call again with offset %lld for the next "
+                 "page, or narrow the query (ORDER BY, LIMIT)",
+                 (long long)offset, (long long)res.next_offset, (long long)res.total,
+                 (long long)res.next_offset);
+        qr_mapb_put(&mb, qr_kw_cstr(a, "next_offset"), qr_int(res.next_offset));
+        qr_mapb_put(&mb, qr_kw_cstr(a, "hint"), qr_str_new(a, hint, strlen(hint)));
+    }
+    *out = qr_mapb_finish(&mb, QR_T_MAP);
+    return a->exhausted ? QR_ENOMEM : QR_OK;
+}
+
 static int sparql_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out,
                   qr_buf *err)
 {
     qr_sparql_ctx *c = ctx;
-    qr_val qv;
+    qr_val qv, repos;
     if (!arg_get(args, a, "query", &qv) || qv.t != QR_T_STR) {
         qr_buf_puts(err, "parameter 'query' must be a string");
         return QR_EINVAL;
@@ -248,19 +365,14 @@ static int sparql_query_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_
                       e.msg);
         return rc;
     }
-    if ((rc = load(c, &req->stop, err)) != QR_OK)
-        goto done;
-    qr_sparql_limits lim = c->limits;
-    lim.timeout_ms = (uint64_t)timeout;
-    lim.stop = &req->stop;
-    lim.now = qr_clock_now();
-    /* the engine's own cap, or the request's memory budget when smaller (a Lisp program's
-     * --max-memory, a flow's budget) */
-    lim.max_memory = qr_req_memory_cap(req, lim.max_memory ? lim.max_memory : (size_t)256 << 20);
-    if ((rc = qr_sparql_exec(c->store, q, &lim, &r, &e)) != QR_OK) {
-        qr_buf_puts(err, e.msg);
+    if (arg_get(args, a, "repos", &repos)) { /* across repositories: the team database */
+        rc = query_repos(c, req, q, repos, offset, limit, timeout, a, out, err);
         goto done;
     }
+    if ((rc = load(c, &req->stop, err)) != QR_OK)
+        goto done;
+    if ((rc = exec_limited(c, req, c->store, q, timeout, &r, err)) != QR_OK)
+        goto done;
     rc = qr_sparql_result_page(r, (size_t)offset, (size_t)limit, a, out, err);
 done:
     qr_sparql_result_free(r);
@@ -297,6 +409,14 @@ static const qr_tool_param sparql_query_params[] = {
      .has_max = true,
      .max = 120000,
      .desc = "stop the evaluation after this many milliseconds"},
+    {.name = "repos",
+     .type = QR_TOOL_ARRAY,
+     .items = QR_TOOL_STRING,
+     .desc = "run the query over each of these repositories of the shared code index "
+             "instead of this one: their names, or [\"all\"]; each row then names its ?repo "
+             "(needs QUARRY_DATABASE_URL; each repository as its last `quarry code index` "
+             "recorded it)",
+     .brief = "other repositories of the shared code index (names, or [\"all\"]); rows get repo"},
     {.name = NULL},
 };
 

@@ -138,6 +138,48 @@ expect_err "repos: with ref" "parameter 'ref': with 'repos'" \
 expect_err "repos: without a database" "'repos' reads the shared code index, and none is configured: set QUARRY_DATABASE_URL" \
   env -u QUARRY_DATABASE_URL "$Q" tool query_codebase --query_type list_functions --repos one
 
+# ---- sparql_query and search_codebase across repositories: the same repos path ----
+CALLERS='PREFIX code: <https://quarry.dev/code#> SELECT ?caller WHERE { ?f code:name "z_crc" ; a code:Function . ?c code:calls ?f ; code:name ?caller } ORDER BY ?caller'
+expect_out "sparql_query repos all: each row names its repo" \
+  "repo caller|one one_main|two two_main" \
+  sh -c "cd '$TMP' && '$Q' tool sparql_query --query '$CALLERS' --repos all --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"repos\"] == [\"five\", \"four\", \"one\", \"two\"] and d[\"total\"] == 2 and not d[\"truncated\"], d; print(\" \".join(d[\"vars\"]) + \"|\" + \"|\".join(r[\"repo\"] + \" \" + r[\"caller\"] for r in d[\"rows\"]))'"
+FUNCS='PREFIX code: <https://quarry.dev/code#> SELECT ?n WHERE { ?f a code:Function ; code:name ?n } ORDER BY ?n'
+expect_out "sparql_query repos: paged as one list" "6 4 one:z_crc two:adler" \
+  sh -c "cd '$TMP' && '$Q' tool sparql_query --query '$FUNCS' --repos one,two --limit 2 --offset 2 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"total\"], d[\"next_offset\"], \" \".join(r[\"repo\"] + \":\" + r[\"n\"] for r in d[\"rows\"]))'"
+expect_out "sparql_query repos: ASK answers per repository" "True one:False two:True" \
+  sh -c "cd '$TMP' && '$Q' tool sparql_query --query 'PREFIX code: <https://quarry.dev/code#> ASK { ?f code:name \"two_main\" }' --repos one,two --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"boolean\"], \" \".join(r[\"repo\"] + \":\" + str(r[\"boolean\"]) for r in d[\"rows\"]))'"
+expect_err "sparql_query repos: an unknown name lists what there is" \
+  "no repository 'nine' in the shared code index; it has: five, four, one, two" \
+  "$Q" tool sparql_query --query "$CALLERS" --repos nine
+expect_rc "sparql_query repos: an unknown name is usage" 2 "$Q" tool sparql_query --query "$CALLERS" --repos nine
+expect_err "sparql_query repos: without a database" "'repos' reads the shared code index, and none is configured: set QUARRY_DATABASE_URL" \
+  env -u QUARRY_DATABASE_URL "$Q" tool sparql_query --query "$CALLERS" --repos one
+expect_rc "sparql_query repos: without a database is usage" 2 \
+  env -u QUARRY_DATABASE_URL "$Q" tool sparql_query --query "$CALLERS" --repos one
+expect_out "search_codebase repos all: the template over each repository" \
+  "template:callers repo caller|one one_main|two two_main" \
+  sh -c "cd '$TMP' && '$Q' tool search_codebase --question 'who calls z_crc' --repos all --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"model_calls\"] == 0 and d[\"repos\"] == [\"five\", \"four\", \"one\", \"two\"], d; print(d[\"how\"], \" \".join(d[\"vars\"][:2]) + \"|\" + \"|\".join(r[\"repo\"] + \" \" + r[\"caller\"] for r in d[\"rows\"]))'"
+expect_out "search_codebase repos: a name only one repository holds" "two" \
+  sh -c "cd '$TMP' && '$Q' tool search_codebase --question 'where is two_main defined' --repos all --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"repo\"] for r in json.load(sys.stdin)[\"rows\"]))))'"
+expect_err "search_codebase repos: a name no repository holds" "no_such_fn" \
+  "$Q" tool search_codebase --question "who calls no_such_fn" --repos one,two
+expect_err "search_codebase repos: an unknown name lists what there is" \
+  "no repository 'nine' in the shared code index; it has: five, four, one, two" \
+  "$Q" tool search_codebase --question "who calls z_crc" --repos nine
+# a question no template reads: one model call writes the query for the first repository,
+# and the same query runs over the others (the scripted model server, real HTTP)
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL QUARRY_LLM_API_KEY QUARRY_LLM_PROVIDER QUARRY_LLM_STREAM QUARRY_LLM_MAX_RETRIES
+llm_script "$TMP/script.json" '{"text": "```sparql\nPREFIX code: <https://quarry.dev/code#>\nSELECT (COUNT(?f) AS ?n) WHERE { ?f a code:Function }\n```"}'
+llm_serve "$TMP/script.json"
+expect_out "search_codebase repos: a model's query, written once, over every repository" \
+  "model 1 repo n|one 3|two 3" \
+  sh -c "cd '$TMP' && '$Q' tool search_codebase --question 'how many functions are there' --repos one,two --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"how\"], d[\"model_calls\"], \" \".join(d[\"vars\"]) + \"|\" + \"|\".join(r[\"repo\"] + \" \" + str(r[\"n\"]) for r in d[\"rows\"]))'"
+expect_out "search_codebase repos: the model server was asked once" "1" sh -c "wc -l <'$TMP/log.jsonl' | tr -d ' '"
+llm_unserve
+unset QUARRY_LLM_URL QUARRY_LLM_MODEL
+expect_err "search_codebase repos: without a database" "'repos' reads the shared code index, and none is configured: set QUARRY_DATABASE_URL" \
+  env -u QUARRY_DATABASE_URL "$Q" tool search_codebase --question "who calls z_crc" --repos one
+
 # ---- least privilege: the read-only role queries, and cannot index ----
 pg_sql shared "CREATE ROLE code_reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO code_reader" >/dev/null
 READER="postgresql://code_reader@/shared?host=$PG_SOCK&port=$PG_PORT"

@@ -60,7 +60,10 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
                     size_t next_cap, bool *ambiguous);
 
 /* The tag named `name`, compared without case (the exact spelling wins when tags differ
- * only in case): true with the tag's name in out. */
+ * only in case): true with the tag's name in out. Two names no tag can have (':' is not
+ * allowed in one) ask for releases by date: ":latest" the newest release tag (one whose
+ * name holds a number), ":previous" the one before it; each false unless HEAD's history
+ * holds it and the newest. */
 bool qr_git_tag_named(qr_git *g, const char *name, char *out, size_t cap);
 
 /* The file of HEAD's tree that `name` names. One path component (no '/'): the file at

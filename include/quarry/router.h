@@ -55,7 +55,9 @@ typedef struct qr_router_opts {
      * the root only when no author list is given either. */
     int (*file)(void *ud, const char *name, char *out, size_t cap);
     /* The tag a word names exactly, compared without case ("release-2.1.12-stable"), with
-     * author_ud: true with the tag's name in out. NULL: tags are read only as releases. */
+     * author_ud: true with the tag's name in out; asked ":latest" / ":previous", the newest
+     * release and the one before it, when HEAD's history holds them (qr_git_tag_named).
+     * NULL: tags are read only as releases. */
     bool (*tag)(void *ud, const char *name, char *out, size_t cap);
     /* The project's own names, space-separated ("redis", "tmux tmux-fork"): said as the
      * place ("commits to redis", "how many merges does libevent have", "tmux commits") one

@@ -890,11 +890,84 @@ static void parse_tag_prefix(parser *p)
 
 static void parse_tag_neighbour(parser *p);
 
+/* "since the last release", "who contributed to the latest release", "files changed since
+ * the previous tag", "between the last two releases": the newest release tag (or the one
+ * before it) by date, when HEAD's history holds it (qr_router_opts.tag, ":latest"); the
+ * words become that tag, read on as if it had been written. Only after a word that takes
+ * a revision: "what's the latest release" asks for the tag itself. */
+static void parse_recent_release(parser *p)
+{
+    if (!p->o || !p->o->tag)
+        return;
+    static const char *const PREP[] = {"since", "after", "from", "in", "into", "to", "for",
+                                       "of", "before", "until", "till", "on", NULL};
+    static const char *const NOUN[] = {"release", "tag", "version", NULL};
+    for (size_t i = 0; i + 2 < p->n; i++) {
+        if (!tok_in(p, i, PREP) && !tok_is(p, i, "between"))
+            continue;
+        size_t k = i + 1;
+        if (tok_is(p, k, "the"))
+            k++;
+        /* between the last two releases: the one before the newest .. the newest */
+        if (tok_is(p, i, "between")) {
+            if ((tok_is(p, k, "last") || tok_is(p, k, "latest")) && k + 1 < p->n &&
+                !p->t[k + 1].used && (!strcmp(p->t[k + 1].s, "two") || !strcmp(p->t[k + 1].s, "2")) &&
+                (tok_is(p, k + 2, "releases") || tok_is(p, k + 2, "tags") ||
+                 tok_is(p, k + 2, "versions"))) {
+                char a[RT_STR], b[RT_STR];
+                if (!p->o->tag(p->o->author_ud, ":previous", a, sizeof a) ||
+                    !p->o->tag(p->o->author_ud, ":latest", b, sizeof b)) {
+                    p->bad = true;
+                    if (p->o->why && p->o->why_cap)
+                        snprintf(p->o->why, p->o->why_cap,
+                                 "the last two releases are not both in HEAD's history (or "
+                                 "there are fewer): say which tags");
+                    return;
+                }
+                if (p->q->ref[0])
+                    p->bad = true;
+                snprintf(p->q->ref, RT_STR, "%.120s..%.120s", a, b);
+                use(p, i, k + 3);
+            }
+            continue;
+        }
+        const char *which = NULL;
+        size_t end = k;
+        if (tok_is(p, k, "most") && tok_is(p, k + 1, "recent"))
+            which = ":latest", end = k + 2;
+        else if (tok_is(p, k, "latest") || tok_is(p, k, "last") || tok_is(p, k, "newest") ||
+                 tok_is(p, k, "current") || tok_is(p, k, "recent"))
+            which = ":latest", end = k + 1;
+        else if (tok_is(p, k, "previous") || tok_is(p, k, "prior") ||
+                 tok_is(p, k, "penultimate"))
+            which = ":previous", end = k + 1;
+        if (!which || !tok_in(p, end, NOUN))
+            continue;
+        char tag[RT_STR];
+        if (!p->o->tag(p->o->author_ud, which, tag, sizeof tag) || strlen(tag) >= TOK_LEN) {
+            p->bad = true; /* none, or one HEAD's history lacks: which is meant? */
+            if (p->o->why && p->o->why_cap)
+                snprintf(p->o->why, p->o->why_cap,
+                         "the %s release is not in HEAD's history (or there is none): say "
+                         "which tag", which[1] == 'l' ? "newest" : "previous");
+            return;
+        }
+        /* the words from "the" to the noun become the tag */
+        tok *t = &p->t[i + 1];
+        snprintf(t->s, TOK_LEN, "%s", tag);
+        t->kind = T_WORD;
+        t->tag = true;
+        t->poss = false;
+        use(p, i + 2, end + 1);
+    }
+}
+
 void rt_parse_places(parser *p)
 {
     parse_tag_prefix(p);
     parse_renames(p);
     parse_releases(p);
+    parse_recent_release(p);
     parse_tags(p);
     parse_tag_neighbour(p);
     static const struct {

@@ -482,6 +482,43 @@ int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap)
     return f.hits > 1 ? 2 : (int)f.hits;
 }
 
+/* The release tags (a version's name) newest first by their dates: ":latest" the newest,
+ * ":previous" the one before it, each only when HEAD's history holds it (a release tagged
+ * on another line makes "since the last release" two questions). */
+static bool recent_release(qr_git *g, const git_strarray *names, int back, char *out,
+                           size_t cap)
+{
+    size_t pick[2] = {names->count, names->count};
+    int64_t when[2] = {-1, -1};
+    for (size_t i = 0; i < names->count; i++) {
+        /* a release is named with a number ("v2.1", "release-2.1.12-stable"), not
+           "prod-freeze" */
+        if (!strpbrk(names->strings[i], "0123456789"))
+            continue;
+        int64_t t = tag_time(g, names->strings[i]);
+        if (t > when[0]) {
+            pick[1] = pick[0], when[1] = when[0];
+            pick[0] = i, when[0] = t;
+        } else if (t > when[1]) {
+            pick[1] = i, when[1] = t;
+        }
+    }
+    /* the newest must be on HEAD's line for either ("the previous release" after one
+       tagged elsewhere is not sure) */
+    git_oid at, head;
+    if (git_reference_name_to_id(&head, g->repo, "HEAD") < 0)
+        return false;
+    for (int k = 0; k <= back; k++)
+        if (pick[k] >= names->count || !tag_commit(g, names->strings[pick[k]], &at) ||
+            !(git_oid_equal(&at, &head) || git_graph_descendant_of(g->repo, &head, &at) == 1))
+            return false;
+    size_t i = pick[back];
+    if (strlen(names->strings[i]) + 1 >= cap)
+        return false;
+    snprintf(out, cap, "%s", names->strings[i]);
+    return true;
+}
+
 bool qr_git_tag_named(qr_git *g, const char *name, char *out, size_t cap)
 {
     if (!cap)
@@ -490,6 +527,11 @@ bool qr_git_tag_named(qr_git *g, const char *name, char *out, size_t cap)
     git_strarray names = {0};
     if (!name[0] || git_tag_list(&names, g->repo) < 0)
         return false;
+    if (!strcmp(name, ":latest") || !strcmp(name, ":previous")) {
+        bool ok = recent_release(g, &names, name[1] == 'p', out, cap);
+        git_strarray_dispose(&names);
+        return ok;
+    }
     size_t hit = names.count, hits = 0;
     for (size_t i = 0; i < names.count; i++)
         if (strcasecmp(names.strings[i], name) == 0) {

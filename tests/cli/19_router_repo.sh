@@ -205,6 +205,11 @@ expect_out "the project, not its bot" "count-commits
 count=$(git -C "$R2" rev-list --count HEAD)" ask2 "how many commits does rig have"
 expect_out "the bot by its name" "count-commits
 count=$(git -C "$R2" rev-list --count --author=actions@github.com HEAD)" ask2 "how many commits has the update bot made"
+# "the last release": the newest release tag by date, when HEAD's history holds it (1.1);
+# "the previous release" would be 1.0a, tagged on another line: declined, not guessed
+expect_out "since the last release" "count-commits
+count=$(git -C "$R2" rev-list --count 1.1..HEAD)" ask2 "how many commits since the last release"
+expect_out "the previous release off HEAD's line" "no-answer" ask2 "how many commits since the previous release"
 expect_out "a file in another case" "count-commits
 count=$(git -C "$R2" rev-list --count HEAD -- status.c)" ask2 "hw many commits touched STATUS.C"
 finish

@@ -49,7 +49,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                           "skeleton",
                           true,
                           {"skeleton", "skel", "outline", "structure", "symbols", "overview",
-                           "tree", NULL},
+                           "tree", "ls", NULL},
                           {"functions", "symbols", "declarations", "types", "structs",
                            "signatures", "defined", "contains", "list", NULL},
                           {0.35f, 0.35f, 0.3f, 0.2f, 0.2f, 0.3f, 0.15f, 0.15f, 0.1f}},
@@ -63,13 +63,13 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
     [QR_DWIM_READ] = {"read",
                       "read",
                       true,
-                      {"read", "cat", "view", "open", "lines", NULL},
+                      {"read", "cat", "view", "open", "lines", "less", "head", NULL},
                       {"lines", "line", "contents", "open", "view", "print", "read", NULL},
                       {0.3f, 0.3f, 0.3f, 0.3f, 0.25f, 0.15f, 0.3f}},
     [QR_DWIM_GREP] = {"grep",
                       "grep",
                       true,
-                      {"grep", "search", "find", "locate", "rg", "ag", NULL},
+                      {"grep", "search", "find", "locate", "rg", "ag", "ack", NULL},
                       {"occurrences", "mentions", "matches", "regex", "pattern", "string",
                        "text", "contain", "containing", "mention", NULL},
                       {0.35f, 0.3f, 0.3f, 0.35f, 0.3f, 0.2f, 0.15f, 0.2f, 0.25f, 0.3f}},
@@ -98,7 +98,8 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
     [QR_DWIM_CALLERS] = {"callers",
                          "query_codebase",
                          true,
-                         {"callers", "who_calls", "callers_of", "called_by", NULL},
+                         {"callers", "who_calls", "callers_of", "called_by", "calls_to",
+                          "callsites", NULL},
                          {"calls", "called", "invoked", "invokes", "callers", "who", NULL},
                          {0.3f, 0.35f, 0.3f, 0.2f, 0.4f, 0.1f}},
     [QR_DWIM_CALLEES] = {"callees",
@@ -117,7 +118,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
     [QR_DWIM_REFERENCES] = {"references",
                             "query_codebase",
                             true,
-                            {"references", "refs", "usages", "uses", NULL},
+                            {"references", "refs", "usages", "uses", "xrefs", "xref", NULL},
                             {"references", "uses", "used", "usages", "referenced",
                              "referencing", "refer", "refers", "mentions", "mentioning",
                              NULL},
@@ -125,7 +126,8 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
     [QR_DWIM_DEFINITION] = {"definition",
                             "query_codebase",
                             true,
-                            {"definition", "def", "goto", "declaration", NULL},
+                            {"definition", "def", "goto", "declaration", "signature",
+                             "jump", NULL},
                             {"defined", "definition", "declared", "where", "defines",
                              "declares", NULL},
                             {0.4f, 0.3f, 0.3f, 0.15f, 0.4f, 0.35f}},
@@ -1271,10 +1273,23 @@ static int validate_named(const char *text, size_t n, qr_arena *a, qr_dwim_inten
     bool ok0 = false, ok1 = false;
     for (size_t k = 0; first[k]; k++)
         ok0 |= strlen(first[k]) == w0n && !strncasecmp(text + w0, first[k], w0n);
+    /* "make test", "make check", "ctest", "pytest -x": a test runner said as the line */
+    bool runner0 = false;
+    for (size_t k = 0; runners[k]; k++)
+        runner0 |= strlen(runners[k]) == w0n && !strncmp(text + w0, runners[k], w0n);
+    bool says_test = (w1n == 4 && !strncmp(text + w1, "test", 4)) ||
+                     (w1n == 5 && !strncmp(text + w1, "tests", 5)) ||
+                     (w1n == 5 && !strncmp(text + w1, "check", 5)) ||
+                     (w0n == 5 && !strncmp(text + w0, "ctest", 5)) ||
+                     (w0n == 6 && !strncmp(text + w0, "pytest", 6));
+    if (runner0 && says_test) {
+        w1 = w0; /* the command is the whole line */
+        ok0 = ok1 = true;
+    }
     /* "vaildate make test": validate's name misspelt, as a verb alone is read */
     bool typo = !ok0 && qr_words_typo(text + w0, w0n, "validate", 8);
     ok0 |= typo;
-    for (size_t k = 0; runners[k]; k++)
+    for (size_t k = 0; runners[k] && !ok1; k++)
         ok1 |= strlen(runners[k]) == w1n && !strncmp(text + w1, runners[k], w1n);
     if (!ok0 || !ok1)
         return QR_OK;

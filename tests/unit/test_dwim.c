@@ -198,6 +198,12 @@ static const row rows[] = {
     {"make coffee", "none", NULL, "reject"},
     {"play some jazz", "none", NULL, "reject"}, /* "play" is a word, not a typo of "plan" */
     {"shwo src/lisp/eval.c", "read", "src/lisp/eval.c", "run"}, /* a request misspelt */
+    {"ls src/lisp", "skeleton", "src/lisp", "run"},
+    {"less src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"xrefs lx_eval", "references", "lx_eval", "run"},
+    {"calls-to lx_eval", "callers", "lx_eval", "run"},
+    {"make test", "validate", "make test", "run"},
+    {"make check", "validate", "make check", "run"},
     {"dispaly src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
     {"test", "validate", NULL, "run"},
     {"asdf qwer zxcv", "none", NULL, "reject"},

@@ -2346,6 +2346,23 @@ static bool put_tok(tok *out, size_t *n, const char *s, int kind)
     return classify(t);
 }
 
+/* The words of a value said whole ("1 month ago"), each a token of its own. */
+static bool put_words(tok *out, size_t *n, const char *val)
+{
+    char buf[TOK_LEN];
+    snprintf(buf, sizeof buf, "%s", val);
+    bool ok = true;
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && ok; w = strtok_r(NULL, " ", &save))
+        ok = put_tok(out, n, w, -1);
+    return ok;
+}
+
+/* Keys read in "key:value" as in "key=value" (a colon is too common elsewhere to read any
+ * key so: "note:", "re:", "blame-ish:"). */
+static const char *const KV_COLON_KEYS[] = {"author", "committer", "since", "after", "until",
+                                            "before", "path", "dir", "file", "n", "limit",
+                                            "top", "grep", "message", "month", "year", NULL};
+
 static bool read_terse(parser *p)
 {
     static const char *const QUIET[] = {"-s", "-n", "-e", "-sn", "-sne", "-ns", "-nse", "-se",
@@ -2359,6 +2376,19 @@ static bool read_terse(parser *p)
     for (size_t i = 0; i < p->n && ok; i++) {
         tok *t = &p->t[i];
         char key[32], val[TOK_LEN];
+        /* author:bob@example.org, author=bob@example.org: by that address */
+        if (t->kind == T_EMAIL && (!strncasecmp(t->s, "author:", 7) ||
+                                   !strncasecmp(t->s, "author=", 7))) {
+            ok = put_tok(out, &n, "by", T_WORD) && put_tok(out, &n, t->s + 7, T_EMAIL);
+            continue;
+        }
+        /* "| count", "| wc -l": a count of what the line before lists */
+        if (!strcmp(t->s, "|") && i + 1 < p->n &&
+            (!strcmp(p->t[i + 1].s, "wc") || !strcmp(p->t[i + 1].s, "count"))) {
+            ok = put_tok(out, &n, "count", T_WORD);
+            i += 1 + (!strcmp(p->t[i + 1].s, "wc") && i + 2 < p->n && !strcmp(p->t[i + 2].s, "-l"));
+            continue;
+        }
         if (t->kind == T_QUOTED || t->kind == T_EMAIL) {
             ok = n < MAX_TOKENS;
             if (ok)
@@ -2470,10 +2500,23 @@ static bool read_terse(parser *p)
             p->t[i + 1].kind == T_NUM && (n == 0 || strcmp(out[n - 1].s, "the"))) {
             continue;
         }
-        if ((t->kind == T_WORD || t->kind == T_OTHER || t->kind == T_PATH) && strchr(w, '=') &&
-            qr_words_kv(w, wl, key, sizeof key, val, sizeof val)) {
+        /* --author="Thomas Adam": the quoted value was read as a token of its own */
+        char joined[2 * TOK_LEN + 4];
+        if ((t->kind == T_WORD || t->kind == T_OTHER) && wl > 1 && w[wl - 1] == '=' &&
+            i + 1 < p->n && p->t[i + 1].kind == T_QUOTED) {
+            snprintf(joined, sizeof joined, "%s%s", w, p->t[i + 1].s);
+            w = joined;
+            wl = strlen(joined);
+            i++;
+        }
+        bool kv_word = strchr(w, '=') || (strchr(w, ':') && !strstr(w, "://"));
+        if ((t->kind == T_WORD || t->kind == T_OTHER || t->kind == T_PATH) && kv_word &&
+            qr_words_kv(w, wl, key, sizeof key, val, sizeof val) &&
+            (strchr(w, '=') || in_list(key, KV_COLON_KEYS))) {
             if (!strcmp(key, "author") || !strcmp(key, "committer")) {
-                ok = put_tok(out, &n, "by", T_WORD) && put_tok(out, &n, val, -1);
+                /* a name of several words ("Thomas Adam") is read as said after "by" */
+                ok = put_tok(out, &n, "by", T_WORD) &&
+                     (strchr(val, ' ') ? put_words(out, &n, val) : put_tok(out, &n, val, -1));
             } else if ((!strcmp(key, "since") || !strcmp(key, "after")) &&
                        strspn(val, "0123456789") > 0 && val[strspn(val, "0123456789")] &&
                        strchr("dwmyh", val[strspn(val, "0123456789")]) &&
@@ -2488,7 +2531,7 @@ static bool read_terse(parser *p)
                      put_tok(out, &n, unit, T_WORD);
             } else if (!strcmp(key, "since") || !strcmp(key, "after") ||
                        !strcmp(key, "until") || !strcmp(key, "before")) {
-                ok = put_tok(out, &n, key, T_WORD) && put_tok(out, &n, val, -1);
+                ok = put_tok(out, &n, key, T_WORD) && put_words(out, &n, val);
             } else if (!strcmp(key, "path") || !strcmp(key, "dir") || !strcmp(key, "file")) {
                 char path[TOK_LEN];
                 bool dot = strchr(val, '.') || strchr(val, '/') || rt_conventional_file(val);
@@ -2497,6 +2540,24 @@ static bool read_terse(parser *p)
             } else if ((!strcmp(key, "n") || !strcmp(key, "limit") || !strcmp(key, "max-count") ||
                         !strcmp(key, "top")) && val[0] && strspn(val, "0123456789") == strlen(val)) {
                 ok = put_tok(out, &n, val, T_NUM);
+            } else if ((!strcmp(key, "month") || !strcmp(key, "year")) && val[0]) {
+                /* month=2026-07, year=2025: that window */
+                int y = 0, m = 0;
+                char tail = 0;
+                int got = sscanf(val, "%d-%d%c", &y, &m, &tail);
+                static const char *const MONTHS[] = {"january", "february", "march", "april",
+                                                     "may", "june", "july", "august",
+                                                     "september", "october", "november",
+                                                     "december"};
+                char yy[16];
+                snprintf(yy, sizeof yy, "%d", y);
+                if (!strcmp(key, "month") && got == 2 && m >= 1 && m <= 12 && y > 1900)
+                    ok = put_tok(out, &n, "in", T_WORD) &&
+                         put_tok(out, &n, MONTHS[m - 1], T_WORD) && put_tok(out, &n, yy, T_NUM);
+                else if (!strcmp(key, "year") && got == 1 && y > 1900 && y < 3000)
+                    ok = put_tok(out, &n, "in", T_WORD) && put_tok(out, &n, yy, T_NUM);
+                else
+                    ok = false;
             } else if (!strcmp(key, "grep") || !strcmp(key, "message")) {
                 ok = put_tok(out, &n, "mentioning", T_WORD) && put_tok(out, &n, val, T_QUOTED);
             } else {

@@ -571,8 +571,13 @@ static double name_match(const char *w, const char *name)
         return 0;
     /* a word of four letters with one letter changed for one not beside it on the keyboard
        is another word more often than a typo ("play" is not "plan") */
-    if (wn <= 4 && wn == nn && d >= 2)
-        return 0;
+    if (wn <= 4 && wn == nn && d >= 2) {
+        size_t diff = 0;
+        for (size_t k = 0; k < wn; k++)
+            diff += tolower((unsigned char)w[k]) != tolower((unsigned char)name[k]);
+        if (diff == 1)
+            return 0; /* one letter swapped for a far one; a transposition ("fxi") stays */
+    }
     return 1.0 - 0.025 * (double)d;
 }
 

@@ -358,6 +358,11 @@ bool qr_words_typo(const char *w, size_t wn, const char *target, size_t tn)
     size_t allowed = qr_words_allowed(hi);
     if (lo == 3 && allowed > 2)
         allowed = 2;
+    /* three letters, the last two swapped ("fxi" for "fix"): the one slip a word that
+       short admits */
+    if (wn == 3 && tn == 3 && fold(w[0]) == fold(target[0]) && fold(w[1]) == fold(target[2]) &&
+        fold(w[2]) == fold(target[1]))
+        return true;
     /* the first letter is rarely the one mistyped: a changed first letter costs more */
     if (fold(w[0]) != fold(target[0]))
         c += 1;

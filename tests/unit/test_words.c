@@ -85,6 +85,8 @@ int main(void)
     CHECK(qr_words_typo("vew", 3, "view", 4));
     CHECK(qr_words_typo("auther", 6, "author", 6));
     CHECK(!qr_words_typo("top", 3, "tip", 3));     /* short words are exact */
+    CHECK(qr_words_typo("fxi", 3, "fix", 3));      /* the last two swapped */
+    CHECK(!qr_words_typo("xfi", 3, "fix", 3));     /* not the first */
     CHECK(qr_words_cost("qs", 2, "qa", 2) == 1 && qr_words_cost("qd", 2, "qs", 2) == 1);
     CHECK(qr_words_cost("q", 1, "s", 1) == 2 && qr_words_cost("p", 1, "a", 1) == 2);
     CHECK(!qr_words_typo("2024", 4, "2025", 4));   /* numbers are never typos */

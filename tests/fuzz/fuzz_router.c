@@ -23,6 +23,10 @@ static bool fz_release(void *ud, const char *version, char *out, size_t cap)
         snprintf(out, cap, "jq-1.7");
     else if (!strcmp(version, "1.8.0") || !strcmp(version, "1.8"))
         snprintf(out, cap, "jq-1.8.0 jq-1.7");
+    else if (!strcmp(version, "3.6a")) /* TAG PREV BEFORE NEXT, as the host answers */
+        snprintf(out, cap, "3.6a 3.6 3.6 3.6b");
+    else if (!strcmp(version, "3.7"))
+        snprintf(out, cap, "3.7 3.6a 3.6b -");
     else {
         snprintf(out, cap, "~jq-1.8.0");
         return false;
@@ -62,7 +66,12 @@ static int fz_file(void *ud, const char *name, char *out, size_t cap)
 static bool fz_tag(void *ud, const char *name, char *out, size_t cap)
 {
     (void)ud;
-    if (strcmp(name, "v1.0") && strcmp(name, "release-2.1-stable"))
+    if (!strcmp(name, ":latest") || !strcmp(name, ":previous")) {
+        snprintf(out, cap, "%s", name[1] == 'l' ? "3.7" : "3.6a");
+        return true;
+    }
+    if (strcmp(name, "v1.0") && strcmp(name, "release-2.1-stable") && strcmp(name, "3.7") &&
+        strcmp(name, "3.6a"))
         return false;
     snprintf(out, cap, "%s", name);
     return true;
@@ -75,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     char why[256];
     qr_router_opts ro = {.now = 1795483800, .author = fz_author, .release = fz_release,
-                         .file = fz_file, .tag = fz_tag, .why = why, .why_cap = sizeof why};
+                         .file = fz_file, .tag = fz_tag, .project = "tmux", .why = why,
+                         .why_cap = sizeof why};
     /* with no knowledge of the repository, then with some */
     for (int pass = 0; pass < 2; pass++) {
         qr_route r;

@@ -209,9 +209,25 @@ def cflow_calls(repo, files, defined=None):
 
 def cflow_file(repo, cfile, out, defined=None):
     """Adds cflow's calls in cfile to out, and to defined, when given, the (file, function)
-    cflow read the definition of (listed with its file and line)."""
-    txt = run(["cflow", "--format=posix", "--omit-arguments", "-A", "-i", "_", cfile], repo,
-              check=False)
+    cflow read the definition of (listed with its file and line). cflow prints trees from
+    the functions nothing calls; functions in a cycle no such root reaches (a static f that
+    calls g that refers back to f) are printed by no run with -A alone, so a second run
+    starts a tree at each function ctags finds in the file and the first run left out."""
+    base = ["cflow", "--format=posix", "--omit-arguments", "-A", "-i", "_"]
+    txt = run(base + [cfile], repo, check=False)
+    listed = set(m.group(3) for m in map(CFLOW_LINE.match, txt.splitlines())
+                 if m and re.search(r"<\S+ \d+>", m.group(4)))
+    tags = run(["ctags", "-x", "--c-kinds=f", "--language-force=C", cfile], repo, check=False)
+    missing = sorted(set(l.split()[0] for l in tags.splitlines() if l.split()) - listed)
+    if missing:
+        more = run(base + [a for name in missing for a in ("-m", name)] + [cfile], repo,
+                   check=False)
+        txt = txt + "\n" + more
+    return cflow_parse(txt, out, defined)
+
+
+def cflow_parse(txt, out, defined=None):
+    """The calls of cflow's posix output txt, added to out (see cflow_file)."""
     by_no = {}
     stack = []  # (depth, name, file)
     for line in txt.splitlines():

@@ -1,9 +1,10 @@
 /*
  * fuzz_codeframe.c: libFuzzer harness for search_codebase's frame reader
  * (src/agents/codeframe.c): any bytes either make no frame (and leave it zeroed) or one
- * whose relation is in range, whose subject and place are NUL-terminated, within their
- * buffers, made only of the characters a query may quote (identifier or path
- * characters), and whose depth is 0..8; reading twice gives the same frame.
+ * whose relation is in range, whose subject, place and "only" name are NUL-terminated,
+ * within their buffers, made only of the characters a query may quote (identifier or path
+ * characters, and a name pattern's '*'), whose depth is 0..8 and whose limit 0..100;
+ * reading twice gives the same frame.
  */
 #include "agents/codeframe.h"
 
@@ -50,9 +51,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         MUST(a.rel == CF_NONE && !a.subject[0] && !a.in[0]);
         return 0;
     }
-    MUST(a.rel > CF_NONE && a.rel <= CF_COUNT);
-    MUST(memchr(a.subject, 0, sizeof a.subject) && memchr(a.in, 0, sizeof a.in));
-    MUST(safe(a.subject) && safe(a.in));
+    MUST(a.rel > CF_NONE && a.rel <= CF_MOST_INCLUDED);
+    MUST(memchr(a.subject, 0, sizeof a.subject) && memchr(a.in, 0, sizeof a.in) &&
+         memchr(a.only, 0, sizeof a.only));
+    /* a name pattern's '*' is written into the query as ".*", nothing else of it */
+    char subj[sizeof a.subject];
+    size_t k = 0;
+    for (const char *c = a.subject; *c; c++)
+        if (!(a.pattern && *c == '*'))
+            subj[k++] = *c;
+    subj[k] = '\0';
+    MUST(safe(subj) && safe(a.in) && safe(a.only));
     MUST(a.depth >= 0 && a.depth <= 8);
+    MUST(a.limit >= 0 && a.limit <= 100);
     return 0;
 }

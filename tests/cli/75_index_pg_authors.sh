@@ -15,7 +15,10 @@
 #     first and last dates shown), and two names on one address at one instant (the name
 #     shown), which a walk's order and a server's row order could each settle their way.
 # Each tool's rows, with several windows, are compared whole between `--repo` (local) and
-# `--repos NAME` (shared), and the folded author's row is checked for its values. Not
+# `--repos NAME` (shared), and the folded author's row is checked for its values. And the
+# order of get_commits: a walk's (equal committer dates, a child dated before its parent),
+# which dates alone do not give; with two repositories, each one's rows in its own order;
+# after new commits on top and after a merge that brings in old ones. Not
 # here: a path with merges included (locally a merge counts when `git log -- PATH` shows
 # it; the shared index stores no files for merges, so it counts none: docs/decisions.md).
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +59,9 @@ gc 2024-05-01T10:00:00Z 2024-05-01T10:00:00Z "Hal" hal@example.org "thirteen" g.
 gc 2024-05-01T10:00:00Z 2024-05-01T10:00:00Z "HAL" Hal@Example.org "fourteen" g.c
 git checkout -q -b side HEAD~2
 gc 2024-05-01T10:00:00Z 2024-05-01T10:00:00Z "Hal 9000" HAL@example.org "fifteen" h.c
+# a child dated before its parent (a clock set wrong): a walk meets it before commits of
+# later dates, and its parent after it
+gc 2024-04-10T10:00:00Z 2024-04-10T10:00:00Z "Ivy" ivy@example.org "sixteen" i.c
 git checkout -q main
 GIT_AUTHOR_DATE=2024-05-02T10:00:00Z GIT_COMMITTER_DATE=2024-05-02T10:00:00Z \
   GIT_AUTHOR_NAME="Eric Hu" GIT_AUTHOR_EMAIL=ehu@EXAMPLE.com GIT_COMMITTER_NAME="Eric Hu" \
@@ -91,11 +97,12 @@ if local != shared:
     if sorted(map(str, local)) == sorted(map(str, shared)): print(" (the same rows in another order)")
     sys.exit(1)
 EOF
-for t in get_author_stats get_file_stats; do
+for t in get_author_stats get_file_stats get_commits; do
   for args in "" "--author eric" "--author ÉMILE" "--author émile" "--author example.COM" \
     "--since 2024-03-01" "--until 2024-04-01T12:00:00Z" "--path *.c --merges exclude" \
     "--path e.c" "--merges exclude" \
-    "--merges only" "--limit 3"; do
+    "--merges only" "--limit 3" "--limit 7"; do
+    [ $t = get_commits ] && case $args in *--path*) continue ;; esac
     # shellcheck disable=SC2086
     "$Q" tool $t --repo "$R" $args --format json >"$TMP/l.json" 2>"$TMP/err" ||
       fail "$t $args: local: $(cat "$TMP/err")"
@@ -144,6 +151,62 @@ case "$hal_local" in
 *"\"author\":\"$hal_want\""*) ;;
 *) fail "Hal: the shown name is the greatest id's ($hal_want): $hal_local" ;;
 esac
+
+# ---- get_commits in each repository's walk order ----
+# same COMMITS... NAME...: each repository's rows of `--repos all` are its local rows
+same() {
+  what=$1
+  shift
+  QUARRY_DATABASE_URL="$U" "$Q" tool get_commits --repos all --limit 1000 --format json \
+    >"$TMP/s.json" 2>"$TMP/err" || fail "$what: shared get_commits: $(cat "$TMP/err")"
+  for r in "$@"; do
+    "$Q" tool get_commits --repo "$TMP/$r" --limit 1000 --format json >"$TMP/l.json" ||
+      fail "$what: local get_commits of $r"
+    python3 "$TMP/rows.py" "$TMP/l.json" "$TMP/s.json" "$r" >"$TMP/rows.out" ||
+      fail "$what: get_commits of $r: $(cat "$TMP/rows.out")"
+  done
+}
+walked=$(git -C "$R" log --format=%s | tr '\n' ' ')
+[ "$walked" = "Merge branch 'side' fourteen thirteen sixteen fifteen twelve eleven ten nine eight seven six five four three two one " ] ||
+  fail "the fixture: git log's order is not the one this test means: $walked"
+# another repository, its dates between the first one's
+git clone -q "$R" "$TMP/other"
+(cd "$TMP/other" && gc 2024-04-05T10:00:00Z 2024-04-05T10:00:00Z "Jo" jo@example.org "o1" o.c &&
+  gc 2024-04-03T10:00:00Z 2024-04-03T10:00:00Z "Jo" jo@example.org "o2" o.c) || fail "other"
+"$Q" index --enqueue --repo "$TMP/other" --store "$U" >/dev/null || fail "enqueue other"
+"$Q" index --worker --store "$U" >"$TMP/w.out" 2>&1 || fail "worker other: $(cat "$TMP/w.out")"
+same "two repositories" cases other
+# new commits on top leave the others' places alone; a merge of old commits moves some
+pos() { pg_sql idx "SELECT string_agg(c.oid || ':' || coalesce(c.walk_pos::text, 'none'), ' ' ORDER BY c.oid) FROM git_commits c JOIN git_repos r ON r.id = c.repo WHERE r.name = '$1'"; }
+before=$(pos cases)
+(cd "$R" && gc 2024-06-01T10:00:00Z 2024-06-01T10:00:00Z "Eric Hu" ehu@example.com "seventeen" a.c) ||
+  fail "seventeen"
+"$Q" index --enqueue --repo "$R" --store "$U" >/dev/null && "$Q" index --worker --store "$U" >/dev/null ||
+  fail "worker after seventeen"
+after=$(pos cases)
+printf '%s\n' $before | sort >"$TMP/before"
+printf '%s\n' $after | sort >"$TMP/after"
+[ "$(comm -13 "$TMP/before" "$TMP/after" | wc -l)" = 1 ] && [ -z "$(comm -23 "$TMP/before" "$TMP/after")" ] ||
+  fail "a commit on top: only its row is new, the others keep their places: $before -> $after"
+same "a commit on top" cases other
+(cd "$R" && git checkout -q -b late HEAD~12 &&
+  gc 2024-03-20T10:00:00Z 2024-03-20T10:00:00Z "Kim" kim@example.org "late" k.c &&
+  git checkout -q main &&
+  GIT_AUTHOR_DATE=2024-06-02T10:00:00Z GIT_COMMITTER_DATE=2024-06-02T10:00:00Z \
+    GIT_AUTHOR_NAME=Kim GIT_AUTHOR_EMAIL=kim@example.org GIT_COMMITTER_NAME=Kim \
+    GIT_COMMITTER_EMAIL=kim@example.org git merge -q --no-edit late >/dev/null) ||
+  fail "the late merge"
+"$Q" index --enqueue --repo "$R" --store "$U" >/dev/null && "$Q" index --worker --store "$U" >/dev/null ||
+  fail "worker after the late merge"
+same "a merge of an old commit" cases other
+# the places themselves (the order above could also come out of dates by luck)
+want=$(git -C "$R" log --format=%H | tr '\n' ' ')
+got=$(pg_sql idx "SELECT string_agg(c.oid, ' ' ORDER BY c.walk_pos DESC) || ' ' FROM git_commits c JOIN git_repos r ON r.id = c.repo WHERE r.name = 'cases'")
+[ "$got" = "$want" ] || fail "a merge of an old commit: the places: want $want, got $got"
+got=$(pg_sql idx "SELECT count(DISTINCT walk_pos) || ' ' || min(walk_pos) || ' ' || max(walk_pos) FROM git_commits c JOIN git_repos r ON r.id = c.repo WHERE r.name = 'cases'")
+[ "$got" = "20 0 19" ] || fail "a merge of an old commit: the places are 0 to 19, once each: $got"
+[ "$(pg_sql idx "SELECT count(*) FROM git_commits WHERE walk_pos IS NULL")" = 0 ] ||
+  fail "every row has its place"
 
 [ "$FAILS" = 0 ] && echo "ok"
 exit "$((FAILS > 0))"

@@ -250,16 +250,16 @@ static void arr_free(arr *x, size_t n)
 /* ---- the worker ---- */
 
 enum { C_OID, C_AUTHOR, C_EMAIL, C_RAW_AUTHOR, C_RAW_EMAIL, C_ATIME, C_AOFFSET, C_CTIME,
-       C_NPARENTS, C_PARENTS, C_SUBJECT, C_MESSAGE, C_NFILES, C_ADD, C_DEL, C_WALK, C_N };
+       C_NPARENTS, C_PARENTS, C_SUBJECT, C_MESSAGE, C_NFILES, C_ADD, C_DEL, C_WALK, C_WTIME, C_N };
 enum { F_OID, F_SEQ, F_PATH, F_KEY, F_ADD, F_DEL, F_BINARY, F_STATUS, F_N };
 
 static const char insert_commits[] =
     "INSERT INTO git_commits(repo, gen, oid, author, email, raw_author, raw_email, atime,"
     " aoffset, ctime, nparents, parents, subject, message, nfiles, additions, deletions,"
-    " walk_pos) SELECT $1, $2::bigint, u.* FROM unnest($3::text[], $4::text[], $5::text[],"
-    " $6::text[], $7::text[], $8::bigint[], $9::integer[], $10::bigint[], $11::integer[],"
-    " $12::text[], $13::text[], $14::text[], $15::integer[], $16::bigint[], $17::bigint[],"
-    " $18::bigint[]) AS u"
+    " walk_pos, walk_time) SELECT $1, $2::bigint, u.* FROM unnest($3::text[], $4::text[],"
+    " $5::text[], $6::text[], $7::text[], $8::bigint[], $9::integer[], $10::bigint[],"
+    " $11::integer[], $12::text[], $13::text[], $14::text[], $15::integer[], $16::bigint[],"
+    " $17::bigint[], $18::bigint[], $19::bigint[]) AS u"
     " ON CONFLICT (repo, oid) DO NOTHING";
 
 static const char insert_files[] =
@@ -305,9 +305,10 @@ static void hex_of(const git_oid *o, char out[GIT_OID_HEXSZ + 1])
 }
 
 /* Writes commits cs[0..n) with their statistics st and their places in the walk from
- * HEAD (pos: see walk_pos) in one transaction. */
+ * HEAD (pos and wtime: see walk_pos) in one transaction. */
 static int write_batch(qr_store *st, const char *id, const char *holder, int64_t lease_s,
                        const char *gen, const qr_commit_info *cs, const int64_t *pos,
+                       const int64_t *wtime,
                        const qr_commit_stats *stats, size_t n, qr_arena *a, qr_buf *err)
 {
     arr c[C_N], f[F_N];
@@ -345,6 +346,7 @@ static int write_batch(qr_store *st, const char *id, const char *holder, int64_t
         arr_int(&c[C_ADD], stats[i].additions);
         arr_int(&c[C_DEL], stats[i].deletions);
         arr_int(&c[C_WALK], pos[i]);
+        arr_int(&c[C_WTIME], wtime[i]);
         for (uint32_t k = 0; k < stats[i].nfiles; k++) {
             const qr_file_stat *fs = &stats[i].files[k];
             const char *shown = qr__path_shown(a, fs->path, strlen(fs->path));
@@ -413,7 +415,10 @@ static bool has_hex(char **v, size_t n, const char *h)
 
 /* git_commits.walk_pos of the i-th of n commits a walk from HEAD meets: counted from the
  * last, so that commits added on top of a history leave the others' places alone (a run
- * updates only the places that moved: a merge that brings in older commits moves some) */
+ * updates only the places that moved: a merge that brings in older commits moves some).
+ * walk_time is the oldest committer date among the commits the walk met up to this one:
+ * it never rises along the walk, so get_commits across repositories orders by it (then
+ * by walk_pos) and keeps each repository's walk order with a plain sort. */
 static int64_t walk_pos(size_t i, size_t n)
 {
     return (int64_t)(n - 1 - i);
@@ -423,7 +428,7 @@ static int64_t walk_pos(size_t i, size_t n)
  * none recorded, a row written before migration 5). */
 typedef struct held {
     const char *hex;
-    int64_t pos;
+    int64_t pos, wtime;
 } held;
 
 static int cmp_held(const void *x, const void *y)
@@ -433,7 +438,7 @@ static int cmp_held(const void *x, const void *y)
 
 static const held *find_held(const held *v, size_t n, const char *h)
 {
-    held key = {h, 0};
+    held key = {h, 0, 0};
     return n ? bsearch(&key, v, n, sizeof *v, cmp_held) : NULL;
 }
 
@@ -518,10 +523,11 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
     char **head = NULL;
     size_t *miss = NULL;
     qr_store_rows rows = {0};
-    arr extras, moved[2]; /* moved: ids and new places of held commits whose place changed */
+    arr extras, moved[3]; /* moved: held commits whose place changed: ids, places, times */
+    int64_t *wtime = NULL;
     arr_init(&extras);
-    arr_init(&moved[0]);
-    arr_init(&moved[1]);
+    for (int i = 0; i < 3; i++)
+        arr_init(&moved[i]);
     size_t batch = o->batch ? o->batch : DEFAULT_BATCH;
     char genbuf[24];
     put_i64(genbuf, gen + 1);
@@ -559,7 +565,14 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
             goto done;
     }
     const char *ip[] = {id};
-    if ((rc = qr_store_pg_exec(st, "SELECT oid, coalesce(walk_pos, -1) FROM git_commits"
+    if (n && !(wtime = qr_arena_alloc(&a, n * sizeof *wtime))) {
+        rc = QR_ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        wtime[i] = i && wtime[i - 1] < cs[i].ctime ? wtime[i - 1] : cs[i].ctime;
+    if ((rc = qr_store_pg_exec(st, "SELECT oid, coalesce(walk_pos, -1), coalesce(walk_time, 0)"
+                               " FROM git_commits"
                                " WHERE repo = $1",
                                1, ip, &rows, "read the commits of a repository", NULL, err)))
         goto done;
@@ -571,6 +584,7 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
     }
     for (size_t i = 0; i < nhave; i++) {
         have[i].pos = strtoll(qr_store_rows_get(&rows, (int)i, 1), NULL, 10);
+        have[i].wtime = strtoll(qr_store_rows_get(&rows, (int)i, 2), NULL, 10);
         if (!(have[i].hex = qr_arena_strndup(&a, qr_store_rows_get(&rows, (int)i, 0),
                                              GIT_OID_HEXSZ))) {
             rc = QR_ENOMEM;
@@ -588,9 +602,11 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         const held *h = find_held(have, nhave, hex);
         if (!h)
             miss[nmiss++] = i;
-        else if (h->pos != walk_pos(i, n)) { /* moved: set when the run is published */
+        else if (h->pos != walk_pos(i, n) || h->wtime != wtime[i]) {
+            /* moved: set when the run is published */
             arr_cstr(&moved[0], hex);
             arr_int(&moved[1], walk_pos(i, n));
+            arr_int(&moved[2], wtime[i]);
         }
     }
     qsort(head, nhead, sizeof *head, cmp_hex);
@@ -630,17 +646,20 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         qr_commit_info *bc = qr_arena_alloc(&s, m * sizeof *bc);
         qr_commit_stats *bs = qr_arena_alloc(&s, m * sizeof *bs);
         int64_t *bp = qr_arena_alloc(&s, m * sizeof *bp);
-        if (!bc || !bs || !bp) {
+        int64_t *bw = qr_arena_alloc(&s, m * sizeof *bw);
+        if (!bc || !bs || !bp || !bw) {
             rc = QR_ENOMEM;
             goto done;
         }
         for (size_t j = 0; j < m; j++) {
             bc[j] = cs[miss[k + j]];
             bp[j] = walk_pos(miss[k + j], n);
+            bw[j] = wtime[miss[k + j]];
         }
         qr_progress p = {NULL, NULL, o->stop};
         if ((rc = qr__git_stats(g, &ix, bc, m, false, &p, &s, bs, err)) ||
-            (rc = write_batch(st, id, o->holder, o->lease_s, genbuf, bc, bp, bs, m, &s, err)))
+            (rc = write_batch(st, id, o->holder, o->lease_s, genbuf, bc, bp, bw, bs, m, &s,
+                              err)))
             goto done;
         run->added += (int64_t)m;
         if (o->progress)
@@ -707,9 +726,11 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         put_i64(now, qr_clock_now());
         put_i64(total, (int64_t)n);
         const char *dp[] = {id, arr_done(&extras)};
-        const char *wp[] = {id, arr_done(&moved[0]), arr_done(&moved[1])};
+        const char *wp[] = {id, arr_done(&moved[0]), arr_done(&moved[1]),
+                            arr_done(&moved[2])};
         const char *pp[] = {id, o->holder, genbuf, *hhex ? hhex : NULL, now, total, requested};
-        if (extras.b.failed || moved[0].b.failed || moved[1].b.failed || remap_nomem) {
+        if (extras.b.failed || moved[0].b.failed || moved[1].b.failed || moved[2].b.failed ||
+            remap_nomem) {
             rc = QR_ENOMEM;
             arr_free(remap, 4);
             goto done;
@@ -726,10 +747,11 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
                                                 2, dp, NULL, "drop unreachable commits", NULL,
                                                 err))) ||
             (moved[0].n && (rc = qr_store_pg_exec(st,
-                                                  "UPDATE git_commits c SET walk_pos = u.p"
-                                                  " FROM unnest($2::text[], $3::bigint[])"
-                                                  " AS u(o, p) WHERE c.repo = $1 AND c.oid = u.o",
-                                                  3, wp, NULL, "order the commits", NULL,
+                                                  "UPDATE git_commits c SET walk_pos = u.p,"
+                                                  " walk_time = u.t FROM unnest($2::text[],"
+                                                  " $3::bigint[], $4::bigint[]) AS u(o, p, t)"
+                                                  " WHERE c.repo = $1 AND c.oid = u.o",
+                                                  4, wp, NULL, "order the commits", NULL,
                                                   err))) ||
             (nremap && (rc = qr_store_pg_exec(st,
                                               "UPDATE git_commits c SET author = u.a, email = u.e"
@@ -758,7 +780,7 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
 done:
     qr_store_rows_free(&rows);
     qr_buf_release(&extras.b);
-    arr_free(moved, 2);
+    arr_free(moved, 3);
     free(have);
     free(head);
     free(miss);

@@ -215,7 +215,7 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
 #define STATS_COLS                                                                                 \
     "c.repo, c.repo_name, c.oid, c.author, c.email, c.atime, c.aoffset, c.ctime, c.nfiles,"       \
     " c.additions, c.deletions"
-#define COMMIT_COLS STATS_COLS ", c.subject, c.message, c.parents, c.walk_pos"
+#define COMMIT_COLS STATS_COLS ", c.subject, c.message, c.parents, c.walk_pos, c.walk_time"
 
 /* with a path */
 #define WINDOW_PATH(cols)                                                                          \
@@ -258,16 +258,14 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     "  min(c.repo_name) COLLATE \"C\", c.repo COLLATE \"C\" LIMIT $7::bigint"
 
 /* in each repository's walk order, as the local tool lists them (walk_pos, which orders
- * equal committer dates and a child dated before its parent; a repository not indexed
- * since migration 5 has none and goes by date), repositories interleaved by date: w is
- * the oldest committer date at or above the commit in its repository's walk, which never
- * rises along the walk, so ordering by w keeps each repository's order */
-#define WALK_ORDER "walk_pos DESC NULLS LAST, ctime DESC, oid COLLATE \"C\""
+ * equal committer dates and a child dated before its parent), repositories interleaved by
+ * walk_time, the oldest committer date the walk met up to the commit, which never rises
+ * along a walk (shared_index.c); rows of a repository not indexed since migration 5 have
+ * neither and go by committer date */
 #define COMMITS_TAIL                                                                               \
-    ", o AS (SELECT cc.*, min(ctime) OVER (PARTITION BY repo ORDER BY " WALK_ORDER                  \
-    "  ROWS UNBOUNDED PRECEDING) AS w FROM cc)"                                                     \
     " SELECT repo_name, oid, author, email, atime, aoffset, subject, message, parents, ln, la, ld"  \
-    " FROM o ORDER BY w DESC, repo_name COLLATE \"C\", repo COLLATE \"C\", " WALK_ORDER           \
+    " FROM cc ORDER BY coalesce(walk_time, ctime) DESC, repo_name COLLATE \"C\","                  \
+    "  repo COLLATE \"C\", walk_pos DESC NULLS LAST, ctime DESC, oid COLLATE \"C\""                \
     " LIMIT $7::bigint"
 
 /* [kind][with a path] */

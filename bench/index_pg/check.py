@@ -45,8 +45,13 @@ def rows(local_path, shared_path, name):
     return False
 
 
+def fold(email):
+    """an author's key: the email with ASCII letters lowercased (src/git/git_int.h)"""
+    return "".join(c.lower() if "A" <= c <= "Z" else c for c in email)
+
+
 def question(quarry_path, sql_path):
-    q = {(r["repo"], r["email"], r["commits"], r["additions"], r["deletions"])
+    q = {(r["repo"], fold(r["email"]), r["commits"], r["additions"], r["deletions"])
          for r in json.load(open(quarry_path))}
     s = {(r["repo_name"], r["email"], r["commits"], r["additions"], r["deletions"])
          for r in (json.load(open(sql_path)) or [])}

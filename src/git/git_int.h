@@ -155,6 +155,23 @@ bool qr__git_author_matches(const qr_commit_info *c, const char *needle);
  * limits; a pattern that hits them does not match). */
 bool qr__git_message_matches(void *code, const char *msg);
 
+/* ---- who an author is, and which commit is first: one rule for both backends ----
+ * The local tools aggregate in C (tools_git.c), the shared index in SQL (shared_tools.c);
+ * these are the two spellings of each rule, side by side, so both give the same rows.
+ * - An author is an email whatever its ASCII case (Bob@X.org is bob@x.org); other letters
+ *   are not folded, as the mailmap and the author filter fold only ASCII. In SQL, lower()
+ *   under COLLATE "C", which folds only ASCII whatever the database's locale.
+ * - Commits are ordered by author date, then committer date, then UTC offset, then id:
+ *   the first and last commits of an author or a file are the least and greatest in that
+ *   order, and an author's name and email are shown as in their last commit. */
+#define QR_GIT_FOLD_SQL(x) "lower(" x " COLLATE \"C\")"
+#define QR_GIT_LAST_FIRST_SQL "atime DESC, ctime DESC, aoffset DESC, oid COLLATE \"C\" DESC"
+/* The author key of email: email itself when it has no ASCII capital, else a lowercased
+ * copy in a; NULL when a is out of memory. */
+const char *qr__git_author_key(const char *email, qr_arena *a);
+/* < 0, 0 or > 0 as commit x comes before, is, or comes after y in that order. */
+int qr__git_commit_order(const qr_commit_info *x, const qr_commit_info *y);
+
 /* ---- the commit graph and other internals of the index (index.c) ----
  * Each commit's header fields, as libgit2 parses them, keyed by commit id: what a walk
  * needs without reading commit objects from the pack. A row never changes (an id names

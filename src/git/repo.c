@@ -503,6 +503,34 @@ bool qr__git_author_matches(const qr_commit_info *c, const char *needle)
            contains_nocase(c->raw_author, needle) || contains_nocase(c->raw_email, needle);
 }
 
+const char *qr__git_author_key(const char *email, qr_arena *a)
+{
+    const char *e = email;
+    while (*e && !(*e >= 'A' && *e <= 'Z'))
+        e++;
+    if (!*e)
+        return email;
+    size_t n = strlen(email);
+    char *low = qr_arena_strndup(a, email, n);
+    if (!low)
+        return NULL;
+    for (size_t i = (size_t)(e - email); i < n; i++)
+        if (low[i] >= 'A' && low[i] <= 'Z')
+            low[i] = (char)(low[i] + 32);
+    return low;
+}
+
+int qr__git_commit_order(const qr_commit_info *x, const qr_commit_info *y)
+{
+    if (x->atime != y->atime)
+        return x->atime < y->atime ? -1 : 1;
+    if (x->ctime != y->ctime)
+        return x->ctime < y->ctime ? -1 : 1;
+    if (x->aoffset != y->aoffset)
+        return x->aoffset < y->aoffset ? -1 : 1;
+    return git_oid_cmp(&x->oid, &y->oid);
+}
+
 /* ---- TREESAME: do two trees differ within the pathspec? ---- */
 
 static int entry_cmp(const git_tree_entry *x, const git_tree_entry *y)

@@ -250,15 +250,16 @@ static void arr_free(arr *x, size_t n)
 /* ---- the worker ---- */
 
 enum { C_OID, C_AUTHOR, C_EMAIL, C_RAW_AUTHOR, C_RAW_EMAIL, C_ATIME, C_AOFFSET, C_CTIME,
-       C_NPARENTS, C_PARENTS, C_SUBJECT, C_MESSAGE, C_NFILES, C_ADD, C_DEL, C_N };
+       C_NPARENTS, C_PARENTS, C_SUBJECT, C_MESSAGE, C_NFILES, C_ADD, C_DEL, C_WALK, C_WTIME, C_N };
 enum { F_OID, F_SEQ, F_PATH, F_KEY, F_ADD, F_DEL, F_BINARY, F_STATUS, F_N };
 
 static const char insert_commits[] =
     "INSERT INTO git_commits(repo, gen, oid, author, email, raw_author, raw_email, atime,"
-    " aoffset, ctime, nparents, parents, subject, message, nfiles, additions, deletions)"
-    " SELECT $1, $2::bigint, u.* FROM unnest($3::text[], $4::text[], $5::text[], $6::text[],"
-    " $7::text[], $8::bigint[], $9::integer[], $10::bigint[], $11::integer[], $12::text[],"
-    " $13::text[], $14::text[], $15::integer[], $16::bigint[], $17::bigint[]) AS u"
+    " aoffset, ctime, nparents, parents, subject, message, nfiles, additions, deletions,"
+    " walk_pos, walk_time) SELECT $1, $2::bigint, u.* FROM unnest($3::text[], $4::text[],"
+    " $5::text[], $6::text[], $7::text[], $8::bigint[], $9::integer[], $10::bigint[],"
+    " $11::integer[], $12::text[], $13::text[], $14::text[], $15::integer[], $16::bigint[],"
+    " $17::bigint[], $18::bigint[], $19::bigint[]) AS u"
     " ON CONFLICT (repo, oid) DO NOTHING";
 
 static const char insert_files[] =
@@ -303,9 +304,11 @@ static void hex_of(const git_oid *o, char out[GIT_OID_HEXSZ + 1])
     git_oid_tostr(out, GIT_OID_HEXSZ + 1, o);
 }
 
-/* Writes commits cs[0..n) with their statistics st in one transaction. */
+/* Writes commits cs[0..n) with their statistics st and their places in the walk from
+ * HEAD (pos and wtime: see walk_pos) in one transaction. */
 static int write_batch(qr_store *st, const char *id, const char *holder, int64_t lease_s,
-                       const char *gen, const qr_commit_info *cs,
+                       const char *gen, const qr_commit_info *cs, const int64_t *pos,
+                       const int64_t *wtime,
                        const qr_commit_stats *stats, size_t n, qr_arena *a, qr_buf *err)
 {
     arr c[C_N], f[F_N];
@@ -342,6 +345,8 @@ static int write_batch(qr_store *st, const char *id, const char *holder, int64_t
         arr_int(&c[C_NFILES], stats[i].nfiles);
         arr_int(&c[C_ADD], stats[i].additions);
         arr_int(&c[C_DEL], stats[i].deletions);
+        arr_int(&c[C_WALK], pos[i]);
+        arr_int(&c[C_WTIME], wtime[i]);
         for (uint32_t k = 0; k < stats[i].nfiles; k++) {
             const qr_file_stat *fs = &stats[i].files[k];
             const char *shown = qr__path_shown(a, fs->path, strlen(fs->path));
@@ -406,6 +411,35 @@ static int cmp_hex(const void *x, const void *y)
 static bool has_hex(char **v, size_t n, const char *h)
 {
     return n && bsearch(&h, v, n, sizeof *v, cmp_hex) != NULL;
+}
+
+/* git_commits.walk_pos of the i-th of n commits a walk from HEAD meets: counted from the
+ * last, so that commits added on top of a history leave the others' places alone (a run
+ * updates only the places that moved: a merge that brings in older commits moves some).
+ * walk_time is the oldest committer date among the commits the walk met up to this one:
+ * it never rises along the walk, so get_commits across repositories orders by it (then
+ * by walk_pos) and keeps each repository's walk order with a plain sort. */
+static int64_t walk_pos(size_t i, size_t n)
+{
+    return (int64_t)(n - 1 - i);
+}
+
+/* A commit the database holds for the repository: its id and place in the walk (-1:
+ * none recorded, a row written before migration 5). */
+typedef struct held {
+    const char *hex;
+    int64_t pos, wtime;
+} held;
+
+static int cmp_held(const void *x, const void *y)
+{
+    return strcmp(((const held *)x)->hex, ((const held *)y)->hex);
+}
+
+static const held *find_held(const held *v, size_t n, const char *h)
+{
+    held key = {h, 0, 0};
+    return n ? bsearch(&key, v, n, sizeof *v, cmp_held) : NULL;
 }
 
 /* Claims a repository: *claimed, and its id, location, generation and request count. */
@@ -485,11 +519,15 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
     qr_arena_init(&s, 0);
     qr_commit_info *cs = NULL;
     size_t n = 0, nhave = 0, nhead = 0, nmiss = 0;
-    char **have = NULL, **head = NULL;
+    held *have = NULL;
+    char **head = NULL;
     size_t *miss = NULL;
     qr_store_rows rows = {0};
-    arr extras;
+    arr extras, moved[3]; /* moved: held commits whose place changed: ids, places, times */
+    int64_t *wtime = NULL;
     arr_init(&extras);
+    for (int i = 0; i < 3; i++)
+        arr_init(&moved[i]);
     size_t batch = o->batch ? o->batch : DEFAULT_BATCH;
     char genbuf[24];
     put_i64(genbuf, gen + 1);
@@ -527,8 +565,16 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
             goto done;
     }
     const char *ip[] = {id};
-    if ((rc = qr_store_pg_exec(st, "SELECT oid FROM git_commits WHERE repo = $1", 1, ip, &rows,
-                               "read the commits of a repository", NULL, err)))
+    if (n && !(wtime = qr_arena_alloc(&a, n * sizeof *wtime))) {
+        rc = QR_ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        wtime[i] = i && wtime[i - 1] < cs[i].ctime ? wtime[i - 1] : cs[i].ctime;
+    if ((rc = qr_store_pg_exec(st, "SELECT oid, coalesce(walk_pos, -1), coalesce(walk_time, 0)"
+                               " FROM git_commits"
+                               " WHERE repo = $1",
+                               1, ip, &rows, "read the commits of a repository", NULL, err)))
         goto done;
     nhave = (size_t)rows.n;
     if (!(have = calloc(nhave + 1, sizeof *have)) || !(head = calloc(n + 1, sizeof *head)) ||
@@ -536,12 +582,16 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         rc = QR_ENOMEM;
         goto done;
     }
-    for (size_t i = 0; i < nhave; i++)
-        if (!(have[i] = qr_arena_strndup(&a, qr_store_rows_get(&rows, (int)i, 0), GIT_OID_HEXSZ))) {
+    for (size_t i = 0; i < nhave; i++) {
+        have[i].pos = strtoll(qr_store_rows_get(&rows, (int)i, 1), NULL, 10);
+        have[i].wtime = strtoll(qr_store_rows_get(&rows, (int)i, 2), NULL, 10);
+        if (!(have[i].hex = qr_arena_strndup(&a, qr_store_rows_get(&rows, (int)i, 0),
+                                             GIT_OID_HEXSZ))) {
             rc = QR_ENOMEM;
             goto done;
         }
-    qsort(have, nhave, sizeof *have, cmp_hex);
+    }
+    qsort(have, nhave, sizeof *have, cmp_held);
     for (size_t i = 0; i < n; i++) {
         char hex[GIT_OID_HEXSZ + 1];
         hex_of(&cs[i].oid, hex);
@@ -549,13 +599,20 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
             rc = QR_ENOMEM;
             goto done;
         }
-        if (!has_hex(have, nhave, hex))
+        const held *h = find_held(have, nhave, hex);
+        if (!h)
             miss[nmiss++] = i;
+        else if (h->pos != walk_pos(i, n) || h->wtime != wtime[i]) {
+            /* moved: set when the run is published */
+            arr_cstr(&moved[0], hex);
+            arr_int(&moved[1], walk_pos(i, n));
+            arr_int(&moved[2], wtime[i]);
+        }
     }
     qsort(head, nhead, sizeof *head, cmp_hex);
     for (size_t i = 0; i < nhave; i++)
-        if (!has_hex(head, nhead, have[i])) {
-            arr_cstr(&extras, have[i]);
+        if (!has_hex(head, nhead, have[i].hex)) {
+            arr_cstr(&extras, have[i].hex);
             run->removed++;
         }
     /* the statistics the local index lacks, computed as `quarry index` does, all at once
@@ -588,15 +645,21 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         size_t m = nmiss - k < batch ? nmiss - k : batch;
         qr_commit_info *bc = qr_arena_alloc(&s, m * sizeof *bc);
         qr_commit_stats *bs = qr_arena_alloc(&s, m * sizeof *bs);
-        if (!bc || !bs) {
+        int64_t *bp = qr_arena_alloc(&s, m * sizeof *bp);
+        int64_t *bw = qr_arena_alloc(&s, m * sizeof *bw);
+        if (!bc || !bs || !bp || !bw) {
             rc = QR_ENOMEM;
             goto done;
         }
-        for (size_t j = 0; j < m; j++)
+        for (size_t j = 0; j < m; j++) {
             bc[j] = cs[miss[k + j]];
+            bp[j] = walk_pos(miss[k + j], n);
+            bw[j] = wtime[miss[k + j]];
+        }
         qr_progress p = {NULL, NULL, o->stop};
         if ((rc = qr__git_stats(g, &ix, bc, m, false, &p, &s, bs, err)) ||
-            (rc = write_batch(st, id, o->holder, o->lease_s, genbuf, bc, bs, m, &s, err)))
+            (rc = write_batch(st, id, o->holder, o->lease_s, genbuf, bc, bp, bw, bs, m, &s,
+                              err)))
             goto done;
         run->added += (int64_t)m;
         if (o->progress)
@@ -663,8 +726,11 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         put_i64(now, qr_clock_now());
         put_i64(total, (int64_t)n);
         const char *dp[] = {id, arr_done(&extras)};
+        const char *wp[] = {id, arr_done(&moved[0]), arr_done(&moved[1]),
+                            arr_done(&moved[2])};
         const char *pp[] = {id, o->holder, genbuf, *hhex ? hhex : NULL, now, total, requested};
-        if (extras.b.failed || remap_nomem) {
+        if (extras.b.failed || moved[0].b.failed || moved[1].b.failed || moved[2].b.failed ||
+            remap_nomem) {
             rc = QR_ENOMEM;
             arr_free(remap, 4);
             goto done;
@@ -680,6 +746,13 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
                                                 " AND oid = ANY($2::text[])",
                                                 2, dp, NULL, "drop unreachable commits", NULL,
                                                 err))) ||
+            (moved[0].n && (rc = qr_store_pg_exec(st,
+                                                  "UPDATE git_commits c SET walk_pos = u.p,"
+                                                  " walk_time = u.t FROM unnest($2::text[],"
+                                                  " $3::bigint[], $4::bigint[]) AS u(o, p, t)"
+                                                  " WHERE c.repo = $1 AND c.oid = u.o",
+                                                  4, wp, NULL, "order the commits", NULL,
+                                                  err))) ||
             (nremap && (rc = qr_store_pg_exec(st,
                                               "UPDATE git_commits c SET author = u.a, email = u.e"
                                               " FROM unnest($2::text[], $3::text[], $4::text[],"
@@ -707,6 +780,7 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
 done:
     qr_store_rows_free(&rows);
     qr_buf_release(&extras.b);
+    arr_free(moved, 3);
     free(have);
     free(head);
     free(miss);

@@ -17,8 +17,9 @@
  * sorts them, then by repository, so one repository's rows are the local tool's rows.
  * Differences, documented in docs/team.md: only HEAD's history is indexed (no `ref`, no
  * `first_parent`), `grep` is refused (the messages are stored, but PCRE2 is not the
- * server's regex), since cuts by date rather than where a date-ordered walk stops, and
- * upper and lower case are folded by the server's lower().
+ * server's regex), and since cuts by date rather than where a date-ordered walk stops.
+ * Who an author is and which commit is an author's first and last follow git_int.h's
+ * rules, as the local tools do (ASCII case folded whatever the database's locale).
  *
  * Rejected: pulling every row to the client and reusing the local aggregation (a question
  * over 100 repositories would move every file row across the network); a separate tool
@@ -198,21 +199,23 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
  * one window for both cases and the first and last dates as four sorted array_agg, 290 ms
  * as below. */
 
+#define FOLD QR_GIT_FOLD_SQL /* ASCII case only, whatever the database's locale */
 #define C_WHERE                                                                                    \
     " FROM git_commits_live c WHERE ($1::text[] IS NULL"                                           \
     "  OR c.repo_name = ANY($1::text[]) OR c.repo = ANY($1::text[]))"                              \
     " AND ($2::bigint IS NULL OR c.ctime >= $2::bigint)"                                           \
     " AND ($3::bigint IS NULL OR c.ctime <= $3::bigint)"                                           \
-    " AND ($4::text IS NULL OR strpos(lower(c.author), lower($4)) > 0"                             \
-    "  OR strpos(lower(c.email), lower($4)) > 0 OR strpos(lower(c.raw_author), lower($4)) > 0"     \
-    "  OR strpos(lower(c.raw_email), lower($4)) > 0)"                                              \
+    " AND ($4::text IS NULL OR strpos(" FOLD("c.author") ", " FOLD("$4") ") > 0"                 \
+    "  OR strpos(" FOLD("c.email") ", " FOLD("$4") ") > 0"                                         \
+    "  OR strpos(" FOLD("c.raw_author") ", " FOLD("$4") ") > 0"                                    \
+    "  OR strpos(" FOLD("c.raw_email") ", " FOLD("$4") ") > 0)"                                    \
     " AND ($5::integer = 0 OR ($5::integer = 1 AND c.nparents < 2)"                                \
     "  OR ($5::integer = 2 AND c.nparents >= 2))"
 
 #define STATS_COLS                                                                                 \
     "c.repo, c.repo_name, c.oid, c.author, c.email, c.atime, c.aoffset, c.ctime, c.nfiles,"       \
     " c.additions, c.deletions"
-#define COMMIT_COLS STATS_COLS ", c.subject, c.message, c.parents"
+#define COMMIT_COLS STATS_COLS ", c.subject, c.message, c.parents, c.walk_pos, c.walk_time"
 
 /* with a path */
 #define WINDOW_PATH(cols)                                                                          \
@@ -229,19 +232,20 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     "  JOIN c USING (repo, oid)),"                                                                 \
     " cc AS (SELECT c.*, c.nfiles AS ln, c.additions AS la, c.deletions AS ld FROM c)"
 
-/* first and last: the earliest author date (the latest commit date among equal ones) and
- * the latest (likewise), each with its offset, as two-element arrays */
+/* one author per email whatever its ASCII case, shown as in their last commit; first and
+ * last: the least and greatest commits in git_int.h's order, as two-element arrays
+ * (author date and its offset) */
 #define AUTHORS_TAIL                                                                               \
-    ", fa AS (SELECT c.repo, c.email, count(DISTINCT f.path) AS files FROM f JOIN c"               \
-    "  USING (repo, oid) GROUP BY c.repo, c.email),"                                               \
-    " ag AS (SELECT repo, min(repo_name) AS repo_name, email,"                                     \
-    "  (array_agg(author ORDER BY atime DESC, ctime DESC))[1] AS author, count(*) AS commits,"     \
-    "  sum(la) AS additions, sum(ld) AS deletions,"                                                \
-    "  min(ARRAY[atime, -ctime, aoffset]) AS f3, max(ARRAY[atime, ctime, aoffset]) AS l3"          \
-    "  FROM cc GROUP BY repo, email)"                                                              \
-    " SELECT ag.repo_name, ag.author, ag.email, ag.commits, ag.additions, ag.deletions,"           \
-    "  coalesce(fa.files, 0), f3[1], f3[3], l3[1], l3[3] FROM ag LEFT JOIN fa USING (repo, email)" \
-    " ORDER BY ag.commits DESC, ag.author COLLATE \"C\", ag.email COLLATE \"C\","                  \
+    ", fa AS (SELECT c.repo, " FOLD("c.email") " AS k, count(DISTINCT f.path) AS files"           \
+    "  FROM f JOIN c USING (repo, oid) GROUP BY c.repo, k),"                                       \
+    " ag AS (SELECT repo, min(repo_name) AS repo_name, " FOLD("email") " AS k,"                   \
+    "  array_agg(ARRAY[author, email] ORDER BY " QR_GIT_LAST_FIRST_SQL ") AS who,"                 \
+    "  count(*) AS commits, sum(la) AS additions, sum(ld) AS deletions,"                           \
+    "  min(ARRAY[atime, ctime, aoffset]) AS f3, max(ARRAY[atime, ctime, aoffset]) AS l3"           \
+    "  FROM cc GROUP BY repo, k)"                                                                  \
+    " SELECT ag.repo_name, ag.who[1][1], ag.who[1][2], ag.commits, ag.additions, ag.deletions,"          \
+    "  coalesce(fa.files, 0), f3[1], f3[3], l3[1], l3[3] FROM ag LEFT JOIN fa USING (repo, k)"     \
+    " ORDER BY ag.commits DESC, ag.who[1][1] COLLATE \"C\", ag.who[1][2] COLLATE \"C\","          \
     "  ag.repo_name COLLATE \"C\", ag.repo COLLATE \"C\" LIMIT $7::bigint"
 
 #define FILES_TAIL                                                                                 \
@@ -253,9 +257,15 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     "  coalesce(f.path_key, convert_to(f.path, 'UTF8')),"                                          \
     "  min(c.repo_name) COLLATE \"C\", c.repo COLLATE \"C\" LIMIT $7::bigint"
 
+/* in each repository's walk order, as the local tool lists them (walk_pos, which orders
+ * equal committer dates and a child dated before its parent), repositories interleaved by
+ * walk_time, the oldest committer date the walk met up to the commit, which never rises
+ * along a walk (shared_index.c); rows of a repository not indexed since migration 5 have
+ * neither and go by committer date */
 #define COMMITS_TAIL                                                                               \
     " SELECT repo_name, oid, author, email, atime, aoffset, subject, message, parents, ln, la, ld"  \
-    " FROM cc ORDER BY ctime DESC, repo_name COLLATE \"C\", repo COLLATE \"C\", oid"               \
+    " FROM cc ORDER BY coalesce(walk_time, ctime) DESC, repo_name COLLATE \"C\","                  \
+    "  repo COLLATE \"C\", walk_pos DESC NULLS LAST, ctime DESC, oid COLLATE \"C\""                \
     " LIMIT $7::bigint"
 
 /* [kind][with a path] */

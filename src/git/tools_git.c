@@ -27,7 +27,6 @@
 #include "quarry/tools.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <ctype.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -612,8 +611,7 @@ static int pair_add(pairset *t, uint32_t a, uint32_t b)
 /* ---- get_author_stats ---- */
 
 typedef struct author_row {
-    const qr_commit_info *latest; /* the commit whose name is shown */
-    const qr_commit_info *first, *last;
+    const qr_commit_info *first, *last; /* last: the commit whose name is shown */
     int64_t commits, additions, deletions, files;
 } author_row;
 
@@ -623,8 +621,8 @@ static int author_cmp(const void *x, const void *y)
     const author_row *a = x, *b = y;
     if (a->commits != b->commits)
         return a->commits > b->commits ? -1 : 1;
-    int c = strcmp(a->latest->author, b->latest->author);
-    return c ? c : strcmp(a->latest->email, b->latest->email);
+    int c = strcmp(a->last->author, b->last->author);
+    return c ? c : strcmp(a->last->email, b->last->email);
 }
 
 static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, qr_buf *err)
@@ -660,37 +658,22 @@ static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
     for (size_t i = 0; rc == QR_OK && i < n; i++) {
         const qr_commit_info *c = &cs[i];
         uint32_t aid;
-        /* an address is one author whatever its case (Bob@x.org is bob@x.org): one with
-           capitals is looked up by a lowercased copy (the table keeps the pointer) */
-        const char *key = c->email;
-        for (const char *e = key; *e; e++)
-            if (isupper((unsigned char)*e)) {
-                size_t kl = strlen(key);
-                char *low = qr_arena_strndup(&s, key, kl);
-                if (!low) {
-                    rc = QR_ENOMEM;
-                    break;
-                }
-                for (size_t k = 0; k < kl; k++)
-                    low[k] = (char)tolower((unsigned char)low[k]);
-                key = low;
-                break;
-            }
-        if (rc != QR_OK || !strid_get(&by_email, key, &aid)) {
+        /* one author per address whatever its ASCII case (git_int.h: the shared index
+           groups by the same key); the table keeps the pointer */
+        const char *key = qr__git_author_key(c->email, &s);
+        if (!key || !strid_get(&by_email, key, &aid)) {
             rc = QR_ENOMEM;
             break;
         }
         if (aid == nrows) { /* a new author */
             nrows++;
-            rows[aid].latest = rows[aid].first = rows[aid].last = c;
+            rows[aid].first = rows[aid].last = c;
         }
         author_row *r = &rows[aid];
         r->commits++;
-        if (c->atime > r->latest->atime)
-            r->latest = c;
-        if (c->atime < r->first->atime)
+        if (qr__git_commit_order(c, r->first) < 0)
             r->first = c;
-        if (c->atime > r->last->atime)
+        if (qr__git_commit_order(c, r->last) > 0)
             r->last = c;
         for (uint32_t j = 0; j < st[i].nfiles; j++) {
             const qr_file_stat *f = &st[i].files[j];
@@ -720,8 +703,8 @@ static int get_author_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
         qr_vecb_init(&vb, a, nrows);
         for (size_t i = 0; i < nrows; i++) {
             const author_row *r = &rows[i];
-            qr_mapb_put(&mb, k.author, str(a, r->latest->author));
-            qr_mapb_put(&mb, k.email, str(a, r->latest->email));
+            qr_mapb_put(&mb, k.author, str(a, r->last->author));
+            qr_mapb_put(&mb, k.email, str(a, r->last->email));
             qr_mapb_put(&mb, k.commits, qr_int(r->commits));
             qr_mapb_put(&mb, k.additions, qr_int(r->additions));
             qr_mapb_put(&mb, k.deletions, qr_int(r->deletions));
@@ -869,7 +852,7 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
             r->commits += fresh;
             r->additions += f->additions;
             r->deletions += f->deletions;
-            if (cs[i].atime > r->last->atime)
+            if (qr__git_commit_order(&cs[i], r->last) > 0)
                 r->last = &cs[i];
             int added =
                 strid_get(&emails, cs[i].email, &eid) ? pair_add(&pairs, pid, eid) : QR_ENOMEM;

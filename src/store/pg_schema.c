@@ -129,6 +129,14 @@ static const qr_store_migration migrations[] = {
      " path text NOT NULL, oid text NOT NULL, lang integer NOT NULL,"
      " PRIMARY KEY(repo, path));"
      "CREATE INDEX code_files_oid ON code_files(oid);"},
+    /* each commit's place in the walk from HEAD (src/git/shared_index.c): get_commits with
+     * repos lists a repository's commits in the local tool's order, which committer dates
+     * alone do not give (equal dates, a child dated before its parent), and interleaves
+     * repositories by walk_time; NULL until a worker's next run of the repository */
+    {5, "the order of a repository's commits in git_commits.walk_pos",
+     "ALTER TABLE git_commits ADD COLUMN walk_pos bigint, ADD COLUMN walk_time bigint;"
+     "CREATE OR REPLACE VIEW git_commits_live AS SELECT r.name AS repo_name, c.*"
+     " FROM git_commits c JOIN git_repos r ON r.id = c.repo AND c.gen <= r.gen;"},
 };
 
 const qr_store_migration *qr_store_pg_migrations(size_t *n)

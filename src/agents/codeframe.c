@@ -917,6 +917,13 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
                 agent = true;
         if (!ipassive && after && iverb + 1 < (int)n && t[iverb + 1].id == W_OF)
             agent = ipassive = true; /* "includes of X", "the includes for X": a noun */
+        /* "the #include list of X", "include lines in X": a noun too */
+        if (!ipassive && after && iverb + 2 < (int)n &&
+            (word_is(t, n, (size_t)iverb + 1, "list") || word_is(t, n, (size_t)iverb + 1, "lines") ||
+             word_is(t, n, (size_t)iverb + 1, "statements") ||
+             word_is(t, n, (size_t)iverb + 1, "directives")) &&
+            (t[iverb + 2].id == W_OF || t[iverb + 2].id == W_IN))
+            agent = ipassive = true;
         if (!ipassive && aux_between(t, iverb, subj))
             agent = ipassive = after = true; /* "which includes does F have" */
         if (ipassive)

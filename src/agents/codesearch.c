@@ -830,9 +830,7 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                       "  OPTIONAL { ?f code:file/code:path ?file }\n"
                       "  FILTER(?f != ?t)\n",
                       f->rel == CF_CALLERS ? "caller" : "callee");
-        if (!f->inactive)
-            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?t code:inactive true }\n"
-                            "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        /* every call written, under a disabled #if too, as one step's callers are */
         if (f->rel == CF_CALLERS) {
             place_filter(&q, "file", f->in);
         } else if (f->in[0]) { /* "what does X in FILE call": that definition */
@@ -1089,12 +1087,11 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
         break;
     case CF_COUNT:
         *name = "count-functions";
-        /* one file's functions are what is written in it; a directory's, the active */
-        const char *cdot = strrchr(s, '.');
-        bool cfile = cdot && !strchr(cdot, '/') && s[strlen(s) - 1] != '/';
-        qr_buf_printf(&q, PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
-                              "  ?f a code:Function ; code:file/code:path ?p .\n%s",
-                      cfile ? "" : "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        /* the functions written there, under a disabled #if too, as for the callers: a
+           tree without its build's configuration (nginx's NGX_HAVE_*) would lose whole
+           features otherwise */
+        qr_buf_puts(&q, PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
+                            "  ?f a code:Function ; code:file/code:path ?p .\n");
         if (f->statics)
             qr_buf_puts(&q, "  ?f code:static true .\n");
         place_filter(&q, "p", s);

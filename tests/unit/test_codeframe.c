@@ -87,6 +87,7 @@ int main(void)
         {"functions that end with _free in src/x.c", CF_LIST, "*_free", "src/x.c", 0},
         {"where do we define kv_put", CF_DEFINITION, "kv_put", "", 0},
         {"what is kv_put", CF_DEFINITION, "kv_put", "", 0},
+        {"show the #include list of src/x.c", CF_INCLUDES, "src/x.c", "", 0},
         {"what's kv_put?", CF_DEFINITION, "kv_put", "", 0},
         {"which functions directly or indirectly call kv_put", CF_CALLERS, "kv_put", "", 2},
         {"biggest functions in src/", CF_LONGEST, "", "src/", 0},

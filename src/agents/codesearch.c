@@ -1248,10 +1248,10 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
     bool framed = ql < sizeof qn && qr__codeframe_read(qn, &fr, known_name, g);
     if (framed && g && fr.subject[0] && !fr.subject_path && !fr.pattern &&
         !known_name(g, fr.subject)) {
-        /* a name the index lacks: say so, and which it holds near it */
+        /* a name the index lacks: say so, and which it holds near it (a name only a call
+           or a declaration holds, "ngx_sprintf" behind its ngx_cdecl, is asked on) */
         if (unknown_name(st, &req->stop, fr.subject, err))
             return QR_EINVAL;
-        framed = false;
     }
     const char *place = !framed               ? NULL
                         : fr.subject_path     ? fr.subject
@@ -1347,6 +1347,13 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         if (rc == QR_OK && targ[0] && !tpath && qr_sparql_result_nrows(res) == 0 &&
             unknown_name(st, &req->stop, targ, err))
             rc = QR_EINVAL;
+        /* a definition the index holds no row of, for a name it knows (called, or
+           declared): not "nothing", which would say there is none */
+        if (rc == QR_OK && framed && fr.rel == CF_DEFINITION && qr_sparql_result_nrows(res) == 0) {
+            qr_buf_printf(err, "the code index holds no definition of '%s' (it is called or "
+                               "declared, but its definition was not read)", fr.subject);
+            rc = QR_EINVAL;
+        }
         /* "does X call Y" of a Y the index does not know: no such function, not "no" */
         if (rc == QR_OK && framed && fr.only[0] && qr_sparql_result_nrows(res) == 0 &&
             unknown_name(st, &req->stop, fr.only, err))

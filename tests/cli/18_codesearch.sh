@@ -167,11 +167,16 @@ git init -q -b main "$R3"
 mkdir -p "$R3/src/core" "$R3/src/http"
 printf '#include <fast.h>\n' > "$R3/src/core/core.h"
 printf 'static inline int fast_add(int a, int b) { return a + b; }\nstatic inline int fast_none(void) { return 0; }\n' > "$R3/src/core/fast.h"
-printf '#include <core.h>\nint serve(void) { return fast_add(1, 2); }\n' > "$R3/src/http/h.c"
+printf '#include <core.h>\nint serve(void) { return fast_add(1, 2); }\nint log_it(void) { return ext_call(1); }\n' > "$R3/src/http/h.c"
 printf 'typedef struct { int a; } anon_t;\ntypedef struct tagged { int b; } tagged;\ntypedef struct\n{\n    int c;\n} anon2_t;\nstruct plain { int d; };\n' > "$R3/src/core/types.h"
 git -C "$R3" add -A && git -C "$R3" -c user.name=T -c user.email=t@x commit -qm three
 expect_out "used through an include path: only the unused one" 'template:dead-statics [{"name":"fast_none","file":"src/core/fast.h","line":2}]' \
   sh -c '"$1" tool search_codebase --repo "$2" --question "static functions nobody calls" --format json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"how\"], json.dumps(d[\"rows\"], separators=(\",\",\":\")))"' _ "$Q" "$R3"
+# a name the index holds only as a call (defined outside the tree): its callers are
+# answered; its definition is an error that says so, not an empty answer
+expect_out "callers of a function defined elsewhere" 'log_it' \
+  sh -c '"$1" tool search_codebase --repo "$2" --question "who calls ext_call" --format json | python3 -c "import json,sys; print(\" \".join(r[\"caller\"] for r in json.load(sys.stdin)[\"rows\"]))"' _ "$Q" "$R3"
+expect_err "no definition read" "holds no definition of 'ext_call'" "$Q" tool search_codebase --repo "$R3" --question "where is ext_call defined"
 # structs as ctags lists them: a tagged struct by its tag (also when a typedef shares the
 # name), an untagged one is its typedef, not a struct
 expect_out "structs: tagged ones only" 'tagged plain' \

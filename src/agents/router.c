@@ -1183,7 +1183,15 @@ static void parse_refs(parser *p)
         }
         if ((tok_is(p, i, "since") || tok_is(p, i, "after")) && i + 1 < p->n &&
             ref_word(&p->t[i + 1])) {
-            set_ref(p, p->t[i + 1].s, "HEAD");
+            /* "went into 3.7 since 3.6b": from the one to the other */
+            if (p->q->ref[0] && !strstr(p->q->ref, "..") && strlen(p->q->ref) < TOK_LEN) {
+                char upto[TOK_LEN];
+                snprintf(upto, sizeof upto, "%s", p->q->ref);
+                p->q->ref[0] = '\0';
+                set_ref(p, p->t[i + 1].s, upto);
+            } else {
+                set_ref(p, p->t[i + 1].s, "HEAD");
+            }
             use(p, i, i + 2);
             continue;
         }
@@ -1390,6 +1398,20 @@ static bool resolve_name(const parser *p, size_t i, char *out, size_t *len)
             *len = 2;
             return true;
         }
+    }
+    /* a first name, then its person's surname misspelt ("nicholas marriot"): the two
+       words are one name when, read as a typo, they name the person the first names */
+    if (u && !u->used && u->kind == T_WORD && !rt_canon_bit(u->s) &&
+        !in_list(u->s, RT_STOP) && known_author(p, t->s, out)) {
+        char one[RT_STR], typo2[2 * TOK_LEN + 3];
+        snprintf(one, sizeof one, "%s", out);
+        snprintf(typo2, sizeof typo2, "~%s %s", t->s, u->s);
+        if (known_author(p, typo2, out) && !strcmp(out, one)) {
+            *len = 2;
+            return true;
+        }
+        snprintf(out, RT_STR, "%s", one);
+        return true;
     }
     if (known_author(p, t->s, out))
         return true;

@@ -16,7 +16,7 @@ const char *const RT_STOP[] = {
     "my", "our", "repo", "repository", "project", "codebase", "git", "here", "so", "far",
     "ever", "some", "let", "know", "need", "look", "at", "just", "only", "hey", "hi", "its", "very",
     "their", "it", "this", "repo's", "whole", "entire", "into", "up", "got", "seen", "return",
-    "fetch", "retrieve", "grab", "provide", NULL};
+    "fetch", "retrieve", "grab", "provide", "report", NULL};
 
 typedef struct canon {
     const char *word;
@@ -193,5 +193,5 @@ const char *const RT_TYPO_TARGETS[] = {
     "renamed", "deleted", "first", "earliest", "oldest", "newest", "released", "release",
     "releases", "tagged", "touched", "january", "february", "march", "april",
     "june", "july", "august", "september", "october", "november", "december", "monday",
-    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", NULL};
+    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "made", NULL};
 

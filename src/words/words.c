@@ -94,7 +94,9 @@ static const char *const TRAIL[] = {"thanks in advance", "thank you so much", "t
                                     "answer with a number", "answer with just the number",
                                     "reply with a number", "return a number", "return the number",
                                     "just the number", "only the number", "number only",
-                                    "just the count", "only the count", NULL};
+                                    "just the count", "only the count", "return a number only",
+                                    "just curious", "out of curiosity", "no rush",
+                                    "when you get a chance", NULL};
 
 bool qr_words_is_chatter(const char *w)
 {

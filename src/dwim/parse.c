@@ -569,6 +569,11 @@ static double name_match(const char *w, const char *name)
         return 1.0;
     if (!qr_words_typo(w, wn, name, nn))
         return 0;
+    /* a short alias with an 's' added is a plural noun more often than a typo ("a joke
+       about cats" is not `cat`) */
+    if (nn <= 4 && wn == nn + 1 && (w[wn - 1] == 's' || w[wn - 1] == 'S') &&
+        !strncasecmp(w, name, nn))
+        return 0;
     /* a word of four letters with one letter changed for one not beside it on the keyboard
        is another word more often than a typo ("play" is not "plan") */
     if (wn <= 4 && wn == nn && d >= 2) {

@@ -197,6 +197,7 @@ static const row rows[] = {
     /* rejects */
     {"make coffee", "none", NULL, "reject"},
     {"play some jazz", "none", NULL, "reject"}, /* "play" is a word, not a typo of "plan" */
+    {"tell me a joke about cats", "none", NULL, "reject"}, /* "cats" is no typo of "cat" */
     {"shwo src/lisp/eval.c", "read", "src/lisp/eval.c", "run"}, /* a request misspelt */
     {"ls src/lisp", "skeleton", "src/lisp", "run"},
     {"less src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},

@@ -33,8 +33,7 @@ static const char *const LEAD[] = {
     "good morning", "excuse me", "sorry", "hey", "hi", "hello", "yo", "ok", "okay", "so", "um",
     "umm", "uh", "well", "btw", "please", "pls", "plz", "can you", "could you", "would you",
     "i need", "i want", "i'd like", "i would like", "thanks", "thx", "ty", "but", "gimme",
-    "lemme see", "lemme know", "agent task", "task", "i'm an ai agent", "i am an ai agent",
-    "i'm an agent", "i am an agent", "i'm a bot", "could u please", "can u please",
+    "lemme see", "lemme know", "agent task", "task", "could u please", "can u please",
     "could u tell me", "can u tell me", "could u", "can u", "would u", NULL};
 
 static size_t phrase_at(const char *s, size_t n, const char *ph);

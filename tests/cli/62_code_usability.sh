@@ -94,4 +94,16 @@ struct obj {
     int refcount; /* how many hold it */
     void *ptr;
 }" cat "$TMP/def.txt"
+# quarry code query --help names every query type the tool takes (each with what it
+# reads); the other code subcommands' --help is their page, exit 0
+"$Q" code query --help >"$TMP/qhelp.txt"; rc=$?
+expect_out "code query --help: exit 0" "0" echo "$rc"
+types=$("$Q" tool query_codebase --help | sed -n 's/^ *query_type *\([a-z_|]*\),.*/\1/p' | tr '|' ' ')
+expect_out "the tool lists its types" "15" sh -c "echo $types | wc -w | tr -d ' '"
+missing=""
+for t in $types; do grep -qw -- "$t" "$TMP/qhelp.txt" || missing="$missing $t"; done
+expect_out "code query --help: every TYPE named" "" echo "$missing"
+for sub in index dump graph gc; do
+  expect_rc "code $sub --help: exit 0" 0 "$Q" code "$sub" --help
+done
 finish

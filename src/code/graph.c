@@ -1497,7 +1497,14 @@ bool qr__code_fnptr_type(const char *type)
 
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
+    return qr__code_resolve_guess(g, name, k, file, NULL);
+}
+
+int64_t qr__code_resolve_guess(qr_code_graph *g, const char *name, int k, const char *file,
+                               bool *guess)
+{
     int64_t best = -1;
+    size_t far = 0; /* candidates the file cannot see (ranks 4 and up) */
     int best_rank = 99; /* 0 same file, 2 visible, 4-8 a guess (guess_distance); +1 inactive */
     int64_t fi = -2; /* the index of `file`, looked up once a candidate needs it */
     for (size_t i = qr__code_name_lower(g, name);
@@ -1518,9 +1525,10 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
             rank = 0;
         else if (visible_from(g, fi, ni))
             rank = 2;
-        else if (!local)
+        else if (!local) {
             rank = 4 + guess_distance(g, fi, ni);
-        else
+            far++;
+        } else
             continue;
         rank += n->inactive ? 1 : 0;
         if (rank < best_rank) {
@@ -1528,6 +1536,8 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
             best = (int64_t)g->by_name[i];
         }
     }
+    if (guess)
+        *guess = best_rank >= 4 && far > 1;
     return best;
 }
 
@@ -1701,7 +1711,8 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
             return rc;
         return expand_macro(g, s, m, via ? via : g->nodes[m].it.name, depth, stack);
     }
-    int64_t t = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);
+    bool guess = false;
+    int64_t t = qr__code_resolve_guess(g, name, QR_CODE_FUNCTION, s->f->path, &guess);
     if (t < 0 && !via) {
         /* a call through a project function-pointer variable (`monotime
          * (*getMonotonicUs)(void)`): the call reaches that variable */
@@ -1719,7 +1730,8 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
                       .file = s->f->path,
                       .via = via,
                       .line = s->line,
-                      .inactive = s->inactive};
+                      .inactive = s->inactive,
+                      .guess = t >= 0 && guess};
     if (t < 0)
         g->stats.unresolved_calls++;
     return push_edge(g, &e);

@@ -106,4 +106,25 @@ expect_out "code query --help: every TYPE named" "" echo "$missing"
 for sub in index dump graph gc; do
   expect_rc "code $sub --help: exit 0" 0 "$Q" code "$sub" --help
 done
+# a function defined in two translation units: a caller that sees neither definition is
+# linked to the nearer one (its own directory), marked as a guess; a caller that sees one
+# (it is in its own file) is not a guess; --file elsewhere names both definitions
+R2="$TMP/two"
+git init -q -b main "$R2"
+mkdir -p "$R2/x" "$R2/y"
+printf 'int helper(int a) { return a; }\nint self(void) { return helper(0); }\n' > "$R2/x/h.c"
+printf 'int helper(int a) { return a + 1; }\n' > "$R2/y/h.c"
+printf 'int helper(int);\nint m(void) { return helper(1); }\n' > "$R2/y/m.c"
+printf 'int once(void) { return 0; }\nint m3(void) { return once(); }\n' > "$R2/one.c"
+git -C "$R2" add -A && git -C "$R2" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "several definitions: the nearer one, said to be a guess" \
+  "x/h.c:self -> x/h.c:helper guess=None y/m.c:m -> y/h.c:helper guess=True" sh -c \
+  "'$Q' code query get_call_graph --name helper --direction callers --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(\"%s -> %s guess=%s\" % (r[\"from\"], r[\"to\"], r.get(\"guess\")) for r in json.load(sys.stdin)[\"results\"]))'"
+expect_out "one definition: no guess" "one.c:once None" sh -c \
+  "'$Q' code query get_call_graph --name m3 --direction callees --repo '$R2' --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"results\"][0]; print(r[\"to\"], r.get(\"guess\"))'"
+expect_out "dump: the guess on the edge" '{"edge":"calls","from":"y/m.c:m","to":"y/h.c:helper","line":2,"guess":true}' sh -c \
+  "'$Q' code dump --repo '$R2' --path y/m.c | grep '\"edge\":\"calls\"'"
+expect_err "file elsewhere: every definition named" \
+  "tool 'query_codebase': function 'helper' is defined in 'x/h.c', 'y/h.c', not under 'one.c' (file picks where the function is defined; site_file keeps the calls written in a file)" \
+  "$Q" code query get_call_graph --name helper --file one.c --repo "$R2"
 finish

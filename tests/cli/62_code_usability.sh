@@ -127,4 +127,31 @@ expect_out "dump: the guess on the edge" '{"edge":"calls","from":"y/m.c:m","to":
 expect_err "file elsewhere: every definition named" \
   "tool 'query_codebase': function 'helper' is defined in 'x/h.c', 'y/h.c', not under 'one.c' (file picks where the function is defined; site_file keeps the calls written in a file)" \
   "$Q" code query get_call_graph --name helper --file one.c --repo "$R2"
+# the progress bar of a code index (on a terminal) counts code files, not commits
+R3="$TMP/bar"
+git init -q -b main "$R3"
+printf 'int f(void) { return 0; }\n' > "$R3/f.c"
+git -C "$R3" add -A && git -C "$R3" -c user.name=T -c user.email=t@example.com commit -qm one
+bar() {
+  python3 - "$Q" code index --repo "$R3" --format json <<'PY'
+import os, pty, select, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        r, _, _ = select.select([fd], [], [], 60)
+        d = os.read(fd, 65536) if r else b""
+    except OSError:
+        d = b""
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+text = out.decode("utf-8", "replace").split("{", 1)[0]
+print(text.replace("\r", "").replace("\x1b[K", "").split("[", 1)[0].strip())
+PY
+}
+expect_out "progress: code files" "quarry: indexing code files" bar
 finish

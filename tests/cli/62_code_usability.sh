@@ -154,4 +154,33 @@ print(text.replace("\r", "").replace("\x1b[K", "").split("[", 1)[0].strip())
 PY
 }
 expect_out "progress: code files" "quarry: indexing code files" bar
+# a file that renames a library's functions through a header it includes (redis-cli.c and
+# hiredis's sdscompat.h, `#define sdsnew hi_sdsnew`) reaches the renamed definition under
+# deps/, not the project's own sdsnew; a file that includes the project's sds.h reaches
+# that one. The picture of the callers groups each file's functions in a cluster.
+R5="$TMP/hi"
+git init -q -b main "$R5"
+mkdir -p "$R5/src" "$R5/deps/hiredis"
+printf 'typedef char *hisds;\nhisds hi_sdsnew(const char *s);\n' > "$R5/deps/hiredis/sds.h"
+printf '#define sdsnew hi_sdsnew\n' > "$R5/deps/hiredis/sdscompat.h"
+printf '#include "sds.h"\nhisds hi_sdsnew(const char *s) { return (hisds)s; }\n' > "$R5/deps/hiredis/sds.c"
+printf 'typedef char *sds;\nsds sdsnew(const char *s);\n' > "$R5/src/sds.h"
+printf '#include "sds.h"\nsds sdsnew(const char *s) { return (sds)s; }\n' > "$R5/src/sds.c"
+printf '#include "../deps/hiredis/sdscompat.h"\n#include "../deps/hiredis/sds.h"\nvoid cli_main(void) { sdsnew("x"); }\n' > "$R5/src/cli.c"
+printf '#include "sds.h"\nvoid server_main(void) { sdsnew("y"); }\nvoid server_two(void) { sdsnew("z"); }\n' > "$R5/src/server.c"
+git -C "$R5" add -A && git -C "$R5" -c user.name=T -c user.email=t@example.com commit -qm one
+callee() {
+  "$Q" code query get_call_graph --name "$1" --direction callees --repo "$R5" --format json |
+    python3 -c 'import json,sys; print(" ".join("%s via=%s" % (r["to"], r.get("via")) for r in json.load(sys.stdin)["results"]))'
+}
+expect_out "renamed through a deps/ header: the renamed definition" \
+  "deps/hiredis/sds.c:hi_sdsnew via=sdsnew" callee cli_main
+expect_out "the project's own: its definition" "src/sds.c:sdsnew via=None" callee server_main
+expect_out "picture: one cluster per file" 'src/sds.c:sdsnew src/server.c:server_main,server_two' sh -c \
+  "'$Q' code graph sdsnew --callers --repo '$R5' | python3 -c '
+import re,sys
+out=[]
+for m in re.finditer(r\"subgraph cluster_[0-9]+ \\{\\s*label=\\\"([^\\\"]*)\\\";(.*?)\\n  \\}\", sys.stdin.read(), re.S):
+    out.append(m.group(1) + \":\" + \",\".join(re.findall(r\"\\[label=\\\"([^\\\"]*)\\\"\", m.group(2))))
+print(\" \".join(out))'"
 finish

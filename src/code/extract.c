@@ -1094,10 +1094,53 @@ static const char *not_defined_name(ex *e, TSNode n)
 
 static const char *negated(ex *e, const char *name);
 
+/* A conjunction `defined(A) && B && ...` inside a disjunction, as one of its parts:
+ * "&A&=B" (it holds when A is defined and B's value is not 0); NULL when an operand is
+ * anything else, or the host decides one false (the part never holds: "" then). */
+static const char *conjunction(ex *e, TSNode n)
+{
+    TSNode stack[16], ops[16];
+    int top = 0, nops = 0;
+    stack[top++] = unparen(n);
+    while (top) {
+        TSNode x = stack[--top];
+        TSNode o = field(x, "operator");
+        const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+        if (is(x, "binary_expression") && op && !strcmp(op, "&&")) {
+            if (top + 2 > 16)
+                return NULL;
+            stack[top++] = unparen(field(x, "right"));
+            stack[top++] = unparen(field(x, "left"));
+        } else if (nops < 16) {
+            ops[nops++] = x;
+        } else {
+            return NULL;
+        }
+    }
+    const char *term = "";
+    for (int i = 0; i < nops; i++) {
+        long long v;
+        if (host_eval(e, ops[i], &v, 0)) {
+            if (!v)
+                return ""; /* never holds */
+            continue;
+        }
+        const char *d = defined_name(e, ops[i]);
+        const char *t = d ? join3(e, "&", "", d)
+                        : is(ops[i], "identifier") ? value_term(e, "&=", ops[i]) : NULL;
+        if (!t || !(term = join3(e, term, "", t)))
+            return NULL;
+    }
+    return *term ? term : NULL; /* all true: the host decides, not judged here */
+}
+
 /* A disjunction `defined(A) || B || ...` as one condition term: "|A|=B" (it holds when A
  * is defined or B's value is not 0; the assembly judges it), and with alt set, the
- * negation of each operand as terms for the #else: "!A,!=B". Operands the host decides
- * false are left out; NULL when an operand is anything else (not judged). */
+ * negation of each operand as terms for the #else: "!A,!=B". An operand that is a
+ * conjunction of such operands is a part "|&A&=B" (curl's `#if (defined(USE_NGTCP2) &&
+ * defined(USE_NGHTTP3)) || defined(USE_QUICHE)`), and then the #else is not judged.
+ * Operands the host decides false are left out; NULL when an operand is anything else
+ * (not judged). */
 static const char *disjunction(ex *e, TSNode n, const char **alt)
 {
     TSNode ops[32];
@@ -1120,6 +1163,7 @@ static const char *disjunction(ex *e, TSNode n, const char **alt)
         }
     }
     const char *term = "", *neg = NULL;
+    bool conj = false;
     for (int i = 0; i < nops; i++) {
         long long v;
         if (host_eval(e, ops[i], &v, 0)) {
@@ -1128,6 +1172,19 @@ static const char *disjunction(ex *e, TSNode n, const char **alt)
             continue;
         }
         const char *d = defined_name(e, ops[i]);
+        TSNode o = field(ops[i], "operator");
+        const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+        if (!d && is(ops[i], "binary_expression") && op && !strcmp(op, "&&")) {
+            const char *cj = conjunction(e, ops[i]);
+            if (!cj)
+                return NULL;
+            if (!*cj)
+                continue; /* never holds: left out as a false operand */
+            if (!(term = join3(e, term, "|", cj)))
+                return NULL;
+            conj = true;
+            continue;
+        }
         const char *t = d ? join3(e, "|", "", d)
                         : is(ops[i], "identifier") ? value_term(e, "|=", ops[i]) : NULL;
         const char *nt = d ? negated(e, d)
@@ -1140,7 +1197,7 @@ static const char *disjunction(ex *e, TSNode n, const char **alt)
             return NULL;
     }
     if (alt)
-        *alt = neg;
+        *alt = conj ? NULL : neg;
     return *term ? term : NULL;
 }
 

@@ -1298,7 +1298,8 @@ static int macro_value(const qr_code_graph *g, const char *name, size_t n, int d
 /* A condition list is inactive when it holds "0", a macro no file (and no build option)
  * defines, "!X" for a macro X that one does define, "=X" for a macro whose value is 0
  * (or that nothing defines), "!=X" for one whose value is a number other than 0, and a
- * disjunction "|A|=B|..." none of whose parts (defined A, B's value not 0) holds. */
+ * disjunction "|A|=B|&C&=D..." none of whose parts (defined A, B's value not 0, both
+ * defined C and D's value not 0) holds. */
 static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu)
 {
     if (!cond)
@@ -1313,7 +1314,20 @@ static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, i
                 const char *x = q + 1, *xe = memchr(x, '|', (size_t)(p + n - x));
                 if (!xe)
                     xe = p + n;
-                if (*x == '=')
+                if (*x == '&') { /* "&A&=B": a part that holds when all of its own do */
+                    any = true;
+                    for (const char *y = x; y < xe && any;) {
+                        const char *a = y + 1, *ae = memchr(a, '&', (size_t)(xe - a));
+                        if (!ae)
+                            ae = xe;
+                        if (*a == '=')
+                            any = ae - a > 1 &&
+                                  macro_value(g, a + 1, (size_t)(ae - a - 1), depth, tu) != 0;
+                        else
+                            any = ae > a && macro_defined(g, a, (size_t)(ae - a), depth, tu);
+                        y = ae;
+                    }
+                } else if (*x == '=')
                     any = xe - x > 1 && macro_value(g, x + 1, (size_t)(xe - x - 1), depth, tu) != 0;
                 else
                     any = xe > x && macro_defined(g, x, (size_t)(xe - x), depth, tu);

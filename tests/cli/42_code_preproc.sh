@@ -229,4 +229,42 @@ git -C "$R5" -c user.name=T -c user.email=t@example.com commit -qm one
 expect_out "nested: Z_PREFIX_SET is defined only under Z_PREFIX, so the #else holds" 'z.c:init_' \
   sh -c "'$Q' code query get_call_graph --name start --direction callees --include_inactive false --repo '$R5' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
+# a disjunction one of whose parts is a conjunction (curl's `#if (defined(USE_NGTCP2) &&
+# defined(USE_NGHTTP3)) || defined(USE_QUICHE)` / `#define USE_HTTP3`): judged, a part
+# holding only when all of its own do; its #else is not judged
+R6="$TMP/repo6"
+git init -q -b main "$R6"
+cat > "$R6/s.h" <<'C'
+#ifndef S_H
+#define S_H
+#define HAVE_A
+#define HAVE_B
+#if (defined(USE_NGTCP2) && defined(USE_NGHTTP3)) || defined(USE_QUICHE)
+#define USE_HTTP3
+#else
+#define NO_HTTP3
+#endif
+#if (defined(HAVE_A) && defined(HAVE_B)) || defined(USE_QUICHE)
+#define BOTH_AB
+#endif
+#if (defined(HAVE_A) && defined(USE_NGTCP2)) || (defined(HAVE_B) && HAVE_LEVEL)
+#define ONE_SHORT
+#endif
+#endif
+C
+cat > "$R6/a.c" <<'C'
+#include "s.h"
+#ifdef USE_HTTP3
+void h3(void) {}
+#endif
+#ifdef BOTH_AB
+void ab(void) {}
+#endif
+C
+git -C "$R6" add -A
+git -C "$R6" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "a conjunction inside a disjunction: judged" \
+  'h3:inactive ab:active USE_HTTP3:inactive NO_HTTP3:active BOTH_AB:active ONE_SHORT:inactive' \
+  sh -c "'$Q' code dump --repo '$R6' | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"node\") in (\"macro\", \"function\") and r[\"name\"] in (\"USE_HTTP3\", \"NO_HTTP3\", \"BOTH_AB\", \"ONE_SHORT\", \"h3\", \"ab\")))'"
+
 finish

@@ -2706,8 +2706,12 @@ static int assemble(qr_code_graph *g)
                               .inactive = qr__code_cond_inactive(g, ref->cond)};
             if (to) {
                 int64_t ti = qr__code_file_index(g, to);
-                if (ti >= 0) {
+                /* an #include compiled out (judged with every #define counted, so only
+                 * when nothing could enable it: `#ifdef __OS400__ / #include
+                 * "config-os400.h"`) adds nothing its includer sees */
+                if (ti >= 0)
                     e.to = g->files[ti].file_node;
+                if (ti >= 0 && !e.inactive) {
                     size_t *nd = realloc(f->direct, (f->ndirect + 1) * sizeof *nd);
                     if (!nd)
                         return QR_ENOMEM;

@@ -267,4 +267,17 @@ expect_out "a conjunction inside a disjunction: judged" \
   'h3:inactive ab:active USE_HTTP3:inactive NO_HTTP3:active BOTH_AB:active ONE_SHORT:inactive' \
   sh -c "'$Q' code dump --repo '$R6' | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"node\") in (\"macro\", \"function\") and r[\"name\"] in (\"USE_HTTP3\", \"NO_HTTP3\", \"BOTH_AB\", \"ONE_SHORT\", \"h3\", \"ab\")))'"
 
+# a header included only under a condition nothing enables (curl_setup.h's `#ifdef
+# __OS400__` / `#include "config-os400.h"`) defines nothing for its includer
+R7="$TMP/repo7"
+git init -q -b main "$R7"
+printf '#define HAVE_GSSAPI\n' > "$R7/config-os400.h"
+printf '#define HAVE_SOCKET\n' > "$R7/config-linux.h"
+printf '#ifdef __OS400__\n#include "config-os400.h"\n#endif\n#ifdef __linux__\n#include "config-linux.h"\n#endif\n' > "$R7/setup.h"
+printf '#include "setup.h"\n#ifdef HAVE_GSSAPI\nvoid gss(void) {}\n#endif\n#ifdef HAVE_SOCKET\nvoid sock(void) {}\n#endif\n' > "$R7/a.c"
+git -C "$R7" add -A
+git -C "$R7" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "an include compiled out defines nothing" 'gss:inactive sock:active' \
+  sh -c "'$Q' code dump --repo '$R7' --path a.c | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"function\"))'"
+
 finish

@@ -184,6 +184,8 @@ typedef struct qr_code_edge {
     const char *via;      /* calls: the project macro the call is written through, or NULL */
     uint32_t line;
     bool inactive;
+    bool guess; /* calls: several translation units define the callee and the calling file
+                   sees none of them, so which one the linker joins is a guess */
 } qr_code_edge;
 
 /* Counts of one assembly, for get_index_stats. */

@@ -189,12 +189,26 @@ static const char *const code_graph_pos[] = {"what", NULL};
 static const char *const code_gc_fmt[] = {"json", "table", NULL};
 static const qr_tool_param code_gc_params[] = {
     P_REPO, P_ENUM("format", code_gc_fmt, "how to print (default: table)"), P_END};
+static const char code_query_help[] =
+    "\nTYPE is one of:\n"
+    "  find_file find_function find_struct find_type find_macro   one by --name\n"
+    "  list_files list_functions list_structs search_by_name       --pattern, --match, --kind\n"
+    "  get_call_graph      --name, --direction callers|callees|both, --depth, --file, --site_file\n"
+    "  get_dependencies    --file, --reverse, --depth\n"
+    "  find_references     --name\n"
+    "  get_skeleton        --file\n"
+    "  get_definition      --name, --kind\n"
+    "  get_index_stats     counts, and the files and lines the parser recovered in\n"
+    "Every TYPE takes --ref, --include_inactive, --limit, --offset and --format; 'quarry code\n"
+    "query TYPE --help' describes each parameter. Example: quarry code query get_call_graph\n"
+    "--name main --direction callees\n";
 static const cli_command code_subs[] = {
     {.name = "index", .summary = "build the code index of a ref or the working tree and say what it holds",
      .usage = "quarry code index [--repo DIR] [--ref REF] [--format edn|json|table]",
      .params = code_index_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_code_index},
     {.name = "query", .summary = "one query_codebase query: quarry tool query_codebase --query-type TYPE",
-     .usage = "quarry code query TYPE [--PARAM VALUE ...]", .own = cli_cmd_code_query},
+     .usage = "quarry code query TYPE [--PARAM VALUE ...]", .help = code_query_help,
+     .own = cli_cmd_code_query},
     {.name = "dump", .summary = "print the whole graph as JSON lines (docs/code.md)",
      .usage = "quarry code dump [--repo DIR] [--ref REF] [--path PREFIX]...",
      .params = code_dump_params, .flags = CLI_CMD_NEEDS_REPO, .run = cli_cmd_code_dump},

@@ -96,6 +96,8 @@ void qr__code_edge_json(const qr_code_edge *e, qr_buf *b)
         field_str(b, "via", e->via);
     if (e->kind == QR_CODE_E_CALLS && e->to < 0)
         qr_buf_puts(b, ",\"resolved\":false");
+    if (e->guess)
+        qr_buf_puts(b, ",\"guess\":true");
     if (e->inactive)
         qr_buf_puts(b, ",\"inactive\":true");
     qr_buf_putc(b, '}');

@@ -1094,10 +1094,53 @@ static const char *not_defined_name(ex *e, TSNode n)
 
 static const char *negated(ex *e, const char *name);
 
+/* A conjunction `defined(A) && B && ...` inside a disjunction, as one of its parts:
+ * "&A&=B" (it holds when A is defined and B's value is not 0); NULL when an operand is
+ * anything else, or the host decides one false (the part never holds: "" then). */
+static const char *conjunction(ex *e, TSNode n)
+{
+    TSNode stack[16], ops[16];
+    int top = 0, nops = 0;
+    stack[top++] = unparen(n);
+    while (top) {
+        TSNode x = stack[--top];
+        TSNode o = field(x, "operator");
+        const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+        if (is(x, "binary_expression") && op && !strcmp(op, "&&")) {
+            if (top + 2 > 16)
+                return NULL;
+            stack[top++] = unparen(field(x, "right"));
+            stack[top++] = unparen(field(x, "left"));
+        } else if (nops < 16) {
+            ops[nops++] = x;
+        } else {
+            return NULL;
+        }
+    }
+    const char *term = "";
+    for (int i = 0; i < nops; i++) {
+        long long v;
+        if (host_eval(e, ops[i], &v, 0)) {
+            if (!v)
+                return ""; /* never holds */
+            continue;
+        }
+        const char *d = defined_name(e, ops[i]);
+        const char *t = d ? join3(e, "&", "", d)
+                        : is(ops[i], "identifier") ? value_term(e, "&=", ops[i]) : NULL;
+        if (!t || !(term = join3(e, term, "", t)))
+            return NULL;
+    }
+    return *term ? term : NULL; /* all true: the host decides, not judged here */
+}
+
 /* A disjunction `defined(A) || B || ...` as one condition term: "|A|=B" (it holds when A
  * is defined or B's value is not 0; the assembly judges it), and with alt set, the
- * negation of each operand as terms for the #else: "!A,!=B". Operands the host decides
- * false are left out; NULL when an operand is anything else (not judged). */
+ * negation of each operand as terms for the #else: "!A,!=B". An operand that is a
+ * conjunction of such operands is a part "|&A&=B" (curl's `#if (defined(USE_NGTCP2) &&
+ * defined(USE_NGHTTP3)) || defined(USE_QUICHE)`), and then the #else is not judged.
+ * Operands the host decides false are left out; NULL when an operand is anything else
+ * (not judged). */
 static const char *disjunction(ex *e, TSNode n, const char **alt)
 {
     TSNode ops[32];
@@ -1120,6 +1163,7 @@ static const char *disjunction(ex *e, TSNode n, const char **alt)
         }
     }
     const char *term = "", *neg = NULL;
+    bool conj = false;
     for (int i = 0; i < nops; i++) {
         long long v;
         if (host_eval(e, ops[i], &v, 0)) {
@@ -1128,6 +1172,19 @@ static const char *disjunction(ex *e, TSNode n, const char **alt)
             continue;
         }
         const char *d = defined_name(e, ops[i]);
+        TSNode o = field(ops[i], "operator");
+        const char *op = ts_node_is_null(o) ? NULL : text(e, o);
+        if (!d && is(ops[i], "binary_expression") && op && !strcmp(op, "&&")) {
+            const char *cj = conjunction(e, ops[i]);
+            if (!cj)
+                return NULL;
+            if (!*cj)
+                continue; /* never holds: left out as a false operand */
+            if (!(term = join3(e, term, "|", cj)))
+                return NULL;
+            conj = true;
+            continue;
+        }
         const char *t = d ? join3(e, "|", "", d)
                         : is(ops[i], "identifier") ? value_term(e, "|=", ops[i]) : NULL;
         const char *nt = d ? negated(e, d)
@@ -1140,7 +1197,7 @@ static const char *disjunction(ex *e, TSNode n, const char **alt)
             return NULL;
     }
     if (alt)
-        *alt = neg;
+        *alt = conj ? NULL : neg;
     return *term ? term : NULL;
 }
 
@@ -1891,27 +1948,147 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
     return out;
 }
 
+/* ---- empty #defines with trailing blanks ---- */
+
+/* A copy of src (or `own`, reused) where a `#define NAME` or `#define NAME(params)` with
+ * no replacement but blanks after it ends its line at the name: the blanks move to the
+ * start of the next line. The grammar reads the line after such a directive as its
+ * replacement (`#define B   ` then `#endif`: the #endif is lost, the group runs on to the
+ * file's end, and a header whose guard loses its #endif is one error at the root). The
+ * blanks come from the source itself or from blank_directive_comments (curl's
+ * curl_setup.h: `#  define CURL_INLINE /+ empty +/` made it read the whole header in one
+ * configuration). Lines, and every byte past the moved newline, stay where they were.
+ * Returns own (or NULL) when nothing changes or memory ran out. */
+static char *blank_define_tails(const char *src, size_t len, char *own)
+{
+    char *out = own;
+    size_t i = 0, b, e;
+    while (qr__pp_next_line(src, len, &i, &b, &e)) {
+        size_t k = b;
+        while (k < e && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        if (k >= e || src[k] != '#')
+            continue;
+        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
+            continue;
+        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
+            ;
+        size_t nb = k;
+        while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+            k++;
+        if (k == nb)
+            continue;
+        if (k < e && src[k] == '(') {
+            while (k < e && src[k] != ')')
+                k++;
+            if (k >= e)
+                continue;
+            k++;
+        }
+        size_t t = k;
+        bool blanks = false;
+        while (t < e && (src[t] == ' ' || src[t] == '\t' || src[t] == '\r')) {
+            blanks |= src[t] != '\r';
+            t++;
+        }
+        if (t < e || !blanks || e >= len || src[e] != '\n')
+            continue; /* a replacement, nothing after the name, or the file's last line */
+        if (!out) {
+            out = malloc(len ? len : 1);
+            if (!out)
+                return NULL;
+            memcpy(out, src, len);
+        }
+        out[k] = '\n';
+        memset(out + k + 1, ' ', e - k);
+    }
+    return out;
+}
+
 /* ---- annotation macros ---- */
 
-#define ANNOT_MAX 32
+/* A name an annotation macro has (blank_annotations): its spelling, its length, and
+ * whether it takes arguments. */
+typedef struct annot_name {
+    const char *p;
+    size_t n;
+    bool func;
+} annot_name;
+
+static int annot_cmp(const void *x, const void *y)
+{
+    const annot_name *a = x, *b = y;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    return memcmp(a->p, b->p, a->n);
+}
+
+/* What a #define's replacement src[k..e) is, for blank_annotations: 0 nothing, 1 an
+ * attribute alone (`__attribute__((x))`, `__declspec(x)`), 2 one word (*wb, *wl), 3
+ * anything else. */
+static int annot_replacement(const char *src, size_t k, size_t e, size_t *wb, size_t *wl)
+{
+    while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
+        k++;
+    if (k >= e)
+        return 0;
+    size_t kw = e - k >= 13 && !memcmp(src + k, "__attribute__", 13) ? 13
+                : e - k >= 10 && !memcmp(src + k, "__declspec", 10) ? 10
+                                                                      : 0;
+    if (kw) { /* the attribute alone: `__attribute__((x)) presult` is a type too */
+        size_t q = k + kw;
+        int pd = 0;
+        while (q < e && (src[q] == ' ' || src[q] == '\t'))
+            q++;
+        for (; q < e; q++) {
+            if (src[q] == '(')
+                pd++;
+            else if (src[q] == ')' && --pd == 0) {
+                q++;
+                break;
+            }
+        }
+        while (q < e && (src[q] == ' ' || src[q] == '\t' || src[q] == '\r'))
+            q++;
+        return pd == 0 && q >= e ? 1 : 3;
+    }
+    *wb = k;
+    while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+        k++;
+    *wl = k - *wb;
+    while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
+        k++;
+    return *wl && k >= e ? 2 : 3;
+}
 
 /* A copy of src (or `own`, reused) where the uses of the annotation macros this file
  * defines are blanks: object-like macros whose replacement is empty or an attribute
  * (`__attribute__`, `__declspec`, or another such macro), as redis's redismodule.h
- * writes `REDISMODULE_API void (*RedisModule_Alloc)(size_t bytes) REDISMODULE_ATTR;`.
+ * writes `REDISMODULE_API void (*RedisModule_Alloc)(size_t bytes) REDISMODULE_ATTR;`;
+ * and function-like ones every definition of which is empty or an attribute, one at least
+ * an attribute, blanked with their arguments (curl's `#define ALLOC_SIZE(s)
+ * __attribute__((__alloc_size__(s)))`, else empty, before `void *curl_dbg_malloc(...)`).
  * The grammar cannot read an unknown word before the type or after the declarator, and
- * 349 function-pointer variables were lost. Directives are left as they are. Returns own
- * (or NULL) when nothing changes or memory ran out. */
+ * 349 function-pointer variables were lost. As many names as the file defines: curl's
+ * curl_setup.h has some 150 empty #defines before its annotation macros, and a cap of 32
+ * left them unread, made the grammar give up on the file and read it in one
+ * configuration, where macros defined under the build's conditions (USE_THREADS under
+ * USE_RESOLV_THREADED) were lost. Directives are left as they are. Returns own (or NULL)
+ * when nothing changes or memory ran out. */
 static char *blank_annotations(const char *src, size_t len, char *own)
 {
-    struct {
-        size_t b, n;
-    } names[ANNOT_MAX];
-    int nn = 0;
+    annot_name *names = NULL; /* object-like ones found, then the function-like ones */
+    size_t nn = 0, cap = 0;
+    annot_name *fn = NULL; /* function-like definitions: func set when one is an attribute */
+    bool *fn_bad = NULL;   /* and when one is neither empty nor an attribute */
+    size_t nfn = 0, capfn = 0;
+    bool oom = false;
     size_t i = 0, b, e;
     /* the definitions: `#define NAME` then nothing, __attribute__, __declspec, or a name
      * already found */
-    while (nn < ANNOT_MAX && qr__pp_next_line(src, len, &i, &b, &e)) {
+    while (!oom && qr__pp_next_line(src, len, &i, &b, &e)) {
         size_t k = b;
         while (k < e && (src[k] == ' ' || src[k] == '\t'))
             k++;
@@ -1927,49 +2104,81 @@ static char *blank_annotations(const char *src, size_t len, char *own)
         while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
             k++;
         size_t nl = k - nb;
-        if (!nl || (k < e && src[k] == '('))
-            continue; /* function-like */
-        while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
-            k++;
-        bool annot = k >= e;
-        size_t kw = e - k >= 13 && !memcmp(src + k, "__attribute__", 13) ? 13
-                    : e - k >= 10 && !memcmp(src + k, "__declspec", 10) ? 10
-                                                                          : 0;
-        if (kw) { /* the attribute alone: `__attribute__((x)) presult` is a type too */
-            size_t q = k + kw;
-            int pd = 0;
-            while (q < e && (src[q] == ' ' || src[q] == '\t'))
-                q++;
-            for (; q < e; q++) {
-                if (src[q] == '(')
-                    pd++;
-                else if (src[q] == ')' && --pd == 0) {
-                    q++;
-                    break;
+        if (!nl || src[nb] == '_') /* __STDC__-like names are the compiler's */
+            continue;
+        size_t wb = 0, wl = 0;
+        if (k < e && src[k] == '(') { /* function-like: past its parameters */
+            while (k < e && src[k] != ')')
+                k++;
+            if (k >= e)
+                continue;
+            int r = annot_replacement(src, k + 1, e, &wb, &wl);
+            size_t x = 0;
+            while (x < nfn && !(fn[x].n == nl && !memcmp(fn[x].p, src + nb, nl)))
+                x++;
+            if (x == nfn) {
+                if (nfn == capfn) {
+                    size_t nc = capfn ? 2 * capfn : 16;
+                    annot_name *np = realloc(fn, nc * sizeof *np);
+                    bool *nbad = np ? realloc(fn_bad, nc * sizeof *nbad) : NULL;
+                    if (np)
+                        fn = np;
+                    if (!nbad) {
+                        oom = true;
+                        break;
+                    }
+                    fn_bad = nbad;
+                    capfn = nc;
                 }
+                fn[nfn] = (annot_name){src + nb, nl, false};
+                fn_bad[nfn++] = false;
             }
-            while (q < e && (src[q] == ' ' || src[q] == '\t' || src[q] == '\r'))
-                q++;
-            annot = pd == 0 && q >= e;
+            if (r == 1)
+                fn[x].func = true;
+            else if (r != 0)
+                fn_bad[x] = true;
+            continue;
         }
-        if (!annot) {
-            size_t wb = k;
-            while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
-                k++;
-            size_t wl = k - wb;
-            while (k < e && (src[k] == ' ' || src[k] == '\t' || src[k] == '\r'))
-                k++;
-            for (int x = 0; x < nn && !annot && k >= e && wl; x++)
-                annot = names[x].n == wl && !memcmp(src + names[x].b, src + wb, wl);
+        int r = annot_replacement(src, k, e, &wb, &wl);
+        bool annot = r == 0 || r == 1;
+        for (size_t x = 0; x < nn && !annot && r == 2; x++)
+            annot = names[x].n == wl && !memcmp(names[x].p, src + wb, wl);
+        if (!annot)
+            continue;
+        if (nn == cap) {
+            size_t nc = cap ? 2 * cap : 32;
+            annot_name *np = realloc(names, nc * sizeof *np);
+            if (!np) {
+                oom = true;
+                break;
+            }
+            names = np;
+            cap = nc;
         }
-        if (annot && src[nb] != '_') { /* __STDC__-like names are the compiler's */
-            names[nn].b = nb;
-            names[nn].n = nl;
-            nn++;
-        }
+        names[nn++] = (annot_name){src + nb, nl, false};
     }
-    if (!nn)
+    for (size_t x = 0; x < nfn && !oom; x++) {
+        if (!fn[x].func || fn_bad[x])
+            continue;
+        if (nn == cap) {
+            size_t nc = cap ? 2 * cap : 32;
+            annot_name *np = realloc(names, nc * sizeof *np);
+            if (!np) {
+                oom = true;
+                break;
+            }
+            names = np;
+            cap = nc;
+        }
+        names[nn++] = (annot_name){fn[x].p, fn[x].n, true};
+    }
+    free(fn);
+    free(fn_bad);
+    if (oom || !nn) {
+        free(names);
         return own;
+    }
+    qsort(names, nn, sizeof *names, annot_cmp);
     char *out = own;
     bool line_start = true;
     for (i = 0; i < len;) {
@@ -2008,22 +2217,47 @@ static char *blank_annotations(const char *src, size_t len, char *own)
             size_t wb = i;
             while (i < len && (isalnum((unsigned char)src[i]) || src[i] == '_'))
                 i++;
-            for (int x = 0; x < nn; x++) {
-                if (names[x].n != i - wb || memcmp(src + names[x].b, src + wb, i - wb))
+            annot_name key = {src + wb, i - wb, false};
+            const annot_name *hit = bsearch(&key, names, nn, sizeof *names, annot_cmp);
+            if (!hit)
+                continue;
+            size_t end = i;
+            if (hit->func) { /* the name and its arguments, when it has them */
+                size_t q = i;
+                while (q < len && (src[q] == ' ' || src[q] == '\t'))
+                    q++;
+                if (q >= len || src[q] != '(')
                     continue;
-                if (!out) {
-                    out = malloc(len ? len : 1);
-                    if (!out)
-                        return NULL;
-                    memcpy(out, src, len);
+                int pd = 0;
+                for (; q < len; q++) {
+                    if (src[q] == '(')
+                        pd++;
+                    else if (src[q] == ')' && --pd == 0)
+                        break;
+                    else if (src[q] == ';' || src[q] == '{' || src[q] == '}' || src[q] == '#')
+                        break;
                 }
-                memset(out + wb, ' ', i - wb);
-                break;
+                if (q >= len || src[q] != ')')
+                    continue;
+                end = q + 1;
             }
+            if (!out) {
+                out = malloc(len ? len : 1);
+                if (!out) {
+                    free(names);
+                    return NULL;
+                }
+                memcpy(out, src, len);
+            }
+            for (size_t x = wb; x < end; x++)
+                if (out[x] != '\n')
+                    out[x] = ' ';
+            i = end;
             continue;
         }
         i++;
     }
+    free(names);
     return out;
 }
 
@@ -2733,6 +2967,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         return QR_EINVAL;
     }
     char *clean = blank_directive_comments(src, len);
+    clean = blank_define_tails(clean ? clean : src, len, clean);
     clean = blank_cplusplus_wrapper(clean ? clean : src, len, clean);
     clean = blank_unbalanced_branches(clean ? clean : src, len, clean);
     clean = blank_annotations(clean ? clean : src, len, clean);

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define GCACHE_MAGIC 0x47435251u /* "QRCG" */
-#define GCACHE_VERSION 4u
+#define GCACHE_VERSION 5u
 #define GCACHE_KEEP 8 /* graphs kept per repository (the newest by change time) */
 #define NOSTR 0xffffffffu
 
@@ -69,7 +69,7 @@ typedef struct nrec {
 typedef struct erec {
     uint32_t kind;
     int32_t from, to;
-    uint32_t from_key, to_key, file, via, line, inactive;
+    uint32_t from_key, to_key, file, via, line, flags; /* bit 0 inactive, bit 1 guess */
 } erec;
 
 typedef struct rrec {
@@ -447,7 +447,8 @@ void qr__code_need_edges(const qr_code_graph *cg)
         e->file = S(x->file);
         e->via = S(x->via);
         e->line = x->line;
-        e->inactive = x->inactive != 0;
+        e->inactive = (x->flags & 1) != 0;
+        e->guess = (x->flags & 2) != 0;
         /* a damaged record reads as an edge to nothing, never as a bad index */
         if (x->kind >= QR_CODE_E_KIND_COUNT)
             e->kind = QR_CODE_E_CALLS;
@@ -670,7 +671,7 @@ void qr__code_gcache_save(const qr_code_graph *g)
                   .file = intern(&t, e->file),
                   .via = intern(&t, e->via),
                   .line = e->line,
-                  .inactive = e->inactive};
+                  .flags = (e->inactive ? 1u : 0u) | (e->guess ? 2u : 0u)};
         qr_buf_append(&out, (const char *)&x, sizeof x);
     }
     for (size_t i = 0; i < g->nfiles; i++) {

@@ -1298,7 +1298,8 @@ static int macro_value(const qr_code_graph *g, const char *name, size_t n, int d
 /* A condition list is inactive when it holds "0", a macro no file (and no build option)
  * defines, "!X" for a macro X that one does define, "=X" for a macro whose value is 0
  * (or that nothing defines), "!=X" for one whose value is a number other than 0, and a
- * disjunction "|A|=B|..." none of whose parts (defined A, B's value not 0) holds. */
+ * disjunction "|A|=B|&C&=D..." none of whose parts (defined A, B's value not 0, both
+ * defined C and D's value not 0) holds. */
 static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, int64_t tu)
 {
     if (!cond)
@@ -1313,7 +1314,20 @@ static bool cond_inactive(const qr_code_graph *g, const char *cond, int depth, i
                 const char *x = q + 1, *xe = memchr(x, '|', (size_t)(p + n - x));
                 if (!xe)
                     xe = p + n;
-                if (*x == '=')
+                if (*x == '&') { /* "&A&=B": a part that holds when all of its own do */
+                    any = true;
+                    for (const char *y = x; y < xe && any;) {
+                        const char *a = y + 1, *ae = memchr(a, '&', (size_t)(xe - a));
+                        if (!ae)
+                            ae = xe;
+                        if (*a == '=')
+                            any = ae - a > 1 &&
+                                  macro_value(g, a + 1, (size_t)(ae - a - 1), depth, tu) != 0;
+                        else
+                            any = ae > a && macro_defined(g, a, (size_t)(ae - a), depth, tu);
+                        y = ae;
+                    }
+                } else if (*x == '=')
                     any = xe - x > 1 && macro_value(g, x + 1, (size_t)(xe - x - 1), depth, tu) != 0;
                 else
                     any = xe > x && macro_defined(g, x, (size_t)(xe - x), depth, tu);
@@ -1497,7 +1511,14 @@ bool qr__code_fnptr_type(const char *type)
 
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *file)
 {
+    return qr__code_resolve_guess(g, name, k, file, NULL);
+}
+
+int64_t qr__code_resolve_guess(qr_code_graph *g, const char *name, int k, const char *file,
+                               bool *guess)
+{
     int64_t best = -1;
+    size_t far = 0; /* candidates the file cannot see (ranks 4 and up) */
     int best_rank = 99; /* 0 same file, 2 visible, 4-8 a guess (guess_distance); +1 inactive */
     int64_t fi = -2; /* the index of `file`, looked up once a candidate needs it */
     for (size_t i = qr__code_name_lower(g, name);
@@ -1518,9 +1539,10 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
             rank = 0;
         else if (visible_from(g, fi, ni))
             rank = 2;
-        else if (!local)
+        else if (!local) {
             rank = 4 + guess_distance(g, fi, ni);
-        else
+            far++;
+        } else
             continue;
         rank += n->inactive ? 1 : 0;
         if (rank < best_rank) {
@@ -1528,6 +1550,8 @@ int64_t qr__code_resolve(qr_code_graph *g, const char *name, int k, const char *
             best = (int64_t)g->by_name[i];
         }
     }
+    if (guess)
+        *guess = best_rank >= 4 && far > 1;
     return best;
 }
 
@@ -1701,7 +1725,8 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
             return rc;
         return expand_macro(g, s, m, via ? via : g->nodes[m].it.name, depth, stack);
     }
-    int64_t t = qr__code_resolve(g, name, QR_CODE_FUNCTION, s->f->path);
+    bool guess = false;
+    int64_t t = qr__code_resolve_guess(g, name, QR_CODE_FUNCTION, s->f->path, &guess);
     if (t < 0 && !via) {
         /* a call through a project function-pointer variable (`monotime
          * (*getMonotonicUs)(void)`): the call reaches that variable */
@@ -1719,7 +1744,8 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
                       .file = s->f->path,
                       .via = via,
                       .line = s->line,
-                      .inactive = s->inactive};
+                      .inactive = s->inactive,
+                      .guess = t >= 0 && guess};
     if (t < 0)
         g->stats.unresolved_calls++;
     return push_edge(g, &e);
@@ -2680,8 +2706,12 @@ static int assemble(qr_code_graph *g)
                               .inactive = qr__code_cond_inactive(g, ref->cond)};
             if (to) {
                 int64_t ti = qr__code_file_index(g, to);
-                if (ti >= 0) {
+                /* an #include compiled out (judged with every #define counted, so only
+                 * when nothing could enable it: `#ifdef __OS400__ / #include
+                 * "config-os400.h"`) adds nothing its includer sees */
+                if (ti >= 0)
                     e.to = g->files[ti].file_node;
+                if (ti >= 0 && !e.inactive) {
                     size_t *nd = realloc(f->direct, (f->ndirect + 1) * sizeof *nd);
                     if (!nd)
                         return QR_ENOMEM;

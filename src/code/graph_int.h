@@ -92,6 +92,10 @@ size_t qr__code_edges_to(const qr_code_graph *g, const char *key, size_t *first)
 int64_t qr__code_file_index(const qr_code_graph *g, const char *path);
 const char *qr__code_node_key(qr_code_graph *g, size_t i);
 int64_t qr__code_resolve(qr_code_graph *g, const char *name, int kind, const char *file);
+/* The same; *guess (when not NULL) says whether the file sees none of several definitions
+ * the linker could join (the one returned is the nearest: its directory, its language). */
+int64_t qr__code_resolve_guess(qr_code_graph *g, const char *name, int kind, const char *file,
+                               bool *guess);
 /* Whether a variable's type is a pointer to a function ("monotime (*)(void)"). */
 bool qr__code_fnptr_type(const char *type);
 

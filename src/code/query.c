@@ -800,6 +800,8 @@ static int bfs(q *x, walkq *w, qr_code_edge_kind k, bool forward, const char *di
                 }
                 if (k == QR_CODE_E_CALLS && e->to < 0)
                     qr_mapb_put(&mb, kw(x, "resolved"), qr_bool(false));
+                if (e->guess)
+                    qr_mapb_put(&mb, kw(x, "guess"), qr_bool(true));
                 if (e->via)
                     qr_mapb_put(&mb, kw(x, "via"), s(x, e->via));
                 if (e->inactive)
@@ -905,19 +907,32 @@ static int q_get_call_graph(q *x, qr_val *out)
             static const qr_code_kind ks[] = {QR_CODE_FUNCTION};
             wq_free(&start);
             if (x->file) {
-                /* defined, but not under `file`: say where, and how to ask for callers there */
+                /* defined, but not under `file`: say where (every file that defines it,
+                 * the first four named), and how to ask for callers there */
+                size_t nd = 0;
+                qr_buf where;
+                qr_buf_init(&where);
                 for (size_t j = qr__code_name_lower(g, x->name);
                      j < g->nnamed && !strcmp(g->nodes[g->by_name[j]].it.name, x->name); j++) {
                     const qr_code_node *n = &g->nodes[g->by_name[j]];
                     if (n->it.kind != QR_CODE_FUNCTION)
                         continue;
+                    if (nd < 4)
+                        qr_buf_printf(&where, "%s'%s'", nd ? ", " : "", n->file);
+                    nd++;
+                }
+                if (nd > 4)
+                    qr_buf_printf(&where, " and %zu more", nd - 4);
+                if (nd) {
                     qr_buf_printf(x->err,
-                                  "function '%s' is defined in '%s', not under '%s' (file "
+                                  "function '%s' is defined in %s, not under '%s' (file "
                                   "picks where the function is defined; site_file keeps "
                                   "the calls written in a file)",
-                                  x->name, n->file, x->file);
+                                  x->name, where.p ? where.p : "", x->file);
+                    qr_buf_release(&where);
                     return QR_EINVAL;
                 }
+                qr_buf_release(&where);
             }
             return not_found(x, "function", x->name, ks, 1);
         }

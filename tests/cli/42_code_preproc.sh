@@ -229,4 +229,55 @@ git -C "$R5" -c user.name=T -c user.email=t@example.com commit -qm one
 expect_out "nested: Z_PREFIX_SET is defined only under Z_PREFIX, so the #else holds" 'z.c:init_' \
   sh -c "'$Q' code query get_call_graph --name start --direction callees --include_inactive false --repo '$R5' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"to\"] for r in json.load(sys.stdin)[\"results\"])))'"
 
+# a disjunction one of whose parts is a conjunction (curl's `#if (defined(USE_NGTCP2) &&
+# defined(USE_NGHTTP3)) || defined(USE_QUICHE)` / `#define USE_HTTP3`): judged, a part
+# holding only when all of its own do; its #else is not judged
+R6="$TMP/repo6"
+git init -q -b main "$R6"
+cat > "$R6/s.h" <<'C'
+#ifndef S_H
+#define S_H
+#define HAVE_A
+#define HAVE_B
+#if (defined(USE_NGTCP2) && defined(USE_NGHTTP3)) || defined(USE_QUICHE)
+#define USE_HTTP3
+#else
+#define NO_HTTP3
+#endif
+#if (defined(HAVE_A) && defined(HAVE_B)) || defined(USE_QUICHE)
+#define BOTH_AB
+#endif
+#if (defined(HAVE_A) && defined(USE_NGTCP2)) || (defined(HAVE_B) && HAVE_LEVEL)
+#define ONE_SHORT
+#endif
+#endif
+C
+cat > "$R6/a.c" <<'C'
+#include "s.h"
+#ifdef USE_HTTP3
+void h3(void) {}
+#endif
+#ifdef BOTH_AB
+void ab(void) {}
+#endif
+C
+git -C "$R6" add -A
+git -C "$R6" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "a conjunction inside a disjunction: judged" \
+  'h3:inactive ab:active USE_HTTP3:inactive NO_HTTP3:active BOTH_AB:active ONE_SHORT:inactive' \
+  sh -c "'$Q' code dump --repo '$R6' | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"node\") in (\"macro\", \"function\") and r[\"name\"] in (\"USE_HTTP3\", \"NO_HTTP3\", \"BOTH_AB\", \"ONE_SHORT\", \"h3\", \"ab\")))'"
+
+# a header included only under a condition nothing enables (curl_setup.h's `#ifdef
+# __OS400__` / `#include "config-os400.h"`) defines nothing for its includer
+R7="$TMP/repo7"
+git init -q -b main "$R7"
+printf '#define HAVE_GSSAPI\n' > "$R7/config-os400.h"
+printf '#define HAVE_SOCKET\n' > "$R7/config-linux.h"
+printf '#ifdef __OS400__\n#include "config-os400.h"\n#endif\n#ifdef __linux__\n#include "config-linux.h"\n#endif\n' > "$R7/setup.h"
+printf '#include "setup.h"\n#ifdef HAVE_GSSAPI\nvoid gss(void) {}\n#endif\n#ifdef HAVE_SOCKET\nvoid sock(void) {}\n#endif\n' > "$R7/a.c"
+git -C "$R7" add -A
+git -C "$R7" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "an include compiled out defines nothing" 'gss:inactive sock:active' \
+  sh -c "'$Q' code dump --repo '$R7' --path a.c | python3 -c 'import json,sys; print(\" \".join(\"%s:%s\" % (r[\"name\"], \"inactive\" if r.get(\"inactive\") else \"active\") for r in map(json.loads, sys.stdin) if r.get(\"node\") == \"function\"))'"
+
 finish

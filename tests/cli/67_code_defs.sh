@@ -148,4 +148,48 @@ expect_out "each renaming calls the renamed callees; the written function's call
   'decDoubleAdd>decCanonical decDoubleAdd>decDoubleZero decFloatAdd>decCanonical:inactive decFloatAdd>decFloatZero:inactive decQuadAdd>decCanonical decQuadAdd>decQuadZero' \
   sh -c "'$Q' code dump --repo '$R' --path dec/decBasic.c | python3 -c 'import json,sys; print(\" \".join(sorted(\"%s>%s%s\" % (r[\"from\"].split(\":\")[1], r[\"to\"].split(\":\")[-1], \":inactive\" if r.get(\"inactive\") else \"\") for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\")))'"
 
+# an empty #define with blanks after its name (written so, or left by a comment the
+# parser blanks: curl's `#  define CURL_INLINE /* empty */`) does not swallow the line
+# after it: the group's #endif stays, so what follows is neither in the group nor lost
+# (the grammar read the #endif as the macro's replacement, the header's guard lost its
+# #endif, and curl_setup.h was read in one configuration without its build conditions);
+# function-like macros every definition of which is an attribute or empty (curl's
+# `ALLOC_SIZE(s)`), after more than 32 empty #defines, are read as annotations
+R4="$TMP/tails"
+git init -q -b main "$R4"
+printf '#ifndef CONF_H\n#define CONF_H\n#ifdef HAVE_INLINE\n#elif defined(inline)\n#  define MY_INLINE inline /* as is */\n#else\n#  define MY_INLINE /* empty */\n#endif\nvoid after(void);\n#endif\n' > "$R4/conf.h"
+printf '#ifdef A\n#define B   \n#endif\nint later(void) { return 0; }\n#define F(x)\t\nint last(void) { return 1; }\n' > "$R4/b.c"
+{
+  for i in $(seq 1 40); do echo "#define HAVE_FLAG_$i"; done
+  cat <<'C'
+#ifdef DEBUGBUILD
+#  define ALLOC_FUNC __attribute__((__malloc__))
+#  define ALLOC_SIZE(s) __attribute__((__alloc_size__(s)))
+#  define ALLOC_SIZE2(n, s) __attribute__((__alloc_size__(n, s)))
+#else
+#  define ALLOC_FUNC
+#  define ALLOC_SIZE(s)
+#  define ALLOC_SIZE2(n, s)
+#endif
+#define NOTHING(x)
+extern ALLOC_FUNC ALLOC_SIZE(1)
+  void *dbg_malloc(unsigned long n);
+extern ALLOC_FUNC ALLOC_SIZE2(1, 2)
+  void *dbg_calloc(unsigned long n, unsigned long s);
+ALLOC_SIZE(2) void *dbg_realloc(void *p, unsigned long n);
+int use(void) { NOTHING(2); return dbg_malloc(1) != 0; }
+C
+} > "$R4/mem.h"
+git -C "$R4" add -A && git -C "$R4" -c user.name=T -c user.email=t@example.com commit -qm one
+dumped() { "$Q" code dump --repo "$R4" --path "$1" | python3 -c 'import json,sys; print(" ".join("%s:%s-%s%s" % (r["name"], r["line"], r["end_line"], ":inactive" if r.get("inactive") else "") for r in map(json.loads, sys.stdin) if r.get("node") not in (None, "file")))'; }
+expect_out "empty #define with trailing blanks: the #endif after it stays" \
+  'CONF_H:2-2 MY_INLINE:5-5:inactive MY_INLINE:7-7 after:9-9' dumped conf.h
+expect_out "empty #define with trailing blanks: what follows is outside the group" \
+  'B:2-2:inactive later:4-4 F:5-5 last:6-6' dumped b.c
+expect_out "attribute macros with arguments: the declarations and the function" \
+  'declaration:dbg_malloc:51 declaration:dbg_calloc:53 declaration:dbg_realloc:55 function:use:56' \
+  sh -c "'$Q' code dump --repo '$R4' --path mem.h | python3 -c 'import json,sys; print(\" \".join(\"%s:%s:%s\" % (r[\"node\"], r[\"name\"], r[\"line\"]) for r in map(json.loads, sys.stdin) if r.get(\"node\") in (\"declaration\", \"function\")))'"
+expect_out "no parse errors left" '' \
+  sh -c "'$Q' code query get_index_stats --repo '$R4' --format json | python3 -c 'import json,sys; print(\" \".join(f[\"file\"] for f in json.load(sys.stdin)[\"error_files\"]))'"
+
 finish

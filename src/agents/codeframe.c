@@ -337,6 +337,8 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
         k->ident = is_ident(w);
         k->star = !k->path && strchr(w, '*') && star_ident(w);
         k->id = 0;
+        k->fuzzy = false;
+        k->num = 0;
         if (!k->path) {
             char low[CF_MAX + 1];
             size_t wl = strlen(w);

@@ -59,6 +59,10 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
                     size_t prev_cap, char *before, size_t before_cap, char *next,
                     size_t next_cap, bool *ambiguous);
 
+/* The repository's configuration value of `key` ("remote.origin.url"), as git config
+ * --get reads it (one snapshot of the files): true with it in out. */
+bool qr_git_config_string(qr_git *g, const char *key, char *out, size_t cap);
+
 /* The tag named `name`, compared without case (the exact spelling wins when tags differ
  * only in case): true with the tag's name in out. Two names no tag can have (':' is not
  * allowed in one) ask for releases by date: ":latest" the newest release tag (one whose

@@ -67,7 +67,7 @@ int qr_host_find_file(void *host, const char *name, char *out, size_t cap);
 /* The project's names as people call it, space-separated: the last part of the host
  * repository's working tree (or of its git directory, without ".git"), then the origin
  * remote's last part when it differs and is not a generic word ("repo"), written to out
- * (runs `git config` once); false when there is no repository. */
+ * (read from the repository's configuration); false when there is no repository. */
 bool qr_host_project_name(void *host, char *out, size_t cap);
 /* qr_router_opts.tag over the host's repository (qr_git_tag_named). */
 bool qr_host_tag(void *host, const char *name, char *out, size_t cap);

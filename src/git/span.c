@@ -286,6 +286,19 @@ static bool tag_commit(qr_git *g, const char *name, git_oid *out)
     return true;
 }
 
+bool qr_git_config_string(qr_git *g, const char *key, char *out, size_t cap)
+{
+    git_config *cfg = NULL;
+    git_buf v = {0};
+    bool ok = cap && git_repository_config_snapshot(&cfg, g->repo) == 0 &&
+              git_config_get_string_buf(&v, cfg, key) == 0 && v.ptr && strlen(v.ptr) < cap;
+    if (ok)
+        snprintf(out, cap, "%s", v.ptr);
+    git_buf_dispose(&v);
+    git_config_free(cfg);
+    return ok;
+}
+
 /* When a tag was made: its tagger's time when annotated, else its commit's; -1 when it
  * cannot be read. */
 static int64_t tag_time(qr_git *g, const char *name)

@@ -18,7 +18,6 @@
  */
 #include "quarry/host.h"
 #include "quarry/words.h"
-#include "quarry/proc.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -441,15 +440,8 @@ bool qr_host_project_name(void *host, char *out, size_t cap)
     last_part(dir ? dir : "", out, cap);
     /* the name the project goes by upstream, when the folder was named otherwise: the
        origin remote's last part ("https://github.com/tmux/tmux.git" -> "tmux") */
-    const char *argv[] = {"git", "-C", dir ? dir : qr_git_dir(g), "config", "--get",
-                          "remote.origin.url", NULL};
-    qr_proc_opts po = {.argv = argv, .env_add = qr_proc_git_env, .timeout_ms = 5000};
-    qr_proc_result pr;
-    qr_proc_result_init(&pr);
-    if (qr_proc_run(&po, &pr) == QR_OK && pr.status == 0 && pr.out.len) {
-        char url[4096], name[256];
-        snprintf(url, sizeof url, "%.*s", (int)pr.out.len, pr.out.p);
-        url[strcspn(url, "\r\n")] = '\0';
+    char url[4096], name[256];
+    if (qr_git_config_string(g, "remote.origin.url", url, sizeof url)) {
         last_part(url, name, sizeof name);
         static const char *const GENERIC[] = {"repo", "repository", "src", "source", "git",
                                               "mirror", "origin", "upstream", NULL};
@@ -461,6 +453,5 @@ bool qr_host_project_name(void *host, char *out, size_t cap)
             l + strlen(name) + 2 <= cap)
             snprintf(out + l, cap - l, "%s%s", l ? " " : "", name);
     }
-    qr_proc_result_clear(&pr);
     return out[0] != '\0';
 }

@@ -72,6 +72,12 @@ int qr__path_unquote(qr_arena *a, const char *s, const char **out, qr_buf *err);
 
 /* ---- .mailmap (mailmap.c) ---- */
 int qr__mailmap_load(git_repository *repo, qr_mailmap **out);
+
+/* When a tag was made (tags_tool.c, the one rule get_tags and the release lookups share):
+ * obj is what refs/tags/NAME names, c the commit it peels to; the tagger's time and offset
+ * when annotated (the commit's time and offset 0 when it has no tagger), else the
+ * commit's. */
+void qr__git_tag_when(const git_object *obj, const git_commit *c, int64_t *time, int *offset);
 /* A map of the lines of text[0..n) alone (tests and fuzzing). */
 int qr__mailmap_parse(const char *text, size_t n, qr_mailmap **out);
 void qr__mailmap_free(qr_mailmap *m);

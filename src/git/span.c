@@ -269,21 +269,38 @@ static int version_cmp(const long a[VN], const long b[VN])
     return 0;
 }
 
-static bool tag_commit(qr_git *g, const char *name, git_oid *out)
+/* The commit a tag names and when the tag was made (qr__git_tag_when), from one lookup;
+ * false when it names no commit. */
+static bool tag_point(qr_git *g, const char *name, git_oid *out, int64_t *time)
 {
     char ref[300];
     snprintf(ref, sizeof ref, "refs/tags/%s", name);
-    git_object *o = NULL;
+    git_object *o = NULL, *c = NULL;
     if (git_revparse_single(&o, g->repo, ref) < 0)
         return false;
-    git_object *c = NULL;
-    int rc = git_object_peel(&c, o, GIT_OBJECT_COMMIT);
-    git_object_free(o);
-    if (rc < 0)
-        return false;
-    git_oid_cpy(out, git_object_id(c));
+    bool ok = git_object_peel(&c, o, GIT_OBJECT_COMMIT) == 0;
+    if (ok) {
+        int off;
+        git_oid_cpy(out, git_object_id(c));
+        qr__git_tag_when(o, (const git_commit *)c, time, &off);
+    }
     git_object_free(c);
-    return true;
+    git_object_free(o);
+    return ok;
+}
+
+static bool tag_commit(qr_git *g, const char *name, git_oid *out)
+{
+    int64_t t;
+    return tag_point(g, name, out, &t);
+}
+
+/* When a tag was made; -1 when it names no commit. */
+static int64_t tag_time(qr_git *g, const char *name)
+{
+    git_oid o;
+    int64_t t;
+    return tag_point(g, name, &o, &t) ? t : -1;
 }
 
 bool qr_git_config_string(qr_git *g, const char *key, char *out, size_t cap)
@@ -299,24 +316,6 @@ bool qr_git_config_string(qr_git *g, const char *key, char *out, size_t cap)
     return ok;
 }
 
-/* When a tag was made: its tagger's time when annotated, else its commit's; -1 when it
- * cannot be read. */
-static int64_t tag_time(qr_git *g, const char *name)
-{
-    char ref[300];
-    snprintf(ref, sizeof ref, "refs/tags/%s", name);
-    git_object *o = NULL, *c = NULL;
-    if (git_revparse_single(&o, g->repo, ref) < 0)
-        return -1;
-    int64_t t = -1;
-    if (git_object_type(o) == GIT_OBJECT_TAG && git_tag_tagger((const git_tag *)o))
-        t = git_tag_tagger((const git_tag *)o)->when.time;
-    else if (git_object_peel(&c, o, GIT_OBJECT_COMMIT) == 0)
-        t = git_commit_time((const git_commit *)c);
-    git_object_free(c);
-    git_object_free(o);
-    return t;
-}
 
 /* The release just before (dir -1) or after (dir 1) the one at hit, by version, written
  * to out when the tags' dates agree (no release between them by date either); "" when

@@ -57,6 +57,18 @@ static char *first_line(const char *msg)
     return s;
 }
 
+void qr__git_tag_when(const git_object *obj, const git_commit *c, int64_t *time, int *offset)
+{
+    if (git_object_type(obj) == GIT_OBJECT_TAG) {
+        const git_signature *who = git_tag_tagger((const git_tag *)obj);
+        *time = who ? who->when.time : git_commit_time(c);
+        *offset = who ? who->when.offset : 0;
+    } else {
+        *time = git_commit_time(c);
+        *offset = git_commit_time_offset(c);
+    }
+}
+
 /* One tag's row; false when it names no commit (left out). */
 static bool read_tag(qr_git *g, const char *name, tag_row *r)
 {
@@ -73,18 +85,14 @@ static bool read_tag(qr_git *g, const char *name, tag_row *r)
     r->name = name;
     git_oid_tostr(r->hash, sizeof r->hash, git_object_id(commit));
     const git_commit *c = (const git_commit *)commit;
-    if (git_object_type(obj) == GIT_OBJECT_TAG) {
-        const git_tag *t = (const git_tag *)obj;
-        const git_signature *who = git_tag_tagger(t);
-        r->annotated = true;
-        r->time = who ? who->when.time : git_commit_time(c);
-        r->offset = who ? who->when.offset : 0;
-        r->subject = first_line(git_tag_message(t));
-    } else {
-        r->time = git_commit_time(c);
-        r->offset = git_commit_time_offset(c);
-        r->subject = first_line(git_commit_message(c));
-    }
+    int64_t when;
+    int off;
+    qr__git_tag_when(obj, c, &when, &off);
+    r->time = when;
+    r->offset = off;
+    r->annotated = git_object_type(obj) == GIT_OBJECT_TAG;
+    r->subject = first_line(r->annotated ? git_tag_message((const git_tag *)obj)
+                                         : git_commit_message(c));
     git_object_free(commit);
     git_object_free(obj);
     return r->subject != NULL;

@@ -1097,26 +1097,37 @@ static const char *negated(ex *e, const char *name);
 /* A conjunction `defined(A) && B && ...` inside a disjunction, as one of its parts:
  * "&A&=B" (it holds when A is defined and B's value is not 0); NULL when an operand is
  * anything else, or the host decides one false (the part never holds: "" then). */
-static const char *conjunction(ex *e, TSNode n)
+/* The operands of a chain of one binary operator ("&&", "||"), parentheses off, left to
+ * right, in ops (at most cap); -1 when there are more. */
+static int operands(ex *e, TSNode n, const char *opname, TSNode *ops, int cap)
 {
-    TSNode stack[16], ops[16];
+    TSNode stack[32];
     int top = 0, nops = 0;
     stack[top++] = unparen(n);
     while (top) {
         TSNode x = stack[--top];
         TSNode o = field(x, "operator");
         const char *op = ts_node_is_null(o) ? NULL : text(e, o);
-        if (is(x, "binary_expression") && op && !strcmp(op, "&&")) {
-            if (top + 2 > 16)
-                return NULL;
+        if (is(x, "binary_expression") && op && !strcmp(op, opname)) {
+            if (top + 2 > 32)
+                return -1;
             stack[top++] = unparen(field(x, "right"));
             stack[top++] = unparen(field(x, "left"));
-        } else if (nops < 16) {
+        } else if (nops < cap) {
             ops[nops++] = x;
         } else {
-            return NULL;
+            return -1;
         }
     }
+    return nops;
+}
+
+static const char *conjunction(ex *e, TSNode n)
+{
+    TSNode ops[16];
+    int nops = operands(e, n, "&&", ops, 16);
+    if (nops < 0)
+        return NULL;
     const char *term = "";
     for (int i = 0; i < nops; i++) {
         long long v;
@@ -1144,24 +1155,9 @@ static const char *conjunction(ex *e, TSNode n)
 static const char *disjunction(ex *e, TSNode n, const char **alt)
 {
     TSNode ops[32];
-    int nops = 0, top = 0;
-    TSNode stack[32];
-    stack[top++] = unparen(n);
-    while (top) {
-        TSNode x = stack[--top];
-        TSNode o = field(x, "operator");
-        const char *op = ts_node_is_null(o) ? NULL : text(e, o);
-        if (is(x, "binary_expression") && op && !strcmp(op, "||")) {
-            if (top + 2 > 32)
-                return NULL;
-            stack[top++] = unparen(field(x, "right"));
-            stack[top++] = unparen(field(x, "left"));
-        } else if (nops < 32) {
-            ops[nops++] = x;
-        } else {
-            return NULL;
-        }
-    }
+    int nops = operands(e, n, "||", ops, 32);
+    if (nops < 0)
+        return NULL;
     const char *term = "", *neg = NULL;
     bool conj = false;
     for (int i = 0; i < nops; i++) {

@@ -3,8 +3,10 @@
 # files: declined), tags of a scheme that is not a version ("release-2.1-stable"), a
 # full name over all its addresses, directories ranked, a file's renames (and a file
 # renamed away), line totals, one commit shown, the tags themselves, two people
-# compared; and two tool readings they rest on: `since` with a path filters by date
-# (git's --since-as-filter) on a history whose dates are out of order, and an address is one author whatever its case. Every
+# compared, a file changed on both sides of a merge (its last change is the merge git
+# lists, and the last change that is not one is named); and two tool readings they rest
+# on: `since` with a path filters by date (git's --since-as-filter) on a history whose
+# dates are out of order, and an address is one author whatever its case. Every
 # answer is checked against git on a repository built here; "now" is pinned.
 . "$(dirname "$0")/lib.sh"
 
@@ -212,4 +214,30 @@ count=$(git -C "$R2" rev-list --count 1.1..HEAD)" ask2 "how many commits since t
 expect_out "the previous release off HEAD's line" "no-answer" ask2 "how many commits since the previous release"
 expect_out "a file in another case" "count-commits
 count=$(git -C "$R2" rev-list --count HEAD -- status.c)" ask2 "hw many commits touched STATUS.C"
+# a file changed on both sides of a merge: git log -- FILE lists the merge (its tree
+# differs in the file from both parents) and git log --follow does not; the last change is
+# git's (the merge), and the summary names the last change that is not a merge
+R4="$TMP/both"
+git init -q -b main "$R4"
+printf 'a\nb\nc\nd\ne\n' > "$R4/both.c"
+(R=$R4 commit "2025-01-10T10:00:00" "Ann Lee" ann@example.org "start")
+git -C "$R4" checkout -q -b side
+sed -i 's/^a$/A/' "$R4/both.c"
+(R=$R4 commit "2025-01-11T10:00:00" "Bob Stone" bob@example.org "side: first line")
+git -C "$R4" checkout -q main
+sed -i 's/^e$/E/' "$R4/both.c"
+(R=$R4 commit "2025-01-12T10:00:00" "Ann Lee" ann@example.org "main: last line")
+GIT_AUTHOR_DATE="2025-01-13T10:00:00 +0000" GIT_COMMITTER_DATE="2025-01-13T10:00:00 +0000" \
+  GIT_AUTHOR_NAME="sync bot" GIT_AUTHOR_EMAIL=sync@example.org \
+  GIT_COMMITTER_NAME="sync bot" GIT_COMMITTER_EMAIL=sync@example.org \
+  git -C "$R4" merge -q --no-ff -m "merge side" side
+ask4() { (R=$R4 ask "$1"); }
+expect_out "last change: the merge git shows" "file-last-change
+$(git -C "$R4" log -1 --format=%h --abbrev=7 -- both.c)" ask4 "who last touched both.c"
+expect_out "its last change not a merge" "last change other than a merge: $(git -C "$R4" log -1 --no-merges --format=%h --abbrev=7 -- both.c) by Ann Lee" \
+  sh -c 'cd "$1" && "$2" ask "who last touched both.c" | grep -o "last change other than a merge: [0-9a-f]* by [A-Za-z ]*[a-z] on" | sed "s/ on$//"' _ "$R4" "$Q"
+expect_out "a file's commits, merges git shows included" "file-history
+$(git -C "$R4" log --format=%h --abbrev=7 -- both.c | head -3)" ask4 "commits touching both.c"
+expect_out "merges excluded: the lineage" "file-history
+$(git -C "$R4" log --no-merges --format=%h --abbrev=7 -- both.c | head -3)" ask4 "commits touching both.c, no merges"
 finish

@@ -494,41 +494,52 @@ int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap)
     return f.hits > 1 ? 2 : (int)f.hits;
 }
 
-/* The release tags (a version's name) newest first by their dates: ":latest" the newest,
- * ":previous" the one before it, each only when HEAD's history holds it (a release tagged
- * on another line makes "since the last release" two questions). */
+/* The release tags (a version's name) on HEAD's line, newest first by their dates:
+ * ":latest" the newest, ":previous" the one before it. A release tagged on another line
+ * (a maintenance branch's "3.7c" after HEAD's "3.7b") is passed over, as git describe
+ * passes it: "since the last release" counts from the release this history holds. */
+typedef struct {
+    int64_t when;
+    size_t at;
+} dated_tag;
+
+static int newer_first(const void *a, const void *b)
+{
+    const dated_tag *x = a, *y = b;
+    return x->when < y->when ? 1 : x->when > y->when ? -1 : (x->at > y->at) - (x->at < y->at);
+}
+
 static bool recent_release(qr_git *g, const git_strarray *names, int back, char *out,
                            size_t cap)
 {
-    size_t pick[2] = {names->count, names->count};
-    int64_t when[2] = {-1, -1};
-    for (size_t i = 0; i < names->count; i++) {
+    git_oid at, head;
+    if (!names->count || git_reference_name_to_id(&head, g->repo, "HEAD") < 0)
+        return false;
+    dated_tag *tags = malloc(names->count * sizeof *tags);
+    if (!tags)
+        return false;
+    size_t n = 0;
+    for (size_t i = 0; i < names->count; i++)
         /* a release is named with a number ("v2.1", "release-2.1.12-stable"), not
            "prod-freeze" */
-        if (!strpbrk(names->strings[i], "0123456789"))
-            continue;
-        int64_t t = tag_time(g, names->strings[i]);
-        if (t > when[0]) {
-            pick[1] = pick[0], when[1] = when[0];
-            pick[0] = i, when[0] = t;
-        } else if (t > when[1]) {
-            pick[1] = i, when[1] = t;
-        }
-    }
-    /* the newest must be on HEAD's line for either ("the previous release" after one
-       tagged elsewhere is not sure) */
-    git_oid at, head;
-    if (git_reference_name_to_id(&head, g->repo, "HEAD") < 0)
-        return false;
-    for (int k = 0; k <= back; k++)
-        if (pick[k] >= names->count || !tag_commit(g, names->strings[pick[k]], &at) ||
+        if (strpbrk(names->strings[i], "0123456789"))
+            tags[n++] = (dated_tag){tag_time(g, names->strings[i]), i};
+    qsort(tags, n, sizeof *tags, newer_first);
+    /* newest first, so the ancestry is asked only of the few newest */
+    bool ok = false;
+    for (size_t k = 0; k < n && !ok; k++) {
+        const char *name = names->strings[tags[k].at];
+        if (!tag_commit(g, name, &at) ||
             !(git_oid_equal(&at, &head) || git_graph_descendant_of(g->repo, &head, &at) == 1))
-            return false;
-    size_t i = pick[back];
-    if (strlen(names->strings[i]) + 1 >= cap)
-        return false;
-    snprintf(out, cap, "%s", names->strings[i]);
-    return true;
+            continue;
+        if (back-- > 0)
+            continue;
+        ok = strlen(name) + 1 < cap;
+        if (ok)
+            snprintf(out, cap, "%s", name);
+    }
+    free(tags);
+    return ok;
 }
 
 bool qr_git_tag_named(qr_git *g, const char *name, char *out, size_t cap)

@@ -207,11 +207,13 @@ expect_out "the project, not its bot" "count-commits
 count=$(git -C "$R2" rev-list --count HEAD)" ask2 "how many commits does rig have"
 expect_out "the bot by its name" "count-commits
 count=$(git -C "$R2" rev-list --count --author=actions@github.com HEAD)" ask2 "how many commits has the update bot made"
-# "the last release": the newest release tag by date, when HEAD's history holds it (1.1);
-# "the previous release" would be 1.0a, tagged on another line: declined, not guessed
+# "the last release": the newest release tag by date that HEAD's history holds (1.1), as
+# git describe finds it; "the previous release" is the one before it on HEAD's line (1.0:
+# 1.0a was tagged on a maintenance branch)
 expect_out "since the last release" "count-commits
-count=$(git -C "$R2" rev-list --count 1.1..HEAD)" ask2 "how many commits since the last release"
-expect_out "the previous release off HEAD's line" "no-answer" ask2 "how many commits since the previous release"
+count=$(git -C "$R2" rev-list --count "$(git -C "$R2" describe --tags --abbrev=0)"..HEAD)" ask2 "how many commits since the last release"
+expect_out "the previous release on HEAD's line" "count-commits
+count=$(git -C "$R2" rev-list --count 1.0..HEAD)" ask2 "how many commits since the previous release"
 expect_out "a file in another case" "count-commits
 count=$(git -C "$R2" rev-list --count HEAD -- status.c)" ask2 "hw many commits touched STATUS.C"
 # a file changed on both sides of a merge: git log -- FILE lists the merge (its tree
@@ -232,6 +234,15 @@ GIT_AUTHOR_DATE="2025-01-13T10:00:00 +0000" GIT_COMMITTER_DATE="2025-01-13T10:00
   GIT_COMMITTER_NAME="sync bot" GIT_COMMITTER_EMAIL=sync@example.org \
   git -C "$R4" merge -q --no-ff -m "merge side" side
 ask4() { (R=$R4 ask "$1"); }
+# a newer release tagged off HEAD's line is passed over: the last release is v1.0
+git -C "$R4" tag v1.0 main~1
+git -C "$R4" checkout -q -b rel main~2
+echo r > "$R4/rel.c"
+(R=$R4 commit "2025-02-01T10:00:00" "Ann Lee" ann@example.org "release work")
+GIT_COMMITTER_DATE="2025-02-01T11:00:00 +0000" git -C "$R4" tag -a v2.0 -m v2.0
+git -C "$R4" checkout -q main
+expect_out "the last release off HEAD's line: passed over" "count-commits
+count=$(git -C "$R4" rev-list --count v1.0..HEAD)" ask4 "how many commits since the last release"
 expect_out "last change: the merge git shows" "file-last-change
 $(git -C "$R4" log -1 --format=%h --abbrev=7 -- both.c)" ask4 "who last touched both.c"
 expect_out "its last change not a merge" "last change other than a merge: $(git -C "$R4" log -1 --no-merges --format=%h --abbrev=7 -- both.c) by Ann Lee" \

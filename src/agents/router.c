@@ -1316,6 +1316,10 @@ static void parse_sort(parser *p)
             key = RT_SORT_COMMITS, end = tok_is(p, j, "commit") ? j + 2 : j + 1;
         } else if (tok_is(p, j, "files")) {
             key = RT_SORT_FILES, end = tok_is(p, j + 1, "changed") ? j + 2 : j + 1;
+        } else if (j == i + 3 && (tok_is(p, j, "changes") || tok_is(p, j, "edits") ||
+                                  tok_is(p, j, "modifications") || tok_is(p, j, "revisions"))) {
+            /* "files by number of changes": each change a commit */
+            key = RT_SORT_COMMITS, end = j + 1;
         }
         if (!key)
             continue;

@@ -848,14 +848,14 @@ static void parse_renames(parser *p)
     }
 }
 
-/* "how many tags start with curl-8", "tags beginning with v2.", "releases matching rc-*":
- * the tags whose names open with that text */
+/* "how many tags start with curl-8", "tags beginning with v2.", "releases matching rc-*",
+ * "tags 3.*": the tags whose names open with that text */
 static void parse_tag_prefix(parser *p)
 {
     static const char *const NOUN[] = {"tag", "tags", "release", "releases", NULL};
     static const char *const START[] = {"start", "starts", "starting", "begin", "begins",
                                         "beginning", "prefixed", NULL};
-    for (size_t i = 0; i + 2 < p->n; i++) {
+    for (size_t i = 0; i + 1 < p->n; i++) {
         if (!tok_in(p, i, NOUN))
             continue;
         size_t k = i + 1;
@@ -868,6 +868,8 @@ static void parse_tag_prefix(parser *p)
             x = k + 2;
         else if (tok_is(p, k, "matching") || tok_is(p, k, "like"))
             x = k + 1;
+        else if (k == i + 1 && p->t[k].s[0] && p->t[k].s[strlen(p->t[k].s) - 1] == '*')
+            x = k; /* "tags 3.*", git tag -l's way */
         else
             continue;
         if (x >= p->n || p->t[x].used || p->t[x].kind == T_EMAIL || p->t[x].kind == T_DATE)

@@ -1761,7 +1761,7 @@ static const rule RULES[] = {
      {"who changed README.md", "who worked on src/", "authors of lib/util.c",
       "top 3 contributors to src/main.c this year"},
      {W(WHO) | W(CHANGE), W(WHO) | W(COMMITTED), W(AUTHORS), W(WHO) | W(COMMITS),
-      W(WHO) | W(OWNS), W(OWNS), REQ_END},
+      W(WHO) | W(OWNS), W(OWNS), W(WHO), REQ_END},
      W(MOST) | W(ACTIVE) | W(COMMITS) | W(MADE) | W(CHANGE) | W(COMMITTED) | W(RANKED) |
          W(FILES) | W(OWNS) | W(AUTHORS) | W(WHO) | W(OFTEN),
      S_PATH | S_WINDOW | S_N | S_MERGES | S_BOTS | S_REF,

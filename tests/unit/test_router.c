@@ -220,6 +220,11 @@ static const expect MATCHES[] = {
     {"has bob committed this week", "commits-by-author", {":since \"this week\" :author \"bob\""}},
     {"commits by mary-jane", "commits-by-author", {":author \"mary-jane\""}},
     {"who is the most active", "top-contributors", {":n 10"}},
+    /* stop 35: the spent held-out set's declines (plain12) */
+    {"Could you rank the top 5 files by number of changes this year?", "file-churn",
+     {":limit 5", ":since \"this year\""}},
+    {"who: compat/", "file-authors", {":tool :get_author_stats", ":path \"compat/\""}},
+    {"tags 3.*", "tags", {":tool :get_tags", ":pattern \"3.*\""}},
 };
 
 /* What a matched question's query must not hold: a cut nobody asked for ("all", "per

@@ -820,8 +820,11 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
         for (int d = 1; d <= f->depth; d++) {
             qr_buf_printf(&q, "  %s{ ", d > 1 ? "UNION " : "");
             qr_buf_puts(&q, f->rel == CF_CALLERS ? "?f " : "?t ");
+            /* each step any call written, under a disabled #if too (code:calls holds
+               the active ones only): a tree without its generated configuration would
+               lose whole chains */
             for (int k = 0; k < d; k++)
-                qr_buf_printf(&q, "%scode:calls", k ? "/" : "");
+                qr_buf_printf(&q, "%scode:callSite/code:callee", k ? "/" : "");
             qr_buf_printf(&q, " %s BIND(%d AS ?d) }\n", f->rel == CF_CALLERS ? "?t" : "?f",
                           d);
         }
@@ -830,7 +833,6 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                       "  OPTIONAL { ?f code:file/code:path ?file }\n"
                       "  FILTER(?f != ?t)\n",
                       f->rel == CF_CALLERS ? "caller" : "callee");
-        /* every call written, under a disabled #if too, as one step's callers are */
         if (f->rel == CF_CALLERS) {
             place_filter(&q, "file", f->in);
         } else if (f->in[0]) { /* "what does X in FILE call": that definition */
@@ -852,7 +854,7 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
             qr_buf_printf(&q,
                           PFX "SELECT DISTINCT ?caller ?file WHERE {\n"
                               "  ?t code:name \"%s\" .\n"
-                              "  ?f code:calls+ ?t ; code:name ?caller ;\n"
+                              "  ?f (code:callSite/code:callee)+ ?t ; code:name ?caller ;\n"
                               "     code:file/code:path ?file .\n"
                               "  FILTER(?f != ?t)\n",
                           s);

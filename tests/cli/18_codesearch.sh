@@ -196,7 +196,9 @@ expect_out "calls written in the body only" 'template:callees [{"callee":"loop_r
 expect_out "one of them, by file" 'template:callees [{"callee":"loop_run","line":16,"file":"lib/loop.c","function_line":16}]' ask2 "what does helper in lib/loop.c call"
 expect_out "disabled code when asked" 'template:callees [{"callee":"loop_run","line":18,"file":"lib/loop.c","function_line":18},{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what does main call, including disabled code"
 expect_out "the subject after a passive verb" 'template:callees [{"callee":"helper","line":4,"file":"tools/cli.c","function_line":4},{"callee":"loop_run","line":4,"file":"tools/cli.c","function_line":4}]' ask2 "what is called by main"
-expect_out "callers to a depth, each at its nearest" 'template:callers-depth [{"caller":"helper","file":"lib/loop.c","depth":1},{"caller":"main","file":"tools/cli.c","depth":1}]' ask2 "callers of loop_run 2 levels deep"
+# every call written counts at each step, under a disabled #if too (lib/loop.c's main),
+# as one step's callers do
+expect_out "callers to a depth, each at its nearest" 'template:callers-depth [{"caller":"helper","file":"lib/loop.c","depth":1},{"caller":"main","file":"lib/loop.c","depth":1},{"caller":"main","file":"tools/cli.c","depth":1}]' ask2 "callers of loop_run 2 levels deep"
 expect_out "callees to a depth" 'template:callees-depth [{"callee":"loop_run","file":"lib/loop.c","depth":1},{"callee":"backend_poll","file":"lib/backend.c","depth":2},{"callee":"h","depth":2},{"callee":"log_impl","file":"lib/log.c","depth":2},{"callee":"set_handler","file":"lib/loop.c","depth":2}]' ask2 "what does helper in lib/loop.c call, two levels deep"
 # a misspelt or wrongly cased name, or a file that is not there: an error that says what to
 # write, exit 2; never 0 rows

@@ -826,50 +826,15 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     explain_line(e, "", q, all, n);
 }
 
-/* The fetch of one file's commits as :history, newest first, and the opening of the
- * transform (the caller adds its steps and the closing "]"): the file's lineage across
- * renames (get_file_history, as git log --follow, which lists no merge) and the merges
- * git's own path walk shows for it (get_commits with the path, as git log -- FILE: a merge
- * whose tree differs in the file from every parent, such as a sync merge that brings in
- * changes made on both sides). Either alone disagrees with a reader: "who last touched
- * screen-write.c" in tmux is the merge for `git log -1 -- screen-write.c` and the change
- * merged for --follow; both rows are given, git's order first. A pattern, an exclusion or
- * merges excluded leave the lineage alone. `limit` (0: none) is applied to the union. */
-static bool file_commits_fetch(const rt_question *q, qr_buf *b, unsigned which, int limit)
-{
-    bool merged = q->path_kind == RT_PATH_FILE && !q->path_excl &&
-                  q->merges != RT_MERGES_EXCLUDE && !strpbrk(q->path, "*?[:");
-    qr_buf_printf(b, "{:fetch [{:tool :get_file_history :as :%s :params ",
-                  merged ? "followed" : "history");
-    params(b, q, which, limit);
-    if (!merged) {
-        qr_buf_puts(b, "}]\n :transform [");
-        return false;
-    }
-    rt_question only = *q;
-    only.merges = RT_MERGES_ONLY;
-    qr_buf_puts(b, "}\n         {:tool :get_commits :as :merges :params ");
-    params(b, &only, which, limit);
-    qr_buf_puts(b, "}]\n :transform [{:op :map :on :merges :as :merged :compute {:path ");
-    edn_str(b, q->path);
-    qr_buf_puts(b, " :status \"M\"}}\n"
-                   "             {:op :concat :on [:followed :merged] :as :both}\n"
-                   "             {:op :sort :on :both :as :");
-    qr_buf_puts(b, limit > 0 ? "newest" : "history");
-    qr_buf_puts(b, " :by [[:timestamp :desc]]}\n             ");
-    if (limit > 0)
-        qr_buf_printf(b, "{:op :take :on :newest :as :history :n %d}\n             ", limit);
-    return true;
-}
-
 static void emit_file_history(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_PATH | P_AUTHOR | P_GREP | P_MERGES;
     int limit = q->n ? q->n : ((q->words & RW_RECENT) && q->singular) ? 1 : 0;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
-    file_commits_fetch(q, b, all, limit);
-    qr_buf_puts(b, "{:op :map :on :history :as :rows :select [:short_hash "
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, all, limit);
+    qr_buf_puts(b, "}]\n :transform [{:op :map :on :history :as :rows :select [:short_hash "
                    ":date :author :subject :path :status :additions :deletions]}]\n");
     snprintf(sum, sizeof sum, "%s{{count:history}} commits changed %s%s",
              limit ? "The latest " : "", q->path, qual);
@@ -880,21 +845,30 @@ static void emit_file_history(const rt_question *q, qr_buf *b, qr_buf *e)
                  all, limit);
 }
 
+/* A file's last change: get_file_history's first row, which is a merge when git log --
+ * FILE's is (tmux's sync merges); the summary then also names the last change that is not
+ * a merge, who wrote what the merge brought in. */
 static void emit_file_last(const rt_question *q, qr_buf *b, qr_buf *e)
 {
     const unsigned all = P_WINDOW | P_PATH | P_AUTHOR;
     char qual[RT_STR * 4], sum[RT_STR * 6];
     qualifiers(qual, sizeof qual, q, all & ~(unsigned)P_PATH);
-    bool merged = file_commits_fetch(q, b, all, 1);
-    qr_buf_puts(b, "{:op :map :on :history :as :rows :select [:short_hash "
+    bool merges = !strpbrk(q->path, "*?[:");
+    qr_buf_puts(b, "{:fetch [{:tool :get_file_history :as :history :params ");
+    params(b, q, all, 1);
+    if (merges) {
+        rt_question own = *q;
+        own.merges = RT_MERGES_EXCLUDE;
+        qr_buf_puts(b, "}\n         {:tool :get_file_history :as :followed :params ");
+        params(b, &own, all | P_MERGES, 1);
+    }
+    qr_buf_puts(b, "}]\n :transform [{:op :map :on :history :as :rows :select [:short_hash "
                    ":date :author :subject :path :status]}]\n");
-    /* with merges: the last change that was not one is named too (the same commit when
-       no merge came after it) */
     snprintf(sum, sizeof sum,
              "%s was last changed%s on {{first:rows:date}} by {{first:rows:author}} in "
              "{{first:rows:short_hash}} ({{first:rows:subject}})%s",
              q->path, qual,
-             merged ? "; its last change other than a merge: {{first:followed:short_hash}} by "
+             merges ? "; its last change other than a merge: {{first:followed:short_hash}} by "
                       "{{first:followed:author}} on {{first:followed:date}}"
                     : "");
     qr_buf_puts(b, " :return {:findings :rows :summary ");

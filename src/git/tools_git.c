@@ -949,36 +949,63 @@ static int get_file_history_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
     };
     qr_arena s;
     scratch_init(&s);
-    qr_follow_entry *fe;
-    size_t n;
+    qr_follow_entry *fe, *me = NULL;
+    size_t n, m = 0;
     rc = qr__git_follow(g, &fo, &s, &fe, &n, err);
+    /* git log --follow lists no merge; git log -- FILE lists a merge whose tree differs
+     * in the file from every parent (a sync merge that brings a change made on both
+     * sides). Those merges are interleaved by committer date, the walk's order, so the
+     * history is the lineage across renames and the merges git shows for the file. */
+    if (rc == QR_OK && fo.follow && win.w.merges != QR_MERGES_EXCLUDE && !win.w.first_parent) {
+        qr_follow_opts mo = fo;
+        mo.follow = false;
+        mo.merges = QR_MERGES_ONLY;
+        rc = qr__git_follow(g, &mo, &s, &me, &m, err);
+    }
     if (rc == QR_OK) {
         kws k;
         kws_init(&k, a);
         qr_mapb mb;
         qr_mapb_init(&mb, a, 16);
         qr_vecb vb;
-        qr_vecb_init(&vb, a, n);
-        size_t shown = 0;
-        for (size_t i = 0; rc == QR_OK && i < n; i++) {
+        qr_vecb_init(&vb, a, n + m);
+        size_t shown = 0, i = 0, j = 0;
+        qr_commit_info ci, cj;
+        bool have_i = false, have_j = false;
+        while (rc == QR_OK && (i < n || j < m)) {
             if (win.w.limit >= 0 && (int64_t)shown >= win.w.limit)
                 break;
-            qr_commit_info c;
-            if ((rc = qr__git_commit_info(g, &fe[i].oid, &s, &c, err)) != QR_OK)
-                break;
+            if (i < n && !have_i) {
+                if ((rc = qr__git_commit_info(g, &fe[i].oid, &s, &ci, err)) != QR_OK)
+                    break;
+                have_i = true;
+            }
+            if (j < m && !have_j) {
+                if ((rc = qr__git_commit_info(g, &me[j].oid, &s, &cj, err)) != QR_OK)
+                    break;
+                have_j = true;
+            }
+            /* the newer by committer date; a merge before the lineage's row of its date */
+            bool merge = j < m && (i >= n || cj.ctime >= ci.ctime);
+            const qr_follow_entry *e = merge ? &me[j] : &fe[i];
+            qr_commit_info c = merge ? cj : ci;
+            if (merge)
+                j++, have_j = false;
+            else
+                i++, have_i = false;
             if ((win.w.author && !qr__git_author_matches(&c, win.w.author)))
                 continue;
             if (win.grep && !qr__git_message_matches(win.grep, c.message))
                 continue;
             shown++;
             put_commit_fields(&mb, &k, a, &c);
-            qr_mapb_put(&mb, k.path, path_str(a, fe[i].path));
-            if (fe[i].old_path)
-                qr_mapb_put(&mb, k.old_path, path_str(a, fe[i].old_path));
-            qr_mapb_put(&mb, k.status, status_str(a, fe[i].status));
-            qr_mapb_put(&mb, k.additions, qr_int(fe[i].additions));
-            qr_mapb_put(&mb, k.deletions, qr_int(fe[i].deletions));
-            if (fe[i].binary)
+            qr_mapb_put(&mb, k.path, path_str(a, e->path));
+            if (e->old_path)
+                qr_mapb_put(&mb, k.old_path, path_str(a, e->old_path));
+            qr_mapb_put(&mb, k.status, status_str(a, e->status));
+            qr_mapb_put(&mb, k.additions, qr_int(e->additions));
+            qr_mapb_put(&mb, k.deletions, qr_int(e->deletions));
+            if (e->binary)
                 qr_mapb_put(&mb, k.binary, qr_bool(true));
             qr_vecb_push(&vb, qr_mapb_finish(&mb, QR_T_MAP));
             qr_mapb_reuse(&mb);
@@ -1507,7 +1534,8 @@ static const char *const get_file_history_tool_columns[] = {
 static const qr_tool get_file_history_tool = {
     .name = "get_file_history",
     .summary = "List the commits that changed one file, newest first, following renames "
-               "(git log --follow), with the file's name and line counts in each.",
+               "(git log --follow) and with the merges git log -- FILE lists for it, with "
+               "the file's name and line counts in each.",
     .params = get_file_history_params,
     .result = "a vector of {:hash :short_hash :author :email :date :timestamp :subject "
               ":message :parents :path :status :additions :deletions} (+ :old_path where "

@@ -2,7 +2,8 @@
 # here with git and compared with git's own output and with `--no-index`: a shallow clone
 # made shallower after indexing, .gitattributes that change what git counts, non-UTF-8
 # paths given back in their escaped form, a commit's `encoding` header, pathspecs with
-# `..` and magic (icase, exclude, glob, literal, top), globs in get_file_history, and
+# `..` and magic (icase, exclude, glob, literal, top), globs in get_file_history (and the
+# merges it lists as git log -- FILE does), and
 # ranges (A..B, A...B, ^A B) as `ref`. Dates are pinned; "now" is QUARRY_NOW.
 . "$(dirname "$0")/lib.sh"
 
@@ -265,5 +266,34 @@ for r in 'v1..topic' 'v1...topic'; do
 done
 expect_err "an unknown side of a range is named" "unknown ref 'nope'" "$Q" tool get_commits --repo "$P" --ref 'main..nope'
 expect_rc "an unknown side of a range: exit 2" 2 "$Q" tool get_commits --repo "$P" --ref 'nope...main'
+
+# ---- a file changed on both sides of a merge: get_file_history lists the merge as git log
+# -- FILE does (git log --follow lists no merge), interleaved in the walk's order, and a
+# commit whose author date is older than its neighbour's stays where git shows it ----
+M="$TMP/merged"
+git init -q -b main "$M"
+printf 'a\nb\nc\nd\ne\n' > "$M/both.c"
+git -C "$M" add -A
+at "$M" ann 2024-06-01T10:00:00Z commit -q -m "Start"
+at "$M" bob 2024-06-02T10:00:00Z checkout -q -b side
+sed -i 's/^a$/A/' "$M/both.c"
+at "$M" bob 2024-06-02T10:00:00Z commit -q -am "Side: first line"
+at "$M" ann 2024-06-03T10:00:00Z checkout -q main
+sed -i 's/^e$/E/' "$M/both.c"
+at "$M" ann 2024-06-03T10:00:00Z commit -q -am "Main: last line"
+at "$M" dave 2024-06-04T10:00:00Z merge -q --no-ff --no-edit -m "Merge side" side
+sed -i 's/^c$/C/' "$M/both.c"
+GIT_AUTHOR_NAME=eve GIT_AUTHOR_EMAIL=eve@example.com GIT_AUTHOR_DATE=2024-05-20T10:00:00Z \
+  GIT_COMMITTER_NAME=eve GIT_COMMITTER_EMAIL=eve@example.com GIT_COMMITTER_DATE=2024-06-05T10:00:00Z \
+  git -C "$M" commit -q -am "Rebased: an older author date"
+fh() { "$Q" lisp --repo "$M" -e "(clojure.string/join \" \" (map :short_hash (tool/get_file_history $1)))" | tr -d '"'; }
+expect_out "merges git lists for a file: get_file_history equals git log -- FILE" \
+  "$(git -C "$M" log --format=%h -- both.c | tr '\n' ' ' | sed 's/ $//')" fh '{:path "both.c"}'
+expect_out "merges excluded: git log --follow --no-merges" \
+  "$(git -C "$M" log --follow --no-merges --format=%h -- both.c | tr '\n' ' ' | sed 's/ $//')" fh '{:path "both.c" :merges "exclude"}'
+expect_out "merges only: git log --merges -- FILE" \
+  "$(git -C "$M" log --merges --format=%h -- both.c | tr '\n' ' ' | sed 's/ $//')" fh '{:path "both.c" :merges "only"}'
+expect_out "a limit counts the merge" \
+  "$(git -C "$M" log -2 --format=%h -- both.c | tr '\n' ' ' | sed 's/ $//')" fh '{:path "both.c" :limit 2}'
 
 finish

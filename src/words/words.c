@@ -37,6 +37,7 @@ static const char *const LEAD[] = {
     "could u tell me", "can u tell me", "could u", "can u", "would u", NULL};
 
 static size_t phrase_at(const char *s, size_t n, const char *ph);
+static char fold(char c);
 
 /* An apology or a hedge that opens a clause before the question: "sorry if this is a dumb
  * question but ...", "this might be obvious, but ...", "not sure if this is the right
@@ -177,10 +178,26 @@ size_t qr_words_normalize(const char *s, size_t len, char *out, size_t cap)
     while (o > 0 && out[o - 1] == ' ')
         o--;
     out[o] = '\0';
-    /* 2. chatter at the front, repeatedly */
+    /* 2. chatter at the front, repeatedly; a misspelt word of politeness too ("pleaes") */
     size_t start = 0;
     for (bool again = true; again;) {
         again = false;
+        size_t wl = 0;
+        while (start + wl < o && isalpha((unsigned char)out[start + wl]))
+            wl++;
+        if (wl >= 5 && start + wl < o) {
+            static const char *const POLITE[] = {"please", "thanks", "sorry", "hello", NULL};
+            for (size_t k = 0; POLITE[k] && !again; k++)
+                /* one slip, the first letter right ("helps" is no "hello"); the words as spelt
+                   are LEAD's, in its longer phrases too */
+                if (fold(out[start]) == POLITE[k][0] &&
+                    qr_words_cost(out + start, wl, POLITE[k], strlen(POLITE[k])) == 1) {
+                    start = skip_punct(out, o, start + wl);
+                    again = true;
+                }
+            if (again)
+                continue;
+        }
         for (size_t k = 0; LEAD[k]; k++) {
             size_t m = phrase_at(out + start, o - start, LEAD[k]);
             if (!m)

@@ -64,6 +64,12 @@ int main(void)
     CHECK_STR(norm("\"hey\" in messages"), "\"hey\" in messages");
     CHECK_STR(norm("hello world commits"), "world commits");
     CHECK_STR(norm("who calls okay_func"), "who calls okay_func");
+    /* politeness misspelt by one slip goes too; a word two slips away stays */
+    CHECK_STR(norm("pleaes list the 3 most recent commits to docs/"),
+              "list the 3 most recent commits to docs/");
+    CHECK_STR(norm("thansk, who changed src/a.c"), "who changed src/a.c");
+    CHECK_STR(norm("helps who changed src/a.c"), "helps who changed src/a.c");
+    CHECK_STR(norm("sorts commits by size"), "sorts commits by size");
     CHECK(qr_words_is_chatter("pls") && !qr_words_is_chatter("commits"));
     char tiny[4];
     CHECK(qr_words_normalize("abcdef", 6, tiny, sizeof tiny) == 3 && strcmp(tiny, "abc") == 0);

@@ -49,7 +49,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                           "skeleton",
                           true,
                           {"skeleton", "skel", "outline", "structure", "symbols", "overview",
-                           "tree", "ls", NULL},
+                           "tree", "ls", "ctags", NULL},
                           {"functions", "symbols", "declarations", "types", "structs",
                            "signatures", "defined", "contains", "list", NULL},
                           {0.35f, 0.35f, 0.3f, 0.2f, 0.2f, 0.3f, 0.15f, 0.15f, 0.1f}},
@@ -63,7 +63,8 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
     [QR_DWIM_READ] = {"read",
                       "read",
                       true,
-                      {"read", "cat", "view", "open", "lines", "less", "head", NULL},
+                      {"read", "cat", "view", "open", "lines", "less", "head", "vim", "vi",
+                       NULL},
                       {"lines", "line", "contents", "open", "view", "print", "read", NULL},
                       {0.3f, 0.3f, 0.3f, 0.3f, 0.25f, 0.15f, 0.3f}},
     [QR_DWIM_GREP] = {"grep",
@@ -1066,6 +1067,15 @@ static const frame frames[] = {
      {"show", "me", "of", "file", "git", "commit", "commits", "change", "changes", "for",
       "list", NULL},
      T_FILE, QR_DWIM_TOOL, "get_file_history", 0.88},
+    /* git's own words: "git log", "git shortlog -sn" */
+    {{"log", NULL},
+     {NULL},
+     {"git", "show", "me", NULL},
+     T_NONE, QR_DWIM_TOOL, "get_commits", 0.86},
+    {{"shortlog", NULL},
+     {NULL},
+     {"git", NULL},
+     T_NONE, QR_DWIM_TOOL, "get_author_stats", 0.88},
     {{"checks", "tests", "test", "suite", NULL},
      {"run", "execute", NULL},
      {"run", "all", "unit", "execute", "suite", "the", NULL},
@@ -1115,6 +1125,10 @@ static bool frame_fits(const frame *f, const tok *toks, size_t nt)
     bool need = false, must = !f->must[0];
     size_t targets = 0, files = 0, syms = 0;
     for (size_t k = 0; k < nt; k++) {
+        /* a command line's flags ("git log --follow F", "shortlog -sn") say how git
+           would print it; the rows say it all */
+        if (toks[k].kind == T_FLAG || !strncmp(toks[k].text, "--", 2))
+            continue;
         /* a frame's word is its word even where the code has a symbol or the tree a
            directory of that name ("run the tests" beside tests/) */
         bool named = in_words(toks[k].low, f->need) || in_words(toks[k].low, f->allow) ||

@@ -202,6 +202,12 @@ static const row rows[] = {
     {"ls src/lisp", "skeleton", "src/lisp", "run"},
     {"less src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
     {"xrefs lx_eval", "references", "lx_eval", "run"},
+    /* editors', ctags' and git's own words, flags and all (plain15 dev) */
+    {"vim src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"ctags -x src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"git log --follow src/lisp/eval.c", "get_file_history", "src/lisp/eval.c", "run"},
+    {"git shortlog -sn", "get_author_stats", NULL, "run"},
+    {"git log --oneline", "get_commits", NULL, "run"},
     {"calls-to lx_eval", "callers", "lx_eval", "run"},
     {"make test", "validate", "make test", "run"},
     {"make check", "validate", "make check", "run"},

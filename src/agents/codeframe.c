@@ -677,6 +677,11 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
             for (size_t j = i >= 3 ? i - 3 : 0; j < i; j++)
                 if (t[j].id == W_INCLUDE || t[j].id == W_USE)
                     t[j].id = W_STOP;
+    /* "functions that call themselves recursively": with no name to follow, "recursively"
+       says recursion, not "eventually" */
+    for (size_t i = 0; subj < 0 && i < n; i++)
+        if (word_is(t, n, i, "recursively"))
+            t[i].id = W_RECUR;
     f->statics = has(t, n, W_STATIC);
     f->transitive = has(t, n, W_TRANS);
     /* "what calls X, and what calls those", "callers of the callers of X": two steps */

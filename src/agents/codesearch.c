@@ -1077,13 +1077,15 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                       f->limit ? f->limit : 10);
         break;
     case CF_RECURSIVE:
-        /* a function whose body calls itself (directly) */
+        /* a function whose body calls itself (directly): every call written, and every
+           function, under a disabled #if too (marked), as the callers and the counts:
+           htop's hwloc code is compiled out in a tree without its configure run */
         *name = "recursive";
-        qr_buf_puts(&q, PFX "SELECT DISTINCT ?name ?file ?line WHERE {\n"
-                            "  ?f a code:Function ; code:calls ?f ; code:name ?name ;\n"
-                            "     code:file/code:path ?file ; code:line ?line .\n");
-        if (!f->inactive)
-            qr_buf_puts(&q, "  FILTER NOT EXISTS { ?f code:inactive true }\n");
+        qr_buf_puts(&q, PFX "SELECT DISTINCT ?name ?file ?line ?inactive WHERE {\n"
+                            "  ?f a code:Function ; code:callSite/code:callee ?f ; "
+                            "code:name ?name ;\n"
+                            "     code:file/code:path ?file ; code:line ?line .\n"
+                            "  OPTIONAL { ?f code:inactive ?inactive }\n");
         place_filter(&q, "file", f->in);
         qr_buf_puts(&q, "} ORDER BY ?file ?line");
         break;

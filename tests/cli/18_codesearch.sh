@@ -261,4 +261,20 @@ QUARRY_LLM_API_KEY=sk-leak-0123456789abcdef "$Q" tool search_codebase --repo "$R
 expect_out "a key in a good query: answered" "1" sh -c "grep -c '\"how\"' '$TMP/quote.out'"
 expect_out "a key in a good query: not in the answer" "0" sh -c "cat '$TMP/quote.out' '$TMP/quote.err' | grep -c 0123456789abcdef"
 unserve
+# recursion under a disabled #if is recursion too, marked (a tree without its configure
+# run compiles nothing under HAVE_*); "recursively" with no name to follow asks for it
+R5="$TMP/repo5"
+git init -q -b main "$R5"
+cat > "$R5/walk.c" <<'C'
+int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+#ifdef HAVE_TREE
+static int walk(int n) { return n ? walk(n - 1) : 0; }
+#endif
+C
+git -C "$R5" add -A && git -C "$R5" -c user.name=T -c user.email=t@x commit -qm five
+ask5() {
+  "$Q" tool search_codebase --repo "$R5" --question "$1" --format json > "$TMP/out.json" 2> "$TMP/err" || true
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['how'], json.dumps(d['rows'], separators=(',',':')))" "$TMP/out.json" 2>/dev/null || cat "$TMP/err"
+}
+expect_out "recursive functions, disabled ones marked" 'template:recursive [{"name":"fact","file":"walk.c","line":1},{"name":"walk","file":"walk.c","line":3,"inactive":true}]' ask5 "which functions call themselves recursively"
 finish

@@ -146,7 +146,8 @@ static const char *const words_stop[] = {
     "else",      "anything", "everything", "everyone", "anyone",     "someone",   "something",
     "one",       "ones",     "exactly",    "else's",   "here",       "have",      "got",
     "with",      "make",     "makes",      "anywhere", "everywhere", "somewhere", "we",
-    "our",       "us",       "my",         "or",       NULL};
+    "our",       "us",       "my",         "or",       "across",     "throughout", "tree",
+    "whole",     "entire",   "need",       "want",     NULL};
 
 static const struct {
     const char *const *w;

@@ -1909,7 +1909,9 @@ static void collect_words(parser *p)
         }
         /* "the main committer in shop/search": the top one ("committer" in the singular
            says one, as for "the top committer") */
-        if (strcmp(t->s, "main") == 0 && i + 1 < p->n &&
+        /* "the biggest contributors to test/": the most active, as "main" or "top" */
+        if ((strcmp(t->s, "main") == 0 || strcmp(t->s, "biggest") == 0 ||
+             strcmp(t->s, "largest") == 0) && i + 1 < p->n &&
             (rt_canon_bit(p->t[i + 1].s) & RW_AUTHORS)) {
             p->q->words |= RW_MOST;
             t->used = true;

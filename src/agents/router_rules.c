@@ -1165,8 +1165,14 @@ static void emit_file_deleted(const rt_question *q, qr_buf *b, qr_buf *e)
 /* The files deleted (status D) or added (A) in a window or a directory (or by someone): the
  * rows of their histories with that status (git's rename detection on, so a file moved is
  * neither), one per path with how many times and when last. */
-static void emit_files_status(const rt_question *q, qr_buf *b, qr_buf *e, char status)
+static void emit_files_status(const rt_question *q0, qr_buf *b, qr_buf *e, char status)
 {
+    /* "files added in commit 276f6acf": that commit's (its first parent to it) */
+    rt_question one = *q0;
+    if (q0->commit[0] && !q0->ref[0])
+        snprintf(one.ref, sizeof one.ref, "%.*s~1..%.*s", RT_STR / 2 - 4, q0->commit,
+                 RT_STR / 2 - 4, q0->commit);
+    const rt_question *q = &one;
     const char *verb = status == 'D' ? "deleted" : "added";
     char spec[RT_STR + 16];
     if (q->path_kind == RT_PATH_DIR && strchr(q->path, '*'))
@@ -1189,8 +1195,10 @@ static void emit_files_status(const rt_question *q, qr_buf *b, qr_buf *e, char s
                      "             {:op :aggregate :on :by_path :as :rows :compute {:%s "
                      "[:count] :last [:max :date]}}]\n"
                      " :return {:findings :rows :count \"{{count:rows}}\" :summary "
-                     "\"{{count:rows}} files %s\"}}",
-                  status, status == 'D' ? "deletions" : "additions", verb);
+                     "\"{{count:rows}} files %s%s%s\"}}",
+                  status, status == 'D' ? "deletions" : "additions", verb,
+                  q0->commit[0] && !q0->ref[0] ? " in " : "",
+                  q0->commit[0] && !q0->ref[0] ? q0->commit : "");
     explain_line(e, status == 'D' ? "the files deleted" : "the files added", q,
                  P_WINDOW | P_AUTHOR | P_PATH, 0);
 }
@@ -1613,7 +1621,8 @@ static const rule RULES[] = {
      "the files one commit changed",
      {"files 60213d4", "which files did commit 28985ce change",
       "show me the files in the latest commit", NULL},
-     {W(FILES), REQ_END},
+     /* "what did commit X change": its files */
+     {W(FILES), W(CHANGE), REQ_END},
      /* "the files touched by the last commit" */
      W(COMMITS) | W(CHANGE) | W(COMMITTED) | W(MADE) | W(FILES) | W(COUNT) | W(BY),
      S_COMMIT | S_TAG,
@@ -1657,7 +1666,7 @@ static const rule RULES[] = {
       "files bob deleted", NULL},
      {W(DELETED), W(DELETED) | W(FILES), REQ_END},
      W(FILES) | W(COMMITS) | W(CHANGE) | W(COUNT),
-     S_WINDOW | S_DIR | S_AUTHOR | S_REF,
+     S_WINDOW | S_DIR | S_AUTHOR | S_REF | S_COMMIT,
      0,
      0,
      emit_files_deleted},
@@ -1667,7 +1676,7 @@ static const rule RULES[] = {
       "new files bob added", NULL},
      {W(CREATED) | W(FILES), REQ_END},
      W(COMMITS) | W(CHANGE) | W(COUNT),
-     S_WINDOW | S_DIR | S_AUTHOR | S_REF,
+     S_WINDOW | S_DIR | S_AUTHOR | S_REF | S_COMMIT,
      0,
      0,
      emit_files_added},

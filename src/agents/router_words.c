@@ -66,7 +66,7 @@ static const canon CANON[] = {
     {"first", RW_FIRST},          {"earliest", RW_FIRST},        {"oldest", RW_FIRST},
     {"originally", RW_FIRST},     {"original", RW_FIRST},        {"initial", RW_FIRST},
     {"created", RW_CREATED},      {"introduced", RW_CREATED},    {"added", RW_CREATED},
-    {"create", RW_CREATED},
+    {"create", RW_CREATED},       {"add", RW_CREATED},           {"adds", RW_CREATED},
     {"times", RW_COUNT},
     {"anyone", RW_WHO},           {"anybody", RW_WHO},           {"someone", RW_WHO},
     {"somebody", RW_WHO},         {"deleted", RW_DELETED},       {"removed", RW_DELETED},

@@ -225,6 +225,11 @@ static const expect MATCHES[] = {
      {":limit 5", ":since \"this year\""}},
     {"who: compat/", "file-authors", {":tool :get_author_stats", ":path \"compat/\""}},
     {"tags 3.*", "tags", {":tool :get_tags", ":pattern \"3.*\""}},
+    /* plain14 dev (libuv) */
+    {"what did commit 28985ce change?", "commit-files", {":ref \"28985ce\"", ":with_paths true"}},
+    {"which files were added in commit 28985ce", "files-added",
+     {":ref \"28985ce~1..28985ce\"", "[:= :status \"A\"]"}},
+    {"biggest contributors to src/", "file-authors", {":path \"src/\""}},
 };
 
 /* What a matched question's query must not hold: a cut nobody asked for ("all", "per

@@ -72,8 +72,8 @@ bool qr_git_tag_named(qr_git *g, const char *name, char *out, size_t cap);
 
 /* The file of HEAD's tree that `name` names. One path component (no '/'): the file at
  * the root of that name, else the one file of that name in any folder, and when none is
- * spelt so, the same in another case ("STATUS.C": status.c); a path: the file there.
- * Returns 1 with its path in out; 0 when no file has that name (or path); 2 when
+ * spelt so, the same in another case ("STATUS.C": status.c); a path: the file there; a
+ * path ending in '/' ("src/"): the directory there. Returns 1 with its path in out; 0 when no file has that name (or path); 2 when
  * several do (out lists up to four, ", " between); -1 on error (no HEAD, a bad name). */
 int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap);
 

@@ -51,7 +51,8 @@ typedef struct qr_router_opts {
     /* The file a name said without folders ("http.c") is, called with author_ud: 1 with
      * its path in out (the file at the root, else the one file of that name), 0 when no
      * file has it, 2 when several do (out lists them), -1 when it cannot tell. A path
-     * with folders: 1 when HEAD has a file there, else 0. NULL: a bare name is read at
+     * with folders: 1 when HEAD has a file there, else 0; one ending in '/': 1 when HEAD has
+ * that directory. NULL: a bare name is read at
      * the root only when no author list is given either. */
     int (*file)(void *ud, const char *name, char *out, size_t cap);
     /* The tag a word names exactly, compared without case ("release-2.1.12-stable"), with

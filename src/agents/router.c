@@ -1650,6 +1650,24 @@ static void parse_path(parser *p)
         snprintf(p->t[j].s, TOK_LEN, "%s", dir);
         p->t[j].kind = T_PATH;
     }
+    /* "directories under src", "commits in docs": a word after a place's preposition
+       that is a directory of HEAD's tree (the repository says) */
+    static const char *const PLACE[] = {"in", "under", "within", "inside", "below", "except",
+                                        "excluding", "outside", NULL};
+    for (size_t i = 1; p->o && p->o->file && i < p->n && (!p->q->path_kind || p->q->path_excl);
+         i++) {
+        tok *t = &p->t[i];
+        size_t tl = strlen(t->s);
+        if (t->used || t->kind != T_WORD || t->poss || tl < 2 || tl + 2 > TOK_LEN ||
+            !tok_in(p, i - 1, PLACE) || in_list(t->s, RT_STOP))
+            continue;
+        char dir[TOK_LEN], where[RT_STR];
+        snprintf(dir, sizeof dir, "%s/", t->s);
+        if (p->o->file(p->o->author_ud, dir, where, sizeof where) != 1)
+            continue;
+        snprintf(t->s, TOK_LEN, "%s", dir);
+        t->kind = T_PATH;
+    }
     static const char *const PREP[] = {
         "of",       "to",        "in",        "on",       "for",      "under",   "within",
         "inside",   "touching",  "touch",     "touches",  "touched",  "affecting", "affect",

@@ -459,13 +459,23 @@ int qr_git_find_file(qr_git *g, const char *name, char *out, size_t cap)
     if (!name[0])
         return -1;
     if (strchr(name, '/')) {
-        /* a path: whether HEAD's tree has a file there */
+        /* a path: whether HEAD's tree has a file there; "src/" (a '/' at its end), a
+           directory */
+        size_t nl = strlen(name);
+        bool dir = name[nl - 1] == '/';
+        char trimmed[4096];
+        if (dir) {
+            if (nl < 2 || nl >= sizeof trimmed)
+                return 0;
+            memcpy(trimmed, name, nl - 1);
+            trimmed[nl - 1] = '\0';
+        }
         git_object *tree = NULL;
         git_tree_entry *e = NULL;
         if (git_revparse_single(&tree, g->repo, "HEAD^{tree}") < 0)
             return -1;
-        int found = git_tree_entry_bypath(&e, (git_tree *)tree, name) == 0 &&
-                    git_tree_entry_type(e) == GIT_OBJECT_BLOB;
+        int found = git_tree_entry_bypath(&e, (git_tree *)tree, dir ? trimmed : name) == 0 &&
+                    git_tree_entry_type(e) == (dir ? GIT_OBJECT_TREE : GIT_OBJECT_BLOB);
         git_tree_entry_free(e);
         git_object_free(tree);
         if (found)

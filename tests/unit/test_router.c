@@ -1107,6 +1107,10 @@ static int repo_files(void *ud, const char *name, char *out, size_t cap)
         snprintf(out, cap, "src/util.c, lib/util.c");
         return 2;
     }
+    if (!strcmp(name, "docs/")) { /* a directory of HEAD's tree */
+        snprintf(out, cap, "docs/");
+        return 1;
+    }
     return 0;
 }
 
@@ -1142,6 +1146,9 @@ static void test_repo_names(void)
         {"most changed files in 2025 excluding anything under .github/ - top 2", "file-churn",
          ":path \":!.github/\""},
         {"When was http.c first added to the repo?", "file-created", ":path \"http.c\""},
+        /* a word after "in" that is a directory of the tree: that directory */
+        {"how many commits in docs", "count-commits", ":path \"docs/\""},
+        {"commits in total", "count-commits", ":params {}}"},
     };
     for (size_t i = 0; i < sizeof Q / sizeof Q[0]; i++) {
         qr_route r;

@@ -711,6 +711,27 @@ static void parse_calendar(parser *p)
         if (tok_in(p, i, IN))
             at = tok_is(p, i + 1, "the") ? i + 2 : i + 1;
         bool prep = at != i;
+        /* the first (second, third, fourth, last) week of march (2026): its days 1-7,
+           8-14, ..., or its last seven */
+        static const char *const NTH[] = {"first", "second", "third", "fourth", "last", NULL};
+        if (tok_in(p, at, NTH) && tok_is(p, at + 1, "week") && tok_is(p, at + 2, "of") &&
+            (m = month_tok(p, at + 3))) {
+            y = year_at(p, at + 4);
+            e = at + 4 + (y != 0);
+            if (!rt_month_window(t, m, y, a, b))
+                continue;
+            int last = atoi(b + 8), k = 0;
+            while (NTH[k] && strcmp(p->t[at].s, NTH[k]))
+                k++;
+            int from = k == 4 ? last - 6 : 7 * k + 1, to = k == 4 ? last : 7 * k + 7;
+            if (to > last)
+                to = last;
+            snprintf(a + 8, RT_STR - 8, "%02d", from);
+            snprintf(b + 8, RT_STR - 8, "%02d", to);
+            snprintf(desc, sizeof desc, "from %s through %s", a, b);
+            day_window(p, back_over_preps(p, i), e, a, b, desc);
+            continue;
+        }
         if ((m = month_tok(p, at)) && (prep || year_at(p, at + 1))) {
             y = year_at(p, at + 1);
             e = at + 1 + (y != 0);

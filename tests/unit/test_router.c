@@ -573,6 +573,10 @@ static void test_hostile(void)
 /* Calendar windows, typos, names the repository knows and two-step questions, read at a
  * pinned now: Tuesday 2026-11-24 01:30 UTC. */
 static const expect PINNED[] = {
+    {"What was committed during the first week of March 2026?", "commits-in-window",
+     {":since \"2026-03-01\" :until \"2026-03-07T23:59:59\""}},
+    {"commits in the last week of february 2024", "commits-in-window",
+     {":since \"2024-02-23\" :until \"2024-02-29T23:59:59\""}},
     {"commits by everyone except alice and ines in 2025", "commits-in-window", {"(?i)^(?:alice@example\\\\.com|ines@example\\\\.com)$"}},
     /* issue 27, plain9/10 dev halves: more of the families people ask */
     {"Which developer changed src/x.c most often since 2015?", "file-authors", {":path \"src/x.c\"", ":since \"2015-01-01\""}},

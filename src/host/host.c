@@ -19,6 +19,7 @@
 #include "quarry/host.h"
 #include "quarry/words.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,22 @@ static bool person_matches_folded(const qr_git_person *p, const char *w, size_t 
         size_t first = strcspn(p->name, " ");
         return last && (size_t)(sp - w) == first && !strncasecmp(w, p->name, first) &&
                !strcasecmp(sp + 1, last + 1);
+    }
+    /* a login made of the first name's initial and the surname ("bnoordhuis" for Ben
+       Noordhuis), or a personal domain holding the surname (info@bnoordhuis.nl) */
+    const char *sur = strrchr(p->name, ' ');
+    size_t sl = sur ? strlen(sur + 1) : 0;
+    if (sur && sl >= 4 && wn == sl + 1 && tolower((unsigned char)w[0]) ==
+                                              tolower((unsigned char)p->name[0]) &&
+        !strncasecmp(w + 1, sur + 1, sl))
+        return true;
+    if (at && sur && sl >= 4 && wn >= 5) {
+        const char *dom = at + 1;
+        size_t dl = strcspn(dom, ".");
+        if (dl == wn && !strncasecmp(dom, w, wn))
+            for (size_t k = 0; k + sl <= dl; k++)
+                if (!strncasecmp(dom + k, sur + 1, sl))
+                    return true;
     }
     /* "dependabot" names dependabot[bot] */
     return part_of(w, wn, p->name, nn, " []", false) ||

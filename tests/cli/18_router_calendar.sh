@@ -154,4 +154,12 @@ near=$( (cd "$R2" && "$Q" ask "how many commits since proj-2.0" --format json) 2
 expect_out "the decline names the nearest release" "nearest release is proj-1.1" echo "$near"
 hash=$(git -C "$R2" rev-parse --short=8 HEAD~4)
 expect_out "who wrote one commit" "$(git -C "$R2" log -1 --format=%an "$hash")" p_first "who wrote commit $hash?"
+# a login made of the initial and the surname, or a personal domain holding the surname,
+# names its person ("bnoordhuis" for Ben Noordhuis <info@bnoordhuis.nl>)
+pcommit "2025-10-01T10:00:00" "Bram Noordhuis" info@bnoordhuis.example
+pcommit "2025-10-02T10:00:00" "Bram Noordhuis" info@bnoordhuis.example
+pcommit "2025-10-03T10:00:00" "Cora Ihrig" cora@mail.example
+expect_out "a login: initial and surname" "2" p_count "how many commits by bnoordhuis"
+expect_out "a login by its initial and surname, another person" "1" p_count "how many commits by cihrig"
+expect_out "a login nobody's surname makes" "rc 2" p_rc "how many commits by bnoord"
 finish

@@ -1936,6 +1936,13 @@ static void collect_words(parser *p)
         }
         /* "how many commits came in on saturdays": were made ("landed" is a word of its
            own, a commit verb; the "in" of "came in november" is the window's) */
+        /* "which directory saw the most commits": had them */
+        if ((!strcmp(t->s, "saw") || !strcmp(t->s, "sees") || !strcmp(t->s, "seen") ||
+             !strcmp(t->s, "see")) &&
+            (said(p, "commits", "changes", "activity") || said(p, "commit", "change", "churn"))) {
+            t->used = true;
+            continue;
+        }
         if (strcmp(t->s, "came") == 0 && i + 1 < p->n && tok_is(p, i + 1, "in")) {
             use(p, i, i + 2);
             continue;

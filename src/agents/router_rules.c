@@ -784,7 +784,8 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     qualifiers(qual, sizeof qual, q, all);
     qr_buf_puts(b, "{:fetch [{:tool :get_file_stats :as :files :params ");
     size_t at = b->len;
-    params(b, q, all, by_commits ? (q->nth ? q->nth : n) : 0);
+    /* "the fewest commits": every row, ranked the other way */
+    params(b, q, all, by_commits && !q->ascending ? (q->nth ? q->nth : n) : 0);
     if (q->by_dir && b->len > at && b->p[b->len - 1] == '}') {
         /* directories ranked: reopen the map for :by */
         b->p[--b->len] = '\0';
@@ -792,30 +793,31 @@ static void emit_file_churn(const rt_question *q, qr_buf *b, qr_buf *e)
     }
     qr_buf_puts(b, "}]\n");
     const char *out = "files";
-    if (!by_commits || q->nth)
-        out = rank_steps(b, q, "files", by_commits ? RT_SORT_NONE : q->sort, n, false);
+    if (!by_commits || q->nth || q->ascending)
+        out = rank_steps(b, q, "files", by_commits ? RT_SORT_NONE : q->sort, n, q->ascending);
+    const char *most = q->ascending ? "least" : "most";
     if (q->by_dir) {
         /* the same sentences with "directories" for "files" */
         if (q->nth)
             snprintf(sum, sizeof sum,
-                     "Number %d of the most changed directories by %s%s: {{first:%s:path}} "
+                     "Number %d of the %s changed directories by %s%s: {{first:%s:path}} "
                      "({{first:%s:%s}})",
-                     q->nth, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+                     q->nth, most, sort_words(q->sort), qual, out, out, sort_field(q->sort));
         else
             snprintf(sum, sizeof sum,
-                     "The {{count:%s}} most changed directories by %s%s; first: "
+                     "The {{count:%s}} %s changed directories by %s%s; first: "
                      "{{first:%s:path}} ({{first:%s:%s}})",
-                     out, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+                     out, most, sort_words(q->sort), qual, out, out, sort_field(q->sort));
     } else if (q->nth)
         snprintf(sum, sizeof sum,
-                 "Number %d of the most changed files by %s%s: {{first:%s:path}} "
+                 "Number %d of the %s changed files by %s%s: {{first:%s:path}} "
                  "({{first:%s:%s}})",
-                 q->nth, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+                 q->nth, most, sort_words(q->sort), qual, out, out, sort_field(q->sort));
     else if (ranked)
         snprintf(sum, sizeof sum,
-                 "The {{count:%s}} most changed files by %s%s; first: {{first:%s:path}} "
+                 "The {{count:%s}} %s changed files by %s%s; first: {{first:%s:path}} "
                  "({{first:%s:%s}})",
-                 out, sort_words(q->sort), qual, out, out, sort_field(q->sort));
+                 out, most, sort_words(q->sort), qual, out, out, sort_field(q->sort));
     else
         snprintf(sum, sizeof sum, "{{count:files}} files changed%s, most commits first", qual);
     qr_buf_printf(b, " :return {:findings :%s :summary ", out);
@@ -1882,7 +1884,7 @@ static bool rule_accepts(const rule *r, const rt_question *q)
     if (r->emit == emit_commits && q->nth && (!(q->words & RW_RECENT) || q->n))
         return false;
     if (q->ascending && r->emit != emit_top_authors && r->emit != emit_periods &&
-        r->emit != emit_compare)
+        r->emit != emit_compare && r->emit != emit_file_churn)
         return false;
     /* the tags of a window by their dates: calendar dates only ("in 2025"), not "2 weeks
        ago", which the tags' own date text cannot be compared with */

@@ -230,6 +230,8 @@ static const expect MATCHES[] = {
     {"which files were added in commit 28985ce", "files-added",
      {":ref \"28985ce~1..28985ce\"", "[:= :status \"A\"]"}},
     {"biggest contributors to src/", "file-authors", {":path \"src/\""}},
+    {"which top-level directory saw the fewest commits in 2025?", "file-churn",
+     {":by \"directory\"", ":order :asc"}},
 };
 
 /* What a matched question's query must not hold: a cut nobody asked for ("all", "per

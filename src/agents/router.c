@@ -2544,6 +2544,15 @@ static bool read_terse(parser *p)
             ok = put_tok(out, &n, "merges", T_WORD);
             continue;
         }
+        /* "top-files", "top-authors", "most-changed": a command's name, its words */
+        if (t->kind == T_WORD && (!strncmp(w, "top-", 4) || !strncmp(w, "most-", 5)) &&
+            strcmp(w, "top-level") &&
+            strlen(w) < TOK_LEN && !strchr(w + 4, '-')) {
+            const char *rest = strchr(w, '-') + 1;
+            ok = put_tok(out, &n, w[0] == 't' ? "top" : "most", T_WORD) &&
+                 put_tok(out, &n, !strcmp(rest, "dirs") ? "directories" : rest, T_WORD);
+            continue;
+        }
         /* -n7, -7 */
         if (t->kind == T_WORD && w[0] == '-' && wl > 1) {
             size_t d = w[1] == 'n' ? 2 : 1;

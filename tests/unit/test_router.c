@@ -230,6 +230,7 @@ static const expect MATCHES[] = {
     {"which files were added in commit 28985ce", "files-added",
      {":ref \"28985ce~1..28985ce\"", "[:= :status \"A\"]"}},
     {"biggest contributors to src/", "file-authors", {":path \"src/\""}},
+    {"top-files src/ since=2025-01-01", "file-churn", {":path \"src/\"", ":since \"2025-01-01\""}},
     {"which top-level directory saw the fewest commits in 2025?", "file-churn",
      {":by \"directory\"", ":order :asc"}},
 };

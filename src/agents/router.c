@@ -1218,7 +1218,16 @@ static void parse_refs(parser *p)
         }
     }
     for (size_t i = 0; i < p->n; i++) {
-        if (!ref_word(&p->t[i]))
+        /* "commit 8877568", "the diff of 8877568": an id of digits alone, after a word
+           that says it is one (a number elsewhere is a number) */
+        const tok *d = &p->t[i];
+        size_t dl = strlen(d->s);
+        bool digits = !d->used && (d->kind == T_NUM || d->kind == T_WORD) && dl >= 7 &&
+                      dl <= 40 && strspn(d->s, "0123456789") == dl && i > 0 &&
+                      (tok_is(p, i - 1, "commit") || tok_is(p, i - 1, "diff") ||
+                       (tok_is(p, i - 1, "of") && i > 1 &&
+                        (tok_is(p, i - 2, "diff") || tok_is(p, i - 2, "diffstat"))));
+        if (!digits && !ref_word(&p->t[i]))
             continue;
         if (p->q->commit[0] || p->q->ref[0])
             p->bad = true;
@@ -1246,7 +1255,7 @@ static void parse_refs(parser *p)
 static void parse_most(parser *p)
 {
     static const char *const VERB[] = {"changed", "touched", "modified", "seen", "had", "got",
-                                       "received", "gotten", NULL};
+                                       "received", "gotten", "has", "have", NULL};
     static const char *const DELETED[] = {"deleted", "removed", "deletes", "removes", NULL};
     static const char *const ADDED[] = {"added", "wrote", "adds", "writes", NULL};
     for (size_t i = 0; i < p->n; i++) {
@@ -1297,6 +1306,11 @@ static void parse_most(parser *p)
                 end++;
         }
         if (!key)
+            continue;
+        /* "who has the most deletions": lines only ("which commit has the most files" is
+           not sure, "who has the most commits" is read by the rules' words) */
+        if ((tok_is(p, i, "has") || tok_is(p, i, "have")) && key != RT_SORT_ADDITIONS &&
+            key != RT_SORT_DELETIONS && key != RT_SORT_LINES)
             continue;
         if (p->q->sort)
             p->bad = true;

@@ -51,6 +51,8 @@ static const canon CANON[] = {
     {"ranking", RW_RANKED},       {"sorted", RW_RANKED},         {"ordered", RW_RANKED},
     {"message", RW_MESSAGE},       {"messages", RW_MESSAGE},
     {"subject", RW_MESSAGE},      {"title", RW_MESSAGE},         {"whose", RW_WHOSE},
+    {"subjects", RW_MESSAGE},     {"titles", RW_MESSAGE},        {"diff", RW_FILES},
+    {"diffstat", RW_FILES},
     {"where", RW_WHOSE},          {"per", RW_PER},               {"by", RW_BY},
     {"owns", RW_OWNS},            {"owner", RW_OWNS},            {"owners", RW_OWNS},
     {"knows", RW_OWNS},           {"know", RW_OWNS},             {"expert", RW_OWNS},

@@ -244,6 +244,7 @@ typedef struct tok {
     long num;           /* W_NUMBER: its value */
     bool star;          /* an identifier with '*' in it: a name pattern ("HT_*") */
     bool fuzzy;         /* id is a typo's reading ("hash" as "has"), not the word itself */
+    bool known;         /* a name the index holds */
 } tok;
 
 /* "HT_*", "*_free", "ev*buf": identifier characters and at least one '*' */
@@ -340,6 +341,7 @@ static bool tokenize(const char *q, tok *t, size_t *nt, bool (*known)(void *, co
         k->id = 0;
         k->fuzzy = false;
         k->num = 0;
+        k->known = k->ident && known && known(ud, w);
         if (!k->path) {
             char low[CF_MAX + 1];
             size_t wl = strlen(w);
@@ -426,6 +428,8 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false;
     if (f->external && r != CF_CALLEES)
         return false;
+    if ((f->headers || f->sources) && r != CF_INCLUDERS)
+        return false; /* "functions in .c files": not read */
     if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD)
         return false; /* "which macros call X" */
     if (has(t, n, W_COUNT) && r != CF_COUNT)
@@ -601,10 +605,56 @@ static bool read_ranking(const tok *t, size_t n, int in, cf_frame *f)
     return true;
 }
 
+/* Words around the frame that say nothing to it, or a filter in other words: ".c files"
+ * (sources only), ".h files" (headers only), "whose names start with", "with (their) line
+ * numbers" (every row has its line), "in htop" (a word after "in" or "across" that is no
+ * name the index holds, no path and no frame word: the project, the whole tree). */
+static void take_asides(tok *t, size_t n, cf_frame *f)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        const char *w = t[i].w;
+        if (t[i + 1].id == W_FILES && w[0] == '.' && w[1]) {
+            if (!strcmp(w, ".h") || !strcmp(w, ".hpp") || !strcmp(w, ".hh"))
+                f->headers = true, t[i].id = W_STOP;
+            else if (!strcmp(w, ".c") || !strcmp(w, ".cc") || !strcmp(w, ".cpp"))
+                f->sources = true, t[i].id = W_STOP;
+        }
+        if (word_is(t, n, i, "whose") && (word_is(t, n, i + 1, "name") ||
+                                          word_is(t, n, i + 1, "names")))
+            t[i].id = t[i + 1].id = W_STOP;
+    }
+    for (size_t i = 0; i + 1 < n; i++) {
+        size_t j = i + 1;
+        if (!word_is(t, n, i, "with"))
+            continue;
+        if (word_is(t, n, j, "their") || word_is(t, n, j, "the") || word_is(t, n, j, "its"))
+            j++;
+        if (!(word_is(t, n, j, "line") || word_is(t, n, j, "lines")))
+            continue;
+        if (word_is(t, n, j + 1, "numbers") || word_is(t, n, j + 1, "number"))
+            j++;
+        for (size_t k = i; k <= j; k++)
+            t[k].id = W_STOP;
+        if (i > 0 && word_is(t, n, i - 1, "along"))
+            t[i - 1].id = W_STOP;
+    }
+    for (size_t i = 0; i + 1 < n; i++) {
+        /* a project's name: lower-case letters only ("kv_put" is a function's) */
+        const char *w = t[i + 1].w;
+        bool plain = w[0] != '\0';
+        for (const char *c = w; *c; c++)
+            plain &= islower((unsigned char)*c) != 0;
+        if ((word_is(t, n, i, "in") || word_is(t, n, i, "across")) && t[i + 1].id == 0 &&
+            t[i + 1].ident && !t[i + 1].known && !t[i + 1].path && i + 2 == n && plain)
+            t[i].id = t[i + 1].id = W_STOP;
+    }
+}
+
 static bool read_frame(tok *t, size_t n, cf_frame *f)
 {
     take_pronoun(t, n);
     take_contains(t, n);
+    take_asides(t, n, f);
     /* "does X call Y", "is X ever called by Y", "does X use Y": whether that one call is
        there: X's callees that are Y, or X's callers that are Y (a row, or none) */
     static const char *const AUX[] = {"does", "do", "did", "is", "are", "was", "can", "could",
@@ -955,8 +1005,12 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
     }
     if (subject_path) {
         /* "functions in FILE", "structs of ae.h", "FILE's functions", "headers of FILE" */
-        if ((has(t, n, W_FUNCS) || has(t, n, W_STRUCTS) || has(t, n, W_MACROS)) && in < 0 &&
-            !has(t, n, W_WHERE) && !has(t, n, W_COUNT)) {
+        /* "what does FILE define", "what is defined in FILE": its functions */
+        bool defines = has(t, n, W_DEFINE) && !has(t, n, W_FUNCS) && !has(t, n, W_STRUCTS) &&
+                       !has(t, n, W_MACROS) && !has(t, n, W_CALL) && !has(t, n, W_CALLED) &&
+                       !has(t, n, W_USE) && !has(t, n, W_USED);
+        if ((has(t, n, W_FUNCS) || has(t, n, W_STRUCTS) || has(t, n, W_MACROS) || defines) &&
+            in < 0 && !has(t, n, W_WHERE) && !has(t, n, W_COUNT)) {
             snprintf(f->in, sizeof f->in, "%s", f->subject);
             f->subject[0] = '\0';
             f->subject_path = false;

@@ -51,6 +51,7 @@ typedef struct cf_frame {
                                  one step, or the whole chain when transitive) */
     bool inactive;            /* "including disabled code": code under a false #if too */
     bool headers;             /* CF_INCLUDERS: "which headers include H": only headers */
+    bool sources;             /* CF_INCLUDERS: "which .c files include H": only sources */
     bool kind_given;          /* "the struct X", "the macro X": f->what says which kind */
     bool pattern;             /* CF_LIST: subject is a name pattern, '*' any characters
                                  ("macros named like HT_*", "functions starting with ev_") */

@@ -941,7 +941,9 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "%3$s"
                           "} GROUP BY ?file } " ONLY_INACTIVE " } ORDER BY ?file",
                       s, f->transitive ? "?f code:includes+ ?h BIND(0 AS ?d)" : INCLUDES_EITHER,
-                      f->headers ? "  FILTER(REGEX(?file, \"[.](h|hh|hpp|hxx|H)$\"))\n" : "");
+                      f->headers   ? "  FILTER(REGEX(?file, \"[.](h|hh|hpp|hxx|H)$\"))\n"
+                      : f->sources ? "  FILTER(REGEX(?file, \"[.](c|cc|cpp|cxx|C)$\"))\n"
+                                   : "");
         break;
     case CF_INCLUDES:
         *name = "file-includes";

@@ -37,7 +37,7 @@ typedef struct verb_rec {
     const char *name;
     const char *tool;              /* what runs it */
     bool needs_target;             /* without a target it cannot run */
-    const char *const aliases[10]; /* words that name it */
+    const char *const aliases[16]; /* words that name it */
     /* natural wording: words with their weight (summed, capped) */
     const char *const keywords[16];
     const float weights[16];
@@ -64,7 +64,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                       "read",
                       true,
                       {"read", "cat", "view", "open", "lines", "less", "head", "vim", "vi",
-                       NULL},
+                       "emacs", "nano", "bat", NULL},
                       {"lines", "line", "contents", "open", "view", "print", "read", NULL},
                       {0.3f, 0.3f, 0.3f, 0.3f, 0.25f, 0.15f, 0.3f}},
     [QR_DWIM_GREP] = {"grep",
@@ -128,7 +128,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                             "query_codebase",
                             true,
                             {"definition", "def", "goto", "declaration", "signature",
-                             "jump", NULL},
+                             "jump", "peek", "hover", NULL},
                             {"defined", "definition", "declared", "where", "defines",
                              "declares", NULL},
                             {0.4f, 0.3f, 0.3f, 0.15f, 0.4f, 0.35f}},
@@ -509,7 +509,10 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
      * word reads as the alias, the second as a stop word */
     static const char *const phrases[][3] = {{"look", "for", "search"}, {"look", "up", "search"},
                                              {"go", "to", "goto"},      {"jump", "to", "goto"},
-                                             {"dig", "into", "expand"}};
+                                             {"dig", "into", "expand"},
+                                             /* an editor's call hierarchy */
+                                             {"outgoing", "calls", "callees"},
+                                             {"incoming", "calls", "callers"}};
     for (size_t k = 0; k + 1 < nt; k++)
         for (size_t p = 0; p < sizeof phrases / sizeof phrases[0]; p++)
             if (toks[k].kind == T_WORD && toks[k + 1].kind == T_WORD &&
@@ -1062,7 +1065,7 @@ static const frame frames[] = {
      {"what", "which", "does", "do", "on", "of", "files", "file", "headers", "header",
       "pull", "pulls", "in", "the", "list", "show", "me", NULL},
      T_FILE, QR_DWIM_DEPS, NULL, 0.86},
-    {{"history", "log", NULL},
+    {{"history", "log", "blame", "annotate", NULL},
      {NULL},
      {"show", "me", "of", "file", "git", "commit", "commits", "change", "changes", "for",
       "list", NULL},

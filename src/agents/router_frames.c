@@ -171,13 +171,14 @@ void rt_parse_asides(parser *p)
             drop(p, from, i + 1);
             break;
         }
-    /* "the test/ directory", "docs/ folder": the path says it is a directory */
+    /* "the test/ directory", "docs/ folder", "the linux/ backend": the path says it is a
+       directory, and what part of the project it is */
+    static const char *const PART[] = {"directory", "folder", "dir", "tree", "subtree",
+                                       "backend", "module", "subsystem", "component", "area",
+                                       "package", "layer", "port", NULL};
     for (size_t i = 0; i + 1 < p->n; i++) {
         size_t l = strlen(p->t[i].s);
-        if (p->t[i].kind == T_PATH && l && p->t[i].s[l - 1] == '/' &&
-            (tok_is(p, i + 1, "directory") || tok_is(p, i + 1, "folder") ||
-             tok_is(p, i + 1, "dir") || tok_is(p, i + 1, "tree") ||
-             tok_is(p, i + 1, "subtree")))
+        if (p->t[i].kind == T_PATH && l && p->t[i].s[l - 1] == '/' && tok_in(p, i + 1, PART))
             drop(p, i + 1, i + 2);
     }
     /* "if we ignore merge commits", "if you exclude bots": the condition is the exclusion */

@@ -232,6 +232,7 @@ static const expect MATCHES[] = {
     {"biggest contributors to src/", "file-authors", {":path \"src/\""}},
     {"which author has the most deletions this year", "top-contributors", {":by :deletions"}},
     {"show the diff of 8877568", "commit-files", {":ref \"8877568\""}},
+    {"who maintains the linux/ backend", "file-authors", {":path \"linux/\""}},
     {"commit 8877568", "commit-show", {":ref \"8877568\""}},
     {"list commit subjects from yesterday", "commits-in-window", {":since \"yesterday\""}},
     {"top-files src/ since=2025-01-01", "file-churn", {":path \"src/\"", ":since \"2025-01-01\""}},

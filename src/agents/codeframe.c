@@ -1152,14 +1152,20 @@ static size_t includers_of(qr_code_graph *g, size_t fi, size_t **out)
     list[n++] = fi;
     seen[fi] = true;
     /* the #include lines the index left unresolved ("<ngx_core.h>" where the build's -I
-       finds it): matched by the header's file name, so a file that includes it through
-       a search path counts (a name two headers share counts for both: more includers,
-       never fewer) */
+       finds it), and those it resolved to a header in another folder than the includer's
+       (htop's root files include "Platform.h", which the build finds in linux/ through
+       -I, the index without a build in another platform's folder): matched by the
+       header's file name, so a file that includes it through a search path counts (a name
+       several headers share counts for each: more includers, never fewer) */
     size_t ne = qr_code_graph_nedges(g), nun = 0;
     size_t *unres = malloc((ne + 1) * sizeof *unres);
     for (size_t i = 0; unres && i < ne; i++) {
         const qr_code_edge *e = qr_code_graph_edge(g, i);
-        if (e->kind == QR_CODE_E_INCLUDES && e->to < 0 && e->file && e->to_key)
+        if (e->kind != QR_CODE_E_INCLUDES || !e->file || !e->to_key)
+            continue;
+        const char *ts = strrchr(e->to_key, '/'), *fs = strrchr(e->file, '/');
+        size_t td = ts ? (size_t)(ts - e->to_key) : 0, fd = fs ? (size_t)(fs - e->file) : 0;
+        if (e->to < 0 || td != fd || strncmp(e->to_key, e->file, td))
             unres[nun++] = i;
     }
     for (size_t at = 0; at < n; at++) {

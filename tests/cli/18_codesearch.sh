@@ -279,4 +279,19 @@ ask5() {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['how'], json.dumps(d['rows'], separators=(',',':')))" "$TMP/out.json" 2>/dev/null || cat "$TMP/err"
 }
 expect_out "recursive functions, disabled ones marked" 'template:recursive [{"name":"fact","file":"walk.c","line":1},{"name":"walk","file":"walk.c","line":3,"inactive":true}]' ask5 "which functions call themselves recursively"
+# a header found through the build's search path: main.c includes "plat.h", which the
+# build takes from one platform's folder and the index, without the build, may take from
+# the other; a static function of either that main.c calls is not dead
+R6="$TMP/repo6"
+git init -q -b main "$R6"
+mkdir -p "$R6/linux" "$R6/bsd"
+printf 'static inline int plat_id(void) { return 1; }\nstatic inline int plat_unused(void) { return 0; }\n' > "$R6/linux/plat.h"
+printf 'static inline int plat_id(void) { return 2; }\nstatic inline int plat_unused(void) { return 0; }\n' > "$R6/bsd/plat.h"
+printf '#include "plat.h"\nint main(void) { return plat_id(); }\n' > "$R6/main.c"
+git -C "$R6" add -A && git -C "$R6" -c user.name=T -c user.email=t@x commit -qm six
+ask6() {
+  "$Q" tool search_codebase --repo "$R6" --question "$1" --format json > "$TMP/out.json" 2> "$TMP/err" || true
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['how'], json.dumps([r['name'] + ' ' + r['file'] for r in d['rows']]))" "$TMP/out.json" 2>/dev/null || cat "$TMP/err"
+}
+expect_out "a static in a header found by a search path: used" 'template:dead-statics ["plat_unused bsd/plat.h", "plat_unused linux/plat.h"]' ask6 "static functions nobody calls"
 finish

@@ -1960,21 +1960,8 @@ static char *blank_define_tails(const char *src, size_t len, char *own)
     char *out = own;
     size_t i = 0, b, e;
     while (qr__pp_next_line(src, len, &i, &b, &e)) {
-        size_t k = b;
-        while (k < e && (src[k] == ' ' || src[k] == '\t'))
-            k++;
-        if (k >= e || src[k] != '#')
-            continue;
-        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
-            continue;
-        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        size_t nb = k;
-        while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
-            k++;
-        if (k == nb)
+        size_t nb, k;
+        if (!qr__pp_define_name(src, b, e, &nb, &k))
             continue;
         if (k < e && src[k] == '(') {
             while (k < e && src[k] != ')')
@@ -2085,22 +2072,11 @@ static char *blank_annotations(const char *src, size_t len, char *own)
     /* the definitions: `#define NAME` then nothing, __attribute__, __declspec, or a name
      * already found */
     while (!oom && qr__pp_next_line(src, len, &i, &b, &e)) {
-        size_t k = b;
-        while (k < e && (src[k] == ' ' || src[k] == '\t'))
-            k++;
-        if (k >= e || src[k] != '#')
+        size_t nb, k;
+        if (!qr__pp_define_name(src, b, e, &nb, &k))
             continue;
-        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
-            continue;
-        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        size_t nb = k;
-        while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
-            k++;
         size_t nl = k - nb;
-        if (!nl || src[nb] == '_') /* __STDC__-like names are the compiler's */
+        if (src[nb] == '_') /* __STDC__-like names are the compiler's */
             continue;
         size_t wb = 0, wl = 0;
         if (k < e && src[k] == '(') { /* function-like: past its parameters */

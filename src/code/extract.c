@@ -1960,21 +1960,8 @@ static char *blank_define_tails(const char *src, size_t len, char *own)
     char *out = own;
     size_t i = 0, b, e;
     while (qr__pp_next_line(src, len, &i, &b, &e)) {
-        size_t k = b;
-        while (k < e && (src[k] == ' ' || src[k] == '\t'))
-            k++;
-        if (k >= e || src[k] != '#')
-            continue;
-        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
-            continue;
-        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        size_t nb = k;
-        while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
-            k++;
-        if (k == nb)
+        size_t nb, k;
+        if (!qr__pp_define_name(src, b, e, &nb, &k))
             continue;
         if (k < e && src[k] == '(') {
             while (k < e && src[k] != ')')
@@ -2085,22 +2072,11 @@ static char *blank_annotations(const char *src, size_t len, char *own)
     /* the definitions: `#define NAME` then nothing, __attribute__, __declspec, or a name
      * already found */
     while (!oom && qr__pp_next_line(src, len, &i, &b, &e)) {
-        size_t k = b;
-        while (k < e && (src[k] == ' ' || src[k] == '\t'))
-            k++;
-        if (k >= e || src[k] != '#')
+        size_t nb, k;
+        if (!qr__pp_define_name(src, b, e, &nb, &k))
             continue;
-        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
-            continue;
-        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        size_t nb = k;
-        while (k < e && (isalnum((unsigned char)src[k]) || src[k] == '_'))
-            k++;
         size_t nl = k - nb;
-        if (!nl || src[nb] == '_') /* __STDC__-like names are the compiler's */
+        if (src[nb] == '_') /* __STDC__-like names are the compiler's */
             continue;
         size_t wb = 0, wl = 0;
         if (k < e && src[k] == '(') { /* function-like: past its parameters */
@@ -2657,6 +2633,15 @@ static bool all_caps(const char *src, const tok *t)
     return true;
 }
 
+/* Whether a star stands among the tokens t[a..k). */
+static bool star_between(const tok *t, size_t a, size_t k)
+{
+    for (size_t j = a; j < k; j++)
+        if (t[j].kind == '*')
+            return true;
+    return false;
+}
+
 /* Marks in `blank` the words of the run of words and stars around token k that can only
  * be macros: C allows one type name among declaration specifiers, so in `ZEXTERN int
  * ZEXPORT deflate(`, `local once_t made =`, `static CONST double tens[]` or a cast
@@ -2664,7 +2649,9 @@ static bool all_caps(const char *src, const tok *t)
  * word taken as the type, are macros the file cannot see (zlib's zconf.h defines
  * ZEXTERN, ZEXPORT, FAR; zutil.h `local`). The type kept among words: not the run's first
  * word (`ZEXTERN gzFile ZEXPORT`), the first not in capitals (`z_crc_t FAR`), else the
- * first (`FILE FAR *`). A run holding a statement keyword, or not between the tokens a
+ * first (`FILE FAR *`). A word after a star is never the type: nginx's `u_char *
+ * ngx_cdecl ngx_sprintf(` keeps `u_char` (it had kept the macro, blanked the type and lost
+ * the function, whose 400 callers linked to nothing). A run holding a statement keyword, or not between the tokens a
  * declaration or a cast stands between, is left alone. */
 static void specifier_run(const char *src, const tok *t, size_t n, size_t k, bool *blank)
 {
@@ -2710,12 +2697,16 @@ static void specifier_run(const char *src, const tok *t, size_t n, size_t k, boo
         return;
     int keep = -1;
     if (!type_kw) {
+        /* the type stands before the first star: a word after one is a macro */
+        int lim = 0;
+        while (lim < nc && !star_between(t, a, cand[lim]))
+            lim++;
         int from = cand[0] == a ? 1 : 0;
-        for (int x = from; x < nc && keep < 0; x++)
+        for (int x = from; x < lim && keep < 0; x++)
             if (!all_caps(src, &t[cand[x]]))
                 keep = x;
         if (keep < 0)
-            keep = from;
+            keep = from < lim ? from : 0;
     }
     for (int x = 0; x < nc; x++)
         if (x != keep)

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define GCACHE_MAGIC 0x47435251u /* "QRCG" */
-#define GCACHE_VERSION 5u
+#define GCACHE_VERSION 6u
 #define GCACHE_KEEP 8 /* graphs kept per repository (the newest by change time) */
 #define NOSTR 0xffffffffu
 
@@ -122,6 +122,9 @@ static void make_key(const qr_code_graph *g, qr_buf *k)
     put_u32(k, (uint32_t)g->ndefines);
     for (size_t i = 0; i < g->ndefines; i++)
         put_str(k, g->defines[i]);
+    put_u32(k, (uint32_t)g->nincdirs);
+    for (size_t i = 0; i < g->nincdirs; i++)
+        put_str(k, g->incdirs[i]);
 }
 
 /* The files a key lists, into g->files (paths from g's arena): the inverse of make_key

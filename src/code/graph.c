@@ -855,6 +855,8 @@ static void add_defines(qr_code_graph *g, const char *t, size_t len, bool bare)
 typedef struct gen_dirs {
     char *in[GEN_DIRS], *out[GEN_DIRS], *incl[GEN_DIRS];
     size_t nin, nout, nincl;
+    char *inc[GEN_DIRS]; /* the -I and -iquote directories in the tree alone */
+    size_t ninc;
     const char *root; /* the working tree's real path */
     char **names;     /* the entries of the directories in the tree, sorted */
     size_t nnames, capnames;
@@ -927,6 +929,8 @@ static void gen_path(gen_dirs *d, const char *dir, const char *arg, char opt)
     } else if (in) {
         if (opt != 'A')
             gen_add(d->in, &d->nin, real);
+        if (opt == 'I')
+            gen_add(d->inc, &d->ninc, real);
     } else if (strncmp(real, "/usr/", 5)) {
         gen_add(d->out, &d->nout, real);
     }
@@ -1117,6 +1121,30 @@ static void gen_dir(qr_code_graph *g, const gen_dirs *d, const char *out, const 
     closedir(dh);
 }
 
+/* The build's -I and -iquote directories in the working tree, relative to its root ("" for
+ * the root), into g->incdirs in the order met: where an #include looks (nginx writes
+ * `#include <ngx_core.h>` and compiles with -I src/core). */
+static void keep_include_dirs(qr_code_graph *g, const gen_dirs *d)
+{
+    size_t rn = strlen(d->root);
+    for (size_t i = 0; i < d->ninc; i++) {
+        const char *rel = d->inc[i] + rn + (d->inc[i][rn] == '/');
+        bool seen = false;
+        for (size_t j = 0; j < g->nincdirs && !seen; j++)
+            seen = !strcmp(g->incdirs[j], rel);
+        if (seen || g->nincdirs >= GEN_DIRS)
+            continue;
+        if (!g->incdirs && !(g->incdirs = qr_arena_alloc(&g->a, GEN_DIRS * sizeof *g->incdirs)))
+            return;
+        size_t n = strlen(rel);
+        char *c = qr_arena_alloc(&g->a, n + 1);
+        if (!c)
+            return;
+        memcpy(c, rel, n + 1);
+        g->incdirs[g->nincdirs++] = c;
+    }
+}
+
 /* The macros the configuration headers the build generated define, as if on the command
  * line: the headers of the compile commands' include directories outside the working
  * tree that the tree does not have itself (curl_config.h, ngx_auto_config.h,
@@ -1131,6 +1159,7 @@ static void read_generated_defines(qr_code_graph *g, const char *text, size_t le
         return;
     gen_dirs d = {.root = root};
     gen_read_commands(&d, text, len);
+    keep_include_dirs(g, &d);
     if (d.nout)
         gen_tree_names(&d);
     size_t budget = GEN_HEADERS;
@@ -1144,6 +1173,8 @@ static void read_generated_defines(qr_code_graph *g, const char *text, size_t le
         free(d.out[i]);
     for (size_t i = 0; i < d.nincl; i++)
         free(d.incl[i]);
+    for (size_t i = 0; i < d.ninc; i++)
+        free(d.inc[i]);
     for (size_t i = 0; i < d.nnames; i++)
         free(d.names[i]);
     free(d.names);
@@ -1805,6 +1836,16 @@ static const char *resolve_include(qr_code_graph *g, const gfile *f, const char 
             if (i >= 0)
                 found = g->files[i].path;
         }
+    }
+    /* then the build's include directories, as the compiler looks */
+    for (size_t d = 0; !found && d < g->nincdirs && !strstr(inner, ".."); d++) {
+        qr_buf q;
+        qr_buf_init(&q);
+        qr_buf_printf(&q, "%s%s%s", g->incdirs[d], g->incdirs[d][0] ? "/" : "", inner);
+        int64_t i = q.p ? qr__code_file_index(g, q.p) : -1;
+        if (i >= 0)
+            found = g->files[i].path;
+        qr_buf_release(&q);
     }
     if (!found) {
         int64_t i = qr__code_file_index(g, inner);

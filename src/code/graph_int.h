@@ -71,6 +71,10 @@ struct qr_code_graph {
      * QUARRY_CODE_DEFINES), sorted */
     const char **defines;
     size_t ndefines, capdefines;
+    /* the build's -I and -iquote directories in the working tree, relative to its root,
+     * in the order met (compile_commands.json): where an #include looks */
+    const char **incdirs;
+    size_t nincdirs;
     char *cache_buf; /* the kept graph this one was mapped from (gcache.c), or NULL */
     size_t cache_len;
     /* a graph read from a kept one: nodes, edges and node_file live in region (munmap),

@@ -147,17 +147,46 @@ bool qr__pp_next_line(const char *src, size_t len, size_t *i, size_t *b, size_t 
     return true;
 }
 
-int qr__pp_directive(const char *src, size_t b, size_t e)
+/* The word of the directive line src[b..e) holds (`if`, `define`; empty for a `#` alone)
+ * as [*w, *we): false when the line is no directive. */
+static bool directive_word(const char *src, size_t b, size_t e, size_t *w, size_t *we)
 {
     while (b < e && (src[b] == ' ' || src[b] == '\t'))
         b++;
     if (b >= e || src[b] != '#')
-        return 0;
+        return false;
     for (b++; b < e && (src[b] == ' ' || src[b] == '\t'); b++)
         ;
-    size_t w = b;
-    while (w < e && isalpha((unsigned char)src[w]))
-        w++;
+    *w = b;
+    while (b < e && isalpha((unsigned char)src[b]))
+        b++;
+    *we = b;
+    return true;
+}
+
+bool qr__pp_define_name(const char *src, size_t b, size_t e, size_t *nb, size_t *ne)
+{
+    size_t w, k;
+    if (!directive_word(src, b, e, &w, &k) || k - w != 6 || memcmp(src + w, "define", 6) ||
+        k >= e || (src[k] != ' ' && src[k] != '\t'))
+        return false;
+    while (k < e && (src[k] == ' ' || src[k] == '\t'))
+        k++;
+    w = k;
+    while (k < e && is_ident_char((unsigned char)src[k]))
+        k++;
+    if (k == w || isdigit((unsigned char)src[w]))
+        return false;
+    *nb = w;
+    *ne = k;
+    return true;
+}
+
+int qr__pp_directive(const char *src, size_t b, size_t e)
+{
+    size_t w;
+    if (!directive_word(src, b, e, &b, &w))
+        return 0;
     size_t n = w - b;
     if ((n == 2 && !memcmp(src + b, "if", 2)) || (n == 5 && !memcmp(src + b, "ifdef", 5)) ||
         (n == 6 && !memcmp(src + b, "ifndef", 6)))
@@ -200,6 +229,18 @@ static void conf_skip(conf *c)
         c->p++;
     if (c->p + 1 < c->end && c->p[0] == '/' && (c->p[1] == '*' || c->p[1] == '/'))
         c->p = c->end; /* a comment ends what is read */
+}
+
+/* The name that comes next, past blanks (the X of `defined X`, `#ifdef X`, `#define X`),
+ * its length in *n (0: none). */
+static const char *conf_next_name(conf *c, size_t *n)
+{
+    conf_skip(c);
+    const char *x = c->p;
+    while (c->p < c->end && is_ident_char((unsigned char)*c->p))
+        c->p++;
+    *n = (size_t)(c->p - x);
+    return x;
 }
 
 static bool conf_op(conf *c, const char *op)
@@ -281,13 +322,10 @@ static long long conf_primary(conf *c, int depth)
         size_t n = (size_t)(c->p - w);
         if (n == 7 && !memcmp(w, "defined", 7)) {
             bool paren = conf_op(c, "(");
-            conf_skip(c);
-            const char *x = c->p;
-            while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-                c->p++;
+            size_t xn;
+            const char *x = conf_next_name(c, &xn);
             if (paren)
                 conf_op(c, ")");
-            size_t xn = (size_t)(c->p - x);
             return conf_is_defined(c, x, xn);
         }
         conf_skip(c);
@@ -386,11 +424,9 @@ bool qr__ppconf_active(const qr_ppconf *p)
 /* #ifdef X (ifdef) or #ifndef X: whether X is defined, the expression at c->p. */
 static bool conf_defined(conf *c)
 {
-    conf_skip(c);
-    const char *x = c->p;
-    while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-        c->p++;
-    return conf_is_defined(c, x, (size_t)(c->p - x));
+    size_t xn;
+    const char *x = conf_next_name(c, &xn);
+    return conf_is_defined(c, x, xn);
 }
 
 int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken, bool *unknown)
@@ -400,17 +436,9 @@ int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken, bool *unknown
     int d = qr__pp_directive(src, b, e);
     *taken = false;
     c->unknown = false;
-    size_t k = b;
-    while (k < e && (src[k] == ' ' || src[k] == '\t'))
-        k++;
-    if (k >= e || src[k] != '#')
+    size_t w, we;
+    if (!directive_word(src, b, e, &w, &we))
         return d;
-    size_t w = k + 1;
-    while (w < e && (src[w] == ' ' || src[w] == '\t'))
-        w++;
-    size_t we = w;
-    while (we < e && isalpha((unsigned char)src[we]))
-        we++;
     c->p = src + we;
     c->end = src + e;
     size_t wn = we - w;
@@ -453,11 +481,8 @@ int qr__ppconf_line(qr_ppconf *p, size_t b, size_t e, bool *taken, bool *unknown
             p->active = p->st[--p->depth].active;
     } else if (d == 0 && p->active && ((wn == 6 && !memcmp(src + w, "define", 6)) ||
                                        (wn == 5 && !memcmp(src + w, "undef", 5)))) {
-        conf_skip(c);
-        const char *x = c->p;
-        while (c->p < c->end && is_ident_char((unsigned char)*c->p))
-            c->p++;
-        size_t xn = (size_t)(c->p - x);
+        size_t xn;
+        const char *x = conf_next_name(c, &xn);
         int at = xn ? conf_find(c, x, xn) : -1;
         if (xn && (at >= 0 || c->nn < CONF_NAMES)) {
             if (at < 0)
@@ -489,23 +514,10 @@ bool qr__ppconf_defines(const char *src, size_t len,
         size_t nb, ne;
         while (e > b && src[e - 1] == '\\' && qr__pp_next_line(src, len, &i, &nb, &ne))
             e = ne;
-        size_t k = b;
-        while (k < e && (src[k] == ' ' || src[k] == '\t'))
-            k++;
         bool active = qr__ppconf_active(p), taken, unknown;
         qr__ppconf_line(p, b, e, &taken, &unknown);
-        if (!active || k >= e || src[k] != '#')
-            continue;
-        for (k++; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        if (e - k < 7 || memcmp(src + k, "define", 6) || (src[k + 6] != ' ' && src[k + 6] != '\t'))
-            continue;
-        for (k += 6; k < e && (src[k] == ' ' || src[k] == '\t'); k++)
-            ;
-        size_t w = k;
-        while (k < e && is_ident_char((unsigned char)src[k]))
-            k++;
-        if (k == w || isdigit((unsigned char)src[w]))
+        size_t w, k;
+        if (!active || !qr__pp_define_name(src, b, e, &w, &k))
             continue;
         /* its value: the number 0, then nothing but blanks or a comment */
         size_t v = k;

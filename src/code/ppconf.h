@@ -18,6 +18,12 @@ bool qr__pp_host_macro(const char *name, bool *defined, long long *value);
  * end. */
 bool qr__pp_next_line(const char *src, size_t len, size_t *i, size_t *b, size_t *e);
 
+/* The macro a `#define` line src[b..e) defines (`#  define NAME(a) x`, blanks allowed
+ * around the '#'): true with [*nb, *ne) the name's bounds, the name's end being where its
+ * parameter list or its replacement begins; false for any other line, or a #define with
+ * no name. */
+bool qr__pp_define_name(const char *src, size_t b, size_t e, size_t *nb, size_t *ne);
+
 /* The directive the line src[b..e) holds: 1 #if/#ifdef/#ifndef, 2 #elif/#else (and
  * #elifdef), 3 #endif, 0 another line. */
 int qr__pp_directive(const char *src, size_t b, size_t e);

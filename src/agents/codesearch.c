@@ -1255,7 +1255,8 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
     if (framed && g && fr.subject[0] && !fr.subject_path && !fr.pattern &&
         !known_name(g, fr.subject)) {
         /* a name the index lacks: say so, and which it holds near it (a name only a call
-           or a declaration holds, "ngx_sprintf" behind its ngx_cdecl, is asked on) */
+           or a declaration holds, a function whose definition the index could not read, is
+           asked on) */
         if (unknown_name(st, &req->stop, fr.subject, err))
             return QR_EINVAL;
     }

@@ -432,8 +432,8 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false; /* "functions in .c files": not read */
     if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD)
         return false; /* "which macros call X" */
-    if (has(t, n, W_COUNT) && r != CF_COUNT)
-        return false; /* "how many callers does X have": a count, not a list */
+    if (has(t, n, W_COUNT) && r != CF_COUNT && !f->count)
+        return false; /* "how many includers": a count this reader does not make */
     if (f->in[0] && (r == CF_INCLUDERS || r == CF_INCLUDES || r == CF_COUNT))
         return false;
     return true;
@@ -447,7 +447,13 @@ bool qr__codeframe_read(const char *question, cf_frame *f, bool (*known)(void *u
     size_t n = 0;
     if (!tokenize(question, t, &n, known, ud) || n == 0)
         return false;
-    if (!read_frame(t, n, f) || !frame_fits(t, n, f)) {
+    /* "how many callers does X have", "number of functions calling X": the callers
+       counted (one step, no other filter) */
+    bool ok = read_frame(t, n, f);
+    if (ok && has(t, n, W_COUNT) && f->rel == CF_CALLERS && !f->transitive && !f->depth &&
+        !f->only[0] && !f->in[0])
+        f->count = true;
+    if (!ok || !frame_fits(t, n, f)) {
         memset(f, 0, sizeof *f);
         return false;
     }

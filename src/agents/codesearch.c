@@ -849,6 +849,19 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
     switch (f->rel) {
     case CF_CALLERS:
         *check_name = true;
+        if (f->count) {
+            /* the functions that call it (or a macro of that name), each definition once,
+               under a disabled #if too, as the list counts them */
+            *name = "count-callers";
+            qr_buf_printf(&q,
+                          PFX "SELECT (COUNT(DISTINCT ?f) AS ?count) WHERE {\n"
+                              "  { ?callee code:name \"%1$s\" . ?site code:callee ?callee }\n"
+                              "  UNION { ?site code:via \"%1$s\" }\n"
+                              "  ?f a code:Function ; code:callSite ?site .\n"
+                              "}",
+                          s);
+            break;
+        }
         if (f->transitive) {
             *name = "transitive-callers";
             qr_buf_printf(&q,

@@ -11,7 +11,7 @@ typedef struct want {
     cf_rel rel;
     const char *subject;
     const char *in;
-    int flags; /* 1 static, 2 transitive, 4 inactive, 8 headers */
+    int flags; /* 1 static, 2 transitive, 4 inactive, 8 headers, 16 count, 32 sources */
 } want;
 
 /* names the "index" holds: a word that is one is never read as a typo of a frame word */
@@ -99,6 +99,10 @@ int main(void)
         {"biggest functions in src/", CF_LONGEST, "", "src/", 0},
         {"which three headers are included most often?", CF_MOST_INCLUDED, "", "", 0},
         {"most included headers", CF_MOST_INCLUDED, "", "", 0},
+        {"how many callers does parse_line have", CF_CALLERS, "parse_line", "", 16},
+        {"number of functions calling parse_line", CF_CALLERS, "parse_line", "", 16},
+        {"which .c files include util.h", CF_INCLUDERS, "util.h", "", 32},
+        {"which .h files include util.h", CF_INCLUDERS, "util.h", "", 8},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         cf_frame f;
@@ -112,7 +116,7 @@ int main(void)
         CHECK_STR(f.subject, ok[i].subject);
         CHECK_STR(f.in, ok[i].in);
         int flags = (f.statics ? 1 : 0) | (f.transitive ? 2 : 0) | (f.inactive ? 4 : 0) |
-                    (f.headers ? 8 : 0);
+                    (f.headers ? 8 : 0) | (f.count ? 16 : 0) | (f.sources ? 32 : 0);
         CHECK(flags == ok[i].flags);
         if (f.rel != ok[i].rel || flags != ok[i].flags)
             fprintf(stderr, "  misread: %s (rel %d flags %d)\n", ok[i].q, f.rel, flags);
@@ -133,7 +137,7 @@ int main(void)
         "which functions never call malloc",
         "what does main call that is static", /* a filter callees cannot apply */
         "which macros call parse_line",
-        "how many callers does parse_line have", /* a count of a list */
+        "how many includers does util.h have", /* a count this reader does not make */
         "which functions reference parse_line",  /* a reference is not a call */
         "top 5 callers of parse_line",           /* a number with no depth word */
         "callers of parse_line 20 levels deep",  /* past the depth this reader runs */

@@ -1921,7 +1921,23 @@ static void collect_words(parser *p)
             continue;
         }
         if (p->q->emails && (!strcmp(t->s, "use") || !strcmp(t->s, "uses") ||
-                             !strcmp(t->s, "using") || !strcmp(t->s, "with"))) {
+                             !strcmp(t->s, "using") || !strcmp(t->s, "with") ||
+                             !strcmp(t->s, "used"))) {
+            t->used = true;
+            continue;
+        }
+        /* "the names of the 3 most active committers": the rows name them */
+        bool people_after = false;
+        for (size_t k = i + 1; k < p->n; k++)
+            people_after |= p->t[k].kind == T_WORD && (rt_canon_bit(p->t[k].s) & RW_AUTHORS);
+        if ((!strcmp(t->s, "names") || !strcmp(t->s, "name")) && tok_is(p, i + 1, "of") &&
+            people_after) {
+            use(p, i, i + 2);
+            continue;
+        }
+        /* "who did the most stuff in test/": the most commits */
+        if ((!strcmp(t->s, "stuff") || !strcmp(t->s, "things")) && i > 0 &&
+            (p->q->words & RW_MOST)) {
             t->used = true;
             continue;
         }
@@ -2279,6 +2295,16 @@ static void fix_typos(parser *p)
             if (!strcmp(t->s, Q_TYPOS[k][0]) &&
                 (k < 9 || (i + 1 < p->n && tok_in(p, i + 1, AUXV)))) {
                 snprintf(t->s, TOK_LEN, "%s", Q_TYPOS[k][1]);
+                fixed = true;
+            }
+        /* chat shorthand: "this yr", "last wk", "commits frm", "lst 5 commits" */
+        static const char *const SHORT[][2] = {
+            {"yr", "year"},   {"yrs", "years"}, {"wk", "week"},     {"wks", "weeks"},
+            {"mth", "month"}, {"mnth", "month"}, {"mths", "months"}, {"frm", "from"},
+            {"lst", "last"},  {"cmts", "commits"}, {"ppl", "people"}, {"b4", "before"}};
+        for (size_t k = 0; k < sizeof SHORT / sizeof SHORT[0] && !fixed; k++)
+            if (t->kind == T_WORD && !strcmp(t->s, SHORT[k][0])) {
+                snprintf(t->s, TOK_LEN, "%s", SHORT[k][1]);
                 fixed = true;
             }
         if (fixed)

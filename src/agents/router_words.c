@@ -188,7 +188,8 @@ const char *const RT_NUM_WORDS[] = {
  * ordinary word into one of these would change the question. */
 const char *const RT_TYPO_TARGETS[] = {
     "commits", "commit", "committed", "contributors", "contributor", "contributed", "authors",
-    "author", "committers", "developers", "changed", "changes", "modified", "files", "largest",
+    "author", "committers", "committer", "developers", "changed", "changes", "modified",
+    "files", "largest",
     "biggest", "recent", "recently", "latest", "history", "yesterday", "today", "week",
     "weeks", "month", "months", "year", "years", "since", "between", "hotspots", "active",
     "frequently", "messages", "weekend", "quarter", "additions", "deletions", "created",

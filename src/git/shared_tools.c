@@ -169,9 +169,10 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     qr_store_rows r;
     const char *p[] = {repos};
     rc = qr_store_pg_exec(st,
-                          "SELECT DISTINCT f.path FROM git_files f JOIN git_repos r"
-                          " ON r.id = f.repo WHERE $1::text[] IS NULL OR r.name = ANY($1::text[])"
-                          " OR r.id = ANY($1::text[])",
+                          "SELECT DISTINCT f.path FROM (SELECT repo, path FROM git_files"
+                          " UNION ALL SELECT repo, path FROM git_merge_paths) AS f"
+                          " JOIN git_repos r ON r.id = f.repo WHERE $1::text[] IS NULL"
+                          " OR r.name = ANY($1::text[]) OR r.id = ANY($1::text[])",
                           1, p, &r, "read the paths of the repositories", NULL, err);
     if (rc)
         return rc;
@@ -200,10 +201,10 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
  * as below. */
 
 #define FOLD QR_GIT_FOLD_SQL /* ASCII case only, whatever the database's locale */
-#define C_WHERE                                                                                    \
-    " FROM git_commits_live c WHERE ($1::text[] IS NULL"                                           \
+#define C_FILTER(since)                                                                            \
+    " ($1::text[] IS NULL"                                                                         \
     "  OR c.repo_name = ANY($1::text[]) OR c.repo = ANY($1::text[]))"                              \
-    " AND ($2::bigint IS NULL OR c.ctime >= $2::bigint)"                                           \
+    " AND ($2::bigint IS NULL OR " since " >= $2::bigint)"                                         \
     " AND ($3::bigint IS NULL OR c.ctime <= $3::bigint)"                                           \
     " AND ($4::text IS NULL OR strpos(" FOLD("c.author") ", " FOLD("$4") ") > 0"                 \
     "  OR strpos(" FOLD("c.email") ", " FOLD("$4") ") > 0"                                         \
@@ -214,30 +215,67 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
 
 #define STATS_COLS                                                                                 \
     "c.repo, c.repo_name, c.oid, c.author, c.email, c.atime, c.aoffset, c.ctime, c.nfiles,"       \
+    " c.nparents,"                                                                                 \
     " c.additions, c.deletions"
+/* the files of the window with the columns of their commits that the tails read, so that
+ * no tail joins two lists the planner cannot size (the walk of a path window is estimated
+ * at a few rows, and a join planned for a few rows took minutes on libevent) */
+#define F_COLS                                                                                     \
+    "f.repo, f.oid, f.path, f.path_key, f.additions, f.deletions, c.repo_name, c.email, c.atime," \
+    " c.ctime, c.aoffset"
 #define COMMIT_COLS STATS_COLS ", c.subject, c.message, c.parents, c.walk_pos, c.walk_time"
 
-/* with a path */
+/* with a path: the commits the local walk meets (w), which are those its history
+ * simplification follows from each repository's HEAD (repo.c: a merge whose tree is the
+ * same as a parent's within the path is followed through the first such parent only,
+ * `follow`; NULL when it differs from every parent), decided per merge and parent from the
+ * files in which they differ (git_merge_paths); since filters by date, as the local walk
+ * does with a path. Counted (cc): a commit with a matching file, and a merge the walk
+ * shows (sm: it differs from every parent), with no files and no lines, as the local
+ * tools show a merge. A merge published before migration 6 has no parents' rows: its
+ * parents are all followed and it is not counted, until its repository's next run. The
+ * walk is one recursive statement, a generation per step, which looks each merge up by
+ * its key (a join with a list of the merges made the planner scan that list per step:
+ * 1.3 s on libevent, 0.17 s so). */
+#define MERGE_DIFFERS(q)                                                                           \
+    "EXISTS (SELECT 1 FROM git_merge_paths x WHERE x.repo = " q ".repo AND x.oid = " q ".oid"     \
+    " AND x.idx = " q ".idx AND x.path = ANY($6::text[]))"
 #define WINDOW_PATH(cols)                                                                          \
-    "WITH c AS (SELECT " cols C_WHERE "),"                                                         \
-    " f AS (SELECT f.repo, f.oid, f.path, f.path_key, f.additions, f.deletions FROM git_files f"   \
-    "  JOIN c USING (repo, oid) WHERE f.path = ANY($6::text[])),"                                  \
-    " l AS (SELECT repo, oid, count(*) AS n, sum(additions) AS a, sum(deletions) AS d"             \
-    "  FROM f GROUP BY repo, oid),"                                                                \
-    " cc AS (SELECT c.*, l.n AS ln, l.a AS la, l.d AS ld FROM c JOIN l USING (repo, oid))"
-/* without ($6 is named so that its type is known) */
+    "WITH RECURSIVE rs AS (SELECT r.id AS repo, r.head FROM git_repos r WHERE r.gen > 0"          \
+    "  AND r.head IS NOT NULL AND ($1::text[] IS NULL OR r.name = ANY($1::text[])"                 \
+    "  OR r.id = ANY($1::text[]))),"                                                               \
+    " w(repo, oid) AS (SELECT repo, head FROM rs UNION SELECT c.repo, p.parent FROM w"             \
+    "  JOIN git_commits c ON c.repo = w.repo AND c.oid = w.oid CROSS JOIN LATERAL"                 \
+    "  unnest(string_to_array(c.parents, ' ')) WITH ORDINALITY AS p(parent, i)"                   \
+    "  LEFT JOIN LATERAL (SELECT min(q.idx) FILTER (WHERE NOT " MERGE_DIFFERS("q") ") AS follow"  \
+    "   FROM git_merge_parents q WHERE c.nparents >= 2 AND q.repo = c.repo AND q.oid = c.oid)"     \
+    "   AS m ON true WHERE m.follow IS NULL OR p.i - 1 = m.follow),"                               \
+    " c AS (SELECT " cols " FROM git_commits_live c JOIN w USING (repo, oid) WHERE"                \
+    C_FILTER("c.ctime") "),"                                                                       \
+    " f AS (SELECT " F_COLS " FROM git_files f JOIN c USING (repo, oid)"                          \
+    "  WHERE f.path = ANY($6::text[])),"                                                           \
+    " cc AS (SELECT c.*, l.n AS ln, l.a AS la, l.d AS ld FROM c CROSS JOIN LATERAL"                \
+    "  (SELECT count(*) AS n, sum(x.additions) AS a, sum(x.deletions) AS d FROM git_files x"       \
+    "  WHERE x.repo = c.repo AND x.oid = c.oid AND x.path = ANY($6::text[])) AS l WHERE l.n > 0"  \
+    "  UNION ALL SELECT c.*, 0::bigint, 0::numeric, 0::numeric FROM c WHERE c.nparents >= 2"       \
+    "  AND EXISTS (SELECT 1 FROM git_merge_parents q WHERE q.repo = c.repo AND q.oid = c.oid)"     \
+    "  AND NOT EXISTS (SELECT 1 FROM git_merge_parents q WHERE q.repo = c.repo AND q.oid = c.oid"  \
+    "  AND NOT " MERGE_DIFFERS("q") "))"
+/* without ($6 is named so that its type is known): since as the local walk without a
+ * path, which stops at the first commit older than it (in its order, walk_time, the
+ * oldest committer date met so far, is the date it checks) */
 #define WINDOW_ALL(cols)                                                                           \
-    "WITH c AS (SELECT " cols C_WHERE " AND $6::text[] IS NULL),"                                  \
-    " f AS (SELECT f.repo, f.oid, f.path, f.path_key, f.additions, f.deletions FROM git_files f"   \
-    "  JOIN c USING (repo, oid)),"                                                                 \
+    "WITH c AS (SELECT " cols " FROM git_commits_live c WHERE"                                     \
+    C_FILTER("coalesce(c.walk_time, c.ctime)") " AND $6::text[] IS NULL),"                         \
+    " f AS (SELECT " F_COLS " FROM git_files f JOIN c USING (repo, oid)),"                        \
     " cc AS (SELECT c.*, c.nfiles AS ln, c.additions AS la, c.deletions AS ld FROM c)"
 
 /* one author per email whatever its ASCII case, shown as in their last commit; first and
  * last: the least and greatest commits in git_int.h's order, as two-element arrays
  * (author date and its offset) */
 #define AUTHORS_TAIL                                                                               \
-    ", fa AS (SELECT c.repo, " FOLD("c.email") " AS k, count(DISTINCT f.path) AS files"           \
-    "  FROM f JOIN c USING (repo, oid) GROUP BY c.repo, k),"                                       \
+    ", fa AS (SELECT f.repo, " FOLD("f.email") " AS k, count(DISTINCT f.path) AS files"           \
+    "  FROM f GROUP BY f.repo, k),"                                                                \
     " ag AS (SELECT repo, min(repo_name) AS repo_name, " FOLD("email") " AS k,"                   \
     "  array_agg(ARRAY[author, email] ORDER BY " QR_GIT_LAST_FIRST_SQL ") AS who,"                 \
     "  count(*) AS commits, sum(la) AS additions, sum(ld) AS deletions,"                           \
@@ -249,13 +287,13 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     "  ag.repo_name COLLATE \"C\", ag.repo COLLATE \"C\" LIMIT $7::bigint"
 
 #define FILES_TAIL                                                                                 \
-    " SELECT min(c.repo_name), f.path, count(*) AS commits, sum(f.additions) AS a,"                \
-    "  sum(f.deletions) AS d, count(DISTINCT c.email),"                                            \
-    "  (max(ARRAY[c.atime, c.ctime, c.aoffset]))[1], (max(ARRAY[c.atime, c.ctime, c.aoffset]))[3]" \
-    " FROM f JOIN cc c USING (repo, oid) GROUP BY c.repo, f.path, f.path_key"                      \
+    " SELECT min(f.repo_name), f.path, count(*) AS commits, sum(f.additions) AS a,"                \
+    "  sum(f.deletions) AS d, count(DISTINCT " FOLD("f.email") "),"                                \
+    "  (max(ARRAY[f.atime, f.ctime, f.aoffset]))[1], (max(ARRAY[f.atime, f.ctime, f.aoffset]))[3]" \
+    " FROM f GROUP BY f.repo, f.path, f.path_key"                                                  \
     " ORDER BY commits DESC, sum(f.additions) + sum(f.deletions) DESC,"                            \
     "  coalesce(f.path_key, convert_to(f.path, 'UTF8')),"                                          \
-    "  min(c.repo_name) COLLATE \"C\", c.repo COLLATE \"C\" LIMIT $7::bigint"
+    "  min(f.repo_name) COLLATE \"C\", f.repo COLLATE \"C\" LIMIT $7::bigint"
 
 /* in each repository's walk order, as the local tool lists them (walk_pos, which orders
  * equal committer dates and a child dated before its parent), repositories interleaved by

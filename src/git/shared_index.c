@@ -410,15 +410,14 @@ static int write_batch(qr_store *st, const char *id, const char *holder, int64_t
 
 /* ---- the merges' files ---- */
 
-enum { MP_OID, MP_IDX, MP_PARENT, MP_NDIFF, MP_N };
-enum { MF_OID, MF_IDX, MF_PATH, MF_N };
+enum { MP_OID, MP_IDX, MP_PARENT, MP_PATHS, MP_N };
 #define MERGE_PATHS_PER_BATCH 20000
 
-/* The rows of git_merge_parents and git_merge_paths being built for one batch. */
+/* The rows of git_merge_parents being built for one batch; paths: the array literal of
+ * the parent being compared, which goes in as one item of the MP_PATHS array. */
 typedef struct merge_rows {
-    arr p[MP_N], f[MF_N];
-    const char *oid;
-    int64_t idx, ndiff;
+    arr p[MP_N], paths;
+    size_t npaths;
     qr_arena *a;
 } merge_rows;
 
@@ -426,8 +425,7 @@ static void merge_rows_init(merge_rows *m, qr_arena *a)
 {
     for (int i = 0; i < MP_N; i++)
         arr_init(&m->p[i]);
-    for (int i = 0; i < MF_N; i++)
-        arr_init(&m->f[i]);
+    m->npaths = 0;
     m->a = a;
 }
 
@@ -435,28 +433,22 @@ static void merge_path(void *ud, const char *path, size_t n)
 {
     merge_rows *m = ud;
     const char *shown = qr__path_shown(m->a, path, n);
-    arr_cstr(&m->f[MF_OID], m->oid);
-    arr_int(&m->f[MF_IDX], m->idx);
     if (shown)
-        arr_cstr(&m->f[MF_PATH], shown);
+        arr_cstr(&m->paths, shown);
     else
-        arr_str(&m->f[MF_PATH], path, n);
-    m->ndiff++;
+        arr_str(&m->paths, path, n);
+    m->npaths++;
 }
 
 static int write_merges(qr_store *st, const char *id, const qr_git_worker_opts *o,
                         merge_rows *m, qr_buf *err)
 {
-    const char *pp[1 + MP_N], *fp[1 + MF_N];
+    const char *pp[1 + MP_N];
     bool nomem = false;
-    pp[0] = fp[0] = id;
+    pp[0] = id;
     for (int i = 0; i < MP_N; i++) {
         pp[1 + i] = arr_done(&m->p[i]);
         nomem |= m->p[i].b.failed;
-    }
-    for (int i = 0; i < MF_N; i++) {
-        fp[1 + i] = arr_done(&m->f[i]);
-        nomem |= m->f[i].b.failed;
     }
     if (nomem)
         return QR_ENOMEM;
@@ -465,17 +457,11 @@ static int write_merges(qr_store *st, const char *id, const qr_git_worker_opts *
         return rc;
     if ((rc = renew(st, id, o->holder, o->lease_s, err)) ||
         (rc = qr_store_pg_exec(st,
-                               "INSERT INTO git_merge_parents(repo, oid, idx, parent, ndiff)"
-                               " SELECT $1, u.* FROM unnest($2::text[], $3::integer[],"
-                               " $4::text[], $5::bigint[]) AS u"
+                               "INSERT INTO git_merge_parents(repo, oid, idx, parent, paths)"
+                               " SELECT $1, u.o, u.i, u.p, u.l::text[] FROM unnest($2::text[],"
+                               " $3::integer[], $4::text[], $5::text[]) AS u(o, i, p, l)"
                                " ON CONFLICT (repo, oid, idx) DO NOTHING",
                                1 + MP_N, pp, NULL, "write the parents of merges", NULL, err)) ||
-        (m->f[MF_OID].n &&
-         (rc = qr_store_pg_exec(st,
-                                "INSERT INTO git_merge_paths(repo, oid, idx, path)"
-                                " SELECT $1, u.* FROM unnest($2::text[], $3::integer[],"
-                                " $4::text[]) AS u ON CONFLICT (repo, oid, idx, path) DO NOTHING",
-                                1 + MF_N, fp, NULL, "write the files of merges", NULL, err))) ||
         (rc = qr_store_pg_exec(st, "COMMIT", 0, NULL, NULL, "commit a batch of merges", NULL,
                                err)))
         rollback(st);
@@ -517,7 +503,6 @@ static int fill_merges(qr_store *st, qr_git *g, const char *id, const qr_git_wor
             rc = QR_EIO;
             break;
         }
-        m.oid = hex;
         for (int k = 0; rc == QR_OK && ps && *ps; k++) {
             size_t len = strcspn(ps, " ");
             char ph[GIT_OID_HEXSZ + 1];
@@ -530,14 +515,20 @@ static int fill_merges(qr_store *st, qr_git *g, const char *id, const qr_git_wor
                 rc = QR_EIO;
                 break;
             }
-            m.idx = k;
-            m.ndiff = 0;
-            if ((rc = qr__git_tree_changes(g, &poid, &moid, merge_path, &m, err)))
+            arr_init(&m.paths);
+            rc = qr__git_tree_changes(g, &poid, &moid, merge_path, &m, err);
+            arr_done(&m.paths);
+            if (rc == QR_OK && m.paths.b.failed)
+                rc = QR_ENOMEM;
+            if (rc == QR_OK) {
+                arr_cstr(&m.p[MP_OID], hex);
+                arr_int(&m.p[MP_IDX], k);
+                arr_cstr(&m.p[MP_PARENT], ph);
+                arr_str(&m.p[MP_PATHS], m.paths.b.p, m.paths.b.len);
+            }
+            qr_buf_release(&m.paths.b);
+            if (rc)
                 break;
-            arr_cstr(&m.p[MP_OID], hex);
-            arr_int(&m.p[MP_IDX], k);
-            arr_cstr(&m.p[MP_PARENT], ph);
-            arr_int(&m.p[MP_NDIFF], m.ndiff);
             ps += len;
             while (*ps == ' ')
                 ps++;
@@ -545,10 +536,9 @@ static int fill_merges(qr_store *st, qr_git *g, const char *id, const qr_git_wor
         if (rc)
             break;
         inbatch++;
-        if (inbatch >= batch || m.f[MF_OID].n >= MERGE_PATHS_PER_BATCH || i + 1 == r.n) {
+        if (inbatch >= batch || m.npaths >= MERGE_PATHS_PER_BATCH || i + 1 == r.n) {
             rc = write_merges(st, id, o, &m, err);
             arr_free(m.p, MP_N);
-            arr_free(m.f, MF_N);
             qr_arena_release(&a);
             qr_arena_init(&a, 0);
             merge_rows_init(&m, &a);
@@ -558,7 +548,6 @@ static int fill_merges(qr_store *st, qr_git *g, const char *id, const qr_git_wor
         }
     }
     arr_free(m.p, MP_N);
-    arr_free(m.f, MF_N);
     qr_arena_release(&a);
     qr_store_rows_free(&r);
     return rc;

@@ -170,7 +170,7 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
     const char *p[] = {repos};
     rc = qr_store_pg_exec(st,
                           "SELECT DISTINCT f.path FROM (SELECT repo, path FROM git_files"
-                          " UNION ALL SELECT repo, path FROM git_merge_paths) AS f"
+                          " UNION ALL SELECT repo, unnest(paths) FROM git_merge_parents) AS f"
                           " JOIN git_repos r ON r.id = f.repo WHERE $1::text[] IS NULL"
                           " OR r.name = ANY($1::text[]) OR r.id = ANY($1::text[])",
                           1, p, &r, "read the paths of the repositories", NULL, err);
@@ -229,7 +229,7 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
  * simplification follows from each repository's HEAD (repo.c: a merge whose tree is the
  * same as a parent's within the path is followed through the first such parent only,
  * `follow`; NULL when it differs from every parent), decided per merge and parent from the
- * files in which they differ (git_merge_paths); since filters by date, as the local walk
+ * files in which they differ (git_merge_parents.paths); since filters by date, as the local walk
  * does with a path. Counted (cc): a commit with a matching file, and a merge the walk
  * shows (sm: it differs from every parent), with no files and no lines, as the local
  * tools show a merge. A merge published before migration 6 has no parents' rows: its
@@ -238,8 +238,7 @@ static int match_paths(qr_store *st, const char *repos, const char *spec, qr_are
  * its key (a join with a list of the merges made the planner scan that list per step:
  * 1.3 s on libevent, 0.17 s so). */
 #define MERGE_DIFFERS(q, paths)                                                                    \
-    "EXISTS (SELECT 1 FROM git_merge_paths x WHERE x.repo = " q ".repo AND x.oid = " q ".oid"     \
-    " AND x.idx = " q ".idx AND x.path = ANY(" paths "::text[]))"
+    "EXISTS (SELECT 1 FROM unnest(" q ".paths) AS x(path) WHERE x.path = ANY(" paths "::text[]))"
 /* the parent a merge c is followed through alone (NULL: all of them) */
 #define FOLLOW(paths)                                                                              \
     "(SELECT min(q.idx) FILTER (WHERE NOT " MERGE_DIFFERS("q", paths) ") AS follow"               \

@@ -34,8 +34,8 @@
  * repository's last `quarry code index` saw (its commit, and every file by path and blob).
  *
  * Migration 6, the merges of the statistics index (src/git/shared_index.c): for each merge
- * and each of its parents, the files that differ between them (git_merge_parents,
- * git_merge_paths), from which a path window decides as git's history simplification does
+ * and each of its parents, the files that differ between them (git_merge_parents.paths),
+ * from which a path window decides as git's history simplification does
  * whether a merge is shown and which parents the walk follows.
  *
  * Rejected: one table per agent or a schema per agent (agents share what they learn:
@@ -144,18 +144,14 @@ static const qr_store_migration migrations[] = {
      " FROM git_commits c JOIN git_repos r ON r.id = c.repo AND c.gen <= r.gen;"},
     /* what a path window needs of a merge (src/git/shared_index.c, shared_tools.c): for
      * each of its parents (idx from 0, in the commit's order), the files whose entry
-     * differs between that parent's tree and the merge's; a merge whose parents have no
-     * rows here was published before this migration and is filled by the next run */
+     * differs between that parent's tree and the merge's, as one array (a row per file
+     * took three times the space of git_files on libevent); a merge without rows here was
+     * published before this migration and is filled by its repository's next run */
     {6, "the files in which each merge differs from each parent",
      "CREATE TABLE git_merge_parents(repo text NOT NULL, oid text NOT NULL,"
-     " idx integer NOT NULL, parent text NOT NULL, ndiff bigint NOT NULL,"
+     " idx integer NOT NULL, parent text NOT NULL, paths text[] NOT NULL,"
      " PRIMARY KEY(repo, oid, idx),"
-     " FOREIGN KEY(repo, oid) REFERENCES git_commits(repo, oid) ON DELETE CASCADE);"
-     "CREATE TABLE git_merge_paths(repo text NOT NULL, oid text NOT NULL,"
-     " idx integer NOT NULL, path text NOT NULL, PRIMARY KEY(repo, oid, idx, path),"
-     " FOREIGN KEY(repo, oid, idx) REFERENCES git_merge_parents(repo, oid, idx)"
-     " ON DELETE CASCADE);"
-     "CREATE INDEX git_merge_paths_path ON git_merge_paths(path);"},
+     " FOREIGN KEY(repo, oid) REFERENCES git_commits(repo, oid) ON DELETE CASCADE);"},
 };
 
 const qr_store_migration *qr_store_pg_migrations(size_t *n)

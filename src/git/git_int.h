@@ -160,8 +160,7 @@ int qr__git_walk(qr_git *g, const qr_walk_opts *o, qr_arena *a, qr_commit_info *
  * different, so that a pathspec matching one of them is exactly one that makes them
  * differ. QR_EIO (a commit or tree cannot be read), QR_ENOMEM. */
 int qr__git_tree_changes(qr_git *g, const git_oid *from, const git_oid *to,
-                         void (*each)(void *ud, const char *path, size_t n), void *ud,
-                         qr_buf *err);
+                         void (*each)(void *ud, const char *path, size_t n), void *ud, qr_buf *err);
 /* True when the commit's author (name or email, mapped or as recorded) contains needle,
  * ignoring ASCII case. */
 bool qr__git_author_matches(const qr_commit_info *c, const char *needle);

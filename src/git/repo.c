@@ -647,8 +647,7 @@ static int commit_trees_differ(qr_git *g, const qr_pathspec *ps, const git_tree 
 }
 
 int qr__git_tree_changes(qr_git *g, const git_oid *from, const git_oid *to,
-                         void (*each)(void *ud, const char *path, size_t n), void *ud,
-                         qr_buf *err)
+                         void (*each)(void *ud, const char *path, size_t n), void *ud, qr_buf *err)
 {
     git_commit *cf = NULL, *ct = NULL;
     git_tree *tf = NULL, *tt = NULL;

@@ -440,8 +440,8 @@ static void merge_path(void *ud, const char *path, size_t n)
     m->npaths++;
 }
 
-static int write_merges(qr_store *st, const char *id, const qr_git_worker_opts *o,
-                        merge_rows *m, qr_buf *err)
+static int write_merges(qr_store *st, const char *id, const qr_git_worker_opts *o, merge_rows *m,
+                        qr_buf *err)
 {
     const char *pp[1 + MP_N];
     bool nomem = false;
@@ -462,8 +462,7 @@ static int write_merges(qr_store *st, const char *id, const qr_git_worker_opts *
                                " $3::integer[], $4::text[], $5::text[]) AS u(o, i, p, l)"
                                " ON CONFLICT (repo, oid, idx) DO NOTHING",
                                1 + MP_N, pp, NULL, "write the parents of merges", NULL, err)) ||
-        (rc = qr_store_pg_exec(st, "COMMIT", 0, NULL, NULL, "commit a batch of merges", NULL,
-                               err)))
+        (rc = qr_store_pg_exec(st, "COMMIT", 0, NULL, NULL, "commit a batch of merges", NULL, err)))
         rollback(st);
     return rc;
 }
@@ -507,11 +506,12 @@ static int fill_merges(qr_store *st, qr_git *g, const char *id, const qr_git_wor
             size_t len = strcspn(ps, " ");
             char ph[GIT_OID_HEXSZ + 1];
             git_oid poid;
-            snprintf(ph, sizeof ph, "%.*s", (int)(len < GIT_OID_HEXSZ ? len : GIT_OID_HEXSZ),
-                     ps);
+            snprintf(ph, sizeof ph, "%.*s", (int)(len < GIT_OID_HEXSZ ? len : GIT_OID_HEXSZ), ps);
             if (len != GIT_OID_HEXSZ || git_oid_fromstr(&poid, ph) != 0) {
-                qr_buf_printf(err, "repository '%s': merge %s has a parent that is not a "
-                                   "commit id", id, hex);
+                qr_buf_printf(err,
+                              "repository '%s': merge %s has a parent that is not a "
+                              "commit id",
+                              id, hex);
                 rc = QR_EIO;
                 break;
             }

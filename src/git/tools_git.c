@@ -856,8 +856,8 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
                 r->last = &cs[i];
             /* authors as get_author_stats counts them: an email whatever its ASCII case */
             const char *akey = qr__git_author_key(cs[i].email, &s);
-            int added = akey && strid_get(&emails, akey, &eid) ? pair_add(&pairs, pid, eid)
-                                                               : QR_ENOMEM;
+            int added =
+                akey && strid_get(&emails, akey, &eid) ? pair_add(&pairs, pid, eid) : QR_ENOMEM;
             if (added < 0) {
                 rc = QR_ENOMEM;
                 break;

@@ -154,6 +154,13 @@ typedef struct qr_walk_opts {
  * commits shown, newest first, in *out (an array of *n from a). */
 int qr__git_walk(qr_git *g, const qr_walk_opts *o, qr_arena *a, qr_commit_info **out, size_t *n,
                  qr_buf *err);
+/* Calls each with every file (blob, link or submodule entry, by its path from the root)
+ * whose entry differs between the trees of commits from and to, in git's tree order: the
+ * files in which history simplification (qr__git_walk with a path) finds the two trees
+ * different, so that a pathspec matching one of them is exactly one that makes them
+ * differ. QR_EIO (a commit or tree cannot be read), QR_ENOMEM. */
+int qr__git_tree_changes(qr_git *g, const git_oid *from, const git_oid *to,
+                         void (*each)(void *ud, const char *path, size_t n), void *ud, qr_buf *err);
 /* True when the commit's author (name or email, mapped or as recorded) contains needle,
  * ignoring ASCII case. */
 bool qr__git_author_matches(const qr_commit_info *c, const char *needle);

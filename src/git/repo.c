@@ -549,24 +549,39 @@ static int entry_cmp(const git_tree_entry *x, const git_tree_entry *y)
     return c1 < c2 ? -1 : c1 > c2;
 }
 
-static int trees_differ(qr_git *g, const qr_pathspec *ps, const git_tree *a, const git_tree *b,
+static int read_error(const git_oid *oid, qr_buf *err);
+
+/* What a tree comparison does: answer yes or no within ps (each NULL), or list in each
+ * file that differs (ps NULL: all of them) and go on. */
+typedef struct tree_cmp {
+    const qr_pathspec *ps;
+    void (*each)(void *ud, const char *path, size_t n);
+    void *ud;
+} tree_cmp;
+
+static int trees_differ(qr_git *g, const tree_cmp *tc, const git_tree *a, const git_tree *b,
                         qr_buf *path);
 
 /* One entry present on one side only (other NULL) or changed between the sides. */
-static int entry_differs(qr_git *g, const qr_pathspec *ps, const git_tree_entry *x,
+static int entry_differs(qr_git *g, const tree_cmp *tc, const git_tree_entry *x,
                          const git_tree_entry *y, qr_buf *path)
 {
     const git_tree_entry *e = x ? x : y;
+    const qr_pathspec *ps = tc->ps;
     size_t base = path->len;
     qr_buf_puts(path, git_tree_entry_name(e));
     if (path->failed)
         return QR_ENOMEM;
     int rc;
     if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
-        rc = qr__pathspec_match(ps, path->p, path->len);
-    } else if (!qr__pathspec_reaches(ps, path->p, path->len)) {
+        rc = !ps || qr__pathspec_match(ps, path->p, path->len);
+        if (rc && tc->each) {
+            tc->each(tc->ud, path->p, path->len);
+            rc = 0;
+        }
+    } else if (ps && !qr__pathspec_reaches(ps, path->p, path->len)) {
         rc = 0;
-    } else if (qr__pathspec_covers(ps, path->p, path->len) && x && y) {
+    } else if (!tc->each && qr__pathspec_covers(ps, path->p, path->len) && x && y) {
         rc = 1; /* different tree ids: something under it changed */
     } else {
         git_tree *ta = NULL, *tb = NULL;
@@ -577,7 +592,7 @@ static int entry_differs(qr_git *g, const qr_pathspec *ps, const git_tree_entry 
             rc = QR_EIO;
         if (rc == 0) {
             qr_buf_putc(path, '/');
-            rc = trees_differ(g, ps, ta, tb, path);
+            rc = trees_differ(g, tc, ta, tb, path);
         }
         git_tree_free(ta);
         git_tree_free(tb);
@@ -587,7 +602,7 @@ static int entry_differs(qr_git *g, const qr_pathspec *ps, const git_tree_entry 
     return rc;
 }
 
-static int trees_differ(qr_git *g, const qr_pathspec *ps, const git_tree *a, const git_tree *b,
+static int trees_differ(qr_git *g, const tree_cmp *tc, const git_tree *a, const git_tree *b,
                         qr_buf *path)
 {
     size_t na = a ? git_tree_entrycount(a) : 0, nb = b ? git_tree_entrycount(b) : 0;
@@ -603,13 +618,13 @@ static int trees_differ(qr_git *g, const qr_pathspec *ps, const git_tree *a, con
                 git_tree_entry_filemode(x) == git_tree_entry_filemode(y))
                 continue;
             /* equal names in git's order are both trees or both not */
-            rc = entry_differs(g, ps, x, y, path);
+            rc = entry_differs(g, tc, x, y, path);
         } else if (c < 0) {
             i++;
-            rc = entry_differs(g, ps, x, NULL, path);
+            rc = entry_differs(g, tc, x, NULL, path);
         } else {
             j++;
-            rc = entry_differs(g, ps, NULL, y, path);
+            rc = entry_differs(g, tc, NULL, y, path);
         }
         if (rc)
             return rc;
@@ -625,8 +640,37 @@ static int commit_trees_differ(qr_git *g, const qr_pathspec *ps, const git_tree 
         return 0;
     qr_buf path;
     qr_buf_init(&path);
-    int rc = trees_differ(g, ps, ta, tb, &path);
+    tree_cmp tc = {ps, NULL, NULL};
+    int rc = trees_differ(g, &tc, ta, tb, &path);
     qr_buf_release(&path);
+    return rc;
+}
+
+int qr__git_tree_changes(qr_git *g, const git_oid *from, const git_oid *to,
+                         void (*each)(void *ud, const char *path, size_t n), void *ud, qr_buf *err)
+{
+    git_commit *cf = NULL, *ct = NULL;
+    git_tree *tf = NULL, *tt = NULL;
+    int rc = QR_OK;
+    if (git_commit_lookup(&cf, g->repo, from) != 0 || git_commit_tree(&tf, cf) != 0)
+        rc = read_error(from, err);
+    else if (git_commit_lookup(&ct, g->repo, to) != 0 || git_commit_tree(&tt, ct) != 0)
+        rc = read_error(to, err);
+    if (rc == QR_OK && !git_oid_equal(git_tree_id(tf), git_tree_id(tt))) {
+        qr_buf path;
+        qr_buf_init(&path);
+        tree_cmp tc = {NULL, each, ud};
+        rc = trees_differ(g, &tc, tf, tt, &path);
+        qr_buf_release(&path);
+        if (rc == QR_EIO && !err->len)
+            qr_buf_puts(err, "cannot read a tree of the repository");
+        else if (rc == QR_ENOMEM && !err->len)
+            qr_buf_puts(err, "out of memory comparing two trees");
+    }
+    git_tree_free(tf);
+    git_tree_free(tt);
+    git_commit_free(cf);
+    git_commit_free(ct);
     return rc;
 }
 

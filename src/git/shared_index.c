@@ -23,12 +23,17 @@
  * them (qr__path_shown: quoted when they are not UTF-8; path_key then holds their bytes,
  * which the tools sort by), names and messages with invalid bytes as U+FFFD. A run that
  * fails is recorded in git_repos.error and its repository waits one lease, so that one
- * repository that cannot be read never holds the queue.
+ * repository that cannot be read never holds the queue. For each merge, the files in which
+ * it differs from each parent (migration 6; qr__git_tree_changes, the comparison the
+ * local walk's history simplification makes) are written after the commits, for every
+ * merge of the repository that has none yet: a path window then shows a merge, and follows
+ * its parents, as the local walk does (shared_tools.c).
  *
  * Rejected: one transaction for the whole run (a large history would hold one for
  * minutes, and a killed worker would keep nothing); COPY (libpq's copy protocol in the
  * store layer for a gain the unnest form already gives: one round trip per batch and
- * table); storing merges' files (the tools show merges with none); the server's clock
+ * table); storing merges' files as commits' files (the tools show merges with none: a
+ * merge's files are kept apart, per parent, for the path window alone); the server's clock
  * for leases (quarry's clock, so QUARRY_NOW pins a test, as for the memory agents).
  */
 #include "git_int.h"
@@ -403,6 +408,151 @@ static int write_batch(qr_store *st, const char *id, const char *holder, int64_t
     return rc;
 }
 
+/* ---- the merges' files ---- */
+
+enum { MP_OID, MP_IDX, MP_PARENT, MP_PATHS, MP_N };
+#define MERGE_PATHS_PER_BATCH 20000
+
+/* The rows of git_merge_parents being built for one batch; paths: the array literal of
+ * the parent being compared, which goes in as one item of the MP_PATHS array. */
+typedef struct merge_rows {
+    arr p[MP_N], paths;
+    size_t npaths;
+    qr_arena *a;
+} merge_rows;
+
+static void merge_rows_init(merge_rows *m, qr_arena *a)
+{
+    for (int i = 0; i < MP_N; i++)
+        arr_init(&m->p[i]);
+    m->npaths = 0;
+    m->a = a;
+}
+
+static void merge_path(void *ud, const char *path, size_t n)
+{
+    merge_rows *m = ud;
+    const char *shown = qr__path_shown(m->a, path, n);
+    if (shown)
+        arr_cstr(&m->paths, shown);
+    else
+        arr_str(&m->paths, path, n);
+    m->npaths++;
+}
+
+static int write_merges(qr_store *st, const char *id, const qr_git_worker_opts *o, merge_rows *m,
+                        qr_buf *err)
+{
+    const char *pp[1 + MP_N];
+    bool nomem = false;
+    pp[0] = id;
+    for (int i = 0; i < MP_N; i++) {
+        pp[1 + i] = arr_done(&m->p[i]);
+        nomem |= m->p[i].b.failed;
+    }
+    if (nomem)
+        return QR_ENOMEM;
+    int rc = qr_store_pg_exec(st, "BEGIN", 0, NULL, NULL, "begin a transaction", NULL, err);
+    if (rc)
+        return rc;
+    if ((rc = renew(st, id, o->holder, o->lease_s, err)) ||
+        (rc = qr_store_pg_exec(st,
+                               "INSERT INTO git_merge_parents(repo, oid, idx, parent, paths)"
+                               " SELECT $1, u.o, u.i, u.p, u.l::text[] FROM unnest($2::text[],"
+                               " $3::integer[], $4::text[], $5::text[]) AS u(o, i, p, l)"
+                               " ON CONFLICT (repo, oid, idx) DO NOTHING",
+                               1 + MP_N, pp, NULL, "write the parents of merges", NULL, err)) ||
+        (rc = qr_store_pg_exec(st, "COMMIT", 0, NULL, NULL, "commit a batch of merges", NULL, err)))
+        rollback(st);
+    return rc;
+}
+
+/* For every merge of the repository without them (those this run wrote, and those a run
+ * before migration 6 published), the files in which it differs from each parent: what a
+ * path window needs to decide as the local walk does (git's history simplification)
+ * whether the merge is shown and which parents the walk follows. In batches of at most
+ * `batch` merges and about MERGE_PATHS_PER_BATCH files, one transaction each, so that a
+ * merge's rows are all there or none. */
+static int fill_merges(qr_store *st, qr_git *g, const char *id, const qr_git_worker_opts *o,
+                       size_t batch, qr_buf *err)
+{
+    qr_store_rows r;
+    const char *ip[] = {id};
+    int rc = qr_store_pg_exec(st,
+                              "SELECT c.oid, c.parents FROM git_commits c WHERE c.repo = $1"
+                              " AND c.nparents >= 2 AND NOT EXISTS (SELECT 1 FROM"
+                              " git_merge_parents p WHERE p.repo = c.repo AND p.oid = c.oid)",
+                              1, ip, &r, "read the merges of a repository", NULL, err);
+    if (rc)
+        return rc;
+    qr_arena a;
+    qr_arena_init(&a, 0);
+    merge_rows m;
+    merge_rows_init(&m, &a);
+    size_t inbatch = 0;
+    for (int i = 0; rc == QR_OK && i < r.n; i++) {
+        if (qr_stop_check(o->stop)) {
+            rc = qr_stop_fail(o->stop, err);
+            break;
+        }
+        const char *hex = qr_store_rows_get(&r, i, 0), *ps = qr_store_rows_get(&r, i, 1);
+        git_oid moid;
+        if (git_oid_fromstr(&moid, hex) != 0) {
+            qr_buf_printf(err, "repository '%s': a stored commit id is not one: '%s'", id, hex);
+            rc = QR_EIO;
+            break;
+        }
+        for (int k = 0; rc == QR_OK && ps && *ps; k++) {
+            size_t len = strcspn(ps, " ");
+            char ph[GIT_OID_HEXSZ + 1];
+            git_oid poid;
+            snprintf(ph, sizeof ph, "%.*s", (int)(len < GIT_OID_HEXSZ ? len : GIT_OID_HEXSZ), ps);
+            if (len != GIT_OID_HEXSZ || git_oid_fromstr(&poid, ph) != 0) {
+                qr_buf_printf(err,
+                              "repository '%s': merge %s has a parent that is not a "
+                              "commit id",
+                              id, hex);
+                rc = QR_EIO;
+                break;
+            }
+            arr_init(&m.paths);
+            rc = qr__git_tree_changes(g, &poid, &moid, merge_path, &m, err);
+            arr_done(&m.paths);
+            if (rc == QR_OK && m.paths.b.failed)
+                rc = QR_ENOMEM;
+            if (rc == QR_OK) {
+                arr_cstr(&m.p[MP_OID], hex);
+                arr_int(&m.p[MP_IDX], k);
+                arr_cstr(&m.p[MP_PARENT], ph);
+                arr_str(&m.p[MP_PATHS], m.paths.b.p, m.paths.b.len);
+            }
+            qr_buf_release(&m.paths.b);
+            if (rc)
+                break;
+            ps += len;
+            while (*ps == ' ')
+                ps++;
+        }
+        if (rc)
+            break;
+        inbatch++;
+        if (inbatch >= batch || m.npaths >= MERGE_PATHS_PER_BATCH || i + 1 == r.n) {
+            rc = write_merges(st, id, o, &m, err);
+            arr_free(m.p, MP_N);
+            qr_arena_release(&a);
+            qr_arena_init(&a, 0);
+            merge_rows_init(&m, &a);
+            inbatch = 0;
+            if (rc == QR_OK && o->progress)
+                o->progress(o->progress_ud, "writing merges", (size_t)i + 1, (size_t)r.n);
+        }
+    }
+    arr_free(m.p, MP_N);
+    qr_arena_release(&a);
+    qr_store_rows_free(&r);
+    return rc;
+}
+
 static int cmp_hex(const void *x, const void *y)
 {
     return strcmp(*(const char *const *)x, *(const char *const *)y);
@@ -667,6 +817,8 @@ static int index_claimed(qr_store *st, const qr_git_worker_opts *o, const char *
         qr_arena_release(&s);
         qr_arena_init(&s, 0);
     }
+    if ((rc = fill_merges(st, g, id, o, batch, err)))
+        goto done;
     /* the caller's step (the code graph), inside the lease, before the run is published:
      * a step cut short leaves the repository queued for the next run */
     if (o->step) {

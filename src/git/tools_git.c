@@ -854,8 +854,10 @@ static int get_file_stats_run(void *ctx, qr_val args, qr_arena *a, qr_val *out, 
             r->deletions += f->deletions;
             if (qr__git_commit_order(&cs[i], r->last) > 0)
                 r->last = &cs[i];
+            /* authors as get_author_stats counts them: an email whatever its ASCII case */
+            const char *akey = qr__git_author_key(cs[i].email, &s);
             int added =
-                strid_get(&emails, cs[i].email, &eid) ? pair_add(&pairs, pid, eid) : QR_ENOMEM;
+                akey && strid_get(&emails, akey, &eid) ? pair_add(&pairs, pid, eid) : QR_ENOMEM;
             if (added < 0) {
                 rc = QR_ENOMEM;
                 break;
@@ -1495,8 +1497,8 @@ static const qr_tool get_file_stats_tool = {
                "them, with their changed lines and authors.",
     .params = get_file_stats_params,
     .result = "a vector of {:path :commits :additions :deletions :authors :last}, most "
-              "commits first; :authors counts distinct emails, :last is the latest author "
-              "date",
+              "commits first; :authors counts distinct authors (an email whatever its ASCII "
+              "case, as get_author_stats), :last is the latest author date",
     .result_schema =
         "{\"type\": \"array\", \"items\": {\"type\": \"object\", \"properties\": {"
         "\"path\": {\"type\": \"string\"}, \"commits\": {\"type\": \"integer\"}, "

@@ -33,6 +33,11 @@
  * is parsed once whichever repository holds it; code_repos and code_files say what each
  * repository's last `quarry code index` saw (its commit, and every file by path and blob).
  *
+ * Migration 6, the merges of the statistics index (src/git/shared_index.c): for each merge
+ * and each of its parents, the files that differ between them (git_merge_parents.paths),
+ * from which a path window decides as git's history simplification does
+ * whether a merge is shown and which parents the walk follows.
+ *
  * Rejected: one table per agent or a schema per agent (agents share what they learn:
  * that is the point of the shared store); TIMESTAMPTZ columns (the SQLite store keeps Unix
  * seconds, and export/import must round-trip exactly).
@@ -137,6 +142,16 @@ static const qr_store_migration migrations[] = {
      "ALTER TABLE git_commits ADD COLUMN walk_pos bigint, ADD COLUMN walk_time bigint;"
      "CREATE OR REPLACE VIEW git_commits_live AS SELECT r.name AS repo_name, c.*"
      " FROM git_commits c JOIN git_repos r ON r.id = c.repo AND c.gen <= r.gen;"},
+    /* what a path window needs of a merge (src/git/shared_index.c, shared_tools.c): for
+     * each of its parents (idx from 0, in the commit's order), the files whose entry
+     * differs between that parent's tree and the merge's, as one array (a row per file
+     * took three times the space of git_files on libevent); a merge without rows here was
+     * published before this migration and is filled by its repository's next run */
+    {6, "the files in which each merge differs from each parent",
+     "CREATE TABLE git_merge_parents(repo text NOT NULL, oid text NOT NULL,"
+     " idx integer NOT NULL, parent text NOT NULL, paths text[] NOT NULL,"
+     " PRIMARY KEY(repo, oid, idx),"
+     " FOREIGN KEY(repo, oid) REFERENCES git_commits(repo, oid) ON DELETE CASCADE);"},
 };
 
 const qr_store_migration *qr_store_pg_migrations(size_t *n)

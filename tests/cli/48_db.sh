@@ -76,37 +76,39 @@ D=$(pg_createdb team)
 SERVER="postgresql server $PG_SOCK:$PG_PORT, database team"
 expect_out "status: empty" "database: $SERVER
 schema: none (run 'quarry db init')
-pending: 5
+pending: 6
   1  memory store and due-agents lease table
   2  memory agents' run state in due_agents
   3  statistics index of many repositories and its indexing queue
   4  code graph of many repositories, keyed by blob
-  5  the order of a repository's commits in git_commits.walk_pos" "$Q" db status --url "$D"
+  5  the order of a repository's commits in git_commits.walk_pos
+  6  the files in which each merge differs from each parent" "$Q" db status --url "$D"
 expect_out "status --format json: empty" \
-  "{\"server\": \"$SERVER\", \"initialized\": false, \"version\": 0, \"latest\": 5, \"pending\": [{\"version\": 1, \"name\": \"memory store and due-agents lease table\"}, {\"version\": 2, \"name\": \"memory agents' run state in due_agents\"}, {\"version\": 3, \"name\": \"statistics index of many repositories and its indexing queue\"}, {\"version\": 4, \"name\": \"code graph of many repositories, keyed by blob\"}, {\"version\": 5, \"name\": \"the order of a repository's commits in git_commits.walk_pos\"}]}" \
+  "{\"server\": \"$SERVER\", \"initialized\": false, \"version\": 0, \"latest\": 6, \"pending\": [{\"version\": 1, \"name\": \"memory store and due-agents lease table\"}, {\"version\": 2, \"name\": \"memory agents' run state in due_agents\"}, {\"version\": 3, \"name\": \"statistics index of many repositories and its indexing queue\"}, {\"version\": 4, \"name\": \"code graph of many repositories, keyed by blob\"}, {\"version\": 5, \"name\": \"the order of a repository's commits in git_commits.walk_pos\"}, {\"version\": 6, \"name\": \"the files in which each merge differs from each parent\"}]}" \
   "$Q" db status --url "$D" --format json
-expect_out "init" "initialized $SERVER: schema version 5 (5 migrations applied)" \
+expect_out "init" "initialized $SERVER: schema version 6 (6 migrations applied)" \
   "$Q" db init --url "$D"
 [ "$(pg_sql team "SELECT version || ' ' || name || ' ' || applied FROM schema_migrations ORDER BY version")" = \
   "1 memory store and due-agents lease table 1773144000
 2 memory agents' run state in due_agents 1773144000
 3 statistics index of many repositories and its indexing queue 1773144000
 4 code graph of many repositories, keyed by blob 1773144000
-5 the order of a repository's commits in git_commits.walk_pos 1773144000" ] || fail "init: schema_migrations row"
+5 the order of a repository's commits in git_commits.walk_pos 1773144000
+6 the files in which each merge differs from each parent 1773144000" ] || fail "init: schema_migrations row"
 [ "$(pg_sql team "SELECT count(*) FROM information_schema.tables WHERE table_name IN
   ('mem_nodes', 'mem_tags', 'mem_edges', 'mem_visits', 'mem_state', 'due_agents')")" = 6 ] ||
   fail "init: the tables"
 [ "$(pg_sql team "SELECT generation || ' ' || created FROM mem_state")" = "0 1773144000" ] ||
   fail "init: mem_state"
 expect_out "status: QUARRY_DATABASE_URL" "database: $SERVER
-schema: version 5 (this quarry knows 5)
+schema: version 6 (this quarry knows 6)
 pending: 0" env QUARRY_DATABASE_URL="$D" "$Q" db status
 expect_rc "init again: refused" 2 "$Q" db init --url "$D"
 expect_err "init again: says so" \
-  "quarry: usage: the database at $SERVER is initialized already (schema version 5): 'quarry db status' reports it, 'quarry db migrate' upgrades it" \
+  "quarry: usage: the database at $SERVER is initialized already (schema version 6): 'quarry db status' reports it, 'quarry db migrate' upgrades it" \
   "$Q" db init --url "$D"
-expect_out "migrate: up to date" "$SERVER is up to date: schema version 5" "$Q" db migrate --url "$D"
-expect_out "migrate --format json" "{\"server\": \"$SERVER\", \"version\": 5, \"applied\": 0}" \
+expect_out "migrate: up to date" "$SERVER is up to date: schema version 6" "$Q" db migrate --url "$D"
+expect_out "migrate --format json" "{\"server\": \"$SERVER\", \"version\": 6, \"applied\": 0}" \
   "$Q" db migrate --url "$D" --format json
 
 # two migrations racing on an empty database: each migration applied once
@@ -115,19 +117,19 @@ R=$(pg_createdb race)
 "$Q" db migrate --url "$R" >"$TMP/m2" 2>&1 & P2=$!
 wait $P1 || fail "race: first migrate failed: $(cat "$TMP/m1")"
 wait $P2 || fail "race: second migrate failed: $(cat "$TMP/m2")"
-[ "$(cat "$TMP/m1" "$TMP/m2" | grep -c '(5 migrations applied)')" = 1 ] &&
+[ "$(cat "$TMP/m1" "$TMP/m2" | grep -c '(6 migrations applied)')" = 1 ] &&
   [ "$(cat "$TMP/m1" "$TMP/m2" | grep -c 'is up to date')" = 1 ] ||
   fail "race: one applies, one finds it done: $(cat "$TMP/m1" "$TMP/m2")"
-[ "$(pg_sql race "SELECT count(*) FROM schema_migrations")" = 5 ] || fail "race: one row each"
+[ "$(pg_sql race "SELECT count(*) FROM schema_migrations")" = 6 ] || fail "race: one row each"
 
 # a schema newer than this quarry: refused, untouched
 pg_sql team "INSERT INTO schema_migrations VALUES (7, 'from the future', 0)"
-NEWER="the database at $SERVER has schema version 7, newer than this quarry knows (5): upgrade quarry"
+NEWER="the database at $SERVER has schema version 7, newer than this quarry knows (6): upgrade quarry"
 for op in status migrate init; do
   expect_rc "newer schema: $op exit 2" 2 "$Q" db $op --url "$D"
   expect_err "newer schema: $op message" "quarry: usage: $NEWER" "$Q" db $op --url "$D"
 done
-[ "$(pg_sql team "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations")" = "1,2,3,4,5,7" ] ||
+[ "$(pg_sql team "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations")" = "1,2,3,4,5,6,7" ] ||
   fail "newer schema: schema_migrations changed"
 
 # a password: wrong or right, never printed
@@ -148,7 +150,7 @@ lacks "wrong password" "Wr0ng-Pa55word" "$TMP/stdout" "$TMP/stderr"
 lacks "wrong password" "$WRONG" "$TMP/stdout" "$TMP/stderr"
 RIGHT="postgres://alice:Right-Pa55word@/race?host=$PG_SOCK&port=$PG_PORT"
 expect_out "right password: status" "database: postgresql server $PG_SOCK:$PG_PORT, database race
-schema: version 5 (this quarry knows 5)
+schema: version 6 (this quarry knows 6)
 pending: 0" "$Q" db status --url "$RIGHT"
 lacks "right password" "Right-Pa55word" "$TMP/stdout" "$TMP/stderr"
 finish

@@ -397,5 +397,5 @@ wait "$WPID"; rc=$?
 [ "$rc" = 0 ] || fail "waiting worker interrupted while idle: exit $rc: $(cat "$TMP/ww.err")"
 
 # ---- the schema ----
-[ "$(pg_sql clean "SELECT max(version) FROM schema_migrations")" = 5 ] || fail "schema version 5"
+[ "$(pg_sql clean "SELECT max(version) FROM schema_migrations")" = 6 ] || fail "schema version 6"
 finish

@@ -18,9 +18,8 @@
 # `--repos NAME` (shared), and the folded author's row is checked for its values. And the
 # order of get_commits: a walk's (equal committer dates, a child dated before its parent),
 # which dates alone do not give; with two repositories, each one's rows in its own order;
-# after new commits on top and after a merge that brings in old ones. Not
-# here: a path with merges included (locally a merge counts when `git log -- PATH` shows
-# it; the shared index stores no files for merges, so it counts none: docs/decisions.md).
+# after new commits on top and after a merge that brings in old ones. A path with merges
+# included, and since's cut, are 78_index_pg_merges.sh's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh --test)"; exit 1; }

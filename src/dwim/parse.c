@@ -1036,7 +1036,7 @@ static const frame frames[] = {
     {{"show", "print", "display", "cat", "dump", "contents", "look", "view", "open", NULL},
      {NULL},
      {"file", "contents", "content", "full", "whole", "text", "source", "me", "of", "at",
-      "into", "let", NULL},
+      "into", "let", "looks", "like", NULL},
      T_FILE, QR_DWIM_READ, NULL, 0.88},
     {{"what's", "whats", "explain", "summarize", "summarise", "summary", "describe",
       "methods", "functions", "symbols", "declarations", "overview", "outline", "in",
@@ -1069,6 +1069,13 @@ static const frame frames[] = {
      {NULL},
      {"show", "me", "of", "file", "git", "commit", "commits", "change", "changes", "for",
       "list", NULL},
+     T_FILE, QR_DWIM_TOOL, "get_file_history", 0.88},
+    /* "list the commits that touched F", "changes to F", "F's history" */
+    {{"commits", "changes", "revisions", NULL},
+     {NULL},
+     {"list", "show", "me", "the", "that", "which", "touched", "changed", "modified",
+      "touching", "changing", "modifying", "to", "of", "for", "all", "recent", "latest",
+      "last", "made", "affecting", NULL},
      T_FILE, QR_DWIM_TOOL, "get_file_history", 0.88},
     /* git's own words: "git log", "git shortlog -sn" */
     {{"log", NULL},

@@ -209,6 +209,8 @@ static const row rows[] = {
     {"git shortlog -sn", "get_author_stats", NULL, "run"},
     {"git log --oneline", "get_commits", NULL, "run"},
     {"emacs src/lisp/eval.c", "read", "src/lisp/eval.c", "run"},
+    {"list the commits that touched src/lisp/eval.c", "get_file_history", "src/lisp/eval.c", "run"},
+    {"can you show me what src/lisp/eval.c looks like", "read", "src/lisp/eval.c", "run"},
     {"git blame src/lisp/eval.c", "get_file_history", "src/lisp/eval.c", "run"},
     {"hover lx_eval", "definition", "lx_eval", "run"},
     {"outgoing calls of lx_eval", "callees", "lx_eval", "run"},

@@ -453,6 +453,9 @@ bool qr__codeframe_read(const char *question, cf_frame *f, bool (*known)(void *u
     if (ok && has(t, n, W_COUNT) && f->rel == CF_CALLERS && !f->transitive && !f->depth &&
         !f->only[0] && !f->in[0])
         f->count = true;
+    /* "how many files include H": its includers counted */
+    if (ok && has(t, n, W_COUNT) && f->rel == CF_INCLUDERS)
+        f->count = true;
     if (!ok || !frame_fits(t, n, f)) {
         memset(f, 0, sizeof *f);
         return false;

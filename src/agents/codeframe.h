@@ -52,8 +52,8 @@ typedef struct cf_frame {
     bool inactive;            /* "including disabled code": code under a false #if too */
     bool headers;             /* CF_INCLUDERS: "which headers include H": only headers */
     bool sources;             /* CF_INCLUDERS: "which .c files include H": only sources */
-    bool count;               /* CF_CALLERS: "how many callers does X have": how many
-                                 functions call it, one row {count} */
+    bool count;               /* CF_CALLERS / CF_INCLUDERS: "how many callers does X
+                                 have", "how many files include H": one row {count} */
     bool kind_given;          /* "the struct X", "the macro X": f->what says which kind */
     bool pattern;             /* CF_LIST: subject is a name pattern, '*' any characters
                                  ("macros named like HT_*", "functions starting with ev_") */

@@ -941,22 +941,26 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
     case CF_INCLUDERS:
         /* one step: every #include written, those under a disabled #if too (the line is
          * in the file; :inactive 1 says only there); the chain: the active ones */
-        *name = "includers";
+        *name = f->count ? "count-includers" : "includers";
+        /* "how many files include H": the same files, counted */
+        qr_buf_puts(&q, f->count ? PFX "SELECT (COUNT(?file) AS ?count) WHERE { { SELECT ?file "
+                                       "(MIN(?d) AS ?m) WHERE {\n"
+                                 : PFX "SELECT ?file ?inactive WHERE { { SELECT ?file (MIN(?d) "
+                                       "AS ?m) WHERE {\n");
         qr_buf_printf(&q,
-                      PFX "SELECT ?file ?inactive WHERE { { SELECT ?file (MIN(?d) AS ?m) "
-                          "WHERE {\n"
-                          "  %2$s\n"
+                      "  %2$s\n"
                           "  ?f code:path ?file . ?h code:name ?n .\n"
                           "  OPTIONAL { ?h code:path ?p }\n"
                           "  FILTER(?n = \"%1$s\" || ?n = CONCAT(\"<\", \"%1$s\", \">\") || "
                           "?p = \"%1$s\" ||\n"
                           "         STRENDS(?p, CONCAT(\"/\", \"%1$s\")))\n"
                           "%3$s"
-                          "} GROUP BY ?file } " ONLY_INACTIVE " } ORDER BY ?file",
+                          "} GROUP BY ?file } %4$s }%5$s",
                       s, f->transitive ? "?f code:includes+ ?h BIND(0 AS ?d)" : INCLUDES_EITHER,
                       f->headers   ? "  FILTER(REGEX(?file, \"[.](h|hh|hpp|hxx|H)$\"))\n"
                       : f->sources ? "  FILTER(REGEX(?file, \"[.](c|cc|cpp|cxx|C)$\"))\n"
-                                   : "");
+                                   : "",
+                      f->count ? "" : ONLY_INACTIVE, f->count ? "" : " ORDER BY ?file");
         break;
     case CF_INCLUDES:
         *name = "file-includes";

@@ -146,6 +146,7 @@ ask2() {
 }
 expect_out "what files include H (not only 'which')" 'template:includers [{"file":"lib/log.c"},{"file":"lib/loop.c"},{"file":"lib/plat.c","inactive":true},{"file":"tools/cli.c"}]' ask2 "what files include log.h"
 expect_out "how many functions call X: its callers counted" 'template:count-callers [{"count":3}]' ask2 "how many callers does loop_run have"
+expect_out "how many files include H: the includers counted" 'template:count-includers [{"count":4}]' ask2 "how many files include log.h"
 expect_out "which .c files include H: the sources" 'template:includers [{"file":"lib/log.c"},{"file":"lib/loop.c"},{"file":"lib/plat.c","inactive":true},{"file":"tools/cli.c"}]' ask2 "which .c files include log.h"
 expect_out "what FILE defines: its functions" 'template:file-functions [{"name":"win_only","file":"lib/plat.c","line":3,"static":true,"inactive":true},{"name":"plat_id","file":"lib/plat.c","line":5,"static":true},{"name":"plat","file":"lib/plat.c","line":6,"static":false}]' ask2 "what does lib/plat.c define"
 expect_out "a header named in another case" 'template:includers [{"file":"lib/log.c"},{"file":"lib/loop.c"},{"file":"lib/plat.c","inactive":true},{"file":"tools/cli.c"}]' ask2 "which files include LOG.H"

@@ -102,6 +102,7 @@ int main(void)
         {"how many callers does parse_line have", CF_CALLERS, "parse_line", "", 16},
         {"number of functions calling parse_line", CF_CALLERS, "parse_line", "", 16},
         {"which .c files include util.h", CF_INCLUDERS, "util.h", "", 32},
+        {"how many files include util.h", CF_INCLUDERS, "util.h", "", 16},
         {"which .h files include util.h", CF_INCLUDERS, "util.h", "", 8},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -137,7 +138,7 @@ int main(void)
         "which functions never call malloc",
         "what does main call that is static", /* a filter callees cannot apply */
         "which macros call parse_line",
-        "how many includers does util.h have", /* a count this reader does not make */
+        "how many callers of parse_line call kv_put", /* a count of a filtered list */
         "which functions reference parse_line",  /* a reference is not a call */
         "top 5 callers of parse_line",           /* a number with no depth word */
         "callers of parse_line 20 levels deep",  /* past the depth this reader runs */

@@ -147,7 +147,7 @@ static const char *const words_stop[] = {
     "one",       "ones",     "exactly",    "else's",   "here",       "have",      "got",
     "with",      "make",     "makes",      "anywhere", "everywhere", "somewhere", "we",
     "our",       "us",       "my",         "or",       "across",     "throughout", "tree",
-    "whole",     "entire",   "need",       "want",     NULL};
+    "whole",     "entire",   "need",       "want",     "type",       NULL};
 
 static const struct {
     const char *const *w;

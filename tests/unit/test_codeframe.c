@@ -103,6 +103,7 @@ int main(void)
         {"number of functions calling parse_line", CF_CALLERS, "parse_line", "", 16},
         {"which .c files include util.h", CF_INCLUDERS, "util.h", "", 32},
         {"how many files include util.h", CF_INCLUDERS, "util.h", "", 16},
+        {"where is the kv_table type defined", CF_DEFINITION, "kv_table", "", 0},
         {"which .h files include util.h", CF_INCLUDERS, "util.h", "", 8},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {

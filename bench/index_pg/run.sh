@@ -191,10 +191,13 @@ fi
 
 # ---- one question across repositories: quarry and hand-written SQL ----
 # an author is an email whatever its ASCII case (src/git/git_int.h), hence lower() under
-# COLLATE "C"; check.py compares quarry's emails folded the same way
+# COLLATE "C"; check.py compares quarry's emails folded the same way. `since` is git
+# log's: the walk stops at the first commit older than it, so a commit counts when the
+# oldest date its walk had met by then (walk_time) is not older
 HAND="SELECT repo_name, lower(email COLLATE \"C\") AS email, count(*) AS commits,
   sum(additions) AS additions, sum(deletions) AS deletions FROM git_commits_live
-  WHERE ctime >= 1577836800 GROUP BY repo, repo_name, 2 ORDER BY commits DESC, repo_name, 2"
+  WHERE coalesce(walk_time, ctime) >= 1577836800 GROUP BY repo, repo_name, 2
+  ORDER BY commits DESC, repo_name, 2"
 best_q=999999
 best_s=999999
 for k in 1 2 3 4 5; do

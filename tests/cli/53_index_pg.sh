@@ -24,12 +24,7 @@
 # past it; nothing sleeps to wait for an expiry.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
-command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh --test)"; exit 1; }
-export HOME="$TMP/home" TZ=UTC LC_ALL=C
-unset QUARRY_DATABASE_URL QUARRY_MEMORY PGPASSWORD PGUSER PGHOST PGPORT PGDATABASE
-mkdir -p "$HOME"
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-pg_start
+pg_test_start
 T=1773144000 # 2026-03-10T12:00:00Z
 export QUARRY_NOW=$T
 PIDS=
@@ -125,19 +120,7 @@ if want != db:
             print(" local:", a); print(" db:   ", b); break
     sys.exit(1)
 EOF
-cat >"$TMP/rows.py" <<'EOF'
-# rows.py LOCAL SHARED NAME: the shared tool's rows of repository NAME, without :repo,
-# equal the local tool's rows, in order
-import json, sys
-local = json.load(open(sys.argv[1]))
-shared = [r for r in json.load(open(sys.argv[2])) if r.pop("repo") == sys.argv[3]]
-if local != shared:
-    print("differ: local %d rows, shared %d" % (len(local), len(shared)))
-    for a, b in zip(local, shared):
-        if a != b:
-            print(" local: ", a); print(" shared:", b); break
-    sys.exit(1)
-EOF
+pg_rows_py
 # check DB NAME DIR WHAT: the database's rows of NAME are the local index's of DIR
 check() {
   "$Q" tool get_commits --repo "$3" --with-paths --format json >"$TMP/local.json" 2>"$TMP/err" ||

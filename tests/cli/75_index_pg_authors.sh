@@ -22,12 +22,7 @@
 # included, and since's cut, are 78_index_pg_merges.sh's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
-command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh --test)"; exit 1; }
-export HOME="$TMP/home" TZ=UTC LC_ALL=C
-unset QUARRY_DATABASE_URL QUARRY_MEMORY PGPASSWORD PGUSER PGHOST PGPORT PGDATABASE
-mkdir -p "$HOME"
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-pg_start
+pg_test_start
 export QUARRY_NOW=1773144000 # 2026-03-10T12:00:00Z
 
 # gc ADATE CDATE NAME EMAIL MESSAGE FILE: change FILE and commit it
@@ -77,25 +72,9 @@ else
   echo "note: no C.UTF-8 locale for the database: only ASCII case is checked"
   U=$(pg_createdb idx)
 fi
-"$Q" db init --url "$U" >/dev/null || fail "db init"
-"$Q" index --enqueue --repo "$R" --store "$U" >/dev/null || fail "enqueue"
-"$Q" index --worker --store "$U" >"$TMP/w.out" 2>&1 || fail "worker: $(cat "$TMP/w.out")"
+pg_index "$U" "$R"
 
-cat >"$TMP/rows.py" <<'EOF'
-# rows.py LOCAL SHARED NAME: the shared tool's rows of NAME, without :repo, equal the
-# local tool's rows, in order
-import json, sys
-local = json.load(open(sys.argv[1]))
-shared = [r for r in json.load(open(sys.argv[2])) if r.pop("repo") == sys.argv[3]]
-if local != shared:
-    print("local %d rows, shared %d" % (len(local), len(shared)))
-    for r in local:
-        if r not in shared: print(" only local: ", json.dumps(r, ensure_ascii=False))
-    for r in shared:
-        if r not in local: print(" only shared:", json.dumps(r, ensure_ascii=False))
-    if sorted(map(str, local)) == sorted(map(str, shared)): print(" (the same rows in another order)")
-    sys.exit(1)
-EOF
+pg_rows_py
 for t in get_author_stats get_file_stats get_commits; do
   for args in "" "--author eric" "--author ÉMILE" "--author émile" "--author example.COM" \
     "--since 2024-03-01" "--until 2024-04-01T12:00:00Z" "--path *.c --merges exclude" \

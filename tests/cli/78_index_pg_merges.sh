@@ -18,12 +18,7 @@
 # git itself shows is checked too, so that both backends agreeing on a wrong answer fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
-command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh --test)"; exit 1; }
-export HOME="$TMP/home" TZ=UTC LC_ALL=C
-unset QUARRY_DATABASE_URL QUARRY_MEMORY PGPASSWORD PGUSER PGHOST PGPORT PGDATABASE
-mkdir -p "$HOME"
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-pg_start
+pg_test_start
 export QUARRY_NOW=1773144000 # 2026-03-10T12:00:00Z
 
 # at DATE NAME EMAIL: the environment of one commit
@@ -85,25 +80,9 @@ gc 2024-01-17T10:00:00Z Bob bob@Example.COM "nine" dir/x.c
 cd "$TMP"
 
 U=$(pg_createdb idx)
-"$Q" db init --url "$U" >/dev/null || fail "db init"
-"$Q" index --enqueue --repo "$R" --store "$U" >/dev/null || fail "enqueue"
-"$Q" index --worker --store "$U" >"$TMP/w.out" 2>&1 || fail "worker: $(cat "$TMP/w.out")"
+pg_index "$U" "$R"
 
-cat >"$TMP/rows.py" <<'EOF'
-# rows.py LOCAL SHARED NAME: the shared tool's rows of NAME, without :repo, equal the
-# local tool's rows, in order
-import json, sys
-local = json.load(open(sys.argv[1]))
-shared = [r for r in json.load(open(sys.argv[2])) if r.pop("repo") == sys.argv[3]]
-if local != shared:
-    print("local %d rows, shared %d" % (len(local), len(shared)))
-    for r in local:
-        if r not in shared: print(" only local: ", json.dumps(r))
-    for r in shared:
-        if r not in local: print(" only shared:", json.dumps(r))
-    if sorted(map(str, local)) == sorted(map(str, shared)): print(" (the same rows in another order)")
-    sys.exit(1)
-EOF
+pg_rows_py
 # compare: every tool, every window, both backends
 compare() {
   n=0

@@ -89,3 +89,42 @@ pg_createdb() {
 pg_sql() {
   "$PG_BIN/psql" -X -At -q -h "$PG_SOCK" -p "$PG_PORT" -U postgres -d "$1" -c "$2"
 }
+
+# pg_test_start: what a test of the shared index starts with: python3 present, a home of
+# its own, no database or memory setting inherited from the caller, fail() counting into
+# FAILS, and the server started (pg_start).
+pg_test_start() {
+  command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh --test)"; exit 1; }
+  export HOME="$TMP/home" TZ=UTC LC_ALL=C
+  unset QUARRY_DATABASE_URL QUARRY_MEMORY PGPASSWORD PGUSER PGHOST PGPORT PGDATABASE
+  mkdir -p "$HOME"
+  pg_start
+}
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+
+# pg_index URL REPO: the schema made on URL, REPO enqueued and indexed by one worker
+# (its output in $TMP/w.out); a step that fails is a FAIL.
+pg_index() {
+  "$Q" db init --url "$1" >/dev/null || fail "db init"
+  "$Q" index --enqueue --repo "$2" --store "$1" >/dev/null || fail "enqueue"
+  "$Q" index --worker --store "$1" >"$TMP/w.out" 2>&1 || fail "worker: $(cat "$TMP/w.out")"
+}
+
+# pg_rows_py: writes $TMP/rows.py, run as `python3 $TMP/rows.py LOCAL SHARED NAME`: the
+# shared tool's rows of repository NAME (its :repo taken off) equal the local tool's, in
+# order; else it prints the rows only one side has and exits 1.
+pg_rows_py() {
+  cat >"$TMP/rows.py" <<'PY'
+import json, sys
+local = json.load(open(sys.argv[1]))
+shared = [r for r in json.load(open(sys.argv[2])) if r.pop("repo") == sys.argv[3]]
+if local != shared:
+    print("local %d rows, shared %d" % (len(local), len(shared)))
+    for r in local:
+        if r not in shared: print(" only local: ", json.dumps(r, ensure_ascii=False))
+    for r in shared:
+        if r not in local: print(" only shared:", json.dumps(r, ensure_ascii=False))
+    if sorted(map(str, local)) == sorted(map(str, shared)): print(" (the same rows in another order)")
+    sys.exit(1)
+PY
+}

@@ -723,7 +723,8 @@ static void parse_tags(parser *p)
        v1.2.0", everything the tag holds, which the refs read) */
     static const char *const CHANGE[] = {"changed", "change", "changes", "new", "added",
                                          "went", "landed", "shipped", "introduced", "fixed",
-                                         "fixes", "changelog", "different", NULL};
+                                         "fixes", "changelog", "different", "deleted",
+                                         "removed", "created", "dropped", NULL};
     /* "who contributed to 3.6", "the authors of 3.6", "commits for 3.6" */
     static const char *const GAVE[] = {"contributed", "contribute", "contributors",
                                        "contributions", "worked", "authors", "committers",

@@ -1084,6 +1084,8 @@ static void test_release_neighbours(void)
         {"what is the next release after 3.6b", "\"3.7\""},
         {"what changed in 3.7", ":ref \"3.6a..3.7\""},
         {"what's new in 3.6a", ":ref \"3.6..3.6a\""},
+        {"files deleted in 3.6a", ":ref \"3.6..3.6a\""},
+        {"which files were added in 3.7", ":ref \"3.6a..3.7\""},
         {"commits since tmux 3.6a", ":ref \"3.6a..HEAD\""},
         {"how many commits does tmux have", ":count \"{{count:commits}}\""},
         {"what did the tmux update bot do", "actions@github.com"},

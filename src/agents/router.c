@@ -1927,13 +1927,14 @@ static void collect_words(parser *p)
             continue;
         }
         /* "the names of the 3 most active committers": the rows name them */
-        bool people_after = false;
-        for (size_t k = i + 1; k < p->n; k++)
-            people_after |= p->t[k].kind == T_WORD && (rt_canon_bit(p->t[k].s) & RW_AUTHORS);
-        if ((!strcmp(t->s, "names") || !strcmp(t->s, "name")) && tok_is(p, i + 1, "of") &&
-            people_after) {
-            use(p, i, i + 2);
-            continue;
+        if ((!strcmp(t->s, "names") || !strcmp(t->s, "name")) && tok_is(p, i + 1, "of")) {
+            bool people_after = false;
+            for (size_t k = i + 2; k < p->n; k++)
+                people_after |= p->t[k].kind == T_WORD && (rt_canon_bit(p->t[k].s) & RW_AUTHORS);
+            if (people_after) {
+                use(p, i, i + 2);
+                continue;
+            }
         }
         /* "who did the most stuff in test/": the most commits */
         if ((!strcmp(t->s, "stuff") || !strcmp(t->s, "things")) && i > 0 &&
@@ -1964,8 +1965,6 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
-        /* "how many commits came in on saturdays": were made ("landed" is a word of its
-           own, a commit verb; the "in" of "came in november" is the window's) */
         /* "which directory saw the most commits": had them */
         if ((!strcmp(t->s, "saw") || !strcmp(t->s, "sees") || !strcmp(t->s, "seen") ||
              !strcmp(t->s, "see")) &&
@@ -1973,6 +1972,8 @@ static void collect_words(parser *p)
             t->used = true;
             continue;
         }
+        /* "how many commits came in on saturdays": were made ("landed" is a word of its
+           own, a commit verb; the "in" of "came in november" is the window's) */
         if (strcmp(t->s, "came") == 0 && i + 1 < p->n && tok_is(p, i + 1, "in")) {
             use(p, i, i + 2);
             continue;
@@ -2586,8 +2587,7 @@ static bool read_terse(parser *p)
         }
         /* "top-files", "top-authors", "most-changed": a command's name, its words */
         if (t->kind == T_WORD && (!strncmp(w, "top-", 4) || !strncmp(w, "most-", 5)) &&
-            strcmp(w, "top-level") &&
-            strlen(w) < TOK_LEN && !strchr(w + 4, '-')) {
+            strcmp(w, "top-level") && strlen(w) < TOK_LEN && !strchr(strchr(w, '-') + 1, '-')) {
             const char *rest = strchr(w, '-') + 1;
             ok = put_tok(out, &n, w[0] == 't' ? "top" : "most", T_WORD) &&
                  put_tok(out, &n, !strcmp(rest, "dirs") ? "directories" : rest, T_WORD);

@@ -64,7 +64,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
                       "read",
                       true,
                       {"read", "cat", "view", "open", "lines", "less", "head", "vim", "vi",
-                       "emacs", "nano", "bat", NULL},
+                       "emacs", "nano", "bat", "sed", NULL},
                       {"lines", "line", "contents", "open", "view", "print", "read", NULL},
                       {0.3f, 0.3f, 0.3f, 0.3f, 0.25f, 0.15f, 0.3f}},
     [QR_DWIM_GREP] = {"grep",
@@ -93,7 +93,7 @@ static const verb_rec verbs[QR_DWIM_VERB_COUNT] = {
     [QR_DWIM_DONE] = {"done",
                       "done",
                       false,
-                      {"done", "finished", "complete", "finish", "stop", NULL},
+                      {"done", "finished", "complete", "finish", "stop", "lgtm", NULL},
                       {"finished", "over", "nothing", "task", "work", "job", "all", NULL},
                       {0.3f, 0.1f, 0.1f, 0.2f, 0.2f, 0.2f, 0.1f}},
     [QR_DWIM_CALLERS] = {"callers",
@@ -292,6 +292,16 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
     const char *rdash = strchr(s, '-');
     if (rdash && rdash != s && all_digits(s, (size_t)(rdash - s)) &&
         all_digits(rdash + 1, strlen(rdash + 1))) {
+        t->kind = T_RANGE;
+        return;
+    }
+    /* sed's "100,140p": the lines 100-140 (written back as a range, no longer than it) */
+    const char *comma = strchr(s, ',');
+    if (comma && comma != s && all_digits(s, (size_t)(comma - s)) && n >= 4 &&
+        s[n - 1] == 'p' && comma + 1 < s + n - 1 &&
+        all_digits(comma + 1, (size_t)(s + n - 1 - (comma + 1)))) {
+        t->text[comma - s] = '-';
+        t->text[n - 1] = '\0';
         t->kind = T_RANGE;
         return;
     }
@@ -512,7 +522,9 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
                                              {"dig", "into", "expand"},
                                              /* an editor's call hierarchy */
                                              {"outgoing", "calls", "callees"},
-                                             {"incoming", "calls", "callers"}};
+                                             {"incoming", "calls", "callers"},
+                                             /* git's own search */
+                                             {"git", "grep", "grep"}};
     for (size_t k = 0; k + 1 < nt; k++)
         for (size_t p = 0; p < sizeof phrases / sizeof phrases[0]; p++)
             if (toks[k].kind == T_WORD && toks[k + 1].kind == T_WORD &&
@@ -1086,6 +1098,10 @@ static const frame frames[] = {
      {NULL},
      {"git", NULL},
      T_NONE, QR_DWIM_TOOL, "get_author_stats", 0.88},
+    {{"tag", "tags", "releases", NULL},
+     {NULL},
+     {"git", "list", "show", "all", "me", "the", NULL},
+     T_NONE, QR_DWIM_TOOL, "get_tags", 0.88},
     {{"checks", "tests", "test", "suite", NULL},
      {"run", "execute", NULL},
      {"run", "all", "unit", "execute", "suite", "the", NULL},

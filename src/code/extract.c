@@ -1992,6 +1992,156 @@ static char *blank_define_tails(const char *src, size_t len, char *own)
 
 /* ---- annotation macros ---- */
 
+/* Whether the upper-case name src[b..e) says an attribute in one of its parts
+ * ("ATTR_ALLOC_SIZE1", "G_GNUC_PRINTF", "CURL_PRINTF"): a macro with arguments on a line
+ * of its own may also define a function (jq's `LIBM_DD(asin)`), and those are read. */
+static bool attribute_name(const char *src, size_t b, size_t e)
+{
+    static const char *const PART[] = {"ATTR", "ATTRIBUTE", "PRINTF", "FORMAT", "NONNULL",
+                                       "MALLOC", "ALLOC", "NORETURN", "UNUSED", "DEPRECATED",
+                                       "WARN", "PURE", "ALIGNED", "PACKED", "ACCESS",
+                                       "RETNONNULL", "SENTINEL", "GNUC", "NODISCARD", NULL};
+    for (size_t k = b; k < e;) {
+        size_t pe = k;
+        while (pe < e && src[pe] != '_')
+            pe++;
+        /* the part without a trailing number: ATTR_ALLOC_SIZE1's SIZE1, ATTR_NONNULL_N */
+        size_t pn = pe;
+        while (pn > k && isdigit((unsigned char)src[pn - 1]))
+            pn--;
+        for (size_t x = 0; PART[x]; x++)
+            if (strlen(PART[x]) == pn - k && !memcmp(src + k, PART[x], pn - k))
+                return true;
+        k = pe + 1;
+    }
+    return false;
+}
+
+/* Whether src[i..e) holds only upper-case macro names, each maybe with an argument list,
+ * one at least with one and a name that says an attribute ("ATTR_RETNONNULL ATTR_MALLOC
+ * ATTR_ALLOC_SIZE1(1)"). */
+static bool attribute_line(const char *src, size_t i, size_t e)
+{
+    bool args = false, any = false;
+    while (i < e) {
+        char c = src[i];
+        if (c == ' ' || c == '\t' || c == '\r') {
+            i++;
+            continue;
+        }
+        if (!(isupper((unsigned char)c) || c == '_'))
+            return false;
+        size_t wb = i;
+        bool upper = false;
+        while (i < e && (isupper((unsigned char)src[i]) || isdigit((unsigned char)src[i]) ||
+                         src[i] == '_'))
+            upper |= isupper((unsigned char)src[i++]) != 0;
+        if (i < e && (islower((unsigned char)src[i])) )
+            return false;
+        if (!upper || i - wb < 3)
+            return false;
+        any = true;
+        size_t we = i;
+        while (i < e && (src[i] == ' ' || src[i] == '\t'))
+            i++;
+        if (i < e && src[i] == '(') {
+            if (!attribute_name(src, wb, we))
+                return false;
+            int d = 0;
+            for (; i < e; i++) {
+                if (src[i] == ';' || src[i] == '{' || src[i] == '}' || src[i] == '"')
+                    return false;
+                if (src[i] == '(')
+                    d++;
+                else if (src[i] == ')' && --d == 0) {
+                    i++;
+                    break;
+                }
+            }
+            if (d)
+                return false;
+            args = true;
+        }
+    }
+    return any && args;
+}
+
+/* A copy of src (or `own`, reused) where a line at file scope made only of annotation
+ * macros with arguments, defined in another file, is blanks when a declaration follows:
+ * htop's XUtils.h writes `ATTR_RETNONNULL ATTR_MALLOC ATTR_ALLOC_SIZE1(1)` on a line of
+ * its own before `void* xMalloc(size_t size);` (the macros are Macros.h's), which the
+ * grammar read as an old-style definition named ATTR_ALLOC_SIZE1 whose parameter
+ * declarations ran to the next body, losing every function between. A type is never
+ * written with arguments, so `BOOL WINAPI` on its own line is left. Returns own (or NULL)
+ * when nothing changes or memory ran out. */
+static char *blank_attribute_lines(const char *src, size_t len, char *own)
+{
+    char *out = own;
+    int depth = 0;
+    bool line_start = true;
+    for (size_t i = 0; i < len;) {
+        char ch = src[i];
+        if (ch == '\n') {
+            line_start = true;
+            i++;
+            continue;
+        }
+        if (line_start && depth == 0 && ch != '#' && ch != ' ' && ch != '\t') {
+            size_t e = i;
+            while (e < len && src[e] != '\n')
+                e++;
+            size_t nx = e;
+            while (nx < len && (src[nx] == '\n' || src[nx] == ' ' || src[nx] == '\t' ||
+                                src[nx] == '\r'))
+                nx++;
+            if (attribute_line(src, i, e) && nx < len &&
+                (isalpha((unsigned char)src[nx]) || src[nx] == '_')) {
+                if (!out) {
+                    out = malloc(len + 1);
+                    if (!out)
+                        return NULL;
+                    memcpy(out, src, len);
+                    out[len] = '\0';
+                }
+                memset(out + i, ' ', e - i);
+                i = e;
+                continue;
+            }
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r') {
+            i++;
+            continue;
+        }
+        if (ch == '#' && line_start) {
+            while (i < len && src[i] != '\n') {
+                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                    i++;
+                i++;
+            }
+            continue;
+        }
+        line_start = false;
+        size_t after = past_comment(src, i, len);
+        if (after != i) {
+            i = after;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') {
+            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+                if (src[i] == '\\')
+                    i++;
+            i++;
+            continue;
+        }
+        if (ch == '{')
+            depth++;
+        else if (ch == '}' && depth > 0)
+            depth--;
+        i++;
+    }
+    return out;
+}
+
 /* A name an annotation macro has (blank_annotations): its spelling, its length, and
  * whether it takes arguments. */
 typedef struct annot_name {
@@ -2958,6 +3108,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     clean = blank_cplusplus_wrapper(clean ? clean : src, len, clean);
     clean = blank_unbalanced_branches(clean ? clean : src, len, clean);
     clean = blank_annotations(clean ? clean : src, len, clean);
+    clean = blank_attribute_lines(clean ? clean : src, len, clean);
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);

@@ -109,4 +109,43 @@ printf '[{"directory": "%s", "arguments": ["cc", "-I", "core", "-c", "http/ngx_h
 expect_out "with them it is the tree's header, and its macros are the calls" \
   'C core/ngx_string.c:ngx_log_error_core E ngx_log_error E ngx_memcpy I core/ngx_core.h ' uses
 
+# annotation macros with arguments on a line of their own, defined in another header
+# (htop's XUtils.h: `ATTR_RETNONNULL ATTR_MALLOC ATTR_ALLOC_SIZE1(1)` before `void*
+# xMalloc(size_t size);`, the macros in Macros.h): the line is blanks, not an old-style
+# definition named ATTR_ALLOC_SIZE1 running to the next body; `BOOL WINAPI` on a line of
+# its own is a type and stays
+R3="$TMP/repo3"
+git init -q -b main "$R3"
+cat > "$R3/Macros.h" <<'C'
+#define ATTR_MALLOC __attribute__((malloc))
+#define ATTR_ALLOC_SIZE1(a) __attribute__((alloc_size (a)))
+#define ATTR_NONNULL __attribute__((nonnull))
+C
+cat > "$R3/XUtils.h" <<'C'
+#include "Macros.h"
+ATTR_MALLOC ATTR_ALLOC_SIZE1(1)
+void* xMalloc(size_t size);
+
+ATTR_NONNULL
+static inline int String_eq(const char* a, const char* b) {
+   return a == b;
+}
+C
+cat > "$R3/win.c" <<'C'
+BOOL WINAPI
+DllMain(void *h, int reason, void *r) {
+   return 1;
+}
+C
+git -C "$R3" add -A
+git -C "$R3" -c user.name=T -c user.email=t@example.com commit -qm one
+nodes3() {
+  "$Q" code dump --repo "$R3" | python3 -c '
+import json, sys
+for r in map(json.loads, sys.stdin):
+    if r.get("node") in ("function", "declaration"):
+        print(r["node"][0], r["name"], r["line"])' | tr '\n' ' '
+}
+expect_out "an argument-taking annotation line defined elsewhere is blanks" \
+  'd xMalloc 3 f String_eq 6 f DllMain 1 ' nodes3
 finish

@@ -1992,6 +1992,40 @@ static char *blank_define_tails(const char *src, size_t len, char *own)
 
 /* ---- annotation macros ---- */
 
+/* One step of the blanking scanners over what is not code: a newline (a line starts), a
+ * blank, a directive line (at a line's start, with its continuations), a comment, a string
+ * or character literal. Returns the index past it, or i when src[i] is code; *line_start
+ * says whether only blanks came since the last newline. */
+static size_t past_noncode(const char *src, size_t i, size_t len, bool *line_start)
+{
+    char ch = src[i];
+    if (ch == '\n') {
+        *line_start = true;
+        return i + 1;
+    }
+    if (ch == ' ' || ch == '\t' || ch == '\r')
+        return i + 1;
+    if (ch == '#' && *line_start) {
+        while (i < len && src[i] != '\n') {
+            if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
+                i++;
+            i++;
+        }
+        return i;
+    }
+    *line_start = false;
+    size_t after = past_comment(src, i, len);
+    if (after != i)
+        return after;
+    if (ch == '"' || ch == '\'') {
+        for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
+            if (src[i] == '\\')
+                i++;
+        return i + 1;
+    }
+    return i;
+}
+
 /* Whether the upper-case name src[b..e) says an attribute in one of its parts
  * ("ATTR_ALLOC_SIZE1", "G_GNUC_PRINTF", "CURL_PRINTF"): a macro with arguments on a line
  * of its own may also define a function (jq's `LIBM_DD(asin)`), and those are read. */
@@ -2081,12 +2115,7 @@ static char *blank_attribute_lines(const char *src, size_t len, char *own)
     bool line_start = true;
     for (size_t i = 0; i < len;) {
         char ch = src[i];
-        if (ch == '\n') {
-            line_start = true;
-            i++;
-            continue;
-        }
-        if (line_start && depth == 0 && ch != '#' && ch != ' ' && ch != '\t') {
+        if (line_start && depth == 0 && ch != '\n' && ch != '#' && ch != ' ' && ch != '\t') {
             size_t e = i;
             while (e < len && src[e] != '\n')
                 e++;
@@ -2108,29 +2137,9 @@ static char *blank_attribute_lines(const char *src, size_t len, char *own)
                 continue;
             }
         }
-        if (ch == ' ' || ch == '\t' || ch == '\r') {
-            i++;
-            continue;
-        }
-        if (ch == '#' && line_start) {
-            while (i < len && src[i] != '\n') {
-                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
-                    i++;
-                i++;
-            }
-            continue;
-        }
-        line_start = false;
-        size_t after = past_comment(src, i, len);
-        if (after != i) {
-            i = after;
-            continue;
-        }
-        if (ch == '"' || ch == '\'') {
-            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
-                if (src[i] == '\\')
-                    i++;
-            i++;
+        size_t next = past_noncode(src, i, len, &line_start);
+        if (next != i) {
+            i = next;
             continue;
         }
         if (ch == '{')
@@ -2305,34 +2314,9 @@ static char *blank_annotations(const char *src, size_t len, char *own)
     bool line_start = true;
     for (i = 0; i < len;) {
         char ch = src[i];
-        if (ch == '\n') {
-            line_start = true;
-            i++;
-            continue;
-        }
-        if (ch == ' ' || ch == '\t' || ch == '\r') {
-            i++;
-            continue;
-        }
-        if (ch == '#' && line_start) {
-            while (i < len && src[i] != '\n') {
-                if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n')
-                    i++;
-                i++;
-            }
-            continue;
-        }
-        line_start = false;
-        size_t after = past_comment(src, i, len);
-        if (after != i) {
-            i = after;
-            continue;
-        }
-        if (ch == '"' || ch == '\'') {
-            for (i++; i < len && src[i] != ch && src[i] != '\n'; i++)
-                if (src[i] == '\\')
-                    i++;
-            i++;
+        size_t next = past_noncode(src, i, len, &line_start);
+        if (next != i) {
+            i = next;
             continue;
         }
         if (isalpha((unsigned char)ch) || ch == '_') {

@@ -288,6 +288,8 @@ typedef struct qr_follow_opts {
     bool first_parent;
     const qr_stop *stop; /* the git process is killed when it says stop (NULL: none) */
     size_t max_output;   /* git's output kept at most, else QR_ELIMIT (0: no limit) */
+    int64_t max_count;   /* at most this many commits (git log -n), when no filter of
+                            the caller's comes after; -1: all */
 } qr_follow_opts;
 
 /* Runs `git log --follow` for one file and returns its commits, newest first (with

@@ -967,6 +967,11 @@ int qr__git_follow(qr_git *g, const qr_follow_opts *o, qr_arena *a, qr_follow_en
         arg(&av, "--merges");
     if (o->first_parent)
         arg(&av, "--first-parent");
+    char count[32];
+    if (o->max_count >= 0) {
+        snprintf(count, sizeof count, "--max-count=%lld", (long long)o->max_count);
+        arg(&av, count);
+    }
     size_t nr = 0;
     for (size_t i = 0; i < o->revs->nneg; i++) {
         revs[nr][0] = '^';

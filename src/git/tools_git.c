@@ -948,6 +948,10 @@ static int get_file_history_run(void *ctx, qr_val args, qr_arena *a, qr_val *out
         .first_parent = win.w.first_parent,
         .stop = ctx ? ((qr_git_ctx *)ctx)->stop : NULL,
         .max_output = scratch_cap,
+        /* "the last change": git stops after the commits asked for, when each is a row
+           (one file followed; a pattern's merge has none) and none is filtered here after
+           it (author, message) */
+        .max_count = pattern || win.w.author || win.grep ? -1 : win.w.limit,
     };
     qr_arena s;
     scratch_init(&s);

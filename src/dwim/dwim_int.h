@@ -23,6 +23,10 @@ int qr__dwim_graph(qr_dwim_ctx *c, qr_code_graph **g, qr_buf *err);
  * discovered one); sets c->failed when it failed. */
 int qr__dwim_validate(qr_dwim_ctx *c, const char *named, qr_arena *a, qr_buf *out,
                       qr_buf *err);
+/* A line written as another tool's command or an editor's action (`cscope -L3 f`,
+ * `head -50 x.c`, `git log -n 5`, "find usages of f", `:wq`) as the DWIM line that does the
+ * same, in `a`; NULL when the line is not one (cmdline.c). */
+const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a);
 int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *out,
                  qr_buf *err);
 

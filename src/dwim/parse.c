@@ -22,7 +22,7 @@
  * only from its exact name as the first word (or a frame). The bands: run 0.85, clarify
  * 0.6, suggest 0.3.
  */
-#include "quarry/dwim.h"
+#include "dwim_int.h"
 #include "quarry/words.h"
 
 #include <ctype.h>
@@ -1739,6 +1739,17 @@ static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_a
                 toks[k].used = true;
                 break;
             }
+    /* a tool's target is what its path=, name= or commit= names ("git log --follow F" is
+       get_file_history path=F: its target is F) */
+    if (best.verb == QR_DWIM_TOOL && out->ntargets == 0) {
+        static const char *const keys[] = {"path", "file", "name", "symbol", "commit", "pattern", NULL};
+        for (size_t j = 0; keys[j] && !out->ntargets; j++)
+            for (size_t k = 0; k < nt; k++)
+                if (toks[k].kind == T_PARAM && !strcmp(toks[k].key, keys[j])) {
+                    out->targets[out->ntargets++] = toks[k].text;
+                    break;
+                }
+    }
     out->target = out->ntargets ? out->targets[0] : NULL;
     out->missing_target = !out->target && best.verb != QR_DWIM_TOOL && verbs[best.verb].needs_target;
     /* "struct evbuffer" for the graph verbs: the symbol is evbuffer, of kind struct (the
@@ -1826,12 +1837,30 @@ void qr_dwim_intent_json(const qr_dwim_intent *in, qr_buf *b)
     qr_buf_puts(b, "]}");
 }
 
-/* `callers: wal_checksum`: the colon form carries content for the verbs that take it
+/* A line in another tool's words is first read as the DWIM line that does the same
+ * (cmdline.c).
+ * `callers: wal_checksum`: the colon form carries content for the verbs that take it
  * (fix, plan, done); for a verb that needs a target, what follows the colon is the target,
  * so the line is read again with the colon as a space. */
 int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena *a,
                   qr_dwim_intent *out)
 {
+    /* another tool's command ("cscope -L3 f", "git log -n 5"): read as the line that does
+       the same, the content lines kept */
+    const char *nl0 = memchr(text, '\n', n);
+    size_t ln0 = nl0 ? (size_t)(nl0 - text) : n;
+    const char *canon = qr__dwim_cmdline(lk, text, ln0, a);
+    if (canon) {
+        size_t cl = strlen(canon);
+        char *t = qr_arena_alloc(a, cl + (n - ln0) + 1);
+        if (!t)
+            return QR_ENOMEM;
+        memcpy(t, canon, cl);
+        memcpy(t + cl, text + ln0, n - ln0);
+        t[cl + n - ln0] = '\0';
+        text = t;
+        n = cl + n - ln0;
+    }
     int rc = parse_once(lk, text, n, a, out);
     if (rc != QR_OK || !out->missing_target || !out->content)
         return rc;

@@ -165,6 +165,31 @@ static bool is_sep(char c)
            c == '?' || c == '(' || c == ')' || c == '[' || c == ']';
 }
 
+/* A word written in capitals that names a file at the repository's root, as written
+ * ("NOTICE", "CHANGES", "README"): that file. Words the questions use are not asked
+ * about, and lower-case words never are ("configure" is more often the verb). */
+static void root_file(parser *p, tok *t, const char *as_written, size_t n)
+{
+    if (t->kind != T_WORD || n < 3 || n >= TOK_LEN || !p->o || !p->o->file)
+        return;
+    bool upper = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = as_written[i];
+        if (!(isalnum((unsigned char)c) || c == '-' || c == '_'))
+            return;
+        upper |= isupper((unsigned char)c) != 0;
+    }
+    if (!upper || rt_canon_bit(t->s) || in_list(t->s, RT_STOP) || in_list(t->s, RT_COMMON))
+        return;
+    char name[TOK_LEN], where[RT_STR];
+    memcpy(name, as_written, n);
+    name[n] = '\0';
+    if (p->o->file(p->o->author_ud, name, where, sizeof where) == 1 && !strcmp(where, name)) {
+        memcpy(t->s, name, n + 1);
+        t->kind = T_PATH;
+    }
+}
+
 static bool tokenize(parser *p, const char *s, size_t len)
 {
     size_t i = 0;
@@ -215,8 +240,12 @@ static bool tokenize(parser *p, const char *s, size_t len)
         t->s[k] = '\0';
         /* a dash alone is punctuation: "... in Q1 2026 - how many" */
         if (k == 0 || !strcmp(t->s, "-") || !strcmp(t->s, "--") || !strcmp(t->s, "\xe2\x80\x94") ||
-            !strcmp(t->s, "\xe2\x80\x93"))
+            !strcmp(t->s, "\xe2\x80\x93")) {
+            if (k && p->n)
+                p->t[p->n - 1].comma = true;
             continue;
+        }
+        t->comma = i < len && (s[i] == ',' || s[i] == ';');
         /* "most-edited", "most-active": two words */
         if (!strncasecmp(t->s, "most-", 5) && isalpha((unsigned char)t->s[5]) &&
             p->n + 1 < MAX_TOKENS) {
@@ -232,6 +261,7 @@ static bool tokenize(parser *p, const char *s, size_t len)
         }
         if (!classify(t))
             return false;
+        root_file(p, t, s + i - k, k);
         p->n++;
     }
     return true;
@@ -1748,8 +1778,8 @@ static void parse_path(parser *p)
         } else if (p->o && p->o->author && !strchr(t->s, '/') && !strchr(t->s, '*') && code)
             p->bad = true;
         bool head_file = false; /* HEAD has a file at this path (docs/THANKS) */
-        if (p->o && p->o->file && strchr(t->s, '/') && !strchr(t->s, '*') &&
-            t->s[strlen(t->s) - 1] != '/') {
+        if (p->o && p->o->file && (strchr(t->s, '/') || !strchr(t->s, '.')) &&
+            !strchr(t->s, '*') && t->s[strlen(t->s) - 1] != '/') {
             char where[RT_STR];
             int found = p->o->file(p->o->author_ud, t->s, where, sizeof where);
             p->q->gone = found == 0;
@@ -1922,7 +1952,8 @@ static void collect_words(parser *p)
         }
         if (p->q->emails && (!strcmp(t->s, "use") || !strcmp(t->s, "uses") ||
                              !strcmp(t->s, "using") || !strcmp(t->s, "with") ||
-                             !strcmp(t->s, "used"))) {
+                             !strcmp(t->s, "used") || !strcmp(t->s, "under") ||
+                             !strcmp(t->s, "as") || !strcmp(t->s, "from"))) {
             t->used = true;
             continue;
         }
@@ -2302,7 +2333,10 @@ static void fix_typos(parser *p)
         static const char *const SHORT[][2] = {
             {"yr", "year"},   {"yrs", "years"}, {"wk", "week"},     {"wks", "weeks"},
             {"mth", "month"}, {"mnth", "month"}, {"mths", "months"}, {"frm", "from"},
-            {"lst", "last"},  {"cmts", "commits"}, {"ppl", "people"}, {"b4", "before"}};
+            {"lst", "last"},  {"cmts", "commits"}, {"ppl", "people"}, {"b4", "before"},
+            /* the small words' own slips */
+            {"teh", "the"},   {"hte", "the"},     {"taht", "that"},   {"wiht", "with"},
+            {"adn", "and"},   {"fo", "of"}};
         for (size_t k = 0; k < sizeof SHORT / sizeof SHORT[0] && !fixed; k++)
             if (t->kind == T_WORD && !strcmp(t->s, SHORT[k][0])) {
                 snprintf(t->s, TOK_LEN, "%s", SHORT[k][1]);

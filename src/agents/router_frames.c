@@ -86,17 +86,91 @@ void rt_parse_asides(parser *p)
             continue;
         drop(p, i, k);
     }
+    /* "the last one to change X", "the first person who touched X": the one is who */
+    static const char *const ONE_W[] = {"one", "person", "guy", "dev", "developer", NULL};
+    static const char *const ORD_W[] = {"last", "first", "latest", "only", "most", NULL};
+    for (size_t i = 1; i + 1 < p->n; i++)
+        if (tok_in(p, i, ONE_W) && tok_in(p, i - 1, ORD_W) &&
+            (tok_is(p, i + 1, "to") || tok_is(p, i + 1, "who") || tok_is(p, i + 1, "that")))
+            drop(p, i, i + 1);
+    /* "over the years", "so far", "to date": the whole history, said */
+    static const char *const ALL_HIST[][4] = {{"over", "the", "years", NULL},
+                                              {"through", "the", "years", NULL},
+                                              {"over", "time", NULL, NULL},
+                                              {"so", "far", NULL, NULL},
+                                              {"to", "date", NULL, NULL},
+                                              {"up", "to", "now", NULL},
+                                              {"until", "now", NULL, NULL},
+                                              {"till", "now", NULL, NULL}};
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t a = 0; a < sizeof ALL_HIST / sizeof ALL_HIST[0]; a++) {
+            size_t k = 0;
+            while (ALL_HIST[a][k] && tok_is(p, i + k, ALL_HIST[a][k]))
+                k++;
+            /* only at the end or before punctuation-free words: "so far this year" keeps
+               "this year" */
+            if (!ALL_HIST[a][k] && k) {
+                drop(p, i, i + k);
+                break;
+            }
+        }
+    /* "who made the file X", "who started src/x.c": who created it */
+    static const char *const MADE_W[] = {"made", "started", NULL}; /* "wrote": ambiguous */
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        if (!tok_in(p, i, MADE_W))
+            continue;
+        size_t k = i + 1;
+        if (tok_is(p, k, "the") || tok_is(p, k, "teh") || tok_is(p, k, "hte"))
+            k++; /* (typos are mended later) */
+        if (tok_is(p, k, "file"))
+            k++;
+        bool who = false;
+        for (size_t j = 0; j < i; j++)
+            who |= tok_is(p, j, "who") || tok_is(p, j, "when");
+        if (who && k < p->n && p->t[k].kind == T_PATH && strchr(p->t[k].s, '.') &&
+            p->t[k].s[strlen(p->t[k].s) - 1] != '/' && k + 1 >= p->n)
+            snprintf(p->t[i].s, TOK_LEN, "created");
+    }
+    /* "after 0.33.0 and before 1.0.0": between the two */
+    for (size_t i = 0; i + 4 < p->n; i++)
+        if ((tok_is(p, i, "after") || tok_is(p, i, "since")) && !p->t[i + 1].used &&
+            (tok_is(p, i + 2, "and") || tok_is(p, i + 2, "but")) &&
+            (tok_is(p, i + 3, "before") || tok_is(p, i + 3, "until") ||
+             tok_is(p, i + 3, "till")) &&
+            !p->t[i + 4].used && strpbrk(p->t[i + 1].s, "0123456789") &&
+            strpbrk(p->t[i + 4].s, "0123456789") && p->t[i + 1].kind != T_DATE &&
+            p->t[i + 4].kind != T_DATE) {
+            snprintf(p->t[i].s, TOK_LEN, "between");
+            snprintf(p->t[i + 2].s, TOK_LEN, "and");
+            drop(p, i + 3, i + 4);
+            break;
+        }
     /* "I'm writing release notes: who ...", "context: ...": what the asker is doing, said
        before a colon, is not the question */
     static const char *const SELF[] = {"i'm", "im", "i", "we're", "we", "i've", "we've",
                                        "context", "background", "fyi", "i'll", "we'll",
                                        "i'd", "we'd", "you", "you're", "youre", NULL};
     if (tok_in(p, 0, SELF))
-        for (size_t k = 0; k + 1 < p->n; k++)
+        for (size_t k = 0; k + 1 < p->n; k++) {
             if (p->t[k].colon) {
                 drop(p, 0, k + 1);
                 break;
             }
+            /* "I'm curious, when ...", "I'm reviewing the spawn code - who ...": a clause
+               of plain words before a comma or a dash, none of them one a question reads
+               (no path, number, name or date; no word with a meaning here) */
+            if (!p->t[k].comma)
+                continue;
+            bool plain = k + 1 <= 8;
+            for (size_t j = 0; j <= k && plain; j++)
+                plain = p->t[j].kind == T_WORD && !p->t[j].poss &&
+                        (j == 0 || (!rt_canon_bit(p->t[j].s) && !rt_month_word(p->t[j].s) &&
+                                    !rt_weekday_word(p->t[j].s) &&
+                                    !in_list(p->t[j].s, RT_NUM_WORDS)));
+            if (plain)
+                drop(p, 0, k + 1);
+            break;
+        }
     /* "the CI workflow file .github/workflows/ci.yml", "our main config file app.toml":
        words that describe a path named right after them say nothing the path does not.
        Only words no reader takes (never a number, a name the history knows, a content
@@ -585,6 +659,38 @@ static bool tag_of(const parser *p, const char *s, const char *said_prefix, char
  * "between 1.7 and 1.8"), a bare number become that tag, which parse_refs then reads as
  * a revision; "jq-1.8.1..jq-1.8.2" is that range. A release named with a prefix or a "v"
  * that no tag has is not read (the question is not matched). */
+/* A yes/no question whether a release exists: an auxiliary first ("is", "was", "does",
+ * "did", "has") and a word of existence or of releases ("is there a 2.2.0 release", "does
+ * 0.19.3 exist", "did v3 ever exist as a tag", "was 2.1.0 released", "has 3.0 been
+ * tagged"). */
+static bool asks_exists(const parser *p)
+{
+    static const char *const AUX[] = {"is", "was", "are", "were", "does", "did", "do", "has",
+                                      "have", NULL};
+    static const char *const EXIST[] = {"exist", "exists", "existed", "there", "released",
+                                        "tagged", "tag", "release", "version", NULL};
+    size_t first = 0;
+    while (first < p->n && p->t[first].used)
+        first++;
+    if (!tok_in(p, first, AUX))
+        return false;
+    for (size_t i = first + 1; i < p->n; i++)
+        if (tok_in(p, i, EXIST))
+            return true;
+    return false;
+}
+
+/* Whether the question names releases or existence in words ("tag", "release", "exist"). */
+static bool says_release(const parser *p)
+{
+    static const char *const W[] = {"tag", "tags", "release", "releases", "version", "tagged",
+                                    "released", "exist", "exists", "existed", NULL};
+    for (size_t i = 0; i < p->n; i++)
+        if (tok_in(p, i, W))
+            return true;
+    return false;
+}
+
 static void parse_tags(parser *p)
 {
     if (!p->o || (!p->o->release && !p->o->tag))
@@ -664,15 +770,29 @@ static void parse_tags(parser *p)
         placed |= i >= 2 && (tok_is(p, i - 1, "called") || tok_is(p, i - 1, "named")) &&
                   (tok_is(p, i - 2, "tag") || tok_is(p, i - 2, "release") ||
                    tok_is(p, i - 2, "version"));
+        /* "did 0.19.3 ever exist as a tag": a yes/no question about a release */
+        placed |= asks_exists(p) && says_release(p);
         if (!named && !marked && !placed)
             continue;
         if (!named && !tag_of(p, t->s, NULL, tag, prev)) {
             /* "is there a tag called v3.0.0", "does a release named 9.9 exist": the
                question is whether it exists, and the answer no */
-            if (i >= 2 && (tok_is(p, i - 1, "called") || tok_is(p, i - 1, "named")) &&
-                (tok_is(p, i - 2, "tag") || tok_is(p, i - 2, "release") ||
-                 tok_is(p, i - 2, "version")) &&
+            bool exist_q = asks_exists(p) && (marked || says_release(p));
+            if (((i >= 2 && (tok_is(p, i - 1, "called") || tok_is(p, i - 1, "named")) &&
+                  (tok_is(p, i - 2, "tag") || tok_is(p, i - 2, "release") ||
+                   tok_is(p, i - 2, "version"))) ||
+                 exist_q) &&
                 !p->q->commit[0] && strlen(t->s) < RT_STR) {
+                if (exist_q && !(i >= 2 && (tok_is(p, i - 1, "called") ||
+                                            tok_is(p, i - 1, "named")))) {
+                    /* "is there a v3.0.0 release": the release words are read below */
+                    p->q->tags = true;
+                    p->q->tag_absent = true;
+                    p->q->tag_exists = true;
+                    snprintf(p->q->commit, RT_STR, "%s", t->s);
+                    use(p, i, i + 1);
+                    continue;
+                }
                 p->q->tags = true;
                 p->q->tag_absent = true;
                 snprintf(p->q->commit, RT_STR, "%s", t->s);
@@ -1630,6 +1750,60 @@ static void parse_tag_questions(parser *p)
             snprintf(p->t[i].s, TOK_LEN, "released");
             use(p, i + 1, i + 2);
         }
+    /* the words of a yes/no existence question, once its release is known */
+    static const char *const EXIST_WORDS[] = {"exist", "exists", "existed", "there", "ever",
+                                              "as", "a", "an", "any", "tag", "release",
+                                              "version", "tagged", "released", "been",
+                                              "called", "named", "is", "was", "does", "did",
+                                              "do", "has", "have", "are", "were", "we", "it",
+                                              "this", "repo", "repository", "project", NULL};
+    if (p->q->tag_exists && p->q->tag_absent) {
+        for (size_t i = 0; i < p->n; i++)
+            if (tok_in(p, i, EXIST_WORDS))
+                use(p, i, i + 1);
+        return;
+    }
+    if (asks_exists(p)) {
+        /* the release: a tag word, the one commit a tag named, or the range "the 2.2.0
+           release" read as (its tag ends it); nothing else asked but whether it exists */
+        size_t at = p->n;
+        for (size_t i = 0; i < p->n && at == p->n; i++)
+            if (!p->t[i].used && p->t[i].tag)
+                at = i;
+        bool only = true;
+        for (size_t i = 0; i < p->n && only; i++)
+            if (i != at && !p->t[i].used && !tok_in(p, i, EXIST_WORDS) && !tok_in(p, i, RT_STOP))
+                only = false;
+        char name[RT_STR] = "";
+        const char *dots = strstr(p->q->ref, "..");
+        if (at < p->n && !p->q->commit[0] && !p->q->ref[0])
+            snprintf(name, sizeof name, "%s", p->t[at].s);
+        else if (at == p->n && p->q->commit[0] && p->q->commit_tag && !p->q->ref[0])
+            snprintf(name, sizeof name, "%s", p->q->commit);
+        else if (at == p->n && !p->q->commit[0] && dots && dots[2] && !strstr(dots + 2, ".."))
+            snprintf(name, sizeof name, "%s", dots + 2);
+        /* "is 2.2.0 the latest release": a yes/no this reading cannot say; declined
+           rather than answered with the release's row */
+        static const char *const WHICH[] = {"latest", "newest", "last", "oldest", "first",
+                                            "current", "recent", "most", "final", NULL};
+        for (size_t i = 0; i < p->n && name[0] && !only; i++)
+            if (tok_in(p, i, WHICH))
+                p->bad = true;
+        if (only && name[0] && !p->q->since[0] && !p->q->until[0] && !p->q->author[0] &&
+            !p->q->path_kind) {
+            p->q->tags = true;
+            p->q->tag_exists = true;
+            p->q->ref[0] = '\0';
+            p->q->commit_tag = false;
+            snprintf(p->q->commit, RT_STR, "%s", name);
+            if (at < p->n)
+                use(p, at, at + 1);
+            for (size_t i = 0; i < p->n; i++)
+                if (tok_in(p, i, EXIST_WORDS))
+                    use(p, i, i + 1);
+            return;
+        }
+    }
     size_t noun = p->n, tag = p->n, verb = p->n;
     for (size_t i = 0; i < p->n; i++) {
         if (tok_in(p, i, NOUN) && noun == p->n)

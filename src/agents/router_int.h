@@ -130,6 +130,8 @@ typedef struct rt_question {
                            starting with curl-8"), not a version's tags */
     bool tag_absent;    /* with tags and commit: "is there a tag called X" where no tag is
                            X; the answer is none, said */
+    bool tag_exists;    /* with tags and commit: a yes/no question whether the tag exists
+                           ("is there a 2.2.0 release"): :answer "yes" or "no" */
     char rename_from[RT_STR]; /* with renamed: the name before, as said ("renamed redis.c
                                  to server.c": "redis.c"); the rename must be from it */
     char unread[RT_STR]; /* the words no slot or frame took, as said, space-separated:
@@ -190,6 +192,7 @@ typedef struct tok {
     bool used; /* a slot took it */
     bool tag;  /* a tag of the repository ("jq 1.7" read as jq-1.7): a revision */
     bool colon; /* the word ended a clause with ':' ("I'm writing release notes:") */
+    bool comma; /* the word ended a clause with ',' ';' or a dash ("I'm curious, ...") */
 } tok;
 
 typedef struct parser {

@@ -1396,9 +1396,11 @@ static void emit_commit_author(const rt_question *q, qr_buf *b, qr_buf *e)
  * and whole message. */
 static void emit_commit_show(const rt_question *q, qr_buf *b, qr_buf *e)
 {
-    one_commit_fetch(q, b, "");
+    /* as git show does: the commit and the files it changed */
+    one_commit_fetch(q, b, " :with_paths true");
     qr_buf_puts(b, " :transform [{:op :map :on :commit :as :rows :select [:hash :short_hash "
-                   ":author :email :date :subject :message :files :additions :deletions]}]\n"
+                   ":author :email :date :subject :message :files :additions :deletions "
+                   ":paths]}]\n"
                    " :return {:findings :rows :hash \"{{first:rows:hash}}\" :summary "
                    "\"{{first:rows:hash}} by {{first:rows:author}} on {{first:rows:date}}: "
                    "{{first:rows:subject}}\"}}");
@@ -1481,6 +1483,9 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
         snprintf(sum, sizeof sum, "{{count:%s}} tags of %s, newest first", out, q->commit);
     else if (named && q->tag_absent)
         snprintf(sum, sizeof sum, "no: this repository has no tag named %s", q->commit);
+    else if (named && q->tag_exists)
+        snprintf(sum, sizeof sum, "yes: %s, {{first:tags:date}}, commit {{first:tags:short_hash}} "
+                 "({{first:tags:subject}})", q->commit);
     else if (named)
         snprintf(sum, sizeof sum, "%s: {{first:tags:date}}, commit {{first:tags:short_hash}} "
                  "({{first:tags:subject}})", q->commit);
@@ -1492,6 +1497,9 @@ static void emit_tags(const rt_question *q, qr_buf *b, qr_buf *e)
                  q->window[0] ? " " : "", q->window);
     if (count)
         qr_buf_printf(b, " :return {:count \"{{count:%s}}\" :findings :%s :summary ", out, out);
+    else if (named && (q->tag_absent || q->tag_exists))
+        qr_buf_printf(b, " :return {:answer \"%s\" :findings :%s :summary ",
+                      q->tag_absent ? "no" : "yes", out);
     else
         qr_buf_printf(b, " :return {:findings :%s :summary ", out);
     edn_str(b, sum);

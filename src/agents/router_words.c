@@ -76,6 +76,7 @@ static const canon CANON[] = {
     {"busiest", RW_MOST},         {"authored", RW_COMMITTED},    {"land", RW_MADE},
     {"landed", RW_MADE},          {"landing", RW_MADE},          {"touch", RW_CHANGE},
     {"touches", RW_CHANGE},       {"counts", RW_COUNT},          {"hottest", RW_HOTSPOTS},
+    {"appear", RW_CREATED},       {"appeared", RW_CREATED},      {"appears", RW_CREATED},
     {NULL, 0}};
 
 /* Build and packaging files people name without an extension. */
@@ -196,5 +197,6 @@ const char *const RT_TYPO_TARGETS[] = {
     "renamed", "deleted", "first", "earliest", "oldest", "newest", "released", "release",
     "releases", "tagged", "touched", "january", "february", "march", "april",
     "june", "july", "august", "september", "october", "november", "december", "monday",
-    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "made", NULL};
+    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "made", "second",
+    "third", "fourth", "fifth", NULL};
 

@@ -293,6 +293,131 @@ static bool first_name_of_another(const qr_host *h, const qr_git_person *exact, 
     return false;
 }
 
+/* Whether hay holds needle, ASCII case ignored (as the git tools' author filter reads). */
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!n)
+        return false;
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n))
+            return true;
+    return false;
+}
+
+/* Whether any of the person's names or emails (their own and their aliases) holds w;
+ * *all: whether every one of their commits does (their email holds it, or every name
+ * they wrote under does). */
+static bool person_holds(const qr_git_person *p, const char *w, bool *all)
+{
+    bool in_email = contains_ci(p->email, w), names_all = contains_ci(p->name, w);
+    bool any = in_email || names_all;
+    for (const char *a = p->aliases ? p->aliases : ""; *a;) {
+        const char *e = strchr(a, '\n');
+        size_t l = e ? (size_t)(e - a) : strlen(a);
+        char one[256];
+        if (l < sizeof one) {
+            memcpy(one, a, l);
+            one[l] = '\0';
+            bool h = contains_ci(one, w);
+            any |= h;
+            if (!strchr(one, '@'))
+                names_all &= h;
+        }
+        a += l + (e != NULL);
+    }
+    *all = in_email || names_all;
+    return any;
+}
+
+/* Whether person p and q are one person: one's name is the other's name or one of the
+ * names or emails the other wrote under. */
+static bool same_person(const qr_git_person *p, const qr_git_person *q)
+{
+    if (!strcasecmp(p->name, q->name))
+        return true;
+    for (int k = 0; k < 2; k++) {
+        const qr_git_person *x = k ? q : p, *y = k ? p : q;
+        for (const char *a = x->aliases ? x->aliases : ""; *a;) {
+            const char *e = strchr(a, '\n');
+            size_t l = e ? (size_t)(e - a) : strlen(a);
+            if ((strlen(y->name) == l && !strncasecmp(a, y->name, l)) ||
+                (strlen(y->email) == l && !strncasecmp(a, y->email, l)))
+                return true;
+            a += l + (e != NULL);
+        }
+    }
+    return false;
+}
+
+/* What to filter by for one person, who may have written under several addresses
+ * ("jdhore" is 42537+jdhore@users.noreply.github.com, and the same Jeff Horelick wrote
+ * most under jdhore1@gmail.com): the addresses linked to `hit` by a shared name are one
+ * person, and the filter is the first of the word said, their names, surnames and
+ * addresses that the git tools' "contains" filter reads as exactly those addresses' commits
+ * and nobody else's. With one address, or no such word, the address found. */
+static void person_filter(const qr_host *h, const qr_git_person *hit, const char *said,
+                          char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", hit->email);
+    if (h->npeople > 100000)
+        return;
+    bool *in = calloc(h->npeople ? h->npeople : 1, sizeof *in);
+    if (!in)
+        return;
+    size_t ng = 0;
+    for (size_t i = 0; i < h->npeople; i++)
+        if (&h->people[i] == hit)
+            in[i] = true, ng++;
+    for (bool grew = true; grew && ng < 64;) {
+        grew = false;
+        for (size_t i = 0; i < h->npeople; i++) {
+            if (in[i])
+                continue;
+            for (size_t j = 0; j < h->npeople; j++)
+                if (in[j] && same_person(&h->people[i], &h->people[j])) {
+                    in[i] = true, ng++, grew = true;
+                    break;
+                }
+        }
+    }
+    if (ng > 1) {
+        /* the candidates, most natural first */
+        const char *cands[200];
+        size_t nc = 0;
+        char last[64][128];
+        size_t nl = 0;
+        cands[nc++] = said;
+        for (size_t i = 0; i < h->npeople && nc + 3 < 200; i++) {
+            if (!in[i])
+                continue;
+            cands[nc++] = h->people[i].name;
+            const char *sp = strrchr(h->people[i].name, ' ');
+            if (sp && nl < 64) {
+                snprintf(last[nl], sizeof last[nl], "%s", sp + 1);
+                cands[nc++] = last[nl++];
+            }
+        }
+        for (size_t i = 0; i < h->npeople && nc + 1 < 200; i++)
+            if (in[i])
+                cands[nc++] = h->people[i].email;
+        for (size_t c = 0; c < nc; c++) {
+            if (strlen(cands[c]) < 4)
+                continue;
+            bool ok = true;
+            for (size_t i = 0; i < h->npeople && ok; i++) {
+                bool all, any = person_holds(&h->people[i], cands[c], &all);
+                ok = in[i] ? all : !any;
+            }
+            if (ok) {
+                snprintf(out, cap, "%s", cands[c]);
+                break;
+            }
+        }
+    }
+    free(in);
+}
+
 bool qr_host_author(void *host, const char *name, char *out, size_t cap)
 {
     qr_host *h = host;
@@ -336,6 +461,12 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
         for (size_t i = 0; i < h->npeople; i++)
             if (!strcasecmp(h->people[i].name, name)) {
                 snprintf(out, cap, "%s", h->people[i].name);
+                /* the same person under another name too ("JD Horelick" and "Jeff
+                   Horelick" at one address): the filter that reads all of them */
+                char wider[512];
+                person_filter(h, &h->people[i], name, wider, sizeof wider);
+                if (strcmp(wider, h->people[i].email))
+                    snprintf(out, cap, "%s", wider);
                 return true;
             }
     if (exacts == 1 && !first_name_of_another(h, exact_hit, name, wn))
@@ -354,11 +485,11 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
                 near = &h->people[i], nears++;
         if (nears != 1)
             return false;
-        snprintf(out, cap, "%s", near->email);
+        person_filter(h, near, "", out, cap);
         return true;
     }
     if (hits == 1)
-        snprintf(out, cap, "%s", hit->email);
+        person_filter(h, hit, name, out, cap);
     else if (one_name)
         snprintf(out, cap, "%s", hit->name);
     else {

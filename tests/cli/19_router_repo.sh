@@ -251,4 +251,45 @@ expect_out "a file's commits, merges git shows included" "file-history
 $(git -C "$R4" log --format=%h --abbrev=7 -- both.c | head -3)" ask4 "commits touching both.c"
 expect_out "merges excluded: the lineage" "file-history
 $(git -C "$R4" log --no-merges --format=%h --abbrev=7 -- both.c | head -3)" ask4 "commits touching both.c, no merges"
+# one person under two addresses and two spellings (jdhore1@ as "JD Horelick" and "Jeff
+# Horelick", a noreply address as "Jeff Horelick"): a handle, a name, each spelling count
+# every address; a root file named in capitals (NOTICE); a release asked yes or no; a
+# window "after A and before B"; a clause of chatter before the question; git show's files
+R5="$TMP/people"
+git init -q -b main "$R5"
+commit5() { (R=$R5 commit "$@"); }
+echo n > "$R5/NOTICE"; echo a > "$R5/a.c"
+commit5 "2025-01-10T10:00:00" "Ann Lee" ann@example.org "start"
+git -C "$R5" tag 1.0.0
+echo b >> "$R5/a.c"
+commit5 "2025-02-10T10:00:00" "JD Horelick" jdhore1@example.org "one"
+echo c >> "$R5/a.c"
+commit5 "2025-03-10T10:00:00" "Jeff Horelick" jdhore1@example.org "two"
+echo d > "$R5/b.c"
+commit5 "2025-04-10T10:00:00" "Jeff Horelick" 42537+jdhore@users.noreply.github.com "three"
+echo n2 >> "$R5/NOTICE"
+commit5 "2025-05-10T10:00:00" "Ann Lee" ann@example.org "notice"
+git -C "$R5" tag 2.0.0
+echo e >> "$R5/b.c"
+commit5 "2025-06-10T10:00:00" "Ann Lee" ann@example.org "after"
+ask5() { (R=$R5 ask "$1"); }
+horelick=$(git -C "$R5" log --format=%ae | grep -c jdhore)
+expect_out "a handle: every address of the person" "count-commits
+count=$horelick" ask5 "jdhore commit count"
+expect_out "one spelling of the name: every address" "count-commits
+count=$horelick" ask5 "how many commits by JD Horelick"
+expect_out "a root file in capitals" "file-last-change
+$(git -C "$R5" log -1 --format=%h --abbrev=7 -- NOTICE)" ask5 "LAST MODIFICATION DATE OF NOTICE"
+expect_out "is there a release: yes" "tags
+2.0.0" ask5 "is there a 2.0.0 release?"
+expect_out "is there a release: no" "tags" first_line "Is there a v3.0.0 release?"
+expect_out "a yes/no about which release: declined" "no-answer" ask5 "is 2.0.0 the latest release"
+expect_out "after A and before B" "count-commits
+count=$(git -C "$R5" rev-list --count 1.0.0..2.0.0)" ask5 "how many commits happened after 1.0.0 and before 2.0.0?"
+expect_out "a clause of chatter first" "file-last-change
+$(git -C "$R5" log -1 --format=%h --abbrev=7 -- b.c)" ask5 "I'm reviewing the ledger code - who was the last one to change b.c?"
+expect_out "who made the file" "file-created
+$(git -C "$R5" log --diff-filter=A --format=%h --abbrev=7 -- b.c)" ask5 "who made teh file b.c"
+show=$(cd "$R5" && "$Q" ask "show $(git -C "$R5" rev-parse --short HEAD~1)" --format json | python3 -c 'import json,sys; print(" ".join(p["path"] for p in json.load(sys.stdin)["findings"][0]["paths"]))')
+expect_out "show COMMIT: its files" "NOTICE" echo "$show"
 finish

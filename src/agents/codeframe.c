@@ -83,7 +83,8 @@ static const char *const words_define[] = {
     "defined",     "declared", "implemented", "definition", "definitions",
     "declaration", "define",   "lives",       "located",    "implementation",
     "locate",      "find",     "contains",    "contain",    "containing",
-    "holds",       "has",      "declares",    "defines",    NULL};
+    "holds",       "has",      "declares",    "defines",    "#defined",
+    "#define'd",   NULL};
 /* a negative subject ("nobody calls X") and a negated verb ("X is never called") */
 static const char *const words_nobody[] = {"nobody", "noone",   "no",   "nothing",
                                            "none",   "without", "zero", NULL};
@@ -98,7 +99,7 @@ static const char *const words_funcs[] = {
     "function", "functions", "func",      "funcs",      "fn",     "fns",     "routine", "routines",
     "method",   "methods",   "procedure", "procedures", "symbol", "symbols", NULL};
 static const char *const words_structs[] = {"struct", "structs", "structure", "structures",
-                                            "record", "records", NULL};
+                                            "record", "records", "typedef", "typedefs", NULL};
 static const char *const words_macros[] = {"macro", "macros", "#define", "#defines", NULL};
 static const char *const words_field[] = {"field", "fields", "member", "members", "named",
                                           NULL};
@@ -430,7 +431,8 @@ static bool frame_fits(const tok *t, size_t n, const cf_frame *f)
         return false;
     if ((f->headers || f->sources) && r != CF_INCLUDERS)
         return false; /* "functions in .c files": not read */
-    if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD)
+    if (f->what != CF_FUNCTIONS && r != CF_LIST && r != CF_DEFINITION && r != CF_FIELD &&
+        r != CF_MEMBERS)
         return false; /* "which macros call X" */
     if (has(t, n, W_COUNT) && r != CF_COUNT && !f->count)
         return false; /* "how many includers": a count this reader does not make */
@@ -799,6 +801,9 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
         f->what = CF_STRUCTS;
     else if (has(t, n, W_MACROS) && !has(t, n, W_FUNCS))
         f->what = CF_MACROS;
+    for (size_t i = 0; i < n; i++)
+        f->typedefs |= t[i].id == W_STRUCTS &&
+                       (!strcasecmp(t[i].w, "typedef") || !strcasecmp(t[i].w, "typedefs"));
     int vcall = find(t, n, W_CALL), vcalled = find(t, n, W_CALLED), vuse = find(t, n, W_USE),
         vused = find(t, n, W_USED), vinc = find(t, n, W_INCLUDE), vinced = find(t, n, W_INCLUDED);
     /* a negation of being called: "nobody calls", "no callers" (a negative subject before
@@ -923,7 +928,23 @@ static bool read_frame(tok *t, size_t n, cf_frame *f)
                 t[i].id != W_DEFINE &&
                 !(t[i].id == W_CALLED && i > 0 && t[i - 1].id == W_FIELD)) /* "a field called x" */
                 return false;
-        f->rel = CF_FIELD;
+        /* which way: "which struct has a field named X", "X is a member of which struct"
+           ask for the structs; "what fields does X have", "members of struct X", "X's
+           fields" for X's members */
+        size_t fi = n;
+        for (size_t i = 0; i < n && fi == n; i++)
+            if (t[i].id == W_FIELD)
+                fi = i;
+        bool structs_first = false, named = false, which_after = false;
+        for (size_t i = 0; i < fi; i++)
+            structs_first |= t[i].id == W_STRUCTS;
+        named = subj > 0 && (t[subj - 1].id == W_CALLED || !strcmp(t[subj - 1].w, "named") ||
+                             !strcmp(t[subj - 1].w, "called"));
+        for (size_t i = fi + 1; i < n; i++)
+            which_after |= (size_t)subj < fi && (!strcasecmp(t[i].w, "which") ||
+                                         !strcasecmp(t[i].w, "what") ||
+                                         !strcasecmp(t[i].w, "any") || !strcasecmp(t[i].w, "a"));
+        f->rel = structs_first || named || which_after ? CF_FIELD : CF_MEMBERS;
         return !f->in[0];
     }
     /* calls */

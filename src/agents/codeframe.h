@@ -30,6 +30,7 @@ typedef enum cf_rel {
     CF_LIST,
     CF_COUNT,
     CF_FIELD, /* the structs with a member named subject */
+    CF_MEMBERS, /* the members of the struct or union named subject */
     CF_RECURSIVE, /* the functions that call themselves (in f->in) */
     CF_LONGEST,   /* the longest functions, by lines (in f->in), f->limit of them */
     CF_MOST_INCLUDED, /* the headers most files include, f->limit of them */
@@ -55,6 +56,8 @@ typedef struct cf_frame {
     bool count;               /* CF_CALLERS / CF_INCLUDERS: "how many callers does X
                                  have", "how many files include H": one row {count} */
     bool kind_given;          /* "the struct X", "the macro X": f->what says which kind */
+    bool typedefs;            /* CF_LIST with CF_STRUCTS: "the typedefs in F": the type
+                                 names typedef gives, not the structs */
     bool pattern;             /* CF_LIST: subject is a name pattern, '*' any characters
                                  ("macros named like HT_*", "functions starting with ev_") */
     bool external;            /* CF_CALLEES: "including library calls": functions the

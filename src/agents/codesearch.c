@@ -986,6 +986,17 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "} ORDER BY ?file ?line",
                       s);
         break;
+    case CF_MEMBERS:
+        *check_name = true;
+        *name = "members";
+        qr_buf_printf(&q,
+                      PFX "SELECT ?member ?type ?file ?line WHERE {\n"
+                          "  ?m a code:Member ; code:parentName \"%s\" ; code:name ?member ;\n"
+                          "     code:file/code:path ?file ; code:line ?line .\n"
+                          "  OPTIONAL { ?m code:type ?type }\n"
+                          "} ORDER BY ?file ?line",
+                      s);
+        break;
     case CF_DEFINITION:
         *check_name = true;
         *name = "definition";
@@ -1018,10 +1029,10 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
         qr_buf_puts(&q, "} ORDER BY ?kind ?file ?line");
         break;
     case CF_LIST: {
-        const char *cls = f->what == CF_STRUCTS  ? "Struct"
+        const char *cls = f->what == CF_STRUCTS  ? (f->typedefs ? "Typedef" : "Struct")
                           : f->what == CF_MACROS ? "Macro"
                                                  : "Function";
-        *name = f->what == CF_STRUCTS  ? "file-structs"
+        *name = f->what == CF_STRUCTS  ? (f->typedefs ? "file-typedefs" : "file-structs")
                 : f->what == CF_MACROS ? "file-macros"
                 : f->statics           ? "statics"
                                        : "file-functions";
@@ -1050,7 +1061,8 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           with_inactive ? " ?inactive" : "", cls);
         /* a struct with no tag of its own (typedef struct { ... } X) is the typedef X, as
            ctags and cscope list it, not a struct named X */
-        if (f->what == CF_STRUCTS && (*rc = untagged_filter(st, stop, f, root, &q, err))) {
+        if (f->what == CF_STRUCTS && !f->typedefs &&
+            (*rc = untagged_filter(st, stop, f, root, &q, err))) {
             qr_buf_release(&q);
             return NULL;
         }
@@ -1376,6 +1388,14 @@ static int search_codebase_fn(void *ctx, qr_req *req, qr_val args, qr_arena *a, 
         if (rc == QR_OK && framed && fr.rel == CF_DEFINITION && qr_sparql_result_nrows(res) == 0) {
             qr_buf_printf(err, "the code index holds no definition of '%s' (it is called or "
                                "declared, but its definition was not read)", fr.subject);
+            rc = QR_EINVAL;
+        }
+        /* the members of a name that is no struct the index read (a typedef of another
+           name, a function): declined, not "it has none" */
+        if (rc == QR_OK && framed && fr.rel == CF_MEMBERS && qr_sparql_result_nrows(res) == 0) {
+            qr_buf_printf(err, "the code index holds no struct or union named '%s' with "
+                               "members (a typedef of another name is asked by that name)",
+                          fr.subject);
             rc = QR_EINVAL;
         }
         /* "does X call Y" of a Y the index does not know: no such function, not "no" */

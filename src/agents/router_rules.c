@@ -155,19 +155,31 @@ static void regex_quote(char *out, size_t cap, const char *s)
 /* "(?i)^(?:a|b)$" for the people of a ", "-separated list (one: "(?i)^a$"), each quoted. */
 static void people_regex(char *re, size_t cap, char *quoted, size_t qcap, const char *list)
 {
-    size_t o = (size_t)snprintf(re, cap, "(?i)^%s", strstr(list, ", ") ? "(?:" : "");
+    /* an email or a full name is the whole value; one word (a handle or a surname the
+       author lookup found to read exactly one person's commits, as the tools' "contains"
+       filter reads it) is contained */
+    bool several = strstr(list, ", ") != NULL, all_whole = true;
+    for (const char *p = list; *p;) {
+        const char *e = strstr(p, ", ");
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        all_whole &= memchr(p, '@', l) || memchr(p, ' ', l);
+        p = e ? e + 2 : p + l;
+    }
+    size_t o = (size_t)snprintf(re, cap, "(?i)%s%s", all_whole ? "^" : "",
+                                several || !all_whole ? "(?:" : "");
     for (const char *p = list; *p && o < cap;) {
         const char *e = strstr(p, ", ");
         size_t l = e ? (size_t)(e - p) : strlen(p);
         char one[RT_STR];
         snprintf(one, sizeof one, "%.*s", (int)l, p);
         regex_quote(quoted, qcap, one);
-        o += (size_t)snprintf(re + o, o < cap ? cap - o : 0, "%s%s", p == list ? "" : "|",
-                              quoted);
+        bool whole = !all_whole && (strchr(one, '@') || strchr(one, ' '));
+        o += (size_t)snprintf(re + o, o < cap ? cap - o : 0, "%s%s%s%s", p == list ? "" : "|",
+                              whole ? "^" : "", quoted, whole ? "$" : "");
         p = e ? e + 2 : p + l;
     }
     if (o < cap)
-        snprintf(re + o, cap - o, "%s$", strstr(list, ", ") ? ")" : "");
+        snprintf(re + o, cap - o, "%s%s", several || !all_whole ? ")" : "", all_whole ? "$" : "");
 }
 
 enum { P_WINDOW = 1, P_AUTHOR = 2, P_PATH = 4, P_GREP = 8, P_MERGES = 16 };

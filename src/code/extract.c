@@ -41,6 +41,7 @@ typedef struct vec {
 typedef struct ex {
     qr_arena *a;
     const char *src;
+    const char *orig; /* src as the file has it, before the blanking passes */
     size_t len;
     bool cpp; /* read as C++: __cplusplus is defined */
     vec items, refs;
@@ -614,6 +615,17 @@ static void function_def(ex *e, TSNode n, const ctx *c)
         }
     }
     it->signature = text_range(e, ts_node_start_byte(n), ts_node_start_byte(body));
+    /* a head a macro writes (head_macro_definitions): the invocation as written, and no
+       return type guessed */
+    uint32_t h0 = ts_node_start_byte(n), h1 = ts_node_start_byte(body);
+    if (e->orig && e->orig != e->src && h1 <= e->len && h1 > h0 + 4 &&
+        !memcmp(e->src + h0, "int ", 4) && isupper((unsigned char)e->orig[h0])) {
+        const char *keep = e->src;
+        e->src = e->orig;
+        it->signature = text_range(e, h0, h1);
+        e->src = keep;
+        it->type = NULL;
+    }
     ctx cc = *c;
     cc.fn = name;
     cc.file_scope = false;
@@ -2151,6 +2163,133 @@ static char *blank_attribute_lines(const char *src, size_t len, char *own)
     return out;
 }
 
+/* A copy of src (or `own`, reused) where a file-scope `NAME(fn, ...) {` (an upper-case
+ * macro, its first argument a name, then a body) reads as the function it defines:
+ * Janet writes its 318 built-ins as `JANET_CORE_FN(cfun_stream_close, "(ev/close
+ * stream)", "doc...") { ... }`, the macro expanding to the function's head with the
+ * first argument as its name (`Janet cfun_stream_close(int32_t argc, Janet *argv)`). C
+ * allows nothing else there: a call cannot stand at file scope, and an old-style
+ * definition has lower-case names for parameters, not literals. The invocation becomes
+ * `int fn(   )` over the same lines (the rest blanks), so the function, its lines and the
+ * calls of its body are read. Returns own (or NULL) when nothing changes or memory ran
+ * out. */
+static char *head_macro_definitions(const char *src, size_t len, char *own)
+{
+    char *out = own;
+    int depth = 0;
+    bool line_start = true;
+    for (size_t i = 0; i < len;) {
+        char ch = src[i];
+        if (line_start && depth == 0 && (isupper((unsigned char)ch) || ch == '_')) {
+            size_t b = i, k = i;
+            bool lower = false;
+            while (k < len && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+                lower |= islower((unsigned char)src[k++]) != 0;
+            size_t me = k;
+            while (k < len && (src[k] == ' ' || src[k] == '\t'))
+                k++;
+            size_t open = k;
+            bool ok = !lower && me - b >= 4 && k < len && src[k] == '(';
+            /* the first argument: a name */
+            size_t nb = 0, ne = 0;
+            if (ok) {
+                k++;
+                while (k < len && isspace((unsigned char)src[k]))
+                    k++;
+                nb = k;
+                ok = k < len && (isalpha((unsigned char)src[k]) || src[k] == '_');
+                while (ok && k < len && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+                    k++;
+                ne = k;
+                while (ok && k < len && (src[k] == ' ' || src[k] == '\t'))
+                    k++;
+                ok = ok && k < len && (src[k] == ',' || src[k] == ')');
+            }
+            /* the rest of the arguments, balanced (literals may hold parentheses), within
+               40 lines; then only blanks and comments before the body's brace */
+            size_t close = 0;
+            if (ok) {
+                int d = 1, lines = 0;
+                if (src[k] == ')')
+                    d = 0, close = k;
+                else
+                    k++;
+                while (d > 0 && k < len && lines < 40) {
+                    char c = src[k];
+                    if (c == '"' || c == '\'') {
+                        for (k++; k < len && src[k] != c && src[k] != '\n'; k++)
+                            if (src[k] == '\\')
+                                k++;
+                        k++;
+                        continue;
+                    }
+                    if (c == '\n')
+                        lines++;
+                    else if (c == ';' || c == '{' || c == '}')
+                        break;
+                    else if (c == '(')
+                        d++;
+                    else if (c == ')' && --d == 0)
+                        close = k;
+                    k++;
+                }
+                ok = close > 0;
+                size_t z = close + 1;
+                while (ok && z < len) {
+                    size_t after = past_comment(src, z, len);
+                    if (after != z) {
+                        z = after;
+                        continue;
+                    }
+                    if (!isspace((unsigned char)src[z]))
+                        break;
+                    z++;
+                }
+                ok = ok && z < len && src[z] == '{';
+                /* the head is written on the first line: "int " + name + "(" fits there */
+                for (size_t x = b; ok && x < nb; x++)
+                    ok = src[x] != '\n';
+            }
+            if (ok) {
+                if (!out) {
+                    out = malloc(len + 1);
+                    if (!out)
+                        return NULL;
+                    memcpy(out, src, len);
+                    out[len] = '\0';
+                }
+                (void)open;
+                char name[256];
+                size_t nl = ne - nb;
+                if (nl < sizeof name && 4 + nl + 1 <= (ne - b)) {
+                    memcpy(name, src + nb, nl);
+                    for (size_t x = b; x < close; x++)
+                        if (out[x] != '\n')
+                            out[x] = ' ';
+                    memcpy(out + b, "int ", 4);
+                    memcpy(out + b + 4, name, nl);
+                    out[b + 4 + nl] = '(';
+                    out[close] = ')';
+                }
+                i = close + 1;
+                line_start = false;
+                continue;
+            }
+        }
+        size_t next = past_noncode(src, i, len, &line_start);
+        if (next != i) {
+            i = next;
+            continue;
+        }
+        if (ch == '{')
+            depth++;
+        else if (ch == '}' && depth > 0)
+            depth--;
+        i++;
+    }
+    return out;
+}
+
 /* A name an annotation macro has (blank_annotations): its spelling, its length, and
  * whether it takes arguments. */
 typedef struct annot_name {
@@ -3087,12 +3226,14 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         ts_parser_delete(p);
         return QR_EINVAL;
     }
+    const char *orig = src;
     char *clean = blank_directive_comments(src, len);
     clean = blank_define_tails(clean ? clean : src, len, clean);
     clean = blank_cplusplus_wrapper(clean ? clean : src, len, clean);
     clean = blank_unbalanced_branches(clean ? clean : src, len, clean);
     clean = blank_annotations(clean ? clean : src, len, clean);
     clean = blank_attribute_lines(clean ? clean : src, len, clean);
+    clean = head_macro_definitions(clean ? clean : src, len, clean);
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
@@ -3141,7 +3282,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
         free(clean);
         return QR_ENOMEM;
     }
-    ex e = {.a = a, .src = src, .len = len, .cpp = lang == QR_CODE_LANG_CPP};
+    ex e = {.a = a, .src = src, .orig = orig, .len = len, .cpp = lang == QR_CODE_LANG_CPP};
     e.items.size = sizeof(qr_code_item);
     e.refs.size = sizeof(qr_code_ref);
     ctx c = {.file_scope = true};

@@ -490,8 +490,13 @@ bool qr_host_author(void *host, const char *name, char *out, size_t cap)
     }
     if (hits == 1)
         person_filter(h, hit, name, out, cap);
-    else if (one_name)
-        snprintf(out, cap, "%s", hit->name);
+    else if (one_name) {
+        /* one name at several addresses: the filter that reads exactly them, else the
+           name */
+        person_filter(h, hit, hit->name, out, cap);
+        if (!strcmp(out, hit->email))
+            snprintf(out, cap, "%s", hit->name);
+    }
     else {
         /* several people: who they are, for the question's decline to name them */
         size_t o = 0;

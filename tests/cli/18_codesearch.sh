@@ -16,6 +16,12 @@ mkdir -p "$R/src"
 cat > "$R/src/util.h" <<'C'
 int add(int a, int b);
 C
+mkdir -p "$R/types"
+cat > "$R/types/shape.h" <<'C'
+typedef struct Shape { int width; int height; } Shape;
+typedef int Length;
+struct Point { int x; int y; };
+C
 cat > "$R/src/main.c" <<'C'
 #include <stdio.h>
 #include "util.h"
@@ -51,6 +57,11 @@ expect_out "count of functions" 'template:count-functions 0 [{"count":5}]' ask "
 expect_out "transitive callers" 'template:transitive-callers 0 [{"caller":"main","file":"src/main.c"},{"caller":"twice","file":"src/main.c"}]' ask "everything that eventually calls add"
 expect_out "recursive functions of one file" 'template:recursive 0 [{"name":"fact","file":"src/main.c","line":6}]' ask "which functions in src/main.c are recursive?"
 expect_out "functions by a name prefix" 'template:functions-named 0 [{"name":"twice","file":"src/main.c","line":3,"static":true}]' ask "functions starting with tw"
+# a struct's members, the structs with a member of a name, a file's typedefs
+expect_out "a struct's members" 'template:members 0 [{"member":"x","type":"int","file":"types/shape.h","line":3},{"member":"y","type":"int","file":"types/shape.h","line":3}]' ask "what fields does Point have"
+expect_out "the structs with a member" 'template:field 0 [{"struct":"Point","file":"types/shape.h","line":3}]' ask "which struct has a field named x"
+expect_out "members of a name that is no struct: declined" 'usage' sh -c "'$Q' tool search_codebase --repo '$R' --question 'members of struct add' 2>&1 | grep -o usage | head -1"
+expect_out "a file's typedefs" 'Length Shape' sh -c "'$Q' tool search_codebase --repo '$R' --question 'list the typedefs in types/shape.h' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(r[\"name\"] for r in json.load(sys.stdin)[\"rows\"])))'"
 expect_out "a name pattern with *" 'template:functions-named 0 [{"name":"add","file":"src/main.c","line":5,"static":false}]' ask "functions named like *dd"
 expect_out "a pattern is a list, not a name to call" 'usage' sh -c "'$Q' tool search_codebase --repo '$R' --question 'who calls tw*' 2>&1 | grep -o usage | head -1"
 expect_out "a name called by nobody: 0 rows" 'template:callers 0 []' ask "who calls main"

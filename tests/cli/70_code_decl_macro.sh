@@ -148,4 +148,40 @@ for r in map(json.loads, sys.stdin):
 }
 expect_out "an argument-taking annotation line defined elsewhere is blanks" \
   'd xMalloc 3 f String_eq 6 f DllMain 1 ' nodes3
+# a function whose head a macro writes, its body after the invocation (Janet's
+# `JANET_CORE_FN(cfun_x, "(usage)", "doc") { ... }`, the macro expanding to `Janet
+# cfun_x(int32_t argc, Janet *argv)`): the function cfun_x at its lines, its calls read,
+# its signature the invocation as written; a file-scope call-like line with no body after
+# it stays no function
+R4="$TMP/repo4"
+git init -q -b main "$R4"
+cat > "$R4/core.c" <<'C'
+#define JANET_FN(CNAME, USAGE, DOCSTRING) \
+    int CNAME (int argc, int *argv)
+#define JANET_CORE_FN JANET_FN
+static int helper(int x) { return x; }
+JANET_CORE_FN(cfun_close,
+              "(ev/close stream)",
+              "Close a stream (or not).") {
+    return helper(argc);
+}
+DECLARE_THING(other_name, "x");
+int after(void) { return cfun_close(1, 0); }
+C
+git -C "$R4" add -A
+git -C "$R4" -c user.name=T -c user.email=t@example.com commit -qm one
+nodes4() {
+  "$Q" code dump --repo "$R4" | python3 -c '
+import json, sys
+for r in map(json.loads, sys.stdin):
+    if r.get("node") == "function":
+        print(r["name"], r["line"], r.get("end_line"))
+    if r.get("edge") == "calls" or r.get("node") == "call":
+        pass' | tr '\n' ' '
+}
+expect_out "a head a macro writes: the function, at its lines" \
+  'helper 4 4 cfun_close 5 9 after 11 11 ' nodes4
+expect_out "its calls are read" "helper" sh -c "'$Q' tool query_codebase --repo '$R4' --query_type get_call_graph --name cfun_close --direction callees | grep -o '\"to\":\"[^\"]*helper' | sed 's/.*://'"
+expect_out "its signature is the invocation as written" 'JANET_CORE_FN(cfun_close, "(ev/close stream)", "Close a stream (or not).")' \
+  sh -c "'$Q' tool query_codebase --repo '$R4' --query_type get_definition --name cfun_close | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"signature\"])'"
 finish

@@ -688,8 +688,8 @@ static const expect PINNED[] = {
     {"who has the most commits in src/, excluding ines", "file-authors", {"[:not [:or [:matches :email \"(?i)^ines@example\\\\.com$\"]"}},
     /* one name written with two emails is left out by its name (itchyny in jq): the
        filter matches the name as well as the email */
-    {"who contributed most in 2025 excluding zed", "top-contributors", {"[:matches :author \"(?i)^Zed$\"]", ":take :on :authors"}},
-    {"how many commits in 2025 excluding zed", "count-commits", {"[:matches :author \"(?i)^Zed$\"]"}},
+    {"who contributed most in 2025 excluding zed", "top-contributors", {"[:matches :author \"(?i)(?:Zed)\"]", ":take :on :authors"}},
+    {"how many commits in 2025 excluding zed", "count-commits", {"[:matches :author \"(?i)(?:Zed)\"]"}},
     {"everything this month except alice's commits", "commits-in-window", {"[:not [:or [:matches :email"}},
     {"commits by either ines or alice this year", "commits-by-author", {":as :first_author", ":as :second_author"}},
     {"commits in october", "commits-in-window", {":since \"2026-10-01\" :until \"2026-10-31T23:59:59\""}},
@@ -1286,7 +1286,8 @@ static void test_exclusion_applied(void)
             continue;
         matched++;
         bool said = strstr(r.query, "(Zed excluded)") != NULL;
-        bool done = strstr(r.query, "[:matches :author \"(?i)^Zed$\"]") != NULL;
+        /* one word is matched as the tools' author filter reads it: contained */
+        bool done = strstr(r.query, "[:matches :author \"(?i)(?:Zed)\"]") != NULL;
         if (said && !done)
             fprintf(stderr, "'%s': says Zed is excluded, does not exclude:\n%s\n", Q[i], r.query);
         CHECK(!said || done);

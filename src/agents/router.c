@@ -126,6 +126,12 @@ static bool classify(tok *t)
     t->kind = T_WORD;
     for (size_t i = 0; i < n; i++)
         t->s[i] = (char)tolower((unsigned char)t->s[i]);
+    /* "HEAD~1", "head^^", "HEAD~3": a revision git reads, written as git spells HEAD */
+    if (n > 4 && !strncmp(t->s, "head", 4) && strspn(t->s + 4, "~^0123456789") == n - 4 &&
+        (t->s[4] == '~' || t->s[4] == '^')) {
+        memcpy(t->s, "HEAD", 4);
+        return true;
+    }
     /* "whos", "whats": the apostrophe left out of "who's", "what's" */
     if (!strcmp(t->s, "whos") || !strcmp(t->s, "whats")) {
         t->s[n - 1] = '\0';
@@ -1182,6 +1188,8 @@ static bool ref_word(const tok *t)
         return true;
     const char *s = t->s;
     size_t n = strlen(s), i = 0;
+    if (n > 4 && !strncmp(s, "HEAD", 4) && (s[4] == '~' || s[4] == '^'))
+        return true; /* HEAD~1 (classify) */
     if (n >= 7 && n <= 40) {
         bool hex = true, digit = false, alpha = false;
         for (size_t k = 0; k < n; k++) {

@@ -1624,7 +1624,9 @@ static void parse_dir_ranking(parser *p)
         for (size_t k = 0; k < p->n; k++)
             if (tok_is(p, k, "most") || tok_is(p, k, "top") || tok_is(p, k, "busiest") ||
                 tok_is(p, k, "ranked") || tok_is(p, k, "active") || tok_is(p, k, "least") ||
-                tok_is(p, k, "fewest") || tok_is(p, k, "hottest") || tok_is(p, k, "churn"))
+                tok_is(p, k, "fewest") || tok_is(p, k, "hottest") || tok_is(p, k, "churn") ||
+                tok_is(p, k, "rank") || tok_is(p, k, "ranking") || tok_is(p, k, "sort") ||
+                tok_is(p, k, "sorted") || tok_is(p, k, "order") || tok_is(p, k, "ordered"))
                 ranking = true;
         if (!ranking || p->q->by_dir)
             continue;
@@ -1642,6 +1644,12 @@ static void parse_dir_ranking(parser *p)
         for (size_t k = 0; k < p->n; k++) {
             if (tok_is(p, k, "busiest") || tok_is(p, k, "hottest"))
                 snprintf(p->t[k].s, TOK_LEN, "most");
+            /* "gets the most commits", "sees the most changes": has */
+            if ((tok_is(p, k, "gets") || tok_is(p, k, "get") || tok_is(p, k, "got") ||
+                 tok_is(p, k, "sees") || tok_is(p, k, "saw") || tok_is(p, k, "receives") ||
+                 tok_is(p, k, "received")) &&
+                (tok_is(p, k + 1, "most") || tok_is(p, k + 1, "the") || tok_is(p, k + 1, "fewest")))
+                use(p, k, k + 1);
             if ((tok_is(p, k, "most") || tok_is(p, k, "fewest")) &&
                 (tok_is(p, k + 1, "commits") || tok_is(p, k + 1, "changes")))
                 use(p, k + 1, k + 2);
@@ -1814,8 +1822,18 @@ static void parse_tag_questions(parser *p)
             verb = i;
     }
     if (p->q->commit[0] && p->q->commit_tag && verb < p->n && noun == p->n) {
-        /* the tag was read as the one commit named ("when was v1.0.0 tagged") */
-        p->q->tags = true;
+        /* the tag was read as the one commit named ("when was v1.0.0 tagged"); "which
+           commit is tagged v1.50.0" asks for that commit itself */
+        bool the_commit = false;
+        for (size_t i = 0; i < verb; i++)
+            the_commit |= tok_is(p, i, "commit") && i > 0 &&
+                          (tok_is(p, i - 1, "which") || tok_is(p, i - 1, "what"));
+        if (!the_commit)
+            p->q->tags = true;
+        else
+            for (size_t i = 0; i < verb; i++)
+                if (tok_is(p, i, "commit") || tok_is(p, i, "which") || tok_is(p, i, "what"))
+                    use(p, i, i + 1);
         use(p, verb, verb + 1);
         return;
     }

@@ -346,6 +346,19 @@ static void release_neighbour(qr_git *g, const git_strarray *names, size_t hit, 
         snprintf(out, cap, "%s", names->strings[by_version]);
 }
 
+/* A tag's version and its index in the tag list, for sorting. */
+typedef struct ranked {
+    long v[VN];
+    size_t i;
+} ranked;
+
+static int by_version_desc(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    int c = version_cmp(y->v, x->v);
+    return c ? c : (x->i < y->i ? -1 : x->i > y->i);
+}
+
 bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, char *prev,
                     size_t prev_cap, char *before, size_t before_cap, char *next,
                     size_t next_cap, bool *ambiguous)
@@ -394,21 +407,32 @@ bool qr_git_release(qr_git *g, const char *version, char *tag, size_t tag_cap, c
     git_oid at;
     if (ok && strlen(names.strings[hit]) < tag_cap && tag_commit(g, names.strings[hit], &at)) {
         snprintf(tag, tag_cap, "%s", names.strings[hit]);
-        long hv[VN], best[VN] = {-1};
+        long hv[VN];
         tag_version(names.strings[hit], hv);
-        for (size_t i = 0; i < names.count; i++) {
-            long v[VN];
+        /* the lower versions, greatest first: the first this one grew from is the one (an
+           ancestry walk each, so the nearest is asked first: libuv's 300 tags took seconds
+           asked in name order) */
+        ranked *low = malloc((names.count ? names.count : 1) * sizeof *low);
+        size_t nlow = 0;
+        for (size_t i = 0; low && i < names.count; i++) {
+            if (i != hit && tag_version(names.strings[i], low[nlow].v) &&
+                version_cmp(low[nlow].v, hv) < 0)
+                low[nlow++].i = i;
+        }
+        if (low)
+            qsort(low, nlow, sizeof *low, by_version_desc);
+        for (size_t k = 0; k < nlow; k++) {
             git_oid o;
-            if (i == hit || !tag_version(names.strings[i], v) || version_cmp(v, hv) >= 0 ||
-                version_cmp(v, best) <= 0 || !tag_commit(g, names.strings[i], &o))
+            if (!tag_commit(g, names.strings[low[k].i], &o))
                 continue;
             /* only a release this one grew from: a tag on a maintenance branch is not */
             if (git_oid_equal(&o, &at) || git_graph_descendant_of(g->repo, &at, &o) == 1) {
-                memcpy(best, v, sizeof best);
-                if (strlen(names.strings[i]) < prev_cap)
-                    snprintf(prev, prev_cap, "%s", names.strings[i]);
+                if (strlen(names.strings[low[k].i]) < prev_cap)
+                    snprintf(prev, prev_cap, "%s", names.strings[low[k].i]);
+                break;
             }
         }
+        free(low);
         if (next && next_cap)
             release_neighbour(g, &names, hit, 1, next, next_cap);
         if (before && before_cap)

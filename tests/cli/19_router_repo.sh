@@ -292,4 +292,14 @@ expect_out "who made the file" "file-created
 $(git -C "$R5" log --diff-filter=A --format=%h --abbrev=7 -- b.c)" ask5 "who made teh file b.c"
 show=$(cd "$R5" && "$Q" ask "show $(git -C "$R5" rev-parse --short HEAD~1)" --format json | python3 -c 'import json,sys; print(" ".join(p["path"] for p in json.load(sys.stdin)["findings"][0]["paths"]))')
 expect_out "show COMMIT: its files" "NOTICE" echo "$show"
+# git's revision words and the commit a tag names; directories ranked in other words
+two5() { ask5 "$1" | head -2; }
+two() { ask "$1" | head -2; }
+expect_out "show --stat HEAD~1" "commit-show
+hash=$(git -C "$R5" rev-parse HEAD~1)" two5 "show --stat HEAD~1"
+expect_out "which commit is tagged" "commit-show
+hash=$(git -C "$R5" rev-parse 2.0.0^{commit})" two5 "which commit is tagged 2.0.0"
+expect_out "rank the directories" "file-churn" first_line "rank the top-level directories by number of commits"
+expect_out "a directory that gets the most commits" "file-churn
+services/ledger/" two "which directory under services gets the most commits"
 finish

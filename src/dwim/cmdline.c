@@ -1120,6 +1120,83 @@ static bool phrase_line(const qr_dwim_lookup *lk, const char *line, size_t n, qr
     return false;
 }
 
+/* The history asked with a count: "the last 5 commits", "the 3 most recent changes to
+ * x.c", "top 5 contributors", "the diff of HEAD~1", "what changed in the last commit". */
+static bool history_phrase(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a,
+                           qr_buf *b)
+{
+    word w[MAX_W];
+    const char *rest;
+    char sep;
+    size_t nw = split(line, n, a, w, &rest, &sep);
+    if (nw == SIZE_MAX || nw == 0 || sep)
+        return false;
+    static const char *const lead[] = {"show", "list", "get", "give", "me", "display", "print",
+                                       "the", "please", "fetch", "see", NULL};
+    size_t k = 0;
+    char low[MAX_W][32];
+    for (size_t i = 0; i < nw; i++) {
+        size_t l = w[i].n < 31 ? w[i].n : 31;
+        for (size_t c = 0; c < l; c++)
+            low[i][c] = (char)tolower((unsigned char)w[i].s[c]);
+        low[i][l] = '\0';
+        while (l && strchr("?.!,", low[i][l - 1]))
+            low[i][--l] = '\0';
+    }
+    while (k < nw && in_list(low[k], lead))
+        k++;
+    static const char *const recent[] = {"last", "latest", "recent", "newest", NULL};
+    static const char *const commits[] = {"commits", "changes", "commit", NULL};
+    static const char *const people[] = {"contributors", "authors", "committers", "people",
+                                         "developers", "devs", NULL};
+    long count = 0;
+    size_t i = k;
+    /* "top 5 contributors", "the 5 top contributors" */
+    if (i + 3 == nw && in_list(low[i + 2], people) &&
+        ((!strcmp(low[i], "top") && all_digits(low[i + 1])) ||
+         (all_digits(low[i]) && !strcmp(low[i + 1], "top")))) {
+        count = atol(all_digits(low[i]) ? low[i] : low[i + 1]);
+        if (count < 1 || count > 100000)
+            return false;
+        qr_buf_printf(b, "get_author_stats limit=%ld", count);
+        return true;
+    }
+    /* "the last 5 commits", "the 3 most recent commits", "recent commits" with a count */
+    if (i < nw && all_digits(low[i])) {
+        count = atol(low[i]);
+        i++;
+    }
+    if (i < nw && !strcmp(low[i], "most"))
+        i++;
+    if (!(i < nw && in_list(low[i], recent)))
+        return false;
+    i++;
+    if (!count && i < nw && all_digits(low[i]))
+        count = atol(low[i++]);
+    if (!(i < nw && in_list(low[i], commits)))
+        return false;
+    bool one = !strcmp(low[i], "commit");
+    i++;
+    const word *path = NULL;
+    if (i + 1 < nw && (!strcmp(low[i], "to") || !strcmp(low[i], "in") || !strcmp(low[i], "on") ||
+                       !strcmp(low[i], "for") || !strcmp(low[i], "touching")) &&
+        path_shaped(lk, &w[i + 1])) {
+        path = &w[i + 1];
+        i += 2;
+    }
+    if (i != nw || (one && count > 1) || count < 0 || count > 100000)
+        return false;
+    if (!count)
+        count = one ? 1 : 0;
+    if (!count)
+        return false; /* "recent commits": the parser's frame reads it */
+    bool file = path && strchr(path->s, '.') && path->s[path->n - 1] != '/';
+    qr_buf_printf(b, "%s limit=%ld", file ? "get_file_history" : "get_commits", count);
+    if (path)
+        qr_buf_printf(b, " path=%s", path->s);
+    return true;
+}
+
 const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a)
 {
     if (n == 0 || n > 4096)
@@ -1182,6 +1259,10 @@ const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t 
     if (!ok) {
         qr_buf_reset(&b);
         ok = phrase_line(lk, line, n, a, &b);
+    }
+    if (!ok) {
+        qr_buf_reset(&b);
+        ok = history_phrase(lk, line, n, a, &b);
     }
     const char *r = ok && b.len && !b.failed ? qr_arena_strndup(a, b.p, b.len) : NULL;
     qr_buf_release(&b);

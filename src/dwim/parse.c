@@ -1125,7 +1125,8 @@ static const frame frames[] = {
       "committed", NULL},
      {"most", "top", "biggest", "main", NULL},
      {"who", "most", "top", "biggest", "main", "code", "commits", "lines", "ever", "has",
-      "have", "the", "are", NULL},
+      "have", "the", "are", "to", "this", "repo", "repository", "project", "codebase", "here",
+      "so", "far", NULL},
      T_NONE, QR_DWIM_TOOL, "get_author_stats", 0.86},
 };
 

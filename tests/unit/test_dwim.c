@@ -171,6 +171,8 @@ static const row rows[] = {
     {"what is in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
     {"list functions in src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
     {"who contributed most", "get_author_stats", NULL, "run"},
+    {"who has contributed the most to this repo", "get_author_stats", NULL, "run"},
+    {"show the last 5 commits", "get_commits", NULL, "run"},
     {"show the callers", "callers", NULL, "run"},
     {"expand the function", "expand", NULL, "run"},
     {"show me lx_eval's body", "expand", "lx_eval", "run"},
@@ -371,6 +373,10 @@ static void test_params_and_json(void)
         {"git show --stat HEAD~1", "\"params\":{\"from\":\"HEAD~1^\",\"to\":\"HEAD~1\"}"},
         {"git tag -l 'v1.*'", "\"params\":{\"pattern\":\"v1.*\"}"},
         {"cscope -L8 src/lisp/eval.c", "\"reverse\":true"},
+        {"show the last 5 commits", "\"params\":{\"limit\":5}"},
+        {"the 3 most recent changes to src/lisp/eval.c",
+         "\"params\":{\"limit\":3,\"path\":\"src/lisp/eval.c\"}"},
+        {"top 5 contributors", "\"params\":{\"limit\":5}"},
     };
     for (size_t i = 0; i < sizeof carried / sizeof carried[0]; i++) {
         l = carried[i][0];

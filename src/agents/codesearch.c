@@ -974,7 +974,13 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                           "  BIND(IF(STRSTARTS(?n, \"<\"), SUBSTR(?n, 2, STRLEN(?n) - 2), ?n) AS "
                           "?header)\n"
                           "} GROUP BY ?header } " ONLY_INACTIVE " } ORDER BY ?header",
-                      s, f->transitive ? "?f code:includes+ ?h BIND(0 AS ?d)" : INCLUDES_EITHER);
+                      s,
+                      /* the whole chain is the tree's headers: a system header's own
+                         includes are not in the index, so listing the first of them would
+                         be a chain cut short */
+                      f->transitive ? "?f code:includes+ ?h FILTER EXISTS { ?h code:path ?hp } "
+                                      "BIND(0 AS ?d)"
+                                    : INCLUDES_EITHER);
         break;
     case CF_FIELD:
         *check_name = true;

@@ -1782,6 +1782,30 @@ static int add_call(qr_code_graph *g, const call_site *s, const char *name, cons
     return push_edge(g, &e);
 }
 
+/* A header the C library, POSIX or Windows name (<stdio.h>, <pthread.h>, <windows.h>):
+ * never a file of the tree by its name alone. */
+static bool system_header(const char *name)
+{
+    static const char *const H[] = {
+        "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h",
+        "iso646.h", "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h",
+        "stdarg.h", "stdatomic.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
+        "stdnoreturn.h", "string.h", "tgmath.h", "threads.h", "time.h", "uchar.h", "wchar.h",
+        "wctype.h", "aio.h", "arpa/inet.h", "cpio.h", "dirent.h", "dlfcn.h", "fcntl.h",
+        "fnmatch.h", "glob.h", "grp.h", "iconv.h", "langinfo.h", "libgen.h", "monetary.h",
+        "mqueue.h", "netdb.h", "nl_types.h", "poll.h", "pthread.h", "pwd.h", "regex.h",
+        "sched.h", "search.h", "semaphore.h", "spawn.h", "strings.h", "syslog.h", "tar.h",
+        "termios.h", "ulimit.h", "unistd.h", "utime.h", "utmpx.h", "wordexp.h", "alloca.h",
+        "malloc.h", "memory.h", "features.h", "endian.h", "getopt.h", "err.h", "paths.h",
+        "sysexits.h", "execinfo.h", "link.h", "elf.h", "windows.h", "winsock2.h",
+        "ws2tcpip.h", "io.h", "process.h", "direct.h", "conio.h", "tchar.h", "intrin.h",
+        "crtdbg.h", "shlwapi.h", "psapi.h", "objbase.h", NULL};
+    for (size_t i = 0; H[i]; i++)
+        if (!strcmp(name, H[i]))
+            return true;
+    return false;
+}
+
 /* The repository file an #include names, or NULL (a system header as written). */
 static const char *resolve_include(qr_code_graph *g, const gfile *f, const char *written)
 {
@@ -1862,6 +1886,23 @@ static const char *resolve_include(qr_code_graph *g, const gfile *f, const char 
                 !g->files[i].deleted && (!found || strlen(found) > fl))
                 found = fp;
         }
+    }
+    if (!found && !quoted && !strchr(inner, '/') && g->nincdirs == 0 &&
+        !system_header(inner)) {
+        /* `#include <janet.h>` with no build to say where the -I points: the one file of
+           that name in the tree (Janet builds with -Isrc/include); a name two files have,
+           or a header the C library and POSIX name, stays a system header */
+        size_t in = strlen(inner), hits = 0;
+        const char *one = NULL;
+        for (size_t i = 0; i < g->nfiles && hits < 2; i++) {
+            const char *fp = g->files[i].path;
+            size_t fl = strlen(fp);
+            if (!g->files[i].deleted && fl >= in && !strcmp(fp + fl - in, inner) &&
+                (fl == in || fp[fl - in - 1] == '/'))
+                one = fp, hits++;
+        }
+        if (hits == 1)
+            found = one;
     }
     qr_buf_release(&p);
     return found;

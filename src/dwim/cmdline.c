@@ -48,7 +48,9 @@ static size_t split(const char *s, size_t n, qr_arena *a, word *w, const char **
         if (s[i] == '|' || s[i] == ';' || s[i] == '>' || (s[i] == '&' && i + 1 < n && s[i + 1] == '&')) {
             *sep = s[i];
             i += s[i] == '&' ? 2 : 1;
-            *rest = s + i;
+            /* the line need not end in a NUL: what follows, copied */
+            if (!(*rest = qr_arena_strndup(a, s + i, n - i)))
+                return SIZE_MAX;
             break;
         }
         if (nw == MAX_W)
@@ -1215,8 +1217,10 @@ const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t 
         size_t cn = nw - o;
         const char *prog = cn ? c[0].s : "";
         const char *on = line;
-        if (o) /* the command as written, without the prompt */
-            on = strchr(line, '$') + 1;
+        if (o) { /* the command as written, without the prompt */
+            const char *d = memchr(line, '$', n);
+            on = d ? d + 1 : line;
+        }
         if (!cn || c[0].quoted)
             ok = false;
         else if (!strcmp(prog, "git") && cn >= 2)

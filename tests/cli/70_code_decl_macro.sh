@@ -102,7 +102,15 @@ for r in map(json.loads, sys.stdin):
     if k and not (k == "C" and r.get("resolved") is False):
         print(k, r["to"])' | sort | tr '\n' ' '
 }
-expect_out "without the build's flags an angled include is a system header" \
+# without the build's flags, an angled include is the one file of its name in the tree
+# (as a -I would find it); with two such files it stays a system header
+expect_out "without the build's flags: the one tree file of that name" \
+  'C core/ngx_string.c:ngx_log_error_core E ngx_log_error E ngx_memcpy I core/ngx_core.h ' uses
+mkdir -p "$R2/compat"
+echo '/* another */' > "$R2/compat/ngx_core.h"
+git -C "$R2" add -A
+git -C "$R2" -c user.name=T -c user.email=t@example.com commit -qm two
+expect_out "two files of that name: a system header" \
   'C core/ngx_string.c:ngx_memcpy I <ngx_core.h> ' uses
 printf '[{"directory": "%s", "arguments": ["cc", "-I", "core", "-c", "http/ngx_http.c"], "file": "http/ngx_http.c"}]\n' \
   "$R2" > "$R2/compile_commands.json"

@@ -2824,6 +2824,20 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         if ((q->words & RW_WHEN) && (q->words & RW_RECENT) && q->singular && !q->path_kind &&
             !q->n && !(q->words & (RW_FILES | RW_WHO | RW_FIRST | RW_COUNT)))
             q->words &= ~(uint32_t)RW_WHEN;
+        /* "did anyone commit on 2017-04-01", "were there any commits in june": yes or
+           no, said with the rows that make it */
+        {
+            static const char *const AUX[] = {"did", "were", "was", "has", "have", "is",
+                                              "are", "does", "do", NULL};
+            static const char *const ANY[] = {"any", "anyone", "anybody", "anything",
+                                              "someone", "somebody", "ever", NULL};
+            bool aux = p->n && p->t[0].kind == T_WORD && in_list(p->t[0].s, AUX);
+            bool any = false;
+            for (size_t i = 0; i < p->n; i++)
+                any |= p->t[i].kind == T_WORD && in_list(p->t[i].s, ANY);
+            q->yesno = aux && any && !q->tags &&
+                       !(q->words & (RW_MOST | RW_COUNT | RW_WHEN | RW_LARGEST | RW_FIRST));
+        }
         /* "all recent commits": all of them, or the recent ones? Neither is sure. */
         if (q->all && (q->words & RW_RECENT))
             q->words |= RW_UNKNOWN;
@@ -2847,6 +2861,41 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
 
 /* ---- public API ---- */
 
+/* A yes/no question's answer, added to the rule's return: "yes" when the rows it returns
+ * (:findings NAME) or counts ({{count:NAME}}) hold any. False when the return names none. */
+static bool yesno_answer(qr_route *r)
+{
+    char *ret = r->query ? strstr(r->query, ":return {") : NULL;
+    if (!ret)
+        return false;
+    const char *name = NULL;
+    size_t nl = 0;
+    const char *f = strstr(ret, ":findings :");
+    const char *c = strstr(ret, "{{count:");
+    if (f) {
+        name = f + 11;
+        nl = strcspn(name, " }\n");
+    } else if (c) {
+        name = c + 8;
+        nl = strcspn(name, "}");
+    }
+    if (!name || !nl || nl > 64)
+        return false;
+    size_t at = (size_t)(ret - r->query) + 9, ql = strlen(r->query);
+    char *q = malloc(ql + nl + 32);
+    if (!q)
+        return false;
+    int k = snprintf(q, ql + nl + 32, "%.*s:answer \"{{any:%.*s}}\" %s", (int)at, r->query,
+                     (int)nl, name, r->query + at);
+    if (k < 0) {
+        free(q);
+        return false;
+    }
+    free(r->query);
+    r->query = q;
+    return true;
+}
+
 bool qr_router_match_opts(const char *question, size_t len, const qr_router_opts *opts,
                           qr_route *out)
 {
@@ -2861,6 +2910,8 @@ bool qr_router_match_opts(const char *question, size_t len, const qr_router_opts
         return false;
     bool parsed = rt_parse(question, len, opts, &q);
     bool ok = parsed && rt_rules_match(&q, out);
+    if (ok && q.yesno && !yesno_answer(out))
+        ok = false, qr_route_clear(out); /* a yes/no this rule's rows cannot say */
     if (!ok && opts && opts->unread && opts->unread_cap)
         snprintf(opts->unread, opts->unread_cap, "%s", q.unread);
     if (!parsed)

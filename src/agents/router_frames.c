@@ -86,6 +86,24 @@ void rt_parse_asides(parser *p)
             continue;
         drop(p, i, k);
     }
+    /* "authors who only made one commit", "people with exactly 2 commits": a count to
+       equal, which no reading here filters by; declined, not ranked */
+    static const char *const ONLY[] = {"only", "just", "exactly", NULL};
+    static const char *const SKIP[] = {"made", "make", "have", "has", "had", "got", "with",
+                                       "a", "did", NULL};
+    for (size_t i = 0; i < p->n; i++) {
+        if (!tok_in(p, i, ONLY) && !(tok_is(p, i, "a") && tok_is(p, i + 1, "single")))
+            continue;
+        size_t k = i + 1;
+        while (tok_in(p, k, SKIP) || tok_is(p, k, "single"))
+            k++;
+        bool num = k < p->n && (p->t[k].kind == T_NUM || in_list(p->t[k].s, RT_NUM_WORDS));
+        if (num)
+            k++;
+        if ((num || tok_is(p, k - 1, "single")) &&
+            (tok_is(p, k, "commit") || tok_is(p, k, "commits")))
+            p->bad = true;
+    }
     /* "the last one to change X", "the first person who touched X": the one is who */
     static const char *const ONE_W[] = {"one", "person", "guy", "dev", "developer", NULL};
     static const char *const ORD_W[] = {"last", "first", "latest", "only", "most", NULL};

@@ -130,6 +130,8 @@ typedef struct rt_question {
                            starting with curl-8"), not a version's tags */
     bool tag_absent;    /* with tags and commit: "is there a tag called X" where no tag is
                            X; the answer is none, said */
+    bool yesno;         /* a yes/no question about commits ("did anyone commit on X",
+                           "were there any commits in june"): :answer "yes" or "no" */
     bool tag_exists;    /* with tags and commit: a yes/no question whether the tag exists
                            ("is there a 2.2.0 release"): :answer "yes" or "no" */
     char rename_from[RT_STR]; /* with renamed: the name before, as said ("renamed redis.c

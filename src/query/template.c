@@ -5,6 +5,8 @@
  *   {{name}}                the binding's value
  *   {{name:field}}          a field of a one-record binding (:first, :last)
  *   {{count:name}}          (count name)
+ *   {{any:name}}            "yes" when the collection has an item, else "no" (a yes/no
+ *                           question's answer)
  *   {{first:name}}          (first name); {{first:name:field}} its field; same for last
  *   {{sum:name:field}}      (sum-by :field name); also avg, min, max (min and max give the
  *                           field's smallest and largest value)
@@ -25,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TF_COUNT, TF_FIRST, TF_LAST, TF_RESOLVED, TF_SUM, TF_AVG, TF_MIN, TF_MAX, TF_N };
+enum { TF_COUNT, TF_FIRST, TF_LAST, TF_RESOLVED, TF_SUM, TF_AVG, TF_MIN, TF_MAX, TF_ANY, TF_N };
 static const char *const tfuncs[TF_N] = {"count", "first", "last", "resolved",
-                                         "sum",   "avg",   "min",  "max"};
+                                         "sum",   "avg",   "min",  "max", "any"};
 
 #define MAX_TEMPLATES 64
 #define MAX_SEGS (2 * MAX_TEMPLATES + 2)
@@ -131,7 +133,7 @@ static int tfunc(const char *s, size_t n)
     return -1;
 }
 
-static const char forms[] = "{{name}}, {{name:field}}, {{count:name}}, {{first:name:field}}, "
+static const char forms[] = "{{name}}, {{name:field}}, {{count:name}}, {{any:name}}, {{first:name:field}}, "
                             "{{last:name:field}}, {{sum:name:field}} (avg, min, max), "
                             "{{resolved:key}}";
 
@@ -264,7 +266,7 @@ static bool check_one(qq_ctx *c, const tseg *t, qr_buf *canon)
     }
     if (fn >= 0) {
         bool needs_field = fn == TF_SUM || fn == TF_AVG || fn == TF_MIN || fn == TF_MAX;
-        int maxparts = fn == TF_COUNT ? 2 : 3;
+        int maxparts = fn == TF_COUNT || fn == TF_ANY ? 2 : 3;
         if (t->nparts < (needs_field ? 3 : 2) || t->nparts > maxparts) {
             qq_problem(c, NULL, qq_fmt(c, "{{%s}}", tmpl),
                        fn == TF_COUNT ? "{{count:name}}"
@@ -279,7 +281,7 @@ static bool check_one(qq_ctx *c, const tseg *t, qr_buf *canon)
             return false;
         const qq_binding *b = &c->binds[bi];
         uint8_t k = b->shape.kind;
-        if (fn != TF_COUNT && k != SK_UNKNOWN && k != SK_SEQ) {
+        if (fn != TF_COUNT && fn != TF_ANY && k != SK_UNKNOWN && k != SK_SEQ) {
             qq_problem(c, NULL, qq_fmt(c, "{{%s}}", tmpl), "a vector binding",
                        k == SK_RECORD
                            ? qq_fmt(c, "write {{%s:field}} for a field of one record", b->name)
@@ -287,7 +289,7 @@ static bool check_one(qq_ctx *c, const tseg *t, qr_buf *canon)
                        "{{%s:...}} needs a vector, and :%s is not one", tfuncs[fn], b->name);
             return false;
         }
-        if (fn == TF_COUNT && k == SK_SCALAR) {
+        if ((fn == TF_COUNT || fn == TF_ANY) && k == SK_SCALAR) {
             qq_problem(c, NULL, qq_fmt(c, "{{%s}}", tmpl), "a collection binding",
                        qq_fmt(c, "write {{%s}} for its value", b->name),
                        "{{count:...}} counts a collection, and :%s is a single value", b->name);
@@ -379,6 +381,7 @@ static void emit_one(qq_ctx *c, const tseg *t, qr_buf *b)
     int fl = (int)(t->nparts == 3 ? t->plen[2] : t->plen[1]);
     switch (fn) {
     case TF_COUNT: qr_buf_printf(b, "(count %s)", sym); return;
+    case TF_ANY: qr_buf_printf(b, "(if (> (count %s) 0) \"yes\" \"no\")", sym); return;
     case TF_FIRST:
     case TF_LAST:
         if (t->nparts == 3)

@@ -302,4 +302,10 @@ hash=$(git -C "$R5" rev-parse 2.0.0^{commit})" two5 "which commit is tagged 2.0.
 expect_out "rank the directories" "file-churn" first_line "rank the top-level directories by number of commits"
 expect_out "a directory that gets the most commits" "file-churn
 services/ledger/" two "which directory under services gets the most commits"
+# a yes/no question about commits: the answer, with the rows that make it; a count to
+# equal ("authors who only made one commit") is declined, not ranked
+yes_no() { (cd "$R5" && "$Q" ask "$1" --format json) | python3 -c 'import json,sys; print(json.load(sys.stdin).get("answer"))'; }
+expect_out "did anyone commit on a day: no" "no" yes_no "did anyone commit on 2025-02-11"
+expect_out "were there any commits on a day: yes" "yes" yes_no "were there any commits on 2025-02-10"
+expect_out "a count to equal: declined" "no-answer" ask5 "authors who only made one commit"
 finish

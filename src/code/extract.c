@@ -2038,6 +2038,20 @@ static size_t past_noncode(const char *src, size_t i, size_t len, bool *line_sta
     return i;
 }
 
+/* One step of a file-scope scanner: past what is not code (past_noncode), else past one
+ * character, counting braces into *depth (0: file scope). Returns the next index. */
+static size_t scope_step(const char *src, size_t i, size_t len, bool *line_start, int *depth)
+{
+    size_t next = past_noncode(src, i, len, line_start);
+    if (next != i)
+        return next;
+    if (src[i] == '{')
+        ++*depth;
+    else if (src[i] == '}' && *depth > 0)
+        --*depth;
+    return i + 1;
+}
+
 /* Whether the upper-case name src[b..e) says an attribute in one of its parts
  * ("ATTR_ALLOC_SIZE1", "G_GNUC_PRINTF", "CURL_PRINTF"): a macro with arguments on a line
  * of its own may also define a function (jq's `LIBM_DD(asin)`), and those are read. */
@@ -2149,16 +2163,7 @@ static char *blank_attribute_lines(const char *src, size_t len, char *own)
                 continue;
             }
         }
-        size_t next = past_noncode(src, i, len, &line_start);
-        if (next != i) {
-            i = next;
-            continue;
-        }
-        if (ch == '{')
-            depth++;
-        else if (ch == '}' && depth > 0)
-            depth--;
-        i++;
+        i = scope_step(src, i, len, &line_start, &depth);
     }
     return out;
 }
@@ -2276,16 +2281,7 @@ static char *head_macro_definitions(const char *src, size_t len, char *own)
                 continue;
             }
         }
-        size_t next = past_noncode(src, i, len, &line_start);
-        if (next != i) {
-            i = next;
-            continue;
-        }
-        if (ch == '{')
-            depth++;
-        else if (ch == '}' && depth > 0)
-            depth--;
-        i++;
+        i = scope_step(src, i, len, &line_start, &depth);
     }
     return out;
 }

@@ -147,6 +147,23 @@ static void fold_name(const char *s, char *out, size_t cap)
     out[o] = '\0';
 }
 
+/* The next line of a person's aliases (qr_git_person.aliases) into one, NUL-terminated;
+ * a line too long for cap is passed over. False at the end. */
+static bool next_alias(const char **a, char *one, size_t cap)
+{
+    while (**a) {
+        const char *at = *a, *e = strchr(at, '\n');
+        size_t l = e ? (size_t)(e - at) : strlen(at);
+        *a += l + (e != NULL);
+        if (l < cap) {
+            memcpy(one, at, l);
+            one[l] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool person_matches_folded(const qr_git_person *p, const char *w, size_t wn, bool *exact);
 
 static bool person_matches_one(const qr_git_person *p, const char *w, size_t wn, bool *exact);
@@ -158,22 +175,15 @@ static bool person_matches(const qr_git_person *p, const char *w, size_t wn, boo
 {
     if (person_matches_one(p, w, wn, exact))
         return true;
-    for (const char *a = p->aliases ? p->aliases : ""; *a;) {
-        const char *e = strchr(a, '\n');
-        size_t l = e ? (size_t)(e - a) : strlen(a);
-        char one[256];
-        if (l < sizeof one) {
-            memcpy(one, a, l);
-            one[l] = '\0';
-            qr_git_person f = *p;
-            if (strchr(one, '@'))
-                f.email = one;
-            else
-                f.name = one;
-            if (person_matches_one(&f, w, wn, exact))
-                return true;
-        }
-        a += l + (e != NULL);
+    char one[256];
+    for (const char *a = p->aliases ? p->aliases : ""; next_alias(&a, one, sizeof one);) {
+        qr_git_person f = *p;
+        if (strchr(one, '@'))
+            f.email = one;
+        else
+            f.name = one;
+        if (person_matches_one(&f, w, wn, exact))
+            return true;
     }
     return false;
 }
@@ -312,19 +322,12 @@ static bool person_holds(const qr_git_person *p, const char *w, bool *all)
 {
     bool in_email = contains_ci(p->email, w), names_all = contains_ci(p->name, w);
     bool any = in_email || names_all;
-    for (const char *a = p->aliases ? p->aliases : ""; *a;) {
-        const char *e = strchr(a, '\n');
-        size_t l = e ? (size_t)(e - a) : strlen(a);
-        char one[256];
-        if (l < sizeof one) {
-            memcpy(one, a, l);
-            one[l] = '\0';
-            bool h = contains_ci(one, w);
-            any |= h;
-            if (!strchr(one, '@'))
-                names_all &= h;
-        }
-        a += l + (e != NULL);
+    char one[256];
+    for (const char *a = p->aliases ? p->aliases : ""; next_alias(&a, one, sizeof one);) {
+        bool h = contains_ci(one, w);
+        any |= h;
+        if (!strchr(one, '@'))
+            names_all &= h;
     }
     *all = in_email || names_all;
     return any;
@@ -336,16 +339,12 @@ static bool same_person(const qr_git_person *p, const qr_git_person *q)
 {
     if (!strcasecmp(p->name, q->name))
         return true;
+    char one[256];
     for (int k = 0; k < 2; k++) {
         const qr_git_person *x = k ? q : p, *y = k ? p : q;
-        for (const char *a = x->aliases ? x->aliases : ""; *a;) {
-            const char *e = strchr(a, '\n');
-            size_t l = e ? (size_t)(e - a) : strlen(a);
-            if ((strlen(y->name) == l && !strncasecmp(a, y->name, l)) ||
-                (strlen(y->email) == l && !strncasecmp(a, y->email, l)))
+        for (const char *a = x->aliases ? x->aliases : ""; next_alias(&a, one, sizeof one);)
+            if (!strcasecmp(one, y->name) || !strcasecmp(one, y->email))
                 return true;
-            a += l + (e != NULL);
-        }
     }
     return false;
 }

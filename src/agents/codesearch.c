@@ -924,9 +924,20 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
             qr_buf_puts(&q, "  ?f code:calls+ ?g . ?g code:name ?callee .\n"
                             "  FILTER(?g != ?f)\n"
                             "} ORDER BY ?file ?function_line ?callee");
+        else if (!f->external && !f->via && !f->only[0])
+            /* the calls written in the body; through a macro, the macro when the tree also
+               defines a function of its name (Janet's janet_wrap_nil: a macro with
+               NaN-boxing, a function of wrap.c without: that call either way) */
+            qr_buf_puts(&q, "  ?f code:callSite ?site .\n"
+                            "  { ?site code:callee ?g ; code:line ?line . ?g code:name ?callee ; "
+                            "a code:Function .\n"
+                            "    FILTER NOT EXISTS { ?site code:via ?v0 } }\n"
+                            "  UNION { ?site code:via ?callee ; code:line ?line .\n"
+                            "    ?fn a code:Function ; code:name ?callee }\n"
+                            "} ORDER BY ?file ?function_line ?line ?callee");
         else
-            /* the calls written in the body; those a macro's body writes only when asked
-               ("through macros"): a reader of the function sees the macro, not them */
+            /* those a macro's body writes only when asked ("through macros"): a reader of
+               the function sees the macro, not them */
             qr_buf_printf(&q, "  ?f code:callSite ?site .\n"
                               "  ?site code:callee ?g ; code:line ?line . ?g code:name ?callee .\n"
                               "%s"

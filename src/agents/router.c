@@ -251,7 +251,7 @@ static bool tokenize(parser *p, const char *s, size_t len)
                 p->t[p->n - 1].comma = true;
             continue;
         }
-        t->comma = i < len && (s[i] == ',' || s[i] == ';');
+        t->comma = i < len && (s[i] == ',' || s[i] == ';' || s[i] == '?' || s[i] == '!');
         /* "most-edited", "most-active": two words */
         if (!strncasecmp(t->s, "most-", 5) && isalpha((unsigned char)t->s[5]) &&
             p->n + 1 < MAX_TOKENS) {

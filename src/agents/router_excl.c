@@ -320,6 +320,12 @@ void rt_parse_merges(parser *p)
                           tok_is(p, i - 1, "non"))) {
                 m = RT_MERGES_EXCLUDE;
                 from = i - 1;
+            } else if (tok_is(p, i + 1, "excluded") || tok_is(p, i + 1, "ignored") ||
+                       tok_is(p, i + 1, "omitted") || tok_is(p, i + 1, "skipped") ||
+                       (tok_is(p, i + 1, "left") && tok_is(p, i + 2, "out"))) {
+                /* "..., merges excluded": said after */
+                m = RT_MERGES_EXCLUDE;
+                use(p, i + 1, tok_is(p, i + 1, "left") ? i + 3 : i + 2);
             }
         } else if (tok_is(p, i, "non-merge") || tok_is(p, i, "nonmerge")) {
             m = RT_MERGES_EXCLUDE;

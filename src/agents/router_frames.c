@@ -59,6 +59,10 @@ static bool is_project(const char *names, const char *w)
     return false;
 }
 
+/* Who a clause of what the asker is doing opens with ("I'm trying to review it"). */
+static const char *const SELF_AFTER[] = {"i'm", "im", "i", "we're", "we", "i've", "we've",
+                                         "i'll", "we'll", "i'd", "we'd", "just", NULL};
+
 void rt_parse_asides(parser *p)
 {
     static const char *const WHO[] = {"person", "author", "user", "developer", "contributor",
@@ -103,6 +107,20 @@ void rt_parse_asides(parser *p)
         if ((num || tok_is(p, k - 1, "single")) &&
             (tok_is(p, k, "commit") || tok_is(p, k, "commits")))
             p->bad = true;
+    }
+    /* "What changed in ed0fe56? I'm trying to review it": what the asker is doing, said
+       after the question, is not the question (plain words only, as before it) */
+    for (size_t k = 0; k + 1 < p->n; k++) {
+        if (!p->t[k].comma || !tok_in(p, k + 1, SELF_AFTER))
+            continue;
+        bool plain = p->n - k - 1 <= 8;
+        for (size_t j = k + 2; j < p->n && plain; j++)
+            plain = p->t[j].kind == T_WORD && !p->t[j].poss && !rt_canon_bit(p->t[j].s) &&
+                    !rt_month_word(p->t[j].s) && !rt_weekday_word(p->t[j].s) &&
+                    !in_list(p->t[j].s, RT_NUM_WORDS);
+        if (plain)
+            drop(p, k + 1, p->n);
+        break;
     }
     /* "the last one to change X", "the first person who touched X": the one is who */
     static const char *const ONE_W[] = {"one", "person", "guy", "dev", "developer", NULL};

@@ -77,6 +77,7 @@ static const canon CANON[] = {
     {"landed", RW_MADE},          {"landing", RW_MADE},          {"touch", RW_CHANGE},
     {"touches", RW_CHANGE},       {"counts", RW_COUNT},          {"hottest", RW_HOTSPOTS},
     {"appear", RW_CREATED},       {"appeared", RW_CREATED},      {"appears", RW_CREATED},
+    {"creator", RW_CREATED | RW_WHO}, {"author's", RW_AUTHORS},
     {NULL, 0}};
 
 /* Build and packaging files people name without an extension. */

@@ -54,7 +54,10 @@ static const char *const HEDGE[] = {
     "i'm writing", "im writing", "i am writing", "i'm preparing", "im preparing",
     "i am preparing", "i'm putting together", "i'm working on", "im working on",
     "i am working on", "we're drafting", "we're writing", "we're preparing",
-    "for the changelog", "for the release notes", NULL};
+    "for the changelog", "for the release notes", "i'm new to", "im new to", "i am new to",
+    "i'm new here", "im new here", "new here", "i'm trying to", "im trying to",
+    "i am trying to", "i'm looking at", "im looking at", "i'm reviewing", "im reviewing",
+    "i'm debugging", "im debugging", "i'm curious", "im curious", NULL};
 
 /* The end of a hedge clause starting at i: the index after its "but" or its ':' ';' ',';
  * 0 when the clause does not end within 14 words. */
@@ -238,8 +241,36 @@ size_t qr_words_normalize(const char *s, size_t len, char *out, size_t cap)
         }
         break;
     }
-    /* 3. politeness at the end, before a final ? . or ! */
+    /* 2c. a remark after the question: "who calls f? just the names is fine", "what
+       changed in x? I'm reviewing it": what the asker says of themselves or of the
+       answer's form, after the question's '?' */
     size_t end = o;
+    for (size_t i = start; i + 1 < o; i++) {
+        if (out[i] != '?' || out[i + 1] != ' ')
+            continue;
+        const char *r = out + i + 2;
+        size_t rn = o - (i + 2);
+        static const char *const SELF[] = {"i'm", "im", "i am", "i", "we're", "we are", "we",
+                                           "it's for", "its for", "this is for", NULL};
+        static const char *const FORM[] = {"is fine", "is ok", "is okay", "is enough",
+                                           "are fine", "would be great", "would be nice",
+                                           "will do", NULL};
+        bool remark = false;
+        for (size_t k = 0; SELF[k] && !remark; k++)
+            remark = phrase_at(r, rn, SELF[k]) != 0;
+        size_t re = rn;
+        while (re > 0 && strchr(".!? ", r[re - 1]))
+            re--;
+        for (size_t k = 0; FORM[k] && !remark; k++) {
+            size_t fl = strlen(FORM[k]);
+            remark = re > fl && r[re - fl - 1] == ' ' && phrase_at(r + re - fl, fl, FORM[k]) == fl;
+        }
+        if (remark && !memchr(r, '?', rn) && !memchr(r, '"', rn) && !memchr(r, '/', rn)) {
+            end = i + 1;
+            break;
+        }
+    }
+    /* 3. politeness at the end, before a final ? . or ! */
     for (bool again = true; again;) {
         again = false;
         size_t e = end;

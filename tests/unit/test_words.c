@@ -31,6 +31,12 @@ static int dummy(void *ctx, qr_req *req, qr_val args, qr_arena *a, qr_val *out, 
 int main(void)
 {
     /* ---- normalizer ---- */
+    /* a remark after the question's '?', and an opening of what the asker is doing */
+    CHECK_STR(norm("who calls f? just the function names is fine"), "who calls f?");
+    CHECK_STR(norm("what changed in ed0fe56? I'm trying to review it"),
+              "what changed in ed0fe56?");
+    CHECK_STR(norm("who calls f? only in src/"), "who calls f? only in src/");
+    CHECK_STR(norm("im new to janet -- what code invokes f?"), "what code invokes f?");
     CHECK_STR(norm("hey, sorry to bother you, but who last changed src/util.c?"),
               "who last changed src/util.c?");
     CHECK_STR(norm("quick question: how many commits did Hana make in 2025?"),

@@ -1728,6 +1728,26 @@ static void parse_tag_neighbour(parser *p)
                                        "comes", "come", "to", "was", "is", "by", "the", "one",
                                        NULL};
     static const char *const NOUN[] = {"tag", "release", "version", NULL};
+    /* "the release before the latest (one)": the latest release by name, as HEAD's history
+       holds it */
+    static const char *const LATEST[] = {"latest", "newest", "current", "last", NULL};
+    for (size_t k = 2; k < p->n && p->o && p->o->tag; k++) {
+        bool said_before = false, said_noun = false;
+        for (size_t j = 0; j < k; j++) {
+            said_before |= tok_in(p, j, BEFORE);
+            said_noun |= tok_in(p, j, NOUN);
+        }
+        if (!tok_in(p, k, LATEST) || !said_before || !said_noun || !tok_is(p, k - 1, "the"))
+            continue;
+        char name[RT_STR];
+        if (!p->o->tag(p->o->author_ud, ":latest", name, sizeof name) || strlen(name) >= TOK_LEN)
+            break;
+        snprintf(p->t[k].s, TOK_LEN, "%s", name);
+        p->t[k].tag = true;
+        if (tok_is(p, k + 1, "one") || tok_in(p, k + 1, NOUN))
+            use(p, k + 1, k + 2);
+        break;
+    }
     size_t noun = p->n, tag = p->n;
     for (size_t i = 0; i < p->n; i++) {
         if (tok_in(p, i, NOUN) && noun == p->n)

@@ -194,6 +194,8 @@ commit2 "2025-04-01T10:00:00" "rig update bot" actions@github.com "sync again"
 ask2() { (R=$R2 ask "$1"); }
 expect_out "tag before a release" "tags
 1.0a" ask2 "which tag came before 1.1?"
+expect_out "the release before the latest" "tags
+1.0a" ask2 "what release came before the latest one?"
 expect_out "release after a release" "tags
 1.0a" ask2 "the release right after 1.0"
 expect_out "none after the last" "no-answer" ask2 "what version came after 1.1"

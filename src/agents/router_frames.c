@@ -143,8 +143,8 @@ void rt_parse_asides(parser *p)
             size_t k = 0;
             while (ALL_HIST[a][k] && tok_is(p, i + k, ALL_HIST[a][k]))
                 k++;
-            /* only at the end or before punctuation-free words: "so far this year" keeps
-               "this year" */
+            /* the phrase alone goes: "so far this year" keeps "this year", "from 2019
+               to date" is from 2019 on */
             if (!ALL_HIST[a][k] && k) {
                 drop(p, i, i + k);
                 break;

@@ -2799,6 +2799,11 @@ bool rt_parse(const char *question, size_t len, const qr_router_opts *o, rt_ques
         parse_known_authors(p);
         rt_parse_merges(p);
         parse_count(p);
+        /* "date of the 0.1 tag": a named tag's row says its date */
+        if (q->tags && q->commit[0])
+            for (size_t i = 0; i + 1 < p->n; i++)
+                if (tok_is(p, i, "date") && tok_is(p, i + 1, "of"))
+                    use(p, i, i + 2);
         collect_words(p);
         /* "the files in the latest commit": that one commit is HEAD */
         if (!q->commit[0] && q->singular && (q->words & RW_FILES) && (q->words & RW_RECENT) &&

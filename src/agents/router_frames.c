@@ -1013,6 +1013,27 @@ static void parse_tag_prefix(parser *p)
     static const char *const NOUN[] = {"tag", "tags", "release", "releases", NULL};
     static const char *const START[] = {"start", "starts", "starting", "begin", "begins",
                                         "beginning", "prefixed", NULL};
+    /* "the 0.x releases", "1.x tags": a version series said with an x, before a tag noun */
+    for (size_t i = 0; i + 1 < p->n; i++) {
+        const char *w = p->t[i].s;
+        size_t wl = strlen(w), d = w[0] == 'v';
+        if (p->t[i].used || (p->t[i].kind != T_WORD && p->t[i].kind != T_PATH) ||
+            wl < 3 + d || strcmp(w + wl - 2, ".x") ||
+            strspn(w + d, "0123456789.") != wl - d - 1 || !isdigit((unsigned char)w[d]) ||
+            !tok_in(p, i + 1, NOUN))
+            continue;
+        p->q->tags = true;
+        p->q->tags_prefix = true;
+        p->q->tags_starts = true;
+        snprintf(p->q->commit, RT_STR, "%.*s", (int)(wl - 1), w); /* "0." */
+        use(p, i, i + 2);
+        static const char *const MADE[] = {"tagged", "released", "cut", "published", "shipped",
+                                           NULL};
+        for (size_t k = 0; k < p->n; k++)
+            if (tok_in(p, k, MADE))
+                use(p, k, k + 1);
+        return;
+    }
     for (size_t i = 0; i + 1 < p->n; i++) {
         if (!tok_in(p, i, NOUN))
             continue;

@@ -194,6 +194,10 @@ commit2 "2025-04-01T10:00:00" "rig update bot" actions@github.com "sync again"
 ask2() { (R=$R2 ask "$1"); }
 expect_out "tag before a release" "tags
 1.0a" ask2 "which tag came before 1.1?"
+expect_out "a version series with an x" "tags
+count=$(git -C "$R2" tag -l '1.*' | wc -l | tr -d ' ')" sh -c "R='$R2'; cd \"\$R\" && '$Q' ask 'how many 1.x releases were tagged' --format json | python3 -c 'import json,sys; print(\"tags\"); print(\"count=%s\" % json.load(sys.stdin)[\"count\"])'"
+expect_out "the date of a tag" "tags
+1.0a" ask2 "date of the 1.0a tag"
 expect_out "the release before the latest" "tags
 1.0a" ask2 "what release came before the latest one?"
 expect_out "release after a release" "tags

@@ -92,24 +92,10 @@ static bool is_flag(const word *w)
     return !w->quoted && w->n >= 2 && (w->s[0] == '-' || w->s[0] == '+');
 }
 
+/* all digits, at least one (parse.c's reader, on a NUL-terminated word) */
 static bool all_digits(const char *s)
 {
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
-}
-
-static bool ident(const char *s)
-{
-    if (!(isalpha((unsigned char)*s) || *s == '_'))
-        return false;
-    for (s++; *s; s++)
-        if (!(isalnum((unsigned char)*s) || *s == '_'))
-            return false;
-    return true;
+    return qr__dwim_all_digits(s, strlen(s));
 }
 
 /* A path as a file argument: it exists, or it has a directory part or an extension. */
@@ -130,7 +116,7 @@ static bool path_shaped(const qr_dwim_lookup *lk, const word *w)
 
 static bool symbol_shaped(const qr_dwim_lookup *lk, const word *w, bool must_be_known)
 {
-    if (!ident(w->s))
+    if (!qr__dwim_is_ident(w->s))
         return false;
     if (lk && lk->symbol_known && lk->symbol_known(lk->ud, w->s))
         return true;

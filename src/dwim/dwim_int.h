@@ -23,6 +23,9 @@ int qr__dwim_graph(qr_dwim_ctx *c, qr_code_graph **g, qr_buf *err);
  * discovered one); sets c->failed when it failed. */
 int qr__dwim_validate(qr_dwim_ctx *c, const char *named, qr_arena *a, qr_buf *out,
                       qr_buf *err);
+/* One C identifier (parse.c); s[0..n) all digits, n > 0 (parse.c). */
+bool qr__dwim_is_ident(const char *s);
+bool qr__dwim_all_digits(const char *s, size_t n);
 /* A line written as another tool's command or an editor's action (`cscope -L3 f`,
  * `head -50 x.c`, `git log -n 5`, "find usages of f", `:wq`) as the DWIM line that does the
  * same, in `a`; NULL when the line is not one (cmdline.c). */

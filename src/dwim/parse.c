@@ -230,7 +230,7 @@ static char *lower_dup(qr_arena *a, const char *s, size_t n)
     return d;
 }
 
-static bool is_ident(const char *s)
+bool qr__dwim_is_ident(const char *s)
 {
     if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
         return false;
@@ -245,7 +245,7 @@ static bool is_ident_start(char c)
     return isalpha((unsigned char)c) || c == '_';
 }
 
-static bool all_digits(const char *s, size_t n)
+bool qr__dwim_all_digits(const char *s, size_t n)
 {
     if (!n)
         return false;
@@ -276,7 +276,7 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
     size_t n = strlen(s);
     bool path_ok = lk && lk->path_exists && n < 4096 && lk->path_exists(lk->ud, s);
     const char *colon = strrchr(s, ':');
-    if (all_digits(s, n)) {
+    if (qr__dwim_all_digits(s, n)) {
         t->kind = T_NUMBER;
         return;
     }
@@ -290,16 +290,16 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
         }
     }
     const char *rdash = strchr(s, '-');
-    if (rdash && rdash != s && all_digits(s, (size_t)(rdash - s)) &&
-        all_digits(rdash + 1, strlen(rdash + 1))) {
+    if (rdash && rdash != s && qr__dwim_all_digits(s, (size_t)(rdash - s)) &&
+        qr__dwim_all_digits(rdash + 1, strlen(rdash + 1))) {
         t->kind = T_RANGE;
         return;
     }
     /* sed's "100,140p": the lines 100-140 (written back as a range, no longer than it) */
     const char *comma = strchr(s, ',');
-    if (comma && comma != s && all_digits(s, (size_t)(comma - s)) && n >= 4 &&
+    if (comma && comma != s && qr__dwim_all_digits(s, (size_t)(comma - s)) && n >= 4 &&
         s[n - 1] == 'p' && comma + 1 < s + n - 1 &&
-        all_digits(comma + 1, (size_t)(s + n - 1 - (comma + 1)))) {
+        qr__dwim_all_digits(comma + 1, (size_t)(s + n - 1 - (comma + 1)))) {
         t->text[comma - s] = '-';
         t->text[n - 1] = '\0';
         t->kind = T_RANGE;
@@ -309,9 +309,9 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
         const char *rest = colon + 1;
         size_t rn = strlen(rest);
         const char *dash = strchr(rest, '-');
-        bool range = dash ? all_digits(rest, (size_t)(dash - rest)) &&
-                                all_digits(dash + 1, strlen(dash + 1))
-                          : all_digits(rest, rn);
+        bool range = dash ? qr__dwim_all_digits(rest, (size_t)(dash - rest)) &&
+                                qr__dwim_all_digits(dash + 1, strlen(dash + 1))
+                          : qr__dwim_all_digits(rest, rn);
         char *path = t->text; /* checked up to the colon */
         size_t pn = (size_t)(colon - s);
         char save = path[pn];
@@ -324,7 +324,7 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
             t->verified = pexists;
             return;
         }
-        if (is_ident(rest) && (pexists || pshape)) {
+        if (qr__dwim_is_ident(rest) && (pexists || pshape)) {
             t->kind = T_FILESYM;
             t->verified = pexists;
             return;
@@ -358,14 +358,14 @@ static void classify(const qr_dwim_lookup *lk, tok *t)
         char *c = t->text;
         size_t dn = (size_t)(dot - s);
         c[dn] = '\0';
-        bool ok = is_ident(c) && is_ident(dot + 1);
+        bool ok = qr__dwim_is_ident(c) && qr__dwim_is_ident(dot + 1);
         c[dn] = '.';
         if (ok) {
             t->kind = T_MEMBER;
             return;
         }
     }
-    if (is_ident(s)) {
+    if (qr__dwim_is_ident(s)) {
         /* a stop word the index also has as a name ("to", a member of some struct) is the
            word: a symbol must not be spelled like grammar */
         if (lk && lk->symbol_known && !is_stopword(t->low) && lk->symbol_known(lk->ud, s)) {
@@ -484,7 +484,7 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
             if (sn < sizeof stem) {
                 memcpy(stem, s + i, sn);
                 stem[sn] = '\0';
-                if ((lk && lk->symbol_known && is_ident(stem) && lk->symbol_known(lk->ud, stem)) ||
+                if ((lk && lk->symbol_known && qr__dwim_is_ident(stem) && lk->symbol_known(lk->ud, stem)) ||
                     (lk && lk->path_exists && lk->path_exists(lk->ud, stem)) ||
                     strchr(stem, '/') || has_code_ext(stem))
                     wn = sn;
@@ -495,7 +495,7 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         if (!t->text || !t->low)
             return SIZE_MAX;
         const char *eq = memchr(s + i, '=', wn);
-        if (eq && eq != s + i && is_ident((t->key = qr_arena_strndup(a, s + i, (size_t)(eq - s - i))) ? t->key : "")) {
+        if (eq && eq != s + i && qr__dwim_is_ident((t->key = qr_arena_strndup(a, s + i, (size_t)(eq - s - i))) ? t->key : "")) {
             t->kind = T_PARAM;
             t->text = qr_arena_strndup(a, eq + 1, wn - (size_t)(eq - s - i) - 1);
             if (!t->text)
@@ -537,7 +537,7 @@ static size_t tokenize(const qr_dwim_lookup *lk, const char *s, size_t n, qr_are
         if (toks[k].kind == T_WORD &&
             (!strcmp(toks[k].low, "struct") || !strcmp(toks[k].low, "union") ||
              !strcmp(toks[k].low, "enum")) &&
-            is_ident(toks[k + 1].text)) {
+            qr__dwim_is_ident(toks[k + 1].text)) {
             size_t l1 = strlen(toks[k].low), l2 = strlen(toks[k + 1].text);
             char *c = qr_arena_alloc(a, l1 + l2 + 2);
             if (!c)
@@ -813,7 +813,7 @@ static qr_val str(qr_arena *a, const char *s)
 static qr_val param_value(qr_arena *a, const char *s)
 {
     size_t n = strlen(s);
-    if (all_digits(s, n) && n < 18)
+    if (qr__dwim_all_digits(s, n) && n < 18)
         return qr_int(strtoll(s, NULL, 10));
     if (!strcmp(s, "true"))
         return qr_bool(true);

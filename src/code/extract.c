@@ -1183,6 +1183,41 @@ static const char *disjunction(ex *e, TSNode n, const char **alt)
         TSNode o = field(ops[i], "operator");
         const char *op = ts_node_is_null(o) ? NULL : text(e, o);
         if (!d && is(ops[i], "binary_expression") && op && !strcmp(op, "&&")) {
+            /* a conjunction the host reduces to one operand is that operand, and a
+             * disjunction there joins this one (Janet's janet.h: `#if ((defined(__x86_64__)
+             * || ...) && (defined(JANET_POSIX) || defined(JANET_WINDOWS))) || ...`, where
+             * x86-64 leaves "|JANET_POSIX|JANET_WINDOWS" and the #else defining JANET_32 is
+             * judged by them) */
+            TSNode cops[16];
+            int ncops = operands(e, ops[i], "&&", cops, 16), left = -1, nleft = 0;
+            bool never = false;
+            for (int k = 0; k < ncops && !never; k++) {
+                long long cv;
+                if (host_eval(e, cops[k], &cv, 0))
+                    never = !cv;
+                else
+                    left = k, nleft++;
+            }
+            if (never)
+                continue; /* never holds: left out as a false operand */
+            if (nleft == 1) {
+                TSNode one = unparen(cops[left]);
+                TSNode oo = field(one, "operator");
+                const char *oop = ts_node_is_null(oo) ? NULL : text(e, oo);
+                if (is(one, "binary_expression") && oop && !strcmp(oop, "||")) {
+                    TSNode more[32];
+                    int nmore = operands(e, one, "||", more, 32);
+                    if (nmore < 0 || nops + nmore > 32)
+                        return NULL;
+                    for (int k = 0; k < nmore; k++)
+                        ops[nops++] = more[k];
+                    continue;
+                }
+                ops[i--] = one; /* read again as an operand of its own */
+                continue;
+            }
+        }
+        if (!d && is(ops[i], "binary_expression") && op && !strcmp(op, "&&")) {
             const char *cj = conjunction(e, ops[i]);
             if (!cj)
                 return NULL;
@@ -1340,6 +1375,23 @@ static const char *else_term(ex *e, TSNode cn, int known)
     const char *alt = NULL;
     if (is(cn, "binary_expression") && cop && !strcmp(cop, "||"))
         disjunction(e, cn, &alt);
+    if (is(cn, "binary_expression") && cop && !strcmp(cop, "&&")) {
+        /* `#if defined(__x86_64__) && defined(X)`: the host holds the rest, so the #else
+         * is X's */
+        TSNode ops[16];
+        int nops = operands(e, cn, "&&", ops, 16), left = -1;
+        for (int k = 0; k < nops; k++) {
+            long long v;
+            if (!host_eval(e, ops[k], &v, 0)) {
+                if (left >= 0)
+                    return NULL;
+                left = k;
+            } else if (!v) {
+                return NULL; /* never holds: known, not reached here */
+            }
+        }
+        return left >= 0 ? else_term(e, ops[left], -1) : NULL;
+    }
     return alt;
 }
 
@@ -2745,12 +2797,22 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                  * / #ifndef HAVE_FREXP / "def frexp: ..." / #endif / ;`) */
                 inside = (g->before && strchr("=+-*/%&|^<>!?([\"", g->before)) ||
                          (after && strchr("|&=?<>/%^)],", after)) || g->word_before;
+                /* a declaration's head split over the branches, each ending in a word or
+                 * a '*' and a word after the #endif (Janet's os.c: `#ifdef JANET_EV /
+                 * static JANET_NO_RETURN void / #else / static Janet / #endif /
+                 * os_proc_wait_impl(JanetProc *proc) {`): the grammar read the rest of
+                 * the enclosing group as broken and its 40 functions as inactive */
+                bool head = is_ident_char((unsigned char)after), any_word = false;
                 for (int k = 0; k < g->n && !inside; k++) {
                     size_t at = 0, first_at = 0;
                     sig_ends(src, g->start[k], g->end[k], &f, &l, &at, &first_at);
                     inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at)) ||
                              (f == 'e' && begins_else(src, first_at, g->end[k]));
+                    if (l && !(is_ident_char((unsigned char)l) || l == '*'))
+                        head = false;
+                    any_word |= l != 0;
                 }
+                inside |= head && any_word;
                 if (!inside)
                     continue;
             }

@@ -1,0 +1,95 @@
+# 71_code_cond_head.sh: issue 23's reproducers found on Janet's C source (a tree the graph
+# was not tuned on), where the calls against clang were .81 and are .957 after both:
+# 1. a function head split over #ifdef branches (`#ifdef JANET_EV / static JANET_NO_RETURN
+#    void / #else / static Janet / #endif / os_proc_wait_impl(...) {`), the macro coming
+#    from a header: the grammar read the rest of the enclosing group as broken and every
+#    function after it in os.c as inactive;
+# 2. an #if whose #else defines the 32-bit configuration, written as a disjunction holding a
+#    conjunction of a host test and a project disjunction (`((defined(__x86_64__) || ...)
+#    && (defined(JANET_POSIX) || defined(JANET_WINDOWS))) || defined(__aarch64__) || ...`):
+#    it was not judged, both branches counted, and every value macro picked the 32-bit
+#    helpers the real build leaves out.
+. "$(dirname "$0")/lib.sh"
+
+export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE QUARRY_CODE_DEFINES
+mkdir -p "$HOME"
+
+R="$TMP/repo"
+git init -q -b main "$R"
+cat > "$R/conf.h" <<'C'
+#if defined(__linux__) || defined(__APPLE__)
+#define MY_POSIX 1
+#elif defined(_WIN32)
+#define MY_WINDOWS 1
+#endif
+#if ((defined(__x86_64__) || defined(_M_X64)) \
+     && (defined(MY_POSIX) || defined(MY_WINDOWS))) \
+    || defined(__aarch64__) /* ARM 64-bit */ \
+    || (defined(__riscv) && (__riscv_xlen == 64)) /* RISC-V 64-bit */
+#define MY_64 1
+#else
+#define MY_32 1
+#endif
+#if defined(__x86_64__) && defined(MY_POSIX)
+#define MY_FAST 1
+#else
+#define MY_SLOW 1
+#endif
+#ifdef MY_32
+#define wrap_int(x) box32_int(x)
+#else
+#define wrap_int(x) box64_int(x)
+#endif
+#define MY_EV
+#define MY_NO_RETURN __attribute__((noreturn))
+int box32_int(int x);
+int box64_int(int x);
+C
+cat > "$R/proc.c" <<'C'
+#include "conf.h"
+
+int box32_int(int x) { return x; }
+int box64_int(int x) { return x; }
+
+#ifndef MY_NO_PROCESSES
+#ifdef MY_EV
+static MY_NO_RETURN void
+#else
+static int
+#endif
+proc_wait(int pid) {
+    wrap_int(pid);
+#ifdef MY_EV
+    for (;;);
+#else
+    return pid;
+#endif
+}
+
+int proc_kill(int pid) {
+    return wrap_int(pid);
+}
+#endif
+C
+git -C "$R" add -A
+git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm one
+
+# "NAME" for each active node of kind $1 in file $2, "NAME!" for an inactive one
+nodes() {
+  "$Q" code dump --repo "$R" --path "$2" | python3 -c '
+import json, sys
+print(" ".join(r["name"] + ("!" if r.get("inactive") else "") for r in map(json.loads, sys.stdin) if r.get("node") == sys.argv[1]))' "$1"
+}
+expect_out "a head split over #ifdef branches is one function, and what follows stays active" \
+  'box32_int box64_int proc_wait proc_kill' nodes function proc.c
+expect_out "its signature is the branch the file's configuration takes, without directives" \
+  'static int proc_wait(int pid)' \
+  sh -c "'$Q' code dump --repo '$R' --path proc.c | python3 -c 'import json,sys; print(\" \".join(r[\"signature\"] for r in map(json.loads, sys.stdin) if r.get(\"name\") == \"proc_wait\"))'"
+expect_out "the #else of a host test and a project disjunction is judged" \
+  'MY_POSIX MY_WINDOWS! MY_64 MY_32! MY_FAST MY_SLOW! wrap_int! wrap_int MY_EV MY_NO_RETURN' \
+  nodes macro conf.h
+expect_out "calls through the value macro reach the helper the configuration compiles" \
+  'proc.c:box64_int proc.c:box64_int' \
+  sh -c "'$Q' code dump --repo '$R' --path proc.c | python3 -c 'import json,sys; print(\" \".join(r[\"to\"] for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\" and r.get(\"via\") == \"wrap_int\"))'"
+finish

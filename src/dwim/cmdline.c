@@ -16,6 +16,7 @@
  * not rewritten and the parser reads its words.
  */
 #include "dwim_int.h"
+#include "quarry/words.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -466,7 +467,7 @@ static bool lister(const qr_dwim_lookup *lk, word *w, size_t nw, qr_buf *b)
         qr_buf_printf(b, "skeleton %s", src);
         return true;
     }
-    if (!strcmp(prog, "find") && !dir)
+    if ((!strcmp(prog, "find") || !strcmp(prog, "fd")) && !dir)
         return false;
     qr_buf_printf(b, "skeleton %s", dir ? dir->s : ".");
     return true;
@@ -488,7 +489,7 @@ static bool builder(word *w, size_t nw, const char *orig, size_t on, qr_buf *b)
             (strcmp(w[2].s, "pytest") && strcmp(w[2].s, "unittest")))
             return false;
     static const char *const words_ok[] = {
-        "test",   "tests",   "check",  "all",      "build",   "run",  "install", "verify",
+        "test",   "tests",   "check",  "all",      "build",   "run",  "verify",
         "lint",   "clippy",  "vet",    "unittest", "pytest",  "-m",   "ci",      "compile",
         "debug",  "release", "default", "coverage", "distcheck", "unit", "integration",
         "--build", "build/", ".",      "./...",    "...",     "-C",   "--target", NULL};
@@ -559,11 +560,49 @@ static const char *opt_value(word *w, size_t nw, size_t *i, const char *name)
     return NULL;
 }
 
+/* git's subcommands this file reads, for a slip in one ("git lgo", "git shwo", "git
+ * blmae"): two neighbouring letters swapped, or a typo by the one measure (words.h). */
+static const char *const git_subs[] = {"log", "show", "diff", "blame", "grep", "shortlog",
+                                       "tag", "describe", "annotate", "whatchanged",
+                                       "ls-files", "ls-tree", NULL};
+
+static const char *git_sub(const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; git_subs[i]; i++)
+        if (!strcmp(s, git_subs[i]))
+            return s;
+    for (size_t i = 0; git_subs[i]; i++) {
+        const char *t = git_subs[i];
+        if (strlen(t) != n)
+            continue;
+        size_t d = 0;
+        while (d < n && s[d] == t[d])
+            d++;
+        if (d + 1 < n && s[d] == t[d + 1] && s[d + 1] == t[d] && !strcmp(s + d + 2, t + d + 2))
+            return t;
+    }
+    for (size_t i = 0; git_subs[i]; i++)
+        if (qr_words_typo(s, n, git_subs[i], strlen(git_subs[i])))
+            return git_subs[i];
+    return s;
+}
+
 static bool git(const qr_dwim_lookup *lk, word *w, size_t nw, qr_buf *b)
 {
     if (nw < 2)
         return false;
-    const char *sub = w[1].s;
+    const char *sub = git_sub(w[1].s);
+    /* git show REV:PATH (or cat-file -p REV:PATH): a file's text */
+    if ((!strcmp(sub, "show") && nw == 3) ||
+        (!strcmp(sub, "cat-file") && nw == 4 && is(&w[2], "-p"))) {
+        const char *colon = strchr(w[nw - 1].s, ':');
+        word f = {colon ? colon + 1 : "", colon ? strlen(colon + 1) : 0, false};
+        if (colon && colon > w[nw - 1].s && f.n && path_shaped(lk, &f)) {
+            qr_buf_printf(b, "read %s", f.s);
+            return true;
+        }
+    }
     const char *limit = NULL, *since = NULL, *until = NULL, *author = NULL, *grep = NULL,
                *merges = NULL, *path = NULL, *rev = NULL, *rev2 = NULL;
     bool stat = false, follow = false, first_parent = false, dashes = false;
@@ -832,6 +871,335 @@ static const phrase phrases[] = {
     {"apply edits to", "fix", A_FILE},
     {"imports of", "deps", A_FILE},
     {"includes of", "deps", A_FILE},
+    /* editors' commands, and the words of command ids (`Edit.GoToDefinition`,
+     * `textDocument/documentSymbol`, `read_file`), which reread() cuts into words */
+    {":e", "read", A_FILE},
+    {":edit", "read", A_FILE},
+    {":o", "read", A_FILE},
+    {":open", "read", A_FILE},
+    {":find", "read", A_FILE},
+    {":badd", "read", A_FILE},
+    {":split", "read", A_FILE},
+    {":sp", "read", A_FILE},
+    {":vs", "read", A_FILE},
+    {":vsp", "read", A_FILE},
+    {":vsplit", "read", A_FILE},
+    {":tabe", "read", A_FILE},
+    {":tabedit", "read", A_FILE},
+    {":tabnew", "read", A_FILE},
+    {":view", "read", A_FILE},
+    {":sview", "read", A_FILE},
+    {":new", "read", A_FILE},
+    {":vnew", "read", A_FILE},
+    {":r", "read", A_FILE},
+    {"tabe", "read", A_FILE},
+    {"tabedit", "read", A_FILE},
+    {"tabnew", "read", A_FILE},
+    {"vsp", "read", A_FILE},
+    {"vsplit", "read", A_FILE},
+    {"sview", "read", A_FILE},
+    {"read file", "read", A_FILE},
+    {"view file", "read", A_FILE},
+    {"cat file", "read", A_FILE},
+    {"get file", "read", A_FILE},
+    {"file read", "read", A_FILE},
+    {"read file contents", "read", A_FILE},
+    {"get file contents", "read", A_FILE},
+    {"show file contents", "read", A_FILE},
+    {"open resource", "read", A_FILE},
+    {"open quickly", "read", A_FILE},
+    {"goto anything", "read", A_FILE},
+    {"go to anything", "read", A_FILE},
+    {"file picker", "read", A_FILE},
+    {"find files", "read", A_FILE},
+    {"find file in project", "read", A_FILE},
+    {"project find file", "read", A_FILE},
+    {"fzf", "read", A_FILE},
+    {"gf", "read", A_FILE},
+    {"c x c f", "read", A_FILE},
+    {"ctrl p", "read", A_FILE},
+    {"ctrl+p", "read", A_FILE},
+    {"cmd p", "read", A_FILE},
+    {"cmd+p", "read", A_FILE},
+    {"str replace editor view", "read", A_FILE},
+    {"str replace based edit tool view", "read", A_FILE},
+    {"text editor view", "read", A_FILE},
+    {"list dir", "skeleton", A_FILE},
+    {"list directory", "skeleton", A_FILE},
+    {"list directory contents", "skeleton", A_FILE},
+    {"list files", "skeleton", A_FILE},
+    {"list files in", "skeleton", A_FILE},
+    {"ls dir", "skeleton", A_FILE},
+    {"read dir", "skeleton", A_FILE},
+    {"list folder", "skeleton", A_FILE},
+    {"directory tree", "skeleton", A_FILE},
+    {"project tree", "skeleton", A_FILE},
+    {"file tree", "skeleton", A_FILE},
+    {"explorer", "skeleton", A_FILE},
+    {"nerdtree", "skeleton", A_FILE},
+    {"dired", "skeleton", A_FILE},
+    {"netrw", "skeleton", A_FILE},
+    {"outline", "skeleton", A_FILE},
+    {"quick outline", "skeleton", A_FILE},
+    {"show outline", "skeleton", A_FILE},
+    {"symbols outline", "skeleton", A_FILE},
+    {"symbols outline open", "skeleton", A_FILE},
+    {"document symbol", "skeleton", A_FILE},
+    {"document symbols", "skeleton", A_FILE},
+    {"text document document symbol", "skeleton", A_FILE},
+    {"lsp document symbol", "skeleton", A_FILE},
+    {"lsp document symbols", "skeleton", A_FILE},
+    {"telescope lsp document symbols", "skeleton", A_FILE},
+    {"show document items", "skeleton", A_FILE},
+    {"document items", "skeleton", A_FILE},
+    {"file structure popup", "skeleton", A_FILE},
+    {"go to symbol in editor", "skeleton", A_FILE},
+    {"goto symbol in editor", "skeleton", A_FILE},
+    {"go to symbol in file", "skeleton", A_FILE},
+    {"go to symbol", "skeleton", A_FILE},
+    {"goto symbol", "skeleton", A_FILE},
+    {"goto symbol", "definition", A_SYM},
+    {"symbol picker", "skeleton", A_FILE},
+    {"symbols", "skeleton", A_FILE},
+    {"get symbols", "skeleton", A_FILE},
+    {"list symbols in", "skeleton", A_FILE},
+    {"imenu", "skeleton", A_FILE},
+    {"lsp ui imenu", "skeleton", A_FILE},
+    {"counsel imenu", "skeleton", A_FILE},
+    {"helm imenu", "skeleton", A_FILE},
+    {"tagbar", "skeleton", A_FILE},
+    {"tagbar toggle", "skeleton", A_FILE},
+    {"tagbar open", "skeleton", A_FILE},
+    {"vista", "skeleton", A_FILE},
+    {"aerial toggle", "skeleton", A_FILE},
+    {"aerial", "skeleton", A_FILE},
+    {"taglist", "skeleton", A_FILE},
+    {"tlist toggle", "skeleton", A_FILE},
+    {"fold all", "skeleton", A_FILE},
+    {"editor fold all", "skeleton", A_FILE},
+    {"collapse all", "skeleton", A_FILE},
+    {"zm", "skeleton", A_FILE},
+    {"ctags x", "skeleton", A_FILE},
+    {"structure", "skeleton", A_FILE},
+    {"show structure", "skeleton", A_FILE},
+    {"class view", "skeleton", A_FILE},
+    {"view class view", "skeleton", A_FILE},
+    {"file members", "skeleton", A_FILE},
+    {"go to symbol in workspace", "definition", A_SYM},
+    {"goto symbol in project", "definition", A_SYM},
+    {"go to symbol in project", "definition", A_SYM},
+    {"workspace symbol picker", "definition", A_SYM},
+    {"workspace symbols", "definition", A_SYM},
+    {"show all symbols", "definition", A_SYM},
+    {"navigate to", "definition", A_SYM},
+    {"navigate to symbol", "definition", A_SYM},
+    {"navigate symbol", "definition", A_SYM},
+    {"go to all", "definition", A_SYM},
+    {"open type", "definition", A_SYM},
+    {"open symbol", "definition", A_SYM},
+    {"goto declaration", "definition", A_SYM},
+    {"goto implementation", "definition", A_SYM},
+    {"goto implementations", "definition", A_SYM},
+    {"go to implementations", "definition", A_SYM},
+    {"go to type", "definition", A_SYM},
+    {"goto type definition", "definition", A_SYM},
+    {"goto definition", "definition", A_SYM},
+    {"reveal definition", "definition", A_SYM},
+    {"open declaration", "definition", A_SYM},
+    {"open definition", "definition", A_SYM},
+    {"quick definition", "definition", A_SYM},
+    {"jump to declaration", "definition", A_SYM},
+    {"jump to tag", "definition", A_SYM},
+    {"jump to symbol", "definition", A_SYM},
+    {"find tag", "definition", A_SYM},
+    {"find declaration", "definition", A_SYM},
+    {"get definition", "definition", A_SYM},
+    {"show definition", "definition", A_SYM},
+    {"find definitions", "definition", A_SYM},
+    {"find definition of", "definition", A_SYM},
+    {"go definition", "definition", A_SYM},
+    {"definition", "definition", A_SYM},
+    {"declaration", "definition", A_SYM},
+    {"implementation", "definition", A_SYM},
+    {"type definition", "definition", A_SYM},
+    {"text document definition", "definition", A_SYM},
+    {"text document declaration", "definition", A_SYM},
+    {"text document implementation", "definition", A_SYM},
+    {"text document type definition", "definition", A_SYM},
+    {"workspace symbol", "definition", A_SYM},
+    {"lsp definition", "definition", A_SYM},
+    {"lsp declaration", "definition", A_SYM},
+    {"lsp goto definition", "definition", A_SYM},
+    {"lsp find declaration", "definition", A_SYM},
+    {"lsp buf definition", "definition", A_SYM},
+    {"vim lsp buf definition", "definition", A_SYM},
+    {"telescope lsp definitions", "definition", A_SYM},
+    {"eglot find declaration", "definition", A_SYM},
+    {"ggtags find tag", "definition", A_SYM},
+    {"ggtags find definition", "definition", A_SYM},
+    {"find tag other window", "definition", A_SYM},
+    {"ctags search", "definition", A_SYM},
+    {"ctags", "definition", A_SYM},
+    {"cs find g", "definition", A_SYM},
+    {"cscope find g", "definition", A_SYM},
+    {"m-.", "definition", A_SYM},
+    {"ctrl ]", "definition", A_SYM},
+    {"ctrl+]", "definition", A_SYM},
+    {"c-]", "definition", A_SYM},
+    {"f3", "definition", A_SYM},
+    {"cmd click", "definition", A_SYM},
+    {"ctrl click", "definition", A_SYM},
+    {"find symbol", "definition", A_SYM},
+    {"search symbol", "definition", A_SYM},
+    {"lookup", "definition", A_SYM},
+    {"look up", "definition", A_SYM},
+    {"goto reference", "references", A_SYM},
+    {"goto references", "references", A_SYM},
+    {"go to reference", "references", A_SYM},
+    {"reference", "references", A_SYM},
+    {"references", "references", A_SYM},
+    {"refs", "references", A_SYM},
+    {"find refs", "references", A_SYM},
+    {"get references", "references", A_SYM},
+    {"list references to", "references", A_SYM},
+    {"find usage", "references", A_SYM},
+    {"usages", "references", A_SYM},
+    {"show usages of", "references", A_SYM},
+    {"highlight usages", "references", A_SYM},
+    {"find all references", "references", A_SYM},
+    {"text document references", "references", A_SYM},
+    {"lsp references", "references", A_SYM},
+    {"lsp find references", "references", A_SYM},
+    {"lsp buf references", "references", A_SYM},
+    {"vim lsp buf references", "references", A_SYM},
+    {"telescope lsp references", "references", A_SYM},
+    {"references view find references", "references", A_SYM},
+    {"xref find references", "references", A_SYM},
+    {"ggtags find reference", "references", A_SYM},
+    {"references workspace", "references", A_SYM},
+    {"references in workspace", "references", A_SYM},
+    {"find selected symbol in workspace", "references", A_SYM},
+    {"find symbol in workspace", "references", A_SYM},
+    {"find selected symbol", "references", A_SYM},
+    {"cs find s", "references", A_SYM},
+    {"cscope find s", "references", A_SYM},
+    {"m-?", "references", A_SYM},
+    {"where used", "references", A_SYM},
+    {"where is it used", "references", A_SYM},
+    {"cross references", "references", A_SYM},
+    {"xrefs", "references", A_SYM},
+    {"xref", "references", A_SYM},
+    {"call hierarchy incoming calls", "callers", A_SYM},
+    {"incoming call hierarchy", "callers", A_SYM},
+    {"open call hierarchy", "callers", A_SYM},
+    {"find call hierarchy", "callers", A_SYM},
+    {"view call hierarchy", "callers", A_SYM},
+    {"peek call hierarchy", "callers", A_SYM},
+    {"prepare call hierarchy", "callers", A_SYM},
+    {"text document prepare call hierarchy", "callers", A_SYM},
+    {"lsp incoming calls", "callers", A_SYM},
+    {"lsp buf incoming calls", "callers", A_SYM},
+    {"vim lsp buf incoming calls", "callers", A_SYM},
+    {"telescope lsp incoming calls", "callers", A_SYM},
+    {"callers", "callers", A_SYM},
+    {"get callers", "callers", A_SYM},
+    {"find callers", "callers", A_SYM},
+    {"list callers", "callers", A_SYM},
+    {"show callers", "callers", A_SYM},
+    {"find callers of", "callers", A_SYM},
+    {"functions calling", "callers", A_SYM},
+    {"cs find c", "callers", A_SYM},
+    {"cscope find c", "callers", A_SYM},
+    {"call hierarchy outgoing calls", "callees", A_SYM},
+    {"outgoing call hierarchy", "callees", A_SYM},
+    {"lsp outgoing calls", "callees", A_SYM},
+    {"lsp buf outgoing calls", "callees", A_SYM},
+    {"vim lsp buf outgoing calls", "callees", A_SYM},
+    {"telescope lsp outgoing calls", "callees", A_SYM},
+    {"callees", "callees", A_SYM},
+    {"get callees", "callees", A_SYM},
+    {"find callees", "callees", A_SYM},
+    {"list callees", "callees", A_SYM},
+    {"show callees", "callees", A_SYM},
+    {"functions called by", "callees", A_SYM},
+    {"cs find d", "callees", A_SYM},
+    {"cscope find d", "callees", A_SYM},
+    {"global search", "grep", A_ANY},
+    {"live grep", "grep", A_ANY},
+    {"telescope live grep", "grep", A_ANY},
+    {"telescope grep string", "grep", A_ANY},
+    {"grep string", "grep", A_ANY},
+    {"grep search", "grep", A_ANY},
+    {"search files", "grep", A_ANY},
+    {"search code", "grep", A_ANY},
+    {"code search", "grep", A_ANY},
+    {"codebase search", "grep", A_ANY},
+    {"search codebase for", "grep", A_ANY},
+    {"find text", "grep", A_ANY},
+    {"search text", "grep", A_ANY},
+    {"text search", "grep", A_ANY},
+    {"file search", "grep", A_ANY},
+    {"search in project", "grep", A_ANY},
+    {"find in workspace", "grep", A_ANY},
+    {"search workspace", "grep", A_ANY},
+    {"search in workspace", "grep", A_ANY},
+    {"find in path", "grep", A_ANY},
+    {"search find in files", "grep", A_ANY},
+    {"edit find in files", "grep", A_ANY},
+    {"project find regexp", "grep", A_ANY},
+    {"project search", "grep", A_ANY},
+    {"rgrep", "grep", A_ANY},
+    {"lgrep", "grep", A_ANY},
+    {"vimgrep", "grep", A_ANY},
+    {"lvimgrep", "grep", A_ANY},
+    {"grepadd", "grep", A_ANY},
+    {"occur", "grep", A_ANY},
+    {"multi occur", "grep", A_ANY},
+    {"counsel rg", "grep", A_ANY},
+    {"counsel ag", "grep", A_ANY},
+    {"counsel git grep", "grep", A_ANY},
+    {"helm grep", "grep", A_ANY},
+    {"helm ag", "grep", A_ANY},
+    {"helm rg", "grep", A_ANY},
+    {"consult ripgrep", "grep", A_ANY},
+    {"consult grep", "grep", A_ANY},
+    {"deadgrep", "grep", A_ANY},
+    {"ggrep", "grep", A_ANY},
+    {"rg", "grep", A_ANY},
+    {"ag", "grep", A_ANY},
+    {"ack", "grep", A_ANY},
+    {"search", "grep", A_ANY},
+    {"find in files", "grep", A_ANY},
+    {"hover", "definition", A_SYM},
+    {"text document hover", "definition", A_SYM},
+    {"lsp hover", "definition", A_SYM},
+    {"lsp buf hover", "definition", A_SYM},
+    {"quick documentation", "expand", A_SYM},
+    {"quick doc", "expand", A_SYM},
+    {"show hover", "definition", A_SYM},
+    {"peek", "expand", A_SYM},
+    {"show code", "expand", A_SYM},
+    {"get code", "expand", A_SYM},
+    {"view source", "expand", A_SYM},
+    {"view function", "expand", A_SYM},
+    {"show implementation", "expand", A_SYM},
+    {"expand symbol", "expand", A_SYM},
+    {"include browser", "deps", A_FILE},
+    {"includes", "deps", A_FILE},
+    {"list includes", "deps", A_FILE},
+    {"show includes", "deps", A_FILE},
+    {"dependencies", "deps", A_FILE},
+    {"dependencies of", "deps", A_FILE},
+    {"file dependencies", "deps", A_FILE},
+    {"get dependencies", "deps", A_FILE},
+    {"cs find i", "deps", A_FILE},
+    {"imports", "deps", A_FILE},
+    {"apply diff to", "fix", A_FILE},
+    {"edit file", "fix", A_FILE},
+    {"str replace", "fix", A_FILE},
+    {"search replace", "fix", A_FILE},
+    {"replace in file", "fix", A_FILE},
+    {"patch", "fix", A_FILE},
     /* the history's own words, alone */
     {"history", "get_commits", A_NONE},
     {"commits", "get_commits", A_NONE},
@@ -858,6 +1226,60 @@ static const phrase phrases[] = {
     {"compile and test", "validate", A_NONE},
     {"rebuild", "validate", A_NONE},
     {"typecheck", "validate", A_NONE},
+    {"build", "validate", A_NONE},
+    {"compile", "validate", A_NONE},
+    {"recompile", "validate", A_NONE},
+    {"build project", "validate", A_NONE},
+    {"rebuild project", "validate", A_NONE},
+    {"make project", "validate", A_NONE},
+    {"compile project", "validate", A_NONE},
+    {"build module", "validate", A_NONE},
+    {"build all", "validate", A_NONE},
+    {"rebuild all", "validate", A_NONE},
+    {"build solution", "validate", A_NONE},
+    {"rebuild solution", "validate", A_NONE},
+    {"build task", "validate", A_NONE},
+    {"run build task", "validate", A_NONE},
+    {"run build", "validate", A_NONE},
+    {"run test task", "validate", A_NONE},
+    {"test task", "validate", A_NONE},
+    {"product build", "validate", A_NONE},
+    {"product test", "validate", A_NONE},
+    {"run tests", "validate", A_NONE},
+    {"run all tests", "validate", A_NONE},
+    {"run all tests in project", "validate", A_NONE},
+    {"test run all tests", "validate", A_NONE},
+    {"test run all", "validate", A_NONE},
+    {"run all", "validate", A_NONE},
+    {"test all", "validate", A_NONE},
+    {"test", "validate", A_NONE},
+    {"tests", "validate", A_NONE},
+    {"run test suite", "validate", A_NONE},
+    {"unit tests", "validate", A_NONE},
+    {"check", "validate", A_NONE},
+    {"magit log", "get_commits", A_NONE},
+    {"magit log all", "get_commits", A_NONE},
+    {"magit log current", "get_commits", A_NONE},
+    {"vc print log", "get_commits", A_NONE},
+    {"vc print root log", "get_commits", A_NONE},
+    {"git log", "get_commits", A_NONE},
+    {"show log", "get_commits", A_NONE},
+    {"view history", "get_commits", A_NONE},
+    {"show history", "get_commits", A_NONE},
+    {"git history", "get_commits", A_NONE},
+    {"commit log", "get_commits", A_NONE},
+    {"vc annotate", "get_file_history", A_FILE},
+    {"magit blame", "get_file_history", A_FILE},
+    {"git blame", "get_file_history", A_FILE},
+    {"show history", "get_file_history", A_FILE},
+    {"file history", "get_file_history", A_FILE},
+    {"show file history", "get_file_history", A_FILE},
+    {"view file history", "get_file_history", A_FILE},
+    {"git file history", "get_file_history", A_FILE},
+    {"annotate with git blame", "get_file_history", A_FILE},
+    {"gitlens show file history", "get_file_history", A_FILE},
+    {"findin files", "grep", A_ANY},
+    {"find in files", "grep", A_ANY},
     /* sign-offs */
     {"done", "done", A_NONE},
     {"lgtm", "done", A_NONE},
@@ -916,6 +1338,65 @@ static const phrase phrases[] = {
     {"wrap up", "done", A_NONE},
     {"wrapping up", "done", A_NONE},
     {"mission accomplished", "done", A_NONE},
+    {"all set", "done", A_NONE},
+    {"we're all set", "done", A_NONE},
+    {"we are all set", "done", A_NONE},
+    {"you're all set", "done", A_NONE},
+    {"we're good", "done", A_NONE},
+    {"we are good", "done", A_NONE},
+    {"we're good here", "done", A_NONE},
+    {"good here", "done", A_NONE},
+    {"done here", "done", A_NONE},
+    {"i'm finished", "done", A_NONE},
+    {"im finished", "done", A_NONE},
+    {"finito", "done", A_NONE},
+    {"no more changes", "done", A_NONE},
+    {"no changes needed", "done", A_NONE},
+    {"no further action", "done", A_NONE},
+    {"no further action needed", "done", A_NONE},
+    {"nothing to change", "done", A_NONE},
+    {"nothing else to do", "done", A_NONE},
+    {"complete task", "done", A_NONE},
+    {"task finished", "done", A_NONE},
+    {"task is complete", "done", A_NONE},
+    {"task is done", "done", A_NONE},
+    {"work is done", "done", A_NONE},
+    {"attempt completion", "done", A_NONE},
+    {"end turn", "done", A_NONE},
+    {"end of task", "done", A_NONE},
+    {"end session", "done", A_NONE},
+    {"stop", "done", A_NONE},
+    {"that will do", "done", A_NONE},
+    {"that'll do", "done", A_NONE},
+    {"good to merge", "done", A_NONE},
+    {"approve and merge", "done", A_NONE},
+    {"approved and merged", "done", A_NONE},
+    {"shippit", "done", A_NONE},
+    {"thumbsup", "done", A_NONE},
+    {"thumbs up", "done", A_NONE},
+    {"white check mark", "done", A_NONE},
+    {"heavy check mark", "done", A_NONE},
+    {"check mark", "done", A_NONE},
+    {"ballot box with check", "done", A_NONE},
+    {"ok hand", "done", A_NONE},
+    {"r+", "done", A_NONE},
+    {"sgtm", "done", A_NONE},
+    {"lgtm!", "done", A_NONE},
+    {"wfm", "done", A_NONE},
+    {"bye", "done", A_NONE},
+    {"goodbye", "done", A_NONE},
+    {"wq", "done", A_NONE},
+    {"qa", "done", A_NONE},
+    {"wqa", "done", A_NONE},
+    {"xa", "done", A_NONE},
+    {"write quit", "done", A_NONE},
+    {"save and exit", "done", A_NONE},
+    {"save and quit", "done", A_NONE},
+    {"save and close", "done", A_NONE},
+    {"c x c c", "done", A_NONE},
+    {"c x c s", "done", A_NONE},
+    {"kill emacs", "done", A_NONE},
+    {"save buffers kill emacs", "done", A_NONE},
     {"signing off", "done", A_NONE},
     {"sign off", "done", A_NONE},
     {"end", "done", A_NONE},
@@ -1051,8 +1532,94 @@ static size_t phrase_words(const char *ph, word *w, size_t nw)
     return 0;
 }
 
+/* Parameter names whose value is the argument an action takes (`search_files
+ * pattern=foo`, `find_symbol name=foo`). */
+static const char *const arg_keys[] = {"pattern", "query", "regex", "q", "text", "search",
+                                       "symbol", "name", "path", "file", "target", "term",
+                                       "filename", "file_path", "target_file", NULL};
+
+/* A phrase's argument from the words after it: lead words skipped, `key=value` read as
+ * its value, further `key=value` words carried as parameters. A phrase of more than six
+ * letters may stand alone (a bare "find references": the verb, its target asked for). */
+static bool phrase_args(const qr_dwim_lookup *lk, const phrase *ph, word *w, size_t nw,
+                        qr_buf *b, bool cmd)
+{
+    size_t k = 0;
+    while (k < nw && !w[k].quoted && in_list(w[k].s, lead_words))
+        k++;
+    word arg[2];
+    size_t narg = 0;
+    const word *extra[MAX_W];
+    size_t nextra = 0;
+    for (; k < nw; k++) {
+        const char *eq = w[k].quoted ? NULL : strchr(w[k].s, '=');
+        if (eq && eq > w[k].s) {
+            char key[32];
+            size_t kl = (size_t)(eq - w[k].s);
+            if (kl >= sizeof key)
+                return false;
+            memcpy(key, w[k].s, kl);
+            key[kl] = '\0';
+            if (!narg && in_list(key, arg_keys) && eq[1]) {
+                arg[narg++] = (word){eq + 1, strlen(eq + 1), false};
+                continue;
+            }
+            extra[nextra++] = &w[k];
+            continue;
+        }
+        /* a search's second word: where it looks (Vim's `vimgrep /PAT/ GLOB`, `rgrep PAT src/`) */
+        if (narg && !(narg == 1 && ph->arg == A_ANY && (strchr(w[k].s, '*') || path_shaped(lk, &w[k]))))
+            return false;
+        arg[narg++] = w[k];
+    }
+    if (!narg) {
+        if (ph->arg != A_NONE && strlen(ph->words) <= 6 && !cmd)
+            return false;
+        if (nextra)
+            return false;
+        qr_buf_puts(b, ph->verb);
+        return true;
+    }
+    switch (ph->arg) {
+    case A_NONE:
+        return false;
+    case A_SYM:
+        /* a short or common word ("tag", "gr", "locate") only before a symbol the code
+           index knows */
+        if (!symbol_shaped(lk, &arg[0], strlen(ph->words) <= 6))
+            return false;
+        qr_buf_printf(b, "%s %s", ph->verb, arg[0].s);
+        break;
+    case A_FILE:
+        if (!path_shaped(lk, &arg[0]))
+            return false;
+        if (!strncmp(ph->verb, "get_", 4))
+            qr_buf_printf(b, "%s path=%s", ph->verb, arg[0].s);
+        else
+            qr_buf_printf(b, "%s %s", ph->verb, arg[0].s);
+        break;
+    case A_ANY: {
+        const char *pat = arg[0].s;
+        size_t pl = arg[0].n;
+        if (!arg[0].quoted && pl > 2 && pat[0] == '/' && pat[pl - 1] == '/') {
+            char *x = (char *)pat; /* /PAT/, Vim's delimiters: the words are the arena's */
+            x[pl - 1] = '\0';
+            pat = x + 1;
+        }
+        qr_buf_puts(b, ph->verb);
+        put_arg(b, pat, true);
+        if (narg == 2 && !strchr(arg[1].s, '*') && strcmp(arg[1].s, "."))
+            qr_buf_printf(b, " %s", arg[1].s);
+        break;
+    }
+    }
+    for (size_t i = 0; i < nextra; i++)
+        qr_buf_printf(b, " %s", extra[i]->s);
+    return true;
+}
+
 static bool phrase_line(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a,
-                        qr_buf *b)
+                        qr_buf *b, bool cmd)
 {
     char *l = flatten(line, n, a, true);
     if (!l || !*l)
@@ -1067,54 +1634,30 @@ static bool phrase_line(const qr_dwim_lookup *lk, const char *line, size_t n, qr
     size_t nw = split(line, n, a, w, &rest, &sep);
     if (nw == SIZE_MAX || nw == 0 || sep)
         return false;
-    /* the longest phrase the line begins with */
-    const phrase *best = NULL;
-    size_t bw = 0, blen = 0;
-    for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++) {
-        if (!strcmp(phrases[i].verb, "done"))
-            continue;
-        size_t m = phrase_words(phrases[i].words, w, nw);
-        if (m && strlen(phrases[i].words) > blen) {
-            bw = m;
-            blen = strlen(phrases[i].words);
-            best = &phrases[i];
+    /* the phrases the line begins with, longest first, until one's argument fits ("go to
+     * symbol" before a symbol is its definition, before a file its outline) */
+    bool tried[sizeof phrases / sizeof phrases[0]] = {false};
+    for (;;) {
+        const phrase *best = NULL;
+        size_t bw = 0, blen = 0, bi = 0;
+        for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++) {
+            if (tried[i] || !strcmp(phrases[i].verb, "done"))
+                continue;
+            size_t m = phrase_words(phrases[i].words, w, nw);
+            if (m && strlen(phrases[i].words) > blen) {
+                bw = m;
+                blen = strlen(phrases[i].words);
+                best = &phrases[i];
+                bi = i;
+            }
         }
+        if (!best)
+            return false;
+        tried[bi] = true;
+        if (phrase_args(lk, best, w + bw, nw - bw, b, cmd))
+            return true;
+        qr_buf_reset(b);
     }
-    if (!best)
-        return false;
-    size_t k = bw;
-    while (k < nw && !w[k].quoted && in_list(w[k].s, lead_words))
-        k++;
-    size_t left = nw - k;
-    switch (best->arg) {
-    case A_NONE:
-        if (left)
-            return false;
-        qr_buf_puts(b, best->verb);
-        return true;
-    case A_SYM:
-        /* a short or common word ("tag", "gr", "locate") only before a symbol the code
-           index knows */
-        if (left != 1 || !symbol_shaped(lk, &w[k], strlen(best->words) <= 6))
-            return false;
-        qr_buf_printf(b, "%s %s", best->verb, w[k].s);
-        return true;
-    case A_FILE:
-        if (left != 1 || !path_shaped(lk, &w[k]))
-            return false;
-        if (!strncmp(best->verb, "get_", 4))
-            qr_buf_printf(b, "%s path=%s", best->verb, w[k].s);
-        else
-            qr_buf_printf(b, "%s %s", best->verb, w[k].s);
-        return true;
-    case A_ANY:
-        if (left != 1)
-            return false;
-        qr_buf_puts(b, best->verb);
-        put_arg(b, w[k].s, true);
-        return true;
-    }
-    return false;
 }
 
 /* The history asked with a count: "the last 5 commits", "the 3 most recent changes to
@@ -1194,12 +1737,11 @@ static bool history_phrase(const qr_dwim_lookup *lk, const char *line, size_t n,
     return true;
 }
 
-const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a)
+/* One reading of the line: a program's command, an action's phrase, or the history asked
+ * with a count; the canonical line in b. */
+static bool read_command(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a,
+                         qr_buf *b, bool cmd)
 {
-    if (n == 0 || n > 4096)
-        return NULL;
-    qr_buf b;
-    qr_buf_init(&b);
     word w[MAX_W];
     const char *rest;
     char sep;
@@ -1219,50 +1761,363 @@ const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t 
         if (!cn || c[0].quoted)
             ok = false;
         else if (!strcmp(prog, "git") && cn >= 2)
-            ok = git(lk, c, cn, &b);
+            ok = git(lk, c, cn, b);
         else if ((!strcmp(prog, "log") || !strcmp(prog, "shortlog")) && cn >= 2 &&
                  is_flag(&c[1]) && cn < MAX_W) {
             /* git's subcommand said without git ("log -n7 src/core") */
             word g[MAX_W];
             g[0] = (word){"git", 3, false};
             memcpy(g + 1, c, cn * sizeof *c);
-            ok = git(lk, g, cn + 1, &b);
+            ok = git(lk, g, cn + 1, b);
         }
         else if (!strcmp(prog, "sed") && cn == 4 && is(&c[1], "-n") && path_shaped(lk, &c[3])) {
             /* sed -n 'A,Bp' F / sed -n 'Ap' F */
             long lo, hi;
             char p;
             if (sscanf(c[2].s, "%ld,%ld%c", &lo, &hi, &p) == 3 && p == 'p' && lo >= 1 && hi >= lo)
-                ok = (qr_buf_printf(&b, "read %s:%ld-%ld", c[3].s, lo, hi), true);
+                ok = (qr_buf_printf(b, "read %s:%ld-%ld", c[3].s, lo, hi), true);
             else if (sscanf(c[2].s, "%ld%c", &lo, &p) == 2 && p == 'p' && lo >= 1)
-                ok = (qr_buf_printf(&b, "read %s:%ld-%ld", c[3].s, lo, lo), true);
+                ok = (qr_buf_printf(b, "read %s:%ld-%ld", c[3].s, lo, lo), true);
+        } else if (!strcmp(prog, "awk") && cn == 3 && path_shaped(lk, &c[2])) {
+            /* awk 'NR>=A && NR<=B' F, awk 'NR==A,NR==B' F */
+            long lo, hi;
+            if ((sscanf(c[1].s, "NR>=%ld && NR<=%ld", &lo, &hi) == 2 ||
+                 sscanf(c[1].s, "NR>=%ld&&NR<=%ld", &lo, &hi) == 2 ||
+                 sscanf(c[1].s, "NR==%ld,NR==%ld", &lo, &hi) == 2) && lo >= 1 && hi >= lo)
+                ok = (qr_buf_printf(b, "read %s:%ld-%ld", c[2].s, lo, hi), true);
         } else if (in_list(prog, pagers))
-            ok = pager(lk, c, cn, &sep, rest, &b);
+            ok = pager(lk, c, cn, &sep, rest, b);
         else if (in_list(prog, greps))
-            ok = grepper(lk, c, cn, &b);
+            ok = grepper(lk, c, cn, b);
         else if (!strcmp(prog, "cscope"))
-            ok = cscope(lk, c, cn, &b);
+            ok = cscope(lk, c, cn, b);
         else if (!strcmp(prog, "global") || !strcmp(prog, "gtags"))
-            ok = global(lk, c, cn, &b);
+            ok = global(lk, c, cn, b);
         else if (!strcmp(prog, "readtags") || !strcmp(prog, "cflow"))
-            ok = tags_or_cflow(lk, c, cn, &b);
+            ok = tags_or_cflow(lk, c, cn, b);
         else if (!strcmp(prog, "ls") || !strcmp(prog, "tree") || !strcmp(prog, "dir") ||
-                 !strcmp(prog, "find") || !strcmp(prog, "nm") || !strcmp(prog, "objdump"))
-            ok = lister(lk, c, cn, &b);
+                 !strcmp(prog, "find") || !strcmp(prog, "nm") || !strcmp(prog, "objdump") ||
+                 !strcmp(prog, "exa") || !strcmp(prog, "eza") || !strcmp(prog, "lsd") ||
+                 !strcmp(prog, "ll") || !strcmp(prog, "fd"))
+            ok = lister(lk, c, cn, b);
         else if (in_list(prog, builders) && !sep)
-            ok = builder(c, cn, on, (size_t)(line + n - on), &b);
+            ok = builder(c, cn, on, (size_t)(line + n - on), b);
         /* ./configure && make, make clean && make check: a build said as a chain */
         if (!ok && sep == '&' && in_list(prog, builders))
-            ok = (qr_buf_puts(&b, "validate"), true);
+            ok = (qr_buf_puts(b, "validate"), true);
     }
     if (!ok) {
-        qr_buf_reset(&b);
-        ok = phrase_line(lk, line, n, a, &b);
+        qr_buf_reset(b);
+        ok = phrase_line(lk, line, n, a, b, cmd);
     }
     if (!ok) {
-        qr_buf_reset(&b);
-        ok = history_phrase(lk, line, n, a, &b);
+        qr_buf_reset(b);
+        ok = history_phrase(lk, line, n, a, b);
     }
+    if (!ok)
+        qr_buf_reset(b);
+    return ok;
+}
+
+/* ---- commands named the way their editors and frameworks name them ---- */
+
+/* What an editor puts before a command: Vim's and Kakoune's `:` (and `:!`, a shell
+ * command), Emacs's `M-x`, a chat tool's `/`, a shell's `!`. The length to skip, 0 none. */
+static size_t command_prefix(const char *l, size_t n)
+{
+    if (n > 4 && !strncasecmp(l, "m-x ", 4))
+        return 4;
+    if (n > 2 && l[0] == ':' && l[1] == '!')
+        return 2;
+    if (n > 1 && (l[0] == ':' || l[0] == '/' || l[0] == '!') && isalpha((unsigned char)l[1]))
+        return 1;
+    return 0;
+}
+
+/* A word that names a file: one the tree has, or a name with a short lower-case extension
+ * (`x.c`, `notes.md`), not a dotted command id (`workbench.action.quickOpen`). */
+static bool file_named(const qr_dwim_lookup *lk, const char *s)
+{
+    if (lk && lk->path_exists && lk->path_exists(lk->ud, s))
+        return true;
+    const char *slash = strrchr(s, '/');
+    const char *dot = strrchr(slash ? slash + 1 : s, '.');
+    if (!dot || !dot[1] || strlen(dot + 1) > 5)
+        return false;
+    for (const char *x = dot + 1; *x; x++)
+        if (!islower((unsigned char)*x) && !isdigit((unsigned char)*x) && *x != '+')
+            return false;
+    return true;
+}
+
+/* Keys editors bind to an action, as the phrase of the action. */
+static const struct {
+    const char *key, *words;
+} keys[] = {{"m-.", "go to definition"},
+            {"m-?", "find references"},
+            {"c-]", "go to definition"},
+            {"ctrl+]", "go to definition"},
+            {"<c-]>", "go to definition"},
+            {"f12", "go to definition"},
+            {"shift+f12", "find references"},
+            {"alt+f12", "peek definition"},
+            {"alt+f7", "find usages"},
+            {"ctrl+alt+f7", "find usages"},
+            {"ctrl+alt+h", "call hierarchy"},
+            {"ctrl+shift+h", "call hierarchy"},
+            {"shift+alt+h", "call hierarchy"},
+            {"ctrl+shift+o", "go to symbol in editor"},
+            {"cmd+shift+o", "go to symbol in editor"},
+            {"ctrl+f12", "file structure"},
+            {"cmd+f12", "file structure"},
+            {"ctrl+t", "go to symbol in workspace"},
+            {"cmd+t", "go to symbol in workspace"},
+            {"ctrl+shift+f", "find in files"},
+            {"cmd+shift+f", "find in files"},
+            {"ctrl+shift+n", "go to file"},
+            {"cmd+shift+n", "go to file"},
+            {"cmd+shift+o", "go to file"},
+            {"cmd+u", "run tests"},
+            {"ctrl+shift+b", "build"},
+            {"ctrl+f9", "build"},
+            {"cmd+f9", "build"},
+            {NULL, NULL}};
+
+/* The word w[0..n) is the key k: case folded, '-' and '+' alike. */
+static bool same_key(const char *w, size_t n, const char *k)
+{
+    if (strlen(k) != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = (char)tolower((unsigned char)w[i]);
+        if (c == '-' && i > 0 && i + 1 < n)
+            c = '+';
+        char d = k[i] == '-' && i > 0 && i + 1 < n ? '+' : k[i];
+        if (c != d)
+            return false;
+    }
+    return true;
+}
+
+/* Words that run the command after them: an agent framework's shell tool, a shell. */
+static const char *const runners[] = {"run_terminal_cmd", "run_command", "run_shell_command",
+                                      "execute_command", "exec_command", "shell", "terminal",
+                                      "bash", "sh", "zsh", "exec", "cmd", "run", "lua", "call",
+                                      NULL};
+
+/* A command id's words: `workbench.action.findInFiles` "workbench action find in files",
+ * `textDocument/references` "text document references", `read_file` "read file",
+ * `Edit.GoToDefinition` "edit go to definition", `xref-find-definitions`, `:shipit:`.
+ * NULL when the word has no such parts. */
+static char *id_words(const char *s, size_t n, qr_arena *a)
+{
+    char *o = qr_arena_alloc(a, 2 * n + 1);
+    if (!o)
+        return NULL;
+    size_t k = 0;
+    bool cut = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool sepc = c == '.' || c == '/' || c == '_' || c == '-' || c == ':' || c == '(' ||
+                    c == ')';
+        if (sepc) {
+            if (k && o[k - 1] != ' ')
+                o[k++] = ' ';
+            cut = true;
+            continue;
+        }
+        /* fooBar, HTTPServer's "Server", but not the digits of "f12" */
+        if (isupper(c) && k && o[k - 1] != ' ' && i > 0 &&
+            (islower((unsigned char)s[i - 1]) ||
+             (isupper((unsigned char)s[i - 1]) && i + 1 < n && islower((unsigned char)s[i + 1])))) {
+            o[k++] = ' ';
+            cut = true;
+        }
+        o[k++] = (char)tolower(c);
+    }
+    while (k && o[k - 1] == ' ')
+        k--;
+    o[k] = '\0';
+    return cut && k ? o : NULL;
+}
+
+/* The line read again without what wraps its command: a prefix (`:e x.c`, `M-x
+ * xref-find-definitions f`), a runner (`run_terminal_cmd make test`), or a command id cut
+ * into its words, from the longest tail that reads (`textDocument/definition f` as
+ * "definition f", `workbench.action.findInFiles X` as "find in files X"). A first word that
+ * names a tool, a path or a symbol the index knows is left whole. */
+static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a,
+                   qr_buf *b, int depth)
+{
+    if (depth > 3)
+        return false;
+    while (n && isspace((unsigned char)*line))
+        line++, n--;
+    /* an emoji's short code (`:shipit:`, `:white_check_mark:`): its words */
+    if (n > 2 && line[0] == ':' && line[n - 1] == ':' && !memchr(line, ' ', n)) {
+        char *ws = id_words(line, n, a);
+        if (ws && read_command(lk, ws, strlen(ws), a, b, true))
+            return true;
+    }
+    size_t p = command_prefix(line, n);
+    if (p) {
+        const char *r = line + p;
+        size_t rn = n - p;
+        while (rn && isspace((unsigned char)*r))
+            r++, rn--;
+        if (rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1)))
+            return true;
+    }
+    /* a menu path ("Product > Build", "Search > Text"): its items as words */
+    if (!memchr(line, '\'', n) && !memchr(line, '"', n)) {
+        char *m = qr_arena_strndup(a, line, n);
+        if (!m)
+            return false;
+        bool menu = false;
+        for (char *g = m; (g = strstr(g, " > ")) != NULL; menu = true)
+            g[1] = ' ';
+        if (menu && (read_command(lk, m, n, a, b, true) || reread(lk, m, n, a, b, depth + 1)))
+            return true;
+    }
+    size_t w0 = 0;
+    while (w0 < n && !isspace((unsigned char)line[w0]))
+        w0++;
+    /* a key said for its action (`M-. f`, `F12 f`, `Ctrl+Alt+H f`) */
+    for (size_t i = 0; keys[i].key; i++) {
+        if (!same_key(line, w0, keys[i].key))
+            continue;
+        size_t kl = strlen(keys[i].words);
+        char *m = qr_arena_alloc(a, kl + (n - w0) + 1);
+        if (!m)
+            return false;
+        memcpy(m, keys[i].words, kl);
+        memcpy(m + kl, line + w0, n - w0);
+        m[kl + n - w0] = '\0';
+        return read_command(lk, m, kl + n - w0, a, b, true);
+    }
+    /* a command palette's category ("Tasks: Run Build Task", "Test: Run All Tests"), not a
+     * verb's own `fix: TEXT` */
+    if (w0 > 2 && w0 < n && line[w0 - 1] == ':' && isalpha((unsigned char)line[0])) {
+        bool alpha = true, verb = false;
+        for (size_t i = 0; i + 1 < w0; i++)
+            alpha &= isalpha((unsigned char)line[i]) != 0;
+        for (int v = QR_DWIM_SKELETON; v < QR_DWIM_VERB_COUNT; v++) {
+            const char *name = qr_dwim_verb_name((qr_dwim_verb)v);
+            verb |= name && strlen(name) == w0 - 1 && !strncasecmp(name, line, w0 - 1);
+        }
+        if (alpha && !verb) {
+            const char *r = line + w0;
+            size_t rn = n - w0;
+            while (rn && isspace((unsigned char)*r))
+                r++, rn--;
+            if (rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1)))
+                return true;
+        }
+    }
+    const char *tail = line + w0;
+    size_t tn = n - w0;
+    while (tn && isspace((unsigned char)*tail))
+        tail++, tn--;
+    char first[64];
+    if (w0 >= sizeof first)
+        return false;
+    memcpy(first, line, w0);
+    first[w0] = '\0';
+    if (tn && in_list(first, runners)) {
+        const char *r = tail;
+        size_t rn = tn;
+        if (rn > 3 && !strncmp(r, "-c ", 3)) /* bash -c 'make test' */
+            r += 3, rn -= 3;
+        if (rn >= 2 && (*r == '\'' || *r == '"') && r[rn - 1] == *r)
+            r++, rn -= 2;
+        if (rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1)))
+            return true;
+    }
+    word fw = {first, w0, false};
+    if (w0 && first[w0 - 1] == ':')
+        return false; /* `fix: TEXT`, `done: TEXT`: a verb's content on its line */
+    if (p || (lk && lk->tools && qr_tools_find(lk->tools, first, w0)) || file_named(lk, first) ||
+        symbol_shaped(lk, &fw, true))
+        return false;
+    char *ws = id_words(line + p, w0 - p, a);
+    if (!ws)
+        return false;
+    /* the tails of the id's words, longest first, each with the rest of the line */
+    for (const char *t = ws; t && *t; t = strchr(t, ' ') ? strchr(t, ' ') + 1 : NULL) {
+        size_t l1 = strlen(t);
+        char *cand = qr_arena_alloc(a, l1 + tn + 2);
+        if (!cand)
+            return false;
+        memcpy(cand, t, l1);
+        size_t cl = l1;
+        if (tn) {
+            cand[cl++] = ' ';
+            memcpy(cand + cl, tail, tn);
+            cl += tn;
+        }
+        cand[cl] = '\0';
+        if (read_command(lk, cand, cl, a, b, true))
+            return true;
+        /* a verb's own name ("definition" of textDocument/definition) */
+        size_t vn = strcspn(t, " ");
+        char vw[32];
+        if (vn < sizeof vw && !strchr(t, ' ')) {
+            memcpy(vw, t, vn);
+            vw[vn] = '\0';
+            for (int v = QR_DWIM_SKELETON; v <= QR_DWIM_DEFINITION; v++) {
+                const char *name = qr_dwim_verb_name((qr_dwim_verb)v);
+                if (name && !strcmp(name, vw)) {
+                    qr_buf_append(b, cand, cl);
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* Programs that change things or reach elsewhere and never read, search or check the
+ * tree, and git's subcommands that do the same: a line that runs one names no verb
+ * (`rm -rf build` is no build, `git push origin main` no history). */
+static const char *const foreign[] = {
+    "rm", "rmdir", "mv", "cp", "chmod", "chown", "chgrp", "kill", "killall", "pkill", "ssh",
+    "scp", "rsync", "sftp", "docker", "podman", "kubectl", "pip", "pip3", "pipx", "apt",
+    "apt-get", "brew", "yum", "dnf", "pacman", "apk", "sudo", "doas", "curl", "wget",
+    "mkdir", "shutdown", "reboot", "systemctl", "crontab", "passwd", "useradd", "unset",
+    "chroot", "mkfs", "umount", "telnet", "tar", "unzip", "gzip", "gunzip", "shred", "nohup",
+    "vagrant", "terraform", "ansible", "gcloud", "heroku", "conda", "whoami", "htop", NULL};
+static const char *const git_changes[] = {
+    "push", "pull", "fetch", "clone", "init", "add", "commit", "rebase", "reset", "checkout",
+    "switch", "stash", "cherry-pick", "revert", "merge", "restore", "clean", "am", "rm", "mv",
+    "remote", "config", "gc", "prune", "bisect", "worktree", "submodule", "status", "branch",
+    "apply", "format-patch", "send-email", "notes", "filter-branch", NULL};
+
+bool qr__dwim_foreign(const char *line, size_t n, qr_arena *a)
+{
+    if (n == 0 || n > 4096)
+        return false;
+    word w[MAX_W];
+    const char *rest;
+    char sep;
+    size_t nw = split(line, n, a, w, &rest, &sep);
+    if (nw == SIZE_MAX || nw == 0)
+        return false;
+    size_t o = is(&w[0], "$") ? 1 : 0;
+    if (o >= nw || w[o].quoted)
+        return false;
+    /* a program said with flags or arguments, or alone when it has no other sense */
+    if (in_list(w[o].s, foreign))
+        return nw - o >= 2 || !strcmp(w[o].s, "rm") || !strcmp(w[o].s, "sudo");
+    return !strcmp(w[o].s, "git") && o + 1 < nw && in_list(w[o + 1].s, git_changes);
+}
+
+const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a)
+{
+    if (n == 0 || n > 4096)
+        return NULL;
+    qr_buf b;
+    qr_buf_init(&b);
+    bool ok = read_command(lk, line, n, a, &b, false) || reread(lk, line, n, a, &b, 0);
     const char *r = ok && b.len && !b.failed ? qr_arena_strndup(a, b.p, b.len) : NULL;
     qr_buf_release(&b);
     return r;

@@ -30,6 +30,9 @@ bool qr__dwim_all_digits(const char *s, size_t n);
  * `head -50 x.c`, `git log -n 5`, "find usages of f", `:wq`) as the DWIM line that does the
  * same, in `a`; NULL when the line is not one (cmdline.c). */
 const char *qr__dwim_cmdline(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a);
+/* Whether the line runs a program that changes things or reaches elsewhere (rm, ssh, docker,
+ * git push ...): it names no verb, whatever words follow (cmdline.c). */
+bool qr__dwim_foreign(const char *line, size_t n, qr_arena *a);
 int qr__dwim_fix(qr_dwim_ctx *c, const qr_dwim_intent *in, qr_arena *a, qr_buf *out,
                  qr_buf *err);
 

@@ -1863,6 +1863,14 @@ int qr_dwim_parse(const qr_dwim_lookup *lk, const char *text, size_t n, qr_arena
         n = cl + n - ln0;
     }
     int rc = parse_once(lk, text, n, a, out);
+    if (rc == QR_OK && !canon && qr__dwim_foreign(text, ln0, a)) {
+        /* `rm -rf build`, `git push`: no verb, however its words read */
+        const qr_tool *refused = out->refused;
+        memset(out, 0, sizeof *out);
+        out->params = qr_map_empty();
+        out->refused = refused;
+        return QR_OK;
+    }
     if (rc != QR_OK || !out->missing_target || !out->content)
         return rc;
     const char *nl = memchr(text, '\n', n);

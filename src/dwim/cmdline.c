@@ -478,7 +478,8 @@ static const char *const builders[] = {
     "make", "gmake", "ninja", "meson", "tox", "nox", "bazel", "cmake", "mvn", "gradle",
     "./gradlew", "yarn", "pnpm", "npm", "jest", "mocha", "vitest", "rspec", "phpunit",
     "dotnet", "zig", "just", "ctest", "pytest", "cargo", "go", "./configure", "scons",
-    "autoreconf", "./autogen.sh", "python", "python3", NULL};
+    "autoreconf", "./autogen.sh", "autogen.sh", "./bootstrap", "bootstrap", "configure",
+    "python", "python3", NULL};
 
 static bool builder(word *w, size_t nw, const char *orig, size_t on, qr_buf *b)
 {
@@ -515,6 +516,36 @@ static bool builder(word *w, size_t nw, const char *orig, size_t on, qr_buf *b)
         return true;
     }
     qr_buf_puts(b, "validate");
+    return true;
+}
+
+/* cc/gcc/clang FILE: the build's check of that file, or with -M/-MM/-H what it includes */
+static const char *const compilers[] = {"cc", "gcc", "clang", "tcc", "c99", "c89", "g++",
+                                        "clang++", "c++", "cpp", "include-what-you-use",
+                                        "iwyu", "clang-tidy", "cppcheck", "scan-build", NULL};
+
+static bool compiler(const qr_dwim_lookup *lk, word *w, size_t nw, qr_buf *b)
+{
+    bool deps = !strcmp(w[0].s, "include-what-you-use") || !strcmp(w[0].s, "iwyu");
+    const word *file = NULL;
+    for (size_t i = 1; i < nw; i++) {
+        const word *x = &w[i];
+        if (is_flag(x)) {
+            deps |= is(x, "-M") || is(x, "-MM") || is(x, "-H") || is(x, "--trace-includes");
+            if (is(x, "-o") || is(x, "-I") || is(x, "-D") || is(x, "-include") || is(x, "-MF"))
+                i++;
+            continue;
+        }
+        if (!path_shaped(lk, x) || file)
+            return false;
+        file = x;
+    }
+    if (!file)
+        return false;
+    if (deps)
+        qr_buf_printf(b, "deps %s", file->s);
+    else
+        qr_buf_puts(b, "validate");
     return true;
 }
 
@@ -614,7 +645,12 @@ static bool git(const qr_dwim_lookup *lk, word *w, size_t nw, qr_buf *b)
             continue;
         }
         if (!dashes && is_flag(x)) {
-            if ((v = opt_value(w, nw, &i, "--since")) || (v = opt_value(w, nw, &i, "--after")))
+            if (!strcmp(sub, "grep") &&
+                ((v = opt_value(w, nw, &i, "-e")) || (v = opt_value(w, nw, &i, "--regexp")))) {
+                if (rev)
+                    return false;
+                rev = v; /* git grep -e PAT */
+            } else if ((v = opt_value(w, nw, &i, "--since")) || (v = opt_value(w, nw, &i, "--after")))
                 since = v;
             else if ((v = opt_value(w, nw, &i, "--until")) || (v = opt_value(w, nw, &i, "--before")))
                 until = v;
@@ -643,7 +679,7 @@ static bool git(const qr_dwim_lookup *lk, word *w, size_t nw, qr_buf *b)
                 i += is(x, "-L");
             continue;
         }
-        if (!strcmp(sub, "tag") || !strcmp(sub, "grep")) {
+        if (!strcmp(sub, "tag") || (!strcmp(sub, "grep") && !rev && !dashes)) {
             if (rev)
                 return false;
             rev = x->s; /* a tag pattern, or grep's pattern */
@@ -709,7 +745,7 @@ static bool git(const qr_dwim_lookup *lk, word *w, size_t nw, qr_buf *b)
             return false;
         qr_buf_puts(b, "grep");
         put_arg(b, rev, true);
-        if (path)
+        if (path && !strchr(path, '*')) /* a glob ('*.c') narrows nothing grep takes */
             qr_buf_printf(b, " %s", path);
         return true;
     }
@@ -871,6 +907,60 @@ static const phrase phrases[] = {
     {"apply edits to", "fix", A_FILE},
     {"imports of", "deps", A_FILE},
     {"includes of", "deps", A_FILE},
+    {":tselect", "definition", A_SYM},
+    {":tj", "definition", A_SYM},
+    {":stag", "definition", A_SYM},
+    {":ptag", "definition", A_SYM},
+    {":stjump", "definition", A_SYM},
+    {":ptjump", "definition", A_SYM},
+    {":sts", "definition", A_SYM},
+    {":pts", "definition", A_SYM},
+    {"go to", "definition", A_SYM},
+    {"goto", "definition", A_SYM},
+    {"go to class", "definition", A_SYM},
+    {"goto class", "definition", A_SYM},
+    {"go to struct", "definition", A_SYM},
+    {"quick implementations", "definition", A_SYM},
+    {"quick java doc", "definition", A_SYM},
+    {"quick doc", "definition", A_SYM},
+    {"open symbol by name", "definition", A_SYM},
+    {"open symbol by name", "skeleton", A_FILE},
+    {"xref find apropos", "definition", A_SYM},
+    {"signature help", "definition", A_SYM},
+    {"text document signature help", "definition", A_SYM},
+    {"jump definition", "definition", A_SYM},
+    {"jump declaration", "definition", A_SYM},
+    {"jump implementation", "definition", A_SYM},
+    {"jump references", "references", A_SYM},
+    {"jump used", "references", A_SYM},
+    {"document highlight", "references", A_SYM},
+    {"text document document highlight", "references", A_SYM},
+    {"reference search trigger", "references", A_SYM},
+    {"references project", "references", A_SYM},
+    {"references in project", "references", A_SYM},
+    {"find selected symbol in project", "references", A_SYM},
+    {"find usages in file", "references", A_SYM},
+    {"find usages in project", "references", A_SYM},
+    {"go to", "read", A_FILE},
+    {"telescope find files", "read", A_FILE},
+    {"telescope git files", "read", A_FILE},
+    {"files", "read", A_FILE},
+    {"folding range", "skeleton", A_FILE},
+    {"text document folding range", "skeleton", A_FILE},
+    {"focus on outline view", "skeleton", A_FILE},
+    {"outline focus", "skeleton", A_FILE},
+    {"speedbar", "skeleton", A_FILE},
+    {"space s", "skeleton", A_FILE},
+    {"space s", "definition", A_SYM},
+    {"space /", "grep", A_ANY},
+    {"space f", "read", A_FILE},
+    {"show panel find in files", "grep", A_ANY},
+    {"panel find in files", "grep", A_ANY},
+    {"search file", "grep", A_ANY},
+    {"magit log buffer file", "get_file_history", A_FILE},
+    {"str replace editor str replace", "fix", A_FILE},
+    {"str replace editor create", "fix", A_FILE},
+    {"str replace editor insert", "fix", A_FILE},
     /* editors' commands, and the words of command ids (`Edit.GoToDefinition`,
      * `textDocument/documentSymbol`, `read_file`), which reread() cuts into words */
     {":e", "read", A_FILE},
@@ -1202,6 +1292,13 @@ static const phrase phrases[] = {
     {"patch", "fix", A_FILE},
     /* the history's own words, alone */
     {"history", "get_commits", A_NONE},
+    {"tig", "get_commits", A_NONE},
+    {"tig", "get_file_history", A_FILE},
+    {"tig blame", "get_file_history", A_FILE},
+    {"tig log", "get_commits", A_NONE},
+    {"gitk", "get_commits", A_NONE},
+    {"gitk", "get_file_history", A_FILE},
+    {"lazygit log", "get_commits", A_NONE},
     {"commits", "get_commits", A_NONE},
     {"recent commits", "get_commits", A_NONE},
     {"contributors", "get_author_stats", A_NONE},
@@ -1226,6 +1323,19 @@ static const phrase phrases[] = {
     {"compile and test", "validate", A_NONE},
     {"rebuild", "validate", A_NONE},
     {"typecheck", "validate", A_NONE},
+    {"projectile test project", "validate", A_NONE},
+    {"projectile compile project", "validate", A_NONE},
+    {"projectile run project", "validate", A_NONE},
+    {"run task", "validate", A_NONE},
+    {"run task build", "validate", A_NONE},
+    {"run task test", "validate", A_NONE},
+    {"build and debug", "validate", A_NONE},
+    {"build and debug active file", "validate", A_NONE},
+    {"build active file", "validate", A_NONE},
+    {"build for testing", "validate", A_NONE},
+    {"compile dirty", "validate", A_NONE},
+    {"run class", "validate", A_NONE},
+    {"run build", "validate", A_NONE},
     {"build", "validate", A_NONE},
     {"compile", "validate", A_NONE},
     {"recompile", "validate", A_NONE},
@@ -1338,6 +1448,23 @@ static const phrase phrases[] = {
     {"wrap up", "done", A_NONE},
     {"wrapping up", "done", A_NONE},
     {"mission accomplished", "done", A_NONE},
+    {"nothing else needed", "done", A_NONE},
+    {"nothing needed", "done", A_NONE},
+    {"no further changes needed", "done", A_NONE},
+    {"we're done here", "done", A_NONE},
+    {"we are done here", "done", A_NONE},
+    {"i'm done here", "done", A_NONE},
+    {"that's everything", "done", A_NONE},
+    {"that is everything", "done", A_NONE},
+    {"completed successfully", "done", A_NONE},
+    {"finish task", "done", A_NONE},
+    {"submit result", "done", A_NONE},
+    {"submit results", "done", A_NONE},
+    {"submit answer", "done", A_NONE},
+    {"mark complete", "done", A_NONE},
+    {"mark done", "done", A_NONE},
+    {"mark as done", "done", A_NONE},
+    {"all finished", "done", A_NONE},
     {"all set", "done", A_NONE},
     {"we're all set", "done", A_NONE},
     {"we are all set", "done", A_NONE},
@@ -1412,6 +1539,7 @@ static const char *const interjections[] = {"ok", "okay", "great", "cool", "good
                                             "perfect", "alright", "thanks", "thank you",
                                             "thx", "ty", "yes", "yep", "yup", "so", "well",
                                             "now", "all", "ok so", "the task is", "i think",
+                                            "here", "successfully", "now", "for now",
                                             NULL};
 
 /* The line's words, lower case, each separated by one space; '-' and '_' between letters
@@ -1488,8 +1616,16 @@ static bool sign_off(const char *l)
                 done = false;
             }
         }
-        if (!best)
-            return false;
+        if (!best) {
+            /* an emoji or a mark (`LGTM 🚀`, `ship it 🚢`) or a `:short_code:`: said
+             * around a sign-off, they change nothing */
+            size_t we = 0, alnum = 0;
+            while (l[we] && l[we] != ' ')
+                alnum += isalnum((unsigned char)l[we++]) ? 1 : 0;
+            if (alnum && !(we > 2 && l[0] == ':' && l[we - 1] == ':'))
+                return false;
+            best = we;
+        }
         any |= done;
         l += best;
     }
@@ -1507,8 +1643,8 @@ static size_t phrase_words(const char *ph, word *w, size_t nw)
     while (k < nw) {
         const char *s = w[k].s;
         size_t n = w[k].n;
-        while (n && strchr(".!,;?", s[n - 1]))
-            n--; /* "f12," */
+        while (n && strchr(".!,;?:", s[n - 1]))
+            n--; /* "f12,", "Find in Files:", "Go to File..." */
         size_t i = 0;
         while (i < n) {
             if (!*p)
@@ -1785,7 +1921,9 @@ static bool read_command(const qr_dwim_lookup *lk, const char *line, size_t n, q
                  sscanf(c[1].s, "NR>=%ld&&NR<=%ld", &lo, &hi) == 2 ||
                  sscanf(c[1].s, "NR==%ld,NR==%ld", &lo, &hi) == 2) && lo >= 1 && hi >= lo)
                 ok = (qr_buf_printf(b, "read %s:%ld-%ld", c[2].s, lo, hi), true);
-        } else if (in_list(prog, pagers))
+        } else if (in_list(prog, compilers) && !sep)
+            ok = compiler(lk, c, cn, b);
+        else if (in_list(prog, pagers))
             ok = pager(lk, c, cn, &sep, rest, b);
         else if (in_list(prog, greps))
             ok = grepper(lk, c, cn, b);
@@ -1842,7 +1980,7 @@ static bool file_named(const qr_dwim_lookup *lk, const char *s)
         return true;
     const char *slash = strrchr(s, '/');
     const char *dot = strrchr(slash ? slash + 1 : s, '.');
-    if (!dot || !dot[1] || strlen(dot + 1) > 5)
+    if (!dot || !dot[1] || strlen(dot + 1) > 4)
         return false;
     for (const char *x = dot + 1; *x; x++)
         if (!islower((unsigned char)*x) && !isdigit((unsigned char)*x) && *x != '+')
@@ -1903,7 +2041,7 @@ static bool same_key(const char *w, size_t n, const char *k)
 static const char *const runners[] = {"run_terminal_cmd", "run_command", "run_shell_command",
                                       "execute_command", "exec_command", "shell", "terminal",
                                       "bash", "sh", "zsh", "exec", "cmd", "run", "lua", "call",
-                                      NULL};
+                                      "ycmcompleter", "cocaction", "normal", "silent", NULL};
 
 /* A command id's words: `workbench.action.findInFiles` "workbench action find in files",
  * `textDocument/references` "text document references", `read_file` "read file",
@@ -1919,7 +2057,7 @@ static char *id_words(const char *s, size_t n, qr_arena *a)
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         bool sepc = c == '.' || c == '/' || c == '_' || c == '-' || c == ':' || c == '(' ||
-                    c == ')';
+                    c == ')' || c == '\'' || c == '"' || c == ',';
         if (sepc) {
             if (k && o[k - 1] != ' ')
                 o[k++] = ' ';
@@ -1967,6 +2105,56 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
             r++, rn--;
         if (rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1)))
             return true;
+        /* the command's first word as its program would take it: lower case, without
+         * Vim's `!` (`:Make`, `:grep! PAT`) */
+        char *c = qr_arena_strndup(a, r, rn);
+        if (!c)
+            return false;
+        size_t cw = 0;
+        for (; cw < rn && !isspace((unsigned char)c[cw]); cw++)
+            c[cw] = (char)tolower((unsigned char)c[cw]);
+        if (cw > 1 && c[cw - 1] == '!')
+            c[cw - 1] = ' ';
+        if (rn && strncmp(c, r, rn) && read_command(lk, c, rn, a, b, true))
+            return true;
+    }
+    /* a call written as a function (`read_file("x.c")`, `grep_search(query="f")`): its
+     * name and arguments as words */
+    if (n > 3 && line[n - 1] == ')' && isalpha((unsigned char)line[0])) {
+        const char *op = memchr(line, '(', n);
+        size_t k = 0;
+        while (k < n && (isalnum((unsigned char)line[k]) || line[k] == '_' || line[k] == '.'))
+            k++;
+        if (op && (size_t)(op - line) == k) {
+            char *c = qr_arena_strndup(a, line, n);
+            if (!c)
+                return false;
+            c[k] = ' ';
+            c[n - 1] = ' ';
+            for (size_t i = k; i < n; i++)
+                if (c[i] == ',' || c[i] == '"' || c[i] == '\'')
+                    c[i] = ' ';
+            if (read_command(lk, c, n, a, b, true) || reread(lk, c, n, a, b, depth + 1))
+                return true;
+        }
+    }
+    /* a key hint in parentheses ("Go To Definition (F12) f"): left out */
+    for (size_t i = 1; i + 2 < n; i++) {
+        if (line[i] != '(' || line[i - 1] != ' ')
+            continue;
+        const char *close = memchr(line + i, ')', n - i);
+        if (!close || close - (line + i) > 24 || memchr(line + i, ' ', (size_t)(close - (line + i))))
+            break;
+        size_t cut = (size_t)(close - (line + i)) + 1;
+        char *m = qr_arena_alloc(a, n - cut + 1);
+        if (!m)
+            return false;
+        memcpy(m, line, i);
+        memcpy(m + i, close + 1, n - i - cut);
+        m[n - cut] = '\0';
+        if (read_command(lk, m, n - cut, a, b, true) || reread(lk, m, n - cut, a, b, depth + 1))
+            return true;
+        break;
     }
     /* a menu path ("Product > Build", "Search > Text"): its items as words */
     if (!memchr(line, '\'', n) && !memchr(line, '"', n)) {
@@ -1978,6 +2166,14 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
             g[1] = ' ';
         if (menu && (read_command(lk, m, n, a, b, true) || reread(lk, m, n, a, b, depth + 1)))
             return true;
+        /* else its last items alone ("Navigate > Declaration f", "Call Hierarchy >
+         * Callers f") */
+        for (const char *g = line; menu && (g = strstr(g, " > ")) != NULL;) {
+            g += 3;
+            size_t off = (size_t)(g - line);
+            if (read_command(lk, m + off, n - off, a, b, true))
+                return true;
+        }
     }
     size_t w0 = 0;
     while (w0 < n && !isspace((unsigned char)line[w0]))
@@ -2000,7 +2196,7 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
     if (w0 > 2 && w0 < n && line[w0 - 1] == ':' && isalpha((unsigned char)line[0])) {
         bool alpha = true, verb = false;
         for (size_t i = 0; i + 1 < w0; i++)
-            alpha &= isalpha((unsigned char)line[i]) != 0;
+            alpha &= isalpha((unsigned char)line[i]) || line[i] == '/' || line[i] == '+';
         for (int v = QR_DWIM_SKELETON; v < QR_DWIM_VERB_COUNT; v++) {
             const char *name = qr_dwim_verb_name((qr_dwim_verb)v);
             verb |= name && strlen(name) == w0 - 1 && !strncasecmp(name, line, w0 - 1);
@@ -2023,9 +2219,17 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
         return false;
     memcpy(first, line, w0);
     first[w0] = '\0';
-    if (tn && in_list(first, runners)) {
+    char lfirst[64];
+    for (size_t i = 0; i <= w0; i++)
+        lfirst[i] = (char)tolower((unsigned char)first[i]);
+    if (tn && in_list(lfirst, runners)) {
         const char *r = tail;
         size_t rn = tn;
+        /* execute_command command="make check" */
+        if (rn > 8 && !strncmp(r, "command=", 8))
+            r += 8, rn -= 8;
+        else if (rn > 4 && !strncmp(r, "cmd=", 4))
+            r += 4, rn -= 4;
         if (rn > 3 && !strncmp(r, "-c ", 3)) /* bash -c 'make test' */
             r += 3, rn -= 3;
         if (rn >= 2 && (*r == '\'' || *r == '"') && r[rn - 1] == *r)

@@ -297,6 +297,16 @@ static const row rows[] = {
     {"attempt_completion", "done", NULL, "run"},
     {"we're all set", "done", NULL, "run"},
     {"fix: bound the stack check", "fix", NULL, "run"}, /* a verb's own colon stays */
+    {":Make", "validate", "make", "run"},
+    {":grep! LX_ src/lisp", "grep", "LX_", "run"},
+    {":YcmCompleter GoToReferences lx_eval", "references", "lx_eval", "run"},
+    {"Navigate > Declaration lx_eval", "definition", "lx_eval", "run"},
+    {"Call Hierarchy > Callees lx_eval", "callees", "lx_eval", "run"},
+    {"Explorer: Focus on Outline View", "skeleton", NULL, "run"},
+    {"read_file(\"src/lisp/eval.c\")", "read", "src/lisp/eval.c", "run"},
+    {"execute_command command=\"make check\"", "validate", "make check", "run"},
+    {"git grep -e LX_ -- '*.c'", "grep", "LX_", "run"},
+    {"ok, we're done here", "done", NULL, "run"},
     /* programs that change things name no verb, whatever their words */
     {"rm -rf build", "none", NULL, "reject"},
     {"git push origin main", "none", NULL, "reject"},

@@ -649,6 +649,43 @@ static void take_asides(tok *t, size_t n, cf_frame *f)
         if (i > 0 && word_is(t, n, i - 1, "along"))
             t[i - 1].id = W_STOP;
     }
+    /* "public", "exported", "non-static": the functions other files can call */
+    for (size_t i = 0; i < n; i++) {
+        if (word_is(t, n, i, "public") || word_is(t, n, i, "exported") ||
+            word_is(t, n, i, "non-static") || word_is(t, n, i, "nonstatic") ||
+            word_is(t, n, i, "extern") || word_is(t, n, i, "externally-visible")) {
+            f->nonstatic = true;
+            t[i].id = W_STOP;
+        } else if (word_is(t, n, i, "non") && word_is(t, n, i + 1, "static")) {
+            f->nonstatic = true;
+            t[i].id = t[i + 1].id = W_STOP;
+        }
+    }
+    /* "(direct calls only)", "directly": one step, whatever else says eventually ("what
+     * does X end up calling (direct calls only)"); the call word of the aside is not a
+     * second question when another one asks */
+    for (size_t i = 0; i < n; i++) {
+        if (!(word_is(t, n, i, "direct") || word_is(t, n, i, "directly") ||
+              word_is(t, n, i, "immediate") || word_is(t, n, i, "immediately")))
+            continue;
+        f->direct = true;
+        t[i].id = W_STOP;
+        size_t j = i + 1;
+        bool call_next = j < n && (t[j].id == W_CALL || t[j].id == W_CALLEES ||
+                                   t[j].id == W_CALLERS || t[j].id == W_CALLED);
+        bool other = false;
+        for (size_t k = 0; k < n; k++)
+            other |= k != j && (t[k].id == W_CALL || t[k].id == W_CALLEES ||
+                                t[k].id == W_CALLERS || t[k].id == W_CALLED);
+        if (call_next && other) {
+            t[j].id = W_STOP;
+            if (word_is(t, n, j + 1, "only"))
+                t[j + 1].id = W_STOP;
+        }
+    }
+    for (size_t i = 0; f->direct && i < n; i++)
+        if (t[i].id == W_TRANS)
+            t[i].id = W_STOP;
     for (size_t i = 0; i + 1 < n; i++) {
         /* a project's name: lower-case letters only ("kv_put" is a function's) */
         const char *w = t[i + 1].w;

@@ -47,6 +47,9 @@ typedef struct cf_frame {
     bool subject_path;        /* the subject is a file or directory path */
     char in[CF_MAX + 1];      /* "in FILE" / "under DIR": where ("" for anywhere) */
     bool statics;             /* only static functions */
+    bool nonstatic;           /* only functions other files can call ("public",
+                                 "exported", "non-static") */
+    bool direct;              /* "direct calls only", "directly": one step, not the chain */
     bool transitive;          /* "eventually", "indirectly": the whole chain */
     int depth;                /* "2 levels deep", "depth 3": the chain to that many steps (0:
                                  one step, or the whole chain when transitive) */

@@ -1052,6 +1052,7 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
         *name = f->what == CF_STRUCTS  ? (f->typedefs ? "file-typedefs" : "file-structs")
                 : f->what == CF_MACROS ? "file-macros"
                 : f->statics           ? "statics"
+                : f->nonstatic         ? "public-functions"
                                        : "file-functions";
         /* what one file defines is what is written in it: under a disabled #if too, marked
            :inactive; across a directory or the tree, the active code unless asked */
@@ -1066,7 +1067,9 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                                   "     code:line ?line ; code:static ?static .\n"
                                   "%s",
                           f->statics ? "" : "?static", with_inactive ? " ?inactive" : "",
-                          f->statics ? "  FILTER(?static)\n" : "");
+                          f->statics     ? "  FILTER(?static)\n"
+                          : f->nonstatic ? "  FILTER(!?static)\n"
+                                         : "");
         else
             qr_buf_printf(&q, PFX "SELECT ?name ?file ?line%s WHERE {\n"
                                   "  ?f a code:%s ; code:name ?name ; code:file/code:path ?file "
@@ -1146,6 +1149,8 @@ static char *frame_sparql(qr_sparql_store *st, const qr_stop *stop, const cf_fra
                             "  ?f a code:Function ; code:file/code:path ?p .\n");
         if (f->statics)
             qr_buf_puts(&q, "  ?f code:static true .\n");
+        else if (f->nonstatic)
+            qr_buf_puts(&q, "  ?f code:static false .\n");
         place_filter(&q, "p", s);
         qr_buf_puts(&q, "}");
         break;

@@ -2161,19 +2161,20 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
         char *m = qr_arena_strndup(a, line, n);
         if (!m)
             return false;
-        bool menu = false;
-        for (char *g = m; (g = strstr(g, " > ")) != NULL; menu = true)
+        /* the line need not end in a NUL, its copy does; where each item begins */
+        size_t item[8], nitem = 0, mn = strlen(m);
+        for (char *g = m; (g = strstr(g, " > ")) != NULL; g += 3) {
             g[1] = ' ';
-        if (menu && (read_command(lk, m, n, a, b, true) || reread(lk, m, n, a, b, depth + 1)))
+            if (nitem < sizeof item / sizeof item[0])
+                item[nitem++] = (size_t)(g - m) + 3;
+        }
+        if (nitem && (read_command(lk, m, mn, a, b, true) || reread(lk, m, mn, a, b, depth + 1)))
             return true;
         /* else its last items alone ("Navigate > Declaration f", "Call Hierarchy >
          * Callers f") */
-        for (const char *g = line; menu && (g = strstr(g, " > ")) != NULL;) {
-            g += 3;
-            size_t off = (size_t)(g - line);
-            if (read_command(lk, m + off, n - off, a, b, true))
+        for (size_t i = 0; i < nitem; i++)
+            if (read_command(lk, m + item[i], mn - item[i], a, b, true))
                 return true;
-        }
     }
     size_t w0 = 0;
     while (w0 < n && !isspace((unsigned char)line[w0]))

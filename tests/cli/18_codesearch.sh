@@ -41,6 +41,7 @@ ask() {
 expect_out "who calls" 'template:callers 0 [{"caller":"twice","file":"src/main.c","line":3}]' ask "Who calls add?"
 # the repository's own functions; the C library's (printf) when asked for
 expect_out "what does X call" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main call"
+expect_out "an aside asks for the direct calls whatever else says eventually" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main end up calling (direct calls only)"
 expect_out "what does X call, library functions too" 'template:callees 0 [{"callee":"fact","line":7,"file":"src/main.c","function_line":7},{"callee":"printf","line":7,"file":"src/main.c","function_line":7},{"callee":"twice","line":7,"file":"src/main.c","function_line":7}]' ask "what does main call including library functions"
 expect_out "where defined" 'template:definition 0 [{"kind":"Declaration","file":"src/util.h","line":1,"end":1},{"kind":"Function","file":"src/main.c","line":5,"end":5}]' ask "where is \`add\` defined?"
 expect_out "includers" 'template:includers 0 [{"file":"src/main.c"}]' ask "which files include util.h"
@@ -163,6 +164,8 @@ expect_out "what FILE defines: its functions" 'template:file-functions [{"name":
 expect_out "a header named in another case" 'template:includers [{"file":"lib/log.c"},{"file":"lib/loop.c"},{"file":"lib/plat.c","inactive":true},{"file":"tools/cli.c"}]' ask2 "which files include LOG.H"
 expect_out "an #include under a disabled #if is one, marked" 'template:file-includes [{"header":"log.h","inactive":true}]' ask2 "what does lib/plat.c include"
 expect_out "the functions of one file: disabled ones too, marked" 'template:statics [{"name":"win_only","file":"lib/plat.c","line":3,"inactive":true},{"name":"plat_id","file":"lib/plat.c","line":5}]' ask2 "static functions in lib/plat.c"
+expect_out "public (non-static) functions of one file" 'template:public-functions [{"name":"plat","file":"lib/plat.c","line":6,"static":false}]' ask2 "public (non-static) functions of lib/plat.c"
+expect_out "how many exported functions" 'template:count-functions [{"count":1}]' ask2 "how many exported functions in lib/plat.c"
 ask2 "which functions are static" > "$TMP/statics.txt"
 expect_out "across the tree: the active ones" '0' grep -c win_only "$TMP/statics.txt"
 expect_out "across the tree: the active ones, plat_id among them" '1' grep -c plat_id "$TMP/statics.txt"

@@ -1606,8 +1606,8 @@ static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_a
         double most = typo_first ? 1.0 : !exact ? (writes ? 0.55 : 0.8) : b != 0 ? 0.8 : 1.0;
         /* an edit with nothing named to edit and no block ("rewrite everything") asks */
         if (!cs[i].tool && cs[i].verb == QR_DWIM_FIX && !out->content && !ntargets_any &&
-            most > 0.8)
-            most = 0.8;
+            most > 0.8 && !(exact && b == 0 && nt == 1))
+            most = 0.8; /* "fix" alone is sure of its verb: its file is asked for */
         if (cs[i].score > most)
             cs[i].score = most;
     }
@@ -1752,7 +1752,9 @@ static int parse_once(const qr_dwim_lookup *lk, const char *text, size_t n, qr_a
                 }
     }
     out->target = out->ntargets ? out->targets[0] : NULL;
-    out->missing_target = !out->target && best.verb != QR_DWIM_TOOL && verbs[best.verb].needs_target;
+    out->missing_target = !out->target && best.verb != QR_DWIM_TOOL &&
+                          (verbs[best.verb].needs_target ||
+                           (best.verb == QR_DWIM_FIX && !out->content));
     /* "struct evbuffer" for the graph verbs: the symbol is evbuffer, of kind struct (the
        code tools take the name and the kind apart; expand reads "struct X" itself) */
     const char *kind = NULL;

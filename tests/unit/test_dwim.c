@@ -307,6 +307,9 @@ static const row rows[] = {
     {"execute_command command=\"make check\"", "validate", "make check", "run"},
     {"git grep -e LX_ -- '*.c'", "grep", "LX_", "run"},
     {"ok, we're done here", "done", NULL, "run"},
+    {"fix", "fix", NULL, "run"}, /* the verb alone: sure, its file asked for */
+    {"apply_patch", "fix", NULL, "run"},
+    {"rewrite everything", "fix", NULL, "clarify"},
     /* programs that change things name no verb, whatever their words */
     {"rm -rf build", "none", NULL, "reject"},
     {"git push origin main", "none", NULL, "reject"},

@@ -2019,6 +2019,21 @@ static const struct {
             {"ctrl+shift+b", "build"},
             {"ctrl+f9", "build"},
             {"cmd+f9", "build"},
+            {"gd", "go to definition"},
+            {"gr", "find references"},
+            {"gi", "go to implementation"},
+            {"ctrl+click", "go to definition"},
+            {"cmd+click", "go to definition"},
+            {"ctrl+p", "quick open"},
+            {"cmd+p", "quick open"},
+            {":e", "quick open"},
+            {":grep", "find in files"},
+            {":vimgrep", "find in files"},
+            {":rg", "find in files"},
+            {":ag", "find in files"},
+            {":tag", "go to definition"},
+            {":ts", "go to definition"},
+            {"readtags", "go to definition"},
             {NULL, NULL}};
 
 /* The word w[0..n) is the key k: case folded, '-' and '+' alike. */

@@ -310,6 +310,8 @@ static const row rows[] = {
     {"fix", "fix", NULL, "run"}, /* the verb alone: sure, its file asked for */
     {"apply_patch", "fix", NULL, "run"},
     {"rewrite everything", "fix", NULL, "clarify"},
+    {"gd", "definition", NULL, "run"}, /* a key alone: the action, its symbol asked for */
+    {":grep", "grep", NULL, "run"},
     /* programs that change things name no verb, whatever their words */
     {"rm -rf build", "none", NULL, "reject"},
     {"git push origin main", "none", NULL, "reject"},

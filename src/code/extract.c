@@ -1838,7 +1838,12 @@ static void file_scope_invocations(ex *e, const char *src, size_t len)
                                 break;
                             }
                         }
+                        /* as written: the copy parsed may have blanked parts of it */
+                        const char *keep = e->src;
+                        if (e->orig)
+                            e->src = e->orig;
                         const char *nm = text_range(e, (uint32_t)b, (uint32_t)(k + 1));
+                        e->src = keep;
                         (void)a;
                         if (nm)
                             ref(e, QR_CODE_REF_CALL, NULL, nm, line, cond);
@@ -2216,6 +2221,99 @@ static char *blank_attribute_lines(const char *src, size_t len, char *own)
             }
         }
         i = scope_step(src, i, len, &line_start, &depth);
+    }
+    return out;
+}
+
+/* A copy of src (or `own`, reused) where each argument of a file-scope line `NAME(args)`
+ * that is only an operator (`OPMETHOD(int64_t, s64, add, +)`, Janet's inttypes.c: a macro
+ * that defines a function where it is invoked, its operator pasted into the body) is
+ * made underscores of its length, and so is one that is a type (`const Janet *`, capi.c's
+ * `DEFINE_GETTER(tuple, TUPLE, const Janet *)`): no expression holds a lone `+` or a type,
+ * and the grammar lost the rest of the file after the first such line (60 functions of
+ * inttypes.c, 50 of capi.c). The invocation is recorded as written
+ * (file_scope_invocations reads the original). */
+static char *operator_arguments(const char *src, size_t len, char *own)
+{
+    char *out = own;
+    int depth = 0;
+    bool line_start = true;
+    for (size_t i = 0; i < len;) {
+        if (!(line_start && depth == 0 && (isalpha((unsigned char)src[i]) || src[i] == '_'))) {
+            i = scope_step(src, i, len, &line_start, &depth);
+            continue;
+        }
+        /* a macro's name: no lower-case letter (a function's head or prototype is left) */
+        size_t k = i;
+        bool lower = false;
+        while (k < len && (isalnum((unsigned char)src[k]) || src[k] == '_'))
+            lower |= islower((unsigned char)src[k++]) != 0;
+        while (k < len && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        if (lower || k >= len || src[k] != '(') {
+            i = scope_step(src, i, len, &line_start, &depth);
+            continue;
+        }
+        /* the arguments, on this line, split at commas outside parentheses */
+        size_t a = k + 1, e = a;
+        int pd = 1;
+        for (; e < len && src[e] != '\n' && pd > 0; e++)
+            if (src[e] == '(')
+                pd++;
+            else if (src[e] == ')')
+                pd--;
+        /* the line ends there (a `;` allowed), and no body follows: an invocation */
+        size_t eol = e;
+        while (eol < len && (src[eol] == ' ' || src[eol] == '\t' || src[eol] == '\r' ||
+                             src[eol] == ';'))
+            eol++;
+        size_t nx = eol;
+        while (nx < len && isspace((unsigned char)src[nx]))
+            nx++;
+        if (pd != 0 || (eol < len && src[eol] != '\n') || (nx < len && src[nx] == '{')) {
+            i = scope_step(src, i, len, &line_start, &depth);
+            continue;
+        }
+        for (size_t x = a; x < e;) {
+            size_t y = x;
+            int d = 0;
+            while (y < e - 1 && !(d == 0 && src[y] == ','))
+                d += src[y] == '(' ? 1 : src[y] == ')' ? -1 : 0, y++;
+            size_t b0 = x, b1 = y;
+            while (b0 < b1 && isspace((unsigned char)src[b0]))
+                b0++;
+            while (b1 > b0 && isspace((unsigned char)src[b1 - 1]))
+                b1--;
+            bool op = b1 > b0;
+            for (size_t z = b0; z < b1 && op; z++)
+                op = strchr("+-*/%&|^~<>!=", src[z]) != NULL;
+            /* a type (`const Janet *`, `unsigned int`): two words side by side, or a
+             * trailing star, is no expression either */
+            bool type = b1 > b0 && src[b1 - 1] == '*';
+            for (size_t z = b0; z + 1 < b1 && !type; z++)
+                if (isspace((unsigned char)src[z]) && (isalnum((unsigned char)src[z - 1]) || src[z - 1] == '_')) {
+                    size_t w = z;
+                    while (w < b1 && isspace((unsigned char)src[w]))
+                        w++;
+                    type = w < b1 && (isalpha((unsigned char)src[w]) || src[w] == '_');
+                }
+            for (size_t z = b0; z < b1 && type; z++)
+                type = isalnum((unsigned char)src[z]) || src[z] == '_' || src[z] == '*' ||
+                       src[z] == ' ' || src[z] == '\t';
+            if (op || type) {
+                if (!out) {
+                    out = malloc(len + 1);
+                    if (!out)
+                        return own;
+                    memcpy(out, src, len);
+                    out[len] = '\0';
+                }
+                memset(out + b0, '_', b1 - b0);
+            }
+            x = y + 1;
+        }
+        i = e;
+        line_start = false;
     }
     return out;
 }
@@ -3292,6 +3390,7 @@ int qr_code_extract(qr_code_lang lang, const char *src, size_t len, qr_arena *a,
     clean = blank_annotations(clean ? clean : src, len, clean);
     clean = blank_attribute_lines(clean ? clean : src, len, clean);
     clean = head_macro_definitions(clean ? clean : src, len, clean);
+    clean = operator_arguments(clean ? clean : src, len, clean);
     if (clean)
         src = clean;
     TSTree *tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);

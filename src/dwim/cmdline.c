@@ -425,10 +425,13 @@ static bool tags_or_cflow(const qr_dwim_lookup *lk, word *w, size_t nw, qr_buf *
             return false;
         sym = x;
     }
+    word mainw; /* --main=SYM's value, alive as long as sym may point at it */
     if (cflow && !sym)
         for (size_t i = 1; i < nw; i++)
-            if (!strncmp(w[i].s, "--main=", 7))
-                sym = &(word){w[i].s + 7, w[i].n - 7, false};
+            if (!strncmp(w[i].s, "--main=", 7)) {
+                mainw = (word){w[i].s + 7, w[i].n - 7, false};
+                sym = &mainw;
+            }
     if (!sym || !symbol_shaped(lk, sym, false))
         return false;
     qr_buf_printf(b, "%s %s", cflow ? (reverse ? "callers" : "callees") : "definition", sym->s);
@@ -517,6 +520,21 @@ static bool builder(word *w, size_t nw, const char *orig, size_t on, qr_buf *b)
     }
     qr_buf_puts(b, "validate");
     return true;
+}
+
+/* A project's own test script, whatever its arguments: `./runtest`, `runtest-cluster`,
+ * `./run_tests.sh`, `test.sh`, `tclsh tests/test_helper.tcl`. */
+static bool test_script(const char *prog)
+{
+    const char *base = strrchr(prog, '/');
+    base = base ? base + 1 : prog;
+    static const char *const heads[] = {"runtest", "run_tests", "run-tests", "runtests",
+                                        "run_test", "run-test", "test.sh", "tests.sh",
+                                        "check.sh", NULL};
+    for (size_t i = 0; heads[i]; i++)
+        if (!strncmp(base, heads[i], strlen(heads[i])))
+            return true;
+    return !strcmp(prog, "tclsh") || !strcmp(prog, "bats") || !strcmp(prog, "prove");
 }
 
 /* cc/gcc/clang FILE: the build's check of that file, or with -M/-MM/-H what it includes */
@@ -910,6 +928,23 @@ static const phrase phrases[] = {
     {"go to declaration or usages", "definition", A_SYM},
     {"goto declaration or usages", "definition", A_SYM},
     {"declaration or usages", "definition", A_SYM},
+    {"lsp definitions", "definition", A_SYM},
+    {"lsp implementations", "definition", A_SYM},
+    {"lsp type definitions", "definition", A_SYM},
+    {"lsp workspace symbols", "definition", A_SYM},
+    {"lsp dynamic workspace symbols", "definition", A_SYM},
+    {"telescope lsp workspace symbols", "definition", A_SYM},
+    {"telescope lsp implementations", "definition", A_SYM},
+    {"project symbols", "definition", A_SYM},
+    {"project symbol", "definition", A_SYM},
+    {"outline toggle", "skeleton", A_FILE},
+    {"toggle outline", "skeleton", A_FILE},
+    {"file finder", "read", A_FILE},
+    {"file finder toggle", "read", A_FILE},
+    {"workspace new search", "grep", A_ANY},
+    {"project search", "grep", A_ANY},
+    {"new search", "grep", A_ANY},
+    {"deploy search", "grep", A_ANY},
     {":tselect", "definition", A_SYM},
     {":tj", "definition", A_SYM},
     {":stag", "definition", A_SYM},
@@ -1451,6 +1486,18 @@ static const phrase phrases[] = {
     {"wrap up", "done", A_NONE},
     {"wrapping up", "done", A_NONE},
     {"mission accomplished", "done", A_NONE},
+    {"tests pass", "done", A_NONE},
+    {"all tests pass", "done", A_NONE},
+    {"tests passing", "done", A_NONE},
+    {"tests are passing", "done", A_NONE},
+    {"all tests passing", "done", A_NONE},
+    {"tests are green", "done", A_NONE},
+    {"all green", "done", A_NONE},
+    {"ci is green", "done", A_NONE},
+    {"ci passes", "done", A_NONE},
+    {"build is green", "done", A_NONE},
+    {"everything passes", "done", A_NONE},
+    {"everything works", "done", A_NONE},
     {"nothing else needed", "done", A_NONE},
     {"nothing needed", "done", A_NONE},
     {"no further changes needed", "done", A_NONE},
@@ -1936,6 +1983,28 @@ static bool read_command(const qr_dwim_lookup *lk, const char *line, size_t n, q
             ok = global(lk, c, cn, b);
         else if (!strcmp(prog, "readtags") || !strcmp(prog, "cflow"))
             ok = tags_or_cflow(lk, c, cn, b);
+        else if ((!strcmp(prog, "ctags") || !strcmp(prog, "uctags") ||
+                  !strcmp(prog, "universal-ctags")) && cn >= 3 && !sep) {
+            /* ctags -x [--c-kinds=f ...] FILE: the file's definitions, a line each */
+            bool x = false, other = false;
+            const word *file = NULL;
+            for (size_t i = 1; i < cn && !other; i++) {
+                if (is_flag(&c[i]))
+                    x |= is(&c[i], "-x") || is(&c[i], "--output-format=xref");
+                else if (!file && path_shaped(lk, &c[i]))
+                    file = &c[i];
+                else
+                    other = true;
+            }
+            if (x && file && !other)
+                ok = (qr_buf_printf(b, "skeleton %s", file->s), true);
+        } else if ((!strcmp(prog, "gti") || !strcmp(prog, "igt")) && cn >= 2 && cn < MAX_W) {
+            /* git misspelt as its own first word */
+            word g[MAX_W];
+            memcpy(g, c, cn * sizeof *c);
+            g[0] = (word){"git", 3, false};
+            ok = git(lk, g, cn, b);
+        }
         else if (!strcmp(prog, "ls") || !strcmp(prog, "tree") || !strcmp(prog, "dir") ||
                  !strcmp(prog, "find") || !strcmp(prog, "nm") || !strcmp(prog, "objdump") ||
                  !strcmp(prog, "exa") || !strcmp(prog, "eza") || !strcmp(prog, "lsd") ||
@@ -1943,6 +2012,8 @@ static bool read_command(const qr_dwim_lookup *lk, const char *line, size_t n, q
             ok = lister(lk, c, cn, b);
         else if (in_list(prog, builders) && !sep)
             ok = builder(c, cn, on, (size_t)(line + n - on), b);
+        else if (test_script(prog) && !sep)
+            ok = (qr_buf_puts(b, "validate"), true); /* ./runtest --single unit/type/list */
         /* ./configure && make, make clean && make check: a build said as a chain */
         if (!ok && sep == '&' && in_list(prog, builders))
             ok = (qr_buf_puts(b, "validate"), true);
@@ -2173,6 +2244,32 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
         if (read_command(lk, m, n - cut, a, b, true) || reread(lk, m, n - cut, a, b, depth + 1))
             return true;
         break;
+    }
+    /* a palette's "toggle" ("outline: toggle", "project symbols: toggle f", Zed's
+     * `outline::Toggle`): the panel it opens, without the word */
+    {
+        char *m = qr_arena_strndup(a, line, n);
+        if (!m)
+            return false;
+        size_t mn = strlen(m);
+        bool cut = false;
+        for (size_t i = 0; i + 6 <= mn; i++) {
+            bool start = i == 0 || m[i - 1] == ' ' || m[i - 1] == ':';
+            bool end = i + 6 == mn || m[i + 6] == ' ';
+            if (!start || !end || strncasecmp(m + i, "toggle", 6))
+                continue;
+            memset(m + i, ' ', 6);
+            for (size_t j = i; j > 0 && (m[j - 1] == ':' || m[j - 1] == ' '); j--)
+                m[j - 1] = ' ';
+            cut = true;
+        }
+        size_t b0 = 0;
+        while (b0 < mn && m[b0] == ' ')
+            b0++;
+        if (cut && b0 < mn &&
+            (read_command(lk, m + b0, mn - b0, a, b, true) ||
+             reread(lk, m + b0, mn - b0, a, b, depth + 1)))
+            return true;
     }
     /* a menu path ("Product > Build", "Search > Text"): its items as words */
     if (!memchr(line, '\'', n) && !memchr(line, '"', n)) {

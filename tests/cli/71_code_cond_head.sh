@@ -8,7 +8,10 @@
 #    conjunction of a host test and a project disjunction (`((defined(__x86_64__) || ...)
 #    && (defined(JANET_POSIX) || defined(JANET_WINDOWS))) || defined(__aarch64__) || ...`):
 #    it was not judged, both branches counted, and every value macro picked the 32-bit
-#    helpers the real build leaves out.
+#    helpers the real build leaves out;
+# 3. file-scope invocations of a function-defining macro whose arguments are an operator
+#    (`OPMETHOD(int64_t, s64, add, +)`) or a type (`DEFINE_GETTER(tuple, TUPLE, const
+#    Janet *)`): no expression, and the grammar lost every function after them.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -92,4 +95,38 @@ expect_out "the #else of a host test and a project disjunction is judged" \
 expect_out "calls through the value macro reach the helper the configuration compiles" \
   'proc.c:box64_int proc.c:box64_int' \
   sh -c "'$Q' code dump --repo '$R' --path proc.c | python3 -c 'import json,sys; print(\" \".join(r[\"to\"] for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\" and r.get(\"via\") == \"wrap_int\"))'"
+R2="$TMP/repo2"
+git init -q -b main "$R2"
+cat > "$R2/ops.c" <<'C'
+int helper(int x) { return x; }
+typedef struct Box { int v; } Box;
+#define OPMETHOD(T, type, name, oper) \
+static T cfun_##type##_##name(T a, T b) { \
+    return helper(a oper b); \
+}
+#define GETTER(name, type) \
+type get_##name(type *p) { \
+    return *p; \
+}
+
+OPMETHOD(int, s64, add, +)
+OPMETHOD(int, s64, shl, <<)
+GETTER(box, const Box *)
+GETTER(num, unsigned int)
+
+int after(int y) {
+    return helper(y);
+}
+C
+git -C "$R2" add -A
+git -C "$R2" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "functions a macro defines from operator and type arguments, and what follows" \
+  'helper cfun_s64_add cfun_s64_shl get_box get_num after' \
+  sh -c "'$Q' code dump --repo '$R2' --path ops.c | python3 -c 'import json,sys; r=[d for d in map(json.loads, sys.stdin) if d.get(\"node\") == \"function\"]; print(\" \".join(d[\"name\"] for d in sorted(r, key=lambda d: d[\"line\"])))'"
+expect_out "their signatures are the invocations as written" \
+  'OPMETHOD(int, s64, add, +)|OPMETHOD(int, s64, shl, <<)|GETTER(box, const Box *)' \
+  sh -c "'$Q' code dump --repo '$R2' --path ops.c | python3 -c 'import json,sys; print(\"|\".join([d[\"signature\"] for d in map(json.loads, sys.stdin) if d.get(\"node\") == \"function\" and d.get(\"expanded_from\")][:3]))'"
+expect_out "the calls in the macro's body are theirs" \
+  'ops.c:after ops.c:cfun_s64_add ops.c:cfun_s64_shl' \
+  sh -c "'$Q' code query get_call_graph --name helper --direction callers --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"from\"] for r in json.load(sys.stdin)[\"results\"] if r[\"from\"].startswith(\"ops.c:\") and \"OPMETHOD\" not in r[\"from\"]))))'"
 finish

@@ -312,6 +312,13 @@ static const row rows[] = {
     {"rewrite everything", "fix", NULL, "clarify"},
     {"gd", "definition", NULL, "run"}, /* a key alone: the action, its symbol asked for */
     {":grep", "grep", NULL, "run"},
+    {"cflow --main=lx_eval src/lisp/eval.c", "callees", "lx_eval", "run"},
+    {"ctags -x --c-kinds=f src/lisp/eval.c", "skeleton", "src/lisp/eval.c", "run"},
+    {"gti log", "get_commits", NULL, "run"},
+    {"all tests pass, wrapping up", "done", NULL, "run"},
+    {"./runtest --single unit/type/list", "validate", NULL, "run"},
+    {"outline::Toggle", "skeleton", NULL, "run"},
+    {"project symbols: toggle lx_eval", "definition", "lx_eval", "run"},
     /* programs that change things name no verb, whatever their words */
     {"rm -rf build", "none", NULL, "reject"},
     {"git push origin main", "none", NULL, "reject"},

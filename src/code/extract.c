@@ -1865,6 +1865,22 @@ static void file_scope_invocations(ex *e, const char *src, size_t len)
     }
 }
 
+/* ---- copies the parser reads ---- */
+
+/* The copy a pass writes into: *out, or when there is none yet a new one of src[0..len)
+ * (NUL-terminated, for the callers that search it); NULL when memory ran out. */
+static char *own_copy(char **out, const char *src, size_t len)
+{
+    if (!*out) {
+        *out = malloc(len + 1);
+        if (*out) {
+            memcpy(*out, src, len);
+            (*out)[len] = '\0';
+        }
+    }
+    return *out;
+}
+
 /* ---- comments inside directives ---- */
 
 /* A copy of src with the comments inside preprocessor directives made blanks, or NULL
@@ -1915,12 +1931,8 @@ static char *blank_directive_comments(const char *src, size_t len)
                     end--;
             }
             if (directive) {
-                if (!out) {
-                    out = malloc(len ? len : 1);
-                    if (!out)
-                        return NULL;
-                    memcpy(out, src, len);
-                }
+                if (!own_copy(&out, src, len))
+                    return NULL;
                 for (size_t k = i; k < end; k++) {
                     if (src[k] == '\n')
                         out[k - 1] = '\\'; /* k > i + 1: the opener comes first */
@@ -2001,12 +2013,8 @@ static char *blank_cplusplus_wrapper(const char *src, size_t len, char *own)
         }
         if (!ok)
             continue;
-        if (!out) {
-            out = malloc(len ? len : 1);
-            if (!out)
-                return NULL;
-            memcpy(out, src, len);
-        }
+        if (!own_copy(&out, src, len))
+            return NULL;
         memset(out + body_b, ' ', body_e - body_b);
         i = j;
     }
@@ -2047,12 +2055,8 @@ static char *blank_define_tails(const char *src, size_t len, char *own)
         }
         if (t < e || !blanks || e >= len || src[e] != '\n')
             continue; /* a replacement, nothing after the name, or the file's last line */
-        if (!out) {
-            out = malloc(len ? len : 1);
-            if (!out)
-                return NULL;
-            memcpy(out, src, len);
-        }
+        if (!own_copy(&out, src, len))
+            return NULL;
         out[k] = '\n';
         memset(out + k + 1, ' ', e - k);
     }
@@ -2208,13 +2212,8 @@ static char *blank_attribute_lines(const char *src, size_t len, char *own)
                 nx++;
             if (attribute_line(src, i, e) && nx < len &&
                 (isalpha((unsigned char)src[nx]) || src[nx] == '_')) {
-                if (!out) {
-                    out = malloc(len + 1);
-                    if (!out)
-                        return NULL;
-                    memcpy(out, src, len);
-                    out[len] = '\0';
-                }
+                if (!own_copy(&out, src, len))
+                    return NULL;
                 memset(out + i, ' ', e - i);
                 i = e;
                 continue;
@@ -2301,13 +2300,8 @@ static char *operator_arguments(const char *src, size_t len, char *own)
                 type = isalnum((unsigned char)src[z]) || src[z] == '_' || src[z] == '*' ||
                        src[z] == ' ' || src[z] == '\t';
             if (op || type) {
-                if (!out) {
-                    out = malloc(len + 1);
-                    if (!out)
-                        return own;
-                    memcpy(out, src, len);
-                    out[len] = '\0';
-                }
+                if (!own_copy(&out, src, len))
+                    return own;
                 memset(out + b0, '_', b1 - b0);
             }
             x = y + 1;
@@ -2406,13 +2400,8 @@ static char *head_macro_definitions(const char *src, size_t len, char *own)
                     ok = src[x] != '\n';
             }
             if (ok) {
-                if (!out) {
-                    out = malloc(len + 1);
-                    if (!out)
-                        return NULL;
-                    memcpy(out, src, len);
-                    out[len] = '\0';
-                }
+                if (!own_copy(&out, src, len))
+                    return NULL;
                 (void)open;
                 char name[256];
                 size_t nl = ne - nb;
@@ -2914,12 +2903,8 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                 if (!inside)
                     continue;
             }
-            if (!out) {
-                out = malloc(len ? len : 1);
-                if (!out)
-                    break;
-                memcpy(out, src, len);
-            }
+            if (!own_copy(&out, src, len))
+                break;
             /* the branch the file's own configuration takes stays (paired groups on one
              * condition, `#ifdef X` / `#else` / `if (a) {` then `#ifndef X` / `}`, keep
              * their braces paired); when it takes none, nothing does, but in an expression
@@ -3209,12 +3194,8 @@ static char *blank_specifier_macros(TSNode root, const char *src, size_t len, ch
     for (size_t j = 0; j < nt; j++) {
         if (!blank[j])
             continue;
-        if (!out) {
-            out = malloc(len ? len : 1);
-            if (!out)
-                break;
-            memcpy(out, src, len);
-        }
+        if (!own_copy(&out, src, len))
+            break;
         memset(out + t[j].b, ' ', t[j].e - t[j].b);
         *changed = true;
     }

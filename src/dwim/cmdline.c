@@ -2168,6 +2168,19 @@ static char *id_words(const char *s, size_t n, qr_arena *a)
     return cut && k ? o : NULL;
 }
 
+static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_arena *a,
+                   qr_buf *b, int depth);
+
+/* What is left of the line once a wrapper is taken off (a prefix, a category, a runner),
+ * blanks before it skipped: read as a command, or read again. */
+static bool read_rest(const qr_dwim_lookup *lk, const char *r, size_t rn, qr_arena *a,
+                      qr_buf *b, int depth)
+{
+    while (rn && isspace((unsigned char)*r))
+        r++, rn--;
+    return rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1));
+}
+
 /* The line read again without what wraps its command: a prefix (`:e x.c`, `M-x
  * xref-find-definitions f`), a runner (`run_terminal_cmd make test`), or a command id cut
  * into its words, from the longest tail that reads (`textDocument/definition f` as
@@ -2188,12 +2201,12 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
     }
     size_t p = command_prefix(line, n);
     if (p) {
+        if (read_rest(lk, line + p, n - p, a, b, depth))
+            return true;
         const char *r = line + p;
         size_t rn = n - p;
         while (rn && isspace((unsigned char)*r))
             r++, rn--;
-        if (rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1)))
-            return true;
         /* the command's first word as its program would take it: lower case, without
          * Vim's `!` (`:Make`, `:grep! PAT`) */
         char *c = qr_arena_strndup(a, r, rn);
@@ -2223,7 +2236,7 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
             for (size_t i = k; i < n; i++)
                 if (c[i] == ',' || c[i] == '"' || c[i] == '\'')
                     c[i] = ' ';
-            if (read_command(lk, c, n, a, b, true) || reread(lk, c, n, a, b, depth + 1))
+            if (read_rest(lk, c, n, a, b, depth))
                 return true;
         }
     }
@@ -2241,7 +2254,7 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
         memcpy(m, line, i);
         memcpy(m + i, close + 1, n - i - cut);
         m[n - cut] = '\0';
-        if (read_command(lk, m, n - cut, a, b, true) || reread(lk, m, n - cut, a, b, depth + 1))
+        if (read_rest(lk, m, n - cut, a, b, depth))
             return true;
         break;
     }
@@ -2263,12 +2276,7 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
                 m[j - 1] = ' ';
             cut = true;
         }
-        size_t b0 = 0;
-        while (b0 < mn && m[b0] == ' ')
-            b0++;
-        if (cut && b0 < mn &&
-            (read_command(lk, m + b0, mn - b0, a, b, true) ||
-             reread(lk, m + b0, mn - b0, a, b, depth + 1)))
+        if (cut && read_rest(lk, m, mn, a, b, depth))
             return true;
     }
     /* a menu path ("Product > Build", "Search > Text"): its items as words */
@@ -2283,7 +2291,7 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
             if (nitem < sizeof item / sizeof item[0])
                 item[nitem++] = (size_t)(g - m) + 3;
         }
-        if (nitem && (read_command(lk, m, mn, a, b, true) || reread(lk, m, mn, a, b, depth + 1)))
+        if (nitem && read_rest(lk, m, mn, a, b, depth))
             return true;
         /* else its last items alone ("Navigate > Declaration f", "Call Hierarchy >
          * Callers f") */
@@ -2317,14 +2325,8 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
             const char *name = qr_dwim_verb_name((qr_dwim_verb)v);
             verb |= name && strlen(name) == w0 - 1 && !strncasecmp(name, line, w0 - 1);
         }
-        if (alpha && !verb) {
-            const char *r = line + w0;
-            size_t rn = n - w0;
-            while (rn && isspace((unsigned char)*r))
-                r++, rn--;
-            if (rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1)))
-                return true;
-        }
+        if (alpha && !verb && read_rest(lk, line + w0, n - w0, a, b, depth))
+            return true;
     }
     const char *tail = line + w0;
     size_t tn = n - w0;
@@ -2350,7 +2352,7 @@ static bool reread(const qr_dwim_lookup *lk, const char *line, size_t n, qr_aren
             r += 3, rn -= 3;
         if (rn >= 2 && (*r == '\'' || *r == '"') && r[rn - 1] == *r)
             r++, rn -= 2;
-        if (rn && (read_command(lk, r, rn, a, b, true) || reread(lk, r, rn, a, b, depth + 1)))
+        if (read_rest(lk, r, rn, a, b, depth))
             return true;
     }
     word fw = {first, w0, false};

@@ -668,6 +668,12 @@ static void take_asides(tok *t, size_t n, cf_frame *f)
         if (!(word_is(t, n, i, "direct") || word_is(t, n, i, "directly") ||
               word_is(t, n, i, "immediate") || word_is(t, n, i, "immediately")))
             continue;
+        /* "directly or indirectly", "indirect or direct": the whole chain */
+        if (word_is(t, n, i + 1, "or") || word_is(t, n, i + 1, "and") ||
+            (i > 0 && (word_is(t, n, i - 1, "or") || word_is(t, n, i - 1, "and")))) {
+            t[i].id = W_STOP;
+            continue;
+        }
         f->direct = true;
         t[i].id = W_STOP;
         size_t j = i + 1;

@@ -105,6 +105,10 @@ int main(void)
         {"how many files include util.h", CF_INCLUDERS, "util.h", "", 16},
         {"where is the kv_table type defined", CF_DEFINITION, "kv_table", "", 0},
         {"which .h files include util.h", CF_INCLUDERS, "util.h", "", 8},
+        /* an aside that says one step overrides "end up"; "directly or indirectly" does not */
+        {"what does kv_put end up calling (direct calls only)", CF_CALLEES, "kv_put", "", 0},
+        {"what does kv_put eventually call", CF_CALLEES, "kv_put", "", 2},
+        {"public (non-static) functions in util.c", CF_LIST, "", "util.c", 0},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         cf_frame f;
@@ -120,6 +124,7 @@ int main(void)
         int flags = (f.statics ? 1 : 0) | (f.transitive ? 2 : 0) | (f.inactive ? 4 : 0) |
                     (f.headers ? 8 : 0) | (f.count ? 16 : 0) | (f.sources ? 32 : 0);
         CHECK(flags == ok[i].flags);
+        CHECK(f.nonstatic == (strstr(ok[i].q, "non-static") != NULL));
         if (f.rel != ok[i].rel || flags != ok[i].flags)
             fprintf(stderr, "  misread: %s (rel %d flags %d)\n", ok[i].q, f.rel, flags);
     }

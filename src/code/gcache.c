@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #define GCACHE_MAGIC 0x47435251u /* "QRCG" */
-#define GCACHE_VERSION 7u
+#define GCACHE_VERSION 8u
 #define GCACHE_KEEP 8 /* graphs kept per repository (the newest by change time) */
 #define NOSTR 0xffffffffu
 

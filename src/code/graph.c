@@ -2022,6 +2022,38 @@ static int fn_template(const char *body, size_t *pb, size_t *pe, int max, size_t
         }
         break;
     }
+    /* a head another macro writes (`JANET_CORE_FN(janet_##fop, "usage", doc) {`, as
+     * head_macro_definitions reads them in a file): an upper-case name, its first
+     * argument the function's name */
+    bool upper = np == 1 && pe[0] - pb[0] >= 4;
+    for (size_t x = pb[0]; upper && x < pe[0]; x++)
+        upper = !islower((unsigned char)body[x]);
+    if (upper) {
+        size_t a = open + 1, e = a;
+        while (a < k && isspace((unsigned char)body[a]))
+            a++;
+        int n2 = 0;
+        for (e = a; e < k && n2 < max;) {
+            size_t b0 = e;
+            while (e < k && (isalnum((unsigned char)body[e]) || body[e] == '_'))
+                e++;
+            if (e == b0)
+                return 0;
+            pb[n2] = b0;
+            pe[n2++] = e;
+            while (e < k && isspace((unsigned char)body[e]))
+                e++;
+            if (e + 1 < k && body[e] == '#' && body[e + 1] == '#') {
+                for (e += 2; e < k && isspace((unsigned char)body[e]);)
+                    e++;
+                continue;
+            }
+            break;
+        }
+        if (!n2 || e >= k || (body[e] != ',' && body[e] != ')'))
+            return 0;
+        np = n2;
+    }
     *head_end = pb[0];
     return np;
 }
@@ -2090,6 +2122,7 @@ typedef struct macro_fn {
     int np;
     const qr_code_ref *calls; /* the MACRO_CALL refs of its body: contiguous in its file */
     size_t ncalls;
+    bool single; /* its body defines one function (one brace group at its top level) */
 } macro_fn;
 
 static int cmp_macro_fn(const void *a, const void *b)
@@ -2121,6 +2154,22 @@ static macro_fn *macro_fns(qr_code_graph *g, size_t *n)
                 continue;
             macro_fn c = {.m = it};
             c.np = fn_template(it->type, c.pb, c.pe, 8, &c.head);
+            int groups = 0, bd = 0;
+            for (const char *q = it->type; *q; q++) {
+                if (*q == '"' || *q == '\'') { /* a literal's braces are no group */
+                    char lq = *q;
+                    for (q++; *q && *q != lq; q++)
+                        if (*q == '\\' && q[1])
+                            q++;
+                    if (!*q)
+                        break;
+                } else if (*q == '{' && bd++ == 0) {
+                    groups++;
+                } else if (*q == '}' && bd > 0) {
+                    bd--;
+                }
+            }
+            c.single = groups == 1;
             bool uses = false;
             for (int q = 0; q < c.np && !uses; q++)
                 uses = param_index(it->signature, it->type + c.pb[q], c.pe[q] - c.pb[q]) >= 0;
@@ -2423,6 +2472,132 @@ static int list_invocations(qr_code_graph *g)
     return rc;
 }
 
+/* Whether a function-like macro's body is one invocation of another and nothing else
+ * (`#define JANET_DEFINE_MATHOP(fop, doc) JANET_DEFINE_NAMED_MATHOP(#fop, fop, doc)`). */
+static bool forwards(const qr_code_item *it)
+{
+    if (it->kind != QR_CODE_MACRO || !(it->flags & QR_CODE_FUNC_LIKE) || !it->type)
+        return false;
+    const char *p = it->type;
+    while (isspace((unsigned char)*p))
+        p++;
+    const char *b = p;
+    while (isalnum((unsigned char)*p) || *p == '_')
+        p++;
+    if (p == b || *p != '(')
+        return false;
+    int pd = 0;
+    for (; *p; p++) {
+        if (*p == '(')
+            pd++;
+        else if (*p == ')' && --pd == 0)
+            break;
+    }
+    if (!*p)
+        return false;
+    for (p++; *p; p++)
+        if (!isspace((unsigned char)*p))
+            return false;
+    return true;
+}
+
+/* The forwarding macros of the project (forwards), sorted by name; *n their count. */
+static const qr_code_item **forwarders(qr_code_graph *g, size_t *n)
+{
+    const qr_code_item **v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (!live_c(h))
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            if (!forwards(&h->file.items[k]))
+                continue;
+            if (*n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                const qr_code_item **nv = realloc(v, nc * sizeof *nv);
+                if (!nv) {
+                    free(v);
+                    *n = 0;
+                    return NULL;
+                }
+                v = nv;
+                cap = nc;
+            }
+            v[(*n)++] = &h->file.items[k];
+        }
+    }
+    if (*n)
+        qsort(v, *n, sizeof *v, cmp_item_name);
+    return v;
+}
+
+/* The invocation `inv` of forwarding macro m as the invocation its body makes: each
+ * parameter replaced by its argument, `#p` by the argument in quotes, `##` joining its
+ * neighbours. NULL when it does not read so or memory ran out. */
+static const char *forwarded(qr_code_graph *g, const qr_code_item *m, const char *inv)
+{
+    const char *args[MACRO_FN_ARGS];
+    int nargs = split_args(g, inv, args, MACRO_FN_ARGS);
+    if (nargs < 0)
+        return NULL;
+    qr_buf o;
+    qr_buf_init(&o);
+    const char *p = m->type;
+    while (isspace((unsigned char)*p))
+        p++;
+    bool quote = false;
+    while (*p) {
+        if (*p == '"' || *p == '\'') { /* a literal: as written */
+            char q = *p;
+            qr_buf_append(&o, p++, 1);
+            while (*p && *p != q) {
+                if (*p == '\\' && p[1])
+                    qr_buf_append(&o, p++, 1);
+                qr_buf_append(&o, p++, 1);
+            }
+            if (*p)
+                qr_buf_append(&o, p++, 1);
+            continue;
+        }
+        if (p[0] == '#' && p[1] == '#') { /* joined: no blanks either side */
+            while (o.len && isspace((unsigned char)o.p[o.len - 1]))
+                o.len--;
+            for (p += 2; isspace((unsigned char)*p);)
+                p++;
+            continue;
+        }
+        if (*p == '#') {
+            quote = true;
+            for (p++; isspace((unsigned char)*p);)
+                p++;
+            continue;
+        }
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *b = p;
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+            int pi = param_index(m->signature, b, (size_t)(p - b));
+            const char *v = pi >= 0 && pi < nargs ? args[pi] : NULL;
+            if (quote)
+                qr_buf_putc(&o, '"');
+            if (v)
+                qr_buf_puts(&o, v);
+            else
+                qr_buf_append(&o, b, (size_t)(p - b));
+            if (quote)
+                qr_buf_putc(&o, '"');
+            quote = false;
+            continue;
+        }
+        qr_buf_append(&o, p++, 1);
+    }
+    const char *r = o.p && !o.failed ? qr_arena_strndup(&g->a, o.p, o.len) : NULL;
+    qr_buf_release(&o);
+    return r;
+}
+
 /* What file-scope invocations of function-defining macros define: for each line
  * `M(args)` (a call ref with no caller, extract.c) where some function-like macro M's
  * body defines a function whose name uses a parameter, a function item named as the
@@ -2432,9 +2607,10 @@ static int list_invocations(qr_code_graph *g)
  * invoking file before nodes are made, as if it had been written there. */
 static int macro_functions(qr_code_graph *g)
 {
-    size_t nfns = 0;
+    size_t nfns = 0, nfwd = 0;
     macro_fn *fns = NULL;
-    bool looked = false;
+    const qr_code_item **fwd = NULL;
+    bool looked = false, fwd_looked = false;
     int rc = QR_OK;
     for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
         gfile *f = &g->files[i];
@@ -2471,11 +2647,45 @@ static int macro_functions(qr_code_graph *g)
             }
             if (lo < nfns && !strcmp(fns[lo].m->name, key))
                 c = &fns[lo];
+            /* a macro that forwards to a function-defining one (at most three steps):
+               the invocation its body makes */
+            const char *call = inv->name, *invoked = NULL;
+            for (int step = 0; !c && step < 3; step++) {
+                if (!fwd_looked) {
+                    fwd = forwarders(g, &nfwd);
+                    fwd_looked = true;
+                }
+                qr_code_item kitem = {.name = key};
+                const qr_code_item *kp = &kitem, **hit =
+                    nfwd ? bsearch(&kp, fwd, nfwd, sizeof *fwd, cmp_item_name) : NULL;
+                if (!hit || !(call = forwarded(g, *hit, call)))
+                    break;
+                invoked = invoked ? invoked : (*hit)->name;
+                const char *pp = strchr(call, '(');
+                size_t ml = pp ? (size_t)(pp - call) : 0;
+                if (!ml || ml >= sizeof key)
+                    break;
+                memcpy(key, call, ml);
+                key[ml] = 0;
+                lo = 0, hi = nfns;
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (strcmp(fns[mid].m->name, key) < 0)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                /* through a forwarder, only a macro that defines one function: of one
+                   that defines several (tree.h's RB_GENERATE_INTERNAL) only the first
+                   would be read, and its siblings' calls into it would count as missed */
+                if (lo < nfns && !strcmp(fns[lo].m->name, key) && fns[lo].single)
+                    c = &fns[lo];
+            }
             if (!c)
                 continue;
             const qr_code_item *m = c->m;
             const char *args[MACRO_FN_ARGS];
-            int nargs = split_args(g, inv->name, args, MACRO_FN_ARGS);
+            int nargs = split_args(g, call, args, MACRO_FN_ARGS);
             if (nargs < 0)
                 continue;
             qr_buf nm;
@@ -2501,7 +2711,7 @@ static int macro_functions(qr_code_graph *g)
             memset(it, 0, sizeof *it);
             it->kind = QR_CODE_FUNCTION;
             it->name = name;
-            it->parent = m->name;
+            it->parent = invoked ? invoked : m->name;
             it->flags = QR_CODE_EXPANDED;
             const char *st = strstr(m->type, "static");
             if (st && (size_t)(st - m->type) < c->head)
@@ -2536,6 +2746,7 @@ static int macro_functions(qr_code_graph *g)
         }
     }
     free(fns);
+    free(fwd);
     return rc;
 }
 

@@ -11,7 +11,10 @@
 #    helpers the real build leaves out;
 # 3. file-scope invocations of a function-defining macro whose arguments are an operator
 #    (`OPMETHOD(int64_t, s64, add, +)`) or a type (`DEFINE_GETTER(tuple, TUPLE, const
-#    Janet *)`): no expression, and the grammar lost every function after them.
+#    Janet *)`): no expression, and the grammar lost every function after them;
+# 4. a macro that defines a function through another (`JANET_DEFINE_MATHOP(acos, doc)` ->
+#    `JANET_DEFINE_NAMED_MATHOP(#fop, fop, doc)` -> `JANET_CORE_FN(janet_##fop, ...) {`):
+#    the calls of the body were no function's.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -129,4 +132,28 @@ expect_out "their signatures are the invocations as written" \
 expect_out "the calls in the macro's body are theirs" \
   'ops.c:after ops.c:cfun_s64_add ops.c:cfun_s64_shl' \
   sh -c "'$Q' code query get_call_graph --name helper --direction callers --repo '$R2' --format json | python3 -c 'import json,sys; print(\" \".join(sorted(set(r[\"from\"] for r in json.load(sys.stdin)[\"results\"] if r[\"from\"].startswith(\"ops.c:\") and \"OPMETHOD\" not in r[\"from\"]))))'"
+R3="$TMP/repo3"
+git init -q -b main "$R3"
+cat > "$R3/math.c" <<'C'
+#define CORE_FN(name, usage, doc) int name(int argc, int *argv)
+int fixarity(int argc, int n) { return argc == n; }
+int getnumber(int *argv, int i) { return argv[i]; }
+#define DEFINE_NAMED_MATHOP(jname, fop, doc) \
+CORE_FN(math_##fop, "(math/" jname " x)", doc) { \
+    fixarity(argc, 1); \
+    return getnumber(argv, 0); \
+}
+#define DEFINE_MATHOP(fop, doc) DEFINE_NAMED_MATHOP(#fop, fop, doc)
+DEFINE_MATHOP(acos, "Returns the arccosine of x.")
+DEFINE_NAMED_MATHOP("log-10", log10, "Returns log base 10 of x.")
+C
+git -C "$R3" add -A
+git -C "$R3" -c user.name=T -c user.email=t@example.com commit -qm one
+expect_out "a function defined through a forwarding macro, and its calls" \
+  'math.c:math_acos>fixarity:DEFINE_MATHOP math.c:math_acos>getnumber:DEFINE_MATHOP math.c:math_log10>fixarity:DEFINE_NAMED_MATHOP math.c:math_log10>getnumber:DEFINE_NAMED_MATHOP' \
+  sh -c "'$Q' code dump --repo '$R3' | python3 -c '
+import json,sys
+rows = list(map(json.loads, sys.stdin))
+parent = {r[\"name\"]: r.get(\"expanded_from\") for r in rows if r.get(\"node\") == \"function\"}
+print(\" \".join(sorted(\"%s>%s:%s\" % (r[\"from\"], r[\"to\"].split(\":\")[-1], parent.get(r[\"from\"].split(\":\")[-1])) for r in rows if r.get(\"edge\") == \"calls\" and r[\"from\"].startswith(\"math.c:math_\"))))'"
 finish

@@ -22,6 +22,8 @@
 # tmux at c1f947a3c (held out for issue 23's second calls round, scored once at its end):
 # the whole tree with compat/, its autogen.sh + ./configure, which puts the configuration in
 # -D options (no config.h).
+# libuv v1.52.1 (held out for issue 23 after stop 37's Janet work, scored once): the whole
+# tree, its cmake configure writing compile_commands.json.
 # Needs bear, autoconf, automake, libtool (scripts/deps.sh --bench); tmux also libevent-dev,
 # libncurses-dev and bison.
 set -euo pipefail
@@ -58,3 +60,5 @@ one curl curl+curl curl-8_20_0 lib 'autoreconf -fi && ./configure --without-ssl 
 one nginx nginx+nginx release-1.31.4 src './auto/configure --without-http_rewrite_module --without-http_gzip_module && bear -- make -j2'
 # tmux at c1f947a3c, held out: configured with its defaults
 one tmux tmux+tmux c1f947a3c5bc72a40c32dead736f84c4628791ec . 'sh autogen.sh && ./configure && bear -- make -j2'
+# libuv v1.52.1, held out: configured with its defaults
+one libuv libuv+libuv v1.52.1 . 'cmake -S . -B bld -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Release && cp bld/compile_commands.json .'

@@ -2895,7 +2895,13 @@ static char *blank_unbalanced_branches(const char *src, size_t len, char *own)
                     sig_ends(src, g->start[k], g->end[k], &f, &l, &at, &first_at);
                     inside = mid_expression(f, l) || (l && open_statement(src, g->start[k], at)) ||
                              (f == 'e' && begins_else(src, first_at, g->end[k]));
-                    if (l && !(is_ident_char((unsigned char)l) || l == '*'))
+                    /* an attribute alone (`#ifdef __MVS__ / __attribute__((destructor)) /
+                     * #endif / void f(void) {`, libuv's threadpool.c) is a head's part too */
+                    bool attr = l == ')' && first_at < g->end[k] &&
+                                (g->end[k] - first_at >= 13 &&
+                                 (!memcmp(src + first_at, "__attribute__", 13) ||
+                                  !memcmp(src + first_at, "__declspec(", 11)));
+                    if (l && !(is_ident_char((unsigned char)l) || l == '*' || attr))
                         head = false;
                     any_word |= l != 0;
                 }

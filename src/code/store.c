@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 /* bump when the schema or what the extractor yields for a blob changes */
-#define CODE_STORE_VERSION 33
+#define CODE_STORE_VERSION 34
 #define CODE_APPLICATION_ID 0x71636f64 /* "qcod" */
 
 enum {

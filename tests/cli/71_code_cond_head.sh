@@ -14,7 +14,9 @@
 #    Janet *)`): no expression, and the grammar lost every function after them;
 # 4. a macro that defines a function through another (`JANET_DEFINE_MATHOP(acos, doc)` ->
 #    `JANET_DEFINE_NAMED_MATHOP(#fop, fop, doc)` -> `JANET_CORE_FN(janet_##fop, ...) {`):
-#    the calls of the body were no function's.
+#    the calls of the body were no function's;
+# 5. (libuv, measured once as an unseen tree) a head after `#ifdef __MVS__ /
+#    __attribute__((destructor)) / #endif`: it and every function after it were inactive.
 . "$(dirname "$0")/lib.sh"
 
 export HOME="$TMP/home" GIT_CONFIG_NOSYSTEM=1 TZ=UTC LC_ALL=C
@@ -98,6 +100,26 @@ expect_out "the #else of a host test and a project disjunction is judged" \
 expect_out "calls through the value macro reach the helper the configuration compiles" \
   'proc.c:box64_int proc.c:box64_int' \
   sh -c "'$Q' code dump --repo '$R' --path proc.c | python3 -c 'import json,sys; print(\" \".join(r[\"to\"] for r in map(json.loads, sys.stdin) if r.get(\"edge\") == \"calls\" and r.get(\"via\") == \"wrap_int\"))'"
+# an attribute alone in a group before the head (libuv's threadpool.c)
+cat > "$R/pool.c" <<'C'
+int helper2(int x) { return x; }
+#ifdef __MVS__
+/* not on this host */
+__attribute__((destructor))
+#endif
+void pool_cleanup(void) {
+    helper2(1);
+#ifndef __MVS__
+    helper2(2);
+#endif
+}
+int pool_after(void) { return helper2(3); }
+C
+git -C "$R" add -A
+git -C "$R" -c user.name=T -c user.email=t@example.com commit -qm two
+expect_out "a head after an attribute under a false #ifdef stays active, as what follows" \
+  'helper2 pool_cleanup pool_after' nodes function pool.c
+
 R2="$TMP/repo2"
 git init -q -b main "$R2"
 cat > "$R2/ops.c" <<'C'

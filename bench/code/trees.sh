@@ -22,7 +22,7 @@
 # tmux at c1f947a3c (held out for issue 23's second calls round, scored once at its end):
 # the whole tree with compat/, its autogen.sh + ./configure, which puts the configuration in
 # -D options (no config.h).
-# libuv v1.52.1 (held out for issue 23 after stop 37's Janet work, scored once): the whole
+# libuv v1.52.1 (held out for issue 23 after stop 37's Janet work, first scored on 3310fc7): the whole
 # tree, its cmake configure writing compile_commands.json.
 # Needs bear, autoconf, automake, libtool (scripts/deps.sh --bench); tmux also libevent-dev,
 # libncurses-dev and bison.

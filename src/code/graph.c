@@ -2371,6 +2371,49 @@ static int cmp_item_name(const void *a, const void *b)
     return strcmp((*(const qr_code_item *const *)a)->name, (*(const qr_code_item *const *)b)->name);
 }
 
+/* The macros of the project's present C files that `want` accepts, sorted by name; *n
+ * their count. NULL (n 0) when none or out of memory (*oom set then). */
+static const qr_code_item **macros_where(qr_code_graph *g, bool (*want)(const qr_code_item *),
+                                         size_t *n, bool *oom)
+{
+    const qr_code_item **v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    *oom = false;
+    for (size_t x = 0; x < g->nfiles; x++) {
+        const gfile *h = &g->files[x];
+        if (!live_c(h))
+            continue;
+        for (size_t k = 0; k < h->file.nitems; k++) {
+            if (!want(&h->file.items[k]))
+                continue;
+            if (*n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                const qr_code_item **nv = realloc(v, nc * sizeof *nv);
+                if (!nv) {
+                    free(v);
+                    *n = 0;
+                    *oom = true;
+                    return NULL;
+                }
+                v = nv;
+                cap = nc;
+            }
+            v[(*n)++] = &h->file.items[k];
+        }
+    }
+    if (*n)
+        qsort(v, *n, sizeof *v, cmp_item_name);
+    return v;
+}
+
+/* An object-like macro whose replacement is a list of invocations (list_invocations). */
+static bool invocation_list_macro(const qr_code_item *it)
+{
+    return it->kind == QR_CODE_MACRO && !(it->flags & QR_CODE_FUNC_LIKE) &&
+           invocation_list(it->type);
+}
+
 /* An object-like macro named alone at file scope whose replacement is a list of
  * invocations (jq's builtin.h `#define BINOPS BINOP(plus) BINOP(minus) ...`, named in
  * builtin.c after `#define BINOP(name) static jv f_ ## name(...) {...}`): each
@@ -2378,33 +2421,13 @@ static int cmp_item_name(const void *a, const void *b)
  * macro_functions then reads as it reads one written there (f_plus, f_minus). */
 static int list_invocations(qr_code_graph *g)
 {
-    const qr_code_item **lists = NULL;
-    size_t nl = 0, capl = 0;
-    for (size_t x = 0; x < g->nfiles; x++) {
-        const gfile *h = &g->files[x];
-        if (!live_c(h))
-            continue;
-        for (size_t k = 0; k < h->file.nitems; k++) {
-            const qr_code_item *it = &h->file.items[k];
-            if (it->kind != QR_CODE_MACRO || (it->flags & QR_CODE_FUNC_LIKE) ||
-                !invocation_list(it->type))
-                continue;
-            if (nl == capl) {
-                size_t nc = capl ? capl * 2 : 16;
-                const qr_code_item **nv = realloc(lists, nc * sizeof *nv);
-                if (!nv) {
-                    free(lists);
-                    return QR_ENOMEM;
-                }
-                lists = nv;
-                capl = nc;
-            }
-            lists[nl++] = it;
-        }
-    }
+    size_t nl = 0;
+    bool oom;
+    const qr_code_item **lists = macros_where(g, invocation_list_macro, &nl, &oom);
+    if (oom)
+        return QR_ENOMEM;
     if (!nl)
         return QR_OK;
-    qsort(lists, nl, sizeof *lists, cmp_item_name);
     int rc = QR_OK;
     for (size_t i = 0; i < g->nfiles && rc == QR_OK; i++) {
         gfile *f = &g->files[i];
@@ -2472,6 +2495,20 @@ static int list_invocations(qr_code_graph *g)
     return rc;
 }
 
+/* The first function-defining macro named key in fns (sorted by name), or NULL. */
+static const macro_fn *find_fn(const macro_fn *fns, size_t nfns, const char *key)
+{
+    size_t lo = 0, hi = nfns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(fns[mid].m->name, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nfns && !strcmp(fns[lo].m->name, key) ? &fns[lo] : NULL;
+}
+
 /* Whether a function-like macro's body is one invocation of another and nothing else
  * (`#define JANET_DEFINE_MATHOP(fop, doc) JANET_DEFINE_NAMED_MATHOP(#fop, fop, doc)`). */
 static bool forwards(const qr_code_item *it)
@@ -2499,38 +2536,6 @@ static bool forwards(const qr_code_item *it)
         if (!isspace((unsigned char)*p))
             return false;
     return true;
-}
-
-/* The forwarding macros of the project (forwards), sorted by name; *n their count. */
-static const qr_code_item **forwarders(qr_code_graph *g, size_t *n)
-{
-    const qr_code_item **v = NULL;
-    size_t cap = 0;
-    *n = 0;
-    for (size_t x = 0; x < g->nfiles; x++) {
-        const gfile *h = &g->files[x];
-        if (!live_c(h))
-            continue;
-        for (size_t k = 0; k < h->file.nitems; k++) {
-            if (!forwards(&h->file.items[k]))
-                continue;
-            if (*n == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                const qr_code_item **nv = realloc(v, nc * sizeof *nv);
-                if (!nv) {
-                    free(v);
-                    *n = 0;
-                    return NULL;
-                }
-                v = nv;
-                cap = nc;
-            }
-            v[(*n)++] = &h->file.items[k];
-        }
-    }
-    if (*n)
-        qsort(v, *n, sizeof *v, cmp_item_name);
-    return v;
 }
 
 /* The invocation `inv` of forwarding macro m as the invocation its body makes: each
@@ -2636,23 +2641,14 @@ static int macro_functions(qr_code_graph *g)
                 continue;
             memcpy(key, inv->name, mlen);
             key[mlen] = 0;
-            const macro_fn *c = NULL;
-            size_t lo = 0, hi = nfns;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (strcmp(fns[mid].m->name, key) < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo < nfns && !strcmp(fns[lo].m->name, key))
-                c = &fns[lo];
+            const macro_fn *c = find_fn(fns, nfns, key);
             /* a macro that forwards to a function-defining one (at most three steps):
                the invocation its body makes */
             const char *call = inv->name, *invoked = NULL;
             for (int step = 0; !c && step < 3; step++) {
                 if (!fwd_looked) {
-                    fwd = forwarders(g, &nfwd);
+                    bool oom;
+                    fwd = macros_where(g, forwards, &nfwd, &oom);
                     fwd_looked = true;
                 }
                 qr_code_item kitem = {.name = key};
@@ -2667,19 +2663,12 @@ static int macro_functions(qr_code_graph *g)
                     break;
                 memcpy(key, call, ml);
                 key[ml] = 0;
-                lo = 0, hi = nfns;
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (strcmp(fns[mid].m->name, key) < 0)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
                 /* through a forwarder, only a macro that defines one function: of one
                    that defines several (tree.h's RB_GENERATE_INTERNAL) only the first
                    would be read, and its siblings' calls into it would count as missed */
-                if (lo < nfns && !strcmp(fns[lo].m->name, key) && fns[lo].single)
-                    c = &fns[lo];
+                const macro_fn *fc = find_fn(fns, nfns, key);
+                if (fc && fc->single)
+                    c = fc;
             }
             if (!c)
                 continue;
